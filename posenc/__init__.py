@@ -1,0 +1,55 @@
+"""posenc: exact, tested positional-encoding maths (numpy; torch only in ``posenc.torch``).
+
+>>> import posenc
+>>> posenc.sinusoidal_encoding([2], 4).round(3).tolist()
+[[0.909, -0.416, 0.02, 1.0]]
+
+See docs/POSENC_API.md for the full contract.
+"""
+
+from .learned import learned_lookup, learned_table
+from .precision import DTYPES, cos_sin, phase_error
+from .relative import (
+    additive_score_matrix,
+    alibi_bias,
+    alibi_slopes,
+    attention_weights,
+    rope_decay_bound,
+    rope_score_matrix,
+    shift_deviation,
+    softmax,
+)
+from .rope import (
+    apply_rope,
+    layout_permutation,
+    pair_indices,
+    partial_rotary_dim,
+    rope_angles,
+    rope_matrix,
+    rotate_half,
+    rotation_2x2,
+)
+from .scaling import (
+    ROPE_SCALING,
+    base_to_ntk_alpha,
+    dynamic_base,
+    llama3_bands,
+    ntk_alpha_to_base,
+    rope_inverse_frequencies,
+    rope_type_of,
+    yarn_correction_range,
+    yarn_get_mscale,
+    yarn_ramp,
+)
+from .sinusoidal import (
+    distance_matrix,
+    encoding_dot_by_offset,
+    inverse_frequencies,
+    min_distinct_distance,
+    shift_matrix,
+    similarity_matrix,
+    sinusoidal_encoding,
+    wavelengths,
+)
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,128 @@
+"""Relative-position algebra: attention scores, the shift test, RoFormer's decay bound, ALiBi.
+
+RoPE's defining identity: R_mᵀR_n = R_{n−m}, so
+⟨R_m q, R_n k⟩ = ⟨q, R_{n−m} k⟩ depends only on the offset n − m.
+(One of the seed documents writes R(m)·R(n) = R(m−n); that product is R(m+n).)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from . import _validate as v
+from .rope import apply_rope
+
+
+def rope_score_matrix(q, k, positions_q, positions_k, *, inv_freq=None, base=10000.0, layout="half") -> np.ndarray:
+    r"""s(m, n) = :math:`\langle R_m q,\, R_n k\rangle` for q, k of shape (dim,); shape (len(pq), len(pk))."""
+    q = v.float_array("q", q, ndim=1)
+    k = v.float_array("k", k, ndim=1)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same shape, got {q.shape} and {k.shape}")
+    pq = v.positions_array("positions_q", positions_q)
+    pk = v.positions_array("positions_k", positions_k)
+    rq = apply_rope(np.broadcast_to(q, (pq.size, q.size)), pq, inv_freq=inv_freq, base=base, layout=layout)
+    rk = apply_rope(np.broadcast_to(k, (pk.size, k.size)), pk, inv_freq=inv_freq, base=base, layout=layout)
+    return rq @ rk.T
+
+
+def shift_deviation(score_fn: Callable[[np.ndarray], np.ndarray], n, offset) -> float:
+    """max |s(m, n) − s(m+t, n+t)| over m, n in 0 … n−1, for ``score_fn(positions) -> (len, len)``."""
+    n = v.integer("n", n, minimum=1, maximum=100_000)
+    t = v.finite_float("offset", offset)
+    base_pos = np.arange(n, dtype=np.float64)
+    return float(np.max(np.abs(score_fn(base_pos) - score_fn(base_pos + t))))
+
+
+def additive_score_matrix(x_q, x_k, pe, w_q, w_k) -> np.ndarray:
+    r"""Scores when the encoding is *added* before the projections:
+    :math:`s(m,n) = ((x_q + PE_m)W_q)\cdot((x_k + PE_n)W_k)`; shape (n, n) for pe of shape (n, d)."""
+    x_q = v.float_array("x_q", x_q, ndim=1)
+    x_k = v.float_array("x_k", x_k, ndim=1)
+    pe = v.float_array("pe", pe, ndim=2)
+    w_q = v.float_array("w_q", w_q, ndim=2)
+    w_k = v.float_array("w_k", w_k, ndim=2)
+    if not (x_q.size == x_k.size == pe.shape[1] == w_q.shape[0] == w_k.shape[0]):
+        raise ValueError(
+            "x_q, x_k, pe rows and the projections' input size must agree, got "
+            f"{x_q.size}, {x_k.size}, {pe.shape[1]}, {w_q.shape[0]}, {w_k.shape[0]}"
+        )
+    qs = (x_q[None, :] + pe) @ w_q  # (n, d_head)
+    ks = (x_k[None, :] + pe) @ w_k
+    return qs @ ks.T
+
+
+def rope_decay_bound(distances, dim, *, base=10000.0) -> np.ndarray:
+    r"""RoFormer §3.4.3: :math:`\frac{1}{d/2}\sum_{j=1}^{d/2}|S_j|`, :math:`S_j=\sum_{i<j}e^{\,i\,r\,\theta_i}`.
+
+    The score of RoPE-rotated q, k is bounded by a constant times this; it decays with |r|.
+    """
+    from .sinusoidal import inverse_frequencies
+
+    r = v.positions_array("distances", distances)
+    dim = v.dimension("dim", dim, even=True)
+    theta = inverse_frequencies(dim, base=base)
+    phases = np.exp(1j * np.multiply.outer(r, theta))  # (len(r), d/2)
+    partial_sums = np.cumsum(phases, axis=1)  # S_1 … S_{d/2}
+    return np.abs(partial_sums).mean(axis=1)
+
+
+def alibi_slopes(n_heads) -> np.ndarray:
+    """ALiBi head slopes (Press et al. 2022): 2^(−8h/n) for h = 1 … n when n is a power of two,
+    otherwise the closest power of two's slopes followed by every other slope of twice as many heads."""
+    n = v.integer("n_heads", n_heads, minimum=1, maximum=4096)
+
+    def pow2(k: int) -> list[float]:
+        start = 2 ** (-8 / k)
+        return [start ** (h + 1) for h in range(k)]
+
+    if math.log2(n).is_integer():
+        return np.array(pow2(n))
+    closest = 2 ** math.floor(math.log2(n))
+    return np.array(pow2(closest) + pow2(2 * closest)[0::2][: n - closest])
+
+
+def alibi_bias(n, slope) -> np.ndarray:
+    """The (n, n) bias −slope·|m − n| added to the logits (symmetric form)."""
+    n = v.integer("n", n, minimum=1, maximum=100_000)
+    slope = v.finite_float("slope", slope)
+    idx = np.arange(n)
+    return -slope * np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
+
+
+def softmax(logits, axis=-1) -> np.ndarray:
+    z = logits - np.max(logits, axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def attention_weights(x, w_q, w_k, *, pe=None, rope_inv_freq=None, rope_layout="half", alibi_slope=None,
+                      causal=False) -> np.ndarray:
+    r"""Softmax attention weights of one head, shape (n, n).
+
+    :math:`A = \mathrm{softmax}(QK^\top/\sqrt{d_k} + B)`, with Q = (x + PE)W_q (additive ``pe``),
+    Q, K rotated by RoPE when ``rope_inv_freq`` is given, and B the ALiBi bias when ``alibi_slope`` is.
+    """
+    x = v.float_array("x", x, ndim=2)
+    w_q = v.float_array("w_q", w_q, ndim=2)
+    w_k = v.float_array("w_k", w_k, ndim=2)
+    if pe is not None:
+        pe = v.float_array("pe", pe, ndim=2)
+        if pe.shape != x.shape:
+            raise ValueError(f"pe must have the shape of x {x.shape}, got {pe.shape}")
+        x = x + pe
+    q, k = x @ w_q, x @ w_k
+    n = x.shape[0]
+    if rope_inv_freq is not None:
+        pos = np.arange(n, dtype=np.float64)
+        q = apply_rope(q, pos, inv_freq=rope_inv_freq, layout=rope_layout)
+        k = apply_rope(k, pos, inv_freq=rope_inv_freq, layout=rope_layout)
+    logits = q @ k.T / math.sqrt(q.shape[1])
+    if alibi_slope is not None:
+        logits = logits + alibi_bias(n, alibi_slope)
+    if causal:
+        logits = np.where(np.tril(np.ones((n, n), dtype=bool)), logits, -np.inf)
+    return softmax(logits)
