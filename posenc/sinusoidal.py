@@ -58,16 +58,30 @@ def sinusoidal_encoding(positions, d_model, *, base=10000.0, layout="interleaved
 
     n_sin = (d + 1) // 2  # columns holding a sine (one more than cosines when d is odd)
     n_cos = d // 2
-    theta = _pair_frequencies(n_sin, d, base)
-    # (seq, n_sin) angles p·θ_j, computed in float64 then rounded once to the requested dtype
-    angles = np.multiply.outer(pos, theta).astype(dtype, copy=False)
+    # float64 computes angles and sin/cos in float64; float32/float16 compute them in float32
+    # (numpy has no faster float16 path) and store the result in the requested dtype.
+    work = np.float64 if dtype == np.float64 else np.float32
+    theta = _pair_frequencies(n_sin, d, base).astype(work)
+    pos_w = pos.astype(work)
     out = np.empty((pos.size, d), dtype=dtype)
-    if layout == "interleaved":
-        np.sin(angles, out=out[:, 0::2])
-        np.cos(angles[:, :n_cos], out=out[:, 1::2])
-    else:
-        np.sin(angles, out=out[:, :n_sin])
-        np.cos(angles[:, :n_cos], out=out[:, n_sin:])
+    # Rows are processed in blocks so the temporaries stay in cache and sin/cos run on
+    # contiguous memory (numpy's SIMD loops); only the final copy is strided.
+    block = 128
+    ang = np.empty((min(block, pos.size), n_sin), dtype=work)  # (block, ceil(d/2)) angles p·θ_j
+    sin = np.empty_like(ang)
+    cos = np.empty((ang.shape[0], n_cos), dtype=work)
+    for start in range(0, pos.size, block):
+        n = min(block, pos.size - start)
+        rows = slice(start, start + n)
+        np.multiply.outer(pos_w[rows], theta, out=ang[:n])
+        np.sin(ang[:n], out=sin[:n])
+        np.cos(ang[:n, :n_cos], out=cos[:n])
+        if layout == "interleaved":
+            out[rows, 0::2] = sin[:n]
+            out[rows, 1::2] = cos[:n]
+        else:
+            out[rows, :n_sin] = sin[:n]
+            out[rows, n_sin:] = cos[:n]
     return out
 
 
