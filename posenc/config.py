@@ -1,0 +1,844 @@
+"""Read a model's ``config.json`` (or just its rope block) and explain, in plain words, what is wrong.
+
+``parse_model_config(text)`` never raises and never hangs, whatever the text: every finding is a
+:class:`Problem` attached to the key it is about (``"rope_scaling.factor"``, ``"head_dim"``; for a
+pasted rope block alone, the bare key ``"factor"``; ``"(input)"`` / ``"(json)"`` for the text
+itself). ``ParsedConfig.ok`` is True when there is no error (warnings allowed); its
+``rope_parameters`` can then be passed straight to :func:`posenc.rope_inverse_frequencies`.
+
+What is read, and from where (first match wins):
+
+* rope block: ``rope_parameters`` (transformers ≥ 5) or ``rope_scaling``; ``null`` means plain RoPE.
+  A per-layer-type block (``{"full_attention": {...}, "sliding_attention": {...}}``) uses
+  ``full_attention``. Method name from ``rope_type``, else the older ``type`` ("su" = longrope,
+  "mrope" = default frequencies). ``rope_theta`` is moved into the block.
+* head size: ``qk_rope_head_dim`` (DeepSeek-V2/V3 multi-head latent attention: only that part of the
+  head rotates), else ``head_dim``, else ``hidden_size // num_attention_heads`` (GPT-J: ``n_embd //
+  n_head``).
+* base: block ``rope_theta``, top-level ``rope_theta``, ``rotary_emb_base`` (GPT-NeoX); default 10000.
+* ``original_max_position_embeddings``: in the block or at the top level (Phi-3 puts it there).
+* partial rotary: ``partial_rotary_factor``, ``rotary_pct`` (GPT-NeoX) or ``rotary_dim / head_dim``
+  (GPT-J).
+* layout hint — the pairing convention is a property of the checkpoint's weights, which a config
+  does not state, so this is a best guess from ``model_type``: "interleaved" (pairs (x_{2j}, x_{2j+1}))
+  for GPT-J / CodeGen (HF's rotate_every_two) and DeepSeek-V2/V3 (original code pairs consecutive
+  coordinates; HF follows it with ``rope_interleave``, default true); an explicit ``rope_interleave``
+  wins. Everything else "half" (pairs (x_j, x_{j+d/2})): HF's converted LLaMA-family checkpoints
+  had their q/k rows permuted so that half-split pairing is right for them, even though Meta's
+  original code was interleaved.
+
+Hostile input: text over 256 KB is rejected before parsing; nesting deeper than 20 is found by a
+bracket scan (no recursion) before ``json.loads``; NaN/Infinity literals (which Python's json module
+accepts) are rejected; integers with more than 1000 digits and floats like 1e999 become infinity
+and are reported as too large; sizes must be within sane limits (head_dim ≤ 1024, positions ≤ 10⁷).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .scaling import DEFAULT_ROPE_THETA, ROPE_SCALING, rope_inverse_frequencies
+
+MAX_TEXT_BYTES = 256 * 1024
+MAX_DEPTH = 20
+MAX_HEAD_DIM = 1024
+MAX_POSITIONS = 10_000_000
+MAX_ROPE_THETA = 1e12
+MAX_HIDDEN_SIZE = 10_000_000
+MAX_HEADS = 65_536
+LARGE_FACTOR = 1024
+_MAX_INT_DIGITS = 1000
+
+ERROR = "error"
+WARNING = "warning"
+
+KNOWN_ROPE_TYPES = tuple(ROPE_SCALING)
+_ROPE_TYPE_ALIASES = {"su": "longrope", "mrope": "default"}
+
+# Which block keys each method reads (posenc.scaling), and which it cannot do without.
+_TYPE_KEYS = {
+    "default": set(),
+    "linear": {"factor"},
+    "ntk": {"factor"},
+    "dynamic": {"factor"},
+    "yarn": {"factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+             "attention_factor", "truncate"},
+    "llama3": {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"},
+    "longrope": {"short_factor", "long_factor", "original_max_position_embeddings", "factor", "attention_factor"},
+}
+_REQUIRED = {
+    "linear": ("factor",),
+    "ntk": ("factor",),
+    "dynamic": ("factor",),
+    "yarn": ("factor",),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+    "longrope": ("short_factor", "long_factor"),
+}
+_ALWAYS_ALLOWED = {"rope_type", "type", "rope_theta", "partial_rotary_factor"}
+_ALL_BLOCK_KEYS = set().union(*_TYPE_KEYS.values()) | _ALWAYS_ALLOWED
+# Top-level keys that say "this is a whole config, not a rope block".
+_CONFIG_KEYS = {"rope_scaling", "rope_parameters", "hidden_size", "num_attention_heads", "head_dim", "model_type",
+                "architectures", "max_position_embeddings", "n_embd", "n_head", "n_positions", "qk_rope_head_dim",
+                "rotary_pct", "rotary_dim", "rotary_emb_base", "num_hidden_layers", "vocab_size"}
+_INTERLEAVED_MODEL_TYPES = {"gptj": "GPT-J", "codegen": "CodeGen", "deepseek_v2": "DeepSeek-V2",
+                            "deepseek_v3": "DeepSeek-V3", "deepseek_v32": "DeepSeek-V3.2"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding: ``key`` is where it is in the pasted text, ``severity`` "error" or "warning"."""
+
+    key: str
+    severity: str
+    message: str
+
+
+@dataclass
+class ParsedConfig:
+    """What :func:`parse_model_config` read. ``None`` where the text did not say (and no default applies)."""
+
+    kind: str = ""  # "config", "rope block", or "" when nothing could be read
+    model_type: str | None = None
+    head_dim: int | None = None
+    rope_theta: float | None = None
+    max_position_embeddings: int | None = None
+    original_max_position_embeddings: int | None = None
+    layout: str = "half"
+    partial_rotary_factor: float = 1.0
+    rope_type: str | None = None
+    rope_parameters: dict = field(default_factory=dict)  # normalised block, ready for rope_inverse_frequencies
+    notes: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.severity == ERROR for p in self.problems)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == ERROR]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == WARNING]
+
+    def problems_for(self, key: str) -> list[Problem]:
+        return [p for p in self.problems if p.key == key]
+
+    @property
+    def rotary_dim(self) -> int | None:
+        return None if self.head_dim is None else int(self.head_dim * self.partial_rotary_factor)
+
+    def inverse_frequencies(self, seq_len=None, *, head_dim=None, max_position_embeddings=None):
+        """(inv_freq, attention_factor) of this config; ``head_dim`` / ``max_position_embeddings`` fill gaps.
+
+        Raises ValueError when the config has errors or a needed size is unknown.
+        """
+        if not self.ok:
+            raise ValueError(f"the config has errors: {self.errors[0].key}: {self.errors[0].message}")
+        head_dim = self.head_dim if self.head_dim is not None else head_dim
+        max_pos = self.max_position_embeddings if self.max_position_embeddings is not None else max_position_embeddings
+        if head_dim is None:
+            raise ValueError("head_dim is unknown: the config does not give it, pass head_dim=")
+        if max_pos is None:
+            max_pos = self.original_max_position_embeddings
+        if max_pos is None:
+            raise ValueError("max_position_embeddings is unknown: the config does not give it, "
+                             "pass max_position_embeddings=")
+        return rope_inverse_frequencies(self.rope_parameters, head_dim, max_position_embeddings=max_pos,
+                                        seq_len=seq_len)
+
+
+# --------------------------------------------------------------------------------------------------
+# describing values without echoing large or hostile text
+# --------------------------------------------------------------------------------------------------
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a true/false value)"
+    if isinstance(value, numbers.Integral):
+        value = int(value)
+        bits = value.bit_length()
+        if bits > 64:
+            digits = len(str(abs(value))) if bits < 14_000 else int(bits * 0.30103) + 1  # str() caps at 4300 digits
+            return f"an integer with {'about ' if bits >= 14_000 else ''}{digits} digits"
+        return str(value)
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return ("a number too large to represent (it overflows to infinity)" if value > 0
+                    else "a negative number too large to represent (it overflows to -infinity)")
+        return repr(value)
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"the text {shown!r}"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items"
+    if isinstance(value, dict):
+        return f"an object with {len(value)} keys"
+    return type(value).__name__
+
+
+def _limit(x) -> str:
+    if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
+        x = int(x)
+    return f"{x:,}" if isinstance(x, int) else f"{x:g}"
+
+
+def _quote(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _line_col(text: str, index: int) -> tuple[int, int]:
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+_BRACKET_TOKENS = re.compile(r'[\[\]{}"\\]')
+
+
+def _first_too_deep(text: str, limit: int) -> int | None:
+    """Index of the first bracket that opens level ``limit + 1`` (strings skipped), or None. No recursion."""
+    depth = 0
+    in_string = False
+    escaped_at = -1
+    for match in _BRACKET_TOKENS.finditer(text):
+        i = match.start()
+        if i == escaped_at:
+            continue
+        char = match.group()
+        if in_string:
+            if char == "\\":
+                escaped_at = i + 1
+            elif char == '"':
+                in_string = False
+            continue
+        if char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return i
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+_UNREADABLE = object()  # load() could not produce a JSON value (JSON null is a value: None)
+
+
+class _NonStandardConstant(ValueError):
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+def _reject_constant(name: str):
+    raise _NonStandardConstant(name)
+
+
+def _parse_int(digits: str):
+    # Python refuses int() of more than 4300 digits; far below that, a number is already absurd here.
+    if len(digits.lstrip("-")) > _MAX_INT_DIGITS:
+        return -math.inf if digits.startswith("-") else math.inf
+    return int(digits)
+
+
+def _json_hints(text: str) -> str:
+    hints = []
+    if re.search(r"\b(True|False|None)\b", text):
+        hints.append("JSON writes true, false and null in lower case (True/False/None are Python)")
+    if "'" in text and '"' not in text:
+        hints.append("JSON needs double quotes around keys and strings")
+    if re.search(r",\s*[}\]]", text):
+        hints.append("JSON does not allow a comma before a closing } or ]")
+    if re.search(r"(^|\s)//|/\*", text):
+        hints.append("JSON has no comments")
+    return f". Hint: {'; '.join(hints)}." if hints else ""
+
+
+# --------------------------------------------------------------------------------------------------
+# the parser
+# --------------------------------------------------------------------------------------------------
+class _Reader:
+    def __init__(self, fallback_head_dim, fallback_max_position_embeddings):
+        self.result = ParsedConfig()
+        self.fallback_head_dim = fallback_head_dim
+        self.fallback_max_pos = fallback_max_position_embeddings
+        self.block_path = ""  # where the rope block sits in the pasted text, e.g. "rope_scaling."
+
+    # --- recording ---
+    def error(self, key: str, message: str):
+        self.result.problems.append(Problem(key, ERROR, message))
+
+    def warn(self, key: str, message: str):
+        self.result.problems.append(Problem(key, WARNING, message))
+
+    def note(self, message: str):
+        self.result.notes.append(message)
+
+    # --- typed reads: return the checked value, or None after recording an error ---
+    def number(self, key: str, value: Any, *, what: str = "a number", integer: bool = False,
+               minimum: float | None = None, maximum: float | None = None, above: float | None = None):
+        if not _is_number(value):
+            hint = ""
+            if isinstance(value, str):
+                try:
+                    float(value)
+                    hint = f"; write it without quotes: {value.strip()}" if len(value) < 40 else ""
+                except ValueError:
+                    pass
+            self.error(key, f"must be {what}, got {_show(value)}{hint}")
+            return None
+        if isinstance(value, numbers.Integral):
+            value = int(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            self.error(key, f"must be a finite number, got {_show(value)}")
+            return None
+        if integer:
+            if isinstance(value, float):
+                if not value.is_integer():
+                    self.error(key, f"must be a whole number, got {value!r}")
+                    return None
+                value = int(value)
+        if above is not None and not value > above:
+            self.error(key, f"must be greater than {_limit(above)}, got {_show(value)}")
+            return None
+        if minimum is not None and value < minimum:
+            self.error(key, f"must be at least {_limit(minimum)}, got {_show(value)}")
+            return None
+        if maximum is not None and value > maximum:
+            self.error(key, f"must be at most {_limit(maximum)} (a sane limit for this explorer), got {_show(value)}")
+            return None
+        if isinstance(value, int):
+            try:
+                float(value)
+            except OverflowError:
+                self.error(key, f"must be a finite number, got {_show(value)} (too large for a 64-bit float)")
+                return None
+        return value
+
+    def head_dim_value(self, key: str, value: Any, *, source: str):
+        v = self.number(key, value, what="a whole number (the size of one attention head)", integer=True,
+                        minimum=2, maximum=MAX_HEAD_DIM)
+        if v is not None and v % 2:
+            self.error(key, f"{source} must be even — RoPE rotates coordinates in pairs — got {v}")
+            return None
+        return v
+
+    # --- entry point ---
+    def read(self, text: Any) -> ParsedConfig:
+        data = self.load(text)
+        if data is _UNREADABLE:
+            return self.result
+        if not isinstance(data, dict):
+            kinds = {list: "a list [...]", str: "a string", bool: "true/false", type(None): "null"}
+            kind = kinds.get(type(data), "a number")
+            self.error("(json)", f"the top level is {kind}; paste a config.json object {{...}} or its rope "
+                                 "block (the object inside \"rope_scaling\")")
+            return self.result
+        if not data:
+            self.warn("(json)", "the object is empty: nothing to read, so plain RoPE with base 10000 is assumed")
+        self.read_object(data)
+        return self.result
+
+    def load(self, text: Any):
+        if isinstance(text, (bytes, bytearray)):
+            if len(text) > MAX_TEXT_BYTES:
+                self.error("(input)", f"the text is {len(text):,} bytes; a config.json is a few kB — "
+                                      f"the limit is {MAX_TEXT_BYTES:,} bytes")
+                return _UNREADABLE
+            try:
+                text = bytes(text).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.error("(input)", f"the bytes are not UTF-8 text (byte {exc.start})")
+                return _UNREADABLE
+        if not isinstance(text, str):
+            self.error("(input)", f"expected the text of a config.json, got {type(text).__name__}")
+            return _UNREADABLE
+        size = len(text) if len(text) > MAX_TEXT_BYTES else len(text.encode("utf-8", "surrogatepass"))
+        if size > MAX_TEXT_BYTES:
+            self.error("(input)", f"the text is {'over ' if size == len(text) else ''}{size:,} bytes; a config.json "
+                                  f"is a few kB — the limit is {MAX_TEXT_BYTES:,} bytes")
+            return _UNREADABLE
+        if text.startswith("\ufeff"):
+            text = text[1:]
+            self.note("A byte-order mark at the start of the text was ignored.")
+        if not text.strip():
+            self.error("(input)", "the text is empty: paste a config.json or its rope block")
+            return _UNREADABLE
+        too_deep = _first_too_deep(text, MAX_DEPTH)
+        if too_deep is not None:
+            line, col = _line_col(text, too_deep)
+            self.error("(json)", f"nested more than {MAX_DEPTH} levels deep (line {line}, column {col}); "
+                                 "a config.json is at most a few levels deep")
+            return _UNREADABLE
+        duplicates: list[str] = []
+
+        def pairs_hook(pairs):
+            obj = {}
+            for k, v in pairs:
+                if k in obj and len(duplicates) < 5 and k not in duplicates:
+                    duplicates.append(k)
+                obj[k] = v
+            return obj
+
+        try:
+            data = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int,
+                              object_pairs_hook=pairs_hook)
+        except _NonStandardConstant as exc:
+            where = text.find(exc.name)
+            line, col = _line_col(text, max(where, 0))
+            self.error("(json)", f"{exc.name} is not a JSON number (Python's json module accepts it, this parser "
+                                 f"does not): line {line}, column {col}; write a real number")
+            return _UNREADABLE
+        except json.JSONDecodeError as exc:
+            self.error("(json)", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+                                 f"{_json_hints(text)}")
+            return _UNREADABLE
+        except RecursionError:
+            self.error("(json)", f"nested too deeply to read (the limit is {MAX_DEPTH} levels)")
+            return _UNREADABLE
+        except (ValueError, MemoryError) as exc:  # e.g. a number Python refuses to convert
+            self.error("(json)", f"could not be read as JSON: {type(exc).__name__}")
+            return _UNREADABLE
+        for k in duplicates:
+            self.warn(k if len(k) <= 40 else k[:37] + "...",
+                      "this key appears more than once in an object; JSON keeps the last value")
+        return data
+
+    # --- the object ---
+    def read_object(self, data: dict):
+        r = self.result
+        config_like = any(k in data for k in _CONFIG_KEYS)
+        block_like = any(k in data for k in _ALL_BLOCK_KEYS - {"rope_theta", "partial_rotary_factor"})
+        if not config_like and block_like:
+            r.kind = "rope block"
+            self.read_block_only(data)
+        else:
+            r.kind = "config"
+            if "text_config" in data and isinstance(data["text_config"], dict) and not any(
+                    k in data for k in ("hidden_size", "head_dim", "rope_scaling", "rope_parameters")):
+                self.note("A multimodal config: the language model's settings are read from \"text_config\".")
+                self.read_full_config(data["text_config"], prefix="text_config.")
+            else:
+                self.read_full_config(data, prefix="")
+        self.check_with_posenc()
+
+    def read_block_only(self, block: dict):
+        r = self.result
+        self.note("This is a rope block on its own (no model sizes): head size and max_position_embeddings "
+                  "come from the explorer's settings.")
+        r.max_position_embeddings = self.positions("max_position_embeddings", self.fallback_max_pos, fallback=True)
+        r.head_dim = self.fallback_head("a rope block alone does not give the head size; "
+                                        "the explorer's own head-size setting is used")
+        self.note("Layout: unknown for a rope block alone; half pairs (HF's convention) are assumed.")
+        theta = self.theta_from(block, {}, "")
+        prf = 1.0
+        if "partial_rotary_factor" in block:
+            prf = self.partial_factor("partial_rotary_factor", block["partial_rotary_factor"]) or 1.0
+        r.partial_rotary_factor = prf
+        self.read_block(block, prefix="", theta=theta, top_level_original=None)
+
+    def read_full_config(self, cfg: dict, prefix: str):
+        r = self.result
+        model_type = cfg.get("model_type")
+        if model_type is not None and not isinstance(model_type, str):
+            self.warn(prefix + "model_type", f"should be a name such as \"llama\", got {_show(model_type)}")
+            model_type = None
+        r.model_type = model_type
+        r.head_dim = self.head_size(cfg, prefix)
+        r.max_position_embeddings = self.max_positions(cfg, prefix)
+        top_original = None
+        if cfg.get("original_max_position_embeddings") is not None:
+            top_original = self.positions(prefix + "original_max_position_embeddings",
+                                          cfg["original_max_position_embeddings"])
+        r.partial_rotary_factor = self.partial_from_config(cfg, prefix, r.head_dim)
+        r.layout = self.layout(cfg, prefix, model_type)
+
+        block_key = None
+        if "rope_parameters" in cfg:
+            block_key = "rope_parameters"
+            if cfg.get("rope_scaling") is not None and cfg.get("rope_parameters") is not None \
+                    and cfg["rope_scaling"] != cfg["rope_parameters"]:
+                self.warn(prefix + "rope_scaling", "ignored: rope_parameters (the newer name) is given too, "
+                                                   "and the two differ")
+        elif "rope_scaling" in cfg:
+            block_key = "rope_scaling"
+        raw = cfg.get(block_key) if block_key else None
+        block_prefix = f"{prefix}{block_key}." if block_key else prefix + "rope_scaling."
+        if raw is not None and not isinstance(raw, dict):
+            self.error(prefix + block_key, f"must be an object {{...}} (or null for plain RoPE), got {_show(raw)}")
+            raw = {}
+        if raw is None:
+            raw = {}
+            if block_key:
+                self.note(f"{block_key} is null: plain RoPE, no scaling.")
+        raw = self.pick_layer_type(raw, block_prefix)
+        if isinstance(raw, dict) and raw.get("partial_rotary_factor") is not None:
+            prf = self.partial_factor(block_prefix + "partial_rotary_factor", raw["partial_rotary_factor"])
+            if prf is not None:
+                r.partial_rotary_factor = prf
+        theta = self.theta_from(raw, cfg, prefix, block_prefix=block_prefix)
+        self.read_block(raw, prefix=block_prefix, theta=theta, top_level_original=top_original)
+
+    def pick_layer_type(self, raw: dict, prefix: str) -> dict:
+        if raw and "rope_type" not in raw and "type" not in raw and all(isinstance(v, dict) for v in raw.values()):
+            names = list(raw)
+            chosen = "full_attention" if "full_attention" in raw else names[0]
+            shown = ", ".join(repr(n) for n in names[:4] if len(n) <= 40)
+            self.note(f"The rope block is given per layer type ({shown}); the {chosen!r} one is shown.")
+            return raw[chosen]
+        return raw
+
+    # --- sizes ---
+    def fallback_head(self, missing_message: str | None):
+        if self.fallback_head_dim is not None:
+            v = self.head_dim_value("head_dim", self.fallback_head_dim, source="the head size")
+            if v is not None:
+                self.note(f"head_dim {v} is the explorer's setting (the text does not give it).")
+            return v
+        if missing_message:
+            self.warn("head_dim", missing_message)
+        return None
+
+    def head_size(self, cfg: dict, prefix: str):
+        if cfg.get("qk_rope_head_dim") is not None:
+            v = self.head_dim_value(prefix + "qk_rope_head_dim", cfg["qk_rope_head_dim"],
+                                    source="qk_rope_head_dim")
+            if v is not None:
+                self.note(f"qk_rope_head_dim {v}: in multi-head latent attention (DeepSeek) only this part of each "
+                          "query/key head is rotated, so it is the RoPE head size.")
+            return v
+        if cfg.get("head_dim") is not None:
+            return self.head_dim_value(prefix + "head_dim", cfg["head_dim"], source="head_dim")
+        hidden_key = next((k for k in ("hidden_size", "n_embd", "d_model") if cfg.get(k) is not None), None)
+        heads_key = next((k for k in ("num_attention_heads", "n_head", "n_heads") if cfg.get(k) is not None), None)
+        if hidden_key and heads_key:
+            hidden = self.number(prefix + hidden_key, cfg[hidden_key], what="a whole number", integer=True,
+                                 minimum=1, maximum=MAX_HIDDEN_SIZE)
+            heads = self.number(prefix + heads_key, cfg[heads_key], what="a whole number", integer=True,
+                                minimum=1, maximum=MAX_HEADS)
+            if hidden is None or heads is None:
+                return None
+            if hidden % heads:
+                self.warn(prefix + heads_key, f"{hidden_key} {hidden} is not divisible by {heads_key} {heads}; "
+                                              f"the head size is taken as {hidden} // {heads} = {hidden // heads}")
+            v = self.head_dim_value(prefix + hidden_key, hidden // heads,
+                                    source=f"the head size {hidden_key} // {heads_key}")
+            if v is not None:
+                self.note(f"head_dim {v} = {hidden_key} {hidden} // {heads_key} {heads}.")
+            return v
+        if hidden_key or heads_key:
+            missing = "num_attention_heads" if hidden_key else "hidden_size"
+            message = f"the head size is unknown: {hidden_key or heads_key} is given but {missing} is not"
+        else:
+            message = ("the head size is unknown: give head_dim, or hidden_size and num_attention_heads; "
+                       "the explorer's own head-size setting is used")
+        return self.fallback_head(message)
+
+    def positions(self, key: str, value: Any, *, fallback: bool = False):
+        if value is None:
+            return None
+        v = self.number(key, value, what="a whole number of positions", integer=True, minimum=1,
+                        maximum=MAX_POSITIONS)
+        if v is not None and fallback:
+            self.note(f"max_position_embeddings {v} is the explorer's setting.")
+        return v
+
+    def max_positions(self, cfg: dict, prefix: str):
+        key = next((k for k in ("max_position_embeddings", "n_positions") if cfg.get(k) is not None), None)
+        if key is None:
+            if self.fallback_max_pos is not None:
+                return self.positions("max_position_embeddings", self.fallback_max_pos, fallback=True)
+            return None
+        return self.positions(prefix + key, cfg[key])
+
+    def partial_factor(self, key: str, value: Any):
+        v = self.number(key, value, what="a fraction in (0, 1]", above=0.0, maximum=1.0)
+        return None if v is None else float(v)
+
+    def partial_from_config(self, cfg: dict, prefix: str, head_dim):
+        if cfg.get("partial_rotary_factor") is not None:
+            return self.partial_factor(prefix + "partial_rotary_factor", cfg["partial_rotary_factor"]) or 1.0
+        if cfg.get("rotary_pct") is not None:
+            v = self.partial_factor(prefix + "rotary_pct", cfg["rotary_pct"])
+            if v is not None and v < 1:
+                self.note(f"rotary_pct {v:g}: only that fraction of each head rotates (partial rotary).")
+            return v or 1.0
+        if cfg.get("rotary_dim") is not None:
+            rd = self.number(prefix + "rotary_dim", cfg["rotary_dim"], what="a whole number", integer=True,
+                             minimum=2, maximum=MAX_HEAD_DIM)
+            if rd is None or head_dim is None:
+                return 1.0
+            if rd > head_dim:
+                self.error(prefix + "rotary_dim", f"rotary_dim {rd} is larger than the head size {head_dim}")
+                return 1.0
+            self.note(f"rotary_dim {rd} of head_dim {head_dim}: partial rotary, factor {rd / head_dim:g}.")
+            return rd / head_dim
+        return 1.0
+
+    def layout(self, cfg: dict, prefix: str, model_type):
+        interleave = cfg.get("rope_interleave")
+        if interleave is not None:
+            if isinstance(interleave, bool):
+                self.note(f"rope_interleave {str(interleave).lower()}: "
+                          f"{'interleaved' if interleave else 'half'} pairing.")
+                return "interleaved" if interleave else "half"
+            self.warn(prefix + "rope_interleave", f"should be true or false, got {_show(interleave)}; ignored")
+        if model_type in _INTERLEAVED_MODEL_TYPES:
+            self.note(f"Layout guess: interleaved pairs (x_2j, x_2j+1), as {_INTERLEAVED_MODEL_TYPES[model_type]}'s "
+                      "code rotates them. A config does not record the pairing; it belongs to the weights.")
+            return "interleaved"
+        self.note("Layout guess: half pairs (x_j, x_j+d/2), HF's convention (converted LLaMA-family weights are "
+                  "permuted for it). A config does not record the pairing; it belongs to the weights.")
+        return "half"
+
+    def theta_from(self, block: dict, cfg: dict, prefix: str, *, block_prefix: str = ""):
+        sources = [(block_prefix + "rope_theta", block.get("rope_theta")),
+                   (prefix + "rope_theta", cfg.get("rope_theta")),
+                   (prefix + "rotary_emb_base", cfg.get("rotary_emb_base"))]
+        given = [(k, v) for k, v in sources if v is not None]
+        if not given:
+            self.note(f"No rope_theta given: the default base {DEFAULT_ROPE_THETA:g} is used.")
+            self.result.rope_theta = DEFAULT_ROPE_THETA
+            return DEFAULT_ROPE_THETA
+        key, value = given[0]
+        theta = self.number(key, value, what="a number greater than 1 (the RoPE base)", above=1.0,
+                            maximum=MAX_ROPE_THETA)
+        for other_key, other in given[1:]:
+            if _is_number(other) and theta is not None and float(other) != float(theta):
+                self.warn(other_key, f"differs from {key} ({_show(theta)}); {key} is used")
+        self.result.rope_theta = None if theta is None else float(theta)
+        return theta
+
+    # --- the rope block ---
+    def read_block(self, block: dict, *, prefix: str, theta, top_level_original):
+        r = self.result
+        self.block_path = prefix
+        normalised: dict[str, Any] = {}
+        raw_type = block.get("rope_type", block.get("type"))
+        type_key = prefix + ("rope_type" if "rope_type" in block else "type")
+        if "rope_type" in block and "type" in block and block["rope_type"] != block["type"]:
+            self.warn(prefix + "type", f"differs from rope_type ({_show(block['rope_type'])}); rope_type is used")
+        if raw_type is None:
+            rope_type = "default"
+        elif not isinstance(raw_type, str):
+            self.error(type_key, f"must be the name of a method, one of {', '.join(KNOWN_ROPE_TYPES)}; "
+                                 f"got {_show(raw_type)}")
+            return
+        elif raw_type in _ROPE_TYPE_ALIASES:
+            rope_type = _ROPE_TYPE_ALIASES[raw_type]
+            self.note(f"rope type {raw_type!r} is the older name handled as {rope_type!r}"
+                      + (" (multimodal position sections are not modelled)" if raw_type == "mrope" else "") + ".")
+        elif raw_type in ROPE_SCALING:
+            rope_type = raw_type
+        else:
+            self.error(type_key, f"unknown rope type {_quote(raw_type)}; known: {', '.join(KNOWN_ROPE_TYPES)} "
+                                 "(older configs: 'su' = longrope)")
+            return
+        r.rope_type = rope_type
+        normalised["rope_type"] = rope_type
+        if theta is not None:
+            normalised["rope_theta"] = theta
+        if r.partial_rotary_factor < 1.0:
+            normalised["partial_rotary_factor"] = r.partial_rotary_factor
+
+        allowed = _TYPE_KEYS[rope_type]
+        for key in block:
+            if key in _ALWAYS_ALLOWED or key in allowed:
+                continue
+            shown = key if len(key) <= 40 else key[:37] + "..."
+            why = (f"is not used by rope_type {rope_type!r}" if key in _ALL_BLOCK_KEYS
+                   else f"is not a parameter of rope_type {rope_type!r}")
+            self.warn(prefix + shown, f"{why}; it is ignored")
+        for key in _REQUIRED.get(rope_type, ()):
+            if block.get(key) is None and not (key == "original_max_position_embeddings" and top_level_original):
+                self.error(prefix + key, f"is required by rope_type {rope_type!r} but missing")
+
+        checked = {}
+        for key in sorted(allowed & set(block)):
+            value = block[key]
+            if value is None:
+                continue
+            checked[key] = self.block_value(prefix, key, value, rope_type)
+            if checked[key] is not None:
+                normalised[key] = value
+
+        # original_max_position_embeddings: the block's, else the top level's (Phi-3 keeps it there).
+        original = checked.get("original_max_position_embeddings")
+        if top_level_original is not None:
+            if original is not None and original != top_level_original:
+                self.warn(prefix + "original_max_position_embeddings",
+                          f"differs from the top-level value {top_level_original}; the block's is used")
+            elif original is None and "original_max_position_embeddings" in allowed:
+                original = top_level_original
+                normalised["original_max_position_embeddings"] = original
+                self.note("original_max_position_embeddings is taken from the top level of the config.")
+        if original is None and r.original_max_position_embeddings is None:
+            original = top_level_original
+        r.original_max_position_embeddings = original
+        if rope_type in ("yarn", "longrope") and "original_max_position_embeddings" not in normalised:
+            fallback = r.max_position_embeddings
+            text = f"max_position_embeddings ({fallback})" if fallback else "max_position_embeddings"
+            if rope_type == "longrope":
+                self.warn(prefix + "original_max_position_embeddings",
+                          f"missing: LongRoPE then uses {text} as the trained length, so the scale is 1, the "
+                          "attention factor is 1 and long_factor is only used beyond it")
+            else:
+                self.note(f"original_max_position_embeddings is not given: YaRN uses {text} as the trained length.")
+
+        self.relations(prefix, rope_type, checked)
+        r.rope_parameters = normalised
+
+    def block_value(self, prefix: str, key: str, value: Any, rope_type: str):
+        path = prefix + key
+        if key == "factor":
+            f = self.number(path, value, what="a number (the scaling factor)")
+            if f is None:
+                return None
+            if f <= 0:
+                self.error(path, f"must be greater than 0 — it is the ratio of new to trained context length — "
+                                 f"got {_show(f)}")
+                return None
+            if f < 1:
+                self.warn(path, f"is {f:g}, below 1: this shrinks the usable context instead of extending it")
+            elif f > LARGE_FACTOR:
+                self.warn(path, f"is {f:g}: an unusually large extension factor")
+            return f
+        if key in ("low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow", "attention_factor"):
+            return self.number(path, value, what="a positive number", above=0.0)
+        if key in ("mscale", "mscale_all_dim"):
+            return self.number(path, value, what="a number")
+        if key == "original_max_position_embeddings":
+            return self.positions(path, value)
+        if key == "truncate":
+            if not isinstance(value, bool):
+                self.error(path, f"must be true or false, got {_show(value)}")
+                return None
+            return value
+        if key in ("short_factor", "long_factor"):
+            return self.factor_list(path, value)
+        return value
+
+    def factor_list(self, path: str, value: Any):
+        if not isinstance(value, list):
+            self.error(path, f"must be a list of numbers (one per rotated pair), got {_show(value)}")
+            return None
+        for i, item in enumerate(value):
+            if not _is_number(item) or not math.isfinite(float(item)) or float(item) <= 0:
+                self.error(path, f"entry {i} must be a positive number, got {_show(item)}")
+                return None
+        n_expected = self.expected_pairs()
+        if n_expected is not None and len(value) != n_expected:
+            r = self.result
+            rot = r.rotary_dim
+            detail = (f"head_dim {r.head_dim}" if rot == r.head_dim
+                      else f"rotary dim {rot} = int(head_dim {r.head_dim} · {r.partial_rotary_factor:g})")
+            self.error(path, f"has {len(value)} entries; it needs one per rotated pair: "
+                             f"d/2 = {n_expected} ({detail})")
+            return None
+        return value
+
+    def expected_pairs(self):
+        rot = self.result.rotary_dim
+        return None if rot is None else rot // 2
+
+    def relations(self, prefix: str, rope_type: str, checked: dict):
+        if rope_type == "yarn":
+            fast = checked.get("beta_fast", 32.0 if "beta_fast" not in checked else None)
+            slow = checked.get("beta_slow", 1.0 if "beta_slow" not in checked else None)
+            if fast is not None and slow is not None and fast <= slow:
+                self.error(prefix + "beta_fast", f"must be greater than beta_slow ({_show(slow)}): beta_fast counts "
+                                                 f"the rotations of the fast pairs that are kept; got {_show(fast)}")
+        if rope_type == "llama3":
+            lo, hi = checked.get("low_freq_factor"), checked.get("high_freq_factor")
+            if lo is not None and hi is not None and hi <= lo:
+                self.error(prefix + "high_freq_factor", f"must be greater than low_freq_factor ({_show(lo)}), "
+                                                        f"got {_show(hi)}")
+        if rope_type == "longrope":
+            short, long_ = checked.get("short_factor"), checked.get("long_factor")
+            if short is not None and long_ is not None and len(short) != len(long_):
+                self.error(prefix + "long_factor", f"has {len(long_)} entries but short_factor has {len(short)}")
+
+    # --- final cross-check: the block must run through posenc ---
+    def check_with_posenc(self):
+        r = self.result
+        if not r.ok or r.rope_type is None:
+            return
+        if r.head_dim is None:
+            return
+        rot = r.rotary_dim
+        if rot < 2 or rot % 2:
+            self.error("partial_rotary_factor", f"int(head_dim {r.head_dim} · {r.partial_rotary_factor:g}) = {rot} "
+                                                "rotated dims: it must be even and at least 2")
+            return
+        max_pos = r.max_position_embeddings or r.original_max_position_embeddings or 4096
+        if r.max_position_embeddings is None:
+            self.note(f"max_position_embeddings is not given; {max_pos} is assumed to check the block.")
+        trained = r.original_max_position_embeddings or max_pos
+        prefix = self.block_path
+        for seq_len in (None, 2 * max(trained, max_pos)):
+            try:
+                with np.errstate(all="ignore"):
+                    inv, af = rope_inverse_frequencies(r.rope_parameters, r.head_dim, max_position_embeddings=max_pos,
+                                                       seq_len=seq_len)
+            except (ValueError, TypeError) as exc:
+                self.posenc_error(str(exc), prefix)
+                return
+            except ArithmeticError as exc:  # e.g. mscale_all_dim making YaRN's divisor 0
+                self.error(prefix + "rope_type", f"the settings cannot be computed ({type(exc).__name__})")
+                return
+            if not (np.all(np.isfinite(inv)) and math.isfinite(af)):
+                self.error(prefix + "rope_type", "the settings give non-finite frequencies")
+                return
+            if af <= 0:
+                key = prefix + ("mscale" if "mscale" in r.rope_parameters else "attention_factor")
+                self.error(key, f"gives an attention factor of {af:.4g}; it multiplies cos and sin and must be > 0")
+                return
+
+    def posenc_error(self, message: str, prefix: str):
+        if "non-finite" in message:
+            culprit = "factor" if "factor" in self.result.rope_parameters else "rope_theta"
+            self.error(prefix + culprit, "rejected by the RoPE computation: these settings give non-finite "
+                                         "frequencies (a value so small or large that a frequency overflows)")
+            return
+        if len(message) > 300:
+            message = message[:297] + "..."
+        match = re.search(r"rope_parameters\['(\w+)'\]", message)
+        if match:
+            key = prefix + match.group(1)
+        else:
+            first = message.split(" ", 1)[0]
+            key = first if first in ("head_dim", "max_position_embeddings", "partial_rotary_factor", "seq_len") \
+                else prefix + "rope_type"
+        message = re.sub(r"rope_parameters\['(\w+)'\]", lambda m: prefix + m.group(1), message)
+        self.error(key, f"rejected by the RoPE computation: {message}")
+
+
+def parse_model_config(text, *, fallback_head_dim=None, fallback_max_position_embeddings=None) -> ParsedConfig:
+    """Read a whole ``config.json`` or just its rope block; never raises.
+
+    ``fallback_head_dim`` / ``fallback_max_position_embeddings`` (the explorer's own settings) are used
+    when the text does not give them, e.g. for a pasted rope block alone.
+    """
+    reader = _Reader(fallback_head_dim, fallback_max_position_embeddings)
+    try:
+        return reader.read(text)
+    except Exception as exc:  # a last safety net: a bug here must not take the page down
+        reader.error("(internal)", f"the config could not be read ({type(exc).__name__}); please report this")
+        return reader.result
