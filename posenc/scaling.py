@@ -49,6 +49,12 @@ def _theta(params: Mapping) -> float:
     return v.base_value("rope_parameters['rope_theta']", params.get("rope_theta", DEFAULT_ROPE_THETA))
 
 
+def _original_length(params: Mapping, max_position_embeddings: int):
+    """``original_max_position_embeddings`` when the block has it (0 is invalid, not "missing")."""
+    value = params.get("original_max_position_embeddings")
+    return max_position_embeddings if value is None else value
+
+
 def _opt_float(params: Mapping, key: str, default=None, *, positive=False):
     value = params.get(key)
     if value is None:
@@ -136,7 +142,7 @@ def yarn_ramp(low: float, high: float, n_pairs: int) -> np.ndarray:
 def _yarn(params, dim, *, max_position_embeddings, seq_len):
     s = _factor(params, "yarn")
     base = _theta(params)
-    length = params.get("original_max_position_embeddings") or max_position_embeddings
+    length = _original_length(params, max_position_embeddings)
     length = v.integer("rope_parameters['original_max_position_embeddings']", length, minimum=1)
     beta_fast = _opt_float(params, "beta_fast", 32.0, positive=True)
     beta_slow = _opt_float(params, "beta_slow", 1.0, positive=True)
@@ -211,7 +217,7 @@ def _longrope(params, dim, *, max_position_embeddings, seq_len):
         if np.any(arr <= 0):
             raise ValueError(f"rope_parameters['{key}'] entries must be > 0, got {arr[arr <= 0][0]}")
         factors[key] = arr
-    length = params.get("original_max_position_embeddings") or max_position_embeddings
+    length = _original_length(params, max_position_embeddings)
     length = v.integer("rope_parameters['original_max_position_embeddings']", length, minimum=2)
     if params.get("factor") is not None:
         s = _factor(params, "longrope")
@@ -263,7 +269,8 @@ def rope_inverse_frequencies(rope_parameters, head_dim, *, max_position_embeddin
     params = dict(rope_parameters)  # never mutate the caller's config
     rope_type = rope_type_of(params)
     head_dim = v.dimension("head_dim", head_dim, even=True)
-    dim = partial_rotary_dim(head_dim, params.get("partial_rotary_factor", 1.0) or 1.0)
+    prf = params.get("partial_rotary_factor")
+    dim = partial_rotary_dim(head_dim, 1.0 if prf is None else prf)
     max_pos = v.integer("max_position_embeddings", max_position_embeddings, minimum=1)
     if seq_len is not None:
         seq_len = v.integer("seq_len", seq_len, minimum=0)
@@ -271,6 +278,38 @@ def rope_inverse_frequencies(rope_parameters, head_dim, *, max_position_embeddin
     if not np.all(np.isfinite(inv)) or not math.isfinite(af):
         raise ValueError(f"rope_parameters {params!r} produced non-finite frequencies")
     return inv, float(af)
+
+
+# --- what a scaled model meets at a longer length -------------------------------------------------
+def interpolate_positions(positions, *, factor) -> np.ndarray:
+    r"""Position Interpolation as a change of positions: :math:`m' = m / s`.
+
+    Rotating position m with :math:`\theta_j / s` (rope_type "linear") is the same as rotating
+    position m/s with :math:`\theta_j`: 2048 → 4096 with s = 2 gives 0, 0.5, 1, 1.5, …
+    """
+    pos = v.positions_array("positions", positions)
+    s = v.positive_float("factor", factor)
+    return pos / s
+
+
+def out_of_distribution_pairs(inv_freq, scaled_inv_freq, *, trained_length, target_length) -> np.ndarray:
+    r"""Boolean mask of the pairs whose angles at ``target_length`` were never seen in training.
+
+    Pair j is out of distribution when both hold:
+    :math:`T\,\theta'_j > L\,\theta_j` (at the target length T it turns further than the largest
+    angle of training) and :math:`L\,\theta_j < 2\pi` (in training it never completed a full
+    turn, so the new angles are not repeats of angles it has already met).
+    ``inv_freq`` = θ_j (as trained), ``scaled_inv_freq`` = θ'_j (after scaling). "Further" allows
+    a relative 1e-9 for rounding: linear scaling with T = s·L reaches exactly L·θ_j, which is seen.
+    """
+    inv = v.float_array("inv_freq", inv_freq, ndim=1)
+    scaled = v.float_array("scaled_inv_freq", scaled_inv_freq, ndim=1)
+    if inv.shape != scaled.shape:
+        raise ValueError(f"scaled_inv_freq must have the shape of inv_freq {inv.shape}, got {scaled.shape}")
+    length = v.integer("trained_length", trained_length, minimum=1)
+    target = v.integer("target_length", target_length, minimum=1)
+    trained_angle = length * inv  # largest angle of training, L·θ_j
+    return (target * scaled > trained_angle * (1 + 1e-9)) & (trained_angle < 2 * np.pi)
 
 
 # --- converters between the knobs people mix up ----------------------------------------------------
