@@ -1,0 +1,408 @@
+"""Dense matrix -> colour-mapped PNG drawn as ONE Altair image mark (with axes, legend and hover).
+
+Why: one Vega `rect` per cell does not scale (512×512 cells = a 23 MB spec and ~8 s to draw, see
+docs/ARCHITECTURE.md). Here the colour mapping happens in numpy, the pixels travel as one PNG data
+URL, and the browser draws a single image; axes, legend and a coarse hover grid are ordinary
+Vega-Lite layers on top, so the chart still reads and behaves like a normal Altair chart.
+
+Pure: no Streamlit. `image_heatmap(...)` returns an Altair chart; the page calls
+``st.altair_chart(chart)``.
+
+Colours: the lookup tables interpolate Vega's own scheme anchors linearly in RGB, exactly as Vega
+builds its continuous schemes (`d3.piecewise(interpolateRgb, anchors)`), so the image and the
+legend (which uses the Vega scheme of the same name) show the same colours.
+
+Reduction (matrix larger than `max_pixels`): there are more cells than pixels, so something has to
+give. `reduce_matrix` offers three honest options, and the chart subtitle says which was used:
+
+* ``"stride"`` (default) keeps every k-th row/column: every pixel is an exact value at a real
+  position, but oscillations faster than the stride alias (moiré / false slow waves).
+* ``"mean"`` averages k×l blocks. Smooth data is fine, but **mean-pooling blurs fast sinusoids**:
+  a dimension that oscillates within a block averages to ≈ 0 and looks flat/grey, which is
+  exactly the wrong impression for the high-frequency dimensions of a positional encoding.
+* ``"maxabs"`` keeps, per block, the value with the largest magnitude (with its sign): it shows
+  the envelope (where values are large), not the phase.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+import warnings
+
+import altair as alt
+import numpy as np
+import pandas as pd
+from PIL import Image
+
+__all__ = [
+    "DIVERGING",
+    "SCHEMES",
+    "colorize",
+    "colormap_lut",
+    "default_domain",
+    "encode_png",
+    "image_heatmap",
+    "reduce_matrix",
+]
+
+# Vega's continuous scheme anchors (vega-scale palettes), hex RGB, low -> high.
+_SCHEME_ANCHORS = {
+    "redblue": "8c0d25bf363adf745ef4ae91fbdbc9f2efeed2e5ef9dcae15da2cb2f78b3134b85",
+    "blueorange": "134b852f78b35da2cb9dcae1d2e5eff2f0ebfce0bafbbf74e8932fc5690d994a07",
+    "viridis": (
+        "440154470e61481a6c482575472f7d443a834144873d4e8a39568c35608d31688e2d708e2a788e"
+        "27818e23888e21918d1f988b1fa08822a8842ab07f35b77943bf7154c56866cc5d7ad1518fd744"
+        "a5db36bcdf27d2e21be9e51afde725"
+    ),
+    "magma": (
+        "0000040404130b0924150e3720114b2c11603b0f704a107957157e651a80721f817f24828c2981"
+        "9a2e80a8327db6377ac43c75d1426fde4968e95462f1605df76f5cfa7f5efc8f65fe9f6dfeaf78"
+        "febf84fece91fddea0fcedaffcfdbf"
+    ),
+}
+SCHEMES = tuple(_SCHEME_ANCHORS)
+#: Schemes whose middle colour means "zero": their default domain is symmetric about 0.
+DIVERGING = frozenset({"redblue", "blueorange"})
+_LUT_SIZE = 256
+_REDUCE_MODES = ("stride", "mean", "maxabs")
+
+
+# ------------------------------------------------------------------------------ colours
+def _anchors(scheme: str) -> np.ndarray:
+    try:
+        hexes = _SCHEME_ANCHORS[scheme]
+    except KeyError:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}") from None
+    return np.array(
+        [[int(hexes[i + k : i + k + 2], 16) for k in (0, 2, 4)] for i in range(0, len(hexes), 6)],
+        dtype=np.float64,
+    )
+
+
+def colormap_lut(scheme: str, n: int = _LUT_SIZE) -> np.ndarray:
+    """(n, 3) uint8 lookup table: entry i is the scheme's colour at t = i / (n − 1)."""
+    anchors = _anchors(scheme)
+    t = np.linspace(0.0, 1.0, n)
+    pos = np.linspace(0.0, 1.0, len(anchors))
+    lut = np.stack([np.interp(t, pos, anchors[:, c]) for c in range(3)], axis=1)
+    return np.rint(lut).astype(np.uint8)
+
+
+def default_domain(matrix: np.ndarray, scheme: str) -> tuple[float, float]:
+    """Colour domain: symmetric [−m, m] for diverging schemes, [min, max] otherwise."""
+    finite = np.asarray(matrix, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
+    if finite.size == 0:
+        return (-1.0, 1.0) if scheme in DIVERGING else (0.0, 1.0)
+    if scheme in DIVERGING:
+        m = float(np.max(np.abs(finite)))
+        return (-m, m) if m > 0 else (-1.0, 1.0)
+    lo, hi = float(finite.min()), float(finite.max())
+    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+
+
+def colorize(
+    matrix: np.ndarray, *, scheme: str = "redblue", domain: tuple[float, float] | None = None
+) -> np.ndarray:
+    """(rows, cols, 4) uint8 RGBA image. Values outside `domain` saturate; NaN/inf -> transparent."""
+    values = np.asarray(matrix, dtype=np.float64)
+    if values.ndim != 2:
+        raise ValueError(f"matrix must be 2-D, got shape {values.shape}")
+    lo, hi = domain if domain is not None else default_domain(values, scheme)
+    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+        raise ValueError(f"domain must be two finite numbers lo < hi, got {domain!r}")
+    lut = colormap_lut(scheme)
+    finite = np.isfinite(values)
+    t = np.where(finite, (values - lo) / (hi - lo), 0.0)
+    idx = np.clip(np.rint(t * (_LUT_SIZE - 1)), 0, _LUT_SIZE - 1).astype(np.intp)
+    rgba = np.empty(values.shape + (4,), dtype=np.uint8)
+    rgba[..., :3] = lut[idx]
+    rgba[..., 3] = np.where(finite, 255, 0)
+    return rgba
+
+
+def encode_png(rgba: np.ndarray) -> bytes:
+    """PNG bytes of an (h, w, 4) or (h, w, 3) uint8 array (row 0 is the top row)."""
+    mode = "RGBA" if rgba.shape[-1] == 4 else "RGB"
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(rgba), mode=mode).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _data_url(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+# ---------------------------------------------------------------------------- reduction
+def _block_reduce_axis(values: np.ndarray, factor: int, axis: int, how: str) -> np.ndarray:
+    """Reduce blocks of `factor` along `axis` (the last block may be partial)."""
+    if factor == 1:
+        return values
+    n = values.shape[axis]
+    blocks = -(-n // factor)
+    pad = blocks * factor - n
+    moved = np.moveaxis(values, axis, -1)
+    if pad:
+        moved = np.concatenate(
+            [moved, np.full(moved.shape[:-1] + (pad,), np.nan, dtype=moved.dtype)], axis=-1
+        )
+    grouped = moved.reshape(moved.shape[:-1] + (blocks, factor))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN blocks -> NaN, quietly
+        if how == "mean":
+            out = np.nanmean(grouped, axis=-1)
+        else:  # maxabs: the signed value with the largest magnitude
+            magnitude = np.where(np.isnan(grouped), -1.0, np.abs(grouped))
+            pick = np.argmax(magnitude, axis=-1)[..., None]
+            out = np.take_along_axis(grouped, pick, axis=-1)[..., 0]
+    return np.moveaxis(out, -1, axis)
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def reduce_matrix(
+    matrix: np.ndarray,
+    max_rows: int,
+    max_cols: int,
+    how: str = "stride",
+    *,
+    row_name: str = "row",
+    col_name: str = "column",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """Shrink `matrix` to at most max_rows × max_cols.
+
+    Returns (reduced, row_idx, col_idx, note): row_idx/col_idx are the original indices of the
+    first row/column each output row/column stands for (for "stride", exactly the rows kept);
+    every output pixel covers the same number of input cells (the last block may be partial).
+    `note` is a short human sentence ("" when nothing was reduced). See the module docstring
+    for what each mode hides; mean-pooling blurs fast sinusoids.
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    if values.ndim != 2:
+        raise ValueError(f"matrix must be 2-D, got shape {values.shape}")
+    if how not in _REDUCE_MODES:
+        raise ValueError(f"how must be one of {_REDUCE_MODES}, got {how!r}")
+    if int(max_rows) < 1 or int(max_cols) < 1:
+        raise ValueError(f"max_rows and max_cols must be >= 1, got {max_rows}, {max_cols}")
+    rows, cols = values.shape
+    fr = max(1, -(-rows // int(max_rows)))
+    fc = max(1, -(-cols // int(max_cols)))
+    row_idx = np.arange(0, rows, fr)
+    col_idx = np.arange(0, cols, fc)
+    if fr == 1 and fc == 1:
+        return values, row_idx, col_idx, ""
+    if how == "stride":
+        reduced = values[::fr, ::fc]
+        parts = [f"every {_ordinal(f)} {name}" for f, name in ((fr, row_name), (fc, col_name)) if f > 1]
+        note = "shown at " + " and ".join(parts)
+    else:
+        reduced = _block_reduce_axis(_block_reduce_axis(values, fr, 0, how), fc, 1, how)
+        block = f"a block of {fr} × {fc} cells ({row_name} × {col_name})"
+        if how == "mean":
+            note = f"each pixel averages {block}; averaging blurs fast oscillations"
+        else:
+            note = f"each pixel shows the largest-magnitude value in {block}"
+    return reduced, row_idx, col_idx, note
+
+
+# -------------------------------------------------------------------------------- chart
+def _axis_geometry(values: np.ndarray | None, n: int, name: str) -> tuple[np.ndarray, float]:
+    """Centres and (uniform) spacing of the cells along one axis."""
+    if values is None:
+        return np.arange(n, dtype=np.float64), 1.0
+    centres = np.asarray(values, dtype=np.float64)
+    if centres.shape != (n,):
+        raise ValueError(f"{name} must have {n} entries (one per cell), got shape {centres.shape}")
+    if not np.all(np.isfinite(centres)):
+        raise ValueError(f"{name} must be finite")
+    if n == 1:
+        return centres, 1.0
+    steps = np.diff(centres)
+    step = float(steps[0])
+    if step <= 0 or not np.allclose(steps, step, rtol=1e-6, atol=1e-12 * abs(step)):
+        raise ValueError(f"{name} must be evenly spaced and increasing")
+    return centres, step
+
+
+def _hover_frame(
+    values: np.ndarray,
+    xc: np.ndarray,
+    dx: float,
+    yc: np.ndarray,
+    dy: float,
+    max_cells: int,
+    aspect: float,
+) -> tuple[pd.DataFrame, tuple[int, int]]:
+    """A coarse grid over the ORIGINAL matrix: one rect per block (at most `max_cells`, blocks
+    roughly square on screen for a plot of width/height = `aspect`), each carrying the exact
+    value at the block's centre cell (a tooltip never shows an averaged number)."""
+    rows, cols = values.shape
+    max_cells = max(1, int(max_cells))
+    n_cols = min(cols, max(1, round(math.sqrt(max_cells * aspect))))
+    n_rows = min(rows, max(1, max_cells // n_cols))
+    bc = -(-cols // n_cols)
+    br = -(-rows // n_rows)
+    r0 = np.arange(0, rows, br)
+    c0 = np.arange(0, cols, bc)
+    r1 = np.minimum(r0 + br, rows)
+    c1 = np.minimum(c0 + bc, cols)
+    rc = (r0 + r1 - 1) // 2
+    cc = (c0 + c1 - 1) // 2
+    R0, C0 = np.meshgrid(r0, c0, indexing="ij")
+    R1, C1 = np.meshgrid(r1, c1, indexing="ij")
+    RC, CC = np.meshgrid(rc, cc, indexing="ij")
+    frame = pd.DataFrame(
+        {
+            "x0": (xc[0] + (C0.ravel() - 0.5) * dx),
+            "x1": (xc[0] + (C1.ravel() - 0.5) * dx),
+            "y0": (yc[0] + (R0.ravel() - 0.5) * dy),
+            "y1": (yc[0] + (R1.ravel() - 0.5) * dy),
+            "xv": xc[CC.ravel()],
+            "yv": yc[RC.ravel()],
+            "value": values[RC.ravel(), CC.ravel()],
+        }
+    )
+    return frame, (br, bc)
+
+
+def image_heatmap(
+    matrix: np.ndarray,
+    *,
+    x_values: np.ndarray | None = None,
+    y_values: np.ndarray | None = None,
+    x_title: str = "x",
+    y_title: str = "y",
+    value_title: str = "value",
+    scheme: str = "redblue",
+    domain: tuple[float, float] | None = None,
+    width: int = 640,
+    height: int = 360,
+    max_pixels: tuple[int, int] = (1024, 1024),
+    reduce: str = "stride",
+    title: str | None = None,
+    y_down: bool = True,
+    hover_cells: int = 2500,
+    value_format: str = ".4~g",
+) -> alt.LayerChart:
+    """Draw a 2-D array as one colour-mapped image with real axes, a legend and hover readout.
+
+    matrix        (rows, cols) array: rows run along y, columns along x. NaN -> transparent.
+    x_values      centre of each column in data units (evenly spaced; default 0 … cols−1),
+                  e.g. dimension indices. y_values likewise for rows (e.g. positions).
+    *_title       axis / legend / tooltip titles.
+    scheme        one of SCHEMES (Vega scheme names; the legend uses the same scheme).
+    domain        (lo, hi) colour range; default symmetric about 0 for diverging schemes.
+    max_pixels    (W, H): larger matrices are reduced with `reduce` ("stride" | "mean" |
+                  "maxabs", see `reduce_matrix`); the subtitle says how.
+    y_down        row 0 at the top (matrix convention) with the y axis increasing downwards.
+    hover_cells   at most this many invisible hover rects; each reports the exact value at its
+                  centre cell.
+
+    Returns an `alt.LayerChart`; `chart.to_dict()["usermeta"]["imagechart"]` records the shape,
+    the reduction and the note.
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    if values.ndim != 2 or values.shape[0] < 1 or values.shape[1] < 1:
+        raise ValueError(f"matrix must be a non-empty 2-D array, got shape {values.shape}")
+    if scheme not in _SCHEME_ANCHORS:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    rows, cols = values.shape
+    xc, dx = _axis_geometry(x_values, cols, "x_values")
+    yc, dy = _axis_geometry(y_values, rows, "y_values")
+    lo, hi = domain if domain is not None else default_domain(values, scheme)
+    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+        raise ValueError(f"domain must be two finite numbers lo < hi, got {domain!r}")
+
+    max_w, max_h = max_pixels
+    reduced, row_idx, col_idx, note = reduce_matrix(
+        values, max_h, max_w, reduce, row_name=y_title, col_name=x_title
+    )
+    fr = int(row_idx[1] - row_idx[0]) if len(row_idx) > 1 else 1
+    fc = int(col_idx[1] - col_idx[0]) if len(col_idx) > 1 else 1
+
+    rgba = colorize(reduced, scheme=scheme, domain=(lo, hi))
+    if not y_down:
+        rgba = rgba[::-1]
+    url = _data_url(encode_png(rgba))
+
+    # Data-space extent. Axis domain = the cells' outer edges; the image covers whole blocks
+    # (the last block may stick out past the edge and is clipped), so every pixel sits exactly
+    # over the cells it stands for.
+    x_lo, x_hi = xc[0] - dx / 2, xc[-1] + dx / 2
+    y_lo, y_hi = yc[0] - dy / 2, yc[-1] + dy / 2
+    img_x_hi = x_lo + reduced.shape[1] * fc * dx
+    img_y_hi = y_lo + reduced.shape[0] * fr * dy
+
+    x_scale = alt.Scale(domain=[x_lo, x_hi], nice=False, zero=False)
+    y_scale = alt.Scale(domain=[y_lo, y_hi], nice=False, zero=False, reverse=y_down)
+    x_enc = alt.X("x0:Q", title=x_title, scale=x_scale)
+    y_enc = alt.Y("y0:Q", title=y_title, scale=y_scale)
+
+    image_df = pd.DataFrame(
+        {"url": [url], "x0": [x_lo], "x1": [img_x_hi], "y0": [y_lo], "y1": [img_y_hi]}
+    )
+    image = (
+        alt.Chart(image_df)
+        .mark_image(aspect=False, smooth=False, clip=True)
+        .encode(x=x_enc, x2="x1:Q", y=y_enc, y2="y1:Q", url="url:N")
+    )
+
+    hover_df, (br, bc) = _hover_frame(values, xc, dx, yc, dy, hover_cells, width / height)
+    tooltip = [
+        alt.Tooltip("yv:Q", title=y_title, format="~g"),
+        alt.Tooltip("xv:Q", title=x_title, format="~g"),
+        alt.Tooltip("value:Q", title=value_title, format=value_format),
+    ]
+    hover = (
+        alt.Chart(hover_df)
+        .mark_rect(opacity=0)
+        .encode(
+            x=x_enc,
+            x2="x1:Q",
+            y=y_enc,
+            y2="y1:Q",
+            color=alt.Color(
+                "value:Q",
+                title=value_title,
+                scale=alt.Scale(scheme=scheme, domain=[lo, hi], nice=False, zero=False, clamp=True),
+                legend=alt.Legend(title=value_title, gradientLength=max(50, int(height * 0.55))),
+            ),
+            tooltip=tooltip,
+        )
+    )
+
+    if title and note:
+        title_params = alt.TitleParams(title, subtitle=note, anchor="start")
+    elif title:
+        title_params = alt.TitleParams(title, anchor="start")
+    elif note:
+        title_params = alt.TitleParams(
+            note, anchor="start", fontSize=12, fontWeight="normal", color="#475569"
+        )
+    else:
+        title_params = None
+
+    chart = alt.layer(image, hover).properties(
+        width=width,
+        height=height,
+        usermeta={
+            "imagechart": {
+                "shape": [rows, cols],
+                "shown": [int(reduced.shape[0]), int(reduced.shape[1])],
+                "reduce": reduce if note else "none",
+                "factor": [fr, fc],
+                "hover_block": [br, bc],
+                "domain": [lo, hi],
+                "scheme": scheme,
+                "note": note,
+            }
+        },
+    )
+    if title_params is not None:
+        chart = chart.properties(title=title_params)
+    return chart

@@ -1,0 +1,246 @@
+"""explorer.imagechart: reduction, colour mapping, PNG encoding and the Altair spec."""
+
+import base64
+import io
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from explorer.imagechart import (
+    SCHEMES,
+    colorize,
+    colormap_lut,
+    default_domain,
+    image_heatmap,
+    reduce_matrix,
+)
+
+
+# ------------------------------------------------------------------------------ helpers
+def _spec(chart):
+    return chart.to_dict()
+
+
+def _layer_data(spec, i):
+    data = spec["layer"][i]["data"]
+    return data["values"] if "values" in data else spec["datasets"][data["name"]]
+
+
+def _png(spec) -> Image.Image:
+    url = _layer_data(spec, 0)[0]["url"]
+    assert url.startswith("data:image/png;base64,")
+    return Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+
+
+def _hex(rgb) -> str:
+    return "#%02x%02x%02x" % tuple(int(c) for c in rgb[:3])
+
+
+# -------------------------------------------------------------------------- reduce_matrix
+def test_reduce_matrix_no_reduction_returns_input_and_empty_note():
+    m = np.arange(12.0).reshape(3, 4)
+    reduced, rows, cols, note = reduce_matrix(m, 3, 4)
+    assert reduced.shape == (3, 4)
+    np.testing.assert_array_equal(reduced, m)
+    np.testing.assert_array_equal(rows, [0, 1, 2])
+    np.testing.assert_array_equal(cols, [0, 1, 2, 3])
+    assert note == ""
+
+
+@pytest.mark.parametrize("how", ["stride", "mean", "maxabs"])
+@pytest.mark.parametrize(
+    "shape, limits, expected",
+    [
+        ((1000, 64), (256, 64), (250, 64)),  # factor 4 along rows only
+        ((1001, 64), (256, 64), (251, 64)),  # partial last block
+        ((10, 10), (3, 10), (3, 10)),  # factor 4: blocks 0-3, 4-7, 8-9
+        ((4096, 1024), (1024, 1024), (1024, 1024)),
+        ((7, 300), (7, 100), (7, 100)),  # columns only
+    ],
+)
+def test_reduce_matrix_shapes_fit_the_limits(how, shape, limits, expected):
+    m = np.random.default_rng(0).normal(size=shape)
+    reduced, rows, cols, note = reduce_matrix(m, *limits, how)
+    assert reduced.shape == expected
+    assert reduced.shape[0] <= limits[0] and reduced.shape[1] <= limits[1]
+    assert len(rows) == reduced.shape[0] and len(cols) == reduced.shape[1]
+    assert rows[0] == 0 and cols[0] == 0
+    assert note != ""
+
+
+def test_reduce_matrix_stride_keeps_exact_rows_and_says_so():
+    m = np.arange(20.0)[:, None] * 10 + np.arange(6.0)[None, :]
+    reduced, rows, cols, note = reduce_matrix(m, 5, 6, "stride", row_name="position")
+    np.testing.assert_array_equal(rows, [0, 4, 8, 12, 16])
+    np.testing.assert_array_equal(reduced, m[rows])
+    assert note == "shown at every 4th position"
+    _, _, _, note2 = reduce_matrix(m, 10, 3, "stride", row_name="position", col_name="dimension")
+    assert note2 == "shown at every 2nd position and every 2nd dimension"
+
+
+def test_reduce_matrix_mean_averages_blocks_including_partial_last_block():
+    m = np.arange(10.0)[:, None] * np.ones((1, 2))
+    reduced, rows, _, note = reduce_matrix(m, 3, 2, "mean")
+    np.testing.assert_allclose(reduced[:, 0], [1.5, 5.5, 8.5])  # (0..3), (4..7), (8, 9)
+    np.testing.assert_array_equal(rows, [0, 4, 8])
+    assert "averages" in note and "blurs" in note
+
+
+def test_reduce_matrix_mean_blurs_a_fast_sinusoid_but_maxabs_keeps_its_envelope():
+    p = np.arange(1024)
+    fast = np.sin(p * np.pi / 2 + 0.3)[:, None]  # period 4 positions
+    mean, _, _, _ = reduce_matrix(fast, 256, 1, "mean")
+    maxabs, _, _, note = reduce_matrix(fast, 256, 1, "maxabs")
+    assert np.max(np.abs(mean)) < 1e-9  # averages to zero: looks flat
+    assert np.min(np.abs(maxabs)) > 0.9  # the envelope survives
+    assert "largest-magnitude" in note
+
+
+def test_reduce_matrix_maxabs_keeps_the_sign_and_ignores_nan():
+    m = np.array([[1.0, -5.0, 2.0, np.nan], [0.5, 4.0, np.nan, np.nan]])
+    reduced, _, _, _ = reduce_matrix(m, 1, 2, "maxabs")
+    np.testing.assert_array_equal(reduced, [[-5.0, 2.0]])
+
+
+def test_reduce_matrix_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="how"):
+        reduce_matrix(np.zeros((4, 4)), 2, 2, "median")
+    with pytest.raises(ValueError, match="2-D"):
+        reduce_matrix(np.zeros(4), 2, 2)
+    with pytest.raises(ValueError, match="max_rows"):
+        reduce_matrix(np.zeros((4, 4)), 0, 2)
+
+
+# ------------------------------------------------------------------------------- colours
+def test_lut_endpoints_are_the_vega_scheme_anchors():
+    # First/middle/last anchors of Vega's redblue, viridis and magma palettes.
+    lut = colormap_lut("redblue")
+    assert lut.shape == (256, 3) and lut.dtype == np.uint8
+    assert _hex(lut[0]) == "#8c0d25" and _hex(lut[-1]) == "#134b85"
+    assert _hex(colormap_lut("viridis")[0]) == "#440154"
+    assert _hex(colormap_lut("viridis")[-1]) == "#fde725"
+    assert _hex(colormap_lut("magma")[-1]) == "#fcfdbf"
+    assert _hex(colormap_lut("redblue", 11)[5]) == "#f2efee"  # the diverging midpoint
+
+
+def test_every_scheme_has_a_lut():
+    for scheme in SCHEMES:
+        assert colormap_lut(scheme).shape == (256, 3)
+    with pytest.raises(ValueError, match="scheme"):
+        colormap_lut("jet")
+
+
+def test_colorize_maps_domain_ends_and_nan():
+    m = np.array([[-1.0, 0.0, 1.0, np.nan, 5.0]])
+    rgba = colorize(m, scheme="redblue", domain=(-1, 1))
+    lut = colormap_lut("redblue")
+    assert tuple(rgba[0, 0, :3]) == tuple(lut[0])
+    assert tuple(rgba[0, 2, :3]) == tuple(lut[-1])
+    assert tuple(rgba[0, 4, :3]) == tuple(lut[-1])  # saturates above the domain
+    assert rgba[0, 3, 3] == 0  # NaN is transparent
+    assert rgba[0, 0, 3] == 255
+
+
+def test_default_domain_is_symmetric_for_diverging_schemes():
+    m = np.array([[-0.2, 0.7]])
+    assert default_domain(m, "redblue") == (-0.7, 0.7)
+    assert default_domain(m, "viridis") == (-0.2, 0.7)
+    assert default_domain(np.zeros((2, 2)), "redblue") == (-1.0, 1.0)
+    assert default_domain(np.full((2, 2), 3.0), "viridis") == (2.5, 3.5)
+
+
+# ---------------------------------------------------------------------------- the chart
+def test_chart_spec_has_one_image_mark_axes_legend_and_tooltips():
+    m = np.random.default_rng(1).normal(size=(40, 16))
+    chart = image_heatmap(
+        m, x_title="dimension", y_title="position", value_title="PE", title="Encoding"
+    )
+    spec = _spec(chart)
+    image, hover = spec["layer"]
+    assert image["mark"]["type"] == "image"
+    assert image["mark"]["aspect"] is False and image["mark"]["smooth"] is False
+    assert image["encoding"]["url"]["field"] == "url"
+    assert image["encoding"]["x"]["title"] == "dimension"
+    assert image["encoding"]["y"]["title"] == "position"
+    assert {"x2", "y2"} <= set(image["encoding"])
+    assert len(_layer_data(spec, 0)) == 1
+    assert hover["mark"]["type"] == "rect"
+    assert hover["encoding"]["color"]["scale"]["scheme"] == "redblue"
+    assert hover["encoding"]["color"]["legend"]["title"] == "PE"
+    assert [t["title"] for t in hover["encoding"]["tooltip"]] == ["position", "dimension", "PE"]
+    assert spec["title"]["text"] == "Encoding"
+    assert spec["usermeta"]["imagechart"]["reduce"] == "none"
+
+
+def test_axis_domains_are_cell_edges_and_y_points_down():
+    m = np.zeros((5, 4))
+    spec = _spec(image_heatmap(m, x_values=np.arange(10, 14), y_values=np.arange(0, 50, 10)))
+    x = spec["layer"][0]["encoding"]["x"]["scale"]
+    y = spec["layer"][0]["encoding"]["y"]["scale"]
+    assert x["domain"] == [9.5, 13.5]
+    assert y["domain"] == [-5.0, 45.0]
+    assert y["reverse"] is True
+
+
+def test_png_has_the_matrix_size_and_known_pixel_colours():
+    m = np.zeros((6, 9))
+    m[0, 0] = 1.0  # top-left: the top of the domain
+    m[5, 8] = -1.0  # bottom-right: the bottom
+    m[2, 3] = np.nan
+    spec = _spec(image_heatmap(m, scheme="redblue", domain=(-1, 1)))
+    img = _png(spec).convert("RGBA")
+    assert img.size == (9, 6)  # (width = columns, height = rows)
+    lut = colormap_lut("redblue")
+    assert img.getpixel((0, 0))[:3] == tuple(int(c) for c in lut[-1])
+    assert img.getpixel((8, 5))[:3] == tuple(int(c) for c in lut[0])
+    assert img.getpixel((3, 2))[3] == 0  # NaN -> transparent
+    # y_down=False puts row 0 at the bottom of the image.
+    flipped = _png(_spec(image_heatmap(m, domain=(-1, 1), y_down=False))).convert("RGBA")
+    assert flipped.getpixel((0, 5))[:3] == tuple(int(c) for c in lut[-1])
+
+
+def test_large_matrix_is_reduced_and_the_subtitle_says_how():
+    m = np.random.default_rng(2).normal(size=(4096, 1024))
+    chart = image_heatmap(
+        m, x_title="dimension", y_title="position", value_title="PE",
+        title="Big", max_pixels=(512, 1024),
+    )
+    spec = _spec(chart)
+    img = _png(spec)
+    assert img.size == (512, 1024)
+    meta = spec["usermeta"]["imagechart"]
+    assert meta["shape"] == [4096, 1024] and meta["shown"] == [1024, 512]
+    assert meta["factor"] == [4, 2] and meta["reduce"] == "stride"
+    assert spec["title"]["subtitle"] == "shown at every 4th position and every 2nd dimension"
+    # The hover grid stays coarse, and the whole spec stays small enough to ship.
+    assert len(_layer_data(spec, 1)) <= 2500
+    assert len(json.dumps(spec)) < 5_000_000
+
+
+def test_note_without_title_becomes_the_title():
+    spec = _spec(image_heatmap(np.zeros((300, 4)), max_pixels=(4, 100), reduce="mean"))
+    assert "averages" in spec["title"]["text"]
+
+
+def test_hover_values_are_exact_samples_of_the_original_matrix():
+    m = np.arange(200.0).reshape(100, 2)
+    spec = _spec(image_heatmap(m, hover_cells=50))
+    rows = _layer_data(spec, 1)
+    assert len(rows) <= 50
+    for row in rows:
+        assert row["value"] == m[int(row["yv"]), int(row["xv"])]
+
+
+def test_bad_inputs_raise_value_errors():
+    with pytest.raises(ValueError, match="x_values"):
+        image_heatmap(np.zeros((2, 3)), x_values=[0, 1, 5])
+    with pytest.raises(ValueError, match="y_values"):
+        image_heatmap(np.zeros((2, 3)), y_values=[0, 1, 2])
+    with pytest.raises(ValueError, match="scheme"):
+        image_heatmap(np.zeros((2, 3)), scheme="rainbow")
+    with pytest.raises(ValueError, match="domain"):
+        image_heatmap(np.zeros((2, 3)), domain=(1, 1))
+    with pytest.raises(ValueError, match="2-D"):
+        image_heatmap(np.zeros(3))
