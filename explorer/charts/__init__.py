@@ -1,0 +1,1 @@
+"""Pure chart builders, one module per page: data -> alt.Chart (no Streamlit calls)."""

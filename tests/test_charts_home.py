@@ -1,0 +1,124 @@
+"""Chart builders of the home page (explorer/charts/home.py), checked through chart.to_dict()."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer.charts import home
+
+
+def layers(spec: dict) -> list[dict]:
+    return spec["layer"]
+
+
+def rows(spec: dict, layer: dict) -> list[dict]:
+    """The data rows a layer draws (its own named dataset, else the chart's)."""
+    name = (layer.get("data") or spec["data"])["name"]
+    return spec["datasets"][name]
+
+
+def marks(spec: dict) -> list[str]:
+    return [ly["mark"]["type"] if isinstance(ly["mark"], dict) else ly["mark"] for ly in layers(spec)]
+
+
+def test_token_labels_unique_for_repeated_words():
+    assert home.token_labels(["the", "cat", "the"]) == ["0 the", "1 cat", "2 the"]
+
+
+# ------------------------------------------------------------------------------- shuffle diagram
+def test_shuffle_diagram_draws_both_rows_and_the_moves():
+    words = ["the", "cat", "sat", "on"]
+    perm = np.array([2, 0, 3, 1])  # shuffled = sat the on cat
+    spec = home.shuffle_diagram(words, perm).to_dict()
+    assert marks(spec) == ["rule", "text", "text"]
+    link, text, names = layers(spec)
+    shown = rows(spec, text)
+    top = [r["word"] for r in shown if r["row"] == "original"]
+    bottom = [r["word"] for r in shown if r["row"] == "shuffled"]
+    assert top == words and bottom == ["sat", "the", "on", "cat"]
+    moves = sorted((r["x"], r["x2"]) for r in rows(spec, link))
+    assert moves == sorted((float(perm[i]), float(i)) for i in range(4))  # old place -> new place
+    assert {r["row"] for r in rows(spec, names)} == {"original", "shuffled"}
+    assert spec["config"]["axis"]["labelFontSize"] >= 13
+    assert text["mark"]["fontSize"] >= 13
+
+
+def test_shuffle_diagram_crowded_sentence_stays_legible():
+    words = [f"verylongword{i}" for i in range(24)]
+    spec = home.shuffle_diagram(words, np.roll(np.arange(24), 1)).to_dict()
+    text = layers(spec)[1]
+    assert text["mark"]["fontSize"] >= 13
+    shown = rows(spec, text)
+    assert all(len(r["word"]) <= 7 for r in shown)  # truncated with an ellipsis
+    ys = {r["y"] for r in shown if r["row"] == "original"}
+    assert len(ys) == 2  # staggered
+
+
+def test_shuffle_diagram_rejects_a_bad_perm():
+    with pytest.raises(ValueError, match="perm"):
+        home.shuffle_diagram(["a", "b"], [0, 0])
+
+
+# ---------------------------------------------------------------------------- attention heatmap
+def test_attention_heatmap_small_has_values_and_fixed_scale():
+    w = np.array([[0.7, 0.3], [0.25, 0.75]])
+    spec = home.attention_heatmap(w, ["dog", "bites"], title="Original sentence", subtitle="A(X)",
+                                  vmax=0.9).to_dict()
+    assert marks(spec) == ["rect", "text"]
+    rect, text = layers(spec)
+    assert rect["encoding"]["x"]["field"] == "key" and rect["encoding"]["y"]["field"] == "query"
+    assert rect["encoding"]["x"]["sort"] == ["0 dog", "1 bites"]
+    assert rect["encoding"]["color"]["scale"]["domain"] == [0, 0.9]
+    assert text["encoding"]["text"]["format"] == ".2f"
+    data = {(r["query"], r["key"]): r["weight"] for r in rows(spec, rect)}
+    assert data == {("0 dog", "0 dog"): 0.7, ("0 dog", "1 bites"): 0.3,
+                    ("1 bites", "0 dog"): 0.25, ("1 bites", "1 bites"): 0.75}
+    assert spec["title"]["text"] == "Original sentence" and spec["title"]["subtitle"] == "A(X)"
+    assert spec["config"]["axis"]["labelFontSize"] >= 13
+
+
+def test_attention_heatmap_large_drops_values_and_shows_positions():
+    n = 20
+    w = np.full((n, n), 1 / n)
+    spec = home.attention_heatmap(w, [f"w{i}" for i in range(n)], title="t").to_dict()
+    assert marks(spec) == ["rect"]
+    assert len(rows(spec, layers(spec)[0])) == n * n
+    axis = layers(spec)[0]["encoding"]["x"]["axis"]
+    assert "split(datum.label" in axis["labelExpr"]
+    assert spec["height"] >= 17 * n  # room for every row label at >= 13 px
+    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, pytest.approx(1 / n)]
+
+
+def test_attention_heatmap_shape_mismatch():
+    with pytest.raises(ValueError, match="weights must have shape"):
+        home.attention_heatmap(np.zeros((2, 3)), ["a", "b"], title="t")
+
+
+# ------------------------------------------------------------------------- equivariance scatter
+def test_scatter_on_the_diagonal_when_blind():
+    y = np.array([[0.5, -1.0], [2.0, 0.0]])
+    spec = home.equivariance_scatter(y, y + 1e-17, pe="none", gap=1e-16).to_dict()
+    assert marks(spec) == ["line", "circle"]
+    assert "every dot is on the diagonal" in spec["title"]["text"]
+    assert "no position signal" in spec["title"]["text"]
+    line, dots = layers(spec)
+    pts = rows(spec, dots)
+    assert [r["expected"] for r in pts] == [0.5, -1.0, 2.0, 0.0]
+    diag = rows(spec, line)
+    assert [(r["expected"], r["actual"]) for r in diag] == [(d["expected"], d["expected"]) for d in diag]
+    assert diag[0]["expected"] < -1.0 and diag[1]["expected"] > 2.0  # covers every point
+    assert dots["encoding"]["x"]["title"] == "original outputs, re-ordered like the words"
+    assert dots["encoding"]["y"]["title"] == "outputs for the shuffled sentence"
+
+
+@pytest.mark.parametrize("pe", ["sinusoidal", "learned", "rope"])
+def test_scatter_leaves_the_diagonal_with_a_position_signal(pe):
+    e = np.array([0.0, 1.0, 2.0])
+    a = np.array([0.5, 1.0, 1.0])
+    spec = home.equivariance_scatter(e, a, pe=pe, gap=1.0).to_dict()
+    assert "leave the diagonal" in spec["title"]["text"]
+    assert home.PE_LABELS[pe] in spec["title"]["text"]
+    assert "1" in spec["title"]["subtitle"]
+    diffs = [r["difference"] for r in rows(spec, layers(spec)[1])]
+    assert diffs == [0.5, 0.0, -1.0]

@@ -1,0 +1,195 @@
+"""The "Compare methods" page through Streamlit's AppTest: defaults, every control at its minimum and
+maximum, garbage in every URL parameter; the table cells are checked against independent checks
+(hand-written score loops in tests/_attention_reference.py)."""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+from streamlit.testing.v1 import AppTest
+
+from _attention_reference import ref_score
+from _posenc_reference_impl import ref_alibi_slopes
+from explorer.charts.compare import COLUMNS, METHOD_LABELS
+from posenc import attention as att
+from posenc import learned_table
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "6_Compare_methods.py")
+KEYS = ("head_dim", "train_len", "target_len", "base", "seed", "alibi_head")
+REL, ORDER, EXTRA, PARAMS, INJECTS = COLUMNS[1:]
+MINIMUM = {"head_dim": 2, "train_len": 16, "target_len": 17, "base": 10, "seed": 0, "alibi_head": 1}
+MAXIMUM = {"head_dim": 256, "train_len": 2048, "target_len": 4096, "base": 1000000, "seed": 9999, "alibi_head": 8}
+GARBAGE = {"head_dim": "odd", "train_len": "NaN", "target_len": "1e400", "base": "-1", "seed": "3.5",
+           "alibi_head": "99"}
+
+
+def run(at=None, **query):
+    if at is None:
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        for key, value in query.items():
+            at.query_params[key] = str(value)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def table(at):
+    (t,) = at.table
+    return t.value
+
+
+def url_notice_about(at, key):
+    return any("could not be used" in w.value and key in w.value.replace("\\", "") for w in at.warning)
+
+
+def number_after(text, label):
+    match = re.search(re.escape(label) + r" ([-+0-9.e]+)", text)
+    assert match, f"{label!r} not in {text!r}"
+    return float(match.group(1))
+
+
+def chart(at):
+    (c,) = at.get("vega_lite_chart")
+    spec = json.loads(c.proto.spec)
+    (dataset,) = [d for d in c.proto.datasets if d.name == spec["data"]["name"]]
+    return spec, convert_arrow_bytes_to_pandas_df(dataset.data.data)
+
+
+def assert_page_complete(at, *, dim, L, T):
+    assert at.title[0].value == "Compare methods"
+    assert len(at.latex) >= 1
+    assert any("What to notice" in md.value for md in at.markdown)
+    t = table(at)
+    assert list(t.index) == list(METHOD_LABELS.values())
+    assert list(t.columns) == list(COLUMNS[1:])
+    # the verdicts every setting must give
+    assert t.loc["RoPE", REL].startswith("✓") and t.loc["ALiBi", REL].startswith("✓")
+    assert t.loc["Sinusoidal", REL].startswith("✗") and t.loc["Learned absolute", REL].startswith("✗")
+    assert t.loc["NoPE (none)", REL].startswith("— no position signal")
+    assert number_after(t.loc["RoPE", REL], "max dev") < 1e-9
+    assert t.loc["NoPE (none)", ORDER].startswith("✗") and number_after(t.loc["NoPE (none)", ORDER], "gap") < 1e-12
+    for label in ("Sinusoidal", "Learned absolute", "RoPE", "ALiBi"):
+        assert t.loc[label, ORDER].startswith("✓") and number_after(t.loc[label, ORDER], "gap") > 1e-6
+    assert t.loc["Learned absolute", EXTRA].startswith(
+        f"✗ ValueError: positions must be < max_len={L}, got {T - 1}")
+    for label in ("Sinusoidal", "RoPE", "ALiBi", "NoPE (none)"):
+        assert t.loc[label, EXTRA].startswith(f"✓ scores finite up to position {T - 1}")
+    assert t.loc["Learned absolute", PARAMS] == f"{L * dim:,} = L·d = {L}·{dim}"
+    assert all(t.loc[x, PARAMS].startswith("0 ") for x in ("Sinusoidal", "RoPE", "ALiBi", "NoPE (none)"))
+    assert t.loc["RoPE", INJECTS].startswith("rotates q and k") and "Δv 0" in t.loc["RoPE", INJECTS]
+    assert t.loc["ALiBi", INJECTS].startswith("bias on the attention logits")
+    assert t.loc["NoPE (none)", INJECTS].startswith("nowhere")
+    # the chart: one curve per method over 0 … T−1, learned only up to L−1, a rule at L
+    spec, data = chart(at)
+    counts = data.groupby("method").size().to_dict()
+    assert counts.pop("Learned absolute") == L and set(counts.values()) == {T}
+    assert spec["spec"]["layer"][1]["encoding"]["x"]["datum"] == L
+
+
+# --- defaults ----------------------------------------------------------------------------------
+def test_defaults():
+    at = run()
+    assert at.slider(key="head_dim").value == 64
+    assert at.number_input(key="train_len").value == 128
+    assert at.number_input(key="target_len").value == 512
+    assert not at.warning and not at.error
+    assert_page_complete(at, dim=64, L=128, T=512)
+    t = table(at)
+    assert t.loc["Learned absolute", PARAMS] == "8,192 = L·d = 128·64"
+    # ALiBi head 4 of 8: slope 1/16; moving a token by t = 64 changes its bias by 4
+    assert "bias Δ 4" in t.loc["ALiBi", INJECTS]
+    assert "constant along diagonals (dev 0)" in t.loc["ALiBi", REL]
+
+
+# --- cells against independent checks -----------------------------------------------------------
+@pytest.mark.parametrize("seed", [0, 7])
+def test_cells_match_independent_checks(seed):
+    d, L, T, head = 6, 16, 24, 2
+    at = run(head_dim=d, train_len=L, target_len=T, seed=seed, alibi_head=head, base=100)
+    assert_page_complete(at, dim=d, L=L, T=T)
+    t = table(at)
+    slope = ref_alibi_slopes(8)[head - 1]
+    x_q, x_k = att.token_embeddings(["query", "key"], d, seed=seed)  # the page's seeded inputs
+    w_q, w_k, _ = att.seeded_projections(d, seed=seed)
+    tab = learned_table(L, d, seed=seed, std=1.0)
+    n, shift = L // 2, L - L // 2
+
+    def s(method, m, k):
+        return ref_score(method, x_q, x_k, m, k, w_q, w_k, table=tab, slope=slope, base=100.0)
+
+    for method in ("sinusoidal", "learned", "rope", "alibi"):
+        dev = max(abs(s(method, m, k) - s(method, m + shift, k + shift)) for m in range(n) for k in range(n))
+        shown = number_after(t.loc[METHOD_LABELS[method], REL], "max dev")
+        if dev < 1e-9:
+            assert shown < 1e-9 and t.loc[METHOD_LABELS[method], REL].startswith("✓")
+        else:
+            assert shown == pytest.approx(dev, rel=5e-3) and t.loc[METHOD_LABELS[method], REL].startswith("✗")
+        assert f"(shift by {shift})" in t.loc[METHOD_LABELS[method], REL]
+    # NoPE: the same score at every (m, n)
+    nope = [s("nope", m, k) for m in range(L) for k in range(L)]
+    assert max(nope) - min(nope) < 1e-12
+    # the chart's curves are the scores of the query at 0 against keys at 0 … T−1
+    _, data = chart(at)
+    rope = data[data["method"] == "RoPE"].sort_values("distance")
+    np.testing.assert_allclose(rope["score"].to_numpy(), [s("rope", 0, k) for k in range(T)], atol=1e-12)
+    alibi = data[data["method"] == "ALiBi"].sort_values("distance")
+    np.testing.assert_allclose(alibi["score"].to_numpy(), [s("alibi", 0, k) for k in range(T)], atol=1e-12)
+    # ALiBi's bias change when a token moves by `shift`
+    assert number_after(t.loc["ALiBi", INJECTS], "bias Δ") == pytest.approx(slope * shift, rel=1e-2)
+
+
+# --- controls at their minimum and maximum --------------------------------------------------------
+def test_every_control_at_its_minimum():
+    at = run(**MINIMUM)
+    assert not any(url_notice_about(at, key) for key in KEYS)
+    assert at.slider(key="head_dim").value == 2
+    assert_page_complete(at, dim=2, L=16, T=17)
+
+
+def test_every_control_at_its_maximum():
+    at = run(**MAXIMUM)
+    assert not any(url_notice_about(at, key) for key in KEYS)
+    assert at.number_input(key="target_len").value == 4096
+    assert_page_complete(at, dim=256, L=2048, T=4096)
+
+
+def test_widgets_changed_in_the_session():
+    at = run()
+    at.slider(key="head_dim").set_value(8)
+    at.number_input(key="train_len").set_value(32)
+    run(at)
+    at.number_input(key="target_len").set_value(40)
+    at.slider(key="alibi_head").set_value(8)
+    run(at)
+    assert_page_complete(at, dim=8, L=32, T=40)
+
+
+def test_test_length_not_beyond_L_is_clamped():
+    at = run(train_len=300, target_len=200)
+    assert at.number_input(key="target_len").value == 301
+    assert url_notice_about(at, "target_len")
+    assert_page_complete(at, dim=64, L=300, T=301)
+
+
+def test_shared_keys_beyond_this_page_range_are_clamped():
+    at = run(train_len=4096, target_len=16384)  # fine on "Context extension", too big here
+    assert at.number_input(key="train_len").value == 2048
+    assert at.number_input(key="target_len").value == 4096
+    assert_page_complete(at, dim=64, L=2048, T=4096)
+
+
+# --- garbage in the URL -------------------------------------------------------------------------
+@pytest.mark.parametrize("key", KEYS)
+def test_garbage_in_one_url_parameter(key):
+    at = run(**{key: GARBAGE[key]})
+    assert url_notice_about(at, key)
+    assert_page_complete(at, dim=64, L=128, T=512)
+
+
+def test_garbage_in_every_url_parameter_at_once():
+    at = run(**GARBAGE)
+    assert all(url_notice_about(at, key) for key in KEYS)
+    assert_page_complete(at, dim=64, L=128, T=512)

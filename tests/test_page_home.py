@@ -1,0 +1,236 @@
+"""The home page (app.py, "Why position matters") through Streamlit's AppTest: defaults, every
+position signal, every control at its minimum and maximum, garbage in every URL parameter, an empty
+and a 500-word sentence; the gaps shown are checked against a hand-written attention head."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+from streamlit.testing.v1 import AppTest
+
+from _attention_reference import ref_gap_both, ref_gap_rows, ref_head
+from _posenc_reference_impl import ref_sinusoidal_row
+from explorer.params import get
+from posenc import attention as att
+from posenc import learned_table
+
+PAGE = str(Path(__file__).resolve().parent.parent / "app.py")
+PES = ("none", "sinusoidal", "learned", "rope")
+DEFAULT_WORDS = ["the", "cat", "sat", "on", "the", "mat"]
+KEYS = ("sentence", "shuffle_seed", "seed", "d_model", "home_pe")
+N_CHARTS = 5  # shuffle diagram, scatter, three heatmaps
+GARBAGE = {
+    "sentence": "x" * 301,  # longer than the parameter allows
+    "shuffle_seed": "abc",
+    "seed": "-3",
+    "d_model": "1e99",
+    "home_pe": "t5",
+}
+
+
+def run(at=None, **query):
+    """Run the page (a fresh session seeded from `query` unless `at` is given); assert no exception."""
+    if at is None:
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        for key, value in query.items():
+            at.query_params[key] = str(value)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def url_notice_about(at, key):
+    """Whether the page's "link could not be used" warning names `key` (markdown escapes removed)."""
+    return any("could not be used" in w.value and key in w.value.replace("\\", "") for w in at.warning)
+
+
+def gaps(at):
+    shown = {m.label: m.value for m in at.metric}
+    return float(shown["Output difference"]), float(shown["Attention difference"])
+
+
+def chart_data(at, index, layer=0):
+    proto = at.get("vega_lite_chart")[index].proto
+    spec = json.loads(proto.spec)
+    name = spec["layer"][layer].get("data", spec.get("data"))["name"]
+    (dataset,) = [d for d in proto.datasets if d.name == name]
+    return convert_arrow_bytes_to_pandas_df(dataset.data.data)
+
+
+def specs(at):
+    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+
+
+def diagram_words(at):
+    rows = chart_data(at, 0, layer=1)
+    return rows.loc[rows["row"] == "original", "word"].tolist(), rows.loc[rows["row"] == "shuffled", "word"].tolist()
+
+
+def independent_gaps(words, *, pe, dim=16, seed=0, shuffle_seed=0):
+    """The head written out as loops (tests/_attention_reference.py), on the same seeded inputs."""
+    perm = att.shuffle_permutation(words, seed=shuffle_seed)
+    w_q, w_k, w_v = att.seeded_projections(dim, seed=seed)
+    n = len(words)
+    pe_rows = {"sinusoidal": [ref_sinusoidal_row(p, dim) for p in range(n)],
+               "learned": learned_table(24, dim, seed=seed, std=1.0)[:n]}.get(pe)
+    x = att.token_embeddings(words, dim, seed=seed)
+    xs = att.token_embeddings([words[i] for i in perm], dim, seed=seed)
+    a, y = ref_head(x, w_q, w_k, w_v, pe=pe_rows, rope=pe == "rope")
+    a2, y2 = ref_head(xs, w_q, w_k, w_v, pe=pe_rows, rope=pe == "rope")
+    return ref_gap_rows(y, y2, perm), ref_gap_both(a, a2, perm), a
+
+
+def assert_page_complete(at, pe):
+    assert at.title[0].value == "Why position matters"
+    assert len(at.get("vega_lite_chart")) == N_CHARTS
+    assert len(at.latex) >= 1
+    assert any("What to notice" in md.value for md in at.markdown)
+    out_gap, attn_gap = gaps(at)
+    scatter_title = specs(at)[1]["title"]["text"]
+    if pe == "none":
+        assert out_gap < 1e-12 and attn_gap < 1e-12
+        assert "every dot is on the diagonal" in scatter_title
+        assert any("Blind to order" in w.value for w in at.warning)
+    else:
+        assert out_gap > 1e-6 and attn_gap > 1e-6
+        assert "leave the diagonal" in scatter_title
+        assert any("Order matters" in s.value for s in at.success)
+
+
+def assert_matches_independent(at, words, pe, **kw):
+    out_gap, attn_gap = gaps(at)
+    ref_out, ref_attn, ref_weights = independent_gaps(words, pe=pe, **kw)
+    if pe == "none":
+        assert ref_out < 1e-12 and ref_attn < 1e-12
+    else:
+        assert out_gap == pytest.approx(ref_out, abs=1e-3) and attn_gap == pytest.approx(ref_attn, abs=1e-3)
+    heat = chart_data(at, 2)  # original sentence's weights
+    n = len(words)
+    assert len(heat) == n * n
+    np.testing.assert_allclose(heat["weight"].to_numpy().reshape(n, n), ref_weights, atol=1e-12)
+
+
+# --- defaults ----------------------------------------------------------------------------------
+def test_defaults():
+    at = run()
+    assert_page_complete(at, "none")
+    assert at.segmented_control(key="home_pe").value == "none"
+    assert at.text_input(key="sentence").value == "the cat sat on the mat"
+    original, shuffled = diagram_words(at)
+    assert original == DEFAULT_WORDS and sorted(shuffled) == sorted(DEFAULT_WORDS) and shuffled != original
+    assert not at.error and not at.info
+    assert_matches_independent(at, DEFAULT_WORDS, "none")
+
+
+# --- each position signal ------------------------------------------------------------------------
+@pytest.mark.parametrize("pe", PES)
+def test_each_pe_from_the_url(pe):
+    at = run(home_pe=pe)
+    assert at.segmented_control(key="home_pe").value == pe
+    assert_page_complete(at, pe)
+    assert_matches_independent(at, DEFAULT_WORDS, pe)
+
+
+def test_switching_pe_with_the_widget():
+    at = run()
+    for pe in ("rope", "learned", "sinusoidal", "none"):
+        at.segmented_control(key="home_pe").set_value(pe)
+        run(at)
+        assert_page_complete(at, pe)
+
+
+# --- controls at their minimum and maximum --------------------------------------------------------
+@pytest.mark.parametrize("pe", PES)
+@pytest.mark.parametrize("extreme", ["min", "max"])
+def test_controls_at_extremes(pe, extreme):
+    values = {"d_model": 2, "seed": 0, "shuffle_seed": 0} if extreme == "min" else \
+        {"d_model": 64, "seed": 9999, "shuffle_seed": 9999}
+    at = run(home_pe=pe, **values)
+    assert not any(url_notice_about(at, key) for key in KEYS)  # every value is allowed
+    assert at.slider(key="d_model").value == values["d_model"]
+    assert_page_complete(at, pe)
+    assert_matches_independent(at, DEFAULT_WORDS, pe, dim=values["d_model"], seed=values["seed"],
+                               shuffle_seed=values["shuffle_seed"])
+
+
+def test_d_model_beyond_the_page_cap_is_clamped():
+    at = run(d_model=512)  # valid for the registry (shared key), too big for this toy
+    assert at.slider(key="d_model").value == 64
+    assert url_notice_about(at, "d_model")
+    assert_page_complete(at, "none")
+
+
+# --- garbage in the URL -------------------------------------------------------------------------
+@pytest.mark.parametrize("key", KEYS)
+def test_garbage_in_one_url_parameter(key):
+    at = run(**{key: GARBAGE[key]})
+    assert url_notice_about(at, key)
+    assert_page_complete(at, "none")
+    assert at.segmented_control(key="home_pe").value == "none"
+    assert at.slider(key="d_model").value == 16
+
+
+def test_garbage_in_every_url_parameter_at_once():
+    at = run(**GARBAGE)
+    assert all(url_notice_about(at, key) for key in KEYS)
+    assert_page_complete(at, "none")
+    assert diagram_words(at)[0] == DEFAULT_WORDS
+
+
+@pytest.mark.parametrize("text", ["", "   ", "!!! ??? ...", "the the the", "solo"])
+def test_unusable_sentence_in_the_url_falls_back_to_the_default(text):
+    at = run(sentence=text)
+    assert any("at least two different words" in w.value for w in at.warning)
+    assert diagram_words(at)[0] == DEFAULT_WORDS
+    assert_page_complete(at, "none")
+
+
+# --- sentences typed into the widget ----------------------------------------------------------------
+def test_empty_sentence():
+    at = run()
+    at.text_input(key="sentence").set_value("")
+    run(at)
+    assert any("at least two different words" in w.value for w in at.warning)
+    assert diagram_words(at)[0] == DEFAULT_WORDS
+    assert_page_complete(at, "none")
+
+
+@pytest.mark.parametrize("pe", ["none", "rope"])
+def test_500_word_sentence(pe):
+    words = [f"word{i % 50}" for i in range(500)]
+    at = run(home_pe=pe)
+    at.text_input(key="sentence").set_value(" ".join(words))
+    run(at)
+    # the text box keeps its first 300 characters (max_chars); the page uses the first 24 words
+    kept = " ".join(words)[:300].split()
+    assert at.text_input(key="sentence").value == " ".join(words)[:300]
+    assert any(f"first 24 of {len(kept)} words" in i.value for i in at.info)
+    assert diagram_words(at)[0] == [w[:6] + "…" if len(w) > 7 else w for w in words[:24]]
+    assert_page_complete(at, pe)
+    assert len(chart_data(at, 2)) == 24 * 24
+    assert_matches_independent(at, words[:24], pe)
+
+
+def test_own_sentence_with_punctuation():
+    at = run(home_pe="sinusoidal", sentence="Dog bites man!")
+    original, shuffled = diagram_words(at)
+    assert original == ["dog", "bites", "man"] and shuffled != original
+    assert_page_complete(at, "sinusoidal")
+    assert_matches_independent(at, ["dog", "bites", "man"], "sinusoidal")
+
+
+def test_sentence_default_matches_registry():
+    assert get("sentence").default == " ".join(DEFAULT_WORDS)
+
+
+def test_long_sentence_from_the_url_uses_the_first_24_words():
+    words = [f"w{i}" for i in range(100)]  # 389 characters would be too long; 100 short words fit
+    text = " ".join(words)[:300]
+    at = run(sentence=text, home_pe="learned")
+    kept = text.split()
+    assert any(f"first 24 of {len(kept)} words" in i.value for i in at.info)
+    assert diagram_words(at)[0] == kept[:24]
+    assert_page_complete(at, "learned")
+    assert_matches_independent(at, kept[:24], "learned")
