@@ -420,7 +420,8 @@ def get(key: str) -> Param:
 
 
 # The shared vocabulary. URL keys are part of the public interface: never rename them.
-BASE_OPTIONS = (10, 100, 500, 1000, 10000, 50000, 100000, 500000, 1000000)
+# 150000 is gpt-oss's rope_theta (posenc.models.PRESETS: every preset's base must be an option).
+BASE_OPTIONS = (10, 100, 500, 1000, 10000, 50000, 100000, 150000, 500000, 1000000)
 SCHEMES = ("redblue", "viridis", "magma", "blueorange")
 
 for _p in (
@@ -698,6 +699,32 @@ register(
         "slowest (j = d/2 − 1).",
     )
 )
+
+
+# --- Presentation, tour and model presets ---
+# explorer/presentation.py (page_setup), explorer/tour.py, explorer/presets_ui.py.
+from posenc.models import PRESETS as _PRESETS  # noqa: E402
+
+#: Longest tour the `step` parameter can address (explorer.tour.TOUR has fewer steps).
+MAX_TOUR_STEPS = 30
+for _p in (
+    Param(
+        "present", "Presentation mode", "toggle", False,
+        help="Large text and charts for a projector; the sidebar starts collapsed and Streamlit's "
+        "menu is hidden. A link can switch it on with ?present=1.",
+    ),
+    Param(
+        "step", "Tour step", "number", 0, min=0, max=MAX_TOUR_STEPS,
+        help="Guided tour: 0 = no tour, 1 … n = the step shown (with its narration).",
+    ),
+    Param(
+        "model", "Real model", "select", "custom", options=("custom", *_PRESETS),
+        help="Fill this page's settings with a published model's exact RoPE values "
+        "(explorer.presets_ui). Changing any of them afterwards switches back to custom.",
+    ),
+):
+    register(_p)
+del _p
 
 
 # -------------------------------------------------------------------------------- links

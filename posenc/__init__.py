@@ -7,6 +7,7 @@
 See docs/POSENC_API.md for the full contract.
 """
 
+from ._validate import parse_vector
 from .learned import learned_lookup, learned_table
 from .precision import DTYPES, cos_sin, phase_error
 from .relative import (
@@ -15,26 +16,35 @@ from .relative import (
     alibi_slopes,
     attention_weights,
     rope_decay_bound,
+    rope_mean_cos,
     rope_score_matrix,
+    rope_shift_tolerance,
+    seeded_normal,
     shift_deviation,
     softmax,
 )
 from .rope import (
     apply_rope,
     layout_permutation,
+    pair_angles,
     pair_indices,
     partial_rotary_dim,
+    polar_to_xy,
     rope_angles,
     rope_matrix,
     rotate_half,
     rotation_2x2,
+    signed_angle,
+    wrap_angle,
 )
 from .scaling import (
     ROPE_SCALING,
     base_to_ntk_alpha,
     dynamic_base,
+    interpolate_positions,
     llama3_bands,
     ntk_alpha_to_base,
+    out_of_distribution_pairs,
     rope_inverse_frequencies,
     rope_type_of,
     yarn_correction_range,
@@ -42,13 +52,17 @@ from .scaling import (
     yarn_ramp,
 )
 from .sinusoidal import (
+    block_mean_encoding,
+    distance_by_offset,
     distance_matrix,
     encoding_dot_by_offset,
     inverse_frequencies,
     min_distinct_distance,
     shift_matrix,
+    shift_residual,
     similarity_matrix,
     sinusoidal_encoding,
+    toeplitz_deviation,
     wavelengths,
 )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from typing import Any, Iterable
 
 import numpy as np
@@ -111,3 +112,33 @@ def float_array(name: str, value: Any, *, ndim: int | None = None) -> np.ndarray
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite numbers, got a NaN or infinite entry")
     return arr
+
+
+_NUMBER_TOKEN = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def parse_vector(text: Any, *, name: str = "vector", max_len: int = MAX_DIM) -> np.ndarray:
+    """Parse comma-separated numbers such as ``"1, -0.5, 2e-3"`` into a float64 vector.
+
+    Optional surrounding brackets ``[...]`` or ``(...)`` are ignored. Raises ValueError naming
+    ``name`` and the offending item for anything else (empty text, a word, NaN, inf, too many items).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be text of comma-separated numbers, got {type(text).__name__}")
+    body = text.strip()
+    if len(body) >= 2 and (body[0], body[-1]) in (("[", "]"), ("(", ")")):
+        body = body[1:-1].strip()
+    if not body:
+        raise ValueError(f"{name} must contain comma-separated numbers, got an empty text")
+    items = [item.strip() for item in body.split(",")]
+    if len(items) > max_len:
+        raise ValueError(f"{name} must have at most {max_len} numbers, got {len(items)}")
+    for i, item in enumerate(items, start=1):
+        if not _NUMBER_TOKEN.fullmatch(item):
+            shown = item if len(item) <= 20 else item[:19] + "…"
+            raise ValueError(f"{name}: item {i} must be a number, got {shown!r}")
+    values = np.array([float(item) for item in items])
+    if not np.all(np.isfinite(values)):
+        i = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise ValueError(f"{name}: item {i + 1} must be a finite number, got {items[i]!r}")
+    return values

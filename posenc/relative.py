@@ -16,17 +16,79 @@ from . import _validate as v
 from .rope import apply_rope
 
 
-def rope_score_matrix(q, k, positions_q, positions_k, *, inv_freq=None, base=10000.0, layout="half") -> np.ndarray:
-    r"""s(m, n) = :math:`\langle R_m q,\, R_n k\rangle` for q, k of shape (dim,); shape (len(pq), len(pk))."""
+def rope_score_matrix(q, k, positions_q, positions_k, *, inv_freq=None, base=10000.0, layout="half",
+                      dtype="float64") -> np.ndarray:
+    r"""s(m, n) = :math:`\langle R_m q,\, R_n k\rangle` for q, k of shape (dim,); shape (len(pq), len(pk)).
+
+    ``dtype`` ("float64" or "float32") is the precision of the whole computation: q, k, the angles
+    m·θ_j and their cos/sin (as :func:`posenc.precision.cos_sin` builds them), the rotation and the
+    dot products. The result is returned as float64 either way.
+    """
     q = v.float_array("q", q, ndim=1)
     k = v.float_array("k", k, ndim=1)
     if q.shape != k.shape:
         raise ValueError(f"q and k must have the same shape, got {q.shape} and {k.shape}")
     pq = v.positions_array("positions_q", positions_q)
     pk = v.positions_array("positions_k", positions_k)
+    dtype = v.choice("dtype", dtype, SCORE_DTYPES)
+    if dtype != "float64":
+        return _rope_scores_low_precision(q, k, pq, pk, inv_freq=inv_freq, base=base, layout=layout, dtype=dtype)
     rq = apply_rope(np.broadcast_to(q, (pq.size, q.size)), pq, inv_freq=inv_freq, base=base, layout=layout)
     rk = apply_rope(np.broadcast_to(k, (pk.size, k.size)), pk, inv_freq=inv_freq, base=base, layout=layout)
     return rq @ rk.T
+
+
+SCORE_DTYPES = ("float64", "float32")
+
+
+def _rope_scores_low_precision(q, k, pq, pk, *, inv_freq, base, layout, dtype) -> np.ndarray:
+    # Same rotation as apply_rope, every operation carried out in `dtype`.
+    from .precision import cos_sin
+    from .rope import _inv_freq, pair_indices
+
+    dim = v.dimension("q.shape[0] (dim)", q.size, even=True)
+    inv = _inv_freq(inv_freq, dim, base)
+    a, b = pair_indices(dim, layout=layout).T  # pair j rotates coordinates (a_j, b_j)
+    dt = np.dtype(dtype)
+
+    def rotate(x, pos):  # (len(pos), dim) rows R_m x, computed in dt
+        c, s = (t.astype(dt) for t in cos_sin(pos, inv, dtype=dtype))  # exact: values are dt numbers
+        x = x.astype(dt)
+        out = np.empty((pos.size, dim), dtype=dt)
+        out[:, a] = x[a] * c - x[b] * s
+        out[:, b] = x[a] * s + x[b] * c
+        return out
+
+    return (rotate(q, pq) @ rotate(k, pk).T).astype(np.float64)
+
+
+def rope_shift_tolerance(q, k, max_position, *, dtype="float64") -> float:
+    r"""Pass mark for :func:`shift_deviation` of RoPE scores computed at ``dtype`` (float64 / float32).
+
+    :math:`\tau = \varepsilon\,\lVert q\rVert\,\lVert k\rVert\,(4P + 2d + 8)`, with ε the dtype's
+    machine epsilon, P the largest position used and d = len(q). Rationale (first order): the angle
+    m·θ_j (θ_j ≤ 1) is off by at most about 2εP, which moves a score by at most
+    2εP‖q‖‖k‖ (Cauchy–Schwarz); the rotation and the d-term dot product add about dε‖q‖‖k‖;
+    the shift test subtracts two such scores.
+    """
+    q = v.float_array("q", q, ndim=1)
+    k = v.float_array("k", k, ndim=1)
+    p = v.finite_float("max_position", max_position)
+    if p < 0:
+        raise ValueError(f"max_position must be >= 0, got {p}")
+    dtype = v.choice("dtype", dtype, SCORE_DTYPES)
+    eps = float(np.finfo(np.dtype(dtype)).eps)
+    return eps * float(np.linalg.norm(q) * np.linalg.norm(k)) * (4.0 * p + 2.0 * q.size + 8.0)
+
+
+def seeded_normal(shape, *, seed=0, std=1.0) -> np.ndarray:
+    """A seeded N(0, std²) array of ``shape``: stand-in content vectors q, k and projections W_q, W_k."""
+    shape = tuple(v.integer("shape", n, minimum=1) for n in np.atleast_1d(shape))
+    seed = v.integer("seed", seed, minimum=0)
+    std = v.positive_float("std", std)
+    if math.prod(shape) > 50_000_000:
+        raise ValueError(f"shape must have at most 50000000 entries, got {math.prod(shape)}")
+    return np.random.default_rng(seed).normal(0.0, std, size=shape)
 
 
 def shift_deviation(score_fn: Callable[[np.ndarray], np.ndarray], n, offset) -> float:
@@ -68,6 +130,21 @@ def rope_decay_bound(distances, dim, *, base=10000.0) -> np.ndarray:
     phases = np.exp(1j * np.multiply.outer(r, theta))  # (len(r), d/2)
     partial_sums = np.cumsum(phases, axis=1)  # S_1 … S_{d/2}
     return np.abs(partial_sums).mean(axis=1)
+
+
+def rope_mean_cos(distances, inv_freq, *, attention_factor=1.0) -> np.ndarray:
+    r"""RoPE score against relative distance r for q = k = (1, …, 1), per unit :math:`|q|^2`:
+
+    :math:`s(r) = a^2 \cdot \frac{1}{d/2} \sum_j \cos(r\,\theta_j)`, a = attention factor (the
+    model multiplies cos and sin by a, so every logit scales by a²). Equals
+    ``rope_score_matrix(ones, ones, [0], r) / d`` times a²; shape (len(distances),).
+    """
+    r = v.positions_array("distances", distances)
+    inv = v.float_array("inv_freq", inv_freq, ndim=1)
+    if inv.size == 0:
+        raise ValueError("inv_freq must have at least one entry, got 0")
+    a = v.positive_float("attention_factor", attention_factor)
+    return a * a * np.cos(np.multiply.outer(r, inv)).mean(axis=1)
 
 
 def alibi_slopes(n_heads) -> np.ndarray:

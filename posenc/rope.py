@@ -13,6 +13,8 @@ With partial rotary (GPT-J, GPT-NeoX) only the first ``rotary_dim`` coordinates 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from . import _validate as v
@@ -134,3 +136,70 @@ def layout_permutation(dim) -> np.ndarray:
     """
     dim = v.dimension("dim", dim, even=True)
     return np.concatenate([np.arange(0, dim, 2), np.arange(1, dim, 2)])
+
+
+# --- one pair in its plane (used by the RoPE rotation page) ---
+
+
+def wrap_angle(angle) -> np.ndarray:
+    r"""Angles wrapped into :math:`(-\pi, \pi]`: :math:`\phi - 2\pi\lceil(\phi - \pi)/(2\pi)\rceil`."""
+    a = v.float_array("angle", angle)
+    return a - 2.0 * np.pi * np.ceil((a - np.pi) / (2.0 * np.pi))
+
+
+def polar_to_xy(angle, length, *, degrees=False) -> np.ndarray:
+    r"""The 2-D vector :math:`(\ell\cos\phi,\ \ell\sin\phi)` for angle φ (radians, or degrees when
+    ``degrees``) and length ℓ ≥ 0; shape (2,)."""
+    a = v.finite_float("angle", angle)
+    if degrees:
+        a = np.deg2rad(a)
+    ell = v.finite_float("length", length)
+    if ell < 0:
+        raise ValueError(f"length must be >= 0, got {ell}")
+    return np.array([ell * np.cos(a), ell * np.sin(a)])
+
+
+def signed_angle(a, b) -> float:
+    r"""The angle that turns 2-D vector a onto b, in :math:`(-\pi, \pi]` (counter-clockwise positive):
+    :math:`\operatorname{atan2}(a_x b_y - a_y b_x,\ a\cdot b)`. Both vectors must be non-zero."""
+    a = v.float_array("a", a, ndim=1)
+    b = v.float_array("b", b, ndim=1)
+    for name, vec in (("a", a), ("b", b)):
+        if vec.shape != (2,):
+            raise ValueError(f"{name} must be a 2-D vector of shape (2,), got shape {vec.shape}")
+        if not np.any(vec):
+            raise ValueError(f"{name} must be a non-zero vector (a zero vector has no direction), got {vec.tolist()}")
+    ang = float(np.arctan2(a[0] * b[1] - a[1] * b[0], a @ b))
+    return float(wrap_angle(ang))
+
+
+class PairAngles(NamedTuple):
+    """Angles (radians, wrapped into (−π, π]) of :func:`pair_angles`."""
+
+    before: float  # ∠(k → q) = φ_q − φ_k
+    offset: float  # (m − n)·θ_j, wrapped
+    predicted: float  # wrap(before + (m − n)·θ_j)
+    measured: float  # ∠(R_n k → R_m q), from the rotated vectors
+
+
+def pair_angles(q, k, m, n, theta) -> PairAngles:
+    r"""RoPE's relative identity in one plane, both sides computed independently.
+
+    For 2-D q at position m and k at position n, each rotated by its position times θ:
+    :math:`\angle(R_{n\theta}k \to R_{m\theta}q) = \angle(k \to q) + (m-n)\,\theta \pmod{2\pi}`.
+    ``measured`` rotates the vectors (:func:`apply_rope`) and measures; ``predicted`` adds the angles.
+    """
+    q = v.float_array("q", q, ndim=1)
+    k = v.float_array("k", k, ndim=1)
+    m = v.finite_float("m", m)
+    n = v.finite_float("n", n)
+    theta = v.finite_float("theta", theta)
+    before = signed_angle(k, q)
+    q_rot = apply_rope(q[None, :], [m], inv_freq=[theta])[0]
+    k_rot = apply_rope(k[None, :], [n], inv_freq=[theta])[0]
+    return PairAngles(
+        before=before,
+        offset=float(wrap_angle((m - n) * theta)),
+        predicted=float(wrap_angle(before + (m - n) * theta)),
+        measured=signed_angle(k_rot, q_rot),
+    )

@@ -110,6 +110,23 @@ def shift_matrix(k, d_model, *, base=10000.0, layout="interleaved") -> np.ndarra
     return r
 
 
+def shift_residual(positions, k, d_model, *, base=10000.0, layout="interleaved", dtype="float64") -> np.ndarray:
+    r""":math:`\lVert PE(p+k) - R_k\,PE(p)\rVert_2` for each p; shape (len(positions),).
+
+    Zero in exact arithmetic for every p (see :func:`shift_matrix`); what remains is round-off of
+    the encoding (computed at ``dtype``, float64 / float32 / float16), of R_k (cast to ``dtype``)
+    and of the product (carried out in ``dtype``).
+    """
+    pos = v.positions_array("positions", positions)
+    k = v.finite_float("k", k)
+    r = shift_matrix(k, d_model, base=base, layout=layout)
+    dt = np.dtype(dtype)
+    pe_p = sinusoidal_encoding(pos, d_model, base=base, layout=layout, dtype=dt)  # (n, d)
+    pe_pk = sinusoidal_encoding(pos + k, d_model, base=base, layout=layout, dtype=dt)
+    diff = pe_pk - pe_p @ r.astype(dt).T  # row p: PE(p+k) − R_k PE(p), in dt
+    return np.linalg.norm(diff.astype(np.float64), axis=1)
+
+
 def encoding_dot_by_offset(offsets, d_model, *, base=10000.0) -> np.ndarray:
     r""":math:`PE(p)\cdot PE(p+k) = \sum_j \cos(k\,\theta_j)` for each offset k (independent of p)."""
     k = v.positions_array("offsets", offsets)
@@ -142,3 +159,89 @@ def min_distinct_distance(pe) -> float:
         raise ValueError(f"pe must have at least 2 rows to compare, got {dist.shape[0]}")
     masked = dist + np.diag(np.full(dist.shape[0], np.inf))
     return float(masked.min())
+
+
+def distance_by_offset(offsets, d_model, *, base=10000.0) -> np.ndarray:
+    r""":math:`\lVert PE(p+k) - PE(p)\rVert = 2\sqrt{\sum_j \sin^2(k\,\theta_j/2)}` for each offset k.
+
+    Independent of p (each pair contributes :math:`2 - 2\cos k\theta_j = 4\sin^2(k\theta_j/2)`),
+    so the closest two distinct positions among 0 … n−1 are found from the n−1 offsets alone,
+    without an n × n distance matrix. The sine form avoids the cancellation of
+    :math:`d - 2\sum_j\cos k\theta_j` for small distances. Even d_model (complete pairs).
+    """
+    k = v.positions_array("offsets", offsets)
+    d = v.dimension("d_model", d_model, even=True)
+    base = v.base_value("base", base)
+    theta = _pair_frequencies(d // 2, d, base)
+    half = np.sin(0.5 * np.multiply.outer(k, theta))  # (len(k), d/2) sin(kθ_j / 2)
+    return 2.0 * np.sqrt(np.einsum("kj,kj->k", half, half))
+
+
+def toeplitz_deviation(matrix) -> float:
+    r"""How far a square matrix is from constant diagonals:
+    :math:`\max_k \left(\max_{j-i=k} M_{ij} - \min_{j-i=k} M_{ij}\right)`.
+
+    0 for a Toeplitz matrix such as :math:`PE(p)\cdot PE(q)` (it depends only on q − p);
+    what remains is round-off.
+    """
+    m = v.float_array("matrix", matrix, ndim=2)
+    n = m.shape[0]
+    if m.shape != (n, n) or n < 1:
+        raise ValueError(f"matrix must be square and non-empty, got shape {m.shape}")
+    offset = (np.arange(n)[None, :] - np.arange(n)[:, None]).ravel() + (n - 1)  # j − i, shifted ≥ 0
+    hi = np.full(2 * n - 1, -np.inf)
+    lo = np.full(2 * n - 1, np.inf)
+    np.maximum.at(hi, offset, m.ravel())
+    np.minimum.at(lo, offset, m.ravel())
+    return float(np.max(hi - lo))
+
+
+def block_mean_encoding(n_positions, d_model, *, rows, base=10000.0, layout="interleaved", pair_block=1) -> np.ndarray:
+    r"""The encoding of positions 0 … n−1 averaged over ``rows`` blocks of consecutive positions
+    (and, with ``pair_block`` = g > 1, over g neighbouring pairs); shape
+    (rows, 2·⌈(d/2)/g⌉), in the same column layout as :func:`sinusoidal_encoding`.
+
+    Row r averages positions s = ⌊r·n/rows⌋ … e − 1 with e = ⌊(r+1)·n/rows⌋, so the k = e − s
+    positions per row differ by at most one. In closed form, with the block centre
+    c = s + (k−1)/2,
+
+    .. math::
+        \frac1k\sum_{n=0}^{k-1}\sin((s+n)\theta) = \sin(c\,\theta)\,D_k(\theta),\qquad
+        \frac1k\sum_{n=0}^{k-1}\cos((s+n)\theta) = \cos(c\,\theta)\,D_k(\theta),\qquad
+        D_k(\theta) = \frac{\sin(k\theta/2)}{k\sin(\theta/2)}
+
+    so averaging multiplies pair j by :math:`D_k(\theta_j)`: ≈ 1 for slow pairs
+    (:math:`k\theta_j \ll 1`), ≈ 0 for pairs that turn many times within a block. Column
+    averaging (g > 1) never mixes a sine with a cosine: column group G holds the mean of the sines
+    (or of the cosines) of pairs gG … gG+g−1 (the last group may be smaller). rows = n gives the
+    encoding itself. Even d_model.
+    """
+    n = v.integer("n_positions", n_positions, minimum=1, maximum=v.MAX_POSITIONS)
+    d = v.dimension("d_model", d_model, even=True)
+    r = v.integer("rows", rows, minimum=1, maximum=n)
+    g = v.integer("pair_block", pair_block, minimum=1, maximum=v.MAX_DIM)
+    base = v.base_value("base", base)
+    layout = v.choice("layout", layout, LAYOUTS)
+    h = d // 2
+    theta = _pair_frequencies(h, d, base)  # (h,)
+    edges = (np.arange(r + 1) * n) // r  # block boundaries, integer
+    starts = edges[:-1].astype(np.float64)
+    lengths = np.diff(edges).astype(np.float64)  # (rows,) ⌊n/rows⌋ or ⌈n/rows⌉
+    centres = starts + (lengths - 1.0) / 2.0
+    ang = np.multiply.outer(centres, theta)  # (rows, h) c·θ_j
+    half = 0.5 * theta  # θ_j ≤ 1, so sin(θ_j/2) > 0
+    atten = np.sin(np.multiply.outer(lengths, half)) / (lengths[:, None] * np.sin(half)[None, :])
+    sin_mean = np.sin(ang) * atten  # (rows, h)
+    cos_mean = np.cos(ang) * atten
+    if g > 1:
+        group = np.arange(0, h, g)
+        counts = np.diff(np.append(group, h)).astype(np.float64)
+        sin_mean = np.add.reduceat(sin_mean, group, axis=1) / counts
+        cos_mean = np.add.reduceat(cos_mean, group, axis=1) / counts
+    out = np.empty((sin_mean.shape[0], 2 * sin_mean.shape[1]))
+    if layout == "interleaved":
+        out[:, 0::2], out[:, 1::2] = sin_mean, cos_mean
+    else:
+        hh = sin_mean.shape[1]
+        out[:, :hh], out[:, hh:] = sin_mean, cos_mean
+    return out

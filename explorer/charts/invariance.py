@@ -1,0 +1,194 @@
+"""Chart builders for the relative-position-invariance page (pure: data -> alt.Chart, no st.*).
+
+- `score_heatmap`      a score matrix s(m, n) over query × key positions, as one image
+- `shift_matrix_heatmap` the sinusoidal shift matrix R_k, as one image
+- `deviation_chart`    the shift test: max |s(m, n) − s(m+t, n+t)| per method on a log axis, with
+                       the pass mark drawn as a rule
+- `curve_chart`        one line y(x) with optional log axes and a marked x (used for the
+                       ‖PE(p+k) − R_k·PE(p)‖ residual and for RoFormer's long-term decay bound)
+"""
+
+from __future__ import annotations
+
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from explorer.charts.rope import configure, fit_heatmap_legend
+from explorer.imagechart import image_heatmap
+
+#: Colours of the pass / fail verdicts.
+VERDICT_COLORS = {"pass": "#15803D", "fail": "#B91C1C"}
+
+
+def score_heatmap(scores: np.ndarray, positions: np.ndarray, *, title: str, subtitle: str | None = None,
+                  width: int = 330, height: int = 420) -> alt.LayerChart:
+    """s(m, n) with query position m down the rows and key position n along the columns; the
+    legend sits below so that three of these fit side by side."""
+    scores = np.asarray(scores, dtype=np.float64)
+    positions = np.asarray(positions, dtype=np.float64)
+    if scores.ndim != 2 or scores.shape != (positions.size, positions.size):
+        raise ValueError(
+            f"scores must be square with one row per position ({positions.size}), got shape {scores.shape}"
+        )
+    chart = image_heatmap(
+        scores,
+        x_values=positions,
+        y_values=positions,
+        x_title="key position n",
+        y_title="query position m",
+        value_title="score",
+        scheme="redblue",
+        width=width,
+        height=height,
+        title=title,
+    )
+    note = chart.usermeta["imagechart"]["note"]  # set when the image had to be reduced
+    if subtitle or note:
+        full = " · ".join(part for part in (subtitle, note) if part)
+        chart = chart.properties(title=alt.TitleParams(title, subtitle=full, anchor="start"))
+    return configure(fit_heatmap_legend(chart, 160, orient="bottom"))
+
+
+def shift_matrix_heatmap(r: np.ndarray, *, k: float, layout: str, width: int = 400, height: int = 400) -> alt.LayerChart:
+    """The (d, d) matrix R_k with PE(p + k) = R_k·PE(p) (`posenc.shift_matrix`)."""
+    r = np.asarray(r, dtype=np.float64)
+    if r.ndim != 2 or r.shape[0] != r.shape[1]:
+        raise ValueError(f"r must be a square matrix, got shape {r.shape}")
+    return configure(
+        fit_heatmap_legend(image_heatmap(
+            r,
+            x_title="input dimension of PE(p)",
+            y_title="output dimension",
+            value_title="value",
+            scheme="redblue",
+            domain=(-1.0, 1.0),
+            width=width,
+            height=height,
+            title=f"R_k for k = {k:g} ({r.shape[0]} × {r.shape[0]}, {layout} layout)",
+        ), height - 110)
+    )
+
+
+def deviation_chart(results: pd.DataFrame, *, tolerance: float, title: str, subtitle: str | None = None,
+                    width: int = 620) -> alt.LayerChart:
+    """Horizontal bars of the shift-test deviation per method on a log axis, the pass mark as a rule.
+
+    results  columns method, deviation (may be 0 or NaN: NaN rows are listed with their `note`),
+             and optionally note (text shown instead of a number).
+    """
+    need = {"method", "deviation"}
+    if not need <= set(results.columns):
+        raise ValueError(f"results must have columns {sorted(need)}, got {list(results.columns)}")
+    if not (math.isfinite(tolerance) and tolerance > 0):
+        raise ValueError(f"tolerance must be a finite number > 0, got {tolerance}")
+    df = results.copy()
+    if "note" not in df:
+        df["note"] = ""
+    finite = df["deviation"].notna()
+    values = df.loc[finite, "deviation"].astype(float)
+    positive = values[values > 0]
+    floor = 10.0 ** math.floor(math.log10(min([tolerance, *positive.tolist()]) / 100))
+    top = 10.0 ** math.ceil(math.log10(max([tolerance, *positive.tolist()]) * 100))
+    df["shown"] = df["deviation"].clip(lower=floor).where(finite, np.nan)
+    df["floor"] = floor
+    df["verdict"] = np.where(~finite, "n/a", np.where(df["deviation"] <= tolerance, "pass", "fail"))
+    df["text"] = [
+        note if not ok else (f"{dev:.2e} · {verdict}" if dev > 0 else f"0 (exact) · {verdict}")
+        for ok, dev, verdict, note in zip(finite, df["deviation"], df["verdict"], df["note"])
+    ]
+    df["text_x"] = df["shown"].fillna(floor)
+    order = list(df["method"])
+    verdict_colour = (
+        alt.Color("verdict:N")
+        .scale(domain=[*VERDICT_COLORS, "n/a"], range=[*VERDICT_COLORS.values(), "#475569"])
+        .legend(None)
+    )
+    x = alt.X("floor:Q").scale(type="log", domain=[floor, top], nice=False).title(
+        "max |s(m, n) − s(m+t, n+t)|  (log scale)"
+    ).axis(format=".0e", tickCount=8)
+    y = alt.Y("method:N").sort(order).title(None).axis(labelFontSize=15, labelLimit=320)
+    bars = (
+        alt.Chart(df[finite])
+        .mark_bar(height=26)
+        .encode(
+            x=x,
+            x2="shown:Q",
+            y=y,
+            color=verdict_colour,
+            tooltip=[alt.Tooltip("method:N"), alt.Tooltip("deviation:Q", format=".3e"), alt.Tooltip("verdict:N")],
+        )
+    )
+    labels = (
+        alt.Chart(df)
+        .mark_text(align="left", dx=6, fontSize=14, fontWeight="bold")
+        .encode(x=alt.X("text_x:Q").scale(type="log", domain=[floor, top]), y=y, text="text:N", color=verdict_colour)
+    )
+    rule_df = pd.DataFrame({"tol": [tolerance], "label": [f"pass mark {tolerance:.1e}"]})
+    rule = alt.Chart(rule_df).mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#0F172A").encode(
+        x=alt.X("tol:Q").scale(type="log", domain=[floor, top])
+    )
+    rule_label = alt.Chart(rule_df).mark_text(align="left", dx=4, dy=-6, fontSize=13, color="#0F172A", baseline="bottom").encode(
+        x=alt.X("tol:Q").scale(type="log", domain=[floor, top]), y=alt.value(0), text="label:N"
+    )
+    chart = alt.layer(bars, rule, labels, rule_label).properties(
+        # Streamlit fits title and axes into `height` too: leave them room beyond ~60 px per bar.
+        width=width, height=60 * len(df) + 130, title=alt.TitleParams(title, subtitle=subtitle or "")
+    )
+    return configure(chart)
+
+
+def curve_chart(
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    x_title: str,
+    y_title: str,
+    title: str,
+    subtitle: str | None = None,
+    log_x: bool = False,
+    log_y: bool = False,
+    y_format: str | None = None,
+    mark_x: float | None = None,
+    mark_label: str | None = None,
+    color: str = "#1D4ED8",
+    width: int = 460,
+    height: int = 340,
+) -> alt.LayerChart:
+    """One line y(x) (with points when there are at most 64), optionally on log axes, with an
+    optional vertical rule at `mark_x` labelled `mark_label`.
+
+    Keep `y_title` shorter than the plot is tall: a longer axis title overhangs the plot and,
+    under Streamlit's "fit" autosize, pushes the chart title out of view."""
+    for col in (x, y):
+        if col not in df.columns:
+            raise ValueError(f"df has no column {col!r}; columns: {list(df.columns)}")
+    if log_x and (df[x] <= 0).any():
+        raise ValueError(f"a log x axis needs {x} > 0, got min {df[x].min()}")
+    x_scale = alt.Scale(type="log", nice=False) if log_x else alt.Scale(zero=False, nice=False)
+    y_scale = alt.Scale(type="log") if log_y else alt.Scale()
+    y_axis = alt.Axis(format=y_format) if y_format else alt.Axis()
+    x_enc = alt.X(f"{x}:Q").scale(x_scale).title(x_title)
+    y_enc = alt.Y(f"{y}:Q").scale(y_scale).title(y_title).axis(y_axis)
+    tooltip = [alt.Tooltip(f"{x}:Q", title=x_title, format="~g"), alt.Tooltip(f"{y}:Q", title=y_title, format=".3e")]
+    line = alt.Chart(df).mark_line(color=color, strokeWidth=2.5, point=len(df) <= 64).encode(
+        x=x_enc, y=y_enc, tooltip=tooltip
+    )
+    layers = [line]
+    if mark_x is not None:
+        mark = pd.DataFrame({"mx": [mark_x], "label": [mark_label or ""]})
+        layers += [
+            alt.Chart(mark).mark_rule(strokeDash=[6, 4], color="#B91C1C", strokeWidth=2).encode(
+                x=alt.X("mx:Q").scale(x_scale)
+            ),
+            alt.Chart(mark).mark_text(align="left", dx=5, baseline="top", fontSize=13, color="#B91C1C").encode(
+                x=alt.X("mx:Q").scale(x_scale), y=alt.value(4), text="label:N"
+            ),
+        ]
+    chart = alt.layer(*layers).properties(
+        width=width, height=height, title=alt.TitleParams(title, subtitle=subtitle or "")
+    )
+    return configure(chart)

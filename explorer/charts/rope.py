@@ -1,0 +1,318 @@
+"""Chart builders for the RoPE-rotation page (pure: data -> alt.Chart / LaTeX text, no st.*).
+
+- `plane_chart`          one rotation plane (pair j): q and k before and after rotation as arrows on
+                         the circles of their norms, angle arcs, and the trajectory of q over 0 … M
+- `pair_map_chart`       which pair j each coordinate i belongs to (half vs interleaved layout)
+- `rope_matrix_heatmap`  the d×d block-rotation matrix R_m as one image, pair j's four cells boxed
+- `rotation_latex`       the 2×2 rotation with its numbers, applied to q (for st.latex)
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from explorer.imagechart import image_heatmap
+
+#: One colour per vector, used for its arrows, circle, arc and label.
+VECTOR_COLORS = {"q": "#1D4ED8", "k": "#C2410C"}
+#: States of an arrow; "before" is drawn dashed and faint, "after" solid.
+STATES = ("before", "after")
+
+
+def configure(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """Projector-legible defaults (fonts ≥ 13 px) for the charts of this page and the invariance page."""
+    return (
+        chart.configure_axis(labelFontSize=14, titleFontSize=15, titleFontWeight="normal")
+        .configure_title(fontSize=18, subtitleFontSize=14, anchor="start", subtitleColor="#334155")
+        .configure_legend(labelFontSize=14, titleFontSize=14)
+        .configure_view(stroke=None)
+    )
+
+
+def fit_heatmap_legend(chart: alt.LayerChart, length: int, *, orient: str = "right") -> alt.LayerChart:
+    """Shorten the colour legend of an `image_heatmap` chart to `length` px (and place it at
+    `orient`: "right", or "bottom" to leave a narrow column's width to the image).
+
+    image_heatmap sizes its legend to the chart height; Streamlit's "fit" autosize then squeezes the
+    plot (title and axes included in the height), so the legend would overhang the image.
+    """
+    for layer in chart.layer:
+        encoding = getattr(layer, "encoding", alt.Undefined)
+        colour = alt.Undefined if encoding is alt.Undefined else encoding.color
+        if colour is alt.Undefined:
+            continue
+        legend = colour.to_dict().get("legend")
+        if legend:  # method syntax returns a copy with the legend replaced
+            encoding.color = colour.legend(
+                title=legend.get("title"),
+                gradientLength=max(60, int(length)),
+                orient=orient,
+                direction="horizontal" if orient in ("top", "bottom") else "vertical",
+            )
+    return chart
+
+
+def _arc_points(start: float, end: float, radius: float, n: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """Points along a circular arc from angle `start` to `end` (radians) — drawing geometry only."""
+    t = np.linspace(start, end, n)
+    return radius * np.cos(t), radius * np.sin(t)
+
+
+def plane_chart(
+    arrows: pd.DataFrame,
+    *,
+    trajectory: pd.DataFrame | None = None,
+    arcs: pd.DataFrame | None = None,
+    title: str,
+    subtitle: str | None = None,
+    size: int = 330,
+) -> alt.LayerChart:
+    """Vectors of one 2-D rotation plane, drawn to scale (equal x and y units).
+
+    arrows      columns vector ("q" | "k"), state ("before" | "after"), label, x, y: one arrow
+                from the origin each; every distinct (vector, length) gets its circle.
+    trajectory  columns position, x, y: where the vector lands at each position (points coloured
+                by position; numbered when there are at most 24).
+    arcs        columns vector, label, from_x, from_y, sweep, radius: an arc of `sweep` radians
+                (counter-clockwise if positive) starting at the direction of (from_x, from_y).
+    """
+    need = {"vector", "state", "label", "x", "y"}
+    if not need <= set(arrows.columns):
+        raise ValueError(f"arrows must have columns {sorted(need)}, got {list(arrows.columns)}")
+    arrows = arrows.copy()
+    arrows["length"] = np.hypot(arrows["x"], arrows["y"])
+    reach = float(arrows["length"].max()) if len(arrows) else 1.0
+    if trajectory is not None and len(trajectory):
+        reach = max(reach, float(np.hypot(trajectory["x"], trajectory["y"]).max()))
+    reach = max(reach, 1e-9)
+    lim = 1.45 * reach  # room for the labels beyond the tips
+    scale = alt.Scale(domain=[-lim, lim], nice=False, zero=False)
+    x_enc = alt.X("x:Q").scale(scale).title("first coordinate of the pair")
+    y_enc = alt.Y("y:Q").scale(scale).title("second coordinate of the pair")
+    colour = (
+        alt.Color("vector:N")
+        .scale(domain=list(VECTOR_COLORS), range=list(VECTOR_COLORS.values()))
+        .legend(None)
+    )
+
+    # Circles of the norms (rotation keeps every arrow on its circle).
+    circles = []
+    for (vec, length), _ in arrows.groupby(["vector", arrows["length"].round(9)]):
+        cx, cy = _arc_points(0.0, 2 * np.pi, float(length), 181)
+        circles.append(pd.DataFrame({"vector": vec, "circle": f"{vec}:{length}", "x": cx, "y": cy, "i": range(181)}))
+    axes = pd.DataFrame({"x": [-lim, 0.0], "y": [0.0, -lim], "x2": [lim, 0.0], "y2": [0.0, lim]})
+    layers = [
+        alt.Chart(axes).mark_rule(color="#94A3B8", strokeWidth=1).encode(x=x_enc, y=y_enc, x2="x2:Q", y2="y2:Q"),
+    ]
+    if circles:
+        layers.append(
+            alt.Chart(pd.concat(circles, ignore_index=True))
+            .mark_line(strokeDash=[4, 4], strokeWidth=1.5, opacity=0.55)
+            .encode(x=x_enc, y=y_enc, color=colour, detail="circle:N", order="i:Q")
+        )
+
+    if trajectory is not None and len(trajectory):
+        traj = trajectory[["position", "x", "y"]].copy()
+        layers.append(
+            alt.Chart(traj)
+            .mark_circle(size=70, opacity=0.9, stroke="white", strokeWidth=0.5)
+            .encode(
+                x=x_enc,
+                y=y_enc,
+                fill=alt.Fill("position:Q").scale(range=["#BFDBFE", "#1E3A8A"], domainMin=0).legend(
+                    title="q at position", orient="bottom", gradientLength=220
+                ),
+                tooltip=[
+                    alt.Tooltip("position:Q", title="position"),
+                    alt.Tooltip("x:Q", format=".3f"),
+                    alt.Tooltip("y:Q", format=".3f"),
+                ],
+            )
+        )
+        if len(traj) <= 24:
+            traj = traj[traj["position"] != 0]  # position 0 is q itself, already labelled
+            norm = np.hypot(traj["x"], traj["y"]).replace(0, 1.0)
+            traj = traj.assign(lx=traj["x"] * (1 + 0.1 * reach / norm), ly=traj["y"] * (1 + 0.1 * reach / norm))
+            layers.append(
+                alt.Chart(traj)
+                .mark_text(fontSize=13, color="#1E3A8A")
+                .encode(x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="position:Q")
+            )
+
+    if arcs is not None and len(arcs):
+        start = np.arctan2(arcs["from_y"], arcs["from_x"])
+        arcs = arcs.assign(start=start, end=start + arcs["sweep"])
+        pts = []
+        for i, arc in enumerate(arcs.itertuples(index=False)):
+            ax, ay = _arc_points(float(arc.start), float(arc.end), float(arc.radius))
+            pts.append(pd.DataFrame({"arc": i, "vector": arc.vector, "x": ax, "y": ay, "i": range(len(ax))}))
+        mid = (arcs["start"] + arcs["end"]) / 2
+        labels = arcs.assign(
+            lx=(arcs["radius"] + 0.12 * reach) * np.cos(mid),
+            ly=(arcs["radius"] + 0.12 * reach) * np.sin(mid),
+        )
+        layers += [
+            alt.Chart(pd.concat(pts, ignore_index=True))
+            .mark_line(strokeWidth=2.5)
+            .encode(x=x_enc, y=y_enc, color=colour, detail="arc:N", order="i:Q"),
+            alt.Chart(labels)
+            .mark_text(fontSize=15, fontWeight="bold")
+            .encode(x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="label:N", color=colour),
+        ]
+
+    # Arrows: shaft (rule from the origin), head (a triangle turned to point along the arrow), label.
+    length = arrows["length"].replace(0, 1.0)
+    head_back = 0.035 * reach / length  # put the triangle's centre just behind the tip
+    arrows = arrows.assign(
+        x0=0.0,
+        y0=0.0,
+        hx=arrows["x"] * (1 - head_back),
+        hy=arrows["y"] * (1 - head_back),
+        # Vega turns a shape clockwise from "up"; the arrow points at atan2(y, x) counter-clockwise.
+        head=(90.0 - np.degrees(np.arctan2(arrows["y"], arrows["x"]))) % 360.0,
+        lx=arrows["x"] * (1 + 0.06 * reach / length),
+        ly=arrows["y"] * (1 + 0.06 * reach / length),
+        faint=arrows["state"].map({"before": 0.55, "after": 1.0}),
+    )
+    dash = alt.StrokeDash("state:N").scale(domain=list(STATES), range=[[6, 4], [1, 0]]).legend(None)
+    tooltip = [alt.Tooltip("label:N", title="vector"), alt.Tooltip("x:Q", format=".3f"),
+               alt.Tooltip("y:Q", format=".3f"), alt.Tooltip("length:Q", format=".4f")]
+    layers += [
+        alt.Chart(arrows)
+        .mark_rule(strokeWidth=3.5)
+        .encode(
+            x=alt.X("x0:Q").scale(scale), y=alt.Y("y0:Q").scale(scale), x2="x:Q", y2="y:Q",
+            color=colour, strokeDash=dash, opacity=alt.Opacity("faint:Q", scale=None), tooltip=tooltip,
+        ),
+        alt.Chart(arrows)
+        .mark_point(shape="triangle-up", filled=True, size=260)
+        .encode(
+            x=alt.X("hx:Q").scale(scale), y=alt.Y("hy:Q").scale(scale), angle=alt.Angle("head:Q", scale=None),
+            color=colour, opacity=alt.Opacity("faint:Q", scale=None), tooltip=tooltip,
+        ),
+    ]
+    # Labels just beyond the tips, running outwards (left of a tip on the left half, right on the right).
+    layers.append(
+        alt.Chart(arrows)
+        .mark_text(
+            fontSize=16,
+            fontWeight="bold",
+            align=alt.expr("datum.x >= 0 ? 'left' : 'right'"),
+            dx=alt.expr("datum.x >= 0 ? 4 : -4"),
+        )
+        .encode(x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="label:N", color=colour)
+    )
+    chart = alt.layer(*layers).properties(
+        width=size,
+        height=size,
+        title=alt.TitleParams(title, subtitle=subtitle or ""),
+        autosize=alt.AutoSizeParams(type="pad"),  # the plot itself stays square: equal x and y units
+    )
+    return configure(chart)
+
+
+def pair_map_chart(pairs: np.ndarray, *, highlight: int, layout: str, width: int = 420, height: int = 300) -> alt.Chart:
+    """Coordinate index i (x) → the pair j it belongs to (y); pair `highlight` in red.
+
+    pairs  (d/2, 2) int: row j holds the two coordinates of pair j (`posenc.pair_indices`).
+    """
+    pairs = np.asarray(pairs)
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
+        raise ValueError(f"pairs must have shape (d/2, 2), got {pairs.shape}")
+    h = pairs.shape[0]
+    if not 0 <= highlight < h:
+        raise ValueError(f"highlight must be a pair index in 0 … {h - 1}, got {highlight}")
+    j = np.repeat(np.arange(h), 2)
+    coord = pairs.ravel()
+    role = np.tile(["first", "second"], h)
+    df = pd.DataFrame({"coordinate": coord, "pair": j, "role": role, "selected": j == highlight})
+    d = 2 * h
+    a, b = (int(c) for c in pairs[highlight])
+    pattern = "(x_j, x_{j+d/2})" if layout == "half" else "(x_2j, x_2j+1)"
+    points = (
+        alt.Chart(df)
+        .mark_circle(opacity=0.9)
+        .encode(
+            x=alt.X("coordinate:Q").scale(domain=[-0.5, d - 0.5], nice=False).title("coordinate index i")
+            .axis(tickMinStep=1, format="d"),
+            y=alt.Y("pair:Q").scale(domain=[-0.5, h - 0.5], nice=False).title("pair j")
+            .axis(tickMinStep=1, format="d"),
+            color=alt.condition(alt.datum.selected, alt.value("#DC2626"), alt.value("#64748B")),
+            size=alt.condition(alt.datum.selected, alt.value(220), alt.value(max(12, 900 // d))),
+            tooltip=[alt.Tooltip("coordinate:Q", title="coordinate i"), alt.Tooltip("pair:Q", title="pair j"),
+                     alt.Tooltip("role:N", title="role in the pair")],
+        )
+    )
+    return configure(
+        points.properties(
+            width=width,
+            height=height,
+            title=alt.TitleParams(
+                f"{layout} layout: pair j = {pattern}",
+                subtitle=f"red: pair {highlight}, which rotates coordinates {a} and {b} (d = {d})",
+            ),
+        )
+    )
+
+
+def rope_matrix_heatmap(r: np.ndarray, *, position: float, pair: tuple[int, int], layout: str,
+                        width: int = 380, height: int = 400) -> alt.LayerChart:
+    """The (d, d) matrix R_m (`posenc.rope_matrix`) as one image; the four cells of `pair` boxed."""
+    r = np.asarray(r, dtype=np.float64)
+    if r.ndim != 2 or r.shape[0] != r.shape[1]:
+        raise ValueError(f"r must be a square matrix, got shape {r.shape}")
+    d = r.shape[0]
+    a, b = pair
+    if not (0 <= a < d and 0 <= b < d):
+        raise ValueError(f"pair must hold two coordinates in 0 … {d - 1}, got {pair}")
+    chart = image_heatmap(
+        r,
+        x_title="input coordinate (column)",
+        y_title="output coordinate (row)",
+        value_title="value",
+        scheme="redblue",
+        domain=(-1.0, 1.0),
+        width=width,
+        height=height,
+        title=f"R_m at m = {position:g} ({d} × {d}, {layout} layout)",
+    )
+    # Box the four cells of the chosen pair; same scales as the image layer.
+    cells = pd.DataFrame([(c, rr) for rr in (a, b) for c in (a, b)], columns=["col", "row"])
+    cells = cells.assign(x0=cells["col"] - 0.5, x1=cells["col"] + 0.5, y0=cells["row"] - 0.5, y1=cells["row"] + 0.5)
+    pad = max(0.5, d / 120)  # keep the box visible when a cell is only a pixel or two wide
+    cells = cells.assign(x0=cells["x0"] - pad + 0.5, x1=cells["x1"] + pad - 0.5,
+                         y0=cells["y0"] - pad + 0.5, y1=cells["y1"] + pad - 0.5)
+    x_scale = alt.Scale(domain=[-0.5, d - 0.5], nice=False, zero=False)
+    y_scale = alt.Scale(domain=[-0.5, d - 0.5], nice=False, zero=False, reverse=True)
+    boxes = (
+        alt.Chart(cells)
+        .mark_rect(fill=None, stroke="#111827", strokeWidth=2)
+        .encode(x=alt.X("x0:Q").scale(x_scale), x2="x1:Q", y=alt.Y("y0:Q").scale(y_scale), y2="y1:Q")
+    )
+    chart.layer = [*chart.layer, boxes]
+    return configure(fit_heatmap_legend(chart, height - 110))
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def _pmatrix(rows) -> str:
+    return r"\begin{pmatrix}" + r" \\ ".join(" & ".join(_fmt(v) for v in row) for row in rows) + r"\end{pmatrix}"
+
+
+def rotation_latex(position: float, theta: float, matrix: np.ndarray, vector: np.ndarray, rotated: np.ndarray) -> str:
+    """LaTeX for R(mθ_j) with its numbers, applied to pair j of q: ``R(m θ_j) q = q'``."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    if matrix.shape != (2, 2):
+        raise ValueError(f"matrix must be 2×2, got shape {matrix.shape}")
+    angle = position * theta
+    col = lambda v: _pmatrix([[float(v[0])], [float(v[1])]])  # noqa: E731
+    return (
+        r"\begin{aligned}"
+        rf"m\theta_j &= {position:g} \times {theta:.4g} = {angle:.4g}\ \mathrm{{rad}}\\[4pt]"
+        rf"R(m\theta_j)\,q &= {_pmatrix(matrix)}{col(vector)} = {col(rotated)}"
+        r"\end{aligned}"
+    )

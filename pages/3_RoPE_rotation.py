@@ -1,0 +1,192 @@
+"""RoPE rotation: one pair of a query and a key, rotated by position, and the d×d matrix behind it.
+
+URL keys: vec_input, qx, qy, kx, ky, q_angle, q_len, k_angle, k_len (the two 2-D vectors), m, n
+(positions), j (pair; max head_dim/2 − 1, clamped), base, head_dim, layout_rope, traj_m.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import posenc
+from explorer.charts import rope as charts
+from explorer.layout import cached, formula, notice_list, page_setup
+from explorer.params import widget
+
+page_setup("RoPE rotation", ":material/rotate_right:")
+st.title("RoPE rotation")
+st.markdown(
+    "RoPE does not add anything to a query or key. It splits the vector into pairs of coordinates "
+    "and turns each pair, like a clock hand, by an angle proportional to the token's position; pair "
+    "j turns θ_j radians per position. Turning never changes a length, and when a query and a key "
+    "are compared only the *difference* of their turns survives — that is how relative position "
+    "gets into the attention score."
+)
+formula(
+    r"\begin{pmatrix}x'_a\\ x'_b\end{pmatrix} = \begin{pmatrix}\cos m\theta_j & -\sin m\theta_j\\ "
+    r"\sin m\theta_j & \cos m\theta_j\end{pmatrix}\begin{pmatrix}x_a\\ x_b\end{pmatrix},\qquad "
+    r"\theta_j = b^{-2j/d},\qquad \langle R_m q,\ R_n k\rangle = \langle q,\ R_{n-m}\,k\rangle",
+    caption="(a, b) are the two coordinates of pair j: (j, j + d/2) in the half layout, (2j, 2j + 1) "
+    "in the interleaved one. Angles below are measured counter-clockwise.",
+)
+
+# ------------------------------------------------------------------------------ controls
+with st.sidebar:
+    st.markdown("**The pair j of q and k**")
+    mode = widget("vec_input", container=st.sidebar)
+    if mode == "cartesian":
+        c1, c2 = st.sidebar.columns(2)
+        q_in = ("xy", widget("qx", container=c1), widget("qy", container=c2))
+        c1, c2 = st.sidebar.columns(2)
+        k_in = ("xy", widget("kx", container=c1), widget("ky", container=c2))
+    else:
+        c1, c2 = st.sidebar.columns(2)
+        q_in = ("polar", widget("q_angle", container=c1), widget("q_len", container=c2))
+        c1, c2 = st.sidebar.columns(2)
+        k_in = ("polar", widget("k_angle", container=c1), widget("k_len", container=c2))
+    st.markdown("**Positions and frequency**")
+    m = widget("m", container=st.sidebar)
+    n = widget("n", container=st.sidebar)
+    head_dim = widget("head_dim", container=st.sidebar)
+    j = widget("j", container=st.sidebar, max=head_dim // 2 - 1)
+    base = widget("base", container=st.sidebar)
+    traj_m = widget("traj_m", container=st.sidebar)
+    layout = widget("layout_rope", container=st.sidebar)
+
+
+# ------------------------------------------------------------------------------ numbers
+def as_vector(spec: tuple) -> np.ndarray:
+    kind, a, b = spec
+    return np.array([a, b], dtype=np.float64) if kind == "xy" else posenc.polar_to_xy(a, b, degrees=True)
+
+
+@cached(max_entries=64)
+def plane_numbers(q: np.ndarray, k: np.ndarray, m: int, n: int, theta: float, traj_m: int) -> dict:
+    pos_traj = np.arange(traj_m + 1, dtype=np.float64)
+    return {
+        "q_rot": posenc.apply_rope(q[None, :], [m], inv_freq=[theta])[0],
+        "k_rot": posenc.apply_rope(k[None, :], [n], inv_freq=[theta])[0],
+        "trajectory": posenc.apply_rope(np.tile(q, (pos_traj.size, 1)), pos_traj, inv_freq=[theta]),
+        "angles": posenc.pair_angles(q, k, m, n, theta),
+        "score": float(posenc.rope_score_matrix(q, k, [m], [n], inv_freq=[theta])[0, 0]),
+        "score_rel": float(posenc.rope_score_matrix(q, k, [0], [n - m], inv_freq=[theta])[0, 0]),
+        "rotation": posenc.rotation_2x2(m * theta),
+    }
+
+
+@cached(max_entries=16)
+def full_matrix(m: int, head_dim: int, base: float, layout: str) -> tuple[np.ndarray, np.ndarray]:
+    return posenc.rope_matrix(m, head_dim, base=base, layout=layout), posenc.pair_indices(head_dim, layout=layout)
+
+
+q, k = as_vector(q_in), as_vector(k_in)
+defaults = {"q": np.array([1.0, 0.5]), "k": np.array([-0.4, 1.2])}
+for name, vec in (("q", q), ("k", k)):
+    if not np.any(vec):
+        st.warning(
+            f"{name} is the zero vector: it has no direction, so there is no angle to rotate. "
+            f"Showing the default {name} = ({defaults[name][0]:g}, {defaults[name][1]:g}) instead."
+        )
+q = q if np.any(q) else defaults["q"]
+k = k if np.any(k) else defaults["k"]
+
+theta = float(posenc.inverse_frequencies(head_dim, base=base)[j])
+nums = plane_numbers(q, k, m, n, theta, traj_m)
+ang = nums["angles"]
+deg = np.degrees  # display only
+
+# ------------------------------------------------------------------------------ the plane
+left, right = st.columns([1.1, 1])
+with left:
+    arrows = pd.DataFrame(
+        {
+            "vector": ["q", "k", "q", "k"],
+            "state": ["before", "before", "after", "after"],
+            "label": ["q", "k", f"q at m={m}", f"k at n={n}"],
+            "x": [q[0], k[0], nums["q_rot"][0], nums["k_rot"][0]],
+            "y": [q[1], k[1], nums["q_rot"][1], nums["k_rot"][1]],
+        }
+    )
+    small = 0.45 * min(np.hypot(*q), np.hypot(*k))
+    turn_q = float(posenc.wrap_angle(m * theta))  # the rotation of q, modulo full turns
+    arcs = pd.DataFrame(
+        {
+            "vector": ["q", "k"],
+            "label": [f"mθ ≡ {deg(turn_q):.1f}°", f"{deg(ang.measured):.1f}°"],
+            "from_x": [q[0], nums["k_rot"][0]],
+            "from_y": [q[1], nums["k_rot"][1]],
+            "sweep": [turn_q, ang.measured],
+            "radius": [0.3 * np.hypot(*q), small],
+        }
+    )
+    traj = nums["trajectory"]
+    trajectory = pd.DataFrame({"position": np.arange(traj_m + 1), "x": traj[:, 0], "y": traj[:, 1]})
+    st.altair_chart(
+        charts.plane_chart(
+            arrows,
+            trajectory=trajectory,
+            arcs=arcs,
+            title=f"Pair j = {j}: θ_j = {theta:.4g} rad ({deg(theta):.3g}°) per position",
+            subtitle=f"dashed: before · solid: after rotation · dots: q at positions 0 … {traj_m}",
+        ),
+        width="content",
+    )
+
+with right:
+    st.markdown("**The angle between them moves by (m − n)·θ_j**")
+    c1, c2 = st.columns(2)
+    c1.metric("∠(k → q) before", f"{deg(ang.before):.2f}°", help="φ_q − φ_k, wrapped into (−180°, 180°].")
+    c2.metric(
+        "(m − n)·θ_j",
+        f"{deg(ang.offset):.2f}°",
+        help=f"({m} − {n}) × {theta:.6g} rad = {(m - n) * theta:.6g} rad, wrapped into (−180°, 180°].",
+    )
+    c1.metric("predicted ∠ after", f"{deg(ang.predicted):.2f}°", help="∠(k → q) + (m − n)·θ_j, wrapped.")
+    c2.metric(
+        "measured ∠ after",
+        f"{deg(ang.measured):.2f}°",
+        help="∠(k at n → q at m), measured on the two rotated vectors (atan2), independently of the "
+        "prediction.",
+    )
+    st.markdown("**Lengths do not change; the score sees only n − m**")
+    c1, c2 = st.columns(2)
+    c1.metric("‖q‖ before", f"{np.hypot(*q):.6f}")
+    c2.metric(f"‖q‖ after (m = {m})", f"{np.hypot(*nums['q_rot']):.6f}")
+    c1.metric("⟨R_m q, R_n k⟩", f"{nums['score']:.6f}", help="Both vectors rotated by their own positions.")
+    c2.metric(
+        "⟨q, R_(n−m) k⟩",
+        f"{nums['score_rel']:.6f}",
+        help=f"Only k rotated, by the offset n − m = {n - m}: the same number.",
+    )
+st.latex(charts.rotation_latex(m, theta, nums["rotation"], q, nums["q_rot"]))
+
+# ------------------------------------------------------------------------- the full matrix
+st.subheader(f"The whole head: {head_dim} coordinates, {head_dim // 2} planes")
+r_full, pairs = full_matrix(m, head_dim, base, layout)
+left, right = st.columns(2)
+with left:
+    st.altair_chart(
+        charts.rope_matrix_heatmap(r_full, position=m, pair=tuple(int(c) for c in pairs[j]), layout=layout),
+        width="stretch",
+    )
+with right:
+    st.altair_chart(charts.pair_map_chart(pairs, highlight=j, layout=layout), width="stretch")
+    st.caption(
+        "Each dot is one coordinate of q or k; its height is the pair it rotates with. "
+        "Switch **RoPE pair layout** in the sidebar to see the other convention: the same rotations, "
+        "the coordinates merely numbered differently."
+    )
+
+notice_list(
+    [
+        "The arrow keeps its length at every position: the dots of the trajectory all sit on one circle.",
+        "The measured angle between the rotated vectors equals the old angle plus (m − n)·θ_j: move m and n "
+        "by the same amount and nothing in the metric cards changes except the arrows' directions.",
+        "Fast pairs (small j) turn about a radian per position; slow pairs (large j) barely move — try j near "
+        "d/2 − 1 with a large base.",
+        "The d×d matrix is zero except for one 2×2 rotation per pair. In the half layout a pair's four cells "
+        "sit d/2 apart (two diagonals); in the interleaved layout they touch (2×2 blocks on the diagonal).",
+    ]
+)

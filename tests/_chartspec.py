@@ -1,0 +1,65 @@
+"""Helpers for reading Altair / Vega-Lite specs in tests: from `chart.to_dict()` or from the
+spec and Arrow datasets of a chart element that AppTest captured."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from PIL import Image
+
+
+def layers(spec: dict) -> list[dict]:
+    """Every leaf layer of a (possibly nested) layer spec; a single-view spec is its own layer."""
+    if "layer" not in spec:
+        return [spec]
+    out = []
+    for layer in spec.get("layer", []):
+        out.extend(layers(layer) if "layer" in layer else [layer])
+    return out
+
+
+def mark_type(layer: dict) -> str:
+    mark = layer["mark"]
+    return mark if isinstance(mark, str) else mark["type"]
+
+
+def frame(spec: dict, layer: dict) -> pd.DataFrame:
+    """The rows a layer draws (its own data, or the top-level data Altair hoisted)."""
+    data = layer.get("data", spec.get("data"))
+    return pd.DataFrame(spec["datasets"][data["name"]])
+
+
+def find(spec: dict, mark: str, **props) -> list[dict]:
+    found = [l for l in layers(spec) if mark_type(l) == mark]
+    for key, value in props.items():
+        found = [l for l in found if isinstance(l["mark"], dict) and l["mark"].get(key) == value]
+    return found
+
+
+def legible(spec: dict) -> None:
+    cfg = spec["config"]
+    assert cfg["axis"]["labelFontSize"] >= 13 and cfg["axis"]["titleFontSize"] >= 13
+    assert cfg["title"]["fontSize"] >= 13 and cfg["legend"]["labelFontSize"] >= 13
+    for layer in find(spec, "text"):
+        assert layer["mark"]["fontSize"] >= 13
+
+
+def png_pixels(spec: dict) -> np.ndarray:
+    (image,) = find(spec, "image")
+    url = frame(spec, image)["url"].iloc[0]
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGBA"))
+
+
+def element_spec(element) -> dict:
+    """The spec of an AppTest vega_lite_chart element with its Arrow datasets decoded into
+    ``spec["datasets"]`` (as `chart.to_dict()` would hold them), so `find`/`frame` work on it."""
+    spec = json.loads(element.proto.spec)
+    spec["datasets"] = {
+        d.name: pa.ipc.open_stream(d.data.data).read_pandas().to_dict("records") for d in element.proto.datasets
+    }
+    return spec

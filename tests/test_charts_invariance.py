@@ -1,0 +1,182 @@
+"""Chart builders of the relative-invariance page (explorer/charts/invariance.py), via to_dict():
+marks, encodings, titles and data values against numbers computed here independently."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import posenc
+from _chartspec import find, frame, layers, legible, png_pixels
+from explorer.charts import invariance as charts
+from explorer.imagechart import colorize
+
+
+def ref_scores(q, k, positions, base=10000.0):
+    """s(m, n) = Σ_j over half-layout pairs of the rotated q·k, written as a loop with math."""
+    d = len(q)
+    h = d // 2
+    out = np.zeros((len(positions), len(positions)))
+    for a, m in enumerate(positions):
+        for b, n in enumerate(positions):
+            total = 0.0
+            for j in range(h):
+                th = base ** (-2 * j / d)
+                cm, sm, cn, sn = math.cos(m * th), math.sin(m * th), math.cos(n * th), math.sin(n * th)
+                qa, qb = q[j] * cm - q[j + h] * sm, q[j] * sm + q[j + h] * cm
+                ka, kb = k[j] * cn - k[j + h] * sn, k[j] * sn + k[j + h] * cn
+                total += qa * ka + qb * kb
+            out[a, b] = total
+    return out
+
+
+# --------------------------------------------------------------------------------- heatmaps
+def test_score_heatmap_draws_the_scores(rng):
+    q, k = rng.normal(size=(2, 8))
+    pos = np.arange(12.0)
+    scores = posenc.rope_score_matrix(q, k, pos, pos)
+    spec = charts.score_heatmap(scores, pos, title="RoPE", subtitle="constant diagonals").to_dict()
+    meta = spec["usermeta"]["imagechart"]
+    assert meta["shape"] == [12, 12] and meta["reduce"] == "none"
+    lo, hi = meta["domain"]
+    assert lo == -hi == pytest.approx(-np.abs(scores).max())
+    pixels = png_pixels(spec)
+    expected = colorize(ref_scores(q, k, range(12)), scheme="redblue", domain=(lo, hi))
+    assert np.mean(np.all(pixels == expected, axis=-1)) > 0.99
+    # hover rects carry exact values at their centre cells
+    hover = [l for l in layers(spec) if "tooltip" in l.get("encoding", {})]
+    cells = frame(spec, hover[0])
+    ref = ref_scores(q, k, range(12))
+    for row in cells.itertuples():
+        assert row.value == pytest.approx(ref[int(row.yv), int(row.xv)], abs=1e-12)
+    enc = hover[0]["encoding"]
+    assert enc["x"]["title"] == "key position n" and enc["y"]["title"] == "query position m"
+    assert enc["color"]["legend"]["orient"] == "bottom"
+    assert spec["title"] == {"text": "RoPE", "subtitle": "constant diagonals", "anchor": "start"}
+    legible(spec)
+
+
+def test_score_heatmap_rejects_wrong_shape():
+    with pytest.raises(ValueError, match="square"):
+        charts.score_heatmap(np.zeros((3, 4)), np.arange(3), title="t")
+
+
+def test_shift_matrix_heatmap_matches_loop():
+    d, k = 8, 3
+    spec = charts.shift_matrix_heatmap(posenc.shift_matrix(k, d), k=k, layout="interleaved").to_dict()
+    ref = np.zeros((d, d))
+    for j in range(d // 2):
+        th = 10000.0 ** (-2 * j / d)
+        c, s = math.cos(k * th), math.sin(k * th)
+        ref[2 * j, 2 * j], ref[2 * j, 2 * j + 1], ref[2 * j + 1, 2 * j], ref[2 * j + 1, 2 * j + 1] = c, s, -s, c
+    pixels = png_pixels(spec)
+    assert np.array_equal(pixels, colorize(ref, scheme="redblue", domain=(-1.0, 1.0)))
+    assert spec["usermeta"]["imagechart"]["domain"] == [-1.0, 1.0]
+    assert spec["title"]["text"] == "R_k for k = 3 (8 × 8, interleaved layout)"
+    legible(spec)
+
+
+# ------------------------------------------------------------------------------ deviations
+def deviation_spec(learned=38.7, note=""):
+    results = pd.DataFrame(
+        {
+            "method": ["RoPE (float64)", "sinusoidal PE added", "learned table added"],
+            "deviation": [2.3e-14, 17.3, learned],
+            "note": ["", "", note],
+        }
+    )
+    return charts.deviation_chart(results, tolerance=5.8e-12, title="Only RoPE survives", subtitle="t = 16").to_dict()
+
+
+def test_deviation_chart_verdicts_and_log_axis():
+    spec = deviation_spec()
+    (bars,) = find(spec, "bar")
+    df = frame(spec, bars)
+    assert df["verdict"].tolist() == ["pass", "fail", "fail"]
+    assert df["shown"].tolist() == pytest.approx([2.3e-14, 17.3, 38.7])
+    assert bars["encoding"]["x"]["scale"]["type"] == "log"
+    floor, top = bars["encoding"]["x"]["scale"]["domain"]
+    assert floor <= 2.3e-14 / 100 and top >= 38.7 * 10
+    assert bars["encoding"]["x2"]["field"] == "shown"
+    assert bars["encoding"]["y"]["sort"] == df["method"].tolist()
+    (rule,) = find(spec, "rule")
+    assert frame(spec, rule)["tol"].tolist() == [5.8e-12]
+    labels = [l for l in find(spec, "text") if "text" in l["encoding"] and l["encoding"]["text"]["field"] == "text"]
+    assert frame(spec, labels[0])["text"].tolist() == ["2.30e-14 · pass", "1.73e+01 · fail", "3.87e+01 · fail"]
+    assert spec["title"]["text"] == "Only RoPE survives"
+    legible(spec)
+
+
+def test_deviation_chart_lists_a_method_that_could_not_run():
+    spec = deviation_spec(learned=np.nan, note="no row: the table is too short")
+    (bars,) = find(spec, "bar")
+    assert frame(spec, bars)["method"].tolist() == ["RoPE (float64)", "sinusoidal PE added"]
+    labels = [l for l in find(spec, "text") if l["encoding"].get("text", {}).get("field") == "text"]
+    texts = frame(spec, labels[0])
+    assert texts["text"].iloc[2] == "no row: the table is too short"
+    assert texts["verdict"].iloc[2] == "n/a"
+
+
+def test_deviation_chart_shows_an_exact_zero():
+    results = pd.DataFrame({"method": ["RoPE"], "deviation": [0.0]})
+    spec = charts.deviation_chart(results, tolerance=1e-12, title="t").to_dict()
+    (bars,) = find(spec, "bar")
+    df = frame(spec, bars)
+    assert df["shown"].iloc[0] > 0  # clipped to the axis floor, not dropped by the log scale
+    labels = [l for l in find(spec, "text") if l["encoding"].get("text", {}).get("field") == "text"]
+    assert frame(spec, labels[0])["text"].iloc[0] == "0 (exact) · pass"
+
+
+@pytest.mark.parametrize("tol", [0.0, -1.0, float("nan")])
+def test_deviation_chart_rejects_bad_tolerance(tol):
+    with pytest.raises(ValueError, match="tolerance"):
+        charts.deviation_chart(pd.DataFrame({"method": ["a"], "deviation": [1.0]}), tolerance=tol, title="t")
+
+
+# ---------------------------------------------------------------------------------- curves
+def test_curve_chart_log_x_with_mark():
+    r = np.array([1.0, 2.0, 5.0, 10.0, 100.0])
+    bound = posenc.rope_decay_bound(r, 8)
+    df = pd.DataFrame({"distance": r, "bound": bound})
+    spec = charts.curve_chart(
+        df, x="distance", y="bound", x_title="relative distance", y_title="score bound",
+        title="decay", subtitle="RoFormer", log_x=True, mark_x=63, mark_label="largest offset (63)",
+    ).to_dict()
+    (line,) = find(spec, "line")
+    assert line["encoding"]["x"]["scale"]["type"] == "log"
+    assert line["encoding"]["x"]["title"] == "relative distance" and line["encoding"]["y"]["title"] == "score bound"
+    data = frame(spec, line)
+    # RoFormer's bound, written out: (1/(d/2))·Σ_j |Σ_{i<j} e^{i r θ_i}| (i ≤ j, j = 1 … d/2)
+    for row in data.itertuples():
+        theta = [10000.0 ** (-2 * i / 8) for i in range(4)]
+        partial, total = 0j, 0.0
+        for t in theta:
+            partial += complex(math.cos(row.distance * t), math.sin(row.distance * t))
+            total += abs(partial)
+        assert row.bound == pytest.approx(total / 4)
+    (rule,) = find(spec, "rule")
+    assert frame(spec, rule)["mx"].tolist() == [63]
+    assert spec["title"] == {"text": "decay", "subtitle": "RoFormer"}
+    legible(spec)
+
+
+def test_curve_chart_linear_with_format_and_no_mark():
+    df = pd.DataFrame({"p": np.arange(5.0), "residual": [0.0, 1e-16, 2e-16, 0.0, 3e-16]})
+    spec = charts.curve_chart(df, x="p", y="residual", x_title="position p", y_title="‖·‖", title="t",
+                              y_format=".0e").to_dict()
+    (line,) = find(spec, "line")
+    assert line["encoding"]["y"]["axis"]["format"] == ".0e"
+    assert "type" not in line["encoding"]["x"]["scale"]
+    assert not find(spec, "rule")
+    assert frame(spec, line)["residual"].tolist() == df["residual"].tolist()
+
+
+def test_curve_chart_rejects_bad_input():
+    df = pd.DataFrame({"x": [0.0, 1.0], "y": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="log x"):
+        charts.curve_chart(df, x="x", y="y", x_title="x", y_title="y", title="t", log_x=True)
+    with pytest.raises(ValueError, match="no column"):
+        charts.curve_chart(df, x="x", y="nope", x_title="x", y_title="y", title="t")

@@ -1,0 +1,261 @@
+"""The relative-invariance page through Streamlit's AppTest: defaults, typed and seeded vectors,
+both dtypes, every control at its minimum and maximum, garbage in every URL parameter, the learned
+table running out of rows, and the key numbers (shift deviations, pass mark) it shows."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import posenc
+from _chartspec import element_spec, find, frame, png_pixels
+from _posenc_reference_impl import ref_sinusoidal_row
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "4_Relative_invariance.py")
+N_CHARTS = 7  # deviation bars, 3 score heatmaps, R_k, residual, decay
+KEYS = ("qk_source", "seed", "head_dim", "q_text", "k_text", "seq_len", "shift_t", "score_dtype",
+        "base", "layout_sin", "table_len")
+MINIMUM = {"seed": 0, "head_dim": 2, "seq_len": 1, "shift_t": 1, "base": 10, "table_len": 8,
+           "layout_sin": "concatenated"}
+MAXIMUM = {"seed": 9999, "head_dim": 256, "seq_len": 256, "shift_t": 4096, "base": 1000000,
+           "table_len": 4096, "score_dtype": "float32"}
+RUNS_OK = ":green-badge[PASS]"
+FAILS = ":red-badge[FAIL]"
+
+
+def run(at=None, **query):
+    """Run the page (a fresh session seeded from `query` unless `at` is given); assert no exception."""
+    if at is None:
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        for key, value in query.items():
+            at.query_params[key] = str(value)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def badges(at) -> list[str]:
+    return [md.value for md in at.markdown if "-badge[" in md.value]
+
+
+def charts(at) -> list[dict]:
+    return [element_spec(el) for el in at.get("vega_lite_chart")]
+
+
+def chart_titled(at, text: str) -> dict:
+    (spec,) = [s for s in charts(at) if s.get("title", {}).get("text", "") == text]
+    return spec
+
+
+def assert_page_complete(at, n_charts=N_CHARTS):
+    assert at.title[0].value == "Relative-position invariance"
+    assert len(at.get("vega_lite_chart")) == n_charts
+    assert len(at.latex) >= 2
+    assert any("What to notice" in md.value for md in at.markdown)
+    assert len(at.metric) == 4
+
+
+def ref_additive_deviation(q, k, w_q, w_k, n, t, base=10000.0):
+    """max |s(m,n) − s(m+t,n+t)| for the sinusoid added before the projections; PE rows by loop."""
+    d = len(q)
+    pe = np.array([ref_sinusoidal_row(p, d, base) for p in range(n + t)])
+    qs = (q + pe) @ w_q
+    ks = (k + pe) @ w_k
+    s = qs @ ks.T
+    return float(np.max(np.abs(s[:n, :n] - s[t:t + n, t:t + n])))
+
+
+# --- defaults ----------------------------------------------------------------------------------
+def test_defaults_rope_passes_additive_fails():
+    at = run()
+    assert_page_complete(at)
+    assert not at.error and not at.warning
+    shown = metrics(at)
+    rope_dev = float(shown["RoPE (float64)"])
+    sin_dev = float(shown["sinusoidal, added"])
+    learned_dev = float(shown["learned table, added"])
+    tol = float(shown["pass mark"])
+    assert rope_dev < 1e-9
+    assert sin_dev > 1.0 and learned_dev > 1.0  # clearly not zero: absolute position leaks in
+    assert rope_dev <= tol < 1e-9
+    assert badges(at) == [RUNS_OK, FAILS, FAILS]
+    # the numbers, against independent computations (same seeded q, k, W as the page)
+    q, k = posenc.seeded_normal((2, 64), seed=0)
+    w_q, w_k = posenc.seeded_normal((2, 64, 64), seed=1, std=64**-0.5)
+    assert sin_dev == pytest.approx(ref_additive_deviation(q, k, w_q, w_k, 64, 16), rel=5e-3)
+    eps = 2.0**-52
+    assert tol == pytest.approx(eps * np.linalg.norm(q) * np.linalg.norm(k) * (4 * 79 + 2 * 64 + 8), rel=0.05)
+    # the deviation chart: one bar per method, RoPE green below the rule, the others red above it
+    spec = chart_titled(at, "Only RoPE's scores survive the shift")
+    (bars,) = find(spec, "bar")
+    assert frame(spec, bars)["verdict"].tolist() == ["pass", "fail", "fail"]
+    (rule,) = find(spec, "rule")
+    assert frame(spec, rule)["tol"].iloc[0] == pytest.approx(tol, rel=0.05)
+
+
+def test_rope_heatmap_has_constant_diagonals_and_additive_does_not():
+    at = run()
+    rope = png_pixels(chart_titled(at, "RoPE"))
+    sinus = png_pixels(chart_titled(at, "sinusoidal PE added"))
+    assert rope.shape[:2] == (64, 64)
+    same_rope = np.mean(np.all(rope[:-1, :-1] == rope[1:, 1:], axis=-1))
+    same_sin = np.mean(np.all(sinus[:-1, :-1] == sinus[1:, 1:], axis=-1))
+    assert same_rope > 0.99  # one colour per diagonal (colour bins may round at an edge)
+    assert same_sin < 0.5
+    assert chart_titled(at, "learned table added")["usermeta"]["imagechart"]["shape"] == [64, 64]
+
+
+def test_shift_matrix_and_residual():
+    at = run(shift_t=5, head_dim=8)
+    spec = chart_titled(at, "R_k for k = 5 (8 × 8, interleaved layout)")
+    assert spec["usermeta"]["imagechart"]["domain"] == [-1.0, 1.0]
+    res = chart_titled(at, "PE(p + 5) = R_k·PE(p) for every p")
+    (line,) = find(res, "line")
+    values = frame(res, line)["residual"]
+    assert len(values) == 64 and values.max() < 1e-13
+
+
+def test_decay_curve_matches_the_bound():
+    at = run(head_dim=8)
+    spec = chart_titled(at, "RoPE's score bound shrinks with distance")
+    (line,) = find(spec, "line")
+    assert line["encoding"]["x"]["scale"]["type"] == "log"
+    df = frame(spec, line)
+    assert df["distance"].min() == 1 and df["distance"].max() == 20000
+    for row in df.iloc[::40].itertuples():
+        theta = [10000.0 ** (-2 * i / 8) for i in range(4)]
+        partial, total = 0j, 0.0
+        for t in theta:
+            partial += complex(math.cos(row.distance * t), math.sin(row.distance * t))
+            total += abs(partial)
+        assert row.bound == pytest.approx(total / 4)
+
+
+def test_float32_scores_pass_at_a_float32_tolerance():
+    at64, at32 = run(), run(score_dtype="float32")
+    dev64, dev32 = float(metrics(at64)["RoPE (float64)"]), float(metrics(at32)["RoPE (float32)"])
+    tol32 = float(metrics(at32)["pass mark"])
+    assert dev64 < 1e-12 < dev32 <= tol32 < 1e-1
+    assert badges(at32)[0] == RUNS_OK
+    assert float(metrics(at32)["sinusoidal, added"]) > 1000 * tol32
+
+
+# --- typed vectors --------------------------------------------------------------------------------
+def test_typed_vectors_set_the_head_dim():
+    at = run(qk_source="typed", q_text="1, 0, 0.5, -2", k_text="[0, 1, 2, 0.25]")
+    assert_page_complete(at)
+    assert not at.error
+    assert any("head dim d = 4" in c.value for c in at.sidebar.caption)
+    assert float(metrics(at)["RoPE (float64)"]) < 1e-9
+    assert chart_titled(at, "RoPE")["usermeta"]["imagechart"]["shape"] == [64, 64]
+    assert "d = 4" in chart_titled(at, "Only RoPE's scores survive the shift")["title"]["subtitle"]
+
+
+@pytest.mark.parametrize(
+    "q_text, k_text, message",
+    [
+        ("1, two, 3, 4", "1, 2, 3, 4", "item 2"),
+        ("", "1, 2", "empty"),
+        ("1, 2, 3", "1, 2, 3", "even number"),
+        ("1, 2", "1, 2, 3, 4", "same number"),
+        ("0, 0", "1, 2", "all zeros"),
+        ("1e999, 1", "1, 2", "finite"),
+        ("<b>1</b>, 2", "1, 2", "item 1"),
+    ],
+)
+def test_typed_garbage_falls_back_to_seeded(q_text, k_text, message):
+    at = run(qk_source="typed", q_text=q_text, k_text=k_text)
+    assert_page_complete(at)
+    (error,) = at.error
+    assert message in error.value and "seeded random vectors (d = 8)" in error.value
+    assert float(metrics(at)["RoPE (float64)"]) < 1e-9
+    assert "d = 8" in chart_titled(at, "Only RoPE's scores survive the shift")["title"]["subtitle"]
+
+
+# --- the learned table runs out -------------------------------------------------------------------
+def test_shift_past_the_learned_table_is_an_error_not_a_guess():
+    at = run(shift_t=200)  # needs rows up to 63 + 200 = 263, the table has 128
+    assert_page_complete(at)
+    assert metrics(at)["learned table, added"] == "no row"
+    assert badges(at)[2] == ":gray-badge[cannot run: no row]"
+    assert any("263" in i.value and "cannot extrapolate" in i.value for i in at.info)
+    spec = chart_titled(at, "Only RoPE's scores survive the shift")
+    (bars,) = find(spec, "bar")
+    assert frame(spec, bars)["method"].tolist() == ["RoPE (float64)", "sinusoidal PE added"]
+
+
+def test_positions_beyond_the_table_have_no_heatmap():
+    at = run(seq_len=200, table_len=100)
+    assert_page_complete(at, n_charts=N_CHARTS - 1)
+    assert any("199" in i.value for i in at.info)
+    assert float(metrics(at)["RoPE (float64)"]) < 1e-9
+
+
+# --- extremes ------------------------------------------------------------------------------------
+def test_every_control_at_its_minimum():
+    at = run(**MINIMUM)
+    assert_page_complete(at)
+    assert not at.warning and not at.error
+    assert at.slider(key="seq_len").value == 1 and at.slider(key="shift_t").value == 1
+    assert float(metrics(at)["RoPE (float64)"]) < 1e-9
+    assert chart_titled(at, "RoPE")["usermeta"]["imagechart"]["shape"] == [1, 1]
+
+
+def test_every_control_at_its_maximum():
+    at = run(**MAXIMUM)
+    assert_page_complete(at)
+    assert not at.warning and not at.error
+    shown = metrics(at)
+    assert float(shown["RoPE (float32)"]) <= float(shown["pass mark"])
+    assert float(shown["sinusoidal, added"]) > 10 * float(shown["pass mark"])
+    # 255 + 4096 is past even the longest table (4096 rows): the learned test cannot run
+    assert badges(at) == [RUNS_OK, FAILS, ":gray-badge[cannot run: no row]"]
+    assert chart_titled(at, "RoPE")["usermeta"]["imagechart"]["shape"] == [256, 256]
+    assert chart_titled(at, "R_k for k = 4096 (256 × 256, interleaved layout)")
+
+
+def test_seq_len_above_the_page_maximum_is_clamped():
+    at = run(seq_len=5000)
+    assert_page_complete(at, n_charts=N_CHARTS - 1)  # 256 positions, but the table has 128 rows
+    assert at.slider(key="seq_len").value == 256
+    assert any("seq" in w.value and "256" in w.value for w in at.warning)
+
+
+# --- bad URLs ------------------------------------------------------------------------------------
+def test_garbage_in_every_url_parameter():
+    at = run(**{key: "abc" for key in KEYS})
+    assert_page_complete(at)
+    (warning,) = at.warning
+    for key in KEYS:
+        if key not in ("q_text", "k_text"):  # text is never garbage to the URL; random mode hides them
+            assert key.replace("_", "\\_") in warning.value
+    assert not at.error
+    assert badges(at) == [RUNS_OK, FAILS, FAILS]
+
+
+def test_garbage_typed_text_from_the_url():
+    at = run(qk_source="typed", q_text="abc", k_text="abc")
+    assert_page_complete(at)
+    (error,) = at.error
+    assert "item 1" in error.value
+
+
+@pytest.mark.parametrize("value", ["1e9", "-5", "nan", "inf", "3.5", "<script>", ""])
+def test_out_of_range_numbers(value):
+    at = run(seq_len=value, shift_t=value, table_len=value, seed=value)
+    assert_page_complete(at)
+    assert at.slider(key="shift_t").value == 16
+
+
+def test_typed_text_is_shown_literally_never_as_markup():
+    at = run(qk_source="typed", q_text="[x](http://example.com), <b>2</b>", k_text="1, 2")
+    (error,) = at.error
+    assert "[x](" not in error.value and "\\[x\\]" in error.value

@@ -1,0 +1,248 @@
+"""The RoPE-rotation page through Streamlit's AppTest: defaults, both input modes, every control at
+its minimum and maximum, garbage in every URL parameter, the pair index clamped to head_dim, and
+the numbers it shows (angles, norms, scores, the rotated vector) against values computed here."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from _chartspec import element_spec, find, frame
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "3_RoPE_rotation.py")
+N_CHARTS = 3  # the rotation plane, the d×d matrix, the pair map
+KEYS = ("vec_input", "qx", "qy", "kx", "ky", "q_angle", "q_len", "k_angle", "k_len",
+        "m", "n", "head_dim", "j", "base", "traj_m", "layout_rope")
+MINIMUM = {"qx": -3, "qy": -3, "kx": -3, "ky": -3, "m": 0, "n": 0, "head_dim": 2, "j": 0, "base": 10,
+           "traj_m": 0, "layout_rope": "interleaved"}
+MAXIMUM = {"qx": 3, "qy": 3, "kx": 3, "ky": 3, "m": 8192, "n": 8192, "head_dim": 256, "j": 127,
+           "base": 1000000, "traj_m": 256}
+
+
+def run(at=None, **query):
+    """Run the page (a fresh session seeded from `query` unless `at` is given); assert no exception."""
+    if at is None:
+        at = AppTest.from_file(PAGE, default_timeout=60)
+        for key, value in query.items():
+            at.query_params[key] = str(value)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def wrap(a: float) -> float:
+    while a > math.pi:
+        a -= 2 * math.pi
+    while a <= -math.pi:
+        a += 2 * math.pi
+    return a
+
+
+def rotate(v, angle):
+    c, s = math.cos(angle), math.sin(angle)
+    return (v[0] * c - v[1] * s, v[0] * s + v[1] * c)
+
+
+def expected_numbers(q, k, m, n, theta) -> dict[str, str]:
+    """What the metric cards must say, from math alone."""
+    qm, kn = rotate(q, m * theta), rotate(k, n * theta)
+    before = wrap(math.atan2(q[1], q[0]) - math.atan2(k[1], k[0]))
+    measured = wrap(math.atan2(qm[1], qm[0]) - math.atan2(kn[1], kn[0]))
+    kd = rotate(k, (n - m) * theta)
+    return {
+        "∠(k → q) before": f"{math.degrees(before):.2f}°",
+        "(m − n)·θ_j": f"{math.degrees(wrap((m - n) * theta)):.2f}°",
+        "predicted ∠ after": f"{math.degrees(wrap(before + (m - n) * theta)):.2f}°",
+        "measured ∠ after": f"{math.degrees(measured):.2f}°",
+        "‖q‖ before": f"{math.hypot(*q):.6f}",
+        f"‖q‖ after (m = {m})": f"{math.hypot(*qm):.6f}",
+        "⟨R_m q, R_n k⟩": f"{qm[0] * kn[0] + qm[1] * kn[1]:.6f}",
+        "⟨q, R_(n−m) k⟩": f"{q[0] * kd[0] + q[1] * kd[1]:.6f}",
+    }
+
+
+def assert_page_complete(at):
+    assert at.title[0].value == "RoPE rotation"
+    assert len(at.get("vega_lite_chart")) == N_CHARTS
+    assert len(at.latex) >= 2
+    assert any("What to notice" in md.value for md in at.markdown)
+    assert len(at.metric) == 8
+
+
+def plane(at) -> dict:
+    return element_spec(at.get("vega_lite_chart")[0])
+
+
+def arrows(at):
+    spec = plane(at)
+    (shafts,) = find(spec, "rule", strokeWidth=3.5)
+    return frame(spec, shafts).set_index("label")
+
+
+# --- defaults ----------------------------------------------------------------------------------
+def test_defaults_show_the_angle_identity():
+    at = run()
+    assert_page_complete(at)
+    assert not at.error and not at.warning
+    q, k, m, n, theta = (1.0, 0.5), (-0.4, 1.2), 5, 12, 1.0  # j = 0: θ_0 = 1 for any base
+    shown = metrics(at)
+    assert shown == expected_numbers(q, k, m, n, theta)
+    assert shown["predicted ∠ after"] == shown["measured ∠ after"] == "-122.94°"
+    assert shown["‖q‖ before"] == shown["‖q‖ after (m = 5)"]
+    assert shown["⟨R_m q, R_n k⟩"] == shown["⟨q, R_(n−m) k⟩"]
+    df = arrows(at)
+    assert df.loc["q at m=5", ["x", "y"]].tolist() == pytest.approx(rotate(q, m * theta))
+    assert df.loc["k at n=12", ["x", "y"]].tolist() == pytest.approx(rotate(k, n * theta))
+    qm = rotate(q, m * theta)
+    tex = at.latex[1].value
+    assert f"{qm[0]:.3f}" in tex and f"{qm[1]:.3f}" in tex and f"{math.cos(5):.3f}" in tex
+
+
+def test_trajectory_is_q_at_positions_0_to_m():
+    at = run(traj_m=20, j=3, head_dim=16, base=100)
+    theta = 100 ** (-2 * 3 / 16)
+    spec = plane(at)
+    (points,) = find(spec, "circle")
+    df = frame(spec, points)
+    assert df["position"].tolist() == list(range(21))
+    for row in df.itertuples():
+        assert (row.x, row.y) == pytest.approx(rotate((1.0, 0.5), row.position * theta))
+    assert f"θ_j = {theta:.4g} rad" in spec["title"]["text"]
+
+
+@pytest.mark.parametrize("m, n, j", [(300, 7, 2), (7, 300, 20), (8192, 0, 1), (40, 40, 31)])
+def test_angle_identity_numbers(m, n, j):
+    at = run(m=m, n=n, j=j)
+    theta = 10000.0 ** (-2 * j / 64)
+    shown = metrics(at)
+    assert shown == expected_numbers((1.0, 0.5), (-0.4, 1.2), m, n, theta)
+    assert shown["predicted ∠ after"] == shown["measured ∠ after"]
+
+
+def test_polar_input():
+    at = run(vec_input="polar", q_angle=90, q_len=2, k_angle=-45, k_len=0.5)
+    assert at.slider(key="q_angle").value == 90
+    q = (0.0, 2.0)
+    k = (0.5 * math.cos(-math.pi / 4), 0.5 * math.sin(-math.pi / 4))
+    assert metrics(at) == expected_numbers(q, k, 5, 12, 1.0)
+    assert metrics(at)["∠(k → q) before"] == "135.00°"
+    df = arrows(at)
+    assert df.loc["q", ["x", "y"]].tolist() == pytest.approx(q, abs=1e-12)
+
+
+# --- the whole matrix and the layouts ------------------------------------------------------------
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_matrix_and_pair_map_follow_the_layout(layout):
+    at = run(layout_rope=layout, head_dim=16, j=5, m=3)
+    heat = element_spec(at.get("vega_lite_chart")[1])
+    meta = heat["usermeta"]["imagechart"]
+    assert meta["shape"] == [16, 16] and meta["domain"] == [-1.0, 1.0]
+    (boxes,) = find(heat, "rect", stroke="#111827")
+    cells = frame(heat, boxes)
+    expected = (5, 13) if layout == "half" else (10, 11)
+    assert sorted(set((cells["x0"] + cells["x1"]) / 2)) == list(expected)
+    pairs = element_spec(at.get("vega_lite_chart")[2])
+    df = frame(pairs, pairs)
+    assert sorted(df.loc[df["selected"], "coordinate"]) == list(expected)
+    assert layout in pairs["title"]["text"]
+
+
+# --- extremes ------------------------------------------------------------------------------------
+def test_every_control_at_its_minimum():
+    at = run(**MINIMUM)
+    assert_page_complete(at)
+    assert not at.warning
+    assert at.slider(key="head_dim").value == 2
+    # one pair only: j has no range, so the page shows it as text instead of a slider
+    assert any("Pair index j" in md.value and "only possible value" in md.value for md in at.sidebar.markdown)
+    shown = metrics(at)
+    assert shown["∠(k → q) before"] == "0.00°" and shown["(m − n)·θ_j"] == "0.00°"
+    assert shown["predicted ∠ after"] == shown["measured ∠ after"] == "0.00°"
+
+
+def test_every_control_at_its_maximum():
+    at = run(**MAXIMUM)
+    assert_page_complete(at)
+    assert not at.warning
+    assert at.slider(key="j").value == 127
+    theta = 1e6 ** (-2 * 127 / 256)
+    assert metrics(at) == expected_numbers((3.0, 3.0), (3.0, 3.0), 8192, 8192, theta)
+    assert element_spec(at.get("vega_lite_chart")[1])["usermeta"]["imagechart"]["shape"] == [256, 256]
+
+
+@pytest.mark.parametrize("extreme", ["min", "max"])
+def test_polar_extremes(extreme):
+    values = {"min": dict(q_angle=-180, q_len=0.1, k_angle=-180, k_len=0.1),
+              "max": dict(q_angle=180, q_len=3, k_angle=180, k_len=3)}[extreme]
+    at = run(vec_input="polar", **values)
+    assert_page_complete(at)
+    shown = metrics(at)
+    assert shown["∠(k → q) before"] == "0.00°"
+    assert shown["predicted ∠ after"] == shown["measured ∠ after"]
+
+
+def test_zero_vector_falls_back_with_a_warning():
+    at = run(qx=0, qy=0)
+    assert_page_complete(at)
+    assert any("q is the zero vector" in w.value for w in at.warning)
+    assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 1.2), 5, 12, 1.0)
+
+
+# --- bad URLs ------------------------------------------------------------------------------------
+def test_garbage_in_every_url_parameter():
+    at = run(**{key: "abc" for key in KEYS})
+    assert_page_complete(at)
+    (warning,) = at.warning
+    for key in KEYS:
+        if key not in ("q_angle", "q_len", "k_angle", "k_len"):  # polar widgets are not drawn
+            assert key.replace("_", "\\_") in warning.value  # markdown-escaped key
+    assert "<" not in warning.value  # shown as text, never HTML
+    assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 1.2), 5, 12, 1.0)
+
+
+@pytest.mark.parametrize("value", ["1e9", "-5", "nan", "inf", "3.5", "<script>", ""])
+def test_out_of_range_numbers(value):
+    at = run(m=value, head_dim=value, traj_m=value)
+    assert_page_complete(at)
+    assert at.slider(key="m").value == 5 and at.slider(key="head_dim").value == 64
+
+
+def test_pair_index_too_large_for_head_dim_is_clamped():
+    at = run(head_dim=8, j=60)
+    assert_page_complete(at)
+    assert at.slider(key="j").value == 3
+    assert any("j" in w.value and "3" in w.value for w in at.warning)
+    theta = 10000.0 ** (-2 * 3 / 8)
+    assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 1.2), 5, 12, theta)
+
+
+def test_shrinking_head_dim_keeps_the_pair_index_valid():
+    at = run()
+    at.slider(key="j").set_value(31)
+    run(at)
+    assert at.slider(key="j").value == 31
+    at.slider(key="head_dim").set_value(8)
+    run(at)
+    assert at.slider(key="j").value == 3
+    assert_page_complete(at)
+    pairs = element_spec(at.get("vega_lite_chart")[2])
+    df = frame(pairs, pairs)
+    assert sorted(df.loc[df["selected"], "coordinate"]) == [3, 7]
+
+
+def test_switching_input_mode_keeps_the_page_working():
+    at = run()
+    at.radio(key="vec_input").set_value("polar")
+    run(at)
+    assert_page_complete(at)
+    assert metrics(at)["∠(k → q) before"] == "-80.00°"  # 30° − 110°
+    at.radio(key="vec_input").set_value("cartesian")
+    run(at)
+    assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 1.2), 5, 12, 1.0)

@@ -1,0 +1,234 @@
+"""posenc helpers added for the RoPE-rotation and relative-invariance pages.
+
+wrap_angle, polar_to_xy, signed_angle (posenc.rope); rope_score_matrix(dtype=...),
+rope_shift_tolerance, seeded_normal (posenc.relative); shift_residual (posenc.sinusoidal);
+parse_vector. Checked against hand-written loops with `math` (tests/_posenc_reference_impl.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import posenc
+from _posenc_reference_impl import ref_inverse_frequencies, ref_rope_vector, ref_sinusoidal_row
+
+
+def ref_wrap(a: float) -> float:
+    while a > math.pi:
+        a -= 2 * math.pi
+    while a <= -math.pi:
+        a += 2 * math.pi
+    return a
+
+
+# ----------------------------------------------------------------------------------- inputs
+@pytest.mark.parametrize(
+    "call, param",
+    [
+        (lambda: posenc.polar_to_xy(0.3, -1.0), "length"),
+        (lambda: posenc.polar_to_xy(float("nan"), 1.0), "angle"),
+        (lambda: posenc.signed_angle([0, 0], [1, 0]), "a"),
+        (lambda: posenc.signed_angle([1, 0], [0, 0]), "b"),
+        (lambda: posenc.signed_angle([1, 0, 0], [1, 0]), "a"),
+        (lambda: posenc.wrap_angle([1.0, float("inf")]), "angle"),
+        (lambda: posenc.rope_score_matrix(np.ones(4), np.ones(4), [0], [0], dtype="float16"), "dtype"),
+        (lambda: posenc.rope_shift_tolerance(np.ones(4), np.ones(4), -1), "max_position"),
+        (lambda: posenc.rope_shift_tolerance(np.ones(4), np.ones(4), 3, dtype="int8"), "dtype"),
+        (lambda: posenc.seeded_normal((2, 0)), "shape"),
+        (lambda: posenc.seeded_normal(4, seed=-1), "seed"),
+        (lambda: posenc.seeded_normal((100_000, 1_000)), "shape"),
+        (lambda: posenc.shift_residual([0, 1], 2, 7), "d_model"),
+        (lambda: posenc.shift_residual([0, float("nan")], 2, 8), "positions"),
+    ],
+)
+def test_bad_arguments_name_the_parameter(call, param):
+    with pytest.raises((ValueError, TypeError), match=param):
+        call()
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("", "empty"),
+        ("   ", "empty"),
+        ("[]", "empty"),
+        ("1, two, 3", "item 2 must be a number, got 'two'"),
+        ("1,,3", "item 2"),
+        ("1, nan", "item 2"),
+        ("inf", "item 1"),
+        ("1e999", "finite"),
+        ("1 2", "item 1"),
+        ("0x10", "item 1"),
+        ("<b>1</b>", "item 1"),
+    ],
+)
+def test_parse_vector_rejects_garbage_with_a_clear_message(text, fragment):
+    with pytest.raises(ValueError, match="^q") as err:
+        posenc.parse_vector(text, name="q")
+    assert fragment in str(err.value)
+
+
+def test_parse_vector_limits_length_and_type():
+    with pytest.raises(ValueError, match="at most 3"):
+        posenc.parse_vector("1,2,3,4", name="q", max_len=3)
+    with pytest.raises(TypeError, match="q"):
+        posenc.parse_vector(None, name="q")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1, -0.5, 2e-3", [1.0, -0.5, 0.002]),
+        ("[1,2]", [1.0, 2.0]),
+        ("( .5 , +3. )", [0.5, 3.0]),
+        ("-7", [-7.0]),
+    ],
+)
+def test_parse_vector_reads_numbers(text, expected):
+    got = posenc.parse_vector(text)
+    assert got.dtype == np.float64
+    assert got.tolist() == expected
+
+
+# ----------------------------------------------------------------------------- 2-D angles
+@pytest.mark.parametrize("a", [0.0, 1.0, math.pi, -math.pi, 3 * math.pi, -7.5, 100.0, 2 * math.pi])
+def test_wrap_angle_matches_loop(a):
+    got = float(posenc.wrap_angle(a))
+    assert -math.pi < got <= math.pi
+    assert got == pytest.approx(ref_wrap(a), abs=1e-12)
+
+
+def test_polar_to_xy_matches_math():
+    for ang, ell in [(0.0, 1.0), (math.pi / 3, 2.0), (-2.5, 0.7), (0.4, 0.0)]:
+        x, y = posenc.polar_to_xy(ang, ell)
+        assert (x, y) == pytest.approx((ell * math.cos(ang), ell * math.sin(ang)), abs=1e-15)
+
+
+def test_signed_angle_is_the_turn_from_a_to_b(rng):
+    assert posenc.signed_angle([1, 0], [0, 1]) == pytest.approx(math.pi / 2)
+    assert posenc.signed_angle([0, 1], [1, 0]) == pytest.approx(-math.pi / 2)
+    assert posenc.signed_angle([1, 0], [-1, 0]) == pytest.approx(math.pi)
+    for _ in range(50):
+        a, b = rng.normal(size=(2, 2))
+        ref = ref_wrap(math.atan2(b[1], b[0]) - math.atan2(a[1], a[0]))
+        assert posenc.signed_angle(a, b) == pytest.approx(ref, abs=1e-12)
+
+
+@pytest.mark.parametrize("m, n", [(0, 0), (5, 12), (12, 5), (300, 7), (8191, 3)])
+@pytest.mark.parametrize("j, dim", [(0, 64), (7, 64), (31, 64), (0, 2)])
+def test_rotated_angle_is_angle_plus_m_minus_n_theta(m, n, j, dim):
+    """The page's identity: ∠(R_n k → R_m q) = wrap(∠(k → q) + (m − n)θ_j)."""
+    theta = ref_inverse_frequencies(dim)[j]
+    q, k = np.array([1.0, 0.5]), np.array([-0.3, 1.2])
+    qm = ref_rope_vector(list(q), m, [theta])
+    kn = ref_rope_vector(list(k), n, [theta])
+    before = posenc.signed_angle(k, q)
+    after = posenc.signed_angle(kn, qm)
+    assert after == pytest.approx(ref_wrap(before + (m - n) * theta), abs=1e-9)
+    assert math.hypot(*qm) == pytest.approx(math.hypot(*q), rel=1e-14)
+
+
+# ------------------------------------------------------------------- scores at a dtype
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_rope_score_matrix_dtype_matches_loop(rng, layout, dtype):
+    d = 16
+    q, k = rng.normal(size=(2, d))
+    pos = [0, 3, 17, 250]
+    inv = ref_inverse_frequencies(d, 500.0)
+    got = posenc.rope_score_matrix(q, k, pos, pos, base=500.0, layout=layout, dtype=dtype)
+    ref = np.array(
+        [[sum(a * b for a, b in zip(ref_rope_vector(list(q), m, inv, layout), ref_rope_vector(list(k), n, inv, layout)))
+          for n in pos] for m in pos]
+    )
+    assert got.dtype == np.float64
+    tol = 1e-12 if dtype == "float64" else 1e-4
+    np.testing.assert_allclose(got, ref, atol=tol * np.linalg.norm(q) * np.linalg.norm(k))
+    if dtype == "float32":  # really computed in float32: every entry is a float32 number
+        assert np.array_equal(got.astype(np.float32).astype(np.float64), got)
+        assert not np.array_equal(got, posenc.rope_score_matrix(q, k, pos, pos, base=500.0, layout=layout))
+
+
+def test_rope_shift_tolerance_formula():
+    q, k = np.ones(8), 2 * np.ones(8)  # ‖q‖‖k‖ = 16
+    eps32 = float(np.finfo(np.float32).eps)
+    assert posenc.rope_shift_tolerance(q, k, 100, dtype="float32") == pytest.approx(eps32 * 16 * (400 + 16 + 8))
+    assert posenc.rope_shift_tolerance(q, k, 0) == pytest.approx(2.0**-52 * 16 * 24)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("dim, n, t, base", [(2, 64, 16, 1e4), (64, 64, 16, 1e4), (128, 256, 4096, 1e4),
+                                              (256, 32, 4096, 10.0), (64, 128, 1000, 1e6)])
+def test_rope_passes_its_shift_tolerance_and_additive_fails_it(rng, dtype, dim, n, t, base):
+    q, k = rng.normal(size=(2, dim))
+    dev = posenc.shift_deviation(
+        lambda p: posenc.rope_score_matrix(q, k, p, p, base=base, dtype=dtype), n, t
+    )
+    tol = posenc.rope_shift_tolerance(q, k, n - 1 + t, dtype=dtype)
+    assert dev <= tol
+    w_q, w_k = posenc.seeded_normal((2, dim, dim), seed=1) / math.sqrt(dim)
+    additive = posenc.shift_deviation(
+        lambda p: posenc.additive_score_matrix(q, k, posenc.sinusoidal_encoding(p, dim, base=base), w_q, w_k), n, t
+    )
+    assert additive > 100 * tol
+
+
+def test_seeded_normal_is_reproducible_and_normal():
+    a = posenc.seeded_normal((400, 50), seed=3, std=2.0)
+    assert a.shape == (400, 50)
+    assert np.array_equal(a, posenc.seeded_normal((400, 50), seed=3, std=2.0))
+    assert not np.array_equal(a, posenc.seeded_normal((400, 50), seed=4, std=2.0))
+    assert abs(a.mean()) < 0.05 and a.std() == pytest.approx(2.0, rel=0.03)
+    assert posenc.seeded_normal(5).shape == (5,)
+
+
+# ------------------------------------------------------------------ sinusoidal shift residual
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+def test_shift_residual_matches_loop_and_is_round_off(layout):
+    d, k = 16, 7
+    pos = [0.0, 1.0, 9.5, 200.0]
+    got = posenc.shift_residual(pos, k, d, layout=layout)
+    # Reference: R_k built block by block from the formula, applied with loops.
+    theta = ref_inverse_frequencies(d)
+    h = d // 2
+    sin_idx = [2 * j for j in range(h)] if layout == "interleaved" else list(range(h))
+    cos_idx = [2 * j + 1 for j in range(h)] if layout == "interleaved" else [j + h for j in range(h)]
+    for p, r in zip(pos, got):
+        row, shifted = ref_sinusoidal_row(p, d, layout=layout), ref_sinusoidal_row(p + k, d, layout=layout)
+        applied = [0.0] * d
+        for j in range(h):
+            c, s = math.cos(k * theta[j]), math.sin(k * theta[j])
+            a, b = sin_idx[j], cos_idx[j]
+            applied[a] = c * row[a] + s * row[b]
+            applied[b] = -s * row[a] + c * row[b]
+        ref = math.sqrt(sum((x - y) ** 2 for x, y in zip(shifted, applied)))
+        assert ref < 1e-13 and r < 1e-13
+    low = posenc.shift_residual(np.arange(300.0), k, d, layout=layout, dtype="float32")
+    assert 0 < low.max() < 1e-3  # float32 round-off: visible, small
+
+
+@pytest.mark.parametrize("m, n, theta", [(5, 12, 1.0), (12, 5, 0.3), (0, 0, 1.0), (4000, 1, 0.0316), (7, 7, 2.5)])
+def test_pair_angles_match_loop(m, n, theta):
+    q, k = [1.0, 0.5], [-0.4, 1.2]
+    got = posenc.pair_angles(q, k, m, n, theta)
+    before = ref_wrap(math.atan2(q[1], q[0]) - math.atan2(k[1], k[0]))
+    qm, kn = ref_rope_vector(q, m, [theta]), ref_rope_vector(k, n, [theta])
+    measured = ref_wrap(math.atan2(qm[1], qm[0]) - math.atan2(kn[1], kn[0]))
+    assert got.before == pytest.approx(before, abs=1e-12)
+    assert got.offset == pytest.approx(ref_wrap((m - n) * theta), abs=1e-9)
+    assert got.predicted == pytest.approx(ref_wrap(before + (m - n) * theta), abs=1e-9)
+    assert got.measured == pytest.approx(measured, abs=1e-9)
+    assert abs(ref_wrap(got.measured - got.predicted)) < 1e-9
+
+
+def test_pair_angles_rejects_zero_vectors():
+    with pytest.raises(ValueError, match="non-zero"):
+        posenc.pair_angles([0.0, 0.0], [1.0, 0.0], 1, 2, 1.0)
+
+
+def test_polar_to_xy_degrees():
+    assert posenc.polar_to_xy(90, 2.0, degrees=True) == pytest.approx([0.0, 2.0], abs=1e-15)
+    assert posenc.polar_to_xy(-135, 1.0, degrees=True) == pytest.approx([-math.sqrt(0.5)] * 2)
