@@ -1,0 +1,211 @@
+"""Context extension: widget values -> a config.json rope block -> the numbers the page charts.
+
+Pure functions (no Streamlit); the page wraps `extension_data` and `phase_error_curves` in
+`explorer.layout.cached`. All maths is posenc's: this module only assembles the rope block the way
+a model's ``config.json`` spells it and calls posenc with it.
+
+The rope block has exactly HF transformers' keys (``rope_type``, ``rope_theta``, ``factor``,
+``original_max_position_embeddings``, ``beta_fast`` …), so what the page shows can be compared with
+a real config. Keys whose widget is at its "not set" value (0 for ``mscale``, ``mscale_all_dim``,
+``attention_factor``) are left out, as they would be in a config that does not mention them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import posenc
+
+#: Human labels for `posenc.ROPE_SCALING`'s keys (a key missing here is shown as itself).
+METHOD_LABELS: Mapping[str, str] = {
+    "default": "Extrapolation (no scaling)",
+    "linear": "Linear (Position Interpolation)",
+    "ntk": "NTK-aware (static)",
+    "dynamic": "Dynamic NTK",
+    "yarn": "YaRN",
+    "llama3": "Llama 3.1",
+    "longrope": "LongRoPE (Phi-3)",
+}
+
+#: The widget keys (explorer.params) each method reads, in display order.
+METHOD_PARAMS: Mapping[str, tuple[str, ...]] = {
+    "default": (),
+    "linear": ("factor",),
+    "ntk": ("factor",),
+    "dynamic": ("factor",),
+    "yarn": ("factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor",
+             "truncate"),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
+    "longrope": ("factor", "short_gen", "long_gen"),
+}
+
+#: LongRoPE factor-list generators offered instead of typing d/2 numbers.
+LONGROPE_GENERATORS = ("ones", "ramp", "constant")
+
+#: Widgets whose value 0 means "key absent from the rope block".
+_ZERO_MEANS_UNSET = ("mscale", "mscale_all_dim", "attention_factor")
+
+#: Factors at which the attention-factor curve is drawn.
+AF_CURVE_FACTORS = np.geomspace(1.0, 128.0, 57)
+
+#: Largest position a float16 can hold; the precision chart stops there (posenc raises beyond).
+FLOAT16_MAX_POSITION = 65504
+PRECISION_DTYPES = ("float32", "float16", "bfloat16")
+
+
+def method_label(rope_type: str) -> str:
+    """Human label of a rope_type, e.g. "yarn" -> "YaRN"."""
+    return METHOD_LABELS.get(rope_type, rope_type)
+
+
+def longrope_factors(kind: str, n_pairs: int, factor: float) -> list[float]:
+    """A LongRoPE factor list of length n_pairs: "ones" (all 1.0), "ramp" (1 -> factor, fastest
+    pair first, linear in j) or "constant" (all factor: plain interpolation)."""
+    if kind not in LONGROPE_GENERATORS:
+        raise ValueError(f"kind must be one of {', '.join(LONGROPE_GENERATORS)}, got {kind!r}")
+    if kind == "ones":
+        return [1.0] * n_pairs
+    if kind == "constant":
+        return [float(factor)] * n_pairs
+    return np.linspace(1.0, float(factor), n_pairs).tolist()
+
+
+def build_rope_block(rope_type: str, values: Mapping[str, Any], *, base: float, train_len: int,
+                     head_dim: int) -> dict[str, Any]:
+    """The config.json rope block for `rope_type` from the page's widget values.
+
+    ``values`` maps the keys of ``METHOD_PARAMS[rope_type]`` to widget values; other keys are
+    ignored. ``head_dim`` sets the length of LongRoPE's lists (head_dim // 2).
+    """
+    block: dict[str, Any] = {"rope_type": rope_type, "rope_theta": float(base)}
+    names = METHOD_PARAMS.get(rope_type, ())
+    if not names:
+        return block
+    block["original_max_position_embeddings"] = int(train_len)
+    for name in names:
+        value = values[name]
+        if name in _ZERO_MEANS_UNSET and not value:
+            continue
+        if name in ("short_gen", "long_gen"):
+            key = "short_factor" if name == "short_gen" else "long_factor"
+            block[key] = longrope_factors(value, head_dim // 2, values["factor"])
+        elif name == "truncate":
+            block[name] = bool(value)
+        else:
+            block[name] = float(value)
+    return block
+
+
+@dataclass(frozen=True)
+class Extension:
+    """Everything the context-extension charts need, per pair j unless noted."""
+
+    block: dict  # the rope block actually used (the default one after an error)
+    error: str | None  # posenc's message when the requested block was rejected
+    train_len: int
+    target_len: int
+    inv_freq: np.ndarray  # θ_j as trained
+    scaled_inv_freq: np.ndarray  # θ'_j after scaling
+    attention_factor: float
+    logit_multiplier: float  # a², what every attention logit is multiplied by
+    slowest_division: float  # θ_last / θ'_last: how much the slowest pair is slowed down
+    train_angle: np.ndarray  # L·θ_j, the largest angle of training
+    target_angle: np.ndarray  # T·θ'_j, the largest angle at the target length
+    out_of_distribution: np.ndarray  # bool, posenc.out_of_distribution_pairs
+    out_of_distribution_unscaled: int  # how many pairs extrapolation (no scaling) would push out
+    bands: np.ndarray | None  # llama3: "kept" | "smoothed" | "divided"
+    yarn_range: tuple[float, float] | None  # yarn: (low, high) pair indices of the ramp
+    distances: np.ndarray  # relative distances r for the score curve
+    score_before: np.ndarray  # mean cos(r·θ_j)
+    score_after: np.ndarray  # a²·mean cos(r·θ'_j)
+    af_factors: np.ndarray  # factors s for the attention-factor curve
+    af_curve: np.ndarray | None  # attention factor of this block at each s (None: no factor)
+
+
+def _distances(target_len: int, n: int = 700) -> np.ndarray:
+    """Integer distances 1 … target_len, log-spaced (dense where the fast pairs oscillate)."""
+    return np.unique(np.round(np.geomspace(1, target_len, n)))
+
+
+def extension_data(block: Mapping[str, Any], head_dim: int, *, train_len: int,
+                   target_len: int) -> Extension:
+    """posenc's view of a rope block at the target length.
+
+    The block is evaluated with max_position_embeddings = L and seq_len = T (dynamic NTK and
+    LongRoPE depend on the current length). If posenc rejects it (ValueError/TypeError), the
+    message is kept in ``error`` and the default (unscaled) block is used instead.
+    """
+    base = block.get("rope_theta", posenc.scaling.DEFAULT_ROPE_THETA)
+    default_block = {"rope_type": "default", "rope_theta": base}
+    inv_freq, _ = posenc.rope_inverse_frequencies(default_block, head_dim,
+                                                  max_position_embeddings=train_len)
+    error = None
+    try:
+        scaled, af = posenc.rope_inverse_frequencies(block, head_dim, max_position_embeddings=train_len,
+                                                     seq_len=target_len)
+    except (ValueError, TypeError) as exc:
+        error = str(exc)
+        block = default_block
+        scaled, af = inv_freq, 1.0
+    rope_type = posenc.rope_type_of(block)
+
+    ood = posenc.out_of_distribution_pairs(inv_freq, scaled, trained_length=train_len,
+                                           target_length=target_len)
+    ood_unscaled = posenc.out_of_distribution_pairs(inv_freq, inv_freq, trained_length=train_len,
+                                                    target_length=target_len)
+    bands = None
+    if rope_type == "llama3":
+        bands = posenc.llama3_bands(inv_freq, factor=block["factor"],
+                                    low_freq_factor=block["low_freq_factor"],
+                                    high_freq_factor=block["high_freq_factor"],
+                                    original_max_position_embeddings=train_len)
+    yarn_range = None
+    if rope_type == "yarn":
+        yarn_range = posenc.yarn_correction_range(
+            head_dim, base=base, original_max_position_embeddings=train_len,
+            beta_fast=block.get("beta_fast", 32.0), beta_slow=block.get("beta_slow", 1.0),
+            truncate=block.get("truncate", True))
+
+    distances = _distances(target_len)
+    af_curve = None
+    if "factor" in block:
+        af_curve = np.array([
+            posenc.rope_inverse_frequencies({**block, "factor": float(s)}, head_dim,
+                                            max_position_embeddings=train_len, seq_len=target_len)[1]
+            for s in AF_CURVE_FACTORS
+        ])
+    return Extension(
+        block=dict(block), error=error, train_len=train_len, target_len=target_len,
+        inv_freq=inv_freq, scaled_inv_freq=scaled, attention_factor=float(af),
+        logit_multiplier=float(af) ** 2, slowest_division=float(inv_freq[-1] / scaled[-1]),
+        train_angle=posenc.rope_angles([train_len], inv_freq)[0],
+        target_angle=posenc.rope_angles([target_len], scaled)[0],
+        out_of_distribution=ood, out_of_distribution_unscaled=int(ood_unscaled.sum()),
+        bands=bands, yarn_range=yarn_range, distances=distances,
+        score_before=posenc.rope_mean_cos(distances, inv_freq),
+        score_after=posenc.rope_mean_cos(distances, scaled, attention_factor=af),
+        af_factors=AF_CURVE_FACTORS, af_curve=af_curve,
+    )
+
+
+def yarn_reference_curve() -> np.ndarray:
+    """YaRN's attention factor with HF's defaults (0.1·ln s + 1) at `AF_CURVE_FACTORS`."""
+    return np.array([posenc.yarn_get_mscale(s) for s in AF_CURVE_FACTORS])
+
+
+def precision_positions(target_len: int, n: int = 400) -> np.ndarray:
+    """Integer positions 1 … min(T, 65504) for the phase-error chart (float16's range; position 0
+    is exact in every dtype and would sit at −∞ on the log axis)."""
+    top = min(int(target_len), FLOAT16_MAX_POSITION)
+    return np.unique(np.round(np.linspace(1, top, n)))
+
+
+def phase_error_curves(scaled_inv_freq, target_len: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(positions, {dtype: phase error}) for the scaled frequencies. bfloat16 imports torch."""
+    positions = precision_positions(target_len)
+    return positions, {dtype: posenc.phase_error(positions, scaled_inv_freq, dtype=dtype)
+                       for dtype in PRECISION_DTYPES}

@@ -1,0 +1,360 @@
+"""Context-extension page: the rope-block helper (explorer.ropeblock) and the chart builders
+(explorer.charts.extension), checked through ``chart.to_dict()`` against independent numbers:
+REFERENCE.md's table and the loops in tests/_posenc_reference_impl.py."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import _chartspec as cs
+import posenc
+from _posenc_reference_impl import (
+    ref_dynamic,
+    ref_inverse_frequencies,
+    ref_llama3,
+    ref_longrope,
+    ref_yarn,
+    ref_yarn_correction_range,
+)
+from explorer import params, ropeblock
+from explorer.charts import extension as charts
+
+LLAMA31 = {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0}
+YARN = {"factor": 4.0, "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 0.0, "mscale_all_dim": 0.0,
+        "attention_factor": 0.0, "truncate": True}
+
+
+def ext_for(rope_type, values=None, *, head_dim=64, base=10000, train_len=4096, target_len=16384):
+    values = {**LLAMA31, **YARN, "short_gen": "ones", "long_gen": "ramp", **(values or {})}  # factor 4
+    block = ropeblock.build_rope_block(rope_type, values, base=base, train_len=train_len, head_dim=head_dim)
+    return ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
+
+
+def layer_frame(spec, i):
+    return cs.frame(spec, cs.layers(spec)[i])
+
+
+def line_rows(spec):
+    """Every row drawn by a line layer (one per series per pair/x)."""
+    frames = [layer_frame(spec, i) for i, layer in enumerate(spec["layer"]) if layer["mark"]["type"] == "line"]
+    return pd.concat(frames, ignore_index=True)
+
+
+def rule_values(spec, axis):
+    """The positions of the dashed reference rules: axis "y" = horizontal, "x" = vertical."""
+    out = []
+    for i, layer in enumerate(spec["layer"]):
+        if layer["mark"]["type"] == "rule" and layer["encoding"].get(axis, {}).get("field") == "rule_at":
+            out += layer_frame(spec, i)["rule_at"].tolist()
+    return out
+
+
+def ringed(spec):
+    """The pairs highlighted with a red ring (large unfilled points)."""
+    (i,) = [i for i, layer in enumerate(spec["layer"])
+            if layer["mark"]["type"] == "point" and layer["mark"].get("size") == 260]
+    return layer_frame(spec, i)
+
+
+def mark_types(spec):
+    return [cs.mark_type(layer) for layer in cs.layers(spec)]
+
+
+def title_text(spec):
+    return spec["title"]["text"]
+
+
+# --- rope block --------------------------------------------------------------------------------
+def test_methods_come_from_the_registry():
+    assert set(ropeblock.METHOD_PARAMS) == set(posenc.ROPE_SCALING)
+    assert set(ropeblock.METHOD_LABELS) == set(posenc.ROPE_SCALING)
+    assert params.get("rope_type").options == tuple(posenc.ROPE_SCALING)
+    for names in ropeblock.METHOD_PARAMS.values():
+        for name in names:
+            params.get(name)  # every method parameter is a registered, URL-bound widget
+    assert ropeblock.method_label("yarn") == "YaRN"
+    assert ropeblock.method_label("not-a-method") == "not-a-method"
+
+
+def test_build_rope_block_uses_config_json_keys():
+    assert ropeblock.build_rope_block("default", {}, base=10000, train_len=4096, head_dim=64) == {
+        "rope_type": "default", "rope_theta": 10000.0}
+    assert ropeblock.build_rope_block("linear", {"factor": 4.0}, base=500000, train_len=8192, head_dim=64) == {
+        "rope_type": "linear", "rope_theta": 500000.0, "original_max_position_embeddings": 8192, "factor": 4.0}
+    yarn = ropeblock.build_rope_block("yarn", YARN, base=10000, train_len=4096, head_dim=64)
+    assert set(yarn) == {"rope_type", "rope_theta", "original_max_position_embeddings", "factor",
+                         "beta_fast", "beta_slow", "truncate"}  # 0 = "not set" keys are left out
+    deepseek = ropeblock.build_rope_block("yarn", {**YARN, "mscale": 0.707, "mscale_all_dim": 0.707,
+                                                   "attention_factor": 1.5},
+                                          base=10000, train_len=4096, head_dim=64)
+    assert (deepseek["mscale"], deepseek["mscale_all_dim"], deepseek["attention_factor"]) == (0.707, 0.707, 1.5)
+    llama = ropeblock.build_rope_block("llama3", LLAMA31, base=500000, train_len=8192, head_dim=128)
+    assert llama["low_freq_factor"] == 1.0 and llama["high_freq_factor"] == 4.0
+    longrope = ropeblock.build_rope_block("longrope", {"factor": 4.0, "short_gen": "ones", "long_gen": "ramp"},
+                                          base=10000, train_len=4096, head_dim=64)
+    assert longrope["short_factor"] == [1.0] * 32
+    assert len(longrope["long_factor"]) == 32 and longrope["long_factor"][0] == 1.0
+    assert longrope["long_factor"][-1] == pytest.approx(4.0)
+
+
+def test_longrope_factors():
+    assert ropeblock.longrope_factors("ones", 3, 8.0) == [1.0, 1.0, 1.0]
+    assert ropeblock.longrope_factors("constant", 2, 8.0) == [8.0, 8.0]
+    assert ropeblock.longrope_factors("ramp", 5, 5.0) == pytest.approx([1.0, 2.0, 3.0, 4.0, 5.0])
+    with pytest.raises(ValueError, match="kind"):
+        ropeblock.longrope_factors("zigzag", 4, 2.0)
+
+
+# --- extension_data against the reference numbers ----------------------------------------------
+def test_yarn_reference_case():
+    # REFERENCE.md: yarn d=128, b=1e4, L=4096, s=4 -> range (20, 46), af 1.13863 (logits ×1.2965)
+    ext = ext_for("yarn", head_dim=128)
+    assert ext.yarn_range == (20, 46)
+    assert ext.attention_factor == pytest.approx(1.13863, abs=5e-6)
+    assert ext.logit_multiplier == pytest.approx(1.2965, abs=5e-5)
+    ref_inv, _ = ref_yarn(128, 10000.0, 4.0, 4096)
+    np.testing.assert_allclose(ext.scaled_inv_freq, ref_inv, rtol=1e-12)
+
+
+def test_llama31_bands():
+    ext = ext_for("llama3", LLAMA31, head_dim=128, base=500000, train_len=8192, target_len=131072)
+    ref_inv, _, ref_bands = ref_llama3(128, 500000.0, 8.0, 1.0, 4.0, 8192)
+    assert [int((ext.bands == b).sum()) for b in ("kept", "smoothed", "divided")] == [29, 6, 29]
+    assert ext.bands.tolist() == ref_bands
+    np.testing.assert_allclose(ext.scaled_inv_freq, ref_inv, rtol=1e-12)
+
+
+def test_dynamic_uses_the_target_as_current_length():
+    # REFERENCE.md: d=128, b=1e4, max_pos 4096, s=2: seq 8192 -> base 30527.74; seq <= 4096 -> 10000
+    ext = ext_for("dynamic", {"factor": 2.0}, head_dim=128, target_len=8192)
+    np.testing.assert_allclose(ext.scaled_inv_freq, posenc.inverse_frequencies(128, base=30527.74), rtol=1e-6)
+    np.testing.assert_allclose(ext.scaled_inv_freq, ref_dynamic(128, 10000.0, 2.0, 4096, 8192)[0], rtol=1e-12)
+    short = ext_for("dynamic", {"factor": 2.0}, head_dim=128, target_len=4096)
+    np.testing.assert_array_equal(short.scaled_inv_freq, short.inv_freq)
+
+
+def test_longrope_attention_factor():
+    # REFERENCE.md: longrope s=32, L=4096 -> af 1.19024; T > L picks long_factor
+    ext = ext_for("longrope", {"factor": 32.0}, target_len=131072)
+    assert ext.attention_factor == pytest.approx(1.19024, abs=5e-6)
+    long_factor = ropeblock.longrope_factors("ramp", 32, 32.0)
+    ref_inv, ref_af = ref_longrope(64, 10000.0, 32.0, 4096, [1.0] * 32, long_factor, 131072)
+    np.testing.assert_allclose(ext.scaled_inv_freq, ref_inv, rtol=1e-12)
+    assert ext.attention_factor == pytest.approx(ref_af, rel=1e-12)
+
+
+def test_invalid_block_falls_back_to_default():
+    ext = ext_for("yarn", {"beta_fast": 1.0, "beta_slow": 2.0})
+    assert ext.error is not None and "beta_fast" in ext.error
+    assert ext.block == {"rope_type": "default", "rope_theta": 10000.0}
+    np.testing.assert_array_equal(ext.scaled_inv_freq, ext.inv_freq)
+    assert ext.attention_factor == 1.0 and ext.yarn_range is None
+    # dynamic NTK needs d > 2
+    tiny = ext_for("dynamic", {"factor": 2.0}, head_dim=2)
+    assert tiny.error is not None and "dim" in tiny.error
+
+
+def test_attention_factor_curve():
+    ext = ext_for("yarn")
+    expected = [1.0 if s <= 1 else 0.1 * math.log(s) + 1 for s in ext.af_factors]
+    np.testing.assert_allclose(ext.af_curve, expected, rtol=1e-12)
+    np.testing.assert_allclose(ropeblock.yarn_reference_curve(), expected, rtol=1e-12)
+    assert ext_for("default").af_curve is None
+    np.testing.assert_array_equal(ext_for("linear").af_curve, 1.0)
+
+
+def test_phase_error_positions_stay_in_float16_range():
+    positions = ropeblock.precision_positions(1_048_576)
+    assert positions[0] == 1 and positions[-1] == 65504
+    assert ropeblock.precision_positions(1000)[-1] == 1000
+
+
+# --- chart builders ----------------------------------------------------------------------------
+def test_angle_reach_chart():
+    ext = ext_for("default")
+    spec = charts.angle_reach_chart(ext.train_angle, ext.target_angle, ext.out_of_distribution,
+                                    train_len=4096, target_len=16384).to_dict()
+    assert mark_types(spec) == ["line", "line", "point", "rule", "text"]  # 2 series (with dots), rings, 2π
+    assert spec["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
+    assert title_text(spec).startswith("9 of 32 pairs")
+    data = line_rows(spec)
+    theta = ref_inverse_frequencies(64)
+    train = data[data.series.str.startswith("in training")].value.to_numpy()
+    target = data[data.series.str.startswith("at the target")].value.to_numpy()
+    np.testing.assert_allclose(train, [4096 * t for t in theta], rtol=1e-12)
+    np.testing.assert_allclose(target, [16384 * t for t in theta], rtol=1e-12)
+    rings = ringed(spec)  # the highlighted pairs: wavelength > L (they never turned once)
+    assert rings.pair.tolist() == [j for j, t in enumerate(theta) if 2 * math.pi / t > 4096]
+    assert rule_values(spec, "y") == [pytest.approx(2 * math.pi)]
+
+
+def test_angle_reach_chart_without_problem_pairs():
+    ext = ext_for("linear")
+    spec = charts.angle_reach_chart(ext.train_angle, ext.target_angle, ext.out_of_distribution,
+                                    train_len=4096, target_len=16384).to_dict()
+    assert mark_types(spec) == ["line", "line", "rule", "text"]  # no ring layer
+    assert title_text(spec).startswith("No pair")
+
+
+def test_wavelength_chart():
+    ext = ext_for("linear")
+    spec = charts.wavelength_chart(ext.inv_freq, ext.scaled_inv_freq, train_len=4096, target_len=16384).to_dict()
+    data = line_rows(spec)
+    before = data[data.series.str.startswith("before")].value.to_numpy()
+    after = data[data.series.str.startswith("after")].value.to_numpy()
+    np.testing.assert_allclose(before, [2 * math.pi / t for t in ref_inverse_frequencies(64)], rtol=1e-12)
+    np.testing.assert_allclose(after, 4 * before, rtol=1e-12)
+    assert rule_values(spec, "y") == [4096, 16384]
+    assert "32 of 32 wavelengths" in title_text(spec) and "9 pairs are longer than L" in title_text(spec)
+
+
+@pytest.mark.parametrize("factor", [2.0, 4.0, 32.0])
+def test_linear_ratio_is_one_over_factor_for_every_pair(factor):
+    ext = ext_for("linear", {"factor": factor})
+    spec = charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type="linear",
+                                        factor=factor).to_dict()
+    ratio = layer_frame(spec, 0).value.to_numpy()
+    assert ratio.size == 32
+    np.testing.assert_allclose(ratio, 1 / factor, rtol=1e-12)
+    assert rule_values(spec, "y") == [1.0, pytest.approx(1 / factor)]
+    assert f"1/{factor:g} everywhere" in title_text(spec)
+
+
+def test_yarn_ratio_marks_the_correction_range():
+    ext = ext_for("yarn", head_dim=128)
+    spec = charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type="yarn", factor=4.0,
+                                        yarn_range=ext.yarn_range).to_dict()
+    # horizontal rules 1 and 1/s (labels at the right and left ends), vertical rules low and high
+    assert mark_types(spec) == ["line", "rule", "text", "text", "rule", "text"]
+    assert rule_values(spec, "x") == list(ref_yarn_correction_range(128, 10000.0, 4096))
+    assert layer_frame(spec, 5).label.tolist() == ["low = 20", "high = 46"]
+    ratio = layer_frame(spec, 0).value.to_numpy()
+    assert np.all(ratio[:21] == 1.0) and np.allclose(ratio[46:], 0.25)
+    assert np.all(np.diff(ratio[20:47]) < 0)  # the ramp falls from 1 to 1/s
+
+
+def test_llama3_ratio_coloured_by_band():
+    ext = ext_for("llama3", LLAMA31, head_dim=128, base=500000, train_len=8192, target_len=131072)
+    spec = charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type="llama3", factor=8.0,
+                                        bands=ext.bands).to_dict()
+    data = layer_frame(spec, 1)
+    counts = data.category.str.split(" ").str[0].value_counts().to_dict()
+    assert counts == {"kept": 29, "smoothed": 6, "divided": 29}
+    assert spec["layer"][1]["encoding"]["color"]["field"] == "category"
+    assert title_text(spec) == "Llama 3: 29 pairs kept, 6 smoothed, 29 divided by s = 8"
+    kept = data[data.category.str.startswith("kept")].value
+    divided = data[data.category.str.startswith("divided")].value
+    assert np.all(kept == 1.0) and np.allclose(divided, 1 / 8)
+
+
+def test_ntk_ratio_title():
+    ext = ext_for("ntk", head_dim=128)
+    spec = charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type="ntk", factor=4.0).to_dict()
+    ratio = layer_frame(spec, 0).value.to_numpy()
+    assert ratio[0] == 1.0 and ratio[-1] == pytest.approx(0.25)
+    assert np.all(np.diff(ratio) < 0)
+    assert "divides the slowest by 4" in title_text(spec)
+
+
+def test_angle_step_chart_shows_pi_resolution_loss():
+    ext = ext_for("linear", {"factor": 4.0})
+    spec = charts.angle_step_chart(ext.inv_freq, ext.scaled_inv_freq).to_dict()
+    assert "0.25 rad per token instead of 1" in title_text(spec) and "4× harder" in title_text(spec)
+    data = line_rows(spec)
+    np.testing.assert_allclose(data[data.series.str.startswith("after")].value, ref_linear_inv(64, 4.0), rtol=1e-12)
+    yarn = charts.angle_step_chart(*(lambda e: (e.inv_freq, e.scaled_inv_freq))(ext_for("yarn"))).to_dict()
+    assert "still moves 1 rad" in title_text(yarn)
+
+
+def ref_linear_inv(dim, factor):
+    return [t / factor for t in ref_inverse_frequencies(dim)]
+
+
+def test_score_chart():
+    ext = ext_for("yarn")
+    spec = charts.score_chart(ext.distances, ext.score_before, ext.score_after, train_len=4096,
+                              target_len=16384, attention_factor=ext.attention_factor).to_dict()
+    assert mark_types(spec) == ["line", "rule", "text"]
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
+    data = layer_frame(spec, 0)
+    af2 = ext.attention_factor ** 2
+    after = data[data.curve.str.startswith("scaled")]
+    ref_inv, _ = ref_yarn(64, 10000.0, 4.0, 4096)
+    for r, y in list(zip(after.x, after.y))[::50]:
+        assert y == pytest.approx(af2 * sum(math.cos(r * t) for t in ref_inv) / 32, abs=1e-12)
+    trained = data[data.curve.str.contains("trained") & ~data.curve.str.contains("never")]
+    assert trained.x.max() <= 4096 and trained.x.min() == 1
+    assert data[data.curve.str.contains("never")].x.max() == 16384
+    assert rule_values(spec, "x") == [4096, 16384]
+    assert f"scaled θ′, × a² = {af2:.4g}" in set(data.curve)
+
+
+def test_attention_factor_chart():
+    ext = ext_for("yarn")
+    spec = charts.attention_factor_chart(ext.af_factors, {"YaRN": ext.af_curve}, current="YaRN", factor=4.0,
+                                         attention_factor=ext.attention_factor,
+                                         colors={"YaRN": charts.AFTER}).to_dict()
+    assert mark_types(spec) == ["line", "point", "text"]
+    point = layer_frame(spec, 1)
+    assert point.x.tolist() == [4.0] and point.y.tolist() == [pytest.approx(0.1 * math.log(4) + 1)]
+    assert title_text(spec) == "YaRN: a = 1.139 at s = 4, so every logit is multiplied by a² = 1.296"
+
+
+def test_interpolation_strip_is_the_seed_example():
+    m = list(range(9))
+    spec = charts.interpolation_strip_chart(m, posenc.interpolate_positions(m, factor=2.0), factor=2.0,
+                                            train_len=2048).to_dict()
+    assert mark_types(spec) == ["rule", "point", "text", "text"]
+    dots = layer_frame(spec, 1)
+    assert dots[dots.row == 0].x.tolist() == [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4]
+    assert dots[dots.row == 1].x.tolist() == m
+    links = layer_frame(spec, 0)
+    assert (links.x / 2 == links.x2).all()
+    assert "2,048 → 4,096 tokens" in spec["title"]["subtitle"][0]
+
+
+def test_phase_error_chart():
+    positions = np.array([0.0, 1000.0, 2000.0])
+    errors = {"float32": np.array([0.0, 1e-5, 2e-5]), "float16": np.array([0.0, 0.3, 0.78])}
+    spec = charts.phase_error_chart(positions, errors).to_dict()
+    assert spec["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
+    data = layer_frame(spec, 0)
+    assert data[data.curve == "float16"].y.tolist() == [1e-9, 0.3, 0.78]  # 0 drawn at the floor
+    assert "float32 up to 2e-05" in title_text(spec) and "float16 up to 0.78" in title_text(spec)
+    colors = dict(zip(*(spec["layer"][0]["encoding"]["color"]["scale"][k] for k in ("domain", "range"))))
+    assert colors == {"float32": charts.DTYPE_COLORS["float32"], "float16": charts.DTYPE_COLORS["float16"]}
+
+
+def _all_charts():
+    ext = ext_for("yarn")
+    positions = ropeblock.precision_positions(2000)
+    errors = {"float32": np.full(positions.size, 1e-6), "float16": np.full(positions.size, 1e-2)}
+    return [
+        charts.angle_reach_chart(ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=4096,
+                                 target_len=16384),
+        charts.wavelength_chart(ext.inv_freq, ext.scaled_inv_freq, train_len=4096, target_len=16384),
+        charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type="yarn", factor=4.0,
+                                     yarn_range=ext.yarn_range),
+        charts.angle_step_chart(ext.inv_freq, ext.scaled_inv_freq),
+        charts.score_chart(ext.distances, ext.score_before, ext.score_after, train_len=4096, target_len=16384,
+                           attention_factor=ext.attention_factor),
+        charts.attention_factor_chart(ext.af_factors, {"YaRN": ext.af_curve}, current="YaRN", factor=4.0,
+                                      attention_factor=ext.attention_factor, colors={"YaRN": charts.AFTER}),
+        charts.interpolation_strip_chart([0, 1, 2], [0, 0.25, 0.5], factor=4.0, train_len=4096),
+        charts.phase_error_chart(positions, errors),
+    ]
+
+
+def test_every_chart_is_legible():
+    for chart in _all_charts():
+        spec = chart.to_dict()
+        assert spec["title"]["text"] and spec["title"]["subtitle"]
+        cs.legible(spec)
+        assert spec["config"]["title"]["subtitleFontSize"] >= 13
+        for layer in spec["layer"]:
+            for channel in ("x", "y"):
+                enc = layer["encoding"].get(channel)
+                if enc and "field" in enc and "title" in enc and enc["title"] is not None:
+                    assert len(enc["title"]) > 3  # axis titles say what and in which unit
