@@ -1,0 +1,138 @@
+"""Frequency clock hands: every (sin, cos) pair of the sinusoidal encoding as the hand of a clock,
+animated in the browser, with the odometer of total turns and the numbers behind it.
+
+URL keys: d_model, base, m (the start position p; shared with the RoPE pages), n_clocks.
+The in-chart slider, play checkbox and speed menu live in the browser only (not in the URL).
+"""
+
+import streamlit as st
+
+import posenc
+from explorer.charts import clocks as charts
+from explorer.exports import page_footer
+from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.params import PARAMS, escape_markdown, widget
+
+page_setup("Frequency clock hands", ":material/schedule:")
+st.title("Frequency clock hands")
+st.markdown(
+    "Think of every (sin, cos) pair of the encoding as the hand of a clock. One token further "
+    "turns hand j by the same angle θ_j wherever you are: the first hand by a whole radian, the "
+    "last by a sliver of a degree. The position is written in the hands the way the time is "
+    "written on a watch: the fast hands give the fine detail, the slow hands the big picture."
+)
+formula(
+    r"\begin{gathered}\varphi_j(p) = p\,\theta_j,\qquad \theta_j = b^{-2j/d},\qquad"
+    r" \lambda_j = \frac{2\pi}{\theta_j}\\ (x_j, y_j) = \big(\sin p\theta_j,\ \cos p\theta_j\big)"
+    r" = \big(PE(p, 2j),\ PE(p, 2j+1)\big)\end{gathered}",
+    caption="Hand j turns clockwise by θ_j radians per token and completes a turn every λ_j tokens.",
+)
+
+P_MAX = PARAMS["m"].max  # the in-chart slider spans the same positions as the URL one
+
+with st.container(border=True):
+    c1, c2, c3, c4 = st.columns([1.2, 1.4, 1.0, 1.4])
+    d_model = widget("d_model", container=c1)
+    base = float(widget("base", container=c2))
+    n_clocks = widget("n_clocks", container=c3, max=min(PARAMS["n_clocks"].max, d_model // 2))
+    position = widget(
+        "m",
+        container=c4,
+        label="Start position p",
+        help="Where the hands start (and what the table below shows). Goes into the link; the "
+        "slider under the clocks then moves them in your browser.",
+    )
+
+
+@cached(max_entries=16)
+def frequencies(d_model: int, base: float):
+    """(θ_j, λ_j) for every pair."""
+    return posenc.inverse_frequencies(d_model, base=base), posenc.wavelengths(d_model, base=base)
+
+
+@cached(max_entries=32)
+def hands_at(p: int, d_model: int, base: float):
+    """Angle p·θ_j, sin and cos of every pair at position p."""
+    theta = posenc.inverse_frequencies(d_model, base=base)
+    angle = posenc.rope_angles([p], theta)[0]  # (d/2,)
+    row = posenc.sinusoidal_encoding([p], d_model, base=base, layout="interleaved")[0]  # (d,)
+    return angle, row[0::2], row[1::2]
+
+
+try:
+    theta, wl = frequencies(d_model, base)
+    angle, sin, cos = hands_at(position, d_model, base)
+except ValueError as err:  # unreachable within the params' ranges; never crash on it
+    st.error(f"Could not compute with these settings ({escape_markdown(str(err))}); showing the defaults.")
+    d_model, base, position = PARAMS["d_model"].default, float(PARAMS["base"].default), PARAMS["m"].default
+    n_clocks = min(n_clocks, d_model // 2)
+    theta, wl = frequencies(d_model, base)
+    angle, sin, cos = hands_at(position, d_model, base)
+
+pairs = charts.clock_pairs(d_model // 2, n_clocks)
+show_chart(
+    charts.clock_chart(
+        pairs, theta[pairs], wl[pairs], all_theta=theta, position=position, p_max=P_MAX,
+        base=base, d_model=d_model,
+    ),
+    width="content",
+)
+st.caption(
+    "Under the chart: drag **position p**, or tick **▶ play** and pick a speed. The hands move in "
+    "your browser, frame by frame, without asking the server. The start position above goes "
+    "into the link; the in-chart controls do not."
+)
+with st.expander("How the animation works, and why this way"):
+    st.markdown(
+        "The chart carries one parameter, the position p, bound to the slider under it. The hands "
+        "are computed from p inside the chart: tip = (sin p·θ_j, cos p·θ_j). Play adds a Vega "
+        f"**timer**: every {charts.FRAME_MS} ms it moves p on by speed ÷ {charts.FPS} tokens while "
+        "the box is ticked, and the slider follows. Between whole positions the hands move "
+        "continuously (the formula works for any real p), so you can watch a hand turn; tokens "
+        "sit at the whole numbers.\n\n"
+        "Why not Vega-Lite's own animation? Vega-Lite 6 has an experimental one (a `time` "
+        "encoding with a selection that listens to the timer). It runs in this Streamlit, but only "
+        "for a single plain chart: dials, hands and labels are layers, and a layered chart "
+        "refuses to animate. It would also only step through frames prepared on the server. "
+        "Instead, Vega-Lite passes any extra key of a parameter on to the Vega signal it "
+        "creates, so the parameter p gets a timer event handler directly."
+    )
+
+st.subheader(f"The numbers at p = {position}")
+table = charts.pair_table(pairs, theta[pairs], wl[pairs], angle[pairs], sin[pairs], cos[pairs])
+st.dataframe(
+    table,
+    hide_index=True,
+    column_config={
+        "θ_j (rad/token)": st.column_config.NumberColumn(format="%.6g"),
+        "λ_j (tokens)": st.column_config.NumberColumn(format="%.6g"),
+        "angle p·θ_j (rad)": st.column_config.NumberColumn(format="%.6g"),
+        "turns": st.column_config.NumberColumn(format="%.6g"),
+        "hand angle (° clockwise from 12)": st.column_config.NumberColumn(format="%.2f"),
+        "sin = x": st.column_config.NumberColumn(format="%.5f"),
+        "cos = y": st.column_config.NumberColumn(format="%.5f"),
+    },
+)
+st.caption(
+    f"The {len(pairs)} pairs with a clock (of {d_model // 2}). sin and cos are the encoding's "
+    "dimensions 2j and 2j + 1 at this position (interleaved layout)."
+)
+
+fastest, slowest = wl[0], wl[-1]
+notice_list(
+    [
+        f"The first hand completes a turn every {fastest:.2f} tokens (2π): after a few tokens "
+        "it has wrapped, so on its own it cannot tell position 3 from position 9.",
+        f"The last hand needs {slowest:,.0f} tokens for one turn: over a whole document it "
+        "barely moves, but it says roughly where you are.",
+        "Every token turns each hand by the same angle, wherever you are: a shift by k tokens "
+        "is the same rotation for every position (that is why the encoding makes offsets easy).",
+        "Raise the base b: every hand after the first slows down, and the odometer line gets "
+        "steeper.",
+        "Play at high speed: the fast hands seem to stand still or turn backwards (the frames "
+        "sample them too slowly, like a wagon wheel in a film), while the slow hands creep on.",
+    ]
+)
+
+page_footer("clocks", dict(d_model=d_model, base=base, p=position, n_clocks=n_clocks), data=table,
+            file_name=f"clock_hands_d{d_model}_b{base:g}_p{position}.csv", data_label="Download the table as CSV")

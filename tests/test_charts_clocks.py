@@ -1,0 +1,234 @@
+"""Chart builders of the Frequency clock hands page (explorer/charts/clocks.py), via
+`chart.to_dict()`: the client-side parameters and their timer, the marks and encodings, the
+hand formula in the calculate transforms, titles, and data values checked against numbers
+computed here (math, not posenc)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from explorer.charts import clocks as charts
+
+
+def theta_loop(d: int, base: float) -> np.ndarray:
+    return np.array([base ** (-2.0 * j / d) for j in range(d // 2)])
+
+
+def build(d=16, base=10000.0, n_clocks=4, position=7, p_max=8192):
+    theta = theta_loop(d, base)
+    wl = 2 * math.pi / theta
+    pairs = charts.clock_pairs(d // 2, n_clocks)
+    chart = charts.clock_chart(pairs, theta[pairs], wl[pairs], all_theta=theta, position=position,
+                               p_max=p_max, base=base, d_model=d)
+    return chart, chart.to_dict(), pairs, theta
+
+
+def data(spec: dict, layer: dict) -> pd.DataFrame:
+    return pd.DataFrame(spec["datasets"][layer["data"]["name"]])
+
+
+def mark_type(layer: dict) -> str:
+    mark = layer["mark"]
+    return mark if isinstance(mark, str) else mark["type"]
+
+
+def calculate(layer: dict) -> dict[str, str]:
+    return {t["as"]: t["calculate"] for t in layer.get("transform", []) if "calculate" in t}
+
+
+def eval_expr(expr: str, **env) -> float:
+    """Evaluate one of the chart's Vega expressions (sin, cos, PI, datum.x, pos) in Python."""
+    py = expr.replace("datum.", "datum_").replace("PI", "math.pi")
+    py = py.replace("sin(", "math.sin(").replace("cos(", "math.cos(")
+    return eval(py, {"math": math}, env)  # noqa: S307 - our own fixed expressions
+
+
+# ------------------------------------------------------------------------------ data helpers
+@pytest.mark.parametrize(
+    "n_pairs, n_clocks, expected",
+    [(64, 8, [0, 9, 18, 27, 36, 45, 54, 63]), (4, 8, [0, 1, 2, 3]), (10, 1, [0]),
+     (10, 2, [0, 9]), (1, 1, [0])],
+)
+def test_clock_pairs_spread_from_fastest_to_slowest(n_pairs, n_clocks, expected):
+    assert charts.clock_pairs(n_pairs, n_clocks).tolist() == expected
+
+
+def test_clock_pairs_rejects_bad_input():
+    with pytest.raises(ValueError, match="n_clocks"):
+        charts.clock_pairs(4, 0)
+
+
+@pytest.mark.parametrize("n, shape", [(1, (1, 1)), (6, (6, 1)), (8, (4, 2)), (16, (6, 3)), (64, (8, 8))])
+def test_grid_shape(n, shape):
+    assert charts.grid_shape(n) == shape
+
+
+@pytest.mark.parametrize("lam, text", [(6.283185, "6.28"), (19.87, "19.9"), (628.3, "628"),
+                                       (54410.2, "54,410")])
+def test_wavelength_label(lam, text):
+    assert charts.wavelength_label(lam) == text
+
+
+def test_pair_table_numbers():
+    p, d, base = 5, 8, 100.0
+    theta = theta_loop(d, base)
+    angle = p * theta
+    table = charts.pair_table(np.arange(4), theta, 2 * math.pi / theta, angle, np.sin(angle), np.cos(angle))
+    assert list(table.columns) == ["pair j", "θ_j (rad/token)", "λ_j (tokens)", "angle p·θ_j (rad)",
+                                   "turns", "hand angle (° clockwise from 12)", "sin = x", "cos = y"]
+    assert table.loc[0, "turns"] == pytest.approx(5 / (2 * math.pi))
+    assert table.loc[0, "hand angle (° clockwise from 12)"] == pytest.approx(math.degrees(5.0))
+    assert table.loc[1, "sin = x"] == pytest.approx(math.sin(5 * 100 ** (-0.25)))
+    with pytest.raises(ValueError, match="entries"):
+        charts.pair_table(np.arange(4), theta[:3], theta, angle, angle, angle)
+
+
+# ------------------------------------------------------------------------------ clock chart
+def test_parameters_live_in_the_browser_and_pos_has_a_timer():
+    _, spec, _, _ = build(position=7, p_max=8192)
+    params = {p["name"]: p for p in spec["params"]}
+    assert set(params) == {"pos", "playing", "speed"}
+    pos = params["pos"]
+    assert pos["value"] == 7.0
+    assert pos["bind"] == {"input": "range", "min": 0, "max": 8192, "step": 1, "name": "position p "}
+    assert params["playing"]["bind"]["input"] == "checkbox" and params["playing"]["value"] is False
+    assert params["speed"]["bind"]["input"] == "select"
+    assert params["speed"]["bind"]["options"] == list(charts.SPEEDS)
+    assert params["speed"]["value"] in charts.SPEEDS
+    # the Vega timer handler that makes "play" work without the server
+    (handler,) = pos["on"]
+    assert handler["events"] == {"type": "timer", "throttle": charts.FRAME_MS}
+    assert handler["update"].startswith("playing ?") and handler["update"].endswith(": pos")
+
+
+NODE = shutil.which("node")
+
+
+def run_update(update: str, *, pos: float, playing: bool, speed: float) -> float:
+    """Evaluate the timer's Vega expression with node (Vega expressions are JavaScript
+    expressions; `round` is Math.round)."""
+    script = (
+        f"const round = Math.round; const pos = {pos}, playing = {str(playing).lower()}, "
+        f"speed = {speed}; console.log(JSON.stringify({update}));"
+    )
+    out = subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True, timeout=30)
+    return float(out.stdout)
+
+
+@pytest.mark.skipif(NODE is None, reason="node is needed to evaluate the Vega expression")
+def test_timer_update_advances_pauses_and_wraps():
+    _, spec, _, _ = build(position=7, p_max=100)
+    update = next(p for p in spec["params"] if p["name"] == "pos")["on"][0]["update"]
+    frame = 1 / charts.FPS
+    assert run_update(update, pos=7, playing=True, speed=4) == pytest.approx(7 + 4 * frame)
+    assert run_update(update, pos=7, playing=False, speed=4) == 7  # paused: unchanged
+    assert run_update(update, pos=99.99, playing=True, speed=64) == 0  # past p_max: wraps to 0
+    assert run_update(update, pos=0.1, playing=True, speed=0.25) == pytest.approx(0.11)  # 1/100 steps
+
+
+def test_timer_survives_copies_and_is_stored_in_usermeta():
+    chart, spec, _, _ = build()
+    assert isinstance(chart, charts.ClockChart)
+    assert spec["usermeta"]["client_timer"]["pos"] == next(p for p in spec["params"] if p["name"] == "pos")["on"]
+    copied = chart.properties(title="x")  # Altair copies keep the class and the usermeta
+    assert any("on" in p for p in copied.to_dict()["params"])
+
+
+def test_spec_without_the_timer_is_valid_vega_lite():
+    chart, spec, _, _ = build()
+    stripped = json.loads(json.dumps(spec))
+    for p in stripped["params"]:
+        p.pop("on", None)
+    alt.VConcatChart.from_dict(stripped, validate=True)  # raises if the rest were not valid
+
+
+def test_clock_faces_hands_and_labels():
+    _, spec, pairs, theta = build(d=16, base=10000.0, n_clocks=4, position=7)
+    faces_panel, odometer = spec["vconcat"]
+    kinds = [mark_type(layer) for layer in faces_panel["layer"]]
+    assert kinds == ["line", "rule", "rule", "circle", "circle", "text", "text"]
+    dials, noon, hands, tips, hubs, labels, readout = faces_panel["layer"]
+    faces = data(spec, hands)
+    assert faces["j"].tolist() == pairs.tolist() == [0, 2, 5, 7]
+    np.testing.assert_allclose(faces["theta"], [10000.0 ** (-2.0 * j / 16) for j in pairs], rtol=1e-15)
+    np.testing.assert_allclose(faces["wavelength"], [2 * math.pi * 10000.0 ** (2.0 * j / 16) for j in pairs])
+    assert faces["label"][0] == "j = 0\nλ = 6.28"
+    # hand tip = centre + HAND·(sin(pθ), cos(pθ)): x is the sin coordinate, y the cos coordinate
+    calc = {}
+    for t in hands["transform"]:
+        calc[t["as"]] = t["calculate"]
+    for _, face in faces.iterrows():
+        angle = eval_expr(calc["angle"], pos=7.0, datum_theta=face["theta"])
+        assert angle == pytest.approx(7.0 * face["theta"])
+        tip_x = eval_expr(calc["tip_x"], datum_cx=face["cx"], datum_angle=angle)
+        tip_y = eval_expr(calc["tip_y"], datum_cy=face["cy"], datum_angle=angle)
+        assert tip_x == pytest.approx(face["cx"] + charts.HAND * math.sin(7.0 * face["theta"]))
+        assert tip_y == pytest.approx(face["cy"] + charts.HAND * math.cos(7.0 * face["theta"]))
+    assert hands["encoding"]["x2"]["field"] == "tip_x" and hands["encoding"]["y2"]["field"] == "tip_y"
+    tooltip_titles = [t["title"] for t in hands["encoding"]["tooltip"]]
+    assert "x = sin(p·θ_j)" in tooltip_titles and "y = cos(p·θ_j)" in tooltip_titles
+    # dials are unit circles around the centres
+    ring = data(spec, dials)
+    first = ring[ring["j"] == 0]
+    radius = np.hypot(first["x"] - faces["cx"][0], first["y"] - faces["cy"][0])
+    np.testing.assert_allclose(radius, 1.0, atol=1e-12)
+    assert labels["encoding"]["text"]["field"] == "label" and labels["mark"]["fontSize"] >= 13
+    assert "'position p = '" in calculate(readout)["text"]
+    title = faces_panel["title"]
+    assert "turns by θ_j per token" in title["text"]
+    assert any("x is the sin coordinate" in line for line in title["subtitle"])
+    assert any("wavelength λ_j in tokens" in line for line in title["subtitle"])
+
+
+def test_equal_aspect_so_dials_are_circles():
+    for n in (1, 4, 8, 64):
+        _, spec, _, _ = build(d=256, n_clocks=n)
+        panel = spec["vconcat"][0]
+        enc = panel["layer"][0]["encoding"]
+        x_lo, x_hi = enc["x"]["scale"]["domain"]
+        y_lo, y_hi = enc["y"]["scale"]["domain"]
+        assert panel["width"] / (x_hi - x_lo) == pytest.approx(panel["height"] / (y_hi - y_lo), rel=0.02)
+
+
+def test_odometer_shows_total_turns_of_every_pair_on_a_log_axis():
+    _, spec, pairs, theta = build(d=32, base=500.0, n_clocks=3, position=100)
+    odometer = spec["vconcat"][1]
+    rule, text, line, marks = odometer["layer"]
+    assert [mark_type(x) for x in (rule, text, line, marks)] == ["rule", "text", "line", "circle"]
+    assert line["encoding"]["y"]["scale"]["type"] == "log"
+    odo = data(spec, line)
+    np.testing.assert_allclose(odo["theta"], [500.0 ** (-2.0 * j / 32) for j in range(16)], rtol=1e-15)
+    assert odo["clock"].tolist() == [j in pairs for j in range(16)]
+    turns = calculate(line)["turns"]
+    for j in (0, 7, 15):
+        assert eval_expr(turns, pos=100.0, datum_theta=odo["theta"][j]) == pytest.approx(
+            100 * 500.0 ** (-2.0 * j / 32) / (2 * math.pi))
+    lo, hi = line["encoding"]["y"]["scale"]["domain"]
+    assert lo <= min(theta) / (2 * math.pi) and hi >= 8192 * max(theta) / (2 * math.pi)
+    assert data(spec, rule)["turns"].tolist() == [1.0]
+    assert "Odometer" in odometer["title"]["text"]
+
+
+def test_config_is_projector_legible():
+    _, spec, _, _ = build()
+    config = spec["config"]
+    assert config["axis"]["labelFontSize"] >= 13 and config["title"]["fontSize"] >= 13
+    assert config["title"]["subtitleFontSize"] >= 13
+
+
+def test_bad_input_is_rejected():
+    theta = theta_loop(8, 100.0)
+    with pytest.raises(ValueError, match="position"):
+        charts.clock_chart([0], theta[:1], theta[:1], all_theta=theta, position=9000, p_max=8192,
+                           base=100.0, d_model=8)
+    with pytest.raises(ValueError, match="equal-length"):
+        charts.clock_chart([0, 1], theta[:1], theta[:1], all_theta=theta, position=0, p_max=10,
+                           base=100.0, d_model=8)

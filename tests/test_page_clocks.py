@@ -1,0 +1,150 @@
+"""AppTest of pages/2_Clock_hands.py: defaults, every control at its minimum and at its maximum,
+garbage in every URL parameter, a widget change; after every run no exception, and the chart's
+parameters / data and the table are checked against numbers computed here. One browser test
+(Playwright, skipped without Chromium) checks that "play" animates with no server round trip."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from e2e_support import APP_IDLE, StreamlitServer, launch_chromium, require_browser
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / "pages" / "2_Clock_hands.py")
+KEYS = ("d_model", "base", "n_clocks", "m")
+
+
+def run(query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def clock_spec(at: AppTest) -> tuple[dict, dict]:
+    """(spec, datasets) of the page's only chart."""
+    (element,) = at.get("vega_lite_chart")
+    spec = json.loads(element.proto.spec)
+    data = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in element.proto.datasets}
+    return spec, data
+
+
+def faces(spec: dict, data: dict):
+    hands = spec["vconcat"][0]["layer"][2]
+    return data[hands["data"]["name"]]
+
+
+def check_page(at: AppTest, *, d: int, base: float, n_clocks: int, p: int) -> None:
+    spec, data = clock_spec(at)
+    params = {q["name"]: q for q in spec["params"]}
+    assert params["pos"]["value"] == float(p)
+    assert params["pos"]["on"][0]["events"]["type"] == "timer"
+    assert params["pos"]["bind"]["input"] == "range" and params["pos"]["bind"]["max"] == 8192
+    assert params["playing"]["bind"]["input"] == "checkbox"
+    clocks = faces(spec, data)
+    assert len(clocks) == n_clocks
+    assert clocks["j"].iloc[0] == 0 and clocks["j"].iloc[-1] == (d // 2 - 1 if n_clocks > 1 else 0)
+    for j, theta in zip(clocks["j"], clocks["theta"]):
+        assert theta == pytest.approx(base ** (-2.0 * j / d), rel=1e-14)
+    odometer = spec["vconcat"][1]
+    odo = data[odometer["layer"][2]["data"]["name"]]
+    assert len(odo) == d // 2
+    table = at.dataframe[0].value
+    assert table["pair j"].tolist() == clocks["j"].tolist()
+    for _, row in table.iterrows():
+        angle = p * base ** (-2.0 * row["pair j"] / d)
+        assert row["angle p·θ_j (rad)"] == pytest.approx(angle, rel=1e-12, abs=1e-300)
+        assert row["sin = x"] == pytest.approx(math.sin(angle), abs=1e-12)
+        assert row["cos = y"] == pytest.approx(math.cos(angle), abs=1e-12)
+        assert row["λ_j (tokens)"] == pytest.approx(2 * math.pi / base ** (-2.0 * row["pair j"] / d))
+        assert row["turns"] == pytest.approx(angle / (2 * math.pi), rel=1e-12, abs=1e-300)
+    assert at.subheader[0].value == f"The numbers at p = {p}"
+
+
+def test_defaults():
+    at = run()
+    assert at.title[0].value == "Frequency clock hands"
+    assert len(at.latex) >= 1
+    check_page(at, d=128, base=10000.0, n_clocks=8, p=5)
+    assert any("How the animation works" in e.label for e in at.expander)
+    assert any("What to notice" in m.value for m in at.main.markdown)
+
+
+def test_every_control_at_its_minimum():
+    at = run({"d_model": "2", "base": "10", "n_clocks": "1", "m": "0"})
+    check_page(at, d=2, base=10.0, n_clocks=1, p=0)
+    table = at.dataframe[0].value
+    assert table.loc[0, "sin = x"] == 0.0 and table.loc[0, "cos = y"] == 1.0
+
+
+def test_every_control_at_its_maximum():
+    at = run({"d_model": "2048", "base": "1000000", "n_clocks": "64", "m": "8192"})
+    check_page(at, d=2048, base=1e6, n_clocks=64, p=8192)
+
+
+def test_more_clocks_than_pairs_is_clamped_with_a_notice():
+    at = run({"d_model": "4", "n_clocks": "64"})
+    assert any("n\\_clocks" in w.value for w in at.warning)
+    check_page(at, d=4, base=10000.0, n_clocks=2, p=5)
+
+
+def test_garbage_in_every_url_parameter():
+    at = run({key: "abc" for key in KEYS})
+    warnings = " ".join(w.value for w in at.warning)
+    for key in KEYS:
+        assert key.replace("_", "\\_") in warnings
+    check_page(at, d=128, base=10000.0, n_clocks=8, p=5)  # the defaults
+
+
+def test_changing_widgets_reruns_with_the_new_values():
+    at = run()
+    at.slider(key="n_clocks").set_value(3).run()
+    assert not at.exception
+    at.slider(key="m").set_value(1000).run()
+    assert not at.exception
+    check_page(at, d=128, base=10000.0, n_clocks=3, p=1000)
+
+
+# ------------------------------------------------------------------------------- in a browser
+@pytest.fixture(scope="module")
+def server():
+    require_browser()
+    with StreamlitServer("app.py") as srv:
+        yield srv
+
+
+def test_play_animates_in_the_browser_without_the_server(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1600})
+            sent = []
+            page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+            page.goto(server.url("pages/2_Clock_hands.py", {"m": 20}))
+            page.wait_for_selector(APP_IDLE, timeout=90_000)
+            slider = page.locator(".vega-bindings input[type=range]").first
+            slider.wait_for(timeout=60_000)
+            assert slider.input_value() == "20"  # the URL position is where the hands start
+            before = len(sent)
+            page.locator(".vega-bindings select").first.select_option("64")
+            page.locator(".vega-bindings input[type=checkbox]").first.check()
+            for _ in range(200):  # poll: the value must move on by itself
+                if float(slider.input_value()) > 21:
+                    break
+                page.wait_for_timeout(100)
+            assert float(slider.input_value()) > 21
+            page.locator(".vega-bindings input[type=checkbox]").first.uncheck()
+            slider.fill("1000")  # scrubbing is client-side too
+            assert slider.input_value() == "1000"
+            assert len(sent) == before  # no message to the server while playing or scrubbing
+        finally:
+            browser.close()

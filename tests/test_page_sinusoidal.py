@@ -1,0 +1,190 @@
+"""AppTest of pages/1_Sinusoidal_heatmap.py: defaults, every control at its minimum and at its
+maximum, garbage in every URL parameter, and a widget change. After every run: no exception,
+and the charts / numbers the page shows are checked (against numbers computed here)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.charts import sinusoidal as charts
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "1_Sinusoidal_heatmap.py")
+KEYS = ("seq_len", "d_model", "base", "layout_sin", "scheme", "zoom_p0", "zoom_np", "zoom_d0",
+        "zoom_nd", "curve_dims", "sim_n")
+
+
+def run(query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def charts_by_title(at: AppTest) -> dict[str, dict]:
+    """Every chart's Vega-Lite spec (with its datasets decoded), keyed by its title text."""
+    out = {}
+    for element in at.get("vega_lite_chart"):
+        spec = json.loads(element.proto.spec)
+        spec["_data"] = {
+            d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in element.proto.datasets
+        }
+        out[spec["title"]["text"]] = spec
+    return out
+
+
+def find(specs: dict, words: str) -> dict:
+    matches = [spec for title, spec in specs.items() if words in title]
+    assert len(matches) == 1, (words, list(specs))
+    return matches[0]
+
+
+def metric(at: AppTest, label_start: str) -> str:
+    (m,) = [m for m in at.metric if m.label.startswith(label_start)]
+    return m.value
+
+
+def closest_distance(seq_len: int, d: int, base: float) -> tuple[int, float]:
+    """(k, distance) of the closest two distinct positions, from PE(0) and PE(k) directly."""
+    theta = base ** (-2.0 * np.arange(d // 2) / d)
+    k = np.arange(1, seq_len)[:, None]
+    dist = np.sqrt(np.sum(np.sin(k * theta) ** 2 + (np.cos(k * theta) - 1.0) ** 2, axis=1))
+    i = int(np.argmin(dist))
+    return i + 1, float(dist[i])
+
+
+def test_defaults():
+    at = run()
+    assert at.title[0].value == "Sinusoidal heatmap"
+    assert len(at.latex) >= 1
+    specs = charts_by_title(at)
+    assert len(specs) == 7
+    overview = find(specs, "PE(p, i) for positions 0 … 127")
+    meta = overview["usermeta"]["imagechart"]
+    assert meta["shape"] == [128, 128] and meta["reduce"] == "none"
+    assert any("Interleaved layout" in line for line in overview["title"]["subtitle"])
+    zoom = find(specs, "every value")
+    assert zoom["usermeta"]["imagechart"]["shape"] == [128, 64]
+    find(specs, "oscillate fast")
+    find(specs, "Wavelengths grow geometrically")
+    find(specs, "constant along every diagonal")
+    find(specs, "zero only on the diagonal")
+    find(specs, "Every position is unique")
+    k, dist = closest_distance(128, 128, 10000.0)
+    assert metric(at, "Closest distinct pair") == f"{dist:.4g}"
+    assert metric(at, "…they are k apart") == f"k = {k}"
+    assert float(metric(at, "Largest spread along a diagonal")) < 1e-10
+    table = at.dataframe[0].value
+    assert table.shape == (64, 65)  # 64 positions × (position + 64 dimensions)
+    assert table.loc[3, "dim 0"] == pytest.approx(math.sin(3.0))
+    assert table.loc[3, "dim 5"] == pytest.approx(math.cos(3.0 * 10000.0 ** (-4 / 128)))
+    assert len(at.get("download_button")) == 1
+    assert any("What to notice" in m.value for m in at.main.markdown)
+    assert any("averaging, not sampling" in e.label for e in at.expander)
+
+
+def test_every_control_at_its_minimum():
+    at = run({"seq_len": "1", "d_model": "2", "base": "10", "zoom_p0": "0", "zoom_np": "1",
+              "zoom_d0": "0", "zoom_nd": "1", "curve_dims": "", "sim_n": "2"})
+    specs = charts_by_title(at)
+    assert set(specs) >= {"PE(p, i) for positions 0 … 0 and dimensions 0 … 1"}
+    assert find(specs, "every value")["usermeta"]["imagechart"]["shape"] == [1, 1]
+    infos = " ".join(i.value for i in at.info)
+    assert "at least two positions" in infos and "dimension indices" in infos
+    assert at.metric == [] or len(at.metric) == 0
+
+
+def test_two_positions_and_one_pair():
+    at = run({"seq_len": "2", "d_model": "2", "base": "10", "sim_n": "2"})
+    # d = 2: one pair with θ = 1, positions 0 and 1 are 2|sin(1/2)| apart
+    assert metric(at, "Closest distinct pair") == f"{2 * abs(math.sin(0.5)):.4g}"
+    specs = charts_by_title(at)
+    sim = find(specs, "constant along every diagonal")
+    assert sim["usermeta"]["imagechart"]["shape"] == [2, 2]
+
+
+def test_every_control_at_its_maximum():
+    at = run({"seq_len": "8192", "d_model": "2048", "base": "1000000", "layout_sin": "concatenated",
+              "scheme": "magma", "zoom_p0": "0", "zoom_np": "256", "zoom_d0": "0", "zoom_nd": "256",
+              "curve_dims": "0, 1, 2, 3, 1024, 1025, 2046, 2047", "sim_n": "512"})
+    specs = charts_by_title(at)
+    assert len(specs) == 7
+    overview = find(specs, "PE(p, i) for positions 0 … 8191 and dimensions 0 … 2047")
+    meta = overview["usermeta"]["imagechart"]
+    assert meta["shape"] == [charts.OVERVIEW_MAX_ROWS, 1024]  # averaged before drawing
+    assert meta["scheme"] == "magma" and meta["domain"] == [-1.0, 1.0]
+    subtitle = " ".join(overview["title"]["subtitle"])
+    assert "Concatenated layout" in subtitle and "17 or 18 consecutive positions" in subtitle
+    assert "average out to grey" in subtitle
+    zoom = find(specs, "every value")
+    assert zoom["usermeta"]["imagechart"]["shape"] == [256, 256]
+    assert zoom["usermeta"]["imagechart"]["reduce"] == "none"
+    curves = find(specs, "oscillate fast")
+    (data,) = [df for df in curves["_data"].values() if "curve" in df]
+    assert sorted(data["dim"].unique()) == [0, 1, 2, 3, 1024, 1025, 2046, 2047]
+    # concatenated: dimension 1024 is cos of pair 0
+    row = data[(data["dim"] == 1024) & (data["position"] == 10)]
+    assert float(row["value"].iloc[0]) == pytest.approx(math.cos(10.0))
+    sim = find(specs, "constant along every diagonal")
+    assert sim["usermeta"]["imagechart"]["shape"] == [512, 512]
+    assert sim["usermeta"]["imagechart"]["domain"] == [-1024.0, 1024.0]
+    k, dist = closest_distance(8192, 2048, 1e6)
+    assert metric(at, "Closest distinct pair") == f"{dist:.4g}"
+    assert metric(at, "…they are k apart") == f"k = {k}"
+    assert at.dataframe[0].value.shape == (64, 65)
+
+
+def test_zoom_window_is_cut_at_the_edges():
+    at = run({"seq_len": "100", "d_model": "16", "zoom_p0": "90", "zoom_np": "50", "zoom_d0": "10",
+              "zoom_nd": "20"})
+    zoom = find(charts_by_title(at), "every value")
+    assert zoom["usermeta"]["imagechart"]["shape"] == [10, 6]  # positions 90 … 99, dims 10 … 15
+    assert "The window was cut" in " ".join(zoom["title"]["subtitle"])
+
+
+def test_zoom_start_beyond_the_sequence_is_clamped_with_a_notice():
+    at = run({"seq_len": "100", "zoom_p0": "5000"})
+    assert any("zoom\\_p0" in w.value and "used 99 instead" in w.value for w in at.warning)
+    zoom = find(charts_by_title(at), "every value")
+    assert zoom["title"]["text"].startswith("Positions 99 … 99")
+
+
+def test_garbage_in_every_url_parameter():
+    at = run({key: "abc" for key in KEYS})
+    warnings = " ".join(w.value for w in at.warning)
+    for key in KEYS:
+        if key != "curve_dims":  # free text: "abc" is a valid text, reported as a bad dimension
+            assert key.replace("_", "\\_") in warnings or key in warnings
+    assert "not whole numbers" in warnings
+    specs = charts_by_title(at)
+    overview = find(specs, "PE(p, i) for positions 0 … 127 and dimensions 0 … 127")  # defaults
+    assert overview["usermeta"]["imagechart"]["shape"] == [128, 128]
+
+
+def test_hostile_text_is_not_rendered_as_markup():
+    at = run({"curve_dims": "<b>x</b>, [link](http://x), 3"})
+    warnings = " ".join(w.value for w in at.warning)
+    assert "<b>" not in warnings and "](http" not in warnings
+    curves = find(charts_by_title(at), "oscillate fast")
+    (data,) = [df for df in curves["_data"].values() if "curve" in df]
+    assert data["dim"].unique().tolist() == [3]
+
+
+def test_changing_a_widget_reruns_with_the_new_value():
+    at = run()
+    at.slider(key="seq_len").set_value(300).run()
+    assert not at.exception
+    overview = find(charts_by_title(at), "PE(p, i) for positions 0 … 299")
+    assert overview["usermeta"]["imagechart"]["shape"] == [300, 128]
+    at.radio(key="layout_sin").set_value("concatenated").run()
+    assert not at.exception
+    overview = find(charts_by_title(at), "PE(p, i) for positions 0 … 299")
+    assert any("Concatenated layout" in line for line in overview["title"]["subtitle"])
