@@ -349,7 +349,7 @@ def image_heatmap(
     image = (
         alt.Chart(image_df)
         .mark_image(aspect=False, smooth=False, clip=True)
-        .encode(x=x_enc, x2="x1:Q", y=y_enc, y2="y1:Q", url="url:N")
+        .encode(x=x_enc, x2=alt.X2("x1"), y=y_enc, y2=alt.Y2("y1"), url=alt.Url("url:N"))
     )
 
     hover_df, (br, bc) = _hover_frame(values, xc, dx, yc, dy, hover_cells, width / height)
@@ -363,9 +363,9 @@ def image_heatmap(
         .mark_rect(opacity=0)
         .encode(
             x=x_enc,
-            x2="x1:Q",
+            x2=alt.X2("x1"),
             y=y_enc,
-            y2="y1:Q",
+            y2=alt.Y2("y1"),
             color=alt.Color(
                 "value:Q",
                 title=value_title,
