@@ -1,0 +1,44 @@
+"""Bench-only page: the Sinusoidal heatmap page's whole-table chart ALONE, at maximum size.
+
+The same computation and chart builder as pages/1_Sinusoidal_heatmap.py (seq_len=8192,
+d_model=2048, base 10000, interleaved, redblue), cached the same way, and nothing else on the page.
+bench/run_all.py uses it to separate what the heatmap at max costs in the browser from what the
+rest of the page (six more charts, a table, formulas) costs. Not part of the app.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import posenc  # noqa: E402
+from explorer.charts import sinusoidal as charts  # noqa: E402
+
+SEQ_LEN, D_MODEL, BASE, LAYOUT, SCHEME = 8192, 2048, 10000.0, "interleaved", "redblue"
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def overview_values(seq_len: int, d_model: int, base: float, layout: str, rows: int, pair_block: int):
+    if rows == seq_len and pair_block == 1:
+        return posenc.sinusoidal_encoding(np.arange(seq_len), d_model, base=base, layout=layout)
+    return posenc.block_mean_encoding(
+        seq_len, d_model, rows=rows, base=base, layout=layout, pair_block=pair_block
+    )
+
+
+st.title("Heatmap only")
+rows, pair_block = charts.overview_blocks(SEQ_LEN, D_MODEL)
+values = overview_values(SEQ_LEN, D_MODEL, BASE, LAYOUT, rows, pair_block)
+y_axis, x_axis = charts.overview_axes(SEQ_LEN, D_MODEL, rows, pair_block)
+note = charts.reduction_note(SEQ_LEN, D_MODEL, rows, pair_block)
+st.altair_chart(
+    charts.encoding_heatmap(
+        values, positions=y_axis, dims=x_axis, layout=LAYOUT, scheme=SCHEME,
+        title=f"PE(p, i) for positions 0 … {SEQ_LEN - 1} and dimensions 0 … {D_MODEL - 1}",
+        subtitle=note, value_title="mean of PE over the pixel" if note else "PE(p, i)",
+    ),
+    width="stretch",
+)

@@ -1,0 +1,283 @@
+"""End-to-end: the served app in a real browser (Playwright python + Debian's /usr/bin/chromium).
+
+For every page in `explorer.layout.PAGES`:
+
+* cold deep link (a FRESHLY started server, first request = the deep link with non-default URL
+  parameters): no exception; the page's own title; the sidebar lists the same page names as on a
+  warm server; every control named in the URL shows the URL's value; the URL keeps every parameter
+  (nothing rejected, no "could not be used" notice); every Altair chart is drawn (canvas with
+  painted pixels or SVG with marks, non-zero size); every image has a non-zero natural size.
+  Then one slider is moved with the keyboard (focus the thumb, ArrowRight): the URL changes to the
+  new value and the chart redraws differently (element screenshots before/after differ).
+* the same deep link on a warm, shared server (app.py has run in an earlier session): the same checks.
+* the page at its defaults on the warm server: no exception, charts drawn, and a full-page
+  screenshot saved to docs/screenshots/<n>_<name>.png (the README shows them).
+
+Chromium missing: skipped with a message, or a failure when REQUIRE_BROWSER=1 (CI).
+Runtime: about 2-2.5 minutes on 2 cores (one server start per page for the cold check; 25 tests).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from e2e_support import (
+    CHART,
+    ROOT,
+    VIEWPORT,
+    StreamlitServer,
+    chart_fingerprints,
+    chart_info,
+    exceptions,
+    full_page_screenshot,
+    image_sizes,
+    launch_chromium,
+    nav_names,
+    query_of,
+    read_widget,
+    require_browser,
+    shown_matches,
+    wait_charts_changed,
+    wait_charts_drawn,
+    wait_idle,
+)
+from explorer import params
+from explorer.layout import PAGES
+
+SCREENSHOT_DIR = Path(os.environ.get("E2E_SCREENSHOT_DIR", ROOT / "docs" / "screenshots"))
+
+
+class DeepLink(NamedTuple):
+    query: dict[str, Any]  # non-default URL parameters, each a control on the page
+    slider: str  # the slider moved with ArrowRight afterwards
+    chart: int  # index (page order) of a chart that must change when the slider moves
+
+
+#: Chosen by reading each page's `widget("…")` calls. Every value differs from the registry
+#: default (and from the page's own override, e.g. d_model on the home page) and is valid there.
+DEEP_LINKS: dict[str, DeepLink] = {
+    "app.py": DeepLink(
+        {"sentence": "a dog bit the man", "shuffle_seed": 3, "seed": 7, "d_model": 32,
+         "home_pe": "rope"},
+        slider="d_model", chart=1,  # the equivariance scatter
+    ),
+    "pages/1_Sinusoidal_heatmap.py": DeepLink(
+        {"seq_len": 300, "d_model": 64, "base": 1000, "layout_sin": "concatenated",
+         "scheme": "viridis", "zoom_p0": 10, "zoom_np": 40, "zoom_d0": 4, "zoom_nd": 24,
+         "curve_dims": "0, 5, 30", "sim_n": 50},
+        slider="d_model", chart=0,  # the whole-table heatmap
+    ),
+    "pages/2_Clock_hands.py": DeepLink(
+        {"d_model": 64, "base": 1000, "n_clocks": 6, "m": 40},
+        slider="n_clocks", chart=0,  # the clocks
+    ),
+    "pages/3_RoPE_rotation.py": DeepLink(
+        {"vec_input": "polar", "q_angle": 45, "q_len": 2, "k_angle": -60, "k_len": 1.2, "m": 7,
+         "n": 3, "head_dim": 32, "j": 2, "base": 1000, "traj_m": 20,
+         "layout_rope": "interleaved"},
+        slider="m", chart=0,  # the plane with q and k
+    ),
+    "pages/4_Relative_invariance.py": DeepLink(
+        {"qk_source": "typed", "q_text": "1, 2, 3, 4", "k_text": "0.5, -1, 2, 0", "seed": 5,
+         "seq_len": 48, "shift_t": 20, "score_dtype": "float32", "base": 1000,
+         "layout_sin": "concatenated", "table_len": 60},
+        slider="shift_t", chart=0,  # the shift-test deviations
+    ),
+    "pages/5_Context_extension.py": DeepLink(
+        {"rope_type": "llama3", "head_dim": 128, "base": 500000, "train_len": 8192,
+         "target_len": 131072, "factor": 8, "low_freq_factor": 2, "high_freq_factor": 8},
+        slider="head_dim", chart=0,  # which pairs leave the training range
+    ),
+    "pages/6_Compare_methods.py": DeepLink(
+        {"head_dim": 32, "train_len": 256, "target_len": 1024, "base": 1000, "seed": 3,
+         "alibi_head": 6},
+        slider="alibi_head", chart=0,  # score by distance
+    ),
+    "pages/7_Model_configs.py": DeepLink(
+        {"head_dim": 96, "base": 500000, "conv_from": "rope_theta", "new_theta": 2000000},
+        slider="head_dim", chart=0,  # the converter's wavelengths (the pasted config is session-only)
+    ),
+}
+
+PAGE_IDS = [params.page_url_path(p.path) or "home" for p in PAGES]
+NOTICE_TEXT = "could not be used"
+
+
+# ------------------------------------------------------------------------------ fixtures
+@pytest.fixture(scope="module")
+def browser():
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = launch_chromium(pw)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_page(browser):
+    """A page in a fresh browser context (its own Streamlit session)."""
+    contexts = []
+
+    def make():
+        context = browser.new_context(viewport=VIEWPORT)
+        context.set_default_timeout(60_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def warm_server(browser):
+    """One shared server, warmed up: app.py has run in a session before any test uses it."""
+    with StreamlitServer() as server:
+        context = browser.new_context(viewport=VIEWPORT)
+        page = context.new_page()
+        page.goto(server.url("app.py"))
+        wait_idle(page, title=PAGES[0].title)
+        server.warm_nav_names = nav_names(page)
+        context.close()
+        yield server
+
+
+@pytest.fixture
+def fresh_server(browser):
+    """A server started for this test only (nothing has run in it yet)."""
+    with StreamlitServer() as server:
+        yield server
+
+
+# ----------------------------------------------------------------------------- checks
+def require_page(info) -> DeepLink | None:
+    """The page's deep link; a clear failure when PAGES names a file that does not exist."""
+    assert (ROOT / info.path).is_file(), f"PAGES lists {info.path}, but there is no such file"
+    return DEEP_LINKS.get(info.path)
+
+
+def check_page(page, info, link: DeepLink | None, warm_names: list[str]) -> None:
+    """Everything a deep link (or the defaults, link=None) must satisfy once the page is drawn."""
+    errors = exceptions(page)
+    assert not errors, f"{info.path}: exception on the page:\n" + "\n---\n".join(errors)
+    names = nav_names(page)
+    assert names == warm_names, f"{info.path}: sidebar {names} differs from a warm server's {warm_names}"
+    assert names == [p.title for p in PAGES], f"{info.path}: sidebar {names} is not PAGES"
+
+    if link is not None:
+        expected = {k: str(v) for k, v in link.query.items()}
+        shown = {k: read_widget(page, k) for k in expected}
+        wrong = {k: (shown[k], v) for k, v in expected.items() if not shown_matches(shown[k], v)}
+        assert not wrong, f"{info.path}: controls do not show the URL values (shown, URL): {wrong}"
+        assert query_of(page.url) == expected, (
+            f"{info.path}: the URL lost or rewrote parameters: {page.url}"
+        )
+    notices = [a.inner_text() for a in page.query_selector_all("[data-testid=stAlert]")
+               if NOTICE_TEXT in a.inner_text()]
+    assert not notices, f"{info.path}: \"could not be used\" notice for a valid link: {notices}"
+
+    charts = chart_info(page)
+    assert charts, f"{info.path}: no Altair chart on the page"
+    for i, chart in enumerate(charts):
+        assert chart["renderer"] in ("canvas", "svg"), f"{info.path}: chart {i} not rendered: {chart}"
+        assert chart["width"] > 0 and chart["height"] > 0, f"{info.path}: chart {i} has zero size: {chart}"
+    for image in image_sizes(page):
+        assert image["width"] > 0 and image["height"] > 0, f"{info.path}: image not loaded: {image}"
+
+
+def open_and_check(page, server, info, link: DeepLink | None, warm_names: list[str]) -> None:
+    page.goto(server.url(info.path, link.query if link else None))
+    wait_idle(page, title=info.title)
+    wait_charts_drawn(page)
+    check_page(page, info, link, warm_names)
+
+
+def move_slider_and_check(page, info, link: DeepLink) -> None:
+    key = link.slider
+    thumb = page.locator(f".st-key-{key} input[type=range]")
+    step = float(thumb.get_attribute("step"))
+    old = float(thumb.get_attribute("value"))
+    new = old + step
+    assert new <= float(thumb.get_attribute("max")), f"{key} is at its maximum; pick another value"
+    chart = page.locator(CHART).nth(link.chart)
+    chart.scroll_into_view_if_needed()
+    before_png = chart.screenshot()
+    before = chart_fingerprints(page)
+
+    thumb.focus()
+    page.keyboard.press("ArrowRight")
+
+    expected = params.get(key).to_url(int(new) if float(new).is_integer() else new)
+    page.wait_for_function(
+        "([key, value]) => new URLSearchParams(location.search).get(key) === value",
+        arg=[key, expected],
+        timeout=10_000,
+    )
+    assert query_of(page.url).get(key) == expected, f"{key}: page.url did not change: {page.url}"
+    # The rerun: the chart's content changes, then the run ends and every chart is drawn.
+    wait_charts_changed(page, before)
+    wait_idle(page, title=info.title)
+    wait_charts_drawn(page)
+    assert not exceptions(page), f"{info.path}: exception after moving {key}"
+    assert read_widget(page, key) is not None and shown_matches(read_widget(page, key), expected)
+    chart.scroll_into_view_if_needed()
+    after_png = chart.screenshot()
+    assert after_png != before_png, f"{info.path}: chart {link.chart} looks the same after {key} → {expected}"
+
+
+# ------------------------------------------------------------------------------- tests
+def test_deep_link_table_matches_pages():
+    """The table covers every page; each value is valid, non-default, and a control of that page."""
+    assert set(DEEP_LINKS) == {p.path for p in PAGES}
+    for path, link in DEEP_LINKS.items():
+        source = (ROOT / path).read_text()
+        keys = set(re.findall(r"""widget\(\s*["']([a-z0-9_]+)["']""", source))
+        if "ropeblock.METHOD_PARAMS" in source:  # Context extension: the method's own params
+            from explorer import ropeblock
+
+            keys |= {k for names in ropeblock.METHOD_PARAMS.values() for k in names}
+        assert link.slider in link.query, f"{path}: move a slider the link sets"
+        assert params.get(link.slider).kind == "int_slider", f"{path}: {link.slider} is not a slider"
+        for key, value in link.query.items():
+            assert key in keys, f"{path}: {key} is not a widget of this page"
+            parsed = params.get(key).parse(str(value))
+            assert parsed != params.get(key).default, f"{path}: {key}={value} is the default"
+
+
+@pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
+def test_cold_deep_link(info, fresh_server, warm_server, new_page):
+    """First request to a freshly started server is a deep link; then a slider moves."""
+    link = require_page(info)
+    assert link is not None, f"no deep link for {info.path}: add one to DEEP_LINKS"
+    page = new_page()
+    open_and_check(page, fresh_server, info, link, warm_server.warm_nav_names)
+    move_slider_and_check(page, info, link)
+
+
+@pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
+def test_warm_deep_link(info, warm_server, new_page):
+    """The same deep link on a warm server (app.py has run in another session)."""
+    link = require_page(info)
+    assert link is not None, f"no deep link for {info.path}: add one to DEEP_LINKS"
+    page = new_page()
+    open_and_check(page, warm_server, info, link, warm_server.warm_nav_names)
+
+
+@pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
+def test_defaults_screenshot(info, warm_server, new_page):
+    """At defaults: no exception, no notice, every chart drawn; save the full-page screenshot."""
+    require_page(info)
+    page = new_page()
+    open_and_check(page, warm_server, info, None, warm_server.warm_nav_names)
+    assert query_of(page.url) == {}, f"{info.path}: the defaults wrote parameters: {page.url}"
+    n = PAGES.index(info)
+    name = "home" if info.path == "app.py" else Path(info.path).stem.split("_", 1)[1]
+    path = full_page_screenshot(page, SCREENSHOT_DIR / f"{n}_{name}.png")
+    assert path.stat().st_size > 10_000
