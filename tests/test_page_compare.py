@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
+from _apptest import run_page
 
 from _attention_reference import ref_score
 from _posenc_reference_impl import ref_alibi_slopes
@@ -27,13 +28,7 @@ GARBAGE = {"head_dim": "odd", "train_len": "NaN", "target_len": "1e400", "base":
 
 
 def run(at=None, **query):
-    if at is None:
-        at = AppTest.from_file(PAGE, default_timeout=60)
-        for key, value in query.items():
-            at.query_params[key] = str(value)
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return run_page(PAGE, at, **query)
 
 
 def table(at):

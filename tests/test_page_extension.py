@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from _apptest import metrics, run_page
 
 import _chartspec as cs
 import posenc
@@ -24,18 +25,9 @@ KEYS = ("head_dim", "base", "train_len", "target_len", "rope_type") + tuple(
 
 
 def run(at=None, **query):
-    """Run the page (a fresh session seeded from `query` unless `at` is given); assert no exception."""
-    if at is None:
-        at = AppTest.from_file(PAGE, default_timeout=60)
-        for key, value in query.items():
-            at.query_params[key] = str(value)
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return run_page(PAGE, at, **query)
 
 
-def metrics(at):
-    return {m.label: m.value for m in at.metric}
 
 
 def specs(at):

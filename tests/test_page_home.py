@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
+from _apptest import run_page
 
 from _attention_reference import ref_gap_both, ref_gap_rows, ref_head
 from _posenc_reference_impl import ref_sinusoidal_row
@@ -31,14 +32,7 @@ GARBAGE = {
 
 
 def run(at=None, **query):
-    """Run the page (a fresh session seeded from `query` unless `at` is given); assert no exception."""
-    if at is None:
-        at = AppTest.from_file(PAGE, default_timeout=60)
-        for key, value in query.items():
-            at.query_params[key] = str(value)
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return run_page(PAGE, at, **query)
 
 
 def url_notice_about(at, key):

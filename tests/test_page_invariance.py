@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from _apptest import metrics, run_page
 
 import posenc
 from _chartspec import element_spec, find, frame, png_pixels
@@ -28,18 +29,9 @@ FAILS = ":red-badge[FAIL]"
 
 
 def run(at=None, **query):
-    """Run the page (a fresh session seeded from `query` unless `at` is given); assert no exception."""
-    if at is None:
-        at = AppTest.from_file(PAGE, default_timeout=60)
-        for key, value in query.items():
-            at.query_params[key] = str(value)
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return run_page(PAGE, at, **query)
 
 
-def metrics(at) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
 
 
 def badges(at) -> list[str]:
