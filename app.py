@@ -8,7 +8,8 @@ position signal they are not. Run with ``streamlit run app.py``; pages live in p
 import streamlit as st
 
 from explorer.charts import home as charts
-from explorer.layout import PAGES, cached, formula, notice_list, page_setup
+from explorer.exports import labelled_matrices, page_footer
+from explorer.layout import PAGES, cached, formula, notice_list, page_setup, show_chart
 from explorer.params import get, widget
 from posenc import attention as att
 
@@ -89,7 +90,7 @@ pe = widget("home_pe")
 result = experiment(tuple(words), dim, seed, shuffle_seed, pe)
 label = charts.PE_LABELS[pe]
 
-st.altair_chart(charts.shuffle_diagram(words, result["perm"]), width="stretch")
+show_chart(charts.shuffle_diagram(words, result["perm"]), width="stretch")
 
 m_out, m_attn, m_verdict = st.columns([1, 1, 2])
 m_out.metric(
@@ -116,7 +117,7 @@ else:
         icon=":material/visibility:",
     )
 
-st.altair_chart(
+show_chart(
     charts.equivariance_scatter(result["outputs_expected"], result["outputs_shuffled"], pe=pe,
                                 gap=result["output_gap"]),
     width="stretch",
@@ -125,17 +126,17 @@ st.altair_chart(
 st.subheader("Attention weights for both orders")
 vmax = max(float(result["weights_original"].max()), float(result["weights_shuffled"].max()))
 h1, h2, h3 = st.columns(3)
-h1.altair_chart(
+show_chart(container=h1, chart=
     charts.attention_heatmap(result["weights_original"], words,
                              title="Original sentence", subtitle="A(X)", vmax=vmax),
     width="stretch",
 )
-h2.altair_chart(
+show_chart(container=h2, chart=
     charts.attention_heatmap(result["weights_shuffled"], result["shuffled"],
                              title="Shuffled sentence", subtitle="A(PX): computed afresh", vmax=vmax),
     width="stretch",
 )
-h3.altair_chart(
+show_chart(container=h3, chart=
     charts.attention_heatmap(result["weights_expected"], result["shuffled"],
                              title="Original, re-ordered", subtitle="P·A(X)·Pᵀ: old rows & columns moved",
                              vmax=vmax),
@@ -160,6 +161,14 @@ notice_list(
         "query–key comparison.",
     ]
 )
+
+page_footer("home", dict(words=words, dim=dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe),
+            data=lambda: labelled_matrices({"A(X)": (result["weights_original"], words),
+                                            "A(PX)": (result["weights_shuffled"], result["shuffled"]),
+                                            "P·A(X)·Pᵀ": (result["weights_expected"], result["shuffled"])},
+                                           row="query", column="key"),
+            file_name=f"attention_weights_{pe}_d{dim}_seed{seed}.csv",
+            data_label="Download the attention weights as CSV")
 
 st.subheader("Explore")
 for page in PAGES[1:]:

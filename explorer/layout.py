@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from explorer import params
+from explorer import params, presentation
+from explorer.presentation import show_chart  # noqa: F401 - pages draw every chart with it
 
 APP_TITLE = "Positional-encoding explorer"
 #: Browser-tab icon used when a page's icon is a Material symbol: Streamlit loads a Material
@@ -45,6 +46,7 @@ PAGES: tuple[PageInfo, ...] = (
     ),
     PageInfo("pages/5_Context_extension.py", "Context extension", ":material/open_in_full:"),
     PageInfo("pages/6_Compare_methods.py", "Compare methods", ":material/table_chart:"),
+    PageInfo("pages/7_Model_configs.py", "Model configs", ":material/settings_suggest:"),
 )
 
 
@@ -56,12 +58,18 @@ def page_setup(title: str, icon: str) -> None:
     The page draws its own heading.
     """
     favicon = FAVICON if icon.startswith(":material/") else icon
-    st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=favicon, layout="wide")
+    # Presentation mode decides the sidebar's initial state, so it is read (from the session or
+    # the raw URL) before set_page_config. See explorer/presentation.py.
+    presenting = presentation.is_presenting()
+    st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=favicon, layout="wide",
+                       **presentation.page_config_kwargs(presenting))
     with st.sidebar:
+        presentation.sidebar_top(presenting)
         st.markdown(f"**{APP_TITLE}**")
         for page in PAGES:
             _nav_link(page)
         st.divider()
+    presentation.main_top(presenting)
     # One slot at the top of the main area for the "link parameter could not be used" warning;
     # `explorer.params.widget()` fills it as soon as it records a notice.
     params.reset_url_notices(st.empty())

@@ -727,6 +727,28 @@ for _p in (
 del _p
 
 
+# --- Model configs ---
+# pages/7_Model_configs.py (the knob converter). Also uses head_dim and base. The pasted
+# config.json itself is session-only (too big for a link).
+for _p in (
+    Param(
+        "conv_from", "I have", "radio", "ntk_alpha", options=("ntk_alpha", "rope_theta", "linear_factor"),
+        help="**ntk_alpha**: an NTK-aware alpha (HF rope_type ntk's factor). **rope_theta**: a new, "
+        "larger base. **linear_factor**: a Position Interpolation factor s (rope_type linear).",
+    ),
+    Param(
+        "ntk_alpha", "Alpha α (or linear factor s)", "number", 4.0, min=0.01, max=1000.0, step=0.01,
+        fmt="%.2f", help="NTK alpha α, or the linear factor s when converting from a linear factor.",
+    ),
+    Param(
+        "new_theta", "New rope_theta b′", "number", 40000.0, min=1.0, max=1e12, step=1.0, fmt="%.0f",
+        help="The enlarged base a model (or a recipe) uses instead of the trained one.",
+    ),
+):
+    register(_p)
+del _p
+
+
 # -------------------------------------------------------------------------------- links
 def page_url_path(page_path: str) -> str:
     """URL path of a legacy-`pages/` page: "pages/1_Sinusoidal_heatmap.py" -> "Sinusoidal_heatmap",

@@ -12,7 +12,9 @@ import streamlit as st
 
 import posenc
 from explorer.charts import rope as charts
-from explorer.layout import cached, formula, notice_list, page_setup
+from explorer import presets_ui
+from explorer.exports import matrix_frame, page_footer
+from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.params import widget
 
 page_setup("RoPE rotation", ":material/rotate_right:")
@@ -34,6 +36,7 @@ formula(
 
 # ------------------------------------------------------------------------------ controls
 with st.sidebar:
+    presets_ui.model_picker("rope")
     st.markdown("**The pair j of q and k**")
     mode = widget("vec_input", container=st.sidebar)
     if mode == "cartesian":
@@ -123,7 +126,7 @@ with left:
     )
     traj = nums["trajectory"]
     trajectory = pd.DataFrame({"position": np.arange(traj_m + 1), "x": traj[:, 0], "y": traj[:, 1]})
-    st.altair_chart(
+    show_chart(
         charts.plane_chart(
             arrows,
             trajectory=trajectory,
@@ -167,12 +170,12 @@ st.subheader(f"The whole head: {head_dim} coordinates, {head_dim // 2} planes")
 r_full, pairs = full_matrix(m, head_dim, base, layout)
 left, right = st.columns(2)
 with left:
-    st.altair_chart(
+    show_chart(
         charts.rope_matrix_heatmap(r_full, position=m, pair=tuple(int(c) for c in pairs[j]), layout=layout),
         width="stretch",
     )
 with right:
-    st.altair_chart(charts.pair_map_chart(pairs, highlight=j, layout=layout), width="stretch")
+    show_chart(charts.pair_map_chart(pairs, highlight=j, layout=layout), width="stretch")
     st.caption(
         "Each dot is one coordinate of q or k; its height is the pair it rotates with. "
         "Switch **RoPE pair layout** in the sidebar to see the other convention: the same rotations, "
@@ -190,3 +193,7 @@ notice_list(
         "sit d/2 apart (two diagonals); in the interleaved layout they touch (2×2 blocks on the diagonal).",
     ]
 )
+
+page_footer("rope", dict(q=q, k=k, m=m, n=n, j=j, head_dim=head_dim, base=base, layout=layout),
+            data=lambda: matrix_frame(r_full), file_name=f"rope_matrix_m{m}_d{head_dim}_b{base:g}_{layout}.csv",
+            data_label="Download the rotation matrix R_m as CSV")

@@ -12,7 +12,9 @@ import streamlit as st
 
 import posenc
 from explorer.charts import invariance as charts
-from explorer.layout import cached, formula, notice_list, page_setup
+from explorer import presets_ui
+from explorer.exports import long_matrices, page_footer
+from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.params import escape_markdown, widget
 
 #: Largest N here: the score matrices are N × N and are recomputed when a control moves.
@@ -38,6 +40,7 @@ formula(
 
 # ------------------------------------------------------------------------------ controls
 with st.sidebar:
+    presets_ui.model_picker("invariance")
     st.markdown("**q and k**")
     source = widget("qk_source", container=st.sidebar)
     seed = widget("seed", container=st.sidebar)
@@ -193,7 +196,7 @@ results = pd.DataFrame(
         "note": ["", "", "" if nums["learned_dev"] is not None else "no row: the table is too short"],
     }
 )
-st.altair_chart(
+show_chart(
     charts.deviation_chart(
         results,
         tolerance=tol,
@@ -218,7 +221,7 @@ for col, (name, scores, sub) in zip(cols, heat_specs):
         if scores is None:
             st.info(f"Learned table: {nums['learned_error']}.", icon=":material/block:")
             continue
-        st.altair_chart(
+        show_chart(
             charts.score_heatmap(scores, nums["positions"], title=name, subtitle=sub), width="stretch"
         )
 
@@ -241,10 +244,10 @@ st.subheader("The sinusoid's own shift is exact — but linear, not invariant")
 sh = shift_numbers(d, shift_t, n_pos, base, layout_sin, dtype)
 left, right = st.columns(2)
 with left:
-    st.altair_chart(charts.shift_matrix_heatmap(sh["r_k"], k=shift_t, layout=layout_sin), width="stretch")
+    show_chart(charts.shift_matrix_heatmap(sh["r_k"], k=shift_t, layout=layout_sin), width="stretch")
 with right:
     resid = pd.DataFrame({"p": nums["positions"], "residual": sh["residual"]})
-    st.altair_chart(
+    show_chart(
         charts.curve_chart(
             resid,
             x="p",
@@ -266,7 +269,7 @@ st.caption(
 # ------------------------------------------------------------------------------ decay
 st.subheader("Long-term decay")
 decay = decay_numbers(d, base)
-st.altair_chart(
+show_chart(
     charts.curve_chart(
         decay,
         x="distance",
@@ -296,3 +299,9 @@ notice_list(
         "The decay bound falls with distance (with ripples): far-apart tokens get a smaller possible score.",
     ]
 )
+
+page_footer("invariance", dict(q=q, k=k, seed=seed, n_pos=n_pos, shift_t=shift_t, dtype=dtype, base=base,
+                               layout_sin=layout_sin, table_len=table_len),
+            data=lambda: long_matrices({"RoPE": nums["rope"], "sinusoidal added": nums["sinusoidal"],
+                                        "learned added": nums["learned"]}, row="m", column="n"),
+            file_name=f"scores_d{d}_N{n_pos}_seed{seed}.csv", data_label="Download the score matrices as CSV")

@@ -29,9 +29,10 @@ Example, Llama 3.1 8B: ?rope_type=llama3&head_dim=128&base=500000&train_len=8192
 import streamlit as st
 
 import posenc
-from explorer import ropeblock
+from explorer import presets_ui, ropeblock
+from explorer.exports import extension_frame, page_footer
 from explorer.charts import extension as charts
-from explorer.layout import cached, formula, notice_list, page_setup
+from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.params import escape_markdown, widget
 
 page_setup("Context extension", ":material/open_in_full:")
@@ -46,6 +47,7 @@ st.markdown(
 # ------------------------------------------------------------------------------------- controls
 with st.sidebar:
     st.subheader("Model")
+    preset = presets_ui.model_picker("extension")
     head_dim = widget("head_dim")
     base = widget("base")
     train_len = widget("train_len")
@@ -73,6 +75,7 @@ def phase_errors(scaled_inv_freq, target_len: int):
 
 
 block = ropeblock.build_rope_block(rope_type, values, base=base, train_len=train_len, head_dim=head_dim)
+block = presets_ui.preset_block(block, preset)  # a LongRoPE preset's published lists
 ext = extension(block, head_dim, train_len, target_len)
 used_type = posenc.rope_type_of(ext.block)
 if ext.error:
@@ -135,20 +138,20 @@ with st.expander("The rope block these charts use (as in a model's config.json)"
 
 # ------------------------------------------------------------------------------------- charts
 st.subheader("Which pairs leave the training range")
-st.altair_chart(charts.angle_reach_chart(ext.train_angle, ext.target_angle, ext.out_of_distribution,
+show_chart(charts.angle_reach_chart(ext.train_angle, ext.target_angle, ext.out_of_distribution,
                                          train_len=train_len, target_len=target_len), width="stretch")
-st.altair_chart(charts.wavelength_chart(ext.inv_freq, ext.scaled_inv_freq, train_len=train_len,
+show_chart(charts.wavelength_chart(ext.inv_freq, ext.scaled_inv_freq, train_len=train_len,
                                         target_len=target_len), width="stretch")
 
 st.subheader("How the method rescales each pair")
-st.altair_chart(charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type=used_type,
+show_chart(charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type=used_type,
                                              factor=factor, bands=ext.bands, yarn_range=ext.yarn_range,
                                              target_len=target_len),
                 width="stretch")
-st.altair_chart(charts.angle_step_chart(ext.inv_freq, ext.scaled_inv_freq), width="stretch")
+show_chart(charts.angle_step_chart(ext.inv_freq, ext.scaled_inv_freq), width="stretch")
 
 st.subheader("What attention sees")
-st.altair_chart(charts.score_chart(ext.distances, ext.score_before, ext.score_after, train_len=train_len,
+show_chart(charts.score_chart(ext.distances, ext.score_before, ext.score_after, train_len=train_len,
                                    target_len=target_len, attention_factor=ext.attention_factor),
                 width="stretch")
 yarn_reference = "YaRN with defaults: 0.1·ln s + 1"
@@ -161,7 +164,7 @@ else:  # no scaling: show what YaRN would do at s = T/L
     af_curves = {yarn_reference: ropeblock.yarn_reference_curve()}
     af_factor = max(target_len / train_len, 1.0)
     current, af_value = yarn_reference, posenc.yarn_get_mscale(af_factor)
-st.altair_chart(
+show_chart(
     charts.attention_factor_chart(
         ext.af_factors, af_curves, current=current, factor=af_factor, attention_factor=af_value,
         colors={name: (charts.BEFORE if name == yarn_reference and len(af_curves) > 1 else charts.AFTER)
@@ -172,7 +175,7 @@ st.altair_chart(
 st.subheader("Position Interpolation in one picture")
 pi_factor = factor if factor else max(target_len / train_len, 1.0)
 pi_positions = list(range(9))
-st.altair_chart(
+show_chart(
     charts.interpolation_strip_chart(pi_positions, posenc.interpolate_positions(pi_positions, factor=pi_factor),
                                      factor=pi_factor, train_len=train_len),
     width="stretch")
@@ -184,7 +187,7 @@ st.caption(f"With rope_type linear and s = {pi_factor:g}, the last token of T (m
 st.subheader("Float precision")
 with st.spinner("Computing the float16 / bfloat16 angles (the first time loads PyTorch)…"):
     positions, errors = phase_errors(ext.scaled_inv_freq, target_len)
-st.altair_chart(charts.phase_error_chart(positions, errors), width="stretch")
+show_chart(charts.phase_error_chart(positions, errors), width="stretch")
 if target_len > ropeblock.FLOAT16_MAX_POSITION:
     st.caption(f"Positions stop at {ropeblock.FLOAT16_MAX_POSITION:,}, the largest number a float16 holds.")
 
@@ -203,3 +206,8 @@ notice_list([
     "2,048), bfloat16 already from m = 128: their cos and sin stop meaning anything. Compute the angles "
     "in float32 (its error stays small) and cast afterwards.",
 ])
+
+page_footer("extension", dict(block=ext.block, head_dim=head_dim, train_len=train_len, target_len=target_len),
+            data=lambda: extension_frame(ext),
+            file_name=f"rope_{used_type}_d{head_dim}_L{train_len}_T{target_len}.csv",
+            data_label="Download the per-pair numbers as CSV")

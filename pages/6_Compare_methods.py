@@ -7,7 +7,8 @@ Every table cell is a check computed now, with the settings above the table
 import streamlit as st
 
 from explorer.charts import compare as charts
-from explorer.layout import cached, formula, notice_list, page_setup
+from explorer.exports import page_footer
+from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.params import widget
 from posenc import alibi_slopes
 from posenc import attention as att
@@ -66,7 +67,7 @@ st.caption(
     "numbers can be computed; whether a model trained at L still works there is another question."
 )
 
-st.altair_chart(
+show_chart(
     charts.score_by_distance(charts.score_curves(checks), trained_len=trained_len, test_len=test_len),
     width="content",
 )
@@ -85,3 +86,8 @@ notice_list(
         "frequency scaling to stretch (see *Context extension*); ALiBi was designed to extrapolate.",
     ]
 )
+
+page_footer("compare", dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base,
+                            alibi_head=alibi_head),
+            data=table, file_name=f"compare_methods_d{dim}_L{trained_len}_T{test_len}_seed{seed}.csv",
+            data_label="Download the table as CSV")

@@ -1,0 +1,297 @@
+"""Real models on the pages: a preset (or a parsed config.json) -> one page's widget values.
+
+Pure part (tested in tests/test_presets_ui.py): one function per page that maps RoPE settings to
+that page's parameters (registry keys of `explorer.params`), with the exact values of the model:
+
+    rope_values(...)        RoPE rotation        head_dim, base, layout_rope
+    invariance_values(...)  Relative invariance  qk_source, head_dim, base
+    extension_values(...)   Context extension    head_dim, base, train_len, target_len, rope_type
+                                                 and the method's own parameters
+
+Each takes the settings as plain keywords (so a preset and a parsed config go through the same
+code) and returns ``(values, adjustments)``: ``adjustments`` lists, in plain words, every value
+that had to be changed to fit the explorer's ranges (always empty for `posenc.models.PRESETS`;
+tests check that). `preset_values(page, preset)` is the preset shortcut.
+
+Partial rotary: these pages have no partial-rotary control, so ``head_dim`` is set to the rotated
+part, ``int(head_dim · partial_rotary_factor)``: the frequencies θ_j = b^(−2j/r) are the model's
+exactly (HF computes them over the rotated dims only).
+
+Streamlit part: `model_picker(page)` draws the "Real model" select (URL key ``model``). Picking a
+model fills the page's widgets through an ``on_change`` callback (it writes the values into
+``st.session_state`` before the rerun, so the widgets and the URL show them). The select goes back
+to "custom" as soon as any of the page's values differs from the model's, so a link never claims a
+model whose numbers it does not show. A link ``?model=llama3.1-8b`` alone fills every value the
+link does not give itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from explorer import params
+from explorer.ropeblock import METHOD_PARAMS as _METHOD_PARAMS
+from posenc.models import PRESETS, ModelPreset
+
+PAGES = ("rope", "invariance", "extension")
+#: The page script of each preset-aware page (for links and the tour).
+PAGE_PATHS = {
+    "rope": "pages/3_RoPE_rotation.py",
+    "invariance": "pages/4_Relative_invariance.py",
+    "extension": "pages/5_Context_extension.py",
+}
+CUSTOM = "custom"
+
+#: HF's default for a key a rope block leaves out; 0 means "key absent" on the page for mscale,
+#: mscale_all_dim and attention_factor (explorer.ropeblock leaves them out of its block).
+_ABSENT_DEFAULTS = {"beta_fast": 32.0, "beta_slow": 1.0, "mscale": 0.0, "mscale_all_dim": 0.0,
+                    "attention_factor": 0.0, "truncate": True}
+
+
+# ------------------------------------------------------------------------------- pure mapping
+def _nearest_base(theta: float) -> int | float:
+    options = params.get("base").options
+    return min(options, key=lambda b: abs(math.log(b) - math.log(theta)))
+
+
+def _fit(key: str, value: Any, adjustments: list[str], *, what: str | None = None) -> Any:
+    """`value` if the registry allows it for `key`, else the nearest allowed value (noted)."""
+    param = params.get(key)
+    if key == "base":
+        if isinstance(value, (int, float)) and value > 0 and math.isfinite(value):
+            for option in param.options:
+                if float(option) == float(value):
+                    return option
+            near = _nearest_base(float(value))
+            adjustments.append(f"{what or key} {value:g} is not one of the explorer's bases; "
+                               f"the nearest, {near:g}, is used")
+            return near
+        adjustments.append(f"{what or key} is unknown; the default {param.default:g} is used")
+        return param.default
+    if param.problem(value) is None:
+        return value
+    fitted = param.clamp(value)
+    shown = param.to_url(value) if isinstance(value, (int, float)) else repr(value)
+    adjustments.append(f"{what or key} {shown} is outside the explorer's range "
+                       f"({param.to_url(param.min)}–{param.to_url(param.max)}); "
+                       f"{param.to_url(fitted)} is used")
+    return fitted
+
+
+def _rotary(head_dim: int, partial_rotary_factor: float) -> int:
+    return int(head_dim * (partial_rotary_factor or 1.0))
+
+
+def rope_values(*, head_dim: int, rope_theta: float, layout: str = "half",
+                partial_rotary_factor: float = 1.0, **_: Any) -> tuple[dict[str, Any], list[str]]:
+    """RoPE rotation page: the rotated head size, the base and the pair layout."""
+    adj: list[str] = []
+    values = {
+        "head_dim": _fit("head_dim", _rotary(head_dim, partial_rotary_factor), adj, what="rotary dim"),
+        "base": _fit("base", rope_theta, adj, what="rope_theta"),
+        "layout_rope": _fit("layout_rope", layout, adj, what="layout"),
+    }
+    return values, adj
+
+
+def invariance_values(*, head_dim: int, rope_theta: float, partial_rotary_factor: float = 1.0,
+                      **_: Any) -> tuple[dict[str, Any], list[str]]:
+    """Relative-invariance page: random q, k of the rotated head size, and the base."""
+    adj: list[str] = []
+    values = {
+        "qk_source": "random",
+        "head_dim": _fit("head_dim", _rotary(head_dim, partial_rotary_factor), adj, what="rotary dim"),
+        "base": _fit("base", rope_theta, adj, what="rope_theta"),
+    }
+    return values, adj
+
+
+def trained_and_target(rope_parameters: Mapping[str, Any], max_position_embeddings: int) -> tuple[int, int]:
+    """(L, T) for the context-extension page.
+
+    L = ``original_max_position_embeddings`` if the block has it, else ``max_position_embeddings``.
+    T = the context the model claims: ``max_position_embeddings``, or L·factor if that is longer
+    (Qwen2.5's YaRN block: 32768 · 4 = 131072 while the shipped max_position_embeddings is 32768).
+    """
+    original = rope_parameters.get("original_max_position_embeddings")
+    trained = int(original) if original else int(max_position_embeddings)
+    target = int(max_position_embeddings)
+    factor = rope_parameters.get("factor")
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor > 0:
+        target = max(target, int(round(trained * float(factor))))
+    return trained, target
+
+
+def extension_values(*, head_dim: int, rope_theta: float, rope_parameters: Mapping[str, Any],
+                     max_position_embeddings: int, partial_rotary_factor: float = 1.0,
+                     **_: Any) -> tuple[dict[str, Any], list[str]]:
+    """Context-extension page: sizes, lengths, the method and every parameter it reads.
+
+    Keys the block leaves out get HF's default (beta_fast 32, beta_slow 1, truncate true) or the
+    page's "not set" value 0 (mscale, mscale_all_dim, attention_factor), so the page's rope block
+    equals the model's. LongRoPE's factor lists cannot be URL values: the generators keep their
+    defaults and `preset_block` puts the preset's real lists into the page's block.
+    """
+    adj: list[str] = []
+    rope_type = rope_parameters.get("rope_type", "default")
+    if rope_type not in _METHOD_PARAMS:
+        adj.append(f"rope_type {rope_type!r} is not one of the explorer's methods; default is used")
+        rope_type = "default"
+    trained, target = trained_and_target(rope_parameters, max_position_embeddings)
+    values: dict[str, Any] = {
+        "head_dim": _fit("head_dim", _rotary(head_dim, partial_rotary_factor), adj, what="rotary dim"),
+        "base": _fit("base", rope_theta, adj, what="rope_theta"),
+        "train_len": _fit("train_len", trained, adj, what="trained length L"),
+        "target_len": _fit("target_len", target, adj, what="target length T"),
+        "rope_type": rope_type,
+    }
+    for name in _METHOD_PARAMS[rope_type]:
+        if name in ("short_gen", "long_gen"):
+            values[name] = params.get(name).default
+            continue
+        if name == "factor" and rope_parameters.get("factor") is None:
+            raw = max(target / trained, 1.0)  # LongRoPE without a factor: HF uses max_pos / L
+        else:
+            raw = rope_parameters.get(name, _ABSENT_DEFAULTS.get(name))
+        if name == "truncate":
+            values[name] = bool(raw)
+        elif raw is None:
+            values[name] = params.get(name).default
+        else:
+            values[name] = _fit(name, float(raw), adj)
+    return values, adj
+
+
+_PAGE_FUNCTIONS = {"rope": rope_values, "invariance": invariance_values, "extension": extension_values}
+
+
+def preset_settings(preset: ModelPreset) -> dict[str, Any]:
+    """A preset's fields as the keywords the page functions take."""
+    return dict(head_dim=preset.head_dim, rope_theta=preset.rope_theta, layout=preset.layout,
+                partial_rotary_factor=preset.partial_rotary_factor,
+                rope_parameters=dict(preset.rope_parameters),
+                max_position_embeddings=preset.max_position_embeddings)
+
+
+def page_values(page: str, **settings: Any) -> tuple[dict[str, Any], list[str]]:
+    """(values, adjustments) of `page` ("rope" | "invariance" | "extension") for these settings."""
+    try:
+        function = _PAGE_FUNCTIONS[page]
+    except KeyError:
+        raise ValueError(f"page must be one of {', '.join(PAGES)}, got {page!r}") from None
+    return function(**settings)
+
+
+def preset_values(page: str, preset: ModelPreset | str) -> dict[str, Any]:
+    """The values of `page` for a preset (or its key); presets always fit exactly."""
+    if isinstance(preset, str):
+        preset = PRESETS[preset]
+    values, _ = page_values(page, **preset_settings(preset))
+    return values
+
+
+def preset_block(block: dict[str, Any], preset: ModelPreset | None) -> dict[str, Any]:
+    """The context-extension page's rope block with a LongRoPE preset's real factor lists.
+
+    The page builds short/long factor lists from generators (a URL cannot hold 2·d/2 numbers);
+    while a LongRoPE preset is selected (and so the page's values are the preset's) its published
+    lists replace them. Any other block is returned unchanged.
+    """
+    if preset is None or preset.rope_type != "longrope" or block.get("rope_type") != "longrope":
+        return block
+    short, long_ = preset.rope_parameters["short_factor"], preset.rope_parameters["long_factor"]
+    if len(block.get("short_factor", ())) != len(short):
+        return block
+    return {**block, "short_factor": list(short), "long_factor": list(long_)}
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Widget value equality (8 == 8.0, but True != 1)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b or (isinstance(a, bool) and isinstance(b, bool) and a == b)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return float(a) == float(b)
+    return a == b
+
+
+def preset_label(key: str) -> str:
+    return "Custom (your own values)" if key == CUSTOM else PRESETS[key].name
+
+
+# ---------------------------------------------------------------------------- the widget
+def _apply_selected(page: str) -> None:
+    """on_change of the model select: write the preset's values into the page's widget keys."""
+    key = st.session_state.get("model", CUSTOM)
+    if key == CUSTOM or key not in PRESETS:
+        return
+    for name, value in preset_values(page, key).items():
+        st.session_state[name] = value
+
+
+def _url_value(key: str) -> Any:
+    """The registry-parsed URL value of `key`, or None when absent/invalid."""
+    try:
+        raw = st.query_params.get_all(key)
+    except Exception:  # noqa: BLE001 - no runtime
+        return None
+    if not raw:
+        return None
+    try:
+        return params.get(key).parse(raw)
+    except params.ParamError:
+        return None
+
+
+def _sync(page: str) -> None:
+    """Before the select is drawn: keep `model` honest (see the module docstring)."""
+    state = st.session_state
+    if "model" in state:
+        selected = state["model"]
+        if selected in PRESETS:
+            for name, value in preset_values(page, selected).items():
+                if name in state and not same_value(state[name], value):
+                    _to_custom()
+                    break
+        return
+    selected = _url_value("model")
+    if selected is None or selected == CUSTOM:
+        return
+    mismatch = False
+    for name, value in preset_values(page, selected).items():
+        given = _url_value(name)
+        if given is not None:
+            mismatch = mismatch or not same_value(given, value)
+        elif name not in state:
+            state[name] = value
+            if value != params.get(name).default:  # show it in the address bar at once
+                params._set_url_param(name, params.get(name).to_url(value))  # noqa: SLF001
+    if mismatch:
+        _to_custom()
+
+
+def _to_custom() -> None:
+    """Select "custom" (the default: the URL loses its ``model``)."""
+    st.session_state["model"] = CUSTOM
+    params._set_url_param("model", None)  # noqa: SLF001 - same package
+
+
+def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:
+    """Draw the "Real model" select for `page`; returns the selected preset (None for custom)."""
+    container = st.sidebar if container is None else container
+    _sync(page)
+    key = params.widget("model", container=container, on_change=_apply_selected, args=(page,))
+    if key not in PRESETS:
+        container.caption("Pick a published model to load its exact RoPE settings.")
+        return None
+    preset = PRESETS[key]
+    extra = ""
+    if preset.partial_rotary_factor < 1:
+        extra = (f" Only {preset.rotary_dim} of its {preset.head_dim} head dimensions rotate, so "
+                 f"d = {preset.rotary_dim} here.")
+    container.caption(f"**{params.escape_markdown(preset.name)}** — "
+                      f"{params.escape_markdown(preset.notes + extra)}")
+    return preset

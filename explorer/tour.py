@@ -1,0 +1,267 @@
+"""The guided tour: an ordered list of views, each making one point, with a sentence to say.
+
+A step is a page, the parameter values that make the point (registry keys of `explorer.params`,
+every other parameter of the page at its default) and the narration shown above the page.
+The step number is the URL parameter ``step`` (1-based; 0 or absent = no tour), so a lecturer can
+link ``…/?step=7``: the app opens step 7's page with step 7's values.
+
+Driving it (explorer.presentation draws the panel): "Next" / "Previous" buttons with the keyboard
+shortcuts PageDown / PageUp, which is what a presenter's clicker sends (Streamlit 1.67 buttons take
+``shortcut=``). A step is entered by writing its values into ``st.session_state`` and calling
+``st.switch_page(page, query_params={"step": n})``: bound parameters cannot be passed through
+``switch_page``'s query_params (Streamlit raises for them), but widget values set in the session
+before the switch are the new page's values, and the bound widgets then write them to the URL.
+
+Pure part (tested): `TOUR`, `get_step`, `step_values`, `check_tour`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+from explorer import params
+from explorer.presets_ui import preset_values
+
+
+class Step(NamedTuple):
+    page: str  # page script path, as in explorer.layout.PAGES
+    params: Mapping[str, Any]  # registry key -> value; the page's other parameters use defaults
+    narration: str  # one or two sentences to say while the step is on screen (our own words)
+
+
+_HOME = "app.py"
+_SIN = "pages/1_Sinusoidal_heatmap.py"
+_CLOCKS = "pages/2_Clock_hands.py"
+_ROPE = "pages/3_RoPE_rotation.py"
+_INV = "pages/4_Relative_invariance.py"
+_EXT = "pages/5_Context_extension.py"
+_CMP = "pages/6_Compare_methods.py"
+
+_EXTENSION_BASE = {"head_dim": 128, "base": 10000, "train_len": 4096, "target_len": 16384}
+
+TOUR: tuple[Step, ...] = (
+    Step(_HOME, {"home_pe": "none"},
+         "Attention on its own cannot see word order: shuffle the sentence and every word gets exactly "
+         "the output it had before, merely listed in a new place."),
+    Step(_HOME, {"home_pe": "sinusoidal"},
+         "Add a position signal to the word vectors and the shuffled sentence now gets different "
+         "outputs: the head finally knows where each word stands."),
+    Step(_SIN, {"seq_len": 512, "d_model": 128},
+         "Each row is one position's fingerprint. The left columns flicker from token to token, the "
+         "right ones barely move over 512 tokens: fine detail and coarse location in one vector."),
+    Step(_CLOCKS, {"d_model": 64, "n_clocks": 8, "m": 100},
+         "The same numbers as clock hands. One more token turns every hand by its own fixed angle — "
+         "the first by about a radian, the last by a sliver — wherever you are in the text."),
+    Step(_ROPE, {"head_dim": 64, "j": 0, "m": 5, "n": 12},
+         "RoPE adds nothing: it turns each pair of query and key coordinates by an angle that grows with "
+         "position. The angle between q and k changes by exactly (m − n)·θ_j, so the score sees only the offset."),
+    Step(_ROPE, {"head_dim": 64, "j": 31, "m": 500, "n": 512},
+         "The slowest pair hardly turns: 500 tokens in, it has moved only about four degrees. Pairs like "
+         "this one carry the long-range part of the position."),
+    Step(_INV, {"seq_len": 64, "shift_t": 100},
+         "Move both tokens 100 places further on: RoPE's scores stay the same to the last digits, while "
+         "adding sinusoidal or learned vectors to the input changes them."),
+    Step(_EXT, {**_EXTENSION_BASE, "rope_type": "default"},
+         "A model trained on 4,096 tokens, run on 16,384 without any scaling: its slow pairs now reach "
+         "angles it never met in training."),
+    Step(_EXT, {**_EXTENSION_BASE, "rope_type": "linear", "factor": 4.0},
+         "Position Interpolation divides every position by 4. All pairs are back in the trained range, but "
+         "the fastest pairs now step four times slower, so neighbouring tokens blur together."),
+    Step(_EXT, {**_EXTENSION_BASE, "rope_type": "yarn", "factor": 4.0},
+         "YaRN leaves the fast pairs alone, slows only the slow ones, and multiplies cos and sin by a small "
+         "factor above 1 so attention stays sharp over the longer context."),
+    Step(_EXT, {**preset_values("extension", "llama3.1-8b"), "model": "llama3.1-8b"},
+         "Llama 3.1's published settings: base 500,000, trained on 8,192 tokens, and three bands of pairs — "
+         "kept, smoothly blended, or divided by 8 — chosen by wavelength."),
+    Step(_CMP, {},
+         "All five schemes on the same query and key: only RoPE and ALiBi make the score depend on the "
+         "offset alone, and only the learned table cannot even run past its length."),
+)
+
+
+def get_step(number: int) -> Step:
+    """Step `number` (1-based); ValueError outside 1 … len(TOUR)."""
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(TOUR):
+        raise ValueError(f"step must be a whole number from 1 to {len(TOUR)}, got {number!r}")
+    return TOUR[number - 1]
+
+
+def step_values(number: int) -> dict[str, Any]:
+    """The parameter values of step `number` (a fresh dict)."""
+    return dict(get_step(number).params)
+
+
+def check_tour(tour: tuple[Step, ...] = TOUR, pages: tuple[str, ...] | None = None) -> list[str]:
+    """Problems of a tour definition (empty when fine): unknown pages, unknown keys, bad values."""
+    problems = []
+    if len(tour) > params.MAX_TOUR_STEPS:
+        problems.append(f"{len(tour)} steps, but the step parameter allows {params.MAX_TOUR_STEPS}")
+    for i, step in enumerate(tour, start=1):
+        if pages is not None and step.page not in pages:
+            problems.append(f"step {i}: unknown page {step.page!r}")
+        if not step.narration.strip():
+            problems.append(f"step {i}: no narration")
+        for key, value in step.params.items():
+            try:
+                problem = params.get(key).problem(value)
+            except KeyError:
+                problems.append(f"step {i}: unknown parameter {key!r}")
+                continue
+            if problem:
+                problems.append(f"step {i}: {key}={value!r} {problem}")
+    return problems
+
+
+# ------------------------------------------------------------------------------- Streamlit side
+_APPLIED = "_explorer_tour_applied"  # the step whose values this session has applied
+_LAST = "_explorer_tour_last"  # the last step shown (for "Resume")
+_PENDING_URL = "_explorer_pending_url"  # values open_view applied, to write into the URL
+#: Keys `enter` never clears (they belong to the frame, not to a page's view).
+_FRAME_KEYS = frozenset({"present", "step"})
+
+
+def active_step(*, quiet: bool = False) -> int | None:
+    """The step in the URL (``?step=n``), or None (absent, 0, or not a step: then a warning,
+    unless `quiet`)."""
+    try:
+        raw = st.query_params.get_all("step")
+    except Exception:  # noqa: BLE001 - no runtime
+        return None
+    if not raw:
+        return None
+    try:
+        number = params.get("step").parse(raw)
+    except params.ParamError:
+        number = None
+    if number == 0:
+        return None
+    if number is None or number > len(TOUR):
+        if not quiet:
+            st.warning(f"The link asks for a tour step that does not exist; the tour has steps 1 to "
+                       f"{len(TOUR)}.", icon=":material/link_off:")
+        return None
+    return number
+
+
+def _url_values() -> dict[str, Any]:
+    """Valid registry values in the URL (a shared step link may carry its own)."""
+    values = {}
+    for key in st.query_params.keys():
+        if key in _FRAME_KEYS or key not in params.PARAMS:
+            continue
+        try:
+            values[key] = params.get(key).parse(st.query_params.get_all(key))
+        except params.ParamError:
+            continue
+    return values
+
+
+def enter(number: int, *, keep_url: bool = False) -> None:
+    """Show step `number`: its values (other parameters back to their defaults) in the session,
+    then switch to its page with ``?step=number``. `keep_url`: values in the URL win (a shared
+    link to a step)."""
+    step = get_step(number)
+    given = _url_values() if keep_url else {}
+    st.session_state[_APPLIED] = number
+    st.session_state[_LAST] = number
+    open_view(step.page, {**step.params, **given}, query={"step": str(number)})
+
+
+def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] | None = None) -> None:
+    """Switch to `page` showing `values` (registry keys; every other parameter at its default).
+
+    The values go into ``st.session_state`` and the bound widgets of `page` pick them up (and
+    write them to the URL); `query` holds unbound URL parameters only (``step``). Does not return.
+    """
+    state = st.session_state
+    for key in list(params.PARAMS):
+        if key not in _FRAME_KEYS and key in state:
+            del state[key]
+    for key, value in values.items():
+        params.get(key)  # KeyError for a key that is not a registry parameter
+        state[key] = value
+    # Streamlit writes a bound widget's session-set value to the URL only once the key has a
+    # history in the session; `flush_pending_url` (page_setup, on the new page) writes them now,
+    # so the address bar shows the view at once.
+    state[_PENDING_URL] = {"page": page, "values": dict(values)}
+    from explorer.presentation import current_page_path
+
+    if page == current_page_path():
+        # Same page: no page switch; the URL must forget the old view's values, which would
+        # otherwise seed the widgets again.
+        for key in list(st.query_params.keys()):
+            if key in params.PARAMS and key not in _FRAME_KEYS:
+                params._set_url_param(key, None)  # noqa: SLF001 - same package
+        for key, value in (query or {}).items():
+            st.query_params[key] = value
+        st.rerun()
+    try:
+        st.switch_page(page, query_params=dict(query or {}))
+    except StreamlitPageNotFoundError:  # only when a page script runs as the main script (tests)
+        st.warning("This view is on another page, which cannot be opened from here.")
+
+
+def flush_pending_url() -> None:
+    """Write the values `open_view` applied into the URL, on the page they were meant for."""
+    from explorer.presentation import current_page_path
+
+    pending = st.session_state.get(_PENDING_URL)
+    if not pending or pending.get("page") != current_page_path():
+        return
+    st.session_state[_PENDING_URL] = None
+    for key, value in pending["values"].items():
+        param = params.get(key)
+        if key in st.session_state and param.problem(value) is None and value != param.default:
+            params._set_url_param(key, param.to_url(value))  # noqa: SLF001 - same package
+
+
+def _page_title(path: str) -> str:
+    from explorer.layout import PAGES
+
+    return next((p.title for p in PAGES if p.path == path), path)
+
+
+def sidebar_buttons() -> None:
+    """"Start the guided tour" (or "Resume at step n") in the sidebar while no step is shown."""
+    if active_step(quiet=True) is not None:
+        return
+    last = st.session_state.get(_LAST)
+    if isinstance(last, int) and 1 <= last <= len(TOUR):
+        if st.sidebar.button(f"Resume tour at step {last}", key="tour_resume",
+                             icon=":material/slideshow:", width="stretch"):
+            enter(last)
+    elif st.sidebar.button(f"Guided tour ({len(TOUR)} steps)", key="tour_start",
+                           icon=":material/slideshow:", width="stretch"):
+        enter(1)
+
+
+def panel() -> None:
+    """The tour panel above the page while a step is shown: narration, previous/next (PageUp /
+    PageDown, what a presenter's clicker sends) and "End tour"."""
+    number = active_step()
+    if number is None:
+        return
+    if st.session_state.get(_APPLIED) != number:
+        enter(number, keep_url=True)  # a link to a step, or browser back/forward
+    step = get_step(number)
+    with st.container(border=True, key="tour_panel"):
+        st.caption(f"Guided tour · step {number} of {len(TOUR)} · {_page_title(step.page)}")
+        st.markdown(step.narration)  # our own text (TOUR), never user input
+        with st.container(horizontal=True):
+            go_prev = st.button("Back", key="tour_prev", icon=":material/arrow_back:", shortcut="PageUp",
+                                disabled=number == 1)
+            go_next = st.button("Next", key="tour_next", icon=":material/arrow_forward:", shortcut="PageDown",
+                                disabled=number == len(TOUR), type="primary")
+            end = st.button("End tour", key="tour_end", icon=":material/close:", type="tertiary")
+    if go_prev and number > 1:
+        enter(number - 1)
+    if go_next and number < len(TOUR):
+        enter(number + 1)
+    if end:
+        st.session_state[_APPLIED] = None
+        del st.query_params["step"]
+        st.rerun()

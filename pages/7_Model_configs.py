@@ -1,0 +1,258 @@
+"""Model configs: read a real config.json (or its rope block), the published presets, and a converter
+between the knobs people mix up (NTK alpha, a new rope_theta, a linear factor).
+
+URL keys: conv_from, ntk_alpha, new_theta, head_dim, base (the converter). The pasted text, the
+example picker and the fallback sizes are session-only (a config is too big for a link); the
+"Open in …" buttons carry the parsed values to the other pages.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+import posenc
+from explorer import presets_ui, tour
+from explorer.charts import configs as charts
+from explorer.exports import page_footer
+from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.params import escape_markdown, widget
+from explorer.presentation import view_query, view_url
+from posenc.config import ERROR, parse_model_config
+from posenc.models import PRESETS
+
+TEXT_KEY, TEXT_MIRROR = "cfg_text", "_explorer_cfg_text"  # session-only; the mirror survives page changes
+#: model_type per preset, for the examples (it decides the parser's layout guess).
+MODEL_TYPES = {"llama2-7b": "llama", "llama3.1-8b": "llama", "mistral-7b-v0.1": "mistral",
+               "qwen2.5-7b-instruct": "qwen2", "gpt-oss-20b": "gpt_oss", "deepseek-v3": "deepseek_v3",
+               "gpt-j-6b": "gptj", "gpt-neox-20b": "gpt_neox", "phi3-mini-128k-instruct": "phi3"}
+BROKEN_EXAMPLE = """{
+  "model_type": "llama",
+  "head_dim": 128,
+  "max_position_embeddings": 131072,
+  "rope_theta": "500000",
+  "rope_scaling": {
+    "rope_type": "yarn",
+    "factor": 0,
+    "beta_fast": 1,
+    "beta_slow": 32,
+    "low_freq_factor": 1.0
+  }
+}"""
+ROPE_BLOCK_EXAMPLE = """{"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+ "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}"""
+
+
+def example_config(key: str) -> str:
+    """A config.json fragment with a preset's values (the keys a real file uses for them)."""
+    preset = PRESETS[key]
+    block = {k: v for k, v in dict(preset.rope_parameters).items()
+             if k not in ("rope_theta", "partial_rotary_factor")}
+    block = {k: list(v) if isinstance(v, tuple) else v for k, v in block.items()}
+    size_key = "qk_rope_head_dim" if MODEL_TYPES[key].startswith("deepseek") else "head_dim"
+    config = {"model_type": MODEL_TYPES[key], size_key: preset.head_dim,
+              "max_position_embeddings": preset.max_position_embeddings, "rope_theta": preset.rope_theta}
+    if preset.partial_rotary_factor < 1:
+        config["partial_rotary_factor"] = preset.partial_rotary_factor
+    config["rope_scaling"] = None if preset.rope_type == "default" else block
+    return json.dumps(config, indent=2)
+
+
+EXAMPLES = {"": "(choose an example)", "rope_block": "A rope block on its own (Llama 3.1's)",
+            "broken": "A broken config (to see the messages)",
+            **{key: f"{preset.name} (built from the preset)" for key, preset in PRESETS.items()}}
+
+
+def _load_example() -> None:
+    choice = st.session_state.get("cfg_example", "")
+    text = {"broken": BROKEN_EXAMPLE, "rope_block": ROPE_BLOCK_EXAMPLE}.get(choice)
+    if text is None and choice in PRESETS:
+        text = example_config(choice)
+    if text is not None:
+        st.session_state[TEXT_KEY] = text
+        st.session_state[TEXT_MIRROR] = text
+
+
+def _keep_text() -> None:
+    st.session_state[TEXT_MIRROR] = st.session_state.get(TEXT_KEY, "")
+
+
+@cached(max_entries=32)
+def parse(text: str, head_dim: int, max_pos: int) -> posenc.config.ParsedConfig:
+    return parse_model_config(text, fallback_head_dim=head_dim, fallback_max_position_embeddings=max_pos)
+
+
+page_setup("Model configs", ":material/settings_suggest:")
+st.title("Model configs")
+st.markdown(
+    "A model's `config.json` says how its RoPE is set up: the base, the head size, how long it was "
+    "trained, and a rope block naming a scaling method and its parameters. The names differ between "
+    "model families and a single typo silently changes the numbers, so here a pasted config is read "
+    "key by key, every problem is named next to its key, and the result opens on the other pages."
+)
+
+# ----------------------------------------------------------------------------------- paste
+st.subheader("Paste a config.json (or just its rope block)")
+if TEXT_KEY not in st.session_state:
+    st.session_state[TEXT_KEY] = st.session_state.get(TEXT_MIRROR, "")
+left, right = st.columns([3, 1.3])
+with right:
+    st.selectbox("Start from an example", list(EXAMPLES), format_func=EXAMPLES.get, key="cfg_example",
+                 on_change=_load_example)
+    with st.expander("Sizes for a rope block on its own"):
+        fallback_head_dim = int(st.number_input("head_dim", 2, 1024, 128, step=2, key="cfg_head_dim"))
+        fallback_max_pos = int(st.number_input("max_position_embeddings", 1, 10_000_000, 4096,
+                                               key="cfg_max_pos"))
+        st.caption("Used only when the pasted text does not give them.")
+with left:
+    text = st.text_area("config.json", key=TEXT_KEY, height=300, on_change=_keep_text,
+                        placeholder='{"head_dim": 128, "rope_theta": 500000.0, "rope_scaling": {...}}',
+                        help="Stays in this browser session only; nothing is stored or put in the link.")
+st.session_state[TEXT_MIRROR] = text
+
+parsed = parse(text, fallback_head_dim, fallback_max_pos) if text.strip() else None
+if parsed is None:
+    st.info("Paste a config above, or pick an example.", icon=":material/content_paste:")
+else:
+    errors, warnings = parsed.errors, parsed.warnings
+    if errors:
+        st.markdown(f"**{len(errors)} error(s) and {len(warnings)} warning(s)**, each next to its key:")
+    elif warnings:
+        st.markdown(f"**Readable, with {len(warnings)} warning(s)**, each next to its key:")
+    else:
+        st.success(f"No problems: read as a {parsed.kind}.", icon=":material/check_circle:")
+
+    # Every problem next to its key, as escaped text (keys and messages quote the pasted text).
+    for problem in sorted(parsed.problems, key=lambda p: p.severity != ERROR):
+        body = f"**{escape_markdown(problem.key)}** — {escape_markdown(problem.message)}"
+        if problem.severity == ERROR:
+            st.error(body, icon=":material/error:")
+        else:
+            st.warning(body, icon=":material/warning:")
+
+    if parsed.kind:
+        rotary = parsed.rotary_dim
+        c = st.columns(4)
+        c[0].metric("Head dim (rotated)", "—" if parsed.head_dim is None else
+                    (f"{rotary} of {parsed.head_dim}" if rotary != parsed.head_dim else f"{parsed.head_dim}"))
+        c[1].metric("rope_theta (base)", "—" if parsed.rope_theta is None else f"{parsed.rope_theta:,.6g}")
+        c[2].metric("max_position_embeddings", "—" if parsed.max_position_embeddings is None
+                    else f"{parsed.max_position_embeddings:,}")
+        c[3].metric("Trained length L", "—" if parsed.original_max_position_embeddings is None
+                    else f"{parsed.original_max_position_embeddings:,}",
+                    help="original_max_position_embeddings (in the block or at the top level).")
+        c = st.columns(4)
+        c[0].metric("Method (rope_type)", parsed.rope_type or "—")
+        c[1].metric("Layout (a guess)", parsed.layout,
+                    help="A config does not record the pairing; it belongs to the weights. Guessed from "
+                         "model_type and rope_interleave.")
+        c[2].metric("Partial rotary factor", f"{parsed.partial_rotary_factor:g}")
+        c[3].metric("Read as", parsed.kind)
+        if parsed.rope_parameters:
+            st.markdown("**The rope block as posenc reads it** (normalised: rope_type, rope_theta moved in)")
+            st.json(parsed.rope_parameters, expanded=1)
+        if parsed.notes:
+            st.markdown("**Notes**\n\n" + "\n".join(f"- {escape_markdown(n)}" for n in parsed.notes))
+
+    # -------------------------------------------------------------------- open it elsewhere
+    if parsed.ok and parsed.head_dim is not None:
+        st.subheader("Open it on the other pages")
+        settings = dict(head_dim=parsed.head_dim, rope_theta=parsed.rope_theta or 10000.0,
+                        layout=parsed.layout, partial_rotary_factor=parsed.partial_rotary_factor,
+                        rope_parameters=parsed.rope_parameters,
+                        max_position_embeddings=parsed.max_position_embeddings
+                        or parsed.original_max_position_embeddings or fallback_max_pos)
+        targets = (("extension", "Context extension"), ("rope", "RoPE rotation"),
+                   ("invariance", "Relative-position invariance"))
+        for col, (page, title) in zip(st.columns(3), targets):
+            with col:
+                values, adjustments = presets_ui.page_values(page, **settings)
+                if st.button(f"Open in {title}", key=f"open_{page}", icon=":material/open_in_new:",
+                             width="stretch"):
+                    tour.open_view(presets_ui.PAGE_PATHS[page], values)
+                for note in adjustments:
+                    st.caption(escape_markdown(note))
+                if page == "extension" and parsed.rope_type == "longrope":
+                    st.caption("LongRoPE's per-pair lists cannot travel in a link: the page uses its "
+                               "list generators (ones / ramp / constant) instead.")
+                st.code(view_url(presets_ui.PAGE_PATHS[page], view_query(values), st.context.url),
+                        language=None, wrap_lines=True)
+
+# ----------------------------------------------------------------------------------- presets
+st.subheader("Published models")
+rows = [{"model": p.name, "preset key": key, "head dim": p.head_dim, "rotated dims": p.rotary_dim,
+         "rope_theta": p.rope_theta, "max positions": p.max_position_embeddings, "layout": p.layout,
+         "rope_type": p.rope_type} for key, p in PRESETS.items()]
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+             column_config={"rope_theta": st.column_config.NumberColumn(format="%.0f")})
+st.caption("Pick one in the “Real model” box on the RoPE rotation, Relative-position invariance and "
+           "Context extension pages to load its exact values, or as an example above.")
+with st.expander("Where each number comes from"):
+    for p in PRESETS.values():
+        st.markdown(f"**{escape_markdown(p.name)}** — {escape_markdown(p.source)}")
+
+# --------------------------------------------------------------------------------- converter
+st.subheader("NTK alpha, rope_theta and linear factor: the same knob?")
+st.markdown(
+    "Three numbers get mixed up when people stretch a RoPE model. A **linear** factor s divides every "
+    "frequency by s. An **NTK alpha** α instead raises the base, b′ = b·α^(d/(d−2)): the fastest pair "
+    "keeps its speed and the slowest is slowed by exactly α. And some models simply ship a larger "
+    "**rope_theta**, which is an NTK alpha in disguise."
+)
+formula(r"b' = b\,\alpha^{d/(d-2)}\quad\Longleftrightarrow\quad \alpha = (b'/b)^{(d-2)/d},\qquad"
+        r"\lambda'_j = 2\pi\,b'^{\,2j/d}:\ \ \lambda'_0 = \lambda_0,\ \ \lambda'_{d/2-1} = \alpha\,\lambda_{d/2-1}")
+c1, c2, c3, c4 = st.columns([1.2, 1.3, 1.6, 1.4])
+with c1:
+    head_dim = widget("head_dim", container=c1, min=4)
+with c2:
+    base = float(widget("base", container=c2, label="Trained base b"))
+with c3:
+    source = widget("conv_from", container=c3)
+with c4:
+    if source == "rope_theta":
+        new_theta = float(widget("new_theta", container=c4))
+        alpha = posenc.base_to_ntk_alpha(new_theta, head_dim, base=base)
+    else:
+        alpha = float(widget("ntk_alpha", container=c4,
+                             label="Linear factor s" if source == "linear_factor" else None))
+        new_theta = posenc.ntk_alpha_to_base(alpha, head_dim, base=base)
+
+theta = posenc.inverse_frequencies(head_dim, base=base)
+theta_ntk = posenc.inverse_frequencies(head_dim, base=new_theta)
+m = st.columns(4)
+m[0].metric("NTK alpha α", f"{alpha:.6g}")
+m[1].metric("rope_theta b′", f"{new_theta:,.2f}")
+m[2].metric("Slowest pair stretched", f"× {theta[-1] / theta_ntk[-1]:.4g}", help="λ′/λ of pair d/2 − 1.")
+m[3].metric("Fastest pair stretched", f"× {theta[0] / theta_ntk[0]:.4g}", help="λ′/λ of pair 0.")
+frame = charts.wavelength_frame(theta, theta_ntk, alpha)
+show_chart(charts.wavelength_compare_chart(frame, alpha=alpha, new_base=new_theta, base=base), width="stretch")
+e1, e2, e3 = st.columns(3)
+e1.markdown("**NTK alpha as a rope block**")
+e1.json({"rope_type": "ntk", "factor": round(alpha, 6), "rope_theta": base})
+e2.markdown("**…the same frequencies as a new base**")
+e2.json({"rope_type": "default", "rope_theta": round(new_theta, 4)})
+e3.markdown("**Linear: not the same**")
+e3.json({"rope_type": "linear", "factor": round(alpha, 6), "rope_theta": base})
+
+notice_list([
+    "The NTK line starts where the trained line starts (pair 0 keeps its wavelength) and ends α times "
+    "higher; the linear line is α times higher everywhere, fast pairs included.",
+    "So a linear factor s and an NTK alpha s reach the same longest wavelength, but only NTK keeps "
+    "neighbouring tokens as easy to tell apart as in training.",
+    "A config that only raises rope_theta is using NTK-style scaling without saying so; its alpha is "
+    "(b′/b)^((d−2)/d).",
+    "Problems in a pasted config are reported against the key they concern, with the value described "
+    "rather than echoed, and an error never stops the page.",
+])
+
+snippet_values = dict(head_dim=head_dim, base=base, alpha=alpha)
+if parsed is not None and parsed.ok and parsed.head_dim is not None and parsed.rope_parameters:
+    snippet_values.update(block=parsed.rope_parameters, config_head_dim=parsed.head_dim,
+                          max_position_embeddings=parsed.max_position_embeddings
+                          or parsed.original_max_position_embeddings or fallback_max_pos)
+page_footer("configs", snippet_values,
+            data=lambda: frame.pivot(index="j", columns="scheme", values="wavelength").reset_index(),
+            file_name=f"wavelengths_d{head_dim}_b{base:g}_alpha{alpha:g}.csv",
+            data_label="Download the wavelengths as CSV")

@@ -1,0 +1,178 @@
+"""AppTest of pages/7_Model_configs.py: pasted configs, the problems next to their keys, the presets
+list, the "Open in …" buttons, and the NTK alpha / rope_theta / linear-factor converter."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import posenc
+from explorer.layout import PAGES
+from posenc.models import PRESETS
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / "pages" / "7_Model_configs.py")
+
+
+def run(query: dict | None = None, text: str | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    if text is not None:
+        at.text_area(key="cfg_text").input(text).run()
+        assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def alerts(at: AppTest) -> list[tuple[str, str]]:
+    return [("error", e.value) for e in at.error] + [("warning", w.value) for w in at.warning]
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_page_is_listed_and_runs_at_defaults():
+    assert "pages/7_Model_configs.py" in [p.path for p in PAGES]
+    at = run()
+    assert at.title[0].value == "Model configs"
+    assert any("Paste a config" in i.value for i in at.info)
+    assert not alerts(at)
+    presets = at.dataframe[0].value
+    assert presets["preset key"].tolist() == list(PRESETS)
+    assert presets["rotated dims"].tolist() == [p.rotary_dim for p in PRESETS.values()]
+
+
+@pytest.mark.parametrize("key", list(PRESETS))
+def test_each_preset_example_is_a_valid_config(key):
+    at = run()
+    at.selectbox(key="cfg_example").set_value(key).run()
+    assert not at.exception
+    preset = PRESETS[key]
+    assert not alerts(at), alerts(at)
+    assert any("No problems" in s.value for s in at.success)
+    shown = metrics(at)
+    assert shown["Method (rope_type)"] == preset.rope_type
+    assert shown["Layout (a guess)"] == preset.layout
+    assert shown["rope_theta (base)"] == f"{preset.rope_theta:,.6g}"
+    assert shown["max_position_embeddings"] == f"{preset.max_position_embeddings:,}"
+    rotary = preset.rotary_dim
+    assert shown["Head dim (rotated)"] == (f"{rotary} of {preset.head_dim}" if rotary != preset.head_dim
+                                           else str(preset.head_dim))
+    assert [b.label for b in at.button if b.label.startswith("Open in")] == [
+        "Open in Context extension", "Open in RoPE rotation", "Open in Relative-position invariance"]
+
+
+def test_a_real_config_json_has_no_problems():
+    text = json.dumps({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072,
+        "rope_theta": 500000.0, "vocab_size": 128256,
+        "rope_scaling": {"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                         "original_max_position_embeddings": 8192, "rope_type": "llama3"}})
+    at = run(text=text)
+    assert not alerts(at)
+    assert metrics(at)["Head dim (rotated)"] == "128" and metrics(at)["Trained length L"] == "8,192"
+
+
+def test_bad_inputs_are_named_next_to_their_keys():
+    at = run()
+    at.selectbox(key="cfg_example").set_value("broken").run()
+    found = alerts(at)
+    errors = [text for kind, text in found if kind == "error"]
+    warnings = [text for kind, text in found if kind == "warning"]
+    assert len(errors) == 3 and len(warnings) == 1
+    by_key = {text.split("**")[1]: text for text in errors + warnings}
+    assert "write it without quotes" in by_key["rope\\_theta"]
+    assert "must be greater than 0" in by_key["rope\\_scaling\\.factor"]
+    assert "must be greater than beta\\_slow" in by_key["rope\\_scaling\\.beta\\_fast"]
+    assert "is not used by rope\\_type" in by_key["rope\\_scaling\\.low\\_freq\\_factor"]
+    assert not [b for b in at.button if b.label.startswith("Open in")]  # nothing to open
+
+
+@pytest.mark.parametrize("text, key, words", [
+    ("{not json", "(json)", "JSON"),
+    ("[1, 2, 3]", "(json)", "top level is a list"),
+    ('{"rope_type": "yarn", "factor": "4"}', "factor", "without quotes"),
+    ('{"rope_type": "warp", "factor": 4}', "rope_type", "unknown rope type"),
+    ('{"head_dim": 129, "rope_theta": 10000}', "head_dim", ""),
+    ('{"rope_type": "longrope", "short_factor": [1, 1], "long_factor": [1, 2, 3]}', "long_factor", "entries"),
+])
+def test_typical_mistakes(text, key, words):
+    at = run(text=text)
+    found = alerts(at)
+    assert found, text
+    escaped_key = key.replace("(", "\\(").replace(")", "\\)").replace("_", "\\_")
+    assert any(f"**{escaped_key}**" in body and words in body for _, body in found), found
+
+
+def test_hostile_text_is_shown_literally():
+    key = "<img src=x onerror=alert(1)>**[link](javascript:x)**"
+    at = run(text=json.dumps({"rope_type": "yarn", "factor": 4.0, key: 1}))
+    bodies = [body for _, body in alerts(at)]
+    assert bodies, "the unknown key is reported"
+    for body in bodies:  # apart from our own bold key, every markup character arrives escaped
+        assert body.startswith("**")
+        key_part, message = body[2:].split("** — ", 1)
+        for text in (key_part, message):
+            assert re.search(r"(?<!\\)[<>\[\]()*`]", text) is None, text
+    assert any("\\<img" in body for body in bodies)
+    assert not at.exception
+
+
+def test_open_in_context_extension_carries_the_parsed_values():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/7_Model_configs.py").run()
+    at.selectbox(key="cfg_example").set_value("qwen2.5-7b-instruct").run()
+    at.button(key="open_extension").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Context extension"
+    state = at.session_state
+    assert (state["rope_type"], state["head_dim"], state["base"]) == ("yarn", 128, 1000000)
+    assert (state["train_len"], state["target_len"], state["factor"]) == (32768, 131072, 4.0)
+    assert metrics(at)["Attention factor a"] == f"{0.1 * np.log(4.0) + 1:.4f}"
+
+
+def test_converter_alpha_to_base_and_back():
+    at = run({"head_dim": "128", "base": "10000", "ntk_alpha": "4"})
+    shown = metrics(at)
+    new_base = 10000 * 4 ** (128 / 126)
+    assert shown["rope_theta b′"] == f"{new_base:,.2f}"
+    assert shown["Slowest pair stretched"] == "× 4" and shown["Fastest pair stretched"] == "× 1"
+    at = run({"head_dim": "128", "base": "10000", "conv_from": "rope_theta", "new_theta": "40000"})
+    assert metrics(at)["NTK alpha α"] == f"{4 ** (126 / 128):.6g}"
+    at = run({"conv_from": "linear_factor", "ntk_alpha": "8"})
+    assert metrics(at)["NTK alpha α"] == "8"
+    (element,) = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    data = pa.ipc.open_stream(element.proto.datasets[0].data.data).read_all().to_pandas()
+    trained = data[data.scheme == "as trained"].sort_values("j")["wavelength"].to_numpy()
+    linear = data[data.scheme == "linear (positions ÷ s)"].sort_values("j")["wavelength"].to_numpy()
+    np.testing.assert_allclose(trained, posenc.wavelengths(64), rtol=1e-15)
+    np.testing.assert_allclose(linear, 8 * trained, rtol=1e-15)
+
+
+def test_converter_garbage_in_the_url():
+    at = run({"ntk_alpha": "abc", "new_theta": "-5", "conv_from": "<script>", "head_dim": "2"})
+    assert not at.exception
+    notice = " ".join(w.value for w in at.warning)
+    assert "ntk\\_alpha" in notice and "conv\\_from" in notice and "head\\_dim" in notice
+
+
+def test_the_pasted_text_survives_a_trip_to_another_page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/7_Model_configs.py").run()
+    at.selectbox(key="cfg_example").set_value("gpt-j-6b").run()
+    at.switch_page("pages/1_Sinusoidal_heatmap.py").run()
+    at.switch_page("pages/7_Model_configs.py").run()
+    assert not at.exception
+    assert '"model_type": "gptj"' in at.text_area(key="cfg_text").value

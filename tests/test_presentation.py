@@ -1,0 +1,390 @@
+"""Presentation mode, the guided tour, the share link and chart styling (explorer/presentation.py,
+explorer/tour.py), plus the end-to-end browser check of all of it (Playwright, skipped without
+Chromium unless REQUIRE_BROWSER=1).
+
+Browser screenshots go to $SCREENSHOT_DIR (default: pytest's tmp_path): presentation mode,
+a tour-step link (?step=3), the dark theme.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import params, presentation, tour
+from explorer.layout import PAGES
+
+ROOT = Path(__file__).resolve().parent.parent
+TITLES = {p.path: p.title for p in PAGES}
+
+
+# ------------------------------------------------------------------------------ pure: charts
+SPEC = {
+    "config": {"axis": {"labelFontSize": 14, "labelColor": "#111111"}, "title": {"fontSize": 18}},
+    "height": 200,
+    "vconcat": [{"height": 100, "mark": {"type": "text", "fontSize": 15, "height": 40}},
+                {"width": 80, "height": 80, "mark": "arc"},
+                {"layer": [{"height": 50, "mark": "line"}]}],
+    "encoding": {"y": {"axis": {"titleFontSize": 16}}},
+    "datasets": {"d": [{"fontSize": 3}]},
+}
+
+
+def test_style_spec_draws_a_white_card_and_keeps_the_charts_own_config():
+    original = copy.deepcopy(SPEC)
+    out = presentation.style_spec(SPEC)
+    assert SPEC == original  # pure
+    cfg = out["config"]
+    assert cfg["background"] == "#FFFFFF"
+    assert cfg["axis"]["labelColor"] == "#111111"  # the chart's own value wins
+    assert cfg["axis"]["titleColor"] == presentation._CARD_CONFIG["axis"]["titleColor"]
+    assert cfg["axis"]["labelFontSize"] == 14 and out["height"] == 200  # nothing scaled
+    assert out["padding"] == presentation.CARD_PADDING
+
+
+def test_style_spec_presenting_scales_every_font_and_view_height_but_not_marks_or_data():
+    out = presentation.style_spec(SPEC, presenting=True, font_scale=1.5)
+    assert out["config"]["axis"]["labelFontSize"] == 21
+    assert out["config"]["title"]["fontSize"] == 27
+    assert out["config"]["legend"]["labelFontSize"] == 18  # Streamlit's default, made explicit
+    assert out["vconcat"][0]["mark"]["fontSize"] == 22.5
+    assert out["encoding"]["y"]["axis"]["titleFontSize"] == 24
+    assert (out["height"], out["vconcat"][0]["height"], out["vconcat"][2]["layer"][0]["height"]) == (300, 150, 75)
+    assert (out["vconcat"][1]["width"], out["vconcat"][1]["height"]) == (120, 120)  # aspect kept
+    assert out["vconcat"][0]["mark"]["height"] == 40  # a mark's size is not a view height
+    assert out["datasets"] == SPEC["datasets"]
+
+
+def test_view_query_leaves_defaults_out_except_a_steps_keys():
+    values = {"seq_len": 128, "d_model": 64, "base": 10000}
+    assert presentation.view_query(values) == {"d_model": "64"}
+    assert presentation.view_query(values, step=3, explicit=frozenset({"seq_len"})) == {
+        "seq_len": "128", "d_model": "64", "step": "3"}
+    # a page's own default (d_model 16 on the home page) is left out too
+    assert presentation.view_query({"d_model": 16}, defaults={"d_model": 16}) == {}
+    assert presentation.view_query({"seq_len": -5}) == {}  # never an invalid value
+
+
+def test_view_url():
+    query = {"head_dim": "128", "step": "2"}
+    assert presentation.view_url("pages/3_RoPE_rotation.py", query, None) == "RoPE_rotation?head_dim=128&step=2"
+    assert presentation.view_url("app.py", {}, None) == "./"
+    assert presentation.view_url("pages/3_RoPE_rotation.py", {}, "https://host/app/") == "https://host/app/RoPE_rotation"
+
+
+def test_injected_code_is_constant_and_survives_streamlits_sanitiser():
+    for block in (presentation.BASE_CSS, presentation.PRESENT_CSS):
+        assert block.startswith("<style>") and block.endswith("</style>") and "{}" not in block
+    body = presentation.SVG_EXPORT_JS[len("<script>"):-len("</script>")]
+    assert presentation.SVG_EXPORT_JS.startswith("<script>") and presentation.SVG_EXPORT_JS.endswith("</script>")
+    # DOMPurify (SAFE_FOR_XML) removes a script whose text contains "<" + letter, "/" or "!".
+    assert re.search(r"<[/\w!]", body) is None
+
+
+# -------------------------------------------------------------------------------- pure: tour
+def test_the_tour_is_well_formed():
+    assert 8 <= len(tour.TOUR) <= params.MAX_TOUR_STEPS
+    assert tour.check_tour(pages=tuple(TITLES)) == []
+    assert len({s.narration for s in tour.TOUR}) == len(tour.TOUR)
+    assert {s.page for s in tour.TOUR} >= {"app.py", "pages/3_RoPE_rotation.py", "pages/5_Context_extension.py"}
+    with pytest.raises(ValueError):
+        tour.get_step(0)
+    with pytest.raises(ValueError):
+        tour.get_step(len(tour.TOUR) + 1)
+
+
+def test_check_tour_finds_problems():
+    bad = (tour.Step("pages/nope.py", {"seq_len": -1, "zzz": 1}, " "),)
+    problems = tour.check_tour(bad, pages=tuple(TITLES))
+    assert len(problems) == 4
+
+
+# ----------------------------------------------------------------------------- AppTest
+def run(path: str = "app.py", query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / path), default_timeout=180)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def presenting(at: AppTest) -> bool:
+    return any(presentation.PRESENT_CSS == h.proto.body for h in at.get("html"))
+
+
+@pytest.mark.parametrize("page", [p.path for p in PAGES])
+def test_present_runs_on_every_page(page):
+    at = run(page, {"present": "1"})
+    assert presenting(at)
+    assert at.toggle(key="present").value is True
+    assert at.query_params["present"] == "true"  # canonical form for the bound toggle
+    assert at.title[0].value == TITLES[page]
+    at.run()  # and stays on
+    assert not at.exception and presenting(at)
+
+
+@pytest.mark.parametrize("raw, on", [("true", True), ("yes", True), ("0", False), ("false", False)])
+def test_present_values(raw, on):
+    at = run("pages/2_Clock_hands.py", {"present": raw})
+    assert presenting(at) is on and at.toggle(key="present").value is on
+
+
+def test_present_garbage_is_off():
+    at = run("pages/6_Compare_methods.py", {"present": "<b>x</b>"})
+    assert not presenting(at) and at.toggle(key="present").value is False
+    assert "present" not in at.query_params
+
+
+def test_toggling_presentation_mode_and_carrying_it_to_the_next_page():
+    at = run()
+    assert not presenting(at)
+    at.toggle(key="present").set_value(True).run()
+    assert presenting(at)
+    at.switch_page("pages/4_Relative_invariance.py").run()
+    assert not at.exception and presenting(at) and at.toggle(key="present").value is True
+    at.toggle(key="present").set_value(False).run()
+    assert not presenting(at)
+    at.switch_page("pages/1_Sinusoidal_heatmap.py").run()
+    assert not presenting(at)
+
+
+def test_every_chart_goes_through_show_chart():
+    """Every page draws its charts as white cards (style_spec), i.e. through show_chart."""
+    for page in [p.path for p in PAGES]:
+        at = run(page)
+        charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+        for element in charts:
+            spec = __import__("json").loads(element.proto.spec)
+            assert spec["config"]["background"] == presentation.CARD_BACKGROUND, page
+
+
+@pytest.mark.parametrize("number", range(1, len(tour.TOUR) + 1))
+def test_every_tour_step_opens_with_its_values_and_narration(number):
+    step = tour.get_step(number)
+    at = run("app.py", {"step": str(number)})
+    assert at.title[0].value == TITLES[step.page]
+    assert any(m.value == step.narration for m in at.markdown)
+    assert any(f"step {number} of {len(tour.TOUR)}" in c.value for c in at.caption)
+    for key, value in step.params.items():
+        assert at.session_state[key] == value, key
+    assert at.query_params["step"] == str(number)
+    at.run()  # the step stays applied (no re-entering)
+    assert not at.exception and any(m.value == step.narration for m in at.markdown)
+
+
+def test_next_back_and_end():
+    at = run("app.py", {"step": "4"})
+    at.button(key="tour_next").click().run()
+    assert not at.exception
+    assert any(m.value == tour.get_step(5).narration for m in at.markdown)
+    at.button(key="tour_prev").click().run()
+    at.button(key="tour_prev").click().run()
+    assert any(m.value == tour.get_step(3).narration for m in at.markdown)
+    assert at.title[0].value == TITLES[tour.get_step(3).page]
+    at.button(key="tour_end").click().run()
+    assert not at.exception
+    assert "step" not in at.query_params
+    assert not any(m.value == tour.get_step(3).narration for m in at.markdown)
+    assert at.button(key="tour_resume").label == "Resume tour at step 3"
+    at.button(key="tour_resume").click().run()
+    assert any(m.value == tour.get_step(3).narration for m in at.markdown)
+
+
+def test_the_buttons_answer_a_clicker():
+    at = run("app.py", {"step": "1"})
+    assert at.button(key="tour_next").proto.shortcut.lower() == "pagedown"
+    assert at.button(key="tour_prev").proto.shortcut.lower() == "pageup"
+    assert at.button(key="tour_prev").disabled
+    last = run("app.py", {"step": str(len(tour.TOUR))})
+    assert last.button(key="tour_next").disabled
+
+
+def test_a_step_link_with_its_own_values_keeps_them():
+    at = run("pages/3_RoPE_rotation.py", {"step": "5", "m": "77"})
+    assert at.session_state["m"] == 77 and at.session_state["head_dim"] == 64
+
+
+@pytest.mark.parametrize("raw", ["99", "abc", "-1"])
+def test_a_bad_step_is_a_warning_not_a_crash(raw):
+    at = run("app.py", {"step": raw})
+    assert any("tour step" in w.value for w in at.warning)
+    assert at.title[0].value == TITLES["app.py"]
+
+
+def test_start_the_tour_from_the_sidebar():
+    at = run()
+    at.switch_page("pages/6_Compare_methods.py").run()
+    at.button(key="tour_start").click().run()
+    assert not at.exception
+    assert any(m.value == tour.get_step(1).narration for m in at.markdown)
+
+
+def test_every_page_states_its_link():
+    for page in [p.path for p in PAGES]:
+        at = run(page)
+        assert any(m.value == "**Link to this view**" for m in at.markdown), page
+    at = run("pages/3_RoPE_rotation.py", {"m": "40", "present": "1"})
+    links = [c.value for c in at.code if c.language != "python"]
+    assert "RoPE_rotation?m=40" in links  # no present: a student's link
+
+
+# ----------------------------------------------------------------------------- browser
+def _chromium() -> str | None:
+    path = shutil.which("chromium") or "/usr/bin/chromium"
+    return path if os.path.exists(path) else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the streamlit server did not start")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    path = Path(os.environ.get("SCREENSHOT_DIR") or tmp_path)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+needs_browser = pytest.mark.skipif(_chromium() is None and not os.environ.get("REQUIRE_BROWSER"),
+                                   reason="needs Chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def _settle(page) -> None:
+    page.wait_for_timeout(400)
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=90_000)
+    page.wait_for_timeout(800)
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=90_000)
+
+
+@needs_browser
+def test_in_the_browser(server, shots):
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=_chromium(), args=ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+            context.set_default_timeout(60_000)
+            page = context.new_page()
+
+            # Presentation mode: large text, chrome hidden, sidebar collapsed but reachable.
+            page.goto(f"{server}/RoPE_rotation?present=1")
+            _settle(page)
+            assert "present=true" in page.url
+            assert page.evaluate("() => getComputedStyle(document.documentElement).fontSize") == "20px"
+            assert not page.locator("[data-testid=stMainMenu]").is_visible()
+            assert not page.locator("[data-testid=stAppDeployButton]").is_visible()
+            expand = page.locator("[data-testid=stExpandSidebarButton]")
+            assert expand.is_visible()
+            page.screenshot(path=str(shots / "presentation_rope.png"))
+            expand.click()
+            page.wait_for_timeout(600)
+            assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()
+            page.locator("[data-testid=stSidebar] input[type=range]").nth(4).focus()  # position m
+            page.keyboard.press("ArrowRight")
+            _settle(page)
+            assert "m=6" in page.url
+            assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()  # stays open
+
+            # A tour-step link, then the clicker's PageDown / PageUp.
+            page.goto(f"{server}/?step=3")
+            _settle(page)
+            page.wait_for_selector(".st-key-tour_panel", timeout=60_000)
+            _settle(page)
+            assert "Sinusoidal_heatmap" in page.url and "step=3" in page.url and "seq_len=512" in page.url
+            narration = page.locator(".st-key-tour_panel [data-testid=stMarkdown]").filter(
+                has_not=page.locator("[data-testid=stCaptionContainer]")).first
+            assert narration.inner_text().strip() == tour.get_step(3).narration
+            page.screenshot(path=str(shots / "tour_step3.png"))
+            page.keyboard.press("PageDown")
+            _settle(page)
+            page.wait_for_url(re.compile(r".*step=4.*"), timeout=30_000)
+            _settle(page)
+            assert narration.inner_text().strip() == tour.get_step(4).narration
+            page.keyboard.press("PageUp")
+            page.wait_for_url(re.compile(r".*step=3.*"), timeout=30_000)
+            _settle(page)
+
+            # Every chart: PNG from Streamlit's toolbar, SVG from ours (image heatmaps included).
+            page.goto(f"{server}/RoPE_rotation")
+            _settle(page)
+            chart = page.locator("[data-testid=stVegaLiteChart]").nth(1)  # the R_m image heatmap
+            chart.evaluate("e => e.scrollIntoView({block: 'center'})")  # toolbar clear of the header
+            page.wait_for_timeout(300)
+            frame = chart.locator("xpath=ancestor::*[@data-testid='stFullScreenFrame'][1]")
+            button = frame.locator("button[aria-label='Download as SVG']")
+            for _ in range(30):  # the toolbar appears on hover; our button joins it right after
+                chart.hover()
+                if button.count():
+                    break
+                page.wait_for_timeout(500)
+            button.wait_for(timeout=10_000)
+            with page.expect_download(timeout=20_000) as download:
+                # (dispatch: under load the fading toolbar can sit under the neighbouring chart)
+                button.dispatch_event("click")
+            svg = Path(download.value.path()).read_text()
+            assert svg.startswith("<?xml") and "<svg" in svg and "data:image/png;base64," in svg
+            assert "url(#gradient" in svg and "url(http" not in svg
+
+            # A preset fills the page and the address bar; touching a value returns to custom.
+            select = page.locator("[data-testid=stSidebar] [data-testid=stSelectbox]").filter(has_text="Real model")
+            select.click()
+            page.get_by_role("option", name="deepseek-v3").click()
+            _settle(page)
+            assert "model=deepseek-v3" in page.url and "layout_rope=interleaved" in page.url
+            page.locator("[data-testid=stSidebar] input[type=range]").nth(6).focus()  # head dim
+            page.keyboard.press("ArrowRight")
+            _settle(page)
+            assert "model=" not in page.url and "head_dim=66" in page.url
+            context.close()
+
+            # The dark theme (browser preference): charts stay white cards with dark text.
+            dark = browser.new_context(viewport={"width": 1400, "height": 1400}, color_scheme="dark")
+            page = dark.new_page()
+            page.goto(f"{server}/Context_extension?present=1")
+            _settle(page)
+            background = page.evaluate(
+                "() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
+            assert background == "rgb(11, 18, 32)"
+            page.screenshot(path=str(shots / "dark_context_extension.png"))
+            dark.close()
+        finally:
+            browser.close()
