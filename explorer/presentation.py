@@ -308,7 +308,21 @@ def _to_spec(chart: Any) -> dict | None:
         from streamlit.elements.vega_charts import _convert_altair_to_vega_lite_spec
     except ImportError:  # pragma: no cover - a Streamlit upgrade renamed it
         return None
-    return _convert_altair_to_vega_lite_spec(chart)
+    return _convert_altair_to_vega_lite_spec(_Unvalidated(chart))
+
+
+class _Unvalidated:
+    """Streamlit converts a chart with ``chart.to_dict()``, which re-validates the whole spec
+    against the Vega-Lite JSON schema on every script run — about half the cost of drawing a chart.
+    The builders' specs are validated by the test suite (tests/test_charts_*.py call
+    ``to_dict()`` with validation), so at run time we skip the repeat."""
+
+    def __init__(self, chart: Any):
+        self._chart = chart
+
+    def to_dict(self, *args: Any, **kwargs: Any) -> dict:
+        kwargs.setdefault("validate", False)
+        return self._chart.to_dict(*args, **kwargs)
 
 
 def show_chart(chart: Any, *, container: Any = None, **kwargs: Any) -> Any:
