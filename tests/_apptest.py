@@ -14,10 +14,10 @@ def page_path(relative: str) -> str:
     return str(ROOT / relative)
 
 
-def run_page(page: str, at: AppTest | None = None, **query) -> AppTest:
+def run_page(page: str, at: AppTest | None = None, *, timeout: float = 60, **query) -> AppTest:
     """Run `page` (a fresh session seeded from `query` unless `at` is given); assert no exception."""
     if at is None:
-        at = AppTest.from_file(page, default_timeout=60)
+        at = AppTest.from_file(page, default_timeout=timeout)
         for key, value in query.items():
             at.query_params[key] = str(value)
     at.run()

@@ -14,18 +14,15 @@ import pytest
 from e2e_support import APP_IDLE, StreamlitServer, launch_chromium, require_browser
 from streamlit.testing.v1 import AppTest
 
+from _apptest import run_page
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "2_Clock_hands.py")
 KEYS = ("d_model", "base", "n_clocks", "m")
 
 
 def run(query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_page(PAGE, timeout=120, **(query or {}))
 
 
 def clock_spec(at: AppTest) -> tuple[dict, dict]:

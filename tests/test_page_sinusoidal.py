@@ -13,6 +13,8 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from _apptest import run_page
+
 from explorer.charts import sinusoidal as charts
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "1_Sinusoidal_heatmap.py")
@@ -21,12 +23,7 @@ KEYS = ("seq_len", "d_model", "base", "layout_sin", "scheme", "zoom_p0", "zoom_n
 
 
 def run(query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_page(PAGE, timeout=120, **(query or {}))
 
 
 def charts_by_title(at: AppTest) -> dict[str, dict]:
