@@ -15,6 +15,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts.style import configure
+
 #: A deviation below RELATIVE_TOL·max(1, |score|) is rounding error.
 RELATIVE_TOL = 1e-9
 
@@ -189,8 +191,4 @@ def score_by_distance(curves: pd.DataFrame, *, trained_len: int, test_len: int, 
             subtitle="Learned stops at L (no table rows beyond it); ALiBi falls in a straight line; "
                      "NoPE is flat; RoPE and sinusoidal wiggle."))
     )
-    return chart.configure(
-        axis={"labelFontSize": 14, "titleFontSize": 15, "titleFontWeight": "normal"},
-        title={"fontSize": 20, "subtitleFontSize": 15, "anchor": "start", "subtitleColor": "#334155"},
-        view={"stroke": "#CBD5E1"},
-    )
+    return configure(chart, title=20, subtitle=15, view_stroke="#CBD5E1")

@@ -12,6 +12,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts.style import configure
+
 #: A gap below this is rounding error: the two orders give the same numbers.
 EQUIVARIANT_TOL = 1e-9
 #: Above this many tokens the heatmap cells are too small for printed values.
@@ -28,13 +30,8 @@ PE_LABELS = {
 
 
 def _configure(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
-    """Projector-legible defaults shared by every chart on the page."""
-    return chart.configure(  # one call = one copy of the chart (each configure_* copies it)
-        axis={"labelFontSize": 15, "titleFontSize": 16, "titleFontWeight": "normal"},
-        title={"fontSize": 20, "subtitleFontSize": 15, "anchor": "start", "subtitleColor": "#334155"},
-        legend={"labelFontSize": 14, "titleFontSize": 15},
-        view={"stroke": None},
-    )
+    """This page's sizes (a little larger: few, small charts)."""
+    return configure(chart, axis_label=15, axis_title=16, title=20, subtitle=15, legend_title=15)
 
 
 def token_labels(words) -> list[str]:

@@ -16,7 +16,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.rope import configure, fit_heatmap_legend
+from explorer.charts.rope import fit_heatmap_legend
+from explorer.charts.style import configure
 from explorer.imagechart import image_heatmap
 
 #: Colours of the pass / fail verdicts.

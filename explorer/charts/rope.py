@@ -13,22 +13,14 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts.style import configure
+
 from explorer.imagechart import image_heatmap
 
 #: One colour per vector, used for its arrows, circle, arc and label.
 VECTOR_COLORS = {"q": "#1D4ED8", "k": "#C2410C"}
 #: States of an arrow; "before" is drawn dashed and faint, "after" solid.
 STATES = ("before", "after")
-
-
-def configure(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
-    """Projector-legible defaults (fonts ≥ 13 px) for the charts of this page and the invariance page."""
-    return (
-        chart.configure_axis(labelFontSize=14, titleFontSize=15, titleFontWeight="normal")
-        .configure_title(fontSize=18, subtitleFontSize=14, anchor="start", subtitleColor="#334155")
-        .configure_legend(labelFontSize=14, titleFontSize=14)
-        .configure_view(stroke=None)
-    )
 
 
 def fit_heatmap_legend(chart: alt.LayerChart, length: int, *, orient: str = "right") -> alt.LayerChart:
