@@ -101,45 +101,11 @@ d = q.size
 
 
 # ------------------------------------------------------------------------------ numbers
-def learned_or_error(call):
-    """(result, None) or (None, message): a learned table has no row past its end, and says so."""
-    try:
-        return call(), None
-    except ValueError as err:
-        return None, str(err)
-
-
 @cached(max_entries=16)
 def invariance_numbers(q, k, n_pos, shift_t, dtype, base, layout_sin, table_len, seed) -> dict:
-    d = q.size
-    pos = np.arange(n_pos, dtype=np.float64)
-    w_q, w_k = posenc.seeded_normal((2, d, d), seed=seed + 1, std=d**-0.5)  # seeded projections
-    table = posenc.learned_table(table_len, d, seed=seed + 2, std=LEARNED_STD)
-
-    def rope(p):
-        return posenc.rope_score_matrix(q, k, p, p, base=base, dtype=dtype)
-
-    def sinusoidal(p):
-        pe = posenc.sinusoidal_encoding(p, d, base=base, layout=layout_sin)
-        return posenc.additive_score_matrix(q, k, pe, w_q, w_k)
-
-    def learned(p):
-        return posenc.additive_score_matrix(q, k, posenc.learned_lookup(table, p), w_q, w_k)
-
-    learned_scores, learned_heat_error = learned_or_error(lambda: learned(pos))
-    learned_dev, learned_dev_error = learned_or_error(lambda: posenc.shift_deviation(learned, n_pos, shift_t))
-    return {
-        "positions": pos,
-        "rope": rope(pos),
-        "rope_dev": posenc.shift_deviation(rope, n_pos, shift_t),
-        "tolerance": posenc.rope_shift_tolerance(q, k, n_pos - 1 + shift_t, dtype=dtype),
-        "sinusoidal": sinusoidal(pos),
-        "sinusoidal_dev": posenc.shift_deviation(sinusoidal, n_pos, shift_t),
-        "learned": learned_scores,
-        "learned_error": learned_heat_error,
-        "learned_dev": learned_dev,
-        "learned_dev_error": learned_dev_error,
-    }
+    return posenc.shift_test_report(q, k, n_positions=n_pos, offset=shift_t, dtype=dtype, base=base,
+                                    layout=layout_sin, table_len=table_len, seed=seed,
+                                    learned_std=LEARNED_STD)
 
 
 @cached(max_entries=16)

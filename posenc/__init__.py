@@ -21,6 +21,7 @@ from .relative import (
     rope_shift_tolerance,
     seeded_normal,
     shift_deviation,
+    shift_test_report,
     softmax,
 )
 from .rope import (

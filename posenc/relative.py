@@ -99,6 +99,58 @@ def shift_deviation(score_fn: Callable[[np.ndarray], np.ndarray], n, offset) -> 
     return float(np.max(np.abs(score_fn(base_pos) - score_fn(base_pos + t))))
 
 
+def shift_test_report(q, k, *, n_positions, offset, dtype="float64", base=10000.0, layout="interleaved",
+                      table_len, seed=0, learned_std=0.5 ** 0.5) -> dict:
+    """The shift test for three encodings on the same q, k (shape (d,)), positions 0 … n−1 and offset t.
+
+    RoPE rotates q and k (scores in ``dtype``); the sinusoidal table (``layout``) and a seeded learned
+    table of ``table_len`` rows are *added* before seeded projections W_q, W_k (seeds seed+1, seed+2).
+    Returns the score matrices, each method's max |s(m,n) − s(m+t,n+t)|, RoPE's round-off tolerance,
+    and, when the learned table has no row for a needed position, its error message instead of a number.
+    """
+    from .learned import learned_lookup, learned_table
+    from .sinusoidal import sinusoidal_encoding
+
+    q = v.float_array("q", q, ndim=1)
+    k = v.float_array("k", k, ndim=1)
+    n = v.integer("n_positions", n_positions, minimum=1, maximum=100_000)
+    t = v.integer("offset", offset, minimum=0)
+    d = q.size
+    pos = np.arange(n, dtype=np.float64)
+    w_q, w_k = seeded_normal((2, d, d), seed=seed + 1, std=d ** -0.5)
+    table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
+
+    def rope(p):
+        return rope_score_matrix(q, k, p, p, base=base, dtype=dtype)
+
+    def sinusoidal(p):
+        return additive_score_matrix(q, k, sinusoidal_encoding(p, d, base=base, layout=layout), w_q, w_k)
+
+    def learned(p):
+        return additive_score_matrix(q, k, learned_lookup(table, p), w_q, w_k)
+
+    def or_error(call):
+        try:
+            return call(), None
+        except ValueError as err:  # a learned table has no row past its end, and says so
+            return None, str(err)
+
+    learned_scores, learned_error = or_error(lambda: learned(pos))
+    learned_dev, learned_dev_error = or_error(lambda: shift_deviation(learned, n, t))
+    return {
+        "positions": pos,
+        "rope": rope(pos),
+        "rope_dev": shift_deviation(rope, n, t),
+        "tolerance": rope_shift_tolerance(q, k, n - 1 + t, dtype=dtype),
+        "sinusoidal": sinusoidal(pos),
+        "sinusoidal_dev": shift_deviation(sinusoidal, n, t),
+        "learned": learned_scores,
+        "learned_error": learned_error,
+        "learned_dev": learned_dev,
+        "learned_dev_error": learned_dev_error,
+    }
+
+
 def additive_score_matrix(x_q, x_k, pe, w_q, w_k) -> np.ndarray:
     r"""Scores when the encoding is *added* before the projections:
     :math:`s(m,n) = ((x_q + PE_m)W_q)\cdot((x_k + PE_n)W_k)`; shape (n, n) for pe of shape (n, d)."""

@@ -232,3 +232,19 @@ def test_pair_angles_rejects_zero_vectors():
 def test_polar_to_xy_degrees():
     assert posenc.polar_to_xy(90, 2.0, degrees=True) == pytest.approx([0.0, 2.0], abs=1e-15)
     assert posenc.polar_to_xy(-135, 1.0, degrees=True) == pytest.approx([-math.sqrt(0.5)] * 2)
+
+
+def test_shift_test_report_rope_passes_additive_fails_learned_says_why():
+    rng = np.random.default_rng(3)
+    q, k = rng.normal(size=8), rng.normal(size=8)
+    # long enough table: every method gets a number
+    rep = posenc.shift_test_report(q, k, n_positions=16, offset=5, table_len=64, seed=1)
+    assert rep["rope_dev"] <= rep["tolerance"] < 1e-9
+    assert rep["sinusoidal_dev"] > 1e-3 and rep["learned_dev"] > 1e-3
+    # RoPE scores depend only on n − m: check one diagonal by hand with the 2×2 rotations
+    s = rep["rope"]
+    assert abs(s[2, 7] - s[0, 5]) < 1e-12 and abs(s[9, 3] - s[6, 0]) < 1e-12
+    # too short a table: no number, the library's reason instead
+    short = posenc.shift_test_report(q, k, n_positions=16, offset=5, table_len=18, seed=1)
+    assert short["learned_dev"] is None and "extrapolate" in short["learned_dev_error"]
+    assert short["learned"] is not None  # positions 0 … 15 still have rows
