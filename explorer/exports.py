@@ -36,10 +36,15 @@ def page_footer(page: str, values: Mapping[str, Any], *,
     session's (e.g. a value the page clamped); by default the link is rebuilt from the session.
     """
     code = snippets.snippet(page, values)
-    with st.expander("Reproduce in Python", icon=":material/code:"):
-        st.caption("These lines compute the numbers on this page with the settings above, using the "
-                   "`posenc` package of this repository (pip install -r requirements.txt).")
-        st.code(code, language="python")
+    # Drawn only while open (on_change="rerun" makes the expander lazy): the highlighted code
+    # block costs the browser ~140 ms on every run, for a panel most visits never open.
+    reproduce = st.expander("Reproduce in Python", icon=":material/code:", key=f"code_{page}",
+                            on_change="rerun")
+    if reproduce.open:
+        reproduce.caption("These lines compute the numbers on this page with the settings above, "
+                          "using the `posenc` package of this repository "
+                          "(pip install -r requirements.txt).")
+        reproduce.code(code, language="python")
     if data is not None:
         def build() -> str:
             return csv_text(data() if callable(data) else data)

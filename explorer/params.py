@@ -88,10 +88,11 @@ KINDS = frozenset(
         "number",
         "text",
         "segmented",
+        "tabs",
     }
 )
 NUMERIC_KINDS = frozenset({"int_slider", "float_slider", "number"})
-OPTION_KINDS = frozenset({"select_slider", "select", "radio", "segmented"})
+OPTION_KINDS = frozenset({"select_slider", "select", "radio", "segmented", "tabs"})
 
 #: Param fields a page may override per call of `widget()` (everything else goes to Streamlit).
 OVERRIDABLE_FIELDS = frozenset({"default", "min", "max", "step", "options", "help", "fmt", "log"})
@@ -141,10 +142,10 @@ class Param:
     min/max  numeric range (inclusive) for int_slider/float_slider/number; for "text", `max` is the
              maximum length (default 200). Unused for option kinds.
     step     numeric step; values must lie on the grid min + k*step (ints default to 1).
-    options  allowed values for select_slider/select/radio/segmented. The URL stores `str(option)`,
+    options  allowed values for select_slider/select/radio/segmented/tabs. The URL stores `str(option)`,
              so options should be short stable tokens or numbers (no `format_func`: Streamlit would
              put the formatted label into the URL).
-    help     tooltip (markdown).
+    help     tooltip (markdown); not shown for "tabs".
     log      the parameter is naturally log-scaled (charts should use a log axis for it).
     fmt      printf-style display format for sliders/number inputs (e.g. "%.2f"); display only.
     """
@@ -685,6 +686,10 @@ for _p in (
         max=512,
         help="The N × N matrices compare positions 0 … N − 1 with each other.",
     ),
+    Param(
+        "sin_view", "View", "tabs", "Zoom",
+        options=("Zoom", "Curves", "Wavelengths", "Similarity", "Numbers"),
+    ),
 ):
     register(_p)
 del _p
@@ -1009,6 +1014,12 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
 
     Returns the widget's value, always valid for the effective definition (a URL value outside a
     dynamic range is clamped; garbage falls back to the default with a notice).
+
+    Kind "tabs" returns the tab containers instead (`st.tabs`, one per option, the open one
+    bound to the URL). They run lazily: draw a tab's content only ``if tab.open``, so a page
+    computes and sends only what is on screen. A widget used by one tab only belongs inside it
+    (Streamlit keeps its value while another tab is open); a widget that several tabs use
+    belongs above the tabs.
     """
     registered = get(key)
     field_changes = {k: overrides.pop(k) for k in list(overrides) if k in OVERRIDABLE_FIELDS}
@@ -1058,6 +1069,11 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
     if kind == "segmented":
         return container.segmented_control(
             label, list(param.options), default=param.default, required=True, **common
+        )
+    if kind == "tabs":
+        common.pop("help", None)
+        return container.tabs(
+            [str(o) for o in param.options], default=str(param.default), on_change="rerun", **common
         )
     if kind == "toggle":
         return container.toggle(label, value=bool(param.default), **common)

@@ -129,8 +129,10 @@ with st.expander("How the big picture is drawn (and why averaging, not sampling)
         + (f"\n\nNow: {note}" if note else "\n\nNow: nothing is averaged.")
     )
 
-# ---------------------------------------------------------------------------------------- zoom
-st.subheader("Zoom: exact values")
+# ------------------------------------------------------------------------------- the window
+st.subheader("Look closer")
+st.caption("The window of positions and dimensions below is shown exactly (nothing averaged) in "
+           "Zoom, drawn as curves in Curves, and listed in Numbers.")
 z1, z2, z3, z4 = st.columns(4)
 zoom_p0 = widget("zoom_p0", container=z1, max=seq_len - 1)
 zoom_np = widget("zoom_np", container=z2, max=min(PARAMS["zoom_np"].max, seq_len))
@@ -142,126 +144,122 @@ zoom_positions = np.arange(zoom_p0, p_end)
 zoom_dims = np.arange(zoom_d0, d_end)
 window = window_rows(zoom_p0, p_end - zoom_p0, d_model, base, layout)  # (n, d)
 zoom_values = window[:, zoom_d0:d_end]
-cut = []
-if zoom_p0 + zoom_np > seq_len:
-    cut.append(f"positions stop at seq_len − 1 = {seq_len - 1}")
-if zoom_d0 + zoom_nd > d_model:
-    cut.append(f"dimensions stop at d − 1 = {d_model - 1}")
-show_chart(
-    charts.encoding_heatmap(
-        zoom_values,
-        positions=zoom_positions,
-        dims=zoom_dims,
-        layout=layout,
-        scheme=scheme,
-        title=f"Positions {zoom_p0} … {p_end - 1}, dimensions {zoom_d0} … {d_end - 1}: every value",
-        subtitle="One cell per value, nothing averaged; hover for the number."
-        + (" The window was cut: " + "; ".join(cut) + "." if cut else ""),
-        height=int(np.clip(3 * zoom_positions.size, 240, 520)),
-    ),
-    width="stretch",
-)
 
-# -------------------------------------------------------------------------------------- curves
-st.subheader("Chosen dimensions over position")
-dims_text = widget("curve_dims")
-curve_dims, problems = charts.parse_dims(dims_text, d_model)
-if problems:
-    st.warning("Dimensions: " + escape_markdown("; ".join(problems)))
-if curve_dims:
-    show_chart(
-        charts.dimension_curves(
-            zoom_positions, window[:, curve_dims], curve_dims, d_model=d_model, layout=layout,
-            wavelengths=wl,
-        ),
-        width="stretch",
-    )
-else:
-    st.info(f"Type one or more dimension indices between 0 and {d_model - 1}, e.g. 0, 1, 20.")
+# Only the open tab is computed and drawn (the choice is in the URL: ?sin_view=Similarity).
+tab_zoom, tab_curves, tab_wavelengths, tab_similarity, tab_numbers = widget("sin_view")
 
-# --------------------------------------------------------------------------------- wavelengths
-st.subheader("Wavelength of each pair")
-show_chart(
-    charts.wavelength_chart(wl, seq_len=seq_len, base=base, d_model=d_model), width="stretch"
-)
+with tab_zoom:
+    if tab_zoom.open:
+        cut = []
+        if zoom_p0 + zoom_np > seq_len:
+            cut.append(f"positions stop at seq_len − 1 = {seq_len - 1}")
+        if zoom_d0 + zoom_nd > d_model:
+            cut.append(f"dimensions stop at d − 1 = {d_model - 1}")
+        show_chart(
+            charts.encoding_heatmap(
+                zoom_values,
+                positions=zoom_positions,
+                dims=zoom_dims,
+                layout=layout,
+                scheme=scheme,
+                title=f"Positions {zoom_p0} … {p_end - 1}, dimensions {zoom_d0} … {d_end - 1}: every value",
+                subtitle="One cell per value, nothing averaged; hover for the number."
+                + (" The window was cut: " + "; ".join(cut) + "." if cut else ""),
+                height=int(np.clip(3 * zoom_positions.size, 240, 520)),
+            ),
+            width="stretch",
+        )
 
-# ------------------------------------------------------------------------ similarity, distance
-st.subheader("Similarity and uniqueness")
-if seq_len < 2:
-    st.info("Similarity and distance need at least two positions: raise the sequence length.")
-    sim_n = None
-else:
-    sim_n = widget("sim_n", max=min(PARAMS["sim_n"].max, seq_len))
-if sim_n is not None:
-    sim, dist, toeplitz_dev = first_n_matrices(sim_n, d_model, base)
-    k, k_dist = offset_distances(seq_len, d_model, base)  # k = 1 … seq_len − 1
-    i_min = int(np.argmin(k_dist))
-    min_first_n = float(k_dist[: sim_n - 1].min())  # offsets 1 … N − 1: the pairs among 0 … N − 1
-    m1, m2, m3 = st.columns(3)
-    m1.metric(
-        "Closest distinct pair",
-        f"{k_dist[i_min]:.4g}",
-        help=f"The smallest ‖PE(p) − PE(q)‖ over all p ≠ q among the {seq_len} positions. It "
-        "depends only on k = q − p, so it is the minimum over k = 1 … seq_len − 1. Above 0: no "
-        "two positions share an encoding.",
-    )
-    m2.metric(
-        "…they are k apart", f"k = {int(k[i_min])}",
-        help="The offset at which two positions come closest.",
-    )
-    m3.metric(
-        "Largest spread along a diagonal", f"{toeplitz_dev:.1e}",
-        help="max over k of (largest − smallest) PE(p)·PE(p+k) in the N × N matrix: 0 up to "
-        "rounding, because the dot product depends only on the offset.",
-    )
-    left, right = st.columns(2)
-    show_chart(container=left, chart=
-        charts.matrix_heatmap(
-            sim, kind="similarity", scheme=scheme, d_model=d_model,
-            subtitle=[
-                f"First {sim_n} positions. PE(p)·PE(q) = Σ_j cos((q − p)θ_j)",
-                f"depends only on q − p; the main diagonal is d/2 = {d_model // 2}.",
-            ],
-        ),
-        width="content",
-    )
-    show_chart(container=right, chart=
-        charts.matrix_heatmap(
-            dist, kind="distance", scheme=scheme, d_model=d_model,
-            subtitle=[
-                f"First {sim_n} positions; the closest two distinct ones",
-                f"are {min_first_n:.4g} apart (dark only on the diagonal).",
-            ],
-        ),
-        width="content",
-    )
-    show_chart(charts.offset_distance_chart(k, k_dist, seq_len=seq_len), width="stretch")
+with tab_curves:
+    if tab_curves.open:
+        dims_text = widget("curve_dims")
+        curve_dims, problems = charts.parse_dims(dims_text, d_model)
+        if problems:
+            st.warning("Dimensions: " + escape_markdown("; ".join(problems)))
+        if curve_dims:
+            show_chart(
+                charts.dimension_curves(
+                    zoom_positions, window[:, curve_dims], curve_dims, d_model=d_model, layout=layout,
+                    wavelengths=wl,
+                ),
+                width="stretch",
+            )
+        else:
+            st.info(f"Type one or more dimension indices between 0 and {d_model - 1}, e.g. 0, 1, 20.")
 
-# ---------------------------------------------------------------------------------------- table
-st.subheader("The numbers")
-table = charts.value_table(zoom_values, zoom_positions, zoom_dims)
-shown = table.iloc[: charts.TABLE_MAX, : charts.TABLE_MAX + 1]
-st.caption(
-    f"The zoom window, positions {zoom_p0} … {p_end - 1} × dimensions {zoom_d0} … {d_end - 1}"
-    + (
-        f" (the first {charts.TABLE_MAX} rows and columns are shown; the CSV has all of it)."
-        if shown.shape != table.shape
-        else "."
-    )
-)
-st.dataframe(
-    shown,
-    hide_index=True,
-    column_config={c: st.column_config.NumberColumn(format="%.4f") for c in shown.columns[1:]},
-    height=320,
-)
-st.download_button(
-    "Download the zoom window as CSV",
-    data=lambda: table.to_csv(index=False, float_format="%.17g"),
-    file_name=f"sinusoidal_pe_{layout}_d{d_model}_b{base:g}_p{zoom_p0}-{p_end - 1}_i{zoom_d0}-{d_end - 1}.csv",
-    mime="text/csv",
-    icon=":material/download:",
-)
+with tab_wavelengths:
+    if tab_wavelengths.open:
+        show_chart(
+            charts.wavelength_chart(wl, seq_len=seq_len, base=base, d_model=d_model), width="stretch"
+        )
+
+with tab_similarity:
+    if tab_similarity.open and seq_len < 2:
+        st.info("Similarity and distance need at least two positions: raise the sequence length.")
+    elif tab_similarity.open:
+        sim_n = widget("sim_n", max=min(PARAMS["sim_n"].max, seq_len))
+        sim, dist, toeplitz_dev = first_n_matrices(sim_n, d_model, base)
+        k, k_dist = offset_distances(seq_len, d_model, base)  # k = 1 … seq_len − 1
+        i_min = int(np.argmin(k_dist))
+        min_first_n = float(k_dist[: sim_n - 1].min())  # offsets 1 … N − 1: the pairs among 0 … N − 1
+        m1, m2, m3 = st.columns(3)
+        m1.metric(
+            "Closest distinct pair",
+            f"{k_dist[i_min]:.4g}",
+            help=f"The smallest ‖PE(p) − PE(q)‖ over all p ≠ q among the {seq_len} positions. It "
+            "depends only on k = q − p, so it is the minimum over k = 1 … seq_len − 1. Above 0: no "
+            "two positions share an encoding.",
+        )
+        m2.metric(
+            "…they are k apart", f"k = {int(k[i_min])}",
+            help="The offset at which two positions come closest.",
+        )
+        m3.metric(
+            "Largest spread along a diagonal", f"{toeplitz_dev:.1e}",
+            help="max over k of (largest − smallest) PE(p)·PE(p+k) in the N × N matrix: 0 up to "
+            "rounding, because the dot product depends only on the offset.",
+        )
+        left, right = st.columns(2)
+        show_chart(container=left, chart=
+            charts.matrix_heatmap(
+                sim, kind="similarity", scheme=scheme, d_model=d_model,
+                subtitle=[
+                    f"First {sim_n} positions. PE(p)·PE(q) = Σ_j cos((q − p)θ_j)",
+                    f"depends only on q − p; the main diagonal is d/2 = {d_model // 2}.",
+                ],
+            ),
+            width="content",
+        )
+        show_chart(container=right, chart=
+            charts.matrix_heatmap(
+                dist, kind="distance", scheme=scheme, d_model=d_model,
+                subtitle=[
+                    f"First {sim_n} positions; the closest two distinct ones",
+                    f"are {min_first_n:.4g} apart (dark only on the diagonal).",
+                ],
+            ),
+            width="content",
+        )
+        show_chart(charts.offset_distance_chart(k, k_dist, seq_len=seq_len), width="stretch")
+
+with tab_numbers:
+    if tab_numbers.open:
+        table = charts.value_table(zoom_values, zoom_positions, zoom_dims)
+        shown = table.iloc[: charts.TABLE_MAX, : charts.TABLE_MAX + 1]
+        st.caption(
+            f"The window, positions {zoom_p0} … {p_end - 1} × dimensions {zoom_d0} … {d_end - 1}"
+            + (
+                f" (the first {charts.TABLE_MAX} rows and columns are shown; the CSV has all of it)."
+                if shown.shape != table.shape
+                else "."
+            )
+        )
+        st.dataframe(
+            shown,
+            hide_index=True,
+            column_config={c: st.column_config.NumberColumn(format="%.4f") for c in shown.columns[1:]},
+            height=320,
+        )
 
 notice_list(
     [
@@ -276,5 +274,11 @@ notice_list(
     ]
 )
 
-page_footer("sinusoidal", dict(seq_len=seq_len, d_model=d_model, base=base, layout=layout, zoom_p0=zoom_p0,
-                               zoom_np=zoom_np, zoom_d0=zoom_d0, zoom_nd=zoom_nd))
+page_footer(
+    "sinusoidal",
+    dict(seq_len=seq_len, d_model=d_model, base=base, layout=layout, zoom_p0=zoom_p0, zoom_np=zoom_np,
+         zoom_d0=zoom_d0, zoom_nd=zoom_nd),
+    data=lambda: charts.value_table(zoom_values, zoom_positions, zoom_dims),
+    data_label="Download the window as CSV",
+    file_name=f"sinusoidal_pe_{layout}_d{d_model}_b{base:g}_p{zoom_p0}-{p_end - 1}_i{zoom_d0}-{d_end - 1}.csv",
+)

@@ -305,6 +305,9 @@ _READ_WIDGET_JS = """
 (key) => {
   const c = document.querySelector('.st-key-' + key);
   if (!c) return null;
+  // st.tabs: the open tab (checked first: the tabs' container also holds the open tab's widgets).
+  const tab = c.querySelector('[role=tablist] [role=tab][aria-selected=true]');
+  if (tab) return tab.innerText.trim();
   const thumbs = c.querySelectorAll('[data-testid=stSliderThumbValue]');
   if (thumbs.length) return [...thumbs].map((t) => t.innerText.trim()).join(',');
   const radios = [...c.querySelectorAll('input[type=radio]')];
@@ -355,10 +358,16 @@ _READY_JS = (
     " return performance.now(); }"
 )
 
-#: A quick fingerprint of chart `i` (an SVG's markup, or the canvas scaled to 256 × 256), cheap
-#: enough to evaluate on every animation frame.
+#: A quick fingerprint of chart `i` (an SVG's markup, or the canvas scaled to 64 × 64), cheap
+#: enough to evaluate on every animation frame: it runs beside the app it measures, so an SVG's
+#: markup is hashed again only after the document changed (a MutationObserver counts changes).
 _QUICK_FINGERPRINT_JS = """
 (i) => {
+  if (!window.__fpObserver) {
+    window.__fpGeneration = 0; window.__fpCache = {};
+    window.__fpObserver = new MutationObserver(() => { window.__fpGeneration++; });
+    window.__fpObserver.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
   const c = document.querySelectorAll('[data-testid=stVegaLiteChart]')[i];
   if (!c) return 'missing';
   let h = 2166136261 >>> 0;
@@ -367,18 +376,22 @@ _QUICK_FINGERPRINT_JS = """
   if (canvas) {
     if (!canvas.width || !canvas.height) return 'empty';
     const probe = document.createElement('canvas');
-    probe.width = 256; probe.height = 256;
+    probe.width = 64; probe.height = 64;  /* small: it runs on every frame, beside the app */
     const ctx = probe.getContext('2d');
-    ctx.drawImage(canvas, 0, 0, 256, 256);
-    const px = ctx.getImageData(0, 0, 256, 256).data;
+    ctx.drawImage(canvas, 0, 0, 64, 64);
+    const px = ctx.getImageData(0, 0, 64, 64).data;
     for (let k = 0; k < px.length; k++) mix(px[k]);
     return 'c' + canvas.width + 'x' + canvas.height + ':' + h;
   }
   const svg = c.querySelector('svg');
   if (!svg) return 'none';
+  const cached = window.__fpCache[i];
+  if (cached && cached.svg === svg && cached.generation === window.__fpGeneration) return cached.value;
   const s = svg.outerHTML;
   for (let k = 0; k < s.length; k++) mix(s.charCodeAt(k));
-  return 's' + s.length + ':' + h;
+  const value = 's' + s.length + ':' + h;
+  window.__fpCache[i] = {svg: svg, generation: window.__fpGeneration, value: value};
+  return value;
 }
 """
 

@@ -69,7 +69,7 @@ DEEP_LINKS: dict[str, DeepLink] = {
     "pages/1_Sinusoidal_heatmap.py": DeepLink(
         {"seq_len": 300, "d_model": 64, "base": 1000, "layout_sin": "concatenated",
          "scheme": "viridis", "zoom_p0": 10, "zoom_np": 40, "zoom_d0": 4, "zoom_nd": 24,
-         "curve_dims": "0, 5, 30", "sim_n": 50},
+         "sin_view": "Similarity", "sim_n": 50},
         slider="d_model", chart=0,  # the whole-table heatmap
     ),
     "pages/2_Clock_hands.py": DeepLink(

@@ -201,6 +201,20 @@ def test_png_has_the_matrix_size_and_known_pixel_colours():
     assert flipped.getpixel((0, 5))[:3] == tuple(int(c) for c in lut[-1])
 
 
+@pytest.mark.parametrize("y_down", [True, False])
+def test_finite_matrix_is_a_paletted_png_with_the_same_pixels_as_colorize(y_down):
+    m = np.random.default_rng(5).normal(size=(17, 23))
+    img = _png(_spec(image_heatmap(m, scheme="viridis", y_down=y_down)))
+    assert img.mode == "P"  # one byte per pixel
+    expected = colorize(m, scheme="viridis", domain=default_domain(m, "viridis"))
+    if not y_down:
+        expected = expected[::-1]
+    np.testing.assert_array_equal(np.asarray(img.convert("RGBA")), expected)
+    # A NaN needs transparency: then the image is RGBA.
+    m[3, 4] = np.nan
+    assert _png(_spec(image_heatmap(m, scheme="viridis"))).mode == "RGBA"
+
+
 def test_large_matrix_is_reduced_and_the_subtitle_says_how():
     m = np.random.default_rng(2).normal(size=(4096, 1024))
     chart = image_heatmap(

@@ -19,11 +19,24 @@ from explorer.charts import sinusoidal as charts
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "1_Sinusoidal_heatmap.py")
 KEYS = ("seq_len", "d_model", "base", "layout_sin", "scheme", "zoom_p0", "zoom_np", "zoom_d0",
-        "zoom_nd", "curve_dims", "sim_n")
+        "zoom_nd", "curve_dims", "sim_n", "sin_view")
+VIEWS = ("Zoom", "Curves", "Wavelengths", "Similarity", "Numbers")
 
 
 def run(query: dict | None = None) -> AppTest:
     return run_page(PAGE, timeout=120, **(query or {}))
+
+
+def run_views(query: dict | None = None) -> dict[str, AppTest]:
+    """The page once per tab (?sin_view=…): only the open tab is drawn."""
+    return {view: run({**(query or {}), "sin_view": view}) for view in VIEWS}
+
+
+def all_specs(views: dict[str, AppTest]) -> dict[str, dict]:
+    out = {}
+    for at in views.values():
+        out.update(charts_by_title(at))
+    return out
 
 
 def charts_by_title(at: AppTest) -> dict[str, dict]:
@@ -58,11 +71,39 @@ def closest_distance(seq_len: int, d: int, base: float) -> tuple[int, float]:
     return i + 1, float(dist[i])
 
 
-def test_defaults():
+def test_defaults_draw_the_overview_and_the_zoom_only():
     at = run()
     assert at.title[0].value == "Sinusoidal heatmap"
-    assert len(at.latex) >= 1
     specs = charts_by_title(at)
+    assert len(specs) == 2  # the other tabs are not computed until opened
+    find(specs, "PE(p, i) for positions 0 … 127")
+    find(specs, "every value")
+    assert [t.label for t in at.tabs] == list(VIEWS)
+    assert len(at.dataframe) == 0 and len(at.metric) == 0
+
+
+def test_each_tab_draws_its_own_charts():
+    views = run_views()
+    expected = {"Zoom": ["every value"], "Curves": ["oscillate fast"],
+                "Wavelengths": ["Wavelengths grow geometrically"],
+                "Similarity": ["constant along every diagonal", "zero only on the diagonal",
+                               "Every position is unique"],
+                "Numbers": []}
+    for view, words in expected.items():
+        specs = charts_by_title(views[view])
+        assert len(specs) == 1 + len(words), (view, list(specs))
+        find(specs, "PE(p, i) for positions 0 … 127")
+        for w in words:
+            find(specs, w)
+    assert len(views["Numbers"].dataframe) == 1
+
+
+def test_defaults():
+    views = run_views()
+    at = views["Similarity"]
+    assert at.title[0].value == "Sinusoidal heatmap"
+    assert len(at.latex) >= 1
+    specs = all_specs(views)
     assert len(specs) == 7
     overview = find(specs, "PE(p, i) for positions 0 … 127")
     meta = overview["usermeta"]["imagechart"]
@@ -79,7 +120,7 @@ def test_defaults():
     assert metric(at, "Closest distinct pair") == f"{dist:.4g}"
     assert metric(at, "…they are k apart") == f"k = {k}"
     assert float(metric(at, "Largest spread along a diagonal")) < 1e-10
-    table = at.dataframe[0].value
+    table = views["Numbers"].dataframe[0].value
     assert table.shape == (64, 65)  # 64 positions × (position + 64 dimensions)
     assert table.loc[3, "dim 0"] == pytest.approx(math.sin(3.0))
     assert table.loc[3, "dim 5"] == pytest.approx(math.cos(3.0 * 10000.0 ** (-4 / 128)))
@@ -89,18 +130,19 @@ def test_defaults():
 
 
 def test_every_control_at_its_minimum():
-    at = run({"seq_len": "1", "d_model": "2", "base": "10", "zoom_p0": "0", "zoom_np": "1",
-              "zoom_d0": "0", "zoom_nd": "1", "curve_dims": "", "sim_n": "2"})
-    specs = charts_by_title(at)
+    views = run_views({"seq_len": "1", "d_model": "2", "base": "10", "zoom_p0": "0", "zoom_np": "1",
+                       "zoom_d0": "0", "zoom_nd": "1", "curve_dims": "", "sim_n": "2"})
+    specs = all_specs(views)
     assert set(specs) >= {"PE(p, i) for positions 0 … 0 and dimensions 0 … 1"}
     assert find(specs, "every value")["usermeta"]["imagechart"]["shape"] == [1, 1]
-    infos = " ".join(i.value for i in at.info)
-    assert "at least two positions" in infos and "dimension indices" in infos
-    assert at.metric == [] or len(at.metric) == 0
+    assert "at least two positions" in " ".join(i.value for i in views["Similarity"].info)
+    assert "dimension indices" in " ".join(i.value for i in views["Curves"].info)
+    assert all(len(at.metric) == 0 for at in views.values())
+    assert views["Numbers"].dataframe[0].value.shape == (1, 2)
 
 
 def test_two_positions_and_one_pair():
-    at = run({"seq_len": "2", "d_model": "2", "base": "10", "sim_n": "2"})
+    at = run({"seq_len": "2", "d_model": "2", "base": "10", "sim_n": "2", "sin_view": "Similarity"})
     # d = 2: one pair with θ = 1, positions 0 and 1 are 2|sin(1/2)| apart
     assert metric(at, "Closest distinct pair") == f"{2 * abs(math.sin(0.5)):.4g}"
     specs = charts_by_title(at)
@@ -109,10 +151,12 @@ def test_two_positions_and_one_pair():
 
 
 def test_every_control_at_its_maximum():
-    at = run({"seq_len": "8192", "d_model": "2048", "base": "1000000", "layout_sin": "concatenated",
-              "scheme": "magma", "zoom_p0": "0", "zoom_np": "256", "zoom_d0": "0", "zoom_nd": "256",
-              "curve_dims": "0, 1, 2, 3, 1024, 1025, 2046, 2047", "sim_n": "512"})
-    specs = charts_by_title(at)
+    views = run_views({"seq_len": "8192", "d_model": "2048", "base": "1000000",
+                       "layout_sin": "concatenated", "scheme": "magma", "zoom_p0": "0",
+                       "zoom_np": "256", "zoom_d0": "0", "zoom_nd": "256",
+                       "curve_dims": "0, 1, 2, 3, 1024, 1025, 2046, 2047", "sim_n": "512"})
+    at = views["Similarity"]
+    specs = all_specs(views)
     assert len(specs) == 7
     overview = find(specs, "PE(p, i) for positions 0 … 8191 and dimensions 0 … 2047")
     meta = overview["usermeta"]["imagechart"]
@@ -136,7 +180,7 @@ def test_every_control_at_its_maximum():
     k, dist = closest_distance(8192, 2048, 1e6)
     assert metric(at, "Closest distinct pair") == f"{dist:.4g}"
     assert metric(at, "…they are k apart") == f"k = {k}"
-    assert at.dataframe[0].value.shape == (64, 65)
+    assert views["Numbers"].dataframe[0].value.shape == (64, 65)
 
 
 def test_zoom_window_is_cut_at_the_edges():
@@ -156,18 +200,23 @@ def test_zoom_start_beyond_the_sequence_is_clamped_with_a_notice():
 
 def test_garbage_in_every_url_parameter():
     at = run({key: "abc" for key in KEYS})
-    warnings = " ".join(w.value for w in at.warning)
+    assert [t.label for t in at.tabs] == list(VIEWS)  # sin_view=abc: the default tab is open
+    curves = run({**{key: "abc" for key in KEYS}, "sin_view": "Curves"})
+    assert "not whole numbers" in " ".join(w.value for w in curves.warning)
+    # A tab's own control is read (and its garbage reported) when that tab is open.
+    views = run_views({key: "abc" for key in KEYS if key != "sin_view"})
+    warnings = " ".join(w.value for view in views.values() for w in view.warning)
+    warnings += " ".join(w.value for w in at.warning)
     for key in KEYS:
         if key != "curve_dims":  # free text: "abc" is a valid text, reported as a bad dimension
             assert key.replace("_", "\\_") in warnings or key in warnings
-    assert "not whole numbers" in warnings
     specs = charts_by_title(at)
     overview = find(specs, "PE(p, i) for positions 0 … 127 and dimensions 0 … 127")  # defaults
     assert overview["usermeta"]["imagechart"]["shape"] == [128, 128]
 
 
 def test_hostile_text_is_not_rendered_as_markup():
-    at = run({"curve_dims": "<b>x</b>, [link](http://x), 3"})
+    at = run({"curve_dims": "<b>x</b>, [link](http://x), 3", "sin_view": "Curves"})
     warnings = " ".join(w.value for w in at.warning)
     assert "<b>" not in warnings and "](http" not in warnings
     curves = find(charts_by_title(at), "oscillate fast")

@@ -234,10 +234,11 @@ def test_start_the_tour_from_the_sidebar():
 def test_every_page_states_its_link():
     for page in [p.path for p in PAGES]:
         at = run(page)
-        assert any(m.value == "**Link to this view**" for m in at.markdown), page
+        assert any(m.value.startswith("**Link to this view**: [") for m in at.markdown), page
     at = run("pages/3_RoPE_rotation.py", {"m": "40", "present": "1"})
-    links = [c.value for c in at.code if c.language != "python"]
-    assert "RoPE_rotation?m=40" in links  # no present: a student's link
+    links = [m.value for m in at.markdown if m.value.startswith("**Link to this view**")]
+    assert len(links) == 1 and links[0].endswith("](RoPE_rotation?m=40)"), links
+    assert "present" not in links[0]  # a student's link
 
 
 # ----------------------------------------------------------------------------- browser

@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run(path: str, query: dict | None = None) -> AppTest:
     at = AppTest.from_file(str(ROOT / path), default_timeout=180)
+    for page in snippets.SNIPPETS:  # open "Reproduce in Python" (it is drawn only while open)
+        at.session_state[f"code_{page}"] = True
     for key, value in (query or {}).items():
         at.query_params[key] = value
     at.run()
@@ -36,6 +38,7 @@ def run(path: str, query: dict | None = None) -> AppTest:
 def page_snippet(at: AppTest) -> str:
     codes = [c for c in at.code if c.language == "python"]
     assert len(codes) == 1, "one 'Reproduce in Python' snippet per page"
+    assert any(e.label == "Reproduce in Python" for e in at.expander)
     return codes[0].value
 
 
@@ -90,15 +93,17 @@ def test_home_other_signals(pe):
 
 
 def test_sinusoidal():
-    at = run("pages/1_Sinusoidal_heatmap.py", {"seq_len": "300", "d_model": "96", "base": "500",
-                                                "layout_sin": "concatenated", "zoom_p0": "40", "zoom_np": "20",
-                                                "zoom_d0": "10", "zoom_nd": "12"})
+    query = {"seq_len": "300", "d_model": "96", "base": "500", "layout_sin": "concatenated",
+             "zoom_p0": "40", "zoom_np": "20", "zoom_d0": "10", "zoom_nd": "12"}
+    at = run("pages/1_Sinusoidal_heatmap.py", {**query, "sin_view": "Similarity"})
     ns = execute(page_snippet(at))
     shown = metrics(at)
     closest = next(v for label, v in shown.items() if label.startswith("Closest"))
     assert closest == f"{ns['distance'].min():.4g}"
     assert shown["…they are k apart"] == f"k = {int(ns['k'][ns['distance'].argmin()])}"
-    table = at.dataframe[0].value
+    numbers = run("pages/1_Sinusoidal_heatmap.py", {**query, "sin_view": "Numbers"})
+    assert page_snippet(numbers) == page_snippet(at)  # the snippet does not depend on the tab
+    table = numbers.dataframe[0].value
     assert table["position"].tolist() == list(range(40, 60))
     np.testing.assert_array_equal(table.drop(columns="position").to_numpy(), ns["window"])
 
