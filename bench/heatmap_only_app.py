@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import posenc  # noqa: E402
 from explorer.charts import sinusoidal as charts  # noqa: E402
+from explorer.presentation import show_chart  # noqa: E402 - drawn exactly as the page draws it
 
 SEQ_LEN, D_MODEL, BASE, LAYOUT, SCHEME = 8192, 2048, 10000.0, "interleaved", "redblue"
 
@@ -34,7 +35,7 @@ rows, pair_block = charts.overview_blocks(SEQ_LEN, D_MODEL)
 values = overview_values(SEQ_LEN, D_MODEL, BASE, LAYOUT, rows, pair_block)
 y_axis, x_axis = charts.overview_axes(SEQ_LEN, D_MODEL, rows, pair_block)
 note = charts.reduction_note(SEQ_LEN, D_MODEL, rows, pair_block)
-st.altair_chart(
+show_chart(
     charts.encoding_heatmap(
         values, positions=y_axis, dims=x_axis, layout=LAYOUT, scheme=SCHEME,
         title=f"PE(p, i) for positions 0 … {SEQ_LEN - 1} and dimensions 0 … {D_MODEL - 1}",

