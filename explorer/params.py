@@ -552,6 +552,10 @@ for _p in (
         help="LongRoPE, used once the sequence is longer than L. **ones**: all 1.0; **ramp**: "
         "1 → s from the fastest to the slowest pair; **constant**: all s.",
     ),
+    Param(
+        "ext_view", "View", "tabs", "Wavelengths",
+        options=("Wavelengths", "Rescaling", "Attention", "Interpolation", "Precision"),
+    ),
 ):
     register(_p)
 del _p
@@ -594,6 +598,7 @@ register(
 # --- RoPE rotation ---
 # pages/3_RoPE_rotation.py. Also uses head_dim, base, m, n, j (max head_dim/2 − 1), layout_rope.
 for _p in (
+    Param("rope_view", "View", "tabs", "One pair", options=("One pair", "Whole head")),
     Param(
         "vec_input", "Give q and k as", "radio", "cartesian", options=("cartesian", "polar"),
         help="**cartesian**: the (x, y) coordinates of the pair. **polar**: its angle (degrees, "
@@ -652,6 +657,7 @@ for _p in (
         help="How many positions the learned table has rows for. The shift test needs rows up "
         "to N − 1 + t; a position past the table is an error, not a guess.",
     ),
+    Param("inv_view", "View", "tabs", "Scores", options=("Scores", "Sinusoid shift", "Decay")),
 ):
     register(_p)
 del _p

@@ -100,87 +100,92 @@ nums = plane_numbers(q, k, m, n, theta, traj_m)
 ang = nums["angles"]
 deg = np.degrees  # display only
 
-# ------------------------------------------------------------------------------ the plane
-left, right = st.columns([1.1, 1])
-with left:
-    arrows = pd.DataFrame(
-        {
-            "vector": ["q", "k", "q", "k"],
-            "state": ["before", "before", "after", "after"],
-            "label": ["q", "k", f"q at m={m}", f"k at n={n}"],
-            "x": [q[0], k[0], nums["q_rot"][0], nums["k_rot"][0]],
-            "y": [q[1], k[1], nums["q_rot"][1], nums["k_rot"][1]],
-        }
-    )
-    small = 0.45 * min(np.hypot(*q), np.hypot(*k))
-    turn_q = float(posenc.wrap_angle(m * theta))  # the rotation of q, modulo full turns
-    arcs = pd.DataFrame(
-        {
-            "vector": ["q", "k"],
-            "label": [f"mθ ≡ {deg(turn_q):.1f}°", f"{deg(ang.measured):.1f}°"],
-            "from_x": [q[0], nums["k_rot"][0]],
-            "from_y": [q[1], nums["k_rot"][1]],
-            "sweep": [turn_q, ang.measured],
-            "radius": [0.3 * np.hypot(*q), small],
-        }
-    )
-    traj = nums["trajectory"]
-    trajectory = pd.DataFrame({"position": np.arange(traj_m + 1), "x": traj[:, 0], "y": traj[:, 1]})
-    show_chart(
-        charts.plane_chart(
-            arrows,
-            trajectory=trajectory,
-            arcs=arcs,
-            title=f"Pair j = {j}: θ_j = {theta:.4g} rad ({deg(theta):.3g}°) per position",
-            subtitle=f"dashed: before · solid: after rotation · dots: q at positions 0 … {traj_m}",
-        ),
-        width="content",
-    )
+# -------------------------------------------------------------- one pair | the whole head
+# Only the open tab is computed and drawn (the choice is in the URL: ?rope_view=Whole+head).
+tab_pair, tab_head = widget("rope_view")
+with tab_pair:
+    if tab_pair.open:
+        left, right = st.columns([1.1, 1])
+        with left:
+            arrows = pd.DataFrame(
+                {
+                    "vector": ["q", "k", "q", "k"],
+                    "state": ["before", "before", "after", "after"],
+                    "label": ["q", "k", f"q at m={m}", f"k at n={n}"],
+                    "x": [q[0], k[0], nums["q_rot"][0], nums["k_rot"][0]],
+                    "y": [q[1], k[1], nums["q_rot"][1], nums["k_rot"][1]],
+                }
+            )
+            small = 0.45 * min(np.hypot(*q), np.hypot(*k))
+            turn_q = float(posenc.wrap_angle(m * theta))  # the rotation of q, modulo full turns
+            arcs = pd.DataFrame(
+                {
+                    "vector": ["q", "k"],
+                    "label": [f"mθ ≡ {deg(turn_q):.1f}°", f"{deg(ang.measured):.1f}°"],
+                    "from_x": [q[0], nums["k_rot"][0]],
+                    "from_y": [q[1], nums["k_rot"][1]],
+                    "sweep": [turn_q, ang.measured],
+                    "radius": [0.3 * np.hypot(*q), small],
+                }
+            )
+            traj = nums["trajectory"]
+            trajectory = pd.DataFrame({"position": np.arange(traj_m + 1), "x": traj[:, 0], "y": traj[:, 1]})
+            show_chart(
+                charts.plane_chart(
+                    arrows,
+                    trajectory=trajectory,
+                    arcs=arcs,
+                    title=f"Pair j = {j}: θ_j = {theta:.4g} rad ({deg(theta):.3g}°) per position",
+                    subtitle=f"dashed: before · solid: after rotation · dots: q at positions 0 … {traj_m}",
+                ),
+                width="content",
+            )
 
-with right:
-    st.markdown("**The angle between them moves by (m − n)·θ_j**")
-    c1, c2 = st.columns(2)
-    c1.metric("∠(k → q) before", f"{deg(ang.before):.2f}°", help="φ_q − φ_k, wrapped into (−180°, 180°].")
-    c2.metric(
-        "(m − n)·θ_j",
-        f"{deg(ang.offset):.2f}°",
-        help=f"({m} − {n}) × {theta:.6g} rad = {(m - n) * theta:.6g} rad, wrapped into (−180°, 180°].",
-    )
-    c1.metric("predicted ∠ after", f"{deg(ang.predicted):.2f}°", help="∠(k → q) + (m − n)·θ_j, wrapped.")
-    c2.metric(
-        "measured ∠ after",
-        f"{deg(ang.measured):.2f}°",
-        help="∠(k at n → q at m), measured on the two rotated vectors (atan2), independently of the "
-        "prediction.",
-    )
-    st.markdown("**Lengths do not change; the score sees only n − m**")
-    c1, c2 = st.columns(2)
-    c1.metric("‖q‖ before", f"{np.hypot(*q):.6f}")
-    c2.metric(f"‖q‖ after (m = {m})", f"{np.hypot(*nums['q_rot']):.6f}")
-    c1.metric("⟨R_m q, R_n k⟩", f"{nums['score']:.6f}", help="Both vectors rotated by their own positions.")
-    c2.metric(
-        "⟨q, R_(n−m) k⟩",
-        f"{nums['score_rel']:.6f}",
-        help=f"Only k rotated, by the offset n − m = {n - m}: the same number.",
-    )
-st.latex(charts.rotation_latex(m, theta, nums["rotation"], q, nums["q_rot"]))
+        with right:
+            st.markdown("**The angle between them moves by (m − n)·θ_j**")
+            c1, c2 = st.columns(2)
+            c1.metric("∠(k → q) before", f"{deg(ang.before):.2f}°", help="φ_q − φ_k, wrapped into (−180°, 180°].")
+            c2.metric(
+                "(m − n)·θ_j",
+                f"{deg(ang.offset):.2f}°",
+                help=f"({m} − {n}) × {theta:.6g} rad = {(m - n) * theta:.6g} rad, wrapped into (−180°, 180°].",
+            )
+            c1.metric("predicted ∠ after", f"{deg(ang.predicted):.2f}°", help="∠(k → q) + (m − n)·θ_j, wrapped.")
+            c2.metric(
+                "measured ∠ after",
+                f"{deg(ang.measured):.2f}°",
+                help="∠(k at n → q at m), measured on the two rotated vectors (atan2), independently of the "
+                "prediction.",
+            )
+            st.markdown("**Lengths do not change; the score sees only n − m**")
+            c1, c2 = st.columns(2)
+            c1.metric("‖q‖ before", f"{np.hypot(*q):.6f}")
+            c2.metric(f"‖q‖ after (m = {m})", f"{np.hypot(*nums['q_rot']):.6f}")
+            c1.metric("⟨R_m q, R_n k⟩", f"{nums['score']:.6f}", help="Both vectors rotated by their own positions.")
+            c2.metric(
+                "⟨q, R_(n−m) k⟩",
+                f"{nums['score_rel']:.6f}",
+                help=f"Only k rotated, by the offset n − m = {n - m}: the same number.",
+            )
+        st.latex(charts.rotation_latex(m, theta, nums["rotation"], q, nums["q_rot"]))
 
-# ------------------------------------------------------------------------- the full matrix
-st.subheader(f"The whole head: {head_dim} coordinates, {head_dim // 2} planes")
-r_full, pairs = full_matrix(m, head_dim, base, layout)
-left, right = st.columns(2)
-with left:
-    show_chart(
-        charts.rope_matrix_heatmap(r_full, position=m, pair=tuple(int(c) for c in pairs[j]), layout=layout),
-        width="stretch",
-    )
-with right:
-    show_chart(charts.pair_map_chart(pairs, highlight=j, layout=layout), width="stretch")
-    st.caption(
-        "Each dot is one coordinate of q or k; its height is the pair it rotates with. "
-        "Switch **RoPE pair layout** in the sidebar to see the other convention: the same rotations, "
-        "the coordinates merely numbered differently."
-    )
+with tab_head:
+    if tab_head.open:
+        st.subheader(f"{head_dim} coordinates, {head_dim // 2} planes, one rotation matrix")
+        r_full, pairs = full_matrix(m, head_dim, base, layout)
+        left, right = st.columns(2)
+        with left:
+            show_chart(
+                charts.rope_matrix_heatmap(r_full, position=m, pair=tuple(int(c) for c in pairs[j]), layout=layout),
+                width="stretch",
+            )
+        with right:
+            show_chart(charts.pair_map_chart(pairs, highlight=j, layout=layout), width="stretch")
+            st.caption(
+                "Each dot is one coordinate of q or k; its height is the pair it rotates with. "
+                "Switch **RoPE pair layout** in the sidebar to see the other convention: the same rotations, "
+                "the coordinates merely numbered differently."
+            )
 
 notice_list(
     [
@@ -189,11 +194,11 @@ notice_list(
         "by the same amount and nothing in the metric cards changes except the arrows' directions.",
         "Fast pairs (small j) turn about a radian per position; slow pairs (large j) barely move — try j near "
         "d/2 − 1 with a large base.",
-        "The d×d matrix is zero except for one 2×2 rotation per pair. In the half layout a pair's four cells "
+        "The d×d matrix (tab **Whole head**) is zero except for one 2×2 rotation per pair. In the half layout a pair's four cells "
         "sit d/2 apart (two diagonals); in the interleaved layout they touch (2×2 blocks on the diagonal).",
     ]
 )
 
 page_footer("rope", dict(q=q, k=k, m=m, n=n, j=j, head_dim=head_dim, base=base, layout=layout),
-            data=lambda: matrix_frame(r_full), file_name=f"rope_matrix_m{m}_d{head_dim}_b{base:g}_{layout}.csv",
+            data=lambda: matrix_frame(full_matrix(m, head_dim, base, layout)[0]), file_name=f"rope_matrix_m{m}_d{head_dim}_b{base:g}_{layout}.csv",
             data_label="Download the rotation matrix R_m as CSV")

@@ -14,8 +14,9 @@ from _apptest import metrics, run_page
 from _chartspec import element_spec, find, frame
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "3_RoPE_rotation.py")
-N_CHARTS = 3  # the rotation plane, the d×d matrix, the pair map
-KEYS = ("vec_input", "qx", "qy", "kx", "ky", "q_angle", "q_len", "k_angle", "k_len",
+N_CHARTS = 1  # tab "One pair": the rotation plane
+HEAD = {"rope_view": "Whole head"}  # the other tab: the d×d matrix and the pair map
+KEYS = ("rope_view", "vec_input", "qx", "qy", "kx", "ky", "q_angle", "q_len", "k_angle", "k_len",
         "m", "n", "head_dim", "j", "base", "traj_m", "layout_rope")
 MINIMUM = {"qx": -3, "qy": -3, "kx": -3, "ky": -3, "m": 0, "n": 0, "head_dim": 2, "j": 0, "base": 10,
            "traj_m": 0, "layout_rope": "interleaved"}
@@ -66,6 +67,15 @@ def assert_page_complete(at):
     assert len(at.latex) >= 2
     assert any("What to notice" in md.value for md in at.markdown)
     assert len(at.metric) == 8
+    assert [t.label for t in at.tabs] == ["One pair", "Whole head"]
+
+
+def assert_whole_head(at, head_dim):
+    """The other tab: the d×d matrix and the pair map, and none of the one-pair view."""
+    specs = [element_spec(c) for c in at.get("vega_lite_chart")]
+    assert len(specs) == 2 and len(at.metric) == 0
+    assert specs[0]["usermeta"]["imagechart"]["shape"] == [head_dim, head_dim]
+    return specs
 
 
 def plane(at) -> dict:
@@ -132,15 +142,14 @@ def test_polar_input():
 # --- the whole matrix and the layouts ------------------------------------------------------------
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
 def test_matrix_and_pair_map_follow_the_layout(layout):
-    at = run(layout_rope=layout, head_dim=16, j=5, m=3)
-    heat = element_spec(at.get("vega_lite_chart")[1])
+    at = run(layout_rope=layout, head_dim=16, j=5, m=3, **HEAD)
+    heat, pairs = assert_whole_head(at, 16)
     meta = heat["usermeta"]["imagechart"]
     assert meta["shape"] == [16, 16] and meta["domain"] == [-1.0, 1.0]
     (boxes,) = find(heat, "rect", stroke="#111827")
     cells = frame(heat, boxes)
     expected = (5, 13) if layout == "half" else (10, 11)
     assert sorted(set((cells["x0"] + cells["x1"]) / 2)) == list(expected)
-    pairs = element_spec(at.get("vega_lite_chart")[2])
     df = frame(pairs, pairs)
     assert sorted(df.loc[df["selected"], "coordinate"]) == list(expected)
     assert layout in pairs["title"]["text"]
@@ -166,7 +175,7 @@ def test_every_control_at_its_maximum():
     assert at.slider(key="j").value == 127
     theta = 1e6 ** (-2 * 127 / 256)
     assert metrics(at) == expected_numbers((3.0, 3.0), (3.0, 3.0), 8192, 8192, theta)
-    assert element_spec(at.get("vega_lite_chart")[1])["usermeta"]["imagechart"]["shape"] == [256, 256]
+    assert_whole_head(run(**MAXIMUM, **HEAD), 256)
 
 
 @pytest.mark.parametrize("extreme", ["min", "max"])
@@ -224,7 +233,9 @@ def test_shrinking_head_dim_keeps_the_pair_index_valid():
     run(at)
     assert at.slider(key="j").value == 3
     assert_page_complete(at)
-    pairs = element_spec(at.get("vega_lite_chart")[2])
+    at.session_state["rope_view"] = "Whole head"  # open the other tab, as a click would
+    run(at)
+    _, pairs = assert_whole_head(at, 8)
     df = frame(pairs, pairs)
     assert sorted(df.loc[df["selected"], "coordinate"]) == [3, 7]
 

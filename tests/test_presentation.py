@@ -345,9 +345,9 @@ def test_in_the_browser(server, shots):
             _settle(page)
 
             # Every chart: PNG from Streamlit's toolbar, SVG from ours (image heatmaps included).
-            page.goto(f"{server}/RoPE_rotation")
+            page.goto(f"{server}/RoPE_rotation?rope_view=Whole+head")
             _settle(page)
-            chart = page.locator("[data-testid=stVegaLiteChart]").nth(1)  # the R_m image heatmap
+            chart = page.locator("[data-testid=stVegaLiteChart]").nth(0)  # the R_m image heatmap
             chart.evaluate("e => e.scrollIntoView({block: 'center'})")  # toolbar clear of the header
             page.wait_for_timeout(300)
             frame = chart.locator("xpath=ancestor::*[@data-testid='stFullScreenFrame'][1]")
