@@ -845,12 +845,17 @@ def _notices() -> list[dict[str, str]]:
 
 
 def reset_url_notices(slot: Any = None) -> None:
-    """Start a fresh notice list for this script run (called by `page_setup`).
+    """Give this script run's notices their slot (called by `page_setup`).
 
+    The list itself is fresh for every run (`_notice_state`); notices recorded earlier in this
+    run (the sidebar's presentation toggle is drawn before the slot exists) are kept and shown.
     `slot` (an `st.empty()`) is where `show_url_notices()` renders the warning; it is updated
     automatically whenever `widget()` records a notice during this run.
     """
-    st.session_state[_NOTICES_STATE_KEY] = {"run": _run_marker(), "notices": [], "slot": slot}
+    state = _notice_state()
+    state["slot"] = slot
+    if slot is not None and state["notices"]:
+        show_url_notices()
 
 
 def url_notices() -> list[dict[str, str]]:

@@ -145,6 +145,9 @@ def test_present_garbage_is_off():
     at = run("pages/6_Compare_methods.py", {"present": "<b>x</b>"})
     assert not presenting(at) and at.toggle(key="present").value is False
     assert "present" not in at.query_params
+    # …and the page says so, like for any other unusable link value (escaped, not markup).
+    (warning,) = [w.value for w in at.warning if "could not be used" in w.value]
+    assert "**present**" in warning and "<b>" not in warning
 
 
 def test_toggling_presentation_mode_and_carrying_it_to_the_next_page():
