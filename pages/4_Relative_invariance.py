@@ -1,7 +1,8 @@
 """Relative-position invariance: RoPE scores depend only on n − m; additive encodings' do not.
 
 URL keys: qk_source, seed, head_dim, q_text, k_text (the vectors), seq_len (N, max 256 here),
-shift_t, score_dtype, base, layout_sin, table_len.
+shift_t, score_dtype, base, layout_sin, table_len; inv_view (the open tab: Scores, Sinusoid shift,
+Decay; only the open tab is computed and drawn).
 """
 
 from __future__ import annotations
@@ -174,83 +175,99 @@ show_chart(
 if nums["learned_dev_error"]:
     st.info(f"Learned table: {nums['learned_dev_error']}.", icon=":material/block:")
 
-# ------------------------------------------------------------------------------ heatmaps
-st.subheader("Scores over all (m, n)")
-cols = st.columns(3)
-heat_specs = [
-    ("RoPE", nums["rope"], "constant diagonals"),
-    ("sinusoidal PE added", nums["sinusoidal"], "diagonals drift"),
-    ("learned table added", nums["learned"], "no diagonal structure"),
-]
-for col, (name, scores, sub) in zip(cols, heat_specs):
-    with col:
-        if scores is None:
-            st.info(f"Learned table: {nums['learned_error']}.", icon=":material/block:")
-            continue
-        show_chart(
-            charts.score_heatmap(scores, nums["positions"], title=name, subtitle=sub), width="stretch"
+# ------------------------------------------------------------------------------ look closer
+st.subheader("Look closer")
+st.caption("Behind the test: the score matrices themselves (Scores), the sinusoid's own shift matrix "
+           "(Sinusoid shift), and how RoPE's possible scores shrink with distance (Decay).")
+
+# Only the open tab is computed and drawn (the choice is in the URL: ?inv_view=Decay).
+tab_scores, tab_shift, tab_decay = widget("inv_view")
+
+with tab_scores:
+    if tab_scores.open:
+        st.markdown("**Scores over all (m, n)**")
+        cols = st.columns(3)
+        heat_specs = [
+            ("RoPE", nums["rope"], "constant diagonals"),
+            ("sinusoidal PE added", nums["sinusoidal"], "diagonals drift"),
+            ("learned table added", nums["learned"], "no diagonal structure"),
+        ]
+        for col, (name, scores, sub) in zip(cols, heat_specs):
+            with col:
+                if scores is None:
+                    st.info(f"Learned table: {nums['learned_error']}.", icon=":material/block:")
+                    continue
+                show_chart(
+                    charts.score_heatmap(scores, nums["positions"], title=name, subtitle=sub),
+                    width="stretch",
+                )
+
+        st.markdown("**Why the additive encodings fail.** Expand the score with the encoding added "
+                    "before the projections:")
+        st.latex(
+            r"s(m,n) = \underbrace{x_q W_q W_k^\top x_k^\top}_{\text{content}}"
+            r" + \underbrace{x_q W_q W_k^\top PE_n^\top}_{\text{depends on } n \text{ alone}}"
+            r" + \underbrace{PE_m W_q W_k^\top x_k^\top}_{\text{depends on } m \text{ alone}}"
+            r" + \underbrace{PE_m W_q W_k^\top PE_n^\top}_{\text{not a function of } n-m \text{ in general}}"
+        )
+        st.markdown(
+            "The two cross terms see one absolute position each: moving n to n + t changes x·W·PE_n "
+            "whatever m is. Even the last term is a function of n − m only if W_q W_kᵀ commutes with "
+            "every shift R_k — random (or trained) projections do not. The learned table has the same "
+            f"four terms, and worse: it has rows 0 … {table_len - 1} only, so a shifted position past "
+            "the end is an error, not a guess."
         )
 
-st.markdown("**Why the additive encodings fail.** Expand the score with the encoding added before the projections:")
-st.latex(
-    r"s(m,n) = \underbrace{x_q W_q W_k^\top x_k^\top}_{\text{content}}"
-    r" + \underbrace{x_q W_q W_k^\top PE_n^\top}_{\text{depends on } n \text{ alone}}"
-    r" + \underbrace{PE_m W_q W_k^\top x_k^\top}_{\text{depends on } m \text{ alone}}"
-    r" + \underbrace{PE_m W_q W_k^\top PE_n^\top}_{\text{not a function of } n-m \text{ in general}}"
-)
-st.markdown(
-    "The two cross terms see one absolute position each: moving n to n + t changes x·W·PE_n whatever m "
-    "is. Even the last term is a function of n − m only if W_q W_kᵀ commutes with every shift R_k — "
-    "random (or trained) projections do not. The learned table has the same four terms, and worse: "
-    f"it has rows 0 … {table_len - 1} only, so a shifted position past the end is an error, not a guess."
-)
+with tab_shift:
+    if tab_shift.open:
+        st.markdown("**The sinusoid's own shift is exact — but linear, not invariant**")
+        sh = shift_numbers(d, shift_t, n_pos, base, layout_sin, dtype)
+        left, right = st.columns(2)
+        with left:
+            show_chart(charts.shift_matrix_heatmap(sh["r_k"], k=shift_t, layout=layout_sin),
+                       width="stretch")
+        with right:
+            resid = pd.DataFrame({"p": nums["positions"], "residual": sh["residual"]})
+            show_chart(
+                charts.curve_chart(
+                    resid,
+                    x="p",
+                    y="residual",
+                    x_title="position p",
+                    y_title="‖PE(p+k) − R_k·PE(p)‖",
+                    title=f"PE(p + {shift_t}) = R_k·PE(p) for every p",
+                    subtitle=f"what is left is {dtype} round-off (max {sh['residual'].max():.1e})",
+                    y_format=".0e",
+                ),
+                width="stretch",
+            )
+        st.caption(
+            "A fixed matrix R_k moves every sinusoidal encoding k steps along, so a model *could* learn "
+            "relative offsets from it. But in the shift test the encoding is added to the content and "
+            "projected by W_q, W_k, and nothing forces the network to use R_k: absolute position stays "
+            "in the numbers."
+        )
 
-# ------------------------------------------------------------------- the sinusoidal shift
-st.subheader("The sinusoid's own shift is exact — but linear, not invariant")
-sh = shift_numbers(d, shift_t, n_pos, base, layout_sin, dtype)
-left, right = st.columns(2)
-with left:
-    show_chart(charts.shift_matrix_heatmap(sh["r_k"], k=shift_t, layout=layout_sin), width="stretch")
-with right:
-    resid = pd.DataFrame({"p": nums["positions"], "residual": sh["residual"]})
-    show_chart(
-        charts.curve_chart(
-            resid,
-            x="p",
-            y="residual",
-            x_title="position p",
-            y_title="‖PE(p+k) − R_k·PE(p)‖",
-            title=f"PE(p + {shift_t}) = R_k·PE(p) for every p",
-            subtitle=f"what is left is {dtype} round-off (max {sh['residual'].max():.1e})",
-            y_format=".0e",
-        ),
-        width="stretch",
-    )
-st.caption(
-    "A fixed matrix R_k moves every sinusoidal encoding k steps along, so a model *could* learn relative "
-    "offsets from it. But in the score above the encoding is added to the content and projected by "
-    "W_q, W_k, and nothing forces the network to use R_k: absolute position stays in the numbers."
-)
-
-# ------------------------------------------------------------------------------ decay
-st.subheader("Long-term decay")
-decay = decay_numbers(d, base)
-show_chart(
-    charts.curve_chart(
-        decay,
-        x="distance",
-        y="bound",
-        x_title="relative distance |n − m| (log scale)",
-        y_title="score bound",
-        title="RoPE's score bound shrinks with distance",
-        subtitle=f"RoFormer §3.4.3: (1/(d/2))·Σ_j |Σ_(i<j) e^(i·r·θ_i)|, d = {d}, base = {base:g}",
-        log_x=True,
-        mark_x=max(n_pos - 1, 1),
-        mark_label=f"largest offset above ({max(n_pos - 1, 1)})",
-        width=700,
-    ),
-    width="stretch",
-)
+with tab_decay:
+    if tab_decay.open:
+        st.markdown("**Long-term decay**")
+        decay = decay_numbers(d, base)
+        show_chart(
+            charts.curve_chart(
+                decay,
+                x="distance",
+                y="bound",
+                x_title="relative distance |n − m| (log scale)",
+                y_title="score bound",
+                title="RoPE's score bound shrinks with distance",
+                subtitle=f"RoFormer §3.4.3: (1/(d/2))·Σ_j |Σ_(i<j) e^(i·r·θ_i)|, d = {d}, base = {base:g}",
+                log_x=True,
+                mark_x=max(n_pos - 1, 1),
+                mark_label=f"largest offset in the test ({max(n_pos - 1, 1)})",
+                width=700,
+            ),
+            width="stretch",
+        )
 
 notice_list(
     [

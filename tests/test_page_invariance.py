@@ -1,6 +1,9 @@
 """The relative-invariance page through Streamlit's AppTest: defaults, typed and seeded vectors,
 both dtypes, every control at its minimum and maximum, garbage in every URL parameter, the learned
-table running out of rows, and the key numbers (shift deviations, pass mark) it shows."""
+table running out of rows, and the key numbers (shift deviations, pass mark) it shows.
+
+The shift test (metrics, badges, deviation chart) is always drawn; the other sections sit in lazy
+tabs (?inv_view=Scores|Sinusoid shift|Decay) and only the open one is computed and drawn."""
 
 from __future__ import annotations
 
@@ -17,9 +20,17 @@ from _chartspec import element_spec, find, frame, png_pixels
 from _posenc_reference_impl import ref_sinusoidal_row
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "4_Relative_invariance.py")
-N_CHARTS = 7  # deviation bars, 3 score heatmaps, R_k, residual, decay
+VIEWS = ("Scores", "Sinusoid shift", "Decay")
+MAIN_CHART = "Only RoPE's scores survive the shift"  # always drawn, above the tabs
+#: The charts each tab draws (titles), besides the main chart.
+TAB_CHARTS = {
+    "Scores": ["RoPE", "sinusoidal PE added", "learned table added"],
+    "Sinusoid shift": ["R_k for k = 16 (64 × 64, interleaved layout)", "PE(p + 16) = R_k·PE(p) for every p"],
+    "Decay": ["RoPE's score bound shrinks with distance"],
+}
+N_CHARTS = {view: 1 + len(titles) for view, titles in TAB_CHARTS.items()}  # main chart + the tab's
 KEYS = ("qk_source", "seed", "head_dim", "q_text", "k_text", "seq_len", "shift_t", "score_dtype",
-        "base", "layout_sin", "table_len")
+        "base", "layout_sin", "table_len", "inv_view")
 MINIMUM = {"seed": 0, "head_dim": 2, "seq_len": 1, "shift_t": 1, "base": 10, "table_len": 8,
            "layout_sin": "concatenated"}
 MAXIMUM = {"seed": 9999, "head_dim": 256, "seq_len": 256, "shift_t": 4096, "base": 1000000,
@@ -32,6 +43,9 @@ def run(at=None, **query):
     return run_page(PAGE, at, **query)
 
 
+def run_views(**query) -> dict[str, AppTest]:
+    """The page once per tab (?inv_view=…): only the open tab is drawn."""
+    return {view: run(**query, inv_view=view) for view in VIEWS}
 
 
 def badges(at) -> list[str]:
@@ -47,10 +61,21 @@ def chart_titled(at, text: str) -> dict:
     return spec
 
 
-def assert_page_complete(at, n_charts=N_CHARTS):
+def chart_titles(at) -> list[str]:
+    return [s.get("title", {}).get("text", "") for s in charts(at)]
+
+
+def assert_page_complete(at, view="Scores", n_charts=None):
+    """Title, formula, the shift test's four metrics and chart, the notice list, the three tabs;
+    `view` is the open tab: only its charts are drawn (n_charts in all, the main chart included)."""
     assert at.title[0].value == "Relative-position invariance"
-    assert len(at.get("vega_lite_chart")) == n_charts
-    assert len(at.latex) >= 2
+    assert [t.label for t in at.tabs] == list(VIEWS)
+    assert len(at.get("vega_lite_chart")) == (N_CHARTS[view] if n_charts is None else n_charts)
+    assert MAIN_CHART in chart_titles(at)
+    for tab in at.tabs:  # the closed tabs hold nothing
+        if tab.label != view:
+            assert len(tab.children) == 0, tab.label
+    assert len(at.latex) >= (2 if view == "Scores" else 1)
     assert any("What to notice" in md.value for md in at.markdown)
     assert len(at.metric) == 4
 
@@ -66,6 +91,28 @@ def ref_additive_deviation(q, k, w_q, w_k, n, t, base=10000.0):
 
 
 # --- defaults ----------------------------------------------------------------------------------
+def test_defaults_draw_the_shift_test_and_the_scores_tab_only():
+    at = run()
+    assert_page_complete(at, "Scores")
+    assert chart_titles(at) == [MAIN_CHART, *TAB_CHARTS["Scores"]]  # the other tabs: not computed
+    (scores,) = [t for t in at.tabs if t.label == "Scores"]
+    assert len(scores.get("vega_lite_chart")) == 3 and len(scores.latex) == 1
+    assert "inv_view" not in at.query_params
+
+
+def test_each_tab_draws_its_own_charts():
+    shift_test = metrics(run())
+    for view, at in run_views().items():
+        assert_page_complete(at, view)
+        assert not at.error and not at.warning
+        assert chart_titles(at) == [MAIN_CHART, *TAB_CHARTS[view]], view
+        (tab,) = [t for t in at.tabs if t.label == view]
+        assert len(tab.get("vega_lite_chart")) == len(TAB_CHARTS[view])
+        assert dict(at.query_params).get("inv_view", VIEWS[0]) == view  # the default is not written
+        # the shift test is the same whichever tab is open
+        assert metrics(at) == shift_test
+
+
 def test_defaults_rope_passes_additive_fails():
     at = run()
     assert_page_complete(at)
@@ -106,7 +153,8 @@ def test_rope_heatmap_has_constant_diagonals_and_additive_does_not():
 
 
 def test_shift_matrix_and_residual():
-    at = run(shift_t=5, head_dim=8)
+    at = run(shift_t=5, head_dim=8, inv_view="Sinusoid shift")
+    assert_page_complete(at, "Sinusoid shift")
     spec = chart_titled(at, "R_k for k = 5 (8 × 8, interleaved layout)")
     assert spec["usermeta"]["imagechart"]["domain"] == [-1.0, 1.0]
     res = chart_titled(at, "PE(p + 5) = R_k·PE(p) for every p")
@@ -116,7 +164,8 @@ def test_shift_matrix_and_residual():
 
 
 def test_decay_curve_matches_the_bound():
-    at = run(head_dim=8)
+    at = run(head_dim=8, inv_view="Decay")
+    assert_page_complete(at, "Decay")
     spec = chart_titled(at, "RoPE's score bound shrinks with distance")
     (line,) = find(spec, "line")
     assert line["encoding"]["x"]["scale"]["type"] == "log"
@@ -186,37 +235,47 @@ def test_shift_past_the_learned_table_is_an_error_not_a_guess():
 
 def test_positions_beyond_the_table_have_no_heatmap():
     at = run(seq_len=200, table_len=100)
-    assert_page_complete(at, n_charts=N_CHARTS - 1)
-    assert any("199" in i.value for i in at.info)
+    assert_page_complete(at, n_charts=N_CHARTS["Scores"] - 1)
+    (scores,) = [t for t in at.tabs if t.label == "Scores"]
+    assert any("199" in i.value for i in scores.info)
     assert float(metrics(at)["RoPE (float64)"]) < 1e-9
 
 
 # --- extremes ------------------------------------------------------------------------------------
 def test_every_control_at_its_minimum():
-    at = run(**MINIMUM)
-    assert_page_complete(at)
-    assert not at.warning and not at.error
-    assert at.slider(key="seq_len").value == 1 and at.slider(key="shift_t").value == 1
-    assert float(metrics(at)["RoPE (float64)"]) < 1e-9
-    assert chart_titled(at, "RoPE")["usermeta"]["imagechart"]["shape"] == [1, 1]
+    views = run_views(**MINIMUM)
+    for view, at in views.items():
+        assert_page_complete(at, view)
+        assert not at.warning and not at.error
+        assert at.slider(key="seq_len").value == 1 and at.slider(key="shift_t").value == 1
+        assert float(metrics(at)["RoPE (float64)"]) < 1e-9
+    assert chart_titled(views["Scores"], "RoPE")["usermeta"]["imagechart"]["shape"] == [1, 1]
+    assert chart_titled(views["Sinusoid shift"], "R_k for k = 1 (2 × 2, concatenated layout)")
+    res = chart_titled(views["Sinusoid shift"], "PE(p + 1) = R_k·PE(p) for every p")
+    assert len(frame(res, find(res, "line")[0])) == 1  # one position
+    decay = chart_titled(views["Decay"], "RoPE's score bound shrinks with distance")
+    assert "d = 2, base = 10" in decay["title"]["subtitle"]
 
 
 def test_every_control_at_its_maximum():
-    at = run(**MAXIMUM)
-    assert_page_complete(at)
-    assert not at.warning and not at.error
-    shown = metrics(at)
-    assert float(shown["RoPE (float32)"]) <= float(shown["pass mark"])
-    assert float(shown["sinusoidal, added"]) > 10 * float(shown["pass mark"])
-    # 255 + 4096 is past even the longest table (4096 rows): the learned test cannot run
-    assert badges(at) == [RUNS_OK, FAILS, ":gray-badge[cannot run: no row]"]
-    assert chart_titled(at, "RoPE")["usermeta"]["imagechart"]["shape"] == [256, 256]
-    assert chart_titled(at, "R_k for k = 4096 (256 × 256, interleaved layout)")
+    views = run_views(**MAXIMUM)
+    for view, at in views.items():
+        assert_page_complete(at, view)
+        assert not at.warning and not at.error
+        shown = metrics(at)
+        assert float(shown["RoPE (float32)"]) <= float(shown["pass mark"])
+        assert float(shown["sinusoidal, added"]) > 10 * float(shown["pass mark"])
+        # 255 + 4096 is past even the longest table (4096 rows): the learned test cannot run
+        assert badges(at) == [RUNS_OK, FAILS, ":gray-badge[cannot run: no row]"]
+    assert chart_titled(views["Scores"], "RoPE")["usermeta"]["imagechart"]["shape"] == [256, 256]
+    assert chart_titled(views["Sinusoid shift"], "R_k for k = 4096 (256 × 256, interleaved layout)")
+    decay = chart_titled(views["Decay"], "RoPE's score bound shrinks with distance")
+    assert "d = 256, base = 1e+06" in decay["title"]["subtitle"]
 
 
 def test_seq_len_above_the_page_maximum_is_clamped():
     at = run(seq_len=5000)
-    assert_page_complete(at, n_charts=N_CHARTS - 1)  # 256 positions, but the table has 128 rows
+    assert_page_complete(at, n_charts=N_CHARTS["Scores"] - 1)  # 256 positions, the table has 128 rows
     assert at.slider(key="seq_len").value == 256
     assert any("seq" in w.value and "256" in w.value for w in at.warning)
 
@@ -224,13 +283,25 @@ def test_seq_len_above_the_page_maximum_is_clamped():
 # --- bad URLs ------------------------------------------------------------------------------------
 def test_garbage_in_every_url_parameter():
     at = run(**{key: "abc" for key in KEYS})
-    assert_page_complete(at)
+    assert_page_complete(at, "Scores")  # inv_view=abc: the first tab is open
+    assert chart_titles(at) == [MAIN_CHART, *TAB_CHARTS["Scores"]]
     (warning,) = at.warning
     for key in KEYS:
         if key not in ("q_text", "k_text"):  # text is never garbage to the URL; random mode hides them
             assert key.replace("_", "\\_") in warning.value
+    assert "inv_view" not in at.query_params
     assert not at.error
     assert badges(at) == [RUNS_OK, FAILS, FAILS]
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_garbage_in_the_other_parameters_with_each_tab_open(view):
+    at = run(**{key: "abc" for key in KEYS if key != "inv_view"}, inv_view=view)
+    assert_page_complete(at, view)
+    assert chart_titles(at) == [MAIN_CHART, *TAB_CHARTS[view]]  # every value back at its default
+    (warning,) = at.warning
+    assert "shift\\_t" in warning.value and "inv\\_view" not in warning.value
+    assert dict(at.query_params).get("inv_view", VIEWS[0]) == view
 
 
 def test_garbage_typed_text_from_the_url():
