@@ -198,6 +198,49 @@ def test_equal_aspect_so_dials_are_circles():
         assert panel["width"] / (x_hi - x_lo) == pytest.approx(panel["height"] / (y_hi - y_lo), rel=0.02)
 
 
+def test_many_clocks_are_drawn_large_within_a_laptop_column():
+    """64 clocks: 8 per row, dials at least ~76 px across (they were 65 px), and the panel no
+    wider than the main column of a 1280-px screen with the sidebar open (≈ 790 px)."""
+    _, spec, _, _ = build(d=128, n_clocks=64)
+    panel = spec["vconcat"][0]
+    x_lo, x_hi = panel["layer"][0]["encoding"]["x"]["scale"]["domain"]
+    px_per_radius = panel["width"] / (x_hi - x_lo)
+    assert 2 * px_per_radius >= 76
+    assert panel["width"] <= 770
+    cx = sorted(set(data(spec, panel["layer"][2])["cx"]))
+    assert len(cx) == 8
+    # neighbouring centres leave room for the widest label ("λ = 54,410", ~70 px at 14 px)
+    assert (cx[1] - cx[0]) * px_per_radius >= 85
+    assert all(len(line) <= 90 for line in panel["title"]["subtitle"])  # the panel sets the width
+
+
+@pytest.mark.parametrize("e_lo, e_hi", [(-5, 4), (-7, 4), (-2, 2), (-1, 4), (-12, 5)])
+def test_odometer_ticks_are_few_whole_decades_including_one(e_lo, e_hi):
+    ticks = charts.odometer_ticks(e_lo, e_hi)
+    exps = [round(math.log10(t)) for t in ticks]
+    assert all(t == pytest.approx(10.0 ** e) for t, e in zip(ticks, exps))
+    assert exps == sorted(exps) and e_lo <= exps[0] and exps[-1] <= e_hi
+    assert 1.0 in ticks
+    assert len(ticks) <= charts.ODOMETER_MAX_LABELS + 1
+    assert len(set(b - a for a, b in zip(exps, exps[1:]))) <= 1  # evenly spaced
+
+
+def test_odometer_axis_labels_do_not_crowd():
+    _, spec, _, theta = build(d=128, base=10000.0, n_clocks=64, position=5, p_max=8192)
+    line = spec["vconcat"][1]["layer"][2]
+    axis = line["encoding"]["y"]["axis"]
+    lo, hi = line["encoding"]["y"]["scale"]["domain"]
+    assert lo == pytest.approx(1e-5) and hi == pytest.approx(1e4)  # 9 decades in 230 px
+    assert axis["values"] == pytest.approx([1e-4, 1e-2, 1.0, 1e2, 1e4])  # ≥ 45 px apart
+    assert axis["labelFlush"] is False  # end labels sit on their ticks, not pushed inwards
+    # the y axis on the right: the concatenation aligns the plots' left edges, so the odometer
+    # plus its axis stays within the clock panel's width instead of widening the chart by ~90 px
+    assert axis["orient"] == "right"
+    panel, odometer = spec["vconcat"]
+    assert odometer["width"] + 80 <= panel["width"]
+    assert line["encoding"]["x"]["axis"]["format"] == "d"  # pairs are whole numbers
+
+
 def test_odometer_shows_total_turns_of_every_pair_on_a_log_axis():
     _, spec, pairs, theta = build(d=32, base=500.0, n_clocks=3, position=100)
     odometer = spec["vconcat"][1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from explorer.charts import compare
@@ -72,9 +73,14 @@ def test_order_column(table, checks):
         assert shown == pytest.approx(c["permutation_gap"], rel=1e-2, abs=1e-15)
 
 
-def test_extrapolation_column(table):
+def test_extrapolation_column(table, checks):
     col = table[compare.COLUMNS[3]]
-    assert col["Learned absolute"].startswith("✗ ValueError: positions must be < max_len=16, got 39")
+    learned = next(c for c in checks if c["method"] == "learned")
+    assert learned["extrapolation_error"] is not None  # the live check did fail …
+    # … and the cell says why in plain words, not as a Python exception
+    assert col["Learned absolute"] == (
+        f"✗ a learned table has no row for positions ≥ L = {L}, so position {T - 1} cannot be scored")
+    assert "ValueError" not in col["Learned absolute"] and "max_len" not in col["Learned absolute"]
     for label in ("Sinusoidal", "RoPE", "ALiBi", "NoPE (none)"):
         assert col[label].startswith(f"✓ scores finite up to position {T - 1}")
 
@@ -100,7 +106,10 @@ def test_verdicts_follow_the_tolerance():
     # tolerance scales with the score size
     assert compare.relative_cell(fake_check(shift_deviation=5e-9, score_scale=100.0)).startswith("✓")
     assert compare.order_cell(fake_check(permutation_gap=1e-17)).startswith("✗ gap 1e-17")
-    assert compare.extrapolation_cell(fake_check(extrapolation_error="boom"), test_len=T) == "✗ ValueError: boom"
+    # the verdict follows the check, not the method's name
+    assert compare.extrapolation_cell(fake_check(extrapolation_error="boom"), test_len=T, trained_len=L) == (
+        f"✗ could not score positions up to {T - 1}")
+    assert compare.extrapolation_cell(fake_check(method="learned"), test_len=T, trained_len=L).startswith("✓")
 
 
 def test_fmt():
@@ -110,13 +119,45 @@ def test_fmt():
     assert compare.fmt(0.0853) == "0.0853"
 
 
+def luminance(hex_colour: str) -> float:
+    rgb = [int(hex_colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    hi, lo = sorted([luminance(a), luminance(b)], reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def css(text: str) -> dict[str, str]:
+    return {k.strip(): v.strip() for k, v in (part.split(":") for part in text.split(";") if part.strip())}
+
+
 def test_style_colours_verdicts(table):
-    styled = compare.style_summary(table.reset_index())
-    assert compare.verdict_color("✓ x") == "color: #047857"
-    assert compare.verdict_color("✗ x") == "color: #B91C1C"
-    assert compare.verdict_color("— x") == ""
-    html = styled.to_html()
-    assert "#B91C1C" in html and "#047857" in html
+    green, red = css(compare.verdict_color("✓ x")), css(compare.verdict_color("✗ x"))
+    assert compare.verdict_color("— x") == ""  # the theme's own text colour
+    html = compare.style_summary(table.reset_index()).to_html()
+    for style in (green, red):
+        assert style["color"] in html and style["background-color"] in html
+    assert luminance(green["background-color"]) > luminance(green["color"])  # pale green, dark text
+    assert red["color"] != green["color"]
+
+
+def test_verdict_cells_are_legible_on_both_themes():
+    """A ✓/✗ cell sets its text and its background together, so the theme behind the table (white
+    or navy, .streamlit/config.toml) does not matter: the text contrasts ≥ 7:1 with its cell. A
+    text colour alone (the old #B91C1C) had 2.9:1 on the dark theme's #0B1220."""
+    assert contrast("#B91C1C", "#0B1220") < 3  # why a text colour alone was not enough
+    for mark in ("✓", "✗"):
+        style = css(compare.verdict_color(f"{mark} x"))
+        assert set(style) == {"color", "background-color"}
+        assert contrast(style["color"], style["background-color"]) >= 7
+    # the method names carry no fixed colour (dark text on the dark theme was unreadable)
+    styler = compare.style_summary(pd.DataFrame({"Method": ["RoPE"], "x": ["✓ y"]}))
+    styler._compute()
+    index_css = [rule for rules in styler.ctx_index.values() for rule in rules]
+    assert ("font-weight", "bold") in index_css and not any(k == "color" for k, _ in index_css)
 
 
 # ------------------------------------------------------------------------------------- chart

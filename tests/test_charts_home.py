@@ -90,6 +90,20 @@ def test_attention_heatmap_large_drops_values_and_shows_positions():
     assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, pytest.approx(1 / n)]
 
 
+@pytest.mark.parametrize("vmax", [0.53, 0.9, 1.0])
+def test_attention_heatmap_legend_labels_stay_inside_the_gradient(vmax):
+    """The legend's labels are 0, vmax/2 and vmax (the end labels sit flush with the gradient's
+    ends, so none hangs past it), every one printed in full, on a gradient short enough to fit
+    under the plot of a narrow column."""
+    w = np.array([[0.47, 0.53], [0.2, 0.8]]) * min(vmax, 0.9)
+    spec = home.attention_heatmap(w, ["dog", "bites"], title="t", vmax=vmax).to_dict()
+    legend = layers(spec)[0]["encoding"]["color"]["legend"]
+    assert legend["values"] == pytest.approx([0.0, vmax / 2, vmax])
+    assert legend["values"][-1] == layers(spec)[0]["encoding"]["color"]["scale"]["domain"][-1]
+    assert legend["format"] == ".2f" and legend["labelOverlap"] is False  # "0.53", never "0."
+    assert legend["gradientLength"] <= 160 and legend["direction"] == "horizontal"
+
+
 def test_attention_heatmap_shape_mismatch():
     with pytest.raises(ValueError, match="weights must have shape"):
         home.attention_heatmap(np.zeros((2, 3)), ["a", "b"], title="t")

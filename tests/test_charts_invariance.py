@@ -130,6 +130,38 @@ def test_deviation_chart_shows_an_exact_zero():
     assert frame(spec, labels[0])["text"].iloc[0] == "0 (exact) · pass"
 
 
+def label_rows(spec: dict) -> pd.DataFrame:
+    (labels,) = [l for l in find(spec, "text") if l["encoding"].get("text", {}).get("field") == "text"]
+    assert labels["mark"]["align"] == "left" and labels["mark"]["dx"] > 0  # text runs right of text_x
+    assert labels["encoding"]["x"]["field"] == "text_x"
+    return frame(spec, labels)
+
+
+@pytest.mark.parametrize("learned, note", [(38.7, ""), (np.nan, "no row: the table is too short")])
+def test_deviation_labels_start_right_of_the_pass_mark(learned, note):
+    """A passing bar ends left of the rule; its label (and a note) must not run across the rule."""
+    rows = label_rows(deviation_spec(learned=learned, note=note))
+    assert (rows["text_x"] >= 5.8e-12).all()
+    assert rows["text_x"].iloc[0] == 5.8e-12  # RoPE passes: label just after the rule
+    assert rows["text_x"].iloc[1] == pytest.approx(17.3)  # a failing bar's label at its end
+    if note:
+        assert rows["text_x"].iloc[2] == 5.8e-12
+
+
+@pytest.mark.parametrize("deviations", [[1e-30, 1e-13], [2e-14], [0.0, 3e-15]])
+def test_deviation_axis_leaves_room_right_of_the_pass_mark(deviations):
+    """Everything passes, even by 18 decades: the axis still runs well past the rule, so the labels
+    starting there fit (≥ 4 decades and ≥ 35 % of the axis)."""
+    tol = 1e-12
+    results = pd.DataFrame({"method": [f"m{i}" for i in range(len(deviations))], "deviation": deviations})
+    spec = charts.deviation_chart(results, tolerance=tol, title="t").to_dict()
+    (bars,) = find(spec, "bar")
+    floor, top = bars["encoding"]["x"]["scale"]["domain"]
+    right = math.log10(top) - math.log10(tol)
+    assert right >= 4 and right / (math.log10(top) - math.log10(floor)) >= 0.35
+    assert (label_rows(spec)["text_x"] >= tol).all()
+
+
 @pytest.mark.parametrize("tol", [0.0, -1.0, float("nan")])
 def test_deviation_chart_rejects_bad_tolerance(tol):
     with pytest.raises(ValueError, match="tolerance"):

@@ -82,16 +82,40 @@ def test_plane_chart_arrows_heads_and_labels():
     assert frame(spec, heads)["length"].tolist() == pytest.approx(
         [math.hypot(*Q), math.hypot(*K), math.hypot(*Q), math.hypot(*K)]
     )
-    texts = find(spec, "text", fontSize=16)
-    assert sorted(l for t in texts for l in frame(spec, t)["label"]) == sorted(df["label"])
+    (texts,) = find(spec, "text", fontSize=16)  # the arrows' and the arc's labels, one layer
+    assert sorted(frame(spec, texts)["label"]) == sorted([*df["label"], "mθ"])
+
+
+def lines(spec: dict) -> tuple[dict, pd.DataFrame]:
+    """The one line layer (circles and arcs) and its rows."""
+    (layer,) = find(spec, "line")
+    return layer, frame(spec, layer)
 
 
 def test_plane_chart_circles_have_the_norms():
     spec = plane_spec()
-    (circles,) = find(spec, "line", strokeWidth=1.5)
-    df = frame(spec, circles)
-    radii = sorted({round(r, 9) for r in np.hypot(df["x"], df["y"])})
+    layer, df = lines(spec)
+    circles = df[df["kind"] == "circle"]
+    radii = sorted({round(r, 9) for r in np.hypot(circles["x"], circles["y"])})
     assert radii == pytest.approx(sorted([math.hypot(*Q), math.hypot(*K)]))
+    # circles dashed and faint, arcs solid and thicker
+    enc = layer["encoding"]
+    assert enc["strokeDash"]["field"] == enc["strokeWidth"]["field"] == enc["opacity"]["field"] == "kind"
+    style = {k: dict(zip(enc[ch]["scale"]["domain"], enc[ch]["scale"]["range"]))[k]
+             for ch in ("strokeDash",) for k in ("circle", "arc")}
+    assert style == {"circle": [4, 4], "arc": [1, 0]}
+    width = dict(zip(enc["strokeWidth"]["scale"]["domain"], enc["strokeWidth"]["scale"]["range"]))
+    assert width["arc"] > width["circle"]
+    assert enc["detail"]["field"] == "line" and df.groupby("line")["kind"].nunique().max() == 1
+
+
+def test_plane_chart_has_six_layers_and_marks_the_axes_with_the_zero_grid_line():
+    spec = plane_spec()
+    assert [l["mark"]["type"] for l in layers(spec)] == ["line", "circle", "text", "rule", "point", "text"]
+    for ch in ("x", "y"):
+        axis = layers(spec)[0]["encoding"][ch]["axis"]
+        assert axis["gridColor"]["condition"]["test"] == "datum.value === 0"
+        assert axis["gridColor"]["condition"]["value"] != axis["gridColor"]["value"]
 
 
 def test_plane_chart_trajectory_and_arc():
@@ -103,14 +127,117 @@ def test_plane_chart_trajectory_and_arc():
         assert (row.x, row.y) == pytest.approx(rotate(Q, row.position * THETA))
     assert points["encoding"]["fill"]["field"] == "position"
     numbers = [t for t in find(spec, "text", fontSize=13)]
-    assert sorted(frame(spec, numbers[0])["position"]) == list(range(1, 17))  # 0 is q itself
+    # 0 is q itself and 5 is "q at m=5": the arrows' labels name those two dots
+    assert sorted(frame(spec, numbers[0])["position"]) == [p for p in range(1, 17) if p != M]
 
-    (arc,) = find(spec, "line", strokeWidth=2.5)
-    pts = frame(spec, arc)
+    _, df_lines = lines(spec)
+    pts = df_lines[df_lines["kind"] == "arc"]
     assert np.hypot(pts["x"], pts["y"]).to_numpy() == pytest.approx(np.full(len(pts), 0.3))
     start = math.atan2(Q[1], Q[0])
     assert math.atan2(pts["y"].iloc[0], pts["x"].iloc[0]) == pytest.approx(start)
     assert math.atan2(pts["y"].iloc[-1], pts["x"].iloc[-1]) == pytest.approx(start + 1.2)
+
+
+def label_boxes(spec: dict, layer: dict, px: float, *, font: float, char_w: float) -> list[tuple]:
+    """(label, x0, x1, y0, y1) of each text of a layer in plot pixels (y up), from its anchor,
+    dx/dy, align and baseline (text width ≈ char_w px per character, height = font)."""
+    out = []
+    for row in frame(spec, layer).itertuples():
+        text = str(getattr(row, "label", None) or getattr(row, "position"))
+        x, y = row.x * px + row.dx, row.y * px - row.dy
+        w = char_w * len(text)
+        x0 = {"left": x, "right": x - w, "center": x - w / 2}[row.align]
+        y0 = {"bottom": y, "top": y - font, "middle": y - font / 2}[row.baseline]
+        out.append((text, x0, x0 + w, y0, y0 + font))
+    return out
+
+
+def box_distance(box, x, y) -> float:
+    _, x0, x1, y0, y1 = box
+    return math.hypot(max(x0 - x, 0, x - x1), max(y0 - y, 0, y - y1))
+
+
+@pytest.mark.parametrize("theta, traj_len", [(1.0, 16), (0.5623, 16), (0.2371, 12), (0.75, 20)])
+def test_plane_chart_labels_never_sit_on_a_dot_or_an_arrow_head(theta, traj_len):
+    """Every label is placed by its own row: text edges face their point, at least the dot's
+    radius (≈ 5 px) away from every trajectory dot and the head's (≈ 8 px) from every arrow tip."""
+    m, n = 5, 12
+    qm, kn = rotate(Q, m * theta), rotate(K, n * theta)
+    arrows = pd.DataFrame({"vector": ["q", "k", "q", "k"], "state": ["before", "before", "after", "after"],
+                           "label": ["q", "k", f"q at m={m}", f"k at n={n}"],
+                           "x": [Q[0], K[0], qm[0], kn[0]], "y": [Q[1], K[1], qm[1], kn[1]]})
+    traj = [rotate(Q, p * theta) for p in range(traj_len + 1)]
+    trajectory = pd.DataFrame({"position": range(traj_len + 1), "x": [t[0] for t in traj], "y": [t[1] for t in traj]})
+    arcs = pd.DataFrame({"vector": ["q"], "label": ["mθ ≡ 73.5°"], "from_x": [Q[0]], "from_y": [Q[1]],
+                         "sweep": [1.2], "radius": [0.3]})
+    spec = charts.plane_chart(arrows, trajectory=trajectory, arcs=arcs, title="t").to_dict()
+    lo, hi = layers(spec)[0]["encoding"]["x"]["scale"]["domain"]
+    px = spec["width"] / (hi - lo)
+    (numbers,) = find(spec, "text", fontSize=13)
+    (names,) = find(spec, "text", fontSize=16)
+    for layer in (numbers, names):  # placement is read from the rows
+        assert layer["mark"]["align"] == {"expr": "datum.align"} and layer["mark"]["dx"] == {"expr": "datum.dx"}
+    boxes = label_boxes(spec, numbers, px, font=13, char_w=7) + label_boxes(spec, names, px, font=16, char_w=8.5)
+    for box in boxes:
+        for x, y in traj:
+            assert box_distance(box, x * px, y * px) >= 5, (box, x, y)
+        for x, y in zip(arrows["x"], arrows["y"]):
+            assert box_distance(box, x * px, y * px) >= 6, (box, x, y)
+    # the arc's label sits in a plot corner, clear of every circle (radius ≤ reach)
+    (arc_label,) = [b for b in boxes if b[0].startswith("mθ")]
+    reach = max(math.hypot(*K), math.hypot(*Q))
+    assert box_distance(arc_label, 0, 0) > reach * px
+    # no two labels print over each other
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            overlap_x = min(a[2], b[2]) - max(a[1], b[1])
+            overlap_y = min(a[4], b[4]) - max(a[3], b[3])
+            assert overlap_x <= 1 or overlap_y <= 1, (a, b)
+
+
+def test_placed_labels_face_their_points():
+    df = pd.DataFrame({"x": [1.0, 0.0, -1.0, 0.0, 0.7], "y": [0.0, 1.0, 0.0, -1.0, -0.7]})
+    r = np.hypot(df["x"], df["y"])
+    out = charts.placed_labels(df, df["x"] / r, df["y"] / r, 10)
+    assert out["align"].tolist() == ["left", "center", "right", "center", "left"]
+    assert out["baseline"].tolist() == ["middle", "bottom", "middle", "top", "top"]
+    assert out["dx"].tolist() == pytest.approx([10, 0, -10, 0, 7.07], abs=0.01)
+    assert out["dy"].tolist() == pytest.approx([0, -10, 0, 10, 7.07], abs=0.01)  # pixels grow downwards
+
+
+def test_place_labels_goes_outwards_unless_blocked():
+    # a dot straight right of the origin: its label goes right (outwards)
+    dots = np.array([[100.0, 0.0]])
+    ux, uy, kept = charts.place_labels(dots, [8.0], height=13, gap=9, dots=dots, tips=np.zeros((0, 2)), boxes=[])
+    assert kept.tolist() == [True] and (ux[0], uy[0]) == pytest.approx((1.0, 0.0))
+    # an arrow head just outside it: the label turns to a free side instead, clear of the head
+    tips = np.array([[118.0, 0.0]])
+    boxes = []
+    ux, uy, kept = charts.place_labels(dots, [8.0], height=13, gap=9, dots=dots, tips=tips, boxes=boxes)
+    assert kept.tolist() == [True] and ux[0] < 0.9
+    assert charts.clearance(boxes[0], dots=dots, tips=tips, boxes=[]) >= charts.CLEAR
+
+
+def test_place_labels_drops_numbers_of_bunched_dots():
+    """Dots 1 px apart: the first label takes the outside, the next the inside, and the rest, which
+    would print over those two wherever they went, are left out."""
+    dots = np.array([[100.0, float(i)] for i in range(6)])
+    boxes = []
+    _, _, kept = charts.place_labels(dots, [8.0] * 6, height=13, gap=9, dots=dots, tips=np.zeros((0, 2)),
+                                     boxes=boxes, drop_crowded=True)
+    assert kept[0] and 1 <= kept.sum() < 6
+    for i, a in enumerate(boxes):  # the kept labels do not overlap
+        for b in boxes[i + 1:]:
+            assert min(a[2], b[2]) - max(a[0], b[0]) <= 0 or min(a[3], b[3]) - max(a[1], b[1]) <= 0
+
+
+def test_corner_labels_take_the_free_corner_nearest_their_direction():
+    df = pd.DataFrame({"label": ["a", "b", "c"], "x": [1.0, 0.9, -0.2], "y": [0.1, 0.2, -1.0]})
+    out = charts.corner_labels(df, 2.0)
+    assert list(zip(out["x"], out["y"])) == [(2.0, 2.0), (2.0, -2.0), (-2.0, -2.0)]
+    assert out["align"].tolist() == ["right", "right", "left"]
+    assert out["baseline"].tolist() == ["top", "bottom", "bottom"]
+    assert out["dx"].tolist() == [-6, -6, 6] and out["dy"].tolist() == [6, -6, -6]  # inset, inwards
 
 
 def test_plane_chart_numbers_only_short_trajectories():

@@ -68,8 +68,8 @@ def assert_page_complete(at, *, dim, L, T):
     assert t.loc["NoPE (none)", ORDER].startswith("✗") and number_after(t.loc["NoPE (none)", ORDER], "gap") < 1e-12
     for label in ("Sinusoidal", "Learned absolute", "RoPE", "ALiBi"):
         assert t.loc[label, ORDER].startswith("✓") and number_after(t.loc[label, ORDER], "gap") > 1e-6
-    assert t.loc["Learned absolute", EXTRA].startswith(
-        f"✗ ValueError: positions must be < max_len={L}, got {T - 1}")
+    assert t.loc["Learned absolute", EXTRA] == (
+        f"✗ a learned table has no row for positions ≥ L = {L}, so position {T - 1} cannot be scored")
     for label in ("Sinusoidal", "RoPE", "ALiBi", "NoPE (none)"):
         assert t.loc[label, EXTRA].startswith(f"✓ scores finite up to position {T - 1}")
     assert t.loc["Learned absolute", PARAMS] == f"{L * dim:,} = L·d = {L}·{dim}"

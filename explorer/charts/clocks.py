@@ -44,7 +44,13 @@ FRAME_MS = 1000 // FPS
 SPEEDS = (0.25, 1, 4, 16, 64, 256, 1024, 4096)
 DEFAULT_SPEED = 4
 
-SPACING = 2.7  # horizontal distance between clock centres, in dial radii
+SPACING = 2.4  # horizontal distance between clock centres, in dial radii
+#: Width of the clock panel, in pixels: with 8 clocks per row a dial is 2·760/(8·2.4) ≈ 79 px
+#: across, and the chart (≈ 770 px) still fits the main column of a 1280-px screen with the
+#: sidebar open (≈ 790 px).
+MAX_WIDTH = 760
+#: The odometer's log axis labels at most this many decades (every 2nd, 3rd … beyond).
+ODOMETER_MAX_LABELS = 6
 LABEL_PX = 36  # height of the two label lines under a clock (14 px font), in pixels
 HAND = 0.9  # hand length, in dial radii
 _RING_POINTS = 73  # points on each dial circle (72 segments)
@@ -95,6 +101,16 @@ def grid_shape(n: int) -> tuple[int, int]:
     return cols, math.ceil(n / cols)
 
 
+def odometer_ticks(e_lo: int, e_hi: int, max_labels: int = ODOMETER_MAX_LABELS) -> list[float]:
+    """Tick values of the odometer's log axis from 10^e_lo to 10^e_hi: whole decades, every
+    k-th one so that at most about `max_labels` get a label (one label per decade crowded the
+    axis), always including 1 (= one full turn) when it is in range."""
+    if e_hi < e_lo:
+        raise ValueError(f"need e_lo <= e_hi, got {e_lo}, {e_hi}")
+    step = max(1, math.ceil((e_hi - e_lo) / max_labels))
+    return [10.0 ** e for e in range(e_lo, e_hi + 1) if e % step == 0]
+
+
 def wavelength_label(lam: float) -> str:
     """"6.28", "19.9", "628", "54,410": three significant digits, whole tokens from 100 on."""
     return f"{lam:.3g}" if lam < 100 else f"{lam:,.0f}"
@@ -135,7 +151,7 @@ def clock_chart(
     p_max: int,
     base: float,
     d_model: int,
-    max_width: int = 700,
+    max_width: int = MAX_WIDTH,
 ) -> ClockChart:
     """The clocks and the odometer, animated in the browser.
 
@@ -273,11 +289,10 @@ def clock_chart(
         height=height,
         title=alt.TitleParams(
             "One clock per pair: the hand of pair j turns by θ_j per token",
-            subtitle=[
-                "Hand tip = (x, y) = (sin p·θ_j, cos p·θ_j): x is the sin coordinate (dimension "
-                "2j), y the cos coordinate (dimension 2j + 1).",
-                "At p = 0 every hand points to 12 o'clock; hands turn clockwise. Under each "
-                "clock: pair j and its wavelength λ_j in tokens.",
+            subtitle=[  # three short lines: the panel, not the subtitle, sets the chart's width
+                "Hand tip = (x, y) = (sin p·θ_j, cos p·θ_j): x is the sin coordinate (dimension 2j),",
+                "y the cos coordinate (dimension 2j + 1). At p = 0 every hand points to 12 o'clock;",
+                "hands turn clockwise. Under each clock: pair j and its wavelength λ_j in tokens.",
             ],
         ),
     )
@@ -285,12 +300,14 @@ def clock_chart(
     # ---- odometer: total turns of every pair at the current position, log axis
     h = all_theta.size
     odo = pd.DataFrame({"j": np.arange(h), "theta": all_theta, "clock": np.isin(np.arange(h), pairs)})
-    t_lo = 10.0 ** math.floor(math.log10(all_theta.min() / (2 * np.pi)))  # at p = 1
-    t_hi = 10.0 ** math.ceil(math.log10(max(p_max, 1) * all_theta.max() / (2 * np.pi)))
+    e_lo = math.floor(math.log10(all_theta.min() / (2 * np.pi)))  # at p = 1
+    e_hi = math.ceil(math.log10(max(p_max, 1) * all_theta.max() / (2 * np.pi)))
+    t_lo, t_hi = 10.0 ** e_lo, 10.0 ** e_hi
     turns_y = alt.Y("turns:Q").title("turns completed (log scale)").scale(
         type="log", domain=[t_lo, t_hi], nice=False
-    )
-    odo_x = alt.X("j:Q").title("pair j (fast → slow)").scale(domain=[0, max(1, h - 1)], nice=False)
+    ).axis(values=odometer_ticks(e_lo, e_hi), format=",~g", labelFlush=False, orient="right")
+    odo_x = alt.X("j:Q").title("pair j (fast → slow)").scale(domain=[0, max(1, h - 1)], nice=False).axis(
+        tickMinStep=1, format="d")  # pairs are whole numbers
     odo_base = (
         alt.Chart(odo)
         .transform_calculate(turns="pos * datum.theta / (2 * PI)")
@@ -315,6 +332,8 @@ def clock_chart(
     )
     odometer = alt.LayerChart(
         layer=[odo_rule, odo_text, odo_line, odo_marks],
+        # Its y axis on the right: the concatenation aligns the plots' left edges, so a left
+        # axis would widen the whole chart by its ~90 px (too wide for a 1280-px screen).
         width=max(width - 90, 360),  # plus its y axis ≈ the clock panel's width
         height=230,
         title=alt.TitleParams(

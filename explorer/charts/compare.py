@@ -80,9 +80,14 @@ def order_cell(check: dict, *, tol: float = RELATIVE_TOL) -> str:
     return f"✓ gap {fmt(gap)}"
 
 
-def extrapolation_cell(check: dict, *, test_len: int) -> str:
+def extrapolation_cell(check: dict, *, test_len: int, trained_len: int) -> str:
+    """✓ when scoring keys at 0 … T−1 worked; ✗ with the reason in plain words when it raised
+    (the raw ValueError text is in `check["extrapolation_error"]` and the Python snippet)."""
     if check["extrapolation_error"] is not None:
-        return f"✗ ValueError: {check['extrapolation_error']}"
+        if check["method"] == "learned":
+            return (f"✗ a learned table has no row for positions ≥ L = {trained_len}, "
+                    f"so position {test_len - 1} cannot be scored")
+        return f"✗ could not score positions up to {test_len - 1}"
     peak = float(np.max(np.abs(check["scores"])))
     return f"✓ scores finite up to position {test_len - 1} (max |s| {fmt(peak)})"
 
@@ -118,7 +123,7 @@ def summary_table(checks: list[dict], *, trained_len: int, test_len: int, dim: i
                 METHOD_LABELS[c["method"]],
                 relative_cell(c, tol=tol),
                 order_cell(c, tol=tol),
-                extrapolation_cell(c, test_len=test_len),
+                extrapolation_cell(c, test_len=test_len, trained_len=trained_len),
                 parameters_cell(c, trained_len=trained_len, dim=dim),
                 injects_cell(c, tol=tol),
             ]
@@ -126,20 +131,26 @@ def summary_table(checks: list[dict], *, trained_len: int, test_len: int, dim: i
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
+#: CSS of a ✓ / ✗ cell. Text and background are set together (dark green on pale green, dark red
+#: on pale red, both ≥ 7:1), so a cell reads the same on the light and the dark theme; a text
+#: colour alone, chosen for white, all but vanished on the dark theme's navy.
+VERDICT_CSS = {
+    "✓": "color: #064E3B; background-color: #DCFCE7",
+    "✗": "color: #7F1D1D; background-color: #FEE2E2",
+}
+
+
 def verdict_color(cell) -> str:
-    """CSS for one table cell: green for a ✓ verdict, red for a ✗ one, nothing otherwise."""
+    """CSS for one table cell: green for a ✓ verdict, red for a ✗ one, nothing otherwise (the
+    theme's own text colour)."""
     text = str(cell)
-    if text.startswith("✓"):
-        return "color: #047857"
-    if text.startswith("✗"):
-        return "color: #B91C1C"
-    return ""
+    return next((css for mark, css in VERDICT_CSS.items() if text.startswith(mark)), "")
 
 
 def style_summary(table: pd.DataFrame):
-    """`summary_table` indexed by method, ticks in green and crosses in red (a pandas Styler)."""
-    return (table.set_index("Method").style.map(verdict_color)
-            .map_index(lambda _: "font-weight: bold; color: #0F172A"))
+    """`summary_table` indexed by method, ✓ cells green and ✗ cells red (a pandas Styler). The
+    method names are bold in the theme's text colour (no fixed colour: it would be dark on dark)."""
+    return table.set_index("Method").style.map(verdict_color).map_index(lambda _: "font-weight: bold")
 
 
 def score_curves(checks: list[dict]) -> pd.DataFrame:

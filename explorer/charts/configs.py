@@ -35,14 +35,19 @@ def wavelength_frame(theta: np.ndarray, theta_ntk: np.ndarray, factor: float) ->
 
 
 def wavelength_compare_chart(frame: pd.DataFrame, *, alpha: float, new_base: float, base: float,
-                             width: int = 640, height: int = 300) -> alt.Chart:
-    """λ_j per pair, log axis, one line per scheme."""
+                             width: int = 640, height: int = 460) -> alt.Chart:
+    """λ_j per pair, log axis, one line per scheme.
+
+    Streamlit fits the whole chart into `height` (title, legend and axes take ≈ 170 px of it), so
+    460 leaves the plot ≈ 290 px: the three lines, some decades apart, stay distinguishable."""
     color = alt.Color("scheme:N").title(None).scale(domain=list(COLORS), range=list(COLORS.values()))
+    last = int(frame["j"].max()) if len(frame) else 1
     chart = (
         alt.Chart(frame)
         .mark_line(point=alt.OverlayMarkDef(size=30), strokeWidth=2.5)
         .encode(
-            alt.X("j:Q").title("pair j (0 = fastest)").axis(tickMinStep=1),
+            alt.X("j:Q").title("pair j (0 = fastest)").axis(tickMinStep=1)
+            .scale(domain=[0, max(last, 1)], nice=False),  # ends at the last pair
             alt.Y("wavelength:Q").title("wavelength λ_j (tokens, log scale)").scale(type="log"),
             color,
             tooltip=[alt.Tooltip("j:Q", title="pair j"), alt.Tooltip("scheme:N"),

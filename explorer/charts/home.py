@@ -20,6 +20,8 @@ EQUIVARIANT_TOL = 1e-9
 MAX_TOKENS_WITH_VALUES = 8
 #: Above this many tokens the heatmap axes show positions only.
 MAX_TOKENS_WITH_WORDS = 12
+#: Length of the heatmaps' colour gradient, in pixels (shorter than the narrowest plot).
+LEGEND_LENGTH = 150
 
 PE_LABELS = {
     "none": "no position signal",
@@ -110,9 +112,13 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
             labelAngle=-45 if n <= MAX_TOKENS_WITH_WORDS else 0, **axis),
         y=alt.Y("query:N").sort(labels).title("query word (row)").axis(**axis),
     )
+    # Legend: labels at 0, vmax/2 and vmax only. Vega aligns the two end labels flush with the
+    # gradient's ends, so no label hangs past it, and 150 px fits under the plot of a third of a
+    # 1280-px screen (a longer gradient ran off the chart and cut "0.5" to "0.").
     cells = base.mark_rect().encode(
         color=alt.Color("weight:Q").scale(scheme="blues", domain=[0, vmax]).title("attention weight")
-        .legend(orient="bottom", direction="horizontal", gradientLength=200),
+        .legend(orient="bottom", direction="horizontal", gradientLength=LEGEND_LENGTH,
+                values=[0.0, vmax / 2, vmax], format=".2f", labelOverlap=False),
         tooltip=[alt.Tooltip("query:N", title="query"), alt.Tooltip("key:N", title="key"),
                  alt.Tooltip("weight:Q", format=".4f")],
     )

@@ -92,7 +92,10 @@ def deviation_chart(results: pd.DataFrame, *, tolerance: float, title: str, subt
     values = df.loc[finite, "deviation"].astype(float)
     positive = values[values > 0]
     floor = 10.0 ** math.floor(math.log10(min([tolerance, *positive.tolist()]) / 100))
-    top = 10.0 ** math.ceil(math.log10(max([tolerance, *positive.tolist()]) * 100))
+    # Right of the pass mark, at least 4 decades and 35 % of the axis: room for the labels there.
+    left = math.log10(tolerance) - math.log10(floor)
+    room = max(4.0, 0.55 * left)
+    top = 10.0 ** math.ceil(max([math.log10(tolerance) + room, *np.log10(positive * 100).tolist()]))
     df["shown"] = df["deviation"].clip(lower=floor).where(finite, np.nan)
     df["floor"] = floor
     df["verdict"] = np.where(~finite, "n/a", np.where(df["deviation"] <= tolerance, "pass", "fail"))
@@ -100,7 +103,9 @@ def deviation_chart(results: pd.DataFrame, *, tolerance: float, title: str, subt
         note if not ok else (f"{dev:.2e} · {verdict}" if dev > 0 else f"0 (exact) · {verdict}")
         for ok, dev, verdict, note in zip(finite, df["deviation"], df["verdict"], df["note"])
     ]
-    df["text_x"] = df["shown"].fillna(floor)
+    # Every label starts right of the pass mark, never across its rule: a failing bar's at the
+    # bar's end (already right of it), a passing bar's and a note's just after the rule.
+    df["text_x"] = np.maximum(df["shown"].fillna(floor), tolerance)
     order = list(df["method"])
     verdict_colour = (
         alt.Color("verdict:N")

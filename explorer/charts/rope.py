@@ -52,6 +52,161 @@ def _arc_points(start: float, end: float, radius: float, n: int = 64) -> tuple[n
     return radius * np.cos(t), radius * np.sin(t)
 
 
+#: Pixel gap between a label and the point it names: trajectory dots are ≈ 5 px in radius, an
+#: arrow head reaches ≈ 6 px beyond its tip.
+DOT_LABEL_GAP = 9
+TIP_LABEL_GAP = 12
+#: Sizes of the things labels must not touch, in pixels: dot radius, arrow-head radius, half
+#: a shaft's width; and the text sizes (width per character is an estimate for the app's font).
+DOT_RADIUS, HEAD_RADIUS, SHAFT_HALF_WIDTH = 5.0, 8.0, 2.0
+NUMBER_FONT, NUMBER_CHAR = 13, 7.2
+NAME_FONT, NAME_CHAR = 16, 8.8
+#: A label takes the first of its candidate places (outwards first) at least this clear (px),
+#: and keeps LABEL_SPACING px more from other labels.
+CLEAR = 2.0
+LABEL_SPACING = 5.0
+#: |cos| or |sin| of a label's direction beyond which the text is aligned to that side (22.5°).
+_SIDE = 0.38
+#: Candidate directions around a point, as turns from "outwards" (degrees), in order of preference.
+_TURNS = np.radians([0, 45, -45, 90, -90, 135, -135, 180])
+#: The plot's corners, as (x side, y side); the arc labels go there (see `plane_chart`).
+_CORNERS = ((1, 1), (-1, 1), (-1, -1), (1, -1))
+
+
+def placed_labels(df: pd.DataFrame, ux, uy, gap: float) -> pd.DataFrame:
+    """Place text labels `gap` pixels from their anchors (x, y) in the direction (ux, uy).
+
+    Adds dx, dy (the pixel offset; dy grows downwards) and align, baseline chosen so that the
+    text's edge nearest the anchor faces it: a label to the right of its point starts there
+    (align "left"), one above it sits on it (baseline "bottom"), and so on round the compass.
+    The text therefore never covers the dot or arrow head at its anchor."""
+    ux = np.asarray(ux, dtype=float)
+    uy = np.asarray(uy, dtype=float)
+    return df.assign(
+        dx=np.round(gap * ux, 2),
+        dy=np.round(-gap * uy, 2),
+        align=np.where(ux > _SIDE, "left", np.where(ux < -_SIDE, "right", "center")),
+        baseline=np.where(uy > _SIDE, "bottom", np.where(uy < -_SIDE, "top", "middle")),
+    )
+
+
+def label_box(anchor, u, gap: float, width: float, height: float) -> np.ndarray:
+    """[x0, y0, x1, y1] (pixels, y up) of a label placed like `placed_labels` does."""
+    ox, oy = anchor[0] + gap * u[0], anchor[1] + gap * u[1]
+    x0 = ox if u[0] > _SIDE else (ox - width if u[0] < -_SIDE else ox - width / 2)
+    y0 = oy if u[1] > _SIDE else (oy - height if u[1] < -_SIDE else oy - height / 2)
+    return np.array([x0, y0, x0 + width, y0 + height])
+
+
+def _to_box(points: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """Distance from each point (n, 2) to a box [x0, y0, x1, y1] (0 inside)."""
+    dx = np.maximum.reduce([box[0] - points[:, 0], points[:, 0] - box[2], np.zeros(len(points))])
+    dy = np.maximum.reduce([box[1] - points[:, 1], points[:, 1] - box[3], np.zeros(len(points))])
+    return np.hypot(dx, dy)
+
+
+def clearance(box: np.ndarray, *, dots: np.ndarray, tips: np.ndarray, boxes: list,
+              dot_room: float = DOT_RADIUS) -> float:
+    """How far (px) a label box stays from the dots (`dot_room` px around each centre), the
+    arrows (shaft from the origin to each tip, head at the tip) and the boxes of labels already
+    placed; negative when it touches one."""
+    room = [np.inf]
+    if len(dots):
+        room.append(_to_box(dots, box).min() - dot_room)
+    if len(tips):
+        room.append(_to_box(tips, box).min() - HEAD_RADIUS)
+        t = np.linspace(0.0, 1.0, 25)[:, None]
+        shafts = (t[None] * tips[:, None, :]).reshape(-1, 2)  # points along every shaft
+        room.append(_to_box(shafts, box).min() - SHAFT_HALF_WIDTH)
+    for other in boxes:
+        gap_x = max(other[0] - box[2], box[0] - other[2])  # negative where they overlap
+        gap_y = max(other[1] - box[3], box[1] - other[3])
+        apart = max(gap_x, gap_y) if gap_x < 0 and gap_y < 0 else np.hypot(max(gap_x, 0.0), max(gap_y, 0.0))
+        room.append(apart - LABEL_SPACING)  # two labels side by side would read as one
+    return float(min(room))
+
+
+def place_labels(anchors: np.ndarray, widths, *, height: float, gap: float, dots: np.ndarray,
+                 tips: np.ndarray, boxes: list, drop_crowded: bool = False):
+    """Greedy label placement (all in pixels, y up): each label in turn takes the first of eight
+    directions around its anchor (outwards from the origin first) whose box stays `CLEAR` px
+    clear of every dot, arrow and label already placed (`boxes`, extended in place), else the
+    clearest one.
+
+    With `drop_crowded` (the position numbers), a label must also be nearer its own dot than any
+    other dot, and a label that cannot be placed so without touching something is left out
+    (bunched dots would otherwise get numbers printed over each other, or read as another's).
+
+    Returns (ux, uy, kept): the chosen directions and which labels are drawn."""
+    n = len(anchors)
+    ux, uy, kept = np.zeros(n), np.zeros(n), np.zeros(n, dtype=bool)
+    other_room = gap + 1.0 if drop_crowded else DOT_RADIUS  # own dot: `gap` px from the box
+    for i in range(n):
+        out = np.arctan2(anchors[i][1], anchors[i][0]) if np.any(anchors[i]) else 0.0
+        own = np.all(dots == anchors[i], axis=1) if len(dots) else np.zeros(0, dtype=bool)
+        best, best_room, best_box = None, -np.inf, None
+        for turn in _TURNS:
+            u = (np.cos(out + turn), np.sin(out + turn))
+            box = label_box(anchors[i], u, gap, widths[i], height)
+            room = min(clearance(box, dots=dots[~own], tips=tips, boxes=boxes, dot_room=other_room),
+                       clearance(box, dots=dots[own], tips=np.zeros((0, 2)), boxes=[]))
+            if room > best_room:
+                best, best_room, best_box = u, room, box
+            if room >= CLEAR:
+                best, best_box = u, box
+                break
+        if drop_crowded and best_room < 0:
+            continue
+        ux[i], uy[i], kept[i] = best[0], best[1], True
+        boxes.append(best_box)
+    return ux, uy, kept
+
+
+def _radial(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors from the origin towards each row's (x, y); (1, 0) at the origin."""
+    x, y = df["x"].to_numpy(float), df["y"].to_numpy(float)
+    r = np.hypot(x, y)
+    safe = np.where(r > 0, r, 1.0)
+    return np.where(r > 0, x / safe, 1.0), np.where(r > 0, y / safe, 0.0)
+
+
+def corner_labels(df: pd.DataFrame, lim: float, *, inset: float = 6) -> pd.DataFrame:
+    """Put each row's label in a corner of the square plot [−lim, lim]², inset by `inset` px: the
+    free corner nearest the direction of the row's (x, y). The corners lie outside every circle
+    and normally beyond the arrows' labels (which `place_labels` keeps clear of them)."""
+    ux, uy = _radial(df)
+    free = list(_CORNERS)
+    chosen = []
+    for a, b in zip(ux, uy):
+        best = max(free or _CORNERS, key=lambda c: a * c[0] + b * c[1])
+        if best in free:
+            free.remove(best)
+        chosen.append(best)
+    sx = np.array([c[0] for c in chosen], dtype=float)
+    sy = np.array([c[1] for c in chosen], dtype=float)
+    return df.assign(
+        x=sx * lim, y=sy * lim, dx=-sx * inset, dy=sy * inset,
+        align=np.where(sx > 0, "right", "left"), baseline=np.where(sy > 0, "top", "bottom"),
+    )
+
+
+def corner_boxes(rows: pd.DataFrame, px: float, *, char: float = NAME_CHAR, height: float = NAME_FONT) -> list:
+    """The [x0, y0, x1, y1] pixel boxes (y up) of `corner_labels` rows, for `place_labels`."""
+    boxes = []
+    for row in rows.itertuples(index=False):
+        x, y, w = row.x * px + row.dx, row.y * px - row.dy, char * len(str(row.label))
+        x0 = x - w if row.align == "right" else x
+        y0 = y - height if row.baseline == "top" else y
+        boxes.append(np.array([x0, y0, x0 + w, y0 + height]))
+    return boxes
+
+
+def _placed_text(**mark) -> dict:
+    """Mark properties that read a label's placement from its row (see `placed_labels`)."""
+    return dict(align=alt.expr("datum.align"), baseline=alt.expr("datum.baseline"),
+                dx=alt.expr("datum.dx"), dy=alt.expr("datum.dy"), **mark)
+
+
 def plane_chart(
     arrows: pd.DataFrame,
     *,
@@ -66,9 +221,17 @@ def plane_chart(
     arrows      columns vector ("q" | "k"), state ("before" | "after"), label, x, y: one arrow
                 from the origin each; every distinct (vector, length) gets its circle.
     trajectory  columns position, x, y: where the vector lands at each position (points coloured
-                by position; numbered when there are at most 24).
+                by position; numbered when there are at most 24, except where an arrow's own
+                label already names the point).
     arcs        columns vector, label, from_x, from_y, sweep, radius: an arc of `sweep` radians
                 (counter-clockwise if positive) starting at the direction of (from_x, from_y).
+
+    Six layers: the circles and arcs (one line layer), the trajectory dots and their numbers, the
+    arrow shafts and heads, and the arrow and arc labels (one text layer). No label sits on a dot,
+    an arrow or another label: the arrows' labels, then the position numbers, are placed beside
+    their points, outwards unless something is in the way (`place_labels`; a number with no
+    free side is left out); the arcs' labels go to the plot's corners (`corner_labels`). The two
+    axes through the origin are the grid lines at 0, drawn darker.
     """
     need = {"vector", "state", "label", "x", "y"}
     if not need <= set(arrows.columns):
@@ -80,32 +243,69 @@ def plane_chart(
         reach = max(reach, float(np.hypot(trajectory["x"], trajectory["y"]).max()))
     reach = max(reach, 1e-9)
     lim = 1.45 * reach  # room for the labels beyond the tips
+    px = size / (2 * lim)  # pixels per unit, on both axes
     scale = alt.Scale(domain=[-lim, lim], nice=False, zero=False)
-    x_enc = alt.X("x:Q").scale(scale).title("first coordinate of the pair")
-    y_enc = alt.Y("y:Q").scale(scale).title("second coordinate of the pair")
+    # The axes through the origin: the grid line at 0, darker than the others.
+    origin_line = dict(
+        gridColor=alt.condition("datum.value === 0", alt.value("#94A3B8"), alt.value("#E2E8F0")),
+        gridWidth=alt.condition("datum.value === 0", alt.value(1.5), alt.value(1)),
+    )
+    x_enc = alt.X("x:Q").scale(scale).title("first coordinate of the pair").axis(**origin_line)
+    y_enc = alt.Y("y:Q").scale(scale).title("second coordinate of the pair").axis(**origin_line)
     colour = (
         alt.Color("vector:N")
         .scale(domain=list(VECTOR_COLORS), range=list(VECTOR_COLORS.values()))
         .legend(None)
     )
+    layers = []
 
-    # Circles of the norms (rotation keeps every arrow on its circle).
-    circles = []
+    # Lines: the circles of the norms (dashed, faint: rotation keeps every arrow on its circle)
+    # and the angle arcs (solid), one layer; `kind` sets dash, width and opacity.
+    lines = []
     for (vec, length), _ in arrows.groupby(["vector", arrows["length"].round(9)]):
         cx, cy = _arc_points(0.0, 2 * np.pi, float(length), 181)
-        circles.append(pd.DataFrame({"vector": vec, "circle": f"{vec}:{length}", "x": cx, "y": cy, "i": range(181)}))
-    axes = pd.DataFrame({"x": [-lim, 0.0], "y": [0.0, -lim], "x2": [lim, 0.0], "y2": [0.0, lim]})
-    layers = [
-        alt.Chart(axes).mark_rule(color="#94A3B8", strokeWidth=1).encode(x=x_enc, y=y_enc, x2="x2:Q", y2="y2:Q"),
-    ]
-    if circles:
+        lines.append(pd.DataFrame({"kind": "circle", "vector": vec, "line": f"circle {vec}:{length}",
+                                   "x": cx, "y": cy, "i": range(181)}))
+    corner_rows = None
+    if arcs is not None and len(arcs):
+        start = np.arctan2(arcs["from_y"], arcs["from_x"])
+        arcs = arcs.assign(start=start, end=start + arcs["sweep"])
+        for i, arc in enumerate(arcs.itertuples(index=False)):
+            ax, ay = _arc_points(float(arc.start), float(arc.end), float(arc.radius))
+            lines.append(pd.DataFrame({"kind": "arc", "vector": arc.vector, "line": f"arc {i}", "x": ax, "y": ay,
+                                       "i": range(len(ax))}))
+        # An arc's label would not fit between its two arrows without crossing one of them or the
+        # dots on the circle, so it goes to the plot corner in the arc's direction, in its colour.
+        mid = (arcs["start"] + arcs["end"]) / 2
+        corner_rows = corner_labels(pd.DataFrame(
+            {"vector": arcs["vector"], "label": arcs["label"], "x": np.cos(mid), "y": np.sin(mid)}), lim)
+
+    # Label placement, in pixels (y up): the arcs' labels sit in the corners; then the arrows'
+    # labels, then the position numbers, each clear of everything placed before it.
+    tips = arrows[["x", "y"]].to_numpy(float)
+    has_trajectory = trajectory is not None and len(trajectory) > 0
+    dots_px = trajectory[["x", "y"]].to_numpy(float) * px if has_trajectory else np.zeros((0, 2))
+    boxes: list = corner_boxes(corner_rows, px) if corner_rows is not None else []
+    ux, uy, _ = place_labels(tips * px, [NAME_CHAR * len(str(t)) for t in arrows["label"]], height=NAME_FONT,
+                             gap=TIP_LABEL_GAP, dots=dots_px, tips=tips * px, boxes=boxes)
+    text_rows = [placed_labels(arrows[["vector", "label", "x", "y"]], ux, uy, TIP_LABEL_GAP)]
+    if corner_rows is not None:
+        text_rows.append(corner_rows)
+
+    if lines:
+        kinds = ["circle", "arc"]
         layers.append(
-            alt.Chart(pd.concat(circles, ignore_index=True))
-            .mark_line(strokeDash=[4, 4], strokeWidth=1.5, opacity=0.55)
-            .encode(x=x_enc, y=y_enc, color=colour, detail="circle:N", order="i:Q")
+            alt.Chart(pd.concat(lines, ignore_index=True))
+            .mark_line()
+            .encode(
+                x=x_enc, y=y_enc, color=colour, detail="line:N", order="i:Q",
+                strokeDash=alt.StrokeDash("kind:N").scale(domain=kinds, range=[[4, 4], [1, 0]]).legend(None),
+                strokeWidth=alt.StrokeWidth("kind:N").scale(domain=kinds, range=[1.5, 2.5]).legend(None),
+                opacity=alt.Opacity("kind:N").scale(domain=kinds, range=[0.55, 1.0]).legend(None),
+            )
         )
 
-    if trajectory is not None and len(trajectory):
+    if has_trajectory:
         traj = trajectory[["position", "x", "y"]].copy()
         layers.append(
             alt.Chart(traj)
@@ -124,35 +324,26 @@ def plane_chart(
             )
         )
         if len(traj) <= 24:
-            traj = traj[traj["position"] != 0]  # position 0 is q itself, already labelled
-            norm = np.hypot(traj["x"], traj["y"]).replace(0, 1.0)
-            traj = traj.assign(lx=traj["x"] * (1 + 0.1 * reach / norm), ly=traj["y"] * (1 + 0.1 * reach / norm))
-            layers.append(
-                alt.Chart(traj)
-                .mark_text(fontSize=13, color="#1E3A8A")
-                .encode(x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="position:Q")
+            # A dot under an arrow tip (q itself at 0, q at m) is named by the arrow's label.
+            near_tip = np.hypot(traj["x"].to_numpy(float)[:, None] - tips[:, 0],
+                                traj["y"].to_numpy(float)[:, None] - tips[:, 1])
+            named = (near_tip < 1e-6 * reach).any(axis=1) if len(tips) else np.zeros(len(traj), bool)
+            numbered = traj[~named & (traj["position"] != 0).to_numpy()]
+            # first and last position first, so that crowding drops numbers in between
+            order = [0, len(numbered) - 1, *range(1, len(numbered) - 1)] if len(numbered) > 1 else [0] * len(numbered)
+            numbered = numbered.iloc[order]
+            ux, uy, kept = place_labels(
+                numbered[["x", "y"]].to_numpy(float) * px,
+                [NUMBER_CHAR * len(str(p)) for p in numbered["position"]],
+                height=NUMBER_FONT, gap=DOT_LABEL_GAP, dots=dots_px, tips=tips * px, boxes=boxes,
+                drop_crowded=True,
             )
-
-    if arcs is not None and len(arcs):
-        start = np.arctan2(arcs["from_y"], arcs["from_x"])
-        arcs = arcs.assign(start=start, end=start + arcs["sweep"])
-        pts = []
-        for i, arc in enumerate(arcs.itertuples(index=False)):
-            ax, ay = _arc_points(float(arc.start), float(arc.end), float(arc.radius))
-            pts.append(pd.DataFrame({"arc": i, "vector": arc.vector, "x": ax, "y": ay, "i": range(len(ax))}))
-        mid = (arcs["start"] + arcs["end"]) / 2
-        labels = arcs.assign(
-            lx=(arcs["radius"] + 0.12 * reach) * np.cos(mid),
-            ly=(arcs["radius"] + 0.12 * reach) * np.sin(mid),
-        )
-        layers += [
-            alt.Chart(pd.concat(pts, ignore_index=True))
-            .mark_line(strokeWidth=2.5)
-            .encode(x=x_enc, y=y_enc, color=colour, detail="arc:N", order="i:Q"),
-            alt.Chart(labels)
-            .mark_text(fontSize=15, fontWeight="bold")
-            .encode(x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="label:N", color=colour),
-        ]
+            numbers = placed_labels(numbered, ux, uy, DOT_LABEL_GAP)[kept].sort_values("position")
+            layers.append(
+                alt.Chart(numbers)
+                .mark_text(**_placed_text(fontSize=NUMBER_FONT, color="#1E3A8A"))
+                .encode(x=x_enc, y=y_enc, text="position:Q")
+            )
 
     # Arrows: shaft (rule from the origin), head (a triangle turned to point along the arrow), label.
     length = arrows["length"].replace(0, 1.0)
@@ -164,8 +355,6 @@ def plane_chart(
         hy=arrows["y"] * (1 - head_back),
         # Vega turns a shape clockwise from "up"; the arrow points at atan2(y, x) counter-clockwise.
         head=(90.0 - np.degrees(np.arctan2(arrows["y"], arrows["x"]))) % 360.0,
-        lx=arrows["x"] * (1 + 0.06 * reach / length),
-        ly=arrows["y"] * (1 + 0.06 * reach / length),
         faint=arrows["state"].map({"before": 0.55, "after": 1.0}),
     )
     dash = alt.StrokeDash("state:N").scale(domain=list(STATES), range=[[6, 4], [1, 0]]).legend(None)
@@ -185,18 +374,15 @@ def plane_chart(
             color=colour, opacity=alt.Opacity("faint:Q", scale=None), tooltip=tooltip,
         ),
     ]
-    # Labels just beyond the tips, running outwards (left of a tip on the left half, right on the right).
+    # The arrows' and the arcs' labels (placed above).
     layers.append(
-        alt.Chart(arrows)
-        .mark_text(
-            fontSize=16,
-            fontWeight="bold",
-            align=alt.expr("datum.x >= 0 ? 'left' : 'right'"),
-            dx=alt.expr("datum.x >= 0 ? 4 : -4"),
-        )
-        .encode(x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="label:N", color=colour)
+        alt.Chart(pd.concat(text_rows, ignore_index=True))
+        .mark_text(**_placed_text(fontSize=NAME_FONT, fontWeight="bold"))
+        .encode(x=x_enc, y=y_enc, text="label:N", color=colour)
     )
-    chart = alt.layer(*layers).properties(
+    # One constructor call: .properties() on a layer chart would deep-copy every layer again.
+    chart = alt.LayerChart(
+        layer=layers,
         width=size,
         height=size,
         title=alt.TitleParams(title, subtitle=subtitle or ""),

@@ -1,0 +1,67 @@
+"""Chart builders of the Model configs page (explorer/charts/configs.py), via `chart.to_dict()`:
+the wavelengths against λ_j = 2π/θ_j computed here with `math`, the encodings, and the sizes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from explorer.charts import configs as charts
+
+
+def theta_loop(d: int, base: float) -> np.ndarray:
+    return np.array([base ** (-2.0 * j / d) for j in range(d // 2)])
+
+
+def build(d=64, base=10000.0, alpha=4.0):
+    new_base = base * alpha ** (d / (d - 2))  # NTK-aware: the slowest pair stretched by α
+    theta, theta_ntk = theta_loop(d, base), theta_loop(d, new_base)
+    frame = charts.wavelength_frame(theta, theta_ntk, alpha)
+    chart = charts.wavelength_compare_chart(frame, alpha=alpha, new_base=new_base, base=base)
+    return frame, chart.to_dict(), new_base
+
+
+def test_wavelength_frame_matches_the_formula():
+    d, base, alpha = 16, 500.0, 2.0
+    frame, _, new_base = build(d, base, alpha)
+    assert list(frame["scheme"].unique()) == list(charts.COLORS)
+    for scheme, b, stretch in [("as trained", base, 1.0), ("NTK-aware (new base)", new_base, 1.0),
+                               ("linear (positions ÷ s)", base, alpha)]:
+        rows = frame[frame["scheme"] == scheme]
+        assert rows["j"].tolist() == list(range(d // 2))
+        expected = [stretch * 2 * math.pi / b ** (-2.0 * j / d) for j in range(d // 2)]
+        assert rows["wavelength"].to_numpy() == pytest.approx(expected, rel=1e-12)
+    ntk = frame[frame["scheme"] == "NTK-aware (new base)"]["wavelength"].to_numpy()
+    trained = frame[frame["scheme"] == "as trained"]["wavelength"].to_numpy()
+    assert ntk[0] == pytest.approx(trained[0]) and ntk[-1] == pytest.approx(alpha * trained[-1])
+
+
+def test_wavelength_frame_rejects_mismatched_thetas():
+    with pytest.raises(ValueError, match="same length"):
+        charts.wavelength_frame(np.ones(4), np.ones(3), 2.0)
+
+
+def test_chart_encodings_and_titles():
+    frame, spec, new_base = build(d=64, base=10000.0, alpha=4.0)
+    enc = spec["encoding"]
+    assert enc["x"]["field"] == "j" and enc["y"]["field"] == "wavelength"
+    assert enc["y"]["scale"]["type"] == "log"
+    assert enc["color"]["scale"]["domain"] == list(charts.COLORS)
+    assert enc["color"]["scale"]["range"] == list(charts.COLORS.values())
+    assert "NTK α = 4" in spec["title"]["text"]
+    assert f"{new_base:,.0f}" in spec["title"]["subtitle"]
+    rows = pd.DataFrame(spec["datasets"][spec["data"]["name"]])
+    assert len(rows) == 3 * 32
+    assert spec["config"]["axis"]["labelFontSize"] >= 13 and spec["config"]["title"]["fontSize"] >= 13
+
+
+def test_chart_is_tall_enough_for_its_plot_and_ends_at_the_last_pair():
+    """Streamlit fits title, legend and axes (≈ 170 px) into the height: 300 px left a plot of
+    ≈ 100 px where three lines decades apart crowded together."""
+    _, spec, _ = build(d=64)
+    assert spec["height"] - 170 >= 260
+    assert spec["encoding"]["x"]["scale"]["domain"] == [0, 31]  # not a "nice" 34
+    assert spec["encoding"]["x"]["scale"]["nice"] is False
