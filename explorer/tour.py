@@ -68,13 +68,13 @@ TOUR: tuple[Step, ...] = (
     Step(_EXT, {**_EXTENSION_BASE, "rope_type": "default"},
          "A model trained on 4,096 tokens, run on 16,384 without any scaling: its slow pairs now reach "
          "angles it never met in training."),
-    Step(_EXT, {**_EXTENSION_BASE, "rope_type": "linear", "factor": 4.0},
+    Step(_EXT, {**_EXTENSION_BASE, "rope_type": "linear", "factor": 4.0, "ext_view": "Rescaling"},
          "Position Interpolation divides every position by 4. All pairs are back in the trained range, but "
          "the fastest pairs now step four times slower, so neighbouring tokens blur together."),
-    Step(_EXT, {**_EXTENSION_BASE, "rope_type": "yarn", "factor": 4.0},
+    Step(_EXT, {**_EXTENSION_BASE, "rope_type": "yarn", "factor": 4.0, "ext_view": "Attention"},
          "YaRN leaves the fast pairs alone, slows only the slow ones, and multiplies cos and sin by a small "
          "factor above 1 so attention stays sharp over the longer context."),
-    Step(_EXT, {**preset_values("extension", "llama3.1-8b"), "model": "llama3.1-8b"},
+    Step(_EXT, {**preset_values("extension", "llama3.1-8b"), "model": "llama3.1-8b", "ext_view": "Rescaling"},
          "Llama 3.1's published settings: base 500,000, trained on 8,192 tokens, and three bands of pairs — "
          "kept, smoothly blended, or divided by 8 — chosen by wavelength."),
     Step(_CMP, {},

@@ -20,6 +20,8 @@ section "Context extension"). Names follow a config.json rope block where one ex
     high_freq_factor  1/4 … 64 (step 0.25)                                    llama3
     short_gen         short_factor list: ones | ramp | constant               longrope
     long_gen          long_factor list:  ones | ramp | constant               longrope
+    ext_view          the open tab: Wavelengths | Rescaling | Attention | Interpolation | Precision
+                      (only the open tab is computed and drawn)
 
 A method's own parameters are read (and their widgets shown) only while that method is selected.
 LongRoPE's real per-pair lists cannot be given in the URL; the generators stand in for them.
@@ -139,57 +141,67 @@ with st.expander("The rope block these charts use (as in a model's config.json)"
 # ------------------------------------------------------------------------------------- charts
 st.subheader("Which pairs leave the training range")
 show_chart(charts.angle_reach_chart(ext.train_angle, ext.target_angle, ext.out_of_distribution,
-                                         train_len=train_len, target_len=target_len), width="stretch")
-show_chart(charts.wavelength_chart(ext.inv_freq, ext.scaled_inv_freq, train_len=train_len,
-                                        target_len=target_len), width="stretch")
+                                    train_len=train_len, target_len=target_len), width="stretch")
 
-st.subheader("How the method rescales each pair")
-show_chart(charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type=used_type,
-                                             factor=factor, bands=ext.bands, yarn_range=ext.yarn_range,
-                                             target_len=target_len),
-                width="stretch")
-show_chart(charts.angle_step_chart(ext.inv_freq, ext.scaled_inv_freq), width="stretch")
+# Only the open tab is computed and drawn (the choice is in the URL: ?ext_view=Attention).
+tab_wavelengths, tab_rescaling, tab_attention, tab_pi, tab_precision = widget("ext_view")
 
-st.subheader("What attention sees")
-show_chart(charts.score_chart(ext.distances, ext.score_before, ext.score_after, train_len=train_len,
-                                   target_len=target_len, attention_factor=ext.attention_factor),
-                width="stretch")
-yarn_reference = "YaRN with defaults: 0.1·ln s + 1"
-if ext.af_curve is not None:
-    af_curves = {ropeblock.method_label(used_type): ext.af_curve}
-    if used_type != "yarn":
-        af_curves[yarn_reference] = ropeblock.yarn_reference_curve()
-    current, af_factor, af_value = ropeblock.method_label(used_type), factor, ext.attention_factor
-else:  # no scaling: show what YaRN would do at s = T/L
-    af_curves = {yarn_reference: ropeblock.yarn_reference_curve()}
-    af_factor = max(target_len / train_len, 1.0)
-    current, af_value = yarn_reference, posenc.yarn_get_mscale(af_factor)
-show_chart(
-    charts.attention_factor_chart(
-        ext.af_factors, af_curves, current=current, factor=af_factor, attention_factor=af_value,
-        colors={name: (charts.BEFORE if name == yarn_reference and len(af_curves) > 1 else charts.AFTER)
-                for name in af_curves},
-        dashed=(yarn_reference,) if len(af_curves) > 1 else ()),
-    width="stretch")
+with tab_wavelengths:
+    if tab_wavelengths.open:
+        show_chart(charts.wavelength_chart(ext.inv_freq, ext.scaled_inv_freq, train_len=train_len,
+                                           target_len=target_len), width="stretch")
 
-st.subheader("Position Interpolation in one picture")
-pi_factor = factor if factor else max(target_len / train_len, 1.0)
-pi_positions = list(range(9))
-show_chart(
-    charts.interpolation_strip_chart(pi_positions, posenc.interpolate_positions(pi_positions, factor=pi_factor),
-                                     factor=pi_factor, train_len=train_len),
-    width="stretch")
-last = float(posenc.interpolate_positions([target_len - 1], factor=pi_factor)[0])
-st.caption(f"With rope_type linear and s = {pi_factor:g}, the last token of T (m = {target_len - 1:,}) "
-           f"is rotated as position {f'{last:,.2f}'.rstrip('0').rstrip('.')}" + (" — inside the trained range." if last < train_len
-                                                    else f" — still beyond L = {train_len:,}."))
+with tab_rescaling:
+    if tab_rescaling.open:
+        show_chart(charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type=used_type,
+                                                factor=factor, bands=ext.bands, yarn_range=ext.yarn_range,
+                                                target_len=target_len),
+                   width="stretch")
+        show_chart(charts.angle_step_chart(ext.inv_freq, ext.scaled_inv_freq), width="stretch")
 
-st.subheader("Float precision")
-with st.spinner("Computing the float16 / bfloat16 angles (the first time loads PyTorch)…"):
-    positions, errors = phase_errors(ext.scaled_inv_freq, target_len)
-show_chart(charts.phase_error_chart(positions, errors), width="stretch")
-if target_len > ropeblock.FLOAT16_MAX_POSITION:
-    st.caption(f"Positions stop at {ropeblock.FLOAT16_MAX_POSITION:,}, the largest number a float16 holds.")
+with tab_attention:
+    if tab_attention.open:
+        show_chart(charts.score_chart(ext.distances, ext.score_before, ext.score_after, train_len=train_len,
+                                      target_len=target_len, attention_factor=ext.attention_factor),
+                   width="stretch")
+        yarn_reference = "YaRN with defaults: 0.1·ln s + 1"
+        if ext.af_curve is not None:
+            af_curves = {ropeblock.method_label(used_type): ext.af_curve}
+            if used_type != "yarn":
+                af_curves[yarn_reference] = ropeblock.yarn_reference_curve()
+            current, af_factor, af_value = ropeblock.method_label(used_type), factor, ext.attention_factor
+        else:  # no scaling: show what YaRN would do at s = T/L
+            af_curves = {yarn_reference: ropeblock.yarn_reference_curve()}
+            af_factor = max(target_len / train_len, 1.0)
+            current, af_value = yarn_reference, posenc.yarn_get_mscale(af_factor)
+        show_chart(
+            charts.attention_factor_chart(
+                ext.af_factors, af_curves, current=current, factor=af_factor, attention_factor=af_value,
+                colors={name: (charts.BEFORE if name == yarn_reference and len(af_curves) > 1 else charts.AFTER)
+                        for name in af_curves},
+                dashed=(yarn_reference,) if len(af_curves) > 1 else ()),
+            width="stretch")
+
+with tab_pi:
+    if tab_pi.open:
+        pi_factor = factor if factor else max(target_len / train_len, 1.0)
+        pi_positions = list(range(9))
+        show_chart(
+            charts.interpolation_strip_chart(pi_positions, posenc.interpolate_positions(pi_positions, factor=pi_factor),
+                                             factor=pi_factor, train_len=train_len),
+            width="stretch")
+        last = float(posenc.interpolate_positions([target_len - 1], factor=pi_factor)[0])
+        st.caption(f"With rope_type linear and s = {pi_factor:g}, the last token of T (m = {target_len - 1:,}) "
+                   f"is rotated as position {f'{last:,.2f}'.rstrip('0').rstrip('.')}"
+                   + (" — inside the trained range." if last < train_len else f" — still beyond L = {train_len:,}."))
+
+with tab_precision:
+    if tab_precision.open:
+        with st.spinner("Computing the float16 / bfloat16 angles (the first time loads PyTorch)…"):
+            positions, errors = phase_errors(ext.scaled_inv_freq, target_len)
+        show_chart(charts.phase_error_chart(positions, errors), width="stretch")
+        if target_len > ropeblock.FLOAT16_MAX_POSITION:
+            st.caption(f"Positions stop at {ropeblock.FLOAT16_MAX_POSITION:,}, the largest number a float16 holds.")
 
 notice_list([
     "Fast pairs (left) turn many times within L, so any angle they meet later repeats one they have "

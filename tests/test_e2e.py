@@ -85,13 +85,14 @@ DEEP_LINKS: dict[str, DeepLink] = {
     "pages/4_Relative_invariance.py": DeepLink(
         {"qk_source": "typed", "q_text": "1, 2, 3, 4", "k_text": "0.5, -1, 2, 0", "seed": 5,
          "seq_len": 48, "shift_t": 20, "score_dtype": "float32", "base": 1000,
-         "layout_sin": "concatenated", "table_len": 60},
+         "layout_sin": "concatenated", "table_len": 60, "inv_view": "Sinusoid shift"},
         slider="shift_t", chart=0,  # the shift-test deviations
     ),
     "pages/5_Context_extension.py": DeepLink(
         {"rope_type": "llama3", "head_dim": 128, "base": 500000, "train_len": 8192,
-         "target_len": 131072, "factor": 8, "low_freq_factor": 2, "high_freq_factor": 8},
-        slider="head_dim", chart=0,  # which pairs leave the training range
+         "target_len": 131072, "factor": 8, "low_freq_factor": 2, "high_freq_factor": 8,
+         "ext_view": "Rescaling"},
+        slider="head_dim", chart=1,  # the Rescaling tab's ratio chart (the Llama 3 bands)
     ),
     "pages/6_Compare_methods.py": DeepLink(
         {"head_dim": 32, "train_len": 256, "target_len": 1024, "base": 1000, "seed": 3,

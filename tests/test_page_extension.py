@@ -1,6 +1,10 @@
-"""The context-extension page through Streamlit's AppTest: defaults, every method, every control at
-its minimum and maximum, garbage in every URL parameter, and the numbers the page shows checked
-against independent values (REFERENCE.md's table and hand formulas)."""
+"""The context-extension page through Streamlit's AppTest: defaults, every method, every tab
+(?ext_view=…), every control at its minimum and maximum, garbage in every URL parameter, and the
+numbers the page shows checked against independent values (REFERENCE.md's table and hand formulas).
+
+Always drawn: the controls, the method summary (formula, metrics, rope block) and the angle-reach
+chart (chart 0). The other charts sit in lazy tabs: only the open one is computed and drawn, so a
+tab's charts are charts 1, 2 of a run with that tab open."""
 
 import json
 import math
@@ -10,24 +14,31 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-from _apptest import metrics, run_page
+from _apptest import metrics, page_path, run_page
 
 import _chartspec as cs
 import posenc
 from _posenc_reference_impl import ref_inverse_frequencies, ref_yarn_correction_range
-from explorer import params, ropeblock
+from explorer import params, ropeblock, tour
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "5_Context_extension.py")
-N_CHARTS = 8
-#: Every URL key the page reads (shared ones first).
+#: The tabs (?ext_view=…) and, per tab, a phrase from the spec of each chart it draws, in order.
+TAB_CHARTS = {
+    "Wavelengths": ("Wavelength per pair in tokens",),
+    "Rescaling": ("frequency ratio θ′_j / θ_j", "angle step (rad per token"),
+    "Attention": ("score per |q|²", "The model multiplies cos and sin by a"),
+    "Interpolation": ("token m is rotated as if it sat at m/s",),
+    "Precision": ("phase error (log scale)",),
+}
+VIEWS = tuple(TAB_CHARTS)
+REACH = "Largest rotation angle per pair"  # the always-visible chart
+#: Every URL key the page reads (shared ones first, the tab last).
 KEYS = ("head_dim", "base", "train_len", "target_len", "rope_type") + tuple(
-    dict.fromkeys(name for names in ropeblock.METHOD_PARAMS.values() for name in names))
+    dict.fromkeys(name for names in ropeblock.METHOD_PARAMS.values() for name in names)) + ("ext_view",)
 
 
 def run(at=None, **query):
     return run_page(PAGE, at, **query)
-
-
 
 
 def specs(at):
@@ -56,19 +67,30 @@ def titles(at):
     return [spec["title"]["text"] for spec in specs(at)]
 
 
-def assert_page_complete(at):
+def assert_charts(at, view):
+    """Exactly the angle-reach chart and the charts of tab `view`, in page order."""
+    drawn = [json.dumps(spec, ensure_ascii=False) for spec in specs(at)]
+    expected = (REACH,) + TAB_CHARTS[view]
+    assert len(drawn) == len(expected), (view, titles(at))
+    for spec, phrase in zip(drawn, expected):
+        assert phrase in spec, (view, phrase)
+    assert [t.label for t in at.tabs] == list(VIEWS)
+
+
+def assert_page_complete(at, view="Wavelengths"):
     assert at.title[0].value == "Context extension"
-    assert len(at.get("vega_lite_chart")) == N_CHARTS
+    assert_charts(at, view)
     assert len(at.latex) >= 2
     assert any("What to notice" in md.value for md in at.markdown)
     assert len(at.metric) == 4
 
 
 # --- defaults ----------------------------------------------------------------------------------
-def test_defaults():
+def test_defaults_draw_the_summary_the_angle_reach_and_the_first_tab_only():
     at = run()
-    assert_page_complete(at)
+    assert_page_complete(at, "Wavelengths")  # the other tabs are not computed until opened
     assert not at.error and not at.warning
+    assert "ext_view" not in at.query_params  # the default tab stays out of the URL
     # yarn, d = 64, b = 1e4, L = 4096, T = 16384, s = 4
     af = 0.1 * math.log(4) + 1
     low, high = ref_yarn_correction_range(64, 10000.0, 4096)
@@ -78,10 +100,87 @@ def test_defaults():
     assert shown["Pairs out of distribution"] == "0 of 32"
     assert shown["YaRN correction range"] == f"pairs {low} – {high}" == "pairs 10 – 23"
     assert at.radio(key="rope_type").value == "yarn"
+    assert len(at.json) == 1  # the rope block
+    assert not any("is rotated as position" in c.value for c in at.caption)  # the PI tab's caption
+    # the wavelength chart: 2π/θ_j before and 2π/θ'_j after, for every pair
+    rows = line_rows(at, 1)
+    before = rows[rows.series.str.startswith("before")].sort_values("pair").value.to_numpy()
+    np.testing.assert_allclose(before, [2 * math.pi / t for t in ref_inverse_frequencies(64)], rtol=1e-12)
+
+
+def test_the_yarn_ramp_in_the_rescaling_tab():
+    at = run(ext_view="Rescaling")
+    assert_page_complete(at, "Rescaling")
+    assert not at.warning
     # the ratio chart: θ'/θ for every pair against the hand-computed YaRN ramp
-    ratio = chart_data(at, 2).sort_values("pair").value.to_numpy()
+    low, high = ref_yarn_correction_range(64, 10000.0, 4096)
+    ratio = chart_data(at, 1).sort_values("pair").value.to_numpy()
     ramp = np.clip((np.arange(32) - low) / (high - low), 0, 1)
     np.testing.assert_allclose(ratio, ramp / 4 + (1 - ramp), rtol=1e-12)
+    assert titles(at)[2].startswith("The fastest pair still moves 1 rad per token")
+
+
+def test_the_attention_tab():
+    at = run(ext_view="Attention")
+    assert_page_complete(at, "Attention")
+    af = 0.1 * math.log(4) + 1
+    assert titles(at)[2] == f"YaRN: a = {af:.4g} at s = 4, so every logit is multiplied by a² = {af * af:.4g}"
+    score = line_rows(at, 1)
+    assert set(score.curve) == {"original θ, r ≤ L (trained)", "original θ, r > L (never trained)",
+                                f"scaled θ′, × a² = {af * af:.4g}"}
+    # r = 1 after scaling: a²·mean_j cos(θ'_j), θ'_j from the hand-computed YaRN ramp
+    low, high = ref_yarn_correction_range(64, 10000.0, 4096)
+    ramp = np.clip((np.arange(32) - low) / (high - low), 0, 1)
+    scaled = np.array(ref_inverse_frequencies(64)) * (ramp / 4 + (1 - ramp))
+    after = score[score.curve.str.startswith("scaled")].sort_values("x")
+    assert after.x.iloc[0] == 1
+    assert after.y.iloc[0] == pytest.approx(af * af * np.cos(scaled).mean(), rel=1e-9)
+    assert metrics(at)["Attention factor a"] == "1.1386"  # the summary is drawn in every tab
+
+
+def test_the_attention_tab_without_scaling_shows_what_yarn_would_do():
+    at = run(rope_type="default", ext_view="Attention")
+    assert_page_complete(at, "Attention")
+    s = 16384 / 4096
+    af = 0.1 * math.log(s) + 1
+    assert titles(at)[2].startswith(f"YaRN with defaults: 0.1·ln s + 1: a = {af:.4g} at s = {s:g}")
+
+
+def test_the_precision_tab():
+    at = run(ext_view="Precision")
+    assert_page_complete(at, "Precision")
+    curves = set(line_rows(at, 1).curve)
+    assert {"float32", "float16", "bfloat16"} <= curves
+    stop = f"Positions stop at {ropeblock.FLOAT16_MAX_POSITION:,}"
+    assert not any(stop in c.value for c in at.caption)  # T = 16,384 fits a float16
+    at = run(ext_view="Precision", target_len=100000)
+    assert_page_complete(at, "Precision")
+    assert any(stop in c.value for c in at.caption)
+    assert line_rows(at, 1).x.max() <= ropeblock.FLOAT16_MAX_POSITION
+
+
+def test_every_tab_from_the_url():
+    for view in VIEWS:
+        at = run(ext_view=view)
+        assert_page_complete(at, view)
+        assert not at.warning and not at.error
+        assert metrics(at)["Pairs out of distribution"] == "0 of 32"
+
+
+def test_a_tab_set_in_the_session_opens_it():
+    """What a tour step does: the value goes into st.session_state before the run."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["ext_view"] = "Attention"
+    at = run(at)
+    assert_page_complete(at, "Attention")
+
+
+def test_switching_method_keeps_the_open_tab():
+    at = run(ext_view="Interpolation")
+    at.radio(key="rope_type").set_value("linear")
+    at = run(at)
+    assert_page_complete(at, "Interpolation")
+    assert titles(at)[1].startswith("Position Interpolation, s = 4:")
 
 
 def test_method_labels_are_shown():
@@ -113,29 +212,32 @@ def test_every_method_selected_in_the_session(method):
 
 
 @pytest.mark.parametrize("method", list(posenc.ROPE_SCALING))
-def test_every_method_from_the_url(method):
-    at = run(rope_type=method)
-    assert at.radio(key="rope_type").value == method
-    assert_page_complete(at)
+def test_every_method_from_the_url_in_every_tab(method):
+    for view in VIEWS:
+        at = run(rope_type=method, ext_view=view)
+        assert at.radio(key="rope_type").value == method
+        assert_page_complete(at, view)
+        assert not at.error
 
 
 def test_linear_ratio_is_exactly_one_over_factor():
-    at = run(rope_type="linear", factor=8)
-    ratio = chart_data(at, 2).value.to_numpy()
+    at = run(rope_type="linear", factor=8, ext_view="Rescaling")
+    ratio = chart_data(at, 1).value.to_numpy()
     assert ratio.size == 32
     np.testing.assert_allclose(ratio, 1 / 8, rtol=1e-12)
     assert metrics(at)["Pairs out of distribution"].startswith("0 of")  # T = 4L < sL: all inside
-    step = line_rows(at, 3)
+    step = line_rows(at, 2)
     after = step[step.series.str.startswith("after")].sort_values("pair").value
     np.testing.assert_allclose(after, [t / 8 for t in ref_inverse_frequencies(64)], rtol=1e-12)
 
 
 def test_llama31_values_show_29_6_29_bands():
-    at = run(rope_type="llama3", head_dim=128, base=500000, train_len=8192, target_len=131072, factor=8)
+    at = run(rope_type="llama3", head_dim=128, base=500000, train_len=8192, target_len=131072, factor=8,
+             ext_view="Rescaling")
     assert metrics(at)["Pairs kept / smoothed / divided"] == "29 / 6 / 29"
-    bands = chart_data(at, 2, layer=1).category.str.split(" ").str[0].value_counts().to_dict()
+    bands = chart_data(at, 1, layer=1).category.str.split(" ").str[0].value_counts().to_dict()
     assert bands == {"kept": 29, "smoothed": 6, "divided": 29}
-    assert titles(at)[2] == "Llama 3: 29 pairs kept, 6 smoothed, 29 divided by s = 8"
+    assert titles(at)[1] == "Llama 3: 29 pairs kept, 6 smoothed, 29 divided by s = 8"
 
 
 def test_extrapolation_counts_the_slow_pairs():
@@ -149,8 +251,8 @@ def test_extrapolation_counts_the_slow_pairs():
 
 
 def test_dynamic_at_the_trained_length_changes_nothing():
-    at = run(rope_type="dynamic", target_len=4096)
-    ratio = chart_data(at, 2).value.to_numpy()
+    at = run(rope_type="dynamic", target_len=4096, ext_view="Rescaling")
+    ratio = chart_data(at, 1).value.to_numpy()
     np.testing.assert_array_equal(ratio, 1.0)
 
 
@@ -162,8 +264,8 @@ def test_yarn_reference_numbers():
 
 
 def test_seed_position_interpolation_example():
-    at = run(rope_type="linear", train_len=2048, target_len=4096, factor=2)
-    dots = chart_data(at, 6, layer=1)
+    at = run(rope_type="linear", train_len=2048, target_len=4096, factor=2, ext_view="Interpolation")
+    dots = chart_data(at, 1, layer=1)
     assert sorted(dots[dots.row == 0].x)[:4] == [0.0, 0.5, 1.0, 1.5]
     assert any("is rotated as position 2,047.5" in c.value for c in at.caption)
 
@@ -174,6 +276,34 @@ def test_invalid_block_shows_an_error_and_falls_back():
     assert_page_complete(at)
     assert at.subheader[0].value == ropeblock.method_label("default")
     assert metrics(at)["Attention factor a"] == "1.0000"
+
+
+# --- the tour ----------------------------------------------------------------------------------
+#: Per tour step on this page, the tab whose charts its narration talks about.
+TOUR_TABS = {"default": "Wavelengths", "linear": "Rescaling", "yarn": "Attention", "llama3": "Rescaling"}
+
+
+@pytest.mark.parametrize("number", [i for i, step in enumerate(tour.TOUR, start=1) if step.page.endswith(
+    "5_Context_extension.py")])
+def test_tour_steps_open_the_tab_their_narration_is_about(number):
+    step = tour.get_step(number)
+    at = AppTest.from_file(page_path("app.py"), default_timeout=120)
+    at.query_params["step"] = str(number)
+    at = run(at)
+    assert at.title[0].value == "Context extension"
+    rope_type = step.params["rope_type"]
+    view = TOUR_TABS[rope_type]
+    assert step.params.get("ext_view", "Wavelengths") == view
+    assert_charts(at, view)
+    if rope_type == "linear":  # "the fastest pairs now step four times slower"
+        assert titles(at)[2].startswith("The fastest pair now moves 0.25 rad per token instead of 1")
+    if rope_type == "yarn":  # "multiplies cos and sin by a small factor above 1"
+        assert titles(at)[2].startswith("YaRN: a = 1.139 at s = 4")
+    if rope_type == "llama3":  # "three bands of pairs — kept, smoothly blended, or divided by 8"
+        assert titles(at)[1] == "Llama 3: 29 pairs kept, 6 smoothed, 29 divided by s = 8"
+    if rope_type == "default":  # "its slow pairs now reach angles it never met in training"
+        n_slow = sum(2 * math.pi / t > 4096 for t in ref_inverse_frequencies(128))
+        assert titles(at)[0].startswith(f"{n_slow} of 64 pairs turn further")
 
 
 # --- min, max, garbage -------------------------------------------------------------------------
@@ -191,16 +321,17 @@ def _extreme(key, which):
 @pytest.mark.parametrize("which", ["min", "max"])
 @pytest.mark.parametrize("method", list(posenc.ROPE_SCALING))
 def test_every_control_at_its_extreme(method, which):
-    query = {key: _extreme(key, which) for key in KEYS if key != "rope_type"}
-    at = run(rope_type=method, **query)
-    assert len(at.get("vega_lite_chart")) == N_CHARTS
-    assert not at.warning  # every extreme value is a valid link
-    for chart in at.get("vega_lite_chart"):
-        spec = json.loads(chart.proto.spec)
-        assert spec["title"]["text"]
-    # the extremes that posenc rejects are reported, never raised
-    for error in at.error:
-        assert "not valid" in error.value
+    query = {key: _extreme(key, which) for key in KEYS if key not in ("rope_type", "ext_view")}
+    for view in VIEWS:  # every tab at these settings
+        at = run(rope_type=method, ext_view=view, **query)
+        assert_charts(at, view)
+        assert not at.warning  # every extreme value is a valid link
+        for chart in at.get("vega_lite_chart"):
+            spec = json.loads(chart.proto.spec)
+            assert spec["title"]["text"]
+        # the extremes that posenc rejects are reported, never raised
+        for error in at.error:
+            assert "not valid" in error.value
 
 
 def test_minimum_head_dim_with_dynamic_reports_the_error():
@@ -214,13 +345,22 @@ SHARED_KEYS = ("head_dim", "base", "train_len", "target_len")
 @pytest.mark.parametrize("garbage", ["abc", "-1", "1e999", "nan", "", "<b>x</b>"])
 def test_garbage_in_every_url_parameter(garbage):
     at = run(**{key: garbage for key in KEYS})
-    assert_page_complete(at)
+    assert_page_complete(at, "Wavelengths")  # ext_view garbage: the first tab is open
     assert len(at.warning) == 1  # one notice listing the unusable values
     # the parameters read in this run (the default method's) are named; markup stays escaped
-    for key in SHARED_KEYS + ("rope_type",) + ropeblock.METHOD_PARAMS["yarn"]:
+    for key in SHARED_KEYS + ("rope_type", "ext_view") + ropeblock.METHOD_PARAMS["yarn"]:
         assert params.escape_markdown(key) in at.warning[0].value
     assert "<b>" not in at.warning[0].value
     assert metrics(at)["Attention factor a"] == "1.1386"  # all defaults again
+    assert "ext_view" not in at.query_params  # the bad value is removed from the URL
+
+
+def test_garbage_in_every_other_parameter_with_each_tab_open():
+    for view in VIEWS:
+        at = run(ext_view=view, **{key: "abc" for key in KEYS if key != "ext_view"})
+        assert_page_complete(at, view)
+        assert len(at.warning) == 1 and "ext\\_view" not in at.warning[0].value
+        assert metrics(at)["Attention factor a"] == "1.1386"
 
 
 @pytest.mark.parametrize("method", list(posenc.ROPE_SCALING))
@@ -228,14 +368,15 @@ def test_garbage_in_a_methods_own_parameters(method):
     at = run(rope_type=method, **{key: "x1" for key in KEYS if key != "rope_type"})
     assert_page_complete(at)
     assert not at.error  # the defaults of every method make a valid block
-    for key in SHARED_KEYS + ropeblock.METHOD_PARAMS[method]:
+    for key in SHARED_KEYS + ropeblock.METHOD_PARAMS[method] + ("ext_view",):
         assert params.escape_markdown(key) in at.warning[0].value
 
 
 def test_switching_method_keeps_the_shared_controls():
-    at = run(head_dim=128, train_len=8192)
+    at = run(head_dim=128, train_len=8192, ext_view="Rescaling")
     at.radio(key="rope_type").set_value("linear")
     at = run(at)
     assert at.number_input(key="train_len").value == 8192
     assert at.slider(key="head_dim").value == 128
-    np.testing.assert_allclose(chart_data(at, 2).value, 0.25, rtol=1e-12)
+    assert_charts(at, "Rescaling")
+    np.testing.assert_allclose(chart_data(at, 1).value, 0.25, rtol=1e-12)

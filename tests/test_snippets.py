@@ -154,6 +154,9 @@ def test_invariance(query):
         assert shown["learned table, added"] == "no row"
     else:
         assert shown["learned table, added"] == f"{ns['learned_dev']:.2e}"
+    # The shift test sits above the tabs: the same numbers and snippet whichever tab is open.
+    decay = run("pages/4_Relative_invariance.py", {**query, "inv_view": "Decay"})
+    assert page_snippet(decay) == page_snippet(at) and metrics(decay) == shown
 
 
 def _extension_check(at: AppTest, ns: dict) -> None:
