@@ -66,11 +66,13 @@ MAX_SETTINGS: dict[str, dict[str, str]] = {
     "pages/1_Sinusoidal_heatmap.py": {
         "seq_len": "8192", "d_model": "2048", "base": "1000000", "zoom_p0": "7936",
         "zoom_np": "256", "zoom_d0": "1792", "zoom_nd": "256", "sim_n": "512",
+        "sin_view": "Similarity",  # the heaviest tab: two 512 × 512 matrices, 8191 offsets
         "curve_dims": ", ".join(str(i) for i in range(0, 2048, 100)),
     },
     "pages/2_Clock_hands.py": {"d_model": "2048", "base": "1000000", "n_clocks": "64", "m": "8192"},
     "pages/3_RoPE_rotation.py": {
         "m": "8192", "n": "8192", "head_dim": "256", "j": "127", "base": "1000000", "traj_m": "256",
+        "rope_view": "Whole head",  # the 256 × 256 matrix
     },
     "pages/4_Relative_invariance.py": {
         "head_dim": "256", "seq_len": "256", "shift_t": "4096", "table_len": "4096",
@@ -79,6 +81,7 @@ MAX_SETTINGS: dict[str, dict[str, str]] = {
     "pages/5_Context_extension.py": {
         "head_dim": "256", "base": "1000000", "train_len": "262144", "target_len": "1048576",
         "rope_type": "yarn", "factor": "128", "beta_fast": "256", "beta_slow": "128",
+        "ext_view": "Precision",  # the heaviest tab (torch's bfloat16)
     },
     "pages/6_Compare_methods.py": {
         "head_dim": "256", "train_len": "2048", "target_len": "4096", "base": "1000000",

@@ -177,10 +177,20 @@ def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] 
     The values go into ``st.session_state`` and the bound widgets of `page` pick them up (and
     write them to the URL); `query` holds unbound URL parameters only (``step``). Does not return.
     """
+    from explorer.presentation import _page_defaults, current_page_path
+
     state = st.session_state
+    same_page = page == current_page_path()
+    # On the same page the browser keeps its widgets, and a widget whose key is merely deleted
+    # here would send its old value back with the next interaction (a preset's "model" then
+    # reloads the preset). So on the same page a parameter goes back to the page's default.
+    defaults = _page_defaults() if same_page else {}
     for key in list(params.PARAMS):
         if key not in _FRAME_KEYS and key in state:
-            del state[key]
+            if key in defaults:
+                state[key] = defaults[key]
+            else:
+                del state[key]
     for key, value in values.items():
         params.get(key)  # KeyError for a key that is not a registry parameter
         state[key] = value
@@ -188,9 +198,7 @@ def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] 
     # history in the session; `flush_pending_url` (page_setup, on the new page) writes them now,
     # so the address bar shows the view at once.
     state[_PENDING_URL] = {"page": page, "values": dict(values)}
-    from explorer.presentation import current_page_path
-
-    if page == current_page_path():
+    if same_page:
         # Same page: no page switch; the URL must forget the old view's values, which would
         # otherwise seed the widgets again.
         for key in list(st.query_params.keys()):

@@ -282,3 +282,32 @@ def test_defaults_screenshot(info, warm_server, new_page):
     name = "home" if info.path == "app.py" else Path(info.path).stem.split("_", 1)[1]
     path = full_page_screenshot(page, SCREENSHOT_DIR / f"{n}_{name}.png")
     assert path.stat().st_size > 10_000
+
+
+def test_tour_back_on_the_same_page_forgets_the_preset(warm_server, new_page):
+    """Steps 11 → 8 stay on the extension page. Step 11 loads a model preset; after going back,
+    the browser's widgets must show step 8's values, so the next interaction keeps them (a widget
+    whose state was only deleted on the server used to send the preset's "model" back, which
+    reloaded Llama 3.1's settings)."""
+    from explorer import tour
+
+    page = new_page()
+    title = "Context extension"
+    page.goto(warm_server.url("pages/5_Context_extension.py", {"step": 11}))
+    wait_idle(page, title=title)
+    assert read_widget(page, "model") == "llama3.1-8b"
+    for n in (10, 9, 8):
+        page.locator(".st-key-tour_prev button").click()
+        page.wait_for_url(re.compile(rf".*step={n}(&|$).*"), timeout=30_000)
+        wait_idle(page, title=title)
+    assert read_widget(page, "model") == "custom"
+    assert read_widget(page, "rope_type") == tour.get_step(8).params["rope_type"]
+    thumb = page.locator(".st-key-head_dim input[type=range]")
+    thumb.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('head_dim') === '130'",
+                           timeout=30_000)
+    wait_idle(page, title=title)
+    query = query_of(page.url)
+    assert "model" not in query and query.get("rope_type") == "default", page.url
+    assert read_widget(page, "base") == "10000" and read_widget(page, "model") == "custom"
