@@ -31,16 +31,6 @@ formula(
     "the same numbers, columns in another order.",
 )
 
-# ------------------------------------------------------------------------------------ controls
-with st.container(border=True):
-    c1, c2, c3, c4, c5 = st.columns([1.2, 1.2, 1.3, 1.25, 1.15])
-    seq_len = widget("seq_len", container=c1)
-    d_model = widget("d_model", container=c2)
-    base = float(widget("base", container=c3))
-    layout = widget("layout_sin", container=c4)
-    scheme = widget("scheme", container=c5)
-
-
 # ------------------------------------------------------------------------- cached computations
 @cached(max_entries=8)
 def overview_values(seq_len: int, d_model: int, base: float, layout: str, rows: int, pair_block: int):
@@ -76,209 +66,226 @@ def offset_distances(seq_len: int, d_model: int, base: float):
     return k, posenc.distance_by_offset(k, d_model, base=base)
 
 
-try:
-    wl = pair_wavelengths(d_model, base)
-    ov_rows, pair_block = charts.overview_blocks(seq_len, d_model)
-    overview = overview_values(seq_len, d_model, base, layout, ov_rows, pair_block)
-except ValueError as err:  # the params' ranges make this unreachable; never crash on it
-    st.error(f"Could not compute with these settings ({escape_markdown(str(err))}); showing the defaults.")
-    seq_len, d_model, base, layout = (PARAMS[k].default for k in ("seq_len", "d_model", "base", "layout_sin"))
-    base = float(base)
-    wl = pair_wavelengths(d_model, base)
-    ov_rows, pair_block = charts.overview_blocks(seq_len, d_model)
-    overview = overview_values(seq_len, d_model, base, layout, ov_rows, pair_block)
+# ---------------------------------------------------------------------------------- the view
+# Everything below the formula is one fragment: moving a control reruns only this part, so the
+# browser does not rebuild the page's frame (navigation, text, formula) on every change.
+@st.fragment
+def view() -> None:
+    # ------------------------------------------------------------------------------------ controls
+    with st.container(border=True):
+        c1, c2, c3, c4, c5 = st.columns([1.2, 1.2, 1.3, 1.25, 1.15])
+        seq_len = widget("seq_len", container=c1)
+        d_model = widget("d_model", container=c2)
+        base = float(widget("base", container=c3))
+        layout = widget("layout_sin", container=c4)
+        scheme = widget("scheme", container=c5)
 
-# ------------------------------------------------------------------------------------ overview
-st.subheader("The whole table")
-y_axis, x_axis = charts.overview_axes(seq_len, d_model, ov_rows, pair_block)
-note = charts.reduction_note(seq_len, d_model, ov_rows, pair_block)
-show_chart(
-    charts.encoding_heatmap(
-        overview,
-        positions=y_axis,
-        dims=x_axis,
-        layout=layout,
-        scheme=scheme,
-        title=f"PE(p, i) for positions 0 … {seq_len - 1} and dimensions 0 … {d_model - 1}",
-        subtitle=[note, "Fast dimensions average out to grey; the zoom window below shows exact values."]
-        if note
-        else "Every value is drawn (nothing averaged). Hover for exact values.",
-        value_title="mean of PE over the pixel" if note else "PE(p, i)",
-    ),
-    width="stretch",
-)
-with st.expander("How the big picture is drawn (and why averaging, not sampling)", expanded=bool(note)):
-    st.markdown(
-        f"At the largest settings the table holds 8192 × 2048 ≈ 16.8 million numbers, far more "
-        f"than the chart has pixels (at most {charts.OVERVIEW_MAX_COLS} × "
-        f"{charts.OVERVIEW_MAX_ROWS} are sent). So the server sends one value per pixel: the "
-        "**mean** of the block of positions it covers.\n\n"
-        "- **Averaging** (used here) is what your eye does from far away. A pair that turns "
-        "several times within one block averages out to about 0 and shows as grey: an honest "
-        "*too fast to draw at this scale*. The mean is exact and cheap: averaging k positions "
-        "multiplies pair j by D_k(θ_j) = sin(kθ_j/2) / (k·sin(θ_j/2)), about 1 for slow pairs "
-        "and about 0 for fast ones. Not exactly 0: the faint arcs left in the grey area are "
-        "what remains of the fast waves after averaging.\n"
-        "- **Keeping every k-th position** (stride sampling) would show exact values, but a fast "
-        "sinusoid sampled every k tokens turns into a slow false wave (aliasing, moiré) that is "
-        "not in the data at all. That picture looks sharp and is wrong.\n\n"
-        "Columns are averaged only when there are more than "
-        f"{charts.OVERVIEW_MAX_COLS} of them, and then sines only with sines and cosines only "
-        "with cosines, over neighbouring pairs (whose frequencies differ by less than 1 %). "
-        "The zoom window below always shows exact values."
-        + (f"\n\nNow: {note}" if note else "\n\nNow: nothing is averaged.")
+    try:
+        wl = pair_wavelengths(d_model, base)
+        ov_rows, pair_block = charts.overview_blocks(seq_len, d_model)
+        overview = overview_values(seq_len, d_model, base, layout, ov_rows, pair_block)
+    except ValueError as err:  # the params' ranges make this unreachable; never crash on it
+        st.error(f"Could not compute with these settings ({escape_markdown(str(err))}); showing the defaults.")
+        seq_len, d_model, base, layout = (PARAMS[k].default for k in ("seq_len", "d_model", "base", "layout_sin"))
+        base = float(base)
+        wl = pair_wavelengths(d_model, base)
+        ov_rows, pair_block = charts.overview_blocks(seq_len, d_model)
+        overview = overview_values(seq_len, d_model, base, layout, ov_rows, pair_block)
+
+    # ------------------------------------------------------------------------------------ overview
+    st.subheader("The whole table")
+    y_axis, x_axis = charts.overview_axes(seq_len, d_model, ov_rows, pair_block)
+    note = charts.reduction_note(seq_len, d_model, ov_rows, pair_block)
+    show_chart(
+        charts.encoding_heatmap(
+            overview,
+            positions=y_axis,
+            dims=x_axis,
+            layout=layout,
+            scheme=scheme,
+            title=f"PE(p, i) for positions 0 … {seq_len - 1} and dimensions 0 … {d_model - 1}",
+            subtitle=[note, "Fast dimensions average out to grey; the zoom window below shows exact values."]
+            if note
+            else "Every value is drawn (nothing averaged). Hover for exact values.",
+            value_title="mean of PE over the pixel" if note else "PE(p, i)",
+        ),
+        width="stretch",
     )
-
-# ------------------------------------------------------------------------------- the window
-st.subheader("Look closer")
-st.caption("The window of positions and dimensions below is shown exactly (nothing averaged) in "
-           "Zoom, drawn as curves in Curves, and listed in Numbers.")
-z1, z2, z3, z4 = st.columns(4)
-zoom_p0 = widget("zoom_p0", container=z1, max=seq_len - 1)
-zoom_np = widget("zoom_np", container=z2, max=min(PARAMS["zoom_np"].max, seq_len))
-zoom_d0 = widget("zoom_d0", container=z3, max=d_model - 1)
-zoom_nd = widget("zoom_nd", container=z4, max=min(PARAMS["zoom_nd"].max, d_model))
-p_end = min(zoom_p0 + zoom_np, seq_len)  # exclusive
-d_end = min(zoom_d0 + zoom_nd, d_model)
-zoom_positions = np.arange(zoom_p0, p_end)
-zoom_dims = np.arange(zoom_d0, d_end)
-window = window_rows(zoom_p0, p_end - zoom_p0, d_model, base, layout)  # (n, d)
-zoom_values = window[:, zoom_d0:d_end]
-
-# Only the open tab is computed and drawn (the choice is in the URL: ?sin_view=Similarity).
-tab_zoom, tab_curves, tab_wavelengths, tab_similarity, tab_numbers = widget("sin_view")
-
-with tab_zoom:
-    if tab_zoom.open:
-        cut = []
-        if zoom_p0 + zoom_np > seq_len:
-            cut.append(f"positions stop at seq_len − 1 = {seq_len - 1}")
-        if zoom_d0 + zoom_nd > d_model:
-            cut.append(f"dimensions stop at d − 1 = {d_model - 1}")
-        show_chart(
-            charts.encoding_heatmap(
-                zoom_values,
-                positions=zoom_positions,
-                dims=zoom_dims,
-                layout=layout,
-                scheme=scheme,
-                title=f"Positions {zoom_p0} … {p_end - 1}, dimensions {zoom_d0} … {d_end - 1}: every value",
-                subtitle="One cell per value, nothing averaged; hover for the number."
-                + (" The window was cut: " + "; ".join(cut) + "." if cut else ""),
-                height=int(np.clip(3 * zoom_positions.size, 240, 520)),
-            ),
-            width="stretch",
+    with st.expander("How the big picture is drawn (and why averaging, not sampling)", expanded=bool(note)):
+        st.markdown(
+            f"At the largest settings the table holds 8192 × 2048 ≈ 16.8 million numbers, far more "
+            f"than the chart has pixels (at most {charts.OVERVIEW_MAX_COLS} × "
+            f"{charts.OVERVIEW_MAX_ROWS} are sent). So the server sends one value per pixel: the "
+            "**mean** of the block of positions it covers.\n\n"
+            "- **Averaging** (used here) is what your eye does from far away. A pair that turns "
+            "several times within one block averages out to about 0 and shows as grey: an honest "
+            "*too fast to draw at this scale*. The mean is exact and cheap: averaging k positions "
+            "multiplies pair j by D_k(θ_j) = sin(kθ_j/2) / (k·sin(θ_j/2)), about 1 for slow pairs "
+            "and about 0 for fast ones. Not exactly 0: the faint arcs left in the grey area are "
+            "what remains of the fast waves after averaging.\n"
+            "- **Keeping every k-th position** (stride sampling) would show exact values, but a fast "
+            "sinusoid sampled every k tokens turns into a slow false wave (aliasing, moiré) that is "
+            "not in the data at all. That picture looks sharp and is wrong.\n\n"
+            "Columns are averaged only when there are more than "
+            f"{charts.OVERVIEW_MAX_COLS} of them, and then sines only with sines and cosines only "
+            "with cosines, over neighbouring pairs (whose frequencies differ by less than 1 %). "
+            "The zoom window below always shows exact values."
+            + (f"\n\nNow: {note}" if note else "\n\nNow: nothing is averaged.")
         )
 
-with tab_curves:
-    if tab_curves.open:
-        dims_text = widget("curve_dims")
-        curve_dims, problems = charts.parse_dims(dims_text, d_model)
-        if problems:
-            st.warning("Dimensions: " + escape_markdown("; ".join(problems)))
-        if curve_dims:
+    # ------------------------------------------------------------------------------- the window
+    st.subheader("Look closer")
+    st.caption("The window of positions and dimensions below is shown exactly (nothing averaged) in "
+               "Zoom, drawn as curves in Curves, and listed in Numbers.")
+    z1, z2, z3, z4 = st.columns(4)
+    zoom_p0 = widget("zoom_p0", container=z1, max=seq_len - 1)
+    zoom_np = widget("zoom_np", container=z2, max=min(PARAMS["zoom_np"].max, seq_len))
+    zoom_d0 = widget("zoom_d0", container=z3, max=d_model - 1)
+    zoom_nd = widget("zoom_nd", container=z4, max=min(PARAMS["zoom_nd"].max, d_model))
+    p_end = min(zoom_p0 + zoom_np, seq_len)  # exclusive
+    d_end = min(zoom_d0 + zoom_nd, d_model)
+    zoom_positions = np.arange(zoom_p0, p_end)
+    zoom_dims = np.arange(zoom_d0, d_end)
+    window = window_rows(zoom_p0, p_end - zoom_p0, d_model, base, layout)  # (n, d)
+    zoom_values = window[:, zoom_d0:d_end]
+
+    # Only the open tab is computed and drawn (the choice is in the URL: ?sin_view=Similarity).
+    tab_zoom, tab_curves, tab_wavelengths, tab_similarity, tab_numbers = widget("sin_view")
+
+    with tab_zoom:
+        if tab_zoom.open:
+            cut = []
+            if zoom_p0 + zoom_np > seq_len:
+                cut.append(f"positions stop at seq_len − 1 = {seq_len - 1}")
+            if zoom_d0 + zoom_nd > d_model:
+                cut.append(f"dimensions stop at d − 1 = {d_model - 1}")
             show_chart(
-                charts.dimension_curves(
-                    zoom_positions, window[:, curve_dims], curve_dims, d_model=d_model, layout=layout,
-                    wavelengths=wl,
+                charts.encoding_heatmap(
+                    zoom_values,
+                    positions=zoom_positions,
+                    dims=zoom_dims,
+                    layout=layout,
+                    scheme=scheme,
+                    title=f"Positions {zoom_p0} … {p_end - 1}, dimensions {zoom_d0} … {d_end - 1}: every value",
+                    subtitle="One cell per value, nothing averaged; hover for the number."
+                    + (" The window was cut: " + "; ".join(cut) + "." if cut else ""),
+                    height=int(np.clip(3 * zoom_positions.size, 240, 520)),
                 ),
                 width="stretch",
             )
-        else:
-            st.info(f"Type one or more dimension indices between 0 and {d_model - 1}, e.g. 0, 1, 20.")
 
-with tab_wavelengths:
-    if tab_wavelengths.open:
-        show_chart(
-            charts.wavelength_chart(wl, seq_len=seq_len, base=base, d_model=d_model), width="stretch"
-        )
+    with tab_curves:
+        if tab_curves.open:
+            dims_text = widget("curve_dims")
+            curve_dims, problems = charts.parse_dims(dims_text, d_model)
+            if problems:
+                st.warning("Dimensions: " + escape_markdown("; ".join(problems)))
+            if curve_dims:
+                show_chart(
+                    charts.dimension_curves(
+                        zoom_positions, window[:, curve_dims], curve_dims, d_model=d_model, layout=layout,
+                        wavelengths=wl,
+                    ),
+                    width="stretch",
+                )
+            else:
+                st.info(f"Type one or more dimension indices between 0 and {d_model - 1}, e.g. 0, 1, 20.")
 
-with tab_similarity:
-    if tab_similarity.open and seq_len < 2:
-        st.info("Similarity and distance need at least two positions: raise the sequence length.")
-    elif tab_similarity.open:
-        sim_n = widget("sim_n", max=min(PARAMS["sim_n"].max, seq_len))
-        sim, dist, toeplitz_dev = first_n_matrices(sim_n, d_model, base)
-        k, k_dist = offset_distances(seq_len, d_model, base)  # k = 1 … seq_len − 1
-        i_min = int(np.argmin(k_dist))
-        min_first_n = float(k_dist[: sim_n - 1].min())  # offsets 1 … N − 1: the pairs among 0 … N − 1
-        m1, m2, m3 = st.columns(3)
-        m1.metric(
-            "Closest distinct pair",
-            f"{k_dist[i_min]:.4g}",
-            help=f"The smallest ‖PE(p) − PE(q)‖ over all p ≠ q among the {seq_len} positions. It "
-            "depends only on k = q − p, so it is the minimum over k = 1 … seq_len − 1. Above 0: no "
-            "two positions share an encoding.",
-        )
-        m2.metric(
-            "…they are k apart", f"k = {int(k[i_min])}",
-            help="The offset at which two positions come closest.",
-        )
-        m3.metric(
-            "Largest spread along a diagonal", f"{toeplitz_dev:.1e}",
-            help="max over k of (largest − smallest) PE(p)·PE(p+k) in the N × N matrix: 0 up to "
-            "rounding, because the dot product depends only on the offset.",
-        )
-        left, right = st.columns(2)
-        show_chart(container=left, chart=
-            charts.matrix_heatmap(
-                sim, kind="similarity", scheme=scheme, d_model=d_model,
-                subtitle=[
-                    f"First {sim_n} positions. PE(p)·PE(q) = Σ_j cos((q − p)θ_j)",
-                    f"depends only on q − p; the main diagonal is d/2 = {d_model // 2}.",
-                ],
-            ),
-            width="content",
-        )
-        show_chart(container=right, chart=
-            charts.matrix_heatmap(
-                dist, kind="distance", scheme=scheme, d_model=d_model,
-                subtitle=[
-                    f"First {sim_n} positions; the closest two distinct ones",
-                    f"are {min_first_n:.4g} apart (dark only on the diagonal).",
-                ],
-            ),
-            width="content",
-        )
-        show_chart(charts.offset_distance_chart(k, k_dist, seq_len=seq_len), width="stretch")
-
-with tab_numbers:
-    if tab_numbers.open:
-        table = charts.value_table(zoom_values, zoom_positions, zoom_dims)
-        shown = table.iloc[: charts.TABLE_MAX, : charts.TABLE_MAX + 1]
-        st.caption(
-            f"The window, positions {zoom_p0} … {p_end - 1} × dimensions {zoom_d0} … {d_end - 1}"
-            + (
-                f" (the first {charts.TABLE_MAX} rows and columns are shown; the CSV has all of it)."
-                if shown.shape != table.shape
-                else "."
+    with tab_wavelengths:
+        if tab_wavelengths.open:
+            show_chart(
+                charts.wavelength_chart(wl, seq_len=seq_len, base=base, d_model=d_model), width="stretch"
             )
-        )
-        st.dataframe(
-            shown,
-            hide_index=True,
-            column_config={c: st.column_config.NumberColumn(format="%.4f") for c in shown.columns[1:]},
-            height=320,
-        )
 
-notice_list(
-    [
-        "The left (low) dimensions flicker from row to row, the right (high) ones change slowly: "
-        "each pair has its own speed, and the speeds form a geometric series.",
-        f"The wavelengths run from 2π ≈ 6.3 to {wl.max():,.0f} tokens: a straight line on the log "
-        "axis. Pairs above the sequence length never complete a turn inside the sequence.",
-        "The similarity matrix has constant diagonals: how alike two encodings are depends only "
-        "on how far apart the positions are, never on where they are.",
-        "No two positions share an encoding: the closest pair is still a clear distance apart.",
-        "Switch the layout: the numbers are the same, only the column order changes.",
-    ]
-)
+    with tab_similarity:
+        if tab_similarity.open and seq_len < 2:
+            st.info("Similarity and distance need at least two positions: raise the sequence length.")
+        elif tab_similarity.open:
+            sim_n = widget("sim_n", max=min(PARAMS["sim_n"].max, seq_len))
+            sim, dist, toeplitz_dev = first_n_matrices(sim_n, d_model, base)
+            k, k_dist = offset_distances(seq_len, d_model, base)  # k = 1 … seq_len − 1
+            i_min = int(np.argmin(k_dist))
+            min_first_n = float(k_dist[: sim_n - 1].min())  # offsets 1 … N − 1: the pairs among 0 … N − 1
+            m1, m2, m3 = st.columns(3)
+            m1.metric(
+                "Closest distinct pair",
+                f"{k_dist[i_min]:.4g}",
+                help=f"The smallest ‖PE(p) − PE(q)‖ over all p ≠ q among the {seq_len} positions. It "
+                "depends only on k = q − p, so it is the minimum over k = 1 … seq_len − 1. Above 0: no "
+                "two positions share an encoding.",
+            )
+            m2.metric(
+                "…they are k apart", f"k = {int(k[i_min])}",
+                help="The offset at which two positions come closest.",
+            )
+            m3.metric(
+                "Largest spread along a diagonal", f"{toeplitz_dev:.1e}",
+                help="max over k of (largest − smallest) PE(p)·PE(p+k) in the N × N matrix: 0 up to "
+                "rounding, because the dot product depends only on the offset.",
+            )
+            left, right = st.columns(2)
+            show_chart(container=left, chart=
+                charts.matrix_heatmap(
+                    sim, kind="similarity", scheme=scheme, d_model=d_model,
+                    subtitle=[
+                        f"First {sim_n} positions. PE(p)·PE(q) = Σ_j cos((q − p)θ_j)",
+                        f"depends only on q − p; the main diagonal is d/2 = {d_model // 2}.",
+                    ],
+                ),
+                width="content",
+            )
+            show_chart(container=right, chart=
+                charts.matrix_heatmap(
+                    dist, kind="distance", scheme=scheme, d_model=d_model,
+                    subtitle=[
+                        f"First {sim_n} positions; the closest two distinct ones",
+                        f"are {min_first_n:.4g} apart (dark only on the diagonal).",
+                    ],
+                ),
+                width="content",
+            )
+            show_chart(charts.offset_distance_chart(k, k_dist, seq_len=seq_len), width="stretch")
 
-page_footer(
-    "sinusoidal",
-    dict(seq_len=seq_len, d_model=d_model, base=base, layout=layout, zoom_p0=zoom_p0, zoom_np=zoom_np,
-         zoom_d0=zoom_d0, zoom_nd=zoom_nd),
-    data=lambda: charts.value_table(zoom_values, zoom_positions, zoom_dims),
-    data_label="Download the window as CSV",
-    file_name=f"sinusoidal_pe_{layout}_d{d_model}_b{base:g}_p{zoom_p0}-{p_end - 1}_i{zoom_d0}-{d_end - 1}.csv",
-)
+    with tab_numbers:
+        if tab_numbers.open:
+            table = charts.value_table(zoom_values, zoom_positions, zoom_dims)
+            shown = table.iloc[: charts.TABLE_MAX, : charts.TABLE_MAX + 1]
+            st.caption(
+                f"The window, positions {zoom_p0} … {p_end - 1} × dimensions {zoom_d0} … {d_end - 1}"
+                + (
+                    f" (the first {charts.TABLE_MAX} rows and columns are shown; the CSV has all of it)."
+                    if shown.shape != table.shape
+                    else "."
+                )
+            )
+            st.dataframe(
+                shown,
+                hide_index=True,
+                column_config={c: st.column_config.NumberColumn(format="%.4f") for c in shown.columns[1:]},
+                height=320,
+            )
+
+    notice_list(
+        [
+            "The left (low) dimensions flicker from row to row, the right (high) ones change slowly: "
+            "each pair has its own speed, and the speeds form a geometric series.",
+            f"The wavelengths run from 2π ≈ 6.3 to {wl.max():,.0f} tokens: a straight line on the log "
+            "axis. Pairs above the sequence length never complete a turn inside the sequence.",
+            "The similarity matrix has constant diagonals: how alike two encodings are depends only "
+            "on how far apart the positions are, never on where they are.",
+            "No two positions share an encoding: the closest pair is still a clear distance apart.",
+            "Switch the layout: the numbers are the same, only the column order changes.",
+        ]
+    )
+
+    page_footer(
+        "sinusoidal",
+        dict(seq_len=seq_len, d_model=d_model, base=base, layout=layout, zoom_p0=zoom_p0, zoom_np=zoom_np,
+             zoom_d0=zoom_d0, zoom_nd=zoom_nd),
+        data=lambda: charts.value_table(zoom_values, zoom_positions, zoom_dims),
+        data_label="Download the window as CSV",
+        file_name=f"sinusoidal_pe_{layout}_d{d_model}_b{base:g}_p{zoom_p0}-{p_end - 1}_i{zoom_d0}-{d_end - 1}.csv",
+    )
+
+
+view()

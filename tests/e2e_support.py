@@ -407,6 +407,20 @@ def quick_fingerprint(page: Any, index: int) -> str:
     return page.evaluate(_QUICK_FINGERPRINT_JS, index)
 
 
+def settled_fingerprint(page: Any, index: int, *, interval_ms: int = 150, timeout: float = 10.0) -> str:
+    """Chart `index`'s fingerprint once it stops changing (two equal readings `interval_ms`
+    apart): an image mark can finish drawing after the page reports ready, and a change that
+    is not caused by the measured interaction must not end the measurement."""
+    deadline = time.monotonic() + timeout
+    last = quick_fingerprint(page, index)
+    while True:
+        page.wait_for_timeout(interval_ms)
+        now = quick_fingerprint(page, index)
+        if now == last or time.monotonic() > deadline:
+            return now
+        last = now
+
+
 #: Logs the script-state changes (page clock) from the next keydown on, in window.__benchStates.
 _STATE_LOG_JS = """
 () => {
@@ -452,7 +466,7 @@ def slider_latency_ms(page: Any, key: str, chart_index: int, title: str, timeout
 
     Returns {"total": ms, "to_run": keydown → script state "running" (the widget's debounce and the
     round trip), "run": running → notRunning (the script), "draw": notRunning → chart drawn}."""
-    before = quick_fingerprint(page, chart_index)
+    before = settled_fingerprint(page, chart_index)
     press_slider(page, key)
     handle = page.wait_for_function(
         "([i, before, title]) => {"

@@ -164,6 +164,14 @@ def test_encoding_heatmap_is_one_image_with_hover_and_states_the_layout(layout, 
         assert cell["value"] == pytest.approx(expected, abs=1e-12)
 
 
+def test_encoding_heatmap_hover_grid_is_bounded():
+    values = np.zeros((480, 1024))
+    spec = spec_of(charts.encoding_heatmap(values, positions=np.arange(480), dims=np.arange(1024),
+                                           layout="interleaved", title="T"))
+    n_cells = len(rows(spec, layers(spec)[1]))
+    assert charts.ENCODING_HOVER_CELLS // 2 <= n_cells <= charts.ENCODING_HOVER_CELLS
+
+
 def test_encoding_heatmap_rejects_unknown_layout():
     with pytest.raises(ValueError, match="layout"):
         charts.encoding_heatmap(np.zeros((2, 2)), positions=np.arange(2), dims=np.arange(2),

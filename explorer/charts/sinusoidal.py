@@ -28,6 +28,10 @@ from explorer.imagechart import DIVERGING, image_heatmap
 OVERVIEW_MAX_ROWS = 480
 OVERVIEW_MAX_COLS = 1024
 OVERVIEW_HEIGHT = OVERVIEW_MAX_ROWS
+#: Hover readout of the encoding heatmaps: at most this many invisible cells (each reports the
+#: exact value at its centre). Every one is a mark the browser builds: 2500 made the 8192 × 2048
+#: overview draw ~70 ms slower than 1024 (bench, side by side), for a grid finer than a pointer.
+ENCODING_HOVER_CELLS = 1024
 #: At most this many curves in the "chosen dimensions" chart (more is unreadable).
 MAX_CURVES = 8
 #: The value table shows at most this many rows and columns of the zoom window.
@@ -217,6 +221,7 @@ def encoding_heatmap(
         width=width,
         height=height,
         max_pixels=(max(cols, 1), max(rows, 1)),
+        hover_cells=ENCODING_HOVER_CELLS,
     )
     sub = [layout_line[0].upper() + layout_line[1:] + "."]
     sub += [subtitle] if isinstance(subtitle, str) else list(subtitle)
