@@ -338,8 +338,12 @@ def main() -> int:
             inter = []
             for n, key, chart in INTERACTIONS:
                 p = PAGES[n]
-                navigate(page, app.url(p.path), p.title)
-                lat = [slider_latency_ms(page, key, chart, p.title) for _ in range(args.presses)]
+                # A fresh tab per page, as a user opening it (the navigation tab above has been
+                # through dozens of full page loads).
+                tab = context.new_page()
+                navigate(tab, app.url(p.path), p.title)
+                lat = [slider_latency_ms(tab, key, chart, p.title) for _ in range(args.presses)]
+                tab.close()
                 row = {"label": f"{p.title}: {key}"}
                 for part in ("total", "to_run", "run", "draw"):
                     row[part] = statistics.median(x[part] for x in lat)

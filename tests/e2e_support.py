@@ -358,7 +358,7 @@ _READY_JS = (
     " return performance.now(); }"
 )
 
-#: A quick fingerprint of chart `i` (an SVG's markup, or the canvas scaled to 64 × 64), cheap
+#: A quick fingerprint of chart `i` (an SVG's markup, or the canvas scaled to 32 × 32), cheap
 #: enough to evaluate on every animation frame: it runs beside the app it measures, so an SVG's
 #: markup is hashed again only after the document changed (a MutationObserver counts changes).
 _QUICK_FINGERPRINT_JS = """
@@ -376,10 +376,10 @@ _QUICK_FINGERPRINT_JS = """
   if (canvas) {
     if (!canvas.width || !canvas.height) return 'empty';
     const probe = document.createElement('canvas');
-    probe.width = 64; probe.height = 64;  /* small: it runs on every frame, beside the app */
+    probe.width = 32; probe.height = 32;  /* small: it runs on every frame, beside the app */
     const ctx = probe.getContext('2d');
-    ctx.drawImage(canvas, 0, 0, 64, 64);
-    const px = ctx.getImageData(0, 0, 64, 64).data;
+    ctx.drawImage(canvas, 0, 0, 32, 32);
+    const px = ctx.getImageData(0, 0, 32, 32).data;
     for (let k = 0; k < px.length; k++) mix(px[k]);
     return 'c' + canvas.width + 'x' + canvas.height + ':' + h;
   }
