@@ -13,6 +13,9 @@ from `PAGES` on every page, so a cold deep link looks exactly like a warm one.
 
 from __future__ import annotations
 
+import gc
+import sys
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
@@ -57,6 +60,7 @@ def page_setup(title: str, icon: str) -> None:
     emoji (used as the favicon) or ":material/name:" (then the favicon is `FAVICON`).
     The page draws its own heading.
     """
+    freeze_long_lived_objects()
     favicon = FAVICON if icon.startswith(":material/") else icon
     # Presentation mode decides the sidebar's initial state, so it is read (from the session or
     # the raw URL) before set_page_config. See explorer/presentation.py.
@@ -73,6 +77,33 @@ def page_setup(title: str, icon: str) -> None:
     # One slot at the top of the main area for the "link parameter could not be used" warning;
     # `explorer.params.widget()` fills it as soon as it records a notice.
     params.reset_url_notices(st.empty())
+
+
+_FROZEN: set[str] = set()
+_FREEZE_LOCK = threading.Lock()
+
+
+def freeze_long_lived_objects() -> bool:
+    """Exclude the process's long-lived objects (imported modules: Streamlit, Altair, pandas, and
+    torch once a page has loaded it) from Python's full garbage-collection passes.
+
+    Every rerun allocates enough to trigger collections, and a full pass walks every tracked
+    object; with torch loaded that walk made a slider change ~80 ms slower (bench, side by side:
+    RoPE m 293 → 174 ms, Sinusoidal seq_len 324 → 231 ms). `gc.freeze()` moves what exists now
+    into a permanent generation the collector skips. It runs at most twice per process (before
+    and after torch), after a `gc.collect()`, so only objects alive at those two moments are
+    frozen; anything freed by reference counting is still freed. Returns True if it froze now.
+    """
+    stage = "torch" if "torch" in sys.modules else "base"
+    if stage in _FROZEN:
+        return False
+    with _FREEZE_LOCK:
+        if stage in _FROZEN:
+            return False
+        gc.collect()
+        gc.freeze()
+        _FROZEN.add(stage)
+    return True
 
 
 def _nav_link(page: PageInfo) -> None:
