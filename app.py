@@ -69,106 +69,114 @@ formula(
     "head gets no positions; adding PE(p) to the inputs or rotating q, k by position breaks it.",
 )
 
-c_text, c_shuffle, c_seed, c_dim = st.columns([4, 1, 1, 1.4])
-sentence = widget("sentence", container=c_text)
-shuffle_seed = int(widget("shuffle_seed", container=c_shuffle))
-seed = int(widget("seed", container=c_seed, label="Weights seed"))
-dim = int(widget("d_model", container=c_dim, label="Vector size d", max=64, default=16))
+# ---------------------------------------------------------------------------------- the view
+# Everything between the formulas and "Explore" is one fragment: a control change reruns only
+# this part, so the browser does not rebuild the page's frame on every change.
+@st.fragment
+def view() -> None:
+    c_text, c_shuffle, c_seed, c_dim = st.columns([4, 1, 1, 1.4])
+    sentence = widget("sentence", container=c_text)
+    shuffle_seed = int(widget("shuffle_seed", container=c_shuffle))
+    seed = int(widget("seed", container=c_seed, label="Weights seed"))
+    dim = int(widget("d_model", container=c_dim, label="Vector size d", max=64, default=16))
 
-try:
-    words, n_found = att.tokenize(sentence, max_tokens=MAX_TOKENS)
-except (TypeError, ValueError):
-    st.warning(
-        "The sentence needs at least two different words (letters or digits). "
-        "Showing the default sentence instead."
+    try:
+        words, n_found = att.tokenize(sentence, max_tokens=MAX_TOKENS)
+    except (TypeError, ValueError):
+        st.warning(
+            "The sentence needs at least two different words (letters or digits). "
+            "Showing the default sentence instead."
+        )
+        words, n_found = att.tokenize(get("sentence").default, max_tokens=MAX_TOKENS)
+    if n_found > MAX_TOKENS:
+        st.info(f"Using the first {MAX_TOKENS} of {n_found} words.")
+
+    pe = widget("home_pe")
+    result = experiment(tuple(words), dim, seed, shuffle_seed, pe)
+    label = charts.PE_LABELS[pe]
+
+    show_chart(charts.shuffle_diagram(words, result["perm"]), width="stretch")
+
+    m_out, m_attn, m_verdict = st.columns([1, 1, 2])
+    m_out.metric(
+        "Output difference",
+        fmt_gap(result["output_gap"]),
+        help="Largest |output of the shuffled sentence − original output shuffled the same way| "
+        "over all words and coordinates.",
     )
-    words, n_found = att.tokenize(get("sentence").default, max_tokens=MAX_TOKENS)
-if n_found > MAX_TOKENS:
-    st.info(f"Using the first {MAX_TOKENS} of {n_found} words.")
-
-pe = widget("home_pe")
-result = experiment(tuple(words), dim, seed, shuffle_seed, pe)
-label = charts.PE_LABELS[pe]
-
-show_chart(charts.shuffle_diagram(words, result["perm"]), width="stretch")
-
-m_out, m_attn, m_verdict = st.columns([1, 1, 2])
-m_out.metric(
-    "Output difference",
-    fmt_gap(result["output_gap"]),
-    help="Largest |output of the shuffled sentence − original output shuffled the same way| "
-    "over all words and coordinates.",
-)
-m_attn.metric(
-    "Attention difference",
-    fmt_gap(result["weight_gap"]),
-    help="Largest |A(shuffled) − P·A(original)·Pᵀ| over all pairs of words.",
-)
-if result["output_gap"] < charts.EQUIVARIANT_TOL:
-    m_verdict.warning(
-        "**Blind to order.** The shuffled sentence gives exactly the original outputs, re-ordered "
-        "(the difference is floating-point rounding). The head cannot tell the two sentences apart.",
-        icon=":material/visibility_off:",
+    m_attn.metric(
+        "Attention difference",
+        fmt_gap(result["weight_gap"]),
+        help="Largest |A(shuffled) − P·A(original)·Pᵀ| over all pairs of words.",
     )
-else:
-    m_verdict.success(
-        f"**Order matters.** With {label}, the shuffled sentence gets genuinely different outputs: "
-        "the head now knows where each word stands.",
-        icon=":material/visibility:",
+    if result["output_gap"] < charts.EQUIVARIANT_TOL:
+        m_verdict.warning(
+            "**Blind to order.** The shuffled sentence gives exactly the original outputs, re-ordered "
+            "(the difference is floating-point rounding). The head cannot tell the two sentences apart.",
+            icon=":material/visibility_off:",
+        )
+    else:
+        m_verdict.success(
+            f"**Order matters.** With {label}, the shuffled sentence gets genuinely different outputs: "
+            "the head now knows where each word stands.",
+            icon=":material/visibility:",
+        )
+
+    show_chart(
+        charts.equivariance_scatter(result["outputs_expected"], result["outputs_shuffled"], pe=pe,
+                                    gap=result["output_gap"]),
+        width="stretch",
     )
 
-show_chart(
-    charts.equivariance_scatter(result["outputs_expected"], result["outputs_shuffled"], pe=pe,
-                                gap=result["output_gap"]),
-    width="stretch",
-)
+    st.subheader("Attention weights for both orders")
+    vmax = max(float(result["weights_original"].max()), float(result["weights_shuffled"].max()))
+    h1, h2, h3 = st.columns(3)
+    show_chart(container=h1, chart=
+        charts.attention_heatmap(result["weights_original"], words,
+                                 title="Original sentence", subtitle="A(X)", vmax=vmax),
+        width="stretch",
+    )
+    show_chart(container=h2, chart=
+        charts.attention_heatmap(result["weights_shuffled"], result["shuffled"],
+                                 title="Shuffled sentence", subtitle="A(PX): computed afresh", vmax=vmax),
+        width="stretch",
+    )
+    show_chart(container=h3, chart=
+        charts.attention_heatmap(result["weights_expected"], result["shuffled"],
+                                 title="Original, re-ordered", subtitle="P·A(X)·Pᵀ: old rows & columns moved",
+                                 vmax=vmax),
+        width="stretch",
+    )
+    st.caption(
+        f"One head, d = {dim}, seeded W_q, W_k, W_v (seed {seed}); each word's vector is drawn from a "
+        "seed made from the word itself, so it is the same in both orders. The learned table is a "
+        f"seeded stand-in for trained weights ({MAX_TOKENS} rows, same scale as the word vectors)."
+    )
 
-st.subheader("Attention weights for both orders")
-vmax = max(float(result["weights_original"].max()), float(result["weights_shuffled"].max()))
-h1, h2, h3 = st.columns(3)
-show_chart(container=h1, chart=
-    charts.attention_heatmap(result["weights_original"], words,
-                             title="Original sentence", subtitle="A(X)", vmax=vmax),
-    width="stretch",
-)
-show_chart(container=h2, chart=
-    charts.attention_heatmap(result["weights_shuffled"], result["shuffled"],
-                             title="Shuffled sentence", subtitle="A(PX): computed afresh", vmax=vmax),
-    width="stretch",
-)
-show_chart(container=h3, chart=
-    charts.attention_heatmap(result["weights_expected"], result["shuffled"],
-                             title="Original, re-ordered", subtitle="P·A(X)·Pᵀ: old rows & columns moved",
-                             vmax=vmax),
-    width="stretch",
-)
-st.caption(
-    f"One head, d = {dim}, seeded W_q, W_k, W_v (seed {seed}); each word's vector is drawn from a "
-    "seed made from the word itself, so it is the same in both orders. The learned table is a "
-    f"seeded stand-in for trained weights ({MAX_TOKENS} rows, same scale as the word vectors)."
-)
+    notice_list(
+        [
+            "With **none**, the middle and right heatmaps are identical and every dot sits on the "
+            "diagonal: the difference is about 1e-16, pure rounding.",
+            "Switch to **sinusoidal**, **learned** or **RoPE**: the difference jumps to order 0.1–1. "
+            "The same word now gets a different vector (or a differently rotated query/key) at a "
+            "different place.",
+            "A repeated word (\"the\") gets identical rows with **none**: the head cannot even tell the "
+            "two copies apart.",
+            "RoPE changes the weights but adds nothing to the word vectors: it acts only inside the "
+            "query–key comparison.",
+        ]
+    )
 
-notice_list(
-    [
-        "With **none**, the middle and right heatmaps are identical and every dot sits on the "
-        "diagonal: the difference is about 1e-16, pure rounding.",
-        "Switch to **sinusoidal**, **learned** or **RoPE**: the difference jumps to order 0.1–1. "
-        "The same word now gets a different vector (or a differently rotated query/key) at a "
-        "different place.",
-        "A repeated word (\"the\") gets identical rows with **none**: the head cannot even tell the "
-        "two copies apart.",
-        "RoPE changes the weights but adds nothing to the word vectors: it acts only inside the "
-        "query–key comparison.",
-    ]
-)
+    page_footer("home", dict(words=words, dim=dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe),
+                data=lambda: labelled_matrices({"A(X)": (result["weights_original"], words),
+                                                "A(PX)": (result["weights_shuffled"], result["shuffled"]),
+                                                "P·A(X)·Pᵀ": (result["weights_expected"], result["shuffled"])},
+                                               row="query", column="key"),
+                file_name=f"attention_weights_{pe}_d{dim}_seed{seed}.csv",
+                data_label="Download the attention weights as CSV")
 
-page_footer("home", dict(words=words, dim=dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe),
-            data=lambda: labelled_matrices({"A(X)": (result["weights_original"], words),
-                                            "A(PX)": (result["weights_shuffled"], result["shuffled"]),
-                                            "P·A(X)·Pᵀ": (result["weights_expected"], result["shuffled"])},
-                                           row="query", column="key"),
-            file_name=f"attention_weights_{pe}_d{dim}_seed{seed}.csv",
-            data_label="Download the attention weights as CSV")
+
+view()
 
 st.subheader("Explore")
 for page in PAGES[1:]:

@@ -94,7 +94,8 @@ MAX_SETTINGS: dict[str, dict[str, str]] = {
 HEATMAP_MAX = {"seq_len": "8192", "d_model": "2048"}
 
 #: Interaction: (page index in PAGES, slider key, index of a chart that changes with it).
-INTERACTIONS = [(1, "seq_len", 0), (3, "m", 0), (4, "shift_t", 0), (5, "head_dim", 0)]
+INTERACTIONS = [(0, "d_model", 1), (1, "seq_len", 0), (2, "n_clocks", 0), (3, "m", 0), (4, "shift_t", 0),
+                (5, "head_dim", 0)]
 
 TARGETS = {
     "run_default": 0.150,  # s
