@@ -10,7 +10,7 @@ import streamlit as st
 from explorer.charts import home as charts
 from explorer.exports import labelled_matrices, page_footer
 from explorer.layout import PAGES, cached, formula, notice_list, page_setup, show_chart
-from explorer.params import get, widget
+from explorer.params import ensure_notice_slot, get, widget
 from posenc import attention as att
 
 MAX_TOKENS = 24  # also the learned table's length: the toy model was "trained" on 24 positions
@@ -74,6 +74,7 @@ formula(
 # this part, so the browser does not rebuild the page's frame on every change.
 @st.fragment
 def view() -> None:
+    ensure_notice_slot()
     c_text, c_shuffle, c_seed, c_dim = st.columns([4, 1, 1, 1.4])
     sentence = widget("sentence", container=c_text)
     shuffle_seed = int(widget("shuffle_seed", container=c_shuffle))

@@ -1,4 +1,4 @@
-"""One fix for a cost inside Altair that dominated our page runs.
+"""Two changes to Altair's run-time costs, which dominated our page runs.
 
 Every time Altair turns a shorthand (``x="pos:Q"``) or a dict into a channel object it calls
 ``SchemaBase.from_dict``, which builds a fresh ``_FromDict`` converter. The converter's
@@ -7,8 +7,13 @@ of each) to build a lookup table — about 5 ms, every time, for a table that ne
 page with a dozen shorthand encodings paid 60–80 ms for it (cProfile of the RoPE page).
 
 `install()` makes the constructor build that table once per set of wrapper classes and share
-it. Nothing else changes: the converter still looks classes up in the same table, and the
-charts' specs are identical (tests/test_altair_speedup.py compares them with and without).
+it: the converter still looks classes up in the same table, and the charts' specs are identical
+(tests/test_altair_speedup.py compares them with and without).
+
+`install()` also turns off Altair's DEBUG_MODE for the whole process: every schema object was
+validated as it was created. Validation still happens in ``chart.to_dict()``, which every chart
+test calls; the served app sends specs through `explorer.presentation.show_chart`, which skips
+Streamlit's repeat of it, so a builder's schema error shows up in the tests, not at run time.
 
 Fragile on an Altair upgrade by nature (it patches ``altair.utils.schemapi._FromDict``); if the
 class or its ``class_dict`` attribute disappears, `install()` does nothing and Altair runs as

@@ -858,6 +858,14 @@ def reset_url_notices(slot: Any = None) -> None:
         show_url_notices()
 
 
+def ensure_notice_slot() -> None:
+    """Call first in a fragment (`@st.fragment`): a fragment rerun does not run `page_setup`, so
+    it gets a slot of its own, at its top, for a notice recorded while it runs (e.g. a widget
+    drawn for the first time, inside a tab just opened, finds a bad value in the link)."""
+    if _notice_state()["slot"] is None:
+        reset_url_notices(st.empty())
+
+
 def url_notices() -> list[dict[str, str]]:
     """The notices recorded in this run: dicts with key, value, reason, outcome (plain text)."""
     return list(_notices())
@@ -1083,9 +1091,8 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
         )
     if kind == "tabs":
         common.pop("help", None)
-        return container.tabs(
-            [str(o) for o in param.options], default=str(param.default), on_change="rerun", **common
-        )
+        common.setdefault("on_change", "rerun")  # what makes the tabs lazy (see above)
+        return container.tabs([str(o) for o in param.options], default=str(param.default), **common)
     if kind == "toggle":
         return container.toggle(label, value=bool(param.default), **common)
     if kind == "text":

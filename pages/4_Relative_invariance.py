@@ -271,15 +271,15 @@ with tab_decay:
 
 notice_list(
     [
-        "In the RoPE heatmap every diagonal (fixed n − m) has one colour; in the additive ones the colour "
+        "In the RoPE heatmap (tab **Scores**) every diagonal (fixed n − m) has one colour; in the additive ones the colour "
         "drifts along the diagonals.",
         f"RoPE's shift deviation ({nums['rope_dev']:.1e} in {dtype}) is round-off: float32 makes it roughly nine "
         "orders of magnitude larger than float64, still far below the additive encodings' deviations.",
         "Push t past the learned table's length: the learned encoding does not degrade gracefully, it has "
         "no row to look up.",
-        "The sinusoidal shift matrix R_k is exact to round-off for every p, yet the additive score is not "
+        "The sinusoidal shift matrix R_k (tab **Sinusoid shift**) is exact to round-off for every p, yet the additive score is not "
         "shift-invariant: being linearly shiftable is not the same as being relative.",
-        "The decay bound falls with distance (with ripples): far-apart tokens get a smaller possible score.",
+        "The decay bound (tab **Decay**) falls with distance (with ripples): far-apart tokens get a smaller possible score.",
     ]
 )
 

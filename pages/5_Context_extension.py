@@ -208,13 +208,13 @@ notice_list([
     "seen; the trouble is the slow pairs on the right that never finished a turn in training.",
     "**Linear** (Position Interpolation) brings every pair back in range but divides all of them by s: "
     "the fastest pair's step per token shrinks s-fold, so neighbouring tokens become harder to tell apart.",
-    "**NTK-aware**, **YaRN** and **Llama 3** leave the fast pairs alone and slow down only the slow "
+    "**NTK-aware**, **YaRN** and **Llama 3** (tab **Rescaling**) leave the fast pairs alone and slow down only the slow "
     "ones — NTK smoothly through a larger base, YaRN with a ramp between `low` and `high` (set in turns "
     "over L by beta_fast / beta_slow), Llama 3 with wavelength bands.",
-    "YaRN and LongRoPE also multiply cos and sin by an attention factor a > 1, so every logit grows by "
+    "YaRN and LongRoPE also multiply cos and sin by an attention factor a > 1 (tab **Attention**), so every logit grows by "
     "a²: attention gets sharper to offset the flatter scores of a longer context.",
     "**Dynamic NTK** recomputes the base from the current length: with T ≤ L it changes nothing.",
-    "float16 stores the fastest pair's angle m·θ_0 = m to the nearest 1 rad from m = 1,024 (2 rad from "
+    "Tab **Precision**: float16 stores the fastest pair's angle m·θ_0 = m to the nearest 1 rad from m = 1,024 (2 rad from "
     "2,048), bfloat16 already from m = 128: their cos and sin stop meaning anything. Compute the angles "
     "in float32 (its error stays small) and cast afterwards.",
 ])
