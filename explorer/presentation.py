@@ -65,24 +65,41 @@ _CARD_CONFIG = {
 CARD_PADDING = {"top": 6, "bottom": 6, "left": 8, "right": 8}
 
 # ------------------------------------------------------------------------------ constant CSS / JS
-#: Always on: the tour panel's narration in large type.
+#: Always on: the tour panel's narration in large type; on the RoPE page, the blocks that share a
+#: wrapping row with a fixed-size chart (the metric cards, the pair map) move below the chart
+#: rather than shrink under the width they need (two cards; the pair map's title).
 BASE_CSS = """<style>
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
 [data-testid="stTabs"] [role="tab"] p { font-size: 1.1rem; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-rope_pair_metrics) { flex-basis: 24rem; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-rope_head_pairs) { flex-basis: 26rem; }
 </style>"""
 
 #: Presentation mode: a larger rem base (Streamlit sizes text, widgets and spacing in rem), the
 #: Streamlit chrome a student does not need hidden (toolbar actions, main menu, deploy button,
 #: status decoration, footer), and a little less top padding. The header itself stays: it holds
-#: the sidebar's expand arrow.
+#: the sidebar's expand arrow. The side padding is halved (5rem is 100 px at this rem base), and
+#: with the sidebar open on a screen up to 1500 px wide, display formulas are set at 1.05em instead
+#: of KaTeX's 1.21em, so that the pages' one-line formulas fit the ~820 px left. A chart of fixed
+#: size (width="content") still wider than its column, as the larger presentation charts can be
+#: with the sidebar open, is shrunk to the column as a whole (its SVG keeps its viewBox) instead
+#: of spilling over its neighbours; Vega's SVG renderer finds hovered marks through the DOM, so
+#: tooltips still work. (Pages avoid the shrinking where it matters: a wrapping row puts the
+#: neighbours below the chart, see pages/3_RoPE_rotation.py.)
 PRESENT_CSS = """<style>
 html { font-size: 20px !important; }
 [data-testid="stToolbarActions"], [data-testid="stMainMenu"], [data-testid="stAppDeployButton"],
 [data-testid="stDecoration"], [data-testid="stStatusWidget"], footer { display: none !important; }
-[data-testid="stMainBlockContainer"] { padding-top: 4.5rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] { padding: 4.5rem 2.5rem 10rem; max-width: 100%; }
 [data-testid="stExpandSidebarButton"] { transform: scale(1.4); }
 [data-testid="stSidebar"] { width: 24rem !important; }
+[data-testid="stVegaLiteChart"] { max-width: 100%; }
+[data-testid="stVegaLiteChart"] > svg { max-width: 100%; height: auto; }
+@media (max-width: 1500px) {
+  [data-testid="stAppViewContainer"]:has([data-testid="stSidebar"][data-collapsed="false"])
+    .katex-display > .katex { font-size: 1.05em; }
+}
 </style>"""
 
 #: "Download as SVG" next to Streamlit's "Download as PNG" in every chart's toolbar. Vega draws

@@ -23,9 +23,9 @@ st.markdown(
     "odometer: the fast columns tell neighbouring positions apart, the slow columns say roughly "
     "where in the sequence you are."
 )
-formula(
-    r"PE(p, 2j) = \sin(p\,\theta_j),\quad PE(p, 2j+1) = \cos(p\,\theta_j),\quad "
-    r"\theta_j = b^{-2j/d},\quad \lambda_j = \frac{2\pi}{\theta_j} = 2\pi\, b^{2j/d}",
+formula(  # two lines: one is too wide for presentation mode with the sidebar open
+    r"\begin{gathered}PE(p, 2j) = \sin(p\,\theta_j),\quad PE(p, 2j+1) = \cos(p\,\theta_j),\\ "
+    r"\theta_j = b^{-2j/d},\quad \lambda_j = \frac{2\pi}{\theta_j} = 2\pi\, b^{2j/d}\end{gathered}",
     caption="That is the interleaved layout of the paper. The concatenated layout "
     "(tensor2tensor) puts sin(p·θ_j) in column j and cos(p·θ_j) in column d/2 + j: "
     "the same numbers, columns in another order.",
@@ -223,8 +223,11 @@ def view() -> None:
                 help="max over k of (largest − smallest) PE(p)·PE(p+k) in the N × N matrix: 0 up to "
                 "rounding, because the dot product depends only on the offset.",
             )
-            left, right = st.columns(2)
-            show_chart(container=left, chart=
+            # A wrapping row, not st.columns: each square matrix keeps its size, side by side
+            # where both fit and one under the other where they do not (presentation mode's larger
+            # charts with the sidebar open), instead of spilling over the neighbouring column.
+            pair_row = st.container(horizontal=True, gap="small", key="sin_matrix_row")
+            show_chart(container=pair_row, chart=
                 charts.matrix_heatmap(
                     sim, kind="similarity", scheme=scheme, d_model=d_model,
                     subtitle=[
@@ -234,7 +237,7 @@ def view() -> None:
                 ),
                 width="content",
             )
-            show_chart(container=right, chart=
+            show_chart(container=pair_row, chart=
                 charts.matrix_heatmap(
                     dist, kind="distance", scheme=scheme, d_model=d_model,
                     subtitle=[

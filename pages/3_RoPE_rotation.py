@@ -26,10 +26,10 @@ st.markdown(
     "are compared only the *difference* of their turns survives — that is how relative position "
     "gets into the attention score."
 )
-formula(
-    r"\begin{pmatrix}x'_a\\ x'_b\end{pmatrix} = \begin{pmatrix}\cos m\theta_j & -\sin m\theta_j\\ "
+formula(  # two lines: one is too wide for presentation mode with the sidebar open
+    r"\begin{gathered}\begin{pmatrix}x'_a\\ x'_b\end{pmatrix} = \begin{pmatrix}\cos m\theta_j & -\sin m\theta_j\\ "
     r"\sin m\theta_j & \cos m\theta_j\end{pmatrix}\begin{pmatrix}x_a\\ x_b\end{pmatrix},\qquad "
-    r"\theta_j = b^{-2j/d},\qquad \langle R_m q,\ R_n k\rangle = \langle q,\ R_{n-m}\,k\rangle",
+    r"\theta_j = b^{-2j/d},\\ \langle R_m q,\ R_n k\rangle = \langle q,\ R_{n-m}\,k\rangle\end{gathered}",
     caption="(a, b) are the two coordinates of pair j: (j, j + d/2) in the half layout, (2j, 2j + 1) "
     "in the interleaved one. Angles below are measured counter-clockwise.",
 )
@@ -105,8 +105,11 @@ deg = np.degrees  # display only
 tab_pair, tab_head = widget("rope_view")
 with tab_pair:
     if tab_pair.open:
-        left, right = st.columns([1.1, 1])
-        with left:
+        # A wrapping row, not st.columns: the plane keeps its size (equal units on both axes) and
+        # the metric cards sit beside it where there is room, below it where there is not (a
+        # narrow window, or presentation mode's larger chart with the sidebar open).
+        row = st.container(horizontal=True, gap="medium", key="rope_pair_row")
+        with row:
             arrows = pd.DataFrame(
                 {
                     "vector": ["q", "k", "q", "k"],
@@ -141,7 +144,7 @@ with tab_pair:
                 width="content",
             )
 
-        with right:
+        with row.container(width="stretch", key="rope_pair_metrics"):
             st.markdown("**The angle between them moves by (m − n)·θ_j**")
             c1, c2 = st.columns(2)
             c1.metric("∠(k → q) before", f"{deg(ang.before):.2f}°", help="φ_q − φ_k, wrapped into (−180°, 180°].")
@@ -173,13 +176,15 @@ with tab_head:
     if tab_head.open:
         st.subheader(f"{head_dim} coordinates, {head_dim // 2} planes, one rotation matrix")
         r_full, pairs = full_matrix(m, head_dim, base, layout)
-        left, right = st.columns(2)
-        with left:
-            show_chart(
-                charts.rope_matrix_heatmap(r_full, position=m, pair=tuple(int(c) for c in pairs[j]), layout=layout),
-                width="stretch",
-            )
-        with right:
+        # Wrapping row as on the first tab: the matrix at its own size, the pair map beside it where
+        # there is room for its title, else below it at full width.
+        row = st.container(horizontal=True, gap="medium", key="rope_head_row")
+        show_chart(
+            charts.rope_matrix_heatmap(r_full, position=m, pair=tuple(int(c) for c in pairs[j]), layout=layout),
+            container=row,
+            width="content",
+        )
+        with row.container(width="stretch", key="rope_head_pairs"):
             show_chart(charts.pair_map_chart(pairs, highlight=j, layout=layout), width="stretch")
             st.caption(
                 "Each dot is one coordinate of q or k; its height is the pair it rotates with. "

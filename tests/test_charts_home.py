@@ -71,6 +71,8 @@ def test_attention_heatmap_small_has_values_and_fixed_scale():
     assert rect["encoding"]["x"]["sort"] == ["0 dog", "1 bites"]
     assert rect["encoding"]["color"]["scale"]["domain"] == [0, 0.9]
     assert text["encoding"]["text"]["format"] == ".2f"
+    # The values hide (in the browser) where a cell is too narrow to hold them: 2 cells per row.
+    assert text["mark"]["opacity"] == {"expr": f"width / 2 >= {home.MIN_CELL_PX_FOR_VALUES} ? 1 : 0"}
     data = {(r["query"], r["key"]): r["weight"] for r in rows(spec, rect)}
     assert data == {("0 dog", "0 dog"): 0.7, ("0 dog", "1 bites"): 0.3,
                     ("1 bites", "0 dog"): 0.25, ("1 bites", "1 bites"): 0.75}

@@ -92,6 +92,15 @@ def test_injected_code_is_constant_and_survives_streamlits_sanitiser():
     assert re.search(r"<[/\w!]", body) is None
 
 
+def test_present_css_keeps_fixed_size_charts_inside_their_column():
+    # A fixed-size chart wider than its column shrinks to it as a whole (the SVG keeps its viewBox).
+    css = re.sub(r"\s+", " ", presentation.PRESENT_CSS)
+    assert '[data-testid="stVegaLiteChart"] { max-width: 100%; }' in css
+    assert '[data-testid="stVegaLiteChart"] > svg { max-width: 100%; height: auto; }' in css
+    # The RoPE page's wrapping rows: the blocks beside a fixed-size chart keep the width they need.
+    assert "st-key-rope_pair_metrics" in presentation.BASE_CSS and "st-key-rope_head_pairs" in presentation.BASE_CSS
+
+
 # -------------------------------------------------------------------------------- pure: tour
 def test_the_tour_is_well_formed():
     assert 8 <= len(tour.TOUR) <= params.MAX_TOUR_STEPS
@@ -292,6 +301,31 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 
 
+#: Charts (their SVG) that reach past their column, or into a neighbour in the same row:
+#: [(chart title, what it hits)]. A row is st.columns or a horizontal container.
+SPILLS_JS = """() => {
+  const out = [];
+  const inside = (a, b) => a.left >= b.left - 1 && a.right <= b.right + 1;
+  const meets = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  document.querySelectorAll('[data-testid=stVegaLiteChart] > svg').forEach(svg => {
+    const r = svg.getBoundingClientRect();
+    if (!r.width) { return; }
+    const t = svg.querySelector('.role-title-text text');
+    const name = t ? t.textContent.slice(0, 40) : 'chart';
+    const col = svg.closest('[data-testid=stColumn]')
+      || svg.closest('[data-testid=stMainBlockContainer]').querySelector('[data-testid=stVerticalBlock]');
+    if (!inside(r, col.getBoundingClientRect())) { out.push([name, 'its column']); }
+    const row = svg.closest('[data-testid=stHorizontalBlock]');
+    if (row) {
+      Array.from(row.children).forEach(child => {
+        if (!child.contains(svg) && meets(r, child.getBoundingClientRect())) { out.push([name, 'a neighbour']); }
+      });
+    }
+  });
+  return out;
+}"""
+
+
 def _settle(page) -> None:
     page.wait_for_timeout(400)
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=90_000)
@@ -327,6 +361,22 @@ def test_in_the_browser(server, shots):
             _settle(page)
             assert "m=6" in page.url
             assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()  # stays open
+            # Larger presentation charts next to the open sidebar: nothing spills over a neighbour
+            # (the plane moves above its metric cards), on both tabs and on the other pages with
+            # fixed-size charts.
+            assert page.evaluate(SPILLS_JS) == []
+            plane = page.locator("[data-testid=stVegaLiteChart] > svg").first  # full size, not shrunk
+            assert plane.evaluate("s => Math.abs(s.getBoundingClientRect().width - s.viewBox.baseVal.width)") < 1
+            for url in ("RoPE_rotation?present=1&rope_view=Whole+head",
+                        "Sinusoidal_heatmap?present=1&sin_view=Similarity", "Clock_hands?present=1"):
+                page.goto(f"{server}/{url}")
+                _settle(page)
+                if page.locator("[data-testid=stExpandSidebarButton]").is_visible():
+                    page.locator("[data-testid=stExpandSidebarButton]").click()
+                    _settle(page)
+                page.wait_for_selector("[data-testid=stVegaLiteChart] > svg", timeout=60_000)
+                page.wait_for_timeout(800)
+                assert page.evaluate(SPILLS_JS) == [], url
 
             # A tour-step link, then the clicker's PageDown / PageUp.
             page.goto(f"{server}/?step=3")

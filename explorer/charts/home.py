@@ -22,6 +22,11 @@ MAX_TOKENS_WITH_VALUES = 8
 MAX_TOKENS_WITH_WORDS = 12
 #: Length of the heatmaps' colour gradient, in pixels (shorter than the narrowest plot).
 LEGEND_LENGTH = 150
+#: The printed values are hidden (in the browser, from the plot's width) where a cell is narrower
+#: than this many pixels: "0.53" needs ≈ 31 px at 14 px, ≈ 38 px at presentation size (×1.35).
+#: Three heatmaps side by side with the sidebar open in presentation mode leave ≈ 25 px per cell;
+#: there the numbers would print over each other. Colour and tooltip still give every value.
+MIN_CELL_PX_FOR_VALUES = 38
 
 PE_LABELS = {
     "none": "no position signal",
@@ -91,8 +96,8 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
     """Attention weights A[i, j] of a sentence (row i = the query word, column j = the key word it
     attends to), one rect per cell, the colour scale fixed to [0, vmax] so several heatmaps can be
     compared. The chart fills its container's width. Up to `MAX_TOKENS_WITH_VALUES` words the
-    values are printed in the cells; beyond `MAX_TOKENS_WITH_WORDS` the axes show positions only
-    (the words are in the tooltip)."""
+    values are printed in the cells (where a cell is at least `MIN_CELL_PX_FOR_VALUES` wide);
+    beyond `MAX_TOKENS_WITH_WORDS` the axes show positions only (the words are in the tooltip)."""
     a = np.asarray(weights, dtype=float)
     labels = token_labels(words)
     n = len(labels)
@@ -125,7 +130,8 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
     layers = [cells]
     if n <= MAX_TOKENS_WITH_VALUES:
         layers.append(
-            base.mark_text(fontSize=14 if n <= 6 else 13).encode(
+            base.mark_text(fontSize=14 if n <= 6 else 13,
+                           opacity=alt.expr(f"width / {n} >= {MIN_CELL_PX_FOR_VALUES} ? 1 : 0")).encode(
                 text=alt.Text("weight:Q", format=".2f"),
                 color=alt.condition(f"datum.weight > {vmax * 0.55}", alt.value("white"), alt.value("#0F172A")),
             )

@@ -336,7 +336,7 @@ def matrix_heatmap(
     kind: str,
     scheme: str,
     d_model: int,
-    size: int = 320,
+    size: int = 300,
     subtitle: str | list[str] = "",
 ) -> alt.LayerChart:
     """The first N positions against each other, as one square image.
@@ -412,7 +412,7 @@ def offset_distance_chart(offsets, distances, *, seq_len: int) -> alt.LayerChart
     ).encode(x=x, y=y, text=alt.Text("label:N"))
     return _finish(
         alt.layer(line, dot, label),
-        "Every position is unique: its distance to any other position stays above zero",
+        "Every position is unique: all distances stay above zero",
         f"The distance between positions p and p + k depends only on k; here every k from 1 "
         f"to {seq_len - 1}.",
         height=300,
