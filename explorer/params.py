@@ -1036,9 +1036,9 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
 
     Kind "tabs" returns the tab containers instead (`st.tabs`, one per option, the open one
     bound to the URL). They run lazily: draw a tab's content only ``if tab.open``, so a page
-    computes and sends only what is on screen. A widget used by one tab only belongs inside it
-    (Streamlit keeps its value while another tab is open); a widget that several tabs use
-    belongs above the tabs.
+    computes and sends only what is on screen. A widget used by one tab only belongs inside it,
+    drawn on every run (outside the ``if tab.open``: Streamlit drops a bound widget's URL
+    parameter while it is not drawn); a widget that several tabs use belongs above the tabs.
     """
     registered = get(key)
     field_changes = {k: overrides.pop(k) for k in list(overrides) if k in OVERRIDABLE_FIELDS}

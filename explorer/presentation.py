@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 from pathlib import PurePosixPath
 from typing import Any
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
@@ -450,6 +450,20 @@ def view_url(page_path: str, query: dict[str, str], base_url: str | None) -> str
     return urlunsplit((parts.scheme, parts.netloc, path + page, qs.lstrip("?"), ""))
 
 
+#: Characters left as they are in the share link; everything else is percent-encoded, so neither
+#: the path (the browser's address bar, which does not encode ( ) [ ] ! * in a path) nor a value
+#: can close the markdown link or inline code, or start markup.
+_LINK_SAFE = ":/?&=%#~+,;@._-"
+
+
+def share_markdown(url: str) -> str:
+    """"Link to this view" as markdown: a link whose text is the URL as inline code. Not a code
+    block (st.code): that makes the browser load and start Streamlit's syntax highlighter, about
+    150 ms on every page load (measured)."""
+    safe = quote(url, safe=_LINK_SAFE)
+    return f"**Link to this view**: [`{safe}`]({safe})"
+
+
 def render_share_link(extra: dict[str, Any] | None = None) -> str:
     """Draw "Link to this view" from the page's current values; returns the URL shown."""
     from explorer import tour
@@ -459,11 +473,8 @@ def render_share_link(extra: dict[str, Any] | None = None) -> str:
     values, defaults = view_values(extra)
     query = view_query(values, step=step, explicit=explicit, defaults=defaults)
     url = view_url(current_page_path(), query, _base_url())
-    # A markdown link, not st.code: a code block makes the browser load and start Streamlit's
-    # syntax highlighter (~150 ms on every page load, measured). The URL is built by urlencode
-    # (no markdown or HTML can reach it); the link text is escaped as well.
-    st.markdown(f"**Link to this view**: [{params.escape_markdown(url)}]({url})")
-    st.caption("Right-click it to copy it, or copy the address bar: it holds the same parameters. "
+    st.markdown(share_markdown(url))
+    st.caption("Select it to copy it, or copy the address bar (it holds the same parameters). "
                "Add present=1 for presentation mode.")
     return url
 

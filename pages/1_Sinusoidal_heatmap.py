@@ -2,7 +2,7 @@
 similarity / distance structure that makes positions unique and offsets recognisable.
 
 URL keys: seq_len, d_model, base, layout_sin, scheme (shared); zoom_p0, zoom_np, zoom_d0,
-zoom_nd, curve_dims, sim_n (this page, see explorer/params.py).
+zoom_nd, curve_dims, sim_n, sin_view (the open tab) (this page, see explorer/params.py).
 """
 
 import numpy as np
@@ -12,7 +12,7 @@ import posenc
 from explorer.charts import sinusoidal as charts
 from explorer.exports import page_footer
 from explorer.layout import cached, formula, notice_list, page_setup, show_chart
-from explorer.params import PARAMS, escape_markdown, widget
+from explorer.params import PARAMS, ensure_notice_slot, escape_markdown, widget
 
 page_setup("Sinusoidal heatmap", ":material/grid_on:")
 st.title("Sinusoidal heatmap")
@@ -71,6 +71,7 @@ def offset_distances(seq_len: int, d_model: int, base: float):
 # browser does not rebuild the page's frame (navigation, text, formula) on every change.
 @st.fragment
 def view() -> None:
+    ensure_notice_slot()
     # ------------------------------------------------------------------------------------ controls
     with st.container(border=True):
         c1, c2, c3, c4, c5 = st.columns([1.2, 1.2, 1.3, 1.25, 1.15])
@@ -174,9 +175,11 @@ def view() -> None:
                 width="stretch",
             )
 
+    # A tab's own widget is drawn on every run (cheap), only its charts wait for the tab to open:
+    # Streamlit drops a bound widget's URL parameter while the widget is not drawn.
     with tab_curves:
+        dims_text = widget("curve_dims")
         if tab_curves.open:
-            dims_text = widget("curve_dims")
             curve_dims, problems = charts.parse_dims(dims_text, d_model)
             if problems:
                 st.warning("Dimensions: " + escape_markdown("; ".join(problems)))
@@ -198,10 +201,10 @@ def view() -> None:
             )
 
     with tab_similarity:
-        if tab_similarity.open and seq_len < 2:
+        sim_n = widget("sim_n", max=min(PARAMS["sim_n"].max, seq_len)) if seq_len >= 2 else None
+        if tab_similarity.open and sim_n is None:
             st.info("Similarity and distance need at least two positions: raise the sequence length.")
         elif tab_similarity.open:
-            sim_n = widget("sim_n", max=min(PARAMS["sim_n"].max, seq_len))
             sim, dist, toeplitz_dev = first_n_matrices(sim_n, d_model, base)
             k, k_dist = offset_distances(seq_len, d_model, base)  # k = 1 … seq_len − 1
             i_min = int(np.argmin(k_dist))

@@ -243,13 +243,29 @@ def test_start_the_tour_from_the_sidebar():
     assert any(m.value == tour.get_step(1).narration for m in at.markdown)
 
 
+@pytest.mark.parametrize("base", [
+    "http://host/RoPE_rotation)**URGENT**[login](https:evil.example)",
+    "http://host/x)![img](https:evil.example%2Fpixel.png)",
+    "http://host/a`b<script>c</script> d",
+])
+def test_a_crafted_address_cannot_inject_markup_into_the_share_link(base):
+    url = presentation.view_url("pages/3_RoPE_rotation.py", {"m": "40", "q_text": "1, (2)"}, base)
+    md = presentation.share_markdown(url)
+    target = md[md.index("](") + 2:-1]
+    text = md[md.index("[`") + 2:md.index("`]")]
+    assert text == target  # the visible text is the link itself (copyable, no hidden characters)
+    for bad in "()[]<>`*! ":
+        assert bad not in target, (bad, md)
+    assert target.endswith("RoPE_rotation?m=40&q_text=1%2C+%282%29")
+
+
 def test_every_page_states_its_link():
     for page in [p.path for p in PAGES]:
         at = run(page)
         assert any(m.value.startswith("**Link to this view**: [") for m in at.markdown), page
     at = run("pages/3_RoPE_rotation.py", {"m": "40", "present": "1"})
     links = [m.value for m in at.markdown if m.value.startswith("**Link to this view**")]
-    assert len(links) == 1 and links[0].endswith("](RoPE_rotation?m=40)"), links
+    assert links == ["**Link to this view**: [`RoPE_rotation?m=40`](RoPE_rotation?m=40)"]
     assert "present" not in links[0]  # a student's link
 
 
