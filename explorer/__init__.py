@@ -6,3 +6,7 @@
 
 Nothing here is imported by `posenc` (the maths stays free of Streamlit).
 """
+
+from explorer.altair_speedup import install as _install_altair_speedup
+
+_install_altair_speedup()  # once, for every chart built through explorer (see the module)

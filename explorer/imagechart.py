@@ -36,10 +36,6 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from explorer.altair_speedup import install as _install_altair_speedup
-
-_install_altair_speedup()
-
 __all__ = [
     "DIVERGING",
     "SCHEMES",

@@ -375,7 +375,7 @@ def current_page_path() -> str:
     return f"pages/{path.name}" if path.parent.name == "pages" else "app.py"
 
 
-def _page_defaults() -> dict[str, Any]:
+def page_defaults() -> dict[str, Any]:
     """{key: the default the page uses} for every registry parameter this page has drawn in this
     session (from `explorer.params`' per-page records; a page may override a default)."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
@@ -391,7 +391,7 @@ def view_values(extra: dict[str, Any] | None = None) -> tuple[dict[str, Any], di
     or the URL's value for one not drawn yet; `extra` wins. ``present`` and ``step`` are left out.
     `defaults` are the page's own defaults (which a link may leave out)."""
     state = st.session_state
-    defaults = _page_defaults()
+    defaults = page_defaults()
     values: dict[str, Any] = {}
     try:
         url_keys = [k for k in st.query_params.keys() if k in params.PARAMS]

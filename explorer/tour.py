@@ -177,14 +177,14 @@ def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] 
     The values go into ``st.session_state`` and the bound widgets of `page` pick them up (and
     write them to the URL); `query` holds unbound URL parameters only (``step``). Does not return.
     """
-    from explorer.presentation import _page_defaults, current_page_path
+    from explorer.presentation import page_defaults, current_page_path
 
     state = st.session_state
     same_page = page == current_page_path()
     # On the same page the browser keeps its widgets, and a widget whose key is merely deleted
     # here would send its old value back with the next interaction (a preset's "model" then
     # reloads the preset). So on the same page a parameter goes back to the page's default.
-    defaults = _page_defaults() if same_page else {}
+    defaults = page_defaults() if same_page else {}
     for key in list(params.PARAMS):
         if key not in _FRAME_KEYS and key in state:
             if key in defaults:

@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from _apptest import run_page
+
 from explorer import params, presentation, tour
 from explorer.layout import PAGES
 
@@ -121,12 +123,7 @@ def test_check_tour_finds_problems():
 
 # ----------------------------------------------------------------------------- AppTest
 def run(path: str = "app.py", query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / path), default_timeout=180)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_page(str(ROOT / path), timeout=180, **(query or {}))
 
 
 def presenting(at: AppTest) -> bool:

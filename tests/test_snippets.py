@@ -18,6 +18,8 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from _apptest import run_page
+
 from explorer import snippets
 from explorer.charts import compare as compare_charts
 
@@ -30,9 +32,7 @@ def run(path: str, query: dict | None = None) -> AppTest:
         at.session_state[f"code_{page}"] = True
     for key, value in (query or {}).items():
         at.query_params[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_page(str(ROOT / path), at)
 
 
 def page_snippet(at: AppTest) -> str:
