@@ -29,8 +29,7 @@ def experiment(words: tuple[str, ...], dim: int, seed: int, shuffle_seed: int, p
     w_q, w_k, w_v = att.seeded_projections(dim, seed=seed)
     method = {"none": "nope"}.get(pe, pe)
     table = learned_table(MAX_TOKENS, dim, seed=seed, std=1.0) if pe == "learned" else None
-    pe_rows = att.additive_positions(method, len(words), dim, table=table) if pe in (
-        "sinusoidal", "learned") else None
+    pe_rows = att.additive_positions(method, len(words), dim, table=table) if pe in ("sinusoidal", "learned") else None
     inv_freq = inverse_frequencies(dim) if pe == "rope" else None
     out = {"perm": perm, "shuffled": shuffled}
     for name, sentence in (("original", list(words)), ("shuffled", shuffled)):
@@ -69,6 +68,7 @@ formula(
     "head gets no positions; adding PE(p) to the inputs or rotating q, k by position breaks it.",
 )
 
+
 # ---------------------------------------------------------------------------------- the view
 # Everything between the formulas and "Explore" is one fragment: a control change reruns only
 # this part, so the browser does not rebuild the page's frame on every change.
@@ -85,8 +85,7 @@ def view() -> None:
         words, n_found = att.tokenize(sentence, max_tokens=MAX_TOKENS)
     except (TypeError, ValueError):
         st.warning(
-            "The sentence needs at least two different words (letters or digits). "
-            "Showing the default sentence instead."
+            "The sentence needs at least two different words (letters or digits). Showing the default sentence instead."
         )
         words, n_found = att.tokenize(get("sentence").default, max_tokens=MAX_TOKENS)
     if n_found > MAX_TOKENS:
@@ -124,28 +123,42 @@ def view() -> None:
         )
 
     show_chart(
-        charts.equivariance_scatter(result["outputs_expected"], result["outputs_shuffled"], pe=pe,
-                                    gap=result["output_gap"]),
+        charts.equivariance_scatter(
+            result["outputs_expected"], result["outputs_shuffled"], pe=pe, gap=result["output_gap"]
+        ),
         width="stretch",
     )
 
     st.subheader("Attention weights for both orders")
     vmax = max(float(result["weights_original"].max()), float(result["weights_shuffled"].max()))
     h1, h2, h3 = st.columns(3)
-    show_chart(container=h1, chart=
-        charts.attention_heatmap(result["weights_original"], words,
-                                 title="Original sentence", subtitle="A(X)", vmax=vmax),
+    show_chart(
+        container=h1,
+        chart=charts.attention_heatmap(
+            result["weights_original"], words, title="Original sentence", subtitle="A(X)", vmax=vmax
+        ),
         width="stretch",
     )
-    show_chart(container=h2, chart=
-        charts.attention_heatmap(result["weights_shuffled"], result["shuffled"],
-                                 title="Shuffled sentence", subtitle="A(PX): computed afresh", vmax=vmax),
+    show_chart(
+        container=h2,
+        chart=charts.attention_heatmap(
+            result["weights_shuffled"],
+            result["shuffled"],
+            title="Shuffled sentence",
+            subtitle="A(PX): computed afresh",
+            vmax=vmax,
+        ),
         width="stretch",
     )
-    show_chart(container=h3, chart=
-        charts.attention_heatmap(result["weights_expected"], result["shuffled"],
-                                 title="Original, re-ordered", subtitle="P·A(X)·Pᵀ: old rows & columns moved",
-                                 vmax=vmax),
+    show_chart(
+        container=h3,
+        chart=charts.attention_heatmap(
+            result["weights_expected"],
+            result["shuffled"],
+            title="Original, re-ordered",
+            subtitle="P·A(X)·Pᵀ: old rows & columns moved",
+            vmax=vmax,
+        ),
         width="stretch",
     )
     st.caption(
@@ -161,20 +174,28 @@ def view() -> None:
             "Switch to **sinusoidal**, **learned** or **RoPE**: the difference jumps to order 0.1–1. "
             "The same word now gets a different vector (or a differently rotated query/key) at a "
             "different place.",
-            "A repeated word (\"the\") gets identical rows with **none**: the head cannot even tell the "
+            'A repeated word ("the") gets identical rows with **none**: the head cannot even tell the '
             "two copies apart.",
             "RoPE changes the weights but adds nothing to the word vectors: it acts only inside the "
             "query–key comparison.",
         ]
     )
 
-    page_footer("home", dict(words=words, dim=dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe),
-                data=lambda: labelled_matrices({"A(X)": (result["weights_original"], words),
-                                                "A(PX)": (result["weights_shuffled"], result["shuffled"]),
-                                                "P·A(X)·Pᵀ": (result["weights_expected"], result["shuffled"])},
-                                               row="query", column="key"),
-                file_name=f"attention_weights_{pe}_d{dim}_seed{seed}.csv",
-                data_label="Download the attention weights as CSV")
+    page_footer(
+        "home",
+        dict(words=words, dim=dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe),
+        data=lambda: labelled_matrices(
+            {
+                "A(X)": (result["weights_original"], words),
+                "A(PX)": (result["weights_shuffled"], result["shuffled"]),
+                "P·A(X)·Pᵀ": (result["weights_expected"], result["shuffled"]),
+            },
+            row="query",
+            column="key",
+        ),
+        file_name=f"attention_weights_{pe}_d{dim}_seed{seed}.csv",
+        data_label="Download the attention weights as CSV",
+    )
 
 
 view()

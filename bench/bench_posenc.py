@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import posenc  # noqa: E402
+import posenc
 
 
 def best_of(fn, repeats=7):

@@ -14,9 +14,9 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import posenc  # noqa: E402
-from explorer.charts import sinusoidal as charts  # noqa: E402
-from explorer.presentation import show_chart  # noqa: E402 - drawn exactly as the page draws it
+import posenc
+from explorer.charts import sinusoidal as charts
+from explorer.presentation import show_chart
 
 SEQ_LEN, D_MODEL, BASE, LAYOUT, SCHEME = 8192, 2048, 10000.0, "interleaved", "redblue"
 
@@ -25,9 +25,7 @@ SEQ_LEN, D_MODEL, BASE, LAYOUT, SCHEME = 8192, 2048, 10000.0, "interleaved", "re
 def overview_values(seq_len: int, d_model: int, base: float, layout: str, rows: int, pair_block: int):
     if rows == seq_len and pair_block == 1:
         return posenc.sinusoidal_encoding(np.arange(seq_len), d_model, base=base, layout=layout)
-    return posenc.block_mean_encoding(
-        seq_len, d_model, rows=rows, base=base, layout=layout, pair_block=pair_block
-    )
+    return posenc.block_mean_encoding(seq_len, d_model, rows=rows, base=base, layout=layout, pair_block=pair_block)
 
 
 st.title("Heatmap only")
@@ -37,9 +35,14 @@ y_axis, x_axis = charts.overview_axes(SEQ_LEN, D_MODEL, rows, pair_block)
 note = charts.reduction_note(SEQ_LEN, D_MODEL, rows, pair_block)
 show_chart(
     charts.encoding_heatmap(
-        values, positions=y_axis, dims=x_axis, layout=LAYOUT, scheme=SCHEME,
+        values,
+        positions=y_axis,
+        dims=x_axis,
+        layout=LAYOUT,
+        scheme=SCHEME,
         title=f"PE(p, i) for positions 0 … {SEQ_LEN - 1} and dimensions 0 … {D_MODEL - 1}",
-        subtitle=note, value_title="mean of PE over the pixel" if note else "PE(p, i)",
+        subtitle=note,
+        value_title="mean of PE over the pixel" if note else "PE(p, i)",
     ),
     width="stretch",
 )

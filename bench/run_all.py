@@ -49,6 +49,7 @@ from e2e_support import (  # noqa: E402
     wait_idle,
     wait_rerun_done,
 )
+
 from explorer.layout import PAGES  # noqa: E402
 
 MB = 1024 * 1024
@@ -61,41 +62,78 @@ HEATMAP_ONLY_TITLE = "Heatmap only"
 MAX_SETTINGS: dict[str, dict[str, str]] = {
     "app.py": {
         "sentence": " ".join(f"word{i}" for i in range(40)),  # 40 words, 24 used
-        "d_model": "64", "home_pe": "rope", "seed": "9999", "shuffle_seed": "9999",
+        "d_model": "64",
+        "home_pe": "rope",
+        "seed": "9999",
+        "shuffle_seed": "9999",
     },
     "pages/1_Sinusoidal_heatmap.py": {
-        "seq_len": "8192", "d_model": "2048", "base": "1000000", "zoom_p0": "7936",
-        "zoom_np": "256", "zoom_d0": "1792", "zoom_nd": "256", "sim_n": "512",
+        "seq_len": "8192",
+        "d_model": "2048",
+        "base": "1000000",
+        "zoom_p0": "7936",
+        "zoom_np": "256",
+        "zoom_d0": "1792",
+        "zoom_nd": "256",
+        "sim_n": "512",
         "sin_view": "Similarity",  # the heaviest tab: two 512 × 512 matrices, 8191 offsets
         "curve_dims": ", ".join(str(i) for i in range(0, 2048, 100)),
     },
     "pages/2_Clock_hands.py": {"d_model": "2048", "base": "1000000", "n_clocks": "64", "m": "8192"},
     "pages/3_RoPE_rotation.py": {
-        "m": "8192", "n": "8192", "head_dim": "256", "j": "127", "base": "1000000", "traj_m": "256",
+        "m": "8192",
+        "n": "8192",
+        "head_dim": "256",
+        "j": "127",
+        "base": "1000000",
+        "traj_m": "256",
         "rope_view": "Whole head",  # the 256 × 256 matrix
     },
     "pages/4_Relative_invariance.py": {
-        "head_dim": "256", "seq_len": "256", "shift_t": "4096", "table_len": "4096",
-        "base": "1000000", "seed": "9999",
+        "head_dim": "256",
+        "seq_len": "256",
+        "shift_t": "4096",
+        "table_len": "4096",
+        "base": "1000000",
+        "seed": "9999",
     },
     "pages/5_Context_extension.py": {
-        "head_dim": "256", "base": "1000000", "train_len": "262144", "target_len": "1048576",
-        "rope_type": "yarn", "factor": "128", "beta_fast": "256", "beta_slow": "128",
+        "head_dim": "256",
+        "base": "1000000",
+        "train_len": "262144",
+        "target_len": "1048576",
+        "rope_type": "yarn",
+        "factor": "128",
+        "beta_fast": "256",
+        "beta_slow": "128",
         "ext_view": "Precision",  # the heaviest tab (torch's bfloat16)
     },
     "pages/6_Compare_methods.py": {
-        "head_dim": "256", "train_len": "2048", "target_len": "4096", "base": "1000000",
-        "seed": "9999", "alibi_head": "8",
+        "head_dim": "256",
+        "train_len": "2048",
+        "target_len": "4096",
+        "base": "1000000",
+        "seed": "9999",
+        "alibi_head": "8",
     },
     "pages/7_Model_configs.py": {
-        "head_dim": "256", "base": "1000000", "conv_from": "rope_theta", "new_theta": "1000000000000",
+        "head_dim": "256",
+        "base": "1000000",
+        "conv_from": "rope_theta",
+        "new_theta": "1000000000000",
     },
 }
 HEATMAP_MAX = {"seq_len": "8192", "d_model": "2048"}
 
 #: Interaction: (page index in PAGES, slider key, index of a chart that changes with it).
-INTERACTIONS = [(0, "d_model", 1), (1, "seq_len", 0), (2, "n_clocks", 0), (3, "m", 0), (4, "shift_t", 0),
-                (5, "head_dim", 0)]
+INTERACTIONS = [
+    (0, "d_model", 1),
+    (1, "seq_len", 0),
+    (2, "n_clocks", 0),
+    (3, "m", 0),
+    (4, "shift_t", 0),
+    (5, "head_dim", 0),
+]
 
 TARGETS = {
     "run_default": 0.150,  # s
@@ -119,9 +157,8 @@ def bench_script_runs(pages: list, repeats: int) -> list[dict]:
     import logging
 
     import streamlit as st
-    from streamlit.testing.v1 import AppTest
-
     from streamlit import logger as st_logger
+    from streamlit.testing.v1 import AppTest
 
     st_logger.set_log_level(logging.ERROR)  # "missing ScriptRunContext", "No runtime found" …
     rows = []
@@ -193,18 +230,34 @@ def _distinct_query(path: str, i: int, k: int) -> dict | None:
     methods = ("default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
     return {
         "app.py": {"shuffle_seed": i, "seed": k, "d_model": 8 + 2 * (k % 20)},
-        "pages/1_Sinusoidal_heatmap.py": {"seq_len": 128 + 137 * k, "d_model": 32 + 2 * (29 * k % 400),
-                                          "zoom_p0": k, "sim_n": 64 + k},
+        "pages/1_Sinusoidal_heatmap.py": {
+            "seq_len": 128 + 137 * k,
+            "d_model": 32 + 2 * (29 * k % 400),
+            "zoom_p0": k,
+            "sim_n": 64 + k,
+        },
         "pages/2_Clock_hands.py": {"d_model": 16 + 2 * (k % 300), "m": 37 * i, "n_clocks": 1 + k % 8},
-        "pages/3_RoPE_rotation.py": {"m": 7 * i, "n": 3 * i + 1, "head_dim": 4 + 2 * (k % 120),
-                                     "traj_m": k, "j": 1},
-        "pages/4_Relative_invariance.py": {"seed": i, "head_dim": 8 + 2 * (k % 60), "seq_len": 32 + 7 * k,
-                                           "shift_t": 1 + 13 * k},
-        "pages/5_Context_extension.py": {"head_dim": 32 + 2 * (k % 48), "train_len": 1024 + 16 * i,
-                                         "target_len": 8192 + i, "rope_type": methods[k % len(methods)],
-                                         "factor": 2 + 0.25 * (k % 20)},
-        "pages/6_Compare_methods.py": {"head_dim": 16 + 2 * (k % 40), "train_len": 64 + i,
-                                       "target_len": 300 + 2 * i, "seed": i, "alibi_head": 1 + k % 8},
+        "pages/3_RoPE_rotation.py": {"m": 7 * i, "n": 3 * i + 1, "head_dim": 4 + 2 * (k % 120), "traj_m": k, "j": 1},
+        "pages/4_Relative_invariance.py": {
+            "seed": i,
+            "head_dim": 8 + 2 * (k % 60),
+            "seq_len": 32 + 7 * k,
+            "shift_t": 1 + 13 * k,
+        },
+        "pages/5_Context_extension.py": {
+            "head_dim": 32 + 2 * (k % 48),
+            "train_len": 1024 + 16 * i,
+            "target_len": 8192 + i,
+            "rope_type": methods[k % len(methods)],
+            "factor": 2 + 0.25 * (k % 20),
+        },
+        "pages/6_Compare_methods.py": {
+            "head_dim": 16 + 2 * (k % 40),
+            "train_len": 64 + i,
+            "target_len": 300 + 2 * i,
+            "seed": i,
+            "alibi_head": 1 + k % 8,
+        },
         "pages/7_Model_configs.py": {"head_dim": 4 + 2 * (k % 100), "ntk_alpha": round(1 + 0.01 * i, 2)},
     }.get(path)
 
@@ -212,9 +265,13 @@ def _distinct_query(path: str, i: int, k: int) -> dict | None:
 #: The slider pressed (ArrowRight) after each memory-run page load; `_distinct_query` leaves it
 #: room to move.
 MEMORY_SLIDERS = {
-    "app.py": "d_model", "pages/1_Sinusoidal_heatmap.py": "seq_len", "pages/2_Clock_hands.py": "m",
-    "pages/3_RoPE_rotation.py": "m", "pages/4_Relative_invariance.py": "shift_t",
-    "pages/5_Context_extension.py": "head_dim", "pages/6_Compare_methods.py": "head_dim",
+    "app.py": "d_model",
+    "pages/1_Sinusoidal_heatmap.py": "seq_len",
+    "pages/2_Clock_hands.py": "m",
+    "pages/3_RoPE_rotation.py": "m",
+    "pages/4_Relative_invariance.py": "shift_t",
+    "pages/5_Context_extension.py": "head_dim",
+    "pages/6_Compare_methods.py": "head_dim",
     "pages/7_Model_configs.py": "head_dim",
 }
 
@@ -248,8 +305,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-write", action="store_true", help="do not write bench/RESULTS.md")
     parser.add_argument("--reruns", type=int, default=200, help="reruns in the memory run")
-    parser.add_argument("--per-load", type=int, default=5,
-                        help="memory run: reruns per page load (1 load + slider presses)")
+    parser.add_argument(
+        "--per-load", type=int, default=5, help="memory run: reruns per page load (1 load + slider presses)"
+    )
     parser.add_argument("--pairs", type=int, default=3, help="A/B pairs per page (navigation)")
     parser.add_argument("--heatmap-pairs", type=int, default=5, help="A/B pairs, heatmap at max")
     parser.add_argument("--presses", type=int, default=7, help="slider presses per interaction")
@@ -275,8 +333,11 @@ def main() -> int:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
-    results: dict = {"runs": runs, "missing_pages": missing_pages,
-                     "no_max": [p.path for p in pages if p.path not in MAX_SETTINGS]}
+    results: dict = {
+        "runs": runs,
+        "missing_pages": missing_pages,
+        "no_max": [p.path for p in pages if p.path not in MAX_SETTINGS],
+    }
     with sync_playwright() as pw:
         browser = launch_chromium(pw)
         context = browser.new_context(viewport=VIEWPORT)
@@ -295,11 +356,17 @@ def main() -> int:
                     navigate(page, app.url(p.path), p.title)
             mem = app.memory()
             results["cold"] = {
-                "healthy": healthy, "first_drawn": cold_total, "first_nav_ms": first,
-                "peak_sampled": sampler.peak, "peak_hwm": mem.get("peak", 0), "rss_after": mem.get("rss", 0),
+                "healthy": healthy,
+                "first_drawn": cold_total,
+                "first_nav_ms": first,
+                "peak_sampled": sampler.peak,
+                "peak_hwm": mem.get("peak", 0),
+                "rss_after": mem.get("rss", 0),
             }
-            print(f"  healthy {healthy:.2f} s, first page drawn {cold_total:.2f} s, "
-                  f"peak RSS {sampler.peak / MB:.0f} MB", flush=True)
+            print(
+                f"  healthy {healthy:.2f} s, first page drawn {cold_total:.2f} s, peak RSS {sampler.peak / MB:.0f} MB",
+                flush=True,
+            )
 
             print("2/5 navigation → last chart drawn, alternating with the small-chart page…", flush=True)
             with StreamlitServer(SMALL_APP) as small, StreamlitServer(HEATMAP_ONLY_APP) as heat_only:
@@ -307,8 +374,15 @@ def main() -> int:
                 navigate(page, small_url, SMALL_TITLE)  # warm-up (browser cache, imports)
                 nav = []
                 targets = [(app.url(p.path), p.title, args.pairs, short(p.path), False) for p in pages]
-                targets.append((app.url(PAGES[1].path, HEATMAP_MAX), PAGES[1].title, args.heatmap_pairs,
-                                "Sinusoidal heatmap page at 8192×2048", True))
+                targets.append(
+                    (
+                        app.url(PAGES[1].path, HEATMAP_MAX),
+                        PAGES[1].title,
+                        args.heatmap_pairs,
+                        "Sinusoidal heatmap page at 8192×2048",
+                        True,
+                    )
+                )
                 for url, title, pairs, label, heat in targets:
                     first_ms = navigate(page, url, title)  # warm-up; cold cache for this URL
                     a, b, c = [], [], []
@@ -319,19 +393,34 @@ def main() -> int:
                         b.append(navigate(page, small_url, SMALL_TITLE))
                         if heat:
                             c.append(navigate(page, heat_only_url, HEATMAP_ONLY_TITLE))
-                    row = {"label": label, "page_ms": statistics.median(a), "small_ms": statistics.median(b),
-                           "first_ms": first_ms, "heat": heat}
+                    row = {
+                        "label": label,
+                        "page_ms": statistics.median(a),
+                        "small_ms": statistics.median(b),
+                        "first_ms": first_ms,
+                        "heat": heat,
+                    }
                     row["ratio"] = row["page_ms"] / row["small_ms"]
-                    print(f"  nav {label:<38} {row['page_ms']:7.0f} ms / {row['small_ms']:5.0f} ms = "
-                          f"{row['ratio']:.2f}×  (first {first_ms:.0f} ms)", flush=True)
+                    print(
+                        f"  nav {label:<38} {row['page_ms']:7.0f} ms / {row['small_ms']:5.0f} ms = "
+                        f"{row['ratio']:.2f}×  (first {first_ms:.0f} ms)",
+                        flush=True,
+                    )
                     nav.append(row)
                     if heat:
-                        only = {"label": "heatmap chart alone at 8192×2048 (bench/heatmap_only_app.py)",
-                                "page_ms": statistics.median(c), "small_ms": row["small_ms"],
-                                "first_ms": float("nan"), "heat": True}
+                        only = {
+                            "label": "heatmap chart alone at 8192×2048 (bench/heatmap_only_app.py)",
+                            "page_ms": statistics.median(c),
+                            "small_ms": row["small_ms"],
+                            "first_ms": float("nan"),
+                            "heat": True,
+                        }
                         only["ratio"] = only["page_ms"] / only["small_ms"]
-                        print(f"  nav {'heatmap chart alone':<38} {only['page_ms']:7.0f} ms / "
-                              f"{only['small_ms']:5.0f} ms = {only['ratio']:.2f}×", flush=True)
+                        print(
+                            f"  nav {'heatmap chart alone':<38} {only['page_ms']:7.0f} ms / "
+                            f"{only['small_ms']:5.0f} ms = {only['ratio']:.2f}×",
+                            flush=True,
+                        )
                         nav.append(only)
                 results["nav"] = nav
 
@@ -350,14 +439,16 @@ def main() -> int:
                     row[part] = statistics.median(x[part] for x in lat)
                 row["min"], row["max"] = min(x["total"] for x in lat), max(x["total"] for x in lat)
                 inter.append(row)
-                print(f"  {row['label']}  median {row['total']:.0f} ms (min {row['min']:.0f}, max "
-                      f"{row['max']:.0f}) = {row['to_run']:.0f} to run + {row['run']:.0f} run + "
-                      f"{row['draw']:.0f} draw", flush=True)
+                print(
+                    f"  {row['label']}  median {row['total']:.0f} ms (min {row['min']:.0f}, max "
+                    f"{row['max']:.0f}) = {row['to_run']:.0f} to run + {row['run']:.0f} run + "
+                    f"{row['draw']:.0f} draw",
+                    flush=True,
+                )
             results["interaction"] = inter
 
             print(f"5/5 memory: {args.reruns} reruns with distinct parameters…", flush=True)
-            mem_pages = [p for p in pages
-                         if _distinct_query(p.path, 0, 0) is not None and p.path in MEMORY_SLIDERS]
+            mem_pages = [p for p in pages if _distinct_query(p.path, 0, 0) is not None and p.path in MEMORY_SLIDERS]
             before = app.memory()["rss"]
             checkpoints, done, group = {}, 0, 0
             problems = results.setdefault("memory_errors", [])
@@ -392,9 +483,15 @@ def main() -> int:
                 page.goto("about:blank")
                 time.sleep(2)
             after = app.memory()["rss"]
-            results["memory"] = {"before": before, "after": after, "growth": after - before,
-                                 "peak": sampler.peak, "checkpoints": checkpoints, "loads": group,
-                                 "seconds": time.perf_counter() - t_mem}
+            results["memory"] = {
+                "before": before,
+                "after": after,
+                "growth": after - before,
+                "peak": sampler.peak,
+                "checkpoints": checkpoints,
+                "loads": group,
+                "seconds": time.perf_counter() - t_mem,
+            }
         finally:
             app.stop()
             context.close()
@@ -418,11 +515,21 @@ def render(r: dict, info: dict, when: str, args) -> str:
         f"`python bench/run_all.py` · {when} · {info['nproc']} CPUs ({info['cpu']}) · Python {info['python']} "
         f"· load average at start {info['load']} · whole run {r['seconds'] / 60:.1f} min",
         "",
-        *(["**The machine was busy** (load average above the CPU count: other processes were running), "
-           "so absolute times are inflated; the navigation ratios, measured alternately with the "
-           "reference page, are less affected.", ""] if busy else []),
-        *([f"Left out (listed in PAGES, file missing): {', '.join(r['missing_pages'])}", ""]
-          if r["missing_pages"] else []),
+        *(
+            [
+                "**The machine was busy** (load average above the CPU count: other processes were running), "
+                "so absolute times are inflated; the navigation ratios, measured alternately with the "
+                "reference page, are less affected.",
+                "",
+            ]
+            if busy
+            else []
+        ),
+        *(
+            [f"Left out (listed in PAGES, file missing): {', '.join(r['missing_pages'])}", ""]
+            if r["missing_pages"]
+            else []
+        ),
         "## 1. Server-side script run (AppTest, median of "
         f"{args.repeats} after a warm-up, `st.cache_data` cleared before each run)",
         "",
@@ -434,19 +541,25 @@ def render(r: dict, info: dict, when: str, args) -> str:
         if m is None:  # the AppTest floor: a script with one small chart
             out.append(f"| {row['page']} | {d * 1e3:.0f} ms | | | |")
             continue
-        d_note = verdict(d <= TARGETS["run_default"]) + (f" (error: {row['default_error']})" if row["default_error"] else "")
+        d_note = verdict(d <= TARGETS["run_default"]) + (
+            f" (error: {row['default_error']})" if row["default_error"] else ""
+        )
         m_note = verdict(m <= TARGETS["run_max"]) + (f" (error: {row['max_error']})" if row["max_error"] else "")
         out.append(f"| {row['page']} | {d * 1e3:.0f} ms | {d_note} | {m * 1e3:.0f} ms | {m_note} |")
     if r["no_max"]:
-        out += ["", "No maximum settings defined in bench/run_all.py (MAX_SETTINGS) for: "
-                + ", ".join(r["no_max"]) + " — its \"max\" column repeats the defaults."]
+        out += [
+            "",
+            "No maximum settings defined in bench/run_all.py (MAX_SETTINGS) for: "
+            + ", ".join(r["no_max"])
+            + ' — its "max" column repeats the defaults.',
+        ]
     out += [
         "",
         "## 2. Navigation → last chart drawn (browser), against a page with one 3-point chart",
         "",
         f"Full page load in headless Chromium until every chart is drawn; medians of {args.pairs} "
         f"({args.heatmap_pairs} for the heatmap at max) measurements alternating with "
-        "bench/small_chart_app.py on a second server; \"first\" is the first load of that URL "
+        'bench/small_chart_app.py on a second server; "first" is the first load of that URL '
         "(cold cache).",
         "",
         "| page | page | small chart | ratio | first load | target |",
@@ -459,34 +572,41 @@ def render(r: dict, info: dict, when: str, args) -> str:
         alone = row["label"].startswith("heatmap chart alone")
         target = f"≤ 1.5× {verdict(row['ratio'] <= TARGETS['heatmap_ratio'])}" if alone else ""
         first = "" if row["first_ms"] != row["first_ms"] else f"{row['first_ms']:.0f} ms"  # NaN: none
-        out.append(f"| {row['label']} | {row['page_ms']:.0f} ms | {row['small_ms']:.0f} ms | "
-                   f"{row['ratio']:.2f}× | {first} | {target} |")
+        out.append(
+            f"| {row['label']} | {row['page_ms']:.0f} ms | {row['small_ms']:.0f} ms | "
+            f"{row['ratio']:.2f}× | {first} | {target} |"
+        )
     by_label = {row["label"]: row for row in r["nav"]}
     default_page = by_label.get(short(PAGES[1].path))
     max_page = by_label.get("Sinusoidal heatmap page at 8192×2048")
     if default_page and max_page:
-        out += ["", f"The Sinusoidal heatmap page at 8192×2048 against the same page at its defaults "
-                    f"(128×128): {max_page['ratio'] / default_page['ratio']:.2f}× (ratio of the two "
-                    "ratios): the size of the table costs little. The whole page is slower than the "
-                    "one-chart page at any size because of what every page carries (sidebar navigation, "
-                    "formula, controls, the open tab's chart); \"heatmap chart alone\" is its whole-table "
-                    "chart at 8192×2048 with nothing else on the page, the like-for-like comparison "
-                    "with the one-chart page."]
+        out += [
+            "",
+            f"The Sinusoidal heatmap page at 8192×2048 against the same page at its defaults "
+            f"(128×128): {max_page['ratio'] / default_page['ratio']:.2f}× (ratio of the two "
+            "ratios): the size of the table costs little. The whole page is slower than the "
+            "one-chart page at any size because of what every page carries (sidebar navigation, "
+            'formula, controls, the open tab\'s chart); "heatmap chart alone" is its whole-table '
+            "chart at 8192×2048 with nothing else on the page, the like-for-like comparison "
+            "with the one-chart page.",
+        ]
     out += [
         "",
         f"## 3. Interaction: slider ArrowRight → chart redrawn and run over ({args.presses} presses, page at defaults)",
         "",
         "Measured on the page's clock: keydown → the app's script state turns \"running\" (widget "
-        "debounce, websocket) → \"notRunning\" (the server runs the script while the browser applies "
+        'debounce, websocket) → "notRunning" (the server runs the script while the browser applies '
         "its output, charts included) → the changed chart is drawn (the rest).",
         "",
         "| slider | median | to run start | run + apply | rest | min | max | target ≤ 300 ms |",
         "|---|---:|---:|---:|---:|---:|---:|:--:|",
     ]
     for row in r["interaction"]:
-        out.append(f"| {row['label']} | {row['total']:.0f} ms | {row['to_run']:.0f} ms | {row['run']:.0f} ms | "
-                   f"{row['draw']:.0f} ms | {row['min']:.0f} ms | {row['max']:.0f} ms | "
-                   f"{verdict(row['total'] <= TARGETS['interaction'])} |")
+        out.append(
+            f"| {row['label']} | {row['total']:.0f} ms | {row['to_run']:.0f} ms | {row['run']:.0f} ms | "
+            f"{row['draw']:.0f} ms | {row['min']:.0f} ms | {row['max']:.0f} ms | "
+            f"{verdict(row['total'] <= TARGETS['interaction'])} |"
+        )
     c, m = r["cold"], r["memory"]
     checkpoints = ", ".join(f"{k}: {v / MB:.0f} MB" for k, v in m["checkpoints"].items())
     out += [

@@ -37,7 +37,8 @@ def install() -> bool:
         return True
     try:
         from altair.utils import schemapi
-        from_dict_class = schemapi._FromDict  # noqa: SLF001
+
+        from_dict_class = schemapi._FromDict
         original_init = from_dict_class.__init__
     except (ImportError, AttributeError):  # pragma: no cover - a future Altair
         return False

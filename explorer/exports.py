@@ -26,10 +26,15 @@ def csv_text(frame: pd.DataFrame) -> str:
     return frame.to_csv(index=False, float_format="%.17g")
 
 
-def page_footer(page: str, values: Mapping[str, Any], *,
-                data: pd.DataFrame | Callable[[], pd.DataFrame] | None = None,
-                file_name: str = "data.csv", data_label: str = "Download the data as CSV",
-                link_values: Mapping[str, Any] | None = None) -> str:
+def page_footer(
+    page: str,
+    values: Mapping[str, Any],
+    *,
+    data: pd.DataFrame | Callable[[], pd.DataFrame] | None = None,
+    file_name: str = "data.csv",
+    data_label: str = "Download the data as CSV",
+    link_values: Mapping[str, Any] | None = None,
+) -> str:
     """Draw the footer; returns the snippet shown.
 
     `link_values` (optional) are parameter values the share link must use instead of the
@@ -38,19 +43,22 @@ def page_footer(page: str, values: Mapping[str, Any], *,
     code = snippets.snippet(page, values)
     # Drawn only while open (on_change="rerun" makes the expander lazy): the highlighted code
     # block costs the browser ~140 ms on every run, for a panel most visits never open.
-    reproduce = st.expander("Reproduce in Python", icon=":material/code:", key=f"code_{page}",
-                            on_change="rerun")
+    reproduce = st.expander("Reproduce in Python", icon=":material/code:", key=f"code_{page}", on_change="rerun")
     if reproduce.open:
-        reproduce.caption("These lines compute the numbers on this page with the settings above, "
-                          "using the `posenc` package of this repository "
-                          "(pip install -r requirements.txt).")
+        reproduce.caption(
+            "These lines compute the numbers on this page with the settings above, "
+            "using the `posenc` package of this repository "
+            "(pip install -r requirements.txt)."
+        )
         reproduce.code(code, language="python")
     if data is not None:
+
         def build() -> str:
             return csv_text(data() if callable(data) else data)
 
-        st.download_button(data_label, data=build, file_name=file_name, mime="text/csv",
-                           icon=":material/download:", key=f"csv_{page}")
+        st.download_button(
+            data_label, data=build, file_name=file_name, mime="text/csv", icon=":material/download:", key=f"csv_{page}"
+        )
     presentation.render_share_link(dict(link_values or {}))
     return code
 
@@ -69,8 +77,9 @@ def matrix_frame(matrix: Any, *, row: str = "row", column: str = "column") -> pd
     return table
 
 
-def long_matrices(matrices: Mapping[str, Any], *, rows: Any = None, columns: Any = None,
-                  row: str = "row", column: str = "column") -> pd.DataFrame:
+def long_matrices(
+    matrices: Mapping[str, Any], *, rows: Any = None, columns: Any = None, row: str = "row", column: str = "column"
+) -> pd.DataFrame:
     """Several same-shape matrices in long form: row, column, then one value column each
     (a matrix given as None is left out). `rows`/`columns` label the indices (default 0 … n−1)."""
     present = {name: np.asarray(m) for name, m in matrices.items() if m is not None}
@@ -89,20 +98,23 @@ def long_matrices(matrices: Mapping[str, Any], *, rows: Any = None, columns: Any
 
 def extension_frame(ext: Any) -> pd.DataFrame:
     """Context extension's per-pair numbers (an `explorer.ropeblock.Extension`)."""
-    return frame(**{
-        "pair j": np.arange(ext.inv_freq.size),
-        "theta_j (rad/token, trained)": ext.inv_freq,
-        "theta'_j (rad/token, scaled)": ext.scaled_inv_freq,
-        "wavelength_j (tokens)": 2 * np.pi / ext.inv_freq,
-        "wavelength'_j (tokens)": 2 * np.pi / ext.scaled_inv_freq,
-        "largest angle in training L*theta_j": ext.train_angle,
-        "largest angle at T T*theta'_j": ext.target_angle,
-        "out of distribution": ext.out_of_distribution,
-    })
+    return frame(
+        **{
+            "pair j": np.arange(ext.inv_freq.size),
+            "theta_j (rad/token, trained)": ext.inv_freq,
+            "theta'_j (rad/token, scaled)": ext.scaled_inv_freq,
+            "wavelength_j (tokens)": 2 * np.pi / ext.inv_freq,
+            "wavelength'_j (tokens)": 2 * np.pi / ext.scaled_inv_freq,
+            "largest angle in training L*theta_j": ext.train_angle,
+            "largest angle at T T*theta'_j": ext.target_angle,
+            "out of distribution": ext.out_of_distribution,
+        }
+    )
 
 
-def labelled_matrices(matrices: Mapping[str, tuple[Any, Any]], *, row: str = "row",
-                      column: str = "column") -> pd.DataFrame:
+def labelled_matrices(
+    matrices: Mapping[str, tuple[Any, Any]], *, row: str = "row", column: str = "column"
+) -> pd.DataFrame:
     """Square matrices with their own labels (e.g. the words in the order the matrix uses), in
     long form: matrix, row index, row label, column index, column label, value."""
     parts = []
@@ -110,12 +122,16 @@ def labelled_matrices(matrices: Mapping[str, tuple[Any, Any]], *, row: str = "ro
         matrix = np.asarray(matrix)
         n_rows, n_cols = matrix.shape
         labels = list(labels)
-        parts.append(pd.DataFrame({
-            "matrix": name,
-            row: np.repeat(np.arange(n_rows), n_cols),
-            f"{row} label": np.repeat(labels[:n_rows], n_cols),
-            column: np.tile(np.arange(n_cols), n_rows),
-            f"{column} label": np.tile(labels[:n_cols], n_rows),
-            "value": matrix.ravel(),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "matrix": name,
+                    row: np.repeat(np.arange(n_rows), n_cols),
+                    f"{row} label": np.repeat(labels[:n_rows], n_cols),
+                    column: np.tile(np.arange(n_cols), n_rows),
+                    f"{column} label": np.tile(labels[:n_cols], n_rows),
+                    "value": matrix.ravel(),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)

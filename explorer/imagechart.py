@@ -120,9 +120,7 @@ def colour_indices(
     return idx, finite
 
 
-def colorize(
-    matrix: np.ndarray, *, scheme: str = "redblue", domain: tuple[float, float] | None = None
-) -> np.ndarray:
+def colorize(matrix: np.ndarray, *, scheme: str = "redblue", domain: tuple[float, float] | None = None) -> np.ndarray:
     """(rows, cols, 4) uint8 RGBA image. Values outside `domain` saturate; NaN/inf -> transparent."""
     idx, finite = colour_indices(matrix, scheme=scheme, domain=domain)
     rgba = np.empty(idx.shape + (4,), dtype=np.uint8)
@@ -144,8 +142,9 @@ def encode_indexed_png(indices: np.ndarray, palette: np.ndarray) -> bytes:
 
     One byte per pixel: at 480 × 1024 it encodes about 10× faster than RGBA and is about a third
     of the size (bench: 13 ms / 295 KB against 160 ms / 986 KB), and decodes to the same colours."""
-    image = Image.frombytes("P", (indices.shape[1], indices.shape[0]),
-                            np.ascontiguousarray(indices, dtype=np.uint8).tobytes())
+    image = Image.frombytes(
+        "P", (indices.shape[1], indices.shape[0]), np.ascontiguousarray(indices, dtype=np.uint8).tobytes()
+    )
     image.putpalette(np.asarray(palette, dtype=np.uint8).ravel().tolist())
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
@@ -166,9 +165,7 @@ def _block_reduce_axis(values: np.ndarray, factor: int, axis: int, how: str) -> 
     pad = blocks * factor - n
     moved = np.moveaxis(values, axis, -1)
     if pad:
-        moved = np.concatenate(
-            [moved, np.full(moved.shape[:-1] + (pad,), np.nan, dtype=moved.dtype)], axis=-1
-        )
+        moved = np.concatenate([moved, np.full(moved.shape[:-1] + (pad,), np.nan, dtype=moved.dtype)], axis=-1)
     grouped = moved.reshape(moved.shape[:-1] + (blocks, factor))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN blocks -> NaN, quietly
@@ -340,9 +337,7 @@ def image_heatmap(
         raise ValueError(f"domain must be two finite numbers lo < hi, got {domain!r}")
 
     max_w, max_h = max_pixels
-    reduced, row_idx, col_idx, note = reduce_matrix(
-        values, max_h, max_w, reduce, row_name=y_title, col_name=x_title
-    )
+    reduced, row_idx, col_idx, note = reduce_matrix(values, max_h, max_w, reduce, row_name=y_title, col_name=x_title)
     fr = int(row_idx[1] - row_idx[0]) if len(row_idx) > 1 else 1
     fc = int(col_idx[1] - col_idx[0]) if len(col_idx) > 1 else 1
 
@@ -367,9 +362,7 @@ def image_heatmap(
     x_enc = alt.X("x0:Q", title=x_title, scale=x_scale)
     y_enc = alt.Y("y0:Q", title=y_title, scale=y_scale)
 
-    image_df = pd.DataFrame(
-        {"url": [url], "x0": [x_lo], "x1": [img_x_hi], "y0": [y_lo], "y1": [img_y_hi]}
-    )
+    image_df = pd.DataFrame({"url": [url], "x0": [x_lo], "x1": [img_x_hi], "y0": [y_lo], "y1": [img_y_hi]})
     image = (
         alt.Chart(image_df)
         .mark_image(aspect=False, smooth=False, clip=True)
@@ -405,9 +398,7 @@ def image_heatmap(
     elif title:
         title_params = alt.TitleParams(title, anchor="start")
     elif note:
-        title_params = alt.TitleParams(
-            note, anchor="start", fontSize=12, fontWeight="normal", color="#475569"
-        )
+        title_params = alt.TitleParams(note, anchor="start", fontSize=12, fontWeight="normal", color="#475569")
     else:
         title_params = None
 

@@ -44,9 +44,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("pages/1_Sinusoidal_heatmap.py", "Sinusoidal heatmap", ":material/grid_on:"),
     PageInfo("pages/2_Clock_hands.py", "Frequency clock hands", ":material/schedule:"),
     PageInfo("pages/3_RoPE_rotation.py", "RoPE rotation", ":material/rotate_right:"),
-    PageInfo(
-        "pages/4_Relative_invariance.py", "Relative-position invariance", ":material/compare_arrows:"
-    ),
+    PageInfo("pages/4_Relative_invariance.py", "Relative-position invariance", ":material/compare_arrows:"),
     PageInfo("pages/5_Context_extension.py", "Context extension", ":material/open_in_full:"),
     PageInfo("pages/6_Compare_methods.py", "Compare methods", ":material/table_chart:"),
     PageInfo("pages/7_Model_configs.py", "Model configs", ":material/settings_suggest:"),
@@ -65,8 +63,12 @@ def page_setup(title: str, icon: str) -> None:
     # Presentation mode decides the sidebar's initial state, so it is read (from the session or
     # the raw URL) before set_page_config. See explorer/presentation.py.
     presenting = presentation.is_presenting()
-    st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=favicon, layout="wide",
-                       **presentation.page_config_kwargs(presenting))
+    st.set_page_config(
+        page_title=f"{title} · {APP_TITLE}",
+        page_icon=favicon,
+        layout="wide",
+        **presentation.page_config_kwargs(presenting),
+    )
     with st.sidebar:
         presentation.sidebar_top(presenting)
         st.markdown(f"**{APP_TITLE}**")

@@ -164,10 +164,7 @@ class Param:
 
     def __post_init__(self) -> None:
         if not isinstance(self.key, str) or not _KEY_RE.fullmatch(self.key):
-            raise ValueError(
-                f"Param key must match {_KEY_RE.pattern} (short, lowercase, URL-safe), "
-                f"got {self.key!r}"
-            )
+            raise ValueError(f"Param key must match {_KEY_RE.pattern} (short, lowercase, URL-safe), got {self.key!r}")
         if self.kind not in KINDS:
             raise ValueError(f"{self.key}: kind must be one of {sorted(KINDS)}, got {self.kind!r}")
         if self.options is not None and not isinstance(self.options, tuple):
@@ -226,10 +223,7 @@ class Param:
                 return f"is outside the allowed range {_fmt_number(self.min)}–{_fmt_number(self.max)}"
             k = (value - self.min) / self.step
             if abs(k - round(k)) > 1e-9 * max(1.0, abs(k)):
-                return (
-                    f"is not on the {_fmt_number(self.step)}-step grid starting at "
-                    f"{_fmt_number(self.min)}"
-                )
+                return f"is not on the {_fmt_number(self.step)}-step grid starting at {_fmt_number(self.min)}"
             return None
         if kind in OPTION_KINDS:
             if value not in self.options:
@@ -312,11 +306,7 @@ class Param:
         if _NUMBER_RE.fullmatch(text):  # "1e4" for a numeric option 10000
             number = float(text)
             for option in options:
-                if (
-                    isinstance(option, (int, float))
-                    and not isinstance(option, bool)
-                    and option == number
-                ):
+                if isinstance(option, (int, float)) and not isinstance(option, bool) and option == number:
                     return option
         return _NO_MATCH
 
@@ -427,52 +417,103 @@ SCHEMES = ("redblue", "viridis", "magma", "blueorange")
 
 for _p in (
     Param(
-        "seq_len", "Sequence length (positions)", "int_slider", 128, min=1, max=8192,
+        "seq_len",
+        "Sequence length (positions)",
+        "int_slider",
+        128,
+        min=1,
+        max=8192,
         help="How many positions (tokens) are encoded: positions 0 … seq_len − 1.",
     ),
     Param(
-        "d_model", "Model dimension d", "int_slider", 128, min=2, max=2048, step=2,
+        "d_model",
+        "Model dimension d",
+        "int_slider",
+        128,
+        min=2,
+        max=2048,
+        step=2,
         help="Width of the encoding vector. Always even: dimensions come in (sin, cos) pairs.",
     ),
     Param(
-        "base", "Base b", "select_slider", 10000, options=BASE_OPTIONS, log=True,
-        help="Sets the slowest frequency: θ_j = b^(−2j/d). The paper uses 10000; "
-        "Llama 3 uses 500000 for long context.",
+        "base",
+        "Base b",
+        "select_slider",
+        10000,
+        options=BASE_OPTIONS,
+        log=True,
+        help="Sets the slowest frequency: θ_j = b^(−2j/d). The paper uses 10000; Llama 3 uses 500000 for long context.",
     ),
     Param(
-        "layout_sin", "Sinusoidal layout", "radio", "interleaved",
+        "layout_sin",
+        "Sinusoidal layout",
+        "radio",
+        "interleaved",
         options=("interleaved", "concatenated"),
         help="**interleaved** (the paper): sin on even dimensions, cos on odd. "
         "**concatenated** (tensor2tensor): all sines, then all cosines. Both are correct.",
     ),
     Param(
-        "layout_rope", "RoPE pair layout", "radio", "half", options=("half", "interleaved"),
+        "layout_rope",
+        "RoPE pair layout",
+        "radio",
+        "half",
+        options=("half", "interleaved"),
         help="**half** (GPT-NeoX, HF LLaMA): pairs (x_j, x_{j+d/2}). "
         "**interleaved** (GPT-J, RoFormer, Meta LLaMA): pairs (x_2j, x_2j+1).",
     ),
     Param(
-        "head_dim", "Head dimension d", "int_slider", 64, min=2, max=256, step=2,
+        "head_dim",
+        "Head dimension d",
+        "int_slider",
+        64,
+        min=2,
+        max=256,
+        step=2,
         help="Per-head query/key width that RoPE rotates, in pairs of coordinates.",
     ),
     Param(
-        "m", "Position m", "int_slider", 5, min=0, max=8192,
+        "m",
+        "Position m",
+        "int_slider",
+        5,
+        min=0,
+        max=8192,
         help="A token position (the query's position where two are compared).",
     ),
     Param(
-        "n", "Position n", "int_slider", 12, min=0, max=8192,
+        "n",
+        "Position n",
+        "int_slider",
+        12,
+        min=0,
+        max=8192,
         help="A second token position (the key's position where two are compared).",
     ),
     Param(
-        "j", "Pair index j", "int_slider", 0, min=0, max=1023,
-        help="Which (sin, cos) pair / rotation plane: j = 0 is the fastest frequency, "
-        "j = d/2 − 1 the slowest.",
+        "j",
+        "Pair index j",
+        "int_slider",
+        0,
+        min=0,
+        max=1023,
+        help="Which (sin, cos) pair / rotation plane: j = 0 is the fastest frequency, j = d/2 − 1 the slowest.",
     ),
     Param(
-        "scheme", "Colour scheme", "select", "redblue", options=SCHEMES,
+        "scheme",
+        "Colour scheme",
+        "select",
+        "redblue",
+        options=SCHEMES,
         help="Colour map for heatmaps. redblue and blueorange are diverging (centred on 0).",
     ),
     Param(
-        "seed", "Random seed", "number", 0, min=0, max=9999,
+        "seed",
+        "Random seed",
+        "number",
+        0,
+        min=0,
+        max=9999,
         help="Seed for the random vectors/tables, so a shared link shows the same numbers.",
     ),
 ):
@@ -486,74 +527,148 @@ from posenc.scaling import ROPE_SCALING as _ROPE_SCALING  # noqa: E402
 
 for _p in (
     Param(
-        "train_len", "Trained length L", "number", 4096, min=16, max=262144,
+        "train_len",
+        "Trained length L",
+        "number",
+        4096,
+        min=16,
+        max=262144,
         help="`original_max_position_embeddings`: the longest sequence the model saw in training.",
     ),
     Param(
-        "target_len", "Target length T", "number", 16384, min=16, max=1048576,
+        "target_len",
+        "Target length T",
+        "number",
+        16384,
+        min=16,
+        max=1048576,
         help="The context length you want to run at. Dynamic NTK and LongRoPE also use it as "
         "the current sequence length.",
     ),
     Param(
-        "rope_type", "Method (rope_type)", "radio", "yarn", options=tuple(_ROPE_SCALING),
-        help="How the RoPE frequencies are rescaled, with the names HF transformers uses in a "
-        "config's rope block.",
+        "rope_type",
+        "Method (rope_type)",
+        "radio",
+        "yarn",
+        options=tuple(_ROPE_SCALING),
+        help="How the RoPE frequencies are rescaled, with the names HF transformers uses in a config's rope block.",
     ),
     Param(
-        "factor", "Scaling factor s", "number", 4.0, min=1.0, max=128.0, step=0.25,
+        "factor",
+        "Scaling factor s",
+        "number",
+        4.0,
+        min=1.0,
+        max=128.0,
+        step=0.25,
         help="`factor`: how many times longer than L the model should cope with (usually T / L).",
     ),
     Param(
-        "beta_fast", "beta_fast (turns)", "number", 32.0, min=0.5, max=256.0, step=0.5,
+        "beta_fast",
+        "beta_fast (turns)",
+        "number",
+        32.0,
+        min=0.5,
+        max=256.0,
+        step=0.5,
         help="YaRN: pairs that turn more than beta_fast times over L keep their frequency.",
     ),
     Param(
-        "beta_slow", "beta_slow (turns)", "number", 1.0, min=0.25, max=128.0, step=0.25,
+        "beta_slow",
+        "beta_slow (turns)",
+        "number",
+        1.0,
+        min=0.25,
+        max=128.0,
+        step=0.25,
         help="YaRN: pairs that turn fewer than beta_slow times over L are divided by s. "
         "Must be smaller than beta_fast.",
     ),
     Param(
-        "mscale", "mscale (0 = not set)", "number", 0.0, min=0.0, max=4.0, step=0.001,
+        "mscale",
+        "mscale (0 = not set)",
+        "number",
+        0.0,
+        min=0.0,
+        max=4.0,
+        step=0.001,
         fmt="%.3f",
         help="YaRN (DeepSeek): used only together with mscale_all_dim; the attention factor is "
         "then g(s, mscale) / g(s, mscale_all_dim).",
     ),
     Param(
-        "mscale_all_dim", "mscale_all_dim (0 = not set)", "number", 0.0, min=0.0, max=4.0,
-        step=0.001, fmt="%.3f",
+        "mscale_all_dim",
+        "mscale_all_dim (0 = not set)",
+        "number",
+        0.0,
+        min=0.0,
+        max=4.0,
+        step=0.001,
+        fmt="%.3f",
         help="YaRN (DeepSeek): see mscale. 0 leaves the key out of the rope block.",
     ),
     Param(
-        "attention_factor", "attention_factor (0 = computed)", "number", 0.0, min=0.0,
-        max=4.0, step=0.01, fmt="%.2f",
-        help="YaRN: fixes the attention factor instead of computing it from s. "
-        "0 leaves the key out of the rope block.",
+        "attention_factor",
+        "attention_factor (0 = computed)",
+        "number",
+        0.0,
+        min=0.0,
+        max=4.0,
+        step=0.01,
+        fmt="%.2f",
+        help="YaRN: fixes the attention factor instead of computing it from s. 0 leaves the key out of the rope block.",
     ),
     Param(
-        "truncate", "truncate (round the ramp ends)", "toggle", True,
+        "truncate",
+        "truncate (round the ramp ends)",
+        "toggle",
+        True,
         help="YaRN: floor/ceil the correction range to whole pairs (HF's default, true).",
     ),
     Param(
-        "low_freq_factor", "low_freq_factor", "number", 1.0, min=0.25, max=64.0, step=0.25,
+        "low_freq_factor",
+        "low_freq_factor",
+        "number",
+        1.0,
+        min=0.25,
+        max=64.0,
+        step=0.25,
         help="Llama 3: pairs with wavelength above L / low_freq_factor are divided by s.",
     ),
     Param(
-        "high_freq_factor", "high_freq_factor", "number", 4.0, min=0.25, max=64.0, step=0.25,
+        "high_freq_factor",
+        "high_freq_factor",
+        "number",
+        4.0,
+        min=0.25,
+        max=64.0,
+        step=0.25,
         help="Llama 3: pairs with wavelength below L / high_freq_factor keep their frequency. "
         "Must be larger than low_freq_factor.",
     ),
     Param(
-        "short_gen", "short_factor list", "select", "ones", options=("ones", "ramp", "constant"),
+        "short_gen",
+        "short_factor list",
+        "select",
+        "ones",
+        options=("ones", "ramp", "constant"),
         help="LongRoPE, used while the sequence is ≤ L. **ones**: all 1.0; **ramp**: 1 → s "
         "from the fastest to the slowest pair; **constant**: all s (plain interpolation).",
     ),
     Param(
-        "long_gen", "long_factor list", "select", "ramp", options=("ones", "ramp", "constant"),
+        "long_gen",
+        "long_factor list",
+        "select",
+        "ramp",
+        options=("ones", "ramp", "constant"),
         help="LongRoPE, used once the sequence is longer than L. **ones**: all 1.0; **ramp**: "
         "1 → s from the fastest to the slowest pair; **constant**: all s.",
     ),
     Param(
-        "ext_view", "View", "tabs", "Wavelengths",
+        "ext_view",
+        "View",
+        "tabs",
+        "Wavelengths",
         options=("Wavelengths", "Rescaling", "Attention", "Interpolation", "Precision"),
     ),
 ):
@@ -565,16 +680,28 @@ del _p
 # Home page (app.py). Also uses the shared d_model (capped at 64 there), seed.
 for _p in (
     Param(
-        "sentence", "Your sentence", "text", "the cat sat on the mat", max=300,
+        "sentence",
+        "Your sentence",
+        "text",
+        "the cat sat on the mat",
+        max=300,
         help="Words separated by spaces (at most 24 are used). Each word gets a fixed random "
         "vector, the same wherever it stands.",
     ),
     Param(
-        "shuffle_seed", "Shuffle seed", "number", 0, min=0, max=9999,
+        "shuffle_seed",
+        "Shuffle seed",
+        "number",
+        0,
+        min=0,
+        max=9999,
         help="Which random shuffle of the words to compare against.",
     ),
     Param(
-        "home_pe", "Position signal", "segmented", "none",
+        "home_pe",
+        "Position signal",
+        "segmented",
+        "none",
         options=("none", "sinusoidal", "learned", "rope"),
         help="**none**: the head sees only the words. **sinusoidal** / **learned**: a position "
         "vector is added to each word's vector. **rope**: queries and keys are rotated by position.",
@@ -588,7 +715,12 @@ del _p
 # pages/6_Compare_methods.py. Also uses head_dim, base, seed, train_len, target_len (capped there).
 register(
     Param(
-        "alibi_head", "ALiBi head h (of 8)", "int_slider", 4, min=1, max=8,
+        "alibi_head",
+        "ALiBi head h (of 8)",
+        "int_slider",
+        4,
+        min=1,
+        max=8,
         help="ALiBi gives each head its own slope 2^(−h) (8 heads): head 1 looks very locally, "
         "head 8 almost uniformly.",
     )
@@ -600,30 +732,86 @@ register(
 for _p in (
     Param("rope_view", "View", "tabs", "One pair", options=("One pair", "Whole head")),
     Param(
-        "vec_input", "Give q and k as", "radio", "cartesian", options=("cartesian", "polar"),
+        "vec_input",
+        "Give q and k as",
+        "radio",
+        "cartesian",
+        options=("cartesian", "polar"),
         help="**cartesian**: the (x, y) coordinates of the pair. **polar**: its angle (degrees, "
         "counter-clockwise from the x axis) and its length.",
     ),
-    Param("qx", "q: x", "float_slider", 1.0, min=-3.0, max=3.0, step=0.1,
-          help="First coordinate of pair j of the query q."),
-    Param("qy", "q: y", "float_slider", 0.5, min=-3.0, max=3.0, step=0.1,
-          help="Second coordinate of pair j of the query q."),
-    Param("kx", "k: x", "float_slider", -0.4, min=-3.0, max=3.0, step=0.1,
-          help="First coordinate of pair j of the key k."),
-    Param("ky", "k: y", "float_slider", 1.2, min=-3.0, max=3.0, step=0.1,
-          help="Second coordinate of pair j of the key k."),
-    Param("q_angle", "q: angle (°)", "int_slider", 30, min=-180, max=180,
-          help="Direction of pair j of q, in degrees counter-clockwise from the x axis."),
-    Param("q_len", "q: length", "float_slider", 1.0, min=0.1, max=3.0, step=0.1,
-          help="Length of pair j of q (rotation never changes it)."),
-    Param("k_angle", "k: angle (°)", "int_slider", 110, min=-180, max=180,
-          help="Direction of pair j of k, in degrees counter-clockwise from the x axis."),
-    Param("k_len", "k: length", "float_slider", 1.5, min=0.1, max=3.0, step=0.1,
-          help="Length of pair j of k (rotation never changes it)."),
     Param(
-        "traj_m", "Trajectory: positions 0 … M", "int_slider", 16, min=0, max=256,
-        help="Draw where pair j of q lands at every position 0, 1, …, M: it walks round the "
-        "circle in steps of θ_j.",
+        "qx",
+        "q: x",
+        "float_slider",
+        1.0,
+        min=-3.0,
+        max=3.0,
+        step=0.1,
+        help="First coordinate of pair j of the query q.",
+    ),
+    Param(
+        "qy",
+        "q: y",
+        "float_slider",
+        0.5,
+        min=-3.0,
+        max=3.0,
+        step=0.1,
+        help="Second coordinate of pair j of the query q.",
+    ),
+    Param(
+        "kx", "k: x", "float_slider", -0.4, min=-3.0, max=3.0, step=0.1, help="First coordinate of pair j of the key k."
+    ),
+    Param(
+        "ky", "k: y", "float_slider", 1.2, min=-3.0, max=3.0, step=0.1, help="Second coordinate of pair j of the key k."
+    ),
+    Param(
+        "q_angle",
+        "q: angle (°)",
+        "int_slider",
+        30,
+        min=-180,
+        max=180,
+        help="Direction of pair j of q, in degrees counter-clockwise from the x axis.",
+    ),
+    Param(
+        "q_len",
+        "q: length",
+        "float_slider",
+        1.0,
+        min=0.1,
+        max=3.0,
+        step=0.1,
+        help="Length of pair j of q (rotation never changes it).",
+    ),
+    Param(
+        "k_angle",
+        "k: angle (°)",
+        "int_slider",
+        110,
+        min=-180,
+        max=180,
+        help="Direction of pair j of k, in degrees counter-clockwise from the x axis.",
+    ),
+    Param(
+        "k_len",
+        "k: length",
+        "float_slider",
+        1.5,
+        min=0.1,
+        max=3.0,
+        step=0.1,
+        help="Length of pair j of k (rotation never changes it).",
+    ),
+    Param(
+        "traj_m",
+        "Trajectory: positions 0 … M",
+        "int_slider",
+        16,
+        min=0,
+        max=256,
+        help="Draw where pair j of q lands at every position 0, 1, …, M: it walks round the circle in steps of θ_j.",
     ),
 ):
     register(_p)
@@ -634,26 +822,55 @@ del _p
 # pages/4_Relative_invariance.py. Also uses seed, head_dim, base, layout_sin, seq_len (max 256).
 for _p in (
     Param(
-        "qk_source", "q and k", "radio", "random", options=("random", "typed"),
+        "qk_source",
+        "q and k",
+        "radio",
+        "random",
+        options=("random", "typed"),
         help="**random**: seeded normal vectors of length head dim. **typed**: your own "
         "comma-separated numbers (their count sets the head dim).",
     ),
-    Param("q_text", "q (comma-separated)", "text", "1, 0, 0.5, -0.5, 0.25, 2, -1, 0.75", max=3000,
-          help="The query vector, e.g. 1, 0, 0.5, -0.5. An even count: coordinates rotate in pairs."),
-    Param("k_text", "k (comma-separated)", "text", "0.5, 1, -1, 0.25, 2, 0, 0.5, -0.75", max=3000,
-          help="The key vector; the same number of entries as q."),
     Param(
-        "shift_t", "Shift offset t", "int_slider", 16, min=1, max=4096,
+        "q_text",
+        "q (comma-separated)",
+        "text",
+        "1, 0, 0.5, -0.5, 0.25, 2, -1, 0.75",
+        max=3000,
+        help="The query vector, e.g. 1, 0, 0.5, -0.5. An even count: coordinates rotate in pairs.",
+    ),
+    Param(
+        "k_text",
+        "k (comma-separated)",
+        "text",
+        "0.5, 1, -1, 0.25, 2, 0, 0.5, -0.75",
+        max=3000,
+        help="The key vector; the same number of entries as q.",
+    ),
+    Param(
+        "shift_t",
+        "Shift offset t",
+        "int_slider",
+        16,
+        min=1,
+        max=4096,
         help="The test compares the score at positions (m, n) with the score at (m + t, n + t).",
     ),
     Param(
-        "score_dtype", "Precision of the RoPE scores", "radio", "float64",
+        "score_dtype",
+        "Precision of the RoPE scores",
+        "radio",
+        "float64",
         options=("float64", "float32"),
         help="The RoPE scores are computed entirely in this dtype; the pass mark scales with "
         "its machine epsilon (about 2e-16 for float64, 1e-7 for float32).",
     ),
     Param(
-        "table_len", "Learned table rows (max_len)", "number", 128, min=8, max=4096,
+        "table_len",
+        "Learned table rows (max_len)",
+        "number",
+        128,
+        min=8,
+        max=4096,
         help="How many positions the learned table has rows for. The shift test needs rows up "
         "to N − 1 + t; a position past the table is an error, not a guess.",
     ),
@@ -668,32 +885,63 @@ del _p
 # The zoom window and N are clamped by the page to the current seq_len / d_model.
 for _p in (
     Param(
-        "zoom_p0", "Zoom: first position", "int_slider", 0, min=0, max=8191,
+        "zoom_p0",
+        "Zoom: first position",
+        "int_slider",
+        0,
+        min=0,
+        max=8191,
         help="The zoom window starts at this position (exact values, no averaging).",
     ),
     Param(
-        "zoom_np", "Zoom: number of positions", "int_slider", 128, min=1, max=256,
+        "zoom_np",
+        "Zoom: number of positions",
+        "int_slider",
+        128,
+        min=1,
+        max=256,
         help="How many consecutive positions the zoom window, the curves and the table show.",
     ),
     Param(
-        "zoom_d0", "Zoom: first dimension", "int_slider", 0, min=0, max=2047,
+        "zoom_d0",
+        "Zoom: first dimension",
+        "int_slider",
+        0,
+        min=0,
+        max=2047,
         help="The zoom window starts at this dimension i.",
     ),
     Param(
-        "zoom_nd", "Zoom: number of dimensions", "int_slider", 64, min=1, max=256,
+        "zoom_nd",
+        "Zoom: number of dimensions",
+        "int_slider",
+        64,
+        min=1,
+        max=256,
         help="How many consecutive dimensions the zoom window and the table show.",
     ),
     Param(
-        "curve_dims", "Dimensions to draw as curves", "text", "0, 1, 20, 21, 100", max=120,
+        "curve_dims",
+        "Dimensions to draw as curves",
+        "text",
+        "0, 1, 20, 21, 100",
+        max=120,
         help="Dimension indices i separated by commas, e.g. 0, 1, 20 (at most 8 are drawn).",
     ),
     Param(
-        "sim_n", "Similarity and distance: first N positions", "int_slider", 128, min=2,
+        "sim_n",
+        "Similarity and distance: first N positions",
+        "int_slider",
+        128,
+        min=2,
         max=512,
         help="The N × N matrices compare positions 0 … N − 1 with each other.",
     ),
     Param(
-        "sin_view", "View", "tabs", "Zoom",
+        "sin_view",
+        "View",
+        "tabs",
+        "Zoom",
         options=("Zoom", "Curves", "Wavelengths", "Similarity", "Numbers"),
     ),
 ):
@@ -705,9 +953,13 @@ del _p
 # pages/2_Clock_hands.py. Also uses d_model, base and m (shown there as "position p").
 register(
     Param(
-        "n_clocks", "Number of clocks", "int_slider", 8, min=1, max=64,
-        help="How many pairs get a clock, spread evenly from the fastest pair (j = 0) to the "
-        "slowest (j = d/2 − 1).",
+        "n_clocks",
+        "Number of clocks",
+        "int_slider",
+        8,
+        min=1,
+        max=64,
+        help="How many pairs get a clock, spread evenly from the fastest pair (j = 0) to the slowest (j = d/2 − 1).",
     )
 )
 
@@ -720,16 +972,28 @@ from posenc.models import PRESETS as _PRESETS  # noqa: E402
 MAX_TOUR_STEPS = 30
 for _p in (
     Param(
-        "present", "Presentation mode", "toggle", False,
+        "present",
+        "Presentation mode",
+        "toggle",
+        False,
         help="Large text and charts for a projector; the sidebar starts collapsed and Streamlit's "
         "menu is hidden. A link can switch it on with ?present=1.",
     ),
     Param(
-        "step", "Tour step", "number", 0, min=0, max=MAX_TOUR_STEPS,
+        "step",
+        "Tour step",
+        "number",
+        0,
+        min=0,
+        max=MAX_TOUR_STEPS,
         help="Guided tour: 0 = no tour, 1 … n = the step shown (with its narration).",
     ),
     Param(
-        "model", "Real model", "select", "custom", options=("custom", *_PRESETS),
+        "model",
+        "Real model",
+        "select",
+        "custom",
+        options=("custom", *_PRESETS),
         help="Fill this page's settings with a published model's exact RoPE values "
         "(explorer.presets_ui). Changing any of them afterwards switches back to custom.",
     ),
@@ -743,16 +1007,34 @@ del _p
 # config.json itself is session-only (too big for a link).
 for _p in (
     Param(
-        "conv_from", "I have", "radio", "ntk_alpha", options=("ntk_alpha", "rope_theta", "linear_factor"),
+        "conv_from",
+        "I have",
+        "radio",
+        "ntk_alpha",
+        options=("ntk_alpha", "rope_theta", "linear_factor"),
         help="**ntk_alpha**: an NTK-aware alpha (HF rope_type ntk's factor). **rope_theta**: a new, "
         "larger base. **linear_factor**: a Position Interpolation factor s (rope_type linear).",
     ),
     Param(
-        "ntk_alpha", "Alpha α (or linear factor s)", "number", 4.0, min=0.01, max=1000.0, step=0.01,
-        fmt="%.2f", help="NTK alpha α, or the linear factor s when converting from a linear factor.",
+        "ntk_alpha",
+        "Alpha α (or linear factor s)",
+        "number",
+        4.0,
+        min=0.01,
+        max=1000.0,
+        step=0.01,
+        fmt="%.2f",
+        help="NTK alpha α, or the linear factor s when converting from a linear factor.",
     ),
     Param(
-        "new_theta", "New rope_theta b′", "number", 40000.0, min=1.0, max=1e12, step=1.0, fmt="%.0f",
+        "new_theta",
+        "New rope_theta b′",
+        "number",
+        40000.0,
+        min=1.0,
+        max=1e12,
+        step=1.0,
+        fmt="%.0f",
         help="The enlarged base a model (or a recipe) uses instead of the trained one.",
     ),
 ):
@@ -875,7 +1157,7 @@ def _notice_markdown(notices: list[dict[str, str]]) -> str:
     lines = ["Some values in the link could not be used:"]
     for n in notices:
         lines.append(
-            f"- **{escape_markdown(n['key'])}** = \"{escape_markdown(n['value'])}\" "
+            f'- **{escape_markdown(n["key"])}** = "{escape_markdown(n["value"])}" '
             f"{escape_markdown(n['reason'])} — {escape_markdown(n['outcome'])}"
         )
     return "\n".join(lines)
@@ -900,9 +1182,7 @@ def show_url_notices(container: Any = None) -> str | None:
 def _record_notice(key: str, raw: str | list[str], reason: str, outcome: str) -> None:
     if isinstance(raw, (list, tuple)):
         raw = "&".join(raw)
-    _notices().append(
-        {"key": key, "value": _short(str(raw), 40), "reason": reason, "outcome": outcome}
-    )
+    _notices().append({"key": key, "value": _short(str(raw), 40), "reason": reason, "outcome": outcome})
     if _notice_state()["slot"] is not None:
         show_url_notices()
 
@@ -925,7 +1205,7 @@ def _set_url_param(key: str, raw: str | None) -> None:
 def _url_values(key: str) -> list[str]:
     try:
         return list(st.query_params.get_all(key))
-    except Exception:  # noqa: BLE001 - no runtime (bare `python page.py`)
+    except Exception:
         return []
 
 
@@ -980,9 +1260,7 @@ def _reconcile(registered: Param, param: Param) -> None:
             _set_url_param(key, None)
             if in_state:
                 del st.session_state[key]
-            _record_notice(
-                key, raw, err.reason, f"used the default, {param.to_url(param.default)}"
-            )
+            _record_notice(key, raw, err.reason, f"used the default, {param.to_url(param.default)}")
             return
         clamped = param.clamp(value)
         if clamped != value:
@@ -1055,40 +1333,28 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
         if param.min == param.max:  # Streamlit raises for an empty slider range
             container.markdown(f"{label}: **{param.to_url(param.min)}** (the only possible value)")
             return param.min
-        kwargs = dict(
-            min_value=param.min, max_value=param.max, value=param.default, step=param.step
-        )
+        kwargs = dict(min_value=param.min, max_value=param.max, value=param.default, step=param.step)
         if kind == "float_slider":
             kwargs = {k: float(v) for k, v in kwargs.items()}
         if param.fmt:
             kwargs["format"] = param.fmt
         return container.slider(label, **kwargs, **common)
     if kind == "number":
-        kwargs = dict(
-            min_value=param.min, max_value=param.max, value=param.default, step=param.step
-        )
+        kwargs = dict(min_value=param.min, max_value=param.max, value=param.default, step=param.step)
         if not param.is_int:
             kwargs = {k: float(v) for k, v in kwargs.items()}
         if param.fmt:
             kwargs["format"] = param.fmt
         return container.number_input(label, **kwargs, **common)
     if kind == "select_slider":
-        return container.select_slider(
-            label, options=list(param.options), value=param.default, **common
-        )
+        return container.select_slider(label, options=list(param.options), value=param.default, **common)
     if kind == "select":
-        return container.selectbox(
-            label, list(param.options), index=param.options.index(param.default), **common
-        )
+        return container.selectbox(label, list(param.options), index=param.options.index(param.default), **common)
     if kind == "radio":
         common.setdefault("horizontal", True)
-        return container.radio(
-            label, list(param.options), index=param.options.index(param.default), **common
-        )
+        return container.radio(label, list(param.options), index=param.options.index(param.default), **common)
     if kind == "segmented":
-        return container.segmented_control(
-            label, list(param.options), default=param.default, required=True, **common
-        )
+        return container.segmented_control(label, list(param.options), default=param.default, required=True, **common)
     if kind == "tabs":
         common.pop("help", None)
         common.setdefault("on_change", "rerun")  # what makes the tabs lazy (see above)
@@ -1096,7 +1362,5 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
     if kind == "toggle":
         return container.toggle(label, value=bool(param.default), **common)
     if kind == "text":
-        return container.text_input(
-            label, value=param.default, max_chars=param.text_max_len, **common
-        )
+        return container.text_input(label, value=param.default, max_chars=param.text_max_len, **common)
     raise AssertionError(f"unhandled kind {kind!r}")  # pragma: no cover

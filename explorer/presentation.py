@@ -42,10 +42,12 @@ FONT_SCALE = 1.35
 FONT_KEYS = frozenset({"fontSize", "labelFontSize", "titleFontSize", "subtitleFontSize"})
 #: Sizes Streamlit's chart theme would use where a chart sets none, made explicit so that
 #: presentation mode scales them too.
-_DEFAULT_SIZES = {"axis": {"labelFontSize": 12, "titleFontSize": 12},
-                  "legend": {"labelFontSize": 12, "titleFontSize": 12},
-                  "header": {"labelFontSize": 12, "titleFontSize": 12},
-                  "title": {"fontSize": 16, "subtitleFontSize": 13}}
+_DEFAULT_SIZES = {
+    "axis": {"labelFontSize": 12, "titleFontSize": 12},
+    "legend": {"labelFontSize": 12, "titleFontSize": 12},
+    "header": {"labelFontSize": 12, "titleFontSize": 12},
+    "title": {"fontSize": 16, "subtitleFontSize": 13},
+}
 
 #: Every chart is drawn as a white card with dark text. The builders choose their colours for a
 #: white background (dark annotation text, pale grid); on the dark theme, Streamlit's chart theme
@@ -53,8 +55,13 @@ _DEFAULT_SIZES = {"axis": {"labelFontSize": 12, "titleFontSize": 12},
 CARD_BACKGROUND = "#FFFFFF"
 _CARD_CONFIG = {
     "background": CARD_BACKGROUND,
-    "axis": {"labelColor": "#334155", "titleColor": "#0F172A", "gridColor": "#E2E8F0",
-             "domainColor": "#94A3B8", "tickColor": "#94A3B8"},
+    "axis": {
+        "labelColor": "#334155",
+        "titleColor": "#0F172A",
+        "gridColor": "#E2E8F0",
+        "domainColor": "#94A3B8",
+        "tickColor": "#94A3B8",
+    },
     "legend": {"labelColor": "#0F172A", "titleColor": "#0F172A"},
     "header": {"labelColor": "#0F172A", "titleColor": "#0F172A"},
     "title": {"color": "#0F172A", "subtitleColor": "#334155"},
@@ -186,7 +193,7 @@ def _url_flag() -> tuple[bool, bool | None]:
     """(present in the URL?, its value or None when unreadable)."""
     try:
         raw = st.query_params.get_all(PRESENT)
-    except Exception:  # noqa: BLE001 - no runtime
+    except Exception:
         return False, None
     if not raw:
         return False, None
@@ -222,12 +229,12 @@ def _toggle(presenting: bool) -> bool:
         if given and flag is not None:
             # Canonical form for the bound toggle; an unreadable value is left to widget(),
             # which removes it and shows the usual link notice.
-            params._set_url_param(PRESENT, "true" if flag else None)  # noqa: SLF001 - same package
+            params._set_url_param(PRESENT, "true" if flag else None)
         if not given or flag is not None:
             state[PRESENT] = presenting
     value = params.widget(PRESENT, container=st.sidebar)
     if value and not _url_flag()[0]:  # carried over from the previous page: show it in the URL
-        params._set_url_param(PRESENT, "true")  # noqa: SLF001
+        params._set_url_param(PRESENT, "true")
     state[_MIRROR] = bool(value)
     return bool(value)
 
@@ -369,7 +376,7 @@ def current_page_path() -> str:
     try:
         pages = ctx.pages_manager.get_pages()
         script = pages.get(ctx.page_script_hash, {}).get("script_path") or ctx.main_script_path
-    except Exception:  # noqa: BLE001
+    except Exception:
         script = ctx.main_script_path
     path = PurePosixPath(str(script).replace("\\", "/"))
     return f"pages/{path.name}" if path.parent.name == "pages" else "app.py"
@@ -382,7 +389,7 @@ def page_defaults() -> dict[str, Any]:
 
     ctx = get_script_run_ctx()
     page_id = ctx.page_script_hash if ctx is not None else ""
-    signatures = st.session_state.get(params._SIGNATURES_STATE_KEY, {})  # noqa: SLF001
+    signatures = st.session_state.get(params._SIGNATURES_STATE_KEY, {})
     return {key: signature[-1] for (pid, key), signature in signatures.items() if pid == page_id}
 
 
@@ -395,7 +402,7 @@ def view_values(extra: dict[str, Any] | None = None) -> tuple[dict[str, Any], di
     values: dict[str, Any] = {}
     try:
         url_keys = [k for k in st.query_params.keys() if k in params.PARAMS]
-    except Exception:  # noqa: BLE001
+    except Exception:
         url_keys = []
     for key in sorted(set(defaults) | set(url_keys)):
         if key in (PRESENT, "step"):
@@ -406,7 +413,7 @@ def view_values(extra: dict[str, Any] | None = None) -> tuple[dict[str, Any], di
         else:
             try:
                 value = param.parse(st.query_params.get_all(key))
-            except Exception:  # noqa: BLE001 - ParamError, or no runtime
+            except Exception:
                 continue
         if param.problem(value) is None:
             values[key] = value
@@ -414,9 +421,13 @@ def view_values(extra: dict[str, Any] | None = None) -> tuple[dict[str, Any], di
     return values, defaults
 
 
-def view_query(values: dict[str, Any], *, step: int | None = None,
-               explicit: frozenset[str] = frozenset(),
-               defaults: dict[str, Any] | None = None) -> dict[str, str]:
+def view_query(
+    values: dict[str, Any],
+    *,
+    step: int | None = None,
+    explicit: frozenset[str] = frozenset(),
+    defaults: dict[str, Any] | None = None,
+) -> dict[str, str]:
     """Query parameters for `values`: defaults left out (the registry's, or the page's own from
     `defaults`), except keys in `explicit` (a tour step's keys, so that a shared step link
     reproduces exactly what was on screen)."""
@@ -457,7 +468,7 @@ _LINK_SAFE = ":/?&=%#~+,;@._-"
 
 
 def share_markdown(url: str) -> str:
-    """"Link to this view" as markdown: a link whose text is the URL as inline code. Not a code
+    """ "Link to this view" as markdown: a link whose text is the URL as inline code. Not a code
     block (st.code): that makes the browser load and start Streamlit's syntax highlighter, about
     150 ms on every page load (measured)."""
     safe = quote(url, safe=_LINK_SAFE)
@@ -474,13 +485,15 @@ def render_share_link(extra: dict[str, Any] | None = None) -> str:
     query = view_query(values, step=step, explicit=explicit, defaults=defaults)
     url = view_url(current_page_path(), query, _base_url())
     st.markdown(share_markdown(url))
-    st.caption("Select it to copy it, or copy the address bar (it holds the same parameters). "
-               "Add present=1 for presentation mode.")
+    st.caption(
+        "Select it to copy it, or copy the address bar (it holds the same parameters). "
+        "Add present=1 for presentation mode."
+    )
     return url
 
 
 def _base_url() -> str | None:
     try:
         return st.context.url
-    except Exception:  # noqa: BLE001 - no browser (AppTest)
+    except Exception:
         return None

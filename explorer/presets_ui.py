@@ -48,8 +48,14 @@ CUSTOM = "custom"
 
 #: HF's default for a key a rope block leaves out; 0 means "key absent" on the page for mscale,
 #: mscale_all_dim and attention_factor (explorer.ropeblock leaves them out of its block).
-_ABSENT_DEFAULTS = {"beta_fast": 32.0, "beta_slow": 1.0, "mscale": 0.0, "mscale_all_dim": 0.0,
-                    "attention_factor": 0.0, "truncate": True}
+_ABSENT_DEFAULTS = {
+    "beta_fast": 32.0,
+    "beta_slow": 1.0,
+    "mscale": 0.0,
+    "mscale_all_dim": 0.0,
+    "attention_factor": 0.0,
+    "truncate": True,
+}
 
 
 # ------------------------------------------------------------------------------- pure mapping
@@ -67,8 +73,9 @@ def _fit(key: str, value: Any, adjustments: list[str], *, what: str | None = Non
                 if float(option) == float(value):
                     return option
             near = _nearest_base(float(value))
-            adjustments.append(f"{what or key} {value:g} is not one of the explorer's bases; "
-                               f"the nearest, {near:g}, is used")
+            adjustments.append(
+                f"{what or key} {value:g} is not one of the explorer's bases; the nearest, {near:g}, is used"
+            )
             return near
         adjustments.append(f"{what or key} is unknown; the default {param.default:g} is used")
         return param.default
@@ -76,9 +83,11 @@ def _fit(key: str, value: Any, adjustments: list[str], *, what: str | None = Non
         return value
     fitted = param.clamp(value)
     shown = param.to_url(value) if isinstance(value, (int, float)) else repr(value)
-    adjustments.append(f"{what or key} {shown} is outside the explorer's range "
-                       f"({param.to_url(param.min)}–{param.to_url(param.max)}); "
-                       f"{param.to_url(fitted)} is used")
+    adjustments.append(
+        f"{what or key} {shown} is outside the explorer's range "
+        f"({param.to_url(param.min)}–{param.to_url(param.max)}); "
+        f"{param.to_url(fitted)} is used"
+    )
     return fitted
 
 
@@ -86,8 +95,9 @@ def _rotary(head_dim: int, partial_rotary_factor: float) -> int:
     return int(head_dim * (partial_rotary_factor or 1.0))
 
 
-def rope_values(*, head_dim: int, rope_theta: float, layout: str = "half",
-                partial_rotary_factor: float = 1.0, **_: Any) -> tuple[dict[str, Any], list[str]]:
+def rope_values(
+    *, head_dim: int, rope_theta: float, layout: str = "half", partial_rotary_factor: float = 1.0, **_: Any
+) -> tuple[dict[str, Any], list[str]]:
     """RoPE rotation page: the rotated head size, the base and the pair layout."""
     adj: list[str] = []
     values = {
@@ -98,8 +108,9 @@ def rope_values(*, head_dim: int, rope_theta: float, layout: str = "half",
     return values, adj
 
 
-def invariance_values(*, head_dim: int, rope_theta: float, partial_rotary_factor: float = 1.0,
-                      **_: Any) -> tuple[dict[str, Any], list[str]]:
+def invariance_values(
+    *, head_dim: int, rope_theta: float, partial_rotary_factor: float = 1.0, **_: Any
+) -> tuple[dict[str, Any], list[str]]:
     """Relative-invariance page: random q, k of the rotated head size, and the base."""
     adj: list[str] = []
     values = {
@@ -126,9 +137,15 @@ def trained_and_target(rope_parameters: Mapping[str, Any], max_position_embeddin
     return trained, target
 
 
-def extension_values(*, head_dim: int, rope_theta: float, rope_parameters: Mapping[str, Any],
-                     max_position_embeddings: int, partial_rotary_factor: float = 1.0,
-                     **_: Any) -> tuple[dict[str, Any], list[str]]:
+def extension_values(
+    *,
+    head_dim: int,
+    rope_theta: float,
+    rope_parameters: Mapping[str, Any],
+    max_position_embeddings: int,
+    partial_rotary_factor: float = 1.0,
+    **_: Any,
+) -> tuple[dict[str, Any], list[str]]:
     """Context-extension page: sizes, lengths, the method and every parameter it reads.
 
     Keys the block leaves out get HF's default (beta_fast 32, beta_slow 1, truncate true) or the
@@ -171,10 +188,14 @@ _PAGE_FUNCTIONS = {"rope": rope_values, "invariance": invariance_values, "extens
 
 def preset_settings(preset: ModelPreset) -> dict[str, Any]:
     """A preset's fields as the keywords the page functions take."""
-    return dict(head_dim=preset.head_dim, rope_theta=preset.rope_theta, layout=preset.layout,
-                partial_rotary_factor=preset.partial_rotary_factor,
-                rope_parameters=dict(preset.rope_parameters),
-                max_position_embeddings=preset.max_position_embeddings)
+    return dict(
+        head_dim=preset.head_dim,
+        rope_theta=preset.rope_theta,
+        layout=preset.layout,
+        partial_rotary_factor=preset.partial_rotary_factor,
+        rope_parameters=dict(preset.rope_parameters),
+        max_position_embeddings=preset.max_position_embeddings,
+    )
 
 
 def page_values(page: str, **settings: Any) -> tuple[dict[str, Any], list[str]]:
@@ -236,7 +257,7 @@ def _url_value(key: str) -> Any:
     """The registry-parsed URL value of `key`, or None when absent/invalid."""
     try:
         raw = st.query_params.get_all(key)
-    except Exception:  # noqa: BLE001 - no runtime
+    except Exception:
         return None
     if not raw:
         return None
@@ -268,7 +289,7 @@ def _sync(page: str) -> None:
         elif name not in state:
             state[name] = value
             if value != params.get(name).default:  # show it in the address bar at once
-                params._set_url_param(name, params.get(name).to_url(value))  # noqa: SLF001
+                params._set_url_param(name, params.get(name).to_url(value))
     if mismatch:
         _to_custom()
 
@@ -276,7 +297,7 @@ def _sync(page: str) -> None:
 def _to_custom() -> None:
     """Select "custom" (the default: the URL loses its ``model``)."""
     st.session_state["model"] = CUSTOM
-    params._set_url_param("model", None)  # noqa: SLF001 - same package
+    params._set_url_param("model", None)
 
 
 def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:
@@ -290,8 +311,9 @@ def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:
     preset = PRESETS[key]
     extra = ""
     if preset.partial_rotary_factor < 1:
-        extra = (f" Only {preset.rotary_dim} of its {preset.head_dim} head dimensions rotate, so "
-                 f"d = {preset.rotary_dim} here.")
-    container.caption(f"**{params.escape_markdown(preset.name)}** — "
-                      f"{params.escape_markdown(preset.notes + extra)}")
+        extra = (
+            f" Only {preset.rotary_dim} of its {preset.head_dim} head dimensions rotate, so "
+            f"d = {preset.rotary_dim} here."
+        )
+    container.caption(f"**{params.escape_markdown(preset.name)}** — {params.escape_markdown(preset.notes + extra)}")
     return preset

@@ -37,8 +37,7 @@ METHOD_PARAMS: Mapping[str, tuple[str, ...]] = {
     "linear": ("factor",),
     "ntk": ("factor",),
     "dynamic": ("factor",),
-    "yarn": ("factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor",
-             "truncate"),
+    "yarn": ("factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor", "truncate"),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
     "longrope": ("factor", "short_gen", "long_gen"),
 }
@@ -74,8 +73,9 @@ def longrope_factors(kind: str, n_pairs: int, factor: float) -> list[float]:
     return np.linspace(1.0, float(factor), n_pairs).tolist()
 
 
-def build_rope_block(rope_type: str, values: Mapping[str, Any], *, base: float, train_len: int,
-                     head_dim: int) -> dict[str, Any]:
+def build_rope_block(
+    rope_type: str, values: Mapping[str, Any], *, base: float, train_len: int, head_dim: int
+) -> dict[str, Any]:
     """The config.json rope block for `rope_type` from the page's widget values.
 
     ``values`` maps the keys of ``METHOD_PARAMS[rope_type]`` to widget values; other keys are
@@ -131,8 +131,7 @@ def _distances(target_len: int, n: int = 700) -> np.ndarray:
     return np.unique(np.round(np.geomspace(1, target_len, n)))
 
 
-def extension_data(block: Mapping[str, Any], head_dim: int, *, train_len: int,
-                   target_len: int) -> Extension:
+def extension_data(block: Mapping[str, Any], head_dim: int, *, train_len: int, target_len: int) -> Extension:
     """posenc's view of a rope block at the target length.
 
     The block is evaluated with max_position_embeddings = L and seq_len = T (dynamic NTK and
@@ -141,54 +140,74 @@ def extension_data(block: Mapping[str, Any], head_dim: int, *, train_len: int,
     """
     base = block.get("rope_theta", posenc.scaling.DEFAULT_ROPE_THETA)
     default_block = {"rope_type": "default", "rope_theta": base}
-    inv_freq, _ = posenc.rope_inverse_frequencies(default_block, head_dim,
-                                                  max_position_embeddings=train_len)
+    inv_freq, _ = posenc.rope_inverse_frequencies(default_block, head_dim, max_position_embeddings=train_len)
     error = None
     try:
-        scaled, af = posenc.rope_inverse_frequencies(block, head_dim, max_position_embeddings=train_len,
-                                                     seq_len=target_len)
+        scaled, af = posenc.rope_inverse_frequencies(
+            block, head_dim, max_position_embeddings=train_len, seq_len=target_len
+        )
     except (ValueError, TypeError) as exc:
         error = str(exc)
         block = default_block
         scaled, af = inv_freq, 1.0
     rope_type = posenc.rope_type_of(block)
 
-    ood = posenc.out_of_distribution_pairs(inv_freq, scaled, trained_length=train_len,
-                                           target_length=target_len)
-    ood_unscaled = posenc.out_of_distribution_pairs(inv_freq, inv_freq, trained_length=train_len,
-                                                    target_length=target_len)
+    ood = posenc.out_of_distribution_pairs(inv_freq, scaled, trained_length=train_len, target_length=target_len)
+    ood_unscaled = posenc.out_of_distribution_pairs(
+        inv_freq, inv_freq, trained_length=train_len, target_length=target_len
+    )
     bands = None
     if rope_type == "llama3":
-        bands = posenc.llama3_bands(inv_freq, factor=block["factor"],
-                                    low_freq_factor=block["low_freq_factor"],
-                                    high_freq_factor=block["high_freq_factor"],
-                                    original_max_position_embeddings=train_len)
+        bands = posenc.llama3_bands(
+            inv_freq,
+            factor=block["factor"],
+            low_freq_factor=block["low_freq_factor"],
+            high_freq_factor=block["high_freq_factor"],
+            original_max_position_embeddings=train_len,
+        )
     yarn_range = None
     if rope_type == "yarn":
         yarn_range = posenc.yarn_correction_range(
-            head_dim, base=base, original_max_position_embeddings=train_len,
-            beta_fast=block.get("beta_fast", 32.0), beta_slow=block.get("beta_slow", 1.0),
-            truncate=block.get("truncate", True))
+            head_dim,
+            base=base,
+            original_max_position_embeddings=train_len,
+            beta_fast=block.get("beta_fast", 32.0),
+            beta_slow=block.get("beta_slow", 1.0),
+            truncate=block.get("truncate", True),
+        )
 
     distances = _distances(target_len)
     af_curve = None
     if "factor" in block:
-        af_curve = np.array([
-            posenc.rope_inverse_frequencies({**block, "factor": float(s)}, head_dim,
-                                            max_position_embeddings=train_len, seq_len=target_len)[1]
-            for s in AF_CURVE_FACTORS
-        ])
+        af_curve = np.array(
+            [
+                posenc.rope_inverse_frequencies(
+                    {**block, "factor": float(s)}, head_dim, max_position_embeddings=train_len, seq_len=target_len
+                )[1]
+                for s in AF_CURVE_FACTORS
+            ]
+        )
     return Extension(
-        block=dict(block), error=error, train_len=train_len, target_len=target_len,
-        inv_freq=inv_freq, scaled_inv_freq=scaled, attention_factor=float(af),
-        logit_multiplier=float(af) ** 2, slowest_division=float(inv_freq[-1] / scaled[-1]),
+        block=dict(block),
+        error=error,
+        train_len=train_len,
+        target_len=target_len,
+        inv_freq=inv_freq,
+        scaled_inv_freq=scaled,
+        attention_factor=float(af),
+        logit_multiplier=float(af) ** 2,
+        slowest_division=float(inv_freq[-1] / scaled[-1]),
         train_angle=posenc.rope_angles([train_len], inv_freq)[0],
         target_angle=posenc.rope_angles([target_len], scaled)[0],
-        out_of_distribution=ood, out_of_distribution_unscaled=int(ood_unscaled.sum()),
-        bands=bands, yarn_range=yarn_range, distances=distances,
+        out_of_distribution=ood,
+        out_of_distribution_unscaled=int(ood_unscaled.sum()),
+        bands=bands,
+        yarn_range=yarn_range,
+        distances=distances,
         score_before=posenc.rope_mean_cos(distances, inv_freq),
         score_after=posenc.rope_mean_cos(distances, scaled, attention_factor=af),
-        af_factors=AF_CURVE_FACTORS, af_curve=af_curve,
+        af_factors=AF_CURVE_FACTORS,
+        af_curve=af_curve,
     )
 
 
@@ -207,5 +226,4 @@ def precision_positions(target_len: int, n: int = 400) -> np.ndarray:
 def phase_error_curves(scaled_inv_freq, target_len: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(positions, {dtype: phase error}) for the scaled frequencies. bfloat16 imports torch."""
     positions = precision_positions(target_len)
-    return positions, {dtype: posenc.phase_error(positions, scaled_inv_freq, dtype=dtype)
-                       for dtype in PRECISION_DTYPES}
+    return positions, {dtype: posenc.phase_error(positions, scaled_inv_freq, dtype=dtype) for dtype in PRECISION_DTYPES}

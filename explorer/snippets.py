@@ -63,8 +63,12 @@ def home_snippet(v: Mapping[str, Any]) -> str:
         "from posenc import attention as att",
         "",
         _fill("words = $words", words=list(v["words"])),
-        _fill("dim, seed, shuffle_seed = $dim, $seed, $shuffle_seed", dim=int(v["dim"]), seed=int(v["seed"]),
-              shuffle_seed=int(v["shuffle_seed"])),
+        _fill(
+            "dim, seed, shuffle_seed = $dim, $seed, $shuffle_seed",
+            dim=int(v["dim"]),
+            seed=int(v["seed"]),
+            shuffle_seed=int(v["shuffle_seed"]),
+        ),
         "perm = att.shuffle_permutation(words, seed=shuffle_seed)",
         "shuffled = [words[i] for i in perm]",
         "w_q, w_k, w_v = att.seeded_projections(dim, seed=seed)",
@@ -74,8 +78,10 @@ def home_snippet(v: Mapping[str, Any]) -> str:
         lines.append("pe = att.additive_positions('sinusoidal', len(words), dim)  # added to each word vector")
         pe_arg = "pe"
     elif pe == "learned":
-        lines += ["table = posenc.learned_table(24, dim, seed=seed, std=1.0)  # 24 rows: the toy model's max length",
-                  "pe = att.additive_positions('learned', len(words), dim, table=table)"]
+        lines += [
+            "table = posenc.learned_table(24, dim, seed=seed, std=1.0)  # 24 rows: the toy model's max length",
+            "pe = att.additive_positions('learned', len(words), dim, table=table)",
+        ]
         pe_arg = "pe"
     elif pe == "rope":
         lines.append("inv_freq = posenc.inverse_frequencies(dim)  # RoPE rotates q and k")
@@ -107,9 +113,14 @@ if k.size:
     print(f"closest two distinct positions: {distance.min():.4g} apart, k = {k[distance.argmin()]}")
 print(f"wavelengths {wavelengths[0]:.4g} ... {wavelengths[-1]:,.0f} tokens; window {window.shape}")
 """,
-        seq_len=int(v["seq_len"]), d_model=int(v["d_model"]), base=float(v["base"]), layout=v["layout"],
-        p0=int(v["zoom_p0"]), p_end=int(min(v["zoom_p0"] + v["zoom_np"], v["seq_len"])),
-        d0=int(v["zoom_d0"]), d_end=int(min(v["zoom_d0"] + v["zoom_nd"], v["d_model"])),
+        seq_len=int(v["seq_len"]),
+        d_model=int(v["d_model"]),
+        base=float(v["base"]),
+        layout=v["layout"],
+        p0=int(v["zoom_p0"]),
+        p_end=int(min(v["zoom_p0"] + v["zoom_np"], v["seq_len"])),
+        d0=int(v["zoom_d0"]),
+        d_end=int(min(v["zoom_d0"] + v["zoom_nd"], v["d_model"])),
     )
 
 
@@ -129,7 +140,10 @@ for j in pairs:
     print(f"j={j:3d}  theta={theta[j]:.6g}  lambda={wavelengths[j]:.6g}  angle={angle[j]:.6g}  "
           f"sin={sin[j]:+.5f}  cos={cos[j]:+.5f}")
 """,
-        d_model=int(v["d_model"]), base=float(v["base"]), p=int(v["p"]), n_clocks=int(v["n_clocks"]),
+        d_model=int(v["d_model"]),
+        base=float(v["base"]),
+        p=int(v["p"]),
+        n_clocks=int(v["n_clocks"]),
     )
 
 
@@ -150,8 +164,14 @@ R = posenc.rope_matrix(m, head_dim, base=base, layout=layout)  # the whole head'
 print(f"theta_j = {theta:.6g}, score {score:.6f} = {score_rel:.6f}")
 print(f"angle before {np.degrees(angles.before):.2f} deg, measured after {np.degrees(angles.measured):.2f} deg")
 """,
-        head_dim=int(v["head_dim"]), base=float(v["base"]), layout=v["layout"], m=int(v["m"]), n=int(v["n"]),
-        j=int(v["j"]), q=np.asarray(v["q"], dtype=np.float64), k=np.asarray(v["k"], dtype=np.float64),
+        head_dim=int(v["head_dim"]),
+        base=float(v["base"]),
+        layout=v["layout"],
+        m=int(v["m"]),
+        n=int(v["n"]),
+        j=int(v["j"]),
+        q=np.asarray(v["q"], dtype=np.float64),
+        k=np.asarray(v["k"], dtype=np.float64),
     )
 
 
@@ -164,12 +184,23 @@ def invariance_snippet(v: Mapping[str, Any]) -> str:
         vectors = _fill("q, k = posenc.seeded_normal((2, $d), seed=seed)  # random q and k", d=int(q.size))
     else:
         vectors = _fill("q = $q\nk = $k", q=q, k=k)
-    return HEADER + _fill(
-        """
+    return (
+        HEADER
+        + _fill(
+            """
 seed, n_pos, t = $seed, $n_pos, $t
 dtype, base, layout_sin, table_len = $dtype, $base, $layout_sin, $table_len
-""", seed=seed, n_pos=int(v["n_pos"]), t=int(v["shift_t"]), dtype=v["dtype"], base=float(v["base"]),
-        layout_sin=v["layout_sin"], table_len=int(v["table_len"])) + vectors + """
+""",
+            seed=seed,
+            n_pos=int(v["n_pos"]),
+            t=int(v["shift_t"]),
+            dtype=v["dtype"],
+            base=float(v["base"]),
+            layout_sin=v["layout_sin"],
+            table_len=int(v["table_len"]),
+        )
+        + vectors
+        + """
 d = q.size
 w_q, w_k = posenc.seeded_normal((2, d, d), seed=seed + 1, std=d ** -0.5)  # seeded projections
 table = posenc.learned_table(table_len, d, seed=seed + 2, std=0.5 ** 0.5)
@@ -198,6 +229,7 @@ except ValueError as err:  # the table has no row for a shifted position
     print("learned table:", err)
 print(f"RoPE {rope_dev:.2e}, sinusoidal {sinusoidal_dev:.2e}, learned {learned_dev}, pass mark {tolerance:.1e}")
 """
+    )
 
 
 def extension_snippet(v: Mapping[str, Any]) -> str:
@@ -215,7 +247,9 @@ print(f"attention factor {attention_factor:.4f} (logits x {attention_factor ** 2
 print("wavelengths before:", np.round(2 * np.pi / theta, 1))
 print("wavelengths after: ", np.round(2 * np.pi / scaled, 1))
 """,
-        block=dict(v["block"]), head_dim=int(v["head_dim"]), train_len=int(v["train_len"]),
+        block=dict(v["block"]),
+        head_dim=int(v["head_dim"]),
+        train_len=int(v["train_len"]),
         target_len=int(v["target_len"]),
     )
 
@@ -233,8 +267,12 @@ for method, c in checks.items():
     print(f"{method:10s} shift deviation {c['shift_deviation']:.3g}  shuffle gap {c['permutation_gap']:.3g}  "
           f"parameters {c['parameters']}  beyond L: {c['extrapolation_error'] or 'runs'}")
 """,
-        dim=int(v["dim"]), trained_len=int(v["trained_len"]), test_len=int(v["test_len"]), seed=int(v["seed"]),
-        base=float(v["base"]), alibi_head=int(v["alibi_head"]),
+        dim=int(v["dim"]),
+        trained_len=int(v["trained_len"]),
+        test_len=int(v["test_len"]),
+        seed=int(v["seed"]),
+        base=float(v["base"]),
+        alibi_head=int(v["alibi_head"]),
     )
 
 
@@ -252,7 +290,9 @@ print(f"NTK alpha {alpha:g} = rope_theta {new_base:,.2f}")
 print(f"slowest pair: {wavelength[-1]:,.0f} -> NTK {wavelength_ntk[-1]:,.0f}, linear {wavelength_linear[-1]:,.0f} tokens")
 print(f"fastest pair: {wavelength[0]:.3f} -> NTK {wavelength_ntk[0]:.3f}, linear {wavelength_linear[0]:.3f} tokens")
 """,
-        head_dim=int(v["head_dim"]), base=float(v["base"]), alpha=float(v["alpha"]),
+        head_dim=int(v["head_dim"]),
+        base=float(v["base"]),
+        alpha=float(v["alpha"]),
     )
     if v.get("block") is not None:
         text += _fill(
@@ -263,7 +303,8 @@ inv_freq, attention_factor = posenc.rope_inverse_frequencies(block, $config_head
                                                              max_position_embeddings=$max_pos)
 print(f"config: {inv_freq.size} pairs, attention factor {attention_factor:.4f}")
 """,
-            block=dict(v["block"]), config_head_dim=int(v["config_head_dim"]),
+            block=dict(v["block"]),
+            config_head_dim=int(v["config_head_dim"]),
             max_pos=int(v["max_position_embeddings"]),
         )
     return text

@@ -44,42 +44,78 @@ _CMP = "pages/6_Compare_methods.py"
 _EXTENSION_BASE = {"head_dim": 128, "base": 10000, "train_len": 4096, "target_len": 16384}
 
 TOUR: tuple[Step, ...] = (
-    Step(_HOME, {"home_pe": "none"},
-         "Attention on its own cannot see word order: shuffle the sentence and every word gets exactly "
-         "the output it had before, merely listed in a new place."),
-    Step(_HOME, {"home_pe": "sinusoidal"},
-         "Add a position signal to the word vectors and the shuffled sentence now gets different "
-         "outputs: the head finally knows where each word stands."),
-    Step(_SIN, {"seq_len": 512, "d_model": 128},
-         "Each row is one position's fingerprint. The left columns flicker from token to token, the "
-         "right ones barely move over 512 tokens: fine detail and coarse location in one vector."),
-    Step(_CLOCKS, {"d_model": 64, "n_clocks": 8, "m": 100},
-         "The same numbers as clock hands. One more token turns every hand by its own fixed angle — "
-         "the first by about a radian, the last by a sliver — wherever you are in the text."),
-    Step(_ROPE, {"head_dim": 64, "j": 0, "m": 5, "n": 12},
-         "RoPE adds nothing: it turns each pair of query and key coordinates by an angle that grows with "
-         "position. The angle between q and k changes by exactly (m − n)·θ_j, so the score sees only the offset."),
-    Step(_ROPE, {"head_dim": 64, "j": 31, "m": 500, "n": 512},
-         "The slowest pair hardly turns: 500 tokens in, it has moved only about four degrees. Pairs like "
-         "this one carry the long-range part of the position."),
-    Step(_INV, {"seq_len": 64, "shift_t": 100},
-         "Move both tokens 100 places further on: RoPE's scores stay the same to the last digits, while "
-         "adding sinusoidal or learned vectors to the input changes them."),
-    Step(_EXT, {**_EXTENSION_BASE, "rope_type": "default"},
-         "A model trained on 4,096 tokens, run on 16,384 without any scaling: its slow pairs now reach "
-         "angles it never met in training."),
-    Step(_EXT, {**_EXTENSION_BASE, "rope_type": "linear", "factor": 4.0, "ext_view": "Rescaling"},
-         "Position Interpolation divides every position by 4. All pairs are back in the trained range, but "
-         "the fastest pairs now step four times slower, so neighbouring tokens blur together."),
-    Step(_EXT, {**_EXTENSION_BASE, "rope_type": "yarn", "factor": 4.0, "ext_view": "Attention"},
-         "YaRN leaves the fast pairs alone, slows only the slow ones, and multiplies cos and sin by a small "
-         "factor above 1 so attention stays sharp over the longer context."),
-    Step(_EXT, {**preset_values("extension", "llama3.1-8b"), "model": "llama3.1-8b", "ext_view": "Rescaling"},
-         "Llama 3.1's published settings: base 500,000, trained on 8,192 tokens, and three bands of pairs — "
-         "kept, smoothly blended, or divided by 8 — chosen by wavelength."),
-    Step(_CMP, {},
-         "All five schemes on the same query and key: only RoPE and ALiBi make the score depend on the "
-         "offset alone, and only the learned table cannot even run past its length."),
+    Step(
+        _HOME,
+        {"home_pe": "none"},
+        "Attention on its own cannot see word order: shuffle the sentence and every word gets exactly "
+        "the output it had before, merely listed in a new place.",
+    ),
+    Step(
+        _HOME,
+        {"home_pe": "sinusoidal"},
+        "Add a position signal to the word vectors and the shuffled sentence now gets different "
+        "outputs: the head finally knows where each word stands.",
+    ),
+    Step(
+        _SIN,
+        {"seq_len": 512, "d_model": 128},
+        "Each row is one position's fingerprint. The left columns flicker from token to token, the "
+        "right ones barely move over 512 tokens: fine detail and coarse location in one vector.",
+    ),
+    Step(
+        _CLOCKS,
+        {"d_model": 64, "n_clocks": 8, "m": 100},
+        "The same numbers as clock hands. One more token turns every hand by its own fixed angle — "
+        "the first by about a radian, the last by a sliver — wherever you are in the text.",
+    ),
+    Step(
+        _ROPE,
+        {"head_dim": 64, "j": 0, "m": 5, "n": 12},
+        "RoPE adds nothing: it turns each pair of query and key coordinates by an angle that grows with "
+        "position. The angle between q and k changes by exactly (m − n)·θ_j, so the score sees only the offset.",
+    ),
+    Step(
+        _ROPE,
+        {"head_dim": 64, "j": 31, "m": 500, "n": 512},
+        "The slowest pair hardly turns: 500 tokens in, it has moved only about four degrees. Pairs like "
+        "this one carry the long-range part of the position.",
+    ),
+    Step(
+        _INV,
+        {"seq_len": 64, "shift_t": 100},
+        "Move both tokens 100 places further on: RoPE's scores stay the same to the last digits, while "
+        "adding sinusoidal or learned vectors to the input changes them.",
+    ),
+    Step(
+        _EXT,
+        {**_EXTENSION_BASE, "rope_type": "default"},
+        "A model trained on 4,096 tokens, run on 16,384 without any scaling: its slow pairs now reach "
+        "angles it never met in training.",
+    ),
+    Step(
+        _EXT,
+        {**_EXTENSION_BASE, "rope_type": "linear", "factor": 4.0, "ext_view": "Rescaling"},
+        "Position Interpolation divides every position by 4. All pairs are back in the trained range, but "
+        "the fastest pairs now step four times slower, so neighbouring tokens blur together.",
+    ),
+    Step(
+        _EXT,
+        {**_EXTENSION_BASE, "rope_type": "yarn", "factor": 4.0, "ext_view": "Attention"},
+        "YaRN leaves the fast pairs alone, slows only the slow ones, and multiplies cos and sin by a small "
+        "factor above 1 so attention stays sharp over the longer context.",
+    ),
+    Step(
+        _EXT,
+        {**preset_values("extension", "llama3.1-8b"), "model": "llama3.1-8b", "ext_view": "Rescaling"},
+        "Llama 3.1's published settings: base 500,000, trained on 8,192 tokens, and three bands of pairs — "
+        "kept, smoothly blended, or divided by 8 — chosen by wavelength.",
+    ),
+    Step(
+        _CMP,
+        {},
+        "All five schemes on the same query and key: only RoPE and ALiBi make the score depend on the "
+        "offset alone, and only the learned table cannot even run past its length.",
+    ),
 )
 
 
@@ -129,7 +165,7 @@ def active_step(*, quiet: bool = False) -> int | None:
     unless `quiet`)."""
     try:
         raw = st.query_params.get_all("step")
-    except Exception:  # noqa: BLE001 - no runtime
+    except Exception:
         return None
     if not raw:
         return None
@@ -141,8 +177,10 @@ def active_step(*, quiet: bool = False) -> int | None:
         return None
     if number is None or number > len(TOUR):
         if not quiet:
-            st.warning(f"The link asks for a tour step that does not exist; the tour has steps 1 to "
-                       f"{len(TOUR)}.", icon=":material/link_off:")
+            st.warning(
+                f"The link asks for a tour step that does not exist; the tour has steps 1 to {len(TOUR)}.",
+                icon=":material/link_off:",
+            )
         return None
     return number
 
@@ -177,7 +215,7 @@ def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] 
     The values go into ``st.session_state`` and the bound widgets of `page` pick them up (and
     write them to the URL); `query` holds unbound URL parameters only (``step``). Does not return.
     """
-    from explorer.presentation import page_defaults, current_page_path
+    from explorer.presentation import current_page_path, page_defaults
 
     state = st.session_state
     same_page = page == current_page_path()
@@ -203,7 +241,7 @@ def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] 
         # otherwise seed the widgets again.
         for key in list(st.query_params.keys()):
             if key in params.PARAMS and key not in _FRAME_KEYS:
-                params._set_url_param(key, None)  # noqa: SLF001 - same package
+                params._set_url_param(key, None)
         for key, value in (query or {}).items():
             st.query_params[key] = value
         st.rerun()
@@ -224,7 +262,7 @@ def flush_pending_url() -> None:
     for key, value in pending["values"].items():
         param = params.get(key)
         if key in st.session_state and param.problem(value) is None and value != param.default:
-            params._set_url_param(key, param.to_url(value))  # noqa: SLF001 - same package
+            params._set_url_param(key, param.to_url(value))
 
 
 def _page_title(path: str) -> str:
@@ -234,16 +272,18 @@ def _page_title(path: str) -> str:
 
 
 def sidebar_buttons() -> None:
-    """"Start the guided tour" (or "Resume at step n") in the sidebar while no step is shown."""
+    """ "Start the guided tour" (or "Resume at step n") in the sidebar while no step is shown."""
     if active_step(quiet=True) is not None:
         return
     last = st.session_state.get(_LAST)
     if isinstance(last, int) and 1 <= last <= len(TOUR):
-        if st.sidebar.button(f"Resume tour at step {last}", key="tour_resume",
-                             icon=":material/slideshow:", width="stretch"):
+        if st.sidebar.button(
+            f"Resume tour at step {last}", key="tour_resume", icon=":material/slideshow:", width="stretch"
+        ):
             enter(last)
-    elif st.sidebar.button(f"Guided tour ({len(TOUR)} steps)", key="tour_start",
-                           icon=":material/slideshow:", width="stretch"):
+    elif st.sidebar.button(
+        f"Guided tour ({len(TOUR)} steps)", key="tour_start", icon=":material/slideshow:", width="stretch"
+    ):
         enter(1)
 
 
@@ -260,10 +300,17 @@ def panel() -> None:
         st.caption(f"Guided tour · step {number} of {len(TOUR)} · {_page_title(step.page)}")
         st.markdown(step.narration)  # our own text (TOUR), never user input
         with st.container(horizontal=True):
-            go_prev = st.button("Back", key="tour_prev", icon=":material/arrow_back:", shortcut="PageUp",
-                                disabled=number == 1)
-            go_next = st.button("Next", key="tour_next", icon=":material/arrow_forward:", shortcut="PageDown",
-                                disabled=number == len(TOUR), type="primary")
+            go_prev = st.button(
+                "Back", key="tour_prev", icon=":material/arrow_back:", shortcut="PageUp", disabled=number == 1
+            )
+            go_next = st.button(
+                "Next",
+                key="tour_next",
+                icon=":material/arrow_forward:",
+                shortcut="PageDown",
+                disabled=number == len(TOUR),
+                type="primary",
+            )
             end = st.button("End tour", key="tour_end", icon=":material/close:", type="tertiary")
     if go_prev and number > 1:
         enter(number - 1)

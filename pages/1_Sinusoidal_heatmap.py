@@ -31,14 +31,13 @@ formula(  # two lines: one is too wide for presentation mode with the sidebar op
     "the same numbers, columns in another order.",
 )
 
+
 # ------------------------------------------------------------------------- cached computations
 @cached(max_entries=8)
 def overview_values(seq_len: int, d_model: int, base: float, layout: str, rows: int, pair_block: int):
     if rows == seq_len and pair_block == 1:
         return posenc.sinusoidal_encoding(np.arange(seq_len), d_model, base=base, layout=layout)
-    return posenc.block_mean_encoding(
-        seq_len, d_model, rows=rows, base=base, layout=layout, pair_block=pair_block
-    )
+    return posenc.block_mean_encoding(seq_len, d_model, rows=rows, base=base, layout=layout, pair_block=pair_block)
 
 
 @cached(max_entries=16)
@@ -136,8 +135,10 @@ def view() -> None:
 
     # ------------------------------------------------------------------------------- the window
     st.subheader("Look closer")
-    st.caption("The window of positions and dimensions below is shown exactly (nothing averaged) in "
-               "Zoom, drawn as curves in Curves, and listed in Numbers.")
+    st.caption(
+        "The window of positions and dimensions below is shown exactly (nothing averaged) in "
+        "Zoom, drawn as curves in Curves, and listed in Numbers."
+    )
     z1, z2, z3, z4 = st.columns(4)
     zoom_p0 = widget("zoom_p0", container=z1, max=seq_len - 1)
     zoom_np = widget("zoom_np", container=z2, max=min(PARAMS["zoom_np"].max, seq_len))
@@ -186,7 +187,11 @@ def view() -> None:
             if curve_dims:
                 show_chart(
                     charts.dimension_curves(
-                        zoom_positions, window[:, curve_dims], curve_dims, d_model=d_model, layout=layout,
+                        zoom_positions,
+                        window[:, curve_dims],
+                        curve_dims,
+                        d_model=d_model,
+                        layout=layout,
                         wavelengths=wl,
                     ),
                     width="stretch",
@@ -196,9 +201,7 @@ def view() -> None:
 
     with tab_wavelengths:
         if tab_wavelengths.open:
-            show_chart(
-                charts.wavelength_chart(wl, seq_len=seq_len, base=base, d_model=d_model), width="stretch"
-            )
+            show_chart(charts.wavelength_chart(wl, seq_len=seq_len, base=base, d_model=d_model), width="stretch")
 
     with tab_similarity:
         sim_n = widget("sim_n", max=min(PARAMS["sim_n"].max, seq_len)) if seq_len >= 2 else None
@@ -218,11 +221,13 @@ def view() -> None:
                 "two positions share an encoding.",
             )
             m2.metric(
-                "…they are k apart", f"k = {int(k[i_min])}",
+                "…they are k apart",
+                f"k = {int(k[i_min])}",
                 help="The offset at which two positions come closest.",
             )
             m3.metric(
-                "Largest spread along a diagonal", f"{toeplitz_dev:.1e}",
+                "Largest spread along a diagonal",
+                f"{toeplitz_dev:.1e}",
                 help="max over k of (largest − smallest) PE(p)·PE(p+k) in the N × N matrix: 0 up to "
                 "rounding, because the dot product depends only on the offset.",
             )
@@ -230,9 +235,13 @@ def view() -> None:
             # where both fit and one under the other where they do not (presentation mode's larger
             # charts with the sidebar open), instead of spilling over the neighbouring column.
             pair_row = st.container(horizontal=True, gap="small", key="sin_matrix_row")
-            show_chart(container=pair_row, chart=
-                charts.matrix_heatmap(
-                    sim, kind="similarity", scheme=scheme, d_model=d_model,
+            show_chart(
+                container=pair_row,
+                chart=charts.matrix_heatmap(
+                    sim,
+                    kind="similarity",
+                    scheme=scheme,
+                    d_model=d_model,
                     subtitle=[
                         f"First {sim_n} positions. PE(p)·PE(q) = Σ_j cos((q − p)θ_j)",
                         f"depends only on q − p; the main diagonal is d/2 = {d_model // 2}.",
@@ -240,9 +249,13 @@ def view() -> None:
                 ),
                 width="content",
             )
-            show_chart(container=pair_row, chart=
-                charts.matrix_heatmap(
-                    dist, kind="distance", scheme=scheme, d_model=d_model,
+            show_chart(
+                container=pair_row,
+                chart=charts.matrix_heatmap(
+                    dist,
+                    kind="distance",
+                    scheme=scheme,
+                    d_model=d_model,
                     subtitle=[
                         f"First {sim_n} positions; the closest two distinct ones",
                         f"are {min_first_n:.4g} apart (dark only on the diagonal).",
@@ -286,8 +299,16 @@ def view() -> None:
 
     page_footer(
         "sinusoidal",
-        dict(seq_len=seq_len, d_model=d_model, base=base, layout=layout, zoom_p0=zoom_p0, zoom_np=zoom_np,
-             zoom_d0=zoom_d0, zoom_nd=zoom_nd),
+        dict(
+            seq_len=seq_len,
+            d_model=d_model,
+            base=base,
+            layout=layout,
+            zoom_p0=zoom_p0,
+            zoom_np=zoom_np,
+            zoom_d0=zoom_d0,
+            zoom_nd=zoom_nd,
+        ),
         data=lambda: charts.value_table(zoom_values, zoom_positions, zoom_dims),
         data_label="Download the window as CSV",
         file_name=f"sinusoidal_pe_{layout}_d{d_model}_b{base:g}_p{zoom_p0}-{p_end - 1}_i{zoom_d0}-{d_end - 1}.csv",

@@ -72,8 +72,14 @@ except ValueError as err:  # unreachable within the params' ranges; never crash 
 pairs = charts.clock_pairs(d_model // 2, n_clocks)
 show_chart(
     charts.clock_chart(
-        pairs, theta[pairs], wl[pairs], all_theta=theta, position=position, p_max=P_MAX,
-        base=base, d_model=d_model,
+        pairs,
+        theta[pairs],
+        wl[pairs],
+        all_theta=theta,
+        position=position,
+        p_max=P_MAX,
+        base=base,
+        d_model=d_model,
     ),
     width="content",
 )
@@ -127,12 +133,16 @@ notice_list(
         "barely moves, but it says roughly where you are.",
         "Every token turns each hand by the same angle, wherever you are: a shift by k tokens "
         "is the same rotation for every position (that is why the encoding makes offsets easy).",
-        "Raise the base b: every hand after the first slows down, and the odometer line gets "
-        "steeper.",
+        "Raise the base b: every hand after the first slows down, and the odometer line gets steeper.",
         "Play at high speed: the fast hands seem to stand still or turn backwards (the frames "
         "sample them too slowly, like a wagon wheel in a film), while the slow hands creep on.",
     ]
 )
 
-page_footer("clocks", dict(d_model=d_model, base=base, p=position, n_clocks=n_clocks), data=table,
-            file_name=f"clock_hands_d{d_model}_b{base:g}_p{position}.csv", data_label="Download the table as CSV")
+page_footer(
+    "clocks",
+    dict(d_model=d_model, base=base, p=position, n_clocks=n_clocks),
+    data=table,
+    file_name=f"clock_hands_d{d_model}_b{base:g}_p{position}.csv",
+    data_label="Download the table as CSV",
+)

@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 import posenc
-from explorer.charts import rope as charts
 from explorer import presets_ui
+from explorer.charts import rope as charts
 from explorer.exports import matrix_frame, page_footer
 from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.params import widget
@@ -204,6 +204,10 @@ notice_list(
     ]
 )
 
-page_footer("rope", dict(q=q, k=k, m=m, n=n, j=j, head_dim=head_dim, base=base, layout=layout),
-            data=lambda: matrix_frame(full_matrix(m, head_dim, base, layout)[0]), file_name=f"rope_matrix_m{m}_d{head_dim}_b{base:g}_{layout}.csv",
-            data_label="Download the rotation matrix R_m as CSV")
+page_footer(
+    "rope",
+    dict(q=q, k=k, m=m, n=n, j=j, head_dim=head_dim, base=base, layout=layout),
+    data=lambda: matrix_frame(full_matrix(m, head_dim, base, layout)[0]),
+    file_name=f"rope_matrix_m{m}_d{head_dim}_b{base:g}_{layout}.csv",
+    data_label="Download the rotation matrix R_m as CSV",
+)

@@ -12,8 +12,8 @@ import pandas as pd
 import streamlit as st
 
 import posenc
-from explorer.charts import invariance as charts
 from explorer import presets_ui
+from explorer.charts import invariance as charts
 from explorer.exports import long_matrices, page_footer
 from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.params import escape_markdown, widget
@@ -53,8 +53,7 @@ with st.sidebar:
         k_text = widget("k_text", container=st.sidebar)
         head_dim = None
     st.markdown("**The test**")
-    n_pos = widget("seq_len", container=st.sidebar, max=MAX_POSITIONS, default=64,
-                   label="Positions N (0 … N − 1)")
+    n_pos = widget("seq_len", container=st.sidebar, max=MAX_POSITIONS, default=64, label="Positions N (0 … N − 1)")
     shift_t = widget("shift_t", container=st.sidebar)
     dtype = widget("score_dtype", container=st.sidebar)
     base = widget("base", container=st.sidebar)
@@ -104,9 +103,18 @@ d = q.size
 # ------------------------------------------------------------------------------ numbers
 @cached(max_entries=16)
 def invariance_numbers(q, k, n_pos, shift_t, dtype, base, layout_sin, table_len, seed) -> dict:
-    return posenc.shift_test_report(q, k, n_positions=n_pos, offset=shift_t, dtype=dtype, base=base,
-                                    layout=layout_sin, table_len=table_len, seed=seed,
-                                    learned_std=LEARNED_STD)
+    return posenc.shift_test_report(
+        q,
+        k,
+        n_positions=n_pos,
+        offset=shift_t,
+        dtype=dtype,
+        base=base,
+        layout=layout_sin,
+        table_len=table_len,
+        seed=seed,
+        learned_std=LEARNED_STD,
+    )
 
 
 @cached(max_entries=16)
@@ -145,12 +153,14 @@ st.markdown(
 c1, c2, c3, c4 = st.columns(4)
 c1.metric(f"RoPE ({dtype})", f"{nums['rope_dev']:.2e}", help="max |s(m, n) − s(m+t, n+t)|, RoPE scores.")
 c1.markdown(verdict_badge(nums["rope_dev"]))
-c2.metric("sinusoidal, added", f"{nums['sinusoidal_dev']:.2e}",
-          help="((q + PE_m) W_q)·((k + PE_n) W_k), float64.")
+c2.metric("sinusoidal, added", f"{nums['sinusoidal_dev']:.2e}", help="((q + PE_m) W_q)·((k + PE_n) W_k), float64.")
 c2.markdown(verdict_badge(nums["sinusoidal_dev"]))
 if nums["learned_dev"] is not None:
-    c3.metric("learned table, added", f"{nums['learned_dev']:.2e}",
-              help="((q + P[m]) W_q)·((k + P[n]) W_k) with a seeded table P, float64.")
+    c3.metric(
+        "learned table, added",
+        f"{nums['learned_dev']:.2e}",
+        help="((q + P[m]) W_q)·((k + P[n]) W_k) with a seeded table P, float64.",
+    )
 else:
     c3.metric("learned table, added", "no row", help="The table ends before position N − 1 + t.")
 c3.markdown(verdict_badge(nums["learned_dev"]))
@@ -177,8 +187,10 @@ if nums["learned_dev_error"]:
 
 # ------------------------------------------------------------------------------ look closer
 st.subheader("Look closer")
-st.caption("Behind the test: the score matrices themselves (Scores), the sinusoid's own shift matrix "
-           "(Sinusoid shift), and how RoPE's possible scores shrink with distance (Decay).")
+st.caption(
+    "Behind the test: the score matrices themselves (Scores), the sinusoid's own shift matrix "
+    "(Sinusoid shift), and how RoPE's possible scores shrink with distance (Decay)."
+)
 
 # Only the open tab is computed and drawn (the choice is in the URL: ?inv_view=Decay).
 tab_scores, tab_shift, tab_decay = widget("inv_view")
@@ -202,8 +214,9 @@ with tab_scores:
                     width="stretch",
                 )
 
-        st.markdown("**Why the additive encodings fail.** Expand the score with the encoding added "
-                    "before the projections:")
+        st.markdown(
+            "**Why the additive encodings fail.** Expand the score with the encoding added before the projections:"
+        )
         st.latex(
             r"s(m,n) = \underbrace{x_q W_q W_k^\top x_k^\top}_{\text{content}}"
             r" + \underbrace{x_q W_q W_k^\top PE_n^\top}_{\text{depends on } n \text{ alone}}"
@@ -224,8 +237,7 @@ with tab_shift:
         sh = shift_numbers(d, shift_t, n_pos, base, layout_sin, dtype)
         left, right = st.columns(2)
         with left:
-            show_chart(charts.shift_matrix_heatmap(sh["r_k"], k=shift_t, layout=layout_sin),
-                       width="stretch")
+            show_chart(charts.shift_matrix_heatmap(sh["r_k"], k=shift_t, layout=layout_sin), width="stretch")
         with right:
             resid = pd.DataFrame({"p": nums["positions"], "residual": sh["residual"]})
             show_chart(
@@ -283,8 +295,24 @@ notice_list(
     ]
 )
 
-page_footer("invariance", dict(q=q, k=k, seed=seed, n_pos=n_pos, shift_t=shift_t, dtype=dtype, base=base,
-                               layout_sin=layout_sin, table_len=table_len),
-            data=lambda: long_matrices({"RoPE": nums["rope"], "sinusoidal added": nums["sinusoidal"],
-                                        "learned added": nums["learned"]}, row="m", column="n"),
-            file_name=f"scores_d{d}_N{n_pos}_seed{seed}.csv", data_label="Download the score matrices as CSV")
+page_footer(
+    "invariance",
+    dict(
+        q=q,
+        k=k,
+        seed=seed,
+        n_pos=n_pos,
+        shift_t=shift_t,
+        dtype=dtype,
+        base=base,
+        layout_sin=layout_sin,
+        table_len=table_len,
+    ),
+    data=lambda: long_matrices(
+        {"RoPE": nums["rope"], "sinusoidal added": nums["sinusoidal"], "learned added": nums["learned"]},
+        row="m",
+        column="n",
+    ),
+    file_name=f"scores_d{d}_N{n_pos}_seed{seed}.csv",
+    data_label="Download the score matrices as CSV",
+)

@@ -32,8 +32,8 @@ import streamlit as st
 
 import posenc
 from explorer import presets_ui, ropeblock
-from explorer.exports import extension_frame, page_footer
 from explorer.charts import extension as charts
+from explorer.exports import extension_frame, page_footer
 from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.params import escape_markdown, widget
 
@@ -56,8 +56,7 @@ with st.sidebar:
     target_len = widget("target_len")
     st.subheader("Scaling method")
     methods = tuple(posenc.ROPE_SCALING)
-    rope_type = widget("rope_type", horizontal=False,
-                       captions=[ropeblock.method_label(m) for m in methods])
+    rope_type = widget("rope_type", horizontal=False, captions=[ropeblock.method_label(m) for m in methods])
     values = {name: widget(name) for name in ropeblock.METHOD_PARAMS.get(rope_type, ())}
     if "factor" in values:
         st.caption(f"s·L = {values['factor'] * train_len:,.0f} tokens: the length this factor is made for.")
@@ -81,8 +80,10 @@ block = presets_ui.preset_block(block, preset)  # a LongRoPE preset's published 
 ext = extension(block, head_dim, train_len, target_len)
 used_type = posenc.rope_type_of(ext.block)
 if ext.error:
-    st.error(f"This rope block is not valid, so the charts show no scaling instead: "
-             f"{escape_markdown(ext.error)}", icon=":material/error:")
+    st.error(
+        f"This rope block is not valid, so the charts show no scaling instead: {escape_markdown(ext.error)}",
+        icon=":material/error:",
+    )
 factor = ext.block.get("factor")
 
 # ------------------------------------------------------------------------------------- formula
@@ -91,25 +92,27 @@ FORMULAS = {
     "linear": r"\theta'_j = \frac{\theta_j}{s}\quad\Longleftrightarrow\quad m \mapsto \frac{m}{s},\qquad a = 1",
     "ntk": r"b' = b\, s^{\,d/(d-2)},\qquad \theta'_j = b'^{\,-2j/d},\qquad a = 1",
     "dynamic": r"b' = b\left(\frac{s\,T}{L} - (s-1)\right)^{d/(d-2)},\quad T = \max(\text{seq\_len}, L),"
-               r"\qquad \theta'_j = b'^{\,-2j/d}",
+    r"\qquad \theta'_j = b'^{\,-2j/d}",
     "yarn": r"\begin{gathered}\theta'_j = (1-\gamma_j)\,\theta_j + \gamma_j\,\frac{\theta_j}{s},\qquad "
-            r"\gamma_j = \operatorname{clip}\!\left(\frac{j-\text{low}}{\text{high}-\text{low}},0,1\right)\\"
-            r"\text{low} = \frac{d\,\ln\!\big(L/(2\pi\beta_\text{fast})\big)}{2\ln b},\quad"
-            r"\text{high} = \frac{d\,\ln\!\big(L/(2\pi\beta_\text{slow})\big)}{2\ln b},\qquad"
-            r" a = 0.1\ln s + 1\end{gathered}",
+    r"\gamma_j = \operatorname{clip}\!\left(\frac{j-\text{low}}{\text{high}-\text{low}},0,1\right)\\"
+    r"\text{low} = \frac{d\,\ln\!\big(L/(2\pi\beta_\text{fast})\big)}{2\ln b},\quad"
+    r"\text{high} = \frac{d\,\ln\!\big(L/(2\pi\beta_\text{slow})\big)}{2\ln b},\qquad"
+    r" a = 0.1\ln s + 1\end{gathered}",
     "llama3": r"\theta'_j = \begin{cases}\theta_j & \lambda_j < L/h\\[2pt] \theta_j/s & \lambda_j > L/l\\[2pt]"
-              r"(1-\mu_j)\,\theta_j/s + \mu_j\,\theta_j & \text{otherwise}\end{cases},\quad "
-              r"\mu_j = \frac{L/\lambda_j - l}{h-l},\quad \lambda_j = \frac{2\pi}{\theta_j}",
+    r"(1-\mu_j)\,\theta_j/s + \mu_j\,\theta_j & \text{otherwise}\end{cases},\quad "
+    r"\mu_j = \frac{L/\lambda_j - l}{h-l},\quad \lambda_j = \frac{2\pi}{\theta_j}",
     "longrope": r"\theta'_j = \frac{\theta_j}{e_j},\quad e = \begin{cases}\text{long\_factor} & T > L\\"
-                r"\text{short\_factor} & T \le L\end{cases},\quad a = \sqrt{1 + \frac{\ln s}{\ln L}}",
+    r"\text{short\_factor} & T \le L\end{cases},\quad a = \sqrt{1 + \frac{\ln s}{\ln L}}",
 }
 st.subheader(ropeblock.method_label(used_type))
 if used_type in FORMULAS:
     formula(FORMULAS[used_type])
-formula(r"\text{pair } j \text{ is out of distribution at } T \iff T\,\theta'_j > L\,\theta_j"
-        r"\ \text{ and }\ L\,\theta_j < 2\pi",
-        caption="θ_j = b^(−2j/d) as trained, θ′_j after scaling, a = attention factor (multiplies cos "
-                "and sin, so logits scale by a²).")
+formula(
+    r"\text{pair } j \text{ is out of distribution at } T \iff T\,\theta'_j > L\,\theta_j"
+    r"\ \text{ and }\ L\,\theta_j < 2\pi",
+    caption="θ_j = b^(−2j/d) as trained, θ′_j after scaling, a = attention factor (multiplies cos "
+    "and sin, so logits scale by a²).",
+)
 
 # ------------------------------------------------------------------------------------- metrics
 n_pairs = ext.inv_freq.size
@@ -118,52 +121,81 @@ cols = st.columns(4)
 cols[0].metric("Attention factor a", f"{ext.attention_factor:.4f}")
 cols[1].metric("Logit multiplier a²", f"{ext.logit_multiplier:.4f}")
 cols[2].metric(
-    "Pairs out of distribution", f"{n_ood} of {n_pairs}",
+    "Pairs out of distribution",
+    f"{n_ood} of {n_pairs}",
     delta=None if used_type == "default" else f"{n_ood - ext.out_of_distribution_unscaled:+d} vs no scaling",
     delta_color="inverse",
     help="Pairs whose angle at T exceeds the largest angle of training and that never completed a "
-         "full turn in training.",
+    "full turn in training.",
 )
 if ext.yarn_range is not None:
     low, high = ext.yarn_range
-    cols[3].metric("YaRN correction range", f"pairs {low:g} – {high:g}",
-                   help="Below low: θ kept (≥ beta_fast turns over L). Above high: θ/s (< beta_slow turns).")
+    cols[3].metric(
+        "YaRN correction range",
+        f"pairs {low:g} – {high:g}",
+        help="Below low: θ kept (≥ beta_fast turns over L). Above high: θ/s (< beta_slow turns).",
+    )
 elif ext.bands is not None:
     counts = [int((ext.bands == b).sum()) for b in ("kept", "smoothed", "divided")]
     cols[3].metric("Pairs kept / smoothed / divided", " / ".join(map(str, counts)))
 else:
-    cols[3].metric("Slowest pair slowed down by", f"× {ext.slowest_division:.4g}",
-                   help="θ_last / θ′_last: how many times more tokens the slowest pair needs per turn.")
+    cols[3].metric(
+        "Slowest pair slowed down by",
+        f"× {ext.slowest_division:.4g}",
+        help="θ_last / θ′_last: how many times more tokens the slowest pair needs per turn.",
+    )
 
 with st.expander("The rope block these charts use (as in a model's config.json)"):
     st.json(ext.block, expanded=1)
 
 # ------------------------------------------------------------------------------------- charts
 st.subheader("Which pairs leave the training range")
-show_chart(charts.angle_reach_chart(ext.train_angle, ext.target_angle, ext.out_of_distribution,
-                                    train_len=train_len, target_len=target_len), width="stretch")
+show_chart(
+    charts.angle_reach_chart(
+        ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=train_len, target_len=target_len
+    ),
+    width="stretch",
+)
 
 # Only the open tab is computed and drawn (the choice is in the URL: ?ext_view=Attention).
 tab_wavelengths, tab_rescaling, tab_attention, tab_pi, tab_precision = widget("ext_view")
 
 with tab_wavelengths:
     if tab_wavelengths.open:
-        show_chart(charts.wavelength_chart(ext.inv_freq, ext.scaled_inv_freq, train_len=train_len,
-                                           target_len=target_len), width="stretch")
+        show_chart(
+            charts.wavelength_chart(ext.inv_freq, ext.scaled_inv_freq, train_len=train_len, target_len=target_len),
+            width="stretch",
+        )
 
 with tab_rescaling:
     if tab_rescaling.open:
-        show_chart(charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type=used_type,
-                                                factor=factor, bands=ext.bands, yarn_range=ext.yarn_range,
-                                                target_len=target_len),
-                   width="stretch")
+        show_chart(
+            charts.frequency_ratio_chart(
+                ext.inv_freq,
+                ext.scaled_inv_freq,
+                rope_type=used_type,
+                factor=factor,
+                bands=ext.bands,
+                yarn_range=ext.yarn_range,
+                target_len=target_len,
+            ),
+            width="stretch",
+        )
         show_chart(charts.angle_step_chart(ext.inv_freq, ext.scaled_inv_freq), width="stretch")
 
 with tab_attention:
     if tab_attention.open:
-        show_chart(charts.score_chart(ext.distances, ext.score_before, ext.score_after, train_len=train_len,
-                                      target_len=target_len, attention_factor=ext.attention_factor),
-                   width="stretch")
+        show_chart(
+            charts.score_chart(
+                ext.distances,
+                ext.score_before,
+                ext.score_after,
+                train_len=train_len,
+                target_len=target_len,
+                attention_factor=ext.attention_factor,
+            ),
+            width="stretch",
+        )
         yarn_reference = "YaRN with defaults: 0.1·ln s + 1"
         if ext.af_curve is not None:
             af_curves = {ropeblock.method_label(used_type): ext.af_curve}
@@ -176,24 +208,39 @@ with tab_attention:
             current, af_value = yarn_reference, posenc.yarn_get_mscale(af_factor)
         show_chart(
             charts.attention_factor_chart(
-                ext.af_factors, af_curves, current=current, factor=af_factor, attention_factor=af_value,
-                colors={name: (charts.BEFORE if name == yarn_reference and len(af_curves) > 1 else charts.AFTER)
-                        for name in af_curves},
-                dashed=(yarn_reference,) if len(af_curves) > 1 else ()),
-            width="stretch")
+                ext.af_factors,
+                af_curves,
+                current=current,
+                factor=af_factor,
+                attention_factor=af_value,
+                colors={
+                    name: (charts.BEFORE if name == yarn_reference and len(af_curves) > 1 else charts.AFTER)
+                    for name in af_curves
+                },
+                dashed=(yarn_reference,) if len(af_curves) > 1 else (),
+            ),
+            width="stretch",
+        )
 
 with tab_pi:
     if tab_pi.open:
         pi_factor = factor if factor else max(target_len / train_len, 1.0)
         pi_positions = list(range(9))
         show_chart(
-            charts.interpolation_strip_chart(pi_positions, posenc.interpolate_positions(pi_positions, factor=pi_factor),
-                                             factor=pi_factor, train_len=train_len),
-            width="stretch")
+            charts.interpolation_strip_chart(
+                pi_positions,
+                posenc.interpolate_positions(pi_positions, factor=pi_factor),
+                factor=pi_factor,
+                train_len=train_len,
+            ),
+            width="stretch",
+        )
         last = float(posenc.interpolate_positions([target_len - 1], factor=pi_factor)[0])
-        st.caption(f"With rope_type linear and s = {pi_factor:g}, the last token of T (m = {target_len - 1:,}) "
-                   f"is rotated as position {f'{last:,.2f}'.rstrip('0').rstrip('.')}"
-                   + (" — inside the trained range." if last < train_len else f" — still beyond L = {train_len:,}."))
+        st.caption(
+            f"With rope_type linear and s = {pi_factor:g}, the last token of T (m = {target_len - 1:,}) "
+            f"is rotated as position {f'{last:,.2f}'.rstrip('0').rstrip('.')}"
+            + (" — inside the trained range." if last < train_len else f" — still beyond L = {train_len:,}.")
+        )
 
 with tab_precision:
     if tab_precision.open:
@@ -203,23 +250,28 @@ with tab_precision:
         if target_len > ropeblock.FLOAT16_MAX_POSITION:
             st.caption(f"Positions stop at {ropeblock.FLOAT16_MAX_POSITION:,}, the largest number a float16 holds.")
 
-notice_list([
-    "Fast pairs (left) turn many times within L, so any angle they meet later repeats one they have "
-    "seen; the trouble is the slow pairs on the right that never finished a turn in training.",
-    "**Linear** (Position Interpolation) brings every pair back in range but divides all of them by s: "
-    "the fastest pair's step per token shrinks s-fold, so neighbouring tokens become harder to tell apart.",
-    "**NTK-aware**, **YaRN** and **Llama 3** (tab **Rescaling**) leave the fast pairs alone and slow down only the slow "
-    "ones — NTK smoothly through a larger base, YaRN with a ramp between `low` and `high` (set in turns "
-    "over L by beta_fast / beta_slow), Llama 3 with wavelength bands.",
-    "YaRN and LongRoPE also multiply cos and sin by an attention factor a > 1 (tab **Attention**), so every logit grows by "
-    "a²: attention gets sharper to offset the flatter scores of a longer context.",
-    "**Dynamic NTK** recomputes the base from the current length: with T ≤ L it changes nothing.",
-    "Tab **Precision**: float16 stores the fastest pair's angle m·θ_0 = m to the nearest 1 rad from m = 1,024 (2 rad from "
-    "2,048), bfloat16 already from m = 128: their cos and sin stop meaning anything. Compute the angles "
-    "in float32 (its error stays small) and cast afterwards.",
-])
+notice_list(
+    [
+        "Fast pairs (left) turn many times within L, so any angle they meet later repeats one they have "
+        "seen; the trouble is the slow pairs on the right that never finished a turn in training.",
+        "**Linear** (Position Interpolation) brings every pair back in range but divides all of them by s: "
+        "the fastest pair's step per token shrinks s-fold, so neighbouring tokens become harder to tell apart.",
+        "**NTK-aware**, **YaRN** and **Llama 3** (tab **Rescaling**) leave the fast pairs alone and slow down only the slow "
+        "ones — NTK smoothly through a larger base, YaRN with a ramp between `low` and `high` (set in turns "
+        "over L by beta_fast / beta_slow), Llama 3 with wavelength bands.",
+        "YaRN and LongRoPE also multiply cos and sin by an attention factor a > 1 (tab **Attention**), so every logit grows by "
+        "a²: attention gets sharper to offset the flatter scores of a longer context.",
+        "**Dynamic NTK** recomputes the base from the current length: with T ≤ L it changes nothing.",
+        "Tab **Precision**: float16 stores the fastest pair's angle m·θ_0 = m to the nearest 1 rad from m = 1,024 (2 rad from "
+        "2,048), bfloat16 already from m = 128: their cos and sin stop meaning anything. Compute the angles "
+        "in float32 (its error stays small) and cast afterwards.",
+    ]
+)
 
-page_footer("extension", dict(block=ext.block, head_dim=head_dim, train_len=train_len, target_len=target_len),
-            data=lambda: extension_frame(ext),
-            file_name=f"rope_{used_type}_d{head_dim}_L{train_len}_T{target_len}.csv",
-            data_label="Download the per-pair numbers as CSV")
+page_footer(
+    "extension",
+    dict(block=ext.block, head_dim=head_dim, train_len=train_len, target_len=target_len),
+    data=lambda: extension_frame(ext),
+    file_name=f"rope_{used_type}_d{head_dim}_L{train_len}_T{target_len}.csv",
+    data_label="Download the per-pair numbers as CSV",
+)

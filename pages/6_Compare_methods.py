@@ -22,8 +22,9 @@ page_setup("Compare methods", ":material/table_chart:")
 def all_checks(dim: int, trained_len: int, test_len: int, seed: int, base: float, alibi_head: int) -> list[dict]:
     slope = float(alibi_slopes(ALIBI_HEADS)[alibi_head - 1])
     return [
-        att.method_checks(method, dim=dim, trained_len=trained_len, test_len=test_len, seed=seed,
-                          base=base, alibi_slope=slope)
+        att.method_checks(
+            method, dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base, alibi_slope=slope
+        )
         for method in att.METHODS
     ]
 
@@ -49,8 +50,16 @@ formula(
 c1, c2, c3, c4, c5, c6 = st.columns(6)
 dim = int(widget("head_dim", container=c1))
 trained_len = int(widget("train_len", container=c2, max=2048, default=128))
-test_len = int(widget("target_len", container=c3, label="Test length T (> L)", min=trained_len + 1,
-                      max=4096, default=max(512, trained_len + 1)))
+test_len = int(
+    widget(
+        "target_len",
+        container=c3,
+        label="Test length T (> L)",
+        min=trained_len + 1,
+        max=4096,
+        default=max(512, trained_len + 1),
+    )
+)
 base = float(widget("base", container=c4))
 seed = int(widget("seed", container=c5))
 alibi_head = int(widget("alibi_head", container=c6))
@@ -87,7 +96,10 @@ notice_list(
     ]
 )
 
-page_footer("compare", dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base,
-                            alibi_head=alibi_head),
-            data=table, file_name=f"compare_methods_d{dim}_L{trained_len}_T{test_len}_seed{seed}.csv",
-            data_label="Download the table as CSV")
+page_footer(
+    "compare",
+    dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base, alibi_head=alibi_head),
+    data=table,
+    file_name=f"compare_methods_d{dim}_L{trained_len}_T{test_len}_seed{seed}.csv",
+    data_label="Download the table as CSV",
+)

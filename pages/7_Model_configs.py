@@ -25,9 +25,17 @@ from posenc.models import PRESETS
 
 TEXT_KEY, TEXT_MIRROR = "cfg_text", "_explorer_cfg_text"  # session-only; the mirror survives page changes
 #: model_type per preset, for the examples (it decides the parser's layout guess).
-MODEL_TYPES = {"llama2-7b": "llama", "llama3.1-8b": "llama", "mistral-7b-v0.1": "mistral",
-               "qwen2.5-7b-instruct": "qwen2", "gpt-oss-20b": "gpt_oss", "deepseek-v3": "deepseek_v3",
-               "gpt-j-6b": "gptj", "gpt-neox-20b": "gpt_neox", "phi3-mini-128k-instruct": "phi3"}
+MODEL_TYPES = {
+    "llama2-7b": "llama",
+    "llama3.1-8b": "llama",
+    "mistral-7b-v0.1": "mistral",
+    "qwen2.5-7b-instruct": "qwen2",
+    "gpt-oss-20b": "gpt_oss",
+    "deepseek-v3": "deepseek_v3",
+    "gpt-j-6b": "gptj",
+    "gpt-neox-20b": "gpt_neox",
+    "phi3-mini-128k-instruct": "phi3",
+}
 BROKEN_EXAMPLE = """{
   "model_type": "llama",
   "head_dim": 128,
@@ -48,21 +56,27 @@ ROPE_BLOCK_EXAMPLE = """{"rope_type": "llama3", "factor": 8.0, "low_freq_factor"
 def example_config(key: str) -> str:
     """A config.json fragment with a preset's values (the keys a real file uses for them)."""
     preset = PRESETS[key]
-    block = {k: v for k, v in dict(preset.rope_parameters).items()
-             if k not in ("rope_theta", "partial_rotary_factor")}
+    block = {k: v for k, v in dict(preset.rope_parameters).items() if k not in ("rope_theta", "partial_rotary_factor")}
     block = {k: list(v) if isinstance(v, tuple) else v for k, v in block.items()}
     size_key = "qk_rope_head_dim" if MODEL_TYPES[key].startswith("deepseek") else "head_dim"
-    config = {"model_type": MODEL_TYPES[key], size_key: preset.head_dim,
-              "max_position_embeddings": preset.max_position_embeddings, "rope_theta": preset.rope_theta}
+    config = {
+        "model_type": MODEL_TYPES[key],
+        size_key: preset.head_dim,
+        "max_position_embeddings": preset.max_position_embeddings,
+        "rope_theta": preset.rope_theta,
+    }
     if preset.partial_rotary_factor < 1:
         config["partial_rotary_factor"] = preset.partial_rotary_factor
     config["rope_scaling"] = None if preset.rope_type == "default" else block
     return json.dumps(config, indent=2)
 
 
-EXAMPLES = {"": "(choose an example)", "rope_block": "A rope block on its own (Llama 3.1's)",
-            "broken": "A broken config (to see the messages)",
-            **{key: f"{preset.name} (built from the preset)" for key, preset in PRESETS.items()}}
+EXAMPLES = {
+    "": "(choose an example)",
+    "rope_block": "A rope block on its own (Llama 3.1's)",
+    "broken": "A broken config (to see the messages)",
+    **{key: f"{preset.name} (built from the preset)" for key, preset in PRESETS.items()},
+}
 
 
 def _load_example() -> None:
@@ -99,17 +113,22 @@ if TEXT_KEY not in st.session_state:
     st.session_state[TEXT_KEY] = st.session_state.get(TEXT_MIRROR, "")
 left, right = st.columns([3, 1.3])
 with right:
-    st.selectbox("Start from an example", list(EXAMPLES), format_func=EXAMPLES.get, key="cfg_example",
-                 on_change=_load_example)
+    st.selectbox(
+        "Start from an example", list(EXAMPLES), format_func=EXAMPLES.get, key="cfg_example", on_change=_load_example
+    )
     with st.expander("Sizes for a rope block on its own"):
         fallback_head_dim = int(st.number_input("head_dim", 2, 1024, 128, step=2, key="cfg_head_dim"))
-        fallback_max_pos = int(st.number_input("max_position_embeddings", 1, 10_000_000, 4096,
-                                               key="cfg_max_pos"))
+        fallback_max_pos = int(st.number_input("max_position_embeddings", 1, 10_000_000, 4096, key="cfg_max_pos"))
         st.caption("Used only when the pasted text does not give them.")
 with left:
-    text = st.text_area("config.json", key=TEXT_KEY, height=300, on_change=_keep_text,
-                        placeholder='{"head_dim": 128, "rope_theta": 500000.0, "rope_scaling": {...}}',
-                        help="Stays in this browser session only; nothing is stored or put in the link.")
+    text = st.text_area(
+        "config.json",
+        key=TEXT_KEY,
+        height=300,
+        on_change=_keep_text,
+        placeholder='{"head_dim": 128, "rope_theta": 500000.0, "rope_scaling": {...}}',
+        help="Stays in this browser session only; nothing is stored or put in the link.",
+    )
 st.session_state[TEXT_MIRROR] = text
 
 parsed = parse(text, fallback_head_dim, fallback_max_pos) if text.strip() else None
@@ -135,19 +154,30 @@ else:
     if parsed.kind:
         rotary = parsed.rotary_dim
         c = st.columns(4)
-        c[0].metric("Head dim (rotated)", "—" if parsed.head_dim is None else
-                    (f"{rotary} of {parsed.head_dim}" if rotary != parsed.head_dim else f"{parsed.head_dim}"))
+        c[0].metric(
+            "Head dim (rotated)",
+            "—"
+            if parsed.head_dim is None
+            else (f"{rotary} of {parsed.head_dim}" if rotary != parsed.head_dim else f"{parsed.head_dim}"),
+        )
         c[1].metric("rope_theta (base)", "—" if parsed.rope_theta is None else f"{parsed.rope_theta:,.6g}")
-        c[2].metric("max_position_embeddings", "—" if parsed.max_position_embeddings is None
-                    else f"{parsed.max_position_embeddings:,}")
-        c[3].metric("Trained length L", "—" if parsed.original_max_position_embeddings is None
-                    else f"{parsed.original_max_position_embeddings:,}",
-                    help="original_max_position_embeddings (in the block or at the top level).")
+        c[2].metric(
+            "max_position_embeddings",
+            "—" if parsed.max_position_embeddings is None else f"{parsed.max_position_embeddings:,}",
+        )
+        c[3].metric(
+            "Trained length L",
+            "—" if parsed.original_max_position_embeddings is None else f"{parsed.original_max_position_embeddings:,}",
+            help="original_max_position_embeddings (in the block or at the top level).",
+        )
         c = st.columns(4)
         c[0].metric("Method (rope_type)", parsed.rope_type or "—")
-        c[1].metric("Layout (a guess)", parsed.layout,
-                    help="A config does not record the pairing; it belongs to the weights. Guessed from "
-                         "model_type and rope_interleave.")
+        c[1].metric(
+            "Layout (a guess)",
+            parsed.layout,
+            help="A config does not record the pairing; it belongs to the weights. Guessed from "
+            "model_type and rope_interleave.",
+        )
         c[2].metric("Partial rotary factor", f"{parsed.partial_rotary_factor:g}")
         c[3].metric("Read as", parsed.kind)
         if parsed.rope_parameters:
@@ -159,36 +189,64 @@ else:
     # -------------------------------------------------------------------- open it elsewhere
     if parsed.ok and parsed.head_dim is not None:
         st.subheader("Open it on the other pages")
-        settings = dict(head_dim=parsed.head_dim, rope_theta=parsed.rope_theta or 10000.0,
-                        layout=parsed.layout, partial_rotary_factor=parsed.partial_rotary_factor,
-                        rope_parameters=parsed.rope_parameters,
-                        max_position_embeddings=parsed.max_position_embeddings
-                        or parsed.original_max_position_embeddings or fallback_max_pos)
-        targets = (("extension", "Context extension"), ("rope", "RoPE rotation"),
-                   ("invariance", "Relative-position invariance"))
+        settings = dict(
+            head_dim=parsed.head_dim,
+            rope_theta=parsed.rope_theta or 10000.0,
+            layout=parsed.layout,
+            partial_rotary_factor=parsed.partial_rotary_factor,
+            rope_parameters=parsed.rope_parameters,
+            max_position_embeddings=parsed.max_position_embeddings
+            or parsed.original_max_position_embeddings
+            or fallback_max_pos,
+        )
+        targets = (
+            ("extension", "Context extension"),
+            ("rope", "RoPE rotation"),
+            ("invariance", "Relative-position invariance"),
+        )
         for col, (page, title) in zip(st.columns(3), targets):
             with col:
                 values, adjustments = presets_ui.page_values(page, **settings)
-                if st.button(f"Open in {title}", key=f"open_{page}", icon=":material/open_in_new:",
-                             width="stretch"):
+                if st.button(f"Open in {title}", key=f"open_{page}", icon=":material/open_in_new:", width="stretch"):
                     tour.open_view(presets_ui.PAGE_PATHS[page], values)
                 for note in adjustments:
                     st.caption(escape_markdown(note))
                 if page == "extension" and parsed.rope_type == "longrope":
-                    st.caption("LongRoPE's per-pair lists cannot travel in a link: the page uses its "
-                               "list generators (ones / ramp / constant) instead.")
-                st.code(view_url(presets_ui.PAGE_PATHS[page], view_query(values), st.context.url),
-                        language=None, wrap_lines=True)
+                    st.caption(
+                        "LongRoPE's per-pair lists cannot travel in a link: the page uses its "
+                        "list generators (ones / ramp / constant) instead."
+                    )
+                st.code(
+                    view_url(presets_ui.PAGE_PATHS[page], view_query(values), st.context.url),
+                    language=None,
+                    wrap_lines=True,
+                )
 
 # ----------------------------------------------------------------------------------- presets
 st.subheader("Published models")
-rows = [{"model": p.name, "preset key": key, "head dim": p.head_dim, "rotated dims": p.rotary_dim,
-         "rope_theta": p.rope_theta, "max positions": p.max_position_embeddings, "layout": p.layout,
-         "rope_type": p.rope_type} for key, p in PRESETS.items()]
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-             column_config={"rope_theta": st.column_config.NumberColumn(format="%.0f")})
-st.caption("Pick one in the “Real model” box on the RoPE rotation, Relative-position invariance and "
-           "Context extension pages to load its exact values, or as an example above.")
+rows = [
+    {
+        "model": p.name,
+        "preset key": key,
+        "head dim": p.head_dim,
+        "rotated dims": p.rotary_dim,
+        "rope_theta": p.rope_theta,
+        "max positions": p.max_position_embeddings,
+        "layout": p.layout,
+        "rope_type": p.rope_type,
+    }
+    for key, p in PRESETS.items()
+]
+st.dataframe(
+    pd.DataFrame(rows),
+    hide_index=True,
+    width="stretch",
+    column_config={"rope_theta": st.column_config.NumberColumn(format="%.0f")},
+)
+st.caption(
+    "Pick one in the “Real model” box on the RoPE rotation, Relative-position invariance and "
+    "Context extension pages to load its exact values, or as an example above."
+)
 with st.expander("Where each number comes from"):
     for p in PRESETS.values():
         st.markdown(f"**{escape_markdown(p.name)}** — {escape_markdown(p.source)}")
@@ -201,8 +259,10 @@ st.markdown(
     "keeps its speed and the slowest is slowed by exactly α. And some models simply ship a larger "
     "**rope_theta**, which is an NTK alpha in disguise."
 )
-formula(r"b' = b\,\alpha^{d/(d-2)}\quad\Longleftrightarrow\quad \alpha = (b'/b)^{(d-2)/d},\qquad"
-        r"\lambda'_j = 2\pi\,b'^{\,2j/d}:\ \ \lambda'_0 = \lambda_0,\ \ \lambda'_{d/2-1} = \alpha\,\lambda_{d/2-1}")
+formula(
+    r"b' = b\,\alpha^{d/(d-2)}\quad\Longleftrightarrow\quad \alpha = (b'/b)^{(d-2)/d},\qquad"
+    r"\lambda'_j = 2\pi\,b'^{\,2j/d}:\ \ \lambda'_0 = \lambda_0,\ \ \lambda'_{d/2-1} = \alpha\,\lambda_{d/2-1}"
+)
 c1, c2, c3, c4 = st.columns([1.2, 1.3, 1.6, 1.4])
 with c1:
     head_dim = widget("head_dim", container=c1, min=4)
@@ -215,8 +275,7 @@ with c4:
         new_theta = float(widget("new_theta", container=c4))
         alpha = posenc.base_to_ntk_alpha(new_theta, head_dim, base=base)
     else:
-        alpha = float(widget("ntk_alpha", container=c4,
-                             label="Linear factor s" if source == "linear_factor" else None))
+        alpha = float(widget("ntk_alpha", container=c4, label="Linear factor s" if source == "linear_factor" else None))
         new_theta = posenc.ntk_alpha_to_base(alpha, head_dim, base=base)
 
 theta = posenc.inverse_frequencies(head_dim, base=base)
@@ -236,23 +295,32 @@ e2.json({"rope_type": "default", "rope_theta": round(new_theta, 4)})
 e3.markdown("**Linear: not the same**")
 e3.json({"rope_type": "linear", "factor": round(alpha, 6), "rope_theta": base})
 
-notice_list([
-    "The NTK line starts where the trained line starts (pair 0 keeps its wavelength) and ends α times "
-    "higher; the linear line is α times higher everywhere, fast pairs included.",
-    "So a linear factor s and an NTK alpha s reach the same longest wavelength, but only NTK keeps "
-    "neighbouring tokens as easy to tell apart as in training.",
-    "A config that only raises rope_theta is using NTK-style scaling without saying so; its alpha is "
-    "(b′/b)^((d−2)/d).",
-    "Problems in a pasted config are reported against the key they concern, with the value described "
-    "rather than echoed, and an error never stops the page.",
-])
+notice_list(
+    [
+        "The NTK line starts where the trained line starts (pair 0 keeps its wavelength) and ends α times "
+        "higher; the linear line is α times higher everywhere, fast pairs included.",
+        "So a linear factor s and an NTK alpha s reach the same longest wavelength, but only NTK keeps "
+        "neighbouring tokens as easy to tell apart as in training.",
+        "A config that only raises rope_theta is using NTK-style scaling without saying so; its alpha is "
+        "(b′/b)^((d−2)/d).",
+        "Problems in a pasted config are reported against the key they concern, with the value described "
+        "rather than echoed, and an error never stops the page.",
+    ]
+)
 
 snippet_values = dict(head_dim=head_dim, base=base, alpha=alpha)
 if parsed is not None and parsed.ok and parsed.head_dim is not None and parsed.rope_parameters:
-    snippet_values.update(block=parsed.rope_parameters, config_head_dim=parsed.head_dim,
-                          max_position_embeddings=parsed.max_position_embeddings
-                          or parsed.original_max_position_embeddings or fallback_max_pos)
-page_footer("configs", snippet_values,
-            data=lambda: frame.pivot(index="j", columns="scheme", values="wavelength").reset_index(),
-            file_name=f"wavelengths_d{head_dim}_b{base:g}_alpha{alpha:g}.csv",
-            data_label="Download the wavelengths as CSV")
+    snippet_values.update(
+        block=parsed.rope_parameters,
+        config_head_dim=parsed.head_dim,
+        max_position_embeddings=parsed.max_position_embeddings
+        or parsed.original_max_position_embeddings
+        or fallback_max_pos,
+    )
+page_footer(
+    "configs",
+    snippet_values,
+    data=lambda: frame.pivot(index="j", columns="scheme", values="wavelength").reset_index(),
+    file_name=f"wavelengths_d{head_dim}_b{base:g}_alpha{alpha:g}.csv",
+    data_label="Download the wavelengths as CSV",
+)

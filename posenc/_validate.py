@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 

@@ -158,8 +158,9 @@ def additive_positions(method, n, d_model, *, base=10000.0, table=None) -> np.nd
     return None
 
 
-def pair_scores(method, x_q, x_k, positions_q, positions_k, *, w_q, w_k, base=10000.0, table=None,
-                alibi_slope=None) -> np.ndarray:
+def pair_scores(
+    method, x_q, x_k, positions_q, positions_k, *, w_q, w_k, base=10000.0, table=None, alibi_slope=None
+) -> np.ndarray:
     r"""Logit of a query token x_q at position m against a key token x_k at position n, for every
     (m, n); shape (len(positions_q), len(positions_k)). With :math:`d` = W_q's output width:
 
@@ -223,8 +224,9 @@ def toeplitz_deviation(matrix) -> float:
     return worst
 
 
-def position_footprint(method, x, *, w_q, w_k, w_v, shift, base=10000.0, table=None,
-                       alibi_slope=None) -> dict[str, float]:
+def position_footprint(
+    method, x, *, w_q, w_k, w_v, shift, base=10000.0, table=None, alibi_slope=None
+) -> dict[str, float]:
     """Where a scheme puts position: move one token ``x`` from position 0 to position ``shift`` and
     measure the largest change of its input vector, query, key and value (max |Δ| over the
     coordinates), and of the extra logit bias it gets against a key at position 0.
@@ -237,8 +239,11 @@ def position_footprint(method, x, *, w_q, w_k, w_v, shift, base=10000.0, table=N
     shift = v.integer("shift", shift, minimum=1, maximum=v.MAX_POSITIONS)
     pos = np.array([0.0, float(shift)])
     inputs = np.stack([x, x])  # (2, d): the token at position 0 and at position `shift`
-    pe = additive_positions(method, shift + 1, x.size, base=base, table=table) if method in (
-        "sinusoidal", "learned") else None
+    pe = (
+        additive_positions(method, shift + 1, x.size, base=base, table=table)
+        if method in ("sinusoidal", "learned")
+        else None
+    )
     if pe is not None:
         inputs = inputs + pe[[0, shift]]
     q, k, val = inputs @ w_q, inputs @ w_k, inputs @ w_v
@@ -253,12 +258,18 @@ def position_footprint(method, x, *, w_q, w_k, w_v, shift, base=10000.0, table=N
     def change(a):
         return float(np.max(np.abs(a[1] - a[0])))
 
-    return {"input": change(inputs), "query": change(q), "key": change(k), "value": change(val),
-            "bias": float(abs(bias[1] - bias[0]))}
+    return {
+        "input": change(inputs),
+        "query": change(q),
+        "key": change(k),
+        "value": change(val),
+        "bias": float(abs(bias[1] - bias[0])),
+    }
 
 
-def method_checks(method, *, dim, trained_len, test_len, seed=0, base=10000.0, alibi_slope=0.5,
-                  n_tokens=8, max_shift_positions=256) -> dict:
+def method_checks(
+    method, *, dim, trained_len, test_len, seed=0, base=10000.0, alibi_slope=0.5, n_tokens=8, max_shift_positions=256
+) -> dict:
     """The numbers behind one row of the "compare methods" table, computed for seeded toy weights.
 
     - ``shift_deviation``: :func:`posenc.relative.shift_deviation` of :func:`pair_scores` over
@@ -307,12 +318,19 @@ def method_checks(method, *, dim, trained_len, test_len, seed=0, base=10000.0, a
     words = [f"token{i}" for i in range(n_tokens)]
     x = token_embeddings(words, dim, seed=seed)
     perm = shuffle_permutation(words, seed=seed)
-    pe = additive_positions(method, n_tokens, dim, base=base, table=table) if method in (
-        "sinusoidal", "learned") else None
-    attn = dict(pe=pe, rope_inv_freq=inverse_frequencies(dim, base=base) if method == "rope" else None,
-                alibi_slope=alibi_slope if method == "alibi" else None)
-    gap = permutation_equivariance_gap(attention_weights(x, w_q, w_k, **attn),
-                                       attention_weights(x[perm], w_q, w_k, **attn), perm, axes=(0, 1))
+    pe = (
+        additive_positions(method, n_tokens, dim, base=base, table=table)
+        if method in ("sinusoidal", "learned")
+        else None
+    )
+    attn = dict(
+        pe=pe,
+        rope_inv_freq=inverse_frequencies(dim, base=base) if method == "rope" else None,
+        alibi_slope=alibi_slope if method == "alibi" else None,
+    )
+    gap = permutation_equivariance_gap(
+        attention_weights(x, w_q, w_k, **attn), attention_weights(x[perm], w_q, w_k, **attn), perm, axes=(0, 1)
+    )
 
     error = None
     keys = np.arange(test_len, dtype=np.float64)
@@ -335,8 +353,8 @@ def method_checks(method, *, dim, trained_len, test_len, seed=0, base=10000.0, a
         "distances": keys,
         "scores": scores,
         "parameters": int(table.size) if table is not None else 0,
-        "footprint": position_footprint(method, x_q, w_q=w_q, w_k=w_k, w_v=w_v, shift=t, base=base,
-                                        table=table, alibi_slope=alibi_slope),
-        "bias_toeplitz_deviation": (toeplitz_deviation(alibi_bias(n, alibi_slope))
-                                    if method == "alibi" else None),
+        "footprint": position_footprint(
+            method, x_q, w_q=w_q, w_k=w_k, w_v=w_v, shift=t, base=base, table=table, alibi_slope=alibi_slope
+        ),
+        "bias_toeplitz_deviation": (toeplitz_deviation(alibi_bias(n, alibi_slope)) if method == "alibi" else None),
     }

@@ -68,8 +68,16 @@ _TYPE_KEYS = {
     "linear": {"factor"},
     "ntk": {"factor"},
     "dynamic": {"factor"},
-    "yarn": {"factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
-             "attention_factor", "truncate"},
+    "yarn": {
+        "factor",
+        "original_max_position_embeddings",
+        "beta_fast",
+        "beta_slow",
+        "mscale",
+        "mscale_all_dim",
+        "attention_factor",
+        "truncate",
+    },
     "llama3": {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"},
     "longrope": {"short_factor", "long_factor", "original_max_position_embeddings", "factor", "attention_factor"},
 }
@@ -84,11 +92,32 @@ _REQUIRED = {
 _ALWAYS_ALLOWED = {"rope_type", "type", "rope_theta", "partial_rotary_factor"}
 _ALL_BLOCK_KEYS = set().union(*_TYPE_KEYS.values()) | _ALWAYS_ALLOWED
 # Top-level keys that say "this is a whole config, not a rope block".
-_CONFIG_KEYS = {"rope_scaling", "rope_parameters", "hidden_size", "num_attention_heads", "head_dim", "model_type",
-                "architectures", "max_position_embeddings", "n_embd", "n_head", "n_positions", "qk_rope_head_dim",
-                "rotary_pct", "rotary_dim", "rotary_emb_base", "num_hidden_layers", "vocab_size"}
-_INTERLEAVED_MODEL_TYPES = {"gptj": "GPT-J", "codegen": "CodeGen", "deepseek_v2": "DeepSeek-V2",
-                            "deepseek_v3": "DeepSeek-V3", "deepseek_v32": "DeepSeek-V3.2"}
+_CONFIG_KEYS = {
+    "rope_scaling",
+    "rope_parameters",
+    "hidden_size",
+    "num_attention_heads",
+    "head_dim",
+    "model_type",
+    "architectures",
+    "max_position_embeddings",
+    "n_embd",
+    "n_head",
+    "n_positions",
+    "qk_rope_head_dim",
+    "rotary_pct",
+    "rotary_dim",
+    "rotary_emb_base",
+    "num_hidden_layers",
+    "vocab_size",
+}
+_INTERLEAVED_MODEL_TYPES = {
+    "gptj": "GPT-J",
+    "codegen": "CodeGen",
+    "deepseek_v2": "DeepSeek-V2",
+    "deepseek_v3": "DeepSeek-V3",
+    "deepseek_v32": "DeepSeek-V3.2",
+}
 
 
 @dataclass(frozen=True)
@@ -150,10 +179,12 @@ class ParsedConfig:
         if max_pos is None:
             max_pos = self.original_max_position_embeddings
         if max_pos is None:
-            raise ValueError("max_position_embeddings is unknown: the config does not give it, "
-                             "pass max_position_embeddings=")
-        return rope_inverse_frequencies(self.rope_parameters, head_dim, max_position_embeddings=max_pos,
-                                        seq_len=seq_len)
+            raise ValueError(
+                "max_position_embeddings is unknown: the config does not give it, pass max_position_embeddings="
+            )
+        return rope_inverse_frequencies(
+            self.rope_parameters, head_dim, max_position_embeddings=max_pos, seq_len=seq_len
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -176,8 +207,11 @@ def _show(value: Any) -> str:
         if math.isnan(value):
             return "NaN"
         if math.isinf(value):
-            return ("a number too large to represent (it overflows to infinity)" if value > 0
-                    else "a negative number too large to represent (it overflows to -infinity)")
+            return (
+                "a number too large to represent (it overflows to infinity)"
+                if value > 0
+                else "a negative number too large to represent (it overflows to -infinity)"
+            )
         return repr(value)
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:37] + "..."
@@ -292,8 +326,17 @@ class _Reader:
         self.result.notes.append(message)
 
     # --- typed reads: return the checked value, or None after recording an error ---
-    def number(self, key: str, value: Any, *, what: str = "a number", integer: bool = False,
-               minimum: float | None = None, maximum: float | None = None, above: float | None = None):
+    def number(
+        self,
+        key: str,
+        value: Any,
+        *,
+        what: str = "a number",
+        integer: bool = False,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        above: float | None = None,
+    ):
         if not _is_number(value):
             hint = ""
             if isinstance(value, str):
@@ -333,8 +376,14 @@ class _Reader:
         return value
 
     def head_dim_value(self, key: str, value: Any, *, source: str):
-        v = self.number(key, value, what="a whole number (the size of one attention head)", integer=True,
-                        minimum=2, maximum=MAX_HEAD_DIM)
+        v = self.number(
+            key,
+            value,
+            what="a whole number (the size of one attention head)",
+            integer=True,
+            minimum=2,
+            maximum=MAX_HEAD_DIM,
+        )
         if v is not None and v % 2:
             self.error(key, f"{source} must be even — RoPE rotates coordinates in pairs — got {v}")
             return None
@@ -348,8 +397,11 @@ class _Reader:
         if not isinstance(data, dict):
             kinds = {list: "a list [...]", str: "a string", bool: "true/false", type(None): "null"}
             kind = kinds.get(type(data), "a number")
-            self.error("(json)", f"the top level is {kind}; paste a config.json object {{...}} or its rope "
-                                 "block (the object inside \"rope_scaling\")")
+            self.error(
+                "(json)",
+                f"the top level is {kind}; paste a config.json object {{...}} or its rope "
+                'block (the object inside "rope_scaling")',
+            )
             return self.result
         if not data:
             self.warn("(json)", "the object is empty: nothing to read, so plain RoPE with base 10000 is assumed")
@@ -359,8 +411,11 @@ class _Reader:
     def load(self, text: Any):
         if isinstance(text, (bytes, bytearray)):
             if len(text) > MAX_TEXT_BYTES:
-                self.error("(input)", f"the text is {len(text):,} bytes; a config.json is a few kB — "
-                                      f"the limit is {MAX_TEXT_BYTES:,} bytes")
+                self.error(
+                    "(input)",
+                    f"the text is {len(text):,} bytes; a config.json is a few kB — "
+                    f"the limit is {MAX_TEXT_BYTES:,} bytes",
+                )
                 return _UNREADABLE
             try:
                 text = bytes(text).decode("utf-8")
@@ -372,8 +427,11 @@ class _Reader:
             return _UNREADABLE
         size = len(text) if len(text) > MAX_TEXT_BYTES else len(text.encode("utf-8", "surrogatepass"))
         if size > MAX_TEXT_BYTES:
-            self.error("(input)", f"the text is {'over ' if size == len(text) else ''}{size:,} bytes; a config.json "
-                                  f"is a few kB — the limit is {MAX_TEXT_BYTES:,} bytes")
+            self.error(
+                "(input)",
+                f"the text is {'over ' if size == len(text) else ''}{size:,} bytes; a config.json "
+                f"is a few kB — the limit is {MAX_TEXT_BYTES:,} bytes",
+            )
             return _UNREADABLE
         if text.startswith("\ufeff"):
             text = text[1:]
@@ -384,8 +442,11 @@ class _Reader:
         too_deep = _first_too_deep(text, MAX_DEPTH)
         if too_deep is not None:
             line, col = _line_col(text, too_deep)
-            self.error("(json)", f"nested more than {MAX_DEPTH} levels deep (line {line}, column {col}); "
-                                 "a config.json is at most a few levels deep")
+            self.error(
+                "(json)",
+                f"nested more than {MAX_DEPTH} levels deep (line {line}, column {col}); "
+                "a config.json is at most a few levels deep",
+            )
             return _UNREADABLE
         duplicates: list[str] = []
 
@@ -398,17 +459,20 @@ class _Reader:
             return obj
 
         try:
-            data = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int,
-                              object_pairs_hook=pairs_hook)
+            data = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int, object_pairs_hook=pairs_hook)
         except _NonStandardConstant as exc:
             where = text.find(exc.name)
             line, col = _line_col(text, max(where, 0))
-            self.error("(json)", f"{exc.name} is not a JSON number (Python's json module accepts it, this parser "
-                                 f"does not): line {line}, column {col}; write a real number")
+            self.error(
+                "(json)",
+                f"{exc.name} is not a JSON number (Python's json module accepts it, this parser "
+                f"does not): line {line}, column {col}; write a real number",
+            )
             return _UNREADABLE
         except json.JSONDecodeError as exc:
-            self.error("(json)", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-                                 f"{_json_hints(text)}")
+            self.error(
+                "(json)", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}{_json_hints(text)}"
+            )
             return _UNREADABLE
         except RecursionError:
             self.error("(json)", f"nested too deeply to read (the limit is {MAX_DEPTH} levels)")
@@ -417,8 +481,10 @@ class _Reader:
             self.error("(json)", f"could not be read as JSON: {type(exc).__name__}")
             return _UNREADABLE
         for k in duplicates:
-            self.warn(k if len(k) <= 40 else k[:37] + "...",
-                      "this key appears more than once in an object; JSON keeps the last value")
+            self.warn(
+                k if len(k) <= 40 else k[:37] + "...",
+                "this key appears more than once in an object; JSON keeps the last value",
+            )
         return data
 
     # --- the object ---
@@ -431,9 +497,12 @@ class _Reader:
             self.read_block_only(data)
         else:
             r.kind = "config"
-            if "text_config" in data and isinstance(data["text_config"], dict) and not any(
-                    k in data for k in ("hidden_size", "head_dim", "rope_scaling", "rope_parameters")):
-                self.note("A multimodal config: the language model's settings are read from \"text_config\".")
+            if (
+                "text_config" in data
+                and isinstance(data["text_config"], dict)
+                and not any(k in data for k in ("hidden_size", "head_dim", "rope_scaling", "rope_parameters"))
+            ):
+                self.note('A multimodal config: the language model\'s settings are read from "text_config".')
                 self.read_full_config(data["text_config"], prefix="text_config.")
             else:
                 self.read_full_config(data, prefix="")
@@ -441,11 +510,14 @@ class _Reader:
 
     def read_block_only(self, block: dict):
         r = self.result
-        self.note("This is a rope block on its own (no model sizes): head size and max_position_embeddings "
-                  "come from the explorer's settings.")
+        self.note(
+            "This is a rope block on its own (no model sizes): head size and max_position_embeddings "
+            "come from the explorer's settings."
+        )
         r.max_position_embeddings = self.positions("max_position_embeddings", self.fallback_max_pos, fallback=True)
-        r.head_dim = self.fallback_head("a rope block alone does not give the head size; "
-                                        "the explorer's own head-size setting is used")
+        r.head_dim = self.fallback_head(
+            "a rope block alone does not give the head size; the explorer's own head-size setting is used"
+        )
         self.note("Layout: unknown for a rope block alone; half pairs (HF's convention) are assumed.")
         theta = self.theta_from(block, {}, "")
         prf = 1.0
@@ -458,25 +530,31 @@ class _Reader:
         r = self.result
         model_type = cfg.get("model_type")
         if model_type is not None and not isinstance(model_type, str):
-            self.warn(prefix + "model_type", f"should be a name such as \"llama\", got {_show(model_type)}")
+            self.warn(prefix + "model_type", f'should be a name such as "llama", got {_show(model_type)}')
             model_type = None
         r.model_type = model_type
         r.head_dim = self.head_size(cfg, prefix)
         r.max_position_embeddings = self.max_positions(cfg, prefix)
         top_original = None
         if cfg.get("original_max_position_embeddings") is not None:
-            top_original = self.positions(prefix + "original_max_position_embeddings",
-                                          cfg["original_max_position_embeddings"])
+            top_original = self.positions(
+                prefix + "original_max_position_embeddings", cfg["original_max_position_embeddings"]
+            )
         r.partial_rotary_factor = self.partial_from_config(cfg, prefix, r.head_dim)
         r.layout = self.layout(cfg, prefix, model_type)
 
         block_key = None
         if "rope_parameters" in cfg:
             block_key = "rope_parameters"
-            if cfg.get("rope_scaling") is not None and cfg.get("rope_parameters") is not None \
-                    and cfg["rope_scaling"] != cfg["rope_parameters"]:
-                self.warn(prefix + "rope_scaling", "ignored: rope_parameters (the newer name) is given too, "
-                                                   "and the two differ")
+            if (
+                cfg.get("rope_scaling") is not None
+                and cfg.get("rope_parameters") is not None
+                and cfg["rope_scaling"] != cfg["rope_parameters"]
+            ):
+                self.warn(
+                    prefix + "rope_scaling",
+                    "ignored: rope_parameters (the newer name) is given too, and the two differ",
+                )
         elif "rope_scaling" in cfg:
             block_key = "rope_scaling"
         raw = cfg.get(block_key) if block_key else None
@@ -518,28 +596,40 @@ class _Reader:
 
     def head_size(self, cfg: dict, prefix: str):
         if cfg.get("qk_rope_head_dim") is not None:
-            v = self.head_dim_value(prefix + "qk_rope_head_dim", cfg["qk_rope_head_dim"],
-                                    source="qk_rope_head_dim")
+            v = self.head_dim_value(prefix + "qk_rope_head_dim", cfg["qk_rope_head_dim"], source="qk_rope_head_dim")
             if v is not None:
-                self.note(f"qk_rope_head_dim {v}: in multi-head latent attention (DeepSeek) only this part of each "
-                          "query/key head is rotated, so it is the RoPE head size.")
+                self.note(
+                    f"qk_rope_head_dim {v}: in multi-head latent attention (DeepSeek) only this part of each "
+                    "query/key head is rotated, so it is the RoPE head size."
+                )
             return v
         if cfg.get("head_dim") is not None:
             return self.head_dim_value(prefix + "head_dim", cfg["head_dim"], source="head_dim")
         hidden_key = next((k for k in ("hidden_size", "n_embd", "d_model") if cfg.get(k) is not None), None)
         heads_key = next((k for k in ("num_attention_heads", "n_head", "n_heads") if cfg.get(k) is not None), None)
         if hidden_key and heads_key:
-            hidden = self.number(prefix + hidden_key, cfg[hidden_key], what="a whole number", integer=True,
-                                 minimum=1, maximum=MAX_HIDDEN_SIZE)
-            heads = self.number(prefix + heads_key, cfg[heads_key], what="a whole number", integer=True,
-                                minimum=1, maximum=MAX_HEADS)
+            hidden = self.number(
+                prefix + hidden_key,
+                cfg[hidden_key],
+                what="a whole number",
+                integer=True,
+                minimum=1,
+                maximum=MAX_HIDDEN_SIZE,
+            )
+            heads = self.number(
+                prefix + heads_key, cfg[heads_key], what="a whole number", integer=True, minimum=1, maximum=MAX_HEADS
+            )
             if hidden is None or heads is None:
                 return None
             if hidden % heads:
-                self.warn(prefix + heads_key, f"{hidden_key} {hidden} is not divisible by {heads_key} {heads}; "
-                                              f"the head size is taken as {hidden} // {heads} = {hidden // heads}")
-            v = self.head_dim_value(prefix + hidden_key, hidden // heads,
-                                    source=f"the head size {hidden_key} // {heads_key}")
+                self.warn(
+                    prefix + heads_key,
+                    f"{hidden_key} {hidden} is not divisible by {heads_key} {heads}; "
+                    f"the head size is taken as {hidden} // {heads} = {hidden // heads}",
+                )
+            v = self.head_dim_value(
+                prefix + hidden_key, hidden // heads, source=f"the head size {hidden_key} // {heads_key}"
+            )
             if v is not None:
                 self.note(f"head_dim {v} = {hidden_key} {hidden} // {heads_key} {heads}.")
             return v
@@ -547,15 +637,16 @@ class _Reader:
             missing = "num_attention_heads" if hidden_key else "hidden_size"
             message = f"the head size is unknown: {hidden_key or heads_key} is given but {missing} is not"
         else:
-            message = ("the head size is unknown: give head_dim, or hidden_size and num_attention_heads; "
-                       "the explorer's own head-size setting is used")
+            message = (
+                "the head size is unknown: give head_dim, or hidden_size and num_attention_heads; "
+                "the explorer's own head-size setting is used"
+            )
         return self.fallback_head(message)
 
     def positions(self, key: str, value: Any, *, fallback: bool = False):
         if value is None:
             return None
-        v = self.number(key, value, what="a whole number of positions", integer=True, minimum=1,
-                        maximum=MAX_POSITIONS)
+        v = self.number(key, value, what="a whole number of positions", integer=True, minimum=1, maximum=MAX_POSITIONS)
         if v is not None and fallback:
             self.note(f"max_position_embeddings {v} is the explorer's setting.")
         return v
@@ -581,8 +672,14 @@ class _Reader:
                 self.note(f"rotary_pct {v:g}: only that fraction of each head rotates (partial rotary).")
             return v or 1.0
         if cfg.get("rotary_dim") is not None:
-            rd = self.number(prefix + "rotary_dim", cfg["rotary_dim"], what="a whole number", integer=True,
-                             minimum=2, maximum=MAX_HEAD_DIM)
+            rd = self.number(
+                prefix + "rotary_dim",
+                cfg["rotary_dim"],
+                what="a whole number",
+                integer=True,
+                minimum=2,
+                maximum=MAX_HEAD_DIM,
+            )
             if rd is None or head_dim is None:
                 return 1.0
             if rd > head_dim:
@@ -596,30 +693,38 @@ class _Reader:
         interleave = cfg.get("rope_interleave")
         if interleave is not None:
             if isinstance(interleave, bool):
-                self.note(f"rope_interleave {str(interleave).lower()}: "
-                          f"{'interleaved' if interleave else 'half'} pairing.")
+                self.note(
+                    f"rope_interleave {str(interleave).lower()}: {'interleaved' if interleave else 'half'} pairing."
+                )
                 return "interleaved" if interleave else "half"
             self.warn(prefix + "rope_interleave", f"should be true or false, got {_show(interleave)}; ignored")
         if model_type in _INTERLEAVED_MODEL_TYPES:
-            self.note(f"Layout guess: interleaved pairs (x_2j, x_2j+1), as {_INTERLEAVED_MODEL_TYPES[model_type]}'s "
-                      "code rotates them. A config does not record the pairing; it belongs to the weights.")
+            self.note(
+                f"Layout guess: interleaved pairs (x_2j, x_2j+1), as {_INTERLEAVED_MODEL_TYPES[model_type]}'s "
+                "code rotates them. A config does not record the pairing; it belongs to the weights."
+            )
             return "interleaved"
-        self.note("Layout guess: half pairs (x_j, x_j+d/2), HF's convention (converted LLaMA-family weights are "
-                  "permuted for it). A config does not record the pairing; it belongs to the weights.")
+        self.note(
+            "Layout guess: half pairs (x_j, x_j+d/2), HF's convention (converted LLaMA-family weights are "
+            "permuted for it). A config does not record the pairing; it belongs to the weights."
+        )
         return "half"
 
     def theta_from(self, block: dict, cfg: dict, prefix: str, *, block_prefix: str = ""):
-        sources = [(block_prefix + "rope_theta", block.get("rope_theta")),
-                   (prefix + "rope_theta", cfg.get("rope_theta")),
-                   (prefix + "rotary_emb_base", cfg.get("rotary_emb_base"))]
+        sources = [
+            (block_prefix + "rope_theta", block.get("rope_theta")),
+            (prefix + "rope_theta", cfg.get("rope_theta")),
+            (prefix + "rotary_emb_base", cfg.get("rotary_emb_base")),
+        ]
         given = [(k, v) for k, v in sources if v is not None]
         if not given:
             self.note(f"No rope_theta given: the default base {DEFAULT_ROPE_THETA:g} is used.")
             self.result.rope_theta = DEFAULT_ROPE_THETA
             return DEFAULT_ROPE_THETA
         key, value = given[0]
-        theta = self.number(key, value, what="a number greater than 1 (the RoPE base)", above=1.0,
-                            maximum=MAX_ROPE_THETA)
+        theta = self.number(
+            key, value, what="a number greater than 1 (the RoPE base)", above=1.0, maximum=MAX_ROPE_THETA
+        )
         for other_key, other in given[1:]:
             if _is_number(other) and theta is not None and float(other) != float(theta):
                 self.warn(other_key, f"differs from {key} ({_show(theta)}); {key} is used")
@@ -638,18 +743,25 @@ class _Reader:
         if raw_type is None:
             rope_type = "default"
         elif not isinstance(raw_type, str):
-            self.error(type_key, f"must be the name of a method, one of {', '.join(KNOWN_ROPE_TYPES)}; "
-                                 f"got {_show(raw_type)}")
+            self.error(
+                type_key, f"must be the name of a method, one of {', '.join(KNOWN_ROPE_TYPES)}; got {_show(raw_type)}"
+            )
             return
         elif raw_type in _ROPE_TYPE_ALIASES:
             rope_type = _ROPE_TYPE_ALIASES[raw_type]
-            self.note(f"rope type {raw_type!r} is the older name handled as {rope_type!r}"
-                      + (" (multimodal position sections are not modelled)" if raw_type == "mrope" else "") + ".")
+            self.note(
+                f"rope type {raw_type!r} is the older name handled as {rope_type!r}"
+                + (" (multimodal position sections are not modelled)" if raw_type == "mrope" else "")
+                + "."
+            )
         elif raw_type in ROPE_SCALING:
             rope_type = raw_type
         else:
-            self.error(type_key, f"unknown rope type {_quote(raw_type)}; known: {', '.join(KNOWN_ROPE_TYPES)} "
-                                 "(older configs: 'su' = longrope)")
+            self.error(
+                type_key,
+                f"unknown rope type {_quote(raw_type)}; known: {', '.join(KNOWN_ROPE_TYPES)} "
+                "(older configs: 'su' = longrope)",
+            )
             return
         r.rope_type = rope_type
         normalised["rope_type"] = rope_type
@@ -663,8 +775,11 @@ class _Reader:
             if key in _ALWAYS_ALLOWED or key in allowed:
                 continue
             shown = key if len(key) <= 40 else key[:37] + "..."
-            why = (f"is not used by rope_type {rope_type!r}" if key in _ALL_BLOCK_KEYS
-                   else f"is not a parameter of rope_type {rope_type!r}")
+            why = (
+                f"is not used by rope_type {rope_type!r}"
+                if key in _ALL_BLOCK_KEYS
+                else f"is not a parameter of rope_type {rope_type!r}"
+            )
             self.warn(prefix + shown, f"{why}; it is ignored")
         for key in _REQUIRED.get(rope_type, ()):
             if block.get(key) is None and not (key == "original_max_position_embeddings" and top_level_original):
@@ -683,8 +798,10 @@ class _Reader:
         original = checked.get("original_max_position_embeddings")
         if top_level_original is not None:
             if original is not None and original != top_level_original:
-                self.warn(prefix + "original_max_position_embeddings",
-                          f"differs from the top-level value {top_level_original}; the block's is used")
+                self.warn(
+                    prefix + "original_max_position_embeddings",
+                    f"differs from the top-level value {top_level_original}; the block's is used",
+                )
             elif original is None and "original_max_position_embeddings" in allowed:
                 original = top_level_original
                 normalised["original_max_position_embeddings"] = original
@@ -696,9 +813,11 @@ class _Reader:
             fallback = r.max_position_embeddings
             text = f"max_position_embeddings ({fallback})" if fallback else "max_position_embeddings"
             if rope_type == "longrope":
-                self.warn(prefix + "original_max_position_embeddings",
-                          f"missing: LongRoPE then uses {text} as the trained length, so the scale is 1, the "
-                          "attention factor is 1 and long_factor is only used beyond it")
+                self.warn(
+                    prefix + "original_max_position_embeddings",
+                    f"missing: LongRoPE then uses {text} as the trained length, so the scale is 1, the "
+                    "attention factor is 1 and long_factor is only used beyond it",
+                )
             else:
                 self.note(f"original_max_position_embeddings is not given: YaRN uses {text} as the trained length.")
 
@@ -712,8 +831,9 @@ class _Reader:
             if f is None:
                 return None
             if f <= 0:
-                self.error(path, f"must be greater than 0 — it is the ratio of new to trained context length — "
-                                 f"got {_show(f)}")
+                self.error(
+                    path, f"must be greater than 0 — it is the ratio of new to trained context length — got {_show(f)}"
+                )
                 return None
             if f < 1:
                 self.warn(path, f"is {f:g}, below 1: this shrinks the usable context instead of extending it")
@@ -747,10 +867,12 @@ class _Reader:
         if n_expected is not None and len(value) != n_expected:
             r = self.result
             rot = r.rotary_dim
-            detail = (f"head_dim {r.head_dim}" if rot == r.head_dim
-                      else f"rotary dim {rot} = int(head_dim {r.head_dim} · {r.partial_rotary_factor:g})")
-            self.error(path, f"has {len(value)} entries; it needs one per rotated pair: "
-                             f"d/2 = {n_expected} ({detail})")
+            detail = (
+                f"head_dim {r.head_dim}"
+                if rot == r.head_dim
+                else f"rotary dim {rot} = int(head_dim {r.head_dim} · {r.partial_rotary_factor:g})"
+            )
+            self.error(path, f"has {len(value)} entries; it needs one per rotated pair: d/2 = {n_expected} ({detail})")
             return None
         return value
 
@@ -763,13 +885,17 @@ class _Reader:
             fast = checked.get("beta_fast", 32.0 if "beta_fast" not in checked else None)
             slow = checked.get("beta_slow", 1.0 if "beta_slow" not in checked else None)
             if fast is not None and slow is not None and fast <= slow:
-                self.error(prefix + "beta_fast", f"must be greater than beta_slow ({_show(slow)}): beta_fast counts "
-                                                 f"the rotations of the fast pairs that are kept; got {_show(fast)}")
+                self.error(
+                    prefix + "beta_fast",
+                    f"must be greater than beta_slow ({_show(slow)}): beta_fast counts "
+                    f"the rotations of the fast pairs that are kept; got {_show(fast)}",
+                )
         if rope_type == "llama3":
             lo, hi = checked.get("low_freq_factor"), checked.get("high_freq_factor")
             if lo is not None and hi is not None and hi <= lo:
-                self.error(prefix + "high_freq_factor", f"must be greater than low_freq_factor ({_show(lo)}), "
-                                                        f"got {_show(hi)}")
+                self.error(
+                    prefix + "high_freq_factor", f"must be greater than low_freq_factor ({_show(lo)}), got {_show(hi)}"
+                )
         if rope_type == "longrope":
             short, long_ = checked.get("short_factor"), checked.get("long_factor")
             if short is not None and long_ is not None and len(short) != len(long_):
@@ -784,8 +910,11 @@ class _Reader:
             return
         rot = r.rotary_dim
         if rot < 2 or rot % 2:
-            self.error("partial_rotary_factor", f"int(head_dim {r.head_dim} · {r.partial_rotary_factor:g}) = {rot} "
-                                                "rotated dims: it must be even and at least 2")
+            self.error(
+                "partial_rotary_factor",
+                f"int(head_dim {r.head_dim} · {r.partial_rotary_factor:g}) = {rot} "
+                "rotated dims: it must be even and at least 2",
+            )
             return
         max_pos = r.max_position_embeddings or r.original_max_position_embeddings or 4096
         if r.max_position_embeddings is None:
@@ -795,8 +924,9 @@ class _Reader:
         for seq_len in (None, 2 * max(trained, max_pos)):
             try:
                 with np.errstate(all="ignore"):
-                    inv, af = rope_inverse_frequencies(r.rope_parameters, r.head_dim, max_position_embeddings=max_pos,
-                                                       seq_len=seq_len)
+                    inv, af = rope_inverse_frequencies(
+                        r.rope_parameters, r.head_dim, max_position_embeddings=max_pos, seq_len=seq_len
+                    )
             except (ValueError, TypeError) as exc:
                 self.posenc_error(str(exc), prefix)
                 return
@@ -814,8 +944,11 @@ class _Reader:
     def posenc_error(self, message: str, prefix: str):
         if "non-finite" in message:
             culprit = "factor" if "factor" in self.result.rope_parameters else "rope_theta"
-            self.error(prefix + culprit, "rejected by the RoPE computation: these settings give non-finite "
-                                         "frequencies (a value so small or large that a frequency overflows)")
+            self.error(
+                prefix + culprit,
+                "rejected by the RoPE computation: these settings give non-finite "
+                "frequencies (a value so small or large that a frequency overflows)",
+            )
             return
         if len(message) > 300:
             message = message[:297] + "..."
@@ -824,8 +957,11 @@ class _Reader:
             key = prefix + match.group(1)
         else:
             first = message.split(" ", 1)[0]
-            key = first if first in ("head_dim", "max_position_embeddings", "partial_rotary_factor", "seq_len") \
+            key = (
+                first
+                if first in ("head_dim", "max_position_embeddings", "partial_rotary_factor", "seq_len")
                 else prefix + "rope_type"
+            )
         message = re.sub(r"rope_parameters\['(\w+)'\]", lambda m: prefix + m.group(1), message)
         self.error(key, f"rejected by the RoPE computation: {message}")
 

@@ -18,9 +18,10 @@ out, not of the config: the same numbers with the wrong layout rotate the wrong 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -96,43 +97,101 @@ class ModelPreset:
 # block (an evaluation script whose first 30 long entries match the page), and the lists' heads and
 # tails match a third-party quotation of the same config.json.
 _PHI3_MINI_128K_LONG_FACTOR = (
-    1.0700000524520874, 1.1200000047683716, 1.149999976158142, 1.4199999570846558,
-    1.5699999332427979, 1.7999999523162842, 2.129999876022339, 2.129999876022339,
-    3.009999990463257, 5.910000324249268, 6.950000286102295, 9.070000648498535,
-    9.930000305175781, 10.710000038146973, 11.130000114440918, 14.609999656677246,
-    15.409998893737793, 19.809999465942383, 37.279998779296875, 38.279998779296875,
-    38.599998474121094, 40.12000274658203, 46.20000457763672, 50.940006256103516,
-    53.66000747680664, 54.9373893737793, 56.89738845825195, 57.28738784790039,
-    59.98738479614258, 60.86738586425781, 60.887386322021484, 61.71739196777344,
-    62.91739273071289, 62.957393646240234, 63.41739273071289, 63.8173942565918,
-    63.83739471435547, 63.897396087646484, 63.93739700317383, 64.06739807128906,
-    64.11434936523438, 64.12435150146484, 64.15435028076172, 64.19435119628906,
-    64.24435424804688, 64.57435607910156, 64.69000244140625, 64.76000213623047,
+    1.0700000524520874,
+    1.1200000047683716,
+    1.149999976158142,
+    1.4199999570846558,
+    1.5699999332427979,
+    1.7999999523162842,
+    2.129999876022339,
+    2.129999876022339,
+    3.009999990463257,
+    5.910000324249268,
+    6.950000286102295,
+    9.070000648498535,
+    9.930000305175781,
+    10.710000038146973,
+    11.130000114440918,
+    14.609999656677246,
+    15.409998893737793,
+    19.809999465942383,
+    37.279998779296875,
+    38.279998779296875,
+    38.599998474121094,
+    40.12000274658203,
+    46.20000457763672,
+    50.940006256103516,
+    53.66000747680664,
+    54.9373893737793,
+    56.89738845825195,
+    57.28738784790039,
+    59.98738479614258,
+    60.86738586425781,
+    60.887386322021484,
+    61.71739196777344,
+    62.91739273071289,
+    62.957393646240234,
+    63.41739273071289,
+    63.8173942565918,
+    63.83739471435547,
+    63.897396087646484,
+    63.93739700317383,
+    64.06739807128906,
+    64.11434936523438,
+    64.12435150146484,
+    64.15435028076172,
+    64.19435119628906,
+    64.24435424804688,
+    64.57435607910156,
+    64.69000244140625,
+    64.76000213623047,
 )
 _PHI3_MINI_128K_SHORT_FACTOR = (
-    1.1, 1.1, 1.1, 1.3000000000000003, 1.3500000000000003, 1.3500000000000003,
-    1.4000000000000004, 1.5500000000000005,
+    1.1,
+    1.1,
+    1.1,
+    1.3000000000000003,
+    1.3500000000000003,
+    1.3500000000000003,
+    1.4000000000000004,
+    1.5500000000000005,
     *([2.000000000000001] * 17),
     *([2.0500000000000007] * 6),
-    2.1000000000000005, 2.1000000000000005, 2.1500000000000004,
-    2.25, 2.25, 2.25, 2.25, 2.25,
-    2.3999999999999995, 2.4499999999999993, 2.499999999999999,
-    2.6999999999999984, 2.6999999999999984, 2.7499999999999982, 2.799999999999998,
-    2.8999999999999977, 3.049999999999997,
+    2.1000000000000005,
+    2.1000000000000005,
+    2.1500000000000004,
+    2.25,
+    2.25,
+    2.25,
+    2.25,
+    2.25,
+    2.3999999999999995,
+    2.4499999999999993,
+    2.499999999999999,
+    2.6999999999999984,
+    2.6999999999999984,
+    2.7499999999999982,
+    2.799999999999998,
+    2.8999999999999977,
+    3.049999999999997,
 )
 
-_HALF_NOTE = ("HF's converted checkpoint uses the half layout: the conversion script permutes the q/k "
-              "projection rows so that half-split pairs on the converted weights equal the interleaved "
-              "pairs of Meta's original code.")
+_HALF_NOTE = (
+    "HF's converted checkpoint uses the half layout: the conversion script permutes the q/k "
+    "projection rows so that half-split pairs on the converted weights equal the interleaved "
+    "pairs of Meta's original code."
+)
 
 _PRESET_LIST = (
     ModelPreset(
         name="Llama 2 7B",
         key="llama2-7b",
-        source=("meta-llama/Llama-2-7b-hf config.json (gated; values read in re-uploads whose config "
-                "names \"_name_or_path\": \"meta-llama/Llama-2-7b-hf\", e.g. philschmid/Llama-2-7b-hf): "
-                "hidden_size 4096, num_attention_heads 32, max_position_embeddings 4096, "
-                "rope_scaling null, rope_theta 10000.0 (older copies omit rope_theta; 10000 is the default)"),
+        source=(
+            "meta-llama/Llama-2-7b-hf config.json (gated; values read in re-uploads whose config "
+            'names "_name_or_path": "meta-llama/Llama-2-7b-hf", e.g. philschmid/Llama-2-7b-hf): '
+            "hidden_size 4096, num_attention_heads 32, max_position_embeddings 4096, "
+            "rope_scaling null, rope_theta 10000.0 (older copies omit rope_theta; 10000 is the default)"
+        ),
         head_dim=128,  # 4096 / 32
         rope_theta=10000.0,
         max_position_embeddings=4096,
@@ -144,149 +203,210 @@ _PRESET_LIST = (
     ModelPreset(
         name="Llama 3.1 8B",
         key="llama3.1-8b",
-        source=("meta-llama/Llama-3.1-8B config.json (gated; values read in re-uploads whose config names "
-                "\"_name_or_path\": \"meta-llama/Llama-3.1-8B\", e.g. NbAiLab/nb-llama-3.1-8B, and in "
-                "mlx-community/Meta-Llama-3.1-8B-bf16): head_dim 128, max_position_embeddings 131072, "
-                "rope_scaling {factor 8.0, high_freq_factor 4.0, low_freq_factor 1.0, "
-                "original_max_position_embeddings 8192, rope_type llama3}, rope_theta 500000.0"),
+        source=(
+            "meta-llama/Llama-3.1-8B config.json (gated; values read in re-uploads whose config names "
+            '"_name_or_path": "meta-llama/Llama-3.1-8B", e.g. NbAiLab/nb-llama-3.1-8B, and in '
+            "mlx-community/Meta-Llama-3.1-8B-bf16): head_dim 128, max_position_embeddings 131072, "
+            "rope_scaling {factor 8.0, high_freq_factor 4.0, low_freq_factor 1.0, "
+            "original_max_position_embeddings 8192, rope_type llama3}, rope_theta 500000.0"
+        ),
         head_dim=128,
         rope_theta=500000.0,
         max_position_embeddings=131072,
         layout="half",
         partial_rotary_factor=1.0,
-        rope_parameters={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                         "original_max_position_embeddings": 8192, "rope_theta": 500000.0},
-        notes=("llama3 scaling: pairs whose wavelength is under 8192/4 tokens are kept, over 8192/1 are "
-               "divided by 8, in between they are blended. " + _HALF_NOTE),
+        rope_parameters={
+            "rope_type": "llama3",
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192,
+            "rope_theta": 500000.0,
+        },
+        notes=(
+            "llama3 scaling: pairs whose wavelength is under 8192/4 tokens are kept, over 8192/1 are "
+            "divided by 8, in between they are blended. " + _HALF_NOTE
+        ),
     ),
     ModelPreset(
         name="Mistral 7B v0.1",
         key="mistral-7b-v0.1",
-        source=("mistralai/Mistral-7B-v0.1 config.json (values read in copies naming it as "
-                "\"_name_or_path\", and in a \"Duplicate from mistralai/Mistral-7B-Instruct-v0.1\" copy): "
-                "hidden_size 4096, num_attention_heads 32, max_position_embeddings 32768, "
-                "rope_theta 10000.0, sliding_window 4096, no rope_scaling"),
+        source=(
+            "mistralai/Mistral-7B-v0.1 config.json (values read in copies naming it as "
+            '"_name_or_path", and in a "Duplicate from mistralai/Mistral-7B-Instruct-v0.1" copy): '
+            "hidden_size 4096, num_attention_heads 32, max_position_embeddings 32768, "
+            "rope_theta 10000.0, sliding_window 4096, no rope_scaling"
+        ),
         head_dim=128,  # 4096 / 32
         rope_theta=10000.0,
         max_position_embeddings=32768,
         layout="half",
         partial_rotary_factor=1.0,
         rope_parameters={"rope_type": "default", "rope_theta": 10000.0},
-        notes=("Plain RoPE; the 32768 max_position_embeddings is not a scaling method: attention uses a "
-               "4096-token sliding window."),
+        notes=(
+            "Plain RoPE; the 32768 max_position_embeddings is not a scaling method: attention uses a "
+            "4096-token sliding window."
+        ),
     ),
     ModelPreset(
         name="Qwen2.5 7B Instruct (YaRN ×4, per the model card)",
         key="qwen2.5-7b-instruct",
-        source=("Qwen/Qwen2.5-7B-Instruct config.json (values read in copies naming it as \"_name_or_path\"): "
-                "hidden_size 3584, num_attention_heads 28, max_position_embeddings 32768, "
-                "rope_theta 1000000.0, no rope_scaling. The YaRN block {\"factor\": 4.0, "
-                "\"original_max_position_embeddings\": 32768, \"type\": \"yarn\"} is from the model card "
-                "(README, \"Processing Long Texts\"), which tells users to add it to config.json; "
-                "the shipped config.json does not contain it"),
+        source=(
+            'Qwen/Qwen2.5-7B-Instruct config.json (values read in copies naming it as "_name_or_path"): '
+            "hidden_size 3584, num_attention_heads 28, max_position_embeddings 32768, "
+            'rope_theta 1000000.0, no rope_scaling. The YaRN block {"factor": 4.0, '
+            '"original_max_position_embeddings": 32768, "type": "yarn"} is from the model card '
+            '(README, "Processing Long Texts"), which tells users to add it to config.json; '
+            "the shipped config.json does not contain it"
+        ),
         head_dim=128,  # 3584 / 28
         rope_theta=1000000.0,
         max_position_embeddings=32768,
         layout="half",
         partial_rotary_factor=1.0,
-        rope_parameters={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768,
-                         "rope_theta": 1000000.0},
-        notes=("The YaRN block is the model card's opt-in instruction for inputs over 32,768 tokens "
-               "(up to 131,072); without it the model runs plain RoPE with base 1e6. max_position_embeddings "
-               "is the shipped 32768."),
+        rope_parameters={
+            "rope_type": "yarn",
+            "factor": 4.0,
+            "original_max_position_embeddings": 32768,
+            "rope_theta": 1000000.0,
+        },
+        notes=(
+            "The YaRN block is the model card's opt-in instruction for inputs over 32,768 tokens "
+            "(up to 131,072); without it the model runs plain RoPE with base 1e6. max_position_embeddings "
+            "is the shipped 32768."
+        ),
     ),
     ModelPreset(
         name="gpt-oss-20b",
         key="gpt-oss-20b",
-        source=("openai/gpt-oss-20b config.json (the file itself was not found in the corpus; its rope block "
-                "{beta_fast 32.0, beta_slow 1.0, factor 32.0, original_max_position_embeddings 4096, "
-                "rope_type yarn, truncate false}, rope_theta 150000 and max_position_embeddings 131072 were "
-                "read in a report generated from the hub config, and agree with HF transformers' GptOssConfig "
-                "defaults and with openai/gpt-oss gpt_oss/torch/model.py ModelConfig: head_dim 64, "
-                "rope_theta 150000.0, rope_scaling_factor 32.0, ntk_alpha 1.0, ntk_beta 32.0, "
-                "initial_context_length 4096)"),
+        source=(
+            "openai/gpt-oss-20b config.json (the file itself was not found in the corpus; its rope block "
+            "{beta_fast 32.0, beta_slow 1.0, factor 32.0, original_max_position_embeddings 4096, "
+            "rope_type yarn, truncate false}, rope_theta 150000 and max_position_embeddings 131072 were "
+            "read in a report generated from the hub config, and agree with HF transformers' GptOssConfig "
+            "defaults and with openai/gpt-oss gpt_oss/torch/model.py ModelConfig: head_dim 64, "
+            "rope_theta 150000.0, rope_scaling_factor 32.0, ntk_alpha 1.0, ntk_beta 32.0, "
+            "initial_context_length 4096)"
+        ),
         head_dim=64,
         rope_theta=150000.0,
         max_position_embeddings=131072,
         layout="half",
         partial_rotary_factor=1.0,
-        rope_parameters={"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
-                         "truncate": False, "original_max_position_embeddings": 4096, "rope_theta": 150000.0},
-        notes=("YaRN without rounding the ramp ends (truncate: false), as OpenAI's reference code computes it "
-               "(torch.chunk halves: half layout). Attention factor 0.1·ln 32 + 1 ≈ 1.3466 multiplies cos "
-               "and sin."),
+        rope_parameters={
+            "rope_type": "yarn",
+            "factor": 32.0,
+            "beta_fast": 32.0,
+            "beta_slow": 1.0,
+            "truncate": False,
+            "original_max_position_embeddings": 4096,
+            "rope_theta": 150000.0,
+        },
+        notes=(
+            "YaRN without rounding the ramp ends (truncate: false), as OpenAI's reference code computes it "
+            "(torch.chunk halves: half layout). Attention factor 0.1·ln 32 + 1 ≈ 1.3466 multiplies cos "
+            "and sin."
+        ),
     ),
     ModelPreset(
         name="DeepSeek-V3",
         key="deepseek-v3",
-        source=("deepseek-ai/DeepSeek-V3 config.json (values read in verbatim copies of the file, e.g. one "
-                "with the fp8 quantization_config and num_nextn_predict_layers 1): qk_rope_head_dim 64, "
-                "qk_nope_head_dim 128, max_position_embeddings 163840, rope_scaling {beta_fast 32, "
-                "beta_slow 1, factor 40, mscale 1.0, mscale_all_dim 1.0, original_max_position_embeddings "
-                "4096, type yarn}, rope_theta 10000. Layout: deepseek-ai/DeepSeek-V3 inference/model.py "
-                "apply_rotary_emb (torch.view_as_complex on consecutive pairs)"),
+        source=(
+            "deepseek-ai/DeepSeek-V3 config.json (values read in verbatim copies of the file, e.g. one "
+            "with the fp8 quantization_config and num_nextn_predict_layers 1): qk_rope_head_dim 64, "
+            "qk_nope_head_dim 128, max_position_embeddings 163840, rope_scaling {beta_fast 32, "
+            "beta_slow 1, factor 40, mscale 1.0, mscale_all_dim 1.0, original_max_position_embeddings "
+            "4096, type yarn}, rope_theta 10000. Layout: deepseek-ai/DeepSeek-V3 inference/model.py "
+            "apply_rotary_emb (torch.view_as_complex on consecutive pairs)"
+        ),
         head_dim=64,  # qk_rope_head_dim: only these 64 of the 192 q/k dims are rotated (MLA)
         rope_theta=10000.0,
         max_position_embeddings=163840,
         layout="interleaved",
         partial_rotary_factor=1.0,
-        rope_parameters={"rope_type": "yarn", "factor": 40, "beta_fast": 32, "beta_slow": 1, "mscale": 1.0,
-                         "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096, "rope_theta": 10000},
-        notes=("Multi-head latent attention: RoPE acts on a separate 64-dim part of each head "
-               "(qk_rope_head_dim), the other 128 dims are not rotated. With mscale == mscale_all_dim the "
-               "YaRN factor on cos/sin is 1.0; the model instead multiplies the softmax scale by "
-               "(0.1·ln 40 + 1)². DeepSeek's own code pairs consecutive coordinates (interleaved) and rounds "
-               "the ramp ends to the nearest integer (same 10/23 as HF's floor/ceil here)."),
+        rope_parameters={
+            "rope_type": "yarn",
+            "factor": 40,
+            "beta_fast": 32,
+            "beta_slow": 1,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 4096,
+            "rope_theta": 10000,
+        },
+        notes=(
+            "Multi-head latent attention: RoPE acts on a separate 64-dim part of each head "
+            "(qk_rope_head_dim), the other 128 dims are not rotated. With mscale == mscale_all_dim the "
+            "YaRN factor on cos/sin is 1.0; the model instead multiplies the softmax scale by "
+            "(0.1·ln 40 + 1)². DeepSeek's own code pairs consecutive coordinates (interleaved) and rounds "
+            "the ramp ends to the nearest integer (same 10/23 as HF's floor/ceil here)."
+        ),
     ),
     ModelPreset(
         name="GPT-J 6B",
         key="gpt-j-6b",
-        source=("EleutherAI/gpt-j-6b config.json (values read in copies naming it as \"_name_or_path\", "
-                "e.g. hivemind/gpt-j-6B-8bit): n_embd 4096, n_head 16, n_positions 2048, rotary_dim 64, "
-                "no rope base (GPT-J's code uses 10000)"),
+        source=(
+            'EleutherAI/gpt-j-6b config.json (values read in copies naming it as "_name_or_path", '
+            "e.g. hivemind/gpt-j-6B-8bit): n_embd 4096, n_head 16, n_positions 2048, rotary_dim 64, "
+            "no rope base (GPT-J's code uses 10000)"
+        ),
         head_dim=256,  # 4096 / 16
         rope_theta=10000.0,
         max_position_embeddings=2048,
         layout="interleaved",
         partial_rotary_factor=0.25,  # rotary_dim 64 / head_dim 256
         rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25},
-        notes=("Partial rotary: only the first 64 of 256 head dims rotate (32 pairs), the other 192 carry no "
-               "position. Interleaved pairs (HF's GPT-J uses rotate_every_two)."),
+        notes=(
+            "Partial rotary: only the first 64 of 256 head dims rotate (32 pairs), the other 192 carry no "
+            "position. Interleaved pairs (HF's GPT-J uses rotate_every_two)."
+        ),
     ),
     ModelPreset(
         name="GPT-NeoX 20B",
         key="gpt-neox-20b",
-        source=("EleutherAI/gpt-neox-20b config.json (values read in copies naming it as \"_name_or_path\", "
-                "e.g. ybelkada/gpt-neo-x-20b-sharded-bf16): hidden_size 6144, num_attention_heads 64, "
-                "max_position_embeddings 2048, rotary_emb_base 10000, rotary_pct 0.25"),
+        source=(
+            'EleutherAI/gpt-neox-20b config.json (values read in copies naming it as "_name_or_path", '
+            "e.g. ybelkada/gpt-neo-x-20b-sharded-bf16): hidden_size 6144, num_attention_heads 64, "
+            "max_position_embeddings 2048, rotary_emb_base 10000, rotary_pct 0.25"
+        ),
         head_dim=96,  # 6144 / 64
         rope_theta=10000.0,
         max_position_embeddings=2048,
         layout="half",
         partial_rotary_factor=0.25,  # rotary_pct
         rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25},
-        notes=("Partial rotary: int(96 · 0.25) = 24 of 96 head dims rotate (12 pairs), half layout within "
-               "those 24 (GPT-NeoX is where rotate_half comes from)."),
+        notes=(
+            "Partial rotary: int(96 · 0.25) = 24 of 96 head dims rotate (12 pairs), half layout within "
+            "those 24 (GPT-NeoX is where rotate_half comes from)."
+        ),
     ),
     ModelPreset(
         name="Phi-3 mini 128k instruct",
         key="phi3-mini-128k-instruct",
-        source=("microsoft/Phi-3-mini-128k-instruct config.json (HF page of the file read for the header and "
-                "the first 30 long_factor entries: hidden_size 3072, num_attention_heads 32, "
-                "max_position_embeddings 131072, original_max_position_embeddings 4096, rope_theta 10000.0; "
-                "the full lists from a Microsoft script's verbatim copy of the block, \"type\": \"longrope\")"),
+        source=(
+            "microsoft/Phi-3-mini-128k-instruct config.json (HF page of the file read for the header and "
+            "the first 30 long_factor entries: hidden_size 3072, num_attention_heads 32, "
+            "max_position_embeddings 131072, original_max_position_embeddings 4096, rope_theta 10000.0; "
+            'the full lists from a Microsoft script\'s verbatim copy of the block, "type": "longrope")'
+        ),
         head_dim=96,  # 3072 / 32
         rope_theta=10000.0,
         max_position_embeddings=131072,
         layout="half",
         partial_rotary_factor=1.0,
-        rope_parameters={"rope_type": "longrope", "short_factor": _PHI3_MINI_128K_SHORT_FACTOR,
-                         "long_factor": _PHI3_MINI_128K_LONG_FACTOR, "original_max_position_embeddings": 4096,
-                         "rope_theta": 10000.0},
-        notes=("LongRoPE: one searched rescale factor per pair; short_factor while the sequence fits in "
-               "4096 tokens, long_factor once it is longer. Attention factor √(1 + ln 32 / ln 4096) ≈ 1.1902 "
-               "(32 = 131072 / 4096). original_max_position_embeddings sits at the top level of the "
-               "config; it is moved into the block here."),
+        rope_parameters={
+            "rope_type": "longrope",
+            "short_factor": _PHI3_MINI_128K_SHORT_FACTOR,
+            "long_factor": _PHI3_MINI_128K_LONG_FACTOR,
+            "original_max_position_embeddings": 4096,
+            "rope_theta": 10000.0,
+        },
+        notes=(
+            "LongRoPE: one searched rescale factor per pair; short_factor while the sequence fits in "
+            "4096 tokens, long_factor once it is longer. Attention factor √(1 + ln 32 / ln 4096) ≈ 1.1902 "
+            "(32 = 131072 / 4096). original_max_position_embeddings sits at the top level of the "
+            "config; it is moved into the block here."
+        ),
     ),
 )
 
@@ -310,5 +430,9 @@ def preset_inverse_frequencies(preset, seq_len=None) -> tuple[np.ndarray, float]
         preset = get_preset(preset)
     if not isinstance(preset, ModelPreset):
         raise TypeError(f"preset must be a ModelPreset or a preset key, got {type(preset).__name__}")
-    return rope_inverse_frequencies(dict(preset.rope_parameters), preset.head_dim,
-                                    max_position_embeddings=preset.max_position_embeddings, seq_len=seq_len)
+    return rope_inverse_frequencies(
+        dict(preset.rope_parameters),
+        preset.head_dim,
+        max_position_embeddings=preset.max_position_embeddings,
+        seq_len=seq_len,
+    )

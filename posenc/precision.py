@@ -31,7 +31,9 @@ def cos_sin(positions, inv_freq, *, dtype="float32") -> tuple[np.ndarray, np.nda
     np_dtype = np.dtype(dtype)
     limit = float(np.finfo(np_dtype).max)
     if np.max(np.abs(pos)) > limit:
-        raise ValueError(f"positions must be within ±{limit:g} to be representable in {dtype}, got {np.max(np.abs(pos)):g}")
+        raise ValueError(
+            f"positions must be within ±{limit:g} to be representable in {dtype}, got {np.max(np.abs(pos)):g}"
+        )
     ang = np.multiply.outer(pos.astype(np_dtype), inv.astype(np_dtype))  # rounded in dtype
     return np.cos(ang).astype(np.float64), np.sin(ang).astype(np.float64)
 

@@ -8,7 +8,7 @@ RoPE's defining identity: R_mᵀR_n = R_{n−m}, so
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -16,8 +16,9 @@ from . import _validate as v
 from .rope import apply_rope
 
 
-def rope_score_matrix(q, k, positions_q, positions_k, *, inv_freq=None, base=10000.0, layout="half",
-                      dtype="float64") -> np.ndarray:
+def rope_score_matrix(
+    q, k, positions_q, positions_k, *, inv_freq=None, base=10000.0, layout="half", dtype="float64"
+) -> np.ndarray:
     r"""s(m, n) = :math:`\langle R_m q,\, R_n k\rangle` for q, k of shape (dim,); shape (len(pq), len(pk)).
 
     ``dtype`` ("float64" or "float32") is the precision of the whole computation: q, k, the angles
@@ -99,8 +100,19 @@ def shift_deviation(score_fn: Callable[[np.ndarray], np.ndarray], n, offset) -> 
     return float(np.max(np.abs(score_fn(base_pos) - score_fn(base_pos + t))))
 
 
-def shift_test_report(q, k, *, n_positions, offset, dtype="float64", base=10000.0, layout="interleaved",
-                      table_len, seed=0, learned_std=0.5 ** 0.5) -> dict:
+def shift_test_report(
+    q,
+    k,
+    *,
+    n_positions,
+    offset,
+    dtype="float64",
+    base=10000.0,
+    layout="interleaved",
+    table_len,
+    seed=0,
+    learned_std=0.5**0.5,
+) -> dict:
     """The shift test for three encodings on the same q, k (shape (d,)), positions 0 … n−1 and offset t.
 
     RoPE rotates q and k (scores in ``dtype``); the sinusoidal table (``layout``) and a seeded learned
@@ -117,7 +129,7 @@ def shift_test_report(q, k, *, n_positions, offset, dtype="float64", base=10000.
     t = v.integer("offset", offset, minimum=0)
     d = q.size
     pos = np.arange(n, dtype=np.float64)
-    w_q, w_k = seeded_normal((2, d, d), seed=seed + 1, std=d ** -0.5)
+    w_q, w_k = seeded_normal((2, d, d), seed=seed + 1, std=d**-0.5)
     table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
 
     def rope(p):
@@ -228,8 +240,9 @@ def softmax(logits, axis=-1) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def attention_weights(x, w_q, w_k, *, pe=None, rope_inv_freq=None, rope_layout="half", alibi_slope=None,
-                      causal=False) -> np.ndarray:
+def attention_weights(
+    x, w_q, w_k, *, pe=None, rope_inv_freq=None, rope_layout="half", alibi_slope=None, causal=False
+) -> np.ndarray:
     r"""Softmax attention weights of one head, shape (n, n).
 
     :math:`A = \mathrm{softmax}(QK^\top/\sqrt{d_k} + B)`, with Q = (x + PE)W_q (additive ``pe``),

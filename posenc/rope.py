@@ -40,9 +40,7 @@ def partial_rotary_dim(head_dim, partial_rotary_factor=1.0) -> int:
         raise ValueError(f"partial_rotary_factor must be in (0, 1], got {f}")
     r = int(head_dim * f)
     if r < 2 or r % 2:
-        raise ValueError(
-            f"partial_rotary_factor must give an even rotary dim >= 2, got int({head_dim} * {f}) = {r}"
-        )
+        raise ValueError(f"partial_rotary_factor must give an even rotary dim >= 2, got int({head_dim} * {f}) = {r}")
     return r
 
 
@@ -60,8 +58,9 @@ def rotate_half(x) -> np.ndarray:
     return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
 
 
-def apply_rope(x, positions, *, inv_freq=None, base=10000.0, layout="half", rotary_dim=None,
-               attention_factor=1.0) -> np.ndarray:
+def apply_rope(
+    x, positions, *, inv_freq=None, base=10000.0, layout="half", rotary_dim=None, attention_factor=1.0
+) -> np.ndarray:
     r"""Rotate x of shape (..., len(positions), dim) by position.
 
     For pair j at position m:

@@ -17,8 +17,9 @@ Deliberate differences from HF, all in the direction of "raise, do not guess":
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -115,8 +116,9 @@ def yarn_correction_dim(num_rotations: float, dim: int, base: float, original_ma
     return (dim * math.log(original_max_position_embeddings / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
 
 
-def yarn_correction_range(dim, *, base, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0,
-                          truncate=True) -> tuple[float, float]:
+def yarn_correction_range(
+    dim, *, base, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0, truncate=True
+) -> tuple[float, float]:
     """(low, high) pair indices of YaRN's ramp; floor/ceil when truncate; clamped to [0, dim−1]."""
     dim = v.dimension("dim", dim, even=True)
     base = v.base_value("base", base)
@@ -151,8 +153,14 @@ def _yarn(params, dim, *, max_position_embeddings, seq_len):
         raise TypeError(f"rope_parameters['truncate'] must be true or false, got {truncate!r}")
     if beta_fast <= beta_slow:
         raise ValueError(f"rope_parameters['beta_fast'] must be > beta_slow = {beta_slow}, got {beta_fast}")
-    low, high = yarn_correction_range(dim, base=base, original_max_position_embeddings=length,
-                                      beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate)
+    low, high = yarn_correction_range(
+        dim,
+        base=base,
+        original_max_position_embeddings=length,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
+        truncate=truncate,
+    )
     theta = inverse_frequencies(dim, base=base)
     ramp = yarn_ramp(low, high, dim // 2)
     # θ'_j = (θ_j/s)·ramp_j + θ_j·(1 − ramp_j)
@@ -176,16 +184,24 @@ def _llama3_params(params):
     hi = v.positive_float("rope_parameters['high_freq_factor']", _require(params, "high_freq_factor", "llama3"))
     if hi <= lo:
         raise ValueError(f"rope_parameters['high_freq_factor'] must be > low_freq_factor = {lo}, got {hi}")
-    length = v.integer("rope_parameters['original_max_position_embeddings']",
-                       _require(params, "original_max_position_embeddings", "llama3"), minimum=1)
+    length = v.integer(
+        "rope_parameters['original_max_position_embeddings']",
+        _require(params, "original_max_position_embeddings", "llama3"),
+        minimum=1,
+    )
     return s, lo, hi, length
 
 
 def llama3_bands(inv_freq, *, factor, low_freq_factor, high_freq_factor, original_max_position_embeddings):
     """Which Llama 3 band each pair falls in: "kept" (λ < L/high), "divided" (λ > L/low) or "smoothed"."""
-    s, lo, hi, length = _llama3_params({"factor": factor, "low_freq_factor": low_freq_factor,
-                                        "high_freq_factor": high_freq_factor,
-                                        "original_max_position_embeddings": original_max_position_embeddings})
+    s, lo, hi, length = _llama3_params(
+        {
+            "factor": factor,
+            "low_freq_factor": low_freq_factor,
+            "high_freq_factor": high_freq_factor,
+            "original_max_position_embeddings": original_max_position_embeddings,
+        }
+    )
     wavelen = 2 * np.pi / v.float_array("inv_freq", inv_freq, ndim=1)
     return np.where(wavelen < length / hi, "kept", np.where(wavelen > length / lo, "divided", "smoothed"))
 
@@ -232,15 +248,17 @@ def _longrope(params, dim, *, max_position_embeddings, seq_len):
     return inverse_frequencies(dim, base=base) / ext, float(af)
 
 
-ROPE_SCALING: Mapping[str, Callable[..., tuple[np.ndarray, float]]] = MappingProxyType({
-    "default": _default,
-    "linear": _linear,
-    "ntk": _ntk,
-    "dynamic": _dynamic,
-    "yarn": _yarn,
-    "llama3": _llama3,
-    "longrope": _longrope,
-})
+ROPE_SCALING: Mapping[str, Callable[..., tuple[np.ndarray, float]]] = MappingProxyType(
+    {
+        "default": _default,
+        "linear": _linear,
+        "ntk": _ntk,
+        "dynamic": _dynamic,
+        "yarn": _yarn,
+        "llama3": _llama3,
+        "longrope": _longrope,
+    }
+)
 
 
 def rope_type_of(rope_parameters: Mapping) -> str:
@@ -265,7 +283,9 @@ def rope_inverse_frequencies(rope_parameters, head_dim, *, max_position_embeddin
     if rope_parameters is None:
         rope_parameters = {}
     if not isinstance(rope_parameters, Mapping):
-        raise TypeError(f"rope_parameters must be a mapping (a config's rope block), got {type(rope_parameters).__name__}")
+        raise TypeError(
+            f"rope_parameters must be a mapping (a config's rope block), got {type(rope_parameters).__name__}"
+        )
     params = dict(rope_parameters)  # never mutate the caller's config
     rope_type = rope_type_of(params)
     head_dim = v.dimension("head_dim", head_dim, even=True)

@@ -46,7 +46,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         if self.layout == "interleaved":
             out[:, 0::2], out[:, 1::2] = sin, cos
         else:
-            out[:, : sin.shape[1]], out[:, sin.shape[1]:] = sin, cos
+            out[:, : sin.shape[1]], out[:, sin.shape[1] :] = sin, cos
         return out.float()
 
 
@@ -81,15 +81,17 @@ class RotaryEmbedding(nn.Module):
     block); the attention factor multiplies cos and sin, as in HF transformers.
     """
 
-    def __init__(self, head_dim: int, *, rope_parameters=None, max_position_embeddings: int = 2048,
-                 layout: str = "half"):
+    def __init__(
+        self, head_dim: int, *, rope_parameters=None, max_position_embeddings: int = 2048, layout: str = "half"
+    ):
         super().__init__()
         self.head_dim = v.dimension("head_dim", head_dim, even=True)
         self.layout = v.choice("layout", layout, ROPE_LAYOUTS)
         self.rope_parameters = dict(rope_parameters or {})
         self.max_position_embeddings = max_position_embeddings
-        inv, af = rope_inverse_frequencies(self.rope_parameters, self.head_dim,
-                                           max_position_embeddings=max_position_embeddings)
+        inv, af = rope_inverse_frequencies(
+            self.rope_parameters, self.head_dim, max_position_embeddings=max_position_embeddings
+        )
         self.register_buffer("inv_freq", torch.from_numpy(inv), persistent=False)  # float64
         self.attention_factor = af
 
@@ -97,16 +99,19 @@ class RotaryEmbedding(nn.Module):
         pos = _positions(positions)
         inv, af = self.inv_freq, self.attention_factor
         if seq_len is not None:  # dynamic NTK and LongRoPE depend on the current length
-            inv_np, af = rope_inverse_frequencies(self.rope_parameters, self.head_dim,
-                                                  max_position_embeddings=self.max_position_embeddings,
-                                                  seq_len=seq_len)
+            inv_np, af = rope_inverse_frequencies(
+                self.rope_parameters,
+                self.head_dim,
+                max_position_embeddings=self.max_position_embeddings,
+                seq_len=seq_len,
+            )
             inv = torch.from_numpy(inv_np)
         r = 2 * inv.numel()
         ang = torch.outer(pos, inv)
         cos, sin = (torch.cos(ang) * af).to(x.dtype), (torch.sin(ang) * af).to(x.dtype)
         rot, rest = x[..., :r], x[..., r:]
         if self.layout == "half":
-            x1, x2 = rot[..., : r // 2], rot[..., r // 2:]
+            x1, x2 = rot[..., : r // 2], rot[..., r // 2 :]
             out = torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
         else:
             a, b = rot[..., 0::2], rot[..., 1::2]
@@ -134,7 +139,7 @@ def attention_head(x, w_q, w_k, w_v, *, pe=None, rope_inv_freq=None, rope_layout
         def rot(t):
             r = 2 * inv.numel()
             if rope_layout == "half":
-                t1, t2 = t[:, : r // 2], t[:, r // 2: r]
+                t1, t2 = t[:, : r // 2], t[:, r // 2 : r]
                 body = torch.cat([t1 * cos - t2 * sin, t2 * cos + t1 * sin], dim=-1)
             else:
                 a, b = t[:, 0:r:2], t[:, 1:r:2]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from _posenc_reference_impl import ref_inverse_frequencies, ref_rope_vector, ref_sinusoidal_row
 
 

@@ -116,8 +116,19 @@ def ref_yarn_get_mscale(scale, mscale=1.0):
     return 0.1 * mscale * math.log(scale) + 1.0
 
 
-def ref_yarn(dim, base, factor, L, *, beta_fast=32, beta_slow=1, truncate=True,
-             mscale=None, mscale_all_dim=None, attention_factor=None):
+def ref_yarn(
+    dim,
+    base,
+    factor,
+    L,
+    *,
+    beta_fast=32,
+    beta_slow=1,
+    truncate=True,
+    mscale=None,
+    mscale_all_dim=None,
+    attention_factor=None,
+):
     low, high = ref_yarn_correction_range(dim, base, L, beta_fast, beta_slow, truncate)
     if low == high:
         high += 0.001
@@ -194,4 +205,7 @@ def ref_alibi_slopes(n):
     if math.log2(n).is_integer():
         return get_slopes_power_of_2(n)
     closest_power_of_2 = 2 ** math.floor(math.log2(n))
-    return get_slopes_power_of_2(closest_power_of_2) + ref_alibi_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2]
+    return (
+        get_slopes_power_of_2(closest_power_of_2)
+        + ref_alibi_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2]
+    )

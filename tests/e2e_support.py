@@ -94,9 +94,7 @@ class StreamlitServer:
         self.port = port or free_port()
         self.cwd = Path(cwd)
         self.proc: subprocess.Popen | None = None
-        self._log = tempfile.NamedTemporaryFile(
-            prefix=f"streamlit-{self.port}-", suffix=".log", delete=False
-        )
+        self._log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{self.port}-", suffix=".log", delete=False)
         self.log_path = Path(self._log.name)
         self.started_at: float | None = None
 
@@ -106,10 +104,17 @@ class StreamlitServer:
         self.started_at = time.perf_counter()
         self.proc = subprocess.Popen(
             [
-                sys.executable, "-m", "streamlit", "run", self.script,
-                "--server.port", str(self.port),
-                "--server.headless", "true",
-                "--browser.gatherUsageStats", "false",
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                self.script,
+                "--server.port",
+                str(self.port),
+                "--server.headless",
+                "true",
+                "--browser.gatherUsageStats",
+                "false",
             ],
             cwd=self.cwd,
             stdout=self._log,
@@ -127,8 +132,7 @@ class StreamlitServer:
         while True:
             if self.proc.poll() is not None:
                 raise RuntimeError(
-                    f"streamlit exited with code {self.proc.returncode} before it was healthy:\n"
-                    + self.log_tail()
+                    f"streamlit exited with code {self.proc.returncode} before it was healthy:\n" + self.log_tail()
                 )
             try:
                 with urllib.request.urlopen(url, timeout=2) as response:
@@ -138,8 +142,7 @@ class StreamlitServer:
                 pass
             if time.perf_counter() > deadline:
                 raise TimeoutError(
-                    f"streamlit on port {self.port} not healthy after {timeout:.0f} s:\n"
-                    + self.log_tail()
+                    f"streamlit on port {self.port} not healthy after {timeout:.0f} s:\n" + self.log_tail()
                 )
             time.sleep(0.1)
 
@@ -486,8 +489,7 @@ def slider_latency_ms(page: Any, key: str, chart_index: int, title: str, timeout
     done = [t for t, v in states if v == "notRunning"]
     to_run = running[0] if running else float("nan")
     end_run = done[-1] if done else float("nan")
-    return {"total": value["total"], "to_run": to_run, "run": end_run - to_run,
-            "draw": value["total"] - end_run}
+    return {"total": value["total"], "to_run": to_run, "run": end_run - to_run, "draw": value["total"] - end_run}
 
 
 def wait_idle(page: Any, *, title: str | None = None, timeout: float = 60.0) -> None:

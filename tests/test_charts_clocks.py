@@ -26,8 +26,9 @@ def build(d=16, base=10000.0, n_clocks=4, position=7, p_max=8192):
     theta = theta_loop(d, base)
     wl = 2 * math.pi / theta
     pairs = charts.clock_pairs(d // 2, n_clocks)
-    chart = charts.clock_chart(pairs, theta[pairs], wl[pairs], all_theta=theta, position=position,
-                               p_max=p_max, base=base, d_model=d)
+    chart = charts.clock_chart(
+        pairs, theta[pairs], wl[pairs], all_theta=theta, position=position, p_max=p_max, base=base, d_model=d
+    )
     return chart, chart.to_dict(), pairs, theta
 
 
@@ -48,14 +49,13 @@ def eval_expr(expr: str, **env) -> float:
     """Evaluate one of the chart's Vega expressions (sin, cos, PI, datum.x, pos) in Python."""
     py = expr.replace("datum.", "datum_").replace("PI", "math.pi")
     py = py.replace("sin(", "math.sin(").replace("cos(", "math.cos(")
-    return eval(py, {"math": math}, env)  # noqa: S307 - our own fixed expressions
+    return eval(py, {"math": math}, env)
 
 
 # ------------------------------------------------------------------------------ data helpers
 @pytest.mark.parametrize(
     "n_pairs, n_clocks, expected",
-    [(64, 8, [0, 9, 18, 27, 36, 45, 54, 63]), (4, 8, [0, 1, 2, 3]), (10, 1, [0]),
-     (10, 2, [0, 9]), (1, 1, [0])],
+    [(64, 8, [0, 9, 18, 27, 36, 45, 54, 63]), (4, 8, [0, 1, 2, 3]), (10, 1, [0]), (10, 2, [0, 9]), (1, 1, [0])],
 )
 def test_clock_pairs_spread_from_fastest_to_slowest(n_pairs, n_clocks, expected):
     assert charts.clock_pairs(n_pairs, n_clocks).tolist() == expected
@@ -71,8 +71,7 @@ def test_grid_shape(n, shape):
     assert charts.grid_shape(n) == shape
 
 
-@pytest.mark.parametrize("lam, text", [(6.283185, "6.28"), (19.87, "19.9"), (628.3, "628"),
-                                       (54410.2, "54,410")])
+@pytest.mark.parametrize("lam, text", [(6.283185, "6.28"), (19.87, "19.9"), (628.3, "628"), (54410.2, "54,410")])
 def test_wavelength_label(lam, text):
     assert charts.wavelength_label(lam) == text
 
@@ -82,8 +81,16 @@ def test_pair_table_numbers():
     theta = theta_loop(d, base)
     angle = p * theta
     table = charts.pair_table(np.arange(4), theta, 2 * math.pi / theta, angle, np.sin(angle), np.cos(angle))
-    assert list(table.columns) == ["pair j", "θ_j (rad/token)", "λ_j (tokens)", "angle p·θ_j (rad)",
-                                   "turns", "hand angle (° clockwise from 12)", "sin = x", "cos = y"]
+    assert list(table.columns) == [
+        "pair j",
+        "θ_j (rad/token)",
+        "λ_j (tokens)",
+        "angle p·θ_j (rad)",
+        "turns",
+        "hand angle (° clockwise from 12)",
+        "sin = x",
+        "cos = y",
+    ]
     assert table.loc[0, "turns"] == pytest.approx(5 / (2 * math.pi))
     assert table.loc[0, "hand angle (° clockwise from 12)"] == pytest.approx(math.degrees(5.0))
     assert table.loc[1, "sin = x"] == pytest.approx(math.sin(5 * 100 ** (-0.25)))
@@ -218,7 +225,7 @@ def test_many_clocks_are_drawn_large_within_a_laptop_column():
 def test_odometer_ticks_are_few_whole_decades_including_one(e_lo, e_hi):
     ticks = charts.odometer_ticks(e_lo, e_hi)
     exps = [round(math.log10(t)) for t in ticks]
-    assert all(t == pytest.approx(10.0 ** e) for t, e in zip(ticks, exps))
+    assert all(t == pytest.approx(10.0**e) for t, e in zip(ticks, exps))
     assert exps == sorted(exps) and e_lo <= exps[0] and exps[-1] <= e_hi
     assert 1.0 in ticks
     assert len(ticks) <= charts.ODOMETER_MAX_LABELS + 1
@@ -253,7 +260,8 @@ def test_odometer_shows_total_turns_of_every_pair_on_a_log_axis():
     turns = calculate(line)["turns"]
     for j in (0, 7, 15):
         assert eval_expr(turns, pos=100.0, datum_theta=odo["theta"][j]) == pytest.approx(
-            100 * 500.0 ** (-2.0 * j / 32) / (2 * math.pi))
+            100 * 500.0 ** (-2.0 * j / 32) / (2 * math.pi)
+        )
     lo, hi = line["encoding"]["y"]["scale"]["domain"]
     assert lo <= min(theta) / (2 * math.pi) and hi >= 8192 * max(theta) / (2 * math.pi)
     assert data(spec, rule)["turns"].tolist() == [1.0]
@@ -270,8 +278,6 @@ def test_config_is_projector_legible():
 def test_bad_input_is_rejected():
     theta = theta_loop(8, 100.0)
     with pytest.raises(ValueError, match="position"):
-        charts.clock_chart([0], theta[:1], theta[:1], all_theta=theta, position=9000, p_max=8192,
-                           base=100.0, d_model=8)
+        charts.clock_chart([0], theta[:1], theta[:1], all_theta=theta, position=9000, p_max=8192, base=100.0, d_model=8)
     with pytest.raises(ValueError, match="equal-length"):
-        charts.clock_chart([0, 1], theta[:1], theta[:1], all_theta=theta, position=0, p_max=10,
-                           base=100.0, d_model=8)
+        charts.clock_chart([0, 1], theta[:1], theta[:1], all_theta=theta, position=0, p_max=10, base=100.0, d_model=8)

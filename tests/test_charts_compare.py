@@ -16,8 +16,7 @@ D, L, T = 8, 16, 40
 
 @pytest.fixture(scope="module")
 def checks():
-    return [att.method_checks(m, dim=D, trained_len=L, test_len=T, seed=2, alibi_slope=0.25)
-            for m in att.METHODS]
+    return [att.method_checks(m, dim=D, trained_len=L, test_len=T, seed=2, alibi_slope=0.25) for m in att.METHODS]
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +32,17 @@ def number_after(text: str, label: str) -> float:
 
 def fake_check(**changes):
     base = {
-        "method": "rope", "shift_n": 8, "shift_offset": 8, "shift_deviation": 0.0, "score_spread": 1.0,
-        "score_scale": 1.0, "permutation_gap": 0.5, "extrapolation_error": None,
-        "distances": np.arange(T, dtype=float), "scores": np.linspace(-2, 1, T), "parameters": 0,
+        "method": "rope",
+        "shift_n": 8,
+        "shift_offset": 8,
+        "shift_deviation": 0.0,
+        "score_spread": 1.0,
+        "score_scale": 1.0,
+        "permutation_gap": 0.5,
+        "extrapolation_error": None,
+        "distances": np.arange(T, dtype=float),
+        "scores": np.linspace(-2, 1, T),
+        "parameters": 0,
         "footprint": {"input": 0.0, "query": 1.0, "key": 1.0, "value": 0.0, "bias": 0.0},
         "bias_toeplitz_deviation": None,
     }
@@ -79,7 +86,8 @@ def test_extrapolation_column(table, checks):
     assert learned["extrapolation_error"] is not None  # the live check did fail …
     # … and the cell says why in plain words, not as a Python exception
     assert col["Learned absolute"] == (
-        f"✗ a learned table has no row for positions ≥ L = {L}, so position {T - 1} cannot be scored")
+        f"✗ a learned table has no row for positions ≥ L = {L}, so position {T - 1} cannot be scored"
+    )
     assert "ValueError" not in col["Learned absolute"] and "max_len" not in col["Learned absolute"]
     for label in ("Sinusoidal", "RoPE", "ALiBi", "NoPE (none)"):
         assert col[label].startswith(f"✓ scores finite up to position {T - 1}")
@@ -108,7 +116,8 @@ def test_verdicts_follow_the_tolerance():
     assert compare.order_cell(fake_check(permutation_gap=1e-17)).startswith("✗ gap 1e-17")
     # the verdict follows the check, not the method's name
     assert compare.extrapolation_cell(fake_check(extrapolation_error="boom"), test_len=T, trained_len=L) == (
-        f"✗ could not score positions up to {T - 1}")
+        f"✗ could not score positions up to {T - 1}"
+    )
     assert compare.extrapolation_cell(fake_check(method="learned"), test_len=T, trained_len=L).startswith("✓")
 
 
@@ -120,7 +129,7 @@ def test_fmt():
 
 
 def luminance(hex_colour: str) -> float:
-    rgb = [int(hex_colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    rgb = [int(hex_colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 

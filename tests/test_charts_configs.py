@@ -28,8 +28,11 @@ def test_wavelength_frame_matches_the_formula():
     d, base, alpha = 16, 500.0, 2.0
     frame, _, new_base = build(d, base, alpha)
     assert list(frame["scheme"].unique()) == list(charts.COLORS)
-    for scheme, b, stretch in [("as trained", base, 1.0), ("NTK-aware (new base)", new_base, 1.0),
-                               ("linear (positions ÷ s)", base, alpha)]:
+    for scheme, b, stretch in [
+        ("as trained", base, 1.0),
+        ("NTK-aware (new base)", new_base, 1.0),
+        ("linear (positions ÷ s)", base, alpha),
+    ]:
         rows = frame[frame["scheme"] == scheme]
         assert rows["j"].tolist() == list(range(d // 2))
         expected = [stretch * 2 * math.pi / b ** (-2.0 * j / d) for j in range(d // 2)]

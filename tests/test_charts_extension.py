@@ -4,12 +4,10 @@ REFERENCE.md's table and the loops in tests/_posenc_reference_impl.py."""
 
 import math
 
+import _chartspec as cs
 import numpy as np
 import pandas as pd
 import pytest
-
-import _chartspec as cs
-import posenc
 from _posenc_reference_impl import (
     ref_dynamic,
     ref_inverse_frequencies,
@@ -18,12 +16,21 @@ from _posenc_reference_impl import (
     ref_yarn,
     ref_yarn_correction_range,
 )
+
+import posenc
 from explorer import params, ropeblock
 from explorer.charts import extension as charts
 
 LLAMA31 = {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0}
-YARN = {"factor": 4.0, "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 0.0, "mscale_all_dim": 0.0,
-        "attention_factor": 0.0, "truncate": True}
+YARN = {
+    "factor": 4.0,
+    "beta_fast": 32.0,
+    "beta_slow": 1.0,
+    "mscale": 0.0,
+    "mscale_all_dim": 0.0,
+    "attention_factor": 0.0,
+    "truncate": True,
+}
 
 
 def ext_for(rope_type, values=None, *, head_dim=64, base=10000, train_len=4096, target_len=16384):
@@ -53,8 +60,11 @@ def rule_values(spec, axis):
 
 def ringed(spec):
     """The pairs highlighted with a red ring (large unfilled points)."""
-    (i,) = [i for i, layer in enumerate(spec["layer"])
-            if layer["mark"]["type"] == "point" and layer["mark"].get("size") == 260]
+    (i,) = [
+        i
+        for i, layer in enumerate(spec["layer"])
+        if layer["mark"]["type"] == "point" and layer["mark"].get("size") == 260
+    ]
     return layer_frame(spec, i)
 
 
@@ -80,20 +90,38 @@ def test_methods_come_from_the_registry():
 
 def test_build_rope_block_uses_config_json_keys():
     assert ropeblock.build_rope_block("default", {}, base=10000, train_len=4096, head_dim=64) == {
-        "rope_type": "default", "rope_theta": 10000.0}
+        "rope_type": "default",
+        "rope_theta": 10000.0,
+    }
     assert ropeblock.build_rope_block("linear", {"factor": 4.0}, base=500000, train_len=8192, head_dim=64) == {
-        "rope_type": "linear", "rope_theta": 500000.0, "original_max_position_embeddings": 8192, "factor": 4.0}
+        "rope_type": "linear",
+        "rope_theta": 500000.0,
+        "original_max_position_embeddings": 8192,
+        "factor": 4.0,
+    }
     yarn = ropeblock.build_rope_block("yarn", YARN, base=10000, train_len=4096, head_dim=64)
-    assert set(yarn) == {"rope_type", "rope_theta", "original_max_position_embeddings", "factor",
-                         "beta_fast", "beta_slow", "truncate"}  # 0 = "not set" keys are left out
-    deepseek = ropeblock.build_rope_block("yarn", {**YARN, "mscale": 0.707, "mscale_all_dim": 0.707,
-                                                   "attention_factor": 1.5},
-                                          base=10000, train_len=4096, head_dim=64)
+    assert set(yarn) == {
+        "rope_type",
+        "rope_theta",
+        "original_max_position_embeddings",
+        "factor",
+        "beta_fast",
+        "beta_slow",
+        "truncate",
+    }  # 0 = "not set" keys are left out
+    deepseek = ropeblock.build_rope_block(
+        "yarn",
+        {**YARN, "mscale": 0.707, "mscale_all_dim": 0.707, "attention_factor": 1.5},
+        base=10000,
+        train_len=4096,
+        head_dim=64,
+    )
     assert (deepseek["mscale"], deepseek["mscale_all_dim"], deepseek["attention_factor"]) == (0.707, 0.707, 1.5)
     llama = ropeblock.build_rope_block("llama3", LLAMA31, base=500000, train_len=8192, head_dim=128)
     assert llama["low_freq_factor"] == 1.0 and llama["high_freq_factor"] == 4.0
-    longrope = ropeblock.build_rope_block("longrope", {"factor": 4.0, "short_gen": "ones", "long_gen": "ramp"},
-                                          base=10000, train_len=4096, head_dim=64)
+    longrope = ropeblock.build_rope_block(
+        "longrope", {"factor": 4.0, "short_gen": "ones", "long_gen": "ramp"}, base=10000, train_len=4096, head_dim=64
+    )
     assert longrope["short_factor"] == [1.0] * 32
     assert len(longrope["long_factor"]) == 32 and longrope["long_factor"][0] == 1.0
     assert longrope["long_factor"][-1] == pytest.approx(4.0)
@@ -174,8 +202,9 @@ def test_phase_error_positions_stay_in_float16_range():
 # --- chart builders ----------------------------------------------------------------------------
 def test_angle_reach_chart():
     ext = ext_for("default")
-    spec = charts.angle_reach_chart(ext.train_angle, ext.target_angle, ext.out_of_distribution,
-                                    train_len=4096, target_len=16384).to_dict()
+    spec = charts.angle_reach_chart(
+        ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=4096, target_len=16384
+    ).to_dict()
     assert mark_types(spec) == ["line", "line", "point", "rule", "text"]  # 2 series (with dots), rings, 2π
     assert spec["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
     assert title_text(spec).startswith("9 of 32 pairs")
@@ -192,8 +221,9 @@ def test_angle_reach_chart():
 
 def test_angle_reach_chart_without_problem_pairs():
     ext = ext_for("linear")
-    spec = charts.angle_reach_chart(ext.train_angle, ext.target_angle, ext.out_of_distribution,
-                                    train_len=4096, target_len=16384).to_dict()
+    spec = charts.angle_reach_chart(
+        ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=4096, target_len=16384
+    ).to_dict()
     assert mark_types(spec) == ["line", "line", "rule", "text"]  # no ring layer
     assert title_text(spec).startswith("No pair")
 
@@ -213,8 +243,7 @@ def test_wavelength_chart():
 @pytest.mark.parametrize("factor", [2.0, 4.0, 32.0])
 def test_linear_ratio_is_one_over_factor_for_every_pair(factor):
     ext = ext_for("linear", {"factor": factor})
-    spec = charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type="linear",
-                                        factor=factor).to_dict()
+    spec = charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type="linear", factor=factor).to_dict()
     ratio = layer_frame(spec, 0).value.to_numpy()
     assert ratio.size == 32
     np.testing.assert_allclose(ratio, 1 / factor, rtol=1e-12)
@@ -224,8 +253,9 @@ def test_linear_ratio_is_one_over_factor_for_every_pair(factor):
 
 def test_yarn_ratio_marks_the_correction_range():
     ext = ext_for("yarn", head_dim=128)
-    spec = charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type="yarn", factor=4.0,
-                                        yarn_range=ext.yarn_range).to_dict()
+    spec = charts.frequency_ratio_chart(
+        ext.inv_freq, ext.scaled_inv_freq, rope_type="yarn", factor=4.0, yarn_range=ext.yarn_range
+    ).to_dict()
     # horizontal rules 1 and 1/s (labels at the right and left ends), vertical rules low and high
     assert mark_types(spec) == ["line", "rule", "text", "text", "rule", "text"]
     assert rule_values(spec, "x") == list(ref_yarn_correction_range(128, 10000.0, 4096))
@@ -237,8 +267,9 @@ def test_yarn_ratio_marks_the_correction_range():
 
 def test_llama3_ratio_coloured_by_band():
     ext = ext_for("llama3", LLAMA31, head_dim=128, base=500000, train_len=8192, target_len=131072)
-    spec = charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type="llama3", factor=8.0,
-                                        bands=ext.bands).to_dict()
+    spec = charts.frequency_ratio_chart(
+        ext.inv_freq, ext.scaled_inv_freq, rope_type="llama3", factor=8.0, bands=ext.bands
+    ).to_dict()
     data = layer_frame(spec, 1)
     counts = data.category.str.split(" ").str[0].value_counts().to_dict()
     assert counts == {"kept": 29, "smoothed": 6, "divided": 29}
@@ -274,12 +305,18 @@ def ref_linear_inv(dim, factor):
 
 def test_score_chart():
     ext = ext_for("yarn")
-    spec = charts.score_chart(ext.distances, ext.score_before, ext.score_after, train_len=4096,
-                              target_len=16384, attention_factor=ext.attention_factor).to_dict()
+    spec = charts.score_chart(
+        ext.distances,
+        ext.score_before,
+        ext.score_after,
+        train_len=4096,
+        target_len=16384,
+        attention_factor=ext.attention_factor,
+    ).to_dict()
     assert mark_types(spec) == ["line", "rule", "text"]
     assert spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
     data = layer_frame(spec, 0)
-    af2 = ext.attention_factor ** 2
+    af2 = ext.attention_factor**2
     after = data[data.curve.str.startswith("scaled")]
     ref_inv, _ = ref_yarn(64, 10000.0, 4.0, 4096)
     for r, y in list(zip(after.x, after.y))[::50]:
@@ -293,9 +330,14 @@ def test_score_chart():
 
 def test_attention_factor_chart():
     ext = ext_for("yarn")
-    spec = charts.attention_factor_chart(ext.af_factors, {"YaRN": ext.af_curve}, current="YaRN", factor=4.0,
-                                         attention_factor=ext.attention_factor,
-                                         colors={"YaRN": charts.AFTER}).to_dict()
+    spec = charts.attention_factor_chart(
+        ext.af_factors,
+        {"YaRN": ext.af_curve},
+        current="YaRN",
+        factor=4.0,
+        attention_factor=ext.attention_factor,
+        colors={"YaRN": charts.AFTER},
+    ).to_dict()
     assert mark_types(spec) == ["line", "point", "text"]
     point = layer_frame(spec, 1)
     assert point.x.tolist() == [4.0] and point.y.tolist() == [pytest.approx(0.1 * math.log(4) + 1)]
@@ -304,8 +346,9 @@ def test_attention_factor_chart():
 
 def test_interpolation_strip_is_the_seed_example():
     m = list(range(9))
-    spec = charts.interpolation_strip_chart(m, posenc.interpolate_positions(m, factor=2.0), factor=2.0,
-                                            train_len=2048).to_dict()
+    spec = charts.interpolation_strip_chart(
+        m, posenc.interpolate_positions(m, factor=2.0), factor=2.0, train_len=2048
+    ).to_dict()
     assert mark_types(spec) == ["rule", "point", "text", "text"]
     dots = layer_frame(spec, 1)
     assert dots[dots.row == 0].x.tolist() == [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4]
@@ -332,16 +375,30 @@ def _all_charts():
     positions = ropeblock.precision_positions(2000)
     errors = {"float32": np.full(positions.size, 1e-6), "float16": np.full(positions.size, 1e-2)}
     return [
-        charts.angle_reach_chart(ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=4096,
-                                 target_len=16384),
+        charts.angle_reach_chart(
+            ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=4096, target_len=16384
+        ),
         charts.wavelength_chart(ext.inv_freq, ext.scaled_inv_freq, train_len=4096, target_len=16384),
-        charts.frequency_ratio_chart(ext.inv_freq, ext.scaled_inv_freq, rope_type="yarn", factor=4.0,
-                                     yarn_range=ext.yarn_range),
+        charts.frequency_ratio_chart(
+            ext.inv_freq, ext.scaled_inv_freq, rope_type="yarn", factor=4.0, yarn_range=ext.yarn_range
+        ),
         charts.angle_step_chart(ext.inv_freq, ext.scaled_inv_freq),
-        charts.score_chart(ext.distances, ext.score_before, ext.score_after, train_len=4096, target_len=16384,
-                           attention_factor=ext.attention_factor),
-        charts.attention_factor_chart(ext.af_factors, {"YaRN": ext.af_curve}, current="YaRN", factor=4.0,
-                                      attention_factor=ext.attention_factor, colors={"YaRN": charts.AFTER}),
+        charts.score_chart(
+            ext.distances,
+            ext.score_before,
+            ext.score_after,
+            train_len=4096,
+            target_len=16384,
+            attention_factor=ext.attention_factor,
+        ),
+        charts.attention_factor_chart(
+            ext.af_factors,
+            {"YaRN": ext.af_curve},
+            current="YaRN",
+            factor=4.0,
+            attention_factor=ext.attention_factor,
+            colors={"YaRN": charts.AFTER},
+        ),
         charts.interpolation_strip_chart([0, 1, 2], [0, 0.25, 0.5], factor=4.0, train_len=4096),
         charts.phase_error_chart(positions, errors),
     ]

@@ -63,8 +63,7 @@ def test_shuffle_diagram_rejects_a_bad_perm():
 # ---------------------------------------------------------------------------- attention heatmap
 def test_attention_heatmap_small_has_values_and_fixed_scale():
     w = np.array([[0.7, 0.3], [0.25, 0.75]])
-    spec = home.attention_heatmap(w, ["dog", "bites"], title="Original sentence", subtitle="A(X)",
-                                  vmax=0.9).to_dict()
+    spec = home.attention_heatmap(w, ["dog", "bites"], title="Original sentence", subtitle="A(X)", vmax=0.9).to_dict()
     assert marks(spec) == ["rect", "text"]
     rect, text = layers(spec)
     assert rect["encoding"]["x"]["field"] == "key" and rect["encoding"]["y"]["field"] == "query"
@@ -74,8 +73,12 @@ def test_attention_heatmap_small_has_values_and_fixed_scale():
     # The values hide (in the browser) where a cell is too narrow to hold them: 2 cells per row.
     assert text["mark"]["opacity"] == {"expr": f"width / 2 >= {home.MIN_CELL_PX_FOR_VALUES} ? 1 : 0"}
     data = {(r["query"], r["key"]): r["weight"] for r in rows(spec, rect)}
-    assert data == {("0 dog", "0 dog"): 0.7, ("0 dog", "1 bites"): 0.3,
-                    ("1 bites", "0 dog"): 0.25, ("1 bites", "1 bites"): 0.75}
+    assert data == {
+        ("0 dog", "0 dog"): 0.7,
+        ("0 dog", "1 bites"): 0.3,
+        ("1 bites", "0 dog"): 0.25,
+        ("1 bites", "1 bites"): 0.75,
+    }
     assert spec["title"]["text"] == "Original sentence" and spec["title"]["subtitle"] == "A(X)"
     assert spec["config"]["axis"]["labelFontSize"] >= 13
 

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _chartspec import find, frame, layers, legible, png_pixels
 
 import posenc
-from _chartspec import find, frame, layers, legible, png_pixels
 from explorer.charts import invariance as charts
 from explorer.imagechart import colorize
 
@@ -174,8 +174,16 @@ def test_curve_chart_log_x_with_mark():
     bound = posenc.rope_decay_bound(r, 8)
     df = pd.DataFrame({"distance": r, "bound": bound})
     spec = charts.curve_chart(
-        df, x="distance", y="bound", x_title="relative distance", y_title="score bound",
-        title="decay", subtitle="RoFormer", log_x=True, mark_x=63, mark_label="largest offset (63)",
+        df,
+        x="distance",
+        y="bound",
+        x_title="relative distance",
+        y_title="score bound",
+        title="decay",
+        subtitle="RoFormer",
+        log_x=True,
+        mark_x=63,
+        mark_label="largest offset (63)",
     ).to_dict()
     (line,) = find(spec, "line")
     assert line["encoding"]["x"]["scale"]["type"] == "log"
@@ -197,8 +205,9 @@ def test_curve_chart_log_x_with_mark():
 
 def test_curve_chart_linear_with_format_and_no_mark():
     df = pd.DataFrame({"p": np.arange(5.0), "residual": [0.0, 1e-16, 2e-16, 0.0, 3e-16]})
-    spec = charts.curve_chart(df, x="p", y="residual", x_title="position p", y_title="‖·‖", title="t",
-                              y_format=".0e").to_dict()
+    spec = charts.curve_chart(
+        df, x="p", y="residual", x_title="position p", y_title="‖·‖", title="t", y_format=".0e"
+    ).to_dict()
     (line,) = find(spec, "line")
     assert line["encoding"]["y"]["axis"]["format"] == ".0e"
     assert "type" not in line["encoding"]["x"]["scale"]

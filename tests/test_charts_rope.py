@@ -8,12 +8,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _chartspec import find, frame, layers, legible, png_pixels
 
 import posenc
-from _chartspec import find, frame, layers, legible, png_pixels
 from explorer.charts import rope as charts
 from explorer.imagechart import colorize
-
 
 # ---------------------------------------------------------------------------------- plane
 Q, K = (1.0, 0.5), (-0.4, 1.2)
@@ -57,7 +56,7 @@ def test_plane_chart_is_to_scale_and_legible():
         if ch in ("x", "y") and "scale" in enc
     }
     assert len(domains) == 1  # one shared, symmetric domain for x and y
-    (lo, hi), = domains
+    ((lo, hi),) = domains
     assert lo == -hi and hi >= math.hypot(*K)
     legible(spec)
 
@@ -101,8 +100,11 @@ def test_plane_chart_circles_have_the_norms():
     # circles dashed and faint, arcs solid and thicker
     enc = layer["encoding"]
     assert enc["strokeDash"]["field"] == enc["strokeWidth"]["field"] == enc["opacity"]["field"] == "kind"
-    style = {k: dict(zip(enc[ch]["scale"]["domain"], enc[ch]["scale"]["range"]))[k]
-             for ch in ("strokeDash",) for k in ("circle", "arc")}
+    style = {
+        k: dict(zip(enc[ch]["scale"]["domain"], enc[ch]["scale"]["range"]))[k]
+        for ch in ("strokeDash",)
+        for k in ("circle", "arc")
+    }
     assert style == {"circle": [4, 4], "arc": [1, 0]}
     width = dict(zip(enc["strokeWidth"]["scale"]["domain"], enc["strokeWidth"]["scale"]["range"]))
     assert width["arc"] > width["circle"]
@@ -143,7 +145,7 @@ def label_boxes(spec: dict, layer: dict, px: float, *, font: float, char_w: floa
     dx/dy, align and baseline (text width ≈ char_w px per character, height = font)."""
     out = []
     for row in frame(spec, layer).itertuples():
-        text = str(getattr(row, "label", None) or getattr(row, "position"))
+        text = str(getattr(row, "label", None) or row.position)
         x, y = row.x * px + row.dx, row.y * px - row.dy
         w = char_w * len(text)
         x0 = {"left": x, "right": x - w, "center": x - w / 2}[row.align]
@@ -163,13 +165,20 @@ def test_plane_chart_labels_never_sit_on_a_dot_or_an_arrow_head(theta, traj_len)
     radius (≈ 5 px) away from every trajectory dot and the head's (≈ 8 px) from every arrow tip."""
     m, n = 5, 12
     qm, kn = rotate(Q, m * theta), rotate(K, n * theta)
-    arrows = pd.DataFrame({"vector": ["q", "k", "q", "k"], "state": ["before", "before", "after", "after"],
-                           "label": ["q", "k", f"q at m={m}", f"k at n={n}"],
-                           "x": [Q[0], K[0], qm[0], kn[0]], "y": [Q[1], K[1], qm[1], kn[1]]})
+    arrows = pd.DataFrame(
+        {
+            "vector": ["q", "k", "q", "k"],
+            "state": ["before", "before", "after", "after"],
+            "label": ["q", "k", f"q at m={m}", f"k at n={n}"],
+            "x": [Q[0], K[0], qm[0], kn[0]],
+            "y": [Q[1], K[1], qm[1], kn[1]],
+        }
+    )
     traj = [rotate(Q, p * theta) for p in range(traj_len + 1)]
     trajectory = pd.DataFrame({"position": range(traj_len + 1), "x": [t[0] for t in traj], "y": [t[1] for t in traj]})
-    arcs = pd.DataFrame({"vector": ["q"], "label": ["mθ ≡ 73.5°"], "from_x": [Q[0]], "from_y": [Q[1]],
-                         "sweep": [1.2], "radius": [0.3]})
+    arcs = pd.DataFrame(
+        {"vector": ["q"], "label": ["mθ ≡ 73.5°"], "from_x": [Q[0]], "from_y": [Q[1]], "sweep": [1.2], "radius": [0.3]}
+    )
     spec = charts.plane_chart(arrows, trajectory=trajectory, arcs=arcs, title="t").to_dict()
     lo, hi = layers(spec)[0]["encoding"]["x"]["scale"]["domain"]
     px = spec["width"] / (hi - lo)
@@ -189,7 +198,7 @@ def test_plane_chart_labels_never_sit_on_a_dot_or_an_arrow_head(theta, traj_len)
     assert box_distance(arc_label, 0, 0) > reach * px
     # no two labels print over each other
     for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             overlap_x = min(a[2], b[2]) - max(a[1], b[1])
             overlap_y = min(a[4], b[4]) - max(a[3], b[3])
             assert overlap_x <= 1 or overlap_y <= 1, (a, b)
@@ -223,11 +232,12 @@ def test_place_labels_drops_numbers_of_bunched_dots():
     would print over those two wherever they went, are left out."""
     dots = np.array([[100.0, float(i)] for i in range(6)])
     boxes = []
-    _, _, kept = charts.place_labels(dots, [8.0] * 6, height=13, gap=9, dots=dots, tips=np.zeros((0, 2)),
-                                     boxes=boxes, drop_crowded=True)
+    _, _, kept = charts.place_labels(
+        dots, [8.0] * 6, height=13, gap=9, dots=dots, tips=np.zeros((0, 2)), boxes=boxes, drop_crowded=True
+    )
     assert kept[0] and 1 <= kept.sum() < 6
     for i, a in enumerate(boxes):  # the kept labels do not overlap
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             assert min(a[2], b[2]) - max(a[0], b[0]) <= 0 or min(a[3], b[3]) - max(a[1], b[1]) <= 0
 
 

@@ -23,8 +23,10 @@ def _no_row_limit():
 def pe_loop(positions, d: int, base: float = 10000.0) -> np.ndarray:
     """Interleaved encoding, element by element."""
     return np.array(
-        [[(math.sin if i % 2 == 0 else math.cos)(p * base ** (-2.0 * (i // 2) / d)) for i in range(d)]
-         for p in positions]
+        [
+            [(math.sin if i % 2 == 0 else math.cos)(p * base ** (-2.0 * (i // 2) / d)) for i in range(d)]
+            for p in positions
+        ]
     )
 
 
@@ -91,8 +93,12 @@ def test_reduction_note_says_what_a_pixel_is():
 
 @pytest.mark.parametrize(
     "dim, d, layout, expected",
-    [(0, 8, "interleaved", ("sin", 0)), (5, 8, "interleaved", ("cos", 2)),
-     (3, 8, "concatenated", ("sin", 3)), (5, 8, "concatenated", ("cos", 1))],
+    [
+        (0, 8, "interleaved", ("sin", 0)),
+        (5, 8, "interleaved", ("cos", 2)),
+        (3, 8, "concatenated", ("sin", 3)),
+        (5, 8, "concatenated", ("cos", 1)),
+    ],
 )
 def test_dimension_role(dim, d, layout, expected):
     assert charts.dimension_role(dim, d, layout) == expected
@@ -144,8 +150,11 @@ def test_encoding_heatmap_is_one_image_with_hover_and_states_the_layout(layout, 
     values = pe_loop(positions, d)
     if layout == "concatenated":
         values = np.concatenate([values[:, 0::2], values[:, 1::2]], axis=1)
-    spec = spec_of(charts.encoding_heatmap(
-        values, positions=positions, dims=np.arange(d), layout=layout, title="T", subtitle="extra"))
+    spec = spec_of(
+        charts.encoding_heatmap(
+            values, positions=positions, dims=np.arange(d), layout=layout, title="T", subtitle="extra"
+        )
+    )
     assert [mark_type(layer) for layer in layers(spec)] == ["image", "rect"]
     meta = spec["usermeta"]["imagechart"]
     assert meta["shape"] == [20, 8] and meta["shown"] == [20, 8] and meta["reduce"] == "none"
@@ -166,16 +175,16 @@ def test_encoding_heatmap_is_one_image_with_hover_and_states_the_layout(layout, 
 
 def test_encoding_heatmap_hover_grid_is_bounded():
     values = np.zeros((480, 1024))
-    spec = spec_of(charts.encoding_heatmap(values, positions=np.arange(480), dims=np.arange(1024),
-                                           layout="interleaved", title="T"))
+    spec = spec_of(
+        charts.encoding_heatmap(values, positions=np.arange(480), dims=np.arange(1024), layout="interleaved", title="T")
+    )
     n_cells = len(rows(spec, layers(spec)[1]))
     assert charts.ENCODING_HOVER_CELLS // 2 <= n_cells <= charts.ENCODING_HOVER_CELLS
 
 
 def test_encoding_heatmap_rejects_unknown_layout():
     with pytest.raises(ValueError, match="layout"):
-        charts.encoding_heatmap(np.zeros((2, 2)), positions=np.arange(2), dims=np.arange(2),
-                                layout="half", title="T")
+        charts.encoding_heatmap(np.zeros((2, 2)), positions=np.arange(2), dims=np.arange(2), layout="half", title="T")
 
 
 def test_dimension_curves_values_and_legend():
@@ -183,8 +192,7 @@ def test_dimension_curves_values_and_legend():
     dims = [0, 1, 6]
     values = pe_loop(positions, 8)[:, dims]
     wl = [2 * math.pi * 10000.0 ** (2 * j / 8) for j in range(4)]
-    spec = spec_of(charts.dimension_curves(positions, values, dims, d_model=8, layout="interleaved",
-                                           wavelengths=wl))
+    spec = spec_of(charts.dimension_curves(positions, values, dims, d_model=8, layout="interleaved", wavelengths=wl))
     assert mark_type(spec) == "line"
     enc = spec["encoding"]
     assert enc["x"]["field"] == "position" and enc["y"]["field"] == "value"
@@ -201,8 +209,7 @@ def test_dimension_curves_values_and_legend():
     assert names[2].startswith("i = 6: sin, pair 3")
     assert "oscillate fast" in title_lines(spec)[0]
     with pytest.raises(ValueError, match="shape"):
-        charts.dimension_curves(positions, values[:, :2], dims, d_model=8, layout="interleaved",
-                                wavelengths=wl)
+        charts.dimension_curves(positions, values[:, :2], dims, d_model=8, layout="interleaved", wavelengths=wl)
 
 
 def test_wavelength_chart_log_axis_rule_and_values():

@@ -303,17 +303,38 @@ def _phi3_text() -> str:
         "_name_or_path": "Phi-3-mini-128k-instruct",
         "architectures": ["Phi3ForCausalLM"],
         "attention_dropout": 0.0,
-        "auto_map": {"AutoConfig": "configuration_phi3.Phi3Config",
-                     "AutoModelForCausalLM": "modeling_phi3.Phi3ForCausalLM"},
-        "bos_token_id": 1, "embd_pdrop": 0.0, "eos_token_id": 32000, "hidden_act": "silu",
-        "hidden_size": 3072, "initializer_range": 0.02, "intermediate_size": 8192,
-        "max_position_embeddings": 131072, "model_type": "phi3", "num_attention_heads": 32,
-        "num_hidden_layers": 32, "num_key_value_heads": 32, "original_max_position_embeddings": 4096,
-        "pad_token_id": 32000, "resid_pdrop": 0.0, "rms_norm_eps": 1e-05,
-        "rope_scaling": {"long_factor": list(block["long_factor"]), "short_factor": list(block["short_factor"]),
-                         "type": "longrope"},
-        "rope_theta": 10000.0, "sliding_window": 262144, "tie_word_embeddings": False,
-        "torch_dtype": "bfloat16", "transformers_version": "4.40.2", "use_cache": True, "vocab_size": 32064,
+        "auto_map": {
+            "AutoConfig": "configuration_phi3.Phi3Config",
+            "AutoModelForCausalLM": "modeling_phi3.Phi3ForCausalLM",
+        },
+        "bos_token_id": 1,
+        "embd_pdrop": 0.0,
+        "eos_token_id": 32000,
+        "hidden_act": "silu",
+        "hidden_size": 3072,
+        "initializer_range": 0.02,
+        "intermediate_size": 8192,
+        "max_position_embeddings": 131072,
+        "model_type": "phi3",
+        "num_attention_heads": 32,
+        "num_hidden_layers": 32,
+        "num_key_value_heads": 32,
+        "original_max_position_embeddings": 4096,
+        "pad_token_id": 32000,
+        "resid_pdrop": 0.0,
+        "rms_norm_eps": 1e-05,
+        "rope_scaling": {
+            "long_factor": list(block["long_factor"]),
+            "short_factor": list(block["short_factor"]),
+            "type": "longrope",
+        },
+        "rope_theta": 10000.0,
+        "sliding_window": 262144,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+        "transformers_version": "4.40.2",
+        "use_cache": True,
+        "vocab_size": 32064,
     }
     return json.dumps(config, indent=2)
 
@@ -322,33 +343,100 @@ PHI3_MINI_128K = _phi3_text()
 
 # text, preset it must reproduce, expected fields
 FAMILIES = {
-    "llama3.1": (LLAMA31_8B, "llama3.1-8b",
-                 dict(head_dim=128, rope_theta=500000.0, rope_type="llama3", layout="half",
-                      max_position_embeddings=131072, original_max_position_embeddings=8192)),
-    "qwen2.5-yarn": (QWEN25_7B_YARN, "qwen2.5-7b-instruct",
-                     dict(head_dim=128, rope_theta=1e6, rope_type="yarn", layout="half",
-                          max_position_embeddings=32768, original_max_position_embeddings=32768)),
-    "gpt-oss": (GPT_OSS_20B, "gpt-oss-20b",
-                dict(head_dim=64, rope_theta=150000.0, rope_type="yarn", layout="half",
-                     max_position_embeddings=131072, original_max_position_embeddings=4096)),
-    "deepseek-v3": (DEEPSEEK_V3, "deepseek-v3",
-                    dict(head_dim=64, rope_theta=10000.0, rope_type="yarn", layout="interleaved",
-                         max_position_embeddings=163840, original_max_position_embeddings=4096)),
-    "phi3": (PHI3_MINI_128K, "phi3-mini-128k-instruct",
-             dict(head_dim=96, rope_theta=10000.0, rope_type="longrope", layout="half",
-                  max_position_embeddings=131072, original_max_position_embeddings=4096)),
-    "gpt-j": (GPT_J_6B, "gpt-j-6b",
-              dict(head_dim=256, rope_theta=10000.0, rope_type="default", layout="interleaved",
-                   max_position_embeddings=2048, partial_rotary_factor=0.25)),
-    "gpt-neox": (GPT_NEOX_20B, "gpt-neox-20b",
-                 dict(head_dim=96, rope_theta=10000.0, rope_type="default", layout="half",
-                      max_position_embeddings=2048, partial_rotary_factor=0.25)),
-    "mistral": (MISTRAL_7B, "mistral-7b-v0.1",
-                dict(head_dim=128, rope_theta=10000.0, rope_type="default", layout="half",
-                     max_position_embeddings=32768)),
-    "llama2": (LLAMA2_7B, "llama2-7b",
-               dict(head_dim=128, rope_theta=10000.0, rope_type="default", layout="half",
-                    max_position_embeddings=4096)),
+    "llama3.1": (
+        LLAMA31_8B,
+        "llama3.1-8b",
+        dict(
+            head_dim=128,
+            rope_theta=500000.0,
+            rope_type="llama3",
+            layout="half",
+            max_position_embeddings=131072,
+            original_max_position_embeddings=8192,
+        ),
+    ),
+    "qwen2.5-yarn": (
+        QWEN25_7B_YARN,
+        "qwen2.5-7b-instruct",
+        dict(
+            head_dim=128,
+            rope_theta=1e6,
+            rope_type="yarn",
+            layout="half",
+            max_position_embeddings=32768,
+            original_max_position_embeddings=32768,
+        ),
+    ),
+    "gpt-oss": (
+        GPT_OSS_20B,
+        "gpt-oss-20b",
+        dict(
+            head_dim=64,
+            rope_theta=150000.0,
+            rope_type="yarn",
+            layout="half",
+            max_position_embeddings=131072,
+            original_max_position_embeddings=4096,
+        ),
+    ),
+    "deepseek-v3": (
+        DEEPSEEK_V3,
+        "deepseek-v3",
+        dict(
+            head_dim=64,
+            rope_theta=10000.0,
+            rope_type="yarn",
+            layout="interleaved",
+            max_position_embeddings=163840,
+            original_max_position_embeddings=4096,
+        ),
+    ),
+    "phi3": (
+        PHI3_MINI_128K,
+        "phi3-mini-128k-instruct",
+        dict(
+            head_dim=96,
+            rope_theta=10000.0,
+            rope_type="longrope",
+            layout="half",
+            max_position_embeddings=131072,
+            original_max_position_embeddings=4096,
+        ),
+    ),
+    "gpt-j": (
+        GPT_J_6B,
+        "gpt-j-6b",
+        dict(
+            head_dim=256,
+            rope_theta=10000.0,
+            rope_type="default",
+            layout="interleaved",
+            max_position_embeddings=2048,
+            partial_rotary_factor=0.25,
+        ),
+    ),
+    "gpt-neox": (
+        GPT_NEOX_20B,
+        "gpt-neox-20b",
+        dict(
+            head_dim=96,
+            rope_theta=10000.0,
+            rope_type="default",
+            layout="half",
+            max_position_embeddings=2048,
+            partial_rotary_factor=0.25,
+        ),
+    ),
+    "mistral": (
+        MISTRAL_7B,
+        "mistral-7b-v0.1",
+        dict(head_dim=128, rope_theta=10000.0, rope_type="default", layout="half", max_position_embeddings=32768),
+    ),
+    "llama2": (
+        LLAMA2_7B,
+        "llama2-7b",
+        dict(head_dim=128, rope_theta=10000.0, rope_type="default", layout="half", max_position_embeddings=4096),
+    ),
 }
 
 
@@ -414,24 +502,32 @@ def test_a_rope_block_alone_is_accepted():
 
 
 def test_newer_rope_parameters_name_and_per_layer_type_blocks():
-    v5 = parse_model_config('{"head_dim": 64, "max_position_embeddings": 131072, "rope_parameters": '
-                            '{"rope_type": "yarn", "factor": 32.0, "rope_theta": 150000.0, "truncate": false, '
-                            '"original_max_position_embeddings": 4096}}')
+    v5 = parse_model_config(
+        '{"head_dim": 64, "max_position_embeddings": 131072, "rope_parameters": '
+        '{"rope_type": "yarn", "factor": 32.0, "rope_theta": 150000.0, "truncate": false, '
+        '"original_max_position_embeddings": 4096}}'
+    )
     assert v5.ok and v5.rope_theta == 150000.0 and v5.rope_parameters["truncate"] is False
-    per_layer = parse_model_config('{"head_dim": 256, "rope_parameters": {"sliding_attention": {"rope_type": '
-                                   '"default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "linear", '
-                                   '"factor": 8.0, "rope_theta": 1000000.0}}}')
+    per_layer = parse_model_config(
+        '{"head_dim": 256, "rope_parameters": {"sliding_attention": {"rope_type": '
+        '"default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "linear", '
+        '"factor": 8.0, "rope_theta": 1000000.0}}}'
+    )
     assert per_layer.ok and per_layer.rope_type == "linear" and per_layer.rope_theta == 1e6
     assert any("per layer type" in n for n in per_layer.notes)
 
 
 def test_older_names_su_and_text_config():
-    su = parse_model_config('{"head_dim": 4, "max_position_embeddings": 131072, '
-                            '"original_max_position_embeddings": 4096, "rope_scaling": {"type": "su", '
-                            '"short_factor": [1.0, 1.0], "long_factor": [2.0, 4.0]}}')
+    su = parse_model_config(
+        '{"head_dim": 4, "max_position_embeddings": 131072, '
+        '"original_max_position_embeddings": 4096, "rope_scaling": {"type": "su", '
+        '"short_factor": [1.0, 1.0], "long_factor": [2.0, 4.0]}}'
+    )
     assert su.ok and su.rope_type == "longrope"
-    nested = parse_model_config('{"model_type": "llava", "text_config": {"hidden_size": 4096, '
-                                '"num_attention_heads": 32, "rope_theta": 500000.0}}')
+    nested = parse_model_config(
+        '{"model_type": "llava", "text_config": {"hidden_size": 4096, '
+        '"num_attention_heads": 32, "rope_theta": 500000.0}}'
+    )
     assert nested.ok and nested.head_dim == 128 and nested.rope_theta == 500000.0
 
 
@@ -450,99 +546,290 @@ LONG_32 = json.dumps([1.0] * 32)
 LONG_64 = json.dumps([1.0] * 64)
 BAD = [
     # (id, text, kwargs, key, severity, message substrings)
-    ("unknown rope_type", '{"head_dim": 64, "rope_scaling": {"rope_type": "ntk-by-parts", "factor": 2}}', {},
-     "rope_scaling.rope_type", "error", ["unknown rope type 'ntk-by-parts'", "yarn", "llama3", "longrope"]),
-    ("missing key", '{"head_dim": 128, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, '
-                    '"low_freq_factor": 1.0, "original_max_position_embeddings": 8192}}', {},
-     "rope_scaling.high_freq_factor", "error", ["required by rope_type 'llama3'", "missing"]),
-    ("yarn without factor", '{"rope_type": "yarn"}', {"fallback_head_dim": 64},
-     "factor", "error", ["required by rope_type 'yarn'"]),
-    ("wrong-length list", '{"hidden_size": 3072, "num_attention_heads": 32, "original_max_position_embeddings": '
-                          f'4096, "rope_scaling": {{"type": "longrope", "short_factor": {LONG_32}, '
-                          f'"long_factor": {json.dumps([1.0] * 48)}}}}}', {},
-     "rope_scaling.short_factor", "error", ["has 32 entries", "d/2 = 48", "head_dim 96"]),
-    ("wrong length, partial rotary", f'{{"rope_type": "longrope", "short_factor": {LONG_64}, "long_factor": '
-                                     f'{LONG_64}, "partial_rotary_factor": 0.5}}', {"fallback_head_dim": 128},
-     "short_factor", "error", ["has 64 entries", "d/2 = 32", "rotary dim 64 = int(head_dim 128 · 0.5)"]),
-    ("factor 0.5", '{"rope_type": "linear", "factor": 0.5}', {"fallback_head_dim": 64},
-     "factor", "warning", ["below 1", "shrinks"]),
-    ("factor -1", '{"rope_scaling": {"rope_type": "linear", "factor": -1}, "head_dim": 64}', {},
-     "rope_scaling.factor", "error", ["must be greater than 0", "got -1"]),
+    (
+        "unknown rope_type",
+        '{"head_dim": 64, "rope_scaling": {"rope_type": "ntk-by-parts", "factor": 2}}',
+        {},
+        "rope_scaling.rope_type",
+        "error",
+        ["unknown rope type 'ntk-by-parts'", "yarn", "llama3", "longrope"],
+    ),
+    (
+        "missing key",
+        '{"head_dim": 128, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, '
+        '"low_freq_factor": 1.0, "original_max_position_embeddings": 8192}}',
+        {},
+        "rope_scaling.high_freq_factor",
+        "error",
+        ["required by rope_type 'llama3'", "missing"],
+    ),
+    (
+        "yarn without factor",
+        '{"rope_type": "yarn"}',
+        {"fallback_head_dim": 64},
+        "factor",
+        "error",
+        ["required by rope_type 'yarn'"],
+    ),
+    (
+        "wrong-length list",
+        '{"hidden_size": 3072, "num_attention_heads": 32, "original_max_position_embeddings": '
+        f'4096, "rope_scaling": {{"type": "longrope", "short_factor": {LONG_32}, '
+        f'"long_factor": {json.dumps([1.0] * 48)}}}}}',
+        {},
+        "rope_scaling.short_factor",
+        "error",
+        ["has 32 entries", "d/2 = 48", "head_dim 96"],
+    ),
+    (
+        "wrong length, partial rotary",
+        f'{{"rope_type": "longrope", "short_factor": {LONG_64}, "long_factor": '
+        f'{LONG_64}, "partial_rotary_factor": 0.5}}',
+        {"fallback_head_dim": 128},
+        "short_factor",
+        "error",
+        ["has 64 entries", "d/2 = 32", "rotary dim 64 = int(head_dim 128 · 0.5)"],
+    ),
+    (
+        "factor 0.5",
+        '{"rope_type": "linear", "factor": 0.5}',
+        {"fallback_head_dim": 64},
+        "factor",
+        "warning",
+        ["below 1", "shrinks"],
+    ),
+    (
+        "factor -1",
+        '{"rope_scaling": {"rope_type": "linear", "factor": -1}, "head_dim": 64}',
+        {},
+        "rope_scaling.factor",
+        "error",
+        ["must be greater than 0", "got -1"],
+    ),
     ("factor 0", '{"rope_type": "dynamic", "factor": 0}', {}, "factor", "error", ["greater than 0"]),
-    ("factor two", '{"rope_type": "linear", "factor": "two"}', {},
-     "factor", "error", ["must be a number", "got the text 'two'"]),
-    ("factor in quotes", '{"rope_type": "linear", "factor": "8.0"}', {},
-     "factor", "error", ["write it without quotes: 8.0"]),
-    ("factor true", '{"rope_type": "linear", "factor": true}', {},
-     "factor", "error", ["must be a number", "true (a true/false value)"]),
-    ("NaN literal", '{"rope_type": "linear",\n "factor": NaN}', {},
-     "(json)", "error", ["NaN is not a JSON number", "line 2, column 12"]),
+    (
+        "factor two",
+        '{"rope_type": "linear", "factor": "two"}',
+        {},
+        "factor",
+        "error",
+        ["must be a number", "got the text 'two'"],
+    ),
+    (
+        "factor in quotes",
+        '{"rope_type": "linear", "factor": "8.0"}',
+        {},
+        "factor",
+        "error",
+        ["write it without quotes: 8.0"],
+    ),
+    (
+        "factor true",
+        '{"rope_type": "linear", "factor": true}',
+        {},
+        "factor",
+        "error",
+        ["must be a number", "true (a true/false value)"],
+    ),
+    (
+        "NaN literal",
+        '{"rope_type": "linear",\n "factor": NaN}',
+        {},
+        "(json)",
+        "error",
+        ["NaN is not a JSON number", "line 2, column 12"],
+    ),
     ("Infinity literal", '{"rope_theta": -Infinity}', {}, "(json)", "error", ["Infinity is not a JSON number"]),
     ("non-JSON", "rope_type: yarn\nfactor: 4", {}, "(json)", "error", ["not valid JSON", "line 1, column 1"]),
-    ("missing comma", '{\n  "factor": 8.0\n  "rope_type": "linear"\n}', {},
-     "(json)", "error", ["not valid JSON", "line 3, column 3"]),
+    (
+        "missing comma",
+        '{\n  "factor": 8.0\n  "rope_type": "linear"\n}',
+        {},
+        "(json)",
+        "error",
+        ["not valid JSON", "line 3, column 3"],
+    ),
     ("python dict", "{'factor': 2.0, 'finetuned': True}", {}, "(json)", "error", ["double quotes", "true, false"]),
     ("trailing comma", '{"factor": 2.0,}', {}, "(json)", "error", ["comma before a closing"]),
     ("JSON array", '[{"rope_type": "yarn"}]', {}, "(json)", "error", ["top level is a list"]),
     ("JSON null", "null", {}, "(json)", "error", ["top level is null"]),
     ("1 MB of text", "{" + " " * (1 << 20) + "}", {}, "(input)", "error", ["limit is 262,144 bytes"]),
     ("nesting 10000", "[" * 10000 + "]" * 10000, {}, "(json)", "error", [f"more than {MAX_DEPTH} levels"]),
-    ("nesting inside an object", '{"a": ' + '{"b": ' * 30 + "1" + "}" * 31, {},
-     "(json)", "error", ["nested more than 20 levels", "line 1, column"]),
+    (
+        "nesting inside an object",
+        '{"a": ' + '{"b": ' * 30 + "1" + "}" * 31,
+        {},
+        "(json)",
+        "error",
+        ["nested more than 20 levels", "line 1, column"],
+    ),
     ("empty", "  \n ", {}, "(input)", "error", ["empty"]),
     ("not text", None, {}, "(input)", "error", ["expected the text"]),
     ("1e999", '{"rope_type": "yarn", "factor": 1e999}', {}, "factor", "error", ["too large to represent"]),
-    ("huge int factor", '{"rope_type": "linear", "factor": ' + "9" * 400 + "}", {"fallback_head_dim": 64},
-     "factor", "error", ["an integer with 400 digits", "too large for a 64-bit float"]),
+    (
+        "huge int factor",
+        '{"rope_type": "linear", "factor": ' + "9" * 400 + "}",
+        {"fallback_head_dim": 64},
+        "factor",
+        "error",
+        ["an integer with 400 digits", "too large for a 64-bit float"],
+    ),
     ("5000-digit int", '{"head_dim": ' + "7" * 5000 + "}", {}, "head_dim", "error", ["too large to represent"]),
     ("head_dim 10**9", '{"head_dim": 1000000000}', {}, "head_dim", "error", ["at most 1,024", "1000000000"]),
     ("head_dim 10**400", '{"head_dim": 1' + "0" * 400 + "}", {}, "head_dim", "error", ["at most 1,024"]),
     ("head_dim odd", '{"head_dim": 65}', {}, "head_dim", "error", ["must be even", "pairs"]),
     ("head_dim fraction", '{"head_dim": 64.5}', {}, "head_dim", "error", ["whole number"]),
     ("head_dim string", '{"head_dim": "64"}', {}, "head_dim", "error", ["without quotes"]),
-    ("max positions", '{"head_dim": 64, "max_position_embeddings": 100000000}', {},
-     "max_position_embeddings", "error", ["at most 10,000,000"]),
-    ("head size unknown", '{"model_type": "llama", "rope_theta": 10000.0}', {},
-     "head_dim", "warning", ["head size is unknown", "hidden_size and num_attention_heads"]),
+    (
+        "max positions",
+        '{"head_dim": 64, "max_position_embeddings": 100000000}',
+        {},
+        "max_position_embeddings",
+        "error",
+        ["at most 10,000,000"],
+    ),
+    (
+        "head size unknown",
+        '{"model_type": "llama", "rope_theta": 10000.0}',
+        {},
+        "head_dim",
+        "warning",
+        ["head size is unknown", "hidden_size and num_attention_heads"],
+    ),
     ("heads missing", '{"hidden_size": 4096}', {}, "head_dim", "warning", ["num_attention_heads is not"]),
-    ("head via odd division", '{"hidden_size": 4096, "num_attention_heads": 3}', {},
-     "num_attention_heads", "warning", ["not divisible", "4096 // 3 = 1365"]),
-    ("beta_fast <= beta_slow", '{"rope_type": "yarn", "factor": 4, "beta_fast": 1, "beta_slow": 1}', {},
-     "beta_fast", "error", ["greater than beta_slow"]),
-    ("high <= low", '{"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 4, '
-                    '"original_max_position_embeddings": 8192}', {},
-     "high_freq_factor", "error", ["greater than low_freq_factor"]),
+    (
+        "head via odd division",
+        '{"hidden_size": 4096, "num_attention_heads": 3}',
+        {},
+        "num_attention_heads",
+        "warning",
+        ["not divisible", "4096 // 3 = 1365"],
+    ),
+    (
+        "beta_fast <= beta_slow",
+        '{"rope_type": "yarn", "factor": 4, "beta_fast": 1, "beta_slow": 1}',
+        {},
+        "beta_fast",
+        "error",
+        ["greater than beta_slow"],
+    ),
+    (
+        "high <= low",
+        '{"rope_type": "llama3", "factor": 8, "low_freq_factor": 4, "high_freq_factor": 4, '
+        '"original_max_position_embeddings": 8192}',
+        {},
+        "high_freq_factor",
+        "error",
+        ["greater than low_freq_factor"],
+    ),
     ("rope_theta 1", '{"head_dim": 64, "rope_theta": 1}', {}, "rope_theta", "error", ["greater than 1", "got 1"]),
     ("rope_theta huge", '{"head_dim": 64, "rope_theta": 1e30}', {}, "rope_theta", "error", ["at most"]),
-    ("rope_scaling a string", '{"head_dim": 64, "rope_scaling": "yarn"}', {},
-     "rope_scaling", "error", ["must be an object", "the text 'yarn'"]),
+    (
+        "rope_scaling a string",
+        '{"head_dim": 64, "rope_scaling": "yarn"}',
+        {},
+        "rope_scaling",
+        "error",
+        ["must be an object", "the text 'yarn'"],
+    ),
     ("rope_type a number", '{"rope_type": 3}', {}, "rope_type", "error", ["name of a method", "got 3"]),
-    ("truncate not a bool", '{"rope_type": "yarn", "factor": 4, "truncate": "no"}', {},
-     "truncate", "error", ["true or false"]),
-    ("negative list entry", '{"rope_type": "longrope", "short_factor": [1, 1, -2, 1], "long_factor": [1, 1, 1, 1]}',
-     {"fallback_head_dim": 8}, "short_factor", "error", ["entry 2 must be a positive number", "got -2"]),
-    ("partial factor 1.5", '{"head_dim": 64, "partial_rotary_factor": 1.5}', {},
-     "partial_rotary_factor", "error", ["at most 1"]),
-    ("partial factor too small", '{"head_dim": 64, "partial_rotary_factor": 0.01}', {},
-     "partial_rotary_factor", "error", ["must be even and at least 2"]),
-    ("rotary_dim > head_dim", '{"n_embd": 256, "n_head": 4, "rotary_dim": 128}', {},
-     "rotary_dim", "error", ["larger than the head size 64"]),
-    ("unused key", '{"rope_type": "yarn", "factor": 16.0, "finetuned": true}', {},
-     "finetuned", "warning", ["not a parameter of rope_type 'yarn'", "ignored"]),
-    ("key of another type", '{"rope_type": "linear", "factor": 2.0, "beta_fast": 32}', {},
-     "beta_fast", "warning", ["not used by rope_type 'linear'"]),
-    ("type and rope_type differ", '{"rope_type": "yarn", "type": "linear", "factor": 2.0}', {},
-     "type", "warning", ["rope_type is used"]),
+    (
+        "truncate not a bool",
+        '{"rope_type": "yarn", "factor": 4, "truncate": "no"}',
+        {},
+        "truncate",
+        "error",
+        ["true or false"],
+    ),
+    (
+        "negative list entry",
+        '{"rope_type": "longrope", "short_factor": [1, 1, -2, 1], "long_factor": [1, 1, 1, 1]}',
+        {"fallback_head_dim": 8},
+        "short_factor",
+        "error",
+        ["entry 2 must be a positive number", "got -2"],
+    ),
+    (
+        "partial factor 1.5",
+        '{"head_dim": 64, "partial_rotary_factor": 1.5}',
+        {},
+        "partial_rotary_factor",
+        "error",
+        ["at most 1"],
+    ),
+    (
+        "partial factor too small",
+        '{"head_dim": 64, "partial_rotary_factor": 0.01}',
+        {},
+        "partial_rotary_factor",
+        "error",
+        ["must be even and at least 2"],
+    ),
+    (
+        "rotary_dim > head_dim",
+        '{"n_embd": 256, "n_head": 4, "rotary_dim": 128}',
+        {},
+        "rotary_dim",
+        "error",
+        ["larger than the head size 64"],
+    ),
+    (
+        "unused key",
+        '{"rope_type": "yarn", "factor": 16.0, "finetuned": true}',
+        {},
+        "finetuned",
+        "warning",
+        ["not a parameter of rope_type 'yarn'", "ignored"],
+    ),
+    (
+        "key of another type",
+        '{"rope_type": "linear", "factor": 2.0, "beta_fast": 32}',
+        {},
+        "beta_fast",
+        "warning",
+        ["not used by rope_type 'linear'"],
+    ),
+    (
+        "type and rope_type differ",
+        '{"rope_type": "yarn", "type": "linear", "factor": 2.0}',
+        {},
+        "type",
+        "warning",
+        ["rope_type is used"],
+    ),
     ("duplicate key", '{"head_dim": 64, "head_dim": 128}', {}, "head_dim", "warning", ["more than once"]),
-    ("theta disagreement", '{"head_dim": 64, "rope_theta": 10000.0, "rope_parameters": {"rope_type": "default", '
-                           '"rope_theta": 500000.0}}', {}, "rope_theta", "warning", ["differs from"]),
-    ("longrope without original", '{"rope_type": "longrope", "short_factor": [1, 1], "long_factor": [1, 2]}',
-     {"fallback_head_dim": 4, "fallback_max_position_embeddings": 8192},
-     "original_max_position_embeddings", "warning", ["attention factor is 1"]),
-    ("tiny factor", '{"rope_type": "linear", "factor": 5e-324}', {"fallback_head_dim": 64},
-     "factor", "error", ["rejected by the RoPE computation", "non-finite"]),
-    ("bad fallback head", '{"rope_type": "linear", "factor": 2}', {"fallback_head_dim": 10**9},
-     "head_dim", "error", ["at most 1,024"]),
+    (
+        "theta disagreement",
+        '{"head_dim": 64, "rope_theta": 10000.0, "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0}}',
+        {},
+        "rope_theta",
+        "warning",
+        ["differs from"],
+    ),
+    (
+        "longrope without original",
+        '{"rope_type": "longrope", "short_factor": [1, 1], "long_factor": [1, 2]}',
+        {"fallback_head_dim": 4, "fallback_max_position_embeddings": 8192},
+        "original_max_position_embeddings",
+        "warning",
+        ["attention factor is 1"],
+    ),
+    (
+        "tiny factor",
+        '{"rope_type": "linear", "factor": 5e-324}',
+        {"fallback_head_dim": 64},
+        "factor",
+        "error",
+        ["rejected by the RoPE computation", "non-finite"],
+    ),
+    (
+        "bad fallback head",
+        '{"rope_type": "linear", "factor": 2}',
+        {"fallback_head_dim": 10**9},
+        "head_dim",
+        "error",
+        ["at most 1,024"],
+    ),
 ]
 
 
@@ -582,8 +869,14 @@ def test_inverse_frequencies_needs_the_sizes_the_text_lacks():
 
 
 def test_deep_nesting_and_big_text_return_fast():
-    for text in ("[" * 10000 + "]" * 10000, "{" * 100_000, '{"a":' * 50_000, "x" * (5 << 20),
-                 '"' + "\\" * 200_000 + '"', '["' + '\\"[' * 80_000 + '"]'):
+    for text in (
+        "[" * 10000 + "]" * 10000,
+        "{" * 100_000,
+        '{"a":' * 50_000,
+        "x" * (5 << 20),
+        '"' + "\\" * 200_000 + '"',
+        '["' + '\\"[' * 80_000 + '"]',
+    ):
         start = time.perf_counter()
         parsed = parse_model_config(text)
         assert time.perf_counter() - start < 1.0
@@ -609,21 +902,58 @@ def test_problem_is_a_plain_value():
 # ------------------------------------------------------------------------------------------------
 # 3. properties: random text and random JSON never raise; an ok result always computes
 # ------------------------------------------------------------------------------------------------
-INTERESTING_KEYS = ["rope_type", "type", "factor", "rope_theta", "head_dim", "hidden_size", "num_attention_heads",
-                    "max_position_embeddings", "original_max_position_embeddings", "beta_fast", "beta_slow",
-                    "mscale", "mscale_all_dim", "attention_factor", "truncate", "low_freq_factor",
-                    "high_freq_factor", "short_factor", "long_factor", "partial_rotary_factor", "rotary_pct",
-                    "rotary_dim", "qk_rope_head_dim", "rope_scaling", "rope_parameters", "model_type",
-                    "n_embd", "n_head", "rope_interleave", "text_config", "full_attention", "rotary_emb_base"]
+INTERESTING_KEYS = [
+    "rope_type",
+    "type",
+    "factor",
+    "rope_theta",
+    "head_dim",
+    "hidden_size",
+    "num_attention_heads",
+    "max_position_embeddings",
+    "original_max_position_embeddings",
+    "beta_fast",
+    "beta_slow",
+    "mscale",
+    "mscale_all_dim",
+    "attention_factor",
+    "truncate",
+    "low_freq_factor",
+    "high_freq_factor",
+    "short_factor",
+    "long_factor",
+    "partial_rotary_factor",
+    "rotary_pct",
+    "rotary_dim",
+    "qk_rope_head_dim",
+    "rope_scaling",
+    "rope_parameters",
+    "model_type",
+    "n_embd",
+    "n_head",
+    "rope_interleave",
+    "text_config",
+    "full_attention",
+    "rotary_emb_base",
+]
 ROPE_TYPE_NAMES = [*posenc.ROPE_SCALING, "su", "mrope", "Yarn", ""]
 
-json_scalars = (st.none() | st.booleans() | st.integers() | st.integers(min_value=-3, max_value=300)
-                | st.floats(allow_nan=True, allow_infinity=True) | st.floats(min_value=0.01, max_value=1e6)
-                | st.text(max_size=12) | st.sampled_from(ROPE_TYPE_NAMES))
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-3, max_value=300)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.floats(min_value=0.01, max_value=1e6)
+    | st.text(max_size=12)
+    | st.sampled_from(ROPE_TYPE_NAMES)
+)
 json_values = st.recursive(
     json_scalars,
-    lambda children: (st.lists(children, max_size=6)
-                      | st.dictionaries(st.sampled_from(INTERESTING_KEYS) | st.text(max_size=8), children, max_size=7)),
+    lambda children: (
+        st.lists(children, max_size=6)
+        | st.dictionaries(st.sampled_from(INTERESTING_KEYS) | st.text(max_size=8), children, max_size=7)
+    ),
     max_leaves=40,
 )
 
@@ -651,8 +981,9 @@ def test_random_text_never_raises(text):
 @given(json_values)
 def test_random_json_never_raises(value):
     _assert_well_behaved(parse_model_config(json.dumps(value)))
-    _assert_well_behaved(parse_model_config(json.dumps(value), fallback_head_dim=64,
-                                            fallback_max_position_embeddings=4096))
+    _assert_well_behaved(
+        parse_model_config(json.dumps(value), fallback_head_dim=64, fallback_max_position_embeddings=4096)
+    )
 
 
 @FUZZ

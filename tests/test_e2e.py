@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-
 from e2e_support import (
     CHART,
     ROOT,
@@ -46,6 +45,7 @@ from e2e_support import (
     wait_charts_drawn,
     wait_idle,
 )
+
 from explorer import params
 from explorer.layout import PAGES
 
@@ -62,46 +62,91 @@ class DeepLink(NamedTuple):
 #: default (and from the page's own override, e.g. d_model on the home page) and is valid there.
 DEEP_LINKS: dict[str, DeepLink] = {
     "app.py": DeepLink(
-        {"sentence": "a dog bit the man", "shuffle_seed": 3, "seed": 7, "d_model": 32,
-         "home_pe": "rope"},
-        slider="d_model", chart=1,  # the equivariance scatter
+        {"sentence": "a dog bit the man", "shuffle_seed": 3, "seed": 7, "d_model": 32, "home_pe": "rope"},
+        slider="d_model",
+        chart=1,  # the equivariance scatter
     ),
     "pages/1_Sinusoidal_heatmap.py": DeepLink(
-        {"seq_len": 300, "d_model": 64, "base": 1000, "layout_sin": "concatenated",
-         "scheme": "viridis", "zoom_p0": 10, "zoom_np": 40, "zoom_d0": 4, "zoom_nd": 24,
-         "sin_view": "Similarity", "sim_n": 50},
-        slider="d_model", chart=0,  # the whole-table heatmap
+        {
+            "seq_len": 300,
+            "d_model": 64,
+            "base": 1000,
+            "layout_sin": "concatenated",
+            "scheme": "viridis",
+            "zoom_p0": 10,
+            "zoom_np": 40,
+            "zoom_d0": 4,
+            "zoom_nd": 24,
+            "sin_view": "Similarity",
+            "sim_n": 50,
+        },
+        slider="d_model",
+        chart=0,  # the whole-table heatmap
     ),
     "pages/2_Clock_hands.py": DeepLink(
         {"d_model": 64, "base": 1000, "n_clocks": 6, "m": 40},
-        slider="n_clocks", chart=0,  # the clocks
+        slider="n_clocks",
+        chart=0,  # the clocks
     ),
     "pages/3_RoPE_rotation.py": DeepLink(
-        {"vec_input": "polar", "q_angle": 45, "q_len": 2, "k_angle": -60, "k_len": 1.2, "m": 7,
-         "n": 3, "head_dim": 32, "j": 2, "base": 1000, "traj_m": 20,
-         "layout_rope": "interleaved"},
-        slider="m", chart=0,  # the plane with q and k
+        {
+            "vec_input": "polar",
+            "q_angle": 45,
+            "q_len": 2,
+            "k_angle": -60,
+            "k_len": 1.2,
+            "m": 7,
+            "n": 3,
+            "head_dim": 32,
+            "j": 2,
+            "base": 1000,
+            "traj_m": 20,
+            "layout_rope": "interleaved",
+        },
+        slider="m",
+        chart=0,  # the plane with q and k
     ),
     "pages/4_Relative_invariance.py": DeepLink(
-        {"qk_source": "typed", "q_text": "1, 2, 3, 4", "k_text": "0.5, -1, 2, 0", "seed": 5,
-         "seq_len": 48, "shift_t": 20, "score_dtype": "float32", "base": 1000,
-         "layout_sin": "concatenated", "table_len": 60, "inv_view": "Sinusoid shift"},
-        slider="shift_t", chart=0,  # the shift-test deviations
+        {
+            "qk_source": "typed",
+            "q_text": "1, 2, 3, 4",
+            "k_text": "0.5, -1, 2, 0",
+            "seed": 5,
+            "seq_len": 48,
+            "shift_t": 20,
+            "score_dtype": "float32",
+            "base": 1000,
+            "layout_sin": "concatenated",
+            "table_len": 60,
+            "inv_view": "Sinusoid shift",
+        },
+        slider="shift_t",
+        chart=0,  # the shift-test deviations
     ),
     "pages/5_Context_extension.py": DeepLink(
-        {"rope_type": "llama3", "head_dim": 128, "base": 500000, "train_len": 8192,
-         "target_len": 131072, "factor": 8, "low_freq_factor": 2, "high_freq_factor": 8,
-         "ext_view": "Rescaling"},
-        slider="head_dim", chart=1,  # the Rescaling tab's ratio chart (the Llama 3 bands)
+        {
+            "rope_type": "llama3",
+            "head_dim": 128,
+            "base": 500000,
+            "train_len": 8192,
+            "target_len": 131072,
+            "factor": 8,
+            "low_freq_factor": 2,
+            "high_freq_factor": 8,
+            "ext_view": "Rescaling",
+        },
+        slider="head_dim",
+        chart=1,  # the Rescaling tab's ratio chart (the Llama 3 bands)
     ),
     "pages/6_Compare_methods.py": DeepLink(
-        {"head_dim": 32, "train_len": 256, "target_len": 1024, "base": 1000, "seed": 3,
-         "alibi_head": 6},
-        slider="alibi_head", chart=0,  # score by distance
+        {"head_dim": 32, "train_len": 256, "target_len": 1024, "base": 1000, "seed": 3, "alibi_head": 6},
+        slider="alibi_head",
+        chart=0,  # score by distance
     ),
     "pages/7_Model_configs.py": DeepLink(
         {"head_dim": 96, "base": 500000, "conv_from": "rope_theta", "new_theta": 2000000},
-        slider="head_dim", chart=0,  # the converter's wavelengths (the pasted config is session-only)
+        slider="head_dim",
+        chart=0,  # the converter's wavelengths (the pasted config is session-only)
     ),
 }
 
@@ -177,12 +222,11 @@ def check_page(page, info, link: DeepLink | None, warm_names: list[str]) -> None
         shown = {k: read_widget(page, k) for k in expected}
         wrong = {k: (shown[k], v) for k, v in expected.items() if not shown_matches(shown[k], v)}
         assert not wrong, f"{info.path}: controls do not show the URL values (shown, URL): {wrong}"
-        assert query_of(page.url) == expected, (
-            f"{info.path}: the URL lost or rewrote parameters: {page.url}"
-        )
-    notices = [a.inner_text() for a in page.query_selector_all("[data-testid=stAlert]")
-               if NOTICE_TEXT in a.inner_text()]
-    assert not notices, f"{info.path}: \"could not be used\" notice for a valid link: {notices}"
+        assert query_of(page.url) == expected, f"{info.path}: the URL lost or rewrote parameters: {page.url}"
+    notices = [
+        a.inner_text() for a in page.query_selector_all("[data-testid=stAlert]") if NOTICE_TEXT in a.inner_text()
+    ]
+    assert not notices, f'{info.path}: "could not be used" notice for a valid link: {notices}'
 
     charts = chart_info(page)
     assert charts, f"{info.path}: no Altair chart on the page"
@@ -305,8 +349,7 @@ def test_tour_back_on_the_same_page_forgets_the_preset(warm_server, new_page):
     thumb = page.locator(".st-key-head_dim input[type=range]")
     thumb.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => new URLSearchParams(location.search).get('head_dim') === '130'",
-                           timeout=30_000)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('head_dim') === '130'", timeout=30_000)
     wait_idle(page, title=title)
     query = query_of(page.url)
     assert "model" not in query and query.get("rope_type") == "default", page.url

@@ -154,9 +154,7 @@ def test_default_domain_is_symmetric_for_diverging_schemes():
 # ---------------------------------------------------------------------------- the chart
 def test_chart_spec_has_one_image_mark_axes_legend_and_tooltips():
     m = np.random.default_rng(1).normal(size=(40, 16))
-    chart = image_heatmap(
-        m, x_title="dimension", y_title="position", value_title="PE", title="Encoding"
-    )
+    chart = image_heatmap(m, x_title="dimension", y_title="position", value_title="PE", title="Encoding")
     spec = _spec(chart)
     image, hover = spec["layer"]
     assert image["mark"]["type"] == "image"
@@ -218,8 +216,12 @@ def test_finite_matrix_is_a_paletted_png_with_the_same_pixels_as_colorize(y_down
 def test_large_matrix_is_reduced_and_the_subtitle_says_how():
     m = np.random.default_rng(2).normal(size=(4096, 1024))
     chart = image_heatmap(
-        m, x_title="dimension", y_title="position", value_title="PE",
-        title="Big", max_pixels=(512, 1024),
+        m,
+        x_title="dimension",
+        y_title="position",
+        value_title="PE",
+        title="Big",
+        max_pixels=(512, 1024),
     )
     spec = _spec(chart)
     img = _png(spec)

@@ -28,8 +28,17 @@ import pytest
 import posenc
 from posenc.models import LAYOUTS, PRESETS, ModelPreset, get_preset, preset_inverse_frequencies
 
-EXPECTED_KEYS = ["llama2-7b", "llama3.1-8b", "mistral-7b-v0.1", "qwen2.5-7b-instruct", "gpt-oss-20b",
-                 "deepseek-v3", "gpt-j-6b", "gpt-neox-20b", "phi3-mini-128k-instruct"]
+EXPECTED_KEYS = [
+    "llama2-7b",
+    "llama3.1-8b",
+    "mistral-7b-v0.1",
+    "qwen2.5-7b-instruct",
+    "gpt-oss-20b",
+    "deepseek-v3",
+    "gpt-j-6b",
+    "gpt-neox-20b",
+    "phi3-mini-128k-instruct",
+]
 
 # head_dim, rope_theta, max_position_embeddings, layout, partial factor, the rope block's raw numbers
 EXPECTED_RAW = {
@@ -37,41 +46,107 @@ EXPECTED_RAW = {
     "llama2-7b": (4096 // 32, 10000.0, 4096, "half", 1.0, {"rope_type": "default"}),
     # [L31] head_dim 128; rope_theta 500000.0; rope_scaling {factor 8.0, high_freq_factor 4.0,
     # low_freq_factor 1.0, original_max_position_embeddings 8192, rope_type llama3}
-    "llama3.1-8b": (128, 500000.0, 131072, "half", 1.0,
-                    {"rope_type": "llama3", "factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
-                     "original_max_position_embeddings": 8192}),
+    "llama3.1-8b": (
+        128,
+        500000.0,
+        131072,
+        "half",
+        1.0,
+        {
+            "rope_type": "llama3",
+            "factor": 8.0,
+            "high_freq_factor": 4.0,
+            "low_freq_factor": 1.0,
+            "original_max_position_embeddings": 8192,
+        },
+    ),
     # [M] hidden_size 4096 / 32 heads; max_position_embeddings 32768; rope_theta 10000.0
     "mistral-7b-v0.1": (4096 // 32, 10000.0, 32768, "half", 1.0, {"rope_type": "default"}),
     # [Q] hidden_size 3584 / 28 heads; rope_theta 1000000.0; max_position_embeddings 32768;
     # card: {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"}
-    "qwen2.5-7b-instruct": (3584 // 28, 1000000.0, 32768, "half", 1.0,
-                            {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}),
+    "qwen2.5-7b-instruct": (
+        3584 // 28,
+        1000000.0,
+        32768,
+        "half",
+        1.0,
+        {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768},
+    ),
     # [G] head_dim 64; rope_theta 150000; max_position_embeddings 131072; {beta_fast 32.0, beta_slow 1.0,
     # factor 32.0, original_max_position_embeddings 4096, rope_type yarn, truncate false}
-    "gpt-oss-20b": (64, 150000.0, 131072, "half", 1.0,
-                    {"rope_type": "yarn", "beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0,
-                     "original_max_position_embeddings": 4096, "truncate": False}),
+    "gpt-oss-20b": (
+        64,
+        150000.0,
+        131072,
+        "half",
+        1.0,
+        {
+            "rope_type": "yarn",
+            "beta_fast": 32.0,
+            "beta_slow": 1.0,
+            "factor": 32.0,
+            "original_max_position_embeddings": 4096,
+            "truncate": False,
+        },
+    ),
     # [D] qk_rope_head_dim 64; rope_theta 10000; max_position_embeddings 163840; {beta_fast 32, beta_slow 1,
     # factor 40, mscale 1.0, mscale_all_dim 1.0, original_max_position_embeddings 4096, type yarn}
-    "deepseek-v3": (64, 10000.0, 163840, "interleaved", 1.0,
-                    {"rope_type": "yarn", "beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0,
-                     "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096}),
+    "deepseek-v3": (
+        64,
+        10000.0,
+        163840,
+        "interleaved",
+        1.0,
+        {
+            "rope_type": "yarn",
+            "beta_fast": 32,
+            "beta_slow": 1,
+            "factor": 40,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 4096,
+        },
+    ),
     # [J] n_embd 4096 / n_head 16 = 256; rotary_dim 64; n_positions 2048
     "gpt-j-6b": (4096 // 16, 10000.0, 2048, "interleaved", 64 / 256, {"rope_type": "default"}),
     # [N] hidden_size 6144 / 64 heads = 96; rotary_pct 0.25; rotary_emb_base 10000; max_position_embeddings 2048
     "gpt-neox-20b": (6144 // 64, 10000.0, 2048, "half", 0.25, {"rope_type": "default"}),
     # [P] hidden_size 3072 / 32 heads = 96; max_position_embeddings 131072; original 4096; rope_theta 10000.0
-    "phi3-mini-128k-instruct": (3072 // 32, 10000.0, 131072, "half", 1.0,
-                                {"rope_type": "longrope", "original_max_position_embeddings": 4096}),
+    "phi3-mini-128k-instruct": (
+        3072 // 32,
+        10000.0,
+        131072,
+        "half",
+        1.0,
+        {"rope_type": "longrope", "original_max_position_embeddings": 4096},
+    ),
 }
 
 # [P] spot values of the LongRoPE lists (index: value), read in the source
-PHI3_LONG_SPOTS = {0: 1.0700000524520874, 1: 1.1200000047683716, 8: 3.009999990463257, 17: 19.809999465942383,
-                   18: 37.279998779296875, 25: 54.9373893737793, 29: 60.86738586425781, 40: 64.11434936523438,
-                   47: 64.76000213623047}
-PHI3_SHORT_SPOTS = {0: 1.1, 3: 1.3000000000000003, 7: 1.5500000000000005, 8: 2.000000000000001,
-                    24: 2.000000000000001, 25: 2.0500000000000007, 33: 2.1500000000000004, 34: 2.25,
-                    39: 2.3999999999999995, 46: 2.8999999999999977, 47: 3.049999999999997}
+PHI3_LONG_SPOTS = {
+    0: 1.0700000524520874,
+    1: 1.1200000047683716,
+    8: 3.009999990463257,
+    17: 19.809999465942383,
+    18: 37.279998779296875,
+    25: 54.9373893737793,
+    29: 60.86738586425781,
+    40: 64.11434936523438,
+    47: 64.76000213623047,
+}
+PHI3_SHORT_SPOTS = {
+    0: 1.1,
+    3: 1.3000000000000003,
+    7: 1.5500000000000005,
+    8: 2.000000000000001,
+    24: 2.000000000000001,
+    25: 2.0500000000000007,
+    33: 2.1500000000000004,
+    34: 2.25,
+    39: 2.3999999999999995,
+    46: 2.8999999999999977,
+    47: 3.049999999999997,
+}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -101,6 +176,7 @@ def ref_llama3(d, base, s, lo, hi, L):
 def ref_yarn_dims(d, base, L, beta_fast, beta_slow):
     def cd(r):
         return d * math.log(L / (2 * math.pi * r)) / (2 * math.log(base))
+
     return cd(beta_fast), cd(beta_slow)
 
 
@@ -118,6 +194,7 @@ def ref_yarn(d, base, s, L, beta_fast=32, beta_slow=1, truncate=True, mscale=Non
 
     def g(scale, m=1.0):
         return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
     af = g(s, mscale) / g(s, mscale_all_dim) if (mscale and mscale_all_dim) else g(s)
     return out, af
 
@@ -224,8 +301,11 @@ def test_preset_numbers_match_the_published_config(key):
         assert type(preset.rope_parameters[name]) is type(value), (key, name)  # 40 stays 40, 8.0 stays 8.0
     if partial < 1:
         assert preset.rope_parameters["partial_rotary_factor"] == partial
-    extra = set(preset.rope_parameters) - set(block) - {"rope_theta", "partial_rotary_factor",
-                                                         "short_factor", "long_factor"}
+    extra = (
+        set(preset.rope_parameters)
+        - set(block)
+        - {"rope_theta", "partial_rotary_factor", "short_factor", "long_factor"}
+    )
     assert not extra, f"{key}: block keys not in the source: {extra}"
 
 
@@ -269,8 +349,9 @@ def test_llama31_has_29_kept_6_smoothed_29_divided_pairs():
     assert (bands.count("kept"), bands.count("smoothed"), bands.count("divided")) == (29, 6, 29)
     inv, _ = preset_inverse_frequencies("llama3.1-8b")
     theta = posenc.inverse_frequencies(128, base=500000.0)
-    posenc_bands = posenc.llama3_bands(theta, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
-                                       original_max_position_embeddings=8192)
+    posenc_bands = posenc.llama3_bands(
+        theta, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=8192
+    )
     assert list(posenc_bands) == bands
     np.testing.assert_array_equal(inv[:29], theta[:29])
     np.testing.assert_allclose(inv[-29:], theta[-29:] / 8.0, rtol=1e-15)
@@ -279,8 +360,10 @@ def test_llama31_has_29_kept_6_smoothed_29_divided_pairs():
 def test_gpt_oss_yarn_range_is_not_rounded_and_its_attention_factor_is_1_3466():
     low, high = ref_yarn_dims(64, 150000.0, 4096, 32.0, 1.0)
     assert (low, high) == (pytest.approx(8.0928, abs=1e-4), pytest.approx(17.398, abs=1e-3))
-    assert posenc.yarn_correction_range(64, base=150000.0, original_max_position_embeddings=4096,
-                                        truncate=False) == (pytest.approx(low), pytest.approx(high))
+    assert posenc.yarn_correction_range(64, base=150000.0, original_max_position_embeddings=4096, truncate=False) == (
+        pytest.approx(low),
+        pytest.approx(high),
+    )
     _, af = preset_inverse_frequencies("gpt-oss-20b")
     assert af == pytest.approx(0.1 * math.log(32) + 1, rel=1e-15)
     assert af == pytest.approx(1.3466, abs=5e-5)

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from _apptest import run_page
 from e2e_support import APP_IDLE, StreamlitServer, launch_chromium, require_browser
 from streamlit.testing.v1 import AppTest
-
-from _apptest import run_page
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "2_Clock_hands.py")

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
-from streamlit.testing.v1 import AppTest
 from _apptest import run_page
-
 from _attention_reference import ref_score
 from _posenc_reference_impl import ref_alibi_slopes
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
 from explorer.charts.compare import COLUMNS, METHOD_LABELS
 from posenc import attention as att
 from posenc import learned_table
@@ -23,8 +22,14 @@ KEYS = ("head_dim", "train_len", "target_len", "base", "seed", "alibi_head")
 REL, ORDER, EXTRA, PARAMS, INJECTS = COLUMNS[1:]
 MINIMUM = {"head_dim": 2, "train_len": 16, "target_len": 17, "base": 10, "seed": 0, "alibi_head": 1}
 MAXIMUM = {"head_dim": 256, "train_len": 2048, "target_len": 4096, "base": 1000000, "seed": 9999, "alibi_head": 8}
-GARBAGE = {"head_dim": "odd", "train_len": "NaN", "target_len": "1e400", "base": "-1", "seed": "3.5",
-           "alibi_head": "99"}
+GARBAGE = {
+    "head_dim": "odd",
+    "train_len": "NaN",
+    "target_len": "1e400",
+    "base": "-1",
+    "seed": "3.5",
+    "alibi_head": "99",
+}
 
 
 def run(at=None, **query):
@@ -69,7 +74,8 @@ def assert_page_complete(at, *, dim, L, T):
     for label in ("Sinusoidal", "Learned absolute", "RoPE", "ALiBi"):
         assert t.loc[label, ORDER].startswith("✓") and number_after(t.loc[label, ORDER], "gap") > 1e-6
     assert t.loc["Learned absolute", EXTRA] == (
-        f"✗ a learned table has no row for positions ≥ L = {L}, so position {T - 1} cannot be scored")
+        f"✗ a learned table has no row for positions ≥ L = {L}, so position {T - 1} cannot be scored"
+    )
     for label in ("Sinusoidal", "RoPE", "ALiBi", "NoPE (none)"):
         assert t.loc[label, EXTRA].startswith(f"✓ scores finite up to position {T - 1}")
     assert t.loc["Learned absolute", PARAMS] == f"{L * dim:,} = L·d = {L}·{dim}"

@@ -65,19 +65,36 @@ def test_each_preset_example_is_a_valid_config(key):
     assert shown["rope_theta (base)"] == f"{preset.rope_theta:,.6g}"
     assert shown["max_position_embeddings"] == f"{preset.max_position_embeddings:,}"
     rotary = preset.rotary_dim
-    assert shown["Head dim (rotated)"] == (f"{rotary} of {preset.head_dim}" if rotary != preset.head_dim
-                                           else str(preset.head_dim))
+    assert shown["Head dim (rotated)"] == (
+        f"{rotary} of {preset.head_dim}" if rotary != preset.head_dim else str(preset.head_dim)
+    )
     assert [b.label for b in at.button if b.label.startswith("Open in")] == [
-        "Open in Context extension", "Open in RoPE rotation", "Open in Relative-position invariance"]
+        "Open in Context extension",
+        "Open in RoPE rotation",
+        "Open in Relative-position invariance",
+    ]
 
 
 def test_a_real_config_json_has_no_problems():
-    text = json.dumps({
-        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
-        "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072,
-        "rope_theta": 500000.0, "vocab_size": 128256,
-        "rope_scaling": {"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
-                         "original_max_position_embeddings": 8192, "rope_type": "llama3"}})
+    text = json.dumps(
+        {
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 8,
+            "max_position_embeddings": 131072,
+            "rope_theta": 500000.0,
+            "vocab_size": 128256,
+            "rope_scaling": {
+                "factor": 8.0,
+                "high_freq_factor": 4.0,
+                "low_freq_factor": 1.0,
+                "original_max_position_embeddings": 8192,
+                "rope_type": "llama3",
+            },
+        }
+    )
     at = run(text=text)
     assert not alerts(at)
     assert metrics(at)["Head dim (rotated)"] == "128" and metrics(at)["Trained length L"] == "8,192"
@@ -98,14 +115,17 @@ def test_bad_inputs_are_named_next_to_their_keys():
     assert not [b for b in at.button if b.label.startswith("Open in")]  # nothing to open
 
 
-@pytest.mark.parametrize("text, key, words", [
-    ("{not json", "(json)", "JSON"),
-    ("[1, 2, 3]", "(json)", "top level is a list"),
-    ('{"rope_type": "yarn", "factor": "4"}', "factor", "without quotes"),
-    ('{"rope_type": "warp", "factor": 4}', "rope_type", "unknown rope type"),
-    ('{"head_dim": 129, "rope_theta": 10000}', "head_dim", ""),
-    ('{"rope_type": "longrope", "short_factor": [1, 1], "long_factor": [1, 2, 3]}', "long_factor", "entries"),
-])
+@pytest.mark.parametrize(
+    "text, key, words",
+    [
+        ("{not json", "(json)", "JSON"),
+        ("[1, 2, 3]", "(json)", "top level is a list"),
+        ('{"rope_type": "yarn", "factor": "4"}', "factor", "without quotes"),
+        ('{"rope_type": "warp", "factor": 4}', "rope_type", "unknown rope type"),
+        ('{"head_dim": 129, "rope_theta": 10000}', "head_dim", ""),
+        ('{"rope_type": "longrope", "short_factor": [1, 1], "long_factor": [1, 2, 3]}', "long_factor", "entries"),
+    ],
+)
 def test_typical_mistakes(text, key, words):
     at = run(text=text)
     found = alerts(at)

@@ -10,15 +10,15 @@ import json
 import math
 from pathlib import Path
 
+import _chartspec as cs
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 from _apptest import metrics, page_path, run_page
-
-import _chartspec as cs
-import posenc
 from _posenc_reference_impl import ref_inverse_frequencies, ref_yarn_correction_range
+from streamlit.testing.v1 import AppTest
+
+import posenc
 from explorer import params, ropeblock, tour
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "5_Context_extension.py")
@@ -33,8 +33,11 @@ TAB_CHARTS = {
 VIEWS = tuple(TAB_CHARTS)
 REACH = "Largest rotation angle per pair"  # the always-visible chart
 #: Every URL key the page reads (shared ones first, the tab last).
-KEYS = ("head_dim", "base", "train_len", "target_len", "rope_type") + tuple(
-    dict.fromkeys(name for names in ropeblock.METHOD_PARAMS.values() for name in names)) + ("ext_view",)
+KEYS = (
+    ("head_dim", "base", "train_len", "target_len", "rope_type")
+    + tuple(dict.fromkeys(name for names in ropeblock.METHOD_PARAMS.values() for name in names))
+    + ("ext_view",)
+)
 
 
 def run(at=None, **query):
@@ -55,8 +58,7 @@ def chart_data(at, index, layer=0):
 def layers_where(at, index, predicate):
     """Concatenated rows of the layers of chart `index` whose spec satisfies `predicate`."""
     spec = specs(at)[index]
-    return pd.concat([cs.frame(spec, layer) for layer in cs.layers(spec) if predicate(layer)],
-                     ignore_index=True)
+    return pd.concat([cs.frame(spec, layer) for layer in cs.layers(spec) if predicate(layer)], ignore_index=True)
 
 
 def line_rows(at, index):
@@ -126,8 +128,11 @@ def test_the_attention_tab():
     af = 0.1 * math.log(4) + 1
     assert titles(at)[2] == f"YaRN: a = {af:.4g} at s = 4, so every logit is multiplied by a² = {af * af:.4g}"
     score = line_rows(at, 1)
-    assert set(score.curve) == {"original θ, r ≤ L (trained)", "original θ, r > L (never trained)",
-                                f"scaled θ′, × a² = {af * af:.4g}"}
+    assert set(score.curve) == {
+        "original θ, r ≤ L (trained)",
+        "original θ, r > L (never trained)",
+        f"scaled θ′, × a² = {af * af:.4g}",
+    }
     # r = 1 after scaling: a²·mean_j cos(θ'_j), θ'_j from the hand-computed YaRN ramp
     low, high = ref_yarn_correction_range(64, 10000.0, 4096)
     ramp = np.clip((np.arange(32) - low) / (high - low), 0, 1)
@@ -199,8 +204,11 @@ def test_every_method_selected_in_the_session(method):
     at = run(at)
     assert_page_complete(at)
     assert not at.error
-    shown_keys = {w.key for w in at.sidebar.number_input} | {w.key for w in at.sidebar.toggle} \
+    shown_keys = (
+        {w.key for w in at.sidebar.number_input}
+        | {w.key for w in at.sidebar.toggle}
         | {w.key for w in at.sidebar.selectbox}
+    )
     own = set(ropeblock.METHOD_PARAMS[method])
     others = set().union(*ropeblock.METHOD_PARAMS.values()) - own
     assert own <= shown_keys and not (others & shown_keys)
@@ -232,8 +240,9 @@ def test_linear_ratio_is_exactly_one_over_factor():
 
 
 def test_llama31_values_show_29_6_29_bands():
-    at = run(rope_type="llama3", head_dim=128, base=500000, train_len=8192, target_len=131072, factor=8,
-             ext_view="Rescaling")
+    at = run(
+        rope_type="llama3", head_dim=128, base=500000, train_len=8192, target_len=131072, factor=8, ext_view="Rescaling"
+    )
     assert metrics(at)["Pairs kept / smoothed / divided"] == "29 / 6 / 29"
     bands = chart_data(at, 1, layer=1).category.str.split(" ").str[0].value_counts().to_dict()
     assert bands == {"kept": 29, "smoothed": 6, "divided": 29}
@@ -283,8 +292,9 @@ def test_invalid_block_shows_an_error_and_falls_back():
 TOUR_TABS = {"default": "Wavelengths", "linear": "Rescaling", "yarn": "Attention", "llama3": "Rescaling"}
 
 
-@pytest.mark.parametrize("number", [i for i, step in enumerate(tour.TOUR, start=1) if step.page.endswith(
-    "5_Context_extension.py")])
+@pytest.mark.parametrize(
+    "number", [i for i, step in enumerate(tour.TOUR, start=1) if step.page.endswith("5_Context_extension.py")]
+)
 def test_tour_steps_open_the_tab_their_narration_is_about(number):
     step = tour.get_step(number)
     at = AppTest.from_file(page_path("app.py"), default_timeout=120)

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
-from streamlit.testing.v1 import AppTest
 from _apptest import run_page
-
 from _attention_reference import ref_gap_both, ref_gap_rows, ref_head
 from _posenc_reference_impl import ref_sinusoidal_row
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
 from explorer.params import get
 from posenc import attention as att
 from posenc import learned_table
@@ -67,8 +66,10 @@ def independent_gaps(words, *, pe, dim=16, seed=0, shuffle_seed=0):
     perm = att.shuffle_permutation(words, seed=shuffle_seed)
     w_q, w_k, w_v = att.seeded_projections(dim, seed=seed)
     n = len(words)
-    pe_rows = {"sinusoidal": [ref_sinusoidal_row(p, dim) for p in range(n)],
-               "learned": learned_table(24, dim, seed=seed, std=1.0)[:n]}.get(pe)
+    pe_rows = {
+        "sinusoidal": [ref_sinusoidal_row(p, dim) for p in range(n)],
+        "learned": learned_table(24, dim, seed=seed, std=1.0)[:n],
+    }.get(pe)
     x = att.token_embeddings(words, dim, seed=seed)
     xs = att.token_embeddings([words[i] for i in perm], dim, seed=seed)
     a, y = ref_head(x, w_q, w_k, w_v, pe=pe_rows, rope=pe == "rope")
@@ -139,14 +140,18 @@ def test_switching_pe_with_the_widget():
 @pytest.mark.parametrize("pe", PES)
 @pytest.mark.parametrize("extreme", ["min", "max"])
 def test_controls_at_extremes(pe, extreme):
-    values = {"d_model": 2, "seed": 0, "shuffle_seed": 0} if extreme == "min" else \
-        {"d_model": 64, "seed": 9999, "shuffle_seed": 9999}
+    values = (
+        {"d_model": 2, "seed": 0, "shuffle_seed": 0}
+        if extreme == "min"
+        else {"d_model": 64, "seed": 9999, "shuffle_seed": 9999}
+    )
     at = run(home_pe=pe, **values)
     assert not any(url_notice_about(at, key) for key in KEYS)  # every value is allowed
     assert at.slider(key="d_model").value == values["d_model"]
     assert_page_complete(at, pe)
-    assert_matches_independent(at, DEFAULT_WORDS, pe, dim=values["d_model"], seed=values["seed"],
-                               shuffle_seed=values["shuffle_seed"])
+    assert_matches_independent(
+        at, DEFAULT_WORDS, pe, dim=values["d_model"], seed=values["seed"], shuffle_seed=values["shuffle_seed"]
+    )
 
 
 def test_d_model_beyond_the_page_cap_is_clamped():

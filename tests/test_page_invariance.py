@@ -12,12 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 from _apptest import metrics, run_page
-
-import posenc
 from _chartspec import element_spec, find, frame, png_pixels
 from _posenc_reference_impl import ref_sinusoidal_row
+from streamlit.testing.v1 import AppTest
+
+import posenc
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "4_Relative_invariance.py")
 VIEWS = ("Scores", "Sinusoid shift", "Decay")
@@ -29,12 +29,38 @@ TAB_CHARTS = {
     "Decay": ["RoPE's score bound shrinks with distance"],
 }
 N_CHARTS = {view: 1 + len(titles) for view, titles in TAB_CHARTS.items()}  # main chart + the tab's
-KEYS = ("qk_source", "seed", "head_dim", "q_text", "k_text", "seq_len", "shift_t", "score_dtype",
-        "base", "layout_sin", "table_len", "inv_view")
-MINIMUM = {"seed": 0, "head_dim": 2, "seq_len": 1, "shift_t": 1, "base": 10, "table_len": 8,
-           "layout_sin": "concatenated"}
-MAXIMUM = {"seed": 9999, "head_dim": 256, "seq_len": 256, "shift_t": 4096, "base": 1000000,
-           "table_len": 4096, "score_dtype": "float32"}
+KEYS = (
+    "qk_source",
+    "seed",
+    "head_dim",
+    "q_text",
+    "k_text",
+    "seq_len",
+    "shift_t",
+    "score_dtype",
+    "base",
+    "layout_sin",
+    "table_len",
+    "inv_view",
+)
+MINIMUM = {
+    "seed": 0,
+    "head_dim": 2,
+    "seq_len": 1,
+    "shift_t": 1,
+    "base": 10,
+    "table_len": 8,
+    "layout_sin": "concatenated",
+}
+MAXIMUM = {
+    "seed": 9999,
+    "head_dim": 256,
+    "seq_len": 256,
+    "shift_t": 4096,
+    "base": 1000000,
+    "table_len": 4096,
+    "score_dtype": "float32",
+}
 RUNS_OK = ":green-badge[PASS]"
 FAILS = ":red-badge[FAIL]"
 
@@ -87,7 +113,7 @@ def ref_additive_deviation(q, k, w_q, w_k, n, t, base=10000.0):
     qs = (q + pe) @ w_q
     ks = (k + pe) @ w_k
     s = qs @ ks.T
-    return float(np.max(np.abs(s[:n, :n] - s[t:t + n, t:t + n])))
+    return float(np.max(np.abs(s[:n, :n] - s[t : t + n, t : t + n])))
 
 
 # --- defaults ----------------------------------------------------------------------------------

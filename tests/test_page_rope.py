@@ -8,26 +8,60 @@ import math
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 from _apptest import metrics, run_page
-
 from _chartspec import element_spec, find, frame
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "3_RoPE_rotation.py")
 N_CHARTS = 1  # tab "One pair": the rotation plane
 HEAD = {"rope_view": "Whole head"}  # the other tab: the d×d matrix and the pair map
-KEYS = ("rope_view", "vec_input", "qx", "qy", "kx", "ky", "q_angle", "q_len", "k_angle", "k_len",
-        "m", "n", "head_dim", "j", "base", "traj_m", "layout_rope")
-MINIMUM = {"qx": -3, "qy": -3, "kx": -3, "ky": -3, "m": 0, "n": 0, "head_dim": 2, "j": 0, "base": 10,
-           "traj_m": 0, "layout_rope": "interleaved"}
-MAXIMUM = {"qx": 3, "qy": 3, "kx": 3, "ky": 3, "m": 8192, "n": 8192, "head_dim": 256, "j": 127,
-           "base": 1000000, "traj_m": 256}
+KEYS = (
+    "rope_view",
+    "vec_input",
+    "qx",
+    "qy",
+    "kx",
+    "ky",
+    "q_angle",
+    "q_len",
+    "k_angle",
+    "k_len",
+    "m",
+    "n",
+    "head_dim",
+    "j",
+    "base",
+    "traj_m",
+    "layout_rope",
+)
+MINIMUM = {
+    "qx": -3,
+    "qy": -3,
+    "kx": -3,
+    "ky": -3,
+    "m": 0,
+    "n": 0,
+    "head_dim": 2,
+    "j": 0,
+    "base": 10,
+    "traj_m": 0,
+    "layout_rope": "interleaved",
+}
+MAXIMUM = {
+    "qx": 3,
+    "qy": 3,
+    "kx": 3,
+    "ky": 3,
+    "m": 8192,
+    "n": 8192,
+    "head_dim": 256,
+    "j": 127,
+    "base": 1000000,
+    "traj_m": 256,
+}
 
 
 def run(at=None, **query):
     return run_page(PAGE, at, **query)
-
-
 
 
 def wrap(a: float) -> float:
@@ -180,8 +214,10 @@ def test_every_control_at_its_maximum():
 
 @pytest.mark.parametrize("extreme", ["min", "max"])
 def test_polar_extremes(extreme):
-    values = {"min": dict(q_angle=-180, q_len=0.1, k_angle=-180, k_len=0.1),
-              "max": dict(q_angle=180, q_len=3, k_angle=180, k_len=3)}[extreme]
+    values = {
+        "min": dict(q_angle=-180, q_len=0.1, k_angle=-180, k_len=0.1),
+        "max": dict(q_angle=180, q_len=3, k_angle=180, k_len=3),
+    }[extreme]
     at = run(vec_input="polar", **values)
     assert_page_complete(at)
     shown = metrics(at)

@@ -11,15 +11,26 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from _apptest import run_page
+from streamlit.testing.v1 import AppTest
 
 from explorer.charts import sinusoidal as charts
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "1_Sinusoidal_heatmap.py")
-KEYS = ("seq_len", "d_model", "base", "layout_sin", "scheme", "zoom_p0", "zoom_np", "zoom_d0",
-        "zoom_nd", "curve_dims", "sim_n", "sin_view")
+KEYS = (
+    "seq_len",
+    "d_model",
+    "base",
+    "layout_sin",
+    "scheme",
+    "zoom_p0",
+    "zoom_np",
+    "zoom_d0",
+    "zoom_nd",
+    "curve_dims",
+    "sim_n",
+    "sin_view",
+)
 VIEWS = ("Zoom", "Curves", "Wavelengths", "Similarity", "Numbers")
 
 
@@ -44,9 +55,7 @@ def charts_by_title(at: AppTest) -> dict[str, dict]:
     out = {}
     for element in at.get("vega_lite_chart"):
         spec = json.loads(element.proto.spec)
-        spec["_data"] = {
-            d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in element.proto.datasets
-        }
+        spec["_data"] = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in element.proto.datasets}
         out[spec["title"]["text"]] = spec
     return out
 
@@ -84,11 +93,13 @@ def test_defaults_draw_the_overview_and_the_zoom_only():
 
 def test_each_tab_draws_its_own_charts():
     views = run_views()
-    expected = {"Zoom": ["every value"], "Curves": ["oscillate fast"],
-                "Wavelengths": ["Wavelengths grow geometrically"],
-                "Similarity": ["constant along every diagonal", "zero only on the diagonal",
-                               "Every position is unique"],
-                "Numbers": []}
+    expected = {
+        "Zoom": ["every value"],
+        "Curves": ["oscillate fast"],
+        "Wavelengths": ["Wavelengths grow geometrically"],
+        "Similarity": ["constant along every diagonal", "zero only on the diagonal", "Every position is unique"],
+        "Numbers": [],
+    }
     for view, words in expected.items():
         specs = charts_by_title(views[view])
         assert len(specs) == 1 + len(words), (view, list(specs))
@@ -130,8 +141,19 @@ def test_defaults():
 
 
 def test_every_control_at_its_minimum():
-    views = run_views({"seq_len": "1", "d_model": "2", "base": "10", "zoom_p0": "0", "zoom_np": "1",
-                       "zoom_d0": "0", "zoom_nd": "1", "curve_dims": "", "sim_n": "2"})
+    views = run_views(
+        {
+            "seq_len": "1",
+            "d_model": "2",
+            "base": "10",
+            "zoom_p0": "0",
+            "zoom_np": "1",
+            "zoom_d0": "0",
+            "zoom_nd": "1",
+            "curve_dims": "",
+            "sim_n": "2",
+        }
+    )
     specs = all_specs(views)
     assert set(specs) >= {"PE(p, i) for positions 0 … 0 and dimensions 0 … 1"}
     assert find(specs, "every value")["usermeta"]["imagechart"]["shape"] == [1, 1]
@@ -151,10 +173,21 @@ def test_two_positions_and_one_pair():
 
 
 def test_every_control_at_its_maximum():
-    views = run_views({"seq_len": "8192", "d_model": "2048", "base": "1000000",
-                       "layout_sin": "concatenated", "scheme": "magma", "zoom_p0": "0",
-                       "zoom_np": "256", "zoom_d0": "0", "zoom_nd": "256",
-                       "curve_dims": "0, 1, 2, 3, 1024, 1025, 2046, 2047", "sim_n": "512"})
+    views = run_views(
+        {
+            "seq_len": "8192",
+            "d_model": "2048",
+            "base": "1000000",
+            "layout_sin": "concatenated",
+            "scheme": "magma",
+            "zoom_p0": "0",
+            "zoom_np": "256",
+            "zoom_d0": "0",
+            "zoom_nd": "256",
+            "curve_dims": "0, 1, 2, 3, 1024, 1025, 2046, 2047",
+            "sim_n": "512",
+        }
+    )
     at = views["Similarity"]
     specs = all_specs(views)
     assert len(specs) == 7
@@ -184,8 +217,7 @@ def test_every_control_at_its_maximum():
 
 
 def test_zoom_window_is_cut_at_the_edges():
-    at = run({"seq_len": "100", "d_model": "16", "zoom_p0": "90", "zoom_np": "50", "zoom_d0": "10",
-              "zoom_nd": "20"})
+    at = run({"seq_len": "100", "d_model": "16", "zoom_p0": "90", "zoom_np": "50", "zoom_d0": "10", "zoom_nd": "20"})
     zoom = find(charts_by_title(at), "every value")
     assert zoom["usermeta"]["imagechart"]["shape"] == [10, 6]  # positions 90 … 99, dims 10 … 15
     assert "The window was cut" in " ".join(zoom["title"]["subtitle"])

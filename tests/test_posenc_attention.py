@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from posenc import attention as att
-from posenc import alibi_bias, attention_weights, learned_table, sinusoidal_encoding
 from _attention_reference import ref_gap_both, ref_gap_rows, ref_head, ref_score
 from _posenc_reference_impl import ref_inverse_frequencies, ref_sinusoidal_row
+
+from posenc import alibi_bias, attention_weights, learned_table, sinusoidal_encoding
+from posenc import attention as att
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,7 +79,7 @@ def test_shuffle_permutation_needs_two_different_words():
 # --------------------------------------------------------------------------------- embeddings
 def test_word_seed_is_crc32():
     assert att.word_seed("cat") == zlib.crc32(b"cat") == 2656977832
-    assert att.word_seed("über") == zlib.crc32("über".encode("utf-8"))
+    assert att.word_seed("über") == zlib.crc32("über".encode())
 
 
 def test_token_embeddings_same_word_same_vector():
@@ -97,8 +97,11 @@ def test_token_embeddings_stable_across_processes():
     outs = set()
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        outs.add(subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                                text=True, check=True).stdout)
+        outs.add(
+            subprocess.run(
+                [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+            ).stdout
+        )
     assert len(outs) == 1
     here = str(att.token_embeddings(["cat", "mat"], 4, seed=7).round(12).tolist())
     assert outs.pop().strip() == here
@@ -128,7 +131,8 @@ def test_gap_matches_hand_loops(rng):
     assert att.permutation_equivariance_gap(a, b, perm) == pytest.approx(ref_gap_rows(a, b, perm), abs=0)
     sq_a, sq_b = rng.normal(size=(7, 7)), rng.normal(size=(7, 7))
     assert att.permutation_equivariance_gap(sq_a, sq_b, perm, axes=(0, 1)) == pytest.approx(
-        ref_gap_both(sq_a, sq_b, perm), abs=0)
+        ref_gap_both(sq_a, sq_b, perm), abs=0
+    )
     # exact re-ordering -> exactly zero
     assert att.permutation_equivariance_gap(a, a[perm], perm) == 0.0
     assert att.permutation_equivariance_gap(sq_a, sq_a[perm][:, perm], perm, axes=(0, 1)) == 0.0
@@ -136,8 +140,11 @@ def test_gap_matches_hand_loops(rng):
 
 @pytest.mark.parametrize(
     "perm, match",
-    [([0, 1, 1], "perm must be a permutation"), ([0, 1], "perm must be a 1-D integer array of length 3"),
-     ([0.0, 1.0, 2.0], "perm must be a 1-D integer array")],
+    [
+        ([0, 1, 1], "perm must be a permutation"),
+        ([0, 1], "perm must be a 1-D integer array of length 3"),
+        ([0.0, 1.0, 2.0], "perm must be a 1-D integer array"),
+    ],
 )
 def test_gap_bad_perm(perm, match):
     with pytest.raises(ValueError, match=match):
@@ -171,8 +178,9 @@ def test_torch_head_gap(pe_kind):
     pt = pytest.importorskip("posenc.torch")
     x, perm, (w_q, w_k, w_v) = _toy()
     n, d = x.shape
-    pe = {"sinusoidal": sinusoidal_encoding(np.arange(n), d),
-          "learned": learned_table(24, d, seed=0, std=1.0)[:n]}.get(pe_kind)
+    pe = {"sinusoidal": sinusoidal_encoding(np.arange(n), d), "learned": learned_table(24, d, seed=0, std=1.0)[:n]}.get(
+        pe_kind
+    )
     inv = np.array(ref_inverse_frequencies(d)) if pe_kind == "rope" else None
     a, y = pt.attention_head(x, w_q, w_k, w_v, pe=pe, rope_inv_freq=inv)
     a2, y2 = pt.attention_head(x[perm], w_q, w_k, w_v, pe=pe, rope_inv_freq=inv)
@@ -259,8 +267,7 @@ def test_position_footprint(rng):
 # --------------------------------------------------------------------------- method_checks
 @pytest.fixture(scope="module")
 def checks():
-    return {m: att.method_checks(m, dim=8, trained_len=16, test_len=40, seed=1, alibi_slope=0.25)
-            for m in att.METHODS}
+    return {m: att.method_checks(m, dim=8, trained_len=16, test_len=40, seed=1, alibi_slope=0.25) for m in att.METHODS}
 
 
 def test_method_checks_shift_test_against_hand_loop(checks):
@@ -272,9 +279,12 @@ def test_method_checks_shift_test_against_hand_loop(checks):
     for method, c in checks.items():
         assert (c["shift_n"], c["shift_offset"]) == (n, t)
         dev = max(
-            abs(ref_score(method, x_q, x_k, m, k, w_q, w_k, table=table, slope=0.25)
-                - ref_score(method, x_q, x_k, m + t, k + t, w_q, w_k, table=table, slope=0.25))
-            for m in range(n) for k in range(n)
+            abs(
+                ref_score(method, x_q, x_k, m, k, w_q, w_k, table=table, slope=0.25)
+                - ref_score(method, x_q, x_k, m + t, k + t, w_q, w_k, table=table, slope=0.25)
+            )
+            for m in range(n)
+            for k in range(n)
         )
         assert c["shift_deviation"] == pytest.approx(dev, rel=1e-9, abs=1e-12), method
     assert checks["rope"]["shift_deviation"] < 1e-12 and checks["alibi"]["shift_deviation"] < 1e-12
@@ -304,8 +314,9 @@ def test_method_checks_other_numbers(checks):
 
 def test_method_checks_gap_uses_attention_weights():
     x, perm, (w_q, w_k, _) = _toy(n=8, d=8, seed=1)
-    gap = att.permutation_equivariance_gap(attention_weights(x, w_q, w_k), attention_weights(x[perm], w_q, w_k),
-                                           perm, axes=(0, 1))
+    gap = att.permutation_equivariance_gap(
+        attention_weights(x, w_q, w_k), attention_weights(x[perm], w_q, w_k), perm, axes=(0, 1)
+    )
     assert gap < 1e-12
 
 

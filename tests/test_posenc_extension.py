@@ -8,44 +8,58 @@ import math
 
 import numpy as np
 import pytest
+from _posenc_reference_impl import ref_inverse_frequencies, ref_linear, ref_ntk, ref_yarn
 
 import posenc
-from _posenc_reference_impl import ref_inverse_frequencies, ref_linear, ref_ntk, ref_yarn
 
 
 # --- input sanity -----------------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs, name", [
-    ({"positions": [0, 1], "factor": 0.0}, "factor"),
-    ({"positions": [0, 1], "factor": -2.0}, "factor"),
-    ({"positions": [0, float("nan")], "factor": 2.0}, "positions"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"positions": [0, 1], "factor": 0.0}, "factor"),
+        ({"positions": [0, 1], "factor": -2.0}, "factor"),
+        ({"positions": [0, float("nan")], "factor": 2.0}, "positions"),
+    ],
+)
 def test_interpolate_positions_rejects(kwargs, name):
     with pytest.raises(ValueError, match=name):
         posenc.interpolate_positions(kwargs["positions"], factor=kwargs["factor"])
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"inv_freq": [1.0, 0.1], "scaled_inv_freq": [1.0], "trained_length": 4, "target_length": 8}, "scaled_inv_freq"),
-    ({"inv_freq": [1.0], "scaled_inv_freq": [1.0], "trained_length": 0, "target_length": 8}, "trained_length"),
-    ({"inv_freq": [1.0], "scaled_inv_freq": [1.0], "trained_length": 4, "target_length": 0}, "target_length"),
-    ({"inv_freq": [np.inf], "scaled_inv_freq": [1.0], "trained_length": 4, "target_length": 8}, "inv_freq"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (
+            {"inv_freq": [1.0, 0.1], "scaled_inv_freq": [1.0], "trained_length": 4, "target_length": 8},
+            "scaled_inv_freq",
+        ),
+        ({"inv_freq": [1.0], "scaled_inv_freq": [1.0], "trained_length": 0, "target_length": 8}, "trained_length"),
+        ({"inv_freq": [1.0], "scaled_inv_freq": [1.0], "trained_length": 4, "target_length": 0}, "target_length"),
+        ({"inv_freq": [np.inf], "scaled_inv_freq": [1.0], "trained_length": 4, "target_length": 8}, "inv_freq"),
+    ],
+)
 def test_out_of_distribution_pairs_rejects(kwargs, name):
     with pytest.raises(ValueError, match=name):
-        posenc.out_of_distribution_pairs(kwargs["inv_freq"], kwargs["scaled_inv_freq"],
-                                         trained_length=kwargs["trained_length"],
-                                         target_length=kwargs["target_length"])
+        posenc.out_of_distribution_pairs(
+            kwargs["inv_freq"],
+            kwargs["scaled_inv_freq"],
+            trained_length=kwargs["trained_length"],
+            target_length=kwargs["target_length"],
+        )
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"distances": [0, 1], "inv_freq": [], "attention_factor": 1.0}, "inv_freq"),
-    ({"distances": [0, 1], "inv_freq": [1.0], "attention_factor": 0.0}, "attention_factor"),
-    ({"distances": [np.nan], "inv_freq": [1.0], "attention_factor": 1.0}, "distances"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"distances": [0, 1], "inv_freq": [], "attention_factor": 1.0}, "inv_freq"),
+        ({"distances": [0, 1], "inv_freq": [1.0], "attention_factor": 0.0}, "attention_factor"),
+        ({"distances": [np.nan], "inv_freq": [1.0], "attention_factor": 1.0}, "distances"),
+    ],
+)
 def test_rope_mean_cos_rejects(kwargs, name):
     with pytest.raises(ValueError, match=name):
-        posenc.rope_mean_cos(kwargs["distances"], kwargs["inv_freq"],
-                             attention_factor=kwargs["attention_factor"])
+        posenc.rope_mean_cos(kwargs["distances"], kwargs["inv_freq"], attention_factor=kwargs["attention_factor"])
 
 
 # --- values against loops ---------------------------------------------------------------------
@@ -62,8 +76,11 @@ def test_interpolated_positions_rotate_like_linear_scaling(factor):
     m = np.arange(0, 5000, 37)
     theta = posenc.inverse_frequencies(64)
     linear, _ = ref_linear(64, 10000.0, factor)
-    np.testing.assert_allclose(posenc.rope_angles(posenc.interpolate_positions(m, factor=factor), theta),
-                               posenc.rope_angles(m, linear), rtol=1e-12)
+    np.testing.assert_allclose(
+        posenc.rope_angles(posenc.interpolate_positions(m, factor=factor), theta),
+        posenc.rope_angles(m, linear),
+        rtol=1e-12,
+    )
 
 
 def _ref_ood(theta, scaled, L, T):
@@ -73,15 +90,18 @@ def _ref_ood(theta, scaled, L, T):
     return out
 
 
-@pytest.mark.parametrize("dim, base, L, T, scaled_fn", [
-    (64, 10000.0, 4096, 16384, lambda d, b: ref_inverse_frequencies(d, b)),        # extrapolation
-    (64, 10000.0, 4096, 16384, lambda d, b: ref_linear(d, b, 4.0)[0]),             # PI, T = s·L
-    (64, 10000.0, 4096, 65536, lambda d, b: ref_linear(d, b, 4.0)[0]),             # PI, T > s·L
-    (128, 10000.0, 4096, 16384, lambda d, b: ref_ntk(d, b, 4.0)[0]),
-    (128, 10000.0, 4096, 16384, lambda d, b: ref_yarn(d, b, 4.0, 4096)[0]),
-    (128, 500000.0, 8192, 131072, lambda d, b: ref_inverse_frequencies(d, b)),
-    (16, 100.0, 64, 32, lambda d, b: ref_inverse_frequencies(d, b)),               # T < L
-])
+@pytest.mark.parametrize(
+    "dim, base, L, T, scaled_fn",
+    [
+        (64, 10000.0, 4096, 16384, lambda d, b: ref_inverse_frequencies(d, b)),  # extrapolation
+        (64, 10000.0, 4096, 16384, lambda d, b: ref_linear(d, b, 4.0)[0]),  # PI, T = s·L
+        (64, 10000.0, 4096, 65536, lambda d, b: ref_linear(d, b, 4.0)[0]),  # PI, T > s·L
+        (128, 10000.0, 4096, 16384, lambda d, b: ref_ntk(d, b, 4.0)[0]),
+        (128, 10000.0, 4096, 16384, lambda d, b: ref_yarn(d, b, 4.0, 4096)[0]),
+        (128, 500000.0, 8192, 131072, lambda d, b: ref_inverse_frequencies(d, b)),
+        (16, 100.0, 64, 32, lambda d, b: ref_inverse_frequencies(d, b)),  # T < L
+    ],
+)
 def test_out_of_distribution_pairs_matches_loop(dim, base, L, T, scaled_fn):
     theta = ref_inverse_frequencies(dim, base)
     scaled = scaled_fn(dim, base)
@@ -99,8 +119,7 @@ def test_out_of_distribution_counts():
     # linear with T = s·L reaches exactly L·θ_j: nothing unseen (rounding must not count)
     for s in (2.0, 3.0, 4.0, 8.0):
         lin = ref_linear(64, 10000.0, s)[0]
-        assert not posenc.out_of_distribution_pairs(theta, lin, trained_length=4096,
-                                                    target_length=int(4096 * s)).any()
+        assert not posenc.out_of_distribution_pairs(theta, lin, trained_length=4096, target_length=int(4096 * s)).any()
     # no longer than training: nothing new
     assert not posenc.out_of_distribution_pairs(theta, theta, trained_length=4096, target_length=4096).any()
 

@@ -94,9 +94,7 @@ def test_bad_rope_theta_in_config_is_rejected_and_named(bad):
             "-3.5",
         ),
         (
-            lambda: scaling.rope_inverse_frequencies(
-                {"rope_type": "bogus"}, HEAD_DIM, max_position_embeddings=MAXPOS
-            ),
+            lambda: scaling.rope_inverse_frequencies({"rope_type": "bogus"}, HEAD_DIM, max_position_embeddings=MAXPOS),
             "rope_type",
             "bogus",
         ),
@@ -568,7 +566,6 @@ def test_alibi_bad_head_count_is_rejected_and_named(bad):
         relative.alibi_slopes(bad)
 
 
-
 # ----------------------------------------------------------------------------------------------
 # Other config fields users paste from config.json: each bad value named in the message
 # ----------------------------------------------------------------------------------------------
@@ -594,9 +591,7 @@ BAD_FIELDS = [
 ]
 
 
-@pytest.mark.parametrize(
-    "rope_type, field, bad", BAD_FIELDS, ids=[f"{t}-{f}={b!r}"[:60] for t, f, b in BAD_FIELDS]
-)
+@pytest.mark.parametrize("rope_type, field, bad", BAD_FIELDS, ids=[f"{t}-{f}={b!r}"[:60] for t, f, b in BAD_FIELDS])
 def test_bad_config_field_is_rejected_and_named(rope_type, field, bad):
     params = valid_params(rope_type) | {field: bad}
     if field == "mscale":
@@ -660,7 +655,6 @@ def test_torch_sinusoidal_rejects_bad_base_and_layout(posenc_torch):
 # ----------------------------------------------------------------------------------------------
 
 
-
 @pytest.mark.parametrize(
     "text, item",
     [("1, x, 3", "x"), ("1 2 3", "1 2 3"), ("1;2", "1;2"), ("nan, 1", "nan"), ("1, inf", "inf"), ("0x10", "0x10")],
@@ -672,8 +666,11 @@ def test_parse_vector_names_the_vector_and_the_offending_item(text, item):
     assert item in str(info.value)
 
 
-@pytest.mark.parametrize("text", ["", "   ", "[]", "()", "1,,2", "[1, 2", "[[1, 2]]"],
-                         ids=["empty", "blank", "empty-brackets", "empty-parens", "empty-item", "unbalanced", "nested"])
+@pytest.mark.parametrize(
+    "text",
+    ["", "   ", "[]", "()", "1,,2", "[1, 2", "[[1, 2]]"],
+    ids=["empty", "blank", "empty-brackets", "empty-parens", "empty-item", "unbalanced", "nested"],
+)
 def test_parse_vector_rejects_malformed_text(text):
     with raises("key_vector"):
         posenc.parse_vector(text, name="key_vector")

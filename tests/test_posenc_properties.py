@@ -11,9 +11,6 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from _posenc_reference_impl import (
     ref_inverse_frequencies,
     ref_llama3,
@@ -22,6 +19,9 @@ from _posenc_reference_impl import (
     ref_sinusoidal_row,
     ref_yarn,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import posenc  # parse_vector lives on the package itself
 from posenc import learned, precision, relative, rope, scaling, sinusoidal
 
@@ -399,7 +399,7 @@ def test_rope_score_matrix_depends_only_on_n_minus_m(dim, layout, seed, t):
 
 
 @FAST
-@given(dim=even_dims, layout=rope_layouts, seed=seeds, t=st.integers(-10**4, 10**4))
+@given(dim=even_dims, layout=rope_layouts, seed=seeds, t=st.integers(-(10**4), 10**4))
 def test_rope_scores_via_apply_rope_depend_only_on_offset(dim, layout, seed, t):
     rng = np.random.default_rng(seed)
     q, k = rng.normal(size=dim), rng.normal(size=dim)
@@ -518,10 +518,21 @@ def test_registry_has_exactly_the_documented_methods():
         {"rope_type": "ntk", "factor": 4.0},
         {"rope_type": "dynamic", "factor": 2.0},
         {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 1024},
-        {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-         "original_max_position_embeddings": 512, "rope_theta": 5e5},
-        {"rope_type": "longrope", "factor": 4.0, "original_max_position_embeddings": 1024,
-         "short_factor": [1.0 + j / 10 for j in range(32)], "long_factor": [2.0 + j for j in range(32)]},
+        {
+            "rope_type": "llama3",
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 512,
+            "rope_theta": 5e5,
+        },
+        {
+            "rope_type": "longrope",
+            "factor": 4.0,
+            "original_max_position_embeddings": 1024,
+            "short_factor": [1.0 + j / 10 for j in range(32)],
+            "long_factor": [2.0 + j for j in range(32)],
+        },
     ],
     ids=lambda p: p["rope_type"],
 )
@@ -553,8 +564,11 @@ def test_every_method_reduces_to_default_at_factor_one(dim, base, seq_len):
         "ntk": {},
         "yarn": {"original_max_position_embeddings": MAXPOS},
         "llama3": {"low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": MAXPOS},
-        "longrope": {"original_max_position_embeddings": MAXPOS, "short_factor": [1.0] * (dim // 2),
-                     "long_factor": [1.0] * (dim // 2)},
+        "longrope": {
+            "original_max_position_embeddings": MAXPOS,
+            "short_factor": [1.0] * (dim // 2),
+            "long_factor": [1.0] * (dim // 2),
+        },
     }
     for rope_type, extra in cases.items():
         inv, af = inv_af({"rope_type": rope_type, **common, **extra}, dim, seq_len=seq_len)
@@ -602,8 +616,15 @@ def test_linear_scaling_equals_dividing_positions_by_factor(dim, factor, seed, l
 def test_yarn_inv_freq_lies_between_default_over_factor_and_default(dim, base, factor, orig, betas, truncate):
     beta_fast, beta_slow = betas
     default, _ = inv_af({"rope_type": "default", "rope_theta": base}, dim)
-    params = {"rope_type": "yarn", "rope_theta": base, "factor": factor, "original_max_position_embeddings": orig,
-              "beta_fast": beta_fast, "beta_slow": beta_slow, "truncate": truncate}
+    params = {
+        "rope_type": "yarn",
+        "rope_theta": base,
+        "factor": factor,
+        "original_max_position_embeddings": orig,
+        "beta_fast": beta_fast,
+        "beta_slow": beta_slow,
+        "truncate": truncate,
+    }
     inv, af = inv_af(params, dim, max_position_embeddings=int(round(factor * orig)))
     assert np.all(inv >= default / factor * (1 - 1e-12))
     assert np.all(inv <= default * (1 + 1e-12))
@@ -625,14 +646,27 @@ def test_llama3_inv_freq_lies_between_default_over_factor_and_default(dim, base,
     low_freq_factor, gap = freq
     high_freq_factor = low_freq_factor + gap
     default, _ = inv_af({"rope_type": "default", "rope_theta": base}, dim)
-    params = {"rope_type": "llama3", "rope_theta": base, "factor": factor, "low_freq_factor": low_freq_factor,
-              "high_freq_factor": high_freq_factor, "original_max_position_embeddings": orig}
+    params = {
+        "rope_type": "llama3",
+        "rope_theta": base,
+        "factor": factor,
+        "low_freq_factor": low_freq_factor,
+        "high_freq_factor": high_freq_factor,
+        "original_max_position_embeddings": orig,
+    }
     inv, af = inv_af(params, dim, max_position_embeddings=int(round(factor * orig)))
     assert np.all(inv >= default / factor * (1 - 1e-12))
     assert np.all(inv <= default * (1 + 1e-12))
     assert af == 1.0
-    bands = list(scaling.llama3_bands(default, factor=factor, low_freq_factor=low_freq_factor,
-                                      high_freq_factor=high_freq_factor, original_max_position_embeddings=orig))
+    bands = list(
+        scaling.llama3_bands(
+            default,
+            factor=factor,
+            low_freq_factor=low_freq_factor,
+            high_freq_factor=high_freq_factor,
+            original_max_position_embeddings=orig,
+        )
+    )
     _, _, ref_bands = ref_llama3(dim, base, factor, low_freq_factor, high_freq_factor, orig)
     assert bands == ref_bands
     for j, band in enumerate(bands):
@@ -782,8 +816,9 @@ def test_torch_sinusoidal_equals_numpy(torch_and_module, layout, d_model, base):
     assert tuple(out.shape) == (len(SMALL_POSITIONS), d_model)
     expected = sinusoidal.sinusoidal_encoding(SMALL_POSITIONS, d_model, base=base, layout=layout)
     np.testing.assert_allclose(as_numpy(out), expected, rtol=0, atol=1e-6)
-    np.testing.assert_allclose(as_numpy(out), [ref_sinusoidal_row(p, d_model, base, layout) for p in SMALL_POSITIONS],
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        as_numpy(out), [ref_sinusoidal_row(p, d_model, base, layout) for p in SMALL_POSITIONS], atol=1e-6
+    )
 
 
 def test_torch_learned_embedding_lookup_and_no_extrapolation(torch_and_module):
@@ -806,10 +841,21 @@ ROTARY_CONFIGS = [  # max_position_embeddings 2048 = factor × original for ever
     {"rope_type": "ntk", "factor": 4.0},
     {"rope_type": "dynamic", "factor": 2.0},
     {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 512},
-    {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-     "original_max_position_embeddings": 256, "rope_theta": 500000.0},
-    {"rope_type": "longrope", "factor": 4.0, "original_max_position_embeddings": 512,
-     "short_factor": [1.0 + j / 32 for j in range(32)], "long_factor": [1.0 + j for j in range(32)]},
+    {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 256,
+        "rope_theta": 500000.0,
+    },
+    {
+        "rope_type": "longrope",
+        "factor": 4.0,
+        "original_max_position_embeddings": 512,
+        "short_factor": [1.0 + j / 32 for j in range(32)],
+        "long_factor": [1.0 + j for j in range(32)],
+    },
     {"type": "linear", "factor": 2.0, "partial_rotary_factor": 0.5},
 ]
 
@@ -897,8 +943,12 @@ def test_wrap_angle_boundaries_and_arrays():
 
 @pytest.mark.parametrize(
     "angle, length, degrees, expected",
-    [(PI / 6, 1.0, False, [math.sqrt(3) / 2, 0.5]), (90.0, 2.0, True, [0.0, 2.0]), (180.0, 1.5, True, [-1.5, 0.0]),
-     (-PI / 2, 3.0, False, [0.0, -3.0])],
+    [
+        (PI / 6, 1.0, False, [math.sqrt(3) / 2, 0.5]),
+        (90.0, 2.0, True, [0.0, 2.0]),
+        (180.0, 1.5, True, [-1.5, 0.0]),
+        (-PI / 2, 3.0, False, [0.0, -3.0]),
+    ],
 )
 def test_polar_to_xy(angle, length, degrees, expected):
     xy = rope.polar_to_xy(angle, length, degrees=degrees)
@@ -922,8 +972,14 @@ def test_signed_angle_turns_a_onto_b(seed):
 
 @pytest.mark.parametrize(
     "a, b, expected",
-    [([1, 0], [0, 1], PI / 2), ([0, 1], [1, 0], -PI / 2), ([1, 0], [-1, 0], PI), ([-1, 0], [1, 0], PI),
-     ([0, -2], [0, 3], PI), ([2, 2], [3, 3], 0.0)],
+    [
+        ([1, 0], [0, 1], PI / 2),
+        ([0, 1], [1, 0], -PI / 2),
+        ([1, 0], [-1, 0], PI),
+        ([-1, 0], [1, 0], PI),
+        ([0, -2], [0, 3], PI),
+        ([2, 2], [3, 3], 0.0),
+    ],
     ids=["+90", "-90", "180-from-x", "180-from-minus-x", "180-vertical", "parallel"],
 )
 def test_signed_angle_exact_cases_including_pi_not_minus_pi(a, b, expected):
@@ -980,8 +1036,12 @@ def shift_tolerance_formula(q, k, max_position, dtype):
 
 
 @FAST
-@given(dim=st.integers(1, 32).map(lambda h: 2 * h), seed=seeds, p=st.integers(1, 10**5),
-       dtype=st.sampled_from(["float64", "float32"]))
+@given(
+    dim=st.integers(1, 32).map(lambda h: 2 * h),
+    seed=seeds,
+    p=st.integers(1, 10**5),
+    dtype=st.sampled_from(["float64", "float32"]),
+)
 def test_rope_shift_tolerance_formula_and_it_bounds_the_shift_deviation(dim, seed, p, dtype):
     rng = np.random.default_rng(seed)
     q, k = rng.normal(size=dim), rng.normal(size=dim)
@@ -1038,8 +1098,7 @@ def test_seeded_normal():
 @given(seed=seeds, factor=st.floats(0.25, 64))
 def test_interpolate_positions_divides_by_factor(seed, factor):
     positions = random_positions(np.random.default_rng(seed), 8, 10**5)
-    np.testing.assert_allclose(scaling.interpolate_positions(positions, factor=factor), positions / factor,
-                               rtol=1e-15)
+    np.testing.assert_allclose(scaling.interpolate_positions(positions, factor=factor), positions / factor, rtol=1e-15)
 
 
 def ood_ref(inv, scaled, trained, target):
@@ -1064,8 +1123,14 @@ def test_out_of_distribution_pairs(dim, base, trained, target):
     # … and yarn / llama3 follow the hand rule too.
     for params in [
         {"rope_type": "yarn", "rope_theta": base, "factor": 4.0, "original_max_position_embeddings": trained},
-        {"rope_type": "llama3", "rope_theta": base, "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-         "original_max_position_embeddings": trained},
+        {
+            "rope_type": "llama3",
+            "rope_theta": base,
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": trained,
+        },
     ]:
         scaled, _ = scaling.rope_inverse_frequencies(params, dim, max_position_embeddings=target)
         got = scaling.out_of_distribution_pairs(theta, scaled, trained_length=trained, target_length=target)
@@ -1074,8 +1139,15 @@ def test_out_of_distribution_pairs(dim, base, trained, target):
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("1, 2, 3", [1, 2, 3]), ("[1.5, -2e3]", [1.5, -2000.0]), ("(1,2)", [1, 2]), ("  1 ,2  ", [1, 2]),
-     ("0.25", [0.25]), ("+1, .5, -0", [1, 0.5, 0]), ("[ 3 , 4 ]", [3, 4])],
+    [
+        ("1, 2, 3", [1, 2, 3]),
+        ("[1.5, -2e3]", [1.5, -2000.0]),
+        ("(1,2)", [1, 2]),
+        ("  1 ,2  ", [1, 2]),
+        ("0.25", [0.25]),
+        ("+1, .5, -0", [1, 0.5, 0]),
+        ("[ 3 , 4 ]", [3, 4]),
+    ],
 )
 def test_parse_vector_accepts_comma_separated_numbers(text, expected):
     got = posenc.parse_vector(text)

@@ -12,7 +12,6 @@ import math
 
 import numpy as np
 import pytest
-
 from _posenc_reference_impl import (
     ref_alibi_slopes,
     ref_dynamic,
@@ -27,6 +26,7 @@ from _posenc_reference_impl import (
     ref_yarn,
     ref_yarn_correction_range,
 )
+
 from posenc import relative, rope, scaling, sinusoidal
 
 
@@ -53,13 +53,15 @@ def test_seed_001_d4_p2():
 
 
 # Seed 003, "Sinusoidal positional encoding (dim=8, positions 0-7)", rows 0…4 as printed.
-SEED_003_TABLE = np.array([
-    [0.00, 1.00, 0.00, 1.00, 0.00, 1.00, 0.00, 1.00],
-    [0.84, 0.54, 0.10, 0.99, 0.01, 1.00, 0.00, 1.00],
-    [0.91, -0.42, 0.20, 0.98, 0.02, 1.00, 0.00, 1.00],
-    [0.14, -0.99, 0.29, 0.96, 0.03, 1.00, 0.00, 1.00],
-    [-0.76, -0.65, 0.39, 0.92, 0.04, 1.00, 0.00, 1.00],
-])
+SEED_003_TABLE = np.array(
+    [
+        [0.00, 1.00, 0.00, 1.00, 0.00, 1.00, 0.00, 1.00],
+        [0.84, 0.54, 0.10, 0.99, 0.01, 1.00, 0.00, 1.00],
+        [0.91, -0.42, 0.20, 0.98, 0.02, 1.00, 0.00, 1.00],
+        [0.14, -0.99, 0.29, 0.96, 0.03, 1.00, 0.00, 1.00],
+        [-0.76, -0.65, 0.39, 0.92, 0.04, 1.00, 0.00, 1.00],
+    ]
+)
 # Two printed entries are truncated instead of rounded: (p=1, dim 3) cos(0.1) = 0.99500 → "0.99"
 # and (p=3, dim 2) sin(0.3) = 0.29552 → "0.29". Every other entry is the correctly rounded value.
 SEED_003_TRUNCATED = {(1, 3), (3, 2)}
@@ -80,8 +82,12 @@ def test_seed_003_table_d8():
 
 def test_seed_003_table_is_not_the_per_index_misreading():
     # Reading "2i" as the column index (θ = 10000^(−i/8) per column) would not reproduce the table.
-    misread = np.array([[math.sin(p * 10000 ** (-i / 8)) if i % 2 == 0 else math.cos(p * 10000 ** (-i / 8))
-                         for i in range(8)] for p in range(5)])
+    misread = np.array(
+        [
+            [math.sin(p * 10000 ** (-i / 8)) if i % 2 == 0 else math.cos(p * 10000 ** (-i / 8)) for i in range(8)]
+            for p in range(5)
+        ]
+    )
     assert np.abs(misread - SEED_003_TABLE).max() > 0.5
     assert np.abs(sinusoidal.sinusoidal_encoding(np.arange(5), 8) - SEED_003_TABLE).max() < 0.006
 
@@ -122,7 +128,7 @@ def seed_000_sinusoidal_position_encoding(seq_len, d_model):
     Returns: (seq_len, d_model) position encodings
     """
     position = np.arange(seq_len)[:, np.newaxis]  # (seq_len, 1)
-    dim = np.arange(d_model)[np.newaxis, :]       # (1, d_model)
+    dim = np.arange(d_model)[np.newaxis, :]  # (1, d_model)
 
     # Different frequency for each dimension
     freq = 1 / (10000 ** (2 * (dim // 2) / d_model))
@@ -165,7 +171,7 @@ def seed_000_classes(torch):
 
     def rotate_half(x):
         """Rotate pairs of dimensions"""
-        x1, x2 = x[..., :x.shape[-1]//2], x[..., x.shape[-1]//2:]
+        x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
         return torch.cat([-x2, x1], dim=-1)
 
     def apply_rope(x, cos, sin):
@@ -188,10 +194,7 @@ def seed_000_classes(torch):
             self.register_buffer("sin_cached", emb.sin())
 
         def forward(self, x, seq_len):
-            return (
-                self.cos_cached[:seq_len],
-                self.sin_cached[:seq_len]
-            )
+            return (self.cos_cached[:seq_len], self.sin_cached[:seq_len])
 
     return rotate_half, apply_rope, RotaryEmbedding
 
@@ -246,10 +249,13 @@ def seed_002_apply_rope(torch, x, cos, sin):
     x1, x2 = x[..., ::2], x[..., 1::2]
 
     # Apply rotation
-    rotated = torch.cat([
-        x1 * cos - x2 * sin,
-        x1 * sin + x2 * cos,
-    ], dim=-1)
+    rotated = torch.cat(
+        [
+            x1 * cos - x2 * sin,
+            x1 * sin + x2 * cos,
+        ],
+        dim=-1,
+    )
 
     return rotated
 
@@ -278,9 +284,9 @@ def test_seed_002_code_path_is_interleaved_rotation_then_deinterleave(torch, dim
     q, k = x[0], x[1]
     seed_q = seed_002_apply_rope(torch, torch.tensor(q), angles.cos(), angles.sin()).numpy()
     seed_k = seed_002_apply_rope(torch, torch.tensor(k), angles.cos(), angles.sin()).numpy()
-    std_scores = rope.apply_rope(q, positions, layout="interleaved") @ rope.apply_rope(
-        k, positions, layout="interleaved"
-    ).T
+    std_scores = (
+        rope.apply_rope(q, positions, layout="interleaved") @ rope.apply_rope(k, positions, layout="interleaved").T
+    )
     np.testing.assert_allclose(seed_q @ seed_k.T, std_scores, atol=1e-10)
 
 
@@ -317,7 +323,7 @@ def seed_004_rope_class(torch):
 
         def rotate(self, x, cos, sin):
             # Split into even/odd dimensions
-            x1 = x[..., ::2]   # Even dims
+            x1 = x[..., ::2]  # Even dims
             x2 = x[..., 1::2]  # Odd dims
 
             # Rotation
@@ -341,10 +347,12 @@ def test_seed_004_code_path_is_the_interleaved_layout(torch, dim, theta):
     q_rot, k_rot = module(torch.tensor(q), torch.tensor(k), torch.tensor(positions))
     # The seed's θ is float32 (`.float()`); feed the same θ to posenc and the rest is float64.
     inv = module.inv_freq.double().numpy()
-    np.testing.assert_allclose(rope.apply_rope(q, positions, inv_freq=inv, layout="interleaved"), q_rot.numpy(),
-                               atol=1e-12)
-    np.testing.assert_allclose(rope.apply_rope(k, positions, inv_freq=inv, layout="interleaved"), k_rot.numpy(),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        rope.apply_rope(q, positions, inv_freq=inv, layout="interleaved"), q_rot.numpy(), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        rope.apply_rope(k, positions, inv_freq=inv, layout="interleaved"), k_rot.numpy(), atol=1e-12
+    )
     np.testing.assert_allclose(inv, ref_inverse_frequencies(dim, theta), rtol=1e-6)
 
 
@@ -355,8 +363,14 @@ def test_seed_004_worked_2d_rotation_values():
     v = np.array([0.2, -0.5])
     r30 = rope.rotation_2x2(math.pi / 6) @ v
     r60 = rope.rotation_2x2(math.pi / 3) @ v
-    np.testing.assert_allclose(r30, [0.2 * math.cos(math.pi / 6) + 0.5 * math.sin(math.pi / 6),
-                                     0.2 * math.sin(math.pi / 6) - 0.5 * math.cos(math.pi / 6)], atol=1e-15)
+    np.testing.assert_allclose(
+        r30,
+        [
+            0.2 * math.cos(math.pi / 6) + 0.5 * math.sin(math.pi / 6),
+            0.2 * math.sin(math.pi / 6) - 0.5 * math.cos(math.pi / 6),
+        ],
+        atol=1e-15,
+    )
     np.testing.assert_allclose(r30, [0.423, -0.333], atol=1e-3)
     np.testing.assert_allclose(r60, [0.533, -0.077], atol=1e-3)
     assert abs(r30[1] - (-0.36)) > 0.02 and abs(r60[1] - (-0.15)) > 0.05
@@ -389,7 +403,8 @@ def test_seed_000_position_interpolation_equals_linear_factor_2(dim):
     )
     # … and position 4095 under PI lands on angle 2047.5·θ: inside the trained range.
     np.testing.assert_allclose(
-        rope.rope_angles([4095], inv_linear), rope.rope_angles([2047.5], sinusoidal.inverse_frequencies(dim)),
+        rope.rope_angles([4095], inv_linear),
+        rope.rope_angles([2047.5], sinusoidal.inverse_frequencies(dim)),
         rtol=1e-14,
     )
 
@@ -420,14 +435,17 @@ def test_reference_yarn_d128_base1e4_L4096_s4():
 
 
 def test_reference_yarn_d64_base150000_L4096_s32_no_truncate():
-    low, high = scaling.yarn_correction_range(
-        64, base=150000.0, original_max_position_embeddings=4096, truncate=False
-    )
+    low, high = scaling.yarn_correction_range(64, base=150000.0, original_max_position_embeddings=4096, truncate=False)
     assert low == pytest.approx(8.0928, abs=5e-5)
     assert high == pytest.approx(17.398, abs=5e-4)
     inv, af = scaling.rope_inverse_frequencies(
-        {"rope_type": "yarn", "rope_theta": 150000.0, "factor": 32.0, "original_max_position_embeddings": 4096,
-         "truncate": False},
+        {
+            "rope_type": "yarn",
+            "rope_theta": 150000.0,
+            "factor": 32.0,
+            "original_max_position_embeddings": 4096,
+            "truncate": False,
+        },
         64,
         max_position_embeddings=32 * 4096,
     )
@@ -448,8 +466,11 @@ LLAMA_31 = {
 
 def test_reference_llama3_d128_llama31_bands():
     theta = sinusoidal.inverse_frequencies(128, base=500000.0)
-    bands = list(scaling.llama3_bands(theta, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
-                                      original_max_position_embeddings=8192))
+    bands = list(
+        scaling.llama3_bands(
+            theta, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=8192
+        )
+    )
     assert bands == ["kept"] * 29 + ["smoothed"] * 6 + ["divided"] * 29
     inv, af = scaling.rope_inverse_frequencies(LLAMA_31, 128, max_position_embeddings=131072)
     assert af == 1.0
@@ -477,21 +498,26 @@ def test_reference_dynamic_d128_base1e4_maxpos4096_s2():
 
 def test_reference_longrope_s32_L4096_attention_factor():
     dim = 96  # Phi-3-mini head_dim
-    params = {"rope_type": "longrope", "factor": 32.0, "original_max_position_embeddings": 4096,
-              "short_factor": [1.0] * (dim // 2), "long_factor": [4.0] * (dim // 2)}
+    params = {
+        "rope_type": "longrope",
+        "factor": 32.0,
+        "original_max_position_embeddings": 4096,
+        "short_factor": [1.0] * (dim // 2),
+        "long_factor": [4.0] * (dim // 2),
+    }
     inv, af = scaling.rope_inverse_frequencies(params, dim, max_position_embeddings=32 * 4096, seq_len=100)
     assert af == pytest.approx(1.19024, abs=5e-6)  # √(1 + ln 32 / ln 4096) = √(17/12)
     np.testing.assert_allclose(inv, ref_inverse_frequencies(dim), rtol=1e-12)  # short factors all 1
-    inv_long, af_long = scaling.rope_inverse_frequencies(params, dim, max_position_embeddings=32 * 4096,
-                                                         seq_len=5000)
+    inv_long, af_long = scaling.rope_inverse_frequencies(params, dim, max_position_embeddings=32 * 4096, seq_len=5000)
     np.testing.assert_allclose(inv_long, np.array(ref_inverse_frequencies(dim)) / 4, rtol=1e-12)
     assert af_long == af
 
 
 @pytest.mark.parametrize("dim", [2, 8, 64, 128])
 def test_reference_linear_s4(dim):
-    inv, af = scaling.rope_inverse_frequencies({"rope_type": "linear", "factor": 4.0}, dim,
-                                               max_position_embeddings=4096)
+    inv, af = scaling.rope_inverse_frequencies(
+        {"rope_type": "linear", "factor": 4.0}, dim, max_position_embeddings=4096
+    )
     assert inv[0] == 0.25
     assert af == 1.0
 
@@ -521,8 +547,7 @@ YARN_CASES = [
 
 @pytest.mark.parametrize("dim, base, factor, L, extra", YARN_CASES)
 def test_yarn_against_reference_loop(dim, base, factor, L, extra):
-    params = {"rope_type": "yarn", "rope_theta": base, "factor": factor, "original_max_position_embeddings": L,
-              **extra}
+    params = {"rope_type": "yarn", "rope_theta": base, "factor": factor, "original_max_position_embeddings": L, **extra}
     inv, af = run(params, dim, max_pos=int(factor * L))
     ref_inv, ref_af = ref_yarn(dim, base, factor, L, **extra)
     np.testing.assert_allclose(inv, ref_inv, rtol=1e-12)
@@ -534,13 +559,16 @@ def test_yarn_against_reference_loop(dim, base, factor, L, extra):
         # Whether yarn_correction_range itself reports the "+0.001" nudge (HF applies it in the
         # ramp, not in find_correction_range) is not pinned down by the contract: skip the range.
         return
-    got_range = scaling.yarn_correction_range(dim, base=base, original_max_position_embeddings=L,
-                                              beta_fast=fast, beta_slow=slow, truncate=truncate)
+    got_range = scaling.yarn_correction_range(
+        dim, base=base, original_max_position_embeddings=L, beta_fast=fast, beta_slow=slow, truncate=truncate
+    )
     assert tuple(got_range) == pytest.approx(expected_range, rel=1e-12)
 
 
-@pytest.mark.parametrize("scale, mscale, expected", [(1.0, 1.0, 1.0), (0.5, 1.0, 1.0), (4.0, 1.0, 1.1386294361),
-                                                     (40.0, 0.707, 1.0 + 0.0707 * math.log(40))])
+@pytest.mark.parametrize(
+    "scale, mscale, expected",
+    [(1.0, 1.0, 1.0), (0.5, 1.0, 1.0), (4.0, 1.0, 1.1386294361), (40.0, 0.707, 1.0 + 0.0707 * math.log(40))],
+)
 def test_yarn_get_mscale(scale, mscale, expected):
     assert scaling.yarn_get_mscale(scale, mscale) == pytest.approx(expected, rel=1e-9)
 
@@ -556,14 +584,25 @@ LLAMA3_CASES = [
 
 @pytest.mark.parametrize("dim, base, factor, lff, hff, L", LLAMA3_CASES)
 def test_llama3_against_reference_loop(dim, base, factor, lff, hff, L):
-    params = {"rope_type": "llama3", "rope_theta": base, "factor": factor, "low_freq_factor": lff,
-              "high_freq_factor": hff, "original_max_position_embeddings": L}
+    params = {
+        "rope_type": "llama3",
+        "rope_theta": base,
+        "factor": factor,
+        "low_freq_factor": lff,
+        "high_freq_factor": hff,
+        "original_max_position_embeddings": L,
+    }
     inv, af = run(params, dim, max_pos=int(factor * L))
     ref_inv, ref_af, ref_bands = ref_llama3(dim, base, factor, lff, hff, L)
     np.testing.assert_allclose(inv, ref_inv, rtol=1e-12)
     assert af == ref_af
-    bands = scaling.llama3_bands(ref_inverse_frequencies(dim, base), factor=factor, low_freq_factor=lff,
-                                 high_freq_factor=hff, original_max_position_embeddings=L)
+    bands = scaling.llama3_bands(
+        ref_inverse_frequencies(dim, base),
+        factor=factor,
+        low_freq_factor=lff,
+        high_freq_factor=hff,
+        original_max_position_embeddings=L,
+    )
     assert list(bands) == ref_bands
 
 
@@ -586,8 +625,15 @@ LONGROPE_CASES = [
 def test_longrope_against_reference_loop(dim, base, factor, L, seq_len, extra):
     short = phi3_like_factors(dim // 2, 1.0, 1.2)
     long = phi3_like_factors(dim // 2, 1.0, 60.0)
-    params = {"rope_type": "longrope", "rope_theta": base, "factor": factor, "original_max_position_embeddings": L,
-              "short_factor": short, "long_factor": long, **extra}
+    params = {
+        "rope_type": "longrope",
+        "rope_theta": base,
+        "factor": factor,
+        "original_max_position_embeddings": L,
+        "short_factor": short,
+        "long_factor": long,
+        **extra,
+    }
     inv, af = run(params, dim, max_pos=int(factor * L), seq_len=seq_len)
     ref_inv, ref_af = ref_longrope(dim, base, factor, L, short, long, seq_len, extra.get("attention_factor"))
     np.testing.assert_allclose(inv, ref_inv, rtol=1e-12)
@@ -621,8 +667,9 @@ def test_ntk_and_linear_against_reference_loop(dim, base, factor):
     ref_inv, ref_af = ref_ntk(dim, base, factor)
     np.testing.assert_allclose(inv, ref_inv, rtol=1e-12)
     assert af == ref_af
-    assert scaling.ntk_alpha_to_base(factor, dim, base=base) == pytest.approx(base * factor ** (dim / (dim - 2)),
-                                                                             rel=1e-12)
+    assert scaling.ntk_alpha_to_base(factor, dim, base=base) == pytest.approx(
+        base * factor ** (dim / (dim - 2)), rel=1e-12
+    )
     inv, af = run({"rope_type": "linear", "rope_theta": base, "factor": factor}, dim, 4096)
     ref_inv, ref_af = ref_linear(dim, base, factor)
     np.testing.assert_allclose(inv, ref_inv, rtol=1e-12)

@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 import pytest
+from _posenc_reference_impl import ref_inverse_frequencies, ref_rope_vector, ref_sinusoidal_row
 
 import posenc
-from _posenc_reference_impl import ref_inverse_frequencies, ref_rope_vector, ref_sinusoidal_row
 
 
 def ref_wrap(a: float) -> float:
@@ -141,8 +141,16 @@ def test_rope_score_matrix_dtype_matches_loop(rng, layout, dtype):
     inv = ref_inverse_frequencies(d, 500.0)
     got = posenc.rope_score_matrix(q, k, pos, pos, base=500.0, layout=layout, dtype=dtype)
     ref = np.array(
-        [[sum(a * b for a, b in zip(ref_rope_vector(list(q), m, inv, layout), ref_rope_vector(list(k), n, inv, layout)))
-          for n in pos] for m in pos]
+        [
+            [
+                sum(
+                    a * b
+                    for a, b in zip(ref_rope_vector(list(q), m, inv, layout), ref_rope_vector(list(k), n, inv, layout))
+                )
+                for n in pos
+            ]
+            for m in pos
+        ]
     )
     assert got.dtype == np.float64
     tol = 1e-12 if dtype == "float64" else 1e-4
@@ -160,13 +168,13 @@ def test_rope_shift_tolerance_formula():
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("dim, n, t, base", [(2, 64, 16, 1e4), (64, 64, 16, 1e4), (128, 256, 4096, 1e4),
-                                              (256, 32, 4096, 10.0), (64, 128, 1000, 1e6)])
+@pytest.mark.parametrize(
+    "dim, n, t, base",
+    [(2, 64, 16, 1e4), (64, 64, 16, 1e4), (128, 256, 4096, 1e4), (256, 32, 4096, 10.0), (64, 128, 1000, 1e6)],
+)
 def test_rope_passes_its_shift_tolerance_and_additive_fails_it(rng, dtype, dim, n, t, base):
     q, k = rng.normal(size=(2, dim))
-    dev = posenc.shift_deviation(
-        lambda p: posenc.rope_score_matrix(q, k, p, p, base=base, dtype=dtype), n, t
-    )
+    dev = posenc.shift_deviation(lambda p: posenc.rope_score_matrix(q, k, p, p, base=base, dtype=dtype), n, t)
     tol = posenc.rope_shift_tolerance(q, k, n - 1 + t, dtype=dtype)
     assert dev <= tol
     w_q, w_k = posenc.seeded_normal((2, dim, dim), seed=1) / math.sqrt(dim)

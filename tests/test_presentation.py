@@ -20,9 +20,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from _apptest import run_page
+from streamlit.testing.v1 import AppTest
 
 from explorer import params, presentation, tour
 from explorer.layout import PAGES
@@ -35,9 +34,11 @@ TITLES = {p.path: p.title for p in PAGES}
 SPEC = {
     "config": {"axis": {"labelFontSize": 14, "labelColor": "#111111"}, "title": {"fontSize": 18}},
     "height": 200,
-    "vconcat": [{"height": 100, "mark": {"type": "text", "fontSize": 15, "height": 40}},
-                {"width": 80, "height": 80, "mark": "arc"},
-                {"layer": [{"height": 50, "mark": "line"}]}],
+    "vconcat": [
+        {"height": 100, "mark": {"type": "text", "fontSize": 15, "height": 40}},
+        {"width": 80, "height": 80, "mark": "arc"},
+        {"layer": [{"height": 50, "mark": "line"}]},
+    ],
     "encoding": {"y": {"axis": {"titleFontSize": 16}}},
     "datasets": {"d": [{"fontSize": 3}]},
 }
@@ -72,7 +73,10 @@ def test_view_query_leaves_defaults_out_except_a_steps_keys():
     values = {"seq_len": 128, "d_model": 64, "base": 10000}
     assert presentation.view_query(values) == {"d_model": "64"}
     assert presentation.view_query(values, step=3, explicit=frozenset({"seq_len"})) == {
-        "seq_len": "128", "d_model": "64", "step": "3"}
+        "seq_len": "128",
+        "d_model": "64",
+        "step": "3",
+    }
     # a page's own default (d_model 16 on the home page) is left out too
     assert presentation.view_query({"d_model": 16}, defaults={"d_model": 16}) == {}
     assert presentation.view_query({"seq_len": -5}) == {}  # never an invalid value
@@ -82,13 +86,15 @@ def test_view_url():
     query = {"head_dim": "128", "step": "2"}
     assert presentation.view_url("pages/3_RoPE_rotation.py", query, None) == "RoPE_rotation?head_dim=128&step=2"
     assert presentation.view_url("app.py", {}, None) == "./"
-    assert presentation.view_url("pages/3_RoPE_rotation.py", {}, "https://host/app/") == "https://host/app/RoPE_rotation"
+    assert (
+        presentation.view_url("pages/3_RoPE_rotation.py", {}, "https://host/app/") == "https://host/app/RoPE_rotation"
+    )
 
 
 def test_injected_code_is_constant_and_survives_streamlits_sanitiser():
     for block in (presentation.BASE_CSS, presentation.PRESENT_CSS):
         assert block.startswith("<style>") and block.endswith("</style>") and "{}" not in block
-    body = presentation.SVG_EXPORT_JS[len("<script>"):-len("</script>")]
+    body = presentation.SVG_EXPORT_JS[len("<script>") : -len("</script>")]
     assert presentation.SVG_EXPORT_JS.startswith("<script>") and presentation.SVG_EXPORT_JS.endswith("</script>")
     # DOMPurify (SAFE_FOR_XML) removes a script whose text contains "<" + letter, "/" or "!".
     assert re.search(r"<[/\w!]", body) is None
@@ -240,16 +246,19 @@ def test_start_the_tour_from_the_sidebar():
     assert any(m.value == tour.get_step(1).narration for m in at.markdown)
 
 
-@pytest.mark.parametrize("base", [
-    "http://host/RoPE_rotation)**URGENT**[login](https:evil.example)",
-    "http://host/x)![img](https:evil.example%2Fpixel.png)",
-    "http://host/a`b<script>c</script> d",
-])
+@pytest.mark.parametrize(
+    "base",
+    [
+        "http://host/RoPE_rotation)**URGENT**[login](https:evil.example)",
+        "http://host/x)![img](https:evil.example%2Fpixel.png)",
+        "http://host/a`b<script>c</script> d",
+    ],
+)
 def test_a_crafted_address_cannot_inject_markup_into_the_share_link(base):
     url = presentation.view_url("pages/3_RoPE_rotation.py", {"m": "40", "q_text": "1, (2)"}, base)
     md = presentation.share_markdown(url)
-    target = md[md.index("](") + 2:-1]
-    text = md[md.index("[`") + 2:md.index("`]")]
+    target = md[md.index("](") + 2 : -1]
+    text = md[md.index("[`") + 2 : md.index("`]")]
     assert text == target  # the visible text is the link itself (copyable, no hidden characters)
     for bad in "()[]<>`*! ":
         assert bad not in target, (bad, md)
@@ -282,9 +291,10 @@ def _free_port() -> int:
 def server():
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         for _ in range(120):
@@ -308,10 +318,19 @@ def shots(tmp_path) -> Path:
     return path
 
 
-needs_browser = pytest.mark.skipif(_chromium() is None and not os.environ.get("REQUIRE_BROWSER"),
-                                   reason="needs Chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+needs_browser = pytest.mark.skipif(
+    _chromium() is None and not os.environ.get("REQUIRE_BROWSER"), reason="needs Chromium"
+)
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 #: Charts (their SVG) that reach past their column, or into a neighbour in the same row:
@@ -380,8 +399,11 @@ def test_in_the_browser(server, shots):
             assert page.evaluate(SPILLS_JS) == []
             plane = page.locator("[data-testid=stVegaLiteChart] > svg").first  # full size, not shrunk
             assert plane.evaluate("s => Math.abs(s.getBoundingClientRect().width - s.viewBox.baseVal.width)") < 1
-            for url in ("RoPE_rotation?present=1&rope_view=Whole+head",
-                        "Sinusoidal_heatmap?present=1&sin_view=Similarity", "Clock_hands?present=1"):
+            for url in (
+                "RoPE_rotation?present=1&rope_view=Whole+head",
+                "Sinusoidal_heatmap?present=1&sin_view=Similarity",
+                "Clock_hands?present=1",
+            ):
                 page.goto(f"{server}/{url}")
                 _settle(page)
                 if page.locator("[data-testid=stExpandSidebarButton]").is_visible():
@@ -397,8 +419,11 @@ def test_in_the_browser(server, shots):
             page.wait_for_selector(".st-key-tour_panel", timeout=60_000)
             _settle(page)
             assert "Sinusoidal_heatmap" in page.url and "step=3" in page.url and "seq_len=512" in page.url
-            narration = page.locator(".st-key-tour_panel [data-testid=stMarkdown]").filter(
-                has_not=page.locator("[data-testid=stCaptionContainer]")).first
+            narration = (
+                page.locator(".st-key-tour_panel [data-testid=stMarkdown]")
+                .filter(has_not=page.locator("[data-testid=stCaptionContainer]"))
+                .first
+            )
             assert narration.inner_text().strip() == tour.get_step(3).narration
             page.screenshot(path=str(shots / "tour_step3.png"))
             page.keyboard.press("PageDown")
@@ -449,7 +474,8 @@ def test_in_the_browser(server, shots):
             page.goto(f"{server}/Context_extension?present=1")
             _settle(page)
             background = page.evaluate(
-                "() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
+                "() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
+            )
             assert background == "rgb(11, 18, 32)"
             page.screenshot(path=str(shots / "dark_context_extension.png"))
             dark.close()

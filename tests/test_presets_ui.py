@@ -43,8 +43,11 @@ def test_rope_and_invariance_values_are_the_models(key):
     assert inv == {"qk_source": "random", "head_dim": preset.rotary_dim, "base": preset.rope_theta}
     # The pages compute θ_j = b^(−2j/d) over the rotated dims: the preset's default frequencies.
     theta = rope["base"] ** (-2.0 * np.arange(rope["head_dim"] // 2) / rope["head_dim"])
-    unscaled = {"rope_type": "default", "rope_theta": preset.rope_theta,
-                "partial_rotary_factor": preset.partial_rotary_factor}
+    unscaled = {
+        "rope_type": "default",
+        "rope_theta": preset.rope_theta,
+        "partial_rotary_factor": preset.partial_rotary_factor,
+    }
     ref, _ = rope_inverse_frequencies(unscaled, preset.head_dim, max_position_embeddings=4096)
     np.testing.assert_allclose(theta, ref, rtol=1e-13)
 
@@ -56,8 +59,9 @@ def test_extension_block_reproduces_the_preset(key):
     assert values["rope_type"] == preset.rope_type
     assert values["head_dim"] == preset.rotary_dim and values["base"] == preset.rope_theta
     method = {name: values[name] for name in ropeblock.METHOD_PARAMS[values["rope_type"]]}
-    block = ropeblock.build_rope_block(values["rope_type"], method, base=values["base"],
-                                       train_len=values["train_len"], head_dim=values["head_dim"])
+    block = ropeblock.build_rope_block(
+        values["rope_type"], method, base=values["base"], train_len=values["train_len"], head_dim=values["head_dim"]
+    )
     block = presets_ui.preset_block(block, preset)
     # Every key the preset's block states has the same value in the page's block.
     for name, value in preset.rope_parameters.items():
@@ -67,8 +71,9 @@ def test_extension_block_reproduces_the_preset(key):
         assert block[name] == expected, name
     # …and the page's numbers are the model's: same frequencies, same attention factor.
     target = values["target_len"]
-    got_inv, got_af = rope_inverse_frequencies(block, values["head_dim"],
-                                               max_position_embeddings=values["train_len"], seq_len=target)
+    got_inv, got_af = rope_inverse_frequencies(
+        block, values["head_dim"], max_position_embeddings=values["train_len"], seq_len=target
+    )
     ref_inv, ref_af = preset_inverse_frequencies(preset, seq_len=target)
     np.testing.assert_allclose(got_inv, ref_inv, rtol=1e-13)
     assert got_af == pytest.approx(ref_af, rel=1e-13)
@@ -76,16 +81,25 @@ def test_extension_block_reproduces_the_preset(key):
 
 def test_trained_and_target_lengths():
     assert presets_ui.trained_and_target({"factor": 4.0, "original_max_position_embeddings": 32768}, 32768) == (
-        32768, 131072)
+        32768,
+        131072,
+    )
     assert presets_ui.trained_and_target({"factor": 8.0, "original_max_position_embeddings": 8192}, 131072) == (
-        8192, 131072)
+        8192,
+        131072,
+    )
     assert presets_ui.trained_and_target({}, 4096) == (4096, 4096)
 
 
 def test_parsed_configs_outside_the_ranges_are_adjusted_with_a_note():
     values, notes = presets_ui.page_values(
-        "extension", head_dim=2048, rope_theta=2_000_000.0, layout="half",
-        rope_parameters={"rope_type": "linear", "factor": 1000.0}, max_position_embeddings=4096)
+        "extension",
+        head_dim=2048,
+        rope_theta=2_000_000.0,
+        layout="half",
+        rope_parameters={"rope_type": "linear", "factor": 1000.0},
+        max_position_embeddings=4096,
+    )
     assert values["head_dim"] == 256 and values["base"] == 1000000 and values["factor"] == 128.0
     assert values["target_len"] == 1048576  # L·s = 4,096,000 is beyond the explorer's range
     assert len(notes) == 4

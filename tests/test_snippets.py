@@ -1,4 +1,4 @@
-""""Reproduce in Python" (explorer/snippets.py): every page's snippet runs and gives the page's numbers.
+""" "Reproduce in Python" (explorer/snippets.py): every page's snippet runs and gives the page's numbers.
 
 Each test runs a page with non-default settings in AppTest, takes the snippet the page shows in
 its "Reproduce in Python" expander, executes it in a fresh namespace (as a user would), and
@@ -16,9 +16,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from _apptest import run_page
+from streamlit.testing.v1 import AppTest
 
 from explorer import snippets
 from explorer.charts import compare as compare_charts
@@ -45,7 +44,7 @@ def page_snippet(at: AppTest) -> str:
 def execute(code: str) -> dict:
     namespace: dict = {"__name__": "__snippet__"}
     with contextlib.redirect_stdout(io.StringIO()) as out:
-        exec(compile(code, "<snippet>", "exec"), namespace)  # noqa: S102 - our own generated code
+        exec(compile(code, "<snippet>", "exec"), namespace)
     namespace["__stdout__"] = out.getvalue()
     assert namespace["__stdout__"].strip(), "a snippet prints its numbers"
     return namespace
@@ -58,9 +57,9 @@ def metrics(at: AppTest) -> dict[str, str]:
 # ------------------------------------------------------------------------------------ pure
 def test_literals_round_trip():
     for value in (0.1, 1e-300, 2.0, -3, "it's", True, None, [1.5, 2], (1,), {"a": (1.0, 2.0)}):
-        assert eval(snippets.lit(value)) == value  # noqa: S307
+        assert eval(snippets.lit(value)) == value
     arr = np.array([0.1, 1 / 3, -2.5e-17])
-    assert np.array_equal(eval(snippets.lit(arr), {"np": np}), arr)  # noqa: S307
+    assert np.array_equal(eval(snippets.lit(arr), {"np": np}), arr)
 
 
 def test_unknown_page_is_an_error():
@@ -70,8 +69,16 @@ def test_unknown_page_is_an_error():
 
 # ------------------------------------------------------------------------------ per page
 def test_home():
-    at = run("app.py", {"sentence": "the quick brown fox jumps over the lazy dog", "home_pe": "rope",
-                        "seed": "3", "shuffle_seed": "2", "d_model": "32"})
+    at = run(
+        "app.py",
+        {
+            "sentence": "the quick brown fox jumps over the lazy dog",
+            "home_pe": "rope",
+            "seed": "3",
+            "shuffle_seed": "2",
+            "d_model": "32",
+        },
+    )
     ns = execute(page_snippet(at))
 
     def fmt_gap(gap: float) -> str:
@@ -93,8 +100,16 @@ def test_home_other_signals(pe):
 
 
 def test_sinusoidal():
-    query = {"seq_len": "300", "d_model": "96", "base": "500", "layout_sin": "concatenated",
-             "zoom_p0": "40", "zoom_np": "20", "zoom_d0": "10", "zoom_nd": "12"}
+    query = {
+        "seq_len": "300",
+        "d_model": "96",
+        "base": "500",
+        "layout_sin": "concatenated",
+        "zoom_p0": "40",
+        "zoom_np": "20",
+        "zoom_d0": "10",
+        "zoom_nd": "12",
+    }
     at = run("pages/1_Sinusoidal_heatmap.py", {**query, "sin_view": "Similarity"})
     ns = execute(page_snippet(at))
     shown = metrics(at)
@@ -121,10 +136,13 @@ def test_clocks():
     np.testing.assert_array_equal(table["cos = y"], ns["cos"][pairs])
 
 
-@pytest.mark.parametrize("query", [
-    {"m": "40", "n": "7", "j": "3", "head_dim": "32", "base": "100", "layout_rope": "interleaved"},
-    {"vec_input": "polar", "q_angle": "-120", "q_len": "2.5", "k_angle": "45", "k_len": "0.3", "m": "1000"},
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"m": "40", "n": "7", "j": "3", "head_dim": "32", "base": "100", "layout_rope": "interleaved"},
+        {"vec_input": "polar", "q_angle": "-120", "q_len": "2.5", "k_angle": "45", "k_len": "0.3", "m": "1000"},
+    ],
+)
 def test_rope(query):
     at = run("pages/3_RoPE_rotation.py", query)
     ns = execute(page_snippet(at))
@@ -137,11 +155,19 @@ def test_rope(query):
     assert ns["R"].shape == (ns["head_dim"], ns["head_dim"])
 
 
-@pytest.mark.parametrize("query", [
-    {"seed": "5", "head_dim": "16", "seq_len": "40", "shift_t": "30", "base": "1000", "table_len": "64"},
-    {"qk_source": "typed", "q_text": "1, 2, 3, 4", "k_text": "0.5, -1, 2, 0", "score_dtype": "float32",
-     "layout_sin": "concatenated"},
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"seed": "5", "head_dim": "16", "seq_len": "40", "shift_t": "30", "base": "1000", "table_len": "64"},
+        {
+            "qk_source": "typed",
+            "q_text": "1, 2, 3, 4",
+            "k_text": "0.5, -1, 2, 0",
+            "score_dtype": "float32",
+            "layout_sin": "concatenated",
+        },
+    ],
+)
 def test_invariance(query):
     at = run("pages/4_Relative_invariance.py", query)
     ns = execute(page_snippet(at))
@@ -168,14 +194,29 @@ def _extension_check(at: AppTest, ns: dict) -> None:
     assert block == ns["block"]
 
 
-@pytest.mark.parametrize("query", [
-    {},
-    {"rope_type": "llama3", "head_dim": "128", "base": "500000", "train_len": "8192", "target_len": "131072",
-     "factor": "8"},
-    {"rope_type": "longrope", "head_dim": "48", "train_len": "2048", "target_len": "9000", "factor": "4",
-     "long_gen": "constant"},
-    {"rope_type": "dynamic", "factor": "2.5", "target_len": "20000"},
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {},
+        {
+            "rope_type": "llama3",
+            "head_dim": "128",
+            "base": "500000",
+            "train_len": "8192",
+            "target_len": "131072",
+            "factor": "8",
+        },
+        {
+            "rope_type": "longrope",
+            "head_dim": "48",
+            "train_len": "2048",
+            "target_len": "9000",
+            "factor": "4",
+            "long_gen": "constant",
+        },
+        {"rope_type": "dynamic", "factor": "2.5", "target_len": "20000"},
+    ],
+)
 def test_extension(query):
     at = run("pages/5_Context_extension.py", query)
     _extension_check(at, execute(page_snippet(at)))
@@ -191,8 +232,10 @@ def test_extension_with_a_longrope_preset():
 
 
 def test_compare():
-    at = run("pages/6_Compare_methods.py", {"head_dim": "16", "train_len": "64", "target_len": "200",
-                                             "seed": "4", "alibi_head": "2"})
+    at = run(
+        "pages/6_Compare_methods.py",
+        {"head_dim": "16", "train_len": "64", "target_len": "200", "seed": "4", "alibi_head": "2"},
+    )
     ns = execute(page_snippet(at))
     expected = compare_charts.summary_table(list(ns["checks"].values()), trained_len=64, test_len=200, dim=16)
     shown = at.table[0].value.reset_index()
@@ -214,10 +257,23 @@ def test_configs_converter_and_parsed_block():
     np.testing.assert_allclose(ntk, ns["wavelength_ntk"], rtol=1e-15)
 
     # With a pasted config, the snippet also reproduces its frequencies.
-    at.text_area(key="cfg_text").input(json.dumps({
-        "head_dim": 64, "max_position_embeddings": 131072, "rope_theta": 150000,
-        "rope_scaling": {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
-                         "truncate": False, "original_max_position_embeddings": 4096}})).run()
+    at.text_area(key="cfg_text").input(
+        json.dumps(
+            {
+                "head_dim": 64,
+                "max_position_embeddings": 131072,
+                "rope_theta": 150000,
+                "rope_scaling": {
+                    "rope_type": "yarn",
+                    "factor": 32.0,
+                    "beta_fast": 32.0,
+                    "beta_slow": 1.0,
+                    "truncate": False,
+                    "original_max_position_embeddings": 4096,
+                },
+            }
+        )
+    ).run()
     assert not at.exception
     ns = execute(page_snippet(at))
     from posenc.models import preset_inverse_frequencies

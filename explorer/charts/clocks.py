@@ -108,11 +108,11 @@ def odometer_ticks(e_lo: int, e_hi: int, max_labels: int = ODOMETER_MAX_LABELS) 
     if e_hi < e_lo:
         raise ValueError(f"need e_lo <= e_hi, got {e_lo}, {e_hi}")
     step = max(1, math.ceil((e_hi - e_lo) / max_labels))
-    return [10.0 ** e for e in range(e_lo, e_hi + 1) if e % step == 0]
+    return [10.0**e for e in range(e_lo, e_hi + 1) if e % step == 0]
 
 
 def wavelength_label(lam: float) -> str:
-    """"6.28", "19.9", "628", "54,410": three significant digits, whole tokens from 100 on."""
+    """ "6.28", "19.9", "628", "54,410": three significant digits, whole tokens from 100 on."""
     return f"{lam:.3g}" if lam < 100 else f"{lam:,.0f}"
 
 
@@ -229,8 +229,10 @@ def clock_chart(
     width = int(round((x_hi - x_lo) * px))
     height = int(round((y_hi - y_lo) * px))
 
-    dials = alt.Chart(ring).mark_line(color="#94A3B8", strokeWidth=2).encode(
-        x=x, y=y, detail=alt.Detail("j:N"), order=alt.Order("order:Q")
+    dials = (
+        alt.Chart(ring)
+        .mark_line(color="#94A3B8", strokeWidth=2)
+        .encode(x=x, y=y, detail=alt.Detail("j:N"), order=alt.Order("order:Q"))
     )
     noon = (
         alt.Chart(faces)
@@ -266,9 +268,12 @@ def clock_chart(
         y=alt.Y("tip_y:Q").scale(domain=[y_lo, y_hi], nice=False, zero=False).axis(None),
         tooltip=tooltip,
     )
-    hubs = alt.Chart(faces).transform_calculate(x="datum.cx", y="datum.cy").mark_circle(
-        color="#0F172A", size=40, opacity=1
-    ).encode(x=x, y=y)
+    hubs = (
+        alt.Chart(faces)
+        .transform_calculate(x="datum.cx", y="datum.cy")
+        .mark_circle(color="#0F172A", size=40, opacity=1)
+        .encode(x=x, y=y)
+    )
     labels = (
         alt.Chart(faces)
         .transform_calculate(x="datum.cx", y="datum.cy - 1.12")
@@ -302,28 +307,38 @@ def clock_chart(
     odo = pd.DataFrame({"j": np.arange(h), "theta": all_theta, "clock": np.isin(np.arange(h), pairs)})
     e_lo = math.floor(math.log10(all_theta.min() / (2 * np.pi)))  # at p = 1
     e_hi = math.ceil(math.log10(max(p_max, 1) * all_theta.max() / (2 * np.pi)))
-    t_lo, t_hi = 10.0 ** e_lo, 10.0 ** e_hi
-    turns_y = alt.Y("turns:Q").title("turns completed (log scale)").scale(
-        type="log", domain=[t_lo, t_hi], nice=False
-    ).axis(values=odometer_ticks(e_lo, e_hi), format=",~g", labelFlush=False, orient="right")
-    odo_x = alt.X("j:Q").title("pair j (fast → slow)").scale(domain=[0, max(1, h - 1)], nice=False).axis(
-        tickMinStep=1, format="d")  # pairs are whole numbers
+    t_lo, t_hi = 10.0**e_lo, 10.0**e_hi
+    turns_y = (
+        alt.Y("turns:Q")
+        .title("turns completed (log scale)")
+        .scale(type="log", domain=[t_lo, t_hi], nice=False)
+        .axis(values=odometer_ticks(e_lo, e_hi), format=",~g", labelFlush=False, orient="right")
+    )
+    odo_x = (
+        alt.X("j:Q")
+        .title("pair j (fast → slow)")
+        .scale(domain=[0, max(1, h - 1)], nice=False)
+        .axis(tickMinStep=1, format="d")
+    )  # pairs are whole numbers
     odo_base = (
-        alt.Chart(odo)
-        .transform_calculate(turns="pos * datum.theta / (2 * PI)")
-        .transform_filter("datum.turns > 0")
+        alt.Chart(odo).transform_calculate(turns="pos * datum.theta / (2 * PI)").transform_filter("datum.turns > 0")
     )
     odo_line = odo_base.mark_line(color="#1D4ED8", strokeWidth=3, clip=True).encode(
-        x=odo_x, y=turns_y,
-        tooltip=[alt.Tooltip("j:Q", title="pair j"),
-                 alt.Tooltip("turns:Q", title="turns", format=",.4~g")],
+        x=odo_x,
+        y=turns_y,
+        tooltip=[alt.Tooltip("j:Q", title="pair j"), alt.Tooltip("turns:Q", title="turns", format=",.4~g")],
     )
-    odo_marks = odo_base.transform_filter("datum.clock").mark_circle(
-        color="#B91C1C", size=80, opacity=1, clip=True
-    ).encode(
-        x=odo_x, y=turns_y,
-        tooltip=[alt.Tooltip("j:Q", title="pair j (has a clock)"),
-                 alt.Tooltip("turns:Q", title="turns", format=",.4~g")],
+    odo_marks = (
+        odo_base.transform_filter("datum.clock")
+        .mark_circle(color="#B91C1C", size=80, opacity=1, clip=True)
+        .encode(
+            x=odo_x,
+            y=turns_y,
+            tooltip=[
+                alt.Tooltip("j:Q", title="pair j (has a clock)"),
+                alt.Tooltip("turns:Q", title="turns", format=",.4~g"),
+            ],
+        )
     )
     one_turn = alt.Chart(pd.DataFrame({"turns": [1.0], "label": ["one full turn"]}))
     odo_rule = one_turn.mark_rule(color="#B45309", strokeDash=[6, 4], strokeWidth=2).encode(y=turns_y)
@@ -339,8 +354,7 @@ def clock_chart(
         title=alt.TitleParams(
             "Odometer: fast hands have wrapped many times, slow hands barely moved",
             subtitle=[
-                "Total turns p·θ_j / 2π of every pair at the position above (red: pairs with a "
-                "clock). Empty at p = 0.",
+                "Total turns p·θ_j / 2π of every pair at the position above (red: pairs with a clock). Empty at p = 0.",
                 f"d = {d_model}, b = {base:,.0f}: the pairs' speeds fall geometrically, so this "
                 "is a straight line on the log axis.",
             ],

@@ -63,8 +63,10 @@ def relative_cell(check: dict, *, tol: float = RELATIVE_TOL) -> str:
     """✓/✗ from the shift test s(m, n) vs s(m+t, n+t), with its max deviation."""
     t = check["shift_offset"]
     if check["method"] == "nope":
-        return (f"— no position signal: the score is the same at every (m, n) "
-                f"(spread {fmt(check['score_spread'])}), so trivially relative")
+        return (
+            f"— no position signal: the score is the same at every (m, n) "
+            f"(spread {fmt(check['score_spread'])}), so trivially relative"
+        )
     dev = check["shift_deviation"]
     mark = "✓" if dev < _tol(check, tol) else "✗"
     cell = f"{mark} max dev {fmt(dev)} (shift by {t})"
@@ -85,8 +87,10 @@ def extrapolation_cell(check: dict, *, test_len: int, trained_len: int) -> str:
     (the raw ValueError text is in `check["extrapolation_error"]` and the Python snippet)."""
     if check["extrapolation_error"] is not None:
         if check["method"] == "learned":
-            return (f"✗ a learned table has no row for positions ≥ L = {trained_len}, "
-                    f"so position {test_len - 1} cannot be scored")
+            return (
+                f"✗ a learned table has no row for positions ≥ L = {trained_len}, "
+                f"so position {test_len - 1} cannot be scored"
+            )
         return f"✗ could not score positions up to {test_len - 1}"
     peak = float(np.max(np.abs(check["scores"])))
     return f"✓ scores finite up to position {test_len - 1} (max |s| {fmt(peak)})"
@@ -106,15 +110,15 @@ def injects_cell(check: dict, *, tol: float = RELATIVE_TOL) -> str:
     if f["input"] > tol:
         return f"added to the input vector (moving {t} places: Δx {fmt(f['input'])}, so q, k, v all change)"
     if f["query"] > tol or f["key"] > tol:
-        return (f"rotates q and k (moving {t} places: Δq {fmt(f['query'])}, Δk {fmt(f['key'])}, "
-                f"Δv {fmt(f['value'])})")
+        return f"rotates q and k (moving {t} places: Δq {fmt(f['query'])}, Δk {fmt(f['key'])}, Δv {fmt(f['value'])})"
     if f["bias"] > tol:
         return f"bias on the attention logits (moving {t} places: bias Δ {fmt(f['bias'])}; Δq = Δk = Δv = 0)"
     return "nowhere (moving a token changes nothing)"
 
 
-def summary_table(checks: list[dict], *, trained_len: int, test_len: int, dim: int,
-                  tol: float = RELATIVE_TOL) -> pd.DataFrame:
+def summary_table(
+    checks: list[dict], *, trained_len: int, test_len: int, dim: int, tol: float = RELATIVE_TOL
+) -> pd.DataFrame:
     """One row per method, columns `COLUMNS`; every cell states its verdict and its number."""
     rows = []
     for c in checks:
@@ -156,15 +160,21 @@ def style_summary(table: pd.DataFrame):
 def score_curves(checks: list[dict]) -> pd.DataFrame:
     """Long form: method (label), key position n, score s(0, n)."""
     frames = [
-        pd.DataFrame({"method": METHOD_LABELS[c["method"]], "distance": np.asarray(c["distances"], dtype=float),
-                      "score": np.asarray(c["scores"], dtype=float)})
+        pd.DataFrame(
+            {
+                "method": METHOD_LABELS[c["method"]],
+                "distance": np.asarray(c["distances"], dtype=float),
+                "score": np.asarray(c["scores"], dtype=float),
+            }
+        )
         for c in checks
     ]
     return pd.concat(frames, ignore_index=True)
 
 
-def score_by_distance(curves: pd.DataFrame, *, trained_len: int, test_len: int, width: int = 720,
-                      panel_height: int = 105) -> alt.FacetChart:
+def score_by_distance(
+    curves: pd.DataFrame, *, trained_len: int, test_len: int, width: int = 720, panel_height: int = 105
+) -> alt.FacetChart:
     """Score of a fixed query at position 0 against a fixed key at position n = 0 … T−1, one panel
     per method with its own y scale; a dashed rule marks the trained length L.
 
@@ -173,33 +183,71 @@ def score_by_distance(curves: pd.DataFrame, *, trained_len: int, test_len: int, 
     present = set(curves["method"].unique())
     order = [lbl for lbl in METHOD_LABELS.values() if lbl in present]
     colors = [METHOD_COLORS[k] for k, lbl in METHOD_LABELS.items() if lbl in order]
-    x = alt.X("distance:Q").scale(domain=[0, test_len - 1], nice=False).axis(format="d", tickMinStep=1).title(
-        "relative distance n − m (query at m = 0, key at n)")
-    line = alt.Chart().mark_line(strokeWidth=2).encode(
-        x=x,
-        y=alt.Y("score:Q").title("score s").axis(tickCount=3),
-        color=alt.Color("method:N").scale(domain=order, range=colors).legend(None),
-        tooltip=[alt.Tooltip("method:N"), alt.Tooltip("distance:Q", title="n − m"),
-                 alt.Tooltip("score:Q", format=".4f")],
+    x = (
+        alt.X("distance:Q")
+        .scale(domain=[0, test_len - 1], nice=False)
+        .axis(format="d", tickMinStep=1)
+        .title("relative distance n − m (query at m = 0, key at n)")
+    )
+    line = (
+        alt.Chart()
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=x,
+            y=alt.Y("score:Q").title("score s").axis(tickCount=3),
+            color=alt.Color("method:N").scale(domain=order, range=colors).legend(None),
+            tooltip=[
+                alt.Tooltip("method:N"),
+                alt.Tooltip("distance:Q", title="n − m"),
+                alt.Tooltip("score:Q", format=".4f"),
+            ],
+        )
     )
     first = alt.datum.distance == 0
-    rule = alt.Chart().mark_rule(color="#DC2626", strokeDash=[6, 4], strokeWidth=2).encode(
-        x=alt.datum(trained_len)).transform_filter(first)
+    rule = (
+        alt.Chart()
+        .mark_rule(color="#DC2626", strokeDash=[6, 4], strokeWidth=2)
+        .encode(x=alt.datum(trained_len))
+        .transform_filter(first)
+    )
     left_half = trained_len < 0.6 * (test_len - 1)  # label right of the rule, else left of it
-    note = alt.Chart().mark_text(align="left" if left_half else "right", dx=5 if left_half else -5, dy=-4,
-                                 baseline="top", fontSize=14, color="#DC2626").encode(
-        x=alt.datum(trained_len), y=alt.value(2), text=alt.value(f"trained length L = {trained_len}")
-    ).transform_filter(first)
+    note = (
+        alt.Chart()
+        .mark_text(
+            align="left" if left_half else "right",
+            dx=5 if left_half else -5,
+            dy=-4,
+            baseline="top",
+            fontSize=14,
+            color="#DC2626",
+        )
+        .encode(x=alt.datum(trained_len), y=alt.value(2), text=alt.value(f"trained length L = {trained_len}"))
+        .transform_filter(first)
+    )
     chart = (
         alt.layer(line, rule, note, data=curves)
         .properties(width=width, height=panel_height)
-        .facet(row=alt.Facet("method:N").sort(order).title(None).header(
-            labelFontSize=16, labelFontWeight="bold", labelColor="#0F172A", labelAngle=0, labelAlign="left", labelOrient="top",
-            labelAnchor="start"))
+        .facet(
+            row=alt.Facet("method:N")
+            .sort(order)
+            .title(None)
+            .header(
+                labelFontSize=16,
+                labelFontWeight="bold",
+                labelColor="#0F172A",
+                labelAngle=0,
+                labelAlign="left",
+                labelOrient="top",
+                labelAnchor="start",
+            )
+        )
         .resolve_scale(y="independent")
-        .properties(title=alt.Title(
-            "How the score of one fixed query–key pair changes with their distance",
-            subtitle="Learned stops at L (no table rows beyond it); ALiBi falls in a straight line; "
-                     "NoPE is flat; RoPE and sinusoidal wiggle."))
+        .properties(
+            title=alt.Title(
+                "How the score of one fixed query–key pair changes with their distance",
+                subtitle="Learned stops at L (no table rows beyond it); ALiBi falls in a straight line; "
+                "NoPE is flat; RoPE and sinusoidal wiggle.",
+            )
+        )
     )
     return configure(chart, title=20, subtitle=15, view_stroke="#CBD5E1")

@@ -24,8 +24,7 @@ def wavelength_frame(theta: np.ndarray, theta_ntk: np.ndarray, factor: float) ->
     theta = np.asarray(theta, dtype=np.float64)
     theta_ntk = np.asarray(theta_ntk, dtype=np.float64)
     if theta.shape != theta_ntk.shape or theta.ndim != 1:
-        raise ValueError(f"theta and theta_ntk must be 1-D of the same length, got {theta.shape} and "
-                         f"{theta_ntk.shape}")
+        raise ValueError(f"theta and theta_ntk must be 1-D of the same length, got {theta.shape} and {theta_ntk.shape}")
     j = np.arange(theta.size)
     parts = [
         pd.DataFrame({"j": j, "scheme": name, "wavelength": 2 * np.pi / th})
@@ -34,8 +33,9 @@ def wavelength_frame(theta: np.ndarray, theta_ntk: np.ndarray, factor: float) ->
     return pd.concat(parts, ignore_index=True)
 
 
-def wavelength_compare_chart(frame: pd.DataFrame, *, alpha: float, new_base: float, base: float,
-                             width: int = 640, height: int = 460) -> alt.Chart:
+def wavelength_compare_chart(
+    frame: pd.DataFrame, *, alpha: float, new_base: float, base: float, width: int = 640, height: int = 460
+) -> alt.Chart:
     """λ_j per pair, log axis, one line per scheme.
 
     Streamlit fits the whole chart into `height` (title, legend and axes take ≈ 170 px of it), so
@@ -46,15 +46,21 @@ def wavelength_compare_chart(frame: pd.DataFrame, *, alpha: float, new_base: flo
         alt.Chart(frame)
         .mark_line(point=alt.OverlayMarkDef(size=30), strokeWidth=2.5)
         .encode(
-            alt.X("j:Q").title("pair j (0 = fastest)").axis(tickMinStep=1)
+            alt.X("j:Q")
+            .title("pair j (0 = fastest)")
+            .axis(tickMinStep=1)
             .scale(domain=[0, max(last, 1)], nice=False),  # ends at the last pair
             alt.Y("wavelength:Q").title("wavelength λ_j (tokens, log scale)").scale(type="log"),
             color,
-            tooltip=[alt.Tooltip("j:Q", title="pair j"), alt.Tooltip("scheme:N"),
-                     alt.Tooltip("wavelength:Q", title="λ_j (tokens)", format=",.2f")],
+            tooltip=[
+                alt.Tooltip("j:Q", title="pair j"),
+                alt.Tooltip("scheme:N"),
+                alt.Tooltip("wavelength:Q", title="λ_j (tokens)", format=",.2f"),
+            ],
         )
         .properties(
-            width=width, height=height,
+            width=width,
+            height=height,
             title=alt.Title(
                 f"NTK α = {alpha:g} keeps the fastest pair and stretches the slowest by α",
                 subtitle=f"base {base:,.0f} → {new_base:,.0f}; linear s = {alpha:g} stretches every pair by s",

@@ -35,12 +35,11 @@ HEIGHT = 330
 
 #: Projector-legible fonts (every text ≥ 14 px), legend on top, no frame.
 CONFIG = alt.Config(
-    title=alt.TitleConfig(fontSize=19, subtitleFontSize=15, anchor="start", subtitleColor="#334155",
-                          offset=10),
-    axis=alt.AxisConfig(labelFontSize=14, titleFontSize=15, titleFontWeight="normal", grid=True,
-                        gridColor="#e2e8f0"),
-    legend=alt.LegendConfig(labelFontSize=15, titleFontSize=15, orient="top", labelLimit=500,
-                            symbolSize=140, symbolStrokeWidth=3, columns=0),
+    title=alt.TitleConfig(fontSize=19, subtitleFontSize=15, anchor="start", subtitleColor="#334155", offset=10),
+    axis=alt.AxisConfig(labelFontSize=14, titleFontSize=15, titleFontWeight="normal", grid=True, gridColor="#e2e8f0"),
+    legend=alt.LegendConfig(
+        labelFontSize=15, titleFontSize=15, orient="top", labelLimit=500, symbolSize=140, symbolStrokeWidth=3, columns=0
+    ),
     view=alt.ViewConfig(strokeWidth=0),
 )
 
@@ -48,8 +47,7 @@ CONFIG = alt.Config(
 def _finish(layers: Sequence, *, title: str, subtitle: str | Sequence[str] = (), height: int = HEIGHT):
     """Layer the marks with the title, height and CONFIG (one construction, no copies)."""
     subtitle = [subtitle] if isinstance(subtitle, str) else list(subtitle)
-    return alt.LayerChart(layer=list(layers), title=alt.Title(title, subtitle=subtitle), height=height,
-                          config=CONFIG)
+    return alt.LayerChart(layer=list(layers), title=alt.Title(title, subtitle=subtitle), height=height, config=CONFIG)
 
 
 Rule = tuple  # (value, label) or (value, label, side); side "right"/"left" (horizontal), "top"/"bottom"
@@ -62,11 +60,19 @@ def _rules(rules: Sequence[Rule], *, axis: str, log: bool = False) -> list:
     if not rules:
         return []
     default = "right" if axis == "y" else "top"
-    frame = pd.DataFrame({"rule_at": [float(r[0]) for r in rules], "label": [r[1] for r in rules],
-                          "side": [r[2] if len(r) > 2 else default for r in rules]})
+    frame = pd.DataFrame(
+        {
+            "rule_at": [float(r[0]) for r in rules],
+            "label": [r[1] for r in rules],
+            "side": [r[2] if len(r) > 2 else default for r in rules],
+        }
+    )
     scale = alt.Scale(type="log") if log else alt.Undefined
-    layers = [alt.Chart(frame).mark_rule(color="#334155", strokeDash=[6, 4], strokeWidth=1.5).encode(
-        alt.Y("rule_at:Q", scale=scale) if axis == "y" else alt.X("rule_at:Q", scale=scale))]
+    layers = [
+        alt.Chart(frame)
+        .mark_rule(color="#334155", strokeDash=[6, 4], strokeWidth=1.5)
+        .encode(alt.Y("rule_at:Q", scale=scale) if axis == "y" else alt.X("rule_at:Q", scale=scale))
+    ]
     text = alt.Text("label:N")
     style = {"fontSize": 14, "color": "#1e293b", "fontWeight": "bold"}
     for side, part in frame[frame.label != ""].groupby("side", sort=False):
@@ -100,17 +106,33 @@ def log_axis(lo: float, hi: float, *, base: int = 10, fractions: bool = False, m
         lo_k, hi_k = lo_k - 1, hi_k + 1
     step = max(1, math.ceil((hi_k - lo_k + 1) / max_ticks))
     values = [float(base) ** k for k in range(lo_k, hi_k + 1, step)]
-    label = ("datum.value >= 1 ? format(datum.value, ',~g') : '1/' + format(1 / datum.value, ',~g')"
-             if fractions else alt.Undefined)
+    label = (
+        "datum.value >= 1 ? format(datum.value, ',~g') : '1/' + format(1 / datum.value, ',~g')"
+        if fractions
+        else alt.Undefined
+    )
     return alt.Axis(values=values, labelExpr=label), [float(base) ** lo_k, float(base) ** hi_k]
 
 
-def per_pair_chart(series: Mapping[str, np.ndarray], *, title: str, subtitle: str | Sequence[str],
-                   y_title: str, colors: Mapping[str, str], log_y: bool = True, y_log_base: int = 10,
-                   y_fractions: bool = False, hrules: Sequence[Rule] = (), vrules: Sequence[Rule] = (),
-                   highlight: np.ndarray | None = None, highlight_series: str | None = None,
-                   categories: np.ndarray | None = None, category_title: str = "",
-                   category_colors: Mapping[str, str] | None = None, height: int = HEIGHT):
+def per_pair_chart(
+    series: Mapping[str, np.ndarray],
+    *,
+    title: str,
+    subtitle: str | Sequence[str],
+    y_title: str,
+    colors: Mapping[str, str],
+    log_y: bool = True,
+    y_log_base: int = 10,
+    y_fractions: bool = False,
+    hrules: Sequence[Rule] = (),
+    vrules: Sequence[Rule] = (),
+    highlight: np.ndarray | None = None,
+    highlight_series: str | None = None,
+    categories: np.ndarray | None = None,
+    category_title: str = "",
+    category_colors: Mapping[str, str] | None = None,
+    height: int = HEIGHT,
+):
     """One value per pair j, one line (with points) per entry of `series`.
 
     highlight      boolean mask over pairs: those points of `highlight_series` (default: the last
@@ -121,8 +143,10 @@ def per_pair_chart(series: Mapping[str, np.ndarray], *, title: str, subtitle: st
     names = list(series)
     n_pairs = len(next(iter(series.values())))
     frame = pd.concat(
-        [pd.DataFrame({"pair": np.arange(n_pairs), "value": np.asarray(v, dtype=float), "series": k})
-         for k, v in series.items()],
+        [
+            pd.DataFrame({"pair": np.arange(n_pairs), "value": np.asarray(v, dtype=float), "series": k})
+            for k, v in series.items()
+        ],
         ignore_index=True,
     )
     x = alt.X("pair:Q", title=PAIR_AXIS, scale=alt.Scale(domain=[0, max(n_pairs - 1, 1)], nice=False))
@@ -132,53 +156,79 @@ def per_pair_chart(series: Mapping[str, np.ndarray], *, title: str, subtitle: st
         y = alt.Y("value:Q", title=y_title, axis=axis, scale=alt.Scale(type="log", domain=domain, nice=False))
     else:
         y = alt.Y("value:Q", title=y_title)
-    tooltip = [alt.Tooltip("pair:Q", title="pair j"), alt.Tooltip("series:N", title="curve"),
-               alt.Tooltip("value:Q", title=y_title, format=".4g")]
+    tooltip = [
+        alt.Tooltip("pair:Q", title="pair j"),
+        alt.Tooltip("series:N", title="curve"),
+        alt.Tooltip("value:Q", title=y_title, format=".4g"),
+    ]
     layers = []
     if categories is None:
-        color = alt.Color("series:N", title=None,
-                          scale=alt.Scale(domain=names, range=[colors[k] for k in names]))
+        color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[colors[k] for k in names]))
         # the first series is drawn wider underneath, so where two series coincide both stay visible
         for i, name in enumerate(names):
             base = alt.Chart(frame[frame["series"] == name])
             under = i == 0 and len(names) > 1
             dots = alt.OverlayMarkDef(filled=True, size=120 if under else 40, opacity=0.6 if under else 1)
-            layers.append(base.mark_line(strokeWidth=6 if under else 2.5, opacity=0.6 if under else 1,
-                                         point=dots).encode(x, y, color, tooltip=tooltip))
+            layers.append(
+                base.mark_line(strokeWidth=6 if under else 2.5, opacity=0.6 if under else 1, point=dots).encode(
+                    x, y, color, tooltip=tooltip
+                )
+            )
     else:
         if len(names) != 1:
             raise ValueError(f"categories need exactly one series, got {len(names)}")
         frame["category"] = np.asarray(categories).astype(str)
         cat_names = list(dict.fromkeys(frame["category"]))
         cat_colors = category_colors or {}
-        color = alt.Color("category:N", title=category_title or None,
-                          scale=alt.Scale(domain=cat_names, range=[cat_colors.get(c, AFTER) for c in cat_names]))
+        color = alt.Color(
+            "category:N",
+            title=category_title or None,
+            scale=alt.Scale(domain=cat_names, range=[cat_colors.get(c, AFTER) for c in cat_names]),
+        )
         base = alt.Chart(frame)
         layers.append(base.mark_line(strokeWidth=2, color="#94a3b8").encode(x, y))
-        layers.append(base.mark_point(filled=True, size=80, opacity=1).encode(
-            x, y, color, tooltip=tooltip + [alt.Tooltip("category:N", title=category_title)]))
+        layers.append(
+            base.mark_point(filled=True, size=80, opacity=1).encode(
+                x, y, color, tooltip=tooltip + [alt.Tooltip("category:N", title=category_title)]
+            )
+        )
     if highlight is not None and np.any(highlight):
         target = highlight_series or names[-1]
         mask = np.tile(np.asarray(highlight, dtype=bool), len(names))
         ringed = frame[(frame["series"] == target).to_numpy() & mask]
-        layers.append(alt.Chart(ringed).mark_point(size=260, strokeWidth=2.5, color=WARN, opacity=1)
-                      .encode(x, y, tooltip=tooltip))
+        layers.append(
+            alt.Chart(ringed).mark_point(size=260, strokeWidth=2.5, color=WARN, opacity=1).encode(x, y, tooltip=tooltip)
+        )
     layers += _rules(hrules, axis="y", log=log_y)
     layers += _rules(vrules, axis="x")
     return _finish(layers, title=title, subtitle=subtitle, height=height)
 
 
-def line_chart(curves: Mapping[str, tuple[np.ndarray, np.ndarray]], *, title: str,
-               subtitle: str | Sequence[str], x_title: str, y_title: str, colors: Mapping[str, str],
-               log_x: bool = False, log_y: bool = False, y_zero: bool = True, vrules: Sequence[Rule] = (),
-               hrules: Sequence[Rule] = (), marks: Mapping[str, tuple[float, float]] | None = None,
-               dashed: Sequence[str] = (), height: int = HEIGHT):
+def line_chart(
+    curves: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    *,
+    title: str,
+    subtitle: str | Sequence[str],
+    x_title: str,
+    y_title: str,
+    colors: Mapping[str, str],
+    log_x: bool = False,
+    log_y: bool = False,
+    y_zero: bool = True,
+    vrules: Sequence[Rule] = (),
+    hrules: Sequence[Rule] = (),
+    marks: Mapping[str, tuple[float, float]] | None = None,
+    dashed: Sequence[str] = (),
+    height: int = HEIGHT,
+):
     """Curves y(x), one per entry of `curves` (name -> (x, y)); optional labelled points `marks`
     (name -> (x, y), drawn as large red dots with their name) and dashed reference lines."""
     names = list(curves)
     frame = pd.concat(
-        [pd.DataFrame({"x": np.asarray(xs, dtype=float), "y": np.asarray(ys, dtype=float), "curve": k})
-         for k, (xs, ys) in curves.items()],
+        [
+            pd.DataFrame({"x": np.asarray(xs, dtype=float), "y": np.asarray(ys, dtype=float), "curve": k})
+            for k, (xs, ys) in curves.items()
+        ],
         ignore_index=True,
     )
     x_lo, x_hi = float(frame["x"].min()), float(frame["x"].max())
@@ -196,19 +246,30 @@ def line_chart(curves: Mapping[str, tuple[np.ndarray, np.ndarray]], *, title: st
         y = alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=y_zero))
     color = alt.Color("curve:N", title=None, scale=alt.Scale(domain=names, range=[colors[k] for k in names]))
     # same field and title as the colour: Vega-Lite merges both into one legend (dashes shown)
-    dash = alt.StrokeDash("curve:N", title=None, scale=alt.Scale(
-        domain=names, range=[[7, 4] if k in dashed else [1, 0] for k in names]))
-    tooltip = [alt.Tooltip("curve:N", title="curve"), alt.Tooltip("x:Q", title=x_title, format=",.4g"),
-               alt.Tooltip("y:Q", title=y_title, format=".4g")]
+    dash = alt.StrokeDash(
+        "curve:N", title=None, scale=alt.Scale(domain=names, range=[[7, 4] if k in dashed else [1, 0] for k in names])
+    )
+    tooltip = [
+        alt.Tooltip("curve:N", title="curve"),
+        alt.Tooltip("x:Q", title=x_title, format=",.4g"),
+        alt.Tooltip("y:Q", title=y_title, format=".4g"),
+    ]
     layers = [alt.Chart(frame).mark_line(strokeWidth=2.5).encode(x, y, color, dash, tooltip=tooltip)]
     if marks:
-        mark_frame = pd.DataFrame({"x": [float(v[0]) for v in marks.values()],
-                                   "y": [float(v[1]) for v in marks.values()],
-                                   "label": list(marks)})
+        mark_frame = pd.DataFrame(
+            {
+                "x": [float(v[0]) for v in marks.values()],
+                "y": [float(v[1]) for v in marks.values()],
+                "label": list(marks),
+            }
+        )
         mark_base = alt.Chart(mark_frame)
         layers.append(mark_base.mark_point(filled=True, size=160, color=WARN, opacity=1).encode(x, y))
-        layers.append(mark_base.mark_text(align="right", dx=-10, dy=-14, fontSize=15, color=WARN,
-                                          fontWeight="bold").encode(x, y, alt.Text("label:N")))
+        layers.append(
+            mark_base.mark_text(align="right", dx=-10, dy=-14, fontSize=15, color=WARN, fontWeight="bold").encode(
+                x, y, alt.Text("label:N")
+            )
+        )
     layers += _rules(hrules, axis="y", log=log_y)
     layers += _rules(vrules, axis="x", log=log_x)
     return _finish(layers, title=title, subtitle=subtitle, height=height)
@@ -219,8 +280,7 @@ def _fmt_len(n: float) -> str:
     return f"{int(round(n)):,}"
 
 
-def angle_reach_chart(train_angle, target_angle, out_of_distribution, *, train_len: int,
-                      target_len: int):
+def angle_reach_chart(train_angle, target_angle, out_of_distribution, *, train_len: int, target_len: int):
     """(1) Each pair's largest angle at T against the largest angle of training, log y."""
     ood = np.asarray(out_of_distribution, dtype=bool)
     n, k = ood.size, int(ood.sum())
@@ -233,14 +293,16 @@ def angle_reach_chart(train_angle, target_angle, out_of_distribution, *, train_l
     return per_pair_chart(
         {train_name: train_angle, target_name: target_angle},
         title=title,
-        subtitle=["Largest rotation angle per pair. Red rings: beyond the training maximum in a pair "
-                  "that never completed a full turn (2π) in training —",
-                  "the model has never seen those angles. Pairs above the 2π line have seen every "
-                  "angle already."],
+        subtitle=[
+            "Largest rotation angle per pair. Red rings: beyond the training maximum in a pair "
+            "that never completed a full turn (2π) in training —",
+            "the model has never seen those angles. Pairs above the 2π line have seen every angle already.",
+        ],
         y_title="largest angle (radians, log scale)",
         colors={train_name: BEFORE, target_name: AFTER},
         hrules=[(2 * np.pi, "one full turn, 2π", "left")],
-        highlight=ood, highlight_series=target_name,
+        highlight=ood,
+        highlight_series=target_name,
     )
 
 
@@ -253,43 +315,52 @@ def wavelength_chart(inv_freq, scaled_inv_freq, *, train_len: int, target_len: i
     return per_pair_chart(
         {"before: λ_j = 2π/θ_j": before, "after: λ′_j = 2π/θ′_j": after},
         title=f"Scaling stretches {stretched} of {before.size} wavelengths; "
-              f"{slow} pairs are longer than L and never complete a turn in training",
+        f"{slow} pairs are longer than L and never complete a turn in training",
         subtitle="Wavelength per pair in tokens (log scale): how many tokens one full turn takes.",
         y_title="wavelength (tokens, log scale)",
         colors={"before: λ_j = 2π/θ_j": BEFORE, "after: λ′_j = 2π/θ′_j": AFTER},
-        hrules=[(train_len, f"L = {_fmt_len(train_len)}", "right"),
-                (target_len, f"T = {_fmt_len(target_len)}", "left")],
+        hrules=[
+            (train_len, f"L = {_fmt_len(train_len)}", "right"),
+            (target_len, f"T = {_fmt_len(target_len)}", "left"),
+        ],
     )
 
 
-def _ratio_title(rope_type: str, ratio: np.ndarray, factor: float | None, bands, yarn_range,
-                 target_len: int | None) -> str:
+def _ratio_title(
+    rope_type: str, ratio: np.ndarray, factor: float | None, bands, yarn_range, target_len: int | None
+) -> str:
     s = f"{factor:g}" if factor else "s"
     if np.allclose(ratio, 1.0):
         return "Every pair keeps its frequency (ratio 1): nothing is rescaled"
     if rope_type == "linear":
         return f"Linear interpolation divides every pair by s = {s}: the ratio is 1/{s} everywhere"
     if rope_type in ("ntk", "dynamic"):
-        who = "NTK-aware" if rope_type == "ntk" or target_len is None else \
-            f"Dynamic NTK at T = {_fmt_len(target_len)}"
-        return (f"{who}: a larger base leaves the fastest pair alone and divides the slowest by "
-                f"{1 / ratio[-1]:.3g}")
+        who = "NTK-aware" if rope_type == "ntk" or target_len is None else f"Dynamic NTK at T = {_fmt_len(target_len)}"
+        return f"{who}: a larger base leaves the fastest pair alone and divides the slowest by {1 / ratio[-1]:.3g}"
     if rope_type == "yarn" and yarn_range is not None:
         low, high = yarn_range
-        return (f"YaRN: pairs below {low:g} keep θ, pairs above {high:g} are divided by s = {s}, "
-                f"a linear ramp between")
+        return f"YaRN: pairs below {low:g} keep θ, pairs above {high:g} are divided by s = {s}, a linear ramp between"
     if rope_type == "llama3" and bands is not None:
         counts = {b: int(np.sum(np.asarray(bands) == b)) for b in ("kept", "smoothed", "divided")}
-        return (f"Llama 3: {counts['kept']} pairs kept, {counts['smoothed']} smoothed, "
-                f"{counts['divided']} divided by s = {s}")
+        return (
+            f"Llama 3: {counts['kept']} pairs kept, {counts['smoothed']} smoothed, "
+            f"{counts['divided']} divided by s = {s}"
+        )
     if rope_type == "longrope":
         return "LongRoPE: each pair is divided by its own factor from the list"
     return "Frequency ratio θ′_j / θ_j per pair"
 
 
-def frequency_ratio_chart(inv_freq, scaled_inv_freq, *, rope_type: str, factor: float | None = None,
-                          bands=None, yarn_range: tuple[float, float] | None = None,
-                          target_len: int | None = None):
+def frequency_ratio_chart(
+    inv_freq,
+    scaled_inv_freq,
+    *,
+    rope_type: str,
+    factor: float | None = None,
+    bands=None,
+    yarn_range: tuple[float, float] | None = None,
+    target_len: int | None = None,
+):
     """(3) θ′_j/θ_j per pair (log y): YaRN's ramp with low/high, Llama 3's bands, 1 and 1/s marked."""
     ratio = np.asarray(scaled_inv_freq, dtype=float) / np.asarray(inv_freq, dtype=float)
     hrules = [(1.0, "1: unchanged", "right")]
@@ -301,27 +372,37 @@ def frequency_ratio_chart(inv_freq, scaled_inv_freq, *, rope_type: str, factor: 
         vrules = [(low, f"low = {low:g}", "bottom"), (high, f"high = {high:g}", "bottom")]
     band_labels = None
     if bands is not None:
-        names = {"kept": "kept (λ < L/high_freq_factor)", "smoothed": "smoothed",
-                 "divided": "divided by s (λ > L/low_freq_factor)"}
+        names = {
+            "kept": "kept (λ < L/high_freq_factor)",
+            "smoothed": "smoothed",
+            "divided": "divided by s (λ > L/low_freq_factor)",
+        }
         band_labels = np.array([names[str(b)] for b in bands])
     subtitle = {
         "yarn": "θ′_j / θ_j (log scale). Between the dashed lines low and high YaRN blends θ_j and "
-                "θ_j/s; fast pairs (left) keep their resolution.",
+        "θ_j/s; fast pairs (left) keep their resolution.",
         "llama3": "θ′_j / θ_j (log scale), coloured by band: the wavelength λ_j against L/high_freq_factor "
-                  "and L/low_freq_factor.",
-    }.get(rope_type, "θ′_j / θ_j per pair (log scale): 1 means the pair is untouched, 1/s fully "
-                     "interpolated.")
+        "and L/low_freq_factor.",
+    }.get(rope_type, "θ′_j / θ_j per pair (log scale): 1 means the pair is untouched, 1/s fully interpolated.")
     return per_pair_chart(
         {"θ′_j / θ_j": ratio},
         title=_ratio_title(rope_type, ratio, factor, bands, yarn_range, target_len),
         subtitle=subtitle,
         y_title="frequency ratio θ′_j / θ_j (log scale)",
         colors={"θ′_j / θ_j": AFTER},
-        hrules=hrules, vrules=vrules, y_log_base=2, y_fractions=True,
-        categories=band_labels, category_title="Llama 3 band",
-        category_colors=None if bands is None else {
-            "kept (λ < L/high_freq_factor)": BAND_COLORS["kept"], "smoothed": BAND_COLORS["smoothed"],
-            "divided by s (λ > L/low_freq_factor)": BAND_COLORS["divided"]},
+        hrules=hrules,
+        vrules=vrules,
+        y_log_base=2,
+        y_fractions=True,
+        categories=band_labels,
+        category_title="Llama 3 band",
+        category_colors=None
+        if bands is None
+        else {
+            "kept (λ < L/high_freq_factor)": BAND_COLORS["kept"],
+            "smoothed": BAND_COLORS["smoothed"],
+            "divided by s (λ > L/low_freq_factor)": BAND_COLORS["divided"],
+        },
     )
 
 
@@ -331,11 +412,14 @@ def angle_step_chart(inv_freq, scaled_inv_freq):
     after = np.asarray(scaled_inv_freq, dtype=float)
     shrink = before[0] / after[0]
     if np.isclose(shrink, 1.0):
-        title = (f"The fastest pair still moves {after[0]:.3g} rad per token: neighbouring tokens stay "
-                 f"as easy to tell apart")
+        title = (
+            f"The fastest pair still moves {after[0]:.3g} rad per token: neighbouring tokens stay as easy to tell apart"
+        )
     else:
-        title = (f"The fastest pair now moves {after[0]:.3g} rad per token instead of {before[0]:.3g}: "
-                 f"neighbours are {shrink:.3g}× harder to tell apart")
+        title = (
+            f"The fastest pair now moves {after[0]:.3g} rad per token instead of {before[0]:.3g}: "
+            f"neighbours are {shrink:.3g}× harder to tell apart"
+        )
     return per_pair_chart(
         {"before: θ_j": before, "after: θ′_j": after},
         title=title,
@@ -345,43 +429,62 @@ def angle_step_chart(inv_freq, scaled_inv_freq):
     )
 
 
-def score_chart(distances, score_before, score_after, *, train_len: int, target_len: int,
-                attention_factor: float):
+def score_chart(distances, score_before, score_after, *, train_len: int, target_len: int, attention_factor: float):
     """(5) RoPE score of q = k = ones against distance r, before (split at L) and after (× a²)."""
     r = np.asarray(distances, dtype=float)
     before = np.asarray(score_before, dtype=float)
     seen = r <= train_len
     # the last trained distance is repeated so the two "before" pieces join up
     unseen = r >= (r[seen][-1] if seen.any() else 0)
-    names = ("original θ, r ≤ L (trained)", "original θ, r > L (never trained)",
-             f"scaled θ′, × a² = {attention_factor ** 2:.4g}")
+    names = (
+        "original θ, r ≤ L (trained)",
+        "original θ, r > L (never trained)",
+        f"scaled θ′, × a² = {attention_factor**2:.4g}",
+    )
     curves = {names[0]: (r[seen], before[seen])}
     if np.any(r > train_len):
         curves[names[1]] = (r[unseen], before[unseen])
     curves[names[2]] = (r, score_after)
     title = "Scaling stretches the score curve so that distances up to T look like trained ones"
     return line_chart(
-        curves, title=title,
-        subtitle=["RoPE score of q = k = (1, …, 1) per |q|²: a²·mean_j cos(r·θ′_j), a = attention factor.",
-                  "Log x: the fast pairs oscillate at short distances, the slow pairs set the long-range decay."],
-        x_title="relative distance r (tokens, log scale)", y_title="score per |q|²",
-        colors={names[0]: BEFORE, names[1]: EXTRA, names[2]: AFTER}, log_x=True,
+        curves,
+        title=title,
+        subtitle=[
+            "RoPE score of q = k = (1, …, 1) per |q|²: a²·mean_j cos(r·θ′_j), a = attention factor.",
+            "Log x: the fast pairs oscillate at short distances, the slow pairs set the long-range decay.",
+        ],
+        x_title="relative distance r (tokens, log scale)",
+        y_title="score per |q|²",
+        colors={names[0]: BEFORE, names[1]: EXTRA, names[2]: AFTER},
+        log_x=True,
         dashed=(names[1],),
         vrules=[(train_len, f"L = {_fmt_len(train_len)}"), (target_len, f"T = {_fmt_len(target_len)}")],
     )
 
 
-def attention_factor_chart(factors, curves: Mapping[str, np.ndarray], *, current: str, factor: float,
-                           attention_factor: float, colors: Mapping[str, str], dashed: Sequence[str] = ()):
+def attention_factor_chart(
+    factors,
+    curves: Mapping[str, np.ndarray],
+    *,
+    current: str,
+    factor: float,
+    attention_factor: float,
+    colors: Mapping[str, str],
+    dashed: Sequence[str] = (),
+):
     """(6) Attention factor a against the scaling factor s; the point (s, a) of curve `current` marked."""
-    af2 = attention_factor ** 2
+    af2 = attention_factor**2
     return line_chart(
         {name: (factors, values) for name, values in curves.items()},
         title=f"{current}: a = {attention_factor:.4g} at s = {factor:g}, so every logit is "
-              f"multiplied by a² = {af2:.4g}",
+        f"multiplied by a² = {af2:.4g}",
         subtitle="The model multiplies cos and sin by a, so q·k (and the softmax sharpness) scales by a².",
-        x_title="scaling factor s (log scale)", y_title="attention factor a",
-        colors=colors, log_x=True, dashed=dashed, y_zero=False,
+        x_title="scaling factor s (log scale)",
+        y_title="attention factor a",
+        colors=colors,
+        log_x=True,
+        dashed=dashed,
+        y_zero=False,
         marks={f"s = {factor:g}": (factor, attention_factor)},
         height=280,
     )
@@ -400,34 +503,54 @@ def interpolation_strip_chart(positions, interpolated, *, factor: float, train_l
         keep.append(v - last >= (hi - lo) / 20)
         last = v if keep[-1] else last
     n = m.size
-    dots = pd.DataFrame({
-        "x": np.concatenate([m, mi]), "row": np.repeat([1.0, 0.0], n),
-        "label": [f"{v:g}" for v in m] + [f"{v:.3g}" if k else "" for v, k in zip(mi, keep)],
-        "m": np.concatenate([m, m]), "mi": np.concatenate([mi, mi]),
-        "side": np.repeat(["m", "m/s"], n),
-    })
+    dots = pd.DataFrame(
+        {
+            "x": np.concatenate([m, mi]),
+            "row": np.repeat([1.0, 0.0], n),
+            "label": [f"{v:g}" for v in m] + [f"{v:.3g}" if k else "" for v, k in zip(mi, keep)],
+            "m": np.concatenate([m, m]),
+            "mi": np.concatenate([mi, mi]),
+            "side": np.repeat(["m", "m/s"], n),
+        }
+    )
     links = pd.DataFrame({"x": m, "x2": mi, "row": 1.0, "row2": 0.0})
-    x = alt.X("x:Q", title="position (pair j turns by position·θ_j)",
-              scale=alt.Scale(domain=[lo - 0.3, hi + 0.3], nice=False))
-    y = alt.Y("row:Q", scale=alt.Scale(domain=[-1.1, 1.5]), title=None,
-              axis=alt.Axis(values=[0, 1], labelExpr=f"datum.value == 1 ? '{top}' : '{bottom}'",
-                            grid=False, labelFontSize=15, ticks=False, domain=False, labelPadding=8,
-                            labelLimit=300))
+    x = alt.X(
+        "x:Q", title="position (pair j turns by position·θ_j)", scale=alt.Scale(domain=[lo - 0.3, hi + 0.3], nice=False)
+    )
+    y = alt.Y(
+        "row:Q",
+        scale=alt.Scale(domain=[-1.1, 1.5]),
+        title=None,
+        axis=alt.Axis(
+            values=[0, 1],
+            labelExpr=f"datum.value == 1 ? '{top}' : '{bottom}'",
+            grid=False,
+            labelFontSize=15,
+            ticks=False,
+            domain=False,
+            labelPadding=8,
+            labelLimit=300,
+        ),
+    )
     color = alt.Color("side:N", legend=None, scale=alt.Scale(domain=["m", "m/s"], range=[BEFORE, AFTER]))
-    link_layer = alt.Chart(links).mark_rule(color="#94a3b8", strokeWidth=1.5).encode(
-        x, y, alt.X2("x2:Q"), alt.Y2("row2:Q"))
+    link_layer = (
+        alt.Chart(links).mark_rule(color="#94a3b8", strokeWidth=1.5).encode(x, y, alt.X2("x2:Q"), alt.Y2("row2:Q"))
+    )
     base = alt.Chart(dots)
     tooltip = [alt.Tooltip("m:Q", title="m"), alt.Tooltip("mi:Q", title="m/s", format=".4g")]
     dot_layer = base.mark_point(filled=True, size=140, opacity=1).encode(x, y, color, tooltip=tooltip)
     top_text = alt.Chart(dots[dots.row == 1]).mark_text(fontSize=15, dy=-17).encode(x, y, color, alt.Text("label:N"))
-    bottom_text = alt.Chart(dots[dots.row == 0]).mark_text(fontSize=15, angle=320, align="right", dy=12, dx=-2).encode(
-        x, y, color, alt.Text("label:N"))
+    bottom_text = (
+        alt.Chart(dots[dots.row == 0])
+        .mark_text(fontSize=15, angle=320, align="right", dy=12, dx=-2)
+        .encode(x, y, color, alt.Text("label:N"))
+    )
     return _finish(
         [link_layer, dot_layer, top_text, bottom_text],
         title=f"Position Interpolation, s = {factor:g}: token m is rotated as if it sat at m/s",
         subtitle=f"{_fmt_len(train_len)} → {_fmt_len(train_len * factor)} tokens: the long text's "
-                 f"positions are squeezed into the trained range 0 … {_fmt_len(train_len)}, "
-                 f"landing between the integers.",
+        f"positions are squeezed into the trained range 0 … {_fmt_len(train_len)}, "
+        f"landing between the integers.",
         height=260,
     )
 
@@ -439,12 +562,18 @@ def phase_error_chart(positions, errors: Mapping[str, np.ndarray], *, floor: flo
     title = "Low precision loses the phase at long positions: " + ", ".join(parts)
     curves = {k: (positions, np.maximum(np.asarray(v, dtype=float), floor)) for k, v in errors.items()}
     return line_chart(
-        curves, title=title,
-        subtitle=[f"cos/sin of m·θ′_j computed in each dtype vs exact, worst pair per position "
-                  f"(log scale; errors below {floor:g} drawn at {floor:g}).",
-                  "Grey dashed line: error 1, where the rotation is as good as random (float16 and "
-                  "bfloat16 both end up there)."],
-        x_title="position m", y_title="phase error (log scale)",
-        colors={k: DTYPE_COLORS.get(k, AFTER) for k in errors}, log_y=True, dashed=("bfloat16",),
+        curves,
+        title=title,
+        subtitle=[
+            f"cos/sin of m·θ′_j computed in each dtype vs exact, worst pair per position "
+            f"(log scale; errors below {floor:g} drawn at {floor:g}).",
+            "Grey dashed line: error 1, where the rotation is as good as random (float16 and "
+            "bfloat16 both end up there).",
+        ],
+        x_title="position m",
+        y_title="phase error (log scale)",
+        colors={k: DTYPE_COLORS.get(k, AFTER) for k in errors},
+        log_y=True,
+        dashed=("bfloat16",),
         hrules=[(1.0, "")],
     )

@@ -69,26 +69,39 @@ def shuffle_diagram(words, perm) -> alt.Chart:
     )
     gap = 0.32 if crowded else 0.22
     links = pd.DataFrame(
-        {"x": perm.astype(float), "y": top - gap, "x2": np.arange(n, dtype=float), "y2": bottom + gap,
-         "word": [words[j] for j in perm]}
+        {
+            "x": perm.astype(float),
+            "y": top - gap,
+            "x2": np.arange(n, dtype=float),
+            "y2": bottom + gap,
+            "word": [words[j] for j in perm],
+        }
     )
     row_names = pd.DataFrame({"x": [-0.7, -0.7], "y": [top, bottom], "row": ["original", "shuffled"]})
     x = alt.X("x:Q").scale(domain=[-2.6, max(n - 0.5, 0.5)]).axis(None)
     y = alt.Y("y:Q").scale(domain=[-0.4, 1.4]).axis(None)
     word_size = 22 if n <= 8 else (18 if not crowded else 14)
-    words_layer = alt.Chart(text_rows).mark_text(fontSize=word_size, fontWeight="bold").encode(
-        x=x, y=y, text="word:N",
-        color=alt.Color("row:N").scale(domain=["original", "shuffled"], range=["#0F172A", "#B45309"])
-        .legend(None),
+    words_layer = (
+        alt.Chart(text_rows)
+        .mark_text(fontSize=word_size, fontWeight="bold")
+        .encode(
+            x=x,
+            y=y,
+            text="word:N",
+            color=alt.Color("row:N").scale(domain=["original", "shuffled"], range=["#0F172A", "#B45309"]).legend(None),
+        )
     )
-    link_layer = alt.Chart(links).mark_rule(color="#94A3B8", strokeWidth=1.5).encode(
-        x=x, y=y, x2="x2:Q", y2="y2:Q", tooltip=["word:N"]
+    link_layer = (
+        alt.Chart(links)
+        .mark_rule(color="#94A3B8", strokeWidth=1.5)
+        .encode(x=x, y=y, x2="x2:Q", y2="y2:Q", tooltip=["word:N"])
     )
-    names_layer = alt.Chart(row_names).mark_text(fontSize=16, align="right", color="#475569").encode(
-        x=x, y=y, text="row:N"
+    names_layer = (
+        alt.Chart(row_names).mark_text(fontSize=16, align="right", color="#475569").encode(x=x, y=y, text="row:N")
     )
     chart = alt.layer(link_layer, words_layer, names_layer).properties(
-        height=170 if crowded else 150, width="container")
+        height=170 if crowded else 150, width="container"
+    )
     return _configure(chart)
 
 
@@ -113,25 +126,39 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
     else:  # "12 dog" -> "12": positions only, thinned so they never overlap
         axis = dict(labelOverlap="parity", labelExpr="split(datum.label, ' ')[0]")
     base = alt.Chart(df).encode(
-        x=alt.X("key:N").sort(labels).title("key word (column)").axis(
-            labelAngle=-45 if n <= MAX_TOKENS_WITH_WORDS else 0, **axis),
+        x=alt.X("key:N")
+        .sort(labels)
+        .title("key word (column)")
+        .axis(labelAngle=-45 if n <= MAX_TOKENS_WITH_WORDS else 0, **axis),
         y=alt.Y("query:N").sort(labels).title("query word (row)").axis(**axis),
     )
     # Legend: labels at 0, vmax/2 and vmax only. Vega aligns the two end labels flush with the
     # gradient's ends, so no label hangs past it, and 150 px fits under the plot of a third of a
     # 1280-px screen (a longer gradient ran off the chart and cut "0.5" to "0.").
     cells = base.mark_rect().encode(
-        color=alt.Color("weight:Q").scale(scheme="blues", domain=[0, vmax]).title("attention weight")
-        .legend(orient="bottom", direction="horizontal", gradientLength=LEGEND_LENGTH,
-                values=[0.0, vmax / 2, vmax], format=".2f", labelOverlap=False),
-        tooltip=[alt.Tooltip("query:N", title="query"), alt.Tooltip("key:N", title="key"),
-                 alt.Tooltip("weight:Q", format=".4f")],
+        color=alt.Color("weight:Q")
+        .scale(scheme="blues", domain=[0, vmax])
+        .title("attention weight")
+        .legend(
+            orient="bottom",
+            direction="horizontal",
+            gradientLength=LEGEND_LENGTH,
+            values=[0.0, vmax / 2, vmax],
+            format=".2f",
+            labelOverlap=False,
+        ),
+        tooltip=[
+            alt.Tooltip("query:N", title="query"),
+            alt.Tooltip("key:N", title="key"),
+            alt.Tooltip("weight:Q", format=".4f"),
+        ],
     )
     layers = [cells]
     if n <= MAX_TOKENS_WITH_VALUES:
         layers.append(
-            base.mark_text(fontSize=14 if n <= 6 else 13,
-                           opacity=alt.expr(f"width / {n} >= {MIN_CELL_PX_FOR_VALUES} ? 1 : 0")).encode(
+            base.mark_text(
+                fontSize=14 if n <= 6 else 13, opacity=alt.expr(f"width / {n} >= {MIN_CELL_PX_FOR_VALUES} ? 1 : 0")
+            ).encode(
                 text=alt.Text("weight:Q", format=".2f"),
                 color=alt.condition(f"datum.weight > {vmax * 0.55}", alt.value("white"), alt.value("#0F172A")),
             )
@@ -155,12 +182,10 @@ def equivariance_scatter(expected, actual, *, pe: str, gap: float) -> alt.Chart:
     label = PE_LABELS.get(pe, pe)
     if gap < EQUIVARIANT_TOL:
         title = f"With {label}: every dot is on the diagonal"
-        subtitle = ("Shuffling the words only shuffles the outputs "
-                    f"(largest difference {gap:.1e}, i.e. rounding error)")
+        subtitle = f"Shuffling the words only shuffles the outputs (largest difference {gap:.1e}, i.e. rounding error)"
     else:
         title = f"With {label}: the dots leave the diagonal"
-        subtitle = ("The shuffled sentence gets new outputs, not the old ones re-ordered "
-                    f"(largest difference {gap:.3g})")
+        subtitle = f"The shuffled sentence gets new outputs, not the old ones re-ordered (largest difference {gap:.3g})"
     lo = float(min(e.min(), a.min())) if e.size else -1.0
     hi = float(max(e.max(), a.max())) if e.size else 1.0
     pad = 0.05 * max(hi - lo, 1e-9)
@@ -170,12 +195,18 @@ def equivariance_scatter(expected, actual, *, pe: str, gap: float) -> alt.Chart:
     x = alt.X("expected:Q").scale(domain=domain).title("original outputs, re-ordered like the words")
     y = alt.Y("actual:Q").scale(domain=domain).title("outputs for the shuffled sentence")
     line = alt.Chart(diag).mark_line(color="#64748B", strokeDash=[6, 4], strokeWidth=2).encode(x=x, y=y)
-    dots = alt.Chart(df).mark_circle(size=60, opacity=0.75, color="#1D4ED8").encode(
-        x=x, y=y,
-        tooltip=[alt.Tooltip("expected:Q", format=".4f"), alt.Tooltip("actual:Q", format=".4f"),
-                 alt.Tooltip("difference:Q", format=".2e")],
+    dots = (
+        alt.Chart(df)
+        .mark_circle(size=60, opacity=0.75, color="#1D4ED8")
+        .encode(
+            x=x,
+            y=y,
+            tooltip=[
+                alt.Tooltip("expected:Q", format=".4f"),
+                alt.Tooltip("actual:Q", format=".4f"),
+                alt.Tooltip("difference:Q", format=".2e"),
+            ],
+        )
     )
-    chart = alt.layer(line, dots).properties(
-        title=alt.Title(title, subtitle=subtitle), height=420, width="container"
-    )
+    chart = alt.layer(line, dots).properties(title=alt.Title(title, subtitle=subtitle), height=420, width="container")
     return _configure(chart)

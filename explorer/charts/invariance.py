@@ -24,8 +24,15 @@ from explorer.imagechart import image_heatmap
 VERDICT_COLORS = {"pass": "#15803D", "fail": "#B91C1C"}
 
 
-def score_heatmap(scores: np.ndarray, positions: np.ndarray, *, title: str, subtitle: str | None = None,
-                  width: int = 330, height: int = 420) -> alt.LayerChart:
+def score_heatmap(
+    scores: np.ndarray,
+    positions: np.ndarray,
+    *,
+    title: str,
+    subtitle: str | None = None,
+    width: int = 330,
+    height: int = 420,
+) -> alt.LayerChart:
     """s(m, n) with query position m down the rows and key position n along the columns; the
     legend sits below so that three of these fit side by side."""
     scores = np.asarray(scores, dtype=np.float64)
@@ -53,28 +60,34 @@ def score_heatmap(scores: np.ndarray, positions: np.ndarray, *, title: str, subt
     return configure(fit_heatmap_legend(chart, 160, orient="bottom"))
 
 
-def shift_matrix_heatmap(r: np.ndarray, *, k: float, layout: str, width: int = 400, height: int = 400) -> alt.LayerChart:
+def shift_matrix_heatmap(
+    r: np.ndarray, *, k: float, layout: str, width: int = 400, height: int = 400
+) -> alt.LayerChart:
     """The (d, d) matrix R_k with PE(p + k) = R_k·PE(p) (`posenc.shift_matrix`)."""
     r = np.asarray(r, dtype=np.float64)
     if r.ndim != 2 or r.shape[0] != r.shape[1]:
         raise ValueError(f"r must be a square matrix, got shape {r.shape}")
     return configure(
-        fit_heatmap_legend(image_heatmap(
-            r,
-            x_title="input dimension of PE(p)",
-            y_title="output dimension",
-            value_title="value",
-            scheme="redblue",
-            domain=(-1.0, 1.0),
-            width=width,
-            height=height,
-            title=f"R_k for k = {k:g} ({r.shape[0]} × {r.shape[0]}, {layout} layout)",
-        ), height - 110)
+        fit_heatmap_legend(
+            image_heatmap(
+                r,
+                x_title="input dimension of PE(p)",
+                y_title="output dimension",
+                value_title="value",
+                scheme="redblue",
+                domain=(-1.0, 1.0),
+                width=width,
+                height=height,
+                title=f"R_k for k = {k:g} ({r.shape[0]} × {r.shape[0]}, {layout} layout)",
+            ),
+            height - 110,
+        )
     )
 
 
-def deviation_chart(results: pd.DataFrame, *, tolerance: float, title: str, subtitle: str | None = None,
-                    width: int = 620) -> alt.LayerChart:
+def deviation_chart(
+    results: pd.DataFrame, *, tolerance: float, title: str, subtitle: str | None = None, width: int = 620
+) -> alt.LayerChart:
     """Horizontal bars of the shift-test deviation per method on a log axis, the pass mark as a rule.
 
     results  columns method, deviation (may be 0 or NaN: NaN rows are listed with their `note`),
@@ -112,9 +125,12 @@ def deviation_chart(results: pd.DataFrame, *, tolerance: float, title: str, subt
         .scale(domain=[*VERDICT_COLORS, "n/a"], range=[*VERDICT_COLORS.values(), "#475569"])
         .legend(None)
     )
-    x = alt.X("floor:Q").scale(type="log", domain=[floor, top], nice=False).title(
-        "max |s(m, n) − s(m+t, n+t)|  (log scale)"
-    ).axis(format=".0e", tickCount=8)
+    x = (
+        alt.X("floor:Q")
+        .scale(type="log", domain=[floor, top], nice=False)
+        .title("max |s(m, n) − s(m+t, n+t)|  (log scale)")
+        .axis(format=".0e", tickCount=8)
+    )
     y = alt.Y("method:N").sort(order).title(None).axis(labelFontSize=15, labelLimit=320)
     bars = (
         alt.Chart(df[finite])
@@ -133,15 +149,21 @@ def deviation_chart(results: pd.DataFrame, *, tolerance: float, title: str, subt
         .encode(x=alt.X("text_x:Q").scale(type="log", domain=[floor, top]), y=y, text="text:N", color=verdict_colour)
     )
     rule_df = pd.DataFrame({"tol": [tolerance], "label": [f"pass mark {tolerance:.1e}"]})
-    rule = alt.Chart(rule_df).mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#0F172A").encode(
-        x=alt.X("tol:Q").scale(type="log", domain=[floor, top])
+    rule = (
+        alt.Chart(rule_df)
+        .mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#0F172A")
+        .encode(x=alt.X("tol:Q").scale(type="log", domain=[floor, top]))
     )
-    rule_label = alt.Chart(rule_df).mark_text(align="left", dx=4, dy=-6, fontSize=13, color="#0F172A", baseline="bottom").encode(
-        x=alt.X("tol:Q").scale(type="log", domain=[floor, top]), y=alt.value(0), text="label:N"
+    rule_label = (
+        alt.Chart(rule_df)
+        .mark_text(align="left", dx=4, dy=-6, fontSize=13, color="#0F172A", baseline="bottom")
+        .encode(x=alt.X("tol:Q").scale(type="log", domain=[floor, top]), y=alt.value(0), text="label:N")
     )
     chart = alt.layer(bars, rule, labels, rule_label).properties(
         # Streamlit fits title and axes into `height` too: leave them room beyond ~60 px per bar.
-        width=width, height=60 * len(df) + 130, title=alt.TitleParams(title, subtitle=subtitle or "")
+        width=width,
+        height=60 * len(df) + 130,
+        title=alt.TitleParams(title, subtitle=subtitle or ""),
     )
     return configure(chart)
 
@@ -180,19 +202,21 @@ def curve_chart(
     x_enc = alt.X(f"{x}:Q").scale(x_scale).title(x_title)
     y_enc = alt.Y(f"{y}:Q").scale(y_scale).title(y_title).axis(y_axis)
     tooltip = [alt.Tooltip(f"{x}:Q", title=x_title, format="~g"), alt.Tooltip(f"{y}:Q", title=y_title, format=".3e")]
-    line = alt.Chart(df).mark_line(color=color, strokeWidth=2.5, point=len(df) <= 64).encode(
-        x=x_enc, y=y_enc, tooltip=tooltip
+    line = (
+        alt.Chart(df)
+        .mark_line(color=color, strokeWidth=2.5, point=len(df) <= 64)
+        .encode(x=x_enc, y=y_enc, tooltip=tooltip)
     )
     layers = [line]
     if mark_x is not None:
         mark = pd.DataFrame({"mx": [mark_x], "label": [mark_label or ""]})
         layers += [
-            alt.Chart(mark).mark_rule(strokeDash=[6, 4], color="#B91C1C", strokeWidth=2).encode(
-                x=alt.X("mx:Q").scale(x_scale)
-            ),
-            alt.Chart(mark).mark_text(align="left", dx=5, baseline="top", fontSize=13, color="#B91C1C").encode(
-                x=alt.X("mx:Q").scale(x_scale), y=alt.value(4), text="label:N"
-            ),
+            alt.Chart(mark)
+            .mark_rule(strokeDash=[6, 4], color="#B91C1C", strokeWidth=2)
+            .encode(x=alt.X("mx:Q").scale(x_scale)),
+            alt.Chart(mark)
+            .mark_text(align="left", dx=5, baseline="top", fontSize=13, color="#B91C1C")
+            .encode(x=alt.X("mx:Q").scale(x_scale), y=alt.value(4), text="label:N"),
         ]
     chart = alt.layer(*layers).properties(
         width=width, height=height, title=alt.TitleParams(title, subtitle=subtitle or "")

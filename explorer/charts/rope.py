@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts.style import configure
-
 from explorer.imagechart import image_heatmap
 
 #: One colour per vector, used for its arrows, circle, arc and label.
@@ -105,8 +104,9 @@ def _to_box(points: np.ndarray, box: np.ndarray) -> np.ndarray:
     return np.hypot(dx, dy)
 
 
-def clearance(box: np.ndarray, *, dots: np.ndarray, tips: np.ndarray, boxes: list,
-              dot_room: float = DOT_RADIUS) -> float:
+def clearance(
+    box: np.ndarray, *, dots: np.ndarray, tips: np.ndarray, boxes: list, dot_room: float = DOT_RADIUS
+) -> float:
     """How far (px) a label box stays from the dots (`dot_room` px around each centre), the
     arrows (shaft from the origin to each tip, head at the tip) and the boxes of labels already
     placed; negative when it touches one."""
@@ -126,8 +126,17 @@ def clearance(box: np.ndarray, *, dots: np.ndarray, tips: np.ndarray, boxes: lis
     return float(min(room))
 
 
-def place_labels(anchors: np.ndarray, widths, *, height: float, gap: float, dots: np.ndarray,
-                 tips: np.ndarray, boxes: list, drop_crowded: bool = False):
+def place_labels(
+    anchors: np.ndarray,
+    widths,
+    *,
+    height: float,
+    gap: float,
+    dots: np.ndarray,
+    tips: np.ndarray,
+    boxes: list,
+    drop_crowded: bool = False,
+):
     """Greedy label placement (all in pixels, y up): each label in turn takes the first of eight
     directions around its anchor (outwards from the origin first) whose box stays `CLEAR` px
     clear of every dot, arrow and label already placed (`boxes`, extended in place), else the
@@ -148,8 +157,10 @@ def place_labels(anchors: np.ndarray, widths, *, height: float, gap: float, dots
         for turn in _TURNS:
             u = (np.cos(out + turn), np.sin(out + turn))
             box = label_box(anchors[i], u, gap, widths[i], height)
-            room = min(clearance(box, dots=dots[~own], tips=tips, boxes=boxes, dot_room=other_room),
-                       clearance(box, dots=dots[own], tips=np.zeros((0, 2)), boxes=[]))
+            room = min(
+                clearance(box, dots=dots[~own], tips=tips, boxes=boxes, dot_room=other_room),
+                clearance(box, dots=dots[own], tips=np.zeros((0, 2)), boxes=[]),
+            )
             if room > best_room:
                 best, best_room, best_box = u, room, box
             if room >= CLEAR:
@@ -185,8 +196,12 @@ def corner_labels(df: pd.DataFrame, lim: float, *, inset: float = 6) -> pd.DataF
     sx = np.array([c[0] for c in chosen], dtype=float)
     sy = np.array([c[1] for c in chosen], dtype=float)
     return df.assign(
-        x=sx * lim, y=sy * lim, dx=-sx * inset, dy=sy * inset,
-        align=np.where(sx > 0, "right", "left"), baseline=np.where(sy > 0, "top", "bottom"),
+        x=sx * lim,
+        y=sy * lim,
+        dx=-sx * inset,
+        dy=sy * inset,
+        align=np.where(sx > 0, "right", "left"),
+        baseline=np.where(sy > 0, "top", "bottom"),
     )
 
 
@@ -203,8 +218,13 @@ def corner_boxes(rows: pd.DataFrame, px: float, *, char: float = NAME_CHAR, heig
 
 def _placed_text(**mark) -> dict:
     """Mark properties that read a label's placement from its row (see `placed_labels`)."""
-    return dict(align=alt.expr("datum.align"), baseline=alt.expr("datum.baseline"),
-                dx=alt.expr("datum.dx"), dy=alt.expr("datum.dy"), **mark)
+    return dict(
+        align=alt.expr("datum.align"),
+        baseline=alt.expr("datum.baseline"),
+        dx=alt.expr("datum.dx"),
+        dy=alt.expr("datum.dy"),
+        **mark,
+    )
 
 
 def plane_chart(
@@ -252,11 +272,7 @@ def plane_chart(
     )
     x_enc = alt.X("x:Q").scale(scale).title("first coordinate of the pair").axis(**origin_line)
     y_enc = alt.Y("y:Q").scale(scale).title("second coordinate of the pair").axis(**origin_line)
-    colour = (
-        alt.Color("vector:N")
-        .scale(domain=list(VECTOR_COLORS), range=list(VECTOR_COLORS.values()))
-        .legend(None)
-    )
+    colour = alt.Color("vector:N").scale(domain=list(VECTOR_COLORS), range=list(VECTOR_COLORS.values())).legend(None)
     layers = []
 
     # Lines: the circles of the norms (dashed, faint: rotation keeps every arrow on its circle)
@@ -264,21 +280,28 @@ def plane_chart(
     lines = []
     for (vec, length), _ in arrows.groupby(["vector", arrows["length"].round(9)]):
         cx, cy = _arc_points(0.0, 2 * np.pi, float(length), 181)
-        lines.append(pd.DataFrame({"kind": "circle", "vector": vec, "line": f"circle {vec}:{length}",
-                                   "x": cx, "y": cy, "i": range(181)}))
+        lines.append(
+            pd.DataFrame(
+                {"kind": "circle", "vector": vec, "line": f"circle {vec}:{length}", "x": cx, "y": cy, "i": range(181)}
+            )
+        )
     corner_rows = None
     if arcs is not None and len(arcs):
         start = np.arctan2(arcs["from_y"], arcs["from_x"])
         arcs = arcs.assign(start=start, end=start + arcs["sweep"])
         for i, arc in enumerate(arcs.itertuples(index=False)):
             ax, ay = _arc_points(float(arc.start), float(arc.end), float(arc.radius))
-            lines.append(pd.DataFrame({"kind": "arc", "vector": arc.vector, "line": f"arc {i}", "x": ax, "y": ay,
-                                       "i": range(len(ax))}))
+            lines.append(
+                pd.DataFrame(
+                    {"kind": "arc", "vector": arc.vector, "line": f"arc {i}", "x": ax, "y": ay, "i": range(len(ax))}
+                )
+            )
         # An arc's label would not fit between its two arrows without crossing one of them or the
         # dots on the circle, so it goes to the plot corner in the arc's direction, in its colour.
         mid = (arcs["start"] + arcs["end"]) / 2
-        corner_rows = corner_labels(pd.DataFrame(
-            {"vector": arcs["vector"], "label": arcs["label"], "x": np.cos(mid), "y": np.sin(mid)}), lim)
+        corner_rows = corner_labels(
+            pd.DataFrame({"vector": arcs["vector"], "label": arcs["label"], "x": np.cos(mid), "y": np.sin(mid)}), lim
+        )
 
     # Label placement, in pixels (y up): the arcs' labels sit in the corners; then the arrows'
     # labels, then the position numbers, each clear of everything placed before it.
@@ -286,8 +309,15 @@ def plane_chart(
     has_trajectory = trajectory is not None and len(trajectory) > 0
     dots_px = trajectory[["x", "y"]].to_numpy(float) * px if has_trajectory else np.zeros((0, 2))
     boxes: list = corner_boxes(corner_rows, px) if corner_rows is not None else []
-    ux, uy, _ = place_labels(tips * px, [NAME_CHAR * len(str(t)) for t in arrows["label"]], height=NAME_FONT,
-                             gap=TIP_LABEL_GAP, dots=dots_px, tips=tips * px, boxes=boxes)
+    ux, uy, _ = place_labels(
+        tips * px,
+        [NAME_CHAR * len(str(t)) for t in arrows["label"]],
+        height=NAME_FONT,
+        gap=TIP_LABEL_GAP,
+        dots=dots_px,
+        tips=tips * px,
+        boxes=boxes,
+    )
     text_rows = [placed_labels(arrows[["vector", "label", "x", "y"]], ux, uy, TIP_LABEL_GAP)]
     if corner_rows is not None:
         text_rows.append(corner_rows)
@@ -298,7 +328,11 @@ def plane_chart(
             alt.Chart(pd.concat(lines, ignore_index=True))
             .mark_line()
             .encode(
-                x=x_enc, y=y_enc, color=colour, detail="line:N", order="i:Q",
+                x=x_enc,
+                y=y_enc,
+                color=colour,
+                detail="line:N",
+                order="i:Q",
                 strokeDash=alt.StrokeDash("kind:N").scale(domain=kinds, range=[[4, 4], [1, 0]]).legend(None),
                 strokeWidth=alt.StrokeWidth("kind:N").scale(domain=kinds, range=[1.5, 2.5]).legend(None),
                 opacity=alt.Opacity("kind:N").scale(domain=kinds, range=[0.55, 1.0]).legend(None),
@@ -313,9 +347,9 @@ def plane_chart(
             .encode(
                 x=x_enc,
                 y=y_enc,
-                fill=alt.Fill("position:Q").scale(range=["#BFDBFE", "#1E3A8A"], domainMin=0).legend(
-                    title="q at position", orient="bottom", gradientLength=220
-                ),
+                fill=alt.Fill("position:Q")
+                .scale(range=["#BFDBFE", "#1E3A8A"], domainMin=0)
+                .legend(title="q at position", orient="bottom", gradientLength=220),
                 tooltip=[
                     alt.Tooltip("position:Q", title="position"),
                     alt.Tooltip("x:Q", format=".3f"),
@@ -325,8 +359,9 @@ def plane_chart(
         )
         if len(traj) <= 24:
             # A dot under an arrow tip (q itself at 0, q at m) is named by the arrow's label.
-            near_tip = np.hypot(traj["x"].to_numpy(float)[:, None] - tips[:, 0],
-                                traj["y"].to_numpy(float)[:, None] - tips[:, 1])
+            near_tip = np.hypot(
+                traj["x"].to_numpy(float)[:, None] - tips[:, 0], traj["y"].to_numpy(float)[:, None] - tips[:, 1]
+            )
             named = (near_tip < 1e-6 * reach).any(axis=1) if len(tips) else np.zeros(len(traj), bool)
             numbered = traj[~named & (traj["position"] != 0).to_numpy()]
             # first and last position first, so that crowding drops numbers in between
@@ -335,7 +370,11 @@ def plane_chart(
             ux, uy, kept = place_labels(
                 numbered[["x", "y"]].to_numpy(float) * px,
                 [NUMBER_CHAR * len(str(p)) for p in numbered["position"]],
-                height=NUMBER_FONT, gap=DOT_LABEL_GAP, dots=dots_px, tips=tips * px, boxes=boxes,
+                height=NUMBER_FONT,
+                gap=DOT_LABEL_GAP,
+                dots=dots_px,
+                tips=tips * px,
+                boxes=boxes,
                 drop_crowded=True,
             )
             numbers = placed_labels(numbered, ux, uy, DOT_LABEL_GAP)[kept].sort_values("position")
@@ -358,20 +397,34 @@ def plane_chart(
         faint=arrows["state"].map({"before": 0.55, "after": 1.0}),
     )
     dash = alt.StrokeDash("state:N").scale(domain=list(STATES), range=[[6, 4], [1, 0]]).legend(None)
-    tooltip = [alt.Tooltip("label:N", title="vector"), alt.Tooltip("x:Q", format=".3f"),
-               alt.Tooltip("y:Q", format=".3f"), alt.Tooltip("length:Q", format=".4f")]
+    tooltip = [
+        alt.Tooltip("label:N", title="vector"),
+        alt.Tooltip("x:Q", format=".3f"),
+        alt.Tooltip("y:Q", format=".3f"),
+        alt.Tooltip("length:Q", format=".4f"),
+    ]
     layers += [
         alt.Chart(arrows)
         .mark_rule(strokeWidth=3.5)
         .encode(
-            x=alt.X("x0:Q").scale(scale), y=alt.Y("y0:Q").scale(scale), x2="x:Q", y2="y:Q",
-            color=colour, strokeDash=dash, opacity=alt.Opacity("faint:Q", scale=None), tooltip=tooltip,
+            x=alt.X("x0:Q").scale(scale),
+            y=alt.Y("y0:Q").scale(scale),
+            x2="x:Q",
+            y2="y:Q",
+            color=colour,
+            strokeDash=dash,
+            opacity=alt.Opacity("faint:Q", scale=None),
+            tooltip=tooltip,
         ),
         alt.Chart(arrows)
         .mark_point(shape="triangle-up", filled=True, size=260)
         .encode(
-            x=alt.X("hx:Q").scale(scale), y=alt.Y("hy:Q").scale(scale), angle=alt.Angle("head:Q", scale=None),
-            color=colour, opacity=alt.Opacity("faint:Q", scale=None), tooltip=tooltip,
+            x=alt.X("hx:Q").scale(scale),
+            y=alt.Y("hy:Q").scale(scale),
+            angle=alt.Angle("head:Q", scale=None),
+            color=colour,
+            opacity=alt.Opacity("faint:Q", scale=None),
+            tooltip=tooltip,
         ),
     ]
     # The arrows' and the arcs' labels (placed above).
@@ -413,14 +466,18 @@ def pair_map_chart(pairs: np.ndarray, *, highlight: int, layout: str, width: int
         alt.Chart(df)
         .mark_circle(opacity=0.9)
         .encode(
-            x=alt.X("coordinate:Q").scale(domain=[-0.5, d - 0.5], nice=False).title("coordinate index i")
+            x=alt.X("coordinate:Q")
+            .scale(domain=[-0.5, d - 0.5], nice=False)
+            .title("coordinate index i")
             .axis(tickMinStep=1, format="d"),
-            y=alt.Y("pair:Q").scale(domain=[-0.5, h - 0.5], nice=False).title("pair j")
-            .axis(tickMinStep=1, format="d"),
+            y=alt.Y("pair:Q").scale(domain=[-0.5, h - 0.5], nice=False).title("pair j").axis(tickMinStep=1, format="d"),
             color=alt.condition(alt.datum.selected, alt.value("#DC2626"), alt.value("#64748B")),
             size=alt.condition(alt.datum.selected, alt.value(220), alt.value(max(12, 900 // d))),
-            tooltip=[alt.Tooltip("coordinate:Q", title="coordinate i"), alt.Tooltip("pair:Q", title="pair j"),
-                     alt.Tooltip("role:N", title="role in the pair")],
+            tooltip=[
+                alt.Tooltip("coordinate:Q", title="coordinate i"),
+                alt.Tooltip("pair:Q", title="pair j"),
+                alt.Tooltip("role:N", title="role in the pair"),
+            ],
         )
     )
     return configure(
@@ -435,8 +492,9 @@ def pair_map_chart(pairs: np.ndarray, *, highlight: int, layout: str, width: int
     )
 
 
-def rope_matrix_heatmap(r: np.ndarray, *, position: float, pair: tuple[int, int], layout: str,
-                        width: int = 380, height: int = 400) -> alt.LayerChart:
+def rope_matrix_heatmap(
+    r: np.ndarray, *, position: float, pair: tuple[int, int], layout: str, width: int = 380, height: int = 400
+) -> alt.LayerChart:
     """The (d, d) matrix R_m (`posenc.rope_matrix`) as one image; the four cells of `pair` boxed."""
     r = np.asarray(r, dtype=np.float64)
     if r.ndim != 2 or r.shape[0] != r.shape[1]:
@@ -460,8 +518,9 @@ def rope_matrix_heatmap(r: np.ndarray, *, position: float, pair: tuple[int, int]
     cells = pd.DataFrame([(c, rr) for rr in (a, b) for c in (a, b)], columns=["col", "row"])
     cells = cells.assign(x0=cells["col"] - 0.5, x1=cells["col"] + 0.5, y0=cells["row"] - 0.5, y1=cells["row"] + 0.5)
     pad = max(0.5, d / 120)  # keep the box visible when a cell is only a pixel or two wide
-    cells = cells.assign(x0=cells["x0"] - pad + 0.5, x1=cells["x1"] + pad - 0.5,
-                         y0=cells["y0"] - pad + 0.5, y1=cells["y1"] + pad - 0.5)
+    cells = cells.assign(
+        x0=cells["x0"] - pad + 0.5, x1=cells["x1"] + pad - 0.5, y0=cells["y0"] - pad + 0.5, y1=cells["y1"] + pad - 0.5
+    )
     x_scale = alt.Scale(domain=[-0.5, d - 0.5], nice=False, zero=False)
     y_scale = alt.Scale(domain=[-0.5, d - 0.5], nice=False, zero=False, reverse=True)
     boxes = (

@@ -54,13 +54,16 @@ CONFIG = alt.Config(
 
 #: The square matrices sit two side by side: a legend under the plot keeps each narrow.
 MATRIX_CONFIG = alt.Config.from_dict(
-    {**CONFIG.to_dict(), "legend": {**CONFIG.legend.to_dict(), "orient": "bottom",
-                                     "direction": "horizontal", "titleOrient": "top"}}
+    {
+        **CONFIG.to_dict(),
+        "legend": {**CONFIG.legend.to_dict(), "orient": "bottom", "direction": "horizontal", "titleOrient": "top"},
+    }
 )
 
 
-def _finish(chart: alt.TopLevelMixin, title: str, subtitle=None, *, fit_width: bool = True,
-            config: alt.Config = CONFIG, **props) -> alt.TopLevelMixin:
+def _finish(
+    chart: alt.TopLevelMixin, title: str, subtitle=None, *, fit_width: bool = True, config: alt.Config = CONFIG, **props
+) -> alt.TopLevelMixin:
     """Title (the point of the chart), optional subtitle lines, the shared config and the sizing,
     in one step.
 
@@ -77,8 +80,9 @@ def _finish(chart: alt.TopLevelMixin, title: str, subtitle=None, *, fit_width: b
 
 
 # ------------------------------------------------------------------------------ data helpers
-def overview_blocks(seq_len: int, d_model: int, *, max_rows: int = OVERVIEW_MAX_ROWS,
-                    max_cols: int = OVERVIEW_MAX_COLS) -> tuple[int, int]:
+def overview_blocks(
+    seq_len: int, d_model: int, *, max_rows: int = OVERVIEW_MAX_ROWS, max_cols: int = OVERVIEW_MAX_COLS
+) -> tuple[int, int]:
     """(rows, pair_block): split the positions into `rows` blocks of (nearly) equal length and
     average `pair_block` neighbouring pairs, so that the overview has at most max_rows × max_cols
     cells. (seq_len, 1) means full resolution."""
@@ -113,11 +117,7 @@ def reduction_note(seq_len: int, d_model: int, rows: int, pair_block: int) -> st
         parts.append(f"over {pair_block} neighbouring pairs (sines with sines, cosines with cosines)")
     if not parts:
         return ""
-    return (
-        f"{seq_len} × {d_model} values do not fit on screen: each pixel shows "
-        + " and ".join(parts)
-        + "."
-    )
+    return f"{seq_len} × {d_model} values do not fit on screen: each pixel shows " + " and ".join(parts) + "."
 
 
 def dimension_role(dim: int, d_model: int, layout: str) -> tuple[str, int]:
@@ -160,9 +160,7 @@ def parse_dims(text: str, d_model: int, *, limit: int = MAX_CURVES) -> tuple[lis
     if bad:
         problems.append(f"not whole numbers, skipped: {', '.join(bad[:5])}")
     if out_of_range:
-        problems.append(
-            f"outside 0 … {d_model - 1}, skipped: {', '.join(out_of_range[:5])}"
-        )
+        problems.append(f"outside 0 … {d_model - 1}, skipped: {', '.join(out_of_range[:5])}")
     if dropped:
         problems.append(f"only the first {limit} dimensions are drawn ({dropped} more skipped)")
     return dims, problems
@@ -174,9 +172,7 @@ def value_table(values: np.ndarray, positions, dims) -> pd.DataFrame:
     positions = np.asarray(positions)
     dims = np.asarray(dims)
     if values.shape != (positions.size, dims.size):
-        raise ValueError(
-            f"values must have shape ({positions.size}, {dims.size}), got {values.shape}"
-        )
+        raise ValueError(f"values must have shape ({positions.size}, {dims.size}), got {values.shape}")
     table = pd.DataFrame(values, columns=[f"dim {int(i)}" for i in dims])
     table.insert(0, "position", positions.astype(np.int64))
     return table
@@ -229,8 +225,7 @@ def encoding_heatmap(
     return _finish(chart, title, sub)
 
 
-def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layout: str,
-                     wavelengths) -> alt.Chart:
+def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layout: str, wavelengths) -> alt.Chart:
     """Chosen dimensions as curves over position. `values` is (len(positions), len(dims));
     `wavelengths` holds λ_j for every pair (the legend names each curve's pair and wavelength)."""
     positions = np.asarray(positions, dtype=np.float64)
@@ -238,9 +233,7 @@ def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layou
     dims = [int(i) for i in dims]
     wl = np.asarray(wavelengths, dtype=np.float64)
     if values.shape != (positions.size, len(dims)):
-        raise ValueError(
-            f"values must have shape ({positions.size}, {len(dims)}), got {values.shape}"
-        )
+        raise ValueError(f"values must have shape ({positions.size}, {len(dims)}), got {values.shape}")
     names = []
     for i in dims:
         fn, j = dimension_role(i, d_model, layout)
@@ -260,9 +253,10 @@ def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layou
         .encode(
             x=alt.X("position:Q").title("position p (tokens)").scale(nice=False, zero=False),
             y=alt.Y("value:Q").title("PE(p, i)").scale(domain=[-1.05, 1.05]),
-            color=alt.Color("curve:N").sort(names).title("dimension").legend(
-                orient="bottom", columns=2, labelLimit=420
-            ),
+            color=alt.Color("curve:N")
+            .sort(names)
+            .title("dimension")
+            .legend(orient="bottom", columns=2, labelLimit=420),
             tooltip=[
                 alt.Tooltip("dim:Q", title="dimension i"),
                 alt.Tooltip("position:Q", title="position p"),
@@ -297,34 +291,36 @@ def wavelength_chart(wavelengths, *, seq_len: int, base: float, d_model: int) ->
     )
     lo = 10.0 ** math.floor(math.log10(min(wl.min(), seq_len)))
     hi = 10.0 ** math.ceil(math.log10(max(wl.max(), seq_len) * 1.01))
-    y = alt.Y("wavelength:Q").title("wavelength λ_j (tokens, log scale)").scale(
-        type="log", domain=[lo, hi]
-    )
+    y = alt.Y("wavelength:Q").title("wavelength λ_j (tokens, log scale)").scale(type="log", domain=[lo, hi])
     x = alt.X("j:Q").title("pair j").scale(nice=False, domain=[0, max(1, wl.size - 1)])
-    line = alt.Chart(df).mark_line(strokeWidth=3, color="#1D4ED8", point=wl.size <= 64).encode(
-        x=x,
-        y=y,
-        tooltip=[
-            alt.Tooltip("j:Q", title="pair j"),
-            alt.Tooltip("dims:N", title="dimensions (interleaved)"),
-            alt.Tooltip("wavelength:Q", title="λ_j (tokens)", format=",.4~g"),
-            alt.Tooltip("turns:Q", title=f"turns within {seq_len} positions", format=",.4~g"),
-        ],
+    line = (
+        alt.Chart(df)
+        .mark_line(strokeWidth=3, color="#1D4ED8", point=wl.size <= 64)
+        .encode(
+            x=x,
+            y=y,
+            tooltip=[
+                alt.Tooltip("j:Q", title="pair j"),
+                alt.Tooltip("dims:N", title="dimensions (interleaved)"),
+                alt.Tooltip("wavelength:Q", title="λ_j (tokens)", format=",.4~g"),
+                alt.Tooltip("turns:Q", title=f"turns within {seq_len} positions", format=",.4~g"),
+            ],
+        )
     )
     rule_df = pd.DataFrame({"wavelength": [float(seq_len)], "label": [f"sequence length {seq_len}"]})
     rule = alt.Chart(rule_df).mark_rule(color="#B45309", strokeDash=[6, 4], strokeWidth=2).encode(y=y)
-    text = alt.Chart(rule_df).mark_text(
-        align="left", dx=6, dy=-10, fontSize=15, color="#B45309"
-    ).encode(x=alt.datum(0), y=y, text=alt.Text("label:N"))
+    text = (
+        alt.Chart(rule_df)
+        .mark_text(align="left", dx=6, dy=-10, fontSize=15, color="#B45309")
+        .encode(x=alt.datum(0), y=y, text=alt.Text("label:N"))
+    )
     above = int(np.sum(wl > seq_len))
     return _finish(
         alt.layer(line, rule, text),
         "Wavelengths grow geometrically: a straight line on a log axis",
         [
-            f"λ_j = 2π·b^(2j/d), from 2π ≈ 6.28 to {wl.max():,.0f} tokens (b = {base:,.0f}, "
-            f"d = {d_model}).",
-            f"{above} of {wl.size} pairs (above the dashed line) do not finish one turn within "
-            f"{seq_len} positions.",
+            f"λ_j = 2π·b^(2j/d), from 2π ≈ 6.28 to {wl.max():,.0f} tokens (b = {base:,.0f}, d = {d_model}).",
+            f"{above} of {wl.size} pairs (above the dashed line) do not finish one turn within {seq_len} positions.",
         ],
         height=320,
     )
@@ -378,8 +374,7 @@ def matrix_heatmap(
         hover_cells=min(2500, n * n),
     )
     sub = [subtitle] if isinstance(subtitle, str) else list(subtitle)
-    return _finish(chart, title, [line for line in sub if line] or None, fit_width=False,
-                   config=MATRIX_CONFIG)
+    return _finish(chart, title, [line for line in sub if line] or None, fit_width=False, config=MATRIX_CONFIG)
 
 
 def offset_distance_chart(offsets, distances, *, seq_len: int) -> alt.LayerChart:
@@ -387,33 +382,43 @@ def offset_distance_chart(offsets, distances, *, seq_len: int) -> alt.LayerChart
     k = np.asarray(offsets, dtype=np.float64)
     dist = np.asarray(distances, dtype=np.float64)
     if k.shape != dist.shape or k.size < 1:
-        raise ValueError(
-            f"offsets and distances must be equal-length and non-empty, got {k.shape}, {dist.shape}"
-        )
+        raise ValueError(f"offsets and distances must be equal-length and non-empty, got {k.shape}, {dist.shape}")
     i_min = int(np.argmin(dist))
     df = pd.DataFrame({"k": k, "distance": dist})
     best = pd.DataFrame(
-        {"k": [k[i_min]], "distance": [dist[i_min]],
-         "label": [f"closest: k = {int(k[i_min])}, distance {dist[i_min]:.4g}"]}
+        {
+            "k": [k[i_min]],
+            "distance": [dist[i_min]],
+            "label": [f"closest: k = {int(k[i_min])}, distance {dist[i_min]:.4g}"],
+        }
     )
     x = alt.X("k:Q").title("offset k = q − p (tokens)").scale(nice=False)
     y = alt.Y("distance:Q").title("‖PE(p+k) − PE(p)‖").scale(zero=True)
-    line = alt.Chart(df).mark_line(strokeWidth=2, color="#1D4ED8", point=k.size <= 64).encode(
-        x=x,
-        y=y,
-        tooltip=[alt.Tooltip("k:Q", title="offset k"),
-                 alt.Tooltip("distance:Q", title="distance", format=".5g")],
+    line = (
+        alt.Chart(df)
+        .mark_line(strokeWidth=2, color="#1D4ED8", point=k.size <= 64)
+        .encode(
+            x=x,
+            y=y,
+            tooltip=[alt.Tooltip("k:Q", title="offset k"), alt.Tooltip("distance:Q", title="distance", format=".5g")],
+        )
     )
     dot = alt.Chart(best).mark_point(size=160, filled=True, color="#B45309").encode(x=x, y=y)
     left_half = i_min < 0.6 * k.size
-    label = alt.Chart(best).mark_text(
-        align="left" if left_half else "right", dx=10 if left_half else -10, dy=16, fontSize=15,
-        color="#B45309",
-    ).encode(x=x, y=y, text=alt.Text("label:N"))
+    label = (
+        alt.Chart(best)
+        .mark_text(
+            align="left" if left_half else "right",
+            dx=10 if left_half else -10,
+            dy=16,
+            fontSize=15,
+            color="#B45309",
+        )
+        .encode(x=x, y=y, text=alt.Text("label:N"))
+    )
     return _finish(
         alt.layer(line, dot, label),
         "Every position is unique: all distances stay above zero",
-        f"The distance between positions p and p + k depends only on k; here every k from 1 "
-        f"to {seq_len - 1}.",
+        f"The distance between positions p and p + k depends only on k; here every k from 1 to {seq_len - 1}.",
         height=300,
     )

@@ -5,9 +5,17 @@ from __future__ import annotations
 import altair as alt
 
 
-def configure(chart: alt.TopLevelMixin, *, axis_label: int = 14, axis_title: int = 15, title: int = 18,
-              subtitle: int = 14, legend_label: int = 14, legend_title: int = 14,
-              view_stroke: str | None = None) -> alt.TopLevelMixin:
+def configure(
+    chart: alt.TopLevelMixin,
+    *,
+    axis_label: int = 14,
+    axis_title: int = 15,
+    title: int = 18,
+    subtitle: int = 14,
+    legend_label: int = 14,
+    legend_title: int = 14,
+    view_stroke: str | None = None,
+) -> alt.TopLevelMixin:
     """Apply the shared axis/title/legend sizes in one ``configure`` call (each ``configure_*``
     call would copy the chart again)."""
     return chart.configure(
