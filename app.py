@@ -9,13 +9,14 @@ import streamlit as st
 
 from explorer.charts import home as charts
 from explorer.exports import labelled_matrices, page_footer
-from explorer.layout import PAGES, cached, formula, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.manifest import PAGES
 from explorer.params import ensure_notice_slot, get, widget
 from posenc import attention as att
 
 MAX_TOKENS = 24  # also the learned table's length: the toy model was "trained" on 24 positions
 
-page_setup("Why position matters", ":material/home:")
+page_setup("home")
 
 
 @cached(max_entries=64)
@@ -202,4 +203,4 @@ view()
 
 st.subheader("Explore")
 for page in PAGES[1:]:
-    st.page_link(page.path, label=page.title, icon=page.icon)
+    st.page_link(page.script, label=page.title, icon=page.icon)

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import posenc
 from explorer.charts import sinusoidal as charts
-from explorer.presentation import show_chart
+from explorer.render import show_chart
 
 SEQ_LEN, D_MODEL, BASE, LAYOUT, SCHEME = 8192, 2048, 10000.0, "interleaved", "redblue"
 

@@ -50,7 +50,7 @@ from e2e_support import (  # noqa: E402
     wait_rerun_done,
 )
 
-from explorer.layout import PAGES  # noqa: E402
+from explorer.manifest import PAGES  # noqa: E402
 
 MB = 1024 * 1024
 SMALL_APP = "bench/small_chart_app.py"
@@ -58,82 +58,14 @@ SMALL_TITLE = "Small chart"
 HEATMAP_ONLY_APP = "bench/heatmap_only_app.py"
 HEATMAP_ONLY_TITLE = "Heatmap only"
 
-#: Every control at its maximum (the params' ranges, or the page's own cap).
-MAX_SETTINGS: dict[str, dict[str, str]] = {
-    "app.py": {
-        "sentence": " ".join(f"word{i}" for i in range(40)),  # 40 words, 24 used
-        "d_model": "64",
-        "home_pe": "rope",
-        "seed": "9999",
-        "shuffle_seed": "9999",
-    },
-    "pages/1_Sinusoidal_heatmap.py": {
-        "seq_len": "8192",
-        "d_model": "2048",
-        "base": "1000000",
-        "zoom_p0": "7936",
-        "zoom_np": "256",
-        "zoom_d0": "1792",
-        "zoom_nd": "256",
-        "sim_n": "512",
-        "sin_view": "Similarity",  # the heaviest tab: two 512 × 512 matrices, 8191 offsets
-        "curve_dims": ", ".join(str(i) for i in range(0, 2048, 100)),
-    },
-    "pages/2_Clock_hands.py": {"d_model": "2048", "base": "1000000", "n_clocks": "64", "m": "8192"},
-    "pages/3_RoPE_rotation.py": {
-        "m": "8192",
-        "n": "8192",
-        "head_dim": "256",
-        "j": "127",
-        "base": "1000000",
-        "traj_m": "256",
-        "rope_view": "Whole head",  # the 256 × 256 matrix
-    },
-    "pages/4_Relative_invariance.py": {
-        "head_dim": "256",
-        "seq_len": "256",
-        "shift_t": "4096",
-        "table_len": "4096",
-        "base": "1000000",
-        "seed": "9999",
-    },
-    "pages/5_Context_extension.py": {
-        "head_dim": "256",
-        "base": "1000000",
-        "train_len": "262144",
-        "target_len": "1048576",
-        "rope_type": "yarn",
-        "factor": "128",
-        "beta_fast": "256",
-        "beta_slow": "128",
-        "ext_view": "Precision",  # the heaviest tab (torch's bfloat16)
-    },
-    "pages/6_Compare_methods.py": {
-        "head_dim": "256",
-        "train_len": "2048",
-        "target_len": "4096",
-        "base": "1000000",
-        "seed": "9999",
-        "alibi_head": "8",
-    },
-    "pages/7_Model_configs.py": {
-        "head_dim": "256",
-        "base": "1000000",
-        "conv_from": "rope_theta",
-        "new_theta": "1000000000000",
-    },
-}
+#: Every control at its maximum (the params' ranges, or the page's own cap): declared with each
+#: page (explorer/site/<page>.py, `Page.bench.max_query`).
+MAX_SETTINGS: dict[str, dict[str, str]] = {p.script: dict(p.bench.max_query) for p in PAGES}
 HEATMAP_MAX = {"seq_len": "8192", "d_model": "2048"}
 
-#: Interaction: (page index in PAGES, slider key, index of a chart that changes with it).
-INTERACTIONS = [
-    (0, "d_model", 1),
-    (1, "seq_len", 0),
-    (2, "n_clocks", 0),
-    (3, "m", 0),
-    (4, "shift_t", 0),
-    (5, "head_dim", 0),
-]
+#: Interaction: (page, slider key, index of a chart that changes with it), from each page's
+#: declaration (`Page.bench.slider`).
+INTERACTIONS = [(p, p.bench.slider, p.bench.slider_chart) for p in PAGES if p.bench.slider]
 
 TARGETS = {
     "run_default": 0.150,  # s
@@ -162,7 +94,7 @@ def bench_script_runs(pages: list, repeats: int) -> list[dict]:
 
     st_logger.set_log_level(logging.ERROR)  # "missing ScriptRunContext", "No runtime found" …
     rows = []
-    scripts = [(short(p.path), p.path, MAX_SETTINGS.get(p.path, {})) for p in pages]
+    scripts = [(short(p.script), p.script, MAX_SETTINGS.get(p.script, {})) for p in pages]
     scripts.append(("(floor: small_chart_app.py)", SMALL_APP, None))
     for name, path, max_query in scripts:
         row = {"page": name}
@@ -279,7 +211,7 @@ MEMORY_SLIDERS = {
 def distinct_params(i: int, pages: list) -> tuple[object, dict[str, str]]:
     """The i-th of the memory run's page loads: (PageInfo, URL parameters), all distinct."""
     info = pages[i % len(pages)]
-    q = _distinct_query(info.path, i, i // len(pages))
+    q = _distinct_query(info.script, i, i // len(pages))
     return info, {key: (f"{v:g}" if isinstance(v, float) else str(v)) for key, v in q.items()}
 
 
@@ -320,8 +252,8 @@ def main() -> int:
         return 2
     started = time.perf_counter()
     info = machine()
-    missing_pages = [p.path for p in PAGES if not (ROOT / p.path).exists()]
-    pages = [p for p in PAGES if (ROOT / p.path).exists()]
+    missing_pages = [p.script for p in PAGES if not (ROOT / p.script).exists()]
+    pages = [p for p in PAGES if (ROOT / p.script).exists()]
     for path in missing_pages:
         print(f"PAGES lists {path}, but the file does not exist: left out", flush=True)
     when = dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
@@ -336,7 +268,7 @@ def main() -> int:
     results: dict = {
         "runs": runs,
         "missing_pages": missing_pages,
-        "no_max": [p.path for p in pages if p.path not in MAX_SETTINGS],
+        "no_max": [p.script for p in pages if p.script not in MAX_SETTINGS],
     }
     with sync_playwright() as pw:
         browser = launch_chromium(pw)
@@ -353,7 +285,7 @@ def main() -> int:
                 first = navigate(page, app.url("app.py"), PAGES[0].title)
                 cold_total = time.perf_counter() - app.started_at
                 for p in pages[1:]:
-                    navigate(page, app.url(p.path), p.title)
+                    navigate(page, app.url(p.script), p.title)
             mem = app.memory()
             results["cold"] = {
                 "healthy": healthy,
@@ -373,10 +305,10 @@ def main() -> int:
                 small_url, heat_only_url = small.url(""), heat_only.url("")
                 navigate(page, small_url, SMALL_TITLE)  # warm-up (browser cache, imports)
                 nav = []
-                targets = [(app.url(p.path), p.title, args.pairs, short(p.path), False) for p in pages]
+                targets = [(app.url(p.script), p.title, args.pairs, short(p.script), False) for p in pages]
                 targets.append(
                     (
-                        app.url(PAGES[1].path, HEATMAP_MAX),
+                        app.url(PAGES[1].script, HEATMAP_MAX),
                         PAGES[1].title,
                         args.heatmap_pairs,
                         "Sinusoidal heatmap page at 8192×2048",
@@ -426,12 +358,11 @@ def main() -> int:
 
             print("3/5 interaction latency…", flush=True)
             inter = []
-            for n, key, chart in INTERACTIONS:
-                p = PAGES[n]
+            for p, key, chart in INTERACTIONS:
                 # A fresh tab per page, as a user opening it (the navigation tab above has been
                 # through dozens of full page loads).
                 tab = context.new_page()
-                navigate(tab, app.url(p.path), p.title)
+                navigate(tab, app.url(p.script), p.title)
                 lat = [slider_latency_ms(tab, key, chart, p.title) for _ in range(args.presses)]
                 tab.close()
                 row = {"label": f"{p.title}: {key}"}
@@ -448,7 +379,7 @@ def main() -> int:
             results["interaction"] = inter
 
             print(f"5/5 memory: {args.reruns} reruns with distinct parameters…", flush=True)
-            mem_pages = [p for p in pages if _distinct_query(p.path, 0, 0) is not None and p.path in MEMORY_SLIDERS]
+            mem_pages = [p for p in pages if _distinct_query(p.script, 0, 0) is not None and p.script in MEMORY_SLIDERS]
             before = app.memory()["rss"]
             checkpoints, done, group = {}, 0, 0
             problems = results.setdefault("memory_errors", [])
@@ -459,16 +390,16 @@ def main() -> int:
                     # with yet other values): `per_load` reruns per load
                     p, query = distinct_params(group, mem_pages)
                     group += 1
-                    page.goto(app.url(p.path, query), wait_until="commit")
+                    page.goto(app.url(p.script, query), wait_until="commit")
                     wait_idle(page, title=p.title, timeout=120)
                     n_here = 1  # the load itself
                     for _ in range(min(args.per_load, args.reruns - done) - 1):
                         try:
-                            press_slider(page, MEMORY_SLIDERS[p.path])
+                            press_slider(page, MEMORY_SLIDERS[p.script])
                             wait_rerun_done(page, p.title, timeout=60)
                             n_here += 1
                         except PlaywrightTimeout:
-                            problems.append((page.url, f"no rerun after pressing {MEMORY_SLIDERS[p.path]}"))
+                            problems.append((page.url, f"no rerun after pressing {MEMORY_SLIDERS[p.script]}"))
                             break
                     if len(problems) > 10:
                         raise RuntimeError(f"memory run: too many problems: {problems}")
@@ -577,7 +508,7 @@ def render(r: dict, info: dict, when: str, args) -> str:
             f"{row['ratio']:.2f}× | {first} | {target} |"
         )
     by_label = {row["label"]: row for row in r["nav"]}
-    default_page = by_label.get(short(PAGES[1].path))
+    default_page = by_label.get(short(PAGES[1].script))
     max_page = by_label.get("Sinusoidal heatmap page at 8192×2048")
     if default_page and max_page:
         out += [

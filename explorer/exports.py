@@ -5,7 +5,7 @@
 `values` are the numbers the page computed with (explorer.snippets documents the keys per page);
 `data` is the page's own main data (a DataFrame, or a function returning one: it is then built
 only when the button is clicked). Charts themselves: PNG from Streamlit's chart toolbar, SVG from
-the button explorer.presentation adds next to it, and each chart's data table from the toolbar's
+the button explorer.assets adds next to it, and each chart's data table from the toolbar's
 "Show data".
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import presentation, snippets
+from explorer import links, manifest
 
 
 def csv_text(frame: pd.DataFrame) -> str:
@@ -40,7 +40,7 @@ def page_footer(
     `link_values` (optional) are parameter values the share link must use instead of the
     session's (e.g. a value the page clamped); by default the link is rebuilt from the session.
     """
-    code = snippets.snippet(page, values)
+    code = manifest.page(page).snippet(values)
     # Drawn only while open (on_change="rerun" makes the expander lazy): the highlighted code
     # block costs the browser ~140 ms on every run, for a panel most visits never open.
     reproduce = st.expander("Reproduce in Python", icon=":material/code:", key=f"code_{page}", on_change="rerun")
@@ -59,7 +59,7 @@ def page_footer(
         st.download_button(
             data_label, data=build, file_name=file_name, mime="text/csv", icon=":material/download:", key=f"csv_{page}"
         )
-    presentation.render_share_link(dict(link_values or {}))
+    links.render_share_link(dict(link_values or {}))
     return code
 
 

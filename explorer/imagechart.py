@@ -421,3 +421,26 @@ def image_heatmap(
     if title_params is not None:
         chart = chart.properties(title=title_params)
     return chart
+
+
+def fit_heatmap_legend(chart: alt.LayerChart, length: int, *, orient: str = "right") -> alt.LayerChart:
+    """Shorten the colour legend of an `image_heatmap` chart to `length` px (and place it at
+    `orient`: "right", or "bottom" to leave a narrow column's width to the image).
+
+    image_heatmap sizes its legend to the chart height; Streamlit's "fit" autosize then squeezes the
+    plot (title and axes included in the height), so the legend would overhang the image.
+    """
+    for layer in chart.layer:
+        encoding = getattr(layer, "encoding", alt.Undefined)
+        colour = alt.Undefined if encoding is alt.Undefined else encoding.color
+        if colour is alt.Undefined:
+            continue
+        legend = colour.to_dict().get("legend")
+        if legend:  # method syntax returns a copy with the legend replaced
+            encoding.color = colour.legend(
+                title=legend.get("title"),
+                gradientLength=max(60, int(length)),
+                orient=orient,
+                direction="horizontal" if orient in ("top", "bottom") else "vertical",
+            )
+    return chart

@@ -35,6 +35,7 @@ import streamlit as st
 
 from explorer import params
 from explorer.ropeblock import METHOD_PARAMS as _METHOD_PARAMS
+from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS, ModelPreset
 
 PAGES = ("rope", "invariance", "extension")
@@ -46,21 +47,22 @@ PAGE_PATHS = {
 }
 CUSTOM = "custom"
 
-#: HF's default for a key a rope block leaves out; 0 means "key absent" on the page for mscale,
-#: mscale_all_dim and attention_factor (explorer.ropeblock leaves them out of its block).
-_ABSENT_DEFAULTS = {
-    "beta_fast": 32.0,
-    "beta_slow": 1.0,
-    "mscale": 0.0,
-    "mscale_all_dim": 0.0,
-    "attention_factor": 0.0,
-    "truncate": True,
-}
+
+def _absent_value(rope_type: str, name: str) -> Any:
+    """The page's value for a key the rope block leaves out (posenc.methods declares both): HF's
+    default (beta_fast 32, beta_slow 1, truncate true), else the widget's "not set" value (0 for
+    mscale, mscale_all_dim, attention_factor, which explorer.ropeblock leaves out of its block),
+    else None (the widget keeps its own default)."""
+    method = ROPE_METHODS[rope_type]
+    if name not in method.key_names:
+        return None
+    key = method.key(name)
+    return key.default if key.default is not None else key.widget_unset
 
 
 # ------------------------------------------------------------------------------- pure mapping
 def _nearest_base(theta: float) -> int | float:
-    options = params.get("base").options
+    options = params.get("base").options or ()  # a select: it always has options
     return min(options, key=lambda b: abs(math.log(b) - math.log(theta)))
 
 
@@ -69,7 +71,7 @@ def _fit(key: str, value: Any, adjustments: list[str], *, what: str | None = Non
     param = params.get(key)
     if key == "base":
         if isinstance(value, (int, float)) and value > 0 and math.isfinite(value):
-            for option in param.options:
+            for option in param.options or ():
                 if float(option) == float(value):
                     return option
             near = _nearest_base(float(value))
@@ -133,7 +135,7 @@ def trained_and_target(rope_parameters: Mapping[str, Any], max_position_embeddin
     target = int(max_position_embeddings)
     factor = rope_parameters.get("factor")
     if isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor > 0:
-        target = max(target, int(round(trained * float(factor))))
+        target = max(target, round(trained * float(factor)))
     return trained, target
 
 
@@ -148,7 +150,7 @@ def extension_values(
 ) -> tuple[dict[str, Any], list[str]]:
     """Context-extension page: sizes, lengths, the method and every parameter it reads.
 
-    Keys the block leaves out get HF's default (beta_fast 32, beta_slow 1, truncate true) or the
+    Keys the block leaves out get HF's default (posenc.methods: beta_fast 32, beta_slow 1, truncate true) or the
     page's "not set" value 0 (mscale, mscale_all_dim, attention_factor), so the page's rope block
     equals the model's. LongRoPE's factor lists cannot be URL values: the generators keep their
     defaults and `preset_block` puts the preset's real lists into the page's block.
@@ -173,7 +175,7 @@ def extension_values(
         if name == "factor" and rope_parameters.get("factor") is None:
             raw = max(target / trained, 1.0)  # LongRoPE without a factor: HF uses max_pos / L
         else:
-            raw = rope_parameters.get(name, _ABSENT_DEFAULTS.get(name))
+            raw = rope_parameters.get(name, _absent_value(rope_type, name))
         if name == "truncate":
             values[name] = bool(raw)
         elif raw is None:
@@ -289,7 +291,7 @@ def _sync(page: str) -> None:
         elif name not in state:
             state[name] = value
             if value != params.get(name).default:  # show it in the address bar at once
-                params._set_url_param(name, params.get(name).to_url(value))
+                params.set_url_param(name, params.get(name).to_url(value))
     if mismatch:
         _to_custom()
 
@@ -297,7 +299,7 @@ def _sync(page: str) -> None:
 def _to_custom() -> None:
     """Select "custom" (the default: the URL loses its ``model``)."""
     st.session_state["model"] = CUSTOM
-    params._set_url_param("model", None)
+    params.set_url_param("model", None)
 
 
 def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:

@@ -6,30 +6,25 @@ a model's ``config.json`` spells it and calls posenc with it.
 
 The rope block has exactly HF transformers' keys (``rope_type``, ``rope_theta``, ``factor``,
 ``original_max_position_embeddings``, ``beta_fast`` …), so what the page shows can be compared with
-a real config. Keys whose widget is at its "not set" value (0 for ``mscale``, ``mscale_all_dim``,
-``attention_factor``) are left out, as they would be in a config that does not mention them.
+a real config. Keys whose widget is at its "not set" value (``MethodKey.widget_unset`` in
+`posenc.methods`: 0 for ``mscale``, ``mscale_all_dim``, ``attention_factor``) are left out, as they
+would be in a config that does not mention them. Labels and HF's defaults come from
+`posenc.ROPE_METHODS` too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
 import posenc
 
-#: Human labels for `posenc.ROPE_SCALING`'s keys (a key missing here is shown as itself).
-METHOD_LABELS: Mapping[str, str] = {
-    "default": "Extrapolation (no scaling)",
-    "linear": "Linear (Position Interpolation)",
-    "ntk": "NTK-aware (static)",
-    "dynamic": "Dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "Llama 3.1",
-    "longrope": "LongRoPE (Phi-3)",
-}
+#: Human labels of `posenc.ROPE_SCALING`'s keys (declared in posenc.methods).
+METHOD_LABELS: Mapping[str, str] = MappingProxyType({name: m.label for name, m in posenc.ROPE_METHODS.items()})
 
 #: The widget keys (explorer.params) each method reads, in display order.
 METHOD_PARAMS: Mapping[str, tuple[str, ...]] = {
@@ -45,9 +40,6 @@ METHOD_PARAMS: Mapping[str, tuple[str, ...]] = {
 #: LongRoPE factor-list generators offered instead of typing d/2 numbers.
 LONGROPE_GENERATORS = ("ones", "ramp", "constant")
 
-#: Widgets whose value 0 means "key absent from the rope block".
-_ZERO_MEANS_UNSET = ("mscale", "mscale_all_dim", "attention_factor")
-
 #: Factors at which the attention-factor curve is drawn.
 AF_CURVE_FACTORS = np.geomspace(1.0, 128.0, 57)
 
@@ -57,7 +49,7 @@ PRECISION_DTYPES = ("float32", "float16", "bfloat16")
 
 
 def method_label(rope_type: str) -> str:
-    """Human label of a rope_type, e.g. "yarn" -> "YaRN"."""
+    """Human label of a rope_type, e.g. "yarn" -> "YaRN" (an unknown name is shown as itself)."""
     return METHOD_LABELS.get(rope_type, rope_type)
 
 
@@ -86,15 +78,20 @@ def build_rope_block(
     if not names:
         return block
     block["original_max_position_embeddings"] = int(train_len)
+    method = posenc.ROPE_METHODS[rope_type]
     for name in names:
         value = values[name]
-        if name in _ZERO_MEANS_UNSET and not value:
-            continue
         if name in ("short_gen", "long_gen"):
             key = "short_factor" if name == "short_gen" else "long_factor"
             block[key] = longrope_factors(value, head_dim // 2, values["factor"])
-        elif name == "truncate":
+            continue
+        declared = method.key(name)
+        if declared.widget_unset is not None and value == declared.widget_unset:
+            continue
+        if declared.kind == "bool":
             block[name] = bool(value)
+        elif declared.kind == "int":
+            block[name] = int(value)
         else:
             block[name] = float(value)
     return block
@@ -167,13 +164,12 @@ def extension_data(block: Mapping[str, Any], head_dim: int, *, train_len: int, t
         )
     yarn_range = None
     if rope_type == "yarn":
+        yarn = posenc.ROPE_METHODS["yarn"]
         yarn_range = posenc.yarn_correction_range(
             head_dim,
             base=base,
             original_max_position_embeddings=train_len,
-            beta_fast=block.get("beta_fast", 32.0),
-            beta_slow=block.get("beta_slow", 1.0),
-            truncate=block.get("truncate", True),
+            **{name: block.get(name, yarn.key(name).default) for name in ("beta_fast", "beta_slow", "truncate")},
         )
 
     distances = _distances(target_len)

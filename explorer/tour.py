@@ -1,155 +1,36 @@
 """The guided tour: an ordered list of views, each making one point, with a sentence to say.
 
-A step is a page, the parameter values that make the point (registry keys of `explorer.params`,
-every other parameter of the page at its default) and the narration shown above the page.
-The step number is the URL parameter ``step`` (1-based; 0 or absent = no tour), so a lecturer can
-link ``…/?step=7``: the app opens step 7's page with step 7's values.
+The steps are declared by the pages (`Page.tour`, explorer/site/) and collected in page order by
+`explorer.manifest.TOUR`. The step number is the URL parameter ``step`` (1-based; 0 or absent = no
+tour), so a lecturer can link ``…/?step=7``: the app opens step 7's page with step 7's values.
 
-Driving it (explorer.presentation draws the panel): "Next" / "Previous" buttons with the keyboard
-shortcuts PageDown / PageUp, which is what a presenter's clicker sends (Streamlit 1.67 buttons take
-``shortcut=``). A step is entered by writing its values into ``st.session_state`` and calling
+Driving it: "Next" / "Previous" buttons with the keyboard shortcuts PageDown / PageUp, which is
+what a presenter's clicker sends (Streamlit 1.67 buttons take ``shortcut=``). A step is entered
+by writing its values into ``st.session_state`` and calling
 ``st.switch_page(page, query_params={"step": n})``: bound parameters cannot be passed through
 ``switch_page``'s query_params (Streamlit raises for them), but widget values set in the session
 before the switch are the new page's values, and the bound widgets then write them to the URL.
-
-Pure part (tested): `TOUR`, `get_step`, `step_values`, `check_tour`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from explorer import params
-from explorer.presets_ui import preset_values
+from explorer import current, params
+from explorer.manifest import TOUR, TourStep
+
+__all__ = ["TOUR", "active_step", "enter", "flush_pending_url", "get_step", "open_view", "panel", "sidebar_buttons"]
 
 
-class Step(NamedTuple):
-    page: str  # page script path, as in explorer.layout.PAGES
-    params: Mapping[str, Any]  # registry key -> value; the page's other parameters use defaults
-    narration: str  # one or two sentences to say while the step is on screen (our own words)
-
-
-_HOME = "app.py"
-_SIN = "pages/1_Sinusoidal_heatmap.py"
-_CLOCKS = "pages/2_Clock_hands.py"
-_ROPE = "pages/3_RoPE_rotation.py"
-_INV = "pages/4_Relative_invariance.py"
-_EXT = "pages/5_Context_extension.py"
-_CMP = "pages/6_Compare_methods.py"
-
-_EXTENSION_BASE = {"head_dim": 128, "base": 10000, "train_len": 4096, "target_len": 16384}
-
-TOUR: tuple[Step, ...] = (
-    Step(
-        _HOME,
-        {"home_pe": "none"},
-        "Attention on its own cannot see word order: shuffle the sentence and every word gets exactly "
-        "the output it had before, merely listed in a new place.",
-    ),
-    Step(
-        _HOME,
-        {"home_pe": "sinusoidal"},
-        "Add a position signal to the word vectors and the shuffled sentence now gets different "
-        "outputs: the head finally knows where each word stands.",
-    ),
-    Step(
-        _SIN,
-        {"seq_len": 512, "d_model": 128},
-        "Each row is one position's fingerprint. The left columns flicker from token to token, the "
-        "right ones barely move over 512 tokens: fine detail and coarse location in one vector.",
-    ),
-    Step(
-        _CLOCKS,
-        {"d_model": 64, "n_clocks": 8, "m": 100},
-        "The same numbers as clock hands. One more token turns every hand by its own fixed angle — "
-        "the first by about a radian, the last by a sliver — wherever you are in the text.",
-    ),
-    Step(
-        _ROPE,
-        {"head_dim": 64, "j": 0, "m": 5, "n": 12},
-        "RoPE adds nothing: it turns each pair of query and key coordinates by an angle that grows with "
-        "position. The angle between q and k changes by exactly (m − n)·θ_j, so the score sees only the offset.",
-    ),
-    Step(
-        _ROPE,
-        {"head_dim": 64, "j": 31, "m": 500, "n": 512},
-        "The slowest pair hardly turns: 500 tokens in, it has moved only about four degrees. Pairs like "
-        "this one carry the long-range part of the position.",
-    ),
-    Step(
-        _INV,
-        {"seq_len": 64, "shift_t": 100},
-        "Move both tokens 100 places further on: RoPE's scores stay the same to the last digits, while "
-        "adding sinusoidal or learned vectors to the input changes them.",
-    ),
-    Step(
-        _EXT,
-        {**_EXTENSION_BASE, "rope_type": "default"},
-        "A model trained on 4,096 tokens, run on 16,384 without any scaling: its slow pairs now reach "
-        "angles it never met in training.",
-    ),
-    Step(
-        _EXT,
-        {**_EXTENSION_BASE, "rope_type": "linear", "factor": 4.0, "ext_view": "Rescaling"},
-        "Position Interpolation divides every position by 4. All pairs are back in the trained range, but "
-        "the fastest pairs now step four times slower, so neighbouring tokens blur together.",
-    ),
-    Step(
-        _EXT,
-        {**_EXTENSION_BASE, "rope_type": "yarn", "factor": 4.0, "ext_view": "Attention"},
-        "YaRN leaves the fast pairs alone, slows only the slow ones, and multiplies cos and sin by a small "
-        "factor above 1 so attention stays sharp over the longer context.",
-    ),
-    Step(
-        _EXT,
-        {**preset_values("extension", "llama3.1-8b"), "model": "llama3.1-8b", "ext_view": "Rescaling"},
-        "Llama 3.1's published settings: base 500,000, trained on 8,192 tokens, and three bands of pairs — "
-        "kept, smoothly blended, or divided by 8 — chosen by wavelength.",
-    ),
-    Step(
-        _CMP,
-        {},
-        "All five schemes on the same query and key: only RoPE and ALiBi make the score depend on the "
-        "offset alone, and only the learned table cannot even run past its length.",
-    ),
-)
-
-
-def get_step(number: int) -> Step:
+def get_step(number: int) -> TourStep:
     """Step `number` (1-based); ValueError outside 1 … len(TOUR)."""
     if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(TOUR):
         raise ValueError(f"step must be a whole number from 1 to {len(TOUR)}, got {number!r}")
     return TOUR[number - 1]
-
-
-def step_values(number: int) -> dict[str, Any]:
-    """The parameter values of step `number` (a fresh dict)."""
-    return dict(get_step(number).params)
-
-
-def check_tour(tour: tuple[Step, ...] = TOUR, pages: tuple[str, ...] | None = None) -> list[str]:
-    """Problems of a tour definition (empty when fine): unknown pages, unknown keys, bad values."""
-    problems = []
-    if len(tour) > params.MAX_TOUR_STEPS:
-        problems.append(f"{len(tour)} steps, but the step parameter allows {params.MAX_TOUR_STEPS}")
-    for i, step in enumerate(tour, start=1):
-        if pages is not None and step.page not in pages:
-            problems.append(f"step {i}: unknown page {step.page!r}")
-        if not step.narration.strip():
-            problems.append(f"step {i}: no narration")
-        for key, value in step.params.items():
-            try:
-                problem = params.get(key).problem(value)
-            except KeyError:
-                problems.append(f"step {i}: unknown parameter {key!r}")
-                continue
-            if problem:
-                problems.append(f"step {i}: {key}={value!r} {problem}")
-    return problems
 
 
 # ------------------------------------------------------------------------------- Streamlit side
@@ -188,7 +69,7 @@ def active_step(*, quiet: bool = False) -> int | None:
 def _url_values() -> dict[str, Any]:
     """Valid registry values in the URL (a shared step link may carry its own)."""
     values = {}
-    for key in st.query_params.keys():
+    for key in st.query_params.keys():  # noqa: SIM118 - QueryParams is not a dict
         if key in _FRAME_KEYS or key not in params.PARAMS:
             continue
         try:
@@ -206,23 +87,22 @@ def enter(number: int, *, keep_url: bool = False) -> None:
     given = _url_values() if keep_url else {}
     st.session_state[_APPLIED] = number
     st.session_state[_LAST] = number
-    open_view(step.page, {**step.params, **given}, query={"step": str(number)})
+    open_view(step.page.script, {**step.params, **given}, query={"step": str(number)})
 
 
 def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] | None = None) -> None:
-    """Switch to `page` showing `values` (registry keys; every other parameter at its default).
+    """Switch to the page whose script is `page`, showing `values` (registry keys; every other
+    parameter at its default).
 
     The values go into ``st.session_state`` and the bound widgets of `page` pick them up (and
     write them to the URL); `query` holds unbound URL parameters only (``step``). Does not return.
     """
-    from explorer.presentation import current_page_path, page_defaults
-
     state = st.session_state
-    same_page = page == current_page_path()
+    same_page = page == current.page()
     # On the same page the browser keeps its widgets, and a widget whose key is merely deleted
     # here would send its old value back with the next interaction (a preset's "model" then
     # reloads the preset). So on the same page a parameter goes back to the page's default.
-    defaults = page_defaults() if same_page else {}
+    defaults = params.page_defaults() if same_page else {}
     for key in list(params.PARAMS):
         if key not in _FRAME_KEYS and key in state:
             if key in defaults:
@@ -241,7 +121,7 @@ def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] 
         # otherwise seed the widgets again.
         for key in list(st.query_params.keys()):
             if key in params.PARAMS and key not in _FRAME_KEYS:
-                params._set_url_param(key, None)
+                params.set_url_param(key, None)
         for key, value in (query or {}).items():
             st.query_params[key] = value
         st.rerun()
@@ -253,22 +133,14 @@ def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] 
 
 def flush_pending_url() -> None:
     """Write the values `open_view` applied into the URL, on the page they were meant for."""
-    from explorer.presentation import current_page_path
-
     pending = st.session_state.get(_PENDING_URL)
-    if not pending or pending.get("page") != current_page_path():
+    if not pending or pending.get("page") != current.page():
         return
     st.session_state[_PENDING_URL] = None
     for key, value in pending["values"].items():
         param = params.get(key)
         if key in st.session_state and param.problem(value) is None and value != param.default:
-            params._set_url_param(key, param.to_url(value))
-
-
-def _page_title(path: str) -> str:
-    from explorer.layout import PAGES
-
-    return next((p.title for p in PAGES if p.path == path), path)
+            params.set_url_param(key, param.to_url(value))
 
 
 def sidebar_buttons() -> None:
@@ -297,8 +169,8 @@ def panel() -> None:
         enter(number, keep_url=True)  # a link to a step, or browser back/forward
     step = get_step(number)
     with st.container(border=True, key="tour_panel"):
-        st.caption(f"Guided tour · step {number} of {len(TOUR)} · {_page_title(step.page)}")
-        st.markdown(step.narration)  # our own text (TOUR), never user input
+        st.caption(f"Guided tour · step {number} of {len(TOUR)} · {step.page.title}")
+        st.markdown(step.narration)  # our own text (the pages' declarations), never user input
         with st.container(horizontal=True):
             go_prev = st.button(
                 "Back", key="tour_prev", icon=":material/arrow_back:", shortcut="PageUp", disabled=number == 1

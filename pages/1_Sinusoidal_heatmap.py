@@ -14,7 +14,7 @@ from explorer.exports import page_footer
 from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.params import PARAMS, ensure_notice_slot, escape_markdown, widget
 
-page_setup("Sinusoidal heatmap", ":material/grid_on:")
+page_setup("sinusoidal")
 st.title("Sinusoidal heatmap")
 st.markdown(
     "Every position p gets a vector of d numbers. Pair j of that vector is a point going round "

@@ -13,7 +13,7 @@ from explorer.exports import page_footer
 from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.params import PARAMS, escape_markdown, widget
 
-page_setup("Frequency clock hands", ":material/schedule:")
+page_setup("clocks")
 st.title("Frequency clock hands")
 st.markdown(
     "Think of every (sin, cos) pair of the encoding as the hand of a clock. One token further "

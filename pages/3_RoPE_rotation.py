@@ -17,7 +17,7 @@ from explorer.exports import matrix_frame, page_footer
 from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.params import widget
 
-page_setup("RoPE rotation", ":material/rotate_right:")
+page_setup("rope")
 st.title("RoPE rotation")
 st.markdown(
     "RoPE does not add anything to a query or key. It splits the vector into pairs of coordinates "

@@ -24,7 +24,7 @@ MAX_POSITIONS = 256
 #: additive encodings are equally strong and only their structure differs.
 LEARNED_STD = 0.5**0.5
 
-page_setup("Relative-position invariance", ":material/compare_arrows:")
+page_setup("invariance")
 st.title("Relative-position invariance")
 st.markdown(
     "A score that only cares about *how far apart* two tokens are must not change when both move "

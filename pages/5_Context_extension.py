@@ -37,7 +37,7 @@ from explorer.exports import extension_frame, page_footer
 from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.params import escape_markdown, widget
 
-page_setup("Context extension", ":material/open_in_full:")
+page_setup("extension")
 st.title("Context extension")
 st.markdown(
     "A RoPE model trained on L tokens has only ever seen the angles m·θ_j for m < L. Run it on a "
@@ -87,26 +87,8 @@ if ext.error:
 factor = ext.block.get("factor")
 
 # ------------------------------------------------------------------------------------- formula
-FORMULAS = {
-    "default": r"\theta'_j = \theta_j = b^{-2j/d},\qquad a = 1",
-    "linear": r"\theta'_j = \frac{\theta_j}{s}\quad\Longleftrightarrow\quad m \mapsto \frac{m}{s},\qquad a = 1",
-    "ntk": r"b' = b\, s^{\,d/(d-2)},\qquad \theta'_j = b'^{\,-2j/d},\qquad a = 1",
-    "dynamic": r"b' = b\left(\frac{s\,T}{L} - (s-1)\right)^{d/(d-2)},\quad T = \max(\text{seq\_len}, L),"
-    r"\qquad \theta'_j = b'^{\,-2j/d}",
-    "yarn": r"\begin{gathered}\theta'_j = (1-\gamma_j)\,\theta_j + \gamma_j\,\frac{\theta_j}{s},\qquad "
-    r"\gamma_j = \operatorname{clip}\!\left(\frac{j-\text{low}}{\text{high}-\text{low}},0,1\right)\\"
-    r"\text{low} = \frac{d\,\ln\!\big(L/(2\pi\beta_\text{fast})\big)}{2\ln b},\quad"
-    r"\text{high} = \frac{d\,\ln\!\big(L/(2\pi\beta_\text{slow})\big)}{2\ln b},\qquad"
-    r" a = 0.1\ln s + 1\end{gathered}",
-    "llama3": r"\theta'_j = \begin{cases}\theta_j & \lambda_j < L/h\\[2pt] \theta_j/s & \lambda_j > L/l\\[2pt]"
-    r"(1-\mu_j)\,\theta_j/s + \mu_j\,\theta_j & \text{otherwise}\end{cases},\quad "
-    r"\mu_j = \frac{L/\lambda_j - l}{h-l},\quad \lambda_j = \frac{2\pi}{\theta_j}",
-    "longrope": r"\theta'_j = \frac{\theta_j}{e_j},\quad e = \begin{cases}\text{long\_factor} & T > L\\"
-    r"\text{short\_factor} & T \le L\end{cases},\quad a = \sqrt{1 + \frac{\ln s}{\ln L}}",
-}
 st.subheader(ropeblock.method_label(used_type))
-if used_type in FORMULAS:
-    formula(FORMULAS[used_type])
+formula(posenc.ROPE_METHODS[used_type].latex)  # the method's declared rule (posenc.methods)
 formula(
     r"\text{pair } j \text{ is out of distribution at } T \iff T\,\theta'_j > L\,\theta_j"
     r"\ \text{ and }\ L\,\theta_j < 2\pi",

@@ -15,7 +15,7 @@ from posenc import attention as att
 
 ALIBI_HEADS = 8
 
-page_setup("Compare methods", ":material/table_chart:")
+page_setup("compare")
 
 
 @cached(max_entries=16)

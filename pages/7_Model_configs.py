@@ -14,12 +14,12 @@ import pandas as pd
 import streamlit as st
 
 import posenc
-from explorer import presets_ui, tour
+from explorer import manifest, presets_ui, tour
 from explorer.charts import configs as charts
 from explorer.exports import page_footer
 from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.links import view_query, view_url
 from explorer.params import escape_markdown, widget
-from explorer.presentation import view_query, view_url
 from posenc.config import ERROR, parse_model_config
 from posenc.models import PRESETS
 
@@ -98,7 +98,7 @@ def parse(text: str, head_dim: int, max_pos: int) -> posenc.config.ParsedConfig:
     return parse_model_config(text, fallback_head_dim=head_dim, fallback_max_position_embeddings=max_pos)
 
 
-page_setup("Model configs", ":material/settings_suggest:")
+page_setup("configs")
 st.title("Model configs")
 st.markdown(
     "A model's `config.json` says how its RoPE is set up: the base, the head size, how long it was "
@@ -199,16 +199,13 @@ else:
             or parsed.original_max_position_embeddings
             or fallback_max_pos,
         )
-        targets = (
-            ("extension", "Context extension"),
-            ("rope", "RoPE rotation"),
-            ("invariance", "Relative-position invariance"),
-        )
-        for col, (page, title) in zip(st.columns(3), targets):
+        targets = [manifest.page(slug) for slug in ("extension", "rope", "invariance")]
+        for col, target in zip(st.columns(3), targets):
+            page, title = target.slug, target.title
             with col:
                 values, adjustments = presets_ui.page_values(page, **settings)
                 if st.button(f"Open in {title}", key=f"open_{page}", icon=":material/open_in_new:", width="stretch"):
-                    tour.open_view(presets_ui.PAGE_PATHS[page], values)
+                    tour.open_view(target.script, values)
                 for note in adjustments:
                     st.caption(escape_markdown(note))
                 if page == "extension" and parsed.rope_type == "longrope":
@@ -217,7 +214,7 @@ else:
                         "list generators (ones / ramp / constant) instead."
                     )
                 st.code(
-                    view_url(presets_ui.PAGE_PATHS[page], view_query(values), st.context.url),
+                    view_url(target.script, view_query(values), st.context.url),
                     language=None,
                     wrap_lines=True,
                 )

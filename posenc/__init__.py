@@ -9,6 +9,7 @@ See docs/POSENC_API.md for the full contract.
 
 from ._validate import parse_vector
 from .learned import learned_lookup, learned_table
+from .methods import ROPE_METHODS, MethodKey, RopeMethod, RopeParameterError, RopeParameterTypeError
 from .precision import DTYPES, cos_sin, phase_error
 from .relative import (
     additive_score_matrix,

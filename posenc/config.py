@@ -44,7 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from .scaling import DEFAULT_ROPE_THETA, ROPE_SCALING, rope_inverse_frequencies
+from .methods import COMMON_KEYS, ROPE_METHODS, RopeParameterError
+from .scaling import DEFAULT_ROPE_THETA, ntk_alpha_to_base, rope_inverse_frequencies
 
 MAX_TEXT_BYTES = 256 * 1024
 MAX_DEPTH = 20
@@ -59,37 +60,13 @@ _MAX_INT_DIGITS = 1000
 ERROR = "error"
 WARNING = "warning"
 
-KNOWN_ROPE_TYPES = tuple(ROPE_SCALING)
+KNOWN_ROPE_TYPES = tuple(ROPE_METHODS)
 _ROPE_TYPE_ALIASES = {"su": "longrope", "mrope": "default"}
 
-# Which block keys each method reads (posenc.scaling), and which it cannot do without.
-_TYPE_KEYS = {
-    "default": set(),
-    "linear": {"factor"},
-    "ntk": {"factor"},
-    "dynamic": {"factor"},
-    "yarn": {
-        "factor",
-        "original_max_position_embeddings",
-        "beta_fast",
-        "beta_slow",
-        "mscale",
-        "mscale_all_dim",
-        "attention_factor",
-        "truncate",
-    },
-    "llama3": {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"},
-    "longrope": {"short_factor", "long_factor", "original_max_position_embeddings", "factor", "attention_factor"},
-}
-_REQUIRED = {
-    "linear": ("factor",),
-    "ntk": ("factor",),
-    "dynamic": ("factor",),
-    "yarn": ("factor",),
-    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
-    "longrope": ("short_factor", "long_factor"),
-}
-_ALWAYS_ALLOWED = {"rope_type", "type", "rope_theta", "partial_rotary_factor"}
+# Which block keys each method reads, and which it cannot do without: declared in posenc.methods.
+_TYPE_KEYS = {name: frozenset(method.key_names) for name, method in ROPE_METHODS.items()}
+_REQUIRED = {name: method.required_keys for name, method in ROPE_METHODS.items()}
+_ALWAYS_ALLOWED = {"rope_type", "type"} | {key.name for key in COMMON_KEYS}
 _ALL_BLOCK_KEYS = set().union(*_TYPE_KEYS.values()) | _ALWAYS_ALLOWED
 # Top-level keys that say "this is a whole config, not a rope block".
 _CONFIG_KEYS = {
@@ -352,12 +329,11 @@ class _Reader:
         if isinstance(value, float) and not math.isfinite(value):
             self.error(key, f"must be a finite number, got {_show(value)}")
             return None
-        if integer:
-            if isinstance(value, float):
-                if not value.is_integer():
-                    self.error(key, f"must be a whole number, got {value!r}")
-                    return None
-                value = int(value)
+        if integer and isinstance(value, float):
+            if not value.is_integer():
+                self.error(key, f"must be a whole number, got {value!r}")
+                return None
+            value = int(value)
         if above is not None and not value > above:
             self.error(key, f"must be greater than {_limit(above)}, got {_show(value)}")
             return None
@@ -559,7 +535,7 @@ class _Reader:
             block_key = "rope_scaling"
         raw = cfg.get(block_key) if block_key else None
         block_prefix = f"{prefix}{block_key}." if block_key else prefix + "rope_scaling."
-        if raw is not None and not isinstance(raw, dict):
+        if block_key is not None and raw is not None and not isinstance(raw, dict):
             self.error(prefix + block_key, f"must be an object {{...}} (or null for plain RoPE), got {_show(raw)}")
             raw = {}
         if raw is None:
@@ -754,7 +730,7 @@ class _Reader:
                 + (" (multimodal position sections are not modelled)" if raw_type == "mrope" else "")
                 + "."
             )
-        elif raw_type in ROPE_SCALING:
+        elif raw_type in ROPE_METHODS:
             rope_type = raw_type
         else:
             self.error(
@@ -822,7 +798,33 @@ class _Reader:
                 self.note(f"original_max_position_embeddings is not given: YaRN uses {text} as the trained length.")
 
         self.relations(prefix, rope_type, checked)
+        if not ROPE_METHODS[rope_type].hf_rope_type:
+            self.warn(type_key, self.not_in_hf(rope_type, checked.get("factor"), theta))
         r.rope_parameters = normalised
+
+    def not_in_hf(self, rope_type: str, factor, theta) -> str:
+        """Why a rope_type posenc computes would not load in HF transformers, and what to write instead."""
+        message = (
+            f"HF transformers has no rope_type {rope_type!r} (building the model raises KeyError: "
+            f"{rope_type!r}); it is computed here all the same"
+        )
+        if rope_type != "ntk":
+            return message
+        message += (
+            ". A real config writes static NTK-aware scaling as rope_type 'default' with the larger base "
+            "rope_theta = b·s^(d/(d−2))"
+        )
+        rot = self.result.rotary_dim
+        if factor is None or theta is None or rot is None or rot <= 2:
+            return message
+        try:
+            new_theta = ntk_alpha_to_base(factor, rot, base=theta)
+        except (ValueError, TypeError, ArithmeticError):
+            return message
+        if not math.isfinite(new_theta):
+            return message
+        shown = f"{new_theta:,.1f}" if new_theta < 1e15 else f"{new_theta:.6g}"
+        return message + f" = {float(theta):g}·{float(factor):g}^({rot}/{rot - 2}) ≈ {shown} (d = {rot} rotated dims)"
 
     def block_value(self, prefix: str, key: str, value: Any, rope_type: str):
         path = prefix + key
@@ -882,8 +884,10 @@ class _Reader:
 
     def relations(self, prefix: str, rope_type: str, checked: dict):
         if rope_type == "yarn":
-            fast = checked.get("beta_fast", 32.0 if "beta_fast" not in checked else None)
-            slow = checked.get("beta_slow", 1.0 if "beta_slow" not in checked else None)
+            yarn = ROPE_METHODS["yarn"]
+            # A key left out takes HF's default; a key that failed its own check is None (no relation).
+            fast = checked.get("beta_fast", yarn.key("beta_fast").default)
+            slow = checked.get("beta_slow", yarn.key("beta_slow").default)
             if fast is not None and slow is not None and fast <= slow:
                 self.error(
                     prefix + "beta_fast",
@@ -927,8 +931,11 @@ class _Reader:
                     inv, af = rope_inverse_frequencies(
                         r.rope_parameters, r.head_dim, max_position_embeddings=max_pos, seq_len=seq_len
                     )
-            except (ValueError, TypeError) as exc:
-                self.posenc_error(str(exc), prefix)
+            except RopeParameterError as exc:  # a block key's value: the error names it
+                self.rejected(prefix + exc.key, f"{prefix}{exc.key} {exc.problem}")
+                return
+            except (ValueError, TypeError) as exc:  # not one key's fault, e.g. the rotary dim for dynamic NTK
+                self.rejected(prefix + "rope_type", str(exc))
                 return
             except ArithmeticError as exc:  # e.g. mscale_all_dim making YaRN's divisor 0
                 self.error(prefix + "rope_type", f"the settings cannot be computed ({type(exc).__name__})")
@@ -941,28 +948,9 @@ class _Reader:
                 self.error(key, f"gives an attention factor of {af:.4g}; it multiplies cos and sin and must be > 0")
                 return
 
-    def posenc_error(self, message: str, prefix: str):
-        if "non-finite" in message:
-            culprit = "factor" if "factor" in self.result.rope_parameters else "rope_theta"
-            self.error(
-                prefix + culprit,
-                "rejected by the RoPE computation: these settings give non-finite "
-                "frequencies (a value so small or large that a frequency overflows)",
-            )
-            return
+    def rejected(self, key: str, message: str):
         if len(message) > 300:
             message = message[:297] + "..."
-        match = re.search(r"rope_parameters\['(\w+)'\]", message)
-        if match:
-            key = prefix + match.group(1)
-        else:
-            first = message.split(" ", 1)[0]
-            key = (
-                first
-                if first in ("head_dim", "max_position_embeddings", "partial_rotary_factor", "seq_len")
-                else prefix + "rope_type"
-            )
-        message = re.sub(r"rope_parameters\['(\w+)'\]", lambda m: prefix + m.group(1), message)
         self.error(key, f"rejected by the RoPE computation: {message}")
 
 

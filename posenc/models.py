@@ -39,16 +39,16 @@ class FrozenDict(dict):
     def _readonly(self, *args, **kwargs):
         raise TypeError("a preset's rope_parameters are read-only; use dict(preset.rope_parameters) for a copy")
 
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _readonly  # type: ignore[assignment]
-    __ior__ = _readonly  # type: ignore[assignment]
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _readonly
+    __ior__ = _readonly
 
-    def __hash__(self):  # type: ignore[override]
+    def __hash__(self):
         return hash(tuple(sorted((k, v) for k, v in self.items())))
 
     def __reduce__(self):
         return (FrozenDict, (dict(self),))
 
-    def copy(self) -> dict:  # type: ignore[override]
+    def copy(self) -> dict:
         return dict(self)
 
 

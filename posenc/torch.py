@@ -8,8 +8,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
-from torch import nn
+
+try:
+    import torch
+    from torch import nn
+except ModuleNotFoundError as exc:  # torch is the optional extra posenc[torch]
+    if exc.name != "torch":
+        raise
+    raise ModuleNotFoundError(
+        "posenc.torch needs PyTorch, an optional dependency of posenc that is not installed: "
+        "install it with `pip install posenc[torch]` (or `pip install torch`). "
+        "The rest of posenc needs only numpy.",
+        name="torch",
+    ) from exc
 
 from . import _validate as v
 from .learned import learned_table
@@ -28,6 +39,8 @@ def _positions(positions) -> torch.Tensor:
 
 class SinusoidalPositionalEncoding(nn.Module):
     """forward(positions) -> (seq, d_model) float32; same layouts and odd-d rule as the numpy core."""
+
+    theta: torch.Tensor  # a buffer (register_buffer), so nn.Module's attribute typing does not see it
 
     def __init__(self, d_model: int, *, base: float = 10000.0, layout: str = "interleaved"):
         super().__init__()
@@ -80,6 +93,8 @@ class RotaryEmbedding(nn.Module):
     The frequencies come from the same scaling registry (``rope_parameters`` = a config's rope
     block); the attention factor multiplies cos and sin, as in HF transformers.
     """
+
+    inv_freq: torch.Tensor  # a buffer (register_buffer), so nn.Module's attribute typing does not see it
 
     def __init__(
         self, head_dim: int, *, rope_parameters=None, max_position_embeddings: int = 2048, layout: str = "half"

@@ -35,10 +35,20 @@ def frame(spec: dict, layer: dict) -> pd.DataFrame:
 
 
 def find(spec: dict, mark: str, **props) -> list[dict]:
-    found = [l for l in layers(spec) if mark_type(l) == mark]
+    found = [layer for layer in layers(spec) if mark_type(layer) == mark]
     for key, value in props.items():
-        found = [l for l in found if isinstance(l["mark"], dict) and l["mark"].get(key) == value]
+        found = [layer for layer in found if isinstance(layer["mark"], dict) and layer["mark"].get(key) == value]
     return found
+
+
+def by_field(spec: dict, mark: str, channel: str, field: str) -> list[dict]:
+    """The layers of `mark` whose `channel` encodes `field`: a layer found by what it shows
+    (e.g. the text layer that writes "position"), not by how it looks."""
+    return [
+        layer
+        for layer in layers(spec)
+        if mark_type(layer) == mark and layer.get("encoding", {}).get(channel, {}).get("field") == field
+    ]
 
 
 def legible(spec: dict) -> None:

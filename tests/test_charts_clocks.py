@@ -5,6 +5,7 @@ computed here (math, not posenc)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import shutil
@@ -150,7 +151,7 @@ def test_timer_survives_copies_and_is_stored_in_usermeta():
 
 
 def test_spec_without_the_timer_is_valid_vega_lite():
-    chart, spec, _, _ = build()
+    _, spec, _, _ = build()
     stripped = json.loads(json.dumps(spec))
     for p in stripped["params"]:
         p.pop("on", None)
@@ -158,11 +159,11 @@ def test_spec_without_the_timer_is_valid_vega_lite():
 
 
 def test_clock_faces_hands_and_labels():
-    _, spec, pairs, theta = build(d=16, base=10000.0, n_clocks=4, position=7)
-    faces_panel, odometer = spec["vconcat"]
+    _, spec, pairs, _ = build(d=16, base=10000.0, n_clocks=4, position=7)
+    faces_panel, _odometer = spec["vconcat"]
     kinds = [mark_type(layer) for layer in faces_panel["layer"]]
     assert kinds == ["line", "rule", "rule", "circle", "circle", "text", "text"]
-    dials, noon, hands, tips, hubs, labels, readout = faces_panel["layer"]
+    dials, _noon, hands, _tips, _hubs, labels, readout = faces_panel["layer"]
     faces = data(spec, hands)
     assert faces["j"].tolist() == pairs.tolist() == [0, 2, 5, 7]
     np.testing.assert_allclose(faces["theta"], [10000.0 ** (-2.0 * j / 16) for j in pairs], rtol=1e-15)
@@ -229,11 +230,11 @@ def test_odometer_ticks_are_few_whole_decades_including_one(e_lo, e_hi):
     assert exps == sorted(exps) and e_lo <= exps[0] and exps[-1] <= e_hi
     assert 1.0 in ticks
     assert len(ticks) <= charts.ODOMETER_MAX_LABELS + 1
-    assert len(set(b - a for a, b in zip(exps, exps[1:]))) <= 1  # evenly spaced
+    assert len(set(b - a for a, b in itertools.pairwise(exps))) <= 1  # evenly spaced
 
 
 def test_odometer_axis_labels_do_not_crowd():
-    _, spec, _, theta = build(d=128, base=10000.0, n_clocks=64, position=5, p_max=8192)
+    _, spec, _, _ = build(d=128, base=10000.0, n_clocks=64, position=5, p_max=8192)
     line = spec["vconcat"][1]["layer"][2]
     axis = line["encoding"]["y"]["axis"]
     lo, hi = line["encoding"]["y"]["scale"]["domain"]

@@ -48,7 +48,7 @@ def test_wavelength_frame_rejects_mismatched_thetas():
 
 
 def test_chart_encodings_and_titles():
-    frame, spec, new_base = build(d=64, base=10000.0, alpha=4.0)
+    _, spec, new_base = build(d=64, base=10000.0, alpha=4.0)
     enc = spec["encoding"]
     assert enc["x"]["field"] == "j" and enc["y"]["field"] == "wavelength"
     assert enc["y"]["scale"]["type"] == "log"

@@ -63,7 +63,7 @@ def ringed(spec):
     (i,) = [
         i
         for i, layer in enumerate(spec["layer"])
-        if layer["mark"]["type"] == "point" and layer["mark"].get("size") == 260
+        if layer["mark"]["type"] == "point" and layer["mark"].get("color") == charts.WARN  # the warning ring
     ]
     return layer_frame(spec, i)
 

@@ -47,7 +47,7 @@ def test_score_heatmap_draws_the_scores(rng):
     expected = colorize(ref_scores(q, k, range(12)), scheme="redblue", domain=(lo, hi))
     assert np.mean(np.all(pixels == expected, axis=-1)) > 0.99
     # hover rects carry exact values at their centre cells
-    hover = [l for l in layers(spec) if "tooltip" in l.get("encoding", {})]
+    hover = [layer for layer in layers(spec) if "tooltip" in layer.get("encoding", {})]
     cells = frame(spec, hover[0])
     ref = ref_scores(q, k, range(12))
     for row in cells.itertuples():
@@ -104,7 +104,11 @@ def test_deviation_chart_verdicts_and_log_axis():
     assert bars["encoding"]["y"]["sort"] == df["method"].tolist()
     (rule,) = find(spec, "rule")
     assert frame(spec, rule)["tol"].tolist() == [5.8e-12]
-    labels = [l for l in find(spec, "text") if "text" in l["encoding"] and l["encoding"]["text"]["field"] == "text"]
+    labels = [
+        layer
+        for layer in find(spec, "text")
+        if "text" in layer["encoding"] and layer["encoding"]["text"]["field"] == "text"
+    ]
     assert frame(spec, labels[0])["text"].tolist() == ["2.30e-14 · pass", "1.73e+01 · fail", "3.87e+01 · fail"]
     assert spec["title"]["text"] == "Only RoPE survives"
     legible(spec)
@@ -114,7 +118,7 @@ def test_deviation_chart_lists_a_method_that_could_not_run():
     spec = deviation_spec(learned=np.nan, note="no row: the table is too short")
     (bars,) = find(spec, "bar")
     assert frame(spec, bars)["method"].tolist() == ["RoPE (float64)", "sinusoidal PE added"]
-    labels = [l for l in find(spec, "text") if l["encoding"].get("text", {}).get("field") == "text"]
+    labels = [layer for layer in find(spec, "text") if layer["encoding"].get("text", {}).get("field") == "text"]
     texts = frame(spec, labels[0])
     assert texts["text"].iloc[2] == "no row: the table is too short"
     assert texts["verdict"].iloc[2] == "n/a"
@@ -126,12 +130,12 @@ def test_deviation_chart_shows_an_exact_zero():
     (bars,) = find(spec, "bar")
     df = frame(spec, bars)
     assert df["shown"].iloc[0] > 0  # clipped to the axis floor, not dropped by the log scale
-    labels = [l for l in find(spec, "text") if l["encoding"].get("text", {}).get("field") == "text"]
+    labels = [layer for layer in find(spec, "text") if layer["encoding"].get("text", {}).get("field") == "text"]
     assert frame(spec, labels[0])["text"].iloc[0] == "0 (exact) · pass"
 
 
 def label_rows(spec: dict) -> pd.DataFrame:
-    (labels,) = [l for l in find(spec, "text") if l["encoding"].get("text", {}).get("field") == "text"]
+    (labels,) = [layer for layer in find(spec, "text") if layer["encoding"].get("text", {}).get("field") == "text"]
     assert labels["mark"]["align"] == "left" and labels["mark"]["dx"] > 0  # text runs right of text_x
     assert labels["encoding"]["x"]["field"] == "text_x"
     return frame(spec, labels)

@@ -8,9 +8,10 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import find, frame, layers, legible, png_pixels
+from _chartspec import by_field, find, frame, layers, legible, png_pixels
 
 import posenc
+from explorer.charts import labels
 from explorer.charts import rope as charts
 from explorer.imagechart import colorize
 
@@ -63,7 +64,7 @@ def test_plane_chart_is_to_scale_and_legible():
 
 def test_plane_chart_arrows_heads_and_labels():
     spec = plane_spec()
-    (shafts,) = find(spec, "rule", strokeWidth=3.5)
+    (shafts,) = by_field(spec, "rule", "strokeDash", "state")  # the arrows: before / after
     df = frame(spec, shafts)
     assert list(df["label"]) == ["q", "k", "q at m=5", "k at n=12"]
     qm = rotate(Q, M * THETA)
@@ -81,7 +82,7 @@ def test_plane_chart_arrows_heads_and_labels():
     assert frame(spec, heads)["length"].tolist() == pytest.approx(
         [math.hypot(*Q), math.hypot(*K), math.hypot(*Q), math.hypot(*K)]
     )
-    (texts,) = find(spec, "text", fontSize=16)  # the arrows' and the arc's labels, one layer
+    (texts,) = by_field(spec, "text", "text", "label")  # the arrows' and the arc's labels, one layer
     assert sorted(frame(spec, texts)["label"]) == sorted([*df["label"], "mθ"])
 
 
@@ -113,7 +114,7 @@ def test_plane_chart_circles_have_the_norms():
 
 def test_plane_chart_has_six_layers_and_marks_the_axes_with_the_zero_grid_line():
     spec = plane_spec()
-    assert [l["mark"]["type"] for l in layers(spec)] == ["line", "circle", "text", "rule", "point", "text"]
+    assert [layer["mark"]["type"] for layer in layers(spec)] == ["line", "circle", "text", "rule", "point", "text"]
     for ch in ("x", "y"):
         axis = layers(spec)[0]["encoding"][ch]["axis"]
         assert axis["gridColor"]["condition"]["test"] == "datum.value === 0"
@@ -128,7 +129,7 @@ def test_plane_chart_trajectory_and_arc():
     for row in df.itertuples():
         assert (row.x, row.y) == pytest.approx(rotate(Q, row.position * THETA))
     assert points["encoding"]["fill"]["field"] == "position"
-    numbers = [t for t in find(spec, "text", fontSize=13)]
+    numbers = by_field(spec, "text", "text", "position")
     # 0 is q itself and 5 is "q at m=5": the arrows' labels name those two dots
     assert sorted(frame(spec, numbers[0])["position"]) == [p for p in range(1, 17) if p != M]
 
@@ -182,8 +183,8 @@ def test_plane_chart_labels_never_sit_on_a_dot_or_an_arrow_head(theta, traj_len)
     spec = charts.plane_chart(arrows, trajectory=trajectory, arcs=arcs, title="t").to_dict()
     lo, hi = layers(spec)[0]["encoding"]["x"]["scale"]["domain"]
     px = spec["width"] / (hi - lo)
-    (numbers,) = find(spec, "text", fontSize=13)
-    (names,) = find(spec, "text", fontSize=16)
+    (numbers,) = by_field(spec, "text", "text", "position")
+    (names,) = by_field(spec, "text", "text", "label")
     for layer in (numbers, names):  # placement is read from the rows
         assert layer["mark"]["align"] == {"expr": "datum.align"} and layer["mark"]["dx"] == {"expr": "datum.dx"}
     boxes = label_boxes(spec, numbers, px, font=13, char_w=7) + label_boxes(spec, names, px, font=16, char_w=8.5)
@@ -207,7 +208,7 @@ def test_plane_chart_labels_never_sit_on_a_dot_or_an_arrow_head(theta, traj_len)
 def test_placed_labels_face_their_points():
     df = pd.DataFrame({"x": [1.0, 0.0, -1.0, 0.0, 0.7], "y": [0.0, 1.0, 0.0, -1.0, -0.7]})
     r = np.hypot(df["x"], df["y"])
-    out = charts.placed_labels(df, df["x"] / r, df["y"] / r, 10)
+    out = labels.placed_labels(df, df["x"] / r, df["y"] / r, 10)
     assert out["align"].tolist() == ["left", "center", "right", "center", "left"]
     assert out["baseline"].tolist() == ["middle", "bottom", "middle", "top", "top"]
     assert out["dx"].tolist() == pytest.approx([10, 0, -10, 0, 7.07], abs=0.01)
@@ -217,14 +218,14 @@ def test_placed_labels_face_their_points():
 def test_place_labels_goes_outwards_unless_blocked():
     # a dot straight right of the origin: its label goes right (outwards)
     dots = np.array([[100.0, 0.0]])
-    ux, uy, kept = charts.place_labels(dots, [8.0], height=13, gap=9, dots=dots, tips=np.zeros((0, 2)), boxes=[])
+    ux, uy, kept = labels.place_labels(dots, [8.0], height=13, gap=9, dots=dots, tips=np.zeros((0, 2)), boxes=[])
     assert kept.tolist() == [True] and (ux[0], uy[0]) == pytest.approx((1.0, 0.0))
     # an arrow head just outside it: the label turns to a free side instead, clear of the head
     tips = np.array([[118.0, 0.0]])
     boxes = []
-    ux, uy, kept = charts.place_labels(dots, [8.0], height=13, gap=9, dots=dots, tips=tips, boxes=boxes)
+    ux, uy, kept = labels.place_labels(dots, [8.0], height=13, gap=9, dots=dots, tips=tips, boxes=boxes)
     assert kept.tolist() == [True] and ux[0] < 0.9
-    assert charts.clearance(boxes[0], dots=dots, tips=tips, boxes=[]) >= charts.CLEAR
+    assert labels.clearance(boxes[0], dots=dots, tips=tips, boxes=[]) >= labels.CLEAR
 
 
 def test_place_labels_drops_numbers_of_bunched_dots():
@@ -232,7 +233,7 @@ def test_place_labels_drops_numbers_of_bunched_dots():
     would print over those two wherever they went, are left out."""
     dots = np.array([[100.0, float(i)] for i in range(6)])
     boxes = []
-    _, _, kept = charts.place_labels(
+    _, _, kept = labels.place_labels(
         dots, [8.0] * 6, height=13, gap=9, dots=dots, tips=np.zeros((0, 2)), boxes=boxes, drop_crowded=True
     )
     assert kept[0] and 1 <= kept.sum() < 6
@@ -243,7 +244,7 @@ def test_place_labels_drops_numbers_of_bunched_dots():
 
 def test_corner_labels_take_the_free_corner_nearest_their_direction():
     df = pd.DataFrame({"label": ["a", "b", "c"], "x": [1.0, 0.9, -0.2], "y": [0.1, 0.2, -1.0]})
-    out = charts.corner_labels(df, 2.0)
+    out = labels.corner_labels(df, 2.0)
     assert list(zip(out["x"], out["y"])) == [(2.0, 2.0), (2.0, -2.0), (-2.0, -2.0)]
     assert out["align"].tolist() == ["right", "right", "left"]
     assert out["baseline"].tolist() == ["top", "bottom", "bottom"]
@@ -252,9 +253,7 @@ def test_corner_labels_take_the_free_corner_nearest_their_direction():
 
 def test_plane_chart_numbers_only_short_trajectories():
     spec = plane_spec(traj_len=100)
-    assert not find(spec, "text", fontSize=13) or all(
-        "position" not in frame(spec, t) for t in find(spec, "text", fontSize=13)
-    )
+    assert not by_field(spec, "text", "text", "position")  # no numbers beside a long trajectory
 
 
 def test_plane_chart_rejects_missing_columns():
@@ -319,7 +318,7 @@ def test_rope_matrix_heatmap_is_one_image_of_the_matrix(layout, dim):
     a, b = pair
     assert centres == sorted((float(c), float(r)) for r in (a, b) for c in (a, b))
     assert f"m = {m}" in spec["title"]["text"] and layout in spec["title"]["text"]
-    legend = [l["encoding"]["color"]["legend"] for l in layers(spec) if "color" in l.get("encoding", {})]
+    legend = [layer["encoding"]["color"]["legend"] for layer in layers(spec) if "color" in layer.get("encoding", {})]
     assert legend and legend[0]["gradientLength"] <= 400 - 100
     legible(spec)
 

@@ -445,7 +445,7 @@ FAMILIES = {
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_real_configs_parse_without_errors(family):
-    text, preset_key, expected = FAMILIES[family]
+    text, _preset_key, expected = FAMILIES[family]
     parsed = parse_model_config(text)
     assert isinstance(parsed, ParsedConfig)
     assert parsed.ok, parsed.errors
@@ -854,7 +854,7 @@ def test_bad_input_gets_a_clear_problem_on_the_right_key(text, kwargs, key, seve
 def test_a_warning_alone_leaves_the_config_usable():
     parsed = parse_model_config('{"rope_type": "linear", "factor": 0.5}', fallback_head_dim=64)
     assert parsed.ok and [p.severity for p in parsed.problems] == ["warning"]
-    inv, af = parsed.inverse_frequencies(max_position_embeddings=2048)
+    inv, _af = parsed.inverse_frequencies(max_position_embeddings=2048)
     np.testing.assert_allclose(inv, posenc.inverse_frequencies(64) / 0.5)
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
 
 import pytest
 from e2e_support import (
@@ -47,110 +46,17 @@ from e2e_support import (
 )
 
 from explorer import params
-from explorer.layout import PAGES
+from explorer.manifest import PAGES
+from explorer.pagespec import DeepLink
 
 SCREENSHOT_DIR = Path(os.environ.get("E2E_SCREENSHOT_DIR", ROOT / "docs" / "screenshots"))
 
 
-class DeepLink(NamedTuple):
-    query: dict[str, Any]  # non-default URL parameters, each a control on the page
-    slider: str  # the slider moved with ArrowRight afterwards
-    chart: int  # index (page order) of a chart that must change when the slider moves
+#: Each page's deep link is declared with the page (explorer/site/<page>.py, `Page.deep_link`):
+#: every value differs from the registry default (and from the page's own override) and is valid there.
+DEEP_LINKS: dict[str, DeepLink] = {p.script: p.deep_link for p in PAGES}
 
-
-#: Chosen by reading each page's `widget("…")` calls. Every value differs from the registry
-#: default (and from the page's own override, e.g. d_model on the home page) and is valid there.
-DEEP_LINKS: dict[str, DeepLink] = {
-    "app.py": DeepLink(
-        {"sentence": "a dog bit the man", "shuffle_seed": 3, "seed": 7, "d_model": 32, "home_pe": "rope"},
-        slider="d_model",
-        chart=1,  # the equivariance scatter
-    ),
-    "pages/1_Sinusoidal_heatmap.py": DeepLink(
-        {
-            "seq_len": 300,
-            "d_model": 64,
-            "base": 1000,
-            "layout_sin": "concatenated",
-            "scheme": "viridis",
-            "zoom_p0": 10,
-            "zoom_np": 40,
-            "zoom_d0": 4,
-            "zoom_nd": 24,
-            "sin_view": "Similarity",
-            "sim_n": 50,
-        },
-        slider="d_model",
-        chart=0,  # the whole-table heatmap
-    ),
-    "pages/2_Clock_hands.py": DeepLink(
-        {"d_model": 64, "base": 1000, "n_clocks": 6, "m": 40},
-        slider="n_clocks",
-        chart=0,  # the clocks
-    ),
-    "pages/3_RoPE_rotation.py": DeepLink(
-        {
-            "vec_input": "polar",
-            "q_angle": 45,
-            "q_len": 2,
-            "k_angle": -60,
-            "k_len": 1.2,
-            "m": 7,
-            "n": 3,
-            "head_dim": 32,
-            "j": 2,
-            "base": 1000,
-            "traj_m": 20,
-            "layout_rope": "interleaved",
-        },
-        slider="m",
-        chart=0,  # the plane with q and k
-    ),
-    "pages/4_Relative_invariance.py": DeepLink(
-        {
-            "qk_source": "typed",
-            "q_text": "1, 2, 3, 4",
-            "k_text": "0.5, -1, 2, 0",
-            "seed": 5,
-            "seq_len": 48,
-            "shift_t": 20,
-            "score_dtype": "float32",
-            "base": 1000,
-            "layout_sin": "concatenated",
-            "table_len": 60,
-            "inv_view": "Sinusoid shift",
-        },
-        slider="shift_t",
-        chart=0,  # the shift-test deviations
-    ),
-    "pages/5_Context_extension.py": DeepLink(
-        {
-            "rope_type": "llama3",
-            "head_dim": 128,
-            "base": 500000,
-            "train_len": 8192,
-            "target_len": 131072,
-            "factor": 8,
-            "low_freq_factor": 2,
-            "high_freq_factor": 8,
-            "ext_view": "Rescaling",
-        },
-        slider="head_dim",
-        chart=1,  # the Rescaling tab's ratio chart (the Llama 3 bands)
-    ),
-    "pages/6_Compare_methods.py": DeepLink(
-        {"head_dim": 32, "train_len": 256, "target_len": 1024, "base": 1000, "seed": 3, "alibi_head": 6},
-        slider="alibi_head",
-        chart=0,  # score by distance
-    ),
-    "pages/7_Model_configs.py": DeepLink(
-        {"head_dim": 96, "base": 500000, "conv_from": "rope_theta", "new_theta": 2000000},
-        slider="head_dim",
-        chart=0,  # the converter's wavelengths (the pasted config is session-only)
-    ),
-}
-
-PAGE_IDS = [params.page_url_path(p.path) or "home" for p in PAGES]
+PAGE_IDS = [p.url_path or "home" for p in PAGES]
 NOTICE_TEXT = "could not be used"
 
 
@@ -205,40 +111,40 @@ def fresh_server(browser):
 # ----------------------------------------------------------------------------- checks
 def require_page(info) -> DeepLink | None:
     """The page's deep link; a clear failure when PAGES names a file that does not exist."""
-    assert (ROOT / info.path).is_file(), f"PAGES lists {info.path}, but there is no such file"
-    return DEEP_LINKS.get(info.path)
+    assert (ROOT / info.script).is_file(), f"PAGES lists {info.script}, but there is no such file"
+    return DEEP_LINKS.get(info.script)
 
 
 def check_page(page, info, link: DeepLink | None, warm_names: list[str]) -> None:
     """Everything a deep link (or the defaults, link=None) must satisfy once the page is drawn."""
     errors = exceptions(page)
-    assert not errors, f"{info.path}: exception on the page:\n" + "\n---\n".join(errors)
+    assert not errors, f"{info.script}: exception on the page:\n" + "\n---\n".join(errors)
     names = nav_names(page)
-    assert names == warm_names, f"{info.path}: sidebar {names} differs from a warm server's {warm_names}"
-    assert names == [p.title for p in PAGES], f"{info.path}: sidebar {names} is not PAGES"
+    assert names == warm_names, f"{info.script}: sidebar {names} differs from a warm server's {warm_names}"
+    assert names == [p.title for p in PAGES], f"{info.script}: sidebar {names} is not PAGES"
 
     if link is not None:
         expected = {k: str(v) for k, v in link.query.items()}
         shown = {k: read_widget(page, k) for k in expected}
         wrong = {k: (shown[k], v) for k, v in expected.items() if not shown_matches(shown[k], v)}
-        assert not wrong, f"{info.path}: controls do not show the URL values (shown, URL): {wrong}"
-        assert query_of(page.url) == expected, f"{info.path}: the URL lost or rewrote parameters: {page.url}"
+        assert not wrong, f"{info.script}: controls do not show the URL values (shown, URL): {wrong}"
+        assert query_of(page.url) == expected, f"{info.script}: the URL lost or rewrote parameters: {page.url}"
     notices = [
         a.inner_text() for a in page.query_selector_all("[data-testid=stAlert]") if NOTICE_TEXT in a.inner_text()
     ]
-    assert not notices, f'{info.path}: "could not be used" notice for a valid link: {notices}'
+    assert not notices, f'{info.script}: "could not be used" notice for a valid link: {notices}'
 
     charts = chart_info(page)
-    assert charts, f"{info.path}: no Altair chart on the page"
+    assert charts, f"{info.script}: no Altair chart on the page"
     for i, chart in enumerate(charts):
-        assert chart["renderer"] in ("canvas", "svg"), f"{info.path}: chart {i} not rendered: {chart}"
-        assert chart["width"] > 0 and chart["height"] > 0, f"{info.path}: chart {i} has zero size: {chart}"
+        assert chart["renderer"] in ("canvas", "svg"), f"{info.script}: chart {i} not rendered: {chart}"
+        assert chart["width"] > 0 and chart["height"] > 0, f"{info.script}: chart {i} has zero size: {chart}"
     for image in image_sizes(page):
-        assert image["width"] > 0 and image["height"] > 0, f"{info.path}: image not loaded: {image}"
+        assert image["width"] > 0 and image["height"] > 0, f"{info.script}: image not loaded: {image}"
 
 
 def open_and_check(page, server, info, link: DeepLink | None, warm_names: list[str]) -> None:
-    page.goto(server.url(info.path, link.query if link else None))
+    page.goto(server.url(info.script, link.query if link else None))
     wait_idle(page, title=info.title)
     wait_charts_drawn(page)
     check_page(page, info, link, warm_names)
@@ -270,17 +176,17 @@ def move_slider_and_check(page, info, link: DeepLink) -> None:
     wait_charts_changed(page, before)
     wait_idle(page, title=info.title)
     wait_charts_drawn(page)
-    assert not exceptions(page), f"{info.path}: exception after moving {key}"
+    assert not exceptions(page), f"{info.script}: exception after moving {key}"
     assert read_widget(page, key) is not None and shown_matches(read_widget(page, key), expected)
     chart.scroll_into_view_if_needed()
     after_png = chart.screenshot()
-    assert after_png != before_png, f"{info.path}: chart {link.chart} looks the same after {key} → {expected}"
+    assert after_png != before_png, f"{info.script}: chart {link.chart} looks the same after {key} → {expected}"
 
 
 # ------------------------------------------------------------------------------- tests
 def test_deep_link_table_matches_pages():
     """The table covers every page; each value is valid, non-default, and a control of that page."""
-    assert set(DEEP_LINKS) == {p.path for p in PAGES}
+    assert set(DEEP_LINKS) == {p.script for p in PAGES}
     for path, link in DEEP_LINKS.items():
         source = (ROOT / path).read_text()
         keys = set(re.findall(r"""widget\(\s*["']([a-z0-9_]+)["']""", source))
@@ -300,7 +206,7 @@ def test_deep_link_table_matches_pages():
 def test_cold_deep_link(info, fresh_server, warm_server, new_page):
     """First request to a freshly started server is a deep link; then a slider moves."""
     link = require_page(info)
-    assert link is not None, f"no deep link for {info.path}: add one to DEEP_LINKS"
+    assert link is not None, f"no deep link for {info.script}: declare one in its page's declaration (explorer/site/)"
     page = new_page()
     open_and_check(page, fresh_server, info, link, warm_server.warm_nav_names)
     move_slider_and_check(page, info, link)
@@ -310,7 +216,7 @@ def test_cold_deep_link(info, fresh_server, warm_server, new_page):
 def test_warm_deep_link(info, warm_server, new_page):
     """The same deep link on a warm server (app.py has run in another session)."""
     link = require_page(info)
-    assert link is not None, f"no deep link for {info.path}: add one to DEEP_LINKS"
+    assert link is not None, f"no deep link for {info.script}: declare one in its page's declaration (explorer/site/)"
     page = new_page()
     open_and_check(page, warm_server, info, link, warm_server.warm_nav_names)
 
@@ -321,9 +227,9 @@ def test_defaults_screenshot(info, warm_server, new_page):
     require_page(info)
     page = new_page()
     open_and_check(page, warm_server, info, None, warm_server.warm_nav_names)
-    assert query_of(page.url) == {}, f"{info.path}: the defaults wrote parameters: {page.url}"
+    assert query_of(page.url) == {}, f"{info.script}: the defaults wrote parameters: {page.url}"
     n = PAGES.index(info)
-    name = "home" if info.path == "app.py" else Path(info.path).stem.split("_", 1)[1]
+    name = "home" if info.script == "app.py" else Path(info.script).stem.split("_", 1)[1]
     path = full_page_screenshot(page, SCREENSHOT_DIR / f"{n}_{name}.png")
     assert path.stat().st_size > 10_000
 

@@ -35,7 +35,8 @@ def _png(spec) -> Image.Image:
 
 
 def _hex(rgb) -> str:
-    return "#%02x%02x%02x" % tuple(int(c) for c in rgb[:3])
+    r, g, b = (int(c) for c in rgb[:3])
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 # -------------------------------------------------------------------------- reduce_matrix
@@ -72,7 +73,7 @@ def test_reduce_matrix_shapes_fit_the_limits(how, shape, limits, expected):
 
 def test_reduce_matrix_stride_keeps_exact_rows_and_says_so():
     m = np.arange(20.0)[:, None] * 10 + np.arange(6.0)[None, :]
-    reduced, rows, cols, note = reduce_matrix(m, 5, 6, "stride", row_name="position")
+    reduced, rows, _, note = reduce_matrix(m, 5, 6, "stride", row_name="position")
     np.testing.assert_array_equal(rows, [0, 4, 8, 12, 16])
     np.testing.assert_array_equal(reduced, m[rows])
     assert note == "shown at every 4th position"

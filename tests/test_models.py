@@ -266,7 +266,7 @@ def test_preset_inverse_frequencies_accepts_a_key_and_rejects_unknown_ones():
     inv, af = preset_inverse_frequencies(PRESETS["gpt-oss-20b"])
     np.testing.assert_array_equal(inv_by_key, inv)
     assert af_by_key == af
-    with pytest.raises(ValueError, match="preset must be one of .*got 'llama-9'"):
+    with pytest.raises(ValueError, match=r"preset must be one of .*got 'llama-9'"):
         preset_inverse_frequencies("llama-9")
     with pytest.raises(TypeError, match="preset must be a ModelPreset"):
         preset_inverse_frequencies(3)

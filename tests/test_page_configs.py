@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import posenc
-from explorer.layout import PAGES
+from explorer.manifest import PAGES
 from posenc.models import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +41,7 @@ def metrics(at: AppTest) -> dict[str, str]:
 
 
 def test_page_is_listed_and_runs_at_defaults():
-    assert "pages/7_Model_configs.py" in [p.path for p in PAGES]
+    assert "pages/7_Model_configs.py" in [p.script for p in PAGES]
     at = run()
     assert at.title[0].value == "Model configs"
     assert any("Paste a config" in i.value for i in at.info)

@@ -34,9 +34,9 @@ VIEWS = tuple(TAB_CHARTS)
 REACH = "Largest rotation angle per pair"  # the always-visible chart
 #: Every URL key the page reads (shared ones first, the tab last).
 KEYS = (
-    ("head_dim", "base", "train_len", "target_len", "rope_type")
-    + tuple(dict.fromkeys(name for names in ropeblock.METHOD_PARAMS.values() for name in names))
-    + ("ext_view",)
+    *("head_dim", "base", "train_len", "target_len", "rope_type"),
+    *dict.fromkeys(name for names in ropeblock.METHOD_PARAMS.values() for name in names),  # each once, in order
+    "ext_view",
 )
 
 
@@ -292,9 +292,7 @@ def test_invalid_block_shows_an_error_and_falls_back():
 TOUR_TABS = {"default": "Wavelengths", "linear": "Rescaling", "yarn": "Attention", "llama3": "Rescaling"}
 
 
-@pytest.mark.parametrize(
-    "number", [i for i, step in enumerate(tour.TOUR, start=1) if step.page.endswith("5_Context_extension.py")]
-)
+@pytest.mark.parametrize("number", [i for i, step in enumerate(tour.TOUR, start=1) if step.page.slug == "extension"])
 def test_tour_steps_open_the_tab_their_narration_is_about(number):
     step = tour.get_step(number)
     at = AppTest.from_file(page_path("app.py"), default_timeout=120)

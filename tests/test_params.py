@@ -8,7 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer import params
-from explorer.layout import PAGES
+from explorer.manifest import PAGES
+from explorer.pagespec import url_path
 from explorer.params import PARAMS, Param, ParamError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,25 +171,10 @@ def test_every_page_exists_and_its_url_path_matches_streamlit():
     from streamlit.source_util import page_icon_and_name
 
     for page in PAGES:
-        assert (ROOT / page.path).is_file(), page.path
-        if page.path != "app.py":
-            assert params.page_url_path(page.path) == page_icon_and_name(Path(page.path))[1]
-    assert params.page_url_path("app.py") == ""
-
-
-def test_url_for_builds_relative_links_and_omits_defaults():
-    assert params.url_for("pages/1_Sinusoidal_heatmap.py", seq_len=300) == "Sinusoidal_heatmap?seq_len=300"
-    assert params.url_for("pages/1_Sinusoidal_heatmap.py", seq_len=128) == "Sinusoidal_heatmap"
-    assert params.url_for("app.py") == "./"
-    assert (
-        params.url_for("pages/3_RoPE_rotation.py", head_dim=8, j=3, layout_rope="interleaved")
-        == "RoPE_rotation?head_dim=8&j=3&layout_rope=interleaved"
-    )
-    assert params.query_params_for(base=500000, seq_len=128) == {"base": "500000"}
-    with pytest.raises(ParamError, match="^seq_len:"):
-        params.url_for("pages/1_Sinusoidal_heatmap.py", seq_len=0)
-    with pytest.raises(KeyError, match="nope"):
-        params.url_for("app.py", nope=1)
+        assert (ROOT / page.script).is_file(), page.script
+        if page.script != "app.py":
+            assert page.url_path == page_icon_and_name(Path(page.script))[1]
+    assert url_path("app.py") == ""
 
 
 def test_escape_markdown_neutralises_markup_and_autolinks():
@@ -207,7 +193,7 @@ import streamlit as st
 from explorer.layout import page_setup
 from explorer.params import widget
 
-page_setup("Test page", "📍")
+page_setup("rope")  # a declared page's frame
 seq_len = widget("seq_len")
 head_dim = widget("head_dim")
 j = widget("j", max=head_dim // 2 - 1)

@@ -119,7 +119,7 @@ def test_seeded_projections():
 
 @pytest.mark.parametrize("bad", [dict(dim=1), dict(dim=4.5), dict(dim=4, seed=-1)])
 def test_token_embeddings_bad_args(bad):
-    with pytest.raises((ValueError, TypeError), match="dim|seed"):
+    with pytest.raises((ValueError, TypeError), match=r"dim|seed"):
         att.token_embeddings(["a"], **bad)
 
 

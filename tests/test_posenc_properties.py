@@ -50,7 +50,7 @@ def rotate_ref(x, positions, inv_freq, layout, attention_factor=1.0):
     out = np.empty_like(x, dtype=float)
     for idx in np.ndindex(*x.shape[:-2]):
         for s, m in enumerate(positions):
-            out[idx + (s,)] = ref_rope_vector(x[idx + (s,)], float(m), inv_freq, layout, attention_factor)
+            out[(*idx, s)] = ref_rope_vector(x[(*idx, s)], float(m), inv_freq, layout, attention_factor)
     return out
 
 
@@ -625,7 +625,7 @@ def test_yarn_inv_freq_lies_between_default_over_factor_and_default(dim, base, f
         "beta_slow": beta_slow,
         "truncate": truncate,
     }
-    inv, af = inv_af(params, dim, max_position_embeddings=int(round(factor * orig)))
+    inv, af = inv_af(params, dim, max_position_embeddings=round(factor * orig))
     assert np.all(inv >= default / factor * (1 - 1e-12))
     assert np.all(inv <= default * (1 + 1e-12))
     # High-frequency pairs (small j) are never interpolated more than low-frequency ones.
@@ -654,7 +654,7 @@ def test_llama3_inv_freq_lies_between_default_over_factor_and_default(dim, base,
         "high_freq_factor": high_freq_factor,
         "original_max_position_embeddings": orig,
     }
-    inv, af = inv_af(params, dim, max_position_embeddings=int(round(factor * orig)))
+    inv, af = inv_af(params, dim, max_position_embeddings=round(factor * orig))
     assert np.all(inv >= default / factor * (1 - 1e-12))
     assert np.all(inv <= default * (1 + 1e-12))
     assert af == 1.0
@@ -711,7 +711,7 @@ def test_ntk_alpha_base_round_trip_and_ntk_config(dim, base, alpha):
 @given(dim=even_dims.filter(lambda d: d >= 4), base=bases, factor=exact_factors, orig=st.sampled_from([512, 4096]))
 def test_yarn_matches_reference_loop(dim, base, factor, orig):
     params = {"rope_type": "yarn", "rope_theta": base, "factor": factor, "original_max_position_embeddings": orig}
-    inv, af = inv_af(params, dim, max_position_embeddings=int(round(factor * orig)))
+    inv, af = inv_af(params, dim, max_position_embeddings=round(factor * orig))
     ref_inv, ref_af = ref_yarn(dim, base, factor, orig)
     np.testing.assert_allclose(inv, ref_inv, rtol=1e-12)
     assert af == pytest.approx(ref_af, rel=1e-12)

@@ -450,7 +450,7 @@ def test_reference_yarn_d64_base150000_L4096_s32_no_truncate():
         max_position_embeddings=32 * 4096,
     )
     assert af == pytest.approx(1.3466, abs=5e-5)
-    ref_inv, ref_af = ref_yarn(64, 150000.0, 32.0, 4096, truncate=False)
+    ref_inv, _ref_af = ref_yarn(64, 150000.0, 32.0, 4096, truncate=False)
     np.testing.assert_allclose(inv, ref_inv, rtol=1e-12)
 
 

@@ -66,7 +66,7 @@ def test_bad_arguments_name_the_parameter(call, param):
     ],
 )
 def test_parse_vector_rejects_garbage_with_a_clear_message(text, fragment):
-    with pytest.raises(ValueError, match="^q") as err:
+    with pytest.raises(ValueError, match=r"^q") as err:
         posenc.parse_vector(text, name="q")
     assert fragment in str(err.value)
 

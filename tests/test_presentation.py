@@ -1,5 +1,5 @@
-"""Presentation mode, the guided tour, the share link and chart styling (explorer/presentation.py,
-explorer/tour.py), plus the end-to-end browser check of all of it (Playwright, skipped without
+"""Presentation mode, the guided tour, the share link and chart styling (explorer/mode.py,
+explorer/assets.py, explorer/links.py, explorer/charts/style.py, explorer/tour.py), plus the end-to-end browser check of all of it (Playwright, skipped without
 Chromium unless REQUIRE_BROWSER=1).
 
 Browser screenshots go to $SCREENSHOT_DIR (default: pytest's tmp_path): presentation mode,
@@ -23,11 +23,12 @@ import pytest
 from _apptest import run_page
 from streamlit.testing.v1 import AppTest
 
-from explorer import params, presentation, tour
-from explorer.layout import PAGES
+from explorer import assets, links, tour, vocabulary
+from explorer.charts import style
+from explorer.manifest import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
-TITLES = {p.path: p.title for p in PAGES}
+TITLES = {p.script: p.title for p in PAGES}
 
 
 # ------------------------------------------------------------------------------ pure: charts
@@ -46,18 +47,18 @@ SPEC = {
 
 def test_style_spec_draws_a_white_card_and_keeps_the_charts_own_config():
     original = copy.deepcopy(SPEC)
-    out = presentation.style_spec(SPEC)
+    out = style.style_spec(SPEC)
     assert SPEC == original  # pure
     cfg = out["config"]
     assert cfg["background"] == "#FFFFFF"
     assert cfg["axis"]["labelColor"] == "#111111"  # the chart's own value wins
-    assert cfg["axis"]["titleColor"] == presentation._CARD_CONFIG["axis"]["titleColor"]
+    assert cfg["axis"]["titleColor"] == style._CARD_CONFIG["axis"]["titleColor"]
     assert cfg["axis"]["labelFontSize"] == 14 and out["height"] == 200  # nothing scaled
-    assert out["padding"] == presentation.CARD_PADDING
+    assert out["padding"] == style.CARD_PADDING
 
 
 def test_style_spec_presenting_scales_every_font_and_view_height_but_not_marks_or_data():
-    out = presentation.style_spec(SPEC, presenting=True, font_scale=1.5)
+    out = style.style_spec(SPEC, presenting=True, font_scale=1.5)
     assert out["config"]["axis"]["labelFontSize"] == 21
     assert out["config"]["title"]["fontSize"] == 27
     assert out["config"]["legend"]["labelFontSize"] == 18  # Streamlit's default, made explicit
@@ -71,60 +72,54 @@ def test_style_spec_presenting_scales_every_font_and_view_height_but_not_marks_o
 
 def test_view_query_leaves_defaults_out_except_a_steps_keys():
     values = {"seq_len": 128, "d_model": 64, "base": 10000}
-    assert presentation.view_query(values) == {"d_model": "64"}
-    assert presentation.view_query(values, step=3, explicit=frozenset({"seq_len"})) == {
+    assert links.view_query(values) == {"d_model": "64"}
+    assert links.view_query(values, step=3, explicit=frozenset({"seq_len"})) == {
         "seq_len": "128",
         "d_model": "64",
         "step": "3",
     }
     # a page's own default (d_model 16 on the home page) is left out too
-    assert presentation.view_query({"d_model": 16}, defaults={"d_model": 16}) == {}
-    assert presentation.view_query({"seq_len": -5}) == {}  # never an invalid value
+    assert links.view_query({"d_model": 16}, defaults={"d_model": 16}) == {}
+    assert links.view_query({"seq_len": -5}) == {}  # never an invalid value
 
 
 def test_view_url():
     query = {"head_dim": "128", "step": "2"}
-    assert presentation.view_url("pages/3_RoPE_rotation.py", query, None) == "RoPE_rotation?head_dim=128&step=2"
-    assert presentation.view_url("app.py", {}, None) == "./"
-    assert (
-        presentation.view_url("pages/3_RoPE_rotation.py", {}, "https://host/app/") == "https://host/app/RoPE_rotation"
-    )
+    assert links.view_url("pages/3_RoPE_rotation.py", query, None) == "RoPE_rotation?head_dim=128&step=2"
+    assert links.view_url("app.py", {}, None) == "./"
+    assert links.view_url("pages/3_RoPE_rotation.py", {}, "https://host/app/") == "https://host/app/RoPE_rotation"
 
 
 def test_injected_code_is_constant_and_survives_streamlits_sanitiser():
-    for block in (presentation.BASE_CSS, presentation.PRESENT_CSS):
+    for block in (assets.BASE_CSS, assets.PRESENT_CSS):
         assert block.startswith("<style>") and block.endswith("</style>") and "{}" not in block
-    body = presentation.SVG_EXPORT_JS[len("<script>") : -len("</script>")]
-    assert presentation.SVG_EXPORT_JS.startswith("<script>") and presentation.SVG_EXPORT_JS.endswith("</script>")
+    body = assets.SVG_EXPORT_JS[len("<script>") : -len("</script>")]
+    assert assets.SVG_EXPORT_JS.startswith("<script>") and assets.SVG_EXPORT_JS.endswith("</script>")
     # DOMPurify (SAFE_FOR_XML) removes a script whose text contains "<" + letter, "/" or "!".
     assert re.search(r"<[/\w!]", body) is None
 
 
 def test_present_css_keeps_fixed_size_charts_inside_their_column():
     # A fixed-size chart wider than its column shrinks to it as a whole (the SVG keeps its viewBox).
-    css = re.sub(r"\s+", " ", presentation.PRESENT_CSS)
+    css = re.sub(r"\s+", " ", assets.PRESENT_CSS)
     assert '[data-testid="stVegaLiteChart"] { max-width: 100%; }' in css
     assert '[data-testid="stVegaLiteChart"] > svg { max-width: 100%; height: auto; }' in css
     # The RoPE page's wrapping rows: the blocks beside a fixed-size chart keep the width they need.
-    assert "st-key-rope_pair_metrics" in presentation.BASE_CSS and "st-key-rope_head_pairs" in presentation.BASE_CSS
+    assert "st-key-rope_pair_metrics" in assets.BASE_CSS and "st-key-rope_head_pairs" in assets.BASE_CSS
 
 
 # -------------------------------------------------------------------------------- pure: tour
 def test_the_tour_is_well_formed():
-    assert 8 <= len(tour.TOUR) <= params.MAX_TOUR_STEPS
-    assert tour.check_tour(pages=tuple(TITLES)) == []
+    assert 8 <= len(tour.TOUR) <= vocabulary.MAX_TOUR_STEPS
     assert len({s.narration for s in tour.TOUR}) == len(tour.TOUR)
-    assert {s.page for s in tour.TOUR} >= {"app.py", "pages/3_RoPE_rotation.py", "pages/5_Context_extension.py"}
+    assert {s.page.script for s in tour.TOUR} >= {"app.py", "pages/3_RoPE_rotation.py", "pages/5_Context_extension.py"}
+    # The tour follows the navigation's order (it is derived from the pages' declarations).
+    orders = [s.page.order for s in tour.TOUR]
+    assert orders == sorted(orders)
     with pytest.raises(ValueError):
         tour.get_step(0)
     with pytest.raises(ValueError):
         tour.get_step(len(tour.TOUR) + 1)
-
-
-def test_check_tour_finds_problems():
-    bad = (tour.Step("pages/nope.py", {"seq_len": -1, "zzz": 1}, " "),)
-    problems = tour.check_tour(bad, pages=tuple(TITLES))
-    assert len(problems) == 4
 
 
 # ----------------------------------------------------------------------------- AppTest
@@ -133,10 +128,10 @@ def run(path: str = "app.py", query: dict | None = None) -> AppTest:
 
 
 def presenting(at: AppTest) -> bool:
-    return any(presentation.PRESENT_CSS == h.proto.body for h in at.get("html"))
+    return any(assets.PRESENT_CSS == h.proto.body for h in at.get("html"))
 
 
-@pytest.mark.parametrize("page", [p.path for p in PAGES])
+@pytest.mark.parametrize("page", [p.script for p in PAGES])
 def test_present_runs_on_every_page(page):
     at = run(page, {"present": "1"})
     assert presenting(at)
@@ -177,19 +172,19 @@ def test_toggling_presentation_mode_and_carrying_it_to_the_next_page():
 
 def test_every_chart_goes_through_show_chart():
     """Every page draws its charts as white cards (style_spec), i.e. through show_chart."""
-    for page in [p.path for p in PAGES]:
+    for page in [p.script for p in PAGES]:
         at = run(page)
         charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
         for element in charts:
             spec = __import__("json").loads(element.proto.spec)
-            assert spec["config"]["background"] == presentation.CARD_BACKGROUND, page
+            assert spec["config"]["background"] == style.CARD_BACKGROUND, page
 
 
 @pytest.mark.parametrize("number", range(1, len(tour.TOUR) + 1))
 def test_every_tour_step_opens_with_its_values_and_narration(number):
     step = tour.get_step(number)
     at = run("app.py", {"step": str(number)})
-    assert at.title[0].value == TITLES[step.page]
+    assert at.title[0].value == TITLES[step.page.script]
     assert any(m.value == step.narration for m in at.markdown)
     assert any(f"step {number} of {len(tour.TOUR)}" in c.value for c in at.caption)
     for key, value in step.params.items():
@@ -207,7 +202,7 @@ def test_next_back_and_end():
     at.button(key="tour_prev").click().run()
     at.button(key="tour_prev").click().run()
     assert any(m.value == tour.get_step(3).narration for m in at.markdown)
-    assert at.title[0].value == TITLES[tour.get_step(3).page]
+    assert at.title[0].value == TITLES[tour.get_step(3).page.script]
     at.button(key="tour_end").click().run()
     assert not at.exception
     assert "step" not in at.query_params
@@ -255,8 +250,8 @@ def test_start_the_tour_from_the_sidebar():
     ],
 )
 def test_a_crafted_address_cannot_inject_markup_into_the_share_link(base):
-    url = presentation.view_url("pages/3_RoPE_rotation.py", {"m": "40", "q_text": "1, (2)"}, base)
-    md = presentation.share_markdown(url)
+    url = links.view_url("pages/3_RoPE_rotation.py", {"m": "40", "q_text": "1, (2)"}, base)
+    md = links.share_markdown(url)
     target = md[md.index("](") + 2 : -1]
     text = md[md.index("[`") + 2 : md.index("`]")]
     assert text == target  # the visible text is the link itself (copyable, no hidden characters)
@@ -266,7 +261,7 @@ def test_a_crafted_address_cannot_inject_markup_into_the_share_link(base):
 
 
 def test_every_page_states_its_link():
-    for page in [p.path for p in PAGES]:
+    for page in [p.script for p in PAGES]:
         at = run(page)
         assert any(m.value.startswith("**Link to this view**: [") for m in at.markdown), page
     at = run("pages/3_RoPE_rotation.py", {"m": "40", "present": "1"})

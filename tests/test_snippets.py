@@ -1,4 +1,4 @@
-""" "Reproduce in Python" (explorer/snippets.py): every page's snippet runs and gives the page's numbers.
+""" "Reproduce in Python" (each page's declared `snippet`, explorer/site/): every page's snippet runs and gives the page's numbers.
 
 Each test runs a page with non-default settings in AppTest, takes the snippet the page shows in
 its "Reproduce in Python" expander, executes it in a fresh namespace (as a user would), and
@@ -19,7 +19,7 @@ import pytest
 from _apptest import run_page
 from streamlit.testing.v1 import AppTest
 
-from explorer import snippets
+from explorer import manifest, snippets
 from explorer.charts import compare as compare_charts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run(path: str, query: dict | None = None) -> AppTest:
     at = AppTest.from_file(str(ROOT / path), default_timeout=180)
-    for page in snippets.SNIPPETS:  # open "Reproduce in Python" (it is drawn only while open)
+    for page in (p.slug for p in manifest.PAGES):  # open "Reproduce in Python" (it is drawn only while open)
         at.session_state[f"code_{page}"] = True
     for key, value in (query or {}).items():
         at.query_params[key] = value
@@ -63,8 +63,8 @@ def test_literals_round_trip():
 
 
 def test_unknown_page_is_an_error():
-    with pytest.raises(ValueError, match="page must be one of"):
-        snippets.snippet("nope", {})
+    with pytest.raises(KeyError, match="no page 'nope'"):
+        manifest.page("nope")
 
 
 # ------------------------------------------------------------------------------ per page

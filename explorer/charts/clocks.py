@@ -37,6 +37,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts.style import chart_config
+
 #: Frames per second of the in-browser animation (Vega timer throttle = 1000 / FPS ms).
 FPS = 25
 FRAME_MS = 1000 // FPS
@@ -55,13 +57,7 @@ LABEL_PX = 36  # height of the two label lines under a clock (14 px font), in pi
 HAND = 0.9  # hand length, in dial radii
 _RING_POINTS = 73  # points on each dial circle (72 segments)
 
-CONFIG = alt.Config(
-    axis=alt.AxisConfig(labelFontSize=14, titleFontSize=15, titleFontWeight="normal"),
-    title=alt.TitleConfig(fontSize=19, subtitleFontSize=14, anchor="start", subtitleColor="#334155"),
-    legend=alt.LegendConfig(labelFontSize=14, titleFontSize=14),
-    view=alt.ViewConfig(stroke=None),
-    concat=alt.CompositionConfig(spacing=28),
-)
+CONFIG = chart_config(title={"fontSize": 19}, view={"stroke": None}, concat={"spacing": 28})
 
 
 class ClockChart(alt.VConcatChart):

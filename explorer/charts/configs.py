@@ -9,14 +9,12 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts.style import chart_config
+
 #: Line colours: as trained (slate), NTK-aware (blue), linear (orange), all distinct in print too.
 COLORS = {"as trained": "#475569", "NTK-aware (new base)": "#1D4ED8", "linear (positions ÷ s)": "#C2410C"}
 
-_CONFIG = alt.Config(
-    axis=alt.AxisConfig(labelFontSize=14, titleFontSize=15, titleFontWeight="normal"),
-    title=alt.TitleConfig(fontSize=18, subtitleFontSize=14, anchor="start", subtitleColor="#334155"),
-    legend=alt.LegendConfig(labelFontSize=14, titleFontSize=14, orient="top", labelLimit=400),
-)
+_CONFIG = chart_config(legend={"orient": "top", "labelLimit": 400})
 
 
 def wavelength_frame(theta: np.ndarray, theta_ntk: np.ndarray, factor: float) -> pd.DataFrame:

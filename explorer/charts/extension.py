@@ -21,6 +21,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts.style import chart_config
+
 # Colours: trained/original in slate, scaled in blue, "problem" in red (colour-blind safe pairs).
 BEFORE = "#64748b"
 AFTER = "#1d4ed8"
@@ -34,13 +36,19 @@ HEIGHT = 330
 
 
 #: Projector-legible fonts (every text ≥ 14 px), legend on top, no frame.
-CONFIG = alt.Config(
-    title=alt.TitleConfig(fontSize=19, subtitleFontSize=15, anchor="start", subtitleColor="#334155", offset=10),
-    axis=alt.AxisConfig(labelFontSize=14, titleFontSize=15, titleFontWeight="normal", grid=True, gridColor="#e2e8f0"),
-    legend=alt.LegendConfig(
-        labelFontSize=15, titleFontSize=15, orient="top", labelLimit=500, symbolSize=140, symbolStrokeWidth=3, columns=0
-    ),
-    view=alt.ViewConfig(strokeWidth=0),
+CONFIG = chart_config(
+    title={"fontSize": 19, "subtitleFontSize": 15, "offset": 10},
+    axis={"grid": True, "gridColor": "#e2e8f0"},
+    legend={
+        "labelFontSize": 15,
+        "titleFontSize": 15,
+        "orient": "top",
+        "labelLimit": 500,
+        "symbolSize": 140,
+        "symbolStrokeWidth": 3,
+        "columns": 0,
+    },
+    view={"strokeWidth": 0},
 )
 
 

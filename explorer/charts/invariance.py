@@ -16,9 +16,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.rope import fit_heatmap_legend
 from explorer.charts.style import configure
-from explorer.imagechart import image_heatmap
+from explorer.imagechart import fit_heatmap_legend, image_heatmap
 
 #: Colours of the pass / fail verdicts.
 VERDICT_COLORS = {"pass": "#15803D", "fail": "#B91C1C"}

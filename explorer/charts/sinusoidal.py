@@ -21,6 +21,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts.style import chart_config
 from explorer.imagechart import DIVERGING, image_heatmap
 
 #: The overview image is at most this many pixels: rows = the chart height (one image row per
@@ -44,12 +45,7 @@ LAYOUT_TITLES = {
 
 #: Projector-legible defaults shared by every chart on the page (fonts ≥ 13 px). Set in one
 #: `.properties(config=…)` call: each `configure_*` call deep-copies the whole chart.
-CONFIG = alt.Config(
-    axis=alt.AxisConfig(labelFontSize=14, titleFontSize=15, titleFontWeight="normal"),
-    title=alt.TitleConfig(fontSize=19, subtitleFontSize=14, anchor="start", subtitleColor="#334155"),
-    legend=alt.LegendConfig(labelFontSize=14, titleFontSize=14, titleLimit=260),
-    view=alt.ViewConfig(stroke=None),
-)
+CONFIG = chart_config(title={"fontSize": 19}, legend={"titleLimit": 260}, view={"stroke": None})
 
 
 #: The square matrices sit two side by side: a legend under the plot keeps each narrow.

@@ -1,8 +1,30 @@
-"""The one place for the charts' projector-legible text sizes (every size ≥ 13 px)."""
+"""The one chart style module: projector-legible text sizes for the builders (`chart_config`,
+`configure`), and how every chart is drawn on the page (`style_spec`: a white card, and in
+presentation mode every font size and fixed view height scaled). Pure: no Streamlit."""
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 import altair as alt
+
+#: The text sizes every chart starts from (every size ≥ 13 px, legible on a projector).
+BASE_CONFIG: dict[str, dict[str, Any]] = {
+    "axis": {"labelFontSize": 14, "titleFontSize": 15, "titleFontWeight": "normal"},
+    "title": {"fontSize": 18, "subtitleFontSize": 14, "anchor": "start", "subtitleColor": "#334155"},
+    "legend": {"labelFontSize": 14, "titleFontSize": 14},
+}
+
+
+def chart_config(**sections: dict[str, Any]) -> alt.Config:
+    """`BASE_CONFIG` with a chart module's own additions, section by section, e.g.
+    ``chart_config(title={"fontSize": 19}, view={"stroke": None})``. Set it in one
+    ``.properties(config=…)`` or constructor argument: each ``configure_*`` call copies the chart."""
+    merged: dict[str, Any] = {key: dict(value) for key, value in BASE_CONFIG.items()}
+    for section, values in sections.items():
+        merged[section] = {**merged.get(section, {}), **values}
+    return alt.Config.from_dict(merged)
 
 
 def configure(
@@ -16,11 +38,114 @@ def configure(
     legend_title: int = 14,
     view_stroke: str | None = None,
 ) -> alt.TopLevelMixin:
-    """Apply the shared axis/title/legend sizes in one ``configure`` call (each ``configure_*``
-    call would copy the chart again)."""
-    return chart.configure(
-        axis={"labelFontSize": axis_label, "titleFontSize": axis_title, "titleFontWeight": "normal"},
-        title={"fontSize": title, "subtitleFontSize": subtitle, "anchor": "start", "subtitleColor": "#334155"},
-        legend={"labelFontSize": legend_label, "titleFontSize": legend_title},
-        view={"stroke": view_stroke},
+    """The chart with `chart_config` and these text sizes (one copy of the chart)."""
+    return chart.properties(
+        config=chart_config(
+            axis={"labelFontSize": axis_label, "titleFontSize": axis_title},
+            title={"fontSize": title, "subtitleFontSize": subtitle},
+            legend={"labelFontSize": legend_label, "titleFontSize": legend_title},
+            view={"stroke": view_stroke},
+        )
     )
+
+
+# ------------------------------------------------------------------------------ the card
+#: How much larger chart text gets in presentation mode.
+FONT_SCALE = 1.35
+#: Font-size keys anywhere in a Vega-Lite spec (config, axis/legend/title objects, marks).
+FONT_KEYS = frozenset({"fontSize", "labelFontSize", "titleFontSize", "subtitleFontSize"})
+#: Sizes Streamlit's chart theme would use where a chart sets none, made explicit so that
+#: presentation mode scales them too.
+_DEFAULT_SIZES = {
+    "axis": {"labelFontSize": 12, "titleFontSize": 12},
+    "legend": {"labelFontSize": 12, "titleFontSize": 12},
+    "header": {"labelFontSize": 12, "titleFontSize": 12},
+    "title": {"fontSize": 16, "subtitleFontSize": 13},
+}
+
+#: Every chart is drawn as a white card with dark text. The builders choose their colours for a
+#: white background (dark annotation text, pale grid); on the dark theme, Streamlit's chart theme
+#: would keep those and put them on the dark page, where they vanish. The user's own config wins.
+CARD_BACKGROUND = "#FFFFFF"
+_CARD_CONFIG = {
+    "background": CARD_BACKGROUND,
+    "axis": {
+        "labelColor": "#334155",
+        "titleColor": "#0F172A",
+        "gridColor": "#E2E8F0",
+        "domainColor": "#94A3B8",
+        "tickColor": "#94A3B8",
+    },
+    "legend": {"labelColor": "#0F172A", "titleColor": "#0F172A"},
+    "header": {"labelColor": "#0F172A", "titleColor": "#0F172A"},
+    "title": {"color": "#0F172A", "subtitleColor": "#334155"},
+    "view": {"stroke": "#E2E8F0"},
+    "text": {"color": "#0F172A"},
+}
+#: Room between the card's edge and the chart (an object: Streamlit's frontend adjusts its sides).
+CARD_PADDING = {"top": 6, "bottom": 6, "left": 8, "right": 8}
+
+
+def _walk_scale(node: Any, factor: float) -> Any:
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key in ("datasets", "data"):
+                out[key] = value
+            elif key in FONT_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool):
+                out[key] = round(value * factor, 1)
+            else:
+                out[key] = _walk_scale(value, factor)
+        return out
+    if isinstance(node, list):
+        return [_walk_scale(v, factor) for v in node]
+    return node
+
+
+_VIEW_LISTS = ("layer", "vconcat", "hconcat", "concat")
+
+
+def _scale_heights(view: dict, factor: float) -> dict:
+    """Fixed view heights times `factor` (top level, layers, concatenations, facet/repeat specs),
+    so that larger text does not squeeze the plot. A view with a fixed width too (a clock face, a
+    plane) is scaled in both directions, keeping its aspect ratio. Mark sizes are left alone."""
+    out = dict(view)
+
+    def number(value: Any) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    if number(out.get("height")):
+        if number(out.get("width")):
+            out["width"] = round(out["width"] * factor)
+        out["height"] = round(out["height"] * factor)
+    for key in _VIEW_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [_scale_heights(v, factor) if isinstance(v, dict) else v for v in out[key]]
+    if isinstance(out.get("spec"), dict):
+        out["spec"] = _scale_heights(out["spec"], factor)
+    return out
+
+
+def style_spec(spec: dict, *, presenting: bool = False, font_scale: float = FONT_SCALE) -> dict:
+    """A Vega-Lite spec drawn as a white card (see `_CARD_CONFIG`); when presenting, every font
+    size and every fixed view height times `font_scale`. Pure; the input is not modified; the
+    chart's own config wins over the card defaults."""
+    out = dict(spec)
+    config = copy.deepcopy(spec.get("config") or {})
+    for section, defaults in _CARD_CONFIG.items():
+        if isinstance(defaults, dict):
+            merged = dict(defaults)
+            merged.update(config.get(section) or {})
+            config[section] = merged
+        else:
+            config.setdefault(section, defaults)
+    out.setdefault("padding", dict(CARD_PADDING))
+    if presenting:
+        for section, sizes in _DEFAULT_SIZES.items():
+            merged = dict(sizes)
+            merged.update(config.get(section) or {})
+            config[section] = merged
+    out["config"] = config
+    if presenting and font_scale != 1:
+        out = _scale_heights(_walk_scale(out, font_scale), font_scale)
+    return out

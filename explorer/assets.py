@@ -1,0 +1,115 @@
+"""Constant CSS and JavaScript the page frame injects (`explorer.layout.page_setup`).
+
+Security: every string here is a module constant; no user or URL text ever goes into them. They
+select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for upgrade reviews.
+"""
+
+#: Always on: the tour panel's narration in large type; on the RoPE page, the blocks that share a
+#: wrapping row with a fixed-size chart (the metric cards, the pair map) move below the chart
+#: rather than shrink under the width they need (two cards; the pair map's title).
+BASE_CSS = """<style>
+.st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
+.st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
+[data-testid="stTabs"] [role="tab"] p { font-size: 1.1rem; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-rope_pair_metrics) { flex-basis: 24rem; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-rope_head_pairs) { flex-basis: 26rem; }
+</style>"""
+
+#: Presentation mode: a larger rem base (Streamlit sizes text, widgets and spacing in rem), the
+#: Streamlit chrome a student does not need hidden (toolbar actions, main menu, deploy button,
+#: status decoration, footer), and a little less top padding. The header itself stays: it holds
+#: the sidebar's expand arrow. The side padding is halved (5rem is 100 px at this rem base), and
+#: with the sidebar open on a screen up to 1500 px wide, display formulas are set at 1.05em instead
+#: of KaTeX's 1.21em, so that the pages' one-line formulas fit the ~820 px left. A chart of fixed
+#: size (width="content") still wider than its column, as the larger presentation charts can be
+#: with the sidebar open, is shrunk to the column as a whole (its SVG keeps its viewBox) instead
+#: of spilling over its neighbours; Vega's SVG renderer finds hovered marks through the DOM, so
+#: tooltips still work. (Pages avoid the shrinking where it matters: a wrapping row puts the
+#: neighbours below the chart, see pages/3_RoPE_rotation.py.)
+PRESENT_CSS = """<style>
+html { font-size: 20px !important; }
+[data-testid="stToolbarActions"], [data-testid="stMainMenu"], [data-testid="stAppDeployButton"],
+[data-testid="stDecoration"], [data-testid="stStatusWidget"], footer { display: none !important; }
+[data-testid="stMainBlockContainer"] { padding: 4.5rem 2.5rem 10rem; max-width: 100%; }
+[data-testid="stExpandSidebarButton"] { transform: scale(1.4); }
+[data-testid="stSidebar"] { width: 24rem !important; }
+[data-testid="stVegaLiteChart"] { max-width: 100%; }
+[data-testid="stVegaLiteChart"] > svg { max-width: 100%; height: auto; }
+@media (max-width: 1500px) {
+  [data-testid="stAppViewContainer"]:has([data-testid="stSidebar"][data-collapsed="false"])
+    .katex-display > .katex { font-size: 1.05em; }
+}
+</style>"""
+
+#: "Download as SVG" next to Streamlit's "Download as PNG" in every chart's toolbar. Vega draws
+#: the charts as SVG in the page, so the file is that SVG, serialised as it is shown (image
+#: heatmaps keep their PNG as an embedded data: URL). Installed once per browser tab.
+#: The code must not contain "<" followed by a letter, "/" or "!": Streamlit's HTML sanitiser
+#: (DOMPurify, SAFE_FOR_XML) drops a script whose text looks like markup.
+SVG_EXPORT_JS = """<script>
+(function () {
+  if (window.__posencSvgExport) { return; }
+  window.__posencSvgExport = true;
+  var NS = 'http://www.w3.org/2000/svg';
+  function icon() {  /* DOM calls, no markup in strings: see SVG_EXPORT_JS's comment */
+    var svg = document.createElementNS(NS, 'svg');
+    svg.setAttribute('viewBox', '0 0 24 24'); svg.setAttribute('width', '20'); svg.setAttribute('height', '20');
+    svg.setAttribute('aria-hidden', 'true');
+    var t = document.createElementNS(NS, 'text');
+    t.setAttribute('x', '12'); t.setAttribute('y', '15.5'); t.setAttribute('text-anchor', 'middle');
+    t.setAttribute('font-size', '8.5'); t.setAttribute('font-weight', '700');
+    t.setAttribute('font-family', 'sans-serif'); t.setAttribute('fill', 'currentColor');
+    t.textContent = 'SVG';
+    svg.appendChild(t);
+    return svg;
+  }
+  function fileName(svg) {
+    var t = svg.querySelector('.role-title-text text, .role-title text');
+    var name = (t && t.textContent) ? t.textContent : 'chart';
+    name = name.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60);
+    return (name || 'chart') + '.svg';
+  }
+  function save(frame) {
+    var svg = frame.querySelector('[data-testid="stVegaLiteChart"] svg');
+    if (!svg) { return; }
+    var clone = svg.cloneNode(true);
+    clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+    clone.setAttribute('xmlns:xlink', 'http://www.w3.org/1999/xlink');
+    var text = '<?xml version="1.0" encoding="UTF-8"?>\\n' + new XMLSerializer().serializeToString(clone);
+    /* Vega points gradients at the page's own address (url(http://host/page#gradient_1)); a file
+       needs the local reference url(#gradient_1). */
+    text = text.replace(/url\\((["']?)[^)#"']*#/g, 'url($1#');
+    var url = URL.createObjectURL(new Blob([text], {type: 'image/svg+xml'}));
+    var a = document.createElement('a');
+    a.href = url; a.download = fileName(svg); a.style.display = 'none';
+    document.body.appendChild(a); a.click(); a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 2000);
+  }
+  function addButton(toolbar) {
+    if (toolbar.querySelector('[data-posenc-svg]')) { return; }
+    var frame = toolbar.closest('[data-testid="stFullScreenFrame"]');
+    if (!frame || !frame.querySelector('[data-testid="stVegaLiteChart"]')) { return; }
+    var png = toolbar.querySelector('button[aria-label="Download as PNG"]');
+    if (!png) { return; }
+    var holder = png.closest('[data-testid="stElementToolbarButton"]') || png;
+    var wrap = document.createElement('div');
+    wrap.setAttribute('data-testid', 'stElementToolbarButton');
+    var btn = document.createElement('button');
+    btn.type = 'button';
+    btn.className = png.className;
+    btn.setAttribute('kind', 'elementToolbar');
+    btn.setAttribute('aria-label', 'Download as SVG');
+    btn.setAttribute('title', 'Download as SVG');
+    btn.setAttribute('data-posenc-svg', '1');
+    btn.appendChild(icon());
+    btn.addEventListener('click', function (event) { event.stopPropagation(); save(frame); });
+    wrap.appendChild(btn);
+    holder.parentNode.insertBefore(wrap, holder.nextSibling);
+  }
+  function scan() {
+    document.querySelectorAll('[data-testid="stElementToolbar"]').forEach(addButton);
+  }
+  new MutationObserver(scan).observe(document.body, {childList: true, subtree: true});
+  scan();
+})();
+</script>"""

@@ -1,0 +1,188 @@
+"""Every use of a Streamlit, Altair or CPython internal in the app, in one place.
+
+Each one is listed with the version it was checked on, what it buys, and what breaks without it.
+`tests/test_compat.py` has one test per internal that fails loudly (not silently) when an upgrade
+removes or changes it; `bench/bench_compat.py` measures the speed internals against the public
+alternative, side by side in one run. Checked on Streamlit 1.67.0, Altair 6.3.0, CPython 3.11.
+
+Needed for correctness (no public equivalent in Streamlit 1.67)
+-----------------------------------------------------------------
+* `script_run_ctx` - ``streamlit.runtime.scriptrunner.get_script_run_ctx`` (exported, undocumented).
+  `run_marker` reads ``ctx.cursors`` (a new object for every script run, fragment runs included) so
+  the URL notices of one run are never shown in the next; `is_history_navigation` reads
+  ``ctx.is_history_navigation`` so browser back/forward re-seeds widgets from the URL. Without
+  them: notices repeat on every rerun, and back/forward shows stale values.
+* `set_url_param` - ``QueryParams.remove_param`` / ``set_corrected_value`` (the calls Streamlit
+  itself makes to correct a bound widget's URL value) and ``QueryParams._initial_query_params``
+  (the snapshot Streamlit seeds widgets from). The public ``st.query_params`` raises for a key
+  bound to a widget. Without it: a bad value in a link cannot be removed or corrected in the
+  address bar, and a tour step cannot write its values into the URL.
+
+Bought for speed (each has a public alternative; `bench/bench_compat.py` measures the gain)
+-------------------------------------------------------------------------------------------
+* `vega_lite_spec` - ``streamlit.elements.vega_charts._convert_altair_to_vega_lite_spec``: the
+  Vega-Lite dict Streamlit itself would send for an Altair chart (data as Arrow), called with
+  ``validate=False``: the chart tests validate every builder's spec, so the run-time repeat of the
+  JSON-schema validation is skipped. Public alternative: ``chart.to_dict()`` (validates).
+* `install_altair_speedup` - patches ``altair.utils.schemapi._FromDict.__init__`` to share the
+  lookup table of Altair's ~900 schema classes (Altair rebuilt it, hashing every schema, for every
+  shorthand encoding) and turns off Altair's DEBUG_MODE (validation at object creation;
+  ``to_dict()`` still validates). Without it: slower page runs, identical specs.
+* `freeze_long_lived_objects` - ``gc.freeze()`` (public CPython API, process-wide effect): the
+  collector's full passes skip the modules loaded at start-up (and torch once loaded).
+
+Set the environment variable ``EXPLORER_PUBLIC_ONLY=1`` to run the app with the public
+alternatives of the speed internals (the bench does, in a second process).
+
+Front-end markup (not Python, listed here so an upgrade review finds it)
+-------------------------------------------------------------------------
+The constant CSS/JS in `explorer.assets` selects Streamlit's ``data-testid`` attributes
+(stToolbarActions, stMainMenu, stAppDeployButton, stDecoration, stStatusWidget,
+stMainBlockContainer, stExpandSidebarButton, stSidebar, stVegaLiteChart, stElementToolbar,
+stElementToolbarButton, stFullScreenFrame, stTabs, stMarkdown, stCaptionContainer,
+stLayoutWrapper) and ``.st-key-<key>`` classes. If one disappears, presentation mode shows
+Streamlit's chrome again or the SVG button is missing; `tests/test_e2e.py` checks them in Chromium.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import threading
+from typing import Any
+
+#: Run the speed internals' public alternatives instead (see the module docstring).
+PUBLIC_ONLY = os.environ.get("EXPLORER_PUBLIC_ONLY", "") not in ("", "0")
+
+CHECKED_VERSIONS = {"streamlit": "1.67.0", "altair": "6.3.0"}
+
+
+# ------------------------------------------------------------------------- script-run context
+def script_run_ctx() -> Any:
+    """The running script's context, or None outside a Streamlit run (a bare ``python page.py``)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return get_script_run_ctx()
+
+
+def run_marker() -> Any:
+    """An object that is new for every script run (``ctx.cursors``; None outside a run)."""
+    ctx = script_run_ctx()
+    return None if ctx is None else ctx.cursors
+
+
+def is_history_navigation() -> bool:
+    """Whether this run was triggered by the browser's back/forward buttons."""
+    ctx = script_run_ctx()
+    return bool(ctx is not None and ctx.is_history_navigation)
+
+
+# ----------------------------------------------------------------------------- query params
+def set_url_param(key: str, raw: str | None) -> None:
+    """Set (`raw` is a str) or remove (`raw` is None) a query parameter, bound to a widget or not,
+    both in the browser's URL and in the snapshot Streamlit seeds widgets from."""
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+
+    with get_session_state().query_params() as qp:
+        if raw is None:
+            qp._initial_query_params.pop(key, None)
+            qp.remove_param(key)
+        else:
+            qp._initial_query_params[key] = [raw]
+            qp.set_corrected_value(key, raw, "string_value")
+
+
+# ---------------------------------------------------------------------------------- charts
+class _Unvalidated:
+    """Streamlit converts a chart with ``chart.to_dict()``; this makes it skip validation."""
+
+    def __init__(self, chart: Any):
+        self._chart = chart
+
+    def to_dict(self, *args: Any, **kwargs: Any) -> dict:
+        kwargs.setdefault("validate", False)
+        return self._chart.to_dict(*args, **kwargs)
+
+
+def vega_lite_spec(chart: Any) -> dict:
+    """The Vega-Lite dict for an Altair chart, as Streamlit itself would send it (data as Arrow),
+    without re-validating it. With `PUBLIC_ONLY`: Altair's public, validating ``to_dict()``."""
+    if PUBLIC_ONLY:
+        import altair as alt
+
+        with alt.data_transformers.enable("default", max_rows=None):
+            return chart.to_dict()
+    from streamlit.elements.vega_charts import _convert_altair_to_vega_lite_spec
+
+    return _convert_altair_to_vega_lite_spec(_Unvalidated(chart))
+
+
+_ALTAIR_TABLES: dict[tuple[type, ...], Any] = {}
+_ALTAIR_LOCK = threading.Lock()
+_ALTAIR_INSTALLED = False
+
+
+def install_altair_speedup() -> bool:
+    """Share Altair's shorthand lookup table and turn off its creation-time validation
+    (idempotent). Returns True if active (False with `PUBLIC_ONLY`)."""
+    global _ALTAIR_INSTALLED
+    if _ALTAIR_INSTALLED:
+        return True
+    if PUBLIC_ONLY:
+        return False
+    from altair.utils import schemapi
+
+    from_dict_class = schemapi._FromDict
+    original_init = from_dict_class.__init__
+
+    def __init__(self: Any, wrapper_classes: Any, /) -> None:
+        classes = tuple(wrapper_classes)
+        table = _ALTAIR_TABLES.get(classes)
+        if table is None:
+            original_init(self, classes)
+            with _ALTAIR_LOCK:
+                table = _ALTAIR_TABLES.setdefault(classes, self.class_dict)
+        # A defaultdict(list): a lookup of an unknown hash adds an empty list, which any fresh
+        # table would have answered the same way.
+        self.class_dict = table
+
+    __init__.__wrapped__ = original_init  # type: ignore[attr-defined]
+    schemapi.disable_debug_mode()
+    from_dict_class.__init__ = __init__  # type: ignore[method-assign]
+    _ALTAIR_INSTALLED = True
+    return True
+
+
+# ------------------------------------------------------------------------------ the process
+_FROZEN: set[str] = set()
+_FREEZE_LOCK = threading.Lock()
+
+
+def freeze_long_lived_objects() -> bool:
+    """Exclude the process's long-lived objects (imported modules: Streamlit, Altair, pandas, and
+    torch once a page has loaded it) from Python's full garbage-collection passes.
+
+    Every rerun allocates enough to trigger collections, and a full pass walks every tracked
+    object; with torch loaded that walk made a slider change ~80 ms slower (bench, side by side:
+    RoPE m 293 → 174 ms, Sinusoidal seq_len 324 → 231 ms). `gc.freeze()` moves what exists now
+    into a permanent generation the collector skips. It runs at most twice per process (before
+    and after torch), after a `gc.collect()`.
+
+    The price, bounded: an object alive at one of those two moments that later becomes garbage
+    *inside a reference cycle* is never collected (objects freed by reference counting, most of
+    them, are freed as usual). The memory bench (200 reruns) shows no growth. Returns True if it
+    froze now; never with `PUBLIC_ONLY`.
+    """
+    if PUBLIC_ONLY:
+        return False
+    stage = "torch" if "torch" in sys.modules else "base"
+    if stage in _FROZEN:
+        return False
+    with _FREEZE_LOCK:
+        if stage in _FROZEN:
+            return False
+        gc.collect()
+        gc.freeze()
+        _FROZEN.add(stage)
+    return True

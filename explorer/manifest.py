@@ -1,0 +1,111 @@
+"""The app's pages, in order, collected from their declarations (`explorer/site/<slug>.py`).
+
+Everything that lists pages derives from `PAGES`: the sidebar navigation (explorer.layout), the
+guided tour (`TOUR`: each page's steps, in page order), the snippets and CSV footers
+(explorer.exports), the end-to-end tests' deep links (tests/test_e2e.py) and the benchmarks
+(bench/run_all.py). Importing this module also registers every page's own parameters in
+`explorer.params.PARAMS`, so after it the registry is complete.
+
+A page's module is found by name: every module in the `explorer.site` package that defines
+``PAGE``; its script's number ("pages/3_…") sets its place.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import NamedTuple
+
+from explorer import params, site
+from explorer.pagespec import Page
+
+__all__ = ["PAGES", "TOUR", "TourStep", "page", "page_for_script", "problems"]
+
+
+def _discover() -> tuple[Page, ...]:
+    found = []
+    for info in pkgutil.iter_modules(site.__path__):
+        module = importlib.import_module(f"{site.__name__}.{info.name}")
+        declared = getattr(module, "PAGE", None)
+        if isinstance(declared, Page):
+            found.append(declared)
+    return tuple(sorted(found, key=lambda p: (p.order, p.script)))
+
+
+#: THE ordered list of pages.
+PAGES: tuple[Page, ...] = _discover()
+
+for _page in PAGES:
+    for _param in _page.params:
+        params.register(_param)
+del _page, _param
+
+
+class TourStep(NamedTuple):
+    """A step of the guided tour with the page it is on."""
+
+    page: Page
+    params: dict
+    narration: str
+
+
+#: The guided tour: every page's steps, in page order (``?step=n`` is 1-based).
+TOUR: tuple[TourStep, ...] = tuple(TourStep(p, dict(s.params), s.narration) for p in PAGES for s in p.tour)
+
+
+def page(slug: str) -> Page:
+    """The page declared with `slug` ("clocks"); KeyError naming the known slugs otherwise."""
+    for p in PAGES:
+        if p.slug == slug:
+            return p
+    raise KeyError(f"no page {slug!r}; known: {', '.join(p.slug for p in PAGES)}")
+
+
+def page_for_script(script: str) -> Page:
+    """The page whose script is `script` ("pages/3_RoPE_rotation.py")."""
+    for p in PAGES:
+        if p.script == script:
+            return p
+    raise KeyError(f"no page with script {script!r}; known: {', '.join(p.script for p in PAGES)}")
+
+
+def problems() -> list[str]:
+    """What is wrong with the declarations (empty when fine): duplicate slugs, scripts or URL paths,
+    tour values that are not allowed, a deep link or bench setting naming an unknown parameter."""
+    out: list[str] = []
+    for attr in ("slug", "script", "url_path", "title"):
+        values = [getattr(p, attr) for p in PAGES]
+        out += [f"two pages have the {attr} {v!r}" for v in set(values) if values.count(v) > 1]
+    if len(TOUR) > params.get("step").max:
+        out.append(f"{len(TOUR)} tour steps, but the step parameter allows {params.get('step').max}")
+    for number, step in enumerate(TOUR, start=1):
+        if not step.narration.strip():
+            out.append(f"step {number}: no narration")
+        out += [f"step {number}: {msg}" for msg in _value_problems(step.params)]
+    for p in PAGES:
+        out += [f"{p.slug} deep link: {msg}" for msg in _value_problems(p.deep_link.query)]
+        out += [f"{p.slug} bench: {msg}" for msg in _raw_problems(p.bench.max_query)]
+    return out
+
+
+def _value_problems(values: dict) -> list[str]:
+    out = []
+    for key, value in values.items():
+        if key not in params.PARAMS:
+            out.append(f"unknown parameter {key!r}")
+        elif problem := params.get(key).problem(value):
+            out.append(f"{key}={value!r} {problem}")
+    return out
+
+
+def _raw_problems(query: dict) -> list[str]:
+    out = []
+    for key, raw in query.items():
+        if key not in params.PARAMS:
+            out.append(f"unknown parameter {key!r}")
+            continue
+        try:
+            params.get(key).parse(raw)
+        except params.ParamError as err:
+            out.append(str(err))
+    return out

@@ -1,0 +1,97 @@
+"""The shape of a page's declaration: `Page`, and the `Step`, `DeepLink` and `BenchSettings` it holds.
+
+Pure data, no Streamlit. Each page declares one `Page` in its module under `explorer/site/`;
+`explorer.manifest` collects them, and navigation, the tour, the snippets, the end-to-end tests
+and the benchmarks are derived from those declarations (see docs/ARCHITECTURE.md, "How to add
+a page").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from explorer.param import Param
+
+__all__ = ["BenchSettings", "DeepLink", "Page", "Step", "url_path"]
+
+
+def url_path(script: str) -> str:
+    """URL path of a legacy-`pages/` page: "pages/1_Sinusoidal_heatmap.py" -> "Sinusoidal_heatmap",
+    the entry script ("app.py") -> "". Mirrors Streamlit's `source_util.page_icon_and_name`."""
+    path = PurePosixPath(script.replace("\\", "/"))
+    if len(path.parts) == 1:  # the entry script is served at the root
+        return ""
+    match = re.search(r"([0-9]*)[_ -]*(.*)\.py", path.name)
+    if match is None:
+        raise ValueError(f"not a page script: {script!r}")
+    return re.sub(r"[_ ]+", "_", match.group(2)).strip() or match.group(1)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the guided tour: the values that make the point (registry keys; every other
+    parameter of the page at its default) and the narration said while it is on screen."""
+
+    params: Mapping[str, Any]
+    narration: str
+
+
+@dataclass(frozen=True)
+class DeepLink:
+    """A link the end-to-end tests open on a cold and a warm server."""
+
+    query: Mapping[str, Any]  # non-default URL parameters, each a control on the page
+    slider: str  # the slider moved with ArrowRight afterwards
+    chart: int  # index (page order) of a chart that must change when the slider moves
+
+
+@dataclass(frozen=True)
+class BenchSettings:
+    """What bench/run_all.py measures on the page."""
+
+    max_query: Mapping[str, str]  # every control at its maximum (the heaviest tab open)
+    slider: str | None = None  # the slider of the interaction bench (ArrowRight -> redraw)
+    slider_chart: int = 0  # the chart that changes with it
+
+
+@dataclass(frozen=True)
+class Page:
+    """Everything the app knows about one page, declared once.
+
+    script    the page script, relative to the entry script ("app.py", "pages/2_Clock_hands.py");
+              its number sets the order in the navigation and the tour.
+    slug      short stable name (snippet, CSV and widget keys; test ids): "clocks".
+    title     the human title (navigation, browser tab, tour panel).
+    icon      ":material/name:" (the favicon is then explorer.layout.FAVICON) or an emoji.
+    params    the parameters only this page uses (shared ones live in explorer.vocabulary).
+    snippet   values -> a complete Python script reproducing the page's numbers with posenc.
+    tour      this page's steps of the guided tour, in order.
+    deep_link the end-to-end tests' deep link; bench: the benchmarks' settings.
+    """
+
+    script: str
+    slug: str
+    title: str
+    icon: str
+    snippet: Callable[[Mapping[str, Any]], str]
+    deep_link: DeepLink
+    bench: BenchSettings
+    params: tuple[Param, ...] = ()
+    tour: tuple[Step, ...] = ()
+    presets: bool = False  # has the "Real model" select (explorer.presets_ui)
+
+    @property
+    def url_path(self) -> str:
+        """The page's URL path ("" for the home page)."""
+        return url_path(self.script)
+
+    @property
+    def order(self) -> int:
+        """Position in the navigation: 0 for the entry script, else the script's number."""
+        name = PurePosixPath(self.script).name
+        match = re.match(r"(\d+)_", name)
+        return 0 if PurePosixPath(self.script).parent.name != "pages" else int(match.group(1)) if match else 10**6

@@ -1,0 +1,74 @@
+"""The Compare methods page (pages/6_Compare_methods.py): its parameters, snippet, tour steps, deep link and bench settings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from explorer.pagespec import BenchSettings, DeepLink, Page, Step
+from explorer.param import Param
+from explorer.snippets import HEADER, fill
+
+
+def snippet(v: Mapping[str, Any]) -> str:
+    return HEADER + fill(
+        """from posenc import attention as att
+
+dim, trained_len, test_len, seed, base, alibi_head = $dim, $trained_len, $test_len, $seed, $base, $alibi_head
+slope = float(posenc.alibi_slopes(8)[alibi_head - 1])
+checks = {method: att.method_checks(method, dim=dim, trained_len=trained_len, test_len=test_len, seed=seed,
+                                    base=base, alibi_slope=slope)
+          for method in att.METHODS}
+for method, c in checks.items():
+    print(f"{method:10s} shift deviation {c['shift_deviation']:.3g}  shuffle gap {c['permutation_gap']:.3g}  "
+          f"parameters {c['parameters']}  beyond L: {c['extrapolation_error'] or 'runs'}")
+""",
+        dim=int(v["dim"]),
+        trained_len=int(v["trained_len"]),
+        test_len=int(v["test_len"]),
+        seed=int(v["seed"]),
+        base=float(v["base"]),
+        alibi_head=int(v["alibi_head"]),
+    )
+
+
+PAGE = Page(
+    script="pages/6_Compare_methods.py",
+    slug="compare",
+    title="Compare methods",
+    icon=":material/table_chart:",
+    params=(
+        Param(
+            "alibi_head",
+            "ALiBi head h (of 8)",
+            "int_slider",
+            4,
+            min=1,
+            max=8,
+            help="ALiBi gives each head its own slope 2^(−h) (8 heads): head 1 looks very locally, "
+            "head 8 almost uniformly.",
+        ),
+    ),
+    snippet=snippet,
+    tour=(
+        Step(
+            {},
+            "All five schemes on the same query and key: only RoPE and ALiBi make the score depend on the offset alone, and only the learned table cannot even run past its length.",
+        ),
+    ),
+    deep_link=DeepLink(
+        {"head_dim": 32, "train_len": 256, "target_len": 1024, "base": 1000, "seed": 3, "alibi_head": 6},
+        slider="alibi_head",
+        chart=0,
+    ),
+    bench=BenchSettings(
+        max_query={
+            "head_dim": "256",
+            "train_len": "2048",
+            "target_len": "4096",
+            "base": "1000000",
+            "seed": "9999",
+            "alibi_head": "8",
+        },
+    ),
+)

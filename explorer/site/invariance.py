@@ -1,0 +1,161 @@
+"""The Relative-position invariance page (pages/4_Relative_invariance.py): its parameters, snippet, tour steps, deep link and bench settings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from explorer.pagespec import BenchSettings, DeepLink, Page, Step
+from explorer.param import Param
+from explorer.snippets import HEADER, fill
+
+
+def snippet(v: Mapping[str, Any]) -> str:
+    q = np.asarray(v["q"], dtype=np.float64)
+    k = np.asarray(v["k"], dtype=np.float64)
+    seed = int(v["seed"])
+    seeded_q, seeded_k = np.random.default_rng(seed).normal(0.0, 1.0, size=(2, q.size))
+    if np.array_equal(q, seeded_q) and np.array_equal(k, seeded_k):
+        vectors = fill("q, k = posenc.seeded_normal((2, $d), seed=seed)  # random q and k", d=int(q.size))
+    else:
+        vectors = fill("q = $q\nk = $k", q=q, k=k)
+    return (
+        HEADER
+        + fill(
+            """
+seed, n_pos, t = $seed, $n_pos, $t
+dtype, base, layout_sin, table_len = $dtype, $base, $layout_sin, $table_len
+""",
+            seed=seed,
+            n_pos=int(v["n_pos"]),
+            t=int(v["shift_t"]),
+            dtype=v["dtype"],
+            base=float(v["base"]),
+            layout_sin=v["layout_sin"],
+            table_len=int(v["table_len"]),
+        )
+        + vectors
+        + """
+d = q.size
+w_q, w_k = posenc.seeded_normal((2, d, d), seed=seed + 1, std=d ** -0.5)  # seeded projections
+table = posenc.learned_table(table_len, d, seed=seed + 2, std=0.5 ** 0.5)
+
+
+def rope(p):
+    return posenc.rope_score_matrix(q, k, p, p, base=base, dtype=dtype)
+
+
+def sinusoidal(p):
+    pe = posenc.sinusoidal_encoding(p, d, base=base, layout=layout_sin)
+    return posenc.additive_score_matrix(q, k, pe, w_q, w_k)
+
+
+def learned(p):
+    return posenc.additive_score_matrix(q, k, posenc.learned_lookup(table, p), w_q, w_k)
+
+
+tolerance = posenc.rope_shift_tolerance(q, k, n_pos - 1 + t, dtype=dtype)
+rope_dev = posenc.shift_deviation(rope, n_pos, t)  # max |s(m, n) - s(m + t, n + t)|
+sinusoidal_dev = posenc.shift_deviation(sinusoidal, n_pos, t)
+try:
+    learned_dev = posenc.shift_deviation(learned, n_pos, t)
+except ValueError as err:  # the table has no row for a shifted position
+    learned_dev = None
+    print("learned table:", err)
+print(f"RoPE {rope_dev:.2e}, sinusoidal {sinusoidal_dev:.2e}, learned {learned_dev}, pass mark {tolerance:.1e}")
+"""
+    )
+
+
+PAGE = Page(
+    script="pages/4_Relative_invariance.py",
+    slug="invariance",
+    title="Relative-position invariance",
+    icon=":material/compare_arrows:",
+    params=(
+        Param(
+            "q_text",
+            "q (comma-separated)",
+            "text",
+            "1, 0, 0.5, -0.5, 0.25, 2, -1, 0.75",
+            max=3000,
+            help="The query vector, e.g. 1, 0, 0.5, -0.5. An even count: coordinates rotate in pairs.",
+        ),
+        Param(
+            "k_text",
+            "k (comma-separated)",
+            "text",
+            "0.5, 1, -1, 0.25, 2, 0, 0.5, -0.75",
+            max=3000,
+            help="The key vector; the same number of entries as q.",
+        ),
+        Param(
+            "shift_t",
+            "Shift offset t",
+            "int_slider",
+            16,
+            min=1,
+            max=4096,
+            help="The test compares the score at positions (m, n) with the score at (m + t, n + t).",
+        ),
+        Param(
+            "score_dtype",
+            "Precision of the RoPE scores",
+            "radio",
+            "float64",
+            options=("float64", "float32"),
+            help="The RoPE scores are computed entirely in this dtype; the pass mark scales with "
+            "its machine epsilon (about 2e-16 for float64, 1e-7 for float32).",
+        ),
+        Param(
+            "table_len",
+            "Learned table rows (max_len)",
+            "number",
+            128,
+            min=8,
+            max=4096,
+            help="How many positions the learned table has rows for. The shift test needs rows up "
+            "to N − 1 + t; a position past the table is an error, not a guess.",
+        ),
+        Param("inv_view", "View", "tabs", "Scores", options=("Scores", "Sinusoid shift", "Decay")),
+    ),
+    snippet=snippet,
+    tour=(
+        Step(
+            {"seq_len": 64, "shift_t": 100},
+            "Move both tokens 100 places further on: RoPE's scores stay the same to the last digits, while adding sinusoidal or learned vectors to the input changes them.",
+        ),
+    ),
+    deep_link=DeepLink(
+        {
+            "qk_source": "typed",
+            "q_text": "1, 2, 3, 4",
+            "k_text": "0.5, -1, 2, 0",
+            "seed": 5,
+            "seq_len": 48,
+            "shift_t": 20,
+            "score_dtype": "float32",
+            "base": 1000,
+            "layout_sin": "concatenated",
+            "table_len": 60,
+            "inv_view": "Sinusoid shift",
+        },
+        slider="shift_t",
+        chart=0,
+    ),
+    bench=BenchSettings(
+        max_query={
+            "head_dim": "256",
+            "seq_len": "256",
+            "shift_t": "4096",
+            "table_len": "4096",
+            "base": "1000000",
+            "seed": "9999",
+        },
+        slider="shift_t",
+        slider_chart=0,
+    ),
+    presets=True,
+)

@@ -1,0 +1,190 @@
+"""The RoPE rotation page (pages/3_RoPE_rotation.py): its parameters, snippet, tour steps, deep link and bench settings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from explorer.pagespec import BenchSettings, DeepLink, Page, Step
+from explorer.param import Param
+from explorer.snippets import HEADER, fill
+
+
+def snippet(v: Mapping[str, Any]) -> str:
+    return HEADER + fill(
+        """
+head_dim, base, layout = $head_dim, $base, $layout
+m, n, j = $m, $n, $j
+q = $q  # pair j of the query
+k = $k  # pair j of the key
+theta = posenc.inverse_frequencies(head_dim, base=base)[j]  # radians per position for pair j
+q_rot = posenc.apply_rope(q[None, :], [m], inv_freq=[theta])[0]
+k_rot = posenc.apply_rope(k[None, :], [n], inv_freq=[theta])[0]
+angles = posenc.pair_angles(q, k, m, n, theta)  # before, offset (m - n)*theta, predicted, measured
+score = posenc.rope_score_matrix(q, k, [m], [n], inv_freq=[theta])[0, 0]          # <R_m q, R_n k>
+score_rel = posenc.rope_score_matrix(q, k, [0], [n - m], inv_freq=[theta])[0, 0]  # <q, R_(n-m) k>
+R = posenc.rope_matrix(m, head_dim, base=base, layout=layout)  # the whole head's d x d rotation
+print(f"theta_j = {theta:.6g}, score {score:.6f} = {score_rel:.6f}")
+print(f"angle before {np.degrees(angles.before):.2f} deg, measured after {np.degrees(angles.measured):.2f} deg")
+""",
+        head_dim=int(v["head_dim"]),
+        base=float(v["base"]),
+        layout=v["layout"],
+        m=int(v["m"]),
+        n=int(v["n"]),
+        j=int(v["j"]),
+        q=np.asarray(v["q"], dtype=np.float64),
+        k=np.asarray(v["k"], dtype=np.float64),
+    )
+
+
+PAGE = Page(
+    script="pages/3_RoPE_rotation.py",
+    slug="rope",
+    title="RoPE rotation",
+    icon=":material/rotate_right:",
+    params=(
+        Param("rope_view", "View", "tabs", "One pair", options=("One pair", "Whole head")),
+        Param(
+            "vec_input",
+            "Give q and k as",
+            "radio",
+            "cartesian",
+            options=("cartesian", "polar"),
+            help="**cartesian**: the (x, y) coordinates of the pair. **polar**: its angle (degrees, "
+            "counter-clockwise from the x axis) and its length.",
+        ),
+        Param(
+            "qx",
+            "q: x",
+            "float_slider",
+            1.0,
+            min=-3.0,
+            max=3.0,
+            step=0.1,
+            help="First coordinate of pair j of the query q.",
+        ),
+        Param(
+            "qy",
+            "q: y",
+            "float_slider",
+            0.5,
+            min=-3.0,
+            max=3.0,
+            step=0.1,
+            help="Second coordinate of pair j of the query q.",
+        ),
+        Param(
+            "kx",
+            "k: x",
+            "float_slider",
+            -0.4,
+            min=-3.0,
+            max=3.0,
+            step=0.1,
+            help="First coordinate of pair j of the key k.",
+        ),
+        Param(
+            "ky",
+            "k: y",
+            "float_slider",
+            1.2,
+            min=-3.0,
+            max=3.0,
+            step=0.1,
+            help="Second coordinate of pair j of the key k.",
+        ),
+        Param(
+            "q_angle",
+            "q: angle (°)",
+            "int_slider",
+            30,
+            min=-180,
+            max=180,
+            help="Direction of pair j of q, in degrees counter-clockwise from the x axis.",
+        ),
+        Param(
+            "q_len",
+            "q: length",
+            "float_slider",
+            1.0,
+            min=0.1,
+            max=3.0,
+            step=0.1,
+            help="Length of pair j of q (rotation never changes it).",
+        ),
+        Param(
+            "k_angle",
+            "k: angle (°)",
+            "int_slider",
+            110,
+            min=-180,
+            max=180,
+            help="Direction of pair j of k, in degrees counter-clockwise from the x axis.",
+        ),
+        Param(
+            "k_len",
+            "k: length",
+            "float_slider",
+            1.5,
+            min=0.1,
+            max=3.0,
+            step=0.1,
+            help="Length of pair j of k (rotation never changes it).",
+        ),
+        Param(
+            "traj_m",
+            "Trajectory: positions 0 … M",
+            "int_slider",
+            16,
+            min=0,
+            max=256,
+            help="Draw where pair j of q lands at every position 0, 1, …, M: it walks round the circle in steps of θ_j.",
+        ),
+    ),
+    snippet=snippet,
+    tour=(
+        Step(
+            {"head_dim": 64, "j": 0, "m": 5, "n": 12},
+            "RoPE adds nothing: it turns each pair of query and key coordinates by an angle that grows with position. The angle between q and k changes by exactly (m − n)·θ_j, so the score sees only the offset.",
+        ),
+        Step(
+            {"head_dim": 64, "j": 31, "m": 500, "n": 512},
+            "The slowest pair hardly turns: 500 tokens in, it has moved only about four degrees. Pairs like this one carry the long-range part of the position.",
+        ),
+    ),
+    deep_link=DeepLink(
+        {
+            "vec_input": "polar",
+            "q_angle": 45,
+            "q_len": 2,
+            "k_angle": -60,
+            "k_len": 1.2,
+            "m": 7,
+            "n": 3,
+            "head_dim": 32,
+            "j": 2,
+            "base": 1000,
+            "traj_m": 20,
+            "layout_rope": "interleaved",
+        },
+        slider="m",
+        chart=0,
+    ),
+    bench=BenchSettings(
+        max_query={
+            "m": "8192",
+            "n": "8192",
+            "head_dim": "256",
+            "j": "127",
+            "base": "1000000",
+            "traj_m": "256",
+            "rope_view": "Whole head",
+        },
+        slider="m",
+        slider_chart=0,
+    ),
+    presets=True,
+)

@@ -1,0 +1,238 @@
+"""The shared vocabulary: parameters that several pages use, declared once.
+
+A URL key means the same thing on every page (``?base=500000`` is the RoPE/sinusoid base
+everywhere). Parameters that only one page uses are declared with that page (`explorer.site`).
+URL keys are part of the public interface: never rename them.
+"""
+
+from __future__ import annotations
+
+from explorer.param import Param
+from posenc.methods import ROPE_METHODS, MethodKey
+from posenc.models import PRESETS
+from posenc.scaling import ROPE_SCALING
+
+# 150000 is gpt-oss's rope_theta (posenc.models.PRESETS: every preset's base must be an option).
+BASE_OPTIONS = (10, 100, 500, 1000, 10000, 50000, 100000, 150000, 500000, 1000000)
+SCHEMES = ("redblue", "viridis", "magma", "blueorange")
+#: Longest tour the `step` parameter can address (the tour has fewer steps).
+MAX_TOUR_STEPS = 30
+
+SHARED: tuple[Param, ...] = (
+    Param(
+        "seq_len",
+        "Sequence length (positions)",
+        "int_slider",
+        128,
+        min=1,
+        max=8192,
+        help="How many positions (tokens) are encoded: positions 0 … seq_len − 1.",
+    ),
+    Param(
+        "d_model",
+        "Model dimension d",
+        "int_slider",
+        128,
+        min=2,
+        max=2048,
+        step=2,
+        help="Width of the encoding vector. Always even: dimensions come in (sin, cos) pairs.",
+    ),
+    Param(
+        "base",
+        "Base b",
+        "select_slider",
+        10000,
+        options=BASE_OPTIONS,
+        log=True,
+        help="Sets the slowest frequency: θ_j = b^(−2j/d). The paper uses 10000; Llama 3 uses 500000 for long context.",
+    ),
+    Param(
+        "layout_sin",
+        "Sinusoidal layout",
+        "radio",
+        "interleaved",
+        options=("interleaved", "concatenated"),
+        help="**interleaved** (the paper): sin on even dimensions, cos on odd. "
+        "**concatenated** (tensor2tensor): all sines, then all cosines. Both are correct.",
+    ),
+    Param(
+        "layout_rope",
+        "RoPE pair layout",
+        "radio",
+        "half",
+        options=("half", "interleaved"),
+        help="**half** (GPT-NeoX, HF LLaMA): pairs (x_j, x_{j+d/2}). "
+        "**interleaved** (GPT-J, RoFormer, Meta LLaMA): pairs (x_2j, x_2j+1).",
+    ),
+    Param(
+        "head_dim",
+        "Head dimension d",
+        "int_slider",
+        64,
+        min=2,
+        max=256,
+        step=2,
+        help="Per-head query/key width that RoPE rotates, in pairs of coordinates.",
+    ),
+    Param(
+        "m",
+        "Position m",
+        "int_slider",
+        5,
+        min=0,
+        max=8192,
+        help="A token position (the query's position where two are compared).",
+    ),
+    Param(
+        "n",
+        "Position n",
+        "int_slider",
+        12,
+        min=0,
+        max=8192,
+        help="A second token position (the key's position where two are compared).",
+    ),
+    Param(
+        "j",
+        "Pair index j",
+        "int_slider",
+        0,
+        min=0,
+        max=1023,
+        help="Which (sin, cos) pair / rotation plane: j = 0 is the fastest frequency, j = d/2 − 1 the slowest.",
+    ),
+    Param(
+        "scheme",
+        "Colour scheme",
+        "select",
+        "redblue",
+        options=SCHEMES,
+        help="Colour map for heatmaps. redblue and blueorange are diverging (centred on 0).",
+    ),
+    Param(
+        "seed",
+        "Random seed",
+        "number",
+        0,
+        min=0,
+        max=9999,
+        help="Seed for the random vectors/tables, so a shared link shows the same numbers.",
+    ),
+    Param(
+        "target_len",
+        "Target length T",
+        "number",
+        16384,
+        min=16,
+        max=1048576,
+        help="The context length you want to run at. Dynamic NTK and LongRoPE also use it as "
+        "the current sequence length.",
+    ),
+    # Relative invariance; also set by a model preset (explorer.presets_ui).
+    Param(
+        "qk_source",
+        "q and k",
+        "radio",
+        "random",
+        options=("random", "typed"),
+        help="**random**: seeded normal vectors of length head dim. **typed**: your own "
+        "comma-separated numbers (their count sets the head dim).",
+    ),
+    Param(
+        "present",
+        "Presentation mode",
+        "toggle",
+        False,
+        help="Large text and charts for a projector; the sidebar starts collapsed and Streamlit's "
+        "menu is hidden. A link can switch it on with ?present=1.",
+    ),
+    Param(
+        "step",
+        "Tour step",
+        "number",
+        0,
+        min=0,
+        max=MAX_TOUR_STEPS,
+        help="Guided tour: 0 = no tour, 1 … n = the step shown (with its narration).",
+    ),
+    Param(
+        "model",
+        "Real model",
+        "select",
+        "custom",
+        options=("custom", *PRESETS),
+        help="Fill this page's settings with a published model's exact RoPE values "
+        "(explorer.presets_ui). Changing any of them afterwards switches back to custom.",
+    ),
+)
+
+
+def _block_key_param(key: MethodKey, url_key: str | None = None) -> Param:
+    """The widget of a rope-block key, from its declaration in posenc.methods (label, range,
+    initial value, help): one declaration per key, whichever methods read it."""
+    if key.kind == "bool":
+        return Param(url_key or key.name, key.label, "toggle", key.widget_default, help=key.help)
+    return Param(
+        url_key or key.name,
+        key.label,
+        "number",
+        key.widget_default,
+        min=key.min,
+        max=key.max,
+        step=key.step,
+        fmt=key.fmt,
+        help=key.help,
+    )
+
+
+def _declared_keys() -> dict[str, MethodKey]:
+    """Every rope-block key the methods declare, first declaration first (lists excluded: a URL
+    cannot hold d/2 numbers; the extension page offers generators for them instead)."""
+    keys: dict[str, MethodKey] = {}
+    for method in ROPE_METHODS.values():
+        for key in method.keys:
+            if key.kind != "float_list":
+                keys.setdefault(key.name, key)
+    return keys
+
+
+_KEYS = _declared_keys()
+#: ``original_max_position_embeddings`` is the trained length L, shared by several pages as ``train_len``.
+TRAIN_LEN = _block_key_param(_KEYS.pop("original_max_position_embeddings"), "train_len")
+SHARED += (TRAIN_LEN,)
+
+
+#: The rope-block keys of the context-extension methods (HF config.json names), and the method
+#: itself: the extension page, the presets and the rope-block builder (explorer.ropeblock) share them.
+METHOD_PARAMS: tuple[Param, ...] = (
+    *(_block_key_param(key) for key in _KEYS.values()),
+    Param(
+        "rope_type",
+        "Method (rope_type)",
+        "radio",
+        "yarn",
+        options=tuple(ROPE_SCALING),
+        help="How the RoPE frequencies are rescaled, with the names HF transformers uses in a config's rope block.",
+    ),
+    Param(
+        "short_gen",
+        "short_factor list",
+        "select",
+        "ones",
+        options=("ones", "ramp", "constant"),
+        help="LongRoPE, used while the sequence is ≤ L. **ones**: all 1.0; **ramp**: 1 → s "
+        "from the fastest to the slowest pair; **constant**: all s (plain interpolation).",
+    ),
+    Param(
+        "long_gen",
+        "long_factor list",
+        "select",
+        "ramp",
+        options=("ones", "ramp", "constant"),
+        help="LongRoPE, used once the sequence is longer than L. **ones**: all 1.0; **ramp**: "
+        "1 → s from the fastest to the slowest pair; **constant**: all s.",
+    ),
+)
+
+SHARED += METHOD_PARAMS

@@ -1,0 +1,672 @@
+r"""The RoPE scaling methods, each declared once: its rope-block keys, its rule and its computation.
+
+A :class:`RopeMethod` is what a config's ``rope_type`` names. It declares the keys its rope block
+may hold (:class:`MethodKey`: HF's value when the key is absent, whether HF needs it, and how a
+widget shows it), the frequency rule in LaTeX, a one-sentence summary, where the formula comes
+from, and the function that computes ``(inv_freq, attention_factor)`` exactly as HF transformers
+does (``src/transformers/modeling_rope_utils.py``, ``_compute_*_parameters``). Everything else is
+derived from :data:`ROPE_METHODS`: ``posenc.scaling.ROPE_SCALING``, the config parser's key lists
+(``posenc.config``), the explorer's method labels and defaults.
+
+Every compute function has one signature, ``fn(params, dim, *, max_position_embeddings, seq_len)``,
+and returns ``(inv_freq, attention_factor)``. The model multiplies cos and sin by the attention
+factor, so attention logits scale by its square. A bad or missing key raises
+:class:`RopeParameterError` (a ``ValueError``; :class:`RopeParameterTypeError` is also a
+``TypeError``) whose ``key`` is the block key at fault and whose message names the key, the rule
+and the value: ``rope_parameters['factor'] must be a finite number > 0, got -1.0``.
+
+Symbols of the formulas: b = ``rope_theta``, d = the rotary dim (head_dim · partial_rotary_factor),
+θ_j = b^(−2j/d) for pair j = 0 … d/2 − 1, s = ``factor``, L = the trained length
+(``original_max_position_embeddings``; ``max_position_embeddings`` where the block does not give it,
+and always for dynamic NTK), T = the current sequence length ``seq_len`` (T = L when not given),
+a = the attention factor.
+
+Deliberate differences from HF, all in the direction of "raise, do not guess":
+
+* HF only warns about some bad values; here they raise, naming the key. In particular HF reads
+  ``beta_fast`` / ``beta_slow`` with ``or`` (0 means "use 32 / 1"); here 0 is rejected.
+* HF's yarn once replaced ``factor`` by max_position_embeddings / original_max_position_embeddings
+  when both were present; here the ``factor`` you give is used (the documented meaning).
+* ``ntk`` (static NTK-aware scaling) is computed here but is not a rope_type of HF transformers
+  (``ROPE_INIT_FUNCTIONS['ntk']`` raises KeyError): a real config writes it as rope_type
+  ``"default"`` with the larger base b·s^(d/(d−2)) as ``rope_theta``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+import numpy as np
+
+from . import _validate as v
+from .sinusoidal import inverse_frequencies
+
+_T = TypeVar("_T")
+#: ``fn(params, dim, *, max_position_embeddings, seq_len) -> (inv_freq, attention_factor)``.
+RopeFunction = Callable[..., tuple[np.ndarray, float]]
+
+
+# --------------------------------------------------------------------------------------------------
+# the declarations' types
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MethodKey:
+    """One key of a rope block, e.g. ``beta_fast``.
+
+    ``default`` is the value HF transformers uses when the key is absent (None: HF has no fixed
+    value; the method's summary says what it does instead). ``required``: HF cannot compute the
+    method without it. ``zero_means_unset``: HF reads 0 as "absent" (it tests the value's truth).
+
+    The rest describes a widget for the key: ``label``, ``help``, the range ``min`` … ``max`` in
+    steps of ``step`` (None: no numeric range, e.g. a list), ``fmt`` (printf format of the number,
+    None: the widget's own), ``widget_default`` (the widget's initial value) and ``widget_unset``
+    (the widget value that means "leave the key out of the rope block", None: every value is written).
+    """
+
+    name: str
+    kind: str  # "float" | "int" | "bool" | "float_list"
+    default: Any = None
+    required: bool = False
+    label: str = ""
+    help: str = ""
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+    fmt: str | None = None
+    widget_default: Any = None
+    widget_unset: Any = None
+    zero_means_unset: bool = False
+
+
+@dataclass(frozen=True)
+class RopeMethod:
+    """One context-extension method: everything posenc and the explorer know about it."""
+
+    name: str  # the rope_type, e.g. "yarn"
+    label: str  # human name, e.g. "YaRN"
+    hf_rope_type: bool  # is ``name`` a rope_type HF transformers accepts?
+    keys: tuple[MethodKey, ...]  # the block keys it reads, in display order (not rope_type / rope_theta)
+    latex: str  # the frequency rule (and attention factor) in LaTeX
+    summary: str  # one sentence, true for every parameter value
+    compute: RopeFunction
+    source: str  # where the formula comes from
+
+    @property
+    def key_names(self) -> tuple[str, ...]:
+        return tuple(k.name for k in self.keys)
+
+    @property
+    def required_keys(self) -> tuple[str, ...]:
+        return tuple(k.name for k in self.keys if k.required)
+
+    def key(self, name: str) -> MethodKey:
+        """The declared key ``name`` (KeyError when this method does not read it)."""
+        for k in self.keys:
+            if k.name == name:
+                return k
+        raise KeyError(f"rope_type {self.name!r} has no key {name!r}; its keys: {', '.join(self.key_names) or 'none'}")
+
+
+class RopeParameterError(ValueError):
+    """A rope-block key is missing or has a bad value.
+
+    ``key`` is the block key at fault (``"beta_fast"``); ``problem`` is the rule and the value
+    alone (``"must be a finite number > 0, got -1.0"``); the message is
+    ``rope_parameters['<key>'] <problem>``.
+    """
+
+    def __init__(self, key: str, problem: str):
+        super().__init__(f"rope_parameters['{key}'] {problem}")
+        self.key = key
+        self.problem = problem
+
+    def __reduce__(self):
+        return (type(self), (self.key, self.problem))
+
+
+class RopeParameterTypeError(RopeParameterError, TypeError):
+    """A rope-block value of the wrong kind (text for a number, a number for a list); also a TypeError."""
+
+
+# --------------------------------------------------------------------------------------------------
+# the keys (labels, help and ranges are the explorer's widgets; defaults are HF's)
+# --------------------------------------------------------------------------------------------------
+ROPE_THETA = MethodKey(
+    "rope_theta",
+    "float",
+    default=10000.0,
+    label="rope_theta",
+    help="The RoPE base b: θ_j = b^(−2j/d).",
+)
+PARTIAL_ROTARY_FACTOR = MethodKey(
+    "partial_rotary_factor",
+    "float",
+    default=1.0,
+    label="partial_rotary_factor",
+    help="The fraction of each head that rotates: the rotary dim is int(head_dim · partial_rotary_factor).",
+)
+#: Keys every method's block may hold (besides ``rope_type`` and the older ``type``).
+COMMON_KEYS: tuple[MethodKey, ...] = (ROPE_THETA, PARTIAL_ROTARY_FACTOR)
+
+FACTOR = MethodKey(
+    "factor",
+    "float",
+    required=True,
+    label="Scaling factor s",
+    help="`factor`: how many times longer than L the model should cope with (usually T / L).",
+    min=1.0,
+    max=128.0,
+    step=0.25,
+    widget_default=4.0,
+)
+ORIGINAL_MAX_POSITION_EMBEDDINGS = MethodKey(
+    "original_max_position_embeddings",
+    "int",
+    label="Trained length L",
+    help="`original_max_position_embeddings`: the longest sequence the model saw in training.",
+    min=16,
+    max=262144,
+    widget_default=4096,
+)
+BETA_FAST = MethodKey(
+    "beta_fast",
+    "float",
+    default=32.0,
+    label="beta_fast (turns)",
+    help="YaRN: pairs that turn more than beta_fast times over L keep their frequency.",
+    min=0.5,
+    max=256.0,
+    step=0.5,
+    widget_default=32.0,
+    zero_means_unset=True,
+)
+BETA_SLOW = MethodKey(
+    "beta_slow",
+    "float",
+    default=1.0,
+    label="beta_slow (turns)",
+    help="YaRN: pairs that turn fewer than beta_slow times over L are divided by s. Must be smaller than beta_fast.",
+    min=0.25,
+    max=128.0,
+    step=0.25,
+    widget_default=1.0,
+    zero_means_unset=True,
+)
+MSCALE = MethodKey(
+    "mscale",
+    "float",
+    label="mscale (0 = not set)",
+    help="YaRN (DeepSeek): used only together with mscale_all_dim; the attention factor is "
+    "then g(s, mscale) / g(s, mscale_all_dim).",
+    min=0.0,
+    max=4.0,
+    step=0.001,
+    fmt="%.3f",
+    widget_default=0.0,
+    widget_unset=0.0,
+    zero_means_unset=True,
+)
+MSCALE_ALL_DIM = MethodKey(
+    "mscale_all_dim",
+    "float",
+    label="mscale_all_dim (0 = not set)",
+    help="YaRN (DeepSeek): see mscale. 0 leaves the key out of the rope block.",
+    min=0.0,
+    max=4.0,
+    step=0.001,
+    fmt="%.3f",
+    widget_default=0.0,
+    widget_unset=0.0,
+    zero_means_unset=True,
+)
+# HF computes the attention factor only when this key is None: an explicit 0 would be used as 0.
+ATTENTION_FACTOR = MethodKey(
+    "attention_factor",
+    "float",
+    label="attention_factor (0 = computed)",
+    help="YaRN: fixes the attention factor instead of computing it from s. 0 leaves the key out of the rope block.",
+    min=0.0,
+    max=4.0,
+    step=0.01,
+    fmt="%.2f",
+    widget_default=0.0,
+    widget_unset=0.0,
+)
+TRUNCATE = MethodKey(
+    "truncate",
+    "bool",
+    default=True,
+    label="truncate (round the ramp ends)",
+    help="YaRN: floor/ceil the correction range to whole pairs (HF's default, true).",
+    widget_default=True,
+)
+LOW_FREQ_FACTOR = MethodKey(
+    "low_freq_factor",
+    "float",
+    required=True,
+    label="low_freq_factor",
+    help="Llama 3: pairs with wavelength above L / low_freq_factor are divided by s.",
+    min=0.25,
+    max=64.0,
+    step=0.25,
+    widget_default=1.0,
+)
+HIGH_FREQ_FACTOR = MethodKey(
+    "high_freq_factor",
+    "float",
+    required=True,
+    label="high_freq_factor",
+    help="Llama 3: pairs with wavelength below L / high_freq_factor keep their frequency. "
+    "Must be larger than low_freq_factor.",
+    min=0.25,
+    max=64.0,
+    step=0.25,
+    widget_default=4.0,
+)
+SHORT_FACTOR = MethodKey(
+    "short_factor",
+    "float_list",
+    required=True,
+    label="short_factor",
+    help="LongRoPE: one divisor per rotated pair (d/2 numbers), used while the sequence is at most L.",
+)
+LONG_FACTOR = MethodKey(
+    "long_factor",
+    "float_list",
+    required=True,
+    label="long_factor",
+    help="LongRoPE: one divisor per rotated pair (d/2 numbers), used once the sequence is longer than L.",
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# reading a block
+# --------------------------------------------------------------------------------------------------
+def _name(key: str) -> str:
+    return f"rope_parameters['{key}']"
+
+
+def _checked(key: str, check: Callable[..., _T], value: Any, **kwargs: Any) -> _T:
+    """``check(name, value, **kwargs)`` (a posenc._validate check), its error tagged with ``key``."""
+    name = _name(key)
+    try:
+        return check(name, value, **kwargs)
+    except TypeError as exc:
+        raise RopeParameterTypeError(key, str(exc).removeprefix(name).lstrip()) from None
+    except ValueError as exc:
+        raise RopeParameterError(key, str(exc).removeprefix(name).lstrip()) from None
+
+
+def _require_keys(params: Mapping[str, Any], rope_type: str) -> None:
+    """Raise for the first declared required key of ``rope_type`` that the block lacks (or sets to null)."""
+    for key in ROPE_METHODS[rope_type].keys:
+        if key.required and params.get(key.name) is None:
+            raise RopeParameterError(key.name, f"is required for rope_type '{rope_type}', got it missing")
+
+
+def _factor(params: Mapping[str, Any]) -> float:
+    f = params.get(FACTOR.name)
+    if isinstance(f, bool) or not isinstance(f, (int, float)):
+        raise RopeParameterTypeError(FACTOR.name, f"must be a number, got {f!r}")
+    f = float(f)
+    if not math.isfinite(f) or f <= 0:
+        raise RopeParameterError(FACTOR.name, f"must be a finite number > 0, got {f}")
+    return f
+
+
+def _theta(params: Mapping[str, Any]) -> float:
+    return _checked(ROPE_THETA.name, v.base_value, params.get(ROPE_THETA.name, ROPE_THETA.default))
+
+
+def _length(params: Mapping[str, Any], max_position_embeddings: int, *, minimum: int) -> int:
+    """``original_max_position_embeddings``, else max_position_embeddings (0 is invalid, not "missing")."""
+    value = params.get(ORIGINAL_MAX_POSITION_EMBEDDINGS.name)
+    if value is None:
+        value = max_position_embeddings
+    return _checked(ORIGINAL_MAX_POSITION_EMBEDDINGS.name, v.integer, value, minimum=minimum)
+
+
+def _value(params: Mapping[str, Any], key: MethodKey) -> Any:
+    """The block's value of ``key``, or HF's default when the block leaves it out (or sets it to null)."""
+    value = params.get(key.name)
+    return key.default if value is None else value
+
+
+def _opt_float(params: Mapping[str, Any], key: MethodKey, *, positive: bool = False) -> float | None:
+    """The key's value (or default) as a checked float; None when it has neither."""
+    value = _value(params, key)
+    if value is None:
+        return None
+    return _checked(key.name, v.positive_float if positive else v.finite_float, value)
+
+
+# --------------------------------------------------------------------------------------------------
+# the computations
+# --------------------------------------------------------------------------------------------------
+def _default(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
+    r""":math:`\theta_j = b^{-2j/d}`, attention factor 1."""
+    return inverse_frequencies(dim, base=_theta(params)), 1.0
+
+
+def _linear(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
+    r""":math:`\theta'_j = \theta_j / s`, the same as dividing every position by s."""
+    _require_keys(params, "linear")
+    s = _factor(params)
+    return inverse_frequencies(dim, base=_theta(params)) / s, 1.0
+
+
+def _ntk(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
+    r""":math:`b' = b\,s^{d/(d-2)}`: the slowest pair is stretched by s, the fastest barely moves."""
+    _require_keys(params, "ntk")
+    s = _factor(params)
+    new_base = _theta(params) * s ** (dim / (dim - 2)) if dim > 2 else _theta(params) * s
+    return inverse_frequencies(dim, base=new_base), 1.0
+
+
+def dynamic_base(base: float, dim: int, factor: float, seq_len: int | None, max_position_embeddings: int) -> float:
+    r""":math:`b' = b\,(sT/L_{max} - (s-1))^{d/(d-2)}` with :math:`T = \max(\text{seq\_len}, L_{max})`."""
+    t = max_position_embeddings if seq_len is None or seq_len <= max_position_embeddings else seq_len
+    return base * ((factor * t / max_position_embeddings) - (factor - 1)) ** (dim / (dim - 2))
+
+
+def _dynamic(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
+    _require_keys(params, "dynamic")
+    s = _factor(params)
+    if dim <= 2:
+        raise ValueError(f"dim must be > 2 for rope_type 'dynamic' (exponent d/(d-2)), got {dim}")
+    new_base = dynamic_base(_theta(params), dim, s, seq_len, max_position_embeddings)
+    return inverse_frequencies(dim, base=new_base), 1.0
+
+
+def yarn_get_mscale(scale, mscale=1.0) -> float:
+    r""":math:`g(s, m) = 0.1\,m\ln s + 1` for s > 1, else 1."""
+    scale = v.finite_float("scale", scale)
+    mscale = v.finite_float("mscale", mscale)
+    if scale <= 1:
+        return 1.0
+    return 0.1 * mscale * math.log(scale) + 1.0
+
+
+def yarn_correction_dim(num_rotations: float, dim: int, base: float, original_max_position_embeddings: int) -> float:
+    r"""Pair-dimension at which a wave turns ``num_rotations`` times over L tokens:
+    :math:`cd(r) = d\,\ln(L/(2\pi r)) / (2\ln b)`."""
+    return (dim * math.log(original_max_position_embeddings / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
+
+
+def yarn_correction_range(
+    dim,
+    *,
+    base,
+    original_max_position_embeddings,
+    beta_fast=BETA_FAST.default,
+    beta_slow=BETA_SLOW.default,
+    truncate=TRUNCATE.default,
+) -> tuple[float, float]:
+    """(low, high) pair indices of YaRN's ramp; floor/ceil when truncate; clamped to [0, dim−1]."""
+    dim = v.dimension("dim", dim, even=True)
+    base = v.base_value("base", base)
+    length = v.integer("original_max_position_embeddings", original_max_position_embeddings, minimum=1)
+    beta_fast = v.positive_float("beta_fast", beta_fast)
+    beta_slow = v.positive_float("beta_slow", beta_slow)
+    if beta_fast <= beta_slow:
+        raise ValueError(f"beta_fast must be > beta_slow = {beta_slow}, got {beta_fast}")
+    low = yarn_correction_dim(beta_fast, dim, base, length)
+    high = yarn_correction_dim(beta_slow, dim, base, length)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    return max(low, 0), min(high, dim - 1)
+
+
+def yarn_ramp(low: float, high: float, n_pairs: int) -> np.ndarray:
+    r"""ramp_j = clip((j − low)/(high − low), 0, 1): 0 keeps θ_j (fast pairs), 1 divides by s."""
+    if low == high:
+        high += 0.001  # HF: prevent a division by zero
+    return np.clip((np.arange(n_pairs, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+
+
+def _yarn(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
+    _require_keys(params, "yarn")
+    s = _factor(params)
+    base = _theta(params)
+    length = _length(params, max_position_embeddings, minimum=1)
+    beta_fast = _checked(BETA_FAST.name, v.positive_float, _value(params, BETA_FAST))
+    beta_slow = _checked(BETA_SLOW.name, v.positive_float, _value(params, BETA_SLOW))
+    truncate = params.get(TRUNCATE.name, TRUNCATE.default)
+    if not isinstance(truncate, bool):
+        raise RopeParameterTypeError(TRUNCATE.name, f"must be true or false, got {truncate!r}")
+    if beta_fast <= beta_slow:
+        raise RopeParameterError(BETA_FAST.name, f"must be > beta_slow = {beta_slow}, got {beta_fast}")
+    low, high = yarn_correction_range(
+        dim,
+        base=base,
+        original_max_position_embeddings=length,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
+        truncate=truncate,
+    )
+    theta = inverse_frequencies(dim, base=base)
+    ramp = yarn_ramp(low, high, dim // 2)
+    # θ'_j = (θ_j/s)·ramp_j + θ_j·(1 − ramp_j)
+    inv = (theta / s) * ramp + theta * (1.0 - ramp)
+
+    af = _opt_float(params, ATTENTION_FACTOR, positive=True)
+    if af is None:
+        mscale = _opt_float(params, MSCALE)
+        mscale_all_dim = _opt_float(params, MSCALE_ALL_DIM)
+        if mscale and mscale_all_dim:  # HF: 0 or absent means "not set"
+            af = yarn_get_mscale(s, mscale) / yarn_get_mscale(s, mscale_all_dim)
+        else:
+            af = yarn_get_mscale(s)
+    return inv, float(af)
+
+
+def _llama3_params(params: Mapping[str, Any]) -> tuple[float, float, float, int]:
+    _require_keys(params, "llama3")
+    s = _factor(params)
+    lo = _checked(LOW_FREQ_FACTOR.name, v.positive_float, params[LOW_FREQ_FACTOR.name])
+    hi = _checked(HIGH_FREQ_FACTOR.name, v.positive_float, params[HIGH_FREQ_FACTOR.name])
+    if hi <= lo:
+        raise RopeParameterError(HIGH_FREQ_FACTOR.name, f"must be > low_freq_factor = {lo}, got {hi}")
+    length = _checked(
+        ORIGINAL_MAX_POSITION_EMBEDDINGS.name, v.integer, params[ORIGINAL_MAX_POSITION_EMBEDDINGS.name], minimum=1
+    )
+    return s, lo, hi, length
+
+
+def llama3_bands(inv_freq, *, factor, low_freq_factor, high_freq_factor, original_max_position_embeddings):
+    """Which Llama 3 band each pair falls in: "kept" (λ < L/high), "divided" (λ > L/low) or "smoothed"."""
+    _, lo, hi, length = _llama3_params(
+        {
+            "factor": factor,
+            "low_freq_factor": low_freq_factor,
+            "high_freq_factor": high_freq_factor,
+            "original_max_position_embeddings": original_max_position_embeddings,
+        }
+    )
+    wavelen = 2 * np.pi / v.float_array("inv_freq", inv_freq, ndim=1)
+    return np.where(wavelen < length / hi, "kept", np.where(wavelen > length / lo, "divided", "smoothed"))
+
+
+def _llama3(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
+    s, lo, hi, length = _llama3_params(params)
+    theta = inverse_frequencies(dim, base=_theta(params))
+    wavelen = 2 * np.pi / theta
+    # λ_j > L/low: θ_j/s;  λ_j < L/high: θ_j;  between: (1 − sm)·θ_j/s + sm·θ_j
+    smooth = (length / wavelen - lo) / (hi - lo)
+    smoothed = (1 - smooth) * theta / s + smooth * theta
+    inv = np.where(wavelen > length / lo, theta / s, theta)
+    medium = ~(wavelen < length / hi) & ~(wavelen > length / lo)
+    return np.where(medium, smoothed, inv), 1.0
+
+
+def _longrope(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
+    _require_keys(params, "longrope")
+    base = _theta(params)
+    n = dim // 2
+    factors = {}
+    for key in (SHORT_FACTOR.name, LONG_FACTOR.name):
+        raw = params[key]
+        if not isinstance(raw, (list, tuple, np.ndarray)):
+            raise RopeParameterTypeError(key, f"must be a list of {n} numbers, got {type(raw).__name__}")
+        if len(raw) != n:
+            raise RopeParameterError(key, f"must have head_dim/2 = {n} entries, got {len(raw)}")
+        arr = _checked(key, v.float_array, raw, ndim=1)
+        if np.any(arr <= 0):
+            raise RopeParameterError(key, f"entries must be > 0, got {arr[arr <= 0][0]}")
+        factors[key] = arr
+    length = _length(params, max_position_embeddings, minimum=2)
+    s = _factor(params) if params.get(FACTOR.name) is not None else max_position_embeddings / length
+    af = _opt_float(params, ATTENTION_FACTOR, positive=True)
+    if af is None:
+        # af = √(1 + ln s / ln L) for s > 1
+        af = 1.0 if s <= 1 else math.sqrt(1 + math.log(s) / math.log(length))
+    ext = factors[LONG_FACTOR.name] if seq_len is not None and seq_len > length else factors[SHORT_FACTOR.name]
+    # θ'_j = 1 / (ext_j · b^(2j/d))
+    return inverse_frequencies(dim, base=base) / ext, float(af)
+
+
+# --------------------------------------------------------------------------------------------------
+# the declarations
+# --------------------------------------------------------------------------------------------------
+_HF = "HF transformers src/transformers/modeling_rope_utils.py"
+
+ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
+    {
+        m.name: m
+        for m in (
+            RopeMethod(
+                name="default",
+                label="Extrapolation (no scaling)",
+                hf_rope_type=True,
+                keys=(),
+                latex=r"\theta'_j = \theta_j = b^{-2j/d},\qquad a = 1",
+                summary="Plain RoPE: every pair keeps its trained frequency θ_j = b^(−2j/d) at every length, "
+                "with attention factor 1.",
+                compute=_default,
+                source=f"{_HF}, _compute_default_rope_parameters; Su et al. 2021, RoFormer (arXiv:2104.09864)",
+            ),
+            RopeMethod(
+                name="linear",
+                label="Linear (Position Interpolation)",
+                hf_rope_type=True,
+                keys=(FACTOR,),
+                latex=r"\theta'_j = \frac{\theta_j}{s}\quad\Longleftrightarrow\quad m \mapsto \frac{m}{s},\qquad a = 1",
+                summary="Position Interpolation: every frequency is divided by s, which is the same as "
+                "dividing every position by s; attention factor 1.",
+                compute=_linear,
+                source=f"{_HF}, _compute_linear_scaling_rope_parameters; Chen et al. 2023, Position "
+                "Interpolation (arXiv:2306.15595); kaiokendev (SuperHOT)",
+            ),
+            RopeMethod(
+                name="ntk",
+                label="NTK-aware (static)",
+                hf_rope_type=False,
+                keys=(FACTOR,),
+                latex=r"b' = b\, s^{\,d/(d-2)}\ \ (b' = b\,s \text{ if } d = 2),\qquad "
+                r"\theta'_j = b'^{\,-2j/d},\qquad a = 1",
+                summary="Static NTK-aware scaling: the base becomes b·s^(d/(d−2)), which keeps the fastest "
+                "pair and, for d > 2, divides the slowest pair's frequency by exactly s; attention factor 1 "
+                "(HF transformers has no rope_type 'ntk': a config writes it as rope_type 'default' with "
+                "that base as rope_theta).",
+                compute=_ntk,
+                source="bloc97, 'NTK-Aware Scaled RoPE' (r/LocalLLaMA, June 2023); not in HF's "
+                "ROPE_INIT_FUNCTIONS, where it is rope_type 'default' with a larger rope_theta",
+            ),
+            RopeMethod(
+                name="dynamic",
+                label="Dynamic NTK",
+                hf_rope_type=True,
+                keys=(FACTOR,),
+                latex=r"b' = b\left(\frac{s\,T}{L} - (s-1)\right)^{d/(d-2)},\quad T = \max(\text{seq\_len}, L),"
+                r"\qquad \theta'_j = b'^{\,-2j/d},\qquad a = 1",
+                summary="Dynamic NTK: the base grows with the current length T as b·(s·T/L − (s − 1))^(d/(d−2)) "
+                "with L = max_position_embeddings, so nothing changes up to L; attention factor 1.",
+                compute=_dynamic,
+                source=f"{_HF}, _compute_dynamic_ntk_parameters; emozilla, 'Dynamically Scaled RoPE' "
+                "(r/LocalLLaMA, 2023)",
+            ),
+            RopeMethod(
+                name="yarn",
+                label="YaRN",
+                hf_rope_type=True,
+                keys=(
+                    FACTOR,
+                    ORIGINAL_MAX_POSITION_EMBEDDINGS,
+                    BETA_FAST,
+                    BETA_SLOW,
+                    MSCALE,
+                    MSCALE_ALL_DIM,
+                    ATTENTION_FACTOR,
+                    TRUNCATE,
+                ),
+                latex=r"\begin{gathered}\theta'_j = (1-\gamma_j)\,\theta_j + \gamma_j\,\frac{\theta_j}{s},\qquad "
+                r"\gamma_j = \operatorname{clip}\!\left(\frac{j-\text{low}}{\text{high}-\text{low}},0,1\right)\\"
+                r"\text{low} = \max\!\big(0, \lfloor c(\beta_\text{fast})\rfloor\big),\quad"
+                r"\text{high} = \min\!\big(d-1, \lceil c(\beta_\text{slow})\rceil\big),\quad "
+                r"c(\beta) = \frac{d\,\ln\!\big(L/(2\pi\beta)\big)}{2\ln b}"
+                r"\quad(\lfloor\cdot\rfloor, \lceil\cdot\rceil \text{ only if truncate})\\"
+                r"a = \begin{cases}\text{attention\_factor} & \text{if set}\\"
+                r"g(s, \text{mscale})\,/\,g(s, \text{mscale\_all\_dim}) & \text{if both are set and} \ne 0\\"
+                r"g(s, 1) & \text{otherwise}\end{cases},\qquad "
+                r"g(s, m) = \begin{cases}0.1\,m\ln s + 1 & s > 1\\ 1 & s \le 1\end{cases}\end{gathered}",
+                summary="YaRN: pairs that turn more than beta_fast times over L keep their frequency, pairs "
+                "that turn fewer than beta_slow times are divided by s, those between are blended linearly "
+                "in j, and cos and sin are multiplied by an attention factor (by default 0.1·ln s + 1 for s > 1).",
+                compute=_yarn,
+                source=f"{_HF}, _compute_yarn_parameters; Peng et al. 2023, YaRN (arXiv:2309.00071); "
+                "mscale / mscale_all_dim from DeepSeek-V2",
+            ),
+            RopeMethod(
+                name="llama3",
+                label="Llama 3.1",
+                hf_rope_type=True,
+                keys=(
+                    FACTOR,
+                    LOW_FREQ_FACTOR,
+                    HIGH_FREQ_FACTOR,
+                    replace(ORIGINAL_MAX_POSITION_EMBEDDINGS, required=True),
+                ),
+                latex=r"\theta'_j = \begin{cases}\theta_j & \lambda_j < L/h\\[2pt] \theta_j/s & \lambda_j > L/l\\[2pt]"
+                r"(1-\mu_j)\,\theta_j/s + \mu_j\,\theta_j & \text{otherwise}\end{cases},\quad "
+                r"\mu_j = \frac{L/\lambda_j - l}{h-l},\quad \lambda_j = \frac{2\pi}{\theta_j},\quad "
+                r"l = \text{low\_freq\_factor},\ h = \text{high\_freq\_factor},\qquad a = 1",
+                summary="Llama 3.1: pairs whose wavelength is shorter than L/high_freq_factor keep their "
+                "frequency, those longer than L/low_freq_factor are divided by s, and those between are "
+                "blended by wavelength; attention factor 1.",
+                compute=_llama3,
+                source=f"{_HF}, _compute_llama3_parameters; Meta's Llama 3.1 reference code (apply_scaling)",
+            ),
+            RopeMethod(
+                name="longrope",
+                label="LongRoPE (Phi-3)",
+                hf_rope_type=True,
+                keys=(
+                    replace(FACTOR, required=False),
+                    ORIGINAL_MAX_POSITION_EMBEDDINGS,
+                    SHORT_FACTOR,
+                    LONG_FACTOR,
+                    replace(
+                        ATTENTION_FACTOR,
+                        help="LongRoPE: fixes the attention factor instead of computing it from s. "
+                        "0 leaves the key out of the rope block.",
+                    ),
+                ),
+                latex=r"\theta'_j = \frac{\theta_j}{e_j},\quad e = \begin{cases}\text{long\_factor} & T > L\\"
+                r"\text{short\_factor} & T \le L\end{cases},\qquad "
+                r"a = \begin{cases}\text{attention\_factor} & \text{if set}\\"
+                r"\sqrt{1 + \ln s/\ln L} & s > 1\\ 1 & s \le 1\end{cases},\quad "
+                r"s = \text{factor, else } \text{max\_position\_embeddings}/L",
+                summary="LongRoPE: each pair's frequency is divided by its own factor, from short_factor while "
+                "the sequence is at most L and from long_factor beyond it, and cos and sin are multiplied by "
+                "an attention factor (by default √(1 + ln s / ln L) for s > 1).",
+                compute=_longrope,
+                source=f"{_HF}, _compute_longrope_parameters; Ding et al. 2024, LongRoPE (arXiv:2402.13753), "
+                "as used by Phi-3",
+            ),
+        )
+    }
+)

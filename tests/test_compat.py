@@ -1,0 +1,148 @@
+"""explorer.compat: one test per Streamlit/Altair internal, each failing loudly when an upgrade
+removes or changes it (see the module's docstring for what each buys and what breaks without it).
+
+The Altair patch must change nothing but the cost: charts serialise to the same specs with and
+without it, the table is built once, and `to_dict()` still validates (the chart tests rely on it)."""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+from altair.utils import schemapi
+
+from explorer import compat
+
+
+def _charts() -> list[alt.TopLevelMixin]:
+    df = pd.DataFrame({"p": np.arange(5), "v": np.linspace(-1, 1, 5), "k": list("aabbc")})
+    line = (
+        alt.Chart(df)
+        .mark_line()
+        .encode(
+            x="p:Q",
+            y=alt.Y("v:Q", title="value"),
+            color="k:N",
+            tooltip=["p:Q", "v:Q", {"field": "k", "type": "nominal"}],
+        )
+    )
+    rule = alt.Chart(df).mark_rule().encode(y=alt.datum(0.5), strokeDash=alt.value([4, 2]))
+    text = alt.Chart(df).mark_text(dx=4).encode(x="p:Q", y="v:Q", text=alt.Text("v:Q", format=".2f"))
+    bars = alt.Chart(df).mark_bar().encode(x="k:N", y="sum(v):Q", opacity=alt.value(0.5))
+    return [line, alt.layer(line, rule, text).properties(width=300), bars]
+
+
+def _specs() -> list[dict]:
+    return [chart.to_dict() for chart in _charts()]
+
+
+def test_install_is_active_and_idempotent():
+    assert compat.install_altair_speedup() is True
+    assert compat.install_altair_speedup() is True
+    assert hasattr(schemapi._FromDict.__init__, "__wrapped__")
+
+
+def test_specs_are_identical_with_and_without_the_patch(monkeypatch):
+    compat.install_altair_speedup()
+    patched = _specs()
+    monkeypatch.setattr(schemapi._FromDict, "__init__", schemapi._FromDict.__init__.__wrapped__)
+    original = _specs()
+    assert patched == original
+    assert patched[0]["encoding"]["x"] == {"field": "p", "type": "quantitative"}
+
+
+def test_the_class_table_is_built_once(monkeypatch):
+    compat.install_altair_speedup()
+    alt.X.from_dict({"shorthand": "p:Q"}, validate=False)  # the table exists now
+    calls = {"n": 0}
+    original_hash = schemapi._FromDict.hash_schema.__func__
+
+    def counting(cls, schema, use_json=True):
+        calls["n"] += 1
+        return original_hash(cls, schema, use_json)
+
+    monkeypatch.setattr(schemapi._FromDict, "hash_schema", classmethod(counting))
+    _specs()
+    # Without the shared table every shorthand hashed all ~900 schemas again (thousands of calls);
+    # with it, only the schemas being converted are hashed.
+    assert 0 < calls["n"] < 200, calls["n"]
+
+
+def test_to_dict_still_validates():
+    compat.install_altair_speedup()
+    chart = alt.Chart(pd.DataFrame({"a": [1]}), width="not a width").mark_point().encode(x="a:Q")
+    with pytest.raises(schemapi.SchemaValidationError):
+        chart.to_dict()
+
+
+# ------------------------------------------------------------------------------- versions
+def test_the_versions_the_internals_were_checked_on():
+    """An upgrade must be a decision: re-check every internal below, then update CHECKED_VERSIONS."""
+    import streamlit
+
+    assert streamlit.__version__ == compat.CHECKED_VERSIONS["streamlit"], (
+        f"Streamlit {streamlit.__version__} is not the version explorer.compat was checked on; "
+        "re-run tests/test_compat.py and bench/bench_compat.py and update CHECKED_VERSIONS"
+    )
+    assert alt.__version__ == compat.CHECKED_VERSIONS["altair"]
+
+
+# ------------------------------------------------------------------------ Streamlit internals
+def test_query_params_internals_exist():
+    from streamlit.runtime.state.query_params import QueryParams
+
+    for name in ("remove_param", "set_corrected_value"):
+        assert callable(getattr(QueryParams, name, None)), f"QueryParams.{name} is gone"
+    assert "_initial_query_params" in QueryParams.__dataclass_fields__ or hasattr(
+        QueryParams(), "_initial_query_params"
+    )
+
+
+def test_script_run_context_fields_exist():
+    import dataclasses
+
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+
+    fields = {f.name for f in dataclasses.fields(ScriptRunContext)}
+    assert {"cursors", "is_history_navigation"} <= fields, fields
+
+
+def test_set_url_param_and_run_marker_work_in_a_real_run():
+    """A script that removes a bound parameter, rewrites another, and records the run marker twice
+    (the same object within a run, a new one in the next run)."""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from explorer import compat
+
+        st.slider("a", 0, 10, 1, key="a", bind="query-params")
+        st.slider("b", 0, 10, 1, key="b", bind="query-params")
+        compat.set_url_param("a", None)
+        compat.set_url_param("b", "7")
+        marker = compat.run_marker()
+        assert marker is compat.run_marker()
+        seen = st.session_state.setdefault("markers", [])
+        seen.append(id(marker))
+        st.write(len(set(seen)), len(seen))
+        st.write(compat.is_history_navigation())
+
+    at = AppTest.from_function(script)
+    at.query_params["a"] = "3"
+    at.query_params["b"] = "2"
+    at.run()
+    assert not at.exception, at.exception
+    assert "a" not in at.query_params and at.query_params["b"] == "7"
+    at.run()
+    assert not at.exception
+    assert at.session_state["markers"][0] != at.session_state["markers"][1]
+
+
+def test_vega_lite_spec_is_streamlits_conversion_without_validation():
+    chart = _charts()[1]
+    spec = compat.vega_lite_spec(chart)
+    assert spec["layer"] and spec["width"] == 300
+    # Data travels as Arrow bytes (Streamlit's own transformer), not as inline rows.
+    assert spec["datasets"] and all(isinstance(v, bytes) for v in spec["datasets"].values())
