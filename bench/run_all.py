@@ -183,14 +183,14 @@ def _distinct_query(path: str, i: int, k: int) -> dict | None:
             "rope_type": methods[k % len(methods)],
             "factor": 2 + 0.25 * (k % 20),
         },
-        "pages/6_Compare_methods.py": {
+        "pages/8_Compare_methods.py": {
             "head_dim": 16 + 2 * (k % 40),
             "train_len": 64 + i,
             "target_len": 300 + 2 * i,
             "seed": i,
             "alibi_head": 1 + k % 8,
         },
-        "pages/7_Model_configs.py": {"head_dim": 4 + 2 * (k % 100), "ntk_alpha": round(1 + 0.01 * i, 2)},
+        "pages/9_Model_configs.py": {"head_dim": 4 + 2 * (k % 100), "ntk_alpha": round(1 + 0.01 * i, 2)},
     }.get(path)
 
 
@@ -203,8 +203,8 @@ MEMORY_SLIDERS = {
     "pages/3_RoPE_rotation.py": "m",
     "pages/4_Relative_invariance.py": "shift_t",
     "pages/5_Context_extension.py": "head_dim",
-    "pages/6_Compare_methods.py": "head_dim",
-    "pages/7_Model_configs.py": "head_dim",
+    "pages/8_Compare_methods.py": "head_dim",
+    "pages/9_Model_configs.py": "head_dim",
 }
 
 

@@ -81,8 +81,8 @@ CLOCKS = "pages/2_Clock_hands.py"
 ROPE = "pages/3_RoPE_rotation.py"
 INV = "pages/4_Relative_invariance.py"
 EXT = "pages/5_Context_extension.py"
-CMP = "pages/6_Compare_methods.py"
-CFG = "pages/7_Model_configs.py"
+CMP = "pages/8_Compare_methods.py"
+CFG = "pages/9_Model_configs.py"
 PAGES = (HOME, SIN, CLOCKS, ROPE, INV, EXT, CMP, CFG)
 SHORT = {HOME: "home", SIN: "sin", CLOCKS: "clocks", ROPE: "rope", INV: "inv", EXT: "ext", CMP: "cmp", CFG: "cfg"}
 

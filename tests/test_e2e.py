@@ -11,7 +11,7 @@ For every page in `explorer.layout.PAGES`:
   new value and the chart redraws differently (element screenshots before/after differ).
 * the same deep link on a warm, shared server (app.py has run in an earlier session): the same checks.
 * the page at its defaults on the warm server: no exception, charts drawn, and a full-page
-  screenshot saved to docs/screenshots/<n>_<name>.png (the README shows them).
+  screenshot saved to docs/screenshots/<slug>.png (the README shows them).
 
 Chromium missing: skipped with a message, or a failure when REQUIRE_BROWSER=1 (CI).
 Runtime: about 2-2.5 minutes on 2 cores (one server start per page for the cold check; 25 tests).
@@ -228,9 +228,7 @@ def test_defaults_screenshot(info, warm_server, new_page):
     page = new_page()
     open_and_check(page, warm_server, info, None, warm_server.warm_nav_names)
     assert query_of(page.url) == {}, f"{info.script}: the defaults wrote parameters: {page.url}"
-    n = PAGES.index(info)
-    name = "home" if info.script == "app.py" else Path(info.script).stem.split("_", 1)[1]
-    path = full_page_screenshot(page, SCREENSHOT_DIR / f"{n}_{name}.png")
+    path = full_page_screenshot(page, SCREENSHOT_DIR / f"{info.slug}.png")
     assert path.stat().st_size > 10_000
 
 

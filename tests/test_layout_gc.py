@@ -26,5 +26,5 @@ def test_freezes_once_per_stage(monkeypatch):
 
 def test_a_page_run_freezes(monkeypatch):
     monkeypatch.setattr(compat, "_FROZEN", set())
-    run_page(page_path("pages/7_Model_configs.py"))
+    run_page(page_path("pages/9_Model_configs.py"))
     assert compat._FROZEN  # page_setup called it

@@ -17,7 +17,7 @@ from explorer.charts.compare import COLUMNS, METHOD_LABELS
 from posenc import attention as att
 from posenc import learned_table
 
-PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "6_Compare_methods.py")
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "8_Compare_methods.py")
 KEYS = ("head_dim", "train_len", "target_len", "base", "seed", "alibi_head")
 REL, ORDER, EXTRA, PARAMS, INJECTS = COLUMNS[1:]
 MINIMUM = {"head_dim": 2, "train_len": 16, "target_len": 17, "base": 10, "seed": 0, "alibi_head": 1}

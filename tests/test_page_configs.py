@@ -1,4 +1,4 @@
-"""AppTest of pages/7_Model_configs.py: pasted configs, the problems next to their keys, the presets
+"""AppTest of pages/9_Model_configs.py: pasted configs, the problems next to their keys, the presets
 list, the "Open in …" buttons, and the NTK alpha / rope_theta / linear-factor converter."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from explorer.manifest import PAGES
 from posenc.models import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = str(ROOT / "pages" / "7_Model_configs.py")
+PAGE = str(ROOT / "pages" / "9_Model_configs.py")
 
 
 def run(query: dict | None = None, text: str | None = None) -> AppTest:
@@ -41,7 +41,7 @@ def metrics(at: AppTest) -> dict[str, str]:
 
 
 def test_page_is_listed_and_runs_at_defaults():
-    assert "pages/7_Model_configs.py" in [p.script for p in PAGES]
+    assert "pages/9_Model_configs.py" in [p.script for p in PAGES]
     at = run()
     assert at.title[0].value == "Model configs"
     assert any("Paste a config" in i.value for i in at.info)
@@ -151,7 +151,7 @@ def test_hostile_text_is_shown_literally():
 def test_open_in_context_extension_carries_the_parsed_values():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/7_Model_configs.py").run()
+    at.switch_page("pages/9_Model_configs.py").run()
     at.selectbox(key="cfg_example").set_value("qwen2.5-7b-instruct").run()
     at.button(key="open_extension").click().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -190,9 +190,9 @@ def test_converter_garbage_in_the_url():
 def test_the_pasted_text_survives_a_trip_to_another_page():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/7_Model_configs.py").run()
+    at.switch_page("pages/9_Model_configs.py").run()
     at.selectbox(key="cfg_example").set_value("gpt-j-6b").run()
     at.switch_page("pages/1_Sinusoidal_heatmap.py").run()
-    at.switch_page("pages/7_Model_configs.py").run()
+    at.switch_page("pages/9_Model_configs.py").run()
     assert not at.exception
     assert '"model_type": "gptj"' in at.text_area(key="cfg_text").value

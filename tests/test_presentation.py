@@ -149,7 +149,7 @@ def test_present_values(raw, on):
 
 
 def test_present_garbage_is_off():
-    at = run("pages/6_Compare_methods.py", {"present": "<b>x</b>"})
+    at = run("pages/8_Compare_methods.py", {"present": "<b>x</b>"})
     assert not presenting(at) and at.toggle(key="present").value is False
     assert "present" not in at.query_params
     # …and the page says so, like for any other unusable link value (escaped, not markup).
@@ -235,7 +235,7 @@ def test_a_bad_step_is_a_warning_not_a_crash(raw):
 
 def test_start_the_tour_from_the_sidebar():
     at = run()
-    at.switch_page("pages/6_Compare_methods.py").run()
+    at.switch_page("pages/8_Compare_methods.py").run()
     at.button(key="tour_start").click().run()
     assert not at.exception
     assert any(m.value == tour.get_step(1).narration for m in at.markdown)

@@ -233,7 +233,7 @@ def test_extension_with_a_longrope_preset():
 
 def test_compare():
     at = run(
-        "pages/6_Compare_methods.py",
+        "pages/8_Compare_methods.py",
         {"head_dim": "16", "train_len": "64", "target_len": "200", "seed": "4", "alibi_head": "2"},
     )
     ns = execute(page_snippet(at))
@@ -243,7 +243,7 @@ def test_compare():
 
 
 def test_configs_converter_and_parsed_block():
-    at = run("pages/7_Model_configs.py", {"head_dim": "96", "base": "500", "ntk_alpha": "2.5"})
+    at = run("pages/9_Model_configs.py", {"head_dim": "96", "base": "500", "ntk_alpha": "2.5"})
     ns = execute(page_snippet(at))
     shown = metrics(at)
     assert shown["NTK alpha α"] == f"{ns['alpha']:.6g}"

@@ -1,4 +1,4 @@
-"""The Compare methods page (pages/6_Compare_methods.py): its parameters, snippet, tour steps, deep link and bench settings."""
+"""The Compare methods page (pages/8_Compare_methods.py): its parameters, snippet, tour steps, deep link and bench settings."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ for method, c in checks.items():
 
 
 PAGE = Page(
-    script="pages/6_Compare_methods.py",
+    script="pages/8_Compare_methods.py",
     slug="compare",
     title="Compare methods",
     icon=":material/table_chart:",

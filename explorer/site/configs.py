@@ -1,4 +1,4 @@
-"""The Model configs page (pages/7_Model_configs.py): its parameters, snippet, tour steps, deep link and bench settings."""
+"""The Model configs page (pages/9_Model_configs.py): its parameters, snippet, tour steps, deep link and bench settings."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ print(f"config: {inv_freq.size} pairs, attention factor {attention_factor:.4f}")
 
 
 PAGE = Page(
-    script="pages/7_Model_configs.py",
+    script="pages/9_Model_configs.py",
     slug="configs",
     title="Model configs",
     icon=":material/settings_suggest:",
