@@ -11,12 +11,22 @@ from explorer.charts import home as charts
 from explorer.exports import labelled_matrices, page_footer
 from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.manifest import PAGES
-from explorer.params import ensure_notice_slot, get, widget
+from explorer.params import ensure_notice_slot, escape_markdown, get, widget
 from posenc import attention as att
 
 MAX_TOKENS = 24  # also the learned table's length: the toy model was "trained" on 24 positions
 
 page_setup("home")
+
+
+def second_notice(pe: str, label: str, gap: float) -> str:
+    """What a position signal does to the difference, from the numbers on screen."""
+    tail = "The same word now gets a different vector (or a differently rotated query/key) at a different place."
+    if pe == "none":
+        return f"Switch to **sinusoidal**, **learned** or **RoPE**: the difference stops being rounding error. {tail}"
+    if gap >= charts.EQUIVARIANT_TOL:
+        return f"With {label} the largest difference is {gap:.3g}, far above rounding error. {tail}"
+    return f"With {label} the difference is only {gap:.1e} here: this shuffle leaves every word where it was."
 
 
 @cached(max_entries=64)
@@ -53,7 +63,7 @@ def fmt_gap(gap: float) -> str:
 st.title("Why position matters")
 st.write(
     "An attention head compares every word with every other word, but nothing in that comparison "
-    "says *where* a word stands. Shuffle the sentence and the head computes the very same numbers, "
+    "says *where* a word stands (this head has no causal mask: every word sees every other). Shuffle the sentence and the head computes the very same numbers, "
     "merely listed in the new order: to the head, the two sentences are the same bag of words. "
     "A position signal is what breaks this tie. Type a sentence, then switch the position signal on."
 )
@@ -168,15 +178,21 @@ def view() -> None:
         f"seeded stand-in for trained weights ({MAX_TOKENS} rows, same scale as the word vectors)."
     )
 
+    gap = result["output_gap"]
+    repeated = sorted({w for w in words if words.count(w) > 1})
     notice_list(
         [
-            "With **none**, the middle and right heatmaps are identical and every dot sits on the "
-            "diagonal: the difference is about 1e-16, pure rounding.",
-            "Switch to **sinusoidal**, **learned** or **RoPE**: the difference jumps to order 0.1–1. "
-            "The same word now gets a different vector (or a differently rotated query/key) at a "
-            "different place.",
-            'A repeated word ("the") gets identical rows with **none**: the head cannot even tell the '
-            "two copies apart.",
+            f"With **none**, the middle and right heatmaps are identical and every dot sits on the diagonal: "
+            f"the difference is rounding error (below {charts.EQUIVARIANT_TOL:.0e})."
+            + (f" Here it is {gap:.1e}." if pe == "none" else ""),
+            second_notice(pe, label, gap),
+            (
+                f'A repeated word (here "{escape_markdown(repeated[0])}") gets identical rows with **none**: '
+                "the head cannot even tell the copies apart."
+                if repeated
+                else "Type a sentence with a repeated word: with **none** its copies get identical rows, so the "
+                "head cannot even tell them apart."
+            ),
             "RoPE changes the weights but adds nothing to the word vectors: it acts only inside the "
             "query–key comparison.",
         ]

@@ -17,11 +17,12 @@ from explorer.params import PARAMS, ensure_notice_slot, escape_markdown, widget
 page_setup("sinusoidal")
 st.title("Sinusoidal heatmap")
 st.markdown(
-    "Every position p gets a vector of d numbers. Pair j of that vector is a point going round "
-    "a circle at its own speed θ_j: the first pairs come back every six tokens or so, the last "
-    "ones need tens of thousands of tokens for one turn. Read a row of the heatmap like an "
-    "odometer: the fast columns tell neighbouring positions apart, the slow columns say roughly "
-    "where in the sequence you are."
+    "Every position p gets a vector of d numbers. Pair j of that vector is a point going round a "
+    "circle at its own speed θ_j = b^(−2j/d): the first pair turns by exactly one radian per token "
+    "(a full turn every 2π ≈ 6.3 tokens) whatever d and b are, and each later pair is slower by the "
+    "same factor b^(2/d), down to the last pair, which needs 2π·b^((d−2)/d) tokens for one turn. Read "
+    "a row of the heatmap like an odometer: the fast pairs tell neighbouring positions apart, the slow "
+    "pairs say roughly where in the sequence you are."
 )
 formula(  # two lines: one is too wide for presentation mode with the sidebar open
     r"\begin{gathered}PE(p, 2j) = \sin(p\,\theta_j),\quad PE(p, 2j+1) = \cos(p\,\theta_j),\\ "
@@ -63,6 +64,48 @@ def first_n_matrices(n: int, d_model: int, base: float):
 def offset_distances(seq_len: int, d_model: int, base: float):
     k = np.arange(1, seq_len)
     return k, posenc.distance_by_offset(k, d_model, base=base)
+
+
+def sinusoidal_notices(seq_len: int, d_model: int, base: float, layout: str, wl: np.ndarray) -> list[str]:
+    """ "What to notice", computed from the settings on screen."""
+    n_pairs = d_model // 2
+    if n_pairs == 1:
+        items = [
+            "With d = 2 there is a single pair (columns 0 and 1), turning one radian per token: a full turn "
+            "every 2π ≈ 6.3 tokens."
+        ]
+    else:
+        if layout == "interleaved":
+            where = (
+                "Columns 0 and 1 (pair 0) change fastest from row to row; pair j sits in columns 2j and 2j + 1, "
+                f"so the speed falls from left to right, down to columns {2 * n_pairs - 2} and {2 * n_pairs - 1}."
+            )
+        else:
+            where = (
+                f"Pair j sits in columns j (sine) and {n_pairs} + j (cosine), so each half of the table runs "
+                f"from fast to slow: columns 0 and {n_pairs} change fastest, columns {n_pairs - 1} and "
+                f"{2 * n_pairs - 1} slowest."
+            )
+        never = int(np.sum(wl > seq_len))
+        items = [
+            where + " The speeds form a geometric series (each pair slower than the last by b^(2/d)).",
+            f"The wavelengths run from 2π ≈ 6.3 to {wl.max():,.0f} tokens: a straight line on the log axis. "
+            f"{never} of {n_pairs} pairs have a wavelength longer than the {seq_len:,} positions shown, so they "
+            "never complete a turn inside them.",
+        ]
+    items.append(
+        "The similarity matrix has constant diagonals: how alike two encodings are depends only on how far "
+        "apart the positions are, never on where they are."
+    )
+    if seq_len >= 2:
+        k, dist = offset_distances(seq_len, d_model, base)
+        i = int(np.argmin(dist))
+        items.append(
+            f"No two of these {seq_len:,} positions share an encoding: the closest two are k = {int(k[i])} apart "
+            f"and differ by {dist[i]:.3g} (every encoding has length √(d/2) = {np.sqrt(n_pairs):.3g})."
+        )
+    items.append("Switch the layout: the numbers are the same, only the column order changes.")
+    return items
 
 
 # ---------------------------------------------------------------------------------- the view
@@ -128,8 +171,8 @@ def view() -> None:
             "not in the data at all. That picture looks sharp and is wrong.\n\n"
             "Columns are averaged only when there are more than "
             f"{charts.OVERVIEW_MAX_COLS} of them, and then sines only with sines and cosines only "
-            "with cosines, over neighbouring pairs (whose frequencies differ by less than 1 %). "
-            "The zoom window below always shows exact values."
+            f"with cosines, over neighbouring pairs (whose frequencies differ by the factor b^(2/d) = "
+            f"{base ** (2 / d_model):.4g} here). The zoom window below always shows exact values."
             + (f"\n\nNow: {note}" if note else "\n\nNow: nothing is averaged.")
         )
 
@@ -284,18 +327,7 @@ def view() -> None:
                 height=320,
             )
 
-    notice_list(
-        [
-            "The left (low) dimensions flicker from row to row, the right (high) ones change slowly: "
-            "each pair has its own speed, and the speeds form a geometric series.",
-            f"The wavelengths run from 2π ≈ 6.3 to {wl.max():,.0f} tokens: a straight line on the log "
-            "axis. Pairs above the sequence length never complete a turn inside the sequence.",
-            "The similarity matrix has constant diagonals: how alike two encodings are depends only "
-            "on how far apart the positions are, never on where they are.",
-            "No two positions share an encoding: the closest pair is still a clear distance apart.",
-            "Switch the layout: the numbers are the same, only the column order changes.",
-        ]
-    )
+    notice_list(sinusoidal_notices(seq_len, d_model, base, layout, wl))
 
     page_footer(
         "sinusoidal",

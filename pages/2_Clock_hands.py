@@ -5,6 +5,8 @@ URL keys: d_model, base, m (the start position p; shared with the RoPE pages), n
 The in-chart slider, play checkbox and speed menu live in the browser only (not in the URL).
 """
 
+import math
+
 import streamlit as st
 
 import posenc
@@ -17,9 +19,10 @@ page_setup("clocks")
 st.title("Frequency clock hands")
 st.markdown(
     "Think of every (sin, cos) pair of the encoding as the hand of a clock. One token further "
-    "turns hand j by the same angle θ_j wherever you are: the first hand by a whole radian, the "
-    "last by a sliver of a degree. The position is written in the hands the way the time is "
-    "written on a watch: the fast hands give the fine detail, the slow hands the big picture."
+    "turns hand j by the same angle θ_j = b^(−2j/d) wherever you are: the first hand by exactly one "
+    "radian, each later hand by less, down to the last hand's b^(−(d−2)/d) radians. The position is "
+    "written in the hands the way the time is written on a watch: the fast hands give the fine "
+    "detail, the slow hands the big picture."
 )
 formula(
     r"\begin{gathered}\varphi_j(p) = p\,\theta_j,\qquad \theta_j = b^{-2j/d},\qquad"
@@ -29,6 +32,7 @@ formula(
 )
 
 P_MAX = PARAMS["m"].max  # the in-chart slider spans the same positions as the URL one
+NEAR_REPEAT = 44  # 44 tokens turn the first hand (1 rad per token) by 7 turns and 1.0°
 
 with st.container(border=True):
     c1, c2, c3, c4 = st.columns([1.2, 1.4, 1.0, 1.4])
@@ -124,13 +128,21 @@ st.caption(
     "dimensions 2j and 2j + 1 at this position (interleaved layout)."
 )
 
-fastest, slowest = wl[0], wl[-1]
+slowest = wl[-1]
+turns = (P_MAX + 1) / slowest  # turns of the last hand over every position the slider reaches
+near_repeat = abs(math.remainder(NEAR_REPEAT * theta[0], 2 * math.pi))  # θ_0 = 1 rad: 44 tokens ≈ 7 turns
 notice_list(
     [
-        f"The first hand completes a turn every {fastest:.2f} tokens (2π): after a few tokens "
-        "it has wrapped, so on its own it cannot tell position 3 from position 9.",
-        f"The last hand needs {slowest:,.0f} tokens for one turn: over a whole document it "
-        "barely moves, but it says roughly where you are.",
+        f"The first hand completes a turn every 2π ≈ {wl[0]:.2f} tokens, so on its own it almost repeats: "
+        f"positions p and p + {NEAR_REPEAT} differ on it by only {math.degrees(near_repeat):.1f}°. The slower "
+        "hands tell such positions apart.",
+        f"The last hand needs {slowest:,.0f} tokens for one turn ({360 / slowest:.3g}° per token): over "
+        f"{P_MAX + 1:,} positions it makes {turns:.3g} turns"
+        + (
+            ", less than one, so it alone says roughly where in the text you are."
+            if turns < 1
+            else ", so even the slowest hand repeats within the longest text: a larger base b slows it down."
+        ),
         "Every token turns each hand by the same angle, wherever you are: a shift by k tokens "
         "is the same rotation for every position (that is why the encoding makes offsets easy).",
         "Raise the base b: every hand after the first slows down, and the odometer line gets steeper.",

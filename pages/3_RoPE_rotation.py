@@ -33,6 +33,11 @@ formula(  # two lines: one is too wide for presentation mode with the sidebar op
     caption="(a, b) are the two coordinates of pair j: (j, j + d/2) in the half layout, (2j, 2j + 1) "
     "in the interleaved one. Angles below are measured counter-clockwise.",
 )
+st.caption(
+    "A slip met in tutorials: “R(m)·R(n) = R(m − n)”. Two rotations add their angles, R(m)·R(n) = "
+    "R(m + n); the score compares a rotated query with a rotated key, and R(m)ᵀ·R(n) = R(n − m) is "
+    "what leaves only the offset in it."
+)
 
 # ------------------------------------------------------------------------------ controls
 with st.sidebar:
@@ -192,15 +197,18 @@ with tab_head:
                 "the coordinates merely numbered differently."
             )
 
+thetas = posenc.inverse_frequencies(head_dim, base=base)
 notice_list(
     [
         "The arrow keeps its length at every position: the dots of the trajectory all sit on one circle.",
         "The measured angle between the rotated vectors equals the old angle plus (m − n)·θ_j: move m and n "
         "by the same amount and nothing in the metric cards changes except the arrows' directions.",
-        "Fast pairs (small j) turn about a radian per position; slow pairs (large j) barely move — try j near "
-        "d/2 − 1 with a large base.",
-        "The d×d matrix (tab **Whole head**) is zero except for one 2×2 rotation per pair. In the half layout a pair's four cells "
-        "sit d/2 apart (two diagonals); in the interleaved layout they touch (2×2 blocks on the diagonal).",
+        (f"Pair {j} turns θ_{j} = {np.degrees(thetas[j]):.4g}° per position; " if j else "")
+        + f"pair 0 turns exactly one radian ({np.degrees(1.0):.4g}°) per position and the slowest pair, "
+        f"j = {thetas.size - 1}, {np.degrees(thetas[-1]):.3g}° (base {base:,.0f}, d = {head_dim}).",
+        "The d×d matrix (tab **Whole head**) is zero except for one 2×2 rotation per pair. In the half layout a "
+        "pair's four cells lie on three diagonals (the main one, and d/2 above and below it); in the interleaved "
+        "layout they touch (2×2 blocks on the diagonal).",
     ]
 )
 

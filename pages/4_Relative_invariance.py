@@ -285,13 +285,20 @@ notice_list(
     [
         "In the RoPE heatmap (tab **Scores**) every diagonal (fixed n − m) has one colour; in the additive ones the colour "
         "drifts along the diagonals.",
-        f"RoPE's shift deviation ({nums['rope_dev']:.1e} in {dtype}) is round-off: float32 makes it roughly nine "
-        "orders of magnitude larger than float64, still far below the additive encodings' deviations.",
-        "Push t past the learned table's length: the learned encoding does not degrade gracefully, it has "
-        "no row to look up.",
+        f"RoPE's shift deviation ({nums['rope_dev']:.1e} in {dtype}) is round-off, under the pass mark "
+        f"{tol:.1e} that scales with {dtype}'s machine epsilon; the added sinusoid's is {nums['sinusoidal_dev']:.1e}.",
+        (
+            "The learned table has no row for the shifted positions: it does not degrade gracefully, it cannot be "
+            "looked up at all."
+            if nums["learned_dev"] is None
+            else "Push t past the learned table's length: the learned encoding does not degrade gracefully, it has "
+            "no row to look up."
+        ),
         "The sinusoidal shift matrix R_k (tab **Sinusoid shift**) is exact to round-off for every p, yet the additive score is not "
         "shift-invariant: being linearly shiftable is not the same as being relative.",
-        "The decay bound (tab **Decay**) falls with distance (with ripples): far-apart tokens get a smaller possible score.",
+        "The decay bound (tab **Decay**) is the largest score RoPE allows at each distance: with many pairs and a "
+        "large base it falls with distance (with ripples), so far-apart tokens get a smaller possible score; with "
+        "few pairs or a small base it ripples without falling (try d = 2).",
     ]
 )
 

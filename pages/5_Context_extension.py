@@ -28,6 +28,7 @@ LongRoPE's real per-pair lists cannot be given in the URL; the generators stand 
 Example, Llama 3.1 8B: ?rope_type=llama3&head_dim=128&base=500000&train_len=8192&target_len=131072&factor=8
 """
 
+import numpy as np
 import streamlit as st
 
 import posenc
@@ -232,21 +233,31 @@ with tab_precision:
         if target_len > ropeblock.FLOAT16_MAX_POSITION:
             st.caption(f"Positions stop at {ropeblock.FLOAT16_MAX_POSITION:,}, the largest number a float16 holds.")
 
+n_full_turn = int(np.sum(train_len * ext.inv_freq >= 2 * np.pi))  # pairs that finish a turn within L
+af = ext.attention_factor
 notice_list(
     [
-        "Fast pairs (left) turn many times within L, so any angle they meet later repeats one they have "
-        "seen; the trouble is the slow pairs on the right that never finished a turn in training.",
+        f"{n_full_turn} of {n_pairs} pairs (the fastest, on the left of the charts) complete at least one turn within "
+        f"L = {train_len:,}: any angle they meet later repeats one seen in training. The other {n_pairs - n_full_turn} "
+        f"never finished a turn; at T = {target_len:,}, {n_ood} of them reach angles never seen with this block.",
         "**Linear** (Position Interpolation) brings every pair back in range but divides all of them by s: "
         "the fastest pair's step per token shrinks s-fold, so neighbouring tokens become harder to tell apart.",
-        "**NTK-aware**, **YaRN** and **Llama 3** (tab **Rescaling**) leave the fast pairs alone and slow down only the slow "
-        "ones — NTK smoothly through a larger base, YaRN with a ramp between `low` and `high` (set in turns "
-        "over L by beta_fast / beta_slow), Llama 3 with wavelength bands.",
-        "YaRN and LongRoPE also multiply cos and sin by an attention factor a > 1 (tab **Attention**), so every logit grows by "
-        "a²: attention gets sharper to offset the flatter scores of a longer context.",
+        "**NTK-aware** keeps pair 0 exactly and slows every later pair a little more, the slowest s-fold (for d > 2); **YaRN** "
+        "keeps the pairs that turn more than beta_fast times over L, divides those turning fewer than beta_slow "
+        "times by s and blends in between; **Llama 3** does the same by wavelength bands (tab **Rescaling**).",
+        (
+            f"This block multiplies cos and sin by a = {af:.4f}, so every logit is scaled by a² = {af**2:.4f}: "
+            + ("attention gets sharper." if af > 1 else "attention gets flatter.")
+            if not np.isclose(af, 1.0)
+            else "This block's attention factor is 1: logits are not rescaled. YaRN and LongRoPE multiply cos and "
+            "sin by a factor a (tab **Attention**), above 1 by default once s > 1."
+        ),
         "**Dynamic NTK** recomputes the base from the current length: with T ≤ L it changes nothing.",
-        "Tab **Precision**: float16 stores the fastest pair's angle m·θ_0 = m to the nearest 1 rad from m = 1,024 (2 rad from "
-        "2,048), bfloat16 already from m = 128: their cos and sin stop meaning anything. Compute the angles "
-        "in float32 (its error stays small) and cast afterwards.",
+        "Tab **Precision**: float16 holds every whole number up to 2,048 and bfloat16 up to 256, so the unscaled pair 0's angle "
+        "m·θ_0 = m is exact up to there; beyond, and for every other pair (θ_j and the product m·θ_j are rounded), "
+        "the angle's error grows with m. Compute the angles in float32 and cast afterwards.",
+        "A claim met in tutorials: RoPE has “no length limit”. The formula runs at any m, but a model meets "
+        "angles past L it never saw in training (the pairs counted above): that is what these methods repair.",
     ]
 )
 

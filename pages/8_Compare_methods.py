@@ -43,9 +43,8 @@ formula(
     r"\\ \text{ALiBi:}\;& s(m,n) = (x_qW_q)\cdot(x_kW_k)/\sqrt d \;-\; \text{slope}\cdot|m-n|"
     r"\\ \text{NoPE:}\;& s(m,n) = (x_qW_q)\cdot(x_kW_k)/\sqrt d"
     r"\end{aligned}",
-    caption="Relative means s(m + t, n + t) = s(m, n) for every m, n, t. The shift test measures "
-    "the largest violation over m, n < L/2 with t = L − L/2 (so the learned table still has rows).",
 )
+shift_caption = st.empty()  # filled once L is known (the shift test's window depends on it)
 
 c1, c2, c3, c4, c5, c6 = st.columns(6)
 dim = int(widget("head_dim", container=c1))
@@ -65,6 +64,12 @@ seed = int(widget("seed", container=c5))
 alibi_head = int(widget("alibi_head", container=c6))
 
 checks = all_checks(dim, trained_len, test_len, seed, base, alibi_head)
+n_shift = checks[0]["shift_positions"]
+shift_caption.caption(
+    f"Relative means s(m + t, n + t) = s(m, n) for every m, n, t. The shift test measures the largest "
+    f"violation over m, n < {n_shift} with t = {checks[0]['shift_offset']} (= L − {n_shift}, so the learned "
+    "table still has rows)."
+)
 slope = float(alibi_slopes(ALIBI_HEADS)[alibi_head - 1])
 
 table = charts.summary_table(checks, trained_len=trained_len, test_len=test_len, dim=dim)
@@ -81,18 +86,30 @@ show_chart(
     width="content",
 )
 
+passing = [
+    charts.METHOD_LABELS[c["method"]]
+    for c in checks
+    if c["method"] != "nope" and charts.relative_cell(c).startswith("✓")
+]
 notice_list(
     [
-        "Of the methods that carry position, only **RoPE** and **ALiBi** pass the shift test: their "
-        "score depends on m − n alone "
-        "(deviation at rounding level). Added encodings also mix position with content "
-        "(x·p cross terms), so their score depends on where the pair sits.",
+        (
+            f"Of the methods that carry position, {' and '.join(f'**{p}**' for p in passing)} pass the shift test "
+            "here: their score depends on m − n alone (deviation at rounding level). "
+            if passing
+            else "No method that carries position passes the shift test with these settings. "
+        )
+        + "Added encodings also mix position with content (x·p cross terms), so their score depends on where "
+        "the pair sits.",
         "**Learned** is the only method with parameters (L·d) and the only one that cannot even be "
         "evaluated past L: the table has no row there.",
-        "**NoPE** passes the shift test for the wrong reason: its scores never change, and the "
-        "shuffle gap is rounding error. Within one layer it cannot see word order at all.",
+        "**NoPE** passes the shift test for the wrong reason: its scores never change, and the shuffle gap is "
+        "rounding error. That holds without a causal mask, as in this test; a decoder's causal mask already breaks "
+        "the symmetry (a token sees how many came before it), which is how trained NoPE decoders can still use order.",
         "Computing beyond L is not the same as working beyond L: RoPE models usually need "
         "frequency scaling to stretch (see *Context extension*); ALiBi was designed to extrapolate.",
+        "A test met in tutorials: the cosine similarity of PE(p + k) − PE(p) across p. It cannot tell a "
+        "relative encoding from one that is not; the shift test above compares the scores themselves.",
     ]
 )
 

@@ -273,6 +273,7 @@ def method_checks(
     """The numbers behind one row of the "compare methods" table, computed for seeded toy weights.
 
     - ``shift_deviation``: :func:`posenc.relative.shift_deviation` of :func:`pair_scores` over
+      (``shift_positions`` = n and ``shift_offset`` = t below)
       positions 0 … n−1 shifted by t, with n = min(⌊L/2⌋, ``max_shift_positions``), t = L − n
       (the farthest shift for which a learned table still has rows);
     - ``score_spread``: max − min of the scores the shift test computed, i.e. over (m, n) in
@@ -344,6 +345,7 @@ def method_checks(
     return {
         "method": method,
         "shift_n": n,
+        "shift_positions": n,
         "shift_offset": t,
         "shift_deviation": shift_dev,
         "score_spread": float(max(c.max() for c in computed) - min(c.min() for c in computed)),

@@ -207,7 +207,14 @@ def test_dimension_curves_values_and_legend():
     names = enc["color"]["sort"]
     assert names[0].startswith("i = 0: sin, pair 0") and "λ = 6.283" in names[0]
     assert names[2].startswith("i = 6: sin, pair 3")
-    assert "oscillate fast" in title_lines(spec)[0]
+    # The title names the fastest and the slowest curve drawn, with their wavelengths (pair 0: 2π; pair 3).
+    assert title_lines(spec)[0] == (
+        f"Dimension 0 turns once every {2 * math.pi:.4g} tokens, dimension 6 once every {wl[3]:,.0f}"
+    )
+    one_pair = spec_of(
+        charts.dimension_curves(positions, values[:, :2], [0, 1], d_model=8, layout="interleaved", wavelengths=wl)
+    )
+    assert title_lines(one_pair)[0] == f"Pair 0: one turn every {2 * math.pi:.4g} tokens"
     with pytest.raises(ValueError, match="shape"):
         charts.dimension_curves(positions, values[:, :2], dims, d_model=8, layout="interleaved", wavelengths=wl)
 

@@ -95,7 +95,7 @@ def test_each_tab_draws_its_own_charts():
     views = run_views()
     expected = {
         "Zoom": ["every value"],
-        "Curves": ["oscillate fast"],
+        "Curves": [" turn"],
         "Wavelengths": ["Wavelengths grow geometrically"],
         "Similarity": ["constant along every diagonal", "zero only on the diagonal", "Every position is unique"],
         "Numbers": [],
@@ -122,7 +122,7 @@ def test_defaults():
     assert any("Interleaved layout" in line for line in overview["title"]["subtitle"])
     zoom = find(specs, "every value")
     assert zoom["usermeta"]["imagechart"]["shape"] == [128, 64]
-    find(specs, "oscillate fast")
+    find(specs, " turn")
     find(specs, "Wavelengths grow geometrically")
     find(specs, "constant along every diagonal")
     find(specs, "zero only on the diagonal")
@@ -201,7 +201,7 @@ def test_every_control_at_its_maximum():
     zoom = find(specs, "every value")
     assert zoom["usermeta"]["imagechart"]["shape"] == [256, 256]
     assert zoom["usermeta"]["imagechart"]["reduce"] == "none"
-    curves = find(specs, "oscillate fast")
+    curves = find(specs, " turn")
     (data,) = [df for df in curves["_data"].values() if "curve" in df]
     assert sorted(data["dim"].unique()) == [0, 1, 2, 3, 1024, 1025, 2046, 2047]
     # concatenated: dimension 1024 is cos of pair 0
@@ -251,7 +251,7 @@ def test_hostile_text_is_not_rendered_as_markup():
     at = run({"curve_dims": "<b>x</b>, [link](http://x), 3", "sin_view": "Curves"})
     warnings = " ".join(w.value for w in at.warning)
     assert "<b>" not in warnings and "](http" not in warnings
-    curves = find(charts_by_title(at), "oscillate fast")
+    curves = find(charts_by_title(at), " turn")
     (data,) = [df for df in curves["_data"].values() if "curve" in df]
     assert data["dim"].unique().tolist() == [3]
 

@@ -231,10 +231,11 @@ def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layou
     if values.shape != (positions.size, len(dims)):
         raise ValueError(f"values must have shape ({positions.size}, {len(dims)}), got {values.shape}")
     names = []
+    pairs = []
     for i in dims:
         fn, j = dimension_role(i, d_model, layout)
-        lam = f"{wl[j]:.4g}" if wl[j] < 1000 else f"{wl[j]:,.0f}"
-        names.append(f"i = {i}: {fn}, pair {j}, λ = {lam}")
+        pairs.append(j)
+        names.append(f"i = {i}: {fn}, pair {j}, λ = {_tokens(wl[j])}")
     df = pd.DataFrame(
         {
             "position": np.tile(positions, len(dims)),
@@ -260,9 +261,17 @@ def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layou
             ],
         )
     )
+    fastest, slowest = int(np.argmin(wl[pairs])), int(np.argmax(wl[pairs]))
+    if pairs[fastest] == pairs[slowest]:
+        title = f"Pair {pairs[0]}: one turn every {_tokens(wl[pairs[0]])} tokens"
+    else:
+        title = (
+            f"Dimension {dims[fastest]} turns once every {_tokens(wl[pairs[fastest]])} tokens, "
+            f"dimension {dims[slowest]} once every {_tokens(wl[pairs[slowest]])}"
+        )
     return _finish(
         chart,
-        "Low dimensions oscillate fast, high dimensions barely move",
+        title,
         [
             f"Each curve is one column of the table over positions {int(positions[0])} … "
             f"{int(positions[-1])} (the zoom window).",
@@ -270,6 +279,11 @@ def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layou
         ],
         height=300,
     )
+
+
+def _tokens(wavelength: float) -> str:
+    """A wavelength in tokens, as the curves' legend and title write it."""
+    return f"{wavelength:.4g}" if wavelength < 1000 else f"{wavelength:,.0f}"
 
 
 def wavelength_chart(wavelengths, *, seq_len: int, base: float, d_model: int) -> alt.LayerChart:

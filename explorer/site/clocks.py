@@ -53,7 +53,7 @@ PAGE = Page(
     tour=(
         Step(
             {"d_model": 64, "n_clocks": 8, "m": 100},
-            "The same numbers as clock hands. One more token turns every hand by its own fixed angle — the first by about a radian, the last by a sliver — wherever you are in the text.",
+            "The same numbers as clock hands. One more token turns every hand by its own fixed angle — the first by exactly one radian, the last by a sliver — wherever you are in the text.",
         ),
     ),
     deep_link=DeepLink(

@@ -91,7 +91,7 @@ PAGE = Page(
     tour=(
         Step(
             {"home_pe": "none"},
-            "Attention on its own cannot see word order: shuffle the sentence and every word gets exactly the output it had before, merely listed in a new place.",
+            "Attention without a causal mask cannot see word order: shuffle the sentence and every word gets exactly the output it had before, merely listed in a new place.",
         ),
         Step(
             {"home_pe": "sinusoidal"},

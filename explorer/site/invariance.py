@@ -124,7 +124,7 @@ PAGE = Page(
     snippet=snippet,
     tour=(
         Step(
-            {"seq_len": 64, "shift_t": 100},
+            {"seq_len": 64, "shift_t": 100, "table_len": 256},  # the table has rows up to 63 + 100
             "Move both tokens 100 places further on: RoPE's scores stay the same to the last digits, while adding sinusoidal or learned vectors to the input changes them.",
         ),
     ),
