@@ -322,8 +322,12 @@ def wavelength_chart(inv_freq, scaled_inv_freq, *, train_len: int, target_len: i
     stretched = int(np.sum(after > before * (1 + 1e-9)))
     return per_pair_chart(
         {"before: λ_j = 2π/θ_j": before, "after: λ′_j = 2π/θ′_j": after},
-        title=f"Scaling stretches {stretched} of {before.size} wavelengths; "
-        f"{slow} pairs are longer than L and never complete a turn in training",
+        title=(
+            f"Scaling stretches {stretched} of {before.size} wavelengths; "
+            if stretched
+            else "No wavelength is stretched; "
+        )
+        + f"{slow} pairs are longer than L and never complete a turn in training",
         subtitle="Wavelength per pair in tokens (log scale): how many tokens one full turn takes.",
         y_title="wavelength (tokens, log scale)",
         colors={"before: λ_j = 2π/θ_j": BEFORE, "after: λ′_j = 2π/θ′_j": AFTER},
@@ -453,7 +457,12 @@ def score_chart(distances, score_before, score_after, *, train_len: int, target_
     if np.any(r > train_len):
         curves[names[1]] = (r[unseen], before[unseen])
     curves[names[2]] = (r, score_after)
-    title = "Scaling stretches the score curve so that distances up to T look like trained ones"
+    scaled = not np.allclose(score_after, before)
+    title = (
+        "Scaling reshapes the score curve over the distances up to T"
+        if scaled
+        else "No scaling: distances beyond L get scores the model never saw in training"
+    )
     return line_chart(
         curves,
         title=title,
@@ -575,8 +584,7 @@ def phase_error_chart(positions, errors: Mapping[str, np.ndarray], *, floor: flo
         subtitle=[
             f"cos/sin of m·θ′_j computed in each dtype vs exact, worst pair per position "
             f"(log scale; errors below {floor:g} drawn at {floor:g}).",
-            "Grey dashed line: error 1, where the rotation is as good as random (float16 and "
-            "bfloat16 both end up there).",
+            "Grey line: error 1, where the rotation is as good as random.",
         ],
         x_title="position m",
         y_title="phase error (log scale)",
