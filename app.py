@@ -9,7 +9,7 @@ import streamlit as st
 
 from explorer.charts import home as charts
 from explorer.exports import labelled_matrices, page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
 from explorer.manifest import PAGES
 from explorer.params import ensure_notice_slot, escape_markdown, get, widget
 from posenc import attention as att
@@ -61,23 +61,24 @@ def fmt_gap(gap: float) -> str:
 
 
 st.title("Why position matters")
-st.write(
-    "An attention head compares every word with every other word, but nothing in that comparison "
-    "says *where* a word stands (this head has no causal mask: every word sees every other). Shuffle the sentence and the head computes the very same numbers, "
-    "merely listed in the new order: to the head, the two sentences are the same bag of words. "
-    "A position signal is what breaks this tie. Type a sentence, then switch the position signal on."
-)
-formula(
-    r"\underbrace{\mathrm{Attn}(PX)}_{\text{shuffled sentence}} \;=\; "
-    r"\underbrace{P\,\mathrm{Attn}(X)}_{\text{original outputs, shuffled}}"
-    r"\qquad\text{and}\qquad A(PX) = P\,A(X)\,P^{\top}",
-)
-formula(
-    r"\text{where}\quad \mathrm{Attn}(X) = A(X)\,XW_v,\qquad "
-    r"A(X) = \mathrm{softmax}\!\Big(\frac{XW_q\,(XW_k)^{\top}}{\sqrt d}\Big)",
-    caption="P is the shuffle as a permutation matrix. The identity holds for any weights when the "
-    "head gets no positions; adding PE(p) to the inputs or rotating q, k by position breaks it.",
-)
+with intro():
+    st.write(
+        "An attention head compares every word with every other word, but nothing in that comparison "
+        "says *where* a word stands (this head has no causal mask: every word sees every other). Shuffle the sentence and the head computes the very same numbers, "
+        "merely listed in the new order: to the head, the two sentences are the same bag of words. "
+        "A position signal is what breaks this tie. Type a sentence, then switch the position signal on."
+    )
+    formula(
+        r"\underbrace{\mathrm{Attn}(PX)}_{\text{shuffled sentence}} \;=\; "
+        r"\underbrace{P\,\mathrm{Attn}(X)}_{\text{original outputs, shuffled}}"
+        r"\qquad\text{and}\qquad A(PX) = P\,A(X)\,P^{\top}",
+    )
+    formula(
+        r"\text{where}\quad \mathrm{Attn}(X) = A(X)\,XW_v,\qquad "
+        r"A(X) = \mathrm{softmax}\!\Big(\frac{XW_q\,(XW_k)^{\top}}{\sqrt d}\Big)",
+        caption="P is the shuffle as a permutation matrix. The identity holds for any weights when the "
+        "head gets no positions; adding PE(p) to the inputs or rotating q, k by position breaks it.",
+    )
 
 
 # ---------------------------------------------------------------------------------- the view

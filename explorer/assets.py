@@ -6,13 +6,23 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 
 #: Always on: the tour panel's narration in large type; on the RoPE page, the blocks that share a
 #: wrapping row with a fixed-size chart (the metric cards, the pair map) move below the chart
-#: rather than shrink under the width they need (two cards; the pair map's title).
+#: rather than shrink under the width they need (two cards; the pair map's title). On every
+#: screen: a chart of fixed size wider than its column (a clock face on a phone) shrinks to the
+#: column as a whole (its SVG keeps its viewBox; tooltips still work), a display formula wider
+#: than the screen scrolls inside its own box instead of being cut, the tab bar wraps instead of
+#: hiding its last tabs, and Streamlit's "Deploy" button (for the app's author, not its readers)
+#: is hidden.
 BASE_CSS = """<style>
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
 [data-testid="stTabs"] [role="tab"] p { font-size: 1.1rem; }
 [data-testid="stLayoutWrapper"]:has(> .st-key-rope_pair_metrics) { flex-basis: 24rem; }
 [data-testid="stLayoutWrapper"]:has(> .st-key-rope_head_pairs) { flex-basis: 26rem; }
+[data-testid="stVegaLiteChart"] { max-width: 100%; }
+[data-testid="stVegaLiteChart"] > svg { max-width: 100%; height: auto; }
+.katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; }
+[data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; }
+[data-testid="stAppDeployButton"] { display: none !important; }
 </style>"""
 
 #: Presentation mode: a larger rem base (Streamlit sizes text, widgets and spacing in rem), the
@@ -111,5 +121,22 @@ SVG_EXPORT_JS = """<script>
   }
   new MutationObserver(scan).observe(document.body, {childList: true, subtree: true});
   scan();
+  /* The guided tour: when the panel shows another step, go to the top of the page, so the
+     narration (and the step's chart under it) is in view whatever was scrolled before. */
+  var lastStep = null;
+  function tourStep() {
+    var panel = document.querySelector('.st-key-tour_panel [data-testid="stCaptionContainer"]');
+    var text = panel ? panel.textContent : null;
+    if (text && text !== lastStep) {
+      lastStep = text;
+      var main = document.querySelector('[data-testid="stMain"]');
+      if (main) { main.scrollTo({top: 0}); }
+      window.scrollTo({top: 0});
+    } else if (!text) {
+      lastStep = null;
+    }
+  }
+  new MutationObserver(tourStep).observe(document.body, {childList: true, subtree: true, characterData: true});
+  tourStep();
 })();
 </script>"""

@@ -23,7 +23,7 @@ from explorer import assets, compat, current, manifest, mode, notices, tour
 from explorer.pagespec import Page
 from explorer.render import show_chart
 
-__all__ = ["APP_TITLE", "FAVICON", "cached", "formula", "notice_list", "page_setup", "show_chart"]
+__all__ = ["APP_TITLE", "FAVICON", "cached", "formula", "intro", "notice_list", "page_setup", "show_chart"]
 
 APP_TITLE = "Positional-encoding explorer"
 #: Browser-tab icon used when a page's icon is a Material symbol: Streamlit loads a Material
@@ -81,6 +81,20 @@ def _nav_link(page: Page) -> None:
         # link keeps such tests (and the page) working. In the served app this never happens;
         # tests/test_manifest.py checks that every declared script exists.
         st.markdown(f"[{page.title}]({page.url_path or './'})")
+
+
+def intro() -> Any:
+    """The container for a page's introduction (its opening text and formulas): the page itself,
+    or, while a guided-tour step is shown, a closed "About this page" expander, so the step's
+    narration, controls and chart fit the first screen of a projector.
+
+        with intro():
+            st.markdown("…")
+            formula(r"…")
+    """
+    if tour.active_step(quiet=True) is not None:
+        return st.expander("About this page: the idea and the formulas", icon=":material/info:")
+    return st.container()
 
 
 def cached(func: Callable | None = None, *, max_entries: int = 32, **kwargs: Any) -> Any:

@@ -1,9 +1,9 @@
 """`show_chart`: every chart in the app is drawn through it (never ``st.altair_chart``).
 
 It sends the Vega-Lite spec Streamlit itself would send (`explorer.compat.vega_lite_spec`),
-styled by the pure `explorer.charts.style.style_spec`: a white card with dark text, so the
-builders' colours also read on the dark theme, and in presentation mode every font size and
-fixed view height scaled (the chart's own config wins).
+styled by the pure `explorer.charts.style.style_spec`: a card in the browser's theme (white, or
+dark with the builders' colours mapped to read on it), with a text description for screen
+readers, and in presentation mode every font size and fixed view height scaled.
 """
 
 from __future__ import annotations
@@ -25,4 +25,13 @@ def show_chart(chart: Any, *, container: Any = None, **kwargs: Any) -> Any:
     """
     target = st if container is None else container
     spec = chart if isinstance(chart, dict) else compat.vega_lite_spec(chart)
-    return target.vega_lite_chart(spec=style_spec(spec, presenting=mode.is_on()), **kwargs)
+    return target.vega_lite_chart(spec=style_spec(spec, presenting=mode.is_on(), dark=_dark_theme()), **kwargs)
+
+
+def _dark_theme() -> bool:
+    """Whether the browser shows the dark theme (``st.context.theme``, reported by the browser;
+    unknown before the first page load and in AppTest: then the light card)."""
+    try:
+        return st.context.theme.type == "dark"
+    except Exception:
+        return False

@@ -35,6 +35,7 @@ METHOD_PARAMS: Mapping[str, tuple[str, ...]] = {
     "yarn": ("factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor", "truncate"),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
     "longrope": ("factor", "short_gen", "long_gen"),
+    "proportional": ("factor", "partial_rotary_factor"),
 }
 
 #: LongRoPE factor-list generators offered instead of typing d/2 numbers.
@@ -77,8 +78,9 @@ def build_rope_block(
     names = METHOD_PARAMS.get(rope_type, ())
     if not names:
         return block
-    block["original_max_position_embeddings"] = int(train_len)
     method = posenc.ROPE_METHODS[rope_type]
+    if "original_max_position_embeddings" in method.key_names:  # HF ignores it elsewhere, with a warning
+        block["original_max_position_embeddings"] = int(train_len)
     for name in names:
         value = values[name]
         if name in ("short_gen", "long_gen"):

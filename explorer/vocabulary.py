@@ -13,7 +13,7 @@ from posenc.models import PRESETS
 from posenc.scaling import ROPE_SCALING
 
 # 150000 is gpt-oss's rope_theta (posenc.models.PRESETS: every preset's base must be an option).
-BASE_OPTIONS = (10, 100, 500, 1000, 10000, 50000, 100000, 150000, 500000, 1000000)
+BASE_OPTIONS = (10, 100, 500, 1000, 10000, 50000, 100000, 150000, 500000, 1000000, 2000000, 5000000)
 SCHEMES = ("redblue", "viridis", "magma", "blueorange")
 #: Longest tour the `step` parameter can address (the tour has fewer steps).
 MAX_TOUR_STEPS = 30
@@ -125,7 +125,7 @@ SHARED: tuple[Param, ...] = (
         "number",
         16384,
         min=16,
-        max=1048576,
+        max=16777216,  # 2^24: Llama 4 Scout's max_position_embeddings is 10,485,760
         help="The context length you want to run at. Dynamic NTK and LongRoPE also use it as "
         "the current sequence length.",
     ),
@@ -213,7 +213,8 @@ METHOD_PARAMS: tuple[Param, ...] = (
         "radio",
         "yarn",
         options=tuple(ROPE_SCALING),
-        help="How the RoPE frequencies are rescaled, with the names HF transformers uses in a config's rope block.",
+        help="How the RoPE frequencies are rescaled: HF transformers' rope_type names, and **ntk** (static "
+        "NTK-aware scaling, which a config.json writes as rope_type default with a larger rope_theta).",
     ),
     Param(
         "short_gen",

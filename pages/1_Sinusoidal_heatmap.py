@@ -11,26 +11,27 @@ import streamlit as st
 import posenc
 from explorer.charts import sinusoidal as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
 from explorer.params import PARAMS, ensure_notice_slot, escape_markdown, widget
 
 page_setup("sinusoidal")
 st.title("Sinusoidal heatmap")
-st.markdown(
-    "Every position p gets a vector of d numbers. Pair j of that vector is a point going round a "
-    "circle at its own speed θ_j = b^(−2j/d): the first pair turns by exactly one radian per token "
-    "(a full turn every 2π ≈ 6.3 tokens) whatever d and b are, and each later pair is slower by the "
-    "same factor b^(2/d), down to the last pair, which needs 2π·b^((d−2)/d) tokens for one turn. Read "
-    "a row of the heatmap like an odometer: the fast pairs tell neighbouring positions apart, the slow "
-    "pairs say roughly where in the sequence you are."
-)
-formula(  # two lines: one is too wide for presentation mode with the sidebar open
-    r"\begin{gathered}PE(p, 2j) = \sin(p\,\theta_j),\quad PE(p, 2j+1) = \cos(p\,\theta_j),\\ "
-    r"\theta_j = b^{-2j/d},\quad \lambda_j = \frac{2\pi}{\theta_j} = 2\pi\, b^{2j/d}\end{gathered}",
-    caption="That is the interleaved layout of the paper. The concatenated layout "
-    "(tensor2tensor) puts sin(p·θ_j) in column j and cos(p·θ_j) in column d/2 + j: "
-    "the same numbers, columns in another order.",
-)
+with intro():
+    st.markdown(
+        "Every position p gets a vector of d numbers. Pair j of that vector is a point going round a "
+        "circle at its own speed θ_j = b^(−2j/d): the first pair turns by exactly one radian per token "
+        "(a full turn every 2π ≈ 6.3 tokens) whatever d and b are, and each later pair is slower by the "
+        "same factor b^(2/d), down to the last pair, which needs 2π·b^((d−2)/d) tokens for one turn. Read "
+        "a row of the heatmap like an odometer: the fast pairs tell neighbouring positions apart, the slow "
+        "pairs say roughly where in the sequence you are."
+    )
+    formula(  # two lines: one is too wide for presentation mode with the sidebar open
+        r"\begin{gathered}PE(p, 2j) = \sin(p\,\theta_j),\quad PE(p, 2j+1) = \cos(p\,\theta_j),\\ "
+        r"\theta_j = b^{-2j/d},\quad \lambda_j = \frac{2\pi}{\theta_j} = 2\pi\, b^{2j/d}\end{gathered}",
+        caption="That is the interleaved layout of the paper. The concatenated layout "
+        "(tensor2tensor) puts sin(p·θ_j) in column j and cos(p·θ_j) in column d/2 + j: "
+        "the same numbers, columns in another order.",
+    )
 
 
 # ------------------------------------------------------------------------- cached computations

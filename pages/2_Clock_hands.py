@@ -12,24 +12,25 @@ import streamlit as st
 import posenc
 from explorer.charts import clocks as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
 from explorer.params import PARAMS, escape_markdown, widget
 
 page_setup("clocks")
 st.title("Frequency clock hands")
-st.markdown(
-    "Think of every (sin, cos) pair of the encoding as the hand of a clock. One token further "
-    "turns hand j by the same angle θ_j = b^(−2j/d) wherever you are: the first hand by exactly one "
-    "radian, each later hand by less, down to the last hand's b^(−(d−2)/d) radians. The position is "
-    "written in the hands the way the time is written on a watch: the fast hands give the fine "
-    "detail, the slow hands the big picture."
-)
-formula(
-    r"\begin{gathered}\varphi_j(p) = p\,\theta_j,\qquad \theta_j = b^{-2j/d},\qquad"
-    r" \lambda_j = \frac{2\pi}{\theta_j}\\ (x_j, y_j) = \big(\sin p\theta_j,\ \cos p\theta_j\big)"
-    r" = \big(PE(p, 2j),\ PE(p, 2j+1)\big)\end{gathered}",
-    caption="Hand j turns clockwise by θ_j radians per token and completes a turn every λ_j tokens.",
-)
+with intro():
+    st.markdown(
+        "Think of every (sin, cos) pair of the encoding as the hand of a clock. One token further "
+        "turns hand j by the same angle θ_j = b^(−2j/d) wherever you are: the first hand by exactly one "
+        "radian, each later hand by less, down to the last hand's b^(−(d−2)/d) radians. The position is "
+        "written in the hands the way the time is written on a watch: the fast hands give the fine "
+        "detail, the slow hands the big picture."
+    )
+    formula(
+        r"\begin{gathered}\varphi_j(p) = p\,\theta_j,\qquad \theta_j = b^{-2j/d},\qquad"
+        r" \lambda_j = \frac{2\pi}{\theta_j}\\ (x_j, y_j) = \big(\sin p\theta_j,\ \cos p\theta_j\big)"
+        r" = \big(PE(p, 2j),\ PE(p, 2j+1)\big)\end{gathered}",
+        caption="Hand j turns clockwise by θ_j radians per token and completes a turn every λ_j tokens.",
+    )
 
 P_MAX = PARAMS["m"].max  # the in-chart slider spans the same positions as the URL one
 NEAR_REPEAT = 44  # 44 tokens turn the first hand (1 rad per token) by 7 turns and 1.0°

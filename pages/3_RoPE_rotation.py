@@ -14,34 +14,49 @@ import posenc
 from explorer import presets_ui
 from explorer.charts import rope as charts
 from explorer.exports import matrix_frame, page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
 from explorer.params import widget
 
 page_setup("rope")
 st.title("RoPE rotation")
-st.markdown(
-    "RoPE does not add anything to a query or key. It splits the vector into pairs of coordinates "
-    "and turns each pair, like a clock hand, by an angle proportional to the token's position; pair "
-    "j turns θ_j radians per position. Turning never changes a length, and when a query and a key "
-    "are compared only the *difference* of their turns survives — that is how relative position "
-    "gets into the attention score."
-)
-formula(  # two lines: one is too wide for presentation mode with the sidebar open
-    r"\begin{gathered}\begin{pmatrix}x'_a\\ x'_b\end{pmatrix} = \begin{pmatrix}\cos m\theta_j & -\sin m\theta_j\\ "
-    r"\sin m\theta_j & \cos m\theta_j\end{pmatrix}\begin{pmatrix}x_a\\ x_b\end{pmatrix},\qquad "
-    r"\theta_j = b^{-2j/d},\\ \langle R_m q,\ R_n k\rangle = \langle q,\ R_{n-m}\,k\rangle\end{gathered}",
-    caption="(a, b) are the two coordinates of pair j: (j, j + d/2) in the half layout, (2j, 2j + 1) "
-    "in the interleaved one. Angles below are measured counter-clockwise.",
-)
-st.caption(
-    "A slip met in tutorials: “R(m)·R(n) = R(m − n)”. Two rotations add their angles, R(m)·R(n) = "
-    "R(m + n); the score compares a rotated query with a rotated key, and R(m)ᵀ·R(n) = R(n − m) is "
-    "what leaves only the offset in it."
-)
+with intro():
+    st.markdown(
+        "RoPE does not add anything to a query or key. It splits the vector into pairs of coordinates "
+        "and turns each pair, like a clock hand, by an angle proportional to the token's position; pair "
+        "j turns θ_j radians per position. Turning never changes a length, and when a query and a key "
+        "are compared only the *difference* of their turns survives — that is how relative position "
+        "gets into the attention score."
+    )
+    formula(  # two lines: one is too wide for presentation mode with the sidebar open
+        r"\begin{gathered}\begin{pmatrix}x'_a\\ x'_b\end{pmatrix} = \begin{pmatrix}\cos m\theta_j & -\sin m\theta_j\\ "
+        r"\sin m\theta_j & \cos m\theta_j\end{pmatrix}\begin{pmatrix}x_a\\ x_b\end{pmatrix},\qquad "
+        r"\theta_j = b^{-2j/d},\\ \langle R_m q,\ R_n k\rangle = \langle q,\ R_{n-m}\,k\rangle\end{gathered}",
+        caption="(a, b) are the two coordinates of pair j: (j, j + d/2) in the half layout, (2j, 2j + 1) "
+        "in the interleaved one. Angles below are measured counter-clockwise.",
+    )
+    st.caption(
+        "A slip met in tutorials: “R(m)·R(n) = R(m − n)”. Two rotations add their angles, R(m)·R(n) = "
+        "R(m + n); the score compares a rotated query with a rotated key, and R(m)ᵀ·R(n) = R(n − m) is "
+        "what leaves only the offset in it."
+    )
 
 # ------------------------------------------------------------------------------ controls
+# The positions and the pair are the page's main controls: in the main area, next to the plane
+# they turn (the sidebar starts collapsed on phones and in presentation mode); the rest stays in
+# the sidebar.
+# The real-model select first: it fills the widgets below before they are drawn.
+presets_ui.model_picker("rope", container=st.sidebar)
+with st.container(border=True, key="rope_controls"):
+    c_m, c_n, c_d, c_j = st.columns(4)
+    m = widget("m", container=c_m)
+    n = widget("n", container=c_n)
+    head_dim = widget("head_dim", container=c_d)
+    j = widget("j", container=c_j, max=head_dim // 2 - 1)
+    st.caption(
+        "The vectors q and k, the base, the layout and a real model's settings are in the sidebar (› at the top left)."
+    )
+
 with st.sidebar:
-    presets_ui.model_picker("rope")
     st.markdown("**The pair j of q and k**")
     mode = widget("vec_input", container=st.sidebar)
     if mode == "cartesian":
@@ -54,11 +69,7 @@ with st.sidebar:
         q_in = ("polar", widget("q_angle", container=c1), widget("q_len", container=c2))
         c1, c2 = st.sidebar.columns(2)
         k_in = ("polar", widget("k_angle", container=c1), widget("k_len", container=c2))
-    st.markdown("**Positions and frequency**")
-    m = widget("m", container=st.sidebar)
-    n = widget("n", container=st.sidebar)
-    head_dim = widget("head_dim", container=st.sidebar)
-    j = widget("j", container=st.sidebar, max=head_dim // 2 - 1)
+    st.markdown("**Frequency and trajectory**")
     base = widget("base", container=st.sidebar)
     traj_m = widget("traj_m", container=st.sidebar)
     layout = widget("layout_rope", container=st.sidebar)

@@ -15,7 +15,7 @@ import posenc
 from explorer import presets_ui
 from explorer.charts import invariance as charts
 from explorer.exports import long_matrices, page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
 from explorer.params import escape_markdown, widget
 
 #: Largest N here: the score matrices are N × N and are recomputed when a control moves.
@@ -26,20 +26,30 @@ LEARNED_STD = 0.5**0.5
 
 page_setup("invariance")
 st.title("Relative-position invariance")
-st.markdown(
-    "A score that only cares about *how far apart* two tokens are must not change when both move "
-    "by the same amount. RoPE has this built in: rotating q by m and k by n leaves exactly the "
-    "rotation by n − m between them. Adding a position vector to the input instead mixes absolute "
-    "positions into the score, and shifting both tokens changes it. Below, the same q and k go "
-    "through all three encodings and the shift test measures the difference."
-)
-formula(
-    r"s(m,n) = \langle R_m q,\ R_n k\rangle = q^\top R_m^\top R_n\, k = \langle q,\ R_{n-m}\,k\rangle"
-    r"\quad\Rightarrow\quad s(m+t,\,n+t) = s(m,n)",
-    caption="R_mᵀR_n = R_(n−m) because rotations by the same frequencies compose by adding angles.",
-)
+with intro():
+    st.markdown(
+        "A score that only cares about *how far apart* two tokens are must not change when both move "
+        "by the same amount. RoPE has this built in: rotating q by m and k by n leaves exactly the "
+        "rotation by n − m between them. Adding a position vector to the input instead mixes absolute "
+        "positions into the score, and shifting both tokens changes it. Below, the same q and k go "
+        "through all three encodings and the shift test measures the difference."
+    )
+    formula(
+        r"s(m,n) = \langle R_m q,\ R_n k\rangle = q^\top R_m^\top R_n\, k = \langle q,\ R_{n-m}\,k\rangle"
+        r"\quad\Rightarrow\quad s(m+t,\,n+t) = s(m,n)",
+        caption="R_mᵀR_n = R_(n−m) because rotations by the same frequencies compose by adding angles.",
+    )
 
 # ------------------------------------------------------------------------------ controls
+# The test's own controls in the main area, next to its result (the sidebar starts collapsed on
+# phones and in presentation mode); the vectors, the precision and the encodings' settings stay
+# in the sidebar.
+with st.container(border=True, key="inv_controls"):
+    c_n, c_t = st.columns(2)
+    n_pos = widget("seq_len", container=c_n, max=MAX_POSITIONS, default=64, label="Positions N (0 … N − 1)")
+    shift_t = widget("shift_t", container=c_t)
+    st.caption("q and k, the precision, the base and the additive encodings are in the sidebar (› at the top left).")
+
 with st.sidebar:
     presets_ui.model_picker("invariance")
     st.markdown("**q and k**")
@@ -53,8 +63,6 @@ with st.sidebar:
         k_text = widget("k_text", container=st.sidebar)
         head_dim = None
     st.markdown("**The test**")
-    n_pos = widget("seq_len", container=st.sidebar, max=MAX_POSITIONS, default=64, label="Positions N (0 … N − 1)")
-    shift_t = widget("shift_t", container=st.sidebar)
     dtype = widget("score_dtype", container=st.sidebar)
     base = widget("base", container=st.sidebar)
     st.markdown("**The additive encodings**")

@@ -35,34 +35,48 @@ import posenc
 from explorer import presets_ui, ropeblock
 from explorer.charts import extension as charts
 from explorer.exports import extension_frame, page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
 from explorer.params import escape_markdown, widget
 
 page_setup("extension")
 st.title("Context extension")
-st.markdown(
-    "A RoPE model trained on L tokens has only ever seen the angles m·θ_j for m < L. Run it on a "
-    "longer text and its slow pairs — those that never completed a full turn in training — reach "
-    "angles it has never met. Every context-extension method answers the same question differently: "
-    "which pairs to slow down, by how much, and whether to sharpen attention to compensate."
-)
+with intro():
+    st.markdown(
+        "A RoPE model trained on L tokens has only ever seen the angles m·θ_j for m < L. Run it on a "
+        "longer text and its slow pairs — those that never completed a full turn in training — reach "
+        "angles it has never met. Every context-extension method answers the same question differently: "
+        "which pairs to slow down, by how much, and whether to sharpen attention to compensate."
+    )
 
 # ------------------------------------------------------------------------------------- controls
-with st.sidebar:
-    st.subheader("Model")
-    preset = presets_ui.model_picker("extension")
-    head_dim = widget("head_dim")
-    base = widget("base")
-    train_len = widget("train_len")
-    target_len = widget("target_len")
-    st.subheader("Scaling method")
+# The method, the lengths and the factor are the page's main controls: in the main area, next to
+# the charts they move (the sidebar starts collapsed on phones and in presentation mode); the
+# model's sizes and each method's finer knobs stay in the sidebar.
+# The real-model select first: it fills the widgets below before they are drawn.
+preset = presets_ui.model_picker("extension", container=st.sidebar)
+with st.container(border=True, key="ext_controls"):
     methods = tuple(posenc.ROPE_SCALING)
-    rope_type = widget("rope_type", horizontal=False, captions=[ropeblock.method_label(m) for m in methods])
-    values = {name: widget(name) for name in ropeblock.METHOD_PARAMS.get(rope_type, ())}
+    rope_type = widget("rope_type", captions=[ropeblock.method_label(m) for m in methods])
+    c_l, c_t, c_s = st.columns(3)
+    train_len = widget("train_len", container=c_l)
+    target_len = widget("target_len", container=c_t)
+    own = ropeblock.METHOD_PARAMS.get(rope_type, ())
+    values = {"factor": widget("factor", container=c_s)} if "factor" in own else {}
     if "factor" in values:
-        st.caption(f"s·L = {values['factor'] * train_len:,.0f} tokens: the length this factor is made for.")
+        c_s.caption(f"s·L = {values['factor'] * train_len:,.0f} tokens: the length this factor is made for.")
     if rope_type in ("dynamic", "longrope"):
         st.caption(f"The current sequence length is the target length T = {target_len:,}.")
+    st.caption("The head size, the base, a real model's settings and the method's other knobs are in the sidebar (›).")
+
+with st.sidebar:
+    st.subheader("Model")
+    head_dim = widget("head_dim")
+    base = widget("base")
+    st.subheader("Method settings")
+    values.update({name: widget(name) for name in own if name != "factor"})
+    if len(values) == len([n for n in own if n == "factor"]):
+        st.caption("This method has no other settings.")
+    values = {name: values[name] for name in own}  # the declared order
 
 
 @cached(max_entries=64)
@@ -103,11 +117,17 @@ n_ood = int(ext.out_of_distribution.sum())
 cols = st.columns(4)
 cols[0].metric("Attention factor a", f"{ext.attention_factor:.4f}")
 cols[1].metric("Logit multiplier a²", f"{ext.logit_multiplier:.4f}")
+change = n_ood - ext.out_of_distribution_unscaled
 cols[2].metric(
     "Pairs out of distribution",
     f"{n_ood} of {n_pairs}",
-    delta=None if used_type == "default" else f"{n_ood - ext.out_of_distribution_unscaled:+d} vs no scaling",
-    delta_color="inverse",
+    delta=None
+    if used_type == "default"
+    else f"{abs(change)} {'fewer' if change < 0 else 'more'} than unscaled"
+    if change
+    else "as many as unscaled",
+    delta_arrow="down" if change < 0 else "up" if change > 0 else "off",
+    delta_color="inverse" if change else "off",
     help="Pairs whose angle at T exceeds the largest angle of training and that never completed a "
     "full turn in training.",
 )
@@ -128,8 +148,26 @@ else:
         help="θ_last / θ′_last: how many times more tokens the slowest pair needs per turn.",
     )
 
-with st.expander("The rope block these charts use (as in a model's config.json)"):
-    st.json(ext.block, expanded=1)
+if posenc.ROPE_METHODS[used_type].hf_rope_type:
+    with st.expander("The rope block these charts use (as in a model's config.json)"):
+        st.json(ext.block, expanded=1)
+else:
+    with st.expander("The rope block these charts use, and how a config.json writes it"):
+        st.markdown(
+            f"HF transformers has no rope_type **{used_type}** (a config with it fails to load). Static "
+            "NTK-aware scaling is written as the plain rope_type with the enlarged base b′ = b·s^(d/(d−2)) "
+            "as rope_theta; both blocks below give the same frequencies."
+        )
+        c_ours, c_hf = st.columns(2)
+        c_ours.caption("posenc's shorthand")
+        c_ours.json(ext.block, expanded=1)
+        c_hf.caption("in a config.json")
+        new_base = (
+            posenc.ntk_alpha_to_base(float(ext.block["factor"]), head_dim, base=float(ext.block["rope_theta"]))
+            if head_dim > 2
+            else float(ext.block["rope_theta"]) * float(ext.block["factor"])
+        )
+        c_hf.json({"rope_type": "default", "rope_theta": new_base}, expanded=1)
 
 # ------------------------------------------------------------------------------------- charts
 st.subheader("Which pairs leave the training range")

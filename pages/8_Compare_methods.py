@@ -8,7 +8,7 @@ import streamlit as st
 
 from explorer.charts import compare as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
 from explorer.params import widget
 from posenc import alibi_slopes
 from posenc import attention as att
@@ -30,20 +30,21 @@ def all_checks(dim: int, trained_len: int, test_len: int, seed: int, base: float
 
 
 st.title("Compare methods")
-st.write(
-    "Five ways to tell attention where tokens are, tested on the same seeded query and key. "
-    "Each cell below is a check run just now with these settings: the tick or cross comes with "
-    "the number that decided it. Change d, L or the seed and the checks run again."
-)
-formula(
-    r"\begin{aligned}"
-    r"\text{sinusoidal, learned:}\;& s(m,n) = \big((x_q + p_m)W_q\big)\cdot\big((x_k + p_n)W_k\big)/\sqrt d"
-    r"\\ \text{RoPE:}\;& s(m,n) = \langle R_m\, x_qW_q,\; R_n\, x_kW_k\rangle/\sqrt d"
-    r" = \langle x_qW_q,\; R_{n-m}\, x_kW_k\rangle/\sqrt d"
-    r"\\ \text{ALiBi:}\;& s(m,n) = (x_qW_q)\cdot(x_kW_k)/\sqrt d \;-\; \text{slope}\cdot|m-n|"
-    r"\\ \text{NoPE:}\;& s(m,n) = (x_qW_q)\cdot(x_kW_k)/\sqrt d"
-    r"\end{aligned}",
-)
+with intro():
+    st.write(
+        "Five ways to tell attention where tokens are, tested on the same seeded query and key. "
+        "Each cell below is a check run just now with these settings: the tick or cross comes with "
+        "the number that decided it. Change d, L or the seed and the checks run again."
+    )
+    formula(
+        r"\begin{aligned}"
+        r"\text{sinusoidal, learned:}\;& s(m,n) = \big((x_q + p_m)W_q\big)\cdot\big((x_k + p_n)W_k\big)/\sqrt d"
+        r"\\ \text{RoPE:}\;& s(m,n) = \langle R_m\, x_qW_q,\; R_n\, x_kW_k\rangle/\sqrt d"
+        r" = \langle x_qW_q,\; R_{n-m}\, x_kW_k\rangle/\sqrt d"
+        r"\\ \text{ALiBi:}\;& s(m,n) = (x_qW_q)\cdot(x_kW_k)/\sqrt d \;-\; \text{slope}\cdot|m-n|"
+        r"\\ \text{NoPE:}\;& s(m,n) = (x_qW_q)\cdot(x_kW_k)/\sqrt d"
+        r"\end{aligned}",
+    )
 shift_caption = st.empty()  # filled once L is known (the shift test's window depends on it)
 
 c1, c2, c3, c4, c5, c6 = st.columns(6)

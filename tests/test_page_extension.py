@@ -204,11 +204,7 @@ def test_every_method_selected_in_the_session(method):
     at = run(at)
     assert_page_complete(at)
     assert not at.error
-    shown_keys = (
-        {w.key for w in at.sidebar.number_input}
-        | {w.key for w in at.sidebar.toggle}
-        | {w.key for w in at.sidebar.selectbox}
-    )
+    shown_keys = {w.key for w in at.number_input} | {w.key for w in at.toggle} | {w.key for w in at.selectbox}
     own = set(ropeblock.METHOD_PARAMS[method])
     others = set().union(*ropeblock.METHOD_PARAMS.values()) - own
     assert own <= shown_keys and not (others & shown_keys)
@@ -388,3 +384,22 @@ def test_switching_method_keeps_the_shared_controls():
     assert at.slider(key="head_dim").value == 128
     assert_charts(at, "Rescaling")
     np.testing.assert_allclose(chart_data(at, 1).value, 0.25, rtol=1e-12)
+
+
+def test_ntk_is_shown_as_the_config_block_hf_reads():
+    """HF has no rope_type "ntk": the page shows the equivalent plain block with the larger base,
+    and that block gives the same frequencies (checked with the formula b' = b·s^(d/(d−2)))."""
+
+    at = AppTest.from_file(page_path("pages/5_Context_extension.py"), default_timeout=120)
+    at.query_params["rope_type"] = "ntk"
+    at.query_params["factor"] = "8"
+    at.query_params["head_dim"] = "64"
+    at.run()
+    assert not at.exception
+    assert any("has no rope_type **ntk**" in m.value for m in at.markdown)
+    blocks = [json.loads(j.proto.body) for j in at.get("json")]
+    hf = next(b for b in blocks if b.get("rope_type") == "default")
+    assert hf["rope_theta"] == pytest.approx(10000.0 * 8 ** (64 / 62))
+    theta_hf = 1.0 / hf["rope_theta"] ** (np.arange(0, 64, 2) / 64)
+    ntk, _ = posenc.rope_inverse_frequencies({"rope_type": "ntk", "factor": 8.0}, 64, max_position_embeddings=4096)
+    np.testing.assert_allclose(ntk, theta_hf, rtol=1e-12)

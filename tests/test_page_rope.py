@@ -196,7 +196,7 @@ def test_every_control_at_its_minimum():
     assert not at.warning
     assert at.slider(key="head_dim").value == 2
     # one pair only: j has no range, so the page shows it as text instead of a slider
-    assert any("Pair index j" in md.value and "only possible value" in md.value for md in at.sidebar.markdown)
+    assert any("Pair index j" in md.value and "only possible value" in md.value for md in at.main.markdown)
     shown = metrics(at)
     assert shown["∠(k → q) before"] == "0.00°" and shown["(m − n)·θ_j"] == "0.00°"
     assert shown["predicted ∠ after"] == shown["measured ∠ after"] == "0.00°"

@@ -383,7 +383,7 @@ def test_in_the_browser(server, shots):
             expand.click()
             page.wait_for_timeout(600)
             assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()
-            page.locator("[data-testid=stSidebar] input[type=range]").nth(4).focus()  # position m
+            page.locator(".st-key-m input[type=range]").focus()  # position m (main area)
             page.keyboard.press("ArrowRight")
             _settle(page)
             assert "m=6" in page.url
@@ -457,7 +457,7 @@ def test_in_the_browser(server, shots):
             page.get_by_role("option", name="deepseek-v3").click()
             _settle(page)
             assert "model=deepseek-v3" in page.url and "layout_rope=interleaved" in page.url
-            page.locator("[data-testid=stSidebar] input[type=range]").nth(6).focus()  # head dim
+            page.locator(".st-key-head_dim input[type=range]").focus()  # head dim (main area)
             page.keyboard.press("ArrowRight")
             _settle(page)
             assert "model=" not in page.url and "head_dim=66" in page.url

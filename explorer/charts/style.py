@@ -4,10 +4,15 @@ presentation mode every font size and fixed view height scaled). Pure: no Stream
 
 from __future__ import annotations
 
+import colorsys
 import copy
-from typing import Any
+import re
+from typing import Any, TypeVar
 
 import altair as alt
+
+#: Any top-level chart: `configure` returns the same kind of chart it was given.
+_ChartT = TypeVar("_ChartT", bound=alt.TopLevelMixin)
 
 #: The text sizes every chart starts from (every size ≥ 13 px, legible on a projector).
 BASE_CONFIG: dict[str, dict[str, Any]] = {
@@ -28,7 +33,7 @@ def chart_config(**sections: dict[str, Any]) -> alt.Config:
 
 
 def configure(
-    chart: alt.TopLevelMixin,
+    chart: _ChartT,
     *,
     axis_label: int = 14,
     axis_title: int = 15,
@@ -37,7 +42,7 @@ def configure(
     legend_label: int = 14,
     legend_title: int = 14,
     view_stroke: str | None = None,
-) -> alt.TopLevelMixin:
+) -> _ChartT:
     """The chart with `chart_config` and these text sizes (one copy of the chart)."""
     return chart.properties(
         config=chart_config(
@@ -126,20 +131,116 @@ def _scale_heights(view: dict, factor: float) -> dict:
     return out
 
 
-def style_spec(spec: dict, *, presenting: bool = False, font_scale: float = FONT_SCALE) -> dict:
-    """A Vega-Lite spec drawn as a white card (see `_CARD_CONFIG`); when presenting, every font
-    size and every fixed view height times `font_scale`. Pure; the input is not modified; the
-    chart's own config wins over the card defaults."""
+#: The dark theme's card: the page's own dark colours (.streamlit/config.toml), light text, dim grid.
+DARK_BACKGROUND = "#111A2E"
+_DARK_CONFIG = {
+    "background": DARK_BACKGROUND,
+    "axis": {
+        "labelColor": "#CBD5E1",
+        "titleColor": "#F1F5F9",
+        "gridColor": "#1E293B",
+        "domainColor": "#64748B",
+        "tickColor": "#64748B",
+    },
+    "legend": {"labelColor": "#E2E8F0", "titleColor": "#F1F5F9"},
+    "header": {"labelColor": "#E2E8F0", "titleColor": "#F1F5F9"},
+    "title": {"color": "#F1F5F9", "subtitleColor": "#CBD5E1"},
+    "view": {"stroke": "#1E293B"},
+    "text": {"color": "#F1F5F9"},
+}
+#: Spec keys whose string value is a colour (marks, encodings' `value`, axis/legend/title configs).
+COLOR_KEYS = frozenset(
+    {
+        "color",
+        "fill",
+        "stroke",
+        "labelColor",
+        "titleColor",
+        "subtitleColor",
+        "gridColor",
+        "domainColor",
+        "tickColor",
+        "background",
+    }
+)
+_HEX = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}")
+
+
+def dark_color(color: str) -> str:
+    """A builder's colour, chosen for white, made to read on the dark card with the same hue: dark
+    text and lines become light, pale fills and grids become dark, mid-tones stay as they are."""
+    if not _HEX.fullmatch(color):
+        return color
+    digits = color[1:] if len(color) == 7 else "".join(c * 2 for c in color[1:])
+    r, g, b = (int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    hue, light, sat = colorsys.rgb_to_hls(r, g, b)
+    if light < 0.5:
+        light = min(max(1.0 - light, 0.62), 0.93)
+    elif light > 0.85:
+        light = max(1.0 - light, 0.1) + 0.08
+    else:
+        return color
+    r, g, b = colorsys.hls_to_rgb(hue, light, sat)
+    return "#{:02X}{:02X}{:02X}".format(*(round(c * 255) for c in (r, g, b)))
+
+
+def _walk_dark(node: Any, colour: bool = False) -> Any:
+    """Every literal colour in a spec through `dark_color` (data and expressions untouched)."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key in ("datasets", "data", "expr"):
+                out[key] = value
+            else:
+                out[key] = _walk_dark(value, colour=key in COLOR_KEYS or (colour and key in ("value", "range")))
+        return out
+    if isinstance(node, list):
+        return [_walk_dark(v, colour) for v in node]
+    if colour and isinstance(node, str):
+        return dark_color(node)
+    return node
+
+
+def _title_text(spec: dict) -> str:
+    """The chart's title and subtitle lines as one plain sentence (for `description`)."""
+    title = spec.get("title")
+    parts: list[str] = []
+    if isinstance(title, str):
+        parts.append(title)
+    elif isinstance(title, list):
+        parts += [str(line) for line in title]
+    elif isinstance(title, dict):
+        for key in ("text", "subtitle"):
+            value = title.get(key)
+            parts += [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
+    return " ".join(p.strip() for p in parts if p and str(p).strip())
+
+
+def style_spec(spec: dict, *, presenting: bool = False, dark: bool = False, font_scale: float = FONT_SCALE) -> dict:
+    """A Vega-Lite spec drawn as a card: white with dark text (see `_CARD_CONFIG`), or on the dark
+    theme the page's dark colours with light text, every colour the builder chose for white mapped
+    by `dark_color`. When presenting, every font size and every fixed view height times
+    `font_scale`. A chart without a `description` (what screen readers announce) gets its title
+    and subtitle as one. Pure; the input is not modified; the chart's own config wins over the
+    card defaults."""
     out = dict(spec)
-    config = copy.deepcopy(spec.get("config") or {})
-    for section, defaults in _CARD_CONFIG.items():
+    if dark:
+        out = _walk_dark(out)
+    config = copy.deepcopy(out.get("config") or {})
+    for section, defaults in (_DARK_CONFIG if dark else _CARD_CONFIG).items():
         if isinstance(defaults, dict):
             merged = dict(defaults)
             merged.update(config.get(section) or {})
             config[section] = merged
         else:
             config.setdefault(section, defaults)
+    if dark:
+        config["background"] = DARK_BACKGROUND
     out.setdefault("padding", dict(CARD_PADDING))
+    if not out.get("description"):
+        title = _title_text(out)
+        if title:
+            out["description"] = f"Chart: {title}"
     if presenting:
         for section, sizes in _DEFAULT_SIZES.items():
             merged = dict(sizes)
