@@ -10,6 +10,20 @@ See docs/POSENC_API.md for the full contract.
 from ._validate import parse_vector
 from .learned import learned_lookup, learned_table
 from .methods import ROPE_METHODS, MethodKey, RopeMethod, RopeParameterError, RopeParameterTypeError
+from .mrope import (
+    VISION_PRESETS,
+    VisionPreset,
+    angle_scores,
+    axial_axis_of_pairs,
+    axial_inverse_frequencies,
+    axial_rope_angles,
+    default_mrope_section,
+    grid_positions,
+    mrope_angles,
+    mrope_axis_of_pairs,
+    qwen2vl_position_ids,
+    raster_rope_angles,
+)
 from .precision import DTYPES, cos_sin, phase_error
 from .relative import (
     additive_score_matrix,
