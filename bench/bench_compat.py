@@ -80,7 +80,7 @@ def main() -> None:
     times: dict[str, dict[str, list[float]]] = {name: {} for name in workers}
     try:
         for page in PAGES:
-            for name, worker in workers.items():  # warm-up (imports, first torch load)
+            for worker in workers.values():  # warm-up (imports, first torch load)
                 measure(worker, page.script)
             for _ in range(args.runs):
                 for name, worker in workers.items():

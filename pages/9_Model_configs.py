@@ -270,10 +270,16 @@ with c3:
 with c4:
     if source == "rope_theta":
         new_theta = float(widget("new_theta", container=c4))
-        alpha = posenc.base_to_ntk_alpha(new_theta, head_dim, base=base)
+        alpha = posenc.base_to_ntk_alpha(new_theta, head_dim, base=base) if new_theta > 1 else 0.0
     else:
         alpha = float(widget("ntk_alpha", container=c4, label="Linear factor s" if source == "linear_factor" else None))
         new_theta = posenc.ntk_alpha_to_base(alpha, head_dim, base=base)
+if not new_theta > 1:  # a small alpha on a small base: b' = b·α^(d/(d−2)) is no base at all
+    st.warning(
+        f"With α = {alpha:g} on base {base:g} the new base b′ = {new_theta:.3g} is not above 1, so it defines "
+        "no frequencies; showing α = 1 (b′ = b) instead."
+    )
+    alpha, new_theta = 1.0, base
 
 theta = posenc.inverse_frequencies(head_dim, base=base)
 theta_ntk = posenc.inverse_frequencies(head_dim, base=new_theta)

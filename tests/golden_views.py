@@ -84,7 +84,8 @@ EXT = "pages/5_Context_extension.py"
 CMP = "pages/8_Compare_methods.py"
 CFG = "pages/9_Model_configs.py"
 PAGES = (HOME, SIN, CLOCKS, ROPE, INV, EXT, CMP, CFG)
-SHORT = {HOME: "home", SIN: "sin", CLOCKS: "clocks", ROPE: "rope", INV: "inv", EXT: "ext", CMP: "cmp", CFG: "cfg"}
+VIS = "pages/7_Images_and_video.py"
+SHORT = {HOME: "home", SIN: "sin", CLOCKS: "clocks", ROPE: "rope", INV: "inv", EXT: "ext", VIS: "vis", CMP: "cmp", CFG: "cfg"}
 
 #: bench/run_all.py's MAX_SETTINGS at the pre-restructure commit (copied, so that the links stay
 #: fixed whatever happens to the bench).
@@ -228,16 +229,19 @@ PRESET_PAGES = (ROPE, INV, EXT)
 #: explorer.tour.TOUR at the pre-restructure commit: (page, the step's values as URL values).
 #: `tour_consistency_problems()` checks it against explorer.tour when the golden file is written.
 TOUR_STEPS: tuple[tuple[str, dict[str, str]], ...] = (
-    (HOME, {"home_pe": "none"}),
-    (HOME, {"home_pe": "sinusoidal"}),
-    (SIN, {"seq_len": "512", "d_model": "128"}),
-    (CLOCKS, {"d_model": "64", "n_clocks": "8", "m": "100"}),
-    (ROPE, {"head_dim": "64", "j": "0", "m": "5", "n": "12"}),
-    (ROPE, {"head_dim": "64", "j": "31", "m": "500", "n": "512"}),
-    (INV, {"seq_len": "64", "shift_t": "100"}),
-    (EXT, {"head_dim": "128", "base": "10000", "train_len": "4096", "target_len": "16384", "rope_type": "default"}),
+    ("app.py", {"home_pe": "none"}),
+    ("app.py", {"home_pe": "sinusoidal"}),
+    ("pages/1_Sinusoidal_heatmap.py", {"seq_len": "512", "d_model": "128"}),
+    ("pages/2_Clock_hands.py", {"d_model": "64", "n_clocks": "8", "m": "100"}),
+    ("pages/3_RoPE_rotation.py", {"head_dim": "64", "j": "0", "m": "5", "n": "12"}),
+    ("pages/3_RoPE_rotation.py", {"head_dim": "64", "j": "31", "m": "500", "n": "512"}),
+    ("pages/4_Relative_invariance.py", {"seq_len": "64", "shift_t": "100", "table_len": "256"}),
     (
-        EXT,
+        "pages/5_Context_extension.py",
+        {"head_dim": "128", "base": "10000", "train_len": "4096", "target_len": "16384", "rope_type": "default"},
+    ),
+    (
+        "pages/5_Context_extension.py",
         {
             "head_dim": "128",
             "base": "10000",
@@ -249,7 +253,7 @@ TOUR_STEPS: tuple[tuple[str, dict[str, str]], ...] = (
         },
     ),
     (
-        EXT,
+        "pages/5_Context_extension.py",
         {
             "head_dim": "128",
             "base": "10000",
@@ -261,7 +265,7 @@ TOUR_STEPS: tuple[tuple[str, dict[str, str]], ...] = (
         },
     ),
     (
-        EXT,
+        "pages/5_Context_extension.py",
         {
             "head_dim": "128",
             "base": "500000",
@@ -275,7 +279,9 @@ TOUR_STEPS: tuple[tuple[str, dict[str, str]], ...] = (
             "ext_view": "Rescaling",
         },
     ),
-    (CMP, {}),
+    ("pages/7_Images_and_video.py", {"vis_model": "qwen2.5-vl-7b", "vis_view": "Patch grid"}),
+    ("pages/7_Images_and_video.py", {"vis_model": "qwen2.5-vl-7b", "vis_view": "Pairs and axes"}),
+    ("pages/8_Compare_methods.py", {}),
 )
 
 GARBAGE = {"seq_len": "abc", "base": "7", "d_model": "3"}
