@@ -85,7 +85,17 @@ CMP = "pages/8_Compare_methods.py"
 CFG = "pages/9_Model_configs.py"
 PAGES = (HOME, SIN, CLOCKS, ROPE, INV, EXT, CMP, CFG)
 VIS = "pages/7_Images_and_video.py"
-SHORT = {HOME: "home", SIN: "sin", CLOCKS: "clocks", ROPE: "rope", INV: "inv", EXT: "ext", VIS: "vis", CMP: "cmp", CFG: "cfg"}
+SHORT = {
+    HOME: "home",
+    SIN: "sin",
+    CLOCKS: "clocks",
+    ROPE: "rope",
+    INV: "inv",
+    EXT: "ext",
+    VIS: "vis",
+    CMP: "cmp",
+    CFG: "cfg",
+}
 
 #: bench/run_all.py's MAX_SETTINGS at the pre-restructure commit (copied, so that the links stay
 #: fixed whatever happens to the bench).
