@@ -96,9 +96,8 @@ def test_build_rope_block_uses_config_json_keys():
     assert ropeblock.build_rope_block("linear", {"factor": 4.0}, base=500000, train_len=8192, head_dim=64) == {
         "rope_type": "linear",
         "rope_theta": 500000.0,
-        "original_max_position_embeddings": 8192,
         "factor": 4.0,
-    }
+    }  # HF's linear reads no original_max_position_embeddings (it warns about unrecognized keys)
     yarn = ropeblock.build_rope_block("yarn", YARN, base=10000, train_len=4096, head_dim=64)
     assert set(yarn) == {
         "rope_type",
