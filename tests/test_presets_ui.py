@@ -95,16 +95,16 @@ def test_parsed_configs_outside_the_ranges_are_adjusted_with_a_note():
     values, notes = presets_ui.page_values(
         "extension",
         head_dim=2048,
-        rope_theta=2_000_000.0,
+        rope_theta=30_000_000.0,
         layout="half",
-        rope_parameters={"rope_type": "linear", "factor": 1000.0},
+        rope_parameters={"rope_type": "linear", "factor": 5000.0},
         max_position_embeddings=4096,
     )
-    assert values["head_dim"] == 256 and values["base"] == 1000000 and values["factor"] == 128.0
-    assert values["target_len"] == 1048576  # L·s = 4,096,000 is beyond the explorer's range
+    assert values["head_dim"] == 256 and values["base"] == 5000000 and values["factor"] == 128.0
+    assert values["target_len"] == 16777216  # L·s = 20,480,000 is beyond the explorer's range
     assert len(notes) == 4
-    assert any("rope_theta 2e+06" in n and "1e+06" in n for n in notes)
-    assert "factor 1000 is outside the explorer's range (1–128); 128 is used" in notes
+    assert any("rope_theta 3e+07" in n and "5e+06" in n for n in notes)
+    assert "factor 5000 is outside the explorer's range (1–128); 128 is used" in notes
     assert all(params.get(k).problem(v) is None for k, v in values.items())
 
 
