@@ -8,9 +8,9 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 #: wrapping row with a fixed-size chart (the metric cards, the pair map) move below the chart
 #: rather than shrink under the width they need (two cards; the pair map's title). On every
 #: screen: a chart of fixed size wider than its column (a clock face on a phone) shrinks to the
-#: column as a whole (its SVG keeps its viewBox; tooltips still work), a display formula wider
-#: than the screen scrolls inside its own box instead of being cut, the tab bar wraps instead of
-#: hiding its last tabs, and Streamlit's "Deploy" button (for the app's author, not its readers)
+#: column as a whole (its SVG keeps its viewBox; tooltips still work), on a phone a display formula
+#: wider than the screen scrolls inside its own box instead of being cut, the tab bar wraps instead of
+#: hiding its last tabs, a wide table scrolls sideways in its own box, and Streamlit's "Deploy" button (for the app's author, not its readers)
 #: is hidden.
 BASE_CSS = """<style>
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
@@ -20,8 +20,9 @@ BASE_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-rope_head_pairs) { flex-basis: 26rem; }
 [data-testid="stVegaLiteChart"] { max-width: 100%; }
 [data-testid="stVegaLiteChart"] > svg { max-width: 100%; height: auto; }
-.katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; }
+@media (max-width: 700px) { .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; } }
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; }
+[data-testid="stTable"] { overflow-x: auto; }
 [data-testid="stAppDeployButton"] { display: none !important; }
 </style>"""
 
@@ -40,7 +41,8 @@ PRESENT_CSS = """<style>
 html { font-size: 20px !important; }
 [data-testid="stToolbarActions"], [data-testid="stMainMenu"], [data-testid="stAppDeployButton"],
 [data-testid="stDecoration"], [data-testid="stStatusWidget"], footer { display: none !important; }
-[data-testid="stMainBlockContainer"] { padding: 4.5rem 2.5rem 10rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] { padding: 3.5rem 2.5rem 10rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2.3rem; padding-bottom: 0.5rem; }
 [data-testid="stExpandSidebarButton"] { transform: scale(1.4); }
 [data-testid="stSidebar"] { width: 24rem !important; }
 [data-testid="stVegaLiteChart"] { max-width: 100%; }
@@ -118,6 +120,10 @@ SVG_EXPORT_JS = """<script>
   }
   function scan() {
     document.querySelectorAll('[data-testid="stElementToolbar"]').forEach(addButton);
+    /* A display formula or a table wider than its column scrolls: make it reachable by keyboard too. */
+    document.querySelectorAll('.katex-display, [data-testid="stTable"]').forEach(function (el) {
+      if (!el.hasAttribute('tabindex')) { el.setAttribute('tabindex', '0'); }
+    });
   }
   new MutationObserver(scan).observe(document.body, {childList: true, subtree: true});
   scan();

@@ -115,7 +115,8 @@ def vega_lite_spec(chart: Any) -> dict:
             return chart.to_dict()
     from streamlit.elements.vega_charts import _convert_altair_to_vega_lite_spec
 
-    return _convert_altair_to_vega_lite_spec(_Unvalidated(chart))
+    # ignore: typed for Altair charts, but Streamlit only calls .to_dict() on it (a duck-typed wrapper)
+    return _convert_altair_to_vega_lite_spec(_Unvalidated(chart))  # type: ignore[arg-type]
 
 
 _ALTAIR_TABLES: dict[tuple[type, ...], Any] = {}

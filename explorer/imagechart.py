@@ -386,7 +386,8 @@ def image_heatmap(
             color=alt.Color(
                 "value:Q",
                 title=value_title,
-                scale=alt.Scale(scheme=scheme, domain=[lo, hi], nice=False, zero=False, clamp=True),
+                # ignore: the stub takes only a Literal of Vega's scheme names; scheme is one (checked above)
+                scale=alt.Scale(scheme=scheme, domain=[lo, hi], nice=False, zero=False, clamp=True),  # type: ignore[arg-type]
                 legend=alt.Legend(title=value_title, gradientLength=max(50, int(height * 0.55))),
             ),
             tooltip=tooltip,
@@ -402,7 +403,7 @@ def image_heatmap(
     else:
         title_params = None
 
-    chart = alt.layer(image, hover).properties(
+    chart = alt.LayerChart(layer=[image, hover]).properties(
         width=width,
         height=height,
         usermeta={
@@ -432,8 +433,10 @@ def fit_heatmap_legend(chart: alt.LayerChart, length: int, *, orient: str = "rig
     """
     for layer in chart.layer:
         encoding = getattr(layer, "encoding", alt.Undefined)
-        colour = alt.Undefined if encoding is alt.Undefined else encoding.color
-        if colour is alt.Undefined:
+        if alt.utils.is_undefined(encoding):
+            continue
+        colour = encoding.color
+        if alt.utils.is_undefined(colour):
             continue
         legend = colour.to_dict().get("legend")
         if legend:  # method syntax returns a copy with the legend replaced

@@ -85,14 +85,15 @@ def _nav_link(page: Page) -> None:
 
 def intro() -> Any:
     """The container for a page's introduction (its opening text and formulas): the page itself,
-    or, while a guided-tour step is shown, a closed "About this page" expander, so the step's
-    narration, controls and chart fit the first screen of a projector.
+    or, in presentation mode and while a guided-tour step is shown, a closed "About this page"
+    expander, so the page's controls and main chart (and a step's narration) fit the first screen
+    of a projector.
 
         with intro():
             st.markdown("…")
             formula(r"…")
     """
-    if tour.active_step(quiet=True) is not None:
+    if mode.is_on() or tour.active_step(quiet=True) is not None:
         return st.expander("About this page: the idea and the formulas", icon=":material/info:")
     return st.container()
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from explorer import params, site
 from explorer.pagespec import Page
@@ -76,8 +77,9 @@ def problems() -> list[str]:
     for attr in ("slug", "script", "url_path", "title"):
         values = [getattr(p, attr) for p in PAGES]
         out += [f"two pages have the {attr} {v!r}" for v in set(values) if values.count(v) > 1]
-    if len(TOUR) > params.get("step").max:
-        out.append(f"{len(TOUR)} tour steps, but the step parameter allows {params.get('step').max}")
+    step_max = params.get("step").max  # an int_slider: always has a max
+    if step_max is not None and len(TOUR) > step_max:
+        out.append(f"{len(TOUR)} tour steps, but the step parameter allows {step_max}")
     for number, step in enumerate(TOUR, start=1):
         if not step.narration.strip():
             out.append(f"step {number}: no narration")
@@ -88,7 +90,7 @@ def problems() -> list[str]:
     return out
 
 
-def _value_problems(values: dict) -> list[str]:
+def _value_problems(values: Mapping[str, Any]) -> list[str]:
     out = []
     for key, value in values.items():
         if key not in params.PARAMS:
@@ -98,7 +100,7 @@ def _value_problems(values: dict) -> list[str]:
     return out
 
 
-def _raw_problems(query: dict) -> list[str]:
+def _raw_problems(query: Mapping[str, str]) -> list[str]:
     out = []
     for key, raw in query.items():
         if key not in params.PARAMS:

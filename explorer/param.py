@@ -112,13 +112,15 @@ class Param:
                 raise ValueError(f"{self.key}: a {self.kind} needs min and max")
             if not self.min <= self.max:  # == only via a page's override; widget() handles it
                 raise ValueError(f"{self.key}: min must be <= max, got {self.min} and {self.max}")
+            step = self.step
             if self.is_int:
-                if self.step is None:
-                    object.__setattr__(self, "step", 1)
-            elif self.step is None:
+                if step is None:
+                    step = 1
+                    object.__setattr__(self, "step", step)
+            elif step is None:
                 raise ValueError(f"{self.key}: a float parameter needs a step")
-            if not self.step > 0:
-                raise ValueError(f"{self.key}: step must be > 0, got {self.step}")
+            if not step > 0:
+                raise ValueError(f"{self.key}: step must be > 0, got {step}")
         if self.kind in OPTION_KINDS:
             if not self.options:
                 raise ValueError(f"{self.key}: a {self.kind} needs options")
@@ -147,6 +149,13 @@ class Param:
     def text_max_len(self) -> int:
         return int(self.max) if self.max is not None else _TEXT_DEFAULT_MAX_LEN
 
+    def _numeric_range(self) -> tuple[float | int, float | int, float | int]:
+        """(min, max, step) of a numeric parameter: `__post_init__` makes sure all three are set."""
+        lo, hi, step = self.min, self.max, self.step
+        if lo is None or hi is None or step is None:  # pragma: no cover - not a numeric kind
+            raise ValueError(f"{self.key}: a {self.kind} has no numeric range")
+        return lo, hi, step
+
     def problem(self, value: Any) -> str | None:
         """Why `value` is not allowed for this parameter (a phrase), or None if it is fine."""
         kind = self.kind
@@ -157,14 +166,15 @@ class Param:
                 return "is not a finite number"
             if self.is_int and value != int(value):
                 return "is not a whole number"
-            if value < self.min or value > self.max:
-                return f"is outside the allowed range {fmt_number(self.min)}–{fmt_number(self.max)}"
-            k = (value - self.min) / self.step
+            lo, hi, step = self._numeric_range()
+            if value < lo or value > hi:
+                return f"is outside the allowed range {fmt_number(lo)}–{fmt_number(hi)}"
+            k = (value - lo) / step
             if abs(k - round(k)) > 1e-9 * max(1.0, abs(k)):
-                return f"is not on the {fmt_number(self.step)}-step grid starting at {fmt_number(self.min)}"
+                return f"is not on the {fmt_number(step)}-step grid starting at {fmt_number(lo)}"
             return None
         if kind in OPTION_KINDS:
-            if value not in self.options:
+            if value not in (self.options or ()):
                 return f"is not one of {self.options_phrase()}"
             return None
         if kind == "toggle":
@@ -267,11 +277,12 @@ class Param:
                 return self.default
             if not math.isfinite(value):
                 return self.default
-            v = min(max(value, self.min), self.max)
-            k = round((v - self.min) / self.step)
-            v = self.min + k * self.step
-            if v > self.max:
-                v -= self.step
+            lo, hi, step = self._numeric_range()
+            v = min(max(value, lo), hi)
+            k = round((v - lo) / step)
+            v = lo + k * step
+            if v > hi:
+                v -= step
             if self.is_int:
                 return int(round(v))
             # Keep a clean float (0.30000000000000004 -> 0.3) without changing grid values.

@@ -35,8 +35,9 @@ import streamlit as st
 
 from explorer import params
 from explorer.ropeblock import METHOD_PARAMS as _METHOD_PARAMS
+from posenc.config import ParsedConfig
 from posenc.methods import ROPE_METHODS
-from posenc.models import PRESETS, ModelPreset
+from posenc.models import PRESETS, ModelPreset, preset_config
 
 PAGES = ("rope", "invariance", "extension")
 #: The page script of each preset-aware page (for links and the tour).
@@ -188,14 +189,50 @@ def extension_values(
 _PAGE_FUNCTIONS = {"rope": rope_values, "invariance": invariance_values, "extension": extension_values}
 
 
-def preset_settings(preset: ModelPreset) -> dict[str, Any]:
-    """A preset's fields as the keywords the page functions take."""
+_PARSED: dict[str, ParsedConfig | None] = {}
+
+
+def parsed_preset(preset: ModelPreset) -> ParsedConfig | None:
+    """The preset's published config, parsed (per layer); None for a preset without one. Cached."""
+    if preset.key not in _PARSED:
+        _PARSED[preset.key] = preset_config(preset)
+    return _PARSED[preset.key]
+
+
+def layers_differ(preset: ModelPreset) -> bool:
+    """True when the preset's layers do not all use the same rope (per-layer RoPE or NoPE layers)."""
+    parsed = parsed_preset(preset)
+    if parsed is None or not parsed.layer_plans:
+        return False
+    return bool(parsed.layer_blocks) or any(not p.rope for p in parsed.layer_plans)
+
+
+def layer_rope_block(preset: ModelPreset, layer: int | None) -> tuple[dict[str, Any], int | None]:
+    """(rope block, the layer it is from) for `layer` of the preset: a NoPE layer has none, so the
+    nearest RoPE layer's is returned with its index; None/unknown layer: the preset's own block."""
+    parsed = parsed_preset(preset)
+    if layer is None or parsed is None or not parsed.layer_plans or not layers_differ(preset):
+        return dict(preset.rope_parameters), None
+    n = len(parsed.layer_plans)
+    layer = min(max(int(layer), 0), n - 1)
+    for distance in range(n):
+        for candidate in (layer - distance, layer + distance):
+            if 0 <= candidate < n and parsed.layer_plans[candidate].rope:
+                block = parsed.layer_block(candidate)
+                if block is not None:
+                    return dict(block), candidate
+    return dict(preset.rope_parameters), None
+
+
+def preset_settings(preset: ModelPreset, layer: int | None = None) -> dict[str, Any]:
+    """A preset's fields as the keywords the page functions take (the rope of `layer`, if its layers differ)."""
+    block, _ = layer_rope_block(preset, layer)
     return dict(
         head_dim=preset.head_dim,
-        rope_theta=preset.rope_theta,
+        rope_theta=float(block.get("rope_theta", preset.rope_theta)),
         layout=preset.layout,
         partial_rotary_factor=preset.partial_rotary_factor,
-        rope_parameters=dict(preset.rope_parameters),
+        rope_parameters=block,
         max_position_embeddings=preset.max_position_embeddings,
     )
 
@@ -209,11 +246,12 @@ def page_values(page: str, **settings: Any) -> tuple[dict[str, Any], list[str]]:
     return function(**settings)
 
 
-def preset_values(page: str, preset: ModelPreset | str) -> dict[str, Any]:
-    """The values of `page` for a preset (or its key); presets always fit exactly."""
+def preset_values(page: str, preset: ModelPreset | str, layer: int | None = None) -> dict[str, Any]:
+    """The values of `page` for a preset (or its key) and, for a per-layer model, one of its layers;
+    presets always fit exactly."""
     if isinstance(preset, str):
         preset = PRESETS[preset]
-    values, _ = page_values(page, **preset_settings(preset))
+    values, _ = page_values(page, **preset_settings(preset, layer))
     return values
 
 
@@ -246,12 +284,19 @@ def preset_label(key: str) -> str:
 
 
 # ---------------------------------------------------------------------------- the widget
+def _selected_layer() -> int | None:
+    value = st.session_state.get("layer")
+    if value is None:
+        value = _url_value("layer")
+    return None if value is None else int(value)
+
+
 def _apply_selected(page: str) -> None:
-    """on_change of the model select: write the preset's values into the page's widget keys."""
+    """on_change of the model select (and of the layer): write the preset's values into the page's widget keys."""
     key = st.session_state.get("model", CUSTOM)
     if key == CUSTOM or key not in PRESETS:
         return
-    for name, value in preset_values(page, key).items():
+    for name, value in preset_values(page, key, _selected_layer()).items():
         st.session_state[name] = value
 
 
@@ -269,13 +314,16 @@ def _url_value(key: str) -> Any:
         return None
 
 
+url_value = _url_value  # public: the configs page reads its example choice the same way
+
+
 def _sync(page: str) -> None:
     """Before the select is drawn: keep `model` honest (see the module docstring)."""
     state = st.session_state
     if "model" in state:
         selected = state["model"]
         if selected in PRESETS:
-            for name, value in preset_values(page, selected).items():
+            for name, value in preset_values(page, selected, _selected_layer()).items():
                 if name in state and not same_value(state[name], value):
                     _to_custom()
                     break
@@ -284,7 +332,7 @@ def _sync(page: str) -> None:
     if selected is None or selected == CUSTOM:
         return
     mismatch = False
-    for name, value in preset_values(page, selected).items():
+    for name, value in preset_values(page, selected, _selected_layer()).items():
         given = _url_value(name)
         if given is not None:
             mismatch = mismatch or not same_value(given, value)
@@ -306,11 +354,13 @@ def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:
     """Draw the "Real model" select for `page`; returns the selected preset (None for custom)."""
     container = st.sidebar if container is None else container
     _sync(page)
-    key = params.widget("model", container=container, on_change=_apply_selected, args=(page,))
+    key = params.widget("model", container=container, on_change=_apply_selected, args=(page,), format_func=preset_label)
     if key not in PRESETS:
         container.caption("Pick a published model to load its exact RoPE settings.")
         return None
     preset = PRESETS[key]
+    if layers_differ(preset):
+        _layer_picker(preset, page, container)
     extra = ""
     if preset.partial_rotary_factor < 1:
         extra = (
@@ -319,3 +369,26 @@ def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:
         )
     container.caption(f"**{params.escape_markdown(preset.name)}** — {params.escape_markdown(preset.notes + extra)}")
     return preset
+
+
+def _layer_picker(preset: ModelPreset, page: str, container: Any) -> None:
+    """The "Decoder layer" number for a model whose layers differ, and what that layer does."""
+    parsed = parsed_preset(preset)
+    if parsed is None:
+        return
+    n = len(parsed.layer_plans)
+    layer = int(params.widget("layer", container=container, max=n - 1, on_change=_apply_selected, args=(page,)))
+    plan = parsed.layer_plans[min(layer, n - 1)]
+    _, used = layer_rope_block(preset, layer)
+    span = "all earlier tokens" if plan.attention == "full" else f"a {plan.attention} window of {plan.window:,} tokens"
+    if plan.rope:
+        block = parsed.layer_block(plan.index) or {}
+        what = (
+            f"rotates with rope_type {block.get('rope_type', 'default')}, base {float(block.get('rope_theta', 0)):,.0f}"
+        )
+        container.caption(f"Layer {plan.index} of {n} ({plan.layer_type or 'one type'}): {what}; it attends to {span}.")
+    else:
+        container.caption(
+            f"Layer {plan.index} of {n} has no RoPE (NoPE; it attends to {span}): nothing rotates there, so this "
+            f"page shows layer {used}'s rope, the nearest layer that has one."
+        )

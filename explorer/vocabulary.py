@@ -165,6 +165,17 @@ SHARED: tuple[Param, ...] = (
         help="Fill this page's settings with a published model's exact RoPE values "
         "(explorer.presets_ui). Changing any of them afterwards switches back to custom.",
     ),
+    Param(
+        "layer",
+        "Decoder layer",
+        "number",
+        0,
+        min=0,
+        max=4095,
+        step=1,
+        help="For a model whose layers differ (per-layer RoPE, NoPE layers): whose rope this page uses. "
+        "Counted from 0, as HF's layer_types.",
+    ),
 )
 
 

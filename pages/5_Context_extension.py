@@ -101,6 +101,15 @@ if ext.error:
     )
 factor = ext.block.get("factor")
 
+# ------------------------------------------------------ the main chart, right under its controls
+st.subheader("Which pairs leave the training range")
+show_chart(
+    charts.angle_reach_chart(
+        ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=train_len, target_len=target_len
+    ),
+    width="stretch",
+)
+
 # ------------------------------------------------------------------------------------- formula
 st.subheader(ropeblock.method_label(used_type))
 formula(posenc.ROPE_METHODS[used_type].latex)  # the method's declared rule (posenc.methods)
@@ -127,15 +136,15 @@ cols[2].metric(
     if change
     else "as many as unscaled",
     delta_arrow="down" if change < 0 else "up" if change > 0 else "off",
-    delta_color="inverse" if change else "off",
+    delta_color="normal" if change < 0 else "inverse" if change > 0 else "off",  # fewer is good: green
     help="Pairs whose angle at T exceeds the largest angle of training and that never completed a "
     "full turn in training.",
 )
 if ext.yarn_range is not None:
     low, high = ext.yarn_range
     cols[3].metric(
-        "YaRN correction range",
-        f"pairs {low:g} – {high:g}",
+        "YaRN ramp: pairs",
+        f"{low:g} – {high:g}",
         help="Below low: θ kept (≥ beta_fast turns over L). Above high: θ/s (< beta_slow turns).",
     )
 elif ext.bands is not None:
@@ -168,15 +177,6 @@ else:
             else float(ext.block["rope_theta"]) * float(ext.block["factor"])
         )
         c_hf.json({"rope_type": "default", "rope_theta": new_base}, expanded=1)
-
-# ------------------------------------------------------------------------------------- charts
-st.subheader("Which pairs leave the training range")
-show_chart(
-    charts.angle_reach_chart(
-        ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=train_len, target_len=target_len
-    ),
-    width="stretch",
-)
 
 # Only the open tab is computed and drawn (the choice is in the URL: ?ext_view=Attention).
 tab_wavelengths, tab_rescaling, tab_attention, tab_pi, tab_precision = widget("ext_view")
@@ -239,6 +239,19 @@ with tab_attention:
                     for name in af_curves
                 },
                 dashed=(yarn_reference,) if len(af_curves) > 1 else (),
+            ),
+            width="stretch",
+        )
+        # Llama 4's attention temperature (HF Llama4TextConfig defaults floor_scale 8192, attn_scale 0.1)
+        temp_positions = np.unique(np.round(np.geomspace(1, max(target_len, 4 * 8192), 400)))
+        show_chart(
+            charts.temperature_chart(
+                temp_positions,
+                posenc.attention_temperature(temp_positions, floor_scale=8192, attn_scale=0.1),
+                np.array([posenc.yarn_get_mscale(max((p + 1) / train_len, 1.0)) ** 2 for p in temp_positions]),
+                floor_scale=8192,
+                attn_scale=0.1,
+                train_len=train_len,
             ),
             width="stretch",
         )

@@ -432,7 +432,7 @@ with tab_res:
                         title=title,
                         subtitle=[
                             f"axial 2D, query at the centre {centre}",
-                            f"positions × {train}/{new}" if label == "interpolated" else "positions 0, 1, 2, …",
+                            f"positions × {train}/{new}" if label == "interpolated" else "positions 0, 1, 2 and on",
                         ],
                         domain=None if own_range else (-1.0, 1.0),
                         description=f"Axial 2D RoPE similarity of the centre patch with every patch: {title}.",

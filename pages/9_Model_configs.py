@@ -1,9 +1,10 @@
 """Model configs: read a real config.json (or its rope block), the published presets, and a converter
 between the knobs people mix up (NTK alpha, a new rope_theta, a linear factor).
 
-URL keys: conv_from, ntk_alpha, new_theta, head_dim, base (the converter). The pasted text, the
-example picker and the fallback sizes are session-only (a config is too big for a link); the
-"Open in …" buttons carry the parsed values to the other pages.
+URL keys: conv_from, ntk_alpha, new_theta, head_dim, base (the converter); cfg (the pasted text,
+compressed: explorer.site.configs.encode_text, at most MAX_LINK_CHARS characters) and cfg_example
+(the example choice). The fallback sizes are session-only; the "Open in …" buttons carry the parsed
+values to the other pages.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import pandas as pd
 import streamlit as st
 
 import posenc
-from explorer import manifest, presets_ui, tour
+from explorer import manifest, params, presets_ui, tour
 from explorer.charts import configs as charts
 from explorer.exports import page_footer
 from explorer.layout import cached, formula, notice_list, page_setup, show_chart
 from explorer.links import view_query, view_url
 from explorer.params import escape_markdown, widget
+from explorer.site import configs as site
 from posenc.config import ERROR, parse_model_config
 from posenc.models import PRESETS
 
@@ -56,6 +58,8 @@ ROPE_BLOCK_EXAMPLE = """{"rope_type": "llama3", "factor": 8.0, "low_freq_factor"
 def example_config(key: str) -> str:
     """A config.json fragment with a preset's values (the keys a real file uses for them)."""
     preset = PRESETS[key]
+    if preset.config is not None:  # the published config's position fields, verbatim
+        return json.dumps(json.loads(json.dumps(dict(preset.config), default=list)), indent=2)
     block = {k: v for k, v in dict(preset.rope_parameters).items() if k not in ("rope_theta", "partial_rotary_factor")}
     block = {k: list(v) if isinstance(v, tuple) else v for k, v in block.items()}
     size_key = "qk_rope_head_dim" if MODEL_TYPES[key].startswith("deepseek") else "head_dim"
@@ -75,22 +79,75 @@ EXAMPLES = {
     "": "(choose an example)",
     "rope_block": "A rope block on its own (Llama 3.1's)",
     "broken": "A broken config (to see the messages)",
-    **{key: f"{preset.name} (built from the preset)" for key, preset in PRESETS.items()},
+    **{
+        key: f"{preset.name} ({'its published config' if preset.config is not None else 'built from the preset'})"
+        for key, preset in PRESETS.items()
+    },
 }
 
 
-def _load_example() -> None:
-    choice = st.session_state.get("cfg_example", "")
+def example_text(choice: str) -> str | None:
     text = {"broken": BROKEN_EXAMPLE, "rope_block": ROPE_BLOCK_EXAMPLE}.get(choice)
     if text is None and choice in PRESETS:
         text = example_config(choice)
+    return text
+
+
+def _set_text(text: str) -> None:
+    st.session_state[TEXT_KEY] = text
+    st.session_state[TEXT_MIRROR] = text
+    _put_text_in_url(text)
+
+
+def _put_text_in_url(text: str) -> None:
+    """The text into the link (``cfg``), unless it is an example unchanged (``cfg_example`` says it) or too long."""
+    example = example_text(st.session_state.get("cfg_example", "") or "")
+    if not text.strip() or text == example:
+        params.set_url_param("cfg", None)
+        return
+    encoded = site.encode_text(text)
+    if len(encoded) > site.MAX_LINK_CHARS:
+        params.set_url_param("cfg", None)
+        st.session_state["_cfg_too_long"] = len(encoded)
+        return
+    st.session_state.pop("_cfg_too_long", None)
+    params.set_url_param("cfg", encoded)
+
+
+def _load_example() -> None:
+    text = example_text(st.session_state.get("cfg_example", "") or "")
     if text is not None:
-        st.session_state[TEXT_KEY] = text
-        st.session_state[TEXT_MIRROR] = text
+        _set_text(text)
 
 
 def _keep_text() -> None:
-    st.session_state[TEXT_MIRROR] = st.session_state.get(TEXT_KEY, "")
+    text = st.session_state.get(TEXT_KEY, "")
+    st.session_state[TEXT_MIRROR] = text
+    _put_text_in_url(text)
+
+
+def _text_from_link() -> None:
+    """A link's ``cfg`` (else its ``cfg_example``) fills the text box on the first run of a session."""
+    if st.session_state.get("_cfg_link_read"):
+        return
+    st.session_state["_cfg_link_read"] = True
+    raw = st.query_params.get_all("cfg")
+    if raw:
+        try:
+            text = site.decode_text(params.get("cfg").parse(raw))
+        except (params.ParamError, site.LinkTextError) as exc:
+            reason = exc.reason if isinstance(exc, params.ParamError) else str(exc)
+            st.session_state["_cfg_link_problem"] = reason
+            params.set_url_param("cfg", None)
+            return
+        st.session_state[TEXT_KEY] = text
+        st.session_state[TEXT_MIRROR] = text
+        return
+    choice = st.session_state.get("cfg_example") or presets_ui.url_value("cfg_example")
+    text = example_text(choice or "")
+    if text is not None:
+        st.session_state[TEXT_KEY] = text
+        st.session_state[TEXT_MIRROR] = text
 
 
 @cached(max_entries=32)
@@ -109,13 +166,19 @@ st.markdown(
 
 # ----------------------------------------------------------------------------------- paste
 st.subheader("Paste a config.json (or just its rope block)")
+_text_from_link()
 if TEXT_KEY not in st.session_state:
     st.session_state[TEXT_KEY] = st.session_state.get(TEXT_MIRROR, "")
+if st.session_state.get("_cfg_link_problem"):
+    st.warning(
+        "The config in this link could not be read: the cfg value "
+        + escape_markdown(st.session_state.pop("_cfg_link_problem"))
+        + ". The text box starts empty.",
+        icon=":material/link_off:",
+    )
 left, right = st.columns([3, 1.3])
 with right:
-    st.selectbox(
-        "Start from an example", list(EXAMPLES), format_func=EXAMPLES.get, key="cfg_example", on_change=_load_example
-    )
+    widget("cfg_example", container=right, format_func=EXAMPLES.get, on_change=_load_example)
     with st.expander("Sizes for a rope block on its own"):
         fallback_head_dim = int(st.number_input("head_dim", 2, 1024, 128, step=2, key="cfg_head_dim"))
         fallback_max_pos = int(st.number_input("max_position_embeddings", 1, 10_000_000, 4096, key="cfg_max_pos"))
@@ -127,9 +190,16 @@ with left:
         height=300,
         on_change=_keep_text,
         placeholder='{"head_dim": 128, "rope_theta": 500000.0, "rope_scaling": {...}}',
-        help="Stays in this browser session only; nothing is stored or put in the link.",
+        help="Put in the link (compressed) so the view can be shared; nothing is stored on the server.",
     )
 st.session_state[TEXT_MIRROR] = text
+if st.session_state.get("_cfg_too_long"):
+    st.warning(
+        f"This text is too long for a link ({st.session_state['_cfg_too_long']:,} characters compressed; the "
+        f"limit is {site.MAX_LINK_CHARS:,}): the link to this view does not include it. Paste only the "
+        "position-related keys (sizes, rope block, layer settings) to share it.",
+        icon=":material/link_off:",
+    )
 
 parsed = parse(text, fallback_head_dim, fallback_max_pos) if text.strip() else None
 if parsed is None:
@@ -185,6 +255,26 @@ else:
             st.json(parsed.rope_parameters, expanded=1)
         if parsed.notes:
             st.markdown("**Notes**\n\n" + "\n".join(f"- {escape_markdown(n)}" for n in parsed.notes))
+
+    # ------------------------------------------------------------------ per layer (issue #14)
+    if parsed.ok and parsed.layer_plans:
+        st.subheader("Layer by layer")
+        blocks = [parsed.layer_block(i) for i in range(len(parsed.layer_plans))]
+        layer_table = charts.layer_frame(parsed.layer_plans, blocks)
+        show_chart(charts.layer_strip_chart(layer_table), width="stretch")
+        groups = layer_table.groupby(["rope", "attention"], sort=False)["layer"].apply(list)
+        lines = []
+        for (rope, span), layers_ in groups.items():
+            shown = ", ".join(str(i) for i in layers_[:10]) + (", …" if len(layers_) > 10 else "")
+            lines.append(f"- **{len(layers_)} layer(s)** ({shown}): {escape_markdown(rope)}; {escape_markdown(span)}")
+        st.markdown("\n".join(lines))
+        if parsed.temperature:
+            t = parsed.temperature
+            st.caption(
+                "On the NoPE layers q is multiplied by 1 + "
+                f"{t['attn_scale']:g}·ln(⌊(pos+1)/{t['floor_scale']:g}⌋ + 1) (Llama 4's attention temperature; "
+                "the Context extension page's Attention tab draws it)."
+            )
 
     # -------------------------------------------------------------------- open it elsewhere
     if parsed.ok and parsed.head_dim is not None:
@@ -253,8 +343,9 @@ st.subheader("NTK alpha, rope_theta and linear factor: the same knob?")
 st.markdown(
     "Three numbers get mixed up when people stretch a RoPE model. A **linear** factor s divides every "
     "frequency by s. An **NTK alpha** α instead raises the base, b′ = b·α^(d/(d−2)): the fastest pair "
-    "keeps its speed and the slowest is slowed by exactly α. And some models simply ship a larger "
-    "**rope_theta**, which is an NTK alpha in disguise."
+    "keeps its speed and the slowest is slowed by exactly α. Many models were instead *trained* with a larger "
+    "**rope_theta** (Llama 3: 500,000; Qwen2.5: 1,000,000): nothing is scaled there, the base is simply theirs. "
+    "The converter says which NTK alpha would turn a model trained with b into one with b′, and back."
 )
 formula(
     r"b' = b\,\alpha^{d/(d-2)}\quad\Longleftrightarrow\quad \alpha = (b'/b)^{(d-2)/d},\qquad"
@@ -291,9 +382,12 @@ m[3].metric("Fastest pair stretched", f"× {theta[0] / theta_ntk[0]:.4g}", help=
 frame = charts.wavelength_frame(theta, theta_ntk, alpha)
 show_chart(charts.wavelength_compare_chart(frame, alpha=alpha, new_base=new_theta, base=base), width="stretch")
 e1, e2, e3 = st.columns(3)
-e1.markdown("**NTK alpha as a rope block**")
-e1.json({"rope_type": "ntk", "factor": round(alpha, 6), "rope_theta": base})
-e2.markdown("**…the same frequencies as a new base**")
+e1.markdown("**NTK alpha in a config.json**")
+e1.markdown(
+    f"HF transformers has no rope_type for static NTK-aware scaling: a config states α = {alpha:.6g} as "
+    f"rope_type `default` with the larger base b·α^(d/(d−2)) = {new_theta:,.2f} (the block beside this)."
+)
+e2.markdown("**…the rope block that does it**")
 e2.json({"rope_type": "default", "rope_theta": round(new_theta, 4)})
 e3.markdown("**Linear: not the same**")
 e3.json({"rope_type": "linear", "factor": round(alpha, 6), "rope_theta": base})
@@ -304,8 +398,8 @@ notice_list(
         "higher; the linear line is α times higher everywhere, fast pairs included.",
         "So a linear factor s and an NTK alpha s reach the same longest wavelength, but only NTK keeps "
         "neighbouring tokens as easy to tell apart as in training.",
-        "A config that only raises rope_theta is using NTK-style scaling without saying so; its alpha is "
-        "(b′/b)^((d−2)/d).",
+        "A larger rope_theta in a config is not by itself scaling: Llama 3 and Qwen2.5 were trained with theirs. "
+        "It is NTK-aware scaling only when a model trained with b is run with b′, and then α = (b′/b)^((d−2)/d).",
         "Problems in a pasted config are reported against the key they concern, with the value described "
         "rather than echoed, and an error never stops the page.",
     ]

@@ -8,6 +8,8 @@ See docs/POSENC_API.md for the full contract.
 """
 
 from ._validate import parse_vector
+from .config import ParsedConfig, parse_model_config
+from .layers import LayerPlan, attention_temperature, default_theta
 from .learned import learned_lookup, learned_table
 from .methods import ROPE_METHODS, MethodKey, RopeMethod, RopeParameterError, RopeParameterTypeError
 from .mrope import (

@@ -8,17 +8,25 @@ itself). ``ParsedConfig.ok`` is True when there is no error (warnings allowed); 
 
 What is read, and from where (first match wins):
 
-* rope block: ``rope_parameters`` (transformers ≥ 5) or ``rope_scaling``; ``null`` means plain RoPE.
-  A per-layer-type block (``{"full_attention": {...}, "sliding_attention": {...}}``) uses
-  ``full_attention``. Method name from ``rope_type``, else the older ``type`` ("su" = longrope,
-  "mrope" = default frequencies). ``rope_theta`` is moved into the block.
+* rope block: ``rope_scaling`` if it is given and not empty, else ``rope_parameters`` (HF 5.23's
+  ``rope_scaling or rope_parameters``); ``null`` means plain RoPE. A per-layer-type block
+  (``{"full_attention": {...}, "sliding_attention": {...}}``) is read type by type; ``rope_parameters``
+  (and ``rope_type``, ``rope_theta``, …) then describe ``full_attention`` (else the first type), and
+  :meth:`ParsedConfig.layer_rope` gives any layer's. Method name from ``rope_type``, else the older
+  ``type`` ("su" = longrope, "mrope" = default frequencies with ``mrope_section``). ``rope_theta`` is
+  moved into the block; without one, the model class's ``default_theta`` (posenc.layers).
+* layers (posenc.layers): ``num_hidden_layers``, ``layer_types`` (given, or derived as HF's config
+  class derives it), NoPE layers (``no_rope_layers``, ``no_rope_layer_interval``, Cohere2's full
+  layers), windows (``sliding_window``, ``attention_chunk_size``) and Llama 4's attention temperature.
 * head size: ``qk_rope_head_dim`` (DeepSeek-V2/V3 multi-head latent attention: only that part of the
   head rotates), else ``head_dim``, else ``hidden_size // num_attention_heads`` (GPT-J: ``n_embd //
   n_head``).
-* base: block ``rope_theta``, top-level ``rope_theta``, ``rotary_emb_base`` (GPT-NeoX); default 10000.
-* ``original_max_position_embeddings``: in the block or at the top level (Phi-3 puts it there).
-* partial rotary: ``partial_rotary_factor``, ``rotary_pct`` (GPT-NeoX) or ``rotary_dim / head_dim``
-  (GPT-J).
+* base: block ``rope_theta``, top-level ``rope_theta``, ``rotary_emb_base`` (GPT-NeoX); else the
+  class default (10000 for most).
+* ``original_max_position_embeddings``: the top level's wins over the block's (HF's
+  standardize_rope_params, for Phi-3); llama3 / yarn / longrope without it use max_position_embeddings.
+* partial rotary: ``partial_rotary_factor`` (the top level's wins, as in HF), ``rotary_pct`` (GPT-NeoX;
+  absent means 0.25, HF's GPTNeoXConfig default) or ``rotary_dim / head_dim`` (GPT-J).
 * layout hint — the pairing convention is a property of the checkpoint's weights, which a config
   does not state, so this is a best guess from ``model_type``: "interleaved" (pairs (x_{2j}, x_{2j+1}))
   for GPT-J / CodeGen (HF's rotate_every_two) and DeepSeek-V2/V3 (original code pairs consecutive
@@ -44,13 +52,14 @@ from typing import Any
 
 import numpy as np
 
+from . import layers as _layers
 from .methods import COMMON_KEYS, ROPE_METHODS, RopeParameterError
 from .scaling import DEFAULT_ROPE_THETA, ntk_alpha_to_base, rope_inverse_frequencies
 
 MAX_TEXT_BYTES = 256 * 1024
 MAX_DEPTH = 20
 MAX_HEAD_DIM = 1024
-MAX_POSITIONS = 10_000_000
+MAX_POSITIONS = 16_777_216  # 2^24 (Llama 4 Scout: 10,485,760)
 MAX_ROPE_THETA = 1e12
 MAX_HIDDEN_SIZE = 10_000_000
 MAX_HEADS = 65_536
@@ -87,13 +96,20 @@ _CONFIG_KEYS = {
     "rotary_emb_base",
     "num_hidden_layers",
     "vocab_size",
+    "layer_types",
+    "text_config",
 }
+MAX_LAYERS = 4096
+#: Block keys that describe multimodal positions (M-RoPE), not frequencies: read, not passed on.
+_MROPE_KEYS = ("mrope_section", "mrope_interleaved")
 _INTERLEAVED_MODEL_TYPES = {
     "gptj": "GPT-J",
     "codegen": "CodeGen",
     "deepseek_v2": "DeepSeek-V2",
     "deepseek_v3": "DeepSeek-V3",
     "deepseek_v32": "DeepSeek-V3.2",
+    "llama4": "Llama 4",
+    "llama4_text": "Llama 4",
 }
 
 
@@ -122,6 +138,40 @@ class ParsedConfig:
     rope_parameters: dict = field(default_factory=dict)  # normalised block, ready for rope_inverse_frequencies
     notes: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    num_hidden_layers: int | None = None
+    layer_types: list[str] | None = None  # one per layer, or None (the config has no layer types)
+    layer_plans: list[_layers.LayerPlan] = field(default_factory=list)  # one per layer (num_hidden_layers known)
+    layer_blocks: dict[str, dict] = field(default_factory=dict)  # layer type -> normalised block (per-type configs)
+    mrope_section: list[int] | None = None  # M-RoPE: pairs per axis (t, h, w)
+    mrope_interleaved: bool = False
+    temperature: dict | None = None  # Llama 4: {"floor_scale": …, "attn_scale": …} for the NoPE layers
+
+    def layer_block(self, layer: int) -> dict | None:
+        """The normalised rope block decoder layer ``layer`` uses, or None for a NoPE layer."""
+        n = self.num_hidden_layers
+        if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)):
+            raise TypeError(f"layer must be an integer, got {type(layer).__name__}")
+        if n is None:
+            if layer != 0:
+                raise ValueError(f"layer must be 0 when the config does not give num_hidden_layers, got {layer}")
+            return self.rope_parameters
+        if not 0 <= layer < n:
+            raise ValueError(f"layer must be in [0, num_hidden_layers - 1 = {n - 1}], got {layer}")
+        if self.layer_plans and not self.layer_plans[layer].rope:
+            return None
+        if self.layer_blocks and self.layer_types is not None:
+            return self.layer_blocks.get(self.layer_types[layer], self.rope_parameters)
+        return self.rope_parameters
+
+    def layer_rope(self, layer: int, seq_len=None):
+        """(inv_freq, attention_factor) of the rope decoder layer ``layer`` uses, or None for a NoPE layer.
+
+        Raises ValueError when the config has errors, a size is unknown or ``layer`` is out of range.
+        """
+        block = self.layer_block(layer)
+        if block is None:
+            return None
+        return self.inverse_frequencies(seq_len, rope_parameters=block)
 
     @property
     def ok(self) -> bool:
@@ -142,7 +192,7 @@ class ParsedConfig:
     def rotary_dim(self) -> int | None:
         return None if self.head_dim is None else int(self.head_dim * self.partial_rotary_factor)
 
-    def inverse_frequencies(self, seq_len=None, *, head_dim=None, max_position_embeddings=None):
+    def inverse_frequencies(self, seq_len=None, *, head_dim=None, max_position_embeddings=None, rope_parameters=None):
         """(inv_freq, attention_factor) of this config; ``head_dim`` / ``max_position_embeddings`` fill gaps.
 
         Raises ValueError when the config has errors or a needed size is unknown.
@@ -159,9 +209,8 @@ class ParsedConfig:
             raise ValueError(
                 "max_position_embeddings is unknown: the config does not give it, pass max_position_embeddings="
             )
-        return rope_inverse_frequencies(
-            self.rope_parameters, head_dim, max_position_embeddings=max_pos, seq_len=seq_len
-        )
+        block = self.rope_parameters if rope_parameters is None else rope_parameters
+        return rope_inverse_frequencies(block, head_dim, max_position_embeddings=max_pos, seq_len=seq_len)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -291,6 +340,8 @@ class _Reader:
         self.fallback_head_dim = fallback_head_dim
         self.fallback_max_pos = fallback_max_position_embeddings
         self.block_path = ""  # where the rope block sits in the pasted text, e.g. "rope_scaling."
+        self.block_paths: dict[str, str] = {}  # layer type -> where its block sits
+        self.config_prf = 1.0
 
     # --- recording ---
     def error(self, key: str, message: str):
@@ -517,20 +568,24 @@ class _Reader:
                 prefix + "original_max_position_embeddings", cfg["original_max_position_embeddings"]
             )
         r.partial_rotary_factor = self.partial_from_config(cfg, prefix, r.head_dim)
+        self.config_prf = r.partial_rotary_factor
         r.layout = self.layout(cfg, prefix, model_type)
 
+        self.read_layers(cfg, prefix)
+
+        # HF 5.23 (convert_rope_params_to_dict): rope_parameters = rope_scaling or rope_parameters
         block_key = None
-        if "rope_parameters" in cfg:
-            block_key = "rope_parameters"
-            if (
-                cfg.get("rope_scaling") is not None
-                and cfg.get("rope_parameters") is not None
-                and cfg["rope_scaling"] != cfg["rope_parameters"]
-            ):
+        scaling, parameters = cfg.get("rope_scaling"), cfg.get("rope_parameters")
+        if scaling and "rope_parameters" in cfg:
+            block_key = "rope_scaling"
+            if parameters is not None and parameters != scaling:
                 self.warn(
-                    prefix + "rope_scaling",
-                    "ignored: rope_parameters (the newer name) is given too, and the two differ",
+                    prefix + "rope_parameters",
+                    "ignored: rope_scaling is given too and HF transformers uses rope_scaling when both are "
+                    "(rope_scaling or rope_parameters)",
                 )
+        elif "rope_parameters" in cfg:
+            block_key = "rope_parameters"
         elif "rope_scaling" in cfg:
             block_key = "rope_scaling"
         raw = cfg.get(block_key) if block_key else None
@@ -542,22 +597,163 @@ class _Reader:
             raw = {}
             if block_key:
                 self.note(f"{block_key} is null: plain RoPE, no scaling.")
-        raw = self.pick_layer_type(raw, block_prefix)
+        top_prf = r.partial_rotary_factor if cfg.get("partial_rotary_factor") is not None else None
+        per_type = self.per_type_blocks(raw, cfg, prefix, block_prefix)
+        if per_type is None:
+            self.read_one_block(raw, cfg, prefix, block_prefix, top_original, top_prf, layer_type=None)
+            return
+        chosen = _layers.FULL if _layers.FULL in per_type else next(iter(per_type))
+        for name in [n for n in per_type if n != chosen] + [chosen]:
+            block, path = per_type[name]
+            self.read_one_block(block, cfg, prefix, path, top_original, top_prf, layer_type=name)
+            r.layer_blocks[name] = dict(r.rope_parameters)
+            self.block_paths[name] = path
+        shown = ", ".join(repr(n) for n in list(per_type)[:4] if len(n) <= 40)
+        self.note(
+            f"The rope block is given per layer type ({shown}); rope_type, rope_theta and the block above "
+            f"are the {chosen!r} one's, the layer strip shows every layer's."
+        )
+
+    def read_one_block(self, raw, cfg, prefix, block_prefix, top_original, top_prf, *, layer_type):
+        r = self.result
+        raw = self.read_mrope(raw, cfg, prefix, block_prefix)
+        r.partial_rotary_factor = self.config_prf
         if isinstance(raw, dict) and raw.get("partial_rotary_factor") is not None:
             prf = self.partial_factor(block_prefix + "partial_rotary_factor", raw["partial_rotary_factor"])
-            if prf is not None:
+            if prf is not None and top_prf is not None and prf != top_prf:
+                self.warn(
+                    block_prefix + "partial_rotary_factor",
+                    f"differs from the top-level partial_rotary_factor ({top_prf:g}); HF transformers uses the "
+                    "top-level one (standardize_rope_params)",
+                )
+            elif prf is not None:
                 r.partial_rotary_factor = prf
-        theta = self.theta_from(raw, cfg, prefix, block_prefix=block_prefix)
+        default = _layers.default_theta(r.model_type, layer_type)
+        theta = self.theta_from(raw, cfg, prefix, block_prefix=block_prefix, default=default, layer_type=layer_type)
         self.read_block(raw, prefix=block_prefix, theta=theta, top_level_original=top_original)
 
-    def pick_layer_type(self, raw: dict, prefix: str) -> dict:
+    def per_type_blocks(self, raw: dict, cfg: dict, prefix: str, block_prefix: str):
+        """{layer type: (block, path)} when the rope is per layer type, else None.
+
+        Per type when the block's keys are layer types (HF 5.x: ``{"sliding_attention": {...},
+        "full_attention": {...}}``), or for Gemma 3's older form (one ``rope_scaling`` for the full
+        layers, ``rope_local_base_freq`` for the sliding ones, as Gemma3TextConfig converts it).
+        """
+        r = self.result
         if raw and "rope_type" not in raw and "type" not in raw and all(isinstance(v, dict) for v in raw.values()):
-            names = list(raw)
-            chosen = "full_attention" if "full_attention" in raw else names[0]
-            shown = ", ".join(repr(n) for n in names[:4] if len(n) <= 40)
-            self.note(f"The rope block is given per layer type ({shown}); the {chosen!r} one is shown.")
-            return raw[chosen]
-        return raw
+            types = set(r.layer_types or ())
+            unknown = [n for n in raw if types and n not in types]
+            for name in unknown[:3]:
+                shown = name if len(name) <= 40 else name[:37] + "..."
+                self.warn(block_prefix + shown, "is not one of the config's layer_types; no layer uses it")
+            return {name: (block, f"{block_prefix}{name}.") for name, block in raw.items()}
+        if r.model_type in ("gemma3", "gemma3_text") and r.layer_types:
+            sliding = {"rope_type": "default"}
+            if cfg.get("rope_local_base_freq") is not None:
+                sliding["rope_theta"] = cfg["rope_local_base_freq"]
+            self.note(
+                "Gemma 3: the full-attention layers use rope_theta and the rope block; the sliding ones use "
+                "rope_local_base_freq with no scaling (as HF's Gemma3TextConfig converts them)."
+            )
+            return {_layers.FULL: (raw, block_prefix), _layers.SLIDING: (sliding, prefix + "rope_local_base_freq.")}
+        return None
+
+    def read_mrope(self, raw: dict, cfg: dict, prefix: str, block_prefix: str) -> dict:
+        """Take M-RoPE's mrope_section / mrope_interleaved out of the block (checked once the sizes are known)."""
+        if not isinstance(raw, dict) or not any(k in raw for k in _MROPE_KEYS):
+            return raw
+        r = self.result
+        section = raw.get("mrope_section")
+        interleaved = raw.get("mrope_interleaved", False)
+        if not isinstance(interleaved, bool):
+            self.warn(block_prefix + "mrope_interleaved", f"should be true or false, got {_show(interleaved)}; ignored")
+            interleaved = False
+        if section is not None:
+            if (
+                not isinstance(section, list)
+                or len(section) != 3
+                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in section)
+            ):
+                self.error(
+                    block_prefix + "mrope_section",
+                    f"must be a list of 3 whole numbers >= 0 (pairs for t, h, w), got {_show(section)}",
+                )
+            else:
+                r.mrope_section, r.mrope_interleaved = list(section), interleaved
+                self.mrope_path = block_prefix + "mrope_section"
+                self.note(
+                    f"M-RoPE: positions are (t, h, w) triples; mrope_section {section} gives "
+                    + (
+                        "the pairs to the axes interleaved (t, h, w, t, h, w, …)"
+                        if interleaved
+                        else "the first pairs to t, the next to h, the last to w"
+                    )
+                    + ". For text tokens t = h = w, so the angles are plain RoPE's."
+                )
+        return {k: v for k, v in raw.items() if k not in _MROPE_KEYS}
+
+    def check_mrope(self):
+        r = self.result
+        if r.mrope_section is None or r.rotary_dim is None:
+            return
+        pairs = r.rotary_dim // 2
+        total = sum(r.mrope_section)
+        key = getattr(self, "mrope_path", "mrope_section")
+        if not r.mrope_interleaved and total != pairs:
+            # HF: cos.split(mrope_section * 2, dim=-1) raises unless the sections cover every pair
+            self.error(key, f"must add up to the rotary dim / 2 = {pairs} (one entry per pair), got {total}")
+        elif r.mrope_interleaved and 3 * max(r.mrope_section[1:]) > 3 * pairs:
+            self.error(key, f"its h and w sections must fit in the {pairs} pairs, got {r.mrope_section}")
+
+    def read_layers(self, cfg: dict, prefix: str):
+        """num_hidden_layers, layer_types, NoPE layers, windows and Llama 4's temperature (posenc.layers)."""
+        r = self.result
+        n = None
+        if cfg.get("num_hidden_layers") is not None:
+            n = self.number(
+                prefix + "num_hidden_layers",
+                cfg["num_hidden_layers"],
+                what="a whole number of layers",
+                integer=True,
+                minimum=1,
+                maximum=MAX_LAYERS,
+            )
+        r.num_hidden_layers = n
+        given = cfg.get("layer_types")
+        types = None
+        if given is not None:
+            if not isinstance(given, list) or not all(isinstance(t, str) for t in given):
+                self.error(prefix + "layer_types", f"must be a list of layer-type names, got {_show(given)}")
+            elif n is not None and len(given) != n:
+                # HF: layer_type_validation raises when the lengths differ
+                self.error(prefix + "layer_types", f"must have num_hidden_layers = {n} entries, got {len(given)}")
+            else:
+                types = list(given)
+        if types is None and n is not None and given is None:
+            types = _layers.derived_layer_types(cfg, n)
+            if types is not None:
+                self.note(f"layer_types is not given; derived from the {r.model_type} rules (as HF does).")
+        r.layer_types = types
+        nrl = cfg.get("no_rope_layers")
+        if nrl is not None and not (isinstance(nrl, list) and all(x in (0, 1) for x in nrl)):
+            self.error(prefix + "no_rope_layers", f"must be a list of 0/1 (1 = RoPE), got {_show(nrl)}")
+            return
+        if nrl and n is not None and len(nrl) != n:
+            self.warn(prefix + "no_rope_layers", f"has {len(nrl)} entries for {n} layers")
+        if n is None:
+            return
+        r.layer_plans = _layers.layer_plans(cfg, n, types)
+        nope = [p.index for p in r.layer_plans if not p.rope]
+        if nope:
+            self.note(
+                f"{len(nope)} of {n} layers have no RoPE (NoPE): layers {_index_list(nope)}. They see "
+                "positions only through the causal mask."
+            )
+        if any(p.temperature for p in r.layer_plans):
+            floor_scale = cfg.get("floor_scale", 8192)
+            attn_scale = cfg.get("attn_scale", 0.1)
+            if _is_number(floor_scale) and floor_scale > 0 and _is_number(attn_scale):
+                r.temperature = {"floor_scale": float(floor_scale), "attn_scale": float(attn_scale)}
 
     # --- sizes ---
     def fallback_head(self, missing_message: str | None):
@@ -642,6 +838,12 @@ class _Reader:
     def partial_from_config(self, cfg: dict, prefix: str, head_dim):
         if cfg.get("partial_rotary_factor") is not None:
             return self.partial_factor(prefix + "partial_rotary_factor", cfg["partial_rotary_factor"]) or 1.0
+        if cfg.get("model_type") == "gpt_neox" and cfg.get("rotary_pct") is None:
+            self.warn(
+                prefix + "rotary_pct",
+                "missing: HF's GPTNeoXConfig then uses its default 0.25, so only a quarter of each head rotates",
+            )
+            return 0.25
         if cfg.get("rotary_pct") is not None:
             v = self.partial_factor(prefix + "rotary_pct", cfg["rotary_pct"])
             if v is not None and v < 1:
@@ -686,17 +888,35 @@ class _Reader:
         )
         return "half"
 
-    def theta_from(self, block: dict, cfg: dict, prefix: str, *, block_prefix: str = ""):
-        sources = [
-            (block_prefix + "rope_theta", block.get("rope_theta")),
-            (prefix + "rope_theta", cfg.get("rope_theta")),
-            (prefix + "rotary_emb_base", cfg.get("rotary_emb_base")),
-        ]
+    def theta_from(
+        self,
+        block: dict,
+        cfg: dict,
+        prefix: str,
+        *,
+        block_prefix: str = "",
+        default: float = DEFAULT_ROPE_THETA,
+        layer_type: str | None = None,
+    ):
+        if layer_type == _layers.SLIDING and self.result.model_type in ("gemma3", "gemma3_text"):
+            sources = [(block_prefix + "rope_theta", block.get("rope_theta"))]  # rope_local_base_freq, moved in
+        else:
+            sources = [
+                (block_prefix + "rope_theta", block.get("rope_theta")),
+                (prefix + "rope_theta", cfg.get("rope_theta")),
+                (prefix + "rotary_emb_base", cfg.get("rotary_emb_base")),
+            ]
         given = [(k, v) for k, v in sources if v is not None]
         if not given:
-            self.note(f"No rope_theta given: the default base {DEFAULT_ROPE_THETA:g} is used.")
-            self.result.rope_theta = DEFAULT_ROPE_THETA
-            return DEFAULT_ROPE_THETA
+            whose = (
+                f"the {self.result.model_type} class's default_theta"
+                if default != DEFAULT_ROPE_THETA
+                else "the default base"
+            )
+            where = f" ({layer_type})" if layer_type else ""
+            self.note(f"No rope_theta given{where}: {whose} {default:g} is used (as HF does).")
+            self.result.rope_theta = default
+            return default
         key, value = given[0]
         theta = self.number(
             key, value, what="a number greater than 1 (the RoPE base)", above=1.0, maximum=MAX_ROPE_THETA
@@ -758,6 +978,8 @@ class _Reader:
             )
             self.warn(prefix + shown, f"{why}; it is ignored")
         for key in _REQUIRED.get(rope_type, ()):
+            if rope_type == "yarn" and key == "factor" and key in block and block[key] is None:
+                continue  # HF: null means max_position_embeddings / original_max_position_embeddings (below)
             if block.get(key) is None and not (key == "original_max_position_embeddings" and top_level_original):
                 self.error(prefix + key, f"is required by rope_type {rope_type!r} but missing")
 
@@ -770,18 +992,47 @@ class _Reader:
             if checked[key] is not None:
                 normalised[key] = value
 
-        # original_max_position_embeddings: the block's, else the top level's (Phi-3 keeps it there).
+        # original_max_position_embeddings: the top level's wins over the block's (HF's standardize_rope_params,
+        # for Phi-3, which keeps it there); llama3 / yarn / longrope without one use max_position_embeddings.
         original = checked.get("original_max_position_embeddings")
-        if top_level_original is not None:
+        if top_level_original is not None and "original_max_position_embeddings" in allowed:
             if original is not None and original != top_level_original:
                 self.warn(
                     prefix + "original_max_position_embeddings",
-                    f"differs from the top-level value {top_level_original}; the block's is used",
+                    f"differs from the top-level value {top_level_original}; HF transformers uses the top-level "
+                    "one (standardize_rope_params), and so does this page",
                 )
-            elif original is None and "original_max_position_embeddings" in allowed:
-                original = top_level_original
-                normalised["original_max_position_embeddings"] = original
+            elif original is None:
                 self.note("original_max_position_embeddings is taken from the top level of the config.")
+            original = top_level_original
+            normalised["original_max_position_embeddings"] = original
+        if (
+            rope_type == "llama3"
+            and original is None
+            and "original_max_position_embeddings" not in block
+            and r.max_position_embeddings
+        ):
+            original = r.max_position_embeddings
+            normalised["original_max_position_embeddings"] = original
+            self.warn(
+                prefix + "original_max_position_embeddings",
+                f"missing: HF transformers then uses max_position_embeddings ({original}) as the trained length "
+                "L, so the bands are placed relative to the extended length, not the trained one",
+            )
+        if rope_type == "yarn" and "factor" in block and block["factor"] is None:
+            trained = original or r.max_position_embeddings
+            if r.max_position_embeddings and trained:
+                implied = r.max_position_embeddings / trained
+                self.warn(
+                    prefix + "factor",
+                    f"is null: HF transformers then uses max_position_embeddings / original_max_position_embeddings "
+                    f"= {r.max_position_embeddings} / {trained} = {implied:g}",
+                )
+            else:
+                self.warn(
+                    prefix + "factor", "is null: HF uses max_position_embeddings / original_max_position_embeddings"
+                )
+            normalised["factor"] = None
         if original is None and r.original_max_position_embeddings is None:
             original = top_level_original
         r.original_max_position_embeddings = original
@@ -842,6 +1093,10 @@ class _Reader:
             elif f > LARGE_FACTOR:
                 self.warn(path, f"is {f:g}: an unusually large extension factor")
             return f
+        if key in ("beta_fast", "beta_slow", "attention_factor") and _is_number(value) and value == 0:
+            meaning = {"beta_fast": "32", "beta_slow": "1", "attention_factor": "the computed value"}[key]
+            self.warn(path, f"is 0, which HF transformers reads as 'not set': {meaning} is used")
+            return None
         if key in ("low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow", "attention_factor"):
             return self.number(path, value, what="a positive number", above=0.0)
         if key in ("mscale", "mscale_all_dim"):
@@ -897,8 +1152,12 @@ class _Reader:
         if rope_type == "llama3":
             lo, hi = checked.get("low_freq_factor"), checked.get("high_freq_factor")
             if lo is not None and hi is not None and hi <= lo:
-                self.error(
-                    prefix + "high_freq_factor", f"must be greater than low_freq_factor ({_show(lo)}), got {_show(hi)}"
+                # HF only warns and computes: no pair is smoothed, pairs slower than L / low_freq_factor are divided
+                self.warn(
+                    prefix + "high_freq_factor",
+                    f"is not greater than low_freq_factor ({_show(lo)}), got {_show(hi)}: HF transformers warns and "
+                    "computes it all the same — no pair is smoothed; pairs whose wavelength exceeds "
+                    "L / low_freq_factor are divided by the factor, the rest keep theirs",
                 )
         if rope_type == "longrope":
             short, long_ = checked.get("short_factor"), checked.get("long_factor")
@@ -908,11 +1167,25 @@ class _Reader:
     # --- final cross-check: the block must run through posenc ---
     def check_with_posenc(self):
         r = self.result
+        self.check_mrope()
+        if r.layer_blocks:
+            main = r.rope_parameters
+            for name, block in r.layer_blocks.items():
+                r.rope_parameters, self.block_path = block, self.block_paths.get(name, self.block_path)
+                self.check_block()
+            r.rope_parameters = main
+        else:
+            self.check_block()
+
+    def check_block(self):
+        r = self.result
         if not r.ok or r.rope_type is None:
             return
         if r.head_dim is None:
             return
         rot = r.rotary_dim
+        if r.rope_parameters.get("rope_type") == "proportional":
+            rot = r.head_dim  # proportional reads partial_rotary_factor itself (zero frequencies beyond it)
         if rot < 2 or rot % 2:
             self.error(
                 "partial_rotary_factor",
@@ -952,6 +1225,11 @@ class _Reader:
         if len(message) > 300:
             message = message[:297] + "..."
         self.error(key, f"rejected by the RoPE computation: {message}")
+
+
+def _index_list(indices: list[int]) -> str:
+    shown = ", ".join(str(i) for i in indices[:12])
+    return shown + (f", … ({len(indices)} in all)" if len(indices) > 12 else "")
 
 
 def parse_model_config(text, *, fallback_head_dim=None, fallback_max_position_embeddings=None) -> ParsedConfig:

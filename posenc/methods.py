@@ -23,10 +23,13 @@ a = the attention factor.
 
 Deliberate differences from HF, all in the direction of "raise, do not guess":
 
-* HF only warns about some bad values; here they raise, naming the key. In particular HF reads
-  ``beta_fast`` / ``beta_slow`` with ``or`` (0 means "use 32 / 1"); here 0 is rejected.
-* HF's yarn once replaced ``factor`` by max_position_embeddings / original_max_position_embeddings
-  when both were present; here the ``factor`` you give is used (the documented meaning).
+* HF only warns about some bad values; here they raise, naming the key.
+
+HF's reading rules that posenc follows (transformers 5.23, ``_compute_yarn_parameters`` and
+``RotaryEmbeddingConfigMixin.standardize_rope_params``): ``beta_fast`` / ``beta_slow`` are read with
+``or`` (0 or null means 32 / 1); an ``attention_factor`` of 0 or null is "not set" (computed); yarn
+with ``factor`` null (or absent) uses max_position_embeddings / original_max_position_embeddings;
+llama3 and yarn without ``original_max_position_embeddings`` use max_position_embeddings.
 * ``ntk`` (static NTK-aware scaling) is computed here but is not a rope_type of HF transformers
   (``ROPE_INIT_FUNCTIONS['ntk']`` raises KeyError): a real config writes it as rope_type
   ``"default"`` with the larger base b·s^(d/(d−2)) as ``rope_theta``.
@@ -94,6 +97,9 @@ class RopeMethod:
     summary: str  # one sentence, true for every parameter value
     compute: RopeFunction
     source: str  # where the formula comes from
+    #: True: ``compute`` gets the whole head_dim and reads partial_rotary_factor itself (proportional
+    #: RoPE returns head_dim/2 frequencies, the unrotated ones 0); False: it gets the rotary dim.
+    full_head_dim: bool = False
 
     @property
     def key_names(self) -> tuple[str, ...]:
@@ -223,10 +229,11 @@ MSCALE_ALL_DIM = MethodKey(
     widget_unset=0.0,
     zero_means_unset=True,
 )
-# HF computes the attention factor only when this key is None: an explicit 0 would be used as 0.
+# 0 (or null) means "not set": the attention factor is computed (transformers 5.23's reading rule).
 ATTENTION_FACTOR = MethodKey(
     "attention_factor",
     "float",
+    zero_means_unset=True,
     label="attention_factor (0 = computed)",
     help="YaRN: fixes the attention factor instead of computing it from s. 0 leaves the key out of the rope block.",
     min=0.0,
@@ -341,7 +348,13 @@ def _opt_float(params: Mapping[str, Any], key: MethodKey, *, positive: bool = Fa
     value = _value(params, key)
     if value is None:
         return None
+    if key.zero_means_unset and _is_zero(value):
+        return key.default
     return _checked(key.name, v.positive_float if positive else v.finite_float, value)
+
+
+def _is_zero(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0
 
 
 # --------------------------------------------------------------------------------------------------
@@ -357,6 +370,27 @@ def _linear(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarra
     _require_keys(params, "linear")
     s = _factor(params)
     return inverse_frequencies(dim, base=_theta(params)) / s, 1.0
+
+
+def _proportional(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
+    r"""Keep the first :math:`\lfloor p\,d/2 \rfloor` of :math:`\theta_j = b^{-2j/d}` (full d), zero the rest,
+    divide by s (default 1). ``dim`` is the whole head_dim here (``full_head_dim``).
+
+    HF transformers 5.23 ``_compute_proportional_rope_parameters``:
+    ``rope_angles = int(rope_proportion * head_dim // 2)``, exponent ``arange(0, 2·rope_angles, 2) / head_dim``,
+    ``head_dim // 2 - rope_angles`` zeros appended, then ``inv_freq /= factor``; attention factor 1.
+    """
+    p = params.get(PARTIAL_ROTARY_FACTOR.name)
+    p = PARTIAL_ROTARY_FACTOR.default if p is None else _checked(PARTIAL_ROTARY_FACTOR.name, v.finite_float, p)
+    if not 0 <= p <= 1:
+        raise RopeParameterError(PARTIAL_ROTARY_FACTOR.name, f"must be in [0, 1], got {p}")
+    s = 1.0 if params.get(FACTOR.name) is None else _factor(params)
+    base = _theta(params)
+    rope_angles = int(p * dim // 2)
+    # θ_j = b^(−2j/d) for j < rope_angles (d = the whole head), 0 for the rest
+    rotated = 1.0 / base ** (np.arange(0, 2 * rope_angles, 2, dtype=np.float64) / dim)
+    inv = np.concatenate([rotated, np.zeros(dim // 2 - rope_angles)])
+    return inv / s, 1.0
 
 
 def _ntk(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
@@ -429,12 +463,17 @@ def yarn_ramp(low: float, high: float, n_pairs: int) -> np.ndarray:
 
 
 def _yarn(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
-    _require_keys(params, "yarn")
-    s = _factor(params)
     base = _theta(params)
     length = _length(params, max_position_embeddings, minimum=1)
-    beta_fast = _checked(BETA_FAST.name, v.positive_float, _value(params, BETA_FAST))
-    beta_slow = _checked(BETA_SLOW.name, v.positive_float, _value(params, BETA_SLOW))
+    # HF: factor null -> max_position_embeddings / original_max_position_embeddings; no factor key at all
+    # is refused (HF's validation requires the key: KeyError)
+    if FACTOR.name not in params:
+        raise RopeParameterError(
+            FACTOR.name, "is required for rope_type 'yarn' (null means max/original), got it missing"
+        )
+    s = _factor(params) if params[FACTOR.name] is not None else max_position_embeddings / length
+    beta_fast = _opt_float(params, BETA_FAST, positive=True) or float(BETA_FAST.default)  # HF: `or 32`
+    beta_slow = _opt_float(params, BETA_SLOW, positive=True) or float(BETA_SLOW.default)  # HF: `or 1`
     truncate = params.get(TRUNCATE.name, TRUNCATE.default)
     if not isinstance(truncate, bool):
         raise RopeParameterTypeError(TRUNCATE.name, f"must be true or false, got {truncate!r}")
@@ -464,16 +503,16 @@ def _yarn(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray,
     return inv, float(af)
 
 
-def _llama3_params(params: Mapping[str, Any]) -> tuple[float, float, float, int]:
+def _llama3_params(
+    params: Mapping[str, Any], max_position_embeddings: int | None = None
+) -> tuple[float, float, float, int]:
     _require_keys(params, "llama3")
     s = _factor(params)
     lo = _checked(LOW_FREQ_FACTOR.name, v.positive_float, params[LOW_FREQ_FACTOR.name])
     hi = _checked(HIGH_FREQ_FACTOR.name, v.positive_float, params[HIGH_FREQ_FACTOR.name])
-    if hi <= lo:
-        raise RopeParameterError(HIGH_FREQ_FACTOR.name, f"must be > low_freq_factor = {lo}, got {hi}")
-    length = _checked(
-        ORIGINAL_MAX_POSITION_EMBEDDINGS.name, v.integer, params[ORIGINAL_MAX_POSITION_EMBEDDINGS.name], minimum=1
-    )
+    # hi <= lo: HF only warns and computes (no pair is "medium" then): Llama 4 Scout ships hi = lo = 1
+    # HF (standardize_rope_params): no original_max_position_embeddings -> max_position_embeddings
+    length = _length(params, max_position_embeddings, minimum=1)  # type: ignore[arg-type]
     return s, lo, hi, length
 
 
@@ -485,21 +524,24 @@ def llama3_bands(inv_freq, *, factor, low_freq_factor, high_freq_factor, origina
             "low_freq_factor": low_freq_factor,
             "high_freq_factor": high_freq_factor,
             "original_max_position_embeddings": original_max_position_embeddings,
-        }
+        },
+        original_max_position_embeddings,
     )
     wavelen = 2 * np.pi / v.float_array("inv_freq", inv_freq, ndim=1)
     return np.where(wavelen < length / hi, "kept", np.where(wavelen > length / lo, "divided", "smoothed"))
 
 
 def _llama3(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
-    s, lo, hi, length = _llama3_params(params)
+    s, lo, hi, length = _llama3_params(params, max_position_embeddings)
     theta = inverse_frequencies(dim, base=_theta(params))
     wavelen = 2 * np.pi / theta
     # λ_j > L/low: θ_j/s;  λ_j < L/high: θ_j;  between: (1 − sm)·θ_j/s + sm·θ_j
-    smooth = (length / wavelen - lo) / (hi - lo)
-    smoothed = (1 - smooth) * theta / s + smooth * theta
     inv = np.where(wavelen > length / lo, theta / s, theta)
     medium = ~(wavelen < length / hi) & ~(wavelen > length / lo)
+    if hi == lo:  # HF's smooth factor divides by 0 there, but only for pairs torch.where does not pick
+        return inv, 1.0
+    smooth = (length / wavelen - lo) / (hi - lo)
+    smoothed = (1 - smooth) * theta / s + smooth * theta
     return np.where(medium, smoothed, inv), 1.0
 
 
@@ -594,7 +636,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                 label="YaRN",
                 hf_rope_type=True,
                 keys=(
-                    FACTOR,
+                    FACTOR,  # the key is required (HF's validation); null means max/original
                     ORIGINAL_MAX_POSITION_EMBEDDINGS,
                     BETA_FAST,
                     BETA_SLOW,
@@ -628,7 +670,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                     FACTOR,
                     LOW_FREQ_FACTOR,
                     HIGH_FREQ_FACTOR,
-                    replace(ORIGINAL_MAX_POSITION_EMBEDDINGS, required=True),
+                    ORIGINAL_MAX_POSITION_EMBEDDINGS,
                 ),
                 latex=r"\theta'_j = \begin{cases}\theta_j & \lambda_j < L/h\\[2pt] \theta_j/s & \lambda_j > L/l\\[2pt]"
                 r"(1-\mu_j)\,\theta_j/s + \mu_j\,\theta_j & \text{otherwise}\end{cases},\quad "
@@ -666,6 +708,40 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                 compute=_longrope,
                 source=f"{_HF}, _compute_longrope_parameters; Ding et al. 2024, LongRoPE (arXiv:2402.13753), "
                 "as used by Phi-3",
+            ),
+            RopeMethod(
+                name="proportional",
+                label="Proportional (p-RoPE)",
+                hf_rope_type=True,
+                keys=(
+                    replace(
+                        FACTOR,
+                        required=False,
+                        default=1.0,
+                        widget_default=1.0,
+                        help="`factor`: every kept frequency is divided by s (HF's default 1).",
+                    ),
+                    replace(
+                        PARTIAL_ROTARY_FACTOR,
+                        label="partial_rotary_factor p",
+                        help="Proportional RoPE: the fraction p of the head's pairs that carry position; "
+                        "the rest get frequency 0 (they never rotate).",
+                        min=0.0,
+                        max=1.0,
+                        step=0.05,
+                        fmt="%.2f",
+                        widget_default=0.25,
+                    ),
+                ),
+                latex=r"\theta'_j = \begin{cases}b^{-2j/d}/s & j < \lfloor p\,d/2\rfloor\\ 0 & \text{otherwise}"
+                r"\end{cases},\quad d = \text{head\_dim},\ p = \text{partial\_rotary\_factor},\qquad a = 1",
+                summary="Proportional RoPE: the first ⌊p·d/2⌋ pairs keep θ_j = b^(−2j/d) computed with the whole "
+                "head size d in the exponent, divided by s; the other pairs get frequency 0 and carry no "
+                "position; attention factor 1.",
+                compute=_proportional,
+                source=f"{_HF}, _compute_proportional_rope_parameters (transformers 5.23; Gemma 4's "
+                "full-attention layers); Barbero et al. 2024, 'Round and Round We Go' (p-RoPE, arXiv:2410.06205)",
+                full_head_dim=True,
             ),
         )
     }

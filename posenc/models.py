@@ -18,6 +18,7 @@ out, not of the config: the same numbers with the wrong layout rotate the wrong 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -25,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .config import parse_model_config
 from .scaling import rope_inverse_frequencies
 
 LAYOUTS = ("half", "interleaved")
@@ -74,11 +76,17 @@ class ModelPreset:
     partial_rotary_factor: float  # fraction of head_dim that rotates (1.0 = all of it)
     rope_parameters: Mapping[str, Any]
     notes: str
+    #: The published config.json's position-related fields, verbatim (None: the preset's fields say it
+    #: all). Per-layer models (Gemma 3, Llama 4, SmolLM3, gpt-oss) and M-RoPE ones need it:
+    #: :func:`preset_config` parses it into layer types, NoPE layers and each layer's rope.
+    config: Mapping[str, Any] | None = None
 
     def __post_init__(self):
         if self.layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {LAYOUTS}, got {self.layout!r}")
         object.__setattr__(self, "rope_parameters", _freeze(self.rope_parameters))
+        if self.config is not None:
+            object.__setattr__(self, "config", _freeze(self.config))
 
     @property
     def rope_type(self) -> str:
@@ -338,8 +346,8 @@ _PRESET_LIST = (
             "Multi-head latent attention: RoPE acts on a separate 64-dim part of each head "
             "(qk_rope_head_dim), the other 128 dims are not rotated. With mscale == mscale_all_dim the "
             "YaRN factor on cos/sin is 1.0; the model instead multiplies the softmax scale by "
-            "(0.1·ln 40 + 1)². DeepSeek's own code pairs consecutive coordinates (interleaved) and rounds "
-            "the ramp ends to the nearest integer (same 10/23 as HF's floor/ceil here)."
+            "(0.1·ln 40 + 1)². DeepSeek's own code pairs consecutive coordinates (interleaved) and, like HF, "
+            "floors the ramp's low end and ceils its high end."
         ),
     ),
     ModelPreset(
@@ -410,7 +418,285 @@ _PRESET_LIST = (
     ),
 )
 
-PRESETS: Mapping[str, ModelPreset] = MappingProxyType({p.key: p for p in _PRESET_LIST})
+
+# --- 2025/2026 models: per-layer RoPE, NoPE layers, M-RoPE (config.json fields kept verbatim) ------
+_LLAMA4_SCOUT_TEXT = {
+    "model_type": "llama4_text",
+    "head_dim": 128,
+    "hidden_size": 5120,
+    "num_attention_heads": 40,
+    "num_hidden_layers": 48,
+    "max_position_embeddings": 10485760,
+    "rope_theta": 500000.0,
+    "rope_scaling": {
+        "factor": 16.0,
+        "high_freq_factor": 1.0,
+        "low_freq_factor": 1.0,
+        "original_max_position_embeddings": 8192,
+        "rope_type": "llama3",
+    },
+    "attention_chunk_size": 8192,
+    "attn_temperature_tuning": 4,
+    "attn_scale": 0.1,
+    "floor_scale": 8192,
+    "no_rope_layers": [],
+}
+_GEMMA3_4B_TEXT = {
+    "model_type": "gemma3_text",
+    "head_dim": 256,
+    "hidden_size": 2560,
+    "num_attention_heads": 8,
+    "num_hidden_layers": 34,
+    "max_position_embeddings": 131072,
+    "rope_theta": 1000000.0,
+    "rope_local_base_freq": 10000.0,
+    "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+    "sliding_window": 1024,
+    "sliding_window_pattern": 6,
+}
+_QWEN3_8B = {
+    "model_type": "qwen3",
+    "head_dim": 128,
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 36,
+    "max_position_embeddings": 40960,
+    "rope_theta": 1000000,
+    "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768},
+    "sliding_window": None,
+    "use_sliding_window": False,
+}
+_QWEN25_VL_7B = {
+    "model_type": "qwen2_5_vl",
+    "hidden_size": 3584,
+    "num_attention_heads": 28,
+    "num_hidden_layers": 28,
+    "max_position_embeddings": 128000,
+    "rope_theta": 1000000.0,
+    "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    "sliding_window": 32768,
+    "use_sliding_window": False,
+}
+_SMOLLM3_3B = {
+    "model_type": "smollm3",
+    "hidden_size": 2048,
+    "num_attention_heads": 16,
+    "num_hidden_layers": 36,
+    "max_position_embeddings": 65536,
+    "rope_theta": 5000000.0,
+    "rope_scaling": None,
+    "no_rope_layer_interval": 4,
+    "no_rope_layers": [0 if (i + 1) % 4 == 0 else 1 for i in range(36)],
+    "use_sliding_window": False,
+}
+_GPT_OSS_120B = {
+    "model_type": "gpt_oss",
+    "head_dim": 64,
+    "hidden_size": 2880,
+    "num_attention_heads": 64,
+    "num_hidden_layers": 36,
+    "max_position_embeddings": 131072,
+    "initial_context_length": 4096,
+    "rope_theta": 150000,
+    "rope_scaling": {
+        "beta_fast": 32.0,
+        "beta_slow": 1.0,
+        "factor": 32.0,
+        "original_max_position_embeddings": 4096,
+        "rope_type": "yarn",
+        "truncate": False,
+    },
+    "sliding_window": 128,
+    "layer_types": ["sliding_attention", "full_attention"] * 18,
+}
+_QWEN25_7B = {
+    "model_type": "qwen2",
+    "hidden_size": 3584,
+    "num_attention_heads": 28,
+    "num_hidden_layers": 28,
+    "max_position_embeddings": 131072,
+    "rope_theta": 1000000.0,
+    "rope_scaling": None,
+    "sliding_window": 131072,
+    "use_sliding_window": False,
+}
+
+_NEW_PRESETS = (
+    ModelPreset(
+        name="Llama 4 Scout 17B-16E Instruct",
+        key="llama4-scout",
+        source=(
+            "meta-llama/Llama-4-Scout-17B-16E-Instruct config.json, text_config (gated; values read in "
+            "verbatim copies of the text_config used by other projects' tests): head_dim 128, 48 layers, "
+            "max_position_embeddings 10485760, rope_theta 500000.0, rope_scaling {factor 16.0, "
+            "high_freq_factor 1.0, low_freq_factor 1.0, original_max_position_embeddings 8192, rope_type "
+            "llama3}, attention_chunk_size 8192, attn_temperature_tuning 4, attn_scale 0.1, floor_scale 8192, "
+            "no_rope_layers [] (HF: every 4th layer NoPE, no_rope_layer_interval 4). Layout: HF's "
+            "Llama4TextAttention rotates with torch.view_as_complex on consecutive pairs (interleaved)"
+        ),
+        head_dim=128,
+        rope_theta=500000.0,
+        max_position_embeddings=10485760,
+        layout="interleaved",
+        partial_rotary_factor=1.0,
+        rope_parameters={
+            "rope_type": "llama3",
+            "factor": 16.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 1.0,
+            "original_max_position_embeddings": 8192,
+            "rope_theta": 500000.0,
+        },
+        notes=(
+            "iRoPE: layers 3, 7, 11, … (every 4th) have no RoPE and attend to every earlier token, with q "
+            "scaled by 1 + 0.1·ln(⌊(pos+1)/8192⌋ + 1); the other layers rotate and attend within chunks of "
+            "8,192 tokens. high_freq_factor = low_freq_factor = 1: no pair is smoothed, pairs with a "
+            "wavelength over 8,192 tokens are divided by 16. Interleaved pairs."
+        ),
+        config={"model_type": "llama4", "text_config": _LLAMA4_SCOUT_TEXT},
+    ),
+    ModelPreset(
+        name="Gemma 3 4B",
+        key="gemma3-4b",
+        source=(
+            "google/gemma-3-4b-it config.json, text_config (values read in verbatim copies): head_dim 256, "
+            "34 layers, max_position_embeddings 131072, rope_theta 1000000.0, rope_local_base_freq 10000.0, "
+            "rope_scaling {factor 8.0, rope_type linear}, sliding_window 1024, sliding_window_pattern 6 "
+            "(HF Gemma3TextConfig: layer i is full attention when (i + 1) % 6 == 0)"
+        ),
+        head_dim=256,
+        rope_theta=1000000.0,
+        max_position_embeddings=131072,
+        layout="half",
+        partial_rotary_factor=1.0,
+        rope_parameters={"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
+        notes=(
+            "Per-layer RoPE: 5 of every 6 layers use a sliding window of 1,024 tokens with base 10,000 and "
+            "no scaling; every 6th layer (5, 11, …, 29) attends globally with base 1,000,000 and linear "
+            "scaling ×8. The values here are the global layers'; pick a layer to see a local one."
+        ),
+        config={"model_type": "gemma3", "text_config": _GEMMA3_4B_TEXT},
+    ),
+    ModelPreset(
+        name="Qwen3 8B (YaRN ×4, per the model card)",
+        key="qwen3-8b",
+        source=(
+            "Qwen/Qwen3-8B config.json (values read in verbatim copies): head_dim 128, 36 layers, "
+            "max_position_embeddings 40960, rope_theta 1000000, rope_scaling null. The YaRN block "
+            '{"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768} is the model '
+            "card's instruction for texts over 32,768 tokens (up to 131,072)"
+        ),
+        head_dim=128,
+        rope_theta=1000000.0,
+        max_position_embeddings=40960,
+        layout="half",
+        partial_rotary_factor=1.0,
+        rope_parameters={
+            "rope_type": "yarn",
+            "factor": 4.0,
+            "original_max_position_embeddings": 32768,
+            "rope_theta": 1000000.0,
+        },
+        notes=(
+            "YaRN ×4 over the 32,768 trained tokens, as the model card tells users to add; the shipped "
+            "config.json has rope_scaling null. max_position_embeddings is the shipped 40960."
+        ),
+        config=_QWEN3_8B,
+    ),
+    ModelPreset(
+        name="Qwen2.5-VL 7B Instruct",
+        key="qwen2.5-vl-7b",
+        source=(
+            "Qwen/Qwen2.5-VL-7B-Instruct config.json (values read in verbatim copies): hidden_size 3584, "
+            "num_attention_heads 28, 28 layers, max_position_embeddings 128000, rope_theta 1000000.0, "
+            'rope_scaling {"type": "mrope", "mrope_section": [16, 24, 24]}'
+        ),
+        head_dim=128,  # 3584 / 28
+        rope_theta=1000000.0,
+        max_position_embeddings=128000,
+        layout="half",
+        partial_rotary_factor=1.0,
+        rope_parameters={"rope_type": "default", "rope_theta": 1000000.0},
+        notes=(
+            "M-RoPE: a position is a (t, h, w) triple; pairs 0–15 turn with t, 16–39 with h, 40–63 with w "
+            "(mrope_section [16, 24, 24]). For text t = h = w, so text tokens get plain RoPE with base 1e6, "
+            "which is what these pages show."
+        ),
+        config=_QWEN25_VL_7B,
+    ),
+    ModelPreset(
+        name="SmolLM3 3B",
+        key="smollm3-3b",
+        source=(
+            "HuggingFaceTB/SmolLM3-3B config.json (values read in verbatim copies and the model's README): "
+            "hidden_size 2048, num_attention_heads 16, 36 layers, max_position_embeddings 65536, rope_theta "
+            "5000000.0, rope_scaling null, no_rope_layer_interval 4 with no_rope_layers listing every 4th "
+            "layer as 0"
+        ),
+        head_dim=128,  # 2048 / 16
+        rope_theta=5000000.0,
+        max_position_embeddings=65536,
+        layout="half",
+        partial_rotary_factor=1.0,
+        rope_parameters={"rope_type": "default", "rope_theta": 5000000.0},
+        notes=(
+            "NoPE layers: layers 3, 7, 11, … (every 4th, 9 of 36) rotate nothing; the others use plain RoPE "
+            "with base 5,000,000. (HF's SmolLM3Config default_theta is 2,000,000; the shipped file sets 5e6.)"
+        ),
+        config=_SMOLLM3_3B,
+    ),
+    ModelPreset(
+        name="gpt-oss-120b",
+        key="gpt-oss-120b",
+        source=(
+            "openai/gpt-oss-120b config.json (values read in verbatim copies): head_dim 64, 36 layers, "
+            "layer_types alternating sliding_attention / full_attention, sliding_window 128, "
+            "max_position_embeddings 131072, rope_theta 150000, rope_scaling {beta_fast 32.0, beta_slow 1.0, "
+            "factor 32.0, original_max_position_embeddings 4096, rope_type yarn, truncate false}"
+        ),
+        head_dim=64,
+        rope_theta=150000.0,
+        max_position_embeddings=131072,
+        layout="half",
+        partial_rotary_factor=1.0,
+        rope_parameters={
+            "rope_type": "yarn",
+            "factor": 32.0,
+            "beta_fast": 32.0,
+            "beta_slow": 1.0,
+            "truncate": False,
+            "original_max_position_embeddings": 4096,
+            "rope_theta": 150000.0,
+        },
+        notes=(
+            "The same YaRN rope as gpt-oss-20b in all 36 layers; even layers attend within a sliding window "
+            "of 128 tokens, odd layers to everything."
+        ),
+        config=_GPT_OSS_120B,
+    ),
+    ModelPreset(
+        name="Qwen2.5 7B (base)",
+        key="qwen2.5-7b",
+        source=(
+            "Qwen/Qwen2.5-7B config.json (values read in verbatim copies): hidden_size 3584, "
+            "num_attention_heads 28, 28 layers, max_position_embeddings 131072, rope_theta 1000000.0, "
+            "rope_scaling null, use_sliding_window false"
+        ),
+        head_dim=128,
+        rope_theta=1000000.0,
+        max_position_embeddings=131072,
+        layout="half",
+        partial_rotary_factor=1.0,
+        rope_parameters={"rope_type": "default", "rope_theta": 1000000.0},
+        notes=(
+            "The base model's config declares 131,072 positions with plain RoPE (base 1e6, no scaling); the "
+            "Instruct model's declares 32,768 and its card adds YaRN ×4 for longer inputs."
+        ),
+        config=_QWEN25_7B,
+    ),
+)
+
+PRESETS: Mapping[str, ModelPreset] = MappingProxyType({p.key: p for p in (*_PRESET_LIST, *_NEW_PRESETS)})
 
 
 def get_preset(key: str) -> ModelPreset:
@@ -436,3 +722,21 @@ def preset_inverse_frequencies(preset, seq_len=None) -> tuple[np.ndarray, float]
         max_position_embeddings=preset.max_position_embeddings,
         seq_len=seq_len,
     )
+
+
+def preset_config(preset):
+    """The preset's published config (:attr:`ModelPreset.config`) parsed by :func:`posenc.parse_model_config`
+    (layer types, NoPE layers, each layer's rope); None for a preset without one."""
+    if isinstance(preset, str):
+        preset = get_preset(preset)
+    if preset.config is None:
+        return None
+    return parse_model_config(json.dumps(_thaw(preset.config)))
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value

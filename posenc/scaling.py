@@ -87,7 +87,9 @@ def rope_inverse_frequencies(rope_parameters, head_dim, *, max_position_embeddin
     rope_type = rope_type_of(params)
     head_dim = v.dimension("head_dim", head_dim, even=True)
     prf = params.get("partial_rotary_factor")
-    if prf is None:
+    if ROPE_METHODS[rope_type].full_head_dim:  # proportional: the method reads partial_rotary_factor itself
+        dim = head_dim
+    elif prf is None:
         dim = partial_rotary_dim(head_dim, PARTIAL_ROTARY_FACTOR.default)
     else:
         try:

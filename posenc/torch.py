@@ -24,7 +24,7 @@ except ModuleNotFoundError as exc:  # torch is the optional extra posenc[torch]
 
 from . import _validate as v
 from .learned import learned_table
-from .scaling import rope_inverse_frequencies
+from .scaling import rope_inverse_frequencies, rope_type_of
 from .sinusoidal import LAYOUTS as SIN_LAYOUTS
 from .sinusoidal import _pair_frequencies
 
@@ -111,8 +111,12 @@ class RotaryEmbedding(nn.Module):
         self.attention_factor = af
 
     def forward(self, x: torch.Tensor, positions, seq_len=None) -> torch.Tensor:
+        """``seq_len`` None: dynamic NTK and LongRoPE take max(positions) + 1, as HF transformers does."""
         pos = _positions(positions)
         inv, af = self.inv_freq, self.attention_factor
+        if seq_len is None and pos.numel() and rope_type_of(self.rope_parameters) in ("dynamic", "longrope"):
+            # HF's dynamic_rope_update: seq_len = max(position_ids) + 1 (not the trained length)
+            seq_len = int(torch.max(pos).item()) + 1
         if seq_len is not None:  # dynamic NTK and LongRoPE depend on the current length
             inv_np, af = rope_inverse_frequencies(
                 self.rope_parameters,
@@ -164,3 +168,37 @@ def attention_head(x, w_q, w_k, w_v, *, pe=None, rope_inv_freq=None, rope_layout
         q, k = rot(q), rot(k)
     weights = torch.softmax(q @ k.T / math.sqrt(q.shape[-1]), dim=-1)
     return weights.numpy(), (weights @ val).numpy()
+
+
+# ------------------------------------------------------------------ ALiBi and NoPE (posenc.lab's plug-ins)
+class ALiBiBias(nn.Module):
+    """forward(n) -> (n_heads, n, n) float32 bias −slope_h·|m − n| (posenc.alibi_slopes / alibi_bias).
+
+    A causal model adds it to the logits under its mask, so only m ≥ n is ever used (Press et al. 2022).
+    """
+
+    slopes: torch.Tensor  # a buffer
+
+    def __init__(self, n_heads: int):
+        super().__init__()
+        from .relative import alibi_slopes
+
+        self.n_heads = v.integer("n_heads", n_heads, minimum=1, maximum=4096)
+        self.register_buffer("slopes", torch.from_numpy(alibi_slopes(self.n_heads)), persistent=False)  # float64
+
+    def forward(self, n: int) -> torch.Tensor:
+        n = v.integer("n", n, minimum=1, maximum=100_000)
+        idx = torch.arange(n, dtype=torch.float64)
+        dist = (idx[:, None] - idx[None, :]).abs()
+        return (-self.slopes[:, None, None] * dist).float()
+
+
+class NoPositionalEncoding(nn.Module):
+    """NoPE: forward(positions) -> zeros (seq, d_model); a causal mask is the only source of order."""
+
+    def __init__(self, d_model: int):
+        super().__init__()
+        self.d_model = v.dimension("d_model", d_model)
+
+    def forward(self, positions) -> torch.Tensor:
+        return torch.zeros(_positions(positions).numel(), self.d_model)

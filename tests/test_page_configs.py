@@ -57,8 +57,11 @@ def test_each_preset_example_is_a_valid_config(key):
     at.selectbox(key="cfg_example").set_value(key).run()
     assert not at.exception
     preset = PRESETS[key]
-    assert not alerts(at), alerts(at)
-    assert any("No problems" in s.value for s in at.success)
+    if key == "llama4-scout":  # its published block has high_freq_factor = low_freq_factor: HF warns too
+        assert [a[0] for a in alerts(at)] == ["warning"] and "high\\_freq\\_factor" in alerts(at)[0][1]
+    else:
+        assert not alerts(at), alerts(at)
+        assert any("No problems" in s.value for s in at.success)
     shown = metrics(at)
     assert shown["Method (rope_type)"] == preset.rope_type
     assert shown["Layout (a guess)"] == preset.layout

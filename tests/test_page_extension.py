@@ -100,7 +100,7 @@ def test_defaults_draw_the_summary_the_angle_reach_and_the_first_tab_only():
     assert shown["Attention factor a"] == f"{af:.4f}" == "1.1386"
     assert shown["Logit multiplier a²"] == f"{af * af:.4f}" == "1.2965"
     assert shown["Pairs out of distribution"] == "0 of 32"
-    assert shown["YaRN correction range"] == f"pairs {low} – {high}" == "pairs 10 – 23"
+    assert shown["YaRN ramp: pairs"] == f"{low} – {high}" == "10 – 23"
     assert at.radio(key="rope_type").value == "yarn"
     assert len(at.json) == 1  # the rope block
     assert not any("is rotated as position" in c.value for c in at.caption)  # the PI tab's caption
@@ -210,9 +210,9 @@ def test_every_method_selected_in_the_session(method):
     assert own <= shown_keys and not (others & shown_keys)
     assert at.subheader[0].value == ropeblock.method_label(method)
     if method == "yarn":
-        assert "YaRN correction range" in metrics(at)
+        assert "YaRN ramp: pairs" in metrics(at)
     else:
-        assert "YaRN correction range" not in metrics(at)
+        assert "YaRN ramp: pairs" not in metrics(at)
 
 
 @pytest.mark.parametrize("method", list(posenc.ROPE_SCALING))
@@ -264,7 +264,7 @@ def test_dynamic_at_the_trained_length_changes_nothing():
 def test_yarn_reference_numbers():
     at = run(head_dim=128)
     shown = metrics(at)
-    assert shown["YaRN correction range"] == "pairs 20 – 46"
+    assert shown["YaRN ramp: pairs"] == "20 – 46"
     assert shown["Attention factor a"] == "1.1386" and shown["Logit multiplier a²"] == "1.2965"
 
 

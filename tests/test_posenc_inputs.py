@@ -298,7 +298,6 @@ MISSING_KEYS = [
     ("llama3", "factor"),
     ("llama3", "low_freq_factor"),
     ("llama3", "high_freq_factor"),
-    ("llama3", "original_max_position_embeddings"),
     ("longrope", "short_factor"),
     ("longrope", "long_factor"),
 ]
@@ -579,12 +578,12 @@ BAD_FIELDS = [
     ("llama3", "low_freq_factor", -1.0),
     ("llama3", "high_freq_factor", NAN),
     ("yarn", "beta_fast", NAN),
-    ("yarn", "beta_slow", 0.0),
+    ("yarn", "beta_slow", -1.0),  # 0 means "not set" (HF reads it with `or 1`)
     ("yarn", "attention_factor", -1.0),
     ("yarn", "attention_factor", NAN),
     ("yarn", "mscale", NAN),
     ("yarn", "truncate", "false"),
-    ("longrope", "attention_factor", 0.0),
+    ("longrope", "attention_factor", -1.0),  # 0 means "not set"
     ("longrope", "short_factor", [0.0] * (HEAD_DIM // 2)),
     ("longrope", "short_factor", [NAN] * (HEAD_DIM // 2)),
     ("longrope", "long_factor", [-1.0] * (HEAD_DIM // 2)),

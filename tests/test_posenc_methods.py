@@ -24,21 +24,24 @@ HEAD_DIM = 64
 MAXPOS = 8192
 
 # --- HF transformers, re-typed ---------------------------------------------------------------------
-# ROPE_INIT_FUNCTIONS = {"linear", "dynamic", "yarn", "longrope", "llama3"}; "default" is computed by
-# the rotary-embedding class itself. There is no "ntk": ROPE_INIT_FUNCTIONS["ntk"] raises KeyError.
-HF_ROPE_TYPES = {"default", "linear", "dynamic", "yarn", "longrope", "llama3"}
+# ROPE_INIT_FUNCTIONS (5.23) = {"linear", "dynamic", "yarn", "longrope", "llama3", "proportional"};
+# "default" is computed by the rotary-embedding class itself. There is no "ntk":
+# ROPE_INIT_FUNCTIONS["ntk"] raises KeyError.
+HF_ROPE_TYPES = {"default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional"}
 
 # _validate_*_rope_parameters: required keys (besides rope_type) and optional keys (besides
 # rope_theta). HF ≥ 5 also lists original_max_position_embeddings as required for yarn, but
-# standardize_rope_params fills it from max_position_embeddings first: for a config, it is optional.
+# standardize_rope_params fills it from max_position_embeddings first: for a config, it is optional
+# (the same for llama3). Proportional reads factor with .get("factor", 1.0).
 HF_REQUIRED = {
     "default": set(),
     "linear": {"factor"},
     "ntk": {"factor"},  # posenc's own method: the factor is its only parameter
     "dynamic": {"factor"},
     "yarn": {"factor"},
-    "llama3": {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"},
+    "llama3": {"factor", "low_freq_factor", "high_freq_factor"},
     "longrope": {"short_factor", "long_factor"},
+    "proportional": set(),
 }
 HF_OPTIONAL = {
     "default": set(),
@@ -54,8 +57,9 @@ HF_OPTIONAL = {
         "mscale_all_dim",
         "truncate",
     },
-    "llama3": set(),
+    "llama3": {"original_max_position_embeddings"},
     "longrope": {"factor", "original_max_position_embeddings", "attention_factor"},
+    "proportional": {"factor", "partial_rotary_factor"},
 }
 
 # What HF uses when an optional key is absent. None: no constant (attention_factor is computed;
@@ -75,12 +79,15 @@ HF_DEFAULTS = {
         "truncate": True,
     },
     "longrope": {"factor": None, "original_max_position_embeddings": None, "attention_factor": None},
+    "llama3": {"original_max_position_embeddings": None},
+    # factor = rope_parameters_dict.get("factor", 1.0); rope_proportion = .get("partial_rotary_factor", 1.0)
+    "proportional": {"factor": 1.0, "partial_rotary_factor": 1.0},
 }
 # RotaryEmbeddingConfigMixin.default_theta = 10_000.0; partial_rotary_factor defaults to 1.0.
 HF_COMMON_DEFAULTS = {"rope_theta": 10_000.0, "partial_rotary_factor": 1.0}
 # Keys HF reads by their truth value, so 0 means "not set": `or 32`, `or 1`, `if mscale and mscale_all_dim`.
-# (attention_factor is tested with `is None`: an explicit 0 would be used.)
-HF_ZERO_MEANS_UNSET = {"beta_fast", "beta_slow", "mscale", "mscale_all_dim"}
+# attention_factor 0 is read as "not set" too (issue #14's HF 5.23 reading rule).
+HF_ZERO_MEANS_UNSET = {"beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor"}
 
 
 def valid_block(rope_type: str) -> dict:
@@ -116,6 +123,7 @@ def valid_block(rope_type: str) -> dict:
             "long_factor": [1.0 + 0.5 * j for j in range(HEAD_DIM // 2)],
             "attention_factor": 1.1,
         },
+        "proportional": {"rope_type": "proportional", "factor": 2.0, "partial_rotary_factor": 0.5},
     }[rope_type]
 
 
@@ -127,7 +135,7 @@ def compute(block, seq_len=None):
 # the registry
 # --------------------------------------------------------------------------------------------------
 def test_rope_scaling_keys_and_order_are_unchanged():
-    order = ["default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"]
+    order = ["default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional"]
     assert list(scaling.ROPE_SCALING) == order
     assert list(ROPE_METHODS) == order
     assert list(posenc.ROPE_SCALING) == order
@@ -160,6 +168,7 @@ def test_labels_and_texts():
         "yarn": "YaRN",
         "llama3": "Llama 3.1",
         "longrope": "LongRoPE (Phi-3)",
+        "proportional": "Proportional (p-RoPE)",
     }
     for m in ROPE_METHODS.values():
         assert m.latex and m.summary and m.source, m.name
@@ -229,6 +238,10 @@ def test_yarn_correction_range_defaults_are_hfs():
 )
 @pytest.mark.parametrize("how", ["missing", "null"])
 def test_a_missing_required_key_raises_naming_it(rope_type, key, how):
+    if (rope_type, key, how) == ("yarn", "factor", "null"):
+        pytest.skip(
+            "HF 5.23: yarn's factor null means max_position_embeddings / original (tests/test_hf_reading_rules.py)"
+        )
     block = valid_block(rope_type)
     if how == "missing":
         del block[key]
@@ -298,9 +311,9 @@ BAD_BLOCKS = [
     ({"rope_type": "default", "rope_theta": 1.0}, "rope_theta", ValueError, "must be a finite number > 1, got 1.0"),
     ({"rope_type": "default", "partial_rotary_factor": 2.0}, "partial_rotary_factor", ValueError, "(0, 1], got 2.0"),
     (valid_block("yarn") | {"beta_fast": 1.0, "beta_slow": 32.0}, "beta_fast", ValueError, "> beta_slow = 32.0"),
-    (valid_block("yarn") | {"beta_slow": 0}, "beta_slow", ValueError, "> 0, got 0"),
+    (valid_block("yarn") | {"beta_slow": -1}, "beta_slow", ValueError, "> 0, got -1"),
     (valid_block("yarn") | {"truncate": "yes"}, "truncate", TypeError, "true or false, got 'yes'"),
-    (valid_block("yarn") | {"attention_factor": 0.0}, "attention_factor", ValueError, "> 0, got 0.0"),
+    (valid_block("yarn") | {"attention_factor": -1.0}, "attention_factor", ValueError, "> 0, got -1.0"),
     # mscale is read only when attention_factor is not given
     ({"rope_type": "yarn", "factor": 4.0, "mscale": "x", "mscale_all_dim": 1.0}, "mscale", TypeError, "got 'x'"),
     (
@@ -309,12 +322,7 @@ BAD_BLOCKS = [
         ValueError,
         ">= 1, got 0",
     ),
-    (
-        valid_block("llama3") | {"high_freq_factor": 0.5},
-        "high_freq_factor",
-        ValueError,
-        "> low_freq_factor = 1.0, got 0.5",
-    ),
+    (valid_block("llama3") | {"high_freq_factor": -0.5}, "high_freq_factor", ValueError, "> 0, got -0.5"),
     (valid_block("longrope") | {"short_factor": [1.0] * 3}, "short_factor", ValueError, "= 32 entries, got 3"),
     (valid_block("longrope") | {"long_factor": "abc"}, "long_factor", TypeError, "a list of 32 numbers, got str"),
     (valid_block("longrope") | {"long_factor": [1.0] * 31 + [-2.0]}, "long_factor", ValueError, "> 0, got -2.0"),

@@ -506,7 +506,16 @@ def inv_af(params, dim, *, max_position_embeddings=MAXPOS, seq_len=None):
 
 
 def test_registry_has_exactly_the_documented_methods():
-    assert set(scaling.ROPE_SCALING) == {"default", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope"}
+    assert set(scaling.ROPE_SCALING) == {
+        "default",
+        "linear",
+        "ntk",
+        "dynamic",
+        "yarn",
+        "llama3",
+        "longrope",
+        "proportional",
+    }
     assert all(callable(fn) for fn in scaling.ROPE_SCALING.values())
 
 

@@ -359,7 +359,8 @@ def clock_chart(
 
     return ClockChart(
         vconcat=[faces_panel, odometer],
-        params=[pos.param, playing.param, speed.param],
+        # ignore: the stub types Parameter.param as possibly Undefined; alt.param() always sets it
+        params=[pos.param, playing.param, speed.param],  # type: ignore[list-item]
         config=CONFIG,
         autosize=alt.AutoSizeParams(type="pad", contains="padding"),
         usermeta={"client_timer": {"pos": timer}},

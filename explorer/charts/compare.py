@@ -228,7 +228,7 @@ def score_by_distance(
         alt.layer(line, rule, note, data=curves)
         .properties(width=width, height=panel_height)
         .facet(
-            row=alt.Facet("method:N")
+            row=alt.Row("method:N")
             .sort(order)
             .title(None)
             .header(

@@ -67,3 +67,91 @@ def wavelength_compare_chart(
     )
     chart.config = _CONFIG
     return chart
+
+
+# --------------------------------------------------------------------------------------------------
+# per-layer strip (issue #14): what each decoder layer does with positions
+# --------------------------------------------------------------------------------------------------
+NOPE = "NoPE (no rotation)"
+
+
+def _rope_label(block: dict | None) -> str:
+    if block is None:
+        return NOPE
+    rope_type = block.get("rope_type", "default")
+    theta = block.get("rope_theta")
+    if isinstance(theta, (int, float)):
+        base = f"base {theta:,.0f}" if float(theta).is_integer() and theta < 1e15 else f"base {theta:.6g}"
+    else:
+        base = "base ?"
+    factor = block.get("factor")
+    scaled = f" ×{factor:g}" if isinstance(factor, (int, float)) and rope_type != "default" else ""
+    return f"RoPE {rope_type}{scaled}, {base}" if rope_type != "default" else f"RoPE, {base}"
+
+
+def layer_frame(plans, blocks) -> pd.DataFrame:
+    """One row per decoder layer: its RoPE (or NoPE) label and its attention span.
+
+    ``plans``: posenc.layers.LayerPlan per layer; ``blocks``: the rope block each layer uses (None for NoPE).
+    """
+    rows = []
+    for plan, block in zip(plans, blocks):
+        if plan.attention == "full":
+            span = "full attention"
+        else:
+            span = f"{plan.attention} ({plan.window:,} tokens)"
+        rows.append(
+            {
+                "layer": plan.index,
+                "rope": _rope_label(block),
+                "attention": span,
+                "temperature": "q × attention temperature" if plan.temperature else "",
+            }
+        )
+    return pd.DataFrame(rows, columns=["layer", "rope", "attention", "temperature"])
+
+
+def layer_strip_chart(frame: pd.DataFrame) -> alt.Chart:
+    """Layer index → two cells: the layer's rope (NoPE in grey) and how far back it attends."""
+    n = int(frame["layer"].max()) + 1 if len(frame) else 1
+    ropes = list(dict.fromkeys(frame["rope"]))
+    spans = list(dict.fromkeys(frame["attention"]))
+    palette = ["#1D4ED8", "#C2410C", "#047857", "#7C3AED", "#B45309", "#0E7490"]
+    rope_colors = [("#9CA3AF" if r == NOPE else palette[i % len(palette)]) for i, r in enumerate(ropes)]
+    span_shades = ["#E5E7EB", "#FDE68A", "#BFDBFE", "#FBCFE8"]
+    span_colors = [span_shades[i % len(span_shades)] for i in range(len(spans))]
+    long = pd.concat(
+        [
+            frame.assign(strip="RoPE", value=frame["rope"]),
+            frame.assign(strip="attention", value=frame["attention"]),
+        ],
+        ignore_index=True,
+    )
+    domain = ropes + [s for s in spans if s not in ropes]
+    colors = rope_colors + [c for s, c in zip(spans, span_colors) if s not in ropes]
+    long["start"], long["end"] = long["layer"] - 0.5, long["layer"] + 0.5
+    return (
+        alt.Chart(long)
+        .mark_rect(stroke="white", strokeWidth=1)
+        .encode(
+            alt.X("start:Q", title="decoder layer", scale=alt.Scale(domain=[-0.5, n - 0.5], nice=False)),
+            alt.X2("end:Q"),
+            alt.Y("strip:N", title=None, sort=["RoPE", "attention"]),
+            alt.Color("value:N", title=None, scale=alt.Scale(domain=domain, range=colors)),
+            tooltip=[
+                alt.Tooltip("layer:O", title="layer"),
+                alt.Tooltip("rope:N", title="RoPE"),
+                alt.Tooltip("attention:N", title="attention"),
+                alt.Tooltip("temperature:N", title="Llama 4"),
+            ],
+        )
+        .properties(
+            width=640,
+            height=280,  # Streamlit fits title, legend and axes into the height too (≈ 190 px of it here)
+            title=alt.Title(
+                f"What each of the {n} layers does with positions",
+                subtitle="Top row: the layer's rope (grey: NoPE); bottom row: how far back it attends.",
+            ),
+            config=_CONFIG,
+        )
+    )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import altair as alt
 import numpy as np
@@ -52,7 +53,9 @@ CONFIG = chart_config(
 )
 
 
-def _finish(layers: Sequence, *, title: str, subtitle: str | Sequence[str] = (), height: int = HEIGHT):
+def _finish(
+    layers: Sequence[alt.Chart], *, title: str, subtitle: str | Sequence[str] = (), height: int = HEIGHT
+) -> alt.LayerChart:
     """Layer the marks with the title, height and CONFIG (one construction, no copies)."""
     subtitle = [subtitle] if isinstance(subtitle, str) else list(subtitle)
     return alt.LayerChart(layer=list(layers), title=alt.Title(title, subtitle=subtitle), height=height, config=CONFIG)
@@ -61,7 +64,7 @@ def _finish(layers: Sequence, *, title: str, subtitle: str | Sequence[str] = (),
 Rule = tuple  # (value, label) or (value, label, side); side "right"/"left" (horizontal), "top"/"bottom"
 
 
-def _rules(rules: Sequence[Rule], *, axis: str, log: bool = False) -> list:
+def _rules(rules: Sequence[Rule], *, axis: str, log: bool = False) -> list[alt.Chart]:
     """Dashed reference lines, each with a label at one end: axis "y" (horizontal rules; label at
     the "right" (default) or "left" end) or "x" (vertical rules; label at the "top" (default) or
     "bottom"). Pick the end the data leaves free. log: the rule's axis is a log scale."""
@@ -82,9 +85,10 @@ def _rules(rules: Sequence[Rule], *, axis: str, log: bool = False) -> list:
         .encode(alt.Y("rule_at:Q", scale=scale) if axis == "y" else alt.X("rule_at:Q", scale=scale))
     ]
     text = alt.Text("label:N")
-    style = {"fontSize": 14, "color": "#1e293b", "fontWeight": "bold"}
+    style: dict[str, Any] = {"fontSize": 14, "color": "#1e293b", "fontWeight": "bold"}
     for side, part in frame[frame.label != ""].groupby("side", sort=False):
         base = alt.Chart(part)
+        at: alt.X | alt.Y
         if axis == "y":
             at = alt.Y("rule_at:Q", scale=scale)
             if side == "left":
@@ -105,7 +109,9 @@ def _rules(rules: Sequence[Rule], *, axis: str, log: bool = False) -> list:
     return layers
 
 
-def log_axis(lo: float, hi: float, *, base: int = 10, fractions: bool = False, max_ticks: int = 8):
+def log_axis(
+    lo: float, hi: float, *, base: int = 10, fractions: bool = False, max_ticks: int = 8
+) -> tuple[alt.Axis, list[float]]:
     """An axis with ticks and grid lines only at powers of `base` covering [lo, hi] (a log axis
     otherwise draws a grid line at every 2…9 × 10^k). fractions: label values below 1 as "1/4"."""
     lo_k = math.floor(math.log(lo, base) + 1e-9)
@@ -140,7 +146,7 @@ def per_pair_chart(
     category_title: str = "",
     category_colors: Mapping[str, str] | None = None,
     height: int = HEIGHT,
-):
+) -> alt.LayerChart:
     """One value per pair j, one line (with points) per entry of `series`.
 
     highlight      boolean mask over pairs: those points of `highlight_series` (default: the last
@@ -158,7 +164,11 @@ def per_pair_chart(
         ignore_index=True,
     )
     x = alt.X("pair:Q", title=PAIR_AXIS, scale=alt.Scale(domain=[0, max(n_pairs - 1, 1)], nice=False))
+    drawable = np.ones(len(frame), dtype=bool)
     if log_y:
+        # a pair with frequency 0 (proportional RoPE's unrotated pairs) has no point on a log axis
+        drawable = np.isfinite(frame["value"].to_numpy()) & (frame["value"].to_numpy() > 0)
+        frame = frame[drawable]
         span = np.concatenate([frame["value"].to_numpy(), [r[0] for r in hrules]])
         axis, domain = log_axis(span.min(), span.max(), base=y_log_base, fractions=y_fractions)
         y = alt.Y("value:Q", title=y_title, axis=axis, scale=alt.Scale(type="log", domain=domain, nice=False))
@@ -185,7 +195,7 @@ def per_pair_chart(
     else:
         if len(names) != 1:
             raise ValueError(f"categories need exactly one series, got {len(names)}")
-        frame["category"] = np.asarray(categories).astype(str)
+        frame["category"] = np.asarray(categories).astype(str)[drawable]
         cat_names = list(dict.fromkeys(frame["category"]))
         cat_colors = category_colors or {}
         color = alt.Color(
@@ -202,7 +212,7 @@ def per_pair_chart(
         )
     if highlight is not None and np.any(highlight):
         target = highlight_series or names[-1]
-        mask = np.tile(np.asarray(highlight, dtype=bool), len(names))
+        mask = np.tile(np.asarray(highlight, dtype=bool), len(names))[drawable]
         ringed = frame[(frame["series"] == target).to_numpy() & mask]
         layers.append(
             alt.Chart(ringed).mark_point(size=260, strokeWidth=2.5, color=WARN, opacity=1).encode(x, y, tooltip=tooltip)
@@ -228,7 +238,7 @@ def line_chart(
     marks: Mapping[str, tuple[float, float]] | None = None,
     dashed: Sequence[str] = (),
     height: int = HEIGHT,
-):
+) -> alt.LayerChart:
     """Curves y(x), one per entry of `curves` (name -> (x, y)); optional labelled points `marks`
     (name -> (x, y), drawn as large red dots with their name) and dashed reference lines."""
     names = list(curves)
@@ -288,7 +298,9 @@ def _fmt_len(n: float) -> str:
     return f"{int(round(n)):,}"
 
 
-def angle_reach_chart(train_angle, target_angle, out_of_distribution, *, train_len: int, target_len: int):
+def angle_reach_chart(
+    train_angle, target_angle, out_of_distribution, *, train_len: int, target_len: int
+) -> alt.LayerChart:
     """(1) Each pair's largest angle at T against the largest angle of training, log y."""
     ood = np.asarray(out_of_distribution, dtype=bool)
     n, k = ood.size, int(ood.sum())
@@ -314,7 +326,7 @@ def angle_reach_chart(train_angle, target_angle, out_of_distribution, *, train_l
     )
 
 
-def wavelength_chart(inv_freq, scaled_inv_freq, *, train_len: int, target_len: int):
+def wavelength_chart(inv_freq, scaled_inv_freq, *, train_len: int, target_len: int) -> alt.LayerChart:
     """(2) Wavelength 2π/θ per pair before and after scaling, log y, with L and T marked."""
     before = 2 * np.pi / np.asarray(inv_freq, dtype=float)
     after = 2 * np.pi / np.asarray(scaled_inv_freq, dtype=float)
@@ -372,7 +384,7 @@ def frequency_ratio_chart(
     bands=None,
     yarn_range: tuple[float, float] | None = None,
     target_len: int | None = None,
-):
+) -> alt.LayerChart:
     """(3) θ′_j/θ_j per pair (log y): YaRN's ramp with low/high, Llama 3's bands, 1 and 1/s marked."""
     ratio = np.asarray(scaled_inv_freq, dtype=float) / np.asarray(inv_freq, dtype=float)
     hrules = [(1.0, "1: unchanged", "right")]
@@ -418,7 +430,7 @@ def frequency_ratio_chart(
     )
 
 
-def angle_step_chart(inv_freq, scaled_inv_freq):
+def angle_step_chart(inv_freq, scaled_inv_freq) -> alt.LayerChart:
     """(4) θ_j vs θ′_j: the angle between neighbouring positions (PI shrinks even the fast pairs)."""
     before = np.asarray(inv_freq, dtype=float)
     after = np.asarray(scaled_inv_freq, dtype=float)
@@ -441,7 +453,9 @@ def angle_step_chart(inv_freq, scaled_inv_freq):
     )
 
 
-def score_chart(distances, score_before, score_after, *, train_len: int, target_len: int, attention_factor: float):
+def score_chart(
+    distances, score_before, score_after, *, train_len: int, target_len: int, attention_factor: float
+) -> alt.LayerChart:
     """(5) RoPE score of q = k = ones against distance r, before (split at L) and after (× a²)."""
     r = np.asarray(distances, dtype=float)
     before = np.asarray(score_before, dtype=float)
@@ -488,7 +502,7 @@ def attention_factor_chart(
     attention_factor: float,
     colors: Mapping[str, str],
     dashed: Sequence[str] = (),
-):
+) -> alt.LayerChart:
     """(6) Attention factor a against the scaling factor s; the point (s, a) of curve `current` marked."""
     af2 = attention_factor**2
     return line_chart(
@@ -507,7 +521,7 @@ def attention_factor_chart(
     )
 
 
-def interpolation_strip_chart(positions, interpolated, *, factor: float, train_len: int):
+def interpolation_strip_chart(positions, interpolated, *, factor: float, train_len: int) -> alt.LayerChart:
     """(7) Position Interpolation: token m (top row) is rotated as if it sat at m/s (bottom row).
 
     Bottom-row labels are slanted and thinned where the squeezed dots crowd (large s)."""
@@ -572,7 +586,7 @@ def interpolation_strip_chart(positions, interpolated, *, factor: float, train_l
     )
 
 
-def phase_error_chart(positions, errors: Mapping[str, np.ndarray], *, floor: float = 1e-9):
+def phase_error_chart(positions, errors: Mapping[str, np.ndarray], *, floor: float = 1e-9) -> alt.LayerChart:
     """(8) Largest cos/sin error over pairs against position, per dtype (log y; 0 drawn at `floor`)."""
     worst = {k: (float(np.max(v)), float(np.asarray(positions)[int(np.argmax(v))])) for k, v in errors.items()}
     parts = [f"{k} up to {worst[k][0]:.2g}" for k in errors]
@@ -592,4 +606,37 @@ def phase_error_chart(positions, errors: Mapping[str, np.ndarray], *, floor: flo
         log_y=True,
         dashed=("bfloat16",),
         hrules=[(1.0, "")],
+    )
+
+
+def temperature_chart(
+    lengths: np.ndarray,
+    llama4_multiplier: np.ndarray,
+    yarn_multiplier: np.ndarray,
+    *,
+    floor_scale: float,
+    attn_scale: float,
+    train_len: int,
+) -> alt.LayerChart:
+    """Logit multiplier against position: Llama 4's NoPE-layer temperature (q only, so logits × τ)
+    beside YaRN's a² when s is set to T / L for a context of that length (cos and sin, so logits × a²)."""
+    return line_chart(
+        {
+            f"Llama 4 NoPE layers: 1 + {attn_scale:g}·ln(⌊(p+1)/{floor_scale:g}⌋ + 1)": (lengths, llama4_multiplier),
+            f"YaRN a² with s = T/{train_len:,} (T = p + 1)": (lengths, yarn_multiplier),
+        },
+        title="Two ways to sharpen attention far out: Llama 4's temperature and YaRN's attention factor",
+        subtitle=[
+            "Llama 4 multiplies q on its NoPE layers by a step function of the query's position p;",
+            "YaRN multiplies cos and sin (q and k) by a once per model, set by its factor s.",
+        ],
+        x_title="position p (log scale)",
+        y_title="attention-logit multiplier",
+        colors={
+            f"Llama 4 NoPE layers: 1 + {attn_scale:g}·ln(⌊(p+1)/{floor_scale:g}⌋ + 1)": AFTER,
+            f"YaRN a² with s = T/{train_len:,} (T = p + 1)": BEFORE,
+        },
+        log_x=True,
+        y_zero=False,
+        dashed=(f"YaRN a² with s = T/{train_len:,} (T = p + 1)",),
     )

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -36,7 +38,7 @@ PE_LABELS = {
 }
 
 
-def _configure(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+def _configure(chart: alt.LayerChart) -> alt.LayerChart:
     """This page's sizes (a little larger: few, small charts)."""
     return configure(chart, axis_label=15, axis_title=16, title=20, subtitle=15, legend_title=15)
 
@@ -46,7 +48,7 @@ def token_labels(words) -> list[str]:
     return [f"{i} {w}" for i, w in enumerate(words)]
 
 
-def shuffle_diagram(words, perm) -> alt.Chart:
+def shuffle_diagram(words, perm) -> alt.LayerChart:
     """Two rows of words, the original on top and the shuffle below (shuffled[i] = words[perm[i]]),
     with a line from each word's old place to its new one."""
     words = list(words)
@@ -99,13 +101,13 @@ def shuffle_diagram(words, perm) -> alt.Chart:
     names_layer = (
         alt.Chart(row_names).mark_text(fontSize=16, align="right", color="#475569").encode(x=x, y=y, text="row:N")
     )
-    chart = alt.layer(link_layer, words_layer, names_layer).properties(
+    chart = alt.LayerChart(layer=[link_layer, words_layer, names_layer]).properties(
         height=170 if crowded else 150, width="container"
     )
     return _configure(chart)
 
 
-def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: float | None = None) -> alt.Chart:
+def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: float | None = None) -> alt.LayerChart:
     """Attention weights A[i, j] of a sentence (row i = the query word, column j = the key word it
     attends to), one rect per cell, the colour scale fixed to [0, vmax] so several heatmaps can be
     compared. The chart fills its container's width. Up to `MAX_TOKENS_WITH_VALUES` words the
@@ -121,6 +123,7 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
     qi, ki = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
     names = np.array(labels, dtype=object)
     df = pd.DataFrame({"query": names[qi.ravel()], "key": names[ki.ravel()], "weight": a.ravel()})
+    axis: dict[str, Any]
     if n <= MAX_TOKENS_WITH_WORDS:
         axis = dict(labelOverlap=False)
     else:  # "12 dog" -> "12": positions only, thinned so they never overlap
@@ -166,13 +169,13 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
     # Streamlit fits the whole chart (titles, labels, legend) into `height`: ~230 px of furniture
     # plus at least 17 px per row so that 13-px labels never collide.
     height = 230 + max(240, 17 * n)
-    chart = alt.layer(*layers).properties(
+    chart = alt.LayerChart(layer=list(layers)).properties(
         title=alt.Title(title, subtitle=subtitle) if subtitle else title, height=height, width="container"
     )
     return _configure(chart)
 
 
-def equivariance_scatter(expected, actual, *, pe: str, gap: float) -> alt.Chart:
+def equivariance_scatter(expected, actual, *, pe: str, gap: float) -> alt.LayerChart:
     """Each dot is one output number: x = the original sentence's output, re-ordered like the words
     (P·Y(X)); y = the shuffled sentence's output (Y(PX)). The dashed diagonal is y = x."""
     e = np.asarray(expected, dtype=float).ravel()
@@ -208,5 +211,7 @@ def equivariance_scatter(expected, actual, *, pe: str, gap: float) -> alt.Chart:
             ],
         )
     )
-    chart = alt.layer(line, dots).properties(title=alt.Title(title, subtitle=subtitle), height=420, width="container")
+    chart = alt.LayerChart(layer=[line, dots]).properties(
+        title=alt.Title(title, subtitle=subtitle), height=420, width="container"
+    )
     return _configure(chart)

@@ -158,7 +158,7 @@ def deviation_chart(
         .mark_text(align="left", dx=4, dy=-6, fontSize=13, color="#0F172A", baseline="bottom")
         .encode(x=alt.X("tol:Q").scale(type="log", domain=[floor, top]), y=alt.value(0), text="label:N")
     )
-    chart = alt.layer(bars, rule, labels, rule_label).properties(
+    chart = alt.LayerChart(layer=[bars, rule, labels, rule_label]).properties(
         # Streamlit fits title and axes into `height` too: leave them room beyond ~60 px per bar.
         width=width,
         height=60 * len(df) + 130,
@@ -217,7 +217,7 @@ def curve_chart(
             .mark_text(align="left", dx=5, baseline="top", fontSize=13, color="#B91C1C")
             .encode(x=alt.X("mx:Q").scale(x_scale), y=alt.value(4), text="label:N"),
         ]
-    chart = alt.layer(*layers).properties(
+    chart = alt.LayerChart(layer=list(layers)).properties(
         width=width, height=height, title=alt.TitleParams(title, subtitle=subtitle or "")
     )
     return configure(chart)

@@ -94,7 +94,7 @@ def place_labels(
     tips: np.ndarray,
     boxes: list,
     drop_crowded: bool = False,
-):
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Greedy label placement (all in pixels, y up): each label in turn takes the first of eight
     directions around its anchor (outwards from the origin first) whose box stays `CLEAR` px
     clear of every dot, arrow and label already placed (`boxes`, extended in place), else the
@@ -126,6 +126,7 @@ def place_labels(
                 break
         if drop_crowded and best_room < 0:
             continue
+        assert best is not None  # every direction's clearance is > -inf, so one was taken
         ux[i], uy[i], kept[i] = best[0], best[1], True
         boxes.append(best_box)
     return ux, uy, kept

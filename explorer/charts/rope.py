@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -80,7 +82,7 @@ def plane_chart(
     px = size / (2 * lim)  # pixels per unit, on both axes
     scale = alt.Scale(domain=[-lim, lim], nice=False, zero=False)
     # The axes through the origin: the grid line at 0, darker than the others.
-    origin_line = dict(
+    origin_line: dict[str, Any] = dict(
         gridColor=alt.condition("datum.value === 0", alt.value("#94A3B8"), alt.value("#E2E8F0")),
         gridWidth=alt.condition("datum.value === 0", alt.value(1.5), alt.value(1)),
     )
@@ -120,8 +122,9 @@ def plane_chart(
     # Label placement, in pixels (y up): the arcs' labels sit in the corners; then the arrows'
     # labels, then the position numbers, each clear of everything placed before it.
     tips = arrows[["x", "y"]].to_numpy(float)
-    has_trajectory = trajectory is not None and len(trajectory) > 0
-    dots_px = trajectory[["x", "y"]].to_numpy(float) * px if has_trajectory else np.zeros((0, 2))
+    if trajectory is not None and not len(trajectory):
+        trajectory = None  # an empty trajectory draws nothing
+    dots_px = trajectory[["x", "y"]].to_numpy(float) * px if trajectory is not None else np.zeros((0, 2))
     boxes: list = corner_boxes(corner_rows, px) if corner_rows is not None else []
     ux, uy, _ = place_labels(
         tips * px,
@@ -153,7 +156,7 @@ def plane_chart(
             )
         )
 
-    if has_trajectory:
+    if trajectory is not None:
         traj = trajectory[["position", "x", "y"]].copy()
         layers.append(
             alt.Chart(traj)

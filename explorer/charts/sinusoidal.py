@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TypeVar
 
 import altair as alt
 import numpy as np
@@ -57,9 +58,13 @@ MATRIX_CONFIG = alt.Config.from_dict(
 )
 
 
+#: Any top-level chart: `_finish` returns the same kind of chart it was given.
+_ChartT = TypeVar("_ChartT", bound=alt.TopLevelMixin)
+
+
 def _finish(
-    chart: alt.TopLevelMixin, title: str, subtitle=None, *, fit_width: bool = True, config: alt.Config = CONFIG, **props
-) -> alt.TopLevelMixin:
+    chart: _ChartT, title: str, subtitle=None, *, fit_width: bool = True, config: alt.Config = CONFIG, **props
+) -> _ChartT:
     """Title (the point of the chart), optional subtitle lines, the shared config and the sizing,
     in one step.
 
@@ -326,7 +331,7 @@ def wavelength_chart(wavelengths, *, seq_len: int, base: float, d_model: int) ->
     )
     above = int(np.sum(wl > seq_len))
     return _finish(
-        alt.layer(line, rule, text),
+        alt.LayerChart(layer=[line, rule, text]),
         "Wavelengths grow geometrically: a straight line on a log axis",
         [
             f"λ_j = 2π·b^(2j/d), from 2π ≈ 6.28 to {wl.max():,.0f} tokens (b = {base:,.0f}, d = {d_model}).",
@@ -427,7 +432,7 @@ def offset_distance_chart(offsets, distances, *, seq_len: int) -> alt.LayerChart
         .encode(x=x, y=y, text=alt.Text("label:N"))
     )
     return _finish(
-        alt.layer(line, dot, label),
+        alt.LayerChart(layer=[line, dot, label]),
         "Every position is unique: all distances stay above zero",
         f"The distance between positions p and p + k depends only on k; here every k from 1 to {seq_len - 1}.",
         height=300,

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import colorsys
 import copy
+import json
 import re
+import textwrap
 from typing import Any, TypeVar
 
 import altair as alt
@@ -236,6 +238,8 @@ def style_spec(spec: dict, *, presenting: bool = False, dark: bool = False, font
             config.setdefault(section, defaults)
     if dark:
         config["background"] = DARK_BACKGROUND
+    # Screen readers get the chart's description (below), not one entry per mark.
+    config["mark"] = {"aria": False, **(config.get("mark") or {})}
     out.setdefault("padding", dict(CARD_PADDING))
     if not out.get("description"):
         title = _title_text(out)
@@ -249,4 +253,53 @@ def style_spec(spec: dict, *, presenting: bool = False, dark: bool = False, font
     out["config"] = config
     if presenting and font_scale != 1:
         out = _scale_heights(_walk_scale(out, font_scale), font_scale)
-    return out
+    return _responsive_title(out)
+
+
+#: Average width of a character of the chart font, in ems (for when a title line needs wrapping).
+CHAR_EM = 0.56
+#: Views whose `width` signal is not the whole chart's: their titles are left as they are.
+_COMPOSITE = ("vconcat", "hconcat", "concat", "facet", "repeat")
+
+
+def _wrap_expr(lines: list[str], font_size: float) -> Any:
+    """A title text that wraps when the chart is narrower than the longest line needs: a Vega
+    expression on the chart's `width` signal choosing between the lines as given and the same
+    words wrapped to fit (an axis or two always take some room, hence the margin)."""
+    longest = max(len(line) for line in lines)
+    needed = longest * font_size * CHAR_EM
+    if needed < 320:  # fits a phone's chart as it is
+        return lines if len(lines) > 1 else lines[0]
+    per_line = max(int(300 / (font_size * CHAR_EM)), 16)
+    wrapped = [part for line in lines for part in textwrap.wrap(line, per_line)] or lines
+    return {
+        "expr": f"width < {needed:.0f} ? {json.dumps(wrapped, ensure_ascii=False)} : {json.dumps(lines, ensure_ascii=False)}"
+    }
+
+
+def _responsive_title(spec: dict) -> dict:
+    """Long titles and subtitles wrap instead of ending in "…" on a narrow screen (single and
+    layered views; a concatenation's `width` is not its own)."""
+    title = spec.get("title")
+    if not title or any(key in spec for key in _COMPOSITE):
+        return spec
+    config = spec.get("config") or {}
+    sizes = config.get("title") or {}
+    title_size = float(sizes.get("fontSize", _DEFAULT_SIZES["title"]["fontSize"]))
+    subtitle_size = float(sizes.get("subtitleFontSize", _DEFAULT_SIZES["title"]["subtitleFontSize"]))
+    params = dict(title) if isinstance(title, dict) else {"text": title}
+
+    def lines(value: Any) -> list[str] | None:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return list(value)
+        return None  # an expression already, or absent
+
+    text = lines(params.get("text"))
+    if text:
+        params["text"] = _wrap_expr(text, title_size)
+    subtitle = lines(params.get("subtitle"))
+    if subtitle:
+        params["subtitle"] = _wrap_expr(subtitle, subtitle_size)
+    return {**spec, "title": params}

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import zlib
 from collections.abc import Mapping
 from typing import Any
 
 from explorer.pagespec import BenchSettings, DeepLink, Page
 from explorer.param import Param
 from explorer.snippets import HEADER, fill
+from posenc.models import PRESETS
 
 
 def snippet(v: Mapping[str, Any]) -> str:
@@ -44,6 +48,50 @@ print(f"config: {inv_freq.size} pairs, attention factor {attention_factor:.4f}")
     return text
 
 
+#: Longest encoded config a link may carry (characters of the `cfg` parameter): browsers and servers
+#: accept URLs far longer, but a link is meant to be pasted into chat; a config.json compresses ~3×.
+MAX_LINK_CHARS = 8000
+#: Longest decoded text accepted from a link (posenc.config.MAX_TEXT_BYTES is the parser's own limit).
+MAX_DECODED_BYTES = 256 * 1024
+_PREFIX = "z"  # the encoding's version: zlib + base64url without padding
+
+#: The examples' keys (the page names them): none, two special ones, then every preset.
+EXAMPLE_KEYS: tuple[str, ...] = ("", "rope_block", "broken", *PRESETS)
+
+
+class LinkTextError(ValueError):
+    """The `cfg` value of a link cannot be decoded; the message says why in plain words."""
+
+
+def encode_text(text: str) -> str:
+    """The pasted text as one URL-safe value: "z" + base64url(zlib(utf-8)), no padding."""
+    packed = zlib.compress(text.encode("utf-8"), 9)
+    return _PREFIX + base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
+
+
+def decode_text(value: str) -> str:
+    """Inverse of :func:`encode_text`; LinkTextError (never another exception) for anything else."""
+    if not isinstance(value, str) or not value.startswith(_PREFIX):
+        raise LinkTextError("is not a config encoded by this page (it should start with 'z')")
+    if len(value) > MAX_LINK_CHARS:
+        raise LinkTextError(f"is {len(value):,} characters long; the limit is {MAX_LINK_CHARS:,}")
+    body = value[len(_PREFIX) :]
+    try:
+        packed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(packed, MAX_DECODED_BYTES + 1)
+    except (binascii.Error, ValueError, zlib.error):
+        raise LinkTextError("could not be decoded (the link was cut or changed)") from None
+    if len(raw) > MAX_DECODED_BYTES or inflater.unconsumed_tail:
+        raise LinkTextError(f"decodes to more than {MAX_DECODED_BYTES:,} bytes")
+    if not inflater.eof:
+        raise LinkTextError("could not be decoded (the link was cut or changed)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LinkTextError("does not decode to UTF-8 text") from None
+
+
 PAGE = Page(
     script="pages/9_Model_configs.py",
     slug="configs",
@@ -56,8 +104,10 @@ PAGE = Page(
             "radio",
             "ntk_alpha",
             options=("ntk_alpha", "rope_theta", "linear_factor"),
-            help="**ntk_alpha**: an NTK-aware alpha (HF rope_type ntk's factor). **rope_theta**: a new, "
-            "larger base. **linear_factor**: a Position Interpolation factor s (rope_type linear).",
+            help="**ntk_alpha**: an NTK-aware alpha α (static NTK scaling; HF transformers has no rope_type for "
+            "it: a config writes it as rope_type default with the larger rope_theta b·α^(d/(d−2))). "
+            "**rope_theta**: a new, larger base. **linear_factor**: a Position Interpolation factor s "
+            "(rope_type linear).",
         ),
         Param(
             "ntk_alpha",
@@ -80,6 +130,22 @@ PAGE = Page(
             step=1.0,
             fmt="%.0f",
             help="The enlarged base a model (or a recipe) uses instead of the trained one.",
+        ),
+        Param(
+            "cfg",
+            "Pasted config (in the link)",
+            "text",
+            "",
+            max=MAX_LINK_CHARS,
+            help="The pasted config.json, zlib-compressed and base64url-encoded (explorer.site.configs.encode_text).",
+        ),
+        Param(
+            "cfg_example",
+            "Start from an example",
+            "select",
+            "",
+            options=EXAMPLE_KEYS,
+            help="Loads an example into the text box; the text box (cfg) wins when the link has both.",
         ),
     ),
     snippet=snippet,

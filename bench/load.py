@@ -1,0 +1,761 @@
+"""Lecture-hall load over Streamlit's own websocket protocol: ``python bench/load.py``
+
+No browser: each simulated student does what the browser does on the wire. An HTTP GET of the
+page (through a proxy this is where the sticky cookie is set), then the websocket
+``/_stcore/stream`` with the cookie and an Origin header, a ``rerun_script`` BackMsg carrying the
+page name and the query string (the first run), then slider drags: a ``rerun_script`` with the
+slider's new value in ``widget_states`` (and the fragment id when the slider lives in a
+fragment, as the browser sends it). Each run is timed from the BackMsg sent to the
+``script_finished`` ForwardMsg received. Counted: errors (connection failures, timeouts, a
+compile error, page not found, a lost session) and exceptions (an exception element in a delta).
+
+Scenarios (the full run, ``python bench/load.py``; about 10 minutes on 2 busy cores):
+
+1. Server CPU per run, one session at a time, every page and the one-chart app
+   (bench/slider_chart_app.py): a new session's first run, a rerun at the defaults, a slider drag.
+   CPU = the server process's user + system time (/proc/<pid>/stat) over the runs / runs.
+2. The lecture hall: N sessions (default 100) open the same link within ``--ramp`` seconds, then
+   each drags the page's slider twice: 3 runs per session. p50 / p95 of every run, errors,
+   exceptions, server RSS with every session connected; the one-chart app the same way, in the
+   same run; the explorer scenario twice (RSS growth over a repeat).
+3. Mixed pages: 40 sessions spread over every page, 3 runs each.
+4. Two replicas behind nginx (deploy/nginx.conf.template, via deploy/replicas.py) on this
+   machine: the lecture hall through the proxy; p95 against one replica's. Skipped without nginx.
+
+``--small`` (CI; tests/test_load_small.py): one server, 10 sessions spread over every page,
+3 runs each; exit status 1 on any error or exception. ``--url http://host:port`` runs the small
+scenario against a running server or proxy instead of starting one.
+
+Writes its table into bench/RESULTS.md (section "Lecture hall") unless ``--no-write``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime as dt
+import os
+import re
+import statistics
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+for _p in (ROOT, ROOT / "tests", ROOT / "deploy"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+MB = 1024 * 1024
+REFERENCE_APP = "bench/slider_chart_app.py"
+REFERENCE_SLIDER = "point"
+RESULTS = ROOT / "bench" / "RESULTS.md"
+SECTION = "## 6. Lecture hall: many sessions over the websocket (bench/load.py)"
+
+TARGETS = {"cpu_ratio": 1.2, "p95_ratio": 1.2, "replica_ratio": 0.65, "rss": 700 * MB}
+
+# Loopback only, never through an HTTP proxy from the environment.
+_HTTP = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+# ------------------------------------------------------------------------------ targets
+@dataclass(frozen=True)
+class Target:
+    """One link: a page's URL path ("" for the entry script), its query string, and the slider
+    a student drags there (a widget key; None: a plain rerun instead)."""
+
+    label: str
+    path: str = ""
+    slider: str | None = None
+    query: str = ""
+
+
+def explorer_targets() -> list[Target]:
+    """Every page of the explorer, at its defaults, with the slider its deep link moves."""
+    from explorer.manifest import PAGES
+
+    return [
+        Target(label=p.slug, path=p.url_path, slider=p.bench.slider or p.deep_link.slider)
+        for p in PAGES
+        if (ROOT / p.script).exists()
+    ]
+
+
+REFERENCE = Target(label="one-chart app", path="", slider=REFERENCE_SLIDER)
+
+
+# ------------------------------------------------------------------------------ process
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (/proc/<pid>/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_bytes(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+# ------------------------------------------------------------------------------ protocol
+@dataclass
+class Run:
+    kind: str  # "open", "drag", "rerun", "reconnect"
+    seconds: float
+    exceptions: list[str] = field(default_factory=list)
+    error: str | None = None
+    received: int = 0  # bytes of ForwardMsgs (after the websocket's decompression)
+    messages: int = 0
+
+
+class ProtocolError(RuntimeError):
+    pass
+
+
+class Session:
+    """One simulated browser tab: cookies, one websocket, Streamlit's session id."""
+
+    def __init__(self, base_url: str, target: Target, *, timeout: float = 300.0):
+        self.base_url = base_url.rstrip("/")
+        self.target = target
+        self.timeout = timeout
+        self.cookies: dict[str, str] = {}
+        self.ws: Any = None
+        self.session_id: str | None = None
+        self.session_ids: list[str] = []
+        self.page_script_hash = ""
+        self.query_string = target.query
+        self.slider: dict[str, Any] | None = None  # id, min, max, step, fragment_id
+        self.runs: list[Run] = []
+
+    # transport
+    def _get_page(self) -> int:
+        """GET the page like a browser's navigation (keeps the cookies a proxy sets)."""
+        url = f"{self.base_url}/{self.target.path}" + (f"?{self.query_string}" if self.query_string else "")
+        request = urllib.request.Request(url, headers=self._headers())
+        with _HTTP.open(request, timeout=self.timeout) as response:
+            response.read()
+            for header in response.headers.get_all("Set-Cookie") or []:
+                name, _, rest = header.partition("=")
+                self.cookies[name.strip()] = rest.split(";", 1)[0].strip()
+            return response.status
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Origin": self.base_url, "User-Agent": "bench/load.py"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        return headers
+
+    async def connect(self, *, resume: bool = False) -> None:
+        """Open the websocket (after the page GET, the first time). `resume`: ask Streamlit for
+        the session this tab had (the browser does so after a dropped connection)."""
+        from websockets.asyncio.client import connect
+
+        if self.ws is None and not resume:
+            await asyncio.to_thread(self._get_page)
+        parts = urlsplit(self.base_url)
+        scheme = "wss" if parts.scheme == "https" else "ws"
+        # Sec-WebSocket-Protocol as the browser sends it: "streamlit", an XSRF token slot, the
+        # session to resume (Streamlit reads the 2nd and 3rd entries, selects the 1st).
+        protocols = ["streamlit", "xsrf"] + ([self.session_id] if resume and self.session_id else [])
+        self.ws = await connect(
+            f"{scheme}://{parts.netloc}{parts.path}/_stcore/stream",
+            subprotocols=protocols,  # type: ignore[arg-type]
+            additional_headers=self._headers(),
+            proxy=None,
+            max_size=None,
+            ping_interval=None,
+            open_timeout=self.timeout,
+            close_timeout=5,
+        )
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            ws, self.ws = self.ws, None
+            await ws.close()
+
+    # runs
+    async def _run(self, kind: str, state: Any) -> Run:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        back = BackMsg()
+        back.rerun_script.CopyFrom(state)
+        run = Run(kind=kind, seconds=float("nan"))
+        started = time.perf_counter()
+        try:
+            await self.ws.send(back.SerializeToString())
+            deadline = started + self.timeout
+            while True:
+                data = await asyncio.wait_for(self.ws.recv(), timeout=max(0.1, deadline - time.perf_counter()))
+                run.received += len(data)
+                run.messages += 1
+                msg = ForwardMsg.FromString(data)
+                what = msg.WhichOneof("type")
+                if what == "delta":
+                    self._read_delta(msg.delta, run)
+                elif what == "new_session":
+                    self.page_script_hash = msg.new_session.page_script_hash
+                    sid = msg.new_session.initialize.session_id
+                    if sid and sid != self.session_id:
+                        self.session_id = sid
+                        self.session_ids.append(sid)
+                elif what == "navigation" and msg.navigation.page_script_hash:
+                    # the page that ran (new_session's hash can be the entry script's on a cold
+                    # deep link in legacy pages/ mode); the browser reruns with this one
+                    self.page_script_hash = msg.navigation.page_script_hash
+                elif what == "page_info_changed":
+                    self.query_string = msg.page_info_changed.query_string
+                elif what == "page_not_found":
+                    raise ProtocolError(f"page not found: {msg.page_not_found.page_name!r}")
+                elif what == "session_event" and msg.session_event.WhichOneof("type") == "script_compilation_exception":
+                    run.exceptions.append("compile: " + msg.session_event.script_compilation_exception.message[:200])
+                elif what == "script_finished":
+                    status = msg.script_finished
+                    if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                        continue  # st.rerun() in the script: the next run follows by itself
+                    if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
+                        raise ProtocolError("script finished with a compile error")
+                    break
+            run.seconds = time.perf_counter() - started
+        except Exception as exc:  # every failure is counted, never fatal for the others
+            run.error = f"{type(exc).__name__}: {exc}"[:300]
+        self.runs.append(run)
+        return run
+
+    def _read_delta(self, delta: Any, run: Run) -> None:
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        kind = element.WhichOneof("type")
+        if kind == "exception":
+            run.exceptions.append(f"{element.exception.type}: {element.exception.message}"[:300])
+        elif kind == "slider" and self.target.slider and element.slider.id.endswith("-" + self.target.slider):
+            s = element.slider
+            sent = self.slider["value"] if self.slider and self.slider["id"] == s.id else None
+            self.slider = {
+                "id": s.id,
+                "min": s.min,
+                "max": s.max,
+                "step": s.step or 1.0,
+                "value": sent or list(s.value) or list(s.default),
+                "fragment_id": delta.fragment_id,
+            }
+
+    def _state(self, *, first: bool = False) -> Any:
+        from streamlit.proto.ClientState_pb2 import ClientState
+
+        state = ClientState()
+        state.query_string = self.query_string
+        if first:
+            state.page_name = self.target.path
+        else:
+            state.page_script_hash = self.page_script_hash
+        state.context_info.url = f"{self.base_url}/{self.target.path}"
+        state.context_info.timezone = "UTC"
+        state.context_info.locale = "en-US"
+        return state
+
+    async def open(self) -> Run:
+        """The first run of the page (what the browser sends once the websocket is up)."""
+        if self.ws is None:
+            await self.connect()
+        return await self._run("open", self._state(first=True))
+
+    async def rerun(self) -> Run:
+        """A rerun with nothing changed (the "R" key)."""
+        return await self._run("rerun", self._state())
+
+    async def drag(self, fraction: float) -> Run:
+        """Move the slider to `fraction` of its range (0..1) and rerun (its fragment only, when
+        it lives in one, as the browser does). A plain rerun where the page has no such slider."""
+        if self.slider is None:
+            return await self.rerun()
+        s = self.slider
+        steps = max(1, round((s["max"] - s["min"]) / s["step"]))
+        value = s["min"] + round(fraction * steps) * s["step"]
+        if value == (s["value"] or [None])[0]:
+            value = s["min"] + ((round(fraction * steps) + 1) % (steps + 1)) * s["step"]
+        s["value"] = [value]
+        state = self._state()
+        widget = state.widget_states.widgets.add()
+        widget.id = s["id"]
+        widget.double_array_value.data.append(value)
+        if s["fragment_id"]:
+            state.fragment_id = s["fragment_id"]
+        return await self._run("drag", state)
+
+    async def reconnect(self) -> Run:
+        """Drop the websocket and reconnect asking for the same session (as the browser does);
+        then rerun. An error if the server hands out a different session: the reconnect reached
+        a process that does not hold this tab's session."""
+        before = self.session_id
+        await self.close()
+        await self.connect(resume=True)
+        run = await self._run("reconnect", self._state())
+        if run.error is None and before and self.session_id != before:
+            run.error = f"session lost on reconnect: {before[:8]} -> {(self.session_id or '?')[:8]}"
+        return run
+
+
+# ------------------------------------------------------------------------------ scenarios
+@dataclass
+class HallResult:
+    label: str
+    sessions: int
+    runs: list[Run]
+    errors: list[str]
+    exceptions: list[str]
+    wall: float
+    rss_connected: dict[int, int] = field(default_factory=dict)  # pid -> RSS with all connected
+    session_ids: list[list[str]] = field(default_factory=list)
+    cookies: list[dict[str, str]] = field(default_factory=list)
+
+    def seconds(self, kinds: Sequence[str] | None = None) -> list[float]:
+        return [r.seconds for r in self.runs if r.error is None and (kinds is None or r.kind in kinds)]
+
+    def pct(self, q: float, kinds: Sequence[str] | None = None) -> float:
+        xs = sorted(self.seconds(kinds))
+        if not xs:
+            return float("nan")
+        return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))]
+
+
+async def hall(
+    base_url: str,
+    targets: Sequence[Target],
+    *,
+    sessions: int,
+    drags: int = 2,
+    ramp: float = 2.0,
+    think: float = 0.0,
+    reconnect: bool = False,
+    pids: Sequence[int] = (),
+    label: str = "",
+    timeout: float = 300.0,
+) -> HallResult:
+    """`sessions` students; student i opens targets[i % len(targets)] at i/sessions·`ramp` s,
+    then drags its slider `drags` times (`think` s apart); with `reconnect`, drops and resumes
+    its websocket once more and reruns. Every session stays connected until all are done; the
+    RSS of `pids` is read then."""
+    all_done = asyncio.Event()
+    remaining = [sessions]
+    students = [Session(base_url, targets[i % len(targets)], timeout=timeout) for i in range(sessions)]
+    errors: list[str] = []
+
+    async def student(i: int, s: Session) -> None:
+        try:
+            await asyncio.sleep(ramp * i / max(1, sessions))
+            try:
+                await s.connect()
+            except Exception as exc:
+                s.runs.append(Run("open", float("nan"), error=f"connect: {type(exc).__name__}: {exc}"[:300]))
+                return
+            if (await s.open()).error is None:
+                for j in range(drags):
+                    await asyncio.sleep(think)
+                    # spread over the range; students differ (golden-ratio sequence)
+                    if (await s.drag(((i + 1) * 0.618034 + j * 0.381966) % 1.0)).error:
+                        break
+                else:
+                    if reconnect:
+                        await s.reconnect()
+        finally:
+            remaining[0] -= 1
+            if remaining[0] == 0:
+                all_done.set()
+            await all_done.wait()
+
+    t0 = time.perf_counter()
+    tasks = [asyncio.create_task(student(i, s)) for i, s in enumerate(students)]
+    await all_done.wait()
+    rss = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            rss[pid] = rss_bytes(pid)
+    await asyncio.gather(*tasks)
+    wall = time.perf_counter() - t0
+    await asyncio.gather(*(s.close() for s in students), return_exceptions=True)
+    runs = [r for s in students for r in s.runs]
+    errors += [f"{s.target.label}: {r.kind}: {r.error}" for s in students for r in s.runs if r.error]
+    exceptions = [f"{s.target.label}: {r.kind}: {e}" for s in students for r in s.runs for e in r.exceptions]
+    return HallResult(
+        label=label,
+        sessions=sessions,
+        runs=runs,
+        errors=errors,
+        exceptions=exceptions,
+        wall=wall,
+        rss_connected=rss,
+        session_ids=[s.session_ids for s in students],
+        cookies=[dict(s.cookies) for s in students],
+    )
+
+
+async def cpu_per_run(base_url: str, target: Target, pid: int, *, repeats: int = 8) -> dict[str, Any]:
+    """Server CPU (ms) per run, one session at a time: a new session's first run (connect and
+    open; after a warm-up session), a rerun at the defaults, a slider drag."""
+    out: dict[str, Any] = {"label": target.label, "exceptions": [], "errors": []}
+
+    def keep(run: Run) -> None:
+        out["exceptions"] += run.exceptions
+        if run.error:
+            out["errors"].append(run.error)
+
+    warm = Session(base_url, target)
+    keep(await warm.open())
+    keep(await warm.drag(0.3))
+    await warm.close()
+    await asyncio.sleep(0.3)
+
+    first = []
+    for _ in range(repeats):
+        s = Session(base_url, target)
+        c0 = cpu_seconds(pid)
+        keep(await s.open())
+        first.append(cpu_seconds(pid) - c0)
+        await s.close()
+        await asyncio.sleep(0.2)
+    out["first"] = statistics.fmean(first)
+
+    s = Session(base_url, target)
+    keep(await s.open())
+    c0 = cpu_seconds(pid)
+    for _ in range(repeats):
+        keep(await s.rerun())
+    out["rerun"] = (cpu_seconds(pid) - c0) / repeats
+    c0 = cpu_seconds(pid)
+    for k in range(repeats):
+        keep(await s.drag((k * 0.618034) % 1.0))
+    out["drag"] = (cpu_seconds(pid) - c0) / repeats
+    await s.close()
+    out["has_slider"] = s.slider is not None
+    return out
+
+
+# ------------------------------------------------------------------------------ servers
+def start_server(script: str = "app.py", *, env: dict[str, str] | None = None) -> Any:
+    """A `tests/e2e_support.StreamlitServer` on a free loopback port, healthy."""
+    from e2e_support import StreamlitServer
+
+    old = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        server = StreamlitServer(script)
+        server.start()
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    try:
+        server.wait_healthy(120)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def warm_up(base_url: str, targets: Sequence[Target]) -> None:
+    """Open every target once (imports, first-call costs, caches at defaults)."""
+
+    async def go() -> None:
+        for t in targets:
+            s = Session(base_url, t)
+            await s.open()
+            await s.close()
+
+    asyncio.run(go())
+
+
+# ------------------------------------------------------------------------------ reports
+def fmt_s(x: float) -> str:
+    return f"{x:.2f} s" if x == x else "—"
+
+
+def hall_line(r: HallResult) -> str:
+    rss = ", ".join(f"{v / MB:.0f} MB" for v in r.rss_connected.values()) or "—"
+    return (
+        f"{r.label}: {r.sessions} sessions, {len(r.runs)} runs in {r.wall:.1f} s · p50 {fmt_s(r.pct(0.5))} "
+        f"p95 {fmt_s(r.pct(0.95))} · first run p95 {fmt_s(r.pct(0.95, ['open']))} · errors {len(r.errors)} "
+        f"· exceptions {len(r.exceptions)} · RSS all connected {rss}"
+    )
+
+
+def problems(results: Sequence[HallResult]) -> list[str]:
+    out = []
+    for r in results:
+        out += [f"[{r.label}] error: {e}" for e in r.errors]
+        out += [f"[{r.label}] exception: {e}" for e in r.exceptions]
+    return out
+
+
+def small(base_url: str | None, *, sessions: int = 10, reconnect: bool = False) -> HallResult:
+    """CI: `sessions` sessions spread over every page, open + 2 drags each (+ a resumed
+    reconnect); against `base_url`, or a server started here."""
+    targets = explorer_targets()
+    sessions = max(sessions, len(targets))  # every page at least once
+    server = None
+    if base_url is None:
+        server = start_server()
+        base_url = server.base_url
+    try:
+        pids = [server.pid] if server else []
+        return asyncio.run(
+            hall(base_url, targets, sessions=sessions, ramp=1.0, reconnect=reconnect, pids=pids, label="small")
+        )
+    finally:
+        if server:
+            server.stop()
+
+
+def full(args: argparse.Namespace) -> int:
+    from replicas import Replicas, nginx_missing_message
+
+    started = time.perf_counter()
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    machine = f"{os.cpu_count()} CPUs · {_cpu_model()} · Python {sys.version.split()[0]}"
+    print(f"{when} · {machine} · load {load_average()}", flush=True)
+    targets = explorer_targets()
+    report: dict[str, Any] = {"when": when, "machine": machine, "loads": {}}
+    halls: list[HallResult] = []
+
+    app = start_server()
+    ref = start_server(REFERENCE_APP)
+    try:
+        warm_up(app.base_url, targets)
+        warm_up(ref.base_url, [REFERENCE])
+
+        print("1/4 server CPU per run, one session at a time…", flush=True)
+        report["loads"]["cpu"] = load_average()
+        cpu_rows = [asyncio.run(cpu_per_run(ref.base_url, REFERENCE, ref.pid, repeats=args.repeats))]
+        for t in targets:
+            cpu_rows.append(asyncio.run(cpu_per_run(app.base_url, t, app.pid, repeats=args.repeats)))
+        for row in cpu_rows:
+            print(
+                f"  {row['label']:<16} first {row['first'] * 1e3:6.0f} ms  rerun {row['rerun'] * 1e3:6.0f} ms  "
+                f"drag {row['drag'] * 1e3:6.0f} ms  errors {len(row['errors'])} exceptions {len(row['exceptions'])}",
+                flush=True,
+            )
+        report["cpu"] = cpu_rows
+
+        link = next((t for t in targets if t.label == args.link), targets[0])
+        n = args.sessions
+        print(f"2/4 lecture hall: {n} sessions on one link ({link.label}), 3 runs each…", flush=True)
+        report["loads"]["hall_ref"] = load_average()
+        h_ref = asyncio.run(hall(ref.base_url, [REFERENCE], sessions=n, ramp=args.ramp, pids=[ref.pid], label="ref"))
+        print("  " + hall_line(h_ref), flush=True)
+        report["loads"]["hall"] = load_average()
+        rss_before = rss_bytes(app.pid)
+        h_app = asyncio.run(hall(app.base_url, [link], sessions=n, ramp=args.ramp, pids=[app.pid], label="explorer"))
+        print("  " + hall_line(h_app), flush=True)
+        time.sleep(2)
+        rss_after1 = rss_bytes(app.pid)
+        report["loads"]["hall_repeat"] = load_average()
+        h_app2 = asyncio.run(
+            hall(app.base_url, [link], sessions=n, ramp=args.ramp, pids=[app.pid], label="explorer, repeat")
+        )
+        print("  " + hall_line(h_app2), flush=True)
+        time.sleep(2)
+        rss_after2 = rss_bytes(app.pid)
+        report.update(hall_ref=h_ref, hall=h_app, hall_repeat=h_app2, link=link.label)
+        report["rss"] = {"before": rss_before, "after1": rss_after1, "after2": rss_after2}
+        halls += [h_ref, h_app, h_app2]
+
+        print(f"3/4 mixed pages: {args.mixed} sessions over every page, 3 runs each…", flush=True)
+        report["loads"]["mixed"] = load_average()
+        h_mixed = asyncio.run(
+            hall(app.base_url, targets, sessions=args.mixed, ramp=args.ramp, pids=[app.pid], label="mixed")
+        )
+        print("  " + hall_line(h_mixed), flush=True)
+        report["mixed"] = h_mixed
+        halls.append(h_mixed)
+    finally:
+        app.stop()
+        ref.stop()
+
+    print("4/4 two replicas behind nginx…", flush=True)
+    missing = nginx_missing_message()
+    if missing:
+        print("  skipped: " + missing, flush=True)
+        report["proxy"] = None
+    else:
+        with Replicas(2) as reps:
+            warm_up(reps.url, targets)
+            for _ in range(3):  # a warm-up through the proxy reaches both replicas (new cookie each)
+                warm_up(reps.url, [link])
+            report["loads"]["proxy"] = load_average()
+            h_proxy = asyncio.run(
+                hall(reps.url, [link], sessions=n, ramp=args.ramp, pids=reps.pids, label="2 replicas + nginx")
+            )
+            print("  " + hall_line(h_proxy), flush=True)
+            report["proxy"] = h_proxy
+            report["proxy_split"] = reps.split()
+            halls.append(h_proxy)
+    report["duration"] = time.perf_counter() - started
+    table = results_markdown(report)
+    print(table)
+    if not args.no_write:
+        write_results(table)
+        print(f"written to {RESULTS.relative_to(ROOT)}")
+    trouble = problems(halls)
+    for row in report["cpu"]:
+        trouble += [f"[cpu {row['label']}] {e}" for e in row["errors"] + row["exceptions"]]
+    for line in trouble[:20]:
+        print(line, file=sys.stderr)
+    return 1 if trouble else 0
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def verdict(ok: bool) -> str:
+    return "ok" if ok else "MISS"
+
+
+def results_markdown(r: dict[str, Any]) -> str:
+    loads = r["loads"]
+    ref_row = r["cpu"][0]
+    lines = [
+        SECTION,
+        "",
+        f"`python bench/load.py` · {r['when']} · {r['machine']} · whole run {r['duration'] / 60:.1f} min. "
+        "No browser: each session speaks Streamlit's websocket protocol (page GET, `/_stcore/stream`, "
+        "`rerun_script` BackMsgs; a run is timed from the BackMsg to `script_finished`). The one-chart app is "
+        "bench/slider_chart_app.py (title, slider, one 3-point `st.altair_chart`), served by a second process "
+        "in the same run. Load average (1, 5, 15 min) at the start of each part in brackets.",
+        "",
+        f"### Server CPU per run, one session at a time (user + system time of the server process) [{loads['cpu']}]",
+        "",
+        "| page | new session, first run | rerun at defaults | slider drag | first run ÷ one-chart | rerun ÷ one-chart | target ≤ 1.2× |",
+        "|---|---:|---:|---:|---:|---:|:--:|",
+    ]
+    for row in r["cpu"]:
+        f_ratio, r_ratio = row["first"] / ref_row["first"], row["rerun"] / ref_row["rerun"]
+        ok = "" if row is ref_row else verdict(max(f_ratio, r_ratio) <= TARGETS["cpu_ratio"])
+        drag = f"{row['drag'] * 1e3:.0f} ms" + ("" if row["has_slider"] else " (no slider: rerun)")
+        lines.append(
+            f"| {row['label']} | {row['first'] * 1e3:.0f} ms | {row['rerun'] * 1e3:.0f} ms | {drag} | "
+            f"{f_ratio:.2f}× | {r_ratio:.2f}× | {ok} |"
+        )
+    h_ref, h, h2 = r["hall_ref"], r["hall"], r["hall_repeat"]
+
+    def hall_row(name: str, x: HallResult, load: str, target: str = "") -> str:
+        rss = " + ".join(f"{v / MB:.0f}" for v in x.rss_connected.values())
+        return (
+            f"| {name} [{load}] | {x.sessions} | {len(x.runs)} | {fmt_s(x.pct(0.5))} | {fmt_s(x.pct(0.95))} | "
+            f"{fmt_s(x.pct(0.95, ['open']))} | {len(x.errors)} | {len(x.exceptions)} | {rss} MB | {x.wall:.1f} s | {target} |"
+        )
+
+    ratio = h.pct(0.95) / h_ref.pct(0.95)
+    lines += [
+        "",
+        f"### The lecture hall: {h.sessions} sessions open the same link within the ramp, then drag a slider twice",
+        "",
+        f"The explorer's link: the {r['link']} page at its defaults. Every session stays connected until all are done; "
+        "RSS is read then.",
+        "",
+        "| scenario [load] | sessions | runs | p50 | p95 | first run p95 | errors | exceptions | RSS, all connected | wall | target |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--:|",
+        hall_row("one-chart app, one process", h_ref, loads["hall_ref"]),
+        hall_row(
+            "explorer, one process",
+            h,
+            loads["hall"],
+            f"p95 {ratio:.2f}× one-chart (≤ 1.2×) {verdict(ratio <= TARGETS['p95_ratio'])}",
+        ),
+        hall_row("explorer, one process, repeat", h2, loads["hall_repeat"]),
+        hall_row("explorer, mixed pages", r["mixed"], loads["mixed"]),
+    ]
+    p = r.get("proxy")
+    if p is not None:
+        pr = p.pct(0.95) / h.pct(0.95)
+        split = r.get("proxy_split") or {}
+        lines.append(
+            hall_row(
+                "explorer, 2 replicas behind nginx",
+                p,
+                loads["proxy"],
+                f"p95 {pr:.2f}× one replica (≤ 0.65×) {verdict(pr <= TARGETS['replica_ratio'])}",
+            )
+        )
+        lines += [
+            "",
+            "Requests per replica through the proxy (nginx log): " + ", ".join(f"{k}: {v}" for k, v in split.items()),
+        ]
+    else:
+        lines += ["", "Two replicas behind nginx: skipped (nginx not installed)."]
+    rss = r["rss"]
+    worst = max([*h.rss_connected.values(), *h2.rss_connected.values()] or [0])
+    growth = rss["after2"] - rss["after1"]
+    lines += [
+        "",
+        "| memory | value | target |",
+        "|---|---:|:--:|",
+        f"| server RSS, 100 sessions connected (largest of the two runs) | {worst / MB:.0f} MB | ≤ 700 MB {verdict(worst <= TARGETS['rss'])} |",
+        f"| RSS before the hall / after it / after the repeat (idle, 2 s later) | {rss['before'] / MB:.0f} / {rss['after1'] / MB:.0f} / {rss['after2'] / MB:.0f} MB | |",
+        f"| growth over the repeat | {growth / MB:+.0f} MB | none |",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_results(table: str) -> None:
+    """Replace (or append) the section in bench/RESULTS.md, leaving the rest of the file alone."""
+    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    pattern = re.compile(re.escape(SECTION) + r".*?(?=\n## |\Z)", re.S)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: table.rstrip("\n"), text)
+    else:
+        text = text.rstrip("\n") + "\n\n" + table
+    RESULTS.write_text(text.rstrip("\n") + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--small", action="store_true", help="CI: 10 sessions over every page; exit 1 on a problem")
+    parser.add_argument("--url", help="with --small: a running server or proxy (default: start one)")
+    parser.add_argument("--sessions", type=int, default=100, help="sessions in the lecture hall")
+    parser.add_argument("--mixed", type=int, default=40, help="sessions in the mixed-pages scenario")
+    parser.add_argument("--ramp", type=float, default=2.0, help="seconds over which the sessions arrive")
+    parser.add_argument("--repeats", type=int, default=8, help="runs per figure in the CPU table")
+    parser.add_argument("--link", default="home", help="the page (slug) of the lecture-hall link")
+    parser.add_argument("--no-write", action="store_true", help="do not write bench/RESULTS.md")
+    args = parser.parse_args(argv)
+    if args.small:
+        n = 10 if args.sessions == 100 else args.sessions
+        result = small(args.url, sessions=n, reconnect=True)
+        print(hall_line(result))
+        trouble = problems([result])
+        for line in trouble:
+            print(line, file=sys.stderr)
+        return 1 if trouble else 0
+    return full(args)
+
+
+#: For tests: the helpers a caller needs without argparse.
+__all__: list[str] = ["REFERENCE", "HallResult", "Session", "Target", "explorer_targets", "hall", "main", "small"]
+
+if __name__ == "__main__":
+    sys.exit(main())

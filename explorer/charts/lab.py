@@ -1,0 +1,132 @@
+"""Chart builders for the extrapolation lab: data -> alt.Chart, no Streamlit calls.
+
+`curve_chart` draws every "metric against x, one line per method" view (against evaluation length
+on a log axis, or against position along one long sequence), with the training length L marked
+and the task's reference lines; `attention_chart` is one head's attention weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from explorer.charts.style import chart_config
+from explorer.imagechart import image_heatmap
+
+#: One colour per encoding (colour-blind-safe Tableau 10), scaled RoPE variants in shades of blue.
+COLORS = {
+    "nope": "#7f7f7f",
+    "learned": "#9467bd",
+    "sinusoidal": "#e377c2",
+    "rope": "#1f77b4",
+    "alibi": "#2ca02c",
+}
+REF_COLOR = "#64748b"
+HEIGHT = 470
+CONFIG = chart_config(
+    title={"fontSize": 18, "subtitleFontSize": 14, "offset": 10},
+    axis={"grid": True, "gridColor": "#e2e8f0"},
+    legend={"labelFontSize": 14, "titleFontSize": 14, "orient": "bottom", "labelLimit": 400, "columns": 4},
+)
+
+
+def metric_title(metric: str) -> str:
+    return "loss (nats per token, lower is better)" if metric == "loss" else "accuracy (higher is better)"
+
+
+#: The scaled or fine-tuned RoPE variants, in the order they appear.
+VARIANT_COLORS = ("#ff7f0e", "#d62728", "#8c564b", "#17becf", "#bcbd22", "#1e3a8a", "#f59e0b", "#000000")
+
+
+def colors_for(methods: Sequence[str]) -> list[str]:
+    """One colour per method: the encodings' own, then VARIANT_COLORS in turn."""
+    variants = iter(VARIANT_COLORS * (1 + len(methods) // len(VARIANT_COLORS)))
+    return [COLORS[m] if m in COLORS else next(variants) for m in methods]
+
+
+def curve_chart(
+    data: pd.DataFrame,
+    *,
+    x: str,
+    x_title: str,
+    metric: str,
+    train_len: int,
+    references: Mapping[str, float],
+    title: str,
+    subtitle: str | Sequence[str] = "",
+    log_x: bool = False,
+    band: bool = False,
+    description: str = "",
+) -> alt.TopLevelMixin:
+    """Lines (method, x, value[, sd]); a dashed rule at L; one labelled dotted rule per reference."""
+    data = data.assign(
+        **{c: pd.to_numeric(data[c], errors="coerce") for c in ("value", "sd") if c in data}
+    )  # None -> NaN
+    methods = list(dict.fromkeys(data["method"]))
+    color = alt.Color("method:N", title=None, sort=methods, scale=alt.Scale(domain=methods, range=colors_for(methods)))
+    scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
+    xenc = alt.X(
+        f"{x}:Q", title=x_title, scale=scale, axis=alt.Axis(values=sorted(set(data[x]))) if log_x else alt.Axis()
+    )
+    yenc = alt.Y("value:Q", title=metric_title(metric), scale=alt.Scale(zero=False))
+    tooltip = [alt.Tooltip("method:N"), alt.Tooltip(f"{x}:Q"), alt.Tooltip("value:Q", format=".4f")]
+    if "sd" in data:
+        tooltip.append(alt.Tooltip("sd:Q", format=".4f", title="sd over seeds"))
+    base = alt.Chart(data.dropna(subset=["value"]))
+    layers: list[alt.Chart] = [
+        base.mark_line(point=log_x, strokeWidth=2.5).encode(x=xenc, y=yenc, color=color, tooltip=tooltip)
+    ]
+    if band and "sd" in data and pd.to_numeric(data["sd"], errors="coerce").notna().any():
+        sd = pd.to_numeric(data["sd"], errors="coerce").fillna(0.0)
+        banded = data.assign(lo=data["value"] - sd, hi=data["value"] + sd).dropna(subset=["value"])
+        layers.insert(
+            0,
+            alt.Chart(banded)
+            .mark_area(opacity=0.18)
+            .encode(x=xenc, y=alt.Y("lo:Q", title=metric_title(metric)), y2="hi:Q", color=color),
+        )
+    refs = pd.DataFrame({"reference": list(references), "value": list(references.values())})
+    layers.append(
+        alt.Chart(refs)
+        .mark_rule(strokeDash=[2, 3], color=REF_COLOR)
+        .encode(y="value:Q", tooltip=["reference:N", alt.Tooltip("value:Q", format=".4f")])
+    )
+    layers.append(
+        alt.Chart(refs)
+        .mark_text(align="left", dx=4, dy=-6, color=REF_COLOR, fontSize=13)
+        .encode(y="value:Q", text="reference:N", x=alt.value(0))
+    )
+    lmark = pd.DataFrame({x: [train_len], "label": [f"L = {train_len}"]})
+    layers.append(alt.Chart(lmark).mark_rule(strokeDash=[6, 4], color="#111827").encode(x=alt.X(f"{x}:Q", scale=scale)))
+    layers.append(
+        alt.Chart(lmark)
+        .mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827")
+        .encode(x=alt.X(f"{x}:Q", scale=scale), text="label:N")
+    )
+    return alt.layer(*layers).properties(
+        title=alt.Title(title, subtitle=subtitle or ""),
+        height=HEIGHT,
+        config=CONFIG,
+        description=description or title,
+    )
+
+
+def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> alt.TopLevelMixin:
+    """One head's (n, n) attention weights, row = query position, column = key position."""
+    chart = image_heatmap(
+        weights,
+        x_title="key position",
+        y_title="query position",
+        value_title="attention weight",
+        scheme="viridis",
+        domain=(0.0, float(np.nanmax(weights)) if weights.size else 1.0),
+        width=480,
+        height=420,
+        max_pixels=(512, 512),
+        reduce="mean",
+        title=title,
+    )
+    return chart.properties(description=subtitle or title)

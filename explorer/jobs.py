@@ -1,0 +1,184 @@
+"""The training queue of the extrapolation lab: one worker thread per server process, one job at a time.
+
+Pure Python (threading), no Streamlit: the page drives it.
+
+* ``QUEUE.submit(session, key, work)`` queues a job (a session has at most one; a finished result for
+  the same settings ``key`` is returned at once from a bounded cache shared by every session);
+  ``work(job)`` runs in the worker thread and reports with ``job.report(...)``, which raises
+  :class:`JobCancelled` once the job is cancelled or its session has gone quiet.
+* At most one job runs per process; the others wait in order (``position``), at most ``max_waiting``.
+* **Sessions that close.** Streamlit's public API has no "session ended" callback, so the page
+  calls ``heartbeat(job)`` from an ``st.fragment(run_every=…)`` that shows the progress: while the
+  browser tab is open the fragment reruns every second; when it closes the heartbeats stop, and a
+  job (running or waiting) whose last heartbeat is older than ``timeout`` seconds is cancelled by
+  the worker at its next step. A cancelled or finished job frees the slot at once.
+* **No runaway threads.** The worker is started on the first submit and exits when the queue is
+  empty; at most one is alive (``worker_alive``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Job", "JobCancelled", "JobQueue"]
+
+
+class JobCancelled(Exception):
+    """Raised inside a job's work when it was cancelled or its session stopped sending heartbeats."""
+
+
+@dataclass(eq=False)
+class Job:
+    id: int
+    session: str
+    key: Hashable
+    work: Callable[[Job], Any]
+    queue: JobQueue
+    state: str = "queued"  # queued | running | done | cancelled | failed
+    progress: dict[str, Any] = field(default_factory=dict)
+    result: Any = None
+    error: str = ""
+    last_seen: float = field(default_factory=time.monotonic)
+    _cancel: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def finished(self) -> bool:
+        return self.state in ("done", "cancelled", "failed")
+
+    def report(self, **progress: Any) -> None:
+        """Record progress; raises JobCancelled if the job must stop (called from the worker)."""
+        self.progress = {**self.progress, **progress}
+        if self._cancel.is_set():
+            raise JobCancelled("cancelled")
+        if time.monotonic() - self.last_seen > self.queue.timeout:
+            raise JobCancelled("its session stopped")
+
+
+class JobQueue:
+    def __init__(self, *, timeout: float = 15.0, max_waiting: int = 8, max_results: int = 8):
+        self.timeout, self.max_waiting, self.max_results = timeout, max_waiting, max_results
+        self._lock = threading.Lock()
+        self._jobs: list[Job] = []  # queued and running, in order
+        self._by_session: dict[str, Job] = {}
+        self._results: OrderedDict[Hashable, Any] = OrderedDict()
+        self._ids = itertools.count(1)
+        self._worker: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ the sessions' side
+    def cached(self, key: Hashable) -> Any:
+        with self._lock:
+            if key in self._results:
+                self._results.move_to_end(key)
+                return self._results[key]
+        return None
+
+    def submit(self, session: str, key: Hashable, work: Callable[[Job], Any]) -> Job:
+        """Queue ``work`` for ``session`` (its previous unfinished job is cancelled). Raises
+        RuntimeError when ``max_waiting`` jobs already wait."""
+        with self._lock:
+            old = self._by_session.get(session)
+            cached = key in self._results
+            waiting = sum(j.state == "queued" and j is not old for j in self._jobs)
+            if not cached and waiting >= self.max_waiting:
+                raise RuntimeError(f"the training queue is full ({self.max_waiting} waiting): try again later")
+            if old is not None and not old.finished:
+                self._cancel_locked(old)
+            job = Job(next(self._ids), session, key, work, self)
+            if cached:
+                job.state, job.result = "done", self._results[key]
+                self._by_session[session] = job
+                return job
+            self._jobs.append(job)
+            self._by_session[session] = job
+            if self._worker is None or not self._worker.is_alive():
+                self._worker = threading.Thread(target=self._run, name="lab-training", daemon=True)
+                self._worker.start()
+        return job
+
+    def job_of(self, session: str) -> Job | None:
+        with self._lock:
+            return self._by_session.get(session)
+
+    def heartbeat(self, job: Job) -> None:
+        job.last_seen = time.monotonic()
+
+    def position(self, job: Job) -> int:
+        """0 while running, n ≥ 1 when n − 1 jobs run or wait before it, −1 when finished."""
+        with self._lock:
+            return (
+                self._jobs.index(job)
+                if job in self._jobs and job.state == "queued"
+                else 0
+                if job.state == "running"
+                else -1
+            )
+
+    def cancel(self, job: Job) -> None:
+        with self._lock:
+            self._cancel_locked(job)
+
+    def forget(self, session: str) -> None:
+        with self._lock:
+            job = self._by_session.pop(session, None)
+            if job is not None and not job.finished:
+                self._cancel_locked(job)
+
+    @property
+    def worker_alive(self) -> bool:
+        return self._worker is not None and self._worker.is_alive()
+
+    def snapshot(self) -> list[tuple[int, str]]:
+        with self._lock:
+            return [(j.id, j.state) for j in self._jobs]
+
+    # ------------------------------------------------------------------ internals
+    def _cancel_locked(self, job: Job) -> None:
+        job._cancel.set()
+        if job.state == "queued":
+            job.state = "cancelled"
+            if job in self._jobs:
+                self._jobs.remove(job)
+
+    def _next(self) -> Job | None:
+        with self._lock:
+            now = time.monotonic()
+            for job in list(self._jobs):
+                if job.state == "queued" and now - job.last_seen > self.timeout:  # its session is gone
+                    job.state = "cancelled"
+                    self._jobs.remove(job)
+            for job in self._jobs:
+                if job.state == "queued":
+                    job.state = "running"
+                    return job
+            self._worker = None  # exits: the next submit starts a new one
+            return None
+
+    def _run(self) -> None:
+        while (job := self._next()) is not None:
+            try:
+                result = job.work(job)
+            except JobCancelled as exc:
+                job.state, job.error = "cancelled", str(exc)
+            except Exception as exc:
+                job.state, job.error = "failed", f"{type(exc).__name__}: {exc}"
+            else:
+                with self._lock:
+                    self._results[job.key] = result
+                    self._results.move_to_end(job.key)
+                    while len(self._results) > self.max_results:
+                        self._results.popitem(last=False)
+                job.result, job.state = result, "done"
+            finally:
+                with self._lock:
+                    if job in self._jobs:
+                        self._jobs.remove(job)
+
+
+#: The process's queue (module state lives as long as the server process).
+QUEUE = JobQueue()

@@ -1,0 +1,122 @@
+"""The Extrapolation lab page (pages/6_Extrapolation_lab.py): its parameters, snippet, tour steps, deep link and bench settings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from explorer.pagespec import BenchSettings, DeepLink, Page, Step
+from explorer.param import Param
+from explorer.snippets import fill
+
+TASKS = ("markov", "kback", "copy")
+TRAIN_TASKS = ("markov", "kback")
+ENCODINGS = ("nope", "learned", "sinusoidal", "rope", "alibi")
+ENCODING_SETS = ("all five", *ENCODINGS, "rope, alibi", "rope, sinusoidal, learned")
+EXT_TYPES = ("default", "linear", "ntk", "dynamic", "yarn")
+LENGTHS = (64, 128, 256, 512)
+
+
+def snippet(v: Mapping[str, Any]) -> str:
+    return fill(
+        """
+from posenc import lab
+
+task = $task
+# The shipped results this page shows (made by the command below, recorded in the file):
+shipped = lab.load_shipped()
+print(shipped["command"], "·", shipped["date"])
+runs = shipped["tasks"][task]["runs"]  # {method: {seed: {length: value or None}}}
+for method, seeds in runs.items():
+    print(f"{method:>28}", {n: seeds["0"][n] for n in seeds["0"]})
+print("references:", lab.references(task))
+
+# Train and evaluate them again (seeded: the same numbers; ≈10 s per model on an idle core):
+RETRAIN = False
+if RETRAIN:
+    out = lab.run_experiment(task, ["rope", "alibi", "rope+yarn:beta_fast=$beta"], train_len=64, seed=0,
+                             eval_lens=[64, 128, 256, 512])
+    print(out["results"])
+    # the same from a shell: python -m posenc.lab --task $task_shell --methods rope,alibi,rope+yarn --out results.json
+""",
+        task=str(v["task"]),
+        beta=f"{float(v.get('beta_fast', 32)):g}",
+        task_shell=str(v["task"]),
+    )
+
+
+PAGE = Page(
+    script="pages/6_Extrapolation_lab.py",
+    slug="lab",
+    title="Extrapolation lab",
+    icon=":material/science:",
+    params=(
+        Param(
+            "lab_task",
+            "Task",
+            "radio",
+            "markov",
+            options=TASKS,
+            help="markov: predict the next token of an order-2 Markov chain (loss, lower is better). "
+            "kback: name the token 3 positions back (accuracy). copy: repeat the first half (accuracy).",
+        ),
+        Param(
+            "lab_view", "View", "tabs", "Length", options=("Length", "Per position", "Extension", "Attention", "Train")
+        ),
+        Param(
+            "lab_ext",
+            "Scaling at evaluation",
+            "select",
+            "yarn",
+            options=EXT_TYPES,
+            help="A key of posenc.ROPE_SCALING, applied to the trained RoPE model (no retraining).",
+        ),
+        Param("lab_factor", "Factor s (0 = length / L)", "float_slider", 0.0, min=0.0, max=16.0, step=0.5),
+        Param(
+            "lab_beta",
+            "YaRN β_fast",
+            "float_slider",
+            32.0,
+            min=2.0,
+            max=64.0,
+            step=1.0,
+            help="Pairs with more than β_fast turns over L are kept; YaRN's default is 32.",
+        ),
+        Param(
+            "lab_af",
+            "Attention factor",
+            "toggle",
+            True,
+            help="Multiply cos and sin by the method's attention factor (YaRN: 0.1·ln s + 1).",
+        ),
+        Param("lab_enc", "Encoding", "select", "rope", options=ENCODINGS),
+        Param("lab_len", "Length", "select_slider", 256, options=LENGTHS),
+        Param("lab_head", "Head (layer·4 + head)", "int_slider", 0, min=0, max=7),
+        Param("lab_ttask", "Task", "radio", "markov", options=TRAIN_TASKS),
+        Param("lab_encs", "Encodings", "select", "all five", options=ENCODING_SETS),
+        Param("lab_steps", "Steps", "int_slider", 300, min=20, max=600, step=10),
+        Param("lab_tlen", "Training length L", "select_slider", 64, options=(16, 32, 64, 128)),
+        Param("lab_width", "Model width d", "select_slider", 64, options=(32, 64, 96, 128)),
+        Param("lab_seed", "Seed", "int_slider", 0, min=0, max=9),
+    ),
+    snippet=snippet,
+    tour=(
+        Step(
+            {"lab_task": "markov", "lab_view": "Length"},
+            "Five tiny models, one per encoding, trained on 64 tokens and run on up to 512. The learned table has no "
+            "rows past 64, the added sinusoid breaks at once, and ALiBi stays flat.",
+        ),
+        Step(
+            {"lab_task": "markov", "lab_view": "Per position"},
+            "Along one long sequence: the loss of each model at every position. Where a curve leaves the others is "
+            "where that encoding stops working.",
+        ),
+        Step(
+            {"lab_task": "markov", "lab_view": "Extension", "lab_ext": "yarn", "lab_beta": 4.0},
+            "The RoPE model, re-evaluated with a context-extension method and no retraining: move the method, the "
+            "factor and YaRN's β and watch the curve past 64 tokens.",
+        ),
+    ),
+    deep_link=DeepLink({"lab_task": "kback", "lab_view": "Extension", "lab_ext": "ntk"}, slider="lab_factor", chart=0),
+    bench=BenchSettings(max_query={"lab_task": "markov", "lab_view": "Attention", "lab_len": "512"}, slider="lab_head"),
+)

@@ -1,0 +1,419 @@
+"""Extrapolation lab: tiny transformers, one per positional encoding, trained on 64 tokens and run longer.
+
+URL parameters (registry: explorer/site/lab.py):
+
+    lab_task    markov | kback | copy: the shipped task shown
+    lab_view    Length | Per position | Extension | Attention | Train (only the open tab is computed)
+    lab_ext, lab_factor, lab_beta, lab_af   the RoPE model's scaling at evaluation (Extension)
+    lab_enc, lab_len, lab_head              one head's attention pattern (Attention)
+    lab_ttask, lab_encs, lab_steps, lab_tlen, lab_width, lab_seed   train it yourself (Train)
+
+The shipped results (data/lab/results.json, `python -m posenc.lab ship`) open at once; torch is
+imported only by the Extension, Attention and Train tabs; training runs only when asked, in the
+process's one training thread (explorer/jobs.py).
+"""
+
+import uuid
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer import jobs
+from explorer.charts import lab as charts
+from explorer.exports import page_footer
+from explorer.layout import cached, intro, notice_list, page_setup, show_chart
+from explorer.params import escape_markdown, widget
+from posenc import lab
+
+page_setup("lab")
+st.title("Extrapolation lab")
+with intro():
+    st.markdown(
+        "Claims about length are claims about models. Here tiny transformers (2 layers, d = 64, 4 heads, "
+        "≈100k parameters), one per positional encoding, learn a synthetic task on sequences of L = 64 tokens "
+        "and are then run on 128, 256 and 512. The same models and numbers come from `posenc.lab` "
+        "(`python -m posenc.lab`); the encodings are `posenc.torch`'s modules and the scalings posenc's "
+        "`rope_inverse_frequencies`, the registry the Context-extension page draws."
+    )
+
+
+@cached(max_entries=2)
+def shipped() -> dict:
+    return lab.load_shipped()
+
+
+try:
+    data = shipped()
+except (OSError, ValueError) as exc:
+    st.error(f"The shipped results could not be read: {escape_markdown(str(exc))}")
+    st.stop()
+
+with st.container(border=True, key="lab_controls"):
+    task = widget("lab_task", captions=["next token, Markov chain", "token 3 back", "copy (induction)"])
+entry = data["tasks"].get(task)
+if entry is None:
+    st.warning(f"No shipped results for the task {task!r} yet; showing markov.")
+    task, entry = "markov", data["tasks"]["markov"]
+metric, refs = entry["metric"], entry["references"]
+summary = lab.summarize(entry["runs"])
+train_len = int(data["settings"]["train_len"])
+lengths = [int(n) for n in data["settings"]["eval_lens"]]
+n_seeds = max(len(s) for s in entry["runs"].values())
+st.caption(
+    f"Shipped: {data['date']} · `{str(data['command']).replace('`', '')}` · {entry['steps']} training steps · "
+    f"up to {n_seeds} seed(s) per model · ≈{data['settings']['tokens']:,} scored tokens per length."
+)
+
+rows = [
+    {"method": m, "length": n, "value": mean, "sd": sd, "seeds": k}
+    for m, per in summary.items()
+    for n, (mean, sd, k) in per.items()
+]
+table = pd.DataFrame(rows)
+better = min if metric == "loss" else max
+fmt = "{:.3f}"
+
+(t_len, t_pos, t_ext, t_att, t_train) = widget("lab_view")
+
+# ------------------------------------------------------------------------------ loss vs length
+if t_len.open:
+    with t_len:
+        live = ["nope", "learned", "sinusoidal", "rope", "alibi"]
+        chosen = [m for m in summary if m in live or m.startswith("rope+") or m.startswith("nope (")]
+        shown = table[table["method"].isin(chosen)]
+        show_chart(
+            charts.curve_chart(
+                shown,
+                x="length",
+                x_title="evaluation length (tokens, log scale)",
+                metric=metric,
+                train_len=train_len,
+                references=refs,
+                log_x=True,
+                band=True,
+                title=f"{lab.TASKS[task].label}: {metric} against length",
+                subtitle=[
+                    f"mean ± sd over seeds, trained on L = {train_len}",
+                    "no point = no value (a learned table has no rows past L)",
+                ],
+                description=f"{metric} of each encoding's model at lengths {lengths}; dashed rule at the training length.",
+            ),
+            width="stretch",
+        )
+        longest = max(lengths)
+        at_long = {m: summary[m][longest][0] for m in live if m in summary}
+        valued = {m: v for m, v in at_long.items() if v is not None}
+        items = []
+        if valued:
+            best = better(valued, key=valued.__getitem__)
+            worst = (max if metric == "loss" else min)(valued, key=valued.__getitem__)
+            items.append(
+                f"At {longest} tokens ({longest // train_len}·L) the best of the five is **{best}** "
+                f"({fmt.format(valued[best])}), the worst **{worst}** ({fmt.format(valued[worst])})."
+            )
+            uni = refs["uniform"]
+            bad = [m for m, v in valued.items() if (v > uni if metric == "loss" else v < uni)]
+            if bad:
+                items.append(f"Worse than uniform guessing ({fmt.format(uni)}) at {longest}: {', '.join(bad)}.")
+        if "learned" in at_long and at_long["learned"] is None:
+            items.append(f"The learned table has {train_len} rows: past L it has no value at all, not a bad one.")
+        rope_row = summary.get("rope", {})
+        if rope_row.get(2 * train_len, (None,))[0] is not None and rope_row[train_len][0] is not None:
+            items.append(
+                f"Plain RoPE: {fmt.format(rope_row[train_len][0])} at L, {fmt.format(rope_row[2 * train_len][0])} "
+                f"at 2L, {fmt.format(rope_row[longest][0])} at {longest}."
+            )
+        notice_list(items)
+
+# ------------------------------------------------------------------------------ per position
+if t_pos.open:
+    with t_pos:
+        pp = entry.get("per_position", {})
+        prow = []
+        for m, curve in pp.items():
+            if curve is None or not (m in ("nope", "learned", "sinusoidal", "rope", "alibi") or m.startswith("rope+")):
+                continue
+            centres, means = lab.bin_positions(curve, 64)
+            prow += [
+                {"method": m, "position": float(c), "value": float(v)} for c, v in zip(centres, means) if np.isfinite(v)
+            ]
+        pframe = pd.DataFrame(prow, columns=["method", "position", "value"])
+        show_chart(
+            charts.curve_chart(
+                pframe,
+                x="position",
+                x_title="position in one 512-token evaluation (mean of 8-token bins)",
+                metric=metric,
+                train_len=train_len,
+                references=refs,
+                title=f"Where each encoding breaks: {metric} per position",
+                subtitle="seed-0 models; averaged over the evaluation sequences at each position",
+                description=f"{metric} per position for each encoding; the dashed rule marks the training length.",
+            ),
+            width="stretch",
+        )
+        worse_by = 0.05  # nats for the loss, accuracy points for accuracy
+        items = []
+        for m, curve in pp.items():
+            if curve is None or m not in ("nope", "sinusoidal", "rope", "alibi"):
+                continue
+            pos = lab.break_position(curve, train_len, metric=metric, worse_by=worse_by)
+            items.append(
+                f"**{m}**: "
+                + (
+                    f"worse by more than {worse_by} from about position {pos} ({pos / train_len:.1f}·L)."
+                    if pos is not None
+                    else f"never worse by more than {worse_by} than inside L."
+                )
+            )
+        notice_list(items)
+
+# ------------------------------------------------------------------------------ extension panel
+with t_ext:
+    c1, c2, c3, c4 = st.columns(4)
+    ext = widget("lab_ext", container=c1)
+    factor = widget("lab_factor", container=c2)
+    beta = widget("lab_beta", container=c3)
+    use_af = widget("lab_af", container=c4)
+
+
+@cached(max_entries=32)
+def extension_curve(task: str, method: str) -> dict:
+    model = lab.shipped_model(task, "rope")
+    return lab.evaluate_method(model, method, lengths, tokens=2048)
+
+
+if t_ext.open:
+    with t_ext:
+        if task == "copy" or "rope" not in summary:
+            pass
+        method = lab.method_name(ext, factor=factor or None, beta_fast=beta, attention_factor=use_af)
+        try:
+            with st.spinner("Evaluating the RoPE model (no training)…"):
+                base_curve = extension_curve(task, "rope")
+                curve = extension_curve(task, method)
+        except (OSError, ValueError) as exc:
+            st.error(f"This scaling could not be evaluated: {escape_markdown(str(exc))}")
+            curve = base_curve = {}
+        eframe = pd.DataFrame(
+            [{"method": "rope (no scaling)", "length": n, "value": v} for n, v in base_curve.items()]
+            + ([{"method": method, "length": n, "value": v} for n, v in curve.items()] if method != "rope" else [])
+        )
+        show_chart(
+            charts.curve_chart(
+                eframe,
+                x="length",
+                x_title="evaluation length (tokens, log scale)",
+                metric=metric,
+                train_len=train_len,
+                references=refs,
+                log_x=True,
+                title=f"The trained RoPE model with {method}",
+                subtitle="seed 0, evaluated only (no retraining); factor = length / L unless set; 2,048 scored tokens per length",
+                description="RoPE model evaluated with a context-extension scaling at several lengths.",
+            ),
+            width="stretch",
+        )
+        if curve and base_curve:
+            longest = max(lengths)
+            d = curve[longest] - base_curve[longest]
+            good = d < 0 if metric == "loss" else d > 0
+            notice_list(
+                [
+                    f"At {longest} tokens: {fmt.format(curve[longest])} with {method}, {fmt.format(base_curve[longest])} "
+                    f"without: {'better' if good else 'worse' if d else 'the same'} by {abs(d):.3f}.",
+                    f"At L = {train_len}: {fmt.format(curve[train_len])} against {fmt.format(base_curve[train_len])} "
+                    + (
+                        "(a scaling that changes the angles inside L changes what the model was trained on)."
+                        if abs(curve[train_len] - base_curve[train_len]) > 1e-9
+                        else "(unchanged inside L)."
+                    ),
+                ]
+            )
+        if ext != "yarn":
+            st.caption("β_fast and the attention factor apply to YaRN only (the other methods' attention factor is 1).")
+
+# ------------------------------------------------------------------------------ attention
+with t_att:
+    a1, a2, a3 = st.columns(3)
+    enc = widget("lab_enc", container=a1)
+    att_len = widget("lab_len", container=a2)
+    head = widget("lab_head", container=a3)
+
+
+@cached(max_entries=16)
+def attention(task: str, enc: str, length: int, head: int) -> np.ndarray:
+    model = lab.shipped_model(task, enc)
+    return lab.attention_map(model, length, layer=head // 4, head=head % 4)
+
+
+if t_att.open:
+    with t_att:
+        if enc == "learned" and att_len > train_len:
+            st.warning(f"A learned table has {train_len} rows: no attention pattern past L. Showing L = {train_len}.")
+            att_len = train_len
+        try:
+            w = attention(task, enc, att_len, head)
+        except (OSError, ValueError) as exc:
+            st.error(f"No attention pattern: {escape_markdown(str(exc))}")
+        else:
+            show_chart(
+                charts.attention_chart(
+                    w,
+                    title=f"{enc}: layer {head // 4}, head {head % 4} at {att_len} tokens",
+                    subtitle="attention weights of one evaluation sequence",
+                ),
+                width="stretch",
+            )
+            rows_max = w.max(axis=1)
+            inside, outside = (
+                float(rows_max[:train_len].mean()),
+                float(rows_max[train_len:].mean()) if att_len > train_len else None,
+            )
+            notice_list(
+                [
+                    f"Mean largest weight per query: {inside:.3f} at positions < L"
+                    + (
+                        f", {outside:.3f} at positions ≥ L (lower = attention spread thinner: dilution)."
+                        if outside is not None
+                        else "."
+                    )
+                ]
+            )
+
+# ------------------------------------------------------------------------------ train it yourself
+with t_train:
+    r1, r2 = st.columns(2)
+    ttask = widget("lab_ttask", container=r1)
+    encs = widget("lab_encs", container=r2)
+    r3, r4, r5, r6 = st.columns(4)
+    steps = widget("lab_steps", container=r3)
+    tlen = widget("lab_tlen", container=r4)
+    width = widget("lab_width", container=r5)
+    seed = widget("lab_seed", container=r6)
+
+if "lab_session" not in st.session_state:
+    st.session_state["lab_session"] = uuid.uuid4().hex
+SESSION = st.session_state["lab_session"]
+encodings = tuple(lab.ENCODINGS) if encs == "all five" else tuple(e.strip() for e in encs.split(","))
+eval_lens = (tlen, 2 * tlen, 4 * tlen, 8 * tlen)
+key = (ttask, encodings, tlen, steps, width, seed)
+
+
+def work(job: jobs.Job) -> dict:
+    lab.set_threads(1)  # one core at most: a training job never starves other users
+
+    def report(encoding, step, n, loss):
+        job.report(
+            model=encoding, index=encodings.index(encoding), models=len(encodings), step=step, steps=n, loss=loss
+        )
+
+    out = lab.run_experiment(
+        ttask,
+        list(encodings),
+        train_len=tlen,
+        eval_lens=eval_lens,
+        seed=seed,
+        steps=steps,
+        d_model=width,
+        tokens=4096,
+        per_position=False,
+        callback=report,
+    )
+    return out
+
+
+if t_train.open:
+    with t_train:
+        st.caption(
+            f"{len(encodings)} model(s) × {steps} steps at L = {tlen}, d = {width}, evaluated at {', '.join(map(str, eval_lens))}. "
+            "One training job runs per server at a time, on one core; results are cached for everyone."
+        )
+        done = jobs.QUEUE.cached(key)
+        if st.button("Train", icon=":material/play_arrow:", disabled=done is not None, key="lab_go"):
+            try:
+                jobs.QUEUE.submit(SESSION, key, work)
+            except RuntimeError as exc:
+                st.warning(str(exc))
+
+        def progress_view() -> None:
+            job = jobs.QUEUE.job_of(SESSION)
+            if job is None or job.key != key:
+                return
+            jobs.QUEUE.heartbeat(job)
+            if job.state == "queued":
+                st.info(f"Waiting: {jobs.QUEUE.position(job)} job(s) ahead of yours.")
+            elif job.state == "running":
+                p = job.progress
+                if p:
+                    frac = (p["index"] + p["step"] / p["steps"]) / p["models"]
+                    st.progress(
+                        min(1.0, frac),
+                        text=f"model {p['index'] + 1} of {p['models']} ({p['model']}): step {p['step']} of {p['steps']}, loss {p['loss']:.3f}",
+                    )
+                else:
+                    st.progress(0.0, text="starting…")
+            elif job.state in ("cancelled", "failed"):
+                st.warning(f"Training {job.state}: {escape_markdown(job.error)}")
+            if not job.finished:
+                if st.button("Cancel", icon=":material/stop:", key="lab_cancel"):
+                    jobs.QUEUE.cancel(job)
+            elif job.state == "done" and st.session_state.get("lab_shown") != job.id:
+                st.session_state["lab_shown"] = job.id
+                st.rerun()
+
+        job_now = jobs.QUEUE.job_of(SESSION)
+        active = job_now is not None and not job_now.finished
+        st.fragment(run_every=1.0 if active else None)(progress_view)()
+        result = done or (
+            job_now.result if job_now is not None and job_now.key == key and job_now.state == "done" else None
+        )
+        if result is not None:
+            res = result["results"]
+            tframe = pd.DataFrame(
+                [{"method": m, "length": int(n), "value": v} for m, per in res.items() for n, v in per.items()]
+            )
+            show_chart(
+                charts.curve_chart(
+                    tframe,
+                    x="length",
+                    x_title="evaluation length (tokens, log scale)",
+                    metric=lab.TASKS[ttask].metric,
+                    train_len=tlen,
+                    references=lab.references(ttask),
+                    log_x=True,
+                    title=f"Your run: {ttask}, {steps} steps, L = {tlen}, d = {width}, seed {seed}",
+                    description="metric against evaluation length for the models you trained",
+                ),
+                width="stretch",
+            )
+
+# ------------------------------------------------------------------------------ honest section
+with st.expander("What tiny synthetic models can and cannot say", icon=":material/balance:"):
+    rope_row, alibi_row, sin_row = summary.get("rope", {}), summary.get("alibi", {}), summary.get("sinusoidal", {})
+    longest = max(lengths)
+
+    def at(row, n):
+        v = row.get(n, (None,))[0]
+        return "—" if v is None else fmt.format(v)
+
+    st.markdown(
+        f"* **Sinusoidal 'can extrapolate'** (Vaswani et al. 2017, a hope, not a measurement): here the added sinusoid "
+        f"gives {at(sin_row, train_len)} at L and {at(sin_row, longest)} at {longest} on this task. Press et al. (2022, Fig. 1) "
+        "found the same on language models: sinusoidal perplexity explodes just past L.\n"
+        "* **Learned tables 'can't extrapolate'**: true by construction; there is no row to look up.\n"
+        f"* **RoPE has 'no length limit'**: the formula has none, the trained model does: {at(rope_row, train_len)} at L, "
+        f"{at(rope_row, 2 * train_len)} at 2L, {at(rope_row, longest)} at {longest}. Press et al. and Chen et al. (2023) report "
+        "RoPE degrading past L too.\n"
+        f"* **ALiBi**: {at(alibi_row, train_len)} at L, {at(alibi_row, longest)} at {longest}: flat on a local task, as in Press "
+        "et al.; its bias only ever looks near, so it helps where the answer is near.\n"
+        "* **Position Interpolation 'works because the model has seen all the angles'**: Chen et al. (2023) needed a short "
+        "fine-tune (about 1,000 steps); the Extension tab shows PI applied with no fine-tune, and the shipped "
+        "`rope+linear@ft256` is the PI model after a short fine-tune at 256 tokens.\n\n"
+        "What they cannot say: these are 2-layer models with ≈100k parameters, a few hundred steps and synthetic tasks "
+        "whose answer lies a fixed few tokens back. Real language needs long-range retrieval, and large models learn "
+        "position partly from the causal mask (NoPE); numbers here show the mechanisms, not the sizes of effects in LLMs."
+    )
+
+page_footer("lab", {"task": task, "beta_fast": beta}, data=table, file_name=f"lab_{task}.csv")
