@@ -86,6 +86,10 @@ class Param:
     help     tooltip (markdown); not shown for "tabs".
     log      the parameter is naturally log-scaled (charts should use a log axis for it).
     fmt      printf-style display format for sliders/number inputs (e.g. "%.2f"); display only.
+    labels   select/radio only: option -> the text shown for it (e.g. a model's name for its slug).
+             Streamlit's bound select writes the shown text into the URL, so that text is the
+             canonical URL form (`to_url`); `parse` takes the text or the option itself, so links
+             that hold the option keep working (the widget rewrites them to the text).
     """
 
     key: str
@@ -99,8 +103,17 @@ class Param:
     help: str = ""
     log: bool = False
     fmt: str | None = None
+    labels: Any = None
 
     def __post_init__(self) -> None:
+        if self.labels is not None:
+            pairs = tuple(self.labels.items()) if hasattr(self.labels, "items") else tuple(self.labels)
+            object.__setattr__(self, "labels", pairs)
+            if self.kind not in ("select", "radio"):
+                raise ValueError(f"{self.key}: labels are for select and radio, not {self.kind}")
+            texts = [text for _, text in pairs]
+            if len(set(texts)) != len(texts) or not all(isinstance(t, str) and t.strip() for t in texts):
+                raise ValueError(f"{self.key}: labels must be distinct, non-empty texts")
         if not isinstance(self.key, str) or not _KEY_RE.fullmatch(self.key):
             raise ValueError(f"Param key must match {_KEY_RE.pattern} (short, lowercase, URL-safe), got {self.key!r}")
         if self.kind not in KINDS:
@@ -187,8 +200,15 @@ class Param:
             return None
         return "has an unknown kind"  # pragma: no cover - kind validated in __post_init__
 
+    def display(self, option: Any) -> str:
+        """The text shown for an option (its label, else ``str(option)``)."""
+        for value, text in self.labels or ():
+            if value == option:
+                return text
+        return str(option)
+
     def options_phrase(self) -> str:
-        tokens = [str(o) for o in self.options or ()]
+        tokens = [self.display(o) for o in self.options or ()]
         if len(tokens) > 8:
             tokens = tokens[:4] + ["…"] + tokens[-2:]
         return ", ".join(tokens)
@@ -244,6 +264,9 @@ class Param:
 
     def _match_option(self, text: str) -> Any:
         options = self.options or ()
+        for option, shown in self.labels or ():
+            if shown == text or shown.lower() == text.lower():
+                return option
         for option in options:
             if str(option) == text:
                 return option
@@ -263,7 +286,7 @@ class Param:
         if self.kind == "toggle":
             return "true" if value else "false"
         if self.kind in OPTION_KINDS or self.kind == "text":
-            return str(value)
+            return self.display(value)
         if self.is_int and isinstance(value, float) and math.isfinite(value):
             value = int(value)
         return fmt_number(value)

@@ -212,6 +212,8 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
     drawn on every run (outside the ``if tab.open``: Streamlit drops a bound widget's URL
     parameter while it is not drawn); a widget that several tabs use belongs above the tabs.
     """
+    if "format_func" in overrides:  # the URL holds what format_func shows: declare it as the Param's labels
+        raise ValueError(f"widget {key!r}: give the option texts as the Param's labels, not a format_func")
     registered = get(key)
     field_changes = {k: overrides.pop(k) for k in list(overrides) if k in OVERRIDABLE_FIELDS}
     param = registered.with_overrides(**field_changes) if field_changes else registered
@@ -221,6 +223,8 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
 
     kind = param.kind
     common: dict[str, Any] = {"key": key, "bind": "query-params", "help": param.help or None}
+    if param.labels:
+        common["format_func"] = param.display
     common.update(overrides)
 
     if kind in ("int_slider", "float_slider"):

@@ -207,12 +207,27 @@ def layers_differ(preset: ModelPreset) -> bool:
     return bool(parsed.layer_blocks) or any(not p.rope for p in parsed.layer_plans)
 
 
-def layer_rope_block(preset: ModelPreset, layer: int | None) -> tuple[dict[str, Any], int | None]:
-    """(rope block, the layer it is from) for `layer` of the preset: a NoPE layer has none, so the
-    nearest RoPE layer's is returned with its index; None/unknown layer: the preset's own block."""
+def first_layer(preset: ModelPreset) -> int:
+    """The layer a per-layer model opens on: its first full-attention layer that rotates (Gemma 3's
+    first global layer, whose rope is the config's top-level one), else its first layer that rotates,
+    else 0. The layer select starts there when the model is picked."""
     parsed = parsed_preset(preset)
-    if layer is None or parsed is None or not parsed.layer_plans or not layers_differ(preset):
+    plans = parsed.layer_plans if parsed is not None else ()
+    for wanted in ("full", None):
+        for plan in plans:
+            if plan.rope and (wanted is None or plan.attention == wanted):
+                return plan.index
+    return 0
+
+
+def layer_rope_block(preset: ModelPreset, layer: int | None) -> tuple[dict[str, Any], int | None]:
+    """(rope block, the layer it is from) for `layer` of the preset (None: `first_layer`): a NoPE
+    layer has none, so the nearest RoPE layer's is returned with its index."""
+    parsed = parsed_preset(preset)
+    if parsed is None or not parsed.layer_plans or not layers_differ(preset):
         return dict(preset.rope_parameters), None
+    if layer is None:
+        layer = first_layer(preset)
     n = len(parsed.layer_plans)
     layer = min(max(int(layer), 0), n - 1)
     for distance in range(n):
@@ -279,10 +294,6 @@ def same_value(a: Any, b: Any) -> bool:
     return a == b
 
 
-def preset_label(key: str) -> str:
-    return "Custom (your own values)" if key == CUSTOM else PRESETS[key].name
-
-
 # ---------------------------------------------------------------------------- the widget
 def _selected_layer() -> int | None:
     value = st.session_state.get("layer")
@@ -291,13 +302,28 @@ def _selected_layer() -> int | None:
     return None if value is None else int(value)
 
 
+def _apply_model(page: str) -> None:
+    """on_change of the model select: open a per-layer model on its `first_layer`, then fill the page."""
+    key = st.session_state.get("model", CUSTOM)
+    if key in PRESETS and layers_differ(PRESETS[key]):
+        layer = first_layer(PRESETS[key])
+        st.session_state["layer"] = layer
+        params.set_url_param("layer", None if layer == params.get("layer").default else str(layer))
+    _apply_selected(page)
+
+
 def _apply_selected(page: str) -> None:
-    """on_change of the model select (and of the layer): write the preset's values into the page's widget keys."""
+    """on_change of the layer select (and, through `_apply_model`, of the model select): write the
+    preset's values into the page's widget keys."""
     key = st.session_state.get("model", CUSTOM)
     if key == CUSTOM or key not in PRESETS:
         return
     for name, value in preset_values(page, key, _selected_layer()).items():
         st.session_state[name] = value
+        # A widget drawn for the first time on the next run (e.g. llama3's keys after a switch from
+        # "linear") does not put a value that came from the session into the address bar: do it here.
+        param = params.get(name)
+        params.set_url_param(name, None if same_value(value, param.default) else param.to_url(value))
 
 
 def _url_value(key: str) -> Any:
@@ -331,6 +357,8 @@ def _sync(page: str) -> None:
     selected = _url_value("model")
     if selected is None or selected == CUSTOM:
         return
+    if "layer" not in state and _url_value("layer") is None and layers_differ(PRESETS[selected]):
+        state["layer"] = first_layer(PRESETS[selected])  # the layer select opens where the values come from
     mismatch = False
     for name, value in preset_values(page, selected, _selected_layer()).items():
         given = _url_value(name)
@@ -354,7 +382,7 @@ def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:
     """Draw the "Real model" select for `page`; returns the selected preset (None for custom)."""
     container = st.sidebar if container is None else container
     _sync(page)
-    key = params.widget("model", container=container, on_change=_apply_selected, args=(page,), format_func=preset_label)
+    key = params.widget("model", container=container, on_change=_apply_model, args=(page,))
     if key not in PRESETS:
         container.caption("Pick a published model to load its exact RoPE settings.")
         return None

@@ -35,6 +35,7 @@ METHOD_PARAMS: Mapping[str, tuple[str, ...]] = {
     "yarn": ("factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor", "truncate"),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
     "longrope": ("factor", "short_gen", "long_gen"),
+    "proportional": ("factor", "partial_rotary_factor"),
 }
 
 #: LongRoPE factor-list generators offered instead of typing d/2 numbers.

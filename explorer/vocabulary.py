@@ -162,6 +162,7 @@ SHARED: tuple[Param, ...] = (
         "select",
         "custom",
         options=("custom", *PRESETS),
+        labels={"custom": "Custom (your own values)", **{key: preset.name for key, preset in PRESETS.items()}},
         help="Fill this page's settings with a published model's exact RoPE values "
         "(explorer.presets_ui). Changing any of them afterwards switches back to custom.",
     ),

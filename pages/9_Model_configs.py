@@ -75,19 +75,8 @@ def example_config(key: str) -> str:
     return json.dumps(config, indent=2)
 
 
-EXAMPLES = {
-    "": "(choose an example)",
-    "rope_block": "A rope block on its own (Llama 3.1's)",
-    "broken": "A broken config (to see the messages)",
-    **{
-        key: f"{preset.name} ({'its published config' if preset.config is not None else 'built from the preset'})"
-        for key, preset in PRESETS.items()
-    },
-}
-
-
 def example_text(choice: str) -> str | None:
-    text = {"broken": BROKEN_EXAMPLE, "rope_block": ROPE_BLOCK_EXAMPLE}.get(choice)
+    text = {"broken": BROKEN_EXAMPLE, "rope-block": ROPE_BLOCK_EXAMPLE}.get(choice)
     if text is None and choice in PRESETS:
         text = example_config(choice)
     return text
@@ -101,7 +90,7 @@ def _set_text(text: str) -> None:
 
 def _put_text_in_url(text: str) -> None:
     """The text into the link (``cfg``), unless it is an example unchanged (``cfg_example`` says it) or too long."""
-    example = example_text(st.session_state.get("cfg_example", "") or "")
+    example = example_text(st.session_state.get("cfg_example", "none") or "none")
     if not text.strip() or text == example:
         params.set_url_param("cfg", None)
         return
@@ -115,7 +104,7 @@ def _put_text_in_url(text: str) -> None:
 
 
 def _load_example() -> None:
-    text = example_text(st.session_state.get("cfg_example", "") or "")
+    text = example_text(st.session_state.get("cfg_example", "none") or "none")
     if text is not None:
         _set_text(text)
 
@@ -144,7 +133,7 @@ def _text_from_link() -> None:
         st.session_state[TEXT_MIRROR] = text
         return
     choice = st.session_state.get("cfg_example") or presets_ui.url_value("cfg_example")
-    text = example_text(choice or "")
+    text = example_text(choice or "none")
     if text is not None:
         st.session_state[TEXT_KEY] = text
         st.session_state[TEXT_MIRROR] = text
@@ -178,7 +167,7 @@ if st.session_state.get("_cfg_link_problem"):
     )
 left, right = st.columns([3, 1.3])
 with right:
-    widget("cfg_example", container=right, format_func=EXAMPLES.get, on_change=_load_example)
+    widget("cfg_example", container=right, on_change=_load_example)
     with st.expander("Sizes for a rope block on its own"):
         fallback_head_dim = int(st.number_input("head_dim", 2, 1024, 128, step=2, key="cfg_head_dim"))
         fallback_max_pos = int(st.number_input("max_position_embeddings", 1, 10_000_000, 4096, key="cfg_max_pos"))

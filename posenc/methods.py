@@ -517,7 +517,8 @@ def _llama3_params(
 
 
 def llama3_bands(inv_freq, *, factor, low_freq_factor, high_freq_factor, original_max_position_embeddings):
-    """Which Llama 3 band each pair falls in: "kept" (λ < L/high), "divided" (λ > L/low) or "smoothed"."""
+    """Which Llama 3 band each pair falls in: "divided" (λ > L/low), else "kept" (λ < L/high), else
+    "smoothed" — HF's order, which matters only when high_freq_factor <= low_freq_factor."""
     _, lo, hi, length = _llama3_params(
         {
             "factor": factor,
@@ -528,7 +529,7 @@ def llama3_bands(inv_freq, *, factor, low_freq_factor, high_freq_factor, origina
         original_max_position_embeddings,
     )
     wavelen = 2 * np.pi / v.float_array("inv_freq", inv_freq, ndim=1)
-    return np.where(wavelen < length / hi, "kept", np.where(wavelen > length / lo, "divided", "smoothed"))
+    return np.where(wavelen > length / lo, "divided", np.where(wavelen < length / hi, "kept", "smoothed"))
 
 
 def _llama3(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:

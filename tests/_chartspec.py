@@ -65,10 +65,34 @@ def png_pixels(spec: dict) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGBA"))
 
 
+def wide_text(value):
+    """A title or subtitle as a wide screen shows it: the chart style turns a long one into a Vega
+    expression choosing between wrapped and unwrapped lines by the chart's width
+    (`width < N ? [wrapped] : [as given]`); this returns the lines as given (one string for one line)."""
+    if isinstance(value, dict) and "expr" in value:
+        lines = json.loads(value["expr"].split(" : ", 1)[1])
+        return lines[0] if len(lines) == 1 else lines
+    return value
+
+
+def readable_titles(spec: dict) -> dict:
+    """`spec` with its title and subtitle in their wide form (see `wide_text`)."""
+    title = spec.get("title")
+    if isinstance(title, dict):
+        spec["title"] = {**title, **{k: wide_text(v) for k, v in title.items() if k in ("text", "subtitle")}}
+    return spec
+
+
+def proto_spec(proto) -> dict:
+    """The Vega-Lite spec of a captured chart proto (without datasets), titles in their wide form."""
+    return readable_titles(json.loads(proto.spec))
+
+
 def element_spec(element) -> dict:
     """The spec of an AppTest vega_lite_chart element with its Arrow datasets decoded into
-    ``spec["datasets"]`` (as `chart.to_dict()` would hold them), so `find`/`frame` work on it."""
-    spec = json.loads(element.proto.spec)
+    ``spec["datasets"]`` (as `chart.to_dict()` would hold them), so `find`/`frame` work on it;
+    titles in their wide form."""
+    spec = proto_spec(element.proto)
     spec["datasets"] = {
         d.name: pa.ipc.open_stream(d.data.data).read_pandas().to_dict("records") for d in element.proto.datasets
     }

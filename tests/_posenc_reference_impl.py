@@ -152,12 +152,13 @@ def ref_llama3(dim, base, factor, low_freq_factor, high_freq_factor, L):
     inv, bands = [], []
     for theta in ref_inverse_frequencies(dim, base):
         lam = 2 * math.pi / theta
-        if lam < lam_hi:
-            inv.append(theta)
-            bands.append("kept")
-        elif lam > lam_lo:
+        # HF's order: "wavelen > low_freq_wavelen" is decided first (it matters when high <= low)
+        if lam > lam_lo:
             inv.append(theta / factor)
             bands.append("divided")
+        elif lam < lam_hi:
+            inv.append(theta)
+            bands.append("kept")
         else:
             sm = (L / lam - low_freq_factor) / (high_freq_factor - low_freq_factor)
             inv.append((1 - sm) * theta / factor + sm * theta)

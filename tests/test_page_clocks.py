@@ -5,13 +5,13 @@ parameters / data and the table are checked against numbers computed here. One b
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 from _apptest import run_page
+from _chartspec import proto_spec
 from e2e_support import APP_IDLE, StreamlitServer, launch_chromium, require_browser
 from streamlit.testing.v1 import AppTest
 
@@ -27,7 +27,7 @@ def run(query: dict | None = None) -> AppTest:
 def clock_spec(at: AppTest) -> tuple[dict, dict]:
     """(spec, datasets) of the page's only chart."""
     (element,) = at.get("vega_lite_chart")
-    spec = json.loads(element.proto.spec)
+    spec = proto_spec(element.proto)
     data = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in element.proto.datasets}
     return spec, data
 

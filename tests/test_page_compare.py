@@ -2,7 +2,6 @@
 maximum, garbage in every URL parameter; the table cells are checked against independent checks
 (hand-written score loops in tests/_attention_reference.py)."""
 
-import json
 import re
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import numpy as np
 import pytest
 from _apptest import run_page
 from _attention_reference import ref_score
+from _chartspec import proto_spec
 from _posenc_reference_impl import ref_alibi_slopes
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
@@ -53,7 +53,7 @@ def number_after(text, label):
 
 def chart(at):
     (c,) = at.get("vega_lite_chart")
-    spec = json.loads(c.proto.spec)
+    spec = proto_spec(c.proto)
     (dataset,) = [d for d in c.proto.datasets if d.name == spec["data"]["name"]]
     return spec, convert_arrow_bytes_to_pandas_df(dataset.data.data)
 

@@ -331,7 +331,7 @@ def test_every_control_at_its_extreme(method, which):
         assert_charts(at, view)
         assert not at.warning  # every extreme value is a valid link
         for chart in at.get("vega_lite_chart"):
-            spec = json.loads(chart.proto.spec)
+            spec = cs.proto_spec(chart.proto)
             assert spec["title"]["text"]
         # the extremes that posenc rejects are reported, never raised
         for error in at.error:

@@ -2,13 +2,13 @@
 position signal, every control at its minimum and maximum, garbage in every URL parameter, an empty
 and a 500-word sentence; the gaps shown are checked against a hand-written attention head."""
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from _apptest import run_page
 from _attention_reference import ref_gap_both, ref_gap_rows, ref_head
+from _chartspec import proto_spec
 from _posenc_reference_impl import ref_sinusoidal_row
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
@@ -46,14 +46,14 @@ def gaps(at):
 
 def chart_data(at, index, layer=0):
     proto = at.get("vega_lite_chart")[index].proto
-    spec = json.loads(proto.spec)
+    spec = proto_spec(proto)
     name = spec["layer"][layer].get("data", spec.get("data"))["name"]
     (dataset,) = [d for d in proto.datasets if d.name == name]
     return convert_arrow_bytes_to_pandas_df(dataset.data.data)
 
 
 def specs(at):
-    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    return [proto_spec(c.proto) for c in at.get("vega_lite_chart")]
 
 
 def diagram_words(at):

@@ -4,7 +4,6 @@ and the charts / numbers the page shows are checked (against numbers computed he
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from _apptest import run_page
+from _chartspec import proto_spec
 from streamlit.testing.v1 import AppTest
 
 from explorer.charts import sinusoidal as charts
@@ -54,7 +54,7 @@ def charts_by_title(at: AppTest) -> dict[str, dict]:
     """Every chart's Vega-Lite spec (with its datasets decoded), keyed by its title text."""
     out = {}
     for element in at.get("vega_lite_chart"):
-        spec = json.loads(element.proto.spec)
+        spec = proto_spec(element.proto)
         spec["_data"] = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in element.proto.datasets}
         out[spec["title"]["text"]] = spec
     return out

@@ -56,11 +56,26 @@ def test_register_is_idempotent_but_rejects_a_different_definition():
         (dict(key="k", label="x", kind="float_slider", default=0.5, min=0.0, max=1.0), "step"),
         (dict(key="k", label="x", kind="radio", default="c", options=("a", "b")), "default"),
         (dict(key="k", label="x", kind="select", default=1, options=(1, "1")), "distinct"),
+        (
+            dict(key="k", label="x", kind="select", default="a", options=("a", "b"), labels={"a": "A", "b": "A"}),
+            "labels",
+        ),
+        (dict(key="k", label="x", kind="tabs", default="a", options=("a", "b"), labels={"a": "A", "b": "B"}), "labels"),
     ],
 )
 def test_invalid_definitions_are_rejected(kwargs, match):
     with pytest.raises(ValueError, match=match):
         Param(**kwargs)
+
+
+def test_labels_are_the_url_form_and_the_option_itself_still_parses():
+    p = Param("k", "x", "select", "a-1", options=("a-1", "b-2"), labels={"a-1": "Alpha one", "b-2": "Beta two"})
+    assert p.to_url("b-2") == "Beta two"  # what Streamlit's bound select writes (its format_func text)
+    assert p.parse("Beta two") == "b-2" and p.parse("beta TWO") == "b-2"
+    assert p.parse("b-2") == "b-2"  # an older link holding the option
+    with pytest.raises(ParamError, match="Alpha one, Beta two"):
+        p.parse("gamma")
+    assert p.display("a-1") == "Alpha one"
 
 
 # ---------------------------------------------------------------------- URL value parsing

@@ -13,6 +13,7 @@ from types import MappingProxyType
 
 import numpy as np
 import pytest
+from _posenc_reference_impl import ref_llama3
 
 import posenc  # parse_vector lives on the package itself
 from posenc import learned, precision, relative, rope, scaling, sinusoidal
@@ -344,23 +345,28 @@ def test_yarn_correction_range_beta_fast_not_above_beta_slow_is_rejected(fast, s
         )
 
 
-@pytest.mark.parametrize("low, high", [(4.0, 1.0), (2.0, 2.0)], ids=["high<low", "high==low"])
-def test_llama3_high_freq_factor_not_above_low_is_rejected(low, high):
+@pytest.mark.parametrize("low, high", [(4.0, 1.0), (1.0, 1.0)], ids=["high<low", "high==low"])
+def test_llama3_high_freq_factor_not_above_low_computes_as_hf_does(low, high):
+    # HF only logs a warning when high_freq_factor <= low_freq_factor and computes on; Llama 4 Scout
+    # ships low = high = 1 (meta-llama/Llama-4-Scout-17B-16E config.json)
     params = valid_params("llama3") | {"low_freq_factor": low, "high_freq_factor": high}
-    with raises("high_freq_factor|low_freq_factor"):
-        call_config(params)
+    inv, af = call_config(params)
+    ref, ref_af, _ = ref_llama3(
+        HEAD_DIM, 10000.0, params["factor"], low, high, params["original_max_position_embeddings"]
+    )
+    np.testing.assert_allclose(inv, ref, rtol=1e-12)
+    assert af == ref_af
 
 
-@pytest.mark.parametrize("low, high", [(4.0, 1.0), (2.0, 2.0)], ids=["high<low", "high==low"])
-def test_llama3_bands_high_freq_factor_not_above_low_is_rejected(low, high):
-    with raises("high_freq_factor|low_freq_factor"):
-        scaling.llama3_bands(
-            sinusoidal.inverse_frequencies(64, base=5e5),
-            factor=8.0,
-            low_freq_factor=low,
-            high_freq_factor=high,
-            original_max_position_embeddings=8192,
-        )
+@pytest.mark.parametrize("low, high", [(4.0, 1.0), (1.0, 1.0)], ids=["high<low", "high==low"])
+def test_llama3_bands_with_high_freq_factor_not_above_low_follow_hf(low, high):
+    inv = sinusoidal.inverse_frequencies(64, base=5e5)
+    bands = scaling.llama3_bands(
+        inv, factor=8.0, low_freq_factor=low, high_freq_factor=high, original_max_position_embeddings=8192
+    )
+    _, _, ref = ref_llama3(64, 5e5, 8.0, low, high, 8192)
+    assert list(bands) == ref
+    assert "smoothed" not in ref  # no pair lies between the two wavelengths when high <= low
 
 
 @pytest.mark.parametrize("rope_type", ["yarn", "llama3", "longrope"])

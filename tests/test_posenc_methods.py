@@ -355,8 +355,8 @@ def test_llama3_bands_names_the_key_too():
         scaling.llama3_bands(
             posenc.inverse_frequencies(64),
             factor=8.0,
-            low_freq_factor=4.0,
-            high_freq_factor=1.0,
+            low_freq_factor=1.0,
+            high_freq_factor=-4.0,
             original_max_position_embeddings=8192,
         )
     assert info.value.key == "high_freq_factor"

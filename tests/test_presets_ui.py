@@ -202,3 +202,19 @@ def test_garbage_model_in_the_url_falls_back_to_custom_with_a_notice():
     at = run("invariance", {"model": "<b>llama</b>"})
     assert at.selectbox(key="model").value == "custom"
     assert any("model" in w.value for w in at.warning)
+
+
+def test_a_link_with_a_models_slug_opens_it_and_the_link_then_holds_its_name():
+    # Links made before the select showed names hold the slug; the select shows (and Streamlit's
+    # bound select writes) the name, so the link is rewritten to it.
+    at = run("rope", {"model": "llama3.1-8b"})
+    assert at.selectbox(key="model").value == "llama3.1-8b"
+    assert at.query_params["model"] == "Llama 3.1 8B"
+    assert widget_value(at, "base") == 500000 and widget_value(at, "head_dim") == 128
+
+
+def test_a_link_with_a_models_name_opens_it():
+    at = run("rope", {"model": "Gemma 3 4B"})
+    assert at.selectbox(key="model").value == "gemma3-4b"
+    assert "Gemma 3 4B" in at.selectbox(key="model").options  # names, not slugs, in the select
+    assert "gemma3-4b" not in at.selectbox(key="model").options

@@ -56,7 +56,17 @@ MAX_DECODED_BYTES = 256 * 1024
 _PREFIX = "z"  # the encoding's version: zlib + base64url without padding
 
 #: The examples' keys (the page names them): none, two special ones, then every preset.
-EXAMPLE_KEYS: tuple[str, ...] = ("", "rope_block", "broken", *PRESETS)
+#: The example select's options and what each shows (and writes into the link).
+EXAMPLE_LABELS: dict[str, str] = {
+    "none": "(choose an example)",
+    "rope-block": "A rope block on its own (Llama 3.1's)",
+    "broken": "A broken config (to see the messages)",
+    **{
+        key: f"{preset.name} ({'its published config' if preset.config is not None else 'built from the preset'})"
+        for key, preset in PRESETS.items()
+    },
+}
+EXAMPLE_KEYS: tuple[str, ...] = tuple(EXAMPLE_LABELS)
 
 
 class LinkTextError(ValueError):
@@ -143,8 +153,9 @@ PAGE = Page(
             "cfg_example",
             "Start from an example",
             "select",
-            "",
+            "none",
             options=EXAMPLE_KEYS,
+            labels=EXAMPLE_LABELS,
             help="Loads an example into the text box; the text box (cfg) wins when the link has both.",
         ),
     ),
