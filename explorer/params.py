@@ -185,7 +185,7 @@ def _reconcile(registered: Param, param: Param) -> None:
 
 
 def _range_phrase(param: Param) -> str:
-    if param.kind in NUMERIC_KINDS:
+    if param.kind in NUMERIC_KINDS and param.min is not None and param.max is not None:
         return f"{fmt_number(param.min)}–{fmt_number(param.max)}"
     if param.kind in OPTION_KINDS:
         return param.options_phrase()
@@ -244,19 +244,20 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
         if param.fmt:
             kwargs["format"] = param.fmt
         return container.number_input(label, **kwargs, **common)
+    options: tuple = param.options or ()
     if kind == "select_slider":
-        return container.select_slider(label, options=list(param.options), value=param.default, **common)
+        return container.select_slider(label, options=list(options), value=param.default, **common)
     if kind == "select":
-        return container.selectbox(label, list(param.options), index=param.options.index(param.default), **common)
+        return container.selectbox(label, list(options), index=options.index(param.default), **common)
     if kind == "radio":
         common.setdefault("horizontal", True)
-        return container.radio(label, list(param.options), index=param.options.index(param.default), **common)
+        return container.radio(label, list(options), index=options.index(param.default), **common)
     if kind == "segmented":
-        return container.segmented_control(label, list(param.options), default=param.default, required=True, **common)
+        return container.segmented_control(label, list(options), default=param.default, required=True, **common)
     if kind == "tabs":
         common.pop("help", None)
         common.setdefault("on_change", "rerun")  # what makes the tabs lazy (see above)
-        return container.tabs([str(o) for o in param.options], default=str(param.default), **common)
+        return container.tabs([str(o) for o in options], default=str(param.default), **common)
     if kind == "toggle":
         return container.toggle(label, value=bool(param.default), **common)
     if kind == "text":

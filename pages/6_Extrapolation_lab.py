@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import posenc
 from explorer import jobs
 from explorer.charts import lab as charts
 from explorer.exports import page_footer
@@ -233,6 +234,25 @@ if t_ext.open:
             )
         if ext != "yarn":
             st.caption("β_fast and the attention factor apply to YaRN only (the other methods' attention factor is 1).")
+        else:
+            head_dim = lab.shipped_model(task, "rope").head_dim
+            ramp = posenc.yarn_correction_range(
+                head_dim, base=10000.0, original_max_position_embeddings=train_len, beta_fast=beta
+            )
+            paper = posenc.yarn_correction_range(head_dim, base=10000.0, original_max_position_embeddings=train_len)
+            text = (
+                f"With this model's head_dim = {head_dim} ({head_dim // 2} pairs) and L = {train_len}, β_fast = {beta:g} "
+                f"puts YaRN's ramp at pairs {ramp[0]:g}–{ramp[1]:g}: pairs below it keep their frequency, pairs above "
+                "it are divided by s. "
+            )
+            if ramp == paper and beta != 32:
+                text += (
+                    "The paper's β_fast = 32 gives the same ramp (the ends are rounded to whole pairs, and at so "
+                    "short an L no pair turns that often), so the two curves are the same."
+                )
+            elif beta != 32:
+                text += f"The paper's β_fast = 32 would give pairs {paper[0]:g}–{paper[1]:g}."
+            st.caption(text)
 
 # ------------------------------------------------------------------------------ attention
 with t_att:
@@ -389,7 +409,31 @@ if t_train.open:
                 width="stretch",
             )
 
+
 # ------------------------------------------------------------------------------ honest section
+def _flat(row: dict, n0: int, n1: int) -> bool:
+    """Within 0.05 (nats, or accuracy points) of its value at L."""
+    a, b = row.get(n0, (None,))[0], row.get(n1, (None,))[0]
+    return a is not None and b is not None and abs(b - a) <= 0.05
+
+
+def _yarn_line(summary: dict, n0: int, n1: int, at) -> str:
+    """YaRN's β_fast, as the shipped runs show it (the paper's 32 against 2)."""
+    paper, low = summary.get("rope+yarn", {}), summary.get("rope+yarn:beta_fast=2", {})
+    if not paper or not low:
+        return ""
+    a, b = paper.get(n1, (None,))[0], low.get(n1, (None,))[0]
+    if a is None or b is None:
+        return ""
+    same = abs(a - b) < 1e-9
+    return (
+        f"* **YaRN's β_fast** (Peng et al. 2023 use 32, tuned for L in the thousands): at {n1} tokens, "
+        f"{at(paper, n1)} with β_fast = 32 and {at(low, n1)} with β_fast = 2"
+        + (" — the same: at L = 64 both ramps start at the fastest pair." if same else ".")
+        + "\n"
+    )
+
+
 with st.expander("What tiny synthetic models can and cannot say", icon=":material/balance:"):
     rope_row, alibi_row, sin_row = summary.get("rope", {}), summary.get("alibi", {}), summary.get("sinusoidal", {})
     longest = max(lengths)
@@ -400,15 +444,29 @@ with st.expander("What tiny synthetic models can and cannot say", icon=":materia
 
     st.markdown(
         f"* **Sinusoidal 'can extrapolate'** (Vaswani et al. 2017, a hope, not a measurement): here the added sinusoid "
-        f"gives {at(sin_row, train_len)} at L and {at(sin_row, longest)} at {longest} on this task. Press et al. (2022, Fig. 1) "
-        "found the same on language models: sinusoidal perplexity explodes just past L.\n"
-        "* **Learned tables 'can't extrapolate'**: true by construction; there is no row to look up.\n"
-        f"* **RoPE has 'no length limit'**: the formula has none, the trained model does: {at(rope_row, train_len)} at L, "
-        f"{at(rope_row, 2 * train_len)} at 2L, {at(rope_row, longest)} at {longest}. Press et al. and Chen et al. (2023) report "
-        "RoPE degrading past L too.\n"
-        f"* **ALiBi**: {at(alibi_row, train_len)} at L, {at(alibi_row, longest)} at {longest}: flat on a local task, as in Press "
-        "et al.; its bias only ever looks near, so it helps where the answer is near.\n"
-        "* **Position Interpolation 'works because the model has seen all the angles'**: Chen et al. (2023) needed a short "
+        f"gives {at(sin_row, train_len)} at L and {at(sin_row, longest)} at {longest} on this task"
+        + (
+            "; Press et al. (2022, Fig. 1) saw it break on language models, where perplexity explodes just past L.\n"
+            if _flat(sin_row, train_len, longest)
+            else ". Press et al. (2022, Fig. 1) found the same on language models: perplexity explodes just past L.\n"
+        )
+        + "* **Learned tables 'can't extrapolate'**: true by construction; there is no row to look up.\n"
+        f"* **RoPE has 'no length limit'**: the formula has none; the trained model: {at(rope_row, train_len)} at L, "
+        f"{at(rope_row, 2 * train_len)} at 2L, {at(rope_row, longest)} at {longest}"
+        + (
+            " — it held on this task, though Press et al. and Chen et al. (2023) report RoPE degrading past L.\n"
+            if _flat(rope_row, train_len, longest)
+            else " — a limit after all, as Press et al. and Chen et al. (2023) report for RoPE past L.\n"
+        )
+        + f"* **ALiBi**: {at(alibi_row, train_len)} at L, {at(alibi_row, longest)} at {longest}"
+        + (
+            ": flat, as in Press et al.; "
+            if _flat(alibi_row, train_len, longest)
+            else ": not flat on this task, unlike Press et al.'s language models; "
+        )
+        + "its bias only ever looks near, so it helps where the answer is near.\n"
+        + _yarn_line(summary, train_len, longest, at)
+        + "* **Position Interpolation 'works because the model has seen all the angles'**: Chen et al. (2023) needed a short "
         "fine-tune (about 1,000 steps); the Extension tab shows PI applied with no fine-tune, and the shipped "
         "`rope+linear@ft256` is the PI model after a short fine-tune at 256 tokens.\n\n"
         "What they cannot say: these are 2-layer models with ≈100k parameters, a few hundred steps and synthetic tasks "

@@ -85,6 +85,7 @@ CMP = "pages/8_Compare_methods.py"
 CFG = "pages/9_Model_configs.py"
 PAGES = (HOME, SIN, CLOCKS, ROPE, INV, EXT, CMP, CFG)
 VIS = "pages/7_Images_and_video.py"
+LAB = "pages/6_Extrapolation_lab.py"  # its tour steps only (its views depend on the shipped results, data/lab/)
 SHORT = {
     HOME: "home",
     SIN: "sin",
@@ -93,6 +94,7 @@ SHORT = {
     INV: "inv",
     EXT: "ext",
     VIS: "vis",
+    LAB: "lab",
     CMP: "cmp",
     CFG: "cfg",
 }
@@ -285,10 +287,13 @@ TOUR_STEPS: tuple[tuple[str, dict[str, str]], ...] = (
             "factor": "8",
             "low_freq_factor": "1",
             "high_freq_factor": "4",
-            "model": "llama3.1-8b",
+            "model": "Llama 3.1 8B",
             "ext_view": "Rescaling",
         },
     ),
+    ("pages/6_Extrapolation_lab.py", {"lab_task": "markov", "lab_view": "Length"}),
+    ("pages/6_Extrapolation_lab.py", {"lab_task": "markov", "lab_view": "Per position"}),
+    ("pages/6_Extrapolation_lab.py", {"lab_task": "markov", "lab_view": "Extension", "lab_ext": "yarn", "lab_beta": "2"}),
     ("pages/7_Images_and_video.py", {"vis_model": "qwen2.5-vl-7b", "vis_view": "Patch grid"}),
     ("pages/7_Images_and_video.py", {"vis_model": "qwen2.5-vl-7b", "vis_view": "Pairs and axes"}),
     ("pages/8_Compare_methods.py", {}),

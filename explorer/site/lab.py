@@ -112,7 +112,7 @@ PAGE = Page(
             "where that encoding stops working.",
         ),
         Step(
-            {"lab_task": "markov", "lab_view": "Extension", "lab_ext": "yarn", "lab_beta": 4.0},
+            {"lab_task": "markov", "lab_view": "Extension", "lab_ext": "yarn", "lab_beta": 2.0},
             "The RoPE model, re-evaluated with a context-extension method and no retraining: move the method, the "
             "factor and YaRN's β and watch the curve past 64 tokens.",
         ),
