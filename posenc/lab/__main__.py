@@ -18,7 +18,13 @@ from . import SHIPPED, TASKS, references
 
 DEFAULT_METHODS = "nope,learned,sinusoidal,rope,alibi,rope+linear,rope+ntk,rope+dynamic,rope+yarn"
 LIVE = ("nope", "learned", "sinusoidal", "rope", "alibi")
-EXTENSIONS = ("rope+linear", "rope+ntk", "rope+dynamic", "rope+yarn", "rope+yarn:beta_fast=2")  # 2: a ramp unlike 32's at L = 64, d = 16
+EXTENSIONS = (
+    "rope+linear",
+    "rope+ntk",
+    "rope+dynamic",
+    "rope+yarn",
+    "rope+yarn:beta_fast=2",
+)  # 2: a ramp unlike 32's at L = 64, d = 16
 FINETUNED = ("rope@ft256", "rope+linear@ft256")
 
 
