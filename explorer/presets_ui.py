@@ -34,6 +34,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import params
+from explorer.ropeblock import LIST_GENERATORS
 from explorer.ropeblock import METHOD_PARAMS as _METHOD_PARAMS
 from posenc.config import ParsedConfig
 from posenc.methods import ROPE_METHODS
@@ -170,7 +171,7 @@ def extension_values(
         "rope_type": rope_type,
     }
     for name in _METHOD_PARAMS[rope_type]:
-        if name in ("short_gen", "long_gen"):
+        if name in LIST_GENERATORS.values():
             values[name] = params.get(name).default
             continue
         if name == "factor" and rope_parameters.get("factor") is None:

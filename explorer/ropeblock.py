@@ -26,17 +26,25 @@ import posenc
 #: Human labels of `posenc.ROPE_SCALING`'s keys (declared in posenc.methods).
 METHOD_LABELS: Mapping[str, str] = MappingProxyType({name: m.label for name, m in posenc.ROPE_METHODS.items()})
 
-#: The widget keys (explorer.params) each method reads, in display order.
-METHOD_PARAMS: Mapping[str, tuple[str, ...]] = {
-    "default": (),
-    "linear": ("factor",),
-    "ntk": ("factor",),
-    "dynamic": ("factor",),
-    "yarn": ("factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor", "truncate"),
-    "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
-    "longrope": ("factor", "short_gen", "long_gen"),
-    "proportional": ("factor", "partial_rotary_factor"),
-}
+#: The widgets that stand in for a list key: a URL cannot hold d/2 numbers, so the page offers
+#: generators (`longrope_factors`) instead.
+LIST_GENERATORS: Mapping[str, str] = MappingProxyType({"short_factor": "short_gen", "long_factor": "long_gen"})
+
+
+def _widget_keys(method: posenc.RopeMethod) -> tuple[str, ...]:
+    """The widget keys of a method's declared block keys, in its order (original_max_position_embeddings
+    is the page's shared trained length, ``train_len``)."""
+    return tuple(
+        LIST_GENERATORS[key.name] if key.kind == "float_list" else key.name
+        for key in method.keys
+        if key.name != "original_max_position_embeddings"
+    )
+
+
+#: The widget keys (explorer.params) each method reads, in display order: from posenc.methods.
+METHOD_PARAMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {name: _widget_keys(method) for name, method in posenc.ROPE_METHODS.items()}
+)
 
 #: LongRoPE factor-list generators offered instead of typing d/2 numbers.
 LONGROPE_GENERATORS = ("ones", "ramp", "constant")
@@ -83,8 +91,8 @@ def build_rope_block(
         block["original_max_position_embeddings"] = int(train_len)
     for name in names:
         value = values[name]
-        if name in ("short_gen", "long_gen"):
-            key = "short_factor" if name == "short_gen" else "long_factor"
+        if name in LIST_GENERATORS.values():
+            key = next(k for k, generator in LIST_GENERATORS.items() if generator == name)
             block[key] = longrope_factors(value, head_dim // 2, values["factor"])
             continue
         declared = method.key(name)

@@ -414,3 +414,19 @@ def test_every_chart_is_legible():
                 enc = layer["encoding"].get(channel)
                 if enc and "field" in enc and "title" in enc and enc["title"] is not None:
                     assert len(enc["title"]) > 3  # axis titles say what and in which unit
+
+
+def test_longrope_takes_an_attention_factor_as_hf_does():
+    # HF's _compute_longrope_parameters reads attention_factor (else sqrt(1 + ln s / ln L)); the
+    # widget's 0 means "not set", as for YaRN.
+    values = {"factor": 8.0, "short_gen": "ones", "long_gen": "ramp", "attention_factor": 0.0}
+    unset = ropeblock.build_rope_block("longrope", values, base=10000, train_len=4096, head_dim=64)
+    assert "attention_factor" not in unset
+    given = ropeblock.build_rope_block(
+        "longrope", {**values, "attention_factor": 1.5}, base=10000, train_len=4096, head_dim=64
+    )
+    assert given["attention_factor"] == 1.5
+    _, af = posenc.rope_inverse_frequencies(given, 64, max_position_embeddings=32768)
+    assert af == 1.5
+    _, af_unset = posenc.rope_inverse_frequencies(unset, 64, max_position_embeddings=32768)
+    assert af_unset == pytest.approx(math.sqrt(1 + math.log(8.0) / math.log(4096)))
