@@ -9,7 +9,7 @@ import streamlit as st
 
 from explorer.charts import home as charts
 from explorer.exports import labelled_matrices, page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.manifest import PAGES
 from explorer.params import ensure_notice_slot, escape_markdown, get, widget
 from posenc import attention as att
@@ -107,7 +107,7 @@ def view() -> None:
     result = experiment(tuple(words), dim, seed, shuffle_seed, pe)
     label = charts.PE_LABELS[pe]
 
-    show_chart(charts.shuffle_diagram(words, result["perm"]), width="stretch")
+    show_chart(shared(charts.shuffle_diagram)(words, result["perm"]), width="stretch")
 
     m_out, m_attn, m_verdict = st.columns([1, 1, 2])
     m_out.metric(
@@ -135,7 +135,7 @@ def view() -> None:
         )
 
     show_chart(
-        charts.equivariance_scatter(
+        shared(charts.equivariance_scatter)(
             result["outputs_expected"], result["outputs_shuffled"], pe=pe, gap=result["output_gap"]
         ),
         width="stretch",
@@ -146,14 +146,14 @@ def view() -> None:
     h1, h2, h3 = st.columns(3)
     show_chart(
         container=h1,
-        chart=charts.attention_heatmap(
+        chart=shared(charts.attention_heatmap)(
             result["weights_original"], words, title="Original sentence", subtitle="A(X)", vmax=vmax
         ),
         width="stretch",
     )
     show_chart(
         container=h2,
-        chart=charts.attention_heatmap(
+        chart=shared(charts.attention_heatmap)(
             result["weights_shuffled"],
             result["shuffled"],
             title="Shuffled sentence",
@@ -164,7 +164,7 @@ def view() -> None:
     )
     show_chart(
         container=h3,
-        chart=charts.attention_heatmap(
+        chart=shared(charts.attention_heatmap)(
             result["weights_expected"],
             result["shuffled"],
             title="Original, re-ordered",

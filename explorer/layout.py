@@ -21,9 +21,9 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 from explorer import assets, compat, current, manifest, mode, notices, tour
 from explorer.pagespec import Page
-from explorer.render import show_chart
+from explorer.render import shared, show_chart
 
-__all__ = ["APP_TITLE", "FAVICON", "cached", "formula", "intro", "notice_list", "page_setup", "show_chart"]
+__all__ = ["APP_TITLE", "FAVICON", "cached", "formula", "intro", "notice_list", "page_setup", "shared", "show_chart"]
 
 APP_TITLE = "Positional-encoding explorer"
 #: Browser-tab icon used when a page's icon is a Material symbol: Streamlit loads a Material

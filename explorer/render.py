@@ -4,13 +4,20 @@ It sends the Vega-Lite spec Streamlit itself would send (`explorer.compat.vega_l
 styled by the pure `explorer.charts.style.style_spec`: a card in the browser's theme (white, or
 dark with the builders' colours mapped to read on it), with a text description for screen
 readers, and in presentation mode every font size and fixed view height scaled.
+
+`shared(builder)(...)` defers a chart builder's call so that `show_chart` can take its Vega-Lite
+dict from a cache shared by every session (`st.cache_resource`, bounded): a hall of students
+opening one link builds each chart once, not once per student. Only the styling, which depends on
+the session (theme, presentation mode), runs per session; it never modifies the shared dict.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from explorer import compat, mode
 from explorer.charts.style import style_spec
@@ -24,7 +31,10 @@ def show_chart(chart: Any, *, container: Any = None, **kwargs: Any) -> Any:
     go to Streamlit (``width``, ``height``, ``key``, ``on_select`` …).
     """
     target = st if container is None else container
-    spec = chart if isinstance(chart, dict) else compat.vega_lite_spec(chart)
+    if isinstance(chart, SharedChart):
+        spec = chart.spec()
+    else:
+        spec = chart if isinstance(chart, dict) else compat.vega_lite_spec(chart)
     return target.vega_lite_chart(spec=style_spec(spec, presenting=mode.is_on(), dark=_dark_theme()), **kwargs)
 
 
@@ -35,3 +45,49 @@ def _dark_theme() -> bool:
         return st.context.theme.type == "dark"
     except Exception:
         return False
+
+
+#: How many finished chart specs the server keeps across sessions (each a few kB to a few hundred kB).
+SHARED_SPEC_ENTRIES = 128
+
+
+class SharedChart:
+    """A chart builder's call, made only when needed. `show_chart` takes its Vega-Lite dict from the
+    shared cache; anything else (``.to_dict()``, ``.layer`` …) builds the Altair chart itself."""
+
+    __slots__ = ("_args", "_builder", "_chart", "_kwargs", "_name")
+
+    def __init__(self, name: str, builder: Callable[..., Any], args: tuple, kwargs: dict[str, Any]):
+        self._name, self._builder, self._args, self._kwargs = name, builder, args, kwargs
+        self._chart: Any = None
+
+    def build(self) -> Any:
+        if self._chart is None:
+            self._chart = self._builder(*self._args, **self._kwargs)
+        return self._chart
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.build(), name)
+
+    def spec(self) -> dict:
+        """The Vega-Lite dict, shared by every session that asks with equal arguments. Do not modify it."""
+        try:
+            return _shared_spec(self._name, self._builder, self._args, self._kwargs)
+        except StreamlitAPIException:  # an argument Streamlit cannot hash: build it for this run only
+            return compat.vega_lite_spec(self.build())
+
+
+def shared(builder: Callable[..., Any]) -> Callable[..., SharedChart]:
+    """``show_chart(shared(charts.clock_chart)(...))``: the builder's result, cached across sessions."""
+    name = f"{builder.__module__}.{builder.__qualname__}"
+
+    def call(*args: Any, **kwargs: Any) -> SharedChart:
+        return SharedChart(name, builder, args, kwargs)
+
+    return call
+
+
+@st.cache_resource(max_entries=SHARED_SPEC_ENTRIES, show_spinner=False)
+def _shared_spec(name: str, _builder: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> dict:
+    """`name` (the builder's module and name) and its arguments are the key; ``_builder`` is not hashed."""
+    return compat.vega_lite_spec(_builder(*args, **kwargs))

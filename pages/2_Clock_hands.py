@@ -12,7 +12,7 @@ import streamlit as st
 import posenc
 from explorer.charts import clocks as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import PARAMS, escape_markdown, widget
 
 page_setup("clocks")
@@ -76,7 +76,7 @@ except ValueError as err:  # unreachable within the params' ranges; never crash 
 
 pairs = charts.clock_pairs(d_model // 2, n_clocks)
 show_chart(
-    charts.clock_chart(
+    shared(charts.clock_chart)(
         pairs,
         theta[pairs],
         wl[pairs],

@@ -14,7 +14,7 @@ import posenc
 from explorer import presets_ui
 from explorer.charts import rope as charts
 from explorer.exports import matrix_frame, page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import widget
 
 page_setup("rope")
@@ -150,7 +150,7 @@ with tab_pair:
             traj = nums["trajectory"]
             trajectory = pd.DataFrame({"position": np.arange(traj_m + 1), "x": traj[:, 0], "y": traj[:, 1]})
             show_chart(
-                charts.plane_chart(
+                shared(charts.plane_chart)(
                     arrows,
                     trajectory=trajectory,
                     arcs=arcs,
@@ -196,12 +196,12 @@ with tab_head:
         # there is room for its title, else below it at full width.
         row = st.container(horizontal=True, gap="medium", key="rope_head_row")
         show_chart(
-            charts.rope_matrix_heatmap(r_full, position=m, pair=tuple(int(c) for c in pairs[j]), layout=layout),
+            shared(charts.rope_matrix_heatmap)(r_full, position=m, pair=tuple(int(c) for c in pairs[j]), layout=layout),
             container=row,
             width="content",
         )
         with row.container(width="stretch", key="rope_head_pairs"):
-            show_chart(charts.pair_map_chart(pairs, highlight=j, layout=layout), width="stretch")
+            show_chart(shared(charts.pair_map_chart)(pairs, highlight=j, layout=layout), width="stretch")
             st.caption(
                 "Each dot is one coordinate of q or k; its height is the pair it rotates with. "
                 "Switch **RoPE pair layout** in the sidebar to see the other convention: the same rotations, "

@@ -15,7 +15,7 @@ import posenc
 from explorer import presets_ui
 from explorer.charts import invariance as charts
 from explorer.exports import long_matrices, page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import escape_markdown, widget
 
 #: Largest N here: the score matrices are N × N and are recomputed when a control moves.
@@ -182,7 +182,7 @@ results = pd.DataFrame(
     }
 )
 show_chart(
-    charts.deviation_chart(
+    shared(charts.deviation_chart)(
         results,
         tolerance=tol,
         title="Only RoPE's scores survive the shift",
@@ -218,7 +218,7 @@ with tab_scores:
                     st.info(f"Learned table: {nums['learned_error']}.", icon=":material/block:")
                     continue
                 show_chart(
-                    charts.score_heatmap(scores, nums["positions"], title=name, subtitle=sub),
+                    shared(charts.score_heatmap)(scores, nums["positions"], title=name, subtitle=sub),
                     width="stretch",
                 )
 
@@ -245,11 +245,11 @@ with tab_shift:
         sh = shift_numbers(d, shift_t, n_pos, base, layout_sin, dtype)
         left, right = st.columns(2)
         with left:
-            show_chart(charts.shift_matrix_heatmap(sh["r_k"], k=shift_t, layout=layout_sin), width="stretch")
+            show_chart(shared(charts.shift_matrix_heatmap)(sh["r_k"], k=shift_t, layout=layout_sin), width="stretch")
         with right:
             resid = pd.DataFrame({"p": nums["positions"], "residual": sh["residual"]})
             show_chart(
-                charts.curve_chart(
+                shared(charts.curve_chart)(
                     resid,
                     x="p",
                     y="residual",
@@ -273,7 +273,7 @@ with tab_decay:
         st.markdown("**Long-term decay**")
         decay = decay_numbers(d, base)
         show_chart(
-            charts.curve_chart(
+            shared(charts.curve_chart)(
                 decay,
                 x="distance",
                 y="bound",

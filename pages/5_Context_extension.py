@@ -35,7 +35,7 @@ import posenc
 from explorer import presets_ui, ropeblock
 from explorer.charts import extension as charts
 from explorer.exports import extension_frame, page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import escape_markdown, widget
 
 page_setup("extension")
@@ -104,7 +104,7 @@ factor = ext.block.get("factor")
 # ------------------------------------------------------ the main chart, right under its controls
 st.subheader("Which pairs leave the training range")
 show_chart(
-    charts.angle_reach_chart(
+    shared(charts.angle_reach_chart)(
         ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=train_len, target_len=target_len
     ),
     width="stretch",
@@ -184,14 +184,16 @@ tab_wavelengths, tab_rescaling, tab_attention, tab_pi, tab_precision = widget("e
 with tab_wavelengths:
     if tab_wavelengths.open:
         show_chart(
-            charts.wavelength_chart(ext.inv_freq, ext.scaled_inv_freq, train_len=train_len, target_len=target_len),
+            shared(charts.wavelength_chart)(
+                ext.inv_freq, ext.scaled_inv_freq, train_len=train_len, target_len=target_len
+            ),
             width="stretch",
         )
 
 with tab_rescaling:
     if tab_rescaling.open:
         show_chart(
-            charts.frequency_ratio_chart(
+            shared(charts.frequency_ratio_chart)(
                 ext.inv_freq,
                 ext.scaled_inv_freq,
                 rope_type=used_type,
@@ -202,12 +204,12 @@ with tab_rescaling:
             ),
             width="stretch",
         )
-        show_chart(charts.angle_step_chart(ext.inv_freq, ext.scaled_inv_freq), width="stretch")
+        show_chart(shared(charts.angle_step_chart)(ext.inv_freq, ext.scaled_inv_freq), width="stretch")
 
 with tab_attention:
     if tab_attention.open:
         show_chart(
-            charts.score_chart(
+            shared(charts.score_chart)(
                 ext.distances,
                 ext.score_before,
                 ext.score_after,
@@ -228,7 +230,7 @@ with tab_attention:
             af_factor = max(target_len / train_len, 1.0)
             current, af_value = yarn_reference, posenc.yarn_get_mscale(af_factor)
         show_chart(
-            charts.attention_factor_chart(
+            shared(charts.attention_factor_chart)(
                 ext.af_factors,
                 af_curves,
                 current=current,
@@ -245,7 +247,7 @@ with tab_attention:
         # Llama 4's attention temperature (HF Llama4TextConfig defaults floor_scale 8192, attn_scale 0.1)
         temp_positions = np.unique(np.round(np.geomspace(1, max(target_len, 4 * 8192), 400)))
         show_chart(
-            charts.temperature_chart(
+            shared(charts.temperature_chart)(
                 temp_positions,
                 posenc.attention_temperature(temp_positions, floor_scale=8192, attn_scale=0.1),
                 np.array([posenc.yarn_get_mscale(max((p + 1) / train_len, 1.0)) ** 2 for p in temp_positions]),
@@ -261,7 +263,7 @@ with tab_pi:
         pi_factor = factor if factor else max(target_len / train_len, 1.0)
         pi_positions = list(range(9))
         show_chart(
-            charts.interpolation_strip_chart(
+            shared(charts.interpolation_strip_chart)(
                 pi_positions,
                 posenc.interpolate_positions(pi_positions, factor=pi_factor),
                 factor=pi_factor,
@@ -280,7 +282,7 @@ with tab_precision:
     if tab_precision.open:
         with st.spinner("Computing the float16 / bfloat16 angles (the first time loads PyTorch)…"):
             positions, errors = phase_errors(ext.scaled_inv_freq, target_len)
-        show_chart(charts.phase_error_chart(positions, errors), width="stretch")
+        show_chart(shared(charts.phase_error_chart)(positions, errors), width="stretch")
         if target_len > ropeblock.FLOAT16_MAX_POSITION:
             st.caption(f"Positions stop at {ropeblock.FLOAT16_MAX_POSITION:,}, the largest number a float16 holds.")
 

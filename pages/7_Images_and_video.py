@@ -18,7 +18,7 @@ import streamlit as st
 import posenc
 from explorer.charts import vision as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, notice_list, page_setup, shared, show_chart
 from explorer.params import widget
 from posenc.mrope import VISION_PRESETS
 
@@ -169,7 +169,7 @@ with tab_grid:
             for col, name in zip((left, right), pair_of_names):
                 with col:
                     show_chart(
-                        charts.grid_heatmap(
+                        shared(charts.grid_heatmap)(
                             scores[name],
                             query=(q_row, q_col) if frame == 0 else None,
                             title=scheme_title(name),
@@ -239,7 +239,7 @@ with tab_pairs:
             ignore_index=True,
         )
         show_chart(
-            charts.pair_axis_strip(
+            shared(charts.pair_axis_strip)(
                 pairs,
                 x="pair",
                 title=f"Which axis turns each of the {n_pairs} pairs",
@@ -253,7 +253,7 @@ with tab_pairs:
             width="stretch",
         )
         show_chart(
-            charts.pair_axis_strip(
+            shared(charts.pair_axis_strip)(
                 pairs,
                 x="wavelength",
                 title="The same pairs by wavelength: how far each axis can see",
@@ -349,7 +349,7 @@ with tab_shift:
                 }
             )
             show_chart(
-                charts.shift_diagram(
+                shared(charts.shift_diagram)(
                     points,
                     rows=rows,
                     cols=cols,
@@ -404,7 +404,7 @@ with tab_res:
         )
         positions["beyond"] = positions["position"] > train - 1
         show_chart(
-            charts.resolution_chart(
+            shared(charts.resolution_chart)(
                 positions,
                 trained_max=train - 1,
                 title="Row (and column) positions: what training covered, and now",
@@ -426,7 +426,7 @@ with tab_res:
         for col, (label, title, centre) in zip(cols3, panels):
             with col:
                 show_chart(
-                    charts.grid_heatmap(
+                    shared(charts.grid_heatmap)(
                         res[label],
                         query=centre,
                         title=title,
@@ -504,7 +504,7 @@ with tab_seq:
         )
         what = "image" if frames == 1 else "video"
         show_chart(
-            charts.sequence_chart(
+            shared(charts.sequence_chart)(
                 tokens,
                 title=f"M-RoPE positions: {text_before} text, a {frames} × {rows} × {cols} {what}, {text_after} text",
                 subtitle="every token has a t, an h and a w position; text tokens have t = h = w"

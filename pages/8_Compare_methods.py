@@ -8,7 +8,7 @@ import streamlit as st
 
 from explorer.charts import compare as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import widget
 from posenc import alibi_slopes
 from posenc import attention as att
@@ -83,7 +83,7 @@ st.caption(
 )
 
 show_chart(
-    charts.score_by_distance(charts.score_curves(checks), trained_len=trained_len, test_len=test_len),
+    shared(charts.score_by_distance)(charts.score_curves(checks), trained_len=trained_len, test_len=test_len),
     width="content",
 )
 

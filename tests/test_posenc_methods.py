@@ -240,7 +240,7 @@ def test_yarn_correction_range_defaults_are_hfs():
 def test_a_missing_required_key_raises_naming_it(rope_type, key, how):
     if (rope_type, key, how) == ("yarn", "factor", "null"):
         pytest.skip(
-            "HF 5.23: yarn's factor null means max_position_embeddings / original (tests/test_hf_reading_rules.py)"
+            "HF 5.23: yarn's factor null means max_position_embeddings / original (tests/test_layers.py, test_rule_yarn_factor_null_is_max_over_original)"
         )
     block = valid_block(rope_type)
     if how == "missing":

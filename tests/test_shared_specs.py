@@ -1,0 +1,62 @@
+"""explorer.render.shared: chart specs cached across sessions (issue #12: do not pay twice for the same view)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+from _apptest import page_path, run_page
+
+from explorer import render
+
+CALLS: list[tuple] = []
+
+
+def counted_builder(n: int, title: str) -> alt.Chart:
+    CALLS.append((n, title))
+    return (
+        alt.Chart(pd.DataFrame({"x": range(n), "y": range(n)})).mark_line().encode(x="x", y="y").properties(title=title)
+    )
+
+
+def test_equal_arguments_build_once_and_share_one_spec():
+    render._shared_spec.clear()
+    CALLS.clear()
+    first = render.shared(counted_builder)(3, title="t").spec()
+    again = render.shared(counted_builder)(3, title="t").spec()
+    other = render.shared(counted_builder)(4, title="t").spec()
+    assert CALLS == [(3, "t"), (4, "t")]  # the second equal call was served from the cache
+    assert again is first and other is not first
+    assert first["title"] == "t"
+
+
+def test_a_shared_chart_still_behaves_as_the_altair_chart_it_builds():
+    chart = render.shared(counted_builder)(2, title="u")
+    assert chart.to_dict()["title"] == "u"  # attribute access builds the chart
+
+
+def test_styling_never_modifies_the_shared_spec():
+    render._shared_spec.clear()
+    spec = render.shared(counted_builder)(3, title="v").spec()
+    before = repr(spec)
+    from explorer.charts.style import style_spec
+
+    style_spec(spec, presenting=True, dark=True)
+    assert repr(spec) == before
+
+
+def test_a_second_session_on_the_same_link_converts_no_chart(monkeypatch):
+    # AppTest runs the page in this process, so counting explorer.compat's conversions counts the
+    # chart specs a page run builds.
+    from explorer import compat
+
+    converted = []
+    original = compat.vega_lite_spec
+    monkeypatch.setattr(compat, "vega_lite_spec", lambda chart: converted.append(1) or original(chart))
+    render._shared_spec.clear()
+    first = run_page(page_path("app.py"))
+    n_first = len(converted)
+    assert n_first >= 3 and len(first.get("vega_lite_chart")) == n_first
+    second = run_page(page_path("app.py"))  # a new session, same URL
+    assert not second.exception
+    assert len(converted) == n_first  # every chart of the home page came from the shared cache
+    assert [c.proto.spec for c in second.get("vega_lite_chart")] == [c.proto.spec for c in first.get("vega_lite_chart")]
