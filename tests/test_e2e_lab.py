@@ -1,0 +1,43 @@
+"""The extrapolation lab's "Train it yourself" in Chromium: a real (tiny) training run shows its
+progress bar while it runs and its result chart when it is done, and a second identical request is
+served from the shared cache (the Train button is disabled: nothing trains twice)."""
+
+from __future__ import annotations
+
+import pytest
+from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_idle
+
+QUERY = "lab_view=Train&lab_encs=rope&lab_steps=150&lab_tlen=16&lab_width=32&lab_seed=1"
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_browser()
+    with StreamlitServer() as s:
+        yield s
+
+
+def test_a_live_training_run_shows_progress_then_its_result(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{server.base_url}/Extrapolation_lab?{QUERY}")
+        wait_idle(page, title="Extrapolation lab")
+        assert page.get_by_text("1 model(s) × 150 steps at L = 16, d = 32").is_visible()
+        page.get_by_role("button", name="Train").click()
+        # a progress bar while the job runs, naming the model and the step (refreshed every second)
+        page.locator("[data-testid=stProgress]").first.wait_for(timeout=60_000)
+        page.get_by_text("model 1 of 1 (rope): step").first.wait_for(timeout=120_000)
+        # then the run's own chart appears
+        page.get_by_text("Your run: markov, 150 steps, L = 16, d = 32, seed 1").first.wait_for(timeout=180_000)
+        assert page.locator("[data-testid=stException]").count() == 0
+
+        # another session asking for the same run gets it from the shared cache, no second training
+        other = browser.new_page(viewport={"width": 1280, "height": 900})
+        other.goto(f"{server.base_url}/Extrapolation_lab?{QUERY}")
+        wait_idle(other, title="Extrapolation lab")
+        other.get_by_text("Your run: markov, 150 steps, L = 16, d = 32, seed 1").first.wait_for(timeout=60_000)
+        assert other.get_by_role("button", name="Train").is_disabled()
+        browser.close()
