@@ -77,3 +77,44 @@ def test_the_snippet_runs_and_prints_the_shipped_numbers():
     with contextlib.redirect_stdout(out):
         exec(compile(code, "<snippet>", "exec"), {"__name__": "__snippet__"})
     assert "python -m posenc.lab ship" in out.getvalue() and "rope" in out.getvalue()
+
+
+SHIPPED = Path(__file__).resolve().parent.parent / "data" / "lab" / "results.json"
+
+
+def _mean(runs: dict, length: int) -> float:
+    values = [per[str(length)] for per in runs.values()]
+    return sum(values) / len(values)
+
+
+@pytest.mark.parametrize("task", ["markov", "kback"])
+def test_the_honest_section_quotes_the_shipped_numbers_and_says_what_they_show(task):
+    import json
+
+    doc = json.loads(SHIPPED.read_text())
+    runs = doc["tasks"][task]["runs"]
+    at = run(lab_task=task)
+    text = " ".join(m.value for m in at.markdown)
+    paper, low = _mean(runs["rope+yarn"], 512), _mean(runs["rope+yarn:beta_fast=2"], 512)
+    assert f"{paper:.3f} with β_fast = 32 and {low:.3f} with β_fast = 2" in text
+    alibi_flat = abs(_mean(runs["alibi"], 512) - _mean(runs["alibi"], 64)) <= 0.05
+    assert ("ALiBi" in text) and (("flat, as in Press" in text) == alibi_flat)
+    assert ("not flat on this task" in text) == (not alibi_flat)
+    rope_flat = abs(_mean(runs["rope"], 512) - _mean(runs["rope"], 64)) <= 0.05
+    assert ("a limit after all" in text) == (not rope_flat)
+
+
+def test_the_yarn_ramp_caption_is_computed_for_the_models_head_dim():
+    # the shipped models: d_model 64, 4 heads -> head_dim 16; L = 64. YaRN's ramp ends, by hand:
+    # low = floor(d·ln(L/(2π·β_fast)) / (2 ln b)), clamped at 0; high = ceil(d·ln(L/(2π·β_slow)) / (2 ln b))
+    import math
+
+    def end(beta, rounding):
+        return rounding(16 * math.log(64 / (2 * math.pi * beta)) / (2 * math.log(10000.0)))
+
+    at = run(lab_view="Extension", lab_ext="yarn", lab_beta="2")
+    caption = " ".join(c.value for c in at.caption)
+    assert f"pairs {max(end(2, math.floor), 0)}–{end(1, math.ceil)}" in caption
+    assert f"would give pairs {max(end(32, math.floor), 0)}–{end(1, math.ceil)}" in caption
+    same = run(lab_view="Extension", lab_ext="yarn", lab_beta="4")
+    assert "gives the same ramp" in " ".join(c.value for c in same.caption)
