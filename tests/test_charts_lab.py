@@ -1,0 +1,65 @@
+"""explorer.charts.lab: the lab's builders, read through chart.to_dict() by what each layer shows."""
+
+from __future__ import annotations
+
+import _chartspec as cs
+import numpy as np
+import pandas as pd
+
+from explorer.charts import lab as charts
+
+REFS = {"floor": 1.2, "uniform": 2.0794}
+
+
+def curve(**kw):
+    data = pd.DataFrame(
+        [
+            {"method": "rope", "length": 64, "value": 1.4, "sd": 0.01},
+            {"method": "rope", "length": 128, "value": 1.5, "sd": 0.02},
+            {"method": "learned", "length": 64, "value": 1.45, "sd": 0.0},
+            {"method": "learned", "length": 128, "value": None, "sd": None},  # no rows past L
+        ]
+    )
+    args = dict(x="length", x_title="length", metric="loss", train_len=64, references=REFS, title="t", log_x=True)
+    return charts.curve_chart(data, **(args | kw)).to_dict()
+
+
+def test_lines_leave_out_values_that_do_not_exist():
+    spec = curve()
+    (line,) = cs.find(spec, "line")
+    rows = cs.frame(spec, line)
+    assert len(rows) == 3 and not rows["value"].isna().any()  # learned at 128: no point, not a 0
+    assert set(rows[rows["method"] == "learned"]["length"]) == {64}
+
+
+def test_references_and_the_training_length_are_marked():
+    spec = curve()
+    rules = cs.find(spec, "rule")
+    values = {tuple(cs.frame(spec, r).get("value", pd.Series(dtype=float)).round(4)) for r in rules}
+    assert (1.2, 2.0794) in values  # one dotted rule per reference, at its value
+    texts = [cs.frame(spec, t) for t in cs.find(spec, "text")]
+    labels = {str(v) for t in texts for col in ("reference", "label") if col in t for v in t[col]}
+    assert {"floor", "uniform", "L = 64"} <= labels
+    l_rule = [cs.frame(spec, r) for r in rules if "length" in cs.frame(spec, r)]
+    assert [list(f["length"]) for f in l_rule] == [[64]]
+
+
+def test_the_sd_band_is_drawn_only_when_asked():
+    assert not cs.find(curve(), "area")
+    (area,) = cs.find(curve(band=True), "area")
+    band = cs.frame(curve(band=True), area)
+    rope128 = band[(band["method"] == "rope") & (band["length"] == 128)].iloc[0]
+    assert np.isclose(rope128["lo"], 1.48) and np.isclose(rope128["hi"], 1.52)
+
+
+def test_the_metric_names_its_direction():
+    assert "lower is better" in charts.metric_title("loss")
+    assert "higher is better" in charts.metric_title("accuracy")
+
+
+def test_the_attention_chart_is_one_image_of_the_weights():
+    w = np.tril(np.ones((8, 8)))
+    w /= w.sum(axis=1, keepdims=True)
+    spec = charts.attention_chart(w, title="rope: layer 0, head 1").to_dict()
+    assert spec["usermeta"]["imagechart"]["shape"] == [8, 8]
+    assert spec["description"] == "rope: layer 0, head 1"
