@@ -11,7 +11,7 @@ import streamlit as st
 import posenc
 from explorer.charts import sinusoidal as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import PARAMS, ensure_notice_slot, escape_markdown, widget
 
 page_setup("sinusoidal")
@@ -141,7 +141,7 @@ def view() -> None:
     y_axis, x_axis = charts.overview_axes(seq_len, d_model, ov_rows, pair_block)
     note = charts.reduction_note(seq_len, d_model, ov_rows, pair_block)
     show_chart(
-        charts.encoding_heatmap(
+        shared(charts.encoding_heatmap)(
             overview,
             positions=y_axis,
             dims=x_axis,
@@ -206,7 +206,7 @@ def view() -> None:
             if zoom_d0 + zoom_nd > d_model:
                 cut.append(f"dimensions stop at d − 1 = {d_model - 1}")
             show_chart(
-                charts.encoding_heatmap(
+                shared(charts.encoding_heatmap)(
                     zoom_values,
                     positions=zoom_positions,
                     dims=zoom_dims,
@@ -230,7 +230,7 @@ def view() -> None:
                 st.warning("Dimensions: " + escape_markdown("; ".join(problems)))
             if curve_dims:
                 show_chart(
-                    charts.dimension_curves(
+                    shared(charts.dimension_curves)(
                         zoom_positions,
                         window[:, curve_dims],
                         curve_dims,
@@ -245,7 +245,9 @@ def view() -> None:
 
     with tab_wavelengths:
         if tab_wavelengths.open:
-            show_chart(charts.wavelength_chart(wl, seq_len=seq_len, base=base, d_model=d_model), width="stretch")
+            show_chart(
+                shared(charts.wavelength_chart)(wl, seq_len=seq_len, base=base, d_model=d_model), width="stretch"
+            )
 
     with tab_similarity:
         sim_n = widget("sim_n", max=min(PARAMS["sim_n"].max, seq_len)) if seq_len >= 2 else None
@@ -281,7 +283,7 @@ def view() -> None:
             pair_row = st.container(horizontal=True, gap="small", key="sin_matrix_row")
             show_chart(
                 container=pair_row,
-                chart=charts.matrix_heatmap(
+                chart=shared(charts.matrix_heatmap)(
                     sim,
                     kind="similarity",
                     scheme=scheme,
@@ -295,7 +297,7 @@ def view() -> None:
             )
             show_chart(
                 container=pair_row,
-                chart=charts.matrix_heatmap(
+                chart=shared(charts.matrix_heatmap)(
                     dist,
                     kind="distance",
                     scheme=scheme,
@@ -307,7 +309,7 @@ def view() -> None:
                 ),
                 width="content",
             )
-            show_chart(charts.offset_distance_chart(k, k_dist, seq_len=seq_len), width="stretch")
+            show_chart(shared(charts.offset_distance_chart)(k, k_dist, seq_len=seq_len), width="stretch")
 
     with tab_numbers:
         if tab_numbers.open:

@@ -23,7 +23,7 @@ import posenc
 from explorer import jobs
 from explorer.charts import lab as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, intro, notice_list, page_setup, show_chart
+from explorer.layout import cached, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import escape_markdown, widget
 from posenc import lab
 
@@ -84,7 +84,7 @@ if t_len.open:
         chosen = [m for m in summary if m in live or m.startswith("rope+") or m.startswith("nope (")]
         shown = table[table["method"].isin(chosen)]
         show_chart(
-            charts.curve_chart(
+            shared(charts.curve_chart)(
                 shown,
                 x="length",
                 x_title="evaluation length (tokens, log scale)",
@@ -141,7 +141,7 @@ if t_pos.open:
             ]
         pframe = pd.DataFrame(prow, columns=["method", "position", "value"])
         show_chart(
-            charts.curve_chart(
+            shared(charts.curve_chart)(
                 pframe,
                 x="position",
                 x_title="position in one 512-token evaluation (mean of 8-token bins)",
@@ -202,7 +202,7 @@ if t_ext.open:
             + ([{"method": method, "length": n, "value": v} for n, v in curve.items()] if method != "rope" else [])
         )
         show_chart(
-            charts.curve_chart(
+            shared(charts.curve_chart)(
                 eframe,
                 x="length",
                 x_title="evaluation length (tokens, log scale)",
@@ -279,7 +279,7 @@ if t_att.open:
             st.error(f"No attention pattern: {escape_markdown(str(exc))}")
         else:
             show_chart(
-                charts.attention_chart(
+                shared(charts.attention_chart)(
                     w,
                     title=f"{enc}: layer {head // 4}, head {head % 4} at {att_len} tokens",
                     subtitle="attention weights of one evaluation sequence",
@@ -395,7 +395,7 @@ if t_train.open:
                 [{"method": m, "length": int(n), "value": v} for m, per in res.items() for n, v in per.items()]
             )
             show_chart(
-                charts.curve_chart(
+                shared(charts.curve_chart)(
                     tframe,
                     x="length",
                     x_title="evaluation length (tokens, log scale)",

@@ -18,7 +18,7 @@ import posenc
 from explorer import manifest, params, presets_ui, tour
 from explorer.charts import configs as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, show_chart
+from explorer.layout import cached, formula, notice_list, page_setup, shared, show_chart
 from explorer.links import view_query, view_url
 from explorer.params import escape_markdown, widget
 from explorer.site import configs as site
@@ -250,7 +250,7 @@ else:
         st.subheader("Layer by layer")
         blocks = [parsed.layer_block(i) for i in range(len(parsed.layer_plans))]
         layer_table = charts.layer_frame(parsed.layer_plans, blocks)
-        show_chart(charts.layer_strip_chart(layer_table), width="stretch")
+        show_chart(shared(charts.layer_strip_chart)(layer_table), width="stretch")
         groups = layer_table.groupby(["rope", "attention"], sort=False)["layer"].apply(list)
         lines = []
         for (rope, span), layers_ in groups.items():
@@ -369,7 +369,7 @@ m[1].metric("rope_theta b′", f"{new_theta:,.2f}")
 m[2].metric("Slowest pair stretched", f"× {theta[-1] / theta_ntk[-1]:.4g}", help="λ′/λ of pair d/2 − 1.")
 m[3].metric("Fastest pair stretched", f"× {theta[0] / theta_ntk[0]:.4g}", help="λ′/λ of pair 0.")
 frame = charts.wavelength_frame(theta, theta_ntk, alpha)
-show_chart(charts.wavelength_compare_chart(frame, alpha=alpha, new_base=new_theta, base=base), width="stretch")
+show_chart(shared(charts.wavelength_compare_chart)(frame, alpha=alpha, new_base=new_theta, base=base), width="stretch")
 e1, e2, e3 = st.columns(3)
 e1.markdown("**NTK alpha in a config.json**")
 e1.markdown(
