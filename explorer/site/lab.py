@@ -118,5 +118,6 @@ PAGE = Page(
         ),
     ),
     deep_link=DeepLink({"lab_task": "kback", "lab_view": "Extension", "lab_ext": "ntk"}, slider="lab_factor", chart=0),
-    bench=BenchSettings(max_query={"lab_task": "markov", "lab_view": "Attention", "lab_len": "512"}, slider="lab_head"),
+    # no interaction timing: the lab opens on its shipped results, with no slider on its first view
+    bench=BenchSettings(max_query={"lab_task": "markov", "lab_view": "Attention", "lab_len": "512"}, slider=None),
 )
