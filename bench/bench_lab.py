@@ -40,7 +40,7 @@ def main() -> None:
         f"live set ({len(encs)} encodings × {len(tasks)} task(s), {a.steps} steps, evaluated): {time.perf_counter() - t:.1f} s"
     )
     t = time.perf_counter()
-    lab.evaluate_method(r.model, "rope+yarn:beta_fast=4", [64, 128, 256, 512], tokens=2048)
+    lab.evaluate_method(r.model, "rope+yarn:beta_fast=2", [64, 128, 256, 512], tokens=2048)
     print(f"extension panel (one method, 4 lengths, 2,048 tokens each): {time.perf_counter() - t:.2f} s")
     print(f"RSS high-water mark: {rss_mb():.0f} MB")
 
