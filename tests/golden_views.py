@@ -297,8 +297,8 @@ TOUR_STEPS: tuple[tuple[str, dict[str, str]], ...] = (
         "pages/6_Extrapolation_lab.py",
         {"lab_task": "markov", "lab_view": "Extension", "lab_ext": "yarn", "lab_beta": "2"},
     ),
-    ("pages/7_Images_and_video.py", {"vis_model": "qwen2.5-vl-7b", "vis_view": "Patch grid"}),
-    ("pages/7_Images_and_video.py", {"vis_model": "qwen2.5-vl-7b", "vis_view": "Pairs and axes"}),
+    ("pages/7_Images_and_video.py", {"vis_model": "Qwen2.5-VL 7B (language model)", "vis_view": "Patch grid"}),
+    ("pages/7_Images_and_video.py", {"vis_model": "Qwen2.5-VL 7B (language model)", "vis_view": "Pairs and axes"}),
     ("pages/8_Compare_methods.py", {}),
 )
 

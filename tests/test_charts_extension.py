@@ -119,9 +119,13 @@ def test_build_rope_block_uses_config_json_keys():
     llama = ropeblock.build_rope_block("llama3", LLAMA31, base=500000, train_len=8192, head_dim=128)
     assert llama["low_freq_factor"] == 1.0 and llama["high_freq_factor"] == 4.0
     longrope = ropeblock.build_rope_block(
-        "longrope", {"factor": 4.0, "short_gen": "ones", "long_gen": "ramp"}, base=10000, train_len=4096, head_dim=64
+        "longrope",
+        {"factor": 4.0, "short_gen": "ones", "long_gen": "ramp", "attention_factor": 0.0},
+        base=10000,
+        train_len=4096,
+        head_dim=64,
     )
-    assert longrope["short_factor"] == [1.0] * 32
+    assert longrope["short_factor"] == [1.0] * 32 and "attention_factor" not in longrope  # 0: not set
     assert len(longrope["long_factor"]) == 32 and longrope["long_factor"][0] == 1.0
     assert longrope["long_factor"][-1] == pytest.approx(4.0)
 

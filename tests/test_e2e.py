@@ -124,7 +124,8 @@ def check_page(page, info, link: DeepLink | None, warm_names: list[str]) -> None
     assert names == [p.title for p in PAGES], f"{info.script}: sidebar {names} is not PAGES"
 
     if link is not None:
-        expected = {k: str(v) for k, v in link.query.items()}
+        # the canonical URL form (a select with labels shows, and puts into the URL, the label)
+        expected = {k: params.get(k).to_url(v) for k, v in link.query.items()}
         shown = {k: read_widget(page, k) for k in expected}
         wrong = {k: (shown[k], v) for k, v in expected.items() if not shown_matches(shown[k], v)}
         assert not wrong, f"{info.script}: controls do not show the URL values (shown, URL): {wrong}"
@@ -243,12 +244,12 @@ def test_tour_back_on_the_same_page_forgets_the_preset(warm_server, new_page):
     title = "Context extension"
     page.goto(warm_server.url("pages/5_Context_extension.py", {"step": 11}))
     wait_idle(page, title=title)
-    assert read_widget(page, "model") == "llama3.1-8b"
+    assert read_widget(page, "model") == "Llama 3.1 8B"  # the select shows model names
     for n in (10, 9, 8):
         page.locator(".st-key-tour_prev button").click()
         page.wait_for_url(re.compile(rf".*step={n}(&|$).*"), timeout=30_000)
         wait_idle(page, title=title)
-    assert read_widget(page, "model") == "custom"
+    assert read_widget(page, "model") == "Custom (your own values)"
     assert read_widget(page, "rope_type") == tour.get_step(8).params["rope_type"]
     thumb = page.locator(".st-key-head_dim input[type=range]")
     thumb.focus()
@@ -257,4 +258,4 @@ def test_tour_back_on_the_same_page_forgets_the_preset(warm_server, new_page):
     wait_idle(page, title=title)
     query = query_of(page.url)
     assert "model" not in query and query.get("rope_type") == "default", page.url
-    assert read_widget(page, "base") == "10000" and read_widget(page, "model") == "custom"
+    assert read_widget(page, "base") == "10000" and read_widget(page, "model") == "Custom (your own values)"

@@ -13,6 +13,7 @@ from posenc.mrope import VISION_PRESETS
 MAX_GRID = 64  # rows and columns of the patch grid
 MAX_FRAMES = 16
 CUSTOM = "custom"
+CUSTOM_LABEL = "Custom (your own head size and base)"
 VIEWS = ("Patch grid", "Pairs and axes", "Shift test", "Resolution", "Sequence")
 
 
@@ -74,8 +75,9 @@ PAGE = Page(
             "select",
             "qwen2.5-vl-7b",
             options=(*VISION_PRESETS, CUSTOM),
+            labels={**{key: preset.name for key, preset in VISION_PRESETS.items()}, CUSTOM: CUSTOM_LABEL},
             help="A published model's head size, base and M-RoPE sections (sources in posenc/mrope.py), "
-            "or **custom** to set head size and base yourself.",
+            "or **Custom** to set head size and base yourself.",
         ),
         Param(
             "vis_head_dim",
@@ -163,7 +165,7 @@ PAGE = Page(
     ),
     deep_link=DeepLink(
         {
-            "vis_model": "custom",
+            "vis_model": CUSTOM,
             "vis_head_dim": 32,
             "vis_base": 100,
             "vis_rows": 20,
