@@ -31,6 +31,7 @@ sys.path.insert(0, {root!r})
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 from explorer.manifest import PAGES
+from explorer import render
 
 for line in sys.stdin:
     script = line.strip()
@@ -38,6 +39,7 @@ for line in sys.stdin:
         break
     at = AppTest.from_file({root!r} + "/" + script, default_timeout=300)
     st.cache_data.clear()
+    render._shared_spec.clear()  # the charts are built and converted every run (no shared specs)
     start = time.perf_counter()
     at.run()
     elapsed = time.perf_counter() - start
