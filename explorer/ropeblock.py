@@ -14,6 +14,7 @@ would be in a config that does not mention them. Labels and HF's defaults come f
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -202,7 +203,8 @@ def extension_data(block: Mapping[str, Any], head_dim: int, *, train_len: int, t
         scaled_inv_freq=scaled,
         attention_factor=float(af),
         logit_multiplier=float(af) ** 2,
-        slowest_division=float(inv_freq[-1] / scaled[-1]),
+        # inf when the slowest pair no longer turns (proportional RoPE zeroes the slow pairs)
+        slowest_division=float(inv_freq[-1] / scaled[-1]) if scaled[-1] != 0 else math.inf,
         train_angle=posenc.rope_angles([train_len], inv_freq)[0],
         target_angle=posenc.rope_angles([target_len], scaled)[0],
         out_of_distribution=ood,

@@ -28,6 +28,8 @@ LongRoPE's real per-pair lists cannot be given in the URL; the generators stand 
 Example, Llama 3.1 8B: ?rope_type=llama3&head_dim=128&base=500000&train_len=8192&target_len=131072&factor=8
 """
 
+import math
+
 import numpy as np
 import streamlit as st
 
@@ -153,7 +155,7 @@ elif ext.bands is not None:
 else:
     cols[3].metric(
         "Slowest pair slowed down by",
-        f"× {ext.slowest_division:.4g}",
+        f"× {ext.slowest_division:.4g}" if math.isfinite(ext.slowest_division) else "stopped",
         help="θ_last / θ′_last: how many times more tokens the slowest pair needs per turn.",
     )
 

@@ -409,3 +409,12 @@ def test_ntk_is_shown_as_the_config_block_hf_reads():
     theta_hf = 1.0 / hf["rope_theta"] ** (np.arange(0, 64, 2) / 64)
     ntk, _ = posenc.rope_inverse_frequencies({"rope_type": "ntk", "factor": 8.0}, 64, max_position_embeddings=4096)
     np.testing.assert_allclose(ntk, theta_hf, rtol=1e-12)
+
+
+def test_proportional_rope_says_the_slowest_pair_stopped():
+    # p-RoPE zeroes the frequencies of the last (1 − p)·d/2 pairs: the slowest pair no longer turns,
+    # so "slowed down by × inf" would be nonsense
+    at = run(rope_type="proportional", partial_rotary_factor="0.25")
+    assert metrics(at)["Slowest pair slowed down by"] == "stopped"
+    full = run(rope_type="proportional", partial_rotary_factor="1", factor="2")
+    assert metrics(full)["Slowest pair slowed down by"] == "× 2"

@@ -454,9 +454,9 @@ def test_in_the_browser(server, shots):
             # A preset fills the page and the address bar; touching a value returns to custom.
             select = page.locator("[data-testid=stSidebar] [data-testid=stSelectbox]").filter(has_text="Real model")
             select.click()
-            page.get_by_role("option", name="deepseek-v3").click()
+            page.get_by_role("option", name="DeepSeek-V3", exact=True).click()  # the select lists model names
             _settle(page)
-            assert "model=deepseek-v3" in page.url and "layout_rope=interleaved" in page.url
+            assert "model=DeepSeek-V3" in page.url and "layout_rope=interleaved" in page.url
             page.locator(".st-key-head_dim input[type=range]").focus()  # head dim (main area)
             page.keyboard.press("ArrowRight")
             _settle(page)
