@@ -67,6 +67,31 @@ def offset_distances(seq_len: int, d_model: int, base: float):
     return k, posenc.distance_by_offset(k, d_model, base=base)
 
 
+def averaging_effect(seq_len: int, rows: int, wl: np.ndarray) -> str:
+    """What the overview's averaging does to the pairs, computed: averaging k consecutive positions
+    multiplies pair j by D_k(θ_j) = sin(kθ_j/2) / (k·sin(θ_j/2)) (posenc.block_mean_encoding)."""
+    exact = "The zoom window below shows exact values."
+    if rows >= seq_len:  # only neighbouring pairs are averaged, no positions
+        return "Positions are not averaged, only neighbouring pairs. " + exact
+    theta = 2 * np.pi / wl
+    lo, hi = seq_len // rows, -(-seq_len // rows)  # positions per block
+
+    def gain(k: int) -> np.ndarray:
+        return np.abs(np.sin(k * theta / 2) / (k * np.sin(theta / 2)))
+
+    fading = wl <= lo  # a full turn (or more) within every block
+    if fading.any():
+        most = float(np.max(np.maximum(gain(lo), gain(hi))[fading]))
+        return (
+            f"{int(fading.sum())} of {wl.size} pairs turn at least once within a block: averaging shrinks each "
+            f"of them to at most {most:.0%} of its amplitude, so they fade towards grey. " + exact
+        )
+    return (
+        f"Averaging blocks of up to {hi} positions shrinks the fastest pair to {float(gain(hi)[0]):.0%} of its "
+        "amplitude and the slower pairs less. " + exact
+    )
+
+
 def sinusoidal_notices(seq_len: int, d_model: int, base: float, layout: str, wl: np.ndarray) -> list[str]:
     """ "What to notice", computed from the settings on screen."""
     n_pairs = d_model // 2
@@ -90,7 +115,8 @@ def sinusoidal_notices(seq_len: int, d_model: int, base: float, layout: str, wl:
         never = int(np.sum(wl > seq_len))
         items = [
             where + " The speeds form a geometric series (each pair slower than the last by b^(2/d)).",
-            f"The wavelengths run from 2π ≈ 6.3 to {wl.max():,.0f} tokens: a straight line on the log axis. "
+            f"The wavelengths run from 2π ≈ 6.28 to {charts.tokens(wl.max())} tokens: a straight line on the log "
+            "axis. "
             f"{never} of {n_pairs} pairs have a wavelength longer than the {seq_len:,} positions shown, so they "
             "never complete a turn inside them.",
         ]
@@ -148,7 +174,7 @@ def view() -> None:
             layout=layout,
             scheme=scheme,
             title=f"PE(p, i) for positions 0 … {seq_len - 1} and dimensions 0 … {d_model - 1}",
-            subtitle=[note, "Fast dimensions average out to grey; the zoom window below shows exact values."]
+            subtitle=[note, averaging_effect(seq_len, ov_rows, wl)]
             if note
             else "Every value is drawn (nothing averaged). Hover for exact values.",
             value_title="mean of PE over the pixel" if note else "PE(p, i)",
@@ -164,8 +190,8 @@ def view() -> None:
             "- **Averaging** (used here) is what your eye does from far away. A pair that turns "
             "several times within one block averages out to about 0 and shows as grey: an honest "
             "*too fast to draw at this scale*. The mean is exact and cheap: averaging k positions "
-            "multiplies pair j by D_k(θ_j) = sin(kθ_j/2) / (k·sin(θ_j/2)), about 1 for slow pairs "
-            "and about 0 for fast ones. Not exactly 0: the faint arcs left in the grey area are "
+            "multiplies pair j by D_k(θ_j) = sin(kθ_j/2) / (k·sin(θ_j/2)), about 1 for a pair that turns "
+            "little within the k positions and near 0 for one that turns several times. Not exactly 0: the faint arcs left in the grey area are "
             "what remains of the fast waves after averaging.\n"
             "- **Keeping every k-th position** (stride sampling) would show exact values, but a fast "
             "sinusoid sampled every k tokens turns into a slow false wave (aliasing, moiré) that is "
@@ -304,7 +330,7 @@ def view() -> None:
                     d_model=d_model,
                     subtitle=[
                         f"First {sim_n} positions; the closest two distinct ones",
-                        f"are {min_first_n:.4g} apart (dark only on the diagonal).",
+                        f"are {min_first_n:.4g} apart, the farthest two {float(dist.max()):.4g}.",
                     ],
                 ),
                 width="content",

@@ -35,6 +35,51 @@ with intro():
 P_MAX = PARAMS["m"].max  # the in-chart slider spans the same positions as the URL one
 NEAR_REPEAT = 44  # 44 tokens turn the first hand (1 rad per token) by 7 turns and 1.0°
 
+
+def clock_notices(theta, wl, *, base: float, p_max: int) -> list[str]:
+    """ "What to notice", computed from the settings on screen."""
+    n_pairs = theta.size
+    near_repeat = abs(math.remainder(NEAR_REPEAT * theta[0], 2 * math.pi))  # θ_0 = 1 rad: 44 tokens ≈ 7 turns
+    first = (
+        f"The first hand completes a turn every 2π ≈ {wl[0]:.2f} tokens, so on its own it almost repeats: "
+        f"positions p and p + {NEAR_REPEAT} differ on it by only {math.degrees(near_repeat):.1f}°. "
+    )
+    if n_pairs == 1:
+        return [
+            first + "With d = 2 it is the only hand, so the whole encoding almost repeats: a larger d adds "
+            "slower hands that tell such positions apart.",
+            "Every token turns the hand by the same angle, one radian, wherever you are: a shift by k tokens "
+            "is the same rotation for every position (that is why the encoding makes offsets easy).",
+            "With d = 2 the base b changes nothing: the only hand is the first, which turns one radian per token "
+            "whatever b is.",
+            PLAY_NOTICE,
+        ]
+    turns = p_max * theta[-1] / (2 * math.pi)  # turns of the last hand from p = 0 to p = p_max
+    return [
+        first + "The slower hands tell such positions apart.",
+        f"The last hand needs {charts.wavelength_label(wl[-1])} tokens for one turn "
+        f"({math.degrees(theta[-1]):.3g}° per token): from p = 0 to p = {p_max:,} it makes {turns:.3g} turns"
+        + (
+            ", less than one, so it alone says roughly where in the text you are."
+            if turns < 1
+            else ", so even the slowest hand repeats within the longest text"
+            + (": a larger base b slows it down." if base < PARAMS["base"].options[-1] else ".")
+        ),
+        "Every token turns each hand by the same angle, wherever you are: a shift by k tokens "
+        "is the same rotation for every position (that is why the encoding makes offsets easy).",
+        "A larger base b slows every hand after the first (the first always turns one radian per token), "
+        "and the odometer line gets steeper.",
+        PLAY_NOTICE,
+    ]
+
+
+#: True at every speed and setting: whether a hand looks still depends on its angle per frame.
+PLAY_NOTICE = (
+    "Press play and raise the speed: a hand that turns by nearly a whole number of turns from one frame to "
+    "the next seems to stand still or to turn backwards (the frames sample it too slowly, like a wagon "
+    "wheel in a film); a hand moves smoothly only while it turns by a small angle per frame."
+)
+
 with st.container(border=True):
     c1, c2, c3, c4 = st.columns([1.2, 1.4, 1.0, 1.4])
     d_model = widget("d_model", container=c1)
@@ -124,33 +169,17 @@ st.dataframe(
         "cos = y": st.column_config.NumberColumn(format="%.5f"),
     },
 )
+n_pairs = d_model // 2
 st.caption(
-    f"The {len(pairs)} pairs with a clock (of {d_model // 2}). sin and cos are the encoding's "
-    "dimensions 2j and 2j + 1 at this position (interleaved layout)."
+    (
+        f"The {len(pairs)} pairs with a clock (of {n_pairs})."
+        if len(pairs) > 1
+        else f"The pair with a clock (of {n_pairs})."
+    )
+    + " sin and cos are the encoding's dimensions 2j and 2j + 1 at this position (interleaved layout)."
 )
 
-slowest = wl[-1]
-turns = (P_MAX + 1) / slowest  # turns of the last hand over every position the slider reaches
-near_repeat = abs(math.remainder(NEAR_REPEAT * theta[0], 2 * math.pi))  # θ_0 = 1 rad: 44 tokens ≈ 7 turns
-notice_list(
-    [
-        f"The first hand completes a turn every 2π ≈ {wl[0]:.2f} tokens, so on its own it almost repeats: "
-        f"positions p and p + {NEAR_REPEAT} differ on it by only {math.degrees(near_repeat):.1f}°. The slower "
-        "hands tell such positions apart.",
-        f"The last hand needs {slowest:,.0f} tokens for one turn ({360 / slowest:.3g}° per token): over "
-        f"{P_MAX + 1:,} positions it makes {turns:.3g} turns"
-        + (
-            ", less than one, so it alone says roughly where in the text you are."
-            if turns < 1
-            else ", so even the slowest hand repeats within the longest text: a larger base b slows it down."
-        ),
-        "Every token turns each hand by the same angle, wherever you are: a shift by k tokens "
-        "is the same rotation for every position (that is why the encoding makes offsets easy).",
-        "Raise the base b: every hand after the first slows down, and the odometer line gets steeper.",
-        "Play at high speed: the fast hands seem to stand still or turn backwards (the frames "
-        "sample them too slowly, like a wagon wheel in a film), while the slow hands creep on.",
-    ]
-)
+notice_list(clock_notices(theta, wl, base=base, p_max=P_MAX))
 
 page_footer(
     "clocks",

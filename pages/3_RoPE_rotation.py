@@ -15,7 +15,7 @@ from explorer import presets_ui
 from explorer.charts import rope as charts
 from explorer.exports import matrix_frame, page_footer
 from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
-from explorer.params import widget
+from explorer.params import PARAMS, widget
 
 page_setup("rope")
 st.title("RoPE rotation")
@@ -187,6 +187,17 @@ with tab_pair:
                 help=f"Only k rotated, by the offset n − m = {n - m}: the same number.",
             )
         st.latex(charts.rotation_latex(m, theta, nums["rotation"], q, nums["q_rot"]))
+        st.markdown("**Explore positions without waiting for the server**")
+        show_chart(
+            shared(charts.live_pair_chart)(q, k, theta=theta, m=m, n=n, p_max=PARAMS["m"].max),
+            width="content",
+            key="rope_live",
+        )
+        live_lo, live_hi = charts.live_window(m, n, PARAMS["m"].max)
+        st.caption(
+            f"The sliders under this chart run over positions {live_lo:,} … {live_hi:,} and move q and k in your "
+            "browser only: the rest of the page, and the link, keep the m and n set above."
+        )
 
 with tab_head:
     if tab_head.open:
@@ -213,10 +224,15 @@ notice_list(
     [
         "The arrow keeps its length at every position: the dots of the trajectory all sit on one circle.",
         "The measured angle between the rotated vectors equals the old angle plus (m − n)·θ_j: move m and n "
-        "by the same amount and nothing in the metric cards changes except the arrows' directions.",
+        "by the same amount and the numbers in the metric cards stay the same; only the arrows turn.",
         (f"Pair {j} turns θ_{j} = {np.degrees(thetas[j]):.4g}° per position; " if j else "")
-        + f"pair 0 turns exactly one radian ({np.degrees(1.0):.4g}°) per position and the slowest pair, "
-        f"j = {thetas.size - 1}, {np.degrees(thetas[-1]):.3g}° (base {base:,.0f}, d = {head_dim}).",
+        + (
+            f"pair 0 turns exactly one radian ({np.degrees(1.0):.4g}°) per position and the slowest pair, "
+            f"j = {thetas.size - 1}, {np.degrees(thetas[-1]):.3g}° (base {base:,.0f}, d = {head_dim})."
+            if thetas.size > 1
+            else f"with d = 2 there is only pair 0, which turns exactly one radian ({np.degrees(1.0):.4g}°) per "
+            "position whatever the base."
+        ),
         "The d×d matrix (tab **Whole head**) is zero except for one 2×2 rotation per pair. In the half layout a "
         "pair's four cells lie on three diagonals (the main one, and d/2 above and below it); in the interleaved "
         "layout they touch (2×2 blocks on the diagonal).",

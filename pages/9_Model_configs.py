@@ -331,8 +331,8 @@ with st.expander("Where each number comes from"):
 st.subheader("NTK alpha, rope_theta and linear factor: the same knob?")
 st.markdown(
     "Three numbers get mixed up when people stretch a RoPE model. A **linear** factor s divides every "
-    "frequency by s. An **NTK alpha** α instead raises the base, b′ = b·α^(d/(d−2)): the fastest pair "
-    "keeps its speed and the slowest is slowed by exactly α. Many models were instead *trained* with a larger "
+    "frequency by s. An **NTK alpha** α instead changes the base, b′ = b·α^(d/(d−2)): the fastest pair "
+    "keeps its speed and the slowest pair's wavelength is multiplied by exactly α. Many models were instead *trained* with a larger "
     "**rope_theta** (Llama 3: 500,000; Qwen2.5: 1,000,000): nothing is scaled there, the base is simply theirs. "
     "The converter says which NTK alpha would turn a model trained with b into one with b′, and back."
 )
@@ -355,10 +355,12 @@ with c4:
         alpha = float(widget("ntk_alpha", container=c4, label="Linear factor s" if source == "linear_factor" else None))
         new_theta = posenc.ntk_alpha_to_base(alpha, head_dim, base=base)
 if not new_theta > 1:  # a small alpha on a small base: b' = b·α^(d/(d−2)) is no base at all
-    st.warning(
-        f"With α = {alpha:g} on base {base:g} the new base b′ = {new_theta:.3g} is not above 1, so it defines "
-        "no frequencies; showing α = 1 (b′ = b) instead."
+    asked = (
+        f"The new base b′ = {new_theta:g}"
+        if source == "rope_theta"
+        else f"With α = {alpha:g} on base {base:g} the new base b′ = {new_theta:.3g}"
     )
+    st.warning(f"{asked} is not above 1, so it defines no frequencies; showing α = 1 (b′ = b) instead.")
     alpha, new_theta = 1.0, base
 
 theta = posenc.inverse_frequencies(head_dim, base=base)
@@ -366,15 +368,15 @@ theta_ntk = posenc.inverse_frequencies(head_dim, base=new_theta)
 m = st.columns(4)
 m[0].metric("NTK alpha α", f"{alpha:.6g}")
 m[1].metric("rope_theta b′", f"{new_theta:,.2f}")
-m[2].metric("Slowest pair stretched", f"× {theta[-1] / theta_ntk[-1]:.4g}", help="λ′/λ of pair d/2 − 1.")
-m[3].metric("Fastest pair stretched", f"× {theta[0] / theta_ntk[0]:.4g}", help="λ′/λ of pair 0.")
+m[2].metric("Slowest pair's wavelength", f"× {theta[-1] / theta_ntk[-1]:.4g}", help="λ′/λ of pair d/2 − 1.")
+m[3].metric("Fastest pair's wavelength", f"× {theta[0] / theta_ntk[0]:.4g}", help="λ′/λ of pair 0.")
 frame = charts.wavelength_frame(theta, theta_ntk, alpha)
 show_chart(shared(charts.wavelength_compare_chart)(frame, alpha=alpha, new_base=new_theta, base=base), width="stretch")
 e1, e2, e3 = st.columns(3)
 e1.markdown("**NTK alpha in a config.json**")
 e1.markdown(
     f"HF transformers has no rope_type for static NTK-aware scaling: a config states α = {alpha:.6g} as "
-    f"rope_type `default` with the larger base b·α^(d/(d−2)) = {new_theta:,.2f} (the block beside this)."
+    f"rope_type `default` with the base b·α^(d/(d−2)) = {new_theta:,.2f} (the block beside this)."
 )
 e2.markdown("**…the rope block that does it**")
 e2.json({"rope_type": "default", "rope_theta": round(new_theta, 4)})
@@ -383,8 +385,9 @@ e3.json({"rope_type": "linear", "factor": round(alpha, 6), "rope_theta": base})
 
 notice_list(
     [
-        "The NTK line starts where the trained line starts (pair 0 keeps its wavelength) and ends α times "
-        "higher; the linear line is α times higher everywhere, fast pairs included.",
+        "The NTK line starts where the trained line starts (pair 0 keeps its wavelength) and ends at α times "
+        f"the trained one (α = {alpha:g}); the linear line is α times the trained one everywhere, fast pairs "
+        "included.",
         "So a linear factor s and an NTK alpha s reach the same longest wavelength, but only NTK keeps "
         "neighbouring tokens as easy to tell apart as in training.",
         "A larger rope_theta in a config is not by itself scaling: Llama 3 and Qwen2.5 were trained with theirs. "

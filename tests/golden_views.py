@@ -246,7 +246,7 @@ TOUR_STEPS: tuple[tuple[str, dict[str, str]], ...] = (
     ("pages/1_Sinusoidal_heatmap.py", {"seq_len": "512", "d_model": "128"}),
     ("pages/2_Clock_hands.py", {"d_model": "64", "n_clocks": "8", "m": "100"}),
     ("pages/3_RoPE_rotation.py", {"head_dim": "64", "j": "0", "m": "5", "n": "12"}),
-    ("pages/3_RoPE_rotation.py", {"head_dim": "64", "j": "31", "m": "500", "n": "512"}),
+    ("pages/3_RoPE_rotation.py", {"head_dim": "64", "base": "10000", "j": "31", "m": "500", "n": "512"}),
     ("pages/4_Relative_invariance.py", {"seq_len": "64", "shift_t": "100", "table_len": "256"}),
     (
         "pages/5_Context_extension.py",

@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from _chartspec import by_field, find, frame, layers, legible, png_pixels
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import posenc
 from explorer.charts import labels
@@ -341,3 +343,62 @@ def test_rotation_latex_shows_the_numbers():
     assert r"5 \times 1 = 5\ \mathrm{rad}" in tex
     with pytest.raises(ValueError, match="2×2"):
         charts.rotation_latex(5, 1.0, np.eye(3), q, rotated)
+
+
+# ------------------------------------------------------------------- live chart (in the browser)
+def vega_eval(expr: str, m: int, n: int) -> float:
+    """A live expression evaluated with Python's math (the names it uses: cos, sin, PI, m_live, n_live).
+    `%` is Python's floored remainder here, JS's truncated one in the browser: the expression wraps with
+    ((x % 360) + 360) % 360, which lands in [0, 360) under both (the browser test reads the JS result)."""
+    return eval(expr, {"__builtins__": {}}, {"cos": math.cos, "sin": math.sin, "PI": math.pi, "m_live": m, "n_live": n})
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    q=st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
+    k=st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
+    theta=st.floats(1e-7, 1.0),
+    m=st.integers(0, 8192),
+    n=st.integers(0, 8192),
+)
+def test_live_expressions_rotate_and_score_like_rope(q, k, theta, m, n):
+    ex = charts.live_expressions(np.array(q), np.array(k), theta)
+    qm, kn, kd = rotate(q, m * theta), rotate(k, n * theta), rotate(k, (n - m) * theta)
+    scale = 1 + math.hypot(*q) * math.hypot(*k)
+    assert vega_eval(ex["q_x"], m, n) == pytest.approx(qm[0], abs=1e-9 * scale)
+    assert vega_eval(ex["q_y"], m, n) == pytest.approx(qm[1], abs=1e-9 * scale)
+    assert vega_eval(ex["k_x"], m, n) == pytest.approx(kn[0], abs=1e-9 * scale)
+    assert vega_eval(ex["k_y"], m, n) == pytest.approx(kn[1], abs=1e-9 * scale)
+    assert vega_eval(ex["score"], m, n) == pytest.approx(qm[0] * kn[0] + qm[1] * kn[1], abs=1e-8 * scale)
+    assert vega_eval(ex["score_rel"], m, n) == pytest.approx(q[0] * kd[0] + q[1] * kd[1], abs=1e-8 * scale)
+    shown = vega_eval(ex["offset_deg"], m, n)
+    assert -180 < shown <= 180 + 1e-9
+    turned = math.degrees((m - n) * theta)
+    assert math.remainder(shown - turned, 360) == pytest.approx(0, abs=1e-6)
+
+
+def test_live_chart_starts_at_the_page_positions_and_reaches_a_window():
+    spec = charts.live_pair_chart(np.array(Q), np.array(K), theta=THETA, m=M, n=N, p_max=8192).to_dict()
+    params = {p["name"]: p for p in spec["params"]}
+    assert set(params) == {"m_live", "n_live"}
+    assert (params["m_live"]["value"], params["n_live"]["value"]) == (M, N)
+    # 128 positions beyond the smaller and the larger of m, n, clipped to 0 … 8192
+    assert (params["m_live"]["bind"]["min"], params["m_live"]["bind"]["max"]) == (0, 12 + 128)
+    high = charts.live_pair_chart(np.array(Q), np.array(K), theta=THETA, m=8000, n=8190, p_max=8192).to_dict()
+    bind = high["params"][0]["bind"]
+    assert (bind["min"], bind["max"]) == (8000 - 128, 8192)
+    assert all(p["bind"]["step"] == 1 for p in spec["params"])
+
+
+@pytest.mark.parametrize(
+    "kwargs, word",
+    [
+        (dict(q=np.zeros(3), k=np.ones(2), theta=1.0, m=0, n=0, p_max=10), "q and k"),
+        (dict(q=np.ones(2), k=np.ones(2), theta=float("nan"), m=0, n=0, p_max=10), "theta"),
+        (dict(q=np.ones(2), k=np.ones(2), theta=1.0, m=11, n=0, p_max=10), "m and n"),
+    ],
+)
+def test_live_chart_rejects_bad_input_by_name(kwargs, word):
+    q, k = kwargs.pop("q"), kwargs.pop("k")
+    with pytest.raises(ValueError, match=word):
+        charts.live_pair_chart(q, k, **kwargs)

@@ -66,3 +66,57 @@ def test_a_drag_across_a_position_slider_is_at_most_one_server_run(server, path,
         assert runs == 1, f"{runs} server runs for one drag"  # 1: the release (0 would mean the count is broken)
         assert f"{key}={after}" in page.url  # the link holds the dragged value
         browser.close()
+
+
+LIVE_CHART = "[data-testid=stVegaLiteChart]:has(.vega-bindings input)"
+
+
+def live_readout(page) -> dict[str, str]:
+    """The live RoPE plane's read-out lines (SVG text), as {left side: right side}."""
+    texts = page.locator(f"{LIVE_CHART} svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
+    return dict(t.split(" = ", 1) for t in texts if t.startswith(("⟨", "m − n")) and " = " in t)
+
+
+def test_the_rope_live_plane_turns_in_the_browser_without_a_server_run(server):
+    """Issue #12: the in-chart m and n move the arrows and recompute both scores in the browser; nothing
+    is sent to the server, and the numbers are RoPE's (computed here with math)."""
+    import math
+
+    from playwright.sync_api import sync_playwright
+
+    q, k, theta = (1.0, 0.5), (-0.4, 1.2), 1.0  # the page's defaults; pair 0 turns 1 rad per token
+
+    def rot(v, a):
+        return (v[0] * math.cos(a) - v[1] * math.sin(a), v[0] * math.sin(a) + v[1] * math.cos(a))
+
+    def score(m, n):
+        qm, kn = rot(q, m * theta), rot(k, n * theta)
+        return f"{qm[0] * kn[0] + qm[1] * kn[1]:.6f}".replace("-", "−")
+
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{server.base_url}/RoPE_rotation?m=6&n=13&j=0")
+        wait_idle(page, title="RoPE rotation")
+        wait_charts_drawn(page)
+        chart = page.locator(LIVE_CHART).first
+        chart.scroll_into_view_if_needed()
+        m_in, n_in = chart.locator(".vega-bindings input[type=range]").all()[:2]
+        assert (m_in.input_value(), n_in.input_value()) == ("6", "13")
+        assert live_readout(page)["⟨R_m q, R_n k⟩"] == score(6, 13)
+        sent: list = []
+        page.on("websocket", lambda ws: ws.on("framesent", sent.append))  # no new socket expected either
+        page.evaluate(COUNT_RUNS_JS)
+        m_in.fill("40")
+        page.wait_for_timeout(300)
+        shown = live_readout(page)
+        assert shown["m − n"] == "27"
+        assert shown["⟨R_m q, R_n k⟩"] == score(40, 13) != score(6, 13)
+        assert shown["⟨q, R_(n−m) k⟩"] == score(40, 13)
+        n_in.fill("47")  # both moved by 34: the offset, and so the score, is back to the start's
+        page.wait_for_timeout(300)
+        assert live_readout(page)["⟨R_m q, R_n k⟩"] == score(6, 13)
+        page.wait_for_timeout(1000)
+        assert page.evaluate("window.__runs") == 0 and not sent  # nothing reached the server
+        assert "m=6" in page.url and "n=13" in page.url  # the link keeps the page's positions
+        browser.close()

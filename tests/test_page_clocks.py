@@ -144,3 +144,38 @@ def test_play_animates_in_the_browser_without_the_server(server):
             assert len(sent) == before  # no message to the server while playing or scrubbing
         finally:
             browser.close()
+
+
+# ------------------------------------------------------------- sentences true at every setting
+def notices(at: AppTest) -> str:
+    (text,) = [m.value for m in at.main.markdown if m.value.startswith("**What to notice**")]
+    return text
+
+
+def test_sentences_follow_a_small_base_and_d():
+    """b = 10, d = 8: the last hand turns 10.2° per token (not "barely"), 232 turns by p = 8192."""
+    at = run({"d_model": "8", "base": "10", "n_clocks": "2", "m": "0"})
+    theta_last = 10.0 ** (-6 / 8)  # b^(−(d−2)/d), computed here
+    text = notices(at)
+    assert f"{2 * math.pi / theta_last:.3g} tokens for one turn" in text  # 35.3
+    assert f"({math.degrees(theta_last):.3g}° per token)" in text  # 10.2°
+    assert f"it makes {8192 * theta_last / (2 * math.pi):.3g} turns" in text  # 232
+    assert "a larger base b slows it down" in text
+    assert "creep" not in text and "barely" not in text
+    spec, _ = clock_spec(at)
+    faces_title, odometer_title = (panel["title"]["text"] for panel in spec["vconcat"])
+    assert "barely" not in odometer_title and "wrapped many times" not in odometer_title
+    assert faces_title.startswith("One clock for each of 2 of the 4 pairs")
+
+
+def test_sentences_with_a_single_pair():
+    """d = 2: one hand, θ = 1 whatever b is; no sentence may speak of slower hands or of b slowing them."""
+    at = run({"d_model": "2", "base": "1000000", "n_clocks": "1", "m": "44"})
+    text = notices(at)
+    assert "slower hands tell" not in text and "slows" not in text
+    assert "With d = 2 it is the only hand" in text
+    assert f"differ on it by only {math.degrees(abs(44 - 14 * math.pi)):.1f}°" in text  # 1.0°
+    spec, _ = clock_spec(at)
+    assert spec["vconcat"][0]["title"]["text"].startswith("One clock per pair")
+    assert "a single pair" in " ".join(spec["vconcat"][1]["title"]["subtitle"])
+    assert any(c.value.startswith("The pair with a clock (of 1).") for c in at.caption)

@@ -194,3 +194,14 @@ def test_garbage_in_every_url_parameter_at_once():
     at = run(**GARBAGE)
     assert all(url_notice_about(at, key) for key in KEYS)
     assert_page_complete(at, dim=64, L=128, T=512)
+
+
+def test_alibi_head_help_is_true_at_the_longest_test_length():
+    """Head 8 (slope 2^−8) at T = 4096: the farthest key is biased by −4095/256 ≈ −16, a factor
+    e^−16 in the weights, so "head 8 looks almost uniformly" would be false; the help names slopes."""
+    at = run(**MAXIMUM)  # head 8 of 8
+    help_text = at.slider(key="alibi_head").help
+    assert "almost uniformly" not in help_text
+    slopes = ref_alibi_slopes(8)
+    assert slopes[0] == 1 / 2 and slopes[-1] == 1 / 256
+    assert "slope 1/2" in help_text and "slope 1/256" in help_text

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from _chartspec import proto_spec
 from streamlit.testing.v1 import AppTest
 
 import posenc
@@ -170,7 +171,7 @@ def test_converter_alpha_to_base_and_back():
     shown = metrics(at)
     new_base = 10000 * 4 ** (128 / 126)
     assert shown["rope_theta b′"] == f"{new_base:,.2f}"
-    assert shown["Slowest pair stretched"] == "× 4" and shown["Fastest pair stretched"] == "× 1"
+    assert shown["Slowest pair's wavelength"] == "× 4" and shown["Fastest pair's wavelength"] == "× 1"
     at = run({"head_dim": "128", "base": "10000", "conv_from": "rope_theta", "new_theta": "40000"})
     assert metrics(at)["NTK alpha α"] == f"{4 ** (126 / 128):.6g}"
     at = run({"conv_from": "linear_factor", "ntk_alpha": "8"})
@@ -199,3 +200,35 @@ def test_the_pasted_text_survives_a_trip_to_another_page():
     at.switch_page("pages/9_Model_configs.py").run()
     assert not at.exception
     assert '"model_type": "gptj"' in at.text_area(key="cfg_text").value
+
+
+# ------------------------------------------------------------- sentences true at every setting
+def converter_chart_title(at: AppTest) -> dict:
+    (element,) = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    title = proto_spec(element.proto)["title"]
+    subtitle = title.get("subtitle", "")
+    return {"text": str(title["text"]), "subtitle": " ".join(subtitle) if isinstance(subtitle, list) else subtitle}
+
+
+def test_converter_sentences_with_alpha_below_one():
+    """α = 0.5 shortens the slowest wavelength: no sentence may say it stretches it or that the base grows."""
+    at = run({"head_dim": "128", "base": "10000", "ntk_alpha": "0.5"})
+    shown = metrics(at)
+    assert shown["Slowest pair's wavelength"] == "× 0.5" and shown["Fastest pair's wavelength"] == "× 1"
+    title = converter_chart_title(at)
+    assert "stretches the slowest" not in title["text"] and "shrinks the slowest" in title["text"]
+    new_base = 10000 * 0.5 ** (128 / 126)  # b·α^(d/(d−2)) = 4,965.9
+    assert f"10,000 → {new_base:,.0f}" in title["subtitle"]
+    text = " ".join(m.value for m in at.main.markdown)
+    assert "larger base" not in text and "raises the base" not in text
+    assert f"with the base b·α^(d/(d−2)) = {new_base:,.2f}" in text
+
+
+def test_converter_sentences_with_alpha_one_and_a_tiny_new_base():
+    at = run({"head_dim": "128", "base": "10000", "conv_from": "rope_theta", "new_theta": "10000"})
+    assert converter_chart_title(at)["text"].startswith("NTK α = 1 changes nothing")
+    at = run({"head_dim": "4", "base": "10", "conv_from": "rope_theta", "new_theta": "1"})
+    (warning,) = [w.value for w in at.warning]
+    assert warning.startswith("The new base b′ = 1 is not above 1") and "α = 0" not in warning
+    at = run({"head_dim": "4", "base": "10", "ntk_alpha": "0.5"})  # b′ = 10·0.5² = 2.5
+    assert "10 → 2.5;" in converter_chart_title(at)["subtitle"]

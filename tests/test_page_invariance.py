@@ -348,3 +348,35 @@ def test_typed_text_is_shown_literally_never_as_markup():
     at = run(qk_source="typed", q_text="[x](http://example.com), <b>2</b>", k_text="1, 2")
     (error,) = at.error
     assert "[x](" not in error.value and "\\[x\\]" in error.value
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {},
+        {"shift_t": "1", "seq_len": "2", "score_dtype": "float32"},
+        {"qk_source": "typed", "q_text": "0, 0", "k_text": "1, 1"},
+        {"shift_t": "4096", "table_len": "64", "base": "10"},
+    ],
+    ids=["defaults", "small", "zero-q", "past-the-table"],
+)
+def test_the_headline_and_the_round_off_sentence_follow_the_verdicts(query):
+    """The deviation chart's title names exactly the methods whose badge says PASS, and the notice
+    calls RoPE's deviation round-off only when it is under the pass mark shown."""
+    at = run(**query)
+    assert not at.exception
+    verdicts = dict(zip(["RoPE's", "the added sinusoid's", "the learned table's"], badges(at)))
+    passed = [name for name, badge in verdicts.items() if badge == RUNS_OK]
+    expected = {
+        (): "No method's scores survive the shift",
+        ("RoPE's",): "Only RoPE's scores survive the shift",
+    }.get(tuple(passed))
+    if expected is None:  # several pass: "RoPE's and the added sinusoid's scores survive …"
+        expected = ", ".join(passed[:-1]) + " and " + passed[-1]
+        expected = expected[0].upper() + expected[1:] + " scores survive the shift"
+    assert expected in chart_titles(at)
+    m = metrics(at)
+    rope_dev = float(next(v for k, v in m.items() if k.startswith("RoPE")))
+    mark = float(m["pass mark"])
+    text = next(md.value for md in at.markdown if md.value.startswith("**What to notice**"))
+    assert ("is round-off, under the pass mark" in text) == (rope_dev <= mark)

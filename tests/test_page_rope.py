@@ -12,7 +12,7 @@ from _apptest import metrics, run_page
 from _chartspec import element_spec, find, frame
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "3_RoPE_rotation.py")
-N_CHARTS = 1  # tab "One pair": the rotation plane
+N_CHARTS = 2  # tab "One pair": the rotation plane and the live (in-browser) plane
 HEAD = {"rope_view": "Whole head"}  # the other tab: the d×d matrix and the pair map
 KEYS = (
     "rope_view",
@@ -285,3 +285,50 @@ def test_switching_input_mode_keeps_the_page_working():
     at.radio(key="vec_input").set_value("cartesian")
     run(at)
     assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 1.2), 5, 12, 1.0)
+
+
+# ------------------------------------------------------------- sentences true at every setting
+def notices(at) -> str:
+    (text,) = [m.value for m in at.main.markdown if m.value.startswith("**What to notice**")]
+    return text
+
+
+def test_notice_with_a_single_pair():
+    """d = 2: pair 0 is also the slowest pair, and the base changes nothing."""
+    text = notices(run(head_dim="2", j="0", base="10"))
+    assert "the slowest pair, j = 0" not in text
+    assert f"only pair 0, which turns exactly one radian ({math.degrees(1.0):.4g}°)" in text
+
+
+def test_notice_names_the_slowest_pair_at_a_small_base():
+    text = notices(run(head_dim="8", j="0", base="10"))
+    assert f"the slowest pair, j = 3, {math.degrees(10 ** (-6 / 8)):.3g}° (base 10, d = 8)" in text  # 10.2°
+
+
+def test_the_slow_pair_tour_step_fixes_the_base_it_quotes():
+    """ "About four degrees" after 500 tokens holds for pair 31 of d = 64 at base 10,000 only (at base 10
+    it is many turns), so the step sets the base it speaks of."""
+    from explorer.site.rope import PAGE as SITE
+
+    (step,) = [s for s in SITE.tour if "four degrees" in s.narration]
+    values = step.params
+    assert values["base"] == 10000 and "10,000" in step.narration
+    angle = math.degrees(values["m"] * values["base"] ** (-2 * values["j"] / values["head_dim"]))
+    assert values["j"] == values["head_dim"] // 2 - 1 and round(angle) == 4
+
+
+def test_the_live_plane_starts_at_the_url_positions():
+    """The in-browser plane (second chart) starts where the link's m and n are, and its caption names
+    the positions its own sliders reach (128 either side, clipped to 0 … 8192)."""
+    at = run(m="8100", n="40", j="3", head_dim="16", base="100")
+    assert not at.exception
+    live = element_spec(at.get("vega_lite_chart")[1])
+    params = {p["name"]: p for p in live["params"]}
+    assert (params["m_live"]["value"], params["n_live"]["value"]) == (8100, 40)
+    assert (params["n_live"]["bind"]["min"], params["n_live"]["bind"]["max"]) == (0, 8192)
+    assert any("run over positions 0 … 8,192" in c.value for c in at.caption)
+    # the expressions carry pair 3's θ = 100^(−6/16), written out in full
+    assert repr(100.0 ** (-6 / 16)) in str(live["vconcat"][1]["transform"])
+    at = run(m="500", n="512")
+    assert not at.exception
+    assert any("run over positions 372 … 640" in c.value for c in at.caption)

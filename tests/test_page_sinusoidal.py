@@ -71,6 +71,11 @@ def metric(at: AppTest, label_start: str) -> str:
     return m.value
 
 
+def block_amplitude(k: int, theta: np.ndarray) -> np.ndarray:
+    """|mean of e^(i·p·θ_j) over k consecutive positions|: what averaging k rows leaves of pair j."""
+    return np.abs(np.exp(1j * np.outer(np.arange(k), theta)).mean(axis=0))
+
+
 def closest_distance(seq_len: int, d: int, base: float) -> tuple[int, float]:
     """(k, distance) of the closest two distinct positions, from PE(0) and PE(k) directly."""
     theta = base ** (-2.0 * np.arange(d // 2) / d)
@@ -197,7 +202,12 @@ def test_every_control_at_its_maximum():
     assert meta["scheme"] == "magma" and meta["domain"] == [-1.0, 1.0]
     subtitle = " ".join(overview["title"]["subtitle"])
     assert "Concatenated layout" in subtitle and "17 or 18 consecutive positions" in subtitle
-    assert "average out to grey" in subtitle
+    # pairs with λ_j ≤ 17 turn at least once within every block (of 17 or 18 positions)
+    theta = 1e6 ** (-2.0 * np.arange(1024) / 2048)
+    fading = 2 * np.pi / theta <= 17
+    most = np.max(np.maximum(block_amplitude(17, theta), block_amplitude(18, theta))[fading])
+    assert f"{int(fading.sum())} of 1024 pairs turn at least once within a block" in subtitle
+    assert f"at most {most:.0%} of its amplitude" in subtitle
     zoom = find(specs, "every value")
     assert zoom["usermeta"]["imagechart"]["shape"] == [256, 256]
     assert zoom["usermeta"]["imagechart"]["reduce"] == "none"
@@ -266,3 +276,47 @@ def test_changing_a_widget_reruns_with_the_new_value():
     assert not at.exception
     overview = find(charts_by_title(at), "PE(p, i) for positions 0 … 299")
     assert any("Concatenated layout" in line for line in overview["title"]["subtitle"])
+
+
+# ------------------------------------------------------------- sentences true at every setting
+def notices(at: AppTest) -> str:
+    (text,) = [m.value for m in at.main.markdown if m.value.startswith("**What to notice**")]
+    return text
+
+
+def test_averaging_sentence_when_no_pair_turns_within_a_block():
+    """seq_len 1000 → blocks of 2 or 3 positions: no pair turns within one, nothing is grey."""
+    at = run({"seq_len": "1000", "d_model": "128"})
+    (overview,) = [s for s in charts_by_title(at).values() if s["title"]["text"].startswith("PE(p, i)")]
+    subtitle = " ".join(overview["title"]["subtitle"])
+    assert "grey" not in subtitle
+    assert f"shrinks the fastest pair to {block_amplitude(3, np.array([1.0]))[0]:.0%}" in subtitle  # 69%
+
+
+def test_small_d_and_base_sentences():
+    """d = 4, b = 10: the slowest wavelength is 2π·√10 ≈ 19.87 tokens (not rounded to 20)."""
+    at = run({"seq_len": "128", "d_model": "4", "base": "10", "sin_view": "Wavelengths"})
+    longest = 2 * math.pi * 10**0.5
+    assert f"to {longest:.4g} tokens: a straight line" in notices(at)
+    chart = find(charts_by_title(at), "Wavelengths grow")
+    assert f"to {longest:.4g} tokens (b = 10" in " ".join(chart["title"]["subtitle"])
+
+
+def test_distance_matrix_subtitle_at_d_2():
+    """d = 2: positions 44 apart are 2|sin 22| ≈ 0.018 apart, dark like the diagonal: no claim that
+    only the diagonal is dark; the farthest distance is stated instead."""
+    at = run({"seq_len": "128", "d_model": "2", "sim_n": "128", "sin_view": "Similarity"})
+    dist = find(charts_by_title(at), "zero only on the diagonal")
+    subtitle = " ".join(dist["title"]["subtitle"])
+    k = np.arange(1, 128)
+    assert "dark only" not in subtitle
+    assert f"are {np.min(2 * np.abs(np.sin(k / 2))):.4g} apart" in subtitle
+    assert f"the farthest two {np.max(2 * np.abs(np.sin(k / 2))):.4g}" in subtitle
+
+
+def test_tour_narration_does_not_depend_on_the_layout():
+    """In the concatenated layout column d/2 is the fastest cosine: "left fast, right slow" is not a layout-free claim."""
+    from explorer.site.sinusoidal import PAGE as SITE
+
+    for step in SITE.tour:
+        assert "left" not in step.narration and "right" not in step.narration

@@ -90,8 +90,9 @@ def claims_sinusoidal(at: AppTest, text: str) -> None:
     d, base, seq_len = at.session_state["d_model"], float(at.session_state["base"]), at.session_state["seq_len"]
     wl = posenc.wavelengths(d, base=base)
     if d > 2:
-        shown = re.search(r"run from 2π ≈ 6\.3 to ([\d,]+) tokens", text)
-        assert shown and number(shown.group(1)) == pytest.approx(wl.max(), abs=0.5)
+        shown = re.search(r"run from 2π ≈ 6\.28 to ([\d,.]+) tokens", text)
+        # printed with 4 significant digits below 1,000 tokens, whole tokens above
+        assert shown and number(shown.group(1)) == pytest.approx(wl.max(), rel=5e-4, abs=0.5)
         never = re.search(r"(\d+) of (\d+) pairs have a wavelength longer", text)
         assert never and int(never.group(1)) == int(np.sum(wl > seq_len)) and int(never.group(2)) == d // 2
     if seq_len >= 2:
@@ -105,8 +106,12 @@ def claims_sinusoidal(at: AppTest, text: str) -> None:
 def claims_clocks(at: AppTest, text: str) -> None:
     d, base = at.session_state["d_model"], float(at.session_state["base"])
     slowest = posenc.wavelengths(d, base=base)[-1]
-    shown = re.search(r"The last hand needs ([\d,]+) tokens for one turn", text)
-    assert shown and number(shown.group(1)) == pytest.approx(slowest, abs=0.5)
+    if d == 2:  # one hand only: the page says so instead of naming a last hand
+        assert "it is the only hand" in text and "The last hand" not in text
+    else:
+        shown = re.search(r"The last hand needs ([\d,.]+) tokens for one turn", text)
+        # three significant digits below 100 tokens, whole tokens above
+        assert shown and number(shown.group(1)) == pytest.approx(slowest, rel=5e-3, abs=0.5)
     gap = re.search(r"differ on it by only ([\d.]+)°", text)
     assert gap and float(gap.group(1)) == pytest.approx(math.degrees(abs(math.remainder(44.0, 2 * math.pi))), abs=0.05)
 
@@ -114,6 +119,9 @@ def claims_clocks(at: AppTest, text: str) -> None:
 def claims_rope(at: AppTest, text: str) -> None:
     d, base = at.session_state["head_dim"], float(at.session_state["base"])
     theta = posenc.inverse_frequencies(d, base=base)
+    if d == 2:
+        assert "with d = 2 there is only pair 0" in text
+        return
     slowest = re.search(r"the slowest pair, j = (\d+), ([\d.e+-]+)°", text)
     assert slowest and int(slowest.group(1)) == d // 2 - 1
     assert float(slowest.group(2)) == pytest.approx(math.degrees(theta[-1]), rel=5e-3)
@@ -128,7 +136,31 @@ def claims_extension(at: AppTest, text: str) -> None:
     assert int(turns.group(1)) == int(np.sum(train_len * theta >= 2 * np.pi))
 
 
+def claims_configs(at: AppTest, text: str) -> None:
+    """The NTK converter's cards against b′ = b·α^(d/(d−2)) written out here (the page's fallback to
+    α = 1 when b′ would not be above 1 is announced with a warning)."""
+    d, base = at.session_state["head_dim"], float(at.session_state["base"])
+    cards = {m.label: m.value for m in at.metric}
+    if "NTK alpha α" not in cards:
+        return
+    alpha = float(cards["NTK alpha α"])
+    new_base = number(cards["rope_theta b′"])
+    fell_back = any("is not above 1" in w.value for w in at.warning)
+    if fell_back:
+        assert alpha == 1.0 and new_base == pytest.approx(base, abs=0.005)
+    elif at.session_state["conv_from"] == "rope_theta":
+        asked = float(at.session_state["new_theta"])
+        assert new_base == pytest.approx(asked, abs=0.005)
+        assert alpha == pytest.approx((asked / base) ** ((d - 2) / d), rel=1e-5)
+    else:
+        assert new_base == pytest.approx(base * alpha ** (d / (d - 2)), rel=1e-5, abs=0.005)
+    # the slowest pair's wavelength is multiplied by α, the fastest by 1 (θ_0 = 1 for every base)
+    assert number(cards["Slowest pair's wavelength"].lstrip("× ")) == pytest.approx(alpha, rel=1e-3)
+    assert number(cards["Fastest pair's wavelength"].lstrip("× ")) == 1.0
+
+
 CLAIMS = {
+    "configs": claims_configs,
     "sinusoidal": claims_sinusoidal,
     "clocks": claims_clocks,
     "rope": claims_rope,
@@ -149,7 +181,7 @@ def test_random_allowed_settings_never_crash_and_the_claims_hold(page):
         at = run(page.script, query)
         assert not at.exception, (query, [e.message for e in at.exception])
         assert at.title and at.title[0].value == page.title, query
-        if page.slug in CLAIMS and notices(at):
+        if page.slug in CLAIMS and (notices(at) or page.slug == "configs"):
             CLAIMS[page.slug](at, notices(at))
 
     check()

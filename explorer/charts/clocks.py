@@ -289,7 +289,11 @@ def clock_chart(
         width=width,
         height=height,
         title=alt.TitleParams(
-            "One clock per pair: the hand of pair j turns by θ_j per token",
+            (
+                "One clock per pair: the hand of pair j turns by θ_j per token"
+                if n == all_theta.size
+                else f"One clock for each of {n} of the {all_theta.size} pairs: the hand of pair j turns by θ_j per token"
+            ),
             subtitle=[  # three short lines: the panel, not the subtitle, sets the chart's width
                 "Hand tip = (x, y) = (sin p·θ_j, cos p·θ_j): x is the sin coordinate (dimension 2j),",
                 "y the cos coordinate (dimension 2j + 1). At p = 0 every hand points to 12 o'clock;",
@@ -348,11 +352,13 @@ def clock_chart(
         width=max(width - 90, 360),  # plus its y axis ≈ the clock panel's width
         height=230,
         title=alt.TitleParams(
-            "Odometer: fast hands have wrapped many times, slow hands barely moved",
+            "Odometer: how many turns each hand has made by position p",
             subtitle=[
                 "Total turns p·θ_j / 2π of every pair at the position above (red: pairs with a clock). Empty at p = 0.",
                 f"d = {d_model}, b = {base:,.0f}: the pairs' speeds fall geometrically, so this "
-                "is a straight line on the log axis.",
+                "is a straight line on the log axis."
+                if h > 1
+                else f"d = {d_model}: a single pair, turning one radian per token.",
             ],
         ),
     )

@@ -31,6 +31,20 @@ def wavelength_frame(theta: np.ndarray, theta_ntk: np.ndarray, factor: float) ->
     return pd.concat(parts, ignore_index=True)
 
 
+def _base_text(base: float) -> str:
+    """A base as the title writes it: whole tokens from 100 on, else 4 significant digits."""
+    return f"{base:,.0f}" if base >= 100 else f"{base:.4g}"
+
+
+def _compare_title(alpha: float) -> str:
+    """The converter chart's point, true for every α (α < 1 shortens the slow wavelengths)."""
+    if alpha > 1:
+        return f"NTK α = {alpha:g} keeps the fastest pair and stretches the slowest by α"
+    if alpha < 1:
+        return f"NTK α = {alpha:g} keeps the fastest pair and shrinks the slowest to α times its wavelength"
+    return "NTK α = 1 changes nothing: every pair keeps its wavelength"
+
+
 def wavelength_compare_chart(
     frame: pd.DataFrame, *, alpha: float, new_base: float, base: float, width: int = 640, height: int = 460
 ) -> alt.Chart:
@@ -60,8 +74,9 @@ def wavelength_compare_chart(
             width=width,
             height=height,
             title=alt.Title(
-                f"NTK α = {alpha:g} keeps the fastest pair and stretches the slowest by α",
-                subtitle=f"base {base:,.0f} → {new_base:,.0f}; linear s = {alpha:g} stretches every pair by s",
+                _compare_title(alpha),
+                subtitle=f"base {_base_text(base)} → {_base_text(new_base)}; linear s = {alpha:g} multiplies "
+                "every pair's wavelength by s",
             ),
         )
     )

@@ -370,3 +370,138 @@ def rotation_latex(position: float, theta: float, matrix: np.ndarray, vector: np
         rf"R(m\theta_j)\,q &= {_pmatrix(matrix)}{col(vector)} = {col(rotated)}"
         r"\end{aligned}"
     )
+
+
+# ---------------------------------------------------------------- positions explored in the browser
+#: The in-chart sliders' names (Vega-Lite parameters); the page's URL-bound m and n set their start.
+LIVE_PARAMS = ("m_live", "n_live")
+
+
+def live_expressions(q: np.ndarray, k: np.ndarray, theta: float) -> dict[str, str]:
+    """The Vega expressions the live chart evaluates in the browser, in terms of m_live and n_live.
+
+    q_x, q_y, k_x, k_y   the rotated vectors R(m·θ)q and R(n·θ)k (counter-clockwise, as posenc.apply_rope)
+    score                ⟨R_m q, R_n k⟩, from the two rotated vectors
+    score_rel            ⟨q, R_(n−m) k⟩, from q and k rotated by the offset only (computed separately)
+    offset_deg           (m − n)·θ in degrees, wrapped into (−180°, 180°]
+    """
+    (qx, qy), (kx, ky) = (float(v) for v in q), (float(v) for v in k)
+    t = repr(float(theta))
+    a, b, c = f"(m_live * {t})", f"(n_live * {t})", f"((n_live - m_live) * {t})"
+    q_x, q_y = f"({qx!r} * cos({a}) - {qy!r} * sin({a}))", f"({qx!r} * sin({a}) + {qy!r} * cos({a}))"
+    k_x, k_y = f"({kx!r} * cos({b}) - {ky!r} * sin({b}))", f"({kx!r} * sin({b}) + {ky!r} * cos({b}))"
+    rel_x, rel_y = f"({kx!r} * cos({c}) - {ky!r} * sin({c}))", f"({kx!r} * sin({c}) + {ky!r} * cos({c}))"
+    deg = f"((m_live - n_live) * {t} * 180 / PI)"
+    return {
+        "q_x": q_x,
+        "q_y": q_y,
+        "k_x": k_x,
+        "k_y": k_y,
+        "score": f"({q_x} * {k_x} + {q_y} * {k_y})",
+        "score_rel": f"({qx!r} * {rel_x} + {qy!r} * {rel_y})",
+        "offset_deg": f"(180 - ((180 - {deg}) % 360 + 360) % 360)",
+    }
+
+
+#: How far the in-chart sliders reach beyond the page's m and n: one token per step stays draggable
+#: on a phone (a slider over all 8,193 positions would move hundreds of tokens per pixel).
+LIVE_REACH = 128
+
+
+def live_window(m: int, n: int, p_max: int) -> tuple[int, int]:
+    """The in-chart sliders' range: LIVE_REACH positions either side of m and n, within 0 … p_max."""
+    return max(0, min(m, n) - LIVE_REACH), min(p_max, max(m, n) + LIVE_REACH)
+
+
+def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: int, p_max: int, size: int = 300):
+    """Pair j's q and k, rotated by positions the user drags in the chart itself: two Vega-Lite
+    parameters bound to range inputs (m_live, n_live, starting at the page's m and n) turn
+    the arrows and update the two scores in the browser, with no server run. The page's own m and n
+    sliders (in the URL) set where the exploration starts; the in-chart ones reach `live_window`."""
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    if q.shape != (2,) or k.shape != (2,):
+        raise ValueError(f"q and k must be 2-vectors, got shapes {q.shape} and {k.shape}")
+    if not (np.isfinite(theta) and theta >= 0):
+        raise ValueError(f"theta must be a finite number >= 0, got {theta}")
+    if not (0 <= m <= p_max and 0 <= n <= p_max):
+        raise ValueError(f"m and n must be in 0 … p_max = {p_max}, got m = {m}, n = {n}")
+    lo, hi = live_window(m, n, p_max)
+    m_live = alt.param(name="m_live", value=int(m), bind=alt.binding_range(min=lo, max=hi, step=1, name="m "))
+    n_live = alt.param(name="n_live", value=int(n), bind=alt.binding_range(min=lo, max=hi, step=1, name="n "))
+    ex = live_expressions(q, k, theta)
+    reach = max(float(np.hypot(*q)), float(np.hypot(*k)), 1e-9)
+    lim = 1.35 * reach
+    scale = alt.Scale(domain=[-lim, lim], nice=False, zero=False)
+    x_enc = alt.X("x:Q").scale(scale).title("first coordinate of the pair")
+    y_enc = alt.Y("y:Q").scale(scale).title("second coordinate of the pair")
+    colour = alt.Color("vector:N").scale(domain=list(VECTOR_COLORS), range=list(VECTOR_COLORS.values())).legend(None)
+
+    t = np.linspace(0.0, 2 * np.pi, 121)
+    circles = pd.concat(
+        [
+            pd.DataFrame({"vector": name, "x": r * np.cos(t), "y": r * np.sin(t), "i": range(t.size)})
+            for name, r in (("q", float(np.hypot(*q))), ("k", float(np.hypot(*k))))
+        ],
+        ignore_index=True,
+    )
+    ring = (
+        alt.Chart(circles)
+        .mark_line(strokeDash=[4, 4], strokeWidth=1.5, opacity=0.55)
+        .encode(x=x_enc, y=y_enc, color=colour, detail="vector:N", order="i:Q")
+    )
+    tips = alt.Chart(pd.DataFrame({"vector": ["q", "k"]})).transform_calculate(
+        x=f"datum.vector === 'q' ? {ex['q_x']} : {ex['k_x']}",
+        y=f"datum.vector === 'q' ? {ex['q_y']} : {ex['k_y']}",
+        x0="0",
+        y0="0",
+        label="datum.vector === 'q' ? 'q at m = ' + m_live : 'k at n = ' + n_live",
+        # the name beyond the tip, on the arrow's own line, so it never sits on a shaft
+        lx="datum.x * 1.22",
+        ly="datum.y * 1.22",
+    )
+    shafts = tips.mark_rule(strokeWidth=3.5, strokeCap="round").encode(
+        x=x_enc, y=y_enc, x2=alt.X2("x0:Q"), y2=alt.Y2("y0:Q"), color=colour
+    )
+    heads = tips.mark_circle(size=90, opacity=1).encode(x=x_enc, y=y_enc, color=colour)
+    names = tips.mark_text(fontSize=NAME_FONT, fontWeight="bold").encode(
+        x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="label:N", color=colour
+    )
+    readout_lines = [
+        "'m − n = ' + format(m_live - n_live, 'd')",
+        "'angle k → q changed by ' + format(" + ex["offset_deg"] + ", '.2f') + '°'",
+        "'⟨R_m q, R_n k⟩ = ' + format(" + ex["score"] + ", '.6f')",
+        "'⟨q, R_(n−m) k⟩ = ' + format(" + ex["score_rel"] + ", '.6f')",
+    ]
+    readout = (
+        alt.Chart(pd.DataFrame({"line": range(len(readout_lines))}))
+        .transform_calculate(
+            text=" : ".join(f"datum.line === {i} ? {e}" for i, e in enumerate(readout_lines[:-1]))
+            + f" : {readout_lines[-1]}"
+        )
+        .mark_text(fontSize=NAME_FONT, align="left", baseline="middle", color="#0F172A")
+        .encode(
+            x=alt.value(0),
+            y=alt.Y("line:O").axis(None).scale(paddingOuter=0.2),
+            text="text:N",
+        )
+        .properties(width=size, height=len(readout_lines) * (NAME_FONT + 10))
+    )
+    plane = alt.LayerChart(
+        layer=[ring, shafts, heads, names],
+        width=size,
+        height=size,
+        title=alt.Title(
+            "Drag m and n under this chart",
+            subtitle=[
+                "The arrows turn in your browser, with no server run.",
+                "Move both by the same amount: the two scores stay the same.",
+            ],
+        ),
+    )
+    # ignore: the stub types Parameter.param as possibly Undefined; alt.param() always sets it
+    chart = alt.VConcatChart(
+        vconcat=[plane, readout],
+        params=[m_live.param, n_live.param],  # type: ignore[list-item]
+        spacing=8,
+    )
+    return configure(chart)

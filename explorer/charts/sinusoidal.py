@@ -240,7 +240,7 @@ def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layou
     for i in dims:
         fn, j = dimension_role(i, d_model, layout)
         pairs.append(j)
-        names.append(f"i = {i}: {fn}, pair {j}, λ = {_tokens(wl[j])}")
+        names.append(f"i = {i}: {fn}, pair {j}, λ = {tokens(wl[j])}")
     df = pd.DataFrame(
         {
             "position": np.tile(positions, len(dims)),
@@ -268,11 +268,11 @@ def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layou
     )
     fastest, slowest = int(np.argmin(wl[pairs])), int(np.argmax(wl[pairs]))
     if pairs[fastest] == pairs[slowest]:
-        title = f"Pair {pairs[0]}: one turn every {_tokens(wl[pairs[0]])} tokens"
+        title = f"Pair {pairs[0]}: one turn every {tokens(wl[pairs[0]])} tokens"
     else:
         title = (
-            f"Dimension {dims[fastest]} turns once every {_tokens(wl[pairs[fastest]])} tokens, "
-            f"dimension {dims[slowest]} once every {_tokens(wl[pairs[slowest]])}"
+            f"Dimension {dims[fastest]} turns once every {tokens(wl[pairs[fastest]])} tokens, "
+            f"dimension {dims[slowest]} once every {tokens(wl[pairs[slowest]])}"
         )
     return _finish(
         chart,
@@ -286,7 +286,7 @@ def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layou
     )
 
 
-def _tokens(wavelength: float) -> str:
+def tokens(wavelength: float) -> str:
     """A wavelength in tokens, as the curves' legend and title write it."""
     return f"{wavelength:.4g}" if wavelength < 1000 else f"{wavelength:,.0f}"
 
@@ -332,9 +332,11 @@ def wavelength_chart(wavelengths, *, seq_len: int, base: float, d_model: int) ->
     above = int(np.sum(wl > seq_len))
     return _finish(
         alt.LayerChart(layer=[line, rule, text]),
-        "Wavelengths grow geometrically: a straight line on a log axis",
+        "Wavelengths grow geometrically: a straight line on a log axis"
+        if wl.size > 1
+        else "A single pair: one wavelength",
         [
-            f"λ_j = 2π·b^(2j/d), from 2π ≈ 6.28 to {wl.max():,.0f} tokens (b = {base:,.0f}, d = {d_model}).",
+            f"λ_j = 2π·b^(2j/d), from 2π ≈ 6.28 to {tokens(wl.max())} tokens (b = {base:,.0f}, d = {d_model}).",
             f"{above} of {wl.size} pairs (above the dashed line) do not finish one turn within {seq_len} positions.",
         ],
         height=320,

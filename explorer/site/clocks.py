@@ -46,14 +46,15 @@ PAGE = Page(
             8,
             min=1,
             max=64,
-            help="How many pairs get a clock, spread evenly from the fastest pair (j = 0) to the slowest (j = d/2 − 1).",
+            help="How many pairs get a clock, spread evenly from the fastest pair (j = 0) to the slowest (j = d/2 − 1); "
+            "a single clock shows pair 0.",
         ),
     ),
     snippet=snippet,
     tour=(
         Step(
             {"d_model": 64, "n_clocks": 8, "m": 100},
-            "The same numbers as clock hands. One more token turns every hand by its own fixed angle — the first by exactly one radian, the last by a sliver — wherever you are in the text.",
+            "The same numbers as clock hands. One more token turns every hand by its own fixed angle — the first by exactly one radian, each later hand by less — wherever you are in the text.",
         ),
     ),
     deep_link=DeepLink(

@@ -45,8 +45,8 @@ PAGE = Page(
             4,
             min=1,
             max=8,
-            help="ALiBi gives each head its own slope 2^(−h) (8 heads): head 1 looks very locally, "
-            "head 8 almost uniformly.",
+            help="ALiBi gives each head its own slope 2^(−h) (8 heads): the bias −slope·|m − n| favours near "
+            "keys most in head 1 (slope 1/2) and least in head 8 (slope 1/256).",
         ),
     ),
     snippet=snippet,

@@ -151,8 +151,8 @@ PAGE = Page(
             "RoPE adds nothing: it turns each pair of query and key coordinates by an angle that grows with position. The angle between q and k changes by exactly (m − n)·θ_j, so the score sees only the offset.",
         ),
         Step(
-            {"head_dim": 64, "j": 31, "m": 500, "n": 512},
-            "The slowest pair hardly turns: 500 tokens in, it has moved only about four degrees. Pairs like this one carry the long-range part of the position.",
+            {"head_dim": 64, "base": 10000, "j": 31, "m": 500, "n": 512},
+            "With base 10,000 the slowest pair hardly turns: 500 tokens in, it has moved only about four degrees. Pairs like this one carry the long-range part of the position.",
         ),
     ),
     deep_link=DeepLink(

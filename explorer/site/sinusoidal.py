@@ -107,7 +107,7 @@ PAGE = Page(
     tour=(
         Step(
             {"seq_len": 512, "d_model": 128},
-            "Each row is one position's fingerprint. The left columns flicker from token to token, the right ones barely move over 512 tokens: fine detail and coarse location in one vector.",
+            "Each row is one position's fingerprint. Pair 0 turns one radian per token, so its two columns flicker from row to row; each later pair turns more slowly, by the factor b^(2/d) per pair: fine detail and coarse location in one vector.",
         ),
     ),
     deep_link=DeepLink(
