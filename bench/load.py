@@ -333,6 +333,7 @@ class HallResult:
     rss_connected: dict[int, int] = field(default_factory=dict)  # pid -> RSS with all connected
     session_ids: list[list[str]] = field(default_factory=list)
     cookies: list[dict[str, str]] = field(default_factory=list)
+    server_log: str = ""  # small(): the end of the server's log when a run failed
 
     def seconds(self, kinds: Sequence[str] | None = None) -> list[float]:
         return [r.seconds for r in self.runs if r.error is None and (kinds is None or r.kind in kinds)]
@@ -514,6 +515,16 @@ def problems(results: Sequence[HallResult]) -> list[str]:
     return out
 
 
+#: Debug lines of the Streamlit runtime that say nothing about sessions (cache bookkeeping).
+_LOG_NOISE = ("Cache key", "cache HIT", "cache MISS", "Not hashing", "Removing orphaned", "Files: ")
+
+
+def runtime_log(text: str, lines: int = 120) -> str:
+    """The last `lines` lines of a server log, without the cache bookkeeping."""
+    kept = [line for line in text.splitlines() if not any(n in line for n in _LOG_NOISE)]
+    return "\n".join(kept[-lines:])
+
+
 def small(base_url: str | None, *, sessions: int = 10, reconnect: bool = False) -> HallResult:
     """CI: `sessions` sessions spread over every page, open + 2 drags each (+ a resumed
     reconnect); against `base_url`, or a server started here."""
@@ -521,13 +532,18 @@ def small(base_url: str | None, *, sessions: int = 10, reconnect: bool = False) 
     sessions = max(sessions, len(targets))  # every page at least once
     server = None
     if base_url is None:
-        server = start_server()
+        # the runtime's debug lines (e.g. "Discarding BackMsg for disconnected session") explain
+        # a failed run; they go to the server's log, whose end a failure reports
+        server = start_server(env={"STREAMLIT_LOGGER_LEVEL": "debug"})
         base_url = server.base_url
     try:
         pids = [server.pid] if server else []
-        return asyncio.run(
+        result = asyncio.run(
             hall(base_url, targets, sessions=sessions, ramp=1.0, reconnect=reconnect, pids=pids, label="small")
         )
+        if server and result.errors:
+            result.server_log = runtime_log(server.log_path.read_text(errors="replace"))
+        return result
     finally:
         if server:
             server.stop()

@@ -20,7 +20,7 @@ def test_every_page_under_small_load_has_no_error_and_no_exception():
     result = load.small(None, sessions=10, reconnect=True)
     pages = {t.label for t in load.explorer_targets()}
     assert result.sessions >= max(10, len(pages))
-    assert not result.errors, "\n".join(result.errors[:10])
+    assert not result.errors, "\n".join(result.errors[:10]) + "\nserver log:\n" + result.server_log
     assert not result.exceptions, "\n".join(result.exceptions[:10])
     # every session: open, two drags, a resumed reconnect; one Streamlit session throughout
     assert len(result.runs) == 4 * result.sessions
