@@ -39,7 +39,13 @@ CONTROLS = [
     ("RoPE live plane n (in chart)", "RoPE_rotation", "RoPE rotation", f"{LIVE} .vega-bindings input >> nth=1", True),
     ("Clocks p (page slider)", "Clock_hands", "Frequency clock hands", ".st-key-m", False),
     ("Clocks p (in chart)", "Clock_hands", "Frequency clock hands", f"{LIVE} .vega-bindings input[type=range]", True),
-    ("Invariance shift t (page slider)", "Relative_invariance", "Relative-position invariance", ".st-key-shift_t", False),
+    (
+        "Invariance shift t (page slider)",
+        "Relative_invariance",
+        "Relative-position invariance",
+        ".st-key-shift_t",
+        False,
+    ),
 ]
 
 
@@ -57,7 +63,9 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     load = os.getloadavg()[0]
-    print(f"bench/drag_runs.py · {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} · {os.cpu_count()} CPUs · load {load:.1f}")
+    print(
+        f"bench/drag_runs.py · {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} · {os.cpu_count()} CPUs · load {load:.1f}"
+    )
     print("| control | server runs during one drag across its track | value before → after |")
     print("|---|---:|---|")
     with StreamlitServer() as server, sync_playwright() as pw:
