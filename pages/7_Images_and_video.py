@@ -26,7 +26,7 @@ page_setup("vision")
 st.title("Images and video")
 st.markdown(
     "A text token has one position. An image patch has a row and a column, and a video patch also a "
-    "time. RoPE still turns each pair of query and key coordinates by *position × θ_j*; what changes "
+    "time. RoPE still turns each pair of query and key coordinates by the angle $p\\,\\theta_j$ (a position times the pair's frequency); what changes "
     "is **which** position turns which pair. Read the patches row by row and you get 1D RoPE over the "
     "raster order; **axial 2D RoPE** gives half of the pairs to the row and half to the column; "
     "**M-RoPE** (Qwen2-VL and later) gives each pair to time, height or width, in blocks or interleaved."
