@@ -20,7 +20,7 @@ import pandas as pd
 import streamlit as st
 
 import posenc
-from explorer import jobs
+from explorer import compat, jobs
 from explorer.charts import lab as charts
 from explorer.exports import page_footer
 from explorer.layout import cached, intro, notice_list, page_setup, shared, show_chart
@@ -76,6 +76,11 @@ table = pd.DataFrame(rows)
 better = min if metric == "loss" else max
 fmt = "{:.3f}"
 
+if "lab_session" not in st.session_state:
+    st.session_state["lab_session"] = uuid.uuid4().hex
+SESSION = st.session_state["lab_session"]
+jobs.QUEUE.touch(SESSION)  # every run of the page, whatever the tab or settings: the session is alive
+job_slot = st.container()  # the session's training job, when the Train tab is closed
 (t_len, t_pos, t_ext, t_att, t_train) = widget("lab_view")
 
 # ------------------------------------------------------------------------------ loss vs length
@@ -314,83 +319,113 @@ with t_train:
     width = widget("lab_width", container=r5)
     seed = widget("lab_seed", container=r6)
 
-if "lab_session" not in st.session_state:
-    st.session_state["lab_session"] = uuid.uuid4().hex
-SESSION = st.session_state["lab_session"]
 encodings = tuple(lab.ENCODINGS) if encs == "all five" else tuple(e.strip() for e in encs.split(","))
-eval_lens = (tlen, 2 * tlen, 4 * tlen, 8 * tlen)
 key = (ttask, encodings, tlen, steps, width, seed)
 
 
-def work(job: jobs.Job) -> dict:
-    lab.set_threads(1)  # one core at most: a training job never starves other users
+def settings_text(k: tuple) -> str:
+    """A job's own settings, from its key (ttask, encodings, L, steps, d, seed)."""
+    k_task, k_encs, k_len, k_steps, k_width, k_seed = k
+    return f"{k_task}, {', '.join(k_encs)}: {k_steps} steps at L = {k_len}, d = {k_width}, seed {k_seed}"
 
-    def report(encoding, step, n, loss):
-        job.report(
-            model=encoding, index=encodings.index(encoding), models=len(encodings), step=step, steps=n, loss=loss
+
+def work_for(k: tuple):
+    """The training job of settings ``k`` (runs in the queue's worker thread)."""
+    k_task, k_encs, k_len, k_steps, k_width, k_seed = k
+
+    def work(job: jobs.Job) -> dict:
+        lab.set_threads(1)  # one core at most: a training job never starves other users
+        last: dict[str, float] = {}
+
+        def report(encoding, step, n, loss):
+            last[encoding] = float(loss)
+            job.report(
+                model=encoding, index=k_encs.index(encoding), step=step, steps=n, loss=float(loss), last=dict(last)
+            )
+
+        return lab.run_experiment(
+            k_task,
+            list(k_encs),
+            train_len=k_len,
+            eval_lens=(k_len, 2 * k_len, 4 * k_len, 8 * k_len),
+            seed=k_seed,
+            steps=k_steps,
+            d_model=k_width,
+            tokens=4096,
+            per_position=False,
+            callback=report,
         )
 
-    out = lab.run_experiment(
-        ttask,
-        list(encodings),
-        train_len=tlen,
-        eval_lens=eval_lens,
-        seed=seed,
-        steps=steps,
-        d_model=width,
-        tokens=4096,
-        per_position=False,
-        callback=report,
-    )
-    return out
+    return work
 
 
+def model_bars(job: jobs.Job) -> None:
+    """One progress bar per model of the job: done, running (step, loss) or waiting."""
+    p, k_encs = job.progress, job.key[1]
+    index = p.get("index", -1) if job.state == "running" else -1
+    for i, enc in enumerate(k_encs):
+        if i < index:
+            st.progress(1.0, text=f"{enc}: trained (last training loss {p['last'][enc]:.3f}), evaluated")
+        elif i == index:
+            frac = p["step"] / p["steps"]
+            what = "evaluating" if p["step"] >= p["steps"] else f"step {p['step']} of {p['steps']}"
+            st.progress(min(1.0, frac), text=f"{enc}: {what}, training loss {p['loss']:.3f}")
+        else:
+            st.progress(0.0, text=f"{enc}: waiting")
+
+
+def job_view(full: bool) -> None:
+    """The session's job (whatever the sliders show now); also its heartbeat while it runs."""
+    job = jobs.QUEUE.touch(SESSION)
+    if job is None:
+        return
+    if not job.finished:
+        head = f"Your training job ({settings_text(job.key)})"
+        if job.state == "queued":
+            st.info(f"{head} waits: {jobs.QUEUE.position(job)} job(s) ahead of it.")
+        else:
+            st.info(f"{head} is running" + ("." if full else "; the Train tab shows its progress."))
+        if full:
+            model_bars(job)
+            if st.button("Cancel", icon=":material/stop:", key="lab_cancel"):
+                jobs.QUEUE.cancel(job)
+    elif full and job.state in ("cancelled", "failed"):
+        st.warning(f"Training {job.state} ({settings_text(job.key)}): {escape_markdown(job.error)}")
+    if job.finished and st.session_state.get("lab_shown") != job.id:
+        st.session_state["lab_shown"] = job.id  # one full run to draw the result and stop the timer
+        st.rerun()
+
+
+job_now = jobs.QUEUE.job_of(SESSION)
+active = job_now is not None and not job_now.finished
 if t_train.open:
     with t_train:
+        n_models = len(encodings)
         st.caption(
-            f"{len(encodings)} model(s) × {steps} steps at L = {tlen}, d = {width}, evaluated at {', '.join(map(str, eval_lens))}. "
-            "One training job runs per server at a time, on one core; results are cached for everyone."
+            f"{n_models} model(s) × {steps} steps at L = {tlen}, d = {width}, evaluated at "
+            f"{', '.join(str(m * tlen) for m in (1, 2, 4, 8))}. One training job runs per server at a time, on one "
+            "core; results are cached for everyone. Your job keeps running while you look at other tabs or pages "
+            "or move these sliders, and stops when you close the browser tab."
         )
         done = jobs.QUEUE.cached(key)
         if st.button("Train", icon=":material/play_arrow:", disabled=done is not None, key="lab_go"):
             try:
-                jobs.QUEUE.submit(SESSION, key, work)
+                jobs.QUEUE.submit(SESSION, key, work_for(key), runtime_id=compat.session_id())
             except RuntimeError as exc:
                 st.warning(str(exc))
-
-        def progress_view() -> None:
-            job = jobs.QUEUE.job_of(SESSION)
-            if job is None or job.key != key:
-                return
-            jobs.QUEUE.heartbeat(job)
-            if job.state == "queued":
-                st.info(f"Waiting: {jobs.QUEUE.position(job)} job(s) ahead of yours.")
-            elif job.state == "running":
-                p = job.progress
-                if p:
-                    frac = (p["index"] + p["step"] / p["steps"]) / p["models"]
-                    st.progress(
-                        min(1.0, frac),
-                        text=f"model {p['index'] + 1} of {p['models']} ({p['model']}): step {p['step']} of {p['steps']}, loss {p['loss']:.3f}",
-                    )
-                else:
-                    st.progress(0.0, text="starting…")
-            elif job.state in ("cancelled", "failed"):
-                st.warning(f"Training {job.state}: {escape_markdown(job.error)}")
-            if not job.finished:
-                if st.button("Cancel", icon=":material/stop:", key="lab_cancel"):
-                    jobs.QUEUE.cancel(job)
-            elif job.state == "done" and st.session_state.get("lab_shown") != job.id:
-                st.session_state["lab_shown"] = job.id
-                st.rerun()
-
-        job_now = jobs.QUEUE.job_of(SESSION)
-        active = job_now is not None and not job_now.finished
-        st.fragment(run_every=1.0 if active else None)(progress_view)()
-        result = done or (
-            job_now.result if job_now is not None and job_now.key == key and job_now.state == "done" else None
-        )
-        if result is not None:
+            job_now = jobs.QUEUE.job_of(SESSION)
+            active = job_now is not None and not job_now.finished
+        st.fragment(run_every=1.0 if active else None)(job_view)(True)
+        shown_key, result = (key, done) if done is not None else (None, None)
+        if result is None and job_now is not None and job_now.state == "done":
+            shown_key, result = job_now.key, job_now.result
+        if result is not None and shown_key is not None:
+            if shown_key != key:
+                st.caption(
+                    f"Showing your last run ({settings_text(shown_key)}); the settings above "
+                    "differ and have no result yet."
+                )
+            s_task, _, s_len, s_steps, s_width, s_seed = shown_key
             res = result["results"]
             tframe = pd.DataFrame(
                 [{"method": m, "length": int(n), "value": v} for m, per in res.items() for n, v in per.items()]
@@ -400,15 +435,18 @@ if t_train.open:
                     tframe,
                     x="length",
                     x_title="evaluation length (tokens, log scale)",
-                    metric=lab.TASKS[ttask].metric,
-                    train_len=tlen,
-                    references=lab.references(ttask),
+                    metric=lab.TASKS[s_task].metric,
+                    train_len=s_len,
+                    references=lab.references(s_task),
                     log_x=True,
-                    title=f"Your run: {ttask}, {steps} steps, L = {tlen}, d = {width}, seed {seed}",
+                    title=f"Your run: {s_task}, {s_steps} steps, L = {s_len}, d = {s_width}, seed {s_seed}",
                     description="metric against evaluation length for the models you trained",
                 ),
                 width="stretch",
             )
+elif active:
+    with job_slot:
+        st.fragment(run_every=1.0)(job_view)(False)
 
 
 # ------------------------------------------------------------------------------ honest section

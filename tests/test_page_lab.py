@@ -118,3 +118,69 @@ def test_the_yarn_ramp_caption_is_computed_for_the_models_head_dim():
     assert f"would give pairs {max(end(32, math.floor), 0)}–{end(1, math.ceil)}" in caption
     same = run(lab_view="Extension", lab_ext="yarn", lab_beta="4")
     assert "gives the same ramp" in " ".join(c.value for c in same.caption)
+
+
+def _session_run(session: str, **query):
+    """One run of the page by the session ``session`` (its lab_session id), with these URL settings."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["lab_session"] = session
+    for k, v in query.items():
+        at.query_params[k] = str(v)
+    return run_page(PAGE, at)
+
+
+def test_a_sessions_job_survives_tabs_and_settings_and_shows_its_own_settings(monkeypatch):
+    """No training: the job's work waits on an event and reports as the page's work would."""
+    import threading
+    import time
+
+    monkeypatch.setattr(jobs.QUEUE, "timeout", 1.0)
+    release = threading.Event()
+    key = ("kback", ("rope", "alibi"), 32, 40, 32, 3)  # unlike every slider default
+
+    def work(job):
+        job.report(model="rope", index=0, step=40, steps=40, loss=0.5, last={"rope": 0.5})
+        job.report(model="alibi", index=1, step=7, steps=40, loss=1.25, last={"rope": 0.5, "alibi": 1.25})
+        while not release.wait(0.02):
+            job.report()  # raises once cancelled or stale
+        return {"results": {"rope": {"32": 0.9, "64": 0.5}, "alibi": {"32": 0.6, "64": 0.55}}}
+
+    job = jobs.QUEUE.submit("S1", key, work)
+    try:
+        # 3 s (three timeouts) of other tabs and other settings: each run is a heartbeat
+        for query in [{"lab_view": "Length"}, {"lab_view": "Per position"}, {"lab_task": "kback"}] * 2:
+            at = _session_run("S1", **query)
+            time.sleep(0.5)
+            assert job.state == "running", job.error
+            info = " ".join(i.value for i in at.info)
+            assert "Your training job (kback, rope, alibi: 40 steps at L = 32, d = 32, seed 3) is running" in info
+        # the Train tab at other settings shows the job's own settings and one bar per model
+        at = _session_run("S1", lab_view="Train", lab_ttask="markov", lab_steps="300")
+        bars = [b.proto.text for b in at.get("progress")]
+        assert bars == [
+            "rope: trained (last training loss 0.500), evaluated",
+            "alibi: step 7 of 40, training loss 1.250",
+        ]
+        release.set()
+        deadline = time.monotonic() + 10
+        while job.state != "done" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert job.state == "done"
+        at = _session_run("S1", lab_view="Train")
+        assert any("Showing your last run (kback, rope, alibi" in c.value for c in at.caption)
+        assert any("Your run: kback, 40 steps, L = 32, d = 32, seed 3" in spec for spec in chart_specs(at))
+        # a session that stops running the page (closed: no connection, no heartbeat) loses its job
+        gone = jobs.QUEUE.submit(
+            "S1", ("kback", ("rope",), 32, 41, 32, 3), lambda j: [j.report() for _ in iter(int, 1)]
+        )
+        deadline = time.monotonic() + 10
+        while gone.state != "cancelled" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gone.state == "cancelled" and "session" in gone.error
+        at = _session_run("S1", lab_view="Train")
+        assert any("Training cancelled" in w.value for w in at.warning)
+    finally:
+        release.set()
+        jobs.QUEUE.forget("S1")
