@@ -25,6 +25,7 @@ from explorer.charts import lab as charts
 from explorer.exports import page_footer
 from explorer.layout import cached, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import escape_markdown, widget
+from explorer.site import lab as site
 from posenc import lab
 
 page_setup("lab")
@@ -87,8 +88,7 @@ job_slot = st.container()  # the session's training job, when the Train tab is c
 if t_len.open:
     with t_len:
         live = ["nope", "learned", "sinusoidal", "rope", "alibi"]
-        chosen = [m for m in summary if m in live or m.startswith("rope+") or m.startswith("nope (")]
-        shown = table[table["method"].isin(chosen)]
+        shown = table  # every shipped row: the five, the scalings, both fine-tunes, the long-trained NoPE
         show_chart(
             shared(charts.curve_chart)(
                 shown,
@@ -137,11 +137,13 @@ if t_len.open:
 if t_pos.open:
     with t_pos:
         pp = entry.get("per_position", {})
+        n_bins = 64
+        n_pos = max((len(c) for c in pp.values() if c is not None), default=0)
         prow = []
         for m, curve in pp.items():
-            if curve is None or not (m in ("nope", "learned", "sinusoidal", "rope", "alibi") or m.startswith("rope+")):
+            if curve is None:
                 continue
-            centres, means = lab.bin_positions(curve, 64)
+            centres, means = lab.bin_positions(curve, n_bins)
             prow += [
                 {"method": m, "position": float(c), "value": float(v)} for c, v in zip(centres, means) if np.isfinite(v)
             ]
@@ -150,7 +152,7 @@ if t_pos.open:
             shared(charts.curve_chart)(
                 pframe,
                 x="position",
-                x_title="position in one 512-token evaluation (mean of 8-token bins)",
+                x_title=f"position in one {n_pos}-token evaluation (mean of {n_pos / max(1, min(n_bins, n_pos)):g}-token bins)",
                 metric=metric,
                 train_len=train_len,
                 references=refs,
@@ -193,8 +195,6 @@ def extension_curve(task: str, method: str) -> dict:
 
 if t_ext.open:
     with t_ext:
-        if task == "copy" or "rope" not in summary:
-            pass
         method = lab.method_name(ext, factor=factor or None, beta_fast=beta, attention_factor=use_af)
         try:
             with st.spinner("Evaluating the RoPE model (no training)…"):
@@ -251,13 +251,13 @@ if t_ext.open:
                 f"puts YaRN's ramp at pairs {ramp[0]:g}–{ramp[1]:g}: pairs below it keep their frequency, pairs above "
                 "it are divided by s. "
             )
-            if ramp == paper and beta != 32:
+            if ramp == paper and beta != site.BETA_FAST_DEFAULT:
                 text += (
-                    "The paper's β_fast = 32 gives the same ramp (the ends are rounded to whole pairs, and at so "
+                    f"The paper's β_fast = {site.BETA_FAST_DEFAULT:g} gives the same ramp (the ends are rounded to whole pairs, and at so "
                     "short an L no pair turns that often), so the two curves are the same."
                 )
-            elif beta != 32:
-                text += f"The paper's β_fast = 32 would give pairs {paper[0]:g}–{paper[1]:g}."
+            elif beta != site.BETA_FAST_DEFAULT:
+                text += f"The paper's β_fast = {site.BETA_FAST_DEFAULT:g} would give pairs {paper[0]:g}–{paper[1]:g}."
             st.caption(text)
 
 # ------------------------------------------------------------------------------ attention

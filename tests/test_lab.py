@@ -187,6 +187,23 @@ def test_the_command_line_writes_the_documented_json(tmp_path):
         [sys.executable, "-m", "posenc.lab", "--methods", "bert"], cwd=ROOT, capture_output=True, text=True
     )
     assert bad.returncode == 2 and "method" in bad.stderr
+    bogus = subprocess.run(
+        [sys.executable, "-m", "posenc.lab", "--methods", "rope+yarn:bogus_key=3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert bogus.returncode == 2 and "'bogus_key'" in bogus.stderr and "beta_fast" in bogus.stderr
+
+
+def test_an_unknown_setting_names_the_key_and_the_allowed_keys():
+    # the allowed keys, typed from HF's _compute_yarn_parameters / _compute_linear_scaling_rope_parameters reads
+    with pytest.raises(ValueError, match=r"'bogus_key'.*beta_fast.*beta_slow.*mscale") as exc:
+        lab.parse_method("rope+yarn:bogus_key=3")
+    assert "rope+yarn:bogus_key=3" in str(exc.value)
+    with pytest.raises(ValueError, match=r"'beta_fast'.*allowed: factor\)"):
+        lab.parse_method("rope+linear:beta_fast=4")
+    assert lab.parse_method("rope+yarn:beta_fast=4:beta_slow=2").params == {"beta_fast": 4.0, "beta_slow": 2.0}
 
 
 def test_the_shipped_results_are_complete_enough_and_small():

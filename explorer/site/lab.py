@@ -8,6 +8,10 @@ from typing import Any
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.param import Param
 from explorer.snippets import fill
+from posenc.methods import ROPE_METHODS
+
+#: YaRN's β_fast when a rope block leaves it out (HF's value, declared once in posenc.methods).
+BETA_FAST_DEFAULT = float(ROPE_METHODS["yarn"].key("beta_fast").default)
 
 TASKS = ("markov", "kback", "copy")
 TRAIN_TASKS = ("markov", "kback")
@@ -40,7 +44,7 @@ if RETRAIN:
     # the same from a shell: python -m posenc.lab --task $task_shell --methods rope,alibi,rope+yarn --out results.json
 """,
         task=str(v["task"]),
-        beta=f"{float(v.get('beta_fast', 32)):g}",
+        beta=f"{float(v.get('beta_fast', BETA_FAST_DEFAULT)):g}",
         task_shell=str(v["task"]),
     )
 
@@ -76,11 +80,11 @@ PAGE = Page(
             "lab_beta",
             "YaRN β_fast",
             "float_slider",
-            32.0,
+            BETA_FAST_DEFAULT,
             min=2.0,
             max=64.0,
             step=1.0,
-            help="Pairs with more than β_fast turns over L are kept; YaRN's default is 32.",
+            help=f"Pairs with more than β_fast turns over L are kept; YaRN's default is {BETA_FAST_DEFAULT:g}.",
         ),
         Param(
             "lab_af",

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..methods import ROPE_METHODS
 from ..scaling import ROPE_SCALING
 
 __all__ = [
@@ -204,6 +205,14 @@ def parse_method(name: str) -> MethodSpec:
             raise ValueError(f"method: {key} must be a number, got {value!r} in {name!r}") from None
     if params and rope_type is None:
         raise ValueError(f"method: key=value settings need a rope_type (rope+<type>:…), got {name!r}")
+    if rope_type is not None:
+        allowed = ROPE_METHODS[rope_type].key_names
+        for key in params:
+            if key not in allowed:
+                raise ValueError(
+                    f"method: rope_type {rope_type!r} has no setting {key!r} (allowed: {', '.join(allowed) or 'none'}), "
+                    f"got {name!r}"
+                )
     if ft is not None and rope_type is None:
         rope_type = "default"
     return MethodSpec(
