@@ -450,67 +450,244 @@ elif active:
 
 
 # ------------------------------------------------------------------------------ honest section
+CLOSE = 0.05  # nats for the loss, accuracy points for accuracy: "flat", "the same", "recovered"
+
+
+def _v(row: dict, n: int) -> float | None:
+    return row.get(n, (None,))[0]
+
+
 def _flat(row: dict, n0: int, n1: int) -> bool:
-    """Within 0.05 (nats, or accuracy points) of its value at L."""
-    a, b = row.get(n0, (None,))[0], row.get(n1, (None,))[0]
-    return a is not None and b is not None and abs(b - a) <= 0.05
+    """Within CLOSE (nats, or accuracy points) of its value at L."""
+    a, b = _v(row, n0), _v(row, n1)
+    return a is not None and b is not None and abs(b - a) <= CLOSE
 
 
-def _yarn_line(summary: dict, n0: int, n1: int, at) -> str:
-    """YaRN's β_fast, as the shipped runs show it (the paper's 32 against 2)."""
-    paper, low = summary.get("rope+yarn", {}), summary.get("rope+yarn:beta_fast=2", {})
-    if not paper or not low:
+def _beats(a: float, b: float) -> bool:
+    """a better than b by more than CLOSE in the task's metric."""
+    return (b - a if metric == "loss" else a - b) > CLOSE
+
+
+def _at(row: dict, n: int) -> str:
+    v = _v(row, n)
+    return "—" if v is None else fmt.format(v)
+
+
+def _by_length(a: dict, b: dict, ns: list[int]) -> tuple[list[int], list[int]]:
+    """The lengths where a is better than b by more than CLOSE, and those where it is worse."""
+    pairs = [(n, _v(a, n), _v(b, n)) for n in ns]
+    valued = [(n, x, y) for n, x, y in pairs if x is not None and y is not None]
+    return [n for n, x, y in valued if _beats(x, y)], [n for n, x, y in valued if _beats(y, x)]
+
+
+def _lens(ns: list[int]) -> str:
+    return ", ".join(
+        "L" if n == train_len else f"{n // train_len}L" if n % train_len == 0 else f"{n} tokens" for n in ns
+    )
+
+
+def _yarn_line(n1: int) -> str:
+    """YaRN's β_fast, as the shipped runs show it (the default against the shipped low value)."""
+    paper = summary.get("rope+yarn", {})
+    low_name = next((m for m in summary if m.startswith("rope+yarn:beta_fast=")), None)
+    if not paper or low_name is None:
         return ""
-    a, b = paper.get(n1, (None,))[0], low.get(n1, (None,))[0]
+    low_beta = lab.parse_method(low_name).params["beta_fast"]
+    low = summary[low_name]
+    a, b = _v(paper, n1), _v(low, n1)
     if a is None or b is None:
         return ""
     same = abs(a - b) < 1e-9
+    d = site.BETA_FAST_DEFAULT
     return (
-        f"* **YaRN's β_fast** (Peng et al. 2023 use 32, tuned for L in the thousands): at {n1} tokens, "
-        f"{at(paper, n1)} with β_fast = 32 and {at(low, n1)} with β_fast = 2"
-        + (" — the same: at L = 64 both ramps start at the fastest pair." if same else ".")
+        f"* **YaRN's β_fast** (Peng et al. 2023 use {d:g}, tuned for L in the thousands): at {n1} tokens, "
+        f"{_at(paper, n1)} with β_fast = {d:g} and {_at(low, n1)} with β_fast = {low_beta:g}"
+        + (f" — the same: at L = {train_len} both ramps start at the fastest pair." if same else ".")
         + "\n"
     )
 
 
+def _pi_line(beyond: list[int]) -> str:
+    rope_r, pi = summary.get("rope", {}), summary.get("rope+linear", {})
+    if not rope_r or not pi:
+        return ""
+    better, worse = _by_length(pi, rope_r, beyond)
+    text = (
+        "* **Position Interpolation 'works because the model has seen all the angles'**: applied at evaluation with "
+        f"no fine-tune (factor = length / L), PI gives {', '.join(f'{_at(pi, n)} at {_lens([n])}' for n in beyond)}, "
+        f"plain RoPE {', '.join(_at(rope_r, n) for n in beyond)}: "
+    )
+    if worse and not better:
+        text += (
+            f"worse than no scaling at {_lens(worse)}"
+            + ("" if len(worse) == len(beyond) else " (within 0.05 at the other lengths)")
+            + ". "
+        )
+    elif better and not worse:
+        text += (
+            f"better than no scaling at {_lens(better)}"
+            + ("" if len(better) == len(beyond) else " (within 0.05 at the other lengths)")
+            + ". "
+        )
+    else:
+        text += (
+            f"better at {_lens(better) or 'no length'}, worse at {_lens(worse) or 'no length'}, within 0.05 elsewhere. "
+        )
+    text += "Chen et al. (2023) interpolate and then fine-tune (about 1,000 steps): the model must learn the new, finer angles.\n"
+    return text
+
+
+def _finetune_line(beyond: list[int]) -> str:
+    plain_name = next((m for m in summary if m.startswith("rope@ft")), None)
+    pi_name = next((m for m in summary if m.startswith("rope+linear@ft")), None)
+    if plain_name is None or pi_name is None:
+        return ""
+    plain, pi = summary[plain_name], summary[pi_name]
+    ft_len = lab.parse_method(pi_name).finetune_len or train_len
+    steps_ft = data["settings"].get("ft_steps")
+    how = f"{steps_ft} steps" if steps_ft else "a short fine-tune"
+    text = (
+        f"* **Fine-tuning at {ft_len} tokens ({how})**: without scaling (`{plain_name}`) "
+        f"{', '.join(f'{_at(plain, n)} at {_lens([n])}' for n in [train_len, *beyond])}; with PI (`{pi_name}`, "
+        f"s = {ft_len / train_len:g}) {', '.join(_at(pi, n) for n in [train_len, *beyond])}. "
+    )
+    pi_better, pi_worse = _by_length(pi, plain, [train_len, *beyond])
+    if pi_worse and not pi_better:
+        text += (
+            f"The plain fine-tune is better at {_lens(pi_worse)}"
+            + ("" if len(pi_worse) == len(beyond) + 1 else " (within 0.05 at the other lengths)")
+            + ": this disagrees with Chen et al. (2023), where "
+            "fine-tuning with PI beat fine-tuning without it (which extended the context only slowly). "
+        )
+        if metric == "accuracy" and _beats(_v(plain, train_len) or 0.0, _v(pi, train_len) or 0.0):
+            text += (
+                f"Here PI fails even at L: dividing every position by s = {ft_len / train_len:g} turns the offsets the "
+                f"task needs into fractions of a position, and {how} did not relearn them.\n"
+            )
+        else:
+            text += "\n"
+    elif pi_better and not pi_worse:
+        text += (
+            f"PI's fine-tune is better at {_lens(pi_better)}"
+            + ("" if len(pi_better) == len(beyond) + 1 else " (within 0.05 at the other lengths)")
+            + ", as Chen et al. (2023) found.\n"
+        )
+    else:
+        text += (
+            f"PI's fine-tune is better at {_lens(pi_better) or 'no length'} and worse at "
+            f"{_lens(pi_worse) or 'no length'} (within 0.05 elsewhere): no clear winner, unlike Chen et al. (2023), "
+            "where PI's fine-tune won.\n"
+        )
+    return text
+
+
+def _ntk_line(beyond: list[int]) -> str:
+    rope_r, ntk = summary.get("rope", {}), summary.get("rope+ntk", {})
+    if not rope_r or not ntk:
+        return ""
+    better, worse = _by_length(ntk, rope_r, beyond)
+    held = [n for n in beyond if _flat(ntk, train_len, n)]
+    text = (
+        "* **NTK-aware scaling** (bloc97 2023: extend a model with no fine-tune by raising the base): "
+        f"{', '.join(f'{_at(ntk, n)} at {_lens([n])}' for n in beyond)} against plain RoPE's "
+        f"{', '.join(_at(rope_r, n) for n in beyond)}; better at {_lens(better) or 'no length'}"
+        + (f", worse at {_lens(worse)}" if worse else "")
+        + "; within 0.05 of its value at L "
+        + (f"at {_lens(held)}" if held else "at no length past L")
+        + (
+            ": it repairs part of the range without fine-tuning, as bloc97 reported, not all of it.\n"
+            if better and len(held) < len(beyond)
+            else ": as bloc97 reported, it extends the model without fine-tuning.\n"
+            if better
+            else ": here it does not help.\n"
+        )
+    )
+    return text
+
+
+def _alibi_line(longest: int) -> str:
+    alibi = summary.get("alibi", {})
+    if not alibi:
+        return ""
+    inside = {m: _v(summary[m], train_len) for m in ("nope", "learned", "sinusoidal", "rope", "alibi") if m in summary}
+    valued = {m: v for m, v in inside.items() if v is not None}
+    best = better(valued, key=valued.__getitem__)
+    text = f"* **ALiBi**: {_at(alibi, train_len)} at L, {_at(alibi, longest)} at {longest}" + (
+        ": flat, as in Press et al. (2022)"
+        if _flat(alibi, train_len, longest)
+        else ": not flat on this task, unlike Press et al.'s (2022) language models"
+    )
+    if best != "alibi" and _beats(valued[best], valued["alibi"]):
+        text += (
+            f"; but even at L it is behind {best} ({fmt.format(valued[best])}): its bias only lowers the score of "
+            "far keys in proportion to distance and names no exact offset, so a task that needs the tokens at "
+            "exact offsets is learned only partly.\n"
+        )
+    else:
+        text += f"; at L it is as good as the best of the five ({best}, {fmt.format(valued[best])}).\n"
+    return text
+
+
+def _nope_line(longest: int) -> str:
+    long_name = next((m for m in summary if m.startswith("nope (")), None)
+    nope, long = summary.get("nope", {}), summary.get(long_name, {}) if long_name else {}
+    if not nope or not long:
+        return ""
+    steps_long = data["settings"].get("long_nope_steps")
+    text = (
+        f"* **NoPE trained longer** (`{long_name}` against {entry['steps']} steps): {_at(long, train_len)} at L "
+        f"(against {_at(nope, train_len)}), {_at(long, longest)} at {longest} (against {_at(nope, longest)}). "
+    )
+    gained = _beats(_v(long, train_len) or 0.0, _v(nope, train_len) or 0.0)
+    text += (
+        f"{'Longer training helps inside L' if gained else 'Longer training changes little inside L'}"
+        + (
+            f" {'and' if gained else 'but'} the curve still moves by more than 0.05 past L"
+            if not _flat(long, train_len, longest)
+            else f"{'' if gained else ','} and it stays within 0.05 past L"
+        )
+        + "; Kazemnejad et al. (2023) found NoPE generalising to longer inputs better than explicit encodings on "
+        "their synthetic tasks, and the causal mask alone lets a model count positions (Haviv et al. 2022)"
+        + (
+            f" — with {steps_long} steps and 2 layers this one does not."
+            if not _flat(long, train_len, longest)
+            else "."
+        )
+        + "\n"
+    )
+    return text
+
+
 with st.expander("What tiny synthetic models can and cannot say", icon=":material/balance:"):
-    rope_row, alibi_row, sin_row = summary.get("rope", {}), summary.get("alibi", {}), summary.get("sinusoidal", {})
+    rope_row, sin_row = summary.get("rope", {}), summary.get("sinusoidal", {})
     longest = max(lengths)
-
-    def at(row, n):
-        v = row.get(n, (None,))[0]
-        return "—" if v is None else fmt.format(v)
-
+    beyond = [n for n in lengths if n >= 2 * train_len]
     st.markdown(
         f"* **Sinusoidal 'can extrapolate'** (Vaswani et al. 2017, a hope, not a measurement): here the added sinusoid "
-        f"gives {at(sin_row, train_len)} at L and {at(sin_row, longest)} at {longest} on this task"
+        f"gives {_at(sin_row, train_len)} at L and {_at(sin_row, longest)} at {longest} on this task"
         + (
             "; Press et al. (2022, Fig. 1) saw it break on language models, where perplexity explodes just past L.\n"
             if _flat(sin_row, train_len, longest)
             else ". Press et al. (2022, Fig. 1) found the same on language models: perplexity explodes just past L.\n"
         )
         + "* **Learned tables 'can't extrapolate'**: true by construction; there is no row to look up.\n"
-        f"* **RoPE has 'no length limit'**: the formula has none; the trained model: {at(rope_row, train_len)} at L, "
-        f"{at(rope_row, 2 * train_len)} at 2L, {at(rope_row, longest)} at {longest}"
+        f"* **RoPE has 'no length limit'**: the formula has none; the trained model: {_at(rope_row, train_len)} at L, "
+        f"{_at(rope_row, 2 * train_len)} at 2L, {_at(rope_row, longest)} at {longest}"
         + (
             " — it held on this task, though Press et al. and Chen et al. (2023) report RoPE degrading past L.\n"
             if _flat(rope_row, train_len, longest)
             else " — a limit after all, as Press et al. and Chen et al. (2023) report for RoPE past L.\n"
         )
-        + f"* **ALiBi**: {at(alibi_row, train_len)} at L, {at(alibi_row, longest)} at {longest}"
-        + (
-            ": flat, as in Press et al.; "
-            if _flat(alibi_row, train_len, longest)
-            else ": not flat on this task, unlike Press et al.'s language models; "
-        )
-        + "its bias only ever looks near, so it helps where the answer is near.\n"
-        + _yarn_line(summary, train_len, longest, at)
-        + "* **Position Interpolation 'works because the model has seen all the angles'**: Chen et al. (2023) needed a short "
-        "fine-tune (about 1,000 steps); the Extension tab shows PI applied with no fine-tune, and the shipped "
-        "`rope+linear@ft256` is the PI model after a short fine-tune at 256 tokens.\n\n"
-        "What they cannot say: these are 2-layer models with ≈100k parameters, a few hundred steps and synthetic tasks "
-        "whose answer lies a fixed few tokens back. Real language needs long-range retrieval, and large models learn "
-        "position partly from the causal mask (NoPE); numbers here show the mechanisms, not the sizes of effects in LLMs."
+        + _alibi_line(longest)
+        + _pi_line(beyond)
+        + _finetune_line(beyond)
+        + _ntk_line(beyond)
+        + _yarn_line(longest)
+        + _nope_line(longest)
+        + "\nWhat they cannot say: these are 2-layer models with ≈100k parameters, a few hundred steps and synthetic "
+        "tasks whose answer lies a fixed few tokens back. Real language needs long-range retrieval, and large models "
+        "learn position partly from the causal mask (NoPE); numbers here show the mechanisms, not the sizes of effects "
+        "in LLMs."
     )
 
 page_footer("lab", {"task": task, "beta_fast": beta}, data=table, file_name=f"lab_{task}.csv")
