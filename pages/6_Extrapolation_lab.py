@@ -20,13 +20,14 @@ import pandas as pd
 import streamlit as st
 
 import posenc
-from explorer import compat, jobs
+from explorer import compat, jobs, presets_ui
 from explorer.charts import lab as charts
 from explorer.exports import page_footer
 from explorer.layout import cached, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import escape_markdown, widget
 from explorer.site import lab as site
 from posenc import lab
+from posenc.models import PRESETS, preset_config
 
 page_setup("lab")
 st.title("Extrapolation lab")
@@ -179,33 +180,94 @@ if t_pos.open:
         notice_list(items)
 
 # ------------------------------------------------------------------------------ extension panel
+EXT_TOKENS = 2048  # scored tokens per length in this panel: fast enough to follow a slider
 with t_ext:
     c1, c2, c3, c4 = st.columns(4)
     ext = widget("lab_ext", container=c1)
     factor = widget("lab_factor", container=c2)
     beta = widget("lab_beta", container=c3)
     use_af = widget("lab_af", container=c4)
+    m1, m2 = st.columns([2, 1])
+    recipe = widget("lab_model", container=m1)
+    recipe_layer = widget("lab_layer", container=m2)
 
 
 @cached(max_entries=32)
 def extension_curve(task: str, method: str) -> dict:
     model = lab.shipped_model(task, "rope")
-    return lab.evaluate_method(model, method, lengths, tokens=2048)
+    return lab.evaluate_method(model, method, lengths, tokens=EXT_TOKENS)
+
+
+@cached(max_entries=16)
+def recipe_curve(task: str, preset: str, layer: int | None) -> dict:
+    model = lab.shipped_model(task, "rope")
+    return lab.evaluate_method(model, lab.preset_method(preset, layer), lengths, tokens=EXT_TOKENS)
+
+
+def recipe_text(preset_key: str, layer: int | None, spec, head_dim: int) -> str:
+    """What applying a real model's recipe does, in plain words, from the preset and the block used."""
+    preset = PRESETS[preset_key]
+    name = escape_markdown(preset.name)
+    where = f"{name}'s layer {layer}" if layer is not None else name
+    block = spec.rope_block(train_len, train_len)
+    if block is None:
+        return (
+            f"{where} uses no scaling (rope_type default), so its recipe leaves the tiny model as it is: "
+            "the two curves are the same."
+        )
+    shown = ", ".join(f"{k} = {v}" for k, v in spec.params.items())
+    original = preset.rope_parameters.get("original_max_position_embeddings")
+    return (
+        f"Applied: the recipe of {where}, rope_type {spec.rope_type} with its own {shown}, on the tiny RoPE model: "
+        + (
+            f"original_max_position_embeddings = {block['original_max_position_embeddings']} (this lab's training "
+            f"length, not the model's {original:,}), "
+            if "original_max_position_embeddings" in block and original
+            else f"the trained length L = {train_len} where the method reads one, "
+        )
+        + f"head_dim = {head_dim} (not {preset.head_dim}) and base {lab.TrainConfig().rope_theta:,.0f} (the tiny model's, "
+        f"not {float(preset.rope_parameters.get('rope_theta', preset.rope_theta)):,.0f}). The factor is the model's "
+        "own at every length, not length / L."
+    )
 
 
 if t_ext.open:
     with t_ext:
-        method = lab.method_name(ext, factor=factor or None, beta_fast=beta, attention_factor=use_af)
+        head_dim = lab.shipped_model(task, "rope").head_dim
+        layer_used: int | None = None
+        spec = None
+        if recipe != "none":
+            parsed = preset_config(PRESETS[recipe])
+            n_layers = len(parsed.layer_plans) if parsed is not None else 0
+            if parsed is not None and n_layers and presets_ui.layers_differ(PRESETS[recipe]):
+                layer_used = min(recipe_layer, n_layers - 1)
+                if layer_used != recipe_layer:
+                    st.warning(f"{PRESETS[recipe].name} has {n_layers} layers: showing layer {layer_used}.")
+            elif recipe_layer:
+                st.caption(
+                    f"Every layer of {escape_markdown(PRESETS[recipe].name)} uses the same rope: the layer does not matter."
+                )
+            try:
+                spec = lab.preset_method(recipe, layer_used)
+            except ValueError as exc:
+                st.warning(f"{escape_markdown(str(exc))}. Showing the settings above instead.")
+                recipe = "none"
+        method = (
+            lab.method_name(ext, factor=factor or None, beta_fast=beta, attention_factor=use_af)
+            if recipe == "none"
+            else f"{PRESETS[recipe].name}'s recipe" + (f" (layer {layer_used})" if layer_used is not None else "")
+        )
         try:
             with st.spinner("Evaluating the RoPE model (no training)…"):
                 base_curve = extension_curve(task, "rope")
-                curve = extension_curve(task, method)
+                curve = extension_curve(task, method) if recipe == "none" else recipe_curve(task, recipe, layer_used)
         except (OSError, ValueError) as exc:
             st.error(f"This scaling could not be evaluated: {escape_markdown(str(exc))}")
             curve = base_curve = {}
+        same_as_base = method == "rope" or (spec is not None and spec.rope_type is None)
         eframe = pd.DataFrame(
             [{"method": "rope (no scaling)", "length": n, "value": v} for n, v in base_curve.items()]
-            + ([{"method": method, "length": n, "value": v} for n, v in curve.items()] if method != "rope" else [])
+            + ([{"method": method, "length": n, "value": v} for n, v in curve.items()] if not same_as_base else [])
         )
         show_chart(
             shared(charts.curve_chart)(
@@ -217,11 +279,22 @@ if t_ext.open:
                 references=refs,
                 log_x=True,
                 title=f"The trained RoPE model with {method}",
-                subtitle="seed 0, evaluated only (no retraining); factor = length / L unless set; 2,048 scored tokens per length",
+                subtitle="seed 0, evaluated only (no retraining); "
+                + ("factor = length / L unless set" if recipe == "none" else "the model's own factor")
+                + f"; {EXT_TOKENS:,} scored tokens per length",
                 description="RoPE model evaluated with a context-extension scaling at several lengths.",
             ),
             width="stretch",
         )
+        rope_seeds = len(entry["runs"].get("rope", {}))
+        st.caption(
+            f"This panel evaluates the seed-0 RoPE model on {EXT_TOKENS:,} scored tokens per length so that it "
+            f"follows the controls in seconds; the Length tab shows the mean over {rope_seeds} seed(s) with "
+            f"≈{data['settings']['tokens']:,} tokens per length, so its plain-RoPE values differ from this "
+            "panel's by the seeds and the sample."
+        )
+        if spec is not None:
+            st.caption(recipe_text(recipe, layer_used, spec, head_dim))
         if curve and base_curve:
             longest = max(lengths)
             d = curve[longest] - base_curve[longest]
@@ -238,10 +311,19 @@ if t_ext.open:
                     ),
                 ]
             )
-        if ext != "yarn":
+        if recipe == "none" and ext == "llama3":
+            block = lab.parse_method("rope+llama3").rope_block(train_len, train_len)
+            st.caption(
+                f"llama3 here uses low_freq_factor = {block['low_freq_factor']:g} and high_freq_factor = "
+                f"{block['high_freq_factor']:g} (posenc's declared defaults, Llama 3.1's values) with L = {train_len}."
+            )
+        if recipe != "none":
+            st.caption(
+                "The method, factor, β_fast and attention-factor controls above are not used while a model's recipe is chosen."
+            )
+        elif ext != "yarn":
             st.caption("β_fast and the attention factor apply to YaRN only (the other methods' attention factor is 1).")
         else:
-            head_dim = lab.shipped_model(task, "rope").head_dim
             ramp = posenc.yarn_correction_range(
                 head_dim, base=10000.0, original_max_position_embeddings=train_len, beta_fast=beta
             )

@@ -244,3 +244,24 @@ def test_the_length_and_position_views_show_every_shipped_row_and_the_datas_size
     spec = chart_specs(run(lab_view="Per position"))[0]
     assert f"position in one {n}-token evaluation (mean of {n / 64:g}-token bins)" in spec
     assert '"rope@ft256"' in spec
+
+
+def test_the_extension_panel_offers_the_registry_and_a_real_models_recipe():
+    from explorer.site import lab as site
+    from posenc import ROPE_METHODS
+
+    assert set(site.EXT_TYPES) | set(site.EXT_LEFT_OUT) == set(ROPE_METHODS)
+    help_text = next(p.help for p in site.PAGE.params if p.key == "lab_ext")
+    assert all(k in help_text for k in site.EXT_LEFT_OUT)
+    at = run(lab_view="Extension", lab_model="qwen2.5-7b-instruct")
+    captions = " ".join(c.value for c in at.caption)
+    assert "original_max_position_embeddings = 64 (this lab's training length, not the model's 32,768)" in captions
+    assert "head_dim = 16 (not 128)" in captions and "factor = 4.0" in captions
+    assert "2,048 scored tokens per length" in captions and "mean over 3 seed(s)" in captions
+    assert "recipe" in chart_specs(at)[0]
+    at = run(lab_view="Extension", lab_model="llama4-scout", lab_layer="3")
+    assert any("NoPE layer" in w.value for w in at.warning)
+    at = run(lab_view="Extension", lab_model="gemma3-4b", lab_layer="5")
+    assert "layer 5" in " ".join(c.value for c in at.caption) and "factor = 8.0" in " ".join(
+        c.value for c in at.caption
+    )

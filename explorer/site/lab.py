@@ -8,7 +8,9 @@ from typing import Any
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.param import Param
 from explorer.snippets import fill
+from posenc.lab import PRESET_LEFT_OUT
 from posenc.methods import ROPE_METHODS
+from posenc.models import PRESETS, preset_config
 
 #: YaRN's β_fast when a rope block leaves it out (HF's value, declared once in posenc.methods).
 BETA_FAST_DEFAULT = float(ROPE_METHODS["yarn"].key("beta_fast").default)
@@ -17,7 +19,20 @@ TASKS = ("markov", "kback", "copy")
 TRAIN_TASKS = ("markov", "kback")
 ENCODINGS = ("nope", "learned", "sinusoidal", "rope", "alibi")
 ENCODING_SETS = ("all five", *ENCODINGS, "rope, alibi", "rope, sinusoidal, learned")
-EXT_TYPES = ("default", "linear", "ntk", "dynamic", "yarn")
+#: rope_types of posenc's registry the panel leaves out for the tiny model, and why (shown in its help).
+EXT_LEFT_OUT = {
+    "longrope": "LongRoPE needs one searched factor per rotated pair for a given model (Phi-3's lists have 48); "
+    "the tiny model has none of its own",
+    "proportional": "p-RoPE is chosen at training time (only a fraction of the pairs rotate); applied to a model "
+    "trained with every pair rotating it only removes position from most pairs",
+}
+EXT_TYPES = tuple(name for name in ROPE_METHODS if name not in EXT_LEFT_OUT)
+#: Real models whose scaling recipe can be applied to the tiny RoPE model (posenc.lab.preset_method).
+RECIPES = tuple(k for k, p in PRESETS.items() if p.rope_type not in PRESET_LEFT_OUT)
+RECIPE_LABELS = {"none": "none (the settings above)", **{k: PRESETS[k].name for k in RECIPES}}
+MAX_LAYERS = max(
+    (len(c.layer_plans) for k in RECIPES if (c := preset_config(PRESETS[k])) is not None and c.layer_plans), default=1
+)
 LENGTHS = (64, 128, 256, 512)
 
 
@@ -73,7 +88,31 @@ PAGE = Page(
             "select",
             "yarn",
             options=EXT_TYPES,
-            help="A key of posenc.ROPE_SCALING, applied to the trained RoPE model (no retraining).",
+            help="A key of posenc.ROPE_SCALING, applied to the trained RoPE model (no retraining). Left out: "
+            + "; ".join(f"{k} ({why})" for k, why in EXT_LEFT_OUT.items())
+            + ". llama3 uses low_freq_factor and high_freq_factor at their declared defaults.",
+        ),
+        Param(
+            "lab_model",
+            "Or a real model's recipe",
+            "select",
+            "none",
+            options=("none", *RECIPES),
+            labels=RECIPE_LABELS,
+            help="Apply a published model's rope_type and scaling parameters (its own factor) to the tiny RoPE "
+            "model, with the lab's training length as original_max_position_embeddings, the tiny model's head "
+            "dim and its base. Left out: "
+            + "; ".join(f"{k} models ({why})" for k, why in PRESET_LEFT_OUT.items())
+            + ".",
+        ),
+        Param(
+            "lab_layer",
+            "Decoder layer of that model",
+            "int_slider",
+            0,
+            min=0,
+            max=MAX_LAYERS - 1,
+            help="For a model whose layers use different ropes (Gemma 3, Llama 4, SmolLM3): whose recipe to apply.",
         ),
         Param("lab_factor", "Factor s (0 = length / L)", "float_slider", 0.0, min=0.0, max=16.0, step=0.5),
         Param(
