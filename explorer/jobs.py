@@ -29,6 +29,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer import compat
+
 __all__ = ["Job", "JobCancelled", "JobQueue"]
 
 
@@ -212,9 +214,7 @@ class JobQueue:
 
 
 def _connected(runtime_id: str) -> bool | None:
-    from explorer import compat  # Streamlit's runtime, asked only from the worker thread
-
-    return compat.session_is_connected(runtime_id)
+    return compat.session_is_connected(runtime_id)  # Streamlit's runtime, imported only when asked
 
 
 #: The process's queue (module state lives as long as the server process).
