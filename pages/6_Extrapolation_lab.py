@@ -5,12 +5,15 @@ URL parameters (registry: explorer/site/lab.py):
     lab_task    markov | kback | copy: the shipped task shown
     lab_view    Length | Per position | Extension | Attention | Train (only the open tab is computed)
     lab_ext, lab_factor, lab_beta, lab_af   the RoPE model's scaling at evaluation (Extension)
+    lab_model, lab_layer                    or a real model's recipe (posenc.lab.preset_method) and its layer
     lab_enc, lab_len, lab_head              one head's attention pattern (Attention)
     lab_ttask, lab_encs, lab_steps, lab_tlen, lab_width, lab_seed   train it yourself (Train)
 
 The shipped results (data/lab/results.json, `python -m posenc.lab ship`) open at once; torch is
 imported only by the Extension, Attention and Train tabs; training runs only when asked, in the
-process's one training thread (explorer/jobs.py).
+process's one training thread (explorer/jobs.py). A session's job lives as long as the session: every
+run of this page is a heartbeat, a status fragment beats every second on every tab while the job is
+unfinished, and the queue asks Streamlit's runtime whether the session is still connected (on any page).
 """
 
 import uuid
@@ -490,6 +493,8 @@ if t_train.open:
             "or move these sliders, and stops when you close the browser tab."
         )
         done = jobs.QUEUE.cached(key)
+        if active and job_now is not None and job_now.key != key and done is None:
+            st.caption("Training these settings replaces your unfinished job.")
         if st.button("Train", icon=":material/play_arrow:", disabled=done is not None, key="lab_go"):
             try:
                 jobs.QUEUE.submit(SESSION, key, work_for(key), runtime_id=compat.session_id())

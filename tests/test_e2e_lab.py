@@ -27,9 +27,9 @@ def test_a_live_training_run_shows_progress_then_its_result(server):
         wait_idle(page, title="Extrapolation lab")
         assert page.get_by_text("1 model(s) × 150 steps at L = 16, d = 32").is_visible()
         page.get_by_role("button", name="Train").click()
-        # a progress bar while the job runs, naming the model and the step (refreshed every second)
+        # a progress bar per model while the job runs, naming the model and the step (refreshed every second)
         page.locator("[data-testid=stProgress]").first.wait_for(timeout=60_000)
-        page.get_by_text("model 1 of 1 (rope): step").first.wait_for(timeout=120_000)
+        page.get_by_text("rope: step").first.wait_for(timeout=120_000)
         # then the run's own chart appears
         page.get_by_text("Your run: markov, 150 steps, L = 16, d = 32, seed 1").first.wait_for(timeout=180_000)
         assert page.locator("[data-testid=stException]").count() == 0
