@@ -182,7 +182,7 @@ def test_a_sessions_job_survives_tabs_and_settings_and_shows_its_own_settings(mo
     import threading
     import time
 
-    monkeypatch.setattr(jobs.QUEUE, "timeout", 1.0)
+    monkeypatch.setattr(jobs.QUEUE, "timeout", 4.0)  # seconds without a heartbeat; every page run is one
     release = threading.Event()
     key = ("kback", ("rope", "alibi"), 32, 40, 32, 3)  # unlike every slider default
 
@@ -195,13 +195,15 @@ def test_a_sessions_job_survives_tabs_and_settings_and_shows_its_own_settings(mo
 
     job = jobs.QUEUE.submit("S1", key, work)
     try:
-        # 3 s (three timeouts) of other tabs and other settings: each run is a heartbeat
+        # more than two timeouts of other tabs and other settings: each run is a heartbeat
+        start = time.monotonic()
         for query in [{"lab_view": "Length"}, {"lab_view": "Per position"}, {"lab_task": "kback"}] * 2:
             at = _session_run("S1", **query)
-            time.sleep(0.5)
+            time.sleep(1.5)
             assert job.state == "running", job.error
             info = " ".join(i.value for i in at.info)
             assert "Your training job (kback, rope, alibi: 40 steps at L = 32, d = 32, seed 3) is running" in info
+        assert time.monotonic() - start > 2 * jobs.QUEUE.timeout
         # the Train tab at other settings shows the job's own settings and one bar per model
         at = _session_run("S1", lab_view="Train", lab_ttask="markov", lab_steps="300")
         bars = [b.proto.text for b in at.get("progress")]
