@@ -100,10 +100,14 @@ def server(a: argparse.Namespace) -> int:
             # look elsewhere while it trains: another tab, then another page, for longer than the heartbeat timeout
             page.get_by_role("tab", name="Length").click()
             page.get_by_text("Your training job").first.wait_for(timeout=60_000)
-            page.locator("[data-testid=stSidebar] [data-testid=stPageLink-NavLink]", has_text="RoPE rotation").first.click()
+            page.locator(
+                "[data-testid=stSidebar] [data-testid=stPageLink-NavLink]", has_text="RoPE rotation"
+            ).first.click()
             wait_idle(page, title="RoPE rotation", timeout=120)
             time.sleep(20)
-            page.locator("[data-testid=stSidebar] [data-testid=stPageLink-NavLink]", has_text="Extrapolation lab").first.click()
+            page.locator(
+                "[data-testid=stSidebar] [data-testid=stPageLink-NavLink]", has_text="Extrapolation lab"
+            ).first.click()
             wait_idle(page, title="Extrapolation lab", timeout=120)
             page.get_by_role("tab", name="Train").click()
             page.get_by_text("Your run: markov").first.wait_for(timeout=900_000)

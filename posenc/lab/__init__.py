@@ -169,14 +169,15 @@ class MethodSpec:
 
     def rope_block(self, eval_len: int, train_len: int, *, theta: float = 10000.0) -> dict[str, Any] | None:
         """The rope block used at ``eval_len`` (None: plain RoPE, no scaling). ``factor`` = eval_len / L
-        (at least 1) unless given, or finetune_len / L for a fine-tuned model."""
+        (at least 1) unless given, or finetune_len / L for a fine-tuned model; a required key not given
+        (llama3's low/high_freq_factor) takes its declared widget default (posenc.methods)."""
         if self.rope_type is None:
             return None
         block: dict[str, Any] = {"rope_type": self.rope_type, "rope_theta": theta, **self.params}
         for key in ROPE_METHODS[self.rope_type].keys:  # e.g. llama3's low/high_freq_factor: the declared widget default
-            if key.required and key.name not in block and key.widget_default is not None:
-                if key.name not in ("factor", "original_max_position_embeddings"):
-                    block[key.name] = key.widget_default
+            filled_below = key.name in ("factor", "original_max_position_embeddings")
+            if key.required and key.name not in block and key.widget_default is not None and not filled_below:
+                block[key.name] = key.widget_default
         if self.rope_type != "default" and "factor" not in self.params:
             target = self.finetune_len if self.finetune_len else eval_len
             block["factor"] = max(1.0, target / train_len)
