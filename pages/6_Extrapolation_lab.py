@@ -234,27 +234,32 @@ def recipe_text(preset_key: str, layer: int | None, spec, head_dim: int) -> str:
     )
 
 
+layer_used: int | None = None  # the recipe's layer, for a model whose layers differ
+spec = None
+recipe_notes: list[tuple[str, str]] = []  # (warning | caption, text), shown in the Extension tab
+if recipe != "none":
+    parsed = preset_config(PRESETS[recipe])
+    n_layers = len(parsed.layer_plans) if parsed is not None else 0
+    if parsed is not None and n_layers and presets_ui.layers_differ(PRESETS[recipe]):
+        layer_used = min(recipe_layer, n_layers - 1)
+        if layer_used != recipe_layer:
+            recipe_notes.append(
+                ("warning", f"{PRESETS[recipe].name} has {n_layers} layers: showing layer {layer_used}.")
+            )
+    elif recipe_layer:
+        recipe_notes.append(
+            ("caption", f"Every layer of {PRESETS[recipe].name} uses the same rope: the layer does not matter.")
+        )
+    try:
+        spec = lab.preset_method(recipe, layer_used)
+    except ValueError as exc:
+        recipe_notes.append(("warning", f"{exc}. Showing the settings above instead."))
+        recipe, layer_used = "none", None
 if t_ext.open:
     with t_ext:
+        for kind, note in recipe_notes:
+            (st.warning if kind == "warning" else st.caption)(escape_markdown(note))
         head_dim = lab.shipped_model(task, "rope").head_dim
-        layer_used: int | None = None
-        spec = None
-        if recipe != "none":
-            parsed = preset_config(PRESETS[recipe])
-            n_layers = len(parsed.layer_plans) if parsed is not None else 0
-            if parsed is not None and n_layers and presets_ui.layers_differ(PRESETS[recipe]):
-                layer_used = min(recipe_layer, n_layers - 1)
-                if layer_used != recipe_layer:
-                    st.warning(f"{PRESETS[recipe].name} has {n_layers} layers: showing layer {layer_used}.")
-            elif recipe_layer:
-                st.caption(
-                    f"Every layer of {escape_markdown(PRESETS[recipe].name)} uses the same rope: the layer does not matter."
-                )
-            try:
-                spec = lab.preset_method(recipe, layer_used)
-            except ValueError as exc:
-                st.warning(f"{escape_markdown(str(exc))}. Showing the settings above instead.")
-                recipe = "none"
         method = (
             lab.method_name(ext, factor=factor or None, beta_fast=beta, attention_factor=use_af)
             if recipe == "none"
@@ -777,4 +782,9 @@ with st.expander("What tiny synthetic models can and cannot say", icon=":materia
         "in LLMs."
     )
 
-page_footer("lab", {"task": task, "beta_fast": beta}, data=table, file_name=f"lab_{task}.csv")
+page_footer(
+    "lab",
+    {"task": task, "beta_fast": beta, "model": recipe, "layer": layer_used},
+    data=table,
+    file_name=f"lab_{task}.csv",
+)

@@ -267,3 +267,18 @@ def test_the_extension_panel_offers_the_registry_and_a_real_models_recipe():
     assert "layer 5" in " ".join(c.value for c in at.caption) and "factor = 8.0" in " ".join(
         c.value for c in at.caption
     )
+
+
+@pytest.mark.parametrize(
+    "values", [{}, {"model": "gemma3-4b", "layer": 5}, {"model": "qwen2.5-7b-instruct", "layer": None}]
+)
+def test_the_snippet_reproduces_the_extension_panels_recipe(values):
+    code = manifest.page("lab").snippet({"task": "markov", "beta_fast": 4.0, **values})
+    assert "'rope+yarn:beta_fast=4'" in code  # one literal, not a quoted number inside a string
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<snippet>", "exec"), {"__name__": "__snippet__"})
+    if values:
+        assert (
+            "'factor': 8.0" in out.getvalue() if values["model"] == "gemma3-4b" else "'factor': 4.0" in out.getvalue()
+        )

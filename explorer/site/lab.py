@@ -37,6 +37,9 @@ LENGTHS = (64, 128, 256, 512)
 
 
 def snippet(v: Mapping[str, Any]) -> str:
+    beta = float(v.get("beta_fast", BETA_FAST_DEFAULT))
+    methods = ["rope", "alibi", f"rope+yarn:beta_fast={beta:g}"]
+    recipe = v.get("model")
     return fill(
         """
 from posenc import lab
@@ -50,17 +53,26 @@ for method, seeds in runs.items():
     print(f"{method:>28}", {n: seeds["0"][n] for n in seeds["0"]})
 print("references:", lab.references(task))
 
+# The Extension panel's real-model recipe (None: none chosen) on the shipped seed-0 RoPE model:
+recipe, layer = $recipe, $layer
+if recipe is not None:
+    spec = lab.preset_method(recipe, layer)
+    print(spec.rope_block(512, 64))  # the block used at 512 tokens, L = 64
+    print(lab.evaluate_method(lab.shipped_model(task, "rope"), spec, [64, 128, 256, 512], tokens=2048))
+
 # Train and evaluate them again (seeded: the same numbers; ≈10 s per model on an idle core):
 RETRAIN = False
 if RETRAIN:
-    out = lab.run_experiment(task, ["rope", "alibi", "rope+yarn:beta_fast=$beta"], train_len=64, seed=0,
-                             eval_lens=[64, 128, 256, 512])
+    out = lab.run_experiment(task, $methods, train_len=64, seed=0, eval_lens=[64, 128, 256, 512])
     print(out["results"])
-    # the same from a shell: python -m posenc.lab --task $task_shell --methods rope,alibi,rope+yarn --out results.json
+    # the same from a shell:
+    # python -m posenc.lab --task $task --methods $methods_shell --out results.json
 """,
         task=str(v["task"]),
-        beta=f"{float(v.get('beta_fast', BETA_FAST_DEFAULT)):g}",
-        task_shell=str(v["task"]),
+        methods=methods,
+        methods_shell=",".join(methods),
+        recipe=None if recipe in (None, "none") else str(recipe),
+        layer=None if v.get("layer") is None else int(v["layer"]),
     )
 
 
