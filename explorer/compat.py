@@ -12,6 +12,11 @@ Needed for correctness (no public equivalent in Streamlit 1.67)
   the URL notices of one run are never shown in the next; `is_history_navigation` reads
   ``ctx.is_history_navigation`` so browser back/forward re-seeds widgets from the URL. Without
   them: notices repeat on every rerun, and back/forward shows stale values.
+* `session_id` / `session_is_connected` - ``ctx.session_id`` and ``Runtime.is_active_session``
+  (``streamlit.runtime.get_instance()``, undocumented; thread-safe by its docstring): whether a
+  session's websocket is still connected, on any page. The lab's training queue (explorer/jobs.py)
+  keeps a session's job alive while it is connected, whatever page or tab it shows. Without them:
+  only heartbeats from the lab page keep a job, so a user who reads another page for 15 s loses it.
 * `set_url_param` - ``QueryParams.remove_param`` / ``set_corrected_value`` (the calls Streamlit
   itself makes to correct a bound widget's URL value) and ``QueryParams._initial_query_params``
   (the snapshot Streamlit seeds widgets from). The public ``st.query_params`` raises for a key
@@ -76,6 +81,22 @@ def is_history_navigation() -> bool:
     """Whether this run was triggered by the browser's back/forward buttons."""
     ctx = script_run_ctx()
     return bool(ctx is not None and ctx.is_history_navigation)
+
+
+def session_id() -> str | None:
+    """The running session's id (``ctx.session_id``), or None outside a Streamlit run."""
+    ctx = script_run_ctx()
+    return None if ctx is None else str(ctx.session_id)
+
+
+def session_is_connected(session_id: str) -> bool | None:
+    """True while the session's browser is connected (any page), False once it is not, None when
+    no server runtime exists (AppTest, a bare script): then the caller must decide by other means."""
+    from streamlit import runtime
+
+    if not runtime.exists():
+        return None
+    return bool(runtime.get_instance().is_active_session(session_id))
 
 
 # ----------------------------------------------------------------------------- query params

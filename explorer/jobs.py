@@ -7,10 +7,13 @@ Pure Python (threading), no Streamlit: the page drives it.
   ``work(job)`` runs in the worker thread and reports with ``job.report(...)``, which raises
   :class:`JobCancelled` once the job is cancelled or its session has gone quiet.
 * At most one job runs per process; the others wait in order (``position``), at most ``max_waiting``.
-* **Sessions that close.** Streamlit's public API has no "session ended" callback, so the page
-  calls ``heartbeat(job)`` from an ``st.fragment(run_every=…)`` that shows the progress: while the
-  browser tab is open the fragment reruns every second; when it closes the heartbeats stop, and a
-  job (running or waiting) whose last heartbeat is older than ``timeout`` seconds is cancelled by
+* **Sessions that close.** A job belongs to its session, not to a tab or to the settings on screen:
+  it lives as long as the session does. Two signals say a session is alive: ``alive(runtime_id)``
+  (given to the queue; the page passes explorer.compat.session_is_connected: True while the
+  browser's websocket is connected, on whatever page or tab it is, None where there is no server,
+  as under AppTest) and heartbeats (``touch(session)``, which the page calls on every run, and
+  from an ``st.fragment(run_every=…)`` while the job is unfinished). A job (running or waiting)
+  whose session has been neither connected nor heard from for ``timeout`` seconds is cancelled by
   the worker at its next step. A cancelled or finished job frees the slot at once.
 * **No runaway threads.** The worker is started on the first submit and exits when the queue is
   empty; at most one is alive (``worker_alive``).
@@ -25,6 +28,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
+
+from explorer import compat
 
 __all__ = ["Job", "JobCancelled", "JobQueue"]
 
@@ -45,6 +50,7 @@ class Job:
     result: Any = None
     error: str = ""
     last_seen: float = field(default_factory=time.monotonic)
+    runtime_id: str | None = None  # the Streamlit session id that ``queue.alive`` is asked about
     _cancel: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -56,13 +62,22 @@ class Job:
         self.progress = {**self.progress, **progress}
         if self._cancel.is_set():
             raise JobCancelled("cancelled")
-        if time.monotonic() - self.last_seen > self.queue.timeout:
-            raise JobCancelled("its session stopped")
+        if self.queue._stale(self, time.monotonic()):
+            raise JobCancelled("its session closed")
 
 
 class JobQueue:
-    def __init__(self, *, timeout: float = 15.0, max_waiting: int = 8, max_results: int = 8):
+    def __init__(
+        self,
+        *,
+        timeout: float = 15.0,
+        max_waiting: int = 8,
+        max_results: int = 8,
+        alive: Callable[[str], bool | None] | None = None,
+    ):
         self.timeout, self.max_waiting, self.max_results = timeout, max_waiting, max_results
+        #: alive(runtime_id) -> True (connected), False (gone) or None (unknown: heartbeats decide)
+        self.alive = alive
         self._lock = threading.Lock()
         self._jobs: list[Job] = []  # queued and running, in order
         self._by_session: dict[str, Job] = {}
@@ -78,9 +93,9 @@ class JobQueue:
                 return self._results[key]
         return None
 
-    def submit(self, session: str, key: Hashable, work: Callable[[Job], Any]) -> Job:
-        """Queue ``work`` for ``session`` (its previous unfinished job is cancelled). Raises
-        RuntimeError when ``max_waiting`` jobs already wait."""
+    def submit(self, session: str, key: Hashable, work: Callable[[Job], Any], *, runtime_id: str | None = None) -> Job:
+        """Queue ``work`` for ``session`` (its previous unfinished job is cancelled). ``runtime_id``:
+        the id ``alive`` is asked about. Raises RuntimeError when ``max_waiting`` jobs already wait."""
         with self._lock:
             old = self._by_session.get(session)
             cached = key in self._results
@@ -89,7 +104,7 @@ class JobQueue:
                 raise RuntimeError(f"the training queue is full ({self.max_waiting} waiting): try again later")
             if old is not None and not old.finished:
                 self._cancel_locked(old)
-            job = Job(next(self._ids), session, key, work, self)
+            job = Job(next(self._ids), session, key, work, self, runtime_id=runtime_id)
             if cached:
                 job.state, job.result = "done", self._results[key]
                 self._by_session[session] = job
@@ -107,6 +122,13 @@ class JobQueue:
 
     def heartbeat(self, job: Job) -> None:
         job.last_seen = time.monotonic()
+
+    def touch(self, session: str) -> Job | None:
+        """A heartbeat for ``session``'s job, whatever its key (the page calls it on every run); returns the job."""
+        job = self.job_of(session)
+        if job is not None:
+            self.heartbeat(job)
+        return job
 
     def position(self, job: Job) -> int:
         """0 while running, n ≥ 1 when n − 1 jobs run or wait before it, −1 when finished."""
@@ -138,6 +160,17 @@ class JobQueue:
             return [(j.id, j.state) for j in self._jobs]
 
     # ------------------------------------------------------------------ internals
+    def _stale(self, job: Job, now: float) -> bool:
+        """Neither connected (``alive``) nor heard from (heartbeats) for ``timeout`` seconds."""
+        if job.runtime_id is not None and self.alive is not None:
+            try:
+                connected = self.alive(job.runtime_id)
+            except Exception:  # a broken probe must not kill the job: fall back to heartbeats
+                connected = None
+            if connected:
+                job.last_seen = now
+        return now - job.last_seen > self.timeout
+
     def _cancel_locked(self, job: Job) -> None:
         job._cancel.set()
         if job.state == "queued":
@@ -149,7 +182,7 @@ class JobQueue:
         with self._lock:
             now = time.monotonic()
             for job in list(self._jobs):
-                if job.state == "queued" and now - job.last_seen > self.timeout:  # its session is gone
+                if job.state == "queued" and self._stale(job, now):  # its session is gone
                     job.state = "cancelled"
                     self._jobs.remove(job)
             for job in self._jobs:
@@ -180,5 +213,9 @@ class JobQueue:
                         self._jobs.remove(job)
 
 
+def _connected(runtime_id: str) -> bool | None:
+    return compat.session_is_connected(runtime_id)  # Streamlit's runtime, imported only when asked
+
+
 #: The process's queue (module state lives as long as the server process).
-QUEUE = JobQueue()
+QUEUE = JobQueue(alive=_connected)

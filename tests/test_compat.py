@@ -105,7 +105,20 @@ def test_script_run_context_fields_exist():
     from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
 
     fields = {f.name for f in dataclasses.fields(ScriptRunContext)}
-    assert {"cursors", "is_history_navigation"} <= fields, fields
+    assert {"cursors", "is_history_navigation", "session_id"} <= fields, fields
+
+
+def test_session_liveness_internals_exist():
+    """The lab's job queue asks the runtime whether a session is connected (explorer.jobs)."""
+    from streamlit import runtime
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
+
+    assert callable(Runtime.is_active_session) and callable(WebsocketSessionManager.is_active_session)
+    assert callable(runtime.exists) and callable(runtime.get_instance)
+    # no server runtime in a test process: "unknown", so the queue falls back to heartbeats
+    assert not runtime.exists() and compat.session_is_connected("nobody") is None
+    assert compat.session_id() is None
 
 
 def test_set_url_param_and_run_marker_work_in_a_real_run():

@@ -27,9 +27,9 @@ def test_a_live_training_run_shows_progress_then_its_result(server):
         wait_idle(page, title="Extrapolation lab")
         assert page.get_by_text("1 model(s) × 150 steps at L = 16, d = 32").is_visible()
         page.get_by_role("button", name="Train").click()
-        # a progress bar while the job runs, naming the model and the step (refreshed every second)
+        # a progress bar per model while the job runs, naming the model and the step (refreshed every second)
         page.locator("[data-testid=stProgress]").first.wait_for(timeout=60_000)
-        page.get_by_text("model 1 of 1 (rope): step").first.wait_for(timeout=120_000)
+        page.get_by_text("rope: step").first.wait_for(timeout=120_000)
         # then the run's own chart appears
         page.get_by_text("Your run: markov, 150 steps, L = 16, d = 32, seed 1").first.wait_for(timeout=180_000)
         assert page.locator("[data-testid=stException]").count() == 0
@@ -40,4 +40,29 @@ def test_a_live_training_run_shows_progress_then_its_result(server):
         wait_idle(other, title="Extrapolation lab")
         other.get_by_text("Your run: markov, 150 steps, L = 16, d = 32, seed 1").first.wait_for(timeout=60_000)
         assert other.get_by_role("button", name="Train").is_disabled()
+        browser.close()
+
+
+def test_a_closed_session_frees_the_slot_and_a_waiting_one_runs(server):
+    """A (long job) closes its browser tab mid-training: the runtime stops reporting its session as
+    connected, so after the queue's timeout (15 s) its job is cancelled and B's waiting job runs."""
+    from playwright.sync_api import sync_playwright
+
+    long_query = "lab_view=Train&lab_encs=all%20five&lab_steps=600&lab_tlen=128&lab_width=128&lab_seed=9"
+    short_query = "lab_view=Train&lab_encs=rope&lab_steps=20&lab_tlen=16&lab_width=32&lab_seed=8"
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        a = browser.new_page(viewport={"width": 1280, "height": 900})
+        a.goto(f"{server.base_url}/Extrapolation_lab?{long_query}")
+        wait_idle(a, title="Extrapolation lab")
+        a.get_by_role("button", name="Train").click()
+        a.get_by_text("nope: step").first.wait_for(timeout=120_000)
+        b = browser.new_page(viewport={"width": 1280, "height": 900})
+        b.goto(f"{server.base_url}/Extrapolation_lab?{short_query}")
+        wait_idle(b, title="Extrapolation lab")
+        b.get_by_role("button", name="Train").click()
+        b.get_by_text("job(s) ahead of it").first.wait_for(timeout=60_000)  # A's job holds the slot
+        a.close()  # the session ends: no heartbeat, no connection
+        b.get_by_text("Your run: markov, 20 steps, L = 16, d = 32, seed 8").first.wait_for(timeout=180_000)
+        assert b.locator("[data-testid=stException]").count() == 0
         browser.close()

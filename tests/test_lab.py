@@ -187,6 +187,23 @@ def test_the_command_line_writes_the_documented_json(tmp_path):
         [sys.executable, "-m", "posenc.lab", "--methods", "bert"], cwd=ROOT, capture_output=True, text=True
     )
     assert bad.returncode == 2 and "method" in bad.stderr
+    bogus = subprocess.run(
+        [sys.executable, "-m", "posenc.lab", "--methods", "rope+yarn:bogus_key=3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert bogus.returncode == 2 and "'bogus_key'" in bogus.stderr and "beta_fast" in bogus.stderr
+
+
+def test_an_unknown_setting_names_the_key_and_the_allowed_keys():
+    # the allowed keys, typed from HF's _compute_yarn_parameters / _compute_linear_scaling_rope_parameters reads
+    with pytest.raises(ValueError, match=r"'bogus_key'.*beta_fast.*beta_slow.*mscale") as exc:
+        lab.parse_method("rope+yarn:bogus_key=3")
+    assert "rope+yarn:bogus_key=3" in str(exc.value)
+    with pytest.raises(ValueError, match=r"'beta_fast'.*allowed: factor\)"):
+        lab.parse_method("rope+linear:beta_fast=4")
+    assert lab.parse_method("rope+yarn:beta_fast=4:beta_slow=2").params == {"beta_fast": 4.0, "beta_slow": 2.0}
 
 
 def test_the_shipped_results_are_complete_enough_and_small():
@@ -198,3 +215,41 @@ def test_the_shipped_results_are_complete_enough_and_small():
         assert all(v["128"] is None for v in runs["learned"].values())
     size = sum(p.stat().st_size for p in (ROOT / "data" / "lab").iterdir())
     assert size < 5_000_000, size
+
+
+def test_a_real_models_recipe_keeps_its_type_and_scaling_with_the_labs_length():
+    # Qwen2.5-7B-Instruct's model card: {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
+    qwen = lab.preset_method("qwen2.5-7b-instruct")
+    assert qwen.rope_block(512, 64) == {
+        "rope_type": "yarn",
+        "rope_theta": 10000.0,
+        "factor": 4.0,
+        "original_max_position_embeddings": 64,
+    }
+    # Gemma 3 4B: full-attention layers (every 6th, index 5) linear ×8, sliding layers plain RoPE
+    assert lab.preset_method("gemma3-4b", 5).rope_block(512, 64) == {
+        "rope_type": "linear",
+        "rope_theta": 10000.0,
+        "factor": 8.0,
+    }
+    assert lab.preset_method("gemma3-4b", 0).rope_block(512, 64) is None
+    with pytest.raises(ValueError, match="layer 3 of llama4-scout has no RoPE"):
+        lab.preset_method("llama4-scout", 3)  # Llama 4: every 4th layer is NoPE
+    with pytest.raises(ValueError, match="layer"):
+        lab.preset_method("gemma3-4b", 34)
+    with pytest.raises(ValueError, match="longrope"):
+        lab.preset_method("phi3-mini-128k-instruct")
+    # the generic llama3 choice: Llama 3.1's low/high_freq_factor 1 and 4
+    assert lab.parse_method("rope+llama3").rope_block(256, 64) == {
+        "rope_type": "llama3",
+        "rope_theta": 10000.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "factor": 4.0,
+        "original_max_position_embeddings": 64,
+    }
+    # evaluated: the recipe gives the numbers of the same block written as a method string
+    model = lab.shipped_model("markov", "rope")
+    a = lab.evaluate_method(model, qwen, [128], tokens=256)
+    b = lab.evaluate_method(model, "rope+yarn:factor=4", [128], tokens=256)
+    assert a == b

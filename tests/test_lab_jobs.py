@@ -104,3 +104,31 @@ def test_a_failing_job_reports_its_error():
     q = JobQueue()
     job = q.submit("A", "k", lambda job: 1 / 0)
     assert wait_for(lambda: job.state == "failed") and "ZeroDivisionError" in job.error
+
+
+def test_a_connected_session_keeps_its_job_without_heartbeats_and_a_closed_one_loses_it():
+    connected = {"A": True}
+    q = JobQueue(timeout=0.2, alive=lambda rid: connected.get(rid))
+    release, started = threading.Event(), []
+    a = q.submit("A", "k1", blocking_work(release, started), runtime_id="A")
+    time.sleep(0.6)  # three timeouts without a heartbeat: still running, the browser is connected
+    assert a.state == "running"
+    connected["A"] = False  # the browser closed
+    assert wait_for(lambda: a.state == "cancelled", timeout=3) and "session" in a.error
+    assert wait_for(lambda: not q.worker_alive)
+
+
+def test_unknown_liveness_and_a_broken_probe_fall_back_to_heartbeats():
+    def broken(rid):
+        raise RuntimeError("no runtime")
+
+    for alive in (lambda rid: None, broken):
+        q = JobQueue(timeout=0.2, alive=alive)
+        release, started = threading.Event(), []
+        a = q.submit("A", "k1", blocking_work(release, started), runtime_id="A")
+        for _ in range(30):  # touch(session): a heartbeat for the session's job, whatever its key
+            assert q.touch("A") is a
+            time.sleep(0.02)
+        assert a.state == "running"
+        assert wait_for(lambda a=a: a.state == "cancelled", timeout=3)  # heartbeats stop -> cancelled
+    assert q.touch("nobody") is None

@@ -8,16 +8,38 @@ from typing import Any
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.param import Param
 from explorer.snippets import fill
+from posenc.lab import PRESET_LEFT_OUT
+from posenc.methods import ROPE_METHODS
+from posenc.models import PRESETS, preset_config
+
+#: YaRN's β_fast when a rope block leaves it out (HF's value, declared once in posenc.methods).
+BETA_FAST_DEFAULT = float(ROPE_METHODS["yarn"].key("beta_fast").default)
 
 TASKS = ("markov", "kback", "copy")
 TRAIN_TASKS = ("markov", "kback")
 ENCODINGS = ("nope", "learned", "sinusoidal", "rope", "alibi")
 ENCODING_SETS = ("all five", *ENCODINGS, "rope, alibi", "rope, sinusoidal, learned")
-EXT_TYPES = ("default", "linear", "ntk", "dynamic", "yarn")
+#: rope_types of posenc's registry the panel leaves out for the tiny model, and why (shown in its help).
+EXT_LEFT_OUT = {
+    "longrope": "LongRoPE needs one searched factor per rotated pair for a given model (Phi-3's lists have 48); "
+    "the tiny model has none of its own",
+    "proportional": "p-RoPE is chosen at training time (only a fraction of the pairs rotate); applied to a model "
+    "trained with every pair rotating it only removes position from most pairs",
+}
+EXT_TYPES = tuple(name for name in ROPE_METHODS if name not in EXT_LEFT_OUT)
+#: Real models whose scaling recipe can be applied to the tiny RoPE model (posenc.lab.preset_method).
+RECIPES = tuple(k for k, p in PRESETS.items() if p.rope_type not in PRESET_LEFT_OUT)
+RECIPE_LABELS = {"none": "none (the settings above)", **{k: PRESETS[k].name for k in RECIPES}}
+MAX_LAYERS = max(
+    (len(c.layer_plans) for k in RECIPES if (c := preset_config(PRESETS[k])) is not None and c.layer_plans), default=1
+)
 LENGTHS = (64, 128, 256, 512)
 
 
 def snippet(v: Mapping[str, Any]) -> str:
+    beta = float(v.get("beta_fast", BETA_FAST_DEFAULT))
+    methods = ["rope", "alibi", f"rope+yarn:beta_fast={beta:g}"]
+    recipe = v.get("model")
     return fill(
         """
 from posenc import lab
@@ -31,17 +53,26 @@ for method, seeds in runs.items():
     print(f"{method:>28}", {n: seeds["0"][n] for n in seeds["0"]})
 print("references:", lab.references(task))
 
+# The Extension panel's real-model recipe (None: none chosen) on the shipped seed-0 RoPE model:
+recipe, layer = $recipe, $layer
+if recipe is not None:
+    spec = lab.preset_method(recipe, layer)
+    print(spec.rope_block(512, 64))  # the block used at 512 tokens, L = 64
+    print(lab.evaluate_method(lab.shipped_model(task, "rope"), spec, [64, 128, 256, 512], tokens=2048))
+
 # Train and evaluate them again (seeded: the same numbers; ≈10 s per model on an idle core):
 RETRAIN = False
 if RETRAIN:
-    out = lab.run_experiment(task, ["rope", "alibi", "rope+yarn:beta_fast=$beta"], train_len=64, seed=0,
-                             eval_lens=[64, 128, 256, 512])
+    out = lab.run_experiment(task, $methods, train_len=64, seed=0, eval_lens=[64, 128, 256, 512])
     print(out["results"])
-    # the same from a shell: python -m posenc.lab --task $task_shell --methods rope,alibi,rope+yarn --out results.json
+    # the same from a shell:
+    # python -m posenc.lab --task $task --methods $methods_shell --out results.json
 """,
         task=str(v["task"]),
-        beta=f"{float(v.get('beta_fast', 32)):g}",
-        task_shell=str(v["task"]),
+        methods=methods,
+        methods_shell=",".join(methods),
+        recipe=None if recipe in (None, "none") else str(recipe),
+        layer=None if v.get("layer") is None else int(v["layer"]),
     )
 
 
@@ -69,18 +100,42 @@ PAGE = Page(
             "select",
             "yarn",
             options=EXT_TYPES,
-            help="A key of posenc.ROPE_SCALING, applied to the trained RoPE model (no retraining).",
+            help="A key of posenc.ROPE_SCALING, applied to the trained RoPE model (no retraining). Left out: "
+            + "; ".join(f"{k} ({why})" for k, why in EXT_LEFT_OUT.items())
+            + ". llama3 uses low_freq_factor and high_freq_factor at their declared defaults.",
+        ),
+        Param(
+            "lab_model",
+            "Or a real model's recipe",
+            "select",
+            "none",
+            options=("none", *RECIPES),
+            labels=RECIPE_LABELS,
+            help="Apply a published model's rope_type and scaling parameters (its own factor) to the tiny RoPE "
+            "model, with the lab's training length as original_max_position_embeddings, the tiny model's head "
+            "dim and its base. Left out: "
+            + "; ".join(f"{k} models ({why})" for k, why in PRESET_LEFT_OUT.items())
+            + ".",
+        ),
+        Param(
+            "lab_layer",
+            "Decoder layer of that model",
+            "int_slider",
+            0,
+            min=0,
+            max=MAX_LAYERS - 1,
+            help="For a model whose layers use different ropes (Gemma 3, Llama 4, SmolLM3): whose recipe to apply.",
         ),
         Param("lab_factor", "Factor s (0 = length / L)", "float_slider", 0.0, min=0.0, max=16.0, step=0.5),
         Param(
             "lab_beta",
             "YaRN β_fast",
             "float_slider",
-            32.0,
+            BETA_FAST_DEFAULT,
             min=2.0,
             max=64.0,
             step=1.0,
-            help="Pairs with more than β_fast turns over L are kept; YaRN's default is 32.",
+            help=f"Pairs with more than β_fast turns over L are kept; YaRN's default is {BETA_FAST_DEFAULT:g}.",
         ),
         Param(
             "lab_af",

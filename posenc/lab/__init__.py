@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..methods import ROPE_METHODS
 from ..scaling import ROPE_SCALING
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "make_batch",
     "method_name",
     "parse_method",
+    "preset_method",
     "references",
     "summarize",
 ]
@@ -167,10 +169,15 @@ class MethodSpec:
 
     def rope_block(self, eval_len: int, train_len: int, *, theta: float = 10000.0) -> dict[str, Any] | None:
         """The rope block used at ``eval_len`` (None: plain RoPE, no scaling). ``factor`` = eval_len / L
-        (at least 1) unless given, or finetune_len / L for a fine-tuned model."""
+        (at least 1) unless given, or finetune_len / L for a fine-tuned model; a required key not given
+        (llama3's low/high_freq_factor) takes its declared widget default (posenc.methods)."""
         if self.rope_type is None:
             return None
         block: dict[str, Any] = {"rope_type": self.rope_type, "rope_theta": theta, **self.params}
+        for key in ROPE_METHODS[self.rope_type].keys:  # e.g. llama3's low/high_freq_factor: the declared widget default
+            filled_below = key.name in ("factor", "original_max_position_embeddings")
+            if key.required and key.name not in block and key.widget_default is not None and not filled_below:
+                block[key.name] = key.widget_default
         if self.rope_type != "default" and "factor" not in self.params:
             target = self.finetune_len if self.finetune_len else eval_len
             block["factor"] = max(1.0, target / train_len)
@@ -204,6 +211,14 @@ def parse_method(name: str) -> MethodSpec:
             raise ValueError(f"method: {key} must be a number, got {value!r} in {name!r}") from None
     if params and rope_type is None:
         raise ValueError(f"method: key=value settings need a rope_type (rope+<type>:…), got {name!r}")
+    if rope_type is not None:
+        allowed = ROPE_METHODS[rope_type].key_names
+        for key in params:
+            if key not in allowed:
+                raise ValueError(
+                    f"method: rope_type {rope_type!r} has no setting {key!r} (allowed: {', '.join(allowed) or 'none'}), "
+                    f"got {name!r}"
+                )
     if ft is not None and rope_type is None:
         rope_type = "default"
     return MethodSpec(
@@ -213,6 +228,46 @@ def parse_method(name: str) -> MethodSpec:
         params,
         _length("fine-tune length", int(ft)) if ft else None,
     )
+
+
+#: rope_types of a real model's recipe that cannot be moved to the tiny model, and why.
+PRESET_LEFT_OUT = {
+    "longrope": "LongRoPE's factors are one per rotated pair, searched for its own model's head size; the tiny "
+    "model's head has a different number of pairs, so the lists cannot be carried over",
+}
+
+
+def preset_method(preset: Any, layer: int | None = None) -> MethodSpec:
+    """A real model's scaling recipe (a :data:`posenc.models.PRESETS` key or preset; for a model whose
+    layers differ, ``layer``'s rope) as a method for the lab's RoPE model: the same rope_type and
+    scaling parameters (factor, β, mscale, low/high_freq_factor, truncate, …). Left out: ``rope_theta``
+    (the tiny model keeps the base it was trained with) and ``original_max_position_embeddings``
+    (:meth:`MethodSpec.rope_block` puts the lab's training length there); the head dim is the tiny
+    model's. Raises ValueError for a layer without RoPE, a layer out of range, or a rope_type of
+    :data:`PRESET_LEFT_OUT`."""
+    from ..models import get_preset, preset_config
+
+    preset = get_preset(preset) if isinstance(preset, str) else preset
+    block: Mapping[str, Any] = preset.rope_parameters
+    where = preset.key
+    parsed = preset_config(preset)
+    if parsed is not None and parsed.layer_plans and layer is not None:
+        n = len(parsed.layer_plans)
+        if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= int(layer) < n:
+            raise ValueError(f"layer must be an integer in [0, {n - 1}] for {preset.key}, got {layer!r}")
+        layer_block = parsed.layer_block(int(layer))
+        if layer_block is None:
+            raise ValueError(f"layer: layer {layer} of {preset.key} has no RoPE (a NoPE layer), so no recipe")
+        block, where = layer_block, f"{preset.key}@layer{int(layer)}"
+    rope_type = str(block.get("rope_type", "default"))
+    if rope_type in PRESET_LEFT_OUT:
+        raise ValueError(f"preset: {preset.key} uses rope_type {rope_type!r}: {PRESET_LEFT_OUT[rope_type]}")
+    params = {
+        k: v
+        for k, v in block.items()
+        if k not in ("rope_type", "rope_theta", "original_max_position_embeddings") and v is not None
+    }
+    return MethodSpec(where, "rope", None if rope_type == "default" and not params else rope_type, params)
 
 
 def bin_positions(values: Sequence[float] | np.ndarray, bins: int = 64) -> tuple[np.ndarray, np.ndarray]:
