@@ -40,13 +40,6 @@ from posenc.config import ParsedConfig
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS, ModelPreset, preset_config
 
-PAGES = ("rope", "invariance", "extension")
-#: The page script of each preset-aware page (for links and the tour).
-PAGE_PATHS = {
-    "rope": "pages/3_RoPE_rotation.py",
-    "invariance": "pages/4_Relative_invariance.py",
-    "extension": "pages/5_Context_extension.py",
-}
 CUSTOM = "custom"
 
 
@@ -188,6 +181,11 @@ def extension_values(
 
 
 _PAGE_FUNCTIONS = {"rope": rope_values, "invariance": invariance_values, "extension": extension_values}
+#: The slugs of the pages a preset maps to (their declarations in explorer/site/ say ``presets=True``;
+#: tests/test_presets_ui.py checks that the two agree). Derived from the mapping functions above:
+#: this module cannot import explorer.manifest (the extension page's declaration imports it for its
+#: Llama 3.1 tour step), and the page scripts are the manifest's (``manifest.page(slug).script``).
+PAGES: tuple[str, ...] = tuple(_PAGE_FUNCTIONS)
 
 
 _PARSED: dict[str, ParsedConfig | None] = {}
