@@ -276,6 +276,8 @@ else:
                     label="Open the rope of decoder layer",
                     max=len(parsed.layer_plans) - 1,
                     default=presets_ui.config_first_layer(parsed),
+                    help="Whose rope the “Open in …” buttons carry, counted from 0 as HF's layer_types "
+                    "(the strip above shows every layer's). It starts on the first full-attention layer that rotates.",
                 )
             )
             open_block = presets_ui.config_layer_block(parsed, open_layer)[0] or open_block
