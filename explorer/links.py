@@ -48,7 +48,7 @@ def view_values(extra: dict[str, Any] | None = None) -> tuple[dict[str, Any], di
 def view_query(
     values: dict[str, Any],
     *,
-    step: int | None = None,
+    step: int | str | None = None,
     explicit: frozenset[str] = frozenset(),
     defaults: dict[str, Any] | None = None,
 ) -> dict[str, str]:
@@ -104,7 +104,7 @@ def render_share_link(extra: dict[str, Any] | None = None) -> str:
     step = tour.active_step(quiet=True)
     explicit = frozenset(tour.get_step(step).params) if step else frozenset()
     values, defaults = view_values(extra)
-    query = view_query(values, step=step, explicit=explicit, defaults=defaults)
+    query = view_query(values, step=tour.get_step(step).id if step else None, explicit=explicit, defaults=defaults)
     url = view_url(current.page(), query, _base_url())
     st.markdown(share_markdown(url))
     st.caption(

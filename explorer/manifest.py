@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from explorer import params, site
 from explorer.pagespec import Page
 
-__all__ = ["PAGES", "TOUR", "TourStep", "page", "page_for_script", "problems"]
+__all__ = ["PAGES", "TOUR", "TourStep", "page", "page_for_script", "problems", "step_ids"]
 
 
 def _discover() -> tuple[Page, ...]:
@@ -43,15 +44,36 @@ del _page, _param
 
 
 class TourStep(NamedTuple):
-    """A step of the guided tour with the page it is on."""
+    """A step of the guided tour with the page it is on and its stable id (``?step=<id>``)."""
 
     page: Page
     params: dict
     narration: str
+    id: str
 
 
-#: The guided tour: every page's steps, in page order (``?step=n`` is 1-based).
-TOUR: tuple[TourStep, ...] = tuple(TourStep(p, dict(s.params), s.narration) for p in PAGES for s in p.tour)
+def step_ids(page: Page) -> tuple[str, ...]:
+    """The ids of `page`'s tour steps: a step's own ``id``, else ``<slug>-<k>`` for the k-th step
+    without one ("compare-1"). Ids never move: new steps go at the end or bring their own id."""
+    ids, k = [], 0
+    for step in page.tour:
+        if step.id:
+            ids.append(step.id)
+        else:
+            k += 1
+            ids.append(f"{page.slug}-{k}")
+    return tuple(ids)
+
+
+#: The guided tour: every page's steps, in page order. ``?step=<id>`` opens a step by its id (what
+#: the tour writes into links); ``?step=n`` (1-based, this order) is accepted too.
+TOUR: tuple[TourStep, ...] = tuple(
+    TourStep(p, dict(s.params), s.narration, step_id) for p in PAGES for s, step_id in zip(p.tour, step_ids(p))
+)
+
+
+#: A step id: lowercase letters, digits and dashes, starting with a letter (so it is never a step number).
+_STEP_ID = re.compile(r"[a-z][a-z0-9-]{0,39}")
 
 
 def page(slug: str) -> Page:
@@ -80,6 +102,9 @@ def problems() -> list[str]:
     step_max = params.get("step").max  # an int_slider: always has a max
     if step_max is not None and len(TOUR) > step_max:
         out.append(f"{len(TOUR)} tour steps, but the step parameter allows {step_max}")
+    ids = [step.id for step in TOUR]
+    out += [f"two tour steps have the id {i!r}" for i in sorted(set(ids)) if ids.count(i) > 1]
+    out += [f"tour step id {i!r} is not a short lowercase name with a letter" for i in ids if not _STEP_ID.fullmatch(i)]
     for number, step in enumerate(TOUR, start=1):
         if not step.narration.strip():
             out.append(f"step {number}: no narration")

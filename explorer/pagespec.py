@@ -34,10 +34,17 @@ def url_path(script: str) -> str:
 @dataclass(frozen=True)
 class Step:
     """One step of the guided tour: the values that make the point (registry keys; every other
-    parameter of the page at its default) and the narration said while it is on screen."""
+    parameter of the page at its default) and the narration said while it is on screen.
+
+    ``id`` names the step in links (``?step=<id>``) and must never change once published. Left
+    empty, it is ``<page slug>-<k>`` for the k-th step of the page that has no id of its own
+    (explorer.manifest.step_ids), so a new step keeps the others' ids when it goes at the end of
+    its page's list or is given an id of its own.
+    """
 
     params: Mapping[str, Any]
     narration: str
+    id: str = ""
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,9 @@ class Param:
              Streamlit's bound select writes the shown text into the URL, so that text is the
              canonical URL form (`to_url`); `parse` takes the text or the option itself, so links
              that hold the option keep working (the widget rewrites them to the text).
+    aliases  select/radio only: option -> other texts a link may use for it (e.g. a model's name
+             where the label says more); `parse` accepts them, case-insensitively, and the widget
+             rewrites them to the label like an option given by itself.
     """
 
     key: str
@@ -104,8 +107,19 @@ class Param:
     log: bool = False
     fmt: str | None = None
     labels: Any = None
+    aliases: Any = None
 
     def __post_init__(self) -> None:
+        if self.aliases is not None:
+            pairs = tuple(
+                (option, tuple(texts))
+                for option, texts in (self.aliases.items() if hasattr(self.aliases, "items") else self.aliases)
+            )
+            object.__setattr__(self, "aliases", pairs)
+            if self.kind not in ("select", "radio"):
+                raise ValueError(f"{self.key}: aliases are for select and radio, not {self.kind}")
+            if not all(option in (self.options or ()) for option, _ in pairs):
+                raise ValueError(f"{self.key}: aliases must name options")
         if self.labels is not None:
             pairs = tuple(self.labels.items()) if hasattr(self.labels, "items") else tuple(self.labels)
             object.__setattr__(self, "labels", pairs)
@@ -273,6 +287,9 @@ class Param:
         low = text.lower()
         for option in options:
             if str(option).lower() == low:
+                return option
+        for option, texts in self.aliases or ():
+            if any(alias.lower() == low for alias in texts):
                 return option
         if _NUMBER_RE.fullmatch(text):  # "1e4" for a numeric option 10000
             number = float(text)

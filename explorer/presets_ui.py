@@ -40,13 +40,6 @@ from posenc.config import ParsedConfig
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS, ModelPreset, preset_config
 
-PAGES = ("rope", "invariance", "extension")
-#: The page script of each preset-aware page (for links and the tour).
-PAGE_PATHS = {
-    "rope": "pages/3_RoPE_rotation.py",
-    "invariance": "pages/4_Relative_invariance.py",
-    "extension": "pages/5_Context_extension.py",
-}
 CUSTOM = "custom"
 
 
@@ -188,6 +181,11 @@ def extension_values(
 
 
 _PAGE_FUNCTIONS = {"rope": rope_values, "invariance": invariance_values, "extension": extension_values}
+#: The slugs of the pages a preset maps to (their declarations in explorer/site/ say ``presets=True``;
+#: tests/test_presets_ui.py checks that the two agree). Derived from the mapping functions above:
+#: this module cannot import explorer.manifest (the extension page's declaration imports it for its
+#: Llama 3.1 tour step), and the page scripts are the manifest's (``manifest.page(slug).script``).
+PAGES: tuple[str, ...] = tuple(_PAGE_FUNCTIONS)
 
 
 _PARSED: dict[str, ParsedConfig | None] = {}
@@ -200,19 +198,17 @@ def parsed_preset(preset: ModelPreset) -> ParsedConfig | None:
     return _PARSED[preset.key]
 
 
-def layers_differ(preset: ModelPreset) -> bool:
-    """True when the preset's layers do not all use the same rope (per-layer RoPE or NoPE layers)."""
-    parsed = parsed_preset(preset)
+def config_layers_differ(parsed: ParsedConfig | None) -> bool:
+    """True when a parsed config's layers do not all use the same rope (per-layer RoPE or NoPE layers)."""
     if parsed is None or not parsed.layer_plans:
         return False
     return bool(parsed.layer_blocks) or any(not p.rope for p in parsed.layer_plans)
 
 
-def first_layer(preset: ModelPreset) -> int:
-    """The layer a per-layer model opens on: its first full-attention layer that rotates (Gemma 3's
+def config_first_layer(parsed: ParsedConfig | None) -> int:
+    """The layer a per-layer config opens on: its first full-attention layer that rotates (Gemma 3's
     first global layer, whose rope is the config's top-level one), else its first layer that rotates,
-    else 0. The layer select starts there when the model is picked."""
-    parsed = parsed_preset(preset)
+    else 0."""
     plans = parsed.layer_plans if parsed is not None else ()
     for wanted in ("full", None):
         for plan in plans:
@@ -221,14 +217,14 @@ def first_layer(preset: ModelPreset) -> int:
     return 0
 
 
-def layer_rope_block(preset: ModelPreset, layer: int | None) -> tuple[dict[str, Any], int | None]:
-    """(rope block, the layer it is from) for `layer` of the preset (None: `first_layer`): a NoPE
-    layer has none, so the nearest RoPE layer's is returned with its index."""
-    parsed = parsed_preset(preset)
-    if parsed is None or not parsed.layer_plans or not layers_differ(preset):
-        return dict(preset.rope_parameters), None
+def config_layer_block(parsed: ParsedConfig | None, layer: int | None) -> tuple[dict[str, Any] | None, int | None]:
+    """(rope block, the layer it is from) for `layer` of a parsed config (None: `config_first_layer`);
+    a NoPE layer has none, so the nearest RoPE layer's is returned with its index. (None, None) when
+    the config's layers do not differ (its one block is the headline one) or no layer rotates."""
+    if parsed is None or not config_layers_differ(parsed):
+        return None, None
     if layer is None:
-        layer = first_layer(preset)
+        layer = config_first_layer(parsed)
     n = len(parsed.layer_plans)
     layer = min(max(int(layer), 0), n - 1)
     for distance in range(n):
@@ -237,7 +233,45 @@ def layer_rope_block(preset: ModelPreset, layer: int | None) -> tuple[dict[str, 
                 block = parsed.layer_block(candidate)
                 if block is not None:
                     return dict(block), candidate
-    return dict(preset.rope_parameters), None
+    return None, None
+
+
+def layer_sentence(parsed: ParsedConfig, layer: int, *, page: str = "this page") -> str:
+    """What decoder `layer` of a per-layer config does with positions, and whose rope `page` uses."""
+    n = len(parsed.layer_plans)
+    plan = parsed.layer_plans[min(max(int(layer), 0), n - 1)]
+    span = "all earlier tokens" if plan.attention == "full" else f"a {plan.attention} window of {plan.window:,} tokens"
+    if plan.rope:
+        block = parsed.layer_block(plan.index) or {}
+        what = (
+            f"rotates with rope_type {block.get('rope_type', 'default')}, base {float(block.get('rope_theta', 0)):,.0f}"
+        )
+        return f"Layer {plan.index} of {n} ({plan.layer_type or 'one type'}): {what}; it attends to {span}."
+    _, used = config_layer_block(parsed, plan.index)
+    return (
+        f"Layer {plan.index} of {n} has no RoPE (NoPE; it attends to {span}): nothing rotates there, so {page} "
+        f"shows layer {used}'s rope, the nearest layer that has one."
+    )
+
+
+def layers_differ(preset: ModelPreset) -> bool:
+    """True when the preset's layers do not all use the same rope (per-layer RoPE or NoPE layers)."""
+    return config_layers_differ(parsed_preset(preset))
+
+
+def first_layer(preset: ModelPreset) -> int:
+    """The layer a per-layer model opens on (`config_first_layer` of its published config). The layer
+    select starts there when the model is picked."""
+    return config_first_layer(parsed_preset(preset))
+
+
+def layer_rope_block(preset: ModelPreset, layer: int | None) -> tuple[dict[str, Any], int | None]:
+    """(rope block, the layer it is from) for `layer` of the preset (None: `first_layer`): a NoPE
+    layer has none, so the nearest RoPE layer's is returned with its index."""
+    block, used = config_layer_block(parsed_preset(preset), layer)
+    if block is None:
+        return dict(preset.rope_parameters), None
+    return block, used
 
 
 def preset_settings(preset: ModelPreset, layer: int | None = None) -> dict[str, Any]:
@@ -407,17 +441,4 @@ def _layer_picker(preset: ModelPreset, page: str, container: Any) -> None:
         return
     n = len(parsed.layer_plans)
     layer = int(params.widget("layer", container=container, max=n - 1, on_change=_apply_selected, args=(page,)))
-    plan = parsed.layer_plans[min(layer, n - 1)]
-    _, used = layer_rope_block(preset, layer)
-    span = "all earlier tokens" if plan.attention == "full" else f"a {plan.attention} window of {plan.window:,} tokens"
-    if plan.rope:
-        block = parsed.layer_block(plan.index) or {}
-        what = (
-            f"rotates with rope_type {block.get('rope_type', 'default')}, base {float(block.get('rope_theta', 0)):,.0f}"
-        )
-        container.caption(f"Layer {plan.index} of {n} ({plan.layer_type or 'one type'}): {what}; it attends to {span}.")
-    else:
-        container.caption(
-            f"Layer {plan.index} of {n} has no RoPE (NoPE; it attends to {span}): nothing rotates there, so this "
-            f"page shows layer {used}'s rope, the nearest layer that has one."
-        )
+    container.caption(layer_sentence(parsed, layer))

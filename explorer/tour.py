@@ -1,13 +1,21 @@
 """The guided tour: an ordered list of views, each making one point, with a sentence to say.
 
 The steps are declared by the pages (`Page.tour`, explorer/site/) and collected in page order by
-`explorer.manifest.TOUR`. The step number is the URL parameter ``step`` (1-based; 0 or absent = no
-tour), so a lecturer can link ``…/?step=7``: the app opens step 7's page with step 7's values.
+`explorer.manifest.TOUR`. The URL parameter ``step`` names the step shown (absent or 0 = no tour).
+
+Links name a step by its **id** (``?step=compare-1``; `explorer.manifest.step_ids`), which the
+tour writes into the address bar and the share link: an id does not move when steps are added.
+A **number** (``?step=7``, 1-based, the current order) is accepted too and opens the same step
+as before as long as no step is inserted before it. Numbers moved once: the tour had 12 steps until
+the lab and the images-and-video pages (issues #10, #15) inserted steps 12-16, so 1-11 open what
+they always did, while an old ``?step=12`` (then Compare methods, now ``compare-1``, step 17) opens
+the lab's first step, as the links made since then expect. This module resolves both forms in one
+place (`step_number`).
 
 Driving it: "Next" / "Previous" buttons with the keyboard shortcuts PageDown / PageUp, which is
 what a presenter's clicker sends (Streamlit 1.67 buttons take ``shortcut=``). A step is entered
 by writing its values into ``st.session_state`` and calling
-``st.switch_page(page, query_params={"step": n})``: bound parameters cannot be passed through
+``st.switch_page(page, query_params={"step": <id>})``: bound parameters cannot be passed through
 ``switch_page``'s query_params (Streamlit raises for them), but widget values set in the session
 before the switch are the new page's values, and the bound widgets then write them to the URL.
 """
@@ -23,7 +31,19 @@ from streamlit.errors import StreamlitPageNotFoundError
 from explorer import current, params
 from explorer.manifest import TOUR, TourStep
 
-__all__ = ["TOUR", "active_step", "enter", "flush_pending_url", "get_step", "open_view", "panel", "sidebar_buttons"]
+__all__ = [
+    "TOUR",
+    "active_step",
+    "enter",
+    "flush_pending_url",
+    "get_step",
+    "open_view",
+    "panel",
+    "sidebar_buttons",
+    "step_number",
+]
+
+_BY_ID = {step.id: number for number, step in enumerate(TOUR, start=1)}
 
 
 def get_step(number: int) -> TourStep:
@@ -31,6 +51,25 @@ def get_step(number: int) -> TourStep:
     if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(TOUR):
         raise ValueError(f"step must be a whole number from 1 to {len(TOUR)}, got {number!r}")
     return TOUR[number - 1]
+
+
+def step_number(raw: str | list[str] | tuple[str, ...]) -> int | None:
+    """The step a URL's ``step`` value names: a step id ("compare-1", any case) or a number
+    (0 = no tour); None when it names no step. Pure."""
+    if isinstance(raw, (list, tuple)):
+        if len(raw) != 1:
+            return None
+        raw = raw[0]
+    if not isinstance(raw, str):
+        return None
+    by_id = _BY_ID.get(raw.strip().lower())
+    if by_id is not None:
+        return by_id
+    try:
+        number = params.get("step").parse(raw)
+    except params.ParamError:
+        return None
+    return number if number == 0 or number <= len(TOUR) else None
 
 
 # ------------------------------------------------------------------------------- Streamlit side
@@ -42,21 +81,18 @@ _FRAME_KEYS = frozenset({"present", "step"})
 
 
 def active_step(*, quiet: bool = False) -> int | None:
-    """The step in the URL (``?step=n``), or None (absent, 0, or not a step: then a warning,
-    unless `quiet`)."""
+    """The number of the step in the URL (``?step=<id>`` or ``?step=n``), or None (absent, 0, or
+    not a step: then a warning, unless `quiet`)."""
     try:
         raw = st.query_params.get_all("step")
     except Exception:
         return None
     if not raw:
         return None
-    try:
-        number = params.get("step").parse(raw)
-    except params.ParamError:
-        number = None
+    number = step_number(raw)
     if number == 0:
         return None
-    if number is None or number > len(TOUR):
+    if number is None:
         if not quiet:
             st.warning(
                 f"The link asks for a tour step that does not exist; the tour has steps 1 to {len(TOUR)}.",
@@ -87,7 +123,7 @@ def enter(number: int, *, keep_url: bool = False) -> None:
     given = _url_values() if keep_url else {}
     st.session_state[_APPLIED] = number
     st.session_state[_LAST] = number
-    open_view(step.page.script, {**step.params, **given}, query={"step": str(number)})
+    open_view(step.page.script, {**step.params, **given}, query={"step": step.id})
 
 
 def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] | None = None) -> None:

@@ -154,7 +154,8 @@ SHARED: tuple[Param, ...] = (
         0,
         min=0,
         max=MAX_TOUR_STEPS,
-        help="Guided tour: 0 = no tour, 1 … n = the step shown (with its narration).",
+        help="Guided tour: 0 = no tour, 1 … n = the step shown (with its narration); a link may name the "
+        "step by its id instead (explorer.tour.step_number).",
     ),
     Param(
         "model",

@@ -2,8 +2,8 @@
 between the knobs people mix up (NTK alpha, a new rope_theta, a linear factor).
 
 URL keys: conv_from, ntk_alpha, new_theta, head_dim, base (the converter); cfg (the pasted text,
-compressed: explorer.site.configs.encode_text, at most MAX_LINK_CHARS characters) and cfg_example
-(the example choice). The fallback sizes are session-only; the "Open in …" buttons carry the parsed
+compressed: explorer.site.configs.encode_text, at most MAX_LINK_CHARS characters), cfg_example
+(the example choice) and layer (for a config whose layers differ: whose rope "Open in …" carries). The fallback sizes are session-only; the "Open in …" buttons carry the parsed
 values to the other pages.
 """
 
@@ -268,12 +268,26 @@ else:
     # -------------------------------------------------------------------- open it elsewhere
     if parsed.ok and parsed.head_dim is not None:
         st.subheader("Open it on the other pages")
+        open_block: dict = dict(parsed.rope_parameters or {})
+        if presets_ui.config_layers_differ(parsed):  # per-layer RoPE or NoPE layers: whose rope to open
+            open_layer = int(
+                widget(
+                    "layer",
+                    label="Open the rope of decoder layer",
+                    max=len(parsed.layer_plans) - 1,
+                    default=presets_ui.config_first_layer(parsed),
+                    help="Whose rope the “Open in …” buttons carry, counted from 0 as HF's layer_types "
+                    "(the strip above shows every layer's). It starts on the first full-attention layer that rotates.",
+                )
+            )
+            open_block = presets_ui.config_layer_block(parsed, open_layer)[0] or open_block
+            st.caption(escape_markdown(presets_ui.layer_sentence(parsed, open_layer, page="each page")))
         settings = dict(
             head_dim=parsed.head_dim,
-            rope_theta=parsed.rope_theta or 10000.0,
+            rope_theta=open_block.get("rope_theta") or parsed.rope_theta or 10000.0,
             layout=parsed.layout,
-            partial_rotary_factor=parsed.partial_rotary_factor,
-            rope_parameters=parsed.rope_parameters,
+            partial_rotary_factor=open_block.get("partial_rotary_factor", parsed.partial_rotary_factor),
+            rope_parameters=open_block,
             max_position_embeddings=parsed.max_position_embeddings
             or parsed.original_max_position_embeddings
             or fallback_max_pos,

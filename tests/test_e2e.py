@@ -247,7 +247,7 @@ def test_tour_back_on_the_same_page_forgets_the_preset(warm_server, new_page):
     assert read_widget(page, "model") == "Llama 3.1 8B"  # the select shows model names
     for n in (10, 9, 8):
         page.locator(".st-key-tour_prev button").click()
-        page.wait_for_url(re.compile(rf".*step={n}(&|$).*"), timeout=30_000)
+        page.wait_for_url(re.compile(rf".*step={tour.get_step(n).id}(&|$).*"), timeout=30_000)
         wait_idle(page, title=title)
     assert read_widget(page, "model") == "Custom (your own values)"
     assert read_widget(page, "rope_type") == tour.get_step(8).params["rope_type"]

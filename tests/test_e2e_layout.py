@@ -157,7 +157,7 @@ def test_stepping_the_tour_from_a_scrolled_page_brings_the_narration_into_view(b
         panel = tab.locator(".st-key-tour_panel")
         assert panel.bounding_box()["y"] < 0  # scrolled out of view
         tab.keyboard.press("PageDown")
-        tab.wait_for_url("**step=4**", timeout=60_000)
+        tab.wait_for_url(f"**step={TOUR[3].id}**", timeout=60_000)
         wait_idle(tab)
         tab.wait_for_timeout(800)
         box = tab.locator(".st-key-tour_panel").bounding_box()

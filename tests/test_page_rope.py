@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from _apptest import metrics, run_page
-from _chartspec import element_spec, find, frame
+from _chartspec import by_field, element_spec, find, frame
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "3_RoPE_rotation.py")
 N_CHARTS = 2  # tab "One pair": the rotation plane and the live (in-browser) plane
@@ -118,7 +118,8 @@ def plane(at) -> dict:
 
 def arrows(at):
     spec = plane(at)
-    (shafts,) = find(spec, "rule", strokeWidth=3.5)
+    # the arrows' shafts: the rule drawn from (x0, y0) to each vector's point (x, y)
+    (shafts,) = [layer for layer in by_field(spec, "rule", "x2", "x") if layer["encoding"]["y2"]["field"] == "y"]
     return frame(spec, shafts).set_index("label")
 
 
@@ -180,7 +181,9 @@ def test_matrix_and_pair_map_follow_the_layout(layout):
     heat, pairs = assert_whole_head(at, 16)
     meta = heat["usermeta"]["imagechart"]
     assert meta["shape"] == [16, 16] and meta["domain"] == [-1.0, 1.0]
-    (boxes,) = find(heat, "rect", stroke="#111827")
+    # the outline of pair j's cells: the rect layer over cell spans that encodes no value (the hover
+    # layer over the same cells encodes the matrix value as its colour)
+    (boxes,) = [layer for layer in by_field(heat, "rect", "x2", "x1") if "color" not in layer["encoding"]]
     cells = frame(heat, boxes)
     expected = (5, 13) if layout == "half" else (10, 11)
     assert sorted(set((cells["x0"] + cells["x1"]) / 2)) == list(expected)

@@ -317,3 +317,25 @@ st.markdown(f"SHOWN {shown is not None}")
     at.run()  # a rerun without bad values shows nothing stale
     assert not at.exception and not _warnings(at)
     assert any(m.value == "SHOWN False" for m in at.markdown)
+
+
+def test_aliases_are_other_texts_for_an_option():
+    """A select's aliases (e.g. a model's name where the label says more) parse to their option;
+    the canonical URL form stays the label."""
+    p = Param(
+        "zz_pick",
+        "Pick",
+        "select",
+        "a",
+        options=("a", "b"),
+        labels={"a": "Alpha (x)", "b": "Beta (y)"},
+        aliases={"b": ("Beta",)},
+    )
+    assert p.parse("Beta") == p.parse("beta") == p.parse("b") == p.parse("Beta (y)") == "b"
+    assert p.to_url("b") == "Beta (y)"
+    with pytest.raises(ParamError):
+        p.parse("Gamma")
+    with pytest.raises(ValueError, match="aliases must name options"):
+        Param("zz_pick2", "Pick", "select", "a", options=("a",), aliases={"c": ("C",)})
+    with pytest.raises(ValueError, match="aliases are for select and radio"):
+        Param("zz_pick3", "Pick", "segmented", "a", options=("a",), aliases={"a": ("A",)})

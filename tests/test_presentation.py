@@ -189,7 +189,7 @@ def test_every_tour_step_opens_with_its_values_and_narration(number):
     assert any(f"step {number} of {len(tour.TOUR)}" in c.value for c in at.caption)
     for key, value in step.params.items():
         assert at.session_state[key] == value, key
-    assert at.query_params["step"] == str(number)
+    assert at.query_params["step"] == step.id  # the address bar names the step by its id
     at.run()  # the step stays applied (no re-entering)
     assert not at.exception and any(m.value == step.narration for m in at.markdown)
 
@@ -413,7 +413,8 @@ def test_in_the_browser(server, shots):
             _settle(page)
             page.wait_for_selector(".st-key-tour_panel", timeout=60_000)
             _settle(page)
-            assert "Sinusoidal_heatmap" in page.url and "step=3" in page.url and "seq_len=512" in page.url
+            step3, step4 = tour.get_step(3).id, tour.get_step(4).id  # the address bar names steps by id
+            assert "Sinusoidal_heatmap" in page.url and f"step={step3}" in page.url and "seq_len=512" in page.url
             narration = (
                 page.locator(".st-key-tour_panel [data-testid=stMarkdown]")
                 .filter(has_not=page.locator("[data-testid=stCaptionContainer]"))
@@ -423,11 +424,11 @@ def test_in_the_browser(server, shots):
             page.screenshot(path=str(shots / "tour_step3.png"))
             page.keyboard.press("PageDown")
             _settle(page)
-            page.wait_for_url(re.compile(r".*step=4.*"), timeout=30_000)
+            page.wait_for_url(re.compile(rf".*step={step4}.*"), timeout=30_000)
             _settle(page)
             assert narration.inner_text().strip() == tour.get_step(4).narration
             page.keyboard.press("PageUp")
-            page.wait_for_url(re.compile(r".*step=3.*"), timeout=30_000)
+            page.wait_for_url(re.compile(rf".*step={step3}.*"), timeout=30_000)
             _settle(page)
 
             # Every chart: PNG from Streamlit's toolbar, SVG from ours (image heatmaps included).

@@ -16,12 +16,23 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import params, presets_ui, ropeblock
+from explorer import manifest, params, presets_ui, ropeblock
 from posenc.models import PRESETS, preset_inverse_frequencies
 from posenc.scaling import rope_inverse_frequencies
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE_FILES = {page: str(ROOT / path) for page, path in presets_ui.PAGE_PATHS.items()}
+PAGE_FILES = {page: str(ROOT / manifest.page(page).script) for page in presets_ui.PAGES}
+
+
+def test_the_preset_pages_are_the_ones_the_manifest_declares():
+    """presets_ui maps presets onto exactly the pages whose declaration says presets=True."""
+    declared = [p.slug for p in manifest.PAGES if p.presets]
+    assert sorted(presets_ui.PAGES) == sorted(declared) and len(declared) == 3
+    assert {manifest.page(slug).title for slug in presets_ui.PAGES} == {
+        "RoPE rotation",
+        "Relative-position invariance",
+        "Context extension",
+    }
 
 
 # ------------------------------------------------------------------------------------ pure

@@ -156,6 +156,7 @@ PAGE = Page(
             "none",
             options=EXAMPLE_KEYS,
             labels=EXAMPLE_LABELS,
+            aliases={key: (preset.name,) for key, preset in PRESETS.items()},  # ?cfg_example=Gemma 3 4B
             help="Loads an example into the text box; the text box (cfg) wins when the link has both.",
         ),
     ),
