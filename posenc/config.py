@@ -53,7 +53,13 @@ from typing import Any
 import numpy as np
 
 from . import layers as _layers
-from .methods import COMMON_KEYS, ROPE_METHODS, RopeParameterError
+from .methods import (
+    COMMON_KEYS,
+    ORIGINAL_MAX_POSITION_EMBEDDINGS,
+    ROPE_METHODS,
+    MethodKey,
+    RopeParameterError,
+)
 from .scaling import DEFAULT_ROPE_THETA, ntk_alpha_to_base, rope_inverse_frequencies
 
 MAX_TEXT_BYTES = 256 * 1024
@@ -63,7 +69,6 @@ MAX_POSITIONS = 16_777_216  # 2^24 (Llama 4 Scout: 10,485,760)
 MAX_ROPE_THETA = 1e12
 MAX_HIDDEN_SIZE = 10_000_000
 MAX_HEADS = 65_536
-LARGE_FACTOR = 1024
 _MAX_INT_DIGITS = 1000
 
 ERROR = "error"
@@ -74,9 +79,11 @@ _ROPE_TYPE_ALIASES = {"su": "longrope", "mrope": "default"}
 
 # Which block keys each method reads, and which it cannot do without: declared in posenc.methods.
 _TYPE_KEYS = {name: frozenset(method.key_names) for name, method in ROPE_METHODS.items()}
-_REQUIRED = {name: method.required_keys for name, method in ROPE_METHODS.items()}
 _ALWAYS_ALLOWED = {"rope_type", "type"} | {key.name for key in COMMON_KEYS}
 _ALL_BLOCK_KEYS = set().union(*_TYPE_KEYS.values()) | _ALWAYS_ALLOWED
+_COMMON_KEY_NAMES = frozenset(key.name for key in COMMON_KEYS)
+_ORIGINAL = ORIGINAL_MAX_POSITION_EMBEDDINGS.name
+_UNSET = object()  # a block value HF reads as absent (0 for a zero_means_unset key)
 # Top-level keys that say "this is a whole config, not a rope block".
 _CONFIG_KEYS = {
     "rope_scaling",
@@ -966,6 +973,7 @@ class _Reader:
         if r.partial_rotary_factor < 1.0:
             normalised["partial_rotary_factor"] = r.partial_rotary_factor
 
+        method = ROPE_METHODS[rope_type]
         allowed = _TYPE_KEYS[rope_type]
         for key in block:
             if key in _ALWAYS_ALLOWED or key in allowed:
@@ -977,79 +985,66 @@ class _Reader:
                 else f"is not a parameter of rope_type {rope_type!r}"
             )
             self.warn(prefix + shown, f"{why}; it is ignored")
-        for key in _REQUIRED.get(rope_type, ()):
-            if rope_type == "yarn" and key == "factor" and key in block and block[key] is None:
-                continue  # HF: null means max_position_embeddings / original_max_position_embeddings (below)
-            if block.get(key) is None and not (key == "original_max_position_embeddings" and top_level_original):
-                self.error(prefix + key, f"is required by rope_type {rope_type!r} but missing")
 
-        checked = {}
-        for key in sorted(allowed & set(block)):
-            value = block[key]
-            if value is None:
-                continue
-            checked[key] = self.block_value(prefix, key, value, rope_type)
-            if checked[key] is not None:
-                normalised[key] = value
-
+        # Every key's own checks come from its declaration (posenc.methods.MethodKey): required, what null
+        # means, kind, range, what 0 means, and a caution for an odd but valid value.
         # original_max_position_embeddings: the top level's wins over the block's (HF's standardize_rope_params,
-        # for Phi-3, which keeps it there); llama3 / yarn / longrope without one use max_position_embeddings.
-        original = checked.get("original_max_position_embeddings")
-        if top_level_original is not None and "original_max_position_embeddings" in allowed:
+        # for Phi-3, which keeps it there).
+        checked: dict[str, Any] = {}
+        for spec in method.keys:
+            name = spec.name
+            if name in _COMMON_KEY_NAMES:
+                continue  # rope_theta and partial_rotary_factor are read with the config's sizes
+            from_top = name == _ORIGINAL and top_level_original is not None
+            if name not in block or (block[name] is None and not spec.null_means and not spec.null_refused):
+                if spec.required and not from_top:
+                    self.error(prefix + name, f"is required by rope_type {rope_type!r} but missing")
+                continue
+            value = block[name]
+            if value is None:
+                if spec.null_refused:
+                    self.error(
+                        prefix + name,
+                        f"is null, which HF transformers cannot compute with for rope_type {rope_type!r}; "
+                        f"leave the key out for {spec.absent_means}",
+                    )
+                else:  # null_means: HF derives the value (the method's advice says how much it is)
+                    checked[name] = None
+                    normalised[name] = None
+                continue
+            result = self.block_value(prefix, spec, value)
+            if result is not _UNSET and result is not None:
+                checked[name] = result
+                normalised[name] = value
+
+        original = checked.get(_ORIGINAL)
+        if top_level_original is not None and _ORIGINAL in allowed:
             if original is not None and original != top_level_original:
                 self.warn(
-                    prefix + "original_max_position_embeddings",
+                    prefix + _ORIGINAL,
                     f"differs from the top-level value {top_level_original}; HF transformers uses the top-level "
                     "one (standardize_rope_params), and so does this page",
                 )
             elif original is None:
                 self.note("original_max_position_embeddings is taken from the top level of the config.")
-            original = top_level_original
-            normalised["original_max_position_embeddings"] = original
-        if (
-            rope_type == "llama3"
-            and original is None
-            and "original_max_position_embeddings" not in block
-            and r.max_position_embeddings
-        ):
-            original = r.max_position_embeddings
-            normalised["original_max_position_embeddings"] = original
-            self.warn(
-                prefix + "original_max_position_embeddings",
-                f"missing: HF transformers then uses max_position_embeddings ({original}) as the trained length "
-                "L, so the bands are placed relative to the extended length, not the trained one",
-            )
-        if rope_type == "yarn" and "factor" in block and block["factor"] is None:
-            trained = original or r.max_position_embeddings
-            if r.max_position_embeddings and trained:
-                implied = r.max_position_embeddings / trained
-                self.warn(
-                    prefix + "factor",
-                    f"is null: HF transformers then uses max_position_embeddings / original_max_position_embeddings "
-                    f"= {r.max_position_embeddings} / {trained} = {implied:g}",
-                )
-            else:
-                self.warn(
-                    prefix + "factor", "is null: HF uses max_position_embeddings / original_max_position_embeddings"
-                )
-            normalised["factor"] = None
+            original = checked[_ORIGINAL] = normalised[_ORIGINAL] = top_level_original
+
+        # What HF does with the keys together (a relation, a derived value): declared with the method.
+        if method.advise is not None:
+            for advice in method.advise(checked, r.max_position_embeddings):
+                if advice.severity == "note":
+                    self.note(advice.message)
+                else:
+                    self.result.problems.append(Problem(prefix + advice.key, advice.severity, advice.message))
+        # HF's standardize_rope_params: a method that reads original_max_position_embeddings and is not
+        # given one uses max_position_embeddings (llama3, yarn, longrope).
+        if original is None and _ORIGINAL in allowed and r.max_position_embeddings:
+            original = normalised[_ORIGINAL] = r.max_position_embeddings
         if original is None and r.original_max_position_embeddings is None:
             original = top_level_original
         r.original_max_position_embeddings = original
-        if rope_type in ("yarn", "longrope") and "original_max_position_embeddings" not in normalised:
-            fallback = r.max_position_embeddings
-            text = f"max_position_embeddings ({fallback})" if fallback else "max_position_embeddings"
-            if rope_type == "longrope":
-                self.warn(
-                    prefix + "original_max_position_embeddings",
-                    f"missing: LongRoPE then uses {text} as the trained length, so the scale is 1, the "
-                    "attention factor is 1 and long_factor is only used beyond it",
-                )
-            else:
-                self.note(f"original_max_position_embeddings is not given: YaRN uses {text} as the trained length.")
 
-        self.relations(prefix, rope_type, checked)
-        if not ROPE_METHODS[rope_type].hf_rope_type:
+        if not method.hf_rope_type:
             self.warn(type_key, self.not_in_hf(rope_type, checked.get("factor"), theta))
         r.rope_parameters = normalised
 
@@ -1077,40 +1072,28 @@ class _Reader:
         shown = f"{new_theta:,.1f}" if new_theta < 1e15 else f"{new_theta:.6g}"
         return message + f" = {float(theta):g}·{float(factor):g}^({rot}/{rot - 2}) ≈ {shown} (d = {rot} rotated dims)"
 
-    def block_value(self, prefix: str, key: str, value: Any, rope_type: str):
-        path = prefix + key
-        if key == "factor":
-            f = self.number(path, value, what="a number (the scaling factor)")
-            if f is None:
-                return None
-            if f <= 0:
-                self.error(
-                    path, f"must be greater than 0 — it is the ratio of new to trained context length — got {_show(f)}"
-                )
-                return None
-            if f < 1:
-                self.warn(path, f"is {f:g}, below 1: this shrinks the usable context instead of extending it")
-            elif f > LARGE_FACTOR:
-                self.warn(path, f"is {f:g}: an unusually large extension factor")
-            return f
-        if key in ("beta_fast", "beta_slow", "attention_factor") and _is_number(value) and value == 0:
-            meaning = {"beta_fast": "32", "beta_slow": "1", "attention_factor": "the computed value"}[key]
-            self.warn(path, f"is 0, which HF transformers reads as 'not set': {meaning} is used")
-            return None
-        if key in ("low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow", "attention_factor"):
-            return self.number(path, value, what="a positive number", above=0.0)
-        if key in ("mscale", "mscale_all_dim"):
-            return self.number(path, value, what="a number")
-        if key == "original_max_position_embeddings":
-            return self.positions(path, value)
-        if key == "truncate":
+    def block_value(self, prefix: str, spec: MethodKey, value: Any):
+        """``value`` checked against its declaration: the checked value, ``_UNSET`` when HF reads it as
+        absent (``zero_means_unset``), or None after recording an error."""
+        path = prefix + spec.name
+        if spec.kind == "bool":
             if not isinstance(value, bool):
                 self.error(path, f"must be true or false, got {_show(value)}")
                 return None
             return value
-        if key in ("short_factor", "long_factor"):
+        if spec.kind == "float_list":
             return self.factor_list(path, value)
-        return value
+        if spec.zero_means_unset and _is_number(value) and value == 0:
+            self.warn(path, f"is 0, which HF transformers reads as 'not set': {spec.absent_means} is used")
+            return _UNSET
+        if spec.kind == "int":
+            return self.positions(path, value)
+        x = self.number(path, value, what="a number", above=spec.above)
+        if x is not None and spec.caution is not None:
+            caution = spec.caution(x)
+            if caution:
+                self.warn(path, caution)
+        return x
 
     def factor_list(self, path: str, value: Any):
         if not isinstance(value, list):
@@ -1136,33 +1119,6 @@ class _Reader:
     def expected_pairs(self):
         rot = self.result.rotary_dim
         return None if rot is None else rot // 2
-
-    def relations(self, prefix: str, rope_type: str, checked: dict):
-        if rope_type == "yarn":
-            yarn = ROPE_METHODS["yarn"]
-            # A key left out takes HF's default; a key that failed its own check is None (no relation).
-            fast = checked.get("beta_fast", yarn.key("beta_fast").default)
-            slow = checked.get("beta_slow", yarn.key("beta_slow").default)
-            if fast is not None and slow is not None and fast <= slow:
-                self.error(
-                    prefix + "beta_fast",
-                    f"must be greater than beta_slow ({_show(slow)}): beta_fast counts "
-                    f"the rotations of the fast pairs that are kept; got {_show(fast)}",
-                )
-        if rope_type == "llama3":
-            lo, hi = checked.get("low_freq_factor"), checked.get("high_freq_factor")
-            if lo is not None and hi is not None and hi <= lo:
-                # HF only warns and computes: no pair is smoothed, pairs slower than L / low_freq_factor are divided
-                self.warn(
-                    prefix + "high_freq_factor",
-                    f"is not greater than low_freq_factor ({_show(lo)}), got {_show(hi)}: HF transformers warns and "
-                    "computes it all the same — no pair is smoothed; pairs whose wavelength exceeds "
-                    "L / low_freq_factor are divided by the factor, the rest keep theirs",
-                )
-        if rope_type == "longrope":
-            short, long_ = checked.get("short_factor"), checked.get("long_factor")
-            if short is not None and long_ is not None and len(short) != len(long_):
-                self.error(prefix + "long_factor", f"has {len(long_)} entries but short_factor has {len(short)}")
 
     # --- final cross-check: the block must run through posenc ---
     def check_with_posenc(self):
@@ -1216,9 +1172,17 @@ class _Reader:
             if not (np.all(np.isfinite(inv)) and math.isfinite(af)):
                 self.error(prefix + "rope_type", "the settings give non-finite frequencies")
                 return
-            if af <= 0:
-                key = prefix + ("mscale" if "mscale" in r.rope_parameters else "attention_factor")
-                self.error(key, f"gives an attention factor of {af:.4g}; it multiplies cos and sin and must be > 0")
+            if af <= 0 and r.rope_parameters.get("attention_factor") is None:  # a given one has its caution
+                # HF computes it all the same (no check of the result): cos and sin are multiplied by it
+                self.warn(
+                    prefix + "mscale",
+                    f"gives an attention factor of {af:.4g}: HF transformers multiplies cos and sin by it all the "
+                    + (
+                        "same, so every rotated q and k becomes 0"
+                        if af == 0
+                        else "same (the logits scale by its square)"
+                    ),
+                )
                 return
 
     def rejected(self, key: str, message: str):
