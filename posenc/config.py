@@ -579,6 +579,14 @@ class _Reader:
         r.layout = self.layout(cfg, prefix, model_type)
 
         self.read_layers(cfg, prefix)
+        top_prf = r.partial_rotary_factor if cfg.get("partial_rotary_factor") is not None else None
+
+        if r.model_type in _layers.FILLED_TYPE_BLOCKS and r.layer_types:
+            # Gemma 3 / OLMo 3: the config class builds the per-type blocks itself (rope_scaling merged in)
+            filled = self.filled_type_blocks(cfg, prefix)
+            if filled is not None:
+                self.read_per_type(filled, cfg, prefix, top_original, top_prf)
+            return
 
         # HF 5.23 (convert_rope_params_to_dict): rope_parameters = rope_scaling or rope_parameters
         block_key = None
@@ -604,11 +612,15 @@ class _Reader:
             raw = {}
             if block_key:
                 self.note(f"{block_key} is null: plain RoPE, no scaling.")
-        top_prf = r.partial_rotary_factor if cfg.get("partial_rotary_factor") is not None else None
-        per_type = self.per_type_blocks(raw, cfg, prefix, block_prefix)
+        per_type = self.per_type_blocks(raw, block_prefix)
         if per_type is None:
             self.read_one_block(raw, cfg, prefix, block_prefix, top_original, top_prf, layer_type=None)
             return
+        self.read_per_type(per_type, cfg, prefix, top_original, top_prf)
+
+    def read_per_type(self, per_type: dict, cfg: dict, prefix: str, top_original, top_prf):
+        """Read each layer type's block (the chosen one last, so that the main fields are its)."""
+        r = self.result
         chosen = _layers.FULL if _layers.FULL in per_type else next(iter(per_type))
         for name in [n for n in per_type if n != chosen] + [chosen]:
             block, path = per_type[name]
@@ -639,31 +651,101 @@ class _Reader:
         theta = self.theta_from(raw, cfg, prefix, block_prefix=block_prefix, default=default, layer_type=layer_type)
         self.read_block(raw, prefix=block_prefix, theta=theta, top_level_original=top_original)
 
-    def per_type_blocks(self, raw: dict, cfg: dict, prefix: str, block_prefix: str):
-        """{layer type: (block, path)} when the rope is per layer type, else None.
+    def per_type_blocks(self, raw: dict, block_prefix: str):
+        """{layer type: (block, path)} when the block's keys are layer types (HF 5.x: ``{"sliding_attention":
+        {...}, "full_attention": {...}}``), else None.
 
-        Per type when the block's keys are layer types (HF 5.x: ``{"sliding_attention": {...},
-        "full_attention": {...}}``), or for Gemma 3's older form (one ``rope_scaling`` for the full
-        layers, ``rope_local_base_freq`` for the sliding ones, as Gemma3TextConfig converts it).
+        HF 5.23 builds one rotary embedding per layer type and reads ``config.rope_parameters[layer_type]``
+        for each type in ``layer_types`` (e.g. models/gemma4/modeling_gemma4.py; models/gemma3/modeling_gemma3.py
+        line 164): a type without a block raises ``KeyError``, so it is an error here. (Gemma 3 and OLMo 3 fill a
+        missing type themselves: :meth:`filled_type_blocks`.)
         """
         r = self.result
-        if raw and "rope_type" not in raw and "type" not in raw and all(isinstance(v, dict) for v in raw.values()):
-            types = set(r.layer_types or ())
-            unknown = [n for n in raw if types and n not in types]
-            for name in unknown[:3]:
-                shown = name if len(name) <= 40 else name[:37] + "..."
-                self.warn(block_prefix + shown, "is not one of the config's layer_types; no layer uses it")
-            return {name: (block, f"{block_prefix}{name}.") for name, block in raw.items()}
-        if r.model_type in ("gemma3", "gemma3_text") and r.layer_types:
-            sliding = {"rope_type": "default"}
-            if cfg.get("rope_local_base_freq") is not None:
-                sliding["rope_theta"] = cfg["rope_local_base_freq"]
-            self.note(
-                "Gemma 3: the full-attention layers use rope_theta and the rope block; the sliding ones use "
-                "rope_local_base_freq with no scaling (as HF's Gemma3TextConfig converts them)."
+        if not (
+            raw and "rope_type" not in raw and "type" not in raw and all(isinstance(v, dict) for v in raw.values())
+        ):
+            return None
+        types = list(dict.fromkeys(r.layer_types or ()))
+        unknown = [n for n in raw if types and n not in types]
+        for name in unknown[:3]:
+            shown = name if len(name) <= 40 else name[:37] + "..."
+            self.warn(block_prefix + shown, "is not one of the config's layer_types; no layer uses it")
+        for name in [t for t in types if t not in raw][:3]:
+            layers = [i for i, t in enumerate(r.layer_types or ()) if t == name]
+            shown = name if len(name) <= 40 else name[:37] + "..."
+            self.error(
+                block_prefix + shown,
+                f"is missing: layer_types gives layers {_index_list(layers)} the type {shown!r}, but the rope block "
+                f"has no entry for it; HF transformers' per-layer-type rotary embeddings read a block for every layer "
+                f"type and raise KeyError: {shown!r}",
             )
-            return {_layers.FULL: (raw, block_prefix), _layers.SLIDING: (sliding, prefix + "rope_local_base_freq.")}
-        return None
+        return {name: (block, f"{block_prefix}{name}.") for name, block in raw.items()}
+
+    def filled_type_blocks(self, cfg: dict, prefix: str):
+        """Gemma 3 / OLMo 3: the per-type blocks exactly as the config class builds them, or None after an error.
+
+        HF 5.23 Gemma3TextConfig.convert_rope_params_to_dict (models/gemma3/configuration_gemma3.py lines 133-161;
+        Olmo3Config's, olmo3/configuration_olmo3.py 101-126, is the same): ``rope_parameters`` (default: a
+        ``{"rope_type": "default"}`` block per type); a ``rope_scaling`` that is not null is merged into the
+        ``full_attention`` block with ``dict.update`` (its keys win); a type without a block gets
+        ``{"rope_type": "default"}``; rope_theta is filled per type by :meth:`theta_from`. Keys of a flat
+        ``rope_parameters`` are then not read (the blocks are nested by layer type).
+        """
+        r = self.result
+        model_type = r.model_type or ""
+        owner = _layers.FILLED_TYPE_BLOCKS[model_type]["class"]
+        params, scaling = cfg.get("rope_parameters"), cfg.get("rope_scaling")
+        for key, value in (("rope_parameters", params), ("rope_scaling", scaling)):
+            if value is not None and not isinstance(value, dict):
+                self.error(prefix + key, f"must be an object {{...}} (or null), got {_show(value)}")
+                return None
+        types = set(r.layer_types or ()) | {_layers.FULL, _layers.SLIDING}
+        paths = {t: f"{prefix}rope_parameters.{t}." for t in types}
+        if params is None:
+            blocks: dict[str, Any] = {_layers.SLIDING: {"rope_type": "default"}, _layers.FULL: {"rope_type": "default"}}
+        else:
+            blocks = {k: dict(v) if isinstance(v, dict) else v for k, v in params.items()}
+        if scaling is not None:
+            full = blocks.get(_layers.FULL)
+            if not isinstance(full, dict):
+                missing = _layers.FULL not in blocks
+                self.error(
+                    prefix + "rope_scaling",
+                    f"cannot be used: HF's {owner} merges rope_scaling into rope_parameters['full_attention'], "
+                    f"which is {'missing' if missing else _show(full)} here (HF raises "
+                    f"{'KeyError' if missing else 'an error'})",
+                )
+                return None
+            full.update(scaling)
+            if params is None:
+                paths[_layers.FULL] = prefix + "rope_scaling."
+            elif scaling:
+                self.note(
+                    f"rope_scaling is merged into rope_parameters['full_attention'] (its keys win), as HF's {owner} "
+                    "does; the sliding layers keep their own block."
+                )
+        for name in (_layers.FULL, _layers.SLIDING):
+            if blocks.get(name) is None:
+                if params is not None:
+                    self.note(f"No rope block for {name!r}: HF's {owner} then uses plain RoPE for those layers.")
+                blocks[name] = {"rope_type": "default"}
+        flat = [k for k in blocks if k not in types]
+        if flat:
+            shown = ", ".join(k for k in flat[:4] if len(k) <= 40)
+            self.warn(
+                prefix + "rope_parameters",
+                f"holds keys that are not layer types ({shown}); HF's {owner} reads rope_parameters per layer type "
+                "and does not use them, and neither does this page",
+            )
+        result = {}
+        for name, block in blocks.items():
+            if name not in types:
+                continue
+            if not isinstance(block, dict):
+                self.error(paths[name].rstrip("."), f"must be an object {{...}} (or null), got {_show(block)}")
+                return None
+            result[name] = (block, paths[name])
+        return result
 
     def read_mrope(self, raw: dict, cfg: dict, prefix: str, block_prefix: str) -> dict:
         """Take M-RoPE's mrope_section / mrope_interleaved out of the block (checked once the sizes are known)."""
@@ -905,8 +987,10 @@ class _Reader:
         default: float = DEFAULT_ROPE_THETA,
         layer_type: str | None = None,
     ):
-        if layer_type == _layers.SLIDING and self.result.model_type in ("gemma3", "gemma3_text"):
-            sources = [(block_prefix + "rope_theta", block.get("rope_theta"))]  # rope_local_base_freq, moved in
+        filled = _layers.FILLED_TYPE_BLOCKS.get(self.result.model_type or "")
+        if filled and layer_type in filled["theta_key"]:
+            top = filled["theta_key"][layer_type]  # Gemma 3's sliding layers: rope_local_base_freq
+            sources = [(block_prefix + "rope_theta", block.get("rope_theta")), (prefix + top, cfg.get(top))]
         else:
             sources = [
                 (block_prefix + "rope_theta", block.get("rope_theta")),
