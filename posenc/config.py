@@ -1224,8 +1224,8 @@ class _Reader:
         if r.head_dim is None:
             return
         rot = r.rotary_dim
-        if r.rope_parameters.get("rope_type") == "proportional":
-            rot = r.head_dim  # proportional reads partial_rotary_factor itself (zero frequencies beyond it)
+        if ROPE_METHODS[r.rope_parameters.get("rope_type", "default")].full_head_dim:
+            rot = r.head_dim  # e.g. proportional reads partial_rotary_factor itself (zero frequencies beyond it)
         if rot < 2 or rot % 2:
             self.error(
                 "partial_rotary_factor",
