@@ -1256,15 +1256,17 @@ class _Reader:
             if not (np.all(np.isfinite(inv)) and math.isfinite(af)):
                 self.error(prefix + "rope_type", "the settings give non-finite frequencies")
                 return
-            if af <= 0 and r.rope_parameters.get("attention_factor") is None:  # a given one has its caution
+            method = ROPE_METHODS[r.rope_parameters.get("rope_type", "default")]
+            given = any(k.sets_attention_factor and r.rope_parameters.get(k.name) is not None for k in method.keys)
+            if af <= 0 and not given:  # a given attention factor has its own caution
                 # HF computes it all the same (no check of the result): cos and sin are multiplied by it
                 self.warn(
-                    prefix + "mscale",
-                    f"gives an attention factor of {af:.4g}: HF transformers multiplies cos and sin by it all the "
+                    prefix + "rope_type",
+                    f"these settings give an attention factor of {af:.4g}: HF transformers multiplies cos and sin "
                     + (
-                        "same, so every rotated q and k becomes 0"
+                        "by it all the same, so every rotated q and k becomes 0"
                         if af == 0
-                        else "same (the logits scale by its square)"
+                        else "by it all the same (the logits scale by its square)"
                     ),
                 )
                 return

@@ -75,7 +75,8 @@ class MethodKey:
     ``null_means``: for a required key, what HF computes instead when the value is null ("": null
     is refused like a missing key); ``null_refused``: an optional key whose null HF does not replace
     by its default (it computes with None and fails); ``caution(value)``: a sentence explaining a
-    valid but odd value (None: nothing to say), shown as a warning.
+    valid but odd value (None: nothing to say), shown as a warning; ``sets_attention_factor``: the key
+    gives the attention factor itself.
 
     The rest describes a widget for the key: ``label``, ``help``, the range ``min`` … ``max`` in
     steps of ``step`` (None: no numeric range, e.g. a list), ``fmt`` (printf format of the number,
@@ -101,6 +102,7 @@ class MethodKey:
     null_means: str = ""
     null_refused: bool = False
     caution: Callable[[Any], str | None] | None = None
+    sets_attention_factor: bool = False  # the key gives the attention factor itself (not computed)
 
     @property
     def absent_means(self) -> str:
@@ -317,6 +319,7 @@ ATTENTION_FACTOR = MethodKey(
     "float",
     unset_means="computed",
     caution=_attention_factor_caution,
+    sets_attention_factor=True,
     label="attention_factor (0 = computed)",
     help="YaRN: fixes the attention factor instead of computing it from s. 0 leaves the key out of the rope block.",
     min=0.0,
