@@ -12,7 +12,11 @@ What is read, and from where (first match wins):
   ``rope_scaling or rope_parameters``); ``null`` means plain RoPE. A per-layer-type block
   (``{"full_attention": {...}, "sliding_attention": {...}}``) is read type by type; ``rope_parameters``
   (and ``rope_type``, ``rope_theta``, …) then describe ``full_attention`` (else the first type), and
-  :meth:`ParsedConfig.layer_rope` gives any layer's. Method name from ``rope_type``, else the older
+  :meth:`ParsedConfig.layer_rope` gives any layer's. A layer type without a block is an error (HF
+  raises KeyError), except for Gemma 3 / OLMo 3, whose config classes build the blocks themselves
+  (``rope_scaling`` merged into ``full_attention``, a missing type plain RoPE; posenc.layers
+  ``FILLED_TYPE_BLOCKS``). Every block key is checked by its ``MethodKey`` declaration and each method's
+  ``advise`` (posenc.methods); the parser names no method's key. Method name from ``rope_type``, else the older
   ``type`` ("su" = longrope, "mrope" = default frequencies with ``mrope_section``). ``rope_theta`` is
   moved into the block; without one, the model class's ``default_theta`` (posenc.layers).
 * layers (posenc.layers): ``num_hidden_layers``, ``layer_types`` (given, or derived as HF's config
@@ -625,6 +629,7 @@ class _Reader:
         for name in [n for n in per_type if n != chosen] + [chosen]:
             block, path = per_type[name]
             self.read_one_block(block, cfg, prefix, path, top_original, top_prf, layer_type=name)
+            self.top_level_keys(path)
             r.layer_blocks[name] = dict(r.rope_parameters)
             self.block_paths[name] = path
         shown = ", ".join(repr(n) for n in list(per_type)[:4] if len(n) <= 40)
@@ -632,6 +637,21 @@ class _Reader:
             f"The rope block is given per layer type ({shown}); rope_type, rope_theta and the block above "
             f"are the {chosen!r} one's, the layer strip shows every layer's."
         )
+
+    def top_level_keys(self, path: str):
+        """A layer type's block: keys HF reads from the top level of rope_parameters get their default."""
+        r = self.result
+        method = ROPE_METHODS.get(r.rope_parameters.get("rope_type", ""))
+        for spec in method.keys if method is not None else ():
+            value = r.rope_parameters.get(spec.name)
+            if spec.hf_reads_top_level and value is not None and value != spec.default:
+                self.warn(
+                    path + spec.name,
+                    f"is not read per layer type: HF transformers reads {spec.name} from the top level of "
+                    f"rope_parameters, which holds the layer types' blocks, so {spec.absent_means} is used for these "
+                    "layers, and here too",
+                )
+                r.rope_parameters = {k: v for k, v in r.rope_parameters.items() if k != spec.name}
 
     def read_one_block(self, raw, cfg, prefix, block_prefix, top_original, top_prf, *, layer_type):
         r = self.result

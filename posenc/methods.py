@@ -103,6 +103,9 @@ class MethodKey:
     null_refused: bool = False
     caution: Callable[[Any], str | None] | None = None
     sets_attention_factor: bool = False  # the key gives the attention factor itself (not computed)
+    #: HF reads the key from the top level of ``config.rope_parameters``, not from a layer type's block, so in
+    #: a per-layer-type config its value is never read and ``default`` is used.
+    hf_reads_top_level: bool = False
 
     @property
     def absent_means(self) -> str:
@@ -333,6 +336,9 @@ TRUNCATE = MethodKey(
     "truncate",
     "bool",
     default=True,
+    # HF 5.23 _compute_yarn_parameters (modeling_rope_utils.py:473): `truncate =
+    # config.rope_parameters.get("truncate", True)`, the whole rope_parameters, not the layer type's block
+    hf_reads_top_level=True,
     label="truncate (round the ramp ends)",
     help="YaRN: floor/ceil the correction range to whole pairs (HF's default, true).",
     widget_default=True,

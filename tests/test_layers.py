@@ -676,3 +676,24 @@ def test_rule_default_theta_per_model_class(model_type, theta):
     assert p.ok, p.errors
     assert p.rope_theta == theta
     np.testing.assert_allclose(p.inverse_frequencies()[0], ref_default(theta, 64), rtol=1e-13)
+
+
+def test_rule_truncate_in_a_layer_types_block_is_not_read():
+    # HF 5.23 _compute_yarn_parameters: `truncate = config.rope_parameters.get("truncate", True)` reads the
+    # whole (per-type) rope_parameters, where "truncate" is no key: the ramp ends are rounded (True)
+    yarn = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 4096, "truncate": False}
+    cfg = {
+        "model_type": "gemma4_text",
+        "head_dim": 64,
+        "num_hidden_layers": 2,
+        "max_position_embeddings": 32768,
+        "layer_types": ["sliding_attention", "full_attention"],
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 1e4}, "full_attention": yarn},
+    }
+    p = parse_model_config(json.dumps(cfg))
+    assert p.ok, p.errors
+    assert any(w.key == "rope_parameters.full_attention.truncate" for w in p.warnings)
+    np.testing.assert_allclose(p.layer_rope(1)[0], ref_yarn(1e4, 64, 8.0, 4096, truncate=True), rtol=1e-13)
+    # a flat block keeps its truncate (gpt-oss)
+    flat = parse_model_config(json.dumps({"head_dim": 64, "max_position_embeddings": 32768, "rope_scaling": yarn}))
+    np.testing.assert_allclose(flat.inverse_frequencies()[0], ref_yarn(1e4, 64, 8.0, 4096, truncate=False), rtol=1e-13)
