@@ -722,7 +722,7 @@ class _Reader:
         types = set(r.layer_types or ()) | {_layers.FULL, _layers.SLIDING}
         paths = {t: f"{prefix}rope_parameters.{t}." for t in types}
         if params is None:
-            blocks: dict[str, Any] = {_layers.SLIDING: {"rope_type": "default"}, _layers.FULL: {"rope_type": "default"}}
+            blocks: dict[str, Any] = {_layers.FULL: {"rope_type": "default"}, _layers.SLIDING: {"rope_type": "default"}}
         else:
             blocks = {k: dict(v) if isinstance(v, dict) else v for k, v in params.items()}
         if scaling is not None:
@@ -739,6 +739,12 @@ class _Reader:
             full.update(scaling)
             if params is None:
                 paths[_layers.FULL] = prefix + "rope_scaling."
+                keys = _layers.FILLED_TYPE_BLOCKS[model_type]["theta_key"]
+                self.note(
+                    f"{_layers.FILLED_TYPE_BLOCKS[model_type]['name']}: the full-attention layers use "
+                    f"{keys[_layers.FULL]} and the rope block; the sliding ones use {keys[_layers.SLIDING]} with no "
+                    f"scaling (as HF's {owner} converts them)."
+                )
             elif scaling:
                 self.note(
                     f"rope_scaling is merged into rope_parameters['full_attention'] (its keys win), as HF's {owner} "

@@ -91,9 +91,17 @@ BASE_DEFAULT_THETA = 10_000.0
 #: block, a missing type's block is ``{"rope_type": "default"}``, each type's rope_theta from
 #: ``theta_key[type]`` at the top level of the config, else the class's :data:`DEFAULT_THETA`.
 FILLED_TYPE_BLOCKS: Mapping[str, Mapping[str, Any]] = {
-    "gemma3": {"class": "Gemma3TextConfig", "theta_key": {FULL: "rope_theta", SLIDING: "rope_local_base_freq"}},
-    "gemma3_text": {"class": "Gemma3TextConfig", "theta_key": {FULL: "rope_theta", SLIDING: "rope_local_base_freq"}},
-    "olmo3": {"class": "Olmo3Config", "theta_key": {FULL: "rope_theta", SLIDING: "rope_theta"}},
+    "gemma3": {
+        "class": "Gemma3TextConfig",
+        "name": "Gemma 3",
+        "theta_key": {FULL: "rope_theta", SLIDING: "rope_local_base_freq"},
+    },
+    "gemma3_text": {
+        "class": "Gemma3TextConfig",
+        "name": "Gemma 3",
+        "theta_key": {FULL: "rope_theta", SLIDING: "rope_local_base_freq"},
+    },
+    "olmo3": {"class": "Olmo3Config", "name": "OLMo 3", "theta_key": {FULL: "rope_theta", SLIDING: "rope_theta"}},
 }
 
 #: model types whose NoPE layers come from no_rope_layers / no_rope_layer_interval (HF default 4).

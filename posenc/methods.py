@@ -702,7 +702,7 @@ def _yarn_advice(block: Mapping[str, Any], max_position_embeddings: int | None) 
             Advice(
                 BETA_FAST.name,
                 "warning",
-                f"is smaller than beta_slow ({slow:g}), got {fast:g}: HF transformers warns and computes it all "
+                f"is smaller than beta_slow ({slow!r}), got {fast!r}: HF transformers warns and computes it all "
                 "the same, and the ramp runs backwards — pairs that turn more than beta_slow times over L are "
                 "divided by the factor, pairs that turn fewer than beta_fast times keep their frequency, and "
                 "the pairs between are blended the other way round",
@@ -713,7 +713,7 @@ def _yarn_advice(block: Mapping[str, Any], max_position_embeddings: int | None) 
             Advice(
                 BETA_FAST.name,
                 "warning",
-                f"equals beta_slow ({slow:g}): HF transformers computes it (without a warning) and the ramp "
+                f"equals beta_slow ({slow!r}): HF transformers computes it (without a warning) and the ramp "
                 "shrinks to a step — pairs that turn more than that many times over L keep their frequency, "
                 "slower pairs are divided by the factor",
             )
@@ -752,7 +752,7 @@ def _llama3_advice(block: Mapping[str, Any], max_position_embeddings: int | None
             Advice(
                 HIGH_FREQ_FACTOR.name,
                 "warning",
-                f"is not greater than low_freq_factor ({lo:g}), got {hi:g}: HF transformers warns and computes it "
+                f"is not greater than low_freq_factor ({lo!r}), got {hi!r}: HF transformers warns and computes it "
                 "all the same — no pair is smoothed; pairs whose wavelength exceeds L / low_freq_factor are "
                 "divided by the factor, the rest keep theirs",
             )
