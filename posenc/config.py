@@ -1101,7 +1101,7 @@ class _Reader:
         # original_max_position_embeddings: the top level's wins over the block's (HF's standardize_rope_params,
         # for Phi-3, which keeps it there).
         checked: dict[str, Any] = {}
-        for spec in method.keys:
+        for spec in sorted(method.keys, key=lambda k: k.name):
             name = spec.name
             if name in _COMMON_KEY_NAMES:
                 continue  # rope_theta and partial_rotary_factor are read with the config's sizes
@@ -1194,7 +1194,8 @@ class _Reader:
         if spec.kind == "float_list":
             return self.factor_list(path, value)
         if spec.zero_means_unset and _is_number(value) and value == 0:
-            self.warn(path, f"is 0, which HF transformers reads as 'not set': {spec.absent_means} is used")
+            used = f": {spec.absent_means} is used" if spec.default is not None else f" ({spec.absent_means})"
+            self.warn(path, f"is 0, which HF transformers reads as 'not set'{used}")
             return _UNSET
         if spec.kind == "int":
             return self.positions(path, value)

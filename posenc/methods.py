@@ -281,7 +281,7 @@ MSCALE = MethodKey(
     widget_default=0.0,
     widget_unset=0.0,
     zero_means_unset=True,
-    unset_means="not set",
+    unset_means="mscale and mscale_all_dim are used only when both are set",
 )
 MSCALE_ALL_DIM = MethodKey(
     "mscale_all_dim",
@@ -295,7 +295,7 @@ MSCALE_ALL_DIM = MethodKey(
     widget_default=0.0,
     widget_unset=0.0,
     zero_means_unset=True,
-    unset_means="not set",
+    unset_means="mscale and mscale_all_dim are used only when both are set",
 )
 
 
