@@ -697,3 +697,22 @@ def test_rule_truncate_in_a_layer_types_block_is_not_read():
     # a flat block keeps its truncate (gpt-oss)
     flat = parse_model_config(json.dumps({"head_dim": 64, "max_position_embeddings": 32768, "rope_scaling": yarn}))
     np.testing.assert_allclose(flat.inverse_frequencies()[0], ref_yarn(1e4, 64, 8.0, 4096, truncate=False), rtol=1e-13)
+
+
+def test_rule_gemma3_flat_rope_parameters_are_not_read():
+    # Gemma3TextConfig: with a flat rope_parameters and no rope_scaling, the missing "full_attention" and
+    # "sliding_attention" entries are added as {"rope_type": "default"}; standardize_rope_params then reads only
+    # the layer-type entries, so the flat keys are never used (full layers: rope_theta, sliding: 10000)
+    cfg = {
+        "model_type": "gemma3_text",
+        "head_dim": 128,
+        "num_hidden_layers": 6,
+        "max_position_embeddings": 8192,
+        "rope_theta": 1e6,
+        "rope_parameters": {"rope_type": "linear", "factor": 8.0},
+    }
+    p = parse_model_config(json.dumps(cfg))
+    assert p.ok, p.errors
+    assert any(w.key == "rope_parameters" and "not layer types" in w.message for w in p.warnings)
+    np.testing.assert_allclose(p.layer_rope(5)[0], ref_default(1e6, 128), rtol=1e-13)
+    np.testing.assert_allclose(p.layer_rope(0)[0], ref_default(1e4, 128), rtol=1e-13)
