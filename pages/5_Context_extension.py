@@ -147,7 +147,9 @@ if ext.yarn_range is not None:
     cols[3].metric(
         "YaRN ramp: pairs",
         f"{low:g} – {high:g}",
-        help="Below low: θ kept (≥ beta_fast turns over L). Above high: θ/s (< beta_slow turns).",
+        help="Below low: θ kept (≥ beta_fast turns over L). Above high: θ/s (< beta_slow turns)."
+        if low <= high
+        else "beta_fast < beta_slow: HF computes the ramp reversed. Up to high: θ/s; from low on: θ kept.",
     )
 elif ext.bands is not None:
     counts = [int((ext.bands == b).sum()) for b in ("kept", "smoothed", "divided")]

@@ -12,7 +12,11 @@ What is read, and from where (first match wins):
   ``rope_scaling or rope_parameters``); ``null`` means plain RoPE. A per-layer-type block
   (``{"full_attention": {...}, "sliding_attention": {...}}``) is read type by type; ``rope_parameters``
   (and ``rope_type``, ``rope_theta``, …) then describe ``full_attention`` (else the first type), and
-  :meth:`ParsedConfig.layer_rope` gives any layer's. Method name from ``rope_type``, else the older
+  :meth:`ParsedConfig.layer_rope` gives any layer's. A layer type without a block is an error (HF
+  raises KeyError), except for Gemma 3 / OLMo 3, whose config classes build the blocks themselves
+  (``rope_scaling`` merged into ``full_attention``, a missing type plain RoPE; posenc.layers
+  ``FILLED_TYPE_BLOCKS``). Every block key is checked by its ``MethodKey`` declaration and each method's
+  ``advise`` (posenc.methods); the parser names no method's key. Method name from ``rope_type``, else the older
   ``type`` ("su" = longrope, "mrope" = default frequencies with ``mrope_section``). ``rope_theta`` is
   moved into the block; without one, the model class's ``default_theta`` (posenc.layers).
 * layers (posenc.layers): ``num_hidden_layers``, ``layer_types`` (given, or derived as HF's config
@@ -53,7 +57,13 @@ from typing import Any
 import numpy as np
 
 from . import layers as _layers
-from .methods import COMMON_KEYS, ROPE_METHODS, RopeParameterError
+from .methods import (
+    COMMON_KEYS,
+    ORIGINAL_MAX_POSITION_EMBEDDINGS,
+    ROPE_METHODS,
+    MethodKey,
+    RopeParameterError,
+)
 from .scaling import DEFAULT_ROPE_THETA, ntk_alpha_to_base, rope_inverse_frequencies
 
 MAX_TEXT_BYTES = 256 * 1024
@@ -63,7 +73,6 @@ MAX_POSITIONS = 16_777_216  # 2^24 (Llama 4 Scout: 10,485,760)
 MAX_ROPE_THETA = 1e12
 MAX_HIDDEN_SIZE = 10_000_000
 MAX_HEADS = 65_536
-LARGE_FACTOR = 1024
 _MAX_INT_DIGITS = 1000
 
 ERROR = "error"
@@ -74,9 +83,11 @@ _ROPE_TYPE_ALIASES = {"su": "longrope", "mrope": "default"}
 
 # Which block keys each method reads, and which it cannot do without: declared in posenc.methods.
 _TYPE_KEYS = {name: frozenset(method.key_names) for name, method in ROPE_METHODS.items()}
-_REQUIRED = {name: method.required_keys for name, method in ROPE_METHODS.items()}
 _ALWAYS_ALLOWED = {"rope_type", "type"} | {key.name for key in COMMON_KEYS}
 _ALL_BLOCK_KEYS = set().union(*_TYPE_KEYS.values()) | _ALWAYS_ALLOWED
+_COMMON_KEY_NAMES = frozenset(key.name for key in COMMON_KEYS)
+_ORIGINAL = ORIGINAL_MAX_POSITION_EMBEDDINGS.name
+_UNSET = object()  # a block value HF reads as absent (0 for a zero_means_unset key)
 # Top-level keys that say "this is a whole config, not a rope block".
 _CONFIG_KEYS = {
     "rope_scaling",
@@ -572,6 +583,14 @@ class _Reader:
         r.layout = self.layout(cfg, prefix, model_type)
 
         self.read_layers(cfg, prefix)
+        top_prf = r.partial_rotary_factor if cfg.get("partial_rotary_factor") is not None else None
+
+        if r.model_type in _layers.FILLED_TYPE_BLOCKS and r.layer_types:
+            # Gemma 3 / OLMo 3: the config class builds the per-type blocks itself (rope_scaling merged in)
+            filled = self.filled_type_blocks(cfg, prefix)
+            if filled is not None:
+                self.read_per_type(filled, cfg, prefix, top_original, top_prf)
+            return
 
         # HF 5.23 (convert_rope_params_to_dict): rope_parameters = rope_scaling or rope_parameters
         block_key = None
@@ -597,15 +616,20 @@ class _Reader:
             raw = {}
             if block_key:
                 self.note(f"{block_key} is null: plain RoPE, no scaling.")
-        top_prf = r.partial_rotary_factor if cfg.get("partial_rotary_factor") is not None else None
-        per_type = self.per_type_blocks(raw, cfg, prefix, block_prefix)
+        per_type = self.per_type_blocks(raw, block_prefix)
         if per_type is None:
             self.read_one_block(raw, cfg, prefix, block_prefix, top_original, top_prf, layer_type=None)
             return
+        self.read_per_type(per_type, cfg, prefix, top_original, top_prf)
+
+    def read_per_type(self, per_type: dict, cfg: dict, prefix: str, top_original, top_prf):
+        """Read each layer type's block (the chosen one last, so that the main fields are its)."""
+        r = self.result
         chosen = _layers.FULL if _layers.FULL in per_type else next(iter(per_type))
         for name in [n for n in per_type if n != chosen] + [chosen]:
             block, path = per_type[name]
             self.read_one_block(block, cfg, prefix, path, top_original, top_prf, layer_type=name)
+            self.top_level_keys(path)
             r.layer_blocks[name] = dict(r.rope_parameters)
             self.block_paths[name] = path
         shown = ", ".join(repr(n) for n in list(per_type)[:4] if len(n) <= 40)
@@ -613,6 +637,21 @@ class _Reader:
             f"The rope block is given per layer type ({shown}); rope_type, rope_theta and the block above "
             f"are the {chosen!r} one's, the layer strip shows every layer's."
         )
+
+    def top_level_keys(self, path: str):
+        """A layer type's block: keys HF reads from the top level of rope_parameters get their default."""
+        r = self.result
+        method = ROPE_METHODS.get(r.rope_parameters.get("rope_type", ""))
+        for spec in method.keys if method is not None else ():
+            value = r.rope_parameters.get(spec.name)
+            if spec.hf_reads_top_level and value is not None and value != spec.default:
+                self.warn(
+                    path + spec.name,
+                    f"is not read per layer type: HF transformers reads {spec.name} from the top level of "
+                    f"rope_parameters, which holds the layer types' blocks, so {spec.absent_means} is used for these "
+                    "layers, and here too",
+                )
+                r.rope_parameters = {k: v for k, v in r.rope_parameters.items() if k != spec.name}
 
     def read_one_block(self, raw, cfg, prefix, block_prefix, top_original, top_prf, *, layer_type):
         r = self.result
@@ -632,31 +671,107 @@ class _Reader:
         theta = self.theta_from(raw, cfg, prefix, block_prefix=block_prefix, default=default, layer_type=layer_type)
         self.read_block(raw, prefix=block_prefix, theta=theta, top_level_original=top_original)
 
-    def per_type_blocks(self, raw: dict, cfg: dict, prefix: str, block_prefix: str):
-        """{layer type: (block, path)} when the rope is per layer type, else None.
+    def per_type_blocks(self, raw: dict, block_prefix: str):
+        """{layer type: (block, path)} when the block's keys are layer types (HF 5.x: ``{"sliding_attention":
+        {...}, "full_attention": {...}}``), else None.
 
-        Per type when the block's keys are layer types (HF 5.x: ``{"sliding_attention": {...},
-        "full_attention": {...}}``), or for Gemma 3's older form (one ``rope_scaling`` for the full
-        layers, ``rope_local_base_freq`` for the sliding ones, as Gemma3TextConfig converts it).
+        HF 5.23 builds one rotary embedding per layer type and reads ``config.rope_parameters[layer_type]``
+        for each type in ``layer_types`` (e.g. models/gemma4/modeling_gemma4.py; models/gemma3/modeling_gemma3.py
+        line 164): a type without a block raises ``KeyError``, so it is an error here. (Gemma 3 and OLMo 3 fill a
+        missing type themselves: :meth:`filled_type_blocks`.)
         """
         r = self.result
-        if raw and "rope_type" not in raw and "type" not in raw and all(isinstance(v, dict) for v in raw.values()):
-            types = set(r.layer_types or ())
-            unknown = [n for n in raw if types and n not in types]
-            for name in unknown[:3]:
-                shown = name if len(name) <= 40 else name[:37] + "..."
-                self.warn(block_prefix + shown, "is not one of the config's layer_types; no layer uses it")
-            return {name: (block, f"{block_prefix}{name}.") for name, block in raw.items()}
-        if r.model_type in ("gemma3", "gemma3_text") and r.layer_types:
-            sliding = {"rope_type": "default"}
-            if cfg.get("rope_local_base_freq") is not None:
-                sliding["rope_theta"] = cfg["rope_local_base_freq"]
-            self.note(
-                "Gemma 3: the full-attention layers use rope_theta and the rope block; the sliding ones use "
-                "rope_local_base_freq with no scaling (as HF's Gemma3TextConfig converts them)."
+        if not (
+            raw and "rope_type" not in raw and "type" not in raw and all(isinstance(v, dict) for v in raw.values())
+        ):
+            return None
+        types = list(dict.fromkeys(r.layer_types or ()))
+        unknown = [n for n in raw if types and n not in types]
+        for name in unknown[:3]:
+            shown = name if len(name) <= 40 else name[:37] + "..."
+            self.warn(block_prefix + shown, "is not one of the config's layer_types; no layer uses it")
+        for name in [t for t in types if t not in raw][:3]:
+            layers = [i for i, t in enumerate(r.layer_types or ()) if t == name]
+            shown = name if len(name) <= 40 else name[:37] + "..."
+            self.error(
+                block_prefix + shown,
+                f"is missing: layer_types gives layers {_index_list(layers)} the type {shown!r}, but the rope block "
+                f"has no entry for it; HF transformers' per-layer-type rotary embeddings read a block for every layer "
+                f"type and raise KeyError: {shown!r}",
             )
-            return {_layers.FULL: (raw, block_prefix), _layers.SLIDING: (sliding, prefix + "rope_local_base_freq.")}
-        return None
+        return {name: (block, f"{block_prefix}{name}.") for name, block in raw.items()}
+
+    def filled_type_blocks(self, cfg: dict, prefix: str):
+        """Gemma 3 / OLMo 3: the per-type blocks exactly as the config class builds them, or None after an error.
+
+        HF 5.23 Gemma3TextConfig.convert_rope_params_to_dict (models/gemma3/configuration_gemma3.py lines 133-161;
+        Olmo3Config's, olmo3/configuration_olmo3.py 101-126, is the same): ``rope_parameters`` (default: a
+        ``{"rope_type": "default"}`` block per type); a ``rope_scaling`` that is not null is merged into the
+        ``full_attention`` block with ``dict.update`` (its keys win); a type without a block gets
+        ``{"rope_type": "default"}``; rope_theta is filled per type by :meth:`theta_from`. Keys of a flat
+        ``rope_parameters`` are then not read (the blocks are nested by layer type).
+        """
+        r = self.result
+        model_type = r.model_type or ""
+        owner = _layers.FILLED_TYPE_BLOCKS[model_type]["class"]
+        params, scaling = cfg.get("rope_parameters"), cfg.get("rope_scaling")
+        for key, value in (("rope_parameters", params), ("rope_scaling", scaling)):
+            if value is not None and not isinstance(value, dict):
+                self.error(prefix + key, f"must be an object {{...}} (or null), got {_show(value)}")
+                return None
+        types = set(r.layer_types or ()) | {_layers.FULL, _layers.SLIDING}
+        paths = {t: f"{prefix}rope_parameters.{t}." for t in types}
+        if params is None:
+            blocks: dict[str, Any] = {_layers.FULL: {"rope_type": "default"}, _layers.SLIDING: {"rope_type": "default"}}
+        else:
+            blocks = {k: dict(v) if isinstance(v, dict) else v for k, v in params.items()}
+        if scaling is not None:
+            full = blocks.get(_layers.FULL)
+            if not isinstance(full, dict):
+                missing = _layers.FULL not in blocks
+                self.error(
+                    prefix + "rope_scaling",
+                    f"cannot be used: HF's {owner} merges rope_scaling into rope_parameters['full_attention'], "
+                    f"which is {'missing' if missing else _show(full)} here (HF raises "
+                    f"{'KeyError' if missing else 'an error'})",
+                )
+                return None
+            full.update(scaling)
+            if params is None:
+                paths[_layers.FULL] = prefix + "rope_scaling."
+                keys = _layers.FILLED_TYPE_BLOCKS[model_type]["theta_key"]
+                self.note(
+                    f"{_layers.FILLED_TYPE_BLOCKS[model_type]['name']}: the full-attention layers use "
+                    f"{keys[_layers.FULL]} and the rope block; the sliding ones use {keys[_layers.SLIDING]} with no "
+                    f"scaling (as HF's {owner} converts them)."
+                )
+            elif scaling:
+                self.note(
+                    f"rope_scaling is merged into rope_parameters['full_attention'] (its keys win), as HF's {owner} "
+                    "does; the sliding layers keep their own block."
+                )
+        for name in (_layers.FULL, _layers.SLIDING):
+            if blocks.get(name) is None:
+                if params is not None:
+                    self.note(f"No rope block for {name!r}: HF's {owner} then uses plain RoPE for those layers.")
+                blocks[name] = {"rope_type": "default"}
+        flat = [k for k in blocks if k not in types]
+        if flat:
+            shown = ", ".join(k for k in flat[:4] if len(k) <= 40)
+            self.warn(
+                prefix + "rope_parameters",
+                f"holds keys that are not layer types ({shown}); HF's {owner} reads rope_parameters per layer type "
+                "and does not use them, and neither does this page",
+            )
+        result = {}
+        for name, block in blocks.items():
+            if name not in types:
+                continue
+            if not isinstance(block, dict):
+                self.error(paths[name].rstrip("."), f"must be an object {{...}} (or null), got {_show(block)}")
+                return None
+            result[name] = (block, paths[name])
+        return result
 
     def read_mrope(self, raw: dict, cfg: dict, prefix: str, block_prefix: str) -> dict:
         """Take M-RoPE's mrope_section / mrope_interleaved out of the block (checked once the sizes are known)."""
@@ -898,8 +1013,10 @@ class _Reader:
         default: float = DEFAULT_ROPE_THETA,
         layer_type: str | None = None,
     ):
-        if layer_type == _layers.SLIDING and self.result.model_type in ("gemma3", "gemma3_text"):
-            sources = [(block_prefix + "rope_theta", block.get("rope_theta"))]  # rope_local_base_freq, moved in
+        filled = _layers.FILLED_TYPE_BLOCKS.get(self.result.model_type or "")
+        if filled and layer_type in filled["theta_key"]:
+            top = filled["theta_key"][layer_type]  # Gemma 3's sliding layers: rope_local_base_freq
+            sources = [(block_prefix + "rope_theta", block.get("rope_theta")), (prefix + top, cfg.get(top))]
         else:
             sources = [
                 (block_prefix + "rope_theta", block.get("rope_theta")),
@@ -966,6 +1083,7 @@ class _Reader:
         if r.partial_rotary_factor < 1.0:
             normalised["partial_rotary_factor"] = r.partial_rotary_factor
 
+        method = ROPE_METHODS[rope_type]
         allowed = _TYPE_KEYS[rope_type]
         for key in block:
             if key in _ALWAYS_ALLOWED or key in allowed:
@@ -977,79 +1095,66 @@ class _Reader:
                 else f"is not a parameter of rope_type {rope_type!r}"
             )
             self.warn(prefix + shown, f"{why}; it is ignored")
-        for key in _REQUIRED.get(rope_type, ()):
-            if rope_type == "yarn" and key == "factor" and key in block and block[key] is None:
-                continue  # HF: null means max_position_embeddings / original_max_position_embeddings (below)
-            if block.get(key) is None and not (key == "original_max_position_embeddings" and top_level_original):
-                self.error(prefix + key, f"is required by rope_type {rope_type!r} but missing")
 
-        checked = {}
-        for key in sorted(allowed & set(block)):
-            value = block[key]
-            if value is None:
-                continue
-            checked[key] = self.block_value(prefix, key, value, rope_type)
-            if checked[key] is not None:
-                normalised[key] = value
-
+        # Every key's own checks come from its declaration (posenc.methods.MethodKey): required, what null
+        # means, kind, range, what 0 means, and a caution for an odd but valid value.
         # original_max_position_embeddings: the top level's wins over the block's (HF's standardize_rope_params,
-        # for Phi-3, which keeps it there); llama3 / yarn / longrope without one use max_position_embeddings.
-        original = checked.get("original_max_position_embeddings")
-        if top_level_original is not None and "original_max_position_embeddings" in allowed:
+        # for Phi-3, which keeps it there).
+        checked: dict[str, Any] = {}
+        for spec in sorted(method.keys, key=lambda k: k.name):
+            name = spec.name
+            if name in _COMMON_KEY_NAMES:
+                continue  # rope_theta and partial_rotary_factor are read with the config's sizes
+            from_top = name == _ORIGINAL and top_level_original is not None
+            if name not in block or (block[name] is None and not spec.null_means and not spec.null_refused):
+                if spec.required and not from_top:
+                    self.error(prefix + name, f"is required by rope_type {rope_type!r} but missing")
+                continue
+            value = block[name]
+            if value is None:
+                if spec.null_refused:
+                    self.error(
+                        prefix + name,
+                        f"is null, which HF transformers cannot compute with for rope_type {rope_type!r}; "
+                        f"leave the key out for {spec.absent_means}",
+                    )
+                else:  # null_means: HF derives the value (the method's advice says how much it is)
+                    checked[name] = None
+                    normalised[name] = None
+                continue
+            result = self.block_value(prefix, spec, value)
+            if result is not _UNSET and result is not None:
+                checked[name] = result
+                normalised[name] = value
+
+        original = checked.get(_ORIGINAL)
+        if top_level_original is not None and _ORIGINAL in allowed:
             if original is not None and original != top_level_original:
                 self.warn(
-                    prefix + "original_max_position_embeddings",
+                    prefix + _ORIGINAL,
                     f"differs from the top-level value {top_level_original}; HF transformers uses the top-level "
                     "one (standardize_rope_params), and so does this page",
                 )
             elif original is None:
                 self.note("original_max_position_embeddings is taken from the top level of the config.")
-            original = top_level_original
-            normalised["original_max_position_embeddings"] = original
-        if (
-            rope_type == "llama3"
-            and original is None
-            and "original_max_position_embeddings" not in block
-            and r.max_position_embeddings
-        ):
-            original = r.max_position_embeddings
-            normalised["original_max_position_embeddings"] = original
-            self.warn(
-                prefix + "original_max_position_embeddings",
-                f"missing: HF transformers then uses max_position_embeddings ({original}) as the trained length "
-                "L, so the bands are placed relative to the extended length, not the trained one",
-            )
-        if rope_type == "yarn" and "factor" in block and block["factor"] is None:
-            trained = original or r.max_position_embeddings
-            if r.max_position_embeddings and trained:
-                implied = r.max_position_embeddings / trained
-                self.warn(
-                    prefix + "factor",
-                    f"is null: HF transformers then uses max_position_embeddings / original_max_position_embeddings "
-                    f"= {r.max_position_embeddings} / {trained} = {implied:g}",
-                )
-            else:
-                self.warn(
-                    prefix + "factor", "is null: HF uses max_position_embeddings / original_max_position_embeddings"
-                )
-            normalised["factor"] = None
+            original = checked[_ORIGINAL] = normalised[_ORIGINAL] = top_level_original
+
+        # What HF does with the keys together (a relation, a derived value): declared with the method.
+        if method.advise is not None:
+            for advice in method.advise(checked, r.max_position_embeddings):
+                if advice.severity == "note":
+                    self.note(advice.message)
+                else:
+                    self.result.problems.append(Problem(prefix + advice.key, advice.severity, advice.message))
+        # HF's standardize_rope_params: a method that reads original_max_position_embeddings and is not
+        # given one uses max_position_embeddings (llama3, yarn, longrope).
+        if original is None and _ORIGINAL in allowed and r.max_position_embeddings:
+            original = normalised[_ORIGINAL] = r.max_position_embeddings
         if original is None and r.original_max_position_embeddings is None:
             original = top_level_original
         r.original_max_position_embeddings = original
-        if rope_type in ("yarn", "longrope") and "original_max_position_embeddings" not in normalised:
-            fallback = r.max_position_embeddings
-            text = f"max_position_embeddings ({fallback})" if fallback else "max_position_embeddings"
-            if rope_type == "longrope":
-                self.warn(
-                    prefix + "original_max_position_embeddings",
-                    f"missing: LongRoPE then uses {text} as the trained length, so the scale is 1, the "
-                    "attention factor is 1 and long_factor is only used beyond it",
-                )
-            else:
-                self.note(f"original_max_position_embeddings is not given: YaRN uses {text} as the trained length.")
 
-        self.relations(prefix, rope_type, checked)
-        if not ROPE_METHODS[rope_type].hf_rope_type:
+        if not method.hf_rope_type:
             self.warn(type_key, self.not_in_hf(rope_type, checked.get("factor"), theta))
         r.rope_parameters = normalised
 
@@ -1077,40 +1182,29 @@ class _Reader:
         shown = f"{new_theta:,.1f}" if new_theta < 1e15 else f"{new_theta:.6g}"
         return message + f" = {float(theta):g}·{float(factor):g}^({rot}/{rot - 2}) ≈ {shown} (d = {rot} rotated dims)"
 
-    def block_value(self, prefix: str, key: str, value: Any, rope_type: str):
-        path = prefix + key
-        if key == "factor":
-            f = self.number(path, value, what="a number (the scaling factor)")
-            if f is None:
-                return None
-            if f <= 0:
-                self.error(
-                    path, f"must be greater than 0 — it is the ratio of new to trained context length — got {_show(f)}"
-                )
-                return None
-            if f < 1:
-                self.warn(path, f"is {f:g}, below 1: this shrinks the usable context instead of extending it")
-            elif f > LARGE_FACTOR:
-                self.warn(path, f"is {f:g}: an unusually large extension factor")
-            return f
-        if key in ("beta_fast", "beta_slow", "attention_factor") and _is_number(value) and value == 0:
-            meaning = {"beta_fast": "32", "beta_slow": "1", "attention_factor": "the computed value"}[key]
-            self.warn(path, f"is 0, which HF transformers reads as 'not set': {meaning} is used")
-            return None
-        if key in ("low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow", "attention_factor"):
-            return self.number(path, value, what="a positive number", above=0.0)
-        if key in ("mscale", "mscale_all_dim"):
-            return self.number(path, value, what="a number")
-        if key == "original_max_position_embeddings":
-            return self.positions(path, value)
-        if key == "truncate":
+    def block_value(self, prefix: str, spec: MethodKey, value: Any):
+        """``value`` checked against its declaration: the checked value, ``_UNSET`` when HF reads it as
+        absent (``zero_means_unset``), or None after recording an error."""
+        path = prefix + spec.name
+        if spec.kind == "bool":
             if not isinstance(value, bool):
                 self.error(path, f"must be true or false, got {_show(value)}")
                 return None
             return value
-        if key in ("short_factor", "long_factor"):
+        if spec.kind == "float_list":
             return self.factor_list(path, value)
-        return value
+        if spec.zero_means_unset and _is_number(value) and value == 0:
+            used = f": {spec.absent_means} is used" if spec.default is not None else f" ({spec.absent_means})"
+            self.warn(path, f"is 0, which HF transformers reads as 'not set'{used}")
+            return _UNSET
+        if spec.kind == "int":
+            return self.positions(path, value)
+        x = self.number(path, value, what="a number", above=spec.above)
+        if x is not None and spec.caution is not None:
+            caution = spec.caution(x)
+            if caution:
+                self.warn(path, caution)
+        return x
 
     def factor_list(self, path: str, value: Any):
         if not isinstance(value, list):
@@ -1137,33 +1231,6 @@ class _Reader:
         rot = self.result.rotary_dim
         return None if rot is None else rot // 2
 
-    def relations(self, prefix: str, rope_type: str, checked: dict):
-        if rope_type == "yarn":
-            yarn = ROPE_METHODS["yarn"]
-            # A key left out takes HF's default; a key that failed its own check is None (no relation).
-            fast = checked.get("beta_fast", yarn.key("beta_fast").default)
-            slow = checked.get("beta_slow", yarn.key("beta_slow").default)
-            if fast is not None and slow is not None and fast <= slow:
-                self.error(
-                    prefix + "beta_fast",
-                    f"must be greater than beta_slow ({_show(slow)}): beta_fast counts "
-                    f"the rotations of the fast pairs that are kept; got {_show(fast)}",
-                )
-        if rope_type == "llama3":
-            lo, hi = checked.get("low_freq_factor"), checked.get("high_freq_factor")
-            if lo is not None and hi is not None and hi <= lo:
-                # HF only warns and computes: no pair is smoothed, pairs slower than L / low_freq_factor are divided
-                self.warn(
-                    prefix + "high_freq_factor",
-                    f"is not greater than low_freq_factor ({_show(lo)}), got {_show(hi)}: HF transformers warns and "
-                    "computes it all the same — no pair is smoothed; pairs whose wavelength exceeds "
-                    "L / low_freq_factor are divided by the factor, the rest keep theirs",
-                )
-        if rope_type == "longrope":
-            short, long_ = checked.get("short_factor"), checked.get("long_factor")
-            if short is not None and long_ is not None and len(short) != len(long_):
-                self.error(prefix + "long_factor", f"has {len(long_)} entries but short_factor has {len(short)}")
-
     # --- final cross-check: the block must run through posenc ---
     def check_with_posenc(self):
         r = self.result
@@ -1184,8 +1251,8 @@ class _Reader:
         if r.head_dim is None:
             return
         rot = r.rotary_dim
-        if r.rope_parameters.get("rope_type") == "proportional":
-            rot = r.head_dim  # proportional reads partial_rotary_factor itself (zero frequencies beyond it)
+        if ROPE_METHODS[r.rope_parameters.get("rope_type", "default")].full_head_dim:
+            rot = r.head_dim  # e.g. proportional reads partial_rotary_factor itself (zero frequencies beyond it)
         if rot < 2 or rot % 2:
             self.error(
                 "partial_rotary_factor",
@@ -1216,9 +1283,19 @@ class _Reader:
             if not (np.all(np.isfinite(inv)) and math.isfinite(af)):
                 self.error(prefix + "rope_type", "the settings give non-finite frequencies")
                 return
-            if af <= 0:
-                key = prefix + ("mscale" if "mscale" in r.rope_parameters else "attention_factor")
-                self.error(key, f"gives an attention factor of {af:.4g}; it multiplies cos and sin and must be > 0")
+            method = ROPE_METHODS[r.rope_parameters.get("rope_type", "default")]
+            given = any(k.sets_attention_factor and r.rope_parameters.get(k.name) is not None for k in method.keys)
+            if af <= 0 and not given:  # a given attention factor has its own caution
+                # HF computes it all the same (no check of the result): cos and sin are multiplied by it
+                self.warn(
+                    prefix + "rope_type",
+                    f"these settings give an attention factor of {af:.4g}: HF transformers multiplies cos and sin "
+                    + (
+                        "by it all the same, so every rotated q and k becomes 0"
+                        if af == 0
+                        else "by it all the same (the logits scale by its square)"
+                    ),
+                )
                 return
 
     def rejected(self, key: str, message: str):

@@ -38,16 +38,71 @@ from . import _validate as v
 FULL, SLIDING, CHUNKED = "full_attention", "sliding_attention", "chunked_attention"
 
 #: model_type -> the class's ``default_theta`` (rope_theta when a config leaves it out); a mapping
-#: gives one per layer type. HF 5.23: Llama4TextConfig 500000.0, SmolLM3Config 2000000.0,
-#: Gemma3TextConfig {"global": 1_000_000.0, "local": 10_000.0}; RotaryEmbeddingConfigMixin 10_000.0.
+#: gives one per layer type. Read in transformers 5.23 (src/transformers/…): the base
+#: ``RotaryEmbeddingConfigMixin.default_theta = 10_000.0`` (modeling_rope_utils.py:760) unless the class
+#: overrides it — models/gpt_oss/configuration_gpt_oss.py:36 GptOssConfig 150000.0;
+#: llama4/configuration_llama4.py:111 Llama4TextConfig 500000.0; smollm3/configuration_smollm3.py:55
+#: SmolLM3Config 2000000.0; gemma3/configuration_gemma3.py:99 Gemma3TextConfig {"global": 1e6, "local": 1e4};
+#: qwen2_5_vl/configuration_qwen2_5_vl.py:91 Qwen2_5_VLTextConfig 1000000.0; qwen2_vl/configuration_qwen2_vl.py:68
+#: Qwen2VLTextConfig 1000000.0; qwen3_vl/configuration_qwen3_vl.py:81 Qwen3VLTextConfig 500000.0;
+#: olmo3/configuration_olmo3.py:84 Olmo3Config 500000.0. No override (10000.0) in the configuration_*.py of
+#: llama, mistral, qwen2, qwen3, deepseek_v2, deepseek_v3, deepseek_v32, gptj, codegen, gpt_neox (rope_theta
+#: from rotary_emb_base, else default_theta), phi3, cohere2 and glm4v. A multimodal wrapper (``llama4``,
+#: ``gemma3``, ``qwen2_5_vl``, …) builds its text config class, so it maps to the text class's value.
 DEFAULT_THETA: Mapping[str, float | Mapping[str, float]] = {
+    "gpt_oss": 150_000.0,
     "llama4": 500_000.0,
     "llama4_text": 500_000.0,
     "smollm3": 2_000_000.0,
     "gemma3": {FULL: 1_000_000.0, SLIDING: 10_000.0},
     "gemma3_text": {FULL: 1_000_000.0, SLIDING: 10_000.0},
+    "qwen2_5_vl": 1_000_000.0,
+    "qwen2_5_vl_text": 1_000_000.0,
+    "qwen2_vl": 1_000_000.0,
+    "qwen2_vl_text": 1_000_000.0,
+    "qwen3_vl": 500_000.0,
+    "qwen3_vl_text": 500_000.0,
+    "olmo3": 500_000.0,
+    **dict.fromkeys(
+        (
+            "llama",
+            "mistral",
+            "qwen2",
+            "qwen3",
+            "deepseek_v2",
+            "deepseek_v3",
+            "deepseek_v32",
+            "gptj",
+            "codegen",
+            "gpt_neox",
+            "phi3",
+            "cohere2",
+            "glm4v",
+            "glm4v_text",
+        ),
+        10_000.0,
+    ),
 }
 BASE_DEFAULT_THETA = 10_000.0
+
+#: Config classes that build their per-layer-type rope blocks themselves (HF 5.23
+#: ``convert_rope_params_to_dict``: models/gemma3/configuration_gemma3.py lines 133-161,
+#: models/olmo3/configuration_olmo3.py lines 101-126): ``rope_scaling`` merged into the full-attention
+#: block, a missing type's block is ``{"rope_type": "default"}``, each type's rope_theta from
+#: ``theta_key[type]`` at the top level of the config, else the class's :data:`DEFAULT_THETA`.
+FILLED_TYPE_BLOCKS: Mapping[str, Mapping[str, Any]] = {
+    "gemma3": {
+        "class": "Gemma3TextConfig",
+        "name": "Gemma 3",
+        "theta_key": {FULL: "rope_theta", SLIDING: "rope_local_base_freq"},
+    },
+    "gemma3_text": {
+        "class": "Gemma3TextConfig",
+        "name": "Gemma 3",
+        "theta_key": {FULL: "rope_theta", SLIDING: "rope_local_base_freq"},
+    },
+    "olmo3": {"class": "Olmo3Config", "name": "OLMo 3", "theta_key": {FULL: "rope_theta", SLIDING: "rope_theta"}},
+}
 
 #: model types whose NoPE layers come from no_rope_layers / no_rope_layer_interval (HF default 4).
 NO_ROPE_INTERVAL_MODELS = {"llama4": 4, "llama4_text": 4, "smollm3": 4}

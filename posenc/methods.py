@@ -25,11 +25,16 @@ Deliberate differences from HF, all in the direction of "raise, do not guess":
 
 * HF only warns about some bad values; here they raise, naming the key.
 
-HF's reading rules that posenc follows (transformers 5.23, ``_compute_yarn_parameters`` and
-``RotaryEmbeddingConfigMixin.standardize_rope_params``): ``beta_fast`` / ``beta_slow`` are read with
-``or`` (0 or null means 32 / 1); an ``attention_factor`` of 0 or null is "not set" (computed); yarn
-with ``factor`` null (or absent) uses max_position_embeddings / original_max_position_embeddings;
-llama3 and yarn without ``original_max_position_embeddings`` use max_position_embeddings.
+HF's reading rules that posenc follows (transformers 5.23, ``src/transformers/modeling_rope_utils.py``:
+``_compute_yarn_parameters``, ``_compute_longrope_parameters``, ``_compute_proportional_rope_parameters``
+and ``RotaryEmbeddingConfigMixin.standardize_rope_params``), each declared on its :class:`MethodKey`:
+``beta_fast`` / ``beta_slow`` are read with ``or`` (0 or null means 32 / 1), so are ``mscale`` /
+``mscale_all_dim`` (``if mscale and mscale_all_dim``); an ``attention_factor`` of null is "not set"
+(computed) but 0 is used as 0 (HF tests ``is None``); yarn with ``factor`` null uses
+max_position_embeddings / original_max_position_embeddings (no factor key at all: KeyError); longrope
+without ``factor`` likewise; proportional with ``factor`` null fails (``inv_freq /= None``); llama3,
+yarn and longrope without ``original_max_position_embeddings`` use max_position_embeddings; yarn with
+``beta_fast <= beta_slow`` is computed (HF only warns), the ramp then runs backwards.
 * ``ntk`` (static NTK-aware scaling) is computed here but is not a rope_type of HF transformers
   (``ROPE_INIT_FUNCTIONS['ntk']`` raises KeyError): a real config writes it as rope_type
   ``"default"`` with the larger base b·s^(d/(d−2)) as ``rope_theta``.
@@ -60,9 +65,18 @@ RopeFunction = Callable[..., tuple[np.ndarray, float]]
 class MethodKey:
     """One key of a rope block, e.g. ``beta_fast``.
 
-    ``default`` is the value HF transformers uses when the key is absent (None: HF has no fixed
-    value; the method's summary says what it does instead). ``required``: HF cannot compute the
-    method without it. ``zero_means_unset``: HF reads 0 as "absent" (it tests the value's truth).
+    What HF transformers does with the key (everything a reader of a config needs; the config
+    parser checks a block with these fields alone): ``kind`` ("float", "int", "bool" or
+    "float_list", one number per rotated pair); ``above``: a number must be greater than this (None:
+    any finite number), because HF's computation fails or is meaningless otherwise; ``default``: the
+    value HF uses when the key is absent (None: HF has no fixed value, ``unset_means`` says in words
+    what it does instead); ``required``: HF cannot compute the method without the key;
+    ``zero_means_unset``: HF reads 0 as "absent" (it tests the value's truth, ``value or default``);
+    ``null_means``: for a required key, what HF computes instead when the value is null ("": null
+    is refused like a missing key); ``null_refused``: an optional key whose null HF does not replace
+    by its default (it computes with None and fails); ``caution(value)``: a sentence explaining a
+    valid but odd value (None: nothing to say), shown as a warning; ``sets_attention_factor``: the key
+    gives the attention factor itself.
 
     The rest describes a widget for the key: ``label``, ``help``, the range ``min`` … ``max`` in
     steps of ``step`` (None: no numeric range, e.g. a list), ``fmt`` (printf format of the number,
@@ -83,6 +97,24 @@ class MethodKey:
     widget_default: Any = None
     widget_unset: Any = None
     zero_means_unset: bool = False
+    above: float | None = None
+    unset_means: str = ""
+    null_means: str = ""
+    null_refused: bool = False
+    caution: Callable[[Any], str | None] | None = None
+    sets_attention_factor: bool = False  # the key gives the attention factor itself (not computed)
+    #: HF reads the key from the top level of ``config.rope_parameters``, not from a layer type's block, so in
+    #: a per-layer-type config its value is never read and ``default`` is used.
+    hf_reads_top_level: bool = False
+
+    @property
+    def absent_means(self) -> str:
+        """What HF uses when the key is absent (or read as absent), in words: ``"32"``, ``"computed from s"``."""
+        if self.unset_means:
+            return self.unset_means
+        if isinstance(self.default, bool):
+            return str(self.default).lower()
+        return f"{self.default:g}" if isinstance(self.default, (int, float)) else "nothing"
 
 
 @dataclass(frozen=True)
@@ -100,6 +132,10 @@ class RopeMethod:
     #: True: ``compute`` gets the whole head_dim and reads partial_rotary_factor itself (proportional
     #: RoPE returns head_dim/2 frequencies, the unrotated ones 0); False: it gets the rotary dim.
     full_head_dim: bool = False
+    #: ``advise(block, max_position_embeddings) -> [Advice, …]``: what HF does with this method's keys
+    #: together (a relation between two keys, a value HF derives), for the config parser. ``block``
+    #: holds the declared keys whose own checks passed (a null value as None); None: nothing to add.
+    advise: Callable[[Mapping[str, Any], int | None], list[Advice]] | None = None
 
     @property
     def key_names(self) -> tuple[str, ...]:
@@ -115,6 +151,16 @@ class RopeMethod:
             if k.name == name:
                 return k
         raise KeyError(f"rope_type {self.name!r} has no key {name!r}; its keys: {', '.join(self.key_names) or 'none'}")
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One finding about a rope block: ``key`` (a block key), ``severity`` ("error", "warning" or
+    "note") and ``message`` (a sentence starting after the key's name; a note is a whole sentence)."""
+
+    key: str
+    severity: str
+    message: str
 
 
 class RopeParameterError(ValueError):
@@ -158,10 +204,25 @@ PARTIAL_ROTARY_FACTOR = MethodKey(
 #: Keys every method's block may hold (besides ``rope_type`` and the older ``type``).
 COMMON_KEYS: tuple[MethodKey, ...] = (ROPE_THETA, PARTIAL_ROTARY_FACTOR)
 
+#: A factor above this is reported as unusual (a reading aid, not HF's rule).
+LARGE_FACTOR = 1024
+
+
+def _factor_caution(f: float) -> str | None:
+    # HF's _validate_*_rope_parameters warn "factor field must be a float or int >= 1" and compute.
+    if f < 1:
+        return f"is {f:g}, below 1: this shrinks the usable context instead of extending it"
+    if f > LARGE_FACTOR:
+        return f"is {f:g}: an unusually large extension factor"
+    return None
+
+
 FACTOR = MethodKey(
     "factor",
     "float",
     required=True,
+    above=0.0,
+    caution=_factor_caution,
     label="Scaling factor s",
     help="`factor`: how many times longer than L the model should cope with (usually T / L).",
     min=1.0,
@@ -172,6 +233,8 @@ FACTOR = MethodKey(
 ORIGINAL_MAX_POSITION_EMBEDDINGS = MethodKey(
     "original_max_position_embeddings",
     "int",
+    above=0.0,
+    unset_means="max_position_embeddings",
     label="Trained length L",
     help="`original_max_position_embeddings`: the longest sequence the model saw in training.",
     min=16,
@@ -182,6 +245,7 @@ BETA_FAST = MethodKey(
     "beta_fast",
     "float",
     default=32.0,
+    above=0.0,
     label="beta_fast (turns)",
     help="YaRN: pairs that turn more than beta_fast times over L keep their frequency.",
     min=0.5,
@@ -194,8 +258,10 @@ BETA_SLOW = MethodKey(
     "beta_slow",
     "float",
     default=1.0,
+    above=0.0,
     label="beta_slow (turns)",
-    help="YaRN: pairs that turn fewer than beta_slow times over L are divided by s. Must be smaller than beta_fast.",
+    help="YaRN: pairs that turn fewer than beta_slow times over L are divided by s. Normally smaller than "
+    "beta_fast; when it is not, HF computes the ramp reversed (fast pairs divided, slow pairs kept).",
     min=0.25,
     max=128.0,
     step=0.25,
@@ -215,6 +281,7 @@ MSCALE = MethodKey(
     widget_default=0.0,
     widget_unset=0.0,
     zero_means_unset=True,
+    unset_means="mscale and mscale_all_dim are used only when both are set",
 )
 MSCALE_ALL_DIM = MethodKey(
     "mscale_all_dim",
@@ -228,12 +295,34 @@ MSCALE_ALL_DIM = MethodKey(
     widget_default=0.0,
     widget_unset=0.0,
     zero_means_unset=True,
+    unset_means="mscale and mscale_all_dim are used only when both are set",
 )
-# 0 (or null) means "not set": the attention factor is computed (transformers 5.23's reading rule).
+
+
+def _attention_factor_caution(a: float) -> str | None:
+    if a == 0:
+        return (
+            "is 0: HF transformers 5.23 tests it with `is None`, so 0 is used as it is — cos and sin are "
+            "multiplied by 0, every rotated q and k becomes 0 and every attention logit is 0 (leave the key "
+            "out to have it computed)"
+        )
+    if a < 0:
+        return (
+            f"is {a:g}, negative: HF transformers warns and uses it — cos and sin are multiplied by it, so the "
+            f"logits scale by its square ({a * a:.4g}), as for {-a:g}"
+        )
+    return None
+
+
+# Null or absent: computed. 0 is NOT "not set" for HF 5.23 (modeling_rope_utils.py: `attention_factor =
+# rope_parameters_dict.get("attention_factor")` then `if attention_factor is None:`, lines 419/436 for yarn,
+# 554/564 for longrope): the widget's 0 means "leave the key out" (widget_unset), a config's 0 is used.
 ATTENTION_FACTOR = MethodKey(
     "attention_factor",
     "float",
-    zero_means_unset=True,
+    unset_means="computed",
+    caution=_attention_factor_caution,
+    sets_attention_factor=True,
     label="attention_factor (0 = computed)",
     help="YaRN: fixes the attention factor instead of computing it from s. 0 leaves the key out of the rope block.",
     min=0.0,
@@ -247,6 +336,9 @@ TRUNCATE = MethodKey(
     "truncate",
     "bool",
     default=True,
+    # HF 5.23 _compute_yarn_parameters (modeling_rope_utils.py:473): `truncate =
+    # config.rope_parameters.get("truncate", True)`, the whole rope_parameters, not the layer type's block
+    hf_reads_top_level=True,
     label="truncate (round the ramp ends)",
     help="YaRN: floor/ceil the correction range to whole pairs (HF's default, true).",
     widget_default=True,
@@ -255,6 +347,7 @@ LOW_FREQ_FACTOR = MethodKey(
     "low_freq_factor",
     "float",
     required=True,
+    above=0.0,
     label="low_freq_factor",
     help="Llama 3: pairs with wavelength above L / low_freq_factor are divided by s.",
     min=0.25,
@@ -266,6 +359,7 @@ HIGH_FREQ_FACTOR = MethodKey(
     "high_freq_factor",
     "float",
     required=True,
+    above=0.0,
     label="high_freq_factor",
     help="Llama 3: pairs with wavelength below L / high_freq_factor keep their frequency. "
     "Must be larger than low_freq_factor.",
@@ -278,6 +372,7 @@ SHORT_FACTOR = MethodKey(
     "short_factor",
     "float_list",
     required=True,
+    above=0.0,
     label="short_factor",
     help="LongRoPE: one divisor per rotated pair (d/2 numbers), used while the sequence is at most L.",
 )
@@ -285,6 +380,7 @@ LONG_FACTOR = MethodKey(
     "long_factor",
     "float_list",
     required=True,
+    above=0.0,
     label="long_factor",
     help="LongRoPE: one divisor per rotated pair (d/2 numbers), used once the sequence is longer than L.",
 )
@@ -309,20 +405,29 @@ def _checked(key: str, check: Callable[..., _T], value: Any, **kwargs: Any) -> _
 
 
 def _require_keys(params: Mapping[str, Any], rope_type: str) -> None:
-    """Raise for the first declared required key of ``rope_type`` that the block lacks (or sets to null)."""
+    """Raise for the first declared required key of ``rope_type`` that the block lacks, or sets to null
+    when the key declares no ``null_means`` (HF computes with None and fails)."""
     for key in ROPE_METHODS[rope_type].keys:
-        if key.required and params.get(key.name) is None:
-            raise RopeParameterError(key.name, f"is required for rope_type '{rope_type}', got it missing")
+        if not key.required:
+            continue
+        if key.name not in params or (params[key.name] is None and not key.null_means):
+            null = f" (null means {key.null_means})" if key.null_means else ""
+            raise RopeParameterError(key.name, f"is required for rope_type '{rope_type}'{null}, got it missing")
+
+
+def _number(key: MethodKey, value: Any) -> float:
+    """``value`` checked against the key's declaration: a finite number, greater than ``key.above``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise RopeParameterTypeError(key.name, f"must be a number, got {value!r}")
+    x = float(value)
+    if not math.isfinite(x) or (key.above is not None and not x > key.above):
+        rule = "a finite number" + (f" > {key.above:g}" if key.above is not None else "")
+        raise RopeParameterError(key.name, f"must be {rule}, got {x}")
+    return x
 
 
 def _factor(params: Mapping[str, Any]) -> float:
-    f = params.get(FACTOR.name)
-    if isinstance(f, bool) or not isinstance(f, (int, float)):
-        raise RopeParameterTypeError(FACTOR.name, f"must be a number, got {f!r}")
-    f = float(f)
-    if not math.isfinite(f) or f <= 0:
-        raise RopeParameterError(FACTOR.name, f"must be a finite number > 0, got {f}")
-    return f
+    return _number(FACTOR, params.get(FACTOR.name))
 
 
 def _theta(params: Mapping[str, Any]) -> float:
@@ -343,14 +448,13 @@ def _value(params: Mapping[str, Any], key: MethodKey) -> Any:
     return key.default if value is None else value
 
 
-def _opt_float(params: Mapping[str, Any], key: MethodKey, *, positive: bool = False) -> float | None:
-    """The key's value (or default) as a checked float; None when it has neither."""
+def _opt_float(params: Mapping[str, Any], key: MethodKey) -> float | None:
+    """The key's value checked by its declaration, or its default when absent, null or (``zero_means_unset``)
+    0; None when it has no default."""
     value = _value(params, key)
-    if value is None:
-        return None
-    if key.zero_means_unset and _is_zero(value):
-        return key.default
-    return _checked(key.name, v.positive_float if positive else v.finite_float, value)
+    if value is not None and key.zero_means_unset and _is_zero(value):
+        value = key.default
+    return None if value is None else _number(key, value)
 
 
 def _is_zero(value: Any) -> bool:
@@ -384,7 +488,12 @@ def _proportional(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.
     p = PARTIAL_ROTARY_FACTOR.default if p is None else _checked(PARTIAL_ROTARY_FACTOR.name, v.finite_float, p)
     if not 0 <= p <= 1:
         raise RopeParameterError(PARTIAL_ROTARY_FACTOR.name, f"must be in [0, 1], got {p}")
-    s = 1.0 if params.get(FACTOR.name) is None else _factor(params)
+    if FACTOR.name in params and params[FACTOR.name] is None:
+        # HF: factor = rope_parameters_dict.get("factor", 1.0) gives None, then `inv_freq /= None` (TypeError)
+        raise RopeParameterTypeError(
+            FACTOR.name, "must be a number (HF divides by it: null raises TypeError; leave it out for 1), got None"
+        )
+    s = _opt_float(params, ROPE_METHODS["proportional"].key(FACTOR.name))
     base = _theta(params)
     rope_angles = int(p * dim // 2)
     # θ_j = b^(−2j/d) for j < rope_angles (d = the whole head), 0 for the rest
@@ -446,8 +555,7 @@ def yarn_correction_range(
     length = v.integer("original_max_position_embeddings", original_max_position_embeddings, minimum=1)
     beta_fast = v.positive_float("beta_fast", beta_fast)
     beta_slow = v.positive_float("beta_slow", beta_slow)
-    if beta_fast <= beta_slow:
-        raise ValueError(f"beta_fast must be > beta_slow = {beta_slow}, got {beta_fast}")
+    # beta_fast <= beta_slow: HF warns (only for <) and computes; low >= high then (see yarn_ramp)
     low = yarn_correction_dim(beta_fast, dim, base, length)
     high = yarn_correction_dim(beta_slow, dim, base, length)
     if truncate:
@@ -456,7 +564,10 @@ def yarn_correction_range(
 
 
 def yarn_ramp(low: float, high: float, n_pairs: int) -> np.ndarray:
-    r"""ramp_j = clip((j − low)/(high − low), 0, 1): 0 keeps θ_j (fast pairs), 1 divides by s."""
+    r"""ramp_j = clip((j − low)/(high − low), 0, 1): 0 keeps θ_j (fast pairs), 1 divides by s.
+
+    With low > high (beta_fast < beta_slow) the same formula, as HF computes it, reverses the ramp: pairs
+    j ≤ high get 1 (divided), pairs j ≥ low get 0 (kept)."""
     if low == high:
         high += 0.001  # HF: prevent a division by zero
     return np.clip((np.arange(n_pairs, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
@@ -465,20 +576,16 @@ def yarn_ramp(low: float, high: float, n_pairs: int) -> np.ndarray:
 def _yarn(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
     base = _theta(params)
     length = _length(params, max_position_embeddings, minimum=1)
-    # HF: factor null -> max_position_embeddings / original_max_position_embeddings; no factor key at all
-    # is refused (HF's validation requires the key: KeyError)
-    if FACTOR.name not in params:
-        raise RopeParameterError(
-            FACTOR.name, "is required for rope_type 'yarn' (null means max/original), got it missing"
-        )
+    # HF: factor null -> max_position_embeddings / original_max_position_embeddings (its null_means); no
+    # factor key at all is refused (HF's validation requires the key: KeyError)
+    _require_keys(params, "yarn")
     s = _factor(params) if params[FACTOR.name] is not None else max_position_embeddings / length
-    beta_fast = _opt_float(params, BETA_FAST, positive=True) or float(BETA_FAST.default)  # HF: `or 32`
-    beta_slow = _opt_float(params, BETA_SLOW, positive=True) or float(BETA_SLOW.default)  # HF: `or 1`
+    beta_fast = _opt_float(params, BETA_FAST)  # HF: `.get("beta_fast") or 32`
+    beta_slow = _opt_float(params, BETA_SLOW)  # HF: `.get("beta_slow") or 1`
     truncate = params.get(TRUNCATE.name, TRUNCATE.default)
     if not isinstance(truncate, bool):
         raise RopeParameterTypeError(TRUNCATE.name, f"must be true or false, got {truncate!r}")
-    if beta_fast <= beta_slow:
-        raise RopeParameterError(BETA_FAST.name, f"must be > beta_slow = {beta_slow}, got {beta_fast}")
+    # beta_fast <= beta_slow: HF 5.23 only warns (for <) and computes, so does posenc (the ramp reverses)
     low, high = yarn_correction_range(
         dim,
         base=base,
@@ -492,7 +599,7 @@ def _yarn(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray,
     # θ'_j = (θ_j/s)·ramp_j + θ_j·(1 − ramp_j)
     inv = (theta / s) * ramp + theta * (1.0 - ramp)
 
-    af = _opt_float(params, ATTENTION_FACTOR, positive=True)
+    af = _opt_float(params, ATTENTION_FACTOR)
     if af is None:
         mscale = _opt_float(params, MSCALE)
         mscale_all_dim = _opt_float(params, MSCALE_ALL_DIM)
@@ -508,8 +615,8 @@ def _llama3_params(
 ) -> tuple[float, float, float, int]:
     _require_keys(params, "llama3")
     s = _factor(params)
-    lo = _checked(LOW_FREQ_FACTOR.name, v.positive_float, params[LOW_FREQ_FACTOR.name])
-    hi = _checked(HIGH_FREQ_FACTOR.name, v.positive_float, params[HIGH_FREQ_FACTOR.name])
+    lo = _number(LOW_FREQ_FACTOR, params[LOW_FREQ_FACTOR.name])
+    hi = _number(HIGH_FREQ_FACTOR, params[HIGH_FREQ_FACTOR.name])
     # hi <= lo: HF only warns and computes (no pair is "medium" then): Llama 4 Scout ships hi = lo = 1
     # HF (standardize_rope_params): no original_max_position_embeddings -> max_position_embeddings
     length = _length(params, max_position_embeddings, minimum=1)  # type: ignore[arg-type]
@@ -563,13 +670,120 @@ def _longrope(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndar
         factors[key] = arr
     length = _length(params, max_position_embeddings, minimum=2)
     s = _factor(params) if params.get(FACTOR.name) is not None else max_position_embeddings / length
-    af = _opt_float(params, ATTENTION_FACTOR, positive=True)
+    af = _opt_float(params, ATTENTION_FACTOR)
     if af is None:
         # af = √(1 + ln s / ln L) for s > 1
         af = 1.0 if s <= 1 else math.sqrt(1 + math.log(s) / math.log(length))
     ext = factors[LONG_FACTOR.name] if seq_len is not None and seq_len > length else factors[SHORT_FACTOR.name]
     # θ'_j = 1 / (ext_j · b^(2j/d))
     return inverse_frequencies(dim, base=base) / ext, float(af)
+
+
+# --------------------------------------------------------------------------------------------------
+# what HF does with a method's keys together (RopeMethod.advise, read by the config parser)
+# --------------------------------------------------------------------------------------------------
+def _trained(block: Mapping[str, Any], max_position_embeddings: int | None) -> str:
+    given = block.get(ORIGINAL_MAX_POSITION_EMBEDDINGS.name)
+    if given is not None:
+        return str(given)
+    return (
+        f"max_position_embeddings ({max_position_embeddings})" if max_position_embeddings else "max_position_embeddings"
+    )
+
+
+def _yarn_advice(block: Mapping[str, Any], max_position_embeddings: int | None) -> list[Advice]:
+    out = []
+    # HF 5.23 _compute_yarn_parameters: `beta_fast = ….get("beta_fast") or 32`, `beta_slow = … or 1`
+    fast = block.get(BETA_FAST.name) or BETA_FAST.default
+    slow = block.get(BETA_SLOW.name) or BETA_SLOW.default
+    if fast < slow:
+        # HF's _validate_yarn_rope_parameters: `if (beta_fast or 32) < (beta_slow or 1): logger.warning(...)`
+        out.append(
+            Advice(
+                BETA_FAST.name,
+                "warning",
+                f"is smaller than beta_slow ({slow!r}), got {fast!r}: HF transformers warns and computes it all "
+                "the same, and the ramp runs backwards — pairs that turn more than beta_slow times over L are "
+                "divided by the factor, pairs that turn fewer than beta_fast times keep their frequency, and "
+                "the pairs between are blended the other way round",
+            )
+        )
+    elif fast == slow:
+        out.append(
+            Advice(
+                BETA_FAST.name,
+                "warning",
+                f"equals beta_slow ({slow!r}): HF transformers computes it (without a warning) and the ramp "
+                "shrinks to a step — pairs that turn more than that many times over L keep their frequency, "
+                "slower pairs are divided by the factor",
+            )
+        )
+    if FACTOR.name in block and block[FACTOR.name] is None:
+        length = block.get(ORIGINAL_MAX_POSITION_EMBEDDINGS.name) or max_position_embeddings
+        if max_position_embeddings and length:
+            implied = f" = {max_position_embeddings} / {length} = {max_position_embeddings / length:g}"
+        else:
+            implied = ""
+        out.append(
+            Advice(
+                FACTOR.name,
+                "warning",
+                f"is null: HF transformers then uses max_position_embeddings / original_max_position_embeddings{implied}",
+            )
+        )
+    if ORIGINAL_MAX_POSITION_EMBEDDINGS.name not in block:
+        out.append(
+            Advice(
+                ORIGINAL_MAX_POSITION_EMBEDDINGS.name,
+                "note",
+                f"original_max_position_embeddings is not given: YaRN uses {_trained(block, max_position_embeddings)} "
+                "as the trained length.",
+            )
+        )
+    return out
+
+
+def _llama3_advice(block: Mapping[str, Any], max_position_embeddings: int | None) -> list[Advice]:
+    out = []
+    lo, hi = block.get(LOW_FREQ_FACTOR.name), block.get(HIGH_FREQ_FACTOR.name)
+    if lo is not None and hi is not None and hi <= lo:
+        # HF's _validate_llama3_rope_parameters only warns; the computation runs (no pair is "medium")
+        out.append(
+            Advice(
+                HIGH_FREQ_FACTOR.name,
+                "warning",
+                f"is not greater than low_freq_factor ({lo!r}), got {hi!r}: HF transformers warns and computes it "
+                "all the same — no pair is smoothed; pairs whose wavelength exceeds L / low_freq_factor are "
+                "divided by the factor, the rest keep theirs",
+            )
+        )
+    if ORIGINAL_MAX_POSITION_EMBEDDINGS.name not in block:
+        out.append(
+            Advice(
+                ORIGINAL_MAX_POSITION_EMBEDDINGS.name,
+                "warning",
+                f"missing: HF transformers then uses {_trained(block, max_position_embeddings)} as the trained "
+                "length L, so the bands are placed relative to the extended length, not the trained one",
+            )
+        )
+    return out
+
+
+def _longrope_advice(block: Mapping[str, Any], max_position_embeddings: int | None) -> list[Advice]:
+    out = []
+    short, long_ = block.get(SHORT_FACTOR.name), block.get(LONG_FACTOR.name)
+    if short is not None and long_ is not None and len(short) != len(long_):
+        out.append(Advice(LONG_FACTOR.name, "error", f"has {len(long_)} entries but short_factor has {len(short)}"))
+    if ORIGINAL_MAX_POSITION_EMBEDDINGS.name not in block:
+        out.append(
+            Advice(
+                ORIGINAL_MAX_POSITION_EMBEDDINGS.name,
+                "warning",
+                f"missing: LongRoPE then uses {_trained(block, max_position_embeddings)} as the trained length, "
+                "so the scale is 1, the attention factor is 1 and long_factor is only used beyond it",
+            )
+        )
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -637,7 +851,8 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                 label="YaRN",
                 hf_rope_type=True,
                 keys=(
-                    FACTOR,  # the key is required (HF's validation); null means max/original
+                    # the key is required (HF's validation); null means max/original (_compute_yarn_parameters)
+                    replace(FACTOR, null_means="max_position_embeddings / original_max_position_embeddings"),
                     ORIGINAL_MAX_POSITION_EMBEDDINGS,
                     BETA_FAST,
                     BETA_SLOW,
@@ -660,6 +875,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                 "that turn fewer than beta_slow times are divided by s, those between are blended linearly "
                 "in j, and cos and sin are multiplied by an attention factor (by default 0.1·ln s + 1 for s > 1).",
                 compute=_yarn,
+                advise=_yarn_advice,
                 source=f"{_HF}, _compute_yarn_parameters; Peng et al. 2023, YaRN (arXiv:2309.00071); "
                 "mscale / mscale_all_dim from DeepSeek-V2",
             ),
@@ -681,6 +897,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                 "frequency, those longer than L/low_freq_factor are divided by s, and those between are "
                 "blended by wavelength; attention factor 1.",
                 compute=_llama3,
+                advise=_llama3_advice,
                 source=f"{_HF}, _compute_llama3_parameters; Meta's Llama 3.1 reference code (apply_scaling)",
             ),
             RopeMethod(
@@ -688,7 +905,9 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                 label="LongRoPE (Phi-3)",
                 hf_rope_type=True,
                 keys=(
-                    replace(FACTOR, required=False),
+                    replace(
+                        FACTOR, required=False, unset_means="max_position_embeddings / original_max_position_embeddings"
+                    ),
                     ORIGINAL_MAX_POSITION_EMBEDDINGS,
                     SHORT_FACTOR,
                     LONG_FACTOR,
@@ -707,6 +926,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                 "the sequence is at most L and from long_factor beyond it, and cos and sin are multiplied by "
                 "an attention factor (by default √(1 + ln s / ln L) for s > 1).",
                 compute=_longrope,
+                advise=_longrope_advice,
                 source=f"{_HF}, _compute_longrope_parameters; Ding et al. 2024, LongRoPE (arXiv:2402.13753), "
                 "as used by Phi-3",
             ),
@@ -719,6 +939,9 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                         FACTOR,
                         required=False,
                         default=1.0,
+                        # HF: `factor = rope_parameters_dict.get("factor", 1.0)`, then `inv_freq /= factor`: a
+                        # null factor is None there and the division raises TypeError
+                        null_refused=True,
                         widget_default=1.0,
                         help="`factor`: every kept frequency is divided by s (HF's default 1).",
                     ),

@@ -76,9 +76,11 @@ class ModelPreset:
     partial_rotary_factor: float  # fraction of head_dim that rotates (1.0 = all of it)
     rope_parameters: Mapping[str, Any]
     notes: str
-    #: The published config.json's position-related fields, verbatim (None: the preset's fields say it
-    #: all). Per-layer models (Gemma 3, Llama 4, SmolLM3, gpt-oss) and M-RoPE ones need it:
-    #: :func:`preset_config` parses it into layer types, NoPE layers and each layer's rope.
+    #: The published config.json's position-related fields, verbatim, except where the preset's name and
+    #: notes say that the model card's instruction was applied (Qwen3 8B: the card's YaRN block as
+    #: rope_scaling); None: the preset's fields say it all. Per-layer models (Gemma 3, Llama 4, SmolLM3,
+    #: gpt-oss) and M-RoPE ones need it: :func:`preset_config` parses it into layer types, NoPE layers and
+    #: each layer's rope.
     config: Mapping[str, Any] | None = None
 
     def __post_init__(self):
@@ -419,7 +421,8 @@ _PRESET_LIST = (
 )
 
 
-# --- 2025/2026 models: per-layer RoPE, NoPE layers, M-RoPE (config.json fields kept verbatim) ------
+# --- 2025/2026 models: per-layer RoPE, NoPE layers, M-RoPE (config.json fields kept verbatim; Qwen3's
+# --- YaRN block, from its model card, is applied separately below) ---------------------------------
 _LLAMA4_SCOUT_TEXT = {
     "model_type": "llama4_text",
     "head_dim": 128,
@@ -462,10 +465,13 @@ _QWEN3_8B = {
     "num_hidden_layers": 36,
     "max_position_embeddings": 40960,
     "rope_theta": 1000000,
-    "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768},
+    "rope_scaling": None,  # the shipped file: plain RoPE up to 40,960 positions
     "sliding_window": None,
     "use_sliding_window": False,
 }
+#: Qwen/Qwen3-8B model card (README, "Processing Long Texts"): for inputs over 32,768 tokens, add this
+#: block to config.json as rope_scaling (YaRN ×4, up to 131,072 tokens). Not in the shipped config.json.
+_QWEN3_8B_CARD_YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
 _QWEN25_VL_7B = {
     "model_type": "qwen2_5_vl",
     "hidden_size": 3584,
@@ -598,10 +604,11 @@ _NEW_PRESETS = (
             "rope_theta": 1000000.0,
         },
         notes=(
-            "YaRN ×4 over the 32,768 trained tokens, as the model card tells users to add; the shipped "
-            "config.json has rope_scaling null. max_position_embeddings is the shipped 40960."
+            "YaRN ×4 over the 32,768 trained tokens, as the model card tells users to add for long inputs; the "
+            "shipped config.json has rope_scaling null (plain RoPE, base 1e6). The config here is the shipped one "
+            "with the card's block as rope_scaling; max_position_embeddings is the shipped 40960."
         ),
-        config=_QWEN3_8B,
+        config={**_QWEN3_8B, "rope_scaling": _QWEN3_8B_CARD_YARN},
     ),
     ModelPreset(
         name="Qwen2.5-VL 7B Instruct",

@@ -176,9 +176,21 @@ def test_longrope_attention_factor():
     assert ext.attention_factor == pytest.approx(ref_af, rel=1e-12)
 
 
-def test_invalid_block_falls_back_to_default():
+def test_yarn_beta_fast_below_beta_slow_is_hfs_reversed_ramp():
+    # HF 5.23 only warns and computes: low = floor(cd(beta_fast)) > high = ceil(cd(beta_slow))
     ext = ext_for("yarn", {"beta_fast": 1.0, "beta_slow": 2.0})
-    assert ext.error is not None and "beta_fast" in ext.error
+    assert ext.error is None
+    low, high = ext.yarn_range
+    assert low > high
+    ratio = ext.scaled_inv_freq / ext.inv_freq
+    assert ratio[0] == pytest.approx(1 / 4.0) and ratio[-1] == pytest.approx(1.0)  # fast divided, slow kept
+    title = charts._ratio_title("yarn", ratio, 4.0, None, ext.yarn_range, None)
+    assert "reversed" in title and f"up to {high:g} are divided" in title
+
+
+def test_invalid_block_falls_back_to_default():
+    ext = ext_for("linear", {"factor": -1.0})
+    assert ext.error is not None and "factor" in ext.error
     assert ext.block == {"rope_type": "default", "rope_theta": 10000.0}
     np.testing.assert_array_equal(ext.scaled_inv_freq, ext.inv_freq)
     assert ext.attention_factor == 1.0 and ext.yarn_range is None

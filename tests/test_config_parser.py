@@ -706,12 +706,29 @@ BAD = [
         ["not divisible", "4096 // 3 = 1365"],
     ),
     (
-        "beta_fast <= beta_slow",
+        # HF 5.23 computes it (no warning for ==): the parser explains it as a warning
+        "beta_fast == beta_slow",
         '{"rope_type": "yarn", "factor": 4, "beta_fast": 1, "beta_slow": 1}',
         {},
         "beta_fast",
+        "warning",
+        ["equals beta_slow (1)", "step"],
+    ),
+    (
+        "beta_fast < beta_slow",
+        '{"rope_type": "yarn", "factor": 4, "beta_fast": 1, "beta_slow": 32}',
+        {},
+        "beta_fast",
+        "warning",
+        ["smaller than beta_slow (32)", "HF transformers warns", "backwards"],
+    ),
+    (
+        "proportional factor null",
+        '{"rope_type": "proportional", "factor": null}',
+        {},
+        "factor",
         "error",
-        ["greater than beta_slow"],
+        ["is null", "leave the key out for 1"],
     ),
     (
         "high <= low",

@@ -394,7 +394,9 @@ def test_rule_llama3_without_original_uses_max_position_embeddings():
     np.testing.assert_allclose(p.inverse_frequencies()[0], ref_llama3(5e5, 128, 8.0, 1.0, 4.0, 8192), rtol=1e-13)
 
 
-@pytest.mark.parametrize("key, value", [("beta_fast", 0), ("beta_slow", 0), ("attention_factor", 0)])
+# HF 5.23 reads beta_fast / beta_slow with `or 32` / `or 1` (0 -> the default) but attention_factor with
+# `if attention_factor is None` (modeling_rope_utils.py lines 436, 444-445): 0 is used as 0 (see below).
+@pytest.mark.parametrize("key, value", [("beta_fast", 0), ("beta_slow", 0)])
 def test_rule_zero_means_not_set(key, value):
     block = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096, key: value}
     plain = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096}
@@ -470,3 +472,247 @@ def test_link_text_zip_bomb_is_refused():
     assert len(bomb) < site.MAX_LINK_CHARS
     with pytest.raises(site.LinkTextError, match="more than"):
         site.decode_text(bomb)
+
+
+# --------------------------------------------------------------------------------------------------
+# HF 5.23 reading rules, second round (each re-derived from HF's code, re-typed)
+# --------------------------------------------------------------------------------------------------
+def ref_yarn(base, dim, factor, length, beta_fast=32, beta_slow=1, truncate=True):
+    """transformers 5.23 modeling_rope_utils.py _compute_yarn_parameters (lines 444-483), in plain Python."""
+    beta_fast = beta_fast or 32
+    beta_slow = beta_slow or 1
+
+    def correction_dim(rot):
+        return (dim * math.log(length / (rot * 2 * math.pi))) / (2 * math.log(base))
+
+    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001
+    out = []
+    for j, i in enumerate(range(0, dim, 2)):
+        pos_freq = base ** (i / dim)
+        ramp = min(max((j - low) / (high - low), 0.0), 1.0)
+        extrapolation_factor = 1 - ramp
+        out.append((1.0 / (factor * pos_freq)) * (1 - extrapolation_factor) + (1.0 / pos_freq) * extrapolation_factor)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("truncate", [True, False])
+@pytest.mark.parametrize("beta_fast, beta_slow", [(1.0, 32.0), (4.0, 4.0), (2.0, 3.0)])
+def test_rule_yarn_beta_fast_not_above_beta_slow_is_computed_as_hf(beta_fast, beta_slow, truncate):
+    # HF's validation: `if (beta_fast or 32) < (beta_slow or 1): logger.warning(...)` and nothing else
+    block = {
+        "rope_type": "yarn",
+        "factor": 8.0,
+        "original_max_position_embeddings": 4096,
+        "beta_fast": beta_fast,
+        "beta_slow": beta_slow,
+        "truncate": truncate,
+    }
+    expected = ref_yarn(1e4, 128, 8.0, 4096, beta_fast, beta_slow, truncate)
+    inv, af = posenc.rope_inverse_frequencies(block, 128, max_position_embeddings=32768)
+    np.testing.assert_allclose(inv, expected, rtol=1e-13)
+    assert af == pytest.approx(0.1 * math.log(8.0) + 1.0, rel=1e-15)
+    p = parse_model_config(json.dumps({"head_dim": 128, "max_position_embeddings": 32768, "rope_scaling": block}))
+    assert p.ok, p.errors
+    warning = [w for w in p.warnings if w.key == "rope_scaling.beta_fast"]
+    assert len(warning) == 1
+    words = ["smaller than beta_slow", "warns", "backwards"] if beta_fast < beta_slow else ["equals beta_slow", "step"]
+    assert all(w in warning[0].message for w in words), warning[0].message
+    np.testing.assert_allclose(p.inverse_frequencies()[0], expected, rtol=1e-13)
+
+
+def test_rule_yarn_reversed_ramp_divides_the_fast_pairs():
+    # beta_fast 1 < beta_slow 32: the fastest pair (θ_0 = 1) is divided by s, the slowest kept (HF's numbers)
+    inv, _ = posenc.rope_inverse_frequencies(
+        {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 4096, "beta_fast": 1, "beta_slow": 32},
+        128,
+        max_position_embeddings=32768,
+    )
+    assert inv[0] == pytest.approx(1.0 / 8.0, rel=1e-15)
+    assert inv[-1] == pytest.approx(1.0 / 1e4 ** (126 / 128), rel=1e-13)
+
+
+@pytest.mark.parametrize("rope_type", ["yarn", "longrope"])
+def test_rule_attention_factor_zero_is_used_as_zero(rope_type):
+    # HF 5.23: `attention_factor = rope_parameters_dict.get("attention_factor")`; computed only `if ... is None`
+    block = {"rope_type": rope_type, "factor": 4.0, "original_max_position_embeddings": 4096, "attention_factor": 0}
+    if rope_type == "longrope":
+        block |= {"short_factor": [1.0] * 32, "long_factor": [2.0] * 32}
+    assert posenc.rope_inverse_frequencies(block, 64, max_position_embeddings=16384)[1] == 0.0
+    p = parse_model_config(json.dumps({"head_dim": 64, "max_position_embeddings": 16384, "rope_scaling": block}))
+    assert p.ok, p.errors
+    assert any(w.key == "rope_scaling.attention_factor" and "used as it is" in w.message for w in p.warnings)
+    assert p.inverse_frequencies()[1] == 0.0
+
+
+def test_rule_attention_factor_null_is_computed():
+    block = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096, "attention_factor": None}
+    assert posenc.rope_inverse_frequencies(block, 64, max_position_embeddings=16384)[1] == pytest.approx(
+        0.1 * math.log(4.0) + 1.0, rel=1e-15
+    )
+
+
+def test_rule_proportional_factor_null_is_refused_absent_is_one():
+    # HF 5.23 _compute_proportional_rope_parameters: factor = .get("factor", 1.0); ...; inv_freq /= factor
+    with pytest.raises(TypeError, match=r"\['factor'\]") as info:
+        posenc.rope_inverse_frequencies(
+            {"rope_type": "proportional", "factor": None, "partial_rotary_factor": 0.25}, 256, max_position_embeddings=1
+        )
+    assert info.value.key == "factor"
+    inv, _ = posenc.rope_inverse_frequencies(
+        {"rope_type": "proportional", "rope_theta": 1e6, "partial_rotary_factor": 0.25}, 256, max_position_embeddings=1
+    )
+    np.testing.assert_allclose(inv, ref_proportional(1e6, 256, 0.25, 1.0), rtol=1e-13)
+    cfg = {
+        "head_dim": 256,
+        "max_position_embeddings": 8192,
+        "rope_parameters": {"rope_type": "proportional", "factor": None},
+    }
+    p = parse_model_config(json.dumps(cfg))
+    assert not p.ok and [e.key for e in p.errors] == ["rope_parameters.factor"]
+
+
+def test_rule_per_type_block_missing_a_layer_type_is_an_error():
+    # HF 5.23 per-type rotary embeddings: `rope_params = self.config.rope_parameters[layer_type]` (KeyError)
+    cfg = {
+        "model_type": "gemma4_text",
+        "head_dim": 64,
+        "num_hidden_layers": 4,
+        "max_position_embeddings": 8192,
+        "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"],
+        "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1e6}},
+    }
+    p = parse_model_config(json.dumps(cfg))
+    assert not p.ok
+    (error,) = p.errors
+    assert error.key == "rope_parameters.sliding_attention"
+    assert "layers 0, 1, 2" in error.message and "KeyError: 'sliding_attention'" in error.message
+    with pytest.raises(ValueError, match="errors"):
+        p.layer_rope(0)
+
+
+def test_rule_gemma3_fills_a_missing_type_with_plain_rope():
+    # Gemma3TextConfig.convert_rope_params_to_dict: a missing type gets {"rope_type": "default"} and the
+    # sliding one's rope_theta from rope_local_base_freq (default_theta["local"] = 10000 without it)
+    cfg = {
+        "model_type": "gemma3_text",
+        "head_dim": 128,
+        "num_hidden_layers": 6,
+        "max_position_embeddings": 8192,
+        "rope_local_base_freq": 20000.0,
+        "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 4.0, "rope_theta": 1e6}},
+    }
+    p = parse_model_config(json.dumps(cfg))
+    assert p.ok, p.errors
+    np.testing.assert_allclose(p.layer_rope(0)[0], ref_default(20000.0, 128), rtol=1e-13)
+    np.testing.assert_allclose(p.layer_rope(5)[0], ref_default(1e6, 128) / 4, rtol=1e-13)
+
+
+def test_rule_gemma3_rope_scaling_is_merged_into_full_attention():
+    # Gemma3TextConfig: `self.rope_parameters["full_attention"].update(rope_scaling)`; the sliding block is kept
+    full = {"rope_type": "linear", "factor": 2.0, "rope_theta": 1e6}
+    scaling = {"rope_type": "linear", "factor": 8.0}
+    merged = {**full, **scaling}  # dict.update: rope_scaling's keys win
+    cfg = {
+        "model_type": "gemma3_text",
+        "head_dim": 128,
+        "num_hidden_layers": 12,
+        "max_position_embeddings": 131072,
+        "rope_scaling": scaling,
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 5e4}, "full_attention": full},
+    }
+    p = parse_model_config(json.dumps(cfg))
+    assert p.ok, p.errors
+    assert not [w for w in p.warnings if "ignored" in w.message], p.warnings
+    np.testing.assert_allclose(
+        p.layer_rope(11)[0], ref_default(merged["rope_theta"], 128) / merged["factor"], rtol=1e-13
+    )
+    np.testing.assert_allclose(p.layer_rope(0)[0], ref_default(5e4, 128), rtol=1e-13)
+
+
+def test_rule_gemma3_rope_scaling_without_a_full_block_is_refused():
+    # `self.rope_parameters["full_attention"].update(rope_scaling)` on a dict without that key: KeyError
+    cfg = {
+        "model_type": "gemma3_text",
+        "head_dim": 128,
+        "num_hidden_layers": 6,
+        "max_position_embeddings": 8192,
+        "rope_scaling": {"rope_type": "linear", "factor": 8.0},
+        "rope_parameters": {"sliding_attention": {"rope_type": "default"}},
+    }
+    p = parse_model_config(json.dumps(cfg))
+    assert [e.key for e in p.errors] == ["rope_scaling"] and "KeyError" in p.errors[0].message
+
+
+# transformers 5.23, src/transformers/models/<name>/configuration_<name>.py: `default_theta = …` (class
+# attribute), else RotaryEmbeddingConfigMixin.default_theta = 10_000.0 (modeling_rope_utils.py:760).
+HF_DEFAULT_THETA = {
+    "gpt_oss": 150000.0,  # configuration_gpt_oss.py:36
+    "llama4_text": 500000.0,  # configuration_llama4.py:111
+    "smollm3": 2000000.0,  # configuration_smollm3.py:55
+    "qwen2_5_vl": 1000000.0,  # configuration_qwen2_5_vl.py:91 (Qwen2_5_VLTextConfig)
+    "qwen2_vl": 1000000.0,  # configuration_qwen2_vl.py:68
+    "qwen3_vl": 500000.0,  # configuration_qwen3_vl.py:81
+    "olmo3": 500000.0,  # configuration_olmo3.py:84
+    "llama": 10000.0,
+    "mistral": 10000.0,
+    "qwen2": 10000.0,
+    "qwen3": 10000.0,
+    "deepseek_v3": 10000.0,
+    "phi3": 10000.0,
+    "cohere2": 10000.0,
+    "glm4v": 10000.0,
+}
+
+
+@pytest.mark.parametrize("model_type, theta", sorted(HF_DEFAULT_THETA.items()))
+def test_rule_default_theta_per_model_class(model_type, theta):
+    cfg = {"model_type": model_type, "head_dim": 64, "max_position_embeddings": 4096}
+    p = parse_model_config(json.dumps(cfg))
+    assert p.ok, p.errors
+    assert p.rope_theta == theta
+    np.testing.assert_allclose(p.inverse_frequencies()[0], ref_default(theta, 64), rtol=1e-13)
+
+
+def test_rule_truncate_in_a_layer_types_block_is_not_read():
+    # HF 5.23 _compute_yarn_parameters: `truncate = config.rope_parameters.get("truncate", True)` reads the
+    # whole (per-type) rope_parameters, where "truncate" is no key: the ramp ends are rounded (True)
+    yarn = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 4096, "truncate": False}
+    cfg = {
+        "model_type": "gemma4_text",
+        "head_dim": 64,
+        "num_hidden_layers": 2,
+        "max_position_embeddings": 32768,
+        "layer_types": ["sliding_attention", "full_attention"],
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 1e4}, "full_attention": yarn},
+    }
+    p = parse_model_config(json.dumps(cfg))
+    assert p.ok, p.errors
+    assert any(w.key == "rope_parameters.full_attention.truncate" for w in p.warnings)
+    np.testing.assert_allclose(p.layer_rope(1)[0], ref_yarn(1e4, 64, 8.0, 4096, truncate=True), rtol=1e-13)
+    # a flat block keeps its truncate (gpt-oss)
+    flat = parse_model_config(json.dumps({"head_dim": 64, "max_position_embeddings": 32768, "rope_scaling": yarn}))
+    np.testing.assert_allclose(flat.inverse_frequencies()[0], ref_yarn(1e4, 64, 8.0, 4096, truncate=False), rtol=1e-13)
+
+
+def test_rule_gemma3_flat_rope_parameters_are_not_read():
+    # Gemma3TextConfig: with a flat rope_parameters and no rope_scaling, the missing "full_attention" and
+    # "sliding_attention" entries are added as {"rope_type": "default"}; standardize_rope_params then reads only
+    # the layer-type entries, so the flat keys are never used (full layers: rope_theta, sliding: 10000)
+    cfg = {
+        "model_type": "gemma3_text",
+        "head_dim": 128,
+        "num_hidden_layers": 6,
+        "max_position_embeddings": 8192,
+        "rope_theta": 1e6,
+        "rope_parameters": {"rope_type": "linear", "factor": 8.0},
+    }
+    p = parse_model_config(json.dumps(cfg))
+    assert p.ok, p.errors
+    assert any(w.key == "rope_parameters" and "not layer types" in w.message for w in p.warnings)
+    np.testing.assert_allclose(p.layer_rope(5)[0], ref_default(1e6, 128), rtol=1e-13)
+    np.testing.assert_allclose(p.layer_rope(0)[0], ref_default(1e4, 128), rtol=1e-13)

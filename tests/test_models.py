@@ -409,3 +409,18 @@ def test_partial_rotary_presets_rotate_a_quarter_of_the_head():
     inv, _ = preset_inverse_frequencies("gpt-neox-20b")
     assert inv.shape == (12,)
     assert inv[1] == pytest.approx(10000.0 ** (-2 / 24))  # exponent uses the rotated dim, not the head dim
+
+
+def test_qwen3_8b_config_is_the_shipped_file_plus_the_cards_yarn_block():
+    # Qwen/Qwen3-8B config.json ships "rope_scaling": null; the model card ("Processing Long Texts") tells
+    # users to add {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}.
+    from posenc import models
+
+    card = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
+    assert models._QWEN3_8B["rope_scaling"] is None
+    preset = PRESETS["qwen3-8b"]
+    assert dict(preset.config["rope_scaling"]) == card
+    assert {k: v for k, v in preset.config.items() if k != "rope_scaling"} == {
+        k: v for k, v in models._QWEN3_8B.items() if k != "rope_scaling"
+    }
+    assert "model card" in preset.name and "rope_scaling null" in preset.notes

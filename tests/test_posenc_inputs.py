@@ -9,6 +9,7 @@ the contract's message shape ("names the parameter, the rule and the value it go
 from __future__ import annotations
 
 import copy
+import math
 from types import MappingProxyType
 
 import numpy as np
@@ -330,19 +331,26 @@ def test_longrope_lists_must_match_partial_rotary_dim():
         call_config(params)
 
 
+# HF transformers 5.23 only warns when beta_fast < beta_slow (_validate_yarn_rope_parameters) and computes:
+# find_correction_range(beta_fast, beta_slow, ...) = (max(floor(cd(fast)), 0), min(ceil(cd(slow)), dim - 1)),
+# cd(r) = dim·ln(L/(2πr)) / (2 ln base). The numbers are tested in tests/test_layers.py (ref_yarn).
 @pytest.mark.parametrize("fast, slow", [(1.0, 32.0), (4.0, 4.0)], ids=["fast<slow", "fast==slow"])
-def test_yarn_beta_fast_not_above_beta_slow_is_rejected(fast, slow):
+def test_yarn_beta_fast_not_above_beta_slow_is_computed(fast, slow):
     params = valid_params("yarn") | {"beta_fast": fast, "beta_slow": slow}
-    with raises("beta_fast|beta_slow"):
-        call_config(params)
+    inv, _ = call_config(params)
+    assert np.all(np.isfinite(inv))
 
 
 @pytest.mark.parametrize("fast, slow", [(1.0, 32.0), (4.0, 4.0)], ids=["fast<slow", "fast==slow"])
-def test_yarn_correction_range_beta_fast_not_above_beta_slow_is_rejected(fast, slow):
-    with raises("beta_fast|beta_slow"):
-        scaling.yarn_correction_range(
-            64, base=1e4, original_max_position_embeddings=4096, beta_fast=fast, beta_slow=slow
-        )
+def test_yarn_correction_range_beta_fast_not_above_beta_slow_is_hfs(fast, slow):
+    def cd(r):
+        return 64 * math.log(4096 / (r * 2 * math.pi)) / (2 * math.log(1e4))
+
+    expected = (max(math.floor(cd(fast)), 0), min(math.ceil(cd(slow)), 63))
+    got = scaling.yarn_correction_range(
+        64, base=1e4, original_max_position_embeddings=4096, beta_fast=fast, beta_slow=slow
+    )
+    assert got == expected
 
 
 @pytest.mark.parametrize("low, high", [(4.0, 1.0), (1.0, 1.0)], ids=["high<low", "high==low"])
@@ -585,11 +593,10 @@ BAD_FIELDS = [
     ("llama3", "high_freq_factor", NAN),
     ("yarn", "beta_fast", NAN),
     ("yarn", "beta_slow", -1.0),  # 0 means "not set" (HF reads it with `or 1`)
-    ("yarn", "attention_factor", -1.0),
-    ("yarn", "attention_factor", NAN),
+    ("yarn", "attention_factor", NAN),  # a negative one is HF's (it warns and multiplies cos, sin by it)
     ("yarn", "mscale", NAN),
     ("yarn", "truncate", "false"),
-    ("longrope", "attention_factor", -1.0),  # 0 means "not set"
+    ("longrope", "attention_factor", NAN),
     ("longrope", "short_factor", [0.0] * (HEAD_DIM // 2)),
     ("longrope", "short_factor", [NAN] * (HEAD_DIM // 2)),
     ("longrope", "long_factor", [-1.0] * (HEAD_DIM // 2)),

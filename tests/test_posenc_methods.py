@@ -9,8 +9,12 @@ declaration fails here instead of being copied into the computation, the parser 
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import json
 import math
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -86,8 +90,10 @@ HF_DEFAULTS = {
 # RotaryEmbeddingConfigMixin.default_theta = 10_000.0; partial_rotary_factor defaults to 1.0.
 HF_COMMON_DEFAULTS = {"rope_theta": 10_000.0, "partial_rotary_factor": 1.0}
 # Keys HF reads by their truth value, so 0 means "not set": `or 32`, `or 1`, `if mscale and mscale_all_dim`.
-# attention_factor 0 is read as "not set" too (issue #14's HF 5.23 reading rule).
-HF_ZERO_MEANS_UNSET = {"beta_fast", "beta_slow", "mscale", "mscale_all_dim", "attention_factor"}
+# attention_factor is NOT one of them: transformers 5.23 modeling_rope_utils.py reads
+# `attention_factor = rope_parameters_dict.get("attention_factor")` and computes it only
+# `if attention_factor is None:` (yarn lines 419/436, longrope 554/564), so 0 is used as 0.
+HF_ZERO_MEANS_UNSET = {"beta_fast", "beta_slow", "mscale", "mscale_all_dim"}
 
 
 def valid_block(rope_type: str) -> dict:
@@ -310,10 +316,9 @@ BAD_BLOCKS = [
     ({"type": "bogus"}, "type", ValueError, "got 'bogus'"),
     ({"rope_type": "default", "rope_theta": 1.0}, "rope_theta", ValueError, "must be a finite number > 1, got 1.0"),
     ({"rope_type": "default", "partial_rotary_factor": 2.0}, "partial_rotary_factor", ValueError, "(0, 1], got 2.0"),
-    (valid_block("yarn") | {"beta_fast": 1.0, "beta_slow": 32.0}, "beta_fast", ValueError, "> beta_slow = 32.0"),
     (valid_block("yarn") | {"beta_slow": -1}, "beta_slow", ValueError, "> 0, got -1"),
     (valid_block("yarn") | {"truncate": "yes"}, "truncate", TypeError, "true or false, got 'yes'"),
-    (valid_block("yarn") | {"attention_factor": -1.0}, "attention_factor", ValueError, "> 0, got -1.0"),
+    (valid_block("yarn") | {"attention_factor": "x"}, "attention_factor", TypeError, "must be a number, got 'x'"),
     # mscale is read only when attention_factor is not given
     ({"rope_type": "yarn", "factor": 4.0, "mscale": "x", "mscale_all_dim": 1.0}, "mscale", TypeError, "got 'x'"),
     (
@@ -369,7 +374,7 @@ def test_parser_key_lists_are_the_declared_ones():
     assert config.KNOWN_ROPE_TYPES == tuple(ROPE_METHODS)
     for name in ROPE_METHODS:
         assert set(config._TYPE_KEYS[name]) == HF_REQUIRED[name] | HF_OPTIONAL[name]
-        assert set(config._REQUIRED[name]) == HF_REQUIRED[name]
+        assert set(ROPE_METHODS[name].required_keys) == HF_REQUIRED[name]
     union = set().union(*HF_REQUIRED.values(), *HF_OPTIONAL.values())
     assert config._ALL_BLOCK_KEYS == union | {"rope_type", "type", "rope_theta", "partial_rotary_factor"}
 
@@ -445,3 +450,87 @@ def test_hf_rope_types_get_no_such_warning(rope_type):
 
     parsed = parse_model_config(json.dumps(valid_block(rope_type)), fallback_head_dim=HEAD_DIM)
     assert not [p for p in parsed.problems if "KeyError" in p.message], parsed.problems
+
+
+# --------------------------------------------------------------------------------------------------
+# #9: the config parser checks every block key by its MethodKey declaration alone
+# --------------------------------------------------------------------------------------------------
+_COMMON = {k.name for k in methods.COMMON_KEYS}
+_DECLARED = [(m.name, k) for m in ROPE_METHODS.values() for k in m.keys if k.name not in _COMMON]
+
+
+def _parse_block(block: dict):
+    return parse_model_config(json.dumps(block), fallback_head_dim=HEAD_DIM, fallback_max_position_embeddings=MAXPOS)
+
+
+def _on(parsed, key: str, severity: str):
+    return [p for p in parsed.problems if p.key == key and p.severity == severity]
+
+
+@pytest.mark.parametrize("rope_type, key", _DECLARED, ids=lambda x: x if isinstance(x, str) else x.name)
+def test_the_parser_follows_each_key_declaration(rope_type, key):
+    block = valid_block(rope_type)
+    assert _parse_block(block).ok
+    # the wrong kind of value
+    wrong = {"float": "x", "int": "x", "bool": "yes", "float_list": 3.0}[key.kind]
+    assert _on(_parse_block(block | {key.name: wrong}), key.name, "error")
+    # the declared range: a value at (or below) `above` is refused, unless HF reads 0 as "not set"
+    if key.above is not None:
+        bad = key.above - 1 if key.kind != "float_list" else [1.0] * (HEAD_DIM // 2 - 1) + [key.above]
+        assert _on(_parse_block(block | {key.name: bad}), key.name, "error")
+    if key.zero_means_unset:
+        parsed = _parse_block(block | {key.name: 0})
+        assert parsed.ok and any(
+            "not set" in p.message and key.absent_means in p.message for p in _on(parsed, key.name, "warning")
+        )
+    # null: a required key is missing unless HF derives it; an optional one is absent unless HF refuses null
+    parsed = _parse_block(block | {key.name: None})
+    if (key.required and not key.null_means) or key.null_refused:
+        assert _on(parsed, key.name, "error")
+    else:
+        assert parsed.ok, parsed.errors
+
+
+def test_the_parser_names_no_method_key():
+    # Every per-key rule comes from posenc.methods: the parser's source names no method's key (the common
+    # keys and original_max_position_embeddings, read with the config's sizes, and the ntk hint's factor aside)
+    source = inspect.getsource(config)
+    names = {k.name for _, k in _DECLARED} - {"original_max_position_embeddings", "factor"}
+    assert not [n for n in sorted(names) if f'"{n}"' in source or f"'{n}'" in source]
+
+
+_TOY_METHOD = """
+import json, types
+import numpy as np
+import posenc.methods as m
+from posenc.methods import MethodKey, RopeMethod, RopeParameterError
+GAIN = MethodKey("gain", "float", required=True, above=1.0, label="gain")
+def _toy(params, dim, *, max_position_embeddings, seq_len):
+    m._require_keys(params, "toy")
+    g = m._number(GAIN, params["gain"])
+    return 1.0 / (10000.0 ** (np.arange(0, dim, 2) / dim)) / g, 1.0
+toy = RopeMethod(name="toy", label="Toy", hf_rope_type=True, keys=(GAIN,), latex="", summary="", compute=_toy, source="")
+m.ROPE_METHODS = types.MappingProxyType({**m.ROPE_METHODS, "toy": toy})
+import importlib, posenc.scaling, posenc.config
+importlib.reload(posenc.scaling); importlib.reload(posenc.config)
+parse = lambda b: posenc.config.parse_model_config(json.dumps(b), fallback_head_dim=8, fallback_max_position_embeddings=64)
+ok = parse({"rope_type": "toy", "gain": 2.0})
+print(json.dumps({
+    "ok": ok.ok, "inv": ok.inverse_frequencies()[0].tolist(),
+    "missing": [p.key for p in parse({"rope_type": "toy"}).errors],
+    "range": [p.message for p in parse({"rope_type": "toy", "gain": 0.5}).errors],
+    "unknown": [p.key for p in parse({"rope_type": "toy", "gain": 2.0, "beta_fast": 4}).warnings],
+}))
+"""
+
+
+def test_a_new_method_is_its_declaration_and_its_function():
+    # ARCHITECTURE.md "How to add a rope method": declared (in a subprocess, so the registry here is untouched),
+    # the parser knows its type, its required key and its range, and computes its numbers, with no parser edit
+    out = subprocess.run([sys.executable, "-c", _TOY_METHOD], capture_output=True, text=True, timeout=120, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["ok"]
+    np.testing.assert_allclose(got["inv"], [1.0 / 10000.0 ** (i / 8) / 2.0 for i in (0, 2, 4, 6)], rtol=1e-13)
+    assert got["missing"] == ["gain"]
+    assert got["range"] and "greater than 1" in got["range"][0]
+    assert got["unknown"] == ["beta_fast"]

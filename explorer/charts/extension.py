@@ -363,6 +363,11 @@ def _ratio_title(
         return f"{who}: a larger base leaves the fastest pair alone and divides the slowest by {1 / ratio[-1]:.3g}"
     if rope_type == "yarn" and yarn_range is not None:
         low, high = yarn_range
+        if low > high:  # beta_fast < beta_slow: HF computes the ramp reversed (posenc.methods.yarn_ramp)
+            return (
+                f"YaRN with beta_fast < beta_slow (HF computes it reversed): pairs up to {high:g} are divided by "
+                f"s = {s}, pairs from {low:g} on keep θ, a linear ramp between"
+            )
         return f"YaRN: pairs below {low:g} keep θ, pairs above {high:g} are divided by s = {s}, a linear ramp between"
     if rope_type == "llama3" and bands is not None:
         counts = {b: int(np.sum(np.asarray(bands) == b)) for b in ("kept", "smoothed", "divided")}
