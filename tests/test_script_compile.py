@@ -3,7 +3,7 @@ off hides nothing: no script has a bare expression statement that magic would dr
 
 Why off (issue #12): Streamlit forgets its compiled scripts whenever no session is connected, so the
 next visitor's first run compiles app.py and the page again, and magic's rewrite of the syntax tree
-made that compile 4-6x slower (bench/RESULTS.md section 6)."""
+made that compile 4-6x slower (bench/RESULTS.md section 7)."""
 
 from __future__ import annotations
 
