@@ -12,7 +12,8 @@ compile error, page not found, a lost session) and exceptions (an exception elem
 Scenarios (the full run, ``python bench/load.py``; about 10 minutes on 2 busy cores):
 
 1. Server CPU per run, one session at a time, every page and the one-chart app
-   (bench/slider_chart_app.py): a new session's first run, a rerun at the defaults, a slider drag.
+   (bench/slider_chart_app.py): a new session's first run (while another session of the same link
+   is connected, and on an idle server), a rerun at the defaults, a slider drag.
    CPU = the server process's user + system time (/proc/<pid>/stat) over the runs / runs.
 2. The lecture hall: N sessions (default 100) open the same link within ``--ramp`` seconds, then
    each drags the page's slider twice: 3 runs per session. p50 / p95 of every run, errors,
@@ -418,7 +419,14 @@ async def hall(
 
 async def cpu_per_run(base_url: str, target: Target, pid: int, *, repeats: int = 8) -> dict[str, Any]:
     """Server CPU (ms) per run, one session at a time: a new session's first run (connect and
-    open; after a warm-up session), a rerun at the defaults, a slider drag."""
+    open) while another session that opened the same link is still connected (the lecture hall:
+    "first"), the same with no other session connected ("first_idle"), a rerun at the defaults,
+    a slider drag.
+
+    The two first runs differ by what Streamlit keeps: it forgets its compiled scripts whenever no
+    session is connected (streamlit/runtime/websocket_session_manager.py), so a first run on an
+    otherwise idle server compiles the entry script and the page again; with any session connected
+    the compiled code is shared."""
     out: dict[str, Any] = {"label": target.label, "exceptions": [], "errors": []}
 
     def keep(run: Run) -> None:
@@ -426,21 +434,25 @@ async def cpu_per_run(base_url: str, target: Target, pid: int, *, repeats: int =
         if run.error:
             out["errors"].append(run.error)
 
+    async def first_runs() -> float:
+        cpu = []
+        for _ in range(repeats):
+            s = Session(base_url, target)
+            c0 = cpu_seconds(pid)
+            keep(await s.open())
+            cpu.append(cpu_seconds(pid) - c0)
+            await s.close()
+            await asyncio.sleep(0.2)
+        return statistics.fmean(cpu)
+
     warm = Session(base_url, target)
     keep(await warm.open())
     keep(await warm.drag(0.3))
+    await asyncio.sleep(0.3)
+    out["first"] = await first_runs()  # `warm` stays connected
     await warm.close()
     await asyncio.sleep(0.3)
-
-    first = []
-    for _ in range(repeats):
-        s = Session(base_url, target)
-        c0 = cpu_seconds(pid)
-        keep(await s.open())
-        first.append(cpu_seconds(pid) - c0)
-        await s.close()
-        await asyncio.sleep(0.2)
-    out["first"] = statistics.fmean(first)
+    out["first_idle"] = await first_runs()
 
     s = Session(base_url, target)
     keep(await s.open())
@@ -573,7 +585,8 @@ def full(args: argparse.Namespace) -> int:
             cpu_rows.append(asyncio.run(cpu_per_run(app.base_url, t, app.pid, repeats=args.repeats)))
         for row in cpu_rows:
             print(
-                f"  {row['label']:<16} first {row['first'] * 1e3:6.0f} ms  rerun {row['rerun'] * 1e3:6.0f} ms  "
+                f"  {row['label']:<16} first {row['first'] * 1e3:6.0f} ms  idle first {row['first_idle'] * 1e3:6.0f} ms  "
+                f"rerun {row['rerun'] * 1e3:6.0f} ms  "
                 f"drag {row['drag'] * 1e3:6.0f} ms  errors {len(row['errors'])} exceptions {len(row['exceptions'])}",
                 flush=True,
             )
@@ -674,16 +687,23 @@ def results_markdown(r: dict[str, Any]) -> str:
         "",
         f"### Server CPU per run, one session at a time (user + system time of the server process) [{loads['cpu']}]",
         "",
-        "| page | new session, first run | rerun at defaults | slider drag | first run ÷ one-chart | rerun ÷ one-chart | target ≤ 1.2× |",
-        "|---|---:|---:|---:|---:|---:|:--:|",
+        "A new session's first run is measured twice: while another session that opened the same link is "
+        "still connected (the lecture hall), and on an otherwise idle server, where Streamlit compiles the "
+        "entry script and the page again (it forgets its compiled scripts whenever no session is connected). "
+        "The target applies to every column: the largest of the three ratios is compared with 1.2.",
+        "",
+        "| page | new session, first run | first run, idle server | rerun at defaults | slider drag "
+        "| first run ÷ one-chart | idle first run ÷ one-chart | rerun ÷ one-chart | target ≤ 1.2× |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|:--:|",
     ]
     for row in r["cpu"]:
-        f_ratio, r_ratio = row["first"] / ref_row["first"], row["rerun"] / ref_row["rerun"]
-        ok = "" if row is ref_row else verdict(max(f_ratio, r_ratio) <= TARGETS["cpu_ratio"])
+        f_ratio, i_ratio = row["first"] / ref_row["first"], row["first_idle"] / ref_row["first_idle"]
+        r_ratio = row["rerun"] / ref_row["rerun"]
+        ok = "" if row is ref_row else verdict(max(f_ratio, i_ratio, r_ratio) <= TARGETS["cpu_ratio"])
         drag = f"{row['drag'] * 1e3:.0f} ms" + ("" if row["has_slider"] else " (no slider: rerun)")
         lines.append(
-            f"| {row['label']} | {row['first'] * 1e3:.0f} ms | {row['rerun'] * 1e3:.0f} ms | {drag} | "
-            f"{f_ratio:.2f}× | {r_ratio:.2f}× | {ok} |"
+            f"| {row['label']} | {row['first'] * 1e3:.0f} ms | {row['first_idle'] * 1e3:.0f} ms | "
+            f"{row['rerun'] * 1e3:.0f} ms | {drag} | {f_ratio:.2f}× | {i_ratio:.2f}× | {r_ratio:.2f}× | {ok} |"
         )
     h_ref, h, h2 = r["hall_ref"], r["hall"], r["hall_repeat"]
 

@@ -6,7 +6,14 @@ mouse drag on the RoPE page's m, the clock page's p and the invariance page's sh
 from __future__ import annotations
 
 import pytest
-from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
+from e2e_support import (
+    StreamlitServer,
+    launch_chromium,
+    read_widget,
+    require_browser,
+    wait_charts_drawn,
+    wait_idle,
+)
 
 COUNT_RUNS_JS = """
 () => {
@@ -17,6 +24,31 @@ COUNT_RUNS_JS = """
   }).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-test-script-state']});
 }
 """
+
+#: What every chart draws: an SVG's markup or a canvas's pixels. Written without what differs between
+#: two drawings of the same chart: the page's address in Vega's references to gradients (it changes
+#: with the query string) and the numbers of clip paths and gradients (a page counts every drawing).
+CHARTS_DRAWN_JS = """
+() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].map((c) => {
+  const canvas = c.querySelector('canvas');
+  if (canvas) return canvas.width + 'x' + canvas.height + ':' + canvas.toDataURL();
+  const svg = c.querySelector('svg');
+  return svg ? svg.outerHTML.replace(/url[(][^)#]*#/g, 'url(#').replace(/(clip|gradient_?)[0-9]+/g, '$1') : 'none';
+})
+"""
+
+
+def charts_drawn(page) -> list[str]:
+    """`CHARTS_DRAWN_JS` once two readings 200 ms apart agree (a chart can finish drawing late)."""
+    last = page.evaluate(CHARTS_DRAWN_JS)
+    for _ in range(25):
+        page.wait_for_timeout(200)
+        now = page.evaluate(CHARTS_DRAWN_JS)
+        if now == last:
+            return now
+        last = now
+    return last
+
 
 #: page URL path, slider key, its title on the page
 SLIDERS = [
@@ -65,6 +97,18 @@ def test_a_drag_across_a_position_slider_is_at_most_one_server_run(server, path,
         assert after != before  # the drag moved the value
         assert runs == 1, f"{runs} server runs for one drag"  # 1: the release (0 would mean the count is broken)
         assert f"{key}={after}" in page.url  # the link holds the dragged value
+        # ... and reproduces the view: the same link in a new tab (a new session) shows the same value
+        # and draws the same charts
+        wait_charts_drawn(page)
+        shown, charts = read_widget(page, key), charts_drawn(page)
+        again = browser.new_page(viewport={"width": 1280, "height": 900})
+        again.goto(page.url)
+        wait_idle(again, title=title)
+        wait_charts_drawn(again)
+        assert again.locator(f".st-key-{key} input[type=range]").first.get_attribute("value") == after
+        assert read_widget(again, key) == shown
+        assert charts and "none" not in charts
+        assert charts_drawn(again) == charts, "the link draws other charts than the dragged view"
         browser.close()
 
 
@@ -96,6 +140,12 @@ def test_the_rope_live_plane_turns_in_the_browser_without_a_server_run(server):
     with sync_playwright() as pw:
         browser = launch_chromium(pw)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
+        # Every frame the page sends on any websocket, from before the page opens its socket: "load"
+        # while the page loads (it must see the page's own run request, or the listener is broken),
+        # then "live" while the in-chart controls move.
+        frames: dict[str, list] = {"load": [], "live": []}
+        phase = ["load"]
+        page.on("websocket", lambda ws: ws.on("framesent", lambda payload: frames[phase[0]].append(payload)))
         page.goto(f"{server.base_url}/RoPE_rotation?m=6&n=13&j=0")
         wait_idle(page, title="RoPE rotation")
         wait_charts_drawn(page)
@@ -104,8 +154,9 @@ def test_the_rope_live_plane_turns_in_the_browser_without_a_server_run(server):
         m_in, n_in = chart.locator(".vega-bindings input[type=range]").all()[:2]
         assert (m_in.input_value(), n_in.input_value()) == ("6", "13")
         assert live_readout(page)["⟨R_m q, R_n k⟩"] == score(6, 13)
-        sent: list = []
-        page.on("websocket", lambda ws: ws.on("framesent", sent.append))  # no new socket expected either
+        page.wait_for_timeout(500)  # anything the page sends by itself after loading is sent by now
+        assert frames["load"], "the websocket listener saw nothing: the 'nothing sent' check below would be hollow"
+        phase[0] = "live"
         page.evaluate(COUNT_RUNS_JS)
         m_in.fill("40")
         page.wait_for_timeout(300)
@@ -117,6 +168,7 @@ def test_the_rope_live_plane_turns_in_the_browser_without_a_server_run(server):
         page.wait_for_timeout(300)
         assert live_readout(page)["⟨R_m q, R_n k⟩"] == score(6, 13)
         page.wait_for_timeout(1000)
-        assert page.evaluate("window.__runs") == 0 and not sent  # nothing reached the server
+        assert page.evaluate("window.__runs") == 0  # no script run
+        assert frames["live"] == [], f"{len(frames['live'])} websocket frame(s) sent while the in-chart controls moved"
         assert "m=6" in page.url and "n=13" in page.url  # the link keeps the page's positions
         browser.close()
