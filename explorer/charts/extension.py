@@ -434,12 +434,14 @@ def angle_step_chart(inv_freq, scaled_inv_freq) -> alt.LayerChart:
     """(4) θ_j vs θ′_j: the angle between neighbouring positions (PI shrinks even the fast pairs)."""
     before = np.asarray(inv_freq, dtype=float)
     after = np.asarray(scaled_inv_freq, dtype=float)
-    shrink = before[0] / after[0]
-    if np.isclose(shrink, 1.0):
+    if after[0] == 0:  # p-RoPE with partial_rotary_factor 0: no pair turns at all
+        title = "No pair turns any more (θ′_j = 0): the rotation no longer tells positions apart"
+    elif np.isclose(before[0] / after[0], 1.0):
         title = (
             f"The fastest pair still moves {after[0]:.3g} rad per token: neighbouring tokens stay as easy to tell apart"
         )
     else:
+        shrink = before[0] / after[0]
         title = (
             f"The fastest pair now moves {after[0]:.3g} rad per token instead of {before[0]:.3g}: "
             f"neighbours are {shrink:.3g}× harder to tell apart"
@@ -472,11 +474,12 @@ def score_chart(
         curves[names[1]] = (r[unseen], before[unseen])
     curves[names[2]] = (r, score_after)
     scaled = not np.allclose(score_after, before)
-    title = (
-        "Scaling reshapes the score curve over the distances up to T"
-        if scaled
-        else "No scaling: distances beyond L get scores the model never saw in training"
-    )
+    if scaled:
+        title = "Scaling reshapes the score curve over the distances up to T"
+    elif target_len > train_len:
+        title = "No scaling: distances beyond L get scores the model never saw in training"
+    else:
+        title = "No scaling, and T ≤ L: every distance up to T was seen in training"
     return line_chart(
         curves,
         title=title,
@@ -586,11 +589,22 @@ def interpolation_strip_chart(positions, interpolated, *, factor: float, train_l
     )
 
 
+def _phase_error_title(positions, errors: Mapping[str, np.ndarray]) -> str:
+    """The precision chart's title from the errors drawn: which dtypes reach error 1 (the rotation as
+    good as random) and from which position, else the largest error of each."""
+    m = np.asarray(positions, dtype=float)
+    worst = {k: float(np.max(v)) for k, v in errors.items()}
+    lost = {k: float(m[int(np.argmax(np.asarray(v) >= 1.0))]) for k, v in errors.items() if worst[k] >= 1.0}
+    if lost:
+        said = ", ".join(f"{k} from m = {_fmt_len(p)}" for k, p in lost.items())
+        return f"Low precision loses the phase at long positions: error 1 (as good as random) for {said}"
+    parts = ", ".join(f"{k} {worst[k]:.2g}" for k in errors)
+    return f"Up to m = {_fmt_len(m.max())} no dtype reaches error 1: the largest errors are {parts}"
+
+
 def phase_error_chart(positions, errors: Mapping[str, np.ndarray], *, floor: float = 1e-9) -> alt.LayerChart:
     """(8) Largest cos/sin error over pairs against position, per dtype (log y; 0 drawn at `floor`)."""
-    worst = {k: (float(np.max(v)), float(np.asarray(positions)[int(np.argmax(v))])) for k, v in errors.items()}
-    parts = [f"{k} up to {worst[k][0]:.2g}" for k in errors]
-    title = "Low precision loses the phase at long positions: " + ", ".join(parts)
+    title = _phase_error_title(positions, errors)
     curves = {k: (positions, np.maximum(np.asarray(v, dtype=float), floor)) for k, v in errors.items()}
     return line_chart(
         curves,
