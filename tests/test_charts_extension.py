@@ -334,9 +334,16 @@ def test_score_chart():
 @pytest.mark.parametrize(("train_len", "target_len"), [(4096, 16384), (16384, 4096), (4096, 4096)])
 def test_unscaled_score_chart_title_follows_t_against_l(train_len, target_len):
     """No scaling: only a target past L meets distances never trained; with T ≤ L every one was seen."""
-    ext = ropeblock.extension_data({"rope_type": "default", "rope_theta": 10000.0}, 64, train_len=train_len, target_len=target_len)
+    ext = ropeblock.extension_data(
+        {"rope_type": "default", "rope_theta": 10000.0}, 64, train_len=train_len, target_len=target_len
+    )
     spec = charts.score_chart(
-        ext.distances, ext.score_before, ext.score_after, train_len=train_len, target_len=target_len, attention_factor=1.0
+        ext.distances,
+        ext.score_before,
+        ext.score_after,
+        train_len=train_len,
+        target_len=target_len,
+        attention_factor=1.0,
     ).to_dict()
     never = layer_frame(spec, 0).curve.str.contains("never")
     if target_len > train_len:

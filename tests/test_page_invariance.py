@@ -198,7 +198,9 @@ def test_decay_curve_matches_the_bound():
     at = run(head_dim=8, inv_view="Decay")
     assert_page_complete(at, "Decay")
     # d = 8: four pairs, the bound ripples without falling below 0.9 of its start (the title says so)
-    (spec,) = [c for c in charts(at) if c["title"]["text"].startswith("RoPE's score bound ripples without a clear fall")]
+    (spec,) = [
+        c for c in charts(at) if c["title"]["text"].startswith("RoPE's score bound ripples without a clear fall")
+    ]
     (line,) = find(spec, "line")
     assert line["encoding"]["x"]["scale"]["type"] == "log"
     df = frame(spec, line)

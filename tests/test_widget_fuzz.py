@@ -249,8 +249,12 @@ def claims_configs(at: AppTest, text: str) -> None:
 def claims_extension_linear(at: AppTest, text: str) -> None:
     """Linear's sentence: with the block's s, the pairs still out of range at T (none once s·L ≥ T),
     counted here from θ_j and θ_j/s."""
-    said = re.search(r"with this block's s = ([\d.e+]+), (no pair is out of range|(\d+) pairs are still out of range)", text)
-    if at.session_state["rope_type"] != "linear" or any(e.value.startswith("This rope block is not valid") for e in at.error):
+    said = re.search(
+        r"with this block's s = ([\d.e+]+), (no pair is out of range|(\d+) pairs are still out of range)", text
+    )
+    if at.session_state["rope_type"] != "linear" or any(
+        e.value.startswith("This rope block is not valid") for e in at.error
+    ):
         assert said is None or at.session_state["rope_type"] == "linear"
         return
     assert said, text
@@ -305,7 +309,9 @@ def claims_invariance(at: AppTest, text: str) -> None:
     ripples = re.search(r"beyond distance ([\d,]+) it still reaches ([\d.e+-]+) \(([\d.e+-]+) at distance 1\)", body)
     assert falls or ripples, body
     first, far, far_r = (
-        (falls.group(1), falls.group(2), falls.group(3)) if falls else (ripples.group(3), ripples.group(2), ripples.group(1))
+        (falls.group(1), falls.group(2), falls.group(3))
+        if falls
+        else (ripples.group(3), ripples.group(2), ripples.group(1))
     )
     assert float(first) == pytest.approx(at_one, rel=5e-3)
     tail = posenc.rope_decay_bound(np.arange(number(far_r), 20_001), d, base=base)
@@ -320,7 +326,9 @@ def claims_invariance(at: AppTest, text: str) -> None:
     shown = re.search(r"RoPE's shift deviation \(([\d.e+-]+) in \w+\) is (round-off|above the pass mark)", text)
     assert shown, text
     assert float({m.label: m.value for m in at.metric}["pass mark"]) == pytest.approx(tol, rel=0.06)
-    assert (shown.group(2) == "round-off") == (float({m.label: m.value for m in at.metric}[f"RoPE ({dtype})"]) <= tol * 1.06)
+    assert (shown.group(2) == "round-off") == (
+        float({m.label: m.value for m in at.metric}[f"RoPE ({dtype})"]) <= tol * 1.06
+    )
 
 
 def claims_compare(at: AppTest, text: str) -> None:
@@ -359,7 +367,11 @@ def claims_vision(at: AppTest, text: str) -> None:
         return
     model = at.session_state["vis_model"]
     preset = posenc.mrope.VISION_PRESETS.get(model)
-    d, base = (preset.head_dim, preset.base) if preset else (int(at.session_state["vis_head_dim"]), float(at.session_state["vis_base"]))
+    d, base = (
+        (preset.head_dim, preset.base)
+        if preset
+        else (int(at.session_state["vis_head_dim"]), float(at.session_state["vis_base"]))
+    )
     theta = [base ** (-2 * j / d) for j in range(d // 2)]
     assert float(end.group(1)) == pytest.approx(sum(math.cos(t) for t in theta) / len(theta), abs=6e-5)
 
@@ -382,13 +394,13 @@ CLAIMS = {
 def no_training(monkeypatch):
     """The lab's training queue refuses work: opening a page must never start a training job."""
     started = []
-    monkeypatch.setattr(jobs.QUEUE, "submit", lambda *args, **kwargs: started.append(args) or pytest.fail("a job started"))
+    monkeypatch.setattr(
+        jobs.QUEUE, "submit", lambda *args, **kwargs: started.append(args) or pytest.fail("a job started")
+    )
     return started
 
 
-@pytest.mark.parametrize(
-    ("page", "mode"), page_modes(), ids=lambda x: getattr(x, "slug", None) or str(x)
-)
+@pytest.mark.parametrize(("page", "mode"), page_modes(), ids=lambda x: getattr(x, "slug", None) or str(x))
 def test_random_allowed_settings_never_crash_and_the_claims_hold(page, mode, no_training):
     keys = drawn_keys(page, mode)
     assert keys, f"{page.slug} draws no registered parameter"
@@ -396,7 +408,9 @@ def test_random_allowed_settings_never_crash_and_the_claims_hold(page, mode, no_
     drawn = {key: value_strategy(params.get(key)) for key in keys}
     extra = EXTRA.get(page.slug, {})
     numbers = {
-        key: st.one_of(st.just(lo), st.just(hi), st.integers(0, (hi - lo) // step).map(lambda k, lo=lo, step=step: lo + k * step))
+        key: st.one_of(
+            st.just(lo), st.just(hi), st.integers(0, (hi - lo) // step).map(lambda k, lo=lo, step=step: lo + k * step)
+        )
         for key, lo, hi, step in SESSION_NUMBERS.get(page.slug, ())
     }
     strategy = st.tuples(
@@ -438,7 +452,12 @@ def test_the_claim_checks_can_fail():
 CORRUPTIONS = [
     ("app.py", {"sentence": "the cat saw the dog"}, claims_home, (r'here "the"', 'here "cat"')),
     ("pages/8_Compare_methods.py", {}, claims_compare, (r"\*\*RoPE\*\* and ", "**Sinusoidal** and **RoPE** and ")),
-    ("pages/7_Images_and_video.py", {}, claims_vision, (r"\(1 apart\), similarity (-?[\d.]+)", "(1 apart), similarity 0.5")),
+    (
+        "pages/7_Images_and_video.py",
+        {},
+        claims_vision,
+        (r"\(1 apart\), similarity (-?[\d.]+)", "(1 apart), similarity 0.5"),
+    ),
     ("pages/4_Relative_invariance.py", {}, claims_invariance, (r"falls from [\d.]+", "falls from 12.3")),
     (
         "pages/5_Context_extension.py",
@@ -449,7 +468,9 @@ CORRUPTIONS = [
 ]
 
 
-@pytest.mark.parametrize(("script", "query", "checker", "corruption"), CORRUPTIONS, ids=lambda x: getattr(x, "__name__", ""))
+@pytest.mark.parametrize(
+    ("script", "query", "checker", "corruption"), CORRUPTIONS, ids=lambda x: getattr(x, "__name__", "")
+)
 def test_the_new_claim_checks_pass_on_the_page_and_fail_on_a_wrong_sentence(script, query, checker, corruption):
     at = run(script, query)
     assert not at.exception, [e.message for e in at.exception]
