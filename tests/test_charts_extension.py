@@ -382,6 +382,9 @@ def test_interpolation_strip_is_the_seed_example():
     links = layer_frame(spec, 0)
     assert (links.x / 2 == links.x2).all()
     assert "2,048 → 4,096 tokens" in spec["title"]["subtitle"][0]
+    assert "neighbours 1/2 apart instead of 1" in spec["title"]["subtitle"][0]
+    same = charts.interpolation_strip_chart(m, m, factor=1.0, train_len=2048).to_dict()
+    assert same["title"]["subtitle"] == ["s = 1 changes nothing: every token is rotated at its own position."]
 
 
 def test_phase_error_chart():

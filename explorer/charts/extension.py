@@ -339,7 +339,11 @@ def wavelength_chart(inv_freq, scaled_inv_freq, *, train_len: int, target_len: i
             if stretched
             else "No wavelength is stretched; "
         )
-        + f"{slow} pairs are longer than L and never complete a turn in training",
+        + (
+            "1 pair is longer than L and never completes a turn in training"
+            if slow == 1
+            else f"{slow} pairs are longer than L and never complete a turn in training"
+        ),
         subtitle="Wavelength per pair in tokens (log scale): how many tokens one full turn takes.",
         y_title="wavelength (tokens, log scale)",
         colors={"before: λ_j = 2π/θ_j": BEFORE, "after: λ′_j = 2π/θ′_j": AFTER},
@@ -583,8 +587,10 @@ def interpolation_strip_chart(positions, interpolated, *, factor: float, train_l
         [link_layer, dot_layer, top_text, bottom_text],
         title=f"Position Interpolation, s = {factor:g}: token m is rotated as if it sat at m/s",
         subtitle=f"{_fmt_len(train_len)} → {_fmt_len(train_len * factor)} tokens: the long text's "
-        f"positions are squeezed into the trained range 0 … {_fmt_len(train_len)}, "
-        f"landing between the integers.",
+        f"positions are squeezed into the trained range 0 … {_fmt_len(train_len)}, neighbours 1/{factor:g} "
+        "apart instead of 1."
+        if factor != 1
+        else "s = 1 changes nothing: every token is rotated at its own position.",
         height=260,
     )
 
