@@ -292,9 +292,15 @@ n_full_turn = int(np.sum(train_len * ext.inv_freq >= 2 * np.pi))  # pairs that f
 af = ext.attention_factor
 notice_list(
     [
-        f"{n_full_turn} of {n_pairs} pairs (the fastest, on the left of the charts) complete at least one turn within "
-        f"L = {train_len:,}: any angle they meet later repeats one seen in training. The other {n_pairs - n_full_turn} "
-        f"never finished a turn; at T = {target_len:,}, {n_ood} of them reach angles never seen with this block.",
+        (
+            f"Every pair ({n_pairs} of {n_pairs}) completes at least one turn within L = {train_len:,}: any angle "
+            "it meets later repeats one seen in training, so no pair can leave the trained range."
+            if n_full_turn == n_pairs
+            else f"{n_full_turn} of {n_pairs} pairs (the fastest, on the left of the charts) complete at least one "
+            f"turn within L = {train_len:,}: any angle they meet later repeats one seen in training. The other "
+            f"{n_pairs - n_full_turn} never finished a turn; at T = {target_len:,}, {n_ood} of them reach angles "
+            "never seen with this block."
+        ),
         "**Linear** (Position Interpolation) divides every pair by s: it brings every pair back in range once "
         f"s·L ≥ T (here T/L = {target_len / train_len:,.4g}"
         + (

@@ -218,9 +218,11 @@ def claims_extension(at: AppTest, text: str) -> None:
     d, base = at.session_state["head_dim"], float(at.session_state["base"])
     train_len = at.session_state["train_len"]
     theta = posenc.inverse_frequencies(d, base=base)
-    turns = re.search(r"(\d+) of (\d+) pairs \(the fastest", text)
+    full_turns = int(np.sum(train_len * theta >= 2 * np.pi))
+    every = re.search(r"Every pair \((\d+) of (\d+)\) completes at least one turn", text)
+    turns = every or re.search(r"(\d+) of (\d+) pairs \(the fastest", text)
     assert turns and int(turns.group(2)) == d // 2
-    assert int(turns.group(1)) == int(np.sum(train_len * theta >= 2 * np.pi))
+    assert int(turns.group(1)) == full_turns and bool(every) == (full_turns == d // 2)
 
 
 def claims_configs(at: AppTest, text: str) -> None:
