@@ -218,6 +218,7 @@ with tab_attention:
                 train_len=train_len,
                 target_len=target_len,
                 attention_factor=ext.attention_factor,
+                n_pairs=ext.inv_freq.size,
             ),
             width="stretch",
         )

@@ -345,6 +345,20 @@ def test_unscaled_score_chart_title_follows_t_against_l(train_len, target_len):
         target_len=target_len,
         attention_factor=1.0,
     ).to_dict()
+    assert "the slow pairs set the long-range decay" in spec["title"]["subtitle"][1]
+    one_pair = ropeblock.extension_data(
+        {"rope_type": "default", "rope_theta": 10000.0}, 2, train_len=train_len, target_len=target_len
+    )
+    single = charts.score_chart(
+        one_pair.distances,
+        one_pair.score_before,
+        one_pair.score_after,
+        train_len=train_len,
+        target_len=target_len,
+        attention_factor=1.0,
+        n_pairs=1,
+    ).to_dict()
+    assert "nothing decays" in single["title"]["subtitle"][1]
     never = layer_frame(spec, 0).curve.str.contains("never")
     if target_len > train_len:
         assert title_text(spec) == "No scaling: distances beyond L get scores the model never saw in training"

@@ -460,9 +460,17 @@ def angle_step_chart(inv_freq, scaled_inv_freq) -> alt.LayerChart:
 
 
 def score_chart(
-    distances, score_before, score_after, *, train_len: int, target_len: int, attention_factor: float
+    distances,
+    score_before,
+    score_after,
+    *,
+    train_len: int,
+    target_len: int,
+    attention_factor: float,
+    n_pairs: int | None = None,
 ) -> alt.LayerChart:
-    """(5) RoPE score of q = k = ones against distance r, before (split at L) and after (× a²)."""
+    """(5) RoPE score of q = k = ones against distance r, before (split at L) and after (× a²);
+    `n_pairs` (d/2) words the subtitle for a single pair, whose score never decays."""
     r = np.asarray(distances, dtype=float)
     before = np.asarray(score_before, dtype=float)
     seen = r <= train_len
@@ -489,7 +497,9 @@ def score_chart(
         title=title,
         subtitle=[
             "RoPE score of q = k = (1, …, 1) per |q|²: a²·mean_j cos(r·θ′_j), a = attention factor.",
-            "Log x: the fast pairs oscillate at short distances, the slow pairs set the long-range decay.",
+            "Log x: one pair (d = 2), so the score is a²·cos(r·θ′_0): it oscillates at every distance, nothing decays."
+            if n_pairs == 1
+            else "Log x: the fast pairs oscillate at short distances, the slow pairs set the long-range decay.",
         ],
         x_title="relative distance r (tokens, log scale)",
         y_title="score per |q|²",
