@@ -38,7 +38,7 @@ from posenc.models import PRESETS
 ROOT = Path(__file__).resolve().parent.parent
 FRAME_KEYS = {"present", "step"}  # the frame's own parameters (tested in test_presentation.py)
 #: Examples per page in CI, shared out over the page's modes (at least MIN_PER_MODE each).
-PER_PAGE, MIN_PER_MODE = 8, 2
+PER_PAGE, MIN_PER_MODE = 8, 3
 
 settings.register_profile(
     "ci", max_examples=PER_PAGE, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
