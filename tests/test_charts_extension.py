@@ -415,7 +415,7 @@ def test_phase_error_chart():
     lost = {"float32": errors["float32"], "float16": np.array([0.0, 1.0, 1.5]), "bfloat16": np.array([0.0, 2, 3])}
     assert title_text(charts.phase_error_chart(positions, lost).to_dict()) == (
         "Low precision loses the phase at long positions: error 1 (as good as random) for "
-        "float16 from m = 1,000, bfloat16 from m = 1,000"
+        "float16 by m = 1,000, bfloat16 by m = 1,000"
     )
     colors = dict(zip(*(spec["layer"][0]["encoding"]["color"]["scale"][k] for k in ("domain", "range"))))
     assert colors == {"float32": charts.DTYPE_COLORS["float32"], "float16": charts.DTYPE_COLORS["float16"]}

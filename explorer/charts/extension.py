@@ -607,12 +607,12 @@ def interpolation_strip_chart(positions, interpolated, *, factor: float, train_l
 
 def _phase_error_title(positions, errors: Mapping[str, np.ndarray]) -> str:
     """The precision chart's title from the errors drawn: which dtypes reach error 1 (the rotation as
-    good as random) and from which position, else the largest error of each."""
+    good as random) and by which drawn position, else the largest error of each."""
     m = np.asarray(positions, dtype=float)
     worst = {k: float(np.max(v)) for k, v in errors.items()}
     lost = {k: float(m[int(np.argmax(np.asarray(v) >= 1.0))]) for k, v in errors.items() if worst[k] >= 1.0}
     if lost:
-        said = ", ".join(f"{k} from m = {_fmt_len(p)}" for k, p in lost.items())
+        said = ", ".join(f"{k} by m = {_fmt_len(p)}" for k, p in lost.items())
         return f"Low precision loses the phase at long positions: error 1 (as good as random) for {said}"
     parts = ", ".join(f"{k} {worst[k]:.2g}" for k in errors)
     return f"Up to m = {_fmt_len(m.max())} no dtype reaches error 1: the largest errors are {parts}"
