@@ -142,6 +142,13 @@ def decay_numbers(d, base) -> pd.DataFrame:
 
 nums = invariance_numbers(q, k, n_pos, shift_t, dtype, base, layout_sin, table_len, seed)
 tol = nums["tolerance"]
+decay = decay_numbers(d, base)
+#: Largest change along one diagonal (fixed n − m) of each score matrix; None: the learned table has no row.
+spreads = {
+    name: None if nums[key] is None else posenc.diagonal_spread(nums[key])
+    for name, key in (("RoPE", "rope"), ("the added sinusoid", "sinusoidal"), ("the added learned table", "learned"))
+}
+decay_title, decay_sentence = charts.decay_summary(decay["distance"], decay["bound"])
 
 
 def verdict_badge(dev: float | None) -> str:
@@ -161,6 +168,33 @@ def survivors_title(nums: dict, tol: float) -> str:
         return "Only RoPE's scores survive the shift"
     words = passed[0] if len(passed) == 1 else ", ".join(passed[:-1]) + " and " + passed[-1]
     return f"{words[0].upper()}{words[1:]} scores survive the shift"
+
+
+def diagonal_words(spread: float | None) -> str:
+    """A heatmap's subtitle, from the largest change along its diagonals."""
+    if spread is None or n_pos == 1:
+        return "one cell: no diagonal to compare" if n_pos == 1 else ""
+    return "constant diagonals" if spread <= tol else f"diagonals drift (by up to {spread:.2g})"
+
+
+def diagonal_sentence() -> str:
+    """The first notice: which heatmaps have one colour per diagonal, from the spreads on screen."""
+    if n_pos == 1:
+        return "With N = 1 the heatmaps (tab **Scores**) have one cell each: there is no diagonal to compare."
+    shown = {name: spread for name, spread in spreads.items() if spread is not None}
+    const = [name for name, spread in shown.items() if spread <= tol]
+    drift = [name for name, spread in shown.items() if spread > tol]
+    parts = []
+    if const:
+        parts.append(f"{join_names(const)}: every diagonal (fixed n − m) has one colour, to within the pass mark")
+    if drift:
+        worst = max(shown[name] for name in drift)
+        parts.append(f"{join_names(drift)}: the colour drifts along the diagonals (by up to {worst:.2g})")
+    return "In the heatmaps (tab **Scores**), " + "; ".join(parts) + "."
+
+
+def join_names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # ------------------------------------------------------------------------------ the test
@@ -209,7 +243,7 @@ if nums["learned_dev_error"]:
 st.subheader("Look closer")
 st.caption(
     "Behind the test: the score matrices themselves (Scores), the sinusoid's own shift matrix "
-    "(Sinusoid shift), and how RoPE's possible scores shrink with distance (Decay)."
+    "(Sinusoid shift), and how the bound on RoPE's scores changes with distance (Decay)."
 )
 
 # Only the open tab is computed and drawn (the choice is in the URL: ?inv_view=Decay).
@@ -220,9 +254,12 @@ with tab_scores:
         st.markdown("**Scores over all (m, n)**")
         cols = st.columns(3)
         heat_specs = [
-            ("RoPE", nums["rope"], "constant diagonals"),
-            ("sinusoidal PE added", nums["sinusoidal"], "diagonals drift"),
-            ("learned table added", nums["learned"], "no diagonal structure"),
+            (title, nums[key], diagonal_words(spreads[name]))
+            for title, key, name in (
+                ("RoPE", "rope", "RoPE"),
+                ("sinusoidal PE added", "sinusoidal", "the added sinusoid"),
+                ("learned table added", "learned", "the added learned table"),
+            )
         ]
         for col, (name, scores, sub) in zip(cols, heat_specs):
             with col:
@@ -283,7 +320,6 @@ with tab_shift:
 with tab_decay:
     if tab_decay.open:
         st.markdown("**Long-term decay**")
-        decay = decay_numbers(d, base)
         show_chart(
             shared(charts.curve_chart)(
                 decay,
@@ -291,7 +327,7 @@ with tab_decay:
                 y="bound",
                 x_title="relative distance |n − m| (log scale)",
                 y_title="score bound",
-                title="RoPE's score bound shrinks with distance",
+                title=decay_title,
                 subtitle=f"RoFormer §3.4.3: (1/(d/2))·Σ_j |Σ_(i<j) e^(i·r·θ_i)|, d = {d}, base = {base:g}",
                 log_x=True,
                 mark_x=max(n_pos - 1, 1),
@@ -303,8 +339,7 @@ with tab_decay:
 
 notice_list(
     [
-        "In the RoPE heatmap (tab **Scores**) every diagonal (fixed n − m) has one colour; in the additive ones the colour "
-        "drifts along the diagonals.",
+        diagonal_sentence(),
         (
             f"RoPE's shift deviation ({nums['rope_dev']:.1e} in {dtype}) is round-off, under the pass mark "
             f"{tol:.1e} that scales with {dtype}'s machine epsilon"
@@ -320,11 +355,17 @@ notice_list(
             else "Push t past the learned table's length: the learned encoding does not degrade gracefully, it has "
             "no row to look up."
         ),
-        "The sinusoidal shift matrix R_k (tab **Sinusoid shift**) is exact to round-off for every p, yet the additive score is not "
-        "shift-invariant: being linearly shiftable is not the same as being relative.",
-        "The decay bound (tab **Decay**) is the largest score RoPE allows at each distance: with many pairs and a "
-        "large base it falls with distance (with ripples), so far-apart tokens get a smaller possible score; with "
-        "few pairs or a small base it ripples without falling (try d = 2).",
+        "The sinusoidal shift matrix R_k (tab **Sinusoid shift**) is exact to round-off for every p, "
+        + (
+            f"yet the added sinusoid's score changes by {nums['sinusoidal_dev']:.1e} under the shift: being "
+            "linearly shiftable is not the same as being relative."
+            if nums["sinusoidal_dev"] > tol
+            else f"and at these settings the added sinusoid's score also stays within the pass mark "
+            f"({nums['sinusoidal_dev']:.1e})"
+            + (": with t = 0 every score is compared with itself." if shift_t == 0 else ".")
+        ),
+        "The decay bound (tab **Decay**) bounds RoPE's score at each distance, up to a constant set by q and k; "
+        f"here (d = {d}, base {base:g}) {decay_sentence}.",
     ]
 )
 

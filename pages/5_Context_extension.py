@@ -220,6 +220,7 @@ with tab_attention:
                 train_len=train_len,
                 target_len=target_len,
                 attention_factor=ext.attention_factor,
+                n_pairs=ext.inv_freq.size,
             ),
             width="stretch",
         )
@@ -294,12 +295,27 @@ n_full_turn = int(np.sum(train_len * ext.inv_freq >= 2 * np.pi))  # pairs that f
 af = ext.attention_factor
 notice_list(
     [
-        f"{n_full_turn} of {n_pairs} pairs (the fastest, on the left of the charts) complete at least one turn within "
-        f"L = {train_len:,}: any angle they meet later repeats one seen in training. The other {n_pairs - n_full_turn} "
-        f"never finished a turn; at T = {target_len:,}, {n_ood} of them reach angles never seen with this block.",
-        "**Linear** (Position Interpolation) brings every pair back in range but divides all of them by s: "
-        "the fastest pair's step per token shrinks s-fold, so neighbouring tokens become harder to tell apart.",
-        "**NTK-aware** keeps pair 0 exactly and slows every later pair a little more, the slowest s-fold (for d > 2); **YaRN** "
+        (
+            f"Every pair ({n_pairs} of {n_pairs}) completes at least one turn within L = {train_len:,}: any angle "
+            "it meets later repeats one seen in training, so no pair can leave the trained range."
+            if n_full_turn == n_pairs
+            else f"{n_full_turn} of {n_pairs} pairs (the fastest, on the left of the charts) complete at least one "
+            f"turn within L = {train_len:,}: any angle they meet later repeats one seen in training. The other "
+            f"{n_pairs - n_full_turn} never finished a turn; at T = {target_len:,}, {n_ood} of them reach angles "
+            "never seen with this block."
+        ),
+        "**Linear** (Position Interpolation) divides every pair by s: it brings every pair back in range once "
+        f"s·L ≥ T (here T/L = {target_len / train_len:,.4g}"
+        + (
+            f"; with this block's s = {factor:g}, "
+            + ("no pair is out of range" if n_ood == 0 else f"{n_ood} pairs are still out of range")
+            if used_type == "linear"
+            else ""
+        )
+        + "), and it divides the fastest pair's step per token by s too, so for s > 1 neighbouring tokens become "
+        "harder to tell apart.",
+        "For s > 1, **NTK-aware** keeps pair 0 exactly and slows every later pair a little more, the slowest s-fold "
+        "(for d > 2); **YaRN** "
         "keeps the pairs that turn more than beta_fast times over L, divides those turning fewer than beta_slow "
         "times by s and blends in between; **Llama 3** does the same by wavelength bands (tab **Rescaling**).",
         (

@@ -402,8 +402,17 @@ notice_list(
         "The NTK line starts where the trained line starts (pair 0 keeps its wavelength) and ends at α times "
         f"the trained one (α = {alpha:g}); the linear line is α times the trained one everywhere, fast pairs "
         "included.",
-        "So a linear factor s and an NTK alpha s reach the same longest wavelength, but only NTK keeps "
-        "neighbouring tokens as easy to tell apart as in training.",
+        (
+            "At α = 1 the three lines coincide: neither a linear factor nor an NTK alpha of 1 changes anything."
+            if alpha == 1
+            else "So a linear factor s and an NTK alpha s reach the same longest wavelength, but only NTK keeps "
+            "neighbouring tokens as easy to tell apart as in training: linear "
+            + (
+                f"slows pair 0 too, to 1/{alpha:g} rad per token."
+                if alpha > 1
+                else f"speeds pair 0 up too, to {1 / alpha:.4g} rad per token."
+            )
+        ),
         "A larger rope_theta in a config is not by itself scaling: Llama 3 and Qwen2.5 were trained with theirs. "
         "It is NTK-aware scaling only when a model trained with b is run with b′, and then α = (b′/b)^((d−2)/d).",
         "Problems in a pasted config are reported against the key they concern, with the value described "

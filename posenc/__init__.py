@@ -32,6 +32,7 @@ from .relative import (
     alibi_bias,
     alibi_slopes,
     attention_weights,
+    diagonal_spread,
     rope_decay_bound,
     rope_mean_cos,
     rope_score_matrix,

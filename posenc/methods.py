@@ -503,7 +503,8 @@ def _proportional(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.
 
 
 def _ntk(params, dim, *, max_position_embeddings, seq_len) -> tuple[np.ndarray, float]:
-    r""":math:`b' = b\,s^{d/(d-2)}`: the slowest pair is stretched by s, the fastest barely moves."""
+    r""":math:`b' = b\,s^{d/(d-2)}`: the slowest pair is stretched by s, the fastest
+    is unchanged (θ_0 = b′⁰ = 1 for every base)."""
     _require_keys(params, "ntk")
     s = _factor(params)
     new_base = _theta(params) * s ** (dim / (dim - 2)) if dim > 2 else _theta(params) * s

@@ -100,6 +100,17 @@ def shift_deviation(score_fn: Callable[[np.ndarray], np.ndarray], n, offset) -> 
     return float(np.max(np.abs(score_fn(base_pos) - score_fn(base_pos + t))))
 
 
+def diagonal_spread(scores) -> float:
+    """Largest change along one diagonal of a square score matrix: max over k of the spread
+    (max − min) of the entries s(m, m + k). 0 exactly when s(m, n) depends only on n − m;
+    0 for a 1 × 1 matrix (no diagonal has two entries)."""
+    s = v.float_array("scores", scores, ndim=2)
+    if s.shape[0] != s.shape[1]:
+        raise ValueError(f"scores must be square, got shape {s.shape}")
+    n = s.shape[0]
+    return max((float(np.ptp(np.diagonal(s, offset=k))) for k in range(-(n - 1), n)), default=0.0)
+
+
 def shift_test_report(
     q,
     k,

@@ -343,6 +343,43 @@ def test_score_chart():
     assert f"scaled θ′, × a² = {af2:.4g}" in set(data.curve)
 
 
+@pytest.mark.parametrize(("train_len", "target_len"), [(4096, 16384), (16384, 4096), (4096, 4096)])
+def test_unscaled_score_chart_title_follows_t_against_l(train_len, target_len):
+    """No scaling: only a target past L meets distances never trained; with T ≤ L every one was seen."""
+    ext = ropeblock.extension_data(
+        {"rope_type": "default", "rope_theta": 10000.0}, 64, train_len=train_len, target_len=target_len
+    )
+    spec = charts.score_chart(
+        ext.distances,
+        ext.score_before,
+        ext.score_after,
+        train_len=train_len,
+        target_len=target_len,
+        attention_factor=1.0,
+    ).to_dict()
+    assert "the slow pairs set the long-range decay" in spec["title"]["subtitle"][1]
+    one_pair = ropeblock.extension_data(
+        {"rope_type": "default", "rope_theta": 10000.0}, 2, train_len=train_len, target_len=target_len
+    )
+    single = charts.score_chart(
+        one_pair.distances,
+        one_pair.score_before,
+        one_pair.score_after,
+        train_len=train_len,
+        target_len=target_len,
+        attention_factor=1.0,
+        n_pairs=1,
+    ).to_dict()
+    assert "nothing decays" in single["title"]["subtitle"][1]
+    never = layer_frame(spec, 0).curve.str.contains("never")
+    if target_len > train_len:
+        assert title_text(spec) == "No scaling: distances beyond L get scores the model never saw in training"
+        assert never.any()
+    else:
+        assert title_text(spec) == "No scaling, and T ≤ L: every distance up to T was seen in training"
+        assert not never.any()
+
+
 def test_attention_factor_chart():
     ext = ext_for("yarn")
     spec = charts.attention_factor_chart(
@@ -371,6 +408,9 @@ def test_interpolation_strip_is_the_seed_example():
     links = layer_frame(spec, 0)
     assert (links.x / 2 == links.x2).all()
     assert "2,048 → 4,096 tokens" in spec["title"]["subtitle"][0]
+    assert "neighbours 1/2 apart instead of 1" in spec["title"]["subtitle"][0]
+    same = charts.interpolation_strip_chart(m, m, factor=1.0, train_len=2048).to_dict()
+    assert same["title"]["subtitle"] == ["s = 1 changes nothing: every token is rotated at its own position."]
 
 
 def test_phase_error_chart():
@@ -380,7 +420,15 @@ def test_phase_error_chart():
     assert spec["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
     data = layer_frame(spec, 0)
     assert data[data.curve == "float16"].y.tolist() == [1e-9, 0.3, 0.78]  # 0 drawn at the floor
-    assert "float32 up to 2e-05" in title_text(spec) and "float16 up to 0.78" in title_text(spec)
+    # no dtype reaches error 1 here: the title says so and quotes the largest errors drawn
+    assert title_text(spec) == (
+        "Up to m = 2,000 no dtype reaches error 1: the largest errors are float32 2e-05, float16 0.78"
+    )
+    lost = {"float32": errors["float32"], "float16": np.array([0.0, 1.0, 1.5]), "bfloat16": np.array([0.0, 2, 3])}
+    assert title_text(charts.phase_error_chart(positions, lost).to_dict()) == (
+        "Low precision loses the phase at long positions: error 1 (as good as random) for "
+        "float16 by m = 1,000, bfloat16 by m = 1,000"
+    )
     colors = dict(zip(*(spec["layer"][0]["encoding"]["color"]["scale"][k] for k in ("domain", "range"))))
     assert colors == {"float32": charts.DTYPE_COLORS["float32"], "float16": charts.DTYPE_COLORS["float16"]}
 

@@ -225,3 +225,25 @@ def test_curve_chart_rejects_bad_input():
         charts.curve_chart(df, x="x", y="y", x_title="x", y_title="y", title="t", log_x=True)
     with pytest.raises(ValueError, match="no column"):
         charts.curve_chart(df, x="x", y="nope", x_title="x", y_title="y", title="t")
+
+
+# --- decay_summary: the Decay chart's title and the page's sentence, from the curve on screen ------
+def test_decay_summary_is_flat_for_one_pair_and_says_its_value():
+    r = np.unique(np.round(np.geomspace(1, 20_000, 400)))
+    title, sentence = charts.decay_summary(r, posenc.rope_decay_bound(r, 2, base=10.0))
+    assert title == "RoPE's score bound is flat: 1 at every distance"
+    assert sentence.startswith("it is 1 at every distance and does not fall")
+
+
+def test_decay_summary_shrinks_or_ripples_by_the_numbers_it_quotes():
+    r = np.array([1.0, 10.0, 100.0, 1000.0, 2000.0, 5000.0, 10000.0])
+    falling = np.array([8.0, 6.0, 4.0, 3.0, 2.5, 2.0, 1.0])  # last decade (r >= 1000): at most 3.0
+    title, sentence = charts.decay_summary(r, falling)
+    assert title == "RoPE's score bound shrinks with distance: 8 at r = 1, at most 3 beyond r = 1,000"
+    assert "falls from 8 at distance 1 to at most 3 beyond distance 1,000" in sentence
+    rippling = np.array([2.0, 1.0, 2.2, 0.5, 1.9, 0.6, 1.5])  # the last decade still reaches 1.9 > 0.9·2
+    title, sentence = charts.decay_summary(r, rippling)
+    assert title == "RoPE's score bound ripples without a clear fall: still 1.9 beyond r = 1,000 (2 at r = 1)"
+    assert "beyond distance 1,000 it still reaches 1.9 (2 at distance 1)" in sentence
+    with pytest.raises(ValueError, match="distance and bound"):
+        charts.decay_summary(r, rippling[:-1])

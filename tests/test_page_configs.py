@@ -234,3 +234,38 @@ def test_converter_sentences_with_alpha_one_and_a_tiny_new_base():
     assert warning.startswith("The new base b′ = 1 is not above 1") and "α = 0" not in warning
     at = run({"head_dim": "4", "base": "10", "ntk_alpha": "0.5"})  # b′ = 10·0.5² = 2.5
     assert "10 → 2.5;" in converter_chart_title(at)["subtitle"]
+
+
+def notice_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown if m.value.startswith("**What to notice**"))
+
+
+def test_linear_and_ntk_sentence_at_alpha_one_and_below():
+    """At α = 1 linear keeps the neighbours too: the page must not say that only NTK does."""
+    at = run({"head_dim": "64", "base": "10000", "ntk_alpha": "1"})
+    assert "only NTK keeps" not in notice_text(at) and "At α = 1 the three lines coincide" in notice_text(at)
+    at = run({"head_dim": "64", "base": "10000", "ntk_alpha": "4"})
+    assert "only NTK keeps neighbouring tokens" in notice_text(at) and "slows pair 0 too, to 1/4 rad" in notice_text(at)
+    at = run({"head_dim": "64", "base": "10000", "ntk_alpha": "0.5"})
+    assert "speeds pair 0 up too, to 2 rad per token" in notice_text(at)
+
+
+@pytest.mark.parametrize("base", ["100", "10"])
+@pytest.mark.parametrize("source", [{"ntk_alpha": "0.01"}, {"conv_from": "rope_theta", "new_theta": "1"}])
+def test_reported_crash_huge_sizes_and_a_small_converter_base_show_a_message(base, source):
+    """Regression (issue #13): head_dim 988 and max_position_embeddings 10,000,000 in the sizes box,
+    a rope block that needs them, and the converter's base at 100 or 10 with a new base ≤ 1 used to
+    raise "ValueError: base must be a finite number > 1". Now: a warning naming the base, α = 1."""
+    at = run({"base": base, "cfg_example": "rope-block", **source})
+    at.number_input(key="cfg_head_dim").set_value(988)
+    at.number_input(key="cfg_max_pos").set_value(10_000_000)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.number_input(key="cfg_head_dim").value == 988
+    assert at.number_input(key="cfg_max_pos").value == 10_000_000
+    (warning,) = [w.value for w in at.warning if "is not above 1" in w.value]
+    assert "so it defines no frequencies; showing α = 1 (b′ = b) instead" in warning
+    shown = metrics(at)
+    assert shown["NTK alpha α"] == "1" and float(shown["rope_theta b′"].replace(",", "")) == float(base)
+    # the rope block on its own is read with the sizes typed in the box
+    assert shown["Head dim (rotated)"] == "988" and shown["max_position_embeddings"] == "10,000,000"

@@ -26,8 +26,9 @@ MAIN_CHART = "Only RoPE's scores survive the shift"  # always drawn, above the t
 TAB_CHARTS = {
     "Scores": ["RoPE", "sinusoidal PE added", "learned table added"],
     "Sinusoid shift": ["R_k for k = 16 (64 × 64, interleaved layout)", "PE(p + 16) = R_k·PE(p) for every p"],
-    "Decay": ["RoPE's score bound shrinks with distance"],
+    "Decay": ["RoPE's score bound shrinks with distance: 15.9 at r = 1, at most 7.62 beyond r = 2,039"],
 }
+DECAY_SHRINKS = "RoPE's score bound shrinks with distance: "  # the title's start when the bound falls
 N_CHARTS = {view: 1 + len(titles) for view, titles in TAB_CHARTS.items()}  # main chart + the tab's
 KEYS = (
     "qk_source",
@@ -85,6 +86,10 @@ def charts(at) -> list[dict]:
 def chart_titled(at, text: str) -> dict:
     (spec,) = [s for s in charts(at) if s.get("title", {}).get("text", "") == text]
     return spec
+
+
+def notices(at) -> str:
+    return "\n".join(m.value for m in at.markdown if m.value.startswith("**What to notice**"))
 
 
 def chart_titles(at) -> list[str]:
@@ -192,18 +197,33 @@ def test_shift_matrix_and_residual():
 def test_decay_curve_matches_the_bound():
     at = run(head_dim=8, inv_view="Decay")
     assert_page_complete(at, "Decay")
-    spec = chart_titled(at, "RoPE's score bound shrinks with distance")
+    # d = 8: four pairs, the bound ripples without falling below 0.9 of its start (the title says so)
+    (spec,) = [
+        c for c in charts(at) if c["title"]["text"].startswith("RoPE's score bound ripples without a clear fall")
+    ]
     (line,) = find(spec, "line")
     assert line["encoding"]["x"]["scale"]["type"] == "log"
     df = frame(spec, line)
     assert df["distance"].min() == 1 and df["distance"].max() == 20000
     for row in df.iloc[::40].itertuples():
-        theta = [10000.0 ** (-2 * i / 8) for i in range(4)]
-        partial, total = 0j, 0.0
-        for t in theta:
-            partial += complex(math.cos(row.distance * t), math.sin(row.distance * t))
-            total += abs(partial)
-        assert row.bound == pytest.approx(total / 4)
+        assert row.bound == pytest.approx(loop_decay_bound(row.distance, 8, 10000.0))
+    # the numbers in the title: the value at r = 1 and the largest over the last decade drawn
+    tail = df[df["distance"] >= 2000]
+    far, far_r = tail["bound"].max(), tail["distance"].iloc[0]
+    first = loop_decay_bound(1, 8, 10000.0)
+    assert far > 0.9 * first
+    assert spec["title"]["text"].endswith(f"still {far:.3g} beyond r = {far_r:,.0f} ({first:.3g} at r = 1)")
+    assert f"it still reaches {far:.3g} ({first:.3g} at distance 1)" in notices(at)
+
+
+def loop_decay_bound(r: float, d: int, base: float) -> float:
+    """RoFormer §3.4.3's (1/(d/2))·Σ_j |Σ_(i<j) e^(i·r·θ_i)|, by loop."""
+    partial, total = 0j, 0.0
+    for i in range(d // 2):
+        t = base ** (-2 * i / d)
+        partial += complex(math.cos(r * t), math.sin(r * t))
+        total += abs(partial)
+    return total / (d // 2)
 
 
 def test_float32_scores_pass_at_a_float32_tolerance():
@@ -279,8 +299,12 @@ def test_every_control_at_its_minimum():
     assert chart_titled(views["Sinusoid shift"], "R_k for k = 1 (2 × 2, concatenated layout)")
     res = chart_titled(views["Sinusoid shift"], "PE(p + 1) = R_k·PE(p) for every p")
     assert len(frame(res, find(res, "line")[0])) == 1  # one position
-    decay = chart_titled(views["Decay"], "RoPE's score bound shrinks with distance")
+    # one pair: |e^(i·r·θ_0)| = 1 at every distance, so the bound is flat and the page says so
+    decay = chart_titled(views["Decay"], "RoPE's score bound is flat: 1 at every distance")
     assert "d = 2, base = 10" in decay["title"]["subtitle"]
+    assert set(frame(decay, find(decay, "line")[0])["bound"].round(12)) == {1.0}
+    assert "it is 1 at every distance and does not fall" in notices(views["Decay"])
+    assert "With N = 1 the heatmaps (tab **Scores**) have one cell each" in notices(views["Decay"])
 
 
 def test_every_control_at_its_maximum():
@@ -295,7 +319,7 @@ def test_every_control_at_its_maximum():
         assert badges(at) == [RUNS_OK, FAILS, ":gray-badge[cannot run: no row]"]
     assert chart_titled(views["Scores"], "RoPE")["usermeta"]["imagechart"]["shape"] == [256, 256]
     assert chart_titled(views["Sinusoid shift"], "R_k for k = 4096 (256 × 256, interleaved layout)")
-    decay = chart_titled(views["Decay"], "RoPE's score bound shrinks with distance")
+    (decay,) = [c for c in charts(views["Decay"]) if c["title"]["text"].startswith(DECAY_SHRINKS)]
     assert "d = 256, base = 1e+06" in decay["title"]["subtitle"]
 
 

@@ -256,3 +256,18 @@ def test_shift_test_report_rope_passes_additive_fails_learned_says_why():
     short = posenc.shift_test_report(q, k, n_positions=16, offset=5, table_len=18, seed=1)
     assert short["learned_dev"] is None and "extrapolate" in short["learned_dev_error"]
     assert short["learned"] is not None  # positions 0 … 15 still have rows
+
+
+def test_diagonal_spread_against_a_loop_over_the_diagonals():
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 5):
+        s = rng.normal(size=(n, n))
+        worst = 0.0
+        for k in range(-(n - 1), n):
+            entries = [s[m, m + k] for m in range(n) if 0 <= m + k < n]
+            worst = max(worst, max(entries) - min(entries))
+        assert posenc.diagonal_spread(s) == worst
+    toeplitz = np.array([[abs(m - n) for n in range(6)] for m in range(6)], dtype=float)
+    assert posenc.diagonal_spread(toeplitz) == 0.0  # a function of n − m: every diagonal constant
+    with pytest.raises(ValueError, match="scores must be square"):
+        posenc.diagonal_spread(np.zeros((2, 3)))

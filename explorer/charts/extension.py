@@ -339,7 +339,11 @@ def wavelength_chart(inv_freq, scaled_inv_freq, *, train_len: int, target_len: i
             if stretched
             else "No wavelength is stretched; "
         )
-        + f"{slow} pairs are longer than L and never complete a turn in training",
+        + (
+            "1 pair is longer than L and never completes a turn in training"
+            if slow == 1
+            else f"{slow} pairs are longer than L and never complete a turn in training"
+        ),
         subtitle="Wavelength per pair in tokens (log scale): how many tokens one full turn takes.",
         y_title="wavelength (tokens, log scale)",
         colors={"before: λ_j = 2π/θ_j": BEFORE, "after: λ′_j = 2π/θ′_j": AFTER},
@@ -439,12 +443,14 @@ def angle_step_chart(inv_freq, scaled_inv_freq) -> alt.LayerChart:
     """(4) θ_j vs θ′_j: the angle between neighbouring positions (PI shrinks even the fast pairs)."""
     before = np.asarray(inv_freq, dtype=float)
     after = np.asarray(scaled_inv_freq, dtype=float)
-    shrink = before[0] / after[0]
-    if np.isclose(shrink, 1.0):
+    if after[0] == 0:  # p-RoPE with partial_rotary_factor 0: no pair turns at all
+        title = "No pair turns any more (θ′_j = 0): the rotation no longer tells positions apart"
+    elif np.isclose(before[0] / after[0], 1.0):
         title = (
             f"The fastest pair still moves {after[0]:.3g} rad per token: neighbouring tokens stay as easy to tell apart"
         )
     else:
+        shrink = before[0] / after[0]
         title = (
             f"The fastest pair now moves {after[0]:.3g} rad per token instead of {before[0]:.3g}: "
             f"neighbours are {shrink:.3g}× harder to tell apart"
@@ -459,9 +465,17 @@ def angle_step_chart(inv_freq, scaled_inv_freq) -> alt.LayerChart:
 
 
 def score_chart(
-    distances, score_before, score_after, *, train_len: int, target_len: int, attention_factor: float
+    distances,
+    score_before,
+    score_after,
+    *,
+    train_len: int,
+    target_len: int,
+    attention_factor: float,
+    n_pairs: int | None = None,
 ) -> alt.LayerChart:
-    """(5) RoPE score of q = k = ones against distance r, before (split at L) and after (× a²)."""
+    """(5) RoPE score of q = k = ones against distance r, before (split at L) and after (× a²);
+    `n_pairs` (d/2) words the subtitle for a single pair, whose score never decays."""
     r = np.asarray(distances, dtype=float)
     before = np.asarray(score_before, dtype=float)
     seen = r <= train_len
@@ -477,17 +491,20 @@ def score_chart(
         curves[names[1]] = (r[unseen], before[unseen])
     curves[names[2]] = (r, score_after)
     scaled = not np.allclose(score_after, before)
-    title = (
-        "Scaling reshapes the score curve over the distances up to T"
-        if scaled
-        else "No scaling: distances beyond L get scores the model never saw in training"
-    )
+    if scaled:
+        title = "Scaling reshapes the score curve over the distances up to T"
+    elif target_len > train_len:
+        title = "No scaling: distances beyond L get scores the model never saw in training"
+    else:
+        title = "No scaling, and T ≤ L: every distance up to T was seen in training"
     return line_chart(
         curves,
         title=title,
         subtitle=[
             "RoPE score of q = k = (1, …, 1) per |q|²: a²·mean_j cos(r·θ′_j), a = attention factor.",
-            "Log x: the fast pairs oscillate at short distances, the slow pairs set the long-range decay.",
+            "Log x: one pair (d = 2), so the score is a²·cos(r·θ′_0): it oscillates at every distance, nothing decays."
+            if n_pairs == 1
+            else "Log x: the fast pairs oscillate at short distances, the slow pairs set the long-range decay.",
         ],
         x_title="relative distance r (tokens, log scale)",
         y_title="score per |q|²",
@@ -585,17 +602,30 @@ def interpolation_strip_chart(positions, interpolated, *, factor: float, train_l
         [link_layer, dot_layer, top_text, bottom_text],
         title=f"Position Interpolation, s = {factor:g}: token m is rotated as if it sat at m/s",
         subtitle=f"{_fmt_len(train_len)} → {_fmt_len(train_len * factor)} tokens: the long text's "
-        f"positions are squeezed into the trained range 0 … {_fmt_len(train_len)}, "
-        f"landing between the integers.",
+        f"positions are squeezed into the trained range 0 … {_fmt_len(train_len)}, neighbours 1/{factor:g} "
+        "apart instead of 1."
+        if factor != 1
+        else "s = 1 changes nothing: every token is rotated at its own position.",
         height=260,
     )
 
 
+def _phase_error_title(positions, errors: Mapping[str, np.ndarray]) -> str:
+    """The precision chart's title from the errors drawn: which dtypes reach error 1 (the rotation as
+    good as random) and by which drawn position, else the largest error of each."""
+    m = np.asarray(positions, dtype=float)
+    worst = {k: float(np.max(v)) for k, v in errors.items()}
+    lost = {k: float(m[int(np.argmax(np.asarray(v) >= 1.0))]) for k, v in errors.items() if worst[k] >= 1.0}
+    if lost:
+        said = ", ".join(f"{k} by m = {_fmt_len(p)}" for k, p in lost.items())
+        return f"Low precision loses the phase at long positions: error 1 (as good as random) for {said}"
+    parts = ", ".join(f"{k} {worst[k]:.2g}" for k in errors)
+    return f"Up to m = {_fmt_len(m.max())} no dtype reaches error 1: the largest errors are {parts}"
+
+
 def phase_error_chart(positions, errors: Mapping[str, np.ndarray], *, floor: float = 1e-9) -> alt.LayerChart:
     """(8) Largest cos/sin error over pairs against position, per dtype (log y; 0 drawn at `floor`)."""
-    worst = {k: (float(np.max(v)), float(np.asarray(positions)[int(np.argmax(v))])) for k, v in errors.items()}
-    parts = [f"{k} up to {worst[k][0]:.2g}" for k in errors]
-    title = "Low precision loses the phase at long positions: " + ", ".join(parts)
+    title = _phase_error_title(positions, errors)
     curves = {k: (positions, np.maximum(np.asarray(v, dtype=float), floor)) for k, v in errors.items()}
     return line_chart(
         curves,

@@ -6,6 +6,8 @@
                        the pass mark drawn as a rule
 - `curve_chart`        one line y(x) with optional log axes and a marked x (used for the
                        ‖PE(p+k) − R_k·PE(p)‖ residual and for RoFormer's long-term decay bound)
+- `decay_summary`      what the decay bound on screen does (falls, ripples, or is flat), as the
+                       chart's title and the page's sentence, with its numbers
 """
 
 from __future__ import annotations
@@ -221,3 +223,39 @@ def curve_chart(
         width=width, height=height, title=alt.TitleParams(title, subtitle=subtitle or "")
     )
     return configure(chart)
+
+
+#: The decay bound "shrinks" when its largest value over the last decade of distances is at most
+#: this fraction of its value at the first distance; otherwise it only ripples.
+DECAY_FALL = 0.9
+
+
+def decay_summary(distance, bound) -> tuple[str, str]:
+    """(chart title, sentence) saying what the decay bound over `distance` does, with its numbers:
+    flat (the same value everywhere: one pair), shrinking (the last decade of distances stays at
+    or below DECAY_FALL of the first value) or rippling without a clear fall."""
+    r = np.asarray(distance, dtype=float)
+    y = np.asarray(bound, dtype=float)
+    if r.ndim != 1 or r.shape != y.shape or r.size < 2:
+        raise ValueError(f"distance and bound must be 1-D of one length ≥ 2, got shapes {r.shape} and {y.shape}")
+    first, r0 = float(y[0]), float(r[0])
+    tail = r >= r.max() / 10
+    far, far_r = float(y[tail].max()), float(r[tail][0])
+    if float(y.max() - y.min()) <= 1e-9 * max(abs(first), 1.0):
+        return (
+            f"RoPE's score bound is flat: {first:.3g} at every distance",
+            f"it is {first:.3g} at every distance and does not fall (a single pair: |e^(i·r·θ_0)| = 1)",
+        )
+    if far <= DECAY_FALL * first:
+        return (
+            f"RoPE's score bound shrinks with distance: {first:.3g} at r = {r0:g}, "
+            f"at most {far:.3g} beyond r = {far_r:,.0f}",
+            f"it falls from {first:.3g} at distance {r0:g} to at most {far:.3g} beyond distance {far_r:,.0f}, "
+            "so far-apart tokens get a smaller possible score",
+        )
+    return (
+        f"RoPE's score bound ripples without a clear fall: still {far:.3g} beyond r = {far_r:,.0f} "
+        f"({first:.3g} at r = {r0:g})",
+        f"it ripples without a clear fall: beyond distance {far_r:,.0f} it still reaches {far:.3g} "
+        f"({first:.3g} at distance {r0:g})",
+    )
