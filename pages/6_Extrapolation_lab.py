@@ -6,6 +6,7 @@ URL parameters (registry: explorer/site/lab.py):
     lab_view    Length | Per position | Extension | Attention | Train (only the open tab is computed)
     lab_ext, lab_factor, lab_beta, lab_af   the RoPE model's scaling at evaluation (Extension)
     lab_model, lab_layer                    or a real model's recipe (posenc.lab.preset_method) and its layer
+                                            (the layer only for a model whose layers differ, in its range)
     lab_enc, lab_len, lab_head              one head's attention pattern (Attention)
     lab_ttask, lab_encs, lab_steps, lab_tlen, lab_width, lab_seed   train it yourself (Train)
 
@@ -125,7 +126,8 @@ with t_ext:
     use_af = widget("lab_af", container=c4)
     m1, m2 = st.columns([2, 1])
     recipe_key = widget("lab_model", container=m1)
-    recipe_layer = widget("lab_layer", container=m2)
+    n_layers = labtext.recipe_layers(recipe_key)  # 0: no recipe, or one rope in every layer: no layer to pick
+    recipe_layer = widget("lab_layer", container=m2, max=n_layers - 1) if n_layers else None
 
 
 @cached(max_entries=32)

@@ -228,3 +228,28 @@ def test_the_snippet_reproduces_the_extension_panels_recipe(values):
         assert (
             "'factor': 8.0" in out.getvalue() if values["model"] == "gemma3-4b" else "'factor': 4.0" in out.getvalue()
         )
+
+
+def _layer_sliders(at):
+    return [s for s in at.slider if s.key == "lab_layer"]
+
+
+def test_the_layer_slider_is_shown_only_for_a_model_whose_layers_differ_with_its_own_layers():
+    for query in ({}, {"lab_view": "Extension"}, {"lab_view": "Extension", "lab_model": "qwen2.5-7b-instruct"}):
+        assert not _layer_sliders(run(**query)), query
+    # Gemma 3 4B has 34 decoder layers, Llama 4 Scout 48 (every 4th without RoPE)
+    for model, last in (("gemma3-4b", 33), ("llama4-scout", 47)):
+        at = run(lab_view="Extension", lab_model=model)
+        (slider,) = _layer_sliders(at)
+        assert (slider.min, slider.max, slider.value) == (0, last, 0)
+        assert "layer 0" in chart_specs(at)[0] or "no scaling" in " ".join(c.value for c in at.caption)
+    # a layer past the model's last one is clamped to it, with a notice naming the parameter
+    at = run(lab_view="Extension", lab_model="gemma3-4b", lab_layer="40")
+    (slider,) = _layer_sliders(at)
+    assert slider.value == 33 and any("lab\\_layer" in w.value and "used 33 instead" in w.value for w in at.warning)
+    assert "Gemma 3 4B's layer 33" in " ".join(c.value for c in at.caption)
+    # a layer in the URL means nothing for a model whose layers share one rope: no slider, the model's recipe
+    at = run(lab_view="Extension", lab_model="qwen2.5-7b-instruct", lab_layer="5")
+    captions = " ".join(c.value for c in at.caption)
+    assert not _layer_sliders(at) and "Applied: the recipe of Qwen2" in captions and "rope_type yarn" in captions
+    assert "layer" not in chart_specs(at)[0].split('"title"')[1][:200]
