@@ -155,7 +155,8 @@ def position_frame(per_position: Mapping[str, Sequence[float | None] | None], bi
     for m, curve in per_position.items():
         if curve is None:
             continue
-        centres, means = bin_positions(curve, bins)
+        values = np.array([np.nan if v is None else v for v in curve], dtype=np.float64)  # None: not scored
+        centres, means = bin_positions(values, bins)
         rows += [
             {"method": m, "position": float(c), "value": float(v)} for c, v in zip(centres, means) if np.isfinite(v)
         ]
