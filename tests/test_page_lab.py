@@ -82,72 +82,18 @@ def test_the_snippet_runs_and_prints_the_shipped_numbers():
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "lab" / "results.json"
 
 
-def _mean(runs: dict, length: int) -> float:
-    values = [per[str(length)] for per in runs.values()]
-    return sum(values) / len(values)
-
-
 @pytest.mark.parametrize("task", ["markov", "kback"])
-def test_the_honest_section_quotes_the_shipped_numbers_and_says_what_they_show(task):
-    """Every claim recomputed here from results.json (means over seeds), never from the page's helpers."""
+def test_the_honest_section_is_shown_for_the_task_on_screen(task):
+    """Its claims are checked against results.json in tests/test_labtext.py; here: the page shows them."""
     import json
 
-    doc = json.loads(SHIPPED.read_text())
-    entry = doc["tasks"][task]
-    runs, loss = entry["runs"], entry["metric"] == "loss"
+    from explorer import labtext
+
+    expected = labtext.honest_section(labtext.shown(json.loads(SHIPPED.read_text()), task))
     at = run(lab_task=task)
-    text = " ".join(m.value for m in at.markdown)
-
-    def m(name, n):
-        return _mean(runs[name], n)
-
-    def better(a, b):  # a better than b by more than 0.05 in the task's metric
-        return (b - a if loss else a - b) > 0.05
-
-    beyond = [128, 256, 512]  # 2L, 4L, 8L of L = 64
-    names = {64: "L", 128: "2L", 256: "4L", 512: "8L"}
-    paper, low = m("rope+yarn", 512), m("rope+yarn:beta_fast=2", 512)
-    assert f"{paper:.3f} with β_fast = 32 and {low:.3f} with β_fast = 2" in text
-    # ALiBi: flat or not, and behind the best at L; the unsupported "helps where the answer is near" is gone
-    alibi_flat = abs(m("alibi", 512) - m("alibi", 64)) <= 0.05
-    assert f"**ALiBi**: {m('alibi', 64):.3f} at L, {m('alibi', 512):.3f} at 512" in text
-    assert ("flat, as in Press" in text) == alibi_flat and ("not flat on this task" in text) == (not alibi_flat)
-    assert "where the answer is near" not in text
-    at_l = {e: m(e, 64) for e in ("nope", "learned", "sinusoidal", "rope", "alibi")}
-    best = (min if loss else max)(at_l, key=at_l.__getitem__)
-    assert (f"even at L it is behind {best}" in text) == better(at_l[best], at_l["alibi"])
-    if task == "kback":  # the audit's figure: ≈0.46 at every length
-        assert all(abs(m("alibi", n) - 0.46) < 0.02 for n in (64, *beyond))
-    rope_flat = abs(m("rope", 512) - m("rope", 64)) <= 0.05
-    assert ("a limit after all" in text) == (not rope_flat)
-    # PI at evaluation, no fine-tune, against plain RoPE at 2L and beyond
-    assert "PI gives " + ", ".join(f"{m('rope+linear', n):.3f} at {names[n]}" for n in beyond) in text
-    assert "plain RoPE " + ", ".join(f"{m('rope', n):.3f}" for n in beyond) in text
-    pi_worse = [n for n in beyond if better(m("rope", n), m("rope+linear", n))]
-    assert pi_worse == beyond  # the shipped numbers: PI without fine-tuning loses everywhere past L
-    assert "worse than no scaling at 2L, 4L, 8L." in text
-    # both fine-tunes at 256 (seed 0 only)
-    plain, pift = runs["rope@ft256"]["0"], runs["rope+linear@ft256"]["0"]
-    lens = [64, *beyond]
-    assert "(`rope@ft256`) " + ", ".join(f"{plain[str(n)]:.3f} at {names[n]}" for n in lens) in text
-    assert "s = 4) " + ", ".join(f"{pift[str(n)]:.3f}" for n in lens) in text
-    plain_wins = [n for n in lens if better(plain[str(n)], pift[str(n)])]
-    pi_wins = [n for n in lens if better(pift[str(n)], plain[str(n)])]
-    assert ("disagrees with Chen et al." in text) == (bool(plain_wins) and not pi_wins)
-    if task == "kback":  # the PI fine-tune fails: ≈0.22 against 1.00
-        assert abs(pift["256"] - 0.22) < 0.02 and plain["256"] == pytest.approx(1.0, abs=1e-3)
-        assert "plain fine-tune is better at L, 2L, 4L, 8L: this disagrees" in text
-        assert "Here PI fails even at L" in text
-    # NTK-aware (bloc97)
-    assert "NTK-aware scaling** (bloc97" in text
-    assert ", ".join(f"{m('rope+ntk', n):.3f} at {names[n]}" for n in beyond) in text
-    ntk_better = [names[n] for n in beyond if better(m("rope+ntk", n), m("rope", n))]
-    assert f"better at {', '.join(ntk_better) or 'no length'}" in text
-    # NoPE trained 900 steps, against 300
-    long = runs["nope (900 steps)"]["0"]
-    assert f"`nope (900 steps)` against 300 steps): {long['64']:.3f} at L (against {m('nope', 64):.3f})" in text
-    assert f"{long['512']:.3f} at 512 (against {m('nope', 512):.3f})" in text
-    assert ("Longer training helps inside L" in text) == better(long["64"], m("nope", 64))
+    (section,) = [e for e in at.expander if e.label == "What tiny synthetic models can and cannot say"]
+    assert [m.value for m in section.markdown] == [expected]
+    assert "PI gives " in expected and "at 512" in expected
 
 
 def test_the_yarn_ramp_caption_is_computed_for_the_models_head_dim():
@@ -282,3 +228,28 @@ def test_the_snippet_reproduces_the_extension_panels_recipe(values):
         assert (
             "'factor': 8.0" in out.getvalue() if values["model"] == "gemma3-4b" else "'factor': 4.0" in out.getvalue()
         )
+
+
+def _layer_sliders(at):
+    return [s for s in at.slider if s.key == "lab_layer"]
+
+
+def test_the_layer_slider_is_shown_only_for_a_model_whose_layers_differ_with_its_own_layers():
+    for query in ({}, {"lab_view": "Extension"}, {"lab_view": "Extension", "lab_model": "qwen2.5-7b-instruct"}):
+        assert not _layer_sliders(run(**query)), query
+    # Gemma 3 4B has 34 decoder layers, Llama 4 Scout 48 (every 4th without RoPE)
+    for model, last in (("gemma3-4b", 33), ("llama4-scout", 47)):
+        at = run(lab_view="Extension", lab_model=model)
+        (slider,) = _layer_sliders(at)
+        assert (slider.min, slider.max, slider.value) == (0, last, 0)
+        assert "layer 0" in chart_specs(at)[0] or "no scaling" in " ".join(c.value for c in at.caption)
+    # a layer past the model's last one is clamped to it, with a notice naming the parameter
+    at = run(lab_view="Extension", lab_model="gemma3-4b", lab_layer="40")
+    (slider,) = _layer_sliders(at)
+    assert slider.value == 33 and any("lab\\_layer" in w.value and "used 33 instead" in w.value for w in at.warning)
+    assert "Gemma 3 4B's layer 33" in " ".join(c.value for c in at.caption)
+    # a layer in the URL means nothing for a model whose layers share one rope: no slider, the model's recipe
+    at = run(lab_view="Extension", lab_model="qwen2.5-7b-instruct", lab_layer="5")
+    captions = " ".join(c.value for c in at.caption)
+    assert not _layer_sliders(at) and "Applied: the recipe of Qwen2" in captions and "rope_type yarn" in captions
+    assert "layer" not in chart_specs(at)[0].split('"title"')[1][:200]

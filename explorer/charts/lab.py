@@ -8,6 +8,7 @@ and the task's reference lines; `attention_chart` is one head's attention weight
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import altair as alt
 import numpy as np
@@ -15,6 +16,7 @@ import pandas as pd
 
 from explorer.charts.style import chart_config
 from explorer.imagechart import image_heatmap
+from posenc.lab import bin_positions
 
 #: One colour per encoding (colour-blind-safe Tableau 10), scaled RoPE variants in shades of blue.
 COLORS = {
@@ -130,3 +132,40 @@ def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> a
         title=title,
     )
     return chart.properties(description=subtitle or title)
+
+
+# ------------------------------------------------------------------------------ the frames the charts draw
+
+
+def summary_frame(summary: Mapping[str, Mapping[int, tuple[float | None, float | None, int]]]) -> pd.DataFrame:
+    """lab.summarize's {method: {length: (mean, sd, seeds)}} -> rows (method, length, value, sd, seeds)."""
+    return pd.DataFrame(
+        [
+            {"method": m, "length": n, "value": mean, "sd": sd, "seeds": k}
+            for m, per in summary.items()
+            for n, (mean, sd, k) in per.items()
+        ]
+    )
+
+
+def position_frame(per_position: Mapping[str, Sequence[float | None] | None], bins: int) -> tuple[pd.DataFrame, int]:
+    """Per-position curves -> rows (method, position, value), each curve's mean in ``bins`` equal bins
+    (lab.bin_positions; empty bins left out), and the longest curve's length."""
+    rows = []
+    for m, curve in per_position.items():
+        if curve is None:
+            continue
+        values = np.array([np.nan if v is None else v for v in curve], dtype=np.float64)  # None: not scored
+        centres, means = bin_positions(values, bins)
+        rows += [
+            {"method": m, "position": float(c), "value": float(v)} for c, v in zip(centres, means) if np.isfinite(v)
+        ]
+    n_pos = max((len(c) for c in per_position.values() if c is not None), default=0)
+    return pd.DataFrame(rows, columns=["method", "position", "value"]), n_pos
+
+
+def curves_frame(curves: Mapping[str, Mapping[Any, float | None]]) -> pd.DataFrame:
+    """{method: {length: value}} -> rows (method, length, value), lengths as integers, in the given order."""
+    return pd.DataFrame(
+        [{"method": m, "length": int(n), "value": v} for m, per in curves.items() for n, v in per.items()]
+    )
