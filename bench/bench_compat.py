@@ -1,12 +1,14 @@
 """What the speed internals of explorer/compat.py buy: ``python bench/bench_compat.py``
 
 Runs every page's script (AppTest, `st.cache_data` cleared before each run, so the numbers are a
-real computation) in two worker processes side by side: one as the app runs (Altair's shared
-class table, no creation-time validation, Streamlit's chart conversion without re-validation,
-gc.freeze), one with ``EXPLORER_PUBLIC_ONLY=1`` (the public alternatives: Altair as shipped and
-its validating ``to_dict()``, no gc.freeze). The workers take turns page by page (A B A B …) so
-machine noise hits both alike. Prints the median per page and the ratio public / internals, with
-the date and the load average; writes nothing.
+real computation) in worker processes side by side: one as the app runs (Altair's shared class
+table and no creation-time validation, Streamlit's chart conversion without re-validation,
+gc.freeze), one per internal with only that internal replaced by its public alternative
+(``EXPLORER_PUBLIC_ONLY=<name>``), and one with all three replaced (``EXPLORER_PUBLIC_ONLY=1``:
+Altair as shipped and its validating ``to_dict()``, no gc.freeze). The workers take turns page by
+page (A B C D E, A B C D E, …) so machine noise hits them alike. Prints the median per page and
+each configuration's ratio to the app as it runs, with the date and the load average; writes
+nothing.
 
 ``--runs N`` (default 5) measured runs per page and worker, after one warm-up.
 """
@@ -47,9 +49,9 @@ for line in sys.stdin:
 """
 
 
-def start_worker(public_only: bool) -> subprocess.Popen:
+def start_worker(public: str) -> subprocess.Popen:
     env = dict(os.environ)
-    env["EXPLORER_PUBLIC_ONLY"] = "1" if public_only else ""
+    env["EXPLORER_PUBLIC_ONLY"] = public
     return subprocess.Popen(
         [sys.executable, "-c", WORKER.format(root=str(ROOT))],
         cwd=ROOT,
@@ -75,10 +77,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    from explorer.compat import SPEED_INTERNALS
     from explorer.manifest import PAGES
 
     load = os.getloadavg()
-    workers = {"internals": start_worker(False), "public": start_worker(True)}
+    configs = {"internals": "", **{f"public {name}": name for name in SPEED_INTERNALS}, "public, all three": "1"}
+    workers = {label: start_worker(env) for label, env in configs.items()}
     times: dict[str, dict[str, list[float]]] = {name: {} for name in workers}
     try:
         for page in PAGES:
@@ -98,15 +102,19 @@ def main() -> None:
         f"bench/bench_compat.py · {stamp} · {os.cpu_count()} CPUs · Python {platform.python_version()} · "
         f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} · median of {args.runs} runs\n"
     )
-    print("| page | internals | public only | public / internals |")
-    print("|---|---:|---:|---:|")
-    ratios = []
+    others = [label for label in workers if label != "internals"]
+    print("| page | internals | " + " | ".join(f"{label} / internals" for label in others) + " |")
+    print("|---|---:|" + "---:|" * len(others))
+    ratios: dict[str, list[float]] = {label: [] for label in others}
     for page in PAGES:
-        a = statistics.median(times["internals"][page.script]) * 1000
-        b = statistics.median(times["public"][page.script]) * 1000
-        ratios.append(b / a)
-        print(f"| {page.title} | {a:.0f} ms | {b:.0f} ms | {b / a:.2f}× |")
-    print(f"| geometric mean | | | {statistics.geometric_mean(ratios):.2f}× |")
+        a = statistics.median(times["internals"][page.script])
+        cells = []
+        for label in others:
+            r = statistics.median(times[label][page.script]) / a
+            ratios[label].append(r)
+            cells.append(f"{r:.2f}×")
+        print(f"| {page.title} | {a * 1000:.0f} ms | " + " | ".join(cells) + " |")
+    print("| geometric mean | | " + " | ".join(f"{statistics.geometric_mean(ratios[x]):.2f}×" for x in others) + " |")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,9 @@ Bought for speed (each has a public alternative; `bench/bench_compat.py` measure
   collector's full passes skip the modules loaded at start-up (and torch once loaded).
 
 Set the environment variable ``EXPLORER_PUBLIC_ONLY=1`` to run the app with the public
-alternatives of the speed internals (the bench does, in a second process).
+alternatives of the speed internals, or to a comma-separated list of their names
+(``chart_conversion``, ``altair_speedup``, ``gc_freeze``) for just those; bench/bench_compat.py
+measures each one alone and all three together, side by side.
 
 Front-end markup (not Python, listed here so an upgrade review finds it)
 -------------------------------------------------------------------------
@@ -57,8 +59,27 @@ import sys
 import threading
 from typing import Any
 
-#: Run the speed internals' public alternatives instead (see the module docstring).
-PUBLIC_ONLY = os.environ.get("EXPLORER_PUBLIC_ONLY", "") not in ("", "0")
+#: The speed internals, by the names EXPLORER_PUBLIC_ONLY takes.
+SPEED_INTERNALS = ("chart_conversion", "altair_speedup", "gc_freeze")
+
+
+def _public_only(raw: str) -> frozenset[str]:
+    """Which speed internals run their public alternative: "" or "0" none, "1" all, else a
+    comma-separated list of names from SPEED_INTERNALS (an unknown name is an error)."""
+    raw = raw.strip()
+    if raw in ("", "0"):
+        return frozenset()
+    if raw == "1":
+        return frozenset(SPEED_INTERNALS)
+    names = frozenset(n.strip() for n in raw.split(",") if n.strip())
+    unknown = sorted(names - set(SPEED_INTERNALS))
+    if unknown:
+        raise ValueError(f"EXPLORER_PUBLIC_ONLY must be 1 or names from {SPEED_INTERNALS}, got {unknown}")
+    return names
+
+
+#: Run these speed internals' public alternatives instead (see the module docstring).
+PUBLIC = _public_only(os.environ.get("EXPLORER_PUBLIC_ONLY", ""))
 
 CHECKED_VERSIONS = {"streamlit": "1.67.0", "altair": "6.3.0"}
 
@@ -128,8 +149,8 @@ class _Unvalidated:
 
 def vega_lite_spec(chart: Any) -> dict:
     """The Vega-Lite dict for an Altair chart, as Streamlit itself would send it (data as Arrow),
-    without re-validating it. With `PUBLIC_ONLY`: Altair's public, validating ``to_dict()``."""
-    if PUBLIC_ONLY:
+    without re-validating it. Public alternative: Altair's validating ``to_dict()``."""
+    if "chart_conversion" in PUBLIC:
         import altair as alt
 
         with alt.data_transformers.enable("default", max_rows=None):
@@ -147,11 +168,11 @@ _ALTAIR_INSTALLED = False
 
 def install_altair_speedup() -> bool:
     """Share Altair's shorthand lookup table and turn off its creation-time validation
-    (idempotent). Returns True if active (False with `PUBLIC_ONLY`)."""
+    (idempotent). Returns True if active (False when its public alternative is chosen)."""
     global _ALTAIR_INSTALLED
     if _ALTAIR_INSTALLED:
         return True
-    if PUBLIC_ONLY:
+    if "altair_speedup" in PUBLIC:
         return False
     from altair.utils import schemapi
 
@@ -194,9 +215,9 @@ def freeze_long_lived_objects() -> bool:
     The price, bounded: an object alive at one of those two moments that later becomes garbage
     *inside a reference cycle* is never collected (objects freed by reference counting, most of
     them, are freed as usual). The memory bench (200 reruns) shows no growth. Returns True if it
-    froze now; never with `PUBLIC_ONLY`.
+    froze now; never when its public alternative (no freeze) is chosen.
     """
-    if PUBLIC_ONLY:
+    if "gc_freeze" in PUBLIC:
         return False
     stage = "torch" if "torch" in sys.modules else "base"
     if stage in _FROZEN:

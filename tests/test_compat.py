@@ -159,3 +159,14 @@ def test_vega_lite_spec_is_streamlits_conversion_without_validation():
     assert spec["layer"] and spec["width"] == 300
     # Data travels as Arrow bytes (Streamlit's own transformer), not as inline rows.
     assert spec["datasets"] and all(isinstance(v, bytes) for v in spec["datasets"].values())
+
+
+def test_public_only_names_each_speed_internal_or_all_of_them():
+    """EXPLORER_PUBLIC_ONLY: "" / "0" none, "1" all three, a list of names just those; an unknown
+    name is refused with the allowed names (a typo must not silently measure the app as it runs)."""
+    assert compat._public_only("") == frozenset() == compat._public_only("0")
+    assert compat._public_only("1") == {"chart_conversion", "altair_speedup", "gc_freeze"}
+    assert compat._public_only("gc_freeze") == {"gc_freeze"}
+    assert compat._public_only(" chart_conversion , altair_speedup") == {"chart_conversion", "altair_speedup"}
+    with pytest.raises(ValueError, match="gc_frezee"):
+        compat._public_only("gc_frezee")
