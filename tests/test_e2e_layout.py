@@ -190,3 +190,57 @@ def test_the_tab_parameters_exist():
     for page in CHECKED:
         for key, _ in tab_views(page):
             assert params.get(key).kind == "tabs"
+
+
+#: Ten long words: the sentence the audit typed (its words overlapped at every width).
+LONG_SENTENCE = (
+    "transformers understand positional information through carefully engineered sinusoidal rotations everywhere today"
+)
+WORD_BOXES_JS = """() => {
+  const svg = document.querySelector('[data-testid=stVegaLiteChart] svg');
+  return Array.from(svg.querySelectorAll('.mark-text.role-mark text')).map(t => {
+    const r = t.getBoundingClientRect();
+    return {text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  }).filter(b => b.text);
+}"""
+
+
+def overlaps(boxes: list[dict], slack: float = 1.0) -> list[tuple[str, str]]:
+    """Pairs of words whose drawn boxes intersect (by more than `slack` px each way)."""
+    out = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if (
+                min(a["right"], b["right"]) - max(a["left"], b["left"]) > slack
+                and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > slack
+            ):
+                out.append((a["text"], b["text"]))
+    return out
+
+
+@pytest.mark.parametrize(
+    "viewport, present, sentence",
+    [
+        (PHONE, False, LONG_SENTENCE),
+        (WIDE, True, LONG_SENTENCE),
+        (PHONE, False, " ".join(f"longword{i:02d}x" for i in range(24))),
+        (PROJECTOR, True, "the cat sat on the mat"),
+    ],
+    ids=["phone-long", "1920-present-long", "phone-24-longest", "1280-present-default"],
+)
+def test_the_shuffle_diagrams_words_never_overlap(browser, server, shots, viewport, present, sentence):
+    home = next(p for p in CHECKED if p.slug == "home")
+    query = {"sentence": sentence, **({"present": "1"} if present else {})}
+    context, tab = open_page(browser, server, home, query, viewport=viewport)
+    try:
+        boxes = tab.evaluate(WORD_BOXES_JS)
+        words = sentence.split()
+        assert sorted(b["text"] for b in boxes) == sorted(words * 2)  # every word twice, never shortened
+        assert not overlaps(boxes), overlaps(boxes)[:5]
+        chart = tab.locator("[data-testid=stVegaLiteChart]").first.bounding_box()
+        assert all(chart["x"] - 1 <= b["left"] and b["right"] <= chart["x"] + chart["width"] + 1 for b in boxes)
+        tab.locator("[data-testid=stVegaLiteChart]").first.screenshot(
+            path=str(shots / f"shuffle_{viewport['width']}_{len(words)}.png")
+        )
+    finally:
+        context.close()

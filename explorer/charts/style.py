@@ -59,6 +59,10 @@ def configure(
 # ------------------------------------------------------------------------------ the card
 #: How much larger chart text gets in presentation mode.
 FONT_SCALE = 1.35
+#: A top-level parameter of this name (value 1) is set to the scale in presentation mode: for a
+#: builder whose font sizes are Vega expressions (computed in the browser), which `_walk_scale`
+#: cannot multiply.
+FONT_SCALE_PARAM = "font_scale"
 #: Font-size keys anywhere in a Vega-Lite spec (config, axis/legend/title objects, marks).
 FONT_KEYS = frozenset({"fontSize", "labelFontSize", "titleFontSize", "subtitleFontSize"})
 #: Sizes Streamlit's chart theme would use where a chart sets none, made explicit so that
@@ -253,6 +257,11 @@ def style_spec(spec: dict, *, presenting: bool = False, dark: bool = False, font
     out["config"] = config
     if presenting and font_scale != 1:
         out = _scale_heights(_walk_scale(out, font_scale), font_scale)
+        if isinstance(out.get("params"), list):
+            out["params"] = [
+                {**p, "value": font_scale} if isinstance(p, dict) and p.get("name") == FONT_SCALE_PARAM else p
+                for p in out["params"]
+            ]
     return _responsive_title(out)
 
 
