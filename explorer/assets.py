@@ -11,7 +11,9 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 #: column as a whole (its SVG keeps its viewBox; tooltips still work), on a phone a display formula
 #: wider than the screen scrolls inside its own box instead of being cut, the tab bar wraps instead of
 #: hiding its last tabs, a wide table scrolls sideways in its own box, and Streamlit's "Deploy" button (for the app's author, not its readers)
-#: is hidden.
+#: is hidden. The clock page's in-chart controls (position slider, number box, play, speed) sit
+#: right above the clocks instead of under the odometer, sized in rem, so presentation mode's
+#: larger rem base enlarges them with the rest of the page.
 BASE_CSS = """<style>
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
@@ -24,6 +26,16 @@ BASE_CSS = """<style>
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; }
 [data-testid="stTable"] { overflow-x: auto; }
 [data-testid="stAppDeployButton"] { display: none !important; }
+.st-key-clock_chart .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
+.st-key-clock_chart .vega-embed form.vega-bindings { order: -1; flex-direction: row; flex-wrap: wrap;
+  align-items: center; gap: 0.4rem 1.6rem; padding: 0 0 0.6rem 0.5rem; }
+.st-key-clock_chart .vega-embed form.vega-bindings .vega-bind { width: auto; flex-wrap: nowrap; }
+.st-key-clock_chart .vega-embed form.vega-bindings .vega-bind label { flex-wrap: nowrap; gap: 0.5rem; }
+.st-key-clock_chart .vega-embed form.vega-bindings .vega-bind-name { font-size: 1rem; min-width: 0; }
+.st-key-clock_chart .vega-embed form.vega-bindings input[type="range"] { width: min(22rem, 55vw); height: 1rem; }
+.st-key-clock_chart .vega-embed form.vega-bindings input[type="number"] { width: 5.5em; font-size: 1rem; }
+.st-key-clock_chart .vega-embed form.vega-bindings input[type="checkbox"] { width: 1.3rem; height: 1.3rem; }
+.st-key-clock_chart .vega-embed form.vega-bindings select { font-size: 1rem; }
 </style>"""
 
 #: Presentation mode: a larger rem base (Streamlit sizes text, widgets and spacing in rem), the
@@ -45,6 +57,7 @@ html { font-size: 20px !important; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2.3rem; padding-bottom: 0.5rem; }
 [data-testid="stExpandSidebarButton"] { transform: scale(1.4); }
 [data-testid="stSidebar"] { width: 24rem !important; }
+.vega-bindings { font-size: 1rem; }
 [data-testid="stVegaLiteChart"] { max-width: 100%; }
 [data-testid="stVegaLiteChart"] > svg { max-width: 100%; height: auto; }
 @media (max-width: 1500px) {
