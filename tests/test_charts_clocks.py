@@ -312,3 +312,12 @@ def test_bad_input_is_rejected():
         charts.clock_chart([0], theta[:1], theta[:1], all_theta=theta, position=9000, p_max=8192, base=100.0, d_model=8)
     with pytest.raises(ValueError, match="equal-length"):
         charts.clock_chart([0, 1], theta[:1], theta[:1], all_theta=theta, position=0, p_max=10, base=100.0, d_model=8)
+
+
+def test_the_chart_describes_its_clocks_with_their_numbers():
+    _, spec, pairs, _ = build(d=16, base=10000.0, n_clocks=4, position=7)
+    text = spec["description"]
+    assert text.startswith("Clock hands at position p = 7 ")
+    for j in pairs:
+        assert f"pair {j} (wavelength {charts.wavelength_label(2 * math.pi * 10000.0 ** (2.0 * j / 16))} tokens)" in text
+    assert "every one of the 8 pairs" in text
