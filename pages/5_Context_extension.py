@@ -57,8 +57,7 @@ with intro():
 # The real-model select first: it fills the widgets below before they are drawn.
 preset = presets_ui.model_picker("extension", container=st.sidebar)
 with st.container(border=True, key="ext_controls"):
-    methods = tuple(posenc.ROPE_SCALING)
-    rope_type = widget("rope_type", captions=[ropeblock.method_label(m) for m in methods])
+    rope_type = widget("rope_type")  # one line per option, "yarn · YaRN" (the Param's labels)
     c_l, c_t, c_s = st.columns(3)
     train_len = widget("train_len", container=c_l)
     target_len = widget("target_len", container=c_t)

@@ -18,26 +18,27 @@ import streamlit as st
 import posenc
 from explorer.charts import vision as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, shared, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import widget
 from posenc.mrope import VISION_PRESETS
 
 page_setup("vision")
 st.title("Images and video")
-st.markdown(
-    "A text token has one position. An image patch has a row and a column, and a video patch also a "
-    "time. RoPE still turns each pair of query and key coordinates by *position × θ_j*; what changes "
-    "is **which** position turns which pair. Read the patches row by row and you get 1D RoPE over the "
-    "raster order; **axial 2D RoPE** gives half of the pairs to the row and half to the column; "
-    "**M-RoPE** (Qwen2-VL and later) gives each pair to time, height or width, in blocks or interleaved."
-)
-formula(  # two lines: one is too wide for a phone
-    r"\begin{gathered}\phi_j = p_{a(j)}\,\theta_j,\qquad \theta_j = b^{-2j/d},\\ "
-    r"s(q, k) = \tfrac{2}{d}\textstyle\sum_j \cos\big(\phi_j(q) - \phi_j(k)\big)\end{gathered}",
-    caption="a(j) is the axis that turns pair j: the raster index (1D), the row or the column (axial 2D), "
-    "or t, h, w (M-RoPE). The similarity s is the RoPE score for q = k = (1, …, 1), divided by d: 1 at "
-    "the query itself. Only differences of positions on each axis enter it.",
-)
+with intro():
+    st.markdown(
+        "A text token has one position. An image patch has a row and a column, and a video patch also a "
+        "time. RoPE still turns each pair of query and key coordinates by *position × θ_j*; what changes "
+        "is **which** position turns which pair. Read the patches row by row and you get 1D RoPE over the "
+        "raster order; **axial 2D RoPE** gives half of the pairs to the row and half to the column; "
+        "**M-RoPE** (Qwen2-VL and later) gives each pair to time, height or width, in blocks or interleaved."
+    )
+    formula(  # two lines: one is too wide for a phone
+        r"\begin{gathered}\phi_j = p_{a(j)}\,\theta_j,\qquad \theta_j = b^{-2j/d},\\ "
+        r"s(q, k) = \tfrac{2}{d}\textstyle\sum_j \cos\big(\phi_j(q) - \phi_j(k)\big)\end{gathered}",
+        caption="a(j) is the axis that turns pair j: the raster index (1D), the row or the column (axial 2D), "
+        "or t, h, w (M-RoPE). The similarity s is the RoPE score for q = k = (1, …, 1), divided by d: 1 at "
+        "the query itself. Only differences of positions on each axis enter it.",
+    )
 
 # ------------------------------------------------------------------------------ controls
 with st.container(border=True, key="vis_controls"):

@@ -473,7 +473,7 @@ def test_in_the_browser(server, shots):
             )
             assert background == "rgb(11, 18, 32)"
             card = page.evaluate(
-                "() => getComputedStyle(document.querySelector('[data-testid=stVegaLiteChart] svg .background')).fill"
+                "() => getComputedStyle(document.querySelector('[data-testid=stVegaLiteChart] svg')).backgroundColor"
             )
             assert card == "rgb(17, 26, 46)"  # style.DARK_BACKGROUND, #111A2E: the chart is dark too
             page.screenshot(path=str(shots / "dark_context_extension.png"))
