@@ -41,8 +41,10 @@ with intro():
     )
 
 # ------------------------------------------------------------------------------ controls
+# Two rows (the first screen of a projector holds them and the top of the chart): the model, its
+# sizes, its notes (a popover) and the colour range; then the six position sliders.
 with st.container(border=True, key="vis_controls"):
-    c1, c2, c3 = st.columns([1.6, 1, 1])
+    c1, c2, c3, c4 = st.columns([1.6, 0.9, 1.1, 1.2])
     model_key = widget("vis_model", container=c1)
     preset = VISION_PRESETS.get(model_key)
     if preset is None:
@@ -52,17 +54,17 @@ with st.container(border=True, key="vis_controls"):
         head_dim, base = preset.head_dim, preset.base
         c2.metric("Head dimension d", f"{head_dim}")
         c3.metric("Base b", f"{base:,.0f}")
-    g1, g2, g3, g4 = st.columns(4)
+    own_range = widget("vis_colour", container=c4) == "each panel"
+    if preset is not None:
+        with c4.popover("About this model", icon=":material/info:"):
+            st.caption(f"**{preset.name}**: {preset.notes} Source: {preset.source}.")
+    g1, g2, g3, g4, g5, g6 = st.columns(6)
     rows = widget("vis_rows", container=g1)
     cols = widget("vis_cols", container=g2)
     q_row = widget("vis_qrow", container=g3, max=rows - 1)
     q_col = widget("vis_qcol", container=g4, max=cols - 1)
-    f1, f2, f3 = st.columns([1, 1, 1.1])
-    frames = widget("vis_frames", container=f1)
-    frame = widget("vis_frame", container=f2, max=frames - 1)
-    own_range = widget("vis_colour", container=f3) == "each panel"
-if preset is not None:
-    st.caption(f"**{preset.name}**: {preset.notes} Source: {preset.source}.")
+    frames = widget("vis_frames", container=g5)
+    frame = widget("vis_frame", container=g6, max=frames - 1)
 
 n_pairs = head_dim // 2
 own_c = preset is not None and preset.mrope_section is not None and not preset.interleaved
