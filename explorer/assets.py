@@ -53,8 +53,8 @@ PRESENT_CSS = """<style>
 html { font-size: 20px !important; }
 [data-testid="stToolbarActions"], [data-testid="stMainMenu"], [data-testid="stAppDeployButton"],
 [data-testid="stDecoration"], [data-testid="stStatusWidget"], footer { display: none !important; }
-[data-testid="stMainBlockContainer"] { padding: 3.5rem 2.5rem 10rem; max-width: 100%; }
-[data-testid="stMainBlockContainer"] h1 { font-size: 2.3rem; padding-bottom: 0.5rem; }
+[data-testid="stMainBlockContainer"] { padding: 3rem 2.5rem 10rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2.3rem; padding-bottom: 0.25rem; }
 [data-testid="stExpandSidebarButton"] { transform: scale(1.4); }
 [data-testid="stSidebar"] { width: 24rem !important; }
 .vega-bindings { font-size: 1rem; }
