@@ -67,7 +67,9 @@ with st.container(border=True, key="ext_controls"):
     notes = [f"s·L = {values['factor'] * train_len:,.0f} tokens: the length this factor is made for."] if values else []
     if rope_type in ("dynamic", "longrope"):
         notes.append(f"The current sequence length is the target length T = {target_len:,}.")
-    notes.append("The head size, the base, a real model's settings and the method's other knobs are in the sidebar (›).")
+    notes.append(
+        "The head size, the base, a real model's settings and the method's other knobs are in the sidebar (›)."
+    )
     st.caption(" ".join(notes))
 
 with st.sidebar:
