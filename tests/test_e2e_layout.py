@@ -331,3 +331,42 @@ def test_the_shuffle_diagrams_words_never_overlap(browser, server, shots, viewpo
         )
     finally:
         context.close()
+
+
+def test_the_clock_controls_sit_above_the_clocks_and_step_p_by_one_in_the_browser(browser, server):
+    """Clock hands at 1280 × 720, ?present=1: the in-chart controls (play, position slider, the exact-p
+    box, speed) are right above the clocks and in the first screen, larger than Streamlit's default
+    (presentation mode's rem); the box's up arrow moves p by exactly one, with no server run."""
+    clocks = next(p for p in CHECKED if p.slug == "clocks")
+    context, tab = open_page(browser, server, clocks, {"present": "1", "m": "5"}, viewport=PROJECTOR)
+    try:
+        where = tab.evaluate(
+            """() => {
+          const c = document.querySelector('.st-key-clock_chart');
+          const form = c.querySelector('form.vega-bindings').getBoundingClientRect();
+          const svg = c.querySelector('.vega-embed > svg').getBoundingClientRect();
+          const name = c.querySelector('.vega-bind-name');
+          return {form_top: form.top, form_bottom: form.bottom, svg_top: svg.top, font: parseFloat(getComputedStyle(name).fontSize)};
+        }"""
+        )
+        assert where["form_bottom"] <= where["svg_top"] + 1 and 0 <= where["form_top"] < PROJECTOR["height"], where
+        assert where["font"] >= 19, where  # 1rem at presentation mode's 20-px rem (Streamlit's own: 0.875rem)
+        tab.evaluate(
+            """() => { window.__runs = 0; new MutationObserver((records) => { for (const r of records)
+              if (r.target.getAttribute('data-test-script-state') === 'running') window.__runs += 1; })
+              .observe(document, {attributes: true, subtree: true, attributeFilter: ['data-test-script-state']}); }"""
+        )
+        box = tab.locator(".st-key-clock_chart input[type=number]")
+        box.focus()
+        tab.keyboard.press("ArrowUp")
+        tab.wait_for_timeout(500)
+        readout = tab.evaluate(
+            """() => Array.from(document.querySelectorAll('.st-key-clock_chart svg text'))
+              .map(t => t.textContent).find(s => s.startsWith('position p ='))"""
+        )
+        assert readout == "position p = 6.00"
+        assert tab.locator(".st-key-clock_chart input[type=range]").input_value() == "6"
+        tab.wait_for_timeout(1500)
+        assert tab.evaluate("() => window.__runs") == 0
+    finally:
+        context.close()
