@@ -319,7 +319,7 @@ st.dataframe(
     width="stretch",
     column_config={
         # wide enough for the longest name ("Qwen2.5 7B Instruct (YaRN ×4, per the model card)")
-        "model": st.column_config.TextColumn(width="large", pinned=True),
+        "model": st.column_config.TextColumn(width="large"),
         "rope_theta": st.column_config.NumberColumn(format="%.0f"),
     },
 )
