@@ -8,8 +8,8 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 #: wrapping row with a fixed-size chart (the metric cards, the pair map) move below the chart
 #: rather than shrink under the width they need (two cards; the pair map's title). On every
 #: screen: a chart of fixed size wider than its column (a clock face on a phone) shrinks to the
-#: column as a whole (its SVG keeps its viewBox; tooltips still work), on a phone a display formula
-#: wider than the screen scrolls inside its own box instead of being cut, the tab bar wraps instead of
+#: column as a whole (its SVG keeps its viewBox; tooltips still work), on a phone display formulas
+#: are set at 1em (KaTeX: 1.21em) and one still wider than the screen scrolls inside its own box, the tab bar wraps instead of
 #: hiding its last tabs, a wide table scrolls sideways in its own box, and Streamlit's "Deploy" button (for the app's author, not its readers)
 #: is hidden. The clock page's in-chart controls (position slider, number box, play, speed) sit
 #: right above the clocks instead of under the odometer, sized in rem, so presentation mode's
@@ -22,7 +22,10 @@ BASE_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-rope_head_pairs) { flex-basis: 26rem; }
 [data-testid="stVegaLiteChart"] { max-width: 100%; }
 [data-testid="stVegaLiteChart"] > svg { max-width: 100%; height: auto; }
-@media (max-width: 700px) { .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; } }
+@media (max-width: 700px) {
+  .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; }
+  .katex-display > .katex { font-size: 1em; }
+}
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; }
 [data-testid="stTable"] { overflow-x: auto; }
 [data-testid="stAppDeployButton"] { display: none !important; }
