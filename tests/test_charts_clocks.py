@@ -319,5 +319,7 @@ def test_the_chart_describes_its_clocks_with_their_numbers():
     text = spec["description"]
     assert text.startswith("Clock hands at position p = 7 ")
     for j in pairs:
-        assert f"pair {j} (wavelength {charts.wavelength_label(2 * math.pi * 10000.0 ** (2.0 * j / 16))} tokens)" in text
+        assert (
+            f"pair {j} (wavelength {charts.wavelength_label(2 * math.pi * 10000.0 ** (2.0 * j / 16))} tokens)" in text
+        )
     assert "every one of the 8 pairs" in text

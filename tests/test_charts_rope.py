@@ -405,7 +405,9 @@ def test_live_chart_rejects_bad_input_by_name(kwargs, word):
 
 
 def test_the_live_plane_describes_itself_with_its_numbers():
-    spec = charts.live_pair_chart(np.array([1.0, 0.5]), np.array([-0.25, 2.0]), theta=0.5, m=3, n=7, p_max=100).to_dict()
+    spec = charts.live_pair_chart(
+        np.array([1.0, 0.5]), np.array([-0.25, 2.0]), theta=0.5, m=3, n=7, p_max=100
+    ).to_dict()
     text = spec["description"]
     assert "q = (1, 0.5)" in text and "k = (-0.25, 2)" in text and "m = 3" in text and "n = 7" in text
     assert "0.5 radians per position" in text
