@@ -68,14 +68,14 @@ with intro():
         "merely listed in the new order: to the head, the two sentences are the same bag of words. "
         "A position signal is what breaks this tie. Type a sentence, then switch the position signal on."
     )
-    formula(
-        r"\underbrace{\mathrm{Attn}(PX)}_{\text{shuffled sentence}} \;=\; "
+    formula(  # one short formula per line: each fits a phone's screen
+        r"\begin{gathered}\underbrace{\mathrm{Attn}(PX)}_{\text{shuffled sentence}} \;=\; "
         r"\underbrace{P\,\mathrm{Attn}(X)}_{\text{original outputs, shuffled}}"
-        r"\qquad\text{and}\qquad A(PX) = P\,A(X)\,P^{\top}",
+        r"\\ \text{and}\quad A(PX) = P\,A(X)\,P^{\top}\end{gathered}",
     )
     formula(
-        r"\text{where}\quad \mathrm{Attn}(X) = A(X)\,XW_v,\qquad "
-        r"A(X) = \mathrm{softmax}\!\Big(\frac{XW_q\,(XW_k)^{\top}}{\sqrt d}\Big)",
+        r"\begin{gathered}\text{where}\quad \mathrm{Attn}(X) = A(X)\,XW_v,\\ "
+        r"A(X) = \mathrm{softmax}\!\Big(\frac{XW_q\,(XW_k)^{\top}}{\sqrt d}\Big)\end{gathered}",
         caption="P is the shuffle as a permutation matrix. The identity holds for any weights when the "
         "head gets no positions; adding PE(p) to the inputs or rotating q, k by position breaks it.",
     )

@@ -8,10 +8,12 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 #: wrapping row with a fixed-size chart (the metric cards, the pair map) move below the chart
 #: rather than shrink under the width they need (two cards; the pair map's title). On every
 #: screen: a chart of fixed size wider than its column (a clock face on a phone) shrinks to the
-#: column as a whole (its SVG keeps its viewBox; tooltips still work), on a phone a display formula
-#: wider than the screen scrolls inside its own box instead of being cut, the tab bar wraps instead of
+#: column as a whole (its SVG keeps its viewBox; tooltips still work), on a phone display formulas
+#: are set at 1em (KaTeX: 1.21em) and one still wider than the screen scrolls inside its own box, the tab bar wraps instead of
 #: hiding its last tabs, a wide table scrolls sideways in its own box, and Streamlit's "Deploy" button (for the app's author, not its readers)
-#: is hidden.
+#: is hidden. The clock page's in-chart controls (position slider, number box, play, speed) sit
+#: right above the clocks instead of under the odometer, sized in rem, so presentation mode's
+#: larger rem base enlarges them with the rest of the page.
 BASE_CSS = """<style>
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
@@ -20,10 +22,23 @@ BASE_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-rope_head_pairs) { flex-basis: 26rem; }
 [data-testid="stVegaLiteChart"] { max-width: 100%; }
 [data-testid="stVegaLiteChart"] > svg { max-width: 100%; height: auto; }
-@media (max-width: 700px) { .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; } }
+@media (max-width: 700px) {
+  .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; }
+  .katex-display > .katex { font-size: 1em; }
+}
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; }
 [data-testid="stTable"] { overflow-x: auto; }
 [data-testid="stAppDeployButton"] { display: none !important; }
+.st-key-clock_chart .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
+.st-key-clock_chart .vega-embed form.vega-bindings { order: -1; flex-direction: row; flex-wrap: wrap;
+  align-items: center; gap: 0.4rem 1.6rem; padding: 0 0 0.6rem 0.5rem; }
+.st-key-clock_chart .vega-embed form.vega-bindings .vega-bind { width: auto; flex-wrap: nowrap; }
+.st-key-clock_chart .vega-embed form.vega-bindings .vega-bind label { flex-wrap: nowrap; gap: 0.5rem; }
+.st-key-clock_chart .vega-embed form.vega-bindings .vega-bind-name { font-size: 1rem; min-width: 0; }
+.st-key-clock_chart .vega-embed form.vega-bindings input[type="range"] { width: min(22rem, 55vw); height: 1rem; }
+.st-key-clock_chart .vega-embed form.vega-bindings input[type="number"] { width: 5.5em; font-size: 1rem; }
+.st-key-clock_chart .vega-embed form.vega-bindings input[type="checkbox"] { width: 1.3rem; height: 1.3rem; }
+.st-key-clock_chart .vega-embed form.vega-bindings select { font-size: 1rem; }
 </style>"""
 
 #: Presentation mode: a larger rem base (Streamlit sizes text, widgets and spacing in rem), the
@@ -41,10 +56,11 @@ PRESENT_CSS = """<style>
 html { font-size: 20px !important; }
 [data-testid="stToolbarActions"], [data-testid="stMainMenu"], [data-testid="stAppDeployButton"],
 [data-testid="stDecoration"], [data-testid="stStatusWidget"], footer { display: none !important; }
-[data-testid="stMainBlockContainer"] { padding: 3.5rem 2.5rem 10rem; max-width: 100%; }
-[data-testid="stMainBlockContainer"] h1 { font-size: 2.3rem; padding-bottom: 0.5rem; }
+[data-testid="stMainBlockContainer"] { padding: 3rem 2.5rem 10rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2.3rem; padding-bottom: 0.25rem; }
 [data-testid="stExpandSidebarButton"] { transform: scale(1.4); }
 [data-testid="stSidebar"] { width: 24rem !important; }
+.vega-bindings { font-size: 1rem; }
 [data-testid="stVegaLiteChart"] { max-width: 100%; }
 [data-testid="stVegaLiteChart"] > svg { max-width: 100%; height: auto; }
 @media (max-width: 1500px) {

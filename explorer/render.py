@@ -25,7 +25,7 @@ from explorer.charts.style import style_spec
 
 def show_chart(chart: Any, *, container: Any = None, **kwargs: Any) -> Any:
     """Draw an Altair chart (or a Vega-Lite dict) like ``st.altair_chart``, styled by
-    `style_spec` (white card; large text in presentation mode).
+    `style_spec` (a card in the theme's colours; large text in presentation mode).
 
     ``container``: where to draw (a column, the sidebar …; default the main area). Other keywords
     go to Streamlit (``width``, ``height``, ``key``, ``on_select`` …).

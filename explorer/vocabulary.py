@@ -226,6 +226,8 @@ METHOD_PARAMS: tuple[Param, ...] = (
         "radio",
         "yarn",
         options=tuple(ROPE_SCALING),
+        # one line per option (the options fit one row of a projector: the charts move up the screen)
+        labels={name: f"{name} · {ROPE_METHODS[name].label}" for name in ROPE_SCALING},
         help="How the RoPE frequencies are rescaled: HF transformers' rope_type names, and **ntk** (static "
         "NTK-aware scaling, which a config.json writes as rope_type default with a larger rope_theta).",
     ),

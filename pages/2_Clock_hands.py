@@ -90,7 +90,7 @@ with st.container(border=True):
         container=c4,
         label="Start position p",
         help="Where the hands start (and what the table below shows). Goes into the link; the "
-        "slider under the clocks then moves them in your browser.",
+        "slider right above the clocks then moves them in your browser.",
     )
 
 
@@ -132,15 +132,16 @@ show_chart(
         d_model=d_model,
     ),
     width="content",
+    container=st.container(key="clock_chart"),  # explorer/assets.py puts its controls above the clocks
 )
 st.caption(
-    "Under the chart: drag **position p**, or tick **▶ play** and pick a speed. The hands move in "
-    "your browser, frame by frame, without asking the server. The start position above goes "
-    "into the link; the in-chart controls do not."
+    "Right above the clocks (not in the link): drag **position p**, type it or step it by ±1 in the box next to it, or "
+    "tick **▶ play** and pick a speed. The hands move in your browser, frame by frame, without asking "
+    "the server. The start position slider at the top goes into the link."
 )
 with st.expander("How the animation works, and why this way"):
     st.markdown(
-        "The chart carries one parameter, the position p, bound to the slider under it. The hands "
+        "The chart carries one parameter, the position p, bound to the slider above the clocks. The hands "
         "are computed from p inside the chart: tip = (sin p·θ_j, cos p·θ_j). Play adds a Vega "
         f"**timer**: every {charts.FRAME_MS} ms it moves p on by speed ÷ {charts.FPS} tokens while "
         "the box is ticked, and the slider follows. Between whole positions the hands move "

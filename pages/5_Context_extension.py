@@ -57,18 +57,20 @@ with intro():
 # The real-model select first: it fills the widgets below before they are drawn.
 preset = presets_ui.model_picker("extension", container=st.sidebar)
 with st.container(border=True, key="ext_controls"):
-    methods = tuple(posenc.ROPE_SCALING)
-    rope_type = widget("rope_type", captions=[ropeblock.method_label(m) for m in methods])
+    rope_type = widget("rope_type")  # one line per option, "yarn · YaRN" (the Param's labels)
     c_l, c_t, c_s = st.columns(3)
     train_len = widget("train_len", container=c_l)
     target_len = widget("target_len", container=c_t)
     own = ropeblock.METHOD_PARAMS.get(rope_type, ())
     values = {"factor": widget("factor", container=c_s)} if "factor" in own else {}
-    if "factor" in values:
-        c_s.caption(f"s·L = {values['factor'] * train_len:,.0f} tokens: the length this factor is made for.")
+    # one caption line under the three boxes (a caption under one box alone would add a row)
+    notes = [f"s·L = {values['factor'] * train_len:,.0f} tokens: the length this factor is made for."] if values else []
     if rope_type in ("dynamic", "longrope"):
-        st.caption(f"The current sequence length is the target length T = {target_len:,}.")
-    st.caption("The head size, the base, a real model's settings and the method's other knobs are in the sidebar (›).")
+        notes.append(f"The current sequence length is the target length T = {target_len:,}.")
+    notes.append(
+        "The head size, the base, a real model's settings and the method's other knobs are in the sidebar (›)."
+    )
+    st.caption(" ".join(notes))
 
 with st.sidebar:
     st.subheader("Model")

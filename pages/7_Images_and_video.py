@@ -18,30 +18,33 @@ import streamlit as st
 import posenc
 from explorer.charts import vision as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, shared, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import widget
 from posenc.mrope import VISION_PRESETS
 
 page_setup("vision")
 st.title("Images and video")
-st.markdown(
-    "A text token has one position. An image patch has a row and a column, and a video patch also a "
-    "time. RoPE still turns each pair of query and key coordinates by the angle $p\\,\\theta_j$ (a position times the pair's frequency); what changes "
-    "is **which** position turns which pair. Read the patches row by row and you get 1D RoPE over the "
-    "raster order; **axial 2D RoPE** gives half of the pairs to the row and half to the column; "
-    "**M-RoPE** (Qwen2-VL and later) gives each pair to time, height or width, in blocks or interleaved."
-)
-formula(  # two lines: one is too wide for a phone
-    r"\begin{gathered}\phi_j = p_{a(j)}\,\theta_j,\qquad \theta_j = b^{-2j/d},\\ "
-    r"s(q, k) = \tfrac{2}{d}\textstyle\sum_j \cos\big(\phi_j(q) - \phi_j(k)\big)\end{gathered}",
-    caption="a(j) is the axis that turns pair j: the raster index (1D), the row or the column (axial 2D), "
-    "or t, h, w (M-RoPE). The similarity s is the RoPE score for q = k = (1, …, 1), divided by d: 1 at "
-    "the query itself. Only differences of positions on each axis enter it.",
-)
+with intro():
+    st.markdown(
+        "A text token has one position. An image patch has a row and a column, and a video patch also a "
+        "time. RoPE still turns each pair of query and key coordinates by the angle $p\\,\\theta_j$ (a position times the pair's frequency); what changes "
+        "is **which** position turns which pair. Read the patches row by row and you get 1D RoPE over the "
+        "raster order; **axial 2D RoPE** gives half of the pairs to the row and half to the column; "
+        "**M-RoPE** (Qwen2-VL and later) gives each pair to time, height or width, in blocks or interleaved."
+    )
+    formula(  # two lines: one is too wide for a phone
+        r"\begin{gathered}\phi_j = p_{a(j)}\,\theta_j,\qquad \theta_j = b^{-2j/d},\\ "
+        r"s(q, k) = \tfrac{2}{d}\textstyle\sum_j \cos\big(\phi_j(q) - \phi_j(k)\big)\end{gathered}",
+        caption="a(j) is the axis that turns pair j: the raster index (1D), the row or the column (axial 2D), "
+        "or t, h, w (M-RoPE). The similarity s is the RoPE score for q = k = (1, …, 1), divided by d: 1 at "
+        "the query itself. Only differences of positions on each axis enter it.",
+    )
 
 # ------------------------------------------------------------------------------ controls
+# Two rows (the first screen of a projector holds them and the top of the chart): the model, its
+# sizes, its notes (a popover) and the colour range; then the six position sliders.
 with st.container(border=True, key="vis_controls"):
-    c1, c2, c3 = st.columns([1.6, 1, 1])
+    c1, c2, c3, c4 = st.columns([1.6, 0.9, 1.1, 1.2])
     model_key = widget("vis_model", container=c1)
     preset = VISION_PRESETS.get(model_key)
     if preset is None:
@@ -51,17 +54,17 @@ with st.container(border=True, key="vis_controls"):
         head_dim, base = preset.head_dim, preset.base
         c2.metric("Head dimension d", f"{head_dim}")
         c3.metric("Base b", f"{base:,.0f}")
-    g1, g2, g3, g4 = st.columns(4)
+    own_range = widget("vis_colour", container=c4) == "each panel"
+    if preset is not None:
+        with c4.popover("About this model", icon=":material/info:"):
+            st.caption(f"**{preset.name}**: {preset.notes} Source: {preset.source}.")
+    g1, g2, g3, g4, g5, g6 = st.columns(6)
     rows = widget("vis_rows", container=g1)
     cols = widget("vis_cols", container=g2)
     q_row = widget("vis_qrow", container=g3, max=rows - 1)
     q_col = widget("vis_qcol", container=g4, max=cols - 1)
-    f1, f2, f3 = st.columns([1, 1, 1.1])
-    frames = widget("vis_frames", container=f1)
-    frame = widget("vis_frame", container=f2, max=frames - 1)
-    own_range = widget("vis_colour", container=f3) == "each panel"
-if preset is not None:
-    st.caption(f"**{preset.name}**: {preset.notes} Source: {preset.source}.")
+    frames = widget("vis_frames", container=g5)
+    frame = widget("vis_frame", container=g6, max=frames - 1)
 
 n_pairs = head_dim // 2
 own_c = preset is not None and preset.mrope_section is not None and not preset.interleaved

@@ -45,8 +45,6 @@ with intro():
         r"\\ \text{NoPE:}\;& s(m,n) = (x_qW_q)\cdot(x_kW_k)/\sqrt d"
         r"\end{aligned}",
     )
-shift_caption = st.empty()  # filled once L is known (the shift test's window depends on it)
-
 c1, c2, c3, c4, c5, c6 = st.columns(6)
 dim = int(widget("head_dim", container=c1))
 trained_len = int(widget("train_len", container=c2, max=2048, default=128))
@@ -66,15 +64,15 @@ alibi_head = int(widget("alibi_head", container=c6))
 
 checks = all_checks(dim, trained_len, test_len, seed, base, alibi_head)
 n_shift = checks[0]["shift_positions"]
-shift_caption.caption(
-    f"Relative means s(m + t, n + t) = s(m, n) for every m, n, t. The shift test measures the largest "
-    f"violation over m, n < {n_shift} with t = {checks[0]['shift_offset']} (= L − {n_shift}, so the learned "
-    "table still has rows)."
-)
 slope = float(alibi_slopes(ALIBI_HEADS)[alibi_head - 1])
 
 table = charts.summary_table(checks, trained_len=trained_len, test_len=test_len, dim=dim)
 st.table(charts.style_summary(table))
+st.caption(  # under the table whose first column it explains: the table starts in the first screen
+    f"Relative means s(m + t, n + t) = s(m, n) for every m, n, t. The shift test measures the largest "
+    f"violation over m, n < {n_shift} with t = {checks[0]['shift_offset']} (= L − {n_shift}, so the learned "
+    "table still has rows)."
+)
 st.caption(
     f"d = {dim}, L = {trained_len}, T = {test_len}, base {base:,.0f}, seed {seed}, ALiBi slope "
     f"{slope:g} (head {alibi_head} of {ALIBI_HEADS}). Tolerance: {charts.RELATIVE_TOL:g} × the "

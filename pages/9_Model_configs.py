@@ -331,7 +331,11 @@ st.dataframe(
     pd.DataFrame(rows),
     hide_index=True,
     width="stretch",
-    column_config={"rope_theta": st.column_config.NumberColumn(format="%.0f")},
+    column_config={
+        # wide enough for the longest name ("Qwen2.5 7B Instruct (YaRN ×4, per the model card)")
+        "model": st.column_config.TextColumn(width="large"),
+        "rope_theta": st.column_config.NumberColumn(format="%.0f"),
+    },
 )
 st.caption(
     "Pick one in the “Real model” box on the RoPE rotation, Relative-position invariance and "

@@ -68,9 +68,11 @@ def png_pixels(spec: dict) -> np.ndarray:
 def wide_text(value):
     """A title or subtitle as a wide screen shows it: the chart style turns a long one into a Vega
     expression choosing between wrapped and unwrapped lines by the chart's width
-    (`width < N ? [wrapped] : [as given]`); this returns the lines as given (one string for one line)."""
+    (`width >= N ? [as given] : (width >= W ? [wrapped to W] : …)`); this returns the lines as given
+    (one string for one line)."""
     if isinstance(value, dict) and "expr" in value:
-        lines = json.loads(value["expr"].split(" : ", 1)[1])
+        expr = value["expr"]
+        lines, _ = json.JSONDecoder().raw_decode(expr, expr.index("? ") + 2)
         return lines[0] if len(lines) == 1 else lines
     return value
 

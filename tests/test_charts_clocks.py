@@ -100,10 +100,13 @@ def test_pair_table_numbers():
 
 
 # ------------------------------------------------------------------------------ clock chart
+NODE = shutil.which("node")
+
+
 def test_parameters_live_in_the_browser_and_pos_has_a_timer():
     _, spec, _, _ = build(position=7, p_max=8192)
     params = {p["name"]: p for p in spec["params"]}
-    assert set(params) == {"pos", "playing", "speed"}
+    assert set(params) == {"pos", "exact", "playing", "speed"}
     pos = params["pos"]
     assert pos["value"] == 7.0
     assert pos["bind"] == {"input": "range", "min": 0, "max": 8192, "step": 1, "name": "position p "}
@@ -112,12 +115,37 @@ def test_parameters_live_in_the_browser_and_pos_has_a_timer():
     assert params["speed"]["bind"]["options"] == list(charts.SPEEDS)
     assert params["speed"]["value"] in charts.SPEEDS
     # the Vega timer handler that makes "play" work without the server
-    (handler,) = pos["on"]
+    handler, typed = pos["on"]
     assert handler["events"] == {"type": "timer", "throttle": charts.FRAME_MS}
     assert handler["update"].startswith("playing ?") and handler["update"].endswith(": pos")
+    # fine control: a number box showing floor(p), with the whole range and step 1; typing in it moves p
+    exact = params["exact"]
+    assert exact["expr"] == "floor(pos)"
+    assert exact["bind"] == {"input": "number", "name": "exact p (type, or ±1) ", "min": 0, "max": 8192, "step": 1}
+    assert typed["events"] == {"source": "window", "type": "input", "filter": "event.target.name === 'exact'"}
 
 
-NODE = shutil.which("node")
+def run_typed(update: str, *, pos: float, value: str) -> float:
+    """Evaluate the number box's Vega handler with node (Vega's isValid, toNumber and clamp typed out)."""
+    script = (
+        "const round = Math.round, floor = Math.floor, isFinite = Number.isFinite;"
+        "const isValid = (x) => x != null && x === x; const toNumber = (x) => x == null || x === '' ? null : +x;"
+        "const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, x));"
+        f"const pos = {pos}, event = {{target: {{value: {json.dumps(value)}}}}}; console.log(JSON.stringify({update}));"
+    )
+    out = subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True, timeout=30)
+    return float(out.stdout)
+
+
+@pytest.mark.skipif(NODE is None, reason="node is needed to evaluate the Vega expression")
+def test_the_number_box_sets_whole_positions_and_leaves_a_fractional_p_alone():
+    _, spec, _, _ = build(position=7, p_max=100)
+    update = next(p for p in spec["params"] if p["name"] == "pos")["on"][1]["update"]
+    assert run_typed(update, pos=7, value="8") == 8  # the box's up arrow: +1
+    assert run_typed(update, pos=7.4, value="6") == 6  # its down arrow from floor(7.4) = 7: −1
+    assert run_typed(update, pos=7.4, value="7") == 7.4  # the box merely follows p: p stays
+    assert run_typed(update, pos=3, value="250") == 100  # typed past the end: clamped
+    assert run_typed(update, pos=3, value="") == 3  # cleared: p stays
 
 
 def run_update(update: str, *, pos: float, playing: bool, speed: float) -> float:
@@ -155,6 +183,8 @@ def test_spec_without_the_timer_is_valid_vega_lite():
     stripped = json.loads(json.dumps(spec))
     for p in stripped["params"]:
         p.pop("on", None)
+        if p["name"] == "exact":  # the input element's attributes, added after validation
+            p["bind"] = {k: v for k, v in p["bind"].items() if k not in ("min", "max", "step")}
     alt.VConcatChart.from_dict(stripped, validate=True)  # raises if the rest were not valid
 
 
@@ -192,7 +222,7 @@ def test_clock_faces_hands_and_labels():
     assert "'position p = '" in calculate(readout)["text"]
     title = faces_panel["title"]
     assert "turns by θ_j per token" in title["text"]
-    assert any("x is the sin coordinate" in line for line in title["subtitle"])
+    assert any("x is dimension 2j, y dimension 2j + 1" in line for line in title["subtitle"])
     assert any("wavelength λ_j in tokens" in line for line in title["subtitle"])
 
 
@@ -282,3 +312,14 @@ def test_bad_input_is_rejected():
         charts.clock_chart([0], theta[:1], theta[:1], all_theta=theta, position=9000, p_max=8192, base=100.0, d_model=8)
     with pytest.raises(ValueError, match="equal-length"):
         charts.clock_chart([0, 1], theta[:1], theta[:1], all_theta=theta, position=0, p_max=10, base=100.0, d_model=8)
+
+
+def test_the_chart_describes_its_clocks_with_their_numbers():
+    _, spec, pairs, _ = build(d=16, base=10000.0, n_clocks=4, position=7)
+    text = spec["description"]
+    assert text.startswith("Clock hands at position p = 7 ")
+    for j in pairs:
+        assert (
+            f"pair {j} (wavelength {charts.wavelength_label(2 * math.pi * 10000.0 ** (2.0 * j / 16))} tokens)" in text
+        )
+    assert "every one of the 8 pairs" in text

@@ -402,3 +402,12 @@ def test_live_chart_rejects_bad_input_by_name(kwargs, word):
     q, k = kwargs.pop("q"), kwargs.pop("k")
     with pytest.raises(ValueError, match=word):
         charts.live_pair_chart(q, k, **kwargs)
+
+
+def test_the_live_plane_describes_itself_with_its_numbers():
+    spec = charts.live_pair_chart(
+        np.array([1.0, 0.5]), np.array([-0.25, 2.0]), theta=0.5, m=3, n=7, p_max=100
+    ).to_dict()
+    text = spec["description"]
+    assert "q = (1, 0.5)" in text and "k = (-0.25, 2)" in text and "m = 3" in text and "n = 7" in text
+    assert "0.5 radians per position" in text

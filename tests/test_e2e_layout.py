@@ -3,7 +3,7 @@ is cut to "…", presentation mode shows a page's controls (and, where the page 
 chart) in the first screen, the tour brings its narration back into view, and axe-core finds no
 serious or critical problem in the app's own content.
 
-Viewports: a 390 × 844 phone (light and dark), 1280 × 720 and 1920 × 1080 with ?present=1.
+Viewports: a 390 × 844 phone, 1280 × 720 and 1920 × 1080 with ?present=1, each in light and dark.
 Screenshots of the phone and projector views go to $E2E_SCREENSHOT_DIR (default: pytest's tmp_path).
 """
 
@@ -24,10 +24,13 @@ PHONE = {"width": 390, "height": 844}
 PROJECTOR = {"width": 1280, "height": 720}
 WIDE = {"width": 1920, "height": 1080}
 
-#: Pages whose main chart starts inside the first 1280 × 720 screen in presentation mode. The others
-#: show their controls there and the chart just below (their results or formulas come first).
-CHART_IN_FIRST_SCREEN = {"home", "sinusoidal", "clocks", "rope"}
-
+#: In presentation mode at 1280 × 720, at least this many pixels of a page's main chart are in the
+#: first screen (its title and the top of its plot), on every page.
+CHART_VISIBLE_PX = 100
+#: Each configuration checks every page and every tab once; the colour scheme alternates from view
+#: to view, starting differently per viewport, so that every viewport is seen in light and dark and
+#: every view in both schemes over the three viewports (half the page loads of checking all six).
+VIEWPORTS = {"phone": (PHONE, False, 0), "projector-1280": (PROJECTOR, True, 1), "projector-1920": (WIDE, True, 0)}
 #: axe-core rules whose serious findings come from Streamlit's own markup, not the app's content
 #: (see docs/ARCHITECTURE.md, "Accessibility"): none so far.
 STREAMLIT_RULES: frozenset[str] = frozenset()
@@ -51,14 +54,18 @@ OVERFLOW_JS = """() => {
 }"""
 ELLIPSIS_JS = """() => Array.from(document.querySelectorAll('[data-testid=stVegaLiteChart] svg text'))
   .map(t => t.textContent).filter(s => s.trim().endsWith('…'))"""
-FIRST_SCREEN_JS = """() => {
+FIRST_SCREEN_JS = """(keys) => {
   const h = window.innerHeight;
   const controls = '[data-testid=stSlider], [data-testid=stNumberInput], [data-testid=stRadio], '
     + '[data-testid=stSelectbox], [data-testid=stTextArea], [data-testid=stTextInput], [data-testid=stSegmentedControl]';
   const control = document.querySelector('[data-testid=stMain] :is(' + controls + ')');
-  const chart = document.querySelector('[data-testid=stMain] [data-testid=stVegaLiteChart]');
+  const chart = document.querySelector('[data-testid=stMain] :is([data-testid=stVegaLiteChart], [data-testid=stTable])');
   const top = (el) => el ? el.getBoundingClientRect().top : null;
-  return {control: top(control), chart: top(chart), height: h};
+  const keyed = (keys || []).map(k => document.querySelector('[data-testid=stMain] .st-key-' + k))
+    .filter(el => el).map(el => ({top: el.getBoundingClientRect().top, bottom: el.getBoundingClientRect().bottom}));
+  const panel = document.querySelector('.st-key-tour_panel');
+  return {control: top(control), chart: top(chart), keyed, height: h,
+          panel: panel ? {top: panel.getBoundingClientRect().top, bottom: panel.getBoundingClientRect().bottom} : null};
 }"""
 
 
@@ -88,11 +95,20 @@ def open_page(browser, server, page, query: dict | None = None, *, viewport=PHON
     context = browser.new_context(viewport=viewport, color_scheme=scheme)
     context.set_default_timeout(60_000)
     tab = context.new_page()
+    goto(tab, server, page, query)
+    return context, tab
+
+
+def goto(tab, server, page, query: dict | None = None) -> None:
+    """Open `page` in an open browser tab and wait until it has drawn every chart."""
     tab.goto(server.url(page.script, query))
     wait_idle(tab, title=page.title)
     wait_charts_drawn(tab)
     tab.wait_for_timeout(400)
-    return context, tab
+
+
+def in_first_screen(top, height: float, visible: float = 0) -> bool:
+    return top is not None and 0 <= top and top + visible <= height
 
 
 def tab_views(page) -> list[tuple[str, str]]:
@@ -104,84 +120,155 @@ def tab_views(page) -> list[tuple[str, str]]:
     return out
 
 
-@pytest.mark.parametrize(
-    "viewport, scheme, present",
-    [(PHONE, "light", False), (PHONE, "dark", False), (PROJECTOR, "light", True), (WIDE, "dark", True)],
-    ids=["phone-light", "phone-dark", "projector-1280", "projector-1920-dark"],
-)
-def test_every_page_fits_and_no_chart_text_is_cut(browser, server, shots, viewport, scheme, present):
-    problems = []
-    for page in CHECKED:
-        views = [{}] + ([{key: option} for key, option in tab_views(page)] if viewport is PHONE else [])
-        for view in views:
-            query = {**view, **({"present": "1"} if present else {})}
-            context, tab = open_page(browser, server, page, query, viewport=viewport, scheme=scheme)
-            try:
-                overflow = tab.evaluate(OVERFLOW_JS)
-                if overflow["page"] or overflow["main"] or overflow["wide"]:
-                    problems.append(f"{page.slug} {view}: wider than the screen {overflow}")
-                cut = tab.evaluate(ELLIPSIS_JS)
-                if cut:
-                    problems.append(f"{page.slug} {view}: chart text cut: {cut[:3]}")
-                if not view:
-                    name = f"{page.slug}_{viewport['width']}_{scheme}{'_present' if present else ''}.png"
-                    tab.screenshot(path=str(shots / name))
-            finally:
-                context.close()
-    assert not problems, "\n".join(problems)
+def every_view() -> list[tuple[object, dict]]:
+    """(page, query) for every page at its defaults and every other tab of it."""
+    return [(page, view) for page in CHECKED for view in [{}] + [{k: o} for k, o in tab_views(page)]]
 
 
-def test_presentation_mode_shows_the_controls_and_main_chart_first(browser, server):
+@pytest.mark.parametrize("name", list(VIEWPORTS))
+def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots, name):
+    """Every page and every tab, light and dark (alternating, see VIEWPORTS): no horizontal overflow of
+    the page, the main area or an element; no chart text ending in "…". One browser context per
+    colour scheme, reused from page to page."""
+    viewport, present, offset = VIEWPORTS[name]
+    contexts = {}
     problems = []
-    for page in CHECKED:
-        context, tab = open_page(browser, server, page, {"present": "1"}, viewport=PROJECTOR)
-        try:
-            where = tab.evaluate(FIRST_SCREEN_JS)
-            if where["control"] is None or not 0 <= where["control"] < where["height"]:
-                problems.append(f"{page.slug}: no control in the first screen {where}")
-            if page.slug in CHART_IN_FIRST_SCREEN and not (
-                where["chart"] is not None and where["chart"] < where["height"]
-            ):
-                problems.append(f"{page.slug}: its main chart is not in the first screen {where}")
-        finally:
+    try:
+        for i, (page, view) in enumerate(every_view()):
+            scheme = ("light", "dark")[(i + offset) % 2]
+            if scheme not in contexts:
+                context = browser.new_context(viewport=viewport, color_scheme=scheme)
+                context.set_default_timeout(60_000)
+                contexts[scheme] = (context, context.new_page())
+            tab = contexts[scheme][1]
+            goto(tab, server, page, {**view, **({"present": "1"} if present else {})})
+            overflow = tab.evaluate(OVERFLOW_JS)
+            if overflow["page"] or overflow["main"] or overflow["wide"]:
+                problems.append(f"{page.slug} {view} {scheme}: wider than the screen {overflow}")
+            cut = tab.evaluate(ELLIPSIS_JS)
+            if cut:
+                problems.append(f"{page.slug} {view} {scheme}: chart text cut: {cut[:3]}")
+            if not view:
+                tab.screenshot(
+                    path=str(shots / f"{page.slug}_{viewport['width']}_{scheme}{'_present' if present else ''}.png")
+                )
+    finally:
+        for context, _ in contexts.values():
             context.close()
     assert not problems, "\n".join(problems)
 
 
-def test_stepping_the_tour_from_a_scrolled_page_brings_the_narration_into_view(browser, server):
-    step_page = TOUR[2].page  # ?step=3 opens step 3's page
-    context, tab = open_page(browser, server, step_page, {"step": "3", "present": "1"}, viewport=PROJECTOR)
+#: Not done yet (see the issue's report): on Model configs the main chart, the converter's, is about
+#: 2,000 px down, under the config box and the published-models table. Strict: passes -> fails.
+FIRST_SCREEN_NOT_YET = {"configs"}
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="main chart far down"))
+        if p.slug in FIRST_SCREEN_NOT_YET
+        else p
+        for p in CHECKED
+    ],
+    ids=[p.slug for p in CHECKED],
+)
+def test_presentation_mode_shows_a_control_and_the_main_chart_first(browser, server, page):
+    """1280 × 720, ?present=1: a main control and the first CHART_VISIBLE_PX of the page's main
+    output (its first chart; on Compare methods the summary table, which comes first) in the first
+    screen, without scrolling."""
+    context, tab = open_page(browser, server, page, {"present": "1"}, viewport=PROJECTOR)
+    try:
+        where = tab.evaluate(FIRST_SCREEN_JS, [])
+    finally:
+        context.close()
+    assert in_first_screen(where["control"], where["height"]), f"no control in the first screen {where}"
+    assert in_first_screen(where["chart"], where["height"], CHART_VISIBLE_PX), (
+        f"main chart not in the first screen {where}"
+    )
+
+
+def test_every_tour_step_opens_with_its_narration_and_its_point_in_view(browser, server):
+    """1280 × 720, ?present=1, each step: the narration panel (saying "step N of M") whole in the first
+    screen, and the step's key chart or control there too: the page's main chart, or a control the
+    step sets."""
+    problems = []
+    context, tab = open_page(browser, server, TOUR[0].page, {"step": "1", "present": "1"}, viewport=PROJECTOR)
+    try:
+        for n, step in enumerate(TOUR, start=1):
+            goto(tab, server, step.page, {"step": str(n), "present": "1"})
+            where = tab.evaluate(FIRST_SCREEN_JS, [str(k) for k in step.params])
+            panel = where["panel"]
+            if panel is None or not (0 <= panel["top"] and panel["bottom"] <= where["height"]):
+                problems.append(f"step {n}: the narration is not whole in the first screen {panel}")
+            elif f"step {n} of {len(TOUR)}" not in tab.locator(".st-key-tour_panel").inner_text():
+                problems.append(f"step {n}: the panel does not say 'step {n} of {len(TOUR)}'")
+            chart = in_first_screen(where["chart"], where["height"], CHART_VISIBLE_PX)
+            control = any(in_first_screen(k["top"], where["height"]) for k in where["keyed"])
+            if not (chart or control):
+                problems.append(f"step {n} ({step.page.slug}): neither its chart nor its controls in view {where}")
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems)
+
+
+def same_page_step() -> int:
+    """A step (1-based) whose next step is on the same page."""
+    return next(n for n in range(1, len(TOUR)) if TOUR[n - 1].page.slug == TOUR[n].page.slug)
+
+
+def other_page_step() -> int:
+    """A step (1-based) whose next step is on another page."""
+    return next(n for n in range(1, len(TOUR)) if TOUR[n - 1].page.slug != TOUR[n].page.slug)
+
+
+@pytest.mark.parametrize("which", ["same page", "next page"])
+def test_stepping_the_tour_from_a_scrolled_page_brings_the_narration_into_view(browser, server, which):
+    n = same_page_step() if which == "same page" else other_page_step()
+    context, tab = open_page(browser, server, TOUR[n - 1].page, {"step": str(n), "present": "1"}, viewport=PROJECTOR)
     try:
         tab.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo({top: 100000})")
         tab.wait_for_timeout(400)
         panel = tab.locator(".st-key-tour_panel")
         assert panel.bounding_box()["y"] < 0  # scrolled out of view
         tab.keyboard.press("PageDown")
-        tab.wait_for_url(f"**step={TOUR[3].id}**", timeout=60_000)
+        tab.wait_for_url(f"**step={TOUR[n].id}**", timeout=60_000)
         wait_idle(tab)
+        tab.wait_for_function(
+            f"() => (document.querySelector('.st-key-tour_panel') || {{innerText: ''}}).innerText.includes('step {n + 1} of')"
+        )
         tab.wait_for_timeout(800)
         box = tab.locator(".st-key-tour_panel").bounding_box()
         assert box is not None and 0 <= box["y"] < PROJECTOR["height"], box
-        assert "step 4 of" in tab.locator(".st-key-tour_panel").inner_text()
     finally:
         context.close()
 
 
-def test_axe_finds_no_serious_problem_in_the_apps_content(browser, server):
+@pytest.mark.parametrize(
+    "viewport, scheme, present",
+    [
+        ({"width": 1280, "height": 900}, "light", False),
+        ({"width": 1280, "height": 900}, "dark", False),
+        (PROJECTOR, "dark", True),
+    ],
+    ids=["light", "dark", "present-dark"],
+)
+def test_axe_finds_no_serious_problem_in_the_apps_content(browser, server, viewport, scheme, present):
     from axe_playwright_python.sync_playwright import Axe
 
     axe = Axe()
     problems = []
-    for page in CHECKED:
-        context, tab = open_page(browser, server, page, viewport={"width": 1280, "height": 900})
-        try:
+    context, tab = open_page(browser, server, CHECKED[0], viewport=viewport, scheme=scheme)
+    try:
+        for page in CHECKED:
+            goto(tab, server, page, {"present": "1"} if present else None)
             result = axe.run(tab)
             for violation in result.response["violations"]:
                 if violation["impact"] in ("serious", "critical") and violation["id"] not in STREAMLIT_RULES:
                     targets = [node["target"] for node in violation["nodes"][:3]]
                     problems.append(f"{page.slug}: {violation['id']} ({violation['impact']}): {targets}")
-        finally:
-            context.close()
+    finally:
+        context.close()
     assert not problems, "\n".join(problems)
 
 
@@ -190,3 +277,96 @@ def test_the_tab_parameters_exist():
     for page in CHECKED:
         for key, _ in tab_views(page):
             assert params.get(key).kind == "tabs"
+
+
+#: Ten long words: the sentence the audit typed (its words overlapped at every width).
+LONG_SENTENCE = (
+    "transformers understand positional information through carefully engineered sinusoidal rotations everywhere today"
+)
+WORD_BOXES_JS = """() => {
+  const svg = document.querySelector('[data-testid=stVegaLiteChart] svg');
+  return Array.from(svg.querySelectorAll('.mark-text.role-mark text')).map(t => {
+    const r = t.getBoundingClientRect();
+    return {text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  }).filter(b => b.text);
+}"""
+
+
+def overlaps(boxes: list[dict], slack: float = 1.0) -> list[tuple[str, str]]:
+    """Pairs of words whose drawn boxes intersect (by more than `slack` px each way)."""
+    out = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if (
+                min(a["right"], b["right"]) - max(a["left"], b["left"]) > slack
+                and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > slack
+            ):
+                out.append((a["text"], b["text"]))
+    return out
+
+
+@pytest.mark.parametrize(
+    "viewport, present, sentence",
+    [
+        (PHONE, False, LONG_SENTENCE),
+        (WIDE, True, LONG_SENTENCE),
+        (PHONE, False, " ".join(f"longword{i:02d}x" for i in range(24))),
+        (PROJECTOR, True, "the cat sat on the mat"),
+    ],
+    ids=["phone-long", "1920-present-long", "phone-24-longest", "1280-present-default"],
+)
+def test_the_shuffle_diagrams_words_never_overlap(browser, server, shots, viewport, present, sentence):
+    home = next(p for p in CHECKED if p.slug == "home")
+    query = {"sentence": sentence, **({"present": "1"} if present else {})}
+    context, tab = open_page(browser, server, home, query, viewport=viewport)
+    try:
+        boxes = tab.evaluate(WORD_BOXES_JS)
+        words = sentence.split()
+        assert sorted(b["text"] for b in boxes) == sorted(words * 2)  # every word twice, never shortened
+        assert not overlaps(boxes), overlaps(boxes)[:5]
+        chart = tab.locator("[data-testid=stVegaLiteChart]").first.bounding_box()
+        assert all(chart["x"] - 1 <= b["left"] and b["right"] <= chart["x"] + chart["width"] + 1 for b in boxes)
+        tab.locator("[data-testid=stVegaLiteChart]").first.screenshot(
+            path=str(shots / f"shuffle_{viewport['width']}_{len(words)}.png")
+        )
+    finally:
+        context.close()
+
+
+def test_the_clock_controls_sit_above_the_clocks_and_step_p_by_one_in_the_browser(browser, server):
+    """Clock hands at 1280 × 720, ?present=1: the in-chart controls (play, position slider, the exact-p
+    box, speed) are right above the clocks and in the first screen, larger than Streamlit's default
+    (presentation mode's rem); the box's up arrow moves p by exactly one, with no server run."""
+    clocks = next(p for p in CHECKED if p.slug == "clocks")
+    context, tab = open_page(browser, server, clocks, {"present": "1", "m": "5"}, viewport=PROJECTOR)
+    try:
+        where = tab.evaluate(
+            """() => {
+          const c = document.querySelector('.st-key-clock_chart');
+          const form = c.querySelector('form.vega-bindings').getBoundingClientRect();
+          const svg = c.querySelector('.vega-embed > svg').getBoundingClientRect();
+          const name = c.querySelector('.vega-bind-name');
+          return {form_top: form.top, form_bottom: form.bottom, svg_top: svg.top, font: parseFloat(getComputedStyle(name).fontSize)};
+        }"""
+        )
+        assert where["form_bottom"] <= where["svg_top"] + 1 and 0 <= where["form_top"] < PROJECTOR["height"], where
+        assert where["font"] >= 19, where  # 1rem at presentation mode's 20-px rem (Streamlit's own: 0.875rem)
+        tab.evaluate(
+            """() => { window.__runs = 0; new MutationObserver((records) => { for (const r of records)
+              if (r.target.getAttribute('data-test-script-state') === 'running') window.__runs += 1; })
+              .observe(document, {attributes: true, subtree: true, attributeFilter: ['data-test-script-state']}); }"""
+        )
+        box = tab.locator(".st-key-clock_chart input[type=number]")
+        box.focus()
+        tab.keyboard.press("ArrowUp")
+        tab.wait_for_timeout(500)
+        readout = tab.evaluate(
+            """() => Array.from(document.querySelectorAll('.st-key-clock_chart svg text'))
+              .map(t => t.textContent).find(s => s.startsWith('position p ='))"""
+        )
+        assert readout == "position p = 6.00"
+        assert tab.locator(".st-key-clock_chart input[type=range]").input_value() == "6"
+        tab.wait_for_timeout(1500)
+        assert tab.evaluate("() => window.__runs") == 0
+    finally:
+        context.close()

@@ -197,9 +197,10 @@ def test_switching_method_keeps_the_open_tab():
 def test_method_labels_are_shown():
     at = run()
     radio = at.radio(key="rope_type")
-    assert radio.options == list(posenc.ROPE_SCALING)
-    caption_texts = [c for c in radio.proto.captions]
-    assert caption_texts == [ropeblock.method_label(m) for m in posenc.ROPE_SCALING]
+    # one line per option, no caption under it: the HF name and the method's human name ("yarn · YaRN")
+    assert radio.options == [f"{m} · {ropeblock.method_label(m)}" for m in posenc.ROPE_SCALING]
+    assert "yarn · YaRN" in radio.options and radio.value == "yarn"
+    assert not list(radio.proto.captions)
 
 
 # --- every method ------------------------------------------------------------------------------

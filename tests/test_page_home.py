@@ -57,8 +57,8 @@ def specs(at):
 
 
 def diagram_words(at):
-    rows = chart_data(at, 0, layer=1)
-    return rows.loc[rows["row"] == "original", "word"].tolist(), rows.loc[rows["row"] == "shuffled", "word"].tolist()
+    """(the top row's words, the bottom row's words): layer 1 draws the sentence, layer 2 its shuffle."""
+    return chart_data(at, 0, layer=1)["word"].tolist(), chart_data(at, 0, layer=2)["word"].tolist()
 
 
 def independent_gaps(words, *, pe, dim=16, seed=0, shuffle_seed=0):

@@ -464,7 +464,7 @@ def test_in_the_browser(server, shots):
             assert "model=" not in page.url and "head_dim=66" in page.url
             context.close()
 
-            # The dark theme (browser preference): charts stay white cards with dark text.
+            # The dark theme (browser preference): the page and its charts are dark, with light text.
             dark = browser.new_context(viewport={"width": 1400, "height": 1400}, color_scheme="dark")
             page = dark.new_page()
             page.goto(f"{server}/Context_extension?present=1")
@@ -473,6 +473,10 @@ def test_in_the_browser(server, shots):
                 "() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor"
             )
             assert background == "rgb(11, 18, 32)"
+            card = page.evaluate(
+                "() => getComputedStyle(document.querySelector('[data-testid=stVegaLiteChart] svg')).backgroundColor"
+            )
+            assert card == "rgb(17, 26, 46)"  # style.DARK_BACKGROUND, #111A2E: the chart is dark too
             page.screenshot(path=str(shots / "dark_context_extension.png"))
             dark.close()
         finally:

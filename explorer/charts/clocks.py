@@ -64,15 +64,21 @@ class ClockChart(alt.VConcatChart):
     """A VConcatChart whose serialised spec gives top-level parameters Vega event handlers.
 
     ``usermeta["client_timer"]`` maps a parameter name to a list of Vega ``on`` handlers; `to_dict`
-    copies them onto the parameters (see the module docstring for why). Everything else is a
-    plain, Altair-validated Vega-Lite spec."""
+    copies them onto the parameters (see the module docstring for why). ``usermeta["client_bind"]``
+    maps a parameter name to extra attributes of its input element (Vega sets every key of a
+    generic ``input`` binding on the element; Altair's schema lists none: min, max, step).
+    Everything else is a plain, Altair-validated Vega-Lite spec."""
 
     def to_dict(self, *args, **kwargs):
         spec = super().to_dict(*args, **kwargs)
-        handlers = (spec.get("usermeta") or {}).get("client_timer") or {}
+        meta = spec.get("usermeta") or {}
+        handlers = meta.get("client_timer") or {}
+        attributes = meta.get("client_bind") or {}
         for param in spec.get("params", []):
             if param.get("name") in handlers:
                 param["on"] = handlers[param["name"]]
+            if param.get("name") in attributes and isinstance(param.get("bind"), dict):
+                param["bind"] = {**param["bind"], **attributes[param["name"]]}
         return spec
 
 
@@ -181,14 +187,29 @@ def clock_chart(
         value=DEFAULT_SPEED,
         bind=alt.binding_select(options=list(SPEEDS), name="speed (tokens per second) "),
     )
+    # Fine control: a number box showing the whole position floor(p); typing a number or
+    # stepping it by ±1 (its arrows, the arrow keys) moves p there. The box follows p; p follows
+    # the box only when the box says something else than floor(p), so a fractional p while
+    # playing slowly is never rounded.
+    exact = alt.param(
+        name="exact",
+        expr="floor(pos)",
+        bind=alt.binding(input="number", name="exact p (type, or ±1) "),
+    )
     # Every frame: pos ← pos + speed / FPS while playing, wrapping to 0 after p_max; rounded to
     # 1/100 token so the slider's read-out stays short.
     step = f"(pos + speed / {FPS})"
+    typed = "toNumber(event.target.value)"
     timer = [
         {
             "events": {"type": "timer", "throttle": FRAME_MS},
             "update": f"playing ? ({step} > {int(p_max)} ? 0 : round({step} * 100) / 100) : pos",
-        }
+        },
+        {  # the number box (a signal event stream on `exact` would be circular: exact follows pos)
+            "events": {"source": "window", "type": "input", "filter": "event.target.name === 'exact'"},
+            "update": f"isValid({typed}) && isFinite({typed}) && {typed} != floor(pos) "
+            f"? clamp(round({typed}), 0, {int(p_max)}) : pos",
+        },
     ]
 
     # ---- geometry (dial radius = 1 unit)
@@ -294,10 +315,9 @@ def clock_chart(
                 if n == all_theta.size
                 else f"One clock for each of {n} of the {all_theta.size} pairs: the hand of pair j turns by θ_j per token"
             ),
-            subtitle=[  # three short lines: the panel, not the subtitle, sets the chart's width
-                "Hand tip = (x, y) = (sin p·θ_j, cos p·θ_j): x is the sin coordinate (dimension 2j),",
-                "y the cos coordinate (dimension 2j + 1). At p = 0 every hand points to 12 o'clock;",
-                "hands turn clockwise. Under each clock: pair j and its wavelength λ_j in tokens.",
+            subtitle=[  # short lines: the panel, not the subtitle, sets the chart's width
+                "Tip = (sin p·θ_j, cos p·θ_j): x is dimension 2j, y dimension 2j + 1; at p = 0 every hand",
+                "points to 12 o'clock. Under each clock: pair j and its wavelength λ_j in tokens.",
             ],
         ),
     )
@@ -314,10 +334,12 @@ def clock_chart(
         .scale(type="log", domain=[t_lo, t_hi], nice=False)
         .axis(values=odometer_ticks(e_lo, e_hi), format=",~g", labelFlush=False, orient="right")
     )
+    # half a mark's width of room beyond the first and last pair, so their dots are drawn whole
+    pad = 0.5 + 0.02 * max(1, h - 1)
     odo_x = (
         alt.X("j:Q")
         .title("pair j (fast → slow)")
-        .scale(domain=[0, max(1, h - 1)], nice=False)
+        .scale(domain=[-pad, max(1, h - 1) + pad], nice=False, zero=False)
         .axis(tickMinStep=1, format="d")
     )  # pairs are whole numbers
     odo_base = (
@@ -363,11 +385,22 @@ def clock_chart(
         ),
     )
 
+    description = (
+        f"Clock hands at position p = {position:g} (the in-chart controls move it): "
+        + ", ".join(f"pair {j} (wavelength {wavelength_label(lam)} tokens)" for j, lam in zip(pairs, wl))
+        + ". Each hand turns clockwise by θ_j radians per token. Below, the odometer: the turns made by "
+        + (
+            f"every one of the {h} pairs at p, on a log axis, falling from pair 0 to pair {h - 1}."
+            if h > 1
+            else "the one pair at p."
+        )
+    )
     return ClockChart(
         vconcat=[faces_panel, odometer],
         # ignore: the stub types Parameter.param as possibly Undefined; alt.param() always sets it
-        params=[pos.param, playing.param, speed.param],  # type: ignore[list-item]
+        params=[playing.param, pos.param, exact.param, speed.param],  # type: ignore[list-item]
         config=CONFIG,
         autosize=alt.AutoSizeParams(type="pad", contains="padding"),
-        usermeta={"client_timer": {"pos": timer}},
+        usermeta={"client_timer": {"pos": timer}, "client_bind": {"exact": {"min": 0, "max": int(p_max), "step": 1}}},
+        description=description,
     )

@@ -62,7 +62,10 @@ def wavelength_compare_chart(
             .title("pair j (0 = fastest)")
             .axis(tickMinStep=1)
             .scale(domain=[0, max(last, 1)], nice=False),  # ends at the last pair
-            alt.Y("wavelength:Q").title("wavelength λ_j (tokens, log scale)").scale(type="log"),
+            alt.Y("wavelength:Q")
+            .title("wavelength λ_j (tokens, log scale)")
+            .scale(type="log")
+            .axis(labelOverlap="greedy", labelSeparation=6),  # no two labels touch
             color,
             tooltip=[
                 alt.Tooltip("j:Q", title="pair j"),

@@ -66,7 +66,7 @@ Rule = tuple  # (value, label) or (value, label, side); side "right"/"left" (hor
 
 def _rules(rules: Sequence[Rule], *, axis: str, log: bool = False) -> list[alt.Chart]:
     """Dashed reference lines, each with a label at one end: axis "y" (horizontal rules; label at
-    the "right" (default) or "left" end) or "x" (vertical rules; label at the "top" (default) or
+    the "right" (default) or "left" end, above the line, or under it with "right below" / "left below") or "x" (vertical rules; label at the "top" (default) or
     "bottom"). Pick the end the data leaves free. log: the rule's axis is a log scale."""
     if not rules:
         return []
@@ -91,11 +91,14 @@ def _rules(rules: Sequence[Rule], *, axis: str, log: bool = False) -> list[alt.C
         at: alt.X | alt.Y
         if axis == "y":
             at = alt.Y("rule_at:Q", scale=scale)
-            if side == "left":
-                mark = base.mark_text(align="left", baseline="bottom", dx=4, dy=-3, **style)
+            # "... below": the label hangs under its line (two close rules' labels then never meet)
+            below = side.endswith("below")
+            vertical: dict[str, Any] = {"baseline": "top", "dy": 3} if below else {"baseline": "bottom", "dy": -3}
+            if side.startswith("left"):
+                mark = base.mark_text(align="left", dx=4, **vertical, **style)
                 layers.append(mark.encode(at, alt.XValue(0), text))
             else:
-                mark = base.mark_text(align="right", baseline="bottom", dx=-4, dy=-3, **style)
+                mark = base.mark_text(align="right", dx=-4, **vertical, **style)
                 layers.append(mark.encode(at, alt.XValue("width"), text))
         else:
             at = alt.X("rule_at:Q", scale=scale)
@@ -125,7 +128,9 @@ def log_axis(
         if fractions
         else alt.Undefined
     )
-    return alt.Axis(values=values, labelExpr=label), [float(base) ** lo_k, float(base) ** hi_k]
+    # labels that would come closer than 6 px (many decades in a short plot) are left out
+    axis = alt.Axis(values=values, labelExpr=label, labelOverlap="greedy", labelSeparation=6)
+    return axis, [float(base) ** lo_k, float(base) ** hi_k]
 
 
 def per_pair_chart(
@@ -348,7 +353,8 @@ def wavelength_chart(inv_freq, scaled_inv_freq, *, train_len: int, target_len: i
         y_title="wavelength (tokens, log scale)",
         colors={"before: λ_j = 2π/θ_j": BEFORE, "after: λ′_j = 2π/θ′_j": AFTER},
         hrules=[
-            (train_len, f"L = {_fmt_len(train_len)}", "right"),
+            # both labels at the left, where the wavelengths are short: L under its line, T above
+            (train_len, f"L = {_fmt_len(train_len)}", "left below"),
             (target_len, f"T = {_fmt_len(target_len)}", "left"),
         ],
     )

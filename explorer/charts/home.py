@@ -8,13 +8,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import configure
+from explorer.charts.style import FONT_SCALE_PARAM, configure
 
 #: A gap below this is rounding error: the two orders give the same numbers.
 EQUIVARIANT_TOL = 1e-9
@@ -48,61 +49,117 @@ def token_labels(words) -> list[str]:
     return [f"{i} {w}" for i, w in enumerate(words)]
 
 
+#: Average width of a bold character of the diagram's words, in ems (generous: wide letters fit).
+WORD_CHAR_EM = 0.64
+#: The words' font size (px) when they stand upright, and the largest when they are turned.
+WORD_FONT = 18
+#: The smallest font size (px) of a turned word: 24 words side by side on a 360-px phone.
+MIN_WORD_FONT = 9
+
+
 def shuffle_diagram(words, perm) -> alt.LayerChart:
-    """Two rows of words, the original on top and the shuffle below (shuffled[i] = words[perm[i]]),
-    with a line from each word's old place to its new one."""
-    words = list(words)
+    """Two rows of words, the sentence on top and its shuffle below (shuffled[i] = words[perm[i]]),
+    with a line from each word's old place to its new one.
+
+    The layout follows the chart's width in the browser (Vega expressions on the `width` signal),
+    so no two words ever overlap, at any width and for any words: each word has a slot of
+    width / n pixels; where the longest word fits its slot upright, the words stand upright at
+    `WORD_FONT` px; where it fits two slots, every other word moves one line further in; otherwise
+    they are turned a quarter turn (reading upwards), in a font no larger than the slot (down to
+    `MIN_WORD_FONT`). The chart's height leaves room for the longest word
+    turned, so the lines between the rows never cross a word. Words are never shortened."""
+    words = [str(w) for w in words]
     perm = np.asarray(perm, dtype=int)
     n = len(words)
     if perm.shape != (n,) or sorted(perm.tolist()) != list(range(n)):
         raise ValueError(f"perm must be a permutation of 0 … {n - 1}, got {perm.tolist()}")
-    top, bottom = 1.0, 0.0
-    crowded = n > MAX_TOKENS_WITH_WORDS
-    shown = [w if not crowded or len(w) <= 7 else w[:6] + "…" for w in words]
-    # crowded: alternate words are raised/lowered a little so neighbours do not overlap
-    stagger = [(0.1 if i % 2 else -0.1) if crowded else 0.0 for i in range(n)]
+    longest = max((len(w) for w in words), default=1)
+    shuffled = [words[j] for j in perm]
     text_rows = pd.DataFrame(
         {
             "x": list(range(n)) * 2,
-            "y": [top + s for s in stagger] + [bottom - s for s in stagger],
-            "word": shown + [shown[j] for j in perm],
+            "word": words + shuffled,
             "row": ["original"] * n + ["shuffled"] * n,
+            "place": [f"place {i} of the sentence" for i in range(n)] + [f"place {i} of the shuffle" for i in range(n)],
         }
     )
-    gap = 0.32 if crowded else 0.22
     links = pd.DataFrame(
-        {
-            "x": perm.astype(float),
-            "y": top - gap,
-            "x2": np.arange(n, dtype=float),
-            "y2": bottom + gap,
-            "word": [words[j] for j in perm],
-        }
+        {"x": perm.astype(float), "x2": np.arange(n, dtype=float), "word": shuffled, "old": perm, "new": np.arange(n)}
     )
-    row_names = pd.DataFrame({"x": [-0.7, -0.7], "y": [top, bottom], "row": ["original", "shuffled"]})
-    x = alt.X("x:Q").scale(domain=[-2.6, max(n - 0.5, 0.5)]).axis(None)
-    y = alt.Y("y:Q").scale(domain=[-0.4, 1.4]).axis(None)
-    word_size = 22 if n <= 8 else (18 if not crowded else 14)
-    words_layer = (
-        alt.Chart(text_rows)
-        .mark_text(fontSize=word_size, fontWeight="bold")
-        .encode(
-            x=x,
-            y=y,
-            text="word:N",
-            color=alt.Color("row:N").scale(domain=["original", "shuffled"], range=["#0F172A", "#B45309"]).legend(None),
+    # Browser-side layout: slot = pixels per word; upright if the longest word fits it.
+    char = WORD_CHAR_EM
+    # (font_scale: set by `style_spec` in presentation mode, where every font size grows)
+    params = [
+        alt.param(name=FONT_SCALE_PARAM, value=1),
+        alt.param(name="slot", expr=f"width / {n}"),
+        alt.param(name="word_px", expr=f"{longest} * {char} * {WORD_FONT} * {FONT_SCALE_PARAM} + 10"),
+        # 1: upright in one line; 2: upright, every other word one line further in; 0: turned
+        alt.param(name="levels", expr="word_px <= slot ? 1 : word_px <= 2 * slot ? 2 : 0"),
+        alt.param(
+            name="word_size",
+            expr=f"levels ? {WORD_FONT} * {FONT_SCALE_PARAM} : "
+            f"clamp(floor(slot * 0.8), {MIN_WORD_FONT}, ({WORD_FONT} - 2) * {FONT_SCALE_PARAM})",
+        ),
+        # how far a row's words reach into the chart from its edge, in pixels
+        alt.param(name="reach", expr=f"(levels ? levels * word_size * 1.25 : {longest} * {char} * word_size) + 8"),
+    ]
+    height = int(math.ceil(2 * (longest * char * (WORD_FONT - 2) + 8) + 70))
+    x = alt.X("x:Q").scale(domain=[-0.5, max(n - 0.5, 0.5)], nice=False, zero=False).axis(None)
+    colour = alt.Color("row:N").scale(domain=["original", "shuffled"], range=["#0F172A", "#B45309"]).legend(None)
+    tip = [alt.Tooltip("word:N"), alt.Tooltip("place:N", title="where")]
+    expr = alt.ExprRef
+    inward = "(levels == 2 && datum.x % 2 ? word_size * 1.25 : 0)"  # the staggered words' offset
+    top_words = (
+        alt.Chart(text_rows[text_rows.row == "original"])
+        .mark_text(
+            fontWeight="bold",
+            fontSize=expr(expr="word_size"),
+            angle=expr(expr="levels ? 0 : 270"),
+            align=expr(expr="levels ? 'center' : 'right'"),
+            baseline=expr(expr="levels ? 'top' : 'middle'"),
         )
+        .encode(x=x, y=alt.YValue(expr(expr=inward)), text="word:N", color=colour, tooltip=tip)
+    )
+    bottom_words = (
+        alt.Chart(text_rows[text_rows.row == "shuffled"])
+        .mark_text(
+            fontWeight="bold",
+            fontSize=expr(expr="word_size"),
+            angle=expr(expr="levels ? 0 : 270"),
+            align=expr(expr="levels ? 'center' : 'left'"),
+            baseline=expr(expr="levels ? 'bottom' : 'middle'"),
+        )
+        .encode(x=x, y=alt.YValue(expr(expr=f"height - {inward}")), text="word:N", color=colour, tooltip=tip)
     )
     link_layer = (
         alt.Chart(links)
         .mark_rule(color="#94A3B8", strokeWidth=1.5)
-        .encode(x=x, y=y, x2="x2:Q", y2="y2:Q", tooltip=["word:N"])
+        .encode(
+            x=x,
+            x2="x2:Q",
+            y=alt.YValue(expr(expr="reach")),
+            y2=alt.Y2Value(expr(expr="height - reach")),
+            tooltip=[
+                alt.Tooltip("word:N"),
+                alt.Tooltip("old:Q", title="place in the sentence"),
+                alt.Tooltip("new:Q", title="place in the shuffle"),
+            ],
+        )
     )
-    names_layer = (
-        alt.Chart(row_names).mark_text(fontSize=16, align="right", color="#475569").encode(x=x, y=y, text="row:N")
+    moved = int(np.sum(perm != np.arange(n)))
+    description = (
+        f"Shuffle diagram: the {n} words of the sentence in a row on top ({' '.join(words)}), the shuffled "
+        f"sentence in a row below ({' '.join(shuffled)}), and a line from each word's place in the sentence to "
+        f"its place in the shuffle; {moved} of the {n} words change place."
     )
-    chart = alt.LayerChart(layer=[link_layer, words_layer, names_layer]).properties(
-        height=170 if crowded else 150, width="container"
+    chart = alt.LayerChart(
+        layer=[link_layer, top_words, bottom_words],
+        # ignore: the stub types Parameter.param as possibly Undefined; alt.param() always sets it
+        params=[p.param for p in params],  # type: ignore[misc]
+        height=height,
+        width="container",
+        description=description,
+        title=alt.Title("Your sentence (top) and its shuffle (bottom)"),
     )
     return _configure(chart)
 

@@ -499,9 +499,16 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
         ),
     )
     # ignore: the stub types Parameter.param as possibly Undefined; alt.param() always sets it
+    description = (
+        f"RoPE live plane: one pair's query q = ({q[0]:.3g}, {q[1]:.3g}) rotated to position m = {m} and key "
+        f"k = ({k[0]:.3g}, {k[1]:.3g}) rotated to position n = {n}, {theta:.4g} radians per position, drawn as two "
+        f"arrows in the plane; the sliders m and n (from {lo} to {hi}) turn them in the browser, and the text under "
+        "the plane gives m − n, the change of the angle between them and the two equal scores."
+    )
     chart = alt.VConcatChart(
         vconcat=[plane, readout],
         params=[m_live.param, n_live.param],  # type: ignore[list-item]
         spacing=8,
+        description=description,
     )
     return configure(chart)

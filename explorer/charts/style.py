@@ -59,6 +59,10 @@ def configure(
 # ------------------------------------------------------------------------------ the card
 #: How much larger chart text gets in presentation mode.
 FONT_SCALE = 1.35
+#: A top-level parameter of this name (value 1) is set to the scale in presentation mode: for a
+#: builder whose font sizes are Vega expressions (computed in the browser), which `_walk_scale`
+#: cannot multiply.
+FONT_SCALE_PARAM = "font_scale"
 #: Font-size keys anywhere in a Vega-Lite spec (config, axis/legend/title objects, marks).
 FONT_KEYS = frozenset({"fontSize", "labelFontSize", "titleFontSize", "subtitleFontSize"})
 #: Sizes Streamlit's chart theme would use where a chart sets none, made explicit so that
@@ -253,6 +257,11 @@ def style_spec(spec: dict, *, presenting: bool = False, dark: bool = False, font
     out["config"] = config
     if presenting and font_scale != 1:
         out = _scale_heights(_walk_scale(out, font_scale), font_scale)
+        if isinstance(out.get("params"), list):
+            out["params"] = [
+                {**p, "value": font_scale} if isinstance(p, dict) and p.get("name") == FONT_SCALE_PARAM else p
+                for p in out["params"]
+            ]
     return _responsive_title(out)
 
 
@@ -262,19 +271,32 @@ CHAR_EM = 0.56
 _COMPOSITE = ("vconcat", "hconcat", "concat", "facet", "repeat")
 
 
+#: Plot widths (px) for which a long title line gets its own wrapping: the widest that the chart's
+#: width allows is shown, so a title wraps only as much as its chart needs.
+WRAP_WIDTHS = (300, 440, 620, 860, 1180)
+
+
 def _wrap_expr(lines: list[str], font_size: float) -> Any:
     """A title text that wraps when the chart is narrower than the longest line needs: a Vega
     expression on the chart's `width` signal choosing between the lines as given and the same
-    words wrapped to fit (an axis or two always take some room, hence the margin)."""
+    words wrapped to the widest of `WRAP_WIDTHS` that the chart holds (an axis or two always take
+    some room, hence the margin)."""
     longest = max(len(line) for line in lines)
     needed = longest * font_size * CHAR_EM
     if needed < 320:  # fits a phone's chart as it is
         return lines if len(lines) > 1 else lines[0]
-    per_line = max(int(300 / (font_size * CHAR_EM)), 16)
-    wrapped = [part for line in lines for part in textwrap.wrap(line, per_line)] or lines
-    return {
-        "expr": f"width < {needed:.0f} ? {json.dumps(wrapped, ensure_ascii=False)} : {json.dumps(lines, ensure_ascii=False)}"
-    }
+
+    def wrapped(room: int) -> str:
+        per_line = max(int((room - 20) / (font_size * CHAR_EM)), 16)
+        return json.dumps(
+            [part for line in lines for part in textwrap.wrap(line, per_line)] or lines, ensure_ascii=False
+        )
+
+    rooms = [room for room in WRAP_WIDTHS if room < needed]
+    expr = wrapped(rooms[0])
+    for room in rooms[1:]:
+        expr = f"width >= {room} ? {wrapped(room)} : ({expr})"
+    return {"expr": f"width >= {needed:.0f} ? {json.dumps(lines, ensure_ascii=False)} : ({expr})"}
 
 
 def _responsive_title(spec: dict) -> dict:
