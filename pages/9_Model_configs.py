@@ -18,7 +18,7 @@ import posenc
 from explorer import manifest, params, presets_ui, tour
 from explorer.charts import configs as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, notice_list, page_setup, shared, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.links import view_query, view_url
 from explorer.params import escape_markdown, widget
 from explorer.site import configs as site
@@ -146,12 +146,13 @@ def parse(text: str, head_dim: int, max_pos: int) -> posenc.config.ParsedConfig:
 
 page_setup("configs")
 st.title("Model configs")
-st.markdown(
-    "A model's `config.json` says how its RoPE is set up: the base, the head size, how long it was "
-    "trained, and a rope block naming a scaling method and its parameters. The names differ between "
-    "model families and a single typo silently changes the numbers, so here a pasted config is read "
-    "key by key, every problem is named next to its key, and the result opens on the other pages."
-)
+with intro():
+    st.markdown(
+        "A model's `config.json` says how its RoPE is set up: the base, the head size, how long it was "
+        "trained, and a rope block naming a scaling method and its parameters. The names differ between "
+        "model families and a single typo silently changes the numbers, so here a pasted config is read "
+        "key by key, every problem is named next to its key, and the result opens on the other pages."
+    )
 
 # ----------------------------------------------------------------------------------- paste
 st.subheader("Paste a config.json (or just its rope block)")
@@ -191,24 +192,25 @@ if st.session_state.get("_cfg_too_long"):
     )
 
 parsed = parse(text, fallback_head_dim, fallback_max_pos) if text.strip() else None
+reading = st.container(key="cfg_reading")  # the verdict and every problem: the page's main output
 if parsed is None:
-    st.info("Paste a config above, or pick an example.", icon=":material/content_paste:")
+    reading.info("Paste a config above, or pick an example.", icon=":material/content_paste:")
 else:
     errors, warnings = parsed.errors, parsed.warnings
     if errors:
-        st.markdown(f"**{len(errors)} error(s) and {len(warnings)} warning(s)**, each next to its key:")
+        reading.markdown(f"**{len(errors)} error(s) and {len(warnings)} warning(s)**, each next to its key:")
     elif warnings:
-        st.markdown(f"**Readable, with {len(warnings)} warning(s)**, each next to its key:")
+        reading.markdown(f"**Readable, with {len(warnings)} warning(s)**, each next to its key:")
     else:
-        st.success(f"No problems: read as a {parsed.kind}.", icon=":material/check_circle:")
+        reading.success(f"No problems: read as a {parsed.kind}.", icon=":material/check_circle:")
 
     # Every problem next to its key, as escaped text (keys and messages quote the pasted text).
     for problem in sorted(parsed.problems, key=lambda p: p.severity != ERROR):
         body = f"**{escape_markdown(problem.key)}** — {escape_markdown(problem.message)}"
         if problem.severity == ERROR:
-            st.error(body, icon=":material/error:")
+            reading.error(body, icon=":material/error:")
         else:
-            st.warning(body, icon=":material/warning:")
+            reading.warning(body, icon=":material/warning:")
 
     if parsed.kind:
         rotary = parsed.rotary_dim
@@ -317,7 +319,6 @@ st.subheader("Published models")
 rows = [
     {
         "model": p.name,
-        "preset key": key,
         "head dim": p.head_dim,
         "rotated dims": p.rotary_dim,
         "rope_theta": p.rope_theta,
@@ -325,7 +326,7 @@ rows = [
         "layout": p.layout,
         "rope_type": p.rope_type,
     }
-    for key, p in PRESETS.items()
+    for p in PRESETS.values()
 ]
 st.dataframe(
     pd.DataFrame(rows),

@@ -48,7 +48,7 @@ def test_page_is_listed_and_runs_at_defaults():
     assert any("Paste a config" in i.value for i in at.info)
     assert not alerts(at)
     presets = at.dataframe[0].value
-    assert presets["preset key"].tolist() == list(PRESETS)
+    assert presets["model"].tolist() == [p.name for p in PRESETS.values()]  # names, not slugs
     assert presets["rotated dims"].tolist() == [p.rotary_dim for p in PRESETS.values()]
 
 

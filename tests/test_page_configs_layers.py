@@ -20,8 +20,18 @@ import pytest
 from _apptest import page_path, run_page
 from streamlit.testing.v1 import AppTest
 
+from explorer import params
 from explorer.site import configs as site
 from posenc.models import PRESETS
+
+
+def method(raw: str) -> str:
+    """The rope_type a link's ``rope_type`` value means (the URL holds the option's label, e.g.
+    "linear · Linear (Position Interpolation)", percent-encoded)."""
+    from urllib.parse import unquote_plus
+
+    return params.get("rope_type").parse(unquote_plus(raw))
+
 
 PAGE = page_path("pages/9_Model_configs.py")
 
@@ -132,7 +142,7 @@ def test_open_in_defaults_to_the_first_full_attention_rope_layer():
     )
     links = open_links(at)
     assert links["Context_extension"]["base"] == "1000000"
-    assert (links["Context_extension"]["rope_type"], links["Context_extension"]["factor"]) == ("linear", "8")
+    assert (method(links["Context_extension"]["rope_type"]), links["Context_extension"]["factor"]) == ("linear", "8")
     assert links["RoPE_rotation"] == {"head_dim": "256", "base": "1000000"}
 
 
@@ -142,7 +152,9 @@ def test_open_in_a_sliding_layer_carries_its_own_base():
     assert not at.exception, [e.value for e in at.exception]
     links = open_links(at)
     ext = links["Context_extension"]
-    assert "base" not in ext and ext["rope_type"] == "default" and "factor" not in ext  # base 10,000 is the default
+    assert (
+        "base" not in ext and method(ext["rope_type"]) == "default" and "factor" not in ext
+    )  # base 10,000 is the default
     assert links["RoPE_rotation"] == {"head_dim": "256"}
     assert any(
         unescape(c.value).startswith("Layer 0 of 34 (sliding_attention): rotates with rope_type default, base 10,000")
@@ -156,7 +168,7 @@ def test_open_in_a_nope_layer_carries_the_nearest_rope_layer():
     (caption,) = [unescape(c.value) for c in at.caption if "has no RoPE" in c.value]
     assert caption.startswith("Layer 3 of 48 has no RoPE") and "shows layer 2's rope" in caption
     ext = open_links(at)["Context_extension"]
-    assert (ext["base"], ext["rope_type"], ext["factor"]) == ("500000", "llama3", "16")
+    assert (ext["base"], method(ext["rope_type"]), ext["factor"]) == ("500000", "llama3", "16")
 
 
 def test_open_in_sends_the_chosen_layer_to_the_extension_page():
