@@ -193,6 +193,8 @@ if st.session_state.get("_cfg_too_long"):
 
 parsed = parse(text, fallback_head_dim, fallback_max_pos) if text.strip() else None
 reading = st.container(key="cfg_reading")  # the verdict and every problem: the page's main output
+open_block: dict = {}  # the rope block the "Open in …" buttons (and the snippet) carry
+open_layer: int | None = None  # whose, when the config's layers differ
 if parsed is None:
     reading.info("Paste a config above, or pick an example.", icon=":material/content_paste:")
 else:
@@ -270,7 +272,7 @@ else:
     # -------------------------------------------------------------------- open it elsewhere
     if parsed.ok and parsed.head_dim is not None:
         st.subheader("Open it on the other pages")
-        open_block: dict = dict(parsed.rope_parameters or {})
+        open_block = dict(parsed.rope_parameters or {})
         if presets_ui.config_layers_differ(parsed):  # per-layer RoPE or NoPE layers: whose rope to open
             open_layer = int(
                 widget(
@@ -428,7 +430,8 @@ notice_list(
 snippet_values = dict(head_dim=head_dim, base=base, alpha=alpha)
 if parsed is not None and parsed.ok and parsed.head_dim is not None and parsed.rope_parameters:
     snippet_values.update(
-        block=parsed.rope_parameters,
+        block=open_block or parsed.rope_parameters,
+        layer=open_layer,
         config_head_dim=parsed.head_dim,
         max_position_embeddings=parsed.max_position_embeddings
         or parsed.original_max_position_embeddings

@@ -281,3 +281,18 @@ def test_configs_converter_and_parsed_block():
     inv, af = preset_inverse_frequencies("gpt-oss-20b")
     np.testing.assert_array_equal(ns["inv_freq"], inv)
     assert ns["attention_factor"] == af and math.isfinite(af)
+
+
+@pytest.mark.parametrize("layer", ["0", "5"])
+def test_configs_snippet_carries_the_chosen_layers_rope(layer):
+    """Gemma 3 4B: layers 0-4 slide (base 10,000, no scaling), layer 5 is global (base 1e6, linear
+    ×8, from its published config). The snippet computes the frequencies of the layer chosen
+    under "Open it on the other pages", and says which layer it is."""
+    at = run("pages/9_Model_configs.py", {"cfg_example": "Gemma 3 4B", "layer": layer})
+    code = page_snippet(at)
+    assert f"# Decoder layer {layer}'s rope" in code
+    ns = execute(code)
+    d = 256  # Gemma 3 4B's head_dim
+    base, factor = (10000.0, 1.0) if layer == "0" else (1_000_000.0, 8.0)
+    expected = [base ** (-2 * j / d) / factor for j in range(d // 2)]
+    np.testing.assert_allclose(ns["inv_freq"], expected, rtol=1e-12)

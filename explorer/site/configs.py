@@ -33,6 +33,8 @@ print(f"fastest pair: {wavelength[0]:.3f} -> NTK {wavelength_ntk[0]:.3f}, linear
         alpha=float(v["alpha"]),
     )
     if v.get("block") is not None:
+        if v.get("layer") is not None:  # a config whose layers differ: the block of the chosen layer
+            text += f'\n# Decoder layer {int(v["layer"])}\'s rope (the layer chosen under "Open it on the other pages")'
         text += fill(
             """
 # The pasted config's rope block (as posenc.parse_model_config normalised it)
