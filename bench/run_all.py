@@ -126,6 +126,14 @@ def bench_script_runs(pages: list, repeats: int) -> list[dict]:
     return rows
 
 
+def replace_own_sections(text: str, table: str) -> str:
+    """RESULTS.md with this script's part (from the top to the first section it does not write,
+    "## 6.") replaced by `table`; the sections other benchmarks write are kept as they are."""
+    marker = "\n## 6."
+    rest = text[text.index(marker) :] if marker in text else ""
+    return table.rstrip("\n") + "\n" + rest
+
+
 # ------------------------------------------------------------------------- RSS sampling
 class RssSampler:
     """Samples a process's RSS every `interval` s in a thread; `.peak` is the largest seen."""
@@ -433,8 +441,9 @@ def main() -> int:
     print()
     print(table)
     if not args.no_write:
-        (ROOT / "bench" / "RESULTS.md").write_text(table + "\n")
-        print(f"\nwritten to {ROOT / 'bench' / 'RESULTS.md'}")
+        path = ROOT / "bench" / "RESULTS.md"
+        path.write_text(replace_own_sections(path.read_text() if path.exists() else "", table))
+        print(f"\nwritten to {path} (sections 1-5; the other benchmarks' sections kept)")
     return 0
 
 
