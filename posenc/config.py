@@ -612,6 +612,11 @@ class _Reader:
         if block_key is not None and raw is not None and not isinstance(raw, dict):
             self.error(prefix + block_key, f"must be an object {{...}} (or null for plain RoPE), got {_show(raw)}")
             raw = {}
+        class_block = _layers.CLASS_ROPE_BLOCKS.get(r.model_type or "")
+        if raw is None and class_block is not None and not scaling and parameters is None:
+            raw = dict(class_block)  # e.g. GptOssConfig: no rope block given -> the class's own
+            shown = ", ".join(f"{k} {v}" for k, v in class_block.items())
+            self.note(f"No rope block given: the {r.model_type} config class supplies its own ({shown}), as HF does.")
         if raw is None:
             raw = {}
             if block_key:

@@ -104,6 +104,21 @@ FILLED_TYPE_BLOCKS: Mapping[str, Mapping[str, Any]] = {
     "olmo3": {"class": "Olmo3Config", "name": "OLMo 3", "theta_key": {FULL: "rope_theta", SLIDING: "rope_theta"}},
 }
 
+#: Config classes that supply a rope block of their own when a config gives none (neither
+#: ``rope_scaling`` nor ``rope_parameters``, or both null): HF 5.23
+#: models/gpt_oss/configuration_gpt_oss.py, ``GptOssConfig.__post_init__`` (``if self.rope_parameters is
+#: None: self.rope_parameters = {...}``, lines 88-96).
+CLASS_ROPE_BLOCKS: Mapping[str, Mapping[str, Any]] = {
+    "gpt_oss": {
+        "rope_type": "yarn",
+        "factor": 32.0,
+        "beta_fast": 32.0,
+        "beta_slow": 1.0,
+        "truncate": False,
+        "original_max_position_embeddings": 4096,
+    },
+}
+
 #: model types whose NoPE layers come from no_rope_layers / no_rope_layer_interval (HF default 4).
 NO_ROPE_INTERVAL_MODELS = {"llama4": 4, "llama4_text": 4, "smollm3": 4}
 #: model types whose layer_types come from sliding_window_pattern (HF default per class).

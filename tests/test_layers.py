@@ -672,6 +672,8 @@ HF_DEFAULT_THETA = {
 @pytest.mark.parametrize("model_type, theta", sorted(HF_DEFAULT_THETA.items()))
 def test_rule_default_theta_per_model_class(model_type, theta):
     cfg = {"model_type": model_type, "head_dim": 64, "max_position_embeddings": 4096}
+    if model_type == "gpt_oss":  # without a block GptOssConfig supplies a YaRN one (test below)
+        cfg["rope_parameters"] = {"rope_type": "default"}
     p = parse_model_config(json.dumps(cfg))
     assert p.ok, p.errors
     assert p.rope_theta == theta
@@ -716,3 +718,32 @@ def test_rule_gemma3_flat_rope_parameters_are_not_read():
     assert any(w.key == "rope_parameters" and "not layer types" in w.message for w in p.warnings)
     np.testing.assert_allclose(p.layer_rope(5)[0], ref_default(1e6, 128), rtol=1e-13)
     np.testing.assert_allclose(p.layer_rope(0)[0], ref_default(1e4, 128), rtol=1e-13)
+
+
+@pytest.mark.parametrize("block", [{}, {"rope_scaling": None}, {"rope_parameters": None}])
+def test_gpt_oss_without_a_rope_block_gets_its_class_block(block):
+    """HF 5.23 GptOssConfig: no rope block -> its own YaRN block (factor 32, β 32/1, truncate false,
+    original 4096) with default_theta 150,000. Expected numbers re-derived here from REFERENCE.md's yarn."""
+    cfg = {
+        "model_type": "gpt_oss",
+        "head_dim": 64,
+        "hidden_size": 2880,
+        "num_attention_heads": 64,
+        "num_hidden_layers": 4,
+        "max_position_embeddings": 131072,
+        **block,
+    }
+    p = posenc.parse_model_config(json.dumps(cfg))
+    assert p.ok and p.rope_type == "yarn" and p.rope_theta == 150_000.0
+    inv, af = p.layer_rope(1)
+    d, b, s, L = 64, 150_000.0, 32.0, 4096
+    theta = np.array([b ** (-2 * j / d) for j in range(d // 2)])
+
+    def cd(r):
+        return d * math.log(L / (2 * math.pi * r)) / (2 * math.log(b))
+
+    low, high = max(cd(32.0), 0.0), min(cd(1.0), d - 1.0)  # truncate false: no floor/ceil
+    ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0, 1)
+    np.testing.assert_allclose(inv, theta / s * ramp + theta * (1 - ramp), rtol=1e-12)
+    assert af == pytest.approx(0.1 * math.log(s) + 1)
+    assert any("supplies its own" in n for n in p.notes)
