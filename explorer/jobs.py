@@ -49,7 +49,7 @@ class Job:
     progress: dict[str, Any] = field(default_factory=dict)
     result: Any = None
     error: str = ""
-    last_seen: float = field(default_factory=time.monotonic)
+    last_seen: float = field(default_factory=lambda: time.monotonic())  # the module's clock, read at creation
     runtime_id: str | None = None  # the Streamlit session id that ``queue.alive`` is asked about
     _cancel: threading.Event = field(default_factory=threading.Event)
 
@@ -183,7 +183,7 @@ class JobQueue:
             now = time.monotonic()
             for job in list(self._jobs):
                 if job.state == "queued" and self._stale(job, now):  # its session is gone
-                    job.state = "cancelled"
+                    job.state, job.error = "cancelled", "its session closed"
                     self._jobs.remove(job)
             for job in self._jobs:
                 if job.state == "queued":

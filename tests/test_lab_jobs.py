@@ -123,12 +123,12 @@ def test_unknown_liveness_and_a_broken_probe_fall_back_to_heartbeats():
         raise RuntimeError("no runtime")
 
     for alive in (lambda rid: None, broken):
-        q = JobQueue(timeout=0.2, alive=alive)
+        q = JobQueue(timeout=1.0, alive=alive)
         release, started = threading.Event(), []
         a = q.submit("A", "k1", blocking_work(release, started), runtime_id="A")
-        for _ in range(30):  # touch(session): a heartbeat for the session's job, whatever its key
+        for _ in range(25):  # touch(session): a heartbeat for the session's job, whatever its key (2.5 s > timeout)
             assert q.touch("A") is a
-            time.sleep(0.02)
+            time.sleep(0.1)
         assert a.state == "running"
         assert wait_for(lambda a=a: a.state == "cancelled", timeout=3)  # heartbeats stop -> cancelled
     assert q.touch("nobody") is None

@@ -127,7 +127,12 @@ def test_a_sessions_job_survives_tabs_and_settings_and_shows_its_own_settings(mo
     """No training: the job's work waits on an event and reports as the page's work would."""
     import threading
     import time
+    from types import SimpleNamespace
 
+    # The queue's clock is a fake one that moves only when the test says (3 s between page runs,
+    # against a 4 s timeout), so a slow run on a busy machine cannot make the job look abandoned.
+    clock = SimpleNamespace(now=time.monotonic())
+    monkeypatch.setattr(jobs, "time", SimpleNamespace(monotonic=lambda: clock.now))
     monkeypatch.setattr(jobs.QUEUE, "timeout", 4.0)  # seconds without a heartbeat; every page run is one
     release = threading.Event()
     key = ("kback", ("rope", "alibi"), 32, 40, 32, 3)  # unlike every slider default
@@ -142,14 +147,15 @@ def test_a_sessions_job_survives_tabs_and_settings_and_shows_its_own_settings(mo
     job = jobs.QUEUE.submit("S1", key, work)
     try:
         # more than two timeouts of other tabs and other settings: each run is a heartbeat
-        start = time.monotonic()
+        start = clock.now
         for query in [{"lab_view": "Length"}, {"lab_view": "Per position"}, {"lab_task": "kback"}] * 2:
             at = _session_run("S1", **query)
-            time.sleep(1.5)
+            clock.now += 3.0  # the next heartbeat comes 3 s later: two gaps without one would be stale
+            time.sleep(0.3)  # the worker checks its staleness on every report (every 0.02 s)
             assert job.state == "running", job.error
             info = " ".join(i.value for i in at.info)
             assert "Your training job (kback, rope, alibi: 40 steps at L = 32, d = 32, seed 3) is running" in info
-        assert time.monotonic() - start > 2 * jobs.QUEUE.timeout
+        assert clock.now - start > 2 * jobs.QUEUE.timeout
         # the Train tab at other settings shows the job's own settings and one bar per model
         at = _session_run("S1", lab_view="Train", lab_ttask="markov", lab_steps="300")
         bars = [b.proto.text for b in at.get("progress")]
@@ -169,6 +175,9 @@ def test_a_sessions_job_survives_tabs_and_settings_and_shows_its_own_settings(mo
         gone = jobs.QUEUE.submit(
             "S1", ("kback", ("rope",), 32, 41, 32, 3), lambda j: [j.report() for _ in iter(int, 1)]
         )
+        time.sleep(0.3)
+        assert gone.state == "running"
+        clock.now += 2 * jobs.QUEUE.timeout  # no page run (no heartbeat) for two timeouts
         deadline = time.monotonic() + 10
         while gone.state != "cancelled" and time.monotonic() < deadline:
             time.sleep(0.05)
