@@ -19,7 +19,7 @@ import numpy as np
 
 from explorer.notices import escape_markdown
 from explorer.presets_ui import layers_differ, parsed_preset
-from posenc.lab import MethodSpec, break_position, parse_method, preset_method, summarize
+from posenc.lab import ENCODINGS, MethodSpec, break_position, parse_method, preset_method, summarize
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS
 from posenc.scaling import yarn_correction_range
@@ -29,7 +29,7 @@ FMT = "{:.3f}"
 #: YaRN's β_fast when a rope block leaves it out (HF's value, declared once in posenc.methods).
 BETA_FAST_DEFAULT = float(ROPE_METHODS["yarn"].key("beta_fast").default)
 #: The five trained encodings the "what to notice" lists compare (the scaled and fine-tuned rows aside).
-LIVE = ("nope", "learned", "sinusoidal", "rope", "alibi")
+LIVE = ENCODINGS
 #: The encodings whose break position the per-position view names.
 BREAKING = ("nope", "sinusoidal", "rope", "alibi")
 
@@ -295,7 +295,7 @@ def yarn_ramp_caption(*, head_dim: int, train_len: int, beta: float, base: float
     if ramp == paper and beta != BETA_FAST_DEFAULT:
         text += (
             f"The paper's β_fast = {BETA_FAST_DEFAULT:g} gives the same ramp (the ends are rounded to whole pairs, and at so "
-            "short an L no pair turns that often), so the two curves are the same."
+            "short an L no pair turns that often), so this β_fast gives the same numbers as the paper's."
         )
     elif beta != BETA_FAST_DEFAULT:
         text += f"The paper's β_fast = {BETA_FAST_DEFAULT:g} would give pairs {paper[0]:g}–{paper[1]:g}."
@@ -326,14 +326,15 @@ def settings_text(k: tuple) -> str:
     return f"{k_task}, {', '.join(k_encs)}: {k_steps} steps at L = {k_len}, d = {k_width}, seed {k_seed}"
 
 
-def train_caption(k: tuple) -> str:
-    """What the Train button would do with the settings ``k``, and the queue's rules."""
+def train_caption(k: tuple, *, timeout: float) -> str:
+    """What the Train button would do with the settings ``k``, and the queue's rules (`timeout`: seconds
+    without a connection or a page run after which a job stops)."""
     _, k_encs, k_len, k_steps, k_width, _ = k
     return (
         f"{len(k_encs)} model(s) × {k_steps} steps at L = {k_len}, d = {k_width}, evaluated at "
         f"{', '.join(str(m * k_len) for m in (1, 2, 4, 8))}. One training job runs per server at a time, on one "
         "core; results are cached for everyone. Your job keeps running while you look at other tabs or pages "
-        "or move these sliders, and stops when you close the browser tab."
+        f"or move these sliders, and stops within {timeout:g} s of closing the browser tab."
     )
 
 
@@ -564,7 +565,7 @@ def honest_section(s: Shown) -> str:
         + _yarn_line(s, longest)
         + _nope_line(s)
         + "\nWhat they cannot say: these are 2-layer models with ≈100k parameters, a few hundred steps and synthetic "
-        "tasks whose answer lies a fixed few tokens back. Real language needs long-range retrieval, and large models "
+        "tasks (a Markov chain, the token a fixed few places back, a copy of the first half). Real language needs long-range retrieval, and large models "
         "learn position partly from the causal mask (NoPE); numbers here show the mechanisms, not the sizes of effects "
         "in LLMs."
     )

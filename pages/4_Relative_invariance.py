@@ -151,52 +151,6 @@ spreads = {
 decay_title, decay_sentence = charts.decay_summary(decay["distance"], decay["bound"])
 
 
-def verdict_badge(dev: float | None) -> str:
-    """Markdown badge for a deviation against the pass mark (author-written text only)."""
-    if dev is None:
-        return ":gray-badge[cannot run: no row]"
-    return ":green-badge[PASS]" if dev <= tol else ":red-badge[FAIL]"
-
-
-def survivors_title(nums: dict, tol: float) -> str:
-    """The deviation chart's headline, from the verdicts on screen."""
-    names = {"rope_dev": "RoPE's", "sinusoidal_dev": "the added sinusoid's", "learned_dev": "the learned table's"}
-    passed = [name for key, name in names.items() if nums[key] is not None and nums[key] <= tol]
-    if not passed:
-        return "No method's scores survive the shift"
-    if passed == ["RoPE's"]:
-        return "Only RoPE's scores survive the shift"
-    words = passed[0] if len(passed) == 1 else ", ".join(passed[:-1]) + " and " + passed[-1]
-    return f"{words[0].upper()}{words[1:]} scores survive the shift"
-
-
-def diagonal_words(spread: float | None) -> str:
-    """A heatmap's subtitle, from the largest change along its diagonals."""
-    if spread is None or n_pos == 1:
-        return "one cell: no diagonal to compare" if n_pos == 1 else ""
-    return "constant diagonals" if spread <= tol else f"diagonals drift (by up to {spread:.2g})"
-
-
-def diagonal_sentence() -> str:
-    """The first notice: which heatmaps have one colour per diagonal, from the spreads on screen."""
-    if n_pos == 1:
-        return "With N = 1 the heatmaps (tab **Scores**) have one cell each: there is no diagonal to compare."
-    shown = {name: spread for name, spread in spreads.items() if spread is not None}
-    const = [name for name, spread in shown.items() if spread <= tol]
-    drift = [name for name, spread in shown.items() if spread > tol]
-    parts = []
-    if const:
-        parts.append(f"{join_names(const)}: every diagonal (fixed n − m) has one colour, to within the pass mark")
-    if drift:
-        worst = max(shown[name] for name in drift)
-        parts.append(f"{join_names(drift)}: the colour drifts along the diagonals (by up to {worst:.2g})")
-    return "In the heatmaps (tab **Scores**), " + "; ".join(parts) + "."
-
-
-def join_names(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 # ------------------------------------------------------------------------------ the test
 st.subheader(f"The shift test: move both tokens by t = {shift_t}")
 st.markdown(
@@ -216,16 +170,16 @@ show_chart(
     shared(charts.deviation_chart)(
         results,
         tolerance=tol,
-        title=survivors_title(nums, tol),
+        title=charts.survivors_title(nums, tol),
         subtitle=f"largest change of a score when both positions move by t = {shift_t} (N = {n_pos}, d = {d})",
     ),
     width="stretch",
 )
 c1, c2, c3, c4 = st.columns(4)
 c1.metric(f"RoPE ({dtype})", f"{nums['rope_dev']:.2e}", help="max |s(m, n) − s(m+t, n+t)|, RoPE scores.")
-c1.markdown(verdict_badge(nums["rope_dev"]))
+c1.markdown(charts.verdict_badge(nums["rope_dev"], tol))
 c2.metric("sinusoidal, added", f"{nums['sinusoidal_dev']:.2e}", help="((q + PE_m) W_q)·((k + PE_n) W_k), float64.")
-c2.markdown(verdict_badge(nums["sinusoidal_dev"]))
+c2.markdown(charts.verdict_badge(nums["sinusoidal_dev"], tol))
 if nums["learned_dev"] is not None:
     c3.metric(
         "learned table, added",
@@ -234,7 +188,7 @@ if nums["learned_dev"] is not None:
     )
 else:
     c3.metric("learned table, added", "no row", help="The table ends before position N − 1 + t.")
-c3.markdown(verdict_badge(nums["learned_dev"]))
+c3.markdown(charts.verdict_badge(nums["learned_dev"], tol))
 c4.metric("pass mark", f"{tol:.1e}", help=f"ε({dtype}) · ‖q‖ · ‖k‖ · (4P + 2d + 8), P = N − 1 + t.")
 
 if nums["learned_dev_error"]:
@@ -255,7 +209,7 @@ with tab_scores:
         st.markdown("**Scores over all (m, n)**")
         cols = st.columns(3)
         heat_specs = [
-            (title, nums[key], diagonal_words(spreads[name]))
+            (title, nums[key], charts.diagonal_words(spreads[name], tol, n_pos))
             for title, key, name in (
                 ("RoPE", "rope", "RoPE"),
                 ("sinusoidal PE added", "sinusoidal", "the added sinusoid"),
@@ -340,7 +294,7 @@ with tab_decay:
 
 notice_list(
     [
-        diagonal_sentence(),
+        charts.diagonal_sentence(spreads, tol, n_pos),
         (
             f"RoPE's shift deviation ({nums['rope_dev']:.1e} in {dtype}) is round-off, under the pass mark "
             f"{tol:.1e} that scales with {dtype}'s machine epsilon"

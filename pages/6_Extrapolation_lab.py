@@ -33,9 +33,10 @@ page_setup("lab")
 st.title("Extrapolation lab")
 with intro():
     st.markdown(
-        "Claims about length are claims about models. Here tiny transformers (2 layers, d = 64, 4 heads, "
-        "≈100k parameters), one per positional encoding, learn a synthetic task on sequences of L = 64 tokens "
-        "and are then run on 128, 256 and 512. The same models and numbers come from `posenc.lab` "
+        "Claims about length are claims about models. The results this page opens on come from tiny "
+        "transformers (2 layers, d = 64, 4 heads, ≈100k parameters), one per positional encoding, trained on a "
+        "synthetic task with sequences of L = 64 tokens and then run on 128, 256 and 512 (the Train tab trains "
+        "others). The same models and numbers come from `posenc.lab` "
         "(`python -m posenc.lab`); the encodings are `posenc.torch`'s modules and the scalings posenc's "
         "`rope_inverse_frequencies`, the registry the Context-extension page draws."
     )
@@ -316,7 +317,7 @@ job_now = jobs.QUEUE.job_of(SESSION)
 active = job_now is not None and not job_now.finished
 if t_train.open:
     with t_train:
-        st.caption(labtext.train_caption(key))
+        st.caption(labtext.train_caption(key, timeout=jobs.QUEUE.timeout))
         done = jobs.QUEUE.cached(key)
         if active and job_now is not None and job_now.key != key and done is None:
             st.caption("Training these settings replaces your unfinished job.")

@@ -247,3 +247,25 @@ def test_decay_summary_shrinks_or_ripples_by_the_numbers_it_quotes():
     assert "beyond distance 1,000 it still reaches 1.9 (2 at distance 1)" in sentence
     with pytest.raises(ValueError, match="distance and bound"):
         charts.decay_summary(r, rippling[:-1])
+
+
+def test_the_pages_sentences_follow_the_numbers():
+    tol = 1e-9
+    assert charts.join_names(["a"]) == "a" and charts.join_names(["a", "b", "c"]) == "a, b and c"
+    assert charts.verdict_badge(None, tol).startswith(":gray-badge")
+    assert (
+        charts.verdict_badge(1e-12, tol) == ":green-badge[PASS]"
+        and charts.verdict_badge(1e-3, tol) == ":red-badge[FAIL]"
+    )
+    nums = {"rope_dev": 1e-12, "sinusoidal_dev": 3.0, "learned_dev": None}
+    assert charts.survivors_title(nums, tol) == "Only RoPE's scores survive the shift"
+    both = {"rope_dev": 1e-12, "sinusoidal_dev": 1e-12, "learned_dev": 2.0}
+    assert charts.survivors_title(both, tol) == "RoPE's and the added sinusoid's scores survive the shift"
+    assert charts.survivors_title({"rope_dev": 1.0, "sinusoidal_dev": 1.0, "learned_dev": 1.0}, tol).startswith("No ")
+    assert charts.diagonal_words(0.0, tol, 1) == "one cell: no diagonal to compare"
+    assert charts.diagonal_words(5e-13, tol, 8) == "constant diagonals"
+    assert charts.diagonal_words(47.3, tol, 8) == "diagonals drift (by up to 47)"
+    text = charts.diagonal_sentence(
+        {"RoPE": 1e-13, "the added sinusoid": 19.0, "the added learned table": None}, tol, 8
+    )
+    assert "RoPE: every diagonal" in text and "the added sinusoid: the colour drifts" in text and "learned" not in text

@@ -214,9 +214,9 @@ def test_a_jobs_texts_come_from_its_own_key():
     key = ("kback", ("rope", "alibi"), 32, 40, 96, 3)
     assert labtext.settings_text(key) == "kback, rope, alibi: 40 steps at L = 32, d = 96, seed 3"
     assert labtext.run_title(key) == "Your run: kback, 40 steps, L = 32, d = 96, seed 3"
-    assert labtext.train_caption(key).startswith(
-        "2 model(s) × 40 steps at L = 32, d = 96, evaluated at 32, 64, 128, 256."
-    )
+    caption = labtext.train_caption(key, timeout=15.0)
+    assert caption.startswith("2 model(s) × 40 steps at L = 32, d = 96, evaluated at 32, 64, 128, 256.")
+    assert caption.endswith("stops within 15 s of closing the browser tab.")
 
 
 @pytest.mark.parametrize(("preset", "layers"), [("gemma3-4b", 34), ("llama4-scout", 48), ("smollm3-3b", 36)])

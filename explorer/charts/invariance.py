@@ -259,3 +259,55 @@ def decay_summary(distance, bound) -> tuple[str, str]:
         f"it ripples without a clear fall: beyond distance {far_r:,.0f} it still reaches {far:.3g} "
         f"({first:.3g} at distance {r0:g})",
     )
+
+
+# ------------------------------------------------------------------------- the page's sentences
+def join_names(names: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def verdict_badge(dev: float | None, tol: float) -> str:
+    """Markdown badge for a shift deviation against the pass mark (author-written text only)."""
+    if dev is None:
+        return ":gray-badge[cannot run: no row]"
+    return ":green-badge[PASS]" if dev <= tol else ":red-badge[FAIL]"
+
+
+def survivors_title(nums: dict, tol: float) -> str:
+    """The deviation chart's headline, from the verdicts on screen (`nums`: rope_dev, sinusoidal_dev,
+    learned_dev; None for a method that could not run)."""
+    names = {"rope_dev": "RoPE's", "sinusoidal_dev": "the added sinusoid's", "learned_dev": "the learned table's"}
+    passed = [name for key, name in names.items() if nums[key] is not None and nums[key] <= tol]
+    if not passed:
+        return "No method's scores survive the shift"
+    if passed == ["RoPE's"]:
+        return "Only RoPE's scores survive the shift"
+    words = join_names(passed)
+    return f"{words[0].upper()}{words[1:]} scores survive the shift"
+
+
+def diagonal_words(spread: float | None, tol: float, n_pos: int) -> str:
+    """A heatmap's subtitle, from the largest change along its diagonals."""
+    if n_pos == 1:
+        return "one cell: no diagonal to compare"
+    if spread is None:
+        return ""
+    return "constant diagonals" if spread <= tol else f"diagonals drift (by up to {spread:.2g})"
+
+
+def diagonal_sentence(spreads: dict, tol: float, n_pos: int) -> str:
+    """The first notice: which heatmaps have one colour per diagonal, from the spreads on screen
+    (`spreads`: heatmap name -> largest change along a diagonal, None when it could not be drawn)."""
+    if n_pos == 1:
+        return "With N = 1 the heatmaps (tab **Scores**) have one cell each: there is no diagonal to compare."
+    shown = {name: spread for name, spread in spreads.items() if spread is not None}
+    const = [name for name, spread in shown.items() if spread <= tol]
+    drift = [name for name, spread in shown.items() if spread > tol]
+    parts = []
+    if const:
+        parts.append(f"{join_names(const)}: every diagonal (fixed n − m) has one colour, to within the pass mark")
+    if drift:
+        worst = max(shown[name] for name in drift)
+        parts.append(f"{join_names(drift)}: the colour drifts along the diagonals (by up to {worst:.2g})")
+    return "In the heatmaps (tab **Scores**), " + "; ".join(parts) + "."

@@ -5,19 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from explorer.labtext import BETA_FAST_DEFAULT
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.param import Param
 from explorer.snippets import fill
+from posenc.lab import ENCODINGS as lab_encodings
 from posenc.lab import PRESET_LEFT_OUT
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS, preset_config
 
-#: YaRN's β_fast when a rope block leaves it out (HF's value, declared once in posenc.methods).
-BETA_FAST_DEFAULT = float(ROPE_METHODS["yarn"].key("beta_fast").default)
-
 TASKS = ("markov", "kback", "copy")
 TRAIN_TASKS = ("markov", "kback")
-ENCODINGS = ("nope", "learned", "sinusoidal", "rope", "alibi")
+ENCODINGS = lab_encodings
 ENCODING_SETS = ("all five", *ENCODINGS, "rope, alibi", "rope, sinusoidal, learned")
 #: rope_types of posenc's registry the panel leaves out for the tiny model, and why (shown in its help).
 EXT_LEFT_OUT = {
