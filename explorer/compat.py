@@ -47,7 +47,11 @@ The constant CSS/JS in `explorer.assets` selects Streamlit's ``data-testid`` att
 (stToolbarActions, stMainMenu, stAppDeployButton, stDecoration, stStatusWidget,
 stMainBlockContainer, stExpandSidebarButton, stSidebar, stVegaLiteChart, stElementToolbar,
 stElementToolbarButton, stFullScreenFrame, stTabs, stMarkdown, stCaptionContainer,
-stLayoutWrapper) and ``.st-key-<key>`` classes. If one disappears, presentation mode shows
+stLayoutWrapper) and ``.st-key-<key>`` classes; it also styles vega-embed's own markup for the
+in-chart controls (``form.vega-bindings``, ``.vega-bind``, ``.vega-bind-name``: the clock page puts
+them above its clocks and presentation mode enlarges them).
+Tests only: tests/test_script_compile.py reads ``streamlit.runtime.scriptrunner.magic`` (which
+statements magic would draw) to check that switching magic off hides nothing. If one disappears, presentation mode shows
 Streamlit's chrome again or the SVG button is missing; `tests/test_e2e.py` checks them in Chromium.
 """
 

@@ -9,7 +9,7 @@ Pure Python (threading), no Streamlit: the page drives it.
 * At most one job runs per process; the others wait in order (``position``), at most ``max_waiting``.
 * **Sessions that close.** A job belongs to its session, not to a tab or to the settings on screen:
   it lives as long as the session does. Two signals say a session is alive: ``alive(runtime_id)``
-  (given to the queue; the page passes explorer.compat.session_is_connected: True while the
+  (given to the queue; the module's ``QUEUE`` is built with explorer.compat.session_is_connected: True while the
   browser's websocket is connected, on whatever page or tab it is, None where there is no server,
   as under AppTest) and heartbeats (``touch(session)``, which the page calls on every run, and
   from an ``st.fragment(run_every=…)`` while the job is unfinished). A job (running or waiting)

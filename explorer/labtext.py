@@ -283,7 +283,7 @@ def llama3_caption(train_len: int) -> str:
     )
 
 
-def yarn_ramp_caption(*, head_dim: int, train_len: int, beta: float, base: float = 10000.0) -> str:
+def yarn_ramp_caption(*, head_dim: int, train_len: int, beta: float, base: float) -> str:
     """Which pairs YaRN's ramp covers at this β_fast, against the paper's β_fast."""
     ramp = yarn_correction_range(head_dim, base=base, original_max_position_embeddings=train_len, beta_fast=beta)
     paper = yarn_correction_range(head_dim, base=base, original_max_position_embeddings=train_len)

@@ -190,8 +190,8 @@ if t_ext.open:
                 tokens=data["settings"]["tokens"],
             )
         )
+        theta = lab.TrainConfig().rope_theta  # the tiny RoPE model's base
         if recipe.spec is not None:
-            theta = lab.TrainConfig().rope_theta
             st.caption(labtext.recipe_text(recipe, head_dim=head_dim, train_len=train_len, theta=theta))
         if curve and base_curve:
             notice_list(labtext.extension_notes(curve, base_curve, method=method, train_len=train_len, metric=metric))
@@ -204,7 +204,7 @@ if t_ext.open:
         elif ext != "yarn":
             st.caption("β_fast and the attention factor apply to YaRN only (the other methods' attention factor is 1).")
         else:
-            st.caption(labtext.yarn_ramp_caption(head_dim=head_dim, train_len=train_len, beta=beta))
+            st.caption(labtext.yarn_ramp_caption(head_dim=head_dim, train_len=train_len, beta=beta, base=theta))
 
 # ------------------------------------------------------------------------------ attention
 with t_att:

@@ -260,10 +260,10 @@ def test_the_yarn_ramp_caption_is_computed_for_the_head_dim():
     def end(beta, rounding):
         return rounding(16 * math.log(64 / (2 * math.pi * beta)) / (2 * math.log(10000.0)))
 
-    text = labtext.yarn_ramp_caption(head_dim=16, train_len=64, beta=2.0)
+    text = labtext.yarn_ramp_caption(head_dim=16, train_len=64, beta=2.0, base=10000.0)
     assert f"pairs {max(end(2, math.floor), 0)}–{end(1, math.ceil)}" in text
     assert f"would give pairs {max(end(32, math.floor), 0)}–{end(1, math.ceil)}" in text
-    assert "gives the same ramp" in labtext.yarn_ramp_caption(head_dim=16, train_len=64, beta=4.0)
+    assert "gives the same ramp" in labtext.yarn_ramp_caption(head_dim=16, train_len=64, beta=4.0, base=10000.0)
 
 
 def test_the_attention_note_is_the_mean_largest_weight_inside_and_past_l():
