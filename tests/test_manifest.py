@@ -134,36 +134,3 @@ def test_posenc_imports_without_streamlit_altair_pandas_or_torch():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
-
-
-def test_posenc_is_whole_before_any_page_imports_a_part_of_it():
-    """Concurrent imports on a fresh server (explorer/__init__.py says why): importing explorer loads
-    the whole posenc package, and no page or app script imports a posenc submodule by its dotted
-    name (``from posenc.x import``, ``import posenc.x``) before its first explorer import."""
-    import ast
-    import subprocess
-    import sys
-
-    out = subprocess.run(
-        [sys.executable, "-c", "import sys, explorer; print(sorted(m for m in sys.modules if m.startswith('posenc')))"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    assert "'posenc.config'" in out and "'posenc.methods'" in out and "'posenc.mrope'" in out, out
-    for script in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
-        seen_explorer = False
-        for node in ast.parse(script.read_text()).body:
-            names = (
-                [node.module or ""]
-                if isinstance(node, ast.ImportFrom)
-                else [a.name for a in node.names]
-                if isinstance(node, ast.Import)
-                else []
-            )
-            for name in names:
-                if name == "explorer" or name.startswith("explorer."):
-                    seen_explorer = True
-                elif name.startswith("posenc.") and not seen_explorer:
-                    raise AssertionError(f"{script.name} imports {name} before any explorer module")
