@@ -109,28 +109,23 @@ def shuffle_diagram(words, perm) -> alt.LayerChart:
     tip = [alt.Tooltip("word:N"), alt.Tooltip("place:N", title="where")]
     expr = alt.ExprRef
     inward = "(levels == 2 && datum.x % 2 ? word_size * 1.25 : 0)"  # the staggered words' offset
-    top_words = (
-        alt.Chart(text_rows[text_rows.row == "original"])
-        .mark_text(
-            fontWeight="bold",
-            fontSize=expr(expr="word_size"),
-            angle=expr(expr="levels ? 0 : 270"),
-            align=expr(expr="levels ? 'center' : 'right'"),
-            baseline=expr(expr="levels ? 'top' : 'middle'"),
+
+    def word_row(row: str, end: str, side: str, y: str) -> alt.Chart:
+        """One row of words: upright, or turned a quarter turn reading away from the links (`end`)."""
+        return (
+            alt.Chart(text_rows[text_rows.row == row])
+            .mark_text(
+                fontWeight="bold",
+                fontSize=expr(expr="word_size"),
+                angle=expr(expr="levels ? 0 : 270"),
+                align=expr(expr=f"levels ? 'center' : '{end}'"),
+                baseline=expr(expr=f"levels ? '{side}' : 'middle'"),
+            )
+            .encode(x=x, y=alt.YValue(expr(expr=y)), text="word:N", color=colour, tooltip=tip)
         )
-        .encode(x=x, y=alt.YValue(expr(expr=inward)), text="word:N", color=colour, tooltip=tip)
-    )
-    bottom_words = (
-        alt.Chart(text_rows[text_rows.row == "shuffled"])
-        .mark_text(
-            fontWeight="bold",
-            fontSize=expr(expr="word_size"),
-            angle=expr(expr="levels ? 0 : 270"),
-            align=expr(expr="levels ? 'center' : 'left'"),
-            baseline=expr(expr="levels ? 'bottom' : 'middle'"),
-        )
-        .encode(x=x, y=alt.YValue(expr(expr=f"height - {inward}")), text="word:N", color=colour, tooltip=tip)
-    )
+
+    top_words = word_row("original", "right", "top", inward)
+    bottom_words = word_row("shuffled", "left", "bottom", f"height - {inward}")
     link_layer = (
         alt.Chart(links)
         .mark_rule(color="#94A3B8", strokeWidth=1.5)
