@@ -1,0 +1,243 @@
+"""Chart builders for the real-model page (SmolLM2-135M): data -> alt.Chart, no Streamlit calls.
+
+`pair_chart` the share of the q·k norm product per RoPE pair (coloured by whether the pair turns
+within the trained length); `grid_chart` a layer × head grid (a number or a label per head);
+`profile_chart` one head's attention against distance; `loss_chart` loss per position, one line per
+rope, with the trained length marked; `passkey_chart` the passkey grid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from explorer.charts.lab import colors_for
+from explorer.charts.style import chart_config
+
+HEIGHT = 380
+CONFIG = chart_config(
+    title={"fontSize": 18, "subtitleFontSize": 14, "offset": 10},
+    axis={"grid": True, "gridColor": "#e2e8f0"},
+    legend={"labelFontSize": 14, "titleFontSize": 14, "orient": "bottom", "labelLimit": 400, "columns": 3},
+)
+TURNS = {True: "turns at least once in the trained length", False: "never completes a turn in it"}
+TURN_COLORS = ("#2563eb", "#ea580c")  # blue: turns; orange: never does
+LABEL_COLORS = {"sink": "#7c3aed", "previous": "#059669", "local": "#2563eb", "spread": "#94a3b8"}
+
+
+def pair_frame(shares: np.ndarray, wavelengths: np.ndarray, trained: int) -> pd.DataFrame:
+    """(pairs,) shares -> rows (pair, share %, wavelength, turns, group)."""
+    lam = np.asarray(wavelengths, dtype=float)
+    return pd.DataFrame(
+        {
+            "pair": np.arange(len(lam)),
+            "share": 100 * np.asarray(shares, dtype=float),
+            "wavelength": lam.round(1),
+            "turns": (trained / lam).round(3),
+            "group": [TURNS[bool(t)] for t in trained / lam >= 1],
+        }
+    )
+
+
+def pair_chart(
+    frame: pd.DataFrame, *, title: str, subtitle: str | Sequence[str] = "", y_title: str
+) -> alt.TopLevelMixin:
+    """Bars of each pair's share, coloured by whether it turns within the trained length."""
+    color = alt.Color(
+        "group:N",
+        title=None,
+        sort=list(TURNS.values()),
+        scale=alt.Scale(domain=list(TURNS.values()), range=list(TURN_COLORS)),
+    )
+    bars = (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            x=alt.X("pair:O", title="RoPE pair j (fast → slow; wavelength 2π·b^(2j/d) in the tooltip)"),
+            y=alt.Y("share:Q", title=y_title),
+            color=color,
+            tooltip=[
+                alt.Tooltip("pair:O", title="pair j"),
+                alt.Tooltip("share:Q", format=".2f", title="share (%)"),
+                alt.Tooltip("wavelength:Q", format=",.1f", title="wavelength (tokens)"),
+                alt.Tooltip("turns:Q", format=",.3f", title="turns in the trained length"),
+            ],
+        )
+    )
+    return alt.layer(bars).properties(
+        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title
+    )
+
+
+def grid_frame(values: np.ndarray, labels: np.ndarray | None = None) -> pd.DataFrame:
+    """(layers, heads) -> rows (layer, head, value[, label])."""
+    v = np.asarray(values, dtype=float)
+    rows = {
+        "layer": np.repeat(np.arange(v.shape[0]), v.shape[1]),
+        "head": np.tile(np.arange(v.shape[1]), v.shape[0]),
+        "value": v.ravel(),
+    }
+    if labels is not None:
+        rows["label"] = np.asarray(labels, dtype=object).ravel()
+    return pd.DataFrame(rows)
+
+
+def grid_chart(
+    frame: pd.DataFrame,
+    *,
+    title: str,
+    subtitle: str | Sequence[str] = "",
+    value_title: str,
+    by_label: bool = False,
+    selected: tuple[int, int] | None = None,
+) -> alt.TopLevelMixin:
+    """A layer × head grid (layers down, heads across): coloured by ``value`` or, with ``by_label``, by label."""
+    if by_label:
+        present = [k for k in LABEL_COLORS if k in set(frame["label"])]
+        color = alt.Color(
+            "label:N",
+            title="head",
+            sort=present,
+            scale=alt.Scale(domain=present, range=[LABEL_COLORS[k] for k in present]),
+        )
+    else:
+        color = alt.Color("value:Q", title=value_title, scale=alt.Scale(scheme="viridis", zero=True))
+    tooltip = [alt.Tooltip("layer:O"), alt.Tooltip("head:O"), alt.Tooltip("value:Q", format=".3f", title=value_title)]
+    if "label" in frame:
+        tooltip.append(alt.Tooltip("label:N"))
+    x = alt.X("head:O", title="query head", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("layer:O", title="layer (0 = first)")
+    layers: list[Any] = [alt.Chart(frame).mark_rect().encode(x=x, y=y, color=color, tooltip=tooltip)]
+    if selected is not None:
+        pick = pd.DataFrame({"layer": [selected[0]], "head": [selected[1]]})
+        layers.append(alt.Chart(pick).mark_rect(fill=None, stroke="#dc2626", strokeWidth=3).encode(x=x, y=y))
+    return alt.layer(*layers).properties(
+        title=alt.Title(title, subtitle=subtitle or ""), height=560, config=CONFIG, description=title
+    )
+
+
+def profile_frame(profile: np.ndarray) -> pd.DataFrame:
+    """(T,) mean attention at distance δ -> rows (distance, weight) for δ ≥ 0, distance plotted as δ + 1."""
+    p = np.asarray(profile, dtype=float)
+    return pd.DataFrame({"distance": np.arange(len(p)), "weight": p, "x": np.arange(len(p)) + 1})
+
+
+def profile_chart(frame: pd.DataFrame, *, title: str, subtitle: str | Sequence[str] = "") -> alt.TopLevelMixin:
+    """Mean attention weight against distance i − j (log axis, δ + 1 so the token itself sits at 1)."""
+    line = (
+        alt.Chart(frame)
+        .mark_line(point=True, color="#2563eb")
+        .encode(
+            x=alt.X("x:Q", title="distance i − j + 1 (tokens back, log scale; 1 = the token itself)").scale(
+                type="log", base=2
+            ),
+            y=alt.Y("weight:Q", title="mean attention weight"),
+            tooltip=[alt.Tooltip("distance:Q", title="tokens back"), alt.Tooltip("weight:Q", format=".4f")],
+        )
+    )
+    return alt.layer(line).properties(
+        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title
+    )
+
+
+def loss_frame(curves: Mapping[str, Sequence[float]], chunk: int) -> pd.DataFrame:
+    """{rope: mean NLL per chunk} -> rows (rope, position = the chunk's last token, value)."""
+    return pd.DataFrame(
+        [
+            {"rope": name, "position": (i + 1) * chunk, "value": float(v)}
+            for name, values in curves.items()
+            for i, v in enumerate(values)
+        ],
+        columns=["rope", "position", "value"],
+    )
+
+
+def loss_chart(
+    frame: pd.DataFrame, *, trained: int | None, title: str, subtitle: str | Sequence[str] = "", chunk: int
+) -> alt.TopLevelMixin:
+    """Mean NLL per chunk of tokens against position, one line per rope; a dashed rule at the trained length
+    (when it lies inside the plotted positions)."""
+    names = list(dict.fromkeys(frame["rope"]))
+    color = alt.Color("rope:N", title=None, sort=names, scale=alt.Scale(domain=names, range=colors_for(names)))
+    x = alt.X("position:Q", title=f"position in the text (tokens; each point = the mean of {chunk:,} tokens)")
+    layers: list[Any] = [
+        alt.Chart(frame)
+        .mark_line(point=True, strokeWidth=2.5)
+        .encode(
+            x=x,
+            y=alt.Y("value:Q", title="loss (nats per token, lower is better)").scale(zero=False),
+            color=color,
+            tooltip=[
+                alt.Tooltip("rope:N"),
+                alt.Tooltip("position:Q", format=","),
+                alt.Tooltip("value:Q", format=".3f", title="mean NLL"),
+            ],
+        )
+    ]
+    if trained is not None and len(frame) and frame["position"].max() > trained:
+        mark = pd.DataFrame({"position": [trained], "label": [f"trained length {trained:,}"]})
+        layers.append(alt.Chart(mark).mark_rule(strokeDash=[6, 4], color="#111827").encode(x="position:Q"))
+        layers.append(
+            alt.Chart(mark)
+            .mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827")
+            .encode(x="position:Q", text="label:N")
+        )
+    return alt.layer(*layers).properties(
+        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title
+    )
+
+
+def passkey_frame(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
+    """{rope: {length: {found, trials, ci95}}} -> rows (rope, length, found, trials, rate, low, high, text)."""
+    rows = []
+    for name, per in summary.items():
+        for n, cell in per.items():
+            lo, hi = cell["ci95"]
+            rows.append(
+                {
+                    "rope": name,
+                    "length": int(n),
+                    "found": int(cell["found"]),
+                    "trials": int(cell["trials"]),
+                    "rate": cell["found"] / max(1, cell["trials"]),
+                    "low": lo,
+                    "high": hi,
+                    "text": f"{cell['found']} of {cell['trials']}",
+                }
+            )
+    return pd.DataFrame(rows, columns=["rope", "length", "found", "trials", "rate", "low", "high", "text"])
+
+
+def passkey_chart(
+    frame: pd.DataFrame, *, trained: int, title: str, subtitle: str | Sequence[str] = ""
+) -> alt.TopLevelMixin:
+    """Keys found per rope (rows) and prompt length (columns), the count written in each cell."""
+    x = alt.X("length:O", title=f"prompt length (tokens; trained to {trained:,})", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("rope:N", title=None, sort=list(dict.fromkeys(frame["rope"])))
+    tooltip = [
+        alt.Tooltip("rope:N"),
+        alt.Tooltip("length:O"),
+        alt.Tooltip("text:N", title="keys found"),
+        alt.Tooltip("low:Q", format=".2f", title="95 % interval, low"),
+        alt.Tooltip("high:Q", format=".2f", title="95 % interval, high"),
+    ]
+    base = alt.Chart(frame)
+    rect = base.mark_rect().encode(
+        x=x,
+        y=y,
+        color=alt.Color("rate:Q", title="share found", scale=alt.Scale(domain=[0, 1], scheme="blues")),
+        tooltip=tooltip,
+    )
+    text = base.mark_text(fontSize=16).encode(
+        x=x, y=y, text="text:N", color=alt.condition("datum.rate > 0.6", alt.value("white"), alt.value("#111827"))
+    )
+    return alt.layer(rect, text).properties(
+        title=alt.Title(title, subtitle=subtitle or ""),
+        height=max(120, 60 * frame["rope"].nunique()),
+        config=CONFIG,
+        description=title,
+    )

