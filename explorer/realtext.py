@@ -132,7 +132,7 @@ def change_note(label: str, diff: tuple[float, float, float], *, tokens: int, bl
     else:
         verdict = "a difference the interval cannot tell from zero"
     return (
-        f"With {label}, the mean loss over these {tokens:,} tokens changes by **{_nats(est)} nats per token** "
+        f"With {label}, the mean loss over these {tokens:,} predicted tokens changes by **{_nats(est)} nats per token** "
         f"({_interval(lo, hi)}, resampling blocks of {block} tokens): {verdict}."
     )
 

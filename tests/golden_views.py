@@ -97,6 +97,9 @@ CFG = "pages/9_Model_configs.py"
 PAGES = (HOME, SIN, CLOCKS, ROPE, INV, EXT, CMP, CFG)
 VIS = "pages/7_Images_and_video.py"
 LAB = "pages/6_Extrapolation_lab.py"  # its tour steps only (its views depend on the shipped results, data/lab/)
+#: Not snapshotted at all: its numbers come from a real model's forward pass, whose last float32 digits
+#: depend on the machine's kernels; tests/test_page_realmodel.py checks what it shows by meaning.
+RM = "pages/10_Inside_a_real_model.py"
 SHORT = {
     HOME: "home",
     SIN: "sin",
@@ -108,6 +111,7 @@ SHORT = {
     LAB: "lab",
     CMP: "cmp",
     CFG: "cfg",
+    RM: "rm",
 }
 
 #: bench/run_all.py's MAX_SETTINGS at the pre-restructure commit (copied, so that the links stay
@@ -311,6 +315,8 @@ TOUR_STEPS: tuple[tuple[str, dict[str, str]], ...] = (
     ("pages/7_Images_and_video.py", {"vis_model": "Qwen2.5-VL 7B (language model)", "vis_view": "Patch grid"}),
     ("pages/7_Images_and_video.py", {"vis_model": "Qwen2.5-VL 7B (language model)", "vis_view": "Pairs and axes"}),
     ("pages/8_Compare_methods.py", {}),
+    (RM, {"rm_view": "Frequencies"}),
+    (RM, {"rm_view": "Long context"}),
 )
 
 GARBAGE = {"seq_len": "abc", "base": "7", "d_model": "3"}
@@ -337,6 +343,8 @@ def _links() -> list[dict[str, Any]]:
             for preset in MODEL_PRESETS:
                 add(page, f"model={preset}", {"model": preset})
     for number, (page, values) in enumerate(TOUR_STEPS, start=1):
+        if page == RM:
+            continue
         add(HOME, f"step={number}", {"step": str(number)})
         add(page, f"step={number}+values", {**values, "step": str(number)})
 

@@ -35,6 +35,8 @@ PUBLISHED_IDS = (
     "vision-1",
     "vision-2",
     "compare-1",
+    "realmodel-frequencies",
+    "realmodel-long",
 )
 
 _EXT = {"head_dim": 128, "base": 10000, "train_len": 4096, "target_len": 16384}

