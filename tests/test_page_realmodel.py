@@ -87,7 +87,7 @@ def test_change_the_rope_scores_both_ropes(model):
     title = specs(at)[0]["title"]
     subtitle = title["subtitle"] if isinstance(title["subtitle"], str) else " ".join(title["subtitle"])
     assert f"{np.exp(own.mean()):.2f} → {np.exp(new.mean()):.2f}" in subtitle
-    est, lo, hi = realmodel.mean_difference(new, own, block=32)
+    est, lo, _hi = realmodel.mean_difference(new, own, block=32)
     text = notes(at)
     assert f"{est:+.3f} nats per token" in text
     assert ("worse than" in text) == (lo > 0)
@@ -120,7 +120,7 @@ def test_long_context_shows_the_shipped_results_without_the_model(monkeypatch):
     text = notes(at)
     k = MODEL.trained_length // long["chunk"]
     assert f"{np.mean(default[:k]):.2f} nats per token" in text
-    est, lo, hi = realmodel.difference_of_means(default[k:], default[:k])
+    est, _lo, _hi = realmodel.difference_of_means(default[k:], default[:k])
     assert f"{est:+.3f} nats per token from its mean" in text
     assert not jobs.QUEUE.snapshot()  # nothing runs until asked
 
