@@ -280,11 +280,13 @@ if t_change.open and m is not None:
 
 # ------------------------------------------------------------------------------ long context
 with t_long:
+    shipped_slot = st.container()  # the shipped results, drawn above the live run's controls
+    st.subheader("Run it live", anchor=False)
     l1, l2 = st.columns(2)
     live = widget("rm_live", container=l1)
     llen = widget("rm_llen", container=l2)
 if t_long.open:
-    with t_long:
+    with shipped_slot:
         try:
             data = shipped()
         except (OSError, ValueError) as exc:
@@ -335,7 +337,7 @@ if t_long.open:
             f"other texts or models. The papers' scaled models (Chen et al. 2023, Peng et al. 2023) were fine-tuned at the "
             f"longer length; these are not, and a {MODEL.parameters} model may miss things a larger one finds."
         )
-        st.subheader("Run it live", anchor=False)
+    with t_long:
         if not OK:
             st.info(f"The model is not installed on this server: {WHY}")
         else:

@@ -15,7 +15,6 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.lab import colors_for
 from explorer.charts.style import chart_config
 
 HEIGHT = 380
@@ -26,6 +25,8 @@ CONFIG = chart_config(
 )
 TURNS = {True: "turns at least once in the trained length", False: "never completes a turn in it"}
 TURN_COLORS = ("#2563eb", "#ea580c")  # blue: turns; orange: never does
+#: one colour per rope line: the model's own first (slate), then colour-blind-safe hues far apart
+LINE_COLORS = ("#334155", "#2563eb", "#ea580c", "#16a34a", "#9333ea", "#db2777", "#ca8a04", "#0891b2")
 LABEL_COLORS = {"sink": "#7c3aed", "previous": "#059669", "local": "#2563eb", "spread": "#94a3b8"}
 
 
@@ -162,7 +163,8 @@ def loss_chart(
     """Mean NLL per chunk of tokens against position, one line per rope; a dashed rule at the trained length
     (when it lies inside the plotted positions)."""
     names = list(dict.fromkeys(frame["rope"]))
-    color = alt.Color("rope:N", title=None, sort=names, scale=alt.Scale(domain=names, range=colors_for(names)))
+    palette = [LINE_COLORS[i % len(LINE_COLORS)] for i in range(len(names))]
+    color = alt.Color("rope:N", title=None, sort=names, scale=alt.Scale(domain=names, range=palette))
     x = alt.X("position:Q", title=f"position in the text (tokens; each point = the mean of {chunk:,} tokens)")
     layers: list[Any] = [
         alt.Chart(frame)

@@ -22,6 +22,14 @@ METHODS = ("norope", *ROPE_METHODS)
 METHOD_LABELS = {"norope": "No rotation at all (NoPE)", **{k: m.label for k, m in ROPE_METHODS.items()}}
 #: the live long-context run (the shipped comparison's methods, at factor 2)
 LIVE_METHODS = ("default", "linear:factor=2", "ntk:factor=2", "dynamic:factor=2", "yarn:factor=2", "llama3:factor=2")
+LIVE_LABELS = {
+    "default": "no scaling (its own rope)",
+    "linear:factor=2": "Linear (PI), factor 2",
+    "ntk:factor=2": "NTK-aware, factor 2",
+    "dynamic:factor=2": "Dynamic NTK, factor 2",
+    "yarn:factor=2": "YaRN, factor 2",
+    "llama3:factor=2": "Llama 3.1, factor 2",
+}
 MAX_PASTE = 60_000  # characters of a pasted text (≈ 15k tokens; the page uses at most 2,048 of them)
 
 
@@ -134,6 +142,7 @@ PAGE = Page(
             "select",
             "yarn:factor=2",
             options=LIVE_METHODS,
+            labels=LIVE_LABELS,
             help="Run the model with this rope on up to 4,096 tokens of argparse.py, in the server's one-job queue.",
         ),
         Param("rm_llen", "Live run length", "select_slider", 2048, options=(1024, 2048, 3072, 4096)),
