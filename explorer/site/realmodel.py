@@ -162,6 +162,6 @@ PAGE = Page(
             id="realmodel-long",
         ),
     ),
-    deep_link=DeepLink({"rm_view": "Heads", "rm_layer": 5}, slider="rm_head", chart=1),
+    deep_link=DeepLink({"rm_view": "Heads", "rm_layer": 5, "rm_head": 2}, slider="rm_head", chart=1),
     bench=BenchSettings(max_query={"rm_view": "Change the rope", "rm_length": "2048"}, slider=None),
 )
