@@ -206,3 +206,47 @@ def method_label(method: str) -> str:
     label = ROPE_METHODS[name].label if name in ROPE_METHODS else name
     keys = [item.partition("=") for item in rest.split(":") if item]
     return label + "".join(f", {k.replace('_', ' ')} {float(v):g}" for k, _, v in keys)
+
+
+#: What each method's authors report for extension without fine-tuning, and whom to cite.
+_PAPERS = {
+    "linear": "Chen et al. (2023) fine-tune after interpolating positions because interpolation alone costs accuracy",
+    "ntk": "bloc97 (2023) proposed NTK-aware scaling to extend a model without fine-tuning",
+    "dynamic": "emozilla (2023) proposed dynamic NTK to extend a model without fine-tuning",
+    "yarn": "Peng et al. (2023) report that YaRN extends a model's context even before fine-tuning",
+    "llama3": "Meta's Llama 3.1 applies this rescaling and then continues pre-training at the longer length",
+}
+
+
+def paper_notes(results: Mapping[str, Any], *, chunk: int, trained: int, labels: Mapping[str, str]) -> list[str]:
+    """For each scaled rope, whether the shipped numbers agree with what its paper reports (a claim only where
+    the 95 % interval of the comparison with no scaling excludes zero)."""
+    curves = {m: np.asarray(r["nll_by_chunk"], dtype=float) for m, r in results.items()}
+    base = curves.get("default")
+    if base is None:
+        return []
+    k = trained // chunk
+    notes = []
+    for m, c in curves.items():
+        kind = m.partition(":")[0]
+        if kind not in _PAPERS or c.size != base.size or c.size <= k + 1:
+            continue
+        past = realmodel.bootstrap(np.mean, c[k:] - base[k:])
+        inside = realmodel.bootstrap(np.mean, c[:k] - base[:k])
+        label = labels.get(m, m)
+        if kind == "linear":
+            if inside[1] > 0:
+                notes.append(
+                    f"{label} costs {_nats(inside[0])} nats per token inside the trained length: {_PAPERS[kind]}."
+                )
+            else:
+                notes.append(
+                    f"{label} costs nothing the interval can resolve inside the trained length, although {_PAPERS[kind]}."
+                )
+        elif past[2] < 0:
+            notes.append(
+                f"{label} keeps the loss past {trained:,} tokens below no scaling's without fine-tuning; {_PAPERS[kind]}."
+            )
+        elif past[1] > 0:
+            notes.append(f"{label} does worse than no scaling past {trained:,} tokens here, although {_PAPERS[kind]}.")
+    return notes

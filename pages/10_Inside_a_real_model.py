@@ -315,6 +315,10 @@ if t_long.open:
                     [realtext.learned_note(flat["default"]["nll_by_chunk"][:k_in], MODEL)]
                     + realtext.long_notes(flat, chunk=ch, trained=MODEL.trained_length, labels=labels)
                 )
+                notice_list(
+                    realtext.paper_notes(flat, chunk=ch, trained=MODEL.trained_length, labels=labels),
+                    title="Against the papers",
+                )
             if not long.get("complete", True):
                 st.caption("This part of the shipped results is incomplete: some ropes are missing.")
         else:

@@ -137,3 +137,19 @@ def test_grid_and_passkey_frames():
         "high": 0.9,
         "text": "1 of 2",
     }
+
+
+def test_paper_notes_agree_or_disagree_by_the_interval():
+    rng = np.random.default_rng(1)
+    base = np.r_[rng.normal(1.5, 0.2, 16), rng.normal(4.0, 0.3, 16)]
+    res = {
+        "default": {"nll_by_chunk": list(base)},
+        "linear:factor=2": {"nll_by_chunk": list(base + 1.0)},  # costs inside
+        "yarn:factor=2": {"nll_by_chunk": list(np.r_[base[:16], base[16:] - 2.0])},  # better past
+        "ntk:factor=2": {"nll_by_chunk": list(np.r_[base[:16], base[16:] + 1.0])},  # worse past
+    }
+    labels = {m: realtext.method_label(m) for m in res}
+    notes = realtext.paper_notes(res, chunk=512, trained=8192, labels=labels)
+    assert notes[0].startswith("Linear (Position Interpolation), factor 2 costs +1.000") and "Chen et al." in notes[0]
+    assert "below no scaling's" in notes[1] and "Peng et al." in notes[1]
+    assert "does worse than no scaling" in notes[2] and "bloc97" in notes[2]
