@@ -65,7 +65,7 @@ def main() -> None:
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
     load_avg = os.getloadavg()
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     with tempfile.TemporaryDirectory() as tmp:
         first = fresh_load(tmp)
         cached = fresh_load(tmp)
@@ -94,11 +94,16 @@ def main() -> None:
         assert not at.exception, [e.message for e in at.exception]
         return time.perf_counter() - t, at
 
-    views = {"Frequencies": {}, "Heads": {"rm_view": "Heads"}, "Change the rope": {"rm_view": "Change the rope"}, "Long context": {"rm_view": "Long context"}}
+    views = {
+        "Frequencies": {},
+        "Heads": {"rm_view": "Heads"},
+        "Change the rope": {"rm_view": "Change the rope"},
+        "Long context": {"rm_view": "Long context"},
+    }
     before = rss_mb()
     runs = {}
     for name, q in views.items():
-        first_run, at = page_run(PAGE, **q)
+        first_run, _at = page_run(PAGE, **q)
         again, _ = page_run(PAGE, **q)  # a second session: the numbers come from the shared caches
         runs[name] = (first_run, again)
     after = rss_mb()
