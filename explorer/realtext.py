@@ -250,3 +250,29 @@ def paper_notes(results: Mapping[str, Any], *, chunk: int, trained: int, labels:
         elif past[1] > 0:
             notes.append(f"{label} does worse than no scaling past {trained:,} tokens here, although {_PAPERS[kind]}.")
     return notes
+
+
+_SHORT = {
+    "default": "no scaling",
+    "norope": "no rotation",
+    "linear": "PI",
+    "ntk": "NTK",
+    "dynamic": "dynamic NTK",
+    "yarn": "YaRN",
+    "llama3": "Llama 3.1",
+    "longrope": "LongRoPE",
+    "proportional": "p-RoPE",
+}
+
+
+def short_label(method: str) -> str:
+    """A legend's name for a method: "yarn:factor=2" -> "YaRN ×2", "proportional:partial_rotary_factor=0.25:
+    factor=1.0" -> "p-RoPE p=0.25 ×1"; every key but factor and partial_rotary_factor is left to the long label."""
+    name, _, rest = method.partition(":")
+    keys = dict(item.partition("=")[::2] for item in rest.split(":") if item)
+    out = _SHORT.get(name, name)
+    if "partial_rotary_factor" in keys:
+        out += f" p={float(keys['partial_rotary_factor']):g}"
+    if "factor" in keys:
+        out += f" ×{float(keys['factor']):g}"
+    return out

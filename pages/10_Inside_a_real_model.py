@@ -243,7 +243,11 @@ if t_change.open and m is not None:
         show_chart(
             shared(charts.loss_chart)(
                 charts.loss_frame(
-                    {"its own rope": realmodel.chunk_means(own, chunk), label: realmodel.chunk_means(new, chunk)}, chunk
+                    {
+                        "its own rope": realmodel.chunk_means(own, chunk),
+                        realtext.short_label(chosen.name): realmodel.chunk_means(new, chunk),
+                    },
+                    chunk,
                 ),
                 trained=None,
                 title=f"Loss along the text: its own rope and {label}",
@@ -297,7 +301,7 @@ if t_long.open:
             res = long["results"]
             ch = int(long["chunk"])
             labels = {mm: realtext.method_label(mm) for mm in res}
-            curves = {labels[mm]: next(iter(r.values()))["nll_by_chunk"] for mm, r in res.items()}
+            curves = {realtext.short_label(mm): next(iter(r.values()))["nll_by_chunk"] for mm, r in res.items()}
             show_chart(
                 shared(charts.loss_chart)(
                     charts.loss_frame(curves, ch),
@@ -328,7 +332,7 @@ if t_long.open:
             plabels = {mm: realtext.method_label(mm) for mm in pk["summary"]}
             show_chart(
                 shared(charts.passkey_chart)(
-                    charts.passkey_frame({plabels[mm]: v for mm, v in pk["summary"].items()}),
+                    charts.passkey_frame({realtext.short_label(mm): v for mm, v in pk["summary"].items()}),
                     trained=MODEL.trained_length,
                     title="Passkey retrieval: a 5-digit key hidden in filler, asked for at the end",
                     subtitle=f"found = greedy decoding writes the key; depths {pk.get('depths')}; computed in advance",
@@ -403,7 +407,7 @@ if t_long.open:
                 show_chart(
                     shared(charts.loss_chart)(
                         charts.loss_frame(
-                            {realtext.method_label(k2): realmodel.chunk_means(v, lch) for k2, v in result.items()}, lch
+                            {realtext.short_label(k2): realmodel.chunk_means(v, lch) for k2, v in result.items()}, lch
                         ),
                         trained=MODEL.trained_length,
                         title=f"Live: {realtext.method_label(live)} on {llen:,} tokens of argparse.py",

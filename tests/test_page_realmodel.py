@@ -115,7 +115,7 @@ def test_long_context_shows_the_shipped_results_without_the_model(monkeypatch):
     long = data["long"]
     lines = rows(specs(at)[0], "line", "y", "value")
     default = next(iter(long["results"]["default"].values()))["nll_by_chunk"]
-    shown = list(lines[lines["rope"] == "no scaling (its own rope)"]["value"])
+    shown = list(lines[lines["rope"] == "no scaling"]["value"])
     assert shown == pytest.approx(default)
     text = notes(at)
     k = MODEL.trained_length // long["chunk"]

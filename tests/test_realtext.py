@@ -153,3 +153,10 @@ def test_paper_notes_agree_or_disagree_by_the_interval():
     assert notes[0].startswith("Linear (Position Interpolation), factor 2 costs +1.000") and "Chen et al." in notes[0]
     assert "below no scaling's" in notes[1] and "Peng et al." in notes[1]
     assert "does worse than no scaling" in notes[2] and "bloc97" in notes[2]
+
+
+def test_short_labels():
+    assert realtext.short_label("default") == "no scaling"
+    assert realtext.short_label("yarn:factor=2") == "YaRN ×2"
+    assert realtext.short_label("proportional:partial_rotary_factor=0.25:factor=1.0") == "p-RoPE p=0.25 ×1"
+    assert realtext.short_label("longrope:factor=4.0") == "LongRoPE ×4"

@@ -21,12 +21,12 @@ HEIGHT = 380
 CONFIG = chart_config(
     title={"fontSize": 18, "subtitleFontSize": 14, "offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},
-    legend={"labelFontSize": 14, "titleFontSize": 14, "orient": "bottom", "labelLimit": 400, "columns": 3},
+    legend={"labelFontSize": 14, "titleFontSize": 14, "orient": "bottom", "labelLimit": 170, "columns": 2},
 )
-TURNS = {True: "turns at least once in the trained length", False: "never completes a turn in it"}
+TURNS = {True: "turns in training", False: "never turns in training"}
 TURN_COLORS = ("#2563eb", "#ea580c")  # blue: turns; orange: never does
-#: one colour per rope line: the model's own first (slate), then colour-blind-safe hues far apart
-LINE_COLORS = ("#334155", "#2563eb", "#ea580c", "#16a34a", "#9333ea", "#db2777", "#ca8a04", "#0891b2")
+#: one colour per rope line: the model's own first (slate), then hues far apart; all mid-tones, legible on the light and the dark card
+LINE_COLORS = ("#64748b", "#2563eb", "#ea580c", "#16a34a", "#9333ea", "#db2777", "#ca8a04", "#0891b2")
 LABEL_COLORS = {"sink": "#7c3aed", "previous": "#059669", "local": "#2563eb", "spread": "#94a3b8"}
 
 
@@ -58,7 +58,9 @@ def pair_chart(
         alt.Chart(frame)
         .mark_bar()
         .encode(
-            x=alt.X("pair:O", title="RoPE pair j (fast → slow; wavelength 2π·b^(2j/d) in the tooltip)"),
+            x=alt.X(
+                "pair:O", title="RoPE pair j (fast → slow)", axis=alt.Axis(labelAngle=0, values=list(range(0, 32, 4)))
+            ),
             y=alt.Y("share:Q", title=y_title),
             color=color,
             tooltip=[
@@ -133,9 +135,7 @@ def profile_chart(frame: pd.DataFrame, *, title: str, subtitle: str | Sequence[s
         alt.Chart(frame)
         .mark_line(point=True, color="#2563eb")
         .encode(
-            x=alt.X("x:Q", title="distance i − j + 1 (tokens back, log scale; 1 = the token itself)").scale(
-                type="log", base=2
-            ),
+            x=alt.X("x:Q", title="tokens back + 1 (log scale)").scale(type="log", base=2),
             y=alt.Y("weight:Q", title="mean attention weight"),
             tooltip=[alt.Tooltip("distance:Q", title="tokens back"), alt.Tooltip("weight:Q", format=".4f")],
         )
@@ -165,7 +165,7 @@ def loss_chart(
     names = list(dict.fromkeys(frame["rope"]))
     palette = [LINE_COLORS[i % len(LINE_COLORS)] for i in range(len(names))]
     color = alt.Color("rope:N", title=None, sort=names, scale=alt.Scale(domain=names, range=palette))
-    x = alt.X("position:Q", title=f"position in the text (tokens; each point = the mean of {chunk:,} tokens)")
+    x = alt.X("position:Q", title=f"position (tokens; a point = {chunk:,}-token mean)")
     layers: list[Any] = [
         alt.Chart(frame)
         .mark_line(point=True, strokeWidth=2.5)
