@@ -18,6 +18,9 @@ import pandas as pd
 from explorer.charts.style import chart_config
 
 HEIGHT = 380
+#: Streamlit's default autosize "fit" squeezes title, legend and axes into the height, so on a phone (titles
+#: wrapped, legends in rows) the plot shrank to a strip; "fit-x" stretches the width only, and the height is the plot's.
+FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
 CONFIG = chart_config(
     title={"fontSize": 18, "subtitleFontSize": 14, "offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},
@@ -72,7 +75,7 @@ def pair_chart(
         )
     )
     return alt.layer(bars).properties(
-        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title
+        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title, autosize=FIT_X
     )
 
 
@@ -119,7 +122,7 @@ def grid_chart(
         pick = pd.DataFrame({"layer": [selected[0]], "head": [selected[1]]})
         layers.append(alt.Chart(pick).mark_rect(fill=None, stroke="#dc2626", strokeWidth=3).encode(x=x, y=y))
     return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=subtitle or ""), height=560, config=CONFIG, description=title
+        title=alt.Title(title, subtitle=subtitle or ""), height=560, config=CONFIG, description=title, autosize=FIT_X
     )
 
 
@@ -141,7 +144,7 @@ def profile_chart(frame: pd.DataFrame, *, title: str, subtitle: str | Sequence[s
         )
     )
     return alt.layer(line).properties(
-        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title
+        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title, autosize=FIT_X
     )
 
 
@@ -189,7 +192,7 @@ def loss_chart(
             .encode(x="position:Q", text="label:N")
         )
     return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title
+        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title, autosize=FIT_X
     )
 
 
@@ -242,4 +245,5 @@ def passkey_chart(
         height=max(120, 60 * frame["rope"].nunique()),
         config=CONFIG,
         description=title,
+        autosize=FIT_X,
     )
