@@ -16,3 +16,18 @@ if str(ROOT) not in sys.path:
 def rng():
     """A fresh, seeded numpy Generator per test (reproducible, independent of test order)."""
     return np.random.default_rng(20240607)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _real_model_disk_cache():
+    """Write the real model's disk cache once, before any test or test server needs the model: the first load
+    reads the GGUF file (≈ 20 s, more on a busy machine), later loads read the cache (≈ 3 s). In a subprocess,
+    so this process does not hold the model's memory. Nothing to do where the model is not installed."""
+    from posenc import realmodel
+
+    ok, _ = realmodel.available()
+    if ok:
+        import subprocess
+
+        code = "from posenc import realmodel; realmodel.load()"
+        subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, timeout=600)
