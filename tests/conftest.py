@@ -26,7 +26,7 @@ def _real_model_disk_cache():
     from posenc import realmodel
 
     ok, _ = realmodel.available()
-    if ok:
+    if ok and not (realmodel.cache_dir() / "stamp.json").is_file():
         import subprocess
 
         code = "from posenc import realmodel; realmodel.load()"

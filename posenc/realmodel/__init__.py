@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 import re
 import sysconfig
 from collections.abc import Mapping, Sequence
@@ -42,6 +43,7 @@ __all__ = [
     "available",
     "blocks",
     "bootstrap",
+    "cache_dir",
     "default_text",
     "difference_of_means",
     "gguf_path",
@@ -131,6 +133,16 @@ def gguf_path() -> Path | None:
         if path.is_file():
             return path
     return None
+
+
+def cache_dir() -> Path:
+    """Where the first load writes the model's float32 copy: ``$POSENC_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or
+    ``~/.cache``, then ``posenc-explorer/smollm2-135m-instruct``."""
+    root = (
+        os.environ.get("POSENC_CACHE_DIR")
+        or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "posenc-explorer"
+    )
+    return Path(root) / "smollm2-135m-instruct"
 
 
 def available() -> tuple[bool, str]:

@@ -38,7 +38,7 @@ SHIP_PPL_METHODS = (
 )
 SHIP_PASSKEY_METHODS = ("default", "yarn:factor=2")
 SHIP_PASSKEY_LENGTHS = (6144, 12288)  # one inside the trained 8,192 tokens, one past it
-SHIP_PASSKEY_DEPTHS = (0.25, 0.75)
+SHIP_PASSKEY_DEPTHS = (0.1, 0.3, 0.5, 0.7, 0.9)
 SHIP_PARTS = ("norms", "long", "passkey")
 SHIP_NORM_TOKENS = 512
 

@@ -24,22 +24,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from . import MAX_TOKENS, MODEL, HeadRules, ModelFacts, RealMethod, gguf_path, head_labels, parse_method
+from . import MAX_TOKENS, MODEL, HeadRules, ModelFacts, RealMethod, cache_dir, gguf_path, head_labels, parse_method
 
-__all__ = ["RealModel", "cache_dir", "load"]
+__all__ = ["RealModel", "load"]
 
 Progress = Callable[[float], Any]  # fraction done in [0, 1]; may raise to stop the computation
 _CACHE_VERSION = 1
 _LOAD_LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str], RealModel] = {}
-
-
-def cache_dir() -> Path:
-    root = (
-        os.environ.get("POSENC_CACHE_DIR")
-        or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "posenc-explorer"
-    )
-    return Path(root) / "smollm2-135m-instruct"
 
 
 def _stamp(path: Path) -> dict[str, Any]:
