@@ -103,6 +103,9 @@ with st.container(border=True, key="rm_controls"):
     c1, c2 = st.columns([3, 2])
     text_key = widget("rm_text", container=c1)
     n_tokens = widget("rm_tokens", container=c2)
+    h1, h2 = st.columns(2)
+    layer = widget("rm_layer", container=h1)
+    head = widget("rm_head", container=h2)
     if text_key == "pasted":
         pasted = st.text_area(
             "Paste a text (a link does not carry it)",
@@ -172,16 +175,22 @@ if t_freq.open and m is not None:
             ),
             width="stretch",
         )
+        show_chart(
+            shared(charts.norm_chart)(
+                charts.norm_frame(q[layer], k[layer]),
+                first_slow=int(np.argmax(slow)),
+                title=f"Layer {layer}: mean pair norms of every query and key head",
+                subtitle=f"{MODEL.q_heads} query heads share {MODEL.kv_heads} key heads; before rotation",
+            ),
+            width="stretch",
+        )
+        notice_list([realtext.layer_note(products, layer, MODEL)], title=f"Layer {layer}")
         st.caption(
             "|q_j|·|k_j| bounds what pair j can add to a score q·k (Cauchy–Schwarz), so a large product marks a pair "
             "the head can use; whether it does depends on the angle between them, which the Heads view shows in effect."
         )
 
 # ------------------------------------------------------------------------------ heads
-with t_heads:
-    h1, h2 = st.columns(2)
-    layer = widget("rm_layer", container=h1)
-    head = widget("rm_head", container=h2)
 if t_heads.open and m is not None:
     with t_heads:
         busy_note(m)

@@ -180,3 +180,19 @@ def test_a_live_run_goes_through_the_queue_and_draws_its_curve():
     lines = rows(live[0], "line", "y", "value")
     assert len(lines) == 8  # 1,023 predicted tokens in chunks of 128
     assert lines["value"].tolist() == pytest.approx(realmodel.chunk_means(job.result["default"], 128))
+
+
+@needs_model
+def test_frequencies_show_the_chosen_layers_norms(model):
+    at = run(rm_layer=7, rm_tokens=128)
+    ids = model.tokenize(realmodel.default_text("argparse.py"))[:128]
+    n = model.pair_norms(ids)
+    chart = next(s for s in specs(at) if s["title"]["text"].startswith("Layer 7: mean pair norms"))
+    lines = rows(chart, "line", "y", "norm")
+    q3 = lines[lines["series"] == "query head 3"].sort_values("pair")["norm"]
+    k1 = lines[lines["series"] == "key head 1"].sort_values("pair")["norm"]
+    np.testing.assert_allclose(q3, n["q"][7, 3], rtol=1e-4)
+    np.testing.assert_allclose(k1, n["k"][7, 1], rtol=1e-4)
+    shade = rows(chart, "rect", "x", "start")
+    assert shade["start"].tolist() == [19.5]  # pairs 20–31 never turn within 8,192 tokens
+    assert "In layer 7, head" in " ".join(m.value for m in at.markdown)

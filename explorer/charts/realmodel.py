@@ -79,6 +79,50 @@ def pair_chart(
     )
 
 
+def norm_frame(q: np.ndarray, k: np.ndarray) -> pd.DataFrame:
+    """One layer's (q_heads, pairs) and (kv_heads, pairs) mean pair norms -> rows (pair, series, kind, norm)."""
+    rows = []
+    for kind, arr in (("query", np.asarray(q, dtype=float)), ("key", np.asarray(k, dtype=float))):
+        for h, norms in enumerate(arr):
+            rows += [
+                {"pair": j, "series": f"{kind} head {h}", "kind": kind, "norm": float(v)} for j, v in enumerate(norms)
+            ]
+    return pd.DataFrame(rows, columns=["pair", "series", "kind", "norm"])
+
+
+def norm_chart(
+    frame: pd.DataFrame, *, first_slow: int, title: str, subtitle: str | Sequence[str] = ""
+) -> alt.TopLevelMixin:
+    """Mean |q_j| and |k_j| per pair, one line per head (queries blue, keys orange); the pairs from
+    ``first_slow`` on (never a full turn in training) shaded."""
+    x = alt.X("pair:Q", title="RoPE pair j (fast → slow)").scale(domain=[0, int(frame["pair"].max())])
+    n = int(frame["pair"].max())
+    shade = pd.DataFrame({"start": [first_slow - 0.5], "end": [n + 0.5], "label": ["never turns in training"]})
+    layers: list[Any] = [
+        alt.Chart(shade).mark_rect(opacity=0.12, color=TURN_COLORS[1]).encode(x="start:Q", x2="end:Q"),
+        alt.Chart(shade)
+        .mark_text(align="left", baseline="top", dx=4, y=4, fontSize=13, color=TURN_COLORS[1])
+        .encode(x="start:Q", text="label:N"),
+        alt.Chart(frame)
+        .mark_line(point=False, strokeWidth=2)
+        .encode(
+            x=x,
+            y=alt.Y("norm:Q", title="mean pair norm before rotation"),
+            color=alt.Color(
+                "kind:N",
+                title=None,
+                sort=["query", "key"],
+                scale=alt.Scale(domain=["query", "key"], range=["#2563eb", "#ea580c"]),
+            ),
+            detail="series:N",
+            tooltip=[alt.Tooltip("series:N"), alt.Tooltip("pair:Q"), alt.Tooltip("norm:Q", format=".3f")],
+        ),
+    ]
+    return alt.layer(*layers).properties(
+        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title, autosize=FIT_X
+    )
+
+
 def grid_frame(values: np.ndarray, labels: np.ndarray | None = None) -> pd.DataFrame:
     """(layers, heads) -> rows (layer, head, value[, label])."""
     v = np.asarray(values, dtype=float)
