@@ -95,7 +95,7 @@ def norm_chart(
 ) -> alt.TopLevelMixin:
     """Mean |q_j| and |k_j| per pair, one line per head (queries blue, keys orange); the pairs from
     ``first_slow`` on (never a full turn in training) shaded."""
-    x = alt.X("pair:Q", title="RoPE pair j (fast → slow)").scale(domain=[0, int(frame["pair"].max())])
+    x = alt.X("pair:Q", title="RoPE pair j (fast → slow)").scale(domain=[0, int(frame["pair"].max())], nice=False)
     n = int(frame["pair"].max())
     shade = pd.DataFrame({"start": [first_slow - 0.5], "end": [n + 0.5], "label": ["never turns in training"]})
     layers: list[Any] = [
