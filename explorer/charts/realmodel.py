@@ -24,7 +24,7 @@ FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
 CONFIG = chart_config(
     title={"fontSize": 18, "subtitleFontSize": 14, "offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},
-    legend={"labelFontSize": 14, "titleFontSize": 14, "orient": "bottom", "labelLimit": 170, "columns": 2},
+    legend={"labelFontSize": 14, "titleFontSize": 14, "orient": "bottom", "labelLimit": 300, "columns": 2},
 )
 TURNS = {True: "turns in training", False: "never turns in training"}
 TURN_COLORS = ("#2563eb", "#ea580c")  # blue: turns; orange: never does
