@@ -191,6 +191,13 @@ def passkey_notes(
                 f"95 % interval {lo:.2f}–{hi:.2f})"
             )
         notes.append(f"**{labels.get(m, m)}** finds the key " + "; ".join(cells) + ".")
+    own = summary.get("default", {})
+    inside = [c for n, c in own.items() if int(n) <= trained]
+    if inside and sum(c["found"] for c in inside) < sum(c["trials"] for c in inside):
+        notes.append(
+            "With its own rope the model already misses keys inside its trained length: a model this small does "
+            "not retrieve reliably, so a miss past that length is not only about position."
+        )
     return notes
 
 

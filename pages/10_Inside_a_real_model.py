@@ -23,7 +23,7 @@ from explorer.charts import realmodel as charts
 from explorer.exports import page_footer
 from explorer.layout import cached, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import escape_markdown, widget
-from explorer.site.realmodel import MAX_PASTE
+from explorer.site.realmodel import MAX_PASTE, MAX_SCORED
 from posenc import realmodel
 from posenc.realmodel import MODEL, HeadRules
 
@@ -138,6 +138,11 @@ if m is not None:
             st.warning(
                 f"The pasted text has {ids.size} tokens, fewer than the {n_tokens} asked for: all {ids.size} are read."
             )
+    if text_key == "pasted" and ids.size > MAX_SCORED:
+        st.warning(
+            f"The pasted text has {ids.size:,} tokens; the views read at most its first {MAX_SCORED:,} "
+            f"(Frequencies and Heads the first {n_tokens}, Change the rope up to {MAX_SCORED:,})."
+        )
 read = tuple(int(i) for i in ids[:n_tokens])
 lam = MODEL.wavelengths()
 

@@ -196,3 +196,12 @@ def test_frequencies_show_the_chosen_layers_norms(model):
     shade = rows(chart, "rect", "x", "start")
     assert shade["start"].tolist() == [19.5]  # pairs 20–31 never turn within 8,192 tokens
     assert "In layer 7, head" in " ".join(m.value for m in at.markdown)
+
+
+@needs_model
+def test_a_long_pasted_text_is_clamped_with_a_warning():
+    at = run(rm_text="pasted", rm_tokens=64)
+    at.text_area(key="rm_paste").set_value("word " * 5000)
+    at.run()
+    assert not at.exception
+    assert any("read at most its first 2,048" in w.value for w in at.warning)

@@ -160,3 +160,10 @@ def test_short_labels():
     assert realtext.short_label("yarn:factor=2") == "YaRN ×2"
     assert realtext.short_label("proportional:partial_rotary_factor=0.25:factor=1.0") == "p-RoPE p=0.25 ×1"
     assert realtext.short_label("longrope:factor=4.0") == "LongRoPE ×4"
+
+
+def test_passkey_notes_say_when_the_model_is_too_small():
+    fails = {"default": {"6144": {"found": 1, "trials": 5, "ci95": [0.04, 0.62]}}}
+    assert "misses keys inside its trained length" in realtext.passkey_notes(fails, {}, 8192)[-1]
+    fine = {"default": {"6144": {"found": 5, "trials": 5, "ci95": [0.57, 1.0]}}}
+    assert not any("misses keys" in n for n in realtext.passkey_notes(fine, {}, 8192))

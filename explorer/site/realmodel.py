@@ -30,6 +30,8 @@ LIVE_LABELS = {
     "yarn:factor=2": "YaRN, factor 2",
     "llama3:factor=2": "Llama 3.1, factor 2",
 }
+SCORED = (256, 512, 1024, 2048)  # tokens the Change-the-rope view may score
+MAX_SCORED = max(SCORED)
 MAX_PASTE = 60_000  # characters of a pasted text (≈ 15k tokens; the page uses at most 2,048 of them)
 
 
@@ -149,7 +151,7 @@ PAGE = Page(
             "Tokens scored",
             "select_slider",
             512,
-            options=(256, 512, 1024, 2048),
+            options=SCORED,
             help="How many tokens of the text the two ropes are scored on (longer takes longer: ≈ 2 s at 512).",
         ),
         Param(
