@@ -366,3 +366,27 @@ def test_difference_of_means_interval():
     assert est == pytest.approx(a.mean() - b.mean())
     assert lo < 1.0 < hi  # sd of the difference ≈ √(2/900) ≈ 0.047
     assert hi - lo == pytest.approx(2 * 1.96 * math.sqrt(2 / 900), rel=0.15)
+
+
+def test_other_pages_never_import_the_model_or_its_libraries():
+    """Every page but the real model's runs without torch, transformers or the model (AppTest in a subprocess)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code = (
+        "import sys\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        "for script in ['app.py', 'pages/1_Sinusoidal_heatmap.py', 'pages/5_Context_extension.py', "
+        "'pages/9_Model_configs.py', 'pages/10_Inside_a_real_model.py']:\n"
+        "    at = AppTest.from_file(script, default_timeout=120)\n"
+        "    if script.startswith('pages/10'):\n"
+        "        at.query_params['rm_view'] = 'Long context'\n"
+        "    at.run()\n"
+        "    assert not at.exception, (script, at.exception)\n"
+        "    bad = [m for m in ('transformers', 'gguf', 'accelerate', 'posenc.realmodel.model') if m in sys.modules]\n"
+        "    assert not bad, (script, bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
