@@ -80,8 +80,15 @@ def test_wheel_requires_numpy_only_and_torch_under_the_torch_extra(wheel):
         meta = Parser().parsestr(zf.read(f"{_dist_info(zf.namelist())}/METADATA").decode())
     assert meta["Name"] == "posenc"
     requires = sorted(_requirement(r) for r in meta.get_all("Requires-Dist") or [])
-    assert requires == [("numpy", ""), ("torch", 'extra=="torch"')], meta.get_all("Requires-Dist")
-    assert meta.get_all("Provides-Extra") == ["torch"]
+    real = 'extra=="realmodel"'
+    assert requires == sorted(
+        [
+            ("numpy", ""),
+            ("torch", 'extra=="torch"'),
+            *[(name, real) for name in ("torch", "transformers", "tokenizers", "gguf", "accelerate")],
+        ]
+    ), meta.get_all("Requires-Dist")
+    assert meta.get_all("Provides-Extra") == ["torch", "realmodel"]
 
 
 @pytest.fixture(scope="module")
