@@ -3,8 +3,9 @@ between the knobs people mix up (NTK alpha, a new rope_theta, a linear factor).
 
 URL keys: conv_from, ntk_alpha, new_theta, head_dim, base (the converter); cfg (the pasted text,
 compressed: explorer.site.configs.encode_text, at most MAX_LINK_CHARS characters), cfg_example
-(the example choice) and layer (for a config whose layers differ: whose rope "Open in …" carries). The fallback sizes are session-only; the "Open in …" buttons carry the parsed
-values to the other pages.
+(the example choice), cfg_head_dim and cfg_max_pos (the sizes used when the text does not give
+them) and layer (for a config whose layers differ: whose rope "Open in …" carries). The "Open in …"
+buttons carry the parsed values to the other pages.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 import posenc
-from explorer import manifest, params, presets_ui, tour
+from explorer import manifest, mode, params, presets_ui, tour
 from explorer.charts import configs as charts
 from explorer.exports import page_footer
 from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
@@ -26,6 +27,7 @@ from posenc.config import ERROR, parse_model_config
 from posenc.models import PRESETS
 
 TEXT_KEY, TEXT_MIRROR = "cfg_text", "_explorer_cfg_text"  # session-only; the mirror survives page changes
+TEXT_HEIGHT, TEXT_HEIGHT_PRESENTING = 300, 160  # the text box, in pixels
 #: model_type per preset, for the examples (it decides the parser's layout guess).
 MODEL_TYPES = {
     "llama2-7b": "llama",
@@ -169,15 +171,16 @@ if st.session_state.get("_cfg_link_problem"):
 left, right = st.columns([3, 1.3])
 with right:
     widget("cfg_example", container=right, on_change=_load_example)
-    with st.expander("Sizes for a rope block on its own"):
-        fallback_head_dim = int(st.number_input("head_dim", 2, 1024, 128, step=2, key="cfg_head_dim"))
-        fallback_max_pos = int(st.number_input("max_position_embeddings", 1, 10_000_000, 4096, key="cfg_max_pos"))
-        st.caption("Used only when the pasted text does not give them.")
+    sizes = right.expander("Sizes for a rope block on its own")
+    fallback_head_dim = int(widget("cfg_head_dim", container=sizes))
+    fallback_max_pos = int(widget("cfg_max_pos", container=sizes))
+    sizes.caption("Used only when the pasted text does not give them.")
 with left:
     text = st.text_area(
         "config.json",
         key=TEXT_KEY,
-        height=300,
+        # on a projector (presentation mode) shorter, so that the reading below is in the first screen
+        height=TEXT_HEIGHT_PRESENTING if mode.is_on() else TEXT_HEIGHT,
         on_change=_keep_text,
         placeholder='{"head_dim": 128, "rope_theta": 500000.0, "rope_scaling": {...}}',
         help="Put in the link (compressed) so the view can be shared; nothing is stored on the server.",
@@ -192,7 +195,7 @@ if st.session_state.get("_cfg_too_long"):
     )
 
 parsed = parse(text, fallback_head_dim, fallback_max_pos) if text.strip() else None
-reading = st.container(key="cfg_reading")  # the verdict and every problem: the page's main output
+reading = st.container(key="cfg_reading")  # the verdict, every problem, the numbers read: the page's main output
 open_block: dict = {}  # the rope block the "Open in …" buttons (and the snippet) carry
 open_layer: int | None = None  # whose, when the config's layers differ
 if parsed is None:
@@ -216,7 +219,7 @@ else:
 
     if parsed.kind:
         rotary = parsed.rotary_dim
-        c = st.columns(4)
+        c = reading.columns(4)
         c[0].metric(
             "Head dim (rotated)",
             "—"
@@ -233,7 +236,7 @@ else:
             "—" if parsed.original_max_position_embeddings is None else f"{parsed.original_max_position_embeddings:,}",
             help="original_max_position_embeddings (in the block or at the top level).",
         )
-        c = st.columns(4)
+        c = reading.columns(4)
         c[0].metric("Method (rope_type)", parsed.rope_type or "—")
         c[1].metric(
             "Layout (a guess)",

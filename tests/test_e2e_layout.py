@@ -166,17 +166,19 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots
 #: Pages whose main output is not a chart: (a link that gives it something to show, the CSS
 #: selector of that output). Model configs is a form: its output is the reading of the pasted
 #: config (the verdict and every problem, then the numbers); its only chart, the NTK converter's,
-#: is a side tool further down.
-MAIN_OUTPUT = {"configs": ({"cfg_example": "Gemma 3 4B"}, ".st-key-cfg_reading")}
+#: is a side tool further down. The first screen must show the verdict and, under it, the first
+#: of the numbers read (the head size), label and value.
+MAIN_OUTPUT = {"configs": ({"cfg_example": "Gemma 3 4B"}, ".st-key-cfg_reading [data-testid=stMetric]")}
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("page", CHECKED, ids=[p.slug for p in CHECKED])
-def test_presentation_mode_shows_a_control_and_the_main_chart_first(browser, server, page):
-    """1280 × 720, ?present=1: a main control and the first CHART_VISIBLE_PX of the page's main
-    output (its first chart; on Compare methods the summary table, which comes first; on Model
-    configs the reading of an example config) in the first screen, without scrolling."""
+def test_presentation_mode_shows_a_control_and_the_main_chart_first(browser, server, page, scheme):
+    """1280 × 720, ?present=1, light and dark: a main control and the first CHART_VISIBLE_PX of the
+    page's main output (its first chart; on Compare methods the summary table, which comes first; on
+    Model configs the reading of an example config) in the first screen, without scrolling."""
     query, selector = MAIN_OUTPUT.get(page.slug, ({}, None))
-    context, tab = open_page(browser, server, page, {**query, "present": "1"}, viewport=PROJECTOR)
+    context, tab = open_page(browser, server, page, {**query, "present": "1"}, viewport=PROJECTOR, scheme=scheme)
     try:
         where = tab.evaluate(FIRST_SCREEN_JS, {"main": selector})
     finally:

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 import posenc
 from explorer.manifest import PAGES
+from explorer.site import configs as site
 from posenc.models import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -269,3 +270,87 @@ def test_reported_crash_huge_sizes_and_a_small_converter_base_show_a_message(bas
     assert shown["NTK alpha α"] == "1" and float(shown["rope_theta b′"].replace(",", "")) == float(base)
     # the rope block on its own is read with the sizes typed in the box
     assert shown["Head dim (rotated)"] == "988" and shown["max_position_embeddings"] == "10,000,000"
+
+
+# ----------------------------------------------------------------- the fallback sizes, in the link
+DYNAMIC_BLOCK = '{"rope_type": "dynamic", "factor": 2.0}'  # a rope block alone: no head size, no length
+
+
+def open_links(at: AppTest) -> dict[str, dict[str, str]]:
+    """{page URL path: its query} of the "Open in …" links shown under the buttons."""
+    out = {}
+    for code in at.code:
+        path, _, query = code.value.partition("?")
+        out[path.rsplit("/", 1)[-1]] = dict(part.split("=", 1) for part in query.split("&") if part)
+    return out
+
+
+def share_link(at: AppTest) -> str:
+    (link,) = [m.value for m in at.markdown if m.value.startswith("**Link to this view**")]
+    return link
+
+
+def test_a_link_sets_the_fallback_sizes_and_the_block_is_read_with_them():
+    """?cfg_head_dim=96&cfg_max_pos=32768 with a rope block alone: the sizes box shows them, the
+    reading uses them (a dynamic NTK block's trained length is max_position_embeddings, and the
+    "Open in Context extension" view runs at factor × that length), and the share link keeps them."""
+    cfg = site.encode_text(DYNAMIC_BLOCK)
+    at = run({"cfg": cfg, "cfg_head_dim": "96", "cfg_max_pos": "32768"})
+    assert not at.warning, [w.value for w in at.warning]
+    assert at.number_input(key="cfg_head_dim").value == 96
+    assert at.number_input(key="cfg_max_pos").value == 32768
+    shown = metrics(at)
+    assert shown["Read as"] == "rope block" and shown["Method (rope_type)"] == "dynamic"
+    assert shown["Head dim (rotated)"] == "96" and shown["max_position_embeddings"] == "32,768"
+    notes = " ".join(m.value for m in at.markdown if m.value.startswith("**Notes**")).replace("\\", "")
+    assert "head_dim 96 is the explorer's setting" in notes
+    assert "max_position_embeddings 32768 is the explorer's setting" in notes
+    links = open_links(at)
+    assert links["Context_extension"]["head_dim"] == "96"
+    assert links["Context_extension"]["train_len"] == "32768"
+    assert links["Context_extension"]["target_len"] == str(2 * 32768)
+    assert links["RoPE_rotation"]["head_dim"] == "96"
+    assert "cfg_head_dim=96" in share_link(at) and "cfg_max_pos=32768" in share_link(at)
+
+    # the same block without the sizes in the link: the defaults (head_dim 128, 4,096 positions)
+    at = run({"cfg": cfg})
+    assert at.number_input(key="cfg_head_dim").value == 128
+    assert at.number_input(key="cfg_max_pos").value == 4096
+    shown = metrics(at)
+    assert shown["Head dim (rotated)"] == "128" and shown["max_position_embeddings"] == "4,096"
+    assert open_links(at)["Context_extension"]["target_len"] == str(2 * 4096)
+    assert "cfg_head_dim" not in share_link(at) and "cfg_max_pos" not in share_link(at)
+
+
+def test_the_fallback_sizes_do_not_replace_the_sizes_a_config_gives():
+    """The caption's promise: the sizes are used only when the pasted text does not give them."""
+    text = json.dumps({"model_type": "llama", "head_dim": 64, "rope_theta": 10000.0, "max_position_embeddings": 2048})
+    at = run({"cfg": site.encode_text(text), "cfg_head_dim": "96", "cfg_max_pos": "32768"})
+    assert at.number_input(key="cfg_head_dim").value == 96
+    shown = metrics(at)
+    assert shown["Head dim (rotated)"] == "64" and shown["max_position_embeddings"] == "2,048"
+
+
+@pytest.mark.parametrize(
+    "key, raw, reason, default",
+    [
+        ("cfg_head_dim", "abc", "is not a number", "128"),
+        ("cfg_head_dim", "7", "is not on the 2-step grid starting at 2", "128"),
+        ("cfg_head_dim", "2048", "is outside the allowed range 2–1024", "128"),
+        ("cfg_max_pos", "0", "is outside the allowed range 1–10000000", "4096"),
+        ("cfg_max_pos", "1.5", "is not a whole number", "4096"),
+        ("cfg_max_pos", "<b>9</b>", "is not a number", "4096"),
+    ],
+)
+def test_a_garbage_fallback_size_is_named_and_falls_back(key, raw, reason, default):
+    at = run({"cfg_example": "rope-block", key: raw})
+    (warning,) = [w.value.replace("\\", "") for w in at.warning]
+    assert warning.startswith("Some values in the link could not be used:")
+    assert f'**{key}** = "{raw}" {reason} — used the default, {default}' in warning
+    assert at.number_input(key=key).value == int(default)
+    assert key not in at.query_params
+    shown = metrics(at)  # the rope block is read with the default size
+    if key == "cfg_head_dim":
+        assert shown["Head dim (rotated)"] == "128"
+    else:
+        assert shown["max_position_embeddings"] == "4,096"

@@ -7,10 +7,9 @@ and video) decides which other widgets it draws, so the mode is drawn first: eve
 opened once to learn which registered parameters it draws, and hypothesis then draws a value for
 each from the parameter's own declaration (range and step grid, options, text including junk and
 valid vectors) and opens the page with them in the URL, exactly as a link would. Model configs also
-gets its session-only sizes (number inputs) and encoded configs in its link (the shipped examples
-and junk). The Extrapolation lab is opened at its views only: a test never starts a training job.
-CI runs a fixed (derandomised) number of examples per page; ``HYPOTHESIS_PROFILE=dev`` explores at
-random.
+gets encoded configs in its link (the shipped examples and junk). The Extrapolation lab is opened
+at its views only: a test never starts a training job. CI runs a fixed (derandomised) number of
+examples per page; ``HYPOTHESIS_PROFILE=dev`` explores at random.
 """
 
 from __future__ import annotations
@@ -100,8 +99,6 @@ CFG_TEXTS = st.one_of(
 OVERRIDES = {"q_text": VECTORS, "k_text": VECTORS}
 #: Parameters a page reads without drawing a widget for them, with their strategies.
 EXTRA = {"configs": {"cfg": CFG_TEXTS}}
-#: Model configs' session-only number inputs: (key, min, max, step).
-SESSION_NUMBERS = {"configs": (("cfg_head_dim", 2, 1024, 2), ("cfg_max_pos", 1, 10_000_000, 1))}
 
 
 def value_strategy(param: Param) -> st.SearchStrategy:
@@ -120,17 +117,12 @@ def value_strategy(param: Param) -> st.SearchStrategy:
     return TEXTS.map(lambda text: text[: param.text_max_len])
 
 
-def run(script: str, query: dict[str, str], session: dict[str, int] | None = None) -> AppTest:
-    """The page opened with `query` in the URL; `session` values are then typed into their number
-    inputs (widgets that are not in the URL) and the page runs again."""
+def run(script: str, query: dict[str, str]) -> AppTest:
+    """The page opened with `query` in the URL."""
     at = AppTest.from_file(str(ROOT / script), default_timeout=180)
     for key, value in query.items():
         at.query_params[key] = value
     at.run()
-    if session and not at.exception:
-        for key, value in session.items():
-            at.number_input(key=key).set_value(value)
-        at.run()
     return at
 
 
@@ -226,10 +218,14 @@ def claims_extension(at: AppTest, text: str) -> None:
 
 
 def claims_configs(at: AppTest, text: str) -> None:
-    """The NTK converter's cards against b′ = b·α^(d/(d−2)) written out here (the page's fallback to
-    α = 1 when b′ would not be above 1 is announced with a warning)."""
+    """A rope block on its own read with the link's fallback sizes; the NTK converter's cards against
+    b′ = b·α^(d/(d−2)) written out here (the page's fallback to α = 1 when b′ would not be above 1 is
+    announced with a warning)."""
     d, base = at.session_state["head_dim"], float(at.session_state["base"])
     cards = {m.label: m.value for m in at.metric}
+    if cards.get("Read as") == "rope block":  # no sizes in the text: the link's fallback sizes are used
+        assert cards["Head dim (rotated)"].split(" of ")[-1] == str(at.session_state["cfg_head_dim"])
+        assert cards["max_position_embeddings"] == f"{at.session_state['cfg_max_pos']:,}"
     if "NTK alpha α" not in cards:
         return
     alpha = float(cards["NTK alpha α"])
@@ -409,26 +405,19 @@ def test_random_allowed_settings_never_crash_and_the_claims_hold(page, mode, no_
     fixed = {MODES[page.slug]: st.just(mode)} if mode is not None else {}
     drawn = {key: value_strategy(params.get(key)) for key in keys}
     extra = EXTRA.get(page.slug, {})
-    numbers = {
-        key: st.one_of(
-            st.just(lo), st.just(hi), st.integers(0, (hi - lo) // step).map(lambda k, lo=lo, step=step: lo + k * step)
-        )
-        for key, lo, hi, step in SESSION_NUMBERS.get(page.slug, ())
-    }
     strategy = st.tuples(
         st.fixed_dictionaries({**fixed, **drawn}),
         st.fixed_dictionaries({key: st.one_of(st.none(), strat) for key, strat in extra.items()}),
-        st.fixed_dictionaries(numbers),
     )
 
     @settings(max_examples=examples_for(page) if settings().max_examples == PER_PAGE else settings().max_examples)
     @given(values=strategy)
     def check(values):
-        widgets, raw, session = values
+        widgets, raw = values
         query = {key: params.get(key).to_url(value) for key, value in widgets.items()}
         query.update({key: value for key, value in raw.items() if value is not None})
-        at = run(page.script, query, session)
-        assert not at.exception, (query, session, [e.message for e in at.exception])
+        at = run(page.script, query)
+        assert not at.exception, (query, [e.message for e in at.exception])
         assert at.title and at.title[0].value == page.title, query
         if page.slug in CLAIMS and (notices(at) or page.slug == "configs"):
             CLAIMS[page.slug](at, notices(at))

@@ -161,6 +161,27 @@ PAGE = Page(
             aliases={key: (preset.name,) for key, preset in PRESETS.items()},  # ?cfg_example=Gemma 3 4B
             help="Loads an example into the text box; the text box (cfg) wins when the link has both.",
         ),
+        Param(
+            "cfg_head_dim",
+            "head_dim",
+            "number",
+            128,
+            min=2,
+            max=1024,
+            step=2,
+            help="The head size used when the pasted text does not give it: a rope block on its own, or a "
+            "config with neither head_dim nor hidden_size and num_attention_heads.",
+        ),
+        Param(
+            "cfg_max_pos",
+            "max_position_embeddings",
+            "number",
+            4096,
+            min=1,
+            max=10_000_000,
+            help="The max_position_embeddings used when the pasted text does not give it: a rope block on "
+            "its own, or a config with neither max_position_embeddings nor n_positions.",
+        ),
     ),
     snippet=snippet,
     deep_link=DeepLink(
