@@ -75,22 +75,22 @@ def busy_note(m) -> None:
 
 @cached(max_entries=8)
 def token_ids(text: str) -> np.ndarray:
-    return get_model().tokenize(text)
+    return model().tokenize(text)
 
 
 @cached(max_entries=8)
 def norms(ids: tuple) -> dict:
-    return get_model().pair_norms(np.asarray(ids), block=BLOCK)
+    return model().pair_norms(np.asarray(ids), block=BLOCK)
 
 
 @cached(max_entries=8)
 def heads(ids: tuple) -> dict:
-    return get_model().attention(np.asarray(ids), rules=RULES)
+    return model().attention(np.asarray(ids), rules=RULES)
 
 
 @cached(max_entries=16)
 def nll(ids: tuple, method: str, factor: float, keep: float) -> np.ndarray:
-    return get_model().nll(np.asarray(ids), realmodel.method_for(method, factor=factor, keep=keep))
+    return model().nll(np.asarray(ids), realmodel.method_for(method, factor=factor, keep=keep))
 
 
 @cached(max_entries=2)
@@ -280,7 +280,7 @@ if t_change.open and m is not None:
                     f"(it changes nothing below {MODEL.trained_length:,} tokens), so the two curves are the same."
                 ]
             )
-        elif len(scored) >= 2 * BLOCK:
+        elif len(own) >= 4 * BLOCK:  # two blocks of 2·BLOCK tokens at least, for the interval
             notice_list(
                 [
                     realtext.change_note(

@@ -205,3 +205,14 @@ def test_a_long_pasted_text_is_clamped_with_a_warning():
     at.run()
     assert not at.exception
     assert any("read at most its first 2,048" in w.value for w in at.warning)
+
+
+@needs_model
+@pytest.mark.parametrize("words", [12, 40])
+def test_a_very_short_pasted_text_never_breaks_a_view(words):
+    for view in ("Frequencies", "Heads", "Change the rope"):
+        at = run(rm_text="pasted", rm_view=view, rm_tokens=64)
+        at.text_area(key="rm_paste").set_value("alpha beta gamma delta " * words)
+        at.run()
+        assert not at.exception, view
+        assert at.title[0].value == "Inside a real model"
