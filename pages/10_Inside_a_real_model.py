@@ -207,7 +207,7 @@ if t_heads.open and m is not None:
             shared(charts.grid_chart)(
                 charts.grid_frame(att["sink"], att["label"]),
                 title="What each head does, by rule",
-                subtitle=f"{len(read)} tokens; red square: the head chosen below the chart",
+                subtitle=f"{len(read)} tokens; red square: the layer and head chosen above",
                 value_title="weight on the first token",
                 by_label=True,
                 selected=(layer, head),
