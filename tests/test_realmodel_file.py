@@ -7,6 +7,7 @@ Skipped where the model is not installed, except under ``REQUIRE_MODEL=1`` (CI),
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 
 import numpy as np
@@ -142,3 +143,72 @@ def test_the_model_read_right_and_breaks_past_its_trained_length(ours, ids):
     ppl = float(np.exp(ours.nll(ids).mean()))
     assert 5 < ppl < 25
     assert float(np.exp(ours.nll(ids, "norope").mean())) > ppl
+
+
+def _cli(*args, cwd):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run(
+        [sys.executable, "-m", "posenc.realmodel", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+
+
+def test_cli_ppl_and_norms_contract(ours, tmp_path):
+    text = tmp_path / "t.txt"
+    text.write_text(realmodel.default_text("textwrap.py"), encoding="utf-8")
+    out = tmp_path / "ppl.json"
+    done = _cli(
+        "ppl",
+        "--text",
+        str(text),
+        "--lengths",
+        "64,128",
+        "--methods",
+        "default,ntk:factor=2",
+        "--out",
+        str(out),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(out.read_text())
+    ids = ours.tokenize(text.read_text(encoding="utf-8"))
+    assert (
+        data["model"] == MODEL.name
+        and data["tokens"] == ids.size
+        and data["command"].startswith("python -m posenc.realmodel ppl")
+    )
+    assert data["date"]
+    for method in ("default", "ntk:factor=2"):
+        for n in (64, 128):
+            got = data["results"][method][str(n)]
+            want = ours.nll(ids[:n], method)
+            assert got["ppl"] == pytest.approx(float(np.exp(want.mean())), rel=1e-6)
+            c = data["chunk"]
+            assert got["nll_by_chunk"] == pytest.approx(
+                [want[i : i + c].mean() for i in range(0, want.size, c)], rel=1e-6
+            )
+        rope = data["rope"][method]
+        assert len(rope["inv_freq"]) == 32
+        assert rope["inv_freq"] == pytest.approx(list(parse_method(method).rope(128)[0]))
+        assert rope["attention_factor"] == 1.0
+    out = tmp_path / "norms.json"
+    done = _cli("norms", "--text", str(text), "--tokens", "64", "--out", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(out.read_text())
+    n = ours.pair_norms(ids[:64])
+    assert np.array(data["q"]).shape == (30, 9, 32) and np.array(data["k"]).shape == (30, 3, 32)
+    np.testing.assert_allclose(np.array(data["q"]), n["q"], atol=2e-6)
+
+
+@pytest.mark.parametrize(("method", "named"), [("foo", "'foo'"), ("yarn:fctor=2", "'fctor'")])
+def test_cli_refuses_unknown_methods_and_keys(tmp_path, method, named):
+    done = _cli("ppl", "--lengths", "64", "--methods", method, cwd=tmp_path)
+    assert done.returncode == 2 and named in done.stderr
