@@ -84,6 +84,17 @@ def norms(ids: tuple) -> dict:
 
 
 @cached(max_entries=8)
+def interval_of_slow_share(ids: tuple) -> tuple[float, float, float]:
+    nb = norms(ids)
+    return realmodel.slow_share(nb["q"], nb["k"], realtext.slow_pairs(MODEL))
+
+
+@cached(max_entries=16)
+def difference(ids: tuple, method: str, factor: float, keep: float, block: int) -> tuple[float, float, float]:
+    return realmodel.mean_difference(nll(ids, method, factor, keep), nll(ids, "default", 1.0, 0.0), block=block)
+
+
+@cached(max_entries=8)
 def heads(ids: tuple) -> dict:
     return model().attention(np.asarray(ids), rules=RULES)
 
@@ -168,7 +179,7 @@ if t_freq.open and m is not None:
             ),
             width="stretch",
         )
-        interval = realmodel.slow_share(nb["q"], nb["k"], slow)
+        interval = interval_of_slow_share(read)
         notice_list(realtext.frequency_notes(products, interval, MODEL, tokens=len(read), block=BLOCK))
         heads_slow = products[..., slow].sum(axis=-1) / products.sum(axis=-1)
         show_chart(
@@ -284,7 +295,7 @@ if t_change.open and m is not None:
             notice_list(
                 [
                     realtext.change_note(
-                        label, realmodel.mean_difference(new, own, block=BLOCK * 2), tokens=len(own), block=BLOCK * 2
+                        label, difference(scored, method, factor, keep, BLOCK * 2), tokens=len(own), block=BLOCK * 2
                     )
                 ]
             )
