@@ -109,6 +109,20 @@ def shipped() -> dict:
     return realmodel.load_shipped()
 
 
+@cached(max_entries=2)
+def long_sentences() -> tuple[list[str], list[str]]:
+    """The shipped long-context curves' sentences (their bootstraps run once per process, not per rerun)."""
+    long = shipped().get("long") or {}
+    flat = {mm: next(iter(r.values())) for mm, r in long.get("results", {}).items()}
+    if "default" not in flat:
+        return [], []
+    ch, trained = int(long["chunk"]), MODEL.trained_length
+    labels = {mm: realtext.method_label(mm) for mm in flat}
+    notes = [realtext.learned_note(flat["default"]["nll_by_chunk"][: trained // ch], MODEL)]
+    notes += realtext.long_notes(flat, chunk=ch, trained=trained, labels=labels)
+    return notes, realtext.paper_notes(flat, chunk=ch, trained=trained, labels=labels)
+
+
 # ------------------------------------------------------------------------------ the text
 with st.container(border=True, key="rm_controls"):
     c1, c2 = st.columns([3, 2])
@@ -325,7 +339,6 @@ if t_long.open:
         if long.get("results"):
             res = long["results"]
             ch = int(long["chunk"])
-            labels = {mm: realtext.method_label(mm) for mm in res}
             curves = {realtext.short_label(mm): next(iter(r.values()))["nll_by_chunk"] for mm, r in res.items()}
             show_chart(
                 shared(charts.loss_chart)(
@@ -337,17 +350,9 @@ if t_long.open:
                 ),
                 width="stretch",
             )
-            flat = {mm: next(iter(r.values())) for mm, r in res.items()}
-            k_in = MODEL.trained_length // ch
-            if "default" in flat:
-                notice_list(
-                    [realtext.learned_note(flat["default"]["nll_by_chunk"][:k_in], MODEL)]
-                    + realtext.long_notes(flat, chunk=ch, trained=MODEL.trained_length, labels=labels)
-                )
-                notice_list(
-                    realtext.paper_notes(flat, chunk=ch, trained=MODEL.trained_length, labels=labels),
-                    title="Against the papers",
-                )
+            notes, papers = long_sentences()
+            notice_list(notes)
+            notice_list(papers, title="Against the papers")
             if not long.get("complete", True):
                 st.caption("This part of the shipped results is incomplete: some ropes are missing.")
         else:
