@@ -54,15 +54,18 @@ except (OSError, ValueError) as exc:
     st.stop()
 
 with st.container(border=True, key="lab_controls"):
-    task = widget("lab_task", captions=["next token, Markov chain", "token 3 back", "copy (induction)"])
+    task = widget(
+        "lab_task", captions=["next token, Markov chain", "token 3 back", "copy (induction)", "passkey retrieval"]
+    )
 if task not in data["tasks"]:
     st.warning(f"No shipped results for the task {task!r} yet; showing markov.")
     task = "markov"
 entry = data["tasks"][task]
 nums = labtext.shown(data, task)
 metric, refs, train_len, lengths = nums.metric, nums.references, nums.train_len, list(nums.lengths)
+shown_metric = "excess" if metric == "loss" else metric  # markov: the loss above the exact optimum
 st.caption(labtext.shipped_caption(data, task))
-table = charts.summary_frame(nums.summary)
+table = charts.rows_frame(labtext.summary_rows(nums))
 
 if "lab_session" not in st.session_state:
     st.session_state["lab_session"] = uuid.uuid4().hex
@@ -74,48 +77,66 @@ job_slot = st.container()  # the session's training job, when the Train tab is c
 # ------------------------------------------------------------------------------ loss vs length
 if t_len.open:
     with t_len:
-        show_chart(
-            shared(charts.curve_chart)(
-                table,  # every shipped row: the five, the scalings, both fine-tunes, the long-trained NoPE
-                x="length",
-                x_title="evaluation length (tokens, log scale)",
-                metric=metric,
-                train_len=train_len,
-                references=refs,
-                log_x=True,
-                band=True,
-                title=f"{lab.TASKS[task].label}: {metric} against length",
-                subtitle=[
-                    f"mean ± sd over seeds, trained on L = {train_len}",
-                    "no point = no value (a learned table has no rows past L)",
-                ],
-                description=f"{metric} of each encoding's model at lengths {lengths}; dashed rule at the training length.",
-            ),
-            width="stretch",
-        )
+        for past in (False, True):  # the all-positions mean, then the same with positions past L only
+            show_chart(
+                shared(charts.curve_chart)(
+                    table if not past else charts.rows_frame(labtext.summary_rows(nums, past=True)),
+                    x="length",
+                    x_title="evaluation length (tokens, log scale)",
+                    metric=shown_metric,
+                    train_len=train_len,
+                    references=refs,
+                    log_x=True,
+                    band=True,
+                    title=f"{lab.TASKS[task].label}: "
+                    + ("positions past L only" if past else "all positions"),
+                    subtitle=[
+                        f"mean over seeds, 95 % interval band, trained on L = {train_len}",
+                        "dashed, faint: did not learn the task inside L; no point: no value",
+                    ],
+                    description=f"{nums.quantity} of each model at lengths {lengths}"
+                    + (", scored on positions past L only" if past else "")
+                    + "; dashed rule at the training length.",
+                ),
+                width="stretch",
+            )
         notice_list(labtext.length_notes(nums))
 
 # ------------------------------------------------------------------------------ per position
 if t_pos.open:
     with t_pos:
-        pp = entry.get("per_position", {})
-        N_BINS = 64
-        pframe, n_pos = charts.position_frame(pp, N_BINS)
-        show_chart(
-            shared(charts.curve_chart)(
-                pframe,
-                x="position",
-                x_title=labtext.position_title(n_pos, N_BINS),
-                metric=metric,
-                train_len=train_len,
-                references=refs,
-                title=f"Where each encoding breaks: {metric} per position",
-                subtitle="seed-0 models; averaged over the evaluation sequences at each position",
-                description=f"{metric} per position for each encoding; the dashed rule marks the training length.",
-            ),
-            width="stretch",
-        )
-        notice_list(labtext.position_notes(pp, train_len, metric))
+        prows = labtext.position_rows(nums)
+        if not prows:
+            st.info(
+                f"No per-position curve for {task}: "
+                + (
+                    "it scores one token per sequence (the answer at the end), so there is nothing along the sequence."
+                    if task == "passkey"
+                    else "no bin has enough scored tokens in every seed."
+                )
+            )
+        else:
+            width = int(data["settings"].get("bin_width", 1))
+            show_chart(
+                shared(charts.curve_chart)(
+                    charts.rows_frame(prows, x="position"),
+                    x="position",
+                    x_title=labtext.position_title(max(lengths), width),
+                    metric=shown_metric,
+                    train_len=train_len,
+                    references=refs,
+                    band=True,
+                    title=f"Where each model breaks: {nums.quantity} per position",
+                    subtitle=[
+                        f"mean over seeds, 95 % band; bins with ≥ {int(data['settings'].get('min_bin_tokens', 0)):,} "
+                        "scored tokens in every seed",
+                        "dashed, faint: did not learn the task inside L",
+                    ],
+                    description=f"{nums.quantity} per position for each model; the dashed rule marks the training length.",
+                ),
+                width="stretch",
+            )
+        notice_list(labtext.position_notes(nums))
 
 # ------------------------------------------------------------------------------ extension panel
 EXT_TOKENS = 2048  # scored tokens per length in this panel: fast enough to follow a slider
@@ -173,11 +194,11 @@ if t_ext.open:
                 x_title="evaluation length (tokens, log scale)",
                 metric=metric,
                 train_len=train_len,
-                references=refs,
+                references=entry["references"],  # this panel shows the raw metric (loss, not above the optimum)
                 log_x=True,
                 title=f"The trained RoPE model with {method}",
                 subtitle="seed 0, evaluated only (no retraining); "
-                + ("factor = length / L unless set" if recipe.spec is None else "the model's own factor")
+                + (labtext.factor_rule(ext) if recipe.spec is None else "the model's own factor")
                 + f"; {EXT_TOKENS:,} scored tokens per length",
                 description="RoPE model evaluated with a context-extension scaling at several lengths.",
             ),
@@ -222,6 +243,9 @@ def attention(task: str, enc: str, length: int, head: int) -> np.ndarray:
 
 if t_att.open:
     with t_att:
+        if not lab.has_shipped_model(task, enc):
+            st.warning(f"The {task} task ships only the RoPE model's weights: showing rope instead of {enc}.")
+            enc = "rope"
         if enc == "learned" and att_len > train_len:
             st.warning(f"A learned table has {train_len} rows: no attention pattern past L. Showing L = {train_len}.")
             att_len = train_len

@@ -433,6 +433,11 @@ def __getattr__(name: str) -> Any:  # the torch half, imported on first use
         "model_from_state",
         "set_threads",
         "shipped_model",
+        "has_shipped_model",
+        "evaluate_detail",
+        "Evaluation",
+        "FT_LR_RATIO",
+        "LEARNED_STD",
     ):
         from . import core
 

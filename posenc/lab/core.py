@@ -255,8 +255,8 @@ def finetune(
     callback=None,
 ) -> TinyTransformer:
     """A copy of the RoPE model fine-tuned at the method's ``@ft`` length with its scaling (factor N/L):
-    ``steps`` steps of ``batch`` sequences (default: the pretraining batch, so a step sees as many
-    sequences), warm-up and cosine at ``lr_ratio`` × the pretraining peak rate."""
+    ``steps`` steps of ``batch`` sequences (default: as many tokens per step as pretraining, batch·L/N),
+    warm-up and cosine at ``lr_ratio`` × the pretraining peak rate."""
     import copy
 
     spec = parse_method(method) if isinstance(method, str) else method
@@ -266,7 +266,7 @@ def finetune(
     cfg = result.config
     if not 0 < lr_ratio <= 1:
         raise ValueError(f"lr_ratio must be in (0, 1], got {lr_ratio!r}")
-    n = batch or cfg.batch
+    n = batch or max(1, cfg.batch * cfg.train_len // spec.finetune_len)
     block = spec.rope_block(spec.finetune_len, cfg.train_len, theta=cfg.rope_theta)
     torch.manual_seed(cfg.seed + 1)
     _fit(
@@ -527,6 +527,18 @@ def run_experiment(
     if detail:
         out["detail"] = details
     return out
+
+
+def has_shipped_model(task: str, encoding: str, *, path=None) -> bool:
+    """Whether data/lab/weights.npz holds the seed-0 model of ``task`` and ``encoding``."""
+    from pathlib import Path
+
+    from . import SHIPPED
+
+    file = Path(path) if path else SHIPPED.with_name("weights.npz")
+    prefix = f"{task}/{encoding}/"
+    with np.load(file) as data:
+        return any(k.startswith(prefix) for k in data.files)
 
 
 def shipped_model(task: str, encoding: str, *, path=None) -> TinyTransformer:
