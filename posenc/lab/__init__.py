@@ -89,7 +89,7 @@ class TaskSpec:
     metric: str  # "loss" (lower is better) or "accuracy"
     label: str
     #: evaluation sequences per length = ceil(tokens / cost): the expected scored tokens per sequence
-    #: (passkey scores one token per sequence and is charged 16, so 8,192 tokens buy 512 sequences)
+    #: (passkey scores one token per sequence and is charged 32, so 8,192 tokens buy 256 sequences)
     cost: Any = None
 
 
@@ -104,7 +104,7 @@ TASKS: Mapping[str, TaskSpec] = {
     "copy": TaskSpec(
         "copy", 17, "accuracy", "copy a random-length first part (induction), 16 tokens", lambda n: sum(_copy_half(n)) / 2
     ),
-    "passkey": TaskSpec("passkey", 18, "accuracy", "passkey: one key hidden in filler, asked for at the end", lambda n: 16),
+    "passkey": TaskSpec("passkey", 18, "accuracy", "passkey: one key hidden in filler, asked for at the end", lambda n: 32),
 }
 KBACK = 3
 COPY_SEP = 16  # copy: the separator between the first part and its repeat

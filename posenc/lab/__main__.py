@@ -98,6 +98,12 @@ SHIP_METHODS = {
         "rope+yarn@ft256",
     ),
 }
+#: The fine-tune budget per task: (steps, batch (None: as many tokens per step as pretraining), peak rate as a
+#: fraction of the pretraining peak). Chosen by a sweep on kback and passkey (README, "Shipped lab results"):
+#: kback's PI fine-tune did not learn with 100 × 32 at 1/3 (0.07 at 256), 300 × 32 at 1/3 (0.49) or
+#: 400 × 8 at 1/3 (0.77), and did with 400 × 8 at the full rate (0.99) or 800 × 8 at 1/3 (0.99); passkey's
+#: learned with 100 × 32 at 1/3 (PI 0.97, plain 0.98, YaRN 1.00 at 256).
+SHIP_FT = {"markov": (400, None, 1.0), "kback": (400, None, 1.0), "passkey": (100, 32, 1 / 3)}
 #: Per-position bins at the longest length (positions [start, end)), and the scored tokens a bin needs per seed
 BIN_WIDTH = 32
 MIN_BIN_TOKENS = 256
@@ -130,8 +136,8 @@ def ship(argv: list[str]) -> None:
     p.add_argument("--steps", type=int, default=300)
     p.add_argument("--copy-steps", type=int, default=400)
     p.add_argument("--passkey-steps", type=int, default=1500)
-    p.add_argument("--ft-steps", type=int, default=100)
-    p.add_argument("--ft-lr-ratio", type=float, default=core.FT_LR_RATIO)
+    p.add_argument("--ft-steps", type=int, default=None, help="fine-tune steps (default: SHIP_FT per task)")
+    p.add_argument("--ft-lr-ratio", type=float, default=None, help="fine-tune peak / pretraining peak (default: SHIP_FT)")
     p.add_argument("--long-nope-steps", type=int, default=0, help="also NoPE trained this long (0: not shipped)")
     p.add_argument("--tasks", default=",".join(SHIP_METHODS), help="tasks to ship, in order")
     p.add_argument("--tokens", type=int, default=None, help="scored tokens per length (default 8192)")
@@ -153,9 +159,6 @@ def ship(argv: list[str]) -> None:
             "steps": a.steps,
             "copy_steps": a.copy_steps,
             "passkey_steps": a.passkey_steps,
-            "ft_steps": a.ft_steps,
-            "ft_lr_ratio": a.ft_lr_ratio,
-            "ft_batch": core.TrainConfig().batch,
             "long_nope_steps": a.long_nope_steps,
             "d_model": 64,
             "tokens": tokens,
@@ -185,16 +188,27 @@ def ship(argv: list[str]) -> None:
             mean = float(np.mean(vals)) if vals else None
             entry["learned"][name] = learned(metric, mean, float(np.mean(opts)) if opts else None)
 
+    def ft_plan(task: str) -> dict[str, Any]:
+        steps, batch, ratio = SHIP_FT.get(task, (100, None, core.FT_LR_RATIO))
+        batch = batch or max(1, core.TrainConfig().batch * L // 256)
+        return {
+            "steps": a.ft_steps or steps,
+            "batch": batch,
+            "lr_ratio": a.ft_lr_ratio or ratio,
+        }
+
     def unit(task: str, seed: int, methods, steps: int, label: dict[str, str] | None = None, keep: bool = False) -> None:
         t0 = time.perf_counter()
+        ft = ft_plan(task)
         r = core.run_experiment(
             task,
             methods,
             eval_lens=lens,
             seed=seed,
             steps=steps,
-            ft_steps=a.ft_steps,
-            ft_lr_ratio=a.ft_lr_ratio,
+            ft_steps=ft["steps"],
+            ft_lr_ratio=ft["lr_ratio"],
+            ft_batch=ft["batch"],
             keep_models=keep,
             tokens=tokens,
             detail=True,
@@ -208,6 +222,7 @@ def ship(argv: list[str]) -> None:
                 "references": references(task),
                 "learned_rule": learned_rule(metric),
                 "steps": steps,
+                "finetune": ft if any("@ft" in m for m in methods) else None,
                 "runs": {},
                 "beyond": {},
                 "scored": {},

@@ -449,6 +449,7 @@ def run_experiment(
     steps: int | None = None,
     ft_steps: int = 100,
     ft_lr_ratio: float = FT_LR_RATIO,
+    ft_batch: int | None = None,
     tokens: int = EVAL_TOKENS,
     d_model: int = 64,
     per_position: bool = False,
@@ -498,7 +499,9 @@ def run_experiment(
         model = models[spec.model].model
         if spec.finetune_len:
             cb = None if callback is None else (lambda s, n, loss, e=spec.name: callback(e, s, n, loss))
-            model = finetune(models[spec.model], spec, steps=ft_steps, lr_ratio=ft_lr_ratio, callback=cb)
+            model = finetune(
+                models[spec.model], spec, steps=ft_steps, batch=ft_batch, lr_ratio=ft_lr_ratio, callback=cb
+            )
         lens = list(eval_lens)
         own = spec.trained_len(train_len)
         ev = evaluate_detail(model, spec, [*lens, *([own] if own not in lens else [])], tokens=tokens)
