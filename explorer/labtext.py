@@ -643,11 +643,11 @@ def _finetune_line(s: Shown) -> str:
         return ""
     L = s.train_len
     ft_len = parse_method(fts[0]).finetune_len or L
-    st = s.settings
+    ft = s.entry.get("finetune") or {}
     budget = (
-        f"{st.get('ft_steps')} steps of {st.get('ft_batch')} sequences at {ft_len} tokens, peak rate "
-        f"{float(st.get('ft_lr_ratio', 1)):.2g}× the pretraining peak"
-        if st.get("ft_steps")
+        f"{ft['steps']} steps of {ft['batch']} sequences at {ft_len} tokens, peak rate "
+        f"{float(ft['lr_ratio']):.2g}× the pretraining peak, from each seed's pretrained model"
+        if ft
         else "a short fine-tune"
     )
     beyond = [n for n in s.lengths if n >= 2 * L]
