@@ -13,7 +13,6 @@ seed-paired interval says so; "within CLOSE" (nats, or accuracy points) only whe
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -126,7 +125,7 @@ class Shown:
         if d is None or d.lo is None or d.hi is None:
             return "unclear"
         worse_lo, worse_hi = (d.lo, d.hi) if self.lower_is_better else (-d.hi, -d.lo)
-        if -CLOSE < worse_lo and worse_hi < CLOSE:
+        if worse_lo > -CLOSE and worse_hi < CLOSE:
             return "within"
         if worse_lo > CLOSE:
             return "worse"
@@ -209,20 +208,24 @@ def summary_rows(s: Shown, *, past: bool = False) -> list[dict[str, Any]]:
 
 def scored_text(s: Shown) -> str:
     """The scored tokens per length and seed, as shipped (the smallest and largest over rows)."""
-    counts = [
-        v for seeds in s.entry.get("scored", {}).values() for per in seeds.values() for v in per.values() if v
-    ]
+    counts = [v for seeds in s.entry.get("scored", {}).values() for per in seeds.values() for v in per.values() if v]
     if not counts:
         return ""
     lo, hi = min(counts), max(counts)
-    return f"{lo:,} scored tokens per length and seed" if lo == hi else f"{lo:,}–{hi:,} scored tokens per length and seed"
+    return (
+        f"{lo:,} scored tokens per length and seed" if lo == hi else f"{lo:,}–{hi:,} scored tokens per length and seed"
+    )
 
 
 def shipped_caption(data: Mapping[str, Any], task: str) -> str:
     """Where the shipped numbers come from: date, command, steps, seeds, scored tokens."""
     s = shown(data, task)
     n_seeds = [s.seeds(m) for m in s.runs]
-    seeds = f"{min(n_seeds)} seeds per row" if min(n_seeds) == max(n_seeds) else f"{min(n_seeds)}–{max(n_seeds)} seeds per row"
+    seeds = (
+        f"{min(n_seeds)} seeds per row"
+        if min(n_seeds) == max(n_seeds)
+        else f"{min(n_seeds)}–{max(n_seeds)} seeds per row"
+    )
     done = "" if data.get("complete") else " (the run was cut short: fewer seeds than planned)"
     # plain text, not `code`: code in a caption fails the contrast check (axe-core, color-contrast)
     return (
@@ -321,16 +324,16 @@ def position_notes(s: Shown) -> list[str]:
                 f"{b.position} ({b.position / L:.1f}·L)."
             )
         elif b.verdict == "holds":
-            items.append(head + f"within {CLOSE} of its value at L in all {b.tested} tested bins past L (whole intervals).")
+            items.append(
+                head + f"within {CLOSE} of its value at L in all {b.tested} tested bins past L (whole intervals)."
+            )
         elif b.verdict == "unclear":
             items.append(
                 head + f"no bin past L is worse by more than {CLOSE} with its whole interval, but not every one is "
                 f"within {CLOSE} either: undecided at this number of seeds and tokens."
             )
         else:
-            items.append(
-                head + f"no bin past L has {need:,} scored tokens in every seed: nothing to compare there."
-            )
+            items.append(head + f"no bin past L has {need:,} scored tokens in every seed: nothing to compare there.")
     return items
 
 
@@ -574,10 +577,19 @@ def _rope_line(s: Shown) -> str:
     held = s.held("rope", L, longest)
     text = head + f"the trained model: {_values(s, 'rope', [L, 2 * L, longest])}"
     if held == "worse":
-        return text + f": worse at {longest} than at L by more than {CLOSE} (whole interval), a limit after all, as Press et al. (2022) and Chen et al. (2023) report for RoPE past L.\n"
+        return (
+            text
+            + f": worse at {longest} than at L by more than {CLOSE} (whole interval), a limit after all, as Press et al. (2022) and Chen et al. (2023) report for RoPE past L.\n"
+        )
     if held == "within":
-        return text + f": within {CLOSE} of its value at L at {longest} (whole interval) on this task, though Press et al. and Chen et al. (2023) report RoPE degrading past L.\n"
-    return text + f": the interval of the change from L to {longest} reaches both sides of {CLOSE}, so no verdict at this number of seeds.\n"
+        return (
+            text
+            + f": within {CLOSE} of its value at L at {longest} (whole interval) on this task, though Press et al. and Chen et al. (2023) report RoPE degrading past L.\n"
+        )
+    return (
+        text
+        + f": the interval of the change from L to {longest} reaches both sides of {CLOSE}, so no verdict at this number of seeds.\n"
+    )
 
 
 def _sinusoidal_line(s: Shown) -> str:
@@ -590,9 +602,15 @@ def _sinusoidal_line(s: Shown) -> str:
     held = s.held("sinusoidal", L, longest)
     text = head + f"{_values(s, 'sinusoidal', [L, longest])}"
     if held == "worse":
-        return text + f": worse by more than {CLOSE} (whole interval). Press et al. (2022, Fig. 1) found the same on language models: perplexity explodes just past L.\n"
+        return (
+            text
+            + f": worse by more than {CLOSE} (whole interval). Press et al. (2022, Fig. 1) found the same on language models: perplexity explodes just past L.\n"
+        )
     if held == "within":
-        return text + f": within {CLOSE} (whole interval) on this task; Press et al. (2022, Fig. 1) saw it break on language models.\n"
+        return (
+            text
+            + f": within {CLOSE} (whole interval) on this task; Press et al. (2022, Fig. 1) saw it break on language models.\n"
+        )
     return text + ": no verdict at this number of seeds (the interval of the change is too wide).\n"
 
 
@@ -631,10 +649,7 @@ def _scaling_line(s: Shown, method: str, title: str, paper: str) -> str:
     if bad:
         return head + s.not_learned(bad) + ".\n"
     beyond = [n for n in s.lengths if n >= 2 * s.train_len]
-    return (
-        head
-        + f"{_values(s, method, beyond)}; against plain RoPE: {_verdicts(s, method, 'rope', beyond)}. {paper}\n"
-    )
+    return head + f"{_values(s, method, beyond)}; against plain RoPE: {_verdicts(s, method, 'rope', beyond)}. {paper}\n"
 
 
 def _finetune_line(s: Shown) -> str:
@@ -768,7 +783,11 @@ def honest_section(s: Shown) -> str:
     )
     body = (
         _sinusoidal_line(s)
-        + ("* **Learned tables 'can't extrapolate'**: true by construction; there is no row to look up.\n" if "learned" in s.runs else "")
+        + (
+            "* **Learned tables 'can't extrapolate'**: true by construction; there is no row to look up.\n"
+            if "learned" in s.runs
+            else ""
+        )
         + _rope_line(s)
         + _alibi_line(s)
         + "".join(_scaling_line(s, m, title, paper) for m, title, paper in _SCALINGS)

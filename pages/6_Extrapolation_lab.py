@@ -88,8 +88,7 @@ if t_len.open:
                     references=refs,
                     log_x=True,
                     band=True,
-                    title=f"{lab.TASKS[task].label}: "
-                    + ("positions past L only" if past else "all positions"),
+                    title=f"{lab.TASKS[task].label}: " + ("positions past L only" if past else "all positions"),
                     subtitle=[
                         f"mean over seeds, 95 % interval band, trained on L = {train_len}",
                         "dashed, faint: did not learn the task inside L; no point: no value",

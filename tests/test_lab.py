@@ -291,10 +291,9 @@ def test_the_rope_actually_used_is_recorded_and_is_what_the_forward_pass_applies
         "kback", ["rope", "rope+dynamic", "rope+yarn"], train_len=16, eval_lens=[16, 64], steps=2, tokens=64, d_model=16
     )
     assert set(out["rope"]) == {"rope", "rope+dynamic", "rope+yarn"}
-    plain = 1.0 / 10000.0 ** (np.arange(4) * 2 / 8)  # head_dim 8: d 16, 2 heads? no: 4 heads -> 4
-    rec = out["rope"]["rope"]["64"]
-    np.testing.assert_allclose(rec["inv_freq"], 1.0 / 10000.0 ** (np.arange(2) * 2 / 4))
-    assert rec["attention_factor"] == 1.0 and len(plain) == 4
+    rec = out["rope"]["rope"]["64"]  # d_model 16, 4 heads: head_dim 4, two pairs θ_j = 10000^(−2j/4)
+    np.testing.assert_allclose(rec["inv_freq"], [1.0, 10000.0 ** -0.5])
+    assert rec["attention_factor"] == 1.0
     np.testing.assert_allclose(
         out["rope"]["rope+dynamic"]["64"]["inv_freq"], _hf_dynamic_inv_freq(10000.0, 4, 2.0, 64, 16), rtol=1e-12
     )
@@ -397,7 +396,14 @@ def test_alibi_with_8_heads_and_its_method_name():
     spec = lab.parse_method("alibi:heads=8")
     assert (spec.encoding, spec.n_heads, spec.model) == ("alibi", 8, "alibi:heads=8")
     out = core.run_experiment(
-        "kback", ["alibi", "alibi:heads=8"], train_len=16, eval_lens=[16], steps=2, tokens=64, d_model=16, keep_models=True
+        "kback",
+        ["alibi", "alibi:heads=8"],
+        train_len=16,
+        eval_lens=[16],
+        steps=2,
+        tokens=64,
+        d_model=16,
+        keep_models=True,
     )
     assert out["models"]["alibi:heads=8"].alibi.n_heads == 8 and out["models"]["alibi"].alibi.n_heads == 4
     for bad in ("alibi:heads=x", "alibi:heads=0", "alibi:slope=2", "rope:heads=8"):
@@ -416,6 +422,8 @@ def test_each_seed_is_scored_on_its_own_sample_and_learned_is_reported():
     vals = np.array(d[32].per_position)
     counts = np.array(d[32].counts)
     assert d[32].beyond == pytest.approx(np.nansum(vals[16:] * counts[16:]) / counts[16:].sum())
-    out = core.run_experiment("markov", ["rope", "rope@ft32"], train_len=16, eval_lens=[16, 32], steps=2, tokens=64, d_model=16)
+    out = core.run_experiment(
+        "markov", ["rope", "rope@ft32"], train_len=16, eval_lens=[16, 32], steps=2, tokens=64, d_model=16
+    )
     assert set(out["learned"]) == {"rope", "rope@ft32"} and out["learned"]["rope"] is False
     assert set(out["optimum"]["rope"]) == {"16", "32"} and set(out["beyond"]["rope"]) == {"32"}

@@ -150,7 +150,12 @@ def test_plain_ropes_numbers_are_the_hand_computed_intervals(task):
     assert f"Plain RoPE: {v[64]} at L, {v[128]} at 2L, {v[512]} at 512; past L only: {past} at 512." in notes
     text = labtext.honest_section(s)
     assert f"{v[64]} at L, {v[128]} at 2L, {v[512]} at 8L" in text
-    diff = _ci([b - a for a, b in zip(_values(entry, "runs", "rope", 64).values(), _values(entry, "runs", "rope", 512).values())])
+    diff = _ci(
+        [
+            b - a
+            for a, b in zip(_values(entry, "runs", "rope", 64).values(), _values(entry, "runs", "rope", 512).values())
+        ]
+    )
     if diff[1] is None:
         assert "no verdict at this number of seeds" in text
         return
@@ -180,7 +185,9 @@ def test_the_best_encoding_at_the_longest_length_is_named_only_among_rows_that_l
         assert line is None
         return
     best = (min if loss else max)(ok, key=lambda m: ok[m][0])
-    assert line.startswith(f"At 512 tokens (8·L), of the encodings that learned, **{best}** has the best mean ({_text(*ok[best])})")
+    assert line.startswith(
+        f"At 512 tokens (8·L), of the encodings that learned, **{best}** has the best mean ({_text(*ok[best])})"
+    )
     for m in ok:
         if m == best:
             continue
@@ -203,7 +210,7 @@ def _bin_break_by_hand(entry, m):
         seeds = list(at_l)
         if any(entry["bin_counts"][m][k][i] < need for k in seeds):
             continue
-        mean, lo, hi = _ci([sign * (entry["per_position"][m][k][i] - at_l[k]) for k in seeds])
+        _mean, lo, hi = _ci([sign * (entry["per_position"][m][k][i] - at_l[k]) for k in seeds])
         if lo is None:  # one seed: no interval, no test
             continue
         tested += 1

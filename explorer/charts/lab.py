@@ -82,7 +82,10 @@ def curve_chart(
     yenc = alt.Y("value:Q", title=metric_title(metric), scale=alt.Scale(zero=False))
     tooltip = [alt.Tooltip("method:N"), alt.Tooltip(f"{x}:Q"), alt.Tooltip("value:Q", format=".4f")]
     if "lo" in data:
-        tooltip += [alt.Tooltip("lo:Q", format=".4f", title="95 % low"), alt.Tooltip("hi:Q", format=".4f", title="95 % high")]
+        tooltip += [
+            alt.Tooltip("lo:Q", format=".4f", title="95 % low"),
+            alt.Tooltip("hi:Q", format=".4f", title="95 % high"),
+        ]
     tooltip.append(alt.Tooltip("row:N", title="inside L"))
     rows = ["learned the task", "did not learn the task"]
     dash = alt.StrokeDash("row:N", title=None, sort=rows, scale=alt.Scale(domain=rows, range=[[1, 0], [3, 3]]))

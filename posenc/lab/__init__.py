@@ -56,6 +56,8 @@ __all__ = [
     "ENCODINGS",
     "SHIPPED",
     "TASKS",
+    "Break",
+    "Interval",
     "MethodSpec",
     "TaskSpec",
     "bin_positions",
@@ -63,18 +65,16 @@ __all__ = [
     "break_test",
     "interval",
     "learned",
-    "optimum",
-    "paired",
-    "t975",
-    "Break",
-    "Interval",
     "load_shipped",
     "make_batch",
     "method_name",
+    "optimum",
+    "paired",
     "parse_method",
     "preset_method",
     "references",
     "summarize",
+    "t975",
 ]
 
 ENCODINGS = ("nope", "learned", "sinusoidal", "rope", "alibi")
@@ -102,9 +102,15 @@ TASKS: Mapping[str, TaskSpec] = {
     "markov": TaskSpec("markov", 8, "loss", "order-2 Markov chain over 8 tokens", lambda n: n - 1),
     "kback": TaskSpec("kback", 16, "accuracy", "the token 3 positions back, 16 tokens", lambda n: n - 3),
     "copy": TaskSpec(
-        "copy", 17, "accuracy", "copy a random-length first part (induction), 16 tokens", lambda n: sum(_copy_half(n)) / 2
+        "copy",
+        17,
+        "accuracy",
+        "copy a random-length first part (induction), 16 tokens",
+        lambda n: sum(_copy_half(n)) / 2,
     ),
-    "passkey": TaskSpec("passkey", 18, "accuracy", "passkey: one key hidden in filler, asked for at the end", lambda n: 32),
+    "passkey": TaskSpec(
+        "passkey", 18, "accuracy", "passkey: one key hidden in filler, asked for at the end", lambda n: 32
+    ),
 }
 KBACK = 3
 COPY_SEP = 16  # copy: the separator between the first part and its repeat
@@ -184,7 +190,7 @@ def optimum(task: str, inputs: np.ndarray, targets: np.ndarray) -> np.ndarray | 
 
 
 def learned(metric: str, value: float | None, optimum_value: float | None = None) -> bool:
-    """"Learned inside L": accuracy >= LEARNED_ACCURACY, or loss <= optimum + LEARNED_MARGIN (nats)."""
+    """ "Learned inside L": accuracy >= LEARNED_ACCURACY, or loss <= optimum + LEARNED_MARGIN (nats)."""
     if value is None or not math.isfinite(value):
         return False
     if metric == "accuracy":
@@ -490,8 +496,36 @@ def break_position(
 
 #: Student's t 0.975 quantile for 1..30 degrees of freedom (standard tables)
 _T975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-    2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
 )
 
 

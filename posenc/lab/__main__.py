@@ -137,7 +137,9 @@ def ship(argv: list[str]) -> None:
     p.add_argument("--copy-steps", type=int, default=400)
     p.add_argument("--passkey-steps", type=int, default=1500)
     p.add_argument("--ft-steps", type=int, default=None, help="fine-tune steps (default: SHIP_FT per task)")
-    p.add_argument("--ft-lr-ratio", type=float, default=None, help="fine-tune peak / pretraining peak (default: SHIP_FT)")
+    p.add_argument(
+        "--ft-lr-ratio", type=float, default=None, help="fine-tune peak / pretraining peak (default: SHIP_FT)"
+    )
     p.add_argument("--long-nope-steps", type=int, default=0, help="also NoPE trained this long (0: not shipped)")
     p.add_argument("--tasks", default=",".join(SHIP_METHODS), help="tasks to ship, in order")
     p.add_argument("--tokens", type=int, default=None, help="scored tokens per length (default 8192)")
@@ -180,7 +182,7 @@ def ship(argv: list[str]) -> None:
         np.savez_compressed(out_path.with_name("weights.npz"), **weights)  # type: ignore[arg-type]
 
     def relearn(entry: dict[str, Any], metric: str) -> None:
-        """"learned" per method: the mean over seeds at the length the model was trained at."""
+        """ "learned" per method: the mean over seeds at the length the model was trained at."""
         for name, seeds in entry["runs"].items():
             own = str(parse_method(name.split(" (")[0]).trained_len(L))
             vals = [v[own] for v in seeds.values() if v.get(own) is not None]
@@ -197,7 +199,9 @@ def ship(argv: list[str]) -> None:
             "lr_ratio": a.ft_lr_ratio or ratio,
         }
 
-    def unit(task: str, seed: int, methods, steps: int, label: dict[str, str] | None = None, keep: bool = False) -> None:
+    def unit(
+        task: str, seed: int, methods, steps: int, label: dict[str, str] | None = None, keep: bool = False
+    ) -> None:
         t0 = time.perf_counter()
         ft = ft_plan(task)
         r = core.run_experiment(

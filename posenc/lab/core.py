@@ -492,7 +492,13 @@ def run_experiment(
         if spec.model not in models:
             extra = {} if spec.n_heads is None else {"n_heads": spec.n_heads}
             cfg = TrainConfig(
-                task=task, encoding=spec.encoding, train_len=train_len, steps=n_steps, seed=seed, d_model=d_model, **extra
+                task=task,
+                encoding=spec.encoding,
+                train_len=train_len,
+                steps=n_steps,
+                seed=seed,
+                d_model=d_model,
+                **extra,
             )
             cb = None if callback is None else (lambda s, n, loss, e=spec.model: callback(e, s, n, loss))
             models[spec.model] = train(cfg, callback=cb)
