@@ -518,6 +518,29 @@ def train_caption(k: tuple, *, timeout: float) -> str:
     )
 
 
+def run_notes(result: Mapping[str, Any]) -> list[str]:
+    """A live run's rows that did not learn the task inside L (posenc.lab.learned), named with their value."""
+    L = int(result["train_len"])
+    out = []
+    for m, ok in result.get("learned", {}).items():
+        if ok:
+            continue
+        v = result["results"][m].get(str(L))
+        opt = result.get("optimum", {}).get(m, {}).get(str(L))
+        shown = (
+            "—"
+            if v is None
+            else f"loss {v:.3f}, {v - opt:.3f} above the optimum"
+            if opt is not None
+            else f"accuracy {v:.3f}"
+        )
+        out.append(
+            f"**{m}** did not learn the task inside L ({shown} at {L} tokens; learned means "
+            f"{learned_rule(result['metric'])}): its curve says nothing about extrapolation."
+        )
+    return out
+
+
 def run_title(k: tuple) -> str:
     """The title of a finished run's chart."""
     s_task, _, s_len, s_steps, s_width, s_seed = k

@@ -363,7 +363,7 @@ if t_train.open:
                 )
             show_chart(
                 shared(charts.curve_chart)(
-                    charts.curves_frame(result["results"]),
+                    charts.curves_frame(result["results"], learned=result.get("learned")),
                     x="length",
                     x_title="evaluation length (tokens, log scale)",
                     metric=lab.TASKS[shown_key[0]].metric,
@@ -371,10 +371,12 @@ if t_train.open:
                     references=lab.references(shown_key[0]),
                     log_x=True,
                     title=labtext.run_title(shown_key),
+                    subtitle="one seed; dashed, faint: did not learn the task inside L",
                     description="metric against evaluation length for the models you trained",
                 ),
                 width="stretch",
             )
+            notice_list(labtext.run_notes(result))
 elif active:
     with job_slot:
         st.fragment(run_every=1.0)(job_view)(False)

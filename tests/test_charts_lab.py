@@ -77,3 +77,9 @@ def test_the_attention_chart_is_one_image_of_the_weights():
     spec = charts.attention_chart(w, title="rope: layer 0, head 1").to_dict()
     assert spec["usermeta"]["imagechart"]["shape"] == [8, 8]
     assert spec["description"] == "rope: layer 0, head 1"
+
+
+def test_a_live_runs_flags_reach_the_frame():
+    frame = charts.curves_frame({"rope": {"16": 1.0}, "alibi": {"16": 0.4}}, learned={"rope": True, "alibi": False})
+    assert dict(zip(frame["method"], frame["learned"])) == {"rope": True, "alibi": False}
+    assert "learned" not in charts.curves_frame({"rope": {"16": 1.0}})

@@ -178,8 +178,7 @@ def test_the_best_encoding_at_the_longest_length_is_named_only_among_rows_that_l
     loss = loss_of(entry)
     notes = labtext.length_notes(labtext.shown(DOC, task))
     cands = [m for m in ("nope", "learned", "sinusoidal", "rope", "alibi", "alibi:heads=8") if m in entry["runs"]]
-    ok = {m: _ci(list(_values(entry, "runs", m, 512).values())) for m in cands if entry["learned"][m]}
-    ok = {m: c for m, c in ok.items() if c is not None}
+    ok = {m: _ci(list(v.values())) for m in cands if entry["learned"][m] and (v := _values(entry, "runs", m, 512))}
     line = next((n for n in notes if n.startswith("At 512 tokens")), None)
     if not ok:
         assert line is None
@@ -370,3 +369,20 @@ def test_the_attention_note_is_the_mean_largest_weight_inside_and_past_l():
         f"Mean largest weight per query: {(1 + 0.5) / 2:.3f} at positions < L, {(0.6 + 0.25) / 2:.3f}"
     )
     assert labtext.attention_note(w, train_len=4, length=4).endswith("at positions < L.")
+
+
+def test_a_live_runs_rows_that_did_not_learn_are_named_with_their_value():
+    run = {
+        "train_len": 16,
+        "metric": "loss",
+        "results": {"rope": {"16": 1.45, "32": 1.9}, "alibi": {"16": 1.62, "32": 1.63}},
+        "optimum": {"rope": {"16": 1.42}, "alibi": {"16": 1.42}},
+        "learned": {"rope": True, "alibi": False},
+    }
+    (note,) = labtext.run_notes(run)
+    assert note.startswith(
+        "**alibi** did not learn the task inside L (loss 1.620, 0.200 above the optimum at 16 tokens"
+    )
+    acc = {"train_len": 16, "metric": "accuracy", "results": {"nope": {"16": 0.2}}, "learned": {"nope": False}}
+    assert labtext.run_notes(acc)[0].startswith("**nope** did not learn the task inside L (accuracy 0.200 at 16 tokens")
+    assert labtext.run_notes({**acc, "learned": {"nope": True}}) == []

@@ -158,8 +158,20 @@ def rows_frame(rows: Sequence[Mapping[str, Any]], x: str = "length") -> pd.DataF
     return frame if not frame.empty else pd.DataFrame(columns=cols)
 
 
-def curves_frame(curves: Mapping[str, Mapping[Any, float | None]]) -> pd.DataFrame:
-    """{method: {length: value}} -> rows (method, length, value), lengths as integers, in the given order."""
+def curves_frame(
+    curves: Mapping[str, Mapping[Any, float | None]], learned: Mapping[str, bool] | None = None
+) -> pd.DataFrame:
+    """{method: {length: value}} -> rows (method, length, value[, learned]), lengths as integers, in the
+    given order; ``learned`` (a run's flags) marks the rows that did not learn the task."""
     return pd.DataFrame(
-        [{"method": m, "length": int(n), "value": v} for m, per in curves.items() for n, v in per.items()]
+        [
+            {
+                "method": m,
+                "length": int(n),
+                "value": v,
+                **({} if learned is None else {"learned": learned.get(m, True)}),
+            }
+            for m, per in curves.items()
+            for n, v in per.items()
+        ]
     )
