@@ -213,12 +213,32 @@ def test_an_unknown_setting_names_the_key_and_the_allowed_keys():
 def test_the_shipped_results_are_complete_enough_and_small():
     doc = lab.load_shipped()
     assert doc["command"].startswith("python -m posenc.lab ship") and doc["date"]
-    for task in ("markov", "kback"):
-        runs = doc["tasks"][task]["runs"]
-        assert {"nope", "learned", "sinusoidal", "rope", "alibi"} <= set(runs)
-        assert all(v["128"] is None for v in runs["learned"].values())
+    assert set(doc["tasks"]) == {"markov", "kback", "copy", "passkey"}
+    for task, entry in doc["tasks"].items():
+        runs = entry["runs"]
+        if task != "passkey":
+            assert {"nope", "learned", "sinusoidal", "rope", "alibi"} <= set(runs)
+            assert all(v["128"] is None for v in runs["learned"].values())
+        assert set(entry["learned"]) == set(runs)
+        for name, seeds in runs.items():  # >= 5 seeds for every shipped row, fine-tunes included
+            assert len(seeds) >= 5 or not doc["complete"], (task, name, len(seeds))
+        for name in runs:  # the rope actually used, for every rope method and length
+            if name.startswith("rope"):
+                assert set(entry["rope"][name]) == {"64", "128", "256", "512"}
+                assert len(entry["rope"][name]["512"]["inv_freq"]) == 8  # head_dim 16
+    assert "alibi:heads=8" in doc["tasks"]["kback"]["runs"]
     size = sum(p.stat().st_size for p in (ROOT / "data" / "lab").iterdir())
     assert size < 5_000_000, size
+
+
+def test_the_shipped_dynamic_row_follows_one_factor():
+    """The recorded rope of rope+dynamic: slowest pair stretched by 2·T/L − 1 (HF, factor 2), not T/L·T/L …"""
+    rope = lab.load_shipped()["tasks"]["markov"]["rope"]
+    for n in (64, 128, 256, 512):
+        plain = rope["rope"][str(n)]["inv_freq"]
+        dyn = rope["rope+dynamic"][str(n)]["inv_freq"]
+        np.testing.assert_allclose(dyn, _hf_dynamic_inv_freq(10000.0, 16, 2.0, n, 64), rtol=1e-9)
+        assert plain[-1] / dyn[-1] == pytest.approx(max(1.0, 2 * n / 64 - 1), rel=1e-6)
 
 
 def test_a_real_models_recipe_keeps_its_type_and_scaling_with_the_labs_length():
