@@ -518,9 +518,10 @@ def train_caption(k: tuple, *, timeout: float) -> str:
     )
 
 
-def run_notes(result: Mapping[str, Any]) -> list[str]:
-    """A live run's rows that did not learn the task inside L (posenc.lab.learned), named with their value."""
-    L = int(result["train_len"])
+def run_notes(result: Mapping[str, Any], train_len: int) -> list[str]:
+    """A live run's rows that did not learn the task inside L = ``train_len`` (its "learned" flags,
+    posenc.lab.learned), named with their value at L."""
+    L = int(train_len)
     out = []
     for m, ok in result.get("learned", {}).items():
         if ok:
@@ -536,7 +537,7 @@ def run_notes(result: Mapping[str, Any]) -> list[str]:
         )
         out.append(
             f"**{m}** did not learn the task inside L ({shown} at {L} tokens; learned means "
-            f"{learned_rule(result['metric'])}): its curve says nothing about extrapolation."
+            f"{learned_rule(str(result.get('metric')))}): its curve says nothing about extrapolation."
         )
     return out
 

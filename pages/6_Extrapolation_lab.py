@@ -376,7 +376,7 @@ if t_train.open:
                 ),
                 width="stretch",
             )
-            notice_list(labtext.run_notes(result))
+            notice_list(labtext.run_notes(result, shown_key[2]))
 elif active:
     with job_slot:
         st.fragment(run_every=1.0)(job_view)(False)

@@ -312,7 +312,7 @@ def test_the_rope_actually_used_is_recorded_and_is_what_the_forward_pass_applies
     )
     assert set(out["rope"]) == {"rope", "rope+dynamic", "rope+yarn"}
     rec = out["rope"]["rope"]["64"]  # d_model 16, 4 heads: head_dim 4, two pairs θ_j = 10000^(−2j/4)
-    np.testing.assert_allclose(rec["inv_freq"], [1.0, 10000.0 ** -0.5])
+    np.testing.assert_allclose(rec["inv_freq"], [1.0, 10000.0**-0.5])
     assert rec["attention_factor"] == 1.0
     np.testing.assert_allclose(
         out["rope"]["rope+dynamic"]["64"]["inv_freq"], _hf_dynamic_inv_freq(10000.0, 4, 2.0, 64, 16), rtol=1e-12

@@ -373,16 +373,18 @@ def test_the_attention_note_is_the_mean_largest_weight_inside_and_past_l():
 
 def test_a_live_runs_rows_that_did_not_learn_are_named_with_their_value():
     run = {
-        "train_len": 16,
         "metric": "loss",
         "results": {"rope": {"16": 1.45, "32": 1.9}, "alibi": {"16": 1.62, "32": 1.63}},
         "optimum": {"rope": {"16": 1.42}, "alibi": {"16": 1.42}},
         "learned": {"rope": True, "alibi": False},
     }
-    (note,) = labtext.run_notes(run)
+    (note,) = labtext.run_notes(run, 16)
     assert note.startswith(
         "**alibi** did not learn the task inside L (loss 1.620, 0.200 above the optimum at 16 tokens"
     )
-    acc = {"train_len": 16, "metric": "accuracy", "results": {"nope": {"16": 0.2}}, "learned": {"nope": False}}
-    assert labtext.run_notes(acc)[0].startswith("**nope** did not learn the task inside L (accuracy 0.200 at 16 tokens")
-    assert labtext.run_notes({**acc, "learned": {"nope": True}}) == []
+    acc = {"metric": "accuracy", "results": {"nope": {"16": 0.2}}, "learned": {"nope": False}}
+    assert labtext.run_notes(acc, 16)[0].startswith(
+        "**nope** did not learn the task inside L (accuracy 0.200 at 16 tokens"
+    )
+    assert labtext.run_notes({**acc, "learned": {"nope": True}}, 16) == []
+    assert labtext.run_notes({"results": {"rope": {"16": 1.0}}}, 16) == []  # a result without flags: no notes
