@@ -249,7 +249,7 @@ def length_notes(s: Shown) -> list[str]:
     longest, L = s.longest, s.train_len
     items = learned_notes(s)
     ok = [m for m in (*LIVE, "alibi:heads=8") if m in s.runs and s.learned.get(m) and s.ci(m, longest) is not None]
-    if ok:
+    if len(ok) > 1:
         pick = (min if s.lower_is_better else max)(ok, key=lambda m: s.ci(m, longest).mean)  # type: ignore[union-attr]
         beaten = [m for m in ok if m != pick and s.verdict(s.diff(pick, m, longest)) == "better"]
         tied = [m for m in ok if m != pick and m not in beaten]
@@ -312,6 +312,9 @@ def position_notes(s: Shown) -> list[str]:
             continue
         if not s.learned.get(m):
             items.append(s.not_learned(m) + ".")
+            continue
+        if len(seeds) < 2:
+            items.append(f"**{m}**: one seed, so no interval and no verdict on where it breaks.")
             continue
         at_l = {k: v.get(str(L)) for k, v in s.runs[m].items()}
         b = break_test(
