@@ -52,6 +52,7 @@ def test_the_95_percent_band_is_drawn_only_when_asked_from_lo_to_hi():
     band = cs.frame(curve(band=True), area)
     rope128 = band[(band["method"] == "rope") & (band["length"] == 128)].iloc[0]
     assert np.isclose(rope128["lo"], 1.48) and np.isclose(rope128["hi"], 1.52)
+    assert area["encoding"]["color"]["legend"]["symbolOpacity"] == 1  # the shared legend is drawn opaque
 
 
 def test_rows_that_did_not_learn_are_drawn_dashed_and_faint():
@@ -68,7 +69,7 @@ def test_rows_that_did_not_learn_are_drawn_dashed_and_faint():
 def test_the_metric_names_its_direction():
     assert "lower is better" in charts.metric_title("loss")
     assert "higher is better" in charts.metric_title("accuracy")
-    assert "above the exact optimum" in charts.metric_title("excess")
+    assert "above the optimum" in charts.metric_title("excess")
 
 
 def test_the_attention_chart_is_one_image_of_the_weights():

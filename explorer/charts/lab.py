@@ -36,7 +36,7 @@ CONFIG = chart_config(
 
 def metric_title(metric: str) -> str:
     if metric == "excess":
-        return "loss above the exact optimum (nats per token, lower is better)"
+        return "loss above the optimum (nats, lower is better)"
     return "loss (nats per token, lower is better)" if metric == "loss" else "accuracy (higher is better)"
 
 
@@ -74,7 +74,10 @@ def curve_chart(
         data = data.assign(learned=True)
     data = data.assign(row=np.where(data["learned"].astype(bool), "learned the task", "did not learn the task"))
     methods = list(dict.fromkeys(data["method"]))
-    color = alt.Color("method:N", title=None, sort=methods, scale=alt.Scale(domain=methods, range=colors_for(methods)))
+    color_scale = alt.Scale(domain=methods, range=colors_for(methods))
+    # one legend for the band and the line layers: drawn opaque (the band's 0.15 would make it faint)
+    legend = alt.Legend(symbolOpacity=1, symbolType="stroke", symbolStrokeWidth=3)
+    color = alt.Color("method:N", title=None, sort=methods, scale=color_scale, legend=legend)
     scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
     xenc = alt.X(
         f"{x}:Q", title=x_title, scale=scale, axis=alt.Axis(values=sorted(set(data[x]))) if log_x else alt.Axis()
@@ -102,7 +105,12 @@ def curve_chart(
             0,
             alt.Chart(banded)
             .mark_area(opacity=0.15)
-            .encode(x=xenc, y=alt.Y("lo:Q", title=metric_title(metric)), y2="hi:Q", color=color),
+            .encode(
+                x=xenc,
+                y=alt.Y("lo:Q", title=metric_title(metric)),
+                y2="hi:Q",
+                color=color,
+            ),
         )
     refs = pd.DataFrame({"reference": list(references), "value": list(references.values())})
     layers.append(
