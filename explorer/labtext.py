@@ -447,26 +447,42 @@ def factor_rule(rope_type: str) -> str:
     return "factor = length / L unless set"
 
 
-def extension_caption(*, ext_tokens: int, rope_seeds: int, tokens: int) -> str:
-    """Why the panel's plain-RoPE curve differs from the Length tab's."""
+def count_text(counts: Sequence[int]) -> str:
+    """'2,048' or '1,984–2,144' scored tokens."""
+    lo, hi = min(counts), max(counts)
+    return f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
+
+
+def extension_caption(*, ext_scored: Sequence[int], rope_seeds: int, shipped_scored: str) -> str:
+    """Why the panel's plain-RoPE curve differs from the Length tab's (``ext_scored``: the panel's scored
+    tokens per length; ``shipped_scored``: :func:`scored_text` of the shipped task)."""
     return (
-        f"This panel evaluates the seed-0 RoPE model on {ext_tokens:,} scored tokens per length so that it "
-        f"follows the controls in seconds; the Length tab shows the mean over {rope_seeds} seed(s) with "
-        f"≈{tokens:,} tokens per length, so its plain-RoPE values differ from this "
+        f"This panel evaluates the seed-0 RoPE model on {count_text(ext_scored)} scored tokens per length so that "
+        f"it follows the controls in seconds: one model on one sample, no interval. The Length tab shows the "
+        f"mean over {rope_seeds} seed(s) with {shipped_scored}, so its plain-RoPE values differ from this "
         "panel's by the seeds and the sample."
     )
 
 
 def extension_notes(
-    curve: Mapping[int, float], base: Mapping[int, float], *, method: str, train_len: int, metric: str
+    curve: Mapping[int, float],
+    base: Mapping[int, float],
+    *,
+    method: str,
+    train_len: int,
+    metric: str,
+    not_learned: str | None = None,
 ) -> list[str]:
-    """The scaled curve against plain RoPE at the longest length and at L."""
+    """The scaled curve against plain RoPE at the longest length and at L, as differences of one model
+    on one sample (no verdict: no interval); only ``not_learned`` when the RoPE model did not learn."""
+    if not_learned is not None:
+        return [not_learned + "; the scalings applied to it say nothing about extrapolation either."]
     longest = max(curve)
     d = curve[longest] - base[longest]
-    good = d < 0 if metric == "loss" else d > 0
     return [
         f"At {longest} tokens: {FMT.format(curve[longest])} with {method}, {FMT.format(base[longest])} "
-        f"without: {'better' if good else 'worse' if d else 'the same'} by {abs(d):.3f}.",
+        f"without ({metric} difference {d:+.3f}; one seed on one sample, so no verdict: the Length tab's "
+        "shipped rows carry the intervals).",
         f"At L = {train_len}: {FMT.format(curve[train_len])} against {FMT.format(base[train_len])} "
         + (
             "(a scaling that changes the angles inside L changes what the model was trained on)."

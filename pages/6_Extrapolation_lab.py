@@ -138,7 +138,7 @@ if t_pos.open:
         notice_list(labtext.position_notes(nums))
 
 # ------------------------------------------------------------------------------ extension panel
-EXT_TOKENS = 2048  # scored tokens per length in this panel: fast enough to follow a slider
+EXT_TOKENS = 2048  # this panel's token budget per length (the task sets the sequences): fast enough for a slider
 with t_ext:
     c1, c2, c3, c4 = st.columns(4)
     ext = widget("lab_ext", container=c1)
@@ -152,15 +152,18 @@ with t_ext:
 
 
 @cached(max_entries=32)
-def extension_curve(task: str, method: str) -> dict:
-    model = lab.shipped_model(task, "rope")
-    return lab.evaluate_method(model, method, lengths, tokens=EXT_TOKENS)
+def extension_curve(task: str, method: str) -> tuple[dict, list]:
+    """({length: value}, [scored tokens per length]) of the seed-0 RoPE model with ``method``."""
+    ev = lab.evaluate_detail(lab.shipped_model(task, "rope"), method, lengths, tokens=EXT_TOKENS)
+    return {n: e.value for n, e in ev.items()}, [e.scored for e in ev.values()]
 
 
 @cached(max_entries=16)
-def recipe_curve(task: str, preset: str, layer: int | None) -> dict:
-    model = lab.shipped_model(task, "rope")
-    return lab.evaluate_method(model, lab.preset_method(preset, layer), lengths, tokens=EXT_TOKENS)
+def recipe_curve(task: str, preset: str, layer: int | None) -> tuple[dict, list]:
+    ev = lab.evaluate_detail(
+        lab.shipped_model(task, "rope"), lab.preset_method(preset, layer), lengths, tokens=EXT_TOKENS
+    )
+    return {n: e.value for n, e in ev.items()}, [e.scored for e in ev.values()]
 
 
 recipe = labtext.recipe(recipe_key, recipe_layer)
@@ -176,15 +179,15 @@ if t_ext.open:
         )
         try:
             with st.spinner("Evaluating the RoPE model (no training)…"):
-                base_curve = extension_curve(task, "rope")
-                curve = (
+                base_curve, ext_scored = extension_curve(task, "rope")
+                curve, _ = (
                     extension_curve(task, method)
                     if recipe.spec is None
                     else recipe_curve(task, recipe.key, recipe.layer)
                 )
         except (OSError, ValueError) as exc:
             st.error(f"This scaling could not be evaluated: {escape_markdown(str(exc))}")
-            curve = base_curve = {}
+            curve, base_curve, ext_scored = {}, {}, [0]
         same_as_base = method == "rope" or (recipe.spec is not None and recipe.spec.rope_type is None)
         show_chart(
             shared(charts.curve_chart)(
@@ -198,23 +201,32 @@ if t_ext.open:
                 title=f"The trained RoPE model with {method}",
                 subtitle="seed 0, evaluated only (no retraining); "
                 + (labtext.factor_rule(ext) if recipe.spec is None else "the model's own factor")
-                + f"; {EXT_TOKENS:,} scored tokens per length",
+                + f"; {labtext.count_text(ext_scored)} scored tokens per length",
                 description="RoPE model evaluated with a context-extension scaling at several lengths.",
             ),
             width="stretch",
         )
         st.caption(
             labtext.extension_caption(
-                ext_tokens=EXT_TOKENS,
+                ext_scored=ext_scored,
                 rope_seeds=len(entry["runs"].get("rope", {})),
-                tokens=data["settings"]["tokens"],
+                shipped_scored=labtext.scored_text(nums),
             )
         )
         theta = lab.TrainConfig().rope_theta  # the tiny RoPE model's base
         if recipe.spec is not None:
             st.caption(labtext.recipe_text(recipe, head_dim=head_dim, train_len=train_len, theta=theta))
         if curve and base_curve:
-            notice_list(labtext.extension_notes(curve, base_curve, method=method, train_len=train_len, metric=metric))
+            notice_list(
+                labtext.extension_notes(
+                    curve,
+                    base_curve,
+                    method=method,
+                    train_len=train_len,
+                    metric=metric,
+                    not_learned=None if nums.learned.get("rope") else nums.not_learned("rope"),
+                )
+            )
         if recipe.spec is None and ext == "llama3":
             st.caption(labtext.llama3_caption(train_len))
         if recipe.spec is not None:

@@ -286,20 +286,20 @@ def test_a_row_made_to_fail_the_rule_loses_its_claims():
     assert "a limit after all" not in text and "Plain RoPE:" not in " ".join(labtext.length_notes(s))
 
 
-def test_the_extension_notes_compare_the_scaled_curve_with_plain_rope():
+def test_the_extension_notes_state_differences_of_one_model_without_a_verdict():
     base = {64: 1.40, 512: 2.20}
     notes = labtext.extension_notes({64: 1.40, 512: 1.70}, base, method="m", train_len=64, metric="loss")
-    assert notes == [
-        "At 512 tokens: 1.700 with m, 2.200 without: better by 0.500.",
-        "At L = 64: 1.400 against 1.400 (unchanged inside L).",
-    ]
+    assert notes[0].startswith("At 512 tokens: 1.700 with m, 2.200 without (loss difference -0.500; one seed")
+    assert "better" not in notes[0] and "worse" not in notes[0]
+    assert notes[1] == "At L = 64: 1.400 against 1.400 (unchanged inside L)."
     notes = labtext.extension_notes(
         {64: 0.9, 512: 0.3}, {64: 1.0, 512: 0.5}, method="m", train_len=64, metric="accuracy"
     )
-    assert notes[0] == "At 512 tokens: 0.300 with m, 0.500 without: worse by 0.200."
-    assert "changes what the model was trained on" in notes[1]
-    same = labtext.extension_notes(base, base, method="m", train_len=64, metric="loss")
-    assert "the same by 0.000" in same[0]
+    assert "accuracy difference -0.200" in notes[0] and "changes what the model was trained on" in notes[1]
+    gated = labtext.extension_notes(base, base, method="m", train_len=64, metric="loss", not_learned="**rope** did not")
+    assert gated == ["**rope** did not; the scalings applied to it say nothing about extrapolation either."]
+    cap = labtext.extension_caption(ext_scored=[2048, 2079], rope_seeds=5, shipped_scored="8,192 scored tokens")
+    assert "on 2,048–2,079 scored tokens per length" in cap and "mean over 5 seed(s) with 8,192 scored tokens" in cap
 
 
 def test_one_progress_bar_per_model_trained_running_or_waiting():
