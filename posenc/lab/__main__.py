@@ -102,7 +102,7 @@ SHIP_METHODS = {
 #: fraction of the pretraining peak). Chosen by a sweep on kback and passkey (README, "Shipped lab results"):
 #: kback's PI fine-tune did not learn with 100 × 32 at 1/3 (0.07 at 256), 300 × 32 at 1/3 (0.49) or
 #: 400 × 8 at 1/3 (0.77), and did with 400 × 8 at the full rate (0.99) or 800 × 8 at 1/3 (0.99); passkey's
-#: learned with 100 × 32 at 1/3 (PI 0.97, plain 0.98, YaRN 1.00 at 256).
+#: learned with 100 × 32 at 1/3 (plain 0.98, PI 0.99, YaRN 0.99 at 256; bench/bench_lab_finetune.py).
 SHIP_FT = {"markov": (400, None, 1.0), "kback": (400, None, 1.0), "passkey": (100, 32, 1 / 3)}
 #: Per-position bins at the longest length (positions [start, end)), and the scored tokens a bin needs per seed
 BIN_WIDTH = 32
