@@ -54,15 +54,18 @@ except (OSError, ValueError) as exc:
     st.stop()
 
 with st.container(border=True, key="lab_controls"):
-    task = widget("lab_task", captions=["next token, Markov chain", "token 3 back", "copy (induction)"])
+    task = widget(
+        "lab_task", captions=["next token, Markov chain", "token 3 back", "copy (induction)", "passkey retrieval"]
+    )
 if task not in data["tasks"]:
     st.warning(f"No shipped results for the task {task!r} yet; showing markov.")
     task = "markov"
 entry = data["tasks"][task]
 nums = labtext.shown(data, task)
 metric, refs, train_len, lengths = nums.metric, nums.references, nums.train_len, list(nums.lengths)
+shown_metric = "excess" if metric == "loss" else metric  # markov: the loss above the exact optimum
 st.caption(labtext.shipped_caption(data, task))
-table = charts.summary_frame(nums.summary)
+table = charts.rows_frame(labtext.summary_rows(nums))
 
 if "lab_session" not in st.session_state:
     st.session_state["lab_session"] = uuid.uuid4().hex
@@ -74,51 +77,68 @@ job_slot = st.container()  # the session's training job, when the Train tab is c
 # ------------------------------------------------------------------------------ loss vs length
 if t_len.open:
     with t_len:
-        show_chart(
-            shared(charts.curve_chart)(
-                table,  # every shipped row: the five, the scalings, both fine-tunes, the long-trained NoPE
-                x="length",
-                x_title="evaluation length (tokens, log scale)",
-                metric=metric,
-                train_len=train_len,
-                references=refs,
-                log_x=True,
-                band=True,
-                title=f"{lab.TASKS[task].label}: {metric} against length",
-                subtitle=[
-                    f"mean ± sd over seeds, trained on L = {train_len}",
-                    "no point = no value (a learned table has no rows past L)",
-                ],
-                description=f"{metric} of each encoding's model at lengths {lengths}; dashed rule at the training length.",
-            ),
-            width="stretch",
-        )
+        for past in (False, True):  # the all-positions mean, then the same with positions past L only
+            show_chart(
+                shared(charts.curve_chart)(
+                    table if not past else charts.rows_frame(labtext.summary_rows(nums, past=True)),
+                    x="length",
+                    x_title="evaluation length (tokens, log scale)",
+                    metric=shown_metric,
+                    train_len=train_len,
+                    references=refs,
+                    log_x=True,
+                    band=True,
+                    title=f"{lab.TASKS[task].label}: " + ("positions past L only" if past else "all positions"),
+                    subtitle=[
+                        f"mean over seeds, 95 % interval band, trained on L = {train_len}",
+                        "dashed, faint: did not learn the task inside L; no point: no value",
+                    ],
+                    description=f"{nums.quantity} of each model at lengths {lengths}"
+                    + (", scored on positions past L only" if past else "")
+                    + "; dashed rule at the training length.",
+                ),
+                width="stretch",
+            )
         notice_list(labtext.length_notes(nums))
 
 # ------------------------------------------------------------------------------ per position
 if t_pos.open:
     with t_pos:
-        pp = entry.get("per_position", {})
-        N_BINS = 64
-        pframe, n_pos = charts.position_frame(pp, N_BINS)
-        show_chart(
-            shared(charts.curve_chart)(
-                pframe,
-                x="position",
-                x_title=labtext.position_title(n_pos, N_BINS),
-                metric=metric,
-                train_len=train_len,
-                references=refs,
-                title=f"Where each encoding breaks: {metric} per position",
-                subtitle="seed-0 models; averaged over the evaluation sequences at each position",
-                description=f"{metric} per position for each encoding; the dashed rule marks the training length.",
-            ),
-            width="stretch",
-        )
-        notice_list(labtext.position_notes(pp, train_len, metric))
+        prows = labtext.position_rows(nums)
+        if not prows:
+            st.info(
+                f"No per-position curve for {task}: "
+                + (
+                    "it scores one token per sequence (the answer at the end), so there is nothing along the sequence."
+                    if task == "passkey"
+                    else "no bin has enough scored tokens in every seed."
+                )
+            )
+        else:
+            width = int(data["settings"].get("bin_width", 1))
+            show_chart(
+                shared(charts.curve_chart)(
+                    charts.rows_frame(prows, x="position"),
+                    x="position",
+                    x_title=labtext.position_title(max(lengths), width),
+                    metric=shown_metric,
+                    train_len=train_len,
+                    references=refs,
+                    band=True,
+                    title=f"Where each model breaks: {nums.quantity} per position",
+                    subtitle=[
+                        f"mean over seeds, 95 % band; bins with ≥ {int(data['settings'].get('min_bin_tokens', 0)):,} "
+                        "scored tokens in every seed",
+                        "dashed, faint: did not learn the task inside L",
+                    ],
+                    description=f"{nums.quantity} per position for each model; the dashed rule marks the training length.",
+                ),
+                width="stretch",
+            )
+        notice_list(labtext.position_notes(nums))
 
 # ------------------------------------------------------------------------------ extension panel
-EXT_TOKENS = 2048  # scored tokens per length in this panel: fast enough to follow a slider
+EXT_TOKENS = 2048  # this panel's token budget per length (the task sets the sequences): fast enough for a slider
 with t_ext:
     c1, c2, c3, c4 = st.columns(4)
     ext = widget("lab_ext", container=c1)
@@ -132,15 +152,18 @@ with t_ext:
 
 
 @cached(max_entries=32)
-def extension_curve(task: str, method: str) -> dict:
-    model = lab.shipped_model(task, "rope")
-    return lab.evaluate_method(model, method, lengths, tokens=EXT_TOKENS)
+def extension_curve(task: str, method: str) -> tuple[dict, list]:
+    """({length: value}, [scored tokens per length]) of the seed-0 RoPE model with ``method``."""
+    ev = lab.evaluate_detail(lab.shipped_model(task, "rope"), method, lengths, tokens=EXT_TOKENS)
+    return {n: e.value for n, e in ev.items()}, [e.scored for e in ev.values()]
 
 
 @cached(max_entries=16)
-def recipe_curve(task: str, preset: str, layer: int | None) -> dict:
-    model = lab.shipped_model(task, "rope")
-    return lab.evaluate_method(model, lab.preset_method(preset, layer), lengths, tokens=EXT_TOKENS)
+def recipe_curve(task: str, preset: str, layer: int | None) -> tuple[dict, list]:
+    ev = lab.evaluate_detail(
+        lab.shipped_model(task, "rope"), lab.preset_method(preset, layer), lengths, tokens=EXT_TOKENS
+    )
+    return {n: e.value for n, e in ev.items()}, [e.scored for e in ev.values()]
 
 
 recipe = labtext.recipe(recipe_key, recipe_layer)
@@ -156,15 +179,15 @@ if t_ext.open:
         )
         try:
             with st.spinner("Evaluating the RoPE model (no training)…"):
-                base_curve = extension_curve(task, "rope")
-                curve = (
+                base_curve, ext_scored = extension_curve(task, "rope")
+                curve, _ = (
                     extension_curve(task, method)
                     if recipe.spec is None
                     else recipe_curve(task, recipe.key, recipe.layer)
                 )
         except (OSError, ValueError) as exc:
             st.error(f"This scaling could not be evaluated: {escape_markdown(str(exc))}")
-            curve = base_curve = {}
+            curve, base_curve, ext_scored = {}, {}, [0]
         same_as_base = method == "rope" or (recipe.spec is not None and recipe.spec.rope_type is None)
         show_chart(
             shared(charts.curve_chart)(
@@ -173,28 +196,37 @@ if t_ext.open:
                 x_title="evaluation length (tokens, log scale)",
                 metric=metric,
                 train_len=train_len,
-                references=refs,
+                references=entry["references"],  # this panel shows the raw metric (loss, not above the optimum)
                 log_x=True,
                 title=f"The trained RoPE model with {method}",
                 subtitle="seed 0, evaluated only (no retraining); "
-                + ("factor = length / L unless set" if recipe.spec is None else "the model's own factor")
-                + f"; {EXT_TOKENS:,} scored tokens per length",
+                + (labtext.factor_rule(ext) if recipe.spec is None else "the model's own factor")
+                + f"; {labtext.count_text(ext_scored)} scored tokens per length",
                 description="RoPE model evaluated with a context-extension scaling at several lengths.",
             ),
             width="stretch",
         )
         st.caption(
             labtext.extension_caption(
-                ext_tokens=EXT_TOKENS,
+                ext_scored=ext_scored,
                 rope_seeds=len(entry["runs"].get("rope", {})),
-                tokens=data["settings"]["tokens"],
+                shipped_scored=labtext.scored_text(nums),
             )
         )
         theta = lab.TrainConfig().rope_theta  # the tiny RoPE model's base
         if recipe.spec is not None:
             st.caption(labtext.recipe_text(recipe, head_dim=head_dim, train_len=train_len, theta=theta))
         if curve and base_curve:
-            notice_list(labtext.extension_notes(curve, base_curve, method=method, train_len=train_len, metric=metric))
+            notice_list(
+                labtext.extension_notes(
+                    curve,
+                    base_curve,
+                    method=method,
+                    train_len=train_len,
+                    metric=metric,
+                    not_learned=None if nums.learned.get("rope") else nums.not_learned("rope"),
+                )
+            )
         if recipe.spec is None and ext == "llama3":
             st.caption(labtext.llama3_caption(train_len))
         if recipe.spec is not None:
@@ -222,6 +254,9 @@ def attention(task: str, enc: str, length: int, head: int) -> np.ndarray:
 
 if t_att.open:
     with t_att:
+        if not lab.has_shipped_model(task, enc):
+            st.warning(f"The {task} task ships only the RoPE model's weights: showing rope instead of {enc}.")
+            enc = "rope"
         if enc == "learned" and att_len > train_len:
             st.warning(f"A learned table has {train_len} rows: no attention pattern past L. Showing L = {train_len}.")
             att_len = train_len
@@ -340,7 +375,7 @@ if t_train.open:
                 )
             show_chart(
                 shared(charts.curve_chart)(
-                    charts.curves_frame(result["results"]),
+                    charts.curves_frame(result["results"], learned=result.get("learned")),
                     x="length",
                     x_title="evaluation length (tokens, log scale)",
                     metric=lab.TASKS[shown_key[0]].metric,
@@ -348,10 +383,12 @@ if t_train.open:
                     references=lab.references(shown_key[0]),
                     log_x=True,
                     title=labtext.run_title(shown_key),
+                    subtitle="one seed; dashed, faint: did not learn the task inside L",
                     description="metric against evaluation length for the models you trained",
                 ),
                 width="stretch",
             )
+            notice_list(labtext.run_notes(result, shown_key[2]))
 elif active:
     with job_slot:
         st.fragment(run_every=1.0)(job_view)(False)

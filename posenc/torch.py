@@ -110,8 +110,9 @@ class RotaryEmbedding(nn.Module):
         self.register_buffer("inv_freq", torch.from_numpy(inv), persistent=False)  # float64
         self.attention_factor = af
 
-    def forward(self, x: torch.Tensor, positions, seq_len=None) -> torch.Tensor:
-        """``seq_len`` None: dynamic NTK and LongRoPE take max(positions) + 1, as HF transformers does."""
+    def frequencies(self, positions, seq_len=None) -> tuple[torch.Tensor, float]:
+        """(inv_freq, attention_factor) that :meth:`forward` uses for these positions: ``seq_len`` None
+        means max(positions) + 1 for dynamic NTK and LongRoPE, as HF transformers does."""
         pos = _positions(positions)
         inv, af = self.inv_freq, self.attention_factor
         if seq_len is None and pos.numel() and rope_type_of(self.rope_parameters) in ("dynamic", "longrope"):
@@ -125,6 +126,12 @@ class RotaryEmbedding(nn.Module):
                 seq_len=seq_len,
             )
             inv = torch.from_numpy(inv_np)
+        return inv, af
+
+    def forward(self, x: torch.Tensor, positions, seq_len=None) -> torch.Tensor:
+        """``seq_len`` None: dynamic NTK and LongRoPE take max(positions) + 1, as HF transformers does."""
+        pos = _positions(positions)
+        inv, af = self.frequencies(pos, seq_len)
         r = 2 * inv.numel()
         ang = torch.outer(pos, inv)
         cos, sin = (torch.cos(ang) * af).to(x.dtype), (torch.sin(ang) * af).to(x.dtype)

@@ -14,10 +14,12 @@ REFS = {"floor": 1.2, "uniform": 2.0794}
 def curve(**kw):
     data = pd.DataFrame(
         [
-            {"method": "rope", "length": 64, "value": 1.4, "sd": 0.01},
-            {"method": "rope", "length": 128, "value": 1.5, "sd": 0.02},
-            {"method": "learned", "length": 64, "value": 1.45, "sd": 0.0},
-            {"method": "learned", "length": 128, "value": None, "sd": None},  # no rows past L
+            {"method": "rope", "length": 64, "value": 1.4, "lo": 1.39, "hi": 1.41, "learned": True},
+            {"method": "rope", "length": 128, "value": 1.5, "lo": 1.48, "hi": 1.52, "learned": True},
+            {"method": "learned", "length": 64, "value": 1.45, "lo": 1.45, "hi": 1.45, "learned": True},
+            {"method": "learned", "length": 128, "value": None, "lo": None, "hi": None, "learned": True},  # no rows
+            {"method": "alibi", "length": 64, "value": 1.9, "lo": 1.8, "hi": 2.0, "learned": False},
+            {"method": "alibi", "length": 128, "value": 1.9, "lo": 1.8, "hi": 2.0, "learned": False},
         ]
     )
     args = dict(x="length", x_title="length", metric="loss", train_len=64, references=REFS, title="t", log_x=True)
@@ -28,7 +30,7 @@ def test_lines_leave_out_values_that_do_not_exist():
     spec = curve()
     (line,) = cs.find(spec, "line")
     rows = cs.frame(spec, line)
-    assert len(rows) == 3 and not rows["value"].isna().any()  # learned at 128: no point, not a 0
+    assert len(rows) == 5 and not rows["value"].isna().any()  # learned at 128: no point, not a 0
     assert set(rows[rows["method"] == "learned"]["length"]) == {64}
 
 
@@ -44,17 +46,30 @@ def test_references_and_the_training_length_are_marked():
     assert [list(f["length"]) for f in l_rule] == [[64]]
 
 
-def test_the_sd_band_is_drawn_only_when_asked():
+def test_the_95_percent_band_is_drawn_only_when_asked_from_lo_to_hi():
     assert not cs.find(curve(), "area")
     (area,) = cs.find(curve(band=True), "area")
     band = cs.frame(curve(band=True), area)
     rope128 = band[(band["method"] == "rope") & (band["length"] == 128)].iloc[0]
     assert np.isclose(rope128["lo"], 1.48) and np.isclose(rope128["hi"], 1.52)
+    assert area["encoding"]["color"]["legend"]["symbolOpacity"] == 1  # the shared legend is drawn opaque
+
+
+def test_rows_that_did_not_learn_are_drawn_dashed_and_faint():
+    spec = curve()
+    (line,) = cs.find(spec, "line")
+    rows = cs.frame(spec, line)
+    assert set(rows[rows["method"] == "alibi"]["row"]) == {"did not learn the task"}
+    assert set(rows[rows["method"] == "rope"]["row"]) == {"learned the task"}
+    enc = line["encoding"]
+    assert enc["strokeDash"]["field"] == "row" and enc["strokeDash"]["scale"]["range"] == [[1, 0], [3, 3]]
+    assert enc["opacity"]["scale"]["range"] == [1.0, 0.45]
 
 
 def test_the_metric_names_its_direction():
     assert "lower is better" in charts.metric_title("loss")
     assert "higher is better" in charts.metric_title("accuracy")
+    assert "above the optimum" in charts.metric_title("excess")
 
 
 def test_the_attention_chart_is_one_image_of_the_weights():
@@ -63,3 +78,9 @@ def test_the_attention_chart_is_one_image_of_the_weights():
     spec = charts.attention_chart(w, title="rope: layer 0, head 1").to_dict()
     assert spec["usermeta"]["imagechart"]["shape"] == [8, 8]
     assert spec["description"] == "rope: layer 0, head 1"
+
+
+def test_a_live_runs_flags_reach_the_frame():
+    frame = charts.curves_frame({"rope": {"16": 1.0}, "alibi": {"16": 0.4}}, learned={"rope": True, "alibi": False})
+    assert dict(zip(frame["method"], frame["learned"])) == {"rope": True, "alibi": False}
+    assert "learned" not in charts.curves_frame({"rope": {"16": 1.0}})

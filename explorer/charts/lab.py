@@ -16,7 +16,6 @@ import pandas as pd
 
 from explorer.charts.style import chart_config
 from explorer.imagechart import image_heatmap
-from posenc.lab import bin_positions
 
 #: One colour per encoding (colour-blind-safe Tableau 10), scaled RoPE variants in shades of blue.
 COLORS = {
@@ -36,6 +35,8 @@ CONFIG = chart_config(
 
 
 def metric_title(metric: str) -> str:
+    if metric == "excess":
+        return "loss above the optimum (nats, lower is better)"
     return "loss (nats per token, lower is better)" if metric == "loss" else "accuracy (higher is better)"
 
 
@@ -63,32 +64,53 @@ def curve_chart(
     band: bool = False,
     description: str = "",
 ) -> alt.TopLevelMixin:
-    """Lines (method, x, value[, sd]); a dashed rule at L; one labelled dotted rule per reference."""
+    """Lines (method, x, value[, lo, hi][, learned]); a 95 % band from lo to hi when ``band``; rows with
+    learned = False drawn dashed and faint (they did not learn the task, so their curve is no claim);
+    a dashed rule at L; one labelled dotted rule per reference."""
     data = data.assign(
-        **{c: pd.to_numeric(data[c], errors="coerce") for c in ("value", "sd") if c in data}
+        **{c: pd.to_numeric(data[c], errors="coerce") for c in ("value", "lo", "hi") if c in data}
     )  # None -> NaN
+    if "learned" not in data:
+        data = data.assign(learned=True)
+    data = data.assign(row=np.where(data["learned"].astype(bool), "learned the task", "did not learn the task"))
     methods = list(dict.fromkeys(data["method"]))
-    color = alt.Color("method:N", title=None, sort=methods, scale=alt.Scale(domain=methods, range=colors_for(methods)))
+    color_scale = alt.Scale(domain=methods, range=colors_for(methods))
+    # one legend for the band and the line layers: drawn opaque (the band's 0.15 would make it faint)
+    legend = alt.Legend(symbolOpacity=1, symbolType="stroke", symbolStrokeWidth=3)
+    color = alt.Color("method:N", title=None, sort=methods, scale=color_scale, legend=legend)
     scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
     xenc = alt.X(
         f"{x}:Q", title=x_title, scale=scale, axis=alt.Axis(values=sorted(set(data[x]))) if log_x else alt.Axis()
     )
     yenc = alt.Y("value:Q", title=metric_title(metric), scale=alt.Scale(zero=False))
     tooltip = [alt.Tooltip("method:N"), alt.Tooltip(f"{x}:Q"), alt.Tooltip("value:Q", format=".4f")]
-    if "sd" in data:
-        tooltip.append(alt.Tooltip("sd:Q", format=".4f", title="sd over seeds"))
+    if "lo" in data:
+        tooltip += [
+            alt.Tooltip("lo:Q", format=".4f", title="95 % low"),
+            alt.Tooltip("hi:Q", format=".4f", title="95 % high"),
+        ]
+    tooltip.append(alt.Tooltip("row:N", title="inside L"))
+    rows = ["learned the task", "did not learn the task"]
+    dash = alt.StrokeDash("row:N", title=None, sort=rows, scale=alt.Scale(domain=rows, range=[[1, 0], [3, 3]]))
+    opacity = alt.Opacity("row:N", legend=None, scale=alt.Scale(domain=rows, range=[1.0, 0.45]))
     base = alt.Chart(data.dropna(subset=["value"]))
     layers: list[alt.Chart] = [
-        base.mark_line(point=log_x, strokeWidth=2.5).encode(x=xenc, y=yenc, color=color, tooltip=tooltip)
+        base.mark_line(point=log_x, strokeWidth=2.5).encode(
+            x=xenc, y=yenc, color=color, strokeDash=dash, opacity=opacity, tooltip=tooltip
+        )
     ]
-    if band and "sd" in data and pd.to_numeric(data["sd"], errors="coerce").notna().any():
-        sd = pd.to_numeric(data["sd"], errors="coerce").fillna(0.0)
-        banded = data.assign(lo=data["value"] - sd, hi=data["value"] + sd).dropna(subset=["value"])
+    if band and "lo" in data and data["lo"].notna().any():
+        banded = data.dropna(subset=["value", "lo", "hi"])
         layers.insert(
             0,
             alt.Chart(banded)
-            .mark_area(opacity=0.18)
-            .encode(x=xenc, y=alt.Y("lo:Q", title=metric_title(metric)), y2="hi:Q", color=color),
+            .mark_area(opacity=0.15)
+            .encode(
+                x=xenc,
+                y=alt.Y("lo:Q", title=metric_title(metric)),
+                y2="hi:Q",
+                color=color,
+            ),
         )
     refs = pd.DataFrame({"reference": list(references), "value": list(references.values())})
     layers.append(
@@ -137,35 +159,27 @@ def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> a
 # ------------------------------------------------------------------------------ the frames the charts draw
 
 
-def summary_frame(summary: Mapping[str, Mapping[int, tuple[float | None, float | None, int]]]) -> pd.DataFrame:
-    """lab.summarize's {method: {length: (mean, sd, seeds)}} -> rows (method, length, value, sd, seeds)."""
+def rows_frame(rows: Sequence[Mapping[str, Any]], x: str = "length") -> pd.DataFrame:
+    """labtext's summary or position rows -> a frame (method, x, value, lo, hi, …) in the given order."""
+    cols = ["method", x, "value", "lo", "hi", "learned"]
+    frame = pd.DataFrame(list(rows))
+    return frame if not frame.empty else pd.DataFrame(columns=cols)
+
+
+def curves_frame(
+    curves: Mapping[str, Mapping[Any, float | None]], learned: Mapping[str, bool] | None = None
+) -> pd.DataFrame:
+    """{method: {length: value}} -> rows (method, length, value[, learned]), lengths as integers, in the
+    given order; ``learned`` (a run's flags) marks the rows that did not learn the task."""
     return pd.DataFrame(
         [
-            {"method": m, "length": n, "value": mean, "sd": sd, "seeds": k}
-            for m, per in summary.items()
-            for n, (mean, sd, k) in per.items()
+            {
+                "method": m,
+                "length": int(n),
+                "value": v,
+                **({} if learned is None else {"learned": learned.get(m, True)}),
+            }
+            for m, per in curves.items()
+            for n, v in per.items()
         ]
-    )
-
-
-def position_frame(per_position: Mapping[str, Sequence[float | None] | None], bins: int) -> tuple[pd.DataFrame, int]:
-    """Per-position curves -> rows (method, position, value), each curve's mean in ``bins`` equal bins
-    (lab.bin_positions; empty bins left out), and the longest curve's length."""
-    rows = []
-    for m, curve in per_position.items():
-        if curve is None:
-            continue
-        values = np.array([np.nan if v is None else v for v in curve], dtype=np.float64)  # None: not scored
-        centres, means = bin_positions(values, bins)
-        rows += [
-            {"method": m, "position": float(c), "value": float(v)} for c, v in zip(centres, means) if np.isfinite(v)
-        ]
-    n_pos = max((len(c) for c in per_position.values() if c is not None), default=0)
-    return pd.DataFrame(rows, columns=["method", "position", "value"]), n_pos
-
-
-def curves_frame(curves: Mapping[str, Mapping[Any, float | None]]) -> pd.DataFrame:
-    """{method: {length: value}} -> rows (method, length, value), lengths as integers, in the given order."""
-    return pd.DataFrame(
-        [{"method": m, "length": int(n), "value": v} for m, per in curves.items() for n, v in per.items()]
     )

@@ -12,16 +12,28 @@ on first use of :func:`train`, :func:`evaluate`, … (``import posenc.lab`` does
 Tasks (generated in code, deterministic in their seed):
 
 * ``markov``  an order-2 Markov chain over 8 tokens, one fixed random transition table; metric: the
-  cross-entropy of the next token (nats), floor = the chain's entropy rate.
+  cross-entropy of the next token (nats); the exact optimum on the same tokens (−log of the true
+  transition probability) is computed alongside, so a loss can be reported above it.
 * ``kback``   16 uniform tokens; at position t predict the token at t − 3; metric: accuracy.
-* ``copy``    a random first half, then the same tokens again; predict the second half; metric: accuracy
-  (needs an induction head: trains ~5× longer).
+* ``copy``    a random first part (its length h uniform in [n/4, (n−1)/2], different in every sequence),
+  a separator, then the same tokens again; predict the repeat; metric: accuracy (no fixed offset works).
+* ``passkey`` random filler tokens with one key (a token like the filler's) hidden at a random depth right
+  after a marker, asked for by a query
+  token at the end (Mohtashami & Jaggi 2023; Chen et al. 2023 test PI with it); metric: accuracy of
+  the one answer token.
 
-Methods: ``nope``, ``learned``, ``sinusoidal``, ``rope``, ``alibi``, and ``rope+<rope_type>[:key=value…]``:
-the RoPE model evaluated with a scaling method of :data:`posenc.ROPE_SCALING` (the same registry the
-context-extension page draws), ``factor`` = evaluation length / training length unless given.
+Methods: ``nope``, ``learned``, ``sinusoidal``, ``rope``, ``alibi`` (``alibi:heads=8``: 8 heads), and
+``rope+<rope_type>[:key=value…]``: the RoPE model evaluated with a scaling method of
+:data:`posenc.ROPE_SCALING` (the same registry the context-extension page draws), ``factor`` =
+evaluation length / training length unless given; ``dynamic`` has ONE config factor
+(:data:`DYNAMIC_FACTOR` unless given) and grows its base with the sequence past L, as HF does.
 A suffix ``@ft<N>`` fine-tunes the RoPE model at length N first (with that scaling, factor N/L) and then
 evaluates it with that fixed factor.
+
+"Learned inside L" (:func:`learned`): accuracy ≥ :data:`LEARNED_ACCURACY`, or a loss within
+:data:`LEARNED_MARGIN` nats of the exact optimum on the same tokens, at the length the model was
+trained at (the fine-tune length for ``@ft``). Uncertainty: :func:`interval` (t interval over seeds,
+each seed evaluated on its own sample), :func:`paired` (seed-paired differences), :func:`break_test`.
 """
 
 from __future__ import annotations
@@ -44,17 +56,25 @@ __all__ = [
     "ENCODINGS",
     "SHIPPED",
     "TASKS",
+    "Break",
+    "Interval",
     "MethodSpec",
     "TaskSpec",
     "bin_positions",
     "break_position",
+    "break_test",
+    "interval",
+    "learned",
     "load_shipped",
     "make_batch",
     "method_name",
+    "optimum",
+    "paired",
     "parse_method",
     "preset_method",
     "references",
     "summarize",
+    "t975",
 ]
 
 ENCODINGS = ("nope", "learned", "sinusoidal", "rope", "alibi")
@@ -68,14 +88,40 @@ class TaskSpec:
     vocab: int
     metric: str  # "loss" (lower is better) or "accuracy"
     label: str
+    #: evaluation sequences per length = ceil(tokens / cost): the expected scored tokens per sequence
+    #: (passkey scores one token per sequence and is charged 32, so 8,192 tokens buy 256 sequences)
+    cost: Any = None
+
+
+def _copy_half(length: int) -> tuple[int, int]:
+    """The copy task's range of first-part lengths h at ``length``: [length // 4, (length − 1) // 2]."""
+    return max(1, length // 4), max(1, (length - 1) // 2)
 
 
 TASKS: Mapping[str, TaskSpec] = {
-    "markov": TaskSpec("markov", 8, "loss", "order-2 Markov chain over 8 tokens"),
-    "kback": TaskSpec("kback", 16, "accuracy", "the token 3 positions back, 16 tokens"),
-    "copy": TaskSpec("copy", 16, "accuracy", "copy the first half (induction), 16 tokens"),
+    "markov": TaskSpec("markov", 8, "loss", "order-2 Markov chain over 8 tokens", lambda n: n - 1),
+    "kback": TaskSpec("kback", 16, "accuracy", "the token 3 positions back, 16 tokens", lambda n: n - 3),
+    "copy": TaskSpec(
+        "copy",
+        17,
+        "accuracy",
+        "copy a random-length first part (induction), 16 tokens",
+        lambda n: sum(_copy_half(n)) / 2,
+    ),
+    "passkey": TaskSpec(
+        "passkey", 18, "accuracy", "passkey: one key hidden in filler, asked for at the end", lambda n: 32
+    ),
 }
 KBACK = 3
+COPY_SEP = 16  # copy: the separator between the first part and its repeat
+PASSKEY_KEYS = (0, 16)  # passkey: the key is one of 0..15, the same tokens as the filler (found by its marker)
+PASSKEY_MARK, PASSKEY_QUERY = 16, 17
+#: "learned inside L": accuracy at least this, …
+LEARNED_ACCURACY = 0.95
+#: … or a loss at most this many nats above the exact optimum on the same tokens
+LEARNED_MARGIN = 0.05
+#: rope+dynamic's config factor when none is given (HF's documented example {"rope_type": "dynamic", "factor": 2.0})
+DYNAMIC_FACTOR = 2.0
 MIN_LEN, MAX_LEN = 8, 4096
 
 
@@ -120,14 +166,53 @@ def references(task: str) -> dict[str, float]:
         cond = np.einsum("ab,abc->bc", pi, table) / p_prev[:, None]  # P(c | b)
         prev_only = float(-np.sum(p_prev[:, None] * cond * np.log(cond)))
         return {"floor": floor, "previous token only": prev_only, "uniform": math.log(spec.vocab)}
-    return {"perfect": 1.0, "previous token only": 1.0 / spec.vocab, "uniform": 1.0 / spec.vocab}
+    if spec.name == "passkey":
+        n_keys = PASSKEY_KEYS[1] - PASSKEY_KEYS[0]
+        return {"perfect": 1.0, "uniform": 1.0 / n_keys}
+    return {"perfect": 1.0, "previous token only": 1.0 / 16, "uniform": 1.0 / 16}
+
+
+def optimum(task: str, inputs: np.ndarray, targets: np.ndarray) -> np.ndarray | None:
+    """The exact optimum per token of the same batch: for ``markov`` −log P(target | the two tokens
+    before it) under the true chain, (batch, length), NaN where not scored; None for the accuracy tasks
+    (their optimum is 1 on every token)."""
+    if _task(task).metric != "loss":
+        return None
+    table = markov_table()
+    x, y = np.asarray(inputs), np.asarray(targets)
+    out = np.full(y.shape, np.nan)
+    prev2, prev1 = x[:, :-1], x[:, 1:]  # context of the target at t >= 1: x[t-1], x[t]
+    tgt = y[:, 1:]
+    ok = tgt >= 0
+    p = table[prev2, prev1, np.where(ok, tgt, 0)]
+    out[:, 1:] = np.where(ok, -np.log(p), np.nan)
+    return out
+
+
+def learned(metric: str, value: float | None, optimum_value: float | None = None) -> bool:
+    """ "Learned inside L": accuracy >= LEARNED_ACCURACY, or loss <= optimum + LEARNED_MARGIN (nats)."""
+    if value is None or not math.isfinite(value):
+        return False
+    if metric == "accuracy":
+        return value >= LEARNED_ACCURACY
+    if optimum_value is None:
+        raise ValueError(f"optimum_value: a loss needs the optimum on the same tokens, got {optimum_value!r}")
+    return value - optimum_value <= LEARNED_MARGIN
+
+
+def learned_rule(metric: str) -> str:
+    """The learning criterion in words."""
+    if metric == "accuracy":
+        return f"accuracy at least {LEARNED_ACCURACY:g} at the length it was trained at"
+    return f"loss at most {LEARNED_MARGIN:g} nats above the exact optimum on the same tokens, at the length it was trained at"
 
 
 def make_batch(task: str, batch: int, length: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """(inputs, targets), each (batch, length) int64; a target of −1 is not scored.
 
     markov: targets are the inputs shifted by one (scored from position 1: two tokens of context);
-    kback: target at t = input at t − 3; copy: the second half's next tokens.
+    kback: target at t = input at t − 3; copy: the repeat's tokens (from the separator on); passkey:
+    the key, at the last position (the query).
     """
     spec = _task(task)
     length = _length("length", length)
@@ -148,12 +233,27 @@ def make_batch(task: str, batch: int, length: int, rng: np.random.Generator) -> 
         y = np.full_like(x, -1)
         y[:, KBACK:] = x[:, :-KBACK]
         return x, y
-    half = length // 2
-    first = rng.integers(0, spec.vocab, size=(batch, half))
-    seq = np.concatenate([first, first, first[:, :1]], axis=1)[:, : length + 1]
-    x, y = seq[:, :-1], seq[:, 1:].copy()
-    y[:, : half - 1] = -1  # scored: predicting every token of the repeat
-    return x, y
+    if spec.name == "copy":
+        lo, hi = _copy_half(length)
+        h = rng.integers(lo, hi + 1, size=batch)
+        seq = rng.integers(0, 16, size=(batch, length + 1))
+        y = np.full((batch, length), -1, dtype=np.int64)
+        for i, hi_ in enumerate(h):  # first part, separator, the first part again, random filler
+            seq[i, hi_] = COPY_SEP
+            seq[i, hi_ + 1 : 2 * hi_ + 1] = seq[i, :hi_]
+            y[i, hi_ : 2 * hi_] = seq[i, hi_ + 1 : 2 * hi_ + 1]  # scored: the repeat, from the separator on
+        return seq[:, :-1].astype(np.int64), y
+    # passkey: filler 0..15, MARK key at a uniform depth, QUERY last; the answer (the key) is scored
+    x = rng.integers(0, 16, size=(batch, length))
+    if length < 4:
+        raise ValueError(f"length must be at least 4 for the passkey task, got {length}")
+    where = rng.integers(0, length - 2, size=batch)  # MARK at where, key at where + 1 <= length − 2
+    keys = rng.integers(*PASSKEY_KEYS, size=batch)
+    rows = np.arange(batch)
+    x[rows, where], x[rows, where + 1], x[:, -1] = PASSKEY_MARK, keys, PASSKEY_QUERY
+    y = np.full_like(x, -1)
+    y[:, -1] = keys
+    return x.astype(np.int64), y
 
 
 @dataclass(frozen=True)
@@ -166,11 +266,22 @@ class MethodSpec:
     rope_type: str | None = None
     params: Mapping[str, float] = field(default_factory=dict)
     finetune_len: int | None = None
+    n_heads: int | None = None  # alibi:heads=8 (None: the model's default)
+
+    @property
+    def model(self) -> str:
+        """The trained model this method evaluates: its encoding, with a head count if given."""
+        return self.encoding if self.n_heads is None else f"{self.encoding}:heads={self.n_heads}"
+
+    def trained_len(self, train_len: int) -> int:
+        """The length this method's model was last trained at: the fine-tune length, else L."""
+        return self.finetune_len or train_len
 
     def rope_block(self, eval_len: int, train_len: int, *, theta: float = 10000.0) -> dict[str, Any] | None:
         """The rope block used at ``eval_len`` (None: plain RoPE, no scaling). ``factor`` = eval_len / L
-        (at least 1) unless given, or finetune_len / L for a fine-tuned model; a required key not given
-        (llama3's low/high_freq_factor) takes its declared widget default (posenc.methods)."""
+        (at least 1) unless given, or finetune_len / L for a fine-tuned model; dynamic NTK keeps ONE config
+        factor (DYNAMIC_FACTOR unless given) and follows the length through seq_len, as HF does; a
+        required key not given (llama3's low/high_freq_factor) takes its declared widget default."""
         if self.rope_type is None:
             return None
         block: dict[str, Any] = {"rope_type": self.rope_type, "rope_theta": theta, **self.params}
@@ -178,7 +289,9 @@ class MethodSpec:
             filled_below = key.name in ("factor", "original_max_position_embeddings")
             if key.required and key.name not in block and key.widget_default is not None and not filled_below:
                 block[key.name] = key.widget_default
-        if self.rope_type != "default" and "factor" not in self.params:
+        if self.rope_type == "dynamic" and "factor" not in self.params:
+            block["factor"] = DYNAMIC_FACTOR
+        elif self.rope_type != "default" and "factor" not in self.params:
             target = self.finetune_len if self.finetune_len else eval_len
             block["factor"] = max(1.0, target / train_len)
         if self.rope_type in ("yarn", "llama3", "longrope"):
@@ -195,9 +308,16 @@ def parse_method(name: str) -> MethodSpec:
     m = _SPEC.match(text)
     if m is None or m.group("enc") not in ENCODINGS:
         raise ValueError(
-            f"method must be one of {', '.join(ENCODINGS)} or rope+<rope_type>[:key=value…][@ft<length>], got {name!r}"
+            f"method must be one of {', '.join(ENCODINGS)}, alibi:heads=<n> or "
+            f"rope+<rope_type>[:key=value…][@ft<length>], got {name!r}"
         )
     rope_type, ft = m.group("type"), m.group("ft")
+    if m.group("enc") == "alibi" and not rope_type and not ft and m.group("params"):
+        items = dict(item.split("=") for item in filter(None, m.group("params").split(":")))
+        heads = items.get("heads", "")
+        if set(items) != {"heads"} or not heads.isdigit() or not 1 <= int(heads) <= 64:
+            raise ValueError(f"method: alibi takes one setting, heads = an integer in [1, 64], got {name!r}")
+        return MethodSpec(text, "alibi", n_heads=int(heads))
     if (rope_type or ft) and m.group("enc") != "rope":
         raise ValueError(f"method: a scaling or fine-tune applies to rope only, got {name!r}")
     if rope_type is not None and rope_type not in ROPE_SCALING:
@@ -319,6 +439,11 @@ def __getattr__(name: str) -> Any:  # the torch half, imported on first use
         "model_from_state",
         "set_threads",
         "shipped_model",
+        "has_shipped_model",
+        "evaluate_detail",
+        "Evaluation",
+        "FT_LR_RATIO",
+        "LEARNED_STD",
     ):
         from . import core
 
@@ -348,11 +473,16 @@ def summarize(
 def break_position(
     per_position: Sequence[float | None], train_len: int, *, metric: str, worse_by: float, bins: int = 64
 ) -> int | None:
-    """First position past ``train_len`` where the binned curve is worse than its mean inside the
-    training length by more than ``worse_by`` (nats for loss, accuracy points for accuracy); None if never."""
+    """First position past ``train_len`` where the binned curve (one curve, no interval: a sketch; the
+    page uses :func:`break_test`) is worse than its mean inside the training length by more than
+    ``worse_by``; None if never. Raises ValueError when there is nothing to compare (no scored position
+    inside L, or none past it), which is not "never"."""
     arr = np.array([np.nan if v is None else v for v in per_position], dtype=np.float64)
-    if arr.size <= train_len or not np.any(np.isfinite(arr[:train_len])):
-        return None
+    if arr.size <= train_len or not np.any(np.isfinite(arr[:train_len])) or not np.any(np.isfinite(arr[train_len:])):
+        raise ValueError(
+            f"per_position: needs scored positions both inside and past train_len = {train_len}, got "
+            f"{int(np.isfinite(arr[:train_len]).sum())} inside and {int(np.isfinite(arr[train_len:]).sum())} past"
+        )
     inside = float(np.nanmean(arr[:train_len]))
     centres, means = bin_positions(arr, bins)
     sign = 1.0 if metric == "loss" else -1.0
@@ -360,3 +490,140 @@ def break_position(
         if c >= train_len and np.isfinite(m) and sign * (m - inside) > worse_by:
             return int(c)
     return None
+
+
+# ------------------------------------------------------------------ uncertainty over seeds
+
+#: Student's t 0.975 quantile for 1..30 degrees of freedom (standard tables)
+_T975 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
+
+
+def t975(df: int) -> float:
+    """Student's t 0.975 quantile (two-sided 95 %): a table to 30 degrees of freedom, then the
+    Cornish-Fisher expansion around z = 1.95996 (error < 1e-3)."""
+    if isinstance(df, bool) or not isinstance(df, (int, np.integer)) or df < 1:
+        raise ValueError(f"df must be an integer >= 1, got {df!r}")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959964
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean over seeds with its 95 % t interval (lo, hi); n seeds. One seed: lo = hi = None."""
+
+    mean: float
+    lo: float | None
+    hi: float | None
+    n: int
+
+    @property
+    def half(self) -> float | None:
+        return None if self.hi is None else self.hi - self.mean
+
+    def text(self, fmt: str = "{:.3f}") -> str:
+        """'0.412 [0.371, 0.453]' (or the bare mean for one seed)."""
+        body = fmt.format(self.mean)
+        if self.lo is None or self.hi is None:
+            return body + " (one seed)"
+        return f"{body} [{fmt.format(self.lo)}, {fmt.format(self.hi)}]"
+
+
+def interval(values: Sequence[float | None] | np.ndarray) -> Interval | None:
+    """Mean and 95 % t interval of the seeds' values (each seed on its own evaluation sample, so the
+    spread holds both the training and the sampling noise); None values (no rows) left out; None if none."""
+    vals = np.array([float(v) for v in values if v is not None and math.isfinite(float(v))], dtype=np.float64)
+    if vals.size == 0:
+        return None
+    mean = float(vals.mean())
+    if vals.size == 1:
+        return Interval(mean, None, None, 1)
+    half = t975(int(vals.size - 1)) * float(vals.std(ddof=1)) / math.sqrt(vals.size)
+    return Interval(mean, mean - half, mean + half, int(vals.size))
+
+
+def paired(a: Mapping[str, float | None], b: Mapping[str, float | None]) -> Interval | None:
+    """a − b over the seeds both have (seed-paired: the same seed's models share its evaluation sample),
+    with its 95 % interval; None if no seed has both."""
+    common = [k for k in a if k in b and a[k] is not None and b[k] is not None]
+    return interval([float(a[k]) - float(b[k]) for k in common])  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Break:
+    """What :func:`break_test` found: ``verdict`` "breaks" (at ``position``), "holds" (every tested bin
+    past L within ``worse_by`` of the value at L, interval included), "unclear" (neither), or "no data"
+    (no bin past L has enough scored tokens); ``tested`` bins, ``min_tokens`` per seed and bin."""
+
+    verdict: str
+    position: int | None
+    tested: int
+    min_tokens: int
+
+
+def break_test(
+    bins: Sequence[tuple[int, int]],
+    per_seed: Mapping[str, Sequence[float | None]],
+    counts: Mapping[str, Sequence[int]],
+    at_train_len: Mapping[str, float | None],
+    train_len: int,
+    *,
+    metric: str,
+    worse_by: float,
+    min_tokens: int = 256,
+) -> Break:
+    """Where a curve breaks, with intervals: ``bins`` [start, end) positions; ``per_seed`` {seed: bin means},
+    ``counts`` {seed: scored tokens per bin}; ``at_train_len`` {seed: the model's value at length L}.
+    A bin past L (start >= train_len) is tested only if every seed has >= ``min_tokens`` scored tokens in
+    it; it "breaks" where the seed-paired interval of (bin − value at L), signed so that worse is
+    positive, lies entirely above ``worse_by``. "holds" needs every tested bin's interval entirely below it."""
+    sign = 1.0 if metric == "loss" else -1.0
+    tested, below = 0, True
+    for i, (start, _end) in enumerate(bins):
+        if start < train_len:
+            continue
+        seeds = [k for k in per_seed if k in at_train_len and at_train_len[k] is not None]
+        if not seeds or any(counts[k][i] < min_tokens or per_seed[k][i] is None for k in seeds):
+            continue
+        diff = interval([sign * (float(per_seed[k][i]) - float(at_train_len[k])) for k in seeds])  # type: ignore[arg-type]
+        if diff is None or diff.lo is None or diff.hi is None:
+            continue
+        tested += 1
+        if diff.lo > worse_by:
+            return Break("breaks", int(start), tested, min_tokens)
+        below = below and diff.hi < worse_by
+    if not tested:
+        return Break("no data", None, 0, min_tokens)
+    return Break("holds" if below else "unclear", None, tested, min_tokens)

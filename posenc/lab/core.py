@@ -24,12 +24,19 @@ from ..torch import (
     RotaryEmbedding,
     SinusoidalPositionalEncoding,
 )
-from . import ENCODINGS, TASKS, MethodSpec, _length, _task, make_batch, parse_method
+from . import ENCODINGS, TASKS, MethodSpec, _length, _task, learned, make_batch, optimum, parse_method
 
 __all__ = ["Cancelled", "TinyTransformer", "TrainConfig", "TrainResult", "attention_map", "evaluate", "train"]
 
 EVAL_TOKENS = 8192
 _EVAL_SEED = 987_654
+#: The learned table's initial std: the token embeddings' (nn.Embedding's N(0, 1)), so that position starts
+#: on the same scale as content (at 0.02 the table starts 50× smaller, near NoPE; GPT-2 draws both at 0.02:
+#: what matters is the same scale for both).
+LEARNED_STD = 1.0
+#: A fine-tune's peak learning rate, as a fraction of the pretraining peak (Chen et al. 2023 fine-tune
+#: at 2e-5 after pretraining at 3e-4; a fresh warm-up to the full pretraining rate undoes what was learned)
+FT_LR_RATIO = 1 / 3
 
 
 class Cancelled(Exception):
@@ -115,7 +122,7 @@ class TinyTransformer(nn.Module):
         self.pe: nn.Module | None = None
         self.alibi: ALiBiBias | None = None
         if cfg.encoding == "learned":
-            self.pe = LearnedPositionalEmbedding(cfg.train_len, d, seed=cfg.seed)
+            self.pe = LearnedPositionalEmbedding(cfg.train_len, d, seed=cfg.seed, std=LEARNED_STD)
         elif cfg.encoding == "sinusoidal":
             self.pe = SinusoidalPositionalEncoding(d)
         elif cfg.encoding == "nope":
@@ -125,6 +132,22 @@ class TinyTransformer(nn.Module):
         self.blocks = nn.ModuleList(_Block(d, cfg.n_heads) for _ in range(cfg.n_layers))
         self.ln = nn.LayerNorm(d)
         self.out = nn.Linear(d, vocab)
+
+    def rope(self, rope_block: Mapping[str, Any] | None, t: int) -> tuple[RotaryEmbedding, int | None]:
+        """The rotary module and seq_len the RoPE model uses on ``t`` tokens with ``rope_block``
+        (max_position_embeddings = L; dynamic NTK and LongRoPE get seq_len = t, the others none)."""
+        rope = RotaryEmbedding(
+            self.head_dim,
+            rope_parameters=rope_block or {"rope_type": "default", "rope_theta": self.cfg.rope_theta},
+            max_position_embeddings=self.cfg.train_len,
+        )
+        return rope, t if rope_block and rope_block.get("rope_type") in ("dynamic", "longrope") else None
+
+    def rope_used(self, rope_block: Mapping[str, Any] | None, t: int) -> tuple[np.ndarray, float]:
+        """(inv_freq, attention_factor) the forward pass applies on ``t`` tokens: read from the same module."""
+        rope, seq_len = self.rope(rope_block, t)
+        inv, af = rope.frequencies(np.arange(t), seq_len)
+        return inv.numpy().astype(np.float64), float(af)
 
     def forward(self, tokens: torch.Tensor, *, rope_block: Mapping[str, Any] | None = None, keep=None) -> torch.Tensor:
         """tokens (b, t) -> logits (b, t, vocab). ``rope_block``: a scaling applied to the RoPE model
@@ -136,12 +159,7 @@ class TinyTransformer(nn.Module):
             x = x + self.pe(positions)
         rotate = bias = None
         if self.cfg.encoding == "rope":
-            rope = RotaryEmbedding(
-                self.head_dim,
-                rope_parameters=rope_block or {"rope_type": "default", "rope_theta": self.cfg.rope_theta},
-                max_position_embeddings=self.cfg.train_len,
-            )
-            seq_len = t if rope_block and rope_block.get("rope_type") in ("dynamic", "longrope") else None
+            rope, seq_len = self.rope(rope_block, t)
 
             def rotate(z):
                 return rope(z, positions, seq_len=seq_len)
@@ -171,12 +189,13 @@ class TrainResult:
     seconds: float
 
 
-def _lr(step: int, cfg: TrainConfig, total: int) -> float:
+def _lr(step: int, cfg: TrainConfig, total: int, peak: float | None = None) -> float:
+    peak = cfg.lr if peak is None else peak
     warm = min(cfg.warmup, max(1, total // 10))
     if step < warm:
-        return cfg.lr * (step + 1) / warm
+        return peak * (step + 1) / warm
     progress = (step - warm) / max(1, total - warm)
-    return cfg.lr * 0.5 * (1 + math.cos(math.pi * progress))
+    return peak * 0.5 * (1 + math.cos(math.pi * progress))
 
 
 def _fit(
@@ -189,6 +208,7 @@ def _fit(
     seed: int,
     rope_block=None,
     callback=None,
+    peak: float | None = None,
 ) -> list[float]:
     rng = np.random.default_rng([seed, length, 1])
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
@@ -196,7 +216,7 @@ def _fit(
     model.train()
     for step in range(steps):
         for group in opt.param_groups:
-            group["lr"] = _lr(step, cfg, steps)
+            group["lr"] = _lr(step, cfg, steps, peak)
         x, y = make_batch(cfg.task, batch, length, rng)
         logits = model(torch.from_numpy(x), rope_block=rope_block)
         loss = nn.functional.cross_entropy(
@@ -226,9 +246,17 @@ def train(cfg: TrainConfig, *, callback: Callable[[int, int, float], Any] | None
 
 
 def finetune(
-    result: TrainResult, method: str | MethodSpec, *, steps: int = 100, batch: int | None = None, callback=None
+    result: TrainResult,
+    method: str | MethodSpec,
+    *,
+    steps: int = 100,
+    batch: int | None = None,
+    lr_ratio: float = FT_LR_RATIO,
+    callback=None,
 ) -> TinyTransformer:
-    """A copy of the RoPE model fine-tuned at the method's ``@ft`` length with its scaling (factor N/L)."""
+    """A copy of the RoPE model fine-tuned at the method's ``@ft`` length with its scaling (factor N/L):
+    ``steps`` steps of ``batch`` sequences (default: as many tokens per step as pretraining, batch·L/N),
+    warm-up and cosine at ``lr_ratio`` × the pretraining peak rate."""
     import copy
 
     spec = parse_method(method) if isinstance(method, str) else method
@@ -236,6 +264,8 @@ def finetune(
         raise ValueError(f"method must be a rope method with @ft<length>, got {spec.name!r}")
     model = copy.deepcopy(result.model)
     cfg = result.config
+    if not 0 < lr_ratio <= 1:
+        raise ValueError(f"lr_ratio must be in (0, 1], got {lr_ratio!r}")
     n = batch or max(1, cfg.batch * cfg.train_len // spec.finetune_len)
     block = spec.rope_block(spec.finetune_len, cfg.train_len, theta=cfg.rope_theta)
     torch.manual_seed(cfg.seed + 1)
@@ -248,37 +278,66 @@ def finetune(
         seed=cfg.seed + 7,
         rope_block=block,
         callback=callback,
+        peak=cfg.lr * lr_ratio,
     )
     return model
 
 
+@dataclass
+class Evaluation:
+    """One model and method at one length: the mean metric over every scored token (``value``) and over
+    the positions >= L only (``beyond``; None at L or below), the exact optimum's mean on the same tokens
+    (markov; None for accuracy tasks), the scored-token counts, and per position: mean metric, mean
+    optimum and count (arrays of the length; NaN/0 where nothing is scored)."""
+
+    value: float | None
+    beyond: float | None
+    optimum: float | None
+    beyond_optimum: float | None
+    scored: int
+    scored_beyond: int
+    per_position: np.ndarray | None
+    optimum_per_position: np.ndarray | None
+    counts: np.ndarray | None
+
+
+def _mean(values: np.ndarray) -> float | None:
+    finite = values[np.isfinite(values)]
+    return float(finite.mean()) if finite.size else None
+
+
+def eval_sequences(task: str, length: int, tokens: int) -> int:
+    """Evaluation sequences per length: ceil(tokens / the task's expected scored tokens per sequence)."""
+    return max(1, math.ceil(tokens / TASKS[task].cost(length)))
+
+
 @torch.no_grad()
-def evaluate_method(
+def evaluate_detail(
     model: TinyTransformer,
     method: str | MethodSpec,
     lengths: Iterable[int],
     *,
     tokens: int = EVAL_TOKENS,
-    per_position: bool = False,
-) -> dict[int, Any]:
-    """{length: mean metric or None}; with per_position, {length: (mean, per-position array)}.
-
-    The metric is the task's (loss in nats, or accuracy), averaged over ≈``tokens`` scored tokens of
-    the same evaluation sequences for every model. A learned table past its rows gives None."""
+    sample: int | None = None,
+) -> dict[int, Evaluation]:
+    """{length: Evaluation} on ≈``tokens`` scored tokens per length, drawn from evaluation sample ``sample``
+    (default: the model's seed, so every seed is scored on its own sample; models of one seed share it).
+    A learned table past its rows gives an Evaluation of Nones."""
     spec = parse_method(method) if isinstance(method, str) else method
     cfg = model.cfg
     if spec.encoding != cfg.encoding:
         raise ValueError(f"method {spec.name!r} needs a {spec.encoding} model, got a {cfg.encoding} model")
     metric = TASKS[cfg.task].metric
+    sample = cfg.seed if sample is None else int(sample)
     model.eval()
-    out: dict[int, Any] = {}
+    out: dict[int, Evaluation] = {}
     for length in lengths:
         length = _length("length", length)
         if cfg.encoding == "learned" and length > cfg.train_len:
-            out[length] = (None, None) if per_position else None
+            out[length] = Evaluation(None, None, None, None, 0, 0, None, None, None)
             continue
-        n_seq = max(1, math.ceil(tokens / length))
-        rng = np.random.default_rng([_EVAL_SEED, length])
+        n_seq = eval_sequences(cfg.task, length, tokens)
+        rng = np.random.default_rng([_EVAL_SEED, sample, length])
         x, y = make_batch(cfg.task, n_seq, length, rng)
         block = spec.rope_block(length, cfg.train_len, theta=cfg.rope_theta)
         chunk = max(1, 2_000_000 // (length * length))
@@ -287,15 +346,46 @@ def evaluate_method(
             logits = model(torch.from_numpy(x[i : i + chunk]), rope_block=block)
             loss, acc = _loss_and_score(logits, torch.from_numpy(y[i : i + chunk]), metric)
             parts.append((loss if metric == "loss" else acc).numpy())
-        values = np.concatenate(parts).astype(np.float64)  # (n_seq, length)
-        mean = float(np.nanmean(values))
-        if per_position:
-            with warnings.catch_warnings():  # unscored positions (all NaN) give NaN, by design
-                warnings.simplefilter("ignore", RuntimeWarning)
-                out[length] = (mean, np.nanmean(values, axis=0))
-        else:
-            out[length] = mean
+        values = np.concatenate(parts).astype(np.float64)  # (n_seq, length), NaN = not scored
+        best = optimum(cfg.task, x, y)
+        scored = np.isfinite(values)
+        counts = scored.sum(axis=0)
+        with warnings.catch_warnings():  # unscored positions (all NaN) give NaN, by design
+            warnings.simplefilter("ignore", RuntimeWarning)
+            per_pos = np.nanmean(values, axis=0)
+            best_pos = None if best is None else np.nanmean(best, axis=0)
+        past = values[:, cfg.train_len :] if length > cfg.train_len else values[:, :0]
+        out[length] = Evaluation(
+            value=_mean(values),
+            beyond=_mean(past) if length > cfg.train_len else None,
+            optimum=None if best is None else _mean(best),
+            beyond_optimum=None if best is None or length <= cfg.train_len else _mean(best[:, cfg.train_len :]),
+            scored=int(scored.sum()),
+            scored_beyond=int(np.isfinite(past).sum()),
+            per_position=per_pos,
+            optimum_per_position=best_pos,
+            counts=counts,
+        )
     return out
+
+
+def evaluate_method(
+    model: TinyTransformer,
+    method: str | MethodSpec,
+    lengths: Iterable[int],
+    *,
+    tokens: int = EVAL_TOKENS,
+    per_position: bool = False,
+    sample: int | None = None,
+) -> dict[int, Any]:
+    """{length: mean metric or None}; with per_position, {length: (mean, per-position array)}.
+
+    The metric is the task's (loss in nats, or accuracy), averaged over ≈``tokens`` scored tokens of
+    evaluation sample ``sample`` (default: the model's seed). A learned table past its rows gives None."""
+    ev = evaluate_detail(model, method, lengths, tokens=tokens, sample=sample)
+    if per_position:
+        return {n: (e.value, e.per_position) for n, e in ev.items()}
+    return {n: e.value for n, e in ev.items()}
 
 
 def evaluate(
@@ -345,6 +435,10 @@ def config_dict(cfg: TrainConfig) -> dict[str, Any]:
     return asdict(cfg)
 
 
+def _round(v: float | None, digits: int = 6) -> float | None:
+    return None if v is None else round(float(v), digits)
+
+
 def run_experiment(
     task: str,
     methods: Sequence[str],
@@ -354,57 +448,106 @@ def run_experiment(
     seed: int = 0,
     steps: int | None = None,
     ft_steps: int = 100,
+    ft_lr_ratio: float = FT_LR_RATIO,
+    ft_batch: int | None = None,
     tokens: int = EVAL_TOKENS,
     d_model: int = 64,
     per_position: bool = False,
     callback=None,
     keep_models: bool = False,
+    detail: bool = False,
 ) -> dict[str, Any]:
-    """Train one model per encoding the methods need (once each), evaluate every method.
+    """Train one model per encoding (and head count) the methods need, once each; evaluate every method,
+    each seed on its own evaluation sample.
 
     Returns {"task", "metric", "train_len", "steps", "seed", "results": {method: {"<len>": value|None}},
-    ["per_position": {method: [...]}], ["models": {encoding: TinyTransformer}]}.
-    ``callback(encoding, step, steps, loss)``; returning False cancels."""
+    "beyond": {method: {"<len>": value over positions >= L}} (lengths past L), "optimum" (loss tasks:
+    {method: {"<len>": the exact optimum's mean on the same tokens}}), "scored": {method: {"<len>": tokens}},
+    "learned": {method: bool} (:func:`posenc.lab.learned` at the length the model was trained at),
+    "rope": {method: {"<len>": {"inv_freq": [...], "attention_factor": a}}} (every rope method),
+    ["per_position": {method: [...]}], ["models": {model: TinyTransformer}], ["detail": {method: {len: Evaluation}}]}.
+    ``callback(model, step, steps, loss)``; returning False cancels."""
     spec_task = _task(task)
     specs = [parse_method(m) for m in methods]
     default_steps = 1500 if task == "copy" else 300
     n_steps = steps or default_steps
     models: dict[str, TrainResult] = {}
-    results: dict[str, dict[str, float | None]] = {}
-    positions: dict[str, list[float | None] | None] = {}
-    for spec in specs:
-        if spec.encoding not in models:
-            cfg = TrainConfig(
-                task=task, encoding=spec.encoding, train_len=train_len, steps=n_steps, seed=seed, d_model=d_model
-            )
-            cb = None if callback is None else (lambda s, n, loss, e=spec.encoding: callback(e, s, n, loss))
-            models[spec.encoding] = train(cfg, callback=cb)
-        model = models[spec.encoding].model
-        if spec.finetune_len:
-            cb = None if callback is None else (lambda s, n, loss, e=spec.name: callback(e, s, n, loss))
-            model = finetune(models[spec.encoding], spec, steps=ft_steps, callback=cb)
-        ev = evaluate_method(model, spec, eval_lens, tokens=tokens, per_position=per_position)
-        if per_position:
-            results[spec.name] = {str(k): v[0] for k, v in ev.items()}
-            longest = ev[max(ev)][1]
-            positions[spec.name] = (
-                None if longest is None else [None if not np.isfinite(a) else float(a) for a in longest]
-            )
-        else:
-            results[spec.name] = {str(k): v for k, v in ev.items()}
     out: dict[str, Any] = {
         "task": task,
         "metric": spec_task.metric,
         "train_len": train_len,
         "steps": n_steps,
         "seed": seed,
-        "results": results,
+        "results": {},
+        "beyond": {},
+        "scored": {},
+        "learned": {},
+        "rope": {},
     }
+    if spec_task.metric == "loss":
+        out["optimum"] = {}
+    positions: dict[str, list[float | None] | None] = {}
+    details: dict[str, dict[int, Evaluation]] = {}
+    for spec in specs:
+        if spec.model not in models:
+            extra = {} if spec.n_heads is None else {"n_heads": spec.n_heads}
+            cfg = TrainConfig(
+                task=task,
+                encoding=spec.encoding,
+                train_len=train_len,
+                steps=n_steps,
+                seed=seed,
+                d_model=d_model,
+                **extra,
+            )
+            cb = None if callback is None else (lambda s, n, loss, e=spec.model: callback(e, s, n, loss))
+            models[spec.model] = train(cfg, callback=cb)
+        model = models[spec.model].model
+        if spec.finetune_len:
+            cb = None if callback is None else (lambda s, n, loss, e=spec.name: callback(e, s, n, loss))
+            model = finetune(
+                models[spec.model], spec, steps=ft_steps, batch=ft_batch, lr_ratio=ft_lr_ratio, callback=cb
+            )
+        lens = list(eval_lens)
+        own = spec.trained_len(train_len)
+        ev = evaluate_detail(model, spec, [*lens, *([own] if own not in lens else [])], tokens=tokens)
+        details[spec.name] = ev
+        out["results"][spec.name] = {str(n): ev[n].value for n in lens}
+        out["beyond"][spec.name] = {str(n): ev[n].beyond for n in lens if n > train_len}
+        out["scored"][spec.name] = {str(n): ev[n].scored for n in lens}
+        if "optimum" in out:
+            out["optimum"][spec.name] = {str(n): ev[n].optimum for n in lens}
+        out["learned"][spec.name] = learned(spec_task.metric, ev[own].value, ev[own].optimum)
+        if spec.encoding == "rope":
+            used = {}
+            for n in lens:
+                inv, af = model.rope_used(spec.rope_block(n, train_len, theta=model.cfg.rope_theta), n)
+                used[str(n)] = {"inv_freq": [float(f) for f in inv], "attention_factor": af}
+            out["rope"][spec.name] = used
+        if per_position:
+            longest = ev[max(lens)].per_position
+            positions[spec.name] = (
+                None if longest is None else [None if not np.isfinite(a) else float(a) for a in longest]
+            )
     if per_position:
         out["per_position"] = positions
     if keep_models:
         out["models"] = {k: r.model for k, r in models.items()}
+    if detail:
+        out["detail"] = details
     return out
+
+
+def has_shipped_model(task: str, encoding: str, *, path=None) -> bool:
+    """Whether data/lab/weights.npz holds the seed-0 model of ``task`` and ``encoding``."""
+    from pathlib import Path
+
+    from . import SHIPPED
+
+    file = Path(path) if path else SHIPPED.with_name("weights.npz")
+    prefix = f"{task}/{encoding}/"
+    with np.load(file) as data:
+        return any(k.startswith(prefix) for k in data.files)
 
 
 def shipped_model(task: str, encoding: str, *, path=None) -> TinyTransformer:
@@ -420,5 +563,6 @@ def shipped_model(task: str, encoding: str, *, path=None) -> TinyTransformer:
     if not state:
         raise ValueError(f"task/encoding: no shipped weights for {task!r}/{encoding!r}")
     d_model = state["embed.weight"].shape[1]
-    steps = 600 if task == "copy" else 300
-    return model_from_state(TrainConfig(task=task, encoding=encoding, d_model=d_model, steps=steps), state)
+    spec = parse_method(encoding)
+    extra = {} if spec.n_heads is None else {"n_heads": spec.n_heads}
+    return model_from_state(TrainConfig(task=task, encoding=spec.encoding, d_model=d_model, **extra), state)

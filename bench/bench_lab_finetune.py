@@ -1,0 +1,61 @@
+"""The lab's fine-tune budget sweep (the choice behind posenc.lab.__main__.SHIP_FT).
+
+python bench/bench_lab_finetune.py [--seed 1]
+
+Pretrains the RoPE model on kback (300 steps) and on passkey (1,500 steps), then fine-tunes copies at
+256 tokens with several budgets (steps × sequences per step, peak rate as a fraction of the pretraining
+peak) and prints each fine-tuned model's accuracy at 64, 128, 256 and 512 tokens (4,096 scored tokens
+per length; passkey: 128 sequences) and the seconds each fine-tune took. "Learned" = accuracy >= 0.95 at
+256, the fine-tune length (posenc.lab.learned).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from posenc import lab
+
+SWEEP = {
+    "kback": (300, [(100, 32, 1 / 3), (300, 32, 1 / 3), (400, 8, 1 / 3), (800, 8, 1 / 3), (400, 8, 1.0)]),
+    "passkey": (1500, [(100, 32, 1 / 3)]),
+}
+METHODS = {
+    "kback": ("rope@ft256", "rope+linear@ft256"),
+    "passkey": ("rope@ft256", "rope+linear@ft256", "rope+yarn@ft256"),
+}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    lab.set_threads(1)
+    print(
+        f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M UTC} · load {os.getloadavg()[0]:.1f} · one torch thread · seed {a.seed}"
+    )
+    for task, (steps, budgets) in SWEEP.items():
+        r = lab.train(lab.TrainConfig(task=task, steps=steps, encoding="rope", seed=a.seed))
+        print(
+            f"{task}: pretrained {steps} steps, accuracy at 64 = {lab.evaluate(r.model, lengths=[64], tokens=4096)[64]:.3f}"
+        )
+        for ft_steps, batch, ratio in budgets:
+            for m in METHODS[task]:
+                t = time.perf_counter()
+                model = lab.finetune(r, m, steps=ft_steps, batch=batch, lr_ratio=ratio)
+                took = time.perf_counter() - t
+                acc = lab.evaluate_method(model, m, [64, 128, 256, 512], tokens=4096)
+                row = "  ".join(f"{n}: {v:.3f}" for n, v in acc.items())
+                print(
+                    f"  {m:<20} {ft_steps:>4} steps × {batch:>2} at {ratio:.2g}× peak: {row}  ({took:.0f} s)",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()
