@@ -390,3 +390,29 @@ def test_other_pages_never_import_the_model_or_its_libraries():
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
+
+
+def test_passkey_grid_keeps_earlier_trials_and_computes_the_rest():
+    from posenc.realmodel.__main__ import passkey
+
+    class Fake:
+        calls: list = []
+
+        def tokenize(self, text):
+            return np.arange(len(text.split()))
+
+        def passkey(self, prompt, answer, method):
+            self.calls.append(len(prompt))
+            return True, -0.5
+
+    first = passkey(Fake(), ["default"], [200], [0.2, 0.8], seed=0)
+    assert len(Fake.calls) == 2 and first["summary"]["default"]["200"]["found"] == 2
+    Fake.calls.clear()
+    again = passkey(Fake(), ["default"], [200, 400], [0.2, 0.8], seed=0, reuse=first["trials"])
+    assert len(Fake.calls) == 2  # only the two new cells at 400 words
+    assert again["trials"]["default"][:2] == first["trials"]["default"]
+    assert again["summary"]["default"]["400"] == {
+        "found": 2,
+        "trials": 2,
+        "ci95": list(realmodel.wilson_interval(2, 2)),
+    }

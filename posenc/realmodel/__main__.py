@@ -37,7 +37,7 @@ SHIP_PPL_METHODS = (
     "llama3:factor=2",
 )
 SHIP_PASSKEY_METHODS = ("default", "yarn:factor=2")
-SHIP_PASSKEY_LENGTHS = (6144, 12288)  # one inside the trained 8,192 tokens, one past it
+SHIP_PASSKEY_LENGTHS = (6144, 12288, 16384)  # one inside the trained 8,192 tokens, two past it
 SHIP_PASSKEY_DEPTHS = (0.1, 0.3, 0.5, 0.7, 0.9)
 SHIP_PARTS = ("norms", "long", "passkey")
 SHIP_NORM_TOKENS = 512
@@ -143,20 +143,32 @@ def passkey_ids(model: Any, key: int, n: int, depth: float) -> tuple[np.ndarray,
 
 
 def passkey(
-    model: Any, methods: list[str], lengths: list[int], depths: list[float], seed: int, log: Any = None
+    model: Any,
+    methods: list[str],
+    lengths: list[int],
+    depths: list[float],
+    seed: int,
+    log: Any = None,
+    reuse: dict[str, list[dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
-    """One trial per (method, length, depth): a random 5-digit key (the same for every method at a cell)."""
+    """One trial per (method, length, depth): a random 5-digit key (the same for every method at a cell; the keys
+    follow ``seed`` in the order lengths × depths). ``reuse``: earlier trials {method: rows}; a row of the same
+    method, length, depth and key is kept instead of computed again."""
     rng = np.random.default_rng(seed)
     cells = []
     for n in lengths:
         for d in depths:
             key = int(rng.integers(10_000, 100_000))
-            prompt, answer = passkey_ids(model, key, n, d)
-            cells.append((n, d, key, prompt, answer))
+            cells.append((n, d, key))
     out: dict[str, Any] = {"trials": {}, "summary": {}}
     for method in methods:
         rows = []
-        for n, d, key, p, a in cells:
+        done = {(r["length"], r["depth"], r["key"]): r for r in (reuse or {}).get(method, [])}
+        for n, d, key in cells:
+            if (n, d, key) in done:
+                rows.append(done[(n, d, key)])
+                continue
+            p, a = passkey_ids(model, key, n, d)
             t0 = time.time()
             ok, logp = model.passkey(p, a, method)
             rows.append(
@@ -291,6 +303,7 @@ def ship(model: Any, argv: list[str], path: Path, log: Any, parts: list[str]) ->
         save()
     if "passkey" in parts:
         t0 = time.time()
+        earlier = (old.get("passkey") or {}).get("trials", {})  # cells already computed are kept (same keys)
         data["passkey"] = {
             **stamp,
             "lengths": list(SHIP_PASSKEY_LENGTHS),
@@ -300,10 +313,16 @@ def ship(model: Any, argv: list[str], path: Path, log: Any, parts: list[str]) ->
             "complete": False,
         }
         for method in SHIP_PASSKEY_METHODS:
-            part = passkey(model, [method], list(SHIP_PASSKEY_LENGTHS), list(SHIP_PASSKEY_DEPTHS), 0, log)
+            part = passkey(
+                model, [method], list(SHIP_PASSKEY_LENGTHS), list(SHIP_PASSKEY_DEPTHS), 0, log, reuse=earlier
+            )
             data["passkey"]["trials"].update(part["trials"])
             data["passkey"]["summary"].update(part["summary"])
             save()
+        kept = sum(r in earlier.get(m, []) for m, rows in data["passkey"]["trials"].items() for r in rows)
+        if kept:  # say which trials came from the earlier run (its command and date)
+            prev = old["passkey"]
+            data["passkey"]["kept"] = {"trials": kept, "command": prev.get("command"), "date": prev.get("date")}
         data["passkey"].update(complete=True, seconds=round(time.time() - t0))
         save()
     log(f"wrote {path}")
