@@ -4,6 +4,7 @@ hand-written loops as the references. The real GGUF file is tested in tests/test
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -396,7 +397,7 @@ def test_passkey_grid_keeps_earlier_trials_and_computes_the_rest():
     from posenc.realmodel.__main__ import passkey
 
     class Fake:
-        calls: list = []
+        calls: ClassVar[list[int]] = []
 
         def tokenize(self, text):
             return np.arange(len(text.split()))
