@@ -125,12 +125,11 @@ def long_sentences() -> tuple[list[str], list[str]]:
 
 # ------------------------------------------------------------------------------ the text
 with st.container(border=True, key="rm_controls"):
-    c1, c2 = st.columns([3, 2])
+    c1, c2, c3, c4 = st.columns([5, 3, 3, 3])  # one row: a projector's first screen keeps the chart
     text_key = widget("rm_text", container=c1)
     n_tokens = widget("rm_tokens", container=c2)
-    h1, h2 = st.columns(2)
-    layer = widget("rm_layer", container=h1)
-    head = widget("rm_head", container=h2)
+    layer = widget("rm_layer", container=c3)
+    head = widget("rm_head", container=c4)
     if text_key == "pasted":
         pasted = st.text_area(
             "Paste a text (a link does not carry it)",

@@ -139,8 +139,10 @@ def test_an_unknown_id_is_a_warning_not_a_crash(raw):
 
 def test_step_number_reads_numbers_and_ids():
     assert tour.step_number("0") == 0
-    assert tour.step_number("17") == 17 and tour.step_number("18") is None
+    n = len(tour.TOUR)
+    assert tour.step_number(str(n)) == n and tour.step_number(str(n + 1)) is None
     assert tour.step_number(["compare-1"]) == 17 and tour.step_number(["1", "2"]) is None
+    assert tour.step_number(["realmodel-long"]) == PUBLISHED_IDS.index("realmodel-long") + 1
 
 
 def test_a_step_with_its_own_id_keeps_the_others_ids():

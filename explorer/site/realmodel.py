@@ -83,7 +83,7 @@ PAGE = Page(
         Param(
             "rm_text",
             "Text",
-            "radio",
+            "select",
             "argparse.py",
             options=TEXTS,
             labels=TEXT_LABELS,
