@@ -213,8 +213,10 @@ def freeze_long_lived_objects() -> bool:
     Every rerun allocates enough to trigger collections, and a full pass walks every tracked
     object; with torch loaded that walk made a slider change ~80 ms slower (bench, side by side:
     RoPE m 293 → 174 ms, Sinusoidal seq_len 324 → 231 ms). `gc.freeze()` moves what exists now
-    into a permanent generation the collector skips. It runs at most twice per process (before
-    and after torch), after a `gc.collect()`.
+    into a permanent generation the collector skips. It runs at most three times per process (before
+    torch, after torch, after transformers: the real model's page), after a `gc.collect()`. Without the
+    third stage, once the real model was loaded every page's rerun cost 150–210 ms of server CPU against
+    15–55 ms with it (bench/load.py scenario 1, side by side, 2026-11-25).
 
     The price, bounded: an object alive at one of those two moments that later becomes garbage
     *inside a reference cycle* is never collected (objects freed by reference counting, most of
@@ -223,7 +225,8 @@ def freeze_long_lived_objects() -> bool:
     """
     if "gc_freeze" in PUBLIC:
         return False
-    stage = "torch" if "torch" in sys.modules else "base"
+    # The real model's page adds transformers' objects (far more than torch's): a third stage.
+    stage = "transformers" if "transformers" in sys.modules else "torch" if "torch" in sys.modules else "base"
     if stage in _FROZEN:
         return False
     with _FREEZE_LOCK:

@@ -22,6 +22,10 @@ def test_freezes_once_per_stage(monkeypatch):
     assert compat.freeze_long_lived_objects() is True  # torch's objects join once
     assert compat.freeze_long_lived_objects() is False
     assert compat._FROZEN == {"base", "torch"}
+    monkeypatch.setitem(sys.modules, "transformers", types.ModuleType("transformers"))
+    assert compat.freeze_long_lived_objects() is True  # and the real model's libraries once
+    assert compat.freeze_long_lived_objects() is False
+    assert compat._FROZEN == {"base", "torch", "transformers"}
 
 
 def test_a_page_run_freezes(monkeypatch):
