@@ -15,6 +15,7 @@ from explorer import compat
 def test_freezes_once_per_stage(monkeypatch):
     monkeypatch.setattr(compat, "_FROZEN", set())
     monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.delitem(sys.modules, "transformers", raising=False)  # an earlier test may have loaded the model
     assert compat.freeze_long_lived_objects() is True
     assert gc.get_freeze_count() > 0
     assert compat.freeze_long_lived_objects() is False  # nothing new to do before torch
