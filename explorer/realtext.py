@@ -76,9 +76,7 @@ def frequency_notes(
 
 def layer_note(products: np.ndarray, layer: int, facts: ModelFacts) -> str:
     """The head of ``layer`` that puts the largest share of its q·k product in the slow pairs."""
-    slow = slow_pairs(facts)
-    p = np.asarray(products)[layer]  # (heads, pairs)
-    shares = p[:, slow].sum(axis=1) / p.sum(axis=1)
+    shares = realmodel.share_by_head(np.asarray(products)[layer], slow_pairs(facts))  # (heads,)
     h = int(np.argmax(shares))
     return (
         f"In layer {layer}, head {h} puts the most of its q·k norm product in the slow pairs ({_pct(shares[h])}); "

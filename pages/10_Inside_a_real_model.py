@@ -194,7 +194,7 @@ if t_freq.open and m is not None:
         )
         interval = interval_of_slow_share(read)
         notice_list(realtext.frequency_notes(products, interval, MODEL, tokens=len(read), block=BLOCK))
-        heads_slow = products[..., slow].sum(axis=-1) / products.sum(axis=-1)
+        heads_slow = realmodel.share_by_head(products, slow)
         show_chart(
             shared(charts.grid_chart)(
                 charts.grid_frame(100 * heads_slow),
@@ -294,9 +294,7 @@ if t_change.open and m is not None:
             ),
             width="stretch",
         )
-        same = np.array_equal(chosen.rope(len(scored))[0], realmodel.parse_method("default").rope(len(scored))[0]) and (
-            chosen.rope(len(scored))[1] == 1.0
-        )
+        same = chosen.is_own_rope(len(scored))
         if same:
             notice_list(
                 [

@@ -417,3 +417,13 @@ def test_passkey_grid_keeps_earlier_trials_and_computes_the_rest():
         "trials": 2,
         "ci95": list(realmodel.wilson_interval(2, 2)),
     }
+
+
+def test_share_by_head_and_is_own_rope():
+    p = np.ones((2, 3, 4))
+    p[1, 2] = [1.0, 1.0, 1.0, 5.0]
+    got = realmodel.share_by_head(p, [False, False, False, True])
+    assert got[0, 0] == pytest.approx(0.25) and got[1, 2] == pytest.approx(5 / 8)
+    assert parse_method("dynamic:factor=2").is_own_rope(4096)
+    assert not parse_method("dynamic:factor=2").is_own_rope(16384)
+    assert not parse_method("yarn:factor=2").is_own_rope(512)  # YaRN's attention factor is 1.069

@@ -56,6 +56,7 @@ __all__ = [
     "parse_method",
     "passkey_prompt",
     "share",
+    "share_by_head",
     "slow_share",
     "wilson_interval",
 ]
@@ -189,6 +190,13 @@ class RealMethod:
             block.setdefault("low_freq_factor", 1.0)
             block.setdefault("high_freq_factor", 4.0)
         return block
+
+    def is_own_rope(self, seq_len: int, facts: ModelFacts = MODEL) -> bool:
+        """True when at ``seq_len`` tokens this method gives exactly the model's own frequencies and attention
+        factor (dynamic NTK below the trained length, a factor of 1, …)."""
+        inv, af = self.rope(seq_len, facts)
+        own, _ = RealMethod("default", "default").rope(seq_len, facts)
+        return bool(np.array_equal(inv, own) and af == 1.0)
 
     def rope(self, seq_len: int, facts: ModelFacts = MODEL) -> tuple[np.ndarray, float]:
         """(inv_freq (pairs,), attention_factor) at a sequence of ``seq_len`` tokens, as HF computes them
@@ -380,6 +388,12 @@ def share(products: np.ndarray, pairs: np.ndarray) -> float:
     p = np.asarray(products, dtype=float)
     total = p.sum()
     return float(p[..., np.asarray(pairs, dtype=bool)].sum() / total) if total > 0 else 0.0
+
+
+def share_by_head(products: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """(…, layers, heads) each head's fraction of its own products that the boolean ``pairs`` carry."""
+    p = np.asarray(products, dtype=float)
+    return p[..., np.asarray(pairs, dtype=bool)].sum(axis=-1) / p.sum(axis=-1)
 
 
 def bootstrap(
