@@ -26,8 +26,15 @@ def _real_model_disk_cache():
     from posenc import realmodel
 
     ok, _ = realmodel.available()
-    if ok and not (realmodel.cache_dir() / "stamp.json").is_file():
-        import subprocess
+    if not ok:
+        return
+    import fcntl
+    import subprocess
 
-        code = "from posenc import realmodel; realmodel.load()"
-        subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, timeout=600)
+    # pytest-xdist runs this in every worker: the first takes the lock and writes, the others wait and find it written.
+    realmodel.cache_dir().parent.mkdir(parents=True, exist_ok=True)
+    with open(realmodel.cache_dir().parent / ".posenc-test-cache.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (realmodel.cache_dir() / "stamp.json").is_file():
+            code = "from posenc import realmodel; realmodel.load()"
+            subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, timeout=600)
