@@ -22,6 +22,12 @@ Needed for correctness (no public equivalent in Streamlit 1.67)
   (the snapshot Streamlit seeds widgets from). The public ``st.query_params`` raises for a key
   bound to a widget. Without it: a bad value in a link cannot be removed or corrected in the
   address bar, and a tour step cannot write its values into the URL.
+* `page_url_path` / `page_order` - ``streamlit.source_util.page_icon_and_name`` and
+  ``page_sort_key``: the URL path and the navigation order Streamlit gives a legacy ``pages/``
+  script ("pages/1_Sinusoidal_heatmap.py" -> "Sinusoidal_heatmap", (1.0, "sinusoidal_heatmap")).
+  The public ``st.Page(path).url_path`` needs a running script (the manifest and the tests read
+  paths outside one). Without them: a copy of Streamlit's rule, which a change in Streamlit would
+  silently break (the navigation, the share link and the tour's page switches use the path).
 
 Bought for speed (each has a public alternative; `bench/bench_compat.py` measures the gain)
 -------------------------------------------------------------------------------------------
@@ -61,6 +67,7 @@ import gc
 import os
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 #: The speed internals, by the names EXPLORER_PUBLIC_ONLY takes.
@@ -122,6 +129,26 @@ def session_is_connected(session_id: str) -> bool | None:
     if not runtime.exists():
         return None
     return bool(runtime.get_instance().is_active_session(session_id))
+
+
+# ------------------------------------------------------------------------------ page paths
+def page_url_path(script: str) -> str:
+    """The URL path Streamlit serves a page script at, relative to the entry script: "" for the
+    entry script ("app.py"), else the file name's title part ("pages/1_Sinusoidal_heatmap.py" ->
+    "Sinusoidal_heatmap"; a leading emoji is Streamlit's icon, not part of the path)."""
+    from streamlit.source_util import page_icon_and_name
+
+    path = Path(script)
+    return "" if len(path.parts) == 1 else page_icon_and_name(path)[1]
+
+
+def page_order(script: str) -> tuple[float, str]:
+    """Where Streamlit puts a page script in the navigation: the entry script first, then by the
+    file name's number (a page without one last), then by its title part."""
+    from streamlit.source_util import page_sort_key
+
+    path = Path(script)
+    return (-1.0, "") if len(path.parts) == 1 else page_sort_key(path)
 
 
 # ----------------------------------------------------------------------------- query params

@@ -12,9 +12,8 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from explorer import current, params, tour
+from explorer import compat, current, params, tour
 from explorer.mode import PRESENT
-from explorer.pagespec import url_path
 
 
 def view_values(extra: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -71,13 +70,13 @@ def view_query(
 
 def view_url(page_path: str, query: dict[str, str], base_url: str | None) -> str:
     """Absolute link when the browser's URL is known (`st.context.url`), else relative."""
-    page = url_path(page_path)
+    page = compat.page_url_path(page_path)
     qs = f"?{urlencode(query)}" if query else ""
     if not base_url:
         return f"{page or './'}{qs}"
     parts = urlsplit(base_url)
     path = parts.path
-    here = url_path(current.page())
+    here = compat.page_url_path(current.page())
     if here and path.rstrip("/").endswith("/" + here):
         path = path.rstrip("/")[: -len(here)]
     if not path.endswith("/"):

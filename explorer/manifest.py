@@ -31,7 +31,7 @@ def _discover() -> tuple[Page, ...]:
         declared = getattr(module, "PAGE", None)
         if isinstance(declared, Page):
             found.append(declared)
-    return tuple(sorted(found, key=lambda p: (p.order, p.script)))
+    return tuple(sorted(found, key=lambda p: p.order))
 
 
 #: THE ordered list of pages.

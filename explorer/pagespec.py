@@ -1,6 +1,6 @@
 """The shape of a page's declaration: `Page`, and the `Step`, `DeepLink` and `BenchSettings` it holds.
 
-Pure data, no Streamlit. Each page declares one `Page` in its module under `explorer/site/`;
+Pure data (a page's URL path and order are Streamlit's rule, read through explorer.compat). Each page declares one `Page` in its module under `explorer/site/`;
 `explorer.manifest` collects them, and navigation, the tour, the snippets, the end-to-end tests
 and the benchmarks are derived from those declarations (see docs/ARCHITECTURE.md, "How to add
 a page").
@@ -8,27 +8,14 @@ a page").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
+from explorer import compat
 from explorer.param import Param
 
-__all__ = ["BenchSettings", "DeepLink", "Page", "Step", "url_path"]
-
-
-def url_path(script: str) -> str:
-    """URL path of a legacy-`pages/` page: "pages/1_Sinusoidal_heatmap.py" -> "Sinusoidal_heatmap",
-    the entry script ("app.py") -> "". Mirrors Streamlit's `source_util.page_icon_and_name`."""
-    path = PurePosixPath(script.replace("\\", "/"))
-    if len(path.parts) == 1:  # the entry script is served at the root
-        return ""
-    match = re.search(r"([0-9]*)[_ -]*(.*)\.py", path.name)
-    if match is None:
-        raise ValueError(f"not a page script: {script!r}")
-    return re.sub(r"[_ ]+", "_", match.group(2)).strip() or match.group(1)
+__all__ = ["BenchSettings", "DeepLink", "Page", "Step"]
 
 
 @dataclass(frozen=True)
@@ -93,12 +80,10 @@ class Page:
 
     @property
     def url_path(self) -> str:
-        """The page's URL path ("" for the home page)."""
-        return url_path(self.script)
+        """The page's URL path ("" for the home page), as Streamlit serves it."""
+        return compat.page_url_path(self.script)
 
     @property
-    def order(self) -> int:
-        """Position in the navigation: 0 for the entry script, else the script's number."""
-        name = PurePosixPath(self.script).name
-        match = re.match(r"(\d+)_", name)
-        return 0 if PurePosixPath(self.script).parent.name != "pages" else int(match.group(1)) if match else 10**6
+    def order(self) -> tuple[float, str]:
+        """Position in the navigation, as Streamlit orders legacy pages: entry script first, then N."""
+        return compat.page_order(self.script)

@@ -20,142 +20,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-#: submodule -> the public names it gives the package (one declaration; __all__ and the lazy
-#: loader derive from it)
-_EXPORTS: dict[str, tuple[str, ...]] = {
-    "_validate": ("parse_vector",),
-    "config": (
-        "ParsedConfig",
-        "parse_model_config",
-    ),
-    "layers": (
-        "LayerPlan",
-        "attention_temperature",
-        "default_theta",
-    ),
-    "learned": (
-        "learned_lookup",
-        "learned_table",
-    ),
-    "methods": (
-        "ROPE_METHODS",
-        "MethodKey",
-        "RopeMethod",
-        "RopeParameterError",
-        "RopeParameterTypeError",
-    ),
-    "mrope": (
-        "VISION_PRESETS",
-        "VisionPreset",
-        "angle_scores",
-        "axial_axis_of_pairs",
-        "axial_inverse_frequencies",
-        "axial_rope_angles",
-        "default_mrope_section",
-        "grid_positions",
-        "mrope_angles",
-        "mrope_axis_of_pairs",
-        "qwen2vl_position_ids",
-        "raster_rope_angles",
-    ),
-    "precision": (
-        "DTYPES",
-        "cos_sin",
-        "phase_error",
-    ),
-    "relative": (
-        "additive_score_matrix",
-        "alibi_bias",
-        "alibi_slopes",
-        "attention_weights",
-        "diagonal_spread",
-        "rope_decay_bound",
-        "rope_mean_cos",
-        "rope_score_matrix",
-        "rope_shift_tolerance",
-        "seeded_normal",
-        "shift_deviation",
-        "shift_test_report",
-        "softmax",
-    ),
-    "rope": (
-        "apply_rope",
-        "layout_permutation",
-        "pair_angles",
-        "pair_indices",
-        "partial_rotary_dim",
-        "polar_to_xy",
-        "rope_angles",
-        "rope_matrix",
-        "rotate_half",
-        "rotation_2x2",
-        "signed_angle",
-        "wrap_angle",
-    ),
-    "scaling": (
-        "ROPE_SCALING",
-        "base_to_ntk_alpha",
-        "dynamic_base",
-        "interpolate_positions",
-        "llama3_bands",
-        "ntk_alpha_to_base",
-        "out_of_distribution_pairs",
-        "rope_inverse_frequencies",
-        "rope_type_of",
-        "yarn_correction_range",
-        "yarn_get_mscale",
-        "yarn_ramp",
-    ),
-    "sinusoidal": (
-        "block_mean_encoding",
-        "distance_by_offset",
-        "distance_matrix",
-        "encoding_dot_by_offset",
-        "inverse_frequencies",
-        "min_distinct_distance",
-        "shift_matrix",
-        "shift_residual",
-        "similarity_matrix",
-        "sinusoidal_encoding",
-        "toeplitz_deviation",
-        "wavelengths",
-    ),
-}
-#: submodules reachable as attributes (``posenc.config``), as when __init__ imported them
-_SUBMODULES = (
-    "config",
-    "layers",
-    "learned",
-    "methods",
-    "mrope",
-    "precision",
-    "relative",
-    "rope",
-    "scaling",
-    "sinusoidal",
-)
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-
-__all__ = sorted([*_WHERE, *_SUBMODULES])
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(f".{module}", __name__), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f".{name}", __name__)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value  # next time without __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
-
-
-if TYPE_CHECKING:  # what type checkers see (the same names, imported eagerly)
+if TYPE_CHECKING:  # THE list of the package's names, each written once: type checkers import them here,
+    # and at run time `_where()` reads these lines and `__getattr__` loads each name on first use.
+    from . import config, layers, learned, methods, mrope, precision, relative, rope, scaling, sinusoidal
     from ._validate import parse_vector
     from .config import ParsedConfig, parse_model_config
     from .layers import LayerPlan, attention_temperature, default_theta
@@ -233,3 +100,42 @@ if TYPE_CHECKING:  # what type checkers see (the same names, imported eagerly)
         toeplitz_deviation,
         wavelengths,
     )
+
+
+_WHERE: dict[str, tuple[str, str | None]] = {}
+
+
+def _where() -> dict[str, tuple[str, str | None]]:
+    """name -> (submodule, attribute; None for the submodule itself), read from the TYPE_CHECKING
+    imports above (parsed once, on the first name asked for, so ``import posenc`` stays cheap)."""
+    if not _WHERE:
+        import ast
+        from pathlib import Path
+
+        tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+        (block,) = [n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"]
+        found: dict[str, tuple[str, str | None]] = {}
+        for node in block.body:
+            assert isinstance(node, ast.ImportFrom) and node.level == 1, ast.unparse(node)
+            for alias in node.names:
+                found[alias.name] = (alias.name, None) if node.module is None else (node.module, alias.name)
+        _WHERE.update(found)
+    return _WHERE
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__all__":
+        value: Any = sorted(_where())
+    elif name in _where():
+        module, attribute = _where()[name]
+        value = importlib.import_module(f".{module}", __name__)
+        if attribute is not None:
+            value = getattr(value, attribute)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # next time without __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_where()})

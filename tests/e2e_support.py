@@ -183,9 +183,9 @@ class StreamlitServer:
 
     def url(self, page_path: str = "app.py", query: dict[str, Any] | None = None) -> str:
         """Absolute URL of a page (a declared script path) with optional query parameters."""
-        from explorer.pagespec import url_path
+        from explorer.compat import page_url_path
 
-        path = url_path(page_path) if page_path.endswith(".py") else page_path
+        path = page_url_path(page_path) if page_path.endswith(".py") else page_path
         url = f"{self.base_url}/{path}"
         if query:
             url += "?" + urlencode({k: str(v) for k, v in query.items()})

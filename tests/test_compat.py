@@ -6,6 +6,8 @@ without it, the table is built once, and `to_dict()` still validates (the chart 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -13,6 +15,8 @@ import pytest
 from altair.utils import schemapi
 
 from explorer import compat
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _charts() -> list[alt.TopLevelMixin]:
@@ -74,6 +78,46 @@ def test_to_dict_still_validates():
     chart = alt.Chart(pd.DataFrame({"a": [1]}), width="not a width").mark_point().encode(x="a:Q")
     with pytest.raises(schemapi.SchemaValidationError):
         chart.to_dict()
+
+
+# ----------------------------------------------------------------------------- page paths
+#: Streamlit's rule for a legacy pages/ file, typed here: the number orders, "_" and " " runs
+#: become one "_", a leading emoji is the icon; the entry script is the root.
+PATHS = {
+    "app.py": ("", (-1.0, "")),
+    "pages/1_Sinusoidal_heatmap.py": ("Sinusoidal_heatmap", (1.0, "sinusoidal_heatmap")),
+    "pages/10_Inside_a_real_model.py": ("Inside_a_real_model", (10.0, "inside_a_real_model")),
+    "pages/3_🎉_Party  time.py": ("Party_time", (3.0, "🎉_party  time")),
+    "pages/Toy page.py": ("Toy_page", (float("inf"), "toy page")),
+}
+
+
+@pytest.mark.parametrize("script", PATHS)
+def test_page_url_path_and_order_follow_streamlits_rule(script):
+    assert (compat.page_url_path(script), compat.page_order(script)) == PATHS[script]
+
+
+def test_every_page_is_served_where_streamlit_says():
+    """Inside a script run, Streamlit's public ``st.Page(path).url_path`` agrees for every page."""
+    from streamlit.testing.v1 import AppTest
+
+    from explorer.manifest import PAGES
+
+    def script(root: str) -> None:
+        from pathlib import Path
+
+        import streamlit as st
+
+        from explorer.manifest import PAGES
+
+        for page in PAGES[1:]:
+            st.text(f"{page.script} {st.Page(Path(root) / page.script).url_path}")
+
+    at = AppTest.from_function(script, args=(str(ROOT),), default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [t.value for t in at.text] == [f"{p.script} {p.url_path}" for p in PAGES[1:]]
+    assert all((ROOT / p.script).is_file() for p in PAGES) and PAGES[1].url_path == "Sinusoidal_heatmap"
 
 
 # ------------------------------------------------------------------------------- versions

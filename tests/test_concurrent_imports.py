@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Each thread runs one script's top-level imports, all threads released at the same moment.
@@ -61,9 +63,11 @@ def test_every_page_importing_at_once_on_a_fresh_process():
         assert out.stdout.strip() == "OK", out.stdout[-3000:] + out.stderr[-2000:]
 
 
-def test_posenc_init_imports_nothing_and_type_checkers_see_the_same_names():
-    """posenc/__init__.py imports no submodule at run time (names load on first use), and its
-    TYPE_CHECKING block imports exactly the names _EXPORTS declares, from the same submodules."""
+def test_posenc_init_imports_nothing_and_loads_each_listed_name_on_first_use():
+    """posenc/__init__.py imports no submodule at run time, and every name its TYPE_CHECKING block
+    lists (once) is the package attribute at run time: the same object as in its submodule."""
+    import importlib
+
     import posenc
 
     tree = ast.parse((ROOT / "posenc" / "__init__.py").read_text())
@@ -72,8 +76,9 @@ def test_posenc_init_imports_nothing_and_type_checkers_see_the_same_names():
         ast.unparse(n) for n in runtime
     ]
     (block,) = [n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"]
-    typed = {n.module: tuple(a.name for a in n.names) for n in block.body if isinstance(n, ast.ImportFrom)}
-    assert typed == posenc._EXPORTS
+    listed = [(n.module, a.name) for n in block.body if isinstance(n, ast.ImportFrom) for a in n.names]
+    names = [name for _, name in listed]
+    assert len(names) == len(set(names)) > 80
     fresh = subprocess.run(
         [sys.executable, "-c", "import sys, posenc; print(sorted(m for m in sys.modules if m.startswith('posenc.')))"],
         cwd=ROOT,
@@ -82,5 +87,9 @@ def test_posenc_init_imports_nothing_and_type_checkers_see_the_same_names():
         check=True,
     ).stdout.strip()
     assert fresh == "[]", fresh
-    for name in posenc.__all__:  # every public name still resolves
-        assert getattr(posenc, name) is not None
+    assert sorted(posenc.__all__) == sorted(names) and set(names) <= set(dir(posenc))
+    for module, name in listed:
+        expected = importlib.import_module(f"posenc.{name}" if module is None else f"posenc.{module}")
+        assert getattr(posenc, name) is (expected if module is None else getattr(expected, name)), name
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        posenc.not_a_name

@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import explorer.manifest  # noqa: F401  (registers every page's parameters)
 from explorer import params
-from explorer.manifest import PAGES
-from explorer.pagespec import url_path
 from explorer.params import PARAMS, Param, ParamError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,16 +181,6 @@ def test_overrides_clamp_the_default_and_allow_a_single_value():
 
 
 # ----------------------------------------------------------------------------- links
-def test_every_page_exists_and_its_url_path_matches_streamlit():
-    from streamlit.source_util import page_icon_and_name
-
-    for page in PAGES:
-        assert (ROOT / page.script).is_file(), page.script
-        if page.script != "app.py":
-            assert page.url_path == page_icon_and_name(Path(page.script))[1]
-    assert url_path("app.py") == ""
-
-
 def test_escape_markdown_neutralises_markup_and_autolinks():
     assert params.escape_markdown("a_b*[c](d)") == r"a\_b\*\[c\]\(d\)"
     assert params.escape_markdown("<b>x</b>") == r"\<b\>x\<\/b\>"

@@ -1,9 +1,8 @@
-"""Presentation mode, the guided tour, the share link and chart styling (explorer/mode.py,
-explorer/assets.py, explorer/links.py, explorer/charts/style.py, explorer/tour.py), plus the end-to-end browser check of all of it (Playwright, skipped without
-Chromium unless REQUIRE_BROWSER=1).
+"""Presentation mode, the share link and chart styling (explorer/mode.py, explorer/assets.py,
+explorer/links.py, explorer/charts/style.py), plus the end-to-end browser check of all of it
+(Playwright, skipped without Chromium unless REQUIRE_BROWSER=1). The tour: tests/test_tour.py.
 
-Browser screenshots go to $SCREENSHOT_DIR (default: pytest's tmp_path): presentation mode,
-a tour-step link (?step=3), the dark theme.
+Browser screenshots go to $SCREENSHOT_DIR (default: pytest's tmp_path): presentation mode, the dark theme.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ import pytest
 from _apptest import run_page
 from streamlit.testing.v1 import AppTest
 
-from explorer import assets, links, tour, vocabulary
+from explorer import assets, links
 from explorer.charts import style
 from explorer.manifest import PAGES
 
@@ -108,20 +107,6 @@ def test_present_css_keeps_fixed_size_charts_inside_their_column():
     assert "st-key-rope_pair_metrics" in assets.BASE_CSS and "st-key-rope_head_pairs" in assets.BASE_CSS
 
 
-# -------------------------------------------------------------------------------- pure: tour
-def test_the_tour_is_well_formed():
-    assert 8 <= len(tour.TOUR) <= vocabulary.MAX_TOUR_STEPS
-    assert len({s.narration for s in tour.TOUR}) == len(tour.TOUR)
-    assert {s.page.script for s in tour.TOUR} >= {"app.py", "pages/3_RoPE_rotation.py", "pages/5_Context_extension.py"}
-    # The tour follows the navigation's order (it is derived from the pages' declarations).
-    orders = [s.page.order for s in tour.TOUR]
-    assert orders == sorted(orders)
-    with pytest.raises(ValueError):
-        tour.get_step(0)
-    with pytest.raises(ValueError):
-        tour.get_step(len(tour.TOUR) + 1)
-
-
 # ----------------------------------------------------------------------------- AppTest
 def run(path: str = "app.py", query: dict | None = None) -> AppTest:
     return run_page(str(ROOT / path), timeout=180, **(query or {}))
@@ -178,67 +163,6 @@ def test_every_chart_goes_through_show_chart():
         for element in charts:
             spec = __import__("json").loads(element.proto.spec)
             assert spec["config"]["background"] == style.CARD_BACKGROUND, page
-
-
-@pytest.mark.parametrize("number", range(1, len(tour.TOUR) + 1))
-def test_every_tour_step_opens_with_its_values_and_narration(number):
-    step = tour.get_step(number)
-    at = run("app.py", {"step": str(number)})
-    assert at.title[0].value == TITLES[step.page.script]
-    assert any(m.value == step.narration for m in at.markdown)
-    assert any(f"step {number} of {len(tour.TOUR)}" in c.value for c in at.caption)
-    for key, value in step.params.items():
-        assert at.session_state[key] == value, key
-    assert at.query_params["step"] == step.id  # the address bar names the step by its id
-    at.run()  # the step stays applied (no re-entering)
-    assert not at.exception and any(m.value == step.narration for m in at.markdown)
-
-
-def test_next_back_and_end():
-    at = run("app.py", {"step": "4"})
-    at.button(key="tour_next").click().run()
-    assert not at.exception
-    assert any(m.value == tour.get_step(5).narration for m in at.markdown)
-    at.button(key="tour_prev").click().run()
-    at.button(key="tour_prev").click().run()
-    assert any(m.value == tour.get_step(3).narration for m in at.markdown)
-    assert at.title[0].value == TITLES[tour.get_step(3).page.script]
-    at.button(key="tour_end").click().run()
-    assert not at.exception
-    assert "step" not in at.query_params
-    assert not any(m.value == tour.get_step(3).narration for m in at.markdown)
-    assert at.button(key="tour_resume").label == "Resume tour at step 3"
-    at.button(key="tour_resume").click().run()
-    assert any(m.value == tour.get_step(3).narration for m in at.markdown)
-
-
-def test_the_buttons_answer_a_clicker():
-    at = run("app.py", {"step": "1"})
-    assert at.button(key="tour_next").proto.shortcut.lower() == "pagedown"
-    assert at.button(key="tour_prev").proto.shortcut.lower() == "pageup"
-    assert at.button(key="tour_prev").disabled
-    last = run("app.py", {"step": str(len(tour.TOUR))})
-    assert last.button(key="tour_next").disabled
-
-
-def test_a_step_link_with_its_own_values_keeps_them():
-    at = run("pages/3_RoPE_rotation.py", {"step": "5", "m": "77"})
-    assert at.session_state["m"] == 77 and at.session_state["head_dim"] == 64
-
-
-@pytest.mark.parametrize("raw", ["99", "abc", "-1"])
-def test_a_bad_step_is_a_warning_not_a_crash(raw):
-    at = run("app.py", {"step": raw})
-    assert any("tour step" in w.value for w in at.warning)
-    assert at.title[0].value == TITLES["app.py"]
-
-
-def test_start_the_tour_from_the_sidebar():
-    at = run()
-    at.switch_page("pages/8_Compare_methods.py").run()
-    at.button(key="tour_start").click().run()
-    assert not at.exception
-    assert any(m.value == tour.get_step(1).narration for m in at.markdown)
 
 
 @pytest.mark.parametrize(
@@ -407,29 +331,6 @@ def test_in_the_browser(server, shots):
                 page.wait_for_selector("[data-testid=stVegaLiteChart] > svg", timeout=60_000)
                 page.wait_for_timeout(800)
                 assert page.evaluate(SPILLS_JS) == [], url
-
-            # A tour-step link, then the clicker's PageDown / PageUp.
-            page.goto(f"{server}/?step=3")
-            _settle(page)
-            page.wait_for_selector(".st-key-tour_panel", timeout=60_000)
-            _settle(page)
-            step3, step4 = tour.get_step(3).id, tour.get_step(4).id  # the address bar names steps by id
-            assert "Sinusoidal_heatmap" in page.url and f"step={step3}" in page.url and "seq_len=512" in page.url
-            narration = (
-                page.locator(".st-key-tour_panel [data-testid=stMarkdown]")
-                .filter(has_not=page.locator("[data-testid=stCaptionContainer]"))
-                .first
-            )
-            assert narration.inner_text().strip() == tour.get_step(3).narration
-            page.screenshot(path=str(shots / "tour_step3.png"))
-            page.keyboard.press("PageDown")
-            _settle(page)
-            page.wait_for_url(re.compile(rf".*step={step4}.*"), timeout=30_000)
-            _settle(page)
-            assert narration.inner_text().strip() == tour.get_step(4).narration
-            page.keyboard.press("PageUp")
-            page.wait_for_url(re.compile(rf".*step={step3}.*"), timeout=30_000)
-            _settle(page)
 
             # Every chart: PNG from Streamlit's toolbar, SVG from ours (image heatmaps included).
             page.goto(f"{server}/RoPE_rotation?rope_view=Whole+head")

@@ -1,9 +1,15 @@
-"""Tour links that keep working (issue #9 leftover): every step has a stable id (``?step=rope-1``),
-the tour writes ids into links, and numbers (``?step=5``) still open the step they open on main.
+"""The guided tour (explorer/tour.py; each page declares its steps, `Page.tour`, and
+`explorer.manifest.TOUR` is their concatenation): the one home of its tests outside the browser.
 
-The ids below are published (links hold them): the list is frozen here on purpose, so that a
-change to it is a visible decision. The pre-#9 tour (12 steps, `git show 183788e^:explorer/tour.py`)
-is re-typed below: its steps 1-11 still open the same page with the same values.
+Every step opens by its id (``?step=rope-1``) and by its number with its values and its narration;
+Next/Back/End, the clicker's keys, bad steps. Elsewhere, once each: the steps' values are valid
+and their ids unique and well-formed (`manifest.problems()`, tests/test_manifest.py); in Chromium,
+each step's narration and point in the first screen and PageDown (tests/test_e2e_layout.py).
+
+The ids below are published (links hold them): each must keep opening a step of the same page, so
+that removing or moving one is a visible decision; a new page's steps need no entry here. The
+pre-#9 tour (12 steps, `git show 183788e^:explorer/tour.py`) is re-typed below: its steps 1-11
+still open the same page with the same values.
 """
 
 from __future__ import annotations
@@ -71,8 +77,11 @@ OLD_TOUR = (
 )
 
 
-def run(query: dict) -> AppTest:
-    at = AppTest.from_file(page_path("app.py"), default_timeout=120)
+TITLES = {p.script: p.title for p in manifest.PAGES}
+
+
+def run(query: dict, script: str = "app.py") -> AppTest:
+    at = AppTest.from_file(page_path(script), default_timeout=180)
     for key, value in query.items():
         at.query_params[key] = value
     at.run()
@@ -85,9 +94,20 @@ def shown_step(at: AppTest) -> str:
     return caption
 
 
-def test_the_published_ids_do_not_move():
-    assert tuple(step.id for step in tour.TOUR) == PUBLISHED_IDS
-    assert not manifest.problems()
+def test_the_published_ids_still_open_a_step_of_their_page_in_their_order():
+    numbers = [tour.step_number(step_id) for step_id in PUBLISHED_IDS]
+    assert None not in numbers, dict(zip(PUBLISHED_IDS, numbers))
+    assert numbers == sorted(numbers)
+    for step_id, number in zip(PUBLISHED_IDS, numbers):
+        assert tour.get_step(number).page.slug == step_id.split("-")[0], step_id
+
+
+def test_the_tour_is_well_formed():
+    assert len({s.narration for s in tour.TOUR}) == len(tour.TOUR)  # no step says the same twice
+    with pytest.raises(ValueError):
+        tour.get_step(0)
+    with pytest.raises(ValueError):
+        tour.get_step(len(tour.TOUR) + 1)
 
 
 def test_old_step_numbers_1_to_11_open_the_same_step():
@@ -101,16 +121,18 @@ def test_old_step_numbers_1_to_11_open_the_same_step():
     assert tour.get_step(12).id == "lab-1"
 
 
-@pytest.mark.parametrize("number", range(1, len(PUBLISHED_IDS) + 1))
-def test_a_step_opens_by_its_id_and_by_its_number(number):
+@pytest.mark.parametrize("number", range(1, len(tour.TOUR) + 1), ids=[s.id for s in tour.TOUR])
+def test_a_step_opens_by_its_id_and_by_its_number_with_its_values_and_narration(number):
     step = tour.get_step(number)
-    by_id, by_number = run({"step": step.id}), run({"step": str(number)})
-    for at in (by_id, by_number):
-        assert shown_step(at).startswith(f"Guided tour · step {number} of {len(PUBLISHED_IDS)} · {step.page.title}")
+    for at in (run({"step": step.id}), run({"step": str(number)})):
+        assert at.title[0].value == TITLES[step.page.script]
+        assert shown_step(at).startswith(f"Guided tour · step {number} of {len(tour.TOUR)} · {step.page.title}")
         assert any(m.value == step.narration for m in at.markdown)
         assert at.query_params["step"] == step.id  # the address bar names it by id
         for key, value in step.params.items():
             assert at.session_state[key] == value, key
+    at.run()  # the step stays applied (no re-entering)
+    assert not at.exception and any(m.value == step.narration for m in at.markdown)
 
 
 def test_next_writes_the_next_id_and_the_share_link_holds_it():
@@ -128,8 +150,8 @@ def test_an_id_in_other_case_or_with_spaces_opens_the_step(raw):
     assert tour.step_number(raw) == 5
 
 
-@pytest.mark.parametrize("raw", ["rope-9", "rope", "compare-0", "1e400", "", "<b>x</b>"])
-def test_an_unknown_id_is_a_warning_not_a_crash(raw):
+@pytest.mark.parametrize("raw", ["rope-9", "rope", "compare-0", "1e400", "", "<b>x</b>", "99", "abc", "-1"])
+def test_an_unknown_step_is_a_warning_not_a_crash(raw):
     assert tour.step_number(raw) is None
     at = run({"step": raw}) if raw else None
     if at is not None:
@@ -141,8 +163,8 @@ def test_step_number_reads_numbers_and_ids():
     assert tour.step_number("0") == 0
     n = len(tour.TOUR)
     assert tour.step_number(str(n)) == n and tour.step_number(str(n + 1)) is None
-    assert tour.step_number(["compare-1"]) == 17 and tour.step_number(["1", "2"]) is None
-    assert tour.step_number(["realmodel-long"]) == PUBLISHED_IDS.index("realmodel-long") + 1
+    ids = [step.id for step in tour.TOUR]
+    assert tour.step_number(["compare-1"]) == ids.index("compare-1") + 1 and tour.step_number(["1", "2"]) is None
 
 
 def test_a_step_with_its_own_id_keeps_the_others_ids():
@@ -153,3 +175,43 @@ def test_a_step_with_its_own_id_keeps_the_others_ids():
     assert manifest.step_ids(changed) == ("rope-small-head", "rope-1", "rope-2")
     appended = dataclasses.replace(rope, tour=(first, second, Step({}, "A third one.")))
     assert manifest.step_ids(appended) == ("rope-1", "rope-2", "rope-3")
+
+
+def test_next_back_and_end():
+    at = run({"step": "4"})
+    at.button(key="tour_next").click().run()
+    assert not at.exception
+    assert any(m.value == tour.get_step(5).narration for m in at.markdown)
+    at.button(key="tour_prev").click().run()
+    at.button(key="tour_prev").click().run()
+    assert any(m.value == tour.get_step(3).narration for m in at.markdown)
+    assert at.title[0].value == TITLES[tour.get_step(3).page.script]
+    at.button(key="tour_end").click().run()
+    assert not at.exception
+    assert "step" not in at.query_params
+    assert not any(m.value == tour.get_step(3).narration for m in at.markdown)
+    assert at.button(key="tour_resume").label == "Resume tour at step 3"
+    at.button(key="tour_resume").click().run()
+    assert any(m.value == tour.get_step(3).narration for m in at.markdown)
+
+
+def test_the_buttons_answer_a_clicker():
+    at = run({"step": "1"})
+    assert at.button(key="tour_next").proto.shortcut.lower() == "pagedown"
+    assert at.button(key="tour_prev").proto.shortcut.lower() == "pageup"
+    assert at.button(key="tour_prev").disabled
+    last = run({"step": str(len(tour.TOUR))})
+    assert last.button(key="tour_next").disabled
+
+
+def test_a_step_link_with_its_own_values_keeps_them():
+    at = run({"step": "5", "m": "77"}, "pages/3_RoPE_rotation.py")
+    assert at.session_state["m"] == 77 and at.session_state["head_dim"] == 64
+
+
+def test_start_the_tour_from_the_sidebar():
+    at = run({})
+    at.switch_page("pages/8_Compare_methods.py").run()
+    at.button(key="tour_start").click().run()
+    assert not at.exception
+    assert any(m.value == tour.get_step(1).narration for m in at.markdown)
