@@ -188,11 +188,11 @@ _PAGE_FUNCTIONS = {"rope": rope_values, "invariance": invariance_values, "extens
 PAGES: tuple[str, ...] = tuple(_PAGE_FUNCTIONS)
 
 
-_PARSED: dict[str, ParsedConfig | None] = {}
+_PARSED: dict[str, ParsedConfig] = {}
 
 
-def parsed_preset(preset: ModelPreset) -> ParsedConfig | None:
-    """The preset's published config, parsed (per layer); None for a preset without one. Cached."""
+def parsed_preset(preset: ModelPreset) -> ParsedConfig:
+    """The preset's published config, parsed (per layer). Cached."""
     if preset.key not in _PARSED:
         _PARSED[preset.key] = preset_config(preset)
     return _PARSED[preset.key]

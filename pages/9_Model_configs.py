@@ -28,18 +28,6 @@ from posenc.models import PRESETS
 
 TEXT_KEY, TEXT_MIRROR = "cfg_text", "_explorer_cfg_text"  # session-only; the mirror survives page changes
 TEXT_HEIGHT, TEXT_HEIGHT_PRESENTING = 300, 160  # the text box, in pixels
-#: model_type per preset, for the examples (it decides the parser's layout guess).
-MODEL_TYPES = {
-    "llama2-7b": "llama",
-    "llama3.1-8b": "llama",
-    "mistral-7b-v0.1": "mistral",
-    "qwen2.5-7b-instruct": "qwen2",
-    "gpt-oss-20b": "gpt_oss",
-    "deepseek-v3": "deepseek_v3",
-    "gpt-j-6b": "gptj",
-    "gpt-neox-20b": "gpt_neox",
-    "phi3-mini-128k-instruct": "phi3",
-}
 BROKEN_EXAMPLE = """{
   "model_type": "llama",
   "head_dim": 128,
@@ -58,23 +46,8 @@ ROPE_BLOCK_EXAMPLE = """{"rope_type": "llama3", "factor": 8.0, "low_freq_factor"
 
 
 def example_config(key: str) -> str:
-    """A config.json fragment with a preset's values (the keys a real file uses for them)."""
-    preset = PRESETS[key]
-    if preset.config is not None:  # the published config's position fields, verbatim
-        return json.dumps(json.loads(json.dumps(dict(preset.config), default=list)), indent=2)
-    block = {k: v for k, v in dict(preset.rope_parameters).items() if k not in ("rope_theta", "partial_rotary_factor")}
-    block = {k: list(v) if isinstance(v, tuple) else v for k, v in block.items()}
-    size_key = "qk_rope_head_dim" if MODEL_TYPES[key].startswith("deepseek") else "head_dim"
-    config = {
-        "model_type": MODEL_TYPES[key],
-        size_key: preset.head_dim,
-        "max_position_embeddings": preset.max_position_embeddings,
-        "rope_theta": preset.rope_theta,
-    }
-    if preset.partial_rotary_factor < 1:
-        config["partial_rotary_factor"] = preset.partial_rotary_factor
-    config["rope_scaling"] = None if preset.rope_type == "default" else block
-    return json.dumps(config, indent=2)
+    """A preset's published config (its position-related fields), as the file writes them."""
+    return json.dumps(PRESETS[key].config, indent=2)
 
 
 def example_text(choice: str) -> str | None:

@@ -157,7 +157,7 @@ def test_attention_temperature_rejects_bad_input_by_name():
 # --------------------------------------------------------------------------------------------------
 def _parsed(key):
     parsed = preset_config(key)
-    assert parsed is not None and parsed.ok, parsed and parsed.errors
+    assert parsed.ok, parsed.errors
     return parsed
 
 
@@ -293,18 +293,6 @@ def test_qwen_base_and_instruct_presets():
     assert PRESETS["qwen2.5-7b-instruct"].max_position_embeddings == 32768
     p = _parsed("qwen3-8b")
     assert p.rope_type == "yarn" and p.original_max_position_embeddings == 32768
-
-
-@pytest.mark.parametrize("key", [k for k, p in PRESETS.items() if p.config is not None])
-def test_new_presets_agree_with_their_published_config(key):
-    preset, parsed = PRESETS[key], _parsed(key)
-    assert "config.json" in preset.source
-    assert parsed.head_dim == preset.head_dim and parsed.layout == preset.layout
-    assert parsed.max_position_embeddings == preset.max_position_embeddings
-    a, af_a = posenc.models.preset_inverse_frequencies(preset)
-    b, af_b = parsed.inverse_frequencies()
-    np.testing.assert_allclose(a, b, rtol=1e-14)
-    assert af_a == af_b
 
 
 def test_layer_rope_contract():

@@ -12,6 +12,14 @@ The expected raw numbers below are written from the sources, not from posenc.mod
   [J]   EleutherAI/gpt-j-6b config.json (copies naming it as _name_or_path)
   [N]   EleutherAI/gpt-neox-20b config.json (copies naming it as _name_or_path)
   [P]   microsoft/Phi-3-mini-128k-instruct config.json (HF page; full lists in Microsoft's copy)
+  [L4]  meta-llama/Llama-4-Scout-17B-16E-Instruct config.json text_config (gated; verbatim copies)
+  [G3]  google/gemma-3-4b-it config.json text_config (verbatim copies)
+  [Q3]  Qwen/Qwen3-8B config.json + its model card's "Processing Long Texts" YaRN block
+  [VL]  Qwen/Qwen2.5-VL-7B-Instruct config.json (verbatim copies)
+  [S3]  HuggingFaceTB/SmolLM3-3B config.json (verbatim copies, README)
+  [G120] openai/gpt-oss-120b config.json (verbatim copies)
+  [Q25] Qwen/Qwen2.5-7B config.json (verbatim copies)
+Each preset is declared as its config.json; the numbers below check what posenc derives from it.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ import numpy as np
 import pytest
 
 import posenc
-from posenc.models import LAYOUTS, PRESETS, ModelPreset, get_preset, preset_inverse_frequencies
+from posenc.models import LAYOUTS, PRESETS, ModelPreset, get_preset, preset_config, preset_inverse_frequencies
 
 EXPECTED_KEYS = [
     "llama2-7b",
@@ -120,6 +128,46 @@ EXPECTED_RAW = {
         1.0,
         {"rope_type": "longrope", "original_max_position_embeddings": 4096},
     ),
+}
+
+# Per-layer RoPE, NoPE layers, M-RoPE (their layers are tested in tests/test_layers.py). The headline
+# block is the full-attention layers'.
+NEW_KEYS = ["llama4-scout", "gemma3-4b", "qwen3-8b", "qwen2.5-vl-7b", "smollm3-3b", "gpt-oss-120b", "qwen2.5-7b"]
+EXPECTED_RAW |= {
+    # [L4] head_dim 128; max_position_embeddings 10485760; rope_theta 500000.0; rope_scaling {factor 16.0,
+    # high_freq_factor 1.0, low_freq_factor 1.0, original_max_position_embeddings 8192, rope_type llama3}
+    "llama4-scout": (
+        128,
+        500000.0,
+        10485760,
+        "interleaved",
+        1.0,
+        {
+            "rope_type": "llama3",
+            "factor": 16.0,
+            "high_freq_factor": 1.0,
+            "low_freq_factor": 1.0,
+            "original_max_position_embeddings": 8192,
+        },
+    ),
+    # [G3] head_dim 256; rope_theta 1000000.0 (global layers); rope_scaling {factor 8.0, rope_type linear}
+    "gemma3-4b": (256, 1000000.0, 131072, "half", 1.0, {"rope_type": "linear", "factor": 8.0}),
+    # [Q3] head_dim 128; max_position_embeddings 40960; rope_theta 1000000; card: yarn ×4 over 32768
+    "qwen3-8b": (
+        128,
+        1000000.0,
+        40960,
+        "half",
+        1.0,
+        {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768},
+    ),
+    # [VL] hidden_size 3584 / 28 heads; max_position_embeddings 128000; rope_theta 1000000.0; mrope (text: default)
+    "qwen2.5-vl-7b": (3584 // 28, 1000000.0, 128000, "half", 1.0, {"rope_type": "default"}),
+    # [S3] hidden_size 2048 / 16 heads; max_position_embeddings 65536; rope_theta 5000000.0; rope_scaling null
+    "smollm3-3b": (2048 // 16, 5000000.0, 65536, "half", 1.0, {"rope_type": "default"}),
+    "gpt-oss-120b": EXPECTED_RAW["gpt-oss-20b"],  # [G120]: the same rope block, base and lengths as [G]
+    # [Q25] hidden_size 3584 / 28 heads; max_position_embeddings 131072; rope_theta 1000000.0; rope_scaling null
+    "qwen2.5-7b": (3584 // 28, 1000000.0, 131072, "half", 1.0, {"rope_type": "default"}),
 }
 
 # [P] spot values of the LongRoPE lists (index: value), read in the source
@@ -225,16 +273,24 @@ def reference_for(key, seq_len=None):
     if key == "phi3-mini-128k-instruct":
         p = PRESETS[key].rope_parameters
         return ref_longrope(96, 10000.0, p["short_factor"], p["long_factor"], 4096, 131072, seq_len)
+    if key in ("qwen2.5-vl-7b", "qwen2.5-7b"):
+        return ref_theta(128, 1e6), 1.0
+    if key == "smollm3-3b":
+        return ref_theta(128, 5e6), 1.0
+    if key == "gemma3-4b":
+        return [t / 8.0 for t in ref_theta(256, 1e6)], 1.0
+    if key == "llama4-scout":
+        return ref_llama3(128, 500000.0, 16.0, 1.0, 1.0, 8192)[0], 1.0
+    if key == "qwen3-8b":
+        return ref_yarn(128, 1e6, 4.0, 32768)
+    if key == "gpt-oss-120b":
+        return ref_yarn(64, 150000.0, 32.0, 4096, 32.0, 1.0, truncate=False)
     raise AssertionError(key)
 
 
 # ------------------------------------------------------------------------------------------------
 # 1. the registry and its input checks
 # ------------------------------------------------------------------------------------------------
-# Issue #14's presets (per-layer RoPE, NoPE, M-RoPE): their numbers are tested in tests/test_layers.py.
-NEW_KEYS = ["llama4-scout", "gemma3-4b", "qwen3-8b", "qwen2.5-vl-7b", "smollm3-3b", "gpt-oss-120b", "qwen2.5-7b"]
-
-
 def test_registry_has_the_required_models_with_stable_keys():
     assert list(PRESETS) == EXPECTED_KEYS + NEW_KEYS
     for key, preset in PRESETS.items():
@@ -276,8 +332,16 @@ def test_preset_inverse_frequencies_accepts_a_key_and_rejects_unknown_ones():
         preset_inverse_frequencies(3)
     with pytest.raises(ValueError, match="preset must be one of"):
         get_preset(None)
-    with pytest.raises(ValueError, match="layout must be one of"):
-        ModelPreset("x", "x", "x config.json", 64, 1e4, 2048, "diagonal", 1.0, {"rope_type": "default"}, "")
+    config = {"head_dim": 64, "max_position_embeddings": 2048}
+    assert ModelPreset("x", "x", "x config.json", "half", "", config).rotary_dim == 64
+    with pytest.raises(ValueError, match=r"layout must be one of .*got 'diagonal'"):
+        ModelPreset("x", "x", "x config.json", "diagonal", "", config)
+    with pytest.raises(
+        ValueError, match=r"config must be .* got one with rope_scaling\.factor: must be greater than 0, got -2"
+    ):
+        ModelPreset("x", "x", "x config.json", "half", "", {**config, "rope_scaling": {"type": "linear", "factor": -2}})
+    with pytest.raises(ValueError, match=r"config must be .*no max_position_embeddings"):
+        ModelPreset("x", "x", "x config.json", "half", "", {"head_dim": 64})
 
 
 def test_preset_does_not_mutate_its_block_when_used():
@@ -290,7 +354,7 @@ def test_preset_does_not_mutate_its_block_when_used():
 # ------------------------------------------------------------------------------------------------
 # 2. the raw numbers are the published ones
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("key", EXPECTED_KEYS)
+@pytest.mark.parametrize("key", EXPECTED_KEYS + NEW_KEYS)
 def test_preset_numbers_match_the_published_config(key):
     head_dim, theta, max_pos, layout, partial, block = EXPECTED_RAW[key]
     preset = PRESETS[key]
@@ -338,7 +402,7 @@ def test_deepseek_preset_says_which_head_part_rotates():
 # ------------------------------------------------------------------------------------------------
 # 3. posenc's frequencies equal the independent computation, per preset
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("key", EXPECTED_KEYS)
+@pytest.mark.parametrize("key", EXPECTED_KEYS + NEW_KEYS)
 @pytest.mark.parametrize("seq_len", [None, 1000, 300_000])
 def test_preset_frequencies_match_an_independent_computation(key, seq_len):
     inv, af = preset_inverse_frequencies(PRESETS[key], seq_len=seq_len)
@@ -414,13 +478,35 @@ def test_partial_rotary_presets_rotate_a_quarter_of_the_head():
 def test_qwen3_8b_config_is_the_shipped_file_plus_the_cards_yarn_block():
     # Qwen/Qwen3-8B config.json ships "rope_scaling": null; the model card ("Processing Long Texts") tells
     # users to add {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}.
-    from posenc import models
-
-    card = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
-    assert models._QWEN3_8B["rope_scaling"] is None
     preset = PRESETS["qwen3-8b"]
+    card = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
     assert dict(preset.config["rope_scaling"]) == card
-    assert {k: v for k, v in preset.config.items() if k != "rope_scaling"} == {
-        k: v for k, v in models._QWEN3_8B.items() if k != "rope_scaling"
-    }
+    assert preset.config["max_position_embeddings"] == 40960 and preset.config["rope_theta"] == 1000000
     assert "model card" in preset.name and "rope_scaling null" in preset.notes
+
+
+def test_configs_keep_the_published_keys_and_posenc_normalises_them():
+    """Each config is written as its file writes it; the normalised view is derived (HF's rules)."""
+    phi3 = PRESETS["phi3-mini-128k-instruct"]
+    assert phi3.config["rope_scaling"]["type"] == "longrope"  # the older key, as in the file
+    assert phi3.config["original_max_position_embeddings"] == 4096  # top level in the file ...
+    assert "original_max_position_embeddings" not in phi3.config["rope_scaling"]
+    assert phi3.rope_parameters["original_max_position_embeddings"] == 4096  # ... moved into the block
+    gptj = PRESETS["gpt-j-6b"]
+    assert "head_dim" not in gptj.config and gptj.config["rotary_dim"] == 64  # n_embd / n_head, rotary_dim
+    assert (gptj.head_dim, gptj.partial_rotary_factor, gptj.max_position_embeddings) == (256, 0.25, 2048)
+    neox = PRESETS["gpt-neox-20b"]
+    assert neox.config["rotary_pct"] == 0.25 and neox.config["rotary_emb_base"] == 10000
+    assert (neox.rope_theta, neox.partial_rotary_factor) == (10000.0, 0.25)
+    deepseek = PRESETS["deepseek-v3"]
+    assert deepseek.config["rope_scaling"]["type"] == "yarn" and deepseek.rope_type == "yarn"
+    assert deepseek.head_dim == 64  # qk_rope_head_dim, not qk_nope_head_dim (128)
+    llama4 = PRESETS["llama4-scout"]
+    assert llama4.config["model_type"] == "llama4" and llama4.head_dim == 128  # read from text_config
+
+
+@pytest.mark.parametrize("key", EXPECTED_KEYS + NEW_KEYS)
+def test_declared_layout_agrees_with_the_parsers_guess_from_model_type(key):
+    """The layout is the preset's own declaration (a config does not state it); posenc's guess from
+    model_type must not contradict it for any shipped preset."""
+    assert preset_config(key).layout == PRESETS[key].layout

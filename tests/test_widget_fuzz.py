@@ -69,27 +69,9 @@ VECTORS = st.one_of(
 )
 
 
-def preset_config(key: str) -> str:
-    """A valid config.json for a shipped preset: its published config's position fields where the
-    preset has them, else the fields a config.json writes for its values."""
-    preset = PRESETS[key]
-    if preset.config is not None:
-        return json.dumps(dict(preset.config), default=list)
-    block = {k: list(v) if isinstance(v, tuple) else v for k, v in dict(preset.rope_parameters).items()}
-    config = {
-        "head_dim": preset.head_dim,
-        "max_position_embeddings": preset.max_position_embeddings,
-        "rope_theta": preset.rope_theta,
-        "rope_scaling": None if preset.rope_type == "default" else block,
-    }
-    if preset.partial_rotary_factor < 1:
-        config["partial_rotary_factor"] = preset.partial_rotary_factor
-    return json.dumps(config)
-
-
 #: Model configs' ``cfg`` link value: every preset's config encoded, small encoded JSON, and junk.
 CFG_TEXTS = st.one_of(
-    st.sampled_from(sorted(PRESETS)).map(lambda key: configs_site.encode_text(preset_config(key))),
+    st.sampled_from(sorted(PRESETS)).map(lambda key: configs_site.encode_text(json.dumps(PRESETS[key].config))),
     st.sampled_from(['{"rope_type": "ntk", "factor": 4}', '{"head_dim": 988, "rope_theta": 100}', "{"]).map(
         configs_site.encode_text
     ),

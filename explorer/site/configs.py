@@ -63,10 +63,7 @@ EXAMPLE_LABELS: dict[str, str] = {
     "none": "(choose an example)",
     "rope-block": "A rope block on its own (Llama 3.1's)",
     "broken": "A broken config (to see the messages)",
-    **{
-        key: f"{preset.name} ({'its published config' if preset.config is not None else 'built from the preset'})"
-        for key, preset in PRESETS.items()
-    },
+    **{key: f"{preset.name} (its published config)" for key, preset in PRESETS.items()},
 }
 EXAMPLE_KEYS: tuple[str, ...] = tuple(EXAMPLE_LABELS)
 
