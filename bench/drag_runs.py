@@ -2,10 +2,12 @@
 in Chromium against a live server, counting the app's script runs (running -> notRunning) while
 dragging and for 1.5 s after the release.
 
-- the URL-bound Streamlit sliders (RoPE m, clocks p, invariance shift t): Streamlit sends the value
+- the URL-bound Streamlit sliders (clocks p, invariance shift t): Streamlit sends the value
   on release, so a drag should cost exactly one run;
-- the in-chart controls (RoPE's live plane m and n, the clock page's p): Vega-Lite parameters,
-  computed in the browser, so a drag should cost none.
+- RoPE's m and n (issue #23): the live plane's own sliders, Vega-Lite point selections that move the
+  chart in the browser; Streamlit reports the value 150 ms after it last changed (explorer.liveparam),
+  so a drag costs one run after the release plus one per pause of 150 ms (the column "during");
+- the clock page's in-chart p: a Vega-Lite variable, browser only (not in the link), so none.
 
     python bench/drag_runs.py
 """
@@ -32,11 +34,16 @@ COUNT_RUNS_JS = """
 """
 LIVE = "[data-testid=stVegaLiteChart]:has(.vega-bindings input)"
 
+
+def _bind(name: str) -> str:
+    """The range input of the in-chart binding labelled `name`."""
+    return f".vega-bind:has(.vega-bind-name:text-is('{name}')) input[type=range]"
+
+
 #: (what, URL path, page title, how to find the control's track, is it an in-chart control)
 CONTROLS = [
-    ("RoPE m (page slider)", "RoPE_rotation", "RoPE rotation", ".st-key-m", False),
-    ("RoPE live plane m (in chart)", "RoPE_rotation", "RoPE rotation", f"{LIVE} .vega-bindings input >> nth=0", True),
-    ("RoPE live plane n (in chart)", "RoPE_rotation", "RoPE rotation", f"{LIVE} .vega-bindings input >> nth=1", True),
+    ("RoPE m (live plane, in the link)", "RoPE_rotation", "RoPE rotation", f"{LIVE} {_bind('m')}", True),
+    ("RoPE n (live plane, in the link)", "RoPE_rotation", "RoPE rotation", f"{LIVE} {_bind('n')}", True),
     ("Clocks p (page slider)", "Clock_hands", "Frequency clock hands", ".st-key-m", False),
     ("Clocks p (in chart)", "Clock_hands", "Frequency clock hands", f"{LIVE} .vega-bindings input[type=range]", True),
     (
@@ -66,8 +73,10 @@ def main() -> None:
     print(
         f"bench/drag_runs.py · {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} · {os.cpu_count()} CPUs · load {load:.1f}"
     )
-    print("| control | server runs during one drag across its track | value before → after |")
-    print("|---|---:|---|")
+    print(
+        "| control | server runs during one drag across its track | after the release | value before → after | URL after |"
+    )
+    print("|---|---:|---:|---|---|")
     with StreamlitServer() as server, sync_playwright() as pw:
         browser = launch_chromium(pw)
         for what, path, title, selector, in_chart in CONTROLS:
@@ -85,10 +94,13 @@ def main() -> None:
             before = control.input_value() if in_chart else control.get_attribute("value")
             page.evaluate(COUNT_RUNS_JS)
             drag(page, track.bounding_box())
+            during = page.evaluate("window.__runs")
             page.wait_for_timeout(1500)
             wait_idle(page, title=title)
             after = control.input_value() if in_chart else control.get_attribute("value")
-            print(f"| {what} | {page.evaluate('window.__runs')} | {before} → {after} |")
+            runs = page.evaluate("window.__runs")
+            query = page.url.split("?", 1)[1] if "?" in page.url else ""
+            print(f"| {what} | {during} | {runs - during} | {before} → {after} | {query or '(none)'} |")
             page.close()
         browser.close()
     print(f"load at the end {os.getloadavg()[0]:.1f}")

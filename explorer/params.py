@@ -61,7 +61,9 @@ __all__ = [
     "register",
     "set_url_param",
     "show_url_notices",
+    "value",
     "widget",
+    "write",
 ]
 
 _SIGNATURES_STATE_KEY = "_explorer_widget_signatures"
@@ -123,10 +125,16 @@ def page_defaults() -> dict[str, Any]:
     return {key: signature[-1] for (pid, key), signature in signatures.items() if pid == page}
 
 
-def _reconcile(registered: Param, param: Param) -> None:
+_NO_URL_VALUE = object()
+
+
+def _reconcile(registered: Param, param: Param) -> Any:
     """Make the URL value / carried-over session value valid for `param` before the widget is
     created. `registered` is the registry definition (what a link may contain); `param` the
-    effective definition for this call (a page's dynamic range)."""
+    effective definition for this call (a page's dynamic range).
+
+    Returns the value the URL decided (valid, clamped), or `_NO_URL_VALUE` when the URL had no say
+    (the session's value stands) or its value could not be used (the default then)."""
     key = param.key
     signatures = st.session_state.setdefault(_SIGNATURES_STATE_KEY, {})
     slot = (_page_id(), key)
@@ -155,7 +163,7 @@ def _reconcile(registered: Param, param: Param) -> None:
             if in_state:
                 del st.session_state[key]
             record_notice(key, raw, err.reason, f"used the default, {param.to_url(param.default)}")
-            return
+            return _NO_URL_VALUE
         clamped = param.clamp(value)
         if clamped != value:
             record_notice(
@@ -170,10 +178,10 @@ def _reconcile(registered: Param, param: Param) -> None:
                 set_url_param(key, None)
         elif raw != [canonical]:
             set_url_param(key, canonical)
-        return
+        return clamped
 
     if not in_state:
-        return
+        return _NO_URL_VALUE
     # The value comes from this session (the user's last choice). Keep it valid, and carry it
     # over when the widget identity changes (a changed min/max/step/options resets a widget).
     clamped = param.clamp(state_value)
@@ -182,6 +190,7 @@ def _reconcile(registered: Param, param: Param) -> None:
         st.session_state[key] = clamped
     if clamped != state_value:
         set_url_param(key, None if clamped == param.default else param.to_url(clamped))
+    return _NO_URL_VALUE
 
 
 def _range_phrase(param: Param) -> str:
@@ -190,6 +199,39 @@ def _range_phrase(param: Param) -> str:
     if param.kind in OPTION_KINDS:
         return param.options_phrase()
     return "see the widget"
+
+
+# ------------------------------------------------------------------- a value without a widget
+def value(key: str, **overrides: Any) -> Any:
+    """The value of registered parameter `key` where no Streamlit widget shows it (a control that
+    lives in a chart: `explorer.liveparam`). The URL and the session decide exactly as for `widget`
+    (same validation, notices, clamping, back/forward); the value is kept in ``st.session_state[key]``,
+    and `write(key, value)` puts a new one there and in the URL. `overrides`: Param fields, as in
+    `widget`."""
+    registered = get(key)
+    param = registered.with_overrides(**overrides) if overrides else registered
+    from_url = _reconcile(registered, param)
+    if from_url is not _NO_URL_VALUE:
+        st.session_state[key] = from_url
+    elif key not in st.session_state:
+        st.session_state[key] = param.default
+    kept = st.session_state[key]
+    # No widget writes it: the link follows the session here (e.g. on arriving from another page).
+    wanted = [] if kept == param.default else [param.to_url(kept)]
+    if _url_values(key) != wanted:
+        set_url_param(key, wanted[0] if wanted else None)
+    return kept
+
+
+def write(key: str, new: Any, **overrides: Any) -> Any:
+    """Set a parameter that no widget shows (see `value`): clamped into its range, into the session
+    and the URL (removed from the URL at its default, as a widget does). Returns the value kept."""
+    registered = get(key)
+    param = registered.with_overrides(**overrides) if overrides else registered
+    kept = param.clamp(new)
+    st.session_state[key] = kept
+    set_url_param(key, None if kept == param.default else param.to_url(kept))
+    return kept
 
 
 # ------------------------------------------------------------------------------- widget

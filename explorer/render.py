@@ -35,10 +35,10 @@ def show_chart(chart: Any, *, container: Any = None, **kwargs: Any) -> Any:
         spec = chart.spec()
     else:
         spec = chart if isinstance(chart, dict) else compat.vega_lite_spec(chart)
-    return target.vega_lite_chart(spec=style_spec(spec, presenting=mode.is_on(), dark=_dark_theme()), **kwargs)
+    return target.vega_lite_chart(spec=style_spec(spec, presenting=mode.is_on(), dark=dark_theme()), **kwargs)
 
 
-def _dark_theme() -> bool:
+def dark_theme() -> bool:
     """Whether the browser shows the dark theme (``st.context.theme``, reported by the browser;
     unknown before the first page load and in AppTest: then the light card)."""
     try:

@@ -15,6 +15,7 @@ from explorer import presets_ui
 from explorer.charts import rope as charts
 from explorer.exports import matrix_frame, page_footer
 from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
+from explorer.liveparam import LiveChart
 from explorer.params import PARAMS, widget
 
 page_setup("rope")
@@ -41,18 +42,20 @@ with intro():
     )
 
 # ------------------------------------------------------------------------------ controls
-# The positions and the pair are the page's main controls: in the main area, next to the plane
-# they turn (the sidebar starts collapsed on phones and in presentation mode); the rest stays in
-# the sidebar.
+# The positions and the pair are the page's main controls: in the main area (the sidebar starts
+# collapsed on phones and in presentation mode); the rest stays in the sidebar. m and n are the live
+# plane's own sliders (explorer.liveparam): the plane turns in the browser while they are dragged, and
+# the rest of the page and the link follow when the drag ends.
 # The real-model select first: it fills the widgets below before they are drawn.
 presets_ui.model_picker("rope", container=st.sidebar)
+live = LiveChart("rope_live", charts.LIVE_PARAMS)
+m, n = (live.values[key] for key in charts.LIVE_PARAMS)
 with st.container(border=True, key="rope_controls"):
-    c_m, c_n, c_d, c_j = st.columns(4)
-    m = widget("m", container=c_m)
-    n = widget("n", container=c_n)
-    head_dim = widget("head_dim", container=c_d)
-    j = widget("j", container=c_j, max=head_dim // 2 - 1)
-    st.caption(
+    c_live, c_rest = st.columns([3, 2])
+    live_slot = c_live.container()
+    head_dim = widget("head_dim", container=c_rest)
+    j = widget("j", container=c_rest, max=head_dim // 2 - 1)
+    c_rest.caption(
         "The vectors q and k, the base, the layout and a real model's settings are in the sidebar (› at the top left)."
     )
 
@@ -115,6 +118,17 @@ theta = float(posenc.inverse_frequencies(head_dim, base=base)[j])
 nums = plane_numbers(q, k, m, n, theta, traj_m)
 ang = nums["angles"]
 deg = np.degrees  # display only
+
+starts = live.starts((tuple(q), tuple(k), theta))
+live.show(
+    shared(charts.live_pair_chart)(q, k, theta=theta, m=starts["m"], n=starts["n"], p_max=PARAMS["m"].max),
+    container=live_slot,
+    width="content",
+)
+live_slot.caption(
+    "Drag **m** or **n** under the plane (or focus one and press ← →): q and k turn in your browser at once; "
+    "when you let go, the rest of the page and the link follow."
+)
 
 # -------------------------------------------------------------- one pair | the whole head
 # Only the open tab is computed and drawn (the choice is in the URL: ?rope_view=Whole+head).
@@ -187,17 +201,6 @@ with tab_pair:
                 help=f"Only k rotated, by the offset n − m = {n - m}: the same number.",
             )
         st.latex(charts.rotation_latex(m, theta, nums["rotation"], q, nums["q_rot"]))
-        st.markdown("**Explore positions without waiting for the server**")
-        show_chart(
-            shared(charts.live_pair_chart)(q, k, theta=theta, m=m, n=n, p_max=PARAMS["m"].max),
-            width="content",
-            key="rope_live",
-        )
-        live_lo, live_hi = charts.live_window(m, n, PARAMS["m"].max)
-        st.caption(
-            f"The sliders under this chart run over positions {live_lo:,} … {live_hi:,} and move q and k in your "
-            "browser only: the rest of the page, and the link, keep the m and n set above."
-        )
 
 with tab_head:
     if tab_head.open:

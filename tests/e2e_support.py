@@ -307,7 +307,12 @@ _CHART_FINGERPRINTS_JS = """
 _READ_WIDGET_JS = """
 (key) => {
   const c = document.querySelector('.st-key-' + key);
-  if (!c) return null;
+  if (!c) {
+    // a chart's own slider (explorer.liveparam): the in-chart binding labelled with the key
+    const bind = [...document.querySelectorAll('[data-testid=stVegaLiteChart] .vega-bind')].find(
+      (b) => (b.querySelector('.vega-bind-name')?.textContent || '').trim() === key);
+    return bind ? bind.querySelector('input').value : null;
+  }
   // st.tabs: the open tab (checked first: the tabs' container also holds the open tab's widgets).
   const tab = c.querySelector('[role=tablist] [role=tab][aria-selected=true]');
   if (tab) return tab.innerText.trim();
@@ -536,7 +541,8 @@ def wait_charts_changed(page: Any, before: list[str], timeout: float = 60.0, pol
 
 
 def read_widget(page: Any, key: str) -> str | None:
-    """What the widget with key `key` displays (None if there is no such widget on the page):
+    """What the widget with key `key` displays (None if there is no such widget on the page; for a
+    chart's own slider, explorer.liveparam, the value of the in-chart input labelled `key`):
     slider/select-slider thumb text, selected radio/segmented option, "true"/"false" for a
     toggle, an input's value (number, text, selectbox)."""
     return page.evaluate(_READ_WIDGET_JS, key)

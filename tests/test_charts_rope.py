@@ -4,6 +4,7 @@ marks, encodings, titles, and the data values against numbers computed here with
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -347,10 +348,12 @@ def test_rotation_latex_shows_the_numbers():
 
 # ------------------------------------------------------------------- live chart (in the browser)
 def vega_eval(expr: str, m: int, n: int) -> float:
-    """A live expression evaluated with Python's math (the names it uses: cos, sin, PI, m_live, n_live).
+    """A live expression evaluated with Python's math (the names it uses: cos, sin, PI, and the in-chart
+    selections m and n, whose one field each is the value: ``m.m``).
     `%` is Python's floored remainder here, JS's truncated one in the browser: the expression wraps with
     ((x % 360) + 360) % 360, which lands in [0, 360) under both (the browser test reads the JS result)."""
-    return eval(expr, {"__builtins__": {}}, {"cos": math.cos, "sin": math.sin, "PI": math.pi, "m_live": m, "n_live": n})
+    names = {"cos": math.cos, "sin": math.sin, "PI": math.pi, "m": SimpleNamespace(m=m), "n": SimpleNamespace(n=n)}
+    return eval(expr, {"__builtins__": {}}, names)
 
 
 @settings(max_examples=60, deadline=None)
@@ -377,17 +380,27 @@ def test_live_expressions_rotate_and_score_like_rope(q, k, theta, m, n):
     assert math.remainder(shown - turned, 360) == pytest.approx(0, abs=1e-6)
 
 
-def test_live_chart_starts_at_the_page_positions_and_reaches_a_window():
+def test_live_chart_sliders_are_the_positions_m_and_n_over_their_whole_range():
+    """The in-chart sliders are the page's m and n themselves: point selections named m and n, each
+    bound to a range input over every position 0 … p_max, starting at the given values, set by the
+    slider only; the arrows, their labels and the read-out are computed from them."""
     spec = charts.live_pair_chart(np.array(Q), np.array(K), theta=THETA, m=M, n=N, p_max=8192).to_dict()
     params = {p["name"]: p for p in spec["params"]}
-    assert set(params) == {"m_live", "n_live"}
-    assert (params["m_live"]["value"], params["n_live"]["value"]) == (M, N)
-    # 128 positions beyond the smaller and the larger of m, n, clipped to 0 … 8192
-    assert (params["m_live"]["bind"]["min"], params["m_live"]["bind"]["max"]) == (0, 12 + 128)
-    high = charts.live_pair_chart(np.array(Q), np.array(K), theta=THETA, m=8000, n=8190, p_max=8192).to_dict()
-    bind = high["params"][0]["bind"]
-    assert (bind["min"], bind["max"]) == (8000 - 128, 8192)
-    assert all(p["bind"]["step"] == 1 for p in spec["params"])
+    assert set(params) == {"m", "n"}
+    for key, start in (("m", M), ("n", N)):
+        param = params[key]
+        assert param["select"]["type"] == "point" and param["select"]["fields"] == [key]
+        assert param["select"]["on"] == "none" and param["select"]["clear"] is False
+        assert param["value"] == start
+        assert param["bind"]["input"] == "range"
+        assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0, 8192, 1)
+    plane, readout = spec["vconcat"]
+    tips = plane["layer"][1]["transform"]
+    calculated = " ".join(t["calculate"] for t in tips if "calculate" in t)
+    assert "m.m" in calculated and "n.n" in calculated
+    assert "m.m" in str(readout["transform"]) and "n.n" in str(readout["transform"])
+    high = charts.live_pair_chart(np.array(Q), np.array(K), theta=THETA, m=8192, n=0, p_max=8192).to_dict()
+    assert [p["value"] for p in high["params"]] == [8192, 0]
 
 
 @pytest.mark.parametrize(
@@ -409,5 +422,7 @@ def test_the_live_plane_describes_itself_with_its_numbers():
         np.array([1.0, 0.5]), np.array([-0.25, 2.0]), theta=0.5, m=3, n=7, p_max=100
     ).to_dict()
     text = spec["description"]
-    assert "q = (1, 0.5)" in text and "k = (-0.25, 2)" in text and "m = 3" in text and "n = 7" in text
+    assert "q = (1, 0.5)" in text and "k = (-0.25, 2)" in text and "from 0 to 100" in text
+    # m and n move in the browser: the description names no value of theirs that a drag would make stale
+    assert "m = 3" not in text and "n = 7" not in text
     assert "0.5 radians per position" in text

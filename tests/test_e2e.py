@@ -19,6 +19,7 @@ Runtime: about 2-2.5 minutes on 2 cores (one server start per page for the cold 
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from pathlib import Path
@@ -191,6 +192,9 @@ def test_deep_link_table_matches_pages():
     for path, link in DEEP_LINKS.items():
         source = (ROOT / path).read_text()
         keys = set(re.findall(r"""widget\(\s*["']([a-z0-9_]+)["']""", source))
+        if "LiveChart(" in source:  # a chart's own sliders (explorer.liveparam): the chart module's LIVE_PARAMS
+            (module,) = re.findall(r"from explorer\.charts import (\w+) as charts", source)
+            keys |= set(importlib.import_module(f"explorer.charts.{module}").LIVE_PARAMS)
         if "ropeblock.METHOD_PARAMS" in source:  # Context extension: the method's own params
             from explorer import ropeblock
 

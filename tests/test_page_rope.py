@@ -12,7 +12,7 @@ from _apptest import metrics, run_page
 from _chartspec import by_field, element_spec, find, frame
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "3_RoPE_rotation.py")
-N_CHARTS = 2  # tab "One pair": the rotation plane and the live (in-browser) plane
+N_CHARTS = 2  # the live plane (m and n are its sliders), then tab "One pair": the rotation plane
 HEAD = {"rope_view": "Whole head"}  # the other tab: the d×d matrix and the pair map
 KEYS = (
     "rope_view",
@@ -106,14 +106,20 @@ def assert_page_complete(at):
 
 def assert_whole_head(at, head_dim):
     """The other tab: the d×d matrix and the pair map, and none of the one-pair view."""
-    specs = [element_spec(c) for c in at.get("vega_lite_chart")]
+    specs = [element_spec(c) for c in at.get("vega_lite_chart")][1:]  # after the live plane
     assert len(specs) == 2 and len(at.metric) == 0
     assert specs[0]["usermeta"]["imagechart"]["shape"] == [head_dim, head_dim]
     return specs
 
 
 def plane(at) -> dict:
-    return element_spec(at.get("vega_lite_chart")[0])
+    return element_spec(at.get("vega_lite_chart")[1])
+
+
+def live_starts(at) -> dict[str, int]:
+    """{m, n: the value the live plane's in-chart slider shows} (the page's first chart)."""
+    spec = element_spec(at.get("vega_lite_chart")[0])
+    return {p["name"]: p["value"] for p in spec["params"] if "bind" in p}
 
 
 def arrows(at):
@@ -251,7 +257,8 @@ def test_garbage_in_every_url_parameter():
 def test_out_of_range_numbers(value):
     at = run(m=value, head_dim=value, traj_m=value)
     assert_page_complete(at)
-    assert at.slider(key="m").value == 5 and at.slider(key="head_dim").value == 64
+    assert live_starts(at)["m"] == 5 and at.slider(key="head_dim").value == 64
+    assert "m" not in at.query_params  # a bad value is removed from the link
 
 
 def test_pair_index_too_large_for_head_dim_is_clamped():
@@ -320,18 +327,18 @@ def test_the_slow_pair_tour_step_fixes_the_base_it_quotes():
     assert values["j"] == values["head_dim"] // 2 - 1 and round(angle) == 4
 
 
-def test_the_live_plane_starts_at_the_url_positions():
-    """The in-browser plane (second chart) starts where the link's m and n are, and its caption names
-    the positions its own sliders reach (128 either side, clipped to 0 … 8192)."""
+def test_the_links_m_and_n_are_the_live_planes_sliders():
+    """m and n have one control each: the live plane's in-chart sliders, which start at the link's
+    values and reach every position; the rest of the page computes with the same values."""
     at = run(m="8100", n="40", j="3", head_dim="16", base="100")
     assert not at.exception
-    live = element_spec(at.get("vega_lite_chart")[1])
-    params = {p["name"]: p for p in live["params"]}
-    assert (params["m_live"]["value"], params["n_live"]["value"]) == (8100, 40)
-    assert (params["n_live"]["bind"]["min"], params["n_live"]["bind"]["max"]) == (0, 8192)
-    assert any("run over positions 0 … 8,192" in c.value for c in at.caption)
+    assert not [s for s in at.slider if s.key in ("m", "n")]  # no second control for them
+    live = element_spec(at.get("vega_lite_chart")[0])
+    params = {p["name"]: p for p in live["params"] if "bind" in p}
+    assert (params["m"]["value"], params["n"]["value"]) == (8100, 40)
+    assert (params["n"]["bind"]["min"], params["n"]["bind"]["max"]) == (0, 8192)
     # the expressions carry pair 3's θ = 100^(−6/16), written out in full
     assert repr(100.0 ** (-6 / 16)) in str(live["vconcat"][1]["transform"])
-    at = run(m="500", n="512")
-    assert not at.exception
-    assert any("run over positions 372 … 640" in c.value for c in at.caption)
+    theta = 100.0 ** (-6 / 16)
+    assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 1.2), 8100, 40, theta)
+    assert (at.query_params["m"], at.query_params["n"]) == ("8100", "40")

@@ -15,6 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts import live
 from explorer.charts.labels import (
     DOT_LABEL_GAP,
     NAME_CHAR,
@@ -372,13 +373,13 @@ def rotation_latex(position: float, theta: float, matrix: np.ndarray, vector: np
     )
 
 
-# ---------------------------------------------------------------- positions explored in the browser
-#: The in-chart sliders' names (Vega-Lite parameters); the page's URL-bound m and n set their start.
-LIVE_PARAMS = ("m_live", "n_live")
+# ---------------------------------------------------------------- positions moved in the browser
+#: The in-chart sliders: the registry parameters m and n themselves (explorer.charts.live.position).
+LIVE_PARAMS = ("m", "n")
 
 
 def live_expressions(q: np.ndarray, k: np.ndarray, theta: float) -> dict[str, str]:
-    """The Vega expressions the live chart evaluates in the browser, in terms of m_live and n_live.
+    """The Vega expressions the live chart evaluates in the browser, in terms of the in-chart m and n.
 
     q_x, q_y, k_x, k_y   the rotated vectors R(m·θ)q and R(n·θ)k (counter-clockwise, as posenc.apply_rope)
     score                ⟨R_m q, R_n k⟩, from the two rotated vectors
@@ -387,11 +388,12 @@ def live_expressions(q: np.ndarray, k: np.ndarray, theta: float) -> dict[str, st
     """
     (qx, qy), (kx, ky) = (float(v) for v in q), (float(v) for v in k)
     t = repr(float(theta))
-    a, b, c = f"(m_live * {t})", f"(n_live * {t})", f"((n_live - m_live) * {t})"
+    m, n = (live.value(key) for key in LIVE_PARAMS)
+    a, b, c = f"({m} * {t})", f"({n} * {t})", f"(({n} - {m}) * {t})"
     q_x, q_y = f"({qx!r} * cos({a}) - {qy!r} * sin({a}))", f"({qx!r} * sin({a}) + {qy!r} * cos({a}))"
     k_x, k_y = f"({kx!r} * cos({b}) - {ky!r} * sin({b}))", f"({kx!r} * sin({b}) + {ky!r} * cos({b}))"
     rel_x, rel_y = f"({kx!r} * cos({c}) - {ky!r} * sin({c}))", f"({kx!r} * sin({c}) + {ky!r} * cos({c}))"
-    deg = f"((m_live - n_live) * {t} * 180 / PI)"
+    deg = f"(({m} - {n}) * {t} * 180 / PI)"
     return {
         "q_x": q_x,
         "q_y": q_y,
@@ -403,21 +405,11 @@ def live_expressions(q: np.ndarray, k: np.ndarray, theta: float) -> dict[str, st
     }
 
 
-#: How far the in-chart sliders reach beyond the page's m and n: one token per step stays draggable
-#: on a phone (a slider over all 8,193 positions would move hundreds of tokens per pixel).
-LIVE_REACH = 128
-
-
-def live_window(m: int, n: int, p_max: int) -> tuple[int, int]:
-    """The in-chart sliders' range: LIVE_REACH positions either side of m and n, within 0 … p_max."""
-    return max(0, min(m, n) - LIVE_REACH), min(p_max, max(m, n) + LIVE_REACH)
-
-
 def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: int, p_max: int, size: int = 300):
-    """Pair j's q and k, rotated by positions the user drags in the chart itself: two Vega-Lite
-    parameters bound to range inputs (m_live, n_live, starting at the page's m and n) turn
-    the arrows and update the two scores in the browser, with no server run. The page's own m and n
-    sliders (in the URL) set where the exploration starts; the in-chart ones reach `live_window`."""
+    """Pair j's q and k, rotated by the positions m and n, which are the chart's own sliders
+    (`explorer.charts.live.position`, 0 … p_max, starting at `m` and `n`): dragging one turns the
+    arrows and updates the two scores in the browser, with no server run; the page hears the value
+    when the drag ends (explorer.liveparam)."""
     q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
     if q.shape != (2,) or k.shape != (2,):
         raise ValueError(f"q and k must be 2-vectors, got shapes {q.shape} and {k.shape}")
@@ -425,9 +417,11 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
         raise ValueError(f"theta must be a finite number >= 0, got {theta}")
     if not (0 <= m <= p_max and 0 <= n <= p_max):
         raise ValueError(f"m and n must be in 0 … p_max = {p_max}, got m = {m}, n = {n}")
-    lo, hi = live_window(m, n, p_max)
-    m_live = alt.param(name="m_live", value=int(m), bind=alt.binding_range(min=lo, max=hi, step=1, name="m "))
-    n_live = alt.param(name="n_live", value=int(n), bind=alt.binding_range(min=lo, max=hi, step=1, name="n "))
+    m_live, n_live = (
+        live.position(key, start=int(start), lo=0, hi=int(p_max), label=f"{key} ")
+        for key, start in zip(LIVE_PARAMS, (m, n), strict=True)
+    )
+    m_expr, n_expr = (live.value(key) for key in LIVE_PARAMS)
     ex = live_expressions(q, k, theta)
     reach = max(float(np.hypot(*q)), float(np.hypot(*k)), 1e-9)
     lim = 1.35 * reach
@@ -454,7 +448,7 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
         y=f"datum.vector === 'q' ? {ex['q_y']} : {ex['k_y']}",
         x0="0",
         y0="0",
-        label="datum.vector === 'q' ? 'q at m = ' + m_live : 'k at n = ' + n_live",
+        label=f"datum.vector === 'q' ? 'q at m = ' + {m_expr} : 'k at n = ' + {n_expr}",
         # the name beyond the tip, on the arrow's own line, so it never sits on a shaft
         lx="datum.x * 1.22",
         ly="datum.y * 1.22",
@@ -467,7 +461,7 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
         x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="label:N", color=colour
     )
     readout_lines = [
-        "'m − n = ' + format(m_live - n_live, 'd')",
+        "'m − n = ' + format(" + m_expr + " - " + n_expr + ", 'd')",
         "'angle k → q changed by ' + format(" + ex["offset_deg"] + ", '.2f') + '°'",
         "'⟨R_m q, R_n k⟩ = ' + format(" + ex["score"] + ", '.6f')",
         "'⟨q, R_(n−m) k⟩ = ' + format(" + ex["score_rel"] + ", '.6f')",
@@ -485,29 +479,31 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
             text="text:N",
         )
         .properties(width=size, height=len(readout_lines) * (NAME_FONT + 10))
+        # Vega-Lite defines a selection in a unit view (named, so the spec is the same at every build);
+        # its value (m.m, n.n) is read in every view
+        .properties(name="live_readout")
+        .add_params(m_live, n_live)
     )
     plane = alt.LayerChart(
         layer=[ring, shafts, heads, names],
         width=size,
         height=size,
         title=alt.Title(
-            "Drag m and n under this chart",
+            "Drag m and n under this plane",
             subtitle=[
-                "The arrows turn in your browser, with no server run.",
+                "The arrows turn in your browser; the page follows when you let go.",
                 "Move both by the same amount: the two scores stay the same.",
             ],
         ),
     )
-    # ignore: the stub types Parameter.param as possibly Undefined; alt.param() always sets it
     description = (
-        f"RoPE live plane: one pair's query q = ({q[0]:.3g}, {q[1]:.3g}) rotated to position m = {m} and key "
-        f"k = ({k[0]:.3g}, {k[1]:.3g}) rotated to position n = {n}, {theta:.4g} radians per position, drawn as two "
-        f"arrows in the plane; the sliders m and n (from {lo} to {hi}) turn them in the browser, and the text under "
+        f"RoPE live plane: one pair's query q = ({q[0]:.3g}, {q[1]:.3g}) rotated to position m and key "
+        f"k = ({k[0]:.3g}, {k[1]:.3g}) rotated to position n, {theta:.4g} radians per position, drawn as two "
+        f"arrows in the plane; the sliders m and n (from 0 to {p_max}) under it turn them, and the text under "
         "the plane gives m − n, the change of the angle between them and the two equal scores."
     )
     chart = alt.VConcatChart(
         vconcat=[plane, readout],
-        params=[m_live.param, n_live.param],  # type: ignore[list-item]
         spacing=8,
         description=description,
     )

@@ -170,8 +170,8 @@ PAGE = Page(
             "traj_m": 20,
             "layout_rope": "interleaved",
         },
-        slider="m",
-        chart=0,
+        slider="j",
+        chart=1,  # the rotation plane (chart 0 is the live plane, whose m and n move in the browser)
     ),
     bench=BenchSettings(
         max_query={
@@ -183,8 +183,8 @@ PAGE = Page(
             "traj_m": "256",
             "rope_view": "Whole head",
         },
-        slider="m",
-        slider_chart=0,
+        slider="j",
+        slider_chart=1,
     ),
     presets=True,
 )

@@ -1,0 +1,127 @@
+"""Positions that live in a chart (issue #23): the page side of `explorer.charts.live`.
+
+A parameter such as RoPE's m is drawn as an in-chart slider (`explorer.charts.live.position`): the
+browser moves the chart while it is dragged, with no server run, and when the drag ends Streamlit
+reports the selection (``on_select``, 150 ms after the last change). `LiveChart`'s callback then
+writes the value into the session and the URL (`explorer.params.write`), so the rest of the page,
+the link and a reload follow. Between drags the parameter is read like any other
+(`explorer.params.value`: the URL on a page load or back/forward, validated, with notices; the
+session otherwise), so tour steps and deep links set it through the URL or the session as before.
+
+What the chart starts at (its spec's initial value) is chosen so that the chart in the browser is
+never rebuilt by its own drag (`plan`, pure):
+
+* a value that came from the chart's own drag keeps the spec as it was (Streamlit keeps a chart
+  whose spec did not change, with its state: the slider stays where the hand left it, even while a
+  drag goes on after a pause);
+* if something else in the spec changes (another control, the theme), the chart is rebuilt anyway
+  and starts at the current values (Streamlit restores the selection it last reported: the same);
+* a value set by anything else (a link, back/forward, a tour step) gives the chart a new element key
+  (`View.gen`): a fresh chart at the new values, with no restored selection and no remembered event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import streamlit as st
+
+from explorer import mode, params
+from explorer.param import ParamError
+from explorer.render import dark_theme, show_chart
+
+_STATE_KEY = "_explorer_live_views"
+
+
+@dataclass(frozen=True)
+class View:
+    """What one live chart element shows in the browser."""
+
+    gen: int  # part of the element's key: a new number is a new chart
+    starts: tuple[tuple[str, Any], ...]  # the spec's initial values
+    shown: tuple[tuple[str, Any], ...]  # the values the browser holds now
+    context: Hashable  # everything else the spec depends on
+
+
+def plan(previous: View | None, values: Mapping[str, Any], context: Hashable) -> View:
+    """The view for this run, from the last one (pure; see the module docstring)."""
+    now = tuple(sorted(values.items()))
+    if previous is None:
+        return View(0, now, now, context)
+    if now != previous.shown:  # set by something other than this chart
+        return View(previous.gen + 1, now, now, context)
+    if context != previous.context:  # the spec changes anyway: start where the browser is
+        return View(previous.gen, now, now, context)
+    return previous
+
+
+def from_selection(selection: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """{key: value} from Streamlit's selection state (``{"m": [{"m": 40}], "n": {}}``): the keys the
+    browser reported, each validated by its registered Param (anything else is ignored: the
+    browser's report is untrusted input)."""
+    found: dict[str, Any] = {}
+    for key in keys:
+        entry = selection.get(key)
+        if not isinstance(entry, list) or len(entry) != 1 or not isinstance(entry[0], Mapping):
+            continue
+        raw = entry[0].get(key)
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+            continue
+        try:
+            found[key] = params.get(key).parse(repr(raw))
+        except ParamError:
+            continue
+    return found
+
+
+class LiveChart:
+    """One chart whose in-chart sliders are the registry parameters `keys` (see the module docstring).
+
+    ``live = LiveChart("rope_live", ("m", "n"))``; ``live.values`` are the parameters' values this
+    run; ``starts = live.starts(context)`` the values the chart's sliders start at; then
+    ``live.show(chart)`` draws it, keyed and listening."""
+
+    def __init__(self, name: str, keys: Sequence[str]):
+        self.name, self.keys = name, tuple(keys)
+        self.values: dict[str, Any] = {key: params.value(key) for key in self.keys}
+        self._view: View | None = None
+
+    def starts(self, context: Hashable) -> dict[str, Any]:
+        views = st.session_state.setdefault(_STATE_KEY, {})
+        self._view = views[self.name] = plan(views.get(self.name), self.values, (context, mode.is_on(), dark_theme()))
+        return dict(self._view.starts)
+
+    @property
+    def element_key(self) -> str:
+        if self._view is None:
+            raise RuntimeError("call starts() before show()")
+        return f"{self.name}_{self._view.gen}"
+
+    def show(self, chart: Any, **kwargs: Any) -> Any:
+        """`show_chart` with the element key and the callback that reports a drag's end."""
+        key = self.element_key
+        return show_chart(chart, key=key, on_select=_callback(self.name, key, self.keys), **kwargs)
+
+
+def _callback(name: str, element_key: str, keys: tuple[str, ...]) -> Callable[[], None]:
+    def reported() -> None:  # Streamlit calls it before the rerun, once the browser reported a change
+        state = st.session_state.get(element_key)
+        report(name, keys, state.get("selection", {}) if isinstance(state, Mapping) else {})
+
+    return reported
+
+
+def report(name: str, keys: Sequence[str], selection: Mapping[str, Any]) -> dict[str, Any]:
+    """What the live chart `name` reported (Streamlit's selection state): its valid values go into the
+    session and the URL, and are recorded as what the browser shows (so the next run keeps the
+    chart as it is). Returns them."""
+    got = from_selection(selection, keys)
+    for key, value in got.items():
+        got[key] = params.write(key, value)
+    views = st.session_state.setdefault(_STATE_KEY, {})
+    view = views.get(name)
+    if got and view is not None:
+        views[name] = replace(view, shown=tuple(sorted({**dict(view.shown), **got}.items())))
+    return got

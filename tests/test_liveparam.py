@@ -1,0 +1,100 @@
+"""explorer.liveparam / explorer.charts.live: a position that lives in a chart (issue #23).
+
+The browser's report (Streamlit's selection state) becomes the parameter's value in the session and
+the URL; what the chart starts at never rebuilds it because of its own drag, and a value set by
+anything else gives a fresh chart."""
+
+from __future__ import annotations
+
+import pytest
+from _apptest import run_page
+from streamlit.testing.v1 import AppTest
+
+from explorer.charts import live
+from explorer.liveparam import View, from_selection, plan
+
+
+def test_the_in_chart_slider_is_a_point_selection_bound_to_a_range_input():
+    spec = live.position("m", start=7, lo=0, hi=100, label="m ").param.to_dict()
+    assert spec["name"] == "m" and spec["select"]["type"] == "point" and spec["select"]["fields"] == ["m"]
+    assert spec["select"]["on"] == "none" and spec["select"]["clear"] is False  # only the slider sets it
+    assert spec["value"] == 7 and spec["bind"]["input"] == "range"
+    assert (spec["bind"]["min"], spec["bind"]["max"], spec["bind"]["step"]) == (0, 100, 1)
+    assert live.value("m") == "m.m"
+    with pytest.raises(ValueError, match="outside"):
+        live.position("m", start=101, lo=0, hi=100, label="m ")
+
+
+def test_the_browsers_report_is_validated_by_the_registry():
+    assert from_selection({"m": [{"m": 40}], "n": {}}, ("m", "n")) == {"m": 40}
+    assert from_selection({"m": [{"m": 40.0}], "n": [{"n": 3}]}, ("m", "n")) == {"m": 40, "n": 3}
+    for bad in (
+        {"m": [{"m": 9000}]},
+        {"m": [{"m": "4"}]},
+        {"m": [{"m": True}]},
+        {"m": [{"m": 2.5}]},
+        {"m": []},
+        {"m": 4},
+    ):
+        assert from_selection(bad, ("m",)) == {}, bad
+    assert from_selection({"x": [{"x": 1}]}, ("m",)) == {}
+
+
+def test_plan_keeps_the_chart_while_its_own_drag_moves_the_value():
+    first = plan(None, {"m": 5, "n": 12}, "ctx")
+    assert first.gen == 0 and dict(first.starts) == {"m": 5, "n": 12}
+    # the chart reported m = 40 (report() records it as shown): the spec keeps its start, same element
+    dragged = View(first.gen, first.starts, (("m", 40), ("n", 12)), "ctx")
+    again = plan(dragged, {"m": 40, "n": 12}, "ctx")
+    assert again == dragged and dict(again.starts) == {"m": 5, "n": 12}
+    # something else in the spec changed: it is rebuilt anyway, starting where the browser is
+    rebuilt = plan(again, {"m": 40, "n": 12}, "other")
+    assert rebuilt.gen == 0 and dict(rebuilt.starts) == {"m": 40, "n": 12}
+    # a value from elsewhere (a link, a tour step): a new element at the new values
+    fresh = plan(rebuilt, {"m": 3, "n": 12}, "other")
+    assert fresh.gen == 1 and dict(fresh.starts) == dict(fresh.shown) == {"m": 3, "n": 12}
+
+
+def _script():
+    import streamlit as st
+
+    from explorer import liveparam
+
+    if "fake_report" in st.session_state:  # what the on_select callback does before the rerun
+        liveparam.report("t_live", ("m", "n"), st.session_state.pop("fake_report"))
+    chart = liveparam.LiveChart("t_live", ("m", "n"))
+    starts = chart.starts(("ctx",))
+    st.write(f"values {chart.values['m']} {chart.values['n']}")
+    st.write(f"starts {starts['m']} {starts['n']} key {chart.element_key}")
+
+
+def shown(at) -> list[str]:
+    return [md.value for md in at.markdown]
+
+
+def test_a_report_reaches_the_session_and_the_url_and_keeps_the_chart():
+    at = AppTest.from_function(_script)
+    at.query_params["m"] = "7"
+    run_page("", at)
+    assert shown(at) == ["values 7 12", "starts 7 12 key t_live_0"]
+    at.session_state["fake_report"] = {"m": [{"m": 40}], "n": {}}
+    run_page("", at)
+    assert shown(at) == ["values 40 12", "starts 7 12 key t_live_0"]  # same spec, same element
+    assert at.query_params["m"] == "40" and "n" not in at.query_params
+    at.session_state["fake_report"] = {"m": [{"m": 5}], "n": [{"n": 12}]}  # back to both defaults
+    run_page("", at)
+    assert shown(at) == ["values 5 12", "starts 7 12 key t_live_0"]
+    assert "m" not in at.query_params  # a default leaves the link, as a widget's does
+    at.session_state["m"] = 100  # set by something else (a tour step): a fresh chart there
+    run_page("", at)
+    assert shown(at) == ["values 100 12", "starts 100 12 key t_live_1"]
+    assert at.query_params["m"] == "100"
+
+
+def test_a_bad_url_value_falls_back_with_a_notice():
+    at = AppTest.from_function(_script)
+    at.query_params["m"] = "<b>x</b>"
+    at.query_params["n"] = "99999"
+    run_page("", at)
+    assert "values 5 12" in shown(at) and "starts 5 12 key t_live_0" in shown(at)
+    assert "m" not in at.query_params and "n" not in at.query_params
