@@ -36,6 +36,7 @@ import streamlit as st
 from explorer import params
 from explorer.ropeblock import LIST_GENERATORS
 from explorer.ropeblock import METHOD_PARAMS as _METHOD_PARAMS
+from explorer.vocabulary import BLOCK_KEY_WIDGETS
 from posenc.config import ParsedConfig
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS, ModelPreset, preset_config
@@ -44,15 +45,18 @@ CUSTOM = "custom"
 
 
 def _absent_value(rope_type: str, name: str) -> Any:
-    """The page's value for a key the rope block leaves out (posenc.methods declares both): HF's
-    default (beta_fast 32, beta_slow 1, truncate true), else the widget's "not set" value (0 for
-    mscale, mscale_all_dim, attention_factor, which explorer.ropeblock leaves out of its block),
-    else None (the widget keeps its own default)."""
+    """The page's value for a key the rope block leaves out: HF's default (posenc.methods: beta_fast
+    32, beta_slow 1, truncate true), else the widget's "not set" value (explorer.vocabulary's
+    BLOCK_KEY_WIDGETS: 0 for mscale, mscale_all_dim, attention_factor, which explorer.ropeblock
+    leaves out of its block), else None (the widget keeps its own default)."""
     method = ROPE_METHODS[rope_type]
     if name not in method.key_names:
         return None
     key = method.key(name)
-    return key.default if key.default is not None else key.widget_unset
+    if key.default is not None:
+        return key.default
+    widget = BLOCK_KEY_WIDGETS.get(name)
+    return widget.unset if widget is not None else None
 
 
 # ------------------------------------------------------------------------------- pure mapping

@@ -6,10 +6,10 @@ a model's ``config.json`` spells it and calls posenc with it.
 
 The rope block has exactly HF transformers' keys (``rope_type``, ``rope_theta``, ``factor``,
 ``original_max_position_embeddings``, ``beta_fast`` …), so what the page shows can be compared with
-a real config. Keys whose widget is at its "not set" value (``MethodKey.widget_unset`` in
-`posenc.methods`: 0 for ``mscale``, ``mscale_all_dim``, ``attention_factor``) are left out, as they
-would be in a config that does not mention them. Labels and HF's defaults come from
-`posenc.ROPE_METHODS` too.
+a real config. Keys whose widget is at its "not set" value (``unset`` in
+`explorer.vocabulary.BLOCK_KEY_WIDGETS`: 0 for ``mscale``, ``mscale_all_dim``, ``attention_factor``)
+are left out, as they would be in a config that does not mention them. The keys each method reads,
+their kinds, method labels and HF's defaults come from `posenc.ROPE_METHODS`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 import posenc
+from explorer.vocabulary import BLOCK_KEY_WIDGETS
 
 #: Human labels of `posenc.ROPE_SCALING`'s keys (declared in posenc.methods).
 METHOD_LABELS: Mapping[str, str] = MappingProxyType({name: m.label for name, m in posenc.ROPE_METHODS.items()})
@@ -97,7 +98,8 @@ def build_rope_block(
             block[key] = longrope_factors(value, head_dim // 2, values["factor"])
             continue
         declared = method.key(name)
-        if declared.widget_unset is not None and value == declared.widget_unset:
+        unset = BLOCK_KEY_WIDGETS[name].unset
+        if unset is not None and value == unset:
             continue
         if declared.kind == "bool":
             block[name] = bool(value)

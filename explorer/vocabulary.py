@@ -7,6 +7,11 @@ URL keys are part of the public interface: never rename them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
 from explorer.param import Param
 from posenc.methods import ROPE_METHODS, MethodKey
 from posenc.models import PRESETS
@@ -181,27 +186,88 @@ SHARED: tuple[Param, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class BlockKeyWidget:
+    """How the explorer shows one rope-block key. What the key means (its kind, valid range, HF's
+    default, a sentence on what it does) is its declaration in posenc.methods (``MethodKey``); this
+    is only the widget: its ``label``, the range ``min`` … ``max`` in steps of ``step`` (None for a
+    toggle), ``fmt`` (printf format of the number, None: Streamlit's own), ``initial`` (the widget's
+    starting value; None: HF's default, else ``unset``), ``unset`` (the widget value that means "leave
+    the key out of the rope block", explorer.ropeblock; None: every value is written) and ``note`` (a
+    sentence added to the key's ``doc`` in the widget's help)."""
+
+    label: str
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+    fmt: str | None = None
+    initial: Any = None
+    unset: Any = None
+    note: str = ""
+
+
+_LEFT_OUT = "0 leaves the key out of the rope block."
+
+#: The widget of each rope-block key the methods declare (list keys aside: the extension page offers
+#: generators for them, explorer.ropeblock.LIST_GENERATORS), by key name, whichever methods read it.
+BLOCK_KEY_WIDGETS: Mapping[str, BlockKeyWidget] = MappingProxyType(
+    {
+        "factor": BlockKeyWidget("Scaling factor s", 1.0, 128.0, 0.25, initial=4.0),
+        "original_max_position_embeddings": BlockKeyWidget("Trained length L", 16, 262144, initial=4096),
+        "beta_fast": BlockKeyWidget("beta_fast (turns)", 0.5, 256.0, 0.5),
+        "beta_slow": BlockKeyWidget("beta_slow (turns)", 0.25, 128.0, 0.25),
+        "mscale": BlockKeyWidget("mscale (0 = not set)", 0.0, 4.0, 0.001, "%.3f", unset=0.0),
+        "mscale_all_dim": BlockKeyWidget(
+            "mscale_all_dim (0 = not set)", 0.0, 4.0, 0.001, "%.3f", unset=0.0, note=_LEFT_OUT
+        ),
+        "attention_factor": BlockKeyWidget(
+            "attention_factor (0 = computed)", 0.0, 4.0, 0.01, "%.2f", unset=0.0, note=_LEFT_OUT
+        ),
+        "truncate": BlockKeyWidget("truncate (round the ramp ends)"),
+        "low_freq_factor": BlockKeyWidget("low_freq_factor", 0.25, 64.0, 0.25, initial=1.0),
+        "high_freq_factor": BlockKeyWidget("high_freq_factor", 0.25, 64.0, 0.25, initial=4.0),
+        "partial_rotary_factor": BlockKeyWidget("partial_rotary_factor p", 0.0, 1.0, 0.05, "%.2f", initial=0.25),
+    }
+)
+
+
+def block_key_widget(key: MethodKey) -> BlockKeyWidget:
+    """The widget of a declared rope-block key (KeyError naming the table when it has none)."""
+    try:
+        return BLOCK_KEY_WIDGETS[key.name]
+    except KeyError:
+        raise KeyError(
+            f"rope-block key {key.name!r} (declared in posenc.methods) has no widget: add it to "
+            "explorer.vocabulary.BLOCK_KEY_WIDGETS"
+        ) from None
+
+
 def _block_key_param(key: MethodKey, url_key: str | None = None) -> Param:
-    """The widget of a rope-block key, from its declaration in posenc.methods (label, range,
-    initial value, help): one declaration per key, whichever methods read it."""
+    """The widget of a rope-block key: its label, range and starting value from `BLOCK_KEY_WIDGETS`,
+    its help from the key's declaration in posenc.methods (``doc``), its kind from the key's kind."""
+    widget = block_key_widget(key)
+    initial = widget.initial
+    if initial is None:
+        initial = key.default if key.default is not None else widget.unset
+    help_text = f"{key.doc} {widget.note}" if widget.note else key.doc
     if key.kind == "bool":
-        return Param(url_key or key.name, key.label, "toggle", key.widget_default, help=key.help)
+        return Param(url_key or key.name, widget.label, "toggle", initial, help=help_text)
     return Param(
         url_key or key.name,
-        key.label,
+        widget.label,
         "number",
-        key.widget_default,
-        min=key.min,
-        max=key.max,
-        step=key.step,
-        fmt=key.fmt,
-        help=key.help,
+        initial,
+        min=widget.min,
+        max=widget.max,
+        step=widget.step,
+        fmt=widget.fmt,
+        help=help_text,
     )
 
 
 def _declared_keys() -> dict[str, MethodKey]:
-    """Every rope-block key the methods declare, first declaration first (lists excluded: a URL
-    cannot hold d/2 numbers; the extension page offers generators for them instead)."""
+    """Every rope-block key the methods declare, first declaration first (its ``doc`` is the widget's
+    help; lists excluded: a URL cannot hold d/2 numbers, the extension page offers generators for them)."""
     keys: dict[str, MethodKey] = {}
     for method in ROPE_METHODS.values():
         for key in method.keys:

@@ -1,12 +1,15 @@
 r"""The RoPE scaling methods, each declared once: its rope-block keys, its rule and its computation.
 
 A :class:`RopeMethod` is what a config's ``rope_type`` names. It declares the keys its rope block
-may hold (:class:`MethodKey`: HF's value when the key is absent, whether HF needs it, and how a
-widget shows it), the frequency rule in LaTeX, a one-sentence summary, where the formula comes
-from, and the function that computes ``(inv_freq, attention_factor)`` exactly as HF transformers
-does (``src/transformers/modeling_rope_utils.py``, ``_compute_*_parameters``). Everything else is
-derived from :data:`ROPE_METHODS`: ``posenc.scaling.ROPE_SCALING``, the config parser's key lists
-(``posenc.config``), the explorer's method labels and defaults.
+may hold (:class:`MethodKey`: its kind and valid range, HF's value when the key is absent, whether
+HF needs it, what null and 0 mean, one sentence on what it does), the frequency rule in LaTeX, a
+one-sentence summary, where the formula comes from, and the function that computes
+``(inv_freq, attention_factor)`` exactly as HF transformers does
+(``src/transformers/modeling_rope_utils.py``, ``_compute_*_parameters``). Everything else is derived
+from :data:`ROPE_METHODS`: ``posenc.scaling.ROPE_SCALING``, the config parser's key lists
+(``posenc.config``), the lab's method names (``posenc.lab``). The declarations describe the maths
+only; how an application presents a key (its controls, their ranges and starting values) is that
+application's own.
 
 Every compute function has one signature, ``fn(params, dim, *, max_position_embeddings, seq_len)``,
 and returns ``(inv_freq, attention_factor)``. The model multiplies cos and sin by the attention
@@ -76,26 +79,15 @@ class MethodKey:
     is refused like a missing key); ``null_refused``: an optional key whose null HF does not replace
     by its default (it computes with None and fails); ``caution(value)``: a sentence explaining a
     valid but odd value (None: nothing to say), shown as a warning; ``sets_attention_factor``: the key
-    gives the attention factor itself.
-
-    The rest describes a widget for the key: ``label``, ``help``, the range ``min`` … ``max`` in
-    steps of ``step`` (None: no numeric range, e.g. a list), ``fmt`` (printf format of the number,
-    None: the widget's own), ``widget_default`` (the widget's initial value) and ``widget_unset``
-    (the widget value that means "leave the key out of the rope block", None: every value is written).
+    gives the attention factor itself; ``hf_reads_top_level``: HF reads the key from the top level of
+    ``rope_parameters`` only. ``doc``: one sentence saying what the key does (for documentation).
     """
 
     name: str
     kind: str  # "float" | "int" | "bool" | "float_list"
     default: Any = None
     required: bool = False
-    label: str = ""
-    help: str = ""
-    min: float | None = None
-    max: float | None = None
-    step: float | None = None
-    fmt: str | None = None
-    widget_default: Any = None
-    widget_unset: Any = None
+    doc: str = ""
     zero_means_unset: bool = False
     above: float | None = None
     unset_means: str = ""
@@ -119,12 +111,12 @@ class MethodKey:
 
 @dataclass(frozen=True)
 class RopeMethod:
-    """One context-extension method: everything posenc and the explorer know about it."""
+    """One context-extension method: everything posenc knows about it."""
 
     name: str  # the rope_type, e.g. "yarn"
     label: str  # human name, e.g. "YaRN"
     hf_rope_type: bool  # is ``name`` a rope_type HF transformers accepts?
-    keys: tuple[MethodKey, ...]  # the block keys it reads, in display order (not rope_type / rope_theta)
+    keys: tuple[MethodKey, ...]  # the block keys it reads, in reading order (not rope_type / rope_theta)
     latex: str  # the frequency rule (and attention factor) in LaTeX
     summary: str  # one sentence, true for every parameter value
     compute: RopeFunction
@@ -185,21 +177,19 @@ class RopeParameterTypeError(RopeParameterError, TypeError):
 
 
 # --------------------------------------------------------------------------------------------------
-# the keys (labels, help and ranges are the explorer's widgets; defaults are HF's)
+# the keys (defaults, ranges and the meaning of null and 0 are HF's)
 # --------------------------------------------------------------------------------------------------
 ROPE_THETA = MethodKey(
     "rope_theta",
     "float",
     default=10000.0,
-    label="rope_theta",
-    help="The RoPE base b: θ_j = b^(−2j/d).",
+    doc="The RoPE base b: θ_j = b^(−2j/d).",
 )
 PARTIAL_ROTARY_FACTOR = MethodKey(
     "partial_rotary_factor",
     "float",
     default=1.0,
-    label="partial_rotary_factor",
-    help="The fraction of each head that rotates: the rotary dim is int(head_dim · partial_rotary_factor).",
+    doc="The fraction of each head that rotates: the rotary dim is int(head_dim · partial_rotary_factor).",
 )
 #: Keys every method's block may hold (besides ``rope_type`` and the older ``type``).
 COMMON_KEYS: tuple[MethodKey, ...] = (ROPE_THETA, PARTIAL_ROTARY_FACTOR)
@@ -223,35 +213,21 @@ FACTOR = MethodKey(
     required=True,
     above=0.0,
     caution=_factor_caution,
-    label="Scaling factor s",
-    help="`factor`: how many times longer than L the model should cope with (usually T / L).",
-    min=1.0,
-    max=128.0,
-    step=0.25,
-    widget_default=4.0,
+    doc="`factor`: how many times longer than L the model should cope with (usually T / L).",
 )
 ORIGINAL_MAX_POSITION_EMBEDDINGS = MethodKey(
     "original_max_position_embeddings",
     "int",
     above=0.0,
     unset_means="max_position_embeddings",
-    label="Trained length L",
-    help="`original_max_position_embeddings`: the longest sequence the model saw in training.",
-    min=16,
-    max=262144,
-    widget_default=4096,
+    doc="`original_max_position_embeddings`: the longest sequence the model saw in training.",
 )
 BETA_FAST = MethodKey(
     "beta_fast",
     "float",
     default=32.0,
     above=0.0,
-    label="beta_fast (turns)",
-    help="YaRN: pairs that turn more than beta_fast times over L keep their frequency.",
-    min=0.5,
-    max=256.0,
-    step=0.5,
-    widget_default=32.0,
+    doc="YaRN: pairs that turn more than beta_fast times over L keep their frequency.",
     zero_means_unset=True,
 )
 BETA_SLOW = MethodKey(
@@ -259,41 +235,22 @@ BETA_SLOW = MethodKey(
     "float",
     default=1.0,
     above=0.0,
-    label="beta_slow (turns)",
-    help="YaRN: pairs that turn fewer than beta_slow times over L are divided by s. Normally smaller than "
+    doc="YaRN: pairs that turn fewer than beta_slow times over L are divided by s. Normally smaller than "
     "beta_fast; when it is not, HF computes the ramp reversed (fast pairs divided, slow pairs kept).",
-    min=0.25,
-    max=128.0,
-    step=0.25,
-    widget_default=1.0,
     zero_means_unset=True,
 )
 MSCALE = MethodKey(
     "mscale",
     "float",
-    label="mscale (0 = not set)",
-    help="YaRN (DeepSeek): used only together with mscale_all_dim; the attention factor is "
+    doc="YaRN (DeepSeek): used only together with mscale_all_dim; the attention factor is "
     "then g(s, mscale) / g(s, mscale_all_dim).",
-    min=0.0,
-    max=4.0,
-    step=0.001,
-    fmt="%.3f",
-    widget_default=0.0,
-    widget_unset=0.0,
     zero_means_unset=True,
     unset_means="mscale and mscale_all_dim are used only when both are set",
 )
 MSCALE_ALL_DIM = MethodKey(
     "mscale_all_dim",
     "float",
-    label="mscale_all_dim (0 = not set)",
-    help="YaRN (DeepSeek): see mscale. 0 leaves the key out of the rope block.",
-    min=0.0,
-    max=4.0,
-    step=0.001,
-    fmt="%.3f",
-    widget_default=0.0,
-    widget_unset=0.0,
+    doc="YaRN (DeepSeek): see mscale.",
     zero_means_unset=True,
     unset_means="mscale and mscale_all_dim are used only when both are set",
 )
@@ -316,21 +273,14 @@ def _attention_factor_caution(a: float) -> str | None:
 
 # Null or absent: computed. 0 is NOT "not set" for HF 5.23 (modeling_rope_utils.py: `attention_factor =
 # rope_parameters_dict.get("attention_factor")` then `if attention_factor is None:`, lines 419/436 for yarn,
-# 554/564 for longrope): the widget's 0 means "leave the key out" (widget_unset), a config's 0 is used.
+# 554/564 for longrope): a config's 0 is used as 0 (caution explains what it does).
 ATTENTION_FACTOR = MethodKey(
     "attention_factor",
     "float",
     unset_means="computed",
     caution=_attention_factor_caution,
     sets_attention_factor=True,
-    label="attention_factor (0 = computed)",
-    help="YaRN: fixes the attention factor instead of computing it from s. 0 leaves the key out of the rope block.",
-    min=0.0,
-    max=4.0,
-    step=0.01,
-    fmt="%.2f",
-    widget_default=0.0,
-    widget_unset=0.0,
+    doc="YaRN: fixes the attention factor instead of computing it from s.",
 )
 TRUNCATE = MethodKey(
     "truncate",
@@ -339,50 +289,36 @@ TRUNCATE = MethodKey(
     # HF 5.23 _compute_yarn_parameters (modeling_rope_utils.py:473): `truncate =
     # config.rope_parameters.get("truncate", True)`, the whole rope_parameters, not the layer type's block
     hf_reads_top_level=True,
-    label="truncate (round the ramp ends)",
-    help="YaRN: floor/ceil the correction range to whole pairs (HF's default, true).",
-    widget_default=True,
+    doc="YaRN: floor/ceil the correction range to whole pairs (HF's default, true).",
 )
 LOW_FREQ_FACTOR = MethodKey(
     "low_freq_factor",
     "float",
     required=True,
     above=0.0,
-    label="low_freq_factor",
-    help="Llama 3: pairs with wavelength above L / low_freq_factor are divided by s.",
-    min=0.25,
-    max=64.0,
-    step=0.25,
-    widget_default=1.0,
+    doc="Llama 3: pairs with wavelength above L / low_freq_factor are divided by s.",
 )
 HIGH_FREQ_FACTOR = MethodKey(
     "high_freq_factor",
     "float",
     required=True,
     above=0.0,
-    label="high_freq_factor",
-    help="Llama 3: pairs with wavelength below L / high_freq_factor keep their frequency. "
+    doc="Llama 3: pairs with wavelength below L / high_freq_factor keep their frequency. "
     "Must be larger than low_freq_factor.",
-    min=0.25,
-    max=64.0,
-    step=0.25,
-    widget_default=4.0,
 )
 SHORT_FACTOR = MethodKey(
     "short_factor",
     "float_list",
     required=True,
     above=0.0,
-    label="short_factor",
-    help="LongRoPE: one divisor per rotated pair (d/2 numbers), used while the sequence is at most L.",
+    doc="LongRoPE: one divisor per rotated pair (d/2 numbers), used while the sequence is at most L.",
 )
 LONG_FACTOR = MethodKey(
     "long_factor",
     "float_list",
     required=True,
     above=0.0,
-    label="long_factor",
-    help="LongRoPE: one divisor per rotated pair (d/2 numbers), used once the sequence is longer than L.",
+    doc="LongRoPE: one divisor per rotated pair (d/2 numbers), used once the sequence is longer than L.",
 )
 
 
@@ -914,8 +850,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                     LONG_FACTOR,
                     replace(
                         ATTENTION_FACTOR,
-                        help="LongRoPE: fixes the attention factor instead of computing it from s. "
-                        "0 leaves the key out of the rope block.",
+                        doc="LongRoPE: fixes the attention factor instead of computing it from s.",
                     ),
                 ),
                 latex=r"\theta'_j = \frac{\theta_j}{e_j},\quad e = \begin{cases}\text{long\_factor} & T > L\\"
@@ -943,19 +878,12 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                         # HF: `factor = rope_parameters_dict.get("factor", 1.0)`, then `inv_freq /= factor`: a
                         # null factor is None there and the division raises TypeError
                         null_refused=True,
-                        widget_default=1.0,
-                        help="`factor`: every kept frequency is divided by s (HF's default 1).",
+                        doc="`factor`: every kept frequency is divided by s (HF's default 1).",
                     ),
                     replace(
                         PARTIAL_ROTARY_FACTOR,
-                        label="partial_rotary_factor p",
-                        help="Proportional RoPE: the fraction p of the head's pairs that carry position; "
+                        doc="Proportional RoPE: the fraction p of the head's pairs that carry position; "
                         "the rest get frequency 0 (they never rotate).",
-                        min=0.0,
-                        max=1.0,
-                        step=0.05,
-                        fmt="%.2f",
-                        widget_default=0.25,
                     ),
                 ),
                 latex=r"\theta'_j = \begin{cases}b^{-2j/d}/s & j < \lfloor p\,d/2\rfloor\\ 0 & \text{otherwise}"

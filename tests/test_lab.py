@@ -4,6 +4,7 @@ Every training here is a few steps of a tiny model (the whole file runs in secon
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -13,7 +14,9 @@ import numpy as np
 import pytest
 
 import posenc
-from posenc import lab
+from posenc import lab, methods
+from posenc.methods import ROPE_METHODS
+from posenc.models import PRESETS
 
 torch = pytest.importorskip("torch")
 from posenc import torch as pt  # noqa: E402
@@ -277,6 +280,50 @@ def test_a_real_models_recipe_keeps_its_type_and_scaling_with_the_labs_length():
     a = lab.evaluate_method(model, qwen, [128], tokens=256)
     b = lab.evaluate_method(model, "rope+yarn:factor=4", [128], tokens=256)
     assert a == b
+
+
+def test_the_labs_values_for_required_keys_are_llama31s_and_read_no_ui_default():
+    # issue #22: the lab declares its own values (Llama 3.1's config), it reads nothing of the explorer's
+    llama31 = PRESETS["llama3.1-8b"].rope_parameters
+    assert dict(lab.REQUIRED_VALUES["llama3"]) == {"low_freq_factor": 1.0, "high_freq_factor": 4.0}
+    assert all(llama31[k] == v for k, v in lab.REQUIRED_VALUES["llama3"].items())
+    assert set(lab.REQUIRED_VALUES) <= set(ROPE_METHODS)
+    # a value in the method name wins over the lab's
+    block = lab.parse_method("rope+llama3:high_freq_factor=8").rope_block(256, 64)
+    assert (block["low_freq_factor"], block["high_freq_factor"]) == (1.0, 8.0)
+    # every required key is given: factor and L from the lengths, the rest by the lab, longrope's lists aside
+    # (a method name cannot carry d/2 numbers)
+    for name, method in ROPE_METHODS.items():
+        block = lab.parse_method(f"rope+{name}").rope_block(256, 64) or {}
+        missing = set(method.required_keys) - set(block)
+        assert missing == ({"short_factor", "long_factor"} if name == "longrope" else set()), name
+
+
+def test_the_trained_length_goes_to_every_method_whose_declaration_reads_it(monkeypatch):
+    given = {
+        name
+        for name in ROPE_METHODS
+        if "original_max_position_embeddings" in lab.parse_method(f"rope+{name}").rope_block(256, 64)
+    }
+    # the same three HF's standardize_rope_params gives it to (dynamic NTK reads max_position_embeddings)
+    assert given == {"yarn", "llama3", "longrope"}
+    assert (
+        lab.parse_method("rope+yarn:original_max_position_embeddings=32").rope_block(256, 64)[
+            "original_max_position_embeddings"
+        ]
+        == 32
+    )
+    # a method added to the registry gets it with no edit of the lab
+    toy = dataclasses.replace(
+        ROPE_METHODS["linear"], name="toy", keys=(methods.FACTOR, methods.ORIGINAL_MAX_POSITION_EMBEDDINGS)
+    )
+    monkeypatch.setattr(lab, "ROPE_METHODS", {**ROPE_METHODS, "toy": toy})
+    assert lab.MethodSpec("rope+toy", "rope", "toy").rope_block(256, 64) == {
+        "rope_type": "toy",
+        "rope_theta": 10000.0,
+        "factor": 4.0,
+        "original_max_position_embeddings": 64,
+    }
 
 
 # ------------------------------------------------------------------ issue #21: the lab tells the truth

@@ -8,8 +8,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import explorer.manifest  # noqa: F401  (registers every page's parameters)
-from explorer import params
+from explorer import params, vocabulary
 from explorer.params import PARAMS, Param, ParamError
+from explorer.vocabulary import BLOCK_KEY_WIDGETS
+from posenc.methods import ROPE_METHODS, MethodKey
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,6 +34,53 @@ def test_every_registered_param_is_consistent():
         assert key == p.key
         assert p.problem(p.default) is None, key
         assert p.parse(p.to_url(p.default)) == p.default, key  # default round-trips
+
+
+# ------------------------------------------------------------------------------ rope-block keys
+def _declared_block_keys():
+    """(method, key) for every rope-block key a method declares, list keys aside (they have generators)."""
+    return [(m, k) for m in ROPE_METHODS.values() for k in m.keys if k.kind != "float_list"]
+
+
+def test_every_declared_rope_block_key_has_exactly_one_widget():
+    # one row per key name, whichever methods read it; none for a key no method declares
+    assert set(BLOCK_KEY_WIDGETS) == {k.name for _, k in _declared_block_keys()}
+    with pytest.raises(KeyError, match=r"gain.*BLOCK_KEY_WIDGETS"):
+        vocabulary.block_key_widget(MethodKey("gain", "float", required=True, above=1.0))
+
+
+def test_rope_block_widgets_agree_with_the_declarations():
+    first = {}
+    for _, k in _declared_block_keys():
+        first.setdefault(k.name, k)
+    for m, k in _declared_block_keys():
+        widget = BLOCK_KEY_WIDGETS[k.name]
+        param = PARAMS["train_len" if k.name == "original_max_position_embeddings" else k.name]
+        assert param.label == widget.label, k.name
+        # the help is what the key does (its first declaration's doc), plus the widget's own note
+        assert param.help == " ".join(filter(None, (first[k.name].doc, widget.note))), k.name
+        if k.kind == "bool":
+            assert param.kind == "toggle" and param.default == k.default, k.name
+            assert widget.min is widget.max is widget.step is widget.unset is None, k.name
+            continue
+        assert param.kind == "number" and widget.min < widget.max, k.name
+        assert (k.kind == "int") == param.is_int, k.name
+        # the range holds only values HF computes with, the widget's "not set" value aside
+        assert k.above is None or widget.min > k.above or widget.min == widget.unset, k.name
+        if isinstance(k.default, (int, float)):
+            assert param.problem(k.default) is None, k.name  # HF's default can be set on the widget
+        if widget.initial is None:  # the widget starts at HF's default, else at "not set"
+            assert param.default == (k.default if k.default is not None else widget.unset), k.name
+        if widget.unset is not None:  # "leave the key out" only for an optional key HF computes without
+            assert param.problem(widget.unset) is None and not k.required and k.default is None, (m.name, k.name)
+
+
+def test_the_widget_values_that_leave_a_key_out():
+    assert {name for name, w in BLOCK_KEY_WIDGETS.items() if w.unset is not None} == {
+        "mscale",
+        "mscale_all_dim",
+        "attention_factor",
+    }
 
 
 def test_register_is_idempotent_but_rejects_a_different_definition():

@@ -15,6 +15,7 @@ import math
 import pickle
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -269,34 +270,34 @@ def test_an_optional_key_may_be_left_out(rope_type, key):
 
 
 # --------------------------------------------------------------------------------------------------
-# widget descriptions
+# the declarations describe the maths only (the explorer's widgets are explorer.vocabulary's)
 # --------------------------------------------------------------------------------------------------
-def test_widget_descriptions_are_consistent():
+#: What only a user interface needs; MethodKey must hold none of it (issue #22).
+UI_FIELDS = {"label", "help", "min", "max", "step", "fmt", "widget_default", "widget_unset"}
+
+
+def test_every_key_is_described_by_its_maths_only():
+    assert not UI_FIELDS & {f.name for f in dataclasses.fields(MethodKey)}
     for m in ROPE_METHODS.values():
-        for k in m.keys:
+        for k in (*m.keys, *methods.COMMON_KEYS):
             assert k.kind in ("float", "int", "bool", "float_list"), k
-            assert k.label and k.help, k
-            if k.kind in ("float", "int") and k.min is not None:
-                assert k.max is not None and k.min < k.max, k
-                assert k.min <= k.widget_default <= k.max, k
-                assert k.step is None or k.step > 0, k
-                if k.widget_unset is not None:
-                    assert k.min <= k.widget_unset <= k.max, k
+            assert k.doc and k.doc.endswith(".") and "\n" not in k.doc, k  # a description for the docs
             if k.kind == "bool":
-                assert isinstance(k.widget_default, bool) and k.widget_default == k.default, k
-            if k.kind == "float_list":
-                assert k.min is None and k.max is None and k.widget_default is None, k
-            if k.default is not None and k.min is not None:
-                assert k.min <= k.default <= k.max, k  # HF's default can be set on the widget
+                assert isinstance(k.default, bool) and k.above is None, k
+            if k.above is not None and isinstance(k.default, (int, float)):
+                assert k.default > k.above, k  # HF's default is a valid value
 
 
-def test_widget_unset_keys_are_the_optional_ones_without_a_constant_default():
-    unset = {k.name for m in ROPE_METHODS.values() for k in m.keys if k.widget_unset is not None}
-    assert unset == {"mscale", "mscale_all_dim", "attention_factor"}
-    for m in ROPE_METHODS.values():
-        for k in m.keys:
-            if k.widget_unset is not None:
-                assert not k.required and k.default is None, k
+def test_posenc_speaks_no_widget_words():
+    """No file under posenc/ mentions widgets: how a key is shown is the explorer's (explorer.vocabulary)."""
+    root = Path(posenc.__file__).resolve().parent
+    found = [
+        f"{path.relative_to(root.parent)}:{number}: {line.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if "widget" in line.lower()
+    ]
+    assert not found, "posenc speaks of widgets:\n" + "\n".join(found)
 
 
 def test_key_lookup():
@@ -504,7 +505,7 @@ import json, types
 import numpy as np
 import posenc.methods as m
 from posenc.methods import MethodKey, RopeMethod, RopeParameterError
-GAIN = MethodKey("gain", "float", required=True, above=1.0, label="gain")
+GAIN = MethodKey("gain", "float", required=True, above=1.0, doc="The toy's divisor.")
 def _toy(params, dim, *, max_position_embeddings, seq_len):
     m._require_keys(params, "toy")
     g = m._number(GAIN, params["gain"])

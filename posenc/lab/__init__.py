@@ -26,7 +26,9 @@ Methods: ``nope``, ``learned``, ``sinusoidal``, ``rope``, ``alibi`` (``alibi:hea
 ``rope+<rope_type>[:key=value…]``: the RoPE model evaluated with a scaling method of
 :data:`posenc.ROPE_SCALING` (the same registry the context-extension page draws), ``factor`` =
 evaluation length / training length unless given; ``dynamic`` has ONE config factor
-(:data:`DYNAMIC_FACTOR` unless given) and grows its base with the sequence past L, as HF does.
+(:data:`DYNAMIC_FACTOR` unless given) and grows its base with the sequence past L, as HF does; a required
+key the name does not give takes the lab's value (:data:`REQUIRED_VALUES`: llama3's low/high_freq_factor,
+Llama 3.1's 1 and 4).
 A suffix ``@ft<N>`` fine-tunes the RoPE model at length N first (with that scaling, factor N/L) and then
 evaluates it with that fixed factor.
 
@@ -45,11 +47,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from ..methods import ROPE_METHODS
+from ..methods import FACTOR, ORIGINAL_MAX_POSITION_EMBEDDINGS, ROPE_METHODS
 from ..scaling import ROPE_SCALING
 
 __all__ = [
@@ -122,6 +125,13 @@ LEARNED_ACCURACY = 0.95
 LEARNED_MARGIN = 0.05
 #: rope+dynamic's config factor when none is given (HF's documented example {"rope_type": "dynamic", "factor": 2.0})
 DYNAMIC_FACTOR = 2.0
+#: The lab's values for a method's required keys that a method name does not give and the lab does not
+#: derive (``factor`` and ``original_max_position_embeddings`` follow the lengths): Llama 3.1's published
+#: ones, meta-llama/Llama-3.1-8B config.json ``rope_scaling`` {"low_freq_factor": 1.0, "high_freq_factor":
+#: 4.0} (the preset ``posenc.models.PRESETS["llama3.1-8b"]``). data/lab/results.json was computed with them.
+REQUIRED_VALUES: Mapping[str, Mapping[str, float]] = MappingProxyType(
+    {"llama3": MappingProxyType({"low_freq_factor": 1.0, "high_freq_factor": 4.0})}
+)
 MIN_LEN, MAX_LEN = 8, 4096
 
 
@@ -281,21 +291,24 @@ class MethodSpec:
         """The rope block used at ``eval_len`` (None: plain RoPE, no scaling). ``factor`` = eval_len / L
         (at least 1) unless given, or finetune_len / L for a fine-tuned model; dynamic NTK keeps ONE config
         factor (DYNAMIC_FACTOR unless given) and follows the length through seq_len, as HF does; a
-        required key not given (llama3's low/high_freq_factor) takes its declared widget default."""
+        required key not given takes the lab's value for it (:data:`REQUIRED_VALUES`: llama3's
+        low/high_freq_factor); ``original_max_position_embeddings`` is L. Which keys a method takes is
+        its declaration's (:data:`posenc.ROPE_METHODS`), so a method added there needs no edit here."""
         if self.rope_type is None:
             return None
         block: dict[str, Any] = {"rope_type": self.rope_type, "rope_theta": theta, **self.params}
-        for key in ROPE_METHODS[self.rope_type].keys:  # e.g. llama3's low/high_freq_factor: the declared widget default
-            filled_below = key.name in ("factor", "original_max_position_embeddings")
-            if key.required and key.name not in block and key.widget_default is not None and not filled_below:
-                block[key.name] = key.widget_default
-        if self.rope_type == "dynamic" and "factor" not in self.params:
-            block["factor"] = DYNAMIC_FACTOR
-        elif self.rope_type != "default" and "factor" not in self.params:
+        declared = ROPE_METHODS[self.rope_type].key_names
+        for name, value in REQUIRED_VALUES.get(self.rope_type, {}).items():
+            block.setdefault(name, value)
+        if self.rope_type == "dynamic" and FACTOR.name not in self.params:
+            block[FACTOR.name] = DYNAMIC_FACTOR
+        elif FACTOR.name in declared and FACTOR.name not in self.params:  # every method but default
             target = self.finetune_len if self.finetune_len else eval_len
-            block["factor"] = max(1.0, target / train_len)
-        if self.rope_type in ("yarn", "llama3", "longrope"):
-            block.setdefault("original_max_position_embeddings", train_len)
+            block[FACTOR.name] = max(1.0, target / train_len)
+        # every method whose declaration reads the trained length (yarn, llama3, longrope: the types HF's
+        # standardize_rope_params gives it to; dynamic NTK reads max_position_embeddings instead)
+        if ORIGINAL_MAX_POSITION_EMBEDDINGS.name in declared:
+            block.setdefault(ORIGINAL_MAX_POSITION_EMBEDDINGS.name, train_len)
         return block
 
 
