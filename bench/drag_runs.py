@@ -7,7 +7,8 @@ dragging and for 1.5 s after the release.
 - RoPE's m and n (issue #23): the live plane's own sliders, Vega-Lite point selections that move the
   chart in the browser; Streamlit reports the value 150 ms after it last changed (explorer.liveparam),
   so a drag costs one run after the release plus one per pause of 150 ms (the column "during");
-- the clock page's in-chart p: a Vega-Lite variable, browser only (not in the link), so none.
+- the clock page's p (issue #23): the chart's own slider like RoPE's m and n (its play and number
+  box reach the link through the slider; explorer/assets.py CLOCK_BRIDGE_JS).
 
     python bench/drag_runs.py
 """
@@ -44,8 +45,13 @@ def _bind(name: str) -> str:
 CONTROLS = [
     ("RoPE m (live plane, in the link)", "RoPE_rotation", "RoPE rotation", f"{LIVE} {_bind('m')}", True),
     ("RoPE n (live plane, in the link)", "RoPE_rotation", "RoPE rotation", f"{LIVE} {_bind('n')}", True),
-    ("Clocks p (page slider)", "Clock_hands", "Frequency clock hands", ".st-key-m", False),
-    ("Clocks p (in chart)", "Clock_hands", "Frequency clock hands", f"{LIVE} .vega-bindings input[type=range]", True),
+    (
+        "Clocks p (in chart, in the link)",
+        "Clock_hands",
+        "Frequency clock hands",
+        '.st-key-clock_chart input[name="m_m"]',
+        True,
+    ),
     (
         "Invariance shift t (page slider)",
         "Relative_invariance",

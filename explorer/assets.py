@@ -162,3 +162,52 @@ SVG_EXPORT_JS = """<script>
   tourStep();
 })();
 </script>"""
+
+#: The clock page's play and number box move the hands (the chart's ``pos``) without the slider,
+#: which is the URL's p (explorer.charts.clocks: a Vega timer cannot set a selection, only the
+#: slider's input can). While ▶ play is ticked this keeps the slider's thumb and read-out on the
+#: hands' whole position (display only); when play is stopped, or a number typed in the box is
+#: committed (its change event), it moves the slider there with the slider's own input event, so
+#: the selection, and 150 ms later the page and the link, follow. Installed once per browser tab;
+#: input names are Vega's signal names (tests/test_charts_clocks.py checks them against the chart).
+CLOCK_BRIDGE_JS = """<script>
+(function () {
+  if (window.__posencClockBridge) { return; }
+  window.__posencClockBridge = true;
+  function parts(el) {
+    var form = el && el.closest ? el.closest('.st-key-clock_chart form.vega-bindings') : null;
+    if (!form) { return null; }
+    return {
+      slider: form.querySelector('input[name="m_m"]'),
+      exact: form.querySelector('input[name="exact"]'),
+      play: form.querySelector('input[name="playing"]')
+    };
+  }
+  function show(p) {
+    if (!p.slider || !p.exact || p.exact.value === '') { return false; }
+    var changed = p.slider.value !== p.exact.value;
+    p.slider.value = p.exact.value;
+    var span = p.slider.nextElementSibling;
+    if (span) { span.textContent = p.slider.value; }
+    return changed;
+  }
+  function commit(p) {
+    show(p);
+    p.slider.dispatchEvent(new Event('input', {bubbles: true}));
+  }
+  function follow(p) {
+    if (!p.play || !p.play.checked || !p.play.isConnected) { return; }
+    show(p);
+    window.requestAnimationFrame(function () { follow(p); });
+  }
+  document.addEventListener('change', function (e) {
+    var p = parts(e.target);
+    if (!p || !p.slider) { return; }
+    if (e.target === p.play) {
+      if (p.play.checked) { follow(p); } else { window.setTimeout(function () { commit(p); }, 60); }
+    } else if (e.target === p.exact) {
+      window.setTimeout(function () { commit(p); }, 0);
+    }
+  }, true);
+})();
+</script>"""

@@ -1,8 +1,9 @@
 """Frequency clock hands: every (sin, cos) pair of the sinusoidal encoding as the hand of a clock,
 animated in the browser, with the odometer of total turns and the numbers behind it.
 
-URL keys: d_model, base, m (the start position p; shared with the RoPE pages), n_clocks.
-The in-chart slider, play checkbox and speed menu live in the browser only (not in the URL).
+URL keys: d_model, base, m (the position p; shared with the RoPE pages), n_clocks.
+p is the in-chart slider itself (explorer.liveparam): the hands move in the browser and the link
+follows when a drag ends or play stops. The play checkbox and speed menu live in the browser only.
 """
 
 import math
@@ -12,7 +13,8 @@ import streamlit as st
 import posenc
 from explorer.charts import clocks as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
+from explorer.layout import cached, formula, intro, notice_list, page_setup, shared
+from explorer.liveparam import LiveChart
 from explorer.params import PARAMS, escape_markdown, widget
 
 page_setup("clocks")
@@ -32,7 +34,7 @@ with intro():
         caption="Hand j turns clockwise by θ_j radians per token and completes a turn every λ_j tokens.",
     )
 
-P_MAX = PARAMS["m"].max  # the in-chart slider spans the same positions as the URL one
+P_MAX = PARAMS[charts.LIVE_KEY].max  # the in-chart slider is the URL's p
 NEAR_REPEAT = 44  # 44 tokens turn the first hand (1 rad per token) by 7 turns and 1.0°
 
 
@@ -80,18 +82,13 @@ PLAY_NOTICE = (
     "wheel in a film); a hand moves smoothly only while it turns by a small angle per frame."
 )
 
+live = LiveChart("clocks_live", (charts.LIVE_KEY,))
+position = live.values[charts.LIVE_KEY]
 with st.container(border=True):
-    c1, c2, c3, c4 = st.columns([1.2, 1.4, 1.0, 1.4])
+    c1, c2, c3 = st.columns([1.2, 1.4, 1.4])
     d_model = widget("d_model", container=c1)
     base = float(widget("base", container=c2))
     n_clocks = widget("n_clocks", container=c3, max=min(PARAMS["n_clocks"].max, d_model // 2))
-    position = widget(
-        "m",
-        container=c4,
-        label="Start position p",
-        help="Where the hands start (and what the table below shows). Goes into the link; the "
-        "slider right above the clocks then moves them in your browser.",
-    )
 
 
 @cached(max_entries=16)
@@ -120,13 +117,14 @@ except ValueError as err:  # unreachable within the params' ranges; never crash 
     angle, sin, cos = hands_at(position, d_model, base)
 
 pairs = charts.clock_pairs(d_model // 2, n_clocks)
-show_chart(
+starts = live.starts((d_model, base, n_clocks))
+live.show(
     shared(charts.clock_chart)(
         pairs,
         theta[pairs],
         wl[pairs],
         all_theta=theta,
-        position=position,
+        position=starts[charts.LIVE_KEY],
         p_max=P_MAX,
         base=base,
         d_model=d_model,
@@ -135,9 +133,9 @@ show_chart(
     container=st.container(key="clock_chart"),  # explorer/assets.py puts its controls above the clocks
 )
 st.caption(
-    "Right above the clocks (not in the link): drag **position p**, type it or step it by ±1 in the box next to it, or "
+    "Right above the clocks: drag **position p**, type it or step it by ±1 in the box next to it, or "
     "tick **▶ play** and pick a speed. The hands move in your browser, frame by frame, without asking "
-    "the server. The start position slider at the top goes into the link."
+    "the server; when you let go, or stop play (p then rests on its whole token), the table below and the link follow."
 )
 with st.expander("How the animation works, and why this way"):
     st.markdown(

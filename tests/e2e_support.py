@@ -310,7 +310,8 @@ _READ_WIDGET_JS = """
   if (!c) {
     // a chart's own slider (explorer.liveparam): the in-chart binding labelled with the key
     const bind = [...document.querySelectorAll('[data-testid=stVegaLiteChart] .vega-bind')].find(
-      (b) => (b.querySelector('.vega-bind-name')?.textContent || '').trim() === key);
+      (b) => (b.querySelector('.vega-bind-name')?.textContent || '').trim() === key
+        || b.querySelector('input')?.name === key + '_' + key);  /* explorer.charts.live.input_signal */
     return bind ? bind.querySelector('input').value : null;
   }
   // st.tabs: the open tab (checked first: the tabs' container also holds the open tab's widgets).

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import shutil
 import subprocess
 
@@ -16,7 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from explorer.assets import CLOCK_BRIDGE_JS
 from explorer.charts import clocks as charts
+from explorer.charts import live
 
 
 def theta_loop(d: int, base: float) -> np.ndarray:
@@ -106,21 +109,30 @@ NODE = shutil.which("node")
 def test_parameters_live_in_the_browser_and_pos_has_a_timer():
     _, spec, _, _ = build(position=7, p_max=8192)
     params = {p["name"]: p for p in spec["params"]}
-    assert set(params) == {"pos", "exact", "playing", "speed"}
+    assert set(params) == {"pos", "exact", "playing", "speed", charts.LIVE_KEY}
     pos = params["pos"]
     assert pos["value"] == 7.0
-    assert pos["bind"] == {"input": "range", "min": 0, "max": 8192, "step": 1, "name": "position p "}
+    # the slider is the URL's p: explorer.charts.live.position, starting at 7; pos follows its input signal
+    p_live = params[charts.LIVE_KEY]
+    assert p_live["select"] == {"type": "point", "fields": ["m"], "on": "none", "clear": False}
+    assert p_live["value"] == 7
+    assert p_live["bind"] == {"input": "range", "min": 0, "max": 8192, "step": 1, "name": "position p "}
+    assert pos["on"][2] == {"events": {"signal": live.input_signal("m")}, "update": "isValid(m_m) ? m_m : pos"}
+    # the page's bridge (play stopped, a number typed -> the slider's own input event) names the same inputs
+    for name in (live.input_signal(charts.LIVE_KEY), "exact", "playing"):
+        assert f'input[name="{name}"]' in CLOCK_BRIDGE_JS
+    assert ".st-key-clock_chart" in CLOCK_BRIDGE_JS and re.search(r"<[A-Za-z/!]", CLOCK_BRIDGE_JS[8:-9]) is None
     assert params["playing"]["bind"]["input"] == "checkbox" and params["playing"]["value"] is False
     assert params["speed"]["bind"]["input"] == "select"
     assert params["speed"]["bind"]["options"] == list(charts.SPEEDS)
     assert params["speed"]["value"] in charts.SPEEDS
     # the Vega timer handler that makes "play" work without the server
-    handler, typed = pos["on"]
+    handler, typed, _ = pos["on"]
     assert handler["events"] == {"type": "timer", "throttle": charts.FRAME_MS}
     assert handler["update"].startswith("playing ?") and handler["update"].endswith(": pos")
     # fine control: a number box showing floor(p), with the whole range and step 1; typing in it moves p
     exact = params["exact"]
-    assert exact["expr"] == "floor(pos)"
+    assert exact["value"] == 7 and exact["on"] == [{"events": {"signal": "pos"}, "update": "floor(pos)"}]
     assert exact["bind"] == {"input": "number", "name": "exact p (type, or ±1) ", "min": 0, "max": 8192, "step": 1}
     assert typed["events"] == {"source": "window", "type": "input", "filter": "event.target.name === 'exact'"}
 
@@ -317,7 +329,7 @@ def test_bad_input_is_rejected():
 def test_the_chart_describes_its_clocks_with_their_numbers():
     _, spec, pairs, _ = build(d=16, base=10000.0, n_clocks=4, position=7)
     text = spec["description"]
-    assert text.startswith("Clock hands at position p = 7 ")
+    assert text.startswith("Clock hands, starting at position p = 7 ")
     for j in pairs:
         assert (
             f"pair {j} (wavelength {charts.wavelength_label(2 * math.pi * 10000.0 ** (2.0 * j / 16))} tokens)" in text

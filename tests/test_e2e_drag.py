@@ -41,6 +41,27 @@ CHARTS_DRAWN_JS = """
 """
 
 
+def hold_and_drag_a_tenth(page, slider, steps: int) -> None:
+    """Press the mouse on an in-chart range input's left end and move it over a tenth of the track
+    in `steps` moves 25 ms apart, like a hand; the button stays down (the caller releases it)."""
+    box = slider.bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 2, y)
+    page.mouse.down()
+    for i in range(1, steps + 1):
+        page.mouse.move(box["x"] + box["width"] * i / (10 * steps), y)
+        page.wait_for_timeout(25)
+
+
+def open_drawn(browser, url: str, title: str):
+    """A new 1280 × 900 tab at `url`, once the script is idle and every chart is drawn."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(url)
+    wait_idle(page, title=title)
+    wait_charts_drawn(page)
+    return page
+
+
 def charts_drawn(page) -> list[str]:
     """`CHARTS_DRAWN_JS` once two readings 200 ms apart agree (a chart can finish drawing late)."""
     last = page.evaluate(CHARTS_DRAWN_JS)
@@ -55,7 +76,6 @@ def charts_drawn(page) -> list[str]:
 
 #: page URL path, slider key, its title on the page
 SLIDERS = [
-    ("Clock_hands", "m", "Frequency clock hands"),
     ("Relative_invariance", "shift_t", "Relative-position invariance"),
 ]
 
@@ -154,14 +174,8 @@ def test_the_rope_live_plane_moves_in_the_browser_and_the_link_follows_the_relea
         assert live_readout(page)["⟨R_m q, R_n k⟩"] == score(6, 13)
         chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
         page.evaluate(COUNT_RUNS_JS)
-        box = m_in.bounding_box()
-        y = box["y"] + box["height"] / 2
-        page.mouse.move(box["x"] + 2, y)
-        page.mouse.down()
         steps = 40
-        for i in range(1, steps + 1):  # a tenth of the track (about 820 positions), in 40 steps
-            page.mouse.move(box["x"] + box["width"] * i / (10 * steps), y)
-            page.wait_for_timeout(25)
+        hold_and_drag_a_tenth(page, m_in, steps)  # about 820 positions
         during = page.evaluate("window.__runs")
         moved = int(m_in.input_value())
         shown = live_readout(page)
@@ -184,4 +198,57 @@ def test_the_rope_live_plane_moves_in_the_browser_and_the_link_follows_the_relea
         m_again = live_again.locator(".vega-bind", has=again.locator(".vega-bind-name", has_text="m")).locator("input")
         assert m_again.first.input_value() == str(moved)
         assert live_readout(again)["⟨R_m q, R_n k⟩"] == score(moved, 13)
+        browser.close()
+
+
+def test_the_clock_p_is_the_charts_own_slider_and_the_link_follows_a_drag_and_a_stopped_play(server):
+    """Issue #23: the clock page's p is one control, the chart's slider (the URL's m). A drag turns the
+    hands in the browser (the read-out above the clocks follows) at no more than one run per 150 ms
+    pause; after the release the link, the table's heading and a new tab hold the new p, and the chart
+    was not rebuilt. Play moves the slider too, and stopping it sends the whole position to the link."""
+    from playwright.sync_api import sync_playwright
+
+    title = "Frequency clock hands"
+
+    def readout(page) -> str:
+        texts = page.locator(".st-key-clock_chart svg text").evaluate_all("els => els.map((e) => e.textContent)")
+        return next(t for t in texts if t and t.startswith("position p = "))
+
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        page = open_drawn(browser, f"{server.base_url}/Clock_hands?m=6", title)
+        chart = page.locator(".st-key-clock_chart [data-testid=stVegaLiteChart]").first
+        p_in = chart.locator('input[name="m_m"]')
+        assert p_in.input_value() == "6" and readout(page) == "position p = 6.00"
+        assert page.get_by_text("The numbers at p = 6", exact=True).count() == 1
+        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
+        page.evaluate(COUNT_RUNS_JS)
+        steps = 40
+        hold_and_drag_a_tenth(page, p_in, steps)
+        during = page.evaluate("window.__runs")
+        moved = int(p_in.input_value())
+        shown = readout(page)
+        page.mouse.up()
+        assert moved > 100 and shown == f"position p = {moved:,}.00"
+        assert during <= steps // 8, f"{during} server runs during one drag"
+        page.wait_for_function(f"() => new URLSearchParams(location.search).get('m') === '{moved}'", timeout=15_000)
+        wait_idle(page, title=title)
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the clock chart was rebuilt"
+        assert page.evaluate("window.__runs") - during <= 2
+        assert page.get_by_text(f"The numbers at p = {moved}", exact=True).count() == 1
+        # play: the slider moves with the hands; stopping sends floor(p) to the link
+        chart.locator('input[name="playing"]').check()
+        page.wait_for_function(
+            f"() => +document.querySelector('.st-key-clock_chart input[name=m_m]').value > {moved + 1}"
+        )
+        chart.locator('input[name="playing"]').uncheck()
+        page.wait_for_timeout(300)
+        stopped = p_in.input_value()
+        assert int(stopped) > moved + 1 and readout(page) == f"position p = {int(stopped):,}.00"
+        page.wait_for_function(f"() => new URLSearchParams(location.search).get('m') === '{stopped}'", timeout=15_000)
+        wait_idle(page, title=title)
+        assert page.get_by_text(f"The numbers at p = {stopped}", exact=True).count() == 1
+        again = open_drawn(browser, page.url, title)
+        assert again.locator('.st-key-clock_chart input[name="m_m"]').input_value() == stopped
+        assert readout(again) == f"position p = {int(stopped):,}.00"
         browser.close()

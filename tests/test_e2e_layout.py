@@ -337,7 +337,8 @@ def test_the_shuffle_diagrams_words_never_overlap(browser, server, shots, viewpo
 def test_the_clock_controls_sit_above_the_clocks_and_step_p_by_one_in_the_browser(browser, server):
     """Clock hands at 1280 × 720, ?present=1: the in-chart controls (play, position slider, the exact-p
     box, speed) are right above the clocks and in the first screen, larger than Streamlit's default
-    (presentation mode's rem); the box's up arrow moves p by exactly one, with no server run."""
+    (presentation mode's rem); the box's up arrow moves p by exactly one, the slider with it, and the
+    link follows in one server run (the slider is the URL's p)."""
     clocks = next(p for p in CHECKED if p.slug == "clocks")
     context, tab = open_page(browser, server, clocks, {"present": "1", "m": "5"}, viewport=PROJECTOR)
     try:
@@ -368,6 +369,7 @@ def test_the_clock_controls_sit_above_the_clocks_and_step_p_by_one_in_the_browse
         assert readout == "position p = 6.00"
         assert tab.locator(".st-key-clock_chart input[type=range]").input_value() == "6"
         tab.wait_for_timeout(1500)
-        assert tab.evaluate("() => window.__runs") == 0
+        assert tab.evaluate("() => window.__runs") == 1
+        assert "m=6" in tab.url
     finally:
         context.close()

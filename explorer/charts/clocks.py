@@ -37,6 +37,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts import live
 from explorer.charts.style import chart_config
 
 #: Frames per second of the in-browser animation (Vega timer throttle = 1000 / FPS ms).
@@ -56,6 +57,9 @@ ODOMETER_MAX_LABELS = 6
 LABEL_PX = 36  # height of the two label lines under a clock (14 px font), in pixels
 HAND = 0.9  # hand length, in dial radii
 _RING_POINTS = 73  # points on each dial circle (72 segments)
+
+#: The in-chart slider: the registry parameter m ("start position p" on this page), the URL's p.
+LIVE_KEY = "m"
 
 CONFIG = chart_config(title={"fontSize": 19}, view={"stroke": None}, concat={"spacing": 28})
 
@@ -159,7 +163,7 @@ def clock_chart(
 
     pairs, theta, wavelengths   the pairs that get a clock, their θ_j and λ_j
     all_theta                   θ_j of every pair (the odometer shows all of them)
-    position                    the initial position (from the server-side slider / URL)
+    position                    the initial position (the URL's p: the slider, LIVE_KEY, starts there)
     p_max                       the in-chart slider runs over 0 … p_max; playing wraps there
     """
     pairs = np.asarray(pairs, dtype=np.int64)
@@ -175,12 +179,15 @@ def clock_chart(
     if not 0 <= position <= p_max:
         raise ValueError(f"position must be in 0 … p_max = {p_max}, got {position}")
 
-    # ---- the parameters: all client-side (the page's URL-bound slider only sets the start)
-    pos = alt.param(
-        name="pos",
-        value=float(position),
-        bind=alt.binding_range(min=0, max=int(p_max), step=1, name="position p "),
-    )
+    # ---- the parameters. The slider is the URL's p itself (`explorer.charts.live.position`, key
+    # LIVE_KEY): a drag reports its value to the page when it ends. ``pos`` is the position the
+    # hands show: it follows the slider, and while playing a Vega timer moves it on by fractions of
+    # a token. A timer cannot set a selection (only its input can), so when play stops or a number
+    # is typed, the page's script (explorer/assets.py, CLOCK_BRIDGE_JS) moves the slider to
+    # floor(pos) with the slider's own input event: the selection, and then the link, follow.
+    p_live = live.position(LIVE_KEY, start=int(position), lo=0, hi=int(p_max), label="position p ")
+    slider = live.input_signal(LIVE_KEY)
+    pos = alt.param(name="pos", value=float(position))
     playing = alt.param(name="playing", value=False, bind=alt.binding_checkbox(name="▶ play "))
     speed = alt.param(
         name="speed",
@@ -191,13 +198,16 @@ def clock_chart(
     # stepping it by ±1 (its arrows, the arrow keys) moves p there. The box follows p; p follows
     # the box only when the box says something else than floor(p), so a fractional p while
     # playing slowly is never rounded.
+    # (It follows pos by an event handler, not an ``expr``: Vega updates a bound input when its signal
+    # is set by a handler, but not when an expression signal is recomputed.)
     exact = alt.param(
         name="exact",
-        expr="floor(pos)",
+        value=int(math.floor(position)),
         bind=alt.binding(input="number", name="exact p (type, or ±1) "),
     )
+    follow_pos = [{"events": {"signal": "pos"}, "update": "floor(pos)"}]
     # Every frame: pos ← pos + speed / FPS while playing, wrapping to 0 after p_max; rounded to
-    # 1/100 token so the slider's read-out stays short.
+    # 1/100 token so the read-out stays short.
     step = f"(pos + speed / {FPS})"
     typed = "toNumber(event.target.value)"
     timer = [
@@ -209,6 +219,10 @@ def clock_chart(
             "events": {"source": "window", "type": "input", "filter": "event.target.name === 'exact'"},
             "update": f"isValid({typed}) && isFinite({typed}) && {typed} != floor(pos) "
             f"? clamp(round({typed}), 0, {int(p_max)}) : pos",
+        },
+        {  # the slider (dragged, or moved by the bridge): the hands go where it is
+            "events": {"signal": slider},
+            "update": f"isValid({slider}) ? {slider} : pos",
         },
     ]
 
@@ -302,6 +316,9 @@ def clock_chart(
         .transform_calculate(text="'position p = ' + format(pos, ',.2f')")
         .mark_text(fontSize=20, fontWeight="bold", align="left", baseline="top", color="#0F172A")
         .encode(x=x, y=y, text=alt.Text("text:N"))
+        # Vega-Lite defines a selection in a unit view (named, so the spec is the same at every build)
+        .properties(name="clock_readout")
+        .add_params(p_live)
     )
     # Composite charts are built in one constructor call: every .properties()/.add_params() on a
     # composite deep-copies all its sub-charts (tens of milliseconds here).
@@ -386,7 +403,7 @@ def clock_chart(
     )
 
     description = (
-        f"Clock hands at position p = {position:g} (the in-chart controls move it): "
+        f"Clock hands, starting at position p = {position:g} (the in-chart controls move it): "
         + ", ".join(f"pair {j} (wavelength {wavelength_label(lam)} tokens)" for j, lam in zip(pairs, wl))
         + ". Each hand turns clockwise by θ_j radians per token. Below, the odometer: the turns made by "
         + (
@@ -401,6 +418,9 @@ def clock_chart(
         params=[playing.param, pos.param, exact.param, speed.param],  # type: ignore[list-item]
         config=CONFIG,
         autosize=alt.AutoSizeParams(type="pad", contains="padding"),
-        usermeta={"client_timer": {"pos": timer}, "client_bind": {"exact": {"min": 0, "max": int(p_max), "step": 1}}},
+        usermeta={
+            "client_timer": {"pos": timer, "exact": follow_pos},
+            "client_bind": {"exact": {"min": 0, "max": int(p_max), "step": 1}},
+        },
         description=description,
     )

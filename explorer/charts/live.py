@@ -22,7 +22,7 @@ from typing import Any
 
 import altair as alt
 
-__all__ = ["position", "value"]
+__all__ = ["input_signal", "position", "value"]
 
 
 def position(key: str, *, start: int | float, lo: int | float, hi: int | float, step: int | float = 1, label: str):
@@ -36,3 +36,11 @@ def position(key: str, *, start: int | float, lo: int | float, hi: int | float, 
 def value(key: str) -> str:
     """The Vega expression for the in-chart value of `position(key, …)`."""
     return f"{key}.{key}"
+
+
+def input_signal(key: str) -> str:
+    """The Vega signal Vega-Lite compiles for the slider of `position(key, …)` (``m_m``): the raw
+    value of the range input, which is also the input element's ``name``. Other signals may listen
+    to it (an event stream ``{"signal": …}``); only the input itself can set it (a script sets it
+    the same way, by the input's own ``input`` event)."""
+    return f"{key}_{key}"
