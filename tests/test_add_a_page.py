@@ -125,7 +125,7 @@ print(json.dumps({
 
 def test_a_toy_page_in_four_files_appears_everywhere(tmp_path):
     copy = tmp_path / "repo"
-    skip = shutil.ignore_patterns(".git", "docs", "golden", "bench", "deploy", "__pycache__", ".*_cache", ".hypothesis")
+    skip = shutil.ignore_patterns(".git", "docs", "bench", "deploy", "__pycache__", ".*_cache", ".hypothesis")
     shutil.copytree(ROOT, copy, ignore=skip)
     for path, text in TOY.items():
         assert not (copy / path).exists(), path

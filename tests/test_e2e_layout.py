@@ -126,21 +126,22 @@ def tab_views(page) -> list[tuple[str, str]]:
     return out
 
 
-def every_view() -> list[tuple[object, dict]]:
-    """(page, query) for every page at its defaults and every other tab of it."""
-    return [(page, view) for page in CHECKED for view in [{}] + [{k: o} for k, o in tab_views(page)]]
+def page_views(page) -> list[dict]:
+    """The page at its defaults and every other tab of it, as queries."""
+    return [{}] + [{k: o} for k, o in tab_views(page)]
 
 
+@pytest.mark.parametrize("page", CHECKED, ids=[p.slug for p in CHECKED])
 @pytest.mark.parametrize("name", list(VIEWPORTS))
-def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots, name):
+def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots, name, page):
     """Every page and every tab, in light and in dark: no horizontal overflow of the page, the main
     area or an element; no chart text ending in "…". One browser context per colour scheme, reused
-    from page to page."""
+    from tab to tab (one test per viewport and page, so that pytest-xdist spreads them)."""
     viewport, present = VIEWPORTS[name]
     contexts = {}
     problems = []
     try:
-        for (page, view), scheme in itertools.product(every_view(), ("light", "dark")):
+        for view, scheme in itertools.product(page_views(page), ("light", "dark")):
             if scheme not in contexts:
                 context = browser.new_context(viewport=viewport, color_scheme=scheme)
                 context.set_default_timeout(60_000)
