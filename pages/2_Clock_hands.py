@@ -82,7 +82,7 @@ PLAY_NOTICE = (
     "wheel in a film); a hand moves smoothly only while it turns by a small angle per frame."
 )
 
-live = LiveChart("clocks_live", (charts.LIVE_KEY,))
+live = LiveChart("clocks_live", charts.LIVE_PARAMS)
 position = live.values[charts.LIVE_KEY]
 with st.container(border=True):
     c1, c2, c3 = st.columns([1.2, 1.4, 1.4])

@@ -307,16 +307,18 @@ def test_in_the_browser(server, shots):
             expand.click()
             page.wait_for_timeout(600)
             assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()
-            page.locator(".st-key-m input[type=range]").focus()  # position m (main area)
+            page.locator(".st-key-j input[type=range]").focus()  # pair index j (main area)
             page.keyboard.press("ArrowRight")
             _settle(page)
-            assert "m=6" in page.url
+            assert "j=1" in page.url
             assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()  # stays open
             # Larger presentation charts next to the open sidebar: nothing spills over a neighbour
             # (the plane moves above its metric cards), on both tabs and on the other pages with
             # fixed-size charts.
             assert page.evaluate(SPILLS_JS) == []
-            plane = page.locator("[data-testid=stVegaLiteChart] > svg").first  # full size, not shrunk
+            # the One pair tab's plane, full size, not shrunk (the live plane in the controls box above may
+            # shrink to its column while the sidebar is open: it is a control, drawn whole at a smaller scale)
+            plane = page.locator("[data-testid=stTabs] [data-testid=stVegaLiteChart] > svg").first
             assert plane.evaluate("s => Math.abs(s.getBoundingClientRect().width - s.viewBox.baseVal.width)") < 1
             for url in (
                 "RoPE_rotation?present=1&rope_view=Whole+head",
@@ -335,7 +337,7 @@ def test_in_the_browser(server, shots):
             # Every chart: PNG from Streamlit's toolbar, SVG from ours (image heatmaps included).
             page.goto(f"{server}/RoPE_rotation?rope_view=Whole+head")
             _settle(page)
-            chart = page.locator("[data-testid=stVegaLiteChart]").nth(0)  # the R_m image heatmap
+            chart = page.locator("[data-testid=stTabs] [data-testid=stVegaLiteChart]").nth(0)  # the R_m image heatmap
             chart.evaluate("e => e.scrollIntoView({block: 'center'})")  # toolbar clear of the header
             page.wait_for_timeout(300)
             frame = chart.locator("xpath=ancestor::*[@data-testid='stFullScreenFrame'][1]")

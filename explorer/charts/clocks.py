@@ -60,6 +60,7 @@ _RING_POINTS = 73  # points on each dial circle (72 segments)
 
 #: The in-chart slider: the registry parameter m ("start position p" on this page), the URL's p.
 LIVE_KEY = "m"
+LIVE_PARAMS = (LIVE_KEY,)  # the chart's own sliders (explorer.liveparam), as on the RoPE page
 
 CONFIG = chart_config(title={"fontSize": 19}, view={"stroke": None}, concat={"spacing": 28})
 
