@@ -35,6 +35,8 @@ def experiment(words: tuple[str, ...], dim: int, seed: int, shuffle_seed: int, p
     import posenc.torch as pt
     from posenc import inverse_frequencies, learned_table
 
+    pt.set_threads(1)  # one core: torch's thread pool made this tiny head 10-170 ms slower on a busy server
+
     perm = att.shuffle_permutation(words, seed=shuffle_seed)
     shuffled = [words[i] for i in perm]
     w_q, w_k, w_v = att.seeded_projections(dim, seed=seed)

@@ -88,7 +88,7 @@ def press(tab, key: str, chart: int, title: str) -> float:
     """One measured press; the tab is brought to the front first (a background tab's animation
     frames are throttled, which the measurement polls on)."""
     tab.bring_to_front()
-    return slider_latency_ms(tab, key, chart, title)["total"]
+    return slider_latency_ms(tab, key, chart, title)
 
 
 def measure(args) -> tuple[list[dict], str, str]:
@@ -99,6 +99,7 @@ def measure(args) -> tuple[list[dict], str, str]:
     with (
         StreamlitServer("app.py") as app,
         StreamlitServer(REFERENCE_APP) as ref,
+        StreamlitServer("app.py", cwd=Path(args.baseline)) if args.baseline else StreamlitServer(REFERENCE_APP) as base,
         sync_playwright() as pw,
     ):
         browser = launch_chromium(pw)
@@ -113,28 +114,43 @@ def measure(args) -> tuple[list[dict], str, str]:
                 tab = context.new_page()
                 tab.goto(app.url(page.script, OPEN_TAB.get(page.slug)), wait_until="commit")
                 ready_time_ms(tab, title)
+                base_tab = None
+                if args.baseline:
+                    base_tab = context.new_page()
+                    base_tab.goto(base.url(page.script, OPEN_TAB.get(page.slug)), wait_until="commit")
+                    ready_time_ms(base_tab, title)
+                    press(base_tab, key, chart, title)
                 # warm-up press on both (first-press costs: lazy code, caches)
                 press(tab, key, chart, title)
                 press(ref_tab, REFERENCE_SLIDER, 0, REFERENCE_TITLE)
-                a, b = [], []
-                for _ in range(args.presses):  # A B A B …
+                a, b, c = [], [], []
+                for _ in range(args.presses):  # A B A B … (A C B A C B … with a baseline)
                     a.append(press(tab, key, chart, title))
+                    if base_tab is not None:
+                        c.append(press(base_tab, key, chart, title))
                     b.append(press(ref_tab, REFERENCE_SLIDER, 0, REFERENCE_TITLE))
                 errors = exceptions(tab)
                 tab.close()
+                if base_tab is not None:
+                    base_tab.close()
                 row = {
                     "page": title,
                     "slider": key,
-                    "ms": statistics.median(a),
-                    "ref_ms": statistics.median(b),
-                    "min": min(a),
-                    "max": max(a),
+                    "ms": statistics.median(x["total"] for x in a),
+                    "ref_ms": statistics.median(x["total"] for x in b),
+                    # where the page's time goes: keydown → run starts → run over → chart drawn
+                    **{part: statistics.median(x[part] for x in a) for part in ("to_run", "run", "draw")},
                     "error": errors[0][:100] if errors else "",
                 }
                 row["ratio"] = row["ms"] / row["ref_ms"]
+                if c:
+                    row["base_ms"] = statistics.median(x["total"] for x in c)
+                    row["base_ratio"] = row["base_ms"] / row["ref_ms"]
                 rows.append(row)
                 print(
                     f"  {title:<30} {key:<10} {row['ms']:6.0f} ms / {row['ref_ms']:5.0f} ms = {row['ratio']:.2f}×"
+                    f"  ({row['to_run']:.0f} to run + {row['run']:.0f} run + {row['draw']:.0f} draw)"
+                    + (f"  baseline {row['base_ms']:.0f} ms = {row['base_ratio']:.2f}×" if c else "")
                     + (f"  EXCEPTION {row['error']}" if row["error"] else ""),
                     flush=True,
                 )
@@ -145,6 +161,8 @@ def measure(args) -> tuple[list[dict], str, str]:
 
 
 def render(rows: list[dict], when: str, load_start: str, load_end: str, args, label: str) -> str:
+    if args.baseline:
+        return render_ab(rows, when, load_start, load_end, args, label)
     out = [
         f"### {when}{' · ' + label if label else ''}",
         "",
@@ -152,13 +170,37 @@ def render(rows: list[dict], when: str, load_start: str, load_end: str, args, la
         f"{load_start} at the start, {load_end} at the end · median of {args.presses} presses "
         "after one warm-up, alternating with the one-chart app",
         "",
-        "| page | slider | slider → charts redrawn | one-chart app | ÷ one-chart | target ≤ 1.2× |",
-        "|---|---|---:|---:|---:|:--:|",
+        "| page | slider | slider → charts redrawn | one-chart app | ÷ one-chart | target ≤ 1.2× "
+        "| to run start · run + apply · rest |",
+        "|---|---|---:|---:|---:|:--:|---|",
     ]
     for r in rows:
         verdict = "ok" if r["ratio"] <= 1.2 else "MISS"
         out.append(
             f"| {r['page']} | {r['slider']} | {r['ms']:.0f} ms | {r['ref_ms']:.0f} ms | {r['ratio']:.2f}× | {verdict}"
+            + (f" (exception: {r['error']})" if r["error"] else "")
+            + f" | {r['to_run']:.0f} · {r['run']:.0f} · {r['draw']:.0f} ms |"
+        )
+    return "\n".join(out)
+
+
+def render_ab(rows: list[dict], when: str, load_start: str, load_end: str, args, label: str) -> str:
+    out = [
+        f"### {when}{' · ' + label if label else ''}",
+        "",
+        f"`python bench/slider_latency.py --baseline …` · {os.cpu_count()} CPUs · load average (1, 5, 15 min) "
+        f"{load_start} at the start, {load_end} at the end · median of {args.presses} presses after one "
+        "warm-up; three servers in one run, taking turns press by press: this branch, the baseline "
+        "checkout, the one-chart app",
+        "",
+        "| page | slider | before | ÷ one-chart | after | ÷ one-chart | one-chart app | target ≤ 1.2× |",
+        "|---|---|---:|---:|---:|---:|---:|:--:|",
+    ]
+    for r in rows:
+        verdict = "ok" if r["ratio"] <= 1.2 else "MISS"
+        out.append(
+            f"| {r['page']} | {r['slider']} | {r['base_ms']:.0f} ms | {r['base_ratio']:.2f}× | {r['ms']:.0f} ms "
+            f"| {r['ratio']:.2f}× | {r['ref_ms']:.0f} ms | {verdict}"
             + (f" (exception: {r['error']})" if r["error"] else "")
             + " |"
         )
@@ -186,6 +228,11 @@ def main() -> int:
     ap.add_argument("--presses", type=int, default=5)
     ap.add_argument("--only", nargs="*", help="page slugs")
     ap.add_argument("--all", action="store_true", help="include the real-model page")
+    ap.add_argument(
+        "--baseline",
+        help="another checkout of the app (e.g. `git archive` of an earlier commit): served by a third "
+        "server and measured in the same run, A C B A C B …",
+    )
     ap.add_argument("--label", default="", help="a note for the heading (e.g. the commit)")
     ap.add_argument("--write", action="store_true", help="record the table in bench/RESULTS.md")
     args = ap.parse_args()
@@ -193,7 +240,7 @@ def main() -> int:
     if missing:
         print(missing)
         return 1
-    when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     t0 = time.perf_counter()
     rows, load_start, load_end = measure(args)
     table = render(rows, when, load_start, load_end, args, args.label)
