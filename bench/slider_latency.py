@@ -160,6 +160,42 @@ def measure(args) -> tuple[list[dict], str, str]:
     return rows, load_start, load()
 
 
+def cold_start_s(cwd: Path, browser) -> float:
+    """`streamlit run app.py` → the home page drawn in a fresh browser context (s), as
+    bench/run_all.py section 4 measures it."""
+    server = StreamlitServer("app.py", cwd=cwd)
+    server.start()
+    try:
+        server.wait_healthy()
+        context = browser.new_context(viewport=VIEWPORT)
+        tab = context.new_page()
+        tab.goto(server.url(""), wait_until="commit")
+        ready_time_ms(tab, PAGES[0].title)
+        elapsed = time.perf_counter() - server.started_at
+        context.close()
+        return elapsed
+    finally:
+        server.stop()
+
+
+def measure_cold(args) -> list[dict]:
+    """Cold start of this checkout and of the baseline, taking turns (A B A B …)."""
+    from playwright.sync_api import sync_playwright
+
+    checkouts = [("this branch", ROOT)] + ([("baseline", Path(args.baseline))] if args.baseline else [])
+    times: dict[str, list[float]] = {name: [] for name, _ in checkouts}
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        try:
+            for _ in range(args.cold):
+                for name, cwd in checkouts:
+                    times[name].append(cold_start_s(cwd, browser))
+                    print(f"  cold start {name}: {times[name][-1]:.2f} s", flush=True)
+        finally:
+            browser.close()
+    return [{"name": n, "median": statistics.median(t), "all": t} for n, t in times.items()]
+
+
 def render(rows: list[dict], when: str, load_start: str, load_end: str, args, label: str) -> str:
     if args.baseline:
         return render_ab(rows, when, load_start, load_end, args, label)
@@ -233,6 +269,9 @@ def main() -> int:
         help="another checkout of the app (e.g. `git archive` of an earlier commit): served by a third "
         "server and measured in the same run, A C B A C B …",
     )
+    ap.add_argument(
+        "--cold", type=int, default=0, help="also measure cold start N times (with the baseline: alternating)"
+    )
     ap.add_argument("--label", default="", help="a note for the heading (e.g. the commit)")
     ap.add_argument("--write", action="store_true", help="record the table in bench/RESULTS.md")
     args = ap.parse_args()
@@ -242,8 +281,15 @@ def main() -> int:
         return 1
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     t0 = time.perf_counter()
-    rows, load_start, load_end = measure(args)
-    table = render(rows, when, load_start, load_end, args, args.label)
+    rows, load_start, load_end = measure(args) if args.presses else ([], load(), load())
+    table = render(rows, when, load_start, load_end, args, args.label) if rows else f"### {when}"
+    if args.cold:
+        cold = measure_cold(args)
+        table += (
+            f"\n\nCold start, `streamlit run app.py` → home page drawn (median of {args.cold}, taking turns; "
+            f"load {load()} at the end): "
+            + ", ".join(f"{c['name']} {c['median']:.2f} s ({', '.join(f'{x:.2f}' for x in c['all'])})" for c in cold)
+        )
     print()
     print(table)
     print(f"\n({(time.perf_counter() - t0) / 60:.1f} min)")
