@@ -41,6 +41,7 @@ from e2e_support import (  # noqa: E402
     ready_time_ms,
     slider_latency_ms,
 )
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 from explorer.manifest import PAGES  # noqa: E402
 
@@ -111,53 +112,66 @@ def measure(args) -> tuple[list[dict], str, str]:
             for title, page, key, chart in targets(args.all):
                 if args.only and page.slug not in args.only:
                     continue
-                tab = context.new_page()
-                tab.goto(app.url(page.script, OPEN_TAB.get(page.slug)), wait_until="commit")
-                ready_time_ms(tab, title)
-                base_tab = None
-                if args.baseline:
-                    base_tab = context.new_page()
-                    base_tab.goto(base.url(page.script, OPEN_TAB.get(page.slug)), wait_until="commit")
-                    ready_time_ms(base_tab, title)
-                    press(base_tab, key, chart, title)
-                # warm-up press on both (first-press costs: lazy code, caches)
-                press(tab, key, chart, title)
-                press(ref_tab, REFERENCE_SLIDER, 0, REFERENCE_TITLE)
-                a, b, c = [], [], []
-                for _ in range(args.presses):  # A B A B … (A C B A C B … with a baseline)
-                    a.append(press(tab, key, chart, title))
-                    if base_tab is not None:
-                        c.append(press(base_tab, key, chart, title))
-                    b.append(press(ref_tab, REFERENCE_SLIDER, 0, REFERENCE_TITLE))
-                errors = exceptions(tab)
-                tab.close()
-                if base_tab is not None:
-                    base_tab.close()
-                row = {
-                    "page": title,
-                    "slider": key,
-                    "ms": statistics.median(x["total"] for x in a),
-                    "ref_ms": statistics.median(x["total"] for x in b),
-                    # where the page's time goes: keydown → run starts → run over → chart drawn
-                    **{part: statistics.median(x[part] for x in a) for part in ("to_run", "run", "draw")},
-                    "error": errors[0][:100] if errors else "",
-                }
-                row["ratio"] = row["ms"] / row["ref_ms"]
-                if c:
-                    row["base_ms"] = statistics.median(x["total"] for x in c)
-                    row["base_ratio"] = row["base_ms"] / row["ref_ms"]
+                try:
+                    row = measure_page(context, app, base, ref_tab, title, page, key, chart, args)
+                except PlaywrightTimeout as exc:  # recorded, and the other pages still measured
+                    print(f"  {title:<30} {key:<10} TIMEOUT {str(exc).splitlines()[0][:80]}", flush=True)
+                    for t in context.pages[1:]:
+                        t.close()
+                    continue
                 rows.append(row)
-                print(
-                    f"  {title:<30} {key:<10} {row['ms']:6.0f} ms / {row['ref_ms']:5.0f} ms = {row['ratio']:.2f}×"
-                    f"  ({row['to_run']:.0f} to run + {row['run']:.0f} run + {row['draw']:.0f} draw)"
-                    + (f"  baseline {row['base_ms']:.0f} ms = {row['base_ratio']:.2f}×" if c else "")
-                    + (f"  EXCEPTION {row['error']}" if row["error"] else ""),
-                    flush=True,
-                )
+
         finally:
             context.close()
             browser.close()
     return rows, load_start, load()
+
+
+def measure_page(context, app, base, ref_tab, title, page, key, chart, args) -> dict:
+    """One page: a fresh tab (and one on the baseline), a warm-up press, then the presses."""
+    tab = context.new_page()
+    tab.goto(app.url(page.script, OPEN_TAB.get(page.slug)), wait_until="commit")
+    ready_time_ms(tab, title)
+    base_tab = None
+    if args.baseline:
+        base_tab = context.new_page()
+        base_tab.goto(base.url(page.script, OPEN_TAB.get(page.slug)), wait_until="commit")
+        ready_time_ms(base_tab, title)
+        press(base_tab, key, chart, title)
+    # warm-up press on both (first-press costs: lazy code, caches)
+    press(tab, key, chart, title)
+    press(ref_tab, REFERENCE_SLIDER, 0, REFERENCE_TITLE)
+    a, b, c = [], [], []
+    for _ in range(args.presses):  # A B A B … (A C B A C B … with a baseline)
+        a.append(press(tab, key, chart, title))
+        if base_tab is not None:
+            c.append(press(base_tab, key, chart, title))
+        b.append(press(ref_tab, REFERENCE_SLIDER, 0, REFERENCE_TITLE))
+    errors = exceptions(tab)
+    tab.close()
+    if base_tab is not None:
+        base_tab.close()
+    row = {
+        "page": title,
+        "slider": key,
+        "ms": statistics.median(x["total"] for x in a),
+        "ref_ms": statistics.median(x["total"] for x in b),
+        # where the page's time goes: keydown → run starts → run over → chart drawn
+        **{part: statistics.median(x[part] for x in a) for part in ("to_run", "run", "draw")},
+        "error": errors[0][:100] if errors else "",
+    }
+    row["ratio"] = row["ms"] / row["ref_ms"]
+    if c:
+        row["base_ms"] = statistics.median(x["total"] for x in c)
+        row["base_ratio"] = row["base_ms"] / row["ref_ms"]
+    print(
+        f"  {title:<30} {key:<10} {row['ms']:6.0f} ms / {row['ref_ms']:5.0f} ms = {row['ratio']:.2f}×"
+        f"  ({row['to_run']:.0f} to run + {row['run']:.0f} run + {row['draw']:.0f} draw)"
+        + (f"  baseline {row['base_ms']:.0f} ms = {row['base_ratio']:.2f}×" if c else "")
+        + (f"  EXCEPTION {row['error']}" if row["error"] else ""),
+        flush=True,
+    )
+    return row
 
 
 def cold_start_s(cwd: Path, browser) -> float:

@@ -33,8 +33,9 @@ Bought for speed (each has a public alternative; `bench/bench_compat.py` measure
   lookup table of Altair's ~900 schema classes (Altair rebuilt it, hashing every schema, for every
   shorthand encoding), turns off Altair's DEBUG_MODE (validation at object creation;
   ``to_dict()`` still validates) and with it the schema check of every ``.properties()`` value
-  (``SchemaBase.validate_property``, which ignores DEBUG_MODE). Without it: slower page runs,
-  identical specs.
+  (``SchemaBase.validate_property``, which ignores DEBUG_MODE), and makes ``SchemaBase.copy``
+  (shallow) of a layered or concatenated chart skip the constructor, which deep-copied every layer
+  to merge params the chart had merged already. Without it: slower page runs, identical specs.
 * `freeze_long_lived_objects` - ``gc.freeze()`` (public CPython API, process-wide effect): the
   collector's full passes skip the modules loaded at start-up (and torch once loaded).
 
