@@ -7,6 +7,7 @@ position signal they are not. Run with ``streamlit run app.py``; pages live in p
 
 import streamlit as st
 
+from explorer import homedata
 from explorer.charts import home as charts
 from explorer.exports import labelled_matrices, page_footer
 from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
@@ -31,29 +32,15 @@ def second_notice(pe: str, label: str, gap: float) -> str:
 
 @cached(max_entries=64)
 def experiment(words: tuple[str, ...], dim: int, seed: int, shuffle_seed: int, pe: str) -> dict:
-    """Run the head on the sentence and on its shuffle; torch is imported only here."""
-    import posenc.torch as pt
-    from posenc import inverse_frequencies, learned_table
+    """Run the head on the sentence and on its shuffle (torch); the default view's numbers are stored
+    (explorer.homedata), so a cold server draws this page without importing torch."""
+    stored = homedata.load(words, dim, seed, shuffle_seed, pe)
+    if stored is not None:
+        return stored
+    import posenc.torch as pt  # torch: only here (and homedata.warm_torch's background import)
 
-    perm = att.shuffle_permutation(words, seed=shuffle_seed)
-    shuffled = [words[i] for i in perm]
-    w_q, w_k, w_v = att.seeded_projections(dim, seed=seed)
-    method = {"none": "nope"}.get(pe, pe)
-    table = learned_table(MAX_TOKENS, dim, seed=seed, std=1.0) if pe == "learned" else None
-    pe_rows = att.additive_positions(method, len(words), dim, table=table) if pe in ("sinusoidal", "learned") else None
-    inv_freq = inverse_frequencies(dim) if pe == "rope" else None
-    out = {"perm": perm, "shuffled": shuffled}
-    for name, sentence in (("original", list(words)), ("shuffled", shuffled)):
-        x = att.token_embeddings(sentence, dim, seed=seed)  # (n, d), same vector per word
-        weights, outputs = pt.attention_head(x, w_q, w_k, w_v, pe=pe_rows, rope_inv_freq=inv_freq)
-        out[f"weights_{name}"], out[f"outputs_{name}"] = weights, outputs
-    out["outputs_expected"] = out["outputs_original"][perm]  # P·Y(X)
-    out["weights_expected"] = out["weights_original"][perm][:, perm]  # P·A(X)·Pᵀ
-    out["output_gap"] = att.permutation_equivariance_gap(out["outputs_original"], out["outputs_shuffled"], perm)
-    out["weight_gap"] = att.permutation_equivariance_gap(
-        out["weights_original"], out["weights_shuffled"], perm, axes=(0, 1)
-    )
-    return out
+    pt.set_threads(1)  # one core: torch's thread pool made this tiny head 10-170 ms slower on a busy server
+    return att.shuffle_experiment(words, dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe, max_tokens=MAX_TOKENS)
 
 
 def fmt_gap(gap: float) -> str:
@@ -217,6 +204,7 @@ def view() -> None:
 
 
 view()
+homedata.warm_torch()  # in the background, a few seconds from now: the next change computes with torch
 
 st.subheader("Explore")
 for page in PAGES[1:]:

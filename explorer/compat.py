@@ -37,8 +37,11 @@ Bought for speed (each has a public alternative; `bench/bench_compat.py` measure
   JSON-schema validation is skipped. Public alternative: ``chart.to_dict()`` (validates).
 * `install_altair_speedup` - patches ``altair.utils.schemapi._FromDict.__init__`` to share the
   lookup table of Altair's ~900 schema classes (Altair rebuilt it, hashing every schema, for every
-  shorthand encoding) and turns off Altair's DEBUG_MODE (validation at object creation;
-  ``to_dict()`` still validates). Without it: slower page runs, identical specs.
+  shorthand encoding), turns off Altair's DEBUG_MODE (validation at object creation;
+  ``to_dict()`` still validates) and with it the schema check of every ``.properties()`` value
+  (``SchemaBase.validate_property``, which ignores DEBUG_MODE), and makes ``SchemaBase.copy``
+  (shallow) of a layered or concatenated chart skip the constructor, which deep-copied every layer
+  to merge params the chart had merged already. Without it: slower page runs, identical specs.
 * `freeze_long_lived_objects` - ``gc.freeze()`` (public CPython API, process-wide effect): the
   collector's full passes skip the modules loaded at start-up (and torch once loaded).
 
@@ -224,6 +227,40 @@ def install_altair_speedup() -> bool:
     __init__.__wrapped__ = original_init  # type: ignore[attr-defined]
     schemapi.disable_debug_mode()
     from_dict_class.__init__ = __init__  # type: ignore[method-assign]
+
+    # `.properties()` validates each value against the schema even with DEBUG_MODE off (the one
+    # creation-time check DEBUG_MODE does not switch off): the same check, skipped the same way.
+    original_validate = schemapi.SchemaBase.validate_property.__func__  # type: ignore[attr-defined]
+
+    def validate_property(cls: Any, name: str, value: Any, schema: Any = None) -> None:
+        if schemapi.DEBUG_MODE:
+            original_validate(cls, name, value, schema)
+
+    validate_property.__wrapped__ = original_validate  # type: ignore[attr-defined]
+    schemapi.SchemaBase.validate_property = classmethod(validate_property)  # type: ignore[method-assign,assignment]
+
+    # A shallow copy of a compound chart (`.properties()`, every ``configure_*``) called the chart's
+    # constructor again, and LayerChart's constructor deep-copies every layer (to merge their
+    # params): a quarter of a page run on the pages with layered heatmaps. The layers of an existing
+    # compound chart are merged already, so the copy takes them as they are.
+    import altair as alt
+
+    compound = (alt.LayerChart, alt.ConcatChart, alt.HConcatChart, alt.VConcatChart)
+    original_copy = schemapi.SchemaBase.copy
+
+    def copy(self: Any, deep: Any = True, ignore: Any = None) -> Any:
+        if deep is True or not isinstance(self, compound) or schemapi.DEBUG_MODE:
+            return original_copy(self, deep, ignore)
+        out = object.__new__(type(self))
+        object.__setattr__(out, "_args", tuple(self._args))
+        object.__setattr__(out, "_kwds", dict(self._kwds))
+        if deep is not False:  # an iterable of attribute names: those one level deeper
+            for attr in deep:
+                out[attr] = schemapi._shallow_copy(out._get(attr))
+        return out
+
+    copy.__wrapped__ = original_copy  # type: ignore[attr-defined]
+    schemapi.SchemaBase.copy = copy  # type: ignore[method-assign]
     _ALTAIR_INSTALLED = True
     return True
 

@@ -34,7 +34,7 @@ def show_chart(chart: Any, *, container: Any = None, **kwargs: Any) -> Any:
     if isinstance(chart, SharedChart):
         spec = chart.spec()
     else:
-        spec = chart if isinstance(chart, dict) else compat.vega_lite_spec(chart)
+        spec = chart if isinstance(chart, dict) else stable_dataset_names(compat.vega_lite_spec(chart))
     return target.vega_lite_chart(spec=style_spec(spec, presenting=mode.is_on(), dark=dark_theme()), **kwargs)
 
 
@@ -90,4 +90,31 @@ def shared(builder: Callable[..., Any]) -> Callable[..., SharedChart]:
 @st.cache_resource(max_entries=SHARED_SPEC_ENTRIES, show_spinner=False)
 def _shared_spec(name: str, _builder: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> dict:
     """`name` (the builder's module and name) and its arguments are the key; ``_builder`` is not hashed."""
-    return compat.vega_lite_spec(_builder(*args, **kwargs))
+    return stable_dataset_names(compat.vega_lite_spec(_builder(*args, **kwargs)))
+
+
+def stable_dataset_names(spec: dict) -> dict:
+    """The spec with its named datasets renamed "data-0", "data-1", … in the order they are listed.
+
+    Altair names a chart's datasets by a hash of their content, so new numbers gave the chart a
+    new spec, and the browser built the chart anew (Vega-Lite compiled, the view created) on every
+    slider change. With names that do not depend on the numbers, a chart whose numbers change but
+    whose spec does not keeps its view: Streamlit's front end only replaces the datasets' rows
+    (the same path as ``add_rows``). Returns a new dict; `spec` is not modified."""
+    datasets = spec.get("datasets")
+    if not isinstance(datasets, dict) or not datasets:
+        return spec
+    names = {old: f"data-{i}" for i, old in enumerate(datasets)}
+
+    def rename(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: rename(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [rename(v) for v in node]
+        if isinstance(node, str):
+            return names.get(node, node)
+        return node
+
+    out = {k: rename(v) for k, v in spec.items() if k != "datasets"}
+    out["datasets"] = {names[k]: v for k, v in datasets.items()}
+    return out

@@ -360,3 +360,37 @@ def method_checks(
         ),
         "bias_toeplitz_deviation": (toeplitz_deviation(alibi_bias(n, alibi_slope)) if method == "alibi" else None),
     }
+
+
+def shuffle_experiment(words, dim, *, seed=0, shuffle_seed=0, pe="none", max_tokens=24) -> dict:
+    """One attention head (``posenc.torch.attention_head``, seeded weights) on a sentence and on a
+    shuffle of it, as the home page shows it.
+
+    ``pe``: "none", "sinusoidal", "learned" (a seeded table of `max_tokens` rows) or "rope".
+    Returns perm, shuffled, weights_/outputs_ original/shuffled/expected (expected = the original
+    re-ordered: P·Y(X), P·A(X)·Pᵀ) and the two gaps. Imports torch (≈1.7 s the first time).
+    """
+    import posenc.torch as pt  # lazy: the only torch user of this module
+
+    from . import inverse_frequencies, learned_table
+
+    words = list(words)
+    perm = shuffle_permutation(words, seed=shuffle_seed)
+    shuffled = [words[i] for i in perm]
+    w_q, w_k, w_v = seeded_projections(dim, seed=seed)
+    method = {"none": "nope"}.get(pe, pe)
+    table = learned_table(max_tokens, dim, seed=seed, std=1.0) if pe == "learned" else None
+    pe_rows = additive_positions(method, len(words), dim, table=table) if pe in ("sinusoidal", "learned") else None
+    inv_freq = inverse_frequencies(dim) if pe == "rope" else None
+    out: dict = {"perm": perm, "shuffled": shuffled}
+    for name, sentence in (("original", words), ("shuffled", shuffled)):
+        x = token_embeddings(sentence, dim, seed=seed)  # (n, d), same vector per word
+        weights, outputs = pt.attention_head(x, w_q, w_k, w_v, pe=pe_rows, rope_inv_freq=inv_freq)
+        out[f"weights_{name}"], out[f"outputs_{name}"] = weights, outputs
+    out["outputs_expected"] = out["outputs_original"][perm]  # P·Y(X)
+    out["weights_expected"] = out["weights_original"][perm][:, perm]  # P·A(X)·Pᵀ
+    out["output_gap"] = permutation_equivariance_gap(out["outputs_original"], out["outputs_shuffled"], perm)
+    out["weight_gap"] = permutation_equivariance_gap(
+        out["weights_original"], out["weights_shuffled"], perm, axes=(0, 1)
+    )
+    return out

@@ -145,6 +145,13 @@ class RotaryEmbedding(nn.Module):
         return torch.cat([out, rest], dim=-1)
 
 
+def set_threads(n: int) -> None:
+    """torch's intra-op threads for this process. A server sets 1: on a small or busy machine torch's
+    thread pool made a 5×16 attention head take 10–170 ms instead of 0.1 ms (its threads wait for
+    cores the other sessions are using), and a computation must not take the core they run on."""
+    torch.set_num_threads(max(1, int(n)))
+
+
 def attention_head(x, w_q, w_k, w_v, *, pe=None, rope_inv_freq=None, rope_layout="half"):
     r"""One attention head in torch: :math:`A=\mathrm{softmax}(QK^\top/\sqrt{d_k})`, outputs :math:`AV`.
 

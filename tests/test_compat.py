@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import altair as alt
+import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
@@ -54,6 +55,51 @@ def test_specs_are_identical_with_and_without_the_patch(monkeypatch):
     original = _specs()
     assert patched == original
     assert patched[0]["encoding"]["x"] == {"field": "p", "type": "quantitative"}
+
+
+def _layered_with_params() -> list[alt.TopLevelMixin]:
+    """Compound charts the way the builders make them: params on a layer, then `.properties()`
+    and ``configure_*`` on the whole (each a copy of the compound chart)."""
+    df = pd.DataFrame({"x": np.arange(6), "y": np.arange(6) ** 2})
+    hover = alt.selection_point(on="pointerover", fields=["x"], name="hover")
+    points = alt.Chart(df).mark_point().encode(x="x:Q", y="y:Q").add_params(hover)
+    line = alt.Chart(df).mark_line().encode(x="x:Q", y="y:Q")
+    text = alt.Chart(df).mark_text().encode(x="x:Q", y="y:Q", text="y:Q").transform_filter(hover)
+    layered = alt.layer(points, line, text).properties(width=200, title="t").configure_axis(labelFontSize=14)
+    stacked = alt.vconcat(line.properties(height=50), points).properties(title="s")
+    return [layered, stacked, alt.layer(line, text.properties(width=120)).properties(height=80)]
+
+
+def test_compound_copies_and_unvalidated_properties_give_identical_specs(monkeypatch):
+    compat.install_altair_speedup()
+    patched = [c.to_dict() for c in _layered_with_params()]
+    monkeypatch.setattr(schemapi.SchemaBase, "copy", schemapi.SchemaBase.copy.__wrapped__)
+    monkeypatch.setattr(
+        schemapi.SchemaBase, "validate_property", classmethod(schemapi.SchemaBase.validate_property.__wrapped__)
+    )
+    original = [c.to_dict() for c in _layered_with_params()]
+    assert patched == original
+    assert patched[0]["params"][0]["name"] == "hover"  # the layer's param, moved to the top
+
+
+def test_a_shallow_copy_of_a_layer_does_not_rebuild_it():
+    compat.install_altair_speedup()
+    df = pd.DataFrame({"x": [1, 2]})
+    layered = alt.layer(alt.Chart(df).mark_point().encode(x="x:Q"), alt.Chart(df).mark_rule().encode(x="x:Q"))
+    copy = layered.properties(width=100)
+    # Without the patch LayerChart's constructor ran again and deep-copied every layer.
+    assert copy.layer[0] is layered.layer[0]
+    assert copy.width == 100 and layered.width is alt.Undefined  # the original is unchanged
+    assert copy.to_dict()["width"] == 100
+
+
+def test_properties_are_checked_only_by_to_dict():
+    compat.install_altair_speedup()
+    chart = alt.Chart(pd.DataFrame({"a": [1]})).mark_point().encode(x="a:Q").properties(width="not a width")
+    with pytest.raises(schemapi.SchemaValidationError):
+        chart.to_dict()
+    with schemapi.debug_mode(True), pytest.raises(jsonschema.ValidationError):  # Altair's own check, kept there
+        alt.Chart(pd.DataFrame({"a": [1]})).mark_point().properties(width="not a width")
 
 
 def test_the_class_table_is_built_once(monkeypatch):

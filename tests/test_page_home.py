@@ -11,6 +11,7 @@ from _attention_reference import ref_gap_both, ref_gap_rows, ref_head
 from _chartspec import proto_spec
 from _posenc_reference_impl import ref_sinusoidal_row
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+from streamlit.testing.v1 import AppTest
 
 from explorer.params import get
 from posenc import attention as att
@@ -233,3 +234,54 @@ def test_long_sentence_from_the_url_uses_the_first_24_words():
     assert diagram_words(at)[0] == kept[:24]
     assert_page_complete(at, "learned")
     assert_matches_independent(at, kept[:24], "learned")
+
+
+# ------------------------------------------------------------------ the stored default view
+def _default_arguments(at) -> tuple:
+    """The experiment's arguments at the page's defaults, read from what the page shows."""
+    words, _ = att.tokenize(at.text_input("sentence").value)
+    return (
+        tuple(words),
+        int(at.slider("d_model").value),
+        int(at.number_input("seed").value),
+        int(at.number_input("shuffle_seed").value),
+        str(get("home_pe").default),
+    )
+
+
+def test_the_stored_default_view_is_the_torch_result_at_the_pages_defaults():
+    from explorer import homedata
+
+    at = run()
+    args = _default_arguments(at)
+    stored = homedata.load(*args)
+    words, dim, seed, shuffle_seed, pe = args
+    assert stored is not None, (
+        "data/home/default_experiment.npz is not the page's default view; regenerate it: python -m explorer.homedata "
+        f"{' '.join(words)} --dim {dim} --seed {seed} --shuffle-seed {shuffle_seed} --pe {pe}"
+    )
+    fresh = att.shuffle_experiment(words, dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe)
+    assert set(stored) == set(fresh)
+    for name, value in fresh.items():
+        assert np.array_equal(np.asarray(stored[name]), np.asarray(value)), name  # every bit
+    assert homedata.load(words, dim + 2, seed, shuffle_seed, pe) is None  # other arguments: computed
+
+
+def test_the_default_view_needs_no_torch_and_shows_the_same(monkeypatch):
+    import streamlit as st
+
+    expected = run()
+    shown = (gaps(expected), specs(expected))
+
+    def no_torch(*args, **kwargs):
+        raise AssertionError("the default view computed the experiment")
+
+    st.cache_data.clear()
+    monkeypatch.setattr(att, "shuffle_experiment", no_torch)
+    at = run()
+    assert (gaps(at), specs(at)) == shown
+    # Another view computes: the stand-in raises there, which shows the check can fail.
+    other = AppTest.from_file(PAGE, default_timeout=60)
+    other.query_params["d_model"] = "18"
+    other.run()
+    assert other.exception and "computed the experiment" in other.exception[0].message

@@ -60,3 +60,25 @@ def test_a_second_session_on_the_same_link_converts_no_chart(monkeypatch):
     assert not second.exception
     assert len(converted) == n_first  # every chart of the home page came from the shared cache
     assert [c.proto.spec for c in second.get("vega_lite_chart")] == [c.proto.spec for c in first.get("vega_lite_chart")]
+
+
+def test_dataset_names_do_not_depend_on_the_numbers():
+    """New numbers with an unchanged chart give an unchanged spec: the browser then replaces the
+    rows and keeps the chart (Streamlit compares the spec) instead of building it anew."""
+    import altair as alt
+    import pandas as pd
+
+    from explorer import compat
+    from explorer.render import stable_dataset_names
+
+    def spec(values: list[float]) -> dict:
+        df = pd.DataFrame({"x": [0, 1, 2], "y": values})
+        line = alt.Chart(df).mark_line().encode(x="x:Q", y="y:Q")
+        dots = alt.Chart(df.assign(y=df["y"] * 2)).mark_point().encode(x="x:Q", y="y:Q")
+        return stable_dataset_names(compat.vega_lite_spec(alt.layer(line, dots)))
+
+    a, b = spec([0.0, 1.0, 2.0]), spec([0.0, 3.0, 2.0])
+    assert list(a["datasets"]) == list(b["datasets"]) == ["data-0", "data-1"]
+    assert [layer["data"] for layer in a["layer"]] == [{"name": "data-0"}, {"name": "data-1"}]
+    assert {k: v for k, v in a.items() if k != "datasets"} == {k: v for k, v in b.items() if k != "datasets"}
+    assert a["datasets"]["data-0"] != b["datasets"]["data-0"]  # the numbers themselves did change
