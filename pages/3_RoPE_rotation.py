@@ -126,7 +126,7 @@ live.show(
     width="content",
 )
 live_slot.caption(
-    "Drag **m** or **n** under the plane (or focus one and press ← →): q and k turn in your browser at once; "
+    "Drag **m** or **n** above the plane (or focus one and press ← →): q and k turn in your browser at once; "
     "when you let go, the rest of the page and the link follow."
 )
 

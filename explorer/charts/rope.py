@@ -489,7 +489,7 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
         width=size,
         height=size,
         title=alt.Title(
-            "Drag m and n under this plane",
+            "Drag m and n (the sliders above the plane)",
             subtitle=[
                 "The arrows turn in your browser; the page follows when you let go.",
                 "Move both by the same amount: the two scores stay the same.",
