@@ -482,7 +482,7 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
         # Vega-Lite defines a selection in a unit view (named, so the spec is the same at every build);
         # its value (m.m, n.n) is read in every view
         .properties(name="live_readout")
-        .add_params(m_live, n_live)
+        .add_params(n_live, m_live)  # Vega lists the bound inputs in reverse: m first on screen
     )
     plane = alt.LayerChart(
         layer=[ring, shafts, heads, names],
