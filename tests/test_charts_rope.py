@@ -400,7 +400,7 @@ def test_live_chart_sliders_are_the_positions_m_and_n_over_their_whole_range():
     assert "m.m" in calculated and "n.n" in calculated
     assert "m.m" in str(readout["transform"]) and "n.n" in str(readout["transform"])
     high = charts.live_pair_chart(np.array(Q), np.array(K), theta=THETA, m=8192, n=0, p_max=8192).to_dict()
-    assert [p["value"] for p in high["params"]] == [8192, 0]
+    assert {p["name"]: p["value"] for p in high["params"]} == {"m": 8192, "n": 0}
 
 
 @pytest.mark.parametrize(
