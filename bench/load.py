@@ -493,6 +493,14 @@ def start_server(script: str = "app.py", *, env: dict[str, str] | None = None) -
     return server
 
 
+def homedata_warm_seconds() -> float:
+    """How long to wait after a warm-up for the background torch import it started
+    (explorer.homedata.warm_torch: its delay, plus a few seconds for the import)."""
+    from explorer import homedata
+
+    return homedata.WARM_DELAY + 4.0
+
+
 def warm_up(base_url: str, targets: Sequence[Target]) -> None:
     """Open every target once (imports, first-call costs, caches at defaults)."""
 
@@ -634,9 +642,14 @@ def full(args: argparse.Namespace) -> int:
         report["proxy"] = None
     else:
         with Replicas(2) as reps:
-            warm_up(reps.url, targets)
-            for _ in range(3):  # a warm-up through the proxy reaches both replicas (new cookie each)
-                warm_up(reps.url, [link])
+            # Each replica warmed directly, as the one-replica server above was (every page once),
+            # then through the proxy. A warm-up only through the proxy reached the replicas by the
+            # luck of the cookie hash: a replica that had served only the home page's stored default
+            # view met the hall's drags with torch still importing (p95 7–10 s instead of ~2 s).
+            for port in reps.replica_ports:
+                warm_up(f"http://127.0.0.1:{port}", targets)
+            warm_up(reps.url, [link])
+            time.sleep(homedata_warm_seconds())
             report["loads"]["proxy"] = load_average()
             h_proxy = asyncio.run(
                 hall(reps.url, [link], sessions=n, ramp=args.ramp, pids=reps.pids, label="2 replicas + nginx")
