@@ -3,7 +3,7 @@ is cut to "…", presentation mode shows a page's controls (and, where the page 
 chart) in the first screen, the tour brings its narration back into view, and axe-core finds no
 serious or critical problem in the app's own content.
 
-Viewports: 360 × 780 and 390 × 844 phones, 1280 × 720 and 1920 × 1080 with ?present=1, each in light and dark.
+Viewports: 360 × 780 and 390 × 844 phones, 1280 × 720 and 1920 × 1080 with ?present=1, light and dark.
 Screenshots of the phone and projector views go to $E2E_SCREENSHOT_DIR (default: pytest's tmp_path).
 """
 
@@ -27,13 +27,13 @@ WIDE = {"width": 1920, "height": 1080}
 #: In presentation mode at 1280 × 720, at least this many pixels of a page's main chart are in the
 #: first screen (its title and the top of its plot), on every page.
 CHART_VISIBLE_PX = 100
-#: Each viewport checks every page and every tab in light and in dark (one browser context per
-#: scheme, reused from page to page); "phone-360" is the narrowest phone the layout is made for.
-VIEWPORTS = {
-    "phone-360": ({"width": 360, "height": 780}, False),
-    "phone": (PHONE, False),
-    "projector-1280": (PROJECTOR, True),
-    "projector-1920": (WIDE, True),
+#: The viewports every page and tab is checked at, in two groups that share one page load: the
+#: phones (no presentation mode; "phone-360" is the narrowest phone the layout is made for) and the
+#: projectors (?present=1). Within a group the browser window is resized, as a user turning a phone
+#: or moving a window between screens does, and the layout must follow.
+GROUPS = {
+    "phones": ([{"width": 360, "height": 780}, PHONE], False),
+    "projectors": ([PROJECTOR, WIDE], True),
 }
 #: axe-core rules whose serious findings come from Streamlit's own markup, not the app's content
 #: (see docs/ARCHITECTURE.md, "Accessibility"): none so far.
@@ -130,40 +130,86 @@ def page_views(page) -> list[dict]:
     return [{}] + [{k: o} for k, o in tab_views(page)]
 
 
+def open_tab(tab, page, key: str, option: str) -> None:
+    """Click the tab `option` of the open page, as a user does (no page load: the page reruns and
+    draws the tab), and wait until the link records it and its charts are drawn."""
+    tab.get_by_role("tab", name=option, exact=True).click()
+    tab.wait_for_url(f"**{key}=**")
+    wait_idle(tab, title=page.title)
+    wait_charts_drawn(tab)
+    tab.wait_for_timeout(400)
+    selected = tab.locator("[role=tab][aria-selected=true]").all_inner_texts()
+    assert option in selected, f"{page.slug}: clicked the tab {option!r}, the open tabs are {selected}"
+
+
+SETTLED_JS = """() => Array.from(document.querySelectorAll('[data-testid=stMain] [data-testid=stVegaLiteChart]'))
+  .map(c => { const r = c.getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)].join('x'); }).join(',')"""
+
+
+#: The app's background is dark (the luminance of stApp's background colour below one half).
+DARK_JS = """() => {
+  const [r, g, b] = getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor.match(/\\d+/g).map(Number);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b < 128;
+}"""
+
+
+def wait_layout_settled(tab, title: str, rounds: int = 3, pause_ms: int = 150) -> None:
+    """After a resize or a theme switch: wait until the charts' boxes have stopped changing (the same
+    for `rounds` looks `pause_ms` apart) and the app is idle (a resize can rerun a page)."""
+    last, same = None, 0
+    for _ in range(60):
+        tab.wait_for_timeout(pause_ms)
+        now = tab.evaluate(SETTLED_JS)
+        same = same + 1 if now == last else 0
+        last = now
+        if same >= rounds:
+            break
+    wait_idle(tab, title=title)
+    wait_charts_drawn(tab)
+
+
 @pytest.mark.parametrize("page", CHECKED, ids=[p.slug for p in CHECKED])
-@pytest.mark.parametrize("name", list(VIEWPORTS))
-def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots, name, page):
-    """Every page and every tab in light, and the page at its defaults in dark too: no horizontal overflow
-    of the page, the main area or an element; no chart text ending in "…". (The geometry does not depend
-    on the theme: the same fonts, sizes and CSS; a theme changes colours only. The dark default view
-    checks that, and the first-screen and axe tests below look at every page in dark.) One browser
-    context per colour scheme, reused from tab to tab; one test per viewport and page, so that
-    pytest-xdist spreads them."""
-    viewport, present = VIEWPORTS[name]
-    contexts = {}
+@pytest.mark.parametrize("group", list(GROUPS))
+def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots, group, page):
+    """At every viewport of the group, every tab in light and the default view in dark too: no
+    horizontal overflow of the page, the main area or an element; no chart text ending in "…".
+
+    One page load per group: the window is resized from viewport to viewport, the theme follows the
+    system setting (switched by emulating prefers-color-scheme), and the other tabs are opened by
+    clicking them, as a user does (each tab's link is opened by its page's AppTest,
+    tests/test_page_*.py). The geometry does not depend on the theme (the same fonts, sizes and CSS);
+    the first-screen and axe tests below load every page in dark as well."""
+    viewports, present = GROUPS[group]
     problems = []
-    views = [(view, "light") for view in page_views(page)] + [({}, "dark")]
-    try:
-        for view, scheme in views:
-            if scheme not in contexts:
-                context = browser.new_context(viewport=viewport, color_scheme=scheme)
-                context.set_default_timeout(60_000)
-                contexts[scheme] = (context, context.new_page())
-            tab = contexts[scheme][1]
-            goto(tab, server, page, {**view, **({"present": "1"} if present else {})})
+
+    def check_each_viewport(tab, view: str, scheme: str, shoot: bool = False) -> None:
+        for viewport in viewports:
+            tab.set_viewport_size(viewport)
+            wait_layout_settled(tab, page.title)
+            where = f"{page.slug} {viewport['width']}x{viewport['height']} {view} {scheme}"
             overflow = tab.evaluate(OVERFLOW_JS)
             if overflow["page"] or overflow["main"] or overflow["wide"]:
-                problems.append(f"{page.slug} {view} {scheme}: wider than the screen {overflow}")
+                problems.append(f"{where}: wider than the screen {overflow}")
             cut = tab.evaluate(ELLIPSIS_JS)
             if cut:
-                problems.append(f"{page.slug} {view} {scheme}: chart text cut: {cut[:3]}")
-            if not view:
-                tab.screenshot(
-                    path=str(shots / f"{page.slug}_{viewport['width']}_{scheme}{'_present' if present else ''}.png")
-                )
+                problems.append(f"{where}: chart text cut: {cut[:3]}")
+            if shoot:
+                name = f"{page.slug}_{viewport['width']}_{scheme}{'_present' if present else ''}.png"
+                tab.screenshot(path=str(shots / name))
+
+    context, tab = open_page(browser, server, page, {"present": "1"} if present else None, viewport=viewports[0])
+    try:
+        check_each_viewport(tab, "defaults", "light", shoot=True)
+        tab.emulate_media(color_scheme="dark")
+        wait_layout_settled(tab, page.title)
+        assert tab.evaluate(DARK_JS), f"{page.slug}: the app did not switch to its dark theme"
+        check_each_viewport(tab, "defaults", "dark", shoot=True)
+        tab.emulate_media(color_scheme="light")
+        for key, option in tab_views(page):
+            open_tab(tab, page, key, option)
+            check_each_viewport(tab, f"{key}={option}", "light")
     finally:
-        for context, _ in contexts.values():
-            context.close()
+        context.close()
     assert not problems, "\n".join(problems)
 
 
