@@ -2,13 +2,14 @@
 in Chromium against a live server, counting the app's script runs (running -> notRunning) while
 dragging and for 1.5 s after the release.
 
-- the URL-bound Streamlit sliders (clocks p, invariance shift t): Streamlit sends the value
-  on release, so a drag should cost exactly one run;
+- a URL-bound Streamlit slider (the invariance page's N): Streamlit sends the value on release, so a
+  drag should cost exactly one run;
 - RoPE's m and n (issue #23): the live plane's own sliders, Vega-Lite point selections that move the
   chart in the browser; Streamlit reports the value 150 ms after it last changed (explorer.liveparam),
   so a drag costs one run after the release plus one per pause of 150 ms (the column "during");
 - the clock page's p (issue #23): the chart's own slider like RoPE's m and n (its play and number
-  box reach the link through the slider; explorer/assets.py CLOCK_BRIDGE_JS).
+  box reach the link through the slider; explorer/assets.py CLOCK_BRIDGE_JS);
+- the invariance page's shift t (issue #23): the shift test chart's own slider, like RoPE's m and n.
 
     python bench/drag_runs.py
 """
@@ -53,12 +54,13 @@ CONTROLS = [
         True,
     ),
     (
-        "Invariance shift t (page slider)",
+        "Invariance shift t (in chart, in the link)",
         "Relative_invariance",
         "Relative-position invariance",
-        ".st-key-shift_t",
-        False,
+        '[class*=st-key-inv_live_] input[name="shift_t_shift_t"]',
+        True,
     ),
+    ("Invariance N (page slider)", "Relative_invariance", "Relative-position invariance", ".st-key-seq_len", False),
 ]
 
 

@@ -13,9 +13,9 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 #: hiding its last tabs, a wide table scrolls sideways in its own box, and Streamlit's "Deploy" button (for the app's author, not its readers)
 #: is hidden. The clock page's in-chart controls (position slider, number box, play, speed) sit
 #: right above the clocks instead of under the odometer, sized in rem, so presentation mode's
-#: larger rem base enlarges them with the rest of the page. The RoPE page's live plane (element key
-#: rope_live_<n>, explorer.liveparam) likewise gets its m and n sliders above the plane, so that in
-#: presentation mode they are in the first screen with the plane's top.
+#: larger rem base enlarges them with the rest of the page. Every other live chart (element key
+#: <name>_live_<n>, explorer.liveparam: RoPE's plane, the invariance shift test) likewise gets its
+#: sliders above the chart, so that in presentation mode they are in the first screen with its top.
 BASE_CSS = """<style>
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
@@ -31,8 +31,12 @@ BASE_CSS = """<style>
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; }
 [data-testid="stTable"] { overflow-x: auto; }
 [data-testid="stAppDeployButton"] { display: none !important; }
-[class*="st-key-rope_live_"] .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
-[class*="st-key-rope_live_"] .vega-embed form.vega-bindings { order: -1; padding: 0 0 0.4rem 0.5rem; }
+[class*="_live_"] .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
+[class*="_live_"] .vega-embed form.vega-bindings { order: -1; padding: 0 0 0.4rem 0.5rem; }
+[class*="st-key-inv_live_"] .vega-embed form.vega-bindings .vega-bind label { display: flex; flex-wrap: nowrap;
+  align-items: center; gap: 0.6rem; }
+[class*="st-key-inv_live_"] .vega-embed form.vega-bindings .vega-bind-name { font-size: 1rem; min-width: 0; }
+[class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 58vw); height: 1rem; }
 .st-key-clock_chart .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 .st-key-clock_chart .vega-embed form.vega-bindings { order: -1; flex-direction: row; flex-wrap: wrap;
   align-items: center; gap: 0.4rem 1.6rem; padding: 0 0 0.6rem 0.5rem; }

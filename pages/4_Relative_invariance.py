@@ -1,8 +1,10 @@
 """Relative-position invariance: RoPE scores depend only on n − m; additive encodings' do not.
 
 URL keys: qk_source, seed, head_dim, q_text, k_text (the vectors), seq_len (N, max 256 here),
-shift_t, score_dtype, base, layout_sin, table_len; inv_view (the open tab: Scores, Sinusoid shift,
-Decay; only the open tab is computed and drawn).
+shift_t (the shift test chart's own slider, explorer.liveparam: the bars move in the browser and the
+link follows when a drag ends; its reach depends on N and d), score_dtype, base, layout_sin,
+table_len; inv_view (the open tab: Scores, Sinusoid shift, Decay; only the open tab is computed and
+drawn).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from explorer import presets_ui
 from explorer.charts import invariance as charts
 from explorer.exports import long_matrices, page_footer
 from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
-from explorer.params import escape_markdown, widget
+from explorer.liveparam import LiveChart
+from explorer.params import PARAMS, escape_markdown, widget
 
 #: Largest N here: the score matrices are N × N and are recomputed when a control moves.
 MAX_POSITIONS = 256
@@ -43,12 +46,16 @@ with intro():
 # ------------------------------------------------------------------------------ controls
 # The test's own controls in the main area, next to its result (the sidebar starts collapsed on
 # phones and in presentation mode); the vectors, the precision and the encodings' settings stay
-# in the sidebar.
+# in the sidebar. The shift t is the shift test chart's own slider (explorer.liveparam), right above
+# the chart: the bars move in the browser while it is dragged; the rest of the page and the link
+# follow when the drag ends.
 with st.container(border=True, key="inv_controls"):
     c_n, c_t = st.columns(2)
     n_pos = widget("seq_len", container=c_n, max=MAX_POSITIONS, default=64, label="Positions N (0 … N − 1)")
-    shift_t = widget("shift_t", container=c_t)
-    st.caption("q and k, the precision, the base and the additive encodings are in the sidebar (› at the top left).")
+    c_t.caption(
+        "The shift **t** is the slider right above the shift test's chart: drag it and the bars move at once. "
+        "q and k, the precision, the base and the additive encodings are in the sidebar (› at the top left)."
+    )
 
 with st.sidebar:
     presets_ui.model_picker("invariance")
@@ -108,7 +115,41 @@ else:
 d = q.size
 
 
+# ------------------------------------------------------------------------------ the shift t
+# The chart carries the shift test at every t it reaches (explorer.charts.invariance.shift_reach: as
+# far as a bounded amount of work allows for this N and d); a t beyond it is clamped, with a notice.
+t_reach = charts.shift_reach(n_pos, d, PARAMS[charts.LIVE_KEY].max)
+live = LiveChart("inv_live", charts.LIVE_PARAMS, limits={charts.LIVE_KEY: {"max": t_reach}})
+shift_t = live.values[charts.LIVE_KEY]
+
+
 # ------------------------------------------------------------------------------ numbers
+@cached(max_entries=16)
+def shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
+    """The shift test at every t in 1 … t_reach: one row per t (the live chart's data)."""
+    sweep = posenc.shift_test_sweep(
+        q,
+        k,
+        n_positions=n_pos,
+        offsets=np.arange(1, t_reach + 1),
+        dtype=dtype,
+        base=base,
+        layout=layout_sin,
+        table_len=table_len,
+        seed=seed,
+        learned_std=LEARNED_STD,
+    )
+    return pd.DataFrame(
+        {
+            "t": sweep["offset"],
+            "rope": sweep["rope_dev"],
+            "sinusoidal": sweep["sinusoidal_dev"],
+            "learned": sweep["learned_dev"],
+            "tolerance": sweep["tolerance"],
+        }
+    )
+
+
 @cached(max_entries=16)
 def invariance_numbers(q, k, n_pos, shift_t, dtype, base, layout_sin, table_len, seed) -> dict:
     return posenc.shift_test_report(
@@ -152,29 +193,25 @@ decay_title, decay_sentence = charts.decay_summary(decay["distance"], decay["bou
 
 
 # ------------------------------------------------------------------------------ the test
-st.subheader(f"The shift test: move both tokens by t = {shift_t}")
+st.subheader("The shift test: move both tokens by t")
 st.markdown(
-    f"For every pair of positions m, n < {n_pos}, compare the score with the score at m + {shift_t}, "
-    f"n + {shift_t}, and keep the largest difference. The pass mark {tol:.1e} is what {dtype} "
-    f"round-off can explain for these q, k and positions up to {n_pos - 1 + shift_t} (ε·‖q‖‖k‖·(4P + 2d + 8))."
+    f"For every pair of positions m, n < {n_pos}, compare the score with the score at m + t, n + t, and "
+    f"keep the largest difference. The dashed pass mark is what {dtype} round-off can explain for these q, k "
+    "and positions up to P = N − 1 + t: ε·‖q‖‖k‖·(4P + 2d + 8)."
 )
 # the chart first, then its numbers: the chart is in a projector's first screen
-results = pd.DataFrame(
-    {
-        "method": [f"RoPE ({dtype})", "sinusoidal PE added", "learned table added"],
-        "deviation": [nums["rope_dev"], nums["sinusoidal_dev"], nums["learned_dev"]],
-        "note": ["", "", "" if nums["learned_dev"] is not None else "no row: the table is too short"],
-    }
-)
-show_chart(
-    shared(charts.deviation_chart)(
-        results,
-        tolerance=tol,
-        title=charts.survivors_title(nums, tol),
-        subtitle=f"largest change of a score when both positions move by t = {shift_t} (N = {n_pos}, d = {d})",
-    ),
+sweep = shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed)
+starts = live.starts((tuple(q), tuple(k), n_pos, t_reach, dtype, base, layout_sin, table_len, seed))
+live.show(
+    shared(charts.deviation_chart)(sweep, start=starts[charts.LIVE_KEY], dtype=dtype, n_pos=n_pos, d=d),
     width="stretch",
 )
+st.caption(
+    f"Drag **shift t** above the chart (1 … {t_reach}; or focus it and press ← →): the bars, the pass mark "
+    "and the headline move in your browser at once; when you let go, the numbers below, the tabs and the "
+    "link follow."
+)
+st.markdown(f"**At t = {shift_t}** (these numbers follow the slider when you let go):")
 c1, c2, c3, c4 = st.columns(4)
 c1.metric(f"RoPE ({dtype})", f"{nums['rope_dev']:.2e}", help="max |s(m, n) − s(m+t, n+t)|, RoPE scores.")
 c1.markdown(charts.verdict_badge(nums["rope_dev"], tol))
@@ -192,7 +229,7 @@ c3.markdown(charts.verdict_badge(nums["learned_dev"], tol))
 c4.metric("pass mark", f"{tol:.1e}", help=f"ε({dtype}) · ‖q‖ · ‖k‖ · (4P + 2d + 8), P = N − 1 + t.")
 
 if nums["learned_dev_error"]:
-    st.info(f"Learned table: {nums['learned_dev_error']}.", icon=":material/block:")
+    st.info(f"Learned table at t = {shift_t}: {nums['learned_dev_error']}.", icon=":material/block:")
 
 # ------------------------------------------------------------------------------ look closer
 st.subheader("Look closer")
@@ -266,6 +303,7 @@ with tab_shift:
                 width="stretch",
             )
         st.caption(
+            f"Here k is the shift t, {shift_t} (it follows the slider when you let go). "
             "A fixed matrix R_k moves every sinusoidal encoding k steps along, so a model *could* learn "
             "relative offsets from it. But in the shift test the encoding is added to the content and "
             "projected by W_q, W_k, and nothing forces the network to use R_k: absolute position stays "
@@ -295,7 +333,8 @@ with tab_decay:
 notice_list(
     [
         charts.diagonal_sentence(spreads, tol, n_pos),
-        (
+        f"At t = {shift_t}, "
+        + (
             f"RoPE's shift deviation ({nums['rope_dev']:.1e} in {dtype}) is round-off, under the pass mark "
             f"{tol:.1e} that scales with {dtype}'s machine epsilon"
             if nums["rope_dev"] <= tol
@@ -303,21 +342,16 @@ notice_list(
             f"{dtype}'s round-off at these positions is larger than the bound allows for"
         )
         + f"; the added sinusoid's is {nums['sinusoidal_dev']:.1e}.",
-        (
-            "The learned table has no row for the shifted positions: it does not degrade gracefully, it cannot be "
-            "looked up at all."
-            if nums["learned_dev"] is None
-            else "Push t past the learned table's length: the learned encoding does not degrade gracefully, it has "
-            "no row to look up."
+        charts.learned_sentence(
+            nums["learned_dev"] is not None, n_pos=n_pos, t=shift_t, t_reach=t_reach, table_len=table_len
         ),
         "The sinusoidal shift matrix R_k (tab **Sinusoid shift**) is exact to round-off for every p, "
         + (
-            f"yet the added sinusoid's score changes by {nums['sinusoidal_dev']:.1e} under the shift: being "
-            "linearly shiftable is not the same as being relative."
+            f"yet at t = {shift_t} the added sinusoid's score changes by {nums['sinusoidal_dev']:.1e} under the "
+            "shift: being linearly shiftable is not the same as being relative."
             if nums["sinusoidal_dev"] > tol
-            else f"and at these settings the added sinusoid's score also stays within the pass mark "
-            f"({nums['sinusoidal_dev']:.1e})"
-            + (": with t = 0 every score is compared with itself." if shift_t == 0 else ".")
+            else f"and at t = {shift_t} the added sinusoid's score also stays within the pass mark "
+            f"({nums['sinusoidal_dev']:.1e})."
         ),
         "The decay bound (tab **Decay**) bounds RoPE's score at each distance, up to a constant set by q and k; "
         f"here (d = {d}, base {base:g}) {decay_sentence}.",

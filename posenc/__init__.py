@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # THE list of the package's names, each written once: type ch
         seeded_normal,
         shift_deviation,
         shift_test_report,
+        shift_test_sweep,
         softmax,
     )
     from .rope import (

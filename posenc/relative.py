@@ -32,38 +32,45 @@ def rope_score_matrix(
     pq = v.positions_array("positions_q", positions_q)
     pk = v.positions_array("positions_k", positions_k)
     dtype = v.choice("dtype", dtype, SCORE_DTYPES)
-    if dtype != "float64":
-        return _rope_scores_low_precision(q, k, pq, pk, inv_freq=inv_freq, base=base, layout=layout, dtype=dtype)
-    rq = apply_rope(np.broadcast_to(q, (pq.size, q.size)), pq, inv_freq=inv_freq, base=base, layout=layout)
-    rk = apply_rope(np.broadcast_to(k, (pk.size, k.size)), pk, inv_freq=inv_freq, base=base, layout=layout)
-    return rq @ rk.T
+    rq = _rope_rows(q, pq, inv_freq=inv_freq, base=base, layout=layout, dtype=dtype)
+    rk = _rope_rows(k, pk, inv_freq=inv_freq, base=base, layout=layout, dtype=dtype)
+    return _scores(rq, rk)
 
 
 SCORE_DTYPES = ("float64", "float32")
 
 
-def _rope_scores_low_precision(q, k, pq, pk, *, inv_freq, base, layout, dtype) -> np.ndarray:
+def _scores(rows_q: np.ndarray, rows_k: np.ndarray) -> np.ndarray:
+    """rows_q · rows_kᵀ in the rows' dtype, returned as float64."""
+    s = rows_q @ rows_k.T
+    return s if s.dtype == np.float64 else s.astype(np.float64)
+
+
+def _rope_rows(x, positions, *, inv_freq, base, layout, dtype) -> np.ndarray:
+    """R_p x for every position p, one row each (len(positions), dim), computed in ``dtype``. A row
+    depends on its own position only (every step is elementwise), so the rows of a longer list of
+    positions are the rows of any of its slices, bit for bit."""
+    if dtype == "float64":
+        return apply_rope(
+            np.broadcast_to(x, (positions.size, x.size)), positions, inv_freq=inv_freq, base=base, layout=layout
+        )
     # Same rotation as apply_rope, every operation carried out in `dtype`.
     from .precision import cos_sin
     from .rope import _inv_freq, pair_indices
 
-    dim = v.dimension("q.shape[0] (dim)", q.size, even=True)
+    dim = v.dimension("q.shape[0] (dim)", x.size, even=True)
     inv = _inv_freq(inv_freq, dim, base)
     a, b = pair_indices(dim, layout=layout).T  # pair j rotates coordinates (a_j, b_j)
     dt = np.dtype(dtype)
-
-    def rotate(x, pos):  # (len(pos), dim) rows R_m x, computed in dt
-        c, s = (t.astype(dt) for t in cos_sin(pos, inv, dtype=dtype))  # exact: values are dt numbers
-        x = x.astype(dt)
-        out = np.empty((pos.size, dim), dtype=dt)
-        out[:, a] = x[a] * c - x[b] * s
-        out[:, b] = x[a] * s + x[b] * c
-        return out
-
-    return (rotate(q, pq) @ rotate(k, pk).T).astype(np.float64)
+    c, s = (t.astype(dt) for t in cos_sin(positions, inv, dtype=dtype))  # exact: values are dt numbers
+    x = x.astype(dt)
+    out = np.empty((positions.size, dim), dtype=dt)
+    out[:, a] = x[a] * c - x[b] * s
+    out[:, b] = x[a] * s + x[b] * c
+    return out
 
 
-def rope_shift_tolerance(q, k, max_position, *, dtype="float64") -> float:
+def rope_shift_tolerance(q, k, max_position, *, dtype="float64") -> float | np.ndarray:
     r"""Pass mark for :func:`shift_deviation` of RoPE scores computed at ``dtype`` (float64 / float32).
 
     :math:`\tau = \varepsilon\,\lVert q\rVert\,\lVert k\rVert\,(4P + 2d + 8)`, with ε the dtype's
@@ -71,12 +78,18 @@ def rope_shift_tolerance(q, k, max_position, *, dtype="float64") -> float:
     m·θ_j (θ_j ≤ 1) is off by at most about 2εP, which moves a score by at most
     2εP‖q‖‖k‖ (Cauchy–Schwarz); the rotation and the d-term dot product add about dε‖q‖‖k‖;
     the shift test subtracts two such scores.
+
+    ``max_position`` a number (returns a float) or a 1-D array of them (returns one pass mark each).
     """
     q = v.float_array("q", q, ndim=1)
     k = v.float_array("k", k, ndim=1)
-    p = v.finite_float("max_position", max_position)
-    if p < 0:
-        raise ValueError(f"max_position must be >= 0, got {p}")
+    p: float | np.ndarray = (
+        v.finite_float("max_position", max_position)
+        if np.ndim(max_position) == 0
+        else v.positions_array("max_position", max_position)
+    )
+    if np.any(p < 0):
+        raise ValueError(f"max_position must be >= 0, got {np.min(p)}")
     dtype = v.choice("dtype", dtype, SCORE_DTYPES)
     eps = float(np.finfo(np.dtype(dtype)).eps)
     return eps * float(np.linalg.norm(q) * np.linalg.norm(k)) * (4.0 * p + 2.0 * q.size + 8.0)
@@ -140,7 +153,7 @@ def shift_test_report(
     t = v.integer("offset", offset, minimum=0)
     d = q.size
     pos = np.arange(n, dtype=np.float64)
-    w_q, w_k = seeded_normal((2, d, d), seed=seed + 1, std=d**-0.5)
+    w_q, w_k = _shift_projections(d, seed)
     table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
 
     def rope(p):
@@ -174,6 +187,82 @@ def shift_test_report(
     }
 
 
+def shift_test_sweep(
+    q,
+    k,
+    *,
+    n_positions,
+    offsets,
+    dtype="float64",
+    base=10000.0,
+    layout="interleaved",
+    table_len,
+    seed=0,
+    learned_std=0.5**0.5,
+) -> dict:
+    """The shift test of :func:`shift_test_report` for every offset t in ``offsets`` at once: its three
+    deviations and its pass mark at each t, bit for bit (the same encodings, seeds and products).
+
+    Each encoding's vectors at positions 0 … n−1+max(t) are computed once (RoPE's rotated q and k, the
+    sinusoid's and the learned table's rows: each row depends on its own position only), and each t
+    compares the scores on rows 0 … n−1 with those on rows t … t+n−1, products of the same shapes as
+    the report's. Cost: about T·n²·3d multiply-adds for T offsets (the report's is n²·3d per offset).
+
+    Returns {"offset": (T,) int64, "rope_dev", "sinusoidal_dev", "learned_dev" (NaN where the table has
+    no row for position n − 1 + t), "tolerance"}: each (T,) float64, in the order of ``offsets``.
+    """
+    from .learned import learned_table
+    from .sinusoidal import sinusoidal_encoding
+
+    q = v.float_array("q", q, ndim=1)
+    k = v.float_array("k", k, ndim=1)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same shape, got {q.shape} and {k.shape}")
+    n = v.integer("n_positions", n_positions, minimum=1, maximum=100_000)
+    ts = v.positions_array("offsets", offsets)
+    if ts.size == 0 or ts.size > 100_000:
+        raise ValueError(f"offsets must have 1 … 100000 entries, got {ts.size}")
+    if np.any(ts < 0) or np.any(ts != np.round(ts)):
+        bad = ts[(ts < 0) | (ts != np.round(ts))][0]
+        raise ValueError(f"offsets must be whole numbers >= 0, got {bad:g}")
+    ts = ts.astype(np.int64)
+    if n + int(ts.max()) > v.MAX_POSITIONS:
+        raise ValueError(f"n_positions + max(offsets) must be <= {v.MAX_POSITIONS}, got {n + int(ts.max())}")
+    dtype = v.choice("dtype", dtype, SCORE_DTYPES)
+    d = q.size
+    pos = np.arange(n + int(ts.max()), dtype=np.float64)
+    w_q, w_k = _shift_projections(d, seed)
+    table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
+
+    def sweep(scores) -> np.ndarray:  # scores(t): the (n, n) scores at positions t … t+n−1
+        s0 = scores(0)
+        return np.array([np.max(np.abs(s0 - scores(t))) for t in ts.tolist()])
+
+    rq = _rope_rows(q, pos, inv_freq=None, base=base, layout="half", dtype=dtype)
+    rk = _rope_rows(k, pos, inv_freq=None, base=base, layout="half", dtype=dtype)
+    pe = sinusoidal_encoding(pos, d, base=base, layout=layout)
+    learned_dev = np.full(ts.size, np.nan)
+    has_row = n - 1 + ts < table.shape[0]  # the learned table's last row is table_len − 1
+    if has_row.any():
+        s0 = _additive_scores(q, k, table[:n], w_q, w_k)
+        learned_dev[has_row] = [
+            np.max(np.abs(s0 - _additive_scores(q, k, table[t : t + n], w_q, w_k))) for t in ts[has_row].tolist()
+        ]
+    return {
+        "offset": ts,
+        "rope_dev": sweep(lambda t: _scores(rq[t : t + n], rk[t : t + n])),
+        "sinusoidal_dev": sweep(lambda t: _additive_scores(q, k, pe[t : t + n], w_q, w_k)),
+        "learned_dev": learned_dev,
+        "tolerance": rope_shift_tolerance(q, k, (n - 1 + ts).astype(np.float64), dtype=dtype),
+    }
+
+
+def _shift_projections(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The shift test's seeded projections W_q, W_k (seed + 1), each (d, d) with N(0, 1/d) entries."""
+    w_q, w_k = seeded_normal((2, d, d), seed=seed + 1, std=d**-0.5)
+    return w_q, w_k
+
+
 def additive_score_matrix(x_q, x_k, pe, w_q, w_k) -> np.ndarray:
     r"""Scores when the encoding is *added* before the projections:
     :math:`s(m,n) = ((x_q + PE_m)W_q)\cdot((x_k + PE_n)W_k)`; shape (n, n) for pe of shape (n, d)."""
@@ -187,6 +276,11 @@ def additive_score_matrix(x_q, x_k, pe, w_q, w_k) -> np.ndarray:
             "x_q, x_k, pe rows and the projections' input size must agree, got "
             f"{x_q.size}, {x_k.size}, {pe.shape[1]}, {w_q.shape[0]}, {w_k.shape[0]}"
         )
+    return _additive_scores(x_q, x_k, pe, w_q, w_k)
+
+
+def _additive_scores(x_q, x_k, pe, w_q, w_k) -> np.ndarray:
+    """additive_score_matrix's product, for arrays already checked."""
     qs = (x_q[None, :] + pe) @ w_q  # (n, d_head)
     ks = (x_k[None, :] + pe) @ w_k
     return qs @ ks.T

@@ -3,15 +3,17 @@ marks, encodings, titles and data values against numbers computed here independe
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import find, frame, layers, legible, png_pixels
+from _chartspec import by_field, find, frame, layers, legible, png_pixels
 
 import posenc
 from explorer.charts import invariance as charts
+from explorer.charts import live
 from explorer.imagechart import colorize
 
 
@@ -80,96 +82,204 @@ def test_shift_matrix_heatmap_matches_loop():
 
 
 # ------------------------------------------------------------------------------ deviations
-def deviation_spec(learned=38.7, note=""):
-    results = pd.DataFrame(
+SEED, N_POS, TABLE = 3, 12, 40
+
+
+def sweep_table(t_max=60, dtype="float64", d=8, n_pos=N_POS, table_len=TABLE) -> pd.DataFrame:
+    """posenc.shift_test_sweep at every t in 1 … t_max, as the page passes it to the chart."""
+    q, k = posenc.seeded_normal((2, d), seed=SEED)
+    sweep = posenc.shift_test_sweep(
+        q, k, n_positions=n_pos, offsets=np.arange(1, t_max + 1), dtype=dtype, table_len=table_len, seed=SEED
+    )
+    return pd.DataFrame(
         {
-            "method": ["RoPE (float64)", "sinusoidal PE added", "learned table added"],
-            "deviation": [2.3e-14, 17.3, learned],
-            "note": ["", "", note],
+            "t": sweep["offset"],
+            "rope": sweep["rope_dev"],
+            "sinusoidal": sweep["sinusoidal_dev"],
+            "learned": sweep["learned_dev"],
+            "tolerance": sweep["tolerance"],
         }
     )
-    return charts.deviation_chart(results, tolerance=5.8e-12, title="Only RoPE survives", subtitle="t = 16").to_dict()
 
 
-def test_deviation_chart_verdicts_and_log_axis():
+def deviation_spec(sweep=None, start=16, dtype="float64") -> dict:
+    sweep = sweep_table(dtype=dtype) if sweep is None else sweep
+    return charts.deviation_chart(sweep, start=start, dtype=dtype, n_pos=N_POS, d=8).to_dict()
+
+
+def calculated(layer: dict) -> dict[str, str]:
+    """{field: Vega expression} of a layer's calculate transforms."""
+    return {t["as"]: t["calculate"] for t in layer.get("transform", []) if "calculate" in t}
+
+
+def test_the_chart_carries_the_shift_test_at_every_t_and_its_slider_is_shift_t():
+    """The data sent once: one row per t, each t's numbers the shift test's (posenc.shift_test_report
+    at that t, computed here on its own); the slider is the URL's shift_t, a point selection over
+    1 … T starting at the page's value, set by the slider only; every layer shows the row it picks."""
+    spec = deviation_spec(start=16)
+    (bars,) = find(spec, "bar")
+    rows = frame(spec, bars).set_index("t")
+    assert rows.index.tolist() == list(range(1, 61))
+    q, k = posenc.seeded_normal((2, 8), seed=SEED)
+    for t in (1, 16, 28, 29, 60):  # the table (40 rows) has a row for 11 + t up to t = 28
+        report = posenc.shift_test_report(q, k, n_positions=N_POS, offset=t, table_len=TABLE, seed=SEED)
+        row = rows.loc[t]
+        assert (row.rope, row.sinusoidal, row.tolerance) == (
+            report["rope_dev"],
+            report["sinusoidal_dev"],
+            report["tolerance"],
+        )
+        if report["learned_dev"] is None:
+            assert t > 28 and (row.learned is None or math.isnan(row.learned))
+        else:
+            assert t <= 28 and row.learned == report["learned_dev"]
+    (param,) = [p for p in spec["params"] if p["name"] == charts.LIVE_KEY]
+    assert param["select"] == {"type": "point", "fields": ["shift_t"], "on": "none", "clear": False}
+    assert param["value"] == 16 and param["bind"]["input"] == "range"
+    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (1, 60, 1)
+    for layer in layers(spec):  # each layer draws the row of the slider's t
+        assert layer["transform"][0] == {"filter": "datum.t === toNumber(shift_t.shift_t)"}
+    assert {p["name"]: p.get("value") for p in deviation_spec(start=60)["params"]}["shift_t"] == 60
+
+
+def test_the_bars_verdicts_and_labels_are_computed_from_the_row():
     spec = deviation_spec()
     (bars,) = find(spec, "bar")
-    df = frame(spec, bars)
-    assert df["verdict"].tolist() == ["pass", "fail", "fail"]
-    assert df["shown"].tolist() == pytest.approx([2.3e-14, 17.3, 38.7])
-    assert bars["encoding"]["x"]["scale"]["type"] == "log"
-    floor, top = bars["encoding"]["x"]["scale"]["domain"]
-    assert floor <= 2.3e-14 / 100 and top >= 38.7 * 10
-    assert bars["encoding"]["x2"]["field"] == "shown"
-    assert bars["encoding"]["y"]["sort"] == df["method"].tolist()
+    expr = calculated(bars)
+    assert expr["verdict"] == "!datum.ok ? 'n/a' : datum.deviation <= datum.tolerance ? 'pass' : 'fail'"
+    assert expr["ok"] == "isValid(datum.deviation) && isFinite(datum.deviation)"
+    assert {"filter": "datum.ok"} in bars["transform"]  # an encoding with no number has no bar
+    fold = next(t for t in bars["transform"] if "fold" in t)
+    assert fold == {"fold": ["rope", "sinusoidal", "learned"], "as": ["key", "deviation"]}
+    # the label: Python's format of the number (explorer.charts.live.sci), "0 (exact)", or the note
+    assert live.sci("datum.deviation", 2) in expr["text"] and "'0 (exact)'" in expr["text"]
+    assert f"'{charts.NO_ROW}'" in expr["text"] and "' · ' + datum.verdict" in expr["text"]
+    assert expr["text_x"] == "max(datum.shown, datum.tolerance)"  # never across the pass mark's rule
     (rule,) = find(spec, "rule")
-    assert frame(spec, rule)["tol"].tolist() == [5.8e-12]
-    labels = [
-        layer
-        for layer in find(spec, "text")
-        if "text" in layer["encoding"] and layer["encoding"]["text"]["field"] == "text"
-    ]
-    assert frame(spec, labels[0])["text"].tolist() == ["2.30e-14 · pass", "1.73e+01 · fail", "3.87e+01 · fail"]
-    assert spec["title"]["text"] == "Only RoPE survives"
+    assert rule["encoding"]["x"]["field"] == "tolerance"
+    (mark_label,) = by_field(spec, "text", "text", "label")
+    assert calculated(mark_label)["label"] == f"'pass mark ' + {live.sci('datum.tolerance', 1)}"
+    # the names above the bars, in a fixed order; no y axis
+    names = by_field(spec, "text", "text", "method")[0]
+    assert names["encoding"]["y"]["scale"]["domain"] == ["RoPE (float64)", "sinusoidal PE added", "learned table added"]
+    assert names["encoding"]["y"]["axis"] is None
+    assert "RoPE (float32)" in calculated(find(deviation_spec(dtype="float32"), "bar")[0])["method"]
     legible(spec)
 
 
-def test_deviation_chart_lists_a_method_that_could_not_run():
-    spec = deviation_spec(learned=np.nan, note="no row: the table is too short")
-    (bars,) = find(spec, "bar")
-    assert frame(spec, bars)["method"].tolist() == ["RoPE (float64)", "sinusoidal PE added"]
-    labels = [layer for layer in find(spec, "text") if layer["encoding"].get("text", {}).get("field") == "text"]
-    texts = frame(spec, labels[0])
-    assert texts["text"].iloc[2] == "no row: the table is too short"
-    assert texts["verdict"].iloc[2] == "n/a"
+def test_the_headline_names_the_survivors_of_every_verdict_and_the_t():
+    """The headline's phrases are survivors_title's, one per combination of verdicts, picked by a code
+    whose bits are the three verdicts; "by t = …" carries the slider's t; wrapped by the chart's width."""
+    phrases = charts.survivor_phrases()
+    for code, phrase in enumerate(phrases):
+        nums = {
+            "rope_dev": 0.0 if code & 4 else 1.0,
+            "sinusoidal_dev": 0.0 if code & 2 else 1.0,
+            "learned_dev": 0.0 if code & 1 else None,
+        }
+        assert phrase == charts.survivors_title(nums, 0.5)
+    assert phrases[4] == "Only RoPE's scores survive the shift" and phrases[0].startswith("No ")
+    spec = deviation_spec()
+    (headline,) = by_field(spec, "text", "text", "lines")
+    expr = calculated(headline)
+    assert expr["code"] == (
+        "(isValid(datum.rope) && datum.rope <= datum.tolerance ? 4 : 0) + "
+        "(isValid(datum.sinusoidal) && datum.sinusoidal <= datum.tolerance ? 2 : 0) + "
+        "(isValid(datum.learned) && datum.learned <= datum.tolerance ? 1 : 0)"
+    )
+    assert "replace(join(" in expr["lines"] and "'0000', toNumber(shift_t.shift_t)" in expr["lines"]
+    widest = json.loads(expr["lines"][expr["lines"].index("? ") + 2 : expr["lines"].index(" : (")])
+    assert [" ".join(lines) for lines in widest] == [f"{p} by t = 0000" for p in phrases]
+    assert any(p["name"] == "font_scale" for p in spec["params"])  # presentation mode's larger text
 
 
-def test_deviation_chart_shows_an_exact_zero():
-    results = pd.DataFrame({"method": ["RoPE"], "deviation": [0.0]})
-    spec = charts.deviation_chart(results, tolerance=1e-12, title="t").to_dict()
-    (bars,) = find(spec, "bar")
-    df = frame(spec, bars)
-    assert df["shown"].iloc[0] > 0  # clipped to the axis floor, not dropped by the log scale
-    labels = [layer for layer in find(spec, "text") if layer["encoding"].get("text", {}).get("field") == "text"]
-    assert frame(spec, labels[0])["text"].iloc[0] == "0 (exact) · pass"
-
-
-def label_rows(spec: dict) -> pd.DataFrame:
-    (labels,) = [layer for layer in find(spec, "text") if layer["encoding"].get("text", {}).get("field") == "text"]
-    assert labels["mark"]["align"] == "left" and labels["mark"]["dx"] > 0  # text runs right of text_x
-    assert labels["encoding"]["x"]["field"] == "text_x"
-    return frame(spec, labels)
-
-
-@pytest.mark.parametrize("learned, note", [(38.7, ""), (np.nan, "no row: the table is too short")])
-def test_deviation_labels_start_right_of_the_pass_mark(learned, note):
-    """A passing bar ends left of the rule; its label (and a note) must not run across the rule."""
-    rows = label_rows(deviation_spec(learned=learned, note=note))
-    assert (rows["text_x"] >= 5.8e-12).all()
-    assert rows["text_x"].iloc[0] == 5.8e-12  # RoPE passes: label just after the rule
-    assert rows["text_x"].iloc[1] == pytest.approx(17.3)  # a failing bar's label at its end
-    if note:
-        assert rows["text_x"].iloc[2] == 5.8e-12
-
-
-@pytest.mark.parametrize("deviations", [[1e-30, 1e-13], [2e-14], [0.0, 3e-15]])
-def test_deviation_axis_leaves_room_right_of_the_pass_mark(deviations):
-    """Everything passes, even by 18 decades: the axis still runs well past the rule, so the labels
-    starting there fit (≥ 4 decades and ≥ 35 % of the axis)."""
-    tol = 1e-12
-    results = pd.DataFrame({"method": [f"m{i}" for i in range(len(deviations))], "deviation": deviations})
-    spec = charts.deviation_chart(results, tolerance=tol, title="t").to_dict()
-    (bars,) = find(spec, "bar")
-    floor, top = bars["encoding"]["x"]["scale"]["domain"]
-    right = math.log10(top) - math.log10(tol)
+def test_the_axis_is_the_same_at_every_t_and_leaves_room_right_of_the_pass_mark():
+    sweep = sweep_table()
+    floor, top = charts.deviation_axis(sweep)
+    (bars,) = find(deviation_spec(sweep), "bar")
+    assert bars["encoding"]["x"]["scale"] == {"type": "log", "domain": [floor, top], "nice": False}
+    devs = sweep[["rope", "sinusoidal", "learned"]].to_numpy().ravel()
+    devs = devs[np.isfinite(devs)]
+    assert floor <= min(devs.min(), sweep["tolerance"].min()) / 100 and top >= devs.max() * 100
+    right = math.log10(top) - math.log10(sweep["tolerance"].max())
     assert right >= 4 and right / (math.log10(top) - math.log10(floor)) >= 0.35
-    assert (label_rows(spec)["text_x"] >= tol).all()
 
 
-@pytest.mark.parametrize("tol", [0.0, -1.0, float("nan")])
-def test_deviation_chart_rejects_bad_tolerance(tol):
-    with pytest.raises(ValueError, match="tolerance"):
-        charts.deviation_chart(pd.DataFrame({"method": ["a"], "deviation": [1.0]}), tolerance=tol, title="t")
+def test_an_exact_zero_sits_on_the_axis_floor():
+    sweep = pd.DataFrame(
+        {
+            "t": [1, 2],
+            "rope": [0.0, 3e-15],
+            "sinusoidal": [2.0, 3.0],
+            "learned": [np.nan, 1.0],
+            "tolerance": [1e-13, 2e-13],
+        }
+    )
+    spec = deviation_spec(sweep, start=1)
+    (bars,) = find(spec, "bar")
+    floor, _ = charts.deviation_axis(sweep)
+    assert floor <= 3e-15 / 100
+    assert calculated(bars)["shown"] == f"datum.ok ? max(datum.deviation, {floor!r}) : {floor!r}"
+
+
+@pytest.mark.parametrize(
+    "change, word",
+    [
+        (dict(sweep=pd.DataFrame({"t": [1], "rope": [0.0]})), "columns"),
+        (
+            dict(
+                sweep=pd.DataFrame(
+                    {"t": [1, 3], "rope": [0, 0], "sinusoidal": [1, 1], "learned": [1, 1], "tolerance": [1, 1]}
+                )
+            ),
+            "every t",
+        ),
+        (dict(start=0), "start"),
+        (dict(start=61), "start"),
+        (dict(sweep=sweep_table().assign(tolerance=0.0)), "tolerance"),
+    ],
+)
+def test_deviation_chart_rejects_bad_input_by_name(change, word):
+    args = dict(sweep=sweep_table(), start=16, dtype="float64", n_pos=N_POS, d=8)
+    with pytest.raises(ValueError, match=word):
+        charts.deviation_chart(**{**args, **change})
+
+
+def test_the_chart_describes_itself_without_a_value_a_drag_would_make_stale():
+    spec = deviation_spec(start=16)
+    text = spec["description"]
+    assert "N = 12 positions" in text and "d = 8" in text and "from 1 to 60" in text
+    assert "16" not in text
+
+
+def test_how_far_the_slider_reaches():
+    """As far as SHIFT_WORK allows (rounded down to 1, 2 or 5 × 10^k), at least SHIFT_FLOOR, at most the cap."""
+    for n_pos, d in ((1, 2), (48, 4), (64, 8), (64, 64), (128, 128), (200, 16), (256, 64), (256, 256)):
+        reach = charts.shift_reach(n_pos, d, 1000)
+        most = charts.SHIFT_WORK / (n_pos * n_pos * (d + 16) + charts.SHIFT_CALL)
+        assert charts.SHIFT_FLOOR <= reach <= 1000
+        assert reach <= max(most, charts.SHIFT_FLOOR)
+        assert reach == 1000 or reach == charts.SHIFT_FLOOR or reach * 2.5 > most  # the next nice step is too far
+        assert int(str(reach).rstrip("0")) in (1, 2, 5)
+    assert charts.shift_reach(64, 64, 1000) >= 100  # the tour's t = 100 at the default head
+    assert charts.shift_reach(48, 4, 1000) >= 20  # the deep link's
+    assert charts.shift_reach(1, 2, 30) == 30
+    with pytest.raises(ValueError, match="n_pos"):
+        charts.shift_reach(0, 8, 1000)
+
+
+def test_the_learned_sentence_says_where_the_table_ends():
+    assert charts.learned_sentence(False, n_pos=64, t=200, t_reach=500, table_len=128).startswith(
+        "At t = 200 the learned table has no row for every position the test needs: it has rows 0 … 127, "
+        "the test needs up to N − 1 + t = 263."
+    )
+    assert charts.learned_sentence(True, n_pos=64, t=16, t_reach=500, table_len=128).startswith(
+        "Push t to 65 or more and N − 1 + t passes the learned table's last row (127)"
+    )
+    far = charts.learned_sentence(True, n_pos=64, t=16, t_reach=500, table_len=4096)
+    assert far.startswith(
+        "The learned table's rows 0 … 4095 cover N − 1 + t for every t the slider reaches (up to 500)"
+    )
 
 
 # ---------------------------------------------------------------------------------- curves

@@ -1,10 +1,11 @@
-"""Issue #12: dragging a position slider across its whole range costs the server at most one script
+"""Issue #12: dragging a Streamlit slider across its whole range costs the server at most one script
 run (Streamlit sends a slider's value when the thumb is released), and the link then reproduces the
 view. Counted in Chromium by watching the app's script state (running -> notRunning) during a real
-mouse drag on the clock page's p and the invariance page's shift t.
+mouse drag on the invariance page's N.
 
-Issue #23: RoPE's m and n are the live plane's own sliders (explorer.liveparam): a drag moves the
-plane in the browser, Streamlit reports the value 150 ms after it last changed, and the link follows."""
+Issue #23: RoPE's m and n, the clocks' p and the invariance page's shift t are their charts' own
+sliders (explorer.liveparam): a drag moves the chart in the browser, Streamlit reports the value
+150 ms after it last changed, and the link follows."""
 
 from __future__ import annotations
 
@@ -74,9 +75,9 @@ def charts_drawn(page) -> list[str]:
     return last
 
 
-#: page URL path, slider key, its title on the page
+#: page URL path, slider key, its title on the page (a Streamlit slider: the positions are in-chart now)
 SLIDERS = [
-    ("Relative_invariance", "shift_t", "Relative-position invariance"),
+    ("Relative_invariance", "seq_len", "Relative-position invariance"),
 ]
 
 
@@ -88,7 +89,7 @@ def server():
 
 
 @pytest.mark.parametrize("path, key, title", SLIDERS, ids=[s[0] for s in SLIDERS])
-def test_a_drag_across_a_position_slider_is_at_most_one_server_run(server, path, key, title):
+def test_a_drag_across_a_streamlit_slider_is_at_most_one_server_run(server, path, key, title):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -198,6 +199,81 @@ def test_the_rope_live_plane_moves_in_the_browser_and_the_link_follows_the_relea
         m_again = live_again.locator(".vega-bind", has=again.locator(".vega-bind-name", has_text="m")).locator("input")
         assert m_again.first.input_value() == str(moved)
         assert live_readout(again)["⟨R_m q, R_n k⟩"] == score(moved, 13)
+        browser.close()
+
+
+def test_the_invariance_shift_moves_the_shift_test_in_the_browser_and_the_link_follows_the_release(server):
+    """Issue #23: dragging the shift test's in-chart t moves the bars, the pass mark and the headline in
+    the browser (the chart's words and numbers are the shift test's at the new t: posenc.shift_test_report
+    computed here, formatted as the page formats it), at no more than one run per 150 ms pause; after the
+    release the link, the metrics below and a new tab hold the new t, and the chart was not rebuilt."""
+    from playwright.sync_api import sync_playwright
+
+    import posenc
+    from explorer.charts.invariance import survivors_title
+
+    title = "Relative-position invariance"
+    chart_sel = "[class*=st-key-inv_live_] [data-testid=stVegaLiteChart]"
+
+    def expected(t: int) -> dict:
+        q, k = posenc.seeded_normal((2, 64), seed=0)  # the page's defaults: random q, k, d = 64, seed 0
+        rep = posenc.shift_test_report(q, k, n_positions=64, offset=t, table_len=128, seed=0)
+        tol = rep["tolerance"]
+        learned = "no row: the table is too short" if rep["learned_dev"] is None else None
+        return {
+            "headline": f"{survivors_title(rep, tol)} by t = {t}",
+            "labels": [
+                f"{rep['rope_dev']:.2e} · {'pass' if rep['rope_dev'] <= tol else 'fail'}",
+                f"{rep['sinusoidal_dev']:.2e} · {'pass' if rep['sinusoidal_dev'] <= tol else 'fail'}",
+                learned or f"{rep['learned_dev']:.2e} · {'pass' if rep['learned_dev'] <= tol else 'fail'}",
+            ],
+            "mark": f"pass mark {tol:.1e}",
+            "metrics": [f"{rep['rope_dev']:.2e}", f"{rep['sinusoidal_dev']:.2e}"],
+        }
+
+    def shown(page) -> dict:
+        texts = page.locator(f"{chart_sel} svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
+        return {
+            "headline": " ".join(t for t in texts if "survive" in t),  # one line at this width
+            "labels": [t for t in texts if " · " in t or t.startswith("no row")],
+            "mark": next(t for t in texts if t.startswith("pass mark ")),
+        }
+
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        page = open_drawn(browser, f"{server.base_url}/Relative_invariance?shift_t=40", title)
+        chart = page.locator(chart_sel).first
+        chart.scroll_into_view_if_needed()
+        t_in = chart.locator('input[name="shift_t_shift_t"]')
+        assert t_in.input_value() == "40"
+        now = shown(page)
+        assert (now["headline"], now["labels"], now["mark"]) == tuple(
+            expected(40)[k] for k in ("headline", "labels", "mark")
+        )
+        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
+        page.evaluate(COUNT_RUNS_JS)
+        steps = 40
+        hold_and_drag_a_tenth(page, t_in, steps)  # about 50 of the 500 values
+        during = page.evaluate("window.__runs")
+        moved = int(t_in.input_value())
+        held = shown(page)
+        page.mouse.up()
+        assert moved > 40 and moved != 40
+        want = expected(moved)
+        assert (held["headline"], held["labels"], held["mark"]) == (want["headline"], want["labels"], want["mark"])
+        assert during <= steps // 8, f"{during} server runs during one drag"
+        page.wait_for_function(
+            f"() => new URLSearchParams(location.search).get('shift_t') === '{moved}'", timeout=15_000
+        )
+        wait_idle(page, title=title)
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the shift test's chart was rebuilt"
+        assert page.evaluate("window.__runs") - during <= 2  # the release (and at most one late pause)
+        assert page.get_by_text(f"At t = {moved}", exact=True).count() == 1
+        metrics = page.locator("[data-testid=stMetric]").all_inner_texts()
+        assert [m.split("\n")[-1] for m in metrics[:2]] == want["metrics"]
+        again = open_drawn(browser, page.url, title)
+        t_again = again.locator(f'{chart_sel} input[name="shift_t_shift_t"]').first
+        assert t_again.input_value() == str(moved) and shown(again)["labels"] == want["labels"]
         browser.close()
 
 

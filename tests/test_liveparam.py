@@ -6,6 +6,8 @@ anything else gives a fresh chart."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from _apptest import run_page
 from streamlit.testing.v1 import AppTest
@@ -23,6 +25,25 @@ def test_the_in_chart_slider_is_a_point_selection_bound_to_a_range_input():
     assert live.value("m") == "m.m"
     with pytest.raises(ValueError, match="outside"):
         live.position("m", start=101, lo=0, hi=100, label="m ")
+
+
+def test_chart_text_in_pythons_scientific_format():
+    """live.sci pads the exponent Vega's format writes with one digit (JavaScript's toExponential:
+    1.23e-5, 1.23e+0) to Python's two; the pattern, applied here with Python's re (the same syntax
+    for this pattern), leaves a two- or three-digit exponent alone. The browser test of the invariance
+    chart compares its text with the page's Python-formatted numbers."""
+    expr = live.sci("datum.x", 2)
+    assert expr == "replace(format(datum.x, '.2e'), regexp('[+-](?=[0-9]$)'), '$&0')"
+    pattern = expr.split("regexp('")[1].split("')")[0]
+    for js, python in (
+        ("1.23e-5", "1.23e-05"),
+        ("1.23e+0", "1.23e+00"),
+        ("9.99e-15", "9.99e-15"),
+        ("1.00e-300", "1.00e-300"),
+    ):
+        assert re.sub(pattern, r"\g<0>0", js) == python
+    with pytest.raises(ValueError, match="digits"):
+        live.sci("x", -1)
 
 
 def test_the_browsers_report_is_validated_by_the_registry():

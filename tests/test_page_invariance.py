@@ -3,7 +3,9 @@ both dtypes, every control at its minimum and maximum, garbage in every URL para
 table running out of rows, and the key numbers (shift deviations, pass mark) it shows.
 
 The shift test (metrics, badges, deviation chart) is always drawn; the other sections sit in lazy
-tabs (?inv_view=Scores|Sinusoid shift|Decay) and only the open one is computed and drawn."""
+tabs (?inv_view=Scores|Sinusoid shift|Decay) and only the open one is computed and drawn. The shift t
+is the deviation chart's own slider (explorer.liveparam): the chart carries the test at every t it
+reaches, and the page's numbers are those at the reported t."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import posenc
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "4_Relative_invariance.py")
 VIEWS = ("Scores", "Sinusoid shift", "Decay")
-MAIN_CHART = "Only RoPE's scores survive the shift"  # always drawn, above the tabs
+MAIN_CHART = ""  # the shift test's chart, always drawn above the tabs: its headline is chart text (no title)
 #: The charts each tab draws (titles), besides the main chart.
 TAB_CHARTS = {
     "Scores": ["RoPE", "sinusoidal PE added", "learned table added"],
@@ -57,7 +59,7 @@ MAXIMUM = {
     "seed": 9999,
     "head_dim": 256,
     "seq_len": 256,
-    "shift_t": 4096,
+    "shift_t": 1000,
     "base": 1000000,
     "table_len": 4096,
     "score_dtype": "float32",
@@ -96,13 +98,45 @@ def chart_titles(at) -> list[str]:
     return [s.get("title", {}).get("text", "") for s in charts(at)]
 
 
+def main_chart(at) -> dict:
+    """The shift test's chart: the page's first, with the in-chart slider shift_t."""
+    spec = charts(at)[0]
+    assert any(p["name"] == "shift_t" and "bind" in p for p in spec["params"])
+    return spec
+
+
+def live_slider(at) -> dict:
+    """The in-chart slider shift_t: its start value and its range."""
+    (param,) = [p for p in main_chart(at)["params"] if p["name"] == "shift_t"]
+    return {"value": param["value"], "min": param["bind"]["min"], "max": param["bind"]["max"]}
+
+
+def chart_row(at, t: int) -> dict:
+    """The numbers the chart carries for shift t (one row of its data)."""
+    spec = main_chart(at)
+    (bars,) = find(spec, "bar")
+    rows = [r for r in spec["datasets"][bars.get("data", spec.get("data"))["name"]] if r["t"] == t]
+    (row,) = rows
+    return row
+
+
+def verdicts(row: dict) -> list[str]:
+    """pass / fail / n/a per encoding, as the chart decides them from its row (dev ≤ pass mark)."""
+    out = []
+    for key in ("rope", "sinusoidal", "learned"):
+        dev = row[key]
+        ok = dev is not None and math.isfinite(dev)
+        out.append("n/a" if not ok else "pass" if dev <= row["tolerance"] else "fail")
+    return out
+
+
 def assert_page_complete(at, view="Scores", n_charts=None):
     """Title, formula, the shift test's four metrics and chart, the notice list, the three tabs;
     `view` is the open tab: only its charts are drawn (n_charts in all, the main chart included)."""
     assert at.title[0].value == "Relative-position invariance"
     assert [t.label for t in at.tabs] == list(VIEWS)
     assert len(at.get("vega_lite_chart")) == (N_CHARTS[view] if n_charts is None else n_charts)
-    assert MAIN_CHART in chart_titles(at)
+    main_chart(at)  # the shift test's chart comes first
     for tab in at.tabs:  # the closed tabs hold nothing
         if tab.label != view:
             assert len(tab.children) == 0, tab.label
@@ -163,12 +197,16 @@ def test_defaults_rope_passes_additive_fails():
     assert sin_dev == pytest.approx(ref_additive_deviation(q, k, w_q, w_k, 64, 16), rel=5e-3)
     eps = 2.0**-52
     assert tol == pytest.approx(eps * np.linalg.norm(q) * np.linalg.norm(k) * (4 * 79 + 2 * 64 + 8), rel=0.05)
-    # the deviation chart: one bar per method, RoPE green below the rule, the others red above it
-    spec = chart_titled(at, "Only RoPE's scores survive the shift")
-    (bars,) = find(spec, "bar")
-    assert frame(spec, bars)["verdict"].tolist() == ["pass", "fail", "fail"]
-    (rule,) = find(spec, "rule")
-    assert frame(spec, rule)["tol"].iloc[0] == pytest.approx(tol, rel=0.05)
+    # the deviation chart starts at t = 16 and carries these very numbers there: RoPE passes, the others fail
+    assert live_slider(at) == {"value": 16, "min": 1, "max": 500}  # N = 64, d = 64: shift_reach
+    row = chart_row(at, 16)
+    assert [f"{row['rope']:.2e}", f"{row['sinusoidal']:.2e}", f"{row['learned']:.2e}", f"{row['tolerance']:.1e}"] == [
+        shown["RoPE (float64)"],
+        shown["sinusoidal, added"],
+        shown["learned table, added"],
+        shown["pass mark"],
+    ]
+    assert verdicts(row) == ["pass", "fail", "fail"]
 
 
 def test_rope_heatmap_has_constant_diagonals_and_additive_does_not():
@@ -199,7 +237,9 @@ def test_decay_curve_matches_the_bound():
     assert_page_complete(at, "Decay")
     # d = 8: four pairs, the bound ripples without falling below 0.9 of its start (the title says so)
     (spec,) = [
-        c for c in charts(at) if c["title"]["text"].startswith("RoPE's score bound ripples without a clear fall")
+        c
+        for c in charts(at)
+        if c.get("title", {}).get("text", "").startswith("RoPE's score bound ripples without a clear fall")
     ]
     (line,) = find(spec, "line")
     assert line["encoding"]["x"]["scale"]["type"] == "log"
@@ -235,6 +275,74 @@ def test_float32_scores_pass_at_a_float32_tolerance():
     assert float(metrics(at32)["sinusoidal, added"]) > 1000 * tol32
 
 
+# --- the shift t: the chart's own slider ------------------------------------------------------------
+def _page_after_a_report():
+    """The page as Streamlit runs it after the shift test's chart reported its slider: the chart's
+    on_select callback (explorer.liveparam.report, with the page's limit) first, then the page."""
+    import runpy
+
+    import streamlit as st
+
+    from explorer import liveparam
+
+    report = st.session_state.pop("test_report", None)
+    if report is not None:
+        liveparam.report("inv_live", ("shift_t",), report, {"shift_t": {"max": st.session_state["test_reach"]}})
+    runpy.run_path(st.session_state["test_page"], run_name="__main__")
+
+
+def test_the_links_shift_t_is_where_the_charts_slider_starts():
+    at = run(shift_t="37", seq_len="48")
+    assert_page_complete(at)
+    assert not [s for s in at.slider if s.key == "shift_t"]  # one control: the chart's slider
+    assert live_slider(at) == {"value": 37, "min": 1, "max": 500}
+    assert at.query_params["shift_t"] == "37"
+    assert "**At t = 37**" in "\n".join(md.value for md in at.markdown)
+    assert "At t = 37," in notices(at) and "R_k" in notices(at)
+    # the numbers below the chart are the chart's own at t = 37
+    shown, row = metrics(at), chart_row(at, 37)
+    assert shown["RoPE (float64)"] == f"{row['rope']:.2e}" and shown["pass mark"] == f"{row['tolerance']:.1e}"
+
+
+def test_a_shift_beyond_the_charts_reach_is_clamped_with_a_notice():
+    at = run(shift_t="300", seq_len="200", head_dim="16")  # N = 200, d = 16: the chart reaches t = 100
+    assert_page_complete(at, n_charts=N_CHARTS["Scores"] - 1)  # 200 positions, the table has 128 rows
+    (warning,) = at.warning
+    assert "shift\\_t" in warning.value and "300" in warning.value and "used 100 instead" in warning.value
+    assert live_slider(at) == {"value": 100, "min": 1, "max": 100}
+    assert at.query_params["shift_t"] == "100"
+
+
+def test_a_report_from_the_chart_reaches_the_page_and_the_link():
+    """What the chart's on_select callback does when a drag ends: the value goes into the session and
+    the link, the page computes at it, and the chart keeps its spec (its start), so the browser keeps
+    the chart the hand is on; a value from the link (a tour step, back/forward) starts a new chart there."""
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    at.session_state["test_reach"] = 500
+    at.query_params["shift_t"] = "20"
+    run_page("", at)
+    assert live_slider(at)["value"] == 20 and at.get("vega_lite_chart")[0].proto.id
+    key = at.get("vega_lite_chart")[0].key
+    at.session_state["test_report"] = {"shift_t": [{"shift_t": 90}]}
+    run_page("", at)
+    assert at.query_params["shift_t"] == "90"
+    assert "**At t = 90**" in "\n".join(md.value for md in at.markdown)
+    shown, row = metrics(at), chart_row(at, 90)
+    assert shown["sinusoidal, added"] == f"{row['sinusoidal']:.2e}" and shown["learned table, added"] == "no row"
+    assert live_slider(at)["value"] == 20 and at.get("vega_lite_chart")[0].key == key  # the same chart
+    at.session_state["test_report"] = {"shift_t": [{"shift_t": 999}]}  # past this chart's reach: clamped
+    run_page("", at)
+    assert at.query_params["shift_t"] == "500"
+    at.session_state["test_report"] = {"shift_t": [{"shift_t": 16}]}  # the default leaves the link
+    run_page("", at)
+    assert "shift_t" not in at.query_params and "**At t = 16**" in "\n".join(md.value for md in at.markdown)
+    at.session_state["shift_t"] = 45  # set by something else (a tour step): a new chart, starting there
+    run_page("", at)
+    assert live_slider(at)["value"] == 45 and at.get("vega_lite_chart")[0].key != key
+    assert at.query_params["shift_t"] == "45"
+
+
 # --- typed vectors --------------------------------------------------------------------------------
 def test_typed_vectors_set_the_head_dim():
     at = run(qk_source="typed", q_text="1, 0, 0.5, -2", k_text="[0, 1, 2, 0.25]")
@@ -243,7 +351,7 @@ def test_typed_vectors_set_the_head_dim():
     assert any("head dim d = 4" in c.value for c in at.sidebar.caption)
     assert float(metrics(at)["RoPE (float64)"]) < 1e-9
     assert chart_titled(at, "RoPE")["usermeta"]["imagechart"]["shape"] == [64, 64]
-    assert "d = 4" in chart_titled(at, "Only RoPE's scores survive the shift")["title"]["subtitle"]
+    assert "d = 4" in main_chart(at)["description"]
 
 
 @pytest.mark.parametrize(
@@ -264,7 +372,7 @@ def test_typed_garbage_falls_back_to_seeded(q_text, k_text, message):
     (error,) = at.error
     assert message in error.value and "seeded random vectors (d = 8)" in error.value
     assert float(metrics(at)["RoPE (float64)"]) < 1e-9
-    assert "d = 8" in chart_titled(at, "Only RoPE's scores survive the shift")["title"]["subtitle"]
+    assert "d = 8" in main_chart(at)["description"]
 
 
 # --- the learned table runs out -------------------------------------------------------------------
@@ -273,10 +381,11 @@ def test_shift_past_the_learned_table_is_an_error_not_a_guess():
     assert_page_complete(at)
     assert metrics(at)["learned table, added"] == "no row"
     assert badges(at)[2] == ":gray-badge[cannot run: no row]"
-    assert any("263" in i.value and "cannot extrapolate" in i.value for i in at.info)
-    spec = chart_titled(at, "Only RoPE's scores survive the shift")
-    (bars,) = find(spec, "bar")
-    assert frame(spec, bars)["method"].tolist() == ["RoPE (float64)", "sinusoidal PE added"]
+    assert any("t = 200" in i.value and "263" in i.value and "cannot extrapolate" in i.value for i in at.info)
+    assert verdicts(chart_row(at, 200)) == ["pass", "fail", "n/a"]
+    assert verdicts(chart_row(at, 64)) == ["pass", "fail", "fail"]  # 63 + 64 = 127: the table's last row
+    assert verdicts(chart_row(at, 65))[2] == "n/a"
+    assert "Push t" not in notices(at) and "At t = 200 the learned table has no row" in notices(at)
 
 
 def test_positions_beyond_the_table_have_no_heatmap():
@@ -293,7 +402,7 @@ def test_every_control_at_its_minimum():
     for view, at in views.items():
         assert_page_complete(at, view)
         assert not at.warning and not at.error
-        assert at.slider(key="seq_len").value == 1 and at.slider(key="shift_t").value == 1
+        assert at.slider(key="seq_len").value == 1 and live_slider(at)["value"] == 1
         assert float(metrics(at)["RoPE (float64)"]) < 1e-9
     assert chart_titled(views["Scores"], "RoPE")["usermeta"]["imagechart"]["shape"] == [1, 1]
     assert chart_titled(views["Sinusoid shift"], "R_k for k = 1 (2 × 2, concatenated layout)")
@@ -308,18 +417,23 @@ def test_every_control_at_its_minimum():
 
 
 def test_every_control_at_its_maximum():
+    """At N = d = 256 the shift test's chart reaches t = 20 only (shift_reach): the link's 1000 is
+    clamped to it, with a notice naming the parameter."""
     views = run_views(**MAXIMUM)
     for view, at in views.items():
         assert_page_complete(at, view)
-        assert not at.warning and not at.error
+        assert not at.error
+        (warning,) = at.warning
+        assert "shift\\_t" in warning.value and "1000" in warning.value and "used 20 instead" in warning.value
+        assert live_slider(at) == {"value": 20, "min": 1, "max": 20}
+        assert at.query_params["shift_t"] == "20"
         shown = metrics(at)
         assert float(shown["RoPE (float32)"]) <= float(shown["pass mark"])
         assert float(shown["sinusoidal, added"]) > 10 * float(shown["pass mark"])
-        # 255 + 4096 is past even the longest table (4096 rows): the learned test cannot run
-        assert badges(at) == [RUNS_OK, FAILS, ":gray-badge[cannot run: no row]"]
+        assert badges(at) == [RUNS_OK, FAILS, FAILS]  # 255 + 20 is within the longest table (4096 rows)
     assert chart_titled(views["Scores"], "RoPE")["usermeta"]["imagechart"]["shape"] == [256, 256]
-    assert chart_titled(views["Sinusoid shift"], "R_k for k = 4096 (256 × 256, interleaved layout)")
-    (decay,) = [c for c in charts(views["Decay"]) if c["title"]["text"].startswith(DECAY_SHRINKS)]
+    assert chart_titled(views["Sinusoid shift"], "R_k for k = 20 (256 × 256, interleaved layout)")
+    (decay,) = [c for c in charts(views["Decay"]) if c.get("title", {}).get("text", "").startswith(DECAY_SHRINKS)]
     assert "d = 256, base = 1e+06" in decay["title"]["subtitle"]
 
 
@@ -365,7 +479,7 @@ def test_garbage_typed_text_from_the_url():
 def test_out_of_range_numbers(value):
     at = run(seq_len=value, shift_t=value, table_len=value, seed=value)
     assert_page_complete(at)
-    assert at.slider(key="shift_t").value == 16
+    assert live_slider(at)["value"] == 16 and "shift_t" not in at.query_params
 
 
 def test_typed_text_is_shown_literally_never_as_markup():
@@ -380,25 +494,19 @@ def test_typed_text_is_shown_literally_never_as_markup():
         {},
         {"shift_t": "1", "seq_len": "2", "score_dtype": "float32"},
         {"qk_source": "typed", "q_text": "0, 0", "k_text": "1, 1"},
-        {"shift_t": "4096", "table_len": "64", "base": "10"},
+        {"shift_t": "500", "table_len": "64", "base": "10"},
     ],
     ids=["defaults", "small", "zero-q", "past-the-table"],
 )
 def test_the_headline_and_the_round_off_sentence_follow_the_verdicts(query):
-    """The deviation chart's title names exactly the methods whose badge says PASS, and the notice
-    calls RoPE's deviation round-off only when it is under the pass mark shown."""
+    """The chart's verdicts at the reported t are the badges', so its headline (the survivors phrase of
+    those verdicts, picked in the browser) names exactly the methods whose badge says PASS; and the
+    notice calls RoPE's deviation round-off only when it is under the pass mark shown."""
     at = run(**query)
     assert not at.exception
-    verdicts = dict(zip(["RoPE's", "the added sinusoid's", "the learned table's"], badges(at)))
-    passed = [name for name, badge in verdicts.items() if badge == RUNS_OK]
-    expected = {
-        (): "No method's scores survive the shift",
-        ("RoPE's",): "Only RoPE's scores survive the shift",
-    }.get(tuple(passed))
-    if expected is None:  # several pass: "RoPE's and the added sinusoid's scores survive …"
-        expected = ", ".join(passed[:-1]) + " and " + passed[-1]
-        expected = expected[0].upper() + expected[1:] + " scores survive the shift"
-    assert expected in chart_titles(at)
+    t = live_slider(at)["value"]
+    badge_of = {"pass": RUNS_OK, "fail": FAILS, "n/a": ":gray-badge[cannot run: no row]"}
+    assert [badge_of[v] for v in verdicts(chart_row(at, t))] == badges(at)
     m = metrics(at)
     rope_dev = float(next(v for k, v in m.items() if k.startswith("RoPE")))
     mark = float(m["pass mark"])

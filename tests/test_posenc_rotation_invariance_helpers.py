@@ -1,7 +1,7 @@
 """posenc helpers added for the RoPE-rotation and relative-invariance pages.
 
 wrap_angle, polar_to_xy, signed_angle (posenc.rope); rope_score_matrix(dtype=...),
-rope_shift_tolerance, seeded_normal (posenc.relative); shift_residual (posenc.sinusoidal);
+rope_shift_tolerance, seeded_normal, shift_test_sweep (posenc.relative); shift_residual (posenc.sinusoidal);
 parse_vector. Checked against hand-written loops with `math` (tests/_posenc_reference_impl.py).
 """
 
@@ -25,6 +25,12 @@ def ref_wrap(a: float) -> float:
 
 
 # ----------------------------------------------------------------------------------- inputs
+def sweep(**changes):
+    """posenc.shift_test_sweep with small arguments, `changes` replacing some."""
+    args = dict(q=np.ones(4), k=np.ones(4), n_positions=4, offsets=[1, 2], table_len=16)
+    return posenc.shift_test_sweep(**{**args, **changes})
+
+
 @pytest.mark.parametrize(
     "call, param",
     [
@@ -37,6 +43,16 @@ def ref_wrap(a: float) -> float:
         (lambda: posenc.rope_score_matrix(np.ones(4), np.ones(4), [0], [0], dtype="float16"), "dtype"),
         (lambda: posenc.rope_shift_tolerance(np.ones(4), np.ones(4), -1), "max_position"),
         (lambda: posenc.rope_shift_tolerance(np.ones(4), np.ones(4), 3, dtype="int8"), "dtype"),
+        (lambda: posenc.rope_shift_tolerance(np.ones(4), np.ones(4), [3, -1]), "max_position"),
+        (lambda: posenc.rope_shift_tolerance(np.ones(4), np.ones(4), [3, float("nan")]), "max_position"),
+        (lambda: sweep(offsets=[1, -2]), "offsets"),
+        (lambda: sweep(offsets=[1, 2.5]), "offsets"),
+        (lambda: sweep(offsets=[]), "offsets"),
+        (lambda: sweep(offsets=[[1, 2]]), "offsets"),
+        (lambda: sweep(n_positions=0), "n_positions"),
+        (lambda: sweep(dtype="float16"), "dtype"),
+        (lambda: sweep(k=np.ones(6)), "q and k"),
+        (lambda: sweep(table_len=0), "max_len"),
         (lambda: posenc.seeded_normal((2, 0)), "shape"),
         (lambda: posenc.seeded_normal(4, seed=-1), "seed"),
         (lambda: posenc.seeded_normal((100_000, 1_000)), "shape"),
@@ -256,6 +272,76 @@ def test_shift_test_report_rope_passes_additive_fails_learned_says_why():
     short = posenc.shift_test_report(q, k, n_positions=16, offset=5, table_len=18, seed=1)
     assert short["learned_dev"] is None and "extrapolate" in short["learned_dev_error"]
     assert short["learned"] is not None  # positions 0 … 15 still have rows
+
+
+def test_rope_shift_tolerance_takes_an_array_of_positions():
+    q, k = np.array([1.0, -2.0, 0.5, 3.0]), np.array([0.25, 1.0, -1.0, 2.0])
+    positions = [0, 7, 63, 1063]
+    for dtype in ("float64", "float32"):
+        many = posenc.rope_shift_tolerance(q, k, positions, dtype=dtype)
+        assert many.shape == (4,)
+        assert many.tolist() == [posenc.rope_shift_tolerance(q, k, p, dtype=dtype) for p in positions]
+
+
+@pytest.mark.parametrize(
+    "d, n, table_len, dtype, layout, base",
+    [
+        (8, 16, 40, "float64", "interleaved", 1e4),
+        (4, 7, 30, "float32", "concatenated", 1000.0),
+        (6, 1, 8, "float64", "interleaved", 10.0),
+        (8, 20, 10, "float32", "interleaved", 1e6),  # n > table_len: the learned table never has a row
+    ],
+)
+def test_shift_test_sweep_is_the_shift_test_at_every_offset(d, n, table_len, dtype, layout, base):
+    """Each offset's numbers are shift_deviation's of independently written score functions, bit for bit
+    (the sweep slices rows computed once; the reference recomputes every encoding at positions p + t), and
+    shift_test_report's; the learned table's is NaN exactly where position n − 1 + t has no row."""
+    seed = 4
+    q, k = posenc.seeded_normal((2, d), seed=seed)
+    offsets = [0, 1, 2, 3, 5, 8, 13, 21, 40, 41, 100]
+    got = posenc.shift_test_sweep(
+        q, k, n_positions=n, offsets=offsets, dtype=dtype, base=base, layout=layout, table_len=table_len, seed=seed
+    )
+    assert got["offset"].tolist() == offsets
+    w_q, w_k = posenc.seeded_normal((2, d, d), seed=seed + 1, std=d**-0.5)
+    table = posenc.learned_table(table_len, d, seed=seed + 2, std=0.5**0.5)
+
+    def rope(p):
+        return posenc.rope_score_matrix(q, k, p, p, base=base, dtype=dtype)
+
+    def sinusoidal(p):
+        return posenc.additive_score_matrix(q, k, posenc.sinusoidal_encoding(p, d, base=base, layout=layout), w_q, w_k)
+
+    def learned(p):
+        return posenc.additive_score_matrix(q, k, posenc.learned_lookup(table, p), w_q, w_k)
+
+    for i, t in enumerate(offsets):
+        assert got["rope_dev"][i] == posenc.shift_deviation(rope, n, t), t
+        assert got["sinusoidal_dev"][i] == posenc.shift_deviation(sinusoidal, n, t), t
+        assert got["tolerance"][i] == posenc.rope_shift_tolerance(q, k, n - 1 + t, dtype=dtype), t
+        if n - 1 + t < table_len:
+            assert got["learned_dev"][i] == posenc.shift_deviation(learned, n, t), t
+        else:
+            assert math.isnan(got["learned_dev"][i]), t
+        report = posenc.shift_test_report(
+            q, k, n_positions=n, offset=t, dtype=dtype, base=base, layout=layout, table_len=table_len, seed=seed
+        )
+        assert got["rope_dev"][i] == report["rope_dev"] and got["sinusoidal_dev"][i] == report["sinusoidal_dev"]
+        assert got["tolerance"][i] == report["tolerance"]
+        assert (report["learned_dev"] is None) == math.isnan(got["learned_dev"][i])
+    assert got["rope_dev"][0] == got["sinusoidal_dev"][0] == 0.0  # t = 0 compares every score with itself
+    assert np.all(got["rope_dev"] <= got["tolerance"])
+    assert np.all(got["sinusoidal_dev"][1:] > got["tolerance"][1:]) or n == 1
+
+
+def test_shift_test_sweep_takes_offsets_in_any_order():
+    q, k = posenc.seeded_normal((2, 8), seed=2)
+    forward = posenc.shift_test_sweep(q, k, n_positions=12, offsets=[3, 9, 30], table_len=32)
+    backward = posenc.shift_test_sweep(q, k, n_positions=12, offsets=[30, 9, 3], table_len=32)
+    for key in ("offset", "rope_dev", "sinusoidal_dev", "tolerance"):
+        assert forward[key].tolist() == backward[key][::-1].tolist()
+    assert np.isnan(forward["learned_dev"][2]) and np.isnan(backward["learned_dev"][0])  # 11 + 30 ≥ 32
+    assert forward["learned_dev"][:2].tolist() == backward["learned_dev"][:0:-1].tolist()
 
 
 def test_diagonal_spread_against_a_loop_over_the_diagonals():

@@ -3,7 +3,8 @@
 - `score_heatmap`      a score matrix s(m, n) over query × key positions, as one image
 - `shift_matrix_heatmap` the sinusoidal shift matrix R_k, as one image
 - `deviation_chart`    the shift test: max |s(m, n) − s(m+t, n+t)| per method on a log axis, with
-                       the pass mark drawn as a rule
+                       the pass mark drawn as a rule, at the t of its own slider (every t's numbers
+                       sent once; `shift_reach` bounds how many)
 - `curve_chart`        one line y(x) with optional log axes and a marked x (used for the
                        ‖PE(p+k) − R_k·PE(p)‖ residual and for RoFormer's long-term decay bound)
 - `decay_summary`      what the decay bound on screen does (falls, ripples, or is flat), as the
@@ -12,13 +13,16 @@
 
 from __future__ import annotations
 
+import json
 import math
+import textwrap
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import configure
+from explorer.charts import live
+from explorer.charts.style import FONT_SCALE_PARAM, configure
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 
 #: Colours of the pass / fail verdicts.
@@ -86,56 +90,167 @@ def shift_matrix_heatmap(
     )
 
 
-def deviation_chart(
-    results: pd.DataFrame, *, tolerance: float, title: str, subtitle: str | None = None, width: int = 620
-) -> alt.LayerChart:
-    """Horizontal bars of the shift-test deviation per method on a log axis, the pass mark as a rule.
+# ------------------------------------------------------------- the shift test, moved in the browser
+#: The in-chart slider: the registry parameter shift_t itself (explorer.charts.live.position).
+LIVE_KEY = "shift_t"
+LIVE_PARAMS = (LIVE_KEY,)
+#: The shift test's encodings, in the chart's order: (the sweep's column, the bar's label).
+ENCODINGS = (("rope", "RoPE ({dtype})"), ("sinusoidal", "sinusoidal PE added"), ("learned", "learned table added"))
+#: What a bar says when its encoding could not run at that t.
+NO_ROW = "no row: the table is too short"
 
-    results  columns method, deviation (may be 0 or NaN: NaN rows are listed with their `note`),
-             and optionally note (text shown instead of a number).
-    """
-    need = {"method", "deviation"}
-    if not need <= set(results.columns):
-        raise ValueError(f"results must have columns {sorted(need)}, got {list(results.columns)}")
-    if not (math.isfinite(tolerance) and tolerance > 0):
-        raise ValueError(f"tolerance must be a finite number > 0, got {tolerance}")
-    df = results.copy()
-    if "note" not in df:
-        df["note"] = ""
-    finite = df["deviation"].notna()
-    values = df.loc[finite, "deviation"].astype(float)
-    positive = values[values > 0]
-    floor = 10.0 ** math.floor(math.log10(min([tolerance, *positive.tolist()]) / 100))
-    # Right of the pass mark, at least 4 decades and 35 % of the axis: room for the labels there.
-    left = math.log10(tolerance) - math.log10(floor)
+#: How far the chart's slider reaches (`shift_reach`). The chart carries the shift test at every t in
+#: 1 … T, computed once (posenc.shift_test_sweep) and sent once: T ≤ 1000 rows of five numbers (≤ 40 kB
+#: as Arrow), so the data is small; the bound is the server's work. Per t the
+#: sweep does three (N, d)·(d, N) products and compares N² scores three times, plus about ten numpy
+#: calls: measured on this project's 2-core machine, about 0.2–0.3 ns per unit of N²·(d + 16) + SHIFT_CALL
+#: (the calls' ~30 µs). T·(N²·(d + 16) + SHIFT_CALL) ≤ SHIFT_WORK keeps one sweep under about 80 ms (500
+#: values at the defaults N = 64, d = 64; 1000 for small heads; 20 at N = d = 256, about 60 ms, the floor).
+SHIFT_WORK = 2**28
+SHIFT_CALL = 2**17
+SHIFT_FLOOR = 20
+
+
+def shift_reach(n_pos: int, d: int, cap: int) -> int:
+    """The largest t the chart's slider reaches (and the chart carries) for N = `n_pos` and head dim
+    `d`: the most that SHIFT_WORK allows, rounded down to 1, 2 or 5 × 10^k, at least SHIFT_FLOOR,
+    at most `cap` (the registry's largest t)."""
+    if n_pos < 1 or d < 1 or cap < 1:
+        raise ValueError(f"n_pos, d and cap must be >= 1, got {n_pos}, {d}, {cap}")
+    most = SHIFT_WORK // (n_pos * n_pos * (d + 16) + SHIFT_CALL)
+    nice = max((m * 10**e for e in range(8) for m in (1, 2, 5) if m * 10**e <= most), default=1)
+    return min(cap, max(SHIFT_FLOOR, nice))
+
+
+def deviation_axis(sweep: pd.DataFrame) -> tuple[float, float]:
+    """The log axis (floor, top) of `deviation_chart`, the same at every t of `sweep`: from 100×
+    below the smallest positive deviation or pass mark, to 100× above the largest deviation and at
+    least 4 decades (and 55 % of the span left of it) right of the largest pass mark, so the labels
+    that start at the pass mark fit."""
+    tol = sweep["tolerance"].to_numpy(dtype=float)
+    devs = sweep[[column for column, _ in ENCODINGS]].to_numpy(dtype=float).ravel()
+    positive = devs[np.isfinite(devs) & (devs > 0)]
+    floor = 10.0 ** math.floor(math.log10(min([tol.min(), *positive.tolist()]) / 100))
+    left = math.log10(tol.max()) - math.log10(floor)
     room = max(4.0, 0.55 * left)
-    top = 10.0 ** math.ceil(max([math.log10(tolerance) + room, *np.log10(positive * 100).tolist()]))
-    df["shown"] = df["deviation"].clip(lower=floor).where(finite, np.nan)
-    df["floor"] = floor
-    df["verdict"] = np.where(~finite, "n/a", np.where(df["deviation"] <= tolerance, "pass", "fail"))
-    df["text"] = [
-        note if not ok else (f"{dev:.2e} · {verdict}" if dev > 0 else f"0 (exact) · {verdict}")
-        for ok, dev, verdict, note in zip(finite, df["deviation"], df["verdict"], df["note"])
+    top = 10.0 ** math.ceil(max([math.log10(tol.max()) + room, *np.log10(positive * 100).tolist()]))
+    return floor, top
+
+
+def survivor_phrases() -> list[str]:
+    """`survivors_title` for every combination of verdicts, indexed by 4·(RoPE passes) + 2·(the
+    sinusoid passes) + (the learned table passes): the chart picks one in the browser."""
+    return [
+        survivors_title(
+            {
+                key: (0.0 if code & bit else 1.0)
+                for key, bit in (("rope_dev", 4), ("sinusoidal_dev", 2), ("learned_dev", 1))
+            },
+            0.5,
+        )
+        for code in range(8)
     ]
-    # Every label starts right of the pass mark, never across its rule: a failing bar's at the
-    # bar's end (already right of it), a passing bar's and a note's just after the rule.
-    df["text_x"] = np.maximum(df["shown"].fillna(floor), tolerance)
-    order = list(df["method"])
+
+
+#: A bar's thickness (px); the encoding's name sits right above it.
+BAR_PX = 26
+#: The headline's font size, and the chart widths (px) its words are wrapped for, widest first.
+HEADLINE_FONT = 17
+HEADLINE_ROOMS = (560, 400, 280)
+#: The average width of a bold character of the chart font, in ems (for wrapping the headline).
+BOLD_EM = 0.62
+
+
+def _headline_expr(code: str, t: str) -> str:
+    """The Vega expression of the headline's lines: the survivors phrase for verdict `code` and
+    "by t = …", wrapped to the widest of HEADLINE_ROOMS the chart's width holds (times the
+    presentation font scale)."""
+    # "by t = 0000" (the widest t) stays on one line: joined by no-break spaces while wrapping
+    tail = "\u00a0".join(("", "by", "t", "=", "0000"))
+    by_room = []
+    for room in HEADLINE_ROOMS:
+        per_line = max(int(room / (HEADLINE_FONT * BOLD_EM)), 16)
+        by_room.append(
+            [
+                [line.replace("\u00a0", " ") for line in textwrap.wrap(phrase + tail, per_line)]
+                for phrase in survivor_phrases()
+            ]
+        )
+    choice = json.dumps(by_room[-1], ensure_ascii=False)
+    for room, table in zip(HEADLINE_ROOMS[-2::-1], by_room[-2::-1]):
+        choice = f"(width >= {room} * {FONT_SCALE_PARAM} ? {json.dumps(table, ensure_ascii=False)} : {choice})"
+    # "0000" is in one line only (the last word): join, put t in, split again
+    return f"split(replace(join({choice}[{code}], '\\n'), '0000', {t}), '\\n')"
+
+
+def deviation_chart(
+    sweep: pd.DataFrame, *, start: int, dtype: str, n_pos: int, d: int, width: int = 620
+) -> alt.LayerChart:
+    """The shift test at the t of the chart's own slider: one bar per encoding, its largest score
+    change max |s(m, n) − s(m+t, n+t)| on a log axis, the pass mark as a dashed rule, and a headline
+    naming the encodings whose scores survive.
+
+    sweep  posenc.shift_test_sweep as a table, one row per t: columns t (1 … T, every one), rope,
+           sinusoidal, learned (NaN where the table has no row) and tolerance. All of it is sent once;
+           the slider (explorer.charts.live.position(LIVE_KEY), 1 … T, starting at `start`) picks the
+           row in the browser, with no server run, and the page hears the value when the drag ends.
+    dtype, n_pos, d   RoPE's precision, N and the head dim (for the labels and the description).
+    """
+    need = {"t", "tolerance", *(column for column, _ in ENCODINGS)}
+    if not need <= set(sweep.columns):
+        raise ValueError(f"sweep must have columns {sorted(need)}, got {list(sweep.columns)}")
+    ts = sweep["t"].to_numpy()
+    t_max = int(ts.max()) if ts.size else 0
+    if ts.size == 0 or not np.array_equal(ts, np.arange(1, t_max + 1)):
+        raise ValueError(f"sweep must have one row for every t in 1 … T, got {ts.size} rows for T = {t_max}")
+    tol = sweep["tolerance"].to_numpy(dtype=float)
+    if not (np.all(np.isfinite(tol)) and np.all(tol > 0)):
+        raise ValueError(f"tolerance must be finite and > 0 at every t, got min {np.nanmin(tol)}")
+    if not 1 <= start <= t_max:
+        raise ValueError(f"start must be in 1 … {t_max}, got {start}")
+    floor, top = deviation_axis(sweep)
+    labels = [label.format(dtype=dtype) for _, label in ENCODINGS]
+    t_live = live.position(LIVE_KEY, start=int(start), lo=1, hi=t_max, label="shift t ")
+    # the selection's value as a number (Vega-Lite resolves a point selection's field to an array of
+    # its values: [16], which arithmetic reads as 16 but === does not)
+    t = f"toNumber({live.value(LIVE_KEY)})"
+    row = alt.Chart(sweep[["t", "tolerance", *(column for column, _ in ENCODINGS)]]).transform_filter(
+        f"datum.t === {t}"
+    )
+    # ---- one row per encoding at this t: its number, verdict, bar end and label
+    label_of = " : ".join(f"datum.key === '{column}' ? '{label}'" for (column, _), label in zip(ENCODINGS, labels))
+    per_encoding = row.transform_fold(
+        [column for column, _ in ENCODINGS], as_=["key", "deviation"]
+    ).transform_calculate(
+        method=f"{label_of} : ''",
+        ok="isValid(datum.deviation) && isFinite(datum.deviation)",
+        verdict="!datum.ok ? 'n/a' : datum.deviation <= datum.tolerance ? 'pass' : 'fail'",
+        shown=f"datum.ok ? max(datum.deviation, {floor!r}) : {floor!r}",
+        floor=repr(floor),
+        text=f"!datum.ok ? '{NO_ROW}' : (datum.deviation > 0 ? {live.sci('datum.deviation', 2)} : '0 (exact)')"
+        " + ' · ' + datum.verdict",
+        # Every label starts right of the pass mark, never across its rule: a failing bar's at the
+        # bar's end (already right of it), a passing bar's and a note's just after the rule.
+        text_x="max(datum.shown, datum.tolerance)",
+    )
+    x_scale = alt.Scale(type="log", domain=[floor, top], nice=False)
+    x = (
+        alt.X("floor:Q")
+        .scale(x_scale)
+        .title("max |s(m, n) − s(m+t, n+t)|  (log scale)")
+        .axis(format=".0e", tickCount=8)
+    )
+    # The encodings' names sit above their bars (no y axis: the plot takes the whole width, and the
+    # names never need cutting short, in presentation mode's larger text too).
+    y = alt.Y("method:N").sort(labels).scale(domain=labels, paddingInner=0.45, paddingOuter=0.35).axis(None)
     verdict_colour = (
         alt.Color("verdict:N")
         .scale(domain=[*VERDICT_COLORS, "n/a"], range=[*VERDICT_COLORS.values(), "#475569"])
         .legend(None)
     )
-    x = (
-        alt.X("floor:Q")
-        .scale(type="log", domain=[floor, top], nice=False)
-        .title("max |s(m, n) − s(m+t, n+t)|  (log scale)")
-        .axis(format=".0e", tickCount=8)
-    )
-    y = alt.Y("method:N").sort(order).title(None).axis(labelFontSize=15, labelLimit=320)
     bars = (
-        alt.Chart(df[finite])
-        .mark_bar(height=26)
+        per_encoding.transform_filter("datum.ok")
+        .mark_bar(height=BAR_PX)
         .encode(
             x=x,
             x2="shown:Q",
@@ -143,28 +258,57 @@ def deviation_chart(
             color=verdict_colour,
             tooltip=[alt.Tooltip("method:N"), alt.Tooltip("deviation:Q", format=".3e"), alt.Tooltip("verdict:N")],
         )
+        .properties(name="shift_bars")
+        .add_params(t_live)
     )
-    labels = (
-        alt.Chart(df)
-        .mark_text(align="left", dx=6, fontSize=14, fontWeight="bold")
-        .encode(x=alt.X("text_x:Q").scale(type="log", domain=[floor, top]), y=y, text="text:N", color=verdict_colour)
+    names = per_encoding.mark_text(
+        align="left", baseline="bottom", dy=-(BAR_PX // 2 + 4), fontSize=15, color="#0F172A"
+    ).encode(x=alt.value(0), y=y, text="method:N")
+    values = per_encoding.mark_text(align="left", dx=6, fontSize=14, fontWeight="bold").encode(
+        x=alt.X("text_x:Q").scale(x_scale), y=y, text="text:N", color=verdict_colour
     )
-    rule_df = pd.DataFrame({"tol": [tolerance], "label": [f"pass mark {tolerance:.1e}"]})
-    rule = (
-        alt.Chart(rule_df)
-        .mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#0F172A")
-        .encode(x=alt.X("tol:Q").scale(type="log", domain=[floor, top]))
+    mark = row.transform_calculate(label=f"'pass mark ' + {live.sci('datum.tolerance', 1)}")
+    rule = mark.mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#0F172A").encode(
+        x=alt.X("tolerance:Q").scale(x_scale)
     )
-    rule_label = (
-        alt.Chart(rule_df)
-        .mark_text(align="left", dx=4, dy=-6, fontSize=13, color="#0F172A", baseline="bottom")
-        .encode(x=alt.X("tol:Q").scale(type="log", domain=[floor, top]), y=alt.value(0), text="label:N")
+    rule_label = mark.mark_text(align="left", dx=4, dy=-6, fontSize=13, color="#0F172A", baseline="bottom").encode(
+        x=alt.X("tolerance:Q").scale(x_scale), y=alt.value(0), text="label:N"
     )
-    chart = alt.LayerChart(layer=[bars, rule, labels, rule_label]).properties(
-        # Streamlit fits title and axes into `height` too: leave them room beyond ~60 px per bar.
+    code = " + ".join(
+        f"(isValid(datum.{column}) && datum.{column} <= datum.tolerance ? {bit} : 0)"
+        for (column, _), bit in zip(ENCODINGS, (4, 2, 1))
+    )
+    # The headline's lines end 26 px (times the font scale) above the plot, clear of the pass mark's
+    # label: its first line's top is placed that far up plus one line height per further line.
+    line_px = f"({HEADLINE_FONT + 5} * {FONT_SCALE_PARAM})"
+    headline = (
+        row.transform_calculate(code=code)
+        .transform_calculate(lines=_headline_expr("datum.code", t))
+        .transform_calculate(top=f"-26 * {FONT_SCALE_PARAM} - length(datum.lines) * {line_px}")
+        .mark_text(
+            align="left",
+            baseline="top",
+            fontSize=HEADLINE_FONT,
+            fontWeight="bold",
+            color="#0F172A",
+            lineHeight=alt.ExprRef(line_px),
+        )
+        .encode(x=alt.value(0), y=alt.Y("top:Q").scale(None), text="lines:N")
+    )
+    description = (
+        f"The shift test for RoPE ({dtype}), an added sinusoid and an added learned table, N = {n_pos} positions, "
+        f"d = {d}: one bar per encoding, the largest change of a score when both tokens move by t, on a log axis, "
+        f"against a dashed pass mark; the slider t (from 1 to {t_max}) above the chart moves the bars, and the "
+        "headline names the encodings whose scores survive the shift."
+    )
+    chart = alt.LayerChart(
+        layer=[bars, rule, names, values, rule_label, headline],
+        # font_scale: set by style_spec in presentation mode, where every font size grows
+        params=[alt.param(name=FONT_SCALE_PARAM, value=1).param],  # type: ignore[list-item]
         width=width,
-        height=60 * len(df) + 130,
-        title=alt.TitleParams(title, subtitle=subtitle or ""),
+        height=64 * len(labels),
+        description=description,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )
     return configure(chart)
 
@@ -311,3 +455,26 @@ def diagonal_sentence(spreads: dict, tol: float, n_pos: int) -> str:
         worst = max(shown[name] for name in drift)
         parts.append(f"{join_names(drift)}: the colour drifts along the diagonals (by up to {worst:.2g})")
     return "In the heatmaps (tab **Scores**), " + "; ".join(parts) + "."
+
+
+def learned_sentence(has_row: bool, *, n_pos: int, t: int, t_reach: int, table_len: int) -> str:
+    """The notice on the learned table at shift `t`: whether it had rows for the test there, and if
+    it had, from which t on it has none, or that no t the slider reaches (1 … `t_reach`) runs past it."""
+    needed = n_pos - 1 + t  # the largest position the test looks up
+    if not has_row:
+        return (
+            f"At t = {t} the learned table has no row for every position the test needs: it has rows 0 … "
+            f"{table_len - 1}, the test needs up to N − 1 + t = {needed}. It does not degrade gracefully, it "
+            "cannot be looked up at all."
+        )
+    first = table_len - n_pos + 1  # the first t for which N − 1 + t is past the table's last row
+    if first <= t_reach:
+        return (
+            f"Push t to {first} or more and N − 1 + t passes the learned table's last row ({table_len - 1}): "
+            "the learned encoding does not degrade gracefully, it has no row to look up."
+        )
+    return (
+        f"The learned table's rows 0 … {table_len - 1} cover N − 1 + t for every t the slider reaches (up to "
+        f"{t_reach}); with fewer rows (sidebar) the shifted positions run past its end, and the learned "
+        "encoding, which does not degrade gracefully, has no row to look up."
+    )

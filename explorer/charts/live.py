@@ -22,7 +22,7 @@ from typing import Any
 
 import altair as alt
 
-__all__ = ["input_signal", "position", "value"]
+__all__ = ["input_signal", "position", "sci", "value"]
 
 
 def position(key: str, *, start: int | float, lo: int | float, hi: int | float, step: int | float = 1, label: str):
@@ -44,3 +44,14 @@ def input_signal(key: str) -> str:
     to it (an event stream ``{"signal": …}``); only the input itself can set it (a script sets it
     the same way, by the input's own ``input`` event)."""
     return f"{key}_{key}"
+
+
+def sci(expr: str, digits: int) -> str:
+    """The Vega expression that writes the number `expr` (≥ 0) as Python's ``f"{x:.{digits}e}"``
+    does, so that chart text computed in the browser reads like the page's: Vega's format (d3's,
+    JavaScript's toExponential) writes 1.23e-5 where Python writes 1.23e-05, so a one-digit exponent
+    gets its leading zero. (The two round alike except at an exact decimal tie, e.g. 1.125 to two
+    decimals: JavaScript rounds it up, Python to even.)"""
+    if not (isinstance(digits, int) and 0 <= digits <= 20):
+        raise ValueError(f"digits must be an integer in 0 … 20, got {digits!r}")
+    return f"replace(format({expr}, '.{digits}e'), regexp('[+-](?=[0-9]$)'), '$&0')"

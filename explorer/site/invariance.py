@@ -97,7 +97,9 @@ PAGE = Page(
             "int_slider",
             16,
             min=1,
-            max=4096,
+            # The shift test chart's own slider (explorer.liveparam), which carries the test at every t
+            # it reaches: at most this many, fewer for large N and d (explorer.charts.invariance.shift_reach).
+            max=1000,
             help="The test compares the score at positions (m, n) with the score at (m + t, n + t).",
         ),
         Param(
@@ -142,19 +144,19 @@ PAGE = Page(
             "table_len": 60,
             "inv_view": "Sinusoid shift",
         },
-        slider="shift_t",
+        slider="seq_len",  # a Streamlit slider: shift_t is the chart's own (it moves the chart in the browser)
         chart=0,
     ),
     bench=BenchSettings(
         max_query={
             "head_dim": "256",
             "seq_len": "256",
-            "shift_t": "4096",
+            "shift_t": "20",  # the farthest the shift test's chart reaches at N = d = 256 (shift_reach)
             "table_len": "4096",
             "base": "1000000",
             "seed": "9999",
         },
-        slider="shift_t",
+        slider="seq_len",
         slider_chart=0,
     ),
     presets=True,
