@@ -15,7 +15,10 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 #: right above the clocks instead of under the odometer, sized in rem, so presentation mode's
 #: larger rem base enlarges them with the rest of the page. The RoPE page's live plane (element key
 #: rope_live_<n>, explorer.liveparam) likewise gets its m and n sliders above the plane, so that in
-#: presentation mode they are in the first screen with the plane's top.
+#: presentation mode they are in the first screen with the plane's top; so do the vision page's
+#: query row and column above its heatmaps (vis_live_<n>), side by side where they fit; its large
+#: grids are drawn on a canvas, which cannot shrink to a phone's column (clicks would miss their
+#: patch), so they scroll sideways in their own box.
 BASE_CSS = """<style>
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
@@ -33,6 +36,14 @@ BASE_CSS = """<style>
 [data-testid="stAppDeployButton"] { display: none !important; }
 [class*="st-key-rope_live_"] .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 [class*="st-key-rope_live_"] .vega-embed form.vega-bindings { order: -1; padding: 0 0 0.4rem 0.5rem; }
+[class*="st-key-vis_live_"] { overflow-x: auto; }
+[class*="st-key-vis_live_"] .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
+[class*="st-key-vis_live_"] .vega-embed form.vega-bindings { order: -1; display: flex; flex-direction: row;
+  flex-wrap: wrap; align-items: center; gap: 0.2rem 1.6rem; padding: 0 0 0.5rem 0.5rem; }
+[class*="st-key-vis_live_"] .vega-embed form.vega-bindings .vega-bind { width: auto; }
+[class*="st-key-vis_live_"] .vega-embed form.vega-bindings .vega-bind label { flex-wrap: nowrap; gap: 0.5rem; }
+[class*="st-key-vis_live_"] .vega-embed form.vega-bindings .vega-bind-name { font-size: 1rem; min-width: 0; }
+[class*="st-key-vis_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(14rem, 45vw); height: 1rem; }
 .st-key-clock_chart .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 .st-key-clock_chart .vega-embed form.vega-bindings { order: -1; flex-direction: row; flex-wrap: wrap;
   align-items: center; gap: 0.4rem 1.6rem; padding: 0 0 0.6rem 0.5rem; }
