@@ -9,7 +9,10 @@ dragging and for 1.5 s after the release.
   so a drag costs one run after the release plus one per pause of 150 ms (the column "during");
 - the clock page's p (issue #23): the chart's own slider like RoPE's m and n (its play and number
   box reach the link through the slider; explorer/assets.py CLOCK_BRIDGE_JS);
-- the invariance page's shift t (issue #23): the shift test chart's own slider, like RoPE's m and n.
+- the invariance page's shift t (issue #23): the shift test chart's own slider, like RoPE's m and n;
+- the vision page's query row (issue #23; a click on a patch sets it too). Its slider has one value
+  per row of the grid (12 at the defaults): a drag rests on each value longer than a fine slider's,
+  and every rest longer than 150 ms is one run (on a loaded 2-core machine, most of them).
 
     python bench/drag_runs.py
 """
@@ -51,6 +54,13 @@ CONTROLS = [
         "Clock_hands",
         "Frequency clock hands",
         '.st-key-clock_chart input[name="m_m"]',
+        True,
+    ),
+    (
+        "Vision query row (in chart, in the link)",
+        "Images_and_video",
+        "Images and video",
+        '[class*="st-key-vis_live_"] input[name="vis_qrow_vis_qrow"]',
         True,
     ),
     (

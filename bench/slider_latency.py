@@ -9,9 +9,10 @@ again (tests/e2e_support.py `slider_latency_ms`: no script running, nothing stal
 drawn). One warm-up press each, then the median of ``--presses`` (5).
 
 The page's slider is the one its declaration names (``Page.deep_link.slider`` and the chart that
-changes with it, ``deep_link.chart``). Where that slider moves a position (RoPE's m, the vision query
-patch: these become in-chart controls, issue #23's other half; the invariance shift already is, so its
-declared slider is N), the page's first slider that does not is measured too (``EXTRA``).
+changes with it, ``deep_link.chart``). Where that slider moves a position (RoPE's m: positions are
+in-chart controls, issue #23's other half; the invariance shift, the clock's p and the vision query
+patch already are, so their declared sliders are others), the page's first slider that does not is
+measured too (``EXTRA``).
 
 Prints the table (page | slider | ms | one-chart ms | ratio), with the date and the load average
 (``uptime``) at the start and at the end. ``--write`` appends it to bench/RESULTS.md's section 13.

@@ -14,8 +14,12 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 #: is hidden. The clock page's in-chart controls (position slider, number box, play, speed) sit
 #: right above the clocks instead of under the odometer, sized in rem, so presentation mode's
 #: larger rem base enlarges them with the rest of the page. Every other live chart (element key
-#: <name>_live_<n>, explorer.liveparam: RoPE's plane, the invariance shift test) likewise gets its
-#: sliders above the chart, so that in presentation mode they are in the first screen with its top.
+#: <name>_live_<n>, explorer.liveparam: RoPE's plane, the invariance shift test, the vision page's
+#: heatmaps) likewise gets its sliders above the chart, so that in presentation mode they are in the
+#: first screen with its top; the invariance and vision sliders keep label and value on one line,
+#: the vision page's two side by side where they fit. The vision page's large grids are drawn on a
+#: canvas, which cannot shrink to a phone's column (clicks would miss their patch), so they scroll
+#: sideways in their own box.
 BASE_CSS = """<style>
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
@@ -33,10 +37,16 @@ BASE_CSS = """<style>
 [data-testid="stAppDeployButton"] { display: none !important; }
 [class*="_live_"] .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 [class*="_live_"] .vega-embed form.vega-bindings { order: -1; padding: 0 0 0.4rem 0.5rem; }
-[class*="st-key-inv_live_"] .vega-embed form.vega-bindings .vega-bind label { display: flex; flex-wrap: nowrap;
-  align-items: center; gap: 0.6rem; }
-[class*="st-key-inv_live_"] .vega-embed form.vega-bindings .vega-bind-name { font-size: 1rem; min-width: 0; }
+:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"]) .vega-embed form.vega-bindings .vega-bind label {
+  display: flex; flex-wrap: nowrap; align-items: center; gap: 0.6rem; }
+:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"]) .vega-embed form.vega-bindings .vega-bind-name {
+  font-size: 1rem; min-width: 0; }
 [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 58vw); height: 1rem; }
+[class*="st-key-vis_live_"] { overflow-x: auto; }
+[class*="st-key-vis_live_"] .vega-embed form.vega-bindings { display: flex; flex-direction: row;
+  flex-wrap: wrap; align-items: center; gap: 0.2rem 1.6rem; padding: 0 0 0.5rem 0.5rem; }
+[class*="st-key-vis_live_"] .vega-embed form.vega-bindings .vega-bind { width: auto; }
+[class*="st-key-vis_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(14rem, 45vw); height: 1rem; }
 .st-key-clock_chart .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 .st-key-clock_chart .vega-embed form.vega-bindings { order: -1; flex-direction: row; flex-wrap: wrap;
   align-items: center; gap: 0.4rem 1.6rem; padding: 0 0 0.6rem 0.5rem; }

@@ -2,7 +2,8 @@
 RoPE and M-RoPE (contiguous and interleaved) compared on a patch grid.
 
 URL keys: vis_view (tab), vis_model, vis_head_dim, vis_base (custom model only), vis_rows, vis_cols,
-vis_qrow, vis_qcol (query patch, clamped to the grid), vis_frames, vis_frame, vis_krow, vis_kcol,
+vis_qrow, vis_qcol (query patch, clamped to the grid: the heatmaps' own sliders, and a click on a patch;
+explorer.liveparam), vis_frames, vis_frame, vis_krow, vis_kcol,
 vis_drow, vis_dcol (shift test, clamped so both patches stay on the grid), vis_train, vis_new
 (resolution), vis_text_before, vis_text_after (sequence).
 """
@@ -19,6 +20,7 @@ import posenc
 from explorer.charts import vision as charts
 from explorer.exports import page_footer
 from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
+from explorer.liveparam import LiveChart
 from explorer.params import widget
 from posenc.mrope import VISION_PRESETS
 
@@ -42,7 +44,9 @@ with intro():
 
 # ------------------------------------------------------------------------------ controls
 # Two rows (the first screen of a projector holds them and the top of the chart): the model, its
-# sizes, its notes (a popover) and the colour range; then the six position sliders.
+# sizes, its notes (a popover) and the colour range; then the grid and the frames. The query patch is
+# the heatmaps' own (explorer.liveparam): a click on a patch or their two sliders move it in the
+# browser, and the rest of the page and the link follow when the move ends.
 with st.container(border=True, key="vis_controls"):
     c1, c2, c3, c4 = st.columns([1.6, 0.9, 1.1, 1.2])
     model_key = widget("vis_model", container=c1)
@@ -58,13 +62,13 @@ with st.container(border=True, key="vis_controls"):
     if preset is not None:
         with c4.popover("About this model", icon=":material/info:"):
             st.caption(f"**{preset.name}**: {preset.notes} Source: {preset.source}.")
-    g1, g2, g3, g4, g5, g6 = st.columns(6)
+    g1, g2, g3, g4 = st.columns(4)
     rows = widget("vis_rows", container=g1)
     cols = widget("vis_cols", container=g2)
-    q_row = widget("vis_qrow", container=g3, max=rows - 1)
-    q_col = widget("vis_qcol", container=g4, max=cols - 1)
-    frames = widget("vis_frames", container=g5)
-    frame = widget("vis_frame", container=g6, max=frames - 1)
+    frames = widget("vis_frames", container=g3)
+    frame = widget("vis_frame", container=g4, max=frames - 1)
+live = LiveChart("vis_live", charts.LIVE_PARAMS, limits={"vis_qrow": {"max": rows - 1}, "vis_qcol": {"max": cols - 1}})
+q_row, q_col = (int(live.values[key]) for key in charts.LIVE_PARAMS)
 
 n_pairs = head_dim // 2
 own_c = preset is not None and preset.mrope_section is not None and not preset.interleaved
@@ -105,6 +109,25 @@ def angles_now() -> dict[str, np.ndarray]:
 
 
 @cached(max_entries=16)
+def offset_tables(
+    rows, cols, frames, frame, head_dim, base, section_c, section_i, axial_first
+) -> dict[str, np.ndarray]:
+    """Per scheme, the score of a query (frame 0) with the key (Δr, Δc) away in `frame`, for every offset
+    on the grid (posenc.offset_scores: shape (2·rows − 1, 2·cols − 1)); every query's heatmap is a window of it."""
+    angles = scheme_angles(rows, cols, frames, head_dim, base, section_c, section_i, axial_first)
+    return {name: posenc.offset_scores(a, rows, cols, frame=frame) for name, a in angles.items()}
+
+
+def offsets_now() -> dict[str, np.ndarray]:
+    return offset_tables(rows, cols, frames, frame, head_dim, base, tuple(section_c), tuple(section_i), axial_first)
+
+
+def at_offset(table: np.ndarray, dr: int, dc: int) -> float:
+    """The score of a query with the key dr rows below and dc columns right of it (an offset table's entry)."""
+    return float(table[dr + rows - 1, dc + cols - 1])
+
+
+@cached(max_entries=16)
 def grid_scores(
     rows, cols, q_row, q_col, frames, frame, head_dim, base, section_c, section_i, axial_first
 ) -> dict[str, np.ndarray]:
@@ -136,13 +159,6 @@ def pair_score(angles: np.ndarray, i: int, k: int) -> float:
     return float(posenc.angle_scores(angles[[i]], angles[[k]])[0, 0])
 
 
-def neighbours(r: int, c: int) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
-    """The patch below (else above) and to the right (else left) of (r, c), if the grid has one."""
-    vertical = (r + 1, c) if r + 1 < rows else (r - 1, c) if r > 0 else None
-    horizontal = (r, c + 1) if c + 1 < cols else (r, c - 1) if c > 0 else None
-    return vertical, horizontal
-
-
 def scheme_title(name: str) -> str:
     if name == "M-RoPE contiguous":
         return f"M-RoPE, contiguous {list(section_c)}"
@@ -158,55 +174,56 @@ tab_grid, tab_pairs, tab_shift, tab_res, tab_seq = widget("vis_view")
 
 with tab_grid:
     if tab_grid.open:
-        scores = scores_now()
-        where = "the same frame" if frame == 0 else f"frame {frame}"
-        sub = f"query ({q_row}, {q_col}) · keys in {where}"
-        descriptions = {
+        tables = offsets_now()
+        notes = {
             "raster 1D": [f"position = row · {cols} + column", "frames one after another"],
             "axial 2D": ["half the pairs turn with the row,", "half with the column; no time axis"],
             "M-RoPE contiguous": ["pairs in blocks t, h, w", f"section: {section_origin(own_c, False)}"],
             "M-RoPE interleaved": ["pairs T, H, W, T, H, W, …", f"section: {section_origin(own_i, True)}"],
         }
-        for pair_of_names in (SCHEMES[:2], SCHEMES[2:]):
-            left, right = st.columns(2)
-            for col, name in zip((left, right), pair_of_names):
-                with col:
-                    show_chart(
-                        shared(charts.grid_heatmap)(
-                            scores[name],
-                            query=(q_row, q_col) if frame == 0 else None,
-                            title=scheme_title(name),
-                            subtitle=[sub, *descriptions[name]],
-                            domain=None if own_range else (-1.0, 1.0),
-                            description=f"Heatmap over a {rows} by {cols} patch grid: similarity of the query "
-                            f"patch at row {q_row}, column {q_col} with every patch of {where}, under "
-                            f"{scheme_title(name)}.",
-                        ),
-                        width="stretch",
-                    )
+        where = "the same frame" if frame == 0 else f"frame {frame}"
+        starts = live.starts(
+            (rows, cols, frames, frame, head_dim, base, tuple(section_c), tuple(section_i), axial_first, own_range)
+        )
+        live.show(
+            shared(charts.query_heatmaps)(
+                {scheme_title(name): tables[name] for name in SCHEMES},
+                notes={scheme_title(name): notes[name] for name in SCHEMES},
+                query=(starts["vis_qrow"], starts["vis_qcol"]),
+                frame=frame,
+                domain=None if own_range else (-1.0, 1.0),
+                description=f"Four heatmaps over a {rows} by {cols} patch grid, one per scheme ("
+                + ", ".join(scheme_title(name) for name in SCHEMES)
+                + f"): the similarity of the query patch (in frame 0) with every patch of {where}. The query "
+                "row and column sliders above the heatmaps move the query, and so does a click on a patch.",
+            ),
+            width="content",
+        )
+        st.caption(
+            "Click a patch, or drag **query row** and **query column** above the heatmaps (or focus one and "
+            "press ← →): all four heatmaps follow in your browser at once; when you let go, the link, the "
+            "**Shift test** and the download follow."
+        )
         angles = angles_now()
-        vertical, horizontal = neighbours(q_row, q_col)
         items = []
-        if vertical and horizontal:
-            sv = {name: float(scores[name][vertical]) for name in SCHEMES}
-            sh = {name: float(scores[name][horizontal]) for name in SCHEMES}
-            items.append(
-                f"Raster order puts the patch {'below' if vertical[0] > q_row else 'above'} the query {cols} "
-                f"positions away and the patch {'right' if horizontal[1] > q_col else 'left'} of it 1 away"
-                + (f", plus {frame} whole frames of {rows * cols} (the keys are in frame {frame})" if frame else "")
-                + f": similarity {sv['raster 1D']:.4f} against {sh['raster 1D']:.4f}. Axial 2D: "
-                f"{sv['axial 2D']:.4f} and {sh['axial 2D']:.4f}; M-RoPE contiguous: {sv['M-RoPE contiguous']:.4f} "
-                f"and {sh['M-RoPE contiguous']:.4f}; interleaved: {sv['M-RoPE interleaved']:.4f} and "
-                f"{sh['M-RoPE interleaved']:.4f}."
-            )
         if rows > 1 and cols > 1:
-            r_end = min(q_row, rows - 2)
-            end, nxt = r_end * cols + cols - 1, (r_end + 1) * cols
+            sv = {name: at_offset(tables[name], 1, 0) for name in SCHEMES}
+            sh = {name: at_offset(tables[name], 0, 1) for name in SCHEMES}
             items.append(
-                f"Across a row end: patch ({r_end}, {cols - 1}) at the right edge and patch ({r_end + 1}, 0) at the "
-                f"left edge are neighbours in raster order (1 apart), similarity "
-                f"{pair_score(angles['raster 1D'], end, nxt):.4f}; for axial 2D they are {cols - 1} columns and "
-                f"1 row apart, similarity {pair_score(angles['axial 2D'], end, nxt):.4f}."
+                f"Raster order puts the patch below a query {cols} positions after it and the patch to its right "
+                "1 after it"
+                + (f", plus {frame} whole frames of {rows * cols} (the keys are in frame {frame})" if frame else "")
+                + f": similarity {sv['raster 1D']:.4f} against {sh['raster 1D']:.4f}, for every query that has them. "
+                f"Axial 2D: {sv['axial 2D']:.4f} and {sh['axial 2D']:.4f}; M-RoPE contiguous: "
+                f"{sv['M-RoPE contiguous']:.4f} and {sh['M-RoPE contiguous']:.4f}; interleaved: "
+                f"{sv['M-RoPE interleaved']:.4f} and {sh['M-RoPE interleaved']:.4f}."
+            )
+            end, nxt = cols - 1, cols  # the last patch of row 0 and the first of row 1; every row end alike
+            items.append(
+                f"Across a row end: the last patch of a row (column {cols - 1}) and the first of the next (column 0) "
+                f"are neighbours in raster order (1 apart), similarity {pair_score(angles['raster 1D'], end, nxt):.4f}; "
+                f"for axial 2D they are {cols - 1} columns and 1 row apart, similarity "
+                f"{pair_score(angles['axial 2D'], end, nxt):.4f}."
             )
         if frames > 1:
             items.append(

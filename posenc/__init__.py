@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # THE list of the package's names, each written once: type ch
         grid_positions,
         mrope_angles,
         mrope_axis_of_pairs,
+        offset_scores,
         qwen2vl_position_ids,
         raster_rope_angles,
     )

@@ -328,3 +328,34 @@ def angle_scores(angles_q, angles_k, q=None, k=None) -> np.ndarray:
     dot, cross = qa * ka + qb * kb, qb * ka - qa * kb  # (n,)
     # cos δ = cos φk cos φq + sin φk sin φq, sin δ = sin φk cos φq − cos φk sin φq
     return (cq * dot) @ ck.T + (sq * dot) @ sk.T + (cq * cross) @ sk.T - (sq * cross) @ ck.T
+
+
+def offset_scores(angles, rows, cols, *, frame=0) -> np.ndarray:
+    r"""Every score a query patch of frame 0 has with a key patch of ``frame``, by the key's offset from it
+    on a rows × cols grid: shape (2·rows − 1, 2·cols − 1), entry ``[Δr + rows − 1, Δc + cols − 1]`` for the
+    key Δr rows below and Δc columns right of the query (negative: above, left).
+
+    ``angles`` are per-pair angles of every patch, frame by frame, row by row (shape
+    (frames·rows·cols, n_pairs), as :func:`raster_rope_angles`, :func:`axial_rope_angles` and
+    :func:`mrope_angles` of :func:`qwen2vl_position_ids` give them). Each entry is :func:`angle_scores`
+    of a real query and key of that grid: the four corner patches as queries, each with every key of
+    ``frame``, cover every offset. For angles that are a fixed linear function of the patch's
+    (t, row, column) position (every scheme in this module), the score of any query with the key at
+    (Δr, Δc) from it is this entry (up to float rounding): only differences of positions enter it.
+    The heatmap of the query (r, c) is ``table[rows − 1 − r : 2·rows − 1 − r, cols − 1 − c : 2·cols − 1 − c]``.
+    """
+    r = v.integer("rows", rows, minimum=1, maximum=v.MAX_DIM)
+    c = v.integer("cols", cols, minimum=1, maximum=v.MAX_DIM)
+    a = v.float_array("angles", angles, ndim=2)
+    n = r * c
+    if a.shape[0] < n or a.shape[0] % n:
+        raise ValueError(
+            f"angles must have a row per patch of whole frames (a multiple of rows · cols = {n}), got {a.shape[0]}"
+        )
+    f = v.integer("frame", frame, minimum=0, maximum=a.shape[0] // n - 1)
+    keys = a[f * n : (f + 1) * n]
+    out = np.empty((2 * r - 1, 2 * c - 1))
+    for qr, qc in dict.fromkeys([(0, 0), (0, c - 1), (r - 1, 0), (r - 1, c - 1)]):  # 1 to 4 corners
+        scores = angle_scores(a[[qr * c + qc]], keys)[0].reshape(r, c)  # key (i, j) is (i − qr, j − qc) away
+        out[r - 1 - qr : 2 * r - 1 - qr, c - 1 - qc : 2 * c - 1 - qc] = scores
+    return out

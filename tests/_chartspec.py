@@ -3,9 +3,13 @@ spec and Arrow datasets of a chart element that AppTest captured."""
 
 from __future__ import annotations
 
+import ast
 import base64
 import io
 import json
+import math
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -70,11 +74,11 @@ def wide_text(value):
     expression choosing between wrapped and unwrapped lines by the chart's width
     (`width >= N ? [as given] : (width >= W ? [wrapped to W] : …)`); this returns the lines as given
     (one string for one line)."""
-    if isinstance(value, dict) and "expr" in value:
+    if isinstance(value, dict) and "expr" in value and value["expr"].startswith("width >= "):
         expr = value["expr"]
         lines, _ = json.JSONDecoder().raw_decode(expr, expr.index("? ") + 2)
         return lines[0] if len(lines) == 1 else lines
-    return value
+    return value  # as given, or a chart's own expression (text computed in the browser)
 
 
 def readable_titles(spec: dict) -> dict:
@@ -99,3 +103,87 @@ def element_spec(element) -> dict:
         d.name: pa.ipc.open_stream(d.data.data).read_pandas().to_dict("records") for d in element.proto.datasets
     }
     return spec
+
+
+# ---------------------------------------------------------------- what the browser computes
+#: The Vega expression syntax the charts' in-browser transforms use, and nothing else.
+_EXPR_NODES = (
+    ast.Expression,
+    ast.BinOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.UnaryOp,
+    ast.Call,
+    ast.Attribute,
+    ast.Name,
+    ast.Constant,
+    ast.Load,
+    ast.operator,
+    ast.boolop,
+    ast.cmpop,
+    ast.unaryop,
+)
+_EXPR_FUNCTIONS = {"floor": math.floor, "toNumber": float}
+
+
+def _js_plus(a: Any, b: Any) -> Any:
+    """JavaScript's +: a string with anything is a string (a whole number written without ".0")."""
+    if isinstance(a, str) or isinstance(b, str):
+        return "".join(str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in (a, b))
+    return a + b
+
+
+class _JsPlus(ast.NodeTransformer):
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Add):
+            return ast.Call(func=ast.Name(id="_js_plus", ctx=ast.Load()), args=[node.left, node.right], keywords=[])
+        return node
+
+
+def vega_value(expr: str, datum: dict, selections: dict[str, Any]) -> Any:
+    """A Vega expression of the small arithmetic subset the charts compute in the browser (numbers,
+    + − * / %, comparisons, && ||, floor, toNumber, ``datum.field``, a point selection's value
+    ``name.name``), evaluated here in Python with the selections at `selections` ({name: value}).
+    Anything outside that subset raises. (``%`` agrees with JavaScript's for operands >= 0.)"""
+    source = expr.replace("&&", " and ").replace("||", " or ")
+    tree = ast.parse(source, mode="eval")
+    for node in ast.walk(tree):
+        if not isinstance(node, _EXPR_NODES):
+            raise ValueError(f"not in the tested subset of Vega expressions: {ast.dump(node)} in {expr!r}")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _EXPR_FUNCTIONS):
+            raise ValueError(f"unknown function in {expr!r}")
+    tree = ast.fix_missing_locations(_JsPlus().visit(tree))
+    names = {name: SimpleNamespace(**{name: value}) for name, value in selections.items()}
+    return eval(
+        compile(tree, "<vega>", "eval"),
+        {"__builtins__": {}},
+        {**_EXPR_FUNCTIONS, **names, "_js_plus": _js_plus, "datum": SimpleNamespace(**datum)},
+    )
+
+
+def browser_rows(spec: dict, view: dict, selections: dict[str, Any]) -> pd.DataFrame:
+    """The rows a unit view draws as the browser computes them, with the selections at `selections`:
+    its data (a named dataset or a sequence) through its calculate, filter and lookup transforms,
+    each evaluated here (`vega_value`) from the spec as sent."""
+    data = view.get("data", spec.get("data"))
+    if "sequence" in data:
+        seq = data["sequence"]
+        rows = [{seq.get("as", "data"): v} for v in range(seq["start"], seq["stop"], seq.get("step", 1))]
+    else:
+        rows = [dict(r) for r in spec["datasets"][data["name"]]]
+    for step in view.get("transform", []):
+        if "calculate" in step:
+            for row in rows:
+                row[step["as"]] = vega_value(step["calculate"], row, selections)
+        elif "filter" in step and isinstance(step["filter"], str):
+            rows = [row for row in rows if vega_value(step["filter"], row, selections)]
+        elif "lookup" in step:
+            source = step["from"]
+            table = {r[source["key"]]: r for r in spec["datasets"][source["data"]["name"]]}
+            for row in rows:
+                match = table.get(row[step["lookup"]], {})
+                row.update({f: match.get(f) for f in source["fields"]})
+        else:
+            raise ValueError(f"transform not simulated: {step}")
+    return pd.DataFrame(rows)

@@ -1,13 +1,19 @@
 """Chart builders of the Images-and-video page (explorer/charts/vision.py), through to_dict(): marks,
-encodings, the data each layer draws, the description, and the input checks."""
+encodings, the data each layer draws, the description, and the input checks. The query heatmaps
+compute in the browser: their transforms are evaluated here from the spec (`browser_rows`) and
+compared with the formulas, re-typed, and with posenc.angle_scores."""
 
 from __future__ import annotations
 
+import math
+
+import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import find, frame, layers, legible, png_pixels
+from _chartspec import browser_rows, find, frame, layers, legible, png_pixels, vega_value
 
+import posenc
 from explorer.charts import vision as charts
 from explorer.imagechart import colorize
 
@@ -155,3 +161,158 @@ def test_resolution_chart_marks_positions_beyond_training():
 def test_builders_name_missing_columns(builder, bad):
     with pytest.raises(ValueError, match="columns"):
         builder(bad)
+
+
+# --- the query heatmaps: the query patch lives in the chart ----------------------------------------
+D, B = 16, 100.0
+SCHEMES = ("raster", "axial", "contiguous", "interleaved")
+AXES = {"contiguous": [0, 0, 1, 1, 1, 2, 2, 2], "interleaved": [0, 1, 2, 0, 1, 2, 0, 0]}  # [2,3,3] / [4,2,2]
+
+
+def scheme_angles(rows, cols, frames):
+    """Every patch's angles under each scheme (posenc), frame by frame, row by row."""
+    inv = posenc.inverse_frequencies(D, base=B)
+    vision = posenc.qwen2vl_position_ids([("video", frames, rows, cols)])
+    return {
+        "raster": posenc.rope_angles(np.arange(frames * rows * cols), inv),
+        "axial": np.tile(
+            posenc.axial_rope_angles(rows, cols, posenc.axial_inverse_frequencies(D, base=B)), (frames, 1)
+        ),
+        "contiguous": posenc.mrope_angles(vision, inv, [2, 3, 3]),
+        "interleaved": posenc.mrope_angles(vision, inv, [4, 2, 2], interleaved=True),
+    }
+
+
+def reference(scheme, rows, cols, query, frame) -> np.ndarray:
+    """The similarity of the query (frame 0) with every patch of `frame`, pair by pair with math."""
+    inv = [B ** (-2 * j / D) for j in range(D // 2)]
+    inv_ax = [B ** (-4 * i / D) for i in range(D // 4)] * 2
+    out = np.zeros((rows, cols))
+    for r in range(rows):
+        for c in range(cols):
+            dt, dr, dc = frame, r - query[0], c - query[1]
+            if scheme == "raster":
+                deltas, freqs = [dt * rows * cols + dr * cols + dc] * (D // 2), inv
+            elif scheme == "axial":
+                deltas, freqs = [dr] * (D // 4) + [dc] * (D // 4), inv_ax
+            else:
+                deltas, freqs = [(dt, dr, dc)[a] for a in AXES[scheme]], inv
+            out[r, c] = sum(math.cos(x * t) for x, t in zip(deltas, freqs)) / len(freqs)
+    return out
+
+
+def live_chart(rows=4, cols=5, frames=2, frame=1, query=(1, 3), **kw):
+    angles = scheme_angles(rows, cols, frames)
+    tables = {name: posenc.offset_scores(a, rows, cols, frame=frame) for name, a in angles.items()}
+    kw.setdefault("notes", {"raster": ["line one", "line two"]})
+    kw.setdefault("domain", None)
+    kw.setdefault("description", "what it shows")
+    return charts.query_heatmaps(tables, query=query, frame=frame, **kw).to_dict()
+
+
+def cells_of(panel: dict) -> dict:
+    (cells,) = [layer for layer in panel["layer"] if any("filter" in t for t in layer.get("transform", []))]
+    return cells
+
+
+def shown(spec: dict, panel: int, query: tuple[int, int]) -> np.ndarray:
+    """Panel `panel`'s heatmap as the browser computes it with the sliders at `query`: (rows, cols)."""
+    df = browser_rows(spec, cells_of(spec["concat"][panel]), {"vis_qrow": query[0], "vis_qcol": query[1]})
+    rows, cols = int(df["vis_qrow"].max()) + 1, int(df["vis_qcol"].max()) + 1
+    assert len(df) == rows * cols  # one mark per patch
+    out = np.full((rows, cols), np.nan)
+    out[df["vis_qrow"].astype(int), df["vis_qcol"].astype(int)] = df["s"]
+    return out
+
+
+@pytest.mark.parametrize("rows, cols, frames, frame", [(4, 5, 2, 1), (3, 3, 1, 0), (1, 6, 1, 0), (1, 1, 1, 0)])
+def test_the_browser_shows_every_querys_scores(rows, cols, frames, frame):
+    """For several positions of the in-chart query, every panel's patches (the transforms as sent,
+    evaluated here) equal the scheme's formula and posenc.angle_scores for that query."""
+    spec = live_chart(rows, cols, frames, frame, query=(0, 0))
+    angles = scheme_angles(rows, cols, frames)
+    n = rows * cols
+    for query in {(0, 0), (rows - 1, cols - 1), (rows // 2, cols // 3), (rows - 1, 0)}:
+        for i, scheme in enumerate(SCHEMES):
+            got = shown(spec, i, query)
+            np.testing.assert_allclose(got, reference(scheme, rows, cols, query, frame), atol=1e-12, err_msg=scheme)
+            direct = posenc.angle_scores(
+                angles[scheme][[query[0] * cols + query[1]]], angles[scheme][frame * n : (frame + 1) * n]
+            )
+            np.testing.assert_allclose(got.ravel(), direct[0], atol=1e-12, err_msg=scheme)
+
+
+def test_the_query_is_the_charts_own_sliders_and_a_click_on_a_patch():
+    spec = live_chart(rows=4, cols=5, query=(1, 3))
+    params = {p["name"]: p for p in spec["params"]}
+    assert list(params) == ["vis_qcol", "vis_qrow"]  # Vega lists bound inputs in reverse: row first on screen
+    for key, start, top in (("vis_qrow", 1, 3), ("vis_qcol", 3, 4)):
+        p = params[key]
+        assert p["value"] == start and p["views"] == ["vis_cells_0"]
+        assert p["select"]["type"] == "point" and p["select"]["fields"] == [key]
+        assert p["select"]["toggle"] is False and p["select"]["clear"] is False
+        assert p["select"]["on"] == charts.PATCH_CLICK  # a click sets it from the patch's own field
+        assert (p["bind"]["input"], p["bind"]["min"], p["bind"]["max"], p["bind"]["step"]) == ("range", 0, top, 1)
+    # every patch carries its row and column under the parameters' names (what a click reads)
+    df = browser_rows(spec, cells_of(spec["concat"][2]), {"vis_qrow": 0, "vis_qcol": 0})
+    assert sorted(zip(df["vis_qrow"], df["vis_qcol"])) == [(r, c) for r in range(4) for c in range(5)]
+    assert "isValid(event.item.datum.vis_qrow)" in charts.PATCH_CLICK["filter"][0]  # a click elsewhere: ignored
+    # the ring and the title follow the query in the browser
+    for panel in spec["concat"]:
+        for ring in [layer for layer in panel["layer"] if layer["mark"].get("filled") is False]:
+            row = browser_rows(spec, ring, {"vis_qrow": 2, "vis_qcol": 4}).iloc[0]
+            assert (row["x0"], row["x1"], row["y0"], row["y1"]) == (3.5, 4.5, 1.5, 2.5)
+            if ring["mark"]["stroke"] != "#FFFFFF":  # the line on its white halo
+                assert ring["mark"]["strokeDash"] == [3, 2]  # the query is in frame 0, the keys in frame 1
+            assert row["patch"] == "the query's place (it is in frame 0)"
+    title = vega_value(spec["title"]["text"]["expr"], {}, {"vis_qrow": 2, "vis_qcol": 4})
+    assert title == "Query patch (row 2, column 4) · keys in frame 1"
+    assert spec["description"] == "what it shows"
+    assert [p["title"]["text"] for p in spec["concat"]] == list(SCHEMES)
+    assert spec["concat"][0]["title"]["subtitle"] == ["line one", "line two"]
+
+
+def test_the_same_frame_has_a_solid_ring():
+    spec = live_chart(frames=1, frame=0)
+    (halo, line) = [layer for layer in spec["concat"][0]["layer"] if layer["mark"].get("filled") is False]
+    assert "strokeDash" not in halo["mark"] and line["mark"]["strokeDash"] == []
+    assert vega_value(spec["title"]["text"]["expr"], {}, {"vis_qrow": 0, "vis_qcol": 0}).endswith(
+        "keys in the same frame"
+    )
+
+
+def test_colour_ranges():
+    own = live_chart()
+    assert own["resolve"]["scale"]["color"] == "independent"  # each panel's own lowest … highest, in the browser
+    assert cells_of(own["concat"][0])["encoding"]["color"]["scale"]["scheme"] == "viridis"
+    fixed = live_chart(domain=(-1.0, 1.0))
+    assert "resolve" not in fixed
+    scale = cells_of(fixed["concat"][3])["encoding"]["color"]["scale"]
+    assert scale["scheme"] == "redblue" and scale["domain"] == [-1.0, 1.0]
+
+
+def test_the_data_sent_once_is_bounded_by_the_offsets():
+    """Four offset tables, (2·rows − 1)(2·cols − 1) rows each: 2 852 on the default grid, 64 516 on the
+    largest (64 × 64), against 4·(rows·cols)² for every query's heatmaps. Above CANVAS_ABOVE patches: canvas."""
+    for (rows, cols), total, canvas in (((12, 16), 2852, False), ((64, 64), 64516, True), ((22, 22), 7396, False)):
+        tables = {name: np.full((2 * rows - 1, 2 * cols - 1), i / 4) for i, name in enumerate(SCHEMES)}
+        chart = charts.query_heatmaps(tables, notes={}, query=(0, 0), frame=0, domain=None, description="d")
+        with alt.data_transformers.enable("default", max_rows=None):  # the page sends Arrow, with no row limit
+            spec = chart.to_dict()
+        assert sum(len(rows_) for rows_ in spec["datasets"].values()) == total + 1  # + the ring's one row
+        assert all(len(frame(spec, cells_of(p))) == (2 * rows - 1) * (2 * cols - 1) for p in spec["concat"])
+        assert (spec.get("usermeta", {}).get("embedOptions", {}).get("renderer") == "canvas") is canvas
+
+
+@pytest.mark.parametrize(
+    "tables, query, words",
+    [
+        ({}, (0, 0), "at least one"),
+        ({"a": np.zeros((3, 3)), "b": np.zeros((3, 5))}, (0, 0), "same shape"),
+        ({"a": np.zeros((4, 3))}, (0, 0), "2·rows − 1"),
+        ({"a": np.zeros((3, 3))}, (2, 0), "patch of the 2 × 2 grid"),
+    ],
+)
+def test_query_heatmaps_check_their_input(tables, query, words):
+    with pytest.raises(ValueError, match=words):
+        charts.query_heatmaps(tables, notes={}, query=query, frame=0, domain=None, description="d")

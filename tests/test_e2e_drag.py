@@ -3,9 +3,10 @@ run (Streamlit sends a slider's value when the thumb is released), and the link 
 view. Counted in Chromium by watching the app's script state (running -> notRunning) during a real
 mouse drag on the invariance page's N.
 
-Issue #23: RoPE's m and n, the clocks' p and the invariance page's shift t are their charts' own
-sliders (explorer.liveparam): a drag moves the chart in the browser, Streamlit reports the value
-150 ms after it last changed, and the link follows."""
+Issue #23: RoPE's m and n, the clocks' p, the invariance page's shift t and the vision page's query
+patch (its sliders, and a click on a patch) are their charts' own sliders (explorer.liveparam): a drag
+moves the chart in the browser, Streamlit reports the value 150 ms after it last changed, and the link
+follows."""
 
 from __future__ import annotations
 
@@ -327,4 +328,88 @@ def test_the_clock_p_is_the_charts_own_slider_and_the_link_follows_a_drag_and_a_
         again = open_drawn(browser, page.url, title)
         assert again.locator('.st-key-clock_chart input[name="m_m"]').input_value() == stopped
         assert readout(again) == f"position p = {int(stopped):,}.00"
+        browser.close()
+
+
+#: The centres of the patches of each vision heatmap (SVG paths of its cells layer, in screen
+#: coordinates), panel by panel, each panel's in reading order (row by row).
+VISION_CELLS_JS = """() => {
+  const chart = document.querySelector('[data-testid=stVegaLiteChart]');
+  return [...chart.querySelectorAll('g.mark-rect.role-mark')].map((g) => [...g.querySelectorAll('path')]
+    .map((p) => { const r = p.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }))
+    .filter((cells) => cells.length > 1)
+    .map((cells) => cells.sort((a, b) => Math.round(a[1]) - Math.round(b[1]) || a[0] - b[0]));
+}"""
+
+
+def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(server):
+    """Issue #23: the query patch is the four heatmaps' own. Arrow keys on "query row" move it in the
+    browser (the title and every patch's score; a hovered patch's similarity is raster RoPE's, computed
+    here with math) with no server run while the keys go on; then the link follows and the chart is
+    not rebuilt. A click on a patch makes it the query (both sliders follow), and the link, in a new
+    tab, shows that view."""
+    import math
+
+    from playwright.sync_api import sync_playwright
+
+    title = "Images and video"
+    theta = [1e6 ** (-2 * j / 128) for j in range(64)]  # the default model: Qwen2.5-VL 7B, d = 128, b = 10⁶
+
+    def raster(delta: int) -> str:  # 1D RoPE over the raster order: mean of cos(Δ·θ_j)
+        return f"{sum(math.cos(delta * t) for t in theta) / 64:.4f}"
+
+    def heading(page) -> str:
+        texts = page.locator(f"{LIVE_CHART} svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
+        return next(t for t in texts if t.startswith("Query patch"))
+
+    def hovered(page, panel: int, row: int, col: int) -> dict[str, str]:
+        page.mouse.move(0, 0)
+        x, y = page.evaluate(VISION_CELLS_JS)[panel][row * 16 + col]
+        page.mouse.move(x, y)
+        tip = page.locator("#vg-tooltip-element")
+        tip.wait_for(state="visible")
+        cells = tip.locator("td").all_inner_texts()
+        return dict(zip(cells[0::2], (c.replace("−", "-") for c in cells[1::2]), strict=True))
+
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        page = open_drawn(browser, f"{server.base_url}/Images_and_video?vis_qrow=2&vis_qcol=3", title)
+        chart = page.locator(LIVE_CHART).first
+        chart.scroll_into_view_if_needed()
+        row_in, col_in = (chart.locator(f'input[name="{k}_{k}"]') for k in ("vis_qrow", "vis_qcol"))
+        assert (row_in.input_value(), col_in.input_value()) == ("2", "3")
+        assert heading(page) == "Query patch (row 2, column 3) · keys in the same frame"
+        assert hovered(page, 0, 4, 9) == {"row": "4", "column": "9", "similarity": raster(2 * 16 + 6)}
+        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
+        page.evaluate(COUNT_RUNS_JS)
+        row_in.focus()
+        for _ in range(4):
+            page.keyboard.press("ArrowRight")
+            page.wait_for_timeout(25)
+        during = page.evaluate("window.__runs")
+        assert heading(page) == "Query patch (row 6, column 3) · keys in the same frame"
+        assert during == 0, f"{during} server runs while the keys moved the query"
+        page.wait_for_function("() => new URLSearchParams(location.search).get('vis_qrow') === '6'", timeout=15_000)
+        wait_idle(page, title=title)
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
+        assert page.evaluate("window.__runs") <= 2
+        assert hovered(page, 0, 4, 9)["similarity"] == raster(-2 * 16 + 6)  # the key is now above the query
+        # a click on patch (8, 12) of the axial panel makes it the query
+        page.mouse.move(0, 0)
+        x, y = page.evaluate(VISION_CELLS_JS)[1][8 * 16 + 12]
+        page.mouse.click(x, y)
+        assert heading(page) == "Query patch (row 8, column 12) · keys in the same frame"
+        assert (row_in.input_value(), col_in.input_value()) == ("8", "12")
+        page.wait_for_function(
+            "() => { const q = new URLSearchParams(location.search);"
+            " return q.get('vis_qrow') === '8' && q.get('vis_qcol') === '12'; }",
+            timeout=15_000,
+        )
+        wait_idle(page, title=title)
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
+        assert hovered(page, 0, 8, 13)["similarity"] == raster(1)
+        again = open_drawn(browser, page.url, title)
+        again.locator(LIVE_CHART).first.scroll_into_view_if_needed()
+        assert heading(again) == "Query patch (row 8, column 12) · keys in the same frame"
+        assert hovered(again, 0, 9, 12)["similarity"] == raster(16)
         browser.close()

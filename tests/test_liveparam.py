@@ -46,6 +46,13 @@ def test_chart_text_in_pythons_scientific_format():
         live.sci("x", -1)
 
 
+def test_a_slider_that_a_click_on_a_mark_sets_too():
+    on = {"type": "click", "filter": ["event.item && isValid(event.item.datum.m)"]}
+    spec = live.position("m", start=7, lo=0, hi=100, label="m ", on=on).param.to_dict()
+    assert spec["select"]["on"] == on and spec["select"]["fields"] == ["m"] and spec["bind"]["input"] == "range"
+    assert spec["select"]["toggle"] is False and spec["select"]["clear"] is False  # always exactly one value
+
+
 def test_the_browsers_report_is_validated_by_the_registry():
     assert from_selection({"m": [{"m": 40}], "n": {}}, ("m", "n")) == {"m": 40}
     assert from_selection({"m": [{"m": 40.0}], "n": [{"n": 3}]}, ("m", "n")) == {"m": 40, "n": 3}
@@ -110,6 +117,32 @@ def test_a_report_reaches_the_session_and_the_url_and_keeps_the_chart():
     run_page("", at)
     assert shown(at) == ["values 100 12", "starts 100 12 key t_live_1"]
     assert at.query_params["m"] == "100"
+
+
+def _script_with_a_range():
+    import streamlit as st
+
+    from explorer import liveparam
+
+    if "fake_report" in st.session_state:
+        liveparam.report("t_live", ("m",), st.session_state.pop("fake_report"), {"m": {"max": 30}})
+    chart = liveparam.LiveChart("t_live", ("m",), limits={"m": {"max": 30}})
+    st.write(f"values {chart.values['m']} starts {chart.starts(('ctx',))['m']}")
+
+
+def test_the_pages_range_clamps_the_link_and_the_report():
+    """A page's own range for the parameter (the vision page's query: the grid) holds for a link's
+    value and for a report alike (the browser's report is untrusted input)."""
+    at = AppTest.from_function(_script_with_a_range)
+    at.query_params["m"] = "50"
+    run_page("", at)
+    assert shown(at) == ["values 30 starts 30"] and at.query_params["m"] == "30"
+    at.session_state["fake_report"] = {"m": [{"m": 40}]}  # valid for the registry (0 … 8192), not here
+    run_page("", at)
+    assert shown(at)[0].startswith("values 30") and at.query_params["m"] == "30"
+    at.session_state["fake_report"] = {"m": [{"m": 12}]}
+    run_page("", at)
+    assert shown(at) == ["values 12 starts 30"] and at.query_params["m"] == "12"
 
 
 def test_a_bad_url_value_falls_back_with_a_notice():

@@ -1,6 +1,9 @@
 """The Images-and-video page through Streamlit's AppTest: defaults, the deep link, every preset, every
 tab, every control at its maximum, garbage and out-of-range URL values, and the numbers it shows
-(heatmap cells, tables, metrics, "What to notice") against values computed here from the formulas."""
+(heatmap cells, tables, metrics, "What to notice") against values computed here from the formulas.
+The query patch is the heatmaps' own (explorer.liveparam): the link's query is where the chart
+starts, the cells are what the browser computes there (the chart's transforms, evaluated here), and
+a report from the chart moves the page and the link."""
 
 from __future__ import annotations
 
@@ -12,9 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _apptest import metrics, run_page
-from _chartspec import element_spec, find, frame
+from _chartspec import browser_rows, element_spec, find, frame
 from streamlit.testing.v1 import AppTest
 
+from explorer.charts.vision import LIVE_PARAMS
 from explorer.site.vision import PAGE as DECL
 
 PAGE = str(Path(__file__).resolve().parent.parent / DECL.script)
@@ -55,13 +59,31 @@ def notices(at) -> str:
     return next(md.value for md in at.markdown if "What to notice" in md.value)
 
 
-def cells(spec: dict) -> np.ndarray:
-    """The exact value of every cell, from the heatmap's hover layer (one rect per cell)."""
-    (hover,) = find(spec, "rect", opacity=0)
-    df = frame(spec, hover)
-    rows, cols = spec["usermeta"]["imagechart"]["shape"]
-    out = np.full((rows, cols), np.nan)
-    out[df["yv"].astype(int), df["xv"].astype(int)] = df["value"]
+def live_spec(at) -> dict:
+    """The query heatmaps (the page's first chart; its sliders are the query patch)."""
+    return element_spec(at.get("vega_lite_chart")[0])
+
+
+def starts(spec: dict) -> tuple[int, int]:
+    """(row, column): where the chart's query sliders start."""
+    values = {p["name"]: p["value"] for p in spec["params"] if "bind" in p}
+    return values["vis_qrow"], values["vis_qcol"]
+
+
+def panel_grids(spec: dict, query: tuple[int, int] | None = None) -> list[np.ndarray]:
+    """Each panel's heatmap as the browser computes it with the query at `query` (default: where the
+    chart starts): the cells layer's transforms as sent, evaluated here."""
+    query = starts(spec) if query is None else query
+    out = []
+    for panel in spec["concat"]:
+        (layer,) = [v for v in panel["layer"] if any("filter" in t for t in v.get("transform", []))]
+        df = browser_rows(spec, layer, dict(zip(LIVE_PARAMS, query, strict=True)))
+        rows = round(layer["encoding"]["y"]["scale"]["domain"][1] + 0.5)
+        cols = round(layer["encoding"]["x"]["scale"]["domain"][1] + 0.5)
+        assert len(df) == rows * cols  # one cell per patch
+        grid = np.full((rows, cols), np.nan)
+        grid[df["vis_qrow"].astype(int), df["vis_qcol"].astype(int)] = df["s"]
+        out.append(grid)
     return out
 
 
@@ -106,14 +128,21 @@ def expected_grids(rows, cols, q, frame, d, b, sec_c, sec_i, first="row"):
 
 
 def assert_grids(at, rows, cols, q, frame, d, b, sec_c, sec_i, first="row"):
-    shown = specs(at)
-    assert len(shown) == 4
-    want = expected_grids(rows, cols, q, frame, d, b, sec_c, sec_i, first)
-    for spec, name in zip(shown, ("raster", "axial", "contiguous", "interleaved")):
-        assert spec["usermeta"]["imagechart"]["shape"] == [rows, cols]
-        np.testing.assert_allclose(cells(spec), want[name], atol=1e-9, err_msg=name)
-        assert spec["description"].startswith(f"Heatmap over a {rows} by {cols} patch grid")
-    return shown
+    """The page's one chart of four heatmaps starts at the query `q` and shows the formulas' scores
+    there and at two other queries the sliders can reach."""
+    spec = live_spec(at)
+    assert starts(spec) == q
+    assert spec["description"].startswith(f"Four heatmaps over a {rows} by {cols} patch grid")
+    for query in dict.fromkeys([q, (0, 0), (rows - 1, cols // 2)]):
+        want = expected_grids(rows, cols, query, frame, d, b, sec_c, sec_i, first)
+        for got, name in zip(panel_grids(spec, query), ("raster", "axial", "contiguous", "interleaved"), strict=True):
+            assert got.shape == (rows, cols)
+            np.testing.assert_allclose(got, want[name], atol=1e-9, err_msg=f"{name} at {query}")
+    return spec
+
+
+def panel_titles(spec: dict) -> list[str]:
+    return [panel["title"]["text"] for panel in spec["concat"]]
 
 
 def assert_page_complete(at):
@@ -128,9 +157,10 @@ def test_defaults_show_four_schemes_with_the_right_scores():
     at = run()
     assert_page_complete(at)
     assert not at.warning and not at.error
+    assert len(at.get("vega_lite_chart")) == 1  # one chart: the four heatmaps share the query
+    assert not [s for s in at.slider if s.key in LIVE_PARAMS]  # the query has one control: the chart's own
     shown = assert_grids(at, 12, 16, (5, 7), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
-    titles = [s["title"]["text"] for s in shown]
-    assert titles == [
+    assert panel_titles(shown) == [
         "1D RoPE over the raster order",
         "Axial 2D RoPE (rows first)",
         "M-RoPE, contiguous [16, 24, 24]",
@@ -140,18 +170,26 @@ def test_defaults_show_four_schemes_with_the_right_scores():
     want = expected_grids(12, 16, (5, 7), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
     text = notices(at)
     assert f"similarity {want['raster'][6, 7]:.4f} against {want['raster'][5, 8]:.4f}" in text
-    assert "patch below the query 16 positions away" in text
+    assert "puts the patch below a query 16 positions after it and the patch to its right 1 after it" in text
+    assert "for every query that has them" in text  # true wherever the chart moves the query
     assert f"Axial 2D: {want['axial'][6, 7]:.4f} and {want['axial'][5, 8]:.4f}" in text
-    # across the row end: (5, 15) and (6, 0) are raster neighbours
+    # across a row end: (r, 15) and (r + 1, 0) are raster neighbours, for every r
+    assert "the last patch of a row (column 15) and the first of the next (column 0)" in text
     assert f"(1 apart), similarity {mean_cos(np.ones(64), thetas(128, 1e6)):.4f}" in text
     assert "raster order counts 192 positions per frame" in text
 
 
+def colour_scale(spec: dict) -> dict:
+    (layer,) = [v for v in spec["concat"][0]["layer"] if "color" in v.get("encoding", {})]
+    return layer["encoding"]["color"]["scale"]
+
+
 def test_own_range_and_fixed_range_colour_scales():
-    own = specs(run())[0]["usermeta"]["imagechart"]
-    fixed = specs(run(vis_colour="−1 … 1"))[0]["usermeta"]["imagechart"]
-    assert own["scheme"] == "viridis" and own["domain"][1] == pytest.approx(1.0)
-    assert fixed["scheme"] == "redblue" and fixed["domain"] == [-1.0, 1.0]
+    own, fixed = live_spec(run()), live_spec(run(vis_colour="−1 … 1"))
+    assert colour_scale(own)["scheme"] == "viridis" and "domain" not in colour_scale(own)  # the browser's, per panel
+    assert own["resolve"]["scale"]["color"] == "independent"
+    assert colour_scale(fixed)["scheme"] == "redblue" and colour_scale(fixed)["domain"] == [-1.0, 1.0]
+    assert "resolve" not in fixed
 
 
 # --- the deep link, presets, frames --------------------------------------------------------------
@@ -160,8 +198,8 @@ def test_the_deep_link():
     assert_page_complete(at)
     assert not at.warning
     q = DECL.deep_link.query
-    assert at.slider(key="vis_qcol").value == q["vis_qcol"]
-    shown = assert_grids(
+    assert not [s for s in at.slider if s.key in LIVE_PARAMS]
+    shown = assert_grids(  # the link's query patch is where the chart starts
         at,
         q["vis_rows"],
         q["vis_cols"],
@@ -172,7 +210,9 @@ def test_the_deep_link():
         (4, 6, 6),
         (6, 5, 5),
     )
-    assert not find(shown[0], "point")  # the query is in frame 0, the keys shown in frame 1: no ring
+    rings = [v for v in shown["concat"][0]["layer"] if v["mark"].get("filled") is False]
+    assert [v["mark"].get("strokeDash") for v in rings] == [None, [3, 2]]  # the query is in frame 0: dashed
+    assert shown["title"]["text"]["expr"].endswith("keys in frame 1'")
     assert "every frame scores exactly like frame 0" in notices(at)
 
 
@@ -181,8 +221,7 @@ def test_every_preset(model):
     at = run(vis_model=model)
     assert_page_complete(at)
     title_c, title_i, d, b = TITLES[model]
-    shown = specs(at)
-    assert [s["title"]["text"] for s in shown[2:]] == [title_c, title_i]
+    assert panel_titles(live_spec(at))[2:] == [title_c, title_i]
     sec_c = tuple(int(x) for x in title_c.split("[")[1].rstrip("]").split(", "))
     sec_i = tuple(int(x) for x in title_i.split("[")[1].rstrip("]").split(", "))
     first = "column" if model == "rope-vit-b16" else "row"
@@ -286,8 +325,15 @@ def test_every_control_at_its_maximum():
     at = run(**{k: str(v) for k, v in MAXIMUM.items()})
     assert_page_complete(at)
     assert not at.warning
-    shown = specs(at)
-    assert len(shown) == 4 and all(s["usermeta"]["imagechart"]["shape"] == [64, 64] for s in shown)
+    spec = live_spec(at)
+    assert starts(spec) == (63, 63)
+    # data sent once: four offset tables of 127 × 127 (the bound of explorer.charts.vision.query_heatmaps)
+    assert sorted(len(rows) for rows in spec["datasets"].values()) == [1] + [127 * 127] * 4
+    assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
+    grids = panel_grids(spec, (0, 63))  # a far corner of the largest grid, as the browser computes it
+    want = expected_grids(64, 64, (0, 63), 15, 256, 5e6, (32, 48, 48), (48, 40, 40))
+    for got, name in zip(grids, ("raster", "axial", "contiguous", "interleaved"), strict=True):
+        np.testing.assert_allclose(got[::9, ::9], want[name][::9, ::9], atol=1e-9, err_msg=name)
     for view in DECL.params[0].options[1:]:
         other = run(**{k: str(v) for k, v in MAXIMUM.items()}, vis_view=view)
         assert_page_complete(other)
@@ -316,13 +362,19 @@ def test_out_of_range_numbers(value):
     at = run(vis_rows=value, vis_qcol=value, vis_frames=value)
     assert_page_complete(at)
     assert at.slider(key="vis_rows").value == 12 and at.slider(key="vis_frames").value == 4
+    assert starts(live_spec(at)) == (5, 7)  # the default query: a value no link can hold is not used
 
 
 def test_query_outside_a_smaller_grid_is_clamped():
     at = run(vis_rows=4, vis_cols=5, vis_qrow=30, vis_qcol=30)
     assert_page_complete(at)
-    assert (at.slider(key="vis_qrow").value, at.slider(key="vis_qcol").value) == (3, 4)
-    assert_grids(at, 4, 5, (3, 4), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
+    spec = assert_grids(at, 4, 5, (3, 4), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
+    bounds = {p["name"]: (p["bind"]["min"], p["bind"]["max"]) for p in spec["params"] if "bind" in p}
+    assert bounds == {"vis_qrow": (0, 3), "vis_qcol": (0, 4)}  # the sliders reach every patch, no further
+    (warning,) = at.warning
+    assert "vis\\_qrow" in warning.value and "vis\\_qcol" in warning.value
+    # (3, 4) is also where the defaults (5, 7) clamp to on this grid: the link leaves them out, as a widget does
+    assert "vis_qrow" not in at.query_params and "vis_qcol" not in at.query_params
 
 
 # --- "Reproduce in Python" -----------------------------------------------------------------------
@@ -345,12 +397,13 @@ def test_the_snippet_reproduces_the_page(query):
     with contextlib.redirect_stdout(io.StringIO()) as out:
         exec(compile(code, "<snippet>", "exec"), namespace)
     assert out.getvalue().strip()
-    page = specs(at)
-    for spec, name in zip(page, namespace["angles"]):
+    spec = live_spec(at)
+    assert starts(spec) == (namespace["q_row"], namespace["q_col"])
+    for grid, name in zip(panel_grids(spec), namespace["angles"], strict=True):
         a = namespace["angles"][name]
         query_index = namespace["q_row"] * namespace["cols"] + namespace["q_col"]
         scores = namespace["posenc"].angle_scores(a[[query_index]], a[namespace["keys"]])[0]
-        np.testing.assert_allclose(cells(spec).ravel(), scores, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(grid.ravel(), scores, atol=1e-12, err_msg=name)
     pos = namespace["pos"]
     assert pos.shape[1] == namespace["text_before"] + namespace["frames"] * namespace["n"] + namespace["text_after"]
 
@@ -360,3 +413,45 @@ def test_edge_wordings_stay_true():
     assert "would multiply by 1 and change nothing" in same and "past the last trained" not in same
     none_after = notices(run(vis_view="Sequence", vis_text_after=0))
     assert "A text token after it would continue at 20" in none_after
+
+
+# --- the chart's report (explorer.liveparam) -----------------------------------------------------
+def _page_after_a_report(page: str) -> None:
+    """The page, after what the chart's on_select callback does when the browser reports the query
+    (`explorer.liveparam.report`, before the rerun)."""
+    import runpy
+
+    import streamlit as st
+
+    from explorer import liveparam
+    from explorer.charts.vision import LIVE_PARAMS
+
+    reported = st.session_state.pop("fake_report", None)
+    if reported is not None:
+        liveparam.report("vis_live", LIVE_PARAMS, reported)
+    runpy.run_path(page, run_name="__main__")
+
+
+def test_a_report_from_the_chart_moves_the_page_and_the_link():
+    """A click or a drag ends: the reported query goes into the session and the link, the Shift test
+    and the snippet compute with it, and the chart is kept as the browser holds it (same element,
+    same start values: Streamlit keeps it and its state)."""
+    at = AppTest.from_function(_page_after_a_report, args=(PAGE,), default_timeout=120)
+    at.query_params["vis_qrow"] = "2"
+    at.session_state["code_vision"] = True  # "Reproduce in Python" open
+    run(at)
+    assert starts(live_spec(at)) == (2, 7)
+    key = at.get("vega_lite_chart")[0].proto.id
+    at.session_state["fake_report"] = {"vis_qrow": [{"vis_qrow": 9}], "vis_qcol": [{"vis_qcol": 3}]}
+    run(at)
+    assert (at.query_params["vis_qrow"], at.query_params["vis_qcol"]) == ("9", "3")
+    assert starts(live_spec(at)) == (2, 7) and at.get("vega_lite_chart")[0].proto.id == key  # not rebuilt
+    assert any("`Images_and_video?vis_qcol=3&vis_qrow=9`" in md.value for md in at.markdown)
+    (code,) = [c.value for c in at.code if c.language == "python"]
+    assert "(q_row, q_col) = 12, 16, (9, 3)" in code
+    at.query_params["vis_view"] = "Shift test"
+    at.session_state["vis_view"] = "Shift test"
+    run(at)
+    (diagram,) = [element_spec(c) for c in at.get("vega_lite_chart")]
+    (dots,) = find(diagram, "circle")
+    assert frame(diagram, dots)[["row", "col"]].values.tolist()[0] == [9, 3]  # q, as reported

@@ -140,6 +140,11 @@ def rope_half(x, angles):
         (lambda: posenc.angle_scores(np.zeros((2, 3)), np.zeros((2, 4))), ["same number of pairs"]),
         (lambda: posenc.angle_scores(np.zeros((2, 2)), np.zeros((2, 2)), q=np.ones(4)), ["q and k", "together"]),
         (lambda: posenc.angle_scores(np.zeros((1, 2)), np.zeros((1, 2)), np.ones(3), np.ones(3)), ["2 · n_pairs"]),
+        (lambda: posenc.offset_scores(np.zeros((10, 2)), 3, 3), ["angles", "multiple of rows · cols = 9", "10"]),
+        (lambda: posenc.offset_scores(np.zeros((4, 2)), 3, 3), ["angles", "9", "got 4"]),
+        (lambda: posenc.offset_scores(np.zeros((18, 2)), 3, 3, frame=2), ["frame", "<= 1", "2"]),
+        (lambda: posenc.offset_scores(np.zeros((9, 2)), 0, 3), ["rows", ">= 1"]),
+        (lambda: posenc.offset_scores(np.zeros(9), 3, 3), ["angles"]),
     ],
 )
 def test_bad_inputs_raise_naming_the_parameter(call, words):
@@ -325,6 +330,51 @@ def test_raster_1d_sees_row_times_width_plus_column():
     a5 = posenc.raster_rope_angles(3, 5, inv)
     s5 = posenc.angle_scores(a5, a5, q, k)
     assert abs(s5[0, 5] - s[0, 8]) > 1e-3  # the same offset (1, 0) on a narrower grid
+
+
+def mean_cos_reference(deltas, inv) -> float:
+    """(1/n) Σ_j cos(Δ_j θ_j), one pair at a time with math."""
+    return sum(math.cos(d * t) for d, t in zip(deltas, inv)) / len(inv)
+
+
+@pytest.mark.parametrize("scheme", ["raster", "axial", "contiguous", "interleaved"])
+@pytest.mark.parametrize("rows, cols, frames, frame", [(3, 4, 1, 0), (4, 3, 3, 2), (1, 5, 2, 1), (1, 1, 1, 0)])
+def test_offset_scores_hold_every_querys_scores(scheme, rows, cols, frames, frame):
+    """Entry (Δr, Δc) is the score of any query with the key Δr rows below and Δc columns right of
+    it in `frame`: checked against each scheme's formula, per pair with math, for every query and
+    key of the grid; and every query's window equals posenc.angle_scores of that query."""
+    d = 16
+    inv = [100.0 ** (-2 * j / d) for j in range(d // 2)]
+    inv_ax = [100.0 ** (-4 * i / d) for i in range(d // 4)] * 2
+    axes = {"contiguous": [0, 0, 1, 1, 1, 2, 2, 2], "interleaved": [0, 1, 2, 0, 1, 2, 0, 0]}  # t, h, w
+    n = rows * cols
+    if scheme == "raster":
+        angles = posenc.rope_angles(np.arange(frames * n), np.array(inv))
+    elif scheme == "axial":
+        angles = np.tile(posenc.axial_rope_angles(rows, cols, np.array(inv_ax)), (frames, 1))
+    else:
+        section = [2, 3, 3] if scheme == "contiguous" else [4, 2, 2]
+        vision = posenc.qwen2vl_position_ids([("video", frames, rows, cols)])
+        angles = posenc.mrope_angles(vision, np.array(inv), section, interleaved=scheme == "interleaved")
+    table = posenc.offset_scores(angles, rows, cols, frame=frame)
+    assert table.shape == (2 * rows - 1, 2 * cols - 1)
+    for qr in range(rows):
+        for qc in range(cols):
+            window = table[rows - 1 - qr : 2 * rows - 1 - qr, cols - 1 - qc : 2 * cols - 1 - qc]
+            direct = posenc.angle_scores(angles[[qr * cols + qc]], angles[frame * n : (frame + 1) * n])[0]
+            np.testing.assert_allclose(window.ravel(), direct, atol=1e-12)
+            for r in range(rows):
+                for c in range(cols):
+                    dt, dr, dc = frame, r - qr, c - qc
+                    if scheme == "raster":
+                        deltas = [dt * n + dr * cols + dc] * (d // 2)
+                    elif scheme == "axial":
+                        deltas = [dr] * (d // 4) + [dc] * (d // 4)
+                    else:
+                        deltas = [(dt, dr, dc)[a] for a in axes[scheme]]
+                    assert window[r, c] == pytest.approx(
+                        mean_cos_reference(deltas, inv_ax if scheme == "axial" else inv), abs=1e-12
+                    )
 
 
 def test_axial_equals_mrope_with_no_time_pairs():

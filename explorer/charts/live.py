@@ -10,7 +10,9 @@ once) with no server run. It is a *selection*, not a plain variable parameter, b
 150 ms after it last changed (a trailing debounce; immediately for a click or key press on the chart
 itself), so a drag costs one server run when it ends, plus one per pause longer than 150 ms.
 ``on="none"`` and ``clear=False``: only the slider sets it (a click on a mark must not select a
-datum, which has no such field; a double click must not empty it).
+datum, which has no such field; a double click must not empty it). A chart whose marks are the
+values themselves (the vision page's patches, each carrying its row and column) passes an event
+stream as ``on``: a click on such a mark sets the selection, and the slider follows.
 
 `value(key)` is the Vega expression for its current value (``m.m``: the selection's resolved
 object, one field, one value), for calculate/filter transforms and text.
@@ -25,12 +27,29 @@ import altair as alt
 __all__ = ["input_signal", "position", "sci", "value"]
 
 
-def position(key: str, *, start: int | float, lo: int | float, hi: int | float, step: int | float = 1, label: str):
-    """The in-chart slider `key` (a point selection bound to a range input), starting at `start`."""
+def position(
+    key: str,
+    *,
+    start: int | float,
+    lo: int | float,
+    hi: int | float,
+    step: int | float = 1,
+    label: str,
+    on: str | dict[str, Any] = "none",
+):
+    """The in-chart slider `key` (a point selection bound to a range input), starting at `start`.
+
+    `on`: a Vega event stream that sets it too, to the field `key` of the datum under the event (a
+    click on a mark whose data carry that field; filter the stream to such marks: elsewhere Vega-Lite
+    would set it to null). Shift does not toggle it (a point selection's default), and nothing
+    clears it: it always holds one value."""
     if not lo <= start <= hi:
         raise ValueError(f"{key}: start {start} is outside {lo} … {hi}")
     bind: Any = alt.binding_range(min=lo, max=hi, step=step, name=label)
-    return alt.selection_point(name=key, fields=[key], value=start, bind=bind, on="none", clear=False)
+    if on == "none":
+        return alt.selection_point(name=key, fields=[key], value=start, bind=bind, on="none", clear=False)
+    events: Any = on  # a Vega event stream as a dict (Altair's stubs list its typed forms only)
+    return alt.selection_point(name=key, fields=[key], value=start, bind=bind, on=events, clear=False, toggle=False)
 
 
 def value(key: str) -> str:

@@ -1,5 +1,7 @@
 """Chart builders for the Images-and-video page (pure: data -> alt.Chart, no st.*).
 
+- `query_heatmaps`    the four schemes' heatmaps of one query patch, which is the chart's own: a click
+                      on a patch or its two sliders move it in the browser (issue #23)
 - `grid_heatmap`      one score per patch of a rows × cols grid (an image), the query patch ringed
 - `pair_axis_strip`   which axis turns each pair, one strip per scheme, along the pair index or the
                       pair's wavelength (one builder, ``x="pair"`` or ``x="wavelength"``)
@@ -14,12 +16,14 @@ for ``width="stretch"``: the heights here are fixed, the widths follow the conta
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import cast
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts import live
 from explorer.charts.style import chart_config, configure
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 
@@ -45,6 +49,145 @@ def _own_domain(values: np.ndarray) -> tuple[float, float]:
     lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
     pad = max(1e-12, 1e-9 * max(abs(lo), abs(hi)))
     return (lo, hi) if hi - lo > pad else (lo - pad, hi + pad)
+
+
+# ------------------------------------------------------------- the query patch, moved in the browser
+#: The query patch's row and column: the registry parameters themselves, the heatmaps' own sliders
+#: (`explorer.charts.live.position`); a click on a patch sets both (explorer.liveparam reports them).
+LIVE_PARAMS = ("vis_qrow", "vis_qcol")
+#: A click sets the query only on a patch: every patch carries its row and column under the
+#: parameters' names (a click elsewhere would set the selection to null).
+PATCH_CLICK = {"type": "click", "filter": ["event.item && event.item.datum && isValid(event.item.datum.vis_qrow)"]}
+#: In-chart slider labels (Vega lists bound inputs in reverse order of the params: row first on screen).
+LIVE_LABELS = {"vis_qrow": "query row ", "vis_qcol": "query column "}
+#: Above this many patches in the four heatmaps the browser draws them on a canvas (SVG redraws every
+#: patch's element on each step of a drag: measured 0.5–0.7 s per step for 4 × 64 × 64 in Chromium).
+CANVAS_ABOVE = 2000
+
+
+def offset_frame(table: np.ndarray) -> pd.DataFrame:
+    """An offset table (`posenc.offset_scores`, shape (2·rows − 1, 2·cols − 1)) as rows dr, dc, s: the
+    score of a query with the key dr rows below and dc columns right of it (negative: above, left)."""
+    table = np.asarray(table, dtype=np.float64)
+    if table.ndim != 2 or table.shape[0] % 2 == 0 or table.shape[1] % 2 == 0:
+        raise ValueError(f"an offset table has shape (2·rows − 1, 2·cols − 1), got {table.shape}")
+    rows, cols = (table.shape[0] + 1) // 2, (table.shape[1] + 1) // 2
+    dr, dc = np.meshgrid(np.arange(1 - rows, rows), np.arange(1 - cols, cols), indexing="ij")
+    return pd.DataFrame({"dr": dr.ravel().astype(np.int8), "dc": dc.ravel().astype(np.int8), "s": table.ravel()})
+
+
+def query_heatmaps(
+    tables: Mapping[str, np.ndarray],
+    *,
+    notes: Mapping[str, Sequence[str]],
+    query: tuple[int, int],
+    frame: int,
+    domain: tuple[float, float] | None,
+    description: str,
+    panel_width: int = 300,
+) -> alt.ConcatChart:
+    """One heatmap per scheme (two per row) of the similarity of one query patch with every patch
+    of `frame`; the query is the chart's own (`LIVE_PARAMS`): a click on a patch, or the sliders
+    "query row" and "query column", move every heatmap in the browser with no server run.
+
+    ``tables``: panel title -> the scheme's offset table (`posenc.offset_scores`, shape
+    (2·rows − 1, 2·cols − 1)): each row of it (an offset from the query) is drawn at the patch it
+    lands on, query + (dr, dc), if that patch is on the grid; a move of the query moves them. Data
+    sent once: 4·(2·rows − 1)·(2·cols − 1) rows, at most 64 516 on the largest grid (64 × 64; 2 852
+    on the default 12 × 16), where every query's heatmaps would be 4·(rows·cols)² = 67 million.
+    ``notes``: panel title -> subtitle lines. ``query``: where the sliders start. ``frame``: the
+    keys' frame (the query is in frame 0: its ring is dashed in another frame). ``domain``: one
+    fixed colour range for every panel, or None for each panel's own lowest to highest score
+    (computed in the browser from the heatmap shown).
+    """
+    if not tables:
+        raise ValueError("tables must hold at least one scheme")
+    shapes = {np.shape(t) for t in tables.values()}
+    if len(shapes) != 1:
+        raise ValueError(f"every offset table must have the same shape, got {sorted(shapes)}")
+    frames = {name: offset_frame(t) for name, t in tables.items()}
+    (shape,) = shapes
+    rows, cols = (shape[0] + 1) // 2, (shape[1] + 1) // 2
+    if not (0 <= query[0] < rows and 0 <= query[1] < cols):
+        raise ValueError(f"query must be a patch of the {rows} × {cols} grid, got {query}")
+    q_row, q_col = (f"toNumber({live.value(key)})" for key in LIVE_PARAMS)
+    selections = {
+        key: live.position(key, start=int(start), lo=0, hi=n - 1, label=LIVE_LABELS[key], on=PATCH_CLICK)
+        for key, start, n in zip(LIVE_PARAMS, query, (rows, cols), strict=True)
+    }
+    height = grid_height(rows, cols, width=panel_width, lo=90, hi=panel_width)
+    x = alt.X("x0:Q").scale(domain=[-0.5, cols - 0.5], nice=False, zero=False).title("column")
+    x = x.axis(tickMinStep=1, format="d", grid=False)
+    y = alt.Y("y0:Q").scale(domain=[-0.5, rows - 0.5], nice=False, zero=False, reverse=True).title("row")
+    y = y.axis(tickMinStep=1, format="d", grid=False)
+    # a patch's edges; its row and column are fields named after the parameters (what a click reads)
+    edges = {
+        "x0": "datum.vis_qcol - 0.5",
+        "x1": "datum.vis_qcol + 0.5",
+        "y0": "datum.vis_qrow - 0.5",
+        "y1": "datum.vis_qrow + 0.5",
+    }
+    scale = (
+        alt.Scale(scheme="redblue", domain=list(domain), nice=False, zero=False, clamp=True)
+        if domain is not None
+        else alt.Scale(scheme="viridis", nice=False, zero=False)
+    )
+    colour = (
+        alt.Color("s:Q", title="similarity").scale(scale).legend(gradientLength=max(60, height - 40), format=".3~f")
+    )
+    panels = []
+    for i, (name, df) in enumerate(frames.items()):
+        cells = (
+            alt.Chart(df)
+            .transform_filter(  # the offsets that land on the grid (first: the rest sees only those)
+                f"datum.dr >= -{q_row} && datum.dr < {rows} - {q_row} && datum.dc >= -{q_col} && datum.dc < {cols} - {q_col}"
+            )
+            .transform_calculate(vis_qrow=f"datum.dr + {q_row}", vis_qcol=f"datum.dc + {q_col}", **edges)
+            .mark_rect()
+            .encode(
+                x=x,
+                x2="x1:Q",
+                y=y,
+                y2="y1:Q",
+                color=colour,
+                tooltip=[
+                    alt.Tooltip("vis_qrow:Q", title="row"),
+                    alt.Tooltip("vis_qcol:Q", title="column"),
+                    alt.Tooltip("s:Q", title="similarity", format=".4f"),
+                ],
+            )
+            .properties(name=f"vis_cells_{i}")  # a named unit view: the spec is the same at every build
+        )
+        if i == 0:  # a selection is defined in one unit view; every view reads its value
+            cells = cells.add_params(selections["vis_qcol"], selections["vis_qrow"])
+        ring = alt.Chart(
+            pd.DataFrame({"patch": ["the query" if frame == 0 else "the query's place (it is in frame 0)"]})
+        )
+        ring = ring.transform_calculate(vis_qrow=q_row, vis_qcol=q_col).transform_calculate(**edges)
+        halo = ring.mark_rect(filled=False, stroke="#FFFFFF", strokeWidth=5)  # reads on every colour
+        line = ring.mark_rect(filled=False, stroke="#111827", strokeWidth=2.5, strokeDash=[] if frame == 0 else [3, 2])
+        layer = [cells, *(m.encode(x=x, x2="x1:Q", y=y, y2="y1:Q", tooltip=["patch:N"]) for m in (halo, line))]
+        panels.append(
+            alt.layer(*layer).properties(
+                width=panel_width,
+                height=height,
+                title=alt.TitleParams(name, subtitle=list(notes.get(name, ())) or alt.Undefined, anchor="start"),
+            )
+        )
+    where = "the same frame" if frame == 0 else f"frame {frame}"
+    chart = alt.concat(*panels, columns=2, spacing=24).properties(
+        title=alt.TitleParams(
+            {"expr": f"'Query patch (row ' + {q_row} + ', column ' + {q_col} + ') · keys in {where}'"},
+            subtitle="Click a patch to make it the query, or move the two sliders above.",
+            anchor="start",
+        ),
+        description=description,
+    )
+    if domain is None:
+        chart = chart.resolve_scale(color="independent")
+    if 4 * rows * cols > CANVAS_ABOVE:
+        chart = chart.properties(usermeta={"embedOptions": {"renderer": "canvas"}})
+    return configure(chart)
 
 
 def grid_heatmap(

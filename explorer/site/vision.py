@@ -107,6 +107,7 @@ PAGE = Page(
         ),
         _grid_param("vis_rows", "Rows", 12, "Patch rows of the image (after any patch merging)."),
         _grid_param("vis_cols", "Columns", 16, "Patch columns of the image."),
+        # the query patch: the heatmaps' own sliders (explorer.charts.vision.LIVE_PARAMS), clamped to the grid
         _grid_param("vis_qrow", "Query row", 5, "Row of the query patch (0 = top).", lo=0, hi=MAX_GRID - 1),
         _grid_param("vis_qcol", "Query column", 7, "Column of the query patch (0 = left).", lo=0, hi=MAX_GRID - 1),
         _grid_param(
@@ -175,7 +176,7 @@ PAGE = Page(
             "vis_frames": 3,
             "vis_frame": 1,
         },
-        slider="vis_qcol",
+        slider="vis_cols",  # the query patch is the chart's own (explorer.liveparam), not a Streamlit slider
         chart=0,
     ),
     bench=BenchSettings(
@@ -189,7 +190,7 @@ PAGE = Page(
             "vis_frames": "16",
             "vis_frame": "15",
         },
-        slider="vis_qcol",
+        slider="vis_cols",
         slider_chart=0,
     ),
 )
