@@ -174,8 +174,8 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots
     """At every viewport of the group, every tab in light and the default view in dark too: no
     horizontal overflow of the page, the main area or an element; no chart text ending in "…".
 
-    One page load per group: the window is resized from viewport to viewport, the theme follows the
-    system setting (switched by emulating prefers-color-scheme), and the other tabs are opened by
+    Two page loads per group, one per colour scheme (the system setting the browser reports when the
+    page opens): the window is resized from viewport to viewport, and the other tabs are opened by
     clicking them, as a user does (each tab's link is opened by its page's AppTest,
     tests/test_page_*.py). The geometry does not depend on the theme (the same fonts, sizes and CSS);
     the first-screen and axe tests below load every page in dark as well."""
@@ -197,14 +197,16 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots
                 name = f"{page.slug}_{viewport['width']}_{scheme}{'_present' if present else ''}.png"
                 tab.screenshot(path=str(shots / name))
 
-    context, tab = open_page(browser, server, page, {"present": "1"} if present else None, viewport=viewports[0])
+    query = {"present": "1"} if present else None
+    context, tab = open_page(browser, server, page, query, viewport=viewports[0], scheme="dark")
+    try:
+        assert tab.evaluate(DARK_JS), f"{page.slug}: the app did not open in its dark theme"
+        check_each_viewport(tab, "defaults", "dark", shoot=True)
+    finally:
+        context.close()
+    context, tab = open_page(browser, server, page, query, viewport=viewports[0])
     try:
         check_each_viewport(tab, "defaults", "light", shoot=True)
-        tab.emulate_media(color_scheme="dark")
-        wait_layout_settled(tab, page.title)
-        assert tab.evaluate(DARK_JS), f"{page.slug}: the app did not switch to its dark theme"
-        check_each_viewport(tab, "defaults", "dark", shoot=True)
-        tab.emulate_media(color_scheme="light")
         for key, option in tab_views(page):
             open_tab(tab, page, key, option)
             check_each_viewport(tab, f"{key}={option}", "light")
