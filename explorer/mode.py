@@ -81,3 +81,15 @@ def toggle(presenting: bool) -> bool:
 def is_on() -> bool:
     """Whether the current run is in presentation mode (after `is_presenting` has run)."""
     return bool(st.session_state.get(_MIRROR, False))
+
+
+def on_a_phone() -> bool:
+    """Whether the browser says it is a phone: "Mobi" in its User-Agent header, the test MDN
+    recommends ("Browser detection using the user agent"). Only for a chart that cannot reflow to a
+    narrow column by itself (a compound Vega-Lite chart has a fixed number of columns); a browser
+    that does not say so gets the desktop layout, which still fits (it is scaled down)."""
+    try:
+        agent = st.context.headers.get("User-Agent") or ""
+    except Exception:  # no browser (a bare script run)
+        return False
+    return "Mobi" in agent

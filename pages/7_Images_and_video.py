@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 import posenc
+from explorer import mode
 from explorer.charts import vision as charts
 from explorer.exports import page_footer
 from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
@@ -182,8 +183,21 @@ with tab_grid:
             "M-RoPE interleaved": ["pairs T, H, W, T, H, W, …", f"section: {section_origin(own_i, True)}"],
         }
         where = "the same frame" if frame == 0 else f"frame {frame}"
+        phone = mode.on_a_phone()  # one heatmap per row: a 2 × 2 grid would be scaled to unreadable text
         starts = live.starts(
-            (rows, cols, frames, frame, head_dim, base, tuple(section_c), tuple(section_i), axial_first, own_range)
+            (
+                rows,
+                cols,
+                frames,
+                frame,
+                head_dim,
+                base,
+                tuple(section_c),
+                tuple(section_i),
+                axial_first,
+                own_range,
+                phone,
+            )
         )
         live.show(
             shared(charts.query_heatmaps)(
@@ -192,6 +206,8 @@ with tab_grid:
                 query=(starts["vis_qrow"], starts["vis_qcol"]),
                 frame=frame,
                 domain=None if own_range else (-1.0, 1.0),
+                columns=1 if phone else 2,
+                panel_width=260 if phone else 300,
                 description=f"Four heatmaps over a {rows} by {cols} patch grid, one per scheme ("
                 + ", ".join(scheme_title(name) for name in SCHEMES)
                 + f"): the similarity of the query patch (in frame 0) with every patch of {where}. The query "

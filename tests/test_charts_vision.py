@@ -316,3 +316,13 @@ def test_the_data_sent_once_is_bounded_by_the_offsets():
 def test_query_heatmaps_check_their_input(tables, query, words):
     with pytest.raises(ValueError, match=words):
         charts.query_heatmaps(tables, notes={}, query=query, frame=0, domain=None, description="d")
+
+
+def test_a_phone_gets_one_heatmap_per_row():
+    """Two per row by default; one per row for a phone (a compound chart cannot reflow: two would be
+    scaled down to unreadable text); no other count."""
+    assert live_chart()["columns"] == 2
+    assert live_chart(columns=1, panel_width=260)["columns"] == 1
+    assert {p["width"] for p in live_chart(columns=1, panel_width=260)["concat"]} == {260}
+    with pytest.raises(ValueError, match="columns must be 1 or 2, got 3"):
+        live_chart(columns=3)

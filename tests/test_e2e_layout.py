@@ -425,3 +425,34 @@ def test_the_clock_controls_sit_above_the_clocks_and_step_p_by_one_in_the_browse
         assert tab.evaluate("() => window.__runs") == 1
     finally:
         context.close()
+
+
+#: An iPhone's Safari: what `explorer.mode.on_a_phone` recognises ("Mobi").
+PHONE_AGENT = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.5 Mobile/15E148 Safari/604.1"
+)
+VISION_SCALE_JS = """() => {
+  const svg = document.querySelector('[class*="st-key-vis_live_"] .vega-embed > svg');
+  const r = svg.getBoundingClientRect();
+  return {drawn: r.width, natural: parseFloat(svg.getAttribute('width'))};
+}"""
+
+
+def test_on_a_phone_the_vision_heatmaps_stack_at_a_readable_size(browser, server, shots):
+    """The vision page's four heatmaps are one chart (one query, moved in the browser), which cannot
+    reflow: a phone (its User-Agent says "Mobi") gets them one per row, drawn at ≥ 80 % of their own
+    size, where the 2 × 2 grid of a desktop is scaled to about 40 %."""
+    vision = next(p for p in CHECKED if p.slug == "vision")
+    context = browser.new_context(viewport=PHONE, user_agent=PHONE_AGENT, is_mobile=True, has_touch=True)
+    context.set_default_timeout(60_000)
+    tab = context.new_page()
+    try:
+        goto(tab, server, vision)
+        size = tab.evaluate(VISION_SCALE_JS)
+        assert size["drawn"] >= 0.8 * size["natural"], size
+        overflow = tab.evaluate(OVERFLOW_JS)
+        assert not (overflow["page"] or overflow["main"] or overflow["wide"]), overflow
+        tab.locator('[class*="st-key-vis_live_"]').first.screenshot(path=str(shots / "vision_phone_agent.png"))
+    finally:
+        context.close()

@@ -85,8 +85,9 @@ def query_heatmaps(
     domain: tuple[float, float] | None,
     description: str,
     panel_width: int = 300,
+    columns: int = 2,
 ) -> alt.ConcatChart:
-    """One heatmap per scheme (two per row) of the similarity of one query patch with every patch
+    """One heatmap per scheme (`columns` per row: 2, or 1 for a phone's column) of the similarity of one query patch with every patch
     of `frame`; the query is the chart's own (`LIVE_PARAMS`): a click on a patch, or the sliders
     "query row" and "query column", move every heatmap in the browser with no server run.
 
@@ -102,6 +103,8 @@ def query_heatmaps(
     """
     if not tables:
         raise ValueError("tables must hold at least one scheme")
+    if columns not in (1, 2):
+        raise ValueError(f"columns must be 1 or 2, got {columns!r}")
     shapes = {np.shape(t) for t in tables.values()}
     if len(shapes) != 1:
         raise ValueError(f"every offset table must have the same shape, got {sorted(shapes)}")
@@ -175,7 +178,7 @@ def query_heatmaps(
             )
         )
     where = "the same frame" if frame == 0 else f"frame {frame}"
-    chart = alt.concat(*panels, columns=2, spacing=24).properties(
+    chart = alt.concat(*panels, columns=columns, spacing=24).properties(
         title=alt.TitleParams(
             {"expr": f"'Query patch (row ' + {q_row} + ', column ' + {q_col} + ') · keys in {where}'"},
             subtitle="Click a patch to make it the query, or move the two sliders above.",
