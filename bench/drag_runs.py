@@ -8,7 +8,8 @@ dragging and for 1.5 s after the release.
   chart in the browser; Streamlit reports the value 150 ms after it last changed (explorer.liveparam),
   so a drag costs one run after the release plus one per pause of 150 ms (the column "during");
 - the clock page's p (issue #23): the chart's own slider like RoPE's m and n (its play and number
-  box reach the link through the slider; explorer/assets.py CLOCK_BRIDGE_JS).
+  box reach the link through the slider; explorer/assets.py CLOCK_BRIDGE_JS);
+- the sinusoidal heatmap's zoom window start p₀ (issue #23): the zoom chart's own slider, likewise.
 
     python bench/drag_runs.py
 """
@@ -50,6 +51,13 @@ CONTROLS = [
         "Clock_hands",
         "Frequency clock hands",
         '.st-key-clock_chart input[name="m_m"]',
+        True,
+    ),
+    (
+        "Heatmap zoom p₀ (in chart, in the link)",
+        "Sinusoidal_heatmap",
+        "Sinusoidal heatmap",
+        '[class*=st-key-sin_zoom_live_] input[name="zoom_p0_zoom_p0"]',
         True,
     ),
     (

@@ -15,7 +15,8 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 #: right above the clocks instead of under the odometer, sized in rem, so presentation mode's
 #: larger rem base enlarges them with the rest of the page. The RoPE page's live plane (element key
 #: rope_live_<n>, explorer.liveparam) likewise gets its m and n sliders above the plane, so that in
-#: presentation mode they are in the first screen with the plane's top.
+#: presentation mode they are in the first screen with the plane's top; the sinusoidal page's zoom
+#: chart (sin_zoom_live_<n>) gets its window sliders above the window, wide enough to aim with.
 BASE_CSS = """<style>
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
@@ -33,6 +34,15 @@ BASE_CSS = """<style>
 [data-testid="stAppDeployButton"] { display: none !important; }
 [class*="st-key-rope_live_"] .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 [class*="st-key-rope_live_"] .vega-embed form.vega-bindings { order: -1; padding: 0 0 0.4rem 0.5rem; }
+[class*="st-key-sin_zoom_live_"] .vega-embed { display: flex; flex-direction: column; }
+[class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings { order: -1; padding: 0 0 0.4rem 0.5rem; }
+[class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind label { flex-wrap: nowrap; }
+[class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 8.5rem; white-space: nowrap; }
+[class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(22rem, 38vw); }
+@media (max-width: 420px) {
+  [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 0; }
+  [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings input[type="range"] { width: 32vw; }
+}
 .st-key-clock_chart .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 .st-key-clock_chart .vega-embed form.vega-bindings { order: -1; flex-direction: row; flex-wrap: wrap;
   align-items: center; gap: 0.4rem 1.6rem; padding: 0 0 0.6rem 0.5rem; }

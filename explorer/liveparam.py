@@ -81,11 +81,14 @@ class LiveChart:
 
     ``live = LiveChart("rope_live", ("m", "n"))``; ``live.values`` are the parameters' values this
     run; ``starts = live.starts(context)`` the values the chart's sliders start at; then
-    ``live.show(chart)`` draws it, keyed and listening."""
+    ``live.show(chart)`` draws it, keyed and listening. `overrides` gives a key this page's range
+    (``{"zoom_p0": {"max": seq_len - 1}}``, Param fields as in `params.value`): the URL's value and
+    the browser's report are clamped into it."""
 
-    def __init__(self, name: str, keys: Sequence[str]):
+    def __init__(self, name: str, keys: Sequence[str], overrides: Mapping[str, Mapping[str, Any]] | None = None):
         self.name, self.keys = name, tuple(keys)
-        self.values: dict[str, Any] = {key: params.value(key) for key in self.keys}
+        self.overrides = {key: dict((overrides or {}).get(key, {})) for key in self.keys}
+        self.values: dict[str, Any] = {key: params.value(key, **self.overrides[key]) for key in self.keys}
         self._view: View | None = None
 
     def starts(self, context: Hashable) -> dict[str, Any]:
@@ -102,24 +105,31 @@ class LiveChart:
     def show(self, chart: Any, **kwargs: Any) -> Any:
         """`show_chart` with the element key and the callback that reports a drag's end."""
         key = self.element_key
-        return show_chart(chart, key=key, on_select=_callback(self.name, key, self.keys), **kwargs)
+        return show_chart(chart, key=key, on_select=_callback(self.name, key, self.keys, self.overrides), **kwargs)
 
 
-def _callback(name: str, element_key: str, keys: tuple[str, ...]) -> Callable[[], None]:
+def _callback(
+    name: str, element_key: str, keys: tuple[str, ...], overrides: Mapping[str, Mapping[str, Any]]
+) -> Callable[[], None]:
     def reported() -> None:  # Streamlit calls it before the rerun, once the browser reported a change
         state = st.session_state.get(element_key)
-        report(name, keys, state.get("selection", {}) if isinstance(state, Mapping) else {})
+        report(name, keys, state.get("selection", {}) if isinstance(state, Mapping) else {}, overrides)
 
     return reported
 
 
-def report(name: str, keys: Sequence[str], selection: Mapping[str, Any]) -> dict[str, Any]:
+def report(
+    name: str,
+    keys: Sequence[str],
+    selection: Mapping[str, Any],
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """What the live chart `name` reported (Streamlit's selection state): its valid values go into the
-    session and the URL, and are recorded as what the browser shows (so the next run keeps the
-    chart as it is). Returns them."""
+    session and the URL (clamped into the chart's range, `overrides` as in `LiveChart`), and are
+    recorded as what the browser shows (so the next run keeps the chart as it is). Returns them."""
     got = from_selection(selection, keys)
     for key, value in got.items():
-        got[key] = params.write(key, value)
+        got[key] = params.write(key, value, **(overrides or {}).get(key, {}))
     views = st.session_state.setdefault(_STATE_KEY, {})
     view = views.get(name)
     if got and view is not None:

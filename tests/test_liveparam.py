@@ -98,3 +98,28 @@ def test_a_bad_url_value_falls_back_with_a_notice():
     run_page("", at)
     assert "values 5 12" in shown(at) and "starts 5 12 key t_live_0" in shown(at)
     assert "m" not in at.query_params and "n" not in at.query_params
+
+
+def _script_with_a_range():
+    import streamlit as st
+
+    from explorer import liveparam
+
+    limits = {"m": {"max": 50}}  # a page's range for m (as the zoom chart's start: up to seq_len − 1)
+    if "fake_report" in st.session_state:
+        liveparam.report("t_live", ("m",), st.session_state.pop("fake_report"), limits)
+    chart = liveparam.LiveChart("t_live", ("m",), overrides=limits)
+    st.write(f"value {chart.values['m']} starts {chart.starts(('ctx',))['m']}")
+
+
+def test_a_pages_range_clamps_the_link_and_the_browsers_report():
+    at = AppTest.from_function(_script_with_a_range)
+    at.query_params["m"] = "80"
+    run_page("", at)
+    assert shown(at) == ["value 50 starts 50"] and at.query_params["m"] == "50"  # (the page shows the notice)
+    at.session_state["fake_report"] = {"m": [{"m": 20}]}
+    run_page("", at)
+    assert shown(at) == ["value 20 starts 50"] and at.query_params["m"] == "20"
+    at.session_state["fake_report"] = {"m": [{"m": 70}]}  # within the registry's range, past the page's
+    run_page("", at)
+    assert shown(at) == ["value 50 starts 50"] and at.query_params["m"] == "50"

@@ -13,7 +13,9 @@ itself), so a drag costs one server run when it ends, plus one per pause longer 
 datum, which has no such field; a double click must not empty it).
 
 `value(key)` is the Vega expression for its current value (``m.m``: the selection's resolved
-object, one field, one value), for calculate/filter transforms and text.
+object, one field, one value), for calculate/filter transforms and text. In the browser that value
+can be the range input's text ("40"): ``*`` and ``-`` treat it as a number, ``+`` joins it as text
+("40" + 1 is "401"). `number(key)` (``toNumber(m.m)``) is the same value as a number, for sums.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 import altair as alt
 
-__all__ = ["input_signal", "position", "value"]
+__all__ = ["input_signal", "number", "position", "value"]
 
 
 def position(key: str, *, start: int | float, lo: int | float, hi: int | float, step: int | float = 1, label: str):
@@ -36,6 +38,11 @@ def position(key: str, *, start: int | float, lo: int | float, hi: int | float, 
 def value(key: str) -> str:
     """The Vega expression for the in-chart value of `position(key, …)`."""
     return f"{key}.{key}"
+
+
+def number(key: str) -> str:
+    """`value(key)` as a number: the expression to add to (see the module docstring)."""
+    return f"toNumber({value(key)})"
 
 
 def input_signal(key: str) -> str:
