@@ -12,7 +12,8 @@ dragging and for 1.5 s after the release.
 - the invariance page's shift t (issue #23): the shift test chart's own slider, like RoPE's m and n;
 - the vision page's query row (issue #23; a click on a patch sets it too). Its slider has one value
   per row of the grid (12 at the defaults): a drag rests on each value longer than a fine slider's,
-  and every rest longer than 150 ms is one run (on a loaded 2-core machine, most of them).
+  and every rest longer than 150 ms is one run (on a loaded 2-core machine, most of them);
+- the sinusoidal heatmap's zoom window start p₀ (issue #23): the zoom chart's own slider, likewise.
 
     python bench/drag_runs.py
 """
@@ -61,6 +62,13 @@ CONTROLS = [
         "Images_and_video",
         "Images and video",
         '[class*="st-key-vis_live_"] input[name="vis_qrow_vis_qrow"]',
+        True,
+    ),
+    (
+        "Heatmap zoom p₀ (in chart, in the link)",
+        "Sinusoidal_heatmap",
+        "Sinusoidal heatmap",
+        '[class*=st-key-sin_zoom_live_] input[name="zoom_p0_zoom_p0"]',
         True,
     ),
     (

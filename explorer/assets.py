@@ -15,11 +15,11 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 #: right above the clocks instead of under the odometer, sized in rem, so presentation mode's
 #: larger rem base enlarges them with the rest of the page. Every other live chart (element key
 #: <name>_live_<n>, explorer.liveparam: RoPE's plane, the invariance shift test, the vision page's
-#: heatmaps) likewise gets its sliders above the chart, so that in presentation mode they are in the
-#: first screen with its top; the invariance and vision sliders keep label and value on one line,
-#: the vision page's two side by side where they fit. The vision page's large grids are drawn on a
-#: canvas, which cannot shrink to a phone's column (clicks would miss their patch), so they scroll
-#: sideways in their own box.
+#: heatmaps, the sinusoidal zoom window) likewise gets its sliders above the chart, so that in
+#: presentation mode they are in the first screen with its top; the invariance, vision and zoom
+#: sliders keep label and value on one line, the vision page's two side by side where they fit, the
+#: zoom's wide enough to aim with. The vision page's large grids are drawn on a canvas, which cannot
+#: shrink to a phone's column (clicks would miss their patch), so they scroll sideways in their own box.
 BASE_CSS = """<style>
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
@@ -47,6 +47,14 @@ BASE_CSS = """<style>
   flex-wrap: wrap; align-items: center; gap: 0.2rem 1.6rem; padding: 0 0 0.5rem 0.5rem; }
 [class*="st-key-vis_live_"] .vega-embed form.vega-bindings .vega-bind { width: auto; }
 [class*="st-key-vis_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(14rem, 45vw); height: 1rem; }
+[class*="st-key-sin_zoom_live_"] .vega-embed { align-items: stretch; }
+[class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind label { flex-wrap: nowrap; }
+[class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 8.5rem; white-space: nowrap; }
+[class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(22rem, 38vw); }
+@media (max-width: 420px) {
+  [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 0; }
+  [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings input[type="range"] { width: 32vw; }
+}
 .st-key-clock_chart .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 .st-key-clock_chart .vega-embed form.vega-bindings { order: -1; flex-direction: row; flex-wrap: wrap;
   align-items: center; gap: 0.4rem 1.6rem; padding: 0 0 0.6rem 0.5rem; }

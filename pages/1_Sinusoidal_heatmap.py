@@ -3,6 +3,8 @@ similarity / distance structure that makes positions unique and offsets recognis
 
 URL keys: seq_len, d_model, base, layout_sin, scheme (shared); zoom_p0, zoom_np, zoom_d0,
 zoom_nd, curve_dims, sim_n, sin_view (the open tab) (this page, see explorer/params.py).
+zoom_p0 and zoom_d0 are the zoom chart's own sliders (explorer.liveparam): the window moves in the
+browser and the link follows when a drag ends.
 """
 
 import numpy as np
@@ -12,7 +14,8 @@ import posenc
 from explorer.charts import sinusoidal as charts
 from explorer.exports import page_footer
 from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
-from explorer.params import PARAMS, ensure_notice_slot, escape_markdown, widget
+from explorer.liveparam import LiveChart
+from explorer.params import PARAMS, escape_markdown, widget
 
 page_setup("sinusoidal")
 st.title("Sinusoidal heatmap")
@@ -51,6 +54,12 @@ def window_rows(p0: int, n: int, d_model: int, base: float, layout: str):
 @cached(max_entries=16)
 def pair_wavelengths(d_model: int, base: float):
     return posenc.wavelengths(d_model, base=base)
+
+
+@cached(max_entries=16)
+def pair_frequencies(d_model: int, base: float):
+    """θ_j of every pair: what the zoom chart computes its values from, in the browser. (d/2,)"""
+    return posenc.inverse_frequencies(d_model, base=base)
 
 
 @cached(max_entries=8)
@@ -136,11 +145,11 @@ def sinusoidal_notices(seq_len: int, d_model: int, base: float, layout: str, wl:
 
 
 # ---------------------------------------------------------------------------------- the view
-# Everything below the formula is one fragment: moving a control reruns only this part, so the
-# browser does not rebuild the page's frame (navigation, text, formula) on every change.
-@st.fragment
+# Not a fragment (it was one): in Streamlit 1.67 a fragment's rerun rebuilt its charts in the browser,
+# every time for a chart without a key and often for the zoom chart, keyed, inside its tab; then the
+# zoom chart's sliders jumped back to where the chart started after a drag. A whole-page rerun keeps
+# every chart whose spec did not change (tests/test_e2e_drag.py checks the zoom chart).
 def view() -> None:
-    ensure_notice_slot()
     # ------------------------------------------------------------------------------------ controls
     with st.container(border=True):
         c1, c2, c3, c4, c5 = st.columns([1.2, 1.2, 1.3, 1.25, 1.15])
@@ -164,23 +173,8 @@ def view() -> None:
 
     # ------------------------------------------------------------------------------------ overview
     st.subheader("The whole table")
-    y_axis, x_axis = charts.overview_axes(seq_len, d_model, ov_rows, pair_block)
+    overview_slot = st.container()  # drawn below, once the zoom window (its box) is known
     note = charts.reduction_note(seq_len, d_model, ov_rows, pair_block)
-    show_chart(
-        shared(charts.encoding_heatmap)(
-            overview,
-            positions=y_axis,
-            dims=x_axis,
-            layout=layout,
-            scheme=scheme,
-            title=f"PE(p, i) for positions 0 … {seq_len - 1} and dimensions 0 … {d_model - 1}",
-            subtitle=[note, averaging_effect(seq_len, ov_rows, wl)]
-            if note
-            else "Every value is drawn (nothing averaged). Hover for exact values.",
-            value_title="mean of PE over the pixel" if note else "PE(p, i)",
-        ),
-        width="stretch",
-    )
     with st.expander("How the big picture is drawn (and why averaging, not sampling)", expanded=bool(note)):
         st.markdown(
             f"At the largest settings the table holds 8192 × 2048 ≈ 16.8 million numbers, far more "
@@ -206,44 +200,75 @@ def view() -> None:
     # ------------------------------------------------------------------------------- the window
     st.subheader("Look closer")
     st.caption(
-        "The window of positions and dimensions below is shown exactly (nothing averaged) in "
-        "Zoom, drawn as curves in Curves, and listed in Numbers."
+        "A window of the table, shown exactly (nothing averaged): every value in Zoom, where the chart's "
+        "own sliders move the window's first position and first dimension; as curves in Curves; listed in "
+        "Numbers. Its size is set here."
     )
-    z1, z2, z3, z4 = st.columns(4)
-    zoom_p0 = widget("zoom_p0", container=z1, max=seq_len - 1)
-    zoom_np = widget("zoom_np", container=z2, max=min(PARAMS["zoom_np"].max, seq_len))
-    zoom_d0 = widget("zoom_d0", container=z3, max=d_model - 1)
-    zoom_nd = widget("zoom_nd", container=z4, max=min(PARAMS["zoom_nd"].max, d_model))
+    z1, z2 = st.columns(2)
+    zoom_np = widget("zoom_np", container=z1, max=min(PARAMS["zoom_np"].max, seq_len))
+    zoom_nd = widget("zoom_nd", container=z2, max=min(PARAMS["zoom_nd"].max, d_model))
+    live = LiveChart(
+        "sin_zoom_live",
+        charts.LIVE_PARAMS,
+        limits={"zoom_p0": {"max": seq_len - 1}, "zoom_d0": {"max": d_model - 1}},
+    )
+    zoom_p0, zoom_d0 = (live.values[key] for key in charts.LIVE_PARAMS)
     p_end = min(zoom_p0 + zoom_np, seq_len)  # exclusive
     d_end = min(zoom_d0 + zoom_nd, d_model)
     zoom_positions = np.arange(zoom_p0, p_end)
     zoom_dims = np.arange(zoom_d0, d_end)
-    window = window_rows(zoom_p0, p_end - zoom_p0, d_model, base, layout)  # (n, d)
-    zoom_values = window[:, zoom_d0:d_end]
+
+    def zoom_values() -> np.ndarray:  # (n, d_end − d0): the Numbers view and the CSV
+        return window_rows(zoom_p0, p_end - zoom_p0, d_model, base, layout)[:, zoom_d0:d_end]
+
+    y_axis, x_axis = charts.overview_axes(seq_len, d_model, ov_rows, pair_block)
+    show_chart(
+        container=overview_slot,
+        chart=shared(charts.encoding_heatmap)(
+            overview,
+            positions=y_axis,
+            dims=x_axis,
+            layout=layout,
+            scheme=scheme,
+            title=f"PE(p, i) for positions 0 … {seq_len - 1} and dimensions 0 … {d_model - 1}",
+            subtitle=[
+                *(
+                    [note, averaging_effect(seq_len, ov_rows, wl)]
+                    if note
+                    else ["Every value is drawn (nothing averaged). Hover for exact values."]
+                ),
+                "The box marks the zoom window below; it catches up when you let go of the zoom's sliders.",
+            ],
+            value_title="mean of PE over the pixel" if note else "PE(p, i)",
+            box=(zoom_p0, p_end - 1, zoom_d0, d_end - 1),
+        ),
+        width="stretch",
+    )
 
     # Only the open tab is computed and drawn (the choice is in the URL: ?sin_view=Similarity).
     tab_zoom, tab_curves, tab_wavelengths, tab_similarity, tab_numbers = widget("sin_view")
 
     with tab_zoom:
         if tab_zoom.open:
-            cut = []
-            if zoom_p0 + zoom_np > seq_len:
-                cut.append(f"positions stop at seq_len − 1 = {seq_len - 1}")
-            if zoom_d0 + zoom_nd > d_model:
-                cut.append(f"dimensions stop at d − 1 = {d_model - 1}")
-            show_chart(
-                shared(charts.encoding_heatmap)(
-                    zoom_values,
-                    positions=zoom_positions,
-                    dims=zoom_dims,
+            starts = live.starts((seq_len, d_model, base, layout, scheme, zoom_np, zoom_nd))
+            live.show(
+                shared(charts.zoom_chart)(
+                    pair_frequencies(d_model, base),
+                    seq_len=seq_len,
+                    d_model=d_model,
                     layout=layout,
                     scheme=scheme,
-                    title=f"Positions {zoom_p0} … {p_end - 1}, dimensions {zoom_d0} … {d_end - 1}: every value",
-                    subtitle="One cell per value, nothing averaged; hover for the number."
-                    + (" The window was cut: " + "; ".join(cut) + "." if cut else ""),
-                    height=int(np.clip(3 * zoom_positions.size, 240, 520)),
+                    p0=starts["zoom_p0"],
+                    d0=starts["zoom_d0"],
+                    n_positions=zoom_np,
+                    n_dims=zoom_nd,
                 ),
                 width="stretch",
+            )
+            st.caption(
+                "Drag **first position p₀** or **first dimension i₀** above the chart (or focus one and press "
+                "← →): the window moves in your browser at once; when you let go, the box on the whole table, "
+                "the curves, the numbers and the link follow."
             )
 
     # A tab's own widget is drawn on every run (cheap), only its charts wait for the tab to open:
@@ -258,7 +283,7 @@ def view() -> None:
                 show_chart(
                     shared(charts.dimension_curves)(
                         zoom_positions,
-                        window[:, curve_dims],
+                        window_rows(zoom_p0, p_end - zoom_p0, d_model, base, layout)[:, curve_dims],
                         curve_dims,
                         d_model=d_model,
                         layout=layout,
@@ -339,7 +364,7 @@ def view() -> None:
 
     with tab_numbers:
         if tab_numbers.open:
-            table = charts.value_table(zoom_values, zoom_positions, zoom_dims)
+            table = charts.value_table(zoom_values(), zoom_positions, zoom_dims)
             shown = table.iloc[: charts.TABLE_MAX, : charts.TABLE_MAX + 1]
             st.caption(
                 f"The window, positions {zoom_p0} … {p_end - 1} × dimensions {zoom_d0} … {d_end - 1}"
@@ -370,7 +395,7 @@ def view() -> None:
             zoom_d0=zoom_d0,
             zoom_nd=zoom_nd,
         ),
-        data=lambda: charts.value_table(zoom_values, zoom_positions, zoom_dims),
+        data=lambda: charts.value_table(zoom_values(), zoom_positions, zoom_dims),
         data_label="Download the window as CSV",
         file_name=f"sinusoidal_pe_{layout}_d{d_model}_b{base:g}_p{zoom_p0}-{p_end - 1}_i{zoom_d0}-{d_end - 1}.csv",
     )

@@ -73,10 +73,14 @@ def wide_text(value):
     """A title or subtitle as a wide screen shows it: the chart style turns a long one into a Vega
     expression choosing between wrapped and unwrapped lines by the chart's width
     (`width >= N ? [as given] : (width >= W ? [wrapped to W] : …)`); this returns the lines as given
-    (one string for one line)."""
+    (one string for one line). Any other expression (a title computed from an in-chart slider,
+    explorer.liveparam) is returned as it is."""
     if isinstance(value, dict) and "expr" in value and value["expr"].startswith("width >= "):
         expr = value["expr"]
-        lines, _ = json.JSONDecoder().raw_decode(expr, expr.index("? ") + 2)
+        try:
+            lines, _ = json.JSONDecoder().raw_decode(expr, expr.index("? ") + 2)
+        except (ValueError, json.JSONDecodeError):  # a title computed from a chart's own sliders
+            return value
         return lines[0] if len(lines) == 1 else lines
     return value  # as given, or a chart's own expression (text computed in the browser)
 
@@ -187,3 +191,113 @@ def browser_rows(spec: dict, view: dict, selections: dict[str, Any]) -> pd.DataF
         else:
             raise ValueError(f"transform not simulated: {step}")
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------- a chart's transforms, evaluated in Python
+def _top_level(expr: str, start: int, targets: str) -> int:
+    """The index of the first of `targets` at bracket depth 0 and outside quotes, from `start` (-1: none)."""
+    depth, quote = 0, ""
+    for i in range(start, len(expr)):
+        ch = expr[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and ch in targets:
+            return i
+    return -1
+
+
+def py_expr(expr: str) -> str:
+    """A Vega expression as Python source: ``a ? b : c`` (nested too), ``&&``, ``||``, ``===``, ``!==``;
+    names (datum.x, a selection's sel.field, sin, cos, min, sequence …) come from the eval's namespace."""
+    q = _top_level(expr, 0, "?")
+    if q < 0:
+        return expr.replace("===", "==").replace("!==", "!=").replace("&&", " and ").replace("||", " or ")
+    depth, i = 1, q + 1
+    while True:  # the ':' that closes this '?'
+        i = _top_level(expr, i, "?:")
+        if i < 0:
+            raise ValueError(f"no ':' for the '?' in {expr!r}")
+        depth += 1 if expr[i] == "?" else -1
+        if depth == 0:
+            break
+        i += 1
+    cond, then, other = expr[:q], expr[q + 1 : i], expr[i + 1 :]
+    return f"(({py_expr(then)}) if ({py_expr(cond)}) else ({py_expr(other)}))"
+
+
+class _Row(dict):
+    """A datum: fields read as attributes (datum.x)."""
+
+    __getattr__ = dict.__getitem__
+
+
+def vega_names(**selections: dict) -> dict:
+    """The names a chart's expressions use, for `run_transforms`: Vega's functions and, for each
+    in-chart selection `name=value`, ``name.name`` (explorer.charts.live.value)."""
+    names = {
+        "sin": math.sin,
+        "cos": math.cos,
+        "min": min,
+        "max": max,
+        "floor": math.floor,
+        "PI": math.pi,
+        "sequence": lambda start, stop: list(range(int(start), int(stop))),
+        "toNumber": float,
+    }
+    names.update({name: _Row({name: value}) for name, value in selections.items()})
+    return names
+
+
+def run_transforms(rows: list[dict], transforms: list[dict], names: dict, datasets: dict | None = None) -> list[dict]:
+    """A Vega-Lite view's calculate, fold, filter, flatten and lookup (from `datasets`, by name)
+    transforms over `rows`, in Python (`py_expr`): what the browser computes, with Python's float64
+    arithmetic and libm."""
+    out = [dict(r) for r in rows]
+    for t in transforms:
+        if "lookup" in t:
+            source = t["from"]
+            table = {row[source["key"]]: row for row in (datasets or {})[source["data"]["name"]]}
+            fields = source.get("fields") or []
+            out = [{**row, **{f: table.get(row[t["lookup"]], {}).get(f) for f in fields}} for row in out]
+            continue
+        if "calculate" in t:
+            code = compile(py_expr(t["calculate"]), t["calculate"], "eval")
+            for row in out:
+                row[t["as"]] = eval(code, {"__builtins__": {}}, {**names, "datum": _Row(row)})
+        elif "filter" in t:
+            code = compile(py_expr(t["filter"]), t["filter"], "eval")
+            out = [row for row in out if eval(code, {"__builtins__": {}}, {**names, "datum": _Row(row)})]
+        elif "fold" in t:
+            key, value = t.get("as", ["key", "value"])
+            out = [{**row, key: field, value: row[field]} for row in out for field in t["fold"]]
+        elif "flatten" in t:
+            (field,) = t["flatten"]
+            out = [{**row, field: item} for row in out for item in row[field]]
+        else:
+            raise ValueError(f"transform not simulated: {t}")
+    return out
+
+
+def view_rows(spec: dict, **selections) -> pd.DataFrame:
+    """The rows a single-view chart draws once its transforms ran (`run_transforms`), with its
+    in-chart selections at `selections` (name=value) and its parameters computed from them."""
+    data = spec["data"]
+    if "sequence" in data:  # a data generator: start … stop − 1, as one field
+        seq = data["sequence"]
+        rows = [{seq.get("as", "data"): k} for k in range(seq["start"], seq["stop"], seq.get("step", 1))]
+    else:
+        rows = frame(spec, spec).to_dict("records")
+    datasets = {name: list(values) for name, values in spec.get("datasets", {}).items()}
+    names = vega_names(**selections)
+    for param in spec.get("params", []):  # signals computed from the selections (in the spec's order)
+        if "expr" in param:
+            names[param["name"]] = eval(
+                compile(py_expr(param["expr"]), param["expr"], "eval"), {"__builtins__": {}}, names
+            )
+    return pd.DataFrame(run_transforms(rows, spec.get("transform", []), names, datasets))

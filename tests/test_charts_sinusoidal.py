@@ -1,16 +1,22 @@
 """Chart builders of the Sinusoidal heatmap page (explorer/charts/sinusoidal.py), via
 `chart.to_dict()`: mark types, encodings, titles, and data values checked against numbers
-computed here independently (math.sin / math.cos loops, not posenc)."""
+computed here independently (math.sin / math.cos loops, not posenc; the live zoom window's values, which
+the browser computes, against both posenc and such a loop)."""
 
 from __future__ import annotations
 
+import json
 import math
+import shutil
+import subprocess
 
 import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
+from _chartspec import view_rows
 
+import posenc
 from explorer.charts import sinusoidal as charts
 
 
@@ -268,3 +274,198 @@ def test_offset_distance_chart_marks_the_closest_offset():
     assert "unique" in title_lines(spec)[0]
     with pytest.raises(ValueError, match="offsets"):
         charts.offset_distance_chart([], [], seq_len=2)
+
+
+# ----------------------------------------------------------------------- the live zoom window
+def pe_column(p: int, i: int, d: int, base: float, layout: str) -> float:
+    """PE(p, i), typed out from the paper (interleaved) and tensor2tensor (concatenated)."""
+    if layout == "interleaved":
+        fn, j = (math.sin if i % 2 == 0 else math.cos), i // 2
+    else:
+        fn, j = (math.sin, i) if i < d // 2 else (math.cos, i - d // 2)
+    return fn(p * base ** (-2.0 * j / d))
+
+
+def zoom_spec(seq_len=128, d=128, base=10000.0, layout="interleaved", p0=0, d0=0, n_positions=128, n_dims=64):
+    theta = posenc.inverse_frequencies(d, base=base)
+    return charts.zoom_chart(
+        theta,
+        seq_len=seq_len,
+        d_model=d,
+        layout=layout,
+        scheme="redblue",
+        p0=p0,
+        d0=d0,
+        n_positions=n_positions,
+        n_dims=n_dims,
+    ).to_dict()
+
+
+def zoom_cells(spec: dict, p0: int, d0: int) -> pd.DataFrame:
+    """The cells the browser draws with the sliders at p0, d0: (p, i) → value, one row per position.
+    The sliders' values arrive as the range inputs' text, as in the browser."""
+    cells = view_rows(spec, zoom_p0=str(p0), zoom_d0=str(d0))
+    cells["p"], cells["i"] = cells["p"].astype(int), cells["i"].astype(int)
+    return cells.pivot(index="p", columns="i", values="value")
+
+
+#: (seq_len, d, base, p0, n_positions, d0, n_dims): the defaults, the deep link's window, a window cut
+#: at both edges, the table's far corner at the largest settings, a single cell
+WINDOWS = [
+    (128, 128, 10000.0, 0, 128, 0, 64),
+    (300, 64, 1000.0, 10, 40, 4, 24),
+    (100, 16, 10.0, 90, 50, 10, 20),
+    (8192, 2048, 1e6, 8180, 16, 2030, 24),
+    (1, 2, 10000.0, 0, 1, 1, 1),
+]
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
+@pytest.mark.parametrize("seq_len, d, base, p0, n_positions, d0, n_dims", WINDOWS)
+def test_zoom_values_computed_in_the_browser_are_posencs(layout, seq_len, d, base, p0, n_positions, d0, n_dims):
+    """The chart's own transforms (calculate, filter, lookup, fold …), run in Python with the same
+    float64 operations as the browser (one multiply p·θ, one sin or cos), give posenc's table and the
+    formula typed out here, cell for cell, for the window cut at the table's edges; the chart starts at
+    other slider values, as after a drag."""
+    spec = zoom_spec(seq_len, d, base, layout, p0=0, d0=0, n_positions=n_positions, n_dims=n_dims)
+    shown = zoom_cells(spec, p0, d0)
+    p_end, d_end = min(p0 + n_positions, seq_len), min(d0 + n_dims, d)
+    assert shown.index.tolist() == list(range(p0, p_end)) and shown.columns.tolist() == list(range(d0, d_end))
+    table = posenc.sinusoidal_encoding(np.arange(p0, p_end), d, base=base, layout=layout)[:, d0:d_end]
+    np.testing.assert_allclose(shown.to_numpy(), table, rtol=0, atol=1e-12)
+    typed = [[pe_column(p, i, d, base, layout) for i in range(d0, d_end)] for p in range(p0, p_end)]
+    np.testing.assert_allclose(shown.to_numpy(), typed, rtol=0, atol=1e-12)
+
+
+def test_zoom_chart_is_sent_each_columns_frequency_and_nothing_else():
+    """Data sent: one row per column i (d rows, at most 2048): its pair's θ_j exactly as posenc
+    computes it, and sin or cos; the grid of cells is generated in the browser."""
+    d, base = 64, 500.0
+    spec = zoom_spec(seq_len=300, d=d, base=base, layout="concatenated", n_positions=40, n_dims=24)
+    assert "sequence" in spec["data"] and spec["data"]["sequence"]["stop"] == 24  # columns of the grid
+    (sent,) = spec["datasets"].values()
+    sent = pd.DataFrame(sent)
+    theta = posenc.inverse_frequencies(d, base=base)
+    assert sent["i"].tolist() == list(range(d))
+    assert sent["theta"].tolist() == theta[[i if i < d // 2 else i - d // 2 for i in range(d)]].tolist()
+    assert sent["fn"].tolist() == ["sin"] * (d // 2) + ["cos"] * (d // 2)
+    rows_of_grid = [t for t in spec["transform"] if t.get("as") == "r"]
+    assert rows_of_grid == [{"calculate": "sequence(0, 40)", "as": "r"}]
+
+
+def test_zoom_chart_sliders_are_the_windows_start_over_the_whole_table():
+    spec = zoom_spec(seq_len=300, d=64, p0=10, d0=4, n_positions=40, n_dims=24)
+    params = {p["name"]: p for p in spec["params"] if "bind" in p}
+    assert [p["name"] for p in spec["params"] if "bind" in p] == ["zoom_d0", "zoom_p0"]  # p₀ shown first
+    assert set(params) == set(charts.LIVE_PARAMS)
+    for key, start, hi in (("zoom_p0", 10, 299), ("zoom_d0", 4, 63)):
+        param = params[key]
+        assert param["select"]["type"] == "point" and param["select"]["fields"] == [key]
+        assert param["value"] == start and param["bind"]["input"] == "range"
+        assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0, hi, 1)
+    with pytest.raises(ValueError, match="outside"):
+        zoom_spec(seq_len=300, d=64, p0=300)
+
+
+def test_zoom_chart_words_hold_for_every_slider_value():
+    """The subtitle and the description name the table's edges, never a slider's value; the title is
+    computed in the browser (`zoom_title`)."""
+    spec = zoom_spec(seq_len=300, d=64, p0=17, d0=5, n_positions=40, n_dims=24)
+    words = " ".join(spec["title"]["subtitle"]) + spec["description"]
+    assert "position 299 and dimension 63" in words and "40 positions × 24 dimensions" in spec["description"]
+    assert "17" not in words and " 5 " not in words
+    firsts = {p["name"]: p["expr"] for p in spec["params"] if "expr" in p}
+    assert firsts == {"zoom_first_p": "toNumber(zoom_p0.zoom_p0)", "zoom_first_i": "toNumber(zoom_d0.zoom_d0)"}
+    assert "zoom_first_p" in spec["title"]["text"]["expr"] and "zoom_first_i" in spec["title"]["text"]["expr"]
+
+
+def run_js(spec: dict, expression: str, *, p0: str, d0: str, width: float = 2000, value: float | None = None) -> object:
+    """A Vega expression of the chart, evaluated by node (JavaScript, as in the browser) with Vega's
+    functions it uses, the sliders' values as the inputs' text and the chart's parameters computed
+    from them."""
+    signals = "".join(f"const {p['name']} = {p['expr']};" for p in spec["params"] if "expr" in p)
+    script = (
+        "const min = Math.min, length = (s) => s.length, toNumber = (x) => +x;"
+        "const format = (x, f) => String(Math.round(x));"
+        "const sequence = (a, b, s) => { const out = []; for (let x = a; x < b; x += s) out.push(x); return out; };"
+        f"const zoom_p0 = {{zoom_p0: {json.dumps(p0)}}}, zoom_d0 = {{zoom_d0: {json.dumps(d0)}}};{signals}"
+        f"const width = {width}, font_scale = 1, datum = {{value: {json.dumps(value)}}};"
+        f"console.log(JSON.stringify({expression}));"
+    )
+    out = subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True, timeout=30)
+    return json.loads(out.stdout)
+
+
+NODE = shutil.which("node")
+
+
+@pytest.mark.skipif(NODE is None, reason="node evaluates the chart's JavaScript expressions")
+def test_zoom_title_and_axis_labels_follow_the_sliders():
+    spec = zoom_spec(seq_len=100, d=16, p0=0, d0=0, n_positions=50, n_dims=20)
+    title = spec["title"]["text"]["expr"]
+    assert run_js(spec, title, p0="3", d0="10") == ["Positions 3 … 52, dimensions 10 … 15: every value"]
+    assert run_js(spec, title, p0="90", d0="0") == ["Positions 90 … 99, dimensions 0 … 15: every value"]
+    two = ["Positions 90 … 99,", "dimensions 0 … 15: every value"]
+    assert run_js(spec, title, p0="90", d0="0", width=340) == two
+    three = ["Positions 90 … 99,", "dimensions 0 … 15:", "every value"]
+    assert run_js(spec, title, p0="90", d0="0", width=150) == three
+    # a tick on every row whose position is a multiple of 5 (label_step(50)), labelled with it; none
+    # past the table's last position
+    axis = spec["encoding"]["y"]["axis"]
+    assert charts.label_step(50) == 5
+    assert run_js(spec, axis["values"]["expr"], p0="3", d0="0") == list(range(2, 50, 5))
+    assert run_js(spec, axis["labelExpr"], p0="3", d0="0", value=2) == "5"
+    assert run_js(spec, axis["values"]["expr"], p0="90", d0="0") == [0, 5]  # positions 90 and 95
+    x_axis = spec["encoding"]["x"]["axis"]
+    assert run_js(spec, x_axis["values"]["expr"], p0="0", d0="7") == [1, 3, 5, 7]  # dimensions 8 … 14
+
+
+@pytest.mark.parametrize("count, step", [(1, 1), (12, 1), (13, 2), (25, 5), (64, 10), (128, 20), (256, 50)])
+def test_label_step(count, step):
+    assert charts.label_step(count) == step
+
+
+@pytest.mark.parametrize(
+    "kwargs, word",
+    [
+        (dict(d=15), "even"),
+        (dict(layout="half"), "layout"),
+        (dict(seq_len=0), "seq_len"),
+        (dict(n_dims=0), "n_dims"),
+    ],
+)
+def test_zoom_chart_rejects_bad_input_by_name(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        zoom_spec(**kwargs)
+    with pytest.raises(ValueError, match="theta"):
+        charts.zoom_chart(
+            np.ones(3),
+            seq_len=4,
+            d_model=8,
+            layout="interleaved",
+            scheme="redblue",
+            p0=0,
+            d0=0,
+            n_positions=1,
+            n_dims=1,
+        )
+
+
+def test_the_overview_outlines_the_zoom_window():
+    values = pe_loop(np.arange(20), 8)
+    spec = spec_of(
+        charts.encoding_heatmap(
+            values, positions=np.arange(20), dims=np.arange(8), layout="interleaved", title="T", box=(3, 12, 2, 5)
+        )
+    )
+    boxes = [layer for layer in layers(spec) if mark_type(layer) == "rect" and layer["mark"].get("filled") is False]
+    assert len(boxes) == 2  # a light halo under a dark line
+    for box in boxes:
+        edges = rows(spec, box).iloc[0]
+        assert (edges["y0"], edges["y1"], edges["x0"], edges["x1"]) == (2.5, 12.5, 1.5, 5.5)
+    plain = spec_of(
+        charts.encoding_heatmap(values, positions=np.arange(20), dims=np.arange(8), layout="interleaved", title="T")
+    )
+    assert [mark_type(layer) for layer in layers(plain)] == ["image", "rect"]
+    with pytest.raises(ValueError, match="box"):
+        charts.window_box(5, 3, 0, 1)

@@ -3,10 +3,10 @@ run (Streamlit sends a slider's value when the thumb is released), and the link 
 view. Counted in Chromium by watching the app's script state (running -> notRunning) during a real
 mouse drag on the invariance page's N.
 
-Issue #23: RoPE's m and n, the clocks' p, the invariance page's shift t and the vision page's query
-patch (its sliders, and a click on a patch) are their charts' own sliders (explorer.liveparam): a drag
-moves the chart in the browser, Streamlit reports the value 150 ms after it last changed, and the link
-follows."""
+Issue #23: RoPE's m and n, the clocks' p, the invariance page's shift t, the vision page's query patch
+(its sliders, and a click on a patch) and the sinusoidal page's zoom window start (zoom_p0, zoom_d0)
+are their charts' own sliders (explorer.liveparam): a drag moves the chart in the browser, Streamlit
+reports the value 150 ms after it last changed, and the link follows."""
 
 from __future__ import annotations
 
@@ -412,4 +412,71 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(serv
         again.locator(LIVE_CHART).first.scroll_into_view_if_needed()
         assert heading(again) == "Query patch (row 8, column 12) · keys in the same frame"
         assert hovered(again, 0, 9, 12)["similarity"] == raster(16)
+        browser.close()
+
+
+def tooltip(page, chart, fx: float, fy: float) -> dict[str, str]:
+    """Hover the point at (fx, fy) of a chart's drawing (fractions of its size) and read Vega's tooltip."""
+    page.mouse.move(0, 0)
+    box = chart.locator("canvas, svg").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * fx, box["y"] + box["height"] * fy)
+    page.wait_for_function("() => document.querySelector('#vg-tooltip-element.visible')")
+    text = page.locator("#vg-tooltip-element").inner_text()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return dict(zip(lines[0::2], lines[1::2], strict=True))
+
+
+def test_the_zoom_window_moves_in_the_browser_and_the_link_follows_the_release(server):
+    """Issue #23: the link's zoom_p0 and zoom_d0 are where the zoom chart's own sliders start; dragging
+    the first position moves the window in the browser (a cell's tooltip, under the same pointer, names a
+    later position and its exact value: sin or cos of p·θ, computed here with math) at no more than one
+    run per 150 ms pause; after the release the link holds the new start, the chart was not rebuilt, and
+    a new tab at that link shows the same window."""
+    import math
+
+    from playwright.sync_api import sync_playwright
+
+    title, d, base = "Sinusoidal heatmap", 64, 1000.0
+
+    def exact(cell: dict[str, str]) -> str:  # PE(p, i), concatenated layout, to the tooltip's 6 decimals
+        p, i = int(cell["position p"]), int(cell["dimension i"])
+        fn, j = (math.sin, i) if i < d // 2 else (math.cos, i - d // 2)
+        return f"{fn(p * base ** (-2 * j / d)):.6f}".replace("-", "−")
+
+    query = f"seq_len=300&d_model={d}&base=1000&layout_sin=concatenated&zoom_p0=10&zoom_d0=4&zoom_np=40&zoom_nd=24"
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        page = open_drawn(browser, f"{server.base_url}/Sinusoidal_heatmap?{query}", title)
+        chart = page.locator("[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]").first
+        chart.scroll_into_view_if_needed()
+        p_in, d_in = (chart.locator(f'input[name="{key}_{key}"]') for key in ("zoom_p0", "zoom_d0"))
+        assert (p_in.input_value(), d_in.input_value()) == ("10", "4")
+        before = tooltip(page, chart, 0.5, 0.6)
+        assert before["PE(p, i)"] == exact(before) and 10 <= int(before["position p"]) < 50
+        chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
+        page.evaluate(COUNT_RUNS_JS)
+        steps = 40
+        hold_and_drag_a_tenth(page, p_in, steps)  # about 30 positions
+        during = page.evaluate("window.__runs")
+        moved = int(p_in.input_value())
+        page.mouse.up()
+        assert moved > 20
+        assert during <= steps // 8, f"{during} server runs during one drag"
+        page.wait_for_function(
+            f"() => new URLSearchParams(location.search).get('zoom_p0') === '{moved}'", timeout=15_000
+        )
+        wait_idle(page, title=title)
+        assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the zoom chart was rebuilt"
+        assert page.evaluate("window.__runs") - during <= 2  # the release (and at most one late pause)
+        after = tooltip(page, chart, 0.5, 0.6)  # the same cell of the grid: the window moved under it
+        assert int(after["position p"]) == int(before["position p"]) + moved - 10
+        assert after["dimension i"] == before["dimension i"] and after["PE(p, i)"] == exact(after)
+        share = page.locator("[data-testid=stMarkdown]", has_text="Link to this view").first.inner_text()
+        assert f"zoom_p0={moved}" in share  # the footer's link, drawn by the rerun, holds it too
+        again = open_drawn(browser, page.url, title)
+        live_again = again.locator("[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]").first
+        live_again.scroll_into_view_if_needed()
+        assert live_again.locator('input[name="zoom_p0_zoom_p0"]').input_value() == str(moved)
+        cell = tooltip(again, live_again, 0.5, 0.6)  # the same cell, give or take a row of a few pixels
+        assert abs(int(cell["position p"]) - int(after["position p"])) <= 1 and cell["PE(p, i)"] == exact(cell)
         browser.close()

@@ -1,6 +1,8 @@
 """AppTest of pages/1_Sinusoidal_heatmap.py: defaults, every control at its minimum and at its
 maximum, garbage in every URL parameter, and a widget change. After every run: no exception,
-and the charts / numbers the page shows are checked (against numbers computed here)."""
+and the charts / numbers the page shows are checked (against numbers computed here). The zoom
+window's start (zoom_p0, zoom_d0) is the zoom chart's own pair of sliders (explorer.liveparam): its
+cells are computed by the chart's transforms, run here in Python (tests/_chartspec.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from _apptest import run_page
-from _chartspec import proto_spec
+from _chartspec import element_spec, proto_spec, view_rows
 from streamlit.testing.v1 import AppTest
 
+import posenc
 from explorer.charts import sinusoidal as charts
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "1_Sinusoidal_heatmap.py")
@@ -51,13 +54,43 @@ def all_specs(views: dict[str, AppTest]) -> dict[str, dict]:
 
 
 def charts_by_title(at: AppTest) -> dict[str, dict]:
-    """Every chart's Vega-Lite spec (with its datasets decoded), keyed by its title text."""
+    """Every chart's Vega-Lite spec (with its datasets decoded), keyed by its title text (the zoom
+    chart's title is computed in the browser: keyed by its expression)."""
     out = {}
     for element in at.get("vega_lite_chart"):
         spec = proto_spec(element.proto)
         spec["_data"] = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in element.proto.datasets}
-        out[spec["title"]["text"]] = spec
+        text = spec["title"]["text"]
+        out[text["expr"] if isinstance(text, dict) else text] = spec
     return out
+
+
+def zoom_chart(at: AppTest) -> dict:
+    """The zoom chart's spec with its datasets (the one chart with in-chart sliders)."""
+    (chart,) = [e for e in at.get("vega_lite_chart") if '"bind"' in e.proto.spec]
+    return element_spec(chart)
+
+
+def zoom_starts(at: AppTest) -> dict[str, int]:
+    """{zoom_p0, zoom_d0: where the zoom chart's sliders start}."""
+    return {p["name"]: p["value"] for p in zoom_chart(at)["params"] if "bind" in p}
+
+
+def zoom_window(at: AppTest) -> np.ndarray:
+    """The zoom window as the browser computes it from the chart's start, (positions, dimensions),
+    with the positions and dimensions it covers."""
+    starts = zoom_starts(at)
+    cells = view_rows(zoom_chart(at), zoom_p0=str(starts["zoom_p0"]), zoom_d0=str(starts["zoom_d0"]))
+    table = cells.pivot(index="p", columns="i", values="value")
+    return table.to_numpy(), table.index.astype(int).tolist(), table.columns.astype(int).tolist()
+
+
+def box(at: AppTest) -> tuple[float, float, float, float]:
+    """The outline of the zoom window on the overview: (first, last position, first, last dimension)."""
+    overview = element_spec(at.get("vega_lite_chart")[0])
+    outline = [layer for layer in overview["layer"] if layer["mark"].get("filled") is False]
+    (edges,) = {tuple(overview["datasets"][o["data"]["name"]][0][k] for k in ("y0", "y1", "x0", "x1")) for o in outline}
+    return edges[0] + 0.5, edges[1] - 0.5, edges[2] + 0.5, edges[3] - 0.5
 
 
 def find(specs: dict, words: str) -> dict:
@@ -108,6 +141,7 @@ def test_each_tab_draws_its_own_charts():
     for view, words in expected.items():
         specs = charts_by_title(views[view])
         assert len(specs) == 1 + len(words), (view, list(specs))
+        assert bool([e for e in views[view].get("vega_lite_chart") if '"bind"' in e.proto.spec]) == (view == "Zoom")
         find(specs, "PE(p, i) for positions 0 … 127")
         for w in words:
             find(specs, w)
@@ -126,7 +160,11 @@ def test_defaults():
     assert meta["shape"] == [128, 128] and meta["reduce"] == "none"
     assert any("Interleaved layout" in line for line in overview["title"]["subtitle"])
     zoom = find(specs, "every value")
-    assert zoom["usermeta"]["imagechart"]["shape"] == [128, 64]
+    values, positions, dims = zoom_window(views["Zoom"])
+    assert values.shape == (128, 64) and positions[0] == 0 and dims[0] == 0
+    np.testing.assert_allclose(values, posenc.sinusoidal_encoding(np.arange(128), 128)[:, :64], rtol=0, atol=1e-12)
+    assert "zoom_first_p" in zoom["title"]["text"]["expr"]  # computed in the browser from the slider
+    assert box(views["Zoom"]) == (0, 127, 0, 63)
     find(specs, " turn")
     find(specs, "Wavelengths grow geometrically")
     find(specs, "constant along every diagonal")
@@ -161,7 +199,8 @@ def test_every_control_at_its_minimum():
     )
     specs = all_specs(views)
     assert set(specs) >= {"PE(p, i) for positions 0 … 0 and dimensions 0 … 1"}
-    assert find(specs, "every value")["usermeta"]["imagechart"]["shape"] == [1, 1]
+    values, positions, dims = zoom_window(views["Zoom"])
+    assert values.shape == (1, 1) and values[0, 0] == 0.0 and positions == dims == [0]  # sin(0)
     assert "at least two positions" in " ".join(i.value for i in views["Similarity"].info)
     assert "dimension indices" in " ".join(i.value for i in views["Curves"].info)
     assert all(len(at.metric) == 0 for at in views.values())
@@ -208,9 +247,10 @@ def test_every_control_at_its_maximum():
     most = np.max(np.maximum(block_amplitude(17, theta), block_amplitude(18, theta))[fading])
     assert f"{int(fading.sum())} of 1024 pairs turn at least once within a block" in subtitle
     assert f"at most {most:.0%} of its amplitude" in subtitle
-    zoom = find(specs, "every value")
-    assert zoom["usermeta"]["imagechart"]["shape"] == [256, 256]
-    assert zoom["usermeta"]["imagechart"]["reduce"] == "none"
+    zoom = zoom_chart(views["Zoom"])
+    assert zoom["data"]["sequence"]["stop"] == 256 and "sequence(0, 256)" in str(zoom["transform"])  # 256 × 256
+    (sent,) = zoom["datasets"].values()
+    assert len(sent) == 2048  # one frequency per column, the most the chart is sent
     curves = find(specs, " turn")
     (data,) = [df for df in curves["_data"].values() if "curve" in df]
     assert sorted(data["dim"].unique()) == [0, 1, 2, 3, 1024, 1025, 2046, 2047]
@@ -228,16 +268,84 @@ def test_every_control_at_its_maximum():
 
 def test_zoom_window_is_cut_at_the_edges():
     at = run({"seq_len": "100", "d_model": "16", "zoom_p0": "90", "zoom_np": "50", "zoom_d0": "10", "zoom_nd": "20"})
-    zoom = find(charts_by_title(at), "every value")
-    assert zoom["usermeta"]["imagechart"]["shape"] == [10, 6]  # positions 90 … 99, dims 10 … 15
-    assert "The window was cut" in " ".join(zoom["title"]["subtitle"])
+    values, positions, dims = zoom_window(at)
+    assert values.shape == (10, 6)  # positions 90 … 99, dims 10 … 15
+    assert positions == list(range(90, 100)) and dims == list(range(10, 16))
+    assert "a window past its edge is cut there" in " ".join(zoom_chart(at)["title"]["subtitle"])
+    assert box(at) == (90, 99, 10, 15)
 
 
 def test_zoom_start_beyond_the_sequence_is_clamped_with_a_notice():
-    at = run({"seq_len": "100", "zoom_p0": "5000"})
+    at = run({"seq_len": "100", "d_model": "16", "zoom_p0": "5000", "zoom_d0": "40"})
     assert any("zoom\\_p0" in w.value and "used 99 instead" in w.value for w in at.warning)
-    zoom = find(charts_by_title(at), "every value")
-    assert zoom["title"]["text"].startswith("Positions 99 … 99")
+    assert any("zoom\\_d0" in w.value and "used 15 instead" in w.value for w in at.warning)
+    assert zoom_starts(at) == {"zoom_p0": 99, "zoom_d0": 15}
+    assert at.query_params["zoom_p0"] == "99"
+    values, positions, dims = zoom_window(at)
+    assert positions == [99] and dims == [15] and values.shape == (1, 1)
+
+
+def test_the_links_window_start_is_where_the_zoom_charts_sliders_start():
+    """zoom_p0 and zoom_d0 have one control each, the zoom chart's own sliders (0 … seq_len − 1 and
+    0 … d − 1), which start at the link's values; the box on the overview, the curves and the
+    numbers use the same window."""
+    query = {"seq_len": "300", "d_model": "64", "base": "1000", "layout_sin": "concatenated"}
+    query |= {"zoom_p0": "10", "zoom_np": "40", "zoom_d0": "4", "zoom_nd": "24"}
+    at = run(query)
+    assert not [s for s in at.slider if s.key in charts.LIVE_PARAMS]  # no second control for them
+    assert zoom_starts(at) == {"zoom_p0": 10, "zoom_d0": 4}
+    bounds = {p["name"]: (p["bind"]["min"], p["bind"]["max"]) for p in zoom_chart(at)["params"] if "bind" in p}
+    assert bounds == {"zoom_p0": (0, 299), "zoom_d0": (0, 63)}
+    values, positions, dims = zoom_window(at)
+    assert positions == list(range(10, 50)) and dims == list(range(4, 28))
+    expected = posenc.sinusoidal_encoding(np.arange(10, 50), 64, base=1000.0, layout="concatenated")[:, 4:28]
+    np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12)
+    assert box(at) == (10, 49, 4, 27)
+    numbers = run({**query, "sin_view": "Numbers"})
+    table = numbers.dataframe[0].value
+    assert table["position"].tolist()[:2] == [10, 11] and list(table.columns[1:3]) == ["dim 4", "dim 5"]
+    assert "positions 10 … 49 × dimensions 4 … 27" in " ".join(c.value for c in numbers.caption)
+
+
+def _report_then_run_the_page():
+    """The page, after the zoom chart's on_select callback reported a drag (what
+    explorer.liveparam's callback does before the rerun): the report is in the session."""
+    import runpy
+    from pathlib import Path
+
+    import streamlit as st
+
+    import explorer
+    from explorer import liveparam
+
+    report = st.session_state.pop("fake_report", None)
+    if report is not None:
+        liveparam.report(
+            "sin_zoom_live", ("zoom_p0", "zoom_d0"), report, {"zoom_p0": {"max": 99}, "zoom_d0": {"max": 15}}
+        )
+    runpy.run_path(
+        str(Path(explorer.__file__).parent.parent / "pages" / "1_Sinusoidal_heatmap.py"), run_name="__main__"
+    )
+
+
+def test_a_drag_reported_by_the_zoom_chart_reaches_the_url_and_the_rest_of_the_page():
+    """explorer.liveparam.report (the zoom chart's on_select callback) writes the window's start into the
+    session and the URL, clamped into the chart's range; the chart keeps its spec (its element and its
+    sliders stay where the hand left them) while the box, the snippet and the footer follow."""
+    at = AppTest.from_function(_report_then_run_the_page, default_timeout=120)
+    at.query_params.update({"seq_len": "100", "d_model": "16", "zoom_np": "50", "zoom_nd": "20"})
+    run_page("", at)
+    first = zoom_chart(at)
+    assert zoom_starts(at) == {"zoom_p0": 0, "zoom_d0": 0} and box(at) == (0, 49, 0, 15)
+    at.session_state["fake_report"] = {"zoom_p0": [{"zoom_p0": 70}], "zoom_d0": [{"zoom_d0": 3}]}
+    run_page("", at)
+    assert at.query_params["zoom_p0"] == "70" and at.query_params["zoom_d0"] == "3"
+    assert zoom_chart(at) == first  # the same spec: the browser keeps the chart it was dragging
+    assert box(at) == (70, 99, 3, 15)
+    at.session_state["fake_report"] = {"zoom_p0": [{"zoom_p0": 500}], "zoom_d0": [{"zoom_d0": "x"}]}
+    run_page("", at)
+    assert at.query_params["zoom_p0"] == "99" and at.query_params["zoom_d0"] == "3"  # clamped; junk ignored
+    assert box(at) == (99, 99, 3, 15)
 
 
 def test_garbage_in_every_url_parameter():
@@ -287,7 +395,7 @@ def notices(at: AppTest) -> str:
 def test_averaging_sentence_when_no_pair_turns_within_a_block():
     """seq_len 1000 → blocks of 2 or 3 positions: no pair turns within one, nothing is grey."""
     at = run({"seq_len": "1000", "d_model": "128"})
-    (overview,) = [s for s in charts_by_title(at).values() if s["title"]["text"].startswith("PE(p, i)")]
+    overview = find(charts_by_title(at), "PE(p, i) for positions")
     subtitle = " ".join(overview["title"]["subtitle"])
     assert "grey" not in subtitle
     assert f"shrinks the fastest pair to {block_amplitude(3, np.array([1.0]))[0]:.0%}" in subtitle  # 69%

@@ -15,7 +15,9 @@ values themselves (the vision page's patches, each carrying its row and column) 
 stream as ``on``: a click on such a mark sets the selection, and the slider follows.
 
 `value(key)` is the Vega expression for its current value (``m.m``: the selection's resolved
-object, one field, one value), for calculate/filter transforms and text.
+object, one field, one value), for calculate/filter transforms and text. In the browser that value
+can be the range input's text ("40"): ``*`` and ``-`` treat it as a number, ``+`` joins it as text
+("40" + 1 is "401"). `number(key)` (``toNumber(m.m)``) is the same value as a number, for sums.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 import altair as alt
 
-__all__ = ["input_signal", "position", "sci", "value"]
+__all__ = ["input_signal", "number", "position", "sci", "value"]
 
 
 def position(
@@ -55,6 +57,11 @@ def position(
 def value(key: str) -> str:
     """The Vega expression for the in-chart value of `position(key, …)`."""
     return f"{key}.{key}"
+
+
+def number(key: str) -> str:
+    """`value(key)` as a number: the expression to add to (see the module docstring)."""
+    return f"toNumber({value(key)})"
 
 
 def input_signal(key: str) -> str:

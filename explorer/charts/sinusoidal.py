@@ -1,11 +1,14 @@
 """Chart builders for the "Sinusoidal heatmap" page (pure: data -> alt.Chart, no st.*).
 
-- `encoding_heatmap`      the table PE(p, i) as one image (overview, block-averaged when large,
-                          and the full-resolution zoom window): one builder, two uses
+- `encoding_heatmap`      the table PE(p, i) as one image (the overview, block-averaged when large),
+                          with the zoom window's box (`window_box`)
 - `dimension_curves`      chosen dimensions i as curves over position
 - `wavelength_chart`      λ_j per pair on a log axis, with the sequence length marked
 - `matrix_heatmap`        PE(p)·PE(q) or ‖PE(p) − PE(q)‖ for the first N positions (image)
 - `offset_distance_chart` ‖PE(p+k) − PE(p)‖ against the offset k, closest offset marked
+- `zoom_chart`            the zoom window, every value computed in the browser from θ_j sent once
+                          (`zoom_columns`); its first position and first dimension are the chart's
+                          own sliders (`LIVE_PARAMS`, explorer.liveparam)
 
 Data helpers (no maths; the numbers come from posenc): `overview_blocks` (how much to average so
 the overview fits the screen), `parse_dims` (the "0, 1, 20" text box), `value_table` (the table
@@ -22,7 +25,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import chart_config
+from explorer.charts import live
+from explorer.charts.style import CHAR_EM, FONT_SCALE_PARAM, chart_config
 from explorer.imagechart import DIVERGING, image_heatmap
 
 #: The overview image is at most this many pixels: rows = the chart height (one image row per
@@ -38,6 +42,14 @@ ENCODING_HOVER_CELLS = 1024
 MAX_CURVES = 8
 #: The value table shows at most this many rows and columns of the zoom window.
 TABLE_MAX = 64
+
+#: The zoom window's start is the zoom chart's own pair of sliders (explorer.liveparam): the window
+#: moves in the browser while they are dragged, and the URL follows when the drag ends. Its size
+#: (zoom_np, zoom_nd) stays a pair of Streamlit widgets: it sets the chart's height and the Curves and
+#: Numbers views' windows too, and a size is not a position (issue #23 is about positions).
+LIVE_PARAMS = ("zoom_p0", "zoom_d0")
+#: Each value of the zoom chart is one Vega rect mark; its tooltip prints this many decimals.
+ZOOM_DECIMALS = 6
 
 LAYOUT_TITLES = {
     "interleaved": "interleaved layout: sin on even dimensions, cos on odd ones",
@@ -194,13 +206,15 @@ def encoding_heatmap(
     value_title: str = "PE(p, i)",
     height: int = OVERVIEW_HEIGHT,
     width: int = 900,
+    box: tuple[int, int, int, int] | None = None,
 ) -> alt.LayerChart:
     """The encoding PE(p, i) (rows = positions p, columns = dimensions i) as one image with axes,
     legend and hover readout; the colour domain is fixed to [−1, 1] so the middle colour means 0.
 
     `positions` / `dims` are the (evenly spaced) centre of each row / column. The subtitle names
     the layout shown; `subtitle` adds a sentence (e.g. how the overview was averaged). The image
-    is drawn at the resolution given: the caller decides any averaging."""
+    is drawn at the resolution given: the caller decides any averaging. `box` = (first position,
+    last position, first dimension, last dimension) outlines those cells (the zoom window)."""
     values = np.asarray(values, dtype=np.float64)
     layout_line = LAYOUT_TITLES.get(layout)
     if layout_line is None:
@@ -220,10 +234,36 @@ def encoding_heatmap(
         max_pixels=(max(cols, 1), max(rows, 1)),
         hover_cells=ENCODING_HOVER_CELLS,
     )
+    if box is not None:
+        chart.layer = [*chart.layer, *window_box(*box)]
     sub = [layout_line[0].upper() + layout_line[1:] + "."]
     sub += [subtitle] if isinstance(subtitle, str) else list(subtitle)
     sub = [line for line in sub if line]
     return _finish(chart, title, sub)
+
+
+def window_box(p_first: int, p_last: int, d_first: int, d_last: int) -> list[alt.Chart]:
+    """The outline of the cells p_first … p_last × d_first … d_last on an `encoding_heatmap` (its
+    fields x0, x1, y0, y1 are cell edges): a dark line on a light halo, seen on every scheme."""
+    if not (0 <= p_first <= p_last and 0 <= d_first <= d_last):
+        raise ValueError(
+            f"box must be first <= last positions and dimensions >= 0, got {(p_first, p_last, d_first, d_last)}"
+        )
+    edges = pd.DataFrame(
+        {
+            "x0": [d_first - 0.5],
+            "x1": [d_last + 0.5],
+            "y0": [p_first - 0.5],
+            "y1": [p_last + 0.5],
+        }
+    )
+    x, y = alt.X("x0:Q").title("dimension i"), alt.Y("y0:Q").title("position p")
+    return [
+        alt.Chart(edges)
+        .mark_rect(filled=False, stroke=colour, strokeWidth=width, clip=True)
+        .encode(x=x, x2=alt.X2("x1:Q"), y=y, y2=alt.Y2("y1:Q"))
+        for colour, width in (("#FFFFFF", 5), ("#0F172A", 2))
+    ]
 
 
 def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layout: str, wavelengths) -> alt.Chart:
@@ -438,4 +478,177 @@ def offset_distance_chart(offsets, distances, *, seq_len: int) -> alt.LayerChart
         "Every position is unique: all distances stay above zero",
         f"The distance between positions p and p + k depends only on k; here every k from 1 to {seq_len - 1}.",
         height=300,
+    )
+
+
+# ------------------------------------------------------------------------ the live zoom window
+#: What the browser computes for one cell: its angle p·θ (one multiply of two float64 numbers, as
+#: posenc does) and the sine or cosine of it. θ travels as posenc computed it.
+ZOOM_VALUE = "datum.fn === 'sin' ? sin(datum.p * datum.theta) : cos(datum.p * datum.theta)"
+#: The zoom chart's title size (the page's CONFIG), which its in-browser line breaks are measured in.
+ZOOM_TITLE_SIZE = 19
+
+
+def zoom_columns(theta: np.ndarray, layout: str) -> pd.DataFrame:
+    """What the zoom chart is sent: one row per column i of the table, with the frequency θ_j of the
+    pair it belongs to and whether it holds the sine or the cosine (`dimension_role`). (d, 3)"""
+    theta = np.asarray(theta, dtype=np.float64)
+    d_model = 2 * theta.size
+    roles = [dimension_role(i, d_model, layout) for i in range(d_model)]
+    return pd.DataFrame(
+        {
+            "i": np.arange(d_model),
+            "theta": theta[[j for _, j in roles]],
+            "fn": [fn for fn, _ in roles],
+        }
+    )
+
+
+#: The chart's signals holding the window's first position and dimension as numbers (computed once
+#: per slider change from `live.number`, so that no cell evaluates it again).
+ZOOM_FIRST = {"zoom_p0": "zoom_first_p", "zoom_d0": "zoom_first_i"}
+
+
+def zoom_window(*, seq_len: int, d_model: int, n_positions: int, n_dims: int) -> dict[str, str]:
+    """The window as Vega expressions of the in-chart sliders: its first and last position and
+    dimension (``p0``, ``p_last``, ``d0``, ``d_last``), cut at seq_len − 1 and d − 1."""
+    p0, d0 = (ZOOM_FIRST[key] for key in LIVE_PARAMS)
+    return {
+        "p0": p0,
+        "p_last": f"min({p0} + {n_positions}, {seq_len}) - 1",
+        "d0": d0,
+        "d_last": f"min({d0} + {n_dims}, {d_model}) - 1",
+    }
+
+
+def zoom_title(window: dict[str, str]) -> str:
+    """The Vega expression of the title "Positions a … b, dimensions c … d: every value", as a list
+    of lines: one, two or three, as many as the chart's width needs for the digits shown."""
+    a = f"'Positions ' + {window['p0']} + ' … ' + ({window['p_last']})"
+    b = f"'dimensions ' + {window['d0']} + ' … ' + ({window['d_last']})"
+    full = f"{a} + ', ' + {b} + ': every value'"
+    second = f"{b} + ': every value'"
+    em = ZOOM_TITLE_SIZE * CHAR_EM
+
+    def fits(text: str) -> str:  # its width at the title's size (times font_scale in presentation mode)
+        return f"width >= length({text}) * {em:g} * {FONT_SCALE_PARAM}"
+
+    return f"{fits(full)} ? [{full}] : ({fits(second)} ? [{a} + ',', {second}] : [{a} + ',', {b} + ':', 'every value'])"
+
+
+def label_step(count: int, most: int = 12) -> int:
+    """The step between labelled indices on an axis of `count` cells: 1, 2, 5, 10, 20, 50, … the
+    smallest that labels at most `most` of them."""
+    step, factors = 1, (2, 5 / 2, 2)  # 1 → 2 → 5 → 10 → 20 → 50 …
+    k = 0
+    while -(-count // step) > most:
+        step = round(step * factors[k % 3])
+        k += 1
+    return step
+
+
+def _offset_axis(title: str, offset: str, end: int, count: int) -> alt.Axis:
+    """An axis over the grid's rows or columns 0 … count − 1 labelled with the table's index offset + k
+    (offset: the window's first index, a signal): a tick and a label at every multiple of `label_step`
+    of the index, none past the table's last index end − 1. While a slider moves, they move with the
+    cells."""
+    step = label_step(count)
+    return alt.Axis(
+        title=title,
+        grid=False,
+        values=alt.ExprRef(f"sequence(({step} - {offset} % {step}) % {step}, min({count}, {end} - {offset}), {step})"),
+        labelExpr=f"format(datum.value + {offset}, 'd')",
+    )
+
+
+def zoom_chart(
+    theta: np.ndarray,
+    *,
+    seq_len: int,
+    d_model: int,
+    layout: str,
+    scheme: str,
+    p0: int,
+    d0: int,
+    n_positions: int,
+    n_dims: int,
+) -> alt.Chart:
+    """The zoom window PE(p, i), p0 ≤ p < p0 + n_positions, d0 ≤ i < d0 + n_dims, one rect per value,
+    every value computed in the browser.
+
+    Sent: `zoom_columns` (each column's θ, posenc's, and sin or cos), once. The window's start p0, d0
+    are the chart's own sliders (`LIVE_PARAMS`, 0 … seq_len − 1 and 0 … d − 1, starting at `p0`,
+    `d0`). The browser makes the grid of rows r × columns c once; a slider changes only each cell's
+    position p = p0 + r and dimension i = d0 + c, its θ and function (looked up by i) and its value
+    ``ZOOM_VALUE``: sin or cos of p·θ, the same float64 operations as posenc. (The cells keep their
+    place and identity while the window moves, so Vega updates them in place; cells made anew at each
+    step cost time growing faster than their number.) Cells past the table's last position or
+    dimension are left out: a window cut at the table's edge shows an empty band there."""
+    theta = np.asarray(theta, dtype=np.float64)
+    if d_model < 2 or d_model % 2:
+        raise ValueError(f"d_model must be even and at least 2, got {d_model}")
+    if theta.shape != (d_model // 2,) or not np.all(np.isfinite(theta)):
+        raise ValueError(f"theta must hold d_model / 2 = {d_model // 2} finite frequencies, got shape {theta.shape}")
+    if seq_len < 1 or n_positions < 1 or n_dims < 1:
+        raise ValueError(f"seq_len, n_positions and n_dims must be >= 1, got {seq_len}, {n_positions}, {n_dims}")
+    columns = zoom_columns(theta, layout)  # raises for an unknown layout
+    n_rows, n_cols = min(n_positions, seq_len), min(n_dims, d_model)  # the grid: the window's most cells
+    sliders = [
+        live.position("zoom_p0", start=int(p0), lo=0, hi=seq_len - 1, label="first position p₀ "),
+        live.position("zoom_d0", start=int(d0), lo=0, hi=d_model - 1, label="first dimension i₀ "),
+    ]
+    window = zoom_window(seq_len=seq_len, d_model=d_model, n_positions=n_positions, n_dims=n_dims)
+    firsts = [alt.param(name=ZOOM_FIRST[key], expr=live.number(key)) for key in LIVE_PARAMS]
+    font_scale = alt.param(name=FONT_SCALE_PARAM, value=1)  # style_spec sets it in presentation mode
+
+    # ignore: the stub takes only a Literal of Vega's scheme names; the page's scheme is one
+    colours = alt.Scale(scheme=scheme, domain=[-1.0, 1.0], clamp=True)  # type: ignore[arg-type]
+    x = alt.X("c0:Q").scale(domain=[-0.5, n_cols - 0.5], nice=False, zero=False, round=True)
+    y = alt.Y("r0:Q").scale(domain=[-0.5, n_rows - 0.5], nice=False, zero=False, reverse=True, round=True)
+    chart = (
+        alt.Chart(alt.sequence(0, n_cols, as_="c"))
+        .transform_calculate(r=f"sequence(0, {n_rows})")
+        .transform_flatten(["r"])
+        .transform_calculate(c0="datum.c - 0.5", c1="datum.c + 0.5", r0="datum.r - 0.5", r1="datum.r + 0.5")
+        .transform_calculate(p=f"{window['p0']} + datum.r", i=f"{window['d0']} + datum.c")
+        .transform_filter(f"datum.p < {seq_len} && datum.i < {d_model}")
+        .transform_lookup(lookup="i", from_=alt.LookupData(data=columns, key="i", fields=["theta", "fn"]))
+        .transform_calculate(value=ZOOM_VALUE)
+        .mark_rect(strokeWidth=0)
+        .encode(
+            x=x.axis(_offset_axis("dimension i", window["d0"], d_model, n_cols)),
+            x2=alt.X2("c1:Q"),
+            y=y.axis(_offset_axis("position p", window["p0"], seq_len, n_rows)),
+            y2=alt.Y2("r1:Q"),
+            color=alt.Color("value:Q").title("PE(p, i)").scale(colours).legend(gradientLength=180),
+            tooltip=[
+                alt.Tooltip("p:Q", title="position p", format="d"),
+                alt.Tooltip("i:Q", title="dimension i", format="d"),
+                alt.Tooltip("fn:N", title="function"),
+                alt.Tooltip("value:Q", title="PE(p, i)", format=f".{ZOOM_DECIMALS}f"),
+            ],
+        )
+        .add_params(*reversed(sliders), *firsts, font_scale)  # Vega lists bound inputs in reverse: p₀ first on screen
+    )
+    layout_line = LAYOUT_TITLES[layout]
+    subtitle = [
+        layout_line[0].upper() + layout_line[1:] + ".",
+        "One cell per value, nothing averaged, computed in your browser; hover for the number.",
+        f"Drag the sliders above. The table ends at position {seq_len - 1} and dimension {d_model - 1}: "
+        "a window past its edge is cut there.",
+    ]
+    description = (
+        f"The zoom window of the sinusoidal encoding table ({seq_len} positions × {d_model} dimensions, "
+        f"{layout} layout): up to {n_rows} positions × {n_cols} dimensions from the first position p₀ and the "
+        "first dimension i₀ set by the sliders above the chart, every value shown as one coloured cell."
+    )
+    return chart.properties(
+        title=alt.TitleParams(alt.ExprRef(zoom_title(window)), subtitle=subtitle, anchor="start"),
+        description=description,
+        height=int(np.clip(3 * n_rows, 240, 520)),
+        config=CONFIG,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+        # Canvas: SVG would be one DOM node per cell, redrawn at every step. (Streamlit picks canvas by
+        # itself only when the data sent is large; here the cells are made in the browser.)
+        usermeta={"embedOptions": {"renderer": "canvas"}},
     )

@@ -113,7 +113,7 @@ def query_heatmaps(
     rows, cols = (shape[0] + 1) // 2, (shape[1] + 1) // 2
     if not (0 <= query[0] < rows and 0 <= query[1] < cols):
         raise ValueError(f"query must be a patch of the {rows} × {cols} grid, got {query}")
-    q_row, q_col = (f"toNumber({live.value(key)})" for key in LIVE_PARAMS)
+    q_row, q_col = (live.number(key) for key in LIVE_PARAMS)
     selections = {
         key: live.position(key, start=int(start), lo=0, hi=n - 1, label=LIVE_LABELS[key], on=PATCH_CLICK)
         for key, start, n in zip(LIVE_PARAMS, query, (rows, cols), strict=True)

@@ -49,7 +49,8 @@ PAGE = Page(
             0,
             min=0,
             max=8191,
-            help="The zoom window starts at this position (exact values, no averaging).",
+            help="The zoom window starts at this position (exact values, no averaging): the first slider "
+            "above the zoom chart, up to seq_len − 1.",
         ),
         Param(
             "zoom_np",
@@ -67,7 +68,7 @@ PAGE = Page(
             0,
             min=0,
             max=2047,
-            help="The zoom window starts at this dimension i.",
+            help="The zoom window starts at this dimension i: the second slider above the zoom chart, up to d − 1.",
         ),
         Param(
             "zoom_nd",
@@ -117,9 +118,7 @@ PAGE = Page(
             "base": 1000,
             "layout_sin": "concatenated",
             "scheme": "viridis",
-            "zoom_p0": 10,
             "zoom_np": 40,
-            "zoom_d0": 4,
             "zoom_nd": 24,
             "sin_view": "Similarity",
             "sim_n": 50,
