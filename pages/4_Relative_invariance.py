@@ -139,15 +139,7 @@ def shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed) 
         seed=seed,
         learned_std=LEARNED_STD,
     )
-    return pd.DataFrame(
-        {
-            "t": sweep["offset"],
-            "rope": sweep["rope_dev"],
-            "sinusoidal": sweep["sinusoidal_dev"],
-            "learned": sweep["learned_dev"],
-            "tolerance": sweep["tolerance"],
-        }
-    )
+    return charts.sweep_frame(sweep)
 
 
 @cached(max_entries=16)

@@ -91,15 +91,7 @@ def sweep_table(t_max=60, dtype="float64", d=8, n_pos=N_POS, table_len=TABLE) ->
     sweep = posenc.shift_test_sweep(
         q, k, n_positions=n_pos, offsets=np.arange(1, t_max + 1), dtype=dtype, table_len=table_len, seed=SEED
     )
-    return pd.DataFrame(
-        {
-            "t": sweep["offset"],
-            "rope": sweep["rope_dev"],
-            "sinusoidal": sweep["sinusoidal_dev"],
-            "learned": sweep["learned_dev"],
-            "tolerance": sweep["tolerance"],
-        }
-    )
+    return charts.sweep_frame(sweep)
 
 
 def deviation_spec(sweep=None, start=16, dtype="float64") -> dict:

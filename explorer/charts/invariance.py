@@ -122,6 +122,20 @@ def shift_reach(n_pos: int, d: int, cap: int) -> int:
     return min(cap, max(SHIFT_FLOOR, nice))
 
 
+def sweep_frame(sweep: dict) -> pd.DataFrame:
+    """`posenc.shift_test_sweep`'s result as `deviation_chart`'s data: one row per t (its three
+    deviations and its pass mark)."""
+    return pd.DataFrame(
+        {
+            "t": sweep["offset"],
+            "rope": sweep["rope_dev"],
+            "sinusoidal": sweep["sinusoidal_dev"],
+            "learned": sweep["learned_dev"],
+            "tolerance": sweep["tolerance"],
+        }
+    )
+
+
 def deviation_axis(sweep: pd.DataFrame) -> tuple[float, float]:
     """The log axis (floor, top) of `deviation_chart`, the same at every t of `sweep`: from 100×
     below the smallest positive deviation or pass mark, to 100× above the largest deviation and at
