@@ -162,24 +162,39 @@ SVG_EXPORT_JS = """<script>
   }
   function scan() {
     document.querySelectorAll('[data-testid="stElementToolbar"]').forEach(addButton);
-    /* A display formula or a table wider than its column scrolls: make it reachable by keyboard too. */
-    document.querySelectorAll('.katex-display, [data-testid="stTable"]').forEach(function (el) {
+    /* A display formula or a table wider than its column scrolls: make it reachable by keyboard too.
+       A table scrolls in its first child, not in stTable itself (Streamlit 1.67; axe's
+       scrollable-region-focusable rule finds it at phone width: tests/test_e2e_layout.py). */
+    document.querySelectorAll('.katex-display, [data-testid="stTable"] > div').forEach(function (el) {
       if (!el.hasAttribute('tabindex')) { el.setAttribute('tabindex', '0'); }
     });
   }
   new MutationObserver(scan).observe(document.body, {childList: true, subtree: true});
   scan();
   /* The guided tour: when the panel shows another step, go to the top of the page, so the
-     narration (and the step's chart under it) is in view whatever was scrolled before. */
-  var lastStep = null;
+     narration (and the step's chart under it) is in view whatever was scrolled before. For two
+     seconds after, until the user scrolls, clicks, touches or types, a scroll the page makes by
+     itself is undone: a step that opens another tab has Streamlit scroll that tab into view, after
+     the panel has changed (tests/test_e2e_layout.py steps through the tour by PageDown). */
+  var lastStep = null, holdTop = 0;
+  function toTop() {
+    var main = document.querySelector('[data-testid="stMain"]');
+    if (main && main.scrollTop > 0) { main.scrollTo({top: 0}); }
+    if (window.scrollY > 0) { window.scrollTo({top: 0}); }
+  }
+  ['wheel', 'touchstart', 'mousedown', 'keydown'].forEach(function (name) {
+    window.addEventListener(name, function () { holdTop = 0; }, {capture: true, passive: true});
+  });
+  document.addEventListener('scroll', function () {
+    if (Date.now() < holdTop) { toTop(); }
+  }, {capture: true, passive: true});
   function tourStep() {
     var panel = document.querySelector('.st-key-tour_panel [data-testid="stCaptionContainer"]');
     var text = panel ? panel.textContent : null;
     if (text && text !== lastStep) {
       lastStep = text;
-      var main = document.querySelector('[data-testid="stMain"]');
-      if (main) { main.scrollTo({top: 0}); }
-      window.scrollTo({top: 0});
+      holdTop = Date.now() + 2000;
+      toTop();
     } else if (!text) {
       lastStep = null;
     }

@@ -157,7 +157,7 @@ def test_a_toy_page_in_four_files_appears_everywhere(tmp_path):
     for test in (
         "test_widget_fuzz.py::test_random_allowed_settings_never_crash_and_the_claims_hold[toy-None]",
         "test_e2e.py::test_cold_deep_link[Toy_page]",
-        "test_e2e_layout.py::test_presentation_mode_shows_a_control_and_the_main_chart_first[toy-light]",
+        "test_e2e_layout.py::test_every_page_and_tab_fits_and_no_chart_text_is_cut[projectors-toy]",
         "test_tour.py::test_a_step_opens_by_its_id_and_by_its_number_with_its_values_and_narration[toy-1]",
         "test_page_toy.py::test_the_toy_page_draws_its_slider_and_chart",
     ):

@@ -9,9 +9,9 @@ For every page in `explorer.layout.PAGES`:
   painted pixels or SVG with marks, non-zero size); every image has a non-zero natural size.
   Then one slider is moved with the keyboard (focus the thumb, ArrowRight): the URL changes to the
   new value and the chart redraws differently (element screenshots before/after differ).
-* the same deep link on a warm, shared server (app.py has run in an earlier session): the same checks.
-* the page at its defaults on the warm server: no exception, charts drawn, and a full-page
-  screenshot saved to docs/screenshots/<slug>.png (the README shows them).
+* on a warm, shared server (app.py has run in an earlier session), in one tab: the page at its
+  defaults (no exception, charts drawn, a full-page screenshot saved to docs/screenshots/<slug>.png,
+  which the README shows), then the same deep link with the same checks.
 
 Chromium missing: skipped with a message, or a failure when REQUIRE_BROWSER=1 (CI).
 Runtime: about 2-2.5 minutes on 2 cores (one server start per page for the cold check; 25 tests).
@@ -218,23 +218,18 @@ def test_cold_deep_link(info, fresh_server, warm_server, new_page):
 
 
 @pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
-def test_warm_deep_link(info, warm_server, new_page):
-    """The same deep link on a warm server (app.py has run in another session)."""
+def test_defaults_then_the_warm_deep_link(info, warm_server, new_page):
+    """On the warm server (app.py has run in another session): the page at its defaults (no
+    exception, no notice, no parameter written, every chart drawn; the full-page screenshot saved),
+    then, in the same tab, the page's deep link with every check of the cold one."""
     link = require_page(info)
     assert link is not None, f"no deep link for {info.script}: declare one in its page's declaration (explorer/site/)"
-    page = new_page()
-    open_and_check(page, warm_server, info, link, warm_server.warm_nav_names)
-
-
-@pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
-def test_defaults_screenshot(info, warm_server, new_page):
-    """At defaults: no exception, no notice, every chart drawn; save the full-page screenshot."""
-    require_page(info)
     page = new_page()
     open_and_check(page, warm_server, info, None, warm_server.warm_nav_names)
     assert query_of(page.url) == {}, f"{info.script}: the defaults wrote parameters: {page.url}"
     path = full_page_screenshot(page, SCREENSHOT_DIR / f"{info.slug}.png")
     assert path.stat().st_size > 10_000
+    open_and_check(page, warm_server, info, link, warm_server.warm_nav_names)
 
 
 def test_tour_back_on_the_same_page_forgets_the_preset(warm_server, new_page):

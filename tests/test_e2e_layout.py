@@ -10,10 +10,18 @@ Screenshots of the phone and projector views go to $E2E_SCREENSHOT_DIR (default:
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
-from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
+from e2e_support import (
+    StreamlitServer,
+    exceptions,
+    launch_chromium,
+    require_browser,
+    wait_charts_drawn,
+    wait_idle,
+)
 
 from explorer import params
 from explorer.manifest import PAGES, TOUR
@@ -27,7 +35,8 @@ WIDE = {"width": 1920, "height": 1080}
 #: In presentation mode at 1280 × 720, at least this many pixels of a page's main chart are in the
 #: first screen (its title and the top of its plot), on every page.
 CHART_VISIBLE_PX = 100
-#: The viewports every page and tab is checked at, in two groups that share one page load: the
+#: The viewports every page is checked at (its other tabs at each group's first, the narrowest), in
+#: two groups that share one page load per colour scheme: the
 #: phones (no presentation mode; "phone-360" is the narrowest phone the layout is made for) and the
 #: projectors (?present=1). Within a group the browser window is resized, as a user turning a phone
 #: or moving a window between screens does, and the layout must follow.
@@ -168,24 +177,67 @@ def wait_layout_settled(tab, title: str, rounds: int = 3, pause_ms: int = 150) -
     wait_charts_drawn(tab)
 
 
+#: Pages whose main output is not a chart: (a link that gives it something to show, the CSS
+#: selector of that output). Model configs is a form: its output is the reading of the pasted
+#: config (the verdict and every problem, then the numbers); its only chart, the NTK converter's,
+#: is a side tool further down. The first screen must show the verdict and, under it, the first
+#: of the numbers read (the head size), label and value. The projectors open this link.
+MAIN_OUTPUT = {"configs": ({"cfg_example": "Gemma 3 4B"}, ".st-key-cfg_reading [data-testid=stMetric]")}
+#: Where axe-core runs, one run per page for each: (group, colour scheme). Both themes without
+#: presentation mode (phones) and the dark projector, whose larger type and contrast rules differ.
+AXE_RUNS = {("phones", "light"), ("phones", "dark"), ("projectors", "dark")}
+
+
+def axe_problems(tab, where: str) -> list[str]:
+    """axe-core's serious and critical findings on the open page, outside Streamlit's own markup."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    out = []
+    for violation in Axe().run(tab).response["violations"]:
+        if violation["impact"] in ("serious", "critical") and violation["id"] not in STREAMLIT_RULES:
+            targets = [node["target"] for node in violation["nodes"][:3]]
+            out.append(f"{where}: {violation['id']} ({violation['impact']}): {targets}")
+    return out
+
+
+def first_screen_problems(tab, selector: str | None, where: str) -> list[str]:
+    """Presentation mode at 1280 × 720, before any scrolling: a main control and the first
+    CHART_VISIBLE_PX of the page's main output (its first chart; on Compare methods the summary
+    table, which comes first; on Model configs the reading of an example config) in view."""
+    seen = tab.evaluate(FIRST_SCREEN_JS, {"main": selector})
+    out = []
+    if not in_first_screen(seen["control"], seen["height"]):
+        out.append(f"{where}: no control in the first screen {seen}")
+    if not in_first_screen(seen["chart"], seen["height"], CHART_VISIBLE_PX):
+        out.append(f"{where}: main chart not in the first screen {seen}")
+    return out
+
+
 @pytest.mark.parametrize("page", CHECKED, ids=[p.slug for p in CHECKED])
 @pytest.mark.parametrize("group", list(GROUPS))
 def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots, group, page):
-    """At every viewport of the group, every tab in light and the default view in dark too: no
-    horizontal overflow of the page, the main area or an element; no chart text ending in "…".
+    """One page load per colour scheme (the system setting the browser reports when the page opens),
+    checked the way a user meets it:
 
-    Two page loads per group, one per colour scheme (the system setting the browser reports when the
-    page opens): the window is resized from viewport to viewport, and the other tabs are opened by
-    clicking them, as a user does (each tab's link is opened by its page's AppTest,
-    tests/test_page_*.py). The geometry does not depend on the theme (the same fonts, sizes and CSS);
-    the first-screen and axe tests below load every page in dark as well."""
+    * the default view at every viewport of the group in light and at its first (narrowest) in dark,
+      and every other tab at the narrowest, where text is likeliest to be cut or to overflow: no
+      horizontal overflow of the page, the main area or an element; no chart text ending in "…"; no
+      exception. The window is resized from viewport to viewport and the other tabs are opened by
+      clicking them, as a user does (each tab's link is opened by its page's AppTest,
+      tests/test_page_*.py). The geometry does not depend on the theme (the same fonts, sizes, CSS).
+    * projectors, both schemes, right after the load at 1280 × 720: presentation mode shows a
+      control and the page's main output in the first screen (`first_screen_problems`).
+    * axe-core over the page for the (group, scheme) pairs in AXE_RUNS."""
     viewports, present = GROUPS[group]
+    query, selector = MAIN_OUTPUT.get(page.slug, ({}, None)) if present else ({}, None)
+    query = {**query, "present": "1"} if present else query or None
     problems = []
 
-    def check_each_viewport(tab, view: str, scheme: str, shoot: bool = False) -> None:
-        for viewport in viewports:
-            tab.set_viewport_size(viewport)
-            wait_layout_settled(tab, page.title)
+    def check_each_viewport(tab, view: str, scheme: str, sizes: list[dict], shoot: bool = False) -> None:
+        for viewport in sizes:
+            if viewport != tab.viewport_size:
+                tab.set_viewport_size(viewport)
+                wait_layout_settled(tab, page.title)
             where = f"{page.slug} {viewport['width']}x{viewport['height']} {view} {scheme}"
             overflow = tab.evaluate(OVERFLOW_JS)
             if overflow["page"] or overflow["main"] or overflow["wide"]:
@@ -193,63 +245,49 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots
             cut = tab.evaluate(ELLIPSIS_JS)
             if cut:
                 problems.append(f"{where}: chart text cut: {cut[:3]}")
+            shown = exceptions(tab)
+            if shown:
+                problems.append(f"{where}: exception {shown[:1]}")
             if shoot:
                 name = f"{page.slug}_{viewport['width']}_{scheme}{'_present' if present else ''}.png"
                 tab.screenshot(path=str(shots / name))
 
-    query = {"present": "1"} if present else None
-    context, tab = open_page(browser, server, page, query, viewport=viewports[0], scheme="dark")
-    try:
-        assert tab.evaluate(DARK_JS), f"{page.slug}: the app did not open in its dark theme"
-        check_each_viewport(tab, "defaults", "dark", shoot=True)
-    finally:
-        context.close()
-    context, tab = open_page(browser, server, page, query, viewport=viewports[0])
-    try:
-        check_each_viewport(tab, "defaults", "light", shoot=True)
-        for key, option in tab_views(page):
-            open_tab(tab, page, key, option)
-            check_each_viewport(tab, f"{key}={option}", "light")
-    finally:
-        context.close()
+    for scheme in ("dark", "light"):
+        context, tab = open_page(browser, server, page, query, viewport=viewports[0], scheme=scheme)
+        try:
+            where = f"{page.slug} {group} {scheme}"
+            if scheme == "dark":
+                assert tab.evaluate(DARK_JS), f"{page.slug}: the app did not open in its dark theme"
+            if present:
+                problems += first_screen_problems(tab, selector, where)
+            if (group, scheme) in AXE_RUNS:
+                problems += axe_problems(tab, where)
+            if scheme == "dark":
+                check_each_viewport(tab, "defaults", scheme, viewports[:1], shoot=True)
+                continue
+            check_each_viewport(tab, "defaults", scheme, viewports[::-1], shoot=True)
+            for key, option in tab_views(page):
+                open_tab(tab, page, key, option)
+                check_each_viewport(tab, f"{key}={option}", scheme, viewports[:1])
+        finally:
+            context.close()
     assert not problems, "\n".join(problems)
 
 
-#: Pages whose main output is not a chart: (a link that gives it something to show, the CSS
-#: selector of that output). Model configs is a form: its output is the reading of the pasted
-#: config (the verdict and every problem, then the numbers); its only chart, the NTK converter's,
-#: is a side tool further down. The first screen must show the verdict and, under it, the first
-#: of the numbers read (the head size), label and value.
-MAIN_OUTPUT = {"configs": ({"cfg_example": "Gemma 3 4B"}, ".st-key-cfg_reading [data-testid=stMetric]")}
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("page", CHECKED, ids=[p.slug for p in CHECKED])
-def test_presentation_mode_shows_a_control_and_the_main_chart_first(browser, server, page, scheme):
-    """1280 × 720, ?present=1, light and dark: a main control and the first CHART_VISIBLE_PX of the
-    page's main output (its first chart; on Compare methods the summary table, which comes first; on
-    Model configs the reading of an example config) in the first screen, without scrolling."""
-    query, selector = MAIN_OUTPUT.get(page.slug, ({}, None))
-    context, tab = open_page(browser, server, page, {**query, "present": "1"}, viewport=PROJECTOR, scheme=scheme)
-    try:
-        where = tab.evaluate(FIRST_SCREEN_JS, {"main": selector})
-    finally:
-        context.close()
-    assert in_first_screen(where["control"], where["height"]), f"no control in the first screen {where}"
-    assert in_first_screen(where["chart"], where["height"], CHART_VISIBLE_PX), (
-        f"main chart not in the first screen {where}"
-    )
-
-
 def test_every_tour_step_opens_with_its_narration_and_its_point_in_view(browser, server):
-    """1280 × 720, ?present=1, each step: the narration panel (saying "step N of M") whole in the first
-    screen, and the step's key chart or control there too: the page's main chart, or a control the
-    step sets."""
+    """1280 × 720, ?present=1, from step 1 through the last by PageDown (what a presenter's clicker
+    sends), each step: the narration panel (saying "step N of M") whole in the first screen, and the
+    step's key chart or control there too: the page's main chart, or a control the step sets."""
     problems = []
     context, tab = open_page(browser, server, TOUR[0].page, {"step": "1", "present": "1"}, viewport=PROJECTOR)
     try:
         for n, step in enumerate(TOUR, start=1):
-            goto(tab, server, step.page, {"step": str(n), "present": "1"})
+            if n > 1:  # the presenter's clicker: PageDown is Next, on the same page or on to the next
+                tab.keyboard.press("PageDown")
+                tab.wait_for_url(re.compile(rf".*[?&]step={step.id}(&|$).*"), timeout=60_000)
+                wait_idle(tab, title=step.page.title)
+                wait_charts_drawn(tab)
+                tab.wait_for_timeout(400)
             where = tab.evaluate(FIRST_SCREEN_JS, {"keys": [str(k) for k in step.params]})
             panel = where["panel"]
             if panel is None or not (0 <= panel["top"] and panel["bottom"] <= where["height"]):
@@ -280,8 +318,9 @@ def test_stepping_the_tour_from_a_scrolled_page_brings_the_narration_into_view(b
     n = same_page_step() if which == "same page" else other_page_step()
     context, tab = open_page(browser, server, TOUR[n - 1].page, {"step": str(n), "present": "1"}, viewport=PROJECTOR)
     try:
-        tab.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo({top: 100000})")
-        tab.wait_for_timeout(400)
+        tab.mouse.move(PROJECTOR["width"] // 2, PROJECTOR["height"] // 2)
+        tab.mouse.wheel(0, 3000)  # the user scrolls down (a scroll the page made itself is undone)
+        tab.wait_for_timeout(600)
         panel = tab.locator(".st-key-tour_panel")
         assert panel.bounding_box()["y"] < 0  # scrolled out of view
         tab.keyboard.press("PageDown")
@@ -295,34 +334,6 @@ def test_stepping_the_tour_from_a_scrolled_page_brings_the_narration_into_view(b
         assert box is not None and 0 <= box["y"] < PROJECTOR["height"], box
     finally:
         context.close()
-
-
-@pytest.mark.parametrize(
-    "viewport, scheme, present",
-    [
-        ({"width": 1280, "height": 900}, "light", False),
-        ({"width": 1280, "height": 900}, "dark", False),
-        (PROJECTOR, "dark", True),
-    ],
-    ids=["light", "dark", "present-dark"],
-)
-def test_axe_finds_no_serious_problem_in_the_apps_content(browser, server, viewport, scheme, present):
-    from axe_playwright_python.sync_playwright import Axe
-
-    axe = Axe()
-    problems = []
-    context, tab = open_page(browser, server, CHECKED[0], viewport=viewport, scheme=scheme)
-    try:
-        for page in CHECKED:
-            goto(tab, server, page, {"present": "1"} if present else None)
-            result = axe.run(tab)
-            for violation in result.response["violations"]:
-                if violation["impact"] in ("serious", "critical") and violation["id"] not in STREAMLIT_RULES:
-                    targets = [node["target"] for node in violation["nodes"][:3]]
-                    problems.append(f"{page.slug}: {violation['id']} ({violation['impact']}): {targets}")
-    finally:
-        context.close()
-    assert not problems, "\n".join(problems)
 
 
 def test_the_tab_parameters_exist():
