@@ -57,7 +57,7 @@ def hold_and_drag_a_tenth(page, slider, steps: int) -> None:
 
 def open_drawn(browser, url: str, title: str):
     """A new 1280 × 900 tab at `url`, once the script is idle and every chart is drawn."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page()
     page.goto(url)
     wait_idle(page, title=title)
     wait_charts_drawn(page)
@@ -89,51 +89,66 @@ def server():
         yield s
 
 
-@pytest.mark.parametrize("path, key, title", SLIDERS, ids=[s[0] for s in SLIDERS])
-def test_a_drag_across_a_streamlit_slider_is_at_most_one_server_run(server, path, key, title):
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium and one 1280 × 900 context for the module (`browser.new_page()` opens a tab in it):
+    Streamlit's bundle comes from the context's cache after the first load."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(f"{server.base_url}/{path}")
-        wait_idle(page, title=title)
-        wait_charts_drawn(page)
-        value = page.locator(f".st-key-{key} input[type=range]").first
-        thumb = page.locator(
-            f".st-key-{key} [role=group] > [data-orientation=horizontal] > div[style*=translate]"
-        ).first
-        track = page.locator(f".st-key-{key} [role=group] > [data-orientation=horizontal]").first
-        track.scroll_into_view_if_needed()
-        before = value.get_attribute("value")
-        box, tbox = track.bounding_box(), thumb.bounding_box()
-        page.evaluate(COUNT_RUNS_JS)
-        page.mouse.move(tbox["x"] + tbox["width"] / 2, tbox["y"] + tbox["height"] / 2)
-        page.mouse.down()
-        for i in range(1, 41):  # across the track in 40 steps, like a hand
-            page.mouse.move(box["x"] + box["width"] * i / 40, tbox["y"] + tbox["height"] / 2)
-            page.wait_for_timeout(25)
-        page.mouse.up()
-        page.wait_for_timeout(1500)
-        wait_idle(page, title=title)
-        runs = page.evaluate("window.__runs")
-        after = value.get_attribute("value")
-        assert after != before  # the drag moved the value
-        assert runs == 1, f"{runs} server runs for one drag"  # 1: the release (0 would mean the count is broken)
-        assert f"{key}={after}" in page.url  # the link holds the dragged value
-        # ... and reproduces the view: the same link in a new tab (a new session) shows the same value
-        # and draws the same charts
-        wait_charts_drawn(page)
-        shown, charts = read_widget(page, key), charts_drawn(page)
-        again = browser.new_page(viewport={"width": 1280, "height": 900})
-        again.goto(page.url)
-        wait_idle(again, title=title)
-        wait_charts_drawn(again)
-        assert again.locator(f".st-key-{key} input[type=range]").first.get_attribute("value") == after
-        assert read_widget(again, key) == shown
-        assert charts and "none" not in charts
-        assert charts_drawn(again) == charts, "the link draws other charts than the dragged view"
-        browser.close()
+        chromium = launch_chromium(pw)
+        context = chromium.new_context(viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(60_000)
+        yield context
+        chromium.close()
+
+
+@pytest.fixture(autouse=True)
+def _close_tabs(browser):
+    """Each test's tabs close when it ends (their Streamlit sessions with them)."""
+    yield
+    for tab in browser.pages:
+        tab.close()
+
+
+@pytest.mark.parametrize("path, key, title", SLIDERS, ids=[s[0] for s in SLIDERS])
+def test_a_drag_across_a_streamlit_slider_is_at_most_one_server_run(browser, server, path, key, title):
+    page = browser.new_page()
+    page.goto(f"{server.base_url}/{path}")
+    wait_idle(page, title=title)
+    wait_charts_drawn(page)
+    value = page.locator(f".st-key-{key} input[type=range]").first
+    thumb = page.locator(f".st-key-{key} [role=group] > [data-orientation=horizontal] > div[style*=translate]").first
+    track = page.locator(f".st-key-{key} [role=group] > [data-orientation=horizontal]").first
+    track.scroll_into_view_if_needed()
+    before = value.get_attribute("value")
+    box, tbox = track.bounding_box(), thumb.bounding_box()
+    page.evaluate(COUNT_RUNS_JS)
+    page.mouse.move(tbox["x"] + tbox["width"] / 2, tbox["y"] + tbox["height"] / 2)
+    page.mouse.down()
+    for i in range(1, 41):  # across the track in 40 steps, like a hand
+        page.mouse.move(box["x"] + box["width"] * i / 40, tbox["y"] + tbox["height"] / 2)
+        page.wait_for_timeout(25)
+    page.mouse.up()
+    page.wait_for_timeout(1500)
+    wait_idle(page, title=title)
+    runs = page.evaluate("window.__runs")
+    after = value.get_attribute("value")
+    assert after != before  # the drag moved the value
+    assert runs == 1, f"{runs} server runs for one drag"  # 1: the release (0 would mean the count is broken)
+    assert f"{key}={after}" in page.url  # the link holds the dragged value
+    # ... and reproduces the view: the same link in a new tab (a new session) shows the same value
+    # and draws the same charts
+    wait_charts_drawn(page)
+    shown, charts = read_widget(page, key), charts_drawn(page)
+    again = browser.new_page()
+    again.goto(page.url)
+    wait_idle(again, title=title)
+    wait_charts_drawn(again)
+    assert again.locator(f".st-key-{key} input[type=range]").first.get_attribute("value") == after
+    assert read_widget(again, key) == shown
+    assert charts and "none" not in charts
+    assert charts_drawn(again) == charts, "the link draws other charts than the dragged view"
 
 
 LIVE_CHART = "[data-testid=stVegaLiteChart]:has(.vega-bindings input)"
@@ -145,14 +160,12 @@ def live_readout(page) -> dict[str, str]:
     return dict(t.split(" = ", 1) for t in texts if t.startswith(("⟨", "m − n")) and " = " in t)
 
 
-def test_the_rope_live_plane_moves_in_the_browser_and_the_link_follows_the_release(server):
+def test_the_rope_live_plane_moves_in_the_browser_and_the_link_follows_the_release(browser, server):
     """Issue #23: dragging the in-chart m turns the plane and recomputes both scores in the browser
     (the numbers are RoPE's, computed here with math); the drag costs at most one server run per pause
     of 150 ms (never one per step: here the hand does not pause), and after the release the link, the
     page's metrics and a reload hold the new m."""
     import math
-
-    from playwright.sync_api import sync_playwright
 
     q, k, theta = (1.0, 0.5), (-0.4, 1.2), 1.0  # the page's defaults; pair 0 turns 1 rad per token
 
@@ -163,53 +176,48 @@ def test_the_rope_live_plane_moves_in_the_browser_and_the_link_follows_the_relea
         qm, kn = rot(q, m * theta), rot(k, n * theta)
         return f"{qm[0] * kn[0] + qm[1] * kn[1]:.6f}".replace("-", "−")
 
-    with sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(f"{server.base_url}/RoPE_rotation?m=6&n=13&j=0")
-        wait_idle(page, title="RoPE rotation")
-        wait_charts_drawn(page)
-        chart = page.locator(LIVE_CHART).first
-        chart.scroll_into_view_if_needed()
-        m_in = chart.locator(".vega-bind", has=page.locator(".vega-bind-name", has_text="m")).locator("input").first
-        assert m_in.input_value() == "6"
-        assert live_readout(page)["⟨R_m q, R_n k⟩"] == score(6, 13)
-        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
-        page.evaluate(COUNT_RUNS_JS)
-        steps = 40
-        hold_and_drag_a_tenth(page, m_in, steps)  # about 820 positions
-        during = page.evaluate("window.__runs")
-        moved = int(m_in.input_value())
-        shown = live_readout(page)
-        page.mouse.up()
-        assert moved > 100
-        assert shown["m − n"] == str(moved - 13)
-        assert shown["⟨R_m q, R_n k⟩"] == shown["⟨q, R_(n−m) k⟩"] == score(moved, 13)
-        assert during <= steps // 8, f"{during} server runs during one drag"
-        page.wait_for_function(f"() => new URLSearchParams(location.search).get('m') === '{moved}'", timeout=15_000)
-        wait_idle(page, title="RoPE rotation")
-        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the live plane was rebuilt"
-        assert page.evaluate("window.__runs") - during <= 2  # the release (and at most one late pause)
-        metric = page.locator("[data-testid=stMetric]", has_text="⟨R_m q, R_n k⟩").first
-        assert score(moved, 13).replace("−", "-") in metric.inner_text()  # Streamlit writes a hyphen-minus
-        again = browser.new_page(viewport={"width": 1280, "height": 900})
-        again.goto(page.url)
-        wait_idle(again, title="RoPE rotation")
-        wait_charts_drawn(again)
-        live_again = again.locator(LIVE_CHART).first
-        m_again = live_again.locator(".vega-bind", has=again.locator(".vega-bind-name", has_text="m")).locator("input")
-        assert m_again.first.input_value() == str(moved)
-        assert live_readout(again)["⟨R_m q, R_n k⟩"] == score(moved, 13)
-        browser.close()
+    page = browser.new_page()
+    page.goto(f"{server.base_url}/RoPE_rotation?m=6&n=13&j=0")
+    wait_idle(page, title="RoPE rotation")
+    wait_charts_drawn(page)
+    chart = page.locator(LIVE_CHART).first
+    chart.scroll_into_view_if_needed()
+    m_in = chart.locator(".vega-bind", has=page.locator(".vega-bind-name", has_text="m")).locator("input").first
+    assert m_in.input_value() == "6"
+    assert live_readout(page)["⟨R_m q, R_n k⟩"] == score(6, 13)
+    chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
+    page.evaluate(COUNT_RUNS_JS)
+    steps = 40
+    hold_and_drag_a_tenth(page, m_in, steps)  # about 820 positions
+    during = page.evaluate("window.__runs")
+    moved = int(m_in.input_value())
+    shown = live_readout(page)
+    page.mouse.up()
+    assert moved > 100
+    assert shown["m − n"] == str(moved - 13)
+    assert shown["⟨R_m q, R_n k⟩"] == shown["⟨q, R_(n−m) k⟩"] == score(moved, 13)
+    assert during <= steps // 8, f"{during} server runs during one drag"
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('m') === '{moved}'", timeout=15_000)
+    wait_idle(page, title="RoPE rotation")
+    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the live plane was rebuilt"
+    assert page.evaluate("window.__runs") - during <= 2  # the release (and at most one late pause)
+    metric = page.locator("[data-testid=stMetric]", has_text="⟨R_m q, R_n k⟩").first
+    assert score(moved, 13).replace("−", "-") in metric.inner_text()  # Streamlit writes a hyphen-minus
+    again = browser.new_page()
+    again.goto(page.url)
+    wait_idle(again, title="RoPE rotation")
+    wait_charts_drawn(again)
+    live_again = again.locator(LIVE_CHART).first
+    m_again = live_again.locator(".vega-bind", has=again.locator(".vega-bind-name", has_text="m")).locator("input")
+    assert m_again.first.input_value() == str(moved)
+    assert live_readout(again)["⟨R_m q, R_n k⟩"] == score(moved, 13)
 
 
-def test_the_invariance_shift_moves_the_shift_test_in_the_browser_and_the_link_follows_the_release(server):
+def test_the_invariance_shift_moves_the_shift_test_in_the_browser_and_the_link_follows_the_release(browser, server):
     """Issue #23: dragging the shift test's in-chart t moves the bars, the pass mark and the headline in
     the browser (the chart's words and numbers are the shift test's at the new t: posenc.shift_test_report
     computed here, formatted as the page formats it), at no more than one run per 150 ms pause; after the
     release the link, the metrics below and a new tab hold the new t, and the chart was not rebuilt."""
-    from playwright.sync_api import sync_playwright
-
     import posenc
     from explorer.charts.invariance import survivors_title
 
@@ -240,95 +248,83 @@ def test_the_invariance_shift_moves_the_shift_test_in_the_browser_and_the_link_f
             "mark": next(t for t in texts if t.startswith("pass mark ")),
         }
 
-    with sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        page = open_drawn(browser, f"{server.base_url}/Relative_invariance?shift_t=40", title)
-        chart = page.locator(chart_sel).first
-        chart.scroll_into_view_if_needed()
-        t_in = chart.locator('input[name="shift_t_shift_t"]')
-        assert t_in.input_value() == "40"
-        now = shown(page)
-        assert (now["headline"], now["labels"], now["mark"]) == tuple(
-            expected(40)[k] for k in ("headline", "labels", "mark")
-        )
-        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
-        page.evaluate(COUNT_RUNS_JS)
-        steps = 40
-        hold_and_drag_a_tenth(page, t_in, steps)  # about 50 of the 500 values
-        during = page.evaluate("window.__runs")
-        moved = int(t_in.input_value())
-        held = shown(page)
-        page.mouse.up()
-        assert moved > 40 and moved != 40
-        want = expected(moved)
-        assert (held["headline"], held["labels"], held["mark"]) == (want["headline"], want["labels"], want["mark"])
-        assert during <= steps // 8, f"{during} server runs during one drag"
-        page.wait_for_function(
-            f"() => new URLSearchParams(location.search).get('shift_t') === '{moved}'", timeout=15_000
-        )
-        wait_idle(page, title=title)
-        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the shift test's chart was rebuilt"
-        assert page.evaluate("window.__runs") - during <= 2  # the release (and at most one late pause)
-        assert page.get_by_text(f"At t = {moved}", exact=True).count() == 1
-        metrics = page.locator("[data-testid=stMetric]").all_inner_texts()
-        assert [m.split("\n")[-1] for m in metrics[:2]] == want["metrics"]
-        again = open_drawn(browser, page.url, title)
-        t_again = again.locator(f'{chart_sel} input[name="shift_t_shift_t"]').first
-        assert t_again.input_value() == str(moved) and shown(again)["labels"] == want["labels"]
-        browser.close()
+    page = open_drawn(browser, f"{server.base_url}/Relative_invariance?shift_t=40", title)
+    chart = page.locator(chart_sel).first
+    chart.scroll_into_view_if_needed()
+    t_in = chart.locator('input[name="shift_t_shift_t"]')
+    assert t_in.input_value() == "40"
+    now = shown(page)
+    assert (now["headline"], now["labels"], now["mark"]) == tuple(
+        expected(40)[k] for k in ("headline", "labels", "mark")
+    )
+    chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
+    page.evaluate(COUNT_RUNS_JS)
+    steps = 40
+    hold_and_drag_a_tenth(page, t_in, steps)  # about 50 of the 500 values
+    during = page.evaluate("window.__runs")
+    moved = int(t_in.input_value())
+    held = shown(page)
+    page.mouse.up()
+    assert moved > 40 and moved != 40
+    want = expected(moved)
+    assert (held["headline"], held["labels"], held["mark"]) == (want["headline"], want["labels"], want["mark"])
+    assert during <= steps // 8, f"{during} server runs during one drag"
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('shift_t') === '{moved}'", timeout=15_000)
+    wait_idle(page, title=title)
+    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the shift test's chart was rebuilt"
+    assert page.evaluate("window.__runs") - during <= 2  # the release (and at most one late pause)
+    assert page.get_by_text(f"At t = {moved}", exact=True).count() == 1
+    metrics = page.locator("[data-testid=stMetric]").all_inner_texts()
+    assert [m.split("\n")[-1] for m in metrics[:2]] == want["metrics"]
+    again = open_drawn(browser, page.url, title)
+    t_again = again.locator(f'{chart_sel} input[name="shift_t_shift_t"]').first
+    assert t_again.input_value() == str(moved) and shown(again)["labels"] == want["labels"]
 
 
-def test_the_clock_p_is_the_charts_own_slider_and_the_link_follows_a_drag_and_a_stopped_play(server):
+def test_the_clock_p_is_the_charts_own_slider_and_the_link_follows_a_drag_and_a_stopped_play(browser, server):
     """Issue #23: the clock page's p is one control, the chart's slider (the URL's m). A drag turns the
     hands in the browser (the read-out above the clocks follows) at no more than one run per 150 ms
     pause; after the release the link, the table's heading and a new tab hold the new p, and the chart
     was not rebuilt. Play moves the slider too, and stopping it sends the whole position to the link."""
-    from playwright.sync_api import sync_playwright
-
     title = "Frequency clock hands"
 
     def readout(page) -> str:
         texts = page.locator(".st-key-clock_chart svg text").evaluate_all("els => els.map((e) => e.textContent)")
         return next(t for t in texts if t and t.startswith("position p = "))
 
-    with sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        page = open_drawn(browser, f"{server.base_url}/Clock_hands?m=6", title)
-        chart = page.locator(".st-key-clock_chart [data-testid=stVegaLiteChart]").first
-        p_in = chart.locator('input[name="m_m"]')
-        assert p_in.input_value() == "6" and readout(page) == "position p = 6.00"
-        assert page.get_by_text("The numbers at p = 6", exact=True).count() == 1
-        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
-        page.evaluate(COUNT_RUNS_JS)
-        steps = 40
-        hold_and_drag_a_tenth(page, p_in, steps)
-        during = page.evaluate("window.__runs")
-        moved = int(p_in.input_value())
-        shown = readout(page)
-        page.mouse.up()
-        assert moved > 100 and shown == f"position p = {moved:,}.00"
-        assert during <= steps // 8, f"{during} server runs during one drag"
-        page.wait_for_function(f"() => new URLSearchParams(location.search).get('m') === '{moved}'", timeout=15_000)
-        wait_idle(page, title=title)
-        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the clock chart was rebuilt"
-        assert page.evaluate("window.__runs") - during <= 2
-        assert page.get_by_text(f"The numbers at p = {moved}", exact=True).count() == 1
-        # play: the slider moves with the hands; stopping sends floor(p) to the link
-        chart.locator('input[name="playing"]').check()
-        page.wait_for_function(
-            f"() => +document.querySelector('.st-key-clock_chart input[name=m_m]').value > {moved + 1}"
-        )
-        chart.locator('input[name="playing"]').uncheck()
-        page.wait_for_timeout(300)
-        stopped = p_in.input_value()
-        assert int(stopped) > moved + 1 and readout(page) == f"position p = {int(stopped):,}.00"
-        page.wait_for_function(f"() => new URLSearchParams(location.search).get('m') === '{stopped}'", timeout=15_000)
-        wait_idle(page, title=title)
-        assert page.get_by_text(f"The numbers at p = {stopped}", exact=True).count() == 1
-        again = open_drawn(browser, page.url, title)
-        assert again.locator('.st-key-clock_chart input[name="m_m"]').input_value() == stopped
-        assert readout(again) == f"position p = {int(stopped):,}.00"
-        browser.close()
+    page = open_drawn(browser, f"{server.base_url}/Clock_hands?m=6", title)
+    chart = page.locator(".st-key-clock_chart [data-testid=stVegaLiteChart]").first
+    p_in = chart.locator('input[name="m_m"]')
+    assert p_in.input_value() == "6" and readout(page) == "position p = 6.00"
+    assert page.get_by_text("The numbers at p = 6", exact=True).count() == 1
+    chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
+    page.evaluate(COUNT_RUNS_JS)
+    steps = 40
+    hold_and_drag_a_tenth(page, p_in, steps)
+    during = page.evaluate("window.__runs")
+    moved = int(p_in.input_value())
+    shown = readout(page)
+    page.mouse.up()
+    assert moved > 100 and shown == f"position p = {moved:,}.00"
+    assert during <= steps // 8, f"{during} server runs during one drag"
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('m') === '{moved}'", timeout=15_000)
+    wait_idle(page, title=title)
+    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the clock chart was rebuilt"
+    assert page.evaluate("window.__runs") - during <= 2
+    assert page.get_by_text(f"The numbers at p = {moved}", exact=True).count() == 1
+    # play: the slider moves with the hands; stopping sends floor(p) to the link
+    chart.locator('input[name="playing"]').check()
+    page.wait_for_function(f"() => +document.querySelector('.st-key-clock_chart input[name=m_m]').value > {moved + 1}")
+    chart.locator('input[name="playing"]').uncheck()
+    page.wait_for_timeout(300)
+    stopped = p_in.input_value()
+    assert int(stopped) > moved + 1 and readout(page) == f"position p = {int(stopped):,}.00"
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('m') === '{stopped}'", timeout=15_000)
+    wait_idle(page, title=title)
+    assert page.get_by_text(f"The numbers at p = {stopped}", exact=True).count() == 1
+    again = open_drawn(browser, page.url, title)
+    assert again.locator('.st-key-clock_chart input[name="m_m"]').input_value() == stopped
+    assert readout(again) == f"position p = {int(stopped):,}.00"
 
 
 #: The centres of the patches of each vision heatmap (SVG paths of its cells layer, in screen
@@ -342,15 +338,13 @@ VISION_CELLS_JS = """() => {
 }"""
 
 
-def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(server):
+def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(browser, server):
     """Issue #23: the query patch is the four heatmaps' own. Arrow keys on "query row" move it in the
     browser (the title and every patch's score; a hovered patch's similarity is raster RoPE's, computed
     here with math) with no server run while the keys go on; then the link follows and the chart is
     not rebuilt. A click on a patch makes it the query (both sliders follow), and the link, in a new
     tab, shows that view."""
     import math
-
-    from playwright.sync_api import sync_playwright
 
     title = "Images and video"
     theta = [1e6 ** (-2 * j / 128) for j in range(64)]  # the default model: Qwen2.5-VL 7B, d = 128, b = 10⁶
@@ -371,48 +365,45 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(serv
         cells = tip.locator("td").all_inner_texts()
         return dict(zip(cells[0::2], (c.replace("−", "-") for c in cells[1::2]), strict=True))
 
-    with sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        page = open_drawn(browser, f"{server.base_url}/Images_and_video?vis_qrow=2&vis_qcol=3", title)
-        chart = page.locator(LIVE_CHART).first
-        chart.scroll_into_view_if_needed()
-        row_in, col_in = (chart.locator(f'input[name="{k}_{k}"]') for k in ("vis_qrow", "vis_qcol"))
-        assert (row_in.input_value(), col_in.input_value()) == ("2", "3")
-        assert heading(page) == "Query patch (row 2, column 3) · keys in the same frame"
-        assert hovered(page, 0, 4, 9) == {"row": "4", "column": "9", "similarity": raster(2 * 16 + 6)}
-        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
-        page.evaluate(COUNT_RUNS_JS)
-        row_in.focus()
-        for _ in range(4):
-            page.keyboard.press("ArrowRight")
-            page.wait_for_timeout(25)
-        during = page.evaluate("window.__runs")
-        assert heading(page) == "Query patch (row 6, column 3) · keys in the same frame"
-        assert during == 0, f"{during} server runs while the keys moved the query"
-        page.wait_for_function("() => new URLSearchParams(location.search).get('vis_qrow') === '6'", timeout=15_000)
-        wait_idle(page, title=title)
-        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
-        assert page.evaluate("window.__runs") <= 2
-        assert hovered(page, 0, 4, 9)["similarity"] == raster(-2 * 16 + 6)  # the key is now above the query
-        # a click on patch (8, 12) of the axial panel makes it the query
-        page.mouse.move(0, 0)
-        x, y = page.evaluate(VISION_CELLS_JS)[1][8 * 16 + 12]
-        page.mouse.click(x, y)
-        assert heading(page) == "Query patch (row 8, column 12) · keys in the same frame"
-        assert (row_in.input_value(), col_in.input_value()) == ("8", "12")
-        page.wait_for_function(
-            "() => { const q = new URLSearchParams(location.search);"
-            " return q.get('vis_qrow') === '8' && q.get('vis_qcol') === '12'; }",
-            timeout=15_000,
-        )
-        wait_idle(page, title=title)
-        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
-        assert hovered(page, 0, 8, 13)["similarity"] == raster(1)
-        again = open_drawn(browser, page.url, title)
-        again.locator(LIVE_CHART).first.scroll_into_view_if_needed()
-        assert heading(again) == "Query patch (row 8, column 12) · keys in the same frame"
-        assert hovered(again, 0, 9, 12)["similarity"] == raster(16)
-        browser.close()
+    page = open_drawn(browser, f"{server.base_url}/Images_and_video?vis_qrow=2&vis_qcol=3", title)
+    chart = page.locator(LIVE_CHART).first
+    chart.scroll_into_view_if_needed()
+    row_in, col_in = (chart.locator(f'input[name="{k}_{k}"]') for k in ("vis_qrow", "vis_qcol"))
+    assert (row_in.input_value(), col_in.input_value()) == ("2", "3")
+    assert heading(page) == "Query patch (row 2, column 3) · keys in the same frame"
+    assert hovered(page, 0, 4, 9) == {"row": "4", "column": "9", "similarity": raster(2 * 16 + 6)}
+    chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
+    page.evaluate(COUNT_RUNS_JS)
+    row_in.focus()
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(25)
+    during = page.evaluate("window.__runs")
+    assert heading(page) == "Query patch (row 6, column 3) · keys in the same frame"
+    assert during == 0, f"{during} server runs while the keys moved the query"
+    page.wait_for_function("() => new URLSearchParams(location.search).get('vis_qrow') === '6'", timeout=15_000)
+    wait_idle(page, title=title)
+    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
+    assert page.evaluate("window.__runs") <= 2
+    assert hovered(page, 0, 4, 9)["similarity"] == raster(-2 * 16 + 6)  # the key is now above the query
+    # a click on patch (8, 12) of the axial panel makes it the query
+    page.mouse.move(0, 0)
+    x, y = page.evaluate(VISION_CELLS_JS)[1][8 * 16 + 12]
+    page.mouse.click(x, y)
+    assert heading(page) == "Query patch (row 8, column 12) · keys in the same frame"
+    assert (row_in.input_value(), col_in.input_value()) == ("8", "12")
+    page.wait_for_function(
+        "() => { const q = new URLSearchParams(location.search);"
+        " return q.get('vis_qrow') === '8' && q.get('vis_qcol') === '12'; }",
+        timeout=15_000,
+    )
+    wait_idle(page, title=title)
+    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
+    assert hovered(page, 0, 8, 13)["similarity"] == raster(1)
+    again = open_drawn(browser, page.url, title)
+    again.locator(LIVE_CHART).first.scroll_into_view_if_needed()
+    assert heading(again) == "Query patch (row 8, column 12) · keys in the same frame"
+    assert hovered(again, 0, 9, 12)["similarity"] == raster(16)
 
 
 def tooltip(page, chart, fx: float, fy: float) -> dict[str, str]:
@@ -426,15 +417,13 @@ def tooltip(page, chart, fx: float, fy: float) -> dict[str, str]:
     return dict(zip(lines[0::2], lines[1::2], strict=True))
 
 
-def test_the_zoom_window_moves_in_the_browser_and_the_link_follows_the_release(server):
+def test_the_zoom_window_moves_in_the_browser_and_the_link_follows_the_release(browser, server):
     """Issue #23: the link's zoom_p0 and zoom_d0 are where the zoom chart's own sliders start; dragging
     the first position moves the window in the browser (a cell's tooltip, under the same pointer, names a
     later position and its exact value: sin or cos of p·θ, computed here with math) at no more than one
     run per 150 ms pause; after the release the link holds the new start, the chart was not rebuilt, and
     a new tab at that link shows the same window."""
     import math
-
-    from playwright.sync_api import sync_playwright
 
     title, d, base = "Sinusoidal heatmap", 64, 1000.0
 
@@ -444,39 +433,34 @@ def test_the_zoom_window_moves_in_the_browser_and_the_link_follows_the_release(s
         return f"{fn(p * base ** (-2 * j / d)):.6f}".replace("-", "−")
 
     query = f"seq_len=300&d_model={d}&base=1000&layout_sin=concatenated&zoom_p0=10&zoom_d0=4&zoom_np=40&zoom_nd=24"
-    with sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        page = open_drawn(browser, f"{server.base_url}/Sinusoidal_heatmap?{query}", title)
-        chart = page.locator("[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]").first
-        chart.scroll_into_view_if_needed()
-        p_in, d_in = (chart.locator(f'input[name="{key}_{key}"]') for key in ("zoom_p0", "zoom_d0"))
-        assert (p_in.input_value(), d_in.input_value()) == ("10", "4")
-        before = tooltip(page, chart, 0.5, 0.6)
-        assert before["PE(p, i)"] == exact(before) and 10 <= int(before["position p"]) < 50
-        chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
-        page.evaluate(COUNT_RUNS_JS)
-        steps = 40
-        hold_and_drag_a_tenth(page, p_in, steps)  # about 30 positions
-        during = page.evaluate("window.__runs")
-        moved = int(p_in.input_value())
-        page.mouse.up()
-        assert moved > 20
-        assert during <= steps // 8, f"{during} server runs during one drag"
-        page.wait_for_function(
-            f"() => new URLSearchParams(location.search).get('zoom_p0') === '{moved}'", timeout=15_000
-        )
-        wait_idle(page, title=title)
-        assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the zoom chart was rebuilt"
-        assert page.evaluate("window.__runs") - during <= 2  # the release (and at most one late pause)
-        after = tooltip(page, chart, 0.5, 0.6)  # the same cell of the grid: the window moved under it
-        assert int(after["position p"]) == int(before["position p"]) + moved - 10
-        assert after["dimension i"] == before["dimension i"] and after["PE(p, i)"] == exact(after)
-        share = page.locator("[data-testid=stMarkdown]", has_text="Link to this view").first.inner_text()
-        assert f"zoom_p0={moved}" in share  # the footer's link, drawn by the rerun, holds it too
-        again = open_drawn(browser, page.url, title)
-        live_again = again.locator("[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]").first
-        live_again.scroll_into_view_if_needed()
-        assert live_again.locator('input[name="zoom_p0_zoom_p0"]').input_value() == str(moved)
-        cell = tooltip(again, live_again, 0.5, 0.6)  # the same cell, give or take a row of a few pixels
-        assert abs(int(cell["position p"]) - int(after["position p"])) <= 1 and cell["PE(p, i)"] == exact(cell)
-        browser.close()
+    page = open_drawn(browser, f"{server.base_url}/Sinusoidal_heatmap?{query}", title)
+    chart = page.locator("[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]").first
+    chart.scroll_into_view_if_needed()
+    p_in, d_in = (chart.locator(f'input[name="{key}_{key}"]') for key in ("zoom_p0", "zoom_d0"))
+    assert (p_in.input_value(), d_in.input_value()) == ("10", "4")
+    before = tooltip(page, chart, 0.5, 0.6)
+    assert before["PE(p, i)"] == exact(before) and 10 <= int(before["position p"]) < 50
+    chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
+    page.evaluate(COUNT_RUNS_JS)
+    steps = 40
+    hold_and_drag_a_tenth(page, p_in, steps)  # about 30 positions
+    during = page.evaluate("window.__runs")
+    moved = int(p_in.input_value())
+    page.mouse.up()
+    assert moved > 20
+    assert during <= steps // 8, f"{during} server runs during one drag"
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('zoom_p0') === '{moved}'", timeout=15_000)
+    wait_idle(page, title=title)
+    assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the zoom chart was rebuilt"
+    assert page.evaluate("window.__runs") - during <= 2  # the release (and at most one late pause)
+    after = tooltip(page, chart, 0.5, 0.6)  # the same cell of the grid: the window moved under it
+    assert int(after["position p"]) == int(before["position p"]) + moved - 10
+    assert after["dimension i"] == before["dimension i"] and after["PE(p, i)"] == exact(after)
+    share = page.locator("[data-testid=stMarkdown]", has_text="Link to this view").first.inner_text()
+    assert f"zoom_p0={moved}" in share  # the footer's link, drawn by the rerun, holds it too
+    again = open_drawn(browser, page.url, title)
+    live_again = again.locator("[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]").first
+    live_again.scroll_into_view_if_needed()
+    assert live_again.locator('input[name="zoom_p0_zoom_p0"]').input_value() == str(moved)
+    cell = tooltip(again, live_again, 0.5, 0.6)  # the same cell, give or take a row of a few pixels
+    assert abs(int(cell["position p"]) - int(after["position p"])) <= 1 and cell["PE(p, i)"] == exact(cell)

@@ -105,12 +105,28 @@ def shots(tmp_path_factory) -> Path:
     return Path(os.environ.get("E2E_SCREENSHOT_DIR") or tmp_path_factory.mktemp("layout"))
 
 
-def open_page(browser, server, page, query: dict | None = None, *, viewport=PHONE, scheme="light"):
-    context = browser.new_context(viewport=viewport, color_scheme=scheme)
+@pytest.fixture(scope="module")
+def tab(browser):
+    """The module's one browser tab. Every test opens its page in it (a new Streamlit session each
+    time): in one context Streamlit's bundle comes from the browser's cache, about a second less per
+    page load than a new context on 2 cores (`leave` ends the session after each test)."""
+    context = browser.new_context()
     context.set_default_timeout(60_000)
-    tab = context.new_page()
+    yield context.new_page()
+    context.close()
+
+
+def open_page(tab, server, page, query: dict | None = None, *, viewport=PHONE, scheme="light"):
+    """Open `page` in `tab` at `viewport`, with the system colour scheme `scheme` set before it loads."""
+    tab.set_viewport_size(viewport)
+    tab.emulate_media(color_scheme=scheme)
     goto(tab, server, page, query)
-    return context, tab
+    return tab
+
+
+def leave(tab) -> None:
+    """End the page's Streamlit session (as closing the browser tab does)."""
+    tab.goto("about:blank")
 
 
 def goto(tab, server, page, query: dict | None = None) -> None:
@@ -215,7 +231,7 @@ def first_screen_problems(tab, selector: str | None, where: str) -> list[str]:
 
 @pytest.mark.parametrize("page", CHECKED, ids=[p.slug for p in CHECKED])
 @pytest.mark.parametrize("group", list(GROUPS))
-def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots, group, page):
+def test_every_page_and_tab_fits_and_no_chart_text_is_cut(tab, server, shots, group, page):
     """One page load per colour scheme (the system setting the browser reports when the page opens),
     checked the way a user meets it:
 
@@ -253,7 +269,7 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots
                 tab.screenshot(path=str(shots / name))
 
     for scheme in ("dark", "light"):
-        context, tab = open_page(browser, server, page, query, viewport=viewports[0], scheme=scheme)
+        open_page(tab, server, page, query, viewport=viewports[0], scheme=scheme)
         try:
             where = f"{page.slug} {group} {scheme}"
             if scheme == "dark":
@@ -270,16 +286,16 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(browser, server, shots
                 open_tab(tab, page, key, option)
                 check_each_viewport(tab, f"{key}={option}", scheme, viewports[:1])
         finally:
-            context.close()
+            leave(tab)
     assert not problems, "\n".join(problems)
 
 
-def test_every_tour_step_opens_with_its_narration_and_its_point_in_view(browser, server):
+def test_every_tour_step_opens_with_its_narration_and_its_point_in_view(tab, server):
     """1280 × 720, ?present=1, from step 1 through the last by PageDown (what a presenter's clicker
     sends), each step: the narration panel (saying "step N of M") whole in the first screen, and the
     step's key chart or control there too: the page's main chart, or a control the step sets."""
     problems = []
-    context, tab = open_page(browser, server, TOUR[0].page, {"step": "1", "present": "1"}, viewport=PROJECTOR)
+    open_page(tab, server, TOUR[0].page, {"step": "1", "present": "1"}, viewport=PROJECTOR)
     try:
         for n, step in enumerate(TOUR, start=1):
             if n > 1:  # the presenter's clicker: PageDown is Next, on the same page or on to the next
@@ -299,7 +315,7 @@ def test_every_tour_step_opens_with_its_narration_and_its_point_in_view(browser,
             if not (chart or control):
                 problems.append(f"step {n} ({step.page.slug}): neither its chart nor its controls in view {where}")
     finally:
-        context.close()
+        leave(tab)
     assert not problems, "\n".join(problems)
 
 
@@ -314,9 +330,9 @@ def other_page_step() -> int:
 
 
 @pytest.mark.parametrize("which", ["same page", "next page"])
-def test_stepping_the_tour_from_a_scrolled_page_brings_the_narration_into_view(browser, server, which):
+def test_stepping_the_tour_from_a_scrolled_page_brings_the_narration_into_view(tab, server, which):
     n = same_page_step() if which == "same page" else other_page_step()
-    context, tab = open_page(browser, server, TOUR[n - 1].page, {"step": str(n), "present": "1"}, viewport=PROJECTOR)
+    open_page(tab, server, TOUR[n - 1].page, {"step": str(n), "present": "1"}, viewport=PROJECTOR)
     try:
         tab.mouse.move(PROJECTOR["width"] // 2, PROJECTOR["height"] // 2)
         tab.mouse.wheel(0, 3000)  # the user scrolls down (a scroll the page made itself is undone)
@@ -333,7 +349,7 @@ def test_stepping_the_tour_from_a_scrolled_page_brings_the_narration_into_view(b
         box = tab.locator(".st-key-tour_panel").bounding_box()
         assert box is not None and 0 <= box["y"] < PROJECTOR["height"], box
     finally:
-        context.close()
+        leave(tab)
 
 
 def test_the_tab_parameters_exist():
@@ -379,10 +395,10 @@ def overlaps(boxes: list[dict], slack: float = 1.0) -> list[tuple[str, str]]:
     ],
     ids=["phone-long", "1920-present-long", "phone-24-longest", "1280-present-default"],
 )
-def test_the_shuffle_diagrams_words_never_overlap(browser, server, shots, viewport, present, sentence):
+def test_the_shuffle_diagrams_words_never_overlap(tab, server, shots, viewport, present, sentence):
     home = next(p for p in CHECKED if p.slug == "home")
     query = {"sentence": sentence, **({"present": "1"} if present else {})}
-    context, tab = open_page(browser, server, home, query, viewport=viewport)
+    open_page(tab, server, home, query, viewport=viewport)
     try:
         boxes = tab.evaluate(WORD_BOXES_JS)
         words = sentence.split()
@@ -394,16 +410,16 @@ def test_the_shuffle_diagrams_words_never_overlap(browser, server, shots, viewpo
             path=str(shots / f"shuffle_{viewport['width']}_{len(words)}.png")
         )
     finally:
-        context.close()
+        leave(tab)
 
 
-def test_the_clock_controls_sit_above_the_clocks_and_step_p_by_one_in_the_browser(browser, server):
+def test_the_clock_controls_sit_above_the_clocks_and_step_p_by_one_in_the_browser(tab, server):
     """Clock hands at 1280 × 720, ?present=1: the in-chart controls (play, position slider, the exact-p
     box, speed) are right above the clocks and in the first screen, larger than Streamlit's default
     (presentation mode's rem); the box's up arrow moves p by exactly one, the slider with it, and the
     link follows in one server run (the slider is the URL's p)."""
     clocks = next(p for p in CHECKED if p.slug == "clocks")
-    context, tab = open_page(browser, server, clocks, {"present": "1", "m": "5"}, viewport=PROJECTOR)
+    open_page(tab, server, clocks, {"present": "1", "m": "5"}, viewport=PROJECTOR)
     try:
         where = tab.evaluate(
             """() => {
@@ -435,7 +451,7 @@ def test_the_clock_controls_sit_above_the_clocks_and_step_p_by_one_in_the_browse
         tab.wait_for_timeout(1000)
         assert tab.evaluate("() => window.__runs") == 1
     finally:
-        context.close()
+        leave(tab)
 
 
 #: An iPhone's Safari: what `explorer.mode.on_a_phone` recognises ("Mobi").
