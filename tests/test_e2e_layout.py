@@ -4,7 +4,7 @@ chart) in the first screen, the tour brings its narration back into view, and ax
 serious or critical problem in the app's own content.
 
 Viewports: 360 × 780 and 390 × 844 phones, 1280 × 720 and 1920 × 1080 with ?present=1, light and dark.
-Screenshots of the phone and projector views go to $E2E_SCREENSHOT_DIR (default: pytest's tmp_path).
+Screenshots of the phone and projector views go to $E2E_SCREENSHOT_DIR, when it is set (none otherwise).
 """
 
 from __future__ import annotations
@@ -101,8 +101,10 @@ def server(browser):
 
 
 @pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    return Path(os.environ.get("E2E_SCREENSHOT_DIR") or tmp_path_factory.mktemp("layout"))
+def shots() -> Path | None:
+    """Where screenshots go: $E2E_SCREENSHOT_DIR, or nowhere (a screenshot is for a person to look at)."""
+    where = os.environ.get("E2E_SCREENSHOT_DIR")
+    return Path(where) if where else None
 
 
 @pytest.fixture(scope="module")
@@ -264,7 +266,7 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(tab, server, shots, gr
             shown = exceptions(tab)
             if shown:
                 problems.append(f"{where}: exception {shown[:1]}")
-            if shoot:
+            if shoot and shots:
                 name = f"{page.slug}_{viewport['width']}_{scheme}{'_present' if present else ''}.png"
                 tab.screenshot(path=str(shots / name))
 
@@ -406,9 +408,10 @@ def test_the_shuffle_diagrams_words_never_overlap(tab, server, shots, viewport, 
         assert not overlaps(boxes), overlaps(boxes)[:5]
         chart = tab.locator("[data-testid=stVegaLiteChart]").first.bounding_box()
         assert all(chart["x"] - 1 <= b["left"] and b["right"] <= chart["x"] + chart["width"] + 1 for b in boxes)
-        tab.locator("[data-testid=stVegaLiteChart]").first.screenshot(
-            path=str(shots / f"shuffle_{viewport['width']}_{len(words)}.png")
-        )
+        if shots:
+            tab.locator("[data-testid=stVegaLiteChart]").first.screenshot(
+                path=str(shots / f"shuffle_{viewport['width']}_{len(words)}.png")
+            )
     finally:
         leave(tab)
 
@@ -480,6 +483,7 @@ def test_on_a_phone_the_vision_heatmaps_stack_at_a_readable_size(browser, server
         assert size["drawn"] >= 0.8 * size["natural"], size
         overflow = tab.evaluate(OVERFLOW_JS)
         assert not (overflow["page"] or overflow["main"] or overflow["wide"]), overflow
-        tab.locator('[class*="st-key-vis_live_"]').first.screenshot(path=str(shots / "vision_phone_agent.png"))
+        if shots:
+            tab.locator('[class*="st-key-vis_live_"]').first.screenshot(path=str(shots / "vision_phone_agent.png"))
     finally:
         context.close()
