@@ -1,5 +1,6 @@
 """Shared pytest setup. Keep this minimal: page/AppTest fixtures belong in their own files."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -20,21 +21,31 @@ def rng():
 
 @pytest.fixture(scope="session", autouse=True)
 def _real_model_disk_cache():
-    """Write the real model's disk cache once, before any test or test server needs the model: the first load
-    reads the GGUF file (≈ 20 s, more on a busy machine), later loads read the cache (≈ 3 s). In a subprocess,
-    so this process does not hold the model's memory. Nothing to do where the model is not installed."""
+    """Write the real model's disk cache once, early: the first load reads the GGUF file (≈ 20 s, more on a
+    busy machine), later loads read the cache (≈ 3 s). In a background subprocess, so this process does not
+    hold the model's memory and its tests start at once; a test (or test server) that needs the model before
+    the cache is written reads the file itself (slower, the same numbers; the cache is written atomically).
+    Nothing to do where the model is not installed."""
     from posenc import realmodel
 
     ok, _ = realmodel.available()
-    if not ok:
+    if not ok or (realmodel.cache_dir() / "stamp.json").is_file():
+        yield
         return
-    import fcntl
     import subprocess
 
-    # pytest-xdist runs this in every worker: the first takes the lock and writes, the others wait and find it written.
+    # pytest-xdist runs this in every worker: the first subprocess takes the lock and writes, the others wait
+    # for it there (not here) and find it written.
     realmodel.cache_dir().parent.mkdir(parents=True, exist_ok=True)
-    with open(realmodel.cache_dir().parent / ".posenc-test-cache.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (realmodel.cache_dir() / "stamp.json").is_file():
-            code = "from posenc import realmodel; realmodel.load()"
-            subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, timeout=600)
+    lock = realmodel.cache_dir().parent / ".posenc-test-cache.lock"
+    code = (
+        "import fcntl, sys\nfrom posenc import realmodel\n"
+        "lock = open(sys.argv[1], 'w')\nfcntl.flock(lock, fcntl.LOCK_EX)\n"
+        "if not (realmodel.cache_dir() / 'stamp.json').is_file():\n    realmodel.load()\n"
+    )
+    with open(lock.with_suffix(f".{os.getpid()}.log"), "w") as log:
+        build = subprocess.Popen([sys.executable, "-c", code, str(lock)], cwd=ROOT, stdout=log, stderr=log)
+        yield
+        returncode = build.wait(timeout=600)
+    if returncode != 0:
+        raise RuntimeError(f"building the real model's cache failed ({returncode}): see {log.name}")

@@ -136,7 +136,7 @@ def goto(tab, server, page, query: dict | None = None) -> None:
     tab.goto(server.url(page.script, query))
     wait_idle(tab, title=page.title)
     wait_charts_drawn(tab)
-    tab.wait_for_timeout(400)
+    tab.wait_for_timeout(300)
 
 
 def in_first_screen(top, height: float, visible: float = 0) -> bool:
@@ -164,7 +164,7 @@ def open_tab(tab, page, key: str, option: str) -> None:
     tab.wait_for_url(f"**{key}=**")
     wait_idle(tab, title=page.title)
     wait_charts_drawn(tab)
-    tab.wait_for_timeout(400)
+    tab.wait_for_timeout(300)
     selected = tab.locator("[role=tab][aria-selected=true]").all_inner_texts()
     assert option in selected, f"{page.slug}: clicked the tab {option!r}, the open tabs are {selected}"
 
@@ -180,7 +180,7 @@ DARK_JS = """() => {
 }"""
 
 
-def wait_layout_settled(tab, title: str, rounds: int = 3, pause_ms: int = 150) -> None:
+def wait_layout_settled(tab, title: str, rounds: int = 3, pause_ms: int = 120) -> None:
     """After a resize or a theme switch: wait until the charts' boxes have stopped changing (the same
     for `rounds` looks `pause_ms` apart) and the app is idle (a resize can rerun a page)."""
     last, same = None, 0
@@ -305,7 +305,7 @@ def test_every_tour_step_opens_with_its_narration_and_its_point_in_view(tab, ser
                 tab.wait_for_url(re.compile(rf".*[?&]step={step.id}(&|$).*"), timeout=60_000)
                 wait_idle(tab, title=step.page.title)
                 wait_charts_drawn(tab)
-                tab.wait_for_timeout(400)
+                tab.wait_for_timeout(300)
             where = tab.evaluate(FIRST_SCREEN_JS, {"keys": [str(k) for k in step.params]})
             panel = where["panel"]
             if panel is None or not (0 <= panel["top"] and panel["bottom"] <= where["height"]):

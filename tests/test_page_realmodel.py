@@ -20,10 +20,6 @@ OK, WHY = realmodel.available()
 needs_model = pytest.mark.skipif(not OK, reason=WHY)
 
 
-#: One worker holds the model (loaded once per process, 1.2 GB) for every test that needs it.
-pytestmark = pytest.mark.xdist_group("real_model")
-
-
 def run(**query):
     return run_page(PAGE, timeout=300, **query)
 

@@ -16,9 +16,6 @@ import pytest
 from posenc import realmodel
 from posenc.realmodel import MODEL, parse_method
 
-#: One worker holds the model (loaded once per process, 1.2 GB) for every test that needs it.
-pytestmark = pytest.mark.xdist_group("real_model")
-
 OK, WHY = realmodel.available()
 if not OK:
     if os.environ.get("REQUIRE_MODEL") == "1":
