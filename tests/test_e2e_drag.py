@@ -54,10 +54,11 @@ RUNS_AND_PAUSES_JS = """() => { const t = [...window.__inputs, performance.now()
   return [window.__runs, t.slice(1).filter((x, i) => x - t[i] > 150).length]; }"""
 
 
-def hold_and_drag_a_tenth(page, slider, steps: int) -> None:
+def hold_and_drag_a_tenth(page, slider, steps: int) -> tuple[int, int]:
     """Press the mouse on an in-chart range input's left end and move it over a tenth of the track
-    in `steps` moves 25 ms apart, like a hand; the button stays down (the caller releases it). The
-    input's events are timed (INPUT_CLOCK_JS)."""
+    in `steps` moves 25 ms apart, like a hand; the button stays down (the caller releases it).
+    Returns (server runs during the drag, pauses over 150 ms in it): RUNS_AND_PAUSES_JS."""
+    page.evaluate(COUNT_RUNS_JS)
     slider.evaluate(INPUT_CLOCK_JS)
     box = slider.bounding_box()
     y = box["y"] + box["height"] / 2
@@ -66,6 +67,7 @@ def hold_and_drag_a_tenth(page, slider, steps: int) -> None:
     for i in range(1, steps + 1):
         page.mouse.move(box["x"] + box["width"] * i / (10 * steps), y)
         page.wait_for_timeout(25)
+    return page.evaluate(RUNS_AND_PAUSES_JS)
 
 
 def open_drawn(browser, url: str, title: str):
@@ -199,10 +201,8 @@ def test_the_rope_live_plane_moves_in_the_browser_and_the_link_follows_the_relea
     assert m_in.input_value() == "6"
     assert live_readout(page)["⟨R_m q, R_n k⟩"] == score(6, 13)
     chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
-    page.evaluate(COUNT_RUNS_JS)
     steps = 40
-    hold_and_drag_a_tenth(page, m_in, steps)  # about 820 positions
-    during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+    during, pauses = hold_and_drag_a_tenth(page, m_in, steps)  # about 820 positions
     moved = int(m_in.input_value())
     shown = live_readout(page)
     page.mouse.up()
@@ -271,10 +271,8 @@ def test_the_invariance_shift_moves_the_shift_test_in_the_browser_and_the_link_f
         expected(40)[k] for k in ("headline", "labels", "mark")
     )
     chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
-    page.evaluate(COUNT_RUNS_JS)
     steps = 40
-    hold_and_drag_a_tenth(page, t_in, steps)  # about 50 of the 500 values
-    during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+    during, pauses = hold_and_drag_a_tenth(page, t_in, steps)  # about 50 of the 500 values
     moved = int(t_in.input_value())
     held = shown(page)
     page.mouse.up()
@@ -311,10 +309,8 @@ def test_the_clock_p_is_the_charts_own_slider_and_the_link_follows_a_drag_and_a_
     assert p_in.input_value() == "6" and readout(page) == "position p = 6.00"
     assert page.get_by_text("The numbers at p = 6", exact=True).count() == 1
     chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
-    page.evaluate(COUNT_RUNS_JS)
     steps = 40
-    hold_and_drag_a_tenth(page, p_in, steps)
-    during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+    during, pauses = hold_and_drag_a_tenth(page, p_in, steps)
     moved = int(p_in.input_value())
     shown = readout(page)
     page.mouse.up()
@@ -456,10 +452,8 @@ def test_the_zoom_window_moves_in_the_browser_and_the_link_follows_the_release(b
     before = tooltip(page, chart, 0.5, 0.6)
     assert before["PE(p, i)"] == exact(before) and 10 <= int(before["position p"]) < 50
     chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
-    page.evaluate(COUNT_RUNS_JS)
     steps = 40
-    hold_and_drag_a_tenth(page, p_in, steps)  # about 30 positions
-    during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+    during, pauses = hold_and_drag_a_tenth(page, p_in, steps)  # about 30 positions
     moved = int(p_in.input_value())
     page.mouse.up()
     assert moved > 20
