@@ -49,3 +49,4 @@ def _real_model_disk_cache():
         returncode = build.wait(timeout=600)
     if returncode != 0:
         raise RuntimeError(f"building the real model's cache failed ({returncode}): see {log.name}")
+    Path(log.name).unlink()

@@ -231,7 +231,8 @@ def test_cold_deep_link(info, fresh_server, warm_server, new_page):
 @pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
 def test_defaults_then_the_warm_deep_link(info, warm_server, new_page):
     """On the warm server (app.py has run in another session): the page at its defaults (no
-    exception, no notice, no parameter written, every chart drawn; the full-page screenshot saved),
+    exception, no notice, no parameter written, every chart drawn; with $E2E_SCREENSHOT_DIR set, the
+    full-page screenshot saved there),
     then, in the same tab, the page's deep link with every check of the cold one."""
     link = require_page(info)
     assert link is not None, f"no deep link for {info.script}: declare one in its page's declaration (explorer/site/)"
