@@ -22,10 +22,13 @@ Pure Python (threading), no Streamlit: the page drives it.
 from __future__ import annotations
 
 import itertools
+import math
+import os
+import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -217,5 +220,27 @@ def _connected(runtime_id: str) -> bool | None:
     return compat.session_is_connected(runtime_id)  # Streamlit's runtime, imported only when asked
 
 
+#: How long a closed session's job is kept, in seconds: 15, or $POSENC_LAB_SESSION_TIMEOUT
+#: (a number from 1 to 600; anything else is reported on stderr and the default is used).
+SESSION_TIMEOUT_ENV = "POSENC_LAB_SESSION_TIMEOUT"
+
+
+def session_timeout(environ: Mapping[str, str] = os.environ, default: float = 15.0) -> float:
+    raw = environ.get(SESSION_TIMEOUT_ENV)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 1 <= value <= 600:  # NaN fails too
+        print(
+            f"{SESSION_TIMEOUT_ENV} must be a number of seconds from 1 to 600, got {raw!r}; using {default:g}",
+            file=sys.stderr,
+        )
+        return default
+    return value
+
+
 #: The process's queue (module state lives as long as the server process).
-QUEUE = JobQueue(alive=_connected)
+QUEUE = JobQueue(alive=_connected, timeout=session_timeout())

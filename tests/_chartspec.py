@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import functools
 import io
 import json
 import math
@@ -145,11 +146,9 @@ class _JsPlus(ast.NodeTransformer):
         return node
 
 
-def vega_value(expr: str, datum: dict, selections: dict[str, Any]) -> Any:
-    """A Vega expression of the small arithmetic subset the charts compute in the browser (numbers,
-    + − * / %, comparisons, && ||, floor, toNumber, ``datum.field``, a point selection's value
-    ``name.name``), evaluated here in Python with the selections at `selections` ({name: value}).
-    Anything outside that subset raises. (``%`` agrees with JavaScript's for operands >= 0.)"""
+@functools.lru_cache(maxsize=256)
+def _compiled(expr: str) -> Any:
+    """`expr` checked against the tested subset and compiled once (a transform is evaluated per row)."""
     source = expr.replace("&&", " and ").replace("||", " or ")
     tree = ast.parse(source, mode="eval")
     for node in ast.walk(tree):
@@ -157,10 +156,18 @@ def vega_value(expr: str, datum: dict, selections: dict[str, Any]) -> Any:
             raise ValueError(f"not in the tested subset of Vega expressions: {ast.dump(node)} in {expr!r}")
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _EXPR_FUNCTIONS):
             raise ValueError(f"unknown function in {expr!r}")
-    tree = ast.fix_missing_locations(_JsPlus().visit(tree))
+    return compile(ast.fix_missing_locations(_JsPlus().visit(tree)), "<vega>", "eval")
+
+
+def vega_value(expr: str, datum: dict, selections: dict[str, Any]) -> Any:
+    """A Vega expression of the small arithmetic subset the charts compute in the browser (numbers,
+    + − * / %, comparisons, && ||, floor, toNumber, ``datum.field``, a point selection's value
+    ``name.name``), evaluated here in Python with the selections at `selections` ({name: value}).
+    Anything outside that subset raises. (``%`` agrees with JavaScript's for operands >= 0.)"""
+    code = _compiled(expr)
     names = {name: SimpleNamespace(**{name: value}) for name, value in selections.items()}
     return eval(
-        compile(tree, "<vega>", "eval"),
+        code,
         {"__builtins__": {}},
         {**_EXPR_FUNCTIONS, **names, "_js_plus": _js_plus, "datum": SimpleNamespace(**datum)},
     )

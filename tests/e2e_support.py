@@ -89,8 +89,11 @@ class StreamlitServer:
     (unless E2E_KEEP_LOGS is set).
     """
 
-    def __init__(self, script: str = "app.py", *, port: int | None = None, cwd: Path = ROOT):
+    def __init__(
+        self, script: str = "app.py", *, port: int | None = None, cwd: Path = ROOT, env: dict[str, str] | None = None
+    ):
         self.script = script
+        self.env = env or {}
         self.port = port or free_port()
         self.cwd = Path(cwd)
         self.proc: subprocess.Popen | None = None
@@ -100,7 +103,7 @@ class StreamlitServer:
 
     # lifecycle
     def start(self) -> StreamlitServer:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **self.env)
         self.started_at = time.perf_counter()
         self.proc = subprocess.Popen(
             [

@@ -7,13 +7,17 @@ from __future__ import annotations
 import pytest
 from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_idle
 
+from explorer.jobs import SESSION_TIMEOUT_ENV
+
+TIMEOUT = 3
 QUERY = "lab_view=Train&lab_encs=rope&lab_steps=150&lab_tlen=16&lab_width=32&lab_seed=1"
 
 
 @pytest.fixture(scope="module")
 def server():
     require_browser()
-    with StreamlitServer() as s:
+    # a closed tab's job is cancelled after 3 s here (the default is 15 s: explorer.jobs.session_timeout)
+    with StreamlitServer(env={SESSION_TIMEOUT_ENV: str(TIMEOUT)}) as s:
         yield s
 
 
@@ -45,7 +49,8 @@ def test_a_live_training_run_shows_progress_then_its_result(server):
 
 def test_a_closed_session_frees_the_slot_and_a_waiting_one_runs(server):
     """A (long job) closes its browser tab mid-training: the runtime stops reporting its session as
-    connected, so after the queue's timeout (15 s) its job is cancelled and B's waiting job runs."""
+    connected, so after the queue's timeout (TIMEOUT) its job is cancelled and B's waiting job runs; B's
+    page says how long a closed tab keeps its job."""
     from playwright.sync_api import sync_playwright
 
     long_query = "lab_view=Train&lab_encs=all%20five&lab_steps=600&lab_tlen=128&lab_width=128&lab_seed=9"
@@ -60,6 +65,7 @@ def test_a_closed_session_frees_the_slot_and_a_waiting_one_runs(server):
         b = browser.new_page(viewport={"width": 1280, "height": 900})
         b.goto(f"{server.base_url}/Extrapolation_lab?{short_query}")
         wait_idle(b, title="Extrapolation lab")
+        assert b.get_by_text(f"stops within {TIMEOUT} s of closing the browser tab").first.is_visible()
         b.get_by_role("button", name="Train").click()
         b.get_by_text("job(s) ahead of it").first.wait_for(timeout=60_000)  # A's job holds the slot
         a.close()  # the session ends: no heartbeat, no connection

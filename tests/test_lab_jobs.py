@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from explorer import jobs
 from explorer.jobs import JobQueue
 
 
@@ -132,3 +133,13 @@ def test_unknown_liveness_and_a_broken_probe_fall_back_to_heartbeats():
         assert a.state == "running"
         assert wait_for(lambda a=a: a.state == "cancelled", timeout=3)  # heartbeats stop -> cancelled
     assert q.touch("nobody") is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "want"), [(None, 15.0), ("3", 3.0), ("2.5", 2.5), ("0", 15.0), ("601", 15.0), ("nan", 15.0), ("abc", 15.0)]
+)
+def test_the_session_timeout_from_the_environment(raw, want, capsys):
+    environ = {} if raw is None else {jobs.SESSION_TIMEOUT_ENV: raw}
+    assert jobs.session_timeout(environ) == want
+    said = capsys.readouterr().err
+    assert (jobs.SESSION_TIMEOUT_ENV in said and repr(raw) in said) == (raw is not None and want == 15.0)

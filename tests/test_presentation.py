@@ -10,16 +10,12 @@ from __future__ import annotations
 import copy
 import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
+import urllib.parse
 from pathlib import Path
 
 import pytest
 from _apptest import run_page
+from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
 from streamlit.testing.v1 import AppTest
 
 from explorer import assets, links
@@ -28,6 +24,8 @@ from explorer.manifest import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 TITLES = {p.script: p.title for p in PAGES}
+#: Each page's title by its address's path (the home page: the server's root).
+TITLE_AT = {p.url_path: p.title for p in PAGES}
 
 
 # ------------------------------------------------------------------------------ pure: charts
@@ -195,39 +193,11 @@ def test_every_page_states_its_link():
 
 
 # ----------------------------------------------------------------------------- browser
-def _chromium() -> str | None:
-    path = shutil.which("chromium") or "/usr/bin/chromium"
-    return path if os.path.exists(path) else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("the streamlit server did not start")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    require_browser()
+    with StreamlitServer() as s:
+        yield s.base_url
 
 
 @pytest.fixture
@@ -235,21 +205,6 @@ def shots(tmp_path) -> Path:
     path = Path(os.environ.get("SCREENSHOT_DIR") or tmp_path)
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-needs_browser = pytest.mark.skipif(
-    _chromium() is None and not os.environ.get("REQUIRE_BROWSER"), reason="needs Chromium"
-)
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 
 
 #: Charts (their SVG) that reach past their column, or into a neighbour in the same row:
@@ -277,18 +232,22 @@ SPILLS_JS = """() => {
 }"""
 
 
-def _settle(page) -> None:
-    page.wait_for_timeout(400)
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=90_000)
-    page.wait_for_timeout(800)
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=90_000)
+def _settle(page, url: str | None = None) -> None:
+    """The run a load or an interaction started is over, with the page's title shown, and its charts
+    are drawn (`url`: a pattern the address must match first, so a run that has not started yet is not
+    taken for one that ended)."""
+    if url is not None:
+        page.wait_for_url(re.compile(url), timeout=60_000)
+    path = urllib.parse.urlsplit(page.url).path.rstrip("/").rsplit("/", 1)[-1]
+    wait_idle(page, title=TITLE_AT[path])
+    wait_charts_drawn(page)
 
 
-@needs_browser
 def test_in_the_browser(server, shots):
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=_chromium(), args=ARGS)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
         try:
             context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
             context.set_default_timeout(60_000)
@@ -305,12 +264,10 @@ def test_in_the_browser(server, shots):
             assert expand.is_visible()
             page.screenshot(path=str(shots / "presentation_rope.png"))
             expand.click()
-            page.wait_for_timeout(600)
-            assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()
+            page.locator("[data-testid=stSidebar] input[type=range]").first.wait_for(state="visible")
             page.locator(".st-key-j input[type=range]").focus()  # pair index j (main area)
             page.keyboard.press("ArrowRight")
-            _settle(page)
-            assert "j=1" in page.url
+            _settle(page, r"[?&]j=1(&|$)")
             assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()  # stays open
             # Larger presentation charts next to the open sidebar: nothing spills over a neighbour
             # (the plane moves above its metric cards), on both tabs and on the other pages with
@@ -329,9 +286,10 @@ def test_in_the_browser(server, shots):
                 _settle(page)
                 if page.locator("[data-testid=stExpandSidebarButton]").is_visible():
                     page.locator("[data-testid=stExpandSidebarButton]").click()
+                    page.locator("[data-testid=stSidebar] input[type=range]").first.wait_for(state="visible")
                     _settle(page)
                 page.wait_for_selector("[data-testid=stVegaLiteChart] > svg", timeout=60_000)
-                page.wait_for_timeout(800)
+                page.wait_for_timeout(300)  # the sidebar's slide (0.3 s) is over: columns at their width
                 assert page.evaluate(SPILLS_JS) == [], url
 
             # Every chart: PNG from Streamlit's toolbar, SVG from ours (image heatmaps included).
@@ -359,12 +317,12 @@ def test_in_the_browser(server, shots):
             select = page.locator("[data-testid=stSidebar] [data-testid=stSelectbox]").filter(has_text="Real model")
             select.click()
             page.get_by_role("option", name="DeepSeek-V3", exact=True).click()  # the select lists model names
-            _settle(page)
-            assert "model=DeepSeek-V3" in page.url and "layout_rope=interleaved" in page.url
+            _settle(page, r"[?&]model=DeepSeek-V3(&|$)")
+            assert "layout_rope=interleaved" in page.url
             page.locator(".st-key-head_dim input[type=range]").focus()  # head dim (main area)
             page.keyboard.press("ArrowRight")
-            _settle(page)
-            assert "model=" not in page.url and "head_dim=66" in page.url
+            _settle(page, r"[?&]head_dim=66(&|$)")
+            assert "model=" not in page.url
             context.close()
 
             # The dark theme (browser preference): the page and its charts are dark, with light text.

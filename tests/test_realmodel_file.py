@@ -165,11 +165,20 @@ def _cli(*args, cwd):
     )
 
 
-def test_cli_ppl_and_norms_contract(ours, tmp_path):
+def _main(*args, cwd, monkeypatch):
+    """The command line's ``main`` in this process: it reuses the model `ours` loaded (one load per
+    process); the entry point itself is run as ``python -m`` by the test below that refuses bad methods."""
+    from posenc.realmodel.__main__ import main
+
+    monkeypatch.chdir(cwd)
+    return main(list(args))
+
+
+def test_cli_ppl_and_norms_contract(ours, tmp_path, monkeypatch):
     text = tmp_path / "t.txt"
     text.write_text(realmodel.default_text("textwrap.py"), encoding="utf-8")
     out = tmp_path / "ppl.json"
-    done = _cli(
+    code = _main(
         "ppl",
         "--text",
         str(text),
@@ -180,8 +189,9 @@ def test_cli_ppl_and_norms_contract(ours, tmp_path):
         "--out",
         str(out),
         cwd=tmp_path,
+        monkeypatch=monkeypatch,
     )
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert code == 0
     data = json.loads(out.read_text())
     ids = ours.tokenize(text.read_text(encoding="utf-8"))
     assert (
@@ -204,8 +214,10 @@ def test_cli_ppl_and_norms_contract(ours, tmp_path):
         assert rope["inv_freq"] == pytest.approx(list(parse_method(method).rope(128)[0]))
         assert rope["attention_factor"] == 1.0
     out = tmp_path / "norms.json"
-    done = _cli("norms", "--text", str(text), "--tokens", "64", "--out", str(out), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
+    code = _main(
+        "norms", "--text", str(text), "--tokens", "64", "--out", str(out), cwd=tmp_path, monkeypatch=monkeypatch
+    )
+    assert code == 0
     data = json.loads(out.read_text())
     n = ours.pair_norms(ids[:64])
     assert np.array(data["q"]).shape == (30, 9, 32) and np.array(data["k"]).shape == (30, 3, 32)
