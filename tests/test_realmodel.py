@@ -3,23 +3,39 @@ hand-written loops as the references. The real GGUF file is tested in tests/test
 
 from __future__ import annotations
 
+import importlib.util
 import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
+from posenc import realmodel
+from posenc.realmodel import MODEL, HeadRules, ModelFacts, head_labels, parse_method, wilson_interval
 
-from transformers import LlamaConfig, LlamaForCausalLM  # noqa: E402
-from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding  # noqa: E402
+if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:
+    pytest.skip("torch and transformers are not installed", allow_module_level=True)
 
-from posenc import realmodel  # noqa: E402
-from posenc.realmodel import MODEL, HeadRules, ModelFacts, head_labels, parse_method, wilson_interval  # noqa: E402
-from posenc.realmodel.model import RealModel  # noqa: E402
+# torch, transformers and posenc.realmodel.model (which imports torch) are imported when this module's
+# first test runs, not when pytest collects it: each worker collects every module, and these imports
+# take about 3 s.
+torch: Any = None
+LlamaConfig: Any = None
+LlamaForCausalLM: Any = None
+LlamaRotaryEmbedding: Any = None
+RealModel: Any = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _imports():
+    global torch, LlamaConfig, LlamaForCausalLM, LlamaRotaryEmbedding, RealModel
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    from posenc.realmodel.model import RealModel
 
 
 # --------------------------------------------------------------------------------------------------

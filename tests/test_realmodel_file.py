@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,7 +23,16 @@ if not OK:
         raise RuntimeError(f"REQUIRE_MODEL=1 but {WHY}")
     pytest.skip(WHY, allow_module_level=True)
 
-import torch  # noqa: E402
+# torch is imported when this module's first test runs, not when pytest collects it (each worker
+# collects every module).
+torch: Any = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _imports():
+    global torch
+    import torch
+
 
 N = 512
 #: Tokens for the comparisons with HF's forward pass (each compares one of ours with one of HF's).
