@@ -16,7 +16,8 @@ Needed for correctness (no public equivalent in Streamlit 1.67)
   (``streamlit.runtime.get_instance()``, undocumented; thread-safe by its docstring): whether a
   session's websocket is still connected, on any page. The lab's training queue (explorer/jobs.py)
   keeps a session's job alive while it is connected, whatever page or tab it shows. Without them:
-  only heartbeats from the lab page keep a job, so a user who reads another page for 15 s loses it.
+  only heartbeats from the lab page keep a job, so a user who reads another page for the queue's
+  timeout (15 s by default) loses it.
 * `set_url_param` - ``QueryParams.remove_param`` / ``set_corrected_value`` (the calls Streamlit
   itself makes to correct a bound widget's URL value) and ``QueryParams._initial_query_params``
   (the snapshot Streamlit seeds widgets from). The public ``st.query_params`` raises for a key

@@ -69,11 +69,15 @@ class Job:
             raise JobCancelled("its session closed")
 
 
+#: Seconds a job outlives its session's last sign of life (connection or heartbeat), by default.
+DEFAULT_TIMEOUT = 15.0
+
+
 class JobQueue:
     def __init__(
         self,
         *,
-        timeout: float = 15.0,
+        timeout: float = DEFAULT_TIMEOUT,
         max_waiting: int = 8,
         max_results: int = 8,
         alive: Callable[[str], bool | None] | None = None,
@@ -220,12 +224,14 @@ def _connected(runtime_id: str) -> bool | None:
     return compat.session_is_connected(runtime_id)  # Streamlit's runtime, imported only when asked
 
 
-#: How long a closed session's job is kept, in seconds: 15, or $POSENC_LAB_SESSION_TIMEOUT
-#: (a number from 1 to 600; anything else is reported on stderr and the default is used).
+#: The environment variable that sets the process queue's ``timeout`` (`session_timeout`).
 SESSION_TIMEOUT_ENV = "POSENC_LAB_SESSION_TIMEOUT"
 
 
-def session_timeout(environ: Mapping[str, str] = os.environ, default: float = 15.0) -> float:
+def session_timeout(environ: Mapping[str, str] = os.environ, default: float = DEFAULT_TIMEOUT) -> float:
+    """Seconds a job outlives its session's last sign of life: $POSENC_LAB_SESSION_TIMEOUT when it is a
+    number from 1 to 600, else `default` (a value outside that is reported on stderr, naming the
+    variable, the rule and the value)."""
     raw = environ.get(SESSION_TIMEOUT_ENV)
     if raw is None:
         return default

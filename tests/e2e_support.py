@@ -84,7 +84,8 @@ def free_port() -> int:
 class StreamlitServer:
     """``python -m streamlit run <script>`` on a free port, cwd = repository root.
 
-    Use as a context manager, or call `start()` / `stop()`. The server's output goes to a
+    Use as a context manager, or call `start()` / `stop()`. `env`: variables added to the server's
+    environment. The server's output goes to a
     temporary log file; `log_tail()` returns its end for error messages; `stop()` deletes it
     (unless E2E_KEEP_LOGS is set).
     """
@@ -103,7 +104,7 @@ class StreamlitServer:
 
     # lifecycle
     def start(self) -> StreamlitServer:
-        env = dict(os.environ, PYTHONUNBUFFERED="1", **self.env)
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
         self.started_at = time.perf_counter()
         self.proc = subprocess.Popen(
             [
@@ -452,6 +453,13 @@ _STATE_LOG_JS = """
 """
 
 
+def watch_runs(page: Any) -> None:
+    """Record the app's run states from now on, so that `wait_rerun_done` waits for a run that starts
+    after this call (before a click or a choice in a select; `press_slider` records from its key press)."""
+    page.evaluate(_STATE_LOG_JS)
+    page.evaluate("() => { window.__benchStates = []; }")
+
+
 def press_slider(page: Any, key: str) -> None:
     """Focus slider `key`'s thumb and press ArrowRight (state changes are logged from here)."""
     page.evaluate(_STATE_LOG_JS)
@@ -460,7 +468,8 @@ def press_slider(page: Any, key: str) -> None:
 
 
 def wait_rerun_done(page: Any, title: str, timeout: float = 60.0) -> None:
-    """After `press_slider`: wait until the rerun it caused has started and finished."""
+    """After `press_slider` (or `watch_runs` and an action): wait until the rerun it caused has started
+    and finished."""
     page.wait_for_function(
         "() => { const s = window.__benchStates; if (!s) return false;"
         " const app = document.querySelector('[data-testid=stApp]');"

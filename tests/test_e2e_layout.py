@@ -231,12 +231,14 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(tab, server, shots, gr
     """One page load per colour scheme (the system setting the browser reports when the page opens),
     checked the way a user meets it:
 
-    * the default view at every viewport of the group in light and at its first (narrowest) in dark,
-      and every other tab at the narrowest, where text is likeliest to be cut or to overflow: no
-      horizontal overflow of the page, the main area or an element; no chart text ending in "…"; no
-      exception. The window is resized from viewport to viewport and the other tabs are opened by
-      clicking them, as a user does (each tab's link is opened by its page's AppTest,
-      tests/test_page_*.py). The geometry does not depend on the theme (the same fonts, sizes, CSS).
+    * the default view at every viewport of the group (phones: 360 px in light, 390 px in dark;
+      projectors: both sizes in light, 1280 x 720 in dark), every other tab at the narrowest, where
+      text is likeliest to be cut or to overflow, and on phones the last tab again after the window
+      has grown to 390 px: no horizontal overflow of the page, the main area or an element; no chart
+      text ending in "…"; no exception. The window is resized from viewport to viewport and the other
+      tabs are opened by clicking them, as a user does (each tab's link is opened by its page's
+      AppTest, tests/test_page_*.py). The geometry does not depend on the theme (the same fonts,
+      sizes, CSS).
     * projectors, both schemes, right after the load at 1280 × 720: presentation mode shows a
       control and the page's main output in the first screen (`first_screen_problems`).
     * axe-core over the page for the (group, scheme) pairs in AXE_RUNS."""
@@ -265,21 +267,31 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(tab, server, shots, gr
                 tab.screenshot(path=str(shots / name))
 
     for scheme in ("dark", "light"):
-        open_page(tab, server, page, query, viewport=viewports[0], scheme=scheme)
+        dark = scheme == "dark"
+        # Phones: dark opens at the wider phone, light at the narrowest (the default view at each width;
+        # the geometry is the same in both themes). Projectors: both at 1280 x 720 (the first screen).
+        opened = viewports[-1] if dark and not present else viewports[0]
+        open_page(tab, server, page, query, viewport=opened, scheme=scheme)
         try:
             where = f"{page.slug} {group} {scheme}"
-            dark = scheme == "dark"
             if dark:
                 assert tab.evaluate(DARK_JS), f"{page.slug}: the app did not open in its dark theme"
             if present:
                 problems += first_screen_problems(tab, selector, where)
             if (group, scheme) in AXE_RUNS:
                 problems += axe_problems(tab, where)
-            # light: the wider viewport, then back to the narrowest for the other tabs; dark: the narrowest
-            check_each_viewport(tab, "defaults", scheme, viewports[:1] if dark else viewports[::-1], shoot=True)
-            for key, option in [] if dark else tab_views(page):
+            if dark:
+                check_each_viewport(tab, "defaults", scheme, [opened], shoot=True)
+                continue
+            # light, projectors: the wider screen, then back to 1280 x 720 for the other tabs
+            check_each_viewport(tab, "defaults", scheme, viewports[::-1] if present else viewports[:1], shoot=True)
+            view = "defaults"
+            for key, option in tab_views(page):
                 open_tab(tab, page, key, option)
-                check_each_viewport(tab, f"{key}={option}", scheme, viewports[:1])
+                view = f"{key}={option}"
+                check_each_viewport(tab, view, scheme, viewports[:1])
+            if not present:  # light, phones: the last view, after turning the phone to the wider width
+                check_each_viewport(tab, view, scheme, viewports[1:])
         finally:
             leave(tab)
     assert not problems, "\n".join(problems)

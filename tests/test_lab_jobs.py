@@ -124,10 +124,10 @@ def test_unknown_liveness_and_a_broken_probe_fall_back_to_heartbeats():
         raise RuntimeError("no runtime")
 
     for alive in (lambda rid: None, broken):
-        q = JobQueue(timeout=1.0, alive=alive)
+        q = JobQueue(timeout=0.5, alive=alive)
         release, started = threading.Event(), []
         a = q.submit("A", "k1", blocking_work(release, started), runtime_id="A")
-        for _ in range(25):  # touch(session): a heartbeat for the session's job, whatever its key (2.5 s > timeout)
+        for _ in range(12):  # touch(session): a heartbeat for the session's job, whatever its key (1.2 s > timeout)
             assert q.touch("A") is a
             time.sleep(0.1)
         assert a.state == "running"
@@ -136,7 +136,18 @@ def test_unknown_liveness_and_a_broken_probe_fall_back_to_heartbeats():
 
 
 @pytest.mark.parametrize(
-    ("raw", "want"), [(None, 15.0), ("3", 3.0), ("2.5", 2.5), ("0", 15.0), ("601", 15.0), ("nan", 15.0), ("abc", 15.0)]
+    ("raw", "want"),
+    [
+        (None, 15.0),
+        ("3", 3.0),
+        ("2.5", 2.5),
+        ("1", 1.0),
+        ("600", 600.0),
+        ("0", 15.0),
+        ("601", 15.0),
+        ("nan", 15.0),
+        ("abc", 15.0),
+    ],
 )
 def test_the_session_timeout_from_the_environment(raw, want, capsys):
     environ = {} if raw is None else {jobs.SESSION_TIMEOUT_ENV: raw}

@@ -7,6 +7,7 @@ Browser screenshots go to $SCREENSHOT_DIR (default: pytest's tmp_path): presenta
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import re
@@ -15,7 +16,17 @@ from pathlib import Path
 
 import pytest
 from _apptest import run_page
-from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
+from e2e_support import (
+    StreamlitServer,
+    launch_chromium,
+    press_slider,
+    require_browser,
+    wait_charts_drawn,
+    wait_idle,
+    wait_rerun_done,
+    watch_runs,
+)
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from streamlit.testing.v1 import AppTest
 
 from explorer import assets, links
@@ -232,15 +243,36 @@ SPILLS_JS = """() => {
 }"""
 
 
-def _settle(page, url: str | None = None) -> None:
-    """The run a load or an interaction started is over, with the page's title shown, and its charts
-    are drawn (`url`: a pattern the address must match first, so a run that has not started yet is not
-    taken for one that ended)."""
-    if url is not None:
-        page.wait_for_url(re.compile(url), timeout=60_000)
-    path = urllib.parse.urlsplit(page.url).path.rstrip("/").rsplit("/", 1)[-1]
-    wait_idle(page, title=TITLE_AT[path])
+def _title(page) -> str:
+    return TITLE_AT[urllib.parse.urlsplit(page.url).path.rstrip("/").rsplit("/", 1)[-1]]
+
+
+def _settle(page) -> None:
+    """After a page load: its run is over, with the page's title shown, and its charts are drawn."""
+    wait_idle(page, title=_title(page))
     wait_charts_drawn(page)
+
+
+def _rerun(page, action) -> None:
+    """Do `action` (a key press or a choice that changes a value) and wait for the whole rerun it causes
+    (a URL-bound widget writes the address bar itself before that run has started)."""
+    watch_runs(page)
+    action()
+    wait_rerun_done(page, _title(page))
+    wait_charts_drawn(page)
+
+
+def _press(page, key: str):
+    """The action: focus the slider `key` and press ArrowRight."""
+    return lambda: press_slider(page, key)
+
+
+def _no_spills(page, where: str) -> None:
+    """No chart reaches past its column or into a neighbour, once the layout has settled (the sidebar
+    slides in over 0.3 s; on a busy machine the columns can take longer to reach their width)."""
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(f"() => ({SPILLS_JS})().length === 0", timeout=5_000, polling=100)
+    assert page.evaluate(SPILLS_JS) == [], where
 
 
 def test_in_the_browser(server, shots):
@@ -265,14 +297,13 @@ def test_in_the_browser(server, shots):
             page.screenshot(path=str(shots / "presentation_rope.png"))
             expand.click()
             page.locator("[data-testid=stSidebar] input[type=range]").first.wait_for(state="visible")
-            page.locator(".st-key-j input[type=range]").focus()  # pair index j (main area)
-            page.keyboard.press("ArrowRight")
-            _settle(page, r"[?&]j=1(&|$)")
+            _rerun(page, _press(page, "j"))  # pair index j (main area)
+            assert re.search(r"[?&]j=1(&|$)", page.url), page.url
             assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()  # stays open
             # Larger presentation charts next to the open sidebar: nothing spills over a neighbour
             # (the plane moves above its metric cards), on both tabs and on the other pages with
             # fixed-size charts.
-            assert page.evaluate(SPILLS_JS) == []
+            _no_spills(page, "RoPE_rotation?present=1")
             # the One pair tab's plane, full size, not shrunk (the live plane in the controls box above may
             # shrink to its column while the sidebar is open: it is a control, drawn whole at a smaller scale)
             plane = page.locator("[data-testid=stTabs] [data-testid=stVegaLiteChart] > svg").first
@@ -289,8 +320,7 @@ def test_in_the_browser(server, shots):
                     page.locator("[data-testid=stSidebar] input[type=range]").first.wait_for(state="visible")
                     _settle(page)
                 page.wait_for_selector("[data-testid=stVegaLiteChart] > svg", timeout=60_000)
-                page.wait_for_timeout(300)  # the sidebar's slide (0.3 s) is over: columns at their width
-                assert page.evaluate(SPILLS_JS) == [], url
+                _no_spills(page, url)
 
             # Every chart: PNG from Streamlit's toolbar, SVG from ours (image heatmaps included).
             page.goto(f"{server}/RoPE_rotation?rope_view=Whole+head")
@@ -316,13 +346,11 @@ def test_in_the_browser(server, shots):
             # A preset fills the page and the address bar; touching a value returns to custom.
             select = page.locator("[data-testid=stSidebar] [data-testid=stSelectbox]").filter(has_text="Real model")
             select.click()
-            page.get_by_role("option", name="DeepSeek-V3", exact=True).click()  # the select lists model names
-            _settle(page, r"[?&]model=DeepSeek-V3(&|$)")
-            assert "layout_rope=interleaved" in page.url
-            page.locator(".st-key-head_dim input[type=range]").focus()  # head dim (main area)
-            page.keyboard.press("ArrowRight")
-            _settle(page, r"[?&]head_dim=66(&|$)")
-            assert "model=" not in page.url
+            option = page.get_by_role("option", name="DeepSeek-V3", exact=True)  # the select lists model names
+            _rerun(page, option.click)
+            assert "model=DeepSeek-V3" in page.url and "layout_rope=interleaved" in page.url, page.url
+            _rerun(page, _press(page, "head_dim"))  # head dim (main area)
+            assert "model=" not in page.url and re.search(r"[?&]head_dim=66(&|$)", page.url), page.url
             context.close()
 
             # The dark theme (browser preference): the page and its charts are dark, with light text.
