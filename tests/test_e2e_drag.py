@@ -44,14 +44,22 @@ CHARTS_DRAWN_JS = """
 
 
 #: Installed on an in-chart input before a drag or keys: the time of each of its input events, as the
-#: page handled them (explorer.liveparam ends a move, and starts a server run, after a 150 ms pause).
-INPUT_CLOCK_JS = """(el) => { window.__inputs = [];
-  el.addEventListener('input', () => window.__inputs.push(performance.now())); }"""
-#: [server runs so far, pauses over 150 ms between the input's events and since the last one]. On a
-#: quiet machine a hand's steps 25 ms apart make no pause; on a busy one the browser itself can take
-#: longer than 150 ms to draw a step, and the rule then allows a run there.
+#: page handled them (explorer.liveparam ends a move, and starts a server run, after a 150 ms pause),
+#: and of every animation frame from then on (a gap between frames is time the page could not work).
+INPUT_CLOCK_JS = """(el) => { window.__inputs = []; window.__frames = [];
+  el.addEventListener('input', () => window.__inputs.push(performance.now()));
+  const tick = (t) => { window.__frames.push(t); if (window.__frames.length < 2000) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick); }"""
+#: [server runs so far, pauses over 150 ms]: between the input's events and since the last one, and
+#: between animation frames while the input was moving (the page's own stalls: its chart library then
+#: sees two steps more than 150 ms apart though the hand's were 25 ms apart). On a quiet machine a
+#: hand's steps 25 ms apart make no pause; on a busy one the browser itself can take longer than
+#: 150 ms to draw a step, and the rule then allows a run there.
 RUNS_AND_PAUSES_JS = """() => { const t = [...window.__inputs, performance.now()];
-  return [window.__runs, t.slice(1).filter((x, i) => x - t[i] > 150).length]; }"""
+  const gaps = (xs) => xs.slice(1).filter((x, i) => x - xs[i] > 150).length;
+  const first = window.__inputs.length ? window.__inputs[0] : Infinity;
+  const frames = window.__frames.filter((f) => f >= first - 20 && f <= t[t.length - 2] + 20);
+  return [window.__runs, gaps(t) + gaps(frames)]; }"""
 
 
 def hold_and_drag_a_tenth(page, slider, steps: int) -> tuple[int, int]:
