@@ -453,13 +453,6 @@ _STATE_LOG_JS = """
 """
 
 
-def watch_runs(page: Any) -> None:
-    """Record the app's run states from now on, so that `wait_rerun_done` waits for a run that starts
-    after this call (before a click or a choice in a select; `press_slider` records from its key press)."""
-    page.evaluate(_STATE_LOG_JS)
-    page.evaluate("() => { window.__benchStates = []; }")
-
-
 def press_slider(page: Any, key: str) -> None:
     """Focus slider `key`'s thumb and press ArrowRight (state changes are logged from here)."""
     page.evaluate(_STATE_LOG_JS)
@@ -468,8 +461,7 @@ def press_slider(page: Any, key: str) -> None:
 
 
 def wait_rerun_done(page: Any, title: str, timeout: float = 60.0) -> None:
-    """After `press_slider` (or `watch_runs` and an action): wait until the rerun it caused has started
-    and finished."""
+    """After `press_slider`: wait until the rerun it caused has started and finished."""
     page.wait_for_function(
         "() => { const s = window.__benchStates; if (!s) return false;"
         " const app = document.querySelector('[data-testid=stApp]');"

@@ -24,7 +24,6 @@ from e2e_support import (
     wait_charts_drawn,
     wait_idle,
     wait_rerun_done,
-    watch_runs,
 )
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from streamlit.testing.v1 import AppTest
@@ -253,18 +252,12 @@ def _settle(page) -> None:
     wait_charts_drawn(page)
 
 
-def _rerun(page, action) -> None:
-    """Do `action` (a key press or a choice that changes a value) and wait for the whole rerun it causes
-    (a URL-bound widget writes the address bar itself before that run has started)."""
-    watch_runs(page)
-    action()
+def _press(page, key: str) -> None:
+    """Press ArrowRight on the slider `key` and wait for the whole rerun it causes (a URL-bound
+    widget writes the address bar itself before that run has started)."""
+    press_slider(page, key)
     wait_rerun_done(page, _title(page))
     wait_charts_drawn(page)
-
-
-def _press(page, key: str):
-    """The action: focus the slider `key` and press ArrowRight."""
-    return lambda: press_slider(page, key)
 
 
 def _no_spills(page, where: str) -> None:
@@ -297,7 +290,7 @@ def test_in_the_browser(server, shots):
             page.screenshot(path=str(shots / "presentation_rope.png"))
             expand.click()
             page.locator("[data-testid=stSidebar] input[type=range]").first.wait_for(state="visible")
-            _rerun(page, _press(page, "j"))  # pair index j (main area)
+            _press(page, "j")  # pair index j (main area)
             assert re.search(r"[?&]j=1(&|$)", page.url), page.url
             assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()  # stays open
             # Larger presentation charts next to the open sidebar: nothing spills over a neighbour
@@ -347,9 +340,12 @@ def test_in_the_browser(server, shots):
             select = page.locator("[data-testid=stSidebar] [data-testid=stSelectbox]").filter(has_text="Real model")
             select.click()
             option = page.get_by_role("option", name="DeepSeek-V3", exact=True)  # the select lists model names
-            _rerun(page, option.click)
-            assert "model=DeepSeek-V3" in page.url and "layout_rope=interleaved" in page.url, page.url
-            _rerun(page, _press(page, "head_dim"))  # head dim (main area)
+            option.click()
+            # the preset's values are written into the address bar by the run the choice causes
+            page.wait_for_url(re.compile(r"[?&]layout_rope=interleaved(&|$)"), timeout=60_000)
+            _settle(page)
+            assert "model=DeepSeek-V3" in page.url, page.url
+            _press(page, "head_dim")  # head dim (main area)
             assert "model=" not in page.url and re.search(r"[?&]head_dim=66(&|$)", page.url), page.url
             context.close()
 
