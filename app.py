@@ -7,17 +7,19 @@ position signal they are not. Run with ``streamlit run app.py``; pages live in p
 
 import streamlit as st
 
+from explorer.layout import cached, formula, intro, notice_list, page_setup
+
+page_setup("home")  # before the imports below: see explorer.layout
+
 from explorer import homedata
 from explorer.charts import home as charts
 from explorer.exports import labelled_matrices, page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.manifest import PAGES
 from explorer.params import ensure_notice_slot, escape_markdown, get, widget
+from explorer.render import shared, show_chart
 from posenc import attention as att
 
 MAX_TOKENS = 24  # also the learned table's length: the toy model was "trained" on 24 positions
-
-page_setup("home")
 
 
 def second_notice(pe: str, label: str, gap: float) -> str:
@@ -47,7 +49,6 @@ def fmt_gap(gap: float) -> str:
     return f"{gap:.1e}" if gap < 1e-3 else f"{gap:.3f}"
 
 
-st.title("Why position matters")
 with intro():
     st.write(
         "An attention head compares every word with every other word, but nothing in that comparison "

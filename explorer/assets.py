@@ -2,7 +2,11 @@
 
 Security: every string here is a module constant; no user or URL text ever goes into them. They
 select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for upgrade reviews.
+`preload_js` builds its script from file names in the installed Streamlit wheel, checked against a
+strict pattern.
 """
+
+import re
 
 #: Always on: the tour panel's narration in large type; on the RoPE page, the blocks that share a
 #: wrapping row with a fixed-size chart (the metric cards, the pair map) move below the chart
@@ -252,3 +256,28 @@ CLOCK_BRIDGE_JS = """<script>
   }, true);
 })();
 </script>"""
+
+
+def preload_js(chunks: tuple[str, ...]) -> str:
+    """A script that asks the browser for Streamlit's front-end modules `chunks` (file names from
+    `explorer.compat.chart_code_chunks`, which match ``name.hash.js``) at once, resolved next to
+    Streamlit's own index module, so that they are ready when the page's first chart and formula
+    arrive. Once per browser tab; a name that fails to load is ignored (the chart then loads it as
+    usual). Empty when there is nothing to preload."""
+    if not chunks:
+        return ""
+    for name in chunks:
+        if not re.fullmatch(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.js", name):
+            raise ValueError(f"chunks must be file names like 'Name.hash.js', got {name!r}")
+    names = ", ".join(f"'{name}'" for name in chunks)
+    return (
+        "<script>\n(function () {\n"
+        "  if (window.__posencPreload) { return; }\n"
+        "  var main = document.querySelector('script[type=module][src*=\"/static/js/index.\"]');\n"
+        "  if (!main) { return; }\n"
+        f"  window.__posencPreload = [{names}];\n"
+        "  window.__posencPreload.forEach(function (name) {\n"
+        "    import(new URL(name, main.src).href).catch(function () {});\n"
+        "  });\n"
+        "})();\n</script>"
+    )

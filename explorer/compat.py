@@ -45,11 +45,22 @@ Bought for speed (each has a public alternative; `bench/bench_compat.py` measure
   to merge params the chart had merged already. Without it: slower page runs, identical specs.
 * `freeze_long_lived_objects` - ``gc.freeze()`` (public CPython API, process-wide effect): the
   collector's full passes skip the modules loaded at start-up (and torch once loaded).
+  `freeze_soon` runs it a moment after a run asks for it, on a timer thread, so that no page run
+  (a cold server's first, above all) waits for its ``gc.collect()``.
+* `chart_code_chunks` - the file names of two of Streamlit's front-end modules in the installed
+  wheel (``streamlit/static/static/js/ArrowVegaLiteChart.<hash>.js``, which imports vega-embed,
+  and ``rehype-katex.<hash>.js``, which draws ``st.latex``). The browser fetches each only when the
+  first chart or formula of a session arrives; `explorer.assets.preload_js` asks for them when the
+  page frame arrives, so they download while the server still computes the page (a cold start to
+  the home page drawn: about 0.2 s sooner, bench/cold_start.py). The names carry a content hash
+  that changes with every Streamlit release: a name not found means no preload (the page works as
+  before, only later), and tests/test_compat.py fails so that an upgrade review sees it.
 
 Set the environment variable ``EXPLORER_PUBLIC_ONLY=1`` to run the app with the public
 alternatives of the speed internals, or to a comma-separated list of their names
-(``chart_conversion``, ``altair_speedup``, ``gc_freeze``) for just those; bench/bench_compat.py
-measures each one alone and all three together, side by side.
+(``chart_conversion``, ``altair_speedup``, ``gc_freeze``, ``chunk_preload``) for just those;
+bench/bench_compat.py measures the first three (server time) alone and together, side by side, and
+bench/cold_start.py the preload (``--baseline`` runs the app a second time with it off).
 
 Front-end markup (not Python, listed here so an upgrade review finds it)
 -------------------------------------------------------------------------
@@ -67,15 +78,17 @@ Streamlit's chrome again or the SVG button is missing; `tests/test_e2e.py` check
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
+import re
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 #: The speed internals, by the names EXPLORER_PUBLIC_ONLY takes.
-SPEED_INTERNALS = ("chart_conversion", "altair_speedup", "gc_freeze")
+SPEED_INTERNALS = ("chart_conversion", "altair_speedup", "gc_freeze", "chunk_preload")
 
 
 def _public_only(raw: str) -> frozenset[str]:
@@ -301,3 +314,63 @@ def freeze_long_lived_objects() -> bool:
         gc.freeze()
         _FROZEN.add(stage)
     return True
+
+
+#: Seconds between the run that asks for a freeze and the freeze (`freeze_soon`).
+FREEZE_DELAY = 1.0
+_FREEZE_TIMERS: dict[str, threading.Timer] = {}
+
+
+def freeze_soon(delay: float = FREEZE_DELAY) -> threading.Timer | None:
+    """`freeze_long_lived_objects`, `delay` seconds from now on a daemon timer thread, when the
+    process has a stage not frozen yet (once per stage: a timer already waiting is reused).
+    Returns the timer, or None when there is nothing to do."""
+    if "gc_freeze" in PUBLIC:
+        return None
+    stage = "transformers" if "transformers" in sys.modules else "torch" if "torch" in sys.modules else "base"
+    if stage in _FROZEN:
+        return None
+    with _FREEZE_LOCK:
+        timer = _FREEZE_TIMERS.get(stage)
+        if timer is None:
+            timer = threading.Timer(delay, freeze_long_lived_objects)
+            timer.daemon = True
+            timer.name = f"posenc-gc-freeze-{stage}"
+            _FREEZE_TIMERS[stage] = timer
+            timer.start()
+    return timer
+
+
+# ------------------------------------------------------------------------------ front-end files
+#: The front-end modules `chart_code_chunks` looks for: (file name prefix, what it draws).
+CHUNK_PREFIXES = ("ArrowVegaLiteChart", "rehype-katex")
+_CHUNK_NAME = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.js$")
+
+
+def chart_code_chunks() -> tuple[str, ...]:
+    """The installed Streamlit's file names for `CHUNK_PREFIXES` ("ArrowVegaLiteChart.C1pLU68S.js",
+    …), each found exactly once in its static/js folder; a prefix found zero or several times is
+    left out. Empty when the public alternative is chosen."""
+    if "chunk_preload" in PUBLIC:
+        return ()
+    return _chunks_in(_static_js_dir())
+
+
+def _static_js_dir() -> Path:
+    import streamlit
+
+    return Path(streamlit.__file__).parent / "static" / "static" / "js"
+
+
+@functools.cache
+def _chunks_in(folder: Path) -> tuple[str, ...]:
+    try:
+        names = sorted(p.name for p in folder.iterdir())
+    except OSError:
+        return ()
+    found = []
+    for prefix in CHUNK_PREFIXES:
+        matches = [n for n in names if n.startswith(prefix + ".") and _CHUNK_NAME.match(n)]
+        if len(matches) == 1:
+            found.append(matches[0])
+    return tuple(found)

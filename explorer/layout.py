@@ -1,9 +1,13 @@
 """The app frame: page config, the sidebar navigation, and small rendering helpers.
 
-Every page script starts with its declared slug (explorer/site/<slug>.py)::
+Every page script starts with its declared slug (explorer/site/<slug>.py), before it imports
+anything else (its chart modules bring pandas and Altair: on a cold server, a third of a second)::
 
     from explorer.layout import page_setup
-    page_setup("clocks")
+    page_setup("clocks")  # the frame and the page's heading go out now
+
+    from explorer.charts import clocks as charts  # noqa: E402 (ruff: pages/ may import after it)
+    from explorer.render import shared, show_chart
 
 Why our own navigation: the app uses legacy `pages/` discovery (a cold deep link then runs the page
 script itself, see docs/ARCHITECTURE.md), Streamlit's generated sidebar list is hidden
@@ -21,9 +25,8 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 from explorer import assets, compat, current, manifest, mode, notices, tour
 from explorer.pagespec import Page
-from explorer.render import shared, show_chart
 
-__all__ = ["APP_TITLE", "FAVICON", "cached", "formula", "intro", "notice_list", "page_setup", "shared", "show_chart"]
+__all__ = ["APP_TITLE", "FAVICON", "cached", "formula", "intro", "notice_list", "page_setup"]
 
 APP_TITLE = "Positional-encoding explorer"
 #: Browser-tab icon used when a page's icon is a Material symbol: Streamlit loads a Material
@@ -34,14 +37,17 @@ FAVICON = "📍"
 
 def page_setup(slug: str) -> Page:
     """Call first on every page: page config (wide), sidebar navigation, presentation mode, the
-    tour panel, the URL-notice slot. `slug` names the page's declaration; returns it.
+    tour panel, the URL-notice slot and the page's heading (its declared title). `slug` names the
+    page's declaration; returns it.
 
-    The browser tab shows "<title> · Positional-encoding explorer". The page draws its own heading.
+    The browser tab shows "<title> · Positional-encoding explorer". Nothing here imports pandas or
+    Altair, so on a cold server the frame reaches the browser while the page still imports them;
+    the frame's first element asks the browser for the code of charts and formulas
+    (`assets.preload_js`), which then downloads meanwhile.
     """
     page = manifest.page(slug)
     current.set_page(page.script)
-    compat.install_altair_speedup()
-    compat.freeze_long_lived_objects()
+    compat.freeze_soon()  # off this run: a cold server's first run does not wait for gc.collect()
     favicon = FAVICON if page.icon.startswith(":material/") else page.icon
     # Presentation mode decides the sidebar's initial state, so it is read (from the session or
     # the raw URL) before set_page_config.
@@ -53,6 +59,9 @@ def page_setup(slug: str) -> Page:
         **mode.page_config_kwargs(presenting),
     )
     with st.sidebar:
+        preload = assets.preload_js(compat.chart_code_chunks())
+        if preload:
+            st.html(preload, unsafe_allow_javascript=True)
         mode.toggle(presenting)
         tour.sidebar_buttons()
         st.markdown(f"**{APP_TITLE}**")
@@ -70,6 +79,7 @@ def page_setup(slug: str) -> Page:
     # One slot at the top of the main area for the "link parameter could not be used" warning;
     # `explorer.params.widget()` fills it as soon as it records a notice.
     notices.reset_url_notices(st.empty())
+    st.title(page.title)
     return page
 
 

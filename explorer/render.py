@@ -22,6 +22,10 @@ from streamlit.errors import StreamlitAPIException
 from explorer import compat, mode
 from explorer.charts.style import style_spec
 
+# Before any chart is built: every chart is built for show_chart (explorer.charts builders import
+# Altair, but only pages, which import this module, call them).
+compat.install_altair_speedup()
+
 
 def show_chart(chart: Any, *, container: Any = None, **kwargs: Any) -> Any:
     """Draw an Altair chart (or a Vega-Lite dict) like ``st.altair_chart``, styled by

@@ -13,22 +13,25 @@ once per server process and is shared by every session; its lock lets one comput
 The Long context view opens on results computed in advance (data/realmodel/results.json).
 """
 
+import streamlit as st
+
+from explorer.layout import cached, intro, notice_list, page_setup
+
+page_setup("realmodel")  # before the imports below: see explorer.layout
+
 import uuid
 
 import numpy as np
-import streamlit as st
 
 from explorer import compat, jobs, realtext
 from explorer.charts import realmodel as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import escape_markdown, widget
+from explorer.render import shared, show_chart
 from explorer.site.realmodel import MAX_PASTE, MAX_SCORED
 from posenc import realmodel
 from posenc.realmodel import MODEL, HeadRules
 
-page_setup("realmodel")
-st.title("Inside a real model")
 with intro():
     st.markdown(
         f"Every other page computes what a positional encoding *is*; this one asks what a trained model *does* "

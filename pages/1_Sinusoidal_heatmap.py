@@ -7,18 +7,21 @@ zoom_p0 and zoom_d0 are the zoom chart's own sliders (explorer.liveparam): the w
 browser and the link follows when a drag ends.
 """
 
-import numpy as np
 import streamlit as st
+
+from explorer.layout import cached, formula, intro, notice_list, page_setup
+
+page_setup("sinusoidal")  # before the imports below: see explorer.layout
+
+import numpy as np
 
 import posenc
 from explorer.charts import sinusoidal as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.liveparam import LiveChart
 from explorer.params import PARAMS, escape_markdown, widget
+from explorer.render import shared, show_chart
 
-page_setup("sinusoidal")
-st.title("Sinusoidal heatmap")
 with intro():
     st.markdown(
         "Every position p gets a vector of d numbers. Pair j of that vector is a point going round a "

@@ -6,19 +6,21 @@ p is the in-chart slider itself (explorer.liveparam): the hands move in the brow
 follows when a drag ends or play stops. The play checkbox and speed menu live in the browser only.
 """
 
-import math
-
 import streamlit as st
+
+from explorer.layout import cached, formula, intro, notice_list, page_setup
+
+page_setup("clocks")  # before the imports below: see explorer.layout
+
+import math
 
 import posenc
 from explorer.charts import clocks as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, shared
 from explorer.liveparam import LiveChart
 from explorer.params import PARAMS, escape_markdown, widget
+from explorer.render import shared
 
-page_setup("clocks")
-st.title("Frequency clock hands")
 with intro():
     st.markdown(
         "Think of every (sin, cos) pair of the encoding as the hand of a clock. One token further "

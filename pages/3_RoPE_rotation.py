@@ -6,20 +6,23 @@ URL keys: vec_input, qx, qy, kx, ky, q_angle, q_len, k_angle, k_len (the two 2-D
 
 from __future__ import annotations
 
+import streamlit as st
+
+from explorer.layout import cached, formula, intro, notice_list, page_setup
+
+page_setup("rope")  # before the imports below: see explorer.layout
+
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 import posenc
 from explorer import presets_ui
 from explorer.charts import rope as charts
 from explorer.exports import matrix_frame, page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.liveparam import LiveChart
 from explorer.params import PARAMS, widget
+from explorer.render import shared, show_chart
 
-page_setup("rope")
-st.title("RoPE rotation")
 with intro():
     st.markdown(
         "RoPE does not add anything to a query or key. It splits the vector into pairs of coordinates "

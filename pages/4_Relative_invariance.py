@@ -9,17 +9,22 @@ drawn).
 
 from __future__ import annotations
 
+import streamlit as st
+
+from explorer.layout import cached, formula, intro, notice_list, page_setup
+
+page_setup("invariance")  # before the imports below: see explorer.layout
+
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 import posenc
 from explorer import presets_ui
 from explorer.charts import invariance as charts
 from explorer.exports import long_matrices, page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.liveparam import LiveChart
 from explorer.params import PARAMS, escape_markdown, widget
+from explorer.render import shared, show_chart
 
 #: Largest N here: the score matrices are N × N and are recomputed when a control moves.
 MAX_POSITIONS = 256
@@ -27,8 +32,6 @@ MAX_POSITIONS = 256
 #: additive encodings are equally strong and only their structure differs.
 LEARNED_STD = 0.5**0.5
 
-page_setup("invariance")
-st.title("Relative-position invariance")
 with intro():
     st.markdown(
         "A score that only cares about *how far apart* two tokens are must not change when both move "

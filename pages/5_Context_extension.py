@@ -28,20 +28,23 @@ LongRoPE's real per-pair lists cannot be given in the URL; the generators stand 
 Example, Llama 3.1 8B: ?rope_type=llama3&head_dim=128&base=500000&train_len=8192&target_len=131072&factor=8
 """
 
+import streamlit as st
+
+from explorer.layout import cached, formula, intro, notice_list, page_setup
+
+page_setup("extension")  # before the imports below: see explorer.layout
+
 import math
 
 import numpy as np
-import streamlit as st
 
 import posenc
 from explorer import presets_ui, ropeblock
 from explorer.charts import extension as charts
 from explorer.exports import extension_frame, page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import escape_markdown, widget
+from explorer.render import shared, show_chart
 
-page_setup("extension")
-st.title("Context extension")
 with intro():
     st.markdown(
         "A RoPE model trained on L tokens has only ever seen the angles m·θ_j for m < L. Run it on a "

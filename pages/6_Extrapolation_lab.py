@@ -17,20 +17,23 @@ run of this page is a heartbeat, a status fragment beats every second on every t
 unfinished, and the queue asks Streamlit's runtime whether the session is still connected (on any page).
 """
 
+import streamlit as st
+
+from explorer.layout import cached, intro, notice_list, page_setup
+
+page_setup("lab")  # before the imports below: see explorer.layout
+
 import uuid
 
 import numpy as np
-import streamlit as st
 
 from explorer import compat, jobs, labtext
 from explorer.charts import lab as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import escape_markdown, widget
+from explorer.render import shared, show_chart
 from posenc import lab
 
-page_setup("lab")
-st.title("Extrapolation lab")
 with intro():
     st.markdown(
         "Claims about length are claims about models. The results this page opens on come from tiny "

@@ -10,23 +10,26 @@ vis_drow, vis_dcol (shift test, clamped so both patches stay on the grid), vis_t
 
 from __future__ import annotations
 
+import streamlit as st
+
+from explorer.layout import cached, formula, intro, notice_list, page_setup
+
+page_setup("vision")  # before the imports below: see explorer.layout
+
 import math
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 import posenc
 from explorer import mode
 from explorer.charts import vision as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.liveparam import LiveChart
 from explorer.params import widget
+from explorer.render import shared, show_chart
 from posenc.mrope import VISION_PRESETS
 
-page_setup("vision")
-st.title("Images and video")
 with intro():
     st.markdown(
         "A text token has one position. An image patch has a row and a column, and a video patch also a "

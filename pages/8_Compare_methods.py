@@ -6,16 +6,18 @@ Every table cell is a check computed now, with the settings above the table
 
 import streamlit as st
 
+from explorer.layout import cached, formula, intro, notice_list, page_setup
+
+page_setup("compare")  # before the imports below: see explorer.layout
+
 from explorer.charts import compare as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.params import widget
+from explorer.render import shared, show_chart
 from posenc import alibi_slopes
 from posenc import attention as att
 
 ALIBI_HEADS = 8
-
-page_setup("compare")
 
 
 @cached(max_entries=16)
@@ -29,7 +31,6 @@ def all_checks(dim: int, trained_len: int, test_len: int, seed: int, base: float
     ]
 
 
-st.title("Compare methods")
 with intro():
     st.write(
         "Five ways to tell attention where tokens are, tested on the same seeded query and key. "

@@ -10,18 +10,23 @@ buttons carry the parsed values to the other pages.
 
 from __future__ import annotations
 
+import streamlit as st
+
+from explorer.layout import cached, formula, intro, notice_list, page_setup
+
+page_setup("configs")  # before the imports below: see explorer.layout
+
 import json
 
 import pandas as pd
-import streamlit as st
 
 import posenc
 from explorer import manifest, mode, params, presets_ui, tour
 from explorer.charts import configs as charts
 from explorer.exports import page_footer
-from explorer.layout import cached, formula, intro, notice_list, page_setup, shared, show_chart
 from explorer.links import view_query, view_url
 from explorer.params import escape_markdown, widget
+from explorer.render import shared, show_chart
 from explorer.site import configs as site
 from posenc.config import ERROR, parse_model_config
 from posenc.models import PRESETS
@@ -119,8 +124,6 @@ def parse(text: str, head_dim: int, max_pos: int) -> posenc.config.ParsedConfig:
     return parse_model_config(text, fallback_head_dim=head_dim, fallback_max_position_embeddings=max_pos)
 
 
-page_setup("configs")
-st.title("Model configs")
 with intro():
     st.markdown(
         "A model's `config.json` says how its RoPE is set up: the base, the head size, how long it was "

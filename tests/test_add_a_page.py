@@ -58,16 +58,16 @@ TOY = {
             )
     """,
     "pages/11_Toy_page.py": """
-        import streamlit as st
+        from explorer.layout import page_setup
+
+        page_setup("toy")  # draws the declared title, "Toy page"
 
         import posenc
         from explorer.charts import toy as charts
         from explorer.exports import page_footer
-        from explorer.layout import page_setup, show_chart
         from explorer.params import widget
+        from explorer.render import show_chart
 
-        page_setup("toy")
-        st.title("Toy page")
         n = widget("toy_n")
         show_chart(charts.wavelengths(posenc.wavelengths(2 * n)))
         page_footer("toy", {"toy_n": n})

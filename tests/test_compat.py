@@ -6,6 +6,8 @@ without it, the table is built once, and `to_dict()` still validates (the chart 
 
 from __future__ import annotations
 
+import sys
+import threading
 from pathlib import Path
 
 import altair as alt
@@ -255,8 +257,49 @@ def test_public_only_names_each_speed_internal_or_all_of_them():
     """EXPLORER_PUBLIC_ONLY: "" / "0" none, "1" all three, a list of names just those; an unknown
     name is refused with the allowed names (a typo must not silently measure the app as it runs)."""
     assert compat._public_only("") == frozenset() == compat._public_only("0")
-    assert compat._public_only("1") == {"chart_conversion", "altair_speedup", "gc_freeze"}
+    assert compat._public_only("1") == {"chart_conversion", "altair_speedup", "gc_freeze", "chunk_preload"}
     assert compat._public_only("gc_freeze") == {"gc_freeze"}
     assert compat._public_only(" chart_conversion , altair_speedup") == {"chart_conversion", "altair_speedup"}
     with pytest.raises(ValueError, match="gc_frezee"):
         compat._public_only("gc_frezee")
+
+
+def test_the_preloaded_front_end_modules_exist_in_the_pinned_streamlit():
+    """If an upgrade renames or splits them, the preload silently stops helping: fail here instead."""
+    found = compat.chart_code_chunks()
+    assert [name.split(".")[0] for name in found] == list(compat.CHUNK_PREFIXES), found
+    folder = compat._static_js_dir()
+    for name in found:
+        assert (folder / name).stat().st_size > 10_000, name  # the modules themselves, not stubs
+    # vega-embed is what the chart module brings with it (the largest download of a first chart)
+    assert "embed." in (folder / found[0]).read_text()
+
+
+def test_chunks_found_once_each_or_left_out(tmp_path):
+    for name in ("ArrowVegaLiteChart.abc123.js", "rehype-katex.X1.js", "rehype-katex.X2.js", "other.Y.js"):
+        (tmp_path / name).write_text("//")
+    assert compat._chunks_in(tmp_path) == ("ArrowVegaLiteChart.abc123.js",)  # katex twice: ambiguous
+    assert compat._chunks_in(tmp_path / "missing") == ()
+
+
+def test_no_preload_when_its_public_alternative_is_chosen(monkeypatch):
+    monkeypatch.setattr(compat, "PUBLIC", frozenset({"chunk_preload"}))
+    assert compat.chart_code_chunks() == ()
+
+
+def test_freeze_soon_freezes_off_the_calling_thread_once_per_stage(monkeypatch):
+    monkeypatch.setattr(compat, "_FROZEN", set())
+    monkeypatch.setattr(compat, "_FREEZE_TIMERS", {})
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.delitem(sys.modules, "transformers", raising=False)
+    threads = []
+    original = compat.freeze_long_lived_objects
+    monkeypatch.setattr(
+        compat, "freeze_long_lived_objects", lambda: (threads.append(threading.current_thread()), original())[1]
+    )
+    timer = compat.freeze_soon(delay=0.01)
+    assert timer is not None and compat.freeze_soon(delay=0.01) is timer  # one timer per stage
+    assert compat._FROZEN == set()  # not now: later
+    timer.join(5)
+    assert compat._FROZEN == {"base"} and threads == [timer]
+    assert compat.freeze_soon(delay=0.01) is None  # nothing left to do

@@ -1,5 +1,5 @@
 """explorer.compat.freeze_long_lived_objects: once per stage (before / after torch), and every
-page run goes through it (page_setup)."""
+page run asks for it (page_setup: compat.freeze_soon, a moment after the run)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,12 @@ def test_freezes_once_per_stage(monkeypatch):
     assert compat._FROZEN == {"base", "torch", "transformers"}
 
 
-def test_a_page_run_freezes(monkeypatch):
+def test_a_page_run_freezes_soon_after(monkeypatch):
     monkeypatch.setattr(compat, "_FROZEN", set())
+    monkeypatch.setattr(compat, "_FREEZE_TIMERS", {})
     run_page(page_path("pages/9_Model_configs.py"))
-    assert compat._FROZEN  # page_setup called it
+    timers = list(compat._FREEZE_TIMERS.values())
+    assert timers, "page_setup did not ask for a freeze"
+    for timer in timers:
+        timer.join(10)
+    assert compat._FROZEN  # the timer page_setup started froze the stage

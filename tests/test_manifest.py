@@ -53,6 +53,44 @@ def test_each_script_sets_up_its_own_page(page):
     assert calls == [page.slug], f"{page.script} must call page_setup({page.slug!r}) once, found {calls}"
 
 
+# Imports a page script may make before page_setup: only what page_setup itself needs.
+_BEFORE_SETUP = {"__future__", "streamlit", "explorer.layout"}
+
+
+@pytest.mark.parametrize("page", manifest.PAGES, ids=lambda p: p.slug)
+def test_page_setup_comes_before_the_heavy_imports_and_draws_the_only_title(page):
+    """page_setup goes first (explorer/layout.py): nothing but Streamlit and explorer.layout is
+    imported before it, so a cold server sends the frame before pandas and Altair are loaded; the
+    heading is the declared title, drawn by page_setup, so the script draws no title of its own."""
+    tree = ast.parse((ROOT / page.script).read_text())
+    before = []
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            if isinstance(func, ast.Name) and func.id == "page_setup":
+                break
+        if isinstance(node, ast.Import):
+            before += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            before.append(node.module or "")
+        elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):  # the docstring
+            raise AssertionError(f"{page.script}: line {node.lineno} runs before page_setup")
+    else:
+        raise AssertionError(f"{page.script} does not call page_setup at its top level")
+    assert set(before) <= _BEFORE_SETUP, (
+        f"{page.script} imports {sorted(set(before) - _BEFORE_SETUP)} before page_setup"
+    )
+    titles = [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "title"
+        and getattr(n.func.value, "id", None) == "st"
+    ]
+    assert not titles, f"{page.script} draws a title of its own (line {titles}); page_setup draws {page.title!r}"
+
+
 def test_the_navigation_order_follows_the_script_numbers():
     assert manifest.PAGES[0].script == "app.py"
     assert [p.order for p in manifest.PAGES] == sorted(p.order for p in manifest.PAGES)
