@@ -8,7 +8,8 @@ strict pattern.
 
 import re
 
-#: Always on: the tour panel's narration in large type; on the RoPE page, the blocks that share a
+#: Always on: the frame's script-only elements (preload, SVG export, clock bridge) take no room
+#: (each was an empty row with the column's gap); the tour panel's narration in large type; on the RoPE page, the blocks that share a
 #: wrapping row with a fixed-size chart (the metric cards, the pair map) move below the chart
 #: rather than shrink under the width they need (two cards; the pair map's title). On every
 #: screen: a chart of fixed size wider than its column (a clock face on a phone) shrinks to the
@@ -25,6 +26,7 @@ import re
 #: zoom's wide enough to aim with. The vision page's large grids are drawn on a canvas, which cannot
 #: shrink to a phone's column (clicks would miss their patch), so they scroll sideways in their own box.
 BASE_CSS = """<style>
+[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) { display: none; }
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
 [data-testid="stTabs"] [role="tab"] p { font-size: 1.1rem; }

@@ -316,8 +316,9 @@ def freeze_long_lived_objects() -> bool:
     return True
 
 
-#: Seconds between the run that asks for a freeze and the freeze (`freeze_soon`).
-FREEZE_DELAY = 1.0
+#: Seconds between the run that asks for a freeze and the freeze (`freeze_soon`): after a cold
+#: server's first page run (about 1 s), which it would otherwise hold up.
+FREEZE_DELAY = 5.0
 _FREEZE_TIMERS: dict[str, threading.Timer] = {}
 
 

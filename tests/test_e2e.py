@@ -48,7 +48,7 @@ from e2e_support import (
     wait_idle,
 )
 
-from explorer import params
+from explorer import compat, params
 from explorer.manifest import PAGES
 from explorer.pagespec import DeepLink
 
@@ -174,6 +174,15 @@ def check_page(page, info, link: DeepLink | None, warm_names: list[str]) -> None
         a.inner_text() for a in page.query_selector_all("[data-testid=stAlert]") if NOTICE_TEXT in a.inner_text()
     ]
     assert not notices, f'{info.script}: "could not be used" notice for a valid link: {notices}'
+
+    # page_setup's frame: the declared title is the page's one heading, and the browser was asked for
+    # the chart and formula modules (compat.chart_code_chunks) and fetched them.
+    headings = [h.inner_text().strip() for h in page.query_selector_all("[data-testid=stMain] h1")]
+    assert headings == [info.title], f"{info.script}: headings {headings}, declared title {info.title!r}"
+    chunks = list(compat.chart_code_chunks())
+    assert chunks and page.evaluate("window.__posencPreload") == chunks, f"{info.script}: no preload of {chunks}"
+    fetched = page.evaluate("() => performance.getEntriesByType('resource').map((r) => r.name.split('/').pop())")
+    assert set(chunks) <= set(fetched), f"{info.script}: {chunks} not fetched"
 
     charts = chart_info(page)
     assert charts, f"{info.script}: no Altair chart on the page"
