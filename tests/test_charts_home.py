@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from explorer.charts import home
+from explorer.render import stable_dataset_names
 
 
 def layers(spec: dict) -> list[dict]:
@@ -100,23 +101,45 @@ def test_shuffle_diagram_rejects_a_bad_perm():
 
 
 # ---------------------------------------------------------------------------- attention heatmap
+def _legend_values(spec: dict, vmax: float) -> list[float]:
+    """The legend's labels as Vega computes them, given that the colour scale runs from 0 to vmax."""
+    legend = layers(spec)[1]["encoding"]["color"]["legend"]
+    expr = legend["values"]["expr"]
+    return eval(expr, {"domain": lambda name: [0.0, vmax] if name == home.COLOR_SCALE else None})
+
+
+def _scale_reach(spec: dict) -> set[float]:
+    """The values the invisible layer puts on the colour scale (max of the rows' vmax, per chart)."""
+    reach = layers(spec)[0]
+    assert reach["mark"]["opacity"] == 0 and reach["encoding"]["color"]["field"] == "vmax"
+    assert reach["transform"] == [{"aggregate": [{"op": "max", "field": "vmax", "as": "vmax"}]}]
+    return {r["vmax"] for r in rows(spec, reach)}
+
+
 def test_attention_heatmap_small_has_values_and_fixed_scale():
     w = np.array([[0.7, 0.3], [0.25, 0.75]])
     spec = home.attention_heatmap(w, ["dog", "bites"], title="Original sentence", subtitle="A(X)", vmax=0.9).to_dict()
-    assert marks(spec) == ["rect", "text"]
-    rect, text = layers(spec)
+    assert marks(spec) == ["rect", "rect", "text"]
+    _, rect, text = layers(spec)
     assert rect["encoding"]["x"]["field"] == "key" and rect["encoding"]["y"]["field"] == "query"
     assert rect["encoding"]["x"]["sort"] == ["0 dog", "1 bites"]
-    assert rect["encoding"]["color"]["scale"]["domain"] == [0, 0.9]
+    # The colour scale starts at 0 and reaches vmax (the invisible layer maps vmax onto it), not the
+    # chart's own largest weight 0.75: several heatmaps share one scale.
+    for layer in layers(spec)[:2]:
+        scale = layer["encoding"]["color"]["scale"]
+        assert scale["domainMin"] == 0 and scale["nice"] is False and "domain" not in scale
+    assert _scale_reach(spec) == {0.9}
     assert text["encoding"]["text"]["format"] == ".2f"
+    # White figures on the dark cells: above 55 % of vmax, a column of every row.
+    assert text["encoding"]["color"]["condition"]["test"] == "datum.weight > datum.vmax * 0.55"
     # The values hide (in the browser) where a cell is too narrow to hold them: 2 cells per row.
     assert text["mark"]["opacity"] == {"expr": f"width / 2 >= {home.MIN_CELL_PX_FOR_VALUES} ? 1 : 0"}
-    data = {(r["query"], r["key"]): r["weight"] for r in rows(spec, rect)}
+    data = {(r["query"], r["key"]): (r["weight"], r["vmax"]) for r in rows(spec, rect)}
     assert data == {
-        ("0 dog", "0 dog"): 0.7,
-        ("0 dog", "1 bites"): 0.3,
-        ("1 bites", "0 dog"): 0.25,
-        ("1 bites", "1 bites"): 0.75,
+        ("0 dog", "0 dog"): (0.7, 0.9),
+        ("0 dog", "1 bites"): (0.3, 0.9),
+        ("1 bites", "0 dog"): (0.25, 0.9),
+        ("1 bites", "1 bites"): (0.75, 0.9),
     }
     assert spec["title"]["text"] == "Original sentence" and spec["title"]["subtitle"] == "A(X)"
     assert spec["config"]["axis"]["labelFontSize"] >= 13
@@ -126,12 +149,27 @@ def test_attention_heatmap_large_drops_values_and_shows_positions():
     n = 20
     w = np.full((n, n), 1 / n)
     spec = home.attention_heatmap(w, [f"w{i}" for i in range(n)], title="t").to_dict()
-    assert marks(spec) == ["rect"]
-    assert len(rows(spec, layers(spec)[0])) == n * n
-    axis = layers(spec)[0]["encoding"]["x"]["axis"]
+    assert marks(spec) == ["rect", "rect"]
+    assert len(rows(spec, layers(spec)[1])) == n * n
+    axis = layers(spec)[1]["encoding"]["x"]["axis"]
     assert "split(datum.label" in axis["labelExpr"]
     assert spec["height"] >= 17 * n  # room for every row label at >= 13 px
-    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, pytest.approx(1 / n)]
+    assert _scale_reach(spec) == {max(w.ravel())}  # no vmax given: the largest weight
+
+
+def test_new_weights_for_the_same_sentence_change_only_the_data():
+    """The spec (all but the rows) depends on the words and titles only: the browser redraws in place."""
+    words = ["a", "dog", "bit", "the", "man"]
+    one, two = (  # as the app sends them (explorer.render: datasets named by their order)
+        stable_dataset_names(
+            home.attention_heatmap(
+                np.random.default_rng(s).dirichlet(np.ones(5), 5), words, title="t", vmax=v
+            ).to_dict()
+        )
+        for s, v in ((0, 0.6), (1, 0.8))
+    )
+    assert one["datasets"] != two["datasets"]
+    assert {k: v for k, v in one.items() if k != "datasets"} == {k: v for k, v in two.items() if k != "datasets"}
 
 
 @pytest.mark.parametrize("vmax", [0.53, 0.9, 1.0])
@@ -141,11 +179,12 @@ def test_attention_heatmap_legend_labels_stay_inside_the_gradient(vmax):
     under the plot of a narrow column."""
     w = np.array([[0.47, 0.53], [0.2, 0.8]]) * min(vmax, 0.9)
     spec = home.attention_heatmap(w, ["dog", "bites"], title="t", vmax=vmax).to_dict()
-    legend = layers(spec)[0]["encoding"]["color"]["legend"]
-    assert legend["values"] == pytest.approx([0.0, vmax / 2, vmax])
-    assert legend["values"][-1] == layers(spec)[0]["encoding"]["color"]["scale"]["domain"][-1]
+    legend = layers(spec)[1]["encoding"]["color"]["legend"]
+    assert _legend_values(spec, vmax) == pytest.approx([0.0, vmax / 2, vmax])
+    assert _scale_reach(spec) == {vmax}
     assert legend["format"] == ".2f" and legend["labelOverlap"] is False  # "0.53", never "0."
     assert legend["gradientLength"] <= 160 and legend["direction"] == "horizontal"
+    assert layers(spec)[0]["encoding"]["color"]["legend"] == legend  # one legend for both layers
 
 
 def test_attention_heatmap_shape_mismatch():
@@ -168,6 +207,11 @@ def test_scatter_on_the_diagonal_when_blind():
     assert diag[0]["expected"] < -1.0 and diag[1]["expected"] > 2.0  # covers every point
     assert dots["encoding"]["x"]["title"] == "original outputs, re-ordered like the words"
     assert dots["encoding"]["y"]["title"] == "outputs for the shuffled sentence"
+    # No fixed domain: both scales take it from the marks, so the diagonal's ends (the padded range)
+    # set it, on both axes alike.
+    for layer in (line, dots):
+        for channel in ("x", "y"):
+            assert layer["encoding"][channel]["scale"] == {"zero": False, "nice": False}
 
 
 @pytest.mark.parametrize("pe", ["sinusoidal", "learned", "rope"])
@@ -177,6 +221,6 @@ def test_scatter_leaves_the_diagonal_with_a_position_signal(pe):
     spec = home.equivariance_scatter(e, a, pe=pe, gap=1.0).to_dict()
     assert "leave the diagonal" in spec["title"]["text"]
     assert home.PE_LABELS[pe] in spec["title"]["text"]
-    assert "1" in spec["title"]["subtitle"]
+    assert "new outputs" in spec["title"]["subtitle"]
     diffs = [r["difference"] for r in rows(spec, layers(spec)[1])]
     assert diffs == [0.5, 0.0, -1.0]

@@ -21,6 +21,7 @@ one; a browser context for each, so Streamlit's bundle loads from its cache).
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
 from pathlib import Path
@@ -322,3 +323,51 @@ def test_tour_back_on_the_same_page_forgets_the_preset(warm_server, new_page):
     query = query_of(page.url)
     assert "model" not in query and method.parse(query.get("rope_type", "")) == "default", page.url
     assert read_widget(page, "base") == "10000" and read_widget(page, "model") == "Custom (your own values)"
+
+
+def test_home_heatmaps_share_one_scale_computed_in_the_browser(warm_server, new_page):
+    """The heatmaps' colour scale reaches vmax (the larger of the two sentences' largest weights)
+    through the data alone (explorer.charts.home.attention_heatmap): Vega's legend labels, read off
+    the page, are 0, vmax/2 and vmax, vmax from posenc's own run of the head; after a slider change,
+    for the new numbers."""
+    from posenc import attention as att
+
+    link = DEEP_LINKS["app.py"]
+    query = dict(link.query)
+    page = new_page()
+
+    def legends() -> list[list[str]]:
+        return page.evaluate(
+            "() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].slice(2, 5).map((c) =>"
+            " [...c.querySelectorAll('.role-legend-label text')].map((t) => t.textContent))"
+        )
+
+    def expected() -> list[str]:
+        words, _ = att.tokenize(query["sentence"], max_tokens=24)
+        run = att.shuffle_experiment(
+            words, int(query["d_model"]), seed=query["seed"], shuffle_seed=query["shuffle_seed"], pe=query["home_pe"]
+        )
+        vmax = max(float(run["weights_original"].max()), float(run["weights_shuffled"].max()))
+        return [f"{v:.2f}" for v in (0.0, vmax / 2, vmax)]
+
+    page.goto(warm_server.url("app.py", query))
+    wait_idle(page, title=PAGES[0].title)
+    wait_charts_drawn(page)
+    assert legends() == [expected()] * 3
+    before = legends()
+    thumb = page.locator(".st-key-d_model input[type=range]")
+    thumb.focus()
+    page.keyboard.press("ArrowRight")
+    query["d_model"] += int(float(thumb.get_attribute("step")))  # d moves in steps of 2 (pairs)
+    page.wait_for_function(
+        "(v) => new URLSearchParams(location.search).get('d_model') === v", arg=str(query["d_model"]), timeout=30_000
+    )
+    wait_idle(page, title=PAGES[0].title)
+    wait_charts_drawn(page)
+    page.wait_for_function(
+        "(old) => JSON.stringify([...document.querySelectorAll('[data-testid=stVegaLiteChart]')].slice(2, 5).map((c) =>"
+        " [...c.querySelectorAll('.role-legend-label text')].map((t) => t.textContent))) !== old",
+        arg=json.dumps(before, separators=(",", ":")),
+        timeout=30_000,
+    )
+    assert legends() == [expected()] * 3 != [before[0]] * 3

@@ -159,12 +159,23 @@ def shuffle_diagram(words, perm) -> alt.LayerChart:
     return _configure(chart)
 
 
+#: The Vega name of a heatmap's colour scale (Vega-Lite names a view's scale after its channel).
+COLOR_SCALE = "color"
+
+
 def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: float | None = None) -> alt.LayerChart:
     """Attention weights A[i, j] of a sentence (row i = the query word, column j = the key word it
-    attends to), one rect per cell, the colour scale fixed to [0, vmax] so several heatmaps can be
-    compared. The chart fills its container's width. Up to `MAX_TOKENS_WITH_VALUES` words the
-    values are printed in the cells (where a cell is at least `MIN_CELL_PX_FOR_VALUES` wide);
-    beyond `MAX_TOKENS_WITH_WORDS` the axes show positions only (the words are in the tooltip)."""
+    attends to), one rect per cell, the colour scale running from 0 to `vmax` (default: the largest
+    weight) so several heatmaps can be compared. The chart fills its container's width. Up to
+    `MAX_TOKENS_WITH_VALUES` words the values are printed in the cells (where a cell is at least
+    `MIN_CELL_PX_FOR_VALUES` wide); beyond `MAX_TOKENS_WITH_WORDS` the axes show positions only
+    (the words are in the tooltip).
+
+    The numbers travel as data only: `vmax` is a column of every row, which an invisible mark maps to
+    the colour scale (so the scale reaches it), and the legend's labels and the printed values'
+    colour are computed from it in the browser. The spec depends only on the words and the titles,
+    so new weights for the same sentence (another d, seed or position signal) redraw the chart in
+    place instead of building it anew."""
     a = np.asarray(weights, dtype=float)
     labels = token_labels(words)
     n = len(labels)
@@ -174,54 +185,64 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
     vmax = vmax if vmax > 0 else 1.0
     qi, ki = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
     names = np.array(labels, dtype=object)
-    df = pd.DataFrame({"query": names[qi.ravel()], "key": names[ki.ravel()], "weight": a.ravel()})
+    df = pd.DataFrame({"query": names[qi.ravel()], "key": names[ki.ravel()], "weight": a.ravel(), "vmax": vmax})
     axis: dict[str, Any]
     if n <= MAX_TOKENS_WITH_WORDS:
         axis = dict(labelOverlap=False)
     else:  # "12 dog" -> "12": positions only, thinned so they never overlap
         axis = dict(labelOverlap="parity", labelExpr="split(datum.label, ' ')[0]")
-    base = alt.Chart(df).encode(
+    base = alt.Chart().encode(
         x=alt.X("key:N")
         .sort(labels)
         .title("key word (column)")
         .axis(labelAngle=-45 if n <= MAX_TOKENS_WITH_WORDS else 0, **axis),
         y=alt.Y("query:N").sort(labels).title("query word (row)").axis(**axis),
     )
+    top = f"domain('{COLOR_SCALE}')[1]"
     # Legend: labels at 0, vmax/2 and vmax only. Vega aligns the two end labels flush with the
     # gradient's ends, so no label hangs past it, and 150 px fits under the plot of a third of a
     # 1280-px screen (a longer gradient ran off the chart and cut "0.5" to "0.").
+
+    def colour(field: str) -> alt.Color:  # the same channel in both layers: one scale, one legend
+        return (
+            alt.Color(f"{field}:Q")
+            .scale(scheme="blues", domainMin=0, zero=True, nice=False)
+            .title("attention weight")
+            .legend(
+                orient="bottom",
+                direction="horizontal",
+                gradientLength=LEGEND_LENGTH,
+                values=alt.ExprRef(f"[0, {top} / 2, {top}]"),
+                format=".2f",
+                labelOverlap=False,
+            )
+        )
+
     cells = base.mark_rect().encode(
-        color=alt.Color("weight:Q")
-        .scale(scheme="blues", domain=[0, vmax])
-        .title("attention weight")
-        .legend(
-            orient="bottom",
-            direction="horizontal",
-            gradientLength=LEGEND_LENGTH,
-            values=[0.0, vmax / 2, vmax],
-            format=".2f",
-            labelOverlap=False,
-        ),
+        color=colour("weight"),
         tooltip=[
             alt.Tooltip("query:N", title="query"),
             alt.Tooltip("key:N", title="key"),
             alt.Tooltip("weight:Q", format=".4f"),
         ],
     )
-    layers = [cells]
+    # One invisible rect coloured by vmax, under the cells: the scale's domain is the union of what its
+    # marks show, so it reaches vmax even in a heatmap whose own weights stay below it.
+    reach = alt.Chart().transform_aggregate(vmax="max(vmax)").mark_rect(opacity=0).encode(color=colour("vmax"))
+    layers = [reach, cells]
     if n <= MAX_TOKENS_WITH_VALUES:
         layers.append(
             base.mark_text(
                 fontSize=14 if n <= 6 else 13, opacity=alt.expr(f"width / {n} >= {MIN_CELL_PX_FOR_VALUES} ? 1 : 0")
             ).encode(
                 text=alt.Text("weight:Q", format=".2f"),
-                color=alt.condition(f"datum.weight > {vmax * 0.55}", alt.value("white"), alt.value("#0F172A")),
+                color=alt.condition("datum.weight > datum.vmax * 0.55", alt.value("white"), alt.value("#0F172A")),
             )
         )
     # Streamlit fits the whole chart (titles, labels, legend) into `height`: ~230 px of furniture
     # plus at least 17 px per row so that 13-px labels never collide.
     height = 230 + max(240, 17 * n)
-    chart = alt.LayerChart(layer=list(layers)).properties(
+    chart = alt.LayerChart(df, layer=list(layers)).properties(
         title=alt.Title(title, subtitle=subtitle) if subtitle else title, height=height, width="container"
     )
     return _configure(chart)
@@ -229,7 +250,13 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
 
 def equivariance_scatter(expected, actual, *, pe: str, gap: float) -> alt.LayerChart:
     """Each dot is one output number: x = the original sentence's output, re-ordered like the words
-    (P·Y(X)); y = the shuffled sentence's output (Y(PX)). The dashed diagonal is y = x."""
+    (P·Y(X)); y = the shuffled sentence's output (Y(PX)). The dashed diagonal is y = x.
+
+    The two axes share one range, padded by 5 % around every dot, and the diagonal runs across it:
+    both come from the data (the diagonal's two ends are the range's corners, and the scales take
+    their domain from the marks), so new numbers redraw the chart in place. The titles change only
+    with the position signal and with whether the head is blind to order (`gap`, the largest
+    difference, which the page prints beside the chart)."""
     e = np.asarray(expected, dtype=float).ravel()
     a = np.asarray(actual, dtype=float).ravel()
     if e.shape != a.shape:
@@ -237,18 +264,19 @@ def equivariance_scatter(expected, actual, *, pe: str, gap: float) -> alt.LayerC
     label = PE_LABELS.get(pe, pe)
     if gap < EQUIVARIANT_TOL:
         title = f"With {label}: every dot is on the diagonal"
-        subtitle = f"Shuffling the words only shuffles the outputs (largest difference {gap:.1e}, i.e. rounding error)"
+        subtitle = "Shuffling the words only shuffles the outputs (the differences are rounding error)"
     else:
         title = f"With {label}: the dots leave the diagonal"
-        subtitle = f"The shuffled sentence gets new outputs, not the old ones re-ordered (largest difference {gap:.3g})"
+        subtitle = "The shuffled sentence gets new outputs, not the old ones re-ordered"
     lo = float(min(e.min(), a.min())) if e.size else -1.0
     hi = float(max(e.max(), a.max())) if e.size else 1.0
     pad = 0.05 * max(hi - lo, 1e-9)
     domain = [lo - pad, hi + pad]
     df = pd.DataFrame({"expected": e, "actual": a, "difference": a - e})
     diag = pd.DataFrame({"expected": domain, "actual": domain})
-    x = alt.X("expected:Q").scale(domain=domain).title("original outputs, re-ordered like the words")
-    y = alt.Y("actual:Q").scale(domain=domain).title("outputs for the shuffled sentence")
+    scale = alt.Scale(zero=False, nice=False)
+    x = alt.X("expected:Q").scale(scale).title("original outputs, re-ordered like the words")
+    y = alt.Y("actual:Q").scale(scale).title("outputs for the shuffled sentence")
     line = alt.Chart(diag).mark_line(color="#64748B", strokeDash=[6, 4], strokeWidth=2).encode(x=x, y=y)
     dots = (
         alt.Chart(df)
