@@ -116,8 +116,12 @@ def measure(args) -> tuple[list[dict], str, str]:
                     row = measure_page(context, app, base, ref_tab, title, page, key, chart, args)
                 except PlaywrightTimeout as exc:  # recorded, and the other pages still measured
                     print(f"  {title:<30} {key:<10} TIMEOUT {str(exc).splitlines()[0][:80]}", flush=True)
-                    for t in context.pages[1:]:
-                        t.close()
+                    for t in context.pages:
+                        if t is not ref_tab:
+                            t.close()
+                    # A fresh one-chart tab: a timeout there (its run state stuck) failed every later page.
+                    ref_tab.goto(ref.url(""), wait_until="commit")
+                    ready_time_ms(ref_tab, REFERENCE_TITLE)
                     continue
                 rows.append(row)
 

@@ -44,6 +44,7 @@ __all__ = [
     "default_domain",
     "encode_png",
     "image_heatmap",
+    "meta",
     "reduce_matrix",
 ]
 
@@ -321,8 +322,8 @@ def image_heatmap(
     hover_cells   at most this many invisible hover rects; each reports the exact value at its
                   centre cell.
 
-    Returns an `alt.LayerChart`; `chart.to_dict()["usermeta"]["imagechart"]` records the shape,
-    the reduction and the note.
+    Returns an `alt.LayerChart` of three layers: the image, the hover rects, the legend's two
+    invisible ends. `meta(chart)` reads back the shape, the reduction and the note.
     """
     values = np.asarray(matrix, dtype=np.float64)
     if values.ndim != 2 or values.shape[0] < 1 or values.shape[1] < 1:
@@ -357,19 +358,53 @@ def image_heatmap(
     img_x_hi = x_lo + reduced.shape[1] * fc * dx
     img_y_hi = y_lo + reduced.shape[0] * fr * dy
 
-    x_scale = alt.Scale(domain=[x_lo, x_hi], nice=False, zero=False)
-    y_scale = alt.Scale(domain=[y_lo, y_hi], nice=False, zero=False, reverse=y_down)
+    # A chart whose image is not reduced takes its axes' domains from its marks (the image spans
+    # exactly the cells' outer edges), and its colour legend's from a two-row layer (lo and hi):
+    # the spec then holds no number of the matrix, so a new matrix of any size redraws the chart in
+    # place (Streamlit replaces the rows) instead of building it anew. A reduced image can stick out
+    # past the last cell, so its domains stay explicit.
+    reduced_any = fr > 1 or fc > 1
+    x_scale = (
+        alt.Scale(domain=[x_lo, x_hi], nice=False, zero=False) if reduced_any else alt.Scale(nice=False, zero=False)
+    )
+    y_scale = (
+        alt.Scale(domain=[y_lo, y_hi], nice=False, zero=False, reverse=y_down)
+        if reduced_any
+        else alt.Scale(nice=False, zero=False, reverse=y_down)
+    )
     x_enc = alt.X("x0:Q", title=x_title, scale=x_scale)
     y_enc = alt.Y("y0:Q", title=y_title, scale=y_scale)
 
-    image_df = pd.DataFrame({"url": [url], "x0": [x_lo], "x1": [img_x_hi], "y0": [y_lo], "y1": [img_y_hi]})
+    hover_df, (br, bc) = _hover_frame(values, xc, dx, yc, dy, hover_cells, width / height)
+    # The image's row also says what the chart shows (`meta` reads it back).
+    image_df = pd.DataFrame(
+        {
+            "url": [url],
+            "x0": [x_lo],
+            "x1": [img_x_hi],
+            "y0": [y_lo],
+            "y1": [img_y_hi],
+            "rows": [rows],
+            "cols": [cols],
+            "shown_rows": [int(reduced.shape[0])],
+            "shown_cols": [int(reduced.shape[1])],
+            "reduce": [reduce if note else "none"],
+            "factor_rows": [fr],
+            "factor_cols": [fc],
+            "hover_rows": [br],
+            "hover_cols": [bc],
+            "lo": [float(lo)],
+            "hi": [float(hi)],
+            "scheme": [scheme],
+            "note": [note],
+        }
+    )
     image = (
         alt.Chart(image_df)
         .mark_image(aspect=False, smooth=False, clip=True)
         .encode(x=x_enc, x2=alt.X2("x1"), y=y_enc, y2=alt.Y2("y1"), url=alt.Url("url:N"))
     )
 
-    hover_df, (br, bc) = _hover_frame(values, xc, dx, yc, dy, hover_cells, width / height)
     tooltip = [
         alt.Tooltip("yv:Q", title=y_title, format="~g"),
         alt.Tooltip("xv:Q", title=x_title, format="~g"),
@@ -378,19 +413,25 @@ def image_heatmap(
     hover = (
         alt.Chart(hover_df)
         .mark_rect(opacity=0)
+        .encode(x=x_enc, x2=alt.X2("x1"), y=y_enc, y2=alt.Y2("y1"), tooltip=tooltip)
+    )
+    # The legend: an invisible zero-size rect for each end of the colour range, at the first cell's corner.
+    legend_df = pd.DataFrame({"value": [float(lo), float(hi)], "x0": [x_lo, x_lo], "y0": [y_lo, y_lo]})
+    legend = (
+        alt.Chart(legend_df)
+        .mark_rect(opacity=0)
         .encode(
             x=x_enc,
-            x2=alt.X2("x1"),
+            x2=alt.X2("x0"),
             y=y_enc,
-            y2=alt.Y2("y1"),
+            y2=alt.Y2("y0"),
             color=alt.Color(
                 "value:Q",
                 title=value_title,
                 # ignore: the stub takes only a Literal of Vega's scheme names; scheme is one (checked above)
-                scale=alt.Scale(scheme=scheme, domain=[lo, hi], nice=False, zero=False, clamp=True),  # type: ignore[arg-type]
+                scale=alt.Scale(scheme=scheme, nice=False, zero=False, clamp=True),  # type: ignore[arg-type]
                 legend=alt.Legend(title=value_title, gradientLength=max(50, int(height * 0.55))),
             ),
-            tooltip=tooltip,
         )
     )
 
@@ -403,25 +444,61 @@ def image_heatmap(
     else:
         title_params = None
 
-    chart = alt.LayerChart(layer=[image, hover]).properties(
-        width=width,
-        height=height,
-        usermeta={
-            "imagechart": {
-                "shape": [rows, cols],
-                "shown": [int(reduced.shape[0]), int(reduced.shape[1])],
-                "reduce": reduce if note else "none",
-                "factor": [fr, fc],
-                "hover_block": [br, bc],
-                "domain": [lo, hi],
-                "scheme": scheme,
-                "note": note,
-            }
-        },
-    )
+    chart = alt.LayerChart(layer=[image, hover, legend]).properties(width=width, height=height)
     if title_params is not None:
         chart = chart.properties(title=title_params)
     return chart
+
+
+def meta(chart: alt.TopLevelMixin | dict) -> dict:
+    """What an `image_heatmap` shows, read from its image's row: ``shape`` (rows, cols of the
+    matrix), ``shown`` (of the image), ``reduce`` ("none" or the mode), ``factor`` (cells per pixel),
+    ``hover_block`` (cells per hover rect), ``domain`` (the colour range), ``scheme`` and ``note``
+    (the reduction's sentence, "" if none). `chart`: the Altair chart, or a spec dict with its
+    datasets (``chart.to_dict()``, or a page's chart with its Arrow rows decoded); the first image
+    mark found (depth first) is read."""
+    row = _image_row(chart)
+    if row is None:
+        raise ValueError("chart has no image_heatmap image (or a spec without its datasets)")
+    return {
+        "shape": [int(row["rows"]), int(row["cols"])],
+        "shown": [int(row["shown_rows"]), int(row["shown_cols"])],
+        "reduce": str(row["reduce"]),
+        "factor": [int(row["factor_rows"]), int(row["factor_cols"])],
+        "hover_block": [int(row["hover_rows"]), int(row["hover_cols"])],
+        "domain": [float(row["lo"]), float(row["hi"])],
+        "scheme": str(row["scheme"]),
+        "note": str(row["note"]) if row["note"] is not None else "",
+    }
+
+
+def _image_row(chart: alt.TopLevelMixin | dict) -> dict | None:
+    if not isinstance(chart, dict):
+        for layer in getattr(chart, "layer", None) or []:
+            data = getattr(layer, "data", None)
+            if isinstance(data, pd.DataFrame) and "url" in data.columns and "rows" in data.columns:
+                return data.iloc[0].to_dict()
+        for part in ("concat", "hconcat", "vconcat"):
+            for sub in getattr(chart, part, None) or []:
+                found = _image_row(sub)
+                if found is not None:
+                    return found
+        return None
+    datasets = chart.get("datasets") or {}
+
+    def walk(node: dict) -> dict | None:
+        mark = node.get("mark")
+        if (mark == "image" or (isinstance(mark, dict) and mark.get("type") == "image")) and "data" in node:
+            rows = datasets.get(node["data"].get("name"))
+            return rows[0] if rows else None
+        for part in ("layer", "concat", "hconcat", "vconcat"):
+            for sub in node.get(part) or []:
+                found = walk(sub)
+                if found is not None:
+                    return found
+        return None
+
+    return walk(chart)
 
 
 def fit_heatmap_legend(chart: alt.LayerChart, length: int, *, orient: str = "right") -> alt.LayerChart:

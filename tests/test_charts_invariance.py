@@ -15,6 +15,7 @@ import posenc
 from explorer.charts import invariance as charts
 from explorer.charts import live
 from explorer.imagechart import colorize
+from explorer.imagechart import meta as image_meta
 
 
 def ref_scores(q, k, positions, base=10000.0):
@@ -41,7 +42,7 @@ def test_score_heatmap_draws_the_scores(rng):
     pos = np.arange(12.0)
     scores = posenc.rope_score_matrix(q, k, pos, pos)
     spec = charts.score_heatmap(scores, pos, title="RoPE", subtitle="constant diagonals").to_dict()
-    meta = spec["usermeta"]["imagechart"]
+    meta = image_meta(spec)
     assert meta["shape"] == [12, 12] and meta["reduce"] == "none"
     lo, hi = meta["domain"]
     assert lo == -hi == pytest.approx(-np.abs(scores).max())
@@ -56,7 +57,9 @@ def test_score_heatmap_draws_the_scores(rng):
         assert row.value == pytest.approx(ref[int(row.yv), int(row.xv)], abs=1e-12)
     enc = hover[0]["encoding"]
     assert enc["x"]["title"] == "key position n" and enc["y"]["title"] == "query position m"
-    assert enc["color"]["legend"]["orient"] == "bottom"
+    legend = [layer for layer in layers(spec) if "color" in layer.get("encoding", {})]
+    assert len(legend) == 1 and legend[0]["encoding"]["color"]["legend"]["orient"] == "bottom"
+    assert sorted(frame(spec, legend[0])["value"]) == [lo, hi]
     assert spec["title"] == {"text": "RoPE", "subtitle": "constant diagonals", "anchor": "start"}
     legible(spec)
 
@@ -76,7 +79,7 @@ def test_shift_matrix_heatmap_matches_loop():
         ref[2 * j, 2 * j], ref[2 * j, 2 * j + 1], ref[2 * j + 1, 2 * j], ref[2 * j + 1, 2 * j + 1] = c, s, -s, c
     pixels = png_pixels(spec)
     assert np.array_equal(pixels, colorize(ref, scheme="redblue", domain=(-1.0, 1.0)))
-    assert spec["usermeta"]["imagechart"]["domain"] == [-1.0, 1.0]
+    assert image_meta(spec)["domain"] == [-1.0, 1.0]
     assert spec["title"]["text"] == "R_k for k = 3 (8 × 8, interleaved layout)"
     legible(spec)
 
@@ -238,10 +241,11 @@ def test_deviation_chart_rejects_bad_input_by_name(change, word):
 
 
 def test_the_chart_describes_itself_without_a_value_a_drag_would_make_stale():
+    """Nor N: another N then changes only the chart's rows (the browser redraws it in place)."""
     spec = deviation_spec(start=16)
     text = spec["description"]
-    assert "N = 12 positions" in text and "d = 8" in text and "from 1 to 60" in text
-    assert "16" not in text
+    assert "d = 8" in text and "from 1 to 60" in text
+    assert "16" not in text and str(N_POS) not in text
 
 
 def test_how_far_the_slider_reaches():

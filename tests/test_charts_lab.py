@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import lab as charts
+from explorer.imagechart import meta as image_meta
 
 REFS = {"floor": 1.2, "uniform": 2.0794}
 
@@ -76,7 +77,7 @@ def test_the_attention_chart_is_one_image_of_the_weights():
     w = np.tril(np.ones((8, 8)))
     w /= w.sum(axis=1, keepdims=True)
     spec = charts.attention_chart(w, title="rope: layer 0, head 1").to_dict()
-    assert spec["usermeta"]["imagechart"]["shape"] == [8, 8]
+    assert image_meta(spec)["shape"] == [8, 8]
     assert spec["description"] == "rope: layer 0, head 1"
 
 

@@ -17,6 +17,7 @@ import posenc
 from explorer.charts import labels
 from explorer.charts import rope as charts
 from explorer.imagechart import colorize
+from explorer.imagechart import meta as image_meta
 
 # ---------------------------------------------------------------------------------- plane
 Q, K = (1.0, 0.5), (-0.4, 1.2)
@@ -308,7 +309,7 @@ def test_rope_matrix_heatmap_is_one_image_of_the_matrix(layout, dim):
     spec = charts.rope_matrix_heatmap(
         posenc.rope_matrix(m, dim, layout=layout), position=m, pair=pair, layout=layout
     ).to_dict()
-    meta = spec["usermeta"]["imagechart"]
+    meta = image_meta(spec)
     assert meta["shape"] == [dim, dim] and meta["shown"] == [dim, dim] and meta["domain"] == [-1.0, 1.0]
     assert len(find(spec, "image")) == 1 and not find(spec, "rect", opacity=1)
     pixels = png_pixels(spec)

@@ -16,6 +16,7 @@ from _chartspec import browser_rows, find, frame, layers, legible, png_pixels, v
 import posenc
 from explorer.charts import vision as charts
 from explorer.imagechart import colorize
+from explorer.imagechart import meta as image_meta
 
 
 def heat(scores=None, **kw):
@@ -30,8 +31,8 @@ def test_grid_heatmap_draws_the_scores_and_rings_the_query():
     scores = np.linspace(-1, 1, 12).reshape(3, 4)
     spec = heat(scores, subtitle=["line one", "line two"])
     assert spec["description"] == "what it shows"
-    assert spec["usermeta"]["imagechart"]["shape"] == [3, 4]
-    assert spec["usermeta"]["imagechart"]["domain"] == [-1.0, 1.0]
+    assert image_meta(spec)["shape"] == [3, 4]
+    assert image_meta(spec)["domain"] == [-1.0, 1.0]
     assert spec["title"]["subtitle"] == ["line one", "line two"]
     (ring,) = find(spec, "point")
     assert frame(spec, ring)[["x0", "y0"]].values.tolist() == [[2, 1]]  # (column, row)
@@ -44,11 +45,11 @@ def test_grid_heatmap_draws_the_scores_and_rings_the_query():
 def test_grid_heatmap_own_range_and_no_query():
     scores = np.full((2, 5), 0.999) + np.arange(10).reshape(2, 5) * 1e-5
     spec = heat(scores, query=None, domain=None)
-    meta = spec["usermeta"]["imagechart"]
+    meta = image_meta(spec)
     assert meta["scheme"] == "viridis"
     assert meta["domain"] == pytest.approx([scores.min(), scores.max()])
     assert not find(spec, "point")
-    flat = heat(np.ones((2, 2)), domain=None)["usermeta"]["imagechart"]["domain"]  # a flat panel still draws
+    flat = image_meta(heat(np.ones((2, 2)), domain=None))["domain"]  # a flat panel still draws
     assert flat[0] < 1 < flat[1]
 
 

@@ -16,6 +16,8 @@ from explorer.imagechart import (
     image_heatmap,
     reduce_matrix,
 )
+from explorer.imagechart import meta as image_meta
+from explorer.render import stable_dataset_names
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -157,7 +159,7 @@ def test_chart_spec_has_one_image_mark_axes_legend_and_tooltips():
     m = np.random.default_rng(1).normal(size=(40, 16))
     chart = image_heatmap(m, x_title="dimension", y_title="position", value_title="PE", title="Encoding")
     spec = _spec(chart)
-    image, hover = spec["layer"]
+    image, hover, legend = spec["layer"]
     assert image["mark"]["type"] == "image"
     assert image["mark"]["aspect"] is False and image["mark"]["smooth"] is False
     assert image["encoding"]["url"]["field"] == "url"
@@ -165,22 +167,47 @@ def test_chart_spec_has_one_image_mark_axes_legend_and_tooltips():
     assert image["encoding"]["y"]["title"] == "position"
     assert {"x2", "y2"} <= set(image["encoding"])
     assert len(_layer_data(spec, 0)) == 1
-    assert hover["mark"]["type"] == "rect"
-    assert hover["encoding"]["color"]["scale"]["scheme"] == "redblue"
-    assert hover["encoding"]["color"]["legend"]["title"] == "PE"
+    assert hover["mark"]["type"] == "rect" and hover["mark"]["opacity"] == 0
     assert [t["title"] for t in hover["encoding"]["tooltip"]] == ["position", "dimension", "PE"]
+    # The legend: two invisible rects, the colour range's ends, on the scheme's scale.
+    lo, hi = default_domain(m, "redblue")
+    assert legend["mark"] == {"type": "rect", "opacity": 0}
+    assert legend["encoding"]["color"]["scale"]["scheme"] == "redblue"
+    assert legend["encoding"]["color"]["legend"]["title"] == "PE"
+    assert sorted(r["value"] for r in _layer_data(spec, 2)) == [lo, hi]
     assert spec["title"]["text"] == "Encoding"
-    assert spec["usermeta"]["imagechart"]["reduce"] == "none"
+    assert image_meta(spec)["reduce"] == "none" and image_meta(spec)["domain"] == [lo, hi]
+    assert image_meta(chart) == image_meta(spec)  # the Altair chart and its spec say the same
 
 
 def test_axis_domains_are_cell_edges_and_y_points_down():
+    """Unreduced: no domain in the spec (the marks give it; the image spans exactly the cells' outer
+    edges and every other mark lies inside); reduced: the cells' edges, explicitly."""
     m = np.zeros((5, 4))
     spec = _spec(image_heatmap(m, x_values=np.arange(10, 14), y_values=np.arange(0, 50, 10)))
-    x = spec["layer"][0]["encoding"]["x"]["scale"]
-    y = spec["layer"][0]["encoding"]["y"]["scale"]
-    assert x["domain"] == [9.5, 13.5]
-    assert y["domain"] == [-5.0, 45.0]
-    assert y["reverse"] is True
+    for layer in spec["layer"]:
+        assert "domain" not in layer["encoding"]["x"]["scale"] and "domain" not in layer["encoding"]["y"]["scale"]
+    assert layer["encoding"]["y"]["scale"]["reverse"] is True
+    image = _layer_data(spec, 0)[0]
+    assert [image["x0"], image["x1"], image["y0"], image["y1"]] == [9.5, 13.5, -5.0, 45.0]
+    for i in (1, 2):  # hover rects and the legend's corner: inside
+        xs = [r[k] for r in _layer_data(spec, i) for k in ("x0", "x1") if k in r]
+        ys = [r[k] for r in _layer_data(spec, i) for k in ("y0", "y1") if k in r]
+        assert 9.5 <= min(xs) <= max(xs) <= 13.5 and -5.0 <= min(ys) <= max(ys) <= 45.0
+    big = _spec(image_heatmap(np.zeros((50, 7)), y_values=np.arange(0, 500, 10), max_pixels=(7, 20)))
+    assert big["layer"][0]["encoding"]["x"]["scale"]["domain"] == [-0.5, 6.5]
+    assert big["layer"][0]["encoding"]["y"]["scale"]["domain"] == [-5.0, 495.0]
+    assert big["layer"][0]["encoding"]["y"]["scale"]["reverse"] is True
+
+
+def test_a_new_matrix_of_another_size_changes_only_the_data():
+    """The browser redraws such a chart in place (explorer.render.stable_dataset_names)."""
+    one, two = (
+        stable_dataset_names(image_heatmap(np.random.default_rng(n).normal(size=(n, n)), title="T").to_dict())
+        for n in (5, 9)
+    )
+    assert one["datasets"] != two["datasets"]
+    assert {k: v for k, v in one.items() if k != "datasets"} == {k: v for k, v in two.items() if k != "datasets"}
 
 
 def test_png_has_the_matrix_size_and_known_pixel_colours():
@@ -227,7 +254,7 @@ def test_large_matrix_is_reduced_and_the_subtitle_says_how():
     spec = _spec(chart)
     img = _png(spec)
     assert img.size == (512, 1024)
-    meta = spec["usermeta"]["imagechart"]
+    meta = image_meta(spec)
     assert meta["shape"] == [4096, 1024] and meta["shown"] == [1024, 512]
     assert meta["factor"] == [4, 2] and meta["reduce"] == "stride"
     assert spec["title"]["subtitle"] == "shown at every 4th position and every 2nd dimension"

@@ -20,6 +20,7 @@ from _posenc_reference_impl import ref_sinusoidal_row
 from streamlit.testing.v1 import AppTest
 
 import posenc
+from explorer.imagechart import meta as image_meta
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "4_Relative_invariance.py")
 VIEWS = ("Scores", "Sinusoid shift", "Decay")
@@ -218,14 +219,14 @@ def test_rope_heatmap_has_constant_diagonals_and_additive_does_not():
     same_sin = np.mean(np.all(sinus[:-1, :-1] == sinus[1:, 1:], axis=-1))
     assert same_rope > 0.99  # one colour per diagonal (colour bins may round at an edge)
     assert same_sin < 0.5
-    assert chart_titled(at, "learned table added")["usermeta"]["imagechart"]["shape"] == [64, 64]
+    assert image_meta(chart_titled(at, "learned table added"))["shape"] == [64, 64]
 
 
 def test_shift_matrix_and_residual():
     at = run(shift_t=5, head_dim=8, inv_view="Sinusoid shift")
     assert_page_complete(at, "Sinusoid shift")
     spec = chart_titled(at, "R_k for k = 5 (8 × 8, interleaved layout)")
-    assert spec["usermeta"]["imagechart"]["domain"] == [-1.0, 1.0]
+    assert image_meta(spec)["domain"] == [-1.0, 1.0]
     res = chart_titled(at, "PE(p + 5) = R_k·PE(p) for every p")
     (line,) = find(res, "line")
     values = frame(res, line)["residual"]
@@ -350,7 +351,7 @@ def test_typed_vectors_set_the_head_dim():
     assert not at.error
     assert any("head dim d = 4" in c.value for c in at.sidebar.caption)
     assert float(metrics(at)["RoPE (float64)"]) < 1e-9
-    assert chart_titled(at, "RoPE")["usermeta"]["imagechart"]["shape"] == [64, 64]
+    assert image_meta(chart_titled(at, "RoPE"))["shape"] == [64, 64]
     assert "d = 4" in main_chart(at)["description"]
 
 
@@ -404,7 +405,7 @@ def test_every_control_at_its_minimum():
         assert not at.warning and not at.error
         assert at.slider(key="seq_len").value == 1 and live_slider(at)["value"] == 1
         assert float(metrics(at)["RoPE (float64)"]) < 1e-9
-    assert chart_titled(views["Scores"], "RoPE")["usermeta"]["imagechart"]["shape"] == [1, 1]
+    assert image_meta(chart_titled(views["Scores"], "RoPE"))["shape"] == [1, 1]
     assert chart_titled(views["Sinusoid shift"], "R_k for k = 1 (2 × 2, concatenated layout)")
     res = chart_titled(views["Sinusoid shift"], "PE(p + 1) = R_k·PE(p) for every p")
     assert len(frame(res, find(res, "line")[0])) == 1  # one position
@@ -431,7 +432,7 @@ def test_every_control_at_its_maximum():
         assert float(shown["RoPE (float32)"]) <= float(shown["pass mark"])
         assert float(shown["sinusoidal, added"]) > 10 * float(shown["pass mark"])
         assert badges(at) == [RUNS_OK, FAILS, FAILS]  # 255 + 20 is within the longest table (4096 rows)
-    assert chart_titled(views["Scores"], "RoPE")["usermeta"]["imagechart"]["shape"] == [256, 256]
+    assert image_meta(chart_titled(views["Scores"], "RoPE"))["shape"] == [256, 256]
     assert chart_titled(views["Sinusoid shift"], "R_k for k = 20 (256 × 256, interleaved layout)")
     (decay,) = [c for c in charts(views["Decay"]) if c.get("title", {}).get("text", "").startswith(DECAY_SHRINKS)]
     assert "d = 256, base = 1e+06" in decay["title"]["subtitle"]

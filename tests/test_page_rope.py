@@ -11,6 +11,8 @@ import pytest
 from _apptest import metrics, run_page
 from _chartspec import by_field, element_spec, find, frame
 
+from explorer.imagechart import meta as image_meta
+
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "3_RoPE_rotation.py")
 N_CHARTS = 2  # the live plane (m and n are its sliders), then tab "One pair": the rotation plane
 HEAD = {"rope_view": "Whole head"}  # the other tab: the d×d matrix and the pair map
@@ -108,7 +110,7 @@ def assert_whole_head(at, head_dim):
     """The other tab: the d×d matrix and the pair map, and none of the one-pair view."""
     specs = [element_spec(c) for c in at.get("vega_lite_chart")][1:]  # after the live plane
     assert len(specs) == 2 and len(at.metric) == 0
-    assert specs[0]["usermeta"]["imagechart"]["shape"] == [head_dim, head_dim]
+    assert image_meta(specs[0])["shape"] == [head_dim, head_dim]
     return specs
 
 
@@ -185,11 +187,11 @@ def test_polar_input():
 def test_matrix_and_pair_map_follow_the_layout(layout):
     at = run(layout_rope=layout, head_dim=16, j=5, m=3, **HEAD)
     heat, pairs = assert_whole_head(at, 16)
-    meta = heat["usermeta"]["imagechart"]
+    meta = image_meta(heat)
     assert meta["shape"] == [16, 16] and meta["domain"] == [-1.0, 1.0]
-    # the outline of pair j's cells: the rect layer over cell spans that encodes no value (the hover
-    # layer over the same cells encodes the matrix value as its colour)
-    (boxes,) = [layer for layer in by_field(heat, "rect", "x2", "x1") if "color" not in layer["encoding"]]
+    # the outline of pair j's cells: the visible rect layer over cell spans (the hover layer over the
+    # same cells is invisible: it only carries the tooltips)
+    (boxes,) = [layer for layer in by_field(heat, "rect", "x2", "x1") if layer["mark"].get("opacity") != 0]
     cells = frame(heat, boxes)
     expected = (5, 13) if layout == "half" else (10, 11)
     assert sorted(set((cells["x0"] + cells["x1"]) / 2)) == list(expected)

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 import posenc
 from explorer.charts import sinusoidal as charts
+from explorer.imagechart import meta as image_meta
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "1_Sinusoidal_heatmap.py")
 KEYS = (
@@ -60,6 +61,7 @@ def charts_by_title(at: AppTest) -> dict[str, dict]:
     for element in at.get("vega_lite_chart"):
         spec = proto_spec(element.proto)
         spec["_data"] = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in element.proto.datasets}
+        spec["datasets"] = {name: frame.to_dict("records") for name, frame in spec["_data"].items()}  # image_meta
         text = spec["title"]["text"]
         out[text["expr"] if isinstance(text, dict) else text] = spec
     return out
@@ -156,7 +158,7 @@ def test_defaults():
     specs = all_specs(views)
     assert len(specs) == 7
     overview = find(specs, "PE(p, i) for positions 0 … 127")
-    meta = overview["usermeta"]["imagechart"]
+    meta = image_meta(overview)
     assert meta["shape"] == [128, 128] and meta["reduce"] == "none"
     assert any("Interleaved layout" in line for line in overview["title"]["subtitle"])
     zoom = find(specs, "every value")
@@ -213,7 +215,7 @@ def test_two_positions_and_one_pair():
     assert metric(at, "Closest distinct pair") == f"{2 * abs(math.sin(0.5)):.4g}"
     specs = charts_by_title(at)
     sim = find(specs, "constant along every diagonal")
-    assert sim["usermeta"]["imagechart"]["shape"] == [2, 2]
+    assert image_meta(sim)["shape"] == [2, 2]
 
 
 def test_every_control_at_its_maximum():
@@ -236,7 +238,7 @@ def test_every_control_at_its_maximum():
     specs = all_specs(views)
     assert len(specs) == 7
     overview = find(specs, "PE(p, i) for positions 0 … 8191 and dimensions 0 … 2047")
-    meta = overview["usermeta"]["imagechart"]
+    meta = image_meta(overview)
     assert meta["shape"] == [charts.OVERVIEW_MAX_ROWS, 1024]  # averaged before drawing
     assert meta["scheme"] == "magma" and meta["domain"] == [-1.0, 1.0]
     subtitle = " ".join(overview["title"]["subtitle"])
@@ -258,8 +260,8 @@ def test_every_control_at_its_maximum():
     row = data[(data["dim"] == 1024) & (data["position"] == 10)]
     assert float(row["value"].iloc[0]) == pytest.approx(math.cos(10.0))
     sim = find(specs, "constant along every diagonal")
-    assert sim["usermeta"]["imagechart"]["shape"] == [512, 512]
-    assert sim["usermeta"]["imagechart"]["domain"] == [-1024.0, 1024.0]
+    assert image_meta(sim)["shape"] == [512, 512]
+    assert image_meta(sim)["domain"] == [-1024.0, 1024.0]
     k, dist = closest_distance(8192, 2048, 1e6)
     assert metric(at, "Closest distinct pair") == f"{dist:.4g}"
     assert metric(at, "…they are k apart") == f"k = {k}"
@@ -362,7 +364,7 @@ def test_garbage_in_every_url_parameter():
             assert key.replace("_", "\\_") in warnings or key in warnings
     specs = charts_by_title(at)
     overview = find(specs, "PE(p, i) for positions 0 … 127 and dimensions 0 … 127")  # defaults
-    assert overview["usermeta"]["imagechart"]["shape"] == [128, 128]
+    assert image_meta(overview)["shape"] == [128, 128]
 
 
 def test_hostile_text_is_not_rendered_as_markup():
@@ -379,7 +381,7 @@ def test_changing_a_widget_reruns_with_the_new_value():
     at.slider(key="seq_len").set_value(300).run()
     assert not at.exception
     overview = find(charts_by_title(at), "PE(p, i) for positions 0 … 299")
-    assert overview["usermeta"]["imagechart"]["shape"] == [300, 128]
+    assert image_meta(overview)["shape"] == [300, 128]
     at.radio(key="layout_sin").set_value("concatenated").run()
     assert not at.exception
     overview = find(charts_by_title(at), "PE(p, i) for positions 0 … 299")

@@ -19,6 +19,7 @@ from _chartspec import browser_rows, element_spec, find, frame
 from streamlit.testing.v1 import AppTest
 
 from explorer.charts.vision import LIVE_PARAMS
+from explorer.imagechart import meta as image_meta
 from explorer.site.vision import PAGE as DECL
 
 PAGE = str(Path(__file__).resolve().parent.parent / DECL.script)
@@ -295,7 +296,7 @@ def test_resolution_numbers():
     at = run(vis_view="Resolution", vis_train=16, vis_new=32)
     assert_page_complete(at)
     _, *heatmaps = specs(at)
-    assert [h["usermeta"]["imagechart"]["shape"] for h in heatmaps] == [[16, 16], [32, 32], [32, 32]]
+    assert [image_meta(h)["shape"] for h in heatmaps] == [[16, 16], [32, 32], [32, 32]]
     text = notices(at)
     assert "768 of its 1,024 patches (75%)" in text
     assert "largest position is 15.5, 0.5 past the last trained one (15)" in text

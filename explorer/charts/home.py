@@ -242,7 +242,7 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
     # Streamlit fits the whole chart (titles, labels, legend) into `height`: ~230 px of furniture
     # plus at least 17 px per row so that 13-px labels never collide.
     height = 230 + max(240, 17 * n)
-    chart = alt.LayerChart(df, layer=list(layers)).properties(
+    chart = alt.LayerChart(data=df, layer=list(layers)).properties(
         title=alt.Title(title, subtitle=subtitle) if subtitle else title, height=height, width="container"
     )
     return _configure(chart)

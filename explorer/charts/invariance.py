@@ -24,6 +24,7 @@ import pandas as pd
 from explorer.charts import live
 from explorer.charts.style import FONT_SCALE_PARAM, configure
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
+from explorer.imagechart import meta as imagechart_meta
 
 #: Colours of the pass / fail verdicts.
 VERDICT_COLORS = {"pass": "#15803D", "fail": "#B91C1C"}
@@ -58,7 +59,7 @@ def score_heatmap(
         height=height,
         title=title,
     )
-    note = chart.usermeta["imagechart"]["note"]  # set when the image had to be reduced
+    note = imagechart_meta(chart)["note"]  # set when the image had to be reduced
     if subtitle or note:
         full = " · ".join(part for part in (subtitle, note) if part)
         chart = chart.properties(title=alt.TitleParams(title, subtitle=full, anchor="start"))
@@ -310,8 +311,8 @@ def deviation_chart(
         .encode(x=alt.value(0), y=alt.Y("top:Q").scale(None), text="lines:N")
     )
     description = (
-        f"The shift test for RoPE ({dtype}), an added sinusoid and an added learned table, N = {n_pos} positions, "
-        f"d = {d}: one bar per encoding, the largest change of a score when both tokens move by t, on a log axis, "
+        f"The shift test for RoPE ({dtype}), an added sinusoid and an added learned table over the first N "
+        f"positions (the slider N above), d = {d}: one bar per encoding, the largest change of a score when both tokens move by t, on a log axis, "
         f"against a dashed pass mark; the slider t (from 1 to {t_max}) above the chart moves the bars, and the "
         "headline names the encodings whose scores survive the shift."
     )

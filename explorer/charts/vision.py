@@ -26,6 +26,7 @@ import pandas as pd
 from explorer.charts import live
 from explorer.charts.style import chart_config, configure
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
+from explorer.imagechart import meta as imagechart_meta
 
 #: One colour per axis a pair can serve (the same colour for row/h and column/w in every scheme).
 AXIS_COLORS = {
@@ -227,7 +228,7 @@ def grid_heatmap(
         height=height,
         title=title,
     )
-    note = chart.usermeta["imagechart"]["note"]
+    note = imagechart_meta(chart)["note"]
     lines = [subtitle] if isinstance(subtitle, str) else list(subtitle or [])
     lines = [line for line in (*lines, note) if line]
     if lines:
@@ -241,9 +242,7 @@ def grid_heatmap(
         )
         chart = cast(
             alt.LayerChart,
-            alt.layer(*chart.layer, ring).properties(
-                width=chart.width, height=chart.height, title=chart.title, usermeta=chart.usermeta
-            ),
+            alt.layer(*chart.layer, ring).properties(width=chart.width, height=chart.height, title=chart.title),
         )
     return configure(chart.properties(description=description))
 
