@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from explorer.charts import configs as charts
+from explorer.render import stable_dataset_names
 
 
 def theta_loop(d: int, base: float) -> np.ndarray:
@@ -20,7 +21,7 @@ def build(d=64, base=10000.0, alpha=4.0):
     new_base = base * alpha ** (d / (d - 2))  # NTK-aware: the slowest pair stretched by α
     theta, theta_ntk = theta_loop(d, base), theta_loop(d, new_base)
     frame = charts.wavelength_frame(theta, theta_ntk, alpha)
-    chart = charts.wavelength_compare_chart(frame, alpha=alpha, new_base=new_base, base=base)
+    chart = charts.wavelength_compare_chart(frame, alpha=alpha)
     return frame, chart.to_dict(), new_base
 
 
@@ -55,7 +56,8 @@ def test_chart_encodings_and_titles():
     assert enc["color"]["scale"]["domain"] == list(charts.COLORS)
     assert enc["color"]["scale"]["range"] == list(charts.COLORS.values())
     assert "NTK α = 4" in spec["title"]["text"]
-    assert f"{new_base:,.0f}" in spec["title"]["subtitle"]
+    subtitle = spec["title"]["subtitle"]
+    assert "NTK raises the base" in subtitle and "s = 4 multiplies" in subtitle and f"{new_base:,.0f}" not in subtitle
     rows = pd.DataFrame(spec["datasets"][spec["data"]["name"]])
     assert len(rows) == 3 * 32
     assert spec["config"]["axis"]["labelFontSize"] >= 13 and spec["config"]["title"]["fontSize"] >= 13
@@ -66,5 +68,17 @@ def test_chart_is_tall_enough_for_its_plot_and_ends_at_the_last_pair():
     ≈ 100 px where three lines decades apart crowded together."""
     _, spec, _ = build(d=64)
     assert spec["height"] - 170 >= 260
-    assert spec["encoding"]["x"]["scale"]["domain"] == [0, 31]  # not a "nice" 34
-    assert spec["encoding"]["x"]["scale"]["nice"] is False
+    # not a "nice" 34: the rows' own range, 0 … 31 (no domain in the spec: another d changes only rows)
+    assert spec["encoding"]["x"]["scale"] == {"nice": False, "zero": True}
+    assert pd.DataFrame(spec["datasets"][spec["data"]["name"]])["j"].agg(["min", "max"]).tolist() == [0, 31]
+    single = charts.wavelength_frame(theta_loop(2, 1e4), theta_loop(2, 4e4), 4.0)
+    one = charts.wavelength_compare_chart(single, alpha=4.0).to_dict()  # one pair: 0 … 1, not a zero-width range
+    assert one["encoding"]["x"]["scale"]["domain"] == [0, 1]
+
+
+def test_another_head_dim_changes_only_the_rows():
+    specs = [stable_dataset_names(build(d=d)[1]) for d in (64, 66)]
+    assert specs[0]["datasets"] != specs[1]["datasets"]
+    assert {k: v for k, v in specs[0].items() if k != "datasets"} == {
+        k: v for k, v in specs[1].items() if k != "datasets"
+    }

@@ -221,7 +221,7 @@ def test_converter_sentences_with_alpha_below_one():
     title = converter_chart_title(at)
     assert "stretches the slowest" not in title["text"] and "shrinks the slowest" in title["text"]
     new_base = 10000 * 0.5 ** (128 / 126)  # b·α^(d/(d−2)) = 4,965.9
-    assert f"10,000 → {new_base:,.0f}" in title["subtitle"]
+    assert "NTK lowers the base" in title["subtitle"] and "raises" not in title["subtitle"]
     text = " ".join(m.value for m in at.main.markdown)
     assert "larger base" not in text and "raises the base" not in text
     assert f"with the base b·α^(d/(d−2)) = {new_base:,.2f}" in text
@@ -234,7 +234,8 @@ def test_converter_sentences_with_alpha_one_and_a_tiny_new_base():
     (warning,) = [w.value for w in at.warning]
     assert warning.startswith("The new base b′ = 1 is not above 1") and "α = 0" not in warning
     at = run({"head_dim": "4", "base": "10", "ntk_alpha": "0.5"})  # b′ = 10·0.5² = 2.5
-    assert "10 → 2.5;" in converter_chart_title(at)["subtitle"]
+    assert "NTK lowers the base" in converter_chart_title(at)["subtitle"]
+    assert metrics(at)["rope_theta b′"] == "2.50"  # b′ itself: in the metric above the chart
 
 
 def notice_text(at: AppTest) -> str:

@@ -45,9 +45,12 @@ def _compare_title(alpha: float) -> str:
     return "NTK α = 1 changes nothing: every pair keeps its wavelength"
 
 
-def wavelength_compare_chart(
-    frame: pd.DataFrame, *, alpha: float, new_base: float, base: float, width: int = 640, height: int = 460
-) -> alt.Chart:
+def _base_verb(alpha: float) -> str:
+    """What NTK does to the base for this α (b′ = b·α^(d/(d−2)): up exactly when α > 1)."""
+    return "raises" if alpha > 1 else "lowers" if alpha < 1 else "keeps"
+
+
+def wavelength_compare_chart(frame: pd.DataFrame, *, alpha: float, width: int = 640, height: int = 460) -> alt.Chart:
     """λ_j per pair, log axis, one line per scheme.
 
     Streamlit fits the whole chart into `height` (title, legend and axes take ≈ 170 px of it), so
@@ -61,7 +64,9 @@ def wavelength_compare_chart(
             alt.X("j:Q")
             .title("pair j (0 = fastest)")
             .axis(tickMinStep=1)
-            .scale(domain=[0, max(last, 1)], nice=False),  # ends at the last pair
+            # ends at the last pair: the domain comes from the rows (0 … last), so another d changes
+            # only the rows and the browser redraws the chart in place; one pair alone gets 0 … 1
+            .scale(**({"nice": False, "zero": True} if last >= 1 else {"domain": [0, 1], "nice": False})),
             alt.Y("wavelength:Q")
             .title("wavelength λ_j (tokens, log scale)")
             .scale(type="log")
@@ -78,8 +83,10 @@ def wavelength_compare_chart(
             height=height,
             title=alt.Title(
                 _compare_title(alpha),
-                subtitle=f"base {_base_text(base)} → {_base_text(new_base)}; linear s = {alpha:g} multiplies "
-                "every pair's wavelength by s",
+                # the bases are in the metrics above the chart: a number here that d changes would make
+                # a new spec (and the browser would build the chart anew) at every step of d
+                subtitle=f"NTK {_base_verb(alpha)} the base b; linear s = {alpha:g} multiplies every pair's "
+                "wavelength by s",
             ),
         )
     )
