@@ -494,21 +494,3 @@ def test_longrope_takes_an_attention_factor_as_hf_does():
     assert af == 1.5
     _, af_unset = posenc.rope_inverse_frequencies(unset, 64, max_position_embeddings=32768)
     assert af_unset == pytest.approx(math.sqrt(1 + math.log(8.0) / math.log(4096)))
-
-
-def test_the_pair_axis_runs_from_the_rows_so_another_head_dim_changes_only_them():
-    """0 … last pair without a domain in the spec (the rows give it); one pair alone: 0 … 1."""
-    from explorer.render import stable_dataset_names
-
-    def spec(n: int) -> dict:
-        theta = 10000.0 ** (-2.0 * np.arange(n) / (2 * n))
-        return stable_dataset_names(
-            charts.angle_reach_chart(theta * 10, theta * 40, np.zeros(n, bool), train_len=10, target_len=40).to_dict()
-        )
-
-    a, b = spec(16), spec(17)
-    assert a["layer"][0]["encoding"]["x"]["scale"] == {"nice": False, "zero": True}
-    pairs = [r["pair"] for r in a["datasets"][a["layer"][0]["data"]["name"]]]
-    assert min(pairs) == 0 and max(pairs) == 15
-    assert {k: v for k, v in a.items() if k != "datasets"} == {k: v for k, v in b.items() if k != "datasets"}
-    assert spec(1)["layer"][0]["encoding"]["x"]["scale"]["domain"] == [0, 1]

@@ -168,9 +168,7 @@ def per_pair_chart(
         ],
         ignore_index=True,
     )
-    # 0 … the last pair, from the rows (so another head dim changes only the rows; one pair: 0 … 1)
-    x_scale = alt.Scale(nice=False, zero=True) if n_pairs > 1 else alt.Scale(domain=[0, 1], nice=False)
-    x = alt.X("pair:Q", title=PAIR_AXIS, scale=x_scale)
+    x = alt.X("pair:Q", title=PAIR_AXIS, scale=alt.Scale(domain=[0, max(n_pairs - 1, 1)], nice=False))
     drawable = np.ones(len(frame), dtype=bool)
     if log_y:
         # a pair with frequency 0 (proportional RoPE's unrotated pairs) has no point on a log axis
