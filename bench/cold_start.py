@@ -42,8 +42,8 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-#: What `--compiled` compiles in a checkout (the Dockerfile's list).
-APP_CODE = ("app.py", "pages", "explorer", "posenc")
+#: What `--compiled` compiles in a checkout (the Dockerfile's list: the page scripts Streamlit compiles itself).
+APP_CODE = ("explorer", "posenc")
 
 
 def compile_bytecode(root: Path) -> None:

@@ -6,7 +6,7 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 strict pattern.
 """
 
-import re
+from explorer import compat
 
 #: Always on: the frame's script-only elements (preload, SVG export, clock bridge) take no room
 #: (each was an empty row with the column's gap); the tour panel's narration in large type; on the RoPE page, the blocks that share a
@@ -269,7 +269,7 @@ def preload_js(chunks: tuple[str, ...]) -> str:
     if not chunks:
         return ""
     for name in chunks:
-        if not re.fullmatch(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.js", name):
+        if not compat.CHUNK_NAME.fullmatch(name):
             raise ValueError(f"chunks must be file names like 'Name.hash.js', got {name!r}")
     names = ", ".join(f"'{name}'" for name in chunks)
     return (

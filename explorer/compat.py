@@ -48,7 +48,8 @@ Bought for speed (each has a public alternative; `bench/bench_compat.py` measure
   `freeze_soon` runs it a moment after a run asks for it, on a timer thread, so that no page run
   (a cold server's first, above all) waits for its ``gc.collect()``.
 * `chart_code_chunks` - the file names of two of Streamlit's front-end modules in the installed
-  wheel (``streamlit/static/static/js/ArrowVegaLiteChart.<hash>.js``, which imports vega-embed,
+  wheel (found next to Streamlit's own ``static/js/index.<hash>.js``, whose ``<script type=module>``
+  the preload script looks up in the page to resolve them) (``streamlit/static/static/js/ArrowVegaLiteChart.<hash>.js``, which imports vega-embed,
   and ``rehype-katex.<hash>.js``, which draws ``st.latex``). The browser fetches each only when the
   first chart or formula of a session arrives; `explorer.assets.preload_js` asks for them when the
   page frame arrives, so they download while the server still computes the page (a cold start to
@@ -59,13 +60,13 @@ Bought for speed (each has a public alternative; `bench/bench_compat.py` measure
 Set the environment variable ``EXPLORER_PUBLIC_ONLY=1`` to run the app with the public
 alternatives of the speed internals, or to a comma-separated list of their names
 (``chart_conversion``, ``altair_speedup``, ``gc_freeze``, ``chunk_preload``) for just those;
-bench/bench_compat.py measures the first three (server time) alone and together, side by side, and
-bench/cold_start.py the preload (``--baseline`` runs the app a second time with it off).
+bench/bench_compat.py measures the first three (`SERVER_INTERNALS`, server time) alone and together,
+side by side; the preload saves browser time, which bench/cold_start.py measures.
 
 Front-end markup (not Python, listed here so an upgrade review finds it)
 -------------------------------------------------------------------------
 The constant CSS/JS in `explorer.assets` selects Streamlit's ``data-testid`` attributes
-(stToolbarActions, stMainMenu, stAppDeployButton, stDecoration, stStatusWidget,
+(stElementContainer and stHtml: the frame's script-only elements take no room; stToolbarActions, stMainMenu, stAppDeployButton, stDecoration, stStatusWidget,
 stMainBlockContainer, stExpandSidebarButton, stSidebar, stVegaLiteChart, stElementToolbar,
 stElementToolbarButton, stFullScreenFrame, stTabs, stMarkdown, stCaptionContainer,
 stLayoutWrapper) and ``.st-key-<key>`` classes; it also styles vega-embed's own markup for the
@@ -87,8 +88,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-#: The speed internals, by the names EXPLORER_PUBLIC_ONLY takes.
-SPEED_INTERNALS = ("chart_conversion", "altair_speedup", "gc_freeze", "chunk_preload")
+#: The speed internals that save server time (bench/bench_compat.py measures each).
+SERVER_INTERNALS = ("chart_conversion", "altair_speedup", "gc_freeze")
+#: The speed internals, by the names EXPLORER_PUBLIC_ONLY takes (the preload saves browser time).
+SPEED_INTERNALS = (*SERVER_INTERNALS, "chunk_preload")
 
 
 def _public_only(raw: str) -> frozenset[str]:
@@ -345,7 +348,8 @@ def freeze_soon(delay: float = FREEZE_DELAY) -> threading.Timer | None:
 # ------------------------------------------------------------------------------ front-end files
 #: The front-end modules `chart_code_chunks` looks for: (file name prefix, what it draws).
 CHUNK_PREFIXES = ("ArrowVegaLiteChart", "rehype-katex")
-_CHUNK_NAME = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.js$")
+#: What a chunk's file name may be (checked before it goes into the preload script).
+CHUNK_NAME = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.js")
 
 
 def chart_code_chunks() -> tuple[str, ...]:
@@ -371,7 +375,7 @@ def _chunks_in(folder: Path) -> tuple[str, ...]:
         return ()
     found = []
     for prefix in CHUNK_PREFIXES:
-        matches = [n for n in names if n.startswith(prefix + ".") and _CHUNK_NAME.match(n)]
+        matches = [n for n in names if n.startswith(prefix + ".") and CHUNK_NAME.fullmatch(n)]
         if len(matches) == 1:
             found.append(matches[0])
     return tuple(found)

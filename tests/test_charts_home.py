@@ -224,3 +224,9 @@ def test_scatter_leaves_the_diagonal_with_a_position_signal(pe):
     assert "new outputs" in spec["title"]["subtitle"]
     diffs = [r["difference"] for r in rows(spec, layers(spec)[1])]
     assert diffs == [0.5, 0.0, -1.0]
+
+
+def test_attention_heatmap_refuses_a_vmax_below_its_largest_weight():
+    """The scale reaches every weight drawn: a smaller vmax would not be the top of the legend."""
+    with pytest.raises(ValueError, match=r"vmax must be at least the largest weight 0\.75"):
+        home.attention_heatmap(np.array([[0.75, 0.25], [0.5, 0.5]]), ["a", "b"], title="t", vmax=0.6)

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from altair.utils import schemapi
 
-from explorer import compat
+from explorer import assets, compat
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -303,3 +303,14 @@ def test_freeze_soon_freezes_off_the_calling_thread_once_per_stage(monkeypatch):
     timer.join(5)
     assert compat._FROZEN == {"base"} and threads == [timer]
     assert compat.freeze_soon(delay=0.01) is None  # nothing left to do
+
+
+def test_the_preload_script_takes_only_chunk_names_and_is_empty_without_them():
+    """Nothing but file names of the strict pattern ever goes into the script (it runs as JavaScript)."""
+    assert assets.preload_js(()) == ""
+    for bad in ("x.js'", "a.b.js</script>", "../a.b.js", "a.b.js\n", "a.js"):
+        with pytest.raises(ValueError, match="chunks must be file names"):
+            assets.preload_js(("ArrowVegaLiteChart.C1.js", bad))
+    script = assets.preload_js(("ArrowVegaLiteChart.C1.js", "rehype-katex.Y2.js"))
+    assert "['ArrowVegaLiteChart.C1.js', 'rehype-katex.Y2.js']" in script
+    assert script.startswith("<script>") and script.count("<") == 2  # its own tags, nothing else

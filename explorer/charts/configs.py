@@ -31,11 +31,6 @@ def wavelength_frame(theta: np.ndarray, theta_ntk: np.ndarray, factor: float) ->
     return pd.concat(parts, ignore_index=True)
 
 
-def _base_text(base: float) -> str:
-    """A base as the title writes it: whole tokens from 100 on, else 4 significant digits."""
-    return f"{base:,.0f}" if base >= 100 else f"{base:.4g}"
-
-
 def _compare_title(alpha: float) -> str:
     """The converter chart's point, true for every α (α < 1 shortens the slow wavelengths)."""
     if alpha > 1:

@@ -181,6 +181,8 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
     n = len(labels)
     if a.shape != (n, n):
         raise ValueError(f"weights must have shape ({n}, {n}), got {a.shape}")
+    if vmax is not None and a.size and float(vmax) < float(a.max()):
+        raise ValueError(f"vmax must be at least the largest weight {float(a.max()):.6g}, got {vmax}")
     vmax = float(a.max()) if vmax is None else float(vmax)
     vmax = vmax if vmax > 0 else 1.0
     qi, ki = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
@@ -256,7 +258,7 @@ def equivariance_scatter(expected, actual, *, pe: str, gap: float) -> alt.LayerC
     both come from the data (the diagonal's two ends are the range's corners, and the scales take
     their domain from the marks), so new numbers redraw the chart in place. The titles change only
     with the position signal and with whether the head is blind to order (`gap`, the largest
-    difference, which the page prints beside the chart)."""
+    difference, which the page prints in a metric above the chart)."""
     e = np.asarray(expected, dtype=float).ravel()
     a = np.asarray(actual, dtype=float).ravel()
     if e.shape != a.shape:

@@ -209,7 +209,8 @@ def deviation_chart(
            sinusoidal, learned (NaN where the table has no row) and tolerance. All of it is sent once;
            the slider (explorer.charts.live.position(LIVE_KEY), 1 … T, starting at `start`) picks the
            row in the browser, with no server run, and the page hears the value when the drag ends.
-    dtype, n_pos, d   RoPE's precision, N and the head dim (for the labels and the description).
+    dtype, n_pos, d   RoPE's precision, N and the head dim (dtype and d are in the description; N is not,
+                      so another N changes only the chart's rows: the slider N above the chart shows it).
     """
     need = {"t", "tolerance", *(column for column, _ in ENCODINGS)}
     if not need <= set(sweep.columns):
