@@ -306,8 +306,7 @@ def freeze_long_lived_objects() -> bool:
     """
     if "gc_freeze" in PUBLIC:
         return False
-    # The real model's page adds transformers' objects (far more than torch's): a third stage.
-    stage = "transformers" if "transformers" in sys.modules else "torch" if "torch" in sys.modules else "base"
+    stage = _stage()
     if stage in _FROZEN:
         return False
     with _FREEZE_LOCK:
@@ -317,6 +316,12 @@ def freeze_long_lived_objects() -> bool:
         gc.freeze()
         _FROZEN.add(stage)
     return True
+
+
+def _stage() -> str:
+    """The process's stage: "base", "torch" once torch is loaded, "transformers" once the real
+    model's page has loaded it (far more objects than torch's)."""
+    return "transformers" if "transformers" in sys.modules else "torch" if "torch" in sys.modules else "base"
 
 
 #: Seconds between the run that asks for a freeze and the freeze (`freeze_soon`): after a cold
@@ -331,7 +336,7 @@ def freeze_soon(delay: float = FREEZE_DELAY) -> threading.Timer | None:
     Returns the timer, or None when there is nothing to do."""
     if "gc_freeze" in PUBLIC:
         return None
-    stage = "transformers" if "transformers" in sys.modules else "torch" if "torch" in sys.modules else "base"
+    stage = _stage()
     if stage in _FROZEN:
         return None
     with _FREEZE_LOCK:
