@@ -48,10 +48,10 @@ Bought for speed (each has a public alternative; `bench/bench_compat.py` measure
   `freeze_soon` runs it a moment after a run asks for it, on a timer thread, so that no page run
   (a cold server's first, above all) waits for its ``gc.collect()``.
 * `chart_code_chunks` - the file names of two of Streamlit's front-end modules in the installed
-  wheel (found next to Streamlit's own ``static/js/index.<hash>.js``, whose ``<script type=module>``
-  the preload script looks up in the page to resolve them) (``streamlit/static/static/js/ArrowVegaLiteChart.<hash>.js``, which imports vega-embed,
-  and ``rehype-katex.<hash>.js``, which draws ``st.latex``). The browser fetches each only when the
-  first chart or formula of a session arrives; `explorer.assets.preload_js` asks for them when the
+  wheel, ``streamlit/static/static/js/ArrowVegaLiteChart.<hash>.js`` (which imports vega-embed)
+  and ``rehype-katex.<hash>.js`` (which draws ``st.latex``); the preload script resolves them next to
+  Streamlit's own ``index.<hash>.js``, whose ``<script type=module>`` it finds in the page. The
+  browser fetches each only when the first chart or formula of a session arrives; `explorer.assets.preload_js` asks for them when the
   page frame arrives, so they download while the server still computes the page (a cold start to
   the home page drawn: about 0.2 s sooner, bench/cold_start.py). The names carry a content hash
   that changes with every Streamlit release: a name not found means no preload (the page works as

@@ -198,7 +198,7 @@ st.markdown(
 sweep = shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed)
 starts = live.starts((tuple(q), tuple(k), n_pos, t_reach, dtype, base, layout_sin, table_len, seed))
 live.show(
-    shared(charts.deviation_chart)(sweep, start=starts[charts.LIVE_KEY], dtype=dtype, n_pos=n_pos, d=d),
+    shared(charts.deviation_chart)(sweep, start=starts[charts.LIVE_KEY], dtype=dtype, d=d),
     width="stretch",
 )
 st.caption(

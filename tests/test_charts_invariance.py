@@ -99,7 +99,7 @@ def sweep_table(t_max=60, dtype="float64", d=8, n_pos=N_POS, table_len=TABLE) ->
 
 def deviation_spec(sweep=None, start=16, dtype="float64") -> dict:
     sweep = sweep_table(dtype=dtype) if sweep is None else sweep
-    return charts.deviation_chart(sweep, start=start, dtype=dtype, n_pos=N_POS, d=8).to_dict()
+    return charts.deviation_chart(sweep, start=start, dtype=dtype, d=8).to_dict()
 
 
 def calculated(layer: dict) -> dict[str, str]:
@@ -235,7 +235,7 @@ def test_an_exact_zero_sits_on_the_axis_floor():
     ],
 )
 def test_deviation_chart_rejects_bad_input_by_name(change, word):
-    args = dict(sweep=sweep_table(), start=16, dtype="float64", n_pos=N_POS, d=8)
+    args = dict(sweep=sweep_table(), start=16, dtype="float64", d=8)
     with pytest.raises(ValueError, match=word):
         charts.deviation_chart(**{**args, **change})
 

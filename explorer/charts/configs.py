@@ -61,7 +61,7 @@ def wavelength_compare_chart(frame: pd.DataFrame, *, alpha: float, width: int = 
             .axis(tickMinStep=1)
             # ends at the last pair: the domain comes from the rows (0 … last), so another d changes
             # only the rows and the browser redraws the chart in place; one pair alone gets 0 … 1
-            .scale(**({"nice": False, "zero": True} if last >= 1 else {"domain": [0, 1], "nice": False})),
+            .scale(alt.Scale(nice=False, zero=True) if last >= 1 else alt.Scale(domain=[0, 1], nice=False)),
             alt.Y("wavelength:Q")
             .title("wavelength λ_j (tokens, log scale)")
             .scale(type="log")

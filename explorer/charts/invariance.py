@@ -198,9 +198,7 @@ def _headline_expr(code: str, t: str) -> str:
     return f"split(replace(join({choice}[{code}], '\\n'), '0000', {t}), '\\n')"
 
 
-def deviation_chart(
-    sweep: pd.DataFrame, *, start: int, dtype: str, n_pos: int, d: int, width: int = 620
-) -> alt.LayerChart:
+def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, width: int = 620) -> alt.LayerChart:
     """The shift test at the t of the chart's own slider: one bar per encoding, its largest score
     change max |s(m, n) − s(m+t, n+t)| on a log axis, the pass mark as a dashed rule, and a headline
     naming the encodings whose scores survive.
@@ -209,8 +207,8 @@ def deviation_chart(
            sinusoidal, learned (NaN where the table has no row) and tolerance. All of it is sent once;
            the slider (explorer.charts.live.position(LIVE_KEY), 1 … T, starting at `start`) picks the
            row in the browser, with no server run, and the page hears the value when the drag ends.
-    dtype, n_pos, d   RoPE's precision, N and the head dim (dtype and d are in the description; N is not,
-                      so another N changes only the chart's rows: the slider N above the chart shows it).
+    dtype, d   RoPE's precision and the head dim, for the description. N is not in it (the slider N
+               above the chart shows it), so another N changes only the chart's rows.
     """
     need = {"t", "tolerance", *(column for column, _ in ENCODINGS)}
     if not need <= set(sweep.columns):
