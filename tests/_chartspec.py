@@ -61,7 +61,8 @@ def legible(spec: dict) -> None:
     assert cfg["axis"]["labelFontSize"] >= 13 and cfg["axis"]["titleFontSize"] >= 13
     assert cfg["title"]["fontSize"] >= 13 and cfg["legend"]["labelFontSize"] >= 13
     for layer in find(spec, "text"):
-        assert layer["mark"]["fontSize"] >= 13
+        if not is_facts(layer):  # a facts layer draws no text
+            assert layer["mark"]["fontSize"] >= 13
 
 
 def png_pixels(spec: dict) -> np.ndarray:
@@ -86,11 +87,43 @@ def wide_text(value):
     return value  # as given, or a chart's own expression (text computed in the browser)
 
 
+def is_facts(layer: dict) -> bool:
+    """Whether `layer` is a facts layer (explorer.charts.style.facts_layer): a text mark with no encoding."""
+    return "layer" not in layer and mark_type(layer) == "text" and not layer.get("encoding")
+
+
+def drawn(spec: dict) -> list[dict]:
+    """The leaf layers that draw something: every one but a facts layer (`is_facts`), in order."""
+    return [layer for layer in layers(spec) if not is_facts(layer)]
+
+
+def facts(spec: dict) -> dict:
+    """The chart's facts row (explorer.charts.style.facts_layer): the one row of its first layer,
+    which must be the facts layer (an invisible text mark with no encoding)."""
+    first = layers(spec)[0]
+    assert is_facts(first), "the first layer is not a facts layer"
+    rows = frame(spec, first)
+    assert len(rows) == 1, f"a facts layer holds one row, got {len(rows)}"
+    return rows.iloc[0].to_dict()
+
+
+def facts_text(spec: dict, value: Any) -> Any:
+    """A title text that the browser reads from the facts row (explorer.charts.style.title_expr), as
+    a wide screen shows it: its lines as given (one string for one line); any other value as it is."""
+    if isinstance(value, dict) and value.get("expr", "").startswith("width >= data("):
+        lines = facts(spec)["title"].split("\n")
+        return lines[0] if len(lines) == 1 else lines
+    return value
+
+
 def readable_titles(spec: dict) -> dict:
-    """`spec` with its title and subtitle in their wide form (see `wide_text`)."""
+    """`spec` with its title and subtitle in their wide form (see `wide_text`; a title read from the
+    chart's facts row, `facts_text`, when the spec holds its datasets)."""
     title = spec.get("title")
     if isinstance(title, dict):
         spec["title"] = {**title, **{k: wide_text(v) for k, v in title.items() if k in ("text", "subtitle")}}
+        if "datasets" in spec:
+            spec["title"]["text"] = facts_text(spec, spec["title"].get("text"))
     return spec
 
 
@@ -107,7 +140,7 @@ def element_spec(element) -> dict:
     spec["datasets"] = {
         d.name: pa.ipc.open_stream(d.data.data).read_pandas().to_dict("records") for d in element.proto.datasets
     }
-    return spec
+    return readable_titles(spec)
 
 
 # ---------------------------------------------------------------- what the browser computes

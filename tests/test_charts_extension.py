@@ -40,19 +40,19 @@ def ext_for(rope_type, values=None, *, head_dim=64, base=10000, train_len=4096, 
 
 
 def layer_frame(spec, i):
-    return cs.frame(spec, cs.layers(spec)[i])
+    return cs.frame(spec, cs.drawn(spec)[i])
 
 
 def line_rows(spec):
     """Every row drawn by a line layer (one per series per pair/x)."""
-    frames = [layer_frame(spec, i) for i, layer in enumerate(spec["layer"]) if layer["mark"]["type"] == "line"]
+    frames = [layer_frame(spec, i) for i, layer in enumerate(cs.drawn(spec)) if layer["mark"]["type"] == "line"]
     return pd.concat(frames, ignore_index=True)
 
 
 def rule_values(spec, axis):
     """The positions of the dashed reference rules: axis "y" = horizontal, "x" = vertical."""
     out = []
-    for i, layer in enumerate(spec["layer"]):
+    for i, layer in enumerate(cs.drawn(spec)):
         if layer["mark"]["type"] == "rule" and layer["encoding"].get(axis, {}).get("field") == "rule_at":
             out += layer_frame(spec, i)["rule_at"].tolist()
     return out
@@ -62,18 +62,19 @@ def ringed(spec):
     """The pairs highlighted with a red ring (large unfilled points)."""
     (i,) = [
         i
-        for i, layer in enumerate(spec["layer"])
+        for i, layer in enumerate(cs.drawn(spec))
         if layer["mark"]["type"] == "point" and layer["mark"].get("color") == charts.WARN  # the warning ring
     ]
     return layer_frame(spec, i)
 
 
 def mark_types(spec):
-    return [cs.mark_type(layer) for layer in cs.layers(spec)]
+    return [cs.mark_type(layer) for layer in cs.drawn(spec)]
 
 
 def title_text(spec):
-    return spec["title"]["text"]
+    """The title as the browser shows it on a wide screen (read from the chart's facts row)."""
+    return cs.readable_titles(spec)["title"]["text"]
 
 
 # --- rope block --------------------------------------------------------------------------------
@@ -221,7 +222,7 @@ def test_angle_reach_chart():
         ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=4096, target_len=16384
     ).to_dict()
     assert mark_types(spec) == ["line", "line", "point", "rule", "text"]  # 2 series (with dots), rings, 2π
-    assert spec["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
+    assert cs.drawn(spec)[0]["encoding"]["y"]["scale"]["type"] == "log"
     assert title_text(spec).startswith("9 of 32 pairs")
     data = line_rows(spec)
     theta = ref_inverse_frequencies(64)
@@ -288,7 +289,7 @@ def test_llama3_ratio_coloured_by_band():
     data = layer_frame(spec, 1)
     counts = data.category.str.split(" ").str[0].value_counts().to_dict()
     assert counts == {"kept": 29, "smoothed": 6, "divided": 29}
-    assert spec["layer"][1]["encoding"]["color"]["field"] == "category"
+    assert cs.drawn(spec)[1]["encoding"]["color"]["field"] == "category"
     assert title_text(spec) == "Llama 3: 29 pairs kept, 6 smoothed, 29 divided by s = 8"
     kept = data[data.category.str.startswith("kept")].value
     divided = data[data.category.str.startswith("divided")].value
@@ -329,7 +330,7 @@ def test_score_chart():
         attention_factor=ext.attention_factor,
     ).to_dict()
     assert mark_types(spec) == ["line", "rule", "text"]
-    assert spec["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
+    assert cs.drawn(spec)[0]["encoding"]["x"]["scale"]["type"] == "log"
     data = layer_frame(spec, 0)
     af2 = ext.attention_factor**2
     after = data[data.curve.str.startswith("scaled")]
@@ -417,7 +418,7 @@ def test_phase_error_chart():
     positions = np.array([0.0, 1000.0, 2000.0])
     errors = {"float32": np.array([0.0, 1e-5, 2e-5]), "float16": np.array([0.0, 0.3, 0.78])}
     spec = charts.phase_error_chart(positions, errors).to_dict()
-    assert spec["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
+    assert cs.drawn(spec)[0]["encoding"]["y"]["scale"]["type"] == "log"
     data = layer_frame(spec, 0)
     assert data[data.curve == "float16"].y.tolist() == [1e-9, 0.3, 0.78]  # 0 drawn at the floor
     # no dtype reaches error 1 here: the title says so and quotes the largest errors drawn
@@ -429,7 +430,7 @@ def test_phase_error_chart():
         "Low precision loses the phase at long positions: error 1 (as good as random) for "
         "float16 by m = 1,000, bfloat16 by m = 1,000"
     )
-    colors = dict(zip(*(spec["layer"][0]["encoding"]["color"]["scale"][k] for k in ("domain", "range"))))
+    colors = dict(zip(*(cs.drawn(spec)[0]["encoding"]["color"]["scale"][k] for k in ("domain", "range"))))
     assert colors == {"float32": charts.DTYPE_COLORS["float32"], "float16": charts.DTYPE_COLORS["float16"]}
 
 
@@ -470,10 +471,10 @@ def _all_charts():
 def test_every_chart_is_legible():
     for chart in _all_charts():
         spec = chart.to_dict()
-        assert spec["title"]["text"] and spec["title"]["subtitle"]
+        assert title_text(spec) and spec["title"]["subtitle"]
         cs.legible(spec)
         assert spec["config"]["title"]["subtitleFontSize"] >= 13
-        for layer in spec["layer"]:
+        for layer in cs.drawn(spec):
             for channel in ("x", "y"):
                 enc = layer["encoding"].get(channel)
                 if enc and "field" in enc and "title" in enc and enc["title"] is not None:

@@ -374,3 +374,44 @@ def test_home_heatmaps_share_one_scale_computed_in_the_browser(warm_server, new_
     wait_charts_drawn(page)
     want = [expected()] * 3  # the fragment's rerun replaces the charts' rows
     assert settled(want) == want != before
+
+
+def test_extension_titles_and_pair_axis_come_from_the_data_in_the_browser(warm_server, new_page):
+    """The wavelength chart's title and its pair axis's end are read from its facts row in the
+    browser (explorer.charts.style.fact: Vega's data() in Streamlit's expression interpreter): the
+    title counts head_dim / 2 wavelengths and the axis reaches the last pair, before and after a
+    step of the head dimension, which swaps the rows and keeps the spec."""
+    title = "Context extension"
+    page = new_page()
+
+    def chart_text() -> tuple[str, list[int]]:
+        return page.evaluate(
+            "() => { const c = document.querySelectorAll('[data-testid=stVegaLiteChart]')[1];"
+            " const t = [...c.querySelectorAll('.role-title-text text')].map((e) => e.textContent).join(' ');"
+            " const x = [...c.querySelectorAll('.role-axis')].find((a) => /pair j/.test(a.textContent));"
+            " return [t, [...x.querySelectorAll('.role-axis-label text')].map((e) => +e.textContent)]; }"
+        )
+
+    def settled(pairs: int) -> tuple[str, list[int]]:
+        deadline = time.monotonic() + 30
+        while f"of {pairs} wavelengths" not in chart_text()[0] and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        return chart_text()
+
+    page.goto(warm_server.url("pages/5_Context_extension.py", {"head_dim": 64}))
+    wait_idle(page, title=title)
+    wait_charts_drawn(page)
+    for head_dim in (64, 66):
+        if head_dim == 66:
+            thumb = page.locator(".st-key-head_dim input[type=range]")
+            thumb.focus()
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function(
+                "() => new URLSearchParams(location.search).get('head_dim') === '66'", timeout=30_000
+            )
+            wait_idle(page, title=title)
+            wait_charts_drawn(page)
+        text, ticks = settled(head_dim // 2)
+        assert "Scaling stretches" in text and f"of {head_dim // 2} wavelengths" in text, text
+        last_pair = head_dim // 2 - 1
+        assert ticks and last_pair - 2 <= max(ticks) <= last_pair, ticks  # the axis ends at the last pair

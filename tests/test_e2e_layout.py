@@ -65,6 +65,19 @@ OVERFLOW_JS = """() => {
   return {page: document.documentElement.scrollWidth > window.innerWidth + 1,
           main: main.scrollWidth > main.clientWidth + 1, wide: wide.slice(0, 5)};
 }"""
+#: The least height (px) of a chart's plot: Streamlit's default autosize ("fit") squeezes title,
+#: legend and axes into a chart's height, so on a phone, where a long title wraps to several lines,
+#: the plot itself could shrink to nothing (Context extension's charts did, at 390 px).
+MIN_PLOT_PX = 60
+#: Each SVG chart's plot height: the root view's background path (M0,0 h<width> v<height> …). A
+#: concatenation's root has no plot of its own (its views are not measured), nor do canvas charts
+#: draw any DOM.
+PLOT_HEIGHTS_JS = """() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].flatMap((el, i) => {
+  const bg = el.querySelector('svg.marks g.mark-group.role-frame.root > g > path.background');
+  const concat = el.querySelector('svg.marks g.mark-group.role-frame.root g.role-scope[class*="concat_"]');
+  const m = bg && /h(-?[0-9.]+)v(-?[0-9.]+)/.exec(bg.getAttribute('d') || '');
+  return m && !concat && parseFloat(m[1]) > 0 && el.getBoundingClientRect().width > 0 ? [[i, parseFloat(m[2])]] : [];
+})"""
 ELLIPSIS_JS = """() => Array.from(document.querySelectorAll('[data-testid=stVegaLiteChart] svg text'))
   .map(t => t.textContent).filter(s => s.trim().endsWith('…'))"""
 FIRST_SCREEN_JS = """(keys) => {
@@ -259,6 +272,9 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(tab, server, shots, gr
             cut = tab.evaluate(ELLIPSIS_JS)
             if cut:
                 problems.append(f"{where}: chart text cut: {cut[:3]}")
+            squashed = [(i, h) for i, h in tab.evaluate(PLOT_HEIGHTS_JS) if h < MIN_PLOT_PX]
+            if squashed:
+                problems.append(f"{where}: plots squashed below {MIN_PLOT_PX} px (chart, px): {squashed}")
             shown = exceptions(tab)
             if shown:
                 problems.append(f"{where}: exception {shown[:1]}")

@@ -52,13 +52,13 @@ def specs(at):
 def chart_data(at, index, layer=0):
     """The rows behind layer `layer` of chart `index`."""
     spec = specs(at)[index]
-    return cs.frame(spec, cs.layers(spec)[layer])
+    return cs.frame(spec, cs.drawn(spec)[layer])
 
 
 def layers_where(at, index, predicate):
     """Concatenated rows of the layers of chart `index` whose spec satisfies `predicate`."""
     spec = specs(at)[index]
-    return pd.concat([cs.frame(spec, layer) for layer in cs.layers(spec) if predicate(layer)], ignore_index=True)
+    return pd.concat([cs.frame(spec, layer) for layer in cs.drawn(spec) if predicate(layer)], ignore_index=True)
 
 
 def line_rows(at, index):
@@ -421,3 +421,19 @@ def test_proportional_rope_says_the_slowest_pair_stopped():
     assert metrics(at)["Slowest pair slowed down by"] == "stopped"
     full = run(rope_type="proportional", partial_rotary_factor="1", factor="2")
     assert metrics(full)["Slowest pair slowed down by"] == "× 2"
+
+
+# --- redrawn in place (issue #23) ---------------------------------------------------------------
+def test_a_new_head_dim_leaves_every_chart_spec_as_it_was():
+    """The counts in the titles and the pair axis's end travel in each chart's facts row
+    (explorer.charts.style.facts_layer), so a new head dimension changes the charts' rows only:
+    the browser swaps them in place instead of building the charts anew."""
+    at = run(head_dim=64)
+    before = [chart.proto.spec for chart in at.get("vega_lite_chart")]
+    assert "of 32 wavelengths" in titles(at)[1]
+    at.slider(key="head_dim").set_value(66).run()
+    assert not at.exception
+    assert [chart.proto.spec for chart in at.get("vega_lite_chart")] == before
+    assert "of 33 wavelengths" in titles(at)[1]  # 66 / 2 pairs
+    for spec in specs(at):
+        assert cs.facts(spec)["last_pair"] == 32

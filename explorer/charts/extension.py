@@ -22,7 +22,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import chart_config
+from explorer.charts.style import FONT_SCALE_PARAM, chart_config, fact, facts_layer, title_expr, title_facts
 
 # Colours: trained/original in slate, scaled in blue, "problem" in red (colour-blind safe pairs).
 BEFORE = "#64748b"
@@ -33,12 +33,22 @@ BAND_COLORS = {"kept": "#16a34a", "smoothed": "#f59e0b", "divided": "#1d4ed8"}
 DTYPE_COLORS = {"float32": "#16a34a", "float16": "#dc2626", "bfloat16": "#7c3aed"}
 
 PAIR_AXIS = "pair j (0 = fastest … d/2 − 1 = slowest)"
-HEIGHT = 330
+#: The plot's height (px; title, legend and axes come on top: `FIT_X`).
+HEIGHT = 200
+#: Width to the container, height the plot's own: Streamlit's default autosize ("fit") squeezed
+#: title, legend and axes into the height, so on a phone, where the titles wrap to several lines,
+#: nothing was left of the plot (tests/test_e2e_layout.py measures it).
+FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
+#: The title's font size (CONFIG's), which its line breaks are measured in.
+TITLE_SIZE = 19
 
+
+#: The narrowest plot (px, at font scale 1) whose legend keeps its entries in one row.
+LEGEND_ROW_PX = 560
 
 #: Projector-legible fonts (every text ≥ 14 px), legend on top, no frame.
 CONFIG = chart_config(
-    title={"fontSize": 19, "subtitleFontSize": 15, "offset": 10},
+    title={"fontSize": TITLE_SIZE, "subtitleFontSize": 15, "offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},
     legend={
         "labelFontSize": 15,
@@ -47,18 +57,38 @@ CONFIG = chart_config(
         "labelLimit": 500,
         "symbolSize": 140,
         "symbolStrokeWidth": 3,
-        "columns": 0,
+        # one row where it fits, else one entry per line (a phone), instead of cutting the row off
+        "columns": {"expr": f"width < {LEGEND_ROW_PX} * {FONT_SCALE_PARAM} ? 1 : 0"},
     },
     view={"strokeWidth": 0},
 )
 
 
 def _finish(
-    layers: Sequence[alt.Chart], *, title: str, subtitle: str | Sequence[str] = (), height: int = HEIGHT
+    layers: Sequence[alt.Chart],
+    *,
+    title: str,
+    subtitle: str | Sequence[str] = (),
+    height: int = HEIGHT,
+    facts: Mapping[str, Any] | None = None,
 ) -> alt.LayerChart:
-    """Layer the marks with the title, height and CONFIG (one construction, no copies)."""
+    """Layer the marks with the title, height and CONFIG (one construction, no copies).
+
+    The title, which states the chart's point with its numbers, travels in the facts row
+    (`style.title_facts`) with any other `facts` the layers read (`style.fact`), so that new numbers
+    leave the spec as it was; the description (what a screen reader announces) is the subtitle,
+    which holds no number that changes with the data's size."""
     subtitle = [subtitle] if isinstance(subtitle, str) else list(subtitle)
-    return alt.LayerChart(layer=list(layers), title=alt.Title(title, subtitle=subtitle), height=height, config=CONFIG)
+    row = {**title_facts(title, TITLE_SIZE), **(facts or {})}
+    return alt.LayerChart(
+        layer=[facts_layer(row), *layers],
+        title=alt.Title(alt.ExprRef(title_expr()), subtitle=subtitle),
+        description="Chart: " + " ".join(subtitle) if subtitle else "Chart",
+        params=[alt.param(name=FONT_SCALE_PARAM, value=1).param],  # type: ignore[list-item]
+        height=height,
+        config=CONFIG,
+        autosize=FIT_X,
+    )
 
 
 Rule = tuple  # (value, label) or (value, label, side); side "right"/"left" (horizontal), "top"/"bottom"
@@ -168,7 +198,10 @@ def per_pair_chart(
         ],
         ignore_index=True,
     )
-    x = alt.X("pair:Q", title=PAIR_AXIS, scale=alt.Scale(domain=[0, max(n_pairs - 1, 1)], nice=False))
+    # the axis ends at the last pair, a fact: a new head dimension leaves the spec as it was
+    x = alt.X(
+        "pair:Q", title=PAIR_AXIS, scale=alt.Scale(domainMin=0, domainMax=alt.ExprRef(fact("last_pair")), nice=False)
+    )
     drawable = np.ones(len(frame), dtype=bool)
     if log_y:
         # a pair with frequency 0 (proportional RoPE's unrotated pairs) has no point on a log axis
@@ -224,7 +257,7 @@ def per_pair_chart(
         )
     layers += _rules(hrules, axis="y", log=log_y)
     layers += _rules(vrules, axis="x")
-    return _finish(layers, title=title, subtitle=subtitle, height=height)
+    return _finish(layers, title=title, subtitle=subtitle, height=height, facts={"last_pair": max(n_pairs - 1, 1)})
 
 
 def line_chart(
@@ -545,7 +578,7 @@ def attention_factor_chart(
         dashed=dashed,
         y_zero=False,
         marks={f"s = {factor:g}": (factor, attention_factor)},
-        height=280,
+        height=170,
     )
 
 
@@ -612,7 +645,7 @@ def interpolation_strip_chart(positions, interpolated, *, factor: float, train_l
         "apart instead of 1."
         if factor != 1
         else "s = 1 changes nothing: every token is rotated at its own position.",
-        height=260,
+        height=120,
     )
 
 

@@ -13,6 +13,7 @@ import textwrap
 from typing import Any, TypeVar
 
 import altair as alt
+import pandas as pd
 
 #: Any top-level chart: `configure` returns the same kind of chart it was given.
 _ChartT = TypeVar("_ChartT", bound=alt.TopLevelMixin)
@@ -234,8 +235,8 @@ def _title_text(spec: dict) -> str:
         parts += [str(line) for line in title]
     elif isinstance(title, dict):
         for key in ("text", "subtitle"):
-            value = title.get(key)
-            parts += [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
+            value = title.get(key)  # an expression (a title computed in the browser) is left out
+            parts += [str(v) for v in value] if isinstance(value, list) else [value] if isinstance(value, str) else []
     return " ".join(p.strip() for p in parts if p and str(p).strip())
 
 
@@ -293,27 +294,92 @@ _COMPOSITE = ("vconcat", "hconcat", "concat", "facet", "repeat")
 WRAP_WIDTHS = (300, 440, 620, 860, 1180)
 
 
+def _wrapped(lines: list[str], room: int, font_size: float) -> list[str]:
+    """`lines` wrapped to fit a plot `room` px wide at `font_size` (an axis or two always take some
+    room, hence the margin)."""
+    per_line = max(int((room - 20) / (font_size * CHAR_EM)), 16)
+    return [part for line in lines for part in textwrap.wrap(line, per_line)] or lines
+
+
 def _wrap_expr(lines: list[str], font_size: float) -> Any:
     """A title text that wraps when the chart is narrower than the longest line needs: a Vega
     expression on the chart's `width` signal choosing between the lines as given and the same
-    words wrapped to the widest of `WRAP_WIDTHS` that the chart holds (an axis or two always take
-    some room, hence the margin)."""
+    words wrapped to the widest of `WRAP_WIDTHS` that the chart holds."""
     longest = max(len(line) for line in lines)
     needed = longest * font_size * CHAR_EM
     if needed < 320:  # fits a phone's chart as it is
         return lines if len(lines) > 1 else lines[0]
 
     def wrapped(room: int) -> str:
-        per_line = max(int((room - 20) / (font_size * CHAR_EM)), 16)
-        return json.dumps(
-            [part for line in lines for part in textwrap.wrap(line, per_line)] or lines, ensure_ascii=False
-        )
+        return json.dumps(_wrapped(lines, room, font_size), ensure_ascii=False)
 
     rooms = [room for room in WRAP_WIDTHS if room < needed]
     expr = wrapped(rooms[0])
     for room in rooms[1:]:
         expr = f"width >= {room} ? {wrapped(room)} : ({expr})"
     return {"expr": f"width >= {needed:.0f} ? {json.dumps(lines, ensure_ascii=False)} : ({expr})"}
+
+
+# ------------------------------------------------------------------------ facts from the data
+# A chart whose title counts something (“21 of 32 pairs …”) or whose axis ends where the data end
+# used to carry those numbers in its spec, so every change of them gave the chart a new spec and the
+# browser compiled it and built a new view. Here they travel as one row of data instead: the spec
+# stays the same and Streamlit's front end only swaps the rows (issue #23).
+
+#: The name `explorer.render.stable_dataset_names` gives a chart's first dataset, where
+#: `facts_layer`, listed as the chart's first layer, puts its row.
+FACTS_DATA = "data-0"
+#: The fields of the facts row that hold a data title (`title_facts`, `title_expr`).
+TITLE_FIELD = "title"
+
+
+def fact(name: str) -> str:
+    """The Vega expression for field `name` of the chart's facts row (`facts_layer`)."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ValueError(f"a fact's name must be an identifier, got {name!r}")
+    return f"data('{FACTS_DATA}')[0].{name}"
+
+
+def facts_layer(facts: dict[str, Any]) -> alt.Chart:
+    """An invisible layer holding one row: the numbers and sentences that a chart's title or scale
+    ends read with `fact(name)`. It must be the chart's first layer (its dataset is then the first,
+    which `stable_dataset_names` names `FACTS_DATA`). It has no encoding, so no scale or legend sees
+    it. Its values must be strings or numbers."""
+    for key, value in facts.items():
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise ValueError(f"fact {key!r} must be a string or a number, got {value!r}")
+    return alt.Chart(pd.DataFrame([facts])).mark_text(opacity=0)
+
+
+def title_facts(text: str | list[str], font_size: float) -> dict[str, Any]:
+    """The facts row's fields for a title computed in Python (`title_expr` shows them): its lines
+    as given, the width (px at font scale 1) they need, and the same words wrapped for each width of
+    `WRAP_WIDTHS`; lines joined by a newline."""
+    lines = [text] if isinstance(text, str) else list(text)
+    if not lines or not all(isinstance(line, str) and line for line in lines):
+        raise ValueError(f"a title needs one or more non-empty lines, got {text!r}")
+    row: dict[str, Any] = {
+        TITLE_FIELD: "\n".join(lines),
+        f"{TITLE_FIELD}_px": float(max(len(line) for line in lines) * font_size * CHAR_EM),
+    }
+    for room in WRAP_WIDTHS:
+        row[f"{TITLE_FIELD}_{room}"] = "\n".join(_wrapped(lines, room, font_size))
+    return row
+
+
+def title_expr() -> str:
+    """The Vega expression of a title whose text is in the facts row (`title_facts`): the lines as
+    given where the plot is wide enough, else the widest wrapping that fits (every width times the
+    presentation font scale, `FONT_SCALE_PARAM`, a parameter the chart must declare). The same
+    choice `_wrap_expr` makes for a title written into the spec."""
+
+    def lines(field: str) -> str:
+        return f"split({fact(field)}, '\\n')"
+
+    expr = lines(f"{TITLE_FIELD}_{WRAP_WIDTHS[0]}")
+    for room in WRAP_WIDTHS[1:]:
+        expr = f"width >= {room} * {FONT_SCALE_PARAM} ? {lines(f'{TITLE_FIELD}_{room}')} : ({expr})"
+    return f"width >= {fact(TITLE_FIELD + '_px')} * {FONT_SCALE_PARAM} ? {lines(TITLE_FIELD)} : ({expr})"
 
 
 def _responsive_title(spec: dict) -> dict:

@@ -1,0 +1,78 @@
+"""Facts from the data (explorer.charts.style: `facts_layer`, `fact`, `title_facts`, `title_expr`):
+a chart's title and scale ends read from one row of its data, so new numbers leave its spec as it
+was. The title expression is evaluated by node (JavaScript, as in the browser) with Vega's `data`
+and `split`; what it shows is checked against the words given, not against the wrapping code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from explorer import compat
+from explorer.charts import extension, style
+from explorer.render import stable_dataset_names
+
+NODE = shutil.which("node")
+TITLE = "Scaling stretches 21 of 32 wavelengths; 9 pairs are longer than L and never complete a turn in training"
+
+
+def shown(row: dict, width: float, font_scale: float = 1) -> list[str]:
+    """The title lines the browser shows for the facts row `row` at plot width `width`."""
+    script = (
+        f"const row = {json.dumps(row)};"
+        "const data = (name) => { if (name !== 'data-0') throw new Error(name); return [row]; };"
+        "const split = (s, sep) => s.split(sep);"
+        f"const width = {width}, font_scale = {font_scale};"
+        f"console.log(JSON.stringify({style.title_expr()}));"
+    )
+    out = subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True, timeout=30)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.skipif(NODE is None, reason="node evaluates the title expression")
+@pytest.mark.parametrize("font_scale", [1, 1.5])
+@pytest.mark.parametrize("width", [180, 300, 400, 620, 700, 900, 1200, 2000])
+def test_a_data_title_shows_every_word_and_wraps_only_as_far_as_the_width_needs(width, font_scale):
+    size = 19
+    row = style.title_facts(TITLE, size)
+    lines = shown(row, width, font_scale)
+    assert " ".join(lines).split() == TITLE.split()  # every word, in order
+    px = size * font_scale * style.CHAR_EM  # a character's average width at this size
+    if len(TITLE) * px <= width:
+        assert lines == [TITLE]  # room enough: one line
+    elif width >= min(style.WRAP_WIDTHS) * font_scale:
+        assert len(lines) > 1 and all(len(line) * px <= width for line in lines)
+
+
+@pytest.mark.skipif(NODE is None, reason="node evaluates the title expression")
+def test_a_data_title_keeps_the_lines_it_was_given():
+    row = style.title_facts(["First line", "second line"], 19)
+    assert shown(row, 2000) == ["First line", "second line"]
+
+
+def test_the_facts_row_is_the_first_dataset_under_its_stable_name():
+    """`fact(name)` reads data('data-0'): after `stable_dataset_names`, the one the browser gets, that
+    is the facts layer's row."""
+    inv = 10000.0 ** (-np.arange(16) / 16)
+    chart = extension.wavelength_chart(inv, inv / 4, train_len=4096, target_len=16384)
+    spec = stable_dataset_names(compat.vega_lite_spec(chart))
+    assert spec["layer"][0]["data"] == {"name": style.FACTS_DATA}
+    (row,) = pa.ipc.open_stream(spec["datasets"][style.FACTS_DATA]).read_pandas().to_dict("records")
+    assert row["last_pair"] == 15 and "of 16 wavelengths" in row["title"]
+    x = [layer["encoding"]["x"] for layer in spec["layer"][1:] if "x" in layer.get("encoding", {})]
+    scales = [enc["scale"] for enc in x if enc.get("field") == "pair"]
+    assert scales and all(scale["domainMax"] == {"expr": style.fact("last_pair")} for scale in scales)
+
+
+def test_bad_facts_are_refused_by_name():
+    with pytest.raises(ValueError, match="identifier"):
+        style.fact("x; alert(1)")
+    with pytest.raises(ValueError, match="'ticks' must be a string or a number"):
+        style.facts_layer({"ticks": [1, 2]})
+    with pytest.raises(ValueError, match="non-empty lines"):
+        style.title_facts("", 19)
