@@ -17,6 +17,13 @@ measured too (``EXTRA``).
 Prints the table (page | slider | ms | one-chart ms | ratio), with the date and the load average
 (``uptime``) at the start and at the end. ``--write`` appends it to bench/RESULTS.md's section 13.
 The real-model page is left out unless ``--all`` (it loads a 135M-parameter model first).
+
+``--frame``: also the explorer's own frame around the one-chart app's chart: a page added to a
+temporary copy of this checkout (`FRAME_FILES`: declared, set up and closed like every page, its
+navigation, sidebar, heading and footer included, with one slider and the one-chart app's chart),
+measured first. Every page pays what it costs beyond the one-chart app, so its ratio is the
+floor any page of the explorer starts from. The other pages are then served from that copy (the
+same code).
 """
 
 from __future__ import annotations
@@ -24,8 +31,11 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
+import shutil
 import statistics
 import sys
+import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -50,6 +60,56 @@ REFERENCE_APP = "bench/slider_chart_app.py"
 REFERENCE_TITLE = "One chart"
 REFERENCE_SLIDER = "point"
 
+#: `--frame`: the files of the frame page, added to a copy of the checkout (see the docstring). Its
+#: chart is bench/slider_chart_app.py's, drawn the explorer's way (`show_chart`).
+FRAME_FILES = {
+    "explorer/site/zz_frame.py": """
+        from explorer.pagespec import BenchSettings, DeepLink, Page
+        from explorer.param import Param
+        from explorer.snippets import HEADER
+
+        PAGE = Page(
+            script="pages/99_Frame.py",
+            slug="frame",
+            title="Frame",
+            icon=":material/crop_free:",
+            params=(Param("frame_point", "Middle point", "int_slider", 50, min=0, max=100),),
+            snippet=lambda v: HEADER,
+            deep_link=DeepLink({"frame_point": 60}, slider="frame_point", chart=0),
+            bench=BenchSettings(max_query={"frame_point": "100"}, slider="frame_point"),
+        )
+    """,
+    "pages/99_Frame.py": """
+        from explorer.layout import page_setup
+
+        page_setup("frame")
+
+        import altair as alt
+        import pandas as pd
+
+        from explorer.exports import page_footer
+        from explorer.params import widget
+        from explorer.render import show_chart
+
+        point = widget("frame_point")
+        data = pd.DataFrame({"x": [0, 1, 2], "y": [0.0, point / 100, 0.5]})
+        show_chart(alt.Chart(data).mark_line(point=True).encode(x="x:Q", y="y:Q"), width="stretch")
+        page_footer("frame", {"frame_point": point})
+    """,
+}
+FRAME_TITLE, FRAME_SLIDER = "Frame", "frame_point"
+
+
+def frame_copy(where: Path) -> Path:
+    """A copy of this checkout with the frame page added (`FRAME_FILES`)."""
+    copy = where / "explorer-frame"
+    skip = shutil.ignore_patterns(".git", "docs", "bench", "deploy", "tests", "__pycache__", ".*_cache", ".hypothesis")
+    shutil.copytree(ROOT, copy, ignore=skip)
+    for path, text in FRAME_FILES.items():
+        (copy / path).write_text(textwrap.dedent(text).lstrip())
+    return copy
+
+
 #: A page whose declared slider changes no chart visibly at the defaults: its first slider instead
 #: (Compare methods: the ALiBi panel has its own y scale, so another head's slope redraws the same line).
 INSTEAD: dict[str, tuple[str, int]] = {"compare": ("head_dim", 0)}
@@ -72,8 +132,11 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def targets(include_all: bool) -> list[tuple[str, object, str, int]]:
+def targets(include_all: bool, frame: bool = False) -> list[tuple[str, object, str, int]]:
     out = []
+    if frame:  # the frame page: a stand-in with the fields measure_page reads
+        stand_in = type("FramePage", (), {"slug": "frame", "script": "pages/99_Frame.py"})()
+        out.append((FRAME_TITLE, stand_in, FRAME_SLIDER, 0))
     for p in PAGES:
         if p.slug == "realmodel" and not include_all:
             continue
@@ -97,8 +160,11 @@ def measure(args) -> tuple[list[dict], str, str]:
 
     rows: list[dict] = []
     load_start = load()
+    scratch = tempfile.TemporaryDirectory(prefix="slider-latency-")
+    root = frame_copy(Path(scratch.name)) if args.frame else ROOT
     with (
-        StreamlitServer("app.py") as app,
+        scratch,
+        StreamlitServer("app.py", cwd=root) as app,
         StreamlitServer(REFERENCE_APP) as ref,
         StreamlitServer("app.py", cwd=Path(args.baseline)) if args.baseline else StreamlitServer(REFERENCE_APP) as base,
         sync_playwright() as pw,
@@ -109,8 +175,8 @@ def measure(args) -> tuple[list[dict], str, str]:
             ref_tab = context.new_page()
             ref_tab.goto(ref.url(""), wait_until="commit")
             ready_time_ms(ref_tab, REFERENCE_TITLE)
-            for title, page, key, chart in targets(args.all):
-                if args.only and page.slug not in args.only:
+            for title, page, key, chart in targets(args.all, args.frame):
+                if args.only and page.slug not in args.only and page.slug != "frame":
                     continue
                 try:
                     row = measure_page(context, app, base, ref_tab, title, page, key, chart, args)
@@ -137,7 +203,7 @@ def measure_page(context, app, base, ref_tab, title, page, key, chart, args) -> 
     tab.goto(app.url(page.script, OPEN_TAB.get(page.slug)), wait_until="commit")
     ready_time_ms(tab, title)
     base_tab = None
-    if args.baseline:
+    if args.baseline and page.slug != "frame":  # the baseline has no frame page
         base_tab = context.new_page()
         base_tab.goto(base.url(page.script, OPEN_TAB.get(page.slug)), wait_until="commit")
         ready_time_ms(base_tab, title)
@@ -252,6 +318,8 @@ def render_ab(rows: list[dict], when: str, load_start: str, load_end: str, args,
     ]
     for r in rows:
         verdict = "ok" if r["ratio"] <= 1.2 else "MISS"
+        if "base_ms" not in r:  # the frame page (--frame): the baseline has none
+            r = {**r, "base_ms": float("nan"), "base_ratio": float("nan")}
         out.append(
             f"| {r['page']} | {r['slider']} | {r['base_ms']:.0f} ms | {r['base_ratio']:.2f}× | {r['ms']:.0f} ms "
             f"| {r['ratio']:.2f}× | {r['ref_ms']:.0f} ms | {verdict}"
@@ -289,6 +357,9 @@ def main() -> int:
     )
     ap.add_argument(
         "--cold", type=int, default=0, help="also measure cold start N times (with the baseline: alternating)"
+    )
+    ap.add_argument(
+        "--frame", action="store_true", help="also the explorer's frame around the one-chart app's chart (a floor)"
     )
     ap.add_argument("--label", default="", help="a note for the heading (e.g. the commit)")
     ap.add_argument("--write", action="store_true", help="record the table in bench/RESULTS.md")
