@@ -21,9 +21,8 @@ The real-model page is left out unless ``--all`` (it loads a 135M-parameter mode
 ``--frame``: also the explorer's own frame around the one-chart app's chart: a page added to a
 temporary copy of this checkout (`FRAME_FILES`: declared, set up and closed like every page, its
 navigation, sidebar, heading and footer included, with one slider and the one-chart app's chart),
-measured first. Every page pays what it costs beyond the one-chart app, so its ratio is the
-floor any page of the explorer starts from. The other pages are then served from that copy (the
-same code).
+served by a server of its own and measured first. Every page pays what it costs beyond the
+one-chart app, so its ratio is the floor any page of the explorer starts from.
 """
 
 from __future__ import annotations
@@ -161,10 +160,13 @@ def measure(args) -> tuple[list[dict], str, str]:
     rows: list[dict] = []
     load_start = load()
     scratch = tempfile.TemporaryDirectory(prefix="slider-latency-")
-    root = frame_copy(Path(scratch.name)) if args.frame else ROOT
     with (
         scratch,
-        StreamlitServer("app.py", cwd=root) as app,
+        StreamlitServer("app.py") as app,
+        # the frame page's own server, on the copy; every other page is served from this checkout
+        StreamlitServer("app.py", cwd=frame_copy(Path(scratch.name)))
+        if args.frame
+        else StreamlitServer(REFERENCE_APP) as frame,
         StreamlitServer(REFERENCE_APP) as ref,
         StreamlitServer("app.py", cwd=Path(args.baseline)) if args.baseline else StreamlitServer(REFERENCE_APP) as base,
         sync_playwright() as pw,
@@ -179,7 +181,8 @@ def measure(args) -> tuple[list[dict], str, str]:
                 if args.only and page.slug not in args.only and page.slug != "frame":
                     continue
                 try:
-                    row = measure_page(context, app, base, ref_tab, title, page, key, chart, args)
+                    server = frame if page.slug == "frame" else app
+                    row = measure_page(context, server, base, ref_tab, title, page, key, chart, args)
                 except PlaywrightTimeout as exc:  # recorded, and the other pages still measured
                     print(f"  {title:<30} {key:<10} TIMEOUT {str(exc).splitlines()[0][:80]}", flush=True)
                     for t in context.pages:

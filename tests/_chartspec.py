@@ -98,9 +98,13 @@ def drawn(spec: dict) -> list[dict]:
 
 
 def facts(spec: dict) -> dict:
-    """The chart's facts row (explorer.charts.style.facts_layer): the one row of its first layer,
-    which must be the facts layer (an invisible text mark with no encoding)."""
-    first = layers(spec)[0]
+    """The chart's facts row (explorer.charts.style.facts_layer): the one row of its first layer (of
+    its first view, in a concatenation), which must be the facts layer (an invisible text mark with
+    no encoding)."""
+    first = spec
+    while "layer" not in first and any(key in first for key in ("vconcat", "hconcat", "concat")):
+        first = next(first[key] for key in ("vconcat", "hconcat", "concat") if key in first)[0]  # its first view
+    first = layers(first)[0]
     assert is_facts(first), "the first layer is not a facts layer"
     rows = frame(spec, first)
     assert len(rows) == 1, f"a facts layer holds one row, got {len(rows)}"

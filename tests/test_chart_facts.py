@@ -10,11 +10,12 @@ import shutil
 import subprocess
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
 
 from explorer import compat
-from explorer.charts import extension, style
+from explorer.charts import extension, rope, style
 from explorer.render import stable_dataset_names
 
 NODE = shutil.which("node")
@@ -55,15 +56,43 @@ def test_a_data_title_keeps_the_lines_it_was_given():
     assert shown(row, 2000) == ["First line", "second line"]
 
 
-def test_the_facts_row_is_the_first_dataset_under_its_stable_name():
-    """`fact(name)` reads data('data-0'): after `stable_dataset_names`, the one the browser gets, that
-    is the facts layer's row."""
+def _wavelengths():
     inv = 10000.0 ** (-np.arange(16) / 16)
-    chart = extension.wavelength_chart(inv, inv / 4, train_len=4096, target_len=16384)
-    spec = stable_dataset_names(compat.vega_lite_spec(chart))
-    assert spec["layer"][0]["data"] == {"name": style.FACTS_DATA}
+    return extension.wavelength_chart(inv, inv / 4, train_len=4096, target_len=16384)
+
+
+def _live_plane():
+    return rope.live_pair_chart(np.array([1.0, 0.5]), np.array([-0.4, 1.2]), theta=0.25, m=3, n=5, p_max=100)
+
+
+def _plane():
+    arrows = pd.DataFrame(
+        {"vector": ["q", "k"], "state": ["before"] * 2, "label": ["q", "k"], "x": [1.0, 0.0], "y": [0.0, 2.0]}
+    )
+    return rope.plane_chart(arrows, title="Pair j = 4: θ_j = 0.25 rad")
+
+
+@pytest.mark.parametrize(
+    "build, expected",
+    [
+        (_wavelengths, {"last_pair": 15}),
+        (_live_plane, {"theta": 0.25, "lim": 1.35 * float(np.hypot(-0.4, 1.2))}),
+        (_plane, {"title": "Pair j = 4: θ_j = 0.25 rad", "lim": 1.45 * 2.0}),
+    ],
+)
+def test_the_facts_row_is_the_first_dataset_under_its_stable_name(build, expected):
+    """`fact(name)` reads data('data-0'): after `stable_dataset_names`, the one the browser gets, that
+    is the facts layer's row, in a layered chart and in a concatenation's first view."""
+    spec = stable_dataset_names(compat.vega_lite_spec(build()))
+    first = spec["vconcat"][0] if "vconcat" in spec else spec
+    assert first["layer"][0]["data"] == {"name": style.FACTS_DATA}
     (row,) = pa.ipc.open_stream(spec["datasets"][style.FACTS_DATA]).read_pandas().to_dict("records")
-    assert row["last_pair"] == 15 and "of 16 wavelengths" in row["title"]
+    for key, value in expected.items():
+        assert row[key] == (pytest.approx(value) if isinstance(value, float) else value), key
+
+
+def test_the_wavelength_axis_ends_at_the_last_pair_read_from_the_facts():
+    spec = stable_dataset_names(compat.vega_lite_spec(_wavelengths()))
     x = [layer["encoding"]["x"] for layer in spec["layer"][1:] if "x" in layer.get("encoding", {})]
     scales = [enc["scale"] for enc in x if enc.get("field") == "pair"]
     assert scales and all(scale["domainMax"] == {"expr": style.fact("last_pair")} for scale in scales)

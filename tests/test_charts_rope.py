@@ -9,15 +9,17 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import by_field, find, frame, layers, legible, png_pixels
+from _chartspec import by_field, drawn, facts, find, frame, layers, legible, png_pixels, readable_titles
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
+from explorer import compat
 from explorer.charts import labels
 from explorer.charts import rope as charts
 from explorer.imagechart import colorize
 from explorer.imagechart import meta as image_meta
+from explorer.render import stable_dataset_names
 
 # ---------------------------------------------------------------------------------- plane
 Q, K = (1.0, 0.5), (-0.4, 1.2)
@@ -53,16 +55,16 @@ def test_plane_chart_is_to_scale_and_legible():
     spec = plane_spec()
     assert spec["width"] == spec["height"]
     assert spec["autosize"]["type"] == "pad"  # Streamlit must not squeeze one axis
-    assert spec["title"]["text"] == "Pair j = 0" and spec["title"]["subtitle"] == "sub"
+    assert readable_titles(spec)["title"]["text"] == "Pair j = 0" and spec["title"]["subtitle"] == "sub"
     domains = {
-        tuple(enc["scale"]["domain"])
+        (enc["scale"]["domainMin"]["expr"], enc["scale"]["domainMax"]["expr"])
         for layer in layers(spec)
         for ch, enc in layer.get("encoding", {}).items()
         if ch in ("x", "y") and "scale" in enc
     }
-    assert len(domains) == 1  # one shared, symmetric domain for x and y
-    ((lo, hi),) = domains
-    assert lo == -hi and hi >= math.hypot(*K)
+    # one shared, symmetric domain for x and y, −lim … lim, lim read from the facts row
+    assert domains == {("-data('data-0')[0].lim", "data('data-0')[0].lim")}
+    assert facts(spec)["lim"] >= math.hypot(*K)
     legible(spec)
 
 
@@ -118,9 +120,9 @@ def test_plane_chart_circles_have_the_norms():
 
 def test_plane_chart_has_six_layers_and_marks_the_axes_with_the_zero_grid_line():
     spec = plane_spec()
-    assert [layer["mark"]["type"] for layer in layers(spec)] == ["line", "circle", "text", "rule", "point", "text"]
+    assert [layer["mark"]["type"] for layer in drawn(spec)] == ["line", "circle", "text", "rule", "point", "text"]
     for ch in ("x", "y"):
-        axis = layers(spec)[0]["encoding"][ch]["axis"]
+        axis = drawn(spec)[0]["encoding"][ch]["axis"]
         assert axis["gridColor"]["condition"]["test"] == "datum.value === 0"
         assert axis["gridColor"]["condition"]["value"] != axis["gridColor"]["value"]
 
@@ -185,8 +187,8 @@ def test_plane_chart_labels_never_sit_on_a_dot_or_an_arrow_head(theta, traj_len)
         {"vector": ["q"], "label": ["mθ ≡ 73.5°"], "from_x": [Q[0]], "from_y": [Q[1]], "sweep": [1.2], "radius": [0.3]}
     )
     spec = charts.plane_chart(arrows, trajectory=trajectory, arcs=arcs, title="t").to_dict()
-    lo, hi = layers(spec)[0]["encoding"]["x"]["scale"]["domain"]
-    px = spec["width"] / (hi - lo)
+    lim = facts(spec)["lim"]  # the axes run from −lim to lim
+    px = spec["width"] / (2 * lim)
     (numbers,) = by_field(spec, "text", "text", "position")
     (names,) = by_field(spec, "text", "text", "label")
     for layer in (numbers, names):  # placement is read from the rows
@@ -348,13 +350,19 @@ def test_rotation_latex_shows_the_numbers():
 
 
 # ------------------------------------------------------------------- live chart (in the browser)
-def vega_eval(expr: str, m: int, n: int) -> float:
-    """A live expression evaluated with Python's math (the names it uses: cos, sin, PI, and the in-chart
-    selections m and n, whose one field each is the value: ``m.m``).
+def vega_eval(expr: str, m: int, n: int, row: dict | None = None) -> float:
+    """A live expression evaluated with Python's math (the names it uses: cos, sin, PI, the in-chart
+    selections m and n, whose one field each is the value: ``m.m``, and Vega's ``data('data-0')``,
+    the chart's facts row `row`).
     `%` is Python's floored remainder here, JS's truncated one in the browser: the expression wraps with
     ((x % 360) + 360) % 360, which lands in [0, 360) under both (the browser test reads the JS result)."""
+
+    def data(name: str) -> list:
+        assert name == "data-0"
+        return [SimpleNamespace(**(row or {}))]
+
     names = {"cos": math.cos, "sin": math.sin, "PI": math.pi, "m": SimpleNamespace(m=m), "n": SimpleNamespace(n=n)}
-    return eval(expr, {"__builtins__": {}}, names)
+    return eval(expr, {"__builtins__": {}}, {**names, "data": data})
 
 
 @settings(max_examples=60, deadline=None)
@@ -366,16 +374,17 @@ def vega_eval(expr: str, m: int, n: int) -> float:
     n=st.integers(0, 8192),
 )
 def test_live_expressions_rotate_and_score_like_rope(q, k, theta, m, n):
-    ex = charts.live_expressions(np.array(q), np.array(k), theta)
+    ex = charts.live_expressions()
+    row = charts.live_facts(np.array(q), np.array(k), theta)
     qm, kn, kd = rotate(q, m * theta), rotate(k, n * theta), rotate(k, (n - m) * theta)
     scale = 1 + math.hypot(*q) * math.hypot(*k)
-    assert vega_eval(ex["q_x"], m, n) == pytest.approx(qm[0], abs=1e-9 * scale)
-    assert vega_eval(ex["q_y"], m, n) == pytest.approx(qm[1], abs=1e-9 * scale)
-    assert vega_eval(ex["k_x"], m, n) == pytest.approx(kn[0], abs=1e-9 * scale)
-    assert vega_eval(ex["k_y"], m, n) == pytest.approx(kn[1], abs=1e-9 * scale)
-    assert vega_eval(ex["score"], m, n) == pytest.approx(qm[0] * kn[0] + qm[1] * kn[1], abs=1e-8 * scale)
-    assert vega_eval(ex["score_rel"], m, n) == pytest.approx(q[0] * kd[0] + q[1] * kd[1], abs=1e-8 * scale)
-    shown = vega_eval(ex["offset_deg"], m, n)
+    assert vega_eval(ex["q_x"], m, n, row) == pytest.approx(qm[0], abs=1e-9 * scale)
+    assert vega_eval(ex["q_y"], m, n, row) == pytest.approx(qm[1], abs=1e-9 * scale)
+    assert vega_eval(ex["k_x"], m, n, row) == pytest.approx(kn[0], abs=1e-9 * scale)
+    assert vega_eval(ex["k_y"], m, n, row) == pytest.approx(kn[1], abs=1e-9 * scale)
+    assert vega_eval(ex["score"], m, n, row) == pytest.approx(qm[0] * kn[0] + qm[1] * kn[1], abs=1e-8 * scale)
+    assert vega_eval(ex["score_rel"], m, n, row) == pytest.approx(q[0] * kd[0] + q[1] * kd[1], abs=1e-8 * scale)
+    shown = vega_eval(ex["offset_deg"], m, n, row)
     assert -180 < shown <= 180 + 1e-9
     turned = math.degrees((m - n) * theta)
     assert math.remainder(shown - turned, 360) == pytest.approx(0, abs=1e-6)
@@ -396,7 +405,7 @@ def test_live_chart_sliders_are_the_positions_m_and_n_over_their_whole_range():
         assert param["bind"]["input"] == "range"
         assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0, 8192, 1)
     plane, readout = spec["vconcat"]
-    tips = plane["layer"][1]["transform"]
+    tips = next(layer["transform"] for layer in plane["layer"] if "transform" in layer)  # arrows, heads, names
     calculated = " ".join(t["calculate"] for t in tips if "calculate" in t)
     assert "m.m" in calculated and "n.n" in calculated
     assert "m.m" in str(readout["transform"]) and "n.n" in str(readout["transform"])
@@ -418,12 +427,26 @@ def test_live_chart_rejects_bad_input_by_name(kwargs, word):
         charts.live_pair_chart(q, k, **kwargs)
 
 
-def test_the_live_plane_describes_itself_with_its_numbers():
+def test_the_live_plane_describes_itself_and_keeps_the_pairs_numbers_in_its_rows():
+    """A new pair (q, k, θ) changes the live plane's rows, not its spec: the description names no
+    number of the pair's (nor m or n, which a drag would make stale), the facts row holds them."""
     spec = charts.live_pair_chart(
         np.array([1.0, 0.5]), np.array([-0.25, 2.0]), theta=0.5, m=3, n=7, p_max=100
     ).to_dict()
     text = spec["description"]
-    assert "q = (1, 0.5)" in text and "k = (-0.25, 2)" in text and "from 0 to 100" in text
-    # m and n move in the browser: the description names no value of theirs that a drag would make stale
-    assert "m = 3" not in text and "n = 7" not in text
-    assert "0.5 radians per position" in text
+    assert "query q" in text and "key k" in text and "from 0 to 100" in text
+    assert "m = 3" not in text and "n = 7" not in text and "0.5" not in text
+    assert facts(spec) == {
+        "qx": 1.0,
+        "qy": 0.5,
+        "kx": -0.25,
+        "ky": 2.0,
+        "theta": 0.5,
+        "lim": 1.35 * math.hypot(-0.25, 2.0),
+    }
+
+    def sent(q, k, theta):  # what the browser gets, without the rows
+        chart = charts.live_pair_chart(np.array(q), np.array(k), theta=theta, m=3, n=7, p_max=100)
+        return {key: v for key, v in stable_dataset_names(compat.vega_lite_spec(chart)).items() if key != "datasets"}
+
+    assert sent([0.3, -2.0], [1.0, 1.0], 0.01) == sent([1.0, 0.5], [-0.25, 2.0], 0.5)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from _apptest import metrics, run_page
-from _chartspec import by_field, element_spec, find, frame
+from _chartspec import by_field, element_spec, facts, find, frame
 
 from explorer.imagechart import meta as image_meta
 
@@ -339,8 +339,8 @@ def test_the_links_m_and_n_are_the_live_planes_sliders():
     params = {p["name"]: p for p in live["params"] if "bind" in p}
     assert (params["m"]["value"], params["n"]["value"]) == (8100, 40)
     assert (params["n"]["bind"]["min"], params["n"]["bind"]["max"]) == (0, 8192)
-    # the expressions carry pair 3's θ = 100^(−6/16), written out in full
-    assert repr(100.0 ** (-6 / 16)) in str(live["vconcat"][1]["transform"])
+    # the expressions read pair 3's θ = 100^(−6/16) from the chart's facts row, exactly
     theta = 100.0 ** (-6 / 16)
+    assert facts(live)["theta"] == theta and "data('data-0')[0].theta" in str(live["vconcat"][1]["transform"])
     assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 1.2), 8100, 40, theta)
     assert (at.query_params["m"], at.query_params["n"]) == ("8100", "40")

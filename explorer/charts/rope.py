@@ -29,13 +29,27 @@ from explorer.charts.labels import (
     placed_labels,
     placed_text,
 )
-from explorer.charts.style import configure
+from explorer.charts.style import FONT_SCALE_PARAM, configure, fact, facts_layer, title_expr, title_facts
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 
 #: One colour per vector, used for its arrows, circle, arc and label.
 VECTOR_COLORS = {"q": "#1D4ED8", "k": "#C2410C"}
 #: States of an arrow; "before" is drawn dashed and faint, "after" solid.
 STATES = ("before", "after")
+#: The title's font size (`configure`'s), which its line breaks are measured in.
+TITLE_SIZE = 18
+
+
+def _square_scale() -> alt.Scale:
+    """−lim … lim on both axes, lim read from the chart's facts row: a new pair keeps the spec."""
+    return alt.Scale(
+        domainMin=alt.ExprRef(f"-{fact('lim')}"), domainMax=alt.ExprRef(fact("lim")), nice=False, zero=False
+    )
+
+
+def _font_scale() -> Any:
+    """The presentation font scale (style_spec sets it), which a title read from the facts needs."""
+    return alt.param(name=FONT_SCALE_PARAM, value=1).param
 
 
 def _arc_points(start: float, end: float, radius: float, n: int = 64) -> tuple[np.ndarray, np.ndarray]:
@@ -81,7 +95,7 @@ def plane_chart(
     reach = max(reach, 1e-9)
     lim = 1.45 * reach  # room for the labels beyond the tips
     px = size / (2 * lim)  # pixels per unit, on both axes
-    scale = alt.Scale(domain=[-lim, lim], nice=False, zero=False)
+    scale = _square_scale()
     # The axes through the origin: the grid line at 0, darker than the others.
     origin_line: dict[str, Any] = dict(
         gridColor=alt.condition("datum.value === 0", alt.value("#94A3B8"), alt.value("#E2E8F0")),
@@ -251,12 +265,17 @@ def plane_chart(
         .mark_text(**placed_text(fontSize=NAME_FONT, fontWeight="bold"))
         .encode(x=x_enc, y=y_enc, text="label:N", color=colour)
     )
-    # One constructor call: .properties() on a layer chart would deep-copy every layer again.
+    # One constructor call: .properties() on a layer chart would deep-copy every layer again. The
+    # title and the axes' reach come from the facts row (explorer.charts.style.facts_layer), so a new
+    # pair or new vectors change the rows only and the browser redraws the chart in place.
     chart = alt.LayerChart(
-        layer=layers,
+        layer=[facts_layer({**title_facts(title, TITLE_SIZE), "lim": lim}), *layers],
         width=size,
         height=size,
-        title=alt.TitleParams(title, subtitle=subtitle or ""),
+        title=alt.TitleParams(alt.ExprRef(title_expr()), subtitle=subtitle or ""),
+        description="Chart: one rotation plane, q and k as arrows before and after their rotation"
+        + (f"; {subtitle}" if subtitle else ""),
+        params=[_font_scale()],
         autosize=alt.AutoSizeParams(type="pad"),  # the plot itself stays square: equal x and y units
     )
     return configure(chart)
@@ -378,21 +397,29 @@ def rotation_latex(position: float, theta: float, matrix: np.ndarray, vector: np
 LIVE_PARAMS = ("m", "n")
 
 
-def live_expressions(q: np.ndarray, k: np.ndarray, theta: float) -> dict[str, str]:
-    """The Vega expressions the live chart evaluates in the browser, in terms of the in-chart m and n.
+def live_facts(q: np.ndarray, k: np.ndarray, theta: float) -> dict[str, float]:
+    """What the live chart's expressions read from its facts row: the pair's q, k and θ, and the
+    reach of the axes."""
+    (qx, qy), (kx, ky) = (float(v) for v in q), (float(v) for v in k)
+    reach = max(float(np.hypot(qx, qy)), float(np.hypot(kx, ky)), 1e-9)
+    return {"qx": qx, "qy": qy, "kx": kx, "ky": ky, "theta": float(theta), "lim": 1.35 * reach}
+
+
+def live_expressions() -> dict[str, str]:
+    """The Vega expressions the live chart evaluates in the browser, in terms of the in-chart m and n
+    and the pair's numbers in its facts row (`live_facts`): a new pair changes the rows only.
 
     q_x, q_y, k_x, k_y   the rotated vectors R(m·θ)q and R(n·θ)k (counter-clockwise, as posenc.apply_rope)
     score                ⟨R_m q, R_n k⟩, from the two rotated vectors
     score_rel            ⟨q, R_(n−m) k⟩, from q and k rotated by the offset only (computed separately)
     offset_deg           (m − n)·θ in degrees, wrapped into (−180°, 180°]
     """
-    (qx, qy), (kx, ky) = (float(v) for v in q), (float(v) for v in k)
-    t = repr(float(theta))
+    qx, qy, kx, ky, t = (fact(name) for name in ("qx", "qy", "kx", "ky", "theta"))
     m, n = (live.value(key) for key in LIVE_PARAMS)
     a, b, c = f"({m} * {t})", f"({n} * {t})", f"(({n} - {m}) * {t})"
-    q_x, q_y = f"({qx!r} * cos({a}) - {qy!r} * sin({a}))", f"({qx!r} * sin({a}) + {qy!r} * cos({a}))"
-    k_x, k_y = f"({kx!r} * cos({b}) - {ky!r} * sin({b}))", f"({kx!r} * sin({b}) + {ky!r} * cos({b}))"
-    rel_x, rel_y = f"({kx!r} * cos({c}) - {ky!r} * sin({c}))", f"({kx!r} * sin({c}) + {ky!r} * cos({c}))"
+    q_x, q_y = f"({qx} * cos({a}) - {qy} * sin({a}))", f"({qx} * sin({a}) + {qy} * cos({a}))"
+    k_x, k_y = f"({kx} * cos({b}) - {ky} * sin({b}))", f"({kx} * sin({b}) + {ky} * cos({b}))"
+    rel_x, rel_y = f"({kx} * cos({c}) - {ky} * sin({c}))", f"({kx} * sin({c}) + {ky} * cos({c}))"
     deg = f"(({m} - {n}) * {t} * 180 / PI)"
     return {
         "q_x": q_x,
@@ -400,7 +427,7 @@ def live_expressions(q: np.ndarray, k: np.ndarray, theta: float) -> dict[str, st
         "k_x": k_x,
         "k_y": k_y,
         "score": f"({q_x} * {k_x} + {q_y} * {k_y})",
-        "score_rel": f"({qx!r} * {rel_x} + {qy!r} * {rel_y})",
+        "score_rel": f"({qx} * {rel_x} + {qy} * {rel_y})",
         "offset_deg": f"(180 - ((180 - {deg}) % 360 + 360) % 360)",
     }
 
@@ -422,10 +449,8 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
         for key, start in zip(LIVE_PARAMS, (m, n), strict=True)
     )
     m_expr, n_expr = (live.value(key) for key in LIVE_PARAMS)
-    ex = live_expressions(q, k, theta)
-    reach = max(float(np.hypot(*q)), float(np.hypot(*k)), 1e-9)
-    lim = 1.35 * reach
-    scale = alt.Scale(domain=[-lim, lim], nice=False, zero=False)
+    ex = live_expressions()
+    scale = _square_scale()
     x_enc = alt.X("x:Q").scale(scale).title("first coordinate of the pair")
     y_enc = alt.Y("y:Q").scale(scale).title("second coordinate of the pair")
     colour = alt.Color("vector:N").scale(domain=list(VECTOR_COLORS), range=list(VECTOR_COLORS.values())).legend(None)
@@ -485,7 +510,7 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
         .add_params(n_live, m_live)  # Vega lists the bound inputs in reverse: m first on screen
     )
     plane = alt.LayerChart(
-        layer=[ring, shafts, heads, names],
+        layer=[facts_layer(live_facts(q, k, theta)), ring, shafts, heads, names],
         width=size,
         height=size,
         title=alt.Title(
@@ -496,11 +521,11 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
             ],
         ),
     )
+    # No number of the pair's here: a new pair changes the rows only (the facts row), not the spec.
     description = (
-        f"RoPE live plane: one pair's query q = ({q[0]:.3g}, {q[1]:.3g}) rotated to position m and key "
-        f"k = ({k[0]:.3g}, {k[1]:.3g}) rotated to position n, {theta:.4g} radians per position, drawn as two "
-        f"arrows in the plane; the sliders m and n (from 0 to {p_max}) under it turn them, and the text under "
-        "the plane gives m − n, the change of the angle between them and the two equal scores."
+        "RoPE live plane: one pair's query q rotated to position m and key k rotated to position n, drawn "
+        f"as two arrows in the plane; the sliders m and n (from 0 to {p_max}) above it turn them, and the "
+        "text under the plane gives m − n, the change of the angle between them and the two equal scores."
     )
     chart = alt.VConcatChart(
         vconcat=[plane, readout],
