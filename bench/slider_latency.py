@@ -9,10 +9,9 @@ again (tests/e2e_support.py `slider_latency_ms`: no script running, nothing stal
 drawn). One warm-up press each, then the median of ``--presses`` (5).
 
 The page's slider is the one its declaration names (``Page.deep_link.slider`` and the chart that
-changes with it, ``deep_link.chart``). Where that slider moves a position (RoPE's m: positions are
-in-chart controls, issue #23's other half; the invariance shift, the clock's p and the vision query
-patch already are, so their declared sliders are others), the page's first slider that does not is
-measured too (``EXTRA``).
+changes with it, ``deep_link.chart``). Positions are in-chart controls (issue #23's other half: RoPE's
+m and n, the invariance shift, the clock's p, the vision query patch), so no declared slider moves
+one; where a page has a second slider worth timing, it is measured too (``EXTRA``).
 
 Prints the table (page | slider | ms | one-chart ms | ratio), with the date and the load average
 (``uptime``) at the start and at the end. ``--write`` appends it to bench/RESULTS.md's section 13.
@@ -113,9 +112,8 @@ def frame_copy(where: Path) -> Path:
 #: (Compare methods: the ALiBi panel has its own y scale, so another head's slope redraws the same line).
 INSTEAD: dict[str, tuple[str, int]] = {"compare": ("head_dim", 0)}
 
-#: A page whose declared slider moves a position: its first slider that does not (key, chart index).
+#: A page's second slider measured (key, chart index): the vision page's grid has two sides.
 EXTRA: dict[str, tuple[str, int]] = {
-    "rope": ("j", 0),
     "vision": ("vis_rows", 0),
 }
 
