@@ -27,6 +27,7 @@ one-chart app, so its ratio is the floor any page of the explorer starts from.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import os
 import shutil
@@ -164,9 +165,10 @@ def measure(args) -> tuple[list[dict], str, str]:
         # the frame page's own server, on the copy; every other page is served from this checkout
         StreamlitServer("app.py", cwd=frame_copy(Path(scratch.name)))
         if args.frame
-        else StreamlitServer(REFERENCE_APP) as frame,
+        else contextlib.nullcontext() as frame,
         StreamlitServer(REFERENCE_APP) as ref,
-        StreamlitServer("app.py", cwd=Path(args.baseline)) if args.baseline else StreamlitServer(REFERENCE_APP) as base,
+        # no server started for nothing: it would load the 2-core machine the figures are taken on
+        StreamlitServer("app.py", cwd=Path(args.baseline)) if args.baseline else contextlib.nullcontext() as base,
         sync_playwright() as pw,
     ):
         browser = launch_chromium(pw)

@@ -78,7 +78,7 @@ class SharedChart:
         try:
             return _shared_spec(self._name, self._builder, self._args, self._kwargs)
         except StreamlitAPIException:  # an argument Streamlit cannot hash: build it for this run only
-            return compat.vega_lite_spec(self.build())
+            return stable_dataset_names(compat.vega_lite_spec(self.build()))
 
 
 def shared(builder: Callable[..., Any]) -> Callable[..., SharedChart]:

@@ -9,6 +9,7 @@ import functools
 import io
 import json
 import math
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -88,8 +89,16 @@ def wide_text(value):
 
 
 def is_facts(layer: dict) -> bool:
-    """Whether `layer` is a facts layer (explorer.charts.style.facts_layer): a text mark with no encoding."""
-    return "layer" not in layer and mark_type(layer) == "text" and not layer.get("encoding")
+    """Whether `layer` is a facts layer (explorer.charts.style.facts_layer): an invisible text mark
+    with no encoding."""
+    mark = layer.get("mark")
+    return (
+        "layer" not in layer
+        and isinstance(mark, dict)
+        and mark.get("type") == "text"
+        and mark.get("opacity") == 0
+        and not layer.get("encoding")
+    )
 
 
 def drawn(spec: dict) -> list[dict]:
@@ -106,6 +115,8 @@ def facts(spec: dict) -> dict:
         first = next(first[key] for key in ("vconcat", "hconcat", "concat") if key in first)[0]  # its first view
     first = layers(first)[0]
     assert is_facts(first), "the first layer is not a facts layer"
+    if all(re.fullmatch(r"data-\d+", name) for name in spec["datasets"]):  # the names the browser gets
+        assert first["data"]["name"] == "data-0", "the facts row is not data-0, which fact() reads"
     rows = frame(spec, first)
     assert len(rows) == 1, f"a facts layer holds one row, got {len(rows)}"
     return rows.iloc[0].to_dict()

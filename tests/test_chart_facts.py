@@ -105,3 +105,12 @@ def test_bad_facts_are_refused_by_name():
         style.facts_layer({"ticks": [1, 2]})
     with pytest.raises(ValueError, match="non-empty lines"):
         style.title_facts("", 19)
+    with pytest.raises(ValueError, match="'lim' must be finite"):
+        style.facts_layer({"lim": float("nan")})
+    with pytest.raises(ValueError, match="identifier"):
+        style.facts_layer({"a b": 1})
+
+
+def test_a_plane_describes_only_the_arrows_it_draws():
+    text = _plane().to_dict()["description"]
+    assert "q and k (before rotation)" in text and "after" not in text

@@ -98,7 +98,7 @@ def test_the_llama4_temperature_chart_draws_hf_numbers(query):
         for s in (cs.element_spec(c) for c in at.get("vega_lite_chart"))
         if "Llama 4's temperature" in str(s["title"]["text"])
     ]
-    rows = cs.frame(spec, cs.layers(spec)[0])
+    rows = cs.frame(spec, cs.drawn(spec)[0])
     llama4 = rows[rows.curve.str.startswith("Llama 4 NoPE layers")]
     yarn = rows[rows.curve.str.startswith("YaRN a²")]
     assert len(llama4) > 100 and len(yarn) == len(llama4)

@@ -22,7 +22,16 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import FONT_SCALE_PARAM, chart_config, fact, facts_layer, title_expr, title_facts
+from explorer.charts.style import (
+    FIT_X,
+    FONT_SCALE_PARAM,
+    chart_config,
+    fact,
+    facts_layer,
+    font_scale_param,
+    title_expr,
+    title_facts,
+)
 
 # Colours: trained/original in slate, scaled in blue, "problem" in red (colour-blind safe pairs).
 BEFORE = "#64748b"
@@ -33,12 +42,8 @@ BAND_COLORS = {"kept": "#16a34a", "smoothed": "#f59e0b", "divided": "#1d4ed8"}
 DTYPE_COLORS = {"float32": "#16a34a", "float16": "#dc2626", "bfloat16": "#7c3aed"}
 
 PAIR_AXIS = "pair j (0 = fastest … d/2 − 1 = slowest)"
-#: The plot's height (px; title, legend and axes come on top: `FIT_X`).
+#: The plot's height (px; title, legend and axes come on top: `style.FIT_X`).
 HEIGHT = 200
-#: Width to the container, height the plot's own: Streamlit's default autosize ("fit") squeezed
-#: title, legend and axes into the height, so on a phone, where the titles wrap to several lines,
-#: nothing was left of the plot (tests/test_e2e_layout.py measures it).
-FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
 #: The title's font size (CONFIG's), which its line breaks are measured in.
 TITLE_SIZE = 19
 
@@ -79,12 +84,15 @@ def _finish(
     leave the spec as it was; the description (what a screen reader announces) is the subtitle,
     which holds no number that changes with the data's size."""
     subtitle = [subtitle] if isinstance(subtitle, str) else list(subtitle)
-    row = {**title_facts(title, TITLE_SIZE), **(facts or {})}
+    row = title_facts(title, TITLE_SIZE)
+    if set(row) & set(facts or {}):
+        raise ValueError(f"facts: {sorted(set(row) & set(facts or {}))} are the title's own fields")
+    row.update(facts or {})
     return alt.LayerChart(
         layer=[facts_layer(row), *layers],
         title=alt.Title(alt.ExprRef(title_expr()), subtitle=subtitle),
         description="Chart: " + " ".join(subtitle) if subtitle else "Chart",
-        params=[alt.param(name=FONT_SCALE_PARAM, value=1).param],  # type: ignore[list-item]
+        params=[font_scale_param().param],  # type: ignore[list-item]
         height=height,
         config=CONFIG,
         autosize=FIT_X,

@@ -15,7 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import FONT_SCALE_PARAM, configure
+from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param
 
 #: A gap below this is rounding error: the two orders give the same numbers.
 EQUIVARIANT_TOL = 1e-9
@@ -90,7 +90,7 @@ def shuffle_diagram(words, perm) -> alt.LayerChart:
     char = WORD_CHAR_EM
     # (font_scale: set by `style_spec` in presentation mode, where every font size grows)
     params = [
-        alt.param(name=FONT_SCALE_PARAM, value=1),
+        font_scale_param(),
         alt.param(name="slot", expr=f"width / {n}"),
         alt.param(name="word_px", expr=f"{longest} * {char} * {WORD_FONT} * {FONT_SCALE_PARAM} + 10"),
         # 1: upright in one line; 2: upright, every other word one line further in; 0: turned

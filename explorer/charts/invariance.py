@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import FONT_SCALE_PARAM, configure
+from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 
@@ -318,7 +318,7 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
     chart = alt.LayerChart(
         layer=[bars, rule, names, values, rule_label, headline],
         # font_scale: set by style_spec in presentation mode, where every font size grows
-        params=[alt.param(name=FONT_SCALE_PARAM, value=1).param],  # type: ignore[list-item]
+        params=[font_scale_param().param],  # type: ignore[list-item]
         width=width,
         height=64 * len(labels),
         description=description,

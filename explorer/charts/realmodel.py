@@ -15,12 +15,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import chart_config
+from explorer.charts.style import FIT_X, chart_config
 
 HEIGHT = 380
-#: Streamlit's default autosize "fit" squeezes title, legend and axes into the height, so on a phone (titles
-#: wrapped, legends in rows) the plot shrank to a strip; "fit-x" stretches the width only, and the height is the plot's.
-FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
 CONFIG = chart_config(
     title={"fontSize": 18, "subtitleFontSize": 14, "offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},

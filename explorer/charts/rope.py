@@ -29,15 +29,15 @@ from explorer.charts.labels import (
     placed_labels,
     placed_text,
 )
-from explorer.charts.style import FONT_SCALE_PARAM, configure, fact, facts_layer, title_expr, title_facts
+from explorer.charts.style import BASE_CONFIG, configure, fact, facts_layer, font_scale_param, title_expr, title_facts
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 
 #: One colour per vector, used for its arrows, circle, arc and label.
 VECTOR_COLORS = {"q": "#1D4ED8", "k": "#C2410C"}
 #: States of an arrow; "before" is drawn dashed and faint, "after" solid.
 STATES = ("before", "after")
-#: The title's font size (`configure`'s), which its line breaks are measured in.
-TITLE_SIZE = 18
+#: The title's font size (`configure`'s default, BASE_CONFIG's), which its line breaks are measured in.
+TITLE_SIZE = BASE_CONFIG["title"]["fontSize"]
 
 
 def _square_scale() -> alt.Scale:
@@ -45,11 +45,6 @@ def _square_scale() -> alt.Scale:
     return alt.Scale(
         domainMin=alt.ExprRef(f"-{fact('lim')}"), domainMax=alt.ExprRef(fact("lim")), nice=False, zero=False
     )
-
-
-def _font_scale() -> Any:
-    """The presentation font scale (style_spec sets it), which a title read from the facts needs."""
-    return alt.param(name=FONT_SCALE_PARAM, value=1).param
 
 
 def _arc_points(start: float, end: float, radius: float, n: int = 64) -> tuple[np.ndarray, np.ndarray]:
@@ -265,6 +260,9 @@ def plane_chart(
         .mark_text(**placed_text(fontSize=NAME_FONT, fontWeight="bold"))
         .encode(x=x_enc, y=y_enc, text="label:N", color=colour)
     )
+    vectors = " and ".join(dict.fromkeys(arrows["vector"]))
+    states = [s for s in STATES if s in set(arrows["state"])]
+    shown = f"{vectors} ({' and '.join(states)} rotation)" if vectors else "no vector"
     # One constructor call: .properties() on a layer chart would deep-copy every layer again. The
     # title and the axes' reach come from the facts row (explorer.charts.style.facts_layer), so a new
     # pair or new vectors change the rows only and the browser redraws the chart in place.
@@ -273,9 +271,8 @@ def plane_chart(
         width=size,
         height=size,
         title=alt.TitleParams(alt.ExprRef(title_expr()), subtitle=subtitle or ""),
-        description="Chart: one rotation plane, q and k as arrows before and after their rotation"
-        + (f"; {subtitle}" if subtitle else ""),
-        params=[_font_scale()],
+        description=f"Chart: one rotation plane, {shown} as arrows" + (f"; {subtitle}" if subtitle else ""),
+        params=[font_scale_param().param],  # type: ignore[list-item]  # (.param is always set) the facts title needs it
         autosize=alt.AutoSizeParams(type="pad"),  # the plot itself stays square: equal x and y units
     )
     return configure(chart)

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import CHAR_EM, FONT_SCALE_PARAM, chart_config
+from explorer.charts.style import CHAR_EM, FONT_SCALE_PARAM, chart_config, font_scale_param
 from explorer.imagechart import DIVERGING, image_heatmap
 
 #: The overview image is at most this many pixels: rows = the chart height (one image row per
@@ -599,7 +599,7 @@ def zoom_chart(
     ]
     window = zoom_window(seq_len=seq_len, d_model=d_model, n_positions=n_positions, n_dims=n_dims)
     firsts = [alt.param(name=ZOOM_FIRST[key], expr=live.number(key)) for key in LIVE_PARAMS]
-    font_scale = alt.param(name=FONT_SCALE_PARAM, value=1)  # style_spec sets it in presentation mode
+    font_scale = font_scale_param()  # style_spec sets it in presentation mode
 
     # ignore: the stub takes only a Literal of Vega's scheme names; the page's scheme is one
     colours = alt.Scale(scheme=scheme, domain=[-1.0, 1.0], clamp=True)  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ import colorsys
 import copy
 import functools
 import json
+import math
 import re
 import textwrap
 from typing import Any, TypeVar
@@ -81,6 +82,18 @@ FONT_SCALE = 1.35
 #: builder whose font sizes are Vega expressions (computed in the browser), which `_walk_scale`
 #: cannot multiply.
 FONT_SCALE_PARAM = "font_scale"
+
+
+def font_scale_param() -> alt.Parameter:
+    """The top-level `FONT_SCALE_PARAM` (value 1; style_spec sets it when presenting), for a chart's
+    ``params=[…]`` or ``.add_params(…)``."""
+    return alt.param(name=FONT_SCALE_PARAM, value=1)
+
+
+#: Width to the container, height the plot's own: Streamlit's default autosize ("fit") squeezes
+#: title, legend and axes into the chart's height, so on a phone, where the titles wrap to several
+#: lines, nothing is left of the plot (tests/test_e2e_layout.py measures it).
+FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
 #: Font-size keys anywhere in a Vega-Lite spec (config, axis/legend/title objects, marks).
 FONT_KEYS = frozenset({"fontSize", "labelFontSize", "titleFontSize", "subtitleFontSize"})
 #: Sizes Streamlit's chart theme would use where a chart sets none, made explicit so that
@@ -301,12 +314,16 @@ def _wrapped(lines: list[str], room: int, font_size: float) -> list[str]:
     return [part for line in lines for part in textwrap.wrap(line, per_line)] or lines
 
 
+def _needed_px(lines: list[str], font_size: float) -> float:
+    """The width (px) the longest of `lines` takes at `font_size`, on average."""
+    return max(len(line) for line in lines) * font_size * CHAR_EM
+
+
 def _wrap_expr(lines: list[str], font_size: float) -> Any:
     """A title text that wraps when the chart is narrower than the longest line needs: a Vega
     expression on the chart's `width` signal choosing between the lines as given and the same
     words wrapped to the widest of `WRAP_WIDTHS` that the chart holds."""
-    longest = max(len(line) for line in lines)
-    needed = longest * font_size * CHAR_EM
+    needed = _needed_px(lines, font_size)
     if needed < 320:  # fits a phone's chart as it is
         return lines if len(lines) > 1 else lines[0]
 
@@ -335,19 +352,23 @@ TITLE_FIELD = "title"
 
 def fact(name: str) -> str:
     """The Vega expression for field `name` of the chart's facts row (`facts_layer`)."""
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        raise ValueError(f"a fact's name must be an identifier, got {name!r}")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ValueError(f"name: a fact's name must be an identifier, got {name!r}")
     return f"data('{FACTS_DATA}')[0].{name}"
 
 
 def facts_layer(facts: dict[str, Any]) -> alt.Chart:
     """An invisible layer holding one row: the numbers and sentences that a chart's title or scale
-    ends read with `fact(name)`. It must be the chart's first layer (its dataset is then the first,
-    which `stable_dataset_names` names `FACTS_DATA`). It has no encoding, so no scale or legend sees
-    it. Its values must be strings or numbers."""
+    ends read with `fact(name)`. It must be the first layer of the top-level chart (of its first
+    view, in a concatenation), and that chart must have no top-level data: its dataset is then the
+    first, which `stable_dataset_names` names `FACTS_DATA`; one chart, one facts row. It has no
+    encoding, so no scale or legend sees it. Keys are identifiers; values finite numbers or text."""
     for key, value in facts.items():
-        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            raise ValueError(f"fact {key!r} must be a string or a number, got {value!r}")
+        fact(key)  # an identifier, or ValueError
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ValueError(f"facts: {key!r} must be a string or a number, got {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"facts: {key!r} must be finite, got {value!r}")
     return alt.Chart(pd.DataFrame([facts])).mark_text(opacity=0)
 
 
@@ -357,10 +378,10 @@ def title_facts(text: str | list[str], font_size: float) -> dict[str, Any]:
     `WRAP_WIDTHS`; lines joined by a newline."""
     lines = [text] if isinstance(text, str) else list(text)
     if not lines or not all(isinstance(line, str) and line for line in lines):
-        raise ValueError(f"a title needs one or more non-empty lines, got {text!r}")
+        raise ValueError(f"text: a title needs one or more non-empty lines, got {text!r}")
     row: dict[str, Any] = {
         TITLE_FIELD: "\n".join(lines),
-        f"{TITLE_FIELD}_px": float(max(len(line) for line in lines) * font_size * CHAR_EM),
+        f"{TITLE_FIELD}_px": float(_needed_px(lines, font_size)),
     }
     for room in WRAP_WIDTHS:
         row[f"{TITLE_FIELD}_{room}"] = "\n".join(_wrapped(lines, room, font_size))
