@@ -215,10 +215,17 @@ def measure_page(context, app, base, ref_tab, title, page, key, chart, args) -> 
     press(tab, key, chart, title)
     press(ref_tab, REFERENCE_SLIDER, 0, REFERENCE_TITLE)
     a, b, c = [], [], []
-    for _ in range(args.presses):  # A B A B … (A C B A C B … with a baseline)
-        a.append(press(tab, key, chart, title))
-        if base_tab is not None:
+    # A B A B …; with a baseline A C B C A B A C B …: the two checkouts take turns at going first, so
+    # neither always follows the one-chart app's press. (On a busy machine two identical checkouts
+    # still differed by 6-50 %, in either order: bench/RESULTS.md section 13, 2026-11-26.)
+    for i in range(args.presses):
+        if base_tab is not None and i % 2:
             c.append(press(base_tab, key, chart, title))
+            a.append(press(tab, key, chart, title))
+        else:
+            a.append(press(tab, key, chart, title))
+            if base_tab is not None:
+                c.append(press(base_tab, key, chart, title))
         b.append(press(ref_tab, REFERENCE_SLIDER, 0, REFERENCE_TITLE))
     errors = exceptions(tab)
     tab.close()
