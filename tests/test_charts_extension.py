@@ -329,7 +329,14 @@ def test_score_chart():
         target_len=16384,
         attention_factor=ext.attention_factor,
     ).to_dict()
-    assert mark_types(spec) == ["line", "rule", "text"]
+    assert mark_types(spec) == ["line", "rule", "text", "text"]
+    # L's label at the foot of its line, T's at the top: on a phone the two lines come close
+    labels = {
+        tuple(cs.frame(spec, layer)["label"]): layer["encoding"]["y"]["value"]
+        for layer in cs.drawn(spec)
+        if cs.mark_type(layer) == "text"
+    }
+    assert labels == {("L = 4,096",): "height", ("T = 16,384",): 0}
     assert cs.drawn(spec)[0]["encoding"]["x"]["scale"]["type"] == "log"
     data = layer_frame(spec, 0)
     af2 = ext.attention_factor**2

@@ -558,7 +558,8 @@ def score_chart(
         colors={names[0]: BEFORE, names[1]: EXTRA, names[2]: AFTER},
         log_x=True,
         dashed=(names[1],),
-        vrules=[(train_len, f"L = {_fmt_len(train_len)}"), (target_len, f"T = {_fmt_len(target_len)}")],
+        # L's label at the foot of its line, T's at the top: on a narrow plot the two lines come close
+        vrules=[(train_len, f"L = {_fmt_len(train_len)}", "bottom"), (target_len, f"T = {_fmt_len(target_len)}")],
     )
 
 
