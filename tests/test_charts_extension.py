@@ -2,6 +2,7 @@
 (explorer.charts.extension), checked through ``chart.to_dict()`` against independent numbers:
 REFERENCE.md's table and the loops in tests/_posenc_reference_impl.py."""
 
+import itertools
 import math
 
 import _chartspec as cs
@@ -419,6 +420,46 @@ def test_interpolation_strip_is_the_seed_example():
     assert "neighbours 1/2 apart instead of 1" in spec["title"]["subtitle"][0]
     same = charts.interpolation_strip_chart(m, m, factor=1.0, train_len=2048).to_dict()
     assert same["title"]["subtitle"] == ["s = 1 changes nothing: every token is rotated at its own position."]
+
+
+def _strip_labels_shown(spec, width: float, font_scale: float = 1.0) -> list[float]:
+    """The bottom labels' positions the browser draws at plot width `width`: the text layer's filter
+    evaluated by node (JavaScript) for every row of its data."""
+    import json
+    import shutil
+    import subprocess
+
+    text = cs.drawn(spec)[3]
+    (flt,) = [t["filter"] for t in text.get("transform", []) if "filter" in t]
+    rows = cs.frame(spec, text).to_dict("records")
+    script = (
+        f"const rows = {json.dumps(rows, default=float)}; const width = {width}, font_scale = {font_scale};"
+        f"console.log(JSON.stringify(rows.filter((datum) => ({flt})).map((d) => d.x)));"
+    )
+    out = subprocess.run([shutil.which("node"), "-e", script], capture_output=True, text=True, check=True, timeout=30)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.skipif(__import__("shutil").which("node") is None, reason="node evaluates the label filter")
+@pytest.mark.parametrize("factor", [2.0, 4.0, 16.0])
+@pytest.mark.parametrize(
+    ("width", "font_scale"), [(170, 1), (210, 1), (260, 1), (300, 1), (450, 1), (700, 1), (700, 1.5), (1200, 1)]
+)
+def test_interpolation_strip_labels_never_overlap_at_the_plots_width(factor, width, font_scale):
+    m = list(range(9))
+    mi = posenc.interpolate_positions(m, factor=factor)
+    spec = charts.interpolation_strip_chart(m, mi, factor=factor, train_len=4096).to_dict()
+    shown = _strip_labels_shown(spec, width, font_scale)
+    assert shown[0] == 0.0  # the first label is always drawn
+    span = max(m) - 0 + 0.6  # the strip's x domain: [min - 0.3, max + 0.3]
+    # a 15 px label slanted at 40 degrees needs 15 / sin(40 deg) ≈ 23.3 px from the next (times the font scale)
+    need = 15 * font_scale / math.sin(math.radians(40))
+    gaps = [(b - a) * width / span for a, b in itertools.pairwise(shown)]
+    assert all(g >= need for g in gaps), (shown, gaps)
+    if (mi[-1] - mi[0]) * width / span >= 1.25 * 26 * font_scale:
+        assert len(shown) >= 2, shown  # thinned, not emptied: a second label where there is room for one
+    if factor == 2.0 and width >= 700 and font_scale == 1:
+        assert shown == [v for v in mi]  # room for every label on a desktop plot
 
 
 def test_phase_error_chart():

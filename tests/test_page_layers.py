@@ -100,7 +100,7 @@ def test_the_llama4_temperature_chart_draws_hf_numbers(query):
     ]
     rows = cs.frame(spec, cs.drawn(spec)[0])
     llama4 = rows[rows.curve.str.startswith("Llama 4 NoPE layers")]
-    yarn = rows[rows.curve.str.startswith("YaRN a²")]
+    yarn = rows[rows.curve.str.startswith("YaRN: a²")]
     assert len(llama4) > 100 and len(yarn) == len(llama4)
     for p, y in zip(llama4.x, llama4.y):
         assert y == pytest.approx(temperature(p), rel=1e-12, abs=1e-12), p

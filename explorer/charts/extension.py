@@ -591,24 +591,48 @@ def attention_factor_chart(
     )
 
 
+#: Plot widths (px at font scale 1) for which the strip's bottom labels are thinned, and the room a
+#: slanted bottom label needs from the last one (its 15 px text at 40°: 15 / sin 40° ≈ 23 px).
+STRIP_WIDTHS = (0, 160, 200, 240, 280, 340, 400, 480, 560, 680, 800, 1000, 1200)
+STRIP_LABEL_PX = 26
+
+
+def _strip_label_filter() -> str:
+    """The bottom labels kept at the plot's width: the thinning of the widest `STRIP_WIDTHS` entry
+    that the plot (in font-scaled px) reaches. Entry 0 keeps what any width can show: the first."""
+    plot = f"(width / {FONT_SCALE_PARAM})"
+    expr = "datum.k0"
+    for i, w in enumerate(STRIP_WIDTHS[1:], start=1):
+        expr = f"({plot} >= {w} ? datum.k{i} : {expr})"
+    return expr
+
+
 def interpolation_strip_chart(positions, interpolated, *, factor: float, train_len: int) -> alt.LayerChart:
     """(7) Position Interpolation: token m (top row) is rotated as if it sat at m/s (bottom row).
 
-    Bottom-row labels are slanted and thinned where the squeezed dots crowd (large s)."""
+    Bottom-row labels are slanted and thinned where the squeezed dots crowd (large s, a narrow
+    plot): each label is drawn only where it is `STRIP_LABEL_PX` from the last one drawn, at the
+    plot's width in the browser (`_strip_label_filter`)."""
     m = np.asarray(positions, dtype=float)
     mi = np.asarray(interpolated, dtype=float)
     top, bottom = "token position m", "model sees m/s"
     lo, hi = float(min(m.min(), mi.min())), float(max(m.max(), mi.max()))
-    keep, last = [], -np.inf
-    for v in mi:  # label a bottom dot only if it is at least 1/20 of the axis from the last label
-        keep.append(v - last >= (hi - lo) / 20)
-        last = v if keep[-1] else last
+    span = hi - lo + 0.6  # the x domain below
     n = m.size
+    kept = {}
+    for i, plot_px in enumerate(STRIP_WIDTHS):
+        keep: list[bool] = []
+        last = None
+        for v in mi:  # label a bottom dot only if it is STRIP_LABEL_PX from the last label at this width
+            keep.append(last is None or (v - last) * plot_px / span >= STRIP_LABEL_PX)
+            last = v if keep[-1] else last
+        kept[f"k{i}"] = np.concatenate([np.ones(n, dtype=bool), keep])
     dots = pd.DataFrame(
         {
             "x": np.concatenate([m, mi]),
             "row": np.repeat([1.0, 0.0], n),
-            "label": [f"{v:g}" for v in m] + [f"{v:.3g}" if k else "" for v, k in zip(mi, keep)],
+            **kept,
+            "label": [f"{v:g}" for v in m] + [f"{v:.3g}" for v in mi],
             "m": np.concatenate([m, m]),
             "mi": np.concatenate([mi, mi]),
             "side": np.repeat(["m", "m/s"], n),
@@ -643,6 +667,7 @@ def interpolation_strip_chart(positions, interpolated, *, factor: float, train_l
     top_text = alt.Chart(dots[dots.row == 1]).mark_text(fontSize=15, dy=-17).encode(x, y, color, alt.Text("label:N"))
     bottom_text = (
         alt.Chart(dots[dots.row == 0])
+        .transform_filter(_strip_label_filter())
         .mark_text(fontSize=15, angle=320, align="right", dy=12, dx=-2)
         .encode(x, y, color, alt.Text("label:N"))
     )
@@ -703,23 +728,21 @@ def temperature_chart(
 ) -> alt.LayerChart:
     """Logit multiplier against position: Llama 4's NoPE-layer temperature (q only, so logits × τ)
     beside YaRN's a² when s is set to T / L for a context of that length (cos and sin, so logits × a²)."""
+    # Short legend entries (a phone's plot is ~300 px wide); the formulas go in the subtitle, which wraps.
+    llama4, yarn = "Llama 4 NoPE layers: τ", f"YaRN: a² with s = T/{train_len:,}"
     return line_chart(
-        {
-            f"Llama 4 NoPE layers: 1 + {attn_scale:g}·ln(⌊(p+1)/{floor_scale:g}⌋ + 1)": (lengths, llama4_multiplier),
-            f"YaRN a² with s = T/{train_len:,} (T = p + 1)": (lengths, yarn_multiplier),
-        },
+        {llama4: (lengths, llama4_multiplier), yarn: (lengths, yarn_multiplier)},
         title="Two ways to sharpen attention far out: Llama 4's temperature and YaRN's attention factor",
         subtitle=[
-            "Llama 4 multiplies q on its NoPE layers by a step function of the query's position p;",
-            "YaRN multiplies cos and sin (q and k) by a once per model, set by its factor s.",
+            f"Llama 4 multiplies q on its NoPE layers by τ = 1 + {attn_scale:g}·ln(⌊(p+1)/{floor_scale:g}⌋ + 1), "
+            "a step function of the query's position p.",
+            "YaRN multiplies cos and sin (q and k) by a, once per model, from its factor s: "
+            "drawn here with s = T/L for a context of T = p + 1 tokens.",
         ],
         x_title="position p (log scale)",
         y_title="attention-logit multiplier",
-        colors={
-            f"Llama 4 NoPE layers: 1 + {attn_scale:g}·ln(⌊(p+1)/{floor_scale:g}⌋ + 1)": AFTER,
-            f"YaRN a² with s = T/{train_len:,} (T = p + 1)": BEFORE,
-        },
+        colors={llama4: AFTER, yarn: BEFORE},
         log_x=True,
         y_zero=False,
-        dashed=(f"YaRN a² with s = T/{train_len:,} (T = p + 1)",),
+        dashed=(yarn,),
     )
