@@ -62,6 +62,18 @@ RUNS_AND_PAUSES_JS = """() => { const t = [...window.__inputs, performance.now()
   return [window.__runs, gaps(t) + gaps(frames)]; }"""
 
 
+#: Runs a drag may start beyond the pauses RUNS_AND_PAUSES_JS sees. Streamlit reports a chart's
+#: selection 150 ms after Vega's signal last changed, and Vega updates its signals asynchronously: on
+#: a loaded machine one update can come late with neither the input events nor the animation frames
+#: pausing (2026-11-26, a clean-clone CI run beside a second browser job: 2 runs, 1 pause seen). A
+#: drag whose every step reached the server (what these tests guard against) starts dozens.
+UNSEEN_PAUSES = 1
+
+
+def assert_runs_within_pauses(during: int, pauses: int, what: str = "during one drag") -> None:
+    assert during <= pauses + UNSEEN_PAUSES, f"{during} server runs {what} ({pauses} pauses over 150 ms)"
+
+
 def hold_and_drag_a_tenth(page, slider, steps: int) -> tuple[int, int]:
     """Press the mouse on an in-chart range input's left end and move it over a tenth of the track
     in `steps` moves 25 ms apart, like a hand; the button stays down (the caller releases it).
@@ -217,7 +229,7 @@ def test_the_rope_live_plane_moves_in_the_browser_and_the_link_follows_the_relea
     assert moved > 100
     assert shown["m − n"] == str(moved - 13)
     assert shown["⟨R_m q, R_n k⟩"] == shown["⟨q, R_(n−m) k⟩"] == score(moved, 13)
-    assert during <= pauses, f"{during} server runs during one drag ({pauses} pauses over 150 ms)"
+    assert_runs_within_pauses(during, pauses)
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('m') === '{moved}'", timeout=15_000)
     wait_idle(page, title="RoPE rotation")
     assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the live plane was rebuilt"
@@ -287,7 +299,7 @@ def test_the_invariance_shift_moves_the_shift_test_in_the_browser_and_the_link_f
     assert moved > 40 and moved != 40
     want = expected(moved)
     assert (held["headline"], held["labels"], held["mark"]) == (want["headline"], want["labels"], want["mark"])
-    assert during <= pauses, f"{during} server runs during one drag ({pauses} pauses over 150 ms)"
+    assert_runs_within_pauses(during, pauses)
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('shift_t') === '{moved}'", timeout=15_000)
     wait_idle(page, title=title)
     assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the shift test's chart was rebuilt"
@@ -323,7 +335,7 @@ def test_the_clock_p_is_the_charts_own_slider_and_the_link_follows_a_drag_and_a_
     shown = readout(page)
     page.mouse.up()
     assert moved > 100 and shown == f"position p = {moved:,}.00"
-    assert during <= pauses, f"{during} server runs during one drag ({pauses} pauses over 150 ms)"
+    assert_runs_within_pauses(during, pauses)
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('m') === '{moved}'", timeout=15_000)
     wait_idle(page, title=title)
     assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the clock chart was rebuilt"
@@ -399,7 +411,7 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
     assert heading(page) == "Query patch (row 6, column 3) · keys in the same frame"
     # keys 25 ms apart: no run, unless the browser itself paused over 150 ms (RUNS_AND_PAUSES_JS)
-    assert during <= pauses, f"{during} server runs while the keys moved the query ({pauses} pauses over 150 ms)"
+    assert_runs_within_pauses(during, pauses, "while the keys moved the query")
     page.wait_for_function("() => new URLSearchParams(location.search).get('vis_qrow') === '6'", timeout=15_000)
     wait_idle(page, title=title)
     assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
@@ -465,7 +477,7 @@ def test_the_zoom_window_moves_in_the_browser_and_the_link_follows_the_release(b
     moved = int(p_in.input_value())
     page.mouse.up()
     assert moved > 20
-    assert during <= pauses, f"{during} server runs during one drag ({pauses} pauses over 150 ms)"
+    assert_runs_within_pauses(during, pauses)
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('zoom_p0') === '{moved}'", timeout=15_000)
     wait_idle(page, title=title)
     assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the zoom chart was rebuilt"
