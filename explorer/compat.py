@@ -42,7 +42,12 @@ Bought for speed (each has a public alternative; `bench/bench_compat.py` measure
   ``to_dict()`` still validates) and with it the schema check of every ``.properties()`` value
   (``SchemaBase.validate_property``, which ignores DEBUG_MODE), and makes ``SchemaBase.copy``
   (shallow) of a layered or concatenated chart skip the constructor, which deep-copied every layer
-  to merge params the chart had merged already. Without it: slower page runs, identical specs.
+  to merge params the chart had merged already. It also gives each access to a property setter of
+  the method API (``alt.X(...).axis(...)``, ``altair.utils.schemapi._PropertySetter.__get__``) a
+  setter bound to that chart: Altair's rebuilt the method's docstring at every access (about 1 ms,
+  dozens per page run) and kept the chart on one setter shared by every thread, so two sessions
+  setting a property at the same moment could set it on each other's chart. Without it: slower page
+  runs, identical specs, and that rare mix-up between sessions.
 * `freeze_long_lived_objects` - ``gc.freeze()`` (public CPython API, process-wide effect): the
   collector's full passes skip the modules loaded at start-up (and torch once loaded).
   `freeze_soon` runs it a moment after a run asks for it, on a timer thread, so that no page run
@@ -278,8 +283,40 @@ def install_altair_speedup() -> bool:
 
     copy.__wrapped__ = original_copy  # type: ignore[attr-defined]
     schemapi.SchemaBase.copy = copy  # type: ignore[method-assign]
+
+    # The method API (`alt.X("p:Q").axis(...)`, `.scale(...)`, `.title(...)`) goes through one
+    # `_PropertySetter` per property, shared by every chart of every thread: its `__get__` stored the
+    # chart on that shared object and rebuilt the method's docstring (textwrap.dedent and
+    # inspect.signature of the helper class) on every access, about 1 ms each. An access from an
+    # instance now gets a setter of its own, bound to that instance, which `_PropertySetter.__call__`
+    # runs as before; two sessions' scripts setting a property at once can no longer swap charts.
+    setter = schemapi._PropertySetter
+    original_get = setter.__get__
+
+    def __get__(self: Any, obj: Any, cls: Any) -> Any:
+        if obj is None:  # class access (help(), tab completion): the documented setter
+            return original_get(self, obj, cls)
+        return _BoundSetter(obj, self.prop)
+
+    __get__.__wrapped__ = original_get  # type: ignore[attr-defined]
+    setter.__get__ = __get__  # type: ignore[method-assign]
     _ALTAIR_INSTALLED = True
     return True
+
+
+class _BoundSetter:
+    """Altair's property setter for one chart object (see `install_altair_speedup`)."""
+
+    __slots__ = ("obj", "prop")
+
+    def __init__(self, obj: Any, prop: str) -> None:
+        self.obj = obj
+        self.prop = prop
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from altair.utils import schemapi
+
+        return schemapi._PropertySetter.__call__(self, *args, **kwargs)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------------ the process

@@ -104,6 +104,46 @@ def test_properties_are_checked_only_by_to_dict():
         alt.Chart(pd.DataFrame({"a": [1]})).mark_point().properties(width="not a width")
 
 
+def _method_api_specs() -> list[dict]:
+    df = pd.DataFrame({"p": [0, 1, 2], "v": [0.5, -1.0, 2.0]})
+    chart = (
+        alt.Chart(df)
+        .mark_line()
+        .encode(
+            x=alt.X("p:Q").axis(title="position", grid=False).scale(zero=False),
+            y=alt.Y("v:Q").title("value").scale(domain=[-2, 2]),
+            color=alt.Color("v:Q").legend(orient="top").scale(scheme="viridis"),
+        )
+    )
+    return [chart.to_dict(), alt.layer(chart, chart.mark_point()).to_dict()]
+
+
+def test_the_method_api_gives_identical_specs_with_and_without_the_bound_setters(monkeypatch):
+    compat.install_altair_speedup()
+    patched = _method_api_specs()
+    monkeypatch.setattr(schemapi._PropertySetter, "__get__", schemapi._PropertySetter.__get__.__wrapped__)
+    original = _method_api_specs()
+    assert patched == original
+    assert patched[0]["encoding"]["x"]["axis"] == {"title": "position", "grid": False}
+
+
+def test_a_property_setter_stays_with_the_chart_it_came_from():
+    """Altair kept the chart on one setter shared by all: taking `b.axis` between `a.axis` and its call
+    (another session's script, on another thread) made the call set b's axis."""
+    compat.install_altair_speedup()
+    a, b = alt.X("a:Q"), alt.X("b:Q")
+    set_a = a.axis
+    set_b = b.axis
+    assert set_a(title="A").to_dict() == {"field": "a", "type": "quantitative", "axis": {"title": "A"}}
+    assert set_b(title="B").to_dict() == {"field": "b", "type": "quantitative", "axis": {"title": "B"}}
+    assert a.to_dict() == {"field": "a", "type": "quantitative"}  # a copy was changed, not a itself
+
+
+def test_the_setters_keep_their_documentation_on_the_class():
+    compat.install_altair_speedup()
+    assert "Parameters" in (alt.X.axis.__doc__ or "")  # help(alt.X.axis) as Altair wrote it
+
+
 def test_the_class_table_is_built_once(monkeypatch):
     compat.install_altair_speedup()
     alt.X.from_dict({"shorthand": "p:Q"}, validate=False)  # the table exists now
