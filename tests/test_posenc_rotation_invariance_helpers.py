@@ -290,6 +290,8 @@ def test_rope_shift_tolerance_takes_an_array_of_positions():
         (4, 7, 30, "float32", "concatenated", 1000.0),
         (6, 1, 8, "float64", "interleaved", 10.0),
         (8, 20, 10, "float32", "interleaved", 1e6),  # n > table_len: the learned table never has a row
+        (16, 33, 120, "float32", "interleaved", 1e4),  # sizes off BLAS's block multiples
+        (64, 48, 90, "float64", "concatenated", 5e5),  # the page's largest-looking shapes
     ],
 )
 def test_shift_test_sweep_is_the_shift_test_at_every_offset(d, n, table_len, dtype, layout, base):
@@ -298,7 +300,8 @@ def test_shift_test_sweep_is_the_shift_test_at_every_offset(d, n, table_len, dty
     shift_test_report's; the learned table's is NaN exactly where position n − 1 + t has no row."""
     seed = 4
     q, k = posenc.seeded_normal((2, d), seed=seed)
-    offsets = [0, 1, 2, 3, 5, 8, 13, 21, 40, 41, 100]
+    # out of order at the end, and off BLAS's block multiples above
+    offsets = [0, 1, 2, 3, 5, 8, 13, 21, 40, 41, 100, *range(42, 60), 7]
     got = posenc.shift_test_sweep(
         q, k, n_positions=n, offsets=offsets, dtype=dtype, base=base, layout=layout, table_len=table_len, seed=seed
     )
