@@ -38,13 +38,15 @@ import contextlib
 import datetime as dt
 import os
 import re
+import shutil
 import signal
 import statistics
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,6 +150,8 @@ class Session:
         self.query_string = target.query
         self.slider: dict[str, Any] | None = None  # id, min, max, step, fragment_id
         self.runs: list[Run] = []
+        self.diagnose: Callable[[], str] | None = None  # the server's state, when a rerun goes unanswered
+        self.diagnostics: list[str] = []
 
     # transport
     def _get_page(self) -> int:
@@ -311,32 +315,47 @@ class Session:
     async def reconnect(self) -> Run:
         """Drop the websocket and reconnect asking for the same session (as the browser does);
         then rerun. An error if the server hands out a different session: the reconnect reached
-        a process that does not hold this tab's session."""
+        a process that does not hold this tab's session.
+
+        A rerun with no answer in `RECONNECT_ANSWER_S` is tried once more on a new resumed
+        websocket (after `diagnose`, when set, has recorded the server's state in `diagnostics`).
+        Seen in CI only (2026-11-24: 2 of 10 reconnects; 2026-11-26: 1 of 11, on the compare page),
+        never here (30 runs against one warm server beside three busy processes, 14 against fresh
+        servers beside five): the rerun sent on a resumed websocket had no answer at all. A student
+        would reload or press a key; this client reconnects once more. The run it keeps counts the
+        whole wait, both attempts' exceptions, and says what the first one received (`retried`);
+        a second silence is an error."""
         before = self.session_id
-        await self.close()
-        # A browser does not reconnect in the same instant: Streamlit's frontend waits before it
-        # retries. Without a pause, 2 of 10 reconnects in one CI-mode run (2026-11-24, machine at
-        # load 8 with other test jobs) got no answer to their rerun within 300 s; not reproduced
-        # since, cause not found. The pause makes the client behave like a browser here too.
-        await asyncio.sleep(RECONNECT_PAUSE)
-        await self.connect(resume=True)
-        run = await self._run("reconnect", self._state(), timeout=RECONNECT_ANSWER_S, record=False)
+        started = time.perf_counter()
+        run = await self._resume_and_rerun(timeout=RECONNECT_ANSWER_S)
         if run.error and run.error.startswith("TimeoutError"):
-            # Seen in CI only (2026-11-24: 2 of 10 reconnects; 2026-11-26: 1 of 11, on the compare
-            # page), never in 40 local runs of this scenario beside five busy processes: the rerun
-            # sent on a resumed websocket had no answer at all. A student would press a key or move
-            # a slider again; so does this client, once, and the run records what the first
-            # attempt received. A second silence is an error.
             got = ", ".join(f"{n} {k}" for k, n in run.kinds.items()) or "no message"
-            note = f"the rerun after the reconnect had no answer in {RECONNECT_ANSWER_S:.0f} s ({got}); sent again"
-            run = await self._run("reconnect", self._state(), record=False)
+            note = (
+                f"the rerun after the reconnect had no answer in {RECONNECT_ANSWER_S:.0f} s ({got}); reconnected again"
+            )
+            if self.diagnose is not None:
+                self.diagnostics.append(f"{self.target.label}: {note}\n{await asyncio.to_thread(self.diagnose)}")
+            first = run
+            run = await self._resume_and_rerun()
             run.retried = note
+            run.exceptions = first.exceptions + run.exceptions
             if run.error:
                 run.error = f"{note}; then {run.error}"
+            run.seconds = time.perf_counter() - started
         self.runs.append(run)
         if run.error is None and before and self.session_id != before:
             run.error = f"session lost on reconnect: {before[:8]} -> {(self.session_id or '?')[:8]}"
         return run
+
+    async def _resume_and_rerun(self, timeout: float | None = None) -> Run:
+        await self.close()
+        # A browser does not reconnect in the same instant: Streamlit's frontend waits before it
+        # retries. Without a pause, 2 of 10 reconnects in one CI-mode run (2026-11-24, machine at
+        # load 8 with other test jobs) got no answer to their rerun within 300 s. The pause makes
+        # the client behave like a browser here too (it did not end those silences: see reconnect).
+        await asyncio.sleep(RECONNECT_PAUSE)
+        await self.connect(resume=True)
+        return await self._run("reconnect", self._state(), timeout=timeout, record=False)
 
 
 #: Seconds between dropping a websocket and resuming the session (see Session.reconnect).
@@ -359,7 +378,8 @@ class HallResult:
     session_ids: list[list[str]] = field(default_factory=list)
     cookies: list[dict[str, str]] = field(default_factory=list)
     server_log: str = ""  # small(): the end of the server's log when a run failed
-    retried: list[str] = field(default_factory=list)  # reconnects answered only when sent again
+    retried: list[str] = field(default_factory=list)  # reconnects whose first rerun went unanswered
+    diagnostics: list[str] = field(default_factory=list)  # the server's threads at each such silence
 
     def seconds(self, kinds: Sequence[str] | None = None) -> list[float]:
         return [r.seconds for r in self.runs if r.error is None and (kinds is None or r.kind in kinds)]
@@ -383,6 +403,7 @@ async def hall(
     pids: Sequence[int] = (),
     label: str = "",
     timeout: float = 300.0,
+    diagnose: Callable[[], str] | None = None,
 ) -> HallResult:
     """`sessions` students; student i opens targets[i % len(targets)] at i/sessions·`ramp` s,
     then drags its slider `drags` times (`think` s apart); with `reconnect`, drops and resumes
@@ -391,6 +412,8 @@ async def hall(
     all_done = asyncio.Event()
     remaining = [sessions]
     students = [Session(base_url, targets[i % len(targets)], timeout=timeout) for i in range(sessions)]
+    for s in students:
+        s.diagnose = diagnose
     errors: list[str] = []
 
     async def student(i: int, s: Session) -> None:
@@ -439,6 +462,7 @@ async def hall(
         rss_connected=rss,
         session_ids=[s.session_ids for s in students],
         retried=[f"{s.target.label}: {r.retried}" for s in students for r in s.runs if r.retried],
+        diagnostics=[d for s in students for d in s.diagnostics],
         cookies=[dict(s.cookies) for s in students],
     )
 
@@ -571,16 +595,24 @@ def runtime_log(text: str, lines: int = 120) -> str:
     return "\n".join(kept[-lines:])
 
 
-def thread_dump(server: Any, lines: int = 150) -> str:
-    """Abort a server started with PYTHONFAULTHANDLER=1 and return the stacks of its threads
-    that faulthandler printed into its log (where a script thread waits, if one hangs)."""
+#: A `sitecustomize` for servers started by `small`: SIGUSR1 makes faulthandler print every thread's
+#: stack into the server's log, and the server goes on (`thread_dump`).
+_DUMP_ON_SIGUSR1 = "import faulthandler, signal\nfaulthandler.register(signal.SIGUSR1, all_threads=True)\n"
+
+
+def thread_dump(server: Any, lines: int = 300) -> str:
+    """The stacks of a `small` server's threads now (SIGUSR1, see `_DUMP_ON_SIGUSR1`), script
+    threads first: where a script run waits, if one hangs."""
     before = len(server.log_path.read_bytes())
-    with contextlib.suppress(OSError):
-        os.kill(server.pid, signal.SIGABRT)
-    with contextlib.suppress(Exception):
-        server.proc.wait(timeout=15)
-    dump = server.log_path.read_bytes()[before:].decode(errors="replace").splitlines()
-    return "\n--- the server's threads at the end (faulthandler, SIGABRT) ---\n" + "\n".join(dump[:lines])
+    try:
+        os.kill(server.pid, signal.SIGUSR1)
+    except OSError as exc:
+        return f"(no thread dump: {exc})"
+    time.sleep(1.0)
+    text = server.log_path.read_bytes()[before:].decode(errors="replace")
+    blocks = re.split(r"\n(?=Thread 0x|Current thread 0x)", text.strip())
+    blocks.sort(key=lambda b: "scriptrunner" not in b and "exec_code" not in b)  # stable: script threads first
+    return "\n".join("\n\n".join(blocks).splitlines()[:lines])
 
 
 def small(base_url: str | None, *, sessions: int = 10, reconnect: bool = False) -> HallResult:
@@ -592,21 +624,36 @@ def small(base_url: str | None, *, sessions: int = 10, reconnect: bool = False) 
     if base_url is None:
         # the runtime's debug lines (e.g. "Discarding BackMsg for disconnected session") explain
         # a failed run; they go to the server's log, whose end a failure reports
-        # a failed or retried run also reports the server's threads: PYTHONFAULTHANDLER makes
-        # SIGABRT print every thread's stack into the log (thread_dump)
-        server = start_server(env={"STREAMLIT_LOGGER_LEVEL": "debug", "PYTHONFAULTHANDLER": "1"})
+        # and a silence or a failed run reports the server's threads (thread_dump)
+        site = tempfile.mkdtemp(prefix="load-site-")
+        Path(site, "sitecustomize.py").write_text(_DUMP_ON_SIGUSR1)
+        path = os.pathsep.join(p for p in (site, os.environ.get("PYTHONPATH", "")) if p)
+        server = start_server(env={"STREAMLIT_LOGGER_LEVEL": "debug", "PYTHONPATH": path})
         base_url = server.base_url
     try:
         pids = [server.pid] if server else []
         result = asyncio.run(
-            hall(base_url, targets, sessions=sessions, ramp=1.0, reconnect=reconnect, pids=pids, label="small")
+            hall(
+                base_url,
+                targets,
+                sessions=sessions,
+                ramp=1.0,
+                reconnect=reconnect,
+                pids=pids,
+                label="small",
+                diagnose=(lambda: thread_dump(server)) if server else None,
+            )
         )
         if server and (result.errors or result.retried):
-            result.server_log = runtime_log(server.log_path.read_text(errors="replace")) + thread_dump(server)
+            result.server_log = "\n\n".join(
+                [runtime_log(server.log_path.read_text(errors="replace")), *result.diagnostics]
+                + (["--- the server's threads at the end ---\n" + thread_dump(server)] if result.errors else [])
+            )
         return result
     finally:
         if server:
             server.stop()
+            shutil.rmtree(site, ignore_errors=True)
 
 
 def full(args: argparse.Namespace) -> int:

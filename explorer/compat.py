@@ -30,6 +30,13 @@ Needed for correctness (no public equivalent in Streamlit 1.67)
   paths outside one). Without them: a copy of Streamlit's rule, which a change in Streamlit would
   silently break (the navigation, the share link and the tour's page switches use the path).
 
+* `bind_altair_property_setters` - ``altair.utils.schemapi._PropertySetter.__get__``: Altair's
+  method API (``alt.X(...).axis(...)``) kept the chart on one setter object shared by every thread,
+  so two sessions setting a property at the same moment could set it on each other's chart. Each
+  access from a chart now gets a setter bound to it (and no longer rebuilds the method's docstring,
+  0.7–1.5 ms per access: home and RoPE runs 13–15 ms faster, bench/RESULTS.md section 13). Without
+  it: a rare mix-up of two sessions' charts under load.
+
 Bought for speed (each has a public alternative; `bench/bench_compat.py` measures the gain)
 -------------------------------------------------------------------------------------------
 * `vega_lite_spec` - ``streamlit.elements.vega_charts._convert_altair_to_vega_lite_spec``: the
@@ -42,12 +49,7 @@ Bought for speed (each has a public alternative; `bench/bench_compat.py` measure
   ``to_dict()`` still validates) and with it the schema check of every ``.properties()`` value
   (``SchemaBase.validate_property``, which ignores DEBUG_MODE), and makes ``SchemaBase.copy``
   (shallow) of a layered or concatenated chart skip the constructor, which deep-copied every layer
-  to merge params the chart had merged already. It also gives each access to a property setter of
-  the method API (``alt.X(...).axis(...)``, ``altair.utils.schemapi._PropertySetter.__get__``) a
-  setter bound to that chart: Altair's rebuilt the method's docstring at every access (about 1 ms,
-  dozens per page run) and kept the chart on one setter shared by every thread, so two sessions
-  setting a property at the same moment could set it on each other's chart. Without it: slower page
-  runs, identical specs, and that rare mix-up between sessions.
+  to merge params the chart had merged already. Without it: slower page runs, identical specs.
 * `freeze_long_lived_objects` - ``gc.freeze()`` (public CPython API, process-wide effect): the
   collector's full passes skip the modules loaded at start-up (and torch once loaded).
   `freeze_soon` runs it a moment after a run asks for it, on a timer thread, so that no page run
@@ -284,24 +286,40 @@ def install_altair_speedup() -> bool:
     copy.__wrapped__ = original_copy  # type: ignore[attr-defined]
     schemapi.SchemaBase.copy = copy  # type: ignore[method-assign]
 
-    # The method API (`alt.X("p:Q").axis(...)`, `.scale(...)`, `.title(...)`) goes through one
-    # `_PropertySetter` per property, shared by every chart of every thread: its `__get__` stored the
-    # chart on that shared object and rebuilt the method's docstring (textwrap.dedent and
-    # inspect.signature of the helper class) on every access, about 1 ms each. An access from an
-    # instance now gets a setter of its own, bound to that instance, which `_PropertySetter.__call__`
-    # runs as before; two sessions' scripts setting a property at once can no longer swap charts.
+    _ALTAIR_INSTALLED = True
+    return True
+
+
+_SETTERS_BOUND = False
+
+
+def bind_altair_property_setters() -> None:
+    """Give each chart its own property setters (idempotent; always on, whatever `PUBLIC` says).
+
+    Altair's method API (`alt.X("p:Q").axis(...)`, `.scale(...)`, `.title(...)`) goes through one
+    `altair.utils.schemapi._PropertySetter` per property, shared by every chart of every thread: its
+    `__get__` stored the chart on that shared object (and rebuilt the method's docstring, with
+    `textwrap.dedent` and `inspect.signature`, at every access: 0.7–1.5 ms each here). Between the
+    access and the call, another session's script could store its own chart there, and the call then
+    set the property on that chart. An access from an instance now returns a setter bound to that
+    instance, which `_PropertySetter.__call__` runs as before; an access from the class (help(),
+    tab completion) keeps Altair's documented setter."""
+    global _SETTERS_BOUND
+    if _SETTERS_BOUND:
+        return
+    from altair.utils import schemapi
+
     setter = schemapi._PropertySetter
     original_get = setter.__get__
 
     def __get__(self: Any, obj: Any, cls: Any) -> Any:
-        if obj is None:  # class access (help(), tab completion): the documented setter
+        if obj is None:
             return original_get(self, obj, cls)
         return _BoundSetter(obj, self.prop)
 
     __get__.__wrapped__ = original_get  # type: ignore[attr-defined]
     setter.__get__ = __get__  # type: ignore[method-assign]
-    _ALTAIR_INSTALLED = True
-    return True
+    _SETTERS_BOUND = True
 
 
 class _BoundSetter:

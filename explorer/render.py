@@ -25,6 +25,7 @@ from explorer.charts.style import style_spec
 # Before any chart is built: every chart is built for show_chart (explorer.charts builders import
 # Altair, but only pages, which import this module, call them).
 compat.install_altair_speedup()
+compat.bind_altair_property_setters()  # always: a correctness fix (see compat)
 
 
 def show_chart(chart: Any, *, container: Any = None, **kwargs: Any) -> Any:

@@ -119,7 +119,7 @@ def _method_api_specs() -> list[dict]:
 
 
 def test_the_method_api_gives_identical_specs_with_and_without_the_bound_setters(monkeypatch):
-    compat.install_altair_speedup()
+    compat.bind_altair_property_setters()
     patched = _method_api_specs()
     monkeypatch.setattr(schemapi._PropertySetter, "__get__", schemapi._PropertySetter.__get__.__wrapped__)
     original = _method_api_specs()
@@ -130,7 +130,7 @@ def test_the_method_api_gives_identical_specs_with_and_without_the_bound_setters
 def test_a_property_setter_stays_with_the_chart_it_came_from():
     """Altair kept the chart on one setter shared by all: taking `b.axis` between `a.axis` and its call
     (another session's script, on another thread) made the call set b's axis."""
-    compat.install_altair_speedup()
+    compat.bind_altair_property_setters()
     a, b = alt.X("a:Q"), alt.X("b:Q")
     set_a = a.axis
     set_b = b.axis
@@ -139,8 +139,21 @@ def test_a_property_setter_stays_with_the_chart_it_came_from():
     assert a.to_dict() == {"field": "a", "type": "quantitative"}  # a copy was changed, not a itself
 
 
+def test_the_setters_are_bound_even_with_the_public_alternatives(monkeypatch):
+    """EXPLORER_PUBLIC_ONLY switches the speed internals off, never this correctness fix."""
+    import explorer.render  # noqa: F401  (installs what the app installs)
+
+    monkeypatch.setattr(
+        compat, "PUBLIC", frozenset({"chart_conversion", "altair_speedup", "gc_freeze", "chunk_preload"})
+    )
+    compat.bind_altair_property_setters()
+    assert hasattr(schemapi._PropertySetter.__get__, "__wrapped__")
+    a = alt.X("a:Q")
+    assert type(a.axis).__name__ == "_BoundSetter" and a.axis.obj is a
+
+
 def test_the_setters_keep_their_documentation_on_the_class():
-    compat.install_altair_speedup()
+    compat.bind_altair_property_setters()
     assert "Parameters" in (alt.X.axis.__doc__ or "")  # help(alt.X.axis) as Altair wrote it
 
 

@@ -70,8 +70,10 @@ RUNS_AND_PAUSES_JS = """() => { const t = [...window.__inputs, performance.now()
 UNSEEN_PAUSES = 1
 
 
-def assert_runs_within_pauses(during: int, pauses: int, what: str = "during one drag") -> None:
-    assert during <= pauses + UNSEEN_PAUSES, f"{during} server runs {what} ({pauses} pauses over 150 ms)"
+def assert_runs_within_pauses(
+    during: int, pauses: int, what: str = "during one drag", slack: int = UNSEEN_PAUSES
+) -> None:
+    assert during <= pauses + slack, f"{during} server runs {what} ({pauses} pauses over 150 ms)"
 
 
 def hold_and_drag_a_tenth(page, slider, steps: int) -> tuple[int, int]:
@@ -411,7 +413,9 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
     assert heading(page) == "Query patch (row 6, column 3) · keys in the same frame"
     # keys 25 ms apart: no run, unless the browser itself paused over 150 ms (RUNS_AND_PAUSES_JS)
-    assert_runs_within_pauses(during, pauses, "while the keys moved the query")
+    # no slack here: four keys that each reached the server could show as one run (each rerun
+    # interrupts the last, and the page stays "running"), which a slack of one would let pass
+    assert_runs_within_pauses(during, pauses, "while the keys moved the query", slack=0)
     page.wait_for_function("() => new URLSearchParams(location.search).get('vis_qrow') === '6'", timeout=15_000)
     wait_idle(page, title=title)
     assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"

@@ -35,35 +35,34 @@ def test_every_page_under_small_load_has_no_error_and_no_exception():
 
 
 def _reconnect_with(answers: list[load.Run], monkeypatch) -> tuple[load.Run, load.Session, list]:
-    """Session.reconnect against a stub whose reruns give `answers` in turn."""
+    """Session.reconnect against a stub whose resumed reruns give `answers` in turn."""
     import asyncio
 
     session = load.Session("http://127.0.0.1:9", load.explorer_targets()[0])
+    session.diagnose = lambda: "threads: …"
     timeouts: list[float | None] = []
 
-    async def run(kind, state, *, timeout=None, record=True):
+    async def resume_and_rerun(timeout=None):
         timeouts.append(timeout)
-        assert record is False  # reconnect records the run it keeps itself
+        await asyncio.sleep(0.05)
         return answers.pop(0)
 
-    async def nothing(*args, **kwargs):
-        return None
-
-    monkeypatch.setattr(session, "_run", run)
-    monkeypatch.setattr(session, "connect", nothing)
-    monkeypatch.setattr(session, "close", nothing)
-    monkeypatch.setattr(load, "RECONNECT_PAUSE", 0.0)
+    monkeypatch.setattr(session, "_resume_and_rerun", resume_and_rerun)
     return asyncio.run(session.reconnect()), session, timeouts
 
 
-def test_a_reconnect_whose_rerun_has_no_answer_sends_it_once_more(monkeypatch):
+def test_a_reconnect_whose_rerun_has_no_answer_reconnects_once_more(monkeypatch):
     silent = load.Run("reconnect", float("nan"), error="TimeoutError: ", kinds={"new_session": 1, "delta": 3})
-    answered = load.Run("reconnect", 0.4)
+    silent.exceptions.append("ValueError: shown before the silence")
+    answered = load.Run("reconnect", 0.001)
     run, session, timeouts = _reconnect_with([silent, answered], monkeypatch)
     assert run is answered and run.error is None
     assert session.runs == [answered]
     assert timeouts == [load.RECONNECT_ANSWER_S, None]  # the second attempt waits the full timeout
-    assert "no answer in 60 s (1 new_session, 3 delta); sent again" in run.retried
+    assert "no answer in 60 s (1 new_session, 3 delta); reconnected again" in run.retried
+    assert run.exceptions == ["ValueError: shown before the silence"]  # the first attempt's are kept
+    assert session.diagnostics and session.diagnostics[0].endswith("threads: …")
+    assert 0.1 <= run.seconds < 5  # the whole wait (both stubbed attempts), not the second one's 1 ms
 
 
 def test_a_reconnect_silent_twice_is_an_error_that_says_so(monkeypatch):
@@ -71,11 +70,12 @@ def test_a_reconnect_silent_twice_is_an_error_that_says_so(monkeypatch):
     second = load.Run("reconnect", float("nan"), error="TimeoutError: ")
     run, session, _ = _reconnect_with([first, second], monkeypatch)
     assert session.runs == [run]
-    assert run.error.startswith("the rerun after the reconnect had no answer in 60 s (no message); sent again")
+    assert run.error.startswith("the rerun after the reconnect had no answer in 60 s (no message); reconnected again")
     assert run.error.endswith("then TimeoutError: ")
 
 
 def test_a_reconnect_answered_at_once_is_sent_once(monkeypatch):
     answered = load.Run("reconnect", 0.3)
-    run, _, timeouts = _reconnect_with([answered], monkeypatch)
-    assert run.retried is None and timeouts == [load.RECONNECT_ANSWER_S]
+    run, session, timeouts = _reconnect_with([answered], monkeypatch)
+    assert run.retried is None and timeouts == [load.RECONNECT_ANSWER_S] and not session.diagnostics
+    assert run.seconds == 0.3
