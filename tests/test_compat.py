@@ -50,11 +50,19 @@ def test_install_is_active_and_idempotent():
     assert hasattr(schemapi._FromDict.__init__, "__wrapped__")
 
 
+def _patched_and_original(monkeypatch, build, *undo: tuple[object, str, object]) -> tuple[list, list]:
+    """`build()` with the app's patches, then again with each (owner, name, original) put back."""
+    patched = build()
+    for owner, name, original in undo:
+        monkeypatch.setattr(owner, name, original)
+    return patched, build()
+
+
 def test_specs_are_identical_with_and_without_the_patch(monkeypatch):
     compat.install_altair_speedup()
-    patched = _specs()
-    monkeypatch.setattr(schemapi._FromDict, "__init__", schemapi._FromDict.__init__.__wrapped__)
-    original = _specs()
+    patched, original = _patched_and_original(
+        monkeypatch, _specs, (schemapi._FromDict, "__init__", schemapi._FromDict.__init__.__wrapped__)
+    )
     assert patched == original
     assert patched[0]["encoding"]["x"] == {"field": "p", "type": "quantitative"}
 
@@ -74,12 +82,12 @@ def _layered_with_params() -> list[alt.TopLevelMixin]:
 
 def test_compound_copies_and_unvalidated_properties_give_identical_specs(monkeypatch):
     compat.install_altair_speedup()
-    patched = [c.to_dict() for c in _layered_with_params()]
-    monkeypatch.setattr(schemapi.SchemaBase, "copy", schemapi.SchemaBase.copy.__wrapped__)
-    monkeypatch.setattr(
-        schemapi.SchemaBase, "validate_property", classmethod(schemapi.SchemaBase.validate_property.__wrapped__)
+    patched, original = _patched_and_original(
+        monkeypatch,
+        lambda: [c.to_dict() for c in _layered_with_params()],
+        (schemapi.SchemaBase, "copy", schemapi.SchemaBase.copy.__wrapped__),
+        (schemapi.SchemaBase, "validate_property", classmethod(schemapi.SchemaBase.validate_property.__wrapped__)),
     )
-    original = [c.to_dict() for c in _layered_with_params()]
     assert patched == original
     assert patched[0]["params"][0]["name"] == "hover"  # the layer's param, moved to the top
 
@@ -120,9 +128,11 @@ def _method_api_specs() -> list[dict]:
 
 def test_the_method_api_gives_identical_specs_with_and_without_the_bound_setters(monkeypatch):
     compat.bind_altair_property_setters()
-    patched = _method_api_specs()
-    monkeypatch.setattr(schemapi._PropertySetter, "__get__", schemapi._PropertySetter.__get__.__wrapped__)
-    original = _method_api_specs()
+    patched, original = _patched_and_original(
+        monkeypatch,
+        _method_api_specs,
+        (schemapi._PropertySetter, "__get__", schemapi._PropertySetter.__get__.__wrapped__),
+    )
     assert patched == original
     assert patched[0]["encoding"]["x"]["axis"] == {"title": "position", "grid": False}
 
