@@ -15,7 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param
+from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param, when
 
 #: A gap below this is rounding error: the two orders give the same numbers.
 EQUIVARIANT_TOL = 1e-9
@@ -238,7 +238,7 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
                 fontSize=14 if n <= 6 else 13, opacity=alt.expr(f"width / {n} >= {MIN_CELL_PX_FOR_VALUES} ? 1 : 0")
             ).encode(
                 text=alt.Text("weight:Q", format=".2f"),
-                color=alt.condition("datum.weight > datum.vmax * 0.55", alt.value("white"), alt.value("#0F172A")),
+                color=when("datum.weight > datum.vmax * 0.55", "white", "#0F172A"),
             )
         )
     # Streamlit fits the whole chart (titles, labels, legend) into `height`: ~230 px of furniture

@@ -15,7 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import FIT_X, chart_config
+from explorer.charts.style import FIT_X, chart_config, when
 
 HEIGHT = 380
 CONFIG = chart_config(
@@ -279,7 +279,7 @@ def passkey_chart(
         tooltip=tooltip,
     )
     text = base.mark_text(fontSize=16).encode(
-        x=x, y=y, text="text:N", color=alt.condition("datum.rate > 0.6", alt.value("white"), alt.value("#111827"))
+        x=x, y=y, text="text:N", color=when("datum.rate > 0.6", "white", "#111827")
     )
     return alt.layer(rect, text).properties(
         title=alt.Title(title, subtitle=subtitle or ""),

@@ -29,7 +29,16 @@ from explorer.charts.labels import (
     placed_labels,
     placed_text,
 )
-from explorer.charts.style import BASE_CONFIG, configure, fact, facts_layer, font_scale_param, title_expr, title_facts
+from explorer.charts.style import (
+    BASE_CONFIG,
+    configure,
+    fact,
+    facts_layer,
+    font_scale_param,
+    title_expr,
+    title_facts,
+    when,
+)
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 
 #: One colour per vector, used for its arrows, circle, arc and label.
@@ -305,8 +314,8 @@ def pair_map_chart(pairs: np.ndarray, *, highlight: int, layout: str, width: int
             .title("coordinate index i")
             .axis(tickMinStep=1, format="d"),
             y=alt.Y("pair:Q").scale(domain=[-0.5, h - 0.5], nice=False).title("pair j").axis(tickMinStep=1, format="d"),
-            color=alt.condition(alt.datum.selected, alt.value("#DC2626"), alt.value("#64748B")),
-            size=alt.condition(alt.datum.selected, alt.value(220), alt.value(max(12, 900 // d))),
+            color=when("datum.selected", "#DC2626", "#64748B"),
+            size=when("datum.selected", 220, max(12, 900 // d), channel=alt.SizeValue),
             tooltip=[
                 alt.Tooltip("coordinate:Q", title="coordinate i"),
                 alt.Tooltip("pair:Q", title="pair j"),

@@ -84,6 +84,15 @@ FONT_SCALE = 1.35
 FONT_SCALE_PARAM = "font_scale"
 
 
+def when(test: str, then: Any, otherwise: Any, channel: type[alt.SchemaBase] = alt.ColorValue) -> alt.SchemaBase:
+    """A value channel that is `then` where the Vega expression `test` holds, else `otherwise`:
+    the spec of ``alt.condition(test, alt.value(then), alt.value(otherwise))``, built as the channel
+    (`alt.ColorValue`, `alt.SizeValue`, …) directly. The dict `alt.condition` returns is matched by
+    `encode()` against each alternative of the channel's schema with jsonschema, 2–5 ms per channel
+    on this machine; the channel built here costs 0.03 ms and gives the same dict."""
+    return channel(otherwise, condition={"test": test, "value": then})
+
+
 def font_scale_param() -> alt.Parameter:
     """The top-level `FONT_SCALE_PARAM` (value 1; style_spec sets it when presenting), for a chart's
     ``params=[…]`` or ``.add_params(…)``."""
