@@ -185,6 +185,8 @@ def measure(args) -> tuple[list[dict], str, str]:
                     row = measure_page(context, server, base, ref_tab, title, page, key, chart, args)
                 except PlaywrightTimeout as exc:  # recorded, and the other pages still measured
                     print(f"  {title:<30} {key:<10} TIMEOUT {str(exc).splitlines()[0][:80]}", flush=True)
+                    for t in [*context.pages, ref_tab]:  # what each tab shows: which one stalled, and how
+                        print(f"    {t.url}: {timeout_state(t, key)}", flush=True)
                     for t in context.pages:
                         if t is not ref_tab:
                             t.close()
@@ -252,6 +254,26 @@ def measure_page(context, app, base, ref_tab, title, page, key, chart, args) -> 
         flush=True,
     )
     return row
+
+
+def timeout_state(tab, key: str) -> str:
+    """A tab's state after a timed-out press: its script state, the slider's value and range, and
+    the script states logged since the keydown (ms after it)."""
+    try:
+        return tab.evaluate(
+            """(key) => {
+              const app = document.querySelector('[data-testid=stApp]');
+              const el = document.querySelector(`.st-key-${key} input[type=range]`)
+                || document.querySelector('input[type=range]');
+              const at = window.__benchKeyAt;
+              return JSON.stringify({state: app && app.getAttribute('data-test-script-state'),
+                slider: el ? [el.value, el.min, el.max] : null,
+                log: (window.__benchStates || []).map(([t, v]) => [Math.round(t - at), v])});
+            }""",
+            key,
+        )
+    except Exception as exc:  # the tab itself may be gone
+        return f"unreadable: {type(exc).__name__}"
 
 
 def cold_start_s(cwd: Path, browser) -> float:

@@ -454,10 +454,13 @@ _STATE_LOG_JS = """
 
 
 def press_slider(page: Any, key: str) -> None:
-    """Focus slider `key`'s thumb and press ArrowRight (state changes are logged from here)."""
+    """Focus slider `key`'s thumb and press ArrowRight, or ArrowLeft at the end of its range, where
+    ArrowRight would change nothing (state changes are logged from here)."""
     page.evaluate(_STATE_LOG_JS)
-    page.locator(f".st-key-{key} input[type=range]").focus()
-    page.keyboard.press("ArrowRight")
+    thumb = page.locator(f".st-key-{key} input[type=range]")
+    thumb.focus()
+    at_end = thumb.evaluate("(el) => Number(el.value) >= Number(el.max)")
+    page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
 
 
 def wait_rerun_done(page: Any, title: str, timeout: float = 60.0) -> None:
