@@ -92,6 +92,45 @@ def test_compound_copies_and_unvalidated_properties_give_identical_specs(monkeyp
     assert patched[0]["params"][0]["name"] == "hover"  # the layer's param, moved to the top
 
 
+def test_a_deep_copy_is_the_same_chart_and_independent_of_it(monkeypatch):
+    compat.install_altair_speedup()
+    charts = [*_layered_with_params(), alt.vconcat(_layered_with_params()[2], _layered_with_params()[2])]
+    patched, original = _patched_and_original(
+        monkeypatch,
+        lambda: [c.copy().to_dict() for c in charts],
+        (schemapi, "_deep_copy", schemapi._deep_copy.__wrapped__),
+    )
+    assert patched == original == [c.to_dict() for c in charts]
+
+
+def test_a_deep_copy_shares_nothing_that_can_change():
+    compat.install_altair_speedup()
+    layered = _layered_with_params()[0]
+    copy = layered.copy()
+    assert copy is not layered and copy.layer is not layered.layer
+    assert copy.layer[0] is not layered.layer[0] and copy.layer[0].encoding is not layered.layer[0].encoding
+    copy.layer[0].mark = "bar"
+    copy.layer[1].encoding.x = alt.X("y:Q")
+    assert layered.to_dict()["layer"][0]["mark"] == {"type": "point"}
+    assert layered.to_dict()["layer"][1]["encoding"]["x"]["field"] == "x"
+
+
+def test_a_deep_copy_does_not_rerun_a_compound_charts_constructor(monkeypatch):
+    compat.install_altair_speedup()
+    stacked = _layered_with_params()[1]  # a vconcat whose sub-charts carry a param
+    calls = {"n": 0}
+    original_init = alt.VConcatChart.__init__
+
+    def counting(self, *args, **kwargs):
+        calls["n"] += 1
+        original_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(alt.VConcatChart, "__init__", counting)
+    stacked.copy()
+    # Altair's own deep copy built the chart again (and its constructor deep-copied every sub-chart).
+    assert calls["n"] == 0
+
+
 def test_a_shallow_copy_of_a_layer_does_not_rebuild_it():
     compat.install_altair_speedup()
     df = pd.DataFrame({"x": [1, 2]})
