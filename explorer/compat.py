@@ -49,7 +49,9 @@ Bought for speed (each has a public alternative; `bench/bench_compat.py` measure
   ``to_dict()`` still validates) and with it the schema check of every ``.properties()`` value
   (``SchemaBase.validate_property``, which ignores DEBUG_MODE), and makes ``SchemaBase.copy``
   (shallow) of a layered or concatenated chart skip the constructor, which deep-copied every layer
-  to merge params the chart had merged already. Without it: slower page runs, identical specs.
+  to merge params the chart had merged already; a deep copy (``schemapi._deep_copy``, which every
+  compound chart's constructor makes of its sub-charts) copies an object's ``_args`` and ``_kwds``
+  instead of calling its class again. Without it: slower page runs, identical specs.
 * `freeze_long_lived_objects` - ``gc.freeze()`` (public CPython API, process-wide effect): the
   collector's full passes skip the modules loaded at start-up (and torch once loaded).
   `freeze_soon` runs it a moment after a run asks for it, on a timer thread, so that no page run
