@@ -63,6 +63,10 @@ def score_heatmap(
     if subtitle or note:
         full = " · ".join(part for part in (subtitle, note) if part)
         chart = chart.properties(title=alt.TitleParams(title, subtitle=full, anchor="start"))
+    # Canvas, not SVG: the hover grid is up to 1,024 invisible rects per heatmap, and the page's three
+    # heatmaps change at every control; as SVG nodes they took ~110 ms of each redraw in the browser
+    # (bench/RESULTS.md section 13, 2026-11-26 10:50). These plots follow the page's width either way.
+    chart = chart.properties(usermeta={"embedOptions": {"renderer": "canvas"}})
     return configure(fit_heatmap_legend(chart, 160, orient="bottom"))
 
 
