@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param
+from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param, on_canvas
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 
@@ -66,7 +66,7 @@ def score_heatmap(
     # Canvas, not SVG: the hover grid is up to 1,024 invisible rects per heatmap, and the page's three
     # heatmaps change at every control; as SVG nodes they took ~110 ms of each redraw in the browser
     # (bench/RESULTS.md section 13, 2026-11-26 10:50). These plots follow the page's width either way.
-    chart = chart.properties(usermeta={"embedOptions": {"renderer": "canvas"}})
+    chart = chart.properties(usermeta=on_canvas())
     return configure(fit_heatmap_legend(chart, 160, orient="bottom"))
 
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import CHAR_EM, FONT_SCALE_PARAM, chart_config, font_scale_param
+from explorer.charts.style import CHAR_EM, FONT_SCALE_PARAM, chart_config, font_scale_param, on_canvas
 from explorer.imagechart import DIVERGING, image_heatmap
 
 #: The overview image is at most this many pixels: rows = the chart height (one image row per
@@ -650,5 +650,5 @@ def zoom_chart(
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
         # Canvas: SVG would be one DOM node per cell, redrawn at every step. (Streamlit picks canvas by
         # itself only when the data sent is large; here the cells are made in the browser.)
-        usermeta={"embedOptions": {"renderer": "canvas"}},
+        usermeta=on_canvas(),
     )

@@ -93,6 +93,14 @@ def when(test: str, then: Any, otherwise: Any, channel: type[alt.SchemaBase] = a
     return channel(otherwise, condition={"test": test, "value": then})
 
 
+def on_canvas() -> dict[str, Any]:
+    """A chart's ``usermeta`` asking vega-embed for its canvas renderer (Streamlit passes the renderer
+    on; it draws SVG otherwise). For charts with many marks redrawn at every control: each SVG mark is
+    a DOM node. A canvas does not scale down as SVG does, so only for charts that follow the page's
+    width. A new dict each call (Altair keeps the object it is given)."""
+    return {"embedOptions": {"renderer": "canvas"}}
+
+
 def font_scale_param() -> alt.Parameter:
     """The top-level `FONT_SCALE_PARAM` (value 1; style_spec sets it when presenting), for a chart's
     ``params=[…]`` or ``.add_params(…)``."""

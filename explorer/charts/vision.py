@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import chart_config, configure
+from explorer.charts.style import chart_config, configure, on_canvas
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 
@@ -190,7 +190,7 @@ def query_heatmaps(
     if domain is None:
         chart = chart.resolve_scale(color="independent")
     if 4 * rows * cols > CANVAS_ABOVE:
-        chart = chart.properties(usermeta={"embedOptions": {"renderer": "canvas"}})
+        chart = chart.properties(usermeta=on_canvas())
     return configure(chart)
 
 
