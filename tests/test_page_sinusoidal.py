@@ -163,10 +163,10 @@ def test_defaults():
     assert any("Interleaved layout" in line for line in overview["title"]["subtitle"])
     zoom = find(specs, "every value")
     values, positions, dims = zoom_window(views["Zoom"])
-    assert values.shape == (128, 64) and positions[0] == 0 and dims[0] == 0
-    np.testing.assert_allclose(values, posenc.sinusoidal_encoding(np.arange(128), 128)[:, :64], rtol=0, atol=1e-12)
+    assert values.shape == (64, 32) and positions[0] == 0 and dims[0] == 0
+    np.testing.assert_allclose(values, posenc.sinusoidal_encoding(np.arange(64), 128)[:, :32], rtol=0, atol=1e-12)
     assert "zoom_first_p" in zoom["title"]["text"]["expr"]  # computed in the browser from the slider
-    assert box(views["Zoom"]) == (0, 127, 0, 63)
+    assert box(views["Zoom"]) == (0, 63, 0, 31)
     find(specs, " turn")
     find(specs, "Wavelengths grow geometrically")
     find(specs, "constant along every diagonal")
@@ -177,7 +177,7 @@ def test_defaults():
     assert metric(at, "…they are k apart") == f"k = {k}"
     assert float(metric(at, "Largest spread along a diagonal")) < 1e-10
     table = views["Numbers"].dataframe[0].value
-    assert table.shape == (64, 65)  # 64 positions × (position + 64 dimensions)
+    assert table.shape == (64, 33)  # 64 positions × (position + 32 dimensions)
     assert table.loc[3, "dim 0"] == pytest.approx(math.sin(3.0))
     assert table.loc[3, "dim 5"] == pytest.approx(math.cos(3.0 * 10000.0 ** (-4 / 128)))
     assert len(at.get("download_button")) == 1
