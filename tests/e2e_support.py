@@ -371,16 +371,15 @@ _READY_JS = (
     " return performance.now(); }"
 )
 
-#: A quick fingerprint of chart `i` (an SVG's markup, or the canvas scaled to 32 × 32), cheap
-#: enough to evaluate on every animation frame: it runs beside the app it measures, so an SVG's
-#: markup is hashed again only after the document changed (a MutationObserver counts changes).
+#: A quick fingerprint of chart `i` (an SVG's markup, or the canvas scaled to 32 × 32).
+#: `slider_latency_ms` evaluates it only once the page is ready (the run over, every chart drawn),
+#: on each animation frame until the chart has changed: it runs beside the app it measures, so it
+#: stays off the page's main thread while the run is being drawn. (An earlier probe hashed on every
+#: frame of the run and kept a document-wide MutationObserver for a cache; measured side by side on
+#: the same tabs, that cost the pages 4–17 ms a press and the one-chart app 6–10 ms, bench/RESULTS.md
+#: section 13, 2026-11-26.)
 _QUICK_FINGERPRINT_JS = """
 (i) => {
-  if (!window.__fpObserver) {
-    window.__fpGeneration = 0; window.__fpCache = {};
-    window.__fpObserver = new MutationObserver(() => { window.__fpGeneration++; });
-    window.__fpObserver.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  }
   const c = document.querySelectorAll('[data-testid=stVegaLiteChart]')[i];
   if (!c) return 'missing';
   let h = 2166136261 >>> 0;
@@ -398,13 +397,9 @@ _QUICK_FINGERPRINT_JS = """
   }
   const svg = c.querySelector('svg');
   if (!svg) return 'none';
-  const cached = window.__fpCache[i];
-  if (cached && cached.svg === svg && cached.generation === window.__fpGeneration) return cached.value;
   const s = svg.outerHTML;
   for (let k = 0; k < s.length; k++) mix(s.charCodeAt(k));
-  const value = 's' + s.length + ':' + h;
-  window.__fpCache[i] = {svg: svg, generation: window.__fpGeneration, value: value};
-  return value;
+  return 's' + s.length + ':' + h;
 }
 """
 
@@ -487,9 +482,9 @@ def slider_latency_ms(page: Any, key: str, chart_index: int, title: str, timeout
     handle = page.wait_for_function(
         "([i, before, title]) => {"
         " if (!window.__benchKeyAt) return false;"
-        " if ((" + _QUICK_FINGERPRINT_JS.strip() + ")(i) === before) return false;"
-        " const t = (" + _READY_JS + ")(title);"
+        " const t = (" + _READY_JS + ")(title);"  # first: nothing else runs while the page is busy
         " if (t === false) return false;"
+        " if ((" + _QUICK_FINGERPRINT_JS.strip() + ")(i) === before) return false;"
         " const k = window.__benchKeyAt;"
         " return {total: t - k, states: window.__benchStates.map(([s, v]) => [s - k, v])}; }",
         arg=[chart_index, before, title],
