@@ -361,19 +361,19 @@ def render_ab(rows: list[dict], when: str, load_start: str, load_end: str, args,
     return "\n".join(out)
 
 
-SECTION = "## 13. Slider → charts redrawn, against the one-chart app (bench/slider_latency.py)"
+SECTION = "## 13. Slider → charts redrawn, against the one-chart app (bench/slider_latency.py, issue #23)"
 
 
 def write(table: str) -> Path:
-    """Add `table` to section 13 of bench/RESULTS.md (newest first), creating the section."""
+    """Add `table` at the end of section 13 of bench/RESULTS.md (its entries are in the order they were
+    measured), creating the section."""
     path = ROOT / "bench" / "RESULTS.md"
     text = path.read_text()
     if SECTION not in text:
         text = text.rstrip("\n") + "\n\n" + SECTION + "\n\nIssue #23's probe (see the script's docstring).\n"
     head, tail = text.split(SECTION, 1)
-    intro, _, rest = tail.partition("\n### ")
-    rest = ("### " + rest) if rest else ""
-    path.write_text(head + SECTION + intro.rstrip("\n") + "\n\n" + table + "\n" + ("\n" + rest if rest else ""))
+    body, heading, after = tail.partition("\n## ")  # the next section, if any
+    path.write_text(head + SECTION + body.rstrip("\n") + "\n\n" + table + "\n" + ("\n" + heading.lstrip("\n") + after if heading else ""))
     return path
 
 
