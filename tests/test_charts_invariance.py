@@ -242,6 +242,19 @@ def test_deviation_chart_rejects_bad_input_by_name(change, word):
         charts.deviation_chart(**{**args, **change})
 
 
+def test_the_shift_chart_is_built_without_printing_its_rows(monkeypatch):
+    """Its layers share one table, given to the layer chart: Altair, lifting a table the layers each
+    carried, printed it (pandas' repr, about 1 ms a layer per run) to name layers the spec never names."""
+
+    def no_repr(self):
+        raise AssertionError("the rows were printed while building the chart")
+
+    sweep = sweep_table()
+    monkeypatch.setattr(pd.DataFrame, "__repr__", no_repr)
+    spec = charts.deviation_chart(sweep, start=16, dtype="float64", d=8).to_dict()
+    assert len(spec["layer"]) == 6 and "data" in spec and all("data" not in layer for layer in spec["layer"])
+
+
 def test_the_chart_describes_itself_without_a_value_a_drag_would_make_stale():
     """Nor N: another N then changes only the chart's rows (the browser redraws it in place)."""
     spec = deviation_spec(start=16)

@@ -232,9 +232,11 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
     # the selection's value as a number (Vega-Lite resolves a point selection's field to an array of
     # its values: [16], which arithmetic reads as 16 but === does not)
     t = f"toNumber({live.value(LIVE_KEY)})"
-    row = alt.Chart(sweep[["t", "tolerance", *(column for column, _ in ENCODINGS)]]).transform_filter(
-        f"datum.t === {t}"
-    )
+    # The rows go to the layer chart, not to each layer: Altair, lifting a dataset its layers share, hashed
+    # each unnamed layer's printed DataFrame (pandas' repr, about 1 ms a layer per run) for a name the
+    # spec never uses. The spec is byte-identical either way (checked on three sweeps when this changed).
+    rows = sweep[["t", "tolerance", *(column for column, _ in ENCODINGS)]]
+    row = alt.Chart().transform_filter(f"datum.t === {t}")
     # ---- one row per encoding at this t: its number, verdict, bar end and label
     label_of = " : ".join(f"datum.key === '{column}' ? '{label}'" for (column, _), label in zip(ENCODINGS, labels))
     per_encoding = row.transform_fold(
@@ -320,6 +322,7 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
         "headline names the encodings whose scores survive the shift."
     )
     chart = alt.LayerChart(
+        data=rows,
         layer=[bars, rule, names, values, rule_label, headline],
         # font_scale: set by style_spec in presentation mode, where every font size grows
         params=[font_scale_param().param],  # type: ignore[list-item]
