@@ -372,12 +372,12 @@ _READY_JS = (
 )
 
 #: A quick fingerprint of chart `i` (an SVG's markup, or the canvas scaled to 32 × 32).
-#: `slider_latency_ms` evaluates it only once the page is ready (the run over, every chart drawn),
-#: on each animation frame until the chart has changed: it runs beside the app it measures, so it
-#: stays off the page's main thread while the run is being drawn. (An earlier probe hashed on every
-#: frame of the run and kept a document-wide MutationObserver for a cache; measured side by side on
-#: the same tabs, that cost the pages 4–17 ms a press and the one-chart app 6–10 ms, bench/RESULTS.md
-#: section 13, 2026-11-26.)
+#: `slider_latency_ms` evaluates it only on frames where the page is ready (the run over, every chart
+#: drawn), until the chart has changed, and takes the time before it: it runs on the page's own main
+#: thread, so it is kept out of the frames of the run itself. (An earlier probe hashed on every frame
+#: of the run, kept a document-wide MutationObserver for a cache, and took the time after the last
+#: hash; measured side by side on the same tabs, it read 4–17 ms more a press on the pages and
+#: 6–10 ms more on the one-chart app, bench/RESULTS.md section 13, 2026-11-26.)
 _QUICK_FINGERPRINT_JS = """
 (i) => {
   const c = document.querySelectorAll('[data-testid=stVegaLiteChart]')[i];

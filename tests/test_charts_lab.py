@@ -8,6 +8,7 @@ import pandas as pd
 
 from explorer.charts import lab as charts
 from explorer.imagechart import meta as image_meta
+from explorer.render import stable_dataset_names
 
 REFS = {"floor": 1.2, "uniform": 2.0794}
 
@@ -78,7 +79,21 @@ def test_the_attention_chart_is_one_image_of_the_weights():
     w /= w.sum(axis=1, keepdims=True)
     spec = charts.attention_chart(w, title="rope: layer 0, head 1").to_dict()
     assert image_meta(spec)["shape"] == [8, 8]
-    assert spec["description"] == "rope: layer 0, head 1"
+    assert cs.facts_text(spec, spec["title"]["text"]) == "rope: layer 0, head 1"  # as the browser shows it
+
+
+def test_another_head_changes_only_the_attention_charts_rows():
+    """The title travels in the facts row, so the browser redraws the chart in place for another head
+    (explorer.render.stable_dataset_names names the datasets as the page sends them)."""
+    w = np.tril(np.ones((8, 8)))
+    w /= w.sum(axis=1, keepdims=True)
+    a, b = (
+        stable_dataset_names(charts.attention_chart(weights, title=title, subtitle="one sequence").to_dict())
+        for weights, title in ((w, "rope: layer 0, head 1"), (w**2, "rope: layer 1, head 3 at 512 tokens"))
+    )
+    assert {k: v for k, v in a.items() if k != "datasets"} == {k: v for k, v in b.items() if k != "datasets"}
+    assert a["datasets"] != b["datasets"]
+    assert "head" not in a["description"] and "one sequence" in a["description"]
 
 
 def test_a_live_runs_flags_reach_the_frame():

@@ -14,8 +14,16 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import chart_config
+from explorer.charts.style import (
+    DEFAULT_TITLE_SIZE,
+    chart_config,
+    facts_layer,
+    font_scale_param,
+    title_expr,
+    title_facts,
+)
 from explorer.imagechart import image_heatmap
+from explorer.imagechart import meta as imagechart_meta
 
 #: One colour per encoding (colour-blind-safe Tableau 10), scaled RoPE variants in shades of blue.
 COLORS = {
@@ -139,7 +147,11 @@ def curve_chart(
 
 
 def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> alt.TopLevelMixin:
-    """One head's (n, n) attention weights, row = query position, column = key position."""
+    """One head's (n, n) attention weights, row = query position, column = key position.
+
+    The title (which layer, head and length) travels in the chart's facts row
+    (`style.title_facts`), so another head or length changes only the rows and the browser redraws
+    the chart in place; the description is the subtitle, which names none of them."""
     chart = image_heatmap(
         weights,
         x_title="key position",
@@ -151,9 +163,16 @@ def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> a
         height=420,
         max_pixels=(512, 512),
         reduce="mean",
-        title=title,
     )
-    return chart.properties(description=subtitle or title)
+    note = imagechart_meta(chart)["note"]  # set when the image had to be reduced
+    return alt.LayerChart(
+        layer=[facts_layer(title_facts(title, DEFAULT_TITLE_SIZE)), *chart.layer],
+        width=chart.width,
+        height=chart.height,
+        title=alt.TitleParams(alt.ExprRef(title_expr()), subtitle=note, anchor="start"),
+        description="Chart: " + (subtitle or "one head's attention weights, query positions by key positions"),
+        params=[font_scale_param().param],  # type: ignore[list-item]  # (.param is always set) the facts title needs it
+    )
 
 
 # ------------------------------------------------------------------------------ the frames the charts draw

@@ -239,9 +239,7 @@ def encoding_heatmap(
     sub = [layout_line[0].upper() + layout_line[1:] + "."]
     sub += [subtitle] if isinstance(subtitle, str) else list(subtitle)
     sub = [line for line in sub if line]
-    # Canvas, not SVG: the hover grid is up to ENCODING_HOVER_CELLS invisible rects, each an SVG node
-    # redrawn at every control; the overview follows the page's width, so a canvas fits a phone too.
-    return _finish(chart, title, sub, usermeta=on_canvas())
+    return _finish(chart, title, sub)
 
 
 def window_box(p_first: int, p_last: int, d_first: int, d_last: int) -> list[alt.Chart]:

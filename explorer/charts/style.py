@@ -113,13 +113,16 @@ def font_scale_param() -> alt.Parameter:
 FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
 #: Font-size keys anywhere in a Vega-Lite spec (config, axis/legend/title objects, marks).
 FONT_KEYS = frozenset({"fontSize", "labelFontSize", "titleFontSize", "subtitleFontSize"})
+#: The title size of a chart that sets none (`_DEFAULT_SIZES`): what a facts title (`title_facts`)
+#: of such a chart is measured in.
+DEFAULT_TITLE_SIZE = 16
 #: Sizes Streamlit's chart theme would use where a chart sets none, made explicit so that
 #: presentation mode scales them too.
 _DEFAULT_SIZES = {
     "axis": {"labelFontSize": 12, "titleFontSize": 12},
     "legend": {"labelFontSize": 12, "titleFontSize": 12},
     "header": {"labelFontSize": 12, "titleFontSize": 12},
-    "title": {"fontSize": 16, "subtitleFontSize": 13},
+    "title": {"fontSize": DEFAULT_TITLE_SIZE, "subtitleFontSize": 13},
 }
 
 #: Every chart is drawn as a white card with dark text. The builders choose their colours for a
