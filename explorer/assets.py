@@ -101,9 +101,9 @@ html { font-size: 20px !important; }
 }
 </style>"""
 
-#: "Download as SVG" next to Streamlit's "Download as PNG" in every chart's toolbar. Vega draws
-#: the charts as SVG in the page, so the file is that SVG, serialised as it is shown (image
-#: heatmaps keep their PNG as an embedded data: URL). Installed once per browser tab.
+#: "Download as SVG" next to Streamlit's "Download as PNG" in the toolbar of every chart Vega draws
+#: as SVG (all but the few on a canvas, `charts.style.on_canvas`), so the file is that SVG, serialised
+#: as it is shown (image heatmaps keep their PNG as an embedded data: URL). Installed once per tab.
 #: The code must not contain "<" followed by a letter, "/" or "!": Streamlit's HTML sanitiser
 #: (DOMPurify, SAFE_FOR_XML) drops a script whose text looks like markup.
 SVG_EXPORT_JS = """<script>
@@ -148,7 +148,9 @@ SVG_EXPORT_JS = """<script>
   function addButton(toolbar) {
     if (toolbar.querySelector('[data-posenc-svg]')) { return; }
     var frame = toolbar.closest('[data-testid="stFullScreenFrame"]');
-    if (!frame || !frame.querySelector('[data-testid="stVegaLiteChart"]')) { return; }
+    /* only a chart drawn as SVG: one drawn on a canvas (many marks) has no SVG to save, so it keeps
+       Streamlit's PNG only */
+    if (!frame || !frame.querySelector('[data-testid="stVegaLiteChart"] > svg')) { return; }
     var png = toolbar.querySelector('button[aria-label="Download as PNG"]');
     if (!png) { return; }
     var holder = png.closest('[data-testid="stElementToolbarButton"]') || png;

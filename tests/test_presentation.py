@@ -335,6 +335,24 @@ def test_in_the_browser(server, shots):
             svg = Path(download.value.path()).read_text()
             assert svg.startswith("<?xml") and "<svg" in svg and "data:image/png;base64," in svg
             assert "url(#gradient" in svg and "url(http" not in svg
+            # A chart on a canvas (the sinusoidal zoom) has no SVG to save: its toolbar offers PNG only.
+            page.goto(f"{server}/Sinusoidal_heatmap")
+            _settle(page)
+            zoom = page.locator("[data-testid=stVegaLiteChart]:has(> canvas)").first
+            zoom.evaluate("e => e.scrollIntoView({block: 'center'})")
+            page.wait_for_timeout(300)
+            frame = zoom.locator("xpath=ancestor::*[@data-testid='stFullScreenFrame'][1]")
+            png = frame.locator("button[aria-label='Download as PNG']")
+            for _ in range(30):
+                zoom.hover()
+                if png.count():
+                    break
+                page.wait_for_timeout(500)
+            png.wait_for(timeout=10_000)
+            page.wait_for_timeout(500)  # our button would have joined it by now
+            assert frame.locator("button[aria-label='Download as SVG']").count() == 0
+            page.goto(f"{server}/RoPE_rotation?rope_view=Whole+head")  # back to the page the next steps use
+            _settle(page)
 
             # A preset fills the page and the address bar; touching a value returns to custom.
             select = page.locator("[data-testid=stSidebar] [data-testid=stSelectbox]").filter(has_text="Real model")
