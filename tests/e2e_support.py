@@ -477,6 +477,7 @@ def slider_latency_ms(page: Any, key: str, chart_index: int, title: str, timeout
 
     Returns {"total": ms, "to_run": keydown → script state "running" (the widget's debounce and the
     round trip), "run": running → notRunning (the script), "draw": notRunning → chart drawn}."""
+    ready_time_ms(page, title, timeout=timeout)  # the last run drawn: `before` is not read mid-draw
     before = settled_fingerprint(page, chart_index)
     press_slider(page, key)
     handle = page.wait_for_function(
