@@ -351,7 +351,7 @@ def bind_altair_property_setters() -> None:
 
 
 class _BoundSetter:
-    """Altair's property setter for one chart object (see `install_altair_speedup`)."""
+    """Altair's property setter for one chart object (see `bind_altair_property_setters`)."""
 
     __slots__ = ("obj", "prop")
 

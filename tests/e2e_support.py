@@ -472,7 +472,7 @@ def wait_rerun_done(page: Any, title: str, timeout: float = 60.0) -> None:
 
 
 def slider_latency_ms(page: Any, key: str, chart_index: int, title: str, timeout: float = 60.0) -> dict:
-    """Press ArrowRight on slider `key` and time it on the page's clock, from the keydown until
+    """Press slider `key` (`press_slider`) and time it on the page's clock, from the keydown until
     chart `chart_index` shows something different and the page is ready again.
 
     Returns {"total": ms, "to_run": keydown → script state "running" (the widget's debounce and the

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 from explorer import compat
-from explorer.charts import extension, rope, style
+from explorer.charts import extension, lab, rope, style
 from explorer.render import stable_dataset_names
 
 NODE = shutil.which("node")
@@ -72,10 +72,15 @@ def _plane():
     return rope.plane_chart(arrows, title="Pair j = 4: θ_j = 0.25 rad")
 
 
+def _attention():
+    return lab.attention_chart(np.full((4, 4), 0.25), title="rope: layer 1, head 2 at 64 tokens")
+
+
 @pytest.mark.parametrize(
     "build, expected",
     [
         (_wavelengths, {"last_pair": 15}),
+        (_attention, {"title": "rope: layer 1, head 2 at 64 tokens"}),
         (_live_plane, {"theta": 0.25, "lim": 1.35 * float(np.hypot(-0.4, 1.2))}),
         (_plane, {"title": "Pair j = 4: θ_j = 0.25 rad", "lim": 1.45 * 2.0}),
     ],
@@ -86,6 +91,9 @@ def test_the_facts_row_is_the_first_dataset_under_its_stable_name(build, expecte
     spec = stable_dataset_names(compat.vega_lite_spec(build()))
     first = spec["vconcat"][0] if "vconcat" in spec else spec
     assert first["layer"][0]["data"] == {"name": style.FACTS_DATA}
+    title = first.get("title") or spec.get("title") or {}
+    if isinstance(title, dict) and title.get("text") == {"expr": style.title_expr()}:  # a title from the facts
+        assert style.FONT_SCALE_PARAM in {param["name"] for param in spec["params"]}  # which its expression reads
     (row,) = pa.ipc.open_stream(spec["datasets"][style.FACTS_DATA]).read_pandas().to_dict("records")
     for key, value in expected.items():
         assert row[key] == (pytest.approx(value) if isinstance(value, float) else value), key
@@ -109,6 +117,8 @@ def test_bad_facts_are_refused_by_name():
         style.facts_layer({"lim": float("nan")})
     with pytest.raises(ValueError, match="identifier"):
         style.facts_layer({"a b": 1})
+    with pytest.raises(ValueError, match="the title's own fields"):
+        style.facts_titled([], title="t", font_size=16, facts={"title_px": 3})
 
 
 def test_a_plane_describes_only_the_arrows_it_draws():

@@ -27,10 +27,7 @@ from explorer.charts.style import (
     FONT_SCALE_PARAM,
     chart_config,
     fact,
-    facts_layer,
-    font_scale_param,
-    title_expr,
-    title_facts,
+    facts_titled,
 )
 
 # Colours: trained/original in slate, scaled in blue, "problem" in red (colour-blind safe pairs).
@@ -84,15 +81,13 @@ def _finish(
     leave the spec as it was; the description (what a screen reader announces) is the subtitle,
     which holds no number that changes with the data's size."""
     subtitle = [subtitle] if isinstance(subtitle, str) else list(subtitle)
-    row = title_facts(title, TITLE_SIZE)
-    if set(row) & set(facts or {}):
-        raise ValueError(f"facts: {sorted(set(row) & set(facts or {}))} are the title's own fields")
-    row.update(facts or {})
-    return alt.LayerChart(
-        layer=[facts_layer(row), *layers],
-        title=alt.Title(alt.ExprRef(title_expr()), subtitle=subtitle),
+    return facts_titled(
+        layers,
+        title=title,
+        font_size=TITLE_SIZE,
+        subtitle=subtitle,
+        facts=dict(facts or {}),
         description="Chart: " + " ".join(subtitle) if subtitle else "Chart",
-        params=[font_scale_param().param],  # type: ignore[list-item]
         height=height,
         config=CONFIG,
         autosize=FIT_X,

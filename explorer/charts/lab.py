@@ -17,10 +17,7 @@ import pandas as pd
 from explorer.charts.style import (
     DEFAULT_TITLE_SIZE,
     chart_config,
-    facts_layer,
-    font_scale_param,
-    title_expr,
-    title_facts,
+    facts_titled,
 )
 from explorer.imagechart import image_heatmap
 from explorer.imagechart import meta as imagechart_meta
@@ -165,13 +162,15 @@ def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> a
         reduce="mean",
     )
     note = imagechart_meta(chart)["note"]  # set when the image had to be reduced
-    return alt.LayerChart(
-        layer=[facts_layer(title_facts(title, DEFAULT_TITLE_SIZE)), *chart.layer],
+    return facts_titled(
+        chart.layer,
+        title=title,
+        font_size=DEFAULT_TITLE_SIZE,
+        subtitle=note,
+        anchor="start",
         width=chart.width,
         height=chart.height,
-        title=alt.TitleParams(alt.ExprRef(title_expr()), subtitle=note, anchor="start"),
         description="Chart: " + (subtitle or "one head's attention weights, query positions by key positions"),
-        params=[font_scale_param().param],  # type: ignore[list-item]  # (.param is always set) the facts title needs it
     )
 
 

@@ -34,9 +34,7 @@ from explorer.charts.style import (
     configure,
     fact,
     facts_layer,
-    font_scale_param,
-    title_expr,
-    title_facts,
+    facts_titled,
     when,
 )
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
@@ -275,13 +273,15 @@ def plane_chart(
     # One constructor call: .properties() on a layer chart would deep-copy every layer again. The
     # title and the axes' reach come from the facts row (explorer.charts.style.facts_layer), so a new
     # pair or new vectors change the rows only and the browser redraws the chart in place.
-    chart = alt.LayerChart(
-        layer=[facts_layer({**title_facts(title, TITLE_SIZE), "lim": lim}), *layers],
+    chart = facts_titled(
+        layers,
+        title=title,
+        font_size=TITLE_SIZE,
+        subtitle=subtitle or "",
+        facts={"lim": lim},
         width=size,
         height=size,
-        title=alt.TitleParams(alt.ExprRef(title_expr()), subtitle=subtitle or ""),
         description=f"Chart: one rotation plane, {shown} as arrows" + (f"; {subtitle}" if subtitle else ""),
-        params=[font_scale_param().param],  # type: ignore[list-item]  # (.param is always set) the facts title needs it
         autosize=alt.AutoSizeParams(type="pad"),  # the plot itself stays square: equal x and y units
     )
     return configure(chart)

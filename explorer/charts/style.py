@@ -11,7 +11,7 @@ import json
 import math
 import re
 import textwrap
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import altair as alt
 import pandas as pd
@@ -421,6 +421,35 @@ def title_expr() -> str:
     for room in WRAP_WIDTHS[1:]:
         expr = f"width >= {room} * {FONT_SCALE_PARAM} ? {lines(f'{TITLE_FIELD}_{room}')} : ({expr})"
     return f"width >= {fact(TITLE_FIELD + '_px')} * {FONT_SCALE_PARAM} ? {lines(TITLE_FIELD)} : ({expr})"
+
+
+def facts_titled(
+    layers: Any,
+    *,
+    title: str | list[str],
+    font_size: float,
+    subtitle: str | list[str] = "",
+    anchor: Literal["start", "middle", "end"] | None = None,
+    facts: dict[str, Any] | None = None,
+    **props: Any,
+) -> alt.LayerChart:
+    """`layers` as one layer chart whose title travels in its facts row: the facts layer first
+    (`facts_layer`), the title's expression (`title_expr`, measured in `font_size`) and the font-scale
+    parameter that expression reads, in one construction. `facts` adds fields the layers read with
+    `fact(name)`; `props` go to the chart (width, height, description, config, autosize …)."""
+    row = title_facts(title, font_size)
+    clash = set(row) & set(facts or {})
+    if clash:
+        raise ValueError(f"facts: {sorted(clash)} are the title's own fields")
+    row.update(facts or {})
+    return alt.LayerChart(
+        layer=[facts_layer(row), *layers],
+        title=alt.TitleParams(
+            alt.ExprRef(title_expr()), subtitle=subtitle, anchor=alt.Undefined if anchor is None else anchor
+        ),
+        params=[font_scale_param().param],  # type: ignore[list-item]  # (.param is always set)
+        **props,
+    )
 
 
 def _responsive_title(spec: dict) -> dict:
