@@ -241,6 +241,7 @@ def measure_page(context, app, base, ref_tab, title, page, key, chart, args) -> 
         "ref_ms": statistics.median(x["total"] for x in b),
         # where the page's time goes: keydown → run starts → run over → chart drawn
         **{part: statistics.median(x[part] for x in a) for part in ("to_run", "run", "draw")},
+        **{"ref_" + part: statistics.median(x[part] for x in b) for part in ("to_run", "run", "draw")},
         "error": errors[0][:100] if errors else "",
     }
     row["ratio"] = row["ms"] / row["ref_ms"]
@@ -249,7 +250,8 @@ def measure_page(context, app, base, ref_tab, title, page, key, chart, args) -> 
         row["base_ratio"] = row["base_ms"] / row["ref_ms"]
     print(
         f"  {title:<30} {key:<10} {row['ms']:6.0f} ms / {row['ref_ms']:5.0f} ms = {row['ratio']:.2f}×"
-        f"  ({row['to_run']:.0f} to run + {row['run']:.0f} run + {row['draw']:.0f} draw)"
+        f"  ({row['to_run']:.0f} to run + {row['run']:.0f} run + {row['draw']:.0f} draw;"
+        f" one-chart app {row['ref_to_run']:.0f} + {row['ref_run']:.0f} + {row['ref_draw']:.0f})"
         + (f"  baseline {row['base_ms']:.0f} ms = {row['base_ratio']:.2f}×" if c else "")
         + (f"  EXCEPTION {row['error']}" if row["error"] else ""),
         flush=True,

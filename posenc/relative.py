@@ -234,27 +234,52 @@ def shift_test_sweep(
     w_q, w_k = _shift_projections(d, seed)
     table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
 
-    def sweep(scores) -> np.ndarray:  # scores(t): the (n, n) scores at positions t … t+n−1
-        s0 = scores(0)
-        return np.array([np.max(np.abs(s0 - scores(t))) for t in ts.tolist()])
-
     rq = _rope_rows(q, pos, inv_freq=None, base=base, layout="half", dtype=dtype)
     rk = _rope_rows(k, pos, inv_freq=None, base=base, layout="half", dtype=dtype)
     pe = sinusoidal_encoding(pos, d, base=base, layout=layout)
     learned_dev = np.full(ts.size, np.nan)
     has_row = n - 1 + ts < table.shape[0]  # the learned table's last row is table_len − 1
     if has_row.any():
-        s0 = _additive_scores(q, k, table[:n], w_q, w_k)
-        learned_dev[has_row] = [
-            np.max(np.abs(s0 - _additive_scores(q, k, table[t : t + n], w_q, w_k))) for t in ts[has_row].tolist()
-        ]
+        learned_dev[has_row] = _window_deviations(ts[has_row], n, q[None, :] + table, k[None, :] + table, w_q, w_k)
     return {
         "offset": ts,
-        "rope_dev": sweep(lambda t: _scores(rq[t : t + n], rk[t : t + n])),
-        "sinusoidal_dev": sweep(lambda t: _additive_scores(q, k, pe[t : t + n], w_q, w_k)),
+        "rope_dev": _window_deviations(ts, n, rq, rk),
+        "sinusoidal_dev": _window_deviations(ts, n, q[None, :] + pe, k[None, :] + pe, w_q, w_k),
         "learned_dev": learned_dev,
         "tolerance": rope_shift_tolerance(q, k, (n - 1 + ts).astype(np.float64), dtype=dtype),
     }
+
+
+#: How many numbers `_window_deviations` holds at once (a batch of windows' rows and scores).
+_SWEEP_BATCH = 1 << 18
+
+
+def _window_deviations(ts: np.ndarray, n: int, rows_q: np.ndarray, rows_k: np.ndarray, w_q=None, w_k=None):
+    """max |S_0 − S_t| for every t in ``ts``: S_t = (A_t W_q)·(B_t W_k)ᵀ, the (n, n) scores of the rows
+    A_t = rows_q[t : t+n] and B_t = rows_k[t : t+n] (projected when ``w_q``, ``w_k`` are given).
+
+    Each window's products are the report's (`_additive_scores`, `_scores`) with the same shapes and
+    memory layouts: numpy's matmul runs stacked products one matrix at a time, so every deviation
+    equals the report's bit for bit. Windows go in batches of at most _SWEEP_BATCH numbers."""
+    span = np.arange(n)
+
+    def scores(starts: np.ndarray) -> np.ndarray:  # (len(starts), n, n) float64
+        if starts.size == 1:  # one window (large n and dim): views, no copies
+            t = int(starts[0])
+            a, b = rows_q[None, t : t + n], rows_k[None, t : t + n]
+        else:
+            a, b = rows_q[starts[:, None] + span], rows_k[starts[:, None] + span]  # copies: (len, n, dim)
+        if w_q is not None:
+            a, b = a @ w_q, b @ w_k
+        s = a @ b.transpose(0, 2, 1)
+        return s if s.dtype == np.float64 else s.astype(np.float64)
+
+    s0 = scores(np.zeros(1, dtype=np.int64))[0]
+    out = np.empty(ts.size)
+    step = max(1, _SWEEP_BATCH // (n * (n + 2 * rows_q.shape[1])))
+    for i in range(0, ts.size, step):
+        out[i : i + step] = np.abs(scores(ts[i : i + step]) - s0).max(axis=(1, 2))
+    return out
 
 
 def _shift_projections(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

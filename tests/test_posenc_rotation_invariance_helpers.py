@@ -347,6 +347,28 @@ def test_shift_test_sweep_takes_offsets_in_any_order():
     assert forward["learned_dev"][:2].tolist() == backward["learned_dev"][:0:-1].tolist()
 
 
+@pytest.mark.parametrize("batch", [1, 200, 5_000])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_shift_test_sweep_is_the_same_in_batches_of_any_size(monkeypatch, batch, dtype):
+    """The sweep runs its windows in batches (posenc.relative._SWEEP_BATCH numbers at a time): one
+    window per batch (the views path), a few, many; every deviation is shift_test_report's, bit for bit."""
+    import posenc.relative as relative
+
+    q, k = posenc.seeded_normal((2, 6), seed=7)
+    offsets = [4, 1, 2, 3, 5, 6, 7, 9, 11, 0, 13]
+    monkeypatch.setattr(relative, "_SWEEP_BATCH", batch)
+    got = posenc.shift_test_sweep(q, k, n_positions=9, offsets=offsets, dtype=dtype, table_len=18, seed=3)
+    for i, t in enumerate(offsets):
+        report = posenc.shift_test_report(q, k, n_positions=9, offset=t, dtype=dtype, table_len=18, seed=3)
+        assert got["rope_dev"][i] == report["rope_dev"], (batch, t)
+        assert got["sinusoidal_dev"][i] == report["sinusoidal_dev"], (batch, t)
+        if report["learned_dev"] is None:
+            assert math.isnan(got["learned_dev"][i]), (batch, t)  # no row 8 + t > 17
+        else:
+            assert got["learned_dev"][i] == report["learned_dev"], (batch, t)
+    assert np.isnan(got["learned_dev"]).tolist() == [t > 9 for t in offsets]  # the last row is 17 = 8 + 9
+
+
 def test_diagonal_spread_against_a_loop_over_the_diagonals():
     rng = np.random.default_rng(3)
     for n in (1, 2, 5):

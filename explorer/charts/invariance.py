@@ -107,10 +107,12 @@ NO_ROW = "no row: the table is too short"
 #: How far the chart's slider reaches (`shift_reach`). The chart carries the shift test at every t in
 #: 1 … T, computed once (posenc.shift_test_sweep) and sent once: T ≤ 1000 rows of five numbers (≤ 40 kB
 #: as Arrow), so the data is small; the bound is the server's work. Per t the
-#: sweep does three (N, d)·(d, N) products and compares N² scores three times, plus about ten numpy
-#: calls: measured on this project's 2-core machine, about 0.2–0.3 ns per unit of N²·(d + 16) + SHIFT_CALL
-#: (the calls' ~30 µs). T·(N²·(d + 16) + SHIFT_CALL) ≤ SHIFT_WORK keeps one sweep under about 80 ms (500
-#: values at the defaults N = 64, d = 64; 1000 for small heads; 20 at N = d = 256, about 60 ms, the floor).
+#: sweep does three (N, d)·(d, N) products and compares N² scores three times: measured on this
+#: project's 2-core machine, about 0.2–0.3 ns per unit of N²·(d + 16) + SHIFT_CALL (the cost of a
+#: window's numpy calls, ~30 µs, when each t was a call of its own; posenc runs the windows in batches
+#: now, which made small N and d cheaper: N = 64, d = 8 20 → 12 ms). T·(N²·(d + 16) + SHIFT_CALL) ≤
+#: SHIFT_WORK keeps one sweep under about 80 ms (500 values at N = 64, d = 64; 1000 for small heads;
+#: 20 at N = d = 256, about 35 ms, the floor).
 SHIFT_WORK = 2**28
 SHIFT_CALL = 2**17
 SHIFT_FLOOR = 20
