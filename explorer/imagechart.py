@@ -38,7 +38,9 @@ from PIL import Image
 
 __all__ = [
     "DIVERGING",
+    "HOVER_CELL_PX",
     "SCHEMES",
+    "coarse_hover_cells",
     "colorize",
     "colormap_lut",
     "default_domain",
@@ -246,6 +248,21 @@ def _axis_geometry(values: np.ndarray | None, n: int, name: str) -> tuple[np.nda
     if step <= 0 or not np.allclose(steps, step, rtol=1e-6, atol=1e-12 * abs(step)):
         raise ValueError(f"{name} must be evenly spaced and increasing")
     return centres, step
+
+
+#: Side, in pixels of the chart's nominal size, of a hover cell in `coarse_hover_cells`: finer than a
+#: pointer needs is data the browser takes in and marks it builds at every redraw, for nothing.
+HOVER_CELL_PX = 20
+
+
+def coarse_hover_cells(width: int, height: int) -> int:
+    """`hover_cells` for a plot of width × height pixels (its nominal size): one hover cell per
+    HOVER_CELL_PX × HOVER_CELL_PX, at least 64. For a heatmap redrawn at every control, where each
+    hover cell costs the browser (bench/RESULTS.md section 13, 2026-11-26, session 16); not for a grid
+    whose every cell must answer a pointer on its own."""
+    if width < 1 or height < 1:
+        raise ValueError(f"width and height must be >= 1 pixel, got {width} and {height}")
+    return max(64, (width * height) // HOVER_CELL_PX**2)
 
 
 def _hover_frame(

@@ -66,6 +66,26 @@ def test_score_heatmap_draws_the_scores(rng):
     legible(spec)
 
 
+def test_score_heatmap_hover_grid_is_coarse_but_exact(rng):
+    """At N = 64 the hover grid is coarse (about 20 px a rect on the 330 × 420 plot: 16 × 16 rects of
+    4 × 4 cells); together they cover every (m, n) once, and each reports the exact score of a real
+    cell inside it (its centre)."""
+    q, k = rng.normal(size=(2, 8))
+    pos = np.arange(64.0)
+    spec = charts.score_heatmap(posenc.rope_score_matrix(q, k, pos, pos), pos, title="RoPE").to_dict()
+    hover = [layer for layer in layers(spec) if "tooltip" in layer.get("encoding", {})]
+    cells = frame(spec, hover[0])
+    assert len(cells) == 256
+    covered = np.zeros((64, 64), dtype=int)
+    ref = ref_scores(q, k, range(64))
+    for row in cells.itertuples():  # a rect spans cell edges: position ± 0.5
+        m0, m1, n0, n1 = (int(round(v + 0.5)) for v in (row.y0, row.y1, row.x0, row.x1))
+        covered[m0:m1, n0:n1] += 1
+        assert m0 <= row.yv < m1 and n0 <= row.xv < n1
+        assert row.value == pytest.approx(ref[int(row.yv), int(row.xv)], abs=1e-12)
+    assert np.all(covered == 1)
+
+
 def test_score_heatmap_rejects_wrong_shape():
     with pytest.raises(ValueError, match="square"):
         charts.score_heatmap(np.zeros((3, 4)), np.arange(3), title="t")

@@ -82,6 +82,25 @@ def test_the_attention_chart_is_one_image_of_the_weights():
     assert cs.facts_text(spec, spec["title"]["text"]) == "rope: layer 0, head 1"  # as the browser shows it
 
 
+def test_the_attention_charts_hover_grid_is_coarse_but_exact():
+    """At 64 tokens the hover rects are about 20 px each on the 480 × 420 plot (at most 504, fewer than
+    the 4,096 weights); they cover every (query, key) once, each with the exact weight of its centre cell."""
+    rng = np.random.default_rng(0)
+    w = np.tril(rng.random((64, 64)))
+    w /= w.sum(axis=1, keepdims=True)
+    spec = charts.attention_chart(w, title="rope: layer 0, head 1").to_dict()
+    hover = [layer for layer in cs.layers(spec) if "tooltip" in layer.get("encoding", {})]
+    cells = cs.frame(spec, hover[0])
+    assert 64 <= len(cells) <= 504
+    covered = np.zeros((64, 64), dtype=int)
+    for row in cells.itertuples():  # a rect spans cell edges: position ± 0.5
+        q0, q1, k0, k1 = (int(round(v + 0.5)) for v in (row.y0, row.y1, row.x0, row.x1))
+        covered[q0:q1, k0:k1] += 1
+        assert q0 <= row.yv < q1 and k0 <= row.xv < k1
+        assert row.value == w[int(row.yv), int(row.xv)]
+    assert np.all(covered == 1)
+
+
 def test_another_head_changes_only_the_attention_charts_rows():
     """The title travels in the facts row, so the browser redraws the chart in place for another head
     (explorer.render.stable_dataset_names names the datasets as the page sends them)."""

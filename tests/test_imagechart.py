@@ -10,6 +10,7 @@ from PIL import Image
 
 from explorer.imagechart import (
     SCHEMES,
+    coarse_hover_cells,
     colorize,
     colormap_lut,
     default_domain,
@@ -288,3 +289,12 @@ def test_bad_inputs_raise_value_errors():
         image_heatmap(np.zeros((2, 3)), domain=(1, 1))
     with pytest.raises(ValueError, match="2-D"):
         image_heatmap(np.zeros(3))
+
+
+def test_coarse_hover_cells_is_one_cell_per_20_pixels_square():
+    # 330 × 420 px = 138,600 px² = 346.5 cells of 20 × 20 px; 480 × 420 = 504; a tiny plot keeps 64
+    assert coarse_hover_cells(330, 420) == 346
+    assert coarse_hover_cells(480, 420) == 504
+    assert coarse_hover_cells(40, 40) == 64
+    with pytest.raises(ValueError, match="width and height"):
+        coarse_hover_cells(0, 420)

@@ -23,7 +23,7 @@ import pandas as pd
 
 from explorer.charts import live
 from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param, on_canvas
-from explorer.imagechart import fit_heatmap_legend, image_heatmap
+from explorer.imagechart import coarse_hover_cells, fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 
 #: Colours of the pass / fail verdicts.
@@ -58,6 +58,9 @@ def score_heatmap(
         width=width,
         height=height,
         title=title,
+        # about 20 px a hover cell: the default (up to 2,500; 1,024 at N = 64) cost the page 45–70 ms of
+        # browser work a press (bench/RESULTS.md section 13, session 16); up to N = 16 every cell is its own
+        hover_cells=coarse_hover_cells(width, height),
     )
     note = imagechart_meta(chart)["note"]  # set when the image had to be reduced
     if subtitle or note:

@@ -19,7 +19,7 @@ from explorer.charts.style import (
     chart_config,
     facts_titled,
 )
-from explorer.imagechart import image_heatmap
+from explorer.imagechart import coarse_hover_cells, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 
 #: One colour per encoding (colour-blind-safe Tableau 10), scaled RoPE variants in shades of blue.
@@ -160,6 +160,7 @@ def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> a
         height=420,
         max_pixels=(512, 512),
         reduce="mean",
+        hover_cells=coarse_hover_cells(480, 420),  # about 20 px a hover cell: it is redrawn at every head
     )
     note = imagechart_meta(chart)["note"]  # set when the image had to be reduced
     return facts_titled(
