@@ -14,7 +14,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import view_rows
+from _chartspec import facts_text, is_facts, view_rows
 
 import posenc
 from explorer.charts import sinusoidal as charts
@@ -42,7 +42,8 @@ def spec_of(chart) -> dict:
 
 
 def layers(spec: dict) -> list[dict]:
-    return spec.get("layer", [spec])
+    """The layers that draw something (a facts layer, which carries a title's text, draws nothing)."""
+    return [layer for layer in spec.get("layer", [spec]) if not is_facts(layer)]
 
 
 def rows(spec: dict, layer: dict) -> pd.DataFrame:
@@ -57,9 +58,10 @@ def mark_type(layer: dict) -> str:
 
 
 def title_lines(spec: dict) -> tuple[str, list[str]]:
+    """The title (as the browser reads it from the facts row, where it travels there) and the subtitle lines."""
     title = spec["title"]
     sub = title.get("subtitle", [])
-    return title["text"], [sub] if isinstance(sub, str) else list(sub)
+    return facts_text(spec, title["text"]), [sub] if isinstance(sub, str) else list(sub)
 
 
 def test_config_is_projector_legible():
@@ -470,3 +472,29 @@ def test_the_overview_outlines_the_zoom_window():
     assert [mark_type(layer) for layer in layers(plain)] == ["image", "rect", "rect"]
     with pytest.raises(ValueError, match="box"):
         charts.window_box(5, 3, 0, 1)
+
+
+def test_another_table_size_changes_only_the_overviews_rows():
+    """The overview's title names the table's size and travels in its facts row; the description names
+    no size. Another length or width then leaves the spec as it was (the browser redraws the chart in
+    place; explorer.render.stable_dataset_names names the datasets as the page sends them)."""
+    from explorer.render import stable_dataset_names
+
+    def overview(n: int, d: int) -> dict:
+        chart = charts.encoding_heatmap(
+            pe_loop(range(n), d),
+            positions=np.arange(n),
+            dims=np.arange(d),
+            layout="interleaved",
+            title=f"PE(p, i) for positions 0 … {n - 1} and dimensions 0 … {d - 1}",
+            subtitle="Every value is drawn (nothing averaged). Hover for exact values.",
+            box=(0, min(n, 4) - 1, 0, min(d, 4) - 1),
+        )
+        return stable_dataset_names(spec_of(chart))
+
+    a, b, c = overview(20, 8), overview(20, 12), overview(30, 8)
+    for other in (b, c):
+        assert {k: v for k, v in a.items() if k != "datasets"} == {k: v for k, v in other.items() if k != "datasets"}
+        assert a["datasets"] != other["datasets"]
+    assert title_lines(b)[0] == "PE(p, i) for positions 0 … 19 and dimensions 0 … 11"
+    assert "19" not in a["description"] and "one row per position p" in a["description"]

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from _apptest import run_page
-from _chartspec import element_spec, proto_spec, view_rows
+from _chartspec import element_spec, proto_spec, readable_titles, view_rows
 from streamlit.testing.v1 import AppTest
 
 import posenc
@@ -62,6 +62,7 @@ def charts_by_title(at: AppTest) -> dict[str, dict]:
         spec = proto_spec(element.proto)
         spec["_data"] = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in element.proto.datasets}
         spec["datasets"] = {name: frame.to_dict("records") for name, frame in spec["_data"].items()}  # image_meta
+        spec = readable_titles(spec)  # a title from the chart's facts row, as the browser shows it
         text = spec["title"]["text"]
         out[text["expr"] if isinstance(text, dict) else text] = spec
     return out

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import CHAR_EM, FONT_SCALE_PARAM, chart_config, font_scale_param, on_canvas
+from explorer.charts.style import CHAR_EM, FONT_SCALE_PARAM, chart_config, facts_titled, font_scale_param, on_canvas
 from explorer.imagechart import DIVERGING, image_heatmap
 
 #: The overview image is at most this many pixels: rows = the chart height (one image row per
@@ -58,7 +58,9 @@ LAYOUT_TITLES = {
 
 #: Projector-legible defaults shared by every chart on the page (fonts ≥ 13 px). Set in one
 #: `.properties(config=…)` call: each `configure_*` call deep-copies the whole chart.
-CONFIG = chart_config(title={"fontSize": 19}, legend={"titleLimit": 260}, view={"stroke": None})
+#: The title size of every chart on the page (CONFIG).
+TITLE_SIZE = 19
+CONFIG = chart_config(title={"fontSize": TITLE_SIZE}, legend={"titleLimit": 260}, view={"stroke": None})
 
 
 #: The square matrices sit two side by side: a legend under the plot keeps each narrow.
@@ -239,7 +241,22 @@ def encoding_heatmap(
     sub = [layout_line[0].upper() + layout_line[1:] + "."]
     sub += [subtitle] if isinstance(subtitle, str) else list(subtitle)
     sub = [line for line in sub if line]
-    return _finish(chart, title, sub)
+    # The title (which names the table's size) travels in the facts row, and the description holds no
+    # size: another length or width of the table then changes only the rows, and the browser redraws
+    # this chart in place instead of building it anew (bench/RESULTS.md section 13, session 16).
+    return facts_titled(
+        chart.layer,
+        title=title,
+        font_size=TITLE_SIZE,
+        subtitle=sub,
+        anchor="start",
+        description="Chart: the sinusoidal encoding PE(p, i), one row per position p and one column per "
+        "dimension i. " + " ".join(sub),
+        width=chart.width,
+        height=chart.height,
+        config=CONFIG,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    )
 
 
 def window_box(p_first: int, p_last: int, d_first: int, d_last: int) -> list[alt.Chart]:
