@@ -11,10 +11,10 @@ updating and drawing the charts, style, layout and paint. As a control, the same
 the 250 ms that end 50 ms before each keydown, when the page is idle (it should be about 0).
 
 This is work, not waiting: the one-chart app's press is mostly the server (its run ends with a full
-`gc.collect`), so its browser work is small beside its latency; a page whose browser work exceeds
-the one-chart app's whole press cannot be as fast as it while it draws what it draws. Work can go on
-after the chart has changed (the probe of slider_latency stops there), so it is not a lower bound
-of that figure, only of the time until the browser is idle again.
+`gc.collect`), so its browser work is small beside its latency. Part of a page's work can come after
+its chart has changed (slider_latency's probe stops there), so the figure here is not a lower bound
+of slider_latency's, only of the time until the browser is idle again; it says where a page's time
+goes, not how long a user waits.
 
 Prints one line per page (median, min and max over the presses), with the date and the load.
 """
@@ -67,7 +67,7 @@ def busy_ms(tasks: list[tuple[float, float]], start: float, end: float) -> float
     return total / 1000
 
 
-def measure_tab(browser, tab, key: str, chart: int, title: str, presses: int) -> dict:
+def measure_tab(browser, tab, key: str, title: str, presses: int) -> dict:
     """Trace `presses` presses of slider `key` on `tab` (already at its page and warmed up)."""
     tab.bring_to_front()
     tab.wait_for_timeout(1000)
@@ -127,7 +127,7 @@ def main() -> int:
                 ready_time_ms(tab, title)
                 for _ in range(2):  # warm-up: first-press costs (lazy code, caches)
                     slider_latency_ms(tab, key, chart, title)
-                r = measure_tab(browser, tab, key, chart, title, args.presses)
+                r = measure_tab(browser, tab, key, title, args.presses)
                 print(
                     f"  {name:<30} {key:<10} main-thread work a press {r['median']:6.1f} ms "
                     f"(min {r['min']:.0f}, max {r['max']:.0f}); idle control {r['idle']:.1f} ms",

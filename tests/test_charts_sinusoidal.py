@@ -497,4 +497,4 @@ def test_another_table_size_changes_only_the_overviews_rows():
         assert {k: v for k, v in a.items() if k != "datasets"} == {k: v for k, v in other.items() if k != "datasets"}
         assert a["datasets"] != other["datasets"]
     assert title_lines(b)[0] == "PE(p, i) for positions 0 … 19 and dimensions 0 … 11"
-    assert "19" not in a["description"] and "one row per position p" in a["description"]
+    assert "19" not in a["description"] and "positions p down the rows" in a["description"]

@@ -58,15 +58,16 @@ def score_heatmap(
         width=width,
         height=height,
         title=title,
-        # about 20 px a hover cell: the default (up to 2,500; 1,024 at N = 64) cost the page 45–70 ms of
-        # browser work a press (bench/RESULTS.md section 13, session 16); up to N = 16 every cell is its own
+        # about 20 px a hover cell (256 at N = 64): the default (up to 2,500; 1,024 at N = 64) cost the page
+        # 45–70 ms of browser work a press (bench/RESULTS.md section 13, session 16); up to N = 16 every
+        # cell is its own
         hover_cells=coarse_hover_cells(width, height),
     )
     note = imagechart_meta(chart)["note"]  # set when the image had to be reduced
     if subtitle or note:
         full = " · ".join(part for part in (subtitle, note) if part)
         chart = chart.properties(title=alt.TitleParams(title, subtitle=full, anchor="start"))
-    # Canvas, not SVG: the hover grid is up to 1,024 invisible rects per heatmap, and the page's three
+    # Canvas, not SVG: the hover grid is a few hundred invisible rects per heatmap, and the page's three
     # heatmaps change at every control; as SVG nodes they took ~110 ms of each redraw in the browser
     # (bench/RESULTS.md section 13, 2026-11-26 10:50). These plots follow the page's width either way.
     chart = chart.properties(usermeta=on_canvas())

@@ -143,6 +143,10 @@ def curve_chart(
     )
 
 
+#: The attention chart's plot, width × height in pixels (it stretches to its column).
+ATTENTION_SIZE = (480, 420)
+
+
 def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> alt.TopLevelMixin:
     """One head's (n, n) attention weights, row = query position, column = key position.
 
@@ -156,11 +160,11 @@ def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> a
         value_title="attention weight",
         scheme="viridis",
         domain=(0.0, float(np.nanmax(weights)) if weights.size else 1.0),
-        width=480,
-        height=420,
+        width=ATTENTION_SIZE[0],
+        height=ATTENTION_SIZE[1],
         max_pixels=(512, 512),
         reduce="mean",
-        hover_cells=coarse_hover_cells(480, 420),  # about 20 px a hover cell: it is redrawn at every head
+        hover_cells=coarse_hover_cells(*ATTENTION_SIZE),  # about 20 px a hover cell: redrawn at every head
     )
     note = imagechart_meta(chart)["note"]  # set when the image had to be reduced
     return facts_titled(

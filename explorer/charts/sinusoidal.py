@@ -242,16 +242,17 @@ def encoding_heatmap(
     sub += [subtitle] if isinstance(subtitle, str) else list(subtitle)
     sub = [line for line in sub if line]
     # The title (which names the table's size) travels in the facts row, and the description holds no
-    # size: another length or width of the table then changes only the rows, and the browser redraws
-    # this chart in place instead of building it anew (bench/RESULTS.md section 13, session 16).
+    # size of its own: while the table is drawn whole (no averaging note in `subtitle`), another length
+    # or width changes only the rows, and the browser redraws this chart in place instead of building
+    # it anew (bench/RESULTS.md section 13, session 16).
     return facts_titled(
         chart.layer,
         title=title,
         font_size=TITLE_SIZE,
         subtitle=sub,
         anchor="start",
-        description="Chart: the sinusoidal encoding PE(p, i), one row per position p and one column per "
-        "dimension i. " + " ".join(sub),
+        description="Chart: the sinusoidal encoding PE(p, i), positions p down the rows and dimensions i "
+        "across the columns. " + " ".join(sub),
         width=chart.width,
         height=chart.height,
         config=CONFIG,
