@@ -41,8 +41,9 @@ SCORE_DTYPES = ("float64", "float32")
 
 
 def _scores(rows_q: np.ndarray, rows_k: np.ndarray) -> np.ndarray:
-    """rows_q · rows_kᵀ in the rows' dtype, returned as float64."""
-    s = rows_q @ rows_k.T
+    """rows_q · rows_kᵀ in the rows' dtype, returned as float64; stacked rows (…, n, dim) give stacked
+    scores (…, n, n), each the product of its own pair."""
+    s = rows_q @ rows_k.swapaxes(-1, -2)
     return s if s.dtype == np.float64 else s.astype(np.float64)
 
 
@@ -275,8 +276,7 @@ def _window_deviations(ts: np.ndarray, n: int, rows_q: np.ndarray, rows_k: np.nd
             a, b = rows_q[starts[:, None] + span], rows_k[starts[:, None] + span]  # copies: (len, n, dim)
         if w_q is not None:
             a, b = a @ w_q, b @ w_k
-        s = a @ b.transpose(0, 2, 1)
-        return s if s.dtype == np.float64 else s.astype(np.float64)
+        return _scores(a, b)
 
     s0 = scores(np.zeros(1, dtype=np.int64))[0]
     out = np.empty(ts.size)

@@ -151,7 +151,7 @@ def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> a
     """One head's (n, n) attention weights, row = query position, column = key position.
 
     The title (which layer, head and length) travels in the chart's facts row
-    (`style.title_facts`), so another head or length changes only the rows and the browser redraws
+    (`style.facts_titled`), so another head or length changes only the rows and the browser redraws
     the chart in place; the description is the subtitle, which names none of them."""
     chart = image_heatmap(
         weights,

@@ -26,7 +26,15 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import CHAR_EM, FONT_SCALE_PARAM, chart_config, facts_titled, font_scale_param, on_canvas
+from explorer.charts.style import (
+    CHAR_EM,
+    FIT_X,
+    FONT_SCALE_PARAM,
+    chart_config,
+    facts_titled,
+    font_scale_param,
+    on_canvas,
+)
 from explorer.imagechart import DIVERGING, image_heatmap
 
 #: The overview image is at most this many pixels: rows = the chart height (one image row per
@@ -256,7 +264,7 @@ def encoding_heatmap(
         width=chart.width,
         height=chart.height,
         config=CONFIG,
-        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+        autosize=FIT_X,
     )
 
 
