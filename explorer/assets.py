@@ -27,6 +27,7 @@ from explorer import compat
 #: shrink to a phone's column (clicks would miss their patch), so they scroll sideways in their own box.
 BASE_CSS = """<style>
 [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) { display: none; }
+[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > span[data-posenc-ranges]:only-child) { display: none; }
 .st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
 [data-testid="stTabs"] [role="tab"] p { font-size: 1.1rem; }
@@ -211,6 +212,51 @@ SVG_EXPORT_JS = """<script>
   tourStep();
 })();
 </script>"""
+
+#: The page's range of a live chart's sliders (explorer.liveparam.ranges_html: a hidden span before the
+#: chart, ``data-posenc-ranges="<element key>"``, ``data-max-<input name>="…"``, ``data-min-…``). A
+#: chart whose sliders span the registry's widest range keeps its spec when the table's size changes
+#: (issue #23: the browser keeps the chart instead of building it anew); this sets each slider's min and
+#: max to the page's range whenever the span or the chart's inputs are added (a rerun that changes the
+#: range redraws the span; a chart built anew adds its inputs). A value outside the new range is moved
+#: inside by the browser, and this sends the slider's own input event, so the chart, its selection and
+#: 150 ms later the page and the link follow, as after a drag. Installed once per browser tab; the
+#: input names are Vega's signal names (explorer.charts.live.input_signal).
+LIVE_RANGES_JS = """<script>
+(function () {
+  if (window.__posencLiveRanges) { return; }
+  window.__posencLiveRanges = true;
+  var MARK = 'data-posenc-ranges', WATCH = 'form.vega-bindings, [' + MARK + ']';
+  function narrow(span) {
+    var form = document.querySelector('.st-key-' + CSS.escape(span.getAttribute(MARK)) + ' form.vega-bindings');
+    if (!form) { return; }
+    for (var i = 0; i < span.attributes.length; i++) {
+      var a = span.attributes[i], m = /^data-(min|max)-(.+)$/.exec(a.name);
+      if (!m) { continue; }
+      var input = form.querySelector('input[type=range][name="' + CSS.escape(m[2]) + '"]');
+      if (!input || input.getAttribute(m[1]) === a.value) { continue; }
+      var before = input.value;
+      input.setAttribute(m[1], a.value);
+      var shown = input.nextElementSibling;
+      if (shown) { shown.textContent = input.value; }
+      if (input.value !== before) { input.dispatchEvent(new Event('input', {bubbles: true})); }
+    }
+  }
+  new MutationObserver(function (records) {
+    for (var i = 0; i < records.length; i++) {
+      var added = records[i].addedNodes;
+      for (var j = 0; j < added.length; j++) {
+        var n = added[j];
+        if (n.nodeType === 1 && (n.matches(WATCH) || n.querySelector(WATCH))) {
+          document.querySelectorAll('[' + MARK + ']').forEach(narrow);
+          return;
+        }
+      }
+    }
+  }).observe(document.body, {childList: true, subtree: true});
+})();
+</script>"""
+
 
 #: The clock page's play and number box move the hands (the chart's ``pos``) without the slider,
 #: which is the URL's p (explorer.charts.clocks: a Vega timer cannot set a selection, only the

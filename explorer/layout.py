@@ -75,6 +75,7 @@ def page_setup(slug: str) -> Page:
     with st.sidebar:
         st.html(assets.SVG_EXPORT_JS, unsafe_allow_javascript=True)
         st.html(assets.CLOCK_BRIDGE_JS, unsafe_allow_javascript=True)
+        st.html(assets.LIVE_RANGES_JS, unsafe_allow_javascript=True)
     tour.panel()
     # One slot at the top of the main area for the "link parameter could not be used" warning;
     # `explorer.params.widget()` fills it as soon as it records a notice.

@@ -22,6 +22,8 @@ never rebuilt by its own drag (`plan`, pure):
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,6 +31,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import mode, params
+from explorer.charts.live import input_signal
 from explorer.param import ParamError
 from explorer.render import dark_theme, show_chart
 
@@ -85,7 +88,10 @@ class LiveChart:
 
     ``limits``: a parameter's range on this page where it is narrower than the registry's, as
     `explorer.params.value` overrides (``{"shift_t": {"max": 50}}``): a value outside is clamped, from
-    the URL with a notice, as a widget's ``max=`` does; the chart's slider must span the same range."""
+    the URL with a notice, as a widget's ``max=`` does. The chart's slider spans that range or a wider
+    one; `show` narrows it to the page's range in the browser (`ranges_html`). A chart whose slider
+    spans the registry's range (`widest_max`) keeps its spec when the page's range changes (another
+    table size): the browser keeps the chart and only narrows the slider (issue #23)."""
 
     def __init__(self, name: str, keys: Sequence[str], *, limits: Mapping[str, Mapping[str, Any]] | None = None):
         self.name, self.keys = name, tuple(keys)
@@ -99,15 +105,50 @@ class LiveChart:
         return dict(self._view.starts)
 
     @property
+    def widest_max(self) -> tuple[Any, ...]:
+        """The registry's largest value of each of `keys`, in order: the widest range a slider can need."""
+        return tuple(params.get(key).max for key in self.keys)
+
+    @property
     def element_key(self) -> str:
         if self._view is None:
             raise RuntimeError("call starts() before show()")
         return f"{self.name}_{self._view.gen}"
 
     def show(self, chart: Any, **kwargs: Any) -> Any:
-        """`show_chart` with the element key and the callback that reports a drag's end."""
+        """`show_chart` with the element key and the callback that reports a drag's end; before it,
+        the page's ranges of its sliders (`ranges_html`), if it has any."""
         key = self.element_key
+        if self.limits:
+            (kwargs.get("container") or st).html(ranges_html(key, self.limits))
         return show_chart(chart, key=key, on_select=_callback(self.name, key, self.keys, self.limits), **kwargs)
+
+
+#: The attribute that marks the page's ranges of a live chart's sliders (`ranges_html`), read by
+#: `explorer.assets.LIVE_RANGES_JS` in the browser.
+RANGES_ATTRIBUTE = "data-posenc-ranges"
+
+
+def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> str:
+    """A hidden element saying where the live chart `element_key`'s sliders end on this page:
+    ``data-min-<input>`` and ``data-max-<input>`` per parameter, where <input> is the slider's range
+    input (`explorer.charts.live.input_signal`). In the browser `explorer.assets.LIVE_RANGES_JS` sets
+    those inputs' min and max to them, so a chart whose sliders span a wider range shows the page's
+    (a value outside is moved inside, and reported as a drag would be). Only registry keys, element
+    keys and validated numbers go into it, never text from a user."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", element_key):
+        raise ValueError(f"element_key must be lower-case letters, digits and _, got {element_key!r}")
+    attrs = [f'{RANGES_ATTRIBUTE}="{element_key}"']
+    for key, bounds in limits.items():
+        param = params.get(key)  # a registered key (KeyError otherwise), lower-case by the registry's rule
+        for end in ("min", "max"):
+            if end not in bounds:
+                continue
+            number = float(bounds[end])
+            if not math.isfinite(number):
+                raise ValueError(f"limits: {key}'s {end} must be a finite number, got {bounds[end]!r}")
+            attrs.append(f'data-{end}-{input_signal(key)}="{param.to_url(int(number) if param.is_int else number)}"')
+    return f"<span hidden {' '.join(attrs)}></span>"
 
 
 def _callback(

@@ -253,7 +253,9 @@ def view() -> None:
 
     with tab_zoom:
         if tab_zoom.open:
-            starts = live.starts((seq_len, d_model, base, layout, scheme, zoom_np, zoom_nd))
+            # The table's size is not in the context: it reaches the chart as data (charts.ZOOM_SIZE),
+            # and the sliders span the registry's range, narrowed in the browser (LiveChart.show).
+            starts = live.starts((base, layout, scheme, zoom_np, zoom_nd))
             live.show(
                 shared(charts.zoom_chart)(
                     pair_frequencies(d_model, base),
@@ -265,6 +267,7 @@ def view() -> None:
                     d0=starts["zoom_d0"],
                     n_positions=zoom_np,
                     n_dims=zoom_nd,
+                    slider_max=live.widest_max,
                 ),
                 width="stretch",
             )

@@ -341,18 +341,25 @@ def run_transforms(rows: list[dict], transforms: list[dict], names: dict, datase
 
 def view_rows(spec: dict, **selections) -> pd.DataFrame:
     """The rows a single-view chart draws once its transforms ran (`run_transforms`), with its
-    in-chart selections at `selections` (name=value) and its parameters computed from them."""
-    data = spec["data"]
+    in-chart selections at `selections` (name=value) and its parameters computed from them. A layer
+    chart of a facts row and one drawn layer counts as a single view: its parameters may read the
+    facts row (``data('data-0')[0].field``, `explorer.charts.style.fact`)."""
+    view = spec
+    if "layer" in spec:
+        (view,) = drawn(spec)
+    data = view.get("data", spec.get("data"))
     if "sequence" in data:  # a data generator: start … stop − 1, as one field
         seq = data["sequence"]
         rows = [{seq.get("as", "data"): k} for k in range(seq["start"], seq["stop"], seq.get("step", 1))]
     else:
-        rows = frame(spec, spec).to_dict("records")
+        rows = frame(spec, view).to_dict("records")
     datasets = {name: list(values) for name, values in spec.get("datasets", {}).items()}
     names = vega_names(**selections)
-    for param in spec.get("params", []):  # signals computed from the selections (in the spec's order)
+    names["data"] = lambda name: [_Row(row) for row in datasets[name]]
+    params = [*spec.get("params", []), *(view.get("params", []) if view is not spec else [])]
+    for param in params:  # signals computed from the selections (in the spec's order)
         if "expr" in param:
             names[param["name"]] = eval(
                 compile(py_expr(param["expr"]), param["expr"], "eval"), {"__builtins__": {}}, names
             )
-    return pd.DataFrame(run_transforms(rows, spec.get("transform", []), names, datasets))
+    return pd.DataFrame(run_transforms(rows, view.get("transform", []), names, datasets))

@@ -13,12 +13,15 @@ import subprocess
 import altair as alt
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
-from _chartspec import facts_text, is_facts, view_rows
+from _chartspec import drawn, facts, facts_text, is_facts, view_rows
 
 import posenc
+from explorer import compat
 from explorer.charts import sinusoidal as charts
 from explorer.imagechart import meta as image_meta
+from explorer.render import stable_dataset_names
 
 
 @pytest.fixture(autouse=True)
@@ -289,9 +292,13 @@ def pe_column(p: int, i: int, d: int, base: float, layout: str) -> float:
     return fn(p * base ** (-2.0 * j / d))
 
 
-def zoom_spec(seq_len=128, d=128, base=10000.0, layout="interleaved", p0=0, d0=0, n_positions=128, n_dims=64):
+def zoom_spec(
+    seq_len=128, d=128, base=10000.0, layout="interleaved", p0=0, d0=0, n_positions=128, n_dims=64, slider_max=None
+):
+    """The zoom chart's spec as the page sends it (`explorer.render.show_chart`: Streamlit's conversion,
+    datasets named in order)."""
     theta = posenc.inverse_frequencies(d, base=base)
-    return charts.zoom_chart(
+    chart = charts.zoom_chart(
         theta,
         seq_len=seq_len,
         d_model=d,
@@ -301,7 +308,24 @@ def zoom_spec(seq_len=128, d=128, base=10000.0, layout="interleaved", p0=0, d0=0
         d0=d0,
         n_positions=n_positions,
         n_dims=n_dims,
-    ).to_dict()
+        slider_max=slider_max,
+    )
+    spec = stable_dataset_names(compat.vega_lite_spec(chart))
+    spec["datasets"] = {  # Streamlit's conversion sends Arrow; here as rows
+        name: pa.ipc.open_stream(rows).read_all().to_pylist() if isinstance(rows, bytes) else rows
+        for name, rows in spec["datasets"].items()
+    }
+    return spec
+
+
+def cells_layer(spec: dict) -> dict:
+    """The zoom chart's layer of cells (the other one is its facts row: the table's size)."""
+    (cells,) = drawn(spec)
+    return cells
+
+
+def all_params(spec: dict) -> list[dict]:
+    return [*spec.get("params", []), *cells_layer(spec).get("params", [])]
 
 
 def zoom_cells(spec: dict, p0: int, d0: int) -> pd.DataFrame:
@@ -325,12 +349,17 @@ WINDOWS = [
 
 @pytest.mark.parametrize("layout", ["interleaved", "concatenated"])
 @pytest.mark.parametrize("seq_len, d, base, p0, n_positions, d0, n_dims", WINDOWS)
-def test_zoom_values_computed_in_the_browser_are_posencs(layout, seq_len, d, base, p0, n_positions, d0, n_dims):
+@pytest.mark.parametrize("slider_max", [None, (8191, 2047)])
+def test_zoom_values_computed_in_the_browser_are_posencs(
+    layout, seq_len, d, base, p0, n_positions, d0, n_dims, slider_max
+):
     """The chart's own transforms (calculate, filter, lookup, fold …), run in Python with the same
     float64 operations as the browser (one multiply p·θ, one sin or cos), give posenc's table and the
     formula typed out here, cell for cell, for the window cut at the table's edges; the chart starts at
-    other slider values, as after a drag."""
-    spec = zoom_spec(seq_len, d, base, layout, p0=0, d0=0, n_positions=n_positions, n_dims=n_dims)
+    other slider values, as after a drag, and its sliders span the table or the page's widest range."""
+    spec = zoom_spec(
+        seq_len, d, base, layout, p0=0, d0=0, n_positions=n_positions, n_dims=n_dims, slider_max=slider_max
+    )
     shown = zoom_cells(spec, p0, d0)
     p_end, d_end = min(p0 + n_positions, seq_len), min(d0 + n_dims, d)
     assert shown.index.tolist() == list(range(p0, p_end)) and shown.columns.tolist() == list(range(d0, d_end))
@@ -345,29 +374,44 @@ def test_zoom_chart_is_sent_each_columns_frequency_and_nothing_else():
     computes it, and sin or cos; the grid of cells is generated in the browser."""
     d, base = 64, 500.0
     spec = zoom_spec(seq_len=300, d=d, base=base, layout="concatenated", n_positions=40, n_dims=24)
-    assert "sequence" in spec["data"] and spec["data"]["sequence"]["stop"] == 24  # columns of the grid
-    (sent,) = spec["datasets"].values()
+    cells = cells_layer(spec)
+    assert "sequence" in cells["data"] and cells["data"]["sequence"]["stop"] == 24  # columns of the grid
+    assert facts(spec) == {"seq_len": 300, "d_model": d}  # the table's size, read by the window's signals
+    (sent,) = [rows for name, rows in spec["datasets"].items() if name != "data-0"]
     sent = pd.DataFrame(sent)
     theta = posenc.inverse_frequencies(d, base=base)
     assert sent["i"].tolist() == list(range(d))
     assert sent["theta"].tolist() == theta[[i if i < d // 2 else i - d // 2 for i in range(d)]].tolist()
     assert sent["fn"].tolist() == ["sin"] * (d // 2) + ["cos"] * (d // 2)
-    rows_of_grid = [t for t in spec["transform"] if t.get("as") == "r"]
+    rows_of_grid = [t for t in cells["transform"] if t.get("as") == "r"]
     assert rows_of_grid == [{"calculate": "sequence(0, 40)", "as": "r"}]
 
 
-def test_zoom_chart_sliders_are_the_windows_start_over_the_whole_table():
-    spec = zoom_spec(seq_len=300, d=64, p0=10, d0=4, n_positions=40, n_dims=24)
-    params = {p["name"]: p for p in spec["params"] if "bind" in p}
-    assert [p["name"] for p in spec["params"] if "bind" in p] == ["zoom_d0", "zoom_p0"]  # p₀ shown first
+@pytest.mark.parametrize("slider_max, his", [(None, (299, 63)), ((8191, 2047), (8191, 2047))])
+def test_zoom_chart_sliders_are_the_windows_start_over_the_whole_table(slider_max, his):
+    spec = zoom_spec(seq_len=300, d=64, p0=10, d0=4, n_positions=40, n_dims=24, slider_max=slider_max)
+    params = {p["name"]: p for p in all_params(spec) if "bind" in p}
+    assert [p["name"] for p in all_params(spec) if "bind" in p] == ["zoom_d0", "zoom_p0"]  # p₀ shown first
     assert set(params) == set(charts.LIVE_PARAMS)
-    for key, start, hi in (("zoom_p0", 10, 299), ("zoom_d0", 4, 63)):
+    for key, start, hi in zip(("zoom_p0", "zoom_d0"), (10, 4), his, strict=True):
         param = params[key]
         assert param["select"]["type"] == "point" and param["select"]["fields"] == [key]
         assert param["value"] == start and param["bind"]["input"] == "range"
         assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0, hi, 1)
     with pytest.raises(ValueError, match="outside"):
         zoom_spec(seq_len=300, d=64, p0=300)
+    with pytest.raises(ValueError, match="slider_max"):  # a slider that cannot reach the table's end
+        zoom_spec(seq_len=300, d=64, slider_max=(298, 2047))
+
+
+@pytest.mark.parametrize("p0, d0, window", [("500", "7", (299, 299, 7, 30)), ("20", "100", (20, 59, 63, 63))])
+def test_a_slider_past_the_tables_edge_shows_the_edge(p0, d0, window):
+    """Where the browser's script has not narrowed the sliders (`LiveChart`), a value past the table's
+    last position or dimension is read as that last one: the window holds its last cell."""
+    spec = zoom_spec(seq_len=300, d=64, n_positions=40, n_dims=24, slider_max=(8191, 2047))
+    cells = view_rows(spec, zoom_p0=p0, zoom_d0=d0)
+    p, i = cells["p"].astype(int), cells["i"].astype(int)
+    assert (p.min(), p.max(), i.min(), i.max()) == window
 
 
 def test_zoom_chart_words_hold_for_every_slider_value():
@@ -375,10 +419,17 @@ def test_zoom_chart_words_hold_for_every_slider_value():
     computed in the browser (`zoom_title`)."""
     spec = zoom_spec(seq_len=300, d=64, p0=17, d0=5, n_positions=40, n_dims=24)
     words = " ".join(spec["title"]["subtitle"]) + spec["description"]
-    assert "position 299 and dimension 63" in words and "40 positions × 24 dimensions" in spec["description"]
+    assert "past the table's last position or dimension is cut there" in words
+    assert "40 positions × 24 dimensions" in spec["description"]
     assert "17" not in words and " 5 " not in words
-    firsts = {p["name"]: p["expr"] for p in spec["params"] if "expr" in p}
-    assert firsts == {"zoom_first_p": "toNumber(zoom_p0.zoom_p0)", "zoom_first_i": "toNumber(zoom_d0.zoom_d0)"}
+    assert "300" not in words and "64" not in words  # the table's size is data (another size, the same spec)
+    signals = {p["name"]: p["expr"] for p in all_params(spec) if "expr" in p}
+    assert signals == {
+        "zoom_seq_len": "data('data-0')[0].seq_len",
+        "zoom_d_model": "data('data-0')[0].d_model",
+        "zoom_first_p": "min(toNumber(zoom_p0.zoom_p0), zoom_seq_len - 1)",
+        "zoom_first_i": "min(toNumber(zoom_d0.zoom_d0), zoom_d_model - 1)",
+    }
     assert "zoom_first_p" in spec["title"]["text"]["expr"] and "zoom_first_i" in spec["title"]["text"]["expr"]
 
 
@@ -386,8 +437,10 @@ def run_js(spec: dict, expression: str, *, p0: str, d0: str, width: float = 2000
     """A Vega expression of the chart, evaluated by node (JavaScript, as in the browser) with Vega's
     functions it uses, the sliders' values as the inputs' text and the chart's parameters computed
     from them."""
-    signals = "".join(f"const {p['name']} = {p['expr']};" for p in spec["params"] if "expr" in p)
+    signals = "".join(f"const {p['name']} = {p['expr']};" for p in all_params(spec) if "expr" in p)
+    rows = json.dumps(spec["datasets"])
     script = (
+        f"const datasets = {rows}, data = (name) => datasets[name];"
         "const min = Math.min, length = (s) => s.length, toNumber = (x) => +x;"
         "const format = (x, f) => String(Math.round(x));"
         "const sequence = (a, b, s) => { const out = []; for (let x = a; x < b; x += s) out.push(x); return out; };"
@@ -414,12 +467,12 @@ def test_zoom_title_and_axis_labels_follow_the_sliders():
     assert run_js(spec, title, p0="90", d0="0", width=150) == three
     # a tick on every row whose position is a multiple of 5 (label_step(50)), labelled with it; none
     # past the table's last position
-    axis = spec["encoding"]["y"]["axis"]
+    axis = cells_layer(spec)["encoding"]["y"]["axis"]
     assert charts.label_step(50) == 5
     assert run_js(spec, axis["values"]["expr"], p0="3", d0="0") == list(range(2, 50, 5))
     assert run_js(spec, axis["labelExpr"], p0="3", d0="0", value=2) == "5"
     assert run_js(spec, axis["values"]["expr"], p0="90", d0="0") == [0, 5]  # positions 90 and 95
-    x_axis = spec["encoding"]["x"]["axis"]
+    x_axis = cells_layer(spec)["encoding"]["x"]["axis"]
     assert run_js(spec, x_axis["values"]["expr"], p0="0", d0="7") == [1, 3, 5, 7]  # dimensions 8 … 14
 
 

@@ -497,3 +497,53 @@ def test_the_zoom_window_moves_in_the_browser_and_the_link_follows_the_release(b
     assert live_again.locator('input[name="zoom_p0_zoom_p0"]').input_value() == str(moved)
     cell = tooltip(again, live_again, 0.5, 0.6)  # the same cell, give or take a row of a few pixels
     assert abs(int(cell["position p"]) - int(after["position p"])) <= 1 and cell["PE(p, i)"] == exact(cell)
+
+
+def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders(browser, server):
+    """Issue #23: the zoom chart's sliders are built over the registry's range and narrowed in the
+    browser to the table's (explorer.assets.LIVE_RANGES_JS reads the page's hidden ranges span, which
+    takes no room). Another d keeps the chart (its canvas, in place) while its slider and its values
+    follow; End on a slider reaches the table's last position; a shorter table then moves the window's
+    start to its new last position, and the link follows."""
+    import math
+
+    title, base = "Sinusoidal heatmap", 1000.0
+    query = "seq_len=300&d_model=64&base=1000&layout_sin=concatenated&zoom_p0=10&zoom_d0=20&zoom_np=40&zoom_nd=24"
+    page = open_drawn(browser, f"{server.base_url}/Sinusoidal_heatmap?{query}", title)
+    chart = page.locator("[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]").first
+    p_in, d_in = (chart.locator(f'input[name="{key}_{key}"]') for key in ("zoom_p0", "zoom_d0"))
+    assert (p_in.get_attribute("max"), d_in.get_attribute("max")) == ("299", "63")  # the spec's: 8191, 2047
+    assert (p_in.input_value(), d_in.input_value()) == ("10", "20")
+    assert page.locator("[data-posenc-ranges]").count() == 1
+    hidden_row = page.evaluate(
+        "() => document.querySelector('[data-posenc-ranges]').closest('[data-testid=stElementContainer]')"
+        ".getBoundingClientRect().height"
+    )
+    assert hidden_row == 0
+    chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
+
+    def press(key: str, arrow: str, url: str) -> None:
+        page.locator(f".st-key-{key} input[type=range]").focus()
+        page.keyboard.press(arrow)
+        page.wait_for_function(f"() => location.search.includes('{url}')", timeout=15_000)
+        wait_idle(page, title=title)
+
+    press("d_model", "ArrowRight", "d_model=66")
+    assert d_in.get_attribute("max") == "65" and p_in.get_attribute("max") == "299"
+    assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the zoom chart was rebuilt"
+    chart.scroll_into_view_if_needed()
+    cell = tooltip(page, chart, 0.5, 0.6)
+    p, i = int(cell["position p"]), int(cell["dimension i"])
+    fn, j = (math.sin, i) if i < 33 else (math.cos, i - 33)
+    assert cell["PE(p, i)"] == f"{fn(p * base ** (-2 * j / 66)):.6f}".replace("-", "−")  # d = 66's value
+
+    p_in.focus()
+    page.keyboard.press("End")  # the slider's end is the table's last position
+    page.wait_for_function("() => new URLSearchParams(location.search).get('zoom_p0') === '299'", timeout=15_000)
+    wait_idle(page, title=title)
+    press("seq_len", "ArrowLeft", "seq_len=299")  # the window's start is past the shorter table
+    page.wait_for_function("() => new URLSearchParams(location.search).get('zoom_p0') === '298'", timeout=15_000)
+    wait_idle(page, title=title)
+    now = page.locator("[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]").first
+    p_now = now.locator('input[name="zoom_p0_zoom_p0"]')
+    assert (p_now.get_attribute("max"), p_now.input_value()) == ("298", "298")

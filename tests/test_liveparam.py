@@ -12,8 +12,9 @@ import pytest
 from _apptest import run_page
 from streamlit.testing.v1 import AppTest
 
+from explorer import assets
 from explorer.charts import live
-from explorer.liveparam import View, from_selection, plan
+from explorer.liveparam import RANGES_ATTRIBUTE, View, from_selection, plan, ranges_html
 
 
 def test_the_in_chart_slider_is_a_point_selection_bound_to_a_range_input():
@@ -152,3 +153,23 @@ def test_a_bad_url_value_falls_back_with_a_notice():
     run_page("", at)
     assert "values 5 12" in shown(at) and "starts 5 12 key t_live_0" in shown(at)
     assert "m" not in at.query_params and "n" not in at.query_params
+
+
+def test_the_pages_range_travels_beside_the_chart_for_the_browser_to_apply():
+    """`ranges_html`: a hidden span naming the chart's element and, per parameter, the range input
+    (Vega's signal name, `live.input_signal`) with the page's bounds, which explorer.assets'
+    LIVE_RANGES_JS sets on that input; the page's CSS takes its row out of the layout."""
+    html = ranges_html("sin_zoom_live_3", {"zoom_p0": {"max": 299}, "zoom_d0": {"min": 0, "max": 63.0}})
+    assert html == (
+        '<span hidden data-posenc-ranges="sin_zoom_live_3" data-max-zoom_p0_zoom_p0="299" '
+        'data-min-zoom_d0_zoom_d0="0" data-max-zoom_d0_zoom_d0="63"></span>'
+    )
+    assert live.input_signal("zoom_p0") == "zoom_p0_zoom_p0"
+    assert RANGES_ATTRIBUTE in assets.LIVE_RANGES_JS and "input[type=range][name=" in assets.LIVE_RANGES_JS
+    assert f"span[{RANGES_ATTRIBUTE}]:only-child) {{ display: none; }}" in assets.BASE_CSS
+    with pytest.raises(ValueError, match="element_key"):
+        ranges_html('x" onclick="alert(1)', {"zoom_p0": {"max": 1}})
+    with pytest.raises(ValueError, match="zoom_p0's max must be a finite number"):
+        ranges_html("sin_zoom_live_0", {"zoom_p0": {"max": float("nan")}})
+    with pytest.raises(KeyError):
+        ranges_html("sin_zoom_live_0", {"not_a_param": {"max": 1}})

@@ -7,13 +7,14 @@ cells are computed by the chart's transforms, run here in Python (tests/_chartsp
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pytest
 from _apptest import run_page
-from _chartspec import element_spec, proto_spec, readable_titles, view_rows
+from _chartspec import drawn, element_spec, facts, proto_spec, readable_titles, view_rows
 from streamlit.testing.v1 import AppTest
 
 import posenc
@@ -74,9 +75,24 @@ def zoom_chart(at: AppTest) -> dict:
     return element_spec(chart)
 
 
+def zoom_params(at: AppTest) -> list[dict]:
+    """The zoom chart's parameters (top level and its layer's)."""
+    spec = zoom_chart(at)
+    return [*spec.get("params", []), *(p for layer in spec.get("layer", []) for p in layer.get("params", []))]
+
+
 def zoom_starts(at: AppTest) -> dict[str, int]:
     """{zoom_p0, zoom_d0: where the zoom chart's sliders start}."""
-    return {p["name"]: p["value"] for p in zoom_chart(at)["params"] if "bind" in p}
+    return {p["name"]: p["value"] for p in zoom_params(at) if "bind" in p}
+
+
+def zoom_ranges(at: AppTest) -> dict[str, tuple[str, str]]:
+    """{zoom_p0, zoom_d0: (which chart, the largest value)}: the page's range of the zoom chart's
+    sliders, which the browser's script applies to them (explorer.liveparam.ranges_html)."""
+    (body,) = [h.proto.body for h in at.get("html") if h.proto.body.startswith("<span hidden data-posenc-ranges")]
+    (chart,) = re.findall(r'data-posenc-ranges="([a-z0-9_]+)"', body)
+    found = dict(re.findall(r'data-max-([a-z0-9_]+)="([0-9]+)"', body))
+    return {key: (chart, found[f"{key}_{key}"]) for key in charts.LIVE_PARAMS}
 
 
 def zoom_window(at: AppTest) -> np.ndarray:
@@ -251,8 +267,10 @@ def test_every_control_at_its_maximum():
     assert f"{int(fading.sum())} of 1024 pairs turn at least once within a block" in subtitle
     assert f"at most {most:.0%} of its amplitude" in subtitle
     zoom = zoom_chart(views["Zoom"])
-    assert zoom["data"]["sequence"]["stop"] == 256 and "sequence(0, 256)" in str(zoom["transform"])  # 256 × 256
-    (sent,) = zoom["datasets"].values()
+    (cells,) = drawn(zoom)
+    assert cells["data"]["sequence"]["stop"] == 256 and "sequence(0, 256)" in str(cells["transform"])  # 256 × 256
+    assert facts(zoom) == {"seq_len": 8192, "d_model": 2048}
+    (sent,) = [rows for name, rows in zoom["datasets"].items() if name != "data-0"]
     assert len(sent) == 2048  # one frequency per column, the most the chart is sent
     curves = find(specs, " turn")
     (data,) = [df for df in curves["_data"].values() if "curve" in df]
@@ -274,7 +292,9 @@ def test_zoom_window_is_cut_at_the_edges():
     values, positions, dims = zoom_window(at)
     assert values.shape == (10, 6)  # positions 90 … 99, dims 10 … 15
     assert positions == list(range(90, 100)) and dims == list(range(10, 16))
-    assert "a window past its edge is cut there" in " ".join(zoom_chart(at)["title"]["subtitle"])
+    assert "A window past the table's last position or dimension is cut there" in " ".join(
+        zoom_chart(at)["title"]["subtitle"]
+    )
     assert box(at) == (90, 99, 10, 15)
 
 
@@ -297,8 +317,14 @@ def test_the_links_window_start_is_where_the_zoom_charts_sliders_start():
     at = run(query)
     assert not [s for s in at.slider if s.key in charts.LIVE_PARAMS]  # no second control for them
     assert zoom_starts(at) == {"zoom_p0": 10, "zoom_d0": 4}
-    bounds = {p["name"]: (p["bind"]["min"], p["bind"]["max"]) for p in zoom_chart(at)["params"] if "bind" in p}
-    assert bounds == {"zoom_p0": (0, 299), "zoom_d0": (0, 63)}
+    # the sliders are built over the registry's range (the spec does not change with the table's
+    # size) and narrowed in the browser to the table's: positions 0 … 299, dimensions 0 … 63
+    bounds = {p["name"]: (p["bind"]["min"], p["bind"]["max"]) for p in zoom_params(at) if "bind" in p}
+    assert bounds == {"zoom_p0": (0, 8191), "zoom_d0": (0, 2047)}
+    (zoom,) = [e for e in at.get("vega_lite_chart") if '"bind"' in e.proto.spec]
+    key = zoom.proto.id.rsplit("-", 1)[-1]  # the chart's element key, which the span names
+    assert key.startswith("sin_zoom_live_")
+    assert zoom_ranges(at) == {"zoom_p0": (key, "299"), "zoom_d0": (key, "63")}
     values, positions, dims = zoom_window(at)
     assert positions == list(range(10, 50)) and dims == list(range(4, 28))
     expected = posenc.sinusoidal_encoding(np.arange(10, 50), 64, base=1000.0, layout="concatenated")[:, 4:28]
@@ -431,3 +457,22 @@ def test_tour_narration_does_not_depend_on_the_layout():
 
     for step in SITE.tour:
         assert "left" not in step.narration and "right" not in step.narration
+
+
+def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders():
+    """Issue #23: a change of d or seq_len reaches the zoom chart as data (its facts row and θ): the
+    spec the page sends stays the same, so the browser keeps the chart and swaps its rows, and the
+    page's range of its sliders follows the table (explorer.liveparam.ranges_html)."""
+    at = run({"seq_len": "300", "d_model": "64", "zoom_p0": "10", "zoom_d0": "4"})
+    before = {k: v for k, v in zoom_chart(at).items() if k not in ("datasets", "_data")}
+    chart_key = zoom_ranges(at)["zoom_p0"][0]
+    for key, value in (("d_model", 66), ("seq_len", 301)):
+        at.slider(key=key).set_value(value)
+        run_page("", at)
+        after = {k: v for k, v in zoom_chart(at).items() if k not in ("datasets", "_data")}
+        assert after == before, f"another {key} gave the zoom chart a new spec"
+    assert zoom_ranges(at) == {"zoom_p0": (chart_key, "300"), "zoom_d0": (chart_key, "65")}
+    values, positions, dims = zoom_window(at)
+    assert positions == list(range(10, 74)) and dims == list(range(4, 36))
+    expected = posenc.sinusoidal_encoding(np.arange(10, 74), 66)[:, 4:36]
+    np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12)

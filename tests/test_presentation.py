@@ -100,10 +100,11 @@ def test_view_url():
 def test_injected_code_is_constant_and_survives_streamlits_sanitiser():
     for block in (assets.BASE_CSS, assets.PRESENT_CSS):
         assert block.startswith("<style>") and block.endswith("</style>") and "{}" not in block
-    body = assets.SVG_EXPORT_JS[len("<script>") : -len("</script>")]
-    assert assets.SVG_EXPORT_JS.startswith("<script>") and assets.SVG_EXPORT_JS.endswith("</script>")
-    # DOMPurify (SAFE_FOR_XML) removes a script whose text contains "<" + letter, "/" or "!".
-    assert re.search(r"<[/\w!]", body) is None
+    for script in (assets.SVG_EXPORT_JS, assets.LIVE_RANGES_JS, assets.CLOCK_BRIDGE_JS):
+        body = script[len("<script>") : -len("</script>")]
+        assert script.startswith("<script>") and script.endswith("</script>")
+        # DOMPurify (SAFE_FOR_XML) removes a script whose text contains "<" + letter, "/" or "!".
+        assert re.search(r"<[/\w!]", body) is None
 
 
 def test_present_css_keeps_fixed_size_charts_inside_their_column():

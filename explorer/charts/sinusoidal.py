@@ -31,6 +31,8 @@ from explorer.charts.style import (
     FIT_X,
     FONT_SCALE_PARAM,
     chart_config,
+    fact,
+    facts_layer,
     facts_titled,
     font_scale_param,
     on_canvas,
@@ -533,12 +535,17 @@ def zoom_columns(theta: np.ndarray, layout: str) -> pd.DataFrame:
 #: The chart's signals holding the window's first position and dimension as numbers (computed once
 #: per slider change from `live.number`, so that no cell evaluates it again).
 ZOOM_FIRST = {"zoom_p0": "zoom_first_p", "zoom_d0": "zoom_first_i"}
+#: The table's size in the zoom chart: a field of its facts row (`style.fact`) -> the signal that
+#: holds it. The size travels as data, so another seq_len or d changes the chart's rows, not its spec,
+#: and the browser keeps the chart (issue #23).
+ZOOM_SIZE = {"seq_len": "zoom_seq_len", "d_model": "zoom_d_model"}
 
 
-def zoom_window(*, seq_len: int, d_model: int, n_positions: int, n_dims: int) -> dict[str, str]:
+def zoom_window(*, n_positions: int, n_dims: int) -> dict[str, str]:
     """The window as Vega expressions of the in-chart sliders: its first and last position and
-    dimension (``p0``, ``p_last``, ``d0``, ``d_last``), cut at seq_len − 1 and d − 1."""
+    dimension (``p0``, ``p_last``, ``d0``, ``d_last``), cut at seq_len − 1 and d − 1 (`ZOOM_SIZE`)."""
     p0, d0 = (ZOOM_FIRST[key] for key in LIVE_PARAMS)
+    seq_len, d_model = ZOOM_SIZE["seq_len"], ZOOM_SIZE["d_model"]
     return {
         "p0": p0,
         "p_last": f"min({p0} + {n_positions}, {seq_len}) - 1",
@@ -573,11 +580,11 @@ def label_step(count: int, most: int = 12) -> int:
     return step
 
 
-def _offset_axis(title: str, offset: str, end: int, count: int) -> alt.Axis:
+def _offset_axis(title: str, offset: str, end: str, count: int) -> alt.Axis:
     """An axis over the grid's rows or columns 0 … count − 1 labelled with the table's index offset + k
     (offset: the window's first index, a signal): a tick and a label at every multiple of `label_step`
-    of the index, none past the table's last index end − 1. While a slider moves, they move with the
-    cells."""
+    of the index, none past the table's last index end − 1 (end: a signal, the table's size). While
+    a slider moves, they move with the cells."""
     step = label_step(count)
     return alt.Axis(
         title=title,
@@ -598,14 +605,19 @@ def zoom_chart(
     d0: int,
     n_positions: int,
     n_dims: int,
-) -> alt.Chart:
+    slider_max: tuple[int, int] | None = None,
+) -> alt.LayerChart:
     """The zoom window PE(p, i), p0 ≤ p < p0 + n_positions, d0 ≤ i < d0 + n_dims, one rect per value,
     every value computed in the browser.
 
-    Sent: `zoom_columns` (each column's θ, posenc's, and sin or cos), once. The window's start p0, d0
-    are the chart's own sliders (`LIVE_PARAMS`, 0 … seq_len − 1 and 0 … d − 1, starting at `p0`,
-    `d0`). The browser makes the grid of rows r × columns c once; a slider changes only each cell's
-    position p = p0 + r and dimension i = d0 + c, its θ and function (looked up by i) and its value
+    Sent: `zoom_columns` (each column's θ, posenc's, and sin or cos) and the table's size (the facts
+    row, `ZOOM_SIZE`). The window's start p0, d0 are the chart's own sliders (`LIVE_PARAMS`, starting
+    at `p0`, `d0`), spanning 0 … `slider_max` (first position, first dimension; default the table's
+    last position and dimension). The page gives the widest range its controls allow, so that the
+    spec does not depend on the table's size, and narrows the sliders to the table in the browser
+    (`explorer.liveparam.LiveChart`); a slider value past the table's edge is read as the edge. The
+    browser makes the grid of rows r × columns c once; a slider changes only each cell's position
+    p = p0 + r and dimension i = d0 + c, its θ and function (looked up by i) and its value
     ``ZOOM_VALUE``: sin or cos of p·θ, the same float64 operations as posenc. (The cells keep their
     place and identity while the window moves, so Vega updates them in place; cells made anew at each
     step cost time growing faster than their number.) Cells past the table's last position or
@@ -617,34 +629,44 @@ def zoom_chart(
         raise ValueError(f"theta must hold d_model / 2 = {d_model // 2} finite frequencies, got shape {theta.shape}")
     if seq_len < 1 or n_positions < 1 or n_dims < 1:
         raise ValueError(f"seq_len, n_positions and n_dims must be >= 1, got {seq_len}, {n_positions}, {n_dims}")
+    p_max, d_max = (seq_len - 1, d_model - 1) if slider_max is None else slider_max
+    if p_max < seq_len - 1 or d_max < d_model - 1:
+        raise ValueError(
+            f"slider_max must reach the table's last position and dimension ({seq_len - 1}, {d_model - 1}), "
+            f"got {slider_max}"
+        )
     columns = zoom_columns(theta, layout)  # raises for an unknown layout
     n_rows, n_cols = min(n_positions, seq_len), min(n_dims, d_model)  # the grid: the window's most cells
     sliders = [
-        live.position("zoom_p0", start=int(p0), lo=0, hi=seq_len - 1, label="first position p₀ "),
-        live.position("zoom_d0", start=int(d0), lo=0, hi=d_model - 1, label="first dimension i₀ "),
+        live.position("zoom_p0", start=int(p0), lo=0, hi=int(p_max), label="first position p₀ "),
+        live.position("zoom_d0", start=int(d0), lo=0, hi=int(d_max), label="first dimension i₀ "),
     ]
-    window = zoom_window(seq_len=seq_len, d_model=d_model, n_positions=n_positions, n_dims=n_dims)
-    firsts = [alt.param(name=ZOOM_FIRST[key], expr=live.number(key)) for key in LIVE_PARAMS]
+    size = [alt.param(name=signal, expr=fact(field)) for field, signal in ZOOM_SIZE.items()]
+    window = zoom_window(n_positions=n_positions, n_dims=n_dims)
+    firsts = [
+        alt.param(name=ZOOM_FIRST[key], expr=f"min({live.number(key)}, {ZOOM_SIZE[field]} - 1)")
+        for key, field in zip(LIVE_PARAMS, ZOOM_SIZE, strict=True)
+    ]
     font_scale = font_scale_param()  # style_spec sets it in presentation mode
 
     # ignore: the stub takes only a Literal of Vega's scheme names; the page's scheme is one
     colours = alt.Scale(scheme=scheme, domain=[-1.0, 1.0], clamp=True)  # type: ignore[arg-type]
     x = alt.X("c0:Q").scale(domain=[-0.5, n_cols - 0.5], nice=False, zero=False, round=True)
     y = alt.Y("r0:Q").scale(domain=[-0.5, n_rows - 0.5], nice=False, zero=False, reverse=True, round=True)
-    chart = (
+    cells = (
         alt.Chart(alt.sequence(0, n_cols, as_="c"))
         .transform_calculate(r=f"sequence(0, {n_rows})")
         .transform_flatten(["r"])
         .transform_calculate(c0="datum.c - 0.5", c1="datum.c + 0.5", r0="datum.r - 0.5", r1="datum.r + 0.5")
         .transform_calculate(p=f"{window['p0']} + datum.r", i=f"{window['d0']} + datum.c")
-        .transform_filter(f"datum.p < {seq_len} && datum.i < {d_model}")
+        .transform_filter(f"datum.p < {ZOOM_SIZE['seq_len']} && datum.i < {ZOOM_SIZE['d_model']}")
         .transform_lookup(lookup="i", from_=alt.LookupData(data=columns, key="i", fields=["theta", "fn"]))
         .transform_calculate(value=ZOOM_VALUE)
         .mark_rect(strokeWidth=0)
         .encode(
-            x=x.axis(_offset_axis("dimension i", window["d0"], d_model, n_cols)),
+            x=x.axis(_offset_axis("dimension i", window["d0"], ZOOM_SIZE["d_model"], n_cols)),
             x2=alt.X2("c1:Q"),
-            y=y.axis(_offset_axis("position p", window["p0"], seq_len, n_rows)),
+            y=y.axis(_offset_axis("position p", window["p0"], ZOOM_SIZE["seq_len"], n_rows)),
             y2=alt.Y2("r1:Q"),
             color=alt.Color("value:Q").title("PE(p, i)").scale(colours).legend(gradientLength=180),
             tooltip=[
@@ -654,21 +676,22 @@ def zoom_chart(
                 alt.Tooltip("value:Q", title="PE(p, i)", format=f".{ZOOM_DECIMALS}f"),
             ],
         )
-        .add_params(*reversed(sliders), *firsts, font_scale)  # Vega lists bound inputs in reverse: p₀ first on screen
+        # Vega lists bound inputs in reverse: p₀ first on screen
+        .add_params(*reversed(sliders), *size, *firsts, font_scale)
     )
     layout_line = LAYOUT_TITLES[layout]
     subtitle = [
         layout_line[0].upper() + layout_line[1:] + ".",
         "One cell per value, nothing averaged, computed in your browser; hover for the number.",
-        f"Drag the sliders above. The table ends at position {seq_len - 1} and dimension {d_model - 1}: "
-        "a window past its edge is cut there.",
+        "Drag the sliders above. A window past the table's last position or dimension is cut there.",
     ]
     description = (
-        f"The zoom window of the sinusoidal encoding table ({seq_len} positions × {d_model} dimensions, "
-        f"{layout} layout): up to {n_rows} positions × {n_cols} dimensions from the first position p₀ and the "
-        "first dimension i₀ set by the sliders above the chart, every value shown as one coloured cell."
+        f"The zoom window of the sinusoidal encoding table ({layout} layout): up to {n_rows} positions × "
+        f"{n_cols} dimensions from the first position p₀ and the first dimension i₀ set by the sliders above "
+        "the chart, every value shown as one coloured cell."
     )
-    return chart.properties(
+    return alt.LayerChart(
+        layer=[facts_layer({"seq_len": int(seq_len), "d_model": int(d_model)}), cells],
         title=alt.TitleParams(alt.ExprRef(zoom_title(window)), subtitle=subtitle, anchor="start"),
         description=description,
         height=int(np.clip(3 * n_rows, 240, 520)),
