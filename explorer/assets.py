@@ -8,7 +8,12 @@ strict pattern.
 
 from explorer import compat
 
-#: Always on: the frame's script-only elements (preload, SVG export, clock bridge) take no room
+#: The attribute of the hidden element that carries a live chart's slider ranges
+#: (explorer.liveparam.ranges_html), read by `LIVE_RANGES_JS`; `BASE_CSS` takes its row out of the layout.
+LIVE_RANGES_ATTRIBUTE = "data-posenc-ranges"
+
+#: Always on: the frame's script-only elements (preload, SVG export, clock bridge) and the live
+#: charts' hidden range elements (`LIVE_RANGES_ATTRIBUTE`) take no room
 #: (each was an empty row with the column's gap); the tour panel's narration in large type; on the RoPE page, the blocks that share a
 #: wrapping row with a fixed-size chart (the metric cards, the pair map) move below the chart
 #: rather than shrink under the width they need (two cards; the pair map's title). On every
@@ -25,10 +30,13 @@ from explorer import compat
 #: sliders keep label and value on one line, the vision page's two side by side where they fit, the
 #: zoom's wide enough to aim with. The vision page's large grids are drawn on a canvas, which cannot
 #: shrink to a phone's column (clicks would miss their patch), so they scroll sideways in their own box.
-BASE_CSS = """<style>
+BASE_CSS = (
+    """<style>
 [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) { display: none; }
-[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > span[data-posenc-ranges]:only-child) { display: none; }
-.st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
+"""
+    + f'[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > span[{LIVE_RANGES_ATTRIBUTE}]:only-child) '
+    + "{ display: none; }\n"
+    + """.st-key-tour_panel [data-testid="stMarkdown"] p { font-size: 1.45rem; line-height: 1.45; }
 .st-key-tour_panel [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
 [data-testid="stTabs"] [role="tab"] p { font-size: 1.1rem; }
 [data-testid="stLayoutWrapper"]:has(> .st-key-rope_pair_metrics) { flex-basis: 24rem; }
@@ -73,6 +81,7 @@ BASE_CSS = """<style>
 .st-key-clock_chart .vega-embed form.vega-bindings input[type="checkbox"] { width: 1.3rem; height: 1.3rem; }
 .st-key-clock_chart .vega-embed form.vega-bindings select { font-size: 1rem; }
 </style>"""
+)
 
 #: Presentation mode: a larger rem base (Streamlit sizes text, widgets and spacing in rem), the
 #: Streamlit chrome a student does not need hidden (toolbar actions, main menu, deploy button,
@@ -218,15 +227,21 @@ SVG_EXPORT_JS = """<script>
 #: chart whose sliders span the registry's widest range keeps its spec when the table's size changes
 #: (issue #23: the browser keeps the chart instead of building it anew); this sets each slider's min and
 #: max to the page's range whenever the span or the chart's inputs are added (a rerun that changes the
-#: range redraws the span; a chart built anew adds its inputs). A value outside the new range is moved
-#: inside by the browser, and this sends the slider's own input event, so the chart, its selection and
-#: 150 ms later the page and the link follow, as after a drag. Installed once per browser tab; the
-#: input names are Vega's signal names (explorer.charts.live.input_signal).
-LIVE_RANGES_JS = """<script>
+#: range redraws the span; a chart built anew adds its inputs), and the read-out beside it to the
+#: input's value (the browser moves a value outside the new range inside). It sends no event: a value
+#: the page's range moves is clamped by the server in the same rerun, which then builds the chart anew
+#: at it (explorer.liveparam.plan), and the chart's own expressions read a value past the table's edge
+#: as the edge. Installed once per browser tab. It relies on vega-embed's markup for a bound range
+#: input (explorer.compat lists it): the input's name is the signal's (explorer.charts.live.input_signal),
+#: its read-out the next element.
+LIVE_RANGES_JS = (
+    """<script>
 (function () {
   if (window.__posencLiveRanges) { return; }
   window.__posencLiveRanges = true;
-  var MARK = 'data-posenc-ranges', WATCH = 'form.vega-bindings, [' + MARK + ']';
+  var MARK = '"""
+    + LIVE_RANGES_ATTRIBUTE
+    + """', WATCH = 'form.vega-bindings, [' + MARK + ']';
   function narrow(span) {
     var form = document.querySelector('.st-key-' + CSS.escape(span.getAttribute(MARK)) + ' form.vega-bindings');
     if (!form) { return; }
@@ -235,11 +250,9 @@ LIVE_RANGES_JS = """<script>
       if (!m) { continue; }
       var input = form.querySelector('input[type=range][name="' + CSS.escape(m[2]) + '"]');
       if (!input || input.getAttribute(m[1]) === a.value) { continue; }
-      var before = input.value;
       input.setAttribute(m[1], a.value);
       var shown = input.nextElementSibling;
       if (shown) { shown.textContent = input.value; }
-      if (input.value !== before) { input.dispatchEvent(new Event('input', {bubbles: true})); }
     }
   }
   new MutationObserver(function (records) {
@@ -256,6 +269,7 @@ LIVE_RANGES_JS = """<script>
   }).observe(document.body, {childList: true, subtree: true});
 })();
 </script>"""
+)
 
 
 #: The clock page's play and number box move the hands (the chart's ``pos``) without the slider,

@@ -80,7 +80,10 @@ stMainBlockContainer, stExpandSidebarButton, stSidebar, stVegaLiteChart, stEleme
 stElementToolbarButton, stFullScreenFrame, stTabs, stMarkdown, stCaptionContainer,
 stLayoutWrapper) and ``.st-key-<key>`` classes; it also styles vega-embed's own markup for the
 in-chart controls (``form.vega-bindings``, ``.vega-bind``, ``.vega-bind-name``: the clock page puts
-them above its clocks and presentation mode enlarges them).
+them above its clocks and presentation mode enlarges them), and the live charts' scripts
+(``CLOCK_BRIDGE_JS``, ``LIVE_RANGES_JS``) rely on vega-embed's markup for a bound range input: its
+``name`` is the signal's, its read-out the next element, and Vega listens to its ``input`` event. The
+live charts' hidden range elements (``span[data-posenc-ranges]`` in an stHtml) take no room either.
 Tests only: tests/test_script_compile.py reads ``streamlit.runtime.scriptrunner.magic`` (which
 statements magic would draw) to check that switching magic off hides nothing. If one disappears, presentation mode shows
 Streamlit's chrome again or the SVG button is missing; `tests/test_e2e.py` checks them in Chromium.

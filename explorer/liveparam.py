@@ -28,9 +28,10 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
-from explorer import mode, params
+from explorer import assets, mode, params
 from explorer.charts.live import input_signal
 from explorer.param import ParamError
 from explorer.render import dark_theme, show_chart
@@ -101,7 +102,13 @@ class LiveChart:
 
     def starts(self, context: Hashable) -> dict[str, Any]:
         views = st.session_state.setdefault(_STATE_KEY, {})
-        self._view = views[self.name] = plan(views.get(self.name), self.values, (context, mode.is_on(), dark_theme()))
+        previous = views.get(self.name)
+        if previous is not None and f"{self.name}_{previous.gen}" not in st.session_state:
+            # The chart left the page in a finished run (its tab closed, another page): Streamlit
+            # dropped its element and its state, and the browser will build it from its spec's
+            # starts, so they must be the values now (an interrupted run drops nothing).
+            previous = replace(previous, shown=())
+        self._view = views[self.name] = plan(previous, self.values, (context, mode.is_on(), dark_theme()))
         return dict(self._view.starts)
 
     @property
@@ -124,11 +131,6 @@ class LiveChart:
         return show_chart(chart, key=key, on_select=_callback(self.name, key, self.keys, self.limits), **kwargs)
 
 
-#: The attribute that marks the page's ranges of a live chart's sliders (`ranges_html`), read by
-#: `explorer.assets.LIVE_RANGES_JS` in the browser.
-RANGES_ATTRIBUTE = "data-posenc-ranges"
-
-
 def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> str:
     """A hidden element saying where the live chart `element_key`'s sliders end on this page:
     ``data-min-<input>`` and ``data-max-<input>`` per parameter, where <input> is the slider's range
@@ -138,15 +140,20 @@ def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> st
     keys and validated numbers go into it, never text from a user."""
     if not re.fullmatch(r"[a-z][a-z0-9_]*", element_key):
         raise ValueError(f"element_key must be lower-case letters, digits and _, got {element_key!r}")
-    attrs = [f'{RANGES_ATTRIBUTE}="{element_key}"']
+    attrs = [f'{assets.LIVE_RANGES_ATTRIBUTE}="{element_key}"']
     for key, bounds in limits.items():
-        param = params.get(key)  # a registered key (KeyError otherwise), lower-case by the registry's rule
+        try:
+            param = params.get(key)  # registry keys are lower-case identifiers (explorer.param)
+        except KeyError:
+            raise ValueError(f"limits: {key!r} is not a registered parameter") from None
         for end in ("min", "max"):
             if end not in bounds:
                 continue
-            number = float(bounds[end])
-            if not math.isfinite(number):
-                raise ValueError(f"limits: {key}'s {end} must be a finite number, got {bounds[end]!r}")
+            value = bounds[end]
+            number = float(value) if isinstance(value, (int, float, np.integer, np.floating)) else math.nan
+            if isinstance(value, bool) or not math.isfinite(number) or (param.is_int and number != int(number)):
+                kind = "a whole number" if param.is_int else "a finite number"
+                raise ValueError(f"limits: {key}'s {end} must be {kind}, got {value!r}")
             attrs.append(f'data-{end}-{input_signal(key)}="{param.to_url(int(number) if param.is_int else number)}"')
     return f"<span hidden {' '.join(attrs)}></span>"
 

@@ -515,11 +515,11 @@ def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders(browser
     assert (p_in.get_attribute("max"), d_in.get_attribute("max")) == ("299", "63")  # the spec's: 8191, 2047
     assert (p_in.input_value(), d_in.input_value()) == ("10", "20")
     assert page.locator("[data-posenc-ranges]").count() == 1
-    hidden_row = page.evaluate(
-        "() => document.querySelector('[data-posenc-ranges]').closest('[data-testid=stElementContainer]')"
-        ".getBoundingClientRect().height"
+    row_display = page.evaluate(  # out of the layout: no empty row, no extra gap
+        "() => getComputedStyle(document.querySelector('[data-posenc-ranges]')"
+        ".closest('[data-testid=stElementContainer]')).display"
     )
-    assert hidden_row == 0
+    assert row_display == "none"
     chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
 
     def press(key: str, arrow: str, url: str) -> None:
@@ -539,6 +539,7 @@ def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders(browser
 
     p_in.focus()
     page.keyboard.press("End")  # the slider's end is the table's last position
+    assert p_in.input_value() == "299"
     page.wait_for_function("() => new URLSearchParams(location.search).get('zoom_p0') === '299'", timeout=15_000)
     wait_idle(page, title=title)
     press("seq_len", "ArrowLeft", "seq_len=299")  # the window's start is past the shorter table
@@ -547,3 +548,29 @@ def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders(browser
     now = page.locator("[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]").first
     p_now = now.locator('input[name="zoom_p0_zoom_p0"]')
     assert (p_now.get_attribute("max"), p_now.input_value()) == ("298", "298")
+
+
+def test_the_zoom_chart_comes_back_where_the_link_is_after_its_tab_was_closed(browser, server):
+    """A drag (Home on i₀) is reported and the link drops zoom_d0; a smaller table keeps the chart; then
+    the Zoom tab is closed and opened again: the chart, built anew, starts where the link says
+    (explorer.liveparam.LiveChart.starts), not where its spec started before the drag."""
+    title = "Sinusoidal heatmap"
+    query = "seq_len=300&d_model=64&zoom_p0=5&zoom_d0=63"
+    page = open_drawn(browser, f"{server.base_url}/Sinusoidal_heatmap?{query}", title)
+    live = "[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]"
+    page.locator(live).first.locator('input[name="zoom_d0_zoom_d0"]').focus()
+    page.keyboard.press("Home")
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('zoom_d0')", timeout=15_000)
+    wait_idle(page, title=title)
+    page.locator(".st-key-d_model input[type=range]").focus()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => location.search.includes('d_model=62')", timeout=15_000)
+    wait_idle(page, title=title)
+    for tab in ("Curves", "Zoom"):
+        page.get_by_role("tab", name=tab).click()
+        page.wait_for_function(f"() => location.search.includes('sin_view={tab}') || '{tab}' === 'Zoom'")
+        wait_idle(page, title=title)
+    page.locator(live).first.locator('input[name="zoom_d0_zoom_d0"]').wait_for()
+    d_in = page.locator(live).first.locator('input[name="zoom_d0_zoom_d0"]')
+    assert (d_in.input_value(), d_in.get_attribute("max")) == ("0", "61")
+    assert not page.evaluate("() => new URLSearchParams(location.search).has('zoom_d0')")

@@ -12,9 +12,9 @@ import pytest
 from _apptest import run_page
 from streamlit.testing.v1 import AppTest
 
-from explorer import assets
+from explorer import assets, manifest  # noqa: F401  (manifest registers the pages' parameters)
 from explorer.charts import live
-from explorer.liveparam import RANGES_ATTRIBUTE, View, from_selection, plan, ranges_html
+from explorer.liveparam import View, from_selection, plan, ranges_html
 
 
 def test_the_in_chart_slider_is_a_point_selection_bound_to_a_range_input():
@@ -85,9 +85,12 @@ def test_plan_keeps_the_chart_while_its_own_drag_moves_the_value():
 
 
 def _script():
+    import altair as alt
+    import pandas as pd
     import streamlit as st
 
     from explorer import liveparam
+    from explorer.charts import live
 
     if "fake_report" in st.session_state:  # what the on_select callback does before the rerun
         liveparam.report("t_live", ("m", "n"), st.session_state.pop("fake_report"))
@@ -95,6 +98,9 @@ def _script():
     starts = chart.starts(("ctx",))
     st.write(f"values {chart.values['m']} {chart.values['n']}")
     st.write(f"starts {starts['m']} {starts['n']} key {chart.element_key}")
+    if st.session_state.get("drawn", True):  # the chart on the page (False: its tab is closed)
+        sliders = [live.position(key, start=value, lo=0, hi=8192, label=key) for key, value in starts.items()]
+        chart.show(alt.Chart(pd.DataFrame({"x": [0]})).mark_point().encode(x="x:Q").add_params(*sliders))
 
 
 def shown(at) -> list[str]:
@@ -120,15 +126,39 @@ def test_a_report_reaches_the_session_and_the_url_and_keeps_the_chart():
     assert at.query_params["m"] == "100"
 
 
+def test_a_chart_that_left_the_page_comes_back_where_the_value_is():
+    """A drag moved m in the browser (the spec kept its start); the chart's tab closed (a finished run
+    without it: Streamlit dropped its element); when it is drawn again the browser builds it from its
+    spec, so the spec starts at the value now, on a new element."""
+    at = AppTest.from_function(_script)
+    run_page("", at)
+    at.session_state["fake_report"] = {"m": [{"m": 40}], "n": {}}
+    run_page("", at)
+    assert shown(at) == ["values 40 12", "starts 5 12 key t_live_0"]  # kept while on the page
+    at.session_state["drawn"] = False
+    run_page("", at)
+    at.session_state["drawn"] = True
+    run_page("", at)
+    assert shown(at) == ["values 40 12", "starts 40 12 key t_live_1"]
+    run_page("", at)  # on the page again: kept
+    assert shown(at) == ["values 40 12", "starts 40 12 key t_live_1"]
+
+
 def _script_with_a_range():
+    import altair as alt
+    import pandas as pd
     import streamlit as st
 
     from explorer import liveparam
+    from explorer.charts import live
 
     if "fake_report" in st.session_state:
         liveparam.report("t_live", ("m",), st.session_state.pop("fake_report"), {"m": {"max": 30}})
     chart = liveparam.LiveChart("t_live", ("m",), limits={"m": {"max": 30}})
-    st.write(f"values {chart.values['m']} starts {chart.starts(('ctx',))['m']}")
+    starts = chart.starts(("ctx",))
+    st.write(f"values {chart.values['m']} starts {starts['m']}")
+    slider = live.position("m", start=starts["m"], lo=0, hi=30, label="m")
+    chart.show(alt.Chart(pd.DataFrame({"x": [0]})).mark_point().encode(x="x:Q").add_params(slider))
 
 
 def test_the_pages_range_clamps_the_link_and_the_report():
@@ -165,11 +195,14 @@ def test_the_pages_range_travels_beside_the_chart_for_the_browser_to_apply():
         'data-min-zoom_d0_zoom_d0="0" data-max-zoom_d0_zoom_d0="63"></span>'
     )
     assert live.input_signal("zoom_p0") == "zoom_p0_zoom_p0"
-    assert RANGES_ATTRIBUTE in assets.LIVE_RANGES_JS and "input[type=range][name=" in assets.LIVE_RANGES_JS
-    assert f"span[{RANGES_ATTRIBUTE}]:only-child) {{ display: none; }}" in assets.BASE_CSS
+    attribute = assets.LIVE_RANGES_ATTRIBUTE
+    assert html.startswith(f'<span hidden {attribute}="') and f"'{attribute}'" in assets.LIVE_RANGES_JS
+    assert "input[type=range][name=" in assets.LIVE_RANGES_JS
+    assert f"span[{attribute}]:only-child) {{ display: none; }}" in assets.BASE_CSS
     with pytest.raises(ValueError, match="element_key"):
         ranges_html('x" onclick="alert(1)', {"zoom_p0": {"max": 1}})
-    with pytest.raises(ValueError, match="zoom_p0's max must be a finite number"):
-        ranges_html("sin_zoom_live_0", {"zoom_p0": {"max": float("nan")}})
-    with pytest.raises(KeyError):
+    for bad in (float("nan"), "299", True, 12.5, None):
+        with pytest.raises(ValueError, match="zoom_p0's max must be a whole number"):
+            ranges_html("sin_zoom_live_0", {"zoom_p0": {"max": bad}})
+    with pytest.raises(ValueError, match="'not_a_param' is not a registered parameter"):
         ranges_html("sin_zoom_live_0", {"not_a_param": {"max": 1}})
