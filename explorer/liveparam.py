@@ -103,7 +103,7 @@ class LiveChart:
     def starts(self, context: Hashable) -> dict[str, Any]:
         views = st.session_state.setdefault(_STATE_KEY, {})
         previous = views.get(self.name)
-        if previous is not None and f"{self.name}_{previous.gen}" not in st.session_state:
+        if previous is not None and _element_key(self.name, previous.gen) not in st.session_state:
             # The chart left the page in a finished run (its tab closed, another page): Streamlit
             # dropped its element and its state, and the browser will build it from its spec's
             # starts, so they must be the values now (an interrupted run drops nothing).
@@ -120,7 +120,7 @@ class LiveChart:
     def element_key(self) -> str:
         if self._view is None:
             raise RuntimeError("call starts() before show()")
-        return f"{self.name}_{self._view.gen}"
+        return _element_key(self.name, self._view.gen)
 
     def show(self, chart: Any, **kwargs: Any) -> Any:
         """`show_chart` with the element key and the callback that reports a drag's end; before it,
@@ -156,6 +156,11 @@ def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> st
                 raise ValueError(f"limits: {key}'s {end} must be {kind}, got {value!r}")
             attrs.append(f'data-{end}-{input_signal(key)}="{param.to_url(int(number) if param.is_int else number)}"')
     return f"<span hidden {' '.join(attrs)}></span>"
+
+
+def _element_key(name: str, gen: int) -> str:
+    """The Streamlit key of live chart `name`'s element in its generation `gen` (`View.gen`)."""
+    return f"{name}_{gen}"
 
 
 def _callback(

@@ -643,9 +643,9 @@ def zoom_chart(
     ]
     size = [alt.param(name=signal, expr=fact(field)) for field, signal in ZOOM_SIZE.items()]
     window = zoom_window(n_positions=n_positions, n_dims=n_dims)
-    firsts = [
+    firsts = [  # a slider value past the table's last position or dimension reads as that last one
         alt.param(name=ZOOM_FIRST[key], expr=f"min({live.number(key)}, {ZOOM_SIZE[field]} - 1)")
-        for key, field in zip(LIVE_PARAMS, ZOOM_SIZE, strict=True)
+        for key, field in (("zoom_p0", "seq_len"), ("zoom_d0", "d_model"))
     ]
     font_scale = font_scale_param()  # style_spec sets it in presentation mode
 
