@@ -180,17 +180,16 @@ with tab_grid:
     if tab_grid.open:
         tables = offsets_now()
         notes = {
-            "raster 1D": [f"position = row · {cols} + column", "frames one after another"],
+            "raster 1D": ["position = row · columns + column", "frames one after another"],
             "axial 2D": ["half the pairs turn with the row,", "half with the column; no time axis"],
             "M-RoPE contiguous": ["pairs in blocks t, h, w", f"section: {section_origin(own_c, False)}"],
             "M-RoPE interleaved": ["pairs T, H, W, T, H, W, …", f"section: {section_origin(own_i, True)}"],
         }
         where = "the same frame" if frame == 0 else f"frame {frame}"
         phone = mode.on_a_phone()  # one heatmap per row: a 2 × 2 grid would be scaled to unreadable text
+        # Not the grid's size: the chart keeps its spec when it changes (query_heatmaps' facts row)
         starts = live.starts(
             (
-                rows,
-                cols,
                 frames,
                 frame,
                 head_dim,
@@ -211,7 +210,8 @@ with tab_grid:
                 domain=None if own_range else (-1.0, 1.0),
                 columns=1 if phone else 2,
                 panel_width=260 if phone else 300,
-                description=f"Four heatmaps over a {rows} by {cols} patch grid, one per scheme ("
+                slider_max=live.widest_max,
+                description="Four heatmaps over the patch grid, one per scheme ("
                 + ", ".join(scheme_title(name) for name in SCHEMES)
                 + f"): the similarity of the query patch (in frame 0) with every patch of {where}. The query "
                 "row and column sliders above the heatmaps move the query, and so does a click on a patch.",

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import ast
 import base64
-import functools
 import io
 import json
 import math
 import re
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -158,94 +156,18 @@ def element_spec(element) -> dict:
     return readable_titles(spec)
 
 
-# ---------------------------------------------------------------- what the browser computes
-#: The Vega expression syntax the charts' in-browser transforms use, and nothing else.
-_EXPR_NODES = (
-    ast.Expression,
-    ast.BinOp,
-    ast.BoolOp,
-    ast.Compare,
-    ast.UnaryOp,
-    ast.Call,
-    ast.Attribute,
-    ast.Name,
-    ast.Constant,
-    ast.Load,
-    ast.operator,
-    ast.boolop,
-    ast.cmpop,
-    ast.unaryop,
-)
-_EXPR_FUNCTIONS = {"floor": math.floor, "toNumber": float}
+def sent_spec(chart) -> dict:
+    """`chart`'s spec as a page sends it (`explorer.render.show_chart`: Streamlit's conversion, the
+    datasets named in order), its Arrow datasets decoded into rows."""
+    from explorer import compat
+    from explorer.render import stable_dataset_names
 
-
-def _js_plus(a: Any, b: Any) -> Any:
-    """JavaScript's +: a string with anything is a string (a whole number written without ".0")."""
-    if isinstance(a, str) or isinstance(b, str):
-        return "".join(str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in (a, b))
-    return a + b
-
-
-class _JsPlus(ast.NodeTransformer):
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        self.generic_visit(node)
-        if isinstance(node.op, ast.Add):
-            return ast.Call(func=ast.Name(id="_js_plus", ctx=ast.Load()), args=[node.left, node.right], keywords=[])
-        return node
-
-
-@functools.lru_cache(maxsize=256)
-def _compiled(expr: str) -> Any:
-    """`expr` checked against the tested subset and compiled once (a transform is evaluated per row)."""
-    source = expr.replace("&&", " and ").replace("||", " or ")
-    tree = ast.parse(source, mode="eval")
-    for node in ast.walk(tree):
-        if not isinstance(node, _EXPR_NODES):
-            raise ValueError(f"not in the tested subset of Vega expressions: {ast.dump(node)} in {expr!r}")
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _EXPR_FUNCTIONS):
-            raise ValueError(f"unknown function in {expr!r}")
-    return compile(ast.fix_missing_locations(_JsPlus().visit(tree)), "<vega>", "eval")
-
-
-def vega_value(expr: str, datum: dict, selections: dict[str, Any]) -> Any:
-    """A Vega expression of the small arithmetic subset the charts compute in the browser (numbers,
-    + − * / %, comparisons, && ||, floor, toNumber, ``datum.field``, a point selection's value
-    ``name.name``), evaluated here in Python with the selections at `selections` ({name: value}).
-    Anything outside that subset raises. (``%`` agrees with JavaScript's for operands >= 0.)"""
-    code = _compiled(expr)
-    names = {name: SimpleNamespace(**{name: value}) for name, value in selections.items()}
-    return eval(
-        code,
-        {"__builtins__": {}},
-        {**_EXPR_FUNCTIONS, **names, "_js_plus": _js_plus, "datum": SimpleNamespace(**datum)},
-    )
-
-
-def browser_rows(spec: dict, view: dict, selections: dict[str, Any]) -> pd.DataFrame:
-    """The rows a unit view draws as the browser computes them, with the selections at `selections`:
-    its data (a named dataset or a sequence) through its calculate, filter and lookup transforms,
-    each evaluated here (`vega_value`) from the spec as sent."""
-    data = view.get("data", spec.get("data"))
-    if "sequence" in data:
-        seq = data["sequence"]
-        rows = [{seq.get("as", "data"): v} for v in range(seq["start"], seq["stop"], seq.get("step", 1))]
-    else:
-        rows = [dict(r) for r in spec["datasets"][data["name"]]]
-    for step in view.get("transform", []):
-        if "calculate" in step:
-            for row in rows:
-                row[step["as"]] = vega_value(step["calculate"], row, selections)
-        elif "filter" in step and isinstance(step["filter"], str):
-            rows = [row for row in rows if vega_value(step["filter"], row, selections)]
-        elif "lookup" in step:
-            source = step["from"]
-            table = {r[source["key"]]: r for r in spec["datasets"][source["data"]["name"]]}
-            for row in rows:
-                match = table.get(row[step["lookup"]], {})
-                row.update({f: match.get(f) for f in source["fields"]})
-        else:
-            raise ValueError(f"transform not simulated: {step}")
-    return pd.DataFrame(rows)
+    spec = stable_dataset_names(compat.vega_lite_spec(chart))
+    spec["datasets"] = {
+        name: pa.ipc.open_stream(rows).read_all().to_pylist() if isinstance(rows, bytes) else rows
+        for name, rows in spec["datasets"].items()
+    }
+    return spec
 
 
 # ------------------------------------------------------- a chart's transforms, evaluated in Python
@@ -302,7 +224,7 @@ def vega_names(**selections: dict) -> dict:
         "max": max,
         "floor": math.floor,
         "PI": math.pi,
-        "sequence": lambda start, stop: list(range(int(start), int(stop))),
+        "sequence": lambda start, stop, step=1: list(range(int(start), int(stop), int(step))),
         "toNumber": float,
     }
     names.update({name: _Row({name: value}) for name, value in selections.items()})
@@ -339,14 +261,50 @@ def run_transforms(rows: list[dict], transforms: list[dict], names: dict, datase
     return out
 
 
-def view_rows(spec: dict, **selections) -> pd.DataFrame:
-    """The rows a single-view chart draws once its transforms ran (`run_transforms`), with its
-    in-chart selections at `selections` (name=value) and its parameters computed from them. A layer
-    chart of a facts row and one drawn layer counts as a single view: its parameters may read the
-    facts row (``data('data-0')[0].field``, `explorer.charts.style.fact`)."""
-    view = spec
-    if "layer" in spec:
-        (view,) = drawn(spec)
+def spec_names(spec: dict, view: dict | None = None, **selections) -> dict:
+    """The names the expressions of `spec` (and of its unit `view`) see in the browser, with the
+    in-chart selections at `selections` (name=value; the others at their spec's value): Vega's functions (`vega_names`), ``data(name)``
+    over the spec's datasets (a facts row: `explorer.charts.style.fact`), and the spec's parameters
+    computed from them, top-level ones first, in the spec's order."""
+    datasets = {name: list(values) for name, values in spec.get("datasets", {}).items()}
+    params = [*spec.get("params", []), *(view.get("params", []) if view is not None and view is not spec else [])]
+    starts = {p["name"]: p["value"] for p in params if "select" in p and isinstance(p.get("value"), (int, float))}
+    names = vega_names(**{**starts, **selections})  # a selection not given is where the spec starts it
+    names["data"] = lambda name: [_Row(row) for row in datasets[name]]
+    for param in params:  # signals computed from the selections (in the spec's order)
+        if "expr" in param:
+            names[param["name"]] = eval(
+                compile(py_expr(param["expr"]), param["expr"], "eval"), {"__builtins__": {}}, names
+            )
+    return names
+
+
+def _js_plus(a: Any, b: Any) -> Any:
+    """JavaScript's +: a string with anything is a string (a whole number written without ".0")."""
+    if isinstance(a, str) or isinstance(b, str):
+        return "".join(str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in (a, b))
+    return a + b
+
+
+class _JsPlus(ast.NodeTransformer):
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Add):
+            return ast.Call(func=ast.Name(id="_js_plus", ctx=ast.Load()), args=[node.left, node.right], keywords=[])
+        return node
+
+
+def spec_value(spec: dict, expr: str, **selections) -> Any:
+    """A Vega expression of `spec` (a title's, an axis's) as the browser computes it (`spec_names`;
+    ``+`` as JavaScript's: text joined with a number shows a whole number without ".0")."""
+    tree = _JsPlus().visit(ast.parse(py_expr(expr), mode="eval"))
+    code = compile(ast.fix_missing_locations(tree), expr, "eval")
+    return eval(code, {"__builtins__": {}}, {**spec_names(spec, **selections), "_js_plus": _js_plus})
+
+
+def unit_rows(spec: dict, view: dict, **selections) -> pd.DataFrame:
+    """The rows the unit `view` of `spec` (one panel's layer in a concatenation, say) draws once its
+    transforms ran (`run_transforms`), with the in-chart selections at `selections` (name=value)."""
     data = view.get("data", spec.get("data"))
     if "sequence" in data:  # a data generator: start … stop − 1, as one field
         seq = data["sequence"]
@@ -354,12 +312,15 @@ def view_rows(spec: dict, **selections) -> pd.DataFrame:
     else:
         rows = frame(spec, view).to_dict("records")
     datasets = {name: list(values) for name, values in spec.get("datasets", {}).items()}
-    names = vega_names(**selections)
-    names["data"] = lambda name: [_Row(row) for row in datasets[name]]
-    params = [*spec.get("params", []), *(view.get("params", []) if view is not spec else [])]
-    for param in params:  # signals computed from the selections (in the spec's order)
-        if "expr" in param:
-            names[param["name"]] = eval(
-                compile(py_expr(param["expr"]), param["expr"], "eval"), {"__builtins__": {}}, names
-            )
+    names = spec_names(spec, view, **selections)
     return pd.DataFrame(run_transforms(rows, view.get("transform", []), names, datasets))
+
+
+def view_rows(spec: dict, **selections) -> pd.DataFrame:
+    """The rows a single-view chart draws once its transforms ran (`unit_rows`). A layer chart of a
+    facts row and one drawn layer counts as a single view: its parameters may read the facts row
+    (``data('data-0')[0].field``, `explorer.charts.style.fact`)."""
+    view = spec
+    if "layer" in spec:
+        (view,) = drawn(spec)
+    return unit_rows(spec, view, **selections)

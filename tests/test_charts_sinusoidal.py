@@ -13,12 +13,10 @@ import subprocess
 import altair as alt
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
-from _chartspec import drawn, facts, facts_text, is_facts, view_rows
+from _chartspec import drawn, facts, facts_text, is_facts, sent_spec, view_rows
 
 import posenc
-from explorer import compat
 from explorer.charts import sinusoidal as charts
 from explorer.imagechart import meta as image_meta
 from explorer.render import stable_dataset_names
@@ -310,12 +308,7 @@ def zoom_spec(
         n_dims=n_dims,
         slider_max=slider_max,
     )
-    spec = stable_dataset_names(compat.vega_lite_spec(chart))
-    spec["datasets"] = {  # Streamlit's conversion sends Arrow; here as rows
-        name: pa.ipc.open_stream(rows).read_all().to_pylist() if isinstance(rows, bytes) else rows
-        for name, rows in spec["datasets"].items()
-    }
-    return spec
+    return sent_spec(chart)
 
 
 def cells_layer(spec: dict) -> dict:
@@ -531,7 +524,6 @@ def test_another_table_size_changes_only_the_overviews_rows():
     """The overview's title names the table's size and travels in its facts row; the description names
     no size. Another length or width then leaves the spec as it was (the browser redraws the chart in
     place; explorer.render.stable_dataset_names names the datasets as the page sends them)."""
-    from explorer.render import stable_dataset_names
 
     def overview(n: int, d: int) -> dict:
         chart = charts.encoding_heatmap(

@@ -1,6 +1,6 @@
 """Chart builders of the Images-and-video page (explorer/charts/vision.py), through to_dict(): marks,
 encodings, the data each layer draws, the description, and the input checks. The query heatmaps
-compute in the browser: their transforms are evaluated here from the spec (`browser_rows`) and
+compute in the browser: their transforms are evaluated here from the spec as sent (`unit_rows`) and
 compared with the formulas, re-typed, and with posenc.angle_scores."""
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import browser_rows, find, frame, layers, legible, png_pixels, vega_value
+from _chartspec import find, frame, layers, legible, png_pixels, sent_spec, spec_value, unit_rows
+from hypothesis import given
+from hypothesis import strategies as st
 
 import posenc
 from explorer.charts import vision as charts
@@ -208,7 +210,7 @@ def live_chart(rows=4, cols=5, frames=2, frame=1, query=(1, 3), **kw):
     kw.setdefault("notes", {"raster": ["line one", "line two"]})
     kw.setdefault("domain", None)
     kw.setdefault("description", "what it shows")
-    return charts.query_heatmaps(tables, query=query, frame=frame, **kw).to_dict()
+    return sent_spec(charts.query_heatmaps(tables, query=query, frame=frame, **kw))
 
 
 def cells_of(panel: dict) -> dict:
@@ -218,7 +220,7 @@ def cells_of(panel: dict) -> dict:
 
 def shown(spec: dict, panel: int, query: tuple[int, int]) -> np.ndarray:
     """Panel `panel`'s heatmap as the browser computes it with the sliders at `query`: (rows, cols)."""
-    df = browser_rows(spec, cells_of(spec["concat"][panel]), {"vis_qrow": query[0], "vis_qcol": query[1]})
+    df = unit_rows(spec, cells_of(spec["concat"][panel]), vis_qrow=query[0], vis_qcol=query[1])
     rows, cols = int(df["vis_qrow"].max()) + 1, int(df["vis_qcol"].max()) + 1
     assert len(df) == rows * cols  # one mark per patch
     out = np.full((rows, cols), np.nan)
@@ -245,7 +247,7 @@ def test_the_browser_shows_every_querys_scores(rows, cols, frames, frame):
 
 def test_the_query_is_the_charts_own_sliders_and_a_click_on_a_patch():
     spec = live_chart(rows=4, cols=5, query=(1, 3))
-    params = {p["name"]: p for p in spec["params"]}
+    params = {p["name"]: p for p in spec["params"] if "select" in p}
     assert list(params) == ["vis_qcol", "vis_qrow"]  # Vega lists bound inputs in reverse: row first on screen
     for key, start, top in (("vis_qrow", 1, 3), ("vis_qcol", 3, 4)):
         p = params[key]
@@ -255,18 +257,18 @@ def test_the_query_is_the_charts_own_sliders_and_a_click_on_a_patch():
         assert p["select"]["on"] == charts.PATCH_CLICK  # a click sets it from the patch's own field
         assert (p["bind"]["input"], p["bind"]["min"], p["bind"]["max"], p["bind"]["step"]) == ("range", 0, top, 1)
     # every patch carries its row and column under the parameters' names (what a click reads)
-    df = browser_rows(spec, cells_of(spec["concat"][2]), {"vis_qrow": 0, "vis_qcol": 0})
+    df = unit_rows(spec, cells_of(spec["concat"][2]), vis_qrow=0, vis_qcol=0)
     assert sorted(zip(df["vis_qrow"], df["vis_qcol"])) == [(r, c) for r in range(4) for c in range(5)]
     assert "isValid(event.item.datum.vis_qrow)" in charts.PATCH_CLICK["filter"][0]  # a click elsewhere: ignored
     # the ring and the title follow the query in the browser
     for panel in spec["concat"]:
         for ring in [layer for layer in panel["layer"] if layer["mark"].get("filled") is False]:
-            row = browser_rows(spec, ring, {"vis_qrow": 2, "vis_qcol": 4}).iloc[0]
+            row = unit_rows(spec, ring, vis_qrow=2, vis_qcol=4).iloc[0]
             assert (row["x0"], row["x1"], row["y0"], row["y1"]) == (3.5, 4.5, 1.5, 2.5)
             if ring["mark"]["stroke"] != "#FFFFFF":  # the line on its white halo
                 assert ring["mark"]["strokeDash"] == [3, 2]  # the query is in frame 0, the keys in frame 1
             assert row["patch"] == "the query's place (it is in frame 0)"
-    title = vega_value(spec["title"]["text"]["expr"], {}, {"vis_qrow": 2, "vis_qcol": 4})
+    title = spec_value(spec, spec["title"]["text"]["expr"], vis_qrow=2, vis_qcol=4)
     assert title == "Query patch (row 2, column 4) · keys in frame 1"
     assert spec["description"] == "what it shows"
     assert [p["title"]["text"] for p in spec["concat"]] == list(SCHEMES)
@@ -277,9 +279,7 @@ def test_the_same_frame_has_a_solid_ring():
     spec = live_chart(frames=1, frame=0)
     (halo, line) = [layer for layer in spec["concat"][0]["layer"] if layer["mark"].get("filled") is False]
     assert "strokeDash" not in halo["mark"] and line["mark"]["strokeDash"] == []
-    assert vega_value(spec["title"]["text"]["expr"], {}, {"vis_qrow": 0, "vis_qcol": 0}).endswith(
-        "keys in the same frame"
-    )
+    assert spec_value(spec, spec["title"]["text"]["expr"], vis_qrow=0, vis_qcol=0).endswith("keys in the same frame")
 
 
 def test_colour_ranges():
@@ -300,9 +300,93 @@ def test_the_data_sent_once_is_bounded_by_the_offsets():
         chart = charts.query_heatmaps(tables, notes={}, query=(0, 0), frame=0, domain=None, description="d")
         with alt.data_transformers.enable("default", max_rows=None):  # the page sends Arrow, with no row limit
             spec = chart.to_dict()
-        assert sum(len(rows_) for rows_ in spec["datasets"].values()) == total + 1  # + the ring's one row
+        assert sum(len(rows_) for rows_ in spec["datasets"].values()) == total + 2  # + the ring's row, the facts row
         assert all(len(frame(spec, cells_of(p))) == (2 * rows - 1) * (2 * cols - 1) for p in spec["concat"])
         assert (spec.get("usermeta", {}).get("embedOptions", {}).get("renderer") == "canvas") is canvas
+
+
+def test_another_grid_changes_the_data_not_the_spec():
+    """The browser keeps a chart whose spec did not change (issue #23): the grid's size and place in
+    the panels travel in the facts row, every panel has the same size, and the sliders span the
+    widest range (narrowed in the browser by the page), so another rows or cols sends new rows only."""
+
+    def without_data(**kw):
+        spec = live_chart(frames=1, frame=0, query=(0, 0), slider_max=(63, 63), **kw)
+        return spec, {k: v for k, v in spec.items() if k != "datasets"}
+
+    for columns, width in ((2, 300), (1, 260)):
+        specs = [
+            without_data(rows=r, cols=c, columns=columns, panel_width=width)
+            for r, c in ((4, 5), (12, 16), (1, 9), (9, 2))
+        ]
+        assert all(other[1] == specs[0][1] for other in specs[1:])
+        for spec, _ in specs:  # every panel the same size at every grid
+            assert {(p["width"], p["height"]) for p in spec["concat"]} == {(width, charts.panel_height(width))}
+    # what does change: the facts row
+    (small, _), (large, _) = without_data(rows=4, cols=5), without_data(rows=12, cols=16)
+    assert (small["datasets"]["data-0"][0]["rows"], small["datasets"]["data-0"][0]["cols"]) == (4, 5)
+    assert (large["datasets"]["data-0"][0]["rows"], large["datasets"]["data-0"][0]["cols"]) == (12, 16)
+
+
+def test_the_panels_place_the_grid_as_the_facts_say():
+    """The scale domains and axis ticks the browser computes from the facts row: the default 12 × 16
+    grid fills a 300 × 225 panel; a square grid is centred with equal room left and right; each axis is
+    labelled at whole rows and columns of the grid only."""
+    spec = live_chart(rows=12, cols=16, frames=1, frame=0, query=(0, 0))
+    cells = cells_of(spec["concat"][0])
+    x, y = cells["encoding"]["x"], cells["encoding"]["y"]
+    assert spec_value(spec, x["scale"]["domain"]["expr"]) == [-0.5, 15.5]
+    assert spec_value(spec, y["scale"]["domain"]["expr"]) == [-0.5, 11.5]
+    assert y["scale"]["reverse"] is True  # row 0 at the top
+    # a label at most every 36 px across (300 // 36 = 8 of them) and 30 px down (225 // 30 = 7)
+    assert spec_value(spec, x["axis"]["values"]["expr"]) == [0, 2, 4, 6, 8, 10, 12, 14]
+    assert spec_value(spec, y["axis"]["values"]["expr"]) == [0, 2, 4, 6, 8, 10]
+    square = live_chart(rows=8, cols=8, frames=1, frame=0, query=(0, 0))
+    sx = spec_value(square, cells_of(square["concat"][0])["encoding"]["x"]["scale"]["domain"]["expr"])
+    sy = spec_value(square, cells_of(square["concat"][0])["encoding"]["y"]["scale"]["domain"]["expr"])
+    assert sy == [-0.5, 7.5]  # 225 px tall: 8 patches of 28.125 px
+    assert sx[0] == pytest.approx(-0.5 - (300 / 28.125 - 8) / 2) and sx[0] + sx[1] == pytest.approx(7.0)
+    # 225 px of grid: room for 225 // 36 = 6 labels, so every second column
+    axis = cells_of(square["concat"][0])["encoding"]["x"]["axis"]
+    assert spec_value(square, axis["values"]["expr"]) == [0, 2, 4, 6]
+
+
+@given(rows=st.integers(1, 64), cols=st.integers(1, 64), width=st.sampled_from([260, 300]))
+def test_grid_frame_keeps_patches_square_and_the_grid_centred(rows, cols, width):
+    height = charts.panel_height(width)
+    f = charts.grid_frame(rows, cols, width=width, height=height)
+    px_col = width / (f["x_hi"] - f["x_lo"])  # pixels per column and per row
+    px_row = height / (f["y_hi"] - f["y_lo"])
+    box_w, box_h = cols * px_col, rows * px_row
+    assert box_w <= width + 1e-9 and box_h <= height + 1e-9  # the grid is inside the panel
+    assert max(box_w / width, box_h / height) == pytest.approx(1.0) or min(box_w, box_h) == pytest.approx(
+        charts.LEAST_SIDE
+    )  # as large as fits (or a thin side stretched)
+    assert min(box_w, box_h) >= min(charts.LEAST_SIDE, height) - 1e-9
+    if min(rows * min(width / cols, height / rows), cols * min(width / cols, height / rows)) >= charts.LEAST_SIDE:
+        assert px_col == pytest.approx(px_row)  # square patches
+    assert f["x_lo"] + f["x_hi"] == pytest.approx(cols - 1) and f["y_lo"] + f["y_hi"] == pytest.approx(rows - 1)
+    assert f["x_step"] >= 1 and f["y_step"] >= 1
+    # the axes sit at the grid's edges: moved inwards by the room between the panel's edge and the grid
+    assert f["y_offset"] == pytest.approx(-(-0.5 - f["x_lo"]) * px_col)
+    assert f["x_offset"] == pytest.approx(-(f["y_hi"] - (rows - 0.5)) * px_row)
+
+
+def test_a_slider_past_the_grids_edge_reads_as_the_edge():
+    """The sliders span the widest grid; on a smaller one a value past its last row or column shows
+    that row or column (the page narrows the sliders in the browser at once)."""
+    spec = live_chart(rows=4, cols=5, frames=1, frame=0, query=(1, 3), slider_max=(63, 63))
+    params = {p["name"]: p for p in spec["params"] if "select" in p}
+    assert (params["vis_qrow"]["bind"]["max"], params["vis_qcol"]["bind"]["max"]) == (63, 63)
+    np.testing.assert_allclose(shown(spec, 1, (40, 50)), reference("axial", 4, 5, (3, 4), 0), atol=1e-12)
+    ring = next(layer for layer in spec["concat"][0]["layer"] if layer["mark"].get("filled") is False)
+    row = unit_rows(spec, ring, vis_qrow=40, vis_qcol=50).iloc[0]
+    assert (row["x0"], row["y0"]) == (3.5, 2.5)
+    assert spec_value(spec, spec["title"]["text"]["expr"], vis_qrow=40, vis_qcol=50).startswith(
+        "Query patch (row 3, column 4)"
+    )
+    with pytest.raises(ValueError, match=r"slider_max must reach the grid's last row and column \(3, 4\)"):
+        live_chart(rows=4, cols=5, slider_max=(3, 3))
 
 
 @pytest.mark.parametrize(

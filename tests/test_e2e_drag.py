@@ -369,33 +369,39 @@ VISION_CELLS_JS = """() => {
 }"""
 
 
+def vision_raster(delta: int) -> str:
+    """1D RoPE over the raster order on the default model (Qwen2.5-VL 7B, d = 128, b = 10⁶), as the
+    tooltip shows it: the mean of cos(Δ·θ_j), computed here with math."""
+    import math
+
+    theta = [1e6 ** (-2 * j / 128) for j in range(64)]
+    return f"{sum(math.cos(delta * t) for t in theta) / 64:.4f}"
+
+
+def vision_heading(page) -> str:
+    texts = page.locator(f"{LIVE_CHART} svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
+    return next(t for t in texts if t.startswith("Query patch"))
+
+
+def vision_hovered(page, panel: int, row: int, col: int, cols: int = 16) -> dict[str, str]:
+    """The tooltip of patch (row, col) of heatmap `panel` on a grid of `cols` columns."""
+    page.mouse.move(0, 0)
+    x, y = page.evaluate(VISION_CELLS_JS)[panel][row * cols + col]
+    page.mouse.move(x, y)
+    tip = page.locator("#vg-tooltip-element")
+    tip.wait_for(state="visible")
+    cells = tip.locator("td").all_inner_texts()
+    return dict(zip(cells[0::2], (c.replace("−", "-") for c in cells[1::2]), strict=True))
+
+
 def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(browser, server):
     """Issue #23: the query patch is the four heatmaps' own. Arrow keys on "query row" move it in the
     browser (the title and every patch's score; a hovered patch's similarity is raster RoPE's, computed
     here with math) with no server run while the keys go on; then the link follows and the chart is
     not rebuilt. A click on a patch makes it the query (both sliders follow), and the link, in a new
     tab, shows that view."""
-    import math
-
     title = "Images and video"
-    theta = [1e6 ** (-2 * j / 128) for j in range(64)]  # the default model: Qwen2.5-VL 7B, d = 128, b = 10⁶
-
-    def raster(delta: int) -> str:  # 1D RoPE over the raster order: mean of cos(Δ·θ_j)
-        return f"{sum(math.cos(delta * t) for t in theta) / 64:.4f}"
-
-    def heading(page) -> str:
-        texts = page.locator(f"{LIVE_CHART} svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
-        return next(t for t in texts if t.startswith("Query patch"))
-
-    def hovered(page, panel: int, row: int, col: int) -> dict[str, str]:
-        page.mouse.move(0, 0)
-        x, y = page.evaluate(VISION_CELLS_JS)[panel][row * 16 + col]
-        page.mouse.move(x, y)
-        tip = page.locator("#vg-tooltip-element")
-        tip.wait_for(state="visible")
-        cells = tip.locator("td").all_inner_texts()
-        return dict(zip(cells[0::2], (c.replace("−", "-") for c in cells[1::2]), strict=True))
-
+    raster, heading, hovered = vision_raster, vision_heading, vision_hovered
     page = open_drawn(browser, f"{server.base_url}/Images_and_video?vis_qrow=2&vis_qcol=3", title)
     chart = page.locator(LIVE_CHART).first
     chart.scroll_into_view_if_needed()
@@ -439,6 +445,37 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     again.locator(LIVE_CHART).first.scroll_into_view_if_needed()
     assert heading(again) == "Query patch (row 8, column 12) · keys in the same frame"
     assert hovered(again, 0, 9, 12)["similarity"] == raster(16)
+
+
+def test_another_grid_keeps_the_query_heatmaps_and_narrows_their_sliders(browser, server):
+    """Issue #23: the query sliders are built over the widest grid's range and narrowed in the browser
+    to the page's grid; another number of columns or rows keeps the chart (its SVG, in place) while
+    the sliders' ends, the patches and their scores follow (raster RoPE: Δ = Δrow · cols + Δcolumn)."""
+    title = "Images and video"
+    page = open_drawn(browser, f"{server.base_url}/Images_and_video?vis_rows=6&vis_cols=8&vis_qrow=2&vis_qcol=3", title)
+    chart = page.locator(LIVE_CHART).first
+    chart.scroll_into_view_if_needed()
+    row_in, col_in = (chart.locator(f'input[name="{k}_{k}"]') for k in ("vis_qrow", "vis_qcol"))
+    assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("5", "7")  # the spec's: 63, 63
+    assert vision_hovered(page, 0, 4, 7, cols=8)["similarity"] == vision_raster(2 * 8 + 4)
+    chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
+
+    def press(key: str, url: str) -> None:
+        page.locator(f".st-key-{key} input[type=range]").focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"() => location.search.includes('{url}')", timeout=15_000)
+        wait_idle(page, title=title)
+
+    press("vis_cols", "vis_cols=9")
+    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
+    assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("5", "8")
+    assert len(page.evaluate(VISION_CELLS_JS)[0]) == 6 * 9
+    assert vision_hovered(page, 0, 4, 8, cols=9) == {"row": "4", "column": "8", "similarity": vision_raster(2 * 9 + 5)}
+    press("vis_rows", "vis_rows=7")
+    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
+    assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("6", "8")
+    assert vision_hovered(page, 0, 6, 0, cols=9)["similarity"] == vision_raster(4 * 9 - 3)
+    assert vision_heading(page) == "Query patch (row 2, column 3) · keys in the same frame"
 
 
 def tooltip(page, chart, fx: float, fy: float) -> dict[str, str]:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from _apptest import metrics, run_page
-from _chartspec import browser_rows, element_spec, find, frame
+from _chartspec import element_spec, facts, find, frame, unit_rows
 from streamlit.testing.v1 import AppTest
 
 from explorer.charts.vision import LIVE_PARAMS
@@ -71,6 +72,16 @@ def starts(spec: dict) -> tuple[int, int]:
     return values["vis_qrow"], values["vis_qcol"]
 
 
+def query_ranges(at) -> dict[str, str]:
+    """{vis_qrow, vis_qcol: the largest value}: the page's range of the query sliders, which the
+    browser's script applies to them (explorer.liveparam.ranges_html), beside the chart it names."""
+    (body,) = [h.proto.body for h in at.get("html") if h.proto.body.startswith("<span hidden data-posenc-ranges")]
+    (chart,) = re.findall(r'data-posenc-ranges="([a-z0-9_]+)"', body)
+    assert chart.startswith("vis_live_")  # the query heatmaps' element key (explorer.liveparam.LiveChart)
+    found = dict(re.findall(r'data-max-([a-z0-9_]+)="([0-9]+)"', body))
+    return {key: found[f"{key}_{key}"] for key in LIVE_PARAMS}
+
+
 def panel_grids(spec: dict, query: tuple[int, int] | None = None) -> list[np.ndarray]:
     """Each panel's heatmap as the browser computes it with the query at `query` (default: where the
     chart starts): the cells layer's transforms as sent, evaluated here."""
@@ -78,9 +89,8 @@ def panel_grids(spec: dict, query: tuple[int, int] | None = None) -> list[np.nda
     out = []
     for panel in spec["concat"]:
         (layer,) = [v for v in panel["layer"] if any("filter" in t for t in v.get("transform", []))]
-        df = browser_rows(spec, layer, dict(zip(LIVE_PARAMS, query, strict=True)))
-        rows = round(layer["encoding"]["y"]["scale"]["domain"][1] + 0.5)
-        cols = round(layer["encoding"]["x"]["scale"]["domain"][1] + 0.5)
+        df = unit_rows(spec, layer, **dict(zip(LIVE_PARAMS, query, strict=True)))
+        rows, cols = int(facts(spec)["rows"]), int(facts(spec)["cols"])
         assert len(df) == rows * cols  # one cell per patch
         grid = np.full((rows, cols), np.nan)
         grid[df["vis_qrow"].astype(int), df["vis_qcol"].astype(int)] = df["s"]
@@ -133,7 +143,8 @@ def assert_grids(at, rows, cols, q, frame, d, b, sec_c, sec_i, first="row"):
     there and at two other queries the sliders can reach."""
     spec = live_spec(at)
     assert starts(spec) == q
-    assert spec["description"].startswith(f"Four heatmaps over a {rows} by {cols} patch grid")
+    assert spec["description"].startswith("Four heatmaps over the patch grid")
+    assert (facts(spec)["rows"], facts(spec)["cols"]) == (rows, cols)
     for query in dict.fromkeys([q, (0, 0), (rows - 1, cols // 2)]):
         want = expected_grids(rows, cols, query, frame, d, b, sec_c, sec_i, first)
         for got, name in zip(panel_grids(spec, query), ("raster", "axial", "contiguous", "interleaved"), strict=True):
@@ -328,8 +339,9 @@ def test_every_control_at_its_maximum():
     assert not at.warning
     spec = live_spec(at)
     assert starts(spec) == (63, 63)
-    # data sent once: four offset tables of 127 × 127 (the bound of explorer.charts.vision.query_heatmaps)
-    assert sorted(len(rows) for rows in spec["datasets"].values()) == [1] + [127 * 127] * 4
+    # data sent once: four offset tables of 127 × 127 (the bound of explorer.charts.vision.query_heatmaps),
+    # the ring's row and the facts row
+    assert sorted(len(rows) for rows in spec["datasets"].values()) == [1, 1] + [127 * 127] * 4
     assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
     grids = panel_grids(spec, (0, 63))  # a far corner of the largest grid, as the browser computes it
     want = expected_grids(64, 64, (0, 63), 15, 256, 5e6, (32, 48, 48), (48, 40, 40))
@@ -371,7 +383,8 @@ def test_query_outside_a_smaller_grid_is_clamped():
     assert_page_complete(at)
     spec = assert_grids(at, 4, 5, (3, 4), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
     bounds = {p["name"]: (p["bind"]["min"], p["bind"]["max"]) for p in spec["params"] if "bind" in p}
-    assert bounds == {"vis_qrow": (0, 3), "vis_qcol": (0, 4)}  # the sliders reach every patch, no further
+    assert bounds == {"vis_qrow": (0, 63), "vis_qcol": (0, 63)}  # the widest grid's, in the spec
+    assert query_ranges(at) == {"vis_qrow": "3", "vis_qcol": "4"}  # narrowed in the browser: every patch, no further
     (warning,) = at.warning
     assert "vis\\_qrow" in warning.value and "vis\\_qcol" in warning.value
     # (3, 4) is also where the defaults (5, 7) clamp to on this grid: the link leaves them out, as a widget does
@@ -456,3 +469,20 @@ def test_a_report_from_the_chart_moves_the_page_and_the_link():
     (diagram,) = [element_spec(c) for c in at.get("vega_lite_chart")]
     (dots,) = find(diagram, "circle")
     assert frame(diagram, dots)[["row", "col"]].values.tolist()[0] == [9, 3]  # q, as reported
+
+
+def test_another_grid_keeps_the_query_chart_and_narrows_its_sliders():
+    """Issue #23: another number of rows or columns reaches the query heatmaps as data (the offset
+    tables and the facts row): the spec the page sends stays the same, so the browser keeps the chart
+    and swaps its rows, and the page's range of the query sliders follows the grid."""
+    at = run(vis_rows=6, vis_cols=8, vis_qrow=2, vis_qcol=3)
+    before = {k: v for k, v in live_spec(at).items() if k != "datasets"}
+    key = at.get("vega_lite_chart")[0].proto.id
+    for slider, value in (("vis_cols", 9), ("vis_rows", 7)):
+        at.slider(key=slider).set_value(value)
+        run(at)
+        after = {k: v for k, v in live_spec(at).items() if k != "datasets"}
+        assert after == before, f"another {slider} gave the query heatmaps a new spec"
+        assert at.get("vega_lite_chart")[0].proto.id == key  # the same element: the browser keeps it
+    assert query_ranges(at) == {"vis_qrow": "6", "vis_qcol": "8"}
+    assert_grids(at, 7, 9, (2, 3), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))

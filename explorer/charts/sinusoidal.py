@@ -35,6 +35,7 @@ from explorer.charts.style import (
     facts_layer,
     facts_titled,
     font_scale_param,
+    label_step,
     on_canvas,
 )
 from explorer.imagechart import DIVERGING, image_heatmap
@@ -567,17 +568,6 @@ def zoom_title(window: dict[str, str]) -> str:
         return f"width >= length({text}) * {em:g} * {FONT_SCALE_PARAM}"
 
     return f"{fits(full)} ? [{full}] : ({fits(second)} ? [{a} + ',', {second}] : [{a} + ',', {b} + ':', 'every value'])"
-
-
-def label_step(count: int, most: int = 12) -> int:
-    """The step between labelled indices on an axis of `count` cells: 1, 2, 5, 10, 20, 50, … the
-    smallest that labels at most `most` of them."""
-    step, factors = 1, (2, 5 / 2, 2)  # 1 → 2 → 5 → 10 → 20 → 50 …
-    k = 0
-    while -(-count // step) > most:
-        step = round(step * factors[k % 3])
-        k += 1
-    return step
 
 
 def _offset_axis(title: str, offset: str, end: str, count: int) -> alt.Axis:

@@ -377,6 +377,17 @@ def fact(name: str) -> str:
     return f"data('{FACTS_DATA}')[0].{name}"
 
 
+def label_step(count: int, most: int = 12) -> int:
+    """The step between labelled indices on an axis of `count` cells: 1, 2, 5, 10, 20, 50, … the
+    smallest that labels at most `most` of them."""
+    step, factors = 1, (2, 5 / 2, 2)  # 1 → 2 → 5 → 10 → 20 → 50 …
+    k = 0
+    while -(-count // step) > most:
+        step = round(step * factors[k % 3])
+        k += 1
+    return step
+
+
 def facts_layer(facts: dict[str, Any]) -> alt.Chart:
     """An invisible layer holding one row: the numbers and sentences that a chart's title or scale
     ends read with `fact(name)`. It must be the first layer of the top-level chart (of its first

@@ -17,14 +17,14 @@ for ``width="stretch"``: the heights here are fixed, the widths follow the conta
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import cast
+from typing import Any, cast
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import chart_config, configure, on_canvas
+from explorer.charts.style import chart_config, configure, fact, facts_layer, label_step, on_canvas
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 
@@ -64,6 +64,62 @@ LIVE_LABELS = {"vis_qrow": "query row ", "vis_qcol": "query column "}
 #: Above this many patches in the four heatmaps the browser draws them on a canvas (SVG redraws every
 #: patch's element on each step of a drag: measured 0.5–0.7 s per step for 4 × 64 × 64 in Chromium).
 CANVAS_ABOVE = 2000
+#: The grid's size in the query heatmaps: a field of the chart's facts row (`style.fact`) -> the
+#: signal holding it. The size travels as data and every panel has the same size at every grid, so
+#: another rows or cols changes the chart's rows, not its spec: the browser keeps the chart (issue #23).
+GRID_SIZE = {"rows": "vis_grid_rows", "cols": "vis_grid_cols"}
+#: The query patch as numbers, read once per slider change: a slider value past the grid's last row
+#: or column reads as that last one (the page narrows the sliders to the grid in the browser).
+QUERY = {"vis_qrow": "vis_query_row", "vis_qcol": "vis_query_col"}
+#: Every panel is this many times as tall as it is wide: the default 12 × 16 grid fills it exactly.
+PANEL_ASPECT = 0.75
+#: The grid's shorter side is drawn at least this many pixels long (a 1 × 64 strip stays visible).
+LEAST_SIDE = 90
+
+
+def panel_height(panel_width: int) -> int:
+    """The height of every query heatmap panel `panel_width` px wide (`PANEL_ASPECT`)."""
+    return int(round(panel_width * PANEL_ASPECT))
+
+
+def grid_frame(rows: int, cols: int, *, width: int, height: int, least: int = LEAST_SIDE) -> dict[str, float]:
+    """Where a rows × cols patch grid sits in a panel of width × height px: square patches as large as
+    fit, the grid centred; a side that would be shorter than `least` px (or the panel's side, if that is
+    shorter) is stretched to it. Returned: the x (column) and y (row) scale domains that put it there,
+    ``x_lo``, ``x_hi``, ``y_lo``, ``y_hi`` (patch k spans k − 0.5 … k + 0.5), and ``x_step``,
+    ``y_step``: every how many columns and rows an axis label goes (about one per 36 px and 30 px);
+    ``x_offset``, ``y_offset``: how far (px, negative: inwards) the column and row axes move from the
+    panel's edges to the grid's."""
+    if rows < 1 or cols < 1 or width < 1 or height < 1:
+        raise ValueError(f"rows, cols, width and height must be >= 1, got {rows}, {cols}, {width}, {height}")
+    side = min(width / cols, height / rows)
+    box_w = max(cols * side, min(width, least))
+    box_h = max(rows * side, min(height, least))
+    pad_x = (cols * width / box_w - cols) / 2  # in columns, on each side
+    pad_y = (rows * height / box_h - rows) / 2
+    return {
+        "x_lo": -0.5 - pad_x,
+        "x_hi": cols - 0.5 + pad_x,
+        "y_lo": -0.5 - pad_y,
+        "y_hi": rows - 0.5 + pad_y,
+        "x_step": label_step(cols, max(1, int(box_w // 36))),
+        "y_step": label_step(rows, max(1, int(box_h // 30))),
+        "x_offset": -(height - box_h) / 2,  # px: the column axis moved up to the grid's lower edge
+        "y_offset": -(width - box_w) / 2,  # px: the row axis moved right to the grid's left edge
+    }
+
+
+def _grid_axis(title: str, size: str, step: str, offset: str) -> alt.Axis:
+    """An axis at the grid's edge (`offset`), labelled at 0, step, 2·step, … up to the grid's last
+    index (all three Vega expressions), with no line: the grid may not fill the panel."""
+    return alt.Axis(
+        title=title,
+        grid=False,
+        domain=False,
+        format="d",
+        values=alt.ExprRef(f"sequence(0, {size}, {step})"),
+        offset=alt.ExprRef(offset),
+    )
 
 
 def offset_frame(table: np.ndarray) -> pd.DataFrame:
@@ -87,6 +143,7 @@ def query_heatmaps(
     description: str,
     panel_width: int = 300,
     columns: int = 2,
+    slider_max: tuple[int, int] | None = None,
 ) -> alt.ConcatChart:
     """One heatmap per scheme (`columns` per row: 2, or 1 for a phone's column) of the similarity of one query patch with every patch
     of `frame`; the query is the chart's own (`LIVE_PARAMS`): a click on a patch, or the sliders
@@ -100,7 +157,13 @@ def query_heatmaps(
     ``notes``: panel title -> subtitle lines. ``query``: where the sliders start. ``frame``: the
     keys' frame (the query is in frame 0: its ring is dashed in another frame). ``domain``: one
     fixed colour range for every panel, or None for each panel's own lowest to highest score
-    (computed in the browser from the heatmap shown).
+    (computed in the browser from the heatmap shown). ``slider_max``: the sliders' last row and
+    column (default the grid's; the page gives the widest its controls allow, so that the spec does
+    not depend on the grid, and narrows them in the browser: `explorer.liveparam.LiveChart`).
+
+    The grid's size and place in the panels travel in the facts row (`GRID_SIZE`, `grid_frame`):
+    every panel is `panel_width` × `panel_height` px at every grid, so another grid changes the
+    chart's data only.
     """
     if not tables:
         raise ValueError("tables must hold at least one scheme")
@@ -114,16 +177,31 @@ def query_heatmaps(
     rows, cols = (shape[0] + 1) // 2, (shape[1] + 1) // 2
     if not (0 <= query[0] < rows and 0 <= query[1] < cols):
         raise ValueError(f"query must be a patch of the {rows} × {cols} grid, got {query}")
-    q_row, q_col = (live.number(key) for key in LIVE_PARAMS)
+    row_max, col_max = (rows - 1, cols - 1) if slider_max is None else slider_max
+    if row_max < rows - 1 or col_max < cols - 1:
+        raise ValueError(
+            f"slider_max must reach the grid's last row and column ({rows - 1}, {cols - 1}), got {slider_max}"
+        )
     selections = {
-        key: live.position(key, start=int(start), lo=0, hi=n - 1, label=LIVE_LABELS[key], on=PATCH_CLICK)
-        for key, start, n in zip(LIVE_PARAMS, query, (rows, cols), strict=True)
+        key: live.position(key, start=int(start), lo=0, hi=int(n), label=LIVE_LABELS[key], on=PATCH_CLICK)
+        for key, start, n in zip(LIVE_PARAMS, query, (row_max, col_max), strict=True)
     }
-    height = grid_height(rows, cols, width=panel_width, lo=90, hi=panel_width)
-    x = alt.X("x0:Q").scale(domain=[-0.5, cols - 0.5], nice=False, zero=False).title("column")
-    x = x.axis(tickMinStep=1, format="d", grid=False)
-    y = alt.Y("y0:Q").scale(domain=[-0.5, rows - 0.5], nice=False, zero=False, reverse=True).title("row")
-    y = y.axis(tickMinStep=1, format="d", grid=False)
+    n_rows, n_cols = GRID_SIZE["rows"], GRID_SIZE["cols"]
+    signals = [alt.param(name=signal, expr=fact(field)) for field, signal in GRID_SIZE.items()]
+    signals += [
+        alt.param(name=QUERY[key], expr=f"min({live.number(key)}, {size} - 1)")
+        for key, size in (("vis_qrow", n_rows), ("vis_qcol", n_cols))
+    ]
+    q_row, q_col = QUERY["vis_qrow"], QUERY["vis_qcol"]
+    height = panel_height(panel_width)
+    place = grid_frame(rows, cols, width=panel_width, height=height)
+    facts = facts_layer({"rows": int(rows), "cols": int(cols), **place})
+    x = alt.X("x0:Q").scale(domain=alt.ExprRef(f"[{fact('x_lo')}, {fact('x_hi')}]"), nice=False, zero=False)
+    x = x.axis(_grid_axis("column", n_cols, fact("x_step"), fact("x_offset")))
+    y = alt.Y("y0:Q").scale(
+        domain=alt.ExprRef(f"[{fact('y_lo')}, {fact('y_hi')}]"), nice=False, zero=False, reverse=True
+    )
+    y = y.axis(_grid_axis("row", n_rows, fact("y_step"), fact("y_offset")))
     # a patch's edges; its row and column are fields named after the parameters (what a click reads)
     edges = {
         "x0": "datum.vis_qcol - 0.5",
@@ -144,7 +222,7 @@ def query_heatmaps(
         cells = (
             alt.Chart(df)
             .transform_filter(  # the offsets that land on the grid (first: the rest sees only those)
-                f"datum.dr >= -{q_row} && datum.dr < {rows} - {q_row} && datum.dc >= -{q_col} && datum.dc < {cols} - {q_col}"
+                f"datum.dr >= -{q_row} && datum.dr < {n_rows} - {q_row} && datum.dc >= -{q_col} && datum.dc < {n_cols} - {q_col}"
             )
             .transform_calculate(vis_qrow=f"datum.dr + {q_row}", vis_qcol=f"datum.dc + {q_col}", **edges)
             .mark_rect()
@@ -171,6 +249,8 @@ def query_heatmaps(
         halo = ring.mark_rect(filled=False, stroke="#FFFFFF", strokeWidth=5)  # reads on every colour
         line = ring.mark_rect(filled=False, stroke="#111827", strokeWidth=2.5, strokeDash=[] if frame == 0 else [3, 2])
         layer = [cells, *(m.encode(x=x, x2="x1:Q", y=y, y2="y1:Q", tooltip=["patch:N"]) for m in (halo, line))]
+        if i == 0:
+            layer.insert(0, facts)  # the facts row: the first dataset of the chart (`style.facts_layer`)
         panels.append(
             alt.layer(*layer).properties(
                 width=panel_width,
@@ -179,18 +259,26 @@ def query_heatmaps(
             )
         )
     where = "the same frame" if frame == 0 else f"frame {frame}"
-    chart = alt.concat(*panels, columns=columns, spacing=24).properties(
+    extra: dict[str, Any] = {}
+    if domain is None:
+        extra["resolve"] = alt.Resolve(scale=alt.ScaleResolveMap(color="independent"))
+    if 4 * rows * cols > CANVAS_ABOVE:
+        extra["usermeta"] = on_canvas()
+    # one constructor call: each .properties() / .add_params() on a composite copies every panel
+    chart = alt.ConcatChart(
+        concat=panels,
+        columns=columns,
+        spacing=24,
+        # ignore: the stub types Parameter.param as possibly Undefined; alt.param() always sets it
+        params=[signal.param for signal in signals],  # type: ignore[misc]
         title=alt.TitleParams(
             {"expr": f"'Query patch (row ' + {q_row} + ', column ' + {q_col} + ') · keys in {where}'"},
             subtitle="Click a patch to make it the query, or move the two sliders above.",
             anchor="start",
         ),
         description=description,
+        **extra,
     )
-    if domain is None:
-        chart = chart.resolve_scale(color="independent")
-    if 4 * rows * cols > CANVAS_ABOVE:
-        chart = chart.properties(usermeta=on_canvas())
     return configure(chart)
 
 
