@@ -187,9 +187,11 @@ with tab_grid:
         }
         where = "the same frame" if frame == 0 else f"frame {frame}"
         phone = mode.on_a_phone()  # one heatmap per row: a 2 × 2 grid would be scaled to unreadable text
-        # Not the grid's size: the chart keeps its spec when it changes (query_heatmaps' facts row)
+        # Not the grid's size: the chart keeps its spec when it changes (query_heatmaps' facts row),
+        # except where the heatmaps move to or from a canvas
         starts = live.starts(
             (
+                charts.on_canvas_at(rows, cols),
                 frames,
                 frame,
                 head_dim,

@@ -359,9 +359,7 @@ def test_grid_frame_keeps_patches_square_and_the_grid_centred(rows, cols, width)
     px_row = height / (f["y_hi"] - f["y_lo"])
     box_w, box_h = cols * px_col, rows * px_row
     assert box_w <= width + 1e-9 and box_h <= height + 1e-9  # the grid is inside the panel
-    assert max(box_w / width, box_h / height) == pytest.approx(1.0) or min(box_w, box_h) == pytest.approx(
-        charts.LEAST_SIDE
-    )  # as large as fits (or a thin side stretched)
+    assert max(box_w / width, box_h / height) == pytest.approx(1.0)  # as large as fits
     assert min(box_w, box_h) >= min(charts.LEAST_SIDE, height) - 1e-9
     if min(rows * min(width / cols, height / rows), cols * min(width / cols, height / rows)) >= charts.LEAST_SIDE:
         assert px_col == pytest.approx(px_row)  # square patches
@@ -385,6 +383,8 @@ def test_a_slider_past_the_grids_edge_reads_as_the_edge():
     assert spec_value(spec, spec["title"]["text"]["expr"], vis_qrow=40, vis_qcol=50).startswith(
         "Query patch (row 3, column 4)"
     )
+    with pytest.raises(ValueError, match=r"query must be in 0 … 63 × 0 … 63, got \(64, 0\)"):
+        live_chart(rows=4, cols=5, query=(64, 0), slider_max=(63, 63))
     with pytest.raises(ValueError, match=r"slider_max must reach the grid's last row and column \(3, 4\)"):
         live_chart(rows=4, cols=5, slider_max=(3, 3))
 

@@ -486,3 +486,33 @@ def test_another_grid_keeps_the_query_chart_and_narrows_its_sliders():
         assert at.get("vega_lite_chart")[0].proto.id == key  # the same element: the browser keeps it
     assert query_ranges(at) == {"vis_qrow": "6", "vis_qcol": "8"}
     assert_grids(at, 7, 9, (2, 3), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
+
+
+def test_a_smaller_grid_after_a_drag_keeps_the_chart_and_a_canvas_switch_starts_it_at_the_query():
+    """After a drag, the chart's spec still starts where it was built (the browser holds the dragged
+    value). A grid that shrinks below that start keeps the chart (no error: the start may lie past the
+    grid, read as its edge in the browser); a grid large enough to move the heatmaps to a canvas
+    changes the spec anyway, so the new one starts at the query the browser reported."""
+    at = AppTest.from_function(_page_after_a_report, args=(PAGE,), default_timeout=120)
+    run(at)
+    assert starts(live_spec(at)) == (5, 7)  # the defaults
+    key = at.get("vega_lite_chart")[0].proto.id
+    at.session_state["fake_report"] = {"vis_qrow": [{"vis_qrow": 1}], "vis_qcol": [{"vis_qcol": 1}]}
+    run(at)
+    at.slider(key="vis_rows").set_value(4)
+    run(at)
+    assert not at.exception
+    assert at.get("vega_lite_chart")[0].proto.id == key and starts(live_spec(at)) == (5, 7)  # kept
+    assert (facts(live_spec(at))["rows"], facts(live_spec(at))["cols"]) == (4, 16)
+    assert query_ranges(at) == {"vis_qrow": "3", "vis_qcol": "15"}
+    np.testing.assert_allclose(  # what the browser shows with its query (1, 1): the formula there
+        panel_grids(live_spec(at), (1, 1))[0],
+        expected_grids(4, 16, (1, 1), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))["raster"],
+        atol=1e-9,
+    )
+    at.slider(key="vis_rows").set_value(40)  # 4 · 40 · 16 patches > CANVAS_ABOVE: a canvas, a new spec
+    run(at)
+    assert not at.exception
+    spec = live_spec(at)
+    assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
+    assert starts(spec) == (1, 1)  # where the browser's query is, not the old start

@@ -77,6 +77,12 @@ PANEL_ASPECT = 0.75
 LEAST_SIDE = 90
 
 
+def on_canvas_at(rows: int, cols: int) -> bool:
+    """Whether the query heatmaps of a rows × cols grid are drawn on a canvas (`CANVAS_ABOVE`): the
+    one grid change that gives them a new spec."""
+    return 4 * rows * cols > CANVAS_ABOVE
+
+
 def panel_height(panel_width: int) -> int:
     """The height of every query heatmap panel `panel_width` px wide (`PANEL_ASPECT`)."""
     return int(round(panel_width * PANEL_ASPECT))
@@ -163,7 +169,8 @@ def query_heatmaps(
 
     The grid's size and place in the panels travel in the facts row (`GRID_SIZE`, `grid_frame`):
     every panel is `panel_width` × `panel_height` px at every grid, so another grid changes the
-    chart's data only.
+    chart's data only (but for the switch to a canvas, `on_canvas_at`). ``query`` must lie within the
+    sliders' range; past the grid (it shrank after a drag) it is read as the grid's edge.
     """
     if not tables:
         raise ValueError("tables must hold at least one scheme")
@@ -175,13 +182,16 @@ def query_heatmaps(
     frames = {name: offset_frame(t) for name, t in tables.items()}
     (shape,) = shapes
     rows, cols = (shape[0] + 1) // 2, (shape[1] + 1) // 2
-    if not (0 <= query[0] < rows and 0 <= query[1] < cols):
-        raise ValueError(f"query must be a patch of the {rows} × {cols} grid, got {query}")
     row_max, col_max = (rows - 1, cols - 1) if slider_max is None else slider_max
     if row_max < rows - 1 or col_max < cols - 1:
         raise ValueError(
             f"slider_max must reach the grid's last row and column ({rows - 1}, {cols - 1}), got {slider_max}"
         )
+    # Where the sliders start may lie past a grid that shrank after a drag (the spec is kept: the
+    # browser holds the dragged value); the chart reads such a value as the grid's edge (`QUERY`).
+    if not (0 <= query[0] <= row_max and 0 <= query[1] <= col_max):
+        where = f"a patch of the {rows} × {cols} grid" if slider_max is None else f"in 0 … {row_max} × 0 … {col_max}"
+        raise ValueError(f"query must be {where}, got {query}")
     selections = {
         key: live.position(key, start=int(start), lo=0, hi=int(n), label=LIVE_LABELS[key], on=PATCH_CLICK)
         for key, start, n in zip(LIVE_PARAMS, query, (row_max, col_max), strict=True)
@@ -262,7 +272,7 @@ def query_heatmaps(
     extra: dict[str, Any] = {}
     if domain is None:
         extra["resolve"] = alt.Resolve(scale=alt.ScaleResolveMap(color="independent"))
-    if 4 * rows * cols > CANVAS_ABOVE:
+    if on_canvas_at(rows, cols):
         extra["usermeta"] = on_canvas()
     # one constructor call: each .properties() / .add_params() on a composite copies every panel
     chart = alt.ConcatChart(
