@@ -26,7 +26,7 @@ from typing import Any
 
 import altair as alt
 
-__all__ = ["input_signal", "number", "position", "sci", "value"]
+__all__ = ["at_most_last", "input_signal", "number", "position", "sci", "value"]
 
 
 def position(
@@ -62,6 +62,14 @@ def value(key: str) -> str:
 def number(key: str) -> str:
     """`value(key)` as a number: the expression to add to (see the module docstring)."""
     return f"toNumber({value(key)})"
+
+
+def at_most_last(key: str, name: str, size: str) -> Any:
+    """The variable parameter `name`: `number(key)`, but at most `size` − 1 (`size`: a Vega expression,
+    the table's or grid's size). For a chart whose slider spans a wider range than its table, so that
+    its spec does not depend on the table (the page narrows the slider in the browser,
+    `explorer.liveparam.ranges_html`): a value past the table's edge reads as the edge."""
+    return alt.param(name=name, expr=f"min({number(key)}, {size} - 1)")
 
 
 def input_signal(key: str) -> str:

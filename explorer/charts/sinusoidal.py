@@ -31,7 +31,7 @@ from explorer.charts.style import (
     FIT_X,
     FONT_SCALE_PARAM,
     chart_config,
-    fact,
+    fact_params,
     facts_layer,
     facts_titled,
     font_scale_param,
@@ -631,10 +631,10 @@ def zoom_chart(
         live.position("zoom_p0", start=int(p0), lo=0, hi=int(p_max), label="first position p₀ "),
         live.position("zoom_d0", start=int(d0), lo=0, hi=int(d_max), label="first dimension i₀ "),
     ]
-    size = [alt.param(name=signal, expr=fact(field)) for field, signal in ZOOM_SIZE.items()]
+    size = fact_params(ZOOM_SIZE)
     window = zoom_window(n_positions=n_positions, n_dims=n_dims)
     firsts = [  # a slider value past the table's last position or dimension reads as that last one
-        alt.param(name=ZOOM_FIRST[key], expr=f"min({live.number(key)}, {ZOOM_SIZE[field]} - 1)")
+        live.at_most_last(key, ZOOM_FIRST[key], ZOOM_SIZE[field])
         for key, field in (("zoom_p0", "seq_len"), ("zoom_d0", "d_model"))
     ]
     font_scale = font_scale_param()  # style_spec sets it in presentation mode

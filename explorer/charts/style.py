@@ -377,6 +377,12 @@ def fact(name: str) -> str:
     return f"data('{FACTS_DATA}')[0].{name}"
 
 
+def fact_params(signals: dict[str, str]) -> list[Any]:
+    """One variable parameter per entry of `signals` (a field of the facts row -> the signal's
+    name), holding that fact, for expressions that read it often (`facts_layer`)."""
+    return [alt.param(name=signal, expr=fact(field)) for field, signal in signals.items()]
+
+
 def label_step(count: int, most: int = 12) -> int:
     """The step between labelled indices on an axis of `count` cells: 1, 2, 5, 10, 20, 50, … the
     smallest that labels at most `most` of them."""

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import chart_config, configure, fact, facts_layer, label_step, on_canvas
+from explorer.charts.style import chart_config, configure, fact, fact_params, facts_layer, label_step, on_canvas
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 
@@ -197,10 +197,8 @@ def query_heatmaps(
         for key, start, n in zip(LIVE_PARAMS, query, (row_max, col_max), strict=True)
     }
     n_rows, n_cols = GRID_SIZE["rows"], GRID_SIZE["cols"]
-    signals = [alt.param(name=signal, expr=fact(field)) for field, signal in GRID_SIZE.items()]
-    signals += [
-        alt.param(name=QUERY[key], expr=f"min({live.number(key)}, {size} - 1)")
-        for key, size in (("vis_qrow", n_rows), ("vis_qcol", n_cols))
+    signals = fact_params(GRID_SIZE) + [
+        live.at_most_last(key, QUERY[key], size) for key, size in (("vis_qrow", n_rows), ("vis_qcol", n_cols))
     ]
     q_row, q_col = QUERY["vis_qrow"], QUERY["vis_qcol"]
     height = panel_height(panel_width)
@@ -279,8 +277,7 @@ def query_heatmaps(
         concat=panels,
         columns=columns,
         spacing=24,
-        # ignore: the stub types Parameter.param as possibly Undefined; alt.param() always sets it
-        params=[signal.param for signal in signals],  # type: ignore[misc]
+        params=[signal.param for signal in signals],
         title=alt.TitleParams(
             {"expr": f"'Query patch (row ' + {q_row} + ', column ' + {q_col} + ') · keys in {where}'"},
             subtitle="Click a patch to make it the query, or move the two sliders above.",
