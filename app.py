@@ -39,7 +39,7 @@ def experiment(words: tuple[str, ...], dim: int, seed: int, shuffle_seed: int, p
     stored = homedata.load(words, dim, seed, shuffle_seed, pe)
     if stored is not None:
         return stored
-    import posenc.torch as pt  # torch: only here (and homedata.warm_torch's background import)
+    import posenc.torch as pt  # torch: only here, on the first view that is not the stored default
 
     pt.set_threads(1)  # one core: torch's thread pool made this tiny head 10-170 ms slower on a busy server
     return att.shuffle_experiment(words, dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe, max_tokens=MAX_TOKENS)
@@ -95,7 +95,7 @@ def view() -> None:
     result = experiment(tuple(words), dim, seed, shuffle_seed, pe)
     label = charts.PE_LABELS[pe]
 
-    show_chart(shared(charts.shuffle_diagram)(words, result["perm"]), width="stretch")
+    show_chart(shared(charts.shuffle_diagram)(words, result["perm"]), width="stretch", save_as="home_shuffle")
 
     m_out, m_attn, m_verdict = st.columns([1, 1, 2])
     m_out.metric(
@@ -205,7 +205,6 @@ def view() -> None:
 
 
 view()
-homedata.warm_torch()  # in the background, a few seconds from now: the next change computes with torch
 
 st.subheader("Explore")
 for page in PAGES[1:]:

@@ -23,6 +23,9 @@ Scenarios (the full run, ``python bench/load.py``; about 10 minutes on 2 busy co
 4. Two replicas behind nginx (deploy/nginx.conf.template, via deploy/replicas.py) on this
    machine: the lecture hall through the proxy; p95 against one replica's. Skipped without nginx.
 
+``--fresh K``: only the lecture hall on freshly started servers (no warm-up), K rounds, each the
+one-chart app and then the explorer: p95 and server CPU a run, side by side.
+
 ``--small`` (CI; tests/test_load_small.py): one server, 10 sessions spread over every page,
 3 runs each; exit status 1 on any error or exception. ``--url http://host:port`` runs the small
 scenario against a running server or proxy instead of starting one.
@@ -543,14 +546,6 @@ def start_server(script: str = "app.py", *, env: dict[str, str] | None = None) -
     return server
 
 
-def homedata_warm_seconds() -> float:
-    """How long to wait after a warm-up for the background torch import it started
-    (explorer.homedata.warm_torch: its delay, plus a few seconds for the import)."""
-    from explorer import homedata
-
-    return homedata.WARM_DELAY + 4.0
-
-
 def warm_up(base_url: str, targets: Sequence[Target]) -> None:
     """Open every target once (imports, first-call costs, caches at defaults)."""
 
@@ -737,7 +732,6 @@ def full(args: argparse.Namespace) -> int:
             for port in reps.replica_ports:
                 warm_up(f"http://127.0.0.1:{port}", targets)
             warm_up(reps.url, [link])
-            time.sleep(homedata_warm_seconds())
             report["loads"]["proxy"] = load_average()
             h_proxy = asyncio.run(
                 hall(reps.url, [link], sessions=n, ramp=args.ramp, pids=reps.pids, label="2 replicas + nginx")
@@ -881,6 +875,47 @@ def write_results(table: str) -> None:
     RESULTS.write_text(text.rstrip("\n") + "\n")
 
 
+def fresh(args: argparse.Namespace) -> int:
+    """The lecture hall on freshly started servers (issue #36): `--fresh` rounds, each a new
+    one-chart app and then a new explorer server, each met by `--sessions` students the moment it
+    answers its health check (no warm-up). Prints each hall and, per round, the explorer's p95
+    over the one-chart app's; the explorer's server CPU per run over the hall."""
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"{when} · {os.cpu_count()} CPUs · {_cpu_model()} · load {load_average()}", flush=True)
+    link = next((t for t in explorer_targets() if t.label == args.link), explorer_targets()[0])
+    trouble: list[str] = []
+    for k in range(args.fresh):
+        results = []
+        for script, target in ((REFERENCE_APP, REFERENCE), ("app.py", link)):
+            server = start_server(script)
+            try:
+                cpu0 = cpu_seconds(server.pid)
+                r = asyncio.run(
+                    hall(
+                        server.base_url,
+                        [target],
+                        sessions=args.sessions,
+                        ramp=args.ramp,
+                        pids=[server.pid],
+                        label=target.label,
+                    )
+                )
+                cpu = (cpu_seconds(server.pid) - cpu0) / max(1, len(r.runs))
+            finally:
+                server.stop()
+            print(f"  round {k + 1}: {hall_line(r)} · server CPU {cpu * 1e3:.0f} ms a run", flush=True)
+            results.append(r)
+            trouble += problems([r])
+        ref_p95, app_p95 = results[0].pct(0.95), results[1].pct(0.95)
+        print(
+            f"  round {k + 1}: p95 {app_p95:.2f} s / {ref_p95:.2f} s = {app_p95 / ref_p95:.2f}x the one-chart app",
+            flush=True,
+        )
+    for line in trouble[:20]:
+        print(line, file=sys.stderr)
+    return 1 if trouble else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--small", action="store_true", help="CI: 10 sessions over every page; exit 1 on a problem")
@@ -891,7 +926,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=8, help="runs per figure in the CPU table")
     parser.add_argument("--link", default="home", help="the page (slug) of the lecture-hall link")
     parser.add_argument("--no-write", action="store_true", help="do not write bench/RESULTS.md")
+    parser.add_argument(
+        "--fresh", type=int, default=0, help="only the hall on freshly started servers, this many rounds"
+    )
     args = parser.parse_args(argv)
+    if args.fresh:
+        return fresh(args)
     if args.small:
         n = 10 if args.sessions == 100 else args.sessions
         result = small(args.url, sessions=n, reconnect=True)

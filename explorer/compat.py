@@ -53,9 +53,11 @@ Bought for speed (each has a public alternative; `bench/bench_compat.py` measure
   compound chart's constructor makes of its sub-charts) copies an object's ``_args`` and ``_kwds``
   instead of calling its class again. Without it: slower page runs, identical specs.
 * `freeze_long_lived_objects` - ``gc.freeze()`` (public CPython API, process-wide effect): the
-  collector's full passes skip the modules loaded at start-up (and torch once loaded).
-  `freeze_soon` runs it a moment after a run asks for it, on a timer thread, so that no page run
-  (a cold server's first, above all) waits for its ``gc.collect()``.
+  collector's full passes skip the modules loaded so far (Altair, torch, transformers as they
+  arrive). A page run that finds a new stage freezes at once: ``gc.freeze()`` costs microseconds,
+  and no ``gc.collect()`` precedes it. Streamlit's own collection after every run is off
+  (``runner.postScriptGC = false`` in ``.streamlit/config.toml``, a public option): with torch
+  loaded it cost 80-100 ms of every run.
 * `chart_code_chunks` - the file names of two of Streamlit's front-end modules in the installed
   wheel, ``streamlit/static/static/js/ArrowVegaLiteChart.<hash>.js`` (which imports vega-embed)
   and ``rehype-katex.<hash>.js`` (which draws ``st.latex``); the preload script resolves them next to
@@ -372,6 +374,10 @@ class _BoundSetter:
 _FROZEN: set[str] = set()
 _FREEZE_LOCK = threading.Lock()
 
+#: The libraries whose arrival starts a new stage of the process (`_stage`): each brings
+#: hundreds of thousands of long-lived objects a full collection would otherwise walk.
+STAGE_MODULES = ("altair", "torch", "transformers")
+
 
 def freeze_long_lived_objects() -> bool:
     """Exclude the process's long-lived objects (imported modules: Streamlit, Altair, pandas, and
@@ -380,15 +386,17 @@ def freeze_long_lived_objects() -> bool:
     Every rerun allocates enough to trigger collections, and a full pass walks every tracked
     object; with torch loaded that walk made a slider change ~80 ms slower (bench, side by side:
     RoPE m 293 → 174 ms, Sinusoidal seq_len 324 → 231 ms). `gc.freeze()` moves what exists now
-    into a permanent generation the collector skips. It runs at most three times per process (before
-    torch, after torch, after transformers: the real model's page), after a `gc.collect()`. Without the
-    third stage, once the real model was loaded every page's rerun cost 150–210 ms of server CPU against
-    15–55 ms with it (bench/load.py scenario 1, side by side, 2026-11-25).
+    into a permanent generation the collector skips; it is a constant-time list splice
+    (microseconds, measured with torch and Altair loaded), so it runs in the page run that finds a
+    new stage, with no ``gc.collect()`` first and no timer: what a run does never depends on how
+    long the server has been up (issue #36: a freeze taken on a timer five seconds after a run left
+    a freshly started server's first seconds on the slow path). At most one freeze per stage, four
+    stages (`_stage`).
 
-    The price, bounded: an object alive at one of those two moments that later becomes garbage
-    *inside a reference cycle* is never collected (objects freed by reference counting, most of
-    them, are freed as usual). The memory bench (200 reruns) shows no growth. Returns True if it
-    froze now; never when its public alternative (no freeze) is chosen.
+    The price, bounded: an object alive at one of those moments that later becomes garbage *inside
+    a reference cycle* is never collected (objects freed by reference counting, most of them, are
+    freed as usual), and cyclic garbage present at the freeze stays; four times per process at
+    most. Returns True if it froze now; never when its public alternative (no freeze) is chosen.
     """
     if "gc_freeze" in PUBLIC:
         return False
@@ -398,42 +406,16 @@ def freeze_long_lived_objects() -> bool:
     with _FREEZE_LOCK:
         if stage in _FROZEN:
             return False
-        gc.collect()
         gc.freeze()
         _FROZEN.add(stage)
     return True
 
 
 def _stage() -> str:
-    """The process's stage: "base", "torch" once torch is loaded, "transformers" once the real
-    model's page has loaded it (far more objects than torch's)."""
-    return "transformers" if "transformers" in sys.modules else "torch" if "torch" in sys.modules else "base"
-
-
-#: Seconds between the run that asks for a freeze and the freeze (`freeze_soon`): after a cold
-#: server's first page run (about 1 s), which it would otherwise hold up.
-FREEZE_DELAY = 5.0
-_FREEZE_TIMERS: dict[str, threading.Timer] = {}
-
-
-def freeze_soon(delay: float = FREEZE_DELAY) -> threading.Timer | None:
-    """`freeze_long_lived_objects`, `delay` seconds from now on a daemon timer thread, when the
-    process has a stage not frozen yet (once per stage: a timer already waiting is reused).
-    Returns the timer, or None when there is nothing to do."""
-    if "gc_freeze" in PUBLIC:
-        return None
-    stage = _stage()
-    if stage in _FROZEN:
-        return None
-    with _FREEZE_LOCK:
-        timer = _FREEZE_TIMERS.get(stage)
-        if timer is None:
-            timer = threading.Timer(delay, freeze_long_lived_objects)
-            timer.daemon = True
-            timer.name = f"posenc-gc-freeze-{stage}"
-            _FREEZE_TIMERS[stage] = timer
-            timer.start()
-    return timer
+    """The process's stage: the last of `STAGE_MODULES` loaded so far ("base" before Altair: a
+    cold server's first page run calls `page_setup` before its chart modules import Altair)."""
+    loaded = [name for name in STAGE_MODULES if name in sys.modules]
+    return loaded[-1] if loaded else "base"
 
 
 # ------------------------------------------------------------------------------ front-end files

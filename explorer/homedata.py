@@ -5,8 +5,10 @@ The home page's numbers come from one attention head in torch (`posenc.attention
 importing torch takes ≈1.7 s of a cold start that had to stay under 2.5 s. The experiment at the
 page's defaults is stored in ``data/home/default_experiment.npz`` with the arguments it was computed
 from; `load` returns it only for exactly those arguments (tests/test_page_home.py recomputes it with
-torch and compares every number). `warm_torch` then imports torch in the background, so the first
-change of a control does not wait for it.
+torch and compares every number). Torch is imported by the first view that is not the stored one,
+in that run: nothing is imported in the background, so a freshly started server serving a lecture
+hall spends its cores on the hall (issue #36 bisected a background import as one cause of a slow
+first minute).
 
 Regenerate after a change to the experiment or the page's defaults:
 ``python -m explorer.homedata sentence words... --dim 16 --seed 0 --shuffle-seed 0 --pe none``
@@ -16,9 +18,7 @@ Regenerate after a change to the experiment or the page's defaults:
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +27,6 @@ import numpy as np
 from posenc import attention as att
 
 STORED = Path(__file__).resolve().parent.parent / "data" / "home" / "default_experiment.npz"
-#: How long after the first page run the background torch import starts (s): the browser draws
-#: the first page meanwhile, on the same cores.
-WARM_DELAY = 2.0
-
 _ARRAYS = ("perm", "weights_original", "outputs_original", "weights_shuffled", "outputs_shuffled")
 
 
@@ -66,23 +62,6 @@ def write(words: Any, dim: int, seed: int, shuffle_seed: int, pe: str, path: Pat
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez(path, key=np.array(key(words, dim, seed, shuffle_seed, pe)), **{n: result[n] for n in _ARRAYS})
     return path
-
-
-_WARM_LOCK = threading.Lock()
-_warm_started = False
-
-
-def warm_torch() -> None:
-    """Import torch (``posenc.torch``) in a background thread, once per process, `WARM_DELAY`
-    seconds from now."""
-    global _warm_started
-    with _WARM_LOCK:
-        if _warm_started:
-            return
-        _warm_started = True
-    timer = threading.Timer(WARM_DELAY, importlib.import_module, args=("posenc.torch",))
-    timer.daemon = True
-    timer.start()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -47,7 +47,7 @@ def page_setup(slug: str) -> Page:
     """
     page = manifest.page(slug)
     current.set_page(page.script)
-    compat.freeze_soon()  # off this run: a cold server's first run does not wait for gc.collect()
+    compat.freeze_long_lived_objects()  # a new stage (Altair, torch, transformers loaded): microseconds, no collect
     favicon = FAVICON if page.icon.startswith(":material/") else page.icon
     # Presentation mode decides the sidebar's initial state, so it is read (from the session or
     # the raw URL) before set_page_config.

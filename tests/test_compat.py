@@ -6,8 +6,6 @@ without it, the table is built once, and `to_dict()` still validates (the chart 
 
 from __future__ import annotations
 
-import sys
-import threading
 from pathlib import Path
 
 import altair as alt
@@ -387,24 +385,6 @@ def test_chunks_found_once_each_or_left_out(tmp_path):
 def test_no_preload_when_its_public_alternative_is_chosen(monkeypatch):
     monkeypatch.setattr(compat, "PUBLIC", frozenset({"chunk_preload"}))
     assert compat.chart_code_chunks() == ()
-
-
-def test_freeze_soon_freezes_off_the_calling_thread_once_per_stage(monkeypatch):
-    monkeypatch.setattr(compat, "_FROZEN", set())
-    monkeypatch.setattr(compat, "_FREEZE_TIMERS", {})
-    monkeypatch.delitem(sys.modules, "torch", raising=False)
-    monkeypatch.delitem(sys.modules, "transformers", raising=False)
-    threads = []
-    original = compat.freeze_long_lived_objects
-    monkeypatch.setattr(
-        compat, "freeze_long_lived_objects", lambda: (threads.append(threading.current_thread()), original())[1]
-    )
-    timer = compat.freeze_soon(delay=0.01)
-    assert timer is not None and compat.freeze_soon(delay=0.01) is timer  # one timer per stage
-    assert compat._FROZEN == set()  # not now: later
-    timer.join(5)
-    assert compat._FROZEN == {"base"} and threads == [timer]
-    assert compat.freeze_soon(delay=0.01) is None  # nothing left to do
 
 
 def test_the_preload_script_takes_only_chunk_names_and_is_empty_without_them():

@@ -263,7 +263,14 @@ def test_the_stored_default_view_is_the_torch_result_at_the_pages_defaults():
     fresh = att.shuffle_experiment(words, dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe)
     assert set(stored) == set(fresh)
     for name, value in fresh.items():
-        assert np.array_equal(np.asarray(stored[name]), np.asarray(value)), name  # every bit
+        got, want = np.asarray(stored[name]), np.asarray(value)
+        if want.dtype.kind == "f":
+            # float64 to rounding: torch's matmul and softmax round differently on another CPU
+            # (an AMD EPYC gave the stored file back to 4.4e-16), so bit equality held only on the
+            # machine that wrote the file
+            assert got.shape == want.shape and np.allclose(got, want, rtol=0, atol=1e-12), name
+        else:
+            assert np.array_equal(got, want), name
     assert homedata.load(words, dim + 2, seed, shuffle_seed, pe) is None  # other arguments: computed
 
 
