@@ -98,13 +98,18 @@ def share_markdown(url: str) -> str:
     return f"**Link to this view**: [`{safe}`]({safe})"
 
 
-def render_share_link(extra: dict[str, Any] | None = None) -> str:
-    """Draw "Link to this view" from the page's current values; returns the URL shown."""
+def current_url(extra: dict[str, Any] | None = None) -> str:
+    """The link to this view: the page's current values (and the tour step, if one is open)."""
     step = tour.active_step(quiet=True)
     explicit = frozenset(tour.get_step(step).params) if step else frozenset()
     values, defaults = view_values(extra)
     query = view_query(values, step=tour.get_step(step).id if step else None, explicit=explicit, defaults=defaults)
-    url = view_url(current.page(), query, _base_url())
+    return view_url(current.page(), query, _base_url())
+
+
+def render_share_link(extra: dict[str, Any] | None = None) -> str:
+    """Draw "Link to this view" from the page's current values; returns the URL shown."""
+    url = current_url(extra)
     st.markdown(share_markdown(url))
     st.caption(
         "Select it to copy it, or copy the address bar (it holds the same parameters). "

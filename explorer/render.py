@@ -19,7 +19,7 @@ from typing import Any
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from explorer import compat, mode
+from explorer import chartfile, compat, current, links, manifest, mode
 from explorer.charts.style import style_spec
 
 # Before any chart is built: every chart is built for show_chart (explorer.charts builders import
@@ -28,11 +28,12 @@ compat.install_altair_speedup()
 compat.bind_altair_property_setters()  # always: a correctness fix (see compat)
 
 
-def show_chart(chart: Any, *, container: Any = None, **kwargs: Any) -> Any:
+def show_chart(chart: Any, *, container: Any = None, save_as: str | None = None, **kwargs: Any) -> Any:
     """Draw an Altair chart (or a Vega-Lite dict) like ``st.altair_chart``, styled by
     `style_spec` (a card in the theme's colours; large text in presentation mode).
 
-    ``container``: where to draw (a column, the sidebar …; default the main area). Other keywords
+    ``container``: where to draw (a column, the sidebar …; default the main area). ``save_as``: a
+    page's main chart names its files (`chart_files`: interactive HTML, SVG, PNG). Other keywords
     go to Streamlit (``width``, ``height``, ``key``, ``on_select`` …).
     """
     target = st if container is None else container
@@ -40,7 +41,41 @@ def show_chart(chart: Any, *, container: Any = None, **kwargs: Any) -> Any:
         spec = chart.spec()
     else:
         spec = chart if isinstance(chart, dict) else stable_dataset_names(compat.vega_lite_spec(chart))
-    return target.vega_lite_chart(spec=style_spec(spec, presenting=mode.is_on(), dark=dark_theme()), **kwargs)
+    shown = target.vega_lite_chart(spec=style_spec(spec, presenting=mode.is_on(), dark=dark_theme()), **kwargs)
+    if save_as is not None:
+        chart_files(spec, save_as, container=container)
+    return shown
+
+
+def chart_files(spec: dict, name: str, *, container: Any = None) -> None:
+    """ "Save this chart": a popover (drawn only while open) offering the chart as one
+    self-contained interactive HTML file, an SVG and a projector-size PNG (`explorer.chartfile`).
+    Each file is made only when its button is clicked; a click does not rerun the page."""
+    target = st if container is None else container
+    saving = target.popover("Save this chart", icon=":material/download:", key=f"save_{name}", on_change="rerun")
+    if not saving.open:
+        return
+    try:
+        title = f"{manifest.page_for_script(current.page()).title} · Positional-encoding explorer"
+    except KeyError:  # a script that is no declared page (tests' toy pages)
+        title = "Positional-encoding explorer"
+    footer = f"Made with the Positional-encoding explorer. This view in the app: {links.current_url()}"
+    saving.caption("The HTML file draws the chart with its own controls, from disk, with no network.")
+    files = (
+        ("Interactive HTML", "html", "text/html", lambda: chartfile.html_file(spec, title=title, footer=footer)),
+        ("SVG", "svg", "image/svg+xml", lambda: chartfile.svg_file(spec)),
+        ("PNG for a projector", "png", "image/png", lambda: chartfile.png_file(spec)),
+    )
+    for label, suffix, mime, make in files:
+        saving.download_button(
+            label,
+            data=make,
+            file_name=chartfile.file_name(name, suffix),
+            mime=mime,
+            key=f"save_{name}_{suffix}",
+            on_click="ignore",
+            icon=":material/download:",
+        )
 
 
 def dark_theme() -> bool:

@@ -227,6 +227,7 @@ def view() -> None:
     y_axis, x_axis = charts.overview_axes(seq_len, d_model, ov_rows, pair_block)
     show_chart(
         container=overview_slot,
+        save_as="sinusoidal_table",
         chart=shared(charts.encoding_heatmap)(
             overview,
             positions=y_axis,

@@ -121,7 +121,8 @@ except ValueError as err:  # unreachable within the params' ranges; never crash 
 pairs = charts.clock_pairs(d_model // 2, n_clocks)
 starts = live.starts((d_model, base, n_clocks))
 live.show(
-    shared(charts.clock_chart)(
+    save_as="clock_hands",
+    chart=shared(charts.clock_chart)(
         pairs,
         theta[pairs],
         wl[pairs],

@@ -124,7 +124,8 @@ deg = np.degrees  # display only
 
 starts = live.starts((tuple(q), tuple(k), theta))
 live.show(
-    shared(charts.live_pair_chart)(q, k, theta=theta, m=starts["m"], n=starts["n"], p_max=PARAMS["m"].max),
+    save_as="rope_plane",
+    chart=shared(charts.live_pair_chart)(q, k, theta=theta, m=starts["m"], n=starts["n"], p_max=PARAMS["m"].max),
     container=live_slot,
     width="content",
 )

@@ -198,7 +198,8 @@ st.markdown(
 sweep = shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed)
 starts = live.starts((tuple(q), tuple(k), n_pos, t_reach, dtype, base, layout_sin, table_len, seed))
 live.show(
-    shared(charts.deviation_chart)(sweep, start=starts[charts.LIVE_KEY], dtype=dtype, d=d),
+    save_as="shift_test",
+    chart=shared(charts.deviation_chart)(sweep, start=starts[charts.LIVE_KEY], dtype=dtype, d=d),
     width="stretch",
 )
 st.caption(

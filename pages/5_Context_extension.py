@@ -111,7 +111,8 @@ factor = ext.block.get("factor")
 # ------------------------------------------------------ the main chart, right under its controls
 st.subheader("Which pairs leave the training range")
 show_chart(
-    shared(charts.angle_reach_chart)(
+    save_as="context_extension",
+    chart=shared(charts.angle_reach_chart)(
         ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=train_len, target_len=target_len
     ),
     width="stretch",

@@ -204,7 +204,8 @@ with tab_grid:
             )
         )
         live.show(
-            shared(charts.query_heatmaps)(
+            save_as="vision_query",
+            chart=shared(charts.query_heatmaps)(
                 {scheme_title(name): tables[name] for name in SCHEMES},
                 notes={scheme_title(name): notes[name] for name in SCHEMES},
                 query=(starts["vis_qrow"], starts["vis_qcol"]),

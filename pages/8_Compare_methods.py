@@ -82,7 +82,8 @@ st.caption(
 )
 
 show_chart(
-    shared(charts.score_by_distance)(charts.score_curves(checks), trained_len=trained_len, test_len=test_len),
+    save_as="compare_methods",
+    chart=shared(charts.score_by_distance)(charts.score_curves(checks), trained_len=trained_len, test_len=test_len),
     width="content",
 )
 

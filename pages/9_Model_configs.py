@@ -371,7 +371,7 @@ m[1].metric("rope_theta b′", f"{new_theta:,.2f}")
 m[2].metric("Slowest pair's wavelength", f"× {theta[-1] / theta_ntk[-1]:.4g}", help="λ′/λ of pair d/2 − 1.")
 m[3].metric("Fastest pair's wavelength", f"× {theta[0] / theta_ntk[0]:.4g}", help="λ′/λ of pair 0.")
 frame = charts.wavelength_frame(theta, theta_ntk, alpha)
-show_chart(shared(charts.wavelength_compare_chart)(frame, alpha=alpha), width="stretch")
+show_chart(shared(charts.wavelength_compare_chart)(frame, alpha=alpha), width="stretch", save_as="config_wavelengths")
 e1, e2, e3 = st.columns(3)
 e1.markdown("**NTK alpha in a config.json**")
 e1.markdown(

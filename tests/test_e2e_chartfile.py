@@ -1,0 +1,164 @@
+"""Issue #36, "leave the app as a file": on every page that computes from formulas, the main chart's
+"Save this chart" offers one self-contained interactive HTML file, an SVG and a projector-size PNG.
+Here, in Chromium: each page's HTML is downloaded through the app's own buttons, then opened from
+disk (file://) in a context that is offline and refuses every request. It must draw its chart with
+no error and no request, carry its controls, and (the RoPE plane) compute in the file what RoPE
+computes, checked here with math."""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import pytest
+from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
+
+from explorer.manifest import page as declared_page
+
+#: The pages that compute from formulas and their main chart's file name (`show_chart(save_as=…)`);
+#: the controls the file carries (Vega bindings: the live charts' sliders, the clocks' play control).
+SAVED = [
+    ("home", "home_shuffle", ()),
+    ("sinusoidal", "sinusoidal_table", ()),
+    ("clocks", "clock_hands", ("position p", "▶ play")),
+    ("rope", "rope_plane", ("m", "n")),
+    ("invariance", "shift_test", ("shift t",)),
+    ("extension", "context_extension", ()),
+    ("vision", "vision_query", ("query row", "query column")),
+    ("compare", "compare_methods", ()),
+    ("configs", "config_wavelengths", ()),
+]
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_browser()
+    with StreamlitServer() as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        yield browser
+        browser.close()
+
+
+def download(chromium, server, slug: str, label: str, tmp_path):
+    """Open the page, open "Save this chart" and click `label`; the file as saved."""
+    declared = declared_page(slug)
+    context = chromium.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    context.set_default_timeout(60_000)
+    try:
+        tab = context.new_page()
+        tab.goto(f"{server.base_url}/{declared.url_path}")
+        wait_idle(tab, title=declared.title)
+        wait_charts_drawn(tab)
+        tab.get_by_role("button", name="Save this chart").first.click()
+        button = tab.get_by_role("button", name=label, exact=True)
+        button.wait_for(timeout=60_000)
+        with tab.expect_download(timeout=120_000) as info:
+            button.click()
+        target = tmp_path / info.value.suggested_filename
+        info.value.save_as(target)
+        return target
+    finally:
+        context.close()
+
+
+def open_offline(chromium, path):
+    """`path` opened from disk in an offline context that refuses every request; returns the tab
+    and the list of requests it tried (other than the file itself)."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.set_offline(True)
+    tried: list[str] = []
+
+    def refuse(route):
+        if route.request.url == path.as_uri():  # the file itself, from disk
+            route.continue_()
+            return
+        tried.append(route.request.url)
+        route.abort()
+
+    context.route("**/*", refuse)
+    tab = context.new_page()
+    tab.on(
+        "request",
+        lambda r: None if r.url == path.as_uri() or r.url.startswith(("data:", "blob:")) else tried.append(r.url),
+    )
+    tab.goto(path.as_uri())
+    tab.wait_for_function("() => window.posencView || window.posencError", timeout=60_000)
+    return tab, tried
+
+
+@pytest.mark.parametrize(("slug", "name", "controls"), SAVED, ids=[s for s, _, _ in SAVED])
+def test_the_main_chart_leaves_as_an_html_file_that_works_from_disk_with_no_network(
+    chromium, server, tmp_path, slug, name, controls
+):
+    saved = download(chromium, server, slug, "Interactive HTML", tmp_path)
+    assert saved.name == f"posenc_{name}.html"
+    tab, tried = open_offline(chromium, saved)
+    try:
+        assert tab.evaluate("() => window.posencError || null") is None
+        assert tried == []
+        drawn = tab.evaluate(
+            "() => { const c = document.querySelector('#chart'); const svg = c.querySelector('svg');"
+            " return svg ? svg.querySelectorAll('path, rect, text, image, line, symbol').length : 0; }"
+        )
+        assert drawn > 10, "the chart drew nothing"
+        names = tab.locator(".vega-bind-name").all_inner_texts()
+        for control in controls:
+            assert any(n.strip() == control for n in names), (control, names)
+        assert "Positional-encoding explorer" in tab.title()
+        assert "This view in the app:" in tab.locator("footer").inner_text()
+    finally:
+        tab.context.close()
+
+
+def test_the_rope_plane_file_turns_q_as_rope_does_when_its_slider_moves(chromium, server, tmp_path):
+    """In the file, moving m recomputes the plane's read-out with no server: both scores equal RoPE's
+    (the page's defaults: q = (1, 0.5), k = (−0.4, 1.2), pair 0 turning 1 rad per token)."""
+    q, k, theta = (1.0, 0.5), (-0.4, 1.2), 1.0
+
+    def rot(v, a):
+        return (v[0] * math.cos(a) - v[1] * math.sin(a), v[0] * math.sin(a) + v[1] * math.cos(a))
+
+    def score(m, n):
+        qm, kn = rot(q, m * theta), rot(k, n * theta)
+        return f"{qm[0] * kn[0] + qm[1] * kn[1]:.6f}".replace("-", "−")
+
+    saved = download(chromium, server, "rope", "Interactive HTML", tmp_path)
+    tab, tried = open_offline(chromium, saved)
+    try:
+        m_in = tab.locator(".vega-bind", has=tab.locator(".vega-bind-name", has_text="m")).locator("input").first
+        n_value = int(
+            tab.locator(".vega-bind", has=tab.locator(".vega-bind-name", has_text="n"))
+            .locator("input")
+            .first.input_value()
+        )
+        for m in (0, 7, 123):
+            m_in.evaluate("(el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }", str(m))
+            tab.wait_for_function(
+                "(m) => [...document.querySelectorAll('#chart svg text')].some((t) => t.textContent === 'm − n = ' + m)",
+                arg=str(m - n_value).replace("-", "−"),
+                timeout=10_000,
+            )
+            texts = tab.locator("#chart svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
+            shown = dict(t.split(" = ", 1) for t in texts if t.startswith("⟨") and " = " in t)
+            assert shown["⟨R_m q, R_n k⟩"] == shown["⟨q, R_(n−m) k⟩"] == score(m, n_value)
+        assert tried == []
+    finally:
+        tab.context.close()
+
+
+def test_the_svg_and_the_projector_png_come_from_the_same_button(chromium, server, tmp_path):
+    svg = download(chromium, server, "extension", "SVG", tmp_path)
+    assert svg.name == "posenc_context_extension.svg"
+    assert svg.read_text().lstrip().startswith("<svg")
+    png = download(chromium, server, "extension", "PNG for a projector", tmp_path)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">I", data[16:20])[0] >= 1800  # wide enough for a 1080p projector
