@@ -31,7 +31,7 @@ SLIDERS = {
     "home": "d_model",
     "sinusoidal": "d_model",
     "clocks": "n_clocks",
-    "rope": "j",
+    "rope": "traj_m",  # j and d are the live plane's own sliders since issue #36
     "invariance": "seq_len",
     "extension": "head_dim",
     "lab": "lab_head",

@@ -88,16 +88,31 @@ class LiveChart:
     ``live.show(chart)`` draws it, keyed and listening.
 
     ``limits``: a parameter's range on this page where it is narrower than the registry's, as
-    `explorer.params.value` overrides (``{"shift_t": {"max": 50}}``): a value outside is clamped, from
+    `explorer.params.value` overrides (``{"shift_t": {"max": 50}}``), or a function of the values of
+    the keys before it (``lambda v: {"j": {"max": v["head_dim"] // 2 - 1}} if "head_dim" in v else {}``,
+    keys read in order): a value outside is clamped, from
     the URL with a notice, as a widget's ``max=`` does. The chart's slider spans that range or a wider
     one; `show` narrows it to the page's range in the browser (`ranges_html`). A chart whose slider
     spans the registry's range (`widest_max`) keeps its spec when the page's range changes (another
     table size): the browser keeps the chart and only narrows the slider (issue #23)."""
 
-    def __init__(self, name: str, keys: Sequence[str], *, limits: Mapping[str, Mapping[str, Any]] | None = None):
+    def __init__(
+        self,
+        name: str,
+        keys: Sequence[str],
+        *,
+        limits: Mapping[str, Mapping[str, Any]]
+        | Callable[[Mapping[str, Any]], Mapping[str, Mapping[str, Any]]]
+        | None = None,
+    ):
         self.name, self.keys = name, tuple(keys)
-        self.limits = {key: dict(limits[key]) for key in self.keys if limits and key in limits}
-        self.values: dict[str, Any] = {key: params.value(key, **self.limits.get(key, {})) for key in self.keys}
+        self.limits: dict[str, dict[str, Any]] = {}
+        self.values: dict[str, Any] = {}
+        for key in self.keys:  # in order: a callable `limits` sees the values read before this key
+            found = limits(dict(self.values)) if callable(limits) else limits
+            if found and key in found:
+                self.limits[key] = dict(found[key])
+            self.values[key] = params.value(key, **self.limits.get(key, {}))
         self._view: View | None = None
 
     def starts(self, context: Hashable) -> dict[str, Any]:

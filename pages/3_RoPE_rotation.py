@@ -51,16 +51,9 @@ with intro():
 # the rest of the page and the link follow when the drag ends.
 # The real-model select first: it fills the widgets below before they are drawn.
 presets_ui.model_picker("rope", container=st.sidebar)
-live = LiveChart("rope_live", charts.LIVE_PARAMS)
-m, n = (live.values[key] for key in charts.LIVE_PARAMS)
-with st.container(border=True, key="rope_controls"):
-    c_live, c_rest = st.columns([3, 2])
-    live_slot = c_live.container()
-    head_dim = widget("head_dim", container=c_rest)
-    j = widget("j", container=c_rest, max=head_dim // 2 - 1)
-    c_rest.caption(
-        "The vectors q and k, the base, the layout and a real model's settings are in the sidebar (› at the top left)."
-    )
+live = LiveChart("rope_live", charts.LIVE_PARAMS, limits=charts.live_limits)
+m, n, head_dim, j = (live.values[key] for key in charts.LIVE_PARAMS)
+live_slot = st.container(border=True, key="rope_controls")
 
 with st.sidebar:
     st.markdown("**The pair j of q and k**")
@@ -122,16 +115,25 @@ nums = plane_numbers(q, k, m, n, theta, traj_m)
 ang = nums["angles"]
 deg = np.degrees  # display only
 
-starts = live.starts((tuple(q), tuple(k), theta))
+starts = live.starts((tuple(q), tuple(k), base))
 live.show(
     save_as="rope_plane",
-    chart=shared(charts.live_pair_chart)(q, k, theta=theta, m=starts["m"], n=starts["n"], p_max=PARAMS["m"].max),
+    chart=shared(charts.live_pair_chart)(
+        q,
+        k,
+        base=base,
+        p_max=PARAMS["m"].max,
+        d_range=(PARAMS["head_dim"].min, PARAMS["head_dim"].max),
+        **{key: starts[key] for key in charts.LIVE_PARAMS},
+    ),
     container=live_slot,
     width="content",
 )
 live_slot.caption(
-    "Drag **m** or **n** above the plane (or focus one and press ← →): q and k turn in your browser at once; "
-    "when you let go, the rest of the page and the link follow."
+    "Drag **m**, **n**, the head size **d** or the pair **j** above the plane (or focus one and press ← →): "
+    "q and k turn and θ_j follows in your browser at once; when you let go, the rest of the page and the "
+    "link follow. The vectors q and k, the base, the layout and a real model's settings are in the sidebar "
+    "(› at the top left)."
 )
 
 # -------------------------------------------------------------- one pair | the whole head

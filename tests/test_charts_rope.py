@@ -350,10 +350,10 @@ def test_rotation_latex_shows_the_numbers():
 
 
 # ------------------------------------------------------------------- live chart (in the browser)
-def vega_eval(expr: str, m: int, n: int, row: dict | None = None) -> float:
-    """A live expression evaluated with Python's math (the names it uses: cos, sin, PI, the in-chart
-    selections m and n, whose one field each is the value: ``m.m``, and Vega's ``data('data-0')``,
-    the chart's facts row `row`).
+def vega_eval(expr: str, m: int, n: int, row: dict | None = None, *, head_dim: int = 64, j: int = 0) -> float:
+    """A live expression evaluated with Python's math (the names it uses: cos, sin, pow, min, PI,
+    toNumber, the in-chart selections m, n, head_dim and j, whose one field each is the value:
+    ``m.m``, and Vega's ``data('data-0')``, the chart's facts row `row`).
     `%` is Python's floored remainder here, JS's truncated one in the browser: the expression wraps with
     ((x % 360) + 360) % 360, which lands in [0, 360) under both (the browser test reads the JS result)."""
 
@@ -361,7 +361,18 @@ def vega_eval(expr: str, m: int, n: int, row: dict | None = None) -> float:
         assert name == "data-0"
         return [SimpleNamespace(**(row or {}))]
 
-    names = {"cos": math.cos, "sin": math.sin, "PI": math.pi, "m": SimpleNamespace(m=m), "n": SimpleNamespace(n=n)}
+    names = {
+        "cos": math.cos,
+        "sin": math.sin,
+        "pow": math.pow,
+        "min": min,
+        "toNumber": float,
+        "PI": math.pi,
+        "m": SimpleNamespace(m=m),
+        "n": SimpleNamespace(n=n),
+        "head_dim": SimpleNamespace(head_dim=head_dim),
+        "j": SimpleNamespace(j=j),
+    }
     return eval(expr, {"__builtins__": {}}, {**names, "data": data})
 
 
@@ -369,84 +380,108 @@ def vega_eval(expr: str, m: int, n: int, row: dict | None = None) -> float:
 @given(
     q=st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
     k=st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
-    theta=st.floats(1e-7, 1.0),
+    base=st.sampled_from([10.0, 100.0, 10000.0, 500000.0, 5e6]),
+    half=st.integers(1, 128),
+    j=st.integers(0, 127),
     m=st.integers(0, 8192),
     n=st.integers(0, 8192),
 )
-def test_live_expressions_rotate_and_score_like_rope(q, k, theta, m, n):
+def test_live_expressions_rotate_and_score_like_rope(q, k, base, half, j, m, n):
+    head_dim = 2 * half
     ex = charts.live_expressions()
-    row = charts.live_facts(np.array(q), np.array(k), theta)
+    row = charts.live_facts(np.array(q), np.array(k), base)
+    pair = min(j, half - 1)  # a j slider past the last pair reads as the last pair
+    theta = float(posenc.inverse_frequencies(head_dim, base=base)[pair])
+    got = {name: vega_eval(ex[name], m, n, row, head_dim=head_dim, j=j) for name in ex}
+    assert got["pair"] == pair
+    assert got["theta"] == theta  # the same float64 operations as posenc (in the browser: to the last bit or so)
     qm, kn, kd = rotate(q, m * theta), rotate(k, n * theta), rotate(k, (n - m) * theta)
     scale = 1 + math.hypot(*q) * math.hypot(*k)
-    assert vega_eval(ex["q_x"], m, n, row) == pytest.approx(qm[0], abs=1e-9 * scale)
-    assert vega_eval(ex["q_y"], m, n, row) == pytest.approx(qm[1], abs=1e-9 * scale)
-    assert vega_eval(ex["k_x"], m, n, row) == pytest.approx(kn[0], abs=1e-9 * scale)
-    assert vega_eval(ex["k_y"], m, n, row) == pytest.approx(kn[1], abs=1e-9 * scale)
-    assert vega_eval(ex["score"], m, n, row) == pytest.approx(qm[0] * kn[0] + qm[1] * kn[1], abs=1e-8 * scale)
-    assert vega_eval(ex["score_rel"], m, n, row) == pytest.approx(q[0] * kd[0] + q[1] * kd[1], abs=1e-8 * scale)
-    shown = vega_eval(ex["offset_deg"], m, n, row)
+    assert got["q_x"] == pytest.approx(qm[0], abs=1e-9 * scale)
+    assert got["q_y"] == pytest.approx(qm[1], abs=1e-9 * scale)
+    assert got["k_x"] == pytest.approx(kn[0], abs=1e-9 * scale)
+    assert got["k_y"] == pytest.approx(kn[1], abs=1e-9 * scale)
+    assert got["score"] == pytest.approx(qm[0] * kn[0] + qm[1] * kn[1], abs=1e-8 * scale)
+    assert got["score_rel"] == pytest.approx(q[0] * kd[0] + q[1] * kd[1], abs=1e-8 * scale)
+    shown = got["offset_deg"]
     assert -180 < shown <= 180 + 1e-9
     turned = math.degrees((m - n) * theta)
     assert math.remainder(shown - turned, 360) == pytest.approx(0, abs=1e-6)
 
 
-def test_live_chart_sliders_are_the_positions_m_and_n_over_their_whole_range():
-    """The in-chart sliders are the page's m and n themselves: point selections named m and n, each
-    bound to a range input over every position 0 … p_max, starting at the given values, set by the
+def live_chart(**kwargs):
+    args = dict(base=10000.0, head_dim=64, j=0, m=M, n=N, p_max=8192)
+    args.update(kwargs)
+    return charts.live_pair_chart(np.array(Q), np.array(K), **args)
+
+
+def test_live_chart_sliders_are_m_n_d_and_j_over_their_whole_range():
+    """The in-chart sliders are the page's m, n, head_dim and j themselves: point selections named
+    after them, each bound to a range input (m and n over every position 0 … p_max, d over 2 … 256 in
+    steps of 2, j over 0 … 127, the pairs of the largest d), starting at the given values, set by the
     slider only; the arrows, their labels and the read-out are computed from them."""
-    spec = charts.live_pair_chart(np.array(Q), np.array(K), theta=THETA, m=M, n=N, p_max=8192).to_dict()
-    params = {p["name"]: p for p in spec["params"]}
-    assert set(params) == {"m", "n"}
-    for key, start in (("m", M), ("n", N)):
+    spec = live_chart(head_dim=16, j=5).to_dict()
+    params = {p["name"]: p for p in spec["params"] if "bind" in p}
+    assert set(params) == {"m", "n", "head_dim", "j"}
+    (theta,) = [p for p in spec["params"] if p["name"] == charts.THETA_SIGNAL]
+    assert theta["expr"] == charts.live_expressions()["theta"]  # the formula tested above
+    ranges = {"m": (0, 8192, 1), "n": (0, 8192, 1), "head_dim": (2, 256, 2), "j": (0, 127, 1)}
+    for key, start in (("m", M), ("n", N), ("head_dim", 16), ("j", 5)):
         param = params[key]
         assert param["select"]["type"] == "point" and param["select"]["fields"] == [key]
         assert param["select"]["on"] == "none" and param["select"]["clear"] is False
         assert param["value"] == start
         assert param["bind"]["input"] == "range"
-        assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0, 8192, 1)
+        assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == ranges[key]
     plane, readout = spec["vconcat"]
     tips = next(layer["transform"] for layer in plane["layer"] if "transform" in layer)  # arrows, heads, names
     calculated = " ".join(t["calculate"] for t in tips if "calculate" in t)
-    assert "m.m" in calculated and "n.n" in calculated
-    assert "m.m" in str(readout["transform"]) and "n.n" in str(readout["transform"])
-    high = charts.live_pair_chart(np.array(Q), np.array(K), theta=THETA, m=8192, n=0, p_max=8192).to_dict()
-    assert {p["name"]: p["value"] for p in high["params"]} == {"m": 8192, "n": 0}
+    for name in ("m.m", "n.n", "head_dim.head_dim", "j.j"):
+        assert name in calculated and name in str(readout["transform"])
+    high = live_chart(m=8192, n=0).to_dict()
+    assert {p["name"]: p["value"] for p in high["params"] if "bind" in p} == {"m": 8192, "n": 0, "head_dim": 64, "j": 0}
 
 
 @pytest.mark.parametrize(
     "kwargs, word",
     [
-        (dict(q=np.zeros(3), k=np.ones(2), theta=1.0, m=0, n=0, p_max=10), "q and k"),
-        (dict(q=np.ones(2), k=np.ones(2), theta=float("nan"), m=0, n=0, p_max=10), "theta"),
-        (dict(q=np.ones(2), k=np.ones(2), theta=1.0, m=11, n=0, p_max=10), "m and n"),
+        (dict(q=np.zeros(3), k=np.ones(2)), "q and k"),
+        (dict(base=float("nan")), "base"),
+        (dict(base=1.0), "base"),
+        (dict(m=8193), "m and n"),
+        (dict(head_dim=7), "head_dim"),
+        (dict(head_dim=258), "head_dim"),
+        (dict(head_dim=8, j=4), "j must be in 0 … head_dim/2 − 1 = 3, got 4"),
     ],
 )
 def test_live_chart_rejects_bad_input_by_name(kwargs, word):
-    q, k = kwargs.pop("q"), kwargs.pop("k")
+    args = dict(q=np.array(Q), k=np.array(K), base=10000.0, head_dim=64, j=0, m=M, n=N, p_max=8192)
+    args.update(kwargs)
+    q, k = args.pop("q"), args.pop("k")
     with pytest.raises(ValueError, match=word):
-        charts.live_pair_chart(q, k, **kwargs)
+        charts.live_pair_chart(q, k, **args)
 
 
 def test_the_live_plane_describes_itself_and_keeps_the_pairs_numbers_in_its_rows():
-    """A new pair (q, k, θ) changes the live plane's rows, not its spec: the description names no
-    number of the pair's (nor m or n, which a drag would make stale), the facts row holds them."""
+    """A new pair (q, k, base) changes the live plane's rows, not its spec: the description names no
+    number of the pair's (nor m, n, d or j, which a drag would make stale), the facts row holds them."""
     spec = charts.live_pair_chart(
-        np.array([1.0, 0.5]), np.array([-0.25, 2.0]), theta=0.5, m=3, n=7, p_max=100
+        np.array([1.0, 0.5]), np.array([-0.25, 2.0]), base=500.0, head_dim=16, j=3, m=3, n=7, p_max=100
     ).to_dict()
     text = spec["description"]
-    assert "query q" in text and "key k" in text and "from 0 to 100" in text
-    assert "m = 3" not in text and "n = 7" not in text and "0.5" not in text
+    assert "query q" in text and "key k" in text and "from 0 to 100" in text and "pair j" in text
+    assert "m = 3" not in text and "n = 7" not in text and "500" not in text and "16" not in text
     assert facts(spec) == {
         "qx": 1.0,
         "qy": 0.5,
         "kx": -0.25,
         "ky": 2.0,
-        "theta": 0.5,
+        "base": 500.0,
         "lim": 1.35 * math.hypot(-0.25, 2.0),
     }
 
-    def sent(q, k, theta):  # what the browser gets, without the rows
-        chart = charts.live_pair_chart(np.array(q), np.array(k), theta=theta, m=3, n=7, p_max=100)
+    def sent(q, k, base):  # what the browser gets, without the rows
+        chart = charts.live_pair_chart(np.array(q), np.array(k), base=base, head_dim=16, j=3, m=3, n=7, p_max=100)
         return {key: v for key, v in stable_dataset_names(compat.vega_lite_spec(chart)).items() if key != "datasets"}
 
-    assert sent([0.3, -2.0], [1.0, 1.0], 0.01) == sent([1.0, 0.5], [-0.25, 2.0], 0.5)
+    assert sent([0.3, -2.0], [1.0, 1.0], 10.0) == sent([1.0, 0.5], [-0.25, 2.0], 500.0)

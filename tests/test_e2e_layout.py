@@ -83,7 +83,8 @@ ELLIPSIS_JS = """() => Array.from(document.querySelectorAll('[data-testid=stVega
 FIRST_SCREEN_JS = """(keys) => {
   const h = window.innerHeight;
   const controls = '[data-testid=stSlider], [data-testid=stNumberInput], [data-testid=stRadio], '
-    + '[data-testid=stSelectbox], [data-testid=stTextArea], [data-testid=stTextInput], [data-testid=stSegmentedControl]';
+    + '[data-testid=stSelectbox], [data-testid=stTextArea], [data-testid=stTextInput], [data-testid=stSegmentedControl], '
+    + '[data-testid=stVegaLiteChart] form.vega-bindings input';  // a chart's own sliders (explorer.liveparam)
   const control = document.querySelector('[data-testid=stMain] :is(' + controls + ')');
   const main = keys && keys.main ? keys.main : '[data-testid=stVegaLiteChart], [data-testid=stTable]';
   const chart = document.querySelector('[data-testid=stMain] :is(' + main + ')');

@@ -5,6 +5,7 @@ the numbers it shows (angles, norms, scores, the rotated vector) against values 
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from _chartspec import by_field, element_spec, facts, find, frame
 from explorer.imagechart import meta as image_meta
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "3_RoPE_rotation.py")
-N_CHARTS = 2  # the live plane (m and n are its sliders), then tab "One pair": the rotation plane
+N_CHARTS = 2  # the live plane (m, n, d and j are its sliders), then tab "One pair": the rotation plane
 HEAD = {"rope_view": "Whole head"}  # the other tab: the d×d matrix and the pair map
 KEYS = (
     "rope_view",
@@ -119,9 +120,15 @@ def plane(at) -> dict:
 
 
 def live_starts(at) -> dict[str, int]:
-    """{m, n: the value the live plane's in-chart slider shows} (the page's first chart)."""
+    """{m, n, head_dim, j: the value the live plane's in-chart slider shows} (the page's first chart)."""
     spec = element_spec(at.get("vega_lite_chart")[0])
     return {p["name"]: p["value"] for p in spec["params"] if "bind" in p}
+
+
+def j_range_on_the_page(at) -> int:
+    """The largest j the page lets the plane's j slider reach (explorer.liveparam.ranges_html)."""
+    (found,) = {int(v) for h in at.get("html") for v in re.findall(r'data-max-j_j="([0-9]+)"', h.proto.body)}
+    return found
 
 
 def arrows(at):
@@ -205,9 +212,8 @@ def test_every_control_at_its_minimum():
     at = run(**MINIMUM)
     assert_page_complete(at)
     assert not at.warning
-    assert at.slider(key="head_dim").value == 2
-    # one pair only: j has no range, so the page shows it as text instead of a slider
-    assert any("Pair index j" in md.value and "only possible value" in md.value for md in at.main.markdown)
+    assert live_starts(at)["head_dim"] == 2 and live_starts(at)["j"] == 0
+    assert j_range_on_the_page(at) == 0  # one pair only: the j slider is narrowed to 0 … 0
     shown = metrics(at)
     assert shown["∠(k → q) before"] == "0.00°" and shown["(m − n)·θ_j"] == "0.00°"
     assert shown["predicted ∠ after"] == shown["measured ∠ after"] == "0.00°"
@@ -217,7 +223,7 @@ def test_every_control_at_its_maximum():
     at = run(**MAXIMUM)
     assert_page_complete(at)
     assert not at.warning
-    assert at.slider(key="j").value == 127
+    assert live_starts(at)["j"] == 127 and j_range_on_the_page(at) == 127
     theta = 1e6 ** (-2 * 127 / 256)
     assert metrics(at) == expected_numbers((3.0, 3.0), (3.0, 3.0), 8192, 8192, theta)
     assert_whole_head(run(**MAXIMUM, **HEAD), 256)
@@ -259,30 +265,58 @@ def test_garbage_in_every_url_parameter():
 def test_out_of_range_numbers(value):
     at = run(m=value, head_dim=value, traj_m=value)
     assert_page_complete(at)
-    assert live_starts(at)["m"] == 5 and at.slider(key="head_dim").value == 64
+    assert live_starts(at)["m"] == 5 and live_starts(at)["head_dim"] == 64
     assert "m" not in at.query_params  # a bad value is removed from the link
 
 
 def test_pair_index_too_large_for_head_dim_is_clamped():
     at = run(head_dim=8, j=60)
     assert_page_complete(at)
-    assert at.slider(key="j").value == 3
+    assert live_starts(at)["j"] == 3 and j_range_on_the_page(at) == 3
     assert any("j" in w.value and "3" in w.value for w in at.warning)
     theta = 10000.0 ** (-2 * 3 / 8)
     assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 1.2), 5, 12, theta)
 
 
-def test_shrinking_head_dim_keeps_the_pair_index_valid():
-    at = run()
-    at.slider(key="j").set_value(31)
-    run(at)
-    assert at.slider(key="j").value == 31
-    at.slider(key="head_dim").set_value(8)
-    run(at)
-    assert at.slider(key="j").value == 3
+def _page_after_a_report():
+    """The page as Streamlit runs it after the live plane reported its sliders: the chart's on_select
+    callback (explorer.liveparam.report, with the page's limits) first, then the page."""
+    import runpy
+
+    import streamlit as st
+
+    from explorer import liveparam
+    from explorer.charts import rope as rope_charts
+
+    report = st.session_state.pop("test_report", None)
+    if report is not None:
+        values = {k: v for k, v in st.session_state.items() if k in rope_charts.LIVE_PARAMS}
+        values.update({k: entry[0][k] for k, entry in report.items()})
+        liveparam.report("rope_live", rope_charts.LIVE_PARAMS, report, rope_charts.live_limits(values))
+    runpy.run_path(st.session_state["test_page"], run_name="__main__")
+
+
+def test_shrinking_head_dim_in_the_plane_keeps_the_pair_index_valid():
+    """The plane reports a drag of d to 8 while j stands at 31 (the chart itself reads j as at most
+    d/2 − 1): the page clamps j to 3, and the whole head shows pair 3."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    at.query_params["j"] = "31"
+    run_page("", at)
+    assert live_starts(at)["j"] == 31
+    at.session_state["test_report"] = {"head_dim": [{"head_dim": 8}], "j": [{"j": 31}]}
+    run_page("", at)
+    assert at.query_params["head_dim"] == "8" and at.query_params["j"] == "3"
+    # the chart the hand is on keeps its spec (Streamlit keeps it); the page narrows its j slider to
+    # 0 … 3, which moves the slider's 31 inside (explorer.assets.LIVE_RANGES_JS)
+    assert j_range_on_the_page(at) == 3
     assert_page_complete(at)
+    theta = 10000.0 ** (-2 * 3 / 8)
+    assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 1.2), 5, 12, theta)
     at.session_state["rope_view"] = "Whole head"  # open the other tab, as a click would
-    run(at)
+    run_page("", at)
     _, pairs = assert_whole_head(at, 8)
     df = frame(pairs, pairs)
     assert sorted(df.loc[df["selected"], "coordinate"]) == [3, 7]
@@ -334,13 +368,20 @@ def test_the_links_m_and_n_are_the_live_planes_sliders():
     values and reach every position; the rest of the page computes with the same values."""
     at = run(m="8100", n="40", j="3", head_dim="16", base="100")
     assert not at.exception
-    assert not [s for s in at.slider if s.key in ("m", "n")]  # no second control for them
+    assert not [s for s in at.slider if s.key in ("m", "n", "head_dim", "j")]  # no second control for them
     live = element_spec(at.get("vega_lite_chart")[0])
     params = {p["name"]: p for p in live["params"] if "bind" in p}
     assert (params["m"]["value"], params["n"]["value"]) == (8100, 40)
+    assert (params["head_dim"]["value"], params["j"]["value"]) == (16, 3)
     assert (params["n"]["bind"]["min"], params["n"]["bind"]["max"]) == (0, 8192)
-    # the expressions read pair 3's θ = 100^(−6/16) from the chart's facts row, exactly
+    assert (
+        params["head_dim"]["bind"]["min"],
+        params["head_dim"]["bind"]["max"],
+        params["head_dim"]["bind"]["step"],
+    ) == (2, 256, 2)
+    assert j_range_on_the_page(at) == 7  # d = 16: pairs 0 … 7
+    # the expressions compute θ_j from the base in the chart's facts row and the in-chart d and j
     theta = 100.0 ** (-6 / 16)
-    assert facts(live)["theta"] == theta and "data('data-0')[0].theta" in str(live["vconcat"][1]["transform"])
+    assert facts(live)["base"] == 100.0 and "data('data-0')[0].base" in str(live["vconcat"][1]["transform"])
     assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 1.2), 8100, 40, theta)
     assert (at.query_params["m"], at.query_params["n"]) == ("8100", "40")

@@ -188,11 +188,11 @@ def test_the_extension_page_uses_a_longrope_presets_real_lists():
 def test_changing_a_value_switches_back_to_custom():
     at = run("rope")
     at.selectbox(key="model").set_value("llama3.1-8b").run()
-    at.slider(key="head_dim").set_value(64).run()
+    at.select_slider(key="base").set_value(10000).run()
     assert not at.exception
     assert at.selectbox(key="model").value == "custom"
     assert "model" not in at.query_params
-    assert widget_value(at, "head_dim") == 64 and widget_value(at, "base") == 500000  # the rest stays
+    assert widget_value(at, "base") == 10000 and widget_value(at, "head_dim") == 128  # the rest stays
 
 
 def test_a_link_with_only_the_model_fills_its_values():

@@ -399,35 +399,57 @@ def rotation_latex(position: float, theta: float, matrix: np.ndarray, vector: np
 
 
 # ---------------------------------------------------------------- positions moved in the browser
-#: The in-chart sliders: the registry parameters m and n themselves (explorer.charts.live.position).
-LIVE_PARAMS = ("m", "n")
+#: The in-chart sliders: the registry parameters m and n (the positions), and the head size d and
+#: the pair j, which set the pair's frequency θ_j = b^(−2j/d) (explorer.charts.live.position). Order:
+#: head_dim before j, whose range ends at head_dim/2 − 1 (explorer.liveparam.LiveChart's limits).
+POSITION_PARAMS = ("m", "n")
+FREQUENCY_PARAMS = ("head_dim", "j")
+LIVE_PARAMS = (*POSITION_PARAMS, *FREQUENCY_PARAMS)
+#: The Vega signal holding the pair's θ_j in the browser (`live_expressions()["theta"]`).
+THETA_SIGNAL = "theta_j"
 
 
-def live_facts(q: np.ndarray, k: np.ndarray, theta: float) -> dict[str, float]:
-    """What the live chart's expressions read from its facts row: the pair's q, k and θ, and the
+def live_limits(values: dict) -> dict[str, dict[str, int]]:
+    """The page's range of j, from the head size read before it: 0 … head_dim/2 − 1
+    (`explorer.liveparam.LiveChart`'s ``limits``)."""
+    return {"j": {"max": int(values["head_dim"]) // 2 - 1}} if "head_dim" in values else {}
+
+
+def live_facts(q: np.ndarray, k: np.ndarray, base: float) -> dict[str, float]:
+    """What the live chart's expressions read from its facts row: the pair's q and k, the base b
+    (θ_j is computed in the browser from b and the in-chart d and j: `live_expressions`), and the
     reach of the axes."""
     (qx, qy), (kx, ky) = (float(v) for v in q), (float(v) for v in k)
     reach = max(float(np.hypot(qx, qy)), float(np.hypot(kx, ky)), 1e-9)
-    return {"qx": qx, "qy": qy, "kx": kx, "ky": ky, "theta": float(theta), "lim": 1.35 * reach}
+    return {"qx": qx, "qy": qy, "kx": kx, "ky": ky, "base": float(base), "lim": 1.35 * reach}
 
 
 def live_expressions() -> dict[str, str]:
-    """The Vega expressions the live chart evaluates in the browser, in terms of the in-chart m and n
-    and the pair's numbers in its facts row (`live_facts`): a new pair changes the rows only.
+    """The Vega expressions the live chart evaluates in the browser, in terms of the in-chart m, n,
+    d (head_dim) and j and the pair's numbers in its facts row (`live_facts`): a new pair changes the
+    rows only.
 
+    pair                 j, read as at most d/2 − 1 (the j slider can stand past a smaller d's last pair)
+    theta                θ_j = b^(−2j/d): posenc's float64 operations (`posenc.inverse_frequencies`:
+                         ``np.power(b, -2.0 * j / d)``; JavaScript's pow may differ in the last bit)
     q_x, q_y, k_x, k_y   the rotated vectors R(m·θ)q and R(n·θ)k (counter-clockwise, as posenc.apply_rope)
     score                ⟨R_m q, R_n k⟩, from the two rotated vectors
     score_rel            ⟨q, R_(n−m) k⟩, from q and k rotated by the offset only (computed separately)
     offset_deg           (m − n)·θ in degrees, wrapped into (−180°, 180°]
     """
-    qx, qy, kx, ky, t = (fact(name) for name in ("qx", "qy", "kx", "ky", "theta"))
-    m, n = (live.value(key) for key in LIVE_PARAMS)
-    a, b, c = f"({m} * {t})", f"({n} * {t})", f"(({n} - {m}) * {t})"
+    qx, qy, kx, ky, b = (fact(name) for name in ("qx", "qy", "kx", "ky", "base"))
+    m, n = (live.value(key) for key in POSITION_PARAMS)
+    d = live.number("head_dim")
+    pair = f"min({live.number('j')}, {d} / 2 - 1)"
+    t = f"pow({b}, -2 * {pair} / {d})"
+    a, bb, c = f"({m} * {t})", f"({n} * {t})", f"(({n} - {m}) * {t})"
     q_x, q_y = f"({qx} * cos({a}) - {qy} * sin({a}))", f"({qx} * sin({a}) + {qy} * cos({a}))"
-    k_x, k_y = f"({kx} * cos({b}) - {ky} * sin({b}))", f"({kx} * sin({b}) + {ky} * cos({b}))"
+    k_x, k_y = f"({kx} * cos({bb}) - {ky} * sin({bb}))", f"({kx} * sin({bb}) + {ky} * cos({bb}))"
     rel_x, rel_y = f"({kx} * cos({c}) - {ky} * sin({c}))", f"({kx} * sin({c}) + {ky} * cos({c}))"
     deg = f"(({m} - {n}) * {t} * 180 / PI)"
     return {
+        "pair": pair,
+        "theta": t,
         "q_x": q_x,
         "q_y": q_y,
         "k_x": k_x,
@@ -438,23 +460,44 @@ def live_expressions() -> dict[str, str]:
     }
 
 
-def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: int, p_max: int, size: int = 300):
-    """Pair j's q and k, rotated by the positions m and n, which are the chart's own sliders
-    (`explorer.charts.live.position`, 0 … p_max, starting at `m` and `n`): dragging one turns the
-    arrows and updates the two scores in the browser, with no server run; the page hears the value
-    when the drag ends (explorer.liveparam)."""
+def live_pair_chart(
+    q: np.ndarray,
+    k: np.ndarray,
+    *,
+    base: float,
+    head_dim: int,
+    j: int,
+    m: int,
+    n: int,
+    p_max: int,
+    d_range: tuple[int, int] = (2, 256),
+    size: int = 300,
+):
+    """Pair j's q and k, rotated by the positions m and n. m, n, the head size d and the pair j are
+    the chart's own sliders (`explorer.charts.live.position`; m and n over 0 … p_max, d over
+    `d_range` in steps of 2, j over 0 … d_range[1]/2 − 1, read as at most d/2 − 1), starting at the
+    given values: dragging one turns the arrows, recomputes θ_j = b^(−2j/d) and updates the scores in
+    the browser, with no server run; the page hears the values when the drag ends
+    (explorer.liveparam)."""
     q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
     if q.shape != (2,) or k.shape != (2,):
         raise ValueError(f"q and k must be 2-vectors, got shapes {q.shape} and {k.shape}")
-    if not (np.isfinite(theta) and theta >= 0):
-        raise ValueError(f"theta must be a finite number >= 0, got {theta}")
+    if not (np.isfinite(base) and base > 1):
+        raise ValueError(f"base must be a finite number > 1, got {base}")
     if not (0 <= m <= p_max and 0 <= n <= p_max):
         raise ValueError(f"m and n must be in 0 … p_max = {p_max}, got m = {m}, n = {n}")
+    d_lo, d_hi = d_range
+    if not (2 <= d_lo <= head_dim <= d_hi and head_dim % 2 == 0 and d_lo % 2 == 0 and d_hi % 2 == 0):
+        raise ValueError(f"head_dim must be even and in d_range = {d_range} (even ends ≥ 2), got {head_dim}")
+    if not 0 <= j <= head_dim // 2 - 1:
+        raise ValueError(f"j must be in 0 … head_dim/2 − 1 = {head_dim // 2 - 1}, got {j}")
     m_live, n_live = (
         live.position(key, start=int(start), lo=0, hi=int(p_max), label=f"{key} ")
-        for key, start in zip(LIVE_PARAMS, (m, n), strict=True)
+        for key, start in zip(POSITION_PARAMS, (m, n), strict=True)
     )
-    m_expr, n_expr = (live.value(key) for key in LIVE_PARAMS)
+    d_live = live.position("head_dim", start=int(head_dim), lo=d_lo, hi=d_hi, step=2, label="head size d ")
+    j_live = live.position("j", start=int(j), lo=0, hi=d_hi // 2 - 1, label="pair j ")
+    m_expr, n_expr = (live.value(key) for key in POSITION_PARAMS)
     ex = live_expressions()
     scale = _square_scale()
     x_enc = alt.X("x:Q").scale(scale).title("first coordinate of the pair")
@@ -492,6 +535,13 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
         x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="label:N", color=colour
     )
     readout_lines = [
+        "'θ_j = b^(−2j/d) = ' + format("
+        + THETA_SIGNAL
+        + ", '.6~g') + ' rad per position (j = ' + "
+        + ex["pair"]
+        + " + ', d = ' + "
+        + live.value("head_dim")
+        + " + ')'",
         "'m − n = ' + format(" + m_expr + " - " + n_expr + ", 'd')",
         "'angle k → q changed by ' + format(" + ex["offset_deg"] + ", '.2f') + '°'",
         "'⟨R_m q, R_n k⟩ = ' + format(" + ex["score"] + ", '.6f')",
@@ -513,17 +563,17 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
         # Vega-Lite defines a selection in a unit view (named, so the spec is the same at every build);
         # its value (m.m, n.n) is read in every view
         .properties(name="live_readout")
-        .add_params(n_live, m_live)  # Vega lists the bound inputs in reverse: m first on screen
+        .add_params(j_live, d_live, n_live, m_live)  # Vega lists the bound inputs in reverse: m first on screen
     )
     plane = alt.LayerChart(
-        layer=[facts_layer(live_facts(q, k, theta)), ring, shafts, heads, names],
+        layer=[facts_layer(live_facts(q, k, base)), ring, shafts, heads, names],
         width=size,
         height=size,
         title=alt.Title(
-            "Drag m and n (the sliders above the plane)",
+            "Drag m, n, d or j (the sliders above the plane)",
             subtitle=[
                 "The arrows turn in your browser; the page follows when you let go.",
-                "Move both by the same amount: the two scores stay the same.",
+                "Move m and n by the same amount: the two scores stay the same.",
             ],
         ),
     )
@@ -531,11 +581,14 @@ def live_pair_chart(q: np.ndarray, k: np.ndarray, *, theta: float, m: int, n: in
     description = (
         "RoPE live plane: one pair's query q rotated to position m and key k rotated to position n, drawn "
         f"as two arrows in the plane; the sliders m and n (from 0 to {p_max}) above it turn them, and the "
-        "text under the plane gives m − n, the change of the angle between them and the two equal scores."
+        "sliders head size d and pair j set the pair's frequency. The text under the plane gives the "
+        "frequency, m − n, the change of the angle between them and the two equal scores."
     )
     chart = alt.VConcatChart(
         vconcat=[plane, readout],
         spacing=8,
         description=description,
+        # θ_j as a signal of its own: the read-out shows it, and a test reads it from the Vega view
+        params=[alt.VariableParameter(name=THETA_SIGNAL, expr=ex["theta"])],
     )
     return configure(chart)

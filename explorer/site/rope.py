@@ -170,8 +170,8 @@ PAGE = Page(
             "traj_m": 20,
             "layout_rope": "interleaved",
         },
-        slider="j",
-        chart=1,  # the rotation plane (chart 0 is the live plane, whose m and n move in the browser)
+        slider="traj_m",
+        chart=1,  # the rotation plane (chart 0 is the live plane, whose m, n, d and j move in the browser)
     ),
     bench=BenchSettings(
         max_query={
@@ -183,7 +183,7 @@ PAGE = Page(
             "traj_m": "256",
             "rope_view": "Whole head",
         },
-        slider="j",
+        slider="traj_m",  # d and j are the live plane's own sliders (no server run while dragged)
         slider_chart=1,
     ),
     presets=True,
