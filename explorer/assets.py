@@ -57,6 +57,7 @@ BASE_CSS = (
 :is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"]) .vega-embed form.vega-bindings .vega-bind-name {
   font-size: 1rem; min-width: 0; }
 [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 58vw); height: 1rem; }
+[class*="st-key-ext_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
 [class*="st-key-vis_live_"] { overflow-x: auto; }
 [class*="st-key-vis_live_"] .vega-embed form.vega-bindings { display: flex; flex-direction: row;
   flex-wrap: wrap; align-items: center; gap: 0.2rem 1.6rem; padding: 0 0 0.5rem 0.5rem; }

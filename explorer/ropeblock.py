@@ -237,3 +237,63 @@ def phase_error_curves(scaled_inv_freq, target_len: int) -> tuple[np.ndarray, di
     """(positions, {dtype: phase error}) for the scaled frequencies. bfloat16 imports torch."""
     positions = precision_positions(target_len)
     return positions, {dtype: posenc.phase_error(positions, scaled_inv_freq, dtype=dtype) for dtype in PRECISION_DTYPES}
+
+
+#: The methods whose scaled frequencies the Context extension chart can carry for every factor: the
+#: block with only its ``factor`` replaced (LongRoPE's lists are made from the factor as well, so a
+#: sweep would have to rebuild them: its factor stays a server run).
+FACTOR_SWEEP_METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3")
+
+
+@dataclass(frozen=True)
+class FactorSweep:
+    """The rope block at every factor of a grid (issue #36: the chart holds what its factor slider can
+    reach). Row i is posenc's numbers with ``factor = factors[i]``, every other key as given."""
+
+    factors: np.ndarray  # (F,) the grid: the factor parameter's range in its steps
+    target_angle: np.ndarray  # (F, P) T·θ'_j
+    out_of_distribution: np.ndarray  # (F, P) bool, posenc.out_of_distribution_pairs
+
+
+def factor_grid(lo: float, hi: float, step: float) -> np.ndarray:
+    """lo, lo + step, … hi (each value exact: lo + i·step with i an integer)."""
+    if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(step)) or step <= 0 or hi < lo:
+        raise ValueError(f"factor_grid: need finite lo <= hi and step > 0, got lo={lo}, hi={hi}, step={step}")
+    count = int(round((hi - lo) / step)) + 1
+    return lo + step * np.arange(count, dtype=np.float64)
+
+
+def on_grid(factor: Any, factors: np.ndarray) -> bool:
+    """Whether `factor` is one of the grid's values (a factor typed between two steps is not: the live
+    chart would show its neighbour)."""
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not math.isfinite(factor):
+        return False
+    lo, step = float(factors[0]), float(factors[1] - factors[0])
+    i = round((float(factor) - lo) / step)
+    return 0 <= i < len(factors) and float(factors[i]) == float(factor)
+
+
+def factor_sweep(
+    block: Mapping[str, Any], head_dim: int, *, train_len: int, target_len: int, factors: np.ndarray
+) -> FactorSweep | None:
+    """`block` evaluated at every factor in `factors` (max_position_embeddings = L, seq_len = T, as
+    `extension_data`). None when its method is not one of `FACTOR_SWEEP_METHODS` or posenc rejects the
+    block at any of the factors (the page then draws the chart for the one factor it has)."""
+    if posenc.rope_type_of(block) not in FACTOR_SWEEP_METHODS:
+        return None
+    base = block.get("rope_theta", posenc.scaling.DEFAULT_ROPE_THETA)
+    default_block = {"rope_type": "default", "rope_theta": base}
+    inv_freq, _ = posenc.rope_inverse_frequencies(default_block, head_dim, max_position_embeddings=train_len)
+    angles, ood = [], []
+    for factor in np.asarray(factors, dtype=np.float64):
+        try:
+            scaled, _ = posenc.rope_inverse_frequencies(
+                {**block, "factor": float(factor)}, head_dim, max_position_embeddings=train_len, seq_len=target_len
+            )
+        except (ValueError, TypeError):
+            return None
+        angles.append(posenc.rope_angles([target_len], scaled)[0])  # as extension_data
+        ood.append(
+            posenc.out_of_distribution_pairs(inv_freq, scaled, trained_length=train_len, target_length=target_len)
+        )
+    return FactorSweep(np.asarray(factors, dtype=np.float64), np.array(angles), np.array(ood, dtype=bool))

@@ -42,7 +42,8 @@ import posenc
 from explorer import presets_ui, ropeblock
 from explorer.charts import extension as charts
 from explorer.exports import extension_frame, page_footer
-from explorer.params import escape_markdown, widget
+from explorer.liveparam import LiveChart
+from explorer.params import PARAMS, escape_markdown, widget
 from explorer.render import shared, show_chart
 
 with intro():
@@ -92,6 +93,12 @@ def extension(block: dict, head_dim: int, train_len: int, target_len: int) -> ro
 
 
 @cached(max_entries=16)
+def factor_sweep(block: dict, head_dim: int, train_len: int, target_len: int) -> ropeblock.FactorSweep | None:
+    grid = ropeblock.factor_grid(PARAMS["factor"].min, PARAMS["factor"].max, PARAMS["factor"].step)
+    return ropeblock.factor_sweep(block, head_dim, train_len=train_len, target_len=target_len, factors=grid)
+
+
+@cached(max_entries=16)
 def phase_errors(scaled_inv_freq, target_len: int):
     # bfloat16 imports torch (lazily, inside posenc.precision) — only here, only for this chart.
     return ropeblock.phase_error_curves(scaled_inv_freq, target_len)
@@ -110,13 +117,39 @@ factor = ext.block.get("factor")
 
 # ------------------------------------------------------ the main chart, right under its controls
 st.subheader("Which pairs leave the training range")
-show_chart(
-    save_as="context_extension",
-    chart=shared(charts.angle_reach_chart)(
-        ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=train_len, target_len=target_len
-    ),
-    width="stretch",
-)
+# The chart carries every factor its own slider s can reach (issue #36): s moves it in the browser and
+# the page follows on release; the box above stays for exact entry.
+sweep = factor_sweep(ext.block, head_dim, train_len, target_len) if not ext.error else None
+if sweep is not None and ropeblock.on_grid(factor, sweep.factors):
+    live = LiveChart("ext_live", charts.LIVE_PARAMS)
+    context = (
+        tuple(sorted((k, repr(v)) for k, v in ext.block.items() if k != "factor")),
+        head_dim,
+        train_len,
+        target_len,
+    )
+    starts = live.starts(context)
+    live.show(
+        save_as="context_extension",
+        chart=shared(charts.angle_reach_live_chart)(
+            ext.train_angle,
+            sweep.target_angle,
+            sweep.out_of_distribution,
+            factors=sweep.factors,
+            start=starts["factor"],
+            train_len=train_len,
+            target_len=target_len,
+        ),
+        width="stretch",
+    )
+else:
+    show_chart(
+        save_as="context_extension",
+        chart=shared(charts.angle_reach_chart)(
+            ext.train_angle, ext.target_angle, ext.out_of_distribution, train_len=train_len, target_len=target_len
+        ),
+        width="stretch",
+    )
 
 # ------------------------------------------------------------------------------------- formula
 st.subheader(ropeblock.method_label(used_type))

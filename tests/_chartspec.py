@@ -223,6 +223,8 @@ def vega_names(**selections: dict) -> dict:
         "min": min,
         "max": max,
         "floor": math.floor,
+        "round": lambda x: math.floor(x + 0.5),  # JavaScript's Math.round: halves go up
+        "split": lambda text, sep: text.split(sep),
         "PI": math.pi,
         "sequence": lambda start, stop, step=1: list(range(int(start), int(stop), int(step))),
         "toNumber": float,

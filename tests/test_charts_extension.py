@@ -543,3 +543,103 @@ def test_longrope_takes_an_attention_factor_as_hf_does():
     assert af == 1.5
     _, af_unset = posenc.rope_inverse_frequencies(unset, 64, max_position_embeddings=32768)
     assert af_unset == pytest.approx(math.sqrt(1 + math.log(8.0) / math.log(4096)))
+
+
+# ------------------------------------------------------------- the factor in the chart (issue #36)
+GRID = ropeblock.factor_grid(params.get("factor").min, params.get("factor").max, params.get("factor").step)
+
+
+def test_the_factor_grid_is_the_parameters_range_in_its_steps():
+    assert GRID[0] == 1.0 and GRID[-1] == 128.0 and len(GRID) == 509
+    assert np.array_equal(np.diff(GRID), np.full(508, 0.25))
+    assert ropeblock.on_grid(4.0, GRID) and ropeblock.on_grid(128, GRID)
+    assert not ropeblock.on_grid(4.1, GRID) and not ropeblock.on_grid(0.75, GRID) and not ropeblock.on_grid(True, GRID)
+    with pytest.raises(ValueError, match="step > 0"):
+        ropeblock.factor_grid(1.0, 2.0, 0.0)
+
+
+@pytest.mark.parametrize("rope_type", ropeblock.FACTOR_SWEEP_METHODS)
+def test_every_row_of_the_sweep_is_the_page_at_that_factor(rope_type):
+    """Row i of the sweep is what the page computes with factor = grid[i], bit for bit."""
+    block = ext_for(rope_type).block
+    sweep = ropeblock.factor_sweep(block, 64, train_len=4096, target_len=16384, factors=GRID)
+    assert sweep is not None and sweep.target_angle.shape == (509, 32)
+    for i in (0, 1, 12, 200, 508):
+        at = ropeblock.extension_data({**block, "factor": float(GRID[i])}, 64, train_len=4096, target_len=16384)
+        assert at.error is None
+        assert np.array_equal(sweep.target_angle[i], at.target_angle), (rope_type, GRID[i])
+        assert np.array_equal(sweep.out_of_distribution[i], at.out_of_distribution), (rope_type, GRID[i])
+
+
+@pytest.mark.parametrize("rope_type", ["default", "longrope"])
+def test_methods_whose_factor_the_chart_cannot_carry_get_no_sweep(rope_type):
+    block = ext_for(rope_type).block
+    assert ropeblock.factor_sweep(block, 64, train_len=4096, target_len=16384, factors=GRID) is None
+
+
+def live_spec(rope_type="yarn", start=4.0, head_dim=64):
+    block = ext_for(rope_type, head_dim=head_dim).block
+    ext = ropeblock.extension_data(block, head_dim, train_len=4096, target_len=16384)
+    sweep = ropeblock.factor_sweep(block, head_dim, train_len=4096, target_len=16384, factors=GRID)
+    chart = charts.angle_reach_live_chart(
+        ext.train_angle,
+        sweep.target_angle,
+        sweep.out_of_distribution,
+        factors=GRID,
+        start=start,
+        train_len=4096,
+        target_len=16384,
+    )
+    return cs.sent_spec(chart), block
+
+
+@pytest.mark.parametrize("rope_type", ["linear", "yarn", "llama3"])
+@pytest.mark.parametrize("s", [1.0, 2.5, 4.0, 32.0, 128.0])
+def test_the_live_chart_draws_posencs_angles_at_the_sliders_factor(rope_type, s):
+    """With the chart's slider at s (its transforms run here in Python), the target curve and the red
+    rings are posenc's T·θ'_j and out-of-distribution pairs at factor s, and the count the read-out
+    shows is theirs."""
+    spec, block = live_spec(rope_type)
+    want = ropeblock.extension_data({**block, "factor": s}, 64, train_len=4096, target_len=16384)
+    _, train, target, rings = cs.layers(spec)[:4]
+    assert cs.unit_rows(spec, train, factor=s)["value"].tolist() == want.train_angle.tolist()
+    drawn = cs.unit_rows(spec, target, factor=s)
+    assert drawn["pair"].tolist() == list(range(32))
+    assert drawn["value"].tolist() == want.target_angle.tolist()  # equal floats
+    assert set(drawn["series"]) == {"at the target: T·θ′_j (T = 16,384)"}
+    ringed = cs.unit_rows(spec, rings, factor=s)
+    assert (ringed["pair"].tolist() if len(ringed) else []) == np.flatnonzero(want.out_of_distribution).tolist()
+    counts = cs.facts(spec)["ood_counts"].split(",")
+    assert int(counts[round((s - 1) / 0.25)]) == int(want.out_of_distribution.sum())
+
+
+def test_the_live_charts_slider_is_the_factor_over_its_whole_range():
+    spec, _ = live_spec(start=8.0)
+    (param,) = [p for p in spec["params"] if "bind" in p]
+    assert param["name"] == "factor" and param["value"] == 8.0
+    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (1.0, 128.0, 0.25)
+
+
+def test_the_live_chart_keeps_its_spec_for_another_head_size_or_method_setting():
+    """What the slider reaches is rows: another d (or a yarn beta) changes the datasets only."""
+
+    def shape(spec):
+        return {k: v for k, v in spec.items() if k != "datasets"}
+
+    assert shape(live_spec(head_dim=64)[0]) == shape(live_spec(head_dim=66)[0])
+
+
+@pytest.mark.parametrize(
+    "kwargs, word",
+    [
+        (dict(start=0.5), "start must be in 1 … 128"),
+        (dict(factors=GRID[:1]), "must agree"),
+        (dict(factors=np.array([1.0, 1.5, 3.0])), "evenly spaced grid"),
+    ],
+)
+def test_the_live_chart_refuses_bad_input_by_name(kwargs, word):
+    angles = np.ones((len(kwargs.get("factors", GRID)), 4))
+    args = dict(factors=GRID, start=4.0, train_len=4096, target_len=16384)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=word):
+        charts.angle_reach_live_chart(np.ones(4), angles, angles > 0, **args)

@@ -611,3 +611,47 @@ def test_the_zoom_chart_comes_back_where_the_link_is_after_its_tab_was_closed(br
     d_in = page.locator(live).first.locator('input[name="zoom_d0_zoom_d0"]')
     assert (d_in.input_value(), d_in.get_attribute("max")) == ("0", "61")
     assert not page.evaluate("() => new URLSearchParams(location.search).has('zoom_d0')")
+
+
+def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_link_follows(browser, server):
+    """Issue #36: the scaling factor s is the main chart's own slider. A drag moves the target curve
+    and the count of pairs beyond training in the browser (the count is posenc's at that factor,
+    computed here), with at most one server run per pause of 150 ms; the release reaches the link and
+    the number box."""
+    from explorer import ropeblock
+
+    def beyond(s: float) -> int:
+        block = {"rope_type": "linear", "rope_theta": 10000.0, "factor": s}
+        return int(ropeblock.extension_data(block, 64, train_len=4096, target_len=16384).out_of_distribution.sum())
+
+    page = open_drawn(browser, f"{server.base_url}/Context_extension?rope_type=linear&factor=1", "Context extension")
+    chart = page.locator(LIVE_CHART).first
+    chart.scroll_into_view_if_needed()
+    s_in = chart.locator(".vega-bind", has=page.locator(".vega-bind-name", has_text="scaling factor s")).locator(
+        "input"
+    )
+    assert s_in.input_value() == "1"
+
+    def readout() -> str:
+        texts = chart.locator("svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
+        (line,) = [t for t in texts if t.startswith("s = ")]
+        return line
+
+    assert readout() == f"s = 1: {beyond(1.0)} of 32 pairs meet unseen angles"
+    chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
+    during, pauses = hold_and_drag_a_tenth(page, s_in, 30)
+    moved = float(s_in.input_value())
+    shown = readout()
+    page.mouse.up()
+    assert moved > 4
+    count = beyond(moved)
+    words = "no pair meets an unseen angle" if count == 0 else f"{count} of 32 pairs meet unseen angles"
+    assert shown == f"s = {moved:g}: {words}"
+    assert_runs_within_pauses(during, pauses)
+    page.wait_for_function(
+        "(v) => new URLSearchParams(location.search).get('factor') === v", arg=f"{moved:g}", timeout=15_000
+    )
+    wait_idle(page, title="Context extension")
+    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
+    box = page.locator(".st-key-factor input").first
+    assert float(box.input_value()) == moved

@@ -437,3 +437,77 @@ def test_a_new_head_dim_leaves_every_chart_spec_as_it_was():
     assert "of 33 wavelengths" in titles(at)[1]  # 66 / 2 pairs
     for spec in specs(at):
         assert cs.facts(spec)["last_pair"] == 32
+
+
+# ------------------------------------------------------------- the factor in the chart (issue #36)
+def live_factor(at):
+    """The main chart's in-chart factor slider (its Vega-Lite parameter), or None when it has none."""
+    main = cs.element_spec(at.get("vega_lite_chart")[0])
+    found = [p for p in main.get("params", []) if "bind" in p]
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize("rope_type", ["linear", "ntk", "dynamic", "yarn", "llama3"])
+def test_the_main_chart_carries_its_factor_slider_beside_the_box(rope_type):
+    at = run(rope_type=rope_type, factor="8")
+    param = live_factor(at)
+    assert param is not None and param["name"] == "factor" and param["value"] == 8.0
+    assert at.number_input(key="factor").value == 8.0  # the box stays, for exact entry
+    # the chart's rows at s = 8 are the page's own numbers (which the tables below use)
+    block = ropeblock.build_rope_block(
+        rope_type,
+        {k: at.session_state[k] for k in ropeblock.METHOD_PARAMS[rope_type]},
+        base=10000,
+        train_len=4096,
+        head_dim=64,
+    )
+    want = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
+    spec = cs.element_spec(at.get("vega_lite_chart")[0])
+    target = cs.layers(spec)[2]
+    assert cs.unit_rows(spec, target, factor=8.0)["value"].tolist() == want.target_angle.tolist()
+
+
+@pytest.mark.parametrize("query", [{"rope_type": "default"}, {"rope_type": "longrope"}])
+def test_a_method_whose_factor_the_chart_cannot_carry_keeps_the_chart_of_one_factor(query):
+    """No factor (default), or LongRoPE (its lists are made from the factor): the chart is drawn for the
+    page's one factor, with no slider of its own."""
+    at = run(**query)
+    assert live_factor(at) is None
+
+
+def test_a_factor_typed_between_two_steps_lands_on_a_step_the_chart_can_show():
+    """The box keeps to the slider's steps (a factor between two would show its neighbour's rows in
+    the chart: `ropeblock.on_grid` guards the chart against one all the same)."""
+    at = run(rope_type="yarn")
+    at.number_input(key="factor").set_value(4.1).run()
+    assert not at.exception
+    assert at.number_input(key="factor").value == 4.0
+    assert live_factor(at)["value"] == 4.0
+
+
+def _page_after_a_report():
+    """The page as Streamlit runs it after the main chart reported its factor slider."""
+    import runpy
+
+    import streamlit as st
+
+    from explorer import liveparam
+
+    report = st.session_state.pop("test_report", None)
+    if report is not None:
+        liveparam.report("ext_live", ("factor",), report)
+    runpy.run_path(st.session_state["test_page"], run_name="__main__")
+
+
+def test_a_drag_of_the_charts_factor_reaches_the_box_the_link_and_the_page():
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    at.query_params["rope_type"] = "linear"
+    run_page("", at)
+    key = at.get("vega_lite_chart")[0].key
+    at.session_state["test_report"] = {"factor": [{"factor": 16.5}]}
+    run_page("", at)
+    assert at.query_params["factor"] == "16.5"
+    assert at.number_input(key="factor").value == 16.5
+    assert at.get("vega_lite_chart")[0].key == key  # the chart the hand is on is kept
+    assert "s·L = 67,584 tokens" in " ".join(c.value for c in at.caption)  # 16.5 × 4,096

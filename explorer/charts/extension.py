@@ -22,6 +22,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts import live
 from explorer.charts.style import (
     FIT_X,
     FONT_SCALE_PARAM,
@@ -364,6 +365,133 @@ def angle_reach_chart(
         hrules=[(2 * np.pi, "one full turn, 2π", "left")],
         highlight=ood,
         highlight_series=target_name,
+    )
+
+
+#: Below this plot width (px) the live angle chart's read-out takes a smaller font.
+READOUT_NARROW_PX = 420
+#: The in-chart slider of the live angle chart: the registry parameter factor itself
+#: (explorer.charts.live.position; explorer.liveparam reports it when a drag ends).
+LIVE_PARAMS = ("factor",)
+
+
+def factor_index_expr(lo: float, step: float) -> str:
+    """The Vega expression for the row of the factor grid lo, lo + step, … the in-chart factor is on."""
+    return f"round(({live.number('factor')} - {lo!r}) / {step!r})"
+
+
+def angle_reach_live_chart(
+    train_angle, sweep_angle, sweep_ood, *, factors, start: float, train_len: int, target_len: int
+) -> alt.LayerChart:
+    """(1), live: each pair's largest angle at T against training's, for every factor the chart's own
+    slider s can reach (issue #36). `sweep_angle` and `sweep_ood` are (F, P): T·θ'_j and the
+    out-of-distribution flags at each factor of the grid `factors` (lo, lo + step, …; posenc's numbers,
+    `explorer.ropeblock.factor_sweep`); the browser shows the row of the slider's value, rings the
+    pairs beyond training and counts them, with no server run. The y axis spans every factor's angles,
+    so it stays put while s is dragged."""
+    factors = np.asarray(factors, dtype=float)
+    sweep_angle, sweep_ood = np.asarray(sweep_angle, dtype=float), np.asarray(sweep_ood, dtype=bool)
+    train_angle = np.asarray(train_angle, dtype=float)
+    n_f, n_p = sweep_angle.shape
+    if (
+        factors.ndim != 1
+        or factors.size != n_f
+        or n_f < 2
+        or sweep_ood.shape != (n_f, n_p)
+        or train_angle.shape != (n_p,)
+    ):
+        raise ValueError(
+            f"factors (F,), sweep_angle and sweep_ood (F, P) and train_angle (P,) must agree, got {factors.shape}, "
+            f"{sweep_angle.shape}, {sweep_ood.shape}, {train_angle.shape}"
+        )
+    lo, step = float(factors[0]), float(factors[1] - factors[0])
+    if not np.array_equal(factors, lo + step * np.arange(n_f)):
+        raise ValueError("factors must be an evenly spaced grid lo + i·step")
+    if not factors[0] <= start <= factors[-1]:
+        raise ValueError(f"start must be in {factors[0]:g} … {factors[-1]:g}, got {start}")
+    counts = sweep_ood.sum(axis=1)
+    train_name = f"in training: L·θ_j (L = {_fmt_len(train_len)})"
+    target_name = f"at the target: T·θ′_j (T = {_fmt_len(target_len)})"
+    names = [train_name, target_name]
+    color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]))
+    span = np.concatenate([train_angle, sweep_angle[sweep_angle > 0].ravel(), [2 * np.pi]])
+    axis, domain = log_axis(span.min(), span.max(), base=10, fractions=False)
+    y_title = "largest angle (radians, log scale)"
+    y = alt.Y("value:Q", title=y_title, axis=axis, scale=alt.Scale(type="log", domain=domain, nice=False))
+    x = alt.X(
+        "pair:Q", title=PAIR_AXIS, scale=alt.Scale(domainMin=0, domainMax=alt.ExprRef(fact("last_pair")), nice=False)
+    )
+    tooltip = [
+        alt.Tooltip("pair:Q", title="pair j"),
+        alt.Tooltip("series:N", title="curve"),
+        alt.Tooltip("value:Q", title=y_title, format=".4g"),
+    ]
+    s_live = live.position(
+        "factor", start=float(start), lo=lo, hi=float(factors[-1]), step=step, label="scaling factor s "
+    )
+    train = pd.DataFrame({"pair": np.arange(n_p), "value": train_angle, "series": train_name})
+    # the rows the browser filters, in their smallest exact types (a few hundred kB at d = 64); the
+    # curve's name is added in the browser, not repeated in every row
+    sweep = pd.DataFrame(
+        {
+            "f": np.repeat(np.arange(n_f, dtype=np.int16), n_p),
+            "pair": np.tile(np.arange(n_p, dtype=np.int16), n_f),
+            "value": sweep_angle.ravel(),
+            "ood": sweep_ood.ravel(),
+        }
+    )
+    sweep = sweep[sweep["value"] > 0]  # a pair that no longer turns has no point on a log axis
+    at_s = f"datum.f === {factor_index_expr(lo, step)}"
+    series = {"series": repr(target_name)}
+    under = alt.OverlayMarkDef(filled=True, size=120, opacity=0.6)
+    layers = [
+        alt.Chart(train)
+        .mark_line(strokeWidth=6, opacity=0.6, point=under)
+        .encode(x, y, color, tooltip=tooltip)
+        # Vega-Lite defines a selection in a unit view (named, so the spec is the same at every build)
+        .properties(name="ext_live_angles")
+        .add_params(s_live),
+        alt.Chart(sweep)
+        .transform_filter(at_s)
+        .transform_calculate(**series)
+        .mark_line(strokeWidth=2.5, point=alt.OverlayMarkDef(filled=True, size=40))
+        .encode(x, y, color, tooltip=tooltip),
+        alt.Chart(sweep)
+        .transform_filter(f"{at_s} && datum.ood")
+        .transform_calculate(**series)
+        .mark_point(size=260, strokeWidth=2.5, color=WARN, opacity=1)
+        .encode(x, y, tooltip=tooltip),
+    ]
+    layers += _rules([(2 * np.pi, "one full turn, 2π", "left")], axis="y", log=True)
+    count = f"toNumber(split({fact('ood_counts')}, ',')[{factor_index_expr(lo, step)}])"
+    readout = (
+        f"'s = ' + format({live.number('factor')}, '.2~f') + ': ' + ({count} === 0 ? 'no pair meets an unseen angle' : "
+        f"{count} + ' of ' + {fact('n_pairs')} + ' pairs meet unseen angles')"
+    )
+    # bottom left: the angles fall from left to right, so the fast pairs' curves leave that corner free
+    layers.append(
+        alt.Chart(pd.DataFrame({"row": [0]}))
+        .transform_calculate(text=readout)
+        .mark_text(
+            align="left",
+            baseline="bottom",
+            fontSize=alt.ExprRef(f"(width < {READOUT_NARROW_PX} ? 12 : 15) * {FONT_SCALE_PARAM}"),
+            fontWeight="bold",
+            color=WARN,
+            dx=6,
+            dy=-6,
+        )
+        .encode(x=alt.XValue(0), y=alt.YValue("height"), text="text:N")
+    )
+    return _finish(
+        layers,
+        title=f"Drag s: the largest angle per pair at T = {_fmt_len(target_len)}, against training",
+        subtitle=[
+            "Largest rotation angle per pair. Red rings: beyond the training maximum in a pair "
+            "that never completed a full turn (2π) in training —",
+            "the model has never seen those angles. Pairs above the 2π line have seen every angle already.",
+        ],
+        facts={"last_pair": max(n_p - 1, 1), "n_pairs": n_p, "ood_counts": ",".join(str(int(c)) for c in counts)},
     )
 
 
