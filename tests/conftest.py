@@ -57,3 +57,39 @@ def _real_model_disk_cache():
     if returncode != 0:
         raise RuntimeError(f"building the real model's cache failed ({returncode}): see {log.name}")
     Path(log.name).unlink()
+
+
+# ------------------------------------------------------------------------------ no silent skips
+#: What a skip may say on a developer's machine: that it lacks something the README names and CI
+#: installs (Debian's Chromium, the model package, Node.js for the tests that run a chart's JavaScript).
+#: Any other skip fails the run, and in CI (CI=true) every skip does: CI skips nothing.
+ALLOWED_SKIPS = ("Chromium not found at", "node", "the model file is not installed", "are not installed: pip install")
+_SKIPPED: list[tuple[str, str]] = []
+
+
+def _skip_reason(report) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and not hasattr(report, "wasxfail"):
+        _SKIPPED.append((report.nodeid, _skip_reason(report)))
+
+
+def unexpected_skips(skipped, *, ci: bool) -> list[tuple[str, str]]:
+    """The skips that fail the run (see `ALLOWED_SKIPS`)."""
+    return [(node, why) for node, why in skipped if ci or not any(word in why for word in ALLOWED_SKIPS)]
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller sees every report
+        return
+    bad = unexpected_skips(_SKIPPED, ci=os.environ.get("CI") == "true")
+    if bad and session.exitstatus == 0:
+        session.exitstatus = 1
+    if bad:
+        lines = "\n".join(f"  {node}: {why}" for node, why in bad[:30])
+        session.config.get_terminal_writer().line(f"\nUnexpected skips ({len(bad)}) fail the run:\n{lines}", red=True)

@@ -240,15 +240,20 @@ def test_yarn_correction_range_defaults_are_hfs():
     )
 
 
+# HF 5.23: yarn's factor null is no error, it means max_position_embeddings / original
+# (tests/test_layers.py, test_rule_yarn_factor_null_is_max_over_original): not a case here.
 @pytest.mark.parametrize(
-    "rope_type, key", [(t, k) for t, keys in HF_REQUIRED.items() for k in sorted(keys)], ids=lambda x: str(x)
+    "rope_type, key, how",
+    [
+        (t, k, how)
+        for t, keys in HF_REQUIRED.items()
+        for k in sorted(keys)
+        for how in ("missing", "null")
+        if (t, k, how) != ("yarn", "factor", "null")
+    ],
+    ids=lambda x: str(x),
 )
-@pytest.mark.parametrize("how", ["missing", "null"])
 def test_a_missing_required_key_raises_naming_it(rope_type, key, how):
-    if (rope_type, key, how) == ("yarn", "factor", "null"):
-        pytest.skip(
-            "HF 5.23: yarn's factor null means max_position_embeddings / original (tests/test_layers.py, test_rule_yarn_factor_null_is_max_over_original)"
-        )
     block = valid_block(rope_type)
     if how == "missing":
         del block[key]
