@@ -191,8 +191,8 @@ SVG_EXPORT_JS = """<script>
   new MutationObserver(scan).observe(document.body, {childList: true, subtree: true});
   scan();
   /* The guided tour: when the panel shows another step, go to the top of the page, so the
-     narration (and the step's chart under it) is in view whatever was scrolled before. For two
-     seconds after, until the user scrolls, clicks, touches or types, a scroll the page makes by
+     narration (and the step's chart under it) is in view whatever was scrolled before. For four
+     seconds after (a step whose chart carries its whole slider range arrives later on a busy server), until the user scrolls, clicks, touches or types, a scroll the page makes by
      itself is undone: a step that opens another tab has Streamlit scroll that tab into view, after
      the panel has changed (tests/test_e2e_layout.py steps through the tour by PageDown). */
   var lastStep = null, holdTop = 0;
@@ -212,7 +212,7 @@ SVG_EXPORT_JS = """<script>
     var text = panel ? panel.textContent : null;
     if (text && text !== lastStep) {
       lastStep = text;
-      holdTop = Date.now() + 2000;
+      holdTop = Date.now() + 4000;
       toTop();
     } else if (!text) {
       lastStep = null;

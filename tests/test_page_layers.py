@@ -10,6 +10,7 @@ base 500,000. Llama 4's q multiplier: HF ``Llama4TextAttention.forward``,
 
 from __future__ import annotations
 
+import json
 import math
 
 import _chartspec as cs
@@ -33,10 +34,20 @@ def sidebar_captions(at) -> list[str]:
 
 
 def value(at, key):
-    (found,) = [
+    """The widget `key`'s value, or where the key is a chart's own slider (explorer.liveparam: RoPE's
+    head_dim), the value that slider starts at."""
+    found = [
         w.value for w in [*at.selectbox, *at.select_slider, *at.number_input, *at.slider, *at.radio] if w.key == key
     ]
-    return found
+    if not found:
+        found = [
+            p["value"]
+            for chart in at.get("vega_lite_chart")
+            for p in json.loads(chart.proto.spec).get("params", [])
+            if p.get("name") == key and "bind" in p
+        ]
+    (one,) = found
+    return one
 
 
 @pytest.mark.parametrize("page", [ROPE, INV, EXT])

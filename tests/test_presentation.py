@@ -291,8 +291,12 @@ def test_in_the_browser(server, shots):
             page.screenshot(path=str(shots / "presentation_rope.png"))
             expand.click()
             page.locator("[data-testid=stSidebar] input[type=range]").first.wait_for(state="visible")
-            _press(page, "j")  # pair index j (main area)
-            assert re.search(r"[?&]j=1(&|$)", page.url), page.url
+            # pair index j: the live plane's own slider (main area); the link follows its report
+            j_in = page.locator("[data-testid=stVegaLiteChart] input[name='j_j']").first
+            j_in.focus()
+            page.keyboard.press("ArrowRight")
+            page.wait_for_url(re.compile(r".*[?&]j=1(&|$).*"), timeout=30_000)
+            _settle(page)
             assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()  # stays open
             # Larger presentation charts next to the open sidebar: nothing spills over a neighbour
             # (the plane moves above its metric cards), on both tabs and on the other pages with
@@ -364,7 +368,10 @@ def test_in_the_browser(server, shots):
             page.wait_for_url(re.compile(r"[?&]layout_rope=interleaved(&|$)"), timeout=60_000)
             _settle(page)
             assert "model=DeepSeek-V3" in page.url, page.url
-            press_slider(page, "head_dim")  # head dim (main area)
+            # the head size: the live plane's own slider (main area); its report reaches the page
+            d_in = page.locator("[data-testid=stVegaLiteChart] input[name='head_dim_head_dim']").first
+            d_in.focus()
+            page.keyboard.press("ArrowRight")
             # The run the press causes drops the preset from the address bar: wait for what it writes
             # (its running state can be batched away in the browser under load; CI, 2026-11-26).
             page.wait_for_url(

@@ -1,0 +1,143 @@
+"""Issue #36's press test: does a control's key press redraw its chart in the browser?
+
+Each chart-driving control a chart carries itself (explorer.liveparam: RoPE's m, n, d and j, the
+clock's p, the shift t, the vision query row, the sinusoidal zoom start, Context extension's factor)
+is focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press
+counts as "in the browser" when its chart changed within 100 ms of the keydown while no script was
+running. Its time is the keydown to the chart's first changed frame. Beside them, in the same run:
+the one-chart app (bench/slider_chart_app.py: a Streamlit slider and one chart, redrawn by a server
+run), pressed the same way, end to end (`e2e_support.slider_latency_ms`). Prints the date, the load,
+one line per control (in-browser presses, median and range of the time, the ratio to the one-chart
+app's median) and the one-chart app's line.
+
+    python bench/press_in_browser.py [--presses 25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from e2e_support import (  # noqa: E402
+    StreamlitServer,
+    launch_chromium,
+    quick_fingerprint,
+    ready_time_ms,
+    slider_latency_ms,
+    wait_charts_drawn,
+    wait_idle,
+)
+
+#: (what, URL path and query, page title, the in-chart input's name: Vega's signal `<key>_<key>`)
+CONTROLS = [
+    ("RoPE m", "RoPE_rotation", "RoPE rotation", "m_m"),
+    ("RoPE head size d", "RoPE_rotation", "RoPE rotation", "head_dim_head_dim"),
+    ("RoPE pair j", "RoPE_rotation", "RoPE rotation", "j_j"),
+    ("Clock position p", "Clock_hands", "Frequency clock hands", "m_m"),
+    ("Invariance shift t", "Relative_invariance", "Relative-position invariance", "shift_t_shift_t"),
+    ("Vision query row", "Images_and_video", "Images and video", "vis_qrow_vis_qrow"),
+    ("Sinusoidal zoom p0", "Sinusoidal_heatmap?sin_view=Zoom", "Sinusoidal heatmap", "zoom_p0_zoom_p0"),
+    ("Extension factor s", "Context_extension?rope_type=yarn", "Context extension", "factor_factor"),
+]
+
+#: Records, from the next keydown: its time, every script-state change, and the first animation frame
+#: on which the chart `index` looks different (window.__press).
+_ARM_JS = """
+([index, before, fingerprint]) => {
+  const fp = new Function('i', 'return (' + fingerprint + ')(i);');
+  window.__press = {key: null, states: [], changed: null};
+  const obs = new MutationObserver((records) => { for (const r of records)
+    window.__press.states.push([performance.now(), r.target.getAttribute('data-test-script-state')]); });
+  obs.observe(document, {attributes: true, subtree: true, attributeFilter: ['data-test-script-state']});
+  document.addEventListener('keydown', () => {
+    window.__press.key = performance.now();
+    const tick = () => {
+      if (fp(index) !== before) { window.__press.changed = performance.now(); return; }
+      if (performance.now() - window.__press.key < 3000) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }, {capture: true, once: true});
+}
+"""
+
+
+def chart_index(tab, name: str) -> int:
+    return tab.evaluate(
+        "(name) => { const el = document.querySelector(`input[name='${name}']`);"
+        " const charts = [...document.querySelectorAll('[data-testid=stVegaLiteChart]')];"
+        " return charts.indexOf(el.closest('[data-testid=stVegaLiteChart]')); }",
+        name,
+    )
+
+
+def press_in_chart(tab, name: str, title: str) -> tuple[bool, float]:
+    """One press of the in-chart input `name`; (in the browser?, keydown → chart changed in ms)."""
+    from e2e_support import _QUICK_FINGERPRINT_JS  # the fingerprint the other benches use
+
+    index = chart_index(tab, name)
+    ready_time_ms(tab, title)
+    before = quick_fingerprint(tab, index)
+    tab.evaluate(_ARM_JS, [index, before, _QUICK_FINGERPRINT_JS.strip()])
+    box = tab.locator(f"input[name='{name}']").first
+    box.focus()
+    at_end = box.evaluate("(el) => Number(el.value) >= Number(el.max)")
+    tab.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
+    tab.wait_for_function("() => window.__press.changed !== null || performance.now() - window.__press.key > 3000")
+    press = tab.evaluate("() => window.__press")
+    took = (press["changed"] - press["key"]) if press["changed"] is not None else float("inf")
+    ran = [t for t, state in press["states"] if state == "running" and t <= press["key"] + took]
+    tab.wait_for_timeout(400)  # the release report (150 ms after the last change) and its run
+    wait_idle(tab, title=title)
+    return took <= 100 and not ran, took
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--presses", type=int, default=25)
+    args = ap.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"{when} · {os.cpu_count()} CPUs · load {os.getloadavg()[0]:.2f} · {args.presses} presses each", flush=True)
+    with StreamlitServer("app.py") as app, StreamlitServer("bench/slider_chart_app.py") as ref, sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(60_000)
+        ref_tab = context.new_page()
+        ref_tab.goto(ref.base_url)
+        wait_idle(ref_tab, title="One chart")
+        ref_times = [slider_latency_ms(ref_tab, "point", 0, "One chart")["total"] for _ in range(args.presses)]
+        ref_median = statistics.median(ref_times)
+        rows = []
+        for what, path, title, name in CONTROLS:
+            tab = context.new_page()
+            tab.goto(f"{app.base_url}/{path}")
+            wait_idle(tab, title=title)
+            wait_charts_drawn(tab)
+            results = [press_in_chart(tab, name, title) for _ in range(args.presses)]
+            times = [t for _, t in results]
+            rows.append((what, sum(ok for ok, _ in results), statistics.median(times), min(times), max(times)))
+            tab.close()
+        browser.close()
+    for what, ok, med, lo, hi in rows:
+        print(
+            f"  {what:<22} in the browser {ok:>2}/{args.presses} · {med:6.1f} ms median ({lo:.1f}–{hi:.1f})"
+            f" · {med / ref_median:.2f}x the one-chart app",
+            flush=True,
+        )
+    print(
+        f"  {'one-chart app':<22} (a server run each) · {ref_median:6.1f} ms median "
+        f"({min(ref_times):.1f}–{max(ref_times):.1f})",
+        flush=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
