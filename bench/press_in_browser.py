@@ -34,6 +34,8 @@ from e2e_support import (  # noqa: E402
     wait_idle,
 )
 
+#: The one-chart app with Streamlit's defaults (bench/load.py: REFERENCE_ENV).
+REFERENCE_ENV = {"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"}
 #: (what, URL path and query, page title, the in-chart input's name: Vega's signal `<key>_<key>`)
 CONTROLS = [
     ("RoPE m", "RoPE_rotation", "RoPE rotation", "m_m"),
@@ -105,7 +107,11 @@ def main(argv: list[str] | None = None) -> int:
 
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"{when} · {os.cpu_count()} CPUs · load {os.getloadavg()[0]:.2f} · {args.presses} presses each", flush=True)
-    with StreamlitServer("app.py") as app, StreamlitServer("bench/slider_chart_app.py") as ref, sync_playwright() as pw:
+    with (
+        StreamlitServer("app.py") as app,
+        StreamlitServer("bench/slider_chart_app.py", env=REFERENCE_ENV) as ref,
+        sync_playwright() as pw,
+    ):
         browser = launch_chromium(pw)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.set_default_timeout(60_000)
