@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from e2e_support import (  # noqa: E402
+    _QUICK_FINGERPRINT_JS,
     StreamlitServer,
     launch_chromium,
     quick_fingerprint,
@@ -33,9 +34,8 @@ from e2e_support import (  # noqa: E402
     wait_charts_drawn,
     wait_idle,
 )
+from load import REFERENCE_ENV  # noqa: E402  (the one-chart app with Streamlit's defaults)
 
-#: The one-chart app with Streamlit's defaults (bench/load.py: REFERENCE_ENV).
-REFERENCE_ENV = {"STREAMLIT_RUNNER_POST_SCRIPT_GC": "true"}
 #: (what, URL path and query, page title, the in-chart input's name: Vega's signal `<key>_<key>`)
 CONTROLS = [
     ("RoPE m", "RoPE_rotation", "RoPE rotation", "m_m"),
@@ -80,8 +80,6 @@ def chart_index(tab, name: str) -> int:
 
 def press_in_chart(tab, name: str, title: str) -> tuple[bool, float]:
     """One press of the in-chart input `name`; (in the browser?, keydown → chart changed in ms)."""
-    from e2e_support import _QUICK_FINGERPRINT_JS  # the fingerprint the other benches use
-
     index = chart_index(tab, name)
     ready_time_ms(tab, title)
     before = quick_fingerprint(tab, index)

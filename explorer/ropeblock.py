@@ -277,8 +277,9 @@ def factor_sweep(
     block: Mapping[str, Any], head_dim: int, *, train_len: int, target_len: int, factors: np.ndarray
 ) -> FactorSweep | None:
     """`block` evaluated at every factor in `factors` (max_position_embeddings = L, seq_len = T, as
-    `extension_data`). None when its method is not one of `FACTOR_SWEEP_METHODS` or posenc rejects the
-    block at any of the factors (the page then draws the chart for the one factor it has)."""
+    `extension_data`; the block's own ``factor``, if any, is replaced). None when its method is not one
+    of `FACTOR_SWEEP_METHODS` or posenc rejects the block at any of the factors (the page then draws the
+    chart for the one factor it has)."""
     if posenc.rope_type_of(block) not in FACTOR_SWEEP_METHODS:
         return None
     base = block.get("rope_theta", posenc.scaling.DEFAULT_ROPE_THETA)

@@ -119,16 +119,12 @@ factor = ext.block.get("factor")
 st.subheader("Which pairs leave the training range")
 # The chart carries every factor its own slider s can reach (issue #36): s moves it in the browser and
 # the page follows on release; the box above stays for exact entry.
-sweep = factor_sweep(ext.block, head_dim, train_len, target_len) if not ext.error else None
+# The sweep replaces the factor, so it is cached on the rest of the block: a release of s reuses it.
+others = {k: v for k, v in ext.block.items() if k != "factor"}
+sweep = factor_sweep(others, head_dim, train_len, target_len) if factor is not None and not ext.error else None
 if sweep is not None and ropeblock.on_grid(factor, sweep.factors):
     live = LiveChart("ext_live", charts.LIVE_PARAMS)
-    context = (
-        tuple(sorted((k, repr(v)) for k, v in ext.block.items() if k != "factor")),
-        head_dim,
-        train_len,
-        target_len,
-    )
-    starts = live.starts(context)
+    starts = live.starts((tuple(sorted((k, repr(v)) for k, v in others.items())), head_dim, train_len, target_len))
     live.show(
         save_as="context_extension",
         chart=shared(charts.angle_reach_live_chart)(

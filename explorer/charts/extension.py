@@ -167,6 +167,23 @@ def log_axis(
     return axis, [float(base) ** lo_k, float(base) ** hi_k]
 
 
+def _pair_x() -> alt.X:
+    """The pair axis of a per-pair chart. It ends at the last pair, a fact: a new head dimension
+    leaves the spec as it was."""
+    return alt.X(
+        "pair:Q", title=PAIR_AXIS, scale=alt.Scale(domainMin=0, domainMax=alt.ExprRef(fact("last_pair")), nice=False)
+    )
+
+
+def _pair_tooltip(y_title: str) -> list[alt.Tooltip]:
+    """A per-pair point's tooltip: the pair, its curve and its value."""
+    return [
+        alt.Tooltip("pair:Q", title="pair j"),
+        alt.Tooltip("series:N", title="curve"),
+        alt.Tooltip("value:Q", title=y_title, format=".4g"),
+    ]
+
+
 def per_pair_chart(
     series: Mapping[str, np.ndarray],
     *,
@@ -202,10 +219,7 @@ def per_pair_chart(
         ],
         ignore_index=True,
     )
-    # the axis ends at the last pair, a fact: a new head dimension leaves the spec as it was
-    x = alt.X(
-        "pair:Q", title=PAIR_AXIS, scale=alt.Scale(domainMin=0, domainMax=alt.ExprRef(fact("last_pair")), nice=False)
-    )
+    x = _pair_x()
     drawable = np.ones(len(frame), dtype=bool)
     if log_y:
         # a pair with frequency 0 (proportional RoPE's unrotated pairs) has no point on a log axis
@@ -216,11 +230,7 @@ def per_pair_chart(
         y = alt.Y("value:Q", title=y_title, axis=axis, scale=alt.Scale(type="log", domain=domain, nice=False))
     else:
         y = alt.Y("value:Q", title=y_title)
-    tooltip = [
-        alt.Tooltip("pair:Q", title="pair j"),
-        alt.Tooltip("series:N", title="curve"),
-        alt.Tooltip("value:Q", title=y_title, format=".4g"),
-    ]
+    tooltip = _pair_tooltip(y_title)
     layers = []
     if categories is None:
         color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[colors[k] for k in names]))
@@ -418,14 +428,7 @@ def angle_reach_live_chart(
     axis, domain = log_axis(span.min(), span.max(), base=10, fractions=False)
     y_title = "largest angle (radians, log scale)"
     y = alt.Y("value:Q", title=y_title, axis=axis, scale=alt.Scale(type="log", domain=domain, nice=False))
-    x = alt.X(
-        "pair:Q", title=PAIR_AXIS, scale=alt.Scale(domainMin=0, domainMax=alt.ExprRef(fact("last_pair")), nice=False)
-    )
-    tooltip = [
-        alt.Tooltip("pair:Q", title="pair j"),
-        alt.Tooltip("series:N", title="curve"),
-        alt.Tooltip("value:Q", title=y_title, format=".4g"),
-    ]
+    x, tooltip = _pair_x(), _pair_tooltip(y_title)
     s_live = live.position(
         "factor", start=float(start), lo=lo, hi=float(factors[-1]), step=step, label="scaling factor s "
     )
