@@ -1,6 +1,6 @@
 """Home page and entry script: "Why position matters".
 
-One attention head (torch, seeded weights) reads a sentence and a shuffle of it. Without a position
+One attention head (numpy, seeded weights) reads a sentence and a shuffle of it. Without a position
 signal the shuffled sentence's outputs are exactly the original outputs re-ordered; with any
 position signal they are not. Run with ``streamlit run app.py``; pages live in pages/.
 """
@@ -11,7 +11,6 @@ from explorer.layout import cached, formula, intro, notice_list, page_setup
 
 page_setup("home")  # before the imports below: see explorer.layout
 
-from explorer import homedata
 from explorer.charts import home as charts
 from explorer.exports import labelled_matrices, page_footer
 from explorer.manifest import PAGES
@@ -34,14 +33,7 @@ def second_notice(pe: str, label: str, gap: float) -> str:
 
 @cached(max_entries=64)
 def experiment(words: tuple[str, ...], dim: int, seed: int, shuffle_seed: int, pe: str) -> dict:
-    """Run the head on the sentence and on its shuffle (torch); the default view's numbers are stored
-    (explorer.homedata), so a cold server draws this page without importing torch."""
-    stored = homedata.load(words, dim, seed, shuffle_seed, pe)
-    if stored is not None:
-        return stored
-    import posenc.torch as pt  # torch: only here, on the first view that is not the stored default
-
-    pt.set_threads(1)  # one core: torch's thread pool made this tiny head 10-170 ms slower on a busy server
+    """Run the head on the sentence and on its shuffle (numpy float64: no torch on this page)."""
     return att.shuffle_experiment(words, dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe, max_tokens=MAX_TOKENS)
 
 

@@ -362,16 +362,44 @@ def method_checks(
     }
 
 
+def attention_head(
+    x, w_q, w_k, w_v, *, pe=None, rope_inv_freq=None, rope_layout="half"
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""One attention head in float64 numpy: :math:`A=\mathrm{softmax}(QK^\top/\sqrt{d_k})`, outputs :math:`AV`.
+
+    ``pe`` (n, d) is added to x before the projections; ``rope_inv_freq`` rotates Q and K (not V) by
+    positions 0 … n−1 (:func:`posenc.rope.apply_rope`, ``rope_layout``). No causal mask. Returns
+    (weights (n, n), outputs (n, d_v)). ``posenc.torch.attention_head`` is the same head in torch
+    (tests/test_posenc_attention.py holds the two and a hand-written loop to each other).
+    """
+    x = v.float_array("x", x)
+    if x.ndim != 2:
+        raise ValueError(f"x must have shape (n, d), got shape {x.shape}")
+    if pe is not None:
+        pe = v.float_array("pe", pe)
+        if pe.shape != x.shape:
+            raise ValueError(f"pe must have the shape of x {x.shape}, got {pe.shape}")
+        x = x + pe
+    w_q, w_k, w_v = (v.float_array(name, w) for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)))
+    q, k, val = x @ w_q, x @ w_k, x @ w_v
+    if rope_inv_freq is not None:
+        positions = np.arange(x.shape[0])
+        q = apply_rope(q, positions, inv_freq=rope_inv_freq, layout=rope_layout)
+        k = apply_rope(k, positions, inv_freq=rope_inv_freq, layout=rope_layout)
+    logits = q @ k.T / math.sqrt(q.shape[-1])
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights, weights @ val
+
+
 def shuffle_experiment(words, dim, *, seed=0, shuffle_seed=0, pe="none", max_tokens=24) -> dict:
-    """One attention head (``posenc.torch.attention_head``, seeded weights) on a sentence and on a
-    shuffle of it, as the home page shows it.
+    """One attention head (:func:`attention_head`, seeded weights) on a sentence and on a shuffle of
+    it, as the home page shows it.
 
     ``pe``: "none", "sinusoidal", "learned" (a seeded table of `max_tokens` rows) or "rope".
     Returns perm, shuffled, weights_/outputs_ original/shuffled/expected (expected = the original
-    re-ordered: P·Y(X), P·A(X)·Pᵀ) and the two gaps. Imports torch (≈1.7 s the first time).
+    re-ordered: P·Y(X), P·A(X)·Pᵀ) and the two gaps. Numpy only: the home page never imports torch.
     """
-    import posenc.torch as pt  # lazy: the only torch user of this module
-
     from . import inverse_frequencies, learned_table
 
     words = list(words)
@@ -385,7 +413,7 @@ def shuffle_experiment(words, dim, *, seed=0, shuffle_seed=0, pe="none", max_tok
     out: dict = {"perm": perm, "shuffled": shuffled}
     for name, sentence in (("original", words), ("shuffled", shuffled)):
         x = token_embeddings(sentence, dim, seed=seed)  # (n, d), same vector per word
-        weights, outputs = pt.attention_head(x, w_q, w_k, w_v, pe=pe_rows, rope_inv_freq=inv_freq)
+        weights, outputs = attention_head(x, w_q, w_k, w_v, pe=pe_rows, rope_inv_freq=inv_freq)
         out[f"weights_{name}"], out[f"outputs_{name}"] = weights, outputs
     out["outputs_expected"] = out["outputs_original"][perm]  # P·Y(X)
     out["weights_expected"] = out["weights_original"][perm][:, perm]  # P·A(X)·Pᵀ

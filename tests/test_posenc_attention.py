@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 from _attention_reference import ref_gap_both, ref_gap_rows, ref_head, ref_score
 from _posenc_reference_impl import ref_inverse_frequencies, ref_sinusoidal_row
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from posenc import alibi_bias, attention_weights, learned_table, sinusoidal_encoding
 from posenc import attention as att
@@ -194,6 +196,64 @@ def test_torch_head_gap(pe_kind):
         assert gap_y < 1e-12 and gap_a < 1e-12
     else:
         assert gap_y > 1e-6 and gap_a > 1e-6
+
+
+# The home page's head in numpy (posenc.attention.attention_head) against the hand loop and against
+# the same head in torch (posenc.torch.attention_head): three implementations that share no code.
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(2, 10),
+    half_d=st.integers(1, 12),
+    seed=st.integers(0, 9999),
+    pe_kind=st.sampled_from(["none", "sinusoidal", "learned", "rope"]),
+)
+def test_numpy_head_equals_hand_loop_and_torch(n, half_d, seed, pe_kind):
+    import posenc.torch as pt
+
+    d = 2 * half_d
+    x = att.token_embeddings([f"w{i}" for i in range(n)], d, seed=seed)
+    w_q, w_k, w_v = att.seeded_projections(d, seed=seed)
+    pe = {
+        "sinusoidal": np.array([ref_sinusoidal_row(p, d) for p in range(n)]),
+        "learned": learned_table(24, d, seed=seed, std=1.0)[:n],
+    }.get(pe_kind)
+    inv = np.array(ref_inverse_frequencies(d)) if pe_kind == "rope" else None
+    a, y = att.attention_head(x, w_q, w_k, w_v, pe=pe, rope_inv_freq=inv)
+    ra, ry = ref_head(x, w_q, w_k, w_v, pe=pe, rope=pe_kind == "rope")
+    np.testing.assert_allclose(a, ra, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(y, ry, rtol=0, atol=1e-12)
+    ta, ty = pt.attention_head(x, w_q, w_k, w_v, pe=pe, rope_inv_freq=inv)
+    np.testing.assert_allclose(a, ta, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(y, ty, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_numpy_head_rope_layouts_equal_torch(layout):
+    import posenc.torch as pt
+
+    x, _, (w_q, w_k, w_v) = _toy(n=7, d=12, seed=5)
+    inv = np.array(ref_inverse_frequencies(12))
+    a, y = att.attention_head(x, w_q, w_k, w_v, rope_inv_freq=inv, rope_layout=layout)
+    ta, ty = pt.attention_head(x, w_q, w_k, w_v, rope_inv_freq=inv, rope_layout=layout)
+    np.testing.assert_allclose(a, ta, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(y, ty, rtol=0, atol=1e-12)
+    if layout == "interleaved":  # the layouts really differ, so the comparison above means something
+        assert not np.allclose(a, att.attention_head(x, w_q, w_k, w_v, rope_inv_freq=inv)[0])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"x": np.zeros(4)}, "x must have shape \\(n, d\\)"),
+        ({"pe": np.zeros((3, 4))}, "pe must have the shape of x"),
+        ({"x": np.full((4, 4), np.nan)}, "x"),
+    ],
+)
+def test_numpy_head_bad_input(kwargs, match):
+    args = {"x": np.ones((4, 4)), "w_q": np.eye(4), "w_k": np.eye(4), "w_v": np.eye(4)} | kwargs
+    x = args.pop("x")
+    with pytest.raises(ValueError, match=match):
+        att.attention_head(x, args.pop("w_q"), args.pop("w_k"), args.pop("w_v"), **args)
 
 
 # ---------------------------------------------------------------------------------- scores

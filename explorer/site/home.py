@@ -14,7 +14,6 @@ def snippet(v: Mapping[str, Any]) -> str:
     pe = v["pe"]
     lines = [
         "import posenc",
-        "import posenc.torch as pt  # needs torch",
         "from posenc import attention as att",
         "",
         fill("words = $words", words=list(v["words"])),
@@ -45,7 +44,7 @@ def snippet(v: Mapping[str, Any]) -> str:
         "weights, outputs = {}, {}",
         "for name, sentence in (('original', words), ('shuffled', shuffled)):",
         "    x = att.token_embeddings(sentence, dim, seed=seed)  # the same vector for the same word",
-        f"    weights[name], outputs[name] = pt.attention_head(x, w_q, w_k, w_v, pe={pe_arg}, rope_inv_freq={rope_arg})",
+        f"    weights[name], outputs[name] = att.attention_head(x, w_q, w_k, w_v, pe={pe_arg}, rope_inv_freq={rope_arg})",
         "output_gap = att.permutation_equivariance_gap(outputs['original'], outputs['shuffled'], perm)",
         "weight_gap = att.permutation_equivariance_gap(weights['original'], weights['shuffled'], perm, axes=(0, 1))",
         "print(f'output difference {output_gap:.3g}, attention difference {weight_gap:.3g}')",
