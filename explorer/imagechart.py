@@ -1,7 +1,7 @@
 """Dense matrix -> colour-mapped PNG drawn as ONE Altair image mark (with axes, legend and hover).
 
-Why: one Vega `rect` per cell does not scale (512×512 cells = a 23 MB spec and ~8 s to draw, see
-docs/ARCHITECTURE.md). Here the colour mapping happens in numpy, the pixels travel as one PNG data
+Why: one Vega `rect` per cell does not scale (512×512 cells = a 23 MB spec and ~8 s to draw,
+measured when this module was written). Here the colour mapping happens in numpy, the pixels travel as one PNG data
 URL, and the browser draws a single image; axes, legend and a coarse hover grid are ordinary
 Vega-Lite layers on top, so the chart still reads and behaves like a normal Altair chart.
 

@@ -2,8 +2,8 @@
 
 Pure data (a page's URL path and order are Streamlit's rule, read through explorer.compat). Each page declares one `Page` in its module under `explorer/site/`;
 `explorer.manifest` collects them, and navigation, the tour, the snippets, the end-to-end tests
-and the benchmarks are derived from those declarations (see docs/ARCHITECTURE.md, "How to add
-a page").
+and the benchmarks are derived from those declarations (see docs/ARCHITECTURE.md, "Recipes":
+add a page).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ page's declaration. `widget(key)` draws the registered parameter's widget, bound
 parameter of the same name (``bind="query-params"``), so the same parameter looks and behaves
 the same on every page and every view can be shared as a link.
 
-URL semantics (Streamlit 1.67, measured; see `docs/ARCHITECTURE.md`)
+URL semantics (Streamlit 1.67, measured; see `docs/ARCHITECTURE.md`, "Multipage and URL")
 ---------------------------------------------------------------------
 * A bound widget writes its value to the URL when the user changes it and **removes** the parameter
   when the value equals the widget's default. A link without ``?seq_len=`` therefore means

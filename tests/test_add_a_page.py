@@ -1,4 +1,4 @@
-"""Adding a page is four files (docs/ARCHITECTURE.md, "How to add a page"), and everything else is
+"""Adding a page is four files (docs/ARCHITECTURE.md, "Recipes"), and everything else is
 derived from its declaration. In a copy of the repository, a toy page is added as its declaration
 (one parameter, one tour step), its script (one slider, one chart), its chart builder and its test,
 and nothing else is edited; then, in that copy: the manifest lists it, the home page's navigation

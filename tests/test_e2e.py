@@ -122,7 +122,7 @@ def cold(browser):
     The pages other than home are requested first, all at once, and drawn before the home page's
     link is opened (in its test): no page has run in the server before its own request, and none of
     them follows a session that ran app.py (which is what changes a fresh server's multipage mode:
-    docs/ARCHITECTURE.md, "Multipage structure"). What this gives up against one fresh server per
+    docs/ARCHITECTURE.md, "Multipage and URL"). What this gives up against one fresh server per
     page: the ten first runs overlap in one process, so a page that worked only because another had
     imported or cached something first could pass here; and home's link is not the server's very
     first request. Yields (server, {script: its drawn tab, or the error that stopped it; home: None})."""

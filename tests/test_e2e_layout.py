@@ -45,7 +45,7 @@ GROUPS = {
     "projectors": ([PROJECTOR, WIDE], True),
 }
 #: axe-core rules whose serious findings come from Streamlit's own markup, not the app's content
-#: (see docs/ARCHITECTURE.md, "Accessibility"): none so far.
+#: (see docs/ARCHITECTURE.md, "Multipage and URL"): none so far.
 STREAMLIT_RULES: frozenset[str] = frozenset()
 
 OVERFLOW_JS = """() => {

@@ -531,7 +531,7 @@ print(json.dumps({
 
 
 def test_a_new_method_is_its_declaration_and_its_function():
-    # ARCHITECTURE.md "How to add a rope method": declared (in a subprocess, so the registry here is untouched),
+    # ARCHITECTURE.md "Recipes": add a rope method: declared (in a subprocess, so the registry here is untouched),
     # the parser knows its type, its required key and its range, and computes its numbers, with no parser edit
     out = subprocess.run([sys.executable, "-c", _TOY_METHOD], capture_output=True, text=True, timeout=120, check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
