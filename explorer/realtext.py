@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer import methodtext
 from posenc import realmodel
 from posenc.realmodel import HeadRules, ModelFacts
 
@@ -201,14 +202,12 @@ def passkey_notes(
 
 def method_label(method: str) -> str:
     """ "yarn:factor=2" -> "YaRN, factor 2"; "default" -> "no scaling (its own rope)"."""
-    from posenc.methods import ROPE_METHODS
-
     name, _, rest = method.partition(":")
     if name == "default" and not rest:
         return "no scaling (its own rope)"
     if name == "norope":
         return "no rotation at all"
-    label = ROPE_METHODS[name].label if name in ROPE_METHODS else name
+    label = methodtext.label(name)
     keys = [item.partition("=") for item in rest.split(":") if item]
     return label + "".join(f", {k.replace('_', ' ')} {float(v):g}" for k, _, v in keys)
 

@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 
 import posenc
+from explorer import methodtext
 from explorer.vocabulary import BLOCK_KEY_WIDGETS
 
-#: Human labels of `posenc.ROPE_SCALING`'s keys (declared in posenc.methods).
-METHOD_LABELS: Mapping[str, str] = MappingProxyType({name: m.label for name, m in posenc.ROPE_METHODS.items()})
+#: Human labels of `posenc.ROPE_SCALING`'s keys (explorer.methodtext; the methods are posenc.methods').
+METHOD_LABELS: Mapping[str, str] = MappingProxyType({name: methodtext.label(name) for name in posenc.ROPE_METHODS})
 
 #: The widgets that stand in for a list key: a URL cannot hold d/2 numbers, so the page offers
 #: generators (`longrope_factors`) instead.

@@ -39,7 +39,7 @@ import math
 import numpy as np
 
 import posenc
-from explorer import presets_ui, ropeblock
+from explorer import methodtext, presets_ui, ropeblock
 from explorer.charts import extension as charts
 from explorer.exports import extension_frame, page_footer
 from explorer.liveparam import LiveChart
@@ -149,7 +149,9 @@ else:
 
 # ------------------------------------------------------------------------------------- formula
 st.subheader(ropeblock.method_label(used_type))
-formula(posenc.ROPE_METHODS[used_type].latex)  # the method's declared rule (posenc.methods)
+formula(  # the method's declared rule (posenc.methods) and what it does, in words (explorer.methodtext)
+    posenc.ROPE_METHODS[used_type].latex, caption=methodtext.summary(used_type)
+)
 formula(
     r"\text{pair } j \text{ is out of distribution at } T \iff T\,\theta'_j > L\,\theta_j"
     r"\ \text{ and }\ L\,\theta_j < 2\pi",

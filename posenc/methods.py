@@ -2,14 +2,15 @@ r"""The RoPE scaling methods, each declared once: its rope-block keys, its rule 
 
 A :class:`RopeMethod` is what a config's ``rope_type`` names. It declares the keys its rope block
 may hold (:class:`MethodKey`: its kind and valid range, HF's value when the key is absent, whether
-HF needs it, what null and 0 mean, one sentence on what it does), the frequency rule in LaTeX, a
-one-sentence summary, where the formula comes from, and the function that computes
+HF needs it, what null and 0 mean, one sentence on what it does), the frequency rule in LaTeX,
+where the formula comes from, and the function that computes
 ``(inv_freq, attention_factor)`` exactly as HF transformers does
 (``src/transformers/modeling_rope_utils.py``, ``_compute_*_parameters``). Everything else is derived
 from :data:`ROPE_METHODS`: ``posenc.scaling.ROPE_SCALING``, the config parser's key lists
 (``posenc.config``), the lab's method names (``posenc.lab``). The declarations describe the maths
-only; how an application presents a key (its controls, their ranges and starting values) is that
-application's own.
+only; how an application presents a method or a key (its name on screen, a summary for readers, its
+controls, their ranges and starting values) is that application's own (the explorer's:
+``explorer.methodtext`` and ``explorer.vocabulary``).
 
 Every compute function has one signature, ``fn(params, dim, *, max_position_embeddings, seq_len)``,
 and returns ``(inv_freq, attention_factor)``. The model multiplies cos and sin by the attention
@@ -113,12 +114,10 @@ class MethodKey:
 class RopeMethod:
     """One context-extension method: everything posenc knows about it."""
 
-    name: str  # the rope_type, e.g. "yarn"
-    label: str  # human name, e.g. "YaRN"
+    name: str  # the rope_type, e.g. "yarn" (its display name and one-sentence summary: explorer.methodtext)
     hf_rope_type: bool  # is ``name`` a rope_type HF transformers accepts?
     keys: tuple[MethodKey, ...]  # the block keys it reads, in reading order (not rope_type / rope_theta)
     latex: str  # the frequency rule (and attention factor) in LaTeX
-    summary: str  # one sentence, true for every parameter value
     compute: RopeFunction
     source: str  # where the formula comes from
     #: True: ``compute`` gets the whole head_dim and reads partial_rotary_factor itself (proportional
@@ -734,58 +733,43 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
         for m in (
             RopeMethod(
                 name="default",
-                label="Extrapolation (no scaling)",
                 hf_rope_type=True,
                 keys=(),
                 latex=r"\theta'_j = \theta_j = b^{-2j/d},\qquad a = 1",
-                summary="Plain RoPE: every pair keeps its trained frequency θ_j = b^(−2j/d) at every length, "
-                "with attention factor 1.",
                 compute=_default,
                 source=f"{_HF}, _compute_default_rope_parameters; Su et al. 2021, RoFormer (arXiv:2104.09864)",
             ),
             RopeMethod(
                 name="linear",
-                label="Linear (Position Interpolation)",
                 hf_rope_type=True,
                 keys=(FACTOR,),
                 latex=r"\theta'_j = \frac{\theta_j}{s}\quad\Longleftrightarrow\quad m \mapsto \frac{m}{s},\qquad a = 1",
-                summary="Position Interpolation: every frequency is divided by s, which is the same as "
-                "dividing every position by s; attention factor 1.",
                 compute=_linear,
                 source=f"{_HF}, _compute_linear_scaling_rope_parameters; Chen et al. 2023, Position "
                 "Interpolation (arXiv:2306.15595); kaiokendev (SuperHOT)",
             ),
             RopeMethod(
                 name="ntk",
-                label="NTK-aware (static)",
                 hf_rope_type=False,
                 keys=(FACTOR,),
                 latex=r"b' = b\, s^{\,d/(d-2)}\ \ (b' = b\,s \text{ if } d = 2),\qquad "
                 r"\theta'_j = b'^{\,-2j/d},\qquad a = 1",
-                summary="Static NTK-aware scaling: the base becomes b·s^(d/(d−2)), which keeps the fastest "
-                "pair and, for d > 2, divides the slowest pair's frequency by exactly s; attention factor 1 "
-                "(HF transformers has no rope_type 'ntk': a config writes it as rope_type 'default' with "
-                "that base as rope_theta).",
                 compute=_ntk,
                 source="bloc97, 'NTK-Aware Scaled RoPE' (r/LocalLLaMA, June 2023); not in HF's "
                 "ROPE_INIT_FUNCTIONS, where it is rope_type 'default' with a larger rope_theta",
             ),
             RopeMethod(
                 name="dynamic",
-                label="Dynamic NTK",
                 hf_rope_type=True,
                 keys=(FACTOR,),
                 latex=r"b' = b\left(\frac{s\,T}{L} - (s-1)\right)^{d/(d-2)},\quad T = \max(\text{seq\_len}, L),"
                 r"\qquad \theta'_j = b'^{\,-2j/d},\qquad a = 1",
-                summary="Dynamic NTK: the base grows with the current length T as b·(s·T/L − (s − 1))^(d/(d−2)) "
-                "with L = max_position_embeddings, so nothing changes up to L; attention factor 1.",
                 compute=_dynamic,
                 source=f"{_HF}, _compute_dynamic_ntk_parameters; emozilla, 'Dynamically Scaled RoPE' "
                 "(r/LocalLLaMA, 2023)",
             ),
             RopeMethod(
                 name="yarn",
-                label="YaRN",
                 hf_rope_type=True,
                 keys=(
                     # the key is required (HF's validation); null means max/original (_compute_yarn_parameters)
@@ -808,9 +792,6 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                 r"g(s, \text{mscale})\,/\,g(s, \text{mscale\_all\_dim}) & \text{if both are set and} \ne 0\\"
                 r"g(s, 1) & \text{otherwise}\end{cases},\qquad "
                 r"g(s, m) = \begin{cases}0.1\,m\ln s + 1 & s > 1\\ 1 & s \le 1\end{cases}\end{gathered}",
-                summary="YaRN: pairs that turn more than beta_fast times over L keep their frequency, pairs "
-                "that turn fewer than beta_slow times are divided by s, those between are blended linearly "
-                "in j, and cos and sin are multiplied by an attention factor (by default 0.1·ln s + 1 for s > 1).",
                 compute=_yarn,
                 advise=_yarn_advice,
                 source=f"{_HF}, _compute_yarn_parameters; Peng et al. 2023, YaRN (arXiv:2309.00071); "
@@ -818,7 +799,6 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
             ),
             RopeMethod(
                 name="llama3",
-                label="Llama 3.1",
                 hf_rope_type=True,
                 keys=(
                     FACTOR,
@@ -830,16 +810,12 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                 r"(1-\mu_j)\,\theta_j/s + \mu_j\,\theta_j & \text{otherwise}\end{cases},\quad "
                 r"\mu_j = \frac{L/\lambda_j - l}{h-l},\quad \lambda_j = \frac{2\pi}{\theta_j},\quad "
                 r"l = \text{low\_freq\_factor},\ h = \text{high\_freq\_factor},\qquad a = 1",
-                summary="Llama 3.1: pairs whose wavelength is shorter than L/high_freq_factor keep their "
-                "frequency, those longer than L/low_freq_factor are divided by s, and those between are "
-                "blended by wavelength; attention factor 1.",
                 compute=_llama3,
                 advise=_llama3_advice,
                 source=f"{_HF}, _compute_llama3_parameters; Meta's Llama 3.1 reference code (apply_scaling)",
             ),
             RopeMethod(
                 name="longrope",
-                label="LongRoPE (Phi-3)",
                 hf_rope_type=True,
                 keys=(
                     replace(
@@ -858,9 +834,6 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                 r"a = \begin{cases}\text{attention\_factor} & \text{if set}\\"
                 r"\sqrt{1 + \ln s/\ln L} & s > 1\\ 1 & s \le 1\end{cases},\quad "
                 r"s = \text{factor, else } \text{max\_position\_embeddings}/L",
-                summary="LongRoPE: each pair's frequency is divided by its own factor, from short_factor while "
-                "the sequence is at most L and from long_factor beyond it, and cos and sin are multiplied by "
-                "an attention factor (by default √(1 + ln s / ln L) for s > 1).",
                 compute=_longrope,
                 advise=_longrope_advice,
                 source=f"{_HF}, _compute_longrope_parameters; Ding et al. 2024, LongRoPE (arXiv:2402.13753), "
@@ -868,7 +841,6 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
             ),
             RopeMethod(
                 name="proportional",
-                label="Proportional (p-RoPE)",
                 hf_rope_type=True,
                 keys=(
                     replace(
@@ -888,9 +860,6 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
                 ),
                 latex=r"\theta'_j = \begin{cases}b^{-2j/d}/s & j < \lfloor p\,d/2\rfloor\\ 0 & \text{otherwise}"
                 r"\end{cases},\quad d = \text{head\_dim},\ p = \text{partial\_rotary\_factor},\qquad a = 1",
-                summary="Proportional RoPE: the first ⌊p·d/2⌋ pairs keep θ_j = b^(−2j/d) computed with the whole "
-                "head size d in the exponent, divided by s; the other pairs get frequency 0 and carry no "
-                "position; attention factor 1.",
                 compute=_proportional,
                 source=f"{_HF}, _compute_proportional_rope_parameters (transformers 5.23; Gemma 4's "
                 "full-attention layers); Barbero et al. 2024, 'Round and Round We Go' (p-RoPE, arXiv:2410.06205)",

@@ -166,20 +166,9 @@ def test_hf_rope_type_flags_match_hf():
     assert not ROPE_METHODS["ntk"].hf_rope_type
 
 
-def test_labels_and_texts():
-    assert {name: m.label for name, m in ROPE_METHODS.items()} == {
-        "default": "Extrapolation (no scaling)",
-        "linear": "Linear (Position Interpolation)",
-        "ntk": "NTK-aware (static)",
-        "dynamic": "Dynamic NTK",
-        "yarn": "YaRN",
-        "llama3": "Llama 3.1",
-        "longrope": "LongRoPE (Phi-3)",
-        "proportional": "Proportional (p-RoPE)",
-    }
+def test_declarations_carry_formula_and_source():
     for m in ROPE_METHODS.values():
-        assert m.latex and m.summary and m.source, m.name
-        assert m.summary.count(". ") == 0 and m.summary.endswith("."), m.name  # one sentence
+        assert m.latex and m.source, m.name
         assert r"\theta" in m.latex or "b'" in m.latex, m.name
 
 
@@ -279,10 +268,38 @@ def test_an_optional_key_may_be_left_out(rope_type, key):
 # --------------------------------------------------------------------------------------------------
 #: What only a user interface needs; MethodKey must hold none of it (issue #22).
 UI_FIELDS = {"label", "help", "min", "max", "step", "fmt", "widget_default", "widget_unset"}
+#: What a page shows a reader about a whole method (explorer.methodtext), not its maths (issue #38).
+PAGE_TEXT_FIELDS = {"label", "summary", "title", "caption", "description", "icon", "tooltip", "name_on_screen"}
 
 
 def test_every_key_is_described_by_its_maths_only():
     assert not UI_FIELDS & {f.name for f in dataclasses.fields(MethodKey)}
+
+
+def test_posenc_declarations_hold_no_page_text():
+    """The method declarations hold no page text (a display name, a summary, a caption): a check of
+    what every declaration's fields mean, not a search for one word. Their page text is
+    explorer.methodtext's. Every other dataclass in posenc is held to the same, except that a lab task
+    or a preset may keep a short ``label``/``name`` (they are data names, as a rope_type is)."""
+    import importlib
+    import pkgutil
+
+    assert not PAGE_TEXT_FIELDS & {f.name for f in dataclasses.fields(methods.RopeMethod)}
+    assert not PAGE_TEXT_FIELDS & {f.name for f in dataclasses.fields(MethodKey)}
+    torch_modules = {"posenc.torch", "posenc.lab.core", "posenc.realmodel.model"}  # nn.Modules, no declarations
+    root = Path(posenc.__file__).resolve().parent
+    found = []
+    for info in pkgutil.walk_packages([str(root)], prefix="posenc."):
+        if info.name in torch_modules or info.name.endswith("__main__"):
+            continue
+        for obj in vars(importlib.import_module(info.name)).values():
+            if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == info.name:
+                found += [
+                    f"{obj.__name__}.{f.name}"
+                    for f in dataclasses.fields(obj)
+                    if f.name in PAGE_TEXT_FIELDS - {"label"}
+                ]
+    assert not found, found
     for m in ROPE_METHODS.values():
         for k in (*m.keys, *methods.COMMON_KEYS):
             assert k.kind in ("float", "int", "bool", "float_list"), k
@@ -515,7 +532,7 @@ def _toy(params, dim, *, max_position_embeddings, seq_len):
     m._require_keys(params, "toy")
     g = m._number(GAIN, params["gain"])
     return 1.0 / (10000.0 ** (np.arange(0, dim, 2) / dim)) / g, 1.0
-toy = RopeMethod(name="toy", label="Toy", hf_rope_type=True, keys=(GAIN,), latex="", summary="", compute=_toy, source="")
+toy = RopeMethod(name="toy", hf_rope_type=True, keys=(GAIN,), latex="", compute=_toy, source="")
 m.ROPE_METHODS = types.MappingProxyType({**m.ROPE_METHODS, "toy": toy})
 import importlib, posenc.scaling, posenc.config
 importlib.reload(posenc.scaling); importlib.reload(posenc.config)
