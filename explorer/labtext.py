@@ -26,18 +26,16 @@ from posenc.lab import (
     ENCODINGS,
     LEARNED_ACCURACY,
     LEARNED_MARGIN,
-    Interval,
     MethodSpec,
     break_test,
-    interval,
     learned_rule,
-    paired,
     parse_method,
     preset_method,
 )
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS
 from posenc.scaling import yarn_correction_range
+from posenc.stats import Interval, mean_interval, paired_interval, share_interval
 
 CLOSE = 0.05  # nats for the loss, accuracy points for accuracy: "within", "breaks"
 FMT = "{:.3f}"
@@ -93,9 +91,15 @@ class Shown:
     def lower_is_better(self) -> bool:
         return self.metric == "loss"
 
+    def interval(self, values: Sequence[float | None]) -> Interval | None:
+        """Mean over seeds with its 95 % interval: for an accuracy (a share) Wilson's interval at the seeds'
+        effective sample size (:func:`posenc.stats.share_interval`, inside [0, 1] by construction), for a loss
+        the t interval (:func:`posenc.stats.mean_interval`)."""
+        return share_interval(values) if self.metric == "accuracy" else mean_interval(values)
+
     def ci(self, m: str, n: int, *, past: bool = False) -> Interval | None:
         src = self.beyond if past else self.runs
-        return interval([per.get(str(n)) for per in src.get(m, {}).values()])
+        return self.interval([per.get(str(n)) for per in src.get(m, {}).values()])
 
     def at(self, m: str, n: int, *, past: bool = False) -> str:
         c = self.ci(m, n, past=past)
@@ -104,14 +108,16 @@ class Shown:
     def diff(self, a: str, b: str, n: int, *, past: bool = False) -> Interval | None:
         """a − b at length n, paired by seed (one seed's models share its evaluation sample)."""
         src = self.beyond if past else self.runs
-        return paired(
+        return paired_interval(
             {k: v.get(str(n)) for k, v in src.get(a, {}).items()}, {k: v.get(str(n)) for k, v in src.get(b, {}).items()}
         )
 
     def change(self, m: str, n0: int, n1: int) -> Interval | None:
         """The value at n1 minus the value at n0, paired by seed."""
         seeds = self.runs.get(m, {})
-        return paired({k: v.get(str(n1)) for k, v in seeds.items()}, {k: v.get(str(n0)) for k, v in seeds.items()})
+        return paired_interval(
+            {k: v.get(str(n1)) for k, v in seeds.items()}, {k: v.get(str(n0)) for k, v in seeds.items()}
+        )
 
     def verdict(self, d: Interval | None) -> str:
         """'better' / 'worse' (the first against the second, whole interval on one side of 0) or 'not separable'."""
@@ -303,7 +309,7 @@ def position_rows(s: Shown) -> list[dict[str, Any]]:
         for i, (a, b) in enumerate(bins):
             if any(counts[m][k][i] < need for k in seeds):
                 continue
-            c = interval([seeds[k][i] for k in seeds])
+            c = s.interval([seeds[k][i] for k in seeds])
             if c is None:
                 continue
             rows.append(
