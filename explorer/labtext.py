@@ -13,6 +13,7 @@ seed-paired interval says so; "within CLOSE" (nats, or accuracy points) only whe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +36,7 @@ from posenc.lab import (
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS
 from posenc.scaling import yarn_correction_range
-from posenc.stats import Interval, mean_interval, paired_interval, share_interval
+from posenc.stats import Interval, bonferroni_level, mean_interval, paired_interval, share_interval
 
 CLOSE = 0.05  # nats for the loss, accuracy points for accuracy: "within", "breaks"
 FMT = "{:.3f}"
@@ -868,6 +869,24 @@ _SCALINGS = (
 )
 
 
+#: One printed seed-paired comparison: "<verdict> at <length> (<difference> [<interval>])" (:func:`_verdicts`).
+_COMPARISON = re.compile(r"\b(?:better|worse|not separable) at \w+ \(")
+
+
+def multiplicity_note(text: str) -> str:
+    """How many seed-paired comparisons ``text`` prints, and what that number means (issue #37: a view that
+    makes many comparisons at 95 % each says so): the expected count of chance verdicts were nothing to
+    differ, and the per-comparison level at which all would hold together (Bonferroni)."""
+    n = len(_COMPARISON.findall(text))
+    if n < 2:
+        return ""
+    return (
+        f"\nThis section prints {n} seed-paired comparisons, each at 95 % and not adjusted for their number: were "
+        f"nothing to differ, about {0.05 * n:.1f} of them would still read 'better' or 'worse' by chance; for all {n} "
+        f"to hold together, each would need the {100 * bonferroni_level(0.95, n):.2f} % level (Bonferroni).\n"
+    )
+
+
 def honest_section(s: Shown) -> str:
     """What tiny synthetic models can and cannot say: each published claim against the shipped numbers,
     made only for rows that learned the task, with 95 % intervals over seeds."""
@@ -897,6 +916,7 @@ def honest_section(s: Shown) -> str:
     return (
         head
         + body
+        + multiplicity_note(body)
         + "\nWhat they cannot say: these are 2-layer models with ≈100k parameters, a few hundred to a few thousand "
         "steps and synthetic tasks (a Markov chain, the token a fixed few places back, a copy of a random-length "
         "first part, one passkey in random filler). Large models learn position partly from the causal mask (NoPE) "

@@ -465,3 +465,23 @@ def test_no_accuracy_interval_leaves_zero_one(task):
     text = "\n".join([labtext.honest_section(s), *labtext.length_notes(s), *labtext.position_notes(s)])
     for mean, lo, hi in re.findall(r"(?<![+\-\d.])(\d\.\d{3,4}) \[(-?\d\.\d{3,4}), (-?\d\.\d{3,4})\]", text):
         assert 0.0 <= float(lo) <= float(mean) <= float(hi) <= 1.0, (mean, lo, hi)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_the_section_says_how_many_comparisons_it_makes(task):
+    """Issue #37: about 27 comparisons a task with no word on multiplicity. The count is the printed
+    '<verdict> at <length> (<difference> [lo, hi])' items; the Bonferroni level is 1 − 0.05 / n, checked with
+    statsmodels' adjustment (a p-value of 0.05/n, Bonferroni-adjusted, is 0.05)."""
+    from statsmodels.stats.multitest import multipletests
+
+    text = labtext.honest_section(labtext.shown(DOC, task))
+    n = len(re.findall(r"(?:better|worse|not separable) at \w+ \(\+?-?[\d.]+ \[", text))
+    if n < 2:
+        assert "seed-paired comparisons, each at 95 %" not in text
+        return
+    level = 1 - multipletests([0.05 / n] * n, method="bonferroni")[1][0] / n
+    assert (
+        f"This section prints {n} seed-paired comparisons, each at 95 % and not adjusted for their number: were "
+        f"nothing to differ, about {0.05 * n:.1f} of them would still read 'better' or 'worse' by chance; for all {n} "
+        f"to hold together, each would need the {100 * level:.2f} % level (Bonferroni)."
+    ) in text
