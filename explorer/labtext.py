@@ -13,6 +13,7 @@ seed-paired interval says so; "within CLOSE" (nats, or accuracy points) only whe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,18 +27,16 @@ from posenc.lab import (
     ENCODINGS,
     LEARNED_ACCURACY,
     LEARNED_MARGIN,
-    Interval,
     MethodSpec,
     break_test,
-    interval,
     learned_rule,
-    paired,
     parse_method,
     preset_method,
 )
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS
 from posenc.scaling import yarn_correction_range
+from posenc.stats import Interval, bonferroni_level, mean_interval, paired_interval, share_interval
 
 CLOSE = 0.05  # nats for the loss, accuracy points for accuracy: "within", "breaks"
 FMT = "{:.3f}"
@@ -93,9 +92,15 @@ class Shown:
     def lower_is_better(self) -> bool:
         return self.metric == "loss"
 
+    def interval(self, values: Sequence[float | None]) -> Interval | None:
+        """Mean over seeds with its 95 % interval: for an accuracy (a share) Wilson's interval at the seeds'
+        effective sample size (:func:`posenc.stats.share_interval`, inside [0, 1] by construction), for a loss
+        the t interval (:func:`posenc.stats.mean_interval`)."""
+        return share_interval(values) if self.metric == "accuracy" else mean_interval(values)
+
     def ci(self, m: str, n: int, *, past: bool = False) -> Interval | None:
         src = self.beyond if past else self.runs
-        return interval([per.get(str(n)) for per in src.get(m, {}).values()])
+        return self.interval([per.get(str(n)) for per in src.get(m, {}).values()])
 
     def at(self, m: str, n: int, *, past: bool = False) -> str:
         c = self.ci(m, n, past=past)
@@ -104,14 +109,16 @@ class Shown:
     def diff(self, a: str, b: str, n: int, *, past: bool = False) -> Interval | None:
         """a − b at length n, paired by seed (one seed's models share its evaluation sample)."""
         src = self.beyond if past else self.runs
-        return paired(
+        return paired_interval(
             {k: v.get(str(n)) for k, v in src.get(a, {}).items()}, {k: v.get(str(n)) for k, v in src.get(b, {}).items()}
         )
 
     def change(self, m: str, n0: int, n1: int) -> Interval | None:
         """The value at n1 minus the value at n0, paired by seed."""
         seeds = self.runs.get(m, {})
-        return paired({k: v.get(str(n1)) for k, v in seeds.items()}, {k: v.get(str(n0)) for k, v in seeds.items()})
+        return paired_interval(
+            {k: v.get(str(n1)) for k, v in seeds.items()}, {k: v.get(str(n0)) for k, v in seeds.items()}
+        )
 
     def verdict(self, d: Interval | None) -> str:
         """'better' / 'worse' (the first against the second, whole interval on one side of 0) or 'not separable'."""
@@ -303,7 +310,7 @@ def position_rows(s: Shown) -> list[dict[str, Any]]:
         for i, (a, b) in enumerate(bins):
             if any(counts[m][k][i] < need for k in seeds):
                 continue
-            c = interval([seeds[k][i] for k in seeds])
+            c = s.interval([seeds[k][i] for k in seeds])
             if c is None:
                 continue
             rows.append(
@@ -862,6 +869,24 @@ _SCALINGS = (
 )
 
 
+#: One printed seed-paired comparison: "<verdict> at <length> (<difference> [<interval>])" (:func:`_verdicts`).
+_COMPARISON = re.compile(r"\b(?:better|worse|not separable) at \w+ \(")
+
+
+def multiplicity_note(text: str) -> str:
+    """How many seed-paired comparisons ``text`` prints, and what that number means (issue #37: a view that
+    makes many comparisons at 95 % each says so): the expected count of chance verdicts were nothing to
+    differ, and the per-comparison level at which all would hold together (Bonferroni)."""
+    n = len(_COMPARISON.findall(text))
+    if n < 2:
+        return ""
+    return (
+        f"\nThis section prints {n} seed-paired comparisons, each at 95 % and not adjusted for their number: were "
+        f"nothing to differ, about {0.05 * n:.1f} of them would still read 'better' or 'worse' by chance; for all {n} "
+        f"to hold together, each would need the {100 * bonferroni_level(0.95, n):.2f} % level (Bonferroni).\n"
+    )
+
+
 def honest_section(s: Shown) -> str:
     """What tiny synthetic models can and cannot say: each published claim against the shipped numbers,
     made only for rows that learned the task, with 95 % intervals over seeds."""
@@ -891,6 +916,7 @@ def honest_section(s: Shown) -> str:
     return (
         head
         + body
+        + multiplicity_note(body)
         + "\nWhat they cannot say: these are 2-layer models with ≈100k parameters, a few hundred to a few thousand "
         "steps and synthetic tasks (a Markov chain, the token a fixed few places back, a copy of a random-length "
         "first part, one passkey in random filler). Large models learn position partly from the causal mask (NoPE) "

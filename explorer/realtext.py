@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from explorer import methodtext
-from posenc import realmodel
+from posenc import realmodel, stats
 from posenc.realmodel import HeadRules, ModelFacts
 
 UNIFORM_NATS = math.log(49_152)  # a uniform guess over SmolLM2's vocabulary
@@ -30,6 +30,18 @@ def _nats(x: float) -> str:
 
 def _interval(lo: float, hi: float, fmt: Any = _nats) -> str:
     return f"95 % interval {fmt(lo)} to {fmt(hi)}"
+
+
+def _chunks(d: np.ndarray) -> stats.Estimate:
+    """The mean of per-chunk values and its 95 % interval from a moving-block bootstrap: the chunks of a text
+    trend (past the trained length the loss climbs), so runs of neighbouring chunks are resampled together
+    (:func:`posenc.stats.block_length` of them), not single chunks as if they were independent."""
+    return stats.bootstrap(np.mean, d, block=stats.block_length(d.size))
+
+
+def _runs(n: int, chunk: int) -> str:
+    b = stats.block_length(n)
+    return f"resampling runs of {b} neighbouring {chunk}-token chunks" if b > 1 else f"over {chunk}-token chunks"
 
 
 def _span(pairs: Sequence[int] | np.ndarray) -> str:
@@ -155,23 +167,23 @@ def long_notes(results: Mapping[str, Any], *, chunk: int, trained: int, labels: 
     k = trained // chunk  # chunks inside the trained length
     notes = []
     if base.size > k + 1:
-        est, lo, hi = realmodel.difference_of_means(base[k:], base[:k])
+        block = stats.block_length(min(k, base.size - k))
+        est, lo, hi = stats.difference_of_means(base[k:], base[:k], block=block)
         word = "higher" if lo > 0 else "lower" if hi < 0 else "not distinguishable"
         notes.append(
             f"**{labels['default']}**: past {trained:,} tokens the loss is {_nats(est)} nats per token from its mean "
-            f"inside ({_interval(lo, hi)}, over {chunk}-token chunks): {word}."
+            f"inside ({_interval(lo, hi)}, {_runs(min(k, base.size - k), chunk)}): {word}."
         )
     for m, c in curves.items():
         if m == "default" or c.size != base.size or c.size <= k + 1:
             continue
-        past = realmodel.bootstrap(np.mean, c[k:] - base[k:])
-        inside = realmodel.bootstrap(np.mean, c[:k] - base[:k])
+        past, inside = _chunks(c[k:] - base[k:]), _chunks(c[:k] - base[:k])
         past_word = "lower than" if past[2] < 0 else "higher than" if past[1] > 0 else "not distinguishable from"
         in_word = "costs" if inside[1] > 0 else "saves" if inside[2] < 0 else "changes by"
         notes.append(
             f"**{labels.get(m, m)}**: past {trained:,} tokens {_nats(past[0])} nats per token against no scaling "
-            f"({_interval(past[1], past[2])}): {past_word} no scaling; inside, it {in_word} {_nats(inside[0])} "
-            f"({_interval(inside[1], inside[2])})."
+            f"({_interval(past[1], past[2])}, {_runs(c.size - k, chunk)}): {past_word} no scaling; inside, it "
+            f"{in_word} {_nats(inside[0])} ({_interval(inside[1], inside[2])})."
         )
     return notes
 
@@ -183,7 +195,7 @@ def passkey_notes(
     for m, per in summary.items():
         cells = []
         for n, cell in sorted(per.items(), key=lambda kv: int(kv[0])):
-            lo, hi = cell["ci95"]
+            lo, hi = stats.wilson_interval(int(cell["found"]), int(cell["trials"]))  # from the counts, not the file
             where = "inside" if int(n) <= trained else "past"
             cells.append(
                 f"{cell['found']} of {cell['trials']} at {int(n):,} tokens ({where} the trained length; "
@@ -235,8 +247,7 @@ def paper_notes(results: Mapping[str, Any], *, chunk: int, trained: int, labels:
         kind = m.partition(":")[0]
         if kind not in _PAPERS or c.size != base.size or c.size <= k + 1:
             continue
-        past = realmodel.bootstrap(np.mean, c[k:] - base[k:])
-        inside = realmodel.bootstrap(np.mean, c[:k] - base[:k])
+        past, inside = _chunks(c[k:] - base[k:]), _chunks(c[:k] - base[:k])
         label = labels.get(m, m)
         if kind == "linear":
             if inside[1] > 0:

@@ -39,8 +39,12 @@ def test_the_linear_and_ntk_sentences_hold_at_any_factor(s):
     """'divided by s' (linear) and 'keeps the fastest pair and divides the slowest by exactly s' (ntk)."""
     d = 64
     theta = posenc.inverse_frequencies(d, base=10000.0)
-    lin, _ = posenc.rope_inverse_frequencies({"rope_type": "linear", "factor": s, "rope_theta": 10000.0}, d, max_position_embeddings=4096)
-    ntk, _ = posenc.rope_inverse_frequencies({"rope_type": "ntk", "factor": s, "rope_theta": 10000.0}, d, max_position_embeddings=4096)
+    lin, _ = posenc.rope_inverse_frequencies(
+        {"rope_type": "linear", "factor": s, "rope_theta": 10000.0}, d, max_position_embeddings=4096
+    )
+    ntk, _ = posenc.rope_inverse_frequencies(
+        {"rope_type": "ntk", "factor": s, "rope_theta": 10000.0}, d, max_position_embeddings=4096
+    )
     assert "divided by s" in methodtext.summary("linear")
     np.testing.assert_allclose(lin, theta / s, rtol=1e-15)
     assert "keeps the fastest pair" in methodtext.summary("ntk")

@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 from _chartspec import by_field, frame
+from statsmodels.stats.proportion import proportion_confint
 
 from explorer import realtext
 from explorer.charts import realmodel as charts
@@ -85,6 +86,13 @@ def test_long_notes_recompute():
     past = (good[16:] - base[16:]).mean()
     assert f"{past:+.3f} nats per token against no scaling" in notes[1] and "lower than no scaling" in notes[1]
     assert "it costs +0.050" in notes[1]
+    # issue #37: the 16 chunks past L trend, so runs of ⌈16^(1/3)⌉ = 3 neighbouring chunks are resampled
+    # together (Künsch's moving blocks, by hand here: numpy's generator, seed 0, 1000 resamples)
+    d = good[16:] - base[16:]
+    starts = np.random.default_rng(0).integers(0, 16 - 3 + 1, size=(1000, 6))
+    means = d[(starts[:, :, None] + np.arange(3)).reshape(1000, -1)[:, :16]].mean(axis=1)
+    lo, hi = np.quantile(means, [0.025, 0.975])
+    assert f"(95 % interval {lo:+.3f} to {hi:+.3f}, resampling runs of 3 neighbouring 512-token chunks)" in notes[1]
 
 
 def test_passkey_notes_and_labels():
@@ -96,6 +104,9 @@ def test_passkey_notes_and_labels():
     }
     note = realtext.passkey_notes(summary, {"default": "no scaling"}, 8192)[0]
     assert "2 of 2 at 6,144 tokens (inside" in note and "0 of 2 at 12,288 tokens (past" in note
+    for k, n in ((2, 2), (0, 2)):  # Wilson's interval from the counts (statsmodels), not the file's ci95
+        lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+        assert f"{k} of {n} at" in note and f"95 % interval {lo:.2f}–{hi:.2f})" in note
     assert realtext.method_label("yarn:factor=2") == "YaRN, factor 2"
     assert realtext.method_label("default") == "no scaling (its own rope)"
     assert realtext.method_label("proportional:partial_rotary_factor=0.25:factor=1.0").startswith(
@@ -127,14 +138,15 @@ def test_grid_and_passkey_frames():
     g = charts.grid_frame(np.arange(6).reshape(2, 3), np.array([["sink"] * 3, ["local"] * 3], dtype=object))
     assert g[(g["layer"] == 1) & (g["head"] == 2)]["value"].item() == 5 and set(g["label"]) == {"sink", "local"}
     pk = charts.passkey_frame({"x": {"6144": {"found": 1, "trials": 2, "ci95": [0.1, 0.9]}}})
+    low, high = proportion_confint(1, 2, alpha=0.05, method="wilson")  # from the counts, not the file's ci95
     assert pk.iloc[0].to_dict() | {} == {
         "rope": "x",
         "length": 6144,
         "found": 1,
         "trials": 2,
         "rate": 0.5,
-        "low": 0.1,
-        "high": 0.9,
+        "low": pytest.approx(low),
+        "high": pytest.approx(high),
         "text": "1 of 2",
     }
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts.style import FIT_X, chart_config, when
+from posenc import stats
 
 HEIGHT = 380
 CONFIG = chart_config(
@@ -238,11 +239,12 @@ def loss_chart(
 
 
 def passkey_frame(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
-    """{rope: {length: {found, trials, ci95}}} -> rows (rope, length, found, trials, rate, low, high, text)."""
+    """{rope: {length: {found, trials}}} -> rows (rope, length, found, trials, rate, low, high, text); low-high is
+    the 95 % Wilson interval of the rate, computed here from the counts."""
     rows = []
     for name, per in summary.items():
         for n, cell in per.items():
-            lo, hi = cell["ci95"]
+            lo, hi = stats.wilson_interval(int(cell["found"]), int(cell["trials"]))
             rows.append(
                 {
                     "rope": name,

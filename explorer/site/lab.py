@@ -42,7 +42,7 @@ def snippet(v: Mapping[str, Any]) -> str:
     recipe = v.get("model")
     return fill(
         """
-from posenc import lab
+from posenc import lab, stats
 
 task = $task
 # The shipped results this page shows (made by the command below, recorded in the file):
@@ -50,8 +50,9 @@ shipped = lab.load_shipped()
 print(shipped["command"], "·", shipped["date"])
 entry = shipped["tasks"][task]
 runs = entry["runs"]  # {method: {seed: {length: value or None}}}, each seed on its own evaluation sample
+interval = stats.share_interval if entry["metric"] == "accuracy" else stats.mean_interval  # accuracies stay in [0, 1]
 for method, seeds in runs.items():
-    ci = {n: lab.interval([per[n] for per in seeds.values()]) for n in seeds["0"]}
+    ci = {n: interval([per[n] for per in seeds.values()]) for n in seeds["0"]}
     print(f"{method:>28}", "learned" if entry["learned"][method] else "DID NOT LEARN",
           {n: c and c.text() for n, c in ci.items()})  # mean [95 % interval] over seeds
 print("references:", lab.references(task))

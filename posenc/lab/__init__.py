@@ -34,8 +34,8 @@ evaluates it with that fixed factor.
 
 "Learned inside L" (:func:`learned`): accuracy ≥ :data:`LEARNED_ACCURACY`, or a loss within
 :data:`LEARNED_MARGIN` nats of the exact optimum on the same tokens, at the length the model was
-trained at (the fine-tune length for ``@ft``). Uncertainty: :func:`interval` (t interval over seeds,
-each seed evaluated on its own sample), :func:`paired` (seed-paired differences), :func:`break_test`.
+trained at (the fine-tune length for ``@ft``). Uncertainty: :func:`break_test` here; the intervals over
+seeds (each seed evaluated on its own sample) and seed-paired differences are :mod:`posenc.stats`'.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import stats
 from ..methods import FACTOR, ORIGINAL_MAX_POSITION_EMBEDDINGS, ROPE_METHODS
 from ..scaling import ROPE_SCALING
 
@@ -60,24 +61,20 @@ __all__ = [
     "SHIPPED",
     "TASKS",
     "Break",
-    "Interval",
     "MethodSpec",
     "TaskSpec",
     "bin_positions",
     "break_position",
     "break_test",
-    "interval",
     "learned",
     "load_shipped",
     "make_batch",
     "method_name",
     "optimum",
-    "paired",
     "parse_method",
     "preset_method",
     "references",
     "summarize",
-    "t975",
 ]
 
 ENCODINGS = ("nope", "learned", "sinusoidal", "rope", "alibi")
@@ -505,95 +502,6 @@ def break_position(
     return None
 
 
-# ------------------------------------------------------------------ uncertainty over seeds
-
-#: Student's t 0.975 quantile for 1..30 degrees of freedom (standard tables)
-_T975 = (
-    12.706,
-    4.303,
-    3.182,
-    2.776,
-    2.571,
-    2.447,
-    2.365,
-    2.306,
-    2.262,
-    2.228,
-    2.201,
-    2.179,
-    2.160,
-    2.145,
-    2.131,
-    2.120,
-    2.110,
-    2.101,
-    2.093,
-    2.086,
-    2.080,
-    2.074,
-    2.069,
-    2.064,
-    2.060,
-    2.056,
-    2.052,
-    2.048,
-    2.045,
-    2.042,
-)
-
-
-def t975(df: int) -> float:
-    """Student's t 0.975 quantile (two-sided 95 %): a table to 30 degrees of freedom, then the
-    Cornish-Fisher expansion around z = 1.95996 (error < 1e-3)."""
-    if isinstance(df, bool) or not isinstance(df, (int, np.integer)) or df < 1:
-        raise ValueError(f"df must be an integer >= 1, got {df!r}")
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = 1.959964
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A mean over seeds with its 95 % t interval (lo, hi); n seeds. One seed: lo = hi = None."""
-
-    mean: float
-    lo: float | None
-    hi: float | None
-    n: int
-
-    @property
-    def half(self) -> float | None:
-        return None if self.hi is None else self.hi - self.mean
-
-    def text(self, fmt: str = "{:.3f}") -> str:
-        """'0.412 [0.371, 0.453]' (or the bare mean for one seed)."""
-        body = fmt.format(self.mean)
-        if self.lo is None or self.hi is None:
-            return body + " (one seed)"
-        return f"{body} [{fmt.format(self.lo)}, {fmt.format(self.hi)}]"
-
-
-def interval(values: Sequence[float | None] | np.ndarray) -> Interval | None:
-    """Mean and 95 % t interval of the seeds' values (each seed on its own evaluation sample, so the
-    spread holds both the training and the sampling noise); None values (no rows) left out; None if none."""
-    vals = np.array([float(v) for v in values if v is not None and math.isfinite(float(v))], dtype=np.float64)
-    if vals.size == 0:
-        return None
-    mean = float(vals.mean())
-    if vals.size == 1:
-        return Interval(mean, None, None, 1)
-    half = t975(int(vals.size - 1)) * float(vals.std(ddof=1)) / math.sqrt(vals.size)
-    return Interval(mean, mean - half, mean + half, int(vals.size))
-
-
-def paired(a: Mapping[str, float | None], b: Mapping[str, float | None]) -> Interval | None:
-    """a − b over the seeds both have (seed-paired: the same seed's models share its evaluation sample),
-    with its 95 % interval; None if no seed has both."""
-    common = [k for k in a if k in b and a[k] is not None and b[k] is not None]
-    return interval([float(a[k]) - float(b[k]) for k in common])  # type: ignore[arg-type]
-
-
 @dataclass(frozen=True)
 class Break:
     """What :func:`break_test` found: ``verdict`` "breaks" (at ``position``), "holds" (every tested bin
@@ -630,7 +538,7 @@ def break_test(
         seeds = [k for k in per_seed if k in at_train_len and at_train_len[k] is not None]
         if not seeds or any(counts[k][i] < min_tokens or per_seed[k][i] is None for k in seeds):
             continue
-        diff = interval([sign * (float(per_seed[k][i]) - float(at_train_len[k])) for k in seeds])  # type: ignore[arg-type]
+        diff = stats.mean_interval([sign * (float(per_seed[k][i]) - float(at_train_len[k])) for k in seeds])  # type: ignore[arg-type]
         if diff is None or diff.lo is None or diff.hi is None:
             continue
         tested += 1

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import stats
 from ..methods import ROPE_METHODS
 from ..scaling import rope_inverse_frequencies
 
@@ -41,11 +42,8 @@ __all__ = [
     "ModelFacts",
     "RealMethod",
     "available",
-    "blocks",
-    "bootstrap",
     "cache_dir",
     "default_text",
-    "difference_of_means",
     "gguf_path",
     "head_labels",
     "load",
@@ -58,7 +56,6 @@ __all__ = [
     "share",
     "share_by_head",
     "slow_share",
-    "wilson_interval",
 ]
 
 
@@ -358,19 +355,6 @@ def passkey_prompt(key: int, filler_repeats: int, depth: float) -> tuple[str, st
     return PASSKEY_INTRO + body + "What is the pass key? The pass key is", f" {int(key)}"
 
 
-def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
-    """95 % Wilson score interval of a success rate (Wilson 1927); (0, 1) for no trials."""
-    if trials <= 0:
-        return 0.0, 1.0
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    lo = 0.0 if successes == 0 else max(0.0, centre - half)  # exact at the ends (no round-off past p)
-    hi = 1.0 if successes == trials else min(1.0, centre + half)
-    return lo, hi
-
-
 # --------------------------------------------------------------------------------------------------
 # statistics: which pairs carry the q·k product, and intervals that include sampling noise
 # --------------------------------------------------------------------------------------------------
@@ -396,58 +380,22 @@ def share_by_head(products: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     return p[..., np.asarray(pairs, dtype=bool)].sum(axis=-1) / p.sum(axis=-1)
 
 
-def bootstrap(
-    statistic: Any, *samples: np.ndarray, n: int = 1000, seed: int = 0, level: float = 0.95
-) -> tuple[float, float, float]:
-    """(estimate, low, high): ``statistic(*samples)`` and its percentile interval over ``n`` resamples of
-    the samples' first axis (the same rows for every sample: paired). Resample blocks of neighbouring
-    tokens, not single tokens, so that the interval includes the text's own correlation."""
-    arrays = [np.asarray(s) for s in samples]
-    rows = arrays[0].shape[0]
-    if rows < 2 or any(a.shape[0] != rows for a in arrays):
-        raise ValueError(f"samples: at least 2 rows, the same number in each, got {[a.shape[0] for a in arrays]}")
-    rng = np.random.default_rng(seed)
-    stats = np.array([statistic(*(a[idx] for a in arrays)) for idx in rng.integers(0, rows, size=(n, rows))])
-    lo, hi = np.quantile(stats, [(1 - level) / 2, (1 + level) / 2])
-    return float(statistic(*arrays)), float(lo), float(hi)
+def mean_difference(a: np.ndarray, b: np.ndarray, *, block: int, seed: int = 0) -> stats.Estimate:
+    """mean(a − b) over paired tokens (the same tokens under two ropes) with a 95 % interval from a bootstrap
+    of consecutive blocks of ``block`` tokens (a last partial block dropped), so that it keeps the text's own
+    correlation between neighbouring tokens."""
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    return stats.bootstrap(np.mean, d, block=block, scheme="blocks", seed=seed)
 
 
-def blocks(values: np.ndarray, size: int) -> np.ndarray:
-    """(n_blocks, size, …) consecutive blocks of the first axis (a last partial block is dropped)."""
-    a = np.asarray(values)
-    if size < 1 or a.shape[0] < size:
-        raise ValueError(f"size must be in [1, {a.shape[0]}], got {size!r}")
-    n = a.shape[0] // size
-    return a[: n * size].reshape(n, size, *a.shape[1:])
-
-
-def mean_difference(a: np.ndarray, b: np.ndarray, *, block: int, seed: int = 0) -> tuple[float, float, float]:
-    """mean(a − b) over paired tokens (the same tokens under two ropes) with a 95 % block-bootstrap interval."""
-    d = blocks(np.asarray(a, dtype=float) - np.asarray(b, dtype=float), block).mean(axis=1)
-    return bootstrap(np.mean, d, seed=seed)
-
-
-def difference_of_means(a: np.ndarray, b: np.ndarray, *, n: int = 1000, seed: int = 0) -> tuple[float, float, float]:
-    """mean(a) − mean(b) for two independent samples, with a 95 % percentile interval (each resampled alone)."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.size < 2 or b.size < 2:
-        raise ValueError(f"samples: at least 2 values each, got {a.size} and {b.size}")
-    rng = np.random.default_rng(seed)
-    stats = rng.choice(a, size=(n, a.size)).mean(axis=1) - rng.choice(b, size=(n, b.size)).mean(axis=1)
-    lo, hi = np.quantile(stats, [0.025, 0.975])
-    return float(a.mean() - b.mean()), float(lo), float(hi)
-
-
-def slow_share(
-    q_blocks: np.ndarray, k_blocks: np.ndarray, pairs: np.ndarray, seed: int = 0
-) -> tuple[float, float, float]:
+def slow_share(q_blocks: np.ndarray, k_blocks: np.ndarray, pairs: np.ndarray, seed: int = 0) -> stats.Estimate:
     """The share of the q·k norm product in ``pairs`` with a 95 % interval over blocks of tokens: inputs
     (blocks, layers, heads, pairs) of per-block mean norms, as :meth:`RealModel.pair_norms` gives with ``block``."""
 
     def stat(q: np.ndarray, k: np.ndarray) -> float:
         return share(pair_products(q.mean(axis=0), k.mean(axis=0)), pairs)
 
-    return bootstrap(stat, q_blocks, k_blocks, seed=seed)
+    return stats.bootstrap(stat, q_blocks, k_blocks, seed=seed)
 
 
 # --------------------------------------------------------------------------------------------------

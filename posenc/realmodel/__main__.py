@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from . import MAX_TOKENS, MODEL, SHIPPED, chunk_means, default_text, parse_method, passkey_prompt, wilson_interval
+from .. import stats
+from . import MAX_TOKENS, MODEL, SHIPPED, chunk_means, default_text, parse_method, passkey_prompt
 
 #: what ``ship`` computes (each a few minutes on 2 cores; ≈ 45 min in all on one thread)
 SHIP_TEXT = "argparse.py"
@@ -180,7 +181,7 @@ def passkey(
         summary = {}
         for n in lengths:
             hits = [r["correct"] for r in rows if r["length"] == n]
-            lo, hi = wilson_interval(sum(hits), len(hits))
+            lo, hi = stats.wilson_interval(sum(hits), len(hits))
             summary[str(n)] = {"found": int(sum(hits)), "trials": len(hits), "ci95": [lo, hi]}
         out["summary"][method] = summary
     return out
