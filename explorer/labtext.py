@@ -92,15 +92,21 @@ class Shown:
     def lower_is_better(self) -> bool:
         return self.metric == "loss"
 
-    def interval(self, values: Sequence[float | None]) -> Interval | None:
+    def interval(self, values: Sequence[float | None], trials: Sequence[int | None] | None = None) -> Interval | None:
         """Mean over seeds with its 95 % interval: for an accuracy (a share) Wilson's interval at the seeds'
-        effective sample size (:func:`posenc.stats.share_interval`, inside [0, 1] by construction), for a loss
-        the t interval (:func:`posenc.stats.mean_interval`)."""
-        return share_interval(values) if self.metric == "accuracy" else mean_interval(values)
+        effective sample size, at most the scored tokens pooled (:func:`posenc.stats.share_interval`, inside
+        [0, 1] by construction), for a loss the t interval (:func:`posenc.stats.mean_interval`)."""
+        return share_interval(values, trials=trials) if self.metric == "accuracy" else mean_interval(values)
 
     def ci(self, m: str, n: int, *, past: bool = False) -> Interval | None:
         src = self.beyond if past else self.runs
-        return self.interval([per.get(str(n)) for per in src.get(m, {}).values()])
+        seeds = src.get(m, {})
+        values = [per.get(str(n)) for per in seeds.values()]
+        scored = self.entry.get("scored", {}).get(m, {})
+        counts = [scored.get(seed, {}).get(str(n)) for seed in seeds]
+        # the scored counts are those of all positions: for past-L figures they are not the trials
+        trials = None if past or any(c is None for c in counts) else counts
+        return self.interval(values, trials)
 
     def at(self, m: str, n: int, *, past: bool = False) -> str:
         c = self.ci(m, n, past=past)

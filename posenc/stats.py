@@ -319,21 +319,44 @@ def wilson_interval(successes: int, trials: int, level: float = LEVEL) -> tuple[
     return _wilson(successes / trials, trials, _z(level))
 
 
-def share_interval(values: Sequence[float | None] | np.ndarray, level: float = LEVEL) -> Interval | None:
+def share_interval(
+    values: Sequence[float | None] | np.ndarray,
+    level: float = LEVEL,
+    *,
+    trials: Sequence[int | None] | np.ndarray | None = None,
+) -> Interval | None:
     """Mean of per-seed shares (accuracies in [0, 1]) with an interval that stays in [0, 1] by construction.
 
     The seeds' spread sets the width, as in :func:`mean_interval`: the interval is Wilson's score interval
     at the effective number of trials n_eff = p̄(1 − p̄) / (s² / k) (k seeds, mean p̄, sample variance s²;
     the design-effect form of Korn & Graubard 1998), with the t quantile for k − 1 degrees of freedom in
     place of z. Where p̄ is far from 0 and 1 it is the t interval; near them it stays inside and leans
-    inward, as a share's uncertainty does. Seeds that agree exactly (s = 0) give a zero-width interval.
+    inward, as a share's uncertainty does.
 
-    Chosen over a Wilson interval on the pooled tokens (which would treat every token of every seed as an
-    independent trial and ignore that seeds differ in training) and over a bootstrap over seeds (whose
-    percentile interval, from 5 seeds, is too narrow). None and NaN values are left out; None if none;
-    one value: no interval."""
+    ``trials``: how many trials each seed's share was measured on (same order as ``values``). The seeds
+    can never tell more than all their trials pooled, so n_eff is at most their sum; and where the seeds
+    agree exactly (s = 0, or every share 0 or 1) the pooled Wilson interval is the interval, so a perfect
+    score still carries its sampling noise ("1.000 [0.9995, 1.000]", not a zero-width bracket). Without
+    ``trials`` such seeds give a zero-width interval.
+
+    Chosen over a Wilson interval on the pooled tokens alone (which would treat every token of every seed
+    as an independent trial and ignore that seeds differ in training) and over a bootstrap over seeds
+    (whose percentile interval, from 5 seeds, is too narrow). None and NaN values are left out (with their
+    trials); None if none; one value: no interval."""
     level = _level(level)
-    vals = _values("values", values)
+    raw = list(values)
+    if trials is not None:
+        counts = list(trials)
+        if len(counts) != len(raw):
+            raise ValueError(f"trials must give one count per value ({len(raw)}), got {len(counts)}")
+        kept = [
+            (float(v), c)
+            for v, c in zip(raw, counts, strict=True)
+            if v is not None and not math.isnan(float(v)) and c is not None
+        ]
+        pooled = sum(integer("trials", c, minimum=1) for _, c in kept)
+        raw = [v for v, _ in kept]
+    vals = _values("values", raw)
     if vals.size and (vals.min() < 0 or vals.max() > 1):
         bad = vals[(vals < 0) | (vals > 1)][0]
         raise ValueError(f"values must be shares in [0, 1], got {bad}")
@@ -344,10 +367,16 @@ def share_interval(values: Sequence[float | None] | np.ndarray, level: float = L
     if k == 1:
         return Interval(p, None, None, 1)
     var = float(vals.var(ddof=1))
+    z = t_quantile((1 + level) / 2, k - 1)
     if var == 0.0 or p <= 0.0 or p >= 1.0:
-        return Interval(p, p, p, k)
+        if trials is None:
+            return Interval(p, p, p, k)
+        lo, hi = _wilson(p, float(pooled), z)
+        return Interval(p, lo, hi, k)
     n_eff = p * (1 - p) / (var / k)
-    lo, hi = _wilson(p, n_eff, t_quantile((1 + level) / 2, k - 1))
+    if trials is not None:
+        n_eff = min(n_eff, float(pooled))
+    lo, hi = _wilson(p, n_eff, z)
     return Interval(p, lo, hi, k)
 
 

@@ -51,22 +51,37 @@ def _ci(vals: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def _share_ci(vals: list[float]) -> tuple[float, float, float]:
+def _share_ci(vals: list[float], pooled: int | None = None) -> tuple[float, float, float]:
     """An accuracy over seeds: Wilson's interval (statsmodels) at the seeds' effective sample size
-    n = p(1 − p) / (s²/k), with t(k − 1) in place of z (Wilson at n·(z/t)² trials: the same interval)."""
+    n = p(1 − p) / (s²/k), at most the pooled scored tokens, with t(k − 1) in place of z (Wilson at
+    n·(z/t)² trials: the same interval); seeds that agree exactly: Wilson at the pooled tokens."""
     k = len(vals)
     mean, lo, hi = _ci(vals)
-    if lo is None or hi == lo or mean in (0.0, 1.0):
-        return mean, (None if lo is None else mean), (None if lo is None else mean)
+    if lo is None:
+        return mean, None, None
     var = sum((v - mean) ** 2 for v in vals) / (k - 1)
-    nobs = mean * (1 - mean) / (var / k) * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, k - 1)) ** 2
+    if var == 0 or mean in (0.0, 1.0):
+        if pooled is None:
+            return mean, mean, mean
+        n = float(pooled)
+    else:
+        n = mean * (1 - mean) / (var / k)
+        n = n if pooled is None else min(n, float(pooled))
+    nobs = n * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, k - 1)) ** 2
     lo, hi = proportion.proportion_confint(mean * nobs, nobs, alpha=0.05, method="wilson")
-    return mean, lo, hi
+    return mean, max(0.0, min(mean, lo)), min(1.0, max(mean, hi))
 
 
-def _shown_ci(entry: dict, vals: list[float]) -> tuple[float, float, float]:
+def _pooled(entry: dict, kind: str, m: str, n: int) -> int | None:
+    """The scored tokens of every seed at length n, summed (all positions: the runs' trials only)."""
+    if kind != "runs" or entry["metric"] != "accuracy":
+        return None
+    return sum(entry["scored"][m][seed][str(n)] for seed in _values(entry, kind, m, n))
+
+
+def _shown_ci(entry: dict, vals: list[float], pooled: int | None = None) -> tuple[float, float, float]:
     """A value the page shows: the t interval for a loss, the share interval (in [0, 1]) for an accuracy."""
-    return _share_ci(vals) if entry["metric"] == "accuracy" else _ci(vals)
+    return _share_ci(vals, pooled) if entry["metric"] == "accuracy" else _ci(vals)
 
 
 def _text(mean, lo, hi):
@@ -110,7 +125,7 @@ def test_a_row_that_did_not_learn_gets_no_claim_only_the_words_that_it_did_not_l
         if entry["learned"][m]:
             continue
         n = _trained_len(m)
-        mean, lo, hi = _shown_ci(entry, list(_values(entry, "runs", m, n).values()))
+        mean, lo, hi = _shown_ci(entry, list(_values(entry, "runs", m, n).values()), _pooled(entry, "runs", m, n))
         where = "inside L" if n == L else f"at its fine-tune length {n}"
         shown = _text(mean, lo, hi)
         if f"{mean:.3f}" == f"{ACC_MIN if entry['metric'] == 'accuracy' else LOSS_MARGIN:.3f}":  # reads as the bound
@@ -174,7 +189,10 @@ def test_plain_ropes_numbers_are_the_hand_computed_intervals(task):
         return
     s = labtext.shown(DOC, task)
     notes = labtext.length_notes(s)
-    v = {n: _text(*_shown_ci(entry, list(_values(entry, "runs", "rope", n).values()))) for n in (64, 128, 512)}
+    v = {
+        n: _text(*_shown_ci(entry, list(_values(entry, "runs", "rope", n).values()), _pooled(entry, "runs", "rope", n)))
+        for n in (64, 128, 512)
+    }
     past = _text(*_shown_ci(entry, list(_values(entry, "beyond", "rope", 512).values())))
     assert f"Plain RoPE: {v[64]} at L, {v[128]} at 2L, {v[512]} at 512; past L only: {past} at 512." in notes
     text = labtext.honest_section(s)
@@ -208,7 +226,7 @@ def test_the_best_encoding_at_the_longest_length_is_named_only_among_rows_that_l
     notes = labtext.length_notes(labtext.shown(DOC, task))
     cands = [m for m in ("nope", "learned", "sinusoidal", "rope", "alibi", "alibi:heads=8") if m in entry["runs"]]
     ok = {
-        m: _shown_ci(entry, list(v.values()))
+        m: _shown_ci(entry, list(v.values()), _pooled(entry, "runs", m, 512))
         for m in cands
         if entry["learned"][m] and (v := _values(entry, "runs", m, 512))
     }

@@ -277,3 +277,27 @@ def test_difference_of_means_resamples_each_sample_alone():
 @pytest.mark.parametrize(("n", "block"), [(1, 1), (2, 1), (3, 1), (8, 2), (16, 3), (27, 3), (28, 4), (1000, 10)])
 def test_block_length_grows_as_the_cube_root(n, block):
     assert stats.block_length(n) == block
+
+
+def test_share_interval_with_trials_never_claims_certainty():
+    """Seeds that agree exactly: Wilson's interval at all their trials pooled (t(k − 1) for z, as
+    statsmodels' Wilson at n·(z/t)² trials), not a zero-width bracket."""
+    from scipy import stats as sps
+    from statsmodels.stats import proportion
+
+    k, per_seed = 5, 8192
+    got = stats.share_interval([1.0] * k, trials=[per_seed] * k)
+    nobs = k * per_seed * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, k - 1)) ** 2
+    lo, _ = proportion.proportion_confint(nobs, nobs, alpha=0.05, method="wilson")
+    assert got.mean == 1.0 and got.hi == 1.0 and 0.999 < got.lo < 1.0
+    assert got.lo == pytest.approx(lo, rel=1e-9)
+    assert stats.share_interval([1.0] * k).lo == 1.0  # without trials: what the spread alone says
+
+
+def test_share_interval_trials_cap_the_effective_size():
+    vals = [0.9990, 0.9991, 0.9990, 0.9991, 0.9990]  # agree far better than 100 trials each could show
+    capped = stats.share_interval(vals, trials=[100] * 5)
+    free = stats.share_interval(vals)
+    assert capped.hi - capped.lo > free.hi - free.lo
+    with pytest.raises(ValueError, match="one count per value"):
+        stats.share_interval(vals, trials=[100] * 4)

@@ -50,9 +50,18 @@ shipped = lab.load_shipped()
 print(shipped["command"], "·", shipped["date"])
 entry = shipped["tasks"][task]
 runs = entry["runs"]  # {method: {seed: {length: value or None}}}, each seed on its own evaluation sample
-interval = stats.share_interval if entry["metric"] == "accuracy" else stats.mean_interval  # accuracies stay in [0, 1]
+scored = entry["scored"]  # {method: {seed: {length: scored tokens}}}: an accuracy's trials
+
+
+def interval(method, seeds, n):  # mean [95 % interval] over seeds; an accuracy's stays in [0, 1]
+    values = [per[n] for per in seeds.values()]
+    if entry["metric"] != "accuracy":
+        return stats.mean_interval(values)
+    return stats.share_interval(values, trials=[scored[method][seed][n] for seed in seeds])
+
+
 for method, seeds in runs.items():
-    ci = {n: interval([per[n] for per in seeds.values()]) for n in seeds["0"]}
+    ci = {n: interval(method, seeds, n) for n in seeds["0"]}
     print(f"{method:>28}", "learned" if entry["learned"][method] else "DID NOT LEARN",
           {n: c and c.text() for n, c in ci.items()})  # mean [95 % interval] over seeds
 print("references:", lab.references(task))
