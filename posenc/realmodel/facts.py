@@ -235,8 +235,8 @@ def facts_from_config(config: Any, *, name: str, source: str, architecture: str 
     rope = getattr(config, "rope_parameters", None)
     if not isinstance(rope, Mapping) or not rope:
         raise ValueError(
-            f"model: {name!r} has no rotary embedding (model_type {model_type!r}: its config declares no "
-            "rope_parameters), got a model this page cannot read"
+            f"model: only models with a rotary embedding can be read, got {name!r} (model_type {model_type!r}: "
+            "its config declares no rope_parameters)"
         )
     layers = int(config.num_hidden_layers)
     q_heads = int(config.num_attention_heads)
