@@ -56,6 +56,8 @@ def _tokenizer(folder: Path) -> None:
 
 
 def _gemma(folder: Path, **config: Any) -> Any:
+    """A tiny random Gemma 3 saved to ``folder`` with a word-level tokenizer (also used by the page's tests)."""
+    import torch
     from transformers import Gemma3ForCausalLM, Gemma3TextConfig
 
     torch.manual_seed(0)
