@@ -53,8 +53,8 @@ def block_text(block: Mapping[str, Any]) -> str:
 def trained_source(block: Mapping[str, Any]) -> str:
     """Where the trained length comes from (HF's rule in modeling_rope_utils)."""
     if block.get("original_max_position_embeddings"):
-        return "the rope block's original_max_position_embeddings"
-    return "the config's max_position_embeddings"
+        return "rope block: original_max_position_embeddings"
+    return "config: max_position_embeddings"
 
 
 def facts_markdown(facts: ModelFacts, *, qk_norm: bool | None = None) -> str:
@@ -94,7 +94,7 @@ def layer_type_table(facts: ModelFacts) -> pd.DataFrame:
                 "rope": block_text(facts.rope[t]),
                 "trained length": f"{facts.trained_lengths[t]:,}",
                 "trained length from": trained_source(facts.rope[t]),
-                "pairs that turn in it": f"{int((turns >= 1).sum())} of {facts.pairs}",
+                "pairs turning in it": f"{int((turns >= 1).sum())} of {facts.pairs}",
             }
         )
     return pd.DataFrame(rows)

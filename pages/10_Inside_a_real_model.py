@@ -171,12 +171,12 @@ st.text_input(
 if own_error:
     st.error(f"{escape_markdown(own_error)}. The views below are {MODEL.name}'s.")
 with st.container(border=True, key="rm_controls"):
-    c1, c2, c3, c4 = st.columns([5, 3, 3, 3])  # one row: a projector's first screen keeps the chart
-    text_key = widget("rm_text", container=c1)
-    n_tokens = widget("rm_tokens", container=c2)
+    cols = st.columns([5, 3, 3, 3] if own is None else [5, 3])  # one row: the chart stays on the first screen
+    text_key = widget("rm_text", container=cols[0])
+    n_tokens = widget("rm_tokens", container=cols[1])
     if own is None:
-        layer = widget("rm_layer", container=c3)
-        head = widget("rm_head", container=c4)
+        layer = widget("rm_layer", container=cols[2])
+        head = widget("rm_head", container=cols[3])
     if text_key == "pasted":
         pasted = st.text_area(
             "Paste a text (a link does not carry it)",

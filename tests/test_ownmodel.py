@@ -46,11 +46,11 @@ def test_table_says_what_the_facts_hold():
     assert list(t["layers"]) == ["3: 0–1, 3", "1: 2"]
     assert list(t["trained length"]) == ["256", "64"]
     assert list(t["trained length from"]) == [
-        "the config's max_position_embeddings",
-        "the rope block's original_max_position_embeddings",
+        "config: max_position_embeddings",
+        "rope block: original_max_position_embeddings",
     ]
     # sliding: wavelengths 2π·10000^(2j/8) = 6.3, 63, 628, 6283 tokens: 2 of 4 turn within 256
-    assert t["pairs that turn in it"][0] == "2 of 4"
+    assert t["pairs turning in it"][0] == "2 of 4"
     assert t["rope"][1] == "yarn, factor 4, original_max_position_embeddings 64, rope_theta 1,000,000"
 
 
