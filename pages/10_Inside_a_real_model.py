@@ -23,7 +23,7 @@ import uuid
 
 import numpy as np
 
-from explorer import compat, jobs, realtext
+from explorer import compat, jobs, ownmodel, realtext
 from explorer.charts import realmodel as charts
 from explorer.exports import page_footer
 from explorer.params import escape_markdown, widget
@@ -32,16 +32,43 @@ from explorer.site.realmodel import MAX_PASTE, MAX_SCORED
 from posenc import realmodel
 from posenc.realmodel import MODEL, HeadRules
 
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def own_facts(path: str) -> realmodel.ModelFacts:
+    return realmodel.read_facts(path)
+
+
+# the control (drawn below, only where the server offers it) or the server's $POSENC_MODEL
+OWN_PATH = (
+    str(st.session_state.get("rm_model", ownmodel.env_path())).strip()
+    if ownmodel.control_offered()
+    else ownmodel.env_path()
+)
+own, own_error = None, ""  # the facts of a model read from a path, or why it cannot be read
+if OWN_PATH:
+    try:
+        own = own_facts(OWN_PATH)
+    except ValueError as exc:
+        own_error = str(exc)
 with intro():
-    st.markdown(
-        f"Every other page computes what a positional encoding *is*; this one asks what a trained model *does* "
-        f"with it. The model is **{MODEL.name}**: {MODEL.parameters} parameters, instruction-tuned, "
-        f"{MODEL.weights}, trained on sequences of up to **{MODEL.trained_length:,} tokens**. It is a Llama: "
-        f"{MODEL.layers} layers, {MODEL.q_heads} query heads sharing {MODEL.kv_heads} key/value heads, head size "
-        f"{MODEL.head_dim}, so {MODEL.pairs} rotary pairs with base {MODEL.rope_theta:,.0f}. It runs live on this "
-        "server in HF transformers' own `LlamaForCausalLM`, with posenc's frequencies swapped into its rotary "
-        "embedding (`posenc.realmodel`; `python -m posenc.realmodel`)."
-    )
+    if own is not None:
+        st.markdown(
+            "Every other page computes what a positional encoding *is*; this one asks what a trained model *does* "
+            f"with it. It reads **{escape_markdown(own.name)}**, the model at the path below: what its config declares (layers, heads, the rope of "
+            "each layer type, the trained length) and what it computes live on this server in HF transformers' own "
+            f"class (`posenc.realmodel`; `python -m posenc.realmodel ppl --model PATH`). Clear the path for "
+            f"{MODEL.name}, the default model, and its views."
+        )
+    else:
+        st.markdown(
+            f"Every other page computes what a positional encoding *is*; this one asks what a trained model *does* "
+            f"with it. The model is **{MODEL.name}**: {MODEL.parameters} parameters, instruction-tuned, "
+            f"{MODEL.weights}, trained on sequences of up to **{MODEL.trained_length:,} tokens**. It is a Llama: "
+            f"{MODEL.layers} layers, {MODEL.q_heads} query heads sharing {MODEL.kv_heads} key/value heads, head size "
+            f"{MODEL.head_dim}, so {MODEL.pairs} rotary pairs with base {MODEL.rope_theta:,.0f}. It runs live on this "
+            "server in HF transformers' own `LlamaForCausalLM`, with posenc's frequencies swapped into its rotary "
+            "embedding (`posenc.realmodel`; `python -m posenc.realmodel`)."
+        )
 
 OK, WHY = realmodel.available()
 RULES = HeadRules()
@@ -126,13 +153,36 @@ def long_sentences() -> tuple[list[str], list[str]]:
     return notes, realtext.paper_notes(flat, chunk=ch, trained=trained, labels=labels)
 
 
-# ------------------------------------------------------------------------------ the text
+@st.cache_resource(show_spinner=False, max_entries=2)
+def own_model(path: str):
+    return realmodel.load(path)
+
+
+@cached(max_entries=8)
+def own_numbers(path: str, ids: tuple) -> tuple[np.ndarray, dict]:
+    m = own_model(path)
+    return m.nll(np.asarray(ids)), m.pair_norms(np.asarray(ids))
+
+
+# ------------------------------------------------------------------------------ the model and the text
+if ownmodel.control_offered():
+    st.text_input(
+        f"Model: a .gguf file or an HF model directory on this server (empty: {MODEL.name})",
+        value=ownmodel.env_path(),
+        key="rm_model",
+        placeholder="/path/to/model",
+        help=f"A directory with config.json, *.safetensors and tokenizer files, or a .gguf file; ${ownmodel.ENV} sets it "
+        "when the server starts. Nothing is downloaded.",
+    )
+if own_error:
+    st.error(f"{escape_markdown(own_error)}. The views below are {MODEL.name}'s.")
 with st.container(border=True, key="rm_controls"):
-    c1, c2, c3, c4 = st.columns([5, 3, 3, 3])  # one row: a projector's first screen keeps the chart
-    text_key = widget("rm_text", container=c1)
-    n_tokens = widget("rm_tokens", container=c2)
-    layer = widget("rm_layer", container=c3)
-    head = widget("rm_head", container=c4)
+    cols = st.columns([5, 3, 3, 3] if own is None else [5, 3])  # one row: the chart stays on the first screen
+    text_key = widget("rm_text", container=cols[0])
+    n_tokens = widget("rm_tokens", container=cols[1])
+    if own is None:
+        layer = widget("rm_layer", container=cols[2])
+        head = widget("rm_head", container=cols[3])
     if text_key == "pasted":
         pasted = st.text_area(
             "Paste a text (a link does not carry it)",
@@ -144,6 +194,51 @@ with st.container(border=True, key="rm_controls"):
         text = pasted or ""
     else:
         text = realmodel.default_text(text_key)
+
+# ------------------------------------------------------------------------------ a model of your own
+if own is not None:
+    st.markdown(ownmodel.facts_markdown(own))
+    st.dataframe(ownmodel.layer_type_table(own), hide_index=True, width="stretch")
+    try:
+        with st.spinner(f"Loading {own.name}…"):
+            mine = own_model(OWN_PATH)
+    except (OSError, ValueError, RuntimeError) as exc:
+        st.error(f"The model could not be loaded: {escape_markdown(str(exc))}")
+        mine = None
+    if mine is not None:
+        own_ids = mine.tokenize(text)[:n_tokens]
+        if own_ids.size < 2:
+            st.warning(f"The text has {own_ids.size} token(s) for this model's tokenizer; at least 2 are needed.")
+        else:
+            with st.spinner(f"Running {own.name} on {own_ids.size:,} tokens…"):
+                own_nll, own_norms = own_numbers(OWN_PATH, tuple(int(i) for i in own_ids))
+            text_name = "your text" if text_key == "pasted" else text_key
+            notice_list(
+                [
+                    ownmodel.perplexity_note(own.name, own_nll, tokens=own_ids.size, text=text_name),
+                    ownmodel.norms_note(mine.qk_norm),
+                ]
+            )
+            for lt, products in ownmodel.products_by_type(own, own_norms["q"], own_norms["k"]).items():
+                per_pair = products.sum(axis=(0, 1))
+                show_chart(
+                    shared(charts.pair_chart)(
+                        charts.pair_frame(per_pair / per_pair.sum(), own.wavelengths(lt), own.trained_lengths[lt]),
+                        title=f"{own.name}, {lt} layers: which rotary pairs its queries and keys use",
+                        subtitle=[
+                            f"share of mean |q_j|·mean |k_j| over its {lt} layers and heads, first {own_ids.size} tokens",
+                            f"orange: wavelength longer than the {own.trained_lengths[lt]:,} trained tokens",
+                        ],
+                        y_title="share of the q·k norm product (%)",
+                    ),
+                    width="stretch",
+                )
+                notice_list([ownmodel.slow_note(own, lt, products, tokens=own_ids.size)], title=lt)
+    st.info(
+        f"The Frequencies, Heads, Change the rope and Long context views, and the results computed in advance, are "
+        f"{MODEL.name}'s: clear the model path above to see them."
+    )
+    st.stop()
 
 (t_freq, t_heads, t_change, t_long) = widget("rm_view")
 m = get_model() if (t_freq.open or t_heads.open or t_change.open) else None

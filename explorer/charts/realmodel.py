@@ -60,7 +60,9 @@ def pair_chart(
         .mark_bar()
         .encode(
             x=alt.X(
-                "pair:O", title="RoPE pair j (fast → slow)", axis=alt.Axis(labelAngle=0, values=list(range(0, 32, 4)))
+                "pair:O",
+                title="RoPE pair j (fast → slow)",
+                axis=alt.Axis(labelAngle=0, values=list(range(0, len(frame), 4))),
             ),
             y=alt.Y("share:Q", title=y_title),
             color=color,

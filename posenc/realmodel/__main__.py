@@ -1,7 +1,10 @@
-"""Command line for the real model (SmolLM2-135M-Instruct).
+"""Command line for a real model (default SmolLM2-135M-Instruct; ``--model PATH`` for any other).
 
 ``python -m posenc.realmodel ppl --text FILE --lengths 512,1024 --methods default,linear:factor=2,ntk:factor=2,yarn:factor=2 --out OUT.json``
 ``python -m posenc.realmodel norms --text FILE --tokens 256 --out OUT.json``
+``python -m posenc.realmodel ppl --model DIR_OR_GGUF`` (likewise ``norms`` and ``facts``): a model of your own, a
+.gguf file or an HF model directory (config.json, safetensors, tokenizer); a path that holds no rotary model
+exits with code 2 and says why.
 ``python -m posenc.realmodel passkey --lengths 4096,8192 --depths 0.1,0.5,0.9 --methods default,yarn:factor=2 --out OUT.json``
 ``python -m posenc.realmodel ship``  (the page's shipped results, data/realmodel/results.json; see README)
 
@@ -24,6 +27,7 @@ import numpy as np
 
 from .. import stats
 from . import MAX_TOKENS, MODEL, SHIPPED, chunk_means, default_text, parse_method, passkey_prompt
+from .facts import ModelFacts, read_facts
 
 #: what ``ship`` computes (each a few minutes on 2 cores; ≈ 45 min in all on one thread)
 SHIP_TEXT = "argparse.py"
@@ -82,7 +86,8 @@ def _text(path: str | None) -> str:
 
 def _header(argv: list[str], model: Any, tokens: int | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "model": MODEL.name,
+        "model": model.facts.name,
+        **({"source": model.facts.source} if model.facts.source else {}),
         "command": "python -m posenc.realmodel " + " ".join(shlex.quote(a) for a in argv),
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "device": model.device,
@@ -92,9 +97,31 @@ def _header(argv: list[str], model: Any, tokens: int | None = None) -> dict[str,
     return out
 
 
-def _rope_record(method: str, seq_len: int) -> dict[str, Any]:
-    inv, af = parse_method(method).rope(seq_len)
-    return {"inv_freq": [float(x) for x in inv], "attention_factor": af, "seq_len": int(seq_len)}
+def _rope_record(method: str, seq_len: int, facts: ModelFacts = MODEL) -> dict[str, Any]:
+    """The frequencies ``method`` runs with (for the model's main layer type; every type's under ``by_layer_type``
+    where the model has several)."""
+    inv, af = parse_method(method, facts).rope(seq_len, facts)
+    out: dict[str, Any] = {"inv_freq": [float(x) for x in inv], "attention_factor": af, "seq_len": int(seq_len)}
+    if len(facts.types) > 1:
+        out["by_layer_type"] = {t: [float(x) for x in 2 * np.pi / facts.wavelengths(t)] for t in facts.types}
+    return out
+
+
+def facts_record(facts: ModelFacts) -> dict[str, Any]:
+    """What the model's config declares, as JSON."""
+    return {
+        "model": facts.name,
+        "source": facts.source,
+        "architecture": facts.architecture,
+        "layers": facts.layers,
+        "q_heads": facts.q_heads,
+        "kv_heads": facts.kv_heads,
+        "head_dim": facts.head_dim,
+        "layer_types": list(facts.layer_types),
+        "rope": {t: dict(b) for t, b in facts.rope.items()},
+        "trained_length": dict(facts.trained_lengths),
+        "sliding_window": facts.sliding_window,
+    }
 
 
 def ppl(model: Any, ids: np.ndarray, methods: list[str], lengths: list[int], chunk: int, log: Any = None) -> dict:
@@ -112,7 +139,7 @@ def ppl(model: Any, ids: np.ndarray, methods: list[str], lengths: list[int], chu
                 "nll_by_chunk": chunk_means(nll, chunk),
                 "scored": int(nll.size),
             }
-            by_len[str(n)] = _rope_record(method, n)
+            by_len[str(n)] = _rope_record(method, n, model.facts)
             if log:
                 log(f"{method} @ {n}: ppl {results[method][str(n)]['ppl']:.3f} ({time.time() - t0:.1f} s)")
         rope[method] = {**by_len[str(max(lengths))], "by_length": by_len}
@@ -121,7 +148,12 @@ def ppl(model: Any, ids: np.ndarray, methods: list[str], lengths: list[int], chu
 
 def norms(model: Any, ids: np.ndarray) -> dict[str, Any]:
     n = model.pair_norms(ids)
-    return {"q": n["q"].round(6).tolist(), "k": n["k"].round(6).tolist()}
+    return {
+        "layer_types": list(model.facts.layer_types),
+        "qk_norm": bool(model.qk_norm),
+        "q": n["q"].round(6).tolist(),
+        "k": n["k"].round(6).tolist(),
+    }
 
 
 def passkey_ids(model: Any, key: int, n: int, depth: float) -> tuple[np.ndarray, np.ndarray]:
@@ -194,12 +226,25 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--device", default="cpu", help="torch device (cpu, cuda, mps); default cpu")
     common.add_argument("--threads", type=int, default=0, help="torch threads on the CPU (0: torch's choice)")
     common.add_argument("--out", required=False, help="write the JSON here (default: standard output)")
-    p = sub.add_parser("ppl", parents=[common], help="perplexity and NLL per chunk, per method and length")
+    own = argparse.ArgumentParser(add_help=False)
+    own.add_argument(
+        "--model",
+        metavar="PATH",
+        help="a .gguf file or an HF model directory (config.json, safetensors, tokenizer); default: "
+        f"{MODEL.name} from {MODEL.package}",
+    )
+    f = sub.add_parser(
+        "facts", parents=[own], help="what the model's config declares (layers, heads, rope per layer type)"
+    )
+    f.add_argument("--out", required=False, help="write the JSON here (default: standard output)")
+    p = sub.add_parser("ppl", parents=[common, own], help="perplexity and NLL per chunk, per method and length")
     p.add_argument("--text", help="a UTF-8 text file (default: the stdlib's argparse.py)")
     p.add_argument("--lengths", type=_ints, default=[512, 1024])
     p.add_argument("--methods", type=_methods, default=["default"])
     p.add_argument("--chunk", type=int, default=128, help="tokens per chunk of nll_by_chunk (default 128)")
-    n = sub.add_parser("norms", parents=[common], help="mean pair norms of q and k before rotation")
+    n = sub.add_parser(
+        "norms", parents=[common, own], help="mean pair norms of q and k as the attention hands them to its rotation"
+    )
     n.add_argument("--text", help="a UTF-8 text file (default: the stdlib's argparse.py)")
     n.add_argument("--tokens", type=int, default=256)
     k = sub.add_parser("passkey", parents=[common], help="passkey retrieval grid")
@@ -223,13 +268,22 @@ def main(argv: list[str] | None = None) -> int:
         _parser().error(f"--chunk must be ≥ 1, got {args.chunk}")
     if args.cmd == "norms" and not 1 <= args.tokens <= MAX_TOKENS:
         _parser().error(f"--tokens must be in [1, {MAX_TOKENS}], got {args.tokens}")
+    if args.cmd == "facts":
+        try:
+            facts = MODEL if args.model is None else read_facts(args.model)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return _write(facts_record(facts), args.out)
     from . import load
     from .model import set_threads
 
     if args.threads:
         set_threads(args.threads)
     try:
-        model = load()
+        model = load(getattr(args, "model", None))
+        for name in getattr(args, "methods", []):
+            model.check_method(name)
         if args.device != "cpu":
             model.to(args.device)
     except (FileNotFoundError, ValueError) as exc:
@@ -257,11 +311,15 @@ def main(argv: list[str] | None = None) -> int:
         out = {**_header(argv, model, int(min(ids.size, args.tokens))), **norms(model, ids[: args.tokens])}
     else:
         out = {**_header(argv, model), **passkey(model, args.methods, args.lengths, args.depths, args.seed, log)}
+    return _write(out, args.out)
+
+
+def _write(out: dict[str, Any], path: str | None) -> int:
     text = json.dumps(out)
-    if out_path is None:
+    if path is None:
         print(text)
     else:
-        out_path.write_text(text, encoding="utf-8")
+        Path(path).write_text(text, encoding="utf-8")
     return 0
 
 

