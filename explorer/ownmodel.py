@@ -90,23 +90,28 @@ def facts_markdown(facts: ModelFacts, *, qk_norm: bool | None = None) -> str:
 
 
 def layer_type_table(facts: ModelFacts) -> pd.DataFrame:
-    """One row per layer type: its layers, its rope block, its trained length and where that comes from, and how
-    many pairs complete a turn within it."""
-    rows = []
+    """One column per layer type (a model has one to three: the table stays phone-wide), one row per fact:
+    its layers, its rope block, its trained length and where that comes from, and how many pairs complete a
+    turn within it. The first column names the fact."""
+    columns: dict[str, list[str]] = {
+        "": ["layers", "rope", "trained length", "trained length from", "pairs turning in it"]
+    }
     for t in facts.types:
         layers = facts.layers_of(t)
         turns = facts.turns_in_training(t)
-        rows.append(
-            {
-                "layer type": t,
-                "layers": f"{len(layers)}: {_layers(layers)}",
-                "rope": block_text(facts.rope[t]),
-                "trained length": f"{facts.trained_lengths[t]:,}",
-                "trained length from": trained_source(facts.rope[t]),
-                "pairs turning in it": f"{int((turns >= 1).sum())} of {facts.pairs}",
-            }
-        )
-    return pd.DataFrame(rows)
+        columns[t] = [
+            f"{len(layers)}: {_layers(layers)}",
+            block_text(facts.rope[t]),
+            f"{facts.trained_lengths[t]:,}",
+            trained_source(facts.rope[t]),
+            f"{int((turns >= 1).sum())} of {facts.pairs}",
+        ]
+    return pd.DataFrame(columns)
+
+
+def table_row(table: pd.DataFrame, fact: str) -> list[str]:
+    """The row of `layer_type_table` for one fact, one value per layer type (in the model's order)."""
+    return list(table.loc[table[""] == fact].iloc[0, 1:])
 
 
 def products_by_type(facts: ModelFacts, q: np.ndarray, k: np.ndarray) -> dict[str, np.ndarray]:

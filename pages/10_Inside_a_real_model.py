@@ -54,10 +54,16 @@ with intro():
     if own is not None:
         st.markdown(
             "Every other page computes what a positional encoding *is*; this one asks what a trained model *does* "
-            f"with it. It reads **{escape_markdown(own.name)}**, the model at the path below: what its config declares (layers, heads, the rope of "
-            "each layer type, the trained length) and what it computes live on this server in HF transformers' own "
-            f"class (`posenc.realmodel`; `python -m posenc.realmodel ppl --model PATH`). Clear the path for "
-            f"{MODEL.name}, the default model, and its views."
+            f"with it. It reads **{escape_markdown(own.name)}**, "
+            + ("the model at the path below" if ownmodel.control_offered() else f"the model ${ownmodel.ENV} names")
+            + ": what its config declares (layers, heads, the rope of each layer type, the trained length) and what "
+            "it computes live on this server in HF transformers' own class (`posenc.realmodel`; "
+            "`python -m posenc.realmodel ppl --model PATH`). "
+            + (
+                f"Clear the path for {MODEL.name}, the default model, and its views."
+                if ownmodel.control_offered()
+                else f"Without ${ownmodel.ENV} the page shows {MODEL.name}, the default model, and its views."
+            )
         )
     else:
         st.markdown(

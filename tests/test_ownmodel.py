@@ -43,15 +43,17 @@ FACTS = ModelFacts(
 
 def test_table_says_what_the_facts_hold():
     t = ownmodel.layer_type_table(FACTS)
-    assert list(t["layers"]) == ["3: 0–1, 3", "1: 2"]
-    assert list(t["trained length"]) == ["256", "64"]
-    assert list(t["trained length from"]) == [
+    assert list(t.columns) == ["", "sliding_attention", "full_attention"]  # a column per layer type
+    row = lambda fact: ownmodel.table_row(t, fact)  # noqa: E731
+    assert row("layers") == ["3: 0–1, 3", "1: 2"]
+    assert row("trained length") == ["256", "64"]
+    assert row("trained length from") == [
         "config: max_position_embeddings",
         "rope block: original_max_position_embeddings",
     ]
     # sliding: wavelengths 2π·10000^(2j/8) = 6.3, 63, 628, 6283 tokens: 2 of 4 turn within 256
-    assert t["pairs turning in it"][0] == "2 of 4"
-    assert t["rope"][1] == "yarn, factor 4, original_max_position_embeddings 64, rope_theta 1,000,000"
+    assert row("pairs turning in it")[0] == "2 of 4"
+    assert row("rope")[1] == "yarn, factor 4, original_max_position_embeddings 64, rope_theta 1,000,000"
 
 
 def test_slow_note_share_is_the_products_share():

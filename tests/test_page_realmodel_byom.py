@@ -13,6 +13,7 @@ import pytest
 from _apptest import run_page
 from test_realmodel_byom import _bad_dirs, _gemma
 
+from explorer import ownmodel
 from posenc import realmodel
 from posenc.realmodel import MODEL
 from posenc.realmodel.facts import LIBRARIES
@@ -40,17 +41,20 @@ def _text(at) -> str:
 
 def test_env_var_points_the_page_at_a_tiny_gemma3(gemma_dir, monkeypatch):
     monkeypatch.setenv("POSENC_MODEL", str(gemma_dir))
+    monkeypatch.delenv("POSENC_MODEL_CONTROL", raising=False)
     at = run_page(PAGE, timeout=300)
     assert not at.exception and not at.error
     words = _text(at)
     assert f"**{gemma_dir.name}**" in words
+    # no path box on this server: the intro names what chose the model, and no box to clear
+    assert "the model $POSENC_MODEL names" in words and "path below" not in words
     assert "7 layers, 4 query heads sharing 2 key/value heads, head size 16, so 8 rotary pairs" in words
     assert "sliding_window 8" in words and "after its q_norm and k_norm" in words
     table = at.dataframe[0].value
-    assert list(table["layer type"]) == ["sliding_attention", "full_attention"]
-    assert list(table["layers"]) == ["6: 0–4, 6", "1: 5"]
-    assert list(table["rope"]) == ["default, rope_theta 10,000", "default, rope_theta 1,000,000"]
-    assert list(table["trained length"]) == ["256", "256"]
+    assert list(table.columns)[1:] == ["sliding_attention", "full_attention"]
+    assert ownmodel.table_row(table, "layers") == ["6: 0–4, 6", "1: 5"]
+    assert ownmodel.table_row(table, "rope") == ["default, rope_theta 10,000", "default, rope_theta 1,000,000"]
+    assert ownmodel.table_row(table, "trained length") == ["256", "256"]
     # the perplexity it shows is HF's loss on the same tokens (argparse.py's first 256, the default text and count)
     import torch
     from transformers import AutoModelForCausalLM
@@ -92,6 +96,7 @@ def test_the_control_reads_a_path_and_refuses_bad_ones(gemma_dir, tmp_path, monk
     at.text_input(key="rm_model").input(str(gemma_dir))
     run_page(PAGE, at)
     assert "7 layers, 4 query heads" in _text(at) and not at.error
+    assert "the model at the path below" in _text(at) and "Clear the path" in _text(at)
     for case, (path, words) in bad.items():
         at.text_input(key="rm_model").input(str(path))
         run_page(PAGE, at)
