@@ -82,7 +82,7 @@ BASE_CSS = (
 .st-key-clock_chart .vega-embed form.vega-bindings input[type="number"] { width: 5.5em; font-size: 1rem; }
 .st-key-clock_chart .vega-embed form.vega-bindings input[type="checkbox"] { width: 1.3rem; height: 1.3rem; }
 .st-key-clock_chart .vega-embed form.vega-bindings select { font-size: 1rem; }
-.st-key-clock_chart .vega-embed form.vega-bindings input[name="base_base"] + .vega-bind-value { display: none; }
+.st-key-clock_chart .vega-embed form.vega-bindings input[name="base_base"] + span { display: none; }
 </style>"""
 )
 
