@@ -1,8 +1,8 @@
 """Issue #36's press test: does a control's key press redraw its chart in the browser?
 
 Each chart-driving control a chart carries itself (explorer.liveparam: RoPE's m, n, d and j, the
-clock's p, the shift t, the vision query row, the sinusoidal zoom start, Context extension's factor)
-is focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press
+clock's p, d, b and number of clocks, the shift t, the vision query row, the sinusoidal zoom start,
+Context extension's factor) is focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press
 counts as "in the browser" when its chart changed within 100 ms of the keydown while no script was
 running. Its time is the keydown to the chart's first changed frame. Beside them, in the same run:
 the one-chart app (bench/slider_chart_app.py: a Streamlit slider and one chart, redrawn by a server
@@ -42,6 +42,9 @@ CONTROLS = [
     ("RoPE head size d", "RoPE_rotation", "RoPE rotation", "head_dim_head_dim"),
     ("RoPE pair j", "RoPE_rotation", "RoPE rotation", "j_j"),
     ("Clock position p", "Clock_hands", "Frequency clock hands", "m_m"),
+    ("Clock head size d", "Clock_hands", "Frequency clock hands", "d_model_d_model"),
+    ("Clock base b", "Clock_hands", "Frequency clock hands", "base_base"),
+    ("Clock number of clocks", "Clock_hands", "Frequency clock hands", "n_clocks_n_clocks"),
     ("Invariance shift t", "Relative_invariance", "Relative-position invariance", "shift_t_shift_t"),
     ("Vision query row", "Images_and_video", "Images and video", "vis_qrow_vis_qrow"),
     ("Sinusoidal zoom p0", "Sinusoidal_heatmap?sin_view=Zoom", "Sinusoidal heatmap", "zoom_p0_zoom_p0"),

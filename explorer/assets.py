@@ -21,7 +21,8 @@ LIVE_RANGES_ATTRIBUTE = "data-posenc-ranges"
 #: column as a whole (its SVG keeps its viewBox; tooltips still work), on a phone display formulas
 #: are set at 1em (KaTeX: 1.21em) and one still wider than the screen scrolls inside its own box, the tab bar wraps instead of
 #: hiding its last tabs, a wide table scrolls sideways in its own box, and Streamlit's "Deploy" button (for the app's author, not its readers)
-#: is hidden. The clock page's in-chart controls (position slider, number box, play, speed) sit
+#: is hidden. The clock page's in-chart controls (position slider, number box, play, speed, d, b, the
+#: clocks; b's slider runs over its options' indices, so its number is hidden: the chart writes b) sit
 #: right above the clocks instead of under the odometer, sized in rem, so presentation mode's
 #: larger rem base enlarges them with the rest of the page. Every other live chart (element key
 #: <name>_live_<n>, explorer.liveparam: RoPE's plane, the invariance shift test, the vision page's
@@ -81,6 +82,7 @@ BASE_CSS = (
 .st-key-clock_chart .vega-embed form.vega-bindings input[type="number"] { width: 5.5em; font-size: 1rem; }
 .st-key-clock_chart .vega-embed form.vega-bindings input[type="checkbox"] { width: 1.3rem; height: 1.3rem; }
 .st-key-clock_chart .vega-embed form.vega-bindings select { font-size: 1rem; }
+.st-key-clock_chart .vega-embed form.vega-bindings input[name="base_base"] + span { display: none; }
 </style>"""
 )
 

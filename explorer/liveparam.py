@@ -64,7 +64,8 @@ def plan(previous: View | None, values: Mapping[str, Any], context: Hashable) ->
 def from_selection(selection: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
     """{key: value} from Streamlit's selection state (``{"m": [{"m": 40}], "n": {}}``): the keys the
     browser reported, each validated by its registered Param (anything else is ignored: the
-    browser's report is untrusted input)."""
+    browser's report is untrusted input). A parameter with options (the base b) is reported as the
+    index of its option: its in-chart slider runs over 0 … len(options) − 1 (`option_index`)."""
     found: dict[str, Any] = {}
     for key in keys:
         entry = selection.get(key)
@@ -73,11 +74,26 @@ def from_selection(selection: Mapping[str, Any], keys: Sequence[str]) -> dict[st
         raw = entry[0].get(key)
         if isinstance(raw, bool) or not isinstance(raw, (int, float)):
             continue
+        param = params.get(key)
+        if param.options is not None:
+            if not (math.isfinite(raw) and raw == int(raw) and 0 <= raw < len(param.options)):
+                continue
+            raw = param.options[int(raw)]
         try:
-            found[key] = params.get(key).parse(repr(raw))
+            found[key] = param.parse(repr(raw))
         except ParamError:
             continue
     return found
+
+
+def option_index(key: str, value: Any) -> int:
+    """Where `value` is among parameter `key`'s options: the value of its in-chart slider, which runs
+    over the options' indices (a range input moves in even steps; options need not be evenly spaced).
+    ValueError if `key` has no options or `value` is not one of them."""
+    options = params.get(key).options
+    if options is None or value not in options:
+        raise ValueError(f"{key}: {value!r} is not one of its options {options}")
+    return options.index(value)
 
 
 class LiveChart:

@@ -2,8 +2,9 @@
 animated in the browser, with the odometer of total turns and the numbers behind it.
 
 URL keys: d_model, base, m (the position p; shared with the RoPE pages), n_clocks.
-p is the in-chart slider itself (explorer.liveparam): the hands move in the browser and the link
-follows when a drag ends or play stops. The play checkbox and speed menu live in the browser only.
+All four are the chart's own sliders (explorer.liveparam; issue #36 for d, b and the clocks): the chart
+moves in the browser and the page and the link follow when a drag ends or play stops. The play
+checkbox and speed menu live in the browser only.
 """
 
 import streamlit as st
@@ -18,7 +19,7 @@ import posenc
 from explorer.charts import clocks as charts
 from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
-from explorer.params import PARAMS, escape_markdown, widget
+from explorer.params import PARAMS, escape_markdown
 from explorer.render import shared
 
 with intro():
@@ -37,6 +38,8 @@ with intro():
     )
 
 P_MAX = PARAMS[charts.LIVE_KEY].max  # the in-chart slider is the URL's p
+#: The slowest hand the sliders can reach (the largest d and base): the odometer's axis spans it.
+SLOWEST_THETA = float(posenc.inverse_frequencies(PARAMS["d_model"].max, base=float(max(PARAMS["base"].options)))[-1])
 NEAR_REPEAT = 44  # 44 tokens turn the first hand (1 rad per token) by 7 turns and 1.0°
 
 
@@ -84,13 +87,12 @@ PLAY_NOTICE = (
     "wheel in a film); a hand moves smoothly only while it turns by a small angle per frame."
 )
 
-live = LiveChart("clocks_live", charts.LIVE_PARAMS)
-position = live.values[charts.LIVE_KEY]
-with st.container(border=True):
-    c1, c2, c3 = st.columns([1.2, 1.4, 1.4])
-    d_model = widget("d_model", container=c1)
-    base = float(widget("base", container=c2))
-    n_clocks = widget("n_clocks", container=c3, max=min(PARAMS["n_clocks"].max, d_model // 2))
+# The position p, the head size d, the base b and the number of clocks are the chart's own sliders
+# (issue #36): the chart follows them in the browser, and the table, the sentences and the link when a
+# drag ends. n_clocks is read after d_model: at most d/2 clocks (charts.live_limits).
+live = LiveChart("clocks_live", charts.LIVE_PARAMS, limits=charts.live_limits)
+position, d_model, base, n_clocks = (live.values[key] for key in charts.LIVE_PARAMS)
+base = float(base)
 
 
 @cached(max_entries=16)
@@ -119,31 +121,34 @@ except ValueError as err:  # unreachable within the params' ranges; never crash 
     angle, sin, cos = hands_at(position, d_model, base)
 
 pairs = charts.clock_pairs(d_model // 2, n_clocks)
-starts = live.starts((d_model, base, n_clocks))
+starts = live.starts(None)  # the spec depends on nothing but the sliders' starts
 live.show(
     save_as="clock_hands",
     chart=shared(charts.clock_chart)(
-        pairs,
-        theta[pairs],
-        wl[pairs],
-        all_theta=theta,
         position=starts[charts.LIVE_KEY],
+        d_model=starts["d_model"],
+        base=float(starts["base"]),
+        n_clocks=starts["n_clocks"],
         p_max=P_MAX,
-        base=base,
-        d_model=d_model,
+        d_range=(PARAMS["d_model"].min, PARAMS["d_model"].max),
+        n_max=PARAMS["n_clocks"].max,
+        base_options=PARAMS["base"].options,
+        slowest_theta=SLOWEST_THETA,
     ),
     width="content",
     container=st.container(key="clock_chart"),  # explorer/assets.py puts its controls above the clocks
 )
 st.caption(
     "Right above the clocks: drag **position p**, type it or step it by ±1 in the box next to it, or "
-    "tick **▶ play** and pick a speed. The hands move in your browser, frame by frame, without asking "
-    "the server; when you let go, or stop play (p then rests on its whole token), the table below and the link follow."
+    "tick **▶ play** and pick a speed; drag the **head size d**, the **base b** or the number of **clocks**. "
+    "The chart follows in your browser, frame by frame, without asking the server; when you let go, or "
+    "stop play (p then rests on its whole token), the table below, the sentences and the link follow."
 )
 with st.expander("How the animation works, and why this way"):
     st.markdown(
-        "The chart carries one parameter, the position p, bound to the slider above the clocks. The hands "
-        "are computed from p inside the chart: tip = (sin p·θ_j, cos p·θ_j). Play adds a Vega "
+        "The chart carries its parameters, the position p, the head size d, the base b and the number of "
+        "clocks, bound to the sliders above the clocks. Everything is computed from them inside the chart: "
+        "θ_j = b^(−2j/d), which pairs get a clock, and each hand's tip = (sin p·θ_j, cos p·θ_j). Play adds a Vega "
         f"**timer**: every {charts.FRAME_MS} ms it moves p on by speed ÷ {charts.FPS} tokens while "
         "the box is ticked, and the slider follows. Between whole positions the hands move "
         "continuously (the formula works for any real p), so you can watch a hand turn; tokens "

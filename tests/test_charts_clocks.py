@@ -16,7 +16,11 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
+from _vegaexpr import vega_eval
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import posenc
 from explorer.assets import CLOCK_BRIDGE_JS
 from explorer.charts import clocks as charts
 from explorer.charts import live
@@ -26,14 +30,37 @@ def theta_loop(d: int, base: float) -> np.ndarray:
     return np.array([base ** (-2.0 * j / d) for j in range(d // 2)])
 
 
+#: The base options the chart is built with here (the page passes the registry's: explorer.vocabulary).
+BASES = (10, 100, 500, 1000, 10000, 50000, 100000, 150000, 500000, 1000000, 2000000, 5000000)
+#: posenc's slowest θ at the largest d and base (the page's SLOWEST_THETA), computed here by a loop.
+SLOWEST = 5000000.0 ** (-2.0 * 1023 / 2048)
+
+
 def build(d=16, base=10000.0, n_clocks=4, position=7, p_max=8192):
-    theta = theta_loop(d, base)
-    wl = 2 * math.pi / theta
-    pairs = charts.clock_pairs(d // 2, n_clocks)
     chart = charts.clock_chart(
-        pairs, theta[pairs], wl[pairs], all_theta=theta, position=position, p_max=p_max, base=base, d_model=d
+        position=position,
+        d_model=d,
+        base=base,
+        n_clocks=n_clocks,
+        p_max=p_max,
+        base_options=BASES,
+        slowest_theta=SLOWEST,
     )
-    return chart, chart.to_dict(), pairs, theta
+    pairs = charts.clock_pairs(d // 2, n_clocks)
+    return chart, chart.to_dict(), pairs, theta_loop(d, base)
+
+
+def shown(d: int, base: float, n_clocks: int) -> dict:
+    """What the chart's expressions make of the sliders at (d, base, n_clocks): the number of clocks,
+    their pairs and θ_j, the grid's columns and the dial radius (evaluated in Python, tests/_vegaexpr.py)."""
+    ex = charts.clock_expressions(BASES)
+    sel = {"d_model": d, "base": BASES.index(base), "n_clocks": n_clocks}
+    clocks = vega_eval(ex["clocks"], selections=sel)
+    pairs = [vega_eval(ex["pair"], selections=sel, i=i) for i in range(int(clocks))]
+    theta = [vega_eval(ex["theta"], selections=sel, j=j) for j in pairs]
+    cols = vega_eval(ex["cols"], selections=sel)
+    radius = vega_eval(ex["radius"], selections=sel, signals={charts.COLS_SIGNAL: cols})
+    return {"clocks": clocks, "pairs": pairs, "theta": theta, "cols": cols, "radius": radius}
 
 
 def data(spec: dict, layer: dict) -> pd.DataFrame:
@@ -109,7 +136,15 @@ NODE = shutil.which("node")
 def test_parameters_live_in_the_browser_and_pos_has_a_timer():
     _, spec, _, _ = build(position=7, p_max=8192)
     params = {p["name"]: p for p in spec["params"]}
-    assert set(params) == {"pos", "exact", "playing", "speed", charts.LIVE_KEY}
+    assert set(params) == {
+        "pos",
+        "exact",
+        "playing",
+        "speed",
+        *charts.LIVE_PARAMS,
+        charts.COLS_SIGNAL,
+        charts.RADIUS_SIGNAL,
+    }
     pos = params["pos"]
     assert pos["value"] == 7.0
     # the slider is the URL's p: explorer.charts.live.position, starting at 7; pos follows its input signal
@@ -200,67 +235,98 @@ def test_spec_without_the_timer_is_valid_vega_lite():
     alt.VConcatChart.from_dict(stripped, validate=True)  # raises if the rest were not valid
 
 
+def test_the_settings_are_the_charts_own_sliders_over_their_whole_range():
+    """d, b and the number of clocks are in-chart sliders (point selections named after the registry
+    keys, bound to range inputs): d over 2 … 2048 in steps of 2, b over the index of its options (a
+    range moves in even steps), the clocks over 1 … 64; each starts at the value given."""
+    _, spec, _, _ = build(d=16, base=500.0, n_clocks=4)
+    params = {p["name"]: p for p in spec["params"]}
+    for key, start, lo, hi, step in (
+        ("d_model", 16, 2, 2048, 2),
+        ("base", BASES.index(500), 0, len(BASES) - 1, 1),
+        ("n_clocks", 4, 1, 64, 1),
+    ):
+        assert params[key]["select"] == {"type": "point", "fields": [key], "on": "none", "clear": False}
+        assert params[key]["value"] == start
+        bind = params[key]["bind"]
+        assert (bind["input"], bind["min"], bind["max"], bind["step"]) == ("range", lo, hi, step)
+    # the chart's spec depends on nothing but the starts: two settings, the same marks and data
+    _, other, _, _ = build(d=64, base=10.0, n_clocks=9)
+    strip = ("params", "description")
+    assert {k: v for k, v in spec.items() if k not in strip} == {k: v for k, v in other.items() if k not in strip}
+
+
+@settings(max_examples=200, deadline=None)
+@given(half=st.integers(1, 1024), base=st.sampled_from(BASES), j=st.integers(0, 1023))
+def test_theta_in_the_chart_is_posencs_bit_for_bit(half, base, j):
+    """θ_j = b^(−2j/d) as the chart's expression computes it (same float64 operations) equals
+    posenc.inverse_frequencies exactly (in the browser: tests/test_e2e_clocks_live.py)."""
+    d, j = 2 * half, min(j, half - 1)
+    ex = charts.clock_expressions(BASES)
+    got = vega_eval(ex["theta"], selections={"d_model": d, "base": BASES.index(base)}, j=j)
+    assert got == float(posenc.inverse_frequencies(d, base=float(base))[j])
+
+
+def test_the_charts_pairs_and_grid_are_clock_pairs_and_grid_shape_at_every_setting():
+    """Which pairs get a clock (np.linspace rounded half to even, as `clock_pairs`) and the grid's
+    columns (`grid_shape`), as the chart computes them, at every number of clocks and many d; the dial
+    radius fits the columns into the panel."""
+    for half in [*range(1, 130), *range(130, 1025, 17)]:
+        for n in range(1, 65):
+            got = shown(2 * half, 10000, n)
+            assert got["pairs"] == charts.clock_pairs(half, n).tolist(), (half, n)
+            assert got["clocks"] == min(n, half)
+            cols, _rows = charts.grid_shape(min(n, half))
+            assert got["cols"] == cols
+            assert (
+                got["radius"] <= charts.MAX_RADIUS and cols * charts.SPACING * got["radius"] <= charts.MAX_WIDTH + 1e-9
+            )
+    assert shown(12, 10000, 3)["pairs"] == [0, 2, 5]  # linspace(0, 5, 3) = 0, 2.5, 5: 2.5 rounds to even
+
+
 def test_clock_faces_hands_and_labels():
-    _, spec, pairs, _ = build(d=16, base=10000.0, n_clocks=4, position=7)
+    _, spec, _, _ = build(d=16, base=10000.0, n_clocks=4, position=7)
     faces_panel, _odometer = spec["vconcat"]
     kinds = [mark_type(layer) for layer in faces_panel["layer"]]
-    assert kinds == ["line", "rule", "rule", "circle", "circle", "text", "text"]
-    dials, _noon, hands, _tips, _hubs, labels, readout = faces_panel["layer"]
-    faces = data(spec, hands)
-    assert faces["j"].tolist() == pairs.tolist() == [0, 2, 5, 7]
-    np.testing.assert_allclose(faces["theta"], [10000.0 ** (-2.0 * j / 16) for j in pairs], rtol=1e-15)
-    np.testing.assert_allclose(faces["wavelength"], [2 * math.pi * 10000.0 ** (2.0 * j / 16) for j in pairs])
-    assert faces["label"][0] == "j = 0\nλ = 6.28"
-    # hand tip = centre + HAND·(sin(pθ), cos(pθ)): x is the sin coordinate, y the cos coordinate
-    calc = {}
-    for t in hands["transform"]:
-        calc[t["as"]] = t["calculate"]
-    for _, face in faces.iterrows():
-        angle = eval_expr(calc["angle"], pos=7.0, datum_theta=face["theta"])
-        assert angle == pytest.approx(7.0 * face["theta"])
-        tip_x = eval_expr(calc["tip_x"], datum_cx=face["cx"], datum_angle=angle)
-        tip_y = eval_expr(calc["tip_y"], datum_cy=face["cy"], datum_angle=angle)
-        assert tip_x == pytest.approx(face["cx"] + charts.HAND * math.sin(7.0 * face["theta"]))
-        assert tip_y == pytest.approx(face["cy"] + charts.HAND * math.cos(7.0 * face["theta"]))
-    assert hands["encoding"]["x2"]["field"] == "tip_x" and hands["encoding"]["y2"]["field"] == "tip_y"
+    assert kinds == ["point", "point", "point", "point", "circle", "text", "text", "text"]
+    dials, noon, hands, tips, _hubs, labels, readout, settings_readout = faces_panel["layer"]
+    assert data(spec, hands)["i"].tolist() == list(range(64))  # one slot per clock the slider can ask for
+    calc = calculate(hands)
+    # the hand's angle p·θ_j in degrees, turned clockwise from 12 (a path pointing up, rotated)
+    assert calc["angle"] == "pos * datum.theta" and calc["deg"] == "(datum.angle % (2 * PI)) * 180 / PI"
+    assert hands["encoding"]["angle"] == {"field": "deg", "type": "quantitative", "scale": None}
+    assert hands["mark"]["shape"] == f"M0,0L0,-{charts.HAND}" and tips["encoding"]["angle"]["field"] == "deg"
+    assert calc["wavelength"] == "2 * PI / datum.theta"
+    assert calc["sin_value"] == "sin(datum.angle)" and calc["cos_value"] == "cos(datum.angle)"
+    assert calc["j"] == charts.clock_expressions(BASES)["pair"]
+    assert calc["theta"] == charts.clock_expressions(BASES)["theta"]  # both tested above
+    # every dial symbol spans its radius: a symbol of area (2r)² draws path units as r pixels
+    for layer in (dials, noon, hands, tips):
+        assert layer["mark"]["size"] == {"expr": f"pow(2 * {charts.RADIUS_SIGNAL}, 2)"}
+    assert dials["mark"]["shape"] == "circle" and dials["mark"]["filled"] is False
     tooltip_titles = [t["title"] for t in hands["encoding"]["tooltip"]]
     assert "x = sin(p·θ_j)" in tooltip_titles and "y = cos(p·θ_j)" in tooltip_titles
-    # dials are unit circles around the centres
-    ring = data(spec, dials)
-    first = ring[ring["j"] == 0]
-    radius = np.hypot(first["x"] - faces["cx"][0], first["y"] - faces["cy"][0])
-    np.testing.assert_allclose(radius, 1.0, atol=1e-12)
     assert labels["encoding"]["text"]["field"] == "label" and labels["mark"]["fontSize"] >= 13
     assert "'position p = '" in calculate(readout)["text"]
+    assert calculate(settings_readout)["text"].startswith("'b = ' + format(" + charts.clock_expressions(BASES)["b"])
     title = faces_panel["title"]
-    assert "turns by θ_j per token" in title["text"]
+    assert "turns by θ_j per token" in title["text"]["expr"]
     assert any("x is dimension 2j, y dimension 2j + 1" in line for line in title["subtitle"])
     assert any("wavelength λ_j in tokens" in line for line in title["subtitle"])
-
-
-def test_equal_aspect_so_dials_are_circles():
-    for n in (1, 4, 8, 64):
-        _, spec, _, _ = build(d=256, n_clocks=n)
-        panel = spec["vconcat"][0]
-        enc = panel["layer"][0]["encoding"]
-        x_lo, x_hi = enc["x"]["scale"]["domain"]
-        y_lo, y_hi = enc["y"]["scale"]["domain"]
-        assert panel["width"] / (x_hi - x_lo) == pytest.approx(panel["height"] / (y_hi - y_lo), rel=0.02)
+    assert faces_panel["height"] == {"step": charts.ROW_PX}  # the panel grows with the rows in the browser
 
 
 def test_many_clocks_are_drawn_large_within_a_laptop_column():
-    """64 clocks: 8 per row, dials at least ~76 px across (they were 65 px), and the panel no
-    wider than the main column of a 1280-px screen with the sidebar open (≈ 790 px)."""
+    """64 clocks: 8 per row, dials at least ~76 px across, the panel no wider than the main column of a
+    1280-px screen with the sidebar open (≈ 790 px), neighbouring centres ≥ 85 px apart (room for the
+    widest label, "λ = 54,410"); few clocks get the largest dials."""
     _, spec, _, _ = build(d=128, n_clocks=64)
     panel = spec["vconcat"][0]
-    x_lo, x_hi = panel["layer"][0]["encoding"]["x"]["scale"]["domain"]
-    px_per_radius = panel["width"] / (x_hi - x_lo)
-    assert 2 * px_per_radius >= 76
     assert panel["width"] <= 770
-    cx = sorted(set(data(spec, panel["layer"][2])["cx"]))
-    assert len(cx) == 8
-    # neighbouring centres leave room for the widest label ("λ = 54,410", ~70 px at 14 px)
-    assert (cx[1] - cx[0]) * px_per_radius >= 85
+    many = shown(128, 10000, 64)
+    assert many["cols"] == 8 and 2 * many["radius"] >= 76 and charts.SPACING * many["radius"] >= 85
+    assert shown(128, 10000, 4)["radius"] == charts.MAX_RADIUS
+    assert charts.ROW_PX >= 2 * charts.MAX_RADIUS + charts.LABEL_PX  # a row holds the largest dial and its labels
     assert all(len(line) <= 90 for line in panel["title"]["subtitle"])  # the panel sets the width
 
 
@@ -275,13 +341,15 @@ def test_odometer_ticks_are_few_whole_decades_including_one(e_lo, e_hi):
     assert len(set(b - a for a, b in itertools.pairwise(exps))) <= 1  # evenly spaced
 
 
-def test_odometer_axis_labels_do_not_crowd():
+def test_odometer_axis_spans_every_setting_and_its_labels_do_not_crowd():
     _, spec, _, _ = build(d=128, base=10000.0, n_clocks=64, position=5, p_max=8192)
     line = spec["vconcat"][1]["layer"][2]
     axis = line["encoding"]["y"]["axis"]
     lo, hi = line["encoding"]["y"]["scale"]["domain"]
-    assert lo == pytest.approx(1e-5) and hi == pytest.approx(1e4)  # 9 decades in 230 px
-    assert axis["values"] == pytest.approx([1e-4, 1e-2, 1.0, 1e2, 1e4])  # ≥ 45 px apart
+    # from the slowest hand the sliders reach at p = 1 to the fastest (1 rad per token) at p = 8192
+    assert lo <= SLOWEST / (2 * math.pi) < 10 * lo and hi / 10 < 8192 / (2 * math.pi) <= hi
+    assert (lo, hi) == pytest.approx((1e-8, 1e4))
+    assert axis["values"] == pytest.approx([1e-8, 1e-6, 1e-4, 1e-2, 1.0, 1e2, 1e4])  # ≥ 30 px apart
     assert axis["labelFlush"] is False  # end labels sit on their ticks, not pushed inwards
     # the y axis on the right: the concatenation aligns the plots' left edges, so the odometer
     # plus its axis stays within the clock panel's width instead of widening the chart by ~90 px
@@ -292,21 +360,19 @@ def test_odometer_axis_labels_do_not_crowd():
 
 
 def test_odometer_shows_total_turns_of_every_pair_on_a_log_axis():
-    _, spec, pairs, theta = build(d=32, base=500.0, n_clocks=3, position=100)
+    _, spec, _, _ = build(d=32, base=500.0, n_clocks=3, position=100)
     odometer = spec["vconcat"][1]
     rule, text, line, marks = odometer["layer"]
     assert [mark_type(x) for x in (rule, text, line, marks)] == ["rule", "text", "line", "circle"]
     assert line["encoding"]["y"]["scale"]["type"] == "log"
     odo = data(spec, line)
-    np.testing.assert_allclose(odo["theta"], [500.0 ** (-2.0 * j / 32) for j in range(16)], rtol=1e-15)
-    assert odo["clock"].tolist() == [j in pairs for j in range(16)]
-    turns = calculate(line)["turns"]
-    for j in (0, 7, 15):
-        assert eval_expr(turns, pos=100.0, datum_theta=odo["theta"][j]) == pytest.approx(
-            100 * 500.0 ** (-2.0 * j / 32) / (2 * math.pi)
-        )
-    lo, hi = line["encoding"]["y"]["scale"]["domain"]
-    assert lo <= min(theta) / (2 * math.pi) and hi >= 8192 * max(theta) / (2 * math.pi)
+    assert odo["j"].tolist() == list(range(1024))  # a row per pair of the largest d; the browser keeps d/2
+    ex = charts.clock_expressions(BASES)
+    filters = [t["filter"] for t in line["transform"] if "filter" in t]
+    assert filters[0] == f"datum.j < {ex['pairs']}"
+    assert calculate(line)["theta"] == ex["theta"]
+    assert calculate(line)["turns"] == "pos * datum.theta / (2 * PI)"
+    assert data(spec, marks)["i"].tolist() == list(range(64))  # the clocks' own rows: red where a clock is
     assert data(spec, rule)["turns"].tolist() == [1.0]
     assert "Odometer" in odometer["title"]["text"]
 
@@ -319,19 +385,20 @@ def test_config_is_projector_legible():
 
 
 def test_bad_input_is_rejected():
-    theta = theta_loop(8, 100.0)
-    with pytest.raises(ValueError, match="position"):
-        charts.clock_chart([0], theta[:1], theta[:1], all_theta=theta, position=9000, p_max=8192, base=100.0, d_model=8)
-    with pytest.raises(ValueError, match="equal-length"):
-        charts.clock_chart([0, 1], theta[:1], theta[:1], all_theta=theta, position=0, p_max=10, base=100.0, d_model=8)
+    for kwargs, word in (
+        (dict(position=9000), "position"),
+        (dict(d=3), "d_model"),
+        (dict(d=4096), "d_model"),
+        (dict(base=777.0), "base"),
+        (dict(n_clocks=0), "n_clocks"),
+        (dict(n_clocks=65), "n_clocks"),
+    ):
+        with pytest.raises(ValueError, match=word):
+            build(**kwargs)
 
 
-def test_the_chart_describes_its_clocks_with_their_numbers():
-    _, spec, pairs, _ = build(d=16, base=10000.0, n_clocks=4, position=7)
+def test_the_chart_describes_its_starting_settings():
+    _, spec, _, _ = build(d=16, base=10000.0, n_clocks=4, position=7)
     text = spec["description"]
-    assert text.startswith("Clock hands, starting at position p = 7 ")
-    for j in pairs:
-        assert (
-            f"pair {j} (wavelength {charts.wavelength_label(2 * math.pi * 10000.0 ** (2.0 * j / 16))} tokens)" in text
-        )
-    assert "every one of the 8 pairs" in text
+    assert text.startswith("Clock hands, starting at position p = 7, head size d = 16, base b = 10000 and 4 clocks")
+    assert "θ_j = b^(−2j/d)" in text and "odometer" in text

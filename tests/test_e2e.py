@@ -204,6 +204,8 @@ def open_and_check(page, server, info, link: DeepLink | None, warm_names: list[s
 def move_slider_and_check(page, info, link: DeepLink) -> None:
     key = link.slider
     thumb = page.locator(f".st-key-{key} input[type=range]")
+    if thumb.count() == 0:  # a chart's own slider (explorer.liveparam): its range input, named after Vega's signal
+        thumb = page.locator(f'input[type=range][name="{key}_{key}"]')
     step = float(thumb.get_attribute("step"))
     old = float(thumb.get_attribute("value"))
     new = old + step

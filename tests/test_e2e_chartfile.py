@@ -20,7 +20,7 @@ from explorer.manifest import page as declared_page
 SAVED = [
     ("home", "home_shuffle", ()),
     ("sinusoidal", "sinusoidal_table", ()),
-    ("clocks", "clock_hands", ("position p", "▶ play")),
+    ("clocks", "clock_hands", ("position p", "▶ play", "head size d", "base b", "clocks")),
     ("rope", "rope_plane", ("m", "n")),
     ("invariance", "shift_test", ("shift t",)),
     ("extension", "context_extension", ()),

@@ -471,7 +471,7 @@ def test_the_clock_controls_sit_above_the_clocks_and_step_p_by_one_in_the_browse
               .map(t => t.textContent).find(s => s.startsWith('position p ='))"""
         )
         assert readout == "position p = 6.00"
-        assert tab.locator(".st-key-clock_chart input[type=range]").input_value() == "6"
+        assert tab.locator('.st-key-clock_chart input[name="m_m"]').input_value() == "6"
         tab.wait_for_function("() => window.location.search.includes('m=6')", timeout=15_000)  # slower under load
         tab.wait_for_timeout(1000)
         assert tab.evaluate("() => window.__runs") == 1

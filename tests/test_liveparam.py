@@ -12,7 +12,7 @@ import pytest
 from _apptest import run_page
 from streamlit.testing.v1 import AppTest
 
-from explorer import assets, manifest  # noqa: F401  (manifest registers the pages' parameters)
+from explorer import assets, liveparam, manifest  # noqa: F401  (manifest registers the pages' parameters)
 from explorer.charts import live
 from explorer.liveparam import View, from_selection, plan, ranges_html
 
@@ -206,3 +206,18 @@ def test_the_pages_range_travels_beside_the_chart_for_the_browser_to_apply():
             ranges_html("sin_zoom_live_0", {"zoom_p0": {"max": bad}})
     with pytest.raises(ValueError, match="'not_a_param' is not a registered parameter"):
         ranges_html("sin_zoom_live_0", {"not_a_param": {"max": 1}})
+
+
+def test_a_parameter_with_options_is_reported_as_its_options_index():
+    """The base's in-chart slider runs over the index of its options (explorer.charts.clocks): the
+    report maps the index back to the option; an index past the options, a fraction or text is ignored."""
+    options = liveparam.params.get("base").options
+    assert liveparam.from_selection({"base": [{"base": 2}]}, ["base"]) == {"base": options[2]}
+    assert liveparam.from_selection({"base": [{"base": 0}]}, ["base"]) == {"base": options[0]}
+    for bad in (len(options), -1, 1.5, "3", True, float("nan")):
+        assert liveparam.from_selection({"base": [{"base": bad}]}, ["base"]) == {}
+    assert liveparam.option_index("base", options[4]) == 4
+    with pytest.raises(ValueError, match="base"):
+        liveparam.option_index("base", 777)
+    with pytest.raises(ValueError, match="m"):
+        liveparam.option_index("m", 5)

@@ -12,8 +12,11 @@ import pyarrow as pa
 import pytest
 from _apptest import run_page
 from _chartspec import proto_spec
+from _vegaexpr import vega_eval
 from e2e_support import APP_IDLE, StreamlitServer, launch_chromium, require_browser
 from streamlit.testing.v1 import AppTest
+
+from explorer.params import PARAMS
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "2_Clock_hands.py")
@@ -34,31 +37,51 @@ def clock_spec(at: AppTest) -> tuple[dict, dict]:
 
 def faces(spec: dict, data: dict):
     hands = spec["vconcat"][0]["layer"][2]
-    return data[hands["data"]["name"]]
+    return hands, data[hands["data"]["name"]]
 
 
-def check_page(at: AppTest, *, d: int, base: float, n_clocks: int, p: int) -> None:
+def check_page(
+    at: AppTest, *, d: int, base: float, n_clocks: int, p: int, built: dict | None = None, held: dict | None = None
+) -> None:
+    """The page at (d, base, n_clocks, p). A chart built before a drag of its own sliders keeps its
+    spec (explorer.liveparam): it starts at `built`, and its sliders hold `held`, where the drag left
+    them; by default the chart starts at the page's values."""
+    assert not at.exception
     spec, data = clock_spec(at)
     params = {q["name"]: q for q in spec["params"]}
     assert params["pos"]["value"] == float(p)
     assert params["pos"]["on"][0]["events"]["type"] == "timer"
-    # the one position slider is the URL's p: a point selection named m, bound to a range over 0 … 8192,
+    # the position slider is the URL's p: a point selection named m, bound to a range over 0 … 8192,
     # starting at p; the hands' pos follows it
     assert params["m"]["value"] == p and params["m"]["select"]["fields"] == ["m"]
     assert params["m"]["bind"]["input"] == "range" and params["m"]["bind"]["max"] == 8192
     assert {"events": {"signal": "m_m"}, "update": "isValid(m_m) ? m_m : pos"} in params["pos"]["on"]
     assert "bind" not in params["pos"]
     assert params["playing"]["bind"]["input"] == "checkbox"
-    clocks = faces(spec, data)
-    assert len(clocks) == n_clocks
-    assert clocks["j"].iloc[0] == 0 and clocks["j"].iloc[-1] == (d // 2 - 1 if n_clocks > 1 else 0)
-    for j, theta in zip(clocks["j"], clocks["theta"]):
+    # d, b and the clocks are the chart's own sliders too, starting at the page's values (b: its option's index)
+    options = PARAMS["base"].options
+    starts = {"d_model": d, "base": options.index(base), "n_clocks": n_clocks}
+    for key, start in (built or starts).items():
+        assert params[key]["value"] == start and params[key]["bind"]["input"] == "range"
+    starts = {**starts, **(held or {})}
+    # what the browser computes from them (the chart's own expressions, read from the spec): the table's
+    # pairs and posenc's θ_j, bit for bit
+    hands, slots = faces(spec, data)
+    calc = {t["as"]: t["calculate"] for t in hands["transform"] if "calculate" in t}
+    (keep,) = [t["filter"] for t in hands["transform"] if "filter" in t]
+    shown = [i for i in slots["i"] if vega_eval(keep.replace("datum.i < ", ""), selections=starts) > i]
+    pairs = [vega_eval(calc["j"], selections=starts, i=i) for i in shown]
+    thetas = [vega_eval(calc["theta"], selections=starts, j=j) for j in pairs]
+    assert len(pairs) == n_clocks
+    assert pairs[0] == 0 and pairs[-1] == (d // 2 - 1 if n_clocks > 1 else 0)
+    table = at.dataframe[0].value
+    assert table["pair j"].tolist() == pairs
+    assert table["θ_j (rad/token)"].tolist() == thetas
+    for j, theta in zip(pairs, thetas):
         assert theta == pytest.approx(base ** (-2.0 * j / d), rel=1e-14)
     odometer = spec["vconcat"][1]
     odo = data[odometer["layer"][2]["data"]["name"]]
-    assert len(odo) == d // 2
-    table = at.dataframe[0].value
-    assert table["pair j"].tolist() == clocks["j"].tolist()
+    assert len(odo) == 1024  # every pair the largest d has: the browser keeps d/2
     for _, row in table.iterrows():
         angle = p * base ** (-2.0 * row["pair j"] / d)
         assert row["angle p·θ_j (rad)"] == pytest.approx(angle, rel=1e-12, abs=1e-300)
@@ -104,14 +127,60 @@ def test_garbage_in_every_url_parameter():
     check_page(at, d=128, base=10000.0, n_clocks=8, p=5)  # the defaults
 
 
+def _page_after_a_report():
+    """The page as Streamlit runs it after the chart reported its sliders: the chart's on_select
+    callback (explorer.liveparam.report, with the page's limits) first, then the page."""
+    import runpy
+
+    import streamlit as st
+
+    from explorer import liveparam
+    from explorer.charts import clocks as clock_charts
+
+    report = st.session_state.pop("test_report", None)
+    if report is not None:
+        got = liveparam.from_selection(report, clock_charts.LIVE_PARAMS)
+        values = {k: v for k, v in st.session_state.items() if k in clock_charts.LIVE_PARAMS}
+        liveparam.report("clocks_live", clock_charts.LIVE_PARAMS, report, clock_charts.live_limits({**values, **got}))
+    runpy.run_path(st.session_state["test_page"], run_name="__main__")
+
+
+def test_a_drag_of_d_b_and_the_clocks_reaches_the_page_once_it_ends():
+    """The chart reports d = 16, the base slider at index 2 (b = 500: the slider runs over the options'
+    indices) and 40 clocks: the link, the table and the sentences follow; 40 clocks of d/2 = 8 pairs are
+    clamped to 8 (the chart itself reads them as at most d/2)."""
+    at = AppTest.from_function(_page_after_a_report, default_timeout=120)
+    at.session_state["test_page"] = PAGE
+    at.run()
+    check_page(at, d=128, base=10000.0, n_clocks=8, p=5)
+    at.session_state["test_report"] = {
+        "d_model": [{"d_model": 16}],
+        "base": [{"base": PARAMS["base"].options.index(500)}],
+        "n_clocks": [{"n_clocks": 40}],
+    }
+    at.run()
+    link = {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    assert (link["d_model"], link["base"]) == ("16", "500") and "n_clocks" not in link  # 8: the default
+    # the chart the hand is on keeps its spec (its starts); its sliders hold what was reported
+    before = {"d_model": 128, "base": PARAMS["base"].options.index(10000), "n_clocks": 8}
+    drag = {"d_model": 16, "base": PARAMS["base"].options.index(500), "n_clocks": 40}
+    check_page(at, d=16, base=500.0, n_clocks=8, p=5, built=before, held=drag)
+    text = notices(at)
+    last = 500.0 ** (-14 / 16)  # the last hand's θ at d = 16, b = 500, computed here
+    assert f"{2 * math.pi / last:,.0f} tokens for one turn" in text  # 1,436
+    # a report the chart cannot make (an index past the options, a fraction) changes nothing
+    at.session_state["test_report"] = {"base": [{"base": 12}], "d_model": [{"d_model": 17}]}
+    at.run()
+    check_page(at, d=16, base=500.0, n_clocks=8, p=5, built=before, held=drag)
+
+
 def test_changing_widgets_reruns_with_the_new_values():
     at = run()
-    at.slider(key="n_clocks").set_value(3).run()
     assert not at.exception
-    assert "m" not in [s.key for s in at.slider]  # one control for p: the chart's own slider
-    at.session_state["m"] = 1000  # p set by something else than the chart (a tour step): the chart starts there
+    assert not at.slider  # no Streamlit slider: p, d, b and the clocks are the chart's own
+    at.session_state["n_clocks"] = 3  # set by something else than the chart (a tour step): the chart starts there
+    at.session_state["m"] = 1000
     at.run()
-    assert not at.exception
     check_page(at, d=128, base=10000.0, n_clocks=3, p=1000)
 
 
@@ -172,7 +241,9 @@ def test_sentences_follow_a_small_base_and_d():
     spec, _ = clock_spec(at)
     faces_title, odometer_title = (panel["title"]["text"] for panel in spec["vconcat"])
     assert "barely" not in odometer_title and "wrapped many times" not in odometer_title
-    assert faces_title.startswith("One clock for each of 2 of the 4 pairs")
+    # the clock panel's title is computed in the browser from the sliders (read there:
+    # tests/test_e2e_clocks_live.py)
+    assert "'One clock for each of ' + " in faces_title["expr"]
 
 
 def test_sentences_with_a_single_pair():
@@ -183,6 +254,6 @@ def test_sentences_with_a_single_pair():
     assert "With d = 2 it is the only hand" in text
     assert f"differ on it by only {math.degrees(abs(44 - 14 * math.pi)):.1f}°" in text  # 1.0°
     spec, _ = clock_spec(at)
-    assert spec["vconcat"][0]["title"]["text"].startswith("One clock per pair")
-    assert "a single pair" in " ".join(spec["vconcat"][1]["title"]["subtitle"])
+    assert "'One clock per pair: " in spec["vconcat"][0]["title"]["text"]["expr"]
+    assert "(a dot when d = 2)" in " ".join(spec["vconcat"][1]["title"]["subtitle"])
     assert any(c.value.startswith("The pair with a clock (of 1).") for c in at.caption)

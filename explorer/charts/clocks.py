@@ -58,9 +58,68 @@ LABEL_PX = 36  # height of the two label lines under a clock (14 px font), in pi
 HAND = 0.9  # hand length, in dial radii
 _RING_POINTS = 73  # points on each dial circle (72 segments)
 
-#: The in-chart slider: the registry parameter m ("start position p" on this page), the URL's p.
+#: The in-chart sliders (explorer.liveparam): the registry parameters m (the position p, the URL's p),
+#: and, since issue #36, the head size d_model, the base b and the number of clocks n_clocks. Order:
+#: d_model before n_clocks, whose range ends at d/2 (`live_limits`).
 LIVE_KEY = "m"
-LIVE_PARAMS = (LIVE_KEY,)  # the chart's own sliders (explorer.liveparam), as on the RoPE page
+SETTING_PARAMS = ("d_model", "base", "n_clocks")
+LIVE_PARAMS = (LIVE_KEY, *SETTING_PARAMS)
+#: The base slider runs over the index of the parameter's options (a range input moves in even steps;
+#: the options are not evenly spaced): the chart reads b as ``BASE_OPTIONS[index]`` and the page hears
+#: the index (explorer.liveparam.from_selection maps it back to the option).
+BASE_KEY = "base"
+#: Radius of a dial in pixels when few clocks share a row (the panel has `MAX_WIDTH`; more columns
+#: make them smaller: `clock_expressions`'s ``radius``).
+MAX_RADIUS = 64
+#: Height of a row of clocks in pixels: the largest dial, the two label lines under it and a gap.
+ROW_PX = 2 * MAX_RADIUS + LABEL_PX + 28
+#: The Vega signals the chart computes its layout in (`clock_expressions`), read by the marks.
+COLS_SIGNAL, RADIUS_SIGNAL = "clock_cols", "clock_radius"
+
+
+def live_limits(values: dict) -> dict[str, dict[str, int]]:
+    """The page's range of n_clocks, from the head size read before it: 1 … min(64, d/2)
+    (`explorer.liveparam.LiveChart`'s ``limits``)."""
+    return {"n_clocks": {"max": min(64, int(values["d_model"]) // 2)}} if "d_model" in values else {}
+
+
+def clock_expressions(base_options) -> dict[str, str]:
+    """The Vega expressions the chart evaluates in the browser, in terms of its own sliders (d_model,
+    base as an index into `base_options`, n_clocks) and ``datum.i`` (a clock's slot, 0 … 63) or
+    ``datum.j`` (a pair). Tested against posenc and `clock_pairs` / `grid_shape` in
+    tests/test_charts_clocks.py (Python) and tests/test_e2e_clocks_live.py (read from the Vega view).
+
+    d, b, pairs   the head size, the base ``base_options[index]`` and the number of pairs d/2
+    clocks        the clocks drawn: min(n_clocks, d/2) (the slider can stand past a smaller d's last pair)
+    theta         θ_j = b^(−2j/d) of ``datum.j``: posenc's float64 operations
+                  (`posenc.inverse_frequencies`: ``np.power(b, -2.0 * j / d)``; JavaScript's pow may
+                  differ in the last bit)
+    spread        clock i's pair before rounding: i·((d/2 − 1)/(clocks − 1)), as np.linspace
+    pair          `spread` rounded half to even (np.rint): `clock_pairs`
+    cols, radius  `grid_shape`'s columns for that many clocks, and the dial radius in pixels that fits
+                  them into `MAX_WIDTH` (at most `MAX_RADIUS`)
+    """
+    options = "[" + ", ".join(repr(float(b)) for b in base_options) + "]"
+    d = live.number("d_model")
+    b = f"{options}[{live.number(BASE_KEY)}]"
+    pairs = f"({d} / 2)"
+    clocks = f"min({live.number('n_clocks')}, {pairs})"
+    spread = f"(datum.i * (({pairs} - 1) / max({clocks} - 1, 1)))"
+    low = f"floor({spread})"
+    pair = f"({low} + ({spread} - {low} > 0.5) + ({spread} - {low} == 0.5) * ({low} % 2))"
+    cols = f"(({clocks} <= 6) * {clocks} + ({clocks} > 6) * min(8, ceil(sqrt(2 * {clocks}))))"
+    return {
+        "d": d,
+        "b": b,
+        "pairs": pairs,
+        "clocks": clocks,
+        "theta": f"pow({b}, -2 * datum.j / {d})",
+        "spread": spread,
+        "pair": pair,
+        "cols": cols,
+        "radius": f"min({MAX_RADIUS}, {MAX_WIDTH} / ({COLS_SIGNAL} * {SPACING}))",
+    }
+
 
 CONFIG = chart_config(title={"fontSize": 19}, view={"stroke": None}, concat={"spacing": 28})
 
@@ -149,36 +208,44 @@ def pair_table(pairs, theta, wavelengths, angle, sin, cos) -> pd.DataFrame:
 
 # ----------------------------------------------------------------------------------- charts
 def clock_chart(
-    pairs,
-    theta,
-    wavelengths,
     *,
-    all_theta,
     position: float,
-    p_max: int,
-    base: float,
     d_model: int,
-    max_width: int = MAX_WIDTH,
+    base: float,
+    n_clocks: int,
+    p_max: int,
+    d_range: tuple[int, int] = (2, 2048),
+    base_options,
+    slowest_theta: float,
+    n_max: int = 64,
 ) -> ClockChart:
-    """The clocks and the odometer, animated in the browser.
+    """The clocks and the odometer, moved in the browser by the chart's own sliders (issue #36).
 
-    pairs, theta, wavelengths   the pairs that get a clock, their θ_j and λ_j
-    all_theta                   θ_j of every pair (the odometer shows all of them)
-    position                    the initial position (the URL's p: the slider, LIVE_KEY, starts there)
-    p_max                       the in-chart slider runs over 0 … p_max; playing wraps there
-    """
-    pairs = np.asarray(pairs, dtype=np.int64)
-    theta = np.asarray(theta, dtype=np.float64)
-    wl = np.asarray(wavelengths, dtype=np.float64)
-    all_theta = np.asarray(all_theta, dtype=np.float64)
-    n = pairs.size
-    if n < 1 or theta.shape != (n,) or wl.shape != (n,):
-        raise ValueError(
-            f"pairs, theta and wavelengths must be non-empty and equal-length, got "
-            f"{pairs.shape}, {theta.shape}, {wl.shape}"
-        )
+    position      the initial position (the URL's p: the slider, LIVE_KEY, starts there); the slider
+                  runs over 0 … p_max, and playing wraps there
+    d_model       the initial head size (slider over `d_range` in steps of 2)
+    base          the initial base, one of `base_options` (the slider runs over their index)
+    n_clocks      the initial number of clocks (slider over 1 … n_max, read as at most d/2)
+    slowest_theta the smallest θ_j the sliders can reach (posenc's, at the largest d and base): the
+                  odometer's axis spans every setting
+
+    Nothing is computed here from the settings but their starts: θ_j, λ_j, which pairs get a clock
+    and the grid they sit in are Vega expressions (`clock_expressions`) over rows sent once (a slot
+    per possible clock, a row per possible pair), so a drag of any slider redraws the chart with no
+    server run, and the spec is the same whatever the sliders say (explorer.liveparam)."""
+    d_lo, d_hi = d_range
+    if not (2 <= d_lo <= d_model <= d_hi and d_model % 2 == 0 and d_lo % 2 == 0 and d_hi % 2 == 0):
+        raise ValueError(f"d_model must be even and in d_range = {d_range} (even ends ≥ 2), got {d_model}")
+    options = tuple(float(b) for b in base_options)
+    if float(base) not in options:
+        raise ValueError(f"base must be one of {base_options}, got {base}")
+    if not 1 <= n_clocks <= n_max:
+        raise ValueError(f"n_clocks must be in 1 … n_max = {n_max}, got {n_clocks}")
     if not 0 <= position <= p_max:
         raise ValueError(f"position must be in 0 … p_max = {p_max}, got {position}")
+    if not (math.isfinite(slowest_theta) and 0 < slowest_theta <= 1):
+        raise ValueError(f"slowest_theta must be in (0, 1], got {slowest_theta}")
+    ex = clock_expressions(options)
 
     # ---- the parameters. The slider is the URL's p itself (`explorer.charts.live.position`, key
     # LIVE_KEY): a drag reports its value to the page when it ends. ``pos`` is the position the
@@ -227,64 +294,50 @@ def clock_chart(
         },
     ]
 
-    # ---- geometry (dial radius = 1 unit)
-    cols, rows = grid_shape(n)
-    px = min(64.0, max_width / (cols * SPACING))  # pixels per unit: equal on x and y
-    row_pitch = 2.0 + (LABEL_PX + 12) / px + 0.25  # dial, the two label lines, a gap
-    idx = np.arange(n)
-    cx = (idx % cols) * SPACING
-    cy = -(idx // cols) * row_pitch
-    faces = pd.DataFrame(
-        {
-            "j": pairs,
-            "theta": theta,
-            "wavelength": wl,
-            "cx": cx,
-            "cy": cy,
-            "label": [f"j = {j}\nλ = {wavelength_label(lam)}" for j, lam in zip(pairs, wl)],
-        }
-    )
-    k = np.linspace(0.0, 2.0 * np.pi, _RING_POINTS)
-    ring = pd.DataFrame(
-        {
-            "j": np.repeat(pairs, k.size),
-            "order": np.tile(np.arange(k.size), n),
-            "x": np.repeat(cx, k.size) + np.tile(np.sin(k), n),
-            "y": np.repeat(cy, k.size) + np.tile(np.cos(k), n),
-        }
-    )
-    x_lo, x_hi = -SPACING / 2, (cols - 0.5) * SPACING
-    y_lo = -(rows - 1) * row_pitch - 1.12 - (LABEL_PX + 8) / px
-    y_hi = 1.0 + 40.0 / px  # room for the position read-out above the first row
-    x = alt.X("x:Q").scale(domain=[x_lo, x_hi], nice=False, zero=False).axis(None)
-    y = alt.Y("y:Q").scale(domain=[y_lo, y_hi], nice=False, zero=False).axis(None)
-    width = int(round((x_hi - x_lo) * px))
-    height = int(round((y_hi - y_lo) * px))
+    d_live = live.position("d_model", start=int(d_model), lo=d_lo, hi=d_hi, step=2, label="head size d ")
+    b_live = live.position(BASE_KEY, start=options.index(float(base)), lo=0, hi=len(options) - 1, label="base b ")
+    n_live = live.position("n_clocks", start=int(n_clocks), lo=1, hi=int(n_max), label="clocks ")
+    cols_param = alt.param(name=COLS_SIGNAL, expr=ex["cols"])
+    radius_param = alt.param(name=RADIUS_SIGNAL, expr=ex["radius"])
+    r = RADIUS_SIGNAL
 
-    dials = (
-        alt.Chart(ring)
-        .mark_line(color="#94A3B8", strokeWidth=2)
-        .encode(x=x, y=y, detail=alt.Detail("j:N"), order=alt.Order("order:Q"))
-    )
-    noon = (
-        alt.Chart(faces)
-        .transform_calculate(x="datum.cx", y="datum.cy + 0.82", y2="datum.cy + 1")
-        .mark_rule(color="#64748B", strokeWidth=2)
-        .encode(x=x, y=y, y2=alt.Y2("y2:Q"))
-    )
-    hand_data = (
-        alt.Chart(faces)
-        .transform_calculate(angle="pos * datum.theta")
+    # ---- geometry, in pixels: one row per slot a clock can take; the browser keeps the first
+    # `clocks` of them, gives each its pair, θ_j and λ_j, and places it in the grid (column i % cols,
+    # row i // cols; the rows are a point scale of ROW_PX each, so the panel grows with them)
+    width = MAX_WIDTH
+    slots = pd.DataFrame({"i": np.arange(n_max, dtype=np.int16)})
+    faces = (
+        alt.Chart(slots)
+        .transform_filter(f"datum.i < {ex['clocks']}")
+        .transform_calculate(j=ex["pair"])
+        .transform_calculate(theta=ex["theta"])
         .transform_calculate(
-            x="datum.cx",
-            y="datum.cy",
-            tip_x=f"datum.cx + {HAND} * sin(datum.angle)",
-            tip_y=f"datum.cy + {HAND} * cos(datum.angle)",
+            wavelength="2 * PI / datum.theta",
+            angle="pos * datum.theta",
+            col=f"datum.i % {COLS_SIGNAL}",
+            row=f"floor(datum.i / {COLS_SIGNAL})",
+        )
+        .transform_calculate(
+            cx=f"(datum.col + 0.5) * {SPACING} * {r}",
+            deg="(datum.angle % (2 * PI)) * 180 / PI",
             sin_value="sin(datum.angle)",
             cos_value="cos(datum.angle)",
             turns="datum.angle / (2 * PI)",
+            label="'j = ' + datum.j + '\\nλ = ' + (datum.wavelength < 100 ? format(datum.wavelength, '.3~g') "
+            ": format(datum.wavelength, ',.0f'))",
         )
     )
+    x = alt.X("cx:Q").scale(domain=[0, width], nice=False, zero=False).axis(None)
+    y = alt.Y("row:O").scale(type="point", padding=0.5).axis(None)
+    # every clock mark sits at its dial's centre: the top of its row plus a gap and the largest radius
+    centre = alt.ExprRef(f"{r} + 10 - {ROW_PX / 2}")
+    size = alt.ExprRef(f"pow(2 * {r}, 2)")  # a symbol of this area spans the dial: path units are radii
+    dials = faces.mark_point(
+        shape="circle", filled=False, color="#94A3B8", strokeWidth=2, opacity=1, size=size, yOffset=centre
+    ).encode(x=x, y=y)
+    noon = faces.mark_point(
+        shape="M0,-1L0,-0.82", filled=False, color="#64748B", strokeWidth=2, opacity=1, size=size, yOffset=centre
+    ).encode(x=x, y=y)
     tooltip = [
         alt.Tooltip("j:Q", title="pair j"),
         alt.Tooltip("wavelength:Q", title="λ_j (tokens)", format=",.4~g"),
@@ -292,59 +345,90 @@ def clock_chart(
         alt.Tooltip("sin_value:Q", title="x = sin(p·θ_j)", format=".4f"),
         alt.Tooltip("cos_value:Q", title="y = cos(p·θ_j)", format=".4f"),
     ]
-    hands = hand_data.mark_rule(color="#B91C1C", strokeWidth=4, strokeCap="round").encode(
-        x=x, y=y, x2=alt.X2("tip_x:Q"), y2=alt.Y2("tip_y:Q"), tooltip=tooltip
-    )
-    tips = hand_data.mark_circle(color="#B91C1C", size=70, opacity=1).encode(
-        x=alt.X("tip_x:Q").scale(domain=[x_lo, x_hi], nice=False, zero=False).axis(None),
-        y=alt.Y("tip_y:Q").scale(domain=[y_lo, y_hi], nice=False, zero=False).axis(None),
-        tooltip=tooltip,
-    )
-    hubs = (
-        alt.Chart(faces)
-        .transform_calculate(x="datum.cx", y="datum.cy")
-        .mark_circle(color="#0F172A", size=40, opacity=1)
-        .encode(x=x, y=y)
-    )
-    labels = (
-        alt.Chart(faces)
-        .transform_calculate(x="datum.cx", y="datum.cy - 1.12")
-        .mark_text(fontSize=14, baseline="top", lineBreak="\n", color="#0F172A")
-        .encode(x=x, y=y, text=alt.Text("label:N"))
+    # a hand and its tip are paths pointing to 12, turned clockwise by the angle (tip = (sin, cos))
+    angle = alt.Angle("deg:Q").scale(None)
+    hands = faces.mark_point(
+        shape=f"M0,0L0,-{HAND}",
+        filled=False,
+        color="#B91C1C",
+        strokeWidth=4,
+        strokeCap="round",
+        opacity=1,
+        size=size,
+        yOffset=centre,
+    ).encode(x=x, y=y, angle=angle, tooltip=tooltip)
+    tip_r = 0.08
+    tips = faces.mark_point(
+        shape=f"M{-tip_r},-{HAND}a{tip_r},{tip_r} 0 1,0 {2 * tip_r},0a{tip_r},{tip_r} 0 1,0 {-2 * tip_r},0Z",
+        filled=True,
+        color="#B91C1C",
+        opacity=1,
+        size=size,
+        yOffset=centre,
+    ).encode(x=x, y=y, angle=angle, tooltip=tooltip)
+    hubs = faces.mark_circle(color="#0F172A", size=40, opacity=1, yOffset=centre).encode(x=x, y=y)
+    labels = faces.mark_text(
+        fontSize=14,
+        baseline="top",
+        lineBreak="\n",
+        color="#0F172A",
+        yOffset=alt.ExprRef(f"{r} + 10 - {ROW_PX / 2} + 1.12 * {r}"),
+    ).encode(x=x, y=y, text=alt.Text("label:N"))
+    settings = (
+        "'b = ' + format("
+        + ex["b"]
+        + ", ',.0f') + ' · d = ' + "
+        + ex["d"]
+        + " + ' · ' + "
+        + ex["clocks"]
+        + " + ' of ' + "
+        + ex["pairs"]
+        + " + ' pairs'"
     )
     readout = (
-        alt.Chart(pd.DataFrame({"x": [x_lo + 0.1], "y": [y_hi - 0.05]}))
+        alt.Chart(pd.DataFrame({"row": [0]}))
         .transform_calculate(text="'position p = ' + format(pos, ',.2f')")
-        .mark_text(fontSize=20, fontWeight="bold", align="left", baseline="top", color="#0F172A")
-        .encode(x=x, y=y, text=alt.Text("text:N"))
+        .mark_text(fontSize=20, fontWeight="bold", align="left", baseline="bottom", color="#0F172A", dy=-6)
+        .encode(x=alt.XValue(0), y=alt.YValue(0), text=alt.Text("text:N"))
         # Vega-Lite defines a selection in a unit view (named, so the spec is the same at every build)
         .properties(name="clock_readout")
-        .add_params(p_live)
+        .add_params(n_live, b_live, d_live, p_live)  # Vega lists the bound inputs in reverse: p first
     )
-    # Composite charts are built in one constructor call: every .properties()/.add_params() on a
-    # composite deep-copies all its sub-charts (tens of milliseconds here).
+    # the settings the sliders stand at, b as its value (its slider's own read-out is an index)
+    settings_readout = (
+        alt.Chart(pd.DataFrame({"row": [0]}))
+        .transform_calculate(text=settings)
+        .mark_text(fontSize=17, align="right", baseline="bottom", color="#0F172A", dy=-7)
+        .encode(x=alt.XValue("width"), y=alt.YValue(0), text=alt.Text("text:N"))
+    )
+    title = (
+        f"{ex['clocks']} == {ex['pairs']} ? 'One clock per pair: the hand of pair j turns by θ_j per token' : "
+        f"{ex['clocks']} == 1 ? 'One clock, for pair 0 of the ' + {ex['pairs']} + "
+        "': the hand of pair j turns by θ_j per token' : "
+        f"'One clock for each of ' + {ex['clocks']} + ' of the ' + {ex['pairs']} + "
+        "' pairs: the hand of pair j turns by θ_j per token'"
+    )
     faces_panel = alt.LayerChart(
-        layer=[dials, noon, hands, tips, hubs, labels, readout],
+        layer=[dials, noon, hands, tips, hubs, labels, readout, settings_readout],
         width=width,
-        height=height,
+        height=alt.Step(ROW_PX),
         title=alt.TitleParams(
-            (
-                "One clock per pair: the hand of pair j turns by θ_j per token"
-                if n == all_theta.size
-                else f"One clock for each of {n} of the {all_theta.size} pairs: the hand of pair j turns by θ_j per token"
-            ),
+            alt.ExprRef(title),
             subtitle=[  # short lines: the panel, not the subtitle, sets the chart's width
                 "Tip = (sin p·θ_j, cos p·θ_j): x is dimension 2j, y dimension 2j + 1; at p = 0 every hand",
                 "points to 12 o'clock. Under each clock: pair j and its wavelength λ_j in tokens.",
             ],
+            offset=34,  # room for the read-out above the first row
         ),
     )
 
-    # ---- odometer: total turns of every pair at the current position, log axis
-    h = all_theta.size
-    odo = pd.DataFrame({"j": np.arange(h), "theta": all_theta, "clock": np.isin(np.arange(h), pairs)})
-    e_lo = math.floor(math.log10(all_theta.min() / (2 * np.pi)))  # at p = 1
-    e_hi = math.ceil(math.log10(max(p_max, 1) * all_theta.max() / (2 * np.pi)))
+    # ---- odometer: total turns of every pair at the current position, log axis. One row per pair
+    # the largest d has; the browser keeps the first d/2. Its y axis spans every setting the sliders
+    # reach (posenc's slowest θ at the largest d and base, θ_0 = 1 at p_max), so it stays put while
+    # d or b are dragged and the line's slope shows the change.
+    j_max = d_hi // 2
+    e_lo = math.floor(math.log10(slowest_theta / (2 * np.pi)))  # at p = 1
+    e_hi = math.ceil(math.log10(max(p_max, 1) / (2 * np.pi)))  # θ_0 = b^0 = 1 at every setting
     t_lo, t_hi = 10.0**e_lo, 10.0**e_hi
     turns_y = (
         alt.Y("turns:Q")
@@ -353,23 +437,34 @@ def clock_chart(
         .axis(values=odometer_ticks(e_lo, e_hi), format=",~g", labelFlush=False, orient="right")
     )
     # half a mark's width of room beyond the first and last pair, so their dots are drawn whole
-    pad = 0.5 + 0.02 * max(1, h - 1)
+    last = f"max(1, {ex['pairs']} - 1)"
     odo_x = (
         alt.X("j:Q")
         .title("pair j (fast → slow)")
-        .scale(domain=[-pad, max(1, h - 1) + pad], nice=False, zero=False)
+        .scale(
+            domainMin=alt.ExprRef(f"-(0.5 + 0.02 * {last})"),
+            domainMax=alt.ExprRef(f"{last} + 0.5 + 0.02 * {last}"),
+            nice=False,
+            zero=False,
+        )
         .axis(tickMinStep=1, format="d")
     )  # pairs are whole numbers
-    odo_base = (
-        alt.Chart(odo).transform_calculate(turns="pos * datum.theta / (2 * PI)").transform_filter("datum.turns > 0")
-    )
-    odo_line = odo_base.mark_line(color="#1D4ED8", strokeWidth=3, clip=True).encode(
-        x=odo_x,
-        y=turns_y,
-        tooltip=[alt.Tooltip("j:Q", title="pair j"), alt.Tooltip("turns:Q", title="turns", format=",.4~g")],
+    odo = pd.DataFrame({"j": np.arange(j_max, dtype=np.int16)})
+    odo_line = (
+        alt.Chart(odo)
+        .transform_filter(f"datum.j < {ex['pairs']}")
+        .transform_calculate(theta=ex["theta"])
+        .transform_calculate(turns="pos * datum.theta / (2 * PI)")
+        .transform_filter("datum.turns > 0")
+        .mark_line(color="#1D4ED8", strokeWidth=3, clip=True)
+        .encode(
+            x=odo_x,
+            y=turns_y,
+            tooltip=[alt.Tooltip("j:Q", title="pair j"), alt.Tooltip("turns:Q", title="turns", format=",.4~g")],
+        )
     )
     odo_marks = (
-        odo_base.transform_filter("datum.clock")
+        faces.transform_filter("datum.turns > 0")
         .mark_circle(color="#B91C1C", size=80, opacity=1, clip=True)
         .encode(
             x=odo_x,
@@ -383,40 +478,34 @@ def clock_chart(
     one_turn = alt.Chart(pd.DataFrame({"turns": [1.0], "label": ["one full turn"]}))
     odo_rule = one_turn.mark_rule(color="#B45309", strokeDash=[6, 4], strokeWidth=2).encode(y=turns_y)
     odo_text = one_turn.mark_text(align="right", dx=-4, dy=-9, fontSize=14, color="#B45309").encode(
-        x=alt.datum(max(1, h - 1)), y=turns_y, text=alt.Text("label:N")
+        x=alt.XValue("width"), y=turns_y, text=alt.Text("label:N")
     )
     odometer = alt.LayerChart(
         layer=[odo_rule, odo_text, odo_line, odo_marks],
         # Its y axis on the right: the concatenation aligns the plots' left edges, so a left
         # axis would widen the whole chart by its ~90 px (too wide for a 1280-px screen).
-        width=max(width - 90, 360),  # plus its y axis ≈ the clock panel's width
+        width=width - 90,  # plus its y axis ≈ the clock panel's width
         height=230,
         title=alt.TitleParams(
             "Odometer: how many turns each hand has made by position p",
             subtitle=[
                 "Total turns p·θ_j / 2π of every pair at the position above (red: pairs with a clock). Empty at p = 0.",
-                f"d = {d_model}, b = {base:,.0f}: the pairs' speeds fall geometrically, so this "
-                "is a straight line on the log axis."
-                if h > 1
-                else f"d = {d_model}: a single pair, turning one radian per token.",
+                "The pairs' speeds fall geometrically, so this is a straight line on the log axis (a dot when d = 2).",
             ],
         ),
     )
 
     description = (
-        f"Clock hands, starting at position p = {position:g} (the in-chart controls move it): "
-        + ", ".join(f"pair {j} (wavelength {wavelength_label(lam)} tokens)" for j, lam in zip(pairs, wl))
-        + ". Each hand turns clockwise by θ_j radians per token. Below, the odometer: the turns made by "
-        + (
-            f"every one of the {h} pairs at p, on a log axis, falling from pair 0 to pair {h - 1}."
-            if h > 1
-            else "the one pair at p."
-        )
+        f"Clock hands, starting at position p = {position:g}, head size d = {d_model}, base b = {base:g} and "
+        f"{n_clocks} clocks (the in-chart controls change them): one clock per chosen pair j, spread evenly from "
+        "the fastest pair to the slowest, each labelled with j and its wavelength λ_j in tokens. Each hand turns "
+        "clockwise by θ_j = b^(−2j/d) radians per token. Below, the odometer: the turns made by every pair at p, "
+        "on a log axis, falling from the first pair to the last."
     )
     return ClockChart(
         vconcat=[faces_panel, odometer],
         # ignore: the stub types Parameter.param as possibly Undefined; alt.param() always sets it
-        params=[playing.param, pos.param, exact.param, speed.param],  # type: ignore[list-item]
+        params=[playing.param, pos.param, exact.param, speed.param, cols_param.param, radius_param.param],  # type: ignore[list-item]
         config=CONFIG,
         autosize=alt.AutoSizeParams(type="pad", contains="padding"),
         usermeta={

@@ -59,12 +59,13 @@ PAGE = Page(
     ),
     deep_link=DeepLink(
         {"d_model": 64, "base": 1000, "n_clocks": 6, "m": 40},
-        slider="n_clocks",
+        slider="n_clocks",  # the chart's own slider (issue #36): tests/test_e2e.py presses its range input
         chart=0,
     ),
     bench=BenchSettings(
         max_query={"d_model": "2048", "base": "1000000", "n_clocks": "64", "m": "8192"},
-        slider="n_clocks",
+        # no Streamlit slider left: d, b, the clocks and p are the chart's own (bench/press_in_browser.py)
+        slider=None,
         slider_chart=0,
     ),
 )
