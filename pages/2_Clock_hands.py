@@ -16,6 +16,7 @@ page_setup("clocks")  # before the imports below: see explorer.layout
 import math
 
 import posenc
+from explorer import mode
 from explorer.charts import clocks as charts
 from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
@@ -134,6 +135,7 @@ live.show(
         n_max=PARAMS["n_clocks"].max,
         base_options=PARAMS["base"].options,
         slowest_theta=SLOWEST_THETA,
+        phone=mode.on_a_phone(),  # a narrow panel, shown near its own size
     ),
     width="content",
     container=st.container(key="clock_chart"),  # explorer/assets.py puts its controls above the clocks

@@ -402,3 +402,28 @@ def test_the_chart_describes_its_starting_settings():
     text = spec["description"]
     assert text.startswith("Clock hands, starting at position p = 7, head size d = 16, base b = 10000 and 4 clocks")
     assert "θ_j = b^(−2j/d)" in text and "odometer" in text
+
+
+def test_a_phones_panel_is_narrow_with_at_most_three_clocks_a_row():
+    """On a phone (explorer.mode.on_a_phone) the panel is PHONE_WIDTH wide and its grid has at most
+    PHONE_COLS columns (grid_shape with that cap), so the browser shows it near its own size."""
+    ex = charts.clock_expressions(BASES, width=charts.PHONE_WIDTH, max_cols=charts.PHONE_COLS)
+    for n in range(1, 65):
+        sel = {"d_model": 128, "base": BASES.index(10000.0), "n_clocks": n}
+        cols = vega_eval(ex["cols"], selections=sel)
+        assert cols == charts.grid_shape(n, max_cols=charts.PHONE_COLS)[0] <= charts.PHONE_COLS
+        radius = vega_eval(ex["radius"], selections=sel, signals={charts.COLS_SIGNAL: cols})
+        assert cols * charts.SPACING * radius <= charts.PHONE_WIDTH + 1e-9
+    chart = charts.clock_chart(
+        position=5,
+        d_model=128,
+        base=10000.0,
+        n_clocks=8,
+        p_max=8192,
+        base_options=BASES,
+        slowest_theta=1e-6,
+        phone=True,
+    )
+    spec = chart.to_dict()
+    assert spec["vconcat"][0]["width"] == charts.PHONE_WIDTH
+    assert spec["vconcat"][1]["width"] < charts.PHONE_WIDTH

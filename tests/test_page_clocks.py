@@ -254,6 +254,7 @@ def test_sentences_with_a_single_pair():
     assert "With d = 2 it is the only hand" in text
     assert f"differ on it by only {math.degrees(abs(44 - 14 * math.pi)):.1f}°" in text  # 1.0°
     spec, _ = clock_spec(at)
-    assert "'One clock per pair: " in spec["vconcat"][0]["title"]["text"]["expr"]
+    title = spec["vconcat"][0]["title"]["text"]["expr"]
+    assert "'One clock per pair'" in title and "the hand of pair j turns by θ_j per token" in title
     assert "(a dot when d = 2)" in " ".join(spec["vconcat"][1]["title"]["subtitle"])
     assert any(c.value.startswith("The pair with a clock (of 1).") for c in at.caption)

@@ -83,7 +83,12 @@ def live_limits(values: dict) -> dict[str, dict[str, int]]:
     return {"n_clocks": {"max": min(64, int(values["d_model"]) // 2)}} if "d_model" in values else {}
 
 
-def clock_expressions(base_options) -> dict[str, str]:
+#: A phone's panel (`explorer.mode.on_a_phone`): narrow enough to be shown at about its own size on a
+#: 390-px screen (a 760-px panel was scaled to under half, its labels unreadable), at most 3 clocks a row.
+PHONE_WIDTH, PHONE_COLS = 380, 3
+
+
+def clock_expressions(base_options, *, width: int = MAX_WIDTH, max_cols: int = 8) -> dict[str, str]:
     """The Vega expressions the chart evaluates in the browser, in terms of its own sliders (d_model,
     base as an index into `base_options`, n_clocks) and ``datum.i`` (a clock's slot, 0 … 63) or
     ``datum.j`` (a pair). Tested against posenc and `clock_pairs` / `grid_shape` in
@@ -96,8 +101,8 @@ def clock_expressions(base_options) -> dict[str, str]:
                   differ in the last bit)
     spread        clock i's pair before rounding: i·((d/2 − 1)/(clocks − 1)), as np.linspace
     pair          `spread` rounded half to even (np.rint): `clock_pairs`
-    cols, radius  `grid_shape`'s columns for that many clocks, and the dial radius in pixels that fits
-                  them into `MAX_WIDTH` (at most `MAX_RADIUS`)
+    cols, radius  `grid_shape`'s columns for that many clocks (at most `max_cols`), and the dial radius in
+                  pixels that fits them into the panel's `width` (at most `MAX_RADIUS`)
     """
     options = "[" + ", ".join(repr(float(b)) for b in base_options) + "]"
     d = live.number("d_model")
@@ -107,7 +112,7 @@ def clock_expressions(base_options) -> dict[str, str]:
     spread = f"(datum.i * (({pairs} - 1) / max({clocks} - 1, 1)))"
     low = f"floor({spread})"
     pair = f"({low} + ({spread} - {low} > 0.5) + ({spread} - {low} == 0.5) * ({low} % 2))"
-    cols = f"(({clocks} <= 6) * {clocks} + ({clocks} > 6) * min(8, ceil(sqrt(2 * {clocks}))))"
+    cols = f"min({int(max_cols)}, ({clocks} <= 6) * {clocks} + ({clocks} > 6) * min(8, ceil(sqrt(2 * {clocks}))))"
     return {
         "d": d,
         "b": b,
@@ -117,7 +122,7 @@ def clock_expressions(base_options) -> dict[str, str]:
         "spread": spread,
         "pair": pair,
         "cols": cols,
-        "radius": f"min({MAX_RADIUS}, {MAX_WIDTH} / ({COLS_SIGNAL} * {SPACING}))",
+        "radius": f"min({MAX_RADIUS}, {int(width)} / ({COLS_SIGNAL} * {SPACING}))",
     }
 
 
@@ -159,11 +164,12 @@ def clock_pairs(n_pairs: int, n_clocks: int) -> np.ndarray:
     return np.unique(np.rint(np.linspace(0, n_pairs - 1, n_clocks)).astype(int))
 
 
-def grid_shape(n: int) -> tuple[int, int]:
-    """(columns, rows) of the clock grid: one row up to 6 clocks, at most 8 per row."""
+def grid_shape(n: int, max_cols: int = 8) -> tuple[int, int]:
+    """(columns, rows) of the clock grid: one row up to 6 clocks, at most `max_cols` per row (8; a phone's
+    narrow panel takes `PHONE_COLS`)."""
     if n < 1:
         raise ValueError(f"need at least one clock, got {n}")
-    cols = n if n <= 6 else min(8, math.ceil(math.sqrt(2 * n)))
+    cols = min(max_cols, n if n <= 6 else min(8, math.ceil(math.sqrt(2 * n))))
     return cols, math.ceil(n / cols)
 
 
@@ -218,6 +224,7 @@ def clock_chart(
     base_options,
     slowest_theta: float,
     n_max: int = 64,
+    phone: bool = False,
 ) -> ClockChart:
     """The clocks and the odometer, moved in the browser by the chart's own sliders (issue #36).
 
@@ -228,6 +235,7 @@ def clock_chart(
     n_clocks      the initial number of clocks (slider over 1 … n_max, read as at most d/2)
     slowest_theta the smallest θ_j the sliders can reach (posenc's, at the largest d and base): the
                   odometer's axis spans every setting
+    phone         the narrow panel (`PHONE_WIDTH`, at most `PHONE_COLS` clocks a row)
 
     Nothing is computed here from the settings but their starts: θ_j, λ_j, which pairs get a clock
     and the grid they sit in are Vega expressions (`clock_expressions`) over rows sent once (a slot
@@ -245,7 +253,7 @@ def clock_chart(
         raise ValueError(f"position must be in 0 … p_max = {p_max}, got {position}")
     if not (math.isfinite(slowest_theta) and 0 < slowest_theta <= 1):
         raise ValueError(f"slowest_theta must be in (0, 1], got {slowest_theta}")
-    ex = clock_expressions(options)
+    ex = clock_expressions(options, width=PHONE_WIDTH if phone else MAX_WIDTH, max_cols=PHONE_COLS if phone else 8)
 
     # ---- the parameters. The slider is the URL's p itself (`explorer.charts.live.position`, key
     # LIVE_KEY): a drag reports its value to the page when it ends. ``pos`` is the position the
@@ -304,7 +312,7 @@ def clock_chart(
     # ---- geometry, in pixels: one row per slot a clock can take; the browser keeps the first
     # `clocks` of them, gives each its pair, θ_j and λ_j, and places it in the grid (column i % cols,
     # row i // cols; the rows are a point scale of ROW_PX each, so the panel grows with them)
-    width = MAX_WIDTH
+    width = PHONE_WIDTH if phone else MAX_WIDTH
     slots = pd.DataFrame({"i": np.arange(n_max, dtype=np.int16)})
     faces = (
         alt.Chart(slots)
@@ -398,15 +406,39 @@ def clock_chart(
     settings_readout = (
         alt.Chart(pd.DataFrame({"row": [0]}))
         .transform_calculate(text=settings)
-        .mark_text(fontSize=17, align="right", baseline="bottom", color="#0F172A", dy=-7)
-        .encode(x=alt.XValue("width"), y=alt.YValue(0), text=alt.Text("text:N"))
+        # on a phone's narrow panel: its own line above the position's (the two side by side collide)
+        .mark_text(
+            fontSize=15 if phone else 17,
+            align="left" if phone else "right",
+            baseline="bottom",
+            color="#0F172A",
+            dy=-34 if phone else -7,
+        )
+        .encode(x=alt.XValue(0 if phone else "width"), y=alt.YValue(0), text=alt.Text("text:N"))
     )
+    which = (
+        f"{ex['clocks']} == {ex['pairs']} ? 'One clock per pair' : "
+        f"{ex['clocks']} == 1 ? 'One clock, for pair 0 of the ' + {ex['pairs']} : "
+        f"'One clock for each of ' + {ex['clocks']} + ' of the ' + {ex['pairs']} + ' pairs'"
+    )
+    # on a phone's narrow panel the title is two lines, the subtitle four
     title = (
-        f"{ex['clocks']} == {ex['pairs']} ? 'One clock per pair: the hand of pair j turns by θ_j per token' : "
-        f"{ex['clocks']} == 1 ? 'One clock, for pair 0 of the ' + {ex['pairs']} + "
-        "': the hand of pair j turns by θ_j per token' : "
-        f"'One clock for each of ' + {ex['clocks']} + ' of the ' + {ex['pairs']} + "
-        "' pairs: the hand of pair j turns by θ_j per token'"
+        f"[{which} + ':', 'the hand of pair j turns by θ_j per token']"
+        if phone
+        else (f"({which}) + ': the hand of pair j turns by θ_j per token'")
+    )
+    subtitle = (
+        [
+            "Tip = (sin p·θ_j, cos p·θ_j): x is dimension 2j,",
+            "y dimension 2j + 1; at p = 0 every hand points",
+            "to 12 o'clock. Under each clock: pair j and its",
+            "wavelength λ_j in tokens.",
+        ]
+        if phone
+        else [  # short lines: the panel, not the subtitle, sets the chart's width
+            "Tip = (sin p·θ_j, cos p·θ_j): x is dimension 2j, y dimension 2j + 1; at p = 0 every hand",
+            "points to 12 o'clock. Under each clock: pair j and its wavelength λ_j in tokens.",
+        ]
     )
     faces_panel = alt.LayerChart(
         layer=[dials, noon, hands, tips, hubs, labels, readout, settings_readout],
@@ -414,11 +446,8 @@ def clock_chart(
         height=alt.Step(ROW_PX),
         title=alt.TitleParams(
             alt.ExprRef(title),
-            subtitle=[  # short lines: the panel, not the subtitle, sets the chart's width
-                "Tip = (sin p·θ_j, cos p·θ_j): x is dimension 2j, y dimension 2j + 1; at p = 0 every hand",
-                "points to 12 o'clock. Under each clock: pair j and its wavelength λ_j in tokens.",
-            ],
-            offset=34,  # room for the read-out above the first row
+            subtitle=subtitle,
+            offset=60 if phone else 34,  # room for the read-out (two lines on a phone) above the first row
         ),
     )
 
@@ -487,8 +516,18 @@ def clock_chart(
         width=width - 90,  # plus its y axis ≈ the clock panel's width
         height=230,
         title=alt.TitleParams(
-            "Odometer: how many turns each hand has made by position p",
+            ["Odometer: how many turns each hand", "has made by position p"]
+            if phone
+            else "Odometer: how many turns each hand has made by position p",
             subtitle=[
+                "Total turns p·θ_j / 2π of every pair at the",
+                "position above (red: pairs with a clock).",
+                "Empty at p = 0. The pairs' speeds fall",
+                "geometrically: a straight line on the log axis",
+                "(a dot when d = 2).",
+            ]
+            if phone
+            else [
                 "Total turns p·θ_j / 2π of every pair at the position above (red: pairs with a clock). Empty at p = 0.",
                 "The pairs' speeds fall geometrically, so this is a straight line on the log axis (a dot when d = 2).",
             ],
