@@ -41,6 +41,7 @@ CONTROLS = [
     ("RoPE m", "RoPE_rotation", "RoPE rotation", "m_m"),
     ("RoPE head size d", "RoPE_rotation", "RoPE rotation", "head_dim_head_dim"),
     ("RoPE pair j", "RoPE_rotation", "RoPE rotation", "j_j"),
+    ("RoPE base b", "RoPE_rotation", "RoPE rotation", "base_base"),
     ("Clock position p", "Clock_hands", "Frequency clock hands", "m_m"),
     ("Clock head size d", "Clock_hands", "Frequency clock hands", "d_model_d_model"),
     ("Clock base b", "Clock_hands", "Frequency clock hands", "base_base"),

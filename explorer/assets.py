@@ -6,7 +6,15 @@ select Streamlit's ``data-testid`` attributes, listed in `explorer.compat` for u
 strict pattern.
 """
 
+import json
+
 from explorer import compat
+from explorer.vocabulary import BASE_OPTIONS
+
+#: In-chart sliders that run over a parameter's option indices (explorer.liveparam.option_index): the
+#: input's name (Vega's signal) -> the options as the read-out beside the slider shows them. Module
+#: constants only (the registry's options), so the script below carries no user or URL text.
+OPTION_LABELS = {"base_base": [f"{b:,}" for b in BASE_OPTIONS]}
 
 #: The attribute of the hidden element that carries a live chart's slider ranges
 #: (explorer.liveparam.ranges_html), read by `LIVE_RANGES_JS`; `BASE_CSS` takes its row out of the layout.
@@ -22,7 +30,8 @@ LIVE_RANGES_ATTRIBUTE = "data-posenc-ranges"
 #: are set at 1em (KaTeX: 1.21em) and one still wider than the screen scrolls inside its own box, the tab bar wraps instead of
 #: hiding its last tabs, a wide table scrolls sideways in its own box, and Streamlit's "Deploy" button (for the app's author, not its readers)
 #: is hidden. The clock page's in-chart controls (position slider, number box, play, speed, d, b, the
-#: clocks; b's slider runs over its options' indices, so its number is hidden: the chart writes b) sit
+#: clocks; b's slider, here and on the RoPE plane, runs over its options' indices: `LIVE_RANGES_JS`
+#: writes the option beside it, `OPTION_LABELS`) sit
 #: right above the clocks instead of under the odometer, sized in rem, so presentation mode's
 #: larger rem base enlarges them with the rest of the page. Every other live chart (element key
 #: <name>_live_<n>, explorer.liveparam: RoPE's plane, the invariance shift test, the vision page's
@@ -82,7 +91,6 @@ BASE_CSS = (
 .st-key-clock_chart .vega-embed form.vega-bindings input[type="number"] { width: 5.5em; font-size: 1rem; }
 .st-key-clock_chart .vega-embed form.vega-bindings input[type="checkbox"] { width: 1.3rem; height: 1.3rem; }
 .st-key-clock_chart .vega-embed form.vega-bindings select { font-size: 1rem; }
-.st-key-clock_chart .vega-embed form.vega-bindings input[name="base_base"] + span { display: none; }
 </style>"""
 )
 
@@ -245,6 +253,9 @@ LIVE_RANGES_JS = (
   var MARK = '"""
     + LIVE_RANGES_ATTRIBUTE
     + """', WATCH = 'form.vega-bindings, [' + MARK + ']';
+  var LABELS = """
+    + json.dumps(OPTION_LABELS)
+    + """;
   function narrow(span) {
     var form = document.querySelector('.st-key-' + CSS.escape(span.getAttribute(MARK)) + ' form.vega-bindings');
     if (!form) { return; }
@@ -256,6 +267,19 @@ LIVE_RANGES_JS = (
       input.setAttribute(m[1], a.value);
       var shown = input.nextElementSibling;
       if (shown) { shown.textContent = input.value; }
+      label(input);
+    }
+  }
+  // a slider over option indices shows the option: whenever Vega writes the index into the read-out
+  // beside it (on input, or later when the view updates the binding), it is replaced by the option
+  function label(input) {
+    var names = LABELS[input.name], shown = input.nextElementSibling;
+    if (!names || !shown) { return; }
+    var want = names[+input.value];
+    if (want !== undefined && shown.textContent !== want) { shown.textContent = want; }
+    if (!shown.__posencLabelled) {
+      shown.__posencLabelled = true;
+      new MutationObserver(function () { label(input); }).observe(shown, {childList: true, characterData: true, subtree: true});
     }
   }
   new MutationObserver(function (records) {
@@ -265,6 +289,7 @@ LIVE_RANGES_JS = (
         var n = added[j];
         if (n.nodeType === 1 && (n.matches(WATCH) || n.querySelector(WATCH))) {
           document.querySelectorAll('[' + MARK + ']').forEach(narrow);
+          document.querySelectorAll('form.vega-bindings input[type=range]').forEach(label);
           return;
         }
       }

@@ -52,7 +52,7 @@ with intro():
 # The real-model select first: it fills the widgets below before they are drawn.
 presets_ui.model_picker("rope", container=st.sidebar)
 live = LiveChart("rope_live", charts.LIVE_PARAMS, limits=charts.live_limits)
-m, n, head_dim, j = (live.values[key] for key in charts.LIVE_PARAMS)
+m, n, head_dim, base, j = (live.values[key] for key in charts.LIVE_PARAMS)
 live_slot = st.container(border=True, key="rope_controls")
 
 with st.sidebar:
@@ -69,7 +69,6 @@ with st.sidebar:
         c1, c2 = st.sidebar.columns(2)
         k_in = ("polar", widget("k_angle", container=c1), widget("k_len", container=c2))
     st.markdown("**Frequency and trajectory**")
-    base = widget("base", container=st.sidebar)
     traj_m = widget("traj_m", container=st.sidebar)
     layout = widget("layout_rope", container=st.sidebar)
 
@@ -115,13 +114,13 @@ nums = plane_numbers(q, k, m, n, theta, traj_m)
 ang = nums["angles"]
 deg = np.degrees  # display only
 
-starts = live.starts((tuple(q), tuple(k), base))
+starts = live.starts((tuple(q), tuple(k)))
 live.show(
     save_as="rope_plane",
     chart=shared(charts.live_pair_chart)(
         q,
         k,
-        base=base,
+        base_options=PARAMS["base"].options,
         p_max=PARAMS["m"].max,
         d_range=(PARAMS["head_dim"].min, PARAMS["head_dim"].max),
         **{key: starts[key] for key in charts.LIVE_PARAMS},
@@ -130,9 +129,9 @@ live.show(
     width="content",
 )
 live_slot.caption(
-    "Drag **m**, **n**, the head size **d** or the pair **j** above the plane (or focus one and press ← →): "
-    "q and k turn and θ_j follows in your browser at once; when you let go, the rest of the page and the "
-    "link follow. The vectors q and k, the base, the layout and a real model's settings are in the sidebar "
+    "Drag **m**, **n**, the head size **d**, the base **b** or the pair **j** above the plane (or focus one and "
+    "press ← →): q and k turn and θ_j follows in your browser at once; when you let go, the rest of the page and "
+    "the link follow. The vectors q and k, the layout and a real model's settings are in the sidebar "
     "(› at the top left)."
 )
 

@@ -63,7 +63,15 @@ def _wavelengths():
 
 def _live_plane():
     return rope.live_pair_chart(
-        np.array([1.0, 0.5]), np.array([-0.4, 1.2]), base=10000.0, head_dim=16, j=2, m=3, n=5, p_max=100
+        np.array([1.0, 0.5]),
+        np.array([-0.4, 1.2]),
+        base=10000.0,
+        base_options=(10.0, 10000.0),
+        head_dim=16,
+        j=2,
+        m=3,
+        n=5,
+        p_max=100,
     )
 
 
@@ -83,7 +91,7 @@ def _attention():
     [
         (_wavelengths, {"last_pair": 15}),
         (_attention, {"title": "rope: layer 1, head 2 at 64 tokens"}),
-        (_live_plane, {"base": 10000.0, "lim": 1.35 * float(np.hypot(-0.4, 1.2))}),
+        (_live_plane, {"qx": 1.0, "lim": 1.35 * float(np.hypot(-0.4, 1.2))}),
         (_plane, {"title": "Pair j = 4: θ_j = 0.25 rad", "lim": 1.45 * 2.0}),
     ],
 )

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
-from explorer import compat
+from explorer import compat, vocabulary
 from explorer.charts import labels
 from explorer.charts import rope as charts
 from explorer.imagechart import colorize
@@ -23,6 +23,7 @@ from explorer.render import stable_dataset_names
 
 # ---------------------------------------------------------------------------------- plane
 Q, K = (1.0, 0.5), (-0.4, 1.2)
+BASE_OPTIONS = tuple(float(b) for b in vocabulary.BASE_OPTIONS)
 M, N, THETA = 5, 12, 1.0
 
 
@@ -350,9 +351,11 @@ def test_rotation_latex_shows_the_numbers():
 
 
 # ------------------------------------------------------------------- live chart (in the browser)
-def vega_eval(expr: str, m: int, n: int, row: dict | None = None, *, head_dim: int = 64, j: int = 0) -> float:
+def vega_eval(
+    expr: str, m: int, n: int, row: dict | None = None, *, head_dim: int = 64, j: int = 0, base_index: int = 4
+) -> float:
     """A live expression evaluated with Python's math (the names it uses: cos, sin, pow, min, PI,
-    toNumber, the in-chart selections m, n, head_dim and j, whose one field each is the value:
+    toNumber, the in-chart selections m, n, head_dim, base (an option index) and j, whose one field each is the value:
     ``m.m``, and Vega's ``data('data-0')``, the chart's facts row `row`).
     `%` is Python's floored remainder here, JS's truncated one in the browser: the expression wraps with
     ((x % 360) + 360) % 360, which lands in [0, 360) under both (the browser test reads the JS result)."""
@@ -366,12 +369,13 @@ def vega_eval(expr: str, m: int, n: int, row: dict | None = None, *, head_dim: i
         "sin": math.sin,
         "pow": math.pow,
         "min": min,
-        "toNumber": float,
+        "toNumber": lambda v: v,  # the values are numbers already (an index stays an int)
         "PI": math.pi,
         "m": SimpleNamespace(m=m),
         "n": SimpleNamespace(n=n),
         "head_dim": SimpleNamespace(head_dim=head_dim),
         "j": SimpleNamespace(j=j),
+        "base": SimpleNamespace(base=base_index),
     }
     return eval(expr, {"__builtins__": {}}, {**names, "data": data})
 
@@ -380,7 +384,7 @@ def vega_eval(expr: str, m: int, n: int, row: dict | None = None, *, head_dim: i
 @given(
     q=st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
     k=st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
-    base=st.sampled_from([10.0, 100.0, 10000.0, 500000.0, 5e6]),
+    base=st.sampled_from([float(b) for b in BASE_OPTIONS]),
     half=st.integers(1, 128),
     j=st.integers(0, 127),
     m=st.integers(0, 8192),
@@ -388,12 +392,14 @@ def vega_eval(expr: str, m: int, n: int, row: dict | None = None, *, head_dim: i
 )
 def test_live_expressions_rotate_and_score_like_rope(q, k, base, half, j, m, n):
     head_dim = 2 * half
-    ex = charts.live_expressions()
-    row = charts.live_facts(np.array(q), np.array(k), base)
+    ex = charts.live_expressions(BASE_OPTIONS)
+    row = charts.live_facts(np.array(q), np.array(k))
     pair = min(j, half - 1)  # a j slider past the last pair reads as the last pair
     theta = float(posenc.inverse_frequencies(head_dim, base=base)[pair])
-    got = {name: vega_eval(ex[name], m, n, row, head_dim=head_dim, j=j) for name in ex}
-    assert got["pair"] == pair
+    got = {
+        name: vega_eval(ex[name], m, n, row, head_dim=head_dim, j=j, base_index=BASE_OPTIONS.index(base)) for name in ex
+    }
+    assert got["base"] == base and got["pair"] == pair
     assert got["theta"] == theta  # the same float64 operations as posenc (in the browser: to the last bit or so)
     qm, kn, kd = rotate(q, m * theta), rotate(k, n * theta), rotate(k, (n - m) * theta)
     scale = 1 + math.hypot(*q) * math.hypot(*k)
@@ -410,7 +416,7 @@ def test_live_expressions_rotate_and_score_like_rope(q, k, base, half, j, m, n):
 
 
 def live_chart(**kwargs):
-    args = dict(base=10000.0, head_dim=64, j=0, m=M, n=N, p_max=8192)
+    args = dict(base=10000.0, base_options=BASE_OPTIONS, head_dim=64, j=0, m=M, n=N, p_max=8192)
     args.update(kwargs)
     return charts.live_pair_chart(np.array(Q), np.array(K), **args)
 
@@ -422,11 +428,13 @@ def test_live_chart_sliders_are_m_n_d_and_j_over_their_whole_range():
     slider only; the arrows, their labels and the read-out are computed from them."""
     spec = live_chart(head_dim=16, j=5).to_dict()
     params = {p["name"]: p for p in spec["params"] if "bind" in p}
-    assert set(params) == {"m", "n", "head_dim", "j"}
+    assert set(params) == {"m", "n", "head_dim", "base", "j"}
     (theta,) = [p for p in spec["params"] if p["name"] == charts.THETA_SIGNAL]
-    assert theta["expr"] == charts.live_expressions()["theta"]  # the formula tested above
-    ranges = {"m": (0, 8192, 1), "n": (0, 8192, 1), "head_dim": (2, 256, 2), "j": (0, 127, 1)}
-    for key, start in (("m", M), ("n", N), ("head_dim", 16), ("j", 5)):
+    assert theta["expr"] == charts.live_expressions(BASE_OPTIONS)["theta"]  # the formula tested above
+    last = len(BASE_OPTIONS) - 1
+    ranges = {"m": (0, 8192, 1), "n": (0, 8192, 1), "head_dim": (2, 256, 2), "j": (0, 127, 1), "base": (0, last, 1)}
+    start_b = BASE_OPTIONS.index(10000)  # b's slider runs over the options' indices
+    for key, start in (("m", M), ("n", N), ("head_dim", 16), ("j", 5), ("base", start_b)):
         param = params[key]
         assert param["select"]["type"] == "point" and param["select"]["fields"] == [key]
         assert param["select"]["on"] == "none" and param["select"]["clear"] is False
@@ -436,10 +444,16 @@ def test_live_chart_sliders_are_m_n_d_and_j_over_their_whole_range():
     plane, readout = spec["vconcat"]
     tips = next(layer["transform"] for layer in plane["layer"] if "transform" in layer)  # arrows, heads, names
     calculated = " ".join(t["calculate"] for t in tips if "calculate" in t)
-    for name in ("m.m", "n.n", "head_dim.head_dim", "j.j"):
+    for name in ("m.m", "n.n", "head_dim.head_dim", "j.j", "base.base"):
         assert name in calculated and name in str(readout["transform"])
     high = live_chart(m=8192, n=0).to_dict()
-    assert {p["name"]: p["value"] for p in high["params"] if "bind" in p} == {"m": 8192, "n": 0, "head_dim": 64, "j": 0}
+    assert {p["name"]: p["value"] for p in high["params"] if "bind" in p} == {
+        "m": 8192,
+        "n": 0,
+        "head_dim": 64,
+        "j": 0,
+        "base": start_b,
+    }
 
 
 @pytest.mark.parametrize(
@@ -448,6 +462,8 @@ def test_live_chart_sliders_are_m_n_d_and_j_over_their_whole_range():
         (dict(q=np.zeros(3), k=np.ones(2)), "q and k"),
         (dict(base=float("nan")), "base"),
         (dict(base=1.0), "base"),
+        (dict(base=12345.0), "one of base_options"),
+        (dict(base_options=(10.0, 1.0)), "base_options"),
         (dict(m=8193), "m and n"),
         (dict(head_dim=7), "head_dim"),
         (dict(head_dim=258), "head_dim"),
@@ -455,7 +471,9 @@ def test_live_chart_sliders_are_m_n_d_and_j_over_their_whole_range():
     ],
 )
 def test_live_chart_rejects_bad_input_by_name(kwargs, word):
-    args = dict(q=np.array(Q), k=np.array(K), base=10000.0, head_dim=64, j=0, m=M, n=N, p_max=8192)
+    args = dict(
+        q=np.array(Q), k=np.array(K), base=10000.0, base_options=BASE_OPTIONS, head_dim=64, j=0, m=M, n=N, p_max=8192
+    )
     args.update(kwargs)
     q, k = args.pop("q"), args.pop("k")
     with pytest.raises(ValueError, match=word):
@@ -463,10 +481,18 @@ def test_live_chart_rejects_bad_input_by_name(kwargs, word):
 
 
 def test_the_live_plane_describes_itself_and_keeps_the_pairs_numbers_in_its_rows():
-    """A new pair (q, k, base) changes the live plane's rows, not its spec: the description names no
+    """A new pair (q, k) changes the live plane's rows, not its spec: the description names no
     number of the pair's (nor m, n, d or j, which a drag would make stale), the facts row holds them."""
     spec = charts.live_pair_chart(
-        np.array([1.0, 0.5]), np.array([-0.25, 2.0]), base=500.0, head_dim=16, j=3, m=3, n=7, p_max=100
+        np.array([1.0, 0.5]),
+        np.array([-0.25, 2.0]),
+        base=500.0,
+        base_options=BASE_OPTIONS,
+        head_dim=16,
+        j=3,
+        m=3,
+        n=7,
+        p_max=100,
     ).to_dict()
     text = spec["description"]
     assert "query q" in text and "key k" in text and "from 0 to 100" in text and "pair j" in text
@@ -476,12 +502,15 @@ def test_the_live_plane_describes_itself_and_keeps_the_pairs_numbers_in_its_rows
         "qy": 0.5,
         "kx": -0.25,
         "ky": 2.0,
-        "base": 500.0,
         "lim": 1.35 * math.hypot(-0.25, 2.0),
     }
 
     def sent(q, k, base):  # what the browser gets, without the rows
-        chart = charts.live_pair_chart(np.array(q), np.array(k), base=base, head_dim=16, j=3, m=3, n=7, p_max=100)
+        chart = charts.live_pair_chart(
+            np.array(q), np.array(k), base=base, base_options=BASE_OPTIONS, head_dim=16, j=3, m=3, n=7, p_max=100
+        )
         return {key: v for key, v in stable_dataset_names(compat.vega_lite_spec(chart)).items() if key != "datasets"}
 
-    assert sent([0.3, -2.0], [1.0, 1.0], 10.0) == sent([1.0, 0.5], [-0.25, 2.0], 500.0)
+    # b is the plane's own slider now: its start is in the spec like d's and j's; a new q, k is rows only
+    assert sent([0.3, -2.0], [1.0, 1.0], 500.0) == sent([1.0, 0.5], [-0.25, 2.0], 500.0)
+    assert sent([1.0, 0.5], [-0.25, 2.0], 10.0) != sent([1.0, 0.5], [-0.25, 2.0], 500.0)

@@ -175,35 +175,48 @@ def test_the_planes_theta_computed_in_the_browser_is_posencs_at_random_settings(
     from explorer import chartfile, compat
     from explorer.charts import rope
     from explorer.render import stable_dataset_names
+    from explorer.vocabulary import BASE_OPTIONS
 
+    options = tuple(float(b) for b in BASE_OPTIONS)
     rng = np.random.default_rng(2026)
-    for base in (10.0, 10000.0, 500000.0, 5e6):
-        chart = rope.live_pair_chart(
-            np.array([1.0, 0.5]), np.array([-0.4, 1.2]), base=base, head_dim=64, j=0, m=0, n=0, p_max=8192
-        )
-        path = tmp_path / f"plane_{int(base)}.html"
-        path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
-        tab, tried = open_offline(chromium, path)
-        try:
-            for _ in range(10):
-                d, j, m = 2 * int(rng.integers(1, 129)), int(rng.integers(0, 128)), int(rng.integers(0, 8193))
-                got = tab.evaluate(
-                    """([d, j, m]) => { for (const [name, v] of [['head_dim', d], ['j', j], ['m', m]]) {
-                         const el = document.querySelector(`input[name="${name}_${name}"]`);
-                         el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }
-                       return window.posencView.runAsync().then((view) => [view.signal('theta_j'),
-                         [...document.querySelectorAll('#chart svg text')].map((t) => t.textContent)]); }""",
-                    [d, j, m],
-                )
-                theta, texts = got
-                pair = min(j, d // 2 - 1)
-                want = float(posenc.inverse_frequencies(d, base=base)[pair])
-                assert abs(theta - want) <= np.spacing(want), (base, d, j, theta, want)
-                q_m = posenc.apply_rope(np.array([[1.0, 0.5]]), [m], inv_freq=[want])[0]
-                k_n = np.array([-0.4, 1.2])  # n = 0
-                score = f"{float(q_m @ k_n):.6f}".replace("-", "−")
-                assert f"⟨R_m q, R_n k⟩ = {score}" in texts, (base, d, j, m, texts)
-                assert any(t.startswith("θ_j = b^(−2j/d) = ") and f"(j = {pair}, d = {d})" in t for t in texts)
-            assert tried == []
-        finally:
-            tab.context.close()
+    chart = rope.live_pair_chart(
+        np.array([1.0, 0.5]),
+        np.array([-0.4, 1.2]),
+        base=10000.0,
+        base_options=options,
+        head_dim=64,
+        j=0,
+        m=0,
+        n=0,
+        p_max=8192,
+    )
+    path = tmp_path / "plane.html"
+    path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
+    tab, tried = open_offline(chromium, path)
+    try:
+        for _ in range(40):  # b is the plane's own slider too (an index into its options)
+            base = options[int(rng.integers(0, len(options)))]
+            d, j, m = 2 * int(rng.integers(1, 129)), int(rng.integers(0, 128)), int(rng.integers(0, 8193))
+            got = tab.evaluate(
+                """([d, j, m, b]) => { for (const [name, v] of [['head_dim', d], ['j', j], ['m', m], ['base', b]]) {
+                     const el = document.querySelector(`input[name="${name}_${name}"]`);
+                     el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }
+                   return window.posencView.runAsync().then((view) => [view.signal('theta_j'),
+                     [...document.querySelectorAll('#chart svg text')].map((t) => t.textContent)]); }""",
+                [d, j, m, options.index(base)],
+            )
+            theta, texts = got
+            pair = min(j, d // 2 - 1)
+            want = float(posenc.inverse_frequencies(d, base=base)[pair])
+            assert abs(theta - want) <= np.spacing(want), (base, d, j, theta, want)
+            q_m = posenc.apply_rope(np.array([[1.0, 0.5]]), [m], inv_freq=[want])[0]
+            k_n = np.array([-0.4, 1.2])  # n = 0
+            score = f"{float(q_m @ k_n):.6f}".replace("-", "−")
+            assert f"⟨R_m q, R_n k⟩ = {score}" in texts, (base, d, j, m, texts)
+            b_text = f"{base:,.0f}"
+            assert any(
+                t.startswith("θ_j = b^(−2j/d) = ") and f"(j = {pair}, d = {d}, b = {b_text})" in t for t in texts
+            )
+        assert tried == []
+    finally:
+        tab.context.close()

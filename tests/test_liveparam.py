@@ -221,3 +221,17 @@ def test_a_parameter_with_options_is_reported_as_its_options_index():
         liveparam.option_index("base", 777)
     with pytest.raises(ValueError, match="m"):
         liveparam.option_index("m", 5)
+
+
+def test_a_slider_over_option_indices_is_labelled_with_its_options():
+    """The base's in-chart slider (clocks, RoPE) runs over option indices; the page's constant script
+    writes the option beside it, from the registry's own options (in Chromium: tests/test_e2e_rope_base.py)."""
+    import json as _json
+
+    from explorer import assets, liveparam
+    from explorer.params import PARAMS
+
+    options = PARAMS["base"].options
+    assert assets.OPTION_LABELS["base_base"] == [f"{b:,}" for b in options]
+    assert _json.dumps(assets.OPTION_LABELS) in assets.LIVE_RANGES_JS
+    assert liveparam.option_index("base", options[3]) == 3

@@ -13,6 +13,7 @@ from _apptest import metrics, run_page
 from _chartspec import by_field, element_spec, facts, find, frame
 
 from explorer.imagechart import meta as image_meta
+from explorer.params import PARAMS
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "3_RoPE_rotation.py")
 N_CHARTS = 2  # the live plane (m, n, d and j are its sliders), then tab "One pair": the rotation plane
@@ -380,8 +381,10 @@ def test_the_links_m_and_n_are_the_live_planes_sliders():
         params["head_dim"]["bind"]["step"],
     ) == (2, 256, 2)
     assert j_range_on_the_page(at) == 7  # d = 16: pairs 0 … 7
-    # the expressions compute θ_j from the base in the chart's facts row and the in-chart d and j
+    # the expressions compute θ_j from the in-chart b (an index into the base's options), d and j
     theta = 100.0 ** (-6 / 16)
-    assert facts(live)["base"] == 100.0 and "data('data-0')[0].base" in str(live["vconcat"][1]["transform"])
+    assert params["base"]["value"] == list(PARAMS["base"].options).index(100)
+    assert "base" not in facts(live) and "base.base" in str(live["vconcat"][1]["transform"])
+    assert not [s for s in at.select_slider if s.key == "base"]  # no second control for b
     assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 1.2), 8100, 40, theta)
     assert (at.query_params["m"], at.query_params["n"]) == ("8100", "40")

@@ -186,7 +186,7 @@ def test_the_extension_page_uses_a_longrope_presets_real_lists():
 
 
 def test_changing_a_value_switches_back_to_custom():
-    at = run("rope")
+    at = run("extension")
     at.selectbox(key="model").set_value("llama3.1-8b").run()
     at.select_slider(key="base").set_value(10000).run()
     assert not at.exception

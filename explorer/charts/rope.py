@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
@@ -399,11 +400,14 @@ def rotation_latex(position: float, theta: float, matrix: np.ndarray, vector: np
 
 
 # ---------------------------------------------------------------- positions moved in the browser
-#: The in-chart sliders: the registry parameters m and n (the positions), and the head size d and
-#: the pair j, which set the pair's frequency θ_j = b^(−2j/d) (explorer.charts.live.position). Order:
-#: head_dim before j, whose range ends at head_dim/2 − 1 (explorer.liveparam.LiveChart's limits).
+#: The in-chart sliders: the registry parameters m and n (the positions), and the head size d, the
+#: base b and the pair j, which set the pair's frequency θ_j = b^(−2j/d) (explorer.charts.live.position).
+#: Order: head_dim before j, whose range ends at head_dim/2 − 1 (explorer.liveparam.LiveChart's limits).
+#: b's slider runs over the index of the base's options (explorer.liveparam.option_index), as on the
+#: clock page: the chart reads b as ``base_options[index]`` and writes it in its read-out.
 POSITION_PARAMS = ("m", "n")
-FREQUENCY_PARAMS = ("head_dim", "j")
+FREQUENCY_PARAMS = ("head_dim", "base", "j")
+BASE_KEY = "base"
 LIVE_PARAMS = (*POSITION_PARAMS, *FREQUENCY_PARAMS)
 #: The Vega signal holding the pair's θ_j in the browser (`live_expressions()["theta"]`).
 THETA_SIGNAL = "theta_j"
@@ -415,20 +419,20 @@ def live_limits(values: dict) -> dict[str, dict[str, int]]:
     return {"j": {"max": int(values["head_dim"]) // 2 - 1}} if "head_dim" in values else {}
 
 
-def live_facts(q: np.ndarray, k: np.ndarray, base: float) -> dict[str, float]:
-    """What the live chart's expressions read from its facts row: the pair's q and k, the base b
-    (θ_j is computed in the browser from b and the in-chart d and j: `live_expressions`), and the
-    reach of the axes."""
+def live_facts(q: np.ndarray, k: np.ndarray) -> dict[str, float]:
+    """What the live chart's expressions read from its facts row: the pair's q and k (θ_j is computed
+    in the browser from the in-chart b, d and j: `live_expressions`), and the reach of the axes."""
     (qx, qy), (kx, ky) = (float(v) for v in q), (float(v) for v in k)
     reach = max(float(np.hypot(qx, qy)), float(np.hypot(kx, ky)), 1e-9)
-    return {"qx": qx, "qy": qy, "kx": kx, "ky": ky, "base": float(base), "lim": 1.35 * reach}
+    return {"qx": qx, "qy": qy, "kx": kx, "ky": ky, "lim": 1.35 * reach}
 
 
-def live_expressions() -> dict[str, str]:
+def live_expressions(base_options: Sequence[float]) -> dict[str, str]:
     """The Vega expressions the live chart evaluates in the browser, in terms of the in-chart m, n,
-    d (head_dim) and j and the pair's numbers in its facts row (`live_facts`): a new pair changes the
-    rows only.
+    d (head_dim), b (an index into `base_options`) and j and the pair's numbers in its facts row
+    (`live_facts`): a new pair changes the rows only.
 
+    base                 b = ``base_options[index]``
     pair                 j, read as at most d/2 − 1 (the j slider can stand past a smaller d's last pair)
     theta                θ_j = b^(−2j/d): posenc's float64 operations (`posenc.inverse_frequencies`:
                          ``np.power(b, -2.0 * j / d)``; JavaScript's pow may differ in the last bit)
@@ -437,7 +441,8 @@ def live_expressions() -> dict[str, str]:
     score_rel            ⟨q, R_(n−m) k⟩, from q and k rotated by the offset only (computed separately)
     offset_deg           (m − n)·θ in degrees, wrapped into (−180°, 180°]
     """
-    qx, qy, kx, ky, b = (fact(name) for name in ("qx", "qy", "kx", "ky", "base"))
+    qx, qy, kx, ky = (fact(name) for name in ("qx", "qy", "kx", "ky"))
+    b = "[" + ", ".join(repr(float(v)) for v in base_options) + f"][{live.number(BASE_KEY)}]"
     m, n = (live.value(key) for key in POSITION_PARAMS)
     d = live.number("head_dim")
     pair = f"min({live.number('j')}, {d} / 2 - 1)"
@@ -448,6 +453,7 @@ def live_expressions() -> dict[str, str]:
     rel_x, rel_y = f"({kx} * cos({c}) - {ky} * sin({c}))", f"({kx} * sin({c}) + {ky} * cos({c}))"
     deg = f"(({m} - {n}) * {t} * 180 / PI)"
     return {
+        "base": b,
         "pair": pair,
         "theta": t,
         "q_x": q_x,
@@ -465,6 +471,7 @@ def live_pair_chart(
     k: np.ndarray,
     *,
     base: float,
+    base_options: Sequence[float],
     head_dim: int,
     j: int,
     m: int,
@@ -473,17 +480,20 @@ def live_pair_chart(
     d_range: tuple[int, int] = (2, 256),
     size: int = 300,
 ):
-    """Pair j's q and k, rotated by the positions m and n. m, n, the head size d and the pair j are
-    the chart's own sliders (`explorer.charts.live.position`; m and n over 0 … p_max, d over
-    `d_range` in steps of 2, j over 0 … d_range[1]/2 − 1, read as at most d/2 − 1), starting at the
-    given values: dragging one turns the arrows, recomputes θ_j = b^(−2j/d) and updates the scores in
+    """Pair j's q and k, rotated by the positions m and n. m, n, the head size d, the base b and the
+    pair j are the chart's own sliders (`explorer.charts.live.position`; m and n over 0 … p_max, d over
+    `d_range` in steps of 2, b over the indices of `base_options`, j over 0 … d_range[1]/2 − 1, read as
+    at most d/2 − 1), starting at the given values: dragging one turns the arrows, recomputes θ_j = b^(−2j/d) and updates the scores in
     the browser, with no server run; the page hears the values when the drag ends
     (explorer.liveparam)."""
     q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
     if q.shape != (2,) or k.shape != (2,):
         raise ValueError(f"q and k must be 2-vectors, got shapes {q.shape} and {k.shape}")
-    if not (np.isfinite(base) and base > 1):
-        raise ValueError(f"base must be a finite number > 1, got {base}")
+    options = tuple(float(v) for v in base_options)
+    if not options or not all(np.isfinite(v) and v > 1 for v in options):
+        raise ValueError(f"base_options must be finite numbers > 1, got {base_options}")
+    if not (np.isfinite(base) and base > 1) or float(base) not in options:
+        raise ValueError(f"base must be a finite number > 1 and one of base_options {options}, got {base}")
     if not (0 <= m <= p_max and 0 <= n <= p_max):
         raise ValueError(f"m and n must be in 0 … p_max = {p_max}, got m = {m}, n = {n}")
     d_lo, d_hi = d_range
@@ -497,8 +507,9 @@ def live_pair_chart(
     )
     d_live = live.position("head_dim", start=int(head_dim), lo=d_lo, hi=d_hi, step=2, label="head size d ")
     j_live = live.position("j", start=int(j), lo=0, hi=d_hi // 2 - 1, label="pair j ")
+    b_live = live.position(BASE_KEY, start=options.index(float(base)), lo=0, hi=len(options) - 1, label="base b ")
     m_expr, n_expr = (live.value(key) for key in POSITION_PARAMS)
-    ex = live_expressions()
+    ex = live_expressions(options)
     scale = _square_scale()
     x_enc = alt.X("x:Q").scale(scale).title("first coordinate of the pair")
     y_enc = alt.Y("y:Q").scale(scale).title("second coordinate of the pair")
@@ -541,7 +552,9 @@ def live_pair_chart(
         + ex["pair"]
         + " + ', d = ' + "
         + live.value("head_dim")
-        + " + ')'",
+        + " + ', b = ' + format("
+        + ex["base"]
+        + ", ',.0f') + ')'",
         "'m − n = ' + format(" + m_expr + " - " + n_expr + ", 'd')",
         "'angle k → q changed by ' + format(" + ex["offset_deg"] + ", '.2f') + '°'",
         "'⟨R_m q, R_n k⟩ = ' + format(" + ex["score"] + ", '.6f')",
@@ -563,14 +576,14 @@ def live_pair_chart(
         # Vega-Lite defines a selection in a unit view (named, so the spec is the same at every build);
         # its value (m.m, n.n) is read in every view
         .properties(name="live_readout")
-        .add_params(j_live, d_live, n_live, m_live)  # Vega lists the bound inputs in reverse: m first on screen
+        .add_params(j_live, b_live, d_live, n_live, m_live)  # Vega lists the bound inputs in reverse: m first on screen
     )
     plane = alt.LayerChart(
-        layer=[facts_layer(live_facts(q, k, base)), ring, shafts, heads, names],
+        layer=[facts_layer(live_facts(q, k)), ring, shafts, heads, names],
         width=size,
         height=size,
         title=alt.Title(
-            "Drag m, n, d or j (the sliders above the plane)",
+            "Drag m, n, d, b or j (the sliders above the plane)",
             subtitle=[
                 "The arrows turn in your browser; the page follows when you let go.",
                 "Move m and n by the same amount: the two scores stay the same.",
@@ -581,7 +594,7 @@ def live_pair_chart(
     description = (
         "RoPE live plane: one pair's query q rotated to position m and key k rotated to position n, drawn "
         f"as two arrows in the plane; the sliders m and n (from 0 to {p_max}) above it turn them, and the "
-        "sliders head size d and pair j set the pair's frequency. The text under the plane gives the "
+        "sliders head size d, base b and pair j set the pair's frequency. The text under the plane gives the "
         "frequency, m − n, the change of the angle between them and the two equal scores."
     )
     chart = alt.VConcatChart(

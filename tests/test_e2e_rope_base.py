@@ -1,0 +1,71 @@
+"""Issue #36 on the RoPE page: the base b is the live plane's own slider (explorer.charts.rope,
+`LIVE_PARAMS`), running over the indices of the base's options. In Chromium, a key press on it
+turns the arrows and changes θ_j while no script runs; the value then reaches the server once, the
+link says the new base, and the plane's read-out and the page's numbers are posenc's for it."""
+
+from __future__ import annotations
+
+import pytest
+from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
+from test_e2e_drag import COUNT_RUNS_JS
+
+import posenc
+from explorer.params import PARAMS
+
+TITLE = "RoPE rotation"
+PLANE_SVG_JS = """() => { const svg = document.querySelector('[class*="st-key-rope_live"] .vega-embed svg.marks');
+  return svg ? svg.outerHTML.replace(/url[(][^)#]*#/g, 'url(#').replace(/(clip|gradient_?)[0-9]+/g, '$1') : ''; }"""
+CHANGED_JS = """(before) => new Promise((done) => { const t0 = performance.now();
+  const tick = () => { const now = (SVG_JS)();
+    if (now !== before) { done([performance.now() - t0, window.__runs]); return; }
+    if (performance.now() - t0 > 3000) { done([null, window.__runs]); return; }
+    requestAnimationFrame(tick); }; requestAnimationFrame(tick); })"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_browser()
+    with StreamlitServer() as s:
+        yield s
+
+
+def test_a_press_on_the_base_turns_the_plane_in_the_browser_and_the_page_follows(server):
+    from playwright.sync_api import sync_playwright
+
+    options = list(PARAMS["base"].options)
+    start = options.index(10000)
+    want = options[start + 1]  # one step right
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.set_default_timeout(60_000)
+        try:
+            page.goto(f"{server.base_url}/RoPE_rotation?m=40&n=7&head_dim=16&j=3&base=10000")
+            wait_idle(page, title=TITLE)
+            wait_charts_drawn(page)
+            chart = page.locator('[class*="st-key-rope_live"] [data-testid=stVegaLiteChart]').first
+            slider = chart.locator('input[name="base_base"]')
+            assert slider.input_value() == str(start)  # the slider holds the option's index
+            assert slider.evaluate("(el) => el.nextElementSibling.textContent") == "10,000"  # and shows the option
+            before = page.evaluate(PLANE_SVG_JS)
+            page.evaluate(COUNT_RUNS_JS)
+            page.evaluate("() => { window.__runs = 0; }")
+            slider.focus()
+            page.keyboard.press("ArrowRight")
+            took, runs = page.evaluate(CHANGED_JS.replace("SVG_JS", PLANE_SVG_JS), before)
+            assert took is not None, "the plane did not change"
+            assert runs == 0, f"a script ran before the plane changed ({took:.0f} ms)"
+            page.wait_for_function(
+                "(v) => new URLSearchParams(location.search).get('base') === v", arg=str(want), timeout=15_000
+            )
+            wait_idle(page, title=TITLE)
+            assert page.evaluate("window.__runs") == 1, "not one run for one press"
+            theta = float(posenc.inverse_frequencies(16, base=float(want))[3])
+            texts = chart.locator("svg text").all_text_contents()
+            line = next(t for t in texts if t.startswith("θ_j = b^(−2j/d) = "))
+            assert f"(j = 3, d = 16, b = {want:,.0f})" in line, line
+            assert line.split("= ")[2].split(" ")[0] == f"{theta:.6g}", (line, theta)  # the read-out's 6 digits
+            # beside the slider, the base itself (explorer.assets.OPTION_LABELS), not its option index
+            assert slider.evaluate("(el) => el.nextElementSibling.textContent") == f"{want:,}"
+        finally:
+            browser.close()
