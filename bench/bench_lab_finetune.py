@@ -1,18 +1,20 @@
 """The lab's fine-tune budget sweep (the choice behind posenc.lab.__main__.SHIP_FT).
 
-python bench/bench_lab_finetune.py [--seed 1]
+python bench/bench_lab_finetune.py [--seeds 1] [--out data/lab/finetune_sweep.json]
 
 Pretrains the RoPE model on kback (300 steps) and on passkey (1,500 steps), then fine-tunes copies at
 256 tokens with several budgets (steps × sequences per step, peak rate as a fraction of the pretraining
 peak) and prints each fine-tuned model's accuracy at 64, 128, 256 and 512 tokens (4,096 scored tokens
 per length; passkey: 128 sequences) and the seconds each fine-tune took. "Learned" = accuracy >= 0.95 at
-256, the fine-tune length (posenc.lab.learned).
+256, the fine-tune length (posenc.lab.learned). ``--out`` writes the rows as JSON (the lab's fine-tune line
+reads data/lab/finetune_sweep.json: which budgets each fine-tune learned at, per seed).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import sys
 import time
@@ -33,28 +35,54 @@ METHODS = {
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seeds", default="1", help="comma-separated seeds, e.g. 0,1,2")
+    p.add_argument("--out", default=None, help="write the rows as JSON here")
     a = p.parse_args()
+    seeds = [int(x) for x in a.seeds.split(",")]
     lab.set_threads(1)
-    print(
-        f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M UTC} · load {os.getloadavg()[0]:.1f} · one torch thread · seed {a.seed}"
-    )
+    date = f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M UTC}"
+    print(f"{date} · load {os.getloadavg()[0]:.1f} · one torch thread · seeds {seeds}")
+    doc: dict = {
+        "command": "python bench/bench_lab_finetune.py " + " ".join(sys.argv[1:]),
+        "date": date,
+        "seeds": seeds,
+        "finetune_len": 256,
+        "tokens": 4096,
+        "learned_accuracy": lab.LEARNED_ACCURACY,
+        "tasks": {},
+    }
     for task, (steps, budgets) in SWEEP.items():
-        r = lab.train(lab.TrainConfig(task=task, steps=steps, encoding="rope", seed=a.seed))
-        print(
-            f"{task}: pretrained {steps} steps, accuracy at 64 = {lab.evaluate(r.model, lengths=[64], tokens=4096)[64]:.3f}"
-        )
-        for ft_steps, batch, ratio in budgets:
-            for m in METHODS[task]:
-                t = time.perf_counter()
-                model = lab.finetune(r, m, steps=ft_steps, batch=batch, lr_ratio=ratio)
-                took = time.perf_counter() - t
-                acc = lab.evaluate_method(model, m, [64, 128, 256, 512], tokens=4096)
-                row = "  ".join(f"{n}: {v:.3f}" for n, v in acc.items())
-                print(
-                    f"  {m:<20} {ft_steps:>4} steps × {batch:>2} at {ratio:.2g}× peak: {row}  ({took:.0f} s)",
-                    flush=True,
-                )
+        entry = doc["tasks"].setdefault(task, {"pretrain_steps": steps, "rows": []})
+        for seed in seeds:
+            r = lab.train(lab.TrainConfig(task=task, steps=steps, encoding="rope", seed=seed))
+            print(
+                f"{task}: pretrained {steps} steps, seed {seed}, accuracy at 64 = "
+                f"{lab.evaluate(r.model, lengths=[64], tokens=4096)[64]:.3f}"
+            )
+            for ft_steps, batch, ratio in budgets:
+                for m in METHODS[task]:
+                    t = time.perf_counter()
+                    model = lab.finetune(r, m, steps=ft_steps, batch=batch, lr_ratio=ratio)
+                    took = time.perf_counter() - t
+                    acc = lab.evaluate_method(model, m, [64, 128, 256, 512], tokens=4096)
+                    row = "  ".join(f"{n}: {v:.3f}" for n, v in acc.items())
+                    print(
+                        f"  {m:<20} {ft_steps:>4} steps × {batch:>2} at {ratio:.2g}× peak: {row}  ({took:.0f} s)",
+                        flush=True,
+                    )
+                    entry["rows"].append(
+                        {
+                            "method": m,
+                            "steps": ft_steps,
+                            "batch": batch,
+                            "lr_ratio": ratio,
+                            "seed": seed,
+                            "accuracy": {str(n): round(float(v), 3) for n, v in acc.items()},
+                            "seconds": round(took),
+                        }
+                    )
+    if a.out:
+        Path(a.out).write_text(json.dumps(doc, indent=1) + "\n")
 
 
 if __name__ == "__main__":

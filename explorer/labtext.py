@@ -27,8 +27,10 @@ from posenc.lab import (
     ENCODINGS,
     LEARNED_ACCURACY,
     LEARNED_MARGIN,
+    TASKS,
     MethodSpec,
     break_test,
+    copy_distances,
     learned_rule,
     parse_method,
     preset_method,
@@ -83,6 +85,10 @@ class Shown:
     @property
     def longest(self) -> int:
         return max(self.lengths)
+
+    @property
+    def task_label(self) -> str:
+        return TASKS[self.task].label if self.task in TASKS else self.task
 
     @property
     def quantity(self) -> str:
@@ -332,8 +338,53 @@ def position_rows(s: Shown) -> list[dict[str, Any]]:
     return rows
 
 
+def untested_bins(s: Shown, m: str) -> list[tuple[int, int]]:
+    """The bins past L that the break test skips for ``m``: fewer than min_bin_tokens scored tokens in some seed
+    (at 512 tokens the copy task scores no token before position 128, so its first bins past L are never tested)."""
+    counts, bins = s.entry.get("bin_counts", {}).get(m, {}), s.entry.get("bins", [])
+    need = int(s.settings.get("min_bin_tokens", 1))
+    seeds = list(s.entry.get("per_position", {}).get(m, {}))
+    return [
+        (int(a), int(b))
+        for i, (a, b) in enumerate(bins)
+        if a >= s.train_len and any(counts[k][i] < need for k in seeds)
+    ]
+
+
+def _spans(bins: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Adjacent [start, end) bins merged: [(64, 96), (96, 128), (480, 512)] -> [(64, 128), (480, 512)]."""
+    out: list[tuple[int, int]] = []
+    for a, b in bins:
+        if out and out[-1][1] == a:
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+def spans_text(bins: Sequence[tuple[int, int]]) -> str:
+    """'positions 64–159 and 480–511' (inclusive ends) for [start, end) bins."""
+    parts = [f"{a}–{b - 1}" for a, b in _spans(bins)]
+    return "positions " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+
+
+def copy_distance_clause(s: Shown) -> str:
+    """The copy task's confound, from its generator's rule (posenc.lab's first-part range h ∈ [n/4, (n−1)/2]):
+    a repeated token sits h + 1 places after its original, so the distance grows with the length."""
+    if s.task != "copy":
+        return ""
+    (a0, b0), (a1, b1) = copy_distances(s.train_len), copy_distances(s.longest)
+    return (
+        "In the copy task a position is also a distance: a repeated token's original sits between a quarter and "
+        f"half the length back ({a0}–{b0} places at L, {a1}–{b1} at {s.longest} tokens), so a bin past L also "
+        "asks for a distance never trained on: these bins cannot separate length from distance."
+    )
+
+
 def position_notes(s: Shown) -> list[str]:
-    """Where each trained model's curve breaks past L, by the interval test (posenc.lab.break_test)."""
+    """Where each trained model's curve breaks past L, by the interval test (posenc.lab.break_test): the bins
+    the test could not use are named, and a break in the first bin it could use reads "at or before" when
+    untested bins lie between L and it."""
     per, counts, bins = s.entry.get("per_position", {}), s.entry.get("bin_counts", {}), s.entry.get("bins", [])
     need = int(s.settings.get("min_bin_tokens", 1))
     L = s.train_len
@@ -352,23 +403,43 @@ def position_notes(s: Shown) -> list[str]:
         b = break_test(
             [tuple(x) for x in bins], seeds, counts[m], at_l, L, metric=s.metric, worse_by=CLOSE, min_tokens=need
         )
+        skipped = untested_bins(s, m)
+        untested = (
+            f" Not tested ({spans_text(skipped)}): fewer than {need:,} scored tokens in some seed."
+            if skipped and b.verdict != "no data"
+            else ""
+        )
         head = f"**{m}**: "
         if b.verdict == "breaks" and b.position is not None:
+            # the bin just before the break untested: the curve may have broken there already
+            hidden = any(end == b.position for _, end in skipped)
+            where = "at or before" if hidden else "from"
+            gap = (
+                ", the first bin past L that could be tested"
+                if hidden and b.tested == 1
+                else ", the first tested bin after untested ones"
+                if hidden
+                else ""
+            )
             items.append(
-                head + f"worse than at L by more than {CLOSE} (whole interval) from the bin starting at position "
-                f"{b.position} ({b.position / L:.1f}·L)."
+                head + f"worse than at L by more than {CLOSE} (whole interval) {where} the bin starting at position "
+                f"{b.position} ({b.position / L:.1f}·L){gap}." + untested
             )
         elif b.verdict == "holds":
             items.append(
-                head + f"within {CLOSE} of its value at L in all {b.tested} tested bins past L (whole intervals)."
+                head
+                + f"within {CLOSE} of its value at L in all {b.tested} tested bins past L (whole intervals)."
+                + untested
             )
         elif b.verdict == "unclear":
             items.append(
                 head + f"no bin past L is worse by more than {CLOSE} with its whole interval, but not every one is "
-                f"within {CLOSE} either: undecided at this number of seeds and tokens."
+                f"within {CLOSE} either: undecided at this number of seeds and tokens." + untested
             )
         else:
             items.append(head + f"no bin past L has {need:,} scored tokens in every seed: nothing to compare there.")
+    if any(m in s.runs and s.learned.get(m) for m in BREAKING) and (clause := copy_distance_clause(s)):
+        items.append(clause)
     return items
 
 
@@ -536,15 +607,38 @@ def yarn_ramp_caption(*, head_dim: int, train_len: int, beta: float, base: float
 # ------------------------------------------------------------------------------ Attention
 
 
-def attention_note(weights: np.ndarray, *, train_len: int, length: int) -> str:
-    """The mean largest weight per query inside L and past it (dilution)."""
+def attention_gate(s: Shown, enc: str) -> str | None:
+    """None when ``enc`` learned the shown task inside L; otherwise the words saying it did not (the Attention
+    tab then makes no claim about its pattern)."""
+    if enc in s.runs and s.learned.get(enc):
+        return None
+    if enc not in s.runs:
+        return f"**{enc}** has no shipped row for the {s.task} task, so no claim about its attention"
+    return s.not_learned(enc)
+
+
+def attention_note(weights: np.ndarray, *, train_len: int, length: int, gate: str | None = None) -> str:
+    """The mean largest weight per query inside L and past it, each beside what an even spread over the same
+    keys would give (a causal query at position i sees i + 1 keys): the two ranges see different numbers of
+    keys, and the sentence says so. ``gate`` (:func:`attention_gate`): the model did not learn, no claim."""
+    if gate is not None:
+        return gate + "; its attention pattern is shown, not read."
     rows_max = weights.max(axis=1)
+    keys = np.arange(1, weights.shape[0] + 1)  # (seq,) keys each query sees
     inside = float(rows_max[:train_len].mean())
-    outside = float(rows_max[train_len:].mean()) if length > train_len else None
-    return f"Mean largest weight per query: {inside:.3f} at positions < L" + (
-        f", {outside:.3f} at positions ≥ L (lower = attention spread thinner: dilution)."
-        if outside is not None
-        else "."
+    even_in = float((1 / keys[:train_len]).mean())
+    text = (
+        f"Mean largest weight per query: {inside:.3f} at positions < L (each query over 1–{min(train_len, length)} "
+        f"keys; an even spread would give {even_in:.3f})"
+    )
+    if length <= train_len:
+        return text + "."
+    outside = float(rows_max[train_len:].mean())
+    even_out = float((1 / keys[train_len:]).mean())
+    return text + (
+        f", {outside:.3f} at positions ≥ L (over {train_len + 1}–{length} keys; even: {even_out:.3f}). The two "
+        "ranges see different numbers of keys, so a lower value past L is partly the count of keys alone, not "
+        "only attention spread thinner."
     )
 
 
@@ -654,12 +748,16 @@ def _rope_line(s: Shown) -> str:
     if held == "worse":
         return (
             text
-            + f": worse at {longest} than at L by more than {CLOSE} (whole interval), a limit after all, as Press et al. (2022) and Chen et al. (2023) report for RoPE past L.\n"
+            + f": worse at {longest} than at L by more than {CLOSE} (whole interval), a limit after all. Press et al. (2022) "
+            "and Chen et al. (2023) report one for RoPE language models as perplexity rising past L with no "
+            f"fine-tune; here the measure is the task's {s.quantity}.\n"
         )
     if held == "within":
         return (
             text
-            + f": within {CLOSE} of its value at L at {longest} (whole interval) on this task, though Press et al. and Chen et al. (2023) report RoPE degrading past L.\n"
+            + f": within {CLOSE} of its value at L at {longest} (whole interval) on this task's {s.quantity}, though "
+            "Press et al. (2022) and Chen et al. (2023) report the perplexity of RoPE language models rising past L "
+            "with no fine-tune.\n"
         )
     return (
         text
@@ -679,12 +777,13 @@ def _sinusoidal_line(s: Shown) -> str:
     if held == "worse":
         return (
             text
-            + f": worse by more than {CLOSE} (whole interval). Press et al. (2022, Fig. 1) found the same on language models: perplexity explodes just past L.\n"
+            + f": worse by more than {CLOSE} (whole interval). Press et al. (2022, Fig. 1) measured language-model "
+            f"perplexity and saw it explode just past L: the same direction, measured here as the task's {s.quantity}.\n"
         )
     if held == "within":
         return (
-            text
-            + f": within {CLOSE} (whole interval) on this task; Press et al. (2022, Fig. 1) saw it break on language models.\n"
+            text + f": within {CLOSE} (whole interval) on this task's {s.quantity}; Press et al. (2022, Fig. 1) saw "
+            "language-model perplexity explode just past L.\n"
         )
     return text + ": no verdict at this number of seeds (the interval of the change is too wide).\n"
 
@@ -703,8 +802,8 @@ def _alibi_line(s: Shown) -> str:
         parts.append(
             f"**{m}** {_values(s, m, [L, longest])}: "
             + {
-                "within": f"within {CLOSE} of its value at L (whole interval), as in Press et al. (2022)",
-                "worse": f"worse by more than {CLOSE} at {longest} (whole interval), unlike Press et al.'s (2022) language models",
+                "within": f"within {CLOSE} of its value at L (whole interval)",
+                "worse": f"worse by more than {CLOSE} at {longest} (whole interval)",
                 "better": f"better by more than {CLOSE} at {longest} (whole interval)",
                 "unclear": "no verdict on flatness at this number of seeds",
             }[held]
@@ -712,7 +811,21 @@ def _alibi_line(s: Shown) -> str:
     heads = ""
     if len(rows) == 2:
         heads = " (4 heads: slopes 1/4 … 1/256; 8 heads: 1/2 … 1/256, Press et al.'s geometric set)"
-    return "* **ALiBi**" + heads + ": " + "; ".join(parts) + ".\n"
+    return "* **ALiBi**" + heads + ": " + "; ".join(parts) + ". " + _press_alibi(s) + "\n"
+
+
+def _press_alibi(s: Shown) -> str:
+    """What Press et al. (2022) measured for ALiBi, against what this task measures (like with like or not)."""
+    paper = (
+        "Press et al. (2022) measured language-model perplexity (WikiText-103 among others, no fine-tune) and found ALiBi's "
+        "perplexity staying flat past L"
+    )
+    if s.metric == "loss":
+        return paper + "; this task's loss is the same kind of measure (cross-entropy on next tokens)."
+    return (
+        paper + f"; this task ({s.task_label}) measures {s.quantity}, not perplexity, so their result says "
+        "nothing either way about it."
+    )
 
 
 def _scaling_line(s: Shown, method: str, title: str, paper: str) -> str:
@@ -735,7 +848,61 @@ def _scaling_line(s: Shown, method: str, title: str, paper: str) -> str:
     )
 
 
-def _finetune_line(s: Shown) -> str:
+#: What Chen et al. (2023) compared, and how they measured it (their claim is about steps to learn).
+CHEN = (
+    "Chen et al. (2023) compared how fast each fine-tune extends the window (LLaMA 7B–65B fine-tuned at the "
+    "longer length; the effective window by passkey retrieval, and perplexity on long documents): with PI the "
+    "target window within 1,000 steps, without it only slowly"
+)
+
+
+def _budget(row: Mapping[str, Any]) -> str:
+    return f"{row['steps']} × {row['batch']} at {float(row['lr_ratio']):.2g}× peak"
+
+
+def sweep_note(sweep: Mapping[str, Any], task: str, methods: Sequence[str]) -> str:
+    """The fine-tune budget sweep (bench/bench_lab_finetune.py) for ``task``: per fine-tune, the budgets it was
+    tried at, its accuracy at the fine-tune length there (mean over the sweep's seeds) and at how many budgets it
+    learned; no verdict on which learns faster unless the sweep could give one (it needs several seeds)."""
+    rows = [r for r in (sweep.get("tasks", {}).get(task, {}).get("rows") or []) if r["method"] in methods]
+    if not rows:
+        return ""
+    n = str(sweep["finetune_len"])
+    bar = float(sweep["learned_accuracy"])
+    seeds = sorted({int(r["seed"]) for r in rows})
+    parts = []
+    for m in methods:
+        budgets: dict[tuple, list[float]] = {}
+        for r in rows:
+            if r["method"] == m:
+                budgets.setdefault((r["steps"], r["batch"], float(r["lr_ratio"])), []).append(float(r["accuracy"][n]))
+        if not budgets:
+            continue
+        learned = [k for k, v in budgets.items() if all(x >= bar for x in v)]
+        cells = "; ".join(
+            f"{_budget({'steps': k[0], 'batch': k[1], 'lr_ratio': k[2]})}: {np.mean(v):.3f}" for k, v in budgets.items()
+        )
+        every = " (every seed)" if len(seeds) > 1 else ""
+        noun = "budget" if len(budgets) == 1 else "budgets"
+        parts.append(f"`{m}` learned{every} at {len(learned)} of {len(budgets)} {noun} ({cells})")
+    shapes = {(r["batch"], float(r["lr_ratio"])) for r in rows}
+    seeds_text = f"seed {seeds[0]} only" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
+    why = []
+    if len(seeds) == 1:
+        why.append("one seed per budget, so no interval")
+    if len(shapes) > 1:
+        why.append("the budgets differ in batch and peak rate as well as steps, so they have no single order")
+    return (
+        f"The budget sweep that chose the shipped budget ({sweep.get('date', '')}, {seeds_text}; accuracy at {n} "
+        f"tokens{' (mean over seeds)' if len(seeds) > 1 else ''} after each budget of steps × sequences at a fraction of the pretraining peak rate, learned = at "
+        f"least {bar:g}): "
+        + "; ".join(parts)
+        + ". "
+        + (f"Steps to learn from it, no verdict: {'; '.join(why)}. " if why else "")
+    )
+
+
+def _finetune_line(s: Shown, sweep: Mapping[str, Any] | None = None) -> str:
     fts = [m for m in s.runs if "@ft" in m]
     if not fts:
         return ""
@@ -766,37 +933,23 @@ def _finetune_line(s: Shown) -> str:
         text += "With a fine-tune against without: " + "; ".join(with_without) + ". "
     plain = next((m for m in fts if m.startswith("rope@ft")), None)
     pi = next((m for m in fts if m.startswith("rope+linear@ft")), None)
-    chen = (
-        "Chen et al. (2023): fine-tuning with PI reached the target window within 1,000 steps, fine-tuning "
-        "without it extended the window only slowly"
-    )
     if plain and pi and s.learned.get(plain) and s.learned.get(pi):
         past = [n for n in s.lengths if n > ft_len]
         text += f"PI's fine-tune against the plain one at the fine-tune length: {_verdicts(s, pi, plain, [ft_len])}"
-        text += f"; past it (not Chen et al.'s claim): {_verdicts(s, pi, plain, past)}. " if past else ". "
-        v = s.size(s.diff(pi, plain, ft_len))
-        if v == "better":
-            text += f"At the fine-tune length PI's fine-tune is better by more than {CLOSE}, in line with {chen}.\n"
-        elif v == "worse":
-            text += (
-                f"At the fine-tune length PI's fine-tune is worse by more than {CLOSE}, which disagrees with {chen} "
-                "— both fine-tunes learned the task here, so it is not an optimisation failure.\n"
-            )
-        elif v == "within":
-            text += (
-                f"Both fine-tunes learned the task and are within {CLOSE} of each other at the fine-tune length "
-                f"(whole interval), unlike {chen}: at this scale and budget that result does not reproduce.\n"
-            )
-        else:
-            text += f"No verdict against {chen} at this number of seeds.\n"
+        text += f"; past it: {_verdicts(s, pi, plain, past)}. " if past else ". "
+        text += (
+            f"{CHEN}. That is a claim about steps to learn, and at the one shipped budget both fine-tunes learned "
+            f"({s.at(plain, ft_len)} plain, {s.at(pi, ft_len)} with PI at {ft_len} tokens), so "
+            "these rows give no verdict on it. "
+        )
     elif plain and pi:
         text += (
-            "No comparison with Chen et al. (2023): one of the two fine-tunes did not learn at this budget, "
-            "an optimisation result, not one about PI.\n"
+            f"{CHEN}. At the one shipped budget one of the two fine-tunes did not learn; one budget does not give "
+            "steps to learn, so no verdict on that claim. "
         )
-    else:
-        text += "\n"
-    return text
+    if plain and pi and sweep:
+        text += sweep_note(sweep, s.task, [plain, pi, *(m for m in fts if m not in (plain, pi))])
+    return text.rstrip() + "\n"
 
 
 def _yarn_line(s: Shown, n1: int) -> str:
@@ -854,23 +1007,31 @@ _SCALINGS = (
     (
         "rope+linear",
         "Position Interpolation 'works because the model has seen all the angles'",
-        "Chen et al. (2023) interpolate and then fine-tune (about 1,000 steps): the model must learn the new, finer angles.",
+        "Chen et al. (2023) interpolate and then fine-tune (about 1,000 steps) before they measure perplexity and "
+        "passkey retrieval, so this row without a fine-tune is not their method: the model must still learn the "
+        "new, finer angles.",
     ),
     (
         "rope+ntk",
         "NTK-aware scaling",
-        "bloc97 (2023) proposed it to extend a model with no fine-tune by raising the base.",
+        "bloc97 (2023) proposed it to extend a model with no fine-tune by raising the base, and showed LLaMA's "
+        "perplexity on long text; here the measure is the task's.",
     ),
     (
         "rope+dynamic",
         "Dynamic NTK",
         "One config factor, as a model config has it (s = 2 unless the name sets one): the base grows with the "
-        "sequence only past L (HF's formula), so the slowest pair is stretched by s·T/L − (s − 1).",
+        "sequence only past L (HF's formula), so the slowest pair is stretched by s·T/L − (s − 1). Each length is "
+        "one pass at T, so every position, those inside L too, gets the base for T; generating token by token "
+        "would keep the original rope up to L. emozilla (2023) proposed it for LLaMA with no fine-tune and showed "
+        "perplexity.",
     ),
     (
         "rope+yarn",
         "YaRN",
-        "Peng et al. (2023) report it beating PI and NTK-aware scaling without fine-tuning, and with a short one.",
+        "Peng et al. (2023) report lower perplexity on long documents than PI and NTK-aware scaling after a short "
+        "fine-tune, passkey retrieval after it, and without fine-tuning perplexity only (dynamic YaRN against "
+        "dynamic PI); this row has no fine-tune and the task's own measure.",
     ),
 )
 
@@ -893,9 +1054,10 @@ def multiplicity_note(text: str) -> str:
     )
 
 
-def honest_section(s: Shown) -> str:
+def honest_section(s: Shown, sweep: Mapping[str, Any] | None = None) -> str:
     """What tiny synthetic models can and cannot say: each published claim against the shipped numbers,
-    made only for rows that learned the task, with 95 % intervals over seeds."""
+    made only for rows that learned the task, with 95 % intervals over seeds; ``sweep`` is the fine-tune budget
+    sweep (posenc.lab.load_finetune_sweep), read by the fine-tune line."""
     L, longest = s.train_len, s.longest
     n_seeds = sorted({s.seeds(m) for m in s.runs})
     head = (
@@ -915,7 +1077,7 @@ def honest_section(s: Shown) -> str:
         + _rope_line(s)
         + _alibi_line(s)
         + "".join(_scaling_line(s, m, title, paper) for m, title, paper in _SCALINGS)
-        + _finetune_line(s)
+        + _finetune_line(s, sweep)
         + _yarn_line(s, longest)
         + _nope_line(s)
     )

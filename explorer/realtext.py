@@ -68,9 +68,9 @@ def frequency_notes(
     top = np.argsort(per_pair)[::-1][:2]
     if lo > uniform:
         verdict = (
-            f"more than the {_pct(uniform)} an even spread over the {facts.pairs} pairs would give: the model "
-            "leans on frequencies that never turn in training, the concentration Barbero et al. (2024) report "
-            "for Gemma 7B"
+            f"more than the {_pct(uniform)} an even spread over the {facts.pairs} pairs would give: the norms of q "
+            "and k concentrate in frequencies that never turn in training, the kind of concentration Barbero et al. "
+            "(2024) report for Gemma 7B's q and k norms"
         )
     elif hi < uniform:
         verdict = f"less than the {_pct(uniform)} an even spread over the {facts.pairs} pairs would give"
@@ -80,7 +80,9 @@ def frequency_notes(
         f"The {idx.size} slowest pairs ({_span(idx)}, wavelengths {lam[idx[0]]:,.0f}–{lam[idx[-1]]:,.0f} tokens) never "
         f"complete a turn in the {facts.trained_length:,} trained tokens. Over all {facts.layers} layers and "
         f"{facts.layers * facts.q_heads} query heads they carry **{_pct(est)}** of the q·k norm product "
-        f"({_interval(lo, hi, _pct)}, resampling blocks of {block} of the {tokens} tokens): {verdict}.",
+        f"({_interval(lo, hi, _pct)}, resampling blocks of {block} of the {tokens} tokens): {verdict}. The product "
+        "|q|·|k| per pair is an upper bound on what that pair can add to a score, not what softmax sees: the angle "
+        "between q and k, and how much a pair's term varies across keys, are not measured here.",
         f"The largest shares: pair {top[0]} ({_pct(per_pair[top[0]])}, wavelength {lam[top[0]]:,.0f} tokens) and "
         f"pair {top[1]} ({_pct(per_pair[top[1]])}, {lam[top[1]]:,.0f} tokens).",
     ]
@@ -149,18 +151,48 @@ def change_note(label: str, diff: tuple[float, float, float], *, tokens: int, bl
 
 
 def learned_note(inside: Sequence[float], facts: ModelFacts) -> str:
-    """The gate for every long-context claim: the model predicts this text inside its trained length."""
-    m = float(np.mean(inside))
+    """The gate for every long-context claim: the model predicts this text inside its trained length. No causal
+    claim about position: the tokens past that length are other tokens of the text (issue #37)."""
+    d = np.asarray(inside, dtype=float)
+    m = float(d.mean())
     return (
         f"Inside its {facts.trained_length:,} trained tokens the model predicts this text at {m:.2f} nats per token "
-        f"with its own rope, against {UNIFORM_NATS:.2f} for a uniform guess over its vocabulary: it models the text, "
-        "so what changes past that length is about position."
+        f"with its own rope, against {UNIFORM_NATS:.2f} for a uniform guess over its vocabulary: it models the text. "
+        f"What changes past that length is not only position: those are other tokens of the text, and the loss "
+        f"already varies from chunk to chunk inside ({d.min():.2f}–{d.max():.2f} nats per token), so position and "
+        "content are mixed in the comparisons below (the same tokens at two positions were not measured)."
     )
 
 
-def long_notes(results: Mapping[str, Any], *, chunk: int, trained: int, labels: Mapping[str, str]) -> list[str]:
-    """Past the trained length: no scaling against itself inside, and every other rope against no scaling."""
+def dynamic_stretch(method: str, *, length: int, trained: int) -> float | None:
+    """For ``dynamic`` scored in one pass of ``length`` tokens: the static NTK factor every position gets, HF's
+    s·T/L − (s − 1) (b' = b·that^(d/(d−2)), the same base as NTK-aware scaling with that factor); None for
+    other methods, or when the pass is not longer than the trained length (then the rope is the original)."""
+    name, _, rest = method.partition(":")
+    if name != "dynamic" or length <= trained:
+        return None
+    keys = dict(item.partition("=")[::2] for item in rest.split(":") if item)
+    s = float(keys.get("factor", 1.0))
+    return s * length / trained - (s - 1)
+
+
+def dynamic_label(method: str, *, length: int, trained: int, label: str) -> str:
+    """A method's label, with what one pass makes of dynamic NTK: "dynamic NTK, factor 2 as one pass at
+    T = 16,384: the same as static NTK with factor 3 at every position"."""
+    k = dynamic_stretch(method, length=length, trained=trained)
+    if k is None:
+        return label
+    return f"{label} as one pass at T = {length:,}: the same as static NTK with factor {k:g} at every position"
+
+
+def long_notes(
+    results: Mapping[str, Any], *, chunk: int, trained: int, labels: Mapping[str, str], length: int | None = None
+) -> list[str]:
+    """Past the trained length: no scaling against itself inside, and every other rope against no scaling.
+    ``length``: the one pass's length T, which makes dynamic NTK the static rope :func:`dynamic_label` names
+    (no inside figure is given for it: scored as it is used, positions up to L keep the original rope)."""
     curves = {m: np.asarray(r["nll_by_chunk"], dtype=float) for m, r in results.items()}
+    length = length if length is not None else max(c.size for c in curves.values()) * chunk
     base = curves.get("default")
     if base is None:
         return []
@@ -180,18 +212,97 @@ def long_notes(results: Mapping[str, Any], *, chunk: int, trained: int, labels: 
         past, inside = _chunks(c[k:] - base[k:]), _chunks(c[:k] - base[:k])
         past_word = "lower than" if past[2] < 0 else "higher than" if past[1] > 0 else "not distinguishable from"
         in_word = "costs" if inside[1] > 0 else "saves" if inside[2] < 0 else "changes by"
+        label = dynamic_label(m, length=length, trained=trained, label=labels.get(m, m))
+        head = (
+            f"**{label}**: past {trained:,} tokens {_nats(past[0])} nats per token against no scaling "
+            f"({_interval(past[1], past[2])}, {_runs(c.size - k, chunk)}): {past_word} no scaling"
+        )
+        if dynamic_stretch(m, length=length, trained=trained) is not None:
+            notes.append(
+                head + f"; inside {trained:,} no figure for dynamic NTK: used as it is meant, token by token, it "
+                "keeps the original rope there, which this one pass does not."
+            )
+            continue
+        notes.append(head + f"; inside, it {in_word} {_nats(inside[0])} ({_interval(inside[1], inside[2])}).")
+    return notes
+
+
+def passkey_cell_note(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    """What one cell of the passkey grid can show: with n keys per cell, the most uneven split two ropes can have
+    on the same keys (n of n against 0 of n) gives the exact McNemar p computed here; above 0.05, no single cell
+    separates two ropes, and the grid is not read cell by cell."""
+    sizes = sorted({int(c["trials"]) for per in summary.values() for c in per.values()})
+    if not sizes:
+        return ""
+    n = sizes[-1]
+    p = stats.mcnemar_exact([True] * n, [False] * n)
+    keys = f"{n} keys" if len(sizes) == 1 else f"at most {n} keys"
+    verdict = (
+        "so no single cell can separate two ropes at the 5 % level: compare ropes over several cells of the same "
+        "keys together (below), not cell by cell"
+        if p > 0.05
+        else "so a cell can separate two ropes only with a split close to that"
+    )
+    return (
+        f"Each cell holds {keys}: even {n} of {n} against 0 of {n} on the same keys gives an exact McNemar p of "
+        f"{p:.3g}, {verdict}."
+    )
+
+
+def _paired(trials: Sequence[Mapping[str, Any]]) -> dict[tuple, bool]:
+    return {(int(t["length"]), float(t["depth"]), int(t["key"])): bool(t["correct"]) for t in trials}
+
+
+def passkey_comparisons(
+    trials: Mapping[str, Sequence[Mapping[str, Any]]], labels: Mapping[str, str], trained: int
+) -> list[str]:
+    """Each rope against no scaling on the same keys (paired by length, depth and key), at each length past the
+    trained length and over all of them together: the exact McNemar test (discordant keys only), and how many
+    tests the list makes."""
+    base = _paired(trials.get("default", []))
+    if not base:
+        return []
+    notes: list[str] = []
+    pvalues: list[float] = []
+    for m, rows in trials.items():
+        if m == "default":
+            continue
+        other = _paired(rows)
+        shared = sorted(k for k in other if k in base and k[0] > trained)
+        groups = [(f"at {n:,} tokens", [k for k in shared if k[0] == n]) for n in sorted({k[0] for k in shared})]
+        if len(groups) > 1:
+            groups.append((f"over all {len(shared)} keys past {trained:,}", shared))
+        parts = []
+        for where, ks in groups:
+            a, b = [other[k] for k in ks], [base[k] for k in ks]
+            only_m, only_base = sum(x and not y for x, y in zip(a, b)), sum(y and not x for x, y in zip(a, b))
+            p = stats.mcnemar_exact(a, b)
+            pvalues.append(p)
+            word = "separates them" if p < 0.05 else "cannot separate them"
+            parts.append(
+                f"{where}, {only_m} keys found only with it and {only_base} only without (exact McNemar p = {p:.3g}: "
+                f"{word} at 5 %)"
+            )
+        if parts:
+            notes.append(f"**{labels.get(m, m)}** against no scaling on the same keys: " + "; ".join(parts) + ".")
+    if len(pvalues) > 1:
+        held = ", ".join(f"{q:.3g}" for q in stats.adjust_pvalues(pvalues, "holm"))
         notes.append(
-            f"**{labels.get(m, m)}**: past {trained:,} tokens {_nats(past[0])} nats per token against no scaling "
-            f"({_interval(past[1], past[2])}, {_runs(c.size - k, chunk)}): {past_word} no scaling; inside, it "
-            f"{in_word} {_nats(inside[0])} ({_interval(inside[1], inside[2])})."
+            f"These are {len(pvalues)} tests, each at 5 % and not adjusted for their number; adjusted together "
+            f"(Holm), their p-values in the order above are {held}."
         )
     return notes
 
 
 def passkey_notes(
-    summary: Mapping[str, Mapping[str, Mapping[str, Any]]], labels: Mapping[str, str], trained: int
+    summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    labels: Mapping[str, str],
+    trained: int,
+    trials: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> list[str]:
-    notes = []
+    """The cells with their Wilson intervals, what one cell can show (:func:`passkey_cell_note`), and with
+    ``trials`` (each key's outcome) every comparison between two ropes as a paired exact test."""
+    notes = [passkey_cell_note(summary)] if summary else []
     for m, per in summary.items():
         cells = []
         for n, cell in sorted(per.items(), key=lambda kv: int(kv[0])):
@@ -202,6 +313,8 @@ def passkey_notes(
                 f"95 % interval {lo:.2f}–{hi:.2f})"
             )
         notes.append(f"**{labels.get(m, m)}** finds the key " + "; ".join(cells) + ".")
+    if trials:
+        notes += passkey_comparisons(trials, labels, trained)
     own = summary.get("default", {})
     inside = [c for n, c in own.items() if int(n) <= trained]
     if inside and sum(c["found"] for c in inside) < sum(c["trials"] for c in inside):
@@ -224,23 +337,33 @@ def method_label(method: str) -> str:
     return label + "".join(f", {k.replace('_', ' ')} {float(v):g}" for k, _, v in keys)
 
 
-#: What each method's authors report for extension without fine-tuning, and whom to cite.
+#: What each method's authors report for extension, what they measured, and whom to cite.
 _PAPERS = {
-    "linear": "Chen et al. (2023) fine-tune after interpolating positions because interpolation alone costs accuracy",
-    "ntk": "bloc97 (2023) proposed NTK-aware scaling to extend a model without fine-tuning",
-    "dynamic": "emozilla (2023) proposed dynamic NTK to extend a model without fine-tuning",
-    "yarn": "Peng et al. (2023) report that YaRN extends a model's context even before fine-tuning",
-    "llama3": "Meta's Llama 3.1 applies this rescaling and then continues pre-training at the longer length",
+    "linear": "Chen et al. (2023) fine-tune after interpolating positions, and measure perplexity and passkey "
+    "retrieval after that fine-tune; interpolation alone is not their method",
+    "ntk": "bloc97 (2023) proposed NTK-aware scaling to extend a model without fine-tuning, showing LLaMA's "
+    "perplexity on long text",
+    "dynamic": "emozilla (2023) proposed dynamic NTK to extend a model without fine-tuning, showing LLaMA's "
+    "perplexity, with the base growing only as the sequence passes the trained length",
+    "yarn": "Peng et al. (2023) report lower perplexity on long documents than PI and NTK-aware scaling after a "
+    "short fine-tune, and without fine-tuning show perplexity for dynamic YaRN",
+    "llama3": "Meta's Llama 3.1 applies this rescaling and then continues pre-training at the longer length (its "
+    "long-context results are after that training)",
 }
 
 
-def paper_notes(results: Mapping[str, Any], *, chunk: int, trained: int, labels: Mapping[str, str]) -> list[str]:
+def paper_notes(
+    results: Mapping[str, Any], *, chunk: int, trained: int, labels: Mapping[str, str], length: int | None = None
+) -> list[str]:
     """For each scaled rope, whether the shipped numbers agree with what its paper reports (a claim only where
-    the 95 % interval of the comparison with no scaling excludes zero)."""
+    the 95 % interval of the comparison with no scaling excludes zero). The measure here is the loss per token
+    (log-perplexity) with no fine-tune, the papers' own where they report perplexity without one; dynamic NTK
+    in one pass is labelled as the static rope it is and compared as such."""
     curves = {m: np.asarray(r["nll_by_chunk"], dtype=float) for m, r in results.items()}
     base = curves.get("default")
     if base is None:
         return []
+    length = length if length is not None else max(c.size for c in curves.values()) * chunk
     k = trained // chunk
     notes = []
     for m, c in curves.items():
@@ -248,16 +371,20 @@ def paper_notes(results: Mapping[str, Any], *, chunk: int, trained: int, labels:
         if kind not in _PAPERS or c.size != base.size or c.size <= k + 1:
             continue
         past, inside = _chunks(c[k:] - base[k:]), _chunks(c[:k] - base[:k])
-        label = labels.get(m, m)
+        label = dynamic_label(m, length=length, trained=trained, label=labels.get(m, m))
         if kind == "linear":
             if inside[1] > 0:
                 notes.append(
-                    f"{label} costs {_nats(inside[0])} nats per token inside the trained length: {_PAPERS[kind]}."
+                    f"{label} costs {_nats(inside[0])} nats per token inside the trained length with no fine-tune: "
+                    f"{_PAPERS[kind]}."
                 )
             else:
                 notes.append(
-                    f"{label} costs nothing the interval can resolve inside the trained length, although {_PAPERS[kind]}."
+                    f"{label} costs nothing the interval can resolve inside the trained length with no fine-tune; "
+                    f"{_PAPERS[kind]}."
                 )
+        elif dynamic_stretch(m, length=length, trained=trained) is not None:
+            notes.append(f"{label}. {_PAPERS[kind]}; this one pass is not that, so no comparison with their claim.")
         elif past[2] < 0:
             notes.append(
                 f"{label} keeps the loss past {trained:,} tokens below no scaling's without fine-tuning; {_PAPERS[kind]}."
@@ -280,9 +407,11 @@ _SHORT = {
 }
 
 
-def short_label(method: str) -> str:
+def short_label(method: str, *, length: int | None = None, trained: int | None = None) -> str:
     """A legend's name for a method: "yarn:factor=2" -> "YaRN ×2", "proportional:partial_rotary_factor=0.25:
-    factor=1.0" -> "p-RoPE p=0.25 ×1"; every key but factor and partial_rotary_factor is left to the long label."""
+    factor=1.0" -> "p-RoPE p=0.25 ×1"; every key but factor and partial_rotary_factor is left to the long label.
+    With a one-pass ``length`` past ``trained``, dynamic NTK reads as the static rope it is: "dynamic NTK ×2 in
+    one pass = NTK ×3"."""
     name, _, rest = method.partition(":")
     keys = dict(item.partition("=")[::2] for item in rest.split(":") if item)
     out = _SHORT.get(name, name)
@@ -290,4 +419,14 @@ def short_label(method: str) -> str:
         out += f" p={float(keys['partial_rotary_factor']):g}"
     if "factor" in keys:
         out += f" ×{float(keys['factor']):g}"
-    return out
+    k = None if length is None or trained is None else dynamic_stretch(method, length=length, trained=trained)
+    return out if k is None else f"{out} in one pass = NTK ×{k:g}"
+
+
+def shipped_curves(results: Mapping[str, Mapping[str, Any]], *, length: int, trained: int) -> dict[str, Any]:
+    """The shipped long-context curves by legend name ({method: {length: {"nll_by_chunk": …}}} -> {label: per
+    chunk}), dynamic NTK named as the static rope one pass of ``length`` tokens makes it (:func:`short_label`)."""
+    return {
+        short_label(m, length=length, trained=trained): next(iter(r.values()))["nll_by_chunk"]
+        for m, r in results.items()
+    }

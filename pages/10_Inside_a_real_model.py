@@ -152,11 +152,11 @@ def long_sentences() -> tuple[list[str], list[str]]:
     flat = {mm: next(iter(r.values())) for mm, r in long.get("results", {}).items()}
     if "default" not in flat:
         return [], []
-    ch, trained = int(long["chunk"]), MODEL.trained_length
+    ch, trained, n = int(long["chunk"]), MODEL.trained_length, int(long["length"])
     labels = {mm: realtext.method_label(mm) for mm in flat}
     notes = [realtext.learned_note(flat["default"]["nll_by_chunk"][: trained // ch], MODEL)]
-    notes += realtext.long_notes(flat, chunk=ch, trained=trained, labels=labels)
-    return notes, realtext.paper_notes(flat, chunk=ch, trained=trained, labels=labels)
+    notes += realtext.long_notes(flat, chunk=ch, trained=trained, labels=labels, length=n)
+    return notes, realtext.paper_notes(flat, chunk=ch, trained=trained, labels=labels, length=n)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
@@ -440,7 +440,7 @@ if t_long.open:
         if long.get("results"):
             res = long["results"]
             ch = int(long["chunk"])
-            curves = {realtext.short_label(mm): next(iter(r.values()))["nll_by_chunk"] for mm, r in res.items()}
+            curves = realtext.shipped_curves(res, length=int(long["length"]), trained=MODEL.trained_length)
             show_chart(
                 shared(charts.loss_chart)(
                     charts.loss_frame(curves, ch),
@@ -470,7 +470,8 @@ if t_long.open:
                 ),
                 width="stretch",
             )
-            notice_list(realtext.passkey_notes(pk["summary"], plabels, MODEL.trained_length), title="Passkey")
+            pnotes = realtext.passkey_notes(pk["summary"], plabels, MODEL.trained_length, trials=pk.get("trials"))
+            notice_list(pnotes, title="Passkey")
         st.caption(
             f"Numbers from one text and one small model: the intervals cover where in this text the tokens fall, not "
             f"other texts or models. The papers' scaled models (Chen et al. 2023, Peng et al. 2023) were fine-tuned at the "

@@ -276,7 +276,8 @@ if t_att.open:
                 ),
                 width="stretch",
             )
-            notice_list([labtext.attention_note(w, train_len=train_len, length=att_len)])
+            gate = labtext.attention_gate(nums, enc)
+            notice_list([labtext.attention_note(w, train_len=train_len, length=att_len, gate=gate)])
 
 # ------------------------------------------------------------------------------ train it yourself
 with t_train:
@@ -399,7 +400,7 @@ elif active:
 
 # ------------------------------------------------------------------------------ honest section
 with st.expander("What tiny synthetic models can and cannot say", icon=":material/balance:"):
-    st.markdown(labtext.honest_section(nums))
+    st.markdown(labtext.honest_section(nums, sweep=lab.load_finetune_sweep()))
 
 page_footer(
     "lab",

@@ -114,7 +114,9 @@ def test_the_honest_section_is_shown_for_the_task_on_screen(task):
     doc = json.loads(SHIPPED.read_text())
     if task not in doc["tasks"]:
         pytest.skip(f"no {task} results shipped")
-    expected = labtext.honest_section(labtext.shown(doc, task))
+    from posenc.lab import load_finetune_sweep
+
+    expected = labtext.honest_section(labtext.shown(doc, task), sweep=load_finetune_sweep())
     at = run(lab_task=task)
     (section,) = [e for e in at.expander if e.label == "What tiny synthetic models can and cannot say"]
     assert [m.value for m in section.markdown] == [expected]
@@ -290,3 +292,24 @@ def test_the_layer_slider_is_shown_only_for_a_model_whose_layers_differ_with_its
     captions = " ".join(c.value for c in at.caption)
     assert not _layer_sliders(at) and "Applied: the recipe of Qwen2" in captions and "rope_type yarn" in captions
     assert "layer" not in chart_specs(at)[0].split('"title"')[1][:200]
+
+
+def test_the_attention_tab_reads_a_pattern_only_for_a_model_that_learned():
+    """Issue #37: the Attention tab's sentence is gated on the model having learned the task, and the page's deep
+    link opens on one that did (the flags recomputed from the shipped numbers in tests/test_labtext.py)."""
+    import json
+
+    from explorer import manifest
+
+    doc = json.loads(SHIPPED.read_text())
+    link = {k: str(v) for k, v in manifest.page("lab").deep_link.query.items()}
+    at = run(**link)
+    text = " ".join(m.value for m in at.markdown)
+    assert "Mean largest weight per query" in text and "different numbers of keys" in text
+    unlearned = [m for m, ok in doc["tasks"]["kback"]["learned"].items() if not ok and m in ("nope", "alibi")]
+    for enc in unlearned:
+        at = run(lab_task="kback", lab_view="Attention", lab_enc=enc)
+        text = " ".join(m.value for m in at.markdown)
+        assert f"**{enc}** did not learn the task" in text and "its attention pattern is shown, not read" in text
+        assert "Mean largest weight" not in text
+        assert len(chart_specs(at)) == 1

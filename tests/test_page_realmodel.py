@@ -216,3 +216,27 @@ def test_a_very_short_pasted_text_never_breaks_a_view(words):
         at.run()
         assert not at.exception, view
         assert at.title[0].value == "Inside a real model"
+
+
+def test_long_context_names_dynamic_ntk_as_the_static_rope_and_the_passkey_grid_says_what_a_cell_shows():
+    """Issue #37, items 4–6, on the page: the legend and sentences call one 16,384-token pass of dynamic NTK the
+    static NTK it is (k = s·T/L − (s − 1) by hand) and give it no inside cost; the passkey notes give the exact
+    McNemar p of the best possible split of one cell, and compare ropes only by the paired exact test."""
+    from scipy.stats import binomtest
+
+    at = run(rm_view="Long context")
+    assert not at.exception, at.exception
+    long = realmodel.load_shipped()["long"]
+    k = 2 * int(long["length"]) / MODEL.trained_length - 1
+    lines = rows(specs(at)[0], "line", "y", "value")
+    assert f"dynamic NTK ×2 in one pass = NTK ×{k:g}" in set(lines["rope"])
+    text = notes(at)
+    dyn = next(line for line in text.splitlines() if "**Dynamic NTK" in line)
+    assert f"the same as static NTK with factor {k:g} at every position" in dyn and "inside, it" not in dyn
+    assert "so what changes past that length is about position" not in text
+    passkey = next(m.value for m in at.markdown if m.value.startswith("**Passkey**"))
+    summary = realmodel.load_shipped()["passkey"]["summary"]
+    n = max(int(c["trials"]) for per in summary.values() for c in per.values())
+    p = binomtest(n, n, 0.5).pvalue
+    assert f"even {n} of {n} against 0 of {n} on the same keys gives an exact McNemar p of {p:.3g}" in passkey
+    assert "exact McNemar p =" in passkey  # the comparisons of two ropes on the same keys

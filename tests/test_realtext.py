@@ -30,6 +30,8 @@ def test_frequency_notes_name_the_slow_pairs_and_their_share():
     assert f"wavelengths {lam[20]:,.0f}–{lam[31]:,.0f} tokens" in notes[0]
     assert f"**{100 * share:.1f} %**" in notes[0]
     assert "more than the 37.5 %" in notes[0] and "Barbero" in notes[0]
+    # issue #37: |q|·|k| bounds a pair's term; the sentence says so and claims no use by the model
+    assert "upper bound" in notes[0] and "not what softmax sees" in notes[0] and "leans on" not in notes[0]
 
 
 @pytest.mark.parametrize(
@@ -102,7 +104,7 @@ def test_passkey_notes_and_labels():
             "12288": {"found": 0, "trials": 2, "ci95": [0.0, 0.66]},
         }
     }
-    note = realtext.passkey_notes(summary, {"default": "no scaling"}, 8192)[0]
+    note = realtext.passkey_notes(summary, {"default": "no scaling"}, 8192)[1]
     assert "2 of 2 at 6,144 tokens (inside" in note and "0 of 2 at 12,288 tokens (past" in note
     for k, n in ((2, 2), (0, 2)):  # Wilson's interval from the counts (statsmodels), not the file's ci95
         lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
@@ -179,3 +181,118 @@ def test_passkey_notes_say_when_the_model_is_too_small():
     assert "misses keys inside its trained length" in realtext.passkey_notes(fails, {}, 8192)[-1]
     fine = {"default": {"6144": {"found": 5, "trials": 5, "ci95": [0.57, 1.0]}}}
     assert not any("misses keys" in n for n in realtext.passkey_notes(fine, {}, 8192))
+
+
+# ------------------------------------------------------------------------------ issue #37, round 2
+SHIPPED = realmodel.load_shipped()
+
+
+def test_the_learned_note_makes_no_causal_claim_about_position_and_gives_the_spread_inside():
+    inside = [2.36, 1.66, 0.85, 1.38]
+    note = realtext.learned_note(inside, MODEL)
+    assert "so what changes past that length is about position" not in note
+    assert "not only position" in note and "the same tokens at two positions were not measured" in note
+    assert f"({min(inside):.2f}–{max(inside):.2f} nats per token)" in note
+    assert f"{sum(inside) / len(inside):.2f} nats per token" in note
+
+
+def _hf_dynamic_base(base, s, T, L, d):
+    """HF's dynamic NTK base for a sequence of T tokens: b·(s·T/L − (s − 1))^(d/(d − 2)), by hand."""
+    return base * (s * T / L - (s - 1)) ** (d / (d - 2))
+
+
+def test_dynamic_ntk_in_one_pass_is_named_as_the_static_rope_it_is():
+    """Issue #37, item 4: one 16,384-token pass gives every position the base for T = 16,384. The label's static
+    factor k is checked against the shipped inverse frequencies: NTK-aware with factor k has base b·k^(d/(d−2))."""
+    long = SHIPPED["long"]
+    T, L, d, theta = int(long["length"]), MODEL.trained_length, 64, 100_000.0
+    k = 2 * T / L - 1
+    inv = np.asarray(long["rope"]["dynamic:factor=2"]["inv_freq"])
+    static = (theta * k ** (d / (d - 2))) ** (-np.arange(0, d, 2) / d)
+    assert np.allclose(inv, static, rtol=1e-6)
+    assert np.isclose(theta * k ** (d / (d - 2)), _hf_dynamic_base(theta, 2, T, L, d))
+    assert realtext.dynamic_stretch("dynamic:factor=2", length=T, trained=L) == pytest.approx(k)
+    assert realtext.dynamic_stretch("dynamic:factor=2", length=4096, trained=L) is None  # the original rope
+    assert realtext.dynamic_stretch("ntk:factor=2", length=T, trained=L) is None
+    assert realtext.short_label("dynamic:factor=2", length=T, trained=L) == f"dynamic NTK ×2 in one pass = NTK ×{k:g}"
+    assert realtext.short_label("dynamic:factor=2") == "dynamic NTK ×2"
+
+
+def test_no_inside_cost_is_claimed_for_dynamic_ntk_and_the_legend_says_what_it_is():
+    long = SHIPPED["long"]
+    flat = {m: next(iter(r.values())) for m, r in long["results"].items()}
+    labels = {m: realtext.method_label(m) for m in flat}
+    T, L = int(long["length"]), MODEL.trained_length
+    k = 2 * T / L - 1
+    notes = realtext.long_notes(flat, chunk=int(long["chunk"]), trained=L, labels=labels, length=T)
+    (dyn,) = [n for n in notes if n.startswith("**Dynamic NTK")]
+    assert f"as one pass at T = {T:,}: the same as static NTK with factor {k:g} at every position" in dyn
+    assert "inside, it" not in dyn and "no figure for dynamic NTK" in dyn
+    others = [n for n in notes if not n.startswith("**Dynamic NTK") and "against no scaling" in n]
+    assert others and all("; inside, it " in n for n in others)
+    papers = realtext.paper_notes(flat, chunk=int(long["chunk"]), trained=L, labels=labels, length=T)
+    (dp,) = [n for n in papers if n.startswith("Dynamic NTK")]
+    assert "no comparison with their claim" in dp and "below no scaling" not in dp
+    assert f"dynamic NTK ×2 in one pass = NTK ×{k:g}" in realtext.shipped_curves(long["results"], length=T, trained=L)
+
+
+def test_every_paper_note_names_what_the_paper_measured():
+    long = SHIPPED["long"]
+    flat = {m: next(iter(r.values())) for m, r in long["results"].items()}
+    labels = {m: realtext.method_label(m) for m in flat}
+    papers = realtext.paper_notes(
+        flat, chunk=int(long["chunk"]), trained=MODEL.trained_length, labels=labels, length=int(long["length"])
+    )
+    assert len(papers) >= 3
+    for note in papers:
+        assert any(w in note for w in ("perplexity", "passkey", "pre-training")), note
+
+
+def _mcnemar_by_hand(a, b):
+    """Exact McNemar: the two-sided binomial test (scipy) of the discordant pairs at 1/2."""
+    from scipy.stats import binomtest
+
+    x = sum(p and not q for p, q in zip(a, b))
+    y = sum(q and not p for p, q in zip(a, b))
+    return 1.0 if x + y == 0 else binomtest(x, x + y, 0.5).pvalue
+
+
+def test_the_passkey_grid_says_what_one_cell_can_show_with_the_exact_test():
+    pk = SHIPPED["passkey"]
+    n = max(int(c["trials"]) for per in pk["summary"].values() for c in per.values())
+    p = _mcnemar_by_hand([True] * n, [False] * n)
+    note = realtext.passkey_cell_note(pk["summary"])
+    assert f"even {n} of {n} against 0 of {n} on the same keys gives an exact McNemar p of {p:.3g}" in note
+    assert ("no single cell can separate two ropes at the 5 % level" in note) == (p > 0.05)
+    assert realtext.passkey_notes(pk["summary"], {}, MODEL.trained_length)[0] == note
+    big = {"x": {"1": {"found": 20, "trials": 20}}}
+    assert "no single cell" not in realtext.passkey_cell_note(big)  # 20 of 20 against 0 of 20 would separate
+
+
+def test_two_ropes_passkey_cells_are_compared_only_with_the_paired_exact_test():
+    pk = SHIPPED["passkey"]
+    L = MODEL.trained_length
+    notes = realtext.passkey_comparisons(pk["trials"], {"yarn:factor=2": "YaRN, factor 2"}, L)
+    base = {(t["length"], t["depth"], t["key"]): t["correct"] for t in pk["trials"]["default"]}
+    ps = []
+    for m, rows in pk["trials"].items():
+        if m == "default":
+            continue
+        other = {(t["length"], t["depth"], t["key"]): t["correct"] for t in rows}
+        keys = [key for key in other if key in base and key[0] > L]
+        note = next(x for x in notes if x.startswith(f"**{'YaRN, factor 2' if m == 'yarn:factor=2' else m}**"))
+        lengths = sorted({key[0] for key in keys})
+        groups = [[key for key in keys if key[0] == n] for n in lengths] + ([keys] if len(lengths) > 1 else [])
+        for g in groups:
+            a, b = [other[key] for key in g], [base[key] for key in g]
+            p = _mcnemar_by_hand(a, b)
+            ps.append(p)
+            only = sum(x and not y for x, y in zip(a, b))
+            assert f"{only} keys found only with it" in note and f"exact McNemar p = {p:.3g}" in note
+            word = "separates them" if p < 0.05 else "cannot separate them"
+            assert f"p = {p:.3g}: {word} at 5 %" in note
+    from statsmodels.stats.multitest import multipletests
+
+    holm = multipletests(ps, method="holm")[1]
+    assert notes[-1].endswith(", ".join(f"{q:.3g}" for q in holm) + ".")
+    assert f"These are {len(ps)} tests" in notes[-1]

@@ -191,7 +191,7 @@ PAGE = Page(
         ),
     ),
     deep_link=DeepLink(
-        {"lab_task": "kback", "lab_view": "Attention", "lab_enc": "alibi", "lab_head": 5}, slider="lab_head", chart=0
+        {"lab_task": "kback", "lab_view": "Attention", "lab_enc": "rope", "lab_head": 5}, slider="lab_head", chart=0
     ),
     # no interaction timing: the lab opens on its shipped results, with no slider on its first view
     bench=BenchSettings(max_query={"lab_task": "markov", "lab_view": "Attention", "lab_len": "512"}, slider=None),

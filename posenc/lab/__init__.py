@@ -66,7 +66,9 @@ __all__ = [
     "bin_positions",
     "break_position",
     "break_test",
+    "copy_distances",
     "learned",
+    "load_finetune_sweep",
     "load_shipped",
     "make_batch",
     "method_name",
@@ -79,6 +81,8 @@ __all__ = [
 
 ENCODINGS = ("nope", "learned", "sinusoidal", "rope", "alibi")
 SHIPPED = Path(__file__).resolve().parents[2] / "data" / "lab" / "results.json"
+#: The fine-tune budget sweep behind the shipped fine-tunes (bench/bench_lab_finetune.py --out).
+FINETUNE_SWEEP = SHIPPED.with_name("finetune_sweep.json")
 _TABLE_SEED = 20240601  # the Markov chain's transition table: fixed, independent of every model seed
 
 
@@ -96,6 +100,13 @@ class TaskSpec:
 def _copy_half(length: int) -> tuple[int, int]:
     """The copy task's range of first-part lengths h at ``length``: [length // 4, (length − 1) // 2]."""
     return max(1, length // 4), max(1, (length - 1) // 2)
+
+
+def copy_distances(length: int) -> tuple[int, int]:
+    """The copy task at ``length``: the fewest and most places back a repeated token's original sits (h + 1 for
+    a first part of h tokens and the separator), so the distance to copy grows with the length."""
+    lo, hi = _copy_half(length)
+    return lo + 1, hi + 1
 
 
 TASKS: Mapping[str, TaskSpec] = {
@@ -417,6 +428,12 @@ def bin_positions(values: Sequence[float] | np.ndarray, bins: int = 64) -> tuple
 def load_shipped(path: str | Path | None = None) -> dict[str, Any]:
     """The shipped results (data/lab/results.json, made by ``python -m posenc.lab ship``)."""
     return json.loads(Path(path or SHIPPED).read_text())
+
+
+def load_finetune_sweep(path: str | Path | None = None) -> dict[str, Any]:
+    """The fine-tune budget sweep (data/lab/finetune_sweep.json), or {} when this copy has none."""
+    p = Path(path or FINETUNE_SWEEP)
+    return json.loads(p.read_text()) if p.exists() else {}
 
 
 def method_name(
