@@ -316,7 +316,10 @@ _READ_WIDGET_JS = """
     const bind = [...document.querySelectorAll('[data-testid=stVegaLiteChart] .vega-bind')].find(
       (b) => (b.querySelector('.vega-bind-name')?.textContent || '').trim() === key
         || b.querySelector('input')?.name === key + '_' + key);  /* explorer.charts.live.input_signal */
-    return bind ? bind.querySelector('input').value : null;
+    if (!bind) return null;
+    // a slider over option indices shows its option beside it (explorer.assets.OPTION_LABELS): that text
+    const input = bind.querySelector('input'), shown = input.nextElementSibling;
+    return input.name === 'base_base' && shown ? shown.textContent.replace(/,/g, '') : input.value;
   }
   // st.tabs: the open tab (checked first: the tabs' container also holds the open tab's widgets).
   const tab = c.querySelector('[role=tablist] [role=tab][aria-selected=true]');

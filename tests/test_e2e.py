@@ -207,7 +207,7 @@ def move_slider_and_check(page, info, link: DeepLink) -> None:
     if thumb.count() == 0:  # a chart's own slider (explorer.liveparam): its range input, named after Vega's signal
         thumb = page.locator(f'input[type=range][name="{key}_{key}"]')
     step = float(thumb.get_attribute("step"))
-    old = float(thumb.get_attribute("value"))
+    old = float(thumb.get_attribute("value") or thumb.input_value())  # Vega sets the value property only
     new = old + step
     assert new <= float(thumb.get_attribute("max")), f"{key} is at its maximum; pick another value"
     chart = page.locator(CHART).nth(link.chart)

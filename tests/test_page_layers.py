@@ -18,6 +18,8 @@ import pytest
 from _apptest import metrics, page_path, run_page
 from streamlit.testing.v1 import AppTest
 
+from explorer.params import get
+
 ROPE, INV, EXT = (
     page_path("pages/3_RoPE_rotation.py"),
     page_path("pages/4_Relative_invariance.py"),
@@ -35,13 +37,14 @@ def sidebar_captions(at) -> list[str]:
 
 def value(at, key):
     """The widget `key`'s value, or where the key is a chart's own slider (explorer.liveparam: RoPE's
-    head_dim), the value that slider starts at."""
+    head_dim), the value that slider starts at (for a slider over option indices, the base, that option)."""
     found = [
         w.value for w in [*at.selectbox, *at.select_slider, *at.number_input, *at.slider, *at.radio] if w.key == key
     ]
     if not found:
+        options = get(key).options  # an in-chart slider over option indices (explorer.liveparam.option_index)
         found = [
-            p["value"]
+            p["value"] if options is None else options[p["value"]]
             for chart in at.get("vega_lite_chart")
             for p in json.loads(chart.proto.spec).get("params", [])
             if p.get("name") == key and "bind" in p

@@ -191,7 +191,10 @@ PAGE = Page(
         ),
     ),
     deep_link=DeepLink(
-        {"lab_task": "kback", "lab_view": "Attention", "lab_enc": "rope", "lab_head": 5}, slider="lab_head", chart=0
+        # no lab_enc: the default encoding, RoPE, which learned kback (tests/test_labtext.py)
+        {"lab_task": "kback", "lab_view": "Attention", "lab_head": 5},
+        slider="lab_head",
+        chart=0,
     ),
     # no interaction timing: the lab opens on its shipped results, with no slider on its first view
     bench=BenchSettings(max_query={"lab_task": "markov", "lab_view": "Attention", "lab_len": "512"}, slider=None),
