@@ -501,7 +501,8 @@ def angle_reach_live_chart(
 def wavelength_chart(inv_freq, scaled_inv_freq, *, train_len: int, target_len: int) -> alt.LayerChart:
     """(2) Wavelength 2π/θ per pair before and after scaling, log y, with L and T marked."""
     before = 2 * np.pi / np.asarray(inv_freq, dtype=float)
-    after = 2 * np.pi / np.asarray(scaled_inv_freq, dtype=float)
+    with np.errstate(divide="ignore"):  # a pair p-RoPE stops (θ′ = 0) never turns: λ′ = ∞, left off the log axis
+        after = 2 * np.pi / np.asarray(scaled_inv_freq, dtype=float)
     slow = int(np.sum(before > train_len))
     stretched = int(np.sum(after > before * (1 + 1e-9)))
     return per_pair_chart(
