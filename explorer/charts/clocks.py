@@ -104,9 +104,8 @@ def clock_expressions(base_options, *, width: int = MAX_WIDTH, max_cols: int = 8
     cols, radius  `grid_shape`'s columns for that many clocks (at most `max_cols`), and the dial radius in
                   pixels that fits them into the panel's `width` (at most `MAX_RADIUS`)
     """
-    options = "[" + ", ".join(repr(float(b)) for b in base_options) + "]"
     d = live.number("d_model")
-    b = f"{options}[{live.number(BASE_KEY)}]"
+    b = live.option(BASE_KEY, base_options)
     pairs = f"({d} / 2)"
     clocks = f"min({live.number('n_clocks')}, {pairs})"
     spread = f"(datum.i * (({pairs} - 1) / max({clocks} - 1, 1)))"
@@ -245,8 +244,6 @@ def clock_chart(
     if not (2 <= d_lo <= d_model <= d_hi and d_model % 2 == 0 and d_lo % 2 == 0 and d_hi % 2 == 0):
         raise ValueError(f"d_model must be even and in d_range = {d_range} (even ends ≥ 2), got {d_model}")
     options = tuple(float(b) for b in base_options)
-    if float(base) not in options:
-        raise ValueError(f"base must be one of {base_options}, got {base}")
     if not 1 <= n_clocks <= n_max:
         raise ValueError(f"n_clocks must be in 1 … n_max = {n_max}, got {n_clocks}")
     if not 0 <= position <= p_max:
@@ -303,7 +300,7 @@ def clock_chart(
     ]
 
     d_live = live.position("d_model", start=int(d_model), lo=d_lo, hi=d_hi, step=2, label="head size d ")
-    b_live = live.position(BASE_KEY, start=options.index(float(base)), lo=0, hi=len(options) - 1, label="base b ")
+    b_live = live.option_position(BASE_KEY, options, start=base, label="base b ")  # raises for another base
     n_live = live.position("n_clocks", start=int(n_clocks), lo=1, hi=int(n_max), label="clocks ")
     cols_param = alt.param(name=COLS_SIGNAL, expr=ex["cols"])
     radius_param = alt.param(name=RADIUS_SIGNAL, expr=ex["radius"])

@@ -26,7 +26,7 @@ from typing import Any
 
 import altair as alt
 
-__all__ = ["at_most_last", "input_signal", "number", "position", "sci", "value"]
+__all__ = ["at_most_last", "input_signal", "number", "option", "option_position", "position", "sci", "value"]
 
 
 def position(
@@ -52,6 +52,22 @@ def position(
         return alt.selection_point(name=key, fields=[key], value=start, bind=bind, on="none", clear=False)
     events: Any = on  # a Vega event stream as a dict (Altair's stubs list its typed forms only)
     return alt.selection_point(name=key, fields=[key], value=start, bind=bind, on=events, clear=False, toggle=False)
+
+
+def option_position(key: str, options, *, start: float, label: str):
+    """The in-chart slider `key` over the indices 0 … len(options) − 1 of a parameter whose options are not
+    evenly spaced (the base b), starting at `start`'s index (ValueError if `start` is not an option). The
+    page hears the index (explorer.liveparam.from_selection maps it back) and writes the option beside the
+    slider (explorer.assets.OPTION_LABELS); the chart reads the option with `option`."""
+    values = [float(v) for v in options]
+    if float(start) not in values:
+        raise ValueError(f"{key}: {start} is not one of its options {tuple(options)}")
+    return position(key, start=values.index(float(start)), lo=0, hi=len(values) - 1, label=label)
+
+
+def option(key: str, options) -> str:
+    """The Vega expression for the option the slider of `option_position(key, options, …)` stands at."""
+    return "[" + ", ".join(repr(float(v)) for v in options) + f"][{number(key)}]"
 
 
 def value(key: str) -> str:

@@ -442,7 +442,7 @@ def live_expressions(base_options: Sequence[float]) -> dict[str, str]:
     offset_deg           (m − n)·θ in degrees, wrapped into (−180°, 180°]
     """
     qx, qy, kx, ky = (fact(name) for name in ("qx", "qy", "kx", "ky"))
-    b = "[" + ", ".join(repr(float(v)) for v in base_options) + f"][{live.number(BASE_KEY)}]"
+    b = live.option(BASE_KEY, base_options)
     m, n = (live.value(key) for key in POSITION_PARAMS)
     d = live.number("head_dim")
     pair = f"min({live.number('j')}, {d} / 2 - 1)"
@@ -507,7 +507,7 @@ def live_pair_chart(
     )
     d_live = live.position("head_dim", start=int(head_dim), lo=d_lo, hi=d_hi, step=2, label="head size d ")
     j_live = live.position("j", start=int(j), lo=0, hi=d_hi // 2 - 1, label="pair j ")
-    b_live = live.position(BASE_KEY, start=options.index(float(base)), lo=0, hi=len(options) - 1, label="base b ")
+    b_live = live.option_position(BASE_KEY, options, start=base, label="base b ")
     m_expr, n_expr = (live.value(key) for key in POSITION_PARAMS)
     ex = live_expressions(options)
     scale = _square_scale()
