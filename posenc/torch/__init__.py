@@ -22,11 +22,11 @@ except ModuleNotFoundError as exc:  # torch is the optional extra posenc[torch]
         name="torch",
     ) from exc
 
-from . import _validate as v
-from .learned import learned_table
-from .scaling import rope_inverse_frequencies, rope_type_of
-from .sinusoidal import LAYOUTS as SIN_LAYOUTS
-from .sinusoidal import _pair_frequencies
+from .. import _validate as v
+from ..learned import learned_table
+from ..scaling import rope_inverse_frequencies, rope_type_of
+from ..sinusoidal import LAYOUTS as SIN_LAYOUTS
+from ..sinusoidal import _pair_frequencies
 
 ROPE_LAYOUTS = ("half", "interleaved")
 
@@ -195,7 +195,7 @@ class ALiBiBias(nn.Module):
 
     def __init__(self, n_heads: int):
         super().__init__()
-        from .relative import alibi_slopes
+        from ..relative import alibi_slopes
 
         self.n_heads = v.integer("n_heads", n_heads, minimum=1, maximum=4096)
         self.register_buffer("slopes", torch.from_numpy(alibi_slopes(self.n_heads)), persistent=False)  # float64
