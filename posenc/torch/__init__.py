@@ -1,6 +1,7 @@
 """PyTorch modules giving the numpy core's numbers (float32): for use inside a model.
 
-Importing this module imports torch (≈2 s, ≈190 MiB); nothing else in posenc does.
+Importing this package imports torch (≈2 s, ≈190 MiB); nothing else in posenc does. The newer
+encodings of issue #39 are one submodule each (cope, fope, path, ssmax), re-exported at the end.
 """
 
 from __future__ import annotations
@@ -216,3 +217,9 @@ class NoPositionalEncoding(nn.Module):
 
     def forward(self, positions) -> torch.Tensor:
         return torch.zeros(_positions(positions).numel(), self.d_model)
+
+
+# ------------------------------------------------------------------ the newer encodings (issue #39), one module each
+from .cope import ContextualPositionEncoding  # noqa: E402
+from .fope import FourierPositionEmbedding  # noqa: E402
+from .ssmax import ScalableSoftmax  # noqa: E402

@@ -41,3 +41,12 @@ def same_shape(name: str, value, other_name: str, other: torch.Tensor) -> torch.
             f"{name} must have the same shape as {other_name} {tuple(other.shape)}, got shape {tuple(value.shape)}"
         )
     return value
+
+
+def positions_tensor(positions) -> torch.Tensor:
+    """positions (a sequence, array or tensor) -> a float64 tensor, checked by posenc._validate."""
+    from .. import _validate as v
+
+    if isinstance(positions, torch.Tensor):
+        positions = positions.detach().cpu().numpy()
+    return torch.from_numpy(v.positions_array("positions", positions))
