@@ -222,4 +222,5 @@ class NoPositionalEncoding(nn.Module):
 # ------------------------------------------------------------------ the newer encodings (issue #39), one module each
 from .cope import ContextualPositionEncoding  # noqa: E402
 from .fope import FourierPositionEmbedding  # noqa: E402
+from .path import PaTHTransform  # noqa: E402
 from .ssmax import ScalableSoftmax  # noqa: E402
