@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 import torch
 
+from .. import _validate as v
+
 
 def tensor_shape(
     name: str,
@@ -45,8 +47,6 @@ def same_shape(name: str, value, other_name: str, other: torch.Tensor) -> torch.
 
 def positions_tensor(positions) -> torch.Tensor:
     """positions (a sequence, array or tensor) -> a float64 tensor, checked by posenc._validate."""
-    from .. import _validate as v
-
     if isinstance(positions, torch.Tensor):
         positions = positions.detach().cpu().numpy()
     return torch.from_numpy(v.positions_array("positions", positions))
