@@ -204,6 +204,17 @@ def rope_layers(cfg: Mapping[str, Any], n_layers: int) -> list[bool]:
     return [True] * n_layers
 
 
+def hybrid_layer_plan(n_layers: int, *, nope_interval: int = 4) -> list[str]:
+    """``"rope"`` or ``"nope"`` for each of ``n_layers`` layers under Llama 4's and SmolLM3's rule
+    (:func:`rope_layers` with ``no_rope_layer_interval``): layer i (from 0) is NoPE when
+    (i + 1) % nope_interval == 0, so every nope_interval-th layer drops RoPE (1: every layer is NoPE).
+    A hybrid RoPE/NoPE model needs n_layers >= nope_interval to have a NoPE layer at all."""
+    n_layers = v.integer("n_layers", n_layers, minimum=1, maximum=100_000)
+    nope_interval = v.integer("nope_interval", nope_interval, minimum=1, maximum=100_000)
+    rope = rope_layers({"model_type": "llama4_text", "no_rope_layer_interval": nope_interval}, n_layers)
+    return ["rope" if r else "nope" for r in rope]
+
+
 def layer_plans(cfg: Mapping[str, Any], n_layers: int, layer_types: Sequence[str] | None) -> list[LayerPlan]:
     """One :class:`LayerPlan` per decoder layer of a (text) config."""
     model_type = _model_type(cfg)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import posenc
 from explorer.site import configs as site
 from posenc.config import parse_model_config
+from posenc.layers import hybrid_layer_plan
 from posenc.models import PRESETS, preset_config
 
 
@@ -735,3 +736,21 @@ def test_gpt_oss_without_a_rope_block_gets_its_class_block(block):
     np.testing.assert_allclose(inv, theta / s * ramp + theta * (1 - ramp), rtol=1e-12)
     assert af == pytest.approx(0.1 * math.log(s) + 1)
     assert any("supplies its own" in n for n in p.notes)
+
+
+# ------------------------------------------------------------------ the lab's hybrid RoPE/NoPE plan (issue #39)
+@given(n=st.integers(1, 64), interval=st.integers(1, 12))
+@settings(max_examples=60, deadline=None)
+def test_hybrid_layer_plan_is_hfs_no_rope_layers_rule(n, interval):
+    want = ["rope" if r else "nope" for r in ref_no_rope_layers(n, interval)]  # HF: 1 = RoPE, 0 = NoPE
+    assert hybrid_layer_plan(n, nope_interval=interval) == want
+
+
+def test_hybrid_layer_plan_examples_and_errors():
+    assert hybrid_layer_plan(8) == ["rope", "rope", "rope", "nope"] * 2  # Llama 4 / SmolLM3: interval 4
+    assert hybrid_layer_plan(2, nope_interval=2) == ["rope", "nope"]  # the lab's two layers
+    assert hybrid_layer_plan(2) == ["rope", "rope"]  # fewer layers than the interval: no NoPE layer
+    with pytest.raises(ValueError, match="nope_interval must be >= 1, got 0"):
+        hybrid_layer_plan(4, nope_interval=0)
+    with pytest.raises(ValueError, match="n_layers must be >= 1, got 0"):
+        hybrid_layer_plan(0)

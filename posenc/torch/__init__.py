@@ -1,6 +1,7 @@
 """PyTorch modules giving the numpy core's numbers (float32): for use inside a model.
 
-Importing this module imports torch (≈2 s, ≈190 MiB); nothing else in posenc does.
+Importing this package imports torch (≈2 s, ≈190 MiB); nothing else in posenc does. The newer
+encodings of issue #39 are one submodule each (cope, fope, path, ssmax), re-exported at the end.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ except ModuleNotFoundError as exc:  # torch is the optional extra posenc[torch]
         name="torch",
     ) from exc
 
-from . import _validate as v
-from .learned import learned_table
-from .scaling import rope_inverse_frequencies, rope_type_of
-from .sinusoidal import LAYOUTS as SIN_LAYOUTS
-from .sinusoidal import _pair_frequencies
+from .. import _validate as v
+from ..learned import learned_table
+from ..scaling import rope_inverse_frequencies, rope_type_of
+from ..sinusoidal import LAYOUTS as SIN_LAYOUTS
+from ..sinusoidal import _pair_frequencies
 
 ROPE_LAYOUTS = ("half", "interleaved")
 
@@ -195,7 +196,7 @@ class ALiBiBias(nn.Module):
 
     def __init__(self, n_heads: int):
         super().__init__()
-        from .relative import alibi_slopes
+        from ..relative import alibi_slopes
 
         self.n_heads = v.integer("n_heads", n_heads, minimum=1, maximum=4096)
         self.register_buffer("slopes", torch.from_numpy(alibi_slopes(self.n_heads)), persistent=False)  # float64
@@ -216,3 +217,10 @@ class NoPositionalEncoding(nn.Module):
 
     def forward(self, positions) -> torch.Tensor:
         return torch.zeros(_positions(positions).numel(), self.d_model)
+
+
+# ------------------------------------------------------------------ the newer encodings (issue #39), one module each
+from .cope import ContextualPositionEncoding  # noqa: E402
+from .fope import FourierPositionEmbedding  # noqa: E402
+from .path import PaTHTransform  # noqa: E402
+from .ssmax import ScalableSoftmax  # noqa: E402
