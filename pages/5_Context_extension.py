@@ -39,12 +39,13 @@ import math
 import numpy as np
 
 import posenc
-from explorer import methodtext, presets_ui, ropeblock
+from explorer import presets_ui, ropeblock
 from explorer.charts import extension as charts
 from explorer.exports import extension_frame, page_footer
 from explorer.liveparam import LiveChart
 from explorer.params import PARAMS, escape_markdown, widget
 from explorer.render import shared, show_chart
+from explorer.text import methods
 
 with intro():
     st.markdown(
@@ -148,9 +149,9 @@ else:
     )
 
 # ------------------------------------------------------------------------------------- formula
-st.subheader(ropeblock.method_label(used_type))
-formula(  # the method's declared rule (posenc.methods) and what it does, in words (explorer.methodtext)
-    posenc.ROPE_METHODS[used_type].latex, caption=methodtext.summary(used_type)
+st.subheader(methods.label(used_type))
+formula(  # the method's declared rule (posenc.methods) and what it does, in words (explorer.text.methods)
+    posenc.ROPE_METHODS[used_type].latex, caption=methods.summary(used_type)
 )
 formula(
     r"\text{pair } j \text{ is out of distribution at } T \iff T\,\theta'_j > L\,\theta_j"
@@ -263,10 +264,10 @@ with tab_attention:
         )
         yarn_reference = "YaRN with defaults: 0.1·ln s + 1"
         if ext.af_curve is not None:
-            af_curves = {ropeblock.method_label(used_type): ext.af_curve}
+            af_curves = {methods.label(used_type): ext.af_curve}
             if used_type != "yarn":
                 af_curves[yarn_reference] = ropeblock.yarn_reference_curve()
-            current, af_factor, af_value = ropeblock.method_label(used_type), factor, ext.attention_factor
+            current, af_factor, af_value = methods.label(used_type), factor, ext.attention_factor
         else:  # no scaling: show what YaRN would do at s = T/L
             af_curves = {yarn_reference: ropeblock.yarn_reference_curve()}
             af_factor = max(target_len / train_len, 1.0)

@@ -81,13 +81,10 @@ def title_text(spec):
 # --- rope block --------------------------------------------------------------------------------
 def test_methods_come_from_the_registry():
     assert set(ropeblock.METHOD_PARAMS) == set(posenc.ROPE_SCALING)
-    assert set(ropeblock.METHOD_LABELS) == set(posenc.ROPE_SCALING)
     assert params.get("rope_type").options == tuple(posenc.ROPE_SCALING)
     for names in ropeblock.METHOD_PARAMS.values():
         for name in names:
             params.get(name)  # every method parameter is a registered, URL-bound widget
-    assert ropeblock.method_label("yarn") == "YaRN"
-    assert ropeblock.method_label("not-a-method") == "not-a-method"
 
 
 def test_build_rope_block_uses_config_json_keys():

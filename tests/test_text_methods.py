@@ -1,4 +1,4 @@
-"""explorer.methodtext: every declared RoPE method has its page text, and the text says what the
+"""explorer.text.methods: every declared RoPE method has its page text, and the text says what the
 method's maths does (checked against posenc's numbers, not against the text itself)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import posenc
-from explorer import methodtext
+from explorer.text import methods as methodtext
 
 #: The names as the pages have shown them since issue #7, re-typed.
 LABELS = {
