@@ -391,10 +391,8 @@ def test_attention_factor_chart():
     spec = charts.attention_factor_chart(
         ext.af_factors,
         {"YaRN": ext.af_curve},
-        current="YaRN",
         factor=4.0,
         attention_factor=ext.attention_factor,
-        colors={"YaRN": charts.AFTER},
     ).to_dict()
     assert mark_types(spec) == ["line", "point", "text"]
     point = layer_frame(spec, 1)
@@ -503,10 +501,8 @@ def _all_charts():
         charts.attention_factor_chart(
             ext.af_factors,
             {"YaRN": ext.af_curve},
-            current="YaRN",
             factor=4.0,
             attention_factor=ext.attention_factor,
-            colors={"YaRN": charts.AFTER},
         ),
         charts.interpolation_strip_chart([0, 1, 2], [0, 0.25, 0.5], factor=4.0, train_len=4096),
         charts.phase_error_chart(positions, errors),

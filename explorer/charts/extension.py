@@ -691,16 +691,12 @@ def score_chart(
 
 
 def attention_factor_chart(
-    factors,
-    curves: Mapping[str, np.ndarray],
-    *,
-    current: str,
-    factor: float,
-    attention_factor: float,
-    colors: Mapping[str, str],
-    dashed: Sequence[str] = (),
+    factors, curves: Mapping[str, np.ndarray], *, factor: float, attention_factor: float, reference: str | None = None
 ) -> alt.LayerChart:
-    """(6) Attention factor a against the scaling factor s; the point (s, a) of curve `current` marked."""
+    """(6) Attention factor a against the scaling factor s, one curve per entry of `curves`; the point
+    (s, a) of the first curve is marked. `reference`, beside another curve, is drawn dashed in grey."""
+    current = next(iter(curves))
+    dashed = (reference,) if reference in curves and len(curves) > 1 else ()
     af2 = attention_factor**2
     return line_chart(
         {name: (factors, values) for name, values in curves.items()},
@@ -709,7 +705,7 @@ def attention_factor_chart(
         subtitle="The model multiplies cos and sin by a, so q·k (and the softmax sharpness) scales by a².",
         x_title="scaling factor s (log scale)",
         y_title="attention factor a",
-        colors=colors,
+        colors={name: BEFORE if name in dashed else AFTER for name in curves},
         log_x=True,
         dashed=dashed,
         y_zero=False,
