@@ -18,8 +18,6 @@ from explorer.layout import cached
 MAX_POSITIONS = 256
 #: The head dim of the seeded vectors shown when the typed ones cannot be used.
 FALLBACK_DIM = 8
-#: The score matrices of the shift test (keys of posenc.shift_test_report), in the page's order.
-ENCODINGS = ("rope", "sinusoidal", "learned")
 
 
 def typed_vectors(q_text: str, k_text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -56,17 +54,8 @@ def query_and_key(source: str, q_text: str | None, k_text: str | None, head_dim:
 @cached(max_entries=16)
 def shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
     """The shift test at every t in 1 … t_reach: one row per t (the live chart's data)."""
-    sweep = posenc.shift_test_sweep(
-        q,
-        k,
-        n_positions=n_pos,
-        offsets=np.arange(1, t_reach + 1),
-        dtype=dtype,
-        base=base,
-        layout=layout_sin,
-        table_len=table_len,
-        seed=seed,
-    )
+    settings = dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
+    sweep = posenc.shift_test_sweep(q, k, n_positions=n_pos, offsets=np.arange(1, t_reach + 1), **settings)
     return charts.sweep_frame(sweep)
 
 
@@ -74,18 +63,11 @@ def shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed) 
 def shift_test(q, k, n_pos, shift_t, dtype, base, layout_sin, table_len, seed) -> dict:
     """posenc.shift_test_report at t = shift_t, with ``spreads``: the largest change along one
     diagonal (fixed n − m) of each score matrix, None where the learned table has no row."""
-    report = posenc.shift_test_report(
-        q,
-        k,
-        n_positions=n_pos,
-        offset=shift_t,
-        dtype=dtype,
-        base=base,
-        layout=layout_sin,
-        table_len=table_len,
-        seed=seed,
-    )
-    report["spreads"] = {key: None if report[key] is None else posenc.diagonal_spread(report[key]) for key in ENCODINGS}
+    settings = dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
+    report = posenc.shift_test_report(q, k, n_positions=n_pos, offset=shift_t, **settings)
+    report["spreads"] = {
+        key: None if report[key] is None else posenc.diagonal_spread(report[key]) for key, _ in charts.ENCODINGS
+    }
     return report
 
 
