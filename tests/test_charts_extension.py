@@ -400,6 +400,27 @@ def test_attention_factor_chart():
     assert title_text(spec) == "YaRN: a = 1.139 at s = 4, so every logit is multiplied by a² = 1.296"
 
 
+def test_the_attention_factor_reference_is_dashed_and_grey_only_beside_another_curve():
+    """The page passes YaRN's default curve as `reference`: dashed in the 'before' grey beside the block's
+    own curve (whose point is marked and named in the title), the plain blue line when it is alone."""
+    ext, ref = ext_for("linear"), ropeblock.yarn_reference_curve()
+
+    def line_of(curves):
+        spec = charts.attention_factor_chart(
+            ext.af_factors, curves, factor=4.0, attention_factor=1.0, reference="YaRN ref"
+        ).to_dict()
+        (line,) = [layer for layer in cs.drawn(spec) if cs.mark_type(layer) == "line"]
+        return spec, line["encoding"]
+
+    spec, both = line_of({"Linear": ext.af_curve, "YaRN ref": ref})
+    assert both["strokeDash"]["scale"] == {"domain": ["Linear", "YaRN ref"], "range": [[1, 0], [7, 4]]}
+    assert both["color"]["scale"]["range"] == [charts.AFTER, charts.BEFORE]
+    assert title_text(spec).startswith("Linear: a = 1 at s = 4")
+    spec, alone = line_of({"YaRN ref": ref})
+    assert alone["strokeDash"]["scale"]["range"] == [[1, 0]] and alone["color"]["scale"]["range"] == [charts.AFTER]
+    assert title_text(spec).startswith("YaRN ref: a = 1 at s = 4")
+
+
 def test_interpolation_strip_is_the_seed_example():
     m = list(range(9))
     spec = charts.interpolation_strip_chart(
