@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer import methodtext
+from explorer.text import methods
 from posenc import realmodel, stats
 from posenc.realmodel import HeadRules, ModelFacts
 
@@ -332,7 +332,7 @@ def method_label(method: str) -> str:
         return "no scaling (its own rope)"
     if name == "norope":
         return "no rotation at all"
-    label = methodtext.label(name)
+    label = methods.label(name)
     keys = [item.partition("=") for item in rest.split(":") if item]
     return label + "".join(f", {k.replace('_', ' ')} {float(v):g}" for k, _, v in keys)
 

@@ -9,7 +9,7 @@ The rope block has exactly HF transformers' keys (``rope_type``, ``rope_theta``,
 a real config. Keys whose widget is at its "not set" value (``unset`` in
 `explorer.vocabulary.BLOCK_KEY_WIDGETS`: 0 for ``mscale``, ``mscale_all_dim``, ``attention_factor``)
 are left out, as they would be in a config that does not mention them. The keys each method reads,
-their kinds, method labels and HF's defaults come from `posenc.ROPE_METHODS`.
+their kinds and HF's defaults come from `posenc.ROPE_METHODS`.
 """
 
 from __future__ import annotations
@@ -23,11 +23,7 @@ from typing import Any
 import numpy as np
 
 import posenc
-from explorer import methodtext
 from explorer.vocabulary import BLOCK_KEY_WIDGETS
-
-#: Human labels of `posenc.ROPE_SCALING`'s keys (explorer.methodtext; the methods are posenc.methods').
-METHOD_LABELS: Mapping[str, str] = MappingProxyType({name: methodtext.label(name) for name in posenc.ROPE_METHODS})
 
 #: The widgets that stand in for a list key: a URL cannot hold d/2 numbers, so the page offers
 #: generators (`longrope_factors`) instead.
@@ -58,11 +54,6 @@ AF_CURVE_FACTORS = np.geomspace(1.0, 128.0, 57)
 #: Largest position a float16 can hold; the precision chart stops there (posenc raises beyond).
 FLOAT16_MAX_POSITION = 65504
 PRECISION_DTYPES = ("float32", "float16", "bfloat16")
-
-
-def method_label(rope_type: str) -> str:
-    """Human label of a rope_type, e.g. "yarn" -> "YaRN" (an unknown name is shown as itself)."""
-    return METHOD_LABELS.get(rope_type, rope_type)
 
 
 def longrope_factors(kind: str, n_pairs: int, factor: float) -> list[float]:

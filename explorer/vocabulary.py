@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from explorer import methodtext
 from explorer.param import Param
+from explorer.text import methods
 from posenc.methods import ROPE_METHODS, MethodKey
 from posenc.models import PRESETS
 from posenc.scaling import ROPE_SCALING
@@ -294,7 +294,7 @@ METHOD_PARAMS: tuple[Param, ...] = (
         "yarn",
         options=tuple(ROPE_SCALING),
         # one line per option (the options fit one row of a projector: the charts move up the screen)
-        labels={name: f"{name} · {methodtext.label(name)}" for name in ROPE_SCALING},
+        labels={name: f"{name} · {methods.label(name)}" for name in ROPE_SCALING},
         help="How the RoPE frequencies are rescaled: HF transformers' rope_type names, and **ntk** (static "
         "NTK-aware scaling, which a config.json writes as rope_type default with a larger rope_theta).",
     ),

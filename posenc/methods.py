@@ -10,7 +10,7 @@ from :data:`ROPE_METHODS`: ``posenc.scaling.ROPE_SCALING``, the config parser's 
 (``posenc.config``), the lab's method names (``posenc.lab``). The declarations describe the maths
 only; how an application presents a method or a key (its name on screen, a summary for readers, its
 controls, their ranges and starting values) is that application's own (the explorer's:
-``explorer.methodtext`` and ``explorer.vocabulary``).
+``explorer.text.methods`` and ``explorer.vocabulary``).
 
 Every compute function has one signature, ``fn(params, dim, *, max_position_embeddings, seq_len)``,
 and returns ``(inv_freq, attention_factor)``. The model multiplies cos and sin by the attention
@@ -114,7 +114,7 @@ class MethodKey:
 class RopeMethod:
     """One context-extension method: everything posenc knows about it."""
 
-    name: str  # the rope_type, e.g. "yarn" (its display name and one-sentence summary: explorer.methodtext)
+    name: str  # the rope_type, e.g. "yarn" (its display name and one-sentence summary: explorer.text.methods)
     hf_rope_type: bool  # is ``name`` a rope_type HF transformers accepts?
     keys: tuple[MethodKey, ...]  # the block keys it reads, in reading order (not rope_type / rope_theta)
     latex: str  # the frequency rule (and attention factor) in LaTeX

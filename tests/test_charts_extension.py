@@ -81,13 +81,10 @@ def title_text(spec):
 # --- rope block --------------------------------------------------------------------------------
 def test_methods_come_from_the_registry():
     assert set(ropeblock.METHOD_PARAMS) == set(posenc.ROPE_SCALING)
-    assert set(ropeblock.METHOD_LABELS) == set(posenc.ROPE_SCALING)
     assert params.get("rope_type").options == tuple(posenc.ROPE_SCALING)
     for names in ropeblock.METHOD_PARAMS.values():
         for name in names:
             params.get(name)  # every method parameter is a registered, URL-bound widget
-    assert ropeblock.method_label("yarn") == "YaRN"
-    assert ropeblock.method_label("not-a-method") == "not-a-method"
 
 
 def test_build_rope_block_uses_config_json_keys():
@@ -394,15 +391,34 @@ def test_attention_factor_chart():
     spec = charts.attention_factor_chart(
         ext.af_factors,
         {"YaRN": ext.af_curve},
-        current="YaRN",
         factor=4.0,
         attention_factor=ext.attention_factor,
-        colors={"YaRN": charts.AFTER},
     ).to_dict()
     assert mark_types(spec) == ["line", "point", "text"]
     point = layer_frame(spec, 1)
     assert point.x.tolist() == [4.0] and point.y.tolist() == [pytest.approx(0.1 * math.log(4) + 1)]
     assert title_text(spec) == "YaRN: a = 1.139 at s = 4, so every logit is multiplied by a² = 1.296"
+
+
+def test_the_attention_factor_reference_is_dashed_and_grey_only_beside_another_curve():
+    """The page passes YaRN's default curve as `reference`: dashed in the 'before' grey beside the block's
+    own curve (whose point is marked and named in the title), the plain blue line when it is alone."""
+    ext, ref = ext_for("linear"), ropeblock.yarn_reference_curve()
+
+    def line_of(curves):
+        spec = charts.attention_factor_chart(
+            ext.af_factors, curves, factor=4.0, attention_factor=1.0, reference="YaRN ref"
+        ).to_dict()
+        (line,) = [layer for layer in cs.drawn(spec) if cs.mark_type(layer) == "line"]
+        return spec, line["encoding"]
+
+    spec, both = line_of({"Linear": ext.af_curve, "YaRN ref": ref})
+    assert both["strokeDash"]["scale"] == {"domain": ["Linear", "YaRN ref"], "range": [[1, 0], [7, 4]]}
+    assert both["color"]["scale"]["range"] == [charts.AFTER, charts.BEFORE]
+    assert title_text(spec).startswith("Linear: a = 1 at s = 4")
+    spec, alone = line_of({"YaRN ref": ref})
+    assert alone["strokeDash"]["scale"]["range"] == [[1, 0]] and alone["color"]["scale"]["range"] == [charts.AFTER]
+    assert title_text(spec).startswith("YaRN ref: a = 1 at s = 4")
 
 
 def test_interpolation_strip_is_the_seed_example():
@@ -506,10 +522,8 @@ def _all_charts():
         charts.attention_factor_chart(
             ext.af_factors,
             {"YaRN": ext.af_curve},
-            current="YaRN",
             factor=4.0,
             attention_factor=ext.attention_factor,
-            colors={"YaRN": charts.AFTER},
         ),
         charts.interpolation_strip_chart([0, 1, 2], [0, 0.25, 0.5], factor=4.0, train_len=4096),
         charts.phase_error_chart(positions, errors),

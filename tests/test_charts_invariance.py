@@ -16,6 +16,7 @@ from explorer.charts import invariance as charts
 from explorer.charts import live
 from explorer.imagechart import colorize
 from explorer.imagechart import meta as image_meta
+from explorer.text import invariance as text
 
 
 def ref_scores(q, k, positions, base=10000.0):
@@ -194,7 +195,7 @@ def test_the_headline_names_the_survivors_of_every_verdict_and_the_t():
             "sinusoidal_dev": 0.0 if code & 2 else 1.0,
             "learned_dev": 0.0 if code & 1 else None,
         }
-        assert phrase == charts.survivors_title(nums, 0.5)
+        assert phrase == text.survivors_title(nums, 0.5)
     assert phrases[4] == "Only RoPE's scores survive the shift" and phrases[0].startswith("No ")
     spec = deviation_spec()
     (headline,) = by_field(spec, "text", "text", "lines")
@@ -299,20 +300,6 @@ def test_how_far_the_slider_reaches():
         charts.shift_reach(0, 8, 1000)
 
 
-def test_the_learned_sentence_says_where_the_table_ends():
-    assert charts.learned_sentence(False, n_pos=64, t=200, t_reach=500, table_len=128).startswith(
-        "At t = 200 the learned table has no row for every position the test needs: it has rows 0 … 127, "
-        "the test needs up to N − 1 + t = 263."
-    )
-    assert charts.learned_sentence(True, n_pos=64, t=16, t_reach=500, table_len=128).startswith(
-        "Push t to 65 or more and N − 1 + t passes the learned table's last row (127)"
-    )
-    far = charts.learned_sentence(True, n_pos=64, t=16, t_reach=500, table_len=4096)
-    assert far.startswith(
-        "The learned table's rows 0 … 4095 cover N − 1 + t for every t the slider reaches (up to 500)"
-    )
-
-
 # ---------------------------------------------------------------------------------- curves
 def test_curve_chart_log_x_with_mark():
     r = np.array([1.0, 2.0, 5.0, 10.0, 100.0])
@@ -366,47 +353,3 @@ def test_curve_chart_rejects_bad_input():
         charts.curve_chart(df, x="x", y="y", x_title="x", y_title="y", title="t", log_x=True)
     with pytest.raises(ValueError, match="no column"):
         charts.curve_chart(df, x="x", y="nope", x_title="x", y_title="y", title="t")
-
-
-# --- decay_summary: the Decay chart's title and the page's sentence, from the curve on screen ------
-def test_decay_summary_is_flat_for_one_pair_and_says_its_value():
-    r = np.unique(np.round(np.geomspace(1, 20_000, 400)))
-    title, sentence = charts.decay_summary(r, posenc.rope_decay_bound(r, 2, base=10.0))
-    assert title == "RoPE's score bound is flat: 1 at every distance"
-    assert sentence.startswith("it is 1 at every distance and does not fall")
-
-
-def test_decay_summary_shrinks_or_ripples_by_the_numbers_it_quotes():
-    r = np.array([1.0, 10.0, 100.0, 1000.0, 2000.0, 5000.0, 10000.0])
-    falling = np.array([8.0, 6.0, 4.0, 3.0, 2.5, 2.0, 1.0])  # last decade (r >= 1000): at most 3.0
-    title, sentence = charts.decay_summary(r, falling)
-    assert title == "RoPE's score bound shrinks with distance: 8 at r = 1, at most 3 beyond r = 1,000"
-    assert "falls from 8 at distance 1 to at most 3 beyond distance 1,000" in sentence
-    rippling = np.array([2.0, 1.0, 2.2, 0.5, 1.9, 0.6, 1.5])  # the last decade still reaches 1.9 > 0.9·2
-    title, sentence = charts.decay_summary(r, rippling)
-    assert title == "RoPE's score bound ripples without a clear fall: still 1.9 beyond r = 1,000 (2 at r = 1)"
-    assert "beyond distance 1,000 it still reaches 1.9 (2 at distance 1)" in sentence
-    with pytest.raises(ValueError, match="distance and bound"):
-        charts.decay_summary(r, rippling[:-1])
-
-
-def test_the_pages_sentences_follow_the_numbers():
-    tol = 1e-9
-    assert charts.join_names(["a"]) == "a" and charts.join_names(["a", "b", "c"]) == "a, b and c"
-    assert charts.verdict_badge(None, tol).startswith(":gray-badge")
-    assert (
-        charts.verdict_badge(1e-12, tol) == ":green-badge[PASS]"
-        and charts.verdict_badge(1e-3, tol) == ":red-badge[FAIL]"
-    )
-    nums = {"rope_dev": 1e-12, "sinusoidal_dev": 3.0, "learned_dev": None}
-    assert charts.survivors_title(nums, tol) == "Only RoPE's scores survive the shift"
-    both = {"rope_dev": 1e-12, "sinusoidal_dev": 1e-12, "learned_dev": 2.0}
-    assert charts.survivors_title(both, tol) == "RoPE's and the added sinusoid's scores survive the shift"
-    assert charts.survivors_title({"rope_dev": 1.0, "sinusoidal_dev": 1.0, "learned_dev": 1.0}, tol).startswith("No ")
-    assert charts.diagonal_words(0.0, tol, 1) == "one cell: no diagonal to compare"
-    assert charts.diagonal_words(5e-13, tol, 8) == "constant diagonals"
-    assert charts.diagonal_words(47.3, tol, 8) == "diagonals drift (by up to 47)"
-    text = charts.diagonal_sentence(
-        {"RoPE": 1e-13, "the added sinusoid": 19.0, "the added learned table": None}, tol, 8
-    )
-    assert "RoPE: every diagonal" in text and "the added sinusoid: the colour drifts" in text and "learned" not in text

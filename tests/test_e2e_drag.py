@@ -254,7 +254,7 @@ def test_the_invariance_shift_moves_the_shift_test_in_the_browser_and_the_link_f
     computed here, formatted as the page formats it), at no more than one run per 150 ms pause; after the
     release the link, the metrics below and a new tab hold the new t, and the chart was not rebuilt."""
     import posenc
-    from explorer.charts.invariance import survivors_title
+    from explorer.text.invariance import survivors_title
 
     title = "Relative-position invariance"
     chart_sel = "[class*=st-key-inv_live_] [data-testid=stVegaLiteChart]"

@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 import posenc
 from explorer import params, ropeblock, tour
+from explorer.text import methods
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "5_Context_extension.py")
 #: The tabs (?ext_view=…) and, per tab, a phrase from the spec of each chart it draws, in order.
@@ -198,7 +199,7 @@ def test_method_labels_are_shown():
     at = run()
     radio = at.radio(key="rope_type")
     # one line per option, no caption under it: the HF name and the method's human name ("yarn · YaRN")
-    assert radio.options == [f"{m} · {ropeblock.method_label(m)}" for m in posenc.ROPE_SCALING]
+    assert radio.options == [f"{m} · {methods.label(m)}" for m in posenc.ROPE_SCALING]
     assert "yarn · YaRN" in radio.options and radio.value == "yarn"
     assert not list(radio.proto.captions)
 
@@ -215,7 +216,7 @@ def test_every_method_selected_in_the_session(method):
     own = set(ropeblock.METHOD_PARAMS[method])
     others = set().union(*ropeblock.METHOD_PARAMS.values()) - own
     assert own <= shown_keys and not (others & shown_keys)
-    assert method_heading(at) == ropeblock.method_label(method)
+    assert method_heading(at) == methods.label(method)
     if method == "yarn":
         assert "YaRN ramp: pairs" in metrics(at)
     else:
@@ -287,7 +288,7 @@ def test_yarn_beta_fast_below_beta_slow_is_computed_as_hf_does():
     at = run(beta_fast=1, beta_slow=2)
     assert not at.exception and not at.error
     assert_page_complete(at)
-    assert method_heading(at) == ropeblock.method_label("yarn")
+    assert method_heading(at) == methods.label("yarn")
     low, high = (float(x) for x in metrics(at)["YaRN ramp: pairs"].split(" – "))
     assert low > high
 

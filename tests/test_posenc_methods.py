@@ -268,7 +268,7 @@ def test_an_optional_key_may_be_left_out(rope_type, key):
 # --------------------------------------------------------------------------------------------------
 #: What only a user interface needs; MethodKey must hold none of it (issue #22).
 UI_FIELDS = {"label", "help", "min", "max", "step", "fmt", "widget_default", "widget_unset"}
-#: What a page shows a reader about a whole method (explorer.methodtext), not its maths (issue #38).
+#: What a page shows a reader about a whole method (explorer.text.methods), not its maths (issue #38).
 PAGE_TEXT_FIELDS = {"label", "summary", "title", "caption", "description", "icon", "tooltip", "name_on_screen"}
 
 
@@ -279,7 +279,7 @@ def test_every_key_is_described_by_its_maths_only():
 def test_posenc_declarations_hold_no_page_text():
     """The method declarations hold no page text (a display name, a summary, a caption): a check of
     what every declaration's fields mean, not a search for one word. Their page text is
-    explorer.methodtext's. Every other dataclass in posenc is held to the same, except that a lab task
+    explorer.text.methods's. Every other dataclass in posenc is held to the same, except that a lab task
     or a preset may keep a short ``label``/``name`` (they are data names, as a rope_type is)."""
     import importlib
     import pkgutil

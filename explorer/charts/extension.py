@@ -350,6 +350,19 @@ def _fmt_len(n: float) -> str:
     return f"{int(round(n)):,}"
 
 
+#: The largest-angle charts' subtitle.
+ANGLE_SUBTITLE = (
+    "Largest rotation angle per pair. Red rings: beyond the training maximum in a pair "
+    "that never completed a full turn (2π) in training —",
+    "the model has never seen those angles. Pairs above the 2π line have seen every angle already.",
+)
+
+
+def _angle_names(train_len: int, target_len: int) -> tuple[str, str]:
+    """The largest-angle charts' two series: in training (L·θ_j) and at the target (T·θ′_j)."""
+    return f"in training: L·θ_j (L = {_fmt_len(train_len)})", f"at the target: T·θ′_j (T = {_fmt_len(target_len)})"
+
+
 def angle_reach_chart(
     train_angle, target_angle, out_of_distribution, *, train_len: int, target_len: int
 ) -> alt.LayerChart:
@@ -360,16 +373,11 @@ def angle_reach_chart(
         title = f"{k} of {n} pairs turn further at T = {_fmt_len(target_len)} than they ever did in training"
     else:
         title = f"No pair meets an unseen angle at T = {_fmt_len(target_len)}"
-    train_name = f"in training: L·θ_j (L = {_fmt_len(train_len)})"
-    target_name = f"at the target: T·θ′_j (T = {_fmt_len(target_len)})"
+    train_name, target_name = _angle_names(train_len, target_len)
     return per_pair_chart(
         {train_name: train_angle, target_name: target_angle},
         title=title,
-        subtitle=[
-            "Largest rotation angle per pair. Red rings: beyond the training maximum in a pair "
-            "that never completed a full turn (2π) in training —",
-            "the model has never seen those angles. Pairs above the 2π line have seen every angle already.",
-        ],
+        subtitle=ANGLE_SUBTITLE,
         y_title="largest angle (radians, log scale)",
         colors={train_name: BEFORE, target_name: AFTER},
         hrules=[(2 * np.pi, "one full turn, 2π", "left")],
@@ -420,8 +428,7 @@ def angle_reach_live_chart(
     if not factors[0] <= start <= factors[-1]:
         raise ValueError(f"start must be in {factors[0]:g} … {factors[-1]:g}, got {start}")
     counts = sweep_ood.sum(axis=1)
-    train_name = f"in training: L·θ_j (L = {_fmt_len(train_len)})"
-    target_name = f"at the target: T·θ′_j (T = {_fmt_len(target_len)})"
+    train_name, target_name = _angle_names(train_len, target_len)
     names = [train_name, target_name]
     color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]))
     span = np.concatenate([train_angle, sweep_angle[sweep_angle > 0].ravel(), [2 * np.pi]])
@@ -489,11 +496,7 @@ def angle_reach_live_chart(
     return _finish(
         layers,
         title=f"Drag s: the largest angle per pair at T = {_fmt_len(target_len)}, against training",
-        subtitle=[
-            "Largest rotation angle per pair. Red rings: beyond the training maximum in a pair "
-            "that never completed a full turn (2π) in training —",
-            "the model has never seen those angles. Pairs above the 2π line have seen every angle already.",
-        ],
+        subtitle=ANGLE_SUBTITLE,
         facts={"last_pair": max(n_p - 1, 1), "n_pairs": n_p, "ood_counts": ",".join(str(int(c)) for c in counts)},
     )
 
@@ -691,16 +694,12 @@ def score_chart(
 
 
 def attention_factor_chart(
-    factors,
-    curves: Mapping[str, np.ndarray],
-    *,
-    current: str,
-    factor: float,
-    attention_factor: float,
-    colors: Mapping[str, str],
-    dashed: Sequence[str] = (),
+    factors, curves: Mapping[str, np.ndarray], *, factor: float, attention_factor: float, reference: str | None = None
 ) -> alt.LayerChart:
-    """(6) Attention factor a against the scaling factor s; the point (s, a) of curve `current` marked."""
+    """(6) Attention factor a against the scaling factor s, one curve per entry of `curves`; the point
+    (s, a) of the first curve is marked. `reference`, beside another curve, is drawn dashed in grey."""
+    current = next(iter(curves))
+    dashed = (reference,) if reference in curves and len(curves) > 1 else ()
     af2 = attention_factor**2
     return line_chart(
         {name: (factors, values) for name, values in curves.items()},
@@ -709,7 +708,7 @@ def attention_factor_chart(
         subtitle="The model multiplies cos and sin by a, so q·k (and the softmax sharpness) scales by a².",
         x_title="scaling factor s (log scale)",
         y_title="attention factor a",
-        colors=colors,
+        colors={name: BEFORE if name in dashed else AFTER for name in curves},
         log_x=True,
         dashed=dashed,
         y_zero=False,

@@ -7,8 +7,9 @@
                        sent once; `shift_reach` bounds how many)
 - `curve_chart`        one line y(x) with optional log axes and a marked x (used for the
                        ‖PE(p+k) − R_k·PE(p)‖ residual and for RoFormer's long-term decay bound)
-- `decay_summary`      what the decay bound on screen does (falls, ripples, or is flat), as the
-                       chart's title and the page's sentence, with its numbers
+
+Their words (the headline's phrases, titles with numbers, the page's sentences) are
+explorer.text.invariance's.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from explorer.charts import live
 from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param, on_canvas
 from explorer.imagechart import coarse_hover_cells, fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
+from explorer.text.invariance import survivors_title
 
 #: Colours of the pass / fail verdicts.
 VERDICT_COLORS = {"pass": "#15803D", "fail": "#B91C1C"}
@@ -163,7 +165,7 @@ def deviation_axis(sweep: pd.DataFrame) -> tuple[float, float]:
 
 
 def survivor_phrases() -> list[str]:
-    """`survivors_title` for every combination of verdicts, indexed by 4·(RoPE passes) + 2·(the
+    """`explorer.text.invariance.survivors_title` for every combination of verdicts, indexed by 4·(RoPE passes) + 2·(the
     sinusoid passes) + (the learned table passes): the chart picks one in the browser."""
     return [
         survivors_title(
@@ -394,114 +396,3 @@ def curve_chart(
         width=width, height=height, title=alt.TitleParams(title, subtitle=subtitle or "")
     )
     return configure(chart)
-
-
-#: The decay bound "shrinks" when its largest value over the last decade of distances is at most
-#: this fraction of its value at the first distance; otherwise it only ripples.
-DECAY_FALL = 0.9
-
-
-def decay_summary(distance, bound) -> tuple[str, str]:
-    """(chart title, sentence) saying what the decay bound over `distance` does, with its numbers:
-    flat (the same value everywhere: one pair), shrinking (the last decade of distances stays at
-    or below DECAY_FALL of the first value) or rippling without a clear fall."""
-    r = np.asarray(distance, dtype=float)
-    y = np.asarray(bound, dtype=float)
-    if r.ndim != 1 or r.shape != y.shape or r.size < 2:
-        raise ValueError(f"distance and bound must be 1-D of one length ≥ 2, got shapes {r.shape} and {y.shape}")
-    first, r0 = float(y[0]), float(r[0])
-    tail = r >= r.max() / 10
-    far, far_r = float(y[tail].max()), float(r[tail][0])
-    if float(y.max() - y.min()) <= 1e-9 * max(abs(first), 1.0):
-        return (
-            f"RoPE's score bound is flat: {first:.3g} at every distance",
-            f"it is {first:.3g} at every distance and does not fall (a single pair: |e^(i·r·θ_0)| = 1)",
-        )
-    if far <= DECAY_FALL * first:
-        return (
-            f"RoPE's score bound shrinks with distance: {first:.3g} at r = {r0:g}, "
-            f"at most {far:.3g} beyond r = {far_r:,.0f}",
-            f"it falls from {first:.3g} at distance {r0:g} to at most {far:.3g} beyond distance {far_r:,.0f}, "
-            "so far-apart tokens get a smaller possible score",
-        )
-    return (
-        f"RoPE's score bound ripples without a clear fall: still {far:.3g} beyond r = {far_r:,.0f} "
-        f"({first:.3g} at r = {r0:g})",
-        f"it ripples without a clear fall: beyond distance {far_r:,.0f} it still reaches {far:.3g} "
-        f"({first:.3g} at distance {r0:g})",
-    )
-
-
-# ------------------------------------------------------------------------- the page's sentences
-def join_names(names: list[str]) -> str:
-    """ "a", "a and b", "a, b and c"."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def verdict_badge(dev: float | None, tol: float) -> str:
-    """Markdown badge for a shift deviation against the pass mark (author-written text only)."""
-    if dev is None:
-        return ":gray-badge[cannot run: no row]"
-    return ":green-badge[PASS]" if dev <= tol else ":red-badge[FAIL]"
-
-
-def survivors_title(nums: dict, tol: float) -> str:
-    """The deviation chart's headline, from the verdicts on screen (`nums`: rope_dev, sinusoidal_dev,
-    learned_dev; None for a method that could not run)."""
-    names = {"rope_dev": "RoPE's", "sinusoidal_dev": "the added sinusoid's", "learned_dev": "the learned table's"}
-    passed = [name for key, name in names.items() if nums[key] is not None and nums[key] <= tol]
-    if not passed:
-        return "No method's scores survive the shift"
-    if passed == ["RoPE's"]:
-        return "Only RoPE's scores survive the shift"
-    words = join_names(passed)
-    return f"{words[0].upper()}{words[1:]} scores survive the shift"
-
-
-def diagonal_words(spread: float | None, tol: float, n_pos: int) -> str:
-    """A heatmap's subtitle, from the largest change along its diagonals."""
-    if n_pos == 1:
-        return "one cell: no diagonal to compare"
-    if spread is None:
-        return ""
-    return "constant diagonals" if spread <= tol else f"diagonals drift (by up to {spread:.2g})"
-
-
-def diagonal_sentence(spreads: dict, tol: float, n_pos: int) -> str:
-    """The first notice: which heatmaps have one colour per diagonal, from the spreads on screen
-    (`spreads`: heatmap name -> largest change along a diagonal, None when it could not be drawn)."""
-    if n_pos == 1:
-        return "With N = 1 the heatmaps (tab **Scores**) have one cell each: there is no diagonal to compare."
-    shown = {name: spread for name, spread in spreads.items() if spread is not None}
-    const = [name for name, spread in shown.items() if spread <= tol]
-    drift = [name for name, spread in shown.items() if spread > tol]
-    parts = []
-    if const:
-        parts.append(f"{join_names(const)}: every diagonal (fixed n − m) has one colour, to within the pass mark")
-    if drift:
-        worst = max(shown[name] for name in drift)
-        parts.append(f"{join_names(drift)}: the colour drifts along the diagonals (by up to {worst:.2g})")
-    return "In the heatmaps (tab **Scores**), " + "; ".join(parts) + "."
-
-
-def learned_sentence(has_row: bool, *, n_pos: int, t: int, t_reach: int, table_len: int) -> str:
-    """The notice on the learned table at shift `t`: whether it had rows for the test there, and if
-    it had, from which t on it has none, or that no t the slider reaches (1 … `t_reach`) runs past it."""
-    needed = n_pos - 1 + t  # the largest position the test looks up
-    if not has_row:
-        return (
-            f"At t = {t} the learned table has no row for every position the test needs: it has rows 0 … "
-            f"{table_len - 1}, the test needs up to N − 1 + t = {needed}. It does not degrade gracefully, it "
-            "cannot be looked up at all."
-        )
-    first = table_len - n_pos + 1  # the first t for which N − 1 + t is past the table's last row
-    if first <= t_reach:
-        return (
-            f"Push t to {first} or more and N − 1 + t passes the learned table's last row ({table_len - 1}): "
-            "the learned encoding does not degrade gracefully, it has no row to look up."
-        )
-    return (
-        f"The learned table's rows 0 … {table_len - 1} cover N − 1 + t for every t the slider reaches (up to "
-        f"{t_reach}); with fewer rows (sidebar) the shifted positions run past its end, and the learned "
-        "encoding, which does not degrade gracefully, has no row to look up."
-    )

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+import posenc
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.param import Param
 from explorer.snippets import HEADER, fill
@@ -16,7 +17,7 @@ def snippet(v: Mapping[str, Any]) -> str:
     q = np.asarray(v["q"], dtype=np.float64)
     k = np.asarray(v["k"], dtype=np.float64)
     seed = int(v["seed"])
-    seeded_q, seeded_k = np.random.default_rng(seed).normal(0.0, 1.0, size=(2, q.size))
+    seeded_q, seeded_k = posenc.seeded_normal((2, q.size), seed=seed)  # as explorer.compute.invariance
     if np.array_equal(q, seeded_q) and np.array_equal(k, seeded_k):
         vectors = fill("q, k = posenc.seeded_normal((2, $d), seed=seed)  # random q and k", d=int(q.size))
     else:
@@ -38,32 +39,15 @@ dtype, base, layout_sin, table_len = $dtype, $base, $layout_sin, $table_len
         )
         + vectors
         + """
-d = q.size
-w_q, w_k = posenc.seeded_normal((2, d, d), seed=seed + 1, std=d ** -0.5)  # seeded projections
-table = posenc.learned_table(table_len, d, seed=seed + 2, std=0.5 ** 0.5)
-
-
-def rope(p):
-    return posenc.rope_score_matrix(q, k, p, p, base=base, dtype=dtype)
-
-
-def sinusoidal(p):
-    pe = posenc.sinusoidal_encoding(p, d, base=base, layout=layout_sin)
-    return posenc.additive_score_matrix(q, k, pe, w_q, w_k)
-
-
-def learned(p):
-    return posenc.additive_score_matrix(q, k, posenc.learned_lookup(table, p), w_q, w_k)
-
-
-tolerance = posenc.rope_shift_tolerance(q, k, n_pos - 1 + t, dtype=dtype)
-rope_dev = posenc.shift_deviation(rope, n_pos, t)  # max |s(m, n) - s(m + t, n + t)|
-sinusoidal_dev = posenc.shift_deviation(sinusoidal, n_pos, t)
-try:
-    learned_dev = posenc.shift_deviation(learned, n_pos, t)
-except ValueError as err:  # the table has no row for a shifted position
-    learned_dev = None
-    print("learned table:", err)
+# RoPE's scores, and those of a sinusoid and a seeded learned table added before seeded projections,
+# at positions 0 … n_pos - 1 and shifted by t (explorer.compute.invariance.shift_test)
+report = posenc.shift_test_report(
+    q, k, n_positions=n_pos, offset=t, dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed
+)
+rope_dev, sinusoidal_dev, tolerance = report["rope_dev"], report["sinusoidal_dev"], report["tolerance"]
+learned_dev = report["learned_dev"]  # None: the table has no row for a shifted position
+if learned_dev is None:
+    print("learned table:", report["learned_dev_error"])
 print(f"RoPE {rope_dev:.2e}, sinusoidal {sinusoidal_dev:.2e}, learned {learned_dev}, pass mark {tolerance:.1e}")
 """
     )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from explorer import methodtext
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.param import Param
 from explorer.snippets import fill
+from explorer.text import methods
 from posenc.methods import ROPE_METHODS
 from posenc.realmodel import MODEL
 
@@ -20,7 +20,7 @@ TEXT_LABELS = {
 }
 #: the rope of the "Change the rope" tab: no rotation, or a rope_type of posenc's registry
 METHODS = ("norope", *ROPE_METHODS)
-METHOD_LABELS = {"norope": "No rotation at all (NoPE)", **{k: methodtext.label(k) for k in ROPE_METHODS}}
+METHOD_LABELS = {"norope": "No rotation at all (NoPE)", **{k: methods.label(k) for k in ROPE_METHODS}}
 #: the live long-context run (the shipped comparison's methods, at factor 2)
 LIVE_METHODS = ("default", "linear:factor=2", "ntk:factor=2", "dynamic:factor=2", "yarn:factor=2", "llama3:factor=2")
 LIVE_LABELS = {

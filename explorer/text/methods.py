@@ -3,7 +3,7 @@ kept out of `posenc.methods` (whose declarations hold the maths only, issue #38)
 
 `label(name)` and `summary(name)` answer for every method `posenc.ROPE_METHODS` declares; a method
 declared without text here (a new one, before its words are written) is shown by its rope_type and
-has no summary, and tests/test_methodtext.py fails until it has both.
+has no summary, and tests/test_text_methods.py fails until it has both.
 """
 
 from __future__ import annotations

@@ -1,0 +1,64 @@
+"""What the Context extension page (pages/5_Context_extension.py) computes: posenc's view of the rope
+block (explorer.ropeblock, cached here), and the numbers of the tabs' smaller charts. Sentences:
+explorer.text.extension.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import posenc
+from explorer import ropeblock
+from explorer.layout import cached
+from explorer.params import PARAMS
+
+#: Llama 4's attention temperature, with HF Llama4TextConfig's defaults.
+FLOOR_SCALE, ATTN_SCALE = 8192, 0.1
+#: The Interpolation tab's positions: the first few tokens.
+PI_POSITIONS = tuple(range(9))
+
+
+@cached(max_entries=64)
+def extension(block: dict, head_dim: int, train_len: int, target_len: int) -> ropeblock.Extension:
+    return ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
+
+
+@cached(max_entries=16)
+def factor_sweep(block: dict, head_dim: int, train_len: int, target_len: int) -> ropeblock.FactorSweep | None:
+    """The block at every factor the factor parameter can take (its own ``factor`` replaced)."""
+    grid = ropeblock.factor_grid(PARAMS["factor"].min, PARAMS["factor"].max, PARAMS["factor"].step)
+    return ropeblock.factor_sweep(block, head_dim, train_len=train_len, target_len=target_len, factors=grid)
+
+
+@cached(max_entries=16)
+def phase_errors(scaled_inv_freq, target_len: int):
+    # bfloat16 imports torch (lazily, inside posenc.precision) — only here, only for this chart.
+    return ropeblock.phase_error_curves(scaled_inv_freq, target_len)
+
+
+def ntk_config_base(block: dict, head_dim: int) -> float:
+    """The rope_theta with which a config.json writes static NTK (rope_type default): b·s^(d/(d−2))."""
+    factor, base = float(block["factor"]), float(block["rope_theta"])
+    return posenc.ntk_alpha_to_base(factor, head_dim, base=base) if head_dim > 2 else base * factor
+
+
+def extension_factor(factor: float | None, train_len: int, target_len: int) -> float:
+    """The block's factor s, or without one the s that would fit T into L: max(T/L, 1)."""
+    return factor if factor else max(target_len / train_len, 1.0)
+
+
+@cached(max_entries=16)
+def temperature_curves(train_len: int, target_len: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(positions p, Llama 4's temperature τ(p), YaRN's a² at s = max((p + 1)/L, 1)) up to
+    max(T, 4·FLOOR_SCALE), log-spaced."""
+    positions = np.unique(np.round(np.geomspace(1, max(target_len, 4 * FLOOR_SCALE), 400)))
+    tau = posenc.attention_temperature(positions, floor_scale=FLOOR_SCALE, attn_scale=ATTN_SCALE)
+    yarn = np.array([posenc.yarn_get_mscale(max((p + 1) / train_len, 1.0)) ** 2 for p in positions])
+    return positions, tau, yarn
+
+
+def interpolation(factor: float, target_len: int) -> tuple[np.ndarray, float]:
+    """Position Interpolation with s = `factor`: (the positions PI_POSITIONS are rotated as, the
+    position the last token of T, m = T − 1, is rotated as)."""
+    moved = posenc.interpolate_positions(list(PI_POSITIONS), factor=factor)
+    return moved, float(posenc.interpolate_positions([target_len - 1], factor=factor)[0])

@@ -1,0 +1,90 @@
+"""What the Relative-position invariance page (pages/4_Relative_invariance.py) computes: q and k, the
+shift test at the page's t and at every t its chart reaches, the sinusoid's own shift matrix and
+RoFormer's decay bound. Every number is posenc's; the page draws it and explorer.text.invariance says it.
+The learned table's entries have posenc's default std 1/√2, the RMS of a sinusoidal entry, so the two
+additive encodings are equally strong and only their structure differs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import posenc
+from explorer.charts import invariance as charts
+from explorer.layout import cached
+
+#: Largest N here: the score matrices are N × N and are recomputed when a control moves.
+MAX_POSITIONS = 256
+#: The head dim of the seeded vectors shown when the typed ones cannot be used.
+FALLBACK_DIM = 8
+
+
+def typed_vectors(q_text: str, k_text: str) -> tuple[np.ndarray, np.ndarray]:
+    """q and k from the text boxes; ValueError with a message for the user otherwise."""
+    q = posenc.parse_vector(q_text, name="q", max_len=MAX_POSITIONS)
+    k = posenc.parse_vector(k_text, name="k", max_len=MAX_POSITIONS)
+    if q.size != k.size:
+        raise ValueError(f"q and k must have the same number of entries, got {q.size} and {k.size}")
+    if q.size % 2:
+        raise ValueError(f"q and k need an even number of entries (coordinates rotate in pairs), got {q.size}")
+    for name, vec in (("q", q), ("k", k)):
+        if not np.any(vec):
+            raise ValueError(f"{name} must not be all zeros (every score would be 0), got {vec.size} zeros")
+    return q, k
+
+
+@cached(max_entries=32)
+def seeded_vectors(dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    q, k = posenc.seeded_normal((2, dim), seed=seed)
+    return q, k
+
+
+def query_and_key(source: str, q_text: str | None, k_text: str | None, head_dim: int | None, seed: int):
+    """(q, k, None) for the chosen source; typed text that cannot be used gives seeded vectors of
+    FALLBACK_DIM entries and the reason: (q, k, message)."""
+    if source != "typed":
+        return (*seeded_vectors(head_dim, seed), None)
+    try:
+        return (*typed_vectors(q_text, k_text), None)
+    except ValueError as err:
+        return (*seeded_vectors(FALLBACK_DIM, seed), str(err))
+
+
+@cached(max_entries=16)
+def shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
+    """The shift test at every t in 1 … t_reach: one row per t (the live chart's data)."""
+    settings = dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
+    sweep = posenc.shift_test_sweep(q, k, n_positions=n_pos, offsets=np.arange(1, t_reach + 1), **settings)
+    return charts.sweep_frame(sweep)
+
+
+@cached(max_entries=16)
+def shift_test(q, k, n_pos, shift_t, dtype, base, layout_sin, table_len, seed) -> dict:
+    """posenc.shift_test_report at t = shift_t, with ``spreads``: the largest change along one
+    diagonal (fixed n − m) of each score matrix, None where the learned table has no row."""
+    settings = dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
+    report = posenc.shift_test_report(q, k, n_positions=n_pos, offset=shift_t, **settings)
+    report["spreads"] = {
+        key: None if report[key] is None else posenc.diagonal_spread(report[key]) for key, _ in charts.ENCODINGS
+    }
+    return report
+
+
+@cached(max_entries=16)
+def shift_numbers(d, k, n_pos, base, layout_sin, dtype) -> dict:
+    """The sinusoid's shift matrix R_k and ‖PE(p + k) − R_k·PE(p)‖ at every position p < n_pos."""
+    pos = np.arange(n_pos, dtype=np.float64)
+    return {
+        "r_k": posenc.shift_matrix(k, d, base=base, layout=layout_sin),
+        "residual": pd.DataFrame(
+            {"p": pos, "residual": posenc.shift_residual(pos, k, d, base=base, layout=layout_sin, dtype=dtype)}
+        ),
+    }
+
+
+@cached(max_entries=16)
+def decay_numbers(d, base) -> pd.DataFrame:
+    """RoFormer's bound on RoPE's score at 400 log-spaced relative distances up to 20,000."""
+    r = np.unique(np.round(np.geomspace(1, 20_000, 400)))
+    return pd.DataFrame({"distance": r, "bound": posenc.rope_decay_bound(r, d, base=base)})

@@ -1,0 +1,163 @@
+"""The sentences of the Context extension page (pages/5_Context_extension.py), from the numbers it
+computed (`explorer.ropeblock.Extension`, explorer.compute.extension). Pure: values in, markdown out,
+author-written words only (posenc's message about a rejected block arrives escaped).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from explorer.ropeblock import Extension
+
+INTRO = (
+    "A RoPE model trained on L tokens has only ever seen the angles m·θ_j for m < L. Run it on a "
+    "longer text and its slow pairs — those that never completed a full turn in training — reach "
+    "angles it has never met. Every context-extension method answers the same question differently: "
+    "which pairs to slow down, by how much, and whether to sharpen attention to compensate."
+)
+NO_OTHER_SETTINGS = "This method has no other settings."
+OOD_LATEX = (
+    r"\text{pair } j \text{ is out of distribution at } T \iff T\,\theta'_j > L\,\theta_j"
+    r"\ \text{ and }\ L\,\theta_j < 2\pi"
+)
+OOD_CAPTION = (
+    "θ_j = b^(−2j/d) as trained, θ′_j after scaling, a = attention factor (multiplies cos "
+    "and sin, so logits scale by a²)."
+)
+BLOCK_EXPANDER = "The rope block these charts use (as in a model's config.json)"
+NOT_HF_EXPANDER = "The rope block these charts use, and how a config.json writes it"
+#: The attention-factor chart's reference curve, drawn when the block has no factor of its own.
+YARN_REFERENCE = "YaRN with defaults: 0.1·ln s + 1"
+
+
+def controls_caption(rope_type: str, factor: float | None, train_len: int, target_len: int) -> str:
+    """The line under the method's main controls (one caption: a caption under one box would add a row)."""
+    notes = [] if factor is None else [f"s·L = {factor * train_len:,.0f} tokens: the length this factor is made for."]
+    if rope_type in ("dynamic", "longrope"):
+        notes.append(f"The current sequence length is the target length T = {target_len:,}.")
+    notes.append(
+        "The head size, the base, a real model's settings and the method's other knobs are in the sidebar (›)."
+    )
+    return " ".join(notes)
+
+
+def invalid_block(message: str) -> str:
+    return f"This rope block is not valid, so the charts show no scaling instead: {message}"
+
+
+def not_in_hf(rope_type: str) -> str:
+    """Why the block is shown twice: HF has no such rope_type (static NTK), and how a config writes it."""
+    return (
+        f"HF transformers has no rope_type **{rope_type}** (a config with it fails to load). Static "
+        "NTK-aware scaling is written as the plain rope_type with the enlarged base b′ = b·s^(d/(d−2)) "
+        "as rope_theta; both blocks below give the same frequencies."
+    )
+
+
+def metrics(ext: Extension, rope_type: str) -> list[dict]:
+    """The four metrics under the formula, as st.metric's keywords."""
+    n_ood = int(ext.out_of_distribution.sum())
+    change = n_ood - ext.out_of_distribution_unscaled
+    if rope_type == "default":
+        delta = None
+    else:
+        delta = f"{abs(change)} {'fewer' if change < 0 else 'more'} than unscaled" if change else "as many as unscaled"
+    shown = [
+        dict(label="Attention factor a", value=f"{ext.attention_factor:.4f}"),
+        dict(label="Logit multiplier a²", value=f"{ext.logit_multiplier:.4f}"),
+        dict(
+            label="Pairs out of distribution",
+            value=f"{n_ood} of {ext.inv_freq.size}",
+            delta=delta,
+            delta_arrow="down" if change < 0 else "up" if change > 0 else "off",
+            delta_color="normal" if change < 0 else "inverse" if change > 0 else "off",  # fewer is good: green
+            help="Pairs whose angle at T exceeds the largest angle of training and that never completed a "
+            "full turn in training.",
+        ),
+    ]
+    if ext.yarn_range is not None:
+        low, high = ext.yarn_range
+        shown.append(
+            dict(
+                label="YaRN ramp: pairs",
+                value=f"{low:g} – {high:g}",
+                help="Below low: θ kept (≥ beta_fast turns over L). Above high: θ/s (< beta_slow turns)."
+                if low <= high
+                else "beta_fast < beta_slow: HF computes the ramp reversed. Up to high: θ/s; from low on: θ kept.",
+            )
+        )
+    elif ext.bands is not None:
+        counts = [int((ext.bands == b).sum()) for b in ("kept", "smoothed", "divided")]
+        shown.append(dict(label="Pairs kept / smoothed / divided", value=" / ".join(map(str, counts))))
+    else:
+        shown.append(
+            dict(
+                label="Slowest pair slowed down by",
+                value=f"× {ext.slowest_division:.4g}" if math.isfinite(ext.slowest_division) else "stopped",
+                help="θ_last / θ′_last: how many times more tokens the slowest pair needs per turn.",
+            )
+        )
+    return shown
+
+
+def interpolation_caption(factor: float, target_len: int, last: float, train_len: int) -> str:
+    """Where Position Interpolation with s = `factor` puts the last token of T (rotated as `last`)."""
+    return (
+        f"With rope_type linear and s = {factor:g}, the last token of T (m = {target_len - 1:,}) "
+        f"is rotated as position {f'{last:,.2f}'.rstrip('0').rstrip('.')}"
+        + (" — inside the trained range." if last < train_len else f" — still beyond L = {train_len:,}.")
+    )
+
+
+def precision_stop(last_position: int) -> str:
+    return f"Positions stop at {last_position:,}, the largest number a float16 holds."
+
+
+def notices(ext: Extension, rope_type: str) -> list[str]:
+    """The page's "What to notice" list, for the block `ext` of method `rope_type`."""
+    train_len, target_len, af = ext.train_len, ext.target_len, ext.attention_factor
+    n_pairs, n_ood = ext.inv_freq.size, int(ext.out_of_distribution.sum())
+    n_full_turn = int(np.sum(train_len * ext.inv_freq >= 2 * np.pi))  # pairs that finish a turn within L
+    if n_full_turn == n_pairs:
+        turns = (
+            f"Every pair ({n_pairs} of {n_pairs}) completes at least one turn within L = {train_len:,}: any angle "
+            "it meets later repeats one seen in training, so no pair can leave the trained range."
+        )
+    else:
+        turns = (
+            f"{n_full_turn} of {n_pairs} pairs (the fastest, on the left of the charts) complete at least one "
+            f"turn within L = {train_len:,}: any angle they meet later repeats one seen in training. The other "
+            f"{n_pairs - n_full_turn} never finished a turn; at T = {target_len:,}, {n_ood} of them reach angles "
+            "never seen with this block."
+        )
+    linear = ""
+    if rope_type == "linear":
+        still = "no pair is out of range" if n_ood == 0 else f"{n_ood} pairs are still out of range"
+        linear = f"; with this block's s = {ext.block['factor']:g}, {still}"
+    if np.isclose(af, 1.0):
+        sharpen = (
+            "This block's attention factor is 1: logits are not rescaled. YaRN and LongRoPE multiply cos and "
+            "sin by a factor a (tab **Attention**), above 1 by default once s > 1."
+        )
+    else:
+        sharper = "attention gets sharper." if af > 1 else "attention gets flatter."
+        sharpen = f"This block multiplies cos and sin by a = {af:.4f}, so every logit is scaled by a² = {af**2:.4f}: {sharper}"
+    return [
+        turns,
+        "**Linear** (Position Interpolation) divides every pair by s: it brings every pair back in range once "
+        f"s·L ≥ T (here T/L = {target_len / train_len:,.4g}{linear}), and it divides the fastest pair's step per "
+        "token by s too, so for s > 1 neighbouring tokens become harder to tell apart.",
+        "For s > 1, **NTK-aware** keeps pair 0 exactly and slows every later pair a little more, the slowest s-fold "
+        "(for d > 2); **YaRN** keeps the pairs that turn more than beta_fast times over L, divides those turning "
+        "fewer than beta_slow times by s and blends in between; **Llama 3** does the same by wavelength bands "
+        "(tab **Rescaling**).",
+        sharpen,
+        "**Dynamic NTK** recomputes the base from the current length: with T ≤ L it changes nothing.",
+        "Tab **Precision**: float16 holds every whole number up to 2,048 and bfloat16 up to 256, so the unscaled "
+        "pair 0's angle m·θ_0 = m is exact up to there; beyond, and for every other pair (θ_j and the product "
+        "m·θ_j are rounded), the angle's error grows with m. Compute the angles in float32 and cast afterwards.",
+        "A claim met in tutorials: RoPE has “no length limit”. The formula runs at any m, but a model meets "
+        "angles past L it never saw in training (the pairs counted above): that is what these methods repair.",
+    ]
