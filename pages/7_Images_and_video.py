@@ -82,7 +82,7 @@ with tab_grid:
             width="content",
         )
         st.caption(text.GRID_CAPTION)
-        notice_list(text.grid_notices(rows, cols, frames, frame, m, **compute.neighbours(rows, cols, frames, frame, m)))
+        notice_list(text.grid_notices(rows, cols, frames, frame, m, compute.neighbours(rows, cols, frames, frame, m)))
 
 with tab_pairs:
     if tab_pairs.open:
@@ -112,43 +112,36 @@ with tab_shift:
     if tab_shift.open:
         q, k, d = (q_row, q_col), (k_row, k_col), (d_row, d_col)
         table, points = compute.shift_table(rows, cols, q, k, d, m)
+        words = text.shift_words(rows, cols, q, k, d, compute.shift_changes(table))
         left, right = st.columns([1, 1.5])
-        with left:
-            diagram = shared(charts.shift_diagram)(
-                points, rows=rows, cols=cols, **text.shift_words(rows, cols, q, k, d)
-            )
-            show_chart(diagram, width="stretch")
-        with right:
-            st.dataframe(
-                table,
-                hide_index=True,
-                width="stretch",
-                column_config={c: st.column_config.NumberColumn(format="%.5f") for c in table.columns[1:]},
-            )
-        notice_list(text.shift_notices(cols, q, k, d, **compute.shift_changes(table)))
+        show_chart(
+            shared(charts.shift_diagram)(points, rows=rows, cols=cols, **words["chart"]),
+            container=left,
+            width="stretch",
+        )
+        right.dataframe(
+            table,
+            hide_index=True,
+            width="stretch",
+            column_config={c: st.column_config.NumberColumn(format="%.5f") for c in table.columns[1:]},
+        )
+        notice_list(words["notices"])
 
 with tab_res:
     r1, r2 = st.columns(2)
     train = int(widget("vis_train", container=r1))
     new = int(widget("vis_new", container=r2))
     if tab_res.open:
-        show_chart(
-            shared(charts.resolution_chart)(
-                compute.resolution_positions(train, new), trained_max=train - 1, **text.resolution_words(train, new)
-            ),
-            width="stretch",
-        )
         res = compute.resolution_scores(train, new, m)
+        words = text.resolution_words(train, new, *compute.centre_steps(res))
+        positions = compute.resolution_positions(train, new)
+        chart = shared(charts.resolution_chart)(positions, trained_max=train - 1, **words["chart"])
+        show_chart(chart, width="stretch")
         for col, (label, grid) in zip(st.columns(3), res.items()):
-            with col:
-                centre = (grid.shape[0] // 2, grid.shape[1] // 2)
-                words = text.resolution_panel_words(label, train, new)
-                show_chart(
-                    shared(charts.grid_heatmap)(grid, query=centre, domain=domain, width=360, **words), width="stretch"
-                )
-        step_t = float(res["trained"][train // 2, train // 2 + 1]) if train > 1 else 1.0
-        step_i = float(res["interpolated"][new // 2, new // 2 + 1]) if new > 1 else 1.0
-        notice_list(text.resolution_notices(train, new, step_t, step_i))
+            centre = (grid.shape[0] // 2, grid.shape[1] // 2)
+            panel = shared(charts.grid_heatmap)(grid, query=centre, domain=domain, width=360, **words["panels"][label])
+            show_chart(panel, container=col, width="stretch")
+        notice_list(words["notices"])
 
 with tab_seq:
     t1, t2 = st.columns(2)
@@ -157,10 +150,10 @@ with tab_seq:
     if tab_seq.open:
         tokens, stride = compute.sequence_tokens(text_before, text_after, frames, rows, cols)
         words = text.sequence_words(text_before, text_after, frames, rows, cols, stride)
-        show_chart(shared(charts.sequence_chart)(tokens, **words), width="stretch")
-        for col, (label, value, help_) in zip(st.columns(3), text.sequence_metrics(text_before, frames, rows, cols)):
+        show_chart(shared(charts.sequence_chart)(tokens, **words["chart"]), width="stretch")
+        for col, (label, value, help_) in zip(st.columns(3), words["metrics"]):
             col.metric(label, value, help=help_)
-        notice_list(text.sequence_notices(text_before, text_after, frames, rows, cols))
+        notice_list(words["notices"])
 
 
 values = dict(rows=rows, cols=cols, q_row=q_row, q_col=q_col, frames=frames, frame=frame, **vars(m))

@@ -74,7 +74,7 @@ def test_grid_notices_say_the_scores_of_the_neighbours(frame):
     across = {s: score(dt=0, dr=1, dc=-(cols - 1), scheme=s, **ref) for s in SCHEMES[:2]}
     for key, want in (("below", below), ("right", right), ("across", across)):
         assert found[key] == pytest.approx(want, abs=1e-9), key
-    first, row_end, time, move = text.grid_notices(rows, cols, frames, frame, QWEN, **found)
+    first, row_end, time, move = text.grid_notices(rows, cols, frames, frame, QWEN, found)
     pairs = [round(v, 4) for s in SCHEMES for v in (below[s], right[s])]
     extra = [frame, rows * cols, frame] if frame else []
     assert numbers(first) == pytest.approx([cols, 1, *extra, *pairs], abs=1e-12)
@@ -83,7 +83,7 @@ def test_grid_notices_say_the_scores_of_the_neighbours(frame):
     )
     assert numbers(time) == [0, 16, 24, rows * cols]  # the sections' time pairs; patches per frame
     assert "Shift test" in move
-    one_row = text.grid_notices(1, cols, 1, 0, QWEN, **compute.neighbours(1, cols, 1, 0, QWEN))
+    one_row = text.grid_notices(1, cols, 1, 0, QWEN, compute.neighbours(1, cols, 1, 0, QWEN))
     assert len(one_row) == 1 and one_row[0] == move  # no neighbour below, no second frame
 
 
@@ -123,13 +123,14 @@ def test_shift_notices_say_what_raster_order_sees():
     raster = wider - now
     assert changes["raster"] == pytest.approx(raster, abs=1e-12)  # 3·17 + 5 = 56 apart instead of 3·16 + 5 = 53
     assert changes["by_shift"] < 1e-12 and changes["other"] < 1e-12
-    relative, what, width = text.shift_notices(cols, q, k, d, **changes)
+    words = text.shift_words(rows, cols, q, k, d, changes)
+    relative, what, width = words["notices"]
     assert numbers(relative)[:2] == [2, -5] and numbers(relative)[2] == pytest.approx(
         changes["by_shift"], rel=0.06, abs=1e-300
     )
     assert numbers(what)[:6] == [3, 16, 5, 53, 56, round(raster, 4)]
     assert "width" in width
-    words = text.shift_words(rows, cols, q, k, d)
+    words = words["chart"]
     assert numbers(words["title"]) == [2, -5] and numbers(words["subtitle"]) == [3, 5]
     assert numbers(words["description"]) == [12, 16, 5, 7, 8, 12, 2, -5]
 
@@ -139,20 +140,21 @@ def test_resolution_notices_count_the_unseen_patches():
     res = compute.resolution_scores(train, new, QWEN)
     phi = np.array([1e6 ** (-4 * i / 128) for i in range(32)])  # axial: one column step turns half the pairs
     step = lambda dist: float((np.sum(np.cos(dist * phi)) + 32) / 64)  # noqa: E731
-    step_t, step_i = float(res["trained"][8, 9]), float(res["interpolated"][16, 17])
+    step_t, step_i = compute.centre_steps(res)
     assert (step_t, step_i) == pytest.approx((step(1.0), step(0.5)), abs=1e-12)
-    unseen, interpolation, qwen = text.resolution_notices(train, new, step_t, step_i)
+    words = text.resolution_words(train, new, step_t, step_i)
+    unseen, interpolation, qwen = words["notices"]
     assert numbers(unseen) == [32, 32, 31, 32 * 32 - 16 * 16, 32 * 32, 75, 15]  # 768 of 1,024 (75 %)
     # × 16/32 = 0.5: the last position 31·0.5 = 15.5 is 0.5 past 15
     assert numbers(interpolation) == [16, 32, 0.5, 15.5, 0.5, 15, 0.5, 1, round(step(0.5), 4), round(step(1.0), 4)]
     assert "interpolates nothing" in qwen
-    smaller, scaled, _ = text.resolution_notices(32, 16, 1.0, 1.0)
+    smaller, scaled, _ = text.resolution_words(32, 16, 1.0, 1.0)["notices"]
     assert "not larger" in smaller and numbers(smaller) == [0, 15, 0, 31] and "past the last" not in scaled
-    assert "change nothing" in text.resolution_notices(16, 16, 1.0, 1.0)[1]
-    assert text.resolution_panel_words("trained", 16, 32)["subtitle"][0].endswith("(8, 8)")
-    assert text.resolution_panel_words("interpolated", 16, 32)["subtitle"] == [
+    assert "change nothing" in text.resolution_words(16, 16, 1.0, 1.0)["notices"][1]
+    assert words["panels"]["trained"]["subtitle"][0].endswith("(8, 8)")
+    assert words["panels"]["interpolated"]["subtitle"] == [
         "axial 2D, query at the centre (16, 16)", "positions × 16/32"]  # fmt: skip
-    assert numbers(text.resolution_words(16, 32)["description"]) == [16, 16, 32, 32, 32, 32, 16, 32]
+    assert numbers(words["chart"]["description"]) == [16, 16, 32, 32, 32, 32, 16, 32]
 
 
 def test_sequence_sentences_follow_qwen2vls_positions():
@@ -161,18 +163,19 @@ def test_sequence_sentences_follow_qwen2vls_positions():
     # by hand (get_rope_index): the video starts at 5 on t, h and w; the text after at 5 + max(4, 12, 16) = 21
     w = tokens[tokens["axis"] == "column (w)"].set_index("index")["position"]
     assert stride == 1 and w[before] == 5 and w[before + 15] == 20 and w[before + 768] == 21
-    starts, after_it, _ = text.sequence_notices(before, after, frames, rows, cols)
+    words = text.sequence_words(before, after, frames, rows, cols, stride)
+    starts, after_it, _ = words["notices"]
     assert numbers(starts) == [5, 5, 8, 5, 16, 5, 20]
     assert numbers(after_it) == [21, 5, 4, 12, 16, 5 + 768, 16, 768] and after_it.startswith("The text after")
-    assert text.sequence_notices(before, 0, frames, rows, cols)[1].startswith("A text token after it would")
-    assert text.sequence_metrics(before, frames, rows, cols) == [
+    assert text.sequence_words(before, 0, frames, rows, cols, 1)["notices"][1].startswith("A text token after it would")
+    assert words["metrics"] == [
         ("Video tokens", "768", "4 × 12 × 16"),
         ("Video starts at", "5", "t, h and w of its first patch: the next free position after the text before it."),
         ("Next text token's position", "21", "start + max(frames, rows, columns)"),
     ]
-    big = text.sequence_words(0, 0, 16, 64, 64, math.ceil(16 * 64 * 64 / 1500))
+    big = text.sequence_words(0, 0, 16, 64, 64, math.ceil(16 * 64 * 64 / 1500))["chart"]
     assert "every 44th video token drawn" in big["subtitle"] and numbers(big["description"])[0] == 65536
-    assert "a 1 × 2 × 3 image" in text.sequence_words(0, 0, 1, 2, 3, 1)["title"]
+    assert "a 1 × 2 × 3 image" in text.sequence_words(0, 0, 1, 2, 3, 1)["chart"]["title"]
 
 
 def test_about_names_the_source():

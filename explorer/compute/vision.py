@@ -206,6 +206,15 @@ def resolution_scores(train: int, new: int, m: Model) -> dict[str, np.ndarray]:
     return out
 
 
+def centre_steps(res: dict[str, np.ndarray]) -> tuple[float, float]:
+    """The centre patch's score with its right-hand neighbour on the trained grid and on the new one
+    interpolated (`resolution_scores`; 1 on a grid one patch wide)."""
+    trained, interpolated = (
+        float(g[len(g) // 2, len(g) // 2 + 1]) if len(g) > 1 else 1.0 for g in (res["trained"], res["interpolated"])
+    )
+    return trained, interpolated
+
+
 def sequence_tokens(text_before: int, text_after: int, frames: int, rows: int, cols: int) -> tuple[pd.DataFrame, int]:
     """The t, h, w positions of a text / video / text sequence (Qwen2-VL's get_rope_index), one row per
     token drawn and axis; and the stride of the video tokens drawn (at most about 1500 of them)."""

@@ -74,20 +74,14 @@ def heatmap_words(m: Any, frame: int) -> dict[str, Any]:
 
 
 def grid_notices(
-    rows: int,
-    cols: int,
-    frames: int,
-    frame: int,
-    m: Any,
-    below: Mapping[str, float],
-    right: Mapping[str, float],
-    across: Mapping[str, float],
+    rows: int, cols: int, frames: int, frame: int, m: Any, n: Mapping[str, Mapping[str, float]]
 ) -> list[str]:
-    """``below``/``right``: each scheme's score of a query with the patch below / to its right (in `frame`);
-    ``across``: the raster and axial scores of a row's last patch with the next row's first (frame 0)."""
+    """``n`` (explorer.compute.vision.neighbours): ``below``/``right``, each scheme's score of a query with
+    the patch below / to its right (in `frame`); ``across``, the raster and axial scores of a row's last
+    patch with the next row's first (frame 0)."""
     items = []
     if rows > 1 and cols > 1:
-        sv, sh = below, right
+        sv, sh = n["below"], n["right"]
         items.append(
             f"Raster order puts the patch below a query {cols} positions after it and the patch to its right "
             "1 after it"
@@ -99,8 +93,8 @@ def grid_notices(
         )
         items.append(
             f"Across a row end: the last patch of a row (column {cols - 1}) and the first of the next (column 0) "
-            f"are neighbours in raster order (1 apart), similarity {across['raster 1D']:.4f}; "
-            f"for axial 2D they are {cols - 1} columns and 1 row apart, similarity {across['axial 2D']:.4f}."
+            f"are neighbours in raster order (1 apart), similarity {n['across']['raster 1D']:.4f}; "
+            f"for axial 2D they are {cols - 1} columns and 1 row apart, similarity {n['across']['axial 2D']:.4f}."
         )
     if frames > 1:
         items.append(
@@ -168,130 +162,102 @@ def pair_notices(m: Any, spans: Mapping[tuple[str, str], Any]) -> list[str]:
     return items
 
 
-def shift_words(rows: int, cols: int, q: tuple[int, int], k: tuple[int, int], d: tuple[int, int]) -> dict[str, str]:
-    return {
+def shift_words(
+    rows: int, cols: int, q: tuple[int, int], k: tuple[int, int], d: tuple[int, int], changes: Mapping[str, float]
+) -> dict[str, Any]:
+    """The diagram's words (``chart``) and the ``notices``. ``changes`` (explorer.compute.vision.shift_changes):
+    ``by_shift``, the largest change of a score by the shift; ``raster``, the raster score's change on a
+    grid one column wider; ``other``, the largest change of the other schemes' there."""
+    dr, dc = k[0] - q[0], k[1] - q[1]
+    offset = dr * cols + dc
+    chart = {
         "title": f"Shift both by Δ = ({d[0]}, {d[1]})",
-        "subtitle": f"offset k − q = ({k[0] - q[0]}, {k[1] - q[1]}) before and after",
+        "subtitle": f"offset k − q = ({dr}, {dc}) before and after",
         "description": f"The {rows} by {cols} grid with the query at ({q[0]}, {q[1]}), the key at "
         f"({k[0]}, {k[1]}), and both moved by {d[0]} rows and {d[1]} columns.",
     }
-
-
-def shift_notices(
-    cols: int, q: tuple[int, int], k: tuple[int, int], d: tuple[int, int], by_shift: float, raster: float, other: float
-) -> list[str]:
-    """``by_shift``: the largest change of a score by the shift; ``raster``: the raster score's change on
-    a grid one column wider; ``other``: the largest change of the other schemes' there."""
-    dr, dc = k[0] - q[0], k[1] - q[1]
-    offset = dr * cols + dc
-    return [
+    notices = [
         f"Moving both patches by the same (Δrow, Δcolumn) = ({d[0]}, {d[1]}) changes no score by more "
-        f"than {by_shift:.1e} (float64 round-off): every scheme here is relative.",
+        f"than {changes['by_shift']:.1e} (float64 round-off): every scheme here is relative.",
         f"But relative to what: raster order sees one number, Δrow·columns + Δcolumn = "
-        f"{dr}·{cols} + {dc} = {offset}. The same patches on a grid one "
-        f"column wider are {offset + dr} apart, and the raster score changes by "
-        f"{raster:+.4f}; axial 2D and M-RoPE see (Δrow, Δcolumn) itself and change by at most {other:.1e}.",
+        f"{dr}·{cols} + {dc} = {offset}. The same patches on a grid one column wider are {offset + dr} apart, "
+        f"and the raster score changes by {changes['raster']:+.4f}; axial 2D and M-RoPE see (Δrow, Δcolumn) "
+        f"itself and change by at most {changes['other']:.1e}.",
         "So 1D RoPE over patches ties the score to the image's width: a row's last patch and the next row's "
         "first are neighbours, and the patch below is a whole row away (the **Patch grid** tab).",
     ]
+    return {"chart": chart, "notices": notices}
 
 
-def resolution_words(train: int, new: int) -> dict[str, str]:
-    return {
+def resolution_words(train: int, new: int, step_t: float, step_i: float) -> dict[str, Any]:
+    """The positions chart's words (``chart``), each heatmap's (``panels``: "trained", "as is",
+    "interpolated") and the ``notices``. ``step_t`` / ``step_i``: the centre patch's score with its
+    right-hand neighbour on the trained grid and on the new one interpolated."""
+    scale, beyond = train / new, new * new - min(new, train) ** 2
+    chart = {
         "title": "Row (and column) positions: what training covered, and now",
         "subtitle": f"training saw positions 0 … {train - 1} on each axis (dashed line)",
         "description": f"Ticks at the row positions of a {train} by {train} training grid, of a {new} by {new} "
         f"grid as is, and of the {new} by {new} grid with positions multiplied by {train}/{new}.",
     }
-
-
-def resolution_panel_words(label: str, train: int, new: int) -> dict[str, Any]:
-    """One of the three heatmaps ("trained", "as is", "interpolated") of the centre patch."""
-    n = train if label == "trained" else new
-    title = {
-        "trained": f"Trained grid {train} × {train}",
-        "as is": f"{new} × {new}, positions as is",
-        "interpolated": f"{new} × {new}, interpolated",
-    }[label]
-    return {
-        "title": title,
-        "subtitle": [
-            f"axial 2D, query at the centre {(n // 2, n // 2)}",
-            f"positions × {train}/{new}" if label == "interpolated" else "positions 0, 1, 2 and on",
-        ],
-        "description": f"Axial 2D RoPE similarity of the centre patch with every patch: {title}.",
-    }
-
-
-def resolution_notices(train: int, new: int, step_t: float, step_i: float) -> list[str]:
-    """``step_t`` / ``step_i``: the centre patch's score with its right-hand neighbour on the trained grid
-    and on the new one interpolated."""
-    scale, beyond = train / new, new * new - min(new, train) ** 2
+    panels = {}
+    for label, n, title in (
+        ("trained", train, f"Trained grid {train} × {train}"),
+        ("as is", new, f"{new} × {new}, positions as is"),
+        ("interpolated", new, f"{new} × {new}, interpolated"),
+    ):
+        how = f"positions × {train}/{new}" if label == "interpolated" else "positions 0, 1, 2 and on"
+        panels[label] = {
+            "title": title,
+            "subtitle": [f"axial 2D, query at the centre {(n // 2, n // 2)}", how],
+            "description": f"Axial 2D RoPE similarity of the centre patch with every patch: {title}.",
+        }
     if new > train:
-        items = [
+        notices = [
             f"As is, the {new} × {new} grid has positions up to {new - 1} on each axis; {beyond:,} of its "
             f"{new * new:,} patches ({beyond / (new * new):.0%}) have a row or a column the model never saw "
             f"(beyond {train - 1})."
         ]
     else:
-        items = [f"The new grid is not larger: positions 0 … {new - 1} were all seen in training (0 … {train - 1})."]
+        notices = [f"The new grid is not larger: positions 0 … {new - 1} were all seen in training (0 … {train - 1})."]
     if new == train:
-        items.append("Same grid size: 2D position interpolation would multiply by 1 and change nothing.")
+        notices.append("Same grid size: 2D position interpolation would multiply by 1 and change nothing.")
     else:
-        items.append(
+        past = f", {(new - 1) * scale - (train - 1):.4g} past the last trained one ({train - 1}), less than a step"
+        notices.append(
             f"2D position interpolation multiplies rows and columns by {train}/{new} = {scale:.4g}: the largest "
-            f"position is {(new - 1) * scale:.4g}"
-            + (
-                f", {(new - 1) * scale - (train - 1):.4g} past the last trained one ({train - 1}), less than a step"
-                if new > train
-                else ""
-            )
-            + f"; but neighbours are {scale:.4g} apart instead of 1. "
-            f"The centre patch's right-hand neighbour scores {step_i:.4f} (in training: {step_t:.4f})."
+            f"position is {(new - 1) * scale:.4g}{past if new > train else ''}; but neighbours are {scale:.4g} apart "
+            f"instead of 1. The centre patch's right-hand neighbour scores {step_i:.4f} (in training: {step_t:.4f})."
         )
-    items.append(
+    notices.append(
         "Qwen2-VL's M-RoPE interpolates nothing: get_rope_index numbers a larger image's rows and columns "
         "0, 1, 2, … as it comes, so positions grow with the image."
     )
-    return items
+    return {"chart": chart, "panels": panels, "notices": notices}
 
 
 def sequence_words(text_before: int, text_after: int, frames: int, rows: int, cols: int, stride: int) -> dict[str, Any]:
-    """The sequence chart's title, subtitle and description, and the three metrics under it (label,
-    value, help)."""
-    what, n_vis = ("image" if frames == 1 else "video"), frames * rows * cols
-    total = text_before + n_vis + text_after
-    return {
+    """The sequence chart's words (``chart``), its three ``metrics`` (label, value, help) and the ``notices``."""
+    what, n_vis, start = ("image" if frames == 1 else "video"), frames * rows * cols, text_before
+    next_pos = start + max(frames, rows, cols)
+    chart = {
         "title": f"M-RoPE positions: {text_before} text, a {frames} × {rows} × {cols} {what}, {text_after} text",
         "subtitle": "every token has a t, an h and a w position; text tokens have t = h = w"
         + (f" · every {stride}th {what} token drawn" if stride > 1 else ""),
-        "description": f"Line chart of the t, h and w positions of each of {total} tokens: {text_before} text "
-        f"tokens, {n_vis} {what} patches, {text_after} text tokens, as Qwen2-VL's get_rope_index numbers them.",
+        "description": f"Line chart of the t, h and w positions of each of {text_before + n_vis + text_after} "
+        f"tokens: {text_before} text tokens, {n_vis} {what} patches, {text_after} text tokens, as Qwen2-VL's "
+        "get_rope_index numbers them.",
     }
-
-
-def sequence_metrics(text_before: int, frames: int, rows: int, cols: int) -> list[tuple[str, str, str]]:
-    what = "Image" if frames == 1 else "Video"
-    return [
-        (f"{what} tokens", f"{frames * rows * cols:,}", f"{frames} × {rows} × {cols}"),
+    metrics = [
+        (f"{what.capitalize()} tokens", f"{n_vis:,}", f"{frames} × {rows} × {cols}"),
         (
-            f"{what} starts at",
-            f"{text_before}",
+            f"{what.capitalize()} starts at",
+            f"{start}",
             "t, h and w of its first patch: the next free position after the text before it.",
         ),
-        (
-            "Next text token's position",
-            f"{text_before + max(frames, rows, cols)}",
-            "start + max(frames, rows, columns)",
-        ),
+        ("Next text token's position", f"{next_pos}", "start + max(frames, rows, columns)"),
     ]
-
-
-def sequence_notices(text_before: int, text_after: int, frames: int, rows: int, cols: int) -> list[str]:
-    what, n_vis = ("image" if frames == 1 else "video"), frames * rows * cols
-    start = text_before
-    next_pos = start + max(frames, rows, cols)
-    return [
+    notices = [
         f"The {what} starts at position {start} on all three axes and spans t {start}–{start + frames - 1}, "
         f"h {start}–{start + rows - 1}, w {start}–{start + cols - 1}.",
         f"{'The text after it continues' if text_after else 'A text token after it would continue'} at "
@@ -301,3 +267,4 @@ def sequence_notices(text_before: int, text_after: int, frames: int, rows: int, 
         "Time advances by 1 per frame here (Qwen2-VL). Qwen2.5-VL scales it to absolute time "
         "(second_per_grid_t × tokens_per_second); Qwen3-VL writes timestamps as text instead.",
     ]
+    return {"chart": chart, "metrics": metrics, "notices": notices}
