@@ -33,13 +33,13 @@ def _to_link(value: str) -> None:
     """The text into the link (``cfg``), unless it is an example unchanged (``cfg_example`` says it) or too long."""
     encoded = site.encode_text(value)
     if not value.strip() or value == _example():
-        encoded = None
+        params.set_url_param("cfg", None)
     elif len(encoded) > site.MAX_LINK_CHARS:
         st.session_state[_TOO_LONG] = len(encoded)
-        encoded = None
+        params.set_url_param("cfg", None)
     else:
         st.session_state.pop(_TOO_LONG, None)
-    params.set_url_param("cfg", encoded)
+        params.set_url_param("cfg", encoded)
 
 
 def load_example() -> None:

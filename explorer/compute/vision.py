@@ -13,6 +13,7 @@ import pandas as pd
 import posenc
 from explorer.layout import cached
 from posenc.mrope import AXES, SCHEMES, VisionPreset
+from posenc.mrope import default_mrope_section as default
 
 #: The axes' names on the charts (one colour each: explorer.charts.vision.AXIS_COLORS).
 AXIS_NAMES = {"t": "time (t)", "h": "row (h)", "w": "column (w)"}
@@ -34,17 +35,17 @@ class Model:
     @classmethod
     def of(cls, preset: VisionPreset | None, head_dim: int, base: float) -> Model:
         """A published model's settings (``preset``), or a custom head's (preset None)."""
-        if preset is not None:
-            head_dim, base = preset.head_dim, preset.base
-        section = preset.mrope_section if preset is not None else None
-        own_c, own_i = section is not None and not preset.interleaved, section is not None and preset.interleaved
-        n = head_dim // 2
+        if preset is None:
+            n = head_dim // 2
+            return cls(int(head_dim), float(base), default(n), default(n, interleaved=True))
+        own, n = preset.mrope_section, preset.head_dim // 2
+        own_c, own_i = (own is not None and not preset.interleaved), (own is not None and preset.interleaved)
         return cls(
-            int(head_dim),
-            float(base),
-            section if own_c else posenc.default_mrope_section(n),
-            section if own_i else posenc.default_mrope_section(n, interleaved=True),
-            (preset.axial_first if preset is not None else None) or "row",
+            preset.head_dim,
+            preset.base,
+            own if own is not None and own_c else default(n),
+            own if own is not None and own_i else default(n, interleaved=True),
+            preset.axial_first or "row",
             own_c,
             own_i,
         )
