@@ -181,5 +181,9 @@ def test_sequence_sentences_follow_qwen2vls_positions():
 def test_about_names_the_source():
     preset = VISION_PRESETS["rope-vit-b16"]
     assert text.about(preset) == f"**{preset.name}**: {preset.notes} Source: {preset.source}."
-    assert text.section_origin(False, False) == "Qwen2-VL's proportions"
+    custom = text.heatmap_words(compute.Model.of(None, 64, 1e4), 0)["notes"]
+    assert [lines[1] for lines in custom.values()][2:] == [
+        "section: Qwen2-VL's proportions",
+        "section: Qwen3-VL's proportions",
+    ]
     assert text.scheme_title("axial 2D", SimpleNamespace(axial_first="column")) == "Axial 2D RoPE (columns first)"

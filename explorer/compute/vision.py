@@ -65,12 +65,6 @@ def offset_tables(rows: int, cols: int, frames: int, frame: int, m: Model) -> di
     return {name: posenc.offset_scores(a, rows, cols, frame=frame) for name, a in angles(rows, cols, frames, m).items()}
 
 
-def at_offset(table: np.ndarray, dr: int, dc: int) -> float:
-    """The score of a query with the key dr rows below and dc columns right of it (an offset table's entry)."""
-    rows, cols = (table.shape[0] + 1) // 2, (table.shape[1] + 1) // 2
-    return float(table[dr + rows - 1, dc + cols - 1])
-
-
 def query_grid(table: np.ndarray, q_row: int, q_col: int) -> np.ndarray:
     """The heatmap (rows, cols) of the query (q_row, q_col): its window of an offset table."""
     rows, cols = (table.shape[0] + 1) // 2, (table.shape[1] + 1) // 2
@@ -84,9 +78,10 @@ def neighbours(rows: int, cols: int, frames: int, frame: int, m: Model) -> dict[
     if rows < 2 or cols < 2:
         return {"below": {}, "right": {}, "across": {}}
     tables, a = offset_tables(rows, cols, frames, frame, m), angles(rows, cols, frames, m)
+    r, c = rows - 1, cols - 1  # the offset (0, 0) in the tables
     return {
-        "below": {name: at_offset(tables[name], 1, 0) for name in SCHEMES},
-        "right": {name: at_offset(tables[name], 0, 1) for name in SCHEMES},
+        "below": {name: float(t[r + 1, c]) for name, t in tables.items()},
+        "right": {name: float(t[r, c + 1]) for name, t in tables.items()},
         "across": {name: pair_score(a[name], cols - 1, cols) for name in SCHEMES[:2]},
     }
 

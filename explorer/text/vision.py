@@ -39,12 +39,6 @@ def about(preset: VisionPreset) -> str:
     return f"**{preset.name}**: {preset.notes} Source: {preset.source}."
 
 
-def section_origin(own: bool, interleaved: bool) -> str:
-    if own:
-        return "this model's"
-    return "Qwen3-VL's proportions" if interleaved else "Qwen2-VL's proportions"
-
-
 def scheme_title(name: str, m: Any) -> str:
     if name == "M-RoPE contiguous":
         return f"M-RoPE, contiguous {list(m.section_c)}"
@@ -60,8 +54,14 @@ def heatmap_words(m: Any, frame: int) -> dict[str, Any]:
     notes = {
         "raster 1D": ["position = row · columns + column", "frames one after another"],
         "axial 2D": ["half the pairs turn with the row,", "half with the column; no time axis"],
-        "M-RoPE contiguous": ["pairs in blocks t, h, w", f"section: {section_origin(m.own_c, False)}"],
-        "M-RoPE interleaved": ["pairs T, H, W, T, H, W, …", f"section: {section_origin(m.own_i, True)}"],
+        "M-RoPE contiguous": [
+            "pairs in blocks t, h, w",
+            "section: " + ("this model's" if m.own_c else "Qwen2-VL's proportions"),
+        ],
+        "M-RoPE interleaved": [
+            "pairs T, H, W, T, H, W, …",
+            "section: " + ("this model's" if m.own_i else "Qwen3-VL's proportions"),
+        ],
     }
     where = "the same frame" if frame == 0 else f"frame {frame}"
     return {
