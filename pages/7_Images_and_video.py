@@ -41,7 +41,7 @@ with st.container(border=True, key="vis_controls"):
     if preset is None:
         m = compute.Model.of(None, int(widget("vis_head_dim", container=c2)), float(widget("vis_base", container=c3)))
     else:
-        m = compute.Model.of(preset, preset.head_dim, preset.base)
+        m = compute.Model.of(preset)
         c2.metric("Head dimension d", f"{m.head_dim}")
         c3.metric("Base b", f"{m.base:,.0f}")
     own_range = widget("vis_colour", container=c4) == "each panel"

@@ -73,7 +73,9 @@ def test_chart_is_tall_enough_for_its_plot_and_ends_at_the_last_pair():
     assert spec["encoding"]["x"]["scale"] == {"nice": False, "zero": True}
     assert pd.DataFrame(spec["datasets"][spec["data"]["name"]])["j"].agg(["min", "max"]).tolist() == [0, 31]
     single = charts.wavelength_frame(theta_loop(2, 1e4), theta_loop(2, 4e4), 4.0)
-    one = charts.wavelength_compare_chart(single, **text.wavelength_words(4.0)).to_dict()  # one pair: 0 … 1, not a zero-width range
+    one = charts.wavelength_compare_chart(
+        single, **text.wavelength_words(4.0)
+    ).to_dict()  # one pair: 0 … 1, not a zero-width range
     assert one["encoding"]["x"]["scale"]["domain"] == [0, 1]
 
 

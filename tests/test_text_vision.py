@@ -52,7 +52,7 @@ def score(d, b, dt, dr, dc, scheme, section_c=None, section_i=None, cols=None, f
     return float(np.mean(np.cos(np.asarray(deltas, dtype=float) * th)))
 
 
-QWEN = compute.Model.of(VISION_PRESETS["qwen2.5-vl-7b"], 0, 0.0)  # d 128, b 10⁶, (16, 24, 24), (24, 20, 20)
+QWEN = compute.Model.of(VISION_PRESETS["qwen2.5-vl-7b"])  # d 128, b 10⁶, (16, 24, 24), (24, 20, 20)
 
 
 def test_the_model_settings():
@@ -60,7 +60,7 @@ def test_the_model_settings():
     assert QWEN.own_c and not QWEN.own_i and QWEN.axial_first == "row"
     custom = compute.Model.of(None, 32, 100.0)  # 16 pairs: Qwen2-VL's t = n/4, Qwen3-VL's t = round(3n/8)
     assert (custom.section_c, custom.section_i, custom.own_c, custom.own_i) == ((4, 6, 6), (6, 5, 5), False, False)
-    assert compute.Model.of(VISION_PRESETS["rope-vit-b16"], 0, 0.0).axial_first == "column"
+    assert compute.Model.of(VISION_PRESETS["rope-vit-b16"]).axial_first == "column"
 
 
 @pytest.mark.parametrize("frame", [0, 3])

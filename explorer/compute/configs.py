@@ -37,22 +37,21 @@ def open_settings(parsed: ParsedConfig, block: dict[str, Any], fallback_max_pos:
     )
 
 
+#: The published models' table: column -> the preset's field.
+PRESET_COLUMNS = {
+    "model": "name",
+    "head dim": "head_dim",
+    "rotated dims": "rotary_dim",
+    "rope_theta": "rope_theta",
+    "max positions": "max_position_embeddings",
+    "layout": "layout",
+    "rope_type": "rope_type",
+}
+
+
 def presets_table() -> pd.DataFrame:
     """One row per published model: its sizes, base, layout and method."""
-    return pd.DataFrame(
-        [
-            {
-                "model": p.name,
-                "head dim": p.head_dim,
-                "rotated dims": p.rotary_dim,
-                "rope_theta": p.rope_theta,
-                "max positions": p.max_position_embeddings,
-                "layout": p.layout,
-                "rope_type": p.rope_type,
-            }
-            for p in PRESETS.values()
-        ]
-    )
+    return pd.DataFrame([{col: getattr(p, field) for col, field in PRESET_COLUMNS.items()} for p in PRESETS.values()])
 
 
 def convert(source: str, value: float, head_dim: int, base: float) -> tuple[float, float]:

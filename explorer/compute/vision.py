@@ -33,8 +33,8 @@ class Model:
     own_i: bool = False
 
     @classmethod
-    def of(cls, preset: VisionPreset | None, head_dim: int, base: float) -> Model:
-        """A published model's settings (``preset``), or a custom head's (preset None)."""
+    def of(cls, preset: VisionPreset | None, head_dim: int = 0, base: float = 0.0) -> Model:
+        """A published model's settings (``preset``), or a custom head's (preset None: ``head_dim``, ``base``)."""
         if preset is None:
             n = head_dim // 2
             return cls(int(head_dim), float(base), default(n), default(n, interleaved=True))
