@@ -36,6 +36,8 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
+from explorer.text.heatmap import reduction_note
+
 __all__ = [
     "DIVERGING",
     "HOVER_CELL_PX",
@@ -181,11 +183,6 @@ def _block_reduce_axis(values: np.ndarray, factor: int, axis: int, how: str) -> 
     return np.moveaxis(out, -1, axis)
 
 
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def reduce_matrix(
     matrix: np.ndarray,
     max_rows: int,
@@ -200,8 +197,8 @@ def reduce_matrix(
     Returns (reduced, row_idx, col_idx, note): row_idx/col_idx are the original indices of the
     first row/column each output row/column stands for (for "stride", exactly the rows kept);
     every output pixel covers the same number of input cells (the last block may be partial).
-    `note` is a short human sentence ("" when nothing was reduced). See the module docstring
-    for what each mode hides; mean-pooling blurs fast sinusoids.
+    `note` is a short human sentence (explorer.text.heatmap.reduction_note; "" when nothing was
+    reduced). See the module docstring for what each mode hides; mean-pooling blurs fast sinusoids.
     """
     values = np.asarray(matrix, dtype=np.float64)
     if values.ndim != 2:
@@ -215,19 +212,14 @@ def reduce_matrix(
     fc = max(1, -(-cols // int(max_cols)))
     row_idx = np.arange(0, rows, fr)
     col_idx = np.arange(0, cols, fc)
-    if fr == 1 and fc == 1:
-        return values, row_idx, col_idx, ""
-    if how == "stride":
-        reduced = values[::fr, ::fc]
-        parts = [f"every {_ordinal(f)} {name}" for f, name in ((fr, row_name), (fc, col_name)) if f > 1]
-        note = "shown at " + " and ".join(parts)
-    else:
-        reduced = _block_reduce_axis(_block_reduce_axis(values, fr, 0, how), fc, 1, how)
-        block = f"a block of {fr} × {fc} cells ({row_name} × {col_name})"
-        if how == "mean":
-            note = f"each pixel averages {block}; averaging blurs fast oscillations"
-        else:
-            note = f"each pixel shows the largest-magnitude value in {block}"
+    note = reduction_note(how, fr, fc, row_name, col_name)
+    if not note:
+        return values, row_idx, col_idx, note
+    reduced = (
+        values[::fr, ::fc]
+        if how == "stride"
+        else _block_reduce_axis(_block_reduce_axis(values, fr, 0, how), fc, 1, how)
+    )
     return reduced, row_idx, col_idx, note
 
 

@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # THE list of the package's names, each written once: type ch
         offset_scores,
         qwen2vl_position_ids,
         raster_rope_angles,
+        scheme_angles,
     )
     from .precision import DTYPES, cos_sin, phase_error
     from .relative import (

@@ -34,6 +34,7 @@ import numpy as np
 
 from . import _validate as v
 from .rope import rope_angles
+from .sinusoidal import inverse_frequencies
 
 AXES = ("t", "h", "w")  # M-RoPE's three axes, in mrope_section's order
 SEGMENT_KINDS = ("text", "image", "video")
@@ -296,6 +297,33 @@ def raster_rope_angles(rows, cols, inv_freq) -> np.ndarray:
     """1D RoPE over a patch grid read row by row: patch (r, c) gets position r·cols + c; shape (rows·cols, n)."""
     row, col = grid_positions(rows, cols)
     return rope_angles(row * int(cols) + col, inv_freq)
+
+
+#: The four ways of giving a patch's positions to the pairs that `scheme_angles` compares.
+SCHEMES = ("raster 1D", "axial 2D", "M-RoPE contiguous", "M-RoPE interleaved")
+
+
+def scheme_angles(
+    rows, cols, frames, head_dim, *, base, section_c, section_i, axial_first: str = "row"
+) -> dict[str, np.ndarray]:
+    """Per-pair angles of every patch of a video of ``frames`` rows × cols grids (frame by frame, row by
+    row; shape (frames·rows·cols, head_dim/2)) under each of `SCHEMES`: 1D RoPE over the raster order,
+    axial 2D RoPE (no time axis: every frame alike), and M-RoPE with the contiguous ``section_c`` and
+    the interleaved ``section_i``, both over :func:`qwen2vl_position_ids` of the video alone."""
+    inv = inverse_frequencies(head_dim, base=base)
+    thw = qwen2vl_position_ids([("video", frames, rows, cols)])
+    axial = axial_rope_angles(rows, cols, axial_inverse_frequencies(head_dim, base=base), first=axial_first)
+    return dict(
+        zip(
+            SCHEMES,
+            (
+                rope_angles(np.arange(thw.shape[1]), inv),
+                np.tile(axial, (int(frames), 1)),
+                mrope_angles(thw, inv, list(section_c)),
+                mrope_angles(thw, inv, list(section_i), interleaved=True),
+            ),
+        )
+    )
 
 
 def angle_scores(angles_q, angles_k, q=None, k=None) -> np.ndarray:

@@ -11,6 +11,7 @@ import pytest
 
 from explorer.charts import configs as charts
 from explorer.render import stable_dataset_names
+from explorer.text import configs as text
 
 
 def theta_loop(d: int, base: float) -> np.ndarray:
@@ -21,7 +22,7 @@ def build(d=64, base=10000.0, alpha=4.0):
     new_base = base * alpha ** (d / (d - 2))  # NTK-aware: the slowest pair stretched by α
     theta, theta_ntk = theta_loop(d, base), theta_loop(d, new_base)
     frame = charts.wavelength_frame(theta, theta_ntk, alpha)
-    chart = charts.wavelength_compare_chart(frame, alpha=alpha)
+    chart = charts.wavelength_compare_chart(frame, **text.wavelength_words(alpha))
     return frame, chart.to_dict(), new_base
 
 
@@ -72,7 +73,9 @@ def test_chart_is_tall_enough_for_its_plot_and_ends_at_the_last_pair():
     assert spec["encoding"]["x"]["scale"] == {"nice": False, "zero": True}
     assert pd.DataFrame(spec["datasets"][spec["data"]["name"]])["j"].agg(["min", "max"]).tolist() == [0, 31]
     single = charts.wavelength_frame(theta_loop(2, 1e4), theta_loop(2, 4e4), 4.0)
-    one = charts.wavelength_compare_chart(single, alpha=4.0).to_dict()  # one pair: 0 … 1, not a zero-width range
+    one = charts.wavelength_compare_chart(
+        single, **text.wavelength_words(4.0)
+    ).to_dict()  # one pair: 0 … 1, not a zero-width range
     assert one["encoding"]["x"]["scale"]["domain"] == [0, 1]
 
 

@@ -446,3 +446,28 @@ def test_vision_presets_are_consistent():
             )
     assert posenc.VISION_PRESETS["qwen3-vl-8b"].interleaved
     assert posenc.VISION_PRESETS["qwen2.5-vl-7b"].mrope_section == (16, 24, 24)
+
+
+def test_scheme_angles_by_per_patch_loops():
+    """posenc.scheme_angles: patch (f, r, c) of a video, frame by frame, row by row, under each scheme,
+    against its angle written per pair: raster (f·R·C + r·C + c)·θ_j; axial (column first) c or r times
+    b^(−4i/d); M-RoPE (t, h, w) = (f, r, c) given to the pairs contiguously or interleaved (HF's slices)."""
+    frames, rows, cols, d, b = 2, 3, 4, 16, 100.0
+    got = posenc.scheme_angles(
+        rows, cols, frames, d, base=b, section_c=(2, 3, 3), section_i=(4, 2, 2), axial_first="column"
+    )
+    n = d // 2
+    theta = [b ** (-2 * j / d) for j in range(n)]
+    phi = [b ** (-4 * (j % (n // 2)) / d) for j in range(n)]
+    contiguous = [0] * 2 + [1] * 3 + [2] * 3
+    interleaved = [1 if j % 3 == 1 and j < 6 else 2 if j % 3 == 2 and j < 6 else 0 for j in range(n)]
+    for i, (f, r, c) in enumerate((f, r, c) for f in range(frames) for r in range(rows) for c in range(cols)):
+        want = {
+            "raster 1D": [(f * rows * cols + r * cols + c) * t for t in theta],
+            "axial 2D": [(c if j < n // 2 else r) * phi[j] for j in range(n)],
+            "M-RoPE contiguous": [(f, r, c)[contiguous[j]] * theta[j] for j in range(n)],
+            "M-RoPE interleaved": [(f, r, c)[interleaved[j]] * theta[j] for j in range(n)],
+        }
+        assert list(got) == list(want)
+        for name, angles in want.items():
+            np.testing.assert_allclose(got[name][i], angles, rtol=1e-14, atol=0, err_msg=name)

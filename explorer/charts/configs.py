@@ -31,22 +31,10 @@ def wavelength_frame(theta: np.ndarray, theta_ntk: np.ndarray, factor: float) ->
     return pd.concat(parts, ignore_index=True)
 
 
-def _compare_title(alpha: float) -> str:
-    """The converter chart's point, true for every α (α < 1 shortens the slow wavelengths)."""
-    if alpha > 1:
-        return f"NTK α = {alpha:g} keeps the fastest pair and stretches the slowest by α"
-    if alpha < 1:
-        return f"NTK α = {alpha:g} keeps the fastest pair and shrinks the slowest to α times its wavelength"
-    return "NTK α = 1 changes nothing: every pair keeps its wavelength"
-
-
-def _base_verb(alpha: float) -> str:
-    """What NTK does to the base for this α (b′ = b·α^(d/(d−2)): up exactly when α > 1)."""
-    return "raises" if alpha > 1 else "lowers" if alpha < 1 else "keeps"
-
-
-def wavelength_compare_chart(frame: pd.DataFrame, *, alpha: float, width: int = 640, height: int = 460) -> alt.Chart:
-    """λ_j per pair, log axis, one line per scheme.
+def wavelength_compare_chart(
+    frame: pd.DataFrame, *, title: str, subtitle: str, width: int = 640, height: int = 460
+) -> alt.Chart:
+    """λ_j per pair, log axis, one line per scheme (the words: explorer.text.configs.wavelength_words).
 
     Streamlit fits the whole chart into `height` (title, legend and axes take ≈ 170 px of it), so
     460 leaves the plot ≈ 290 px: the three lines, some decades apart, stay distinguishable."""
@@ -76,13 +64,7 @@ def wavelength_compare_chart(frame: pd.DataFrame, *, alpha: float, width: int = 
         .properties(
             width=width,
             height=height,
-            title=alt.Title(
-                _compare_title(alpha),
-                # the bases are in the metrics above the chart: a number here that d changes would make
-                # a new spec (and the browser would build the chart anew) at every step of d
-                subtitle=f"NTK {_base_verb(alpha)} the base b; linear s = {alpha:g} multiplies every pair's "
-                "wavelength by s",
-            ),
+            title=alt.Title(title, subtitle=subtitle),
         )
     )
     chart.config = _CONFIG
@@ -109,13 +91,12 @@ def _rope_label(block: dict | None) -> str:
     return f"RoPE {rope_type}{scaled}, {base}" if rope_type != "default" else f"RoPE, {base}"
 
 
-def layer_frame(plans, blocks) -> pd.DataFrame:
-    """One row per decoder layer: its RoPE (or NoPE) label and its attention span.
-
-    ``plans``: posenc.layers.LayerPlan per layer; ``blocks``: the rope block each layer uses (None for NoPE).
-    """
+def layer_frame(parsed) -> pd.DataFrame:
+    """One row per decoder layer of a parsed config (posenc.config.ParsedConfig): its RoPE (or NoPE)
+    label and its attention span."""
     rows = []
-    for plan, block in zip(plans, blocks):
+    for i, plan in enumerate(parsed.layer_plans):
+        block = parsed.layer_block(i)
         if plan.attention == "full":
             span = "full attention"
         else:

@@ -52,6 +52,20 @@ def _own_domain(values: np.ndarray) -> tuple[float, float]:
     return (lo, hi) if hi - lo > pad else (lo - pad, hi + pad)
 
 
+def _require(frame: pd.DataFrame, name: str, columns: set[str]) -> None:
+    if not columns <= set(frame.columns):
+        raise ValueError(f"{name} must have columns {sorted(columns)}, got {list(frame.columns)}")
+
+
+def _framed(chart: Any, *, width: int, height: int, title: str, subtitle: Any, description: str) -> Any:
+    """A tab's chart: its size, its title (the subtitle: one line, several, or none), its description
+    for screen readers, the legend below."""
+    title_params = alt.TitleParams(title, subtitle=subtitle or alt.Undefined, anchor="start")
+    return chart.properties(
+        width=width, height=height, title=title_params, description=description, config=_BOTTOM_LEGEND
+    )
+
+
 # ------------------------------------------------------------- the query patch, moved in the browser
 #: The query patch's row and column: the registry parameters themselves, the heatmaps' own sliders
 #: (`explorer.charts.live.position`); a click on a patch sets both (explorer.liveparam reports them).
@@ -357,9 +371,7 @@ def pair_axis_strip(
     T, H, W, T, H, W, …); ``x="wavelength"`` draws ticks at each pair's wavelength on a log axis, one
     sub-row per axis (where each axis sits between fast and slow).
     """
-    need = {"scheme", "pair", "axis", "wavelength"}
-    if not need <= set(pairs.columns):
-        raise ValueError(f"pairs must have columns {sorted(need)}, got {list(pairs.columns)}")
+    _require(pairs, "pairs", {"scheme", "pair", "axis", "wavelength"})
     if x not in ("pair", "wavelength"):
         raise ValueError(f"x must be 'pair' or 'wavelength', got {x!r}")
     data = pairs.assign(pair_end=pairs["pair"] + 1)
@@ -395,13 +407,7 @@ def pair_axis_strip(
         )
     # Streamlit fits title, axis and the legend below into `height` too: room for them beyond the rows.
     height = (44 if x == "pair" else 64) * len(schemes) + 200
-    return chart.properties(
-        width=600,
-        height=height,
-        title=alt.TitleParams(title, subtitle=subtitle or alt.Undefined, anchor="start"),
-        description=description,
-        config=_BOTTOM_LEGEND,
-    )
+    return _framed(chart, width=600, height=height, title=title, subtitle=subtitle, description=description)
 
 
 def shift_diagram(
@@ -412,9 +418,7 @@ def shift_diagram(
     ``points`` columns: label ("q", "k", "q + Δ", "k + Δ"), state ("before" | "after"), row, col.
     Each state's q and k are joined by a line (the 2D offset, equal before and after).
     """
-    need = {"label", "state", "row", "col"}
-    if not need <= set(points.columns):
-        raise ValueError(f"points must have columns {sorted(need)}, got {list(points.columns)}")
+    _require(points, "points", {"label", "state", "row", "col"})
     x = alt.X("col:Q", title="column").scale(domain=[-0.5, cols - 0.5], nice=False, zero=False)
     y = alt.Y("row:Q", title="row").scale(domain=[-0.5, rows - 0.5], nice=False, zero=False, reverse=True)
     colour = alt.Color("state:N", title=None, sort=list(STATE_COLORS)).scale(
@@ -427,16 +431,8 @@ def shift_diagram(
     )
     text = base.mark_text(dy=-16, fontSize=15, fontWeight="bold").encode(x=x, y=y, text="label:N", color=colour)
     height = grid_height(rows, cols, width=520, lo=180, hi=380) + 140  # + title, axis and legend
-    return cast(
-        alt.LayerChart,
-        alt.layer(lines, dots, text).properties(
-            width=520,
-            height=height,
-            title=alt.TitleParams(title, subtitle=subtitle or alt.Undefined, anchor="start"),
-            description=description,
-            config=_BOTTOM_LEGEND,
-        ),
-    )
+    chart = alt.layer(lines, dots, text)
+    return _framed(chart, width=520, height=height, title=title, subtitle=subtitle, description=description)
 
 
 def sequence_chart(tokens: pd.DataFrame, *, title: str, subtitle: str | None = None, description: str) -> alt.Chart:
@@ -446,9 +442,7 @@ def sequence_chart(tokens: pd.DataFrame, *, title: str, subtitle: str | None = N
     ``tokens`` columns: index (token number in the sequence), segment ("text" | "image or video"),
     axis (a key of AXIS_COLORS), position.
     """
-    need = {"index", "segment", "axis", "position"}
-    if not need <= set(tokens.columns):
-        raise ValueError(f"tokens must have columns {sorted(need)}, got {list(tokens.columns)}")
+    _require(tokens, "tokens", {"index", "segment", "axis", "position"})
     axes = [a for a in AXIS_ORDER if a in set(tokens["axis"])]
     order = tokens[["index", "segment"]].drop_duplicates("index").sort_values("index")
     spans = (
@@ -481,17 +475,9 @@ def sequence_chart(tokens: pd.DataFrame, *, title: str, subtitle: str | None = N
             tooltip=["index:Q", "segment:N", "axis:N", "position:Q"],
         )
     )
-    return (
-        alt.layer(shade, lines)
-        .resolve_scale(color="independent")
-        .properties(
-            width=600,
-            height=430,  # title, axis and two legends fit into the height too
-            title=alt.TitleParams(title, subtitle=subtitle or alt.Undefined, anchor="start"),
-            description=description,
-            config=_BOTTOM_LEGEND,
-        )
-    )
+    chart = alt.layer(shade, lines).resolve_scale(color="independent")
+    # title, axis and two legends fit into the height too
+    return _framed(chart, width=600, height=430, title=title, subtitle=subtitle, description=description)
 
 
 def resolution_chart(
@@ -502,9 +488,7 @@ def resolution_chart(
 
     ``positions`` columns: grid (row label, in order), position, beyond (bool: > trained_max).
     """
-    need = {"grid", "position", "beyond"}
-    if not need <= set(positions.columns):
-        raise ValueError(f"positions must have columns {sorted(need)}, got {list(positions.columns)}")
+    _require(positions, "positions", {"grid", "position", "beyond"})
     grids = list(dict.fromkeys(positions["grid"]))
     top = max(float(positions["position"].max()), trained_max) + 0.5
     x = alt.X("position:Q", title="row (or column) position").scale(domain=[-0.5, top], nice=False)
@@ -531,13 +515,6 @@ def resolution_chart(
             tooltip=["grid:N", alt.Tooltip("position:Q", format=".4~g"), "beyond:N"],
         )
     )
-    return cast(
-        alt.LayerChart,
-        alt.layer(beyond, rule, ticks).properties(
-            width=600,
-            height=56 * len(grids) + 190,  # title, axis and legend fit into the height too
-            title=alt.TitleParams(title, subtitle=subtitle or alt.Undefined, anchor="start"),
-            description=description,
-            config=_BOTTOM_LEGEND,
-        ),
-    )
+    height = 56 * len(grids) + 190  # title, axis and legend fit into the height too
+    chart = alt.layer(beyond, rule, ticks)
+    return _framed(chart, width=600, height=height, title=title, subtitle=subtitle, description=description)

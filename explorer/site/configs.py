@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -66,6 +67,26 @@ EXAMPLE_LABELS: dict[str, str] = {
     **{key: f"{preset.name} (its published config)" for key, preset in PRESETS.items()},
 }
 EXAMPLE_KEYS: tuple[str, ...] = tuple(EXAMPLE_LABELS)
+#: What each example puts in the text box ("none" puts nothing): a preset's published config (its
+#: position-related fields) as the file writes them.
+EXAMPLE_TEXTS: dict[str, str] = {
+    "rope-block": """{"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+ "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}""",
+    "broken": """{
+  "model_type": "llama",
+  "head_dim": 128,
+  "max_position_embeddings": 131072,
+  "rope_theta": "500000",
+  "rope_scaling": {
+    "rope_type": "yarn",
+    "factor": 0,
+    "beta_fast": 1,
+    "beta_slow": 32,
+    "low_freq_factor": 1.0
+  }
+}""",
+    **{key: json.dumps(preset.config, indent=2) for key, preset in PRESETS.items()},
+}
 
 
 class LinkTextError(ValueError):

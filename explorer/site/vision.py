@@ -26,21 +26,15 @@ head_dim, base = $head_dim, $base
 section_c, section_i, axial_first = $section_c, $section_i, $axial_first
 text_before, text_after = $text_before, $text_after
 n = rows * cols
-inv = posenc.inverse_frequencies(head_dim, base=base)  # theta_j, 1D RoPE and M-RoPE
-inv_axial = posenc.axial_inverse_frequencies(head_dim, base=base)  # d/4 frequencies, once per axis
-pos = posenc.qwen2vl_position_ids([("text", text_before), ("video", frames, rows, cols), ("text", text_after)])
-vision = pos[:, text_before : text_before + frames * n]  # (3, frames*n): t, h, w of every patch
-angles = {
-    "raster 1D": posenc.rope_angles(np.arange(frames * n), inv),  # frame by frame, row by row
-    "axial 2D": np.tile(posenc.axial_rope_angles(rows, cols, inv_axial, first=axial_first), (frames, 1)),
-    "M-RoPE contiguous": posenc.mrope_angles(vision, inv, section_c),
-    "M-RoPE interleaved": posenc.mrope_angles(vision, inv, section_i, interleaved=True),
-}
+angles = posenc.scheme_angles(  # (frames*n, d/2) per scheme: every patch, frame by frame, row by row
+    rows, cols, frames, head_dim, base=base, section_c=section_c, section_i=section_i, axial_first=axial_first
+)
 query, keys = q_row * cols + q_col, slice(frame * n, (frame + 1) * n)
 for name, a in angles.items():  # mean over pairs of cos(angle difference): 1 at the query itself
     scores = posenc.angle_scores(a[[query]], a[keys])[0].reshape(rows, cols)
     print(f"{name:19s} below {scores[min(q_row + 1, rows - 1), q_col]:+.4f}  "
           f"right {scores[q_row, min(q_col + 1, cols - 1)]:+.4f}  min {scores.min():+.4f}")
+pos = posenc.qwen2vl_position_ids([("text", text_before), ("video", frames, rows, cols), ("text", text_after)])
 print("text after the video starts at position", pos[0, text_before + frames * n] if text_after else pos.max() + 1)
 """,
         rows=int(v["rows"]),

@@ -1,0 +1,230 @@
+"""What the Images-and-video page computes (pages/7_Images_and_video.py): the four schemes' angles and
+scores on a patch grid (`posenc.scheme_angles`), which axis turns each pair, the shift test, a new
+resolution and the positions of a text / video / text sequence. Pure but for `cached`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+import posenc
+from explorer.layout import cached
+from posenc.mrope import AXES, SCHEMES, VisionPreset
+from posenc.mrope import default_mrope_section as default
+
+#: The axes' names on the charts (one colour each: explorer.charts.vision.AXIS_COLORS).
+AXIS_NAMES = {"t": "time (t)", "h": "row (h)", "w": "column (w)"}
+
+
+@dataclass(frozen=True)
+class Model:
+    """The head the schemes rotate. ``own_c`` / ``own_i``: the section is the model's own (else a
+    default in Qwen2-VL's or Qwen3-VL's proportions, `posenc.default_mrope_section`)."""
+
+    head_dim: int
+    base: float
+    section_c: tuple[int, int, int]
+    section_i: tuple[int, int, int]
+    axial_first: str = "row"
+    own_c: bool = False
+    own_i: bool = False
+
+    @classmethod
+    def of(cls, preset: VisionPreset | None, head_dim: int = 0, base: float = 0.0) -> Model:
+        """A published model's settings (``preset``), or a custom head's (preset None: ``head_dim``, ``base``)."""
+        if preset is None:
+            n = head_dim // 2
+            return cls(int(head_dim), float(base), default(n), default(n, interleaved=True))
+        own, n = preset.mrope_section, preset.head_dim // 2
+        own_c, own_i = (own is not None and not preset.interleaved), (own is not None and preset.interleaved)
+        return cls(
+            preset.head_dim,
+            preset.base,
+            own if own is not None and own_c else default(n),
+            own if own is not None and own_i else default(n, interleaved=True),
+            preset.axial_first or "row",
+            own_c,
+            own_i,
+        )
+
+
+@cached(max_entries=16)
+def angles(rows: int, cols: int, frames: int, m: Model) -> dict[str, np.ndarray]:
+    """`posenc.scheme_angles` of the page's grid: (frames·rows·cols, d/2) per scheme."""
+    sections = {"section_c": m.section_c, "section_i": m.section_i}
+    return posenc.scheme_angles(rows, cols, frames, m.head_dim, base=m.base, axial_first=m.axial_first, **sections)
+
+
+@cached(max_entries=16)
+def offset_tables(rows: int, cols: int, frames: int, frame: int, m: Model) -> dict[str, np.ndarray]:
+    """Per scheme, the score of a query (frame 0) with the key (Δr, Δc) away in `frame`, for every offset
+    on the grid (posenc.offset_scores: shape (2·rows − 1, 2·cols − 1)); every query's heatmap is a window of it."""
+    return {name: posenc.offset_scores(a, rows, cols, frame=frame) for name, a in angles(rows, cols, frames, m).items()}
+
+
+def query_grid(table: np.ndarray, q_row: int, q_col: int) -> np.ndarray:
+    """The heatmap (rows, cols) of the query (q_row, q_col): its window of an offset table."""
+    rows, cols = (table.shape[0] + 1) // 2, (table.shape[1] + 1) // 2
+    return table[rows - 1 - q_row : 2 * rows - 1 - q_row, cols - 1 - q_col : 2 * cols - 1 - q_col]
+
+
+def neighbours(rows: int, cols: int, frames: int, frame: int, m: Model) -> dict[str, dict[str, float]]:
+    """Each scheme's score of a query with the patch below it and to its right (in `frame`), and the
+    raster and axial scores of a row's last patch with the next row's first (frame 0; every row end alike).
+    Empty on a grid of one row or one column."""
+    if rows < 2 or cols < 2:
+        return {"below": {}, "right": {}, "across": {}}
+    tables, a = offset_tables(rows, cols, frames, frame, m), angles(rows, cols, frames, m)
+    r, c = rows - 1, cols - 1  # the offset (0, 0) in the tables
+    return {
+        "below": {name: float(t[r + 1, c]) for name, t in tables.items()},
+        "right": {name: float(t[r, c + 1]) for name, t in tables.items()},
+        "across": {name: pair_score(a[name], cols - 1, cols) for name in SCHEMES[:2]},
+    }
+
+
+def grid_csv(rows: int, cols: int, frames: int, frame: int, q: tuple[int, int], m: Model) -> pd.DataFrame:
+    """The download: every patch's row, column and score with the query under each scheme."""
+    tables = offset_tables(rows, cols, frames, frame, m)
+    r, c = posenc.grid_positions(rows, cols)
+    scores = {name.replace(" ", "_"): query_grid(tables[name], *q).ravel() for name in SCHEMES}
+    return pd.DataFrame({"row": r, "column": c, **scores})
+
+
+def pair_score(a: np.ndarray, i: int, k: int) -> float:
+    """The score of patch i with patch k (rows of the angles `a`)."""
+    return float(posenc.angle_scores(a[[i]], a[[k]])[0, 0])
+
+
+def pairs_frame(m: Model) -> pd.DataFrame:
+    """One row per scheme and pair: scheme, pair, the axis that turns it, its wavelength 2π/θ_j."""
+    n = m.head_dim // 2
+    inv = posenc.inverse_frequencies(m.head_dim, base=m.base)
+    names = np.array([AXIS_NAMES[a] for a in AXES])
+    rows_of = {  # short names: the strips' labels must fit a phone and presentation mode
+        "raster 1D": (inv, np.full(n, "sequence")),
+        "axial 2D": (
+            posenc.axial_inverse_frequencies(m.head_dim, base=m.base),
+            np.array(["row (h)", "column (w)"])[posenc.axial_axis_of_pairs(n, first=m.axial_first)],
+        ),
+        "M-RoPE contiguous": (inv, names[posenc.mrope_axis_of_pairs(n, list(m.section_c))]),
+        "M-RoPE interleaved": (inv, names[posenc.mrope_axis_of_pairs(n, list(m.section_i), interleaved=True)]),
+    }
+    return pd.concat(
+        [
+            pd.DataFrame({"scheme": name, "pair": np.arange(n), "axis": axes, "wavelength": 2 * np.pi / fr})
+            for name, (fr, axes) in rows_of.items()
+        ],
+        ignore_index=True,
+    )
+
+
+def pairs_summary(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per scheme and axis: how many pairs, the first and last, the shortest and longest wavelength."""
+    return (
+        pairs.groupby(["scheme", "axis"], sort=False)
+        .agg(
+            pairs=("pair", "count"),
+            first=("pair", "min"),
+            last=("pair", "max"),
+            shortest=("wavelength", "min"),
+            longest=("wavelength", "max"),
+        )
+        .reset_index()
+    )
+
+
+def shift_table(rows: int, cols: int, q: tuple[int, int], k: tuple[int, int], d: tuple[int, int], m: Model):
+    """The shift test: per scheme, the score of q and k, of both moved by d, and of q and k on a grid one
+    column wider (a DataFrame); and the four patches before and after (for the diagram)."""
+    (qr, qc), (kr, kc), (dr, dc) = q, k, d
+    now, wider = angles(rows, cols, 1, m), angles(rows, cols + 1, 1, m)
+    table = pd.DataFrame(
+        {
+            "scheme": list(SCHEMES),
+            "q, k": [pair_score(now[s], qr * cols + qc, kr * cols + kc) for s in SCHEMES],
+            "shifted by Δ": [
+                pair_score(now[s], (qr + dr) * cols + qc + dc, (kr + dr) * cols + kc + dc) for s in SCHEMES
+            ],
+            f"grid {cols + 1} wide": [
+                pair_score(wider[s], qr * (cols + 1) + qc, kr * (cols + 1) + kc) for s in SCHEMES
+            ],
+        }
+    )
+    points = pd.DataFrame(
+        {
+            "label": ["q", "k", "q + Δ", "k + Δ"],
+            "state": ["before", "before", "after", "after"],
+            "row": [qr, kr, qr + dr, kr + dr],
+            "col": [qc, kc, qc + dc, kc + dc],
+        }
+    )
+    return table, points
+
+
+def shift_changes(table: pd.DataFrame) -> dict[str, float]:
+    """From `shift_table`: the largest change of a score by the shift (``by_shift``), the raster score's
+    change on the wider grid (``raster``) and the largest change of the other schemes' there (``other``)."""
+    by_width = table.iloc[:, 3] - table["q, k"]
+    return {
+        "by_shift": float((table["shifted by Δ"] - table["q, k"]).abs().max()),
+        "raster": float(by_width.iloc[0]),
+        "other": float(by_width.iloc[1:].abs().max()),
+    }
+
+
+def resolution_positions(train: int, new: int) -> pd.DataFrame:
+    """The row positions of the trained grid, of the new grid as is and interpolated (× train/new)."""
+    new_pos = np.arange(new, dtype=float)
+    positions = pd.DataFrame(
+        {
+            "grid": [f"trained: {train} × {train}"] * train
+            + [f"new: {new} × {new}, as is"] * new
+            + [f"new, interpolated (× {train}/{new})"] * new,
+            "position": np.concatenate([np.arange(train, dtype=float), new_pos, new_pos * (train / new)]),
+        }
+    )
+    return positions.assign(beyond=positions["position"] > train - 1)
+
+
+@cached(max_entries=8)
+def resolution_scores(train: int, new: int, m: Model) -> dict[str, np.ndarray]:
+    """Axial 2D similarity of the centre patch with every patch: the trained grid, the new one as is and
+    interpolated (positions × train/new)."""
+    inv_axial = posenc.axial_inverse_frequencies(m.head_dim, base=m.base)
+    out = {}
+    for label, n, s in (("trained", train, 1.0), ("as is", new, 1.0), ("interpolated", new, train / new)):
+        a = posenc.axial_rope_angles(n, n, inv_axial, first=m.axial_first, row_scale=s, col_scale=s)
+        out[label] = posenc.angle_scores(a[[(n // 2) * n + n // 2]], a)[0].reshape(n, n)
+    return out
+
+
+def centre_steps(res: dict[str, np.ndarray]) -> tuple[float, float]:
+    """The centre patch's score with its right-hand neighbour on the trained grid and on the new one
+    interpolated (`resolution_scores`; 1 on a grid one patch wide)."""
+    trained, interpolated = (
+        float(g[len(g) // 2, len(g) // 2 + 1]) if len(g) > 1 else 1.0 for g in (res["trained"], res["interpolated"])
+    )
+    return trained, interpolated
+
+
+def sequence_tokens(text_before: int, text_after: int, frames: int, rows: int, cols: int) -> tuple[pd.DataFrame, int]:
+    """The t, h, w positions of a text / video / text sequence (Qwen2-VL's get_rope_index), one row per
+    token drawn and axis; and the stride of the video tokens drawn (at most about 1500 of them)."""
+    pos = posenc.qwen2vl_position_ids([("text", text_before), ("video", frames, rows, cols), ("text", text_after)])
+    n_vis = frames * rows * cols
+    stride = max(1, math.ceil(n_vis / 1500))
+    video = np.arange(text_before, text_before + n_vis)
+    shown = np.concatenate([np.arange(text_before), video[::stride], np.arange(text_before + n_vis, pos.shape[1])])
+    segment = np.where((shown >= text_before) & (shown < text_before + n_vis), "image or video", "text")
+    tokens = pd.concat(
+        [
+            pd.DataFrame({"index": shown, "segment": segment, "axis": AXIS_NAMES[a], "position": pos[i, shown]})
+            for i, a in enumerate(AXES)
+        ],
+        ignore_index=True,
+    )
+    return tokens, stride
