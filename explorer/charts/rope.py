@@ -1,5 +1,6 @@
 """Chart builders for the RoPE-rotation page (pure: data -> alt.Chart / LaTeX text, no st.*).
 
+- `plane_frames`         the data of that plane: arrows, arcs and trajectory from the page's numbers
 - `plane_chart`          one rotation plane (pair j): q and k before and after rotation as arrows on
                          the circles of their norms, angle arcs, and the trajectory of q over 0 … M
 - `pair_map_chart`       which pair j each coordinate i belongs to (half vs interleaved layout)
@@ -39,6 +40,7 @@ from explorer.charts.style import (
     when,
 )
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
+from explorer.text import rope as text
 
 #: One colour per vector, used for its arrows, circle, arc and label.
 VECTOR_COLORS = {"q": "#1D4ED8", "k": "#C2410C"}
@@ -59,6 +61,34 @@ def _arc_points(start: float, end: float, radius: float, n: int = 64) -> tuple[n
     """Points along a circular arc from angle `start` to `end` (radians) — drawing geometry only."""
     t = np.linspace(start, end, n)
     return radius * np.cos(t), radius * np.sin(t)
+
+
+def plane_frames(q: np.ndarray, k: np.ndarray, nums: dict, m: int, n: int) -> dict[str, pd.DataFrame]:
+    """`plane_chart`'s arrows, arcs and trajectory for pair j's q and k at positions m and n, from
+    `explorer.compute.rope.plane_numbers` (q_rot, k_rot, trajectory, angles, turn): q's arc is its turn
+    m·θ modulo full turns, k's arc at n the measured angle k → q."""
+    q_rot, k_rot, traj, measured = nums["q_rot"], nums["k_rot"], nums["trajectory"], nums["angles"].measured
+    arrows = pd.DataFrame(
+        {
+            "vector": ["q", "k", "q", "k"],
+            "state": ["before", "before", "after", "after"],
+            "label": ["q", "k", f"q at m={m}", f"k at n={n}"],
+            "x": [q[0], k[0], q_rot[0], k_rot[0]],
+            "y": [q[1], k[1], q_rot[1], k_rot[1]],
+        }
+    )
+    arcs = pd.DataFrame(
+        {
+            "vector": ["q", "k"],
+            "label": [f"mθ ≡ {np.degrees(nums['turn']):.1f}°", f"{np.degrees(measured):.1f}°"],
+            "from_x": [q[0], k_rot[0]],
+            "from_y": [q[1], k_rot[1]],
+            "sweep": [nums["turn"], measured],
+            "radius": [0.3 * np.hypot(*q), 0.45 * min(np.hypot(*q), np.hypot(*k))],
+        }
+    )
+    trajectory = pd.DataFrame({"position": np.arange(len(traj)), "x": traj[:, 0], "y": traj[:, 1]})
+    return {"arrows": arrows, "arcs": arcs, "trajectory": trajectory}
 
 
 def plane_chart(
@@ -268,9 +298,7 @@ def plane_chart(
         .mark_text(**placed_text(fontSize=NAME_FONT, fontWeight="bold"))
         .encode(x=x_enc, y=y_enc, text="label:N", color=colour)
     )
-    vectors = " and ".join(dict.fromkeys(arrows["vector"]))
     states = [s for s in STATES if s in set(arrows["state"])]
-    shown = f"{vectors} ({' and '.join(states)} rotation)" if vectors else "no vector"
     # One constructor call: .properties() on a layer chart would deep-copy every layer again. The
     # title and the axes' reach come from the facts row (explorer.charts.style.facts_layer), so a new
     # pair or new vectors change the rows only and the browser redraws the chart in place.
@@ -282,7 +310,7 @@ def plane_chart(
         facts={"lim": lim},
         width=size,
         height=size,
-        description=f"Chart: one rotation plane, {shown} as arrows" + (f"; {subtitle}" if subtitle else ""),
+        description=text.plane_description(list(arrows["vector"]), states, subtitle),
         autosize=alt.AutoSizeParams(type="pad"),  # the plot itself stays square: equal x and y units
     )
     return configure(chart)
@@ -330,7 +358,7 @@ def pair_map_chart(pairs: np.ndarray, *, highlight: int, layout: str, width: int
             height=height,
             title=alt.TitleParams(
                 f"{layout} layout: pair j = {pattern}",
-                subtitle=f"red: pair {highlight}, which rotates coordinates {a} and {b} (d = {d})",
+                subtitle=text.pair_map_subtitle(highlight, a, b, d),
             ),
         )
     )
@@ -590,17 +618,11 @@ def live_pair_chart(
             ],
         ),
     )
-    # No number of the pair's here: a new pair changes the rows only (the facts row), not the spec.
-    description = (
-        "RoPE live plane: one pair's query q rotated to position m and key k rotated to position n, drawn "
-        f"as two arrows in the plane; the sliders m and n (from 0 to {p_max}) above it turn them, and the "
-        "sliders head size d, base b and pair j set the pair's frequency. The text under the plane gives the "
-        "frequency, m − n, the change of the angle between them and the two equal scores."
-    )
+    # The description names no number of the pair's: a new pair changes the rows only (the facts row).
     chart = alt.VConcatChart(
         vconcat=[plane, readout],
         spacing=8,
-        description=description,
+        description=text.live_plane_description(p_max),
         # θ_j as a signal of its own: the read-out shows it, and a test reads it from the Vega view
         params=[alt.VariableParameter(name=THETA_SIGNAL, expr=ex["theta"])],
     )
