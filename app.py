@@ -85,20 +85,15 @@ def view() -> None:
 
     st.subheader("Attention weights for both orders")
     vmax = max(float(result["weights_original"].max()), float(result["weights_shuffled"].max()))
-    # (name in the CSV, weights, their words, title, subtitle)
-    heatmaps = (
-        ("A(X)", result["weights_original"], words, "Original sentence", "A(X)"),
-        ("A(PX)", result["weights_shuffled"], result["shuffled"], "Shuffled sentence", "A(PX): computed afresh"),
-        (
-            "P·A(X)·Pᵀ",
-            result["weights_expected"],
-            result["shuffled"],
-            "Original, re-ordered",
-            "P·A(X)·Pᵀ: old rows & columns moved",
-        ),
+    shuffled = result["shuffled"]
+    heatmaps = (  # (name in the CSV, whose weights, their words, title, subtitle)
+        ("A(X)", "original", words, "Original sentence", "A(X)"),
+        ("A(PX)", "shuffled", shuffled, "Shuffled sentence", "A(PX): computed afresh"),
+        ("P·A(X)·Pᵀ", "expected", shuffled, "Original, re-ordered", "P·A(X)·Pᵀ: old rows & columns moved"),
     )
-    for column, (_, weights, names, title, subtitle) in zip(st.columns(3), heatmaps, strict=True):
-        chart = shared(charts.attention_heatmap)(weights, names, title=title, subtitle=subtitle, vmax=vmax)
+    weights = {name: result[f"weights_{which}"] for name, which, *_ in heatmaps}
+    for column, (name, _, names, title, subtitle) in zip(st.columns(3), heatmaps, strict=True):
+        chart = shared(charts.attention_heatmap)(weights[name], names, title=title, subtitle=subtitle, vmax=vmax)
         show_chart(container=column, chart=chart, width="stretch")
     st.caption(text.setup_caption(dim, seed, compute.MAX_TOKENS))
     notice_list(text.notices(pe, gap, [escape_markdown(w) for w in words]))
@@ -106,7 +101,9 @@ def view() -> None:
     page_footer(
         "home",
         dict(words=words, dim=dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe),
-        data=lambda: labelled_matrices({h[0]: h[1:3] for h in heatmaps}, row="query", column="key"),
+        data=lambda: labelled_matrices(
+            {name: (weights[name], names) for name, _, names, *_ in heatmaps}, row="query", column="key"
+        ),
         file_name=f"attention_weights_{pe}_d{dim}_seed{seed}.csv",
         data_label="Download the attention weights as CSV",
     )

@@ -48,28 +48,22 @@ live_slot = st.container(border=True, key="rope_controls")
 with st.sidebar:
     st.markdown("**The pair j of q and k**")
     mode = widget("vec_input", container=st.sidebar)
-    if mode == "cartesian":
-        c1, c2 = st.sidebar.columns(2)
-        q_in = ("xy", widget("qx", container=c1), widget("qy", container=c2))
-        c1, c2 = st.sidebar.columns(2)
-        k_in = ("xy", widget("kx", container=c1), widget("ky", container=c2))
-    else:
-        c1, c2 = st.sidebar.columns(2)
-        q_in = ("polar", widget("q_angle", container=c1), widget("q_len", container=c2))
-        c1, c2 = st.sidebar.columns(2)
-        k_in = ("polar", widget("k_angle", container=c1), widget("k_len", container=c2))
+    vectors = {}  # q's and k's pair, typed as (x, y) or, in the polar mode, as (angle in degrees, length)
+    for name in ("q", "k"):
+        keys = (f"{name}x", f"{name}y") if mode == "cartesian" else (f"{name}_angle", f"{name}_len")
+        columns = st.sidebar.columns(2)
+        vectors[name] = compute.pair_vector(mode, *(widget(key, container=c) for key, c in zip(keys, columns)))
     st.markdown("**Frequency and trajectory**")
     traj_m = widget("traj_m", container=st.sidebar)
     layout = widget("layout_rope", container=st.sidebar)
 
 
 # ------------------------------------------------------------------------------ numbers
-q, k = compute.as_vector(q_in), compute.as_vector(k_in)
-for name, vec in (("q", q), ("k", k)):
-    if not np.any(vec):
-        st.warning(text.zero_vector_warning(name, compute.default_vector(name)))
-q = q if np.any(q) else compute.default_vector("q")
-k = k if np.any(k) else compute.default_vector("k")
+for name, vector in vectors.items():
+    if not np.any(vector):  # no direction to turn: the default pair instead
+        vectors[name] = compute.default_vector(name)
+        st.warning(text.zero_vector_warning(name, vectors[name]))
+q, k = vectors["q"], vectors["k"]
 
 thetas = posenc.inverse_frequencies(head_dim, base=base)
 theta = float(thetas[j])

@@ -45,22 +45,12 @@ base = float(widget("base", container=c4))
 seed = int(widget("seed", container=c5))
 alibi_head = int(widget("alibi_head", container=c6))
 
-checks = compute.all_checks(dim, trained_len, test_len, seed, base, alibi_head)
+settings = dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base, alibi_head=alibi_head)
+checks = compute.all_checks(**settings)
 table = text.summary_table(checks, trained_len=trained_len, test_len=test_len, dim=dim)
 st.table(charts.style_summary(table))
 st.caption(text.shift_caption(checks[0]))  # under the table whose first column it explains
-st.caption(
-    text.settings_caption(
-        dim=dim,
-        trained_len=trained_len,
-        test_len=test_len,
-        base=base,
-        seed=seed,
-        slope=compute.alibi_slope(alibi_head),
-        head=alibi_head,
-        heads=compute.ALIBI_HEADS,
-    )
-)
+st.caption(text.settings_caption(**settings, slope=compute.alibi_slope(alibi_head), heads=compute.ALIBI_HEADS))
 
 show_chart(
     save_as="compare_methods",
@@ -72,7 +62,7 @@ notice_list(text.notices(checks))
 
 page_footer(
     "compare",
-    dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base, alibi_head=alibi_head),
+    settings,
     data=table,
     file_name=f"compare_methods_d{dim}_L{trained_len}_T{test_len}_seed{seed}.csv",
     data_label="Download the table as CSV",

@@ -136,7 +136,7 @@ def test_shift_caption_states_the_tested_range(checks):
 
 def test_settings_caption_repeats_the_settings():
     said = compare.settings_caption(
-        dim=16, trained_len=64, test_len=200, base=10000.0, seed=4, slope=2**-2, head=2, heads=8
+        dim=16, trained_len=64, test_len=200, base=10000.0, seed=4, alibi_head=2, slope=2**-2, heads=8
     )
     assert said.startswith("d = 16, L = 64, T = 200, base 10,000, seed 4, ALiBi slope 0.25 (head 2 of 8).")
     assert "Tolerance: 1e-09 × the score scale" in said

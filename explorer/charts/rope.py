@@ -431,7 +431,7 @@ def rotation_latex(position: float, theta: float, matrix: np.ndarray, vector: np
 #: The in-chart sliders: the registry parameters m and n (the positions), and the head size d, the
 #: base b and the pair j, which set the pair's frequency θ_j = b^(−2j/d) (explorer.charts.live.position).
 #: Order: head_dim before j, whose range ends at head_dim/2 − 1 (explorer.liveparam.LiveChart's limits).
-#: b's slider runs over the index of the base's options (explorer.liveparam.option_index), as on the
+#: b's slider runs over the index of the base's options (explorer.charts.live.option_position), as on the
 #: clock page: the chart reads b as ``base_options[index]`` and writes it in its read-out.
 POSITION_PARAMS = ("m", "n")
 FREQUENCY_PARAMS = ("head_dim", "base", "j")
@@ -574,19 +574,12 @@ def live_pair_chart(
         x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="label:N", color=colour
     )
     readout_lines = [
-        "'θ_j = b^(−2j/d) = ' + format("
-        + THETA_SIGNAL
-        + ", '.6~g') + ' rad per position (j = ' + "
-        + ex["pair"]
-        + " + ', d = ' + "
-        + live.value("head_dim")
-        + " + ', b = ' + format("
-        + ex["base"]
-        + ", ',.0f') + ')'",
-        "'m − n = ' + format(" + m_expr + " - " + n_expr + ", 'd')",
-        "'angle k → q changed by ' + format(" + ex["offset_deg"] + ", '.2f') + '°'",
-        "'⟨R_m q, R_n k⟩ = ' + format(" + ex["score"] + ", '.6f')",
-        "'⟨q, R_(n−m) k⟩ = ' + format(" + ex["score_rel"] + ", '.6f')",
+        f"'θ_j = b^(−2j/d) = ' + format({THETA_SIGNAL}, '.6~g') + ' rad per position (j = ' + {ex['pair']}"
+        f" + ', d = ' + {live.value('head_dim')} + ', b = ' + format({ex['base']}, ',.0f') + ')'",
+        f"'m − n = ' + format({m_expr} - {n_expr}, 'd')",
+        f"'angle k → q changed by ' + format({ex['offset_deg']}, '.2f') + '°'",
+        f"'⟨R_m q, R_n k⟩ = ' + format({ex['score']}, '.6f')",
+        f"'⟨q, R_(n−m) k⟩ = ' + format({ex['score_rel']}, '.6f')",
     ]
     readout = (
         alt.Chart(pd.DataFrame({"line": range(len(readout_lines))}))

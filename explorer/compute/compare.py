@@ -19,15 +19,5 @@ def alibi_slope(head: int) -> float:
 @cached(max_entries=16)
 def all_checks(dim: int, trained_len: int, test_len: int, seed: int, base: float, alibi_head: int) -> list[dict]:
     """One `att.method_checks` result per method of `att.METHODS`, in that order."""
-    return [
-        att.method_checks(
-            method,
-            dim=dim,
-            trained_len=trained_len,
-            test_len=test_len,
-            seed=seed,
-            base=base,
-            alibi_slope=alibi_slope(alibi_head),
-        )
-        for method in att.METHODS
-    ]
+    kwargs = dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base)
+    return [att.method_checks(method, **kwargs, alibi_slope=alibi_slope(alibi_head)) for method in att.METHODS]

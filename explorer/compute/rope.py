@@ -10,10 +10,9 @@ from explorer.layout import cached
 from explorer.params import get
 
 
-def as_vector(spec: tuple) -> np.ndarray:
-    """("xy", x, y) or ("polar", degrees, length), as the sidebar gives q or k, as a 2-vector."""
-    kind, a, b = spec
-    return np.array([a, b], dtype=np.float64) if kind == "xy" else posenc.polar_to_xy(a, b, degrees=True)
+def pair_vector(mode: str, a: float, b: float) -> np.ndarray:
+    """q's or k's pair as typed in the sidebar's `mode`: x and y, or ("polar") degrees and length."""
+    return posenc.polar_to_xy(a, b, degrees=True) if mode == "polar" else np.array([a, b], dtype=np.float64)
 
 
 def default_vector(name: str) -> np.ndarray:

@@ -130,12 +130,11 @@ def shift_caption(check: dict) -> str:
     )
 
 
-def settings_caption(
-    *, dim: int, trained_len: int, test_len: int, base: float, seed: int, slope: float, head: int, heads: int
-) -> str:
+def settings_caption(*, dim, trained_len, test_len, base, seed, alibi_head, slope: float, heads: int) -> str:
+    """The page's settings, ALiBi head `alibi_head`'s slope among its `heads`, and what the checks mean."""
     return (
         f"d = {dim}, L = {trained_len}, T = {test_len}, base {base:,.0f}, seed {seed}, ALiBi slope "
-        f"{slope:g} (head {head} of {heads}). Tolerance: {RELATIVE_TOL:g} × the "
+        f"{slope:g} (head {alibi_head} of {heads}). Tolerance: {RELATIVE_TOL:g} × the "
         "score scale. Shuffle gap = max |A(PX) − P·A(X)·Pᵀ| for 8 seeded tokens. “Runs” means the "
         "numbers can be computed; whether a model trained at L still works there is another question."
     )

@@ -29,6 +29,7 @@ LIVE_CAPTION = (
     "the link follow. The vectors q and k, the layout and a real model's settings are in the sidebar "
     "(› at the top left)."
 )
+MEASURED_HELP = "∠(k at n → q at m), measured on the two rotated vectors (atan2), independently of the prediction."
 PAIR_MAP_CAPTION = (
     "Each dot is one coordinate of q or k; its height is the pair it rotates with. "
     "Switch **RoPE pair layout** in the sidebar to see the other convention: the same rotations, "
@@ -78,44 +79,28 @@ def head_heading(head_dim: int) -> str:
     return f"{head_dim} coordinates, {planes} plane{'s' if planes > 1 else ''}, one rotation matrix"
 
 
-def metric_groups(
-    q, q_rot, m: int, n: int, theta: float, angles, score: float, score_rel: float
-) -> list[tuple[str, list[tuple[str, str, str | None]]]]:
-    """The metric cards beside the plane, as (heading, [(label, value, help), …]) in two columns.
-
-    angles  posenc.PairAngles (before, offset, predicted, measured; radians)."""
-    deg = np.degrees
+def metric_groups(q, q_rot, m: int, n: int, theta: float, angles, score: float, score_rel: float) -> list:
+    """The metric cards beside the plane, as [(heading, [(label, value, help or None), …]), …]: two
+    groups of four, two columns each. angles: posenc.PairAngles (before, offset, predicted, measured)."""
+    wrapped = "wrapped into (−180°, 180°]."
+    angle_cards = [
+        ("∠(k → q) before", angles.before, f"φ_q − φ_k, {wrapped}"),
+        ("(m − n)·θ_j", angles.offset, f"({m} − {n}) × {theta:.6g} rad = {(m - n) * theta:.6g} rad, {wrapped}"),
+        ("predicted ∠ after", angles.predicted, "∠(k → q) + (m − n)·θ_j, wrapped."),
+        ("measured ∠ after", angles.measured, MEASURED_HELP),
+    ]
+    norm_cards = [
+        ("‖q‖ before", f"{np.hypot(*q):.6f}", None),
+        (f"‖q‖ after (m = {m})", f"{np.hypot(*q_rot):.6f}", None),
+        ("⟨R_m q, R_n k⟩", f"{score:.6f}", "Both vectors rotated by their own positions."),
+        ("⟨q, R_(n−m) k⟩", f"{score_rel:.6f}", f"Only k rotated, by the offset n − m = {n - m}: the same number."),
+    ]
     return [
         (
             "**The angle between them moves by (m − n)·θ_j**",
-            [
-                ("∠(k → q) before", f"{deg(angles.before):.2f}°", "φ_q − φ_k, wrapped into (−180°, 180°]."),
-                (
-                    "(m − n)·θ_j",
-                    f"{deg(angles.offset):.2f}°",
-                    f"({m} − {n}) × {theta:.6g} rad = {(m - n) * theta:.6g} rad, wrapped into (−180°, 180°].",
-                ),
-                ("predicted ∠ after", f"{deg(angles.predicted):.2f}°", "∠(k → q) + (m − n)·θ_j, wrapped."),
-                (
-                    "measured ∠ after",
-                    f"{deg(angles.measured):.2f}°",
-                    "∠(k at n → q at m), measured on the two rotated vectors (atan2), independently of the prediction.",
-                ),
-            ],
+            [(a, f"{np.degrees(v):.2f}°", h) for a, v, h in angle_cards],
         ),
-        (
-            "**Lengths do not change; the score sees only n − m**",
-            [
-                ("‖q‖ before", f"{np.hypot(*q):.6f}", None),
-                (f"‖q‖ after (m = {m})", f"{np.hypot(*q_rot):.6f}", None),
-                ("⟨R_m q, R_n k⟩", f"{score:.6f}", "Both vectors rotated by their own positions."),
-                (
-                    "⟨q, R_(n−m) k⟩",
-                    f"{score_rel:.6f}",
-                    f"Only k rotated, by the offset n − m = {n - m}: the same number.",
-                ),
-            ],
-        ),
+        ("**Lengths do not change; the score sees only n − m**", norm_cards),
     ]
 
 
