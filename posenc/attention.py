@@ -239,11 +239,7 @@ def position_footprint(
     shift = v.integer("shift", shift, minimum=1, maximum=v.MAX_POSITIONS)
     pos = np.array([0.0, float(shift)])
     inputs = np.stack([x, x])  # (2, d): the token at position 0 and at position `shift`
-    pe = (
-        additive_positions(method, shift + 1, x.size, base=base, table=table)
-        if method in ("sinusoidal", "learned")
-        else None
-    )
+    pe = additive_positions(method, shift + 1, x.size, base=base, table=table)  # None if it adds nothing
     if pe is not None:
         inputs = inputs + pe[[0, shift]]
     q, k, val = inputs @ w_q, inputs @ w_k, inputs @ w_v
@@ -319,13 +315,8 @@ def method_checks(
     words = [f"token{i}" for i in range(n_tokens)]
     x = token_embeddings(words, dim, seed=seed)
     perm = shuffle_permutation(words, seed=seed)
-    pe = (
-        additive_positions(method, n_tokens, dim, base=base, table=table)
-        if method in ("sinusoidal", "learned")
-        else None
-    )
     attn = dict(
-        pe=pe,
+        pe=additive_positions(method, n_tokens, dim, base=base, table=table),
         rope_inv_freq=inverse_frequencies(dim, base=base) if method == "rope" else None,
         alibi_slope=alibi_slope if method == "alibi" else None,
     )
@@ -344,7 +335,6 @@ def method_checks(
 
     return {
         "method": method,
-        "shift_n": n,
         "shift_positions": n,
         "shift_offset": t,
         "shift_deviation": shift_dev,
@@ -408,7 +398,7 @@ def shuffle_experiment(words, dim, *, seed=0, shuffle_seed=0, pe="none", max_tok
     w_q, w_k, w_v = seeded_projections(dim, seed=seed)
     method = {"none": "nope"}.get(pe, pe)
     table = learned_table(max_tokens, dim, seed=seed, std=1.0) if pe == "learned" else None
-    pe_rows = additive_positions(method, len(words), dim, table=table) if pe in ("sinusoidal", "learned") else None
+    pe_rows = additive_positions(method, len(words), dim, table=table)  # None for RoPE and none
     inv_freq = inverse_frequencies(dim) if pe == "rope" else None
     out: dict = {"perm": perm, "shuffled": shuffled}
     for name, sentence in (("original", words), ("shuffled", shuffled)):

@@ -33,7 +33,7 @@ def number_after(text: str, label: str) -> float:
 def fake_check(**changes):
     base = {
         "method": "rope",
-        "shift_n": 8,
+        "shift_positions": 8,
         "shift_offset": 8,
         "shift_deviation": 0.0,
         "score_spread": 1.0,

@@ -67,25 +67,23 @@ def plane_frames(q: np.ndarray, k: np.ndarray, nums: dict, m: int, n: int) -> di
     """`plane_chart`'s arrows, arcs and trajectory for pair j's q and k at positions m and n, from
     `explorer.compute.rope.plane_numbers` (q_rot, k_rot, trajectory, angles, turn): q's arc is its turn
     m·θ modulo full turns, k's arc at n the measured angle k → q."""
-    q_rot, k_rot, traj, measured = nums["q_rot"], nums["k_rot"], nums["trajectory"], nums["angles"].measured
+    q_rot, k_rot, traj, turn = (nums[key] for key in ("q_rot", "k_rot", "trajectory", "turn"))
+    measured = nums["angles"].measured
     arrows = pd.DataFrame(
-        {
-            "vector": ["q", "k", "q", "k"],
-            "state": ["before", "before", "after", "after"],
-            "label": ["q", "k", f"q at m={m}", f"k at n={n}"],
-            "x": [q[0], k[0], q_rot[0], k_rot[0]],
-            "y": [q[1], k[1], q_rot[1], k_rot[1]],
-        }
+        [
+            ("q", "before", "q", *q),
+            ("k", "before", "k", *k),
+            ("q", "after", f"q at m={m}", *q_rot),
+            ("k", "after", f"k at n={n}", *k_rot),
+        ],
+        columns=["vector", "state", "label", "x", "y"],
     )
     arcs = pd.DataFrame(
-        {
-            "vector": ["q", "k"],
-            "label": [f"mθ ≡ {np.degrees(nums['turn']):.1f}°", f"{np.degrees(measured):.1f}°"],
-            "from_x": [q[0], k_rot[0]],
-            "from_y": [q[1], k_rot[1]],
-            "sweep": [nums["turn"], measured],
-            "radius": [0.3 * np.hypot(*q), 0.45 * min(np.hypot(*q), np.hypot(*k))],
-        }
+        [
+            ("q", f"mθ ≡ {np.degrees(turn):.1f}°", *q, turn, 0.3 * np.hypot(*q)),
+            ("k", f"{np.degrees(measured):.1f}°", *k_rot, measured, 0.45 * min(np.hypot(*q), np.hypot(*k))),
+        ],
+        columns=["vector", "label", "from_x", "from_y", "sweep", "radius"],
     )
     trajectory = pd.DataFrame({"position": np.arange(len(traj)), "x": traj[:, 0], "y": traj[:, 1]})
     return {"arrows": arrows, "arcs": arcs, "trajectory": trajectory}
