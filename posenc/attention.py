@@ -188,9 +188,9 @@ def pair_scores(
     if method in ("sinusoidal", "learned"):
         if method == "sinusoidal":
             pe_q, pe_k = (sinusoidal_encoding(p, x_q.size, base=base) for p in (pq, pk))
+        elif table is None:
+            raise ValueError("table must be given for method 'learned', got None")
         else:
-            if table is None:
-                raise ValueError("table must be given for method 'learned', got None")
             pe_q, pe_k = learned_lookup(table, pq), learned_lookup(table, pk)
         # s = (x_q + PE_m) W_q W_kᵀ (x_k + PE_n)ᵀ; multiply in the cheaper order
         if pq.size <= pk.size:
@@ -216,12 +216,7 @@ def toeplitz_deviation(matrix) -> float:
     m = v.float_array("matrix", matrix, ndim=2)
     if m.shape[0] != m.shape[1]:
         raise ValueError(f"matrix must be square, got shape {m.shape}")
-    n = m.shape[0]
-    worst = 0.0
-    for k in range(-(n - 1), n):
-        diag = np.diagonal(m, offset=k)
-        worst = max(worst, float(diag.max() - diag.min()))
-    return worst
+    return max((float(np.ptp(np.diagonal(m, offset=k))) for k in range(1 - len(m), len(m))), default=0.0)
 
 
 def position_footprint(
@@ -245,22 +240,11 @@ def position_footprint(
     q, k, val = inputs @ w_q, inputs @ w_k, inputs @ w_v
     if method == "rope":
         q, k = apply_rope(q, pos, base=base), apply_rope(k, pos, base=base)
-    bias = np.zeros(2)
-    if method == "alibi":
-        if alibi_slope is None:
-            raise ValueError("alibi_slope must be given for method 'alibi', got None")
-        bias = -v.finite_float("alibi_slope", alibi_slope) * np.abs(pos - pos[0])  # key at position 0
-
-    def change(a):
-        return float(np.max(np.abs(a[1] - a[0])))
-
-    return {
-        "input": change(inputs),
-        "query": change(q),
-        "key": change(k),
-        "value": change(val),
-        "bias": float(abs(bias[1] - bias[0])),
-    }
+    if method == "alibi" and alibi_slope is None:
+        raise ValueError("alibi_slope must be given for method 'alibi', got None")
+    bias = -v.finite_float("alibi_slope", alibi_slope) * pos if method == "alibi" else np.zeros(2)  # key at 0
+    moved = {"input": inputs, "query": q, "key": k, "value": val, "bias": bias[:, None]}
+    return {name: float(np.max(np.abs(a[1] - a[0]))) for name, a in moved.items()}
 
 
 def method_checks(

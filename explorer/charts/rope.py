@@ -402,12 +402,8 @@ def rope_matrix_heatmap(
     return configure(fit_heatmap_legend(chart, height - 110))
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.3f}"
-
-
 def _pmatrix(rows) -> str:
-    return r"\begin{pmatrix}" + r" \\ ".join(" & ".join(_fmt(v) for v in row) for row in rows) + r"\end{pmatrix}"
+    return r"\begin{pmatrix}" + r" \\ ".join(" & ".join(f"{v:.3f}" for v in row) for row in rows) + r"\end{pmatrix}"
 
 
 def rotation_latex(position: float, theta: float, matrix: np.ndarray, vector: np.ndarray, rotated: np.ndarray) -> str:
@@ -541,12 +537,9 @@ def live_pair_chart(
     y_enc = alt.Y("y:Q").scale(scale).title("second coordinate of the pair")
     colour = alt.Color("vector:N").scale(domain=list(VECTOR_COLORS), range=list(VECTOR_COLORS.values())).legend(None)
 
-    t = np.linspace(0.0, 2 * np.pi, 121)
+    rings = {name: _arc_points(0.0, 2 * np.pi, float(np.hypot(*v)), 121) for name, v in (("q", q), ("k", k))}
     circles = pd.concat(
-        [
-            pd.DataFrame({"vector": name, "x": r * np.cos(t), "y": r * np.sin(t), "i": range(t.size)})
-            for name, r in (("q", float(np.hypot(*q))), ("k", float(np.hypot(*k))))
-        ],
+        [pd.DataFrame({"vector": name, "x": x, "y": y, "i": range(121)}) for name, (x, y) in rings.items()],
         ignore_index=True,
     )
     ring = (

@@ -4,11 +4,9 @@
 from __future__ import annotations
 
 from explorer.layout import cached
+from explorer.site.compare import ALIBI_HEADS
 from posenc import alibi_slopes
 from posenc import attention as att
-
-#: ALiBi's heads on this page: head h has the slope 2^(−h) (the parameter alibi_head picks h).
-ALIBI_HEADS = 8
 
 
 def alibi_slope(head: int) -> float:

@@ -47,7 +47,7 @@ def fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
-def relative_cell(check: dict, *, tol: float = RELATIVE_TOL) -> str:
+def relative_cell(check: dict) -> str:
     """✓/✗ from the shift test s(m, n) vs s(m+t, n+t), with its max deviation."""
     if check["method"] == "nope":
         return (
@@ -55,16 +55,16 @@ def relative_cell(check: dict, *, tol: float = RELATIVE_TOL) -> str:
             f"(spread {fmt(check['score_spread'])}), so trivially relative"
         )
     dev = check["shift_deviation"]
-    mark = "✓" if dev < tol * max(1.0, check["score_scale"]) else "✗"
+    mark = "✓" if dev < RELATIVE_TOL * max(1.0, check["score_scale"]) else "✗"
     cell = f"{mark} max dev {fmt(dev)} (shift by {check['shift_offset']})"
     if check.get("bias_toeplitz_deviation") is not None:
         cell += f"; bias −slope·|m−n| constant along diagonals (dev {fmt(check['bias_toeplitz_deviation'])})"
     return cell
 
 
-def order_cell(check: dict, *, tol: float = RELATIVE_TOL) -> str:
+def order_cell(check: dict) -> str:
     gap = check["permutation_gap"]
-    if gap < tol:
+    if gap < RELATIVE_TOL:
         return f"✗ gap {fmt(gap)}: blind to word order"
     return f"✓ gap {fmt(gap)}"
 
@@ -90,10 +90,9 @@ def parameters_cell(check: dict, *, trained_len: int, dim: int) -> str:
     return f"{p:,} = L·d = {trained_len}·{dim}"
 
 
-def injects_cell(check: dict, *, tol: float = RELATIVE_TOL) -> str:
+def injects_cell(check: dict) -> str:
     """Where position enters, read off which quantities change when a token moves by t."""
-    f = check["footprint"]
-    t = check["shift_offset"]
+    f, t, tol = check["footprint"], check["shift_offset"], RELATIVE_TOL
     if f["input"] > tol:
         return f"added to the input vector (moving {t} places: Δx {fmt(f['input'])}, so q, k, v all change)"
     if f["query"] > tol or f["key"] > tol:
@@ -103,18 +102,16 @@ def injects_cell(check: dict, *, tol: float = RELATIVE_TOL) -> str:
     return "nowhere (moving a token changes nothing)"
 
 
-def summary_table(
-    checks: list[dict], *, trained_len: int, test_len: int, dim: int, tol: float = RELATIVE_TOL
-) -> pd.DataFrame:
+def summary_table(checks: list[dict], *, trained_len: int, test_len: int, dim: int) -> pd.DataFrame:
     """One row per method, columns `COLUMNS`; every cell states its verdict and its number."""
     rows = [
         [
             METHOD_LABELS[c["method"]],
-            relative_cell(c, tol=tol),
-            order_cell(c, tol=tol),
+            relative_cell(c),
+            order_cell(c),
             extrapolation_cell(c, test_len=test_len, trained_len=trained_len),
             parameters_cell(c, trained_len=trained_len, dim=dim),
-            injects_cell(c, tol=tol),
+            injects_cell(c),
         ]
         for c in checks
     ]
