@@ -48,17 +48,20 @@ live_slot = st.container(border=True, key="rope_controls")
 with st.sidebar:
     st.markdown("**The pair j of q and k**")
     mode = widget("vec_input", container=st.sidebar)
-    vectors = {}  # q's and k's pair, typed as (x, y) or, in the polar mode, as (angle in degrees, length)
-    for name in ("q", "k"):
-        keys = (f"{name}x", f"{name}y") if mode == "cartesian" else (f"{name}_angle", f"{name}_len")
-        columns = st.sidebar.columns(2)
-        vectors[name] = compute.pair_vector(mode, *(widget(key, container=c) for key, c in zip(keys, columns)))
+    (q1, q2), (k1, k2) = st.sidebar.columns(2), st.sidebar.columns(2)  # q's pair, then k's
+    if mode == "cartesian":
+        q_in = (widget("qx", container=q1), widget("qy", container=q2))
+        k_in = (widget("kx", container=k1), widget("ky", container=k2))
+    else:
+        q_in = (widget("q_angle", container=q1), widget("q_len", container=q2))
+        k_in = (widget("k_angle", container=k1), widget("k_len", container=k2))
     st.markdown("**Frequency and trajectory**")
     traj_m = widget("traj_m", container=st.sidebar)
     layout = widget("layout_rope", container=st.sidebar)
 
 
 # ------------------------------------------------------------------------------ numbers
+vectors = {"q": compute.pair_vector(mode, *q_in), "k": compute.pair_vector(mode, *k_in)}  # polar: (degrees, length)
 for name, vector in vectors.items():
     if not np.any(vector):  # no direction to turn: the default pair instead
         vectors[name] = compute.default_vector(name)

@@ -40,11 +40,7 @@ INTRO = (
 def fmt(x: float) -> str:
     """Short number: exact 0 as "0", tiny values in e-notation, others with 3 significant digits."""
     x = float(x)
-    if x == 0:
-        return "0"
-    if abs(x) < 1e-3:
-        return f"{x:.0e}"
-    return f"{x:.3g}"
+    return "0" if x == 0 else f"{x:.0e}" if abs(x) < 1e-3 else f"{x:.3g}"
 
 
 def relative_cell(check: dict) -> str:
@@ -64,9 +60,7 @@ def relative_cell(check: dict) -> str:
 
 def order_cell(check: dict) -> str:
     gap = check["permutation_gap"]
-    if gap < RELATIVE_TOL:
-        return f"✗ gap {fmt(gap)}: blind to word order"
-    return f"✓ gap {fmt(gap)}"
+    return f"✗ gap {fmt(gap)}: blind to word order" if gap < RELATIVE_TOL else f"✓ gap {fmt(gap)}"
 
 
 def extrapolation_cell(check: dict, *, test_len: int, trained_len: int) -> str:
