@@ -68,7 +68,7 @@ def setup_caption(dim: int, seed: int, table_rows: int) -> str:
 
 
 def notices(pe: str, gap: float, words: Sequence[str]) -> list[str]:
-    """ "What to notice", from the output gap on screen; `words` already escaped for markdown (a word
+    """The "What to notice" list, from the output gap on screen; `words` already escaped for markdown (a word
     is the user's text: explorer.notices.escape_markdown)."""
     tail = "The same word now gets a different vector (or a differently rotated query/key) at a different place."
     if pe == "none":
