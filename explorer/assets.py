@@ -11,7 +11,7 @@ import json
 from explorer import compat
 from explorer.vocabulary import BASE_OPTIONS
 
-#: In-chart sliders that run over a parameter's option indices (explorer.liveparam.option_index): the
+#: In-chart sliders that run over a parameter's option indices (explorer.charts.live.option_position): the
 #: input's name (Vega's signal) -> the options as the read-out beside the slider shows them. Module
 #: constants only (the registry's options), so the script below carries no user or URL text.
 OPTION_LABELS = {"base_base": [f"{b:,}" for b in BASE_OPTIONS]}

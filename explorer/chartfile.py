@@ -142,7 +142,7 @@ body {{ font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1
 .vega-bindings {{ margin-top: 0.75rem; }}
 .vega-bind {{ margin: 0.25rem 0; }}
 .vega-bind-name {{ display: inline-block; min-width: 5rem; }}
-/* a base slider runs over its options' indices: the chart writes b itself (explorer.liveparam.option_index) */
+/* a base slider runs over its options' indices: the chart writes b itself (explorer.charts.live.option_position) */
 .vega-bind input[name="base_base"] + span {{ display: none; }}
 footer {{ margin-top: 1rem; font-size: 0.85rem; color: #475569; }}
 </style>

@@ -65,7 +65,8 @@ def from_selection(selection: Mapping[str, Any], keys: Sequence[str]) -> dict[st
     """{key: value} from Streamlit's selection state (``{"m": [{"m": 40}], "n": {}}``): the keys the
     browser reported, each validated by its registered Param (anything else is ignored: the
     browser's report is untrusted input). A parameter with options (the base b) is reported as the
-    index of its option: its in-chart slider runs over 0 … len(options) − 1 (`option_index`)."""
+    index of its option: its in-chart slider runs over 0 … len(options) − 1
+    (`explorer.charts.live.option_position`)."""
     found: dict[str, Any] = {}
     for key in keys:
         entry = selection.get(key)
@@ -84,16 +85,6 @@ def from_selection(selection: Mapping[str, Any], keys: Sequence[str]) -> dict[st
         except ParamError:
             continue
     return found
-
-
-def option_index(key: str, value: Any) -> int:
-    """Where `value` is among parameter `key`'s options: the value of its in-chart slider, which runs
-    over the options' indices (a range input moves in even steps; options need not be evenly spaced).
-    ValueError if `key` has no options or `value` is not one of them."""
-    options = params.get(key).options
-    if options is None or value not in options:
-        raise ValueError(f"{key}: {value!r} is not one of its options {options}")
-    return options.index(value)
 
 
 class LiveChart:

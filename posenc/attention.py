@@ -188,9 +188,9 @@ def pair_scores(
     if method in ("sinusoidal", "learned"):
         if method == "sinusoidal":
             pe_q, pe_k = (sinusoidal_encoding(p, x_q.size, base=base) for p in (pq, pk))
+        elif table is None:
+            raise ValueError("table must be given for method 'learned', got None")
         else:
-            if table is None:
-                raise ValueError("table must be given for method 'learned', got None")
             pe_q, pe_k = learned_lookup(table, pq), learned_lookup(table, pk)
         # s = (x_q + PE_m) W_q W_kᵀ (x_k + PE_n)ᵀ; multiply in the cheaper order
         if pq.size <= pk.size:
@@ -216,12 +216,7 @@ def toeplitz_deviation(matrix) -> float:
     m = v.float_array("matrix", matrix, ndim=2)
     if m.shape[0] != m.shape[1]:
         raise ValueError(f"matrix must be square, got shape {m.shape}")
-    n = m.shape[0]
-    worst = 0.0
-    for k in range(-(n - 1), n):
-        diag = np.diagonal(m, offset=k)
-        worst = max(worst, float(diag.max() - diag.min()))
-    return worst
+    return max((float(np.ptp(np.diagonal(m, offset=k))) for k in range(1 - len(m), len(m))), default=0.0)
 
 
 def position_footprint(
@@ -239,32 +234,17 @@ def position_footprint(
     shift = v.integer("shift", shift, minimum=1, maximum=v.MAX_POSITIONS)
     pos = np.array([0.0, float(shift)])
     inputs = np.stack([x, x])  # (2, d): the token at position 0 and at position `shift`
-    pe = (
-        additive_positions(method, shift + 1, x.size, base=base, table=table)
-        if method in ("sinusoidal", "learned")
-        else None
-    )
+    pe = additive_positions(method, shift + 1, x.size, base=base, table=table)  # None if it adds nothing
     if pe is not None:
         inputs = inputs + pe[[0, shift]]
     q, k, val = inputs @ w_q, inputs @ w_k, inputs @ w_v
     if method == "rope":
         q, k = apply_rope(q, pos, base=base), apply_rope(k, pos, base=base)
-    bias = np.zeros(2)
-    if method == "alibi":
-        if alibi_slope is None:
-            raise ValueError("alibi_slope must be given for method 'alibi', got None")
-        bias = -v.finite_float("alibi_slope", alibi_slope) * np.abs(pos - pos[0])  # key at position 0
-
-    def change(a):
-        return float(np.max(np.abs(a[1] - a[0])))
-
-    return {
-        "input": change(inputs),
-        "query": change(q),
-        "key": change(k),
-        "value": change(val),
-        "bias": float(abs(bias[1] - bias[0])),
-    }
+    if method == "alibi" and alibi_slope is None:
+        raise ValueError("alibi_slope must be given for method 'alibi', got None")
+    bias = -v.finite_float("alibi_slope", alibi_slope) * pos if method == "alibi" else np.zeros(2)  # key at 0
+    moved = {"input": inputs, "query": q, "key": k, "value": val, "bias": bias[:, None]}
+    return {name: float(np.max(np.abs(a[1] - a[0]))) for name, a in moved.items()}
 
 
 def method_checks(
@@ -319,13 +299,8 @@ def method_checks(
     words = [f"token{i}" for i in range(n_tokens)]
     x = token_embeddings(words, dim, seed=seed)
     perm = shuffle_permutation(words, seed=seed)
-    pe = (
-        additive_positions(method, n_tokens, dim, base=base, table=table)
-        if method in ("sinusoidal", "learned")
-        else None
-    )
     attn = dict(
-        pe=pe,
+        pe=additive_positions(method, n_tokens, dim, base=base, table=table),
         rope_inv_freq=inverse_frequencies(dim, base=base) if method == "rope" else None,
         alibi_slope=alibi_slope if method == "alibi" else None,
     )
@@ -344,7 +319,6 @@ def method_checks(
 
     return {
         "method": method,
-        "shift_n": n,
         "shift_positions": n,
         "shift_offset": t,
         "shift_deviation": shift_dev,
@@ -408,7 +382,7 @@ def shuffle_experiment(words, dim, *, seed=0, shuffle_seed=0, pe="none", max_tok
     w_q, w_k, w_v = seeded_projections(dim, seed=seed)
     method = {"none": "nope"}.get(pe, pe)
     table = learned_table(max_tokens, dim, seed=seed, std=1.0) if pe == "learned" else None
-    pe_rows = additive_positions(method, len(words), dim, table=table) if pe in ("sinusoidal", "learned") else None
+    pe_rows = additive_positions(method, len(words), dim, table=table)  # None for RoPE and none
     inv_freq = inverse_frequencies(dim) if pe == "rope" else None
     out: dict = {"perm": perm, "shuffled": shuffled}
     for name, sentence in (("original", words), ("shuffled", shuffled)):

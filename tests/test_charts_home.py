@@ -7,6 +7,7 @@ import pytest
 
 from explorer.charts import home
 from explorer.render import stable_dataset_names
+from explorer.text.home import PE_LABELS
 
 
 def layers(spec: dict) -> list[dict]:
@@ -220,7 +221,7 @@ def test_scatter_leaves_the_diagonal_with_a_position_signal(pe):
     a = np.array([0.5, 1.0, 1.0])
     spec = home.equivariance_scatter(e, a, pe=pe, gap=1.0).to_dict()
     assert "leave the diagonal" in spec["title"]["text"]
-    assert home.PE_LABELS[pe] in spec["title"]["text"]
+    assert PE_LABELS[pe] in spec["title"]["text"]
     assert "new outputs" in spec["title"]["subtitle"]
     diffs = [r["difference"] for r in rows(spec, layers(spec)[1])]
     assert diffs == [0.5, 0.0, -1.0]

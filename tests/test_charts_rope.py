@@ -52,6 +52,34 @@ def plane_spec(traj_len: int = 16) -> dict:
     return chart.to_dict()
 
 
+def test_plane_frames_hold_the_rotated_pair_the_arcs_and_the_trajectory():
+    """`plane_frames` from the page's numbers (explorer.compute.rope.plane_numbers, here by hand):
+    q and k before and after, q's arc of m·θ modulo full turns, k's arc of the measured angle."""
+    m, n, theta, traj = 7, 3, 1.3, 4
+    qm, kn = rotate(Q, m * theta), rotate(K, n * theta)
+    turn = math.remainder(m * theta, 2 * math.pi)
+    measured = math.remainder(math.atan2(qm[1], qm[0]) - math.atan2(kn[1], kn[0]), 2 * math.pi)
+    nums = {
+        "q_rot": np.array(qm),
+        "k_rot": np.array(kn),
+        "trajectory": np.array([rotate(Q, p * theta) for p in range(traj + 1)]),
+        "turn": turn,
+        "angles": SimpleNamespace(measured=measured),
+    }
+    got = charts.plane_frames(np.array(Q), np.array(K), nums, m, n)
+    arrows = got["arrows"].set_index("label")
+    assert arrows.loc["q at m=7", ["x", "y"]].tolist() == pytest.approx(qm)
+    assert arrows.loc["k at n=3", ["x", "y"]].tolist() == pytest.approx(kn)
+    assert arrows.loc["q", ["x", "y"]].tolist() == list(Q) and arrows.loc["k", "state"] == "before"
+    arcs = got["arcs"].set_index("vector")
+    assert arcs.loc["q", "sweep"] == pytest.approx(turn) and arcs.loc["q", "label"] == f"mθ ≡ {math.degrees(turn):.1f}°"
+    assert (
+        arcs.loc["k", "sweep"] == pytest.approx(measured) and (arcs.loc["k", "from_x"], arcs.loc["k", "from_y"]) == kn
+    )
+    assert got["trajectory"]["position"].tolist() == list(range(traj + 1))
+    charts.plane_chart(**got, title="t")  # the frames are what the chart takes
+
+
 def test_plane_chart_is_to_scale_and_legible():
     spec = plane_spec()
     assert spec["width"] == spec["height"]

@@ -13,7 +13,7 @@ from _chartspec import proto_spec
 from _posenc_reference_impl import ref_alibi_slopes
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
-from explorer.charts.compare import COLUMNS, METHOD_LABELS
+from explorer.text.compare import COLUMNS, METHOD_LABELS
 from posenc import attention as att
 from posenc import learned_table
 

@@ -337,7 +337,7 @@ def test_method_checks_shift_test_against_hand_loop(checks):
     table = learned_table(L, d, seed=seed, std=1.0)
     n, t = L // 2, L - L // 2
     for method, c in checks.items():
-        assert (c["shift_n"], c["shift_offset"]) == (n, t)
+        assert (c["shift_positions"], c["shift_offset"]) == (n, t)
         dev = max(
             abs(
                 ref_score(method, x_q, x_k, m, k, w_q, w_k, table=table, slope=0.25)

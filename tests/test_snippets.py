@@ -20,7 +20,7 @@ from _apptest import run_page
 from streamlit.testing.v1 import AppTest
 
 from explorer import manifest, snippets
-from explorer.charts import compare as compare_charts
+from explorer.text import compare as compare_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -237,7 +237,7 @@ def test_compare():
         {"head_dim": "16", "train_len": "64", "target_len": "200", "seed": "4", "alibi_head": "2"},
     )
     ns = execute(page_snippet(at))
-    expected = compare_charts.summary_table(list(ns["checks"].values()), trained_len=64, test_len=200, dim=16)
+    expected = compare_text.summary_table(list(ns["checks"].values()), trained_len=64, test_len=200, dim=16)
     shown = at.table[0].value.reset_index()
     assert shown.to_dict("list") == expected.to_dict("list")
 

@@ -1,10 +1,10 @@
-"""Builders for "Compare methods" (pure: data -> table / alt.Chart, no st.*).
+"""Builders for "Compare methods" (pure: data -> styled table / alt.Chart, no st.*).
 
-Input everywhere is a list of :func:`posenc.attention.method_checks` results (one per method), so
-every table cell and every curve is a number computed with the page's current settings.
+Input is a list of :func:`posenc.attention.method_checks` results (one per method), so every curve
+is a number computed with the page's current settings; the table's cells are sentences
+(`explorer.text.compare.summary_table`).
 
-- `summary_table`      the side-by-side table; each cell = verdict + the number behind it
-- `style_summary`      that table with ticks in green and crosses in red
+- `style_summary`      the summary table with ticks in green and crosses in red
 - `score_curves`       long-form data of score against key position, one curve per method
 - `score_by_distance`  those curves, one panel per method (independent y scales), rule at L
 """
@@ -16,17 +16,8 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts.style import configure
+from explorer.text.compare import METHOD_LABELS
 
-#: A deviation below RELATIVE_TOL·max(1, |score|) is rounding error.
-RELATIVE_TOL = 1e-9
-
-METHOD_LABELS = {
-    "sinusoidal": "Sinusoidal",
-    "learned": "Learned absolute",
-    "rope": "RoPE",
-    "alibi": "ALiBi",
-    "nope": "NoPE (none)",
-}
 METHOD_COLORS = {
     "sinusoidal": "#1D4ED8",
     "learned": "#B45309",
@@ -34,106 +25,6 @@ METHOD_COLORS = {
     "alibi": "#7C3AED",
     "nope": "#475569",
 }
-
-COLUMNS = (
-    "Method",
-    "Relative? (score depends only on m − n)",
-    "Sees word order? (shuffle gap)",
-    "Runs beyond the trained length L?",
-    "Parameters",
-    "Injects position where?",
-)
-
-
-def fmt(x: float) -> str:
-    """Short number: exact 0 as "0", tiny values in e-notation, others with 3 significant digits."""
-    x = float(x)
-    if x == 0:
-        return "0"
-    if abs(x) < 1e-3:
-        return f"{x:.0e}"
-    return f"{x:.3g}"
-
-
-def _tol(check: dict, tol: float) -> float:
-    return tol * max(1.0, check["score_scale"])
-
-
-def relative_cell(check: dict, *, tol: float = RELATIVE_TOL) -> str:
-    """✓/✗ from the shift test s(m, n) vs s(m+t, n+t), with its max deviation."""
-    t = check["shift_offset"]
-    if check["method"] == "nope":
-        return (
-            f"— no position signal: the score is the same at every (m, n) "
-            f"(spread {fmt(check['score_spread'])}), so trivially relative"
-        )
-    dev = check["shift_deviation"]
-    mark = "✓" if dev < _tol(check, tol) else "✗"
-    cell = f"{mark} max dev {fmt(dev)} (shift by {t})"
-    if check.get("bias_toeplitz_deviation") is not None:
-        cell += f"; bias −slope·|m−n| constant along diagonals (dev {fmt(check['bias_toeplitz_deviation'])})"
-    return cell
-
-
-def order_cell(check: dict, *, tol: float = RELATIVE_TOL) -> str:
-    gap = check["permutation_gap"]
-    if gap < tol:
-        return f"✗ gap {fmt(gap)}: blind to word order"
-    return f"✓ gap {fmt(gap)}"
-
-
-def extrapolation_cell(check: dict, *, test_len: int, trained_len: int) -> str:
-    """✓ when scoring keys at 0 … T−1 worked; ✗ with the reason in plain words when it raised
-    (the raw ValueError text is in `check["extrapolation_error"]` and the Python snippet)."""
-    if check["extrapolation_error"] is not None:
-        if check["method"] == "learned":
-            return (
-                f"✗ a learned table has no row for positions ≥ L = {trained_len}, "
-                f"so position {test_len - 1} cannot be scored"
-            )
-        return f"✗ could not score positions up to {test_len - 1}"
-    peak = float(np.max(np.abs(check["scores"])))
-    return f"✓ scores finite up to position {test_len - 1} (max |s| {fmt(peak)})"
-
-
-def parameters_cell(check: dict, *, trained_len: int, dim: int) -> str:
-    p = check["parameters"]
-    if p == 0:
-        return "0 (fixed slopes)" if check["method"] == "alibi" else "0 (fixed formula)"
-    return f"{p:,} = L·d = {trained_len}·{dim}"
-
-
-def injects_cell(check: dict, *, tol: float = RELATIVE_TOL) -> str:
-    """Where position enters, read off which quantities change when a token moves by t."""
-    f = check["footprint"]
-    t = check["shift_offset"]
-    if f["input"] > tol:
-        return f"added to the input vector (moving {t} places: Δx {fmt(f['input'])}, so q, k, v all change)"
-    if f["query"] > tol or f["key"] > tol:
-        return f"rotates q and k (moving {t} places: Δq {fmt(f['query'])}, Δk {fmt(f['key'])}, Δv {fmt(f['value'])})"
-    if f["bias"] > tol:
-        return f"bias on the attention logits (moving {t} places: bias Δ {fmt(f['bias'])}; Δq = Δk = Δv = 0)"
-    return "nowhere (moving a token changes nothing)"
-
-
-def summary_table(
-    checks: list[dict], *, trained_len: int, test_len: int, dim: int, tol: float = RELATIVE_TOL
-) -> pd.DataFrame:
-    """One row per method, columns `COLUMNS`; every cell states its verdict and its number."""
-    rows = []
-    for c in checks:
-        rows.append(
-            [
-                METHOD_LABELS[c["method"]],
-                relative_cell(c, tol=tol),
-                order_cell(c, tol=tol),
-                extrapolation_cell(c, test_len=test_len, trained_len=trained_len),
-                parameters_cell(c, trained_len=trained_len, dim=dim),
-                injects_cell(c, tol=tol),
-            ]
-        )
-    return pd.DataFrame(rows, columns=list(COLUMNS))
-
 
 #: CSS of a ✓ / ✗ cell. Text and background are set together (dark green on pale green, dark red
 #: on pale red, both ≥ 7:1), so a cell reads the same on the light and the dark theme; a text
@@ -152,8 +43,9 @@ def verdict_color(cell) -> str:
 
 
 def style_summary(table: pd.DataFrame):
-    """`summary_table` indexed by method, ✓ cells green and ✗ cells red (a pandas Styler). The
-    method names are bold in the theme's text colour (no fixed colour: it would be dark on dark)."""
+    """`explorer.text.compare.summary_table` indexed by method, ✓ cells green and ✗ cells red (a
+    pandas Styler). The method names are bold in the theme's text colour (no fixed colour: it would
+    be dark on dark)."""
     return table.set_index("Method").style.map(verdict_color).map_index(lambda _: "font-weight: bold")
 
 

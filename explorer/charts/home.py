@@ -16,9 +16,8 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param, when
+from explorer.text import home as text
 
-#: A gap below this is rounding error: the two orders give the same numbers.
-EQUIVARIANT_TOL = 1e-9
 #: Above this many tokens the heatmap cells are too small for printed values.
 MAX_TOKENS_WITH_VALUES = 8
 #: Above this many tokens the heatmap axes show positions only.
@@ -30,13 +29,6 @@ LEGEND_LENGTH = 150
 #: Three heatmaps side by side with the sidebar open in presentation mode leave ≈ 25 px per cell;
 #: there the numbers would print over each other. Colour and tooltip still give every value.
 MIN_CELL_PX_FOR_VALUES = 38
-
-PE_LABELS = {
-    "none": "no position signal",
-    "sinusoidal": "sinusoidal PE (added)",
-    "learned": "learned PE (added)",
-    "rope": "RoPE (q, k rotated)",
-}
 
 
 def _configure(chart: alt.LayerChart) -> alt.LayerChart:
@@ -141,19 +133,13 @@ def shuffle_diagram(words, perm) -> alt.LayerChart:
             ],
         )
     )
-    moved = int(np.sum(perm != np.arange(n)))
-    description = (
-        f"Shuffle diagram: the {n} words of the sentence in a row on top ({' '.join(words)}), the shuffled "
-        f"sentence in a row below ({' '.join(shuffled)}), and a line from each word's place in the sentence to "
-        f"its place in the shuffle; {moved} of the {n} words change place."
-    )
     chart = alt.LayerChart(
         layer=[link_layer, top_words, bottom_words],
         # ignore: the stub types Parameter.param as possibly Undefined; alt.param() always sets it
         params=[p.param for p in params],  # type: ignore[misc]
         height=height,
         width="container",
-        description=description,
+        description=text.shuffle_description(words, shuffled, int(np.sum(perm != np.arange(n)))),
         title=alt.Title("Your sentence (top) and its shuffle (bottom)"),
     )
     return _configure(chart)
@@ -263,13 +249,7 @@ def equivariance_scatter(expected, actual, *, pe: str, gap: float) -> alt.LayerC
     a = np.asarray(actual, dtype=float).ravel()
     if e.shape != a.shape:
         raise ValueError(f"expected and actual must have the same size, got {e.size} and {a.size}")
-    label = PE_LABELS.get(pe, pe)
-    if gap < EQUIVARIANT_TOL:
-        title = f"With {label}: every dot is on the diagonal"
-        subtitle = "Shuffling the words only shuffles the outputs (the differences are rounding error)"
-    else:
-        title = f"With {label}: the dots leave the diagonal"
-        subtitle = "The shuffled sentence gets new outputs, not the old ones re-ordered"
+    title, subtitle = text.scatter_titles(pe, gap)
     lo = float(min(e.min(), a.min())) if e.size else -1.0
     hi = float(max(e.max(), a.max())) if e.size else 1.0
     pad = 0.05 * max(hi - lo, 1e-9)

@@ -1,5 +1,6 @@
 """Chart builders for the RoPE-rotation page (pure: data -> alt.Chart / LaTeX text, no st.*).
 
+- `plane_frames`         the data of that plane: arrows, arcs and trajectory from the page's numbers
 - `plane_chart`          one rotation plane (pair j): q and k before and after rotation as arrows on
                          the circles of their norms, angle arcs, and the trajectory of q over 0 … M
 - `pair_map_chart`       which pair j each coordinate i belongs to (half vs interleaved layout)
@@ -39,6 +40,7 @@ from explorer.charts.style import (
     when,
 )
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
+from explorer.text import rope as text
 
 #: One colour per vector, used for its arrows, circle, arc and label.
 VECTOR_COLORS = {"q": "#1D4ED8", "k": "#C2410C"}
@@ -59,6 +61,32 @@ def _arc_points(start: float, end: float, radius: float, n: int = 64) -> tuple[n
     """Points along a circular arc from angle `start` to `end` (radians) — drawing geometry only."""
     t = np.linspace(start, end, n)
     return radius * np.cos(t), radius * np.sin(t)
+
+
+def plane_frames(q: np.ndarray, k: np.ndarray, nums: dict, m: int, n: int) -> dict[str, pd.DataFrame]:
+    """`plane_chart`'s arrows, arcs and trajectory for pair j's q and k at positions m and n, from
+    `explorer.compute.rope.plane_numbers` (q_rot, k_rot, trajectory, angles, turn): q's arc is its turn
+    m·θ modulo full turns, k's arc at n the measured angle k → q."""
+    q_rot, k_rot, traj, turn = (nums[key] for key in ("q_rot", "k_rot", "trajectory", "turn"))
+    measured = nums["angles"].measured
+    arrows = pd.DataFrame(
+        [
+            ("q", "before", "q", *q),
+            ("k", "before", "k", *k),
+            ("q", "after", f"q at m={m}", *q_rot),
+            ("k", "after", f"k at n={n}", *k_rot),
+        ],
+        columns=["vector", "state", "label", "x", "y"],
+    )
+    arcs = pd.DataFrame(
+        [
+            ("q", f"mθ ≡ {np.degrees(turn):.1f}°", *q, turn, 0.3 * np.hypot(*q)),
+            ("k", f"{np.degrees(measured):.1f}°", *k_rot, measured, 0.45 * min(np.hypot(*q), np.hypot(*k))),
+        ],
+        columns=["vector", "label", "from_x", "from_y", "sweep", "radius"],
+    )
+    trajectory = pd.DataFrame({"position": np.arange(len(traj)), "x": traj[:, 0], "y": traj[:, 1]})
+    return {"arrows": arrows, "arcs": arcs, "trajectory": trajectory}
 
 
 def plane_chart(
@@ -268,9 +296,7 @@ def plane_chart(
         .mark_text(**placed_text(fontSize=NAME_FONT, fontWeight="bold"))
         .encode(x=x_enc, y=y_enc, text="label:N", color=colour)
     )
-    vectors = " and ".join(dict.fromkeys(arrows["vector"]))
     states = [s for s in STATES if s in set(arrows["state"])]
-    shown = f"{vectors} ({' and '.join(states)} rotation)" if vectors else "no vector"
     # One constructor call: .properties() on a layer chart would deep-copy every layer again. The
     # title and the axes' reach come from the facts row (explorer.charts.style.facts_layer), so a new
     # pair or new vectors change the rows only and the browser redraws the chart in place.
@@ -282,7 +308,7 @@ def plane_chart(
         facts={"lim": lim},
         width=size,
         height=size,
-        description=f"Chart: one rotation plane, {shown} as arrows" + (f"; {subtitle}" if subtitle else ""),
+        description=text.plane_description(list(arrows["vector"]), states, subtitle),
         autosize=alt.AutoSizeParams(type="pad"),  # the plot itself stays square: equal x and y units
     )
     return configure(chart)
@@ -330,7 +356,7 @@ def pair_map_chart(pairs: np.ndarray, *, highlight: int, layout: str, width: int
             height=height,
             title=alt.TitleParams(
                 f"{layout} layout: pair j = {pattern}",
-                subtitle=f"red: pair {highlight}, which rotates coordinates {a} and {b} (d = {d})",
+                subtitle=text.pair_map_subtitle(highlight, a, b, d),
             ),
         )
     )
@@ -376,12 +402,8 @@ def rope_matrix_heatmap(
     return configure(fit_heatmap_legend(chart, height - 110))
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.3f}"
-
-
 def _pmatrix(rows) -> str:
-    return r"\begin{pmatrix}" + r" \\ ".join(" & ".join(_fmt(v) for v in row) for row in rows) + r"\end{pmatrix}"
+    return r"\begin{pmatrix}" + r" \\ ".join(" & ".join(f"{v:.3f}" for v in row) for row in rows) + r"\end{pmatrix}"
 
 
 def rotation_latex(position: float, theta: float, matrix: np.ndarray, vector: np.ndarray, rotated: np.ndarray) -> str:
@@ -403,7 +425,7 @@ def rotation_latex(position: float, theta: float, matrix: np.ndarray, vector: np
 #: The in-chart sliders: the registry parameters m and n (the positions), and the head size d, the
 #: base b and the pair j, which set the pair's frequency θ_j = b^(−2j/d) (explorer.charts.live.position).
 #: Order: head_dim before j, whose range ends at head_dim/2 − 1 (explorer.liveparam.LiveChart's limits).
-#: b's slider runs over the index of the base's options (explorer.liveparam.option_index), as on the
+#: b's slider runs over the index of the base's options (explorer.charts.live.option_position), as on the
 #: clock page: the chart reads b as ``base_options[index]`` and writes it in its read-out.
 POSITION_PARAMS = ("m", "n")
 FREQUENCY_PARAMS = ("head_dim", "base", "j")
@@ -515,12 +537,9 @@ def live_pair_chart(
     y_enc = alt.Y("y:Q").scale(scale).title("second coordinate of the pair")
     colour = alt.Color("vector:N").scale(domain=list(VECTOR_COLORS), range=list(VECTOR_COLORS.values())).legend(None)
 
-    t = np.linspace(0.0, 2 * np.pi, 121)
+    rings = {name: _arc_points(0.0, 2 * np.pi, float(np.hypot(*v)), 121) for name, v in (("q", q), ("k", k))}
     circles = pd.concat(
-        [
-            pd.DataFrame({"vector": name, "x": r * np.cos(t), "y": r * np.sin(t), "i": range(t.size)})
-            for name, r in (("q", float(np.hypot(*q))), ("k", float(np.hypot(*k))))
-        ],
+        [pd.DataFrame({"vector": name, "x": x, "y": y, "i": range(121)}) for name, (x, y) in rings.items()],
         ignore_index=True,
     )
     ring = (
@@ -546,19 +565,12 @@ def live_pair_chart(
         x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="label:N", color=colour
     )
     readout_lines = [
-        "'θ_j = b^(−2j/d) = ' + format("
-        + THETA_SIGNAL
-        + ", '.6~g') + ' rad per position (j = ' + "
-        + ex["pair"]
-        + " + ', d = ' + "
-        + live.value("head_dim")
-        + " + ', b = ' + format("
-        + ex["base"]
-        + ", ',.0f') + ')'",
-        "'m − n = ' + format(" + m_expr + " - " + n_expr + ", 'd')",
-        "'angle k → q changed by ' + format(" + ex["offset_deg"] + ", '.2f') + '°'",
-        "'⟨R_m q, R_n k⟩ = ' + format(" + ex["score"] + ", '.6f')",
-        "'⟨q, R_(n−m) k⟩ = ' + format(" + ex["score_rel"] + ", '.6f')",
+        f"'θ_j = b^(−2j/d) = ' + format({THETA_SIGNAL}, '.6~g') + ' rad per position (j = ' + {ex['pair']}"
+        f" + ', d = ' + {live.value('head_dim')} + ', b = ' + format({ex['base']}, ',.0f') + ')'",
+        f"'m − n = ' + format({m_expr} - {n_expr}, 'd')",
+        f"'angle k → q changed by ' + format({ex['offset_deg']}, '.2f') + '°'",
+        f"'⟨R_m q, R_n k⟩ = ' + format({ex['score']}, '.6f')",
+        f"'⟨q, R_(n−m) k⟩ = ' + format({ex['score_rel']}, '.6f')",
     ]
     readout = (
         alt.Chart(pd.DataFrame({"line": range(len(readout_lines))}))
@@ -590,17 +602,11 @@ def live_pair_chart(
             ],
         ),
     )
-    # No number of the pair's here: a new pair changes the rows only (the facts row), not the spec.
-    description = (
-        "RoPE live plane: one pair's query q rotated to position m and key k rotated to position n, drawn "
-        f"as two arrows in the plane; the sliders m and n (from 0 to {p_max}) above it turn them, and the "
-        "sliders head size d, base b and pair j set the pair's frequency. The text under the plane gives the "
-        "frequency, m − n, the change of the angle between them and the two equal scores."
-    )
+    # The description names no number of the pair's: a new pair changes the rows only (the facts row).
     chart = alt.VConcatChart(
         vconcat=[plane, readout],
         spacing=8,
-        description=description,
+        description=text.live_plane_description(p_max),
         # θ_j as a signal of its own: the read-out shows it, and a test reads it from the Vega view
         params=[alt.VariableParameter(name=THETA_SIGNAL, expr=ex["theta"])],
     )

@@ -9,13 +9,16 @@ from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.param import Param
 from explorer.snippets import HEADER, fill
 
+#: ALiBi's heads on this page: head h has the slope 2^(−h) (the parameter alibi_head picks h).
+ALIBI_HEADS = 8
+
 
 def snippet(v: Mapping[str, Any]) -> str:
     return HEADER + fill(
         """from posenc import attention as att
 
 dim, trained_len, test_len, seed, base, alibi_head = $dim, $trained_len, $test_len, $seed, $base, $alibi_head
-slope = float(posenc.alibi_slopes(8)[alibi_head - 1])
+slope = float(posenc.alibi_slopes($heads)[alibi_head - 1])
 checks = {method: att.method_checks(method, dim=dim, trained_len=trained_len, test_len=test_len, seed=seed,
                                     base=base, alibi_slope=slope)
           for method in att.METHODS}
@@ -29,6 +32,7 @@ for method, c in checks.items():
         seed=int(v["seed"]),
         base=float(v["base"]),
         alibi_head=int(v["alibi_head"]),
+        heads=ALIBI_HEADS,
     )
 
 
@@ -40,11 +44,11 @@ PAGE = Page(
     params=(
         Param(
             "alibi_head",
-            "ALiBi head h (of 8)",
+            f"ALiBi head h (of {ALIBI_HEADS})",
             "int_slider",
             4,
             min=1,
-            max=8,
+            max=ALIBI_HEADS,
             help="ALiBi gives each head its own slope 2^(−h) (8 heads): the bias −slope·|m − n| favours near "
             "keys most in head 1 (slope 1/2) and least in head 8 (slope 1/256).",
         ),

@@ -9,47 +9,29 @@ from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.param import Param
 from explorer.snippets import fill
 
+#: The most words the head reads, and the learned table's length: the toy model was "trained" on
+#: this many positions.
+MAX_TOKENS = 24
+
 
 def snippet(v: Mapping[str, Any]) -> str:
-    pe = v["pe"]
-    lines = [
-        "import posenc",
-        "from posenc import attention as att",
-        "",
-        fill("words = $words", words=list(v["words"])),
-        fill(
-            "dim, seed, shuffle_seed = $dim, $seed, $shuffle_seed",
-            dim=int(v["dim"]),
-            seed=int(v["seed"]),
-            shuffle_seed=int(v["shuffle_seed"]),
-        ),
-        "perm = att.shuffle_permutation(words, seed=shuffle_seed)",
-        "shuffled = [words[i] for i in perm]",
-        "w_q, w_k, w_v = att.seeded_projections(dim, seed=seed)",
-    ]
-    pe_arg, rope_arg = "None", "None"
-    if pe == "sinusoidal":
-        lines.append("pe = att.additive_positions('sinusoidal', len(words), dim)  # added to each word vector")
-        pe_arg = "pe"
-    elif pe == "learned":
-        lines += [
-            "table = posenc.learned_table(24, dim, seed=seed, std=1.0)  # 24 rows: the toy model's max length",
-            "pe = att.additive_positions('learned', len(words), dim, table=table)",
-        ]
-        pe_arg = "pe"
-    elif pe == "rope":
-        lines.append("inv_freq = posenc.inverse_frequencies(dim)  # RoPE rotates q and k")
-        rope_arg = "inv_freq"
-    lines += [
-        "weights, outputs = {}, {}",
-        "for name, sentence in (('original', words), ('shuffled', shuffled)):",
-        "    x = att.token_embeddings(sentence, dim, seed=seed)  # the same vector for the same word",
-        f"    weights[name], outputs[name] = att.attention_head(x, w_q, w_k, w_v, pe={pe_arg}, rope_inv_freq={rope_arg})",
-        "output_gap = att.permutation_equivariance_gap(outputs['original'], outputs['shuffled'], perm)",
-        "weight_gap = att.permutation_equivariance_gap(weights['original'], weights['shuffled'], perm, axes=(0, 1))",
-        "print(f'output difference {output_gap:.3g}, attention difference {weight_gap:.3g}')",
-    ]
-    return "\n".join(lines) + "\n"
+    return fill(
+        """from posenc import attention as att
+
+words = $words
+dim, seed, shuffle_seed = $dim, $seed, $shuffle_seed
+# the head on the sentence and on its shuffle: seeded W_q, W_k, W_v, one vector per word, position signal $pe
+result = att.shuffle_experiment(words, dim, seed=seed, shuffle_seed=shuffle_seed, pe=$pe, max_tokens=$max_tokens)
+output_gap, weight_gap = result["output_gap"], result["weight_gap"]  # |Y(PX) - P Y(X)|, |A(PX) - P A(X) P^T|
+print(f"output difference {output_gap:.3g}, attention difference {weight_gap:.3g}")
+""",
+        words=list(v["words"]),
+        dim=int(v["dim"]),
+        seed=int(v["seed"]),
+        shuffle_seed=int(v["shuffle_seed"]),
+        pe=v["pe"],
+        max_tokens=MAX_TOKENS,
+    )
 
 
 PAGE = Page(
@@ -64,7 +46,7 @@ PAGE = Page(
             "text",
             "the cat sat on the mat",
             max=300,
-            help="Words separated by spaces (at most 24 are used). Each word gets a fixed random "
+            help=f"Words separated by spaces (at most {MAX_TOKENS} are used). Each word gets a fixed random "
             "vector, the same wherever it stands.",
         ),
         Param(

@@ -40,6 +40,27 @@ print(f"angle before {np.degrees(angles.before):.2f} deg, measured after {np.deg
     )
 
 
+def _coordinates(name: str, whole: str, x: float, y: float) -> tuple[Param, ...]:
+    """Pair j of q or k (`name`) as its x and y (the sidebar's "cartesian" mode)."""
+    return tuple(
+        Param(f"{name}{axis}", f"{name}: {axis}", "float_slider", value, min=-3.0, max=3.0, step=0.1, help=help_text)
+        for axis, value, help_text in (
+            ("x", x, f"First coordinate of pair j of the {whole} {name}."),
+            ("y", y, f"Second coordinate of pair j of the {whole} {name}."),
+        )
+    )
+
+
+def _polar(name: str, angle: int, length: float) -> tuple[Param, ...]:
+    """Pair j of q or k (`name`) as its direction and length (the sidebar's "polar" mode)."""
+    direction = f"Direction of pair j of {name}, in degrees counter-clockwise from the x axis."
+    size = f"Length of pair j of {name} (rotation never changes it)."
+    return (
+        Param(f"{name}_angle", f"{name}: angle (°)", "int_slider", angle, min=-180, max=180, help=direction),
+        Param(f"{name}_len", f"{name}: length", "float_slider", length, min=0.1, max=3.0, step=0.1, help=size),
+    )
+
+
 PAGE = Page(
     script="pages/3_RoPE_rotation.py",
     slug="rope",
@@ -56,84 +77,10 @@ PAGE = Page(
             help="**cartesian**: the (x, y) coordinates of the pair. **polar**: its angle (degrees, "
             "counter-clockwise from the x axis) and its length.",
         ),
-        Param(
-            "qx",
-            "q: x",
-            "float_slider",
-            1.0,
-            min=-3.0,
-            max=3.0,
-            step=0.1,
-            help="First coordinate of pair j of the query q.",
-        ),
-        Param(
-            "qy",
-            "q: y",
-            "float_slider",
-            0.5,
-            min=-3.0,
-            max=3.0,
-            step=0.1,
-            help="Second coordinate of pair j of the query q.",
-        ),
-        Param(
-            "kx",
-            "k: x",
-            "float_slider",
-            -0.4,
-            min=-3.0,
-            max=3.0,
-            step=0.1,
-            help="First coordinate of pair j of the key k.",
-        ),
-        Param(
-            "ky",
-            "k: y",
-            "float_slider",
-            1.2,
-            min=-3.0,
-            max=3.0,
-            step=0.1,
-            help="Second coordinate of pair j of the key k.",
-        ),
-        Param(
-            "q_angle",
-            "q: angle (°)",
-            "int_slider",
-            30,
-            min=-180,
-            max=180,
-            help="Direction of pair j of q, in degrees counter-clockwise from the x axis.",
-        ),
-        Param(
-            "q_len",
-            "q: length",
-            "float_slider",
-            1.0,
-            min=0.1,
-            max=3.0,
-            step=0.1,
-            help="Length of pair j of q (rotation never changes it).",
-        ),
-        Param(
-            "k_angle",
-            "k: angle (°)",
-            "int_slider",
-            110,
-            min=-180,
-            max=180,
-            help="Direction of pair j of k, in degrees counter-clockwise from the x axis.",
-        ),
-        Param(
-            "k_len",
-            "k: length",
-            "float_slider",
-            1.5,
-            min=0.1,
-            max=3.0,
-            step=0.1,
-            help="Length of pair j of k (rotation never changes it).",
-        ),
+        *_coordinates("q", "query", 1.0, 0.5),
+        *_coordinates("k", "key", -0.4, 1.2),
+        *_polar("q", 30, 1.0),
+        *_polar("k", 110, 1.5),
         Param(
             "traj_m",
             "Trajectory: positions 0 … M",
