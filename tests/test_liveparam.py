@@ -216,11 +216,6 @@ def test_a_parameter_with_options_is_reported_as_its_options_index():
     assert liveparam.from_selection({"base": [{"base": 0}]}, ["base"]) == {"base": options[0]}
     for bad in (len(options), -1, 1.5, "3", True, float("nan")):
         assert liveparam.from_selection({"base": [{"base": bad}]}, ["base"]) == {}
-    assert liveparam.option_index("base", options[4]) == 4
-    with pytest.raises(ValueError, match="base"):
-        liveparam.option_index("base", 777)
-    with pytest.raises(ValueError, match="m"):
-        liveparam.option_index("m", 5)
 
 
 def test_a_slider_over_option_indices_is_labelled_with_its_options():
@@ -228,10 +223,9 @@ def test_a_slider_over_option_indices_is_labelled_with_its_options():
     writes the option beside it, from the registry's own options (in Chromium: tests/test_e2e_rope_base.py)."""
     import json as _json
 
-    from explorer import assets, liveparam
+    from explorer import assets
     from explorer.params import PARAMS
 
     options = PARAMS["base"].options
     assert assets.OPTION_LABELS["base_base"] == [f"{b:,}" for b in options]
     assert _json.dumps(assets.OPTION_LABELS) in assets.LIVE_RANGES_JS
-    assert liveparam.option_index("base", options[3]) == 3
