@@ -123,7 +123,7 @@ PAGE = Page(
             "sin_view": "Similarity",
             "sim_n": 50,
         },
-        slider="d_model",
+        slider="seq_len",  # d and b are the zoom chart's own sliders (issue #36), on the Zoom tab only
         chart=0,
     ),
     bench=BenchSettings(
