@@ -204,8 +204,8 @@ def view() -> None:
     st.subheader("Look closer")
     st.caption(
         "A window of the table, shown exactly (nothing averaged): every value in Zoom, where the chart's "
-        "own sliders move the window's first position and first dimension; as curves in Curves; listed in "
-        "Numbers. Its size is set here."
+        "own sliders move the window's first position and first dimension and set the model dimension d and "
+        "the base b of the whole page; as curves in Curves; listed in Numbers. Its size is set here."
     )
     z1, z2 = st.columns(2)
     zoom_np = widget("zoom_np", container=z1, max=min(PARAMS["zoom_np"].max, seq_len))
