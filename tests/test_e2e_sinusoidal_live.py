@@ -3,7 +3,8 @@ own sliders (explorer.charts.sinusoidal, `LIVE_PARAMS`; b runs over its options'
 
 * in the app, a key press on each redraws the zoom chart while no script runs; the value then reaches
   the server once, the link follows, the chart is kept (not rebuilt), and the overview and the
-  controls' line say the new d and b;
+  controls' line say the new d and b; a mouse drag of d moves the chart, costs no more runs than it
+  has pauses, and the page follows on release;
 * in the chart's own HTML file (explorer.chartfile, offline), at 40 random settings of (b, d, p₀, i₀)
   in both layouts, every cell read from the Vega view is posenc's: its pair and function
   (`dimension_role`), θ_j (to the last bit or within one ulp: JavaScript's pow and the C library's may
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
 from test_e2e_chartfile import open_offline
-from test_e2e_drag import COUNT_RUNS_JS
+from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, assert_runs_within_pauses
 
 import posenc
 from explorer.charts import sinusoidal as charts
@@ -108,6 +109,45 @@ def test_a_press_on_d_or_b_redraws_the_zoom_chart_with_no_script_run_and_the_pag
         assert d0_in.get_attribute("max") == "65"
         share = page.locator("[data-testid=stMarkdown]", has_text="Link to this view").first.inner_text()
         assert "d_model=66" in share and "base=1000" in share
+    finally:
+        page.close()
+
+
+def test_a_drag_of_d_moves_the_zoom_chart_in_the_browser_and_the_page_follows_on_release(chromium, server):
+    """A mouse drag of the zoom chart's d (25 ms steps, like a hand) redraws the chart while it moves, costs
+    no more server runs than it has pauses, and on release the link, the overview and the controls' line
+    say the new d while the chart is kept."""
+    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(f"{server.base_url}/Sinusoidal_heatmap")
+        wait_idle(page, title=TITLE)
+        wait_charts_drawn(page)
+        chart = page.locator(LIVE).first
+        chart.scroll_into_view_if_needed()
+        chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")
+        d_in = chart.locator('input[name="d_model_d_model"]')
+        before = page.evaluate(ZOOM_PIXELS_JS)
+        page.evaluate(COUNT_RUNS_JS)
+        d_in.evaluate(INPUT_CLOCK_JS)
+        box = d_in.bounding_box()  # grab the thumb where it stands (d = 128 of 2 … 2048)
+        y, x0 = box["y"] + box["height"] / 2, box["x"] + 8 + (box["width"] - 16) * (128 - 2) / (2048 - 2)
+        page.mouse.move(x0, y)
+        page.mouse.down()
+        for i in range(1, 31):
+            page.mouse.move(x0 + box["width"] * i / 300, y)
+            page.wait_for_timeout(25)
+        during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+        moved = int(d_in.input_value())
+        mid_drag = page.evaluate(ZOOM_PIXELS_JS)
+        page.mouse.up()
+        assert moved > 200 and mid_drag != before, moved
+        assert_runs_within_pauses(during, pauses)
+        page.wait_for_function(f"() => new URLSearchParams(location.search).get('d_model') === '{moved}'")
+        wait_idle(page, title=TITLE)
+        assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the zoom chart was rebuilt"
+        assert page.get_by_text(f"dimensions 0 … {moved - 1}", exact=False).count() >= 1  # the overview's title
+        assert page.get_by_text(f"Model dimension d = {moved}, base b = 10,000", exact=False).count() == 1
     finally:
         page.close()
 
