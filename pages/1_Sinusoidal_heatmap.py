@@ -3,8 +3,8 @@ similarity / distance structure that makes positions unique and offsets recognis
 
 URL keys: seq_len, d_model, base, layout_sin, scheme (shared); zoom_p0, zoom_np, zoom_d0,
 zoom_nd, curve_dims, sim_n, sin_view (the open tab) (this page, see explorer/params.py).
-zoom_p0 and zoom_d0 are the zoom chart's own sliders (explorer.liveparam): the window moves in the
-browser and the link follows when a drag ends.
+zoom_p0, zoom_d0, d_model and base are the zoom chart's own sliders (explorer.liveparam; issue #36 for
+d and b): the window follows them in the browser, and the page and the link when a drag ends.
 """
 
 import streamlit as st
@@ -57,12 +57,6 @@ def window_rows(p0: int, n: int, d_model: int, base: float, layout: str):
 @cached(max_entries=16)
 def pair_wavelengths(d_model: int, base: float):
     return posenc.wavelengths(d_model, base=base)
-
-
-@cached(max_entries=16)
-def pair_frequencies(d_model: int, base: float):
-    """θ_j of every pair: what the zoom chart computes its values from, in the browser. (d/2,)"""
-    return posenc.inverse_frequencies(d_model, base=base)
 
 
 @cached(max_entries=8)
@@ -154,13 +148,19 @@ def sinusoidal_notices(seq_len: int, d_model: int, base: float, layout: str, wl:
 # every chart whose spec did not change (tests/test_e2e_drag.py checks the zoom chart).
 def view() -> None:
     # ------------------------------------------------------------------------------------ controls
+    # d and b are the zoom chart's own sliders (issue #36, charts.LIVE_PARAMS): the zoom window follows
+    # them in the browser, and the rest of the page and the link when a drag ends. zoom_p0 is read after
+    # seq_len (at most seq_len − 1), zoom_d0 after d (at most d − 1).
     with st.container(border=True):
-        c1, c2, c3, c4, c5 = st.columns([1.2, 1.2, 1.3, 1.25, 1.15])
+        c1, c2, c3, c4 = st.columns([1.4, 1.3, 1.25, 1.15])
         seq_len = widget("seq_len", container=c1)
-        d_model = widget("d_model", container=c2)
-        base = float(widget("base", container=c3))
-        layout = widget("layout_sin", container=c4)
-        scheme = widget("scheme", container=c5)
+        live = LiveChart("sin_zoom_live", charts.LIVE_PARAMS, limits=charts.zoom_limits(seq_len))
+        d_model, base = live.values["d_model"], float(live.values["base"])
+        c2.markdown(  # true on every tab: the sliders are the zoom chart's, drawn when its tab is open
+            f"Model dimension **d = {d_model}**, base **b = {base:,.0f}**: drag them on the zoom chart (Zoom tab)."
+        )
+        layout = widget("layout_sin", container=c3)
+        scheme = widget("scheme", container=c4)
 
     try:
         wl = pair_wavelengths(d_model, base)
@@ -204,18 +204,13 @@ def view() -> None:
     st.subheader("Look closer")
     st.caption(
         "A window of the table, shown exactly (nothing averaged): every value in Zoom, where the chart's "
-        "own sliders move the window's first position and first dimension; as curves in Curves; listed in "
-        "Numbers. Its size is set here."
+        "own sliders move the window's first position and first dimension and set the model dimension d and "
+        "the base b of the whole page; as curves in Curves; listed in Numbers. Its size is set here."
     )
     z1, z2 = st.columns(2)
     zoom_np = widget("zoom_np", container=z1, max=min(PARAMS["zoom_np"].max, seq_len))
     zoom_nd = widget("zoom_nd", container=z2, max=min(PARAMS["zoom_nd"].max, d_model))
-    live = LiveChart(
-        "sin_zoom_live",
-        charts.LIVE_PARAMS,
-        limits={"zoom_p0": {"max": seq_len - 1}, "zoom_d0": {"max": d_model - 1}},
-    )
-    zoom_p0, zoom_d0 = (live.values[key] for key in charts.LIVE_PARAMS)
+    zoom_p0, zoom_d0 = (live.values[key] for key in charts.WINDOW_PARAMS)
     p_end = min(zoom_p0 + zoom_np, seq_len)  # exclusive
     d_end = min(zoom_d0 + zoom_nd, d_model)
     zoom_positions = np.arange(zoom_p0, p_end)
@@ -254,28 +249,31 @@ def view() -> None:
 
     with tab_zoom:
         if tab_zoom.open:
-            # The table's size is not in the context: it reaches the chart as data (charts.ZOOM_SIZE),
-            # and the sliders span the registry's range, narrowed in the browser (LiveChart.show).
-            starts = live.starts((base, layout, scheme, zoom_np, zoom_nd))
+            # The table's length is not in the context: it reaches the chart as data (charts.ZOOM_SIZE),
+            # and the window's sliders span the registry's range, narrowed in the browser (LiveChart.show);
+            # d and b are the chart's own sliders, over the registry's range.
+            starts = live.starts((layout, scheme, zoom_np, zoom_nd))
             live.show(
                 shared(charts.zoom_chart)(
-                    pair_frequencies(d_model, base),
                     seq_len=seq_len,
-                    d_model=d_model,
+                    d_model=starts["d_model"],
+                    base=float(starts["base"]),
+                    base_options=PARAMS["base"].options,
                     layout=layout,
                     scheme=scheme,
                     p0=starts["zoom_p0"],
                     d0=starts["zoom_d0"],
                     n_positions=zoom_np,
                     n_dims=zoom_nd,
-                    slider_max=live.widest_max,
+                    d_range=(PARAMS["d_model"].min, PARAMS["d_model"].max),
+                    slider_max=(PARAMS["zoom_p0"].max, PARAMS["zoom_d0"].max),
                 ),
                 width="stretch",
             )
             st.caption(
-                "Drag **first position p₀** or **first dimension i₀** above the chart (or focus one and press "
-                "← →): the window moves in your browser at once; when you let go, the box on the whole table, "
-                "the curves, the numbers and the link follow."
+                "Drag **first position p₀**, **first dimension i₀**, the **model dimension d** or the **base b** "
+                "above the chart (or focus one and press ← →): the window follows in your browser at once; when "
+                "you let go, the whole table, the other views, the sentences and the link follow."
             )
 
     # A tab's own widget is drawn on every run (cheap), only its charts wait for the tab to open:

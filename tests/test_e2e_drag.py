@@ -539,7 +539,7 @@ def test_the_zoom_window_moves_in_the_browser_and_the_link_follows_the_release(b
 def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders(browser, server):
     """Issue #23: the zoom chart's sliders are built over the registry's range and narrowed in the
     browser to the table's (explorer.assets.LIVE_RANGES_JS reads the page's hidden ranges span, which
-    takes no room). Another d keeps the chart (its canvas, in place) while its slider and its values
+    takes no room). Another d (the chart's own slider, issue #36) keeps the chart (its canvas, in place) while its slider and its values
     follow; End on a slider reaches the table's last position; a shorter table then moves the window's
     start to its new last position, and the link follows."""
     import math
@@ -560,7 +560,10 @@ def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders(browser
     chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
 
     def press(key: str, arrow: str, url: str) -> None:
-        page.locator(f".st-key-{key} input[type=range]").focus()
+        slider = page.locator(f".st-key-{key} input[type=range]")  # a Streamlit slider (seq_len) …
+        if key in ("d_model", "base"):  # … or the zoom chart's own (issue #36)
+            slider = chart.locator(f'input[name="{key}_{key}"]')
+        slider.focus()
         page.keyboard.press(arrow)
         page.wait_for_function(f"() => location.search.includes('{url}')", timeout=15_000)
         wait_idle(page, title=title)
@@ -599,7 +602,7 @@ def test_the_zoom_chart_comes_back_where_the_link_is_after_its_tab_was_closed(br
     page.keyboard.press("Home")
     page.wait_for_function("() => !new URLSearchParams(location.search).has('zoom_d0')", timeout=15_000)
     wait_idle(page, title=title)
-    page.locator(".st-key-d_model input[type=range]").focus()
+    page.locator(live).first.locator('input[name="d_model_d_model"]').focus()  # the chart's own d (issue #36)
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => location.search.includes('d_model=62')", timeout=15_000)
     wait_idle(page, title=title)

@@ -120,10 +120,11 @@ PAGE = Page(
             "scheme": "viridis",
             "zoom_np": 40,
             "zoom_nd": 24,
-            "sin_view": "Similarity",
             "sim_n": 50,
         },
-        slider="d_model",
+        # The Zoom tab (the default) is open: d and b are the zoom chart's own sliders (issue #36), which
+        # only it draws; tests/test_e2e.py reads them there. seq_len is the page's Streamlit slider.
+        slider="seq_len",
         chart=0,
     ),
     bench=BenchSettings(
