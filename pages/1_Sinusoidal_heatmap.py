@@ -4,7 +4,7 @@ similarity / distance structure that makes positions unique and offsets recognis
 URL keys: seq_len, d_model, base, layout_sin, scheme (shared); zoom_p0, zoom_np, zoom_d0,
 zoom_nd, curve_dims, sim_n, sin_view (the open tab) (this page, see explorer/params.py).
 zoom_p0, zoom_d0, d_model and base are the zoom chart's own sliders (explorer.liveparam; issue #36 for
-d and b): the window follows them in the browser, and the page and the link when a drag ends.
+d and b), above the tabs: the window follows them in the browser, and the page and the link when a drag ends.
 """
 
 import streamlit as st
@@ -156,8 +156,9 @@ def view() -> None:
         seq_len = widget("seq_len", container=c1)
         live = LiveChart("sin_zoom_live", charts.LIVE_PARAMS, limits=charts.zoom_limits(seq_len))
         d_model, base = live.values["d_model"], float(live.values["base"])
-        c2.markdown(  # true on every tab: the sliders are the zoom chart's, drawn when its tab is open
-            f"Model dimension **d = {d_model}**, base **b = {base:,.0f}**: drag them on the zoom chart (Zoom tab)."
+        c2.markdown(  # the sliders are the zoom chart's, above the tabs (issue #36)
+            f"Model dimension **d = {d_model}**, base **b = {base:,.0f}**: set them on the zoom chart's own sliders "
+            "(Look closer, below)."
         )
         layout = widget("layout_sin", container=c3)
         scheme = widget("scheme", container=c4)
@@ -203,9 +204,9 @@ def view() -> None:
     # ------------------------------------------------------------------------------- the window
     st.subheader("Look closer")
     st.caption(
-        "A window of the table, shown exactly (nothing averaged): every value in Zoom, where the chart's "
-        "own sliders move the window's first position and first dimension and set the model dimension d and "
-        "the base b of the whole page; as curves in Curves; listed in Numbers. Its size is set here."
+        "A window of the table, shown exactly (nothing averaged); Curves and Numbers below show the same "
+        "window. Its size is set here; its start, and the model dimension d and the base b of the whole page, "
+        "on the chart's own sliders."
     )
     z1, z2 = st.columns(2)
     zoom_np = widget("zoom_np", container=z1, max=min(PARAMS["zoom_np"].max, seq_len))
@@ -244,37 +245,36 @@ def view() -> None:
         width="stretch",
     )
 
-    # Only the open tab is computed and drawn (the choice is in the URL: ?sin_view=Similarity).
-    tab_zoom, tab_curves, tab_wavelengths, tab_similarity, tab_numbers = widget("sin_view")
+    # The zoom chart sits above the tabs (issue #36): its sliders (d and b among them) are there whatever
+    # tab is open. The table's length is not in the context: it reaches the chart as data
+    # (charts.ZOOM_SIZE), and the window's sliders span the registry's range, narrowed in the browser
+    # (LiveChart.show); d and b are the chart's own sliders, over the registry's range.
+    starts = live.starts((layout, scheme, zoom_np, zoom_nd))
+    live.show(
+        shared(charts.zoom_chart)(
+            seq_len=seq_len,
+            d_model=starts["d_model"],
+            base=float(starts["base"]),
+            base_options=PARAMS["base"].options,
+            layout=layout,
+            scheme=scheme,
+            p0=starts["zoom_p0"],
+            d0=starts["zoom_d0"],
+            n_positions=zoom_np,
+            n_dims=zoom_nd,
+            d_range=(PARAMS["d_model"].min, PARAMS["d_model"].max),
+            slider_max=(PARAMS["zoom_p0"].max, PARAMS["zoom_d0"].max),
+        ),
+        width="stretch",
+    )
+    st.caption(
+        "Drag **first position p₀**, **first dimension i₀**, the **model dimension d** or the **base b** "
+        "above the chart (or focus one and press ← →): the window follows in your browser at once; when "
+        "you let go, the whole table, the views below, the sentences and the link follow."
+    )
 
-    with tab_zoom:
-        if tab_zoom.open:
-            # The table's length is not in the context: it reaches the chart as data (charts.ZOOM_SIZE),
-            # and the window's sliders span the registry's range, narrowed in the browser (LiveChart.show);
-            # d and b are the chart's own sliders, over the registry's range.
-            starts = live.starts((layout, scheme, zoom_np, zoom_nd))
-            live.show(
-                shared(charts.zoom_chart)(
-                    seq_len=seq_len,
-                    d_model=starts["d_model"],
-                    base=float(starts["base"]),
-                    base_options=PARAMS["base"].options,
-                    layout=layout,
-                    scheme=scheme,
-                    p0=starts["zoom_p0"],
-                    d0=starts["zoom_d0"],
-                    n_positions=zoom_np,
-                    n_dims=zoom_nd,
-                    d_range=(PARAMS["d_model"].min, PARAMS["d_model"].max),
-                    slider_max=(PARAMS["zoom_p0"].max, PARAMS["zoom_d0"].max),
-                ),
-                width="stretch",
-            )
-            st.caption(
-                "Drag **first position p₀**, **first dimension i₀**, the **model dimension d** or the **base b** "
-                "above the chart (or focus one and press ← →): the window follows in your browser at once; when "
-                "you let go, the whole table, the other views, the sentences and the link follow."
-            )
+    # Only the open tab is computed and drawn (the choice is in the URL: ?sin_view=Similarity).
+    tab_curves, tab_wavelengths, tab_similarity, tab_numbers = widget("sin_view")
 
     # A tab's own widget is drawn on every run (cheap), only its charts wait for the tab to open:
     # Streamlit drops a bound widget's URL parameter while the widget is not drawn.

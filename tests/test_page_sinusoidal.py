@@ -37,7 +37,7 @@ KEYS = (
     "sim_n",
     "sin_view",
 )
-VIEWS = ("Zoom", "Curves", "Wavelengths", "Similarity", "Numbers")
+VIEWS = ("Curves", "Wavelengths", "Similarity", "Numbers")
 
 
 def run(query: dict | None = None) -> AppTest:
@@ -138,21 +138,21 @@ def closest_distance(seq_len: int, d: int, base: float) -> tuple[int, float]:
     return i + 1, float(dist[i])
 
 
-def test_defaults_draw_the_overview_and_the_zoom_only():
+def test_defaults_draw_the_overview_the_zoom_and_the_curves_only():
     at = run()
     assert at.title[0].value == "Sinusoidal heatmap"
     specs = charts_by_title(at)
-    assert len(specs) == 2  # the other tabs are not computed until opened
+    assert len(specs) == 3  # the other tabs are not computed until opened
     find(specs, "PE(p, i) for positions 0 … 127")
-    find(specs, "every value")
+    find(specs, "every value")  # above the tabs (issue #36): its sliders, d and b among them, on every tab
+    find(specs, " turn")
     assert [t.label for t in at.tabs] == list(VIEWS)
     assert len(at.dataframe) == 0 and len(at.metric) == 0
 
 
-def test_each_tab_draws_its_own_charts():
+def test_each_tab_draws_its_own_charts_below_the_overview_and_the_zoom():
     views = run_views()
     expected = {
-        "Zoom": ["every value"],
         "Curves": [" turn"],
         "Wavelengths": ["Wavelengths grow geometrically"],
         "Similarity": ["constant along every diagonal", "zero only on the diagonal", "Every position is unique"],
@@ -160,9 +160,10 @@ def test_each_tab_draws_its_own_charts():
     }
     for view, words in expected.items():
         specs = charts_by_title(views[view])
-        assert len(specs) == 1 + len(words), (view, list(specs))
-        assert bool([e for e in views[view].get("vega_lite_chart") if '"bind"' in e.proto.spec]) == (view == "Zoom")
+        assert len(specs) == 2 + len(words), (view, list(specs))
+        assert len([e for e in views[view].get("vega_lite_chart") if '"bind"' in e.proto.spec]) == 1  # the zoom
         find(specs, "PE(p, i) for positions 0 … 127")
+        find(specs, "every value")
         for w in words:
             find(specs, w)
     assert len(views["Numbers"].dataframe) == 1
@@ -180,11 +181,11 @@ def test_defaults():
     assert meta["shape"] == [128, 128] and meta["reduce"] == "none"
     assert any("Interleaved layout" in line for line in overview["title"]["subtitle"])
     zoom = find(specs, "every value")
-    values, positions, dims = zoom_window(views["Zoom"])
+    values, positions, dims = zoom_window(views["Curves"])
     assert values.shape == (64, 32) and positions[0] == 0 and dims[0] == 0
     np.testing.assert_allclose(values, posenc.sinusoidal_encoding(np.arange(64), 128)[:, :32], rtol=0, atol=1e-12)
     assert "zoom_first_p" in zoom["title"]["text"]["expr"]  # computed in the browser from the slider
-    assert box(views["Zoom"]) == (0, 63, 0, 31)
+    assert box(views["Curves"]) == (0, 63, 0, 31)
     find(specs, " turn")
     find(specs, "Wavelengths grow geometrically")
     find(specs, "constant along every diagonal")
@@ -219,7 +220,7 @@ def test_every_control_at_its_minimum():
     )
     specs = all_specs(views)
     assert set(specs) >= {"PE(p, i) for positions 0 … 0 and dimensions 0 … 1"}
-    values, positions, dims = zoom_window(views["Zoom"])
+    values, positions, dims = zoom_window(views["Curves"])
     assert values.shape == (1, 1) and values[0, 0] == 0.0 and positions == dims == [0]  # sin(0)
     assert "at least two positions" in " ".join(i.value for i in views["Similarity"].info)
     assert "dimension indices" in " ".join(i.value for i in views["Curves"].info)
@@ -267,13 +268,13 @@ def test_every_control_at_its_maximum():
     most = np.max(np.maximum(block_amplitude(17, theta), block_amplitude(18, theta))[fading])
     assert f"{int(fading.sum())} of 1024 pairs turn at least once within a block" in subtitle
     assert f"at most {most:.0%} of its amplitude" in subtitle
-    zoom = zoom_chart(views["Zoom"])
+    zoom = zoom_chart(views["Curves"])
     (cells,) = drawn(zoom)
     assert cells["data"]["sequence"]["stop"] == 256 and "sequence(0, 256)" in str(cells["transform"])  # 256 × 256
     assert facts(zoom) == {"seq_len": 8192}  # the table's length; d and b are the chart's own sliders
     assert [name for name in zoom["datasets"] if name != "data-0"] == []  # every θ_j computed in the browser
     bases = PARAMS["base"].options
-    assert zoom_starts(views["Zoom"], ("d_model", "base")) == {"d_model": 2048, "base": bases.index(1000000)}
+    assert zoom_starts(views["Curves"], ("d_model", "base")) == {"d_model": 2048, "base": bases.index(1000000)}
     curves = find(specs, " turn")
     (data,) = [df for df in curves["_data"].values() if "curve" in df]
     assert sorted(data["dim"].unique()) == [0, 1, 2, 3, 1024, 1025, 2046, 2047]

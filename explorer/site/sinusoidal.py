@@ -100,8 +100,8 @@ PAGE = Page(
             "sin_view",
             "View",
             "tabs",
-            "Zoom",
-            options=("Zoom", "Curves", "Wavelengths", "Similarity", "Numbers"),
+            "Curves",
+            options=("Curves", "Wavelengths", "Similarity", "Numbers"),
         ),
     ),
     snippet=snippet,
@@ -122,8 +122,8 @@ PAGE = Page(
             "zoom_nd": 24,
             "sim_n": 50,
         },
-        # The Zoom tab (the default) is open: d and b are the zoom chart's own sliders (issue #36), which
-        # only it draws; tests/test_e2e.py reads them there. seq_len is the page's Streamlit slider.
+        # d and b are the zoom chart's own sliders (issue #36), above the tabs; tests/test_e2e.py reads them
+        # there. seq_len is the page's Streamlit slider.
         slider="seq_len",
         chart=0,
     ),
