@@ -97,13 +97,6 @@ def test_overview_axes_are_block_centres():
     assert x[0] == 0.5 and x[1] == 2.5  # column c covers pairs of 2 -> centre 2c + 0.5
 
 
-def test_reduction_note_says_what_a_pixel_is():
-    assert charts.reduction_note(128, 128, 128, 1) == ""
-    note = charts.reduction_note(8192, 2048, 480, 2)
-    assert "17 or 18 consecutive positions" in note and "2 neighbouring pairs" in note
-    assert "sines with sines" in note
-
-
 @pytest.mark.parametrize(
     "dim, d, layout, expected",
     [

@@ -153,20 +153,6 @@ def overview_axes(seq_len: int, d_model: int, rows: int, pair_block: int) -> tup
     return y, x
 
 
-def reduction_note(seq_len: int, d_model: int, rows: int, pair_block: int) -> str:
-    """One sentence saying what each pixel of the overview stands for ("" when nothing is averaged)."""
-    parts = []
-    if rows < seq_len:
-        lo, hi = seq_len // rows, -(-seq_len // rows)
-        count = f"{lo}" if lo == hi else f"{lo} or {hi}"
-        parts.append(f"the mean over {count} consecutive positions")
-    if pair_block > 1:
-        parts.append(f"over {pair_block} neighbouring pairs (sines with sines, cosines with cosines)")
-    if not parts:
-        return ""
-    return f"{seq_len} × {d_model} values do not fit on screen: each pixel shows " + " and ".join(parts) + "."
-
-
 def dimension_role(dim: int, d_model: int, layout: str) -> tuple[str, int]:
     """("sin" | "cos", pair j) held by column `dim` of an even-d_model encoding."""
     h = d_model // 2
