@@ -13,6 +13,7 @@ page_setup("sinusoidal")  # before the imports below: see explorer.layout
 
 import numpy as np
 
+import posenc
 from explorer.charts import sinusoidal as charts
 from explorer.compute import sinusoidal as compute
 from explorer.exports import page_footer
@@ -45,7 +46,7 @@ def view() -> None:
         layout = widget("layout_sin", container=c3)
         scheme = widget("scheme", container=c4)
 
-    wl = compute.pair_wavelengths(d_model, base)
+    wl = posenc.wavelengths(d_model, base=base)  # not cached: microseconds
     overview, ov_rows, pair_block = compute.overview(seq_len, d_model, base, layout)
 
     # ------------------------------------------------------------------------------------ overview

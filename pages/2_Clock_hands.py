@@ -16,7 +16,6 @@ page_setup("clocks")  # before the imports below: see explorer.layout
 import posenc
 from explorer import mode
 from explorer.charts import clocks as charts
-from explorer.compute import clocks as compute
 from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
 from explorer.params import PARAMS
@@ -43,8 +42,11 @@ live = LiveChart("clocks_live", charts.LIVE_PARAMS, limits=charts.live_limits)
 position, d_model, base, n_clocks = (live.values[key] for key in charts.LIVE_PARAMS)
 base = float(base)
 
-theta, wl = compute.frequencies(d_model, base)
-angle, sin, cos = compute.hands_at(position, d_model, base)
+# Not cached: a few microseconds, less than a cache lookup.
+theta, wl = posenc.inverse_frequencies(d_model, base=base), posenc.wavelengths(d_model, base=base)
+angle = posenc.rope_angles([position], theta)[0]  # p·θ_j
+row = posenc.sinusoidal_encoding([position], d_model, base=base)[0]  # interleaved: pair j in columns 2j, 2j + 1
+sin, cos = row[0::2], row[1::2]
 pairs = posenc.spread_pairs(d_model // 2, n_clocks)  # as the chart and the snippet
 starts = live.starts(None)  # the spec depends on nothing but the sliders' starts
 live.show(

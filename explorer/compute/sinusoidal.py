@@ -1,7 +1,5 @@
 """What the Sinusoidal heatmap page (pages/1_Sinusoidal_heatmap.py) computes: cached calls into posenc."""
 
-from __future__ import annotations
-
 import numpy as np
 
 import posenc
@@ -24,11 +22,6 @@ def overview(seq_len: int, d_model: int, base: float, layout: str):
 def window_rows(p0: int, n: int, d_model: int, base: float, layout: str):
     """Exact rows PE(p0 … p0+n−1), all d_model columns. (n, d)"""
     return posenc.sinusoidal_encoding(np.arange(p0, p0 + n), d_model, base=base, layout=layout)
-
-
-@cached(max_entries=16)
-def pair_wavelengths(d_model: int, base: float):
-    return posenc.wavelengths(d_model, base=base)
 
 
 @cached(max_entries=8)

@@ -1,7 +1,5 @@
 """The sentences of the Frequency clock hands page (pages/2_Clock_hands.py): pure, values in, strings out."""
 
-from __future__ import annotations
-
 import math
 
 import numpy as np

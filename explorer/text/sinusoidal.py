@@ -1,7 +1,5 @@
 """The sentences of the Sinusoidal heatmap page (pages/1_Sinusoidal_heatmap.py): pure, values in, strings out."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from explorer.charts.sinusoidal import OVERVIEW_MAX_COLS, OVERVIEW_MAX_ROWS, tokens
