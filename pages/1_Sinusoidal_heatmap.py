@@ -53,7 +53,7 @@ def view() -> None:
     st.subheader("The whole table")
     overview_slot = st.container()  # drawn below, once the zoom window (its box) is known
     note = text.reduction_note(seq_len, d_model, ov_rows, pair_block)
-    with st.expander(text.AVERAGING_TITLE, expanded=bool(note)):
+    with st.expander("How the big picture is drawn (and why averaging, not sampling)", expanded=bool(note)):
         st.markdown(text.averaging_explained(d_model, base, note))
 
     # ------------------------------------------------------------------------------- the window
@@ -85,7 +85,7 @@ def view() -> None:
             layout=layout,
             scheme=scheme,
             title=f"PE(p, i) for positions 0 … {seq_len - 1} and dimensions 0 … {d_model - 1}",
-            subtitle=text.overview_subtitle(note, text.averaging_effect(seq_len, ov_rows, wl) if note else ""),
+            subtitle=text.overview_subtitle(seq_len, ov_rows, wl, note),
             value_title="mean of PE over the pixel" if note else "PE(p, i)",
             box=(zoom_p0, p_end - 1, zoom_d0, d_end - 1),
         ),
@@ -176,18 +176,17 @@ def similarity(seq_len: int, d_model: int, base: float, scheme: str, sim_n: int)
     k, k_dist = compute.offset_distances(seq_len, d_model, base)  # k = 1 … seq_len − 1
     k_min, d_min = compute.closest(seq_len, d_model, base)
     m1, m2, m3 = st.columns(3)
-    m1.metric("Closest distinct pair", f"{d_min:.4g}", help=text.closest_help(seq_len))
-    m2.metric("…they are k apart", f"k = {k_min}", help=text.OFFSET_HELP)
-    m3.metric("Largest spread along a diagonal", f"{toeplitz_dev:.1e}", help=text.SPREAD_HELP)
+    closest_help, offset_help, spread_help = text.metric_helps(seq_len)
+    m1.metric("Closest distinct pair", f"{d_min:.4g}", help=closest_help)
+    m2.metric("…they are k apart", f"k = {k_min}", help=offset_help)
+    m3.metric("Largest spread along a diagonal", f"{toeplitz_dev:.1e}", help=spread_help)
     # A wrapping row, not st.columns: each square matrix keeps its size, side by side where both fit and
     # one under the other where they do not (presentation mode's larger charts with the sidebar open),
     # instead of spilling over the neighbouring column.
     row = st.container(horizontal=True, gap="small", key="sin_matrix_row")
     closest_first_n = float(k_dist[: sim_n - 1].min())  # offsets 1 … N − 1: the pairs among 0 … N − 1
-    for matrix, kind, subtitle in (
-        (sim, "similarity", text.similarity_subtitle(sim_n, d_model)),
-        (dist, "distance", text.distance_subtitle(sim_n, closest_first_n, float(dist.max()))),
-    ):
+    subtitles = text.matrix_subtitles(sim_n, d_model, closest_first_n, float(dist.max()))
+    for matrix, kind, subtitle in zip((sim, dist), ("similarity", "distance"), subtitles, strict=True):
         chart = shared(charts.matrix_heatmap)(matrix, kind=kind, scheme=scheme, d_model=d_model, subtitle=subtitle)
         show_chart(container=row, chart=chart, width="content")
     show_chart(shared(charts.offset_distance_chart)(k, k_dist, seq_len=seq_len), width="stretch")

@@ -67,10 +67,11 @@ live.show(
     container=st.container(key="clock_chart"),  # explorer/assets.py puts its controls above the clocks
 )
 st.caption(text.LIVE_CAPTION)
-with st.expander(text.ANIMATION_TITLE):
+with st.expander("How the animation works, and why this way"):
     st.markdown(text.animation_explained(charts.FRAME_MS, charts.FPS))
 
-st.subheader(text.numbers_heading(position))
+heading, caption = text.table_texts(position, len(pairs), d_model // 2)
+st.subheader(heading)
 table = charts.pair_table(pairs, theta[pairs], wl[pairs], angle[pairs], sin[pairs], cos[pairs])
 st.dataframe(
     table,
@@ -85,7 +86,7 @@ st.dataframe(
         "cos = y": st.column_config.NumberColumn(format="%.5f"),
     },
 )
-st.caption(text.table_caption(len(pairs), d_model // 2))
+st.caption(caption)
 
 notice_list(text.notices(theta, wl, base=base, p_max=P_MAX, largest_base=float(PARAMS["base"].options[-1])))
 

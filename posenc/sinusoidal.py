@@ -47,11 +47,7 @@ def spread_pairs(n_pairs, count) -> np.ndarray:
     alone if count == 1."""
     n_pairs = v.integer("n_pairs", n_pairs, minimum=1)
     count = v.integer("count", count, minimum=1)
-    if count >= n_pairs:
-        return np.arange(n_pairs)
-    if count == 1:
-        return np.array([0])
-    return np.unique(np.rint(np.linspace(0, n_pairs - 1, count)).astype(int))
+    return np.unique(np.rint(np.linspace(0, n_pairs - 1, min(count, n_pairs))).astype(int))
 
 
 def sinusoidal_encoding(positions, d_model, *, base=10000.0, layout="interleaved", dtype=np.float64) -> np.ndarray:

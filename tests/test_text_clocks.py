@@ -64,10 +64,10 @@ def test_a_single_pair():
     "shown, pairs, start", [(1, 1, "The pair with a clock (of 1)."), (8, 64, "The 8 pairs with a clock (of 64).")]
 )
 def test_table_caption(shown, pairs, start):
-    caption = text.table_caption(shown, pairs)
+    heading, caption = text.table_texts(7, shown, pairs)
+    assert heading == "The numbers at p = 7"
     assert caption.startswith(start) and "dimensions 2j and 2j + 1" in caption
 
 
-def test_animation_and_heading_carry_their_numbers():
+def test_the_animation_text_carries_its_numbers():
     assert "every 40 ms it moves p on by speed ÷ 25 tokens" in text.animation_explained(40, 25)
-    assert text.numbers_heading(77) == "The numbers at p = 77"

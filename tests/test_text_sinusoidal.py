@@ -49,8 +49,12 @@ def test_averaging_effect_when_no_pair_turns_within_a_block():
 
 
 def test_overview_subtitle():
-    assert text.overview_subtitle("", "")[0] == "Every value is drawn (nothing averaged). Hover for exact values."
-    assert text.overview_subtitle("a note.", "an effect.")[:2] == ["a note.", "an effect."]
+    wl = wavelengths(128, 1e4)
+    assert (
+        text.overview_subtitle(128, 128, wl, "")[0]
+        == "Every value is drawn (nothing averaged). Hover for exact values."
+    )
+    assert text.overview_subtitle(1000, 480, wl, "N.")[:2] == ["N.", text.averaging_effect(1000, 480, wl)]
 
 
 def test_averaging_explained_states_the_factor_between_pairs():
@@ -65,15 +69,16 @@ def test_controls_line_and_captions():
     assert "**d = 2048**, base **b = 1,000,000**" in text.controls_line(2048, 1e6)
     assert text.no_dims(64) == "Type one or more dimension indices between 0 and 63, e.g. 0, 1, 20."
     assert text.dims_warning(["a", "b"]) == "Dimensions: a; b"
-    assert "among the 300 positions" in text.closest_help(300)
+    assert "among the 300 positions" in text.metric_helps(300)[0]
     assert text.numbers_caption(10, 49, 4, 27, cut_to=None) == "The window, positions 10 … 49 × dimensions 4 … 27."
     assert "(the first 64 rows and columns are shown" in text.numbers_caption(0, 255, 0, 255, cut_to=64)
 
 
 def test_matrix_subtitles():
-    assert text.similarity_subtitle(50, 64)[1].endswith("the main diagonal is d/2 = 32.")
     closest, farthest = 2 * abs(math.sin(0.5)), 2.0  # d = 2: positions 1 apart, and the far side of the circle
-    assert text.distance_subtitle(50, closest, farthest)[1] == f"are {closest:.4g} apart, the farthest two 2."
+    similarity, distance = text.matrix_subtitles(50, 64, closest, farthest)
+    assert similarity[1].endswith("the main diagonal is d/2 = 32.")
+    assert distance[1] == f"are {closest:.4g} apart, the farthest two 2."
 
 
 @pytest.mark.parametrize("layout", ["interleaved", "concatenated"])

@@ -521,8 +521,6 @@ def offset_distance_chart(offsets, distances, *, seq_len: int) -> alt.LayerChart
 #: What the browser computes for one cell: its angle p·θ (one multiply of two float64 numbers, as
 #: posenc does) and the sine or cosine of it (`zoom_expressions`).
 ZOOM_VALUE = "datum.fn === 'sin' ? sin(datum.p * datum.theta) : cos(datum.p * datum.theta)"
-#: The zoom chart's title size (the page's CONFIG), which its in-browser line breaks are measured in.
-ZOOM_TITLE_SIZE = 19
 #: The key of the base's in-chart slider, which runs over the index of the base's options
 #: (explorer.liveparam.option_index), as on the clock and RoPE pages.
 BASE_KEY = "base"
@@ -594,7 +592,7 @@ def zoom_title(window: dict[str, str]) -> str:
     a = f"'Positions ' + {window['p0']} + ' … ' + ({window['p_last']})"
     b = f"'dimensions ' + {window['d0']} + ' … ' + ({window['d_last']})"
     t = f"'d = ' + {ZOOM_TABLE['d_model']} + ', b = ' + format({ZOOM_TABLE['base']}, ',.0f')"
-    em = ZOOM_TITLE_SIZE * CHAR_EM
+    em = TITLE_SIZE * CHAR_EM  # the title's size (CONFIG), which its in-browser line breaks are measured in
 
     def fits(text: str) -> str:  # its width at the title's size (times font_scale in presentation mode)
         return f"width >= length({text}) * {em:g} * {FONT_SCALE_PARAM}"
@@ -661,8 +659,6 @@ def zoom_chart(
     d_lo, d_hi = d_range
     if d_model < 2 or d_model % 2 or not d_lo <= d_model <= d_hi:
         raise ValueError(f"d_model must be even and in {d_lo} … {d_hi}, got {d_model}")
-    if float(base) not in options:
-        raise ValueError(f"base must be one of base_options {options}, got {base}")
     if seq_len < 1 or n_positions < 1 or n_dims < 1:
         raise ValueError(f"seq_len, n_positions and n_dims must be >= 1, got {seq_len}, {n_positions}, {n_dims}")
     p_max, d_max = (seq_len - 1, d_model - 1) if slider_max is None else slider_max
@@ -676,7 +672,7 @@ def zoom_chart(
         live.position("zoom_p0", start=int(p0), lo=0, hi=int(p_max), label="first position p₀ "),
         live.position("zoom_d0", start=int(d0), lo=0, hi=int(d_max), label="first dimension i₀ "),
         live.position("d_model", start=int(d_model), lo=int(d_lo), hi=int(d_hi), step=2, label="model dimension d "),
-        live.position(BASE_KEY, start=options.index(float(base)), lo=0, hi=len(options) - 1, label="base b "),
+        live.option_position(BASE_KEY, options, start=base, label="base b "),  # raises for another base
     ]
     size = fact_params(ZOOM_SIZE)
     table = [alt.param(name=ZOOM_TABLE[key], expr=ex[name]) for key, name in (("d_model", "d"), ("base", "b"))]

@@ -20,7 +20,6 @@ LIVE_CAPTION = (
     "The chart follows in your browser, frame by frame, without asking the server; when you let go, or "
     "stop play (p then rests on its whole token), the table below, the sentences and the link follow."
 )
-ANIMATION_TITLE = "How the animation works, and why this way"
 
 #: 44 tokens turn the first hand (1 rad per token) by 7 turns and 1.0°.
 NEAR_REPEAT = 44
@@ -51,16 +50,13 @@ def animation_explained(frame_ms: int, fps: int) -> str:
     )
 
 
-def numbers_heading(position: int) -> str:
-    return f"The numbers at p = {position}"
-
-
-def table_caption(n_shown: int, n_pairs: int) -> str:
-    """Under the table: how many of the d/2 pairs have a clock, and what sin and cos are."""
+def table_texts(position: int, n_shown: int, n_pairs: int) -> tuple[str, str]:
+    """The table's heading at position p, and its caption: how many of the d/2 pairs have a clock."""
     which = (
         f"The {n_shown} pairs with a clock (of {n_pairs})." if n_shown > 1 else f"The pair with a clock (of {n_pairs})."
     )
-    return which + " sin and cos are the encoding's dimensions 2j and 2j + 1 at this position (interleaved layout)."
+    sin_cos = " sin and cos are the encoding's dimensions 2j and 2j + 1 at this position (interleaved layout)."
+    return f"The numbers at p = {position}", which + sin_cos
 
 
 def notices(theta: np.ndarray, wl: np.ndarray, *, base: float, p_max: int, largest_base: float) -> list[str]:

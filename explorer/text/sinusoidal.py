@@ -16,7 +16,6 @@ FORMULA_CAPTION = (
     "That is the interleaved layout of the paper. The concatenated layout (tensor2tensor) puts sin(p·θ_j) "
     "in column j and cos(p·θ_j) in column d/2 + j: the same numbers, columns in another order."
 )
-AVERAGING_TITLE = "How the big picture is drawn (and why averaging, not sampling)"
 WINDOW_CAPTION = (
     "A window of the table, shown exactly (nothing averaged); Curves and Numbers below show the same "
     "window. Its size is set here; its start, and the model dimension d and the base b of the whole page, "
@@ -28,11 +27,6 @@ ZOOM_CAPTION = (
     "you let go, the whole table, the views below, the sentences and the link follow."
 )
 TOO_FEW_POSITIONS = "Similarity and distance need at least two positions: raise the sequence length."
-OFFSET_HELP = "The offset at which two positions come closest."
-SPREAD_HELP = (
-    "max over k of (largest − smallest) PE(p)·PE(p+k) in the N × N matrix: 0 up to "
-    "rounding, because the dot product depends only on the offset."
-)
 
 
 def controls_line(d_model: int, base: float) -> str:
@@ -46,13 +40,10 @@ def controls_line(d_model: int, base: float) -> str:
 def reduction_note(seq_len: int, d_model: int, rows: int, pair_block: int) -> str:
     """One sentence saying what each pixel of the overview stands for ("" when nothing is averaged): `rows`
     blocks of positions, `pair_block` neighbouring pairs per column."""
-    parts = []
-    if rows < seq_len:
-        lo, hi = seq_len // rows, -(-seq_len // rows)
-        count = f"{lo}" if lo == hi else f"{lo} or {hi}"
-        parts.append(f"the mean over {count} consecutive positions")
-    if pair_block > 1:
-        parts.append(f"over {pair_block} neighbouring pairs (sines with sines, cosines with cosines)")
+    lo, hi = seq_len // rows, -(-seq_len // rows)  # positions per block
+    blocks = f"the mean over {lo if lo == hi else f'{lo} or {hi}'} consecutive positions"
+    pairs = f"over {pair_block} neighbouring pairs (sines with sines, cosines with cosines)"
+    parts = [blocks] * (rows < seq_len) + [pairs] * (pair_block > 1)
     if not parts:
         return ""
     return f"{seq_len} × {d_model} values do not fit on screen: each pixel shows " + " and ".join(parts) + "."
@@ -83,11 +74,13 @@ def averaging_effect(seq_len: int, rows: int, wl: np.ndarray) -> str:
     )
 
 
-def overview_subtitle(note: str, effect: str) -> list[str]:
-    """The overview's subtitle lines: what a pixel is and what averaging does to the pairs (`note`, `effect`),
-    or that every value is drawn (`note` empty)."""
-    drawn = [note, effect] if note else ["Every value is drawn (nothing averaged). Hover for exact values."]
-    return [*drawn, "The box marks the zoom window below; it catches up when you let go of the zoom's sliders."]
+def overview_subtitle(seq_len: int, rows: int, wl: np.ndarray, note: str) -> list[str]:
+    """The overview's subtitle lines: what a pixel is (`note`) and what averaging does to the pairs of
+    wavelengths `wl` (`averaging_effect`), or that every value is drawn (`note` empty)."""
+    box = "The box marks the zoom window below; it catches up when you let go of the zoom's sliders."
+    if not note:
+        return ["Every value is drawn (nothing averaged). Hover for exact values.", box]
+    return [note, averaging_effect(seq_len, rows, wl), box]
 
 
 def averaging_explained(d_model: int, base: float, note: str) -> str:
@@ -123,34 +116,37 @@ def no_dims(d_model: int) -> str:
     return f"Type one or more dimension indices between 0 and {d_model - 1}, e.g. 0, 1, 20."
 
 
-def closest_help(seq_len: int) -> str:
+def metric_helps(seq_len: int) -> tuple[str, str, str]:
+    """The help of the Similarity tab's three numbers: the closest pair, its offset, the diagonals' spread."""
     return (
-        f"The smallest ‖PE(p) − PE(q)‖ over all p ≠ q among the {seq_len} positions. It "
-        "depends only on k = q − p, so it is the minimum over k = 1 … seq_len − 1. Above 0: no "
-        "two positions share an encoding."
+        f"The smallest ‖PE(p) − PE(q)‖ over all p ≠ q among the {seq_len} positions. It depends only on k = q − p, "
+        "so it is the minimum over k = 1 … seq_len − 1. Above 0: no two positions share an encoding.",
+        "The offset at which two positions come closest.",
+        "max over k of (largest − smallest) PE(p)·PE(p+k) in the N × N matrix: 0 up to rounding, because the dot "
+        "product depends only on the offset.",
     )
 
 
-def similarity_subtitle(n: int, d_model: int) -> list[str]:
-    return [
-        f"First {n} positions. PE(p)·PE(q) = Σ_j cos((q − p)θ_j)",
-        f"depends only on q − p; the main diagonal is d/2 = {d_model // 2}.",
-    ]
-
-
-def distance_subtitle(n: int, closest: float, farthest: float) -> list[str]:
-    return [
-        f"First {n} positions; the closest two distinct ones",
-        f"are {closest:.4g} apart, the farthest two {farthest:.4g}.",
-    ]
+def matrix_subtitles(n: int, d_model: int, closest: float, farthest: float) -> tuple[list[str], list[str]]:
+    """The subtitles of the similarity and distance matrices of the first `n` positions."""
+    return (
+        [
+            f"First {n} positions. PE(p)·PE(q) = Σ_j cos((q − p)θ_j)",
+            f"depends only on q − p; the main diagonal is d/2 = {d_model // 2}.",
+        ],
+        [
+            f"First {n} positions; the closest two distinct ones",
+            f"are {closest:.4g} apart, the farthest two {farthest:.4g}.",
+        ],
+    )
 
 
 def numbers_caption(p0: int, p_last: int, d0: int, d_last: int, *, cut_to: int | None) -> str:
     """Over the Numbers table: the window it lists, and `cut_to` rows and columns if it is cut."""
     window = f"The window, positions {p0} … {p_last} × dimensions {d0} … {d_last}"
-    if cut_to is None:
-        return window + "."
-    return window + f" (the first {cut_to} rows and columns are shown; the CSV has all of it)."
+    return window + (
+        "." if cut_to is None else f" (the first {cut_to} rows and columns are shown; the CSV has all of it)."
+    )
 
 
 def notices(seq_len: int, d_model: int, layout: str, wl: np.ndarray, closest: tuple[int, float] | None) -> list[str]:
