@@ -9,30 +9,22 @@ rest of the page (six more charts, a table, formulas) costs. Not part of the app
 import sys
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import posenc
 from explorer.charts import sinusoidal as charts
+from explorer.compute import sinusoidal as compute
 from explorer.render import show_chart
+from explorer.text import sinusoidal as text
 
 SEQ_LEN, D_MODEL, BASE, LAYOUT, SCHEME = 8192, 2048, 10000.0, "interleaved", "redblue"
 
 
-@st.cache_data(max_entries=2, show_spinner=False)
-def overview_values(seq_len: int, d_model: int, base: float, layout: str, rows: int, pair_block: int):
-    if rows == seq_len and pair_block == 1:
-        return posenc.sinusoidal_encoding(np.arange(seq_len), d_model, base=base, layout=layout)
-    return posenc.block_mean_encoding(seq_len, d_model, rows=rows, base=base, layout=layout, pair_block=pair_block)
-
-
 st.title("Heatmap only")
-rows, pair_block = charts.overview_blocks(SEQ_LEN, D_MODEL)
-values = overview_values(SEQ_LEN, D_MODEL, BASE, LAYOUT, rows, pair_block)
+values, rows, pair_block = compute.overview(SEQ_LEN, D_MODEL, BASE, LAYOUT)
 y_axis, x_axis = charts.overview_axes(SEQ_LEN, D_MODEL, rows, pair_block)
-note = charts.reduction_note(SEQ_LEN, D_MODEL, rows, pair_block)
+note = text.reduction_note(SEQ_LEN, D_MODEL, rows, pair_block)
 show_chart(
     charts.encoding_heatmap(
         values,

@@ -29,7 +29,7 @@ from explorer.manifest import PAGES  # noqa: E402
 
 SLIDERS = {
     "home": "d_model",
-    "sinusoidal": "d_model",
+    "sinusoidal": "seq_len",  # d and b are the zoom chart's own sliders since issue #36
     # clocks: d, b, the clocks and p are the chart's own sliders since issue #36 (no Streamlit slider)
     "rope": "traj_m",  # j and d are the live plane's own sliders since issue #36
     "invariance": "seq_len",

@@ -77,9 +77,11 @@ BASE_CSS = (
 [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind label { flex-wrap: nowrap; }
 [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 8.5rem; white-space: nowrap; }
 [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(22rem, 38vw); }
-@media (max-width: 420px) {
-  [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 0; }
-  [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings input[type="range"] { width: 32vw; }
+@media (max-width: 420px) {  /* a phone: each name on its own line, the slider under it as wide as a thumb needs */
+  [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind label {
+    display: flex; flex-wrap: wrap; align-items: center; column-gap: 0.5rem; }
+  [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 0; flex-basis: 100%; }
+  [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings input[type="range"] { width: calc(100vw - 8.5rem); }
 }
 .st-key-clock_chart .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 .st-key-clock_chart .vega-embed form.vega-bindings { order: -1; flex-direction: row; flex-wrap: wrap;

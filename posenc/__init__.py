@@ -100,6 +100,7 @@ if TYPE_CHECKING:  # THE list of the package's names, each written once: type ch
         shift_residual,
         similarity_matrix,
         sinusoidal_encoding,
+        spread_pairs,
         toeplitz_deviation,
         wavelengths,
     )

@@ -41,6 +41,15 @@ def wavelengths(dim, *, base=10000.0) -> np.ndarray:
     return 2.0 * np.pi / inverse_frequencies(dim, base=base)
 
 
+def spread_pairs(n_pairs, count) -> np.ndarray:
+    """Indices of `count` of the pairs 0 … n_pairs − 1, spread evenly from the fastest (0) to the slowest
+    (n_pairs − 1): np.linspace rounded half to even, repeats dropped; all pairs if count >= n_pairs, pair 0
+    alone if count == 1."""
+    n_pairs = v.integer("n_pairs", n_pairs, minimum=1)
+    count = v.integer("count", count, minimum=1)
+    return np.unique(np.rint(np.linspace(0, n_pairs - 1, min(count, n_pairs))).astype(int))
+
+
 def sinusoidal_encoding(positions, d_model, *, base=10000.0, layout="interleaved", dtype=np.float64) -> np.ndarray:
     r"""The encoding table, shape (len(positions), d_model).
 

@@ -223,6 +223,7 @@ def vega_names(**selections: dict) -> dict:
         "min": min,
         "max": max,
         "floor": math.floor,
+        "pow": math.pow,  # C's pow, as numpy's np.power on float64
         "round": lambda x: math.floor(x + 0.5),  # JavaScript's Math.round: halves go up
         "split": lambda text, sep: text.split(sep),
         "PI": math.pi,

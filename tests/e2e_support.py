@@ -10,6 +10,7 @@ No pytest import at module level: bench/run_all.py uses this module too.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -310,6 +311,7 @@ _CHART_FINGERPRINTS_JS = """
 
 _READ_WIDGET_JS = """
 (key) => {
+  const OPTION_INPUTS = OPTION_INPUTS_JSON;
   const c = document.querySelector('.st-key-' + key);
   if (!c) {
     // a chart's own slider (explorer.liveparam): the in-chart binding labelled with the key
@@ -317,9 +319,10 @@ _READ_WIDGET_JS = """
       (b) => (b.querySelector('.vega-bind-name')?.textContent || '').trim() === key
         || b.querySelector('input')?.name === key + '_' + key);  /* explorer.charts.live.input_signal */
     if (!bind) return null;
-    // a slider over option indices shows its option beside it (explorer.assets.OPTION_LABELS): that text
+    // a slider over a parameter's option indices (the base b) shows the option beside it
+    // (explorer.assets.OPTION_LABELS): that is what it displays (without thousands commas), not its index
     const input = bind.querySelector('input'), shown = input.nextElementSibling;
-    return input.name === 'base_base' && shown ? shown.textContent.replace(/,/g, '') : input.value;
+    return OPTION_INPUTS.includes(input.name) && shown ? shown.textContent.replace(/,/g, '') : input.value;
   }
   // st.tabs: the open tab (checked first: the tabs' container also holds the open tab's widgets).
   const tab = c.querySelector('[role=tablist] [role=tab][aria-selected=true]');
@@ -552,7 +555,9 @@ def read_widget(page: Any, key: str) -> str | None:
     chart's own slider, explorer.liveparam, the value of the in-chart input labelled `key`):
     slider/select-slider thumb text, selected radio/segmented option, "true"/"false" for a
     toggle, an input's value (number, text, selectbox)."""
-    return page.evaluate(_READ_WIDGET_JS, key)
+    from explorer.assets import OPTION_LABELS  # the option-index sliders' inputs
+
+    return page.evaluate(_READ_WIDGET_JS.replace("OPTION_INPUTS_JSON", json.dumps(sorted(OPTION_LABELS))), key)
 
 
 def nav_names(page: Any) -> list[str]:

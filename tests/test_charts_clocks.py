@@ -46,7 +46,7 @@ def build(d=16, base=10000.0, n_clocks=4, position=7, p_max=8192):
         base_options=BASES,
         slowest_theta=SLOWEST,
     )
-    pairs = charts.clock_pairs(d // 2, n_clocks)
+    pairs = posenc.spread_pairs(d // 2, n_clocks)
     return chart, chart.to_dict(), pairs, theta_loop(d, base)
 
 
@@ -88,13 +88,15 @@ def eval_expr(expr: str, **env) -> float:
     "n_pairs, n_clocks, expected",
     [(64, 8, [0, 9, 18, 27, 36, 45, 54, 63]), (4, 8, [0, 1, 2, 3]), (10, 1, [0]), (10, 2, [0, 9]), (1, 1, [0])],
 )
-def test_clock_pairs_spread_from_fastest_to_slowest(n_pairs, n_clocks, expected):
-    assert charts.clock_pairs(n_pairs, n_clocks).tolist() == expected
+def test_spread_pairs_spread_from_fastest_to_slowest(n_pairs, n_clocks, expected):
+    assert posenc.spread_pairs(n_pairs, n_clocks).tolist() == expected
 
 
-def test_clock_pairs_rejects_bad_input():
-    with pytest.raises(ValueError, match="n_clocks"):
-        charts.clock_pairs(4, 0)
+def test_spread_pairs_rejects_bad_input():
+    with pytest.raises(ValueError, match="count"):
+        posenc.spread_pairs(4, 0)
+    with pytest.raises(ValueError, match="n_pairs"):
+        posenc.spread_pairs(0, 3)
 
 
 @pytest.mark.parametrize("n, shape", [(1, (1, 1)), (6, (6, 1)), (8, (4, 2)), (16, (6, 3)), (64, (8, 8))])
@@ -267,14 +269,14 @@ def test_theta_in_the_chart_is_posencs_bit_for_bit(half, base, j):
     assert got == float(posenc.inverse_frequencies(d, base=float(base))[j])
 
 
-def test_the_charts_pairs_and_grid_are_clock_pairs_and_grid_shape_at_every_setting():
-    """Which pairs get a clock (np.linspace rounded half to even, as `clock_pairs`) and the grid's
+def test_the_charts_pairs_and_grid_are_spread_pairs_and_grid_shape_at_every_setting():
+    """Which pairs get a clock (np.linspace rounded half to even, as `posenc.spread_pairs`) and the grid's
     columns (`grid_shape`), as the chart computes them, at every number of clocks and many d; the dial
     radius fits the columns into the panel."""
     for half in [*range(1, 130), *range(130, 1025, 17)]:
         for n in range(1, 65):
             got = shown(2 * half, 10000, n)
-            assert got["pairs"] == charts.clock_pairs(half, n).tolist(), (half, n)
+            assert got["pairs"] == posenc.spread_pairs(half, n).tolist(), (half, n)
             assert got["clocks"] == min(n, half)
             cols, _rows = charts.grid_shape(min(n, half))
             assert got["cols"] == cols

@@ -14,12 +14,15 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import drawn, facts, facts_text, is_facts, sent_spec, view_rows
+from _chartspec import drawn, facts, facts_text, is_facts, py_expr, sent_spec, vega_names, view_rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import posenc
 from explorer.charts import sinusoidal as charts
 from explorer.imagechart import meta as image_meta
 from explorer.render import stable_dataset_names
+from explorer.vocabulary import BASE_OPTIONS
 
 
 @pytest.fixture(autouse=True)
@@ -92,13 +95,6 @@ def test_overview_axes_are_block_centres():
     assert y.size == 480 and x.size == 1024
     assert y[0] == pytest.approx(8192 / 480 / 2 - 0.5) and y[-1] < 8191.5
     assert x[0] == 0.5 and x[1] == 2.5  # column c covers pairs of 2 -> centre 2c + 0.5
-
-
-def test_reduction_note_says_what_a_pixel_is():
-    assert charts.reduction_note(128, 128, 128, 1) == ""
-    note = charts.reduction_note(8192, 2048, 480, 2)
-    assert "17 or 18 consecutive positions" in note and "2 neighbouring pairs" in note
-    assert "sines with sines" in note
 
 
 @pytest.mark.parametrize(
@@ -290,29 +286,52 @@ def pe_column(p: int, i: int, d: int, base: float, layout: str) -> float:
     return fn(p * base ** (-2.0 * j / d))
 
 
+BASES = tuple(float(b) for b in BASE_OPTIONS)
+
+
+class _Datum(dict):
+    __getattr__ = dict.__getitem__
+
+
+def eval_expr(expr: str, names: dict, row: dict | None = None):
+    """One Vega expression of the chart in Python (`_chartspec.py_expr`: the same evaluator that runs
+    the chart's transforms), with ``datum`` the given row."""
+    return eval(py_expr(expr), {"__builtins__": {}}, {**names, "datum": _Datum(row or {})})
+
+
 def zoom_spec(
-    seq_len=128, d=128, base=10000.0, layout="interleaved", p0=0, d0=0, n_positions=128, n_dims=64, slider_max=None
+    seq_len=128,
+    d=128,
+    base=10000.0,
+    layout="interleaved",
+    p0=0,
+    d0=0,
+    n_positions=128,
+    n_dims=64,
+    slider_max=None,
+    d_range=(2, 2048),
 ):
     """The zoom chart's spec as the page sends it (`explorer.render.show_chart`: Streamlit's conversion,
     datasets named in order)."""
-    theta = posenc.inverse_frequencies(d, base=base)
     chart = charts.zoom_chart(
-        theta,
         seq_len=seq_len,
         d_model=d,
+        base=base,
+        base_options=BASES,
         layout=layout,
         scheme="redblue",
         p0=p0,
         d0=d0,
         n_positions=n_positions,
         n_dims=n_dims,
+        d_range=d_range,
         slider_max=slider_max,
     )
     return sent_spec(chart)
 
 
 def cells_layer(spec: dict) -> dict:
-    """The zoom chart's layer of cells (the other one is its facts row: the table's size)."""
+    """The zoom chart's layer of cells (the other one is its facts row: the table's length)."""
     (cells,) = drawn(spec)
     return cells
 
@@ -321,12 +340,26 @@ def all_params(spec: dict) -> list[dict]:
     return [*spec.get("params", []), *cells_layer(spec).get("params", [])]
 
 
-def zoom_cells(spec: dict, p0: int, d0: int) -> pd.DataFrame:
-    """The cells the browser draws with the sliders at p0, d0: (p, i) → value, one row per position.
-    The sliders' values arrive as the range inputs' text, as in the browser."""
-    cells = view_rows(spec, zoom_p0=str(p0), zoom_d0=str(d0))
+def sliders_at(p0, d0, d=None, base=None) -> dict[str, str]:
+    """The sliders' values as the range inputs' text, as in the browser (b: the index of its option)."""
+    out = {"zoom_p0": str(p0), "zoom_d0": str(d0)}
+    if d is not None:
+        out["d_model"] = str(d)
+    if base is not None:
+        out["base"] = str(BASES.index(float(base)))
+    return out
+
+
+def zoom_rows(spec: dict, p0, d0, d=None, base=None) -> pd.DataFrame:
+    cells = view_rows(spec, **sliders_at(p0, d0, d, base))
     cells["p"], cells["i"] = cells["p"].astype(int), cells["i"].astype(int)
-    return cells.pivot(index="p", columns="i", values="value")
+    return cells
+
+
+def zoom_cells(spec: dict, p0, d0, d=None, base=None) -> pd.DataFrame:
+    """The cells the browser draws with the sliders at p0, d0 (and d, b): (p, i) → value, one row per
+    position."""
+    return zoom_rows(spec, p0, d0, d, base).pivot(index="p", columns="i", values="value")
 
 
 #: (seq_len, d, base, p0, n_positions, d0, n_dims): the defaults, the deep link's window, a window cut
@@ -346,63 +379,134 @@ WINDOWS = [
 def test_zoom_values_computed_in_the_browser_are_posencs(
     layout, seq_len, d, base, p0, n_positions, d0, n_dims, slider_max
 ):
-    """The chart's own transforms (calculate, filter, lookup, fold …), run in Python with the same
-    float64 operations as the browser (one multiply p·θ, one sin or cos), give posenc's table and the
-    formula typed out here, cell for cell, for the window cut at the table's edges; the chart starts at
-    other slider values, as after a drag, and its sliders span the table or the page's widest range."""
+    """The chart's own transforms (calculate, filter, flatten …), run in Python with the same float64
+    operations as the browser (θ_j = pow(b, −2j/d), one multiply p·θ, one sin or cos), give posenc's
+    table and the formula typed out here, cell for cell, for the window cut at the table's edges; the
+    chart starts at other slider values (another d and b too), as after a drag; the window's sliders
+    span the table or the page's widest range."""
     spec = zoom_spec(
-        seq_len, d, base, layout, p0=0, d0=0, n_positions=n_positions, n_dims=n_dims, slider_max=slider_max
+        seq_len, 2048, 10.0, layout, p0=0, d0=0, n_positions=n_positions, n_dims=n_dims, slider_max=slider_max
     )
-    shown = zoom_cells(spec, p0, d0)
+    rows = zoom_rows(spec, p0, d0, d, base)
+    shown = rows.pivot(index="p", columns="i", values="value")
     p_end, d_end = min(p0 + n_positions, seq_len), min(d0 + n_dims, d)
     assert shown.index.tolist() == list(range(p0, p_end)) and shown.columns.tolist() == list(range(d0, d_end))
     table = posenc.sinusoidal_encoding(np.arange(p0, p_end), d, base=base, layout=layout)[:, d0:d_end]
-    np.testing.assert_allclose(shown.to_numpy(), table, rtol=0, atol=1e-12)
+    # one ulp of 1 or so: numpy's SIMD sin/cos and the C library's may round the last bit differently
+    np.testing.assert_allclose(shown.to_numpy(), table, rtol=0, atol=4e-16)
     typed = [[pe_column(p, i, d, base, layout) for i in range(d0, d_end)] for p in range(p0, p_end)]
     np.testing.assert_allclose(shown.to_numpy(), typed, rtol=0, atol=1e-12)
+    theta = posenc.inverse_frequencies(d, base=base)
+    for row in rows.itertuples():  # θ_j bit for bit, and each column's pair and function
+        fn, j = charts.dimension_role(row.i, d, layout)
+        assert (row.fn, row.j, row.theta) == (fn, j, theta[j])
 
 
-def test_zoom_chart_is_sent_each_columns_frequency_and_nothing_else():
-    """Data sent: one row per column i (d rows, at most 2048): its pair's θ_j exactly as posenc
-    computes it, and sin or cos; the grid of cells is generated in the browser."""
-    d, base = 64, 500.0
-    spec = zoom_spec(seq_len=300, d=d, base=base, layout="concatenated", n_positions=40, n_dims=24)
+@settings(max_examples=300, deadline=None)
+@given(
+    half=st.integers(1, 1024),
+    base=st.sampled_from(BASES),
+    layout=st.sampled_from(["interleaved", "concatenated"]),
+    i=st.integers(0, 2047),
+)
+def test_zoom_expressions_give_each_column_its_pair_function_and_posencs_theta(half, base, layout, i):
+    """`zoom_expressions` in Python (`run_transforms`' evaluator): column i of a table of width d holds
+    `dimension_role`'s function of its pair j, and θ_j = b^(−2j/d) equals posenc's to the last bit."""
+    d = 2 * half
+    i = i % d
+    ex = charts.zoom_expressions(layout, BASES)
+    names = vega_names(d_model=str(d), base=str(BASES.index(base)))
+    signals = {name: eval_expr(ex[key], names) for name, key in (("zoom_d", "d"), ("zoom_b", "b"))}
+    names.update(signals)
+    assert signals == {"zoom_d": d, "zoom_b": base}
+    row = {"i": float(i)}
+    row["j"] = eval_expr(ex["pair"], names, row)
+    row["fn"] = eval_expr(ex["fn"], names, row)
+    assert (row["fn"], row["j"]) == charts.dimension_role(i, d, layout)
+    assert eval_expr(ex["theta"], names, row) == posenc.inverse_frequencies(d, base=base)[int(row["j"])]
+
+
+def test_zoom_expressions_at_every_column_of_many_widths():
+    """Every column i of every width d up to 256 and some wider, both layouts: `dimension_role`'s pair
+    and function, and posenc's θ_j bit for bit, at every base."""
+    for layout in ("interleaved", "concatenated"):
+        ex = charts.zoom_expressions(layout, BASES)
+        for d in [*range(2, 258, 2), 510, 1000, 2048]:
+            base = BASES[d % len(BASES)]
+            names = vega_names(d_model=str(d), base=str(BASES.index(base)))
+            names.update(zoom_d=eval_expr(ex["d"], names), zoom_b=eval_expr(ex["b"], names))
+            theta = posenc.inverse_frequencies(d, base=base)
+            for i in range(d):
+                row = {"i": float(i)}
+                row["j"] = eval_expr(ex["pair"], names, row)
+                row["fn"] = eval_expr(ex["fn"], names, row)
+                assert (row["fn"], row["j"]) == charts.dimension_role(i, d, layout), (layout, d, i)
+                assert eval_expr(ex["theta"], names, row) == theta[int(row["j"])], (layout, d, i)
+
+
+def test_zoom_chart_is_sent_the_tables_length_and_nothing_else():
+    """Data sent: the facts row with the table's length; the grid of cells, each column's pair,
+    function and θ_j are made in the browser from the sliders."""
+    spec = zoom_spec(seq_len=300, d=64, base=500.0, layout="concatenated", n_positions=40, n_dims=24)
     cells = cells_layer(spec)
     assert "sequence" in cells["data"] and cells["data"]["sequence"]["stop"] == 24  # columns of the grid
-    assert facts(spec) == {"seq_len": 300, "d_model": d}  # the table's size, read by the window's signals
-    (sent,) = [rows for name, rows in spec["datasets"].items() if name != "data-0"]
-    sent = pd.DataFrame(sent)
-    theta = posenc.inverse_frequencies(d, base=base)
-    assert sent["i"].tolist() == list(range(d))
-    assert sent["theta"].tolist() == theta[[i if i < d // 2 else i - d // 2 for i in range(d)]].tolist()
-    assert sent["fn"].tolist() == ["sin"] * (d // 2) + ["cos"] * (d // 2)
+    assert facts(spec) == {"seq_len": 300}  # the table's length, read by the window's signals
+    assert [name for name in spec["datasets"] if name != "data-0"] == []
     rows_of_grid = [t for t in cells["transform"] if t.get("as") == "r"]
     assert rows_of_grid == [{"calculate": "sequence(0, 40)", "as": "r"}]
 
 
 @pytest.mark.parametrize("slider_max, his", [(None, (299, 63)), ((8191, 2047), (8191, 2047))])
-def test_zoom_chart_sliders_are_the_windows_start_over_the_whole_table(slider_max, his):
-    spec = zoom_spec(seq_len=300, d=64, p0=10, d0=4, n_positions=40, n_dims=24, slider_max=slider_max)
+def test_zoom_chart_sliders_are_the_windows_start_d_and_b(slider_max, his):
+    spec = zoom_spec(seq_len=300, d=64, base=1000.0, p0=10, d0=4, n_positions=40, n_dims=24, slider_max=slider_max)
     params = {p["name"]: p for p in all_params(spec) if "bind" in p}
-    assert [p["name"] for p in all_params(spec) if "bind" in p] == ["zoom_d0", "zoom_p0"]  # p₀ shown first
+    # Vega lists bound inputs in reverse: p₀, i₀, d, b on screen
+    assert [p["name"] for p in all_params(spec) if "bind" in p] == ["base", "d_model", "zoom_d0", "zoom_p0"]
     assert set(params) == set(charts.LIVE_PARAMS)
     for key, start, hi in zip(("zoom_p0", "zoom_d0"), (10, 4), his, strict=True):
         param = params[key]
         assert param["select"]["type"] == "point" and param["select"]["fields"] == [key]
         assert param["value"] == start and param["bind"]["input"] == "range"
         assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (0, hi, 1)
+    d, b = params["d_model"], params["base"]
+    assert d["value"] == 64 and (d["bind"]["min"], d["bind"]["max"], d["bind"]["step"]) == (2, 2048, 2)
+    assert b["value"] == BASES.index(1000.0) and (b["bind"]["min"], b["bind"]["max"], b["bind"]["step"]) == (
+        0,
+        len(BASES) - 1,
+        1,
+    )
+    assert d["bind"]["name"].strip() == "model dimension d" and b["bind"]["name"].strip() == "base b"
     with pytest.raises(ValueError, match="outside"):
         zoom_spec(seq_len=300, d=64, p0=300)
     with pytest.raises(ValueError, match="slider_max"):  # a slider that cannot reach the table's end
         zoom_spec(seq_len=300, d=64, slider_max=(298, 2047))
 
 
-@pytest.mark.parametrize("p0, d0, window", [("500", "7", (299, 299, 7, 30)), ("20", "100", (20, 59, 63, 63))])
-def test_a_slider_past_the_tables_edge_shows_the_edge(p0, d0, window):
+def test_zoom_charts_spec_depends_on_d_and_b_only_through_the_sliders_starts():
+    """Another d or b is another start of the same sliders: everything else in the spec is the same."""
+
+    def without_starts(spec: dict) -> dict:
+        out = json.loads(json.dumps(spec))
+        for p in [*out.get("params", []), *cells_layer(out).get("params", [])]:
+            if p.get("name") in ("d_model", "base"):
+                p.pop("value")
+        return out
+
+    a = zoom_spec(seq_len=300, d=64, base=1000.0, slider_max=(8191, 2047))
+    b = zoom_spec(seq_len=300, d=512, base=500000.0, slider_max=(8191, 2047))
+    assert a != b and without_starts(a) == without_starts(b)
+
+
+@pytest.mark.parametrize(
+    "p0, d0, d, window",
+    [("500", "7", None, (299, 299, 7, 30)), ("20", "100", None, (20, 59, 63, 63)), ("0", "20", "16", (0, 39, 15, 15))],
+)
+def test_a_slider_past_the_tables_edge_shows_the_edge(p0, d0, d, window):
     """Where the browser's script has not narrowed the sliders (`LiveChart`), a value past the table's
-    last position or dimension is read as that last one: the window holds its last cell."""
+    last position or dimension is read as that last one: the window holds its last cell (also when d is
+    dragged below the window's first dimension)."""
     spec = zoom_spec(seq_len=300, d=64, n_positions=40, n_dims=24, slider_max=(8191, 2047))
-    cells = view_rows(spec, zoom_p0=p0, zoom_d0=d0)
+    cells = view_rows(spec, zoom_p0=p0, zoom_d0=d0, **({"d_model": d} if d else {}))
     p, i = cells["p"].astype(int), cells["i"].astype(int)
     assert (p.min(), p.max(), i.min(), i.max()) == window
 
@@ -410,23 +514,35 @@ def test_a_slider_past_the_tables_edge_shows_the_edge(p0, d0, window):
 def test_zoom_chart_words_hold_for_every_slider_value():
     """The subtitle and the description name the table's edges, never a slider's value; the title is
     computed in the browser (`zoom_title`)."""
-    spec = zoom_spec(seq_len=300, d=64, p0=17, d0=5, n_positions=40, n_dims=24)
+    spec = zoom_spec(seq_len=300, d=64, base=1000.0, p0=17, d0=5, n_positions=40, n_dims=24)
     words = " ".join(spec["title"]["subtitle"]) + spec["description"]
     assert "past the table's last position or dimension is cut there" in words
     assert "40 positions × 24 dimensions" in spec["description"]
     assert "17" not in words and " 5 " not in words
-    assert "300" not in words and "64" not in words  # the table's size is data (another size, the same spec)
+    assert "300" not in words and "64" not in words and "1000" not in words and "1,000" not in words
     signals = {p["name"]: p["expr"] for p in all_params(spec) if "expr" in p}
     assert signals == {
         "zoom_seq_len": "data('data-0')[0].seq_len",
-        "zoom_d_model": "data('data-0')[0].d_model",
+        "zoom_d": "toNumber(d_model.d_model)",
+        "zoom_b": "[" + ", ".join(map(repr, BASES)) + "][floor(toNumber(base.base))]",
         "zoom_first_p": "min(toNumber(zoom_p0.zoom_p0), zoom_seq_len - 1)",
-        "zoom_first_i": "min(toNumber(zoom_d0.zoom_d0), zoom_d_model - 1)",
+        "zoom_first_i": "min(toNumber(zoom_d0.zoom_d0), zoom_d - 1)",
     }
-    assert "zoom_first_p" in spec["title"]["text"]["expr"] and "zoom_first_i" in spec["title"]["text"]["expr"]
+    title = spec["title"]["text"]["expr"]
+    assert all(name in title for name in ("zoom_first_p", "zoom_first_i", "zoom_d", "zoom_b"))
 
 
-def run_js(spec: dict, expression: str, *, p0: str, d0: str, width: float = 2000, value: float | None = None) -> object:
+def run_js(
+    spec: dict,
+    expression: str,
+    *,
+    p0: str,
+    d0: str,
+    d: str = "16",
+    b: str = "3",
+    width: float = 2000,
+    value: float | None = None,
+) -> object:
     """A Vega expression of the chart, evaluated by node (JavaScript, as in the browser) with Vega's
     functions it uses, the sliders' values as the inputs' text and the chart's parameters computed
     from them."""
@@ -434,10 +550,11 @@ def run_js(spec: dict, expression: str, *, p0: str, d0: str, width: float = 2000
     rows = json.dumps(spec["datasets"])
     script = (
         f"const datasets = {rows}, data = (name) => datasets[name];"
-        "const min = Math.min, length = (s) => s.length, toNumber = (x) => +x;"
-        "const format = (x, f) => String(Math.round(x));"
+        "const min = Math.min, floor = Math.floor, length = (s) => s.length, toNumber = (x) => +x;"
+        "const format = (x, f) => f === ',.0f' ? Math.round(x).toLocaleString('en-US') : String(Math.round(x));"
         "const sequence = (a, b, s) => { const out = []; for (let x = a; x < b; x += s) out.push(x); return out; };"
-        f"const zoom_p0 = {{zoom_p0: {json.dumps(p0)}}}, zoom_d0 = {{zoom_d0: {json.dumps(d0)}}};{signals}"
+        f"const zoom_p0 = {{zoom_p0: {json.dumps(p0)}}}, zoom_d0 = {{zoom_d0: {json.dumps(d0)}}};"
+        f"const d_model = {{d_model: {json.dumps(d)}}}, base = {{base: {json.dumps(b)}}};{signals}"
         f"const width = {width}, font_scale = 1, datum = {{value: {json.dumps(value)}}};"
         f"console.log(JSON.stringify({expression}));"
     )
@@ -452,12 +569,16 @@ NODE = shutil.which("node")
 def test_zoom_title_and_axis_labels_follow_the_sliders():
     spec = zoom_spec(seq_len=100, d=16, p0=0, d0=0, n_positions=50, n_dims=20)
     title = spec["title"]["text"]["expr"]
-    assert run_js(spec, title, p0="3", d0="10") == ["Positions 3 … 52, dimensions 10 … 15: every value"]
-    assert run_js(spec, title, p0="90", d0="0") == ["Positions 90 … 99, dimensions 0 … 15: every value"]
-    two = ["Positions 90 … 99,", "dimensions 0 … 15: every value"]
-    assert run_js(spec, title, p0="90", d0="0", width=340) == two
-    three = ["Positions 90 … 99,", "dimensions 0 … 15:", "every value"]
-    assert run_js(spec, title, p0="90", d0="0", width=150) == three
+    one = "Positions 3 … 52, dimensions 10 … 15 (d = 16, b = 1,000): every value"
+    assert run_js(spec, title, p0="3", d0="10") == [one]
+    wide = "Positions 90 … 99, dimensions 0 … 19 (d = 512, b = 5,000,000): every value"
+    assert run_js(spec, title, p0="90", d0="0", d="512", b="11") == [wide]
+    two = ["Positions 90 … 99, dimensions 0 … 15:", "every value (d = 16, b = 1,000)"]
+    assert run_js(spec, title, p0="90", d0="0", width=420) == two
+    three = ["Positions 90 … 99,", "dimensions 0 … 15:", "every value (d = 16, b = 1,000)"]
+    assert run_js(spec, title, p0="90", d0="0", width=340) == three
+    four = ["Positions 90 … 99,", "dimensions 0 … 15:", "every value,", "d = 16, b = 1,000"]
+    assert run_js(spec, title, p0="90", d0="0", width=200) == four
     # a tick on every row whose position is a multiple of 5 (label_step(50)), labelled with it; none
     # past the table's last position
     axis = cells_layer(spec)["encoding"]["y"]["axis"]
@@ -467,6 +588,7 @@ def test_zoom_title_and_axis_labels_follow_the_sliders():
     assert run_js(spec, axis["values"]["expr"], p0="90", d0="0") == [0, 5]  # positions 90 and 95
     x_axis = cells_layer(spec)["encoding"]["x"]["axis"]
     assert run_js(spec, x_axis["values"]["expr"], p0="0", d0="7") == [1, 3, 5, 7]  # dimensions 8 … 14
+    assert run_js(spec, x_axis["values"]["expr"], p0="0", d0="7", d="12") == [1, 3]  # d = 12: up to 11
 
 
 @pytest.mark.parametrize("count, step", [(1, 1), (12, 1), (13, 2), (25, 5), (64, 10), (128, 20), (256, 50)])
@@ -478,6 +600,8 @@ def test_label_step(count, step):
     "kwargs, word",
     [
         (dict(d=15), "even"),
+        (dict(d=4096), "d_model"),
+        (dict(base=12345.0), "base"),
         (dict(layout="half"), "layout"),
         (dict(seq_len=0), "seq_len"),
         (dict(n_dims=0), "n_dims"),
@@ -486,18 +610,8 @@ def test_label_step(count, step):
 def test_zoom_chart_rejects_bad_input_by_name(kwargs, word):
     with pytest.raises(ValueError, match=word):
         zoom_spec(**kwargs)
-    with pytest.raises(ValueError, match="theta"):
-        charts.zoom_chart(
-            np.ones(3),
-            seq_len=4,
-            d_model=8,
-            layout="interleaved",
-            scheme="redblue",
-            p0=0,
-            d0=0,
-            n_positions=1,
-            n_dims=1,
-        )
+    with pytest.raises(ValueError, match="base_options"):
+        charts.zoom_expressions("interleaved", [1.0])
 
 
 def test_the_overview_outlines_the_zoom_window():

@@ -6,7 +6,7 @@ chart's own sliders (explorer.charts.clocks, `LIVE_PARAMS`). In Chromium:
   pauses, and when it ends the link, the table and the sentences follow while the chart is kept;
 * in the chart's own HTML file (explorer.chartfile, offline), at 40 random settings, the values read
   from the Vega view are posenc's: θ_j (to the last bit or within one ulp: JavaScript's pow and the C
-  library's may round the last bit differently), which pairs get a clock (`clock_pairs`), λ_j as the
+  library's may round the last bit differently), which pairs get a clock (`posenc.spread_pairs`), λ_j as the
   labels show it, and the odometer's every pair."""
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def test_a_press_on_d_b_or_the_clocks_redraws_the_chart_with_no_script_run(chrom
         # the page followed: d = 18 has 9 pairs, 5 clocks spread over them; the chart's read-out says the same
         texts = chart.locator("svg text").all_text_contents()
         assert "b = 50,000 · d = 18 · 5 of 9 pairs" in texts
-        pairs = charts.clock_pairs(9, 5).tolist()
+        pairs = posenc.spread_pairs(9, 5).tolist()
         labels = [t for t in texts if t.startswith("j = ")]  # two lines: "j = 0" and "λ = 6.28", as tspans
         lam = posenc.wavelengths(18, base=50000.0)
         assert labels == [f"j = {j}λ = {charts.wavelength_label(float(lam[j]))}" for j in pairs], labels
@@ -184,7 +184,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
             theta = posenc.inverse_frequencies(d, base=base)
             lam = posenc.wavelengths(d, base=base)
             hands = [datum for kind, shape, datum, _ in items if kind == "symbol" and shape == f"M0,0L0,-{charts.HAND}"]
-            pairs = charts.clock_pairs(d // 2, n).tolist()
+            pairs = posenc.spread_pairs(d // 2, n).tolist()
             assert [h["j"] for h in hands] == pairs, (d, n)
             for h in hands:
                 want = float(theta[h["j"]])

@@ -539,7 +539,7 @@ def test_the_zoom_window_moves_in_the_browser_and_the_link_follows_the_release(b
 def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders(browser, server):
     """Issue #23: the zoom chart's sliders are built over the registry's range and narrowed in the
     browser to the table's (explorer.assets.LIVE_RANGES_JS reads the page's hidden ranges span, which
-    takes no room). Another d keeps the chart (its canvas, in place) while its slider and its values
+    takes no room). Another d (the chart's own slider, issue #36) keeps the chart (its canvas, in place) while its slider and its values
     follow; End on a slider reaches the table's last position; a shorter table then moves the window's
     start to its new last position, and the link follows."""
     import math
@@ -560,7 +560,10 @@ def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders(browser
     chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
 
     def press(key: str, arrow: str, url: str) -> None:
-        page.locator(f".st-key-{key} input[type=range]").focus()
+        slider = page.locator(f".st-key-{key} input[type=range]")  # a Streamlit slider (seq_len) …
+        if key in ("d_model", "base"):  # … or the zoom chart's own (issue #36)
+            slider = chart.locator(f'input[name="{key}_{key}"]')
+        slider.focus()
         page.keyboard.press(arrow)
         page.wait_for_function(f"() => location.search.includes('{url}')", timeout=15_000)
         wait_idle(page, title=title)
@@ -587,10 +590,10 @@ def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders(browser
     assert (p_now.get_attribute("max"), p_now.input_value()) == ("298", "298")
 
 
-def test_the_zoom_chart_comes_back_where_the_link_is_after_its_tab_was_closed(browser, server):
-    """A drag (Home on i₀) is reported and the link drops zoom_d0; a smaller table keeps the chart; then
-    the Zoom tab is closed and opened again: the chart, built anew, starts where the link says
-    (explorer.liveparam.LiveChart.starts), not where its spec started before the drag."""
+def test_the_zoom_chart_stays_where_the_link_is_whatever_tab_is_open(browser, server):
+    """A drag (Home on i₀) is reported and the link drops zoom_d0; a press on the chart's own d is
+    reported too; then other tabs open (each a page run): the zoom chart sits above the tabs
+    (issue #36), so it is kept, with its sliders where the link says, and the open tab follows d."""
     title = "Sinusoidal heatmap"
     query = "seq_len=300&d_model=64&zoom_p0=5&zoom_d0=63"
     page = open_drawn(browser, f"{server.base_url}/Sinusoidal_heatmap?{query}", title)
@@ -599,18 +602,22 @@ def test_the_zoom_chart_comes_back_where_the_link_is_after_its_tab_was_closed(br
     page.keyboard.press("Home")
     page.wait_for_function("() => !new URLSearchParams(location.search).has('zoom_d0')", timeout=15_000)
     wait_idle(page, title=title)
-    page.locator(".st-key-d_model input[type=range]").focus()
+    page.locator(live).first.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")
+    page.locator(live).first.locator('input[name="d_model_d_model"]').focus()  # the chart's own d (issue #36)
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => location.search.includes('d_model=62')", timeout=15_000)
     wait_idle(page, title=title)
-    for tab in ("Curves", "Zoom"):
+    for tab in ("Wavelengths", "Curves"):
         page.get_by_role("tab", name=tab).click()
-        page.wait_for_function(f"() => location.search.includes('sin_view={tab}') || '{tab}' === 'Zoom'")
+        page.wait_for_function(f"() => location.search.includes('sin_view={tab}') || '{tab}' === 'Curves'")
         wait_idle(page, title=title)
-    page.locator(live).first.locator('input[name="zoom_d0_zoom_d0"]').wait_for()
-    d_in = page.locator(live).first.locator('input[name="zoom_d0_zoom_d0"]')
-    assert (d_in.input_value(), d_in.get_attribute("max")) == ("0", "61")
+        chart = page.locator(live).first
+        assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), f"rebuilt on opening {tab}"
+        d_in = chart.locator('input[name="zoom_d0_zoom_d0"]')
+        assert (d_in.input_value(), d_in.get_attribute("max")) == ("0", "61")
+        assert chart.locator('input[name="d_model_d_model"]').input_value() == "62"
     assert not page.evaluate("() => new URLSearchParams(location.search).has('zoom_d0')")
+    assert page.get_by_text("Type one or more dimension indices").count() == 0  # the curves are drawn, d = 62
 
 
 def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_link_follows(browser, server):

@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 import posenc
 from explorer.charts import sinusoidal as charts
 from explorer.imagechart import meta as image_meta
+from explorer.params import PARAMS
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "1_Sinusoidal_heatmap.py")
 KEYS = (
@@ -36,7 +37,7 @@ KEYS = (
     "sim_n",
     "sin_view",
 )
-VIEWS = ("Zoom", "Curves", "Wavelengths", "Similarity", "Numbers")
+VIEWS = ("Curves", "Wavelengths", "Similarity", "Numbers")
 
 
 def run(query: dict | None = None) -> AppTest:
@@ -81,9 +82,9 @@ def zoom_params(at: AppTest) -> list[dict]:
     return [*spec.get("params", []), *(p for layer in spec.get("layer", []) for p in layer.get("params", []))]
 
 
-def zoom_starts(at: AppTest) -> dict[str, int]:
-    """{zoom_p0, zoom_d0: where the zoom chart's sliders start}."""
-    return {p["name"]: p["value"] for p in zoom_params(at) if "bind" in p}
+def zoom_starts(at: AppTest, keys=charts.WINDOW_PARAMS) -> dict[str, int]:
+    """{zoom_p0, zoom_d0 (or other `keys`): where the zoom chart's sliders start} (b: its option's index)."""
+    return {p["name"]: p["value"] for p in zoom_params(at) if "bind" in p and p["name"] in keys}
 
 
 def zoom_ranges(at: AppTest) -> dict[str, tuple[str, str]]:
@@ -92,14 +93,14 @@ def zoom_ranges(at: AppTest) -> dict[str, tuple[str, str]]:
     (body,) = [h.proto.body for h in at.get("html") if h.proto.body.startswith("<span hidden data-posenc-ranges")]
     (chart,) = re.findall(r'data-posenc-ranges="([a-z0-9_]+)"', body)
     found = dict(re.findall(r'data-max-([a-z0-9_]+)="([0-9]+)"', body))
-    return {key: (chart, found[f"{key}_{key}"]) for key in charts.LIVE_PARAMS}
+    return {key: (chart, found[f"{key}_{key}"]) for key in charts.WINDOW_PARAMS}
 
 
 def zoom_window(at: AppTest) -> np.ndarray:
     """The zoom window as the browser computes it from the chart's start, (positions, dimensions),
-    with the positions and dimensions it covers."""
-    starts = zoom_starts(at)
-    cells = view_rows(zoom_chart(at), zoom_p0=str(starts["zoom_p0"]), zoom_d0=str(starts["zoom_d0"]))
+    with the positions and dimensions it covers (d and b at their sliders' starts)."""
+    starts = zoom_starts(at, charts.LIVE_PARAMS)
+    cells = view_rows(zoom_chart(at), **{key: str(value) for key, value in starts.items()})
     table = cells.pivot(index="p", columns="i", values="value")
     return table.to_numpy(), table.index.astype(int).tolist(), table.columns.astype(int).tolist()
 
@@ -137,21 +138,21 @@ def closest_distance(seq_len: int, d: int, base: float) -> tuple[int, float]:
     return i + 1, float(dist[i])
 
 
-def test_defaults_draw_the_overview_and_the_zoom_only():
+def test_defaults_draw_the_overview_the_zoom_and_the_curves_only():
     at = run()
     assert at.title[0].value == "Sinusoidal heatmap"
     specs = charts_by_title(at)
-    assert len(specs) == 2  # the other tabs are not computed until opened
+    assert len(specs) == 3  # the other tabs are not computed until opened
     find(specs, "PE(p, i) for positions 0 … 127")
-    find(specs, "every value")
+    find(specs, "every value")  # above the tabs (issue #36): its sliders, d and b among them, on every tab
+    find(specs, " turn")
     assert [t.label for t in at.tabs] == list(VIEWS)
     assert len(at.dataframe) == 0 and len(at.metric) == 0
 
 
-def test_each_tab_draws_its_own_charts():
+def test_each_tab_draws_its_own_charts_below_the_overview_and_the_zoom():
     views = run_views()
     expected = {
-        "Zoom": ["every value"],
         "Curves": [" turn"],
         "Wavelengths": ["Wavelengths grow geometrically"],
         "Similarity": ["constant along every diagonal", "zero only on the diagonal", "Every position is unique"],
@@ -159,9 +160,10 @@ def test_each_tab_draws_its_own_charts():
     }
     for view, words in expected.items():
         specs = charts_by_title(views[view])
-        assert len(specs) == 1 + len(words), (view, list(specs))
-        assert bool([e for e in views[view].get("vega_lite_chart") if '"bind"' in e.proto.spec]) == (view == "Zoom")
+        assert len(specs) == 2 + len(words), (view, list(specs))
+        assert len([e for e in views[view].get("vega_lite_chart") if '"bind"' in e.proto.spec]) == 1  # the zoom
         find(specs, "PE(p, i) for positions 0 … 127")
+        find(specs, "every value")
         for w in words:
             find(specs, w)
     assert len(views["Numbers"].dataframe) == 1
@@ -179,11 +181,11 @@ def test_defaults():
     assert meta["shape"] == [128, 128] and meta["reduce"] == "none"
     assert any("Interleaved layout" in line for line in overview["title"]["subtitle"])
     zoom = find(specs, "every value")
-    values, positions, dims = zoom_window(views["Zoom"])
+    values, positions, dims = zoom_window(views["Curves"])
     assert values.shape == (64, 32) and positions[0] == 0 and dims[0] == 0
     np.testing.assert_allclose(values, posenc.sinusoidal_encoding(np.arange(64), 128)[:, :32], rtol=0, atol=1e-12)
     assert "zoom_first_p" in zoom["title"]["text"]["expr"]  # computed in the browser from the slider
-    assert box(views["Zoom"]) == (0, 63, 0, 31)
+    assert box(views["Curves"]) == (0, 63, 0, 31)
     find(specs, " turn")
     find(specs, "Wavelengths grow geometrically")
     find(specs, "constant along every diagonal")
@@ -218,7 +220,7 @@ def test_every_control_at_its_minimum():
     )
     specs = all_specs(views)
     assert set(specs) >= {"PE(p, i) for positions 0 … 0 and dimensions 0 … 1"}
-    values, positions, dims = zoom_window(views["Zoom"])
+    values, positions, dims = zoom_window(views["Curves"])
     assert values.shape == (1, 1) and values[0, 0] == 0.0 and positions == dims == [0]  # sin(0)
     assert "at least two positions" in " ".join(i.value for i in views["Similarity"].info)
     assert "dimension indices" in " ".join(i.value for i in views["Curves"].info)
@@ -266,12 +268,13 @@ def test_every_control_at_its_maximum():
     most = np.max(np.maximum(block_amplitude(17, theta), block_amplitude(18, theta))[fading])
     assert f"{int(fading.sum())} of 1024 pairs turn at least once within a block" in subtitle
     assert f"at most {most:.0%} of its amplitude" in subtitle
-    zoom = zoom_chart(views["Zoom"])
+    zoom = zoom_chart(views["Curves"])
     (cells,) = drawn(zoom)
     assert cells["data"]["sequence"]["stop"] == 256 and "sequence(0, 256)" in str(cells["transform"])  # 256 × 256
-    assert facts(zoom) == {"seq_len": 8192, "d_model": 2048}
-    (sent,) = [rows for name, rows in zoom["datasets"].items() if name != "data-0"]
-    assert len(sent) == 2048  # one frequency per column, the most the chart is sent
+    assert facts(zoom) == {"seq_len": 8192}  # the table's length; d and b are the chart's own sliders
+    assert [name for name in zoom["datasets"] if name != "data-0"] == []  # every θ_j computed in the browser
+    bases = PARAMS["base"].options
+    assert zoom_starts(views["Curves"], ("d_model", "base")) == {"d_model": 2048, "base": bases.index(1000000)}
     curves = find(specs, " turn")
     (data,) = [df for df in curves["_data"].values() if "curve" in df]
     assert sorted(data["dim"].unique()) == [0, 1, 2, 3, 1024, 1025, 2046, 2047]
@@ -320,7 +323,9 @@ def test_the_links_window_start_is_where_the_zoom_charts_sliders_start():
     # the sliders are built over the registry's range (the spec does not change with the table's
     # size) and narrowed in the browser to the table's: positions 0 … 299, dimensions 0 … 63
     bounds = {p["name"]: (p["bind"]["min"], p["bind"]["max"]) for p in zoom_params(at) if "bind" in p}
-    assert bounds == {"zoom_p0": (0, 8191), "zoom_d0": (0, 2047)}
+    last_base = len(PARAMS["base"].options) - 1  # b runs over its options' indices
+    assert bounds == {"zoom_p0": (0, 8191), "zoom_d0": (0, 2047), "d_model": (2, 2048), "base": (0, last_base)}
+    assert zoom_starts(at, ("d_model", "base")) == {"d_model": 64, "base": PARAMS["base"].options.index(1000)}
     (zoom,) = [e for e in at.get("vega_lite_chart") if '"bind"' in e.proto.spec]
     key = zoom.proto.id.rsplit("-", 1)[-1]  # the chart's element key, which the span names
     assert key.startswith("sin_zoom_live_")
@@ -346,12 +351,12 @@ def _report_then_run_the_page():
 
     import explorer
     from explorer import liveparam
+    from explorer.charts import sinusoidal as charts
 
     report = st.session_state.pop("fake_report", None)
-    if report is not None:
-        liveparam.report(
-            "sin_zoom_live", ("zoom_p0", "zoom_d0"), report, {"zoom_p0": {"max": 99}, "zoom_d0": {"max": 15}}
-        )
+    if report is not None:  # the ranges of the run before, as the chart's callback has them
+        limits = charts.zoom_limits(st.session_state["seq_len"])({"d_model": st.session_state["d_model"]})
+        liveparam.report("sin_zoom_live", charts.LIVE_PARAMS, report, limits)
     runpy.run_path(
         str(Path(explorer.__file__).parent.parent / "pages" / "1_Sinusoidal_heatmap.py"), run_name="__main__"
     )
@@ -375,6 +380,32 @@ def test_a_drag_reported_by_the_zoom_chart_reaches_the_url_and_the_rest_of_the_p
     run_page("", at)
     assert at.query_params["zoom_p0"] == "99" and at.query_params["zoom_d0"] == "3"  # clamped; junk ignored
     assert box(at) == (99, 99, 3, 15)
+
+
+def test_a_drag_of_d_and_b_reported_by_the_zoom_chart_reaches_the_url_and_the_rest_of_the_page():
+    """Issue #36: d and b are the zoom chart's own sliders (b reported as its option's index). Their
+    report reaches the session and the URL once; the chart keeps its spec (the browser keeps the chart
+    it was dragging) while the overview, the sentences, the snippet and the link follow; the controls'
+    line says the new d and b."""
+    bases = PARAMS["base"].options
+    at = AppTest.from_function(_report_then_run_the_page, default_timeout=120)
+    at.query_params.update({"seq_len": "100", "d_model": "16", "zoom_np": "50", "zoom_nd": "8"})
+    run_page("", at)
+    first = zoom_chart(at)
+    assert zoom_starts(at, ("d_model", "base")) == {"d_model": 16, "base": bases.index(10000)}
+    at.session_state["fake_report"] = {"d_model": [{"d_model": 32}], "base": [{"base": bases.index(500)}]}
+    run_page("", at)
+    assert at.query_params["d_model"] == "32" and at.query_params["base"] == "500"
+    assert zoom_chart(at) == first  # the same spec: the browser keeps the chart it was dragging
+    overview = find(charts_by_title(at), "PE(p, i) for positions 0 … 99 and dimensions 0 … 31")
+    assert image_meta(overview)["shape"] == [100, 32]
+    assert any("**d = 32**" in m.value and "**b = 500**" in m.value for m in at.main.markdown)
+    longest = float(posenc.wavelengths(32, base=500.0).max())
+    assert f"to {charts.tokens(longest)} tokens" in notices(at)
+    # a d outside the registry's range and an index past the options are untrusted input: ignored
+    at.session_state["fake_report"] = {"d_model": [{"d_model": 5000}], "base": [{"base": 99}]}
+    run_page("", at)
+    assert at.query_params["d_model"] == "32" and at.query_params["base"] == "500"
 
 
 def test_garbage_in_every_url_parameter():
@@ -460,19 +491,28 @@ def test_tour_narration_does_not_depend_on_the_layout():
 
 
 def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders():
-    """Issue #23: a change of d or seq_len reaches the zoom chart as data (its facts row and θ): the
-    spec the page sends stays the same, so the browser keeps the chart and swaps its rows, and the
-    page's range of its sliders follows the table (explorer.liveparam.ranges_html)."""
-    at = run({"seq_len": "300", "d_model": "64", "zoom_p0": "10", "zoom_d0": "4"})
+    """Issue #23: a change of seq_len reaches the zoom chart as data (its facts row), and a d dragged on
+    the chart's own slider is the chart's own state: the spec the page sends stays the same, so the
+    browser keeps the chart, and the page's range of its sliders follows the table
+    (explorer.liveparam.ranges_html)."""
+    at = AppTest.from_function(_report_then_run_the_page, default_timeout=120)
+    at.query_params.update({"seq_len": "300", "d_model": "64", "zoom_p0": "10", "zoom_d0": "4"})
+    run_page("", at)
     before = {k: v for k, v in zoom_chart(at).items() if k not in ("datasets", "_data")}
     chart_key = zoom_ranges(at)["zoom_p0"][0]
-    for key, value in (("d_model", 66), ("seq_len", 301)):
-        at.slider(key=key).set_value(value)
-        run_page("", at)
-        after = {k: v for k, v in zoom_chart(at).items() if k not in ("datasets", "_data")}
-        assert after == before, f"another {key} gave the zoom chart a new spec"
+    at.session_state["fake_report"] = {"d_model": [{"d_model": 66}]}
+    run_page("", at)
+    assert {k: v for k, v in zoom_chart(at).items() if k not in ("datasets", "_data")} == before
+    at.slider(key="seq_len").set_value(301)
+    run_page("", at)
+    after = {k: v for k, v in zoom_chart(at).items() if k not in ("datasets", "_data")}
+    assert after == before, "another seq_len gave the zoom chart a new spec"
     assert zoom_ranges(at) == {"zoom_p0": (chart_key, "300"), "zoom_d0": (chart_key, "65")}
-    values, positions, dims = zoom_window(at)
+    # the browser's d: 66, where the hand left it (the spec still starts at 64)
+    table = view_rows(zoom_chart(at), zoom_p0="10", zoom_d0="4", d_model="66").pivot(
+        index="p", columns="i", values="value"
+    )
+    values, positions, dims = table.to_numpy(), table.index.astype(int).tolist(), table.columns.astype(int).tolist()
     assert positions == list(range(10, 74)) and dims == list(range(4, 36))
     expected = posenc.sinusoidal_encoding(np.arange(10, 74), 66)[:, 4:36]
     np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12)

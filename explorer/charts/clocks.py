@@ -4,7 +4,6 @@
                   log axis), both driven by ONE position that moves in the browser: a slider,
                   a play checkbox and a speed menu under the chart, no server round trip per frame
 - `pair_table`    the numbers behind the clocks at one position (j, θ_j, λ_j, angle, sin, cos)
-- `clock_pairs`   which pairs get a clock (spread evenly from the fastest to the slowest)
 
 How the animation works (and why this way)
 ------------------------------------------
@@ -91,7 +90,7 @@ PHONE_WIDTH, PHONE_COLS = 380, 3
 def clock_expressions(base_options, *, width: int = MAX_WIDTH, max_cols: int = 8) -> dict[str, str]:
     """The Vega expressions the chart evaluates in the browser, in terms of its own sliders (d_model,
     base as an index into `base_options`, n_clocks) and ``datum.i`` (a clock's slot, 0 … 63) or
-    ``datum.j`` (a pair). Tested against posenc and `clock_pairs` / `grid_shape` in
+    ``datum.j`` (a pair). Tested against posenc and `posenc.spread_pairs` / `grid_shape` in
     tests/test_charts_clocks.py (Python) and tests/test_e2e_clocks_live.py (read from the Vega view).
 
     d, b, pairs   the head size, the base ``base_options[index]`` and the number of pairs d/2
@@ -100,7 +99,7 @@ def clock_expressions(base_options, *, width: int = MAX_WIDTH, max_cols: int = 8
                   (`posenc.inverse_frequencies`: ``np.power(b, -2.0 * j / d)``; JavaScript's pow may
                   differ in the last bit)
     spread        clock i's pair before rounding: i·((d/2 − 1)/(clocks − 1)), as np.linspace
-    pair          `spread` rounded half to even (np.rint): `clock_pairs`
+    pair          `spread` rounded half to even (np.rint): `posenc.spread_pairs`
     cols, radius  `grid_shape`'s columns for that many clocks (at most `max_cols`), and the dial radius in
                   pixels that fits them into the panel's `width` (at most `MAX_RADIUS`)
     """
@@ -151,18 +150,6 @@ class ClockChart(alt.VConcatChart):
 
 
 # ------------------------------------------------------------------------------ data helpers
-def clock_pairs(n_pairs: int, n_clocks: int) -> np.ndarray:
-    """Pair indices that get a clock: `n_clocks` of 0 … n_pairs − 1 spread evenly, always
-    including the fastest (0) and the slowest (n_pairs − 1) pair."""
-    if n_pairs < 1 or n_clocks < 1:
-        raise ValueError(f"n_pairs and n_clocks must be >= 1, got {n_pairs}, {n_clocks}")
-    if n_clocks >= n_pairs:
-        return np.arange(n_pairs)
-    if n_clocks == 1:
-        return np.array([0])
-    return np.unique(np.rint(np.linspace(0, n_pairs - 1, n_clocks)).astype(int))
-
-
 def grid_shape(n: int, max_cols: int = 8) -> tuple[int, int]:
     """(columns, rows) of the clock grid: one row up to 6 clocks, at most `max_cols` per row (8; a phone's
     narrow panel takes `PHONE_COLS`)."""

@@ -6,9 +6,9 @@
 - `wavelength_chart`      λ_j per pair on a log axis, with the sequence length marked
 - `matrix_heatmap`        PE(p)·PE(q) or ‖PE(p) − PE(q)‖ for the first N positions (image)
 - `offset_distance_chart` ‖PE(p+k) − PE(p)‖ against the offset k, closest offset marked
-- `zoom_chart`            the zoom window, every value computed in the browser from θ_j sent once
-                          (`zoom_columns`); its first position and first dimension are the chart's
-                          own sliders (`LIVE_PARAMS`, explorer.liveparam)
+- `zoom_chart`            the zoom window, every value computed in the browser (`zoom_expressions`);
+                          its first position and first dimension, the model dimension d and the
+                          base b are the chart's own sliders (`LIVE_PARAMS`, explorer.liveparam)
 
 Data helpers (no maths; the numbers come from posenc): `overview_blocks` (how much to average so
 the overview fits the screen), `parse_dims` (the "0, 1, 20" text box), `value_table` (the table
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import TypeVar
 
 import altair as alt
@@ -57,8 +58,28 @@ TABLE_MAX = 64
 #: The zoom window's start is the zoom chart's own pair of sliders (explorer.liveparam): the window
 #: moves in the browser while they are dragged, and the URL follows when the drag ends. Its size
 #: (zoom_np, zoom_nd) stays a pair of Streamlit widgets: it sets the chart's height and the Curves and
-#: Numbers views' windows too, and a size is not a position (issue #23 is about positions).
-LIVE_PARAMS = ("zoom_p0", "zoom_d0")
+#: Numbers views' windows too, and a size is not a position (issue #23 is about positions). The model
+#: dimension d and the base b are the chart's own sliders too (issue #36): the chart computes each
+#: column's pair, function and θ_j = b^(−2j/d) from them (`zoom_expressions`), and the page follows on
+#: release. Order: d_model before zoom_d0, whose range ends at d − 1 (`zoom_limits`).
+WINDOW_PARAMS = ("zoom_p0", "zoom_d0")
+TABLE_PARAMS = ("d_model", "base")
+LIVE_PARAMS = (*TABLE_PARAMS, *WINDOW_PARAMS)
+
+
+def zoom_limits(seq_len: int):
+    """The page's ranges of the zoom chart's sliders (explorer.liveparam.LiveChart's ``limits``): p₀ up
+    to seq_len − 1, i₀ up to d − 1 (d read before it)."""
+
+    def limits(values: dict) -> dict[str, dict[str, int]]:
+        found = {"zoom_p0": {"max": int(seq_len) - 1}}
+        if "d_model" in values:
+            found["zoom_d0"] = {"max": int(values["d_model"]) - 1}
+        return found
+
+    return limits
+
+
 #: Each value of the zoom chart is one Vega rect mark; its tooltip prints this many decimals.
 ZOOM_DECIMALS = 6
 
@@ -130,20 +151,6 @@ def overview_axes(seq_len: int, d_model: int, rows: int, pair_block: int) -> tup
     y = (np.arange(rows) + 0.5) * (seq_len / rows) - 0.5
     x = np.arange(cols) * pair_block + (pair_block - 1) / 2.0
     return y, x
-
-
-def reduction_note(seq_len: int, d_model: int, rows: int, pair_block: int) -> str:
-    """One sentence saying what each pixel of the overview stands for ("" when nothing is averaged)."""
-    parts = []
-    if rows < seq_len:
-        lo, hi = seq_len // rows, -(-seq_len // rows)
-        count = f"{lo}" if lo == hi else f"{lo} or {hi}"
-        parts.append(f"the mean over {count} consecutive positions")
-    if pair_block > 1:
-        parts.append(f"over {pair_block} neighbouring pairs (sines with sines, cosines with cosines)")
-    if not parts:
-        return ""
-    return f"{seq_len} × {d_model} values do not fit on screen: each pixel shows " + " and ".join(parts) + "."
 
 
 def dimension_role(dim: int, d_model: int, layout: str) -> tuple[str, int]:
@@ -512,41 +519,65 @@ def offset_distance_chart(offsets, distances, *, seq_len: int) -> alt.LayerChart
 
 # ------------------------------------------------------------------------ the live zoom window
 #: What the browser computes for one cell: its angle p·θ (one multiply of two float64 numbers, as
-#: posenc does) and the sine or cosine of it. θ travels as posenc computed it.
+#: posenc does) and the sine or cosine of it (`zoom_expressions`).
 ZOOM_VALUE = "datum.fn === 'sin' ? sin(datum.p * datum.theta) : cos(datum.p * datum.theta)"
-#: The zoom chart's title size (the page's CONFIG), which its in-browser line breaks are measured in.
-ZOOM_TITLE_SIZE = 19
-
-
-def zoom_columns(theta: np.ndarray, layout: str) -> pd.DataFrame:
-    """What the zoom chart is sent: one row per column i of the table, with the frequency θ_j of the
-    pair it belongs to and whether it holds the sine or the cosine (`dimension_role`). (d, 3)"""
-    theta = np.asarray(theta, dtype=np.float64)
-    d_model = 2 * theta.size
-    roles = [dimension_role(i, d_model, layout) for i in range(d_model)]
-    return pd.DataFrame(
-        {
-            "i": np.arange(d_model),
-            "theta": theta[[j for _, j in roles]],
-            "fn": [fn for fn, _ in roles],
-        }
-    )
+#: The key of the base's in-chart slider, which runs over the index of the base's options
+#: (explorer.liveparam.option_index), as on the clock and RoPE pages.
+BASE_KEY = "base"
 
 
 #: The chart's signals holding the window's first position and dimension as numbers (computed once
 #: per slider change from `live.number`, so that no cell evaluates it again).
 ZOOM_FIRST = {"zoom_p0": "zoom_first_p", "zoom_d0": "zoom_first_i"}
-#: The table's size in the zoom chart: a field of its facts row (`style.fact`) -> the signal that
-#: holds it. The size travels as data, so another seq_len or d changes the chart's rows, not its spec,
-#: and the browser keeps the chart (issue #23).
-ZOOM_SIZE = {"seq_len": "zoom_seq_len", "d_model": "zoom_d_model"}
+#: The table's length in the zoom chart: a field of its facts row (`style.fact`) -> the signal that
+#: holds it. It travels as data, so another seq_len changes the chart's rows, not its spec, and the
+#: browser keeps the chart (issue #23).
+ZOOM_SIZE = {"seq_len": "zoom_seq_len"}
+#: The table's width d and base b: the chart's own sliders (issue #36) -> the signals holding them as
+#: numbers (b is ``options[index]``: `zoom_expressions`).
+ZOOM_TABLE = {"d_model": "zoom_d", "base": "zoom_b"}
+
+
+def zoom_expressions(layout: str, base_options: Sequence[float]) -> dict[str, str]:
+    """The Vega expressions the zoom chart evaluates in the browser, in terms of its sliders (d_model,
+    base as an index into `base_options`) and a cell's column ``datum.i``. Tested against posenc and
+    `dimension_role` in tests/test_charts_sinusoidal.py (Python) and tests/test_e2e_sinusoidal_live.py
+    (read from the Vega view in Chromium).
+
+    d, b      the signals' expressions: the model dimension and the base ``base_options[index]``
+    pair      the pair j column i belongs to (`dimension_role`): interleaved floor(i/2), concatenated
+              i, or i − d/2 in the second half
+    fn        'sin' or 'cos' (`dimension_role`): interleaved sin at even i, concatenated sin for i < d/2
+    theta     θ_j = b^(−2j/d), in terms of the signals (`ZOOM_TABLE`): posenc's float64 operations
+              (`posenc.inverse_frequencies`: ``np.power(b, -2.0 * j / d)``; JavaScript's pow may differ
+              in the last bit)
+    """
+    options = tuple(float(b) for b in base_options)
+    if not options or not all(math.isfinite(b) and b > 1 for b in options):
+        raise ValueError(f"base_options must be finite numbers > 1, got {base_options}")
+    d, b = ZOOM_TABLE["d_model"], ZOOM_TABLE["base"]
+    if layout == "interleaved":
+        pair, fn = "floor(datum.i / 2)", "datum.i % 2 === 0 ? 'sin' : 'cos'"
+    elif layout == "concatenated":
+        pair, fn = f"datum.i < {d} / 2 ? datum.i : datum.i - {d} / 2", f"datum.i < {d} / 2 ? 'sin' : 'cos'"
+    else:
+        raise ValueError(f"layout must be 'interleaved' or 'concatenated', got {layout!r}")
+    return {
+        "d": live.number("d_model"),
+        # floor: an index (the input's text read as a number) that Python's lists take too (tests)
+        "b": "[" + ", ".join(repr(v) for v in options) + f"][floor({live.number(BASE_KEY)})]",
+        "pair": pair,
+        "fn": fn,
+        "theta": f"pow({b}, -2 * datum.j / {d})",
+    }
 
 
 def zoom_window(*, n_positions: int, n_dims: int) -> dict[str, str]:
     """The window as Vega expressions of the in-chart sliders: its first and last position and
-    dimension (``p0``, ``p_last``, ``d0``, ``d_last``), cut at seq_len − 1 and d − 1 (`ZOOM_SIZE`)."""
-    p0, d0 = (ZOOM_FIRST[key] for key in LIVE_PARAMS)
-    seq_len, d_model = ZOOM_SIZE["seq_len"], ZOOM_SIZE["d_model"]
+    dimension (``p0``, ``p_last``, ``d0``, ``d_last``), cut at seq_len − 1 (`ZOOM_SIZE`) and d − 1
+    (the d slider, `ZOOM_TABLE`)."""
+    p0, d0 = (ZOOM_FIRST[key] for key in WINDOW_PARAMS)
+    seq_len, d_model = ZOOM_SIZE["seq_len"], ZOOM_TABLE["d_model"]
     return {
         "p0": p0,
         "p_last": f"min({p0} + {n_positions}, {seq_len}) - 1",
@@ -556,18 +587,26 @@ def zoom_window(*, n_positions: int, n_dims: int) -> dict[str, str]:
 
 
 def zoom_title(window: dict[str, str]) -> str:
-    """The Vega expression of the title "Positions a … b, dimensions c … d: every value", as a list
-    of lines: one, two or three, as many as the chart's width needs for the digits shown."""
+    """The Vega expression of the title "Positions a … b, dimensions c … e (d = …, b = …): every value",
+    as a list of lines: one to four, as few as the chart's width allows for the digits shown."""
     a = f"'Positions ' + {window['p0']} + ' … ' + ({window['p_last']})"
     b = f"'dimensions ' + {window['d0']} + ' … ' + ({window['d_last']})"
-    full = f"{a} + ', ' + {b} + ': every value'"
-    second = f"{b} + ': every value'"
-    em = ZOOM_TITLE_SIZE * CHAR_EM
+    t = f"'d = ' + {ZOOM_TABLE['d_model']} + ', b = ' + format({ZOOM_TABLE['base']}, ',.0f')"
+    em = TITLE_SIZE * CHAR_EM  # the title's size (CONFIG), which its in-browser line breaks are measured in
 
     def fits(text: str) -> str:  # its width at the title's size (times font_scale in presentation mode)
         return f"width >= length({text}) * {em:g} * {FONT_SCALE_PARAM}"
 
-    return f"{fits(full)} ? [{full}] : ({fits(second)} ? [{a} + ',', {second}] : [{a} + ',', {b} + ':', 'every value'])"
+    candidates = [
+        [f"{a} + ', ' + {b} + ' (' + {t} + '): every value'"],
+        [f"{a} + ', ' + {b} + ':'", f"'every value (' + {t} + ')'"],
+        [f"{a} + ','", f"{b} + ':'", f"'every value (' + {t} + ')'"],
+    ]
+    last = [f"{a} + ','", f"{b} + ':'", "'every value,'", f"({t})"]
+    expr = "[" + ", ".join(last) + "]"
+    for lines in reversed(candidates):
+        expr = f"{' && '.join(fits(line) for line in lines)} ? [{', '.join(lines)}] : ({expr})"
+    return expr
 
 
 def _offset_axis(title: str, offset: str, end: str, count: int) -> alt.Axis:
@@ -585,38 +624,41 @@ def _offset_axis(title: str, offset: str, end: str, count: int) -> alt.Axis:
 
 
 def zoom_chart(
-    theta: np.ndarray,
     *,
     seq_len: int,
     d_model: int,
+    base: float,
+    base_options: Sequence[float],
     layout: str,
     scheme: str,
     p0: int,
     d0: int,
     n_positions: int,
     n_dims: int,
+    d_range: tuple[int, int] = (2, 2048),
     slider_max: tuple[int, int] | None = None,
 ) -> alt.LayerChart:
     """The zoom window PE(p, i), p0 ≤ p < p0 + n_positions, d0 ≤ i < d0 + n_dims, one rect per value,
     every value computed in the browser.
 
-    Sent: `zoom_columns` (each column's θ, posenc's, and sin or cos) and the table's size (the facts
-    row, `ZOOM_SIZE`). The window's start p0, d0 are the chart's own sliders (`LIVE_PARAMS`, starting
-    at `p0`, `d0`), spanning 0 … `slider_max` (first position, first dimension; default the table's
-    last position and dimension). The page gives the widest range its controls allow, so that the
-    spec does not depend on the table's size, and narrows the sliders to the table in the browser
-    (`explorer.liveparam.LiveChart`); a slider value past the table's edge is read as the edge. The
-    browser makes the grid of rows r × columns c once; a slider changes only each cell's position
-    p = p0 + r and dimension i = d0 + c, its θ and function (looked up by i) and its value
-    ``ZOOM_VALUE``: sin or cos of p·θ, the same float64 operations as posenc. (The cells keep their
-    place and identity while the window moves, so Vega updates them in place; cells made anew at each
-    step cost time growing faster than their number.) Cells past the table's last position or
-    dimension are left out: a window cut at the table's edge shows an empty band there."""
-    theta = np.asarray(theta, dtype=np.float64)
-    if d_model < 2 or d_model % 2:
-        raise ValueError(f"d_model must be even and at least 2, got {d_model}")
-    if theta.shape != (d_model // 2,) or not np.all(np.isfinite(theta)):
-        raise ValueError(f"theta must hold d_model / 2 = {d_model // 2} finite frequencies, got shape {theta.shape}")
+    Sent: the table's length (the facts row, `ZOOM_SIZE`) and nothing else. The window's start p0, d0,
+    the model dimension d and the base b are the chart's own sliders (`LIVE_PARAMS`, starting at `p0`,
+    `d0`, `d_model` and `base`): p0 and d0 span 0 … `slider_max` (default: the table's last position and
+    dimension), d spans `d_range` in steps of 2, b the indices of `base_options`. The page gives p0 and
+    d0 the widest range its controls allow, so that the spec does not depend on the table's size, and
+    narrows them to the table in the browser (`explorer.liveparam.LiveChart`); a slider value past the
+    table's edge is read as the edge. The browser makes the grid of rows r × columns c once; a slider
+    changes only each cell's position p = p0 + r and dimension i = d0 + c, its pair, function and
+    θ_j = b^(−2j/d) (`zoom_expressions`) and its value ``ZOOM_VALUE``: sin or cos of p·θ, the same
+    float64 operations as posenc. (The cells keep their place and identity while the window moves, so
+    Vega updates them in place; cells made anew at each step cost time growing faster than their
+    number.) Cells past the table's last position or dimension are left out: a window cut at the
+    table's edge (or a d dragged below the window) shows an empty band there."""
+    options = tuple(float(v) for v in base_options)
+    ex = zoom_expressions(layout, options)  # raises for an unknown layout or bad options
+    d_lo, d_hi = d_range
+    if d_model < 2 or d_model % 2 or not d_lo <= d_model <= d_hi:
+        raise ValueError(f"d_model must be even and in {d_lo} … {d_hi}, got {d_model}")
     if seq_len < 1 or n_positions < 1 or n_dims < 1:
         raise ValueError(f"seq_len, n_positions and n_dims must be >= 1, got {seq_len}, {n_positions}, {n_dims}")
     p_max, d_max = (seq_len - 1, d_model - 1) if slider_max is None else slider_max
@@ -625,17 +667,19 @@ def zoom_chart(
             f"slider_max must reach the table's last position and dimension ({seq_len - 1}, {d_model - 1}), "
             f"got {slider_max}"
         )
-    columns = zoom_columns(theta, layout)  # raises for an unknown layout
-    n_rows, n_cols = min(n_positions, seq_len), min(n_dims, d_model)  # the grid: the window's most cells
-    sliders = [
+    n_rows, n_cols = min(n_positions, seq_len), n_dims  # the grid: the window's most cells
+    sliders = [  # in the order shown on screen
         live.position("zoom_p0", start=int(p0), lo=0, hi=int(p_max), label="first position p₀ "),
         live.position("zoom_d0", start=int(d0), lo=0, hi=int(d_max), label="first dimension i₀ "),
+        live.position("d_model", start=int(d_model), lo=int(d_lo), hi=int(d_hi), step=2, label="model dimension d "),
+        live.option_position(BASE_KEY, options, start=base, label="base b "),  # raises for another base
     ]
     size = fact_params(ZOOM_SIZE)
+    table = [alt.param(name=ZOOM_TABLE[key], expr=ex[name]) for key, name in (("d_model", "d"), ("base", "b"))]
     window = zoom_window(n_positions=n_positions, n_dims=n_dims)
     firsts = [  # a slider value past the table's last position or dimension reads as that last one
-        live.at_most_last(key, ZOOM_FIRST[key], ZOOM_SIZE[field])
-        for key, field in (("zoom_p0", "seq_len"), ("zoom_d0", "d_model"))
+        live.at_most_last("zoom_p0", ZOOM_FIRST["zoom_p0"], ZOOM_SIZE["seq_len"]),
+        live.at_most_last("zoom_d0", ZOOM_FIRST["zoom_d0"], ZOOM_TABLE["d_model"]),
     ]
     font_scale = font_scale_param()  # style_spec sets it in presentation mode
 
@@ -649,12 +693,13 @@ def zoom_chart(
         .transform_flatten(["r"])
         .transform_calculate(c0="datum.c - 0.5", c1="datum.c + 0.5", r0="datum.r - 0.5", r1="datum.r + 0.5")
         .transform_calculate(p=f"{window['p0']} + datum.r", i=f"{window['d0']} + datum.c")
-        .transform_filter(f"datum.p < {ZOOM_SIZE['seq_len']} && datum.i < {ZOOM_SIZE['d_model']}")
-        .transform_lookup(lookup="i", from_=alt.LookupData(data=columns, key="i", fields=["theta", "fn"]))
+        .transform_filter(f"datum.p < {ZOOM_SIZE['seq_len']} && datum.i < {ZOOM_TABLE['d_model']}")
+        .transform_calculate(j=ex["pair"], fn=ex["fn"])
+        .transform_calculate(theta=ex["theta"])
         .transform_calculate(value=ZOOM_VALUE)
         .mark_rect(strokeWidth=0)
         .encode(
-            x=x.axis(_offset_axis("dimension i", window["d0"], ZOOM_SIZE["d_model"], n_cols)),
+            x=x.axis(_offset_axis("dimension i", window["d0"], ZOOM_TABLE["d_model"], n_cols)),
             x2=alt.X2("c1:Q"),
             y=y.axis(_offset_axis("position p", window["p0"], ZOOM_SIZE["seq_len"], n_rows)),
             y2=alt.Y2("r1:Q"),
@@ -667,7 +712,7 @@ def zoom_chart(
             ],
         )
         # Vega lists bound inputs in reverse: p₀ first on screen
-        .add_params(*reversed(sliders), *size, *firsts, font_scale)
+        .add_params(*reversed(sliders), *size, *table, *firsts, font_scale)
     )
     layout_line = LAYOUT_TITLES[layout]
     subtitle = [
@@ -678,10 +723,11 @@ def zoom_chart(
     description = (
         f"The zoom window of the sinusoidal encoding table ({layout} layout): up to {n_rows} positions × "
         f"{n_cols} dimensions from the first position p₀ and the first dimension i₀ set by the sliders above "
-        "the chart, every value shown as one coloured cell."
+        "the chart, for the model dimension d and the base b set by the two sliders after them, every value "
+        "shown as one coloured cell."
     )
     return alt.LayerChart(
-        layer=[facts_layer({"seq_len": int(seq_len), "d_model": int(d_model)}), cells],
+        layer=[facts_layer({"seq_len": int(seq_len)}), cells],
         title=alt.TitleParams(alt.ExprRef(zoom_title(window)), subtitle=subtitle, anchor="start"),
         description=description,
         height=int(np.clip(3 * n_rows, 240, 520)),

@@ -19,9 +19,7 @@ wavelengths = posenc.wavelengths(d_model, base=base)    # tokens per turn
 angle = posenc.rope_angles([p], theta)[0]                # p * theta_j
 row = posenc.sinusoidal_encoding([p], d_model, base=base, layout="interleaved")[0]
 sin, cos = row[0::2], row[1::2]                          # each hand's tip (x, y)
-n_pairs = d_model // 2
-pairs = (np.arange(n_pairs) if n_clocks >= n_pairs else np.array([0]) if n_clocks == 1
-         else np.unique(np.rint(np.linspace(0, n_pairs - 1, n_clocks)).astype(int)))
+pairs = posenc.spread_pairs(d_model // 2, n_clocks)      # the pairs that get a clock
 for j in pairs:
     print(f"j={j:3d}  theta={theta[j]:.6g}  lambda={wavelengths[j]:.6g}  angle={angle[j]:.6g}  "
           f"sin={sin[j]:+.5f}  cos={cos[j]:+.5f}")

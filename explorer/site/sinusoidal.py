@@ -100,8 +100,8 @@ PAGE = Page(
             "sin_view",
             "View",
             "tabs",
-            "Zoom",
-            options=("Zoom", "Curves", "Wavelengths", "Similarity", "Numbers"),
+            "Curves",
+            options=("Curves", "Wavelengths", "Similarity", "Numbers"),
         ),
     ),
     snippet=snippet,
@@ -120,10 +120,11 @@ PAGE = Page(
             "scheme": "viridis",
             "zoom_np": 40,
             "zoom_nd": 24,
-            "sin_view": "Similarity",
             "sim_n": 50,
         },
-        slider="d_model",
+        # d and b are the zoom chart's own sliders (issue #36), above the tabs; tests/test_e2e.py reads them
+        # there. seq_len is the page's Streamlit slider.
+        slider="seq_len",
         chart=0,
     ),
     bench=BenchSettings(

@@ -1,0 +1,218 @@
+"""Issue #36 on the Sinusoidal heatmap page: the model dimension d and the base b are the zoom chart's
+own sliders (explorer.charts.sinusoidal, `LIVE_PARAMS`; b runs over its options' indices). In Chromium:
+
+* in the app, a key press on each redraws the zoom chart while no script runs; the value then reaches
+  the server once, the link follows, the chart is kept (not rebuilt), and the overview and the
+  controls' line say the new d and b; a mouse drag of d moves the chart, costs no more runs than it
+  has pauses, and the page follows on release;
+* in the chart's own HTML file (explorer.chartfile, offline), at 40 random settings of (b, d, p₀, i₀)
+  in both layouts, every cell read from the Vega view is posenc's: its pair and function
+  (`dimension_role`), θ_j (to the last bit or within one ulp: JavaScript's pow and the C library's may
+  round the last bit differently) and PE(p, i) (within a few ulp of 1: JavaScript's sin and cos and
+  numpy's may differ in the last bit), over exactly the window cut at the table's edges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
+from test_e2e_chartfile import open_offline
+from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, assert_runs_within_pauses
+
+import posenc
+from explorer.charts import sinusoidal as charts
+from explorer.params import PARAMS
+
+TITLE = "Sinusoidal heatmap"
+LIVE = "[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]"
+#: The zoom chart's pixels (it draws on a canvas).
+ZOOM_PIXELS_JS = """() => { const c = document.querySelector('[class*=st-key-sin_zoom_live_] canvas');
+  return c ? c.toDataURL() : ''; }"""
+#: Resolves to [ms until the zoom chart differs from `before`, server runs by then] (null: no change in 3 s).
+CHANGED_JS = """(before) => new Promise((done) => { const t0 = performance.now();
+  const tick = () => { const now = (PIXELS_JS)();
+    if (now !== before) { done([performance.now() - t0, window.__runs]); return; }
+    if (performance.now() - t0 > 3000) { done([null, window.__runs]); return; }
+    requestAnimationFrame(tick); }; requestAnimationFrame(tick); })"""
+
+#: The texts of the Vega view's text marks (the title's lines among them): the chart draws on a canvas.
+TEXTS_JS = """(view) => { const out = [];
+  const walk = (node) => { if (!node) return;
+    if (node.items) for (const it of node.items) {
+      if (node.marktype === 'text' && it.text !== undefined) out.push(...[].concat(it.text).map(String));
+      walk(it); } };
+  walk(view.scenegraph().root); return out; }"""
+#: Every cell of the zoom chart's Vega view: its datum's p, i, j, fn, theta and value.
+CELLS_JS = """(view) => { const out = [];
+  const walk = (node) => { if (!node) return;
+    if (node.items) for (const it of node.items) {
+      const d = it.datum;
+      if (node.marktype === 'rect' && d && d.value !== undefined && d.theta !== undefined)
+        out.push([d.p, d.i, d.j, d.fn, d.theta, d.value]);
+      walk(it); } };
+  walk(view.scenegraph().root); return out; }"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_browser()
+    with StreamlitServer() as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        yield browser
+        browser.close()
+
+
+def test_a_press_on_d_or_b_redraws_the_zoom_chart_with_no_script_run_and_the_page_follows(chromium, server):
+    bases = list(PARAMS["base"].options)
+    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
+    page.set_default_timeout(60_000)
+    query = "seq_len=300&d_model=64&base=500&layout_sin=concatenated&zoom_p0=10&zoom_d0=4&zoom_np=40&zoom_nd=24"
+    try:
+        page.goto(f"{server.base_url}/Sinusoidal_heatmap?{query}")
+        wait_idle(page, title=TITLE)
+        wait_charts_drawn(page)
+        chart = page.locator(LIVE).first
+        chart.scroll_into_view_if_needed()
+        b_in = chart.locator('input[name="base_base"]')
+        assert b_in.input_value() == str(bases.index(500))  # the slider holds the option's index
+        assert b_in.evaluate("(el) => el.nextElementSibling.textContent") == "500"  # and shows the option
+        chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
+        page.evaluate(COUNT_RUNS_JS)
+        for key, want in (("d_model", "66"), ("base", "1000")):  # one step right of 64 and 500
+            before = page.evaluate(ZOOM_PIXELS_JS)
+            page.evaluate("() => { window.__runs = 0; }")
+            slider = chart.locator(f'input[name="{key}_{key}"]')
+            slider.focus()
+            page.keyboard.press("ArrowRight")
+            took, runs = page.evaluate(CHANGED_JS.replace("PIXELS_JS", ZOOM_PIXELS_JS), before)
+            assert took is not None, f"{key}: the zoom chart did not change"
+            assert runs == 0, f"{key}: a script ran before the zoom chart changed ({took:.0f} ms)"
+            page.wait_for_function(
+                "([k, v]) => new URLSearchParams(location.search).get(k) === v", arg=[key, want], timeout=15_000
+            )
+            wait_idle(page, title=TITLE)
+            assert page.evaluate("window.__runs") == 1, f"{key}: not one run for one press"
+        assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the zoom chart was rebuilt"
+        assert b_in.evaluate("(el) => el.nextElementSibling.textContent") == "1,000"  # the option, not its index
+        assert page.get_by_text("Model dimension d = 66, base b = 1,000", exact=False).count() == 1
+        # the overview and the window's i₀ range follow the new d
+        assert page.get_by_text("dimensions 0 … 65", exact=False).count() >= 1
+        d0_in = chart.locator('input[name="zoom_d0_zoom_d0"]')
+        assert d0_in.get_attribute("max") == "65"
+        share = page.locator("[data-testid=stMarkdown]", has_text="Link to this view").first.inner_text()
+        assert "d_model=66" in share and "base=1000" in share
+    finally:
+        page.close()
+
+
+def test_a_drag_of_d_moves_the_zoom_chart_in_the_browser_and_the_page_follows_on_release(chromium, server):
+    """A mouse drag of the zoom chart's d (25 ms steps, like a hand) redraws the chart while it moves, costs
+    no more server runs than it has pauses, and on release the link, the overview and the controls' line
+    say the new d while the chart is kept."""
+    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(f"{server.base_url}/Sinusoidal_heatmap")
+        wait_idle(page, title=TITLE)
+        wait_charts_drawn(page)
+        chart = page.locator(LIVE).first
+        chart.scroll_into_view_if_needed()
+        chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")
+        d_in = chart.locator('input[name="d_model_d_model"]')
+        before = page.evaluate(ZOOM_PIXELS_JS)
+        page.evaluate(COUNT_RUNS_JS)
+        d_in.evaluate(INPUT_CLOCK_JS)
+        box = d_in.bounding_box()  # grab the thumb where it stands (d = 128 of 2 … 2048)
+        y, x0 = box["y"] + box["height"] / 2, box["x"] + 8 + (box["width"] - 16) * (128 - 2) / (2048 - 2)
+        page.mouse.move(x0, y)
+        page.mouse.down()
+        for i in range(1, 31):
+            page.mouse.move(x0 + box["width"] * i / 300, y)
+            page.wait_for_timeout(25)
+        during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+        moved = int(d_in.input_value())
+        mid_drag = page.evaluate(ZOOM_PIXELS_JS)
+        page.mouse.up()
+        assert moved > 200 and mid_drag != before, moved
+        assert_runs_within_pauses(during, pauses)
+        page.wait_for_function(f"() => new URLSearchParams(location.search).get('d_model') === '{moved}'")
+        wait_idle(page, title=TITLE)
+        assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the zoom chart was rebuilt"
+        assert page.get_by_text(f"dimensions 0 … {moved - 1}", exact=False).count() >= 1  # the overview's title
+        assert page.get_by_text(f"Model dimension d = {moved}, base b = 10,000", exact=False).count() == 1
+    finally:
+        page.close()
+
+
+def test_the_zoom_charts_values_in_the_browser_are_posencs_at_random_settings(chromium, tmp_path):
+    from explorer import chartfile, compat
+    from explorer.render import stable_dataset_names
+
+    options = tuple(float(b) for b in PARAMS["base"].options)
+    rng = np.random.default_rng(36)
+    seq_len, n_positions, n_dims = 8192, 24, 40
+    checked = bit_equal = 0
+    for layout in ("interleaved", "concatenated"):
+        chart = charts.zoom_chart(
+            seq_len=seq_len,
+            d_model=128,
+            base=10000.0,
+            base_options=options,
+            layout=layout,
+            scheme="redblue",
+            p0=0,
+            d0=0,
+            n_positions=n_positions,
+            n_dims=n_dims,
+            d_range=(PARAMS["d_model"].min, PARAMS["d_model"].max),
+            slider_max=(PARAMS["zoom_p0"].max, PARAMS["zoom_d0"].max),
+        )
+        path = tmp_path / f"zoom_{layout}.html"
+        spec = stable_dataset_names(compat.vega_lite_spec(chart))
+        path.write_text(chartfile.html_file(spec, title="t", footer="f"))
+        tab, tried = open_offline(chromium, path)
+        try:
+            for k in range(20):
+                base = options[int(rng.integers(0, len(options)))]
+                d = 2 * int(rng.integers(1, 1025)) if k % 2 else 2 * int(rng.integers(1, 65))
+                p0 = int(rng.integers(0, seq_len))
+                d0 = int(rng.integers(0, d + 8))  # now and then past the table's last column
+                got = tab.evaluate(
+                    """([d, b, p0, d0]) => {
+                         for (const [name, v] of [['d_model', d], ['base', b], ['zoom_p0', p0], ['zoom_d0', d0]]) {
+                           const el = document.querySelector(`input[name="${name}_${name}"]`);
+                           el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }
+                         return window.posencView.runAsync().then((view) => [(CELLS_JS)(view), (TEXTS_JS)(view)]); }""".replace(
+                        "CELLS_JS", CELLS_JS
+                    ).replace("TEXTS_JS", TEXTS_JS),
+                    [d, options.index(base), p0, d0],
+                )
+                cells, texts = got
+                first_i = min(d0, d - 1)
+                p_end, i_end = min(p0 + n_positions, seq_len), min(first_i + n_dims, d)
+                want_keys = {(p, i) for p in range(p0, p_end) for i in range(first_i, i_end)}
+                assert {(int(c[0]), int(c[1])) for c in cells} == want_keys, (layout, base, d, p0, d0)
+                table = posenc.sinusoidal_encoding(np.arange(p0, p_end), d, base=base, layout=layout)
+                theta = posenc.inverse_frequencies(d, base=base)
+                for p, i, j, fn, th, value in cells:
+                    p, i = int(p), int(i)
+                    assert (fn, j) == charts.dimension_role(i, d, layout), (layout, d, i, fn, j)
+                    assert abs(th - theta[j]) <= np.spacing(theta[j]), (layout, base, d, j, th, theta[j])
+                    bit_equal += th == theta[j]
+                    assert abs(value - table[p - p0, i]) <= 4e-16, (layout, base, d, p, i, value, table[p - p0, i])
+                    checked += 1
+                b_text = f"{base:,.0f}"
+                assert f"d = {d}, b = {b_text}" in " ".join(texts), (texts, d, b_text)
+            assert tried == []
+        finally:
+            tab.context.close()
+    assert checked > 0
+    print(f"{checked} cells checked; θ_j bit-equal in {bit_equal} of them")
