@@ -106,10 +106,10 @@ def test_passkey_has_no_curve_along_the_sequence_and_ships_the_rope_model_only()
 
 @pytest.mark.parametrize("task", ["markov", "kback", "copy", "passkey"])
 def test_the_honest_section_is_shown_for_the_task_on_screen(task):
-    """Its claims are checked against results.json in tests/test_labtext.py; here: the page shows them."""
+    """Its claims are checked against results.json in tests/test_text_lab.py; here: the page shows them."""
     import json
 
-    from explorer import labtext
+    from explorer.text import lab as labtext
 
     doc = json.loads(SHIPPED.read_text())
     if task not in doc["tasks"]:
@@ -296,7 +296,7 @@ def test_the_layer_slider_is_shown_only_for_a_model_whose_layers_differ_with_its
 
 def test_the_attention_tab_reads_a_pattern_only_for_a_model_that_learned():
     """Issue #37: the Attention tab's sentence is gated on the model having learned the task, and the page's deep
-    link opens on one that did (the flags recomputed from the shipped numbers in tests/test_labtext.py)."""
+    link opens on one that did (the flags recomputed from the shipped numbers in tests/test_text_lab.py)."""
     import json
 
     from explorer import manifest
@@ -305,11 +305,11 @@ def test_the_attention_tab_reads_a_pattern_only_for_a_model_that_learned():
     link = {k: str(v) for k, v in manifest.page("lab").deep_link.query.items()}
     at = run(**link)
     text = " ".join(m.value for m in at.markdown)
-    assert "Mean largest weight per query" in text and "different numbers of keys" in text
+    assert "Effective number of keys per query" in text and "the count of keys alone" in text
     unlearned = [m for m, ok in doc["tasks"]["kback"]["learned"].items() if not ok and m in ("nope", "alibi")]
     for enc in unlearned:
         at = run(lab_task="kback", lab_view="Attention", lab_enc=enc)
         text = " ".join(m.value for m in at.markdown)
         assert f"**{enc}** did not learn the task" in text and "its attention pattern is shown, not read" in text
-        assert "Mean largest weight" not in text
+        assert "Effective number of keys" not in text
         assert len(chart_specs(at)) == 1
