@@ -74,7 +74,10 @@ with t_ext:
     n_layers = text.recipe_layers(recipe_key)  # 0: no recipe, or one rope in every layer: no layer to pick
     recipe_layer = widget("lab_layer", container=m2, max=n_layers - 1) if n_layers else None
 recipe = text.recipe(recipe_key, recipe_layer)
-if t_ext.open:
+stale = text.stale_models(nums)  # shipped models of an earlier version of the task: not run on today's
+for tab in (t_ext, t_att) if stale else ():
+    tab.warning(stale) if tab.open else None
+if t_ext.open and not stale:
     with t_ext:
         for kind, note in recipe.notes:
             (st.warning if kind == "warning" else st.caption)(escape_markdown(note))
@@ -109,7 +112,7 @@ with t_att:
     a1, a2, a3 = st.columns(3)
     enc = widget("lab_enc", container=a1)
     att_len, head = widget("lab_len", container=a2), widget("lab_head", container=a3)
-if t_att.open:
+if t_att.open and not stale:
     with t_att:
         if not lab.has_shipped_model(task, enc):
             st.warning(text.rope_only(task, enc))

@@ -155,14 +155,6 @@ def test_bad_settings_raise_naming_the_parameter(field, value):
         tiny.TrainConfig(**{field: value})
 
 
-def test_summarize_and_break_position():
-    s = lab.summarize({"a": {"0": {"16": 1.0, "32": None}, "1": {"16": 3.0, "32": None}}})
-    assert s["a"][16] == (2.0, pytest.approx(np.sqrt(2)), 2) and s["a"][32] == (None, None, 0)
-    curve = [1.0] * 64 + [2.0] * 64
-    assert lab.break_position(curve, 64, metric="loss", worse_by=0.1, bins=128) == 64
-    assert lab.break_position([1.0] * 128, 64, metric="loss", worse_by=0.1) is None
-
-
 def test_the_command_line_writes_the_documented_json(tmp_path):
     out = tmp_path / "r.json"
     cmd = [
@@ -417,9 +409,6 @@ def test_break_test_needs_tokens_and_an_interval():
     assert lab.break_test(bins, flat, enough, at_l, 64, metric="accuracy", worse_by=0.05).verdict == "holds"
     noisy = {"0": [0.9] * 4, "1": [0.92, 0.92, 0.5, 0.92], "2": [0.88] * 4}
     assert lab.break_test(bins, noisy, enough, at_l, 64, metric="accuracy", worse_by=0.05).verdict == "unclear"
-    # the one-curve sketch: nothing to compare is an error, not "never"
-    with pytest.raises(ValueError, match="per_position"):
-        lab.break_position([None] * 64 + [1.0] * 64, 64, metric="loss", worse_by=0.1)
 
 
 def test_copy_tiles_segments_whose_distance_does_not_grow_with_the_length():

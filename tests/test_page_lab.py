@@ -313,3 +313,20 @@ def test_the_attention_tab_reads_a_pattern_only_for_a_model_that_learned():
         assert f"**{enc}** did not learn the task" in text and "its attention pattern is shown, not read" in text
         assert "Effective number of keys" not in text
         assert len(chart_specs(at)) == 1
+
+
+def test_shipped_models_of_an_earlier_copy_task_are_not_run_on_todays():
+    """The copy task now tiles parts of a fixed length range (posenc.lab.COPY_PART); shipped copy results made
+    before it record no "copy_part", and their models are not run on today's sequences (Extension, Attention)."""
+    import json
+
+    entry = json.loads(SHIPPED.read_text())["tasks"].get("copy")
+    if entry is None:
+        pytest.skip("no copy results shipped")
+    for view in ("Extension", "Attention"):
+        at = run(lab_task="copy", lab_view=view)
+        stale = [w.value for w in at.warning if "earlier copy task" in w.value]
+        assert bool(stale) == ("copy_part" not in entry), view
+        assert bool(chart_specs(at)) == ("copy_part" in entry), view
+    at = run(lab_task="markov", lab_view="Extension")
+    assert not any("earlier copy task" in w.value for w in at.warning) and chart_specs(at)

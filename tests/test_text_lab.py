@@ -804,3 +804,15 @@ def test_the_fine_tune_verdict_on_chen_comes_from_steps_to_learn_paired_by_seed(
         in line
     )
     assert verdict in line
+
+
+def test_stale_copy_models_are_named_with_the_rebuild_command():
+    doc = copy.deepcopy(DOC)
+    if "copy" not in doc["tasks"]:
+        pytest.skip("no copy results shipped")
+    doc["tasks"]["copy"].pop("copy_part", None)
+    text = labtext.stale_models(labtext.shown(doc, "copy"))
+    assert "parts of 8–16 tokens along the whole sequence" in text and "ship --tasks copy --update" in text
+    doc["tasks"]["copy"]["copy_part"] = [8, 16]
+    assert labtext.stale_models(labtext.shown(doc, "copy")) is None
+    assert labtext.stale_models(labtext.shown(DOC, "markov")) is None

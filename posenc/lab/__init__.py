@@ -27,7 +27,7 @@ seed-paired differences are :mod:`posenc.stats`'.
 
 from __future__ import annotations
 
-from .breaks import Break, bin_positions, break_position, break_test
+from .breaks import Break, break_test
 from .grammar import (
     DYNAMIC_FACTOR,
     ENCODINGS,
@@ -45,7 +45,6 @@ from .shipped import (
     has_shipped_model,
     load_finetune_sweep,
     load_shipped,
-    summarize,
 )
 from .tasks import (
     COPY_PART,
@@ -67,43 +66,3 @@ from .tasks import (
     optimum,
     references,
 )
-
-__all__ = [
-    "COPY_PART",
-    "COPY_SEP",
-    "DYNAMIC_FACTOR",
-    "ENCODINGS",
-    "FINETUNE_SWEEP",
-    "KBACK",
-    "LEARNED_ACCURACY",
-    "LEARNED_MARGIN",
-    "PASSKEY_KEYS",
-    "PASSKEY_MARK",
-    "PASSKEY_QUERY",
-    "PRESET_LEFT_OUT",
-    "REQUIRED_VALUES",
-    "SHIPPED",
-    "TASKS",
-    "WEIGHTS",
-    "Break",
-    "MethodSpec",
-    "TaskSpec",
-    "bin_positions",
-    "break_position",
-    "break_test",
-    "copy_distances",
-    "eval_sequences",
-    "has_shipped_model",
-    "learned",
-    "learned_rule",
-    "load_finetune_sweep",
-    "load_shipped",
-    "make_batch",
-    "markov_table",
-    "method_name",
-    "optimum",
-    "parse_method",
-    "preset_method",
-    "references",
-    "summarize",
-]

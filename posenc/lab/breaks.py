@@ -1,51 +1,12 @@
-"""Where a curve breaks past the training length: per-position bins, and the interval test the page's
-break points rest on (numpy only; the intervals are :mod:`posenc.stats`')."""
+"""Where a curve breaks past the training length: the interval test the page's break points rest on (numpy only;
+the intervals are :mod:`posenc.stats`')."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from .. import stats
-
-
-def bin_positions(values: Sequence[float] | np.ndarray, bins: int = 64) -> tuple[np.ndarray, np.ndarray]:
-    """Mean of a per-position curve in ``bins`` equal bins (NaNs, the unscored positions, ignored):
-    (bin centre positions, means)."""
-    arr = np.asarray(values, dtype=np.float64)
-    bins = max(1, min(int(bins), arr.size))
-    edges = np.linspace(0, arr.size, bins + 1).astype(int)
-    centres = (edges[:-1] + edges[1:] - 1) / 2
-    with np.errstate(all="ignore"):
-        means = np.array(
-            [np.nanmean(arr[a:b]) if np.any(np.isfinite(arr[a:b])) else np.nan for a, b in itertools.pairwise(edges)]
-        )
-    return centres, means
-
-
-def break_position(
-    per_position: Sequence[float | None], train_len: int, *, metric: str, worse_by: float, bins: int = 64
-) -> int | None:
-    """First position past ``train_len`` where the binned curve (one curve, no interval: a sketch; the
-    page uses :func:`break_test`) is worse than its mean inside the training length by more than
-    ``worse_by``; None if never. Raises ValueError when there is nothing to compare (no scored position
-    inside L, or none past it), which is not "never"."""
-    arr = np.array([np.nan if v is None else v for v in per_position], dtype=np.float64)
-    if arr.size <= train_len or not np.any(np.isfinite(arr[:train_len])) or not np.any(np.isfinite(arr[train_len:])):
-        raise ValueError(
-            f"per_position: needs scored positions both inside and past train_len = {train_len}, got "
-            f"{int(np.isfinite(arr[:train_len]).sum())} inside and {int(np.isfinite(arr[train_len:]).sum())} past"
-        )
-    inside = float(np.nanmean(arr[:train_len]))
-    centres, means = bin_positions(arr, bins)
-    sign = 1.0 if metric == "loss" else -1.0
-    for c, m in zip(centres, means):
-        if c >= train_len and np.isfinite(m) and sign * (m - inside) > worse_by:
-            return int(c)
-    return None
 
 
 @dataclass(frozen=True)

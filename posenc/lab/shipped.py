@@ -5,7 +5,6 @@ fine-tune budget sweep (data/lab/finetune_sweep.json); numpy only (the shipped m
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,22 +33,3 @@ def has_shipped_model(task: str, encoding: str, *, path=None) -> bool:
     prefix = f"{task}/{encoding}/"
     with np.load(Path(path) if path else WEIGHTS) as data:
         return any(k.startswith(prefix) for k in data.files)
-
-
-def summarize(
-    runs: Mapping[str, Mapping[str, Mapping[str, float | None]]],
-) -> dict[str, dict[int, tuple[float | None, float | None, int]]]:
-    """{method: {seed: {"<len>": value|None}}} -> {method: {length: (mean, sd, n_seeds)}}; a length
-    with no value (a learned table past its rows) is (None, None, 0); sd is None for one seed."""
-    out: dict[str, dict[int, tuple[float | None, float | None, int]]] = {}
-    for method, seeds in runs.items():
-        lengths = sorted({int(n) for values in seeds.values() for n in values})
-        out[method] = {}
-        for n in lengths:
-            vals = [float(x) for v in seeds.values() if (x := v.get(str(n))) is not None]
-            if not vals:
-                out[method][n] = (None, None, 0)
-            else:
-                sd = float(np.std(vals, ddof=1)) if len(vals) > 1 else None
-                out[method][n] = (float(np.mean(vals)), sd, len(vals))
-    return out
