@@ -59,7 +59,7 @@ def main() -> None:
             r = training.train(tiny.TrainConfig(task=task, steps=steps, encoding="rope", seed=seed))
             print(
                 f"{task}: pretrained {steps} steps, seed {seed}, accuracy at 64 = "
-                f"{evaluation.evaluate(r.model, lengths=[64], tokens=4096)[64]:.3f}"
+                f"{evaluation.evaluate_method(r.model, 'rope', [64], tokens=4096)[64]:.3f}"
             )
             for ft_steps, batch, ratio in budgets:
                 for m in METHODS[task]:

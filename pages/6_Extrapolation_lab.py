@@ -75,8 +75,9 @@ with t_ext:
     recipe_layer = widget("lab_layer", container=m2, max=n_layers - 1) if n_layers else None
 recipe = text.recipe(recipe_key, recipe_layer)
 stale = text.stale_models(nums)  # shipped models of an earlier version of the task: not run on today's
-for tab in (t_ext, t_att) if stale else ():
-    tab.warning(stale) if tab.open else None
+for tab in (t_ext, t_att):
+    if stale and tab.open:
+        tab.warning(stale)
 if t_ext.open and not stale:
     with t_ext:
         for kind, note in recipe.notes:

@@ -103,13 +103,13 @@ def test_same_seed_same_numbers_other_seed_other_numbers():
         _train(task="kback", encoding="rope", seed=1),
     )
     assert a.losses == b.losses and a.losses != c.losses
-    ea, eb, ec = (evaluation.evaluate(r.model, lengths=[16, 32], tokens=128) for r in (a, b, c))
+    ea, eb, ec = (evaluation.evaluate_method(r.model, r.config.encoding, [16, 32], tokens=128) for r in (a, b, c))
     assert ea == eb and ea != ec
 
 
 def test_learned_reports_no_rows_past_its_length_and_evaluation_is_stable_per_length():
     r = _train(task="markov", encoding="learned")
-    out = evaluation.evaluate(r.model, lengths=[16, 32], tokens=128)
+    out = evaluation.evaluate_method(r.model, r.config.encoding, [16, 32], tokens=128)
     assert out[32] is None and isinstance(out[16], float)
     with pytest.raises(ValueError, match="no row"):
         r.model(torch.zeros(1, 17, dtype=torch.long))

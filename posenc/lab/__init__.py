@@ -6,8 +6,8 @@ shipped results; the torch half is its own modules, imported where used::
     from posenc.lab import evaluation, model, training
 
     run = training.train(model.TrainConfig(task="markov", encoding="rope", steps=300, seed=0))
-    evaluation.evaluate(run.model, "markov", [64, 128, 256, 512])              # {64: 1.31, 128: …}
-    evaluation.evaluate(run.model, "markov", [256], method="rope+yarn:beta_fast=4")
+    evaluation.evaluate_method(run.model, "rope", [64, 128, 256, 512])       # {64: 1.31, 128: …}
+    evaluation.evaluate_method(run.model, "rope+yarn:beta_fast=4", [256])
 
 Modules, one job each (arrows point one way: the torch half imports the numpy half, never back):
 

@@ -4,7 +4,7 @@ past L only and per position, each seed on its own evaluation sample; one head's
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,20 +112,6 @@ def evaluate_method(
     if per_position:
         return {n: (e.value, e.per_position) for n, e in ev.items()}
     return {n: e.value for n, e in ev.items()}
-
-
-def evaluate(
-    model: TinyTransformer,
-    task: str | None = None,
-    lengths: Sequence[int] = (64, 128, 256, 512),
-    *,
-    method: str | None = None,
-    tokens: int = EVAL_TOKENS,
-) -> dict[int, float | None]:
-    """{length: metric or None}: ``method`` defaults to the model's own encoding (no scaling)."""
-    if task is not None and task != model.cfg.task:
-        raise ValueError(f"task: the model was trained on {model.cfg.task!r}, got {task!r}")
-    return evaluate_method(model, method or model.cfg.encoding, lengths, tokens=tokens)
 
 
 @torch.no_grad()
