@@ -364,7 +364,8 @@ def test_the_caption_counts_seeds_and_scored_tokens_from_the_file(task):
     counts = [v for s in entry["scored"].values() for per in s.values() for v in per.values() if v]
     lo, hi = min(counts), max(counts)
     assert (f"{lo:,} scored tokens" if lo == hi else f"{lo:,}–{hi:,} scored tokens") in cap
-    assert ("cut short" in cap) == (not DOC["complete"])
+    assert ("cut short" in cap) == (not entry.get("complete", DOC["complete"]))  # per task since tasks ship apart
+    assert f"made by: {entry.get('command', DOC['command'])}" in cap
 
 
 def test_a_claim_whose_rows_are_missing_is_left_out_not_invented():
@@ -728,9 +729,10 @@ def test_the_section_says_how_many_comparisons_it_makes(task):
 
 
 def _trained_doc(reached: dict[str, list[int | None]], *, cap: int = 3000, ft_cap: int = 800) -> dict:
-    """A copy of the shipped markov task as if trained to the target, with these steps to learn per row and seed."""
+    """A copy of the shipped kback task (it has every row these tests name) as if trained to the target, with these
+    steps to learn per row and seed."""
     doc = copy.deepcopy(DOC)
-    entry = doc["tasks"]["markov"]
+    entry = doc["tasks"]["kback"]
     entry["until_learned"], entry["steps"] = True, cap
     entry["finetune"] = {"steps": ft_cap, "batch": 8, "lr_ratio": 1.0}
     doc["settings"]["check_every"] = 100
@@ -755,20 +757,20 @@ def test_what_training_took_is_said_row_by_row_from_the_record():
             "rope@ft256": [100, 100, 200, 100, 100],
         }
     )
-    text = labtext.training_text(labtext.shown(doc, "markov"))
+    text = labtext.training_text(labtext.shown(doc, "kback"))
     assert "a held-out sample checked every 100 steps, cap 3,000 steps, fine-tunes 800" in text
     assert "steps to learn over seeds: nope 1,500–2,100, rope 300, rope@ft256 100–200" in text
     assert "rope+linear " not in text and "not learned by the cap: nope in 1 of 5 seeds (cap 3,000)" in text
-    caption = labtext.shipped_caption(doc, "markov")
+    caption = labtext.shipped_caption(doc, "kback")
     assert text in caption and "training steps" not in caption
-    legacy = labtext.shown(DOC, "kback")  # a task shipped with a fixed number of steps
-    if not DOC["tasks"]["kback"].get("until_learned"):
-        assert labtext.training_text(legacy) == f"{DOC['tasks']['kback']['steps']:,} training steps"
+    for task, entry in DOC["tasks"].items():  # a task shipped with a fixed number of steps says so
+        if not entry.get("until_learned"):
+            assert labtext.training_text(labtext.shown(DOC, task)) == f"{entry['steps']:,} training steps"
 
 
 def test_the_train_tab_says_its_models_are_the_quick_version_of_the_shipped_ones():
     key = ("markov", ("rope", "nope"), 64, 300, 64, 0)
-    quick = labtext.train_caption(key, timeout=15, shipped=labtext.shown(_trained_doc({"rope": [300] * 5}), "markov"))
+    quick = labtext.train_caption(key, timeout=15, shipped=labtext.shown(_trained_doc({"rope": [300] * 5}), "kback"))
     assert quick.startswith(
         "These are quick versions of the shipped models: 300 steps whatever they learn, on one seed, where the "
         "shipped ones trained until they learned (cap 3,000 steps), on every seed"
@@ -790,7 +792,7 @@ def test_the_fine_tune_verdict_on_chen_comes_from_steps_to_learn_paired_by_seed(
     """Issue #37, item 2: Chen et al.'s claim is about steps to learn; the verdict is the seed-paired t interval
     of PI's steps minus the plain fine-tune's (scipy), and none when a seed did not learn by the cap."""
     doc = _trained_doc({"rope@ft256": plain, "rope+linear@ft256": pi})
-    line = _ft_line(doc, "markov")
+    line = _ft_line(doc, "kback")
     assert "Steps to learn at 256 tokens here (each fine-tune ran until a held-out check every 100 steps" in line
     assert "cap 800 steps of 8 sequences at 1× the pretraining peak rate" in line
     assert "budget sweep" not in line and "at the one shipped budget" not in line

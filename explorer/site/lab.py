@@ -48,8 +48,8 @@ from posenc.lab import evaluation, experiment, model
 task = $task
 # The shipped results this page shows (made by the command below, recorded in the file):
 shipped = lab.load_shipped()
-print(shipped["command"], "·", shipped["date"])
 entry = shipped["tasks"][task]
+print(entry.get("command", shipped["command"]), "·", entry.get("date", shipped["date"]))
 runs = entry["runs"]  # {method: {seed: {length: value or None}}}, each seed on its own evaluation sample
 scored = entry["scored"]  # {method: {seed: {length: scored tokens}}}: an accuracy's trials
 
