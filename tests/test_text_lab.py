@@ -624,8 +624,17 @@ def test_the_fine_tune_line_compares_by_hand_and_gives_no_verdict_on_chen_from_o
                 _pooled(entry, "runs", "rope+linear@ft256", 256),
             )
         )
-        assert f"at the one shipped budget both fine-tunes learned ({plain} plain, {pi} with PI at 256 tokens)" in line
-        assert "these rows give no verdict on it" in line
+        if not entry.get("until_learned"):
+            assert (
+                f"at the one shipped budget both fine-tunes learned ({plain} plain, {pi} with PI at 256 tokens)" in line
+            )
+            assert "these rows give no verdict on it" in line
+    if entry.get("until_learned"):  # steps to learn, paired by seed (the verdict's own test is synthetic, below)
+        steps = {m: [v["reached"] for v in entry["trained"][m].values()] for m in ("rope@ft256", "rope+linear@ft256")}
+        assert f"(until learned, at most {entry['finetune']['steps']} steps of" in line
+        if None not in steps["rope@ft256"] + steps["rope+linear@ft256"]:
+            d = np.array(steps["rope+linear@ft256"], float) - np.array(steps["rope@ft256"], float)
+            assert f"PI minus plain, paired by seed: {d.mean():+.0f} steps" in line
 
 
 def test_a_fine_tune_that_did_not_learn_gives_no_verdict_either():

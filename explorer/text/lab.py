@@ -1214,7 +1214,8 @@ def _finetune_line(s: Shown, sweep: Mapping[str, Any] | None = None) -> str:
     ft_len = parse_method(fts[0]).finetune_len or L
     ft = s.entry.get("finetune") or {}
     budget = (
-        f"{ft['steps']} steps of {ft['batch']} sequences at {ft_len} tokens, peak rate "
+        f"{'until learned, at most ' if s.entry.get('until_learned') else ''}{ft['steps']} steps of {ft['batch']} "
+        f"sequences at {ft_len} tokens, peak rate "
         f"{float(ft['lr_ratio']):.2g}× the pretraining peak, from each seed's pretrained model"
         if ft
         else "a short fine-tune"
