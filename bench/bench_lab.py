@@ -27,6 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from posenc import lab
+from posenc.lab import evaluation, experiment, training
+from posenc.lab import model as tiny
 
 MB = 1024 * 1024
 
@@ -36,20 +38,20 @@ def rss_mb() -> float:
 
 
 def in_process(a: argparse.Namespace) -> None:
-    lab.set_threads(1)
+    tiny.set_threads(1)
     t = time.perf_counter()
-    r = lab.train(lab.TrainConfig(task="markov", encoding="rope", steps=50))
+    r = training.train(tiny.TrainConfig(task="markov", encoding="rope", steps=50))
     print(f"default model (d=64, 2 layers, 4 heads, L=64, batch 32): {50 / (time.perf_counter() - t):.1f} steps/s")
     tasks = ("markov",) if a.quick else ("markov", "kback")
     encs = ["rope", "alibi"] if a.quick else list(lab.ENCODINGS)
     t = time.perf_counter()
     for task in tasks:
-        lab.run_experiment(task, encs, steps=a.steps, tokens=4096)
+        experiment.run_experiment(task, encs, steps=a.steps, tokens=4096)
     print(
         f"live set ({len(encs)} encodings × {len(tasks)} task(s), {a.steps} steps, evaluated): {time.perf_counter() - t:.1f} s"
     )
     t = time.perf_counter()
-    lab.evaluate_method(r.model, "rope+yarn:beta_fast=2", [64, 128, 256, 512], tokens=2048)
+    evaluation.evaluate_method(r.model, "rope+yarn:beta_fast=2", [64, 128, 256, 512], tokens=2048)
     print(f"extension panel (one method, 4 lengths, 2,048 tokens each): {time.perf_counter() - t:.2f} s")
     print(f"RSS high-water mark: {rss_mb():.0f} MB")
 

@@ -22,6 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from posenc import lab
+from posenc.lab import evaluation, training
+from posenc.lab import model as tiny
 
 SWEEP = {
     "kback": (300, [(100, 32, 1 / 3), (300, 32, 1 / 3), (400, 8, 1 / 3), (800, 8, 1 / 3), (400, 8, 1.0)]),
@@ -39,7 +41,7 @@ def main() -> None:
     p.add_argument("--out", default=None, help="write the rows as JSON here")
     a = p.parse_args()
     seeds = [int(x) for x in a.seeds.split(",")]
-    lab.set_threads(1)
+    tiny.set_threads(1)
     date = f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M UTC}"
     print(f"{date} · load {os.getloadavg()[0]:.1f} · one torch thread · seeds {seeds}")
     doc: dict = {
@@ -54,17 +56,17 @@ def main() -> None:
     for task, (steps, budgets) in SWEEP.items():
         entry = doc["tasks"].setdefault(task, {"pretrain_steps": steps, "rows": []})
         for seed in seeds:
-            r = lab.train(lab.TrainConfig(task=task, steps=steps, encoding="rope", seed=seed))
+            r = training.train(tiny.TrainConfig(task=task, steps=steps, encoding="rope", seed=seed))
             print(
                 f"{task}: pretrained {steps} steps, seed {seed}, accuracy at 64 = "
-                f"{lab.evaluate(r.model, lengths=[64], tokens=4096)[64]:.3f}"
+                f"{evaluation.evaluate_method(r.model, 'rope', [64], tokens=4096)[64]:.3f}"
             )
             for ft_steps, batch, ratio in budgets:
                 for m in METHODS[task]:
                     t = time.perf_counter()
-                    model = lab.finetune(r, m, steps=ft_steps, batch=batch, lr_ratio=ratio)
+                    model = training.finetune(r, m, steps=ft_steps, batch=batch, lr_ratio=ratio).model
                     took = time.perf_counter() - t
-                    acc = lab.evaluate_method(model, m, [64, 128, 256, 512], tokens=4096)
+                    acc = evaluation.evaluate_method(model, m, [64, 128, 256, 512], tokens=4096)
                     row = "  ".join(f"{n}: {v:.3f}" for n, v in acc.items())
                     print(
                         f"  {m:<20} {ft_steps:>4} steps × {batch:>2} at {ratio:.2g}× peak: {row}  ({took:.0f} s)",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,8 @@ from posenc.models import PRESETS
 
 torch = pytest.importorskip("torch")
 from posenc import torch as pt  # noqa: E402
-from posenc.lab import core  # noqa: E402
+from posenc.lab import evaluation, experiment, grammar, training  # noqa: E402
+from posenc.lab import model as tiny  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = dict(train_len=16, steps=3, batch=4, d_model=16, warmup=1)
@@ -45,14 +47,14 @@ def test_nope_is_zero_and_the_added_encodings_equal_the_core():
         posenc.sinusoidal_encoding(np.arange(40), 16).astype(np.float32),
         atol=1e-6,
     )
-    model = core.TinyTransformer(core.TrainConfig(encoding="learned", **TINY))
+    model = tiny.TinyTransformer(tiny.TrainConfig(encoding="learned", **TINY))
     np.testing.assert_allclose(
         model.pe(np.arange(16)).detach().numpy(),
         posenc.learned_table(16, 16, seed=0, std=1.0).astype(np.float32),
         atol=1e-6,
     )
     # the table starts on the token embeddings' scale (nn.Embedding: N(0, 1)), not 50× below it
-    big = core.TinyTransformer(core.TrainConfig(encoding="learned", train_len=512, d_model=64))
+    big = tiny.TinyTransformer(tiny.TrainConfig(encoding="learned", train_len=512, d_model=64))
     assert 0.9 < float(big.pe(np.arange(512)).detach().std()) < 1.1
     assert 0.9 < float(big.embed.weight.detach().std()) < 1.1
 
@@ -91,7 +93,7 @@ def test_evaluation_time_scalings_are_posencs_registry(method):
 
 # ------------------------------------------------------------------ training and evaluation
 def _train(**kw):
-    return lab.train(lab.TrainConfig(**{**TINY, **kw}))
+    return training.train(tiny.TrainConfig(**{**TINY, **kw}))
 
 
 def test_same_seed_same_numbers_other_seed_other_numbers():
@@ -101,13 +103,13 @@ def test_same_seed_same_numbers_other_seed_other_numbers():
         _train(task="kback", encoding="rope", seed=1),
     )
     assert a.losses == b.losses and a.losses != c.losses
-    ea, eb, ec = (lab.evaluate(r.model, lengths=[16, 32], tokens=128) for r in (a, b, c))
+    ea, eb, ec = (evaluation.evaluate_method(r.model, r.config.encoding, [16, 32], tokens=128) for r in (a, b, c))
     assert ea == eb and ea != ec
 
 
 def test_learned_reports_no_rows_past_its_length_and_evaluation_is_stable_per_length():
     r = _train(task="markov", encoding="learned")
-    out = lab.evaluate(r.model, lengths=[16, 32], tokens=128)
+    out = evaluation.evaluate_method(r.model, r.config.encoding, [16, 32], tokens=128)
     assert out[32] is None and isinstance(out[16], float)
     with pytest.raises(ValueError, match="no row"):
         r.model(torch.zeros(1, 17, dtype=torch.long))
@@ -116,17 +118,17 @@ def test_learned_reports_no_rows_past_its_length_and_evaluation_is_stable_per_le
 @pytest.mark.parametrize("encoding", lab.ENCODINGS)
 def test_every_encoding_trains_and_evaluates_per_position(encoding):
     r = _train(task="copy", encoding=encoding, steps=2)
-    out = core.evaluate_method(r.model, encoding, [16], tokens=64, per_position=True)
+    out = evaluation.evaluate_method(r.model, encoding, [16], tokens=64, per_position=True)
     mean, per_pos = out[16]
     assert 0 <= mean <= 1 and per_pos.shape == (16,) and np.isnan(per_pos[:4]).all()  # h >= 16 // 4
-    w = lab.attention_map(r.model, 16, layer=1, head=3)
+    w = evaluation.attention_map(r.model, 16, layer=1, head=3)
     np.testing.assert_allclose(w.sum(axis=1), 1, atol=1e-5)
     assert np.allclose(np.triu(w, 1), 0)
 
 
 def test_a_callback_returning_false_cancels():
-    with pytest.raises(lab.Cancelled):
-        lab.train(lab.TrainConfig(**TINY), callback=lambda step, n, loss: step < 2)
+    with pytest.raises(training.Cancelled):
+        training.train(tiny.TrainConfig(**TINY), callback=lambda step, n, loss: step < 2)
 
 
 def test_references_and_tasks():
@@ -150,15 +152,7 @@ def test_bad_method_names_raise_naming_the_method(bad):
 )
 def test_bad_settings_raise_naming_the_parameter(field, value):
     with pytest.raises(ValueError, match=field):
-        lab.TrainConfig(**{field: value})
-
-
-def test_summarize_and_break_position():
-    s = lab.summarize({"a": {"0": {"16": 1.0, "32": None}, "1": {"16": 3.0, "32": None}}})
-    assert s["a"][16] == (2.0, pytest.approx(np.sqrt(2)), 2) and s["a"][32] == (None, None, 0)
-    curve = [1.0] * 64 + [2.0] * 64
-    assert lab.break_position(curve, 64, metric="loss", worse_by=0.1, bins=128) == 64
-    assert lab.break_position([1.0] * 128, 64, metric="loss", worse_by=0.1) is None
+        tiny.TrainConfig(**{field: value})
 
 
 def test_the_command_line_writes_the_documented_json(tmp_path):
@@ -215,16 +209,18 @@ def test_an_unknown_setting_names_the_key_and_the_allowed_keys():
 
 def test_the_shipped_results_are_complete_enough_and_small():
     doc = lab.load_shipped()
-    assert doc["command"].startswith("python -m posenc.lab ship") and doc["date"]
+    assert doc["command"].startswith(("python -m posenc.lab ship", "python -m posenc.lab merge")) and doc["date"]
     assert set(doc["tasks"]) == {"markov", "kback", "copy", "passkey"}
-    for task, entry in doc["tasks"].items():
+    for task, entry in doc["tasks"].items():  # a task shipped apart records its own command (--update, merge)
+        assert entry.get("command", doc["command"]).startswith("python -m posenc.lab ship")
+        complete = entry.get("complete", doc["complete"])
         runs = entry["runs"]
         if task != "passkey":
             assert {"nope", "learned", "sinusoidal", "rope", "alibi"} <= set(runs)
             assert all(v["128"] is None for v in runs["learned"].values())
         assert set(entry["learned"]) == set(runs)
         for name, seeds in runs.items():  # >= 5 seeds for every shipped row, fine-tunes included
-            assert len(seeds) >= 5 or not doc["complete"], (task, name, len(seeds))
+            assert len(seeds) >= 5 or not complete, (task, name, len(seeds))
         for name in runs:  # the rope actually used, for every rope method and length
             if name.startswith("rope"):
                 assert set(entry["rope"][name]) == {"64", "128", "256", "512"}
@@ -276,9 +272,9 @@ def test_a_real_models_recipe_keeps_its_type_and_scaling_with_the_labs_length():
         "original_max_position_embeddings": 64,
     }
     # evaluated: the recipe gives the numbers of the same block written as a method string
-    model = lab.shipped_model("markov", "rope")
-    a = lab.evaluate_method(model, qwen, [128], tokens=256)
-    b = lab.evaluate_method(model, "rope+yarn:factor=4", [128], tokens=256)
+    model = tiny.shipped_model("markov", "rope")
+    a = evaluation.evaluate_method(model, qwen, [128], tokens=256)
+    b = evaluation.evaluate_method(model, "rope+yarn:factor=4", [128], tokens=256)
     assert a == b
 
 
@@ -317,7 +313,7 @@ def test_the_trained_length_goes_to_every_method_whose_declaration_reads_it(monk
     toy = dataclasses.replace(
         ROPE_METHODS["linear"], name="toy", keys=(methods.FACTOR, methods.ORIGINAL_MAX_POSITION_EMBEDDINGS)
     )
-    monkeypatch.setattr(lab, "ROPE_METHODS", {**ROPE_METHODS, "toy": toy})
+    monkeypatch.setattr(grammar, "ROPE_METHODS", {**ROPE_METHODS, "toy": toy})
     assert lab.MethodSpec("rope+toy", "rope", "toy").rope_block(256, 64) == {
         "rope_type": "toy",
         "rope_theta": 10000.0,
@@ -339,7 +335,7 @@ def _hf_dynamic_inv_freq(base, dim, factor, seq_len, max_pos):
 def test_dynamic_ntk_has_one_config_factor_and_grows_only_past_L(length):
     """rope+dynamic: factor 2 (one config factor, not length / L); the slowest pair's stretch is
     2·T/L − 1 past L (3, 7, 15 at 2L, 4L, 8L; the old double scaling gave 3, 13, 57) and 1 inside L."""
-    model = core.TinyTransformer(core.TrainConfig(d_model=64, n_heads=4))
+    model = tiny.TinyTransformer(tiny.TrainConfig(d_model=64, n_heads=4))
     block = lab.parse_method("rope+dynamic").rope_block(length, 64)
     assert block == {"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0}
     inv, af = model.rope_used(block, length)
@@ -354,7 +350,7 @@ def test_dynamic_ntk_has_one_config_factor_and_grows_only_past_L(length):
 
 def test_the_rope_actually_used_is_recorded_and_is_what_the_forward_pass_applies():
     r = _train(task="kback", encoding="rope")
-    out = core.run_experiment(
+    out = experiment.run_experiment(
         "kback", ["rope", "rope+dynamic", "rope+yarn"], train_len=16, eval_lens=[16, 64], steps=2, tokens=64, d_model=16
     )
     assert set(out["rope"]) == {"rope", "rope+dynamic", "rope+yarn"}
@@ -415,22 +411,35 @@ def test_break_test_needs_tokens_and_an_interval():
     assert lab.break_test(bins, flat, enough, at_l, 64, metric="accuracy", worse_by=0.05).verdict == "holds"
     noisy = {"0": [0.9] * 4, "1": [0.92, 0.92, 0.5, 0.92], "2": [0.88] * 4}
     assert lab.break_test(bins, noisy, enough, at_l, 64, metric="accuracy", worse_by=0.05).verdict == "unclear"
-    # the one-curve sketch: nothing to compare is an error, not "never"
-    with pytest.raises(ValueError, match="per_position"):
-        lab.break_position([None] * 64 + [1.0] * 64, 64, metric="loss", worse_by=0.1)
 
 
-def test_copy_splits_at_random_points_and_passkey_hides_one_key():
-    x, y = lab.make_batch("copy", 200, 64, np.random.default_rng(0))
-    splits = set()
-    for b in range(200):
-        h = int(np.flatnonzero(x[b] == lab.COPY_SEP)[0])
-        splits.add(h)
-        assert 16 <= h <= 31
-        np.testing.assert_array_equal(x[b, h + 1 : 2 * h + 1], x[b, :h])  # the repeat follows the separator
-        np.testing.assert_array_equal(np.flatnonzero(y[b] >= 0), np.arange(h, 2 * h))
-        np.testing.assert_array_equal(y[b, h : 2 * h], x[b, :h])
-    assert len(splits) >= 12  # no fixed offset
+def test_copy_tiles_segments_whose_distance_does_not_grow_with_the_length():
+    """Segments one after another: h tokens, the separator, the same h tokens (the last may be cut by the end);
+    every scored target is the token h + 1 places back, h in [8, 16] at 64 and at 512 tokens alike."""
+    for length in (64, 512):
+        x, y = lab.make_batch("copy", 100, length, np.random.default_rng(length))
+        parts, scored = set(), 0
+        for b in range(100):
+            start, expect = 0, np.full(length, -1)
+            for sep in np.flatnonzero(x[b] == lab.COPY_SEP):  # tokens are 0..15: a 16 is a separator
+                h = int(sep - start)
+                parts.add(h)
+                assert 8 <= h <= 16
+                end = min(sep + 1 + h, length)
+                np.testing.assert_array_equal(x[b, sep + 1 : end], x[b, start : start + end - sep - 1])
+                n = min(h, length - sep)
+                expect[sep : sep + n] = x[b, start : start + n]  # the target at t is the token h + 1 back
+                start = sep + 1 + h
+            known = expect >= 0
+            np.testing.assert_array_equal(y[b][known], expect[known])
+            assert ((y[b] >= 0) == known).all()
+            scored += int(known.sum())
+        assert parts == set(range(8, 17))  # no fixed offset, and the same range at every length
+        assert lab.copy_distances(length) == (9, 17)
+        assert abs(scored / 100 - lab.TASKS["copy"].cost(length)) < 0.1 * lab.TASKS["copy"].cost(length)
+
+
+def test_passkey_hides_one_key():
     x, y = lab.make_batch("passkey", 300, 40, np.random.default_rng(1))
     depths = set()
     for b in range(300):
@@ -446,7 +455,7 @@ def test_copy_splits_at_random_points_and_passkey_hides_one_key():
 def test_alibi_with_8_heads_and_its_method_name():
     spec = lab.parse_method("alibi:heads=8")
     assert (spec.encoding, spec.n_heads, spec.model) == ("alibi", 8, "alibi:heads=8")
-    out = core.run_experiment(
+    out = experiment.run_experiment(
         "kback",
         ["alibi", "alibi:heads=8"],
         train_len=16,
@@ -464,17 +473,66 @@ def test_alibi_with_8_heads_and_its_method_name():
 
 def test_each_seed_is_scored_on_its_own_sample_and_learned_is_reported():
     r = _train(task="kback", encoding="rope")
-    a = core.evaluate_detail(r.model, "rope", [16], tokens=128)[16]
-    b = core.evaluate_detail(r.model, "rope", [16], tokens=128, sample=0)[16]
-    c = core.evaluate_detail(r.model, "rope", [16], tokens=128, sample=1)[16]
+    a = evaluation.evaluate_detail(r.model, "rope", [16], tokens=128)[16]
+    b = evaluation.evaluate_detail(r.model, "rope", [16], tokens=128, sample=0)[16]
+    c = evaluation.evaluate_detail(r.model, "rope", [16], tokens=128, sample=1)[16]
     assert a.value == b.value and a.value != c.value
-    d = core.evaluate_detail(r.model, "rope", [16, 32], tokens=128)
+    d = evaluation.evaluate_detail(r.model, "rope", [16, 32], tokens=128)
     assert d[16].beyond is None and d[32].beyond is not None and d[32].scored_beyond < d[32].scored
     vals = np.array(d[32].per_position)
     counts = np.array(d[32].counts)
     assert d[32].beyond == pytest.approx(np.nansum(vals[16:] * counts[16:]) / counts[16:].sum())
-    out = core.run_experiment(
+    out = experiment.run_experiment(
         "markov", ["rope", "rope@ft32"], train_len=16, eval_lens=[16, 32], steps=2, tokens=64, d_model=16
     )
     assert set(out["learned"]) == {"rope", "rope@ft32"} and out["learned"]["rope"] is False
     assert set(out["optimum"]["rope"]) == {"16", "32"} and set(out["beyond"]["rope"]) == {"32"}
+
+
+# ------------------------------------------------------------------ training to the learned target (issue #37)
+def test_training_to_the_target_stops_after_a_decay_once_the_held_out_check_says_learned(monkeypatch):
+    """TrainConfig.until_learned: steps is a cap; the first check (every check_every steps) that says learned
+    starts a straight decay over a quarter of the steps so far (at least check_every), then training stops."""
+    calls = []
+
+    def check_at(k):
+        def check(model, held, best, rope_block):
+            calls.append(len(calls))
+            return len(calls) * 2 >= k  # check_every = 2: the check after step k says learned
+
+        return check
+
+    cfg = dict(TINY, steps=200, check_every=2, until_learned=True)
+    for k, expected in ((8, 8 + 2), (40, 40 + 10), (200, 200)):
+        calls.clear()
+        monkeypatch.setattr(training, "_check", check_at(k))
+        r = training.train(tiny.TrainConfig(**cfg))
+        assert (r.steps, r.reached, len(r.losses)) == (min(expected, 200), k if k < 200 else None, r.steps)
+    monkeypatch.setattr(training, "_check", lambda *a: False)  # never learned: the whole cap, decay from 80 %
+    r = training.train(tiny.TrainConfig(**cfg))
+    assert (r.steps, r.reached) == (200, None)
+
+
+def test_the_learning_rate_by_hand():
+    """Warm-up, then a cosine to 0 (fixed steps) or the peak until the decay, then a straight line to 0."""
+    rate = training._rate
+    assert rate(0, peak=1.0, warm=4, decay_from=4, end=20, cosine=True) == 0.25
+    for step in (4, 9, 12, 19):
+        assert math.isclose(
+            rate(step, peak=2.0, warm=4, decay_from=4, end=20, cosine=True),
+            2.0 * 0.5 * (1 + math.cos(math.pi * (step - 4) / 16)),
+        )
+        assert rate(step, peak=2.0, warm=4, decay_from=None, end=20, cosine=False) == 2.0
+    assert math.isclose(rate(15, peak=2.0, warm=4, decay_from=10, end=20, cosine=False), 2.0 * (20 - 15) / 10)
+
+
+def test_a_fine_tune_to_the_target_records_its_own_run():
+    base = _train(task="kback", encoding="rope", steps=2)
+    tuned = training.finetune(base, "rope+linear@ft32", steps=3, until_learned=True)
+    assert (tuned.config.steps, tuned.config.until_learned, tuned.steps) == (3, True, 3)
+    assert tuned.config.batch == max(1, base.config.batch * 16 // 32) and tuned.model is not base.model
+    out = experiment.run_experiment(
+        "kback", ["rope", "rope@ft32"], train_len=16, eval_lens=[16], steps=2, tokens=32, d_model=16, ft_steps=2
+    )
+    assert out["trained"]["rope"] == {"steps": 2, "cap": None, "reached": None}
+    assert out["trained"]["rope@ft32"] == {"steps": 2, "cap": None, "reached": None}

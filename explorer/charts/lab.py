@@ -183,7 +183,7 @@ def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> a
 
 
 def rows_frame(rows: Sequence[Mapping[str, Any]], x: str = "length") -> pd.DataFrame:
-    """labtext's summary or position rows -> a frame (method, x, value, lo, hi, …) in the given order."""
+    """explorer.text.lab's summary or position rows -> a frame (method, x, value, lo, hi, …) in the given order."""
     cols = ["method", x, "value", "lo", "hi", "learned"]
     frame = pd.DataFrame(list(rows))
     return frame if not frame.empty else pd.DataFrame(columns=cols)

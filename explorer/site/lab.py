@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from explorer.labtext import BETA_FAST_DEFAULT
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.param import Param
 from explorer.snippets import fill
+from explorer.text.lab import BETA_FAST_DEFAULT
 from posenc.lab import ENCODINGS as lab_encodings
 from posenc.lab import PRESET_LEFT_OUT
 from posenc.methods import ROPE_METHODS
@@ -43,12 +43,13 @@ def snippet(v: Mapping[str, Any]) -> str:
     return fill(
         """
 from posenc import lab, stats
+from posenc.lab import evaluation, experiment, model
 
 task = $task
 # The shipped results this page shows (made by the command below, recorded in the file):
 shipped = lab.load_shipped()
-print(shipped["command"], "·", shipped["date"])
 entry = shipped["tasks"][task]
+print(entry.get("command", shipped["command"]), "·", entry.get("date", shipped["date"]))
 runs = entry["runs"]  # {method: {seed: {length: value or None}}}, each seed on its own evaluation sample
 scored = entry["scored"]  # {method: {seed: {length: scored tokens}}}: an accuracy's trials
 
@@ -71,17 +72,20 @@ recipe, layer = $recipe, $layer
 if recipe is not None:
     spec = lab.preset_method(recipe, layer)
     print(spec.rope_block(512, 64))  # the block used at 512 tokens, L = 64
-    print(lab.evaluate_method(lab.shipped_model(task, "rope"), spec, [64, 128, 256, 512], tokens=2048))
+    print(evaluation.evaluate_method(model.shipped_model(task, "rope"), spec, [64, 128, 256, 512], tokens=2048))
 
-# Train and evaluate seed 0 again with the shipped number of steps (seeded: the shipped seed-0 numbers of
-# every method above that the file holds; ≈10–60 s per model on an idle core):
+# Train and evaluate seed 0 again as shipped (seeded: the shipped seed-0 numbers of every method above that the
+# file holds; "until_learned": trained until a held-out check says learned, the steps being a cap; ≈10 s–3 min
+# per model on an idle core):
 RETRAIN = False
 if RETRAIN:
-    steps = entry["steps"]
-    out = lab.run_experiment(task, $methods, train_len=64, seed=0, steps=steps, eval_lens=[64, 128, 256, 512])
-    print(out["results"], out["learned"])
+    out = experiment.run_experiment(
+        task, $methods, train_len=64, seed=0, steps=entry["steps"], eval_lens=[64, 128, 256, 512],
+        until_learned=entry.get("until_learned", False),
+    )
+    print(out["results"], out["learned"], out["trained"])
     # the same from a shell:
-    # python -m posenc.lab --task $task --methods $methods_shell --steps <steps> --out results.json
+    # python -m posenc.lab --task $task --methods $methods_shell --steps <steps> [--until-learned] --out results.json
 """,
         task=str(v["task"]),
         methods=methods,
@@ -191,7 +195,7 @@ PAGE = Page(
         ),
     ),
     deep_link=DeepLink(
-        # no lab_enc: the default encoding, RoPE, which learned kback (tests/test_labtext.py)
+        # no lab_enc: the default encoding, RoPE, which learned kback (tests/test_text_lab.py)
         {"lab_task": "kback", "lab_view": "Attention", "lab_head": 5},
         slider="lab_head",
         chart=0,

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import SHIPPED, TASKS, learned_rule, references
+from . import COPY_PART, SHIPPED, TASKS, learned_rule, references
 
 DEFAULT_METHODS = "nope,learned,sinusoidal,rope,alibi,rope+linear,rope+ntk,rope+dynamic,rope+yarn"
 LIVE = ("nope", "learned", "sinusoidal", "rope", "alibi")
@@ -36,7 +36,8 @@ def _ints(text: str) -> list[int]:
 
 
 def run(argv: list[str]) -> dict[str, Any]:
-    from . import core
+    from . import evaluation, experiment, training
+    from . import model as tiny
 
     p = argparse.ArgumentParser(prog="python -m posenc.lab", description=__doc__)
     p.add_argument("--task", choices=tuple(TASKS), default="markov")
@@ -47,16 +48,19 @@ def run(argv: list[str]) -> dict[str, Any]:
     p.add_argument("--steps", type=int, default=None, help="training steps (default 300; copy 1500)")
     p.add_argument("--ft-steps", type=int, default=100, help="fine-tuning steps of @ft methods")
     p.add_argument(
-        "--ft-lr-ratio", type=float, default=core.FT_LR_RATIO, help="fine-tune peak rate / pretraining peak rate"
+        "--ft-lr-ratio", type=float, default=training.FT_LR_RATIO, help="fine-tune peak rate / pretraining peak rate"
     )
-    p.add_argument("--tokens", type=int, default=core.EVAL_TOKENS, help="scored tokens per evaluation length")
+    p.add_argument("--tokens", type=int, default=evaluation.EVAL_TOKENS, help="scored tokens per evaluation length")
     p.add_argument("--d-model", type=int, default=64)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument(
+        "--until-learned", action="store_true", help="train (and fine-tune) until learned, the steps being caps"
+    )
     p.add_argument("--out", default=None, help="JSON file (default: stdout)")
     a = p.parse_args(argv)
-    core.set_threads(a.threads)
+    tiny.set_threads(a.threads)
     try:
-        out = core.run_experiment(
+        out = experiment.run_experiment(
             a.task,
             [m for m in a.methods.split(",") if m],
             train_len=a.train_len,
@@ -67,6 +71,7 @@ def run(argv: list[str]) -> dict[str, Any]:
             ft_lr_ratio=a.ft_lr_ratio,
             tokens=a.tokens,
             d_model=a.d_model,
+            until_learned=a.until_learned,
         )
     except ValueError as exc:
         p.error(str(exc))
@@ -98,12 +103,20 @@ SHIP_METHODS = {
         "rope+yarn@ft256",
     ),
 }
+#: The shipped rows in passes, each pass over every seed: the rows trained at L once (NoPE aside), NoPE, the fine-tunes
+PASSES = {
+    "base": lambda m: m != "nope" and "@ft" not in m,
+    "nope": lambda m: m == "nope",
+    "finetune": lambda m: "@ft" in m,
+}
+#: Training steps per task: the cap when training to the learned target (the default), else the steps
+SHIP_STEPS = {"markov": 3000, "kback": 3000, "copy": 3000, "passkey": 1500}
 #: The fine-tune budget per task: (steps, batch (None: as many tokens per step as pretraining), peak rate as a
 #: fraction of the pretraining peak). Chosen by a sweep on kback and passkey (README, "Shipped lab results"):
 #: kback's PI fine-tune did not learn with 100 × 32 at 1/3 (0.07 at 256), 300 × 32 at 1/3 (0.49) or
 #: 400 × 8 at 1/3 (0.77), and did with 400 × 8 at the full rate (0.99) or 800 × 8 at 1/3 (0.99); passkey's
 #: learned with 100 × 32 at 1/3 (plain 0.98, PI 0.99, YaRN 0.99 at 256; bench/bench_lab_finetune.py).
-SHIP_FT = {"markov": (400, None, 1.0), "kback": (400, None, 1.0), "passkey": (100, 32, 1 / 3)}
+SHIP_FT = {"markov": (800, None, 1.0), "kback": (400, None, 1.0), "passkey": (100, 32, 1 / 3)}
 #: Per-position bins at the longest length (positions [start, end)), and the scored tokens a bin needs per seed
 BIN_WIDTH = 32
 MIN_BIN_TOKENS = 256
@@ -127,84 +140,126 @@ def _binned(ev: Any, bins: list[tuple[int, int]], loss: bool) -> tuple[list[floa
     return means, counts
 
 
+def _tidy(entry: dict[str, Any], task: str, train_len: int) -> None:
+    """A shipped task's rows in the plan's order (whichever pass trained them), and "learned" per row: the rule
+    applied to the mean over seeds at the length the row's model was trained at."""
+    from . import learned, parse_method
+
+    rank = {m: i for i, m in enumerate(SHIP_METHODS.get(task, ()))}
+    for key, rows in list(entry.items()):
+        if isinstance(rows, dict) and rows and set(rows) <= set(rank) and key != "references":
+            entry[key] = dict(sorted(rows.items(), key=lambda item: rank[item[0]]))
+    for name, seeds in entry["runs"].items():
+        own = str(parse_method(name.split(" (")[0]).trained_len(train_len))
+        vals = [v[own] for v in seeds.values() if v.get(own) is not None]
+        opts = [v[own] for v in entry.get("optimum", {}).get(name, {}).values() if v.get(own) is not None]
+        entry["learned"][name] = learned(
+            entry["metric"], float(np.mean(vals)) if vals else None, float(np.mean(opts)) if opts else None
+        )
+
+
 def ship(argv: list[str]) -> None:
     """Every shipped result, written after each unit (so a partial file is usable)."""
-    from . import core, learned, parse_method
+    from . import evaluation, experiment, training
+    from . import model as tiny
 
     p = argparse.ArgumentParser(prog="python -m posenc.lab ship")
     p.add_argument("--seeds", type=int, default=5)
-    p.add_argument("--steps", type=int, default=300)
-    p.add_argument("--copy-steps", type=int, default=400)
-    p.add_argument("--passkey-steps", type=int, default=1500)
-    p.add_argument("--ft-steps", type=int, default=None, help="fine-tune steps (default: SHIP_FT per task)")
+    p.add_argument("--steps", type=int, default=SHIP_STEPS["markov"], help="markov and kback: steps (or cap)")
+    p.add_argument("--copy-steps", type=int, default=SHIP_STEPS["copy"])
+    p.add_argument("--passkey-steps", type=int, default=SHIP_STEPS["passkey"])
+    p.add_argument("--ft-steps", type=int, default=None, help="fine-tune steps or cap (default: SHIP_FT per task)")
     p.add_argument(
         "--ft-lr-ratio", type=float, default=None, help="fine-tune peak / pretraining peak (default: SHIP_FT)"
     )
-    p.add_argument("--long-nope-steps", type=int, default=0, help="also NoPE trained this long (0: not shipped)")
     p.add_argument("--tasks", default=",".join(SHIP_METHODS), help="tasks to ship, in order")
+    p.add_argument(
+        "--until-learned",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="train every model (fine-tunes included) to the learned target, the steps being caps (default: on)",
+    )
+    p.add_argument(
+        "--update",
+        action="store_true",
+        help="keep the other tasks of the file at --out (and their weights) and replace only --tasks",
+    )
     p.add_argument("--tokens", type=int, default=None, help="scored tokens per length (default 8192)")
+    p.add_argument(
+        "--passes",
+        default=",".join(PASSES),
+        help="which rows, in passes over every seed: base (trained once at L, NoPE aside), nope, finetune; "
+        "separate runs of separate passes are joined with `python -m posenc.lab merge`",
+    )
     p.add_argument("--out", default=str(SHIPPED))
     a = p.parse_args(argv)
-    tokens = a.tokens or core.EVAL_TOKENS
-    core.set_threads(1)
+    if not set(a.passes.split(",")) <= set(PASSES):
+        p.error(f"--passes: each must be one of {', '.join(PASSES)}, got {a.passes!r}")
+    tokens = a.tokens or evaluation.EVAL_TOKENS
+    tiny.set_threads(1)
     out_path = Path(a.out)
     lens = [64, 128, 256, 512]
     L = 64
     tasks = [t for t in a.tasks.split(",") if t]
+    for t in tasks:
+        if t not in SHIP_METHODS:
+            p.error(f"--tasks: each must be one of {', '.join(SHIP_METHODS)}, got {t!r}")
     steps_of = {"markov": a.steps, "kback": a.steps, "copy": a.copy_steps, "passkey": a.passkey_steps}
-    doc: dict[str, Any] = {
-        "command": "python -m posenc.lab ship " + shlex.join(argv),
-        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "settings": {
-            "train_len": L,
-            "eval_lens": lens,
-            "steps": a.steps,
-            "copy_steps": a.copy_steps,
-            "passkey_steps": a.passkey_steps,
-            "long_nope_steps": a.long_nope_steps,
-            "d_model": 64,
-            "tokens": tokens,
-            "seeds": a.seeds,
-            "bin_width": BIN_WIDTH,
-            "min_bin_tokens": MIN_BIN_TOKENS,
-            "learned_std": core.LEARNED_STD,
-        },
-        "tasks": {},
+    command = "python -m posenc.lab ship " + shlex.join(argv)
+    date = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    settings = {
+        "train_len": L,
+        "eval_lens": lens,
+        "d_model": 64,
+        "tokens": tokens,
+        "seeds": a.seeds,
+        "bin_width": BIN_WIDTH,
+        "min_bin_tokens": MIN_BIN_TOKENS,
+        "learned_std": tiny.LEARNED_STD,
+        "check_every": tiny.TrainConfig().check_every,
+        "check_tokens": training.CHECK_TOKENS,
     }
+    doc: dict[str, Any] = {"command": command, "date": date, "settings": settings, "tasks": {}}
     weights: dict[str, np.ndarray] = {}
+    if a.update and out_path.exists():
+        old = json.loads(out_path.read_text())
+        for k in ("train_len", "eval_lens", "d_model", "tokens", "seeds", "bin_width", "min_bin_tokens"):
+            if old["settings"].get(k) != settings[k]:
+                p.error(f"--update: the file at --out has {k} = {old['settings'].get(k)!r}, this run {settings[k]!r}")
+        for t, entry in old["tasks"].items():
+            if t in tasks:
+                continue
+            entry.setdefault("command", old.get("command"))  # a task kept from an earlier run keeps its origin
+            entry.setdefault("date", old.get("date"))
+            entry.setdefault("complete", old.get("complete", True))
+            doc["tasks"][t] = entry
+        with np.load(out_path.with_name("weights.npz")) as data:
+            weights = {k: data[k] for k in data.files if k.split("/")[0] not in tasks}
     started = time.perf_counter()
 
-    def save(complete: bool = False) -> None:
-        doc["complete"] = complete
-        doc["minutes"] = round((time.perf_counter() - started) / 60, 1)
+    def save() -> None:
+        doc["complete"] = all(e.get("complete") for e in doc["tasks"].values())
         out_path.parent.mkdir(parents=True, exist_ok=True)
         out_path.write_text(json.dumps(doc, separators=(",", ":")) + "\n")
         np.savez_compressed(out_path.with_name("weights.npz"), **weights)  # type: ignore[arg-type]
 
-    def relearn(entry: dict[str, Any], metric: str) -> None:
-        """ "learned" per method: the mean over seeds at the length the model was trained at."""
-        for name, seeds in entry["runs"].items():
-            own = str(parse_method(name.split(" (")[0]).trained_len(L))
-            vals = [v[own] for v in seeds.values() if v.get(own) is not None]
-            opts = [v[own] for v in entry.get("optimum", {}).get(name, {}).values() if v.get(own) is not None]
-            mean = float(np.mean(vals)) if vals else None
-            entry["learned"][name] = learned(metric, mean, float(np.mean(opts)) if opts else None)
-
     def ft_plan(task: str) -> dict[str, Any]:
-        steps, batch, ratio = SHIP_FT.get(task, (100, None, core.FT_LR_RATIO))
-        batch = batch or max(1, core.TrainConfig().batch * L // 256)
-        return {
-            "steps": a.ft_steps or steps,
-            "batch": batch,
-            "lr_ratio": a.ft_lr_ratio or ratio,
-        }
+        steps, batch, ratio = SHIP_FT.get(task, (100, None, training.FT_LR_RATIO))
+        batch = batch or max(1, tiny.TrainConfig().batch * L // 256)
+        return {"steps": a.ft_steps or steps, "batch": batch, "lr_ratio": a.ft_lr_ratio or ratio}
 
     def unit(
-        task: str, seed: int, methods, steps: int, label: dict[str, str] | None = None, keep: bool = False
-    ) -> None:
+        task: str,
+        seed: int,
+        methods,
+        steps: int,
+        label: dict[str, str] | None = None,
+        keep: bool = False,
+        pretrained: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         t0 = time.perf_counter()
         ft = ft_plan(task)
-        r = core.run_experiment(
+        r = experiment.run_experiment(
             task,
             methods,
             eval_lens=lens,
@@ -213,30 +268,38 @@ def ship(argv: list[str]) -> None:
             ft_steps=ft["steps"],
             ft_lr_ratio=ft["lr_ratio"],
             ft_batch=ft["batch"],
-            keep_models=keep,
+            keep_models=True,
             tokens=tokens,
             detail=True,
+            until_learned=a.until_learned,
+            pretrained=pretrained,
         )
         metric = TASKS[task].metric
         bins = _bins(max(lens))
         entry = doc["tasks"].setdefault(
             task,
             {
+                "command": command,
+                "date": date,
+                "complete": False,
                 "metric": metric,
                 "references": references(task),
                 "learned_rule": learned_rule(metric),
                 "steps": steps,
+                "until_learned": a.until_learned,
                 "finetune": ft if any("@ft" in m for m in methods) else None,
                 "runs": {},
                 "beyond": {},
                 "scored": {},
                 "learned": {},
                 "learned_seeds": {},
+                "trained": {},
                 "bins": bins,
                 "per_position": {},
                 "bin_counts": {},
                 "rope": {},
                 **({"optimum": {}, "beyond_optimum": {}} if metric == "loss" else {}),
+                **({"copy_part": list(COPY_PART)} if task == "copy" else {}),
             },
         )
         for name, values in r["results"].items():
@@ -246,6 +309,7 @@ def ship(argv: list[str]) -> None:
             entry["beyond"].setdefault(key, {})[s] = r["beyond"][name]
             entry["scored"].setdefault(key, {})[s] = r["scored"][name]
             entry["learned_seeds"].setdefault(key, {})[s] = r["learned"][name]
+            entry["trained"].setdefault(key, {})[s] = r["trained"][name]
             ev = r["detail"][name]
             if metric == "loss":
                 entry["optimum"].setdefault(key, {})[s] = {str(n): ev[n].optimum for n in lens}
@@ -256,12 +320,17 @@ def ship(argv: list[str]) -> None:
                 entry["bin_counts"].setdefault(key, {})[s] = counts
             if name in r["rope"] and key not in entry["rope"]:
                 entry["rope"][key] = r["rope"][name]
-        relearn(entry, metric)
-        for model_key, model in r.get("models", {}).items():
-            if model_key not in LIVE:  # the page's Attention and Extension tabs use the five only
+        if any("@ft" in m for m in methods):
+            entry["finetune"] = ft
+        _tidy(entry, task, L)
+        for model_key, model in r["models"].items() if keep else ():
+            if model_key not in LIVE or (
+                pretrained and model_key in pretrained
+            ):  # the page's Attention and Extension tabs use the five only
                 continue
-            for k, v in core.model_state(model).items():
+            for k, v in tiny.model_state(model).items():
                 weights[f"{task}/{model_key}/{k}"] = v.astype(np.float16 if model_key != "rope" else np.float32)
+        entry["minutes"] = round((time.perf_counter() - started) / 60, 1)
         save()
         print(
             f"{task} seed {seed}: {', '.join(methods)} in {time.perf_counter() - t0:.0f} s "
@@ -269,23 +338,63 @@ def ship(argv: list[str]) -> None:
             file=sys.stderr,
             flush=True,
         )
+        return r["train_results"]
 
-    # every task at each seed before the next seed: a file cut short still has every row, with fewer seeds
-    for seed in range(a.seeds):
-        for task in tasks:
-            unit(task, seed, SHIP_METHODS[task], steps_of[task], keep=seed == 0)
-    if a.long_nope_steps:
+    # in passes, each over every seed (a run cut short has the earlier passes' rows at every seed): the rows
+    # trained once at L, then NoPE (the slowest to learn), then the fine-tunes (from each seed's RoPE model)
+    rope_of: dict[tuple[str, int], Any] = {}
+    for rows_of in (PASSES[name] for name in a.passes.split(",")):
         for seed in range(a.seeds):
-            for task in ("markov", "kback"):
-                if task in tasks:
-                    unit(task, seed, ("nope",), a.long_nope_steps, label={"nope": f"nope ({a.long_nope_steps} steps)"})
-    save(complete=True)
+            for task in tasks:
+                if rows := [m for m in SHIP_METHODS[task] if rows_of(m)]:
+                    pretrained = {"rope": rope_of[task, seed]} if (task, seed) in rope_of else None
+                    trained = unit(task, seed, rows, steps_of[task], keep=seed == 0, pretrained=pretrained)
+                    if "rope" in trained:
+                        rope_of[task, seed] = trained["rope"]
+    for task in tasks:
+        doc["tasks"][task]["complete"] = True
+    save()
+
+
+def merge(argv: list[str]) -> None:
+    """Join shipped files made by separate runs (e.g. separate --passes of the same tasks, run side by side):
+    ``python -m posenc.lab merge OUT IN [IN …]``: the tasks of every IN, a task in several joined row by row
+    (a row in several: the later file's), with each file's weights.npz beside it; the learned flags recomputed."""
+    p = argparse.ArgumentParser(prog="python -m posenc.lab merge")
+    p.add_argument("out")
+    p.add_argument("inputs", nargs="+")
+    a = p.parse_args(argv)
+    docs = [json.loads(Path(f).read_text()) for f in a.inputs]
+    out: dict[str, Any] = {**docs[-1], "tasks": {}, "command": "python -m posenc.lab merge " + shlex.join(argv)}
+    weights: dict[str, np.ndarray] = {}
+    for f, doc in zip(a.inputs, docs, strict=True):
+        for k in ("train_len", "eval_lens", "d_model", "tokens", "seeds", "bin_width", "min_bin_tokens"):
+            if doc["settings"].get(k) != out["settings"].get(k):
+                p.error(f"{f}: {k} = {doc['settings'].get(k)!r}, unlike {out['settings'].get(k)!r}")
+        for task, entry in doc["tasks"].items():
+            into = out["tasks"].setdefault(task, json.loads(json.dumps(entry)))
+            for key, rows in entry.items():
+                if isinstance(rows, dict) and key in into and set(rows) <= set(entry.get("runs", {})):
+                    into[key].update(rows)
+            into["finetune"] = into.get("finetune") or entry.get("finetune")
+            commands = {into.get("command"), entry.get("command")} - {None}
+            into["command"] = " + ".join(sorted(commands))
+            into["complete"] = bool(into.get("complete")) and bool(entry.get("complete"))
+        with np.load(Path(f).with_name("weights.npz")) as data:
+            weights.update({k: data[k] for k in data.files})
+    for task, entry in out["tasks"].items():
+        _tidy(entry, task, int(out["settings"]["train_len"]))
+    out["complete"] = all(e.get("complete") for e in out["tasks"].values())
+    Path(a.out).write_text(json.dumps(out, separators=(",", ":")) + "\n")
+    np.savez_compressed(Path(a.out).with_name("weights.npz"), **weights)  # type: ignore[arg-type]
 
 
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["ship"]:
         ship(argv[1:])
+    elif argv[:1] == ["merge"]:
+        merge(argv[1:])
     else:
         run(argv)
 

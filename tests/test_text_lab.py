@@ -1,4 +1,4 @@
-"""explorer.labtext, the lab page's words: every claim checked against numbers this test recomputes
+"""explorer.text.lab, the lab page's words: every claim checked against numbers this test recomputes
 itself from data/lab/results.json (hand-written means, seed-paired differences, scipy's t quantiles,
 statsmodels' Wilson interval for accuracies), never from labtext's or posenc.lab's own helpers; the recipe, progress-bar and caption texts against
 hand-made inputs."""
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer import labtext
+from explorer.text import lab as labtext
 
 stats = pytest.importorskip("scipy.stats")
 proportion = pytest.importorskip("statsmodels.stats.proportion")
@@ -325,26 +325,34 @@ def test_the_position_notes_say_where_each_curve_breaks_by_the_interval(task):
             assert "Not tested" not in note, note
 
 
-def test_the_copy_breaks_are_at_or_before_the_first_testable_bin_and_the_distance_is_named():
-    """The shipped copy task scores nothing before position 128 at 512 tokens, so its first bins past L are never
-    tested: a break there can only be "at or before". Its copy distance grows with the length: by the generator's
-    rule h ∈ [n/4, (n − 1)/2] the original sits h + 1 back."""
+def test_the_copy_distance_is_said_as_the_shipped_generator_made_it():
+    """Issue #37, item 3: the copy task's distance is the same at every length when the file records the part
+    range it was made with ("copy_part": h in [lo, hi], the original h + 1 back); results without that record come
+    from the earlier task, whose distance grew with the length, and the note says so. A break in copy results of
+    the earlier task is "at or before" the first testable bin (nothing scored before 128 at 512 tokens)."""
     if "copy" not in DOC["tasks"]:
         pytest.skip("no copy results shipped")
+    entry = DOC["tasks"]["copy"]
     notes = labtext.position_notes(labtext.shown(DOC, "copy"))
-    for m in ("rope", "alibi"):
-        verdict, _pos, untested, hidden, _ = _bin_break_by_hand(DOC["tasks"]["copy"], m)
-        if DOC["tasks"]["copy"]["learned"][m] and verdict == "breaks":
-            note = next(n for n in notes if n.startswith(f"**{m}**"))
-            assert hidden and "at or before" in note and (L, L + 32) in untested
-            assert not re.search(r"\bfrom the bin\b", note)
-    lo_l, hi_l = L // 4 + 1, (L - 1) // 2 + 1
-    lo_n, hi_n = 512 // 4 + 1, 511 // 2 + 1
     clause = notes[-1]
-    assert clause.startswith("In the copy task a position is also a distance")
-    assert f"({lo_l}–{hi_l} places at L, {lo_n}–{hi_n} at 512 tokens)" in clause
+    if "copy_part" in entry:
+        lo, hi = entry["copy_part"]
+        assert clause.startswith("In the copy task the distance to copy is the same at every length")
+        assert f"({lo + 1}–{hi + 1} places back: parts of {lo}–{hi} tokens" in clause
+    else:
+        assert clause.startswith("These copy results come from the earlier copy task")
+        for m in ("rope", "alibi"):
+            verdict, _pos, untested, hidden, _ = _bin_break_by_hand(entry, m)
+            if entry["learned"][m] and verdict == "breaks":
+                note = next(n for n in notes if n.startswith(f"**{m}**"))
+                assert hidden and "at or before" in note and (L, L + 32) in untested
+                assert not re.search(r"\bfrom the bin\b", note)
+    fixed = copy.deepcopy(DOC)
+    fixed["tasks"]["copy"]["copy_part"] = [8, 16]
+    clause = labtext.position_notes(labtext.shown(fixed, "copy"))[-1]
+    assert "(9–17 places back: parts of 8–16 tokens" in clause and "asks about position" in clause
     for task in ("markov", "kback"):
-        assert not any("a position is also a distance" in n for n in labtext.position_notes(labtext.shown(DOC, task)))
+        assert not any("copy task" in n for n in labtext.position_notes(labtext.shown(DOC, task)))
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -356,7 +364,8 @@ def test_the_caption_counts_seeds_and_scored_tokens_from_the_file(task):
     counts = [v for s in entry["scored"].values() for per in s.values() for v in per.values() if v]
     lo, hi = min(counts), max(counts)
     assert (f"{lo:,} scored tokens" if lo == hi else f"{lo:,}–{hi:,} scored tokens") in cap
-    assert ("cut short" in cap) == (not DOC["complete"])
+    assert ("cut short" in cap) == (not entry.get("complete", DOC["complete"]))  # per task since tasks ship apart
+    assert f"made by: {entry.get('command', DOC['command'])}" in cap
 
 
 def test_a_claim_whose_rows_are_missing_is_left_out_not_invented():
@@ -384,16 +393,21 @@ def test_a_row_made_to_fail_the_rule_loses_its_claims():
 
 def test_the_extension_notes_state_differences_of_one_model_without_a_verdict():
     base = {64: 1.40, 512: 2.20}
-    notes = labtext.extension_notes({64: 1.40, 512: 1.70}, base, method="m", train_len=64, metric="loss")
-    assert notes[0].startswith("At 512 tokens: 1.700 with m, 2.200 without (loss difference -0.500; one seed")
-    assert "better" not in notes[0] and "worse" not in notes[0]
-    assert notes[1] == "At L = 64: 1.400 against 1.400 (unchanged inside L)."
-    notes = labtext.extension_notes(
-        {64: 0.9, 512: 0.3}, {64: 1.0, 512: 0.5}, method="m", train_len=64, metric="accuracy"
-    )
-    assert "accuracy difference -0.200" in notes[0] and "changes what the model was trained on" in notes[1]
-    gated = labtext.extension_notes(base, base, method="m", train_len=64, metric="loss", not_learned="**rope** did not")
-    assert gated == ["**rope** did not; the scalings applied to it say nothing about extrapolation either."]
+    markov = labtext.shown(DOC, "markov")
+    notes = labtext.extension_notes({64: 1.40, 512: 1.70}, base, method="m", nums=markov)
+    if markov.learned.get("rope"):
+        assert notes[0].startswith("At 512 tokens: 1.700 with m, 2.200 without (loss difference -0.500; one seed")
+        assert "better" not in notes[0] and "worse" not in notes[0]
+        assert notes[1] == "At L = 64: 1.400 against 1.400 (unchanged inside L)."
+    kback = labtext.shown(DOC, "kback")
+    if kback.learned.get("rope"):
+        notes = labtext.extension_notes({64: 0.9, 512: 0.3}, {64: 1.0, 512: 0.5}, method="m", nums=kback)
+        assert "accuracy difference -0.200" in notes[0] and "changes what the model was trained on" in notes[1]
+    doc = copy.deepcopy(DOC)
+    doc["tasks"]["markov"]["learned"]["rope"] = False
+    gated = labtext.extension_notes(base, base, method="m", nums=labtext.shown(doc, "markov"))
+    assert len(gated) == 1 and gated[0].startswith("**rope** did not learn the task inside L")
+    assert gated[0].endswith("; the scalings applied to it say nothing about extrapolation either.")
     cap = labtext.extension_caption(ext_scored=[2048, 2079], rope_seeds=5, shipped_scored="8,192 scored tokens")
     assert "on 2,048–2,079 scored tokens per length" in cap and "mean over 5 seed(s) with 8,192 scored tokens" in cap
 
@@ -467,19 +481,29 @@ def test_the_yarn_ramp_caption_is_computed_for_the_head_dim():
     assert "gives the same ramp" in labtext.yarn_ramp_caption(head_dim=16, train_len=64, beta=4.0, base=10000.0)
 
 
-def test_the_attention_note_is_the_mean_largest_weight_inside_and_past_l_beside_an_even_spread():
-    """Issue #37, item 5: queries before L see fewer keys than those past it; the note gives each range's key
-    count and what an even spread over those keys would give (mean of 1/(i + 1)), and says the ranges differ."""
-    w = np.zeros((4, 4))
-    w[0, 0], w[1, :2], w[2, :3], w[3, :] = 1.0, [0.5, 0.5], [0.2, 0.2, 0.6], [0.25] * 4
-    text = labtext.attention_note(w, train_len=2, length=4)
-    assert text.startswith(
-        f"Mean largest weight per query: {(1 + 0.5) / 2:.3f} at positions < L (each query over 1–2 keys; an even "
-        f"spread would give {(1 + 1 / 2) / 2:.3f}), {(0.6 + 0.25) / 2:.3f} at positions ≥ L (over 3–4 keys; even: "
-        f"{(1 / 3 + 1 / 4) / 2:.3f})."
+def test_the_attention_note_counts_the_keys_each_query_spreads_over_beside_an_even_spread():
+    """Issue #37: queries past L see more keys than those before it, so the note measures each query's spread by
+    its effective number of keys, e^(entropy), which a head that keeps its focus holds whatever the number of keys
+    (1 on one key, k on k keys evenly), beside what an even spread over every key would give."""
+    w = np.zeros((6, 6))
+    w[0, 0] = 1.0
+    w[1, :2] = [0.5, 0.5]
+    w[2, :3] = [0.0, 0.5, 0.5]
+    w[3, :4] = [0.0, 0.0, 0.5, 0.5]  # two keys evenly: 2 effective keys of 4
+    w[4, :5] = [0.1, 0.2, 0.3, 0.2, 0.2]
+    w[5, :6] = 1 / 6
+    eff = [1.0, 2.0, 2.0, 2.0, math.exp(-sum(p * math.log(p) for p in (0.1, 0.2, 0.3, 0.2, 0.2))), 6.0]
+    text = labtext.attention_note(w, train_len=3, length=6)
+    inside, past = sum(eff[:3]) / 3, sum(eff[3:]) / 3
+    assert text.startswith("Effective number of keys per query (e^entropy of its weights")
+    assert (
+        f"one sequence and one head: {inside:.2f} at positions < L (an even spread over every key would give 2.0)"
+        in text
     )
-    assert "different numbers of keys" in text and "dilution" not in text
-    assert labtext.attention_note(w, train_len=4, length=4).endswith("an even spread would give 0.521).")
+    assert f", {past:.2f} at positions ≥ L (even: 5.0)." in text
+    assert f"Past L a query spreads over {past / inside:.2f}× as many keys as inside" in text
+    assert f"one that spreads evenly {5 / 2:.2f}× (the count of keys alone)" in text
+    assert labtext.attention_note(w[:3, :3], train_len=3, length=3).endswith("would give 2.0).")
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -491,9 +515,9 @@ def test_the_attention_note_is_gated_on_the_model_having_learned(task):
     for m in entry["runs"]:
         note = labtext.attention_note(w, train_len=4, length=8, gate=labtext.attention_gate(s, m))
         if _learned_by_hand(entry, m):
-            assert note.startswith("Mean largest weight per query")
+            assert note.startswith("Effective number of keys per query")
         else:
-            assert note.startswith(f"**{m}** did not learn the task") and "Mean largest" not in note
+            assert note.startswith(f"**{m}** did not learn the task") and "Effective number" not in note
     assert "no shipped row" in labtext.attention_gate(s, "no-such-encoding")
 
 
@@ -600,8 +624,17 @@ def test_the_fine_tune_line_compares_by_hand_and_gives_no_verdict_on_chen_from_o
                 _pooled(entry, "runs", "rope+linear@ft256", 256),
             )
         )
-        assert f"at the one shipped budget both fine-tunes learned ({plain} plain, {pi} with PI at 256 tokens)" in line
-        assert "these rows give no verdict on it" in line
+        if not entry.get("until_learned"):
+            assert (
+                f"at the one shipped budget both fine-tunes learned ({plain} plain, {pi} with PI at 256 tokens)" in line
+            )
+            assert "these rows give no verdict on it" in line
+    if entry.get("until_learned"):  # steps to learn, paired by seed (the verdict's own test is synthetic, below)
+        steps = {m: [v["reached"] for v in entry["trained"][m].values()] for m in ("rope@ft256", "rope+linear@ft256")}
+        assert f"(until learned, at most {entry['finetune']['steps']} steps of" in line
+        if None not in steps["rope@ft256"] + steps["rope+linear@ft256"]:
+            d = np.array(steps["rope+linear@ft256"], float) - np.array(steps["rope@ft256"], float)
+            assert f"PI minus plain, paired by seed: {d.mean():+.0f} steps" in line
 
 
 def test_a_fine_tune_that_did_not_learn_gives_no_verdict_either():
@@ -702,3 +735,95 @@ def test_the_section_says_how_many_comparisons_it_makes(task):
         f"nothing to differ, about {0.05 * n:.1f} of them would still read 'better' or 'worse' by chance; for all {n} "
         f"to hold together, each would need the {100 * level:.2f} % level (Bonferroni)."
     ) in text
+
+
+def _trained_doc(reached: dict[str, list[int | None]], *, cap: int = 3000, ft_cap: int = 800) -> dict:
+    """A copy of the shipped kback task (it has every row these tests name) as if trained to the target, with these
+    steps to learn per row and seed."""
+    doc = copy.deepcopy(DOC)
+    entry = doc["tasks"]["kback"]
+    entry["until_learned"], entry["steps"] = True, cap
+    entry["finetune"] = {"steps": ft_cap, "batch": 8, "lr_ratio": 1.0}
+    doc["settings"]["check_every"] = 100
+    entry["trained"] = {
+        m: {
+            str(k): {"steps": (r or cap) + 50, "cap": ft_cap if "@ft" in m else cap, "reached": r}
+            for k, r in enumerate(v)
+        }
+        for m, v in reached.items()
+    }
+    return doc
+
+
+def test_what_training_took_is_said_row_by_row_from_the_record():
+    """Issue #37: the page says what it took, from the shipped record: each row's steps to learn over seeds (its
+    range), the cap, and the rows that did not learn by it."""
+    doc = _trained_doc(
+        {
+            "nope": [1700, 2100, None, 1500, 1900],
+            "rope": [300] * 5,
+            "rope+linear": [300] * 5,  # a scaling at evaluation: the RoPE model's steps, not said again
+            "rope@ft256": [100, 100, 200, 100, 100],
+        }
+    )
+    text = labtext.training_text(labtext.shown(doc, "kback"))
+    assert "a held-out sample checked every 100 steps, cap 3,000 steps, fine-tunes 800" in text
+    assert "steps to learn over seeds: nope 1,500–2,100, rope 300, rope@ft256 100–200" in text
+    assert "rope+linear " not in text and "not learned by the cap: nope in 1 of 5 seeds (cap 3,000)" in text
+    caption = labtext.shipped_caption(doc, "kback")
+    assert text in caption and "training steps" not in caption
+    for task, entry in DOC["tasks"].items():  # a task shipped with a fixed number of steps says so
+        if not entry.get("until_learned"):
+            assert labtext.training_text(labtext.shown(DOC, task)) == f"{entry['steps']:,} training steps"
+
+
+def test_the_train_tab_says_its_models_are_the_quick_version_of_the_shipped_ones():
+    key = ("markov", ("rope", "nope"), 64, 300, 64, 0)
+    quick = labtext.train_caption(key, timeout=15, shipped=labtext.shown(_trained_doc({"rope": [300] * 5}), "kback"))
+    assert quick.startswith(
+        "These are quick versions of the shipped models: 300 steps whatever they learn, on one seed, where the "
+        "shipped ones trained until they learned (cap 3,000 steps), on every seed"
+    )
+    assert "2 model(s) × 300 steps at L = 64, d = 64, evaluated at 64, 128, 256, 512" in quick
+    assert not labtext.train_caption(key, timeout=15).startswith("These are quick")
+
+
+@pytest.mark.parametrize(
+    "plain, pi, verdict",
+    [
+        ([100, 100, 200, 100, 100], [300, 400, 300, 500, 300], "PI's fine-tune needed more steps"),
+        ([300, 400, 300, 500, 300], [100, 100, 200, 100, 100], "PI's fine-tune needed fewer steps, as Chen et al."),
+        ([100, 300, 200, 100, 300], [200, 100, 300, 300, 100], "no verdict: the interval includes 0"),
+        ([100, 100, 100, 100, 100], [300, None, 300, 300, 300], None),
+    ],
+)
+def test_the_fine_tune_verdict_on_chen_comes_from_steps_to_learn_paired_by_seed(plain, pi, verdict):
+    """Issue #37, item 2: Chen et al.'s claim is about steps to learn; the verdict is the seed-paired t interval
+    of PI's steps minus the plain fine-tune's (scipy), and none when a seed did not learn by the cap."""
+    doc = _trained_doc({"rope@ft256": plain, "rope+linear@ft256": pi})
+    line = _ft_line(doc, "kback")
+    assert "Steps to learn at 256 tokens here (each fine-tune ran until a held-out check every 100 steps" in line
+    assert "cap 800 steps of 8 sequences at 1× the pretraining peak rate" in line
+    assert "budget sweep" not in line and "at the one shipped budget" not in line
+    if verdict is None:
+        assert "(1 of 5 seeds not by the cap)" in line and "no interval of the difference and no verdict" in line
+        return
+    d = np.array(pi, dtype=float) - np.array(plain, dtype=float)
+    half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d))
+    assert (
+        f"PI minus plain, paired by seed: {d.mean():+.0f} steps [{d.mean() - half:+.0f}, {d.mean() + half:+.0f}]"
+        in line
+    )
+    assert verdict in line
+
+
+def test_stale_copy_models_are_named_with_the_rebuild_command():
+    doc = copy.deepcopy(DOC)
+    if "copy" not in doc["tasks"]:
+        pytest.skip("no copy results shipped")
+    doc["tasks"]["copy"].pop("copy_part", None)
+    text = labtext.stale_models(labtext.shown(doc, "copy"))
+    assert "parts of 8–16 tokens along the whole sequence" in text and "ship --tasks copy --update" in text
+    doc["tasks"]["copy"]["copy_part"] = [8, 16]
+    assert labtext.stale_models(labtext.shown(doc, "copy")) is None
+    assert labtext.stale_models(labtext.shown(DOC, "markov")) is None

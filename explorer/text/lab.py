@@ -1,5 +1,7 @@
 """The Extrapolation lab's words (pages/6_Extrapolation_lab.py): results -> markdown, no Streamlit calls.
 
+Every sentence the page shows lives here, chart titles and captions included.
+
 Every sentence is computed from the numbers it is given (the shipped results, an evaluated curve, a
 job's progress), so it stays true whatever the controls or the data say: the "what to notice" lists of
 each tab, the captions of the Extension and Train tabs, the progress-bar texts, and the section on what
@@ -23,6 +25,7 @@ import numpy as np
 from explorer.notices import escape_markdown
 from explorer.presets_ui import layers_differ, parsed_preset
 from posenc.lab import (
+    COPY_PART,
     DYNAMIC_FACTOR,
     ENCODINGS,
     LEARNED_ACCURACY,
@@ -30,10 +33,11 @@ from posenc.lab import (
     TASKS,
     MethodSpec,
     break_test,
-    copy_distances,
     learned_rule,
+    method_name,
     parse_method,
     preset_method,
+    references,
 )
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS
@@ -93,6 +97,11 @@ class Shown:
     @property
     def quantity(self) -> str:
         return "loss above the optimum" if self.metric == "loss" else "accuracy"
+
+    @property
+    def shown_metric(self) -> str:
+        """The plotted metric: "excess" (markov: the loss above the exact optimum) or the task's metric."""
+        return "excess" if self.metric == "loss" else self.metric
 
     @property
     def lower_is_better(self) -> bool:
@@ -255,8 +264,42 @@ def scored_text(s: Shown) -> str:
     )
 
 
+def _steps_range(values: Sequence[int]) -> str:
+    lo, hi = min(values), max(values)
+    return f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
+
+
+def training_text(s: Shown) -> str:
+    """What training took, from the shipped record: a fixed number of steps, or (trained to the target) the
+    steps at whose held-out check each model had learned, per row and over seeds, and the caps."""
+    trained = s.entry.get("trained") or {}
+    if not s.entry.get("until_learned") or not trained:
+        return f"{s.steps:,} training steps"
+    parts, missed, caps = [], [], set()
+    for m, seeds in trained.items():
+        if m not in s.runs or (parse_method(m.split(" (")[0]).rope_type is not None and "@ft" not in m):
+            continue  # a scaling at evaluation: the RoPE model's own steps
+        reached = [v["reached"] for v in seeds.values() if v.get("reached")]
+        cap = max(int(v.get("cap") or s.steps) for v in seeds.values())
+        if "@ft" not in m:
+            caps.add(cap)
+        if reached:
+            parts.append(f"{m} {_steps_range(reached)}")
+        if len(reached) < len(seeds):
+            missed.append(f"{m} in {len(seeds) - len(reached)} of {len(seeds)} seeds (cap {cap:,})")
+    ft = s.entry.get("finetune") or {}
+    cap_text = "cap " + " or ".join(f"{c:,}" for c in sorted(caps)) + " steps"
+    cap_text += f", fine-tunes {ft['steps']:,}" if ft and any("@ft" in m for m in trained) else ""
+    return (
+        f"each model trained until it learned (a held-out sample checked every {s.settings.get('check_every')} "
+        f"steps, {cap_text}; then the rate decays over a quarter of the steps so far); steps to learn over seeds: "
+        + (", ".join(parts) or "none")
+        + (f"; not learned by the cap: {', '.join(missed)}" if missed else "")
+    )
+
+
 def shipped_caption(data: Mapping[str, Any], task: str) -> str:
-    """Where the shipped numbers come from: date, command, steps, seeds, scored tokens."""
+    """Where the shipped numbers come from: date, command, what training took, seeds, scored tokens."""
     s = shown(data, task)
     n_seeds = [s.seeds(m) for m in s.runs]
     seeds = (
@@ -264,12 +307,86 @@ def shipped_caption(data: Mapping[str, Any], task: str) -> str:
         if min(n_seeds) == max(n_seeds)
         else f"{min(n_seeds)}–{max(n_seeds)} seeds per row"
     )
-    done = "" if data.get("complete") else " (the run was cut short: fewer seeds than planned)"
+    entry = data["tasks"][task]
+    complete = entry.get("complete", data.get("complete"))
+    done = "" if complete else " (the run was cut short: fewer seeds than planned)"
     # plain text, not `code`: code in a caption fails the contrast check (axe-core, color-contrast)
     return (
-        f"Shipped results of {data['date']}, made by: {data['command']}{done} · {s.steps} training steps · "
-        f"{seeds}, each seed scored on its own evaluation sample · {scored_text(s)} · bands and brackets: "
-        "95 % intervals over seeds."
+        f"Shipped results of {entry.get('date', data['date'])}, made by: {entry.get('command', data['command'])}{done} · "
+        f"{training_text(s)} · {seeds}, each seed scored on its own evaluation sample · {scored_text(s)} · bands and "
+        "brackets: 95 % intervals over seeds."
+    )
+
+
+# ------------------------------------------------------------------------------ the page's frame
+
+INTRO = (
+    "Claims about length are claims about models. The results this page opens on come from tiny "
+    "transformers (2 layers, d = 64, 4 heads, ≈100k parameters), one per positional encoding, trained on a "
+    "synthetic task with sequences of L = 64 tokens and then run on 128, 256 and 512 (the Train tab trains "
+    "others). The same models and numbers come from `posenc.lab` "
+    "(`python -m posenc.lab`); the encodings are `posenc.torch`'s modules and the scalings posenc's "
+    "`rope_inverse_frequencies`, the registry the Context-extension page draws."
+)
+#: The task radio's captions, in the order of its options (explorer/site/lab.py)
+TASK_CAPTIONS = ("next token, Markov chain", "token 3 back", "copy (induction)", "passkey retrieval")
+LOG_LENGTH = "evaluation length (tokens, log scale)"
+
+
+def unreadable(exc: BaseException) -> str:
+    return f"The shipped results could not be read: {escape_markdown(str(exc))}"
+
+
+def missing_task(task: str) -> str:
+    return f"No shipped results for the task {escape_markdown(repr(task))} yet; showing markov."
+
+
+def length_chart(s: Shown, *, past: bool) -> dict[str, Any]:
+    """The Length tab's curve chart: its values and words (all positions, or past L only)."""
+    return {
+        "x": "length",
+        "x_title": LOG_LENGTH,
+        "metric": s.shown_metric,
+        "train_len": s.train_len,
+        "references": s.references,
+        "log_x": True,
+        "band": True,
+        "title": f"{s.task_label}: " + ("positions past L only" if past else "all positions"),
+        "subtitle": [
+            f"mean over seeds, 95 % interval band, trained on L = {s.train_len}",
+            "dashed, faint: did not learn the task inside L; no point: no value",
+        ],
+        "description": f"{s.quantity} of each model at lengths {list(s.lengths)}"
+        + (", scored on positions past L only" if past else "")
+        + "; dashed rule at the training length.",
+    }
+
+
+def position_chart(s: Shown) -> dict[str, Any]:
+    """The Per-position tab's curve chart: its values and words."""
+    width = int(s.settings.get("bin_width", 1))
+    return {
+        "x": "position",
+        "x_title": position_title(s.longest, width),
+        "metric": s.shown_metric,
+        "train_len": s.train_len,
+        "references": s.references,
+        "band": True,
+        "title": f"Where each model breaks: {s.quantity} per position",
+        "subtitle": [
+            f"mean over seeds, 95 % band; bins with ≥ {int(s.settings.get('min_bin_tokens', 0)):,} "
+            "scored tokens in every seed",
+            "dashed, faint: did not learn the task inside L",
+        ],
+        "description": f"{s.quantity} per position for each model; the dashed rule marks the training length.",
+    }
+
+
+def no_position_curve(task: str) -> str:
+    return f"No per-position curve for {task}: " + (
+        "it scores one token per sequence (the answer at the end), so there is nothing along the sequence."
+        if task == "passkey"
+        else "no bin has enough scored tokens in every seed."
     )
 
 
@@ -369,15 +486,21 @@ def spans_text(bins: Sequence[tuple[int, int]]) -> str:
 
 
 def copy_distance_clause(s: Shown) -> str:
-    """The copy task's confound, from its generator's rule (posenc.lab's first-part range h ∈ [n/4, (n−1)/2]):
-    a repeated token sits h + 1 places after its original, so the distance grows with the length."""
+    """The copy task's distance: the same at every length (posenc.lab.COPY_PART, recorded in the shipped entry as
+    "copy_part"); results without that record come from the earlier task, whose distance grew with the length."""
     if s.task != "copy":
         return ""
-    (a0, b0), (a1, b1) = copy_distances(s.train_len), copy_distances(s.longest)
+    if "copy_part" not in s.entry:
+        return (
+            "These copy results come from the earlier copy task, whose first part was a quarter to half the length "
+            "long, so the distance to copy grew with the length: a bin past L also asked for a distance never "
+            "trained on, and these bins cannot separate length from distance."
+        )
+    lo, hi = (int(x) for x in s.entry["copy_part"])
     return (
-        "In the copy task a position is also a distance: a repeated token's original sits between a quarter and "
-        f"half the length back ({a0}–{b0} places at L, {a1}–{b1} at {s.longest} tokens), so a bin past L also "
-        "asks for a distance never trained on: these bins cannot separate length from distance."
+        f"In the copy task the distance to copy is the same at every length ({lo + 1}–{hi + 1} places back: parts "
+        f"of {lo}–{hi} tokens, each followed by a separator and its repeat, one after another along the sequence), "
+        "so a bin past L asks about position, not about a distance never trained on."
     )
 
 
@@ -548,19 +671,12 @@ def extension_caption(*, ext_scored: Sequence[int], rope_seeds: int, shipped_sco
     )
 
 
-def extension_notes(
-    curve: Mapping[int, float],
-    base: Mapping[int, float],
-    *,
-    method: str,
-    train_len: int,
-    metric: str,
-    not_learned: str | None = None,
-) -> list[str]:
+def extension_notes(curve: Mapping[int, float], base: Mapping[int, float], *, method: str, nums: Shown) -> list[str]:
     """The scaled curve against plain RoPE at the longest length and at L, as differences of one model
-    on one sample (no verdict: no interval); only ``not_learned`` when the RoPE model did not learn."""
-    if not_learned is not None:
-        return [not_learned + "; the scalings applied to it say nothing about extrapolation either."]
+    on one sample (no verdict: no interval); only that it did not learn when the shipped RoPE row did not."""
+    if not nums.learned.get("rope"):
+        return [nums.not_learned("rope") + "; the scalings applied to it say nothing about extrapolation either."]
+    train_len, metric = nums.train_len, nums.metric
     longest = max(curve)
     d = curve[longest] - base[longest]
     return [
@@ -574,6 +690,63 @@ def extension_notes(
             else "(unchanged inside L)."
         ),
     ]
+
+
+def extension_method(r: Recipe, ext: str, *, factor: float, beta: float, use_af: bool) -> str:
+    """The method the Extension panel evaluates: the controls' (posenc.lab.method_name) or the recipe's label."""
+    if r.spec is not None:
+        return recipe_label(r)
+    return method_name(ext, factor=factor or None, beta_fast=beta, attention_factor=use_af)
+
+
+def not_evaluated(exc: BaseException) -> str:
+    return f"This scaling could not be evaluated: {escape_markdown(str(exc))}"
+
+
+def extension_curves(
+    base: Mapping[int, float | None], scaled: Mapping[int, float | None], *, method: str, r: Recipe | None = None
+) -> dict[str, Mapping[int, float | None]]:
+    """The panel's curves by their legend names: plain RoPE, and the scaled one unless it is the same."""
+    same = method == "rope" or (r is not None and r.spec is not None and r.spec.rope_type is None)
+    return {"rope (no scaling)": base} | ({} if same else {method: scaled})
+
+
+def extension_chart(s: Shown, *, method: str, ext: str, r: Recipe, ext_scored: Sequence[int]) -> dict[str, Any]:
+    """The Extension tab's chart: the raw metric (loss, not above the optimum) against length."""
+    return {
+        "x": "length",
+        "x_title": LOG_LENGTH,
+        "metric": s.metric,
+        "train_len": s.train_len,
+        "references": s.entry["references"],
+        "log_x": True,
+        "title": f"The trained RoPE model with {method}",
+        "subtitle": "seed 0, evaluated only (no retraining); "
+        + (factor_rule(ext) if r.spec is None else "the model's own factor")
+        + f"; {count_text(ext_scored)} scored tokens per length",
+        "description": "RoPE model evaluated with a context-extension scaling at several lengths.",
+    }
+
+
+def extension_captions(
+    s: Shown, r: Recipe, *, ext: str, beta: float, ext_scored: Sequence[int], head_dim: int, theta: float
+) -> tuple[list[str], list[str]]:
+    """The captions under the Extension chart: (before the notes, after them)."""
+    before = [extension_caption(ext_scored=ext_scored, rope_seeds=s.seeds("rope"), shipped_scored=scored_text(s))]
+    if r.spec is not None:
+        before.append(recipe_text(r, head_dim=head_dim, train_len=s.train_len, theta=theta))
+    after = []
+    if r.spec is None and ext == "llama3":
+        after.append(llama3_caption(s.train_len))
+    if r.spec is not None:
+        after.append(
+            "The method, factor, β_fast and attention-factor controls above are not used while a model's recipe is chosen."
+        )
+    elif ext != "yarn":
+        after.append("β_fast and the attention factor apply to YaRN only (the other methods' attention factor is 1).")
+    else:
+        after.append(yarn_ramp_caption(head_dim=head_dim, train_len=s.train_len, beta=beta, base=theta))
+    return before, after
 
 
 def llama3_caption(train_len: int) -> str:
@@ -607,6 +780,40 @@ def yarn_ramp_caption(*, head_dim: int, train_len: int, beta: float, base: float
 # ------------------------------------------------------------------------------ Attention
 
 
+def stale_models(s: Shown) -> str | None:
+    """Why the shipped models of the task on screen cannot be run on the task as posenc.lab generates it now (the
+    copy task before its fixed distance: no "copy_part" recorded), or None."""
+    if s.task != "copy" or "copy_part" in s.entry:
+        return None
+    lo, hi = COPY_PART
+    return (
+        "The shipped copy models were trained on the earlier copy task (one first part, a quarter to half the "
+        f"length long); posenc.lab now generates parts of {lo}–{hi} tokens along the whole sequence, so these "
+        "models are not run here until the shipped copy results are rebuilt (python -m posenc.lab ship --tasks "
+        "copy --update). The Length and Per-position tabs show the shipped numbers of the earlier task."
+    )
+
+
+def rope_only(task: str, enc: str) -> str:
+    return f"The {task} task ships only the RoPE model's weights: showing rope instead of {enc}."
+
+
+def no_rows_past_l(train_len: int) -> str:
+    return f"A learned table has {train_len} rows: no attention pattern past L. Showing L = {train_len}."
+
+
+def no_pattern(exc: BaseException) -> str:
+    return f"No attention pattern: {escape_markdown(str(exc))}"
+
+
+def attention_chart(enc: str, head: int, length: int) -> dict[str, str]:
+    """The attention chart's title (head = layer·4 + head) and subtitle."""
+    return {
+        "title": f"{enc}: layer {head // 4}, head {head % 4} at {length} tokens",
+        "subtitle": "attention weights of one evaluation sequence",
+    }
+
+
 def attention_gate(s: Shown, enc: str) -> str | None:
     """None when ``enc`` learned the shown task inside L; otherwise the words saying it did not (the Attention
     tab then makes no claim about its pattern)."""
@@ -618,31 +825,73 @@ def attention_gate(s: Shown, enc: str) -> str | None:
 
 
 def attention_note(weights: np.ndarray, *, train_len: int, length: int, gate: str | None = None) -> str:
-    """The mean largest weight per query inside L and past it, each beside what an even spread over the same
-    keys would give (a causal query at position i sees i + 1 keys): the two ranges see different numbers of
-    keys, and the sentence says so. ``gate`` (:func:`attention_gate`): the model did not learn, no claim."""
+    """How many keys each query spreads its attention over, inside L and past it: the effective number of keys,
+    e^(entropy of the query's weights), which is 1 on one key and k on k keys evenly whatever the number of keys
+    it could see, so the two ranges compare like with like (beside it, what an even spread over all the keys a
+    query sees would give). ``gate`` (:func:`attention_gate`): the model did not learn, no claim."""
     if gate is not None:
         return gate + "; its attention pattern is shown, not read."
-    rows_max = weights.max(axis=1)
-    keys = np.arange(1, weights.shape[0] + 1)  # (seq,) keys each query sees
-    inside = float(rows_max[:train_len].mean())
-    even_in = float((1 / keys[:train_len]).mean())
+    w = np.clip(np.asarray(weights, dtype=np.float64), 1e-300, None)
+    effective = np.exp(-(w * np.log(w)).sum(axis=1))  # per query
+    keys = np.arange(1, w.shape[0] + 1)  # a causal query at position i sees i + 1 keys
+    inside = slice(0, min(train_len, length))
     text = (
-        f"Mean largest weight per query: {inside:.3f} at positions < L (each query over 1–{min(train_len, length)} "
-        f"keys; an even spread would give {even_in:.3f})"
+        "Effective number of keys per query (e^entropy of its weights: 1 on one key, k on k keys evenly, whatever "
+        f"the number it sees), one sequence and one head: {effective[inside].mean():.2f} at positions < L "
+        f"(an even spread over every key would give {keys[inside].mean():.1f})"
     )
     if length <= train_len:
         return text + "."
-    outside = float(rows_max[train_len:].mean())
-    even_out = float((1 / keys[train_len:]).mean())
+    past = slice(train_len, length)
+    ratio = effective[past].mean() / effective[inside].mean()
     return text + (
-        f", {outside:.3f} at positions ≥ L (over {train_len + 1}–{length} keys; even: {even_out:.3f}). The two "
-        "ranges see different numbers of keys, so a lower value past L is partly the count of keys alone, not "
-        "only attention spread thinner."
+        f", {effective[past].mean():.2f} at positions ≥ L (even: {keys[past].mean():.1f}). Past L a query spreads over "
+        f"{ratio:.2f}× as many keys as inside: a head that keeps its focus gives 1×, one that spreads evenly "
+        f"{keys[past].mean() / keys[inside].mean():.2f}× (the count of keys alone)."
     )
 
 
 # ------------------------------------------------------------------------------ Train
+
+
+#: The Train tab's caption when the settings on screen differ from the session's unfinished job
+REPLACES_JOB = "Training these settings replaces your unfinished job."
+
+
+def encoding_set(choice: str) -> tuple[str, ...]:
+    """The encodings an option of the Train tab's set names ("all five", "rope, alibi", …)."""
+    return tuple(ENCODINGS) if choice == "all five" else tuple(e.strip() for e in choice.split(","))
+
+
+def job_status(k: tuple, state: str, *, ahead: int, full: bool) -> str:
+    """An unfinished job's line: waiting (``ahead`` jobs before it) or running."""
+    head = f"Your training job ({settings_text(k)})"
+    if state == "queued":
+        return f"{head} waits: {ahead} job(s) ahead of it."
+    return f"{head} is running" + ("." if full else "; the Train tab shows its progress.")
+
+
+def job_stopped(k: tuple, state: str, error: str) -> str:
+    return f"Training {state} ({settings_text(k)}): {escape_markdown(error)}"
+
+
+def last_run_caption(k: tuple) -> str:
+    return f"Showing your last run ({settings_text(k)}); the settings above differ and have no result yet."
+
+
+def run_chart(k: tuple) -> dict[str, Any]:
+    """A finished run's chart: the task's metric against length, one seed."""
+    return {
+        "x": "length",
+        "x_title": LOG_LENGTH,
+        "metric": TASKS[k[0]].metric,
+        "train_len": k[2],
+        "references": references(k[0]),
+        "log_x": True,
+        "title": run_title(k),
+        "subtitle": "one seed; dashed, faint: did not learn the task inside L",
+        "description": "metric against evaluation length for the models you trained",
+    }
 
 
 def settings_text(k: tuple) -> str:
@@ -651,11 +900,19 @@ def settings_text(k: tuple) -> str:
     return f"{k_task}, {', '.join(k_encs)}: {k_steps} steps at L = {k_len}, d = {k_width}, seed {k_seed}"
 
 
-def train_caption(k: tuple, *, timeout: float) -> str:
+def train_caption(k: tuple, *, timeout: float, shipped: Shown | None = None) -> str:
     """What the Train button would do with the settings ``k``, and the queue's rules (`timeout`: seconds
-    without a connection or a page run after which a job stops)."""
+    without a connection or a page run after which a job stops); ``shipped``: the task on screen, whose
+    models trained until they learned, which the quick live ones do not."""
     _, k_encs, k_len, k_steps, k_width, _ = k
-    return (
+    quick = ""
+    if shipped is not None and shipped.entry.get("until_learned"):
+        quick = (
+            f"These are quick versions of the shipped models: {k_steps} steps whatever they learn, on one seed, "
+            f"where the shipped ones trained until they learned (cap {shipped.steps:,} steps), on every seed; "
+            "a row that did not learn here may learn with more steps. "
+        )
+    return quick + (
         f"{len(k_encs)} model(s) × {k_steps} steps at L = {k_len}, d = {k_width}, evaluated at "
         f"{', '.join(str(m * k_len) for m in (1, 2, 4, 8))}. One training job runs per server at a time, on one "
         "core; results are cached for everyone. Your job keeps running while you look at other tabs or pages "
@@ -902,6 +1159,53 @@ def sweep_note(sweep: Mapping[str, Any], task: str, methods: Sequence[str]) -> s
     )
 
 
+def finetune_steps(s: Shown) -> dict[str, dict[str, int | None]]:
+    """{fine-tune row: {seed: steps at whose held-out check it had learned, None: not by the cap}} when the shipped
+    fine-tunes trained until they learned; {} otherwise (a fixed budget gives no steps to learn)."""
+    if not s.entry.get("until_learned"):
+        return {}
+    trained = s.entry.get("trained") or {}
+    return {m: {k: v.get("reached") for k, v in trained[m].items()} for m in s.runs if "@ft" in m and m in trained}
+
+
+def _steps_to_learn(s: Shown, steps: Mapping[str, Mapping[str, int | None]], plain: str, pi: str, n: int) -> str:
+    """Chen et al.'s claim (PI reaches the longer window in fewer fine-tuning steps) against the shipped steps to
+    learn, paired by seed: the seed-paired interval of PI's steps minus the plain fine-tune's, where every seed
+    of both learned by the cap."""
+    ft = s.entry.get("finetune") or {}
+    every = s.settings.get("check_every")
+    cells = []
+    for m in (plain, pi):
+        got = [v for v in steps[m].values() if v is not None]
+        miss = len(steps[m]) - len(got)
+        cells.append(
+            f"`{m}` {_steps_range(got) if got else 'none'}"
+            + (f" ({miss} of {len(steps[m])} seeds not by the cap)" if miss else "")
+        )
+    head = (
+        f"{CHEN}. Steps to learn at {n} tokens here (each fine-tune ran until a held-out check every {every} steps "
+        f"said learned, cap {ft.get('steps', '?')} steps of {ft.get('batch', '?')} sequences at "
+        f"{float(ft.get('lr_ratio', 1)):.2g}× the pretraining peak rate), over seeds: {'; '.join(cells)}. "
+    )
+    both = [k for k in steps[plain] if k in steps[pi] and steps[plain][k] is not None and steps[pi][k] is not None]
+    if len(both) < len(steps[plain]) or len(both) < 2:
+        return head + "Not every seed learned by the cap, so no interval of the difference and no verdict. "
+    d = paired_interval({k: steps[pi][k] for k in both}, {k: steps[plain][k] for k in both})
+    if d is None or d.lo is None or d.hi is None:
+        return head
+    verdict = (
+        "PI's fine-tune needed fewer steps, as Chen et al. report"
+        if d.hi < 0
+        else "PI's fine-tune needed more steps, the opposite of Chen et al.'s finding, at this scale"
+        if d.lo > 0
+        else "no verdict: the interval includes 0"
+    )
+    return head + (
+        f"PI minus plain, paired by seed: {d.mean:+.0f} steps [{d.lo:+.0f}, {d.hi:+.0f}] ({verdict}; steps are counted "
+        f"in checks of {every}, so each seed's figure is rounded up to one). "
+    )
+
+
 def _finetune_line(s: Shown, sweep: Mapping[str, Any] | None = None) -> str:
     fts = [m for m in s.runs if "@ft" in m]
     if not fts:
@@ -910,7 +1214,8 @@ def _finetune_line(s: Shown, sweep: Mapping[str, Any] | None = None) -> str:
     ft_len = parse_method(fts[0]).finetune_len or L
     ft = s.entry.get("finetune") or {}
     budget = (
-        f"{ft['steps']} steps of {ft['batch']} sequences at {ft_len} tokens, peak rate "
+        f"{'until learned, at most ' if s.entry.get('until_learned') else ''}{ft['steps']} steps of {ft['batch']} "
+        f"sequences at {ft_len} tokens, peak rate "
         f"{float(ft['lr_ratio']):.2g}× the pretraining peak, from each seed's pretrained model"
         if ft
         else "a short fine-tune"
@@ -933,7 +1238,9 @@ def _finetune_line(s: Shown, sweep: Mapping[str, Any] | None = None) -> str:
         text += "With a fine-tune against without: " + "; ".join(with_without) + ". "
     plain = next((m for m in fts if m.startswith("rope@ft")), None)
     pi = next((m for m in fts if m.startswith("rope+linear@ft")), None)
-    if plain and pi and s.learned.get(plain) and s.learned.get(pi):
+    if plain and pi and (steps := finetune_steps(s)):
+        text += _steps_to_learn(s, steps, plain, pi, ft_len)
+    elif plain and pi and s.learned.get(plain) and s.learned.get(pi):
         past = [n for n in s.lengths if n > ft_len]
         text += f"PI's fine-tune against the plain one at the fine-tune length: {_verdicts(s, pi, plain, [ft_len])}"
         text += f"; past it: {_verdicts(s, pi, plain, past)}. " if past else ". "
@@ -947,7 +1254,7 @@ def _finetune_line(s: Shown, sweep: Mapping[str, Any] | None = None) -> str:
             f"{CHEN}. At the one shipped budget one of the two fine-tunes did not learn; one budget does not give "
             "steps to learn, so no verdict on that claim. "
         )
-    if plain and pi and sweep:
+    if plain and pi and sweep and not finetune_steps(s):
         text += sweep_note(sweep, s.task, [plain, pi, *(m for m in fts if m not in (plain, pi))])
     return text.rstrip() + "\n"
 
@@ -974,32 +1281,6 @@ def _yarn_line(s: Shown, n1: int) -> str:
             else f"; β_fast = {low_beta:g} against {d:g}: {_verdicts(s, low_name, 'rope+yarn', [n1])}."
         )
         + "\n"
-    )
-
-
-def _nope_line(s: Shown) -> str:
-    long_name = next((m for m in s.runs if m.startswith("nope (")), None)
-    if long_name is None or "nope" not in s.runs:
-        return ""
-    L, longest = s.train_len, s.longest
-    head = f"* **NoPE trained longer** (`{long_name}` against {s.steps} steps): "
-    tail = (
-        " Kazemnejad et al. (2023) found NoPE generalising to longer inputs better than explicit encodings on "
-        "their synthetic tasks, and the causal mask alone lets a model count positions (Haviv et al. 2022).\n"
-    )
-    if not s.learned.get(long_name):
-        return head + s.not_learned(long_name) + "." + tail
-    held = s.held(long_name, L, longest)
-    return (
-        head
-        + f"{_values(s, long_name, [L, longest])}: "
-        + {
-            "within": f"within {CLOSE} of its value at L at {longest} (whole interval).",
-            "worse": f"worse by more than {CLOSE} at {longest} (whole interval).",
-            "better": f"better by more than {CLOSE} at {longest} (whole interval).",
-            "unclear": "no verdict at this number of seeds.",
-        }[held]
-        + tail
     )
 
 
@@ -1079,7 +1360,6 @@ def honest_section(s: Shown, sweep: Mapping[str, Any] | None = None) -> str:
         + "".join(_scaling_line(s, m, title, paper) for m, title, paper in _SCALINGS)
         + _finetune_line(s, sweep)
         + _yarn_line(s, longest)
-        + _nope_line(s)
     )
     return (
         head

@@ -1,0 +1,209 @@
+"""The lab's tiny model (imports torch): a pre-LN causal decoder whose positional encoding is a plug-in from
+:mod:`posenc.torch`, its configuration, its per-token scores, and its weights (the shipped seed-0 models).
+
+The scalings applied at evaluation are posenc.rope_inverse_frequencies (via posenc.torch.RotaryEmbedding),
+attention factor included.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..torch import (
+    ALiBiBias,
+    LearnedPositionalEmbedding,
+    NoPositionalEncoding,
+    RotaryEmbedding,
+    SinusoidalPositionalEncoding,
+)
+from .grammar import ENCODINGS, parse_method
+from .shipped import WEIGHTS
+from .tasks import TASKS, _length, _task
+
+#: The learned table's initial std: the token embeddings' (nn.Embedding's N(0, 1)), so that position starts
+#: on the same scale as content (at 0.02 the table starts 50× smaller, near NoPE; GPT-2 draws both at 0.02:
+#: what matters is the same scale for both).
+LEARNED_STD = 1.0
+
+
+def set_threads(n: int = 1) -> None:
+    """torch's intra-op threads (1: a training job never takes more than one core)."""
+    torch.set_num_threads(max(1, int(n)))
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    task: str = "markov"
+    encoding: str = "rope"
+    train_len: int = 64
+    steps: int = 300
+    batch: int = 32
+    d_model: int = 64
+    n_heads: int = 4
+    n_layers: int = 2
+    lr: float = 3e-3
+    warmup: int = 30
+    weight_decay: float = 0.01
+    rope_theta: float = 10000.0
+    seed: int = 0
+    #: train to a target: ``steps`` is then a cap, the rate stays at its peak after the warm-up, and every
+    #: ``check_every`` steps the model is scored on a held-out sample (not an evaluation sample); once it has
+    #: learned (:func:`posenc.lab.learned`), or at 80 % of the cap, the rate decays linearly to 0 over a quarter
+    #: of the steps so far (at least ``check_every``) and training stops
+    until_learned: bool = False
+    check_every: int = 100
+
+    def __post_init__(self) -> None:
+        _task(self.task)
+        if self.encoding not in ENCODINGS:
+            raise ValueError(f"encoding must be one of {', '.join(ENCODINGS)}, got {self.encoding!r}")
+        _length("train_len", self.train_len)
+        for name, lo, hi in (
+            ("steps", 1, 100_000),
+            ("batch", 1, 1024),
+            ("n_heads", 1, 64),
+            ("n_layers", 1, 12),
+            ("check_every", 1, 100_000),
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int) or not lo <= value <= hi:
+                raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
+        if not isinstance(self.d_model, int) or self.d_model % (2 * self.n_heads) or not 8 <= self.d_model <= 1024:
+            raise ValueError(
+                f"d_model must be in [8, 1024] and a multiple of 2·n_heads = {2 * self.n_heads}, got {self.d_model!r}"
+            )
+
+
+class _Block(nn.Module):
+    def __init__(self, d: int, n_heads: int):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.n_heads = n_heads
+
+    def forward(self, x, rotate, bias, keep=None):
+        b, t, d = x.shape
+        h = self.ln1(x)
+        q, k, v = self.qkv(h).view(b, t, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)  # (b, H, t, hd)
+        if rotate is not None:
+            q, k = rotate(q), rotate(k)
+        if keep is None:  # softmax(q·kᵀ/√d_h + bias, causal) v in one fused call
+            mask = torch.full((t, t), float("-inf")).triu(1)
+            mask = mask if bias is None else mask + bias
+            y = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        else:  # the same, written out, to keep the weights
+            logits = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (b, H, t, t)
+            if bias is not None:
+                logits = logits + bias
+            att = torch.softmax(logits.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf")), dim=-1)
+            keep.append(att.detach())
+            y = att @ v
+        x = x + self.proj(y.transpose(1, 2).reshape(b, t, d))
+        return x + self.mlp(self.ln2(x))
+
+
+class TinyTransformer(nn.Module):
+    """A pre-LN causal decoder; the positional encoding is a plug-in from posenc.torch:
+    added to the token embeddings (learned, sinusoidal, nope), rotating q and k (rope), or a bias
+    on the logits (alibi)."""
+
+    def __init__(self, cfg: TrainConfig):
+        super().__init__()
+        self.cfg = cfg
+        vocab, d = TASKS[cfg.task].vocab, cfg.d_model
+        self.embed = nn.Embedding(vocab, d)
+        self.head_dim = d // cfg.n_heads
+        self.pe: nn.Module | None = None
+        self.alibi: ALiBiBias | None = None
+        if cfg.encoding == "learned":
+            self.pe = LearnedPositionalEmbedding(cfg.train_len, d, seed=cfg.seed, std=LEARNED_STD)
+        elif cfg.encoding == "sinusoidal":
+            self.pe = SinusoidalPositionalEncoding(d)
+        elif cfg.encoding == "nope":
+            self.pe = NoPositionalEncoding(d)
+        elif cfg.encoding == "alibi":
+            self.alibi = ALiBiBias(cfg.n_heads)
+        self.blocks = nn.ModuleList(_Block(d, cfg.n_heads) for _ in range(cfg.n_layers))
+        self.ln = nn.LayerNorm(d)
+        self.out = nn.Linear(d, vocab)
+
+    def rope(self, rope_block: Mapping[str, Any] | None, t: int) -> tuple[RotaryEmbedding, int | None]:
+        """The rotary module and seq_len the RoPE model uses on ``t`` tokens with ``rope_block``
+        (max_position_embeddings = L; dynamic NTK and LongRoPE get seq_len = t, the others none)."""
+        rope = RotaryEmbedding(
+            self.head_dim,
+            rope_parameters=rope_block or {"rope_type": "default", "rope_theta": self.cfg.rope_theta},
+            max_position_embeddings=self.cfg.train_len,
+        )
+        return rope, t if rope_block and rope_block.get("rope_type") in ("dynamic", "longrope") else None
+
+    def rope_used(self, rope_block: Mapping[str, Any] | None, t: int) -> tuple[np.ndarray, float]:
+        """(inv_freq, attention_factor) the forward pass applies on ``t`` tokens: read from the same module."""
+        rope, seq_len = self.rope(rope_block, t)
+        inv, af = rope.frequencies(np.arange(t), seq_len)
+        return inv.numpy().astype(np.float64), float(af)
+
+    def forward(self, tokens: torch.Tensor, *, rope_block: Mapping[str, Any] | None = None, keep=None) -> torch.Tensor:
+        """tokens (b, t) -> logits (b, t, vocab). ``rope_block``: a scaling applied to the RoPE model
+        (posenc.rope_inverse_frequencies with max_position_embeddings = L and seq_len = t)."""
+        t = tokens.shape[1]
+        positions = np.arange(t)
+        x = self.embed(tokens)
+        if self.pe is not None:
+            x = x + self.pe(positions)
+        rotate = bias = None
+        if self.cfg.encoding == "rope":
+            rope, seq_len = self.rope(rope_block, t)
+
+            def rotate(z):
+                return rope(z, positions, seq_len=seq_len)
+
+        if self.alibi is not None:
+            bias = self.alibi(t)
+        for block in self.blocks:
+            x = block(x, rotate, bias, keep)
+        return self.out(self.ln(x))
+
+
+def loss_and_score(logits: torch.Tensor, targets: torch.Tensor, metric: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-token (loss, accuracy) with −1 targets as NaN."""
+    valid = targets >= 0
+    safe = targets.clamp(min=0)
+    loss = nn.functional.cross_entropy(logits.transpose(1, 2), safe, reduction="none")
+    acc = (logits.argmax(-1) == safe).float()
+    nan = torch.tensor(float("nan"))
+    return torch.where(valid, loss, nan), torch.where(valid, acc, nan)
+
+
+def model_state(model: TinyTransformer) -> dict[str, np.ndarray]:
+    return {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
+
+
+def model_from_state(cfg: TrainConfig, state: Mapping[str, np.ndarray]) -> TinyTransformer:
+    model = TinyTransformer(cfg)
+    model.load_state_dict({k: torch.from_numpy(np.asarray(v, dtype=np.float32)) for k, v in state.items()})
+    model.eval()
+    return model
+
+
+def shipped_model(task: str, encoding: str, *, path=None) -> TinyTransformer:
+    """The shipped seed-0 model (data/lab/weights.npz; float16 except RoPE's float32)."""
+    file = Path(path) if path else WEIGHTS
+    prefix = f"{task}/{encoding}/"
+    with np.load(file) as data:
+        state = {k[len(prefix) :]: data[k] for k in data.files if k.startswith(prefix)}
+    if not state:
+        raise ValueError(f"task/encoding: no shipped weights for {task!r}/{encoding!r}")
+    d_model = state["embed.weight"].shape[1]
+    spec = parse_method(encoding)
+    extra = {} if spec.n_heads is None else {"n_heads": spec.n_heads}
+    return model_from_state(TrainConfig(task=task, encoding=spec.encoding, d_model=d_model, **extra), state)
