@@ -12,14 +12,14 @@ becomes a method through :func:`preset_method`.
 
 from __future__ import annotations
 
-import re
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
+from .. import grammar
 from ..methods import FACTOR, ORIGINAL_MAX_POSITION_EMBEDDINGS, ROPE_METHODS
 from ..scaling import ROPE_SCALING
 from .tasks import _length
@@ -27,13 +27,10 @@ from .tasks import _length
 ENCODINGS = ("nope", "learned", "sinusoidal", "rope", "alibi")
 #: rope+dynamic's config factor when none is given (HF's documented example {"rope_type": "dynamic", "factor": 2.0})
 DYNAMIC_FACTOR = 2.0
-#: The lab's values for a method's required keys that a method name does not give and the lab does not
-#: derive (``factor`` and ``original_max_position_embeddings`` follow the lengths): Llama 3.1's published
-#: ones, meta-llama/Llama-3.1-8B config.json ``rope_scaling`` {"low_freq_factor": 1.0, "high_freq_factor":
-#: 4.0} (the preset ``posenc.models.PRESETS["llama3.1-8b"]``). data/lab/results.json was computed with them.
-REQUIRED_VALUES: Mapping[str, Mapping[str, float]] = MappingProxyType(
-    {"llama3": MappingProxyType({"low_freq_factor": 1.0, "high_freq_factor": 4.0})}
-)
+#: The values of a method's required keys that a method name does not give and the lab does not derive
+#: (``factor`` and ``original_max_position_embeddings`` follow the lengths): :data:`posenc.grammar.REQUIRED_VALUES`,
+#: read from the Llama 3.1 preset. data/lab/results.json was computed with them.
+REQUIRED_VALUES = grammar.REQUIRED_VALUES
 
 
 @dataclass(frozen=True)
@@ -82,36 +79,35 @@ class MethodSpec:
         return block
 
 
-_SPEC = re.compile(r"^(?P<enc>[a-z]+)(\+(?P<type>[a-z0-9_]+))?(?P<params>(:[a-z_]+=[-0-9.e]+)*)(@ft(?P<ft>\d+))?$")
-
-
 def parse_method(name: str) -> MethodSpec:
-    """``"rope+yarn:beta_fast=4@ft256"`` -> MethodSpec. Raises ValueError naming the method."""
-    text = str(name).strip().lower()
-    m = _SPEC.match(text)
-    if m is None or m.group("enc") not in ENCODINGS:
-        raise ValueError(
-            f"method must be one of {', '.join(ENCODINGS)}, alibi:heads=<n> or "
-            f"rope+<rope_type>[:key=value…][@ft<length>], got {name!r}"
-        )
-    rope_type, ft = m.group("type"), m.group("ft")
-    if m.group("enc") == "alibi" and not rope_type and not ft and m.group("params"):
-        items = dict(item.split("=") for item in filter(None, m.group("params").split(":")))
-        heads = items.get("heads", "")
-        if set(items) != {"heads"} or not heads.isdigit() or not 1 <= int(heads) <= 64:
+    """``"rope+yarn:beta_fast=4@ft256"`` -> MethodSpec: the parts :func:`posenc.grammar.parse` reads, in the
+    lab's vocabulary (an encoding as the head, a rope_type of ROPE_SCALING after ``rope+``, numbers as
+    values, no ``/stop``). Raises ValueError naming the method."""
+    shape = (
+        f"method must be one of {', '.join(ENCODINGS)}, alibi:heads=<n> or "
+        f"rope+<rope_type>[:key=value…][@ft<length>], got {name!r}"
+    )
+    try:
+        parts = grammar.parse(name)
+    except ValueError as err:
+        raise ValueError(shape if str(err).startswith("method must") else str(err)) from None
+    if parts.head not in ENCODINGS or parts.stopped is not None:
+        raise ValueError(shape)
+    rope_type, ft = parts.rope_type, parts.finetune_len
+    params: dict[str, float] = {}
+    for key, value in parts.params.items():
+        if isinstance(value, bool) or not isinstance(value, float) or not math.isfinite(value):
+            raise ValueError(f"method: {key} must be a finite number, got {value!r} in {name!r}")
+        params[key] = value
+    if parts.head == "alibi" and not rope_type and ft is None and params:
+        heads = params.get("heads", 0.5)
+        if set(params) != {"heads"} or not heads.is_integer() or not 1 <= heads <= 64:
             raise ValueError(f"method: alibi takes one setting, heads = an integer in [1, 64], got {name!r}")
-        return MethodSpec(text, "alibi", n_heads=int(heads))
-    if (rope_type or ft) and m.group("enc") != "rope":
+        return MethodSpec(parts.text, "alibi", n_heads=int(heads))
+    if (rope_type or ft is not None) and parts.head != "rope":
         raise ValueError(f"method: a scaling or fine-tune applies to rope only, got {name!r}")
     if rope_type is not None and rope_type not in ROPE_SCALING:
         raise ValueError(f"method: rope_type must be one of {', '.join(ROPE_SCALING)}, got {rope_type!r} in {name!r}")
-    params: dict[str, float] = {}
-    for item in filter(None, m.group("params").split(":")):
-        key, value = item.split("=")
-        try:
-            params[key] = float(value)
-        except ValueError:
-            raise ValueError(f"method: {key} must be a number, got {value!r} in {name!r}") from None
     if params and rope_type is None:
         raise ValueError(f"method: key=value settings need a rope_type (rope+<type>:…), got {name!r}")
     if rope_type is not None:
@@ -125,11 +121,7 @@ def parse_method(name: str) -> MethodSpec:
     if ft is not None and rope_type is None:
         rope_type = "default"
     return MethodSpec(
-        text,
-        "rope" if text.startswith("rope") else m.group("enc"),
-        rope_type,
-        params,
-        _length("fine-tune length", int(ft)) if ft else None,
+        parts.text, parts.head, rope_type, params, _length("fine-tune length", ft) if ft is not None else None
     )
 
 
@@ -177,12 +169,11 @@ def method_name(
     rope_type: str, *, factor: float | None = None, beta_fast: float | None = None, attention_factor: bool = True
 ) -> str:
     """The method string of a scaling choice: method_name("yarn", beta_fast=4) -> "rope+yarn:beta_fast=4"."""
-    parts = ["rope" if rope_type == "default" else f"rope+{rope_type}"]
-    if rope_type != "default":
-        if factor:
-            parts.append(f"factor={factor:g}")
-        if rope_type == "yarn" and beta_fast is not None:
-            parts.append(f"beta_fast={beta_fast:g}")
-        if rope_type == "yarn" and not attention_factor:
-            parts.append("attention_factor=1")
-    return ":".join(parts)
+    if rope_type == "default":
+        return "rope"
+    params: dict[str, float] = {"factor": factor} if factor else {}
+    if rope_type == "yarn" and beta_fast is not None:
+        params["beta_fast"] = beta_fast
+    if rope_type == "yarn" and not attention_factor:
+        params["attention_factor"] = 1
+    return grammar.compose("rope", rope_type, params)
