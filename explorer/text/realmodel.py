@@ -1,6 +1,6 @@
 """The real-model page's sentences, each computed from the numbers it is about (pure: no Streamlit).
 
-Every function takes the numbers as arguments and returns markdown; tests/test_realtext.py checks each
+Every function takes the numbers as arguments and returns markdown; tests/test_text_realmodel.py checks each
 claim against numbers recomputed with posenc. A comparison ("lower", "worse") is made only where its
 95 % interval excludes zero; otherwise the sentence says the interval cannot tell.
 """
@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from explorer import methodtext
+from explorer.notices import escape_markdown
 from posenc import realmodel, stats
 from posenc.realmodel import HeadRules, ModelFacts
 
@@ -55,9 +56,17 @@ def slow_pairs(facts: ModelFacts) -> np.ndarray:
 
 
 def frequency_notes(
-    products: np.ndarray, interval: tuple[float, float, float], facts: ModelFacts, *, tokens: int, block: int
+    products: np.ndarray,
+    interval: tuple[float, float, float],
+    facts: ModelFacts,
+    *,
+    tokens: int,
+    block: int,
+    spread: tuple[float, float, float] | None = None,
+    min_query: int = 16,
 ) -> list[str]:
-    """What the per-pair q·k norm products (layers, heads, pairs) say, over the whole model."""
+    """What the per-pair q·k norm products (layers, heads, pairs) say, over the whole model; with ``spread`` (the
+    slow pairs' share of the variance across keys, :func:`posenc.realmodel.spread_share`), what softmax sees."""
     slow = slow_pairs(facts)
     lam = facts.wavelengths()
     idx = np.flatnonzero(slow)
@@ -81,12 +90,37 @@ def frequency_notes(
         f"complete a turn in the {facts.trained_length:,} trained tokens. Over all {facts.layers} layers and "
         f"{facts.layers * facts.q_heads} query heads they carry **{_pct(est)}** of the q·k norm product "
         f"({_interval(lo, hi, _pct)}, resampling blocks of {block} of the {tokens} tokens): {verdict}. The product "
-        "|q|·|k| per pair is an upper bound on what that pair can add to a score, not what softmax sees: the angle "
-        "between q and k, and how much a pair's term varies across keys, are not measured here.",
+        "|q|·|k| per pair is an upper bound on what that pair can add to a score, not what softmax sees"
+        + ("; the next sentence measures what softmax sees." if spread else "."),
         f"The largest shares: pair {top[0]} ({_pct(per_pair[top[0]])}, wavelength {lam[top[0]]:,.0f} tokens) and "
         f"pair {top[1]} ({_pct(per_pair[top[1]])}, {lam[top[1]]:,.0f} tokens).",
     ]
+    if spread is not None:
+        notes.insert(1, spread_note(spread, interval, facts, tokens=tokens, block=block, min_query=min_query))
     return notes
+
+
+def spread_note(
+    spread: tuple[float, float, float],
+    bound: tuple[float, float, float],
+    facts: ModelFacts,
+    *,
+    tokens: int,
+    block: int,
+    min_query: int,
+) -> str:
+    """The slow pairs' share of what softmax sees, beside their share of the norm bound (both with intervals;
+    "less" or "more" only where the two intervals do not overlap)."""
+    est, lo, hi = spread
+    b_est, b_lo, b_hi = bound
+    word = "less than" if hi < b_lo else "more than" if lo > b_hi else "with an interval that overlaps that of"
+    return (
+        f"What softmax sees: it compares a query's scores across its keys, so what a pair adds to that choice is how "
+        f"much its rotated term q̃_j·k̃_j varies across the keys. Measured as each pair's own variance across the keys "
+        f"(the covariances between pairs left out; queries at positions ≥ {min_query}, every layer and head), the "
+        f"{int(slow_pairs(facts).sum())} slow pairs carry **{_pct(est)}** of it ({_interval(lo, hi, _pct)}, resampling "
+        f"blocks of {block} queries of the {tokens}): {word} their {_pct(b_est)} of the norm bound."
+    )
 
 
 def layer_note(products: np.ndarray, layer: int, facts: ModelFacts) -> str:
@@ -150,18 +184,148 @@ def change_note(label: str, diff: tuple[float, float, float], *, tokens: int, bl
     )
 
 
-def learned_note(inside: Sequence[float], facts: ModelFacts) -> str:
-    """The gate for every long-context claim: the model predicts this text inside its trained length. No causal
-    claim about position: the tokens past that length are other tokens of the text (issue #37)."""
+def learned_note(inside: Sequence[float], facts: ModelFacts, *, control: bool = False) -> str:
+    """The gate for every long-context claim: the model predicts this text inside its trained length (far below a
+    uniform guess). The tokens past that length are other tokens of the text: with ``control`` the page also
+    shows the same tokens at two positions (:func:`control_notes`), else it says they were not measured."""
     d = np.asarray(inside, dtype=float)
     m = float(d.mean())
+    tail = (
+        "the content control below scores the same tokens at both positions."
+        if control
+        else "so position and content are mixed in the comparisons below (the same tokens at two positions were not "
+        "measured for this text)."
+    )
     return (
         f"Inside its {facts.trained_length:,} trained tokens the model predicts this text at {m:.2f} nats per token "
-        f"with its own rope, against {UNIFORM_NATS:.2f} for a uniform guess over its vocabulary: it models the text. "
-        f"What changes past that length is not only position: those are other tokens of the text, and the loss "
-        f"already varies from chunk to chunk inside ({d.min():.2f}–{d.max():.2f} nats per token), so position and "
-        "content are mixed in the comparisons below (the same tokens at two positions were not measured)."
+        f"with its own rope, against {UNIFORM_NATS:.2f} for a uniform guess over its vocabulary. What changes past "
+        f"that length is not only position: those are other tokens of the text, and the loss already varies from "
+        f"chunk to chunk inside ({d.min():.2f}–{d.max():.2f} nats per token); " + tail
     )
+
+
+def long_sentences(
+    entry: Mapping[str, Any], facts: ModelFacts, *, control: bool = False
+) -> tuple[list[str], list[str]]:
+    """One text's long-context sentences (:func:`long_by_text`'s entry): the gate, each rope against no scaling,
+    and against the papers."""
+    res = entry.get("results") or {}
+    if "default" not in res:
+        return [], []
+    ch, n, trained = int(entry["chunk"]), int(entry["length"]), facts.trained_length
+    labels = {m: method_label(m) for m in res}
+    notes = [learned_note(res["default"]["nll_by_chunk"][: trained // ch], facts, control=control)]
+    notes += long_notes(res, chunk=ch, trained=trained, labels=labels, length=n)
+    return notes, paper_notes(res, chunk=ch, trained=trained, labels=labels, length=n)
+
+
+def _range(values: Sequence[float]) -> str:
+    return f"from {_nats(min(values))} to {_nats(max(values))}" if len(values) > 1 else _nats(values[0])
+
+
+def _verdicts(intervals: Sequence[tuple[float, float, float]], up: str, down: str) -> str:
+    n = len(intervals)
+    hi = sum(lo > 0 for _, lo, _ in intervals)
+    lo_ = sum(h < 0 for _, _, h in intervals)
+    rest = n - hi - lo_
+    parts = [
+        f"{up} on {hi}" if hi else "",
+        f"{down} on {lo_}" if lo_ else "",
+        f"not distinguishable on {rest}" if rest else "",
+    ]
+    return ", ".join(p for p in parts if p) + f" of the {n} texts"
+
+
+def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) -> list[str]:
+    """Each rope against no scaling past the trained length on every shipped text that has both (paired by chunk,
+    moving-block bootstrap), the spread across texts, and how many comparisons that makes."""
+    trained = facts.trained_length
+    names = [t for t, e in by_text.items() if "default" in e.get("results", {})]
+    if len(names) < 2:
+        return []
+    methods: list[str] = []
+    for t in names:
+        methods += [m for m in by_text[t]["results"] if m != "default" and m not in methods]
+    notes = [
+        f"On {len(names)} texts ({', '.join(names)}), past {trained:,} tokens, each rope against no scaling on the same "
+        "chunks (95 % intervals resampling runs of neighbouring chunks; the texts are these texts, not a sample of "
+        "all texts):"
+    ]
+    count = 0
+    for m in methods:
+        rows = []
+        for t in names:
+            res, ch = by_text[t]["results"], int(by_text[t]["chunk"])
+            if m not in res:
+                continue
+            c, base = (np.asarray(res[x]["nll_by_chunk"], dtype=float) for x in (m, "default"))
+            k = trained // ch
+            if c.size != base.size or c.size <= k + 1:
+                continue
+            rows.append((t, _chunks(c[k:] - base[k:])))
+        if not rows:
+            continue
+        count += len(rows)
+        ests = [e[0] for _, e in rows]
+        each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in rows)
+        label = dynamic_label(m, length=int(by_text[rows[0][0]]["length"]), trained=trained, label=method_label(m))
+        missing = [t for t in names if t not in {r[0] for r in rows}]
+        notes.append(
+            f"**{label}**: {each}. {_verdicts([e for _, e in rows], 'higher', 'lower')}, {_range(ests)} nats per token"
+            + (f" (not computed on {', '.join(missing)})" if missing else "")
+            + "."
+        )
+    if count > 1:
+        notes.append(
+            f"That is {count} comparisons, each at 95 % and not adjusted for their number: with Bonferroni, each "
+            f"would need {100 * stats.bonferroni_level(0.95, count):.2f} % intervals."
+        )
+    return notes
+
+
+def control_notes(part: Mapping[str, Any], facts: ModelFacts) -> list[str]:
+    """The content control (the ``texts`` part of the shipped file): the same tokens scored inside the trained
+    length and past it, with the same tokens before them; the difference per rope and text with a moving-block
+    bootstrap over the paired 16-token means (paired by position in the text: the trend is in both)."""
+    texts = {t: e["control"] for t, e in (part.get("texts") or {}).items() if e.get("control")}
+    if not texts or not {"inside", "past", "tail", "block"} <= set(part):
+        return []
+    tail, block, trained = int(part["tail"]), int(part["block"]), facts.trained_length
+    (a, b), (c, d) = part["inside"], part["past"]
+    notes = [
+        f"**Content control**: the last {tail:,} of the {int(part['length']):,} tokens of each text, scored twice with "
+        f"the same {trained - tail:,} tokens of the text before them: at positions {a:,}–{b - 1:,} (a pass "
+        f"over the last {trained:,} tokens alone, inside the trained length) and at {c:,}–{d - 1:,} (the long pass, "
+        f"after {c - (trained - tail):,} more tokens of the text). Same tokens, so content is held fixed; what differs "
+        f"is their position and the longer prefix before them. Past minus inside, in nats per token (95 % intervals "
+        f"resampling runs of neighbouring {block}-token means):"
+    ]
+    diffs = realmodel.control_differences(part)
+    est = realmodel.control_estimates(part)
+    for m, per in est.items():
+        each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in per.items())
+        notes.append(f"**{method_label(m)}**: {each}: {_verdicts(list(per.values()), 'higher past', 'lower past')}.")
+    own = est.get("default")
+    if own and all(e[1] > 0 for e in own.values()):
+        notes.append(
+            f"With its own rope the same tokens cost more past {trained:,} on every text measured: the rise is not "
+            "content. It is position, or the longer prefix."
+        )
+    for m, per in diffs.items():
+        if m == "default" or "default" not in diffs:
+            continue
+        both = [t for t in per if t in diffs["default"]]
+        gaps = {
+            t: stats.bootstrap(np.mean, diffs["default"][t] - per[t], block=stats.block_length(per[t].size))
+            for t in both
+        }
+        if gaps and all(g[1] > 0 for g in gaps.values()):
+            notes.append(
+                f"{method_label(m)} reads the same longer prefix, and its rise is smaller than no scaling's on every "
+                f"text (by {_range([g[0] for g in gaps.values()])} nats per token, each interval above 0): the longer "
+                "prefix alone does not explain no scaling's rise; its positions past the trained length do."
+            )
+    return notes
 
 
 def dynamic_stretch(method: str, *, length: int, trained: int) -> float | None:
@@ -424,9 +588,144 @@ def short_label(method: str, *, length: int | None = None, trained: int | None =
 
 
 def shipped_curves(results: Mapping[str, Mapping[str, Any]], *, length: int, trained: int) -> dict[str, Any]:
-    """The shipped long-context curves by legend name ({method: {length: {"nll_by_chunk": …}}} -> {label: per
-    chunk}), dynamic NTK named as the static rope one pass of ``length`` tokens makes it (:func:`short_label`)."""
-    return {
-        short_label(m, length=length, trained=trained): next(iter(r.values()))["nll_by_chunk"]
-        for m, r in results.items()
-    }
+    """The shipped long-context curves by legend name ({method: {"nll_by_chunk": …}}, as
+    :func:`posenc.realmodel.long_by_text` gives them -> {label: per chunk}), dynamic NTK named as the static rope
+    one pass of ``length`` tokens makes it (:func:`short_label`)."""
+    return {short_label(m, length=length, trained=trained): r["nll_by_chunk"] for m, r in results.items()}
+
+
+# ------------------------------------------------------------------------------ the page's other sentences
+def intro(facts: ModelFacts, own: ModelFacts | None = None, *, offered: bool = False, env: str = "") -> str:
+    """The page's opening paragraph: the default model's facts, or what the page reads of a model of one's own."""
+    head = (
+        "Every other page computes what a positional encoding *is*; this one asks what a trained model *does* with it. "
+    )
+    if own is not None:
+        where = "the model at the path below" if offered else f"the model ${env} names"
+        back = (
+            f"Clear the path for {facts.name}, the default model, and its views."
+            if offered
+            else f"Without ${env} the page shows {facts.name}, the default model, and its views."
+        )
+        return (
+            head
+            + f"It reads **{escape_markdown(own.name)}**, {where}: what its config declares (layers, heads, the rope "
+            "of each layer type, the trained length) and what it computes live on this server in HF transformers' own "
+            f"class (`posenc.realmodel`; `python -m posenc.realmodel ppl --model PATH`). {back}"
+        )
+    return (
+        head + f"The model is **{facts.name}**: {facts.parameters} parameters, instruction-tuned, {facts.weights}, "
+        f"trained on sequences of up to **{facts.trained_length:,} tokens**. It is a Llama: {facts.layers} layers, "
+        f"{facts.q_heads} query heads sharing {facts.kv_heads} key/value heads, head size {facts.head_dim}, so "
+        f"{facts.pairs} rotary pairs with base {facts.rope_theta:,.0f}. It runs live on this server in HF transformers' "
+        "own `LlamaForCausalLM`, with posenc's frequencies swapped into its rotary embedding (`posenc.realmodel`; "
+        "`python -m posenc.realmodel`)."
+    )
+
+
+def text_warnings(pasted: bool, found: int, asked: int, *, minimum: int, most: int) -> tuple[list[str], bool]:
+    """(warnings about a pasted text of ``found`` tokens, whether the page falls back to argparse.py)."""
+    if not pasted:
+        return [], False
+    out: list[str] = []
+    if found < asked and found < minimum:
+        return [
+            f"The pasted text has {found} tokens; the views need at least {minimum}. Showing argparse.py instead."
+        ], True
+    if found < asked:
+        out.append(f"The pasted text has {found} tokens, fewer than the {asked} asked for: all {found} are read.")
+    if found > most:
+        out.append(
+            f"The pasted text has {found:,} tokens; the views read at most its first {most:,} (Frequencies and Heads "
+            f"the first {asked}, Change the rope up to {most:,})."
+        )
+    return out, False
+
+
+def same_rope_note(label: str, tokens: int, trained: int) -> str:
+    return (
+        f"At {tokens:,} tokens {label} gives exactly the model's own frequencies and attention factor (it changes "
+        f"nothing below {trained:,} tokens), so the two curves are the same."
+    )
+
+
+def change_captions(method: str) -> list[str]:
+    out = []
+    if method == "longrope":
+        out.append(
+            "LongRoPE's per-pair factors are searched for each model and SmolLM2 has none: this uses short factors 1 "
+            "and long factors rising from 1 to s, and below the trained length LongRoPE uses the short ones."
+        )
+    if method != "proportional":
+        out.append("The p-RoPE fraction applies to Proportional (p-RoPE) only.")
+    return out
+
+
+def long_caption(facts: ModelFacts, texts: int) -> str:
+    return (
+        f"Numbers from {texts} text{'s' if texts != 1 else ''} and one small model: each interval covers where in its "
+        f"text the tokens fall, not other texts or models. The papers' scaled models (Chen et al. 2023, Peng et al. "
+        f"2023) were fine-tuned at the longer length; these are not, and a {facts.parameters} model may miss things a "
+        "larger one finds."
+    )
+
+
+def live_caption(length: int) -> str:
+    return (
+        f"One run scores {length:,} tokens with the model's own rope and with the chosen one, on one core (≈ 10 s per "
+        "1,000 tokens per rope here); runs from every session take turns with the lab's training."
+    )
+
+
+BOUND_CAPTION = (
+    "|q_j|·|k_j| bounds what pair j can add to a score q·k (Cauchy–Schwarz), so a large product marks a pair the head "
+    "can use; the ticks measure what it adds to softmax's choice of keys, and the Heads view shows where the heads look."
+)
+MIN_KEYS = 20  #: keys a passkey cell needs before the page shows it
+
+
+def no_results_note(name: str) -> str:
+    return f"No long-context results for {name} in this copy of the shipped file (python -m posenc.realmodel ship)."
+
+
+def legend_keys(per_method: Mapping[str, Any]) -> dict[str, Any]:
+    """{method: anything} keyed by legend name instead ("yarn:factor=2" -> "YaRN ×2")."""
+    return {short_label(m): v for m, v in per_method.items()}
+
+
+def passkey_shown(part: Mapping[str, Any], facts: ModelFacts, min_keys: int = MIN_KEYS) -> dict[str, Any]:
+    """What the passkey section shows: the cells with at least ``min_keys`` keys ({rope: {length: cell}}, a rope
+    only with all its cells at that size), and its sentences: the shown cells' counts and intervals, every paired
+    comparison of ropes on the same keys, and which cells are left out for having too few keys."""
+    summary = part.get("summary") or {}
+    trials = part.get("trials") or {}
+    shown = {m: {n: c for n, c in per.items() if int(c["trials"]) >= min_keys} for m, per in summary.items()}
+    shown = {m: per for m, per in shown.items() if per}
+    left = sorted(
+        {(int(n), int(c["trials"])) for per in summary.values() for n, c in per.items() if int(c["trials"]) < min_keys}
+    )
+    trained = facts.trained_length
+    labels = {m: method_label(m) for m in summary}
+    notes = passkey_notes(shown, labels, trained) if shown else []
+    if trials:
+        notes += passkey_comparisons(trials, labels, trained)
+    if left:
+        cells = ", ".join(f"{n:,} tokens ({k} keys)" for n, k in left)
+        p = stats.mcnemar_exact([True] * left[0][1], [False] * left[0][1])
+        notes.append(
+            f"Not shown as cells: {cells}. A cell needs at least {min_keys} keys per rope to be read on its own (with "
+            f"{left[0][1]}, even {left[0][1]} of {left[0][1]} against 0 gives an exact McNemar p of {p:.3g}); those keys "
+            "count only in the paired comparisons above, which pool them."
+        )
+    return {"summary": shown, "notes": notes}
+
+
+def running_note(method: str, length: int) -> str:
+    return f"Running {method_label(method)} on {length:,} tokens…"
+
+
+def not_installed(why: str) -> str:
+    return (
+        f"The model is not installed on this server, so the live views are off: {why}. The Long context view shows "
+        "the shipped results."
+    )
