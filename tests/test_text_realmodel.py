@@ -344,7 +344,12 @@ def test_across_texts_gives_each_texts_difference_and_the_spread_and_counts_the_
     assert "lower on 2 of the 2 texts" in y and "from -2.500 to -1.000" in y
     (n,) = [n for n in notes if n.startswith("**NTK")]
     assert "b.txt +0.000" in n and "not computed on a.py" in n
-    assert "That is 3 comparisons" in notes[-1] and f"{100 * (1 - 0.05 / 3):.2f} % intervals" in notes[-1]
+    (own,) = [n for n in notes if n.startswith("**no scaling")]
+    for t in base:
+        d = base[t][k:].mean() - base[t][:k].mean()
+        assert f"{t} {d:+.3f}" in own
+    assert "higher on 2 of the 2 texts" in own and "content is mixed in" in own
+    assert "That is 5 comparisons" in notes[-1] and f"{100 * (1 - 0.05 / 5):.2f} % intervals" in notes[-1]
     assert realtext.across_notes({"a.py": by_text["a.py"]}, MODEL) == []  # one text: no spread to give
 
 

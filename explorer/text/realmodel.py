@@ -247,11 +247,26 @@ def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) ->
     for t in names:
         methods += [m for m in by_text[t]["results"] if m != "default" and m not in methods]
     notes = [
-        f"On {len(names)} texts ({', '.join(names)}), past {trained:,} tokens, each rope against no scaling on the same "
-        "chunks (95 % intervals resampling runs of neighbouring chunks; the texts are these texts, not a sample of "
-        "all texts):"
+        f"On {len(names)} texts ({', '.join(names)}), past {trained:,} tokens: no scaling against itself inside, and each "
+        "rope against no scaling on the same chunks (95 % intervals resampling runs of neighbouring chunks; the texts "
+        "are these texts, not a sample of all texts):"
     ]
     count = 0
+    own = []
+    for t in names:
+        base, ch = np.asarray(by_text[t]["results"]["default"]["nll_by_chunk"], dtype=float), int(by_text[t]["chunk"])
+        k = trained // ch
+        if base.size > k + 1:
+            block = stats.block_length(min(k, base.size - k))
+            own.append((t, stats.difference_of_means(base[k:], base[:k], block=block)))
+    if own:
+        count += len(own)
+        each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in own)
+        notes.append(
+            f"**{method_label('default')}**, past {trained:,} against its own mean inside (other tokens of the text, so "
+            f"content is mixed in): {each}. {_verdicts([e for _, e in own], 'higher', 'lower')}, "
+            f"{_range([e[0] for _, e in own])} nats per token."
+        )
     for m in methods:
         rows = []
         for t in names:

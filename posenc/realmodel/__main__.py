@@ -107,6 +107,7 @@ def _header(argv: list[str], model: Any, tokens: int | None = None) -> dict[str,
         "command": "python -m posenc.realmodel " + " ".join(shlex.quote(a) for a in argv),
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "device": model.device,
+        "load": [round(x, 2) for x in os.getloadavg()],  # the machine's load average (1, 5, 15 min) at the start
     }
     if tokens is not None:
         out["tokens"] = tokens
@@ -422,7 +423,7 @@ def ship(model: Any, argv: list[str], path: Path, log: Any, parts: list[str]) ->
         tmp.write_text(json.dumps(data), encoding="utf-8")
         os.replace(tmp, path)  # never a half-written file, even if the run is stopped
 
-    stamp = {k: head[k] for k in ("command", "date", "device")}
+    stamp = {k: head[k] for k in ("command", "date", "device", "load")}
     if "norms" in parts:
         t0 = time.time()
         data["norms"] = {**stamp, "tokens": SHIP_NORM_TOKENS, **norms(model, ids[:SHIP_NORM_TOKENS]), "complete": True}
