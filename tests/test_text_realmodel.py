@@ -342,14 +342,15 @@ def test_across_texts_gives_each_texts_difference_and_the_spread_and_counts_the_
     (y,) = [n for n in notes if n.startswith("**YaRN")]
     assert "a.py -2.500" in y and "b.txt -1.000" in y  # the mean of past-L chunk differences, per text
     assert "lower on 2 of the 2 texts" in y and "from -2.500 to -1.000" in y
-    (n,) = [n for n in notes if n.startswith("**NTK")]
-    assert "b.txt +0.000" in n and "not computed on a.py" in n
+    (n,) = [n for n in notes if n.startswith("Computed on one text only")]
+    assert "(b.txt)" in n and "NTK-aware" in n and not any(x.startswith("**NTK") for x in notes)
     (own,) = [n for n in notes if n.startswith("**no scaling")]
     for t in base:
         d = base[t][k:].mean() - base[t][:k].mean()
         assert f"{t} {d:+.3f}" in own
     assert "higher on 2 of the 2 texts" in own and "content is mixed in" in own
-    assert "That is 5 comparisons" in notes[-1] and f"{100 * (1 - 0.05 / 5):.2f} % intervals" in notes[-1]
+    (c,) = [n for n in notes if n.startswith("That is")]
+    assert "That is 4 comparisons" in c and f"{100 * (1 - 0.05 / 4):.2f} % intervals" in c
     assert realtext.across_notes({"a.py": by_text["a.py"]}, MODEL) == []  # one text: no spread to give
 
 
@@ -413,3 +414,19 @@ def test_passkey_cells_with_fewer_than_twenty_keys_are_not_shown_and_the_page_sa
     shown = realtext.passkey_shown({"summary": summary}, MODEL)
     assert shown["summary"] == {"default": {"6144": {"found": 19, "trials": 20}}}
     assert any("19 of 20 at 6,144 tokens" in n for n in shown["notes"])
+
+
+def test_a_control_from_the_long_parts_chunks_says_where_its_tokens_sit_and_how_few_pairs_it_has():
+    part = {
+        "texts": {
+            "argparse.py": {
+                "control_from_long": {"block": 512, "past": [12289, 16383], "inside": [4097, 8191]},
+                "control": {"default": {"past": [3.0 + i for i in range(8)], "inside": [1.0] * 8}},
+            }
+        }
+    }
+    notes = realtext.control_notes(part, MODEL)
+    assert "tokens 12,289–16,383 of its long pass" in notes[0] and "positions 4,097–8,191" in notes[0]
+    assert "the same 4,096 tokens before them" in notes[0] and "only 8 pairs" in notes[0]
+    (own,) = [n for n in notes if n.startswith("**no scaling")]
+    assert f"argparse.py {np.mean([2.0 + i for i in range(8)]):+.3f}" in own

@@ -473,14 +473,12 @@ def passkey_figure(summary: Mapping[str, Mapping[str, Mapping[str, Any]]], train
     )
 
 
-def control_figure(estimates: Mapping[str, Mapping[str, Sequence[float]]], part: Mapping[str, Any], trained: int):
-    """The content control (``part``: the shipped ``texts`` part) per rope and text."""
-    tail = int(part["tail"])
+def control_figure(estimates: Mapping[str, Mapping[str, Sequence[float]]]):
+    """The content control per rope and text (:func:`posenc.realmodel.control_estimates`, keyed by legend name)."""
     return control_chart(
         control_frame(estimates),
         title="Content control: the same tokens inside and past the trained length",
-        subtitle=f"the last {tail:,} of {int(part['length']):,} tokens, after the same {trained - tail:,} tokens; "
-        "95 % intervals",
+        subtitle="loss past the trained length minus inside it, on the same tokens; 95 % intervals",
     )
 
 

@@ -253,6 +253,7 @@ def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) ->
     ]
     count = 0
     own = []
+    single: list[tuple[str, str]] = []
     for t in names:
         base, ch = np.asarray(by_text[t]["results"]["default"]["nll_by_chunk"], dtype=float), int(by_text[t]["chunk"])
         k = trained // ch
@@ -264,7 +265,7 @@ def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) ->
         each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in own)
         notes.append(
             f"**{method_label('default')}**, past {trained:,} against its own mean inside (other tokens of the text, so "
-            f"content is mixed in): {each}. {_verdicts([e for _, e in own], 'higher', 'lower')}, "
+            f"content is mixed in): {each}: {_verdicts([e for _, e in own], 'higher', 'lower')}, "
             f"{_range([e[0] for _, e in own])} nats per token."
         )
     for m in methods:
@@ -278,7 +279,9 @@ def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) ->
             if c.size != base.size or c.size <= k + 1:
                 continue
             rows.append((t, _chunks(c[k:] - base[k:])))
-        if not rows:
+        if len(rows) < 2:  # one text: its own view says it; no spread to give
+            if rows:
+                single.append((method_label(m), rows[0][0]))
             continue
         count += len(rows)
         ests = [e[0] for _, e in rows]
@@ -286,8 +289,15 @@ def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) ->
         label = dynamic_label(m, length=int(by_text[rows[0][0]]["length"]), trained=trained, label=method_label(m))
         missing = [t for t in names if t not in {r[0] for r in rows}]
         notes.append(
-            f"**{label}**: {each}. {_verdicts([e for _, e in rows], 'higher', 'lower')}, {_range(ests)} nats per token"
+            f"**{label}**: {each}: {_verdicts([e for _, e in rows], 'higher', 'lower')}, {_range(ests)} nats per token"
             + (f" (not computed on {', '.join(missing)})" if missing else "")
+            + "."
+        )
+    if single:
+        where = sorted({t for _, t in single})
+        notes.append(
+            f"Computed on one text only ({', '.join(where)}), so no spread across texts: "
+            + ", ".join(lab for lab, _ in single)
             + "."
         )
     if count > 1:
@@ -302,19 +312,35 @@ def control_notes(part: Mapping[str, Any], facts: ModelFacts) -> list[str]:
     """The content control (the ``texts`` part of the shipped file): the same tokens scored inside the trained
     length and past it, with the same tokens before them; the difference per rope and text with a moving-block
     bootstrap over the paired 16-token means (paired by position in the text: the trend is in both)."""
-    texts = {t: e["control"] for t, e in (part.get("texts") or {}).items() if e.get("control")}
-    if not texts or not {"inside", "past", "tail", "block"} <= set(part):
+    entries = {t: e for t, e in (part.get("texts") or {}).items() if e.get("control")}
+    if not entries:
         return []
-    tail, block, trained = int(part["tail"]), int(part["block"]), facts.trained_length
-    (a, b), (c, d) = part["inside"], part["past"]
-    notes = [
-        f"**Content control**: the last {tail:,} of the {int(part['length']):,} tokens of each text, scored twice with "
-        f"the same {trained - tail:,} tokens of the text before them: at positions {a:,}–{b - 1:,} (a pass "
-        f"over the last {trained:,} tokens alone, inside the trained length) and at {c:,}–{d - 1:,} (the long pass, "
-        f"after {c - (trained - tail):,} more tokens of the text). Same tokens, so content is held fixed; what differs "
-        f"is their position and the longer prefix before them. Past minus inside, in nats per token (95 % intervals "
-        f"resampling runs of neighbouring {block}-token means):"
-    ]
+    trained = facts.trained_length
+    own_pass = [t for t, e in entries.items() if "control_from_long" not in e]
+    notes = []
+    if own_pass and {"inside", "past", "tail", "block"} <= set(part):
+        tail, block = int(part["tail"]), int(part["block"])
+        (a, b), (c, d) = part["inside"], part["past"]
+        notes.append(
+            f"**Content control** ({', '.join(own_pass)}): the last {tail:,} of the {int(part['length']):,} tokens, "
+            f"scored twice with the same {trained - tail:,} tokens of the text before them: at positions {a:,}–{b - 1:,} "
+            f"(a pass over the last {trained:,} tokens alone, inside the trained length) and at {c:,}–{d - 1:,} (the "
+            f"long pass, after {c - (trained - tail):,} more tokens of the text), in means of {block} tokens."
+        )
+    for t, e in entries.items():
+        if "control_from_long" in e:
+            info = e["control_from_long"]
+            (c, d), (a, b), block = info["past"], info["inside"], int(info["block"])
+            notes.append(
+                f"**Content control** ({t}): tokens {c:,}–{d:,} of its long pass (past the trained length), against the "
+                f"same tokens at positions {a:,}–{b:,} of a pass over its last {trained:,} tokens alone (inside it), with "
+                f"the same {a - 1:,} tokens before them; in means of {block} tokens (the shipped chunks), so only "
+                f"{-(-(d - c + 1) // block)} pairs."
+            )
+    notes.append(
+        "Same tokens, so content is held fixed; what differs is their position and the longer prefix before them. "
+        "Past minus inside, in nats per token (95 % intervals resampling runs of neighbouring means, paired by position):"
+    )
     diffs = realmodel.control_differences(part)
     est = realmodel.control_estimates(part)
     for m, per in est.items():

@@ -51,6 +51,8 @@ SHIP_PASSKEY_LENGTHS = (6144, 12288, 16384)  # one inside the trained 8,192 toke
 SHIP_PASSKEY_DEPTHS = (0.1, 0.3, 0.5, 0.7, 0.9)
 SHIP_PASSKEY_KEYS = 4  # keys per depth: 4 × 5 depths = 20 keys per cell (the first round: the earlier run's keys)
 SHIP_PARTS = ("norms", "long", "texts", "passkey")
+#: the content control on the ``long`` part's text from its shipped chunks: one pass of the trained length per rope
+SHIP_LONG_CONTROL = ("default", "yarn:factor=2")
 #: long context on more texts, and the content control: the last SHIP_TAIL tokens of the 16,384 scored twice,
 #: past the trained length in the full pass and inside it (a pass over the last 8,192 tokens alone)
 _FIRST = ("default", "yarn:factor=2")  # computed first on every text: the control's pair
@@ -321,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     out_path = Path(args.out) if args.out else None
     if args.cmd == "ship":
         parts = [p.strip() for p in args.parts.split(",") if p.strip()]
-        unknown = [p for p in parts if p not in SHIP_PARTS]
+        unknown = [p for p in parts if p not in (*SHIP_PARTS, "control")]
         if unknown or not parts:
             _parser().error(f"--parts must name some of {', '.join(SHIP_PARTS)}, got {args.parts!r}")
         return ship(model, argv, out_path or SHIPPED, log, parts)
@@ -407,6 +409,39 @@ def ship_texts(model: Any, data: dict[str, Any], stamp: dict[str, Any], save: An
     save()
 
 
+def ship_long_control(
+    model: Any, ids: np.ndarray, data: dict[str, Any], stamp: dict[str, Any], save: Any, log: Any
+) -> None:
+    """The content control on the ``long`` part's text without its long pass again: the past side is that pass's
+    shipped chunk means over the last quarter (chunks L/c … 2L/c − 1), the inside side a pass over the last L tokens
+    alone, its losses of the same tokens cut at the same chunk bounds. Stored in the ``texts`` part beside the
+    others, with its own block (the chunk) and positions."""
+    long, trained = data["long"], model.facts.trained_length
+    n, chunk = int(long["length"]), int(long["chunk"])
+    first = (n - trained // 2) // chunk  # the chunk where the last trained/2 tokens start
+    part = data.setdefault("texts", {"texts": {}, "complete": False})
+    entry = part.setdefault("texts", {}).setdefault(
+        data["text"], {"tokens": int(ids.size), "results": {}, "control": {}}
+    )
+    entry["control_from_long"] = {
+        **stamp,
+        "block": chunk,
+        "past": [first * chunk + 1, n - 1],  # token positions (0-based, inclusive) of the chunks used
+        "inside": [first * chunk + 1 - (n - trained), trained - 1],
+    }
+    for method in SHIP_LONG_CONTROL:
+        past = long["results"][method][str(n)]["nll_by_chunk"][first:]
+        t0 = time.time()
+        inside = model.nll(ids[n - trained : n], method)  # inside[j]: the loss of token n − trained + j + 1
+        start = first * chunk + 1 - (n - trained) - 1
+        pair = {"past": past, "inside": chunk_means(inside[start:], chunk), "block": chunk}
+        assert len(pair["past"]) == len(pair["inside"])
+        entry.setdefault("control", {})[method] = pair
+        if log:
+            log(f"control {method} on {data['text']}: inside pass ({time.time() - t0:.1f} s)")
+        save()
+
+
 def ship(model: Any, argv: list[str], path: Path, log: Any, parts: list[str]) -> int:
     """Recompute ``parts`` of the shipped file, keeping the others; each part records its own command and
     date. Writes after each method, so a run cut short leaves usable data (``"complete": false``)."""
@@ -448,6 +483,8 @@ def ship(model: Any, argv: list[str], path: Path, log: Any, parts: list[str]) ->
         save()
     if "texts" in parts:
         ship_texts(model, data, stamp, save, log)
+    if "control" in parts:
+        ship_long_control(model, ids, data, stamp, save, log)
     if "passkey" in parts:
         t0 = time.time()
         prev = old.get("passkey") or {}
