@@ -297,7 +297,7 @@ def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) ->
         where = sorted({t for _, t in single})
         notes.append(
             f"Computed on one text only ({', '.join(where)}), so no spread across texts: "
-            + ", ".join(lab for lab, _ in single)
+            + "; ".join(lab for lab, _ in single)
             + "."
         )
     if count > 1:
