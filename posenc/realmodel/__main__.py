@@ -59,8 +59,7 @@ _FIRST = ("default", "yarn:factor=2")  # computed first on every text: the contr
 SHIP_TEXTS = {
     "pydoc_data.topics": _FIRST + tuple(m for m in SHIP_PPL_METHODS if m not in _FIRST),
     "typing.py": _FIRST + tuple(m for m in SHIP_PPL_METHODS if m not in _FIRST),
-    "argparse.py": _FIRST,  # its other ropes: the "long" part
-}
+}  # argparse.py: every rope in the "long" part, its control from that part's chunks ("control")
 SHIP_TAIL = 4096
 SHIP_BLOCK = 16  # tokens per stored mean of the control's per-token losses
 SHIP_NORM_TOKENS = 512
@@ -379,32 +378,40 @@ def control(model: Any, ids: np.ndarray, method: str, *, n: int, tail: int, bloc
 
 
 def ship_texts(model: Any, data: dict[str, Any], stamp: dict[str, Any], save: Any, log: Any) -> None:
-    """Long context on :data:`SHIP_TEXTS` with the content control, saved after each rope."""
+    """Long context on :data:`SHIP_TEXTS` with the content control, saved after each rope; a (text, rope) the
+    shipped part already holds is kept, and each run's command and date are listed under ``runs``."""
     t0 = time.time()
     n, trained = SHIP_LENGTH, model.facts.trained_length
+    part = data.get("texts") or {}
     part = data["texts"] = {
         **stamp,
+        **{k: v for k, v in part.items() if k in ("command", "date", "device", "load", "runs", "texts")},
         "length": n,
         "chunk": SHIP_CHUNK,
         "tail": SHIP_TAIL,
         "block": SHIP_BLOCK,
         "inside": [trained - SHIP_TAIL, trained],  # where the control's tokens sit in the inside pass
         "past": [n - SHIP_TAIL, n],  # and in the long pass
-        "texts": {},
         "complete": False,
     }
+    part.setdefault("runs", []).append(stamp)
     ids = {name: model.tokenize(read_text(name)) for name in SHIP_TEXTS}
     for name in SHIP_TEXTS:
-        part["texts"][name] = {"tokens": int(ids[name].size), "results": {}, "control": {}}
+        entry = part.setdefault("texts", {}).setdefault(name, {})
+        entry.update(tokens=int(ids[name].size))
+        entry.setdefault("results", {})
+        entry.setdefault("control", {})
     # rope by rope across the texts (each text's first rope, then each one's second, …): a run cut short
     # leaves every text with the same ropes
     for i in range(max(len(m) for m in SHIP_TEXTS.values())):
         for name, methods in SHIP_TEXTS.items():
-            if i < len(methods):
-                record, pair = control(model, ids[name], methods[i], n=n, tail=SHIP_TAIL, block=SHIP_BLOCK, log=log)
-                part["texts"][name]["results"][methods[i]] = {str(n): record}
-                part["texts"][name]["control"][methods[i]] = pair
-                save()
+            entry = part["texts"][name]
+            if i >= len(methods) or (methods[i] in entry["results"] and methods[i] in entry["control"]):
+                continue
+            record, pair = control(model, ids[name], methods[i], n=n, tail=SHIP_TAIL, block=SHIP_BLOCK, log=log)
+            entry["results"][methods[i]] = {str(n): record}
+            entry["control"][methods[i]] = pair
+            save()
     part.update(complete=True, seconds=round(time.time() - t0))
     save()
 
