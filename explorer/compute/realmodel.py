@@ -118,8 +118,9 @@ def shipped() -> dict:
 @cached(max_entries=8)
 def long_sentences(name: str) -> tuple[list[str], list[str]]:
     """The shipped long-context sentences of one text (their bootstraps run once per process, not per rerun)."""
-    by_text = realmodel.long_by_text(shipped())
-    return text.long_sentences(by_text.get(name, {}), MODEL)
+    data = shipped()
+    controlled = bool(((data.get("texts") or {}).get("texts") or {}).get(name, {}).get("control"))
+    return text.long_sentences(realmodel.long_by_text(data).get(name, {}), MODEL, control=controlled)
 
 
 @cached(max_entries=2)
