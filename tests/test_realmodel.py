@@ -558,3 +558,31 @@ def test_the_control_scores_the_last_tokens_of_the_long_pass_inside_a_pass_of_th
     record, pair = control(Fake(), ids, "default", n=512, tail=128, block=16)
     assert pair["past"] == pair["inside"] == [float(np.mean(np.arange(384 + 16 * b, 400 + 16 * b))) for b in range(8)]
     assert record["scored"] == 511 and record["mean_nll"] == pytest.approx(np.mean(np.arange(1, 512)))
+
+
+def test_ship_texts_keeps_the_shipped_pairs_and_computes_the_rest_rope_by_rope():
+    import types
+
+    from posenc.realmodel import __main__ as cli
+
+    calls: list[int] = []
+
+    class Fake:
+        facts = types.SimpleNamespace(trained_length=8192)
+
+        def tokenize(self, text):
+            return np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int64)
+
+        def nll(self, ids, method):
+            calls.append(len(ids))
+            return np.asarray(ids)[1:] / 100.0
+
+    kept = {"results": {"default": {"16384": {"ppl": -1.0}}}, "control": {"default": {"past": [0.0], "inside": [0.0]}}}
+    data = {"texts": {"texts": {"pydoc_data.topics": kept}, "runs": [{"date": "earlier"}]}}
+    cli.ship_texts(Fake(), data, {"date": "now"}, lambda: None, None)
+    part = data["texts"]
+    first = next(iter(cli.SHIP_TEXTS.values()))
+    assert part["texts"]["pydoc_data.topics"]["results"]["default"] == {"16384": {"ppl": -1.0}}  # kept, not redone
+    assert set(part["texts"]["typing.py"]["results"]) == set(first) and part["runs"][-1] == {"date": "now"}
+    n_pairs = sum(len(m) for m in cli.SHIP_TEXTS.values()) - 1
+    assert calls == [16384, 8192] * n_pairs and part["complete"]

@@ -356,9 +356,9 @@ def control_chart(frame: pd.DataFrame, *, title: str, subtitle: str | Sequence[s
     color = alt.Color(
         "rope:N", title=None, sort=names, scale=alt.Scale(domain=names, range=list(LINE_COLORS[: len(names)]))
     )
-    y = alt.Y("text:N", title=None)
+    y = alt.Y("text:N", title=None, axis=alt.Axis(labelLimit=140))
     offset = alt.YOffset("rope:N", sort=names)
-    x_title = "same tokens: loss past minus inside (nats per token)"
+    x_title = "past − inside (nats per token)"
     layers: list[Any] = [
         alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(strokeDash=[6, 4], color="#111827").encode(x="zero:Q"),
         alt.Chart(frame)
