@@ -364,7 +364,7 @@ def control_notes(part: Mapping[str, Any], facts: ModelFacts) -> list[str]:
             notes.append(
                 f"{method_label(m)} reads the same longer prefix, and its rise is smaller than no scaling's on "
                 + ("every text measured with both" if len(gaps) > 1 else ", ".join(gaps))
-                + f" (by {_range([g[0] for g in gaps.values()])} nats per token, 95 % interval above 0"
+                + f" (a gap {_range([g[0] for g in gaps.values()])} nats per token, 95 % interval above 0"
                 + (" on each" if len(gaps) > 1 else "")
                 + "): the longer prefix alone does not explain no scaling's rise; what remains is its positions past "
                 "the trained length."
