@@ -15,9 +15,9 @@ from explorer.charts import home as charts
 from explorer.compute import home as compute
 from explorer.exports import labelled_matrices, page_footer
 from explorer.manifest import PAGES
-from explorer.params import ensure_notice_slot, escape_markdown, get, widget
 from explorer.render import shared, show_chart
 from explorer.text import home as text
+from explorer.widgets import ensure_notice_slot, escape_markdown, get, widget
 from posenc import attention as att
 
 with intro():

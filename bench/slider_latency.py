@@ -65,7 +65,7 @@ REFERENCE_SLIDER = "point"
 FRAME_FILES = {
     "explorer/site/zz_frame.py": """
         from explorer.pagespec import BenchSettings, DeepLink, Page
-        from explorer.param import Param
+        from explorer.paramspec import Param
         from explorer.snippets import HEADER
 
         PAGE = Page(
@@ -88,7 +88,7 @@ FRAME_FILES = {
         import pandas as pd
 
         from explorer.exports import page_footer
-        from explorer.params import widget
+        from explorer.widgets import widget
         from explorer.render import show_chart
 
         point = widget("frame_point")

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import params, presets_ui
+from explorer import presets_ui, widgets
 from explorer.site import configs as site
 from explorer.text import configs as text
 
@@ -33,13 +33,13 @@ def _to_link(value: str) -> None:
     """The text into the link (``cfg``), unless it is an example unchanged (``cfg_example`` says it) or too long."""
     encoded = site.encode_text(value)
     if not value.strip() or value == _example():
-        params.set_url_param("cfg", None)
+        widgets.set_url_param("cfg", None)
     elif len(encoded) > site.MAX_LINK_CHARS:
         st.session_state[_TOO_LONG] = len(encoded)
-        params.set_url_param("cfg", None)
+        widgets.set_url_param("cfg", None)
     else:
         st.session_state.pop(_TOO_LONG, None)
-        params.set_url_param("cfg", encoded)
+        widgets.set_url_param("cfg", encoded)
 
 
 def load_example() -> None:
@@ -61,13 +61,13 @@ def start() -> None:
         raw = st.query_params.get_all("cfg")
         try:
             value = (
-                site.decode_text(params.get("cfg").parse(raw))
+                site.decode_text(widgets.get("cfg").parse(raw))
                 if raw
                 else _example(st.session_state.get("cfg_example") or presets_ui.url_value("cfg_example"))
             )
-        except (params.ParamError, site.LinkTextError) as exc:
-            st.session_state[_LINK_PROBLEM] = exc.reason if isinstance(exc, params.ParamError) else str(exc)
-            params.set_url_param("cfg", None)
+        except (widgets.ParamError, site.LinkTextError) as exc:
+            st.session_state[_LINK_PROBLEM] = exc.reason if isinstance(exc, widgets.ParamError) else str(exc)
+            widgets.set_url_param("cfg", None)
         else:
             if value is not None:
                 _fill(value)

@@ -78,7 +78,7 @@ def page_setup(slug: str) -> Page:
         st.html(assets.LIVE_RANGES_JS, unsafe_allow_javascript=True)
     tour.panel()
     # One slot at the top of the main area for the "link parameter could not be used" warning;
-    # `explorer.params.widget()` fills it as soon as it records a notice.
+    # `explorer.widgets.widget()` fills it as soon as it records a notice.
     notices.reset_url_notices(st.empty())
     st.title(page.title)
     return page

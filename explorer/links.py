@@ -12,7 +12,7 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from explorer import compat, current, params, tour
+from explorer import compat, current, tour, widgets
 from explorer.mode import PRESENT
 
 
@@ -21,16 +21,16 @@ def view_values(extra: dict[str, Any] | None = None) -> tuple[dict[str, Any], di
     or the URL's value for one not drawn yet; `extra` wins. ``present`` and ``step`` are left out.
     `defaults` are the page's own defaults (which a link may leave out)."""
     state = st.session_state
-    defaults = params.page_defaults()
+    defaults = widgets.page_defaults()
     values: dict[str, Any] = {}
     try:
-        url_keys = [k for k in st.query_params if k in params.PARAMS]
+        url_keys = [k for k in st.query_params if k in widgets.PARAMS]
     except Exception:
         url_keys = []
     for key in sorted(set(defaults) | set(url_keys)):
         if key in (PRESENT, "step"):
             continue
-        param = params.get(key)
+        param = widgets.get(key)
         if key in state:
             value = state[key]
         else:
@@ -56,7 +56,7 @@ def view_query(
     reproduces exactly what was on screen)."""
     query: dict[str, str] = {}
     for key, value in values.items():
-        param = params.get(key)
+        param = widgets.get(key)
         if param.problem(value) is not None:
             continue
         default = (defaults or {}).get(key, param.default)

@@ -3,9 +3,9 @@
 A parameter such as RoPE's m is drawn as an in-chart slider (`explorer.charts.live.position`): the
 browser moves the chart while it is dragged, with no server run, and when the drag ends Streamlit
 reports the selection (``on_select``, 150 ms after the last change). `LiveChart`'s callback then
-writes the value into the session and the URL (`explorer.params.write`), so the rest of the page,
+writes the value into the session and the URL (`explorer.widgets.write`), so the rest of the page,
 the link and a reload follow. Between drags the parameter is read like any other
-(`explorer.params.value`: the URL on a page load or back/forward, validated, with notices; the
+(`explorer.widgets.value`: the URL on a page load or back/forward, validated, with notices; the
 session otherwise), so tour steps and deep links set it through the URL or the session as before.
 
 What the chart starts at (its spec's initial value) is chosen so that the chart in the browser is
@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from explorer import assets, mode, params
+from explorer import assets, mode, widgets
 from explorer.charts.live import input_signal
-from explorer.param import ParamError
+from explorer.paramspec import ParamError
 from explorer.render import dark_theme, show_chart
 
 _STATE_KEY = "_explorer_live_views"
@@ -75,7 +75,7 @@ def from_selection(selection: Mapping[str, Any], keys: Sequence[str]) -> dict[st
         raw = entry[0].get(key)
         if isinstance(raw, bool) or not isinstance(raw, (int, float)):
             continue
-        param = params.get(key)
+        param = widgets.get(key)
         if param.options is not None:
             if not (math.isfinite(raw) and raw == int(raw) and 0 <= raw < len(param.options)):
                 continue
@@ -95,7 +95,7 @@ class LiveChart:
     ``live.show(chart)`` draws it, keyed and listening.
 
     ``limits``: a parameter's range on this page where it is narrower than the registry's, as
-    `explorer.params.value` overrides (``{"shift_t": {"max": 50}}``), or a function of the values of
+    `explorer.widgets.value` overrides (``{"shift_t": {"max": 50}}``), or a function of the values of
     the keys before it (``lambda v: {"j": {"max": v["head_dim"] // 2 - 1}} if "head_dim" in v else {}``,
     keys read in order): a value outside is clamped, from
     the URL with a notice, as a widget's ``max=`` does. The chart's slider spans that range or a wider
@@ -119,7 +119,7 @@ class LiveChart:
             found = limits(dict(self.values)) if callable(limits) else limits
             if found and key in found:
                 self.limits[key] = dict(found[key])
-            self.values[key] = params.value(key, **self.limits.get(key, {}))
+            self.values[key] = widgets.value(key, **self.limits.get(key, {}))
         self._view: View | None = None
 
     def starts(self, context: Hashable) -> dict[str, Any]:
@@ -136,7 +136,7 @@ class LiveChart:
     @property
     def widest_max(self) -> tuple[Any, ...]:
         """The registry's largest value of each of `keys`, in order: the widest range a slider can need."""
-        return tuple(params.get(key).max for key in self.keys)
+        return tuple(widgets.get(key).max for key in self.keys)
 
     @property
     def element_key(self) -> str:
@@ -165,7 +165,7 @@ def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> st
     attrs = [f'{assets.LIVE_RANGES_ATTRIBUTE}="{element_key}"']
     for key, bounds in limits.items():
         try:
-            param = params.get(key)  # registry keys are lower-case identifiers (explorer.param)
+            param = widgets.get(key)  # registry keys are lower-case identifiers (explorer.paramspec)
         except KeyError:
             raise ValueError(f"limits: {key!r} is not a registered parameter") from None
         for end in ("min", "max"):
@@ -206,7 +206,7 @@ def report(
     as what the browser shows (so the next run keeps the chart as it is). Returns them."""
     got = from_selection(selection, keys)
     for key, value in got.items():
-        got[key] = params.write(key, value, **(limits or {}).get(key, {}))
+        got[key] = widgets.write(key, value, **(limits or {}).get(key, {}))
     views = st.session_state.setdefault(_STATE_KEY, {})
     view = views.get(name)
     if got and view is not None:

@@ -4,7 +4,7 @@ Everything that lists pages derives from `PAGES`: the sidebar navigation (explor
 guided tour (`TOUR`: each page's steps, in page order), the snippets and CSV footers
 (explorer.exports), the end-to-end tests' deep links (tests/test_e2e.py) and the benchmarks
 (bench/run_all.py). Importing this module also registers every page's own parameters in
-`explorer.params.PARAMS`, so after it the registry is complete.
+`explorer.widgets.PARAMS`, so after it the registry is complete.
 
 A page's module is found by name: every module in the `explorer.site` package that defines
 ``PAGE``; its script's number ("pages/3_…") sets its place.
@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from explorer import params, site
+from explorer import site, widgets
 from explorer.pagespec import Page
 
 __all__ = ["PAGES", "TOUR", "TourStep", "page", "page_for_script", "problems", "step_ids"]
@@ -39,7 +39,7 @@ PAGES: tuple[Page, ...] = _discover()
 
 for _page in PAGES:
     for _param in _page.params:
-        params.register(_param)
+        widgets.register(_param)
 del _page, _param
 
 
@@ -99,7 +99,7 @@ def problems() -> list[str]:
     for attr in ("slug", "script", "url_path", "title"):
         values = [getattr(p, attr) for p in PAGES]
         out += [f"two pages have the {attr} {v!r}" for v in set(values) if values.count(v) > 1]
-    step_max = params.get("step").max  # an int_slider: always has a max
+    step_max = widgets.get("step").max  # an int_slider: always has a max
     if step_max is not None and len(TOUR) > step_max:
         out.append(f"{len(TOUR)} tour steps, but the step parameter allows {step_max}")
     ids = [step.id for step in TOUR]
@@ -118,9 +118,9 @@ def problems() -> list[str]:
 def _value_problems(values: Mapping[str, Any]) -> list[str]:
     out = []
     for key, value in values.items():
-        if key not in params.PARAMS:
+        if key not in widgets.PARAMS:
             out.append(f"unknown parameter {key!r}")
-        elif problem := params.get(key).problem(value):
+        elif problem := widgets.get(key).problem(value):
             out.append(f"{key}={value!r} {problem}")
     return out
 
@@ -128,11 +128,11 @@ def _value_problems(values: Mapping[str, Any]) -> list[str]:
 def _raw_problems(query: Mapping[str, str]) -> list[str]:
     out = []
     for key, raw in query.items():
-        if key not in params.PARAMS:
+        if key not in widgets.PARAMS:
             out.append(f"unknown parameter {key!r}")
             continue
         try:
-            params.get(key).parse(raw)
-        except params.ParamError as err:
+            widgets.get(key).parse(raw)
+        except widgets.ParamError as err:
             out.append(str(err))
     return out

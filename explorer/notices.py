@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import compat
-from explorer.param import short
+from explorer.paramspec import short
 
 __all__ = ["ensure_notice_slot", "escape_markdown", "record_notice", "reset_url_notices", "show_url_notices"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer import compat
-from explorer.param import Param
+from explorer.paramspec import Param
 
 __all__ = ["BenchSettings", "DeepLink", "Page", "Step"]
 

@@ -1,7 +1,7 @@
 """Real models on the pages: a preset (or a parsed config.json) -> one page's widget values.
 
 Pure part (tested in tests/test_presets_ui.py): one function per page that maps RoPE settings to
-that page's parameters (registry keys of `explorer.params`), with the exact values of the model:
+that page's parameters (registry keys of `explorer.widgets`), with the exact values of the model:
 
     rope_values(...)        RoPE rotation        head_dim, base, layout_rope
     invariance_values(...)  Relative invariance  qk_source, head_dim, base
@@ -33,7 +33,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import params
+from explorer import widgets
 from explorer.ropeblock import LIST_GENERATORS
 from explorer.ropeblock import METHOD_PARAMS as _METHOD_PARAMS
 from explorer.vocabulary import BLOCK_KEY_WIDGETS
@@ -61,13 +61,13 @@ def _absent_value(rope_type: str, name: str) -> Any:
 
 # ------------------------------------------------------------------------------- pure mapping
 def _nearest_base(theta: float) -> int | float:
-    options = params.get("base").options or ()  # a select: it always has options
+    options = widgets.get("base").options or ()  # a select: it always has options
     return min(options, key=lambda b: abs(math.log(b) - math.log(theta)))
 
 
 def _fit(key: str, value: Any, adjustments: list[str], *, what: str | None = None) -> Any:
     """`value` if the registry allows it for `key`, else the nearest allowed value (noted)."""
-    param = params.get(key)
+    param = widgets.get(key)
     if key == "base":
         if isinstance(value, (int, float)) and value > 0 and math.isfinite(value):
             for option in param.options or ():
@@ -169,7 +169,7 @@ def extension_values(
     }
     for name in _METHOD_PARAMS[rope_type]:
         if name in LIST_GENERATORS.values():
-            values[name] = params.get(name).default
+            values[name] = widgets.get(name).default
             continue
         if name == "factor" and rope_parameters.get("factor") is None:
             raw = max(target / trained, 1.0)  # LongRoPE without a factor: HF uses max_pos / L
@@ -178,7 +178,7 @@ def extension_values(
         if name == "truncate":
             values[name] = bool(raw)
         elif raw is None:
-            values[name] = params.get(name).default
+            values[name] = widgets.get(name).default
         else:
             values[name] = _fit(name, float(raw), adj)
     return values, adj
@@ -347,7 +347,7 @@ def _apply_model(page: str) -> None:
     if key in PRESETS and layers_differ(PRESETS[key]):
         layer = first_layer(PRESETS[key])
         st.session_state["layer"] = layer
-        params.set_url_param("layer", None if layer == params.get("layer").default else str(layer))
+        widgets.set_url_param("layer", None if layer == widgets.get("layer").default else str(layer))
     _apply_selected(page)
 
 
@@ -361,8 +361,8 @@ def _apply_selected(page: str) -> None:
         st.session_state[name] = value
         # A widget drawn for the first time on the next run (e.g. llama3's keys after a switch from
         # "linear") does not put a value that came from the session into the address bar: do it here.
-        param = params.get(name)
-        params.set_url_param(name, None if same_value(value, param.default) else param.to_url(value))
+        param = widgets.get(name)
+        widgets.set_url_param(name, None if same_value(value, param.default) else param.to_url(value))
 
 
 def _url_value(key: str) -> Any:
@@ -374,8 +374,8 @@ def _url_value(key: str) -> Any:
     if not raw:
         return None
     try:
-        return params.get(key).parse(raw)
-    except params.ParamError:
+        return widgets.get(key).parse(raw)
+    except widgets.ParamError:
         return None
 
 
@@ -405,8 +405,8 @@ def _sync(page: str) -> None:
             mismatch = mismatch or not same_value(given, value)
         elif name not in state:
             state[name] = value
-            if value != params.get(name).default:  # show it in the address bar at once
-                params.set_url_param(name, params.get(name).to_url(value))
+            if value != widgets.get(name).default:  # show it in the address bar at once
+                widgets.set_url_param(name, widgets.get(name).to_url(value))
     if mismatch:
         _to_custom()
 
@@ -414,14 +414,14 @@ def _sync(page: str) -> None:
 def _to_custom() -> None:
     """Select "custom" (the default: the URL loses its ``model``)."""
     st.session_state["model"] = CUSTOM
-    params.set_url_param("model", None)
+    widgets.set_url_param("model", None)
 
 
 def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:
     """Draw the "Real model" select for `page`; returns the selected preset (None for custom)."""
     container = st.sidebar if container is None else container
     _sync(page)
-    key = params.widget("model", container=container, on_change=_apply_model, args=(page,))
+    key = widgets.widget("model", container=container, on_change=_apply_model, args=(page,))
     if key not in PRESETS:
         container.caption("Pick a published model to load its exact RoPE settings.")
         return None
@@ -434,7 +434,7 @@ def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:
             f" Only {preset.rotary_dim} of its {preset.head_dim} head dimensions rotate, so "
             f"d = {preset.rotary_dim} here."
         )
-    container.caption(f"**{params.escape_markdown(preset.name)}** — {params.escape_markdown(preset.notes + extra)}")
+    container.caption(f"**{widgets.escape_markdown(preset.name)}** — {widgets.escape_markdown(preset.notes + extra)}")
     return preset
 
 
@@ -444,5 +444,5 @@ def _layer_picker(preset: ModelPreset, page: str, container: Any) -> None:
     if parsed is None:
         return
     n = len(parsed.layer_plans)
-    layer = int(params.widget("layer", container=container, max=n - 1, on_change=_apply_selected, args=(page,)))
+    layer = int(widgets.widget("layer", container=container, max=n - 1, on_change=_apply_selected, args=(page,)))
     container.caption(layer_sentence(parsed, layer))

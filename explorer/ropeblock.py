@@ -40,7 +40,7 @@ def _widget_keys(method: posenc.RopeMethod) -> tuple[str, ...]:
     )
 
 
-#: The widget keys (explorer.params) each method reads, in display order: from posenc.methods.
+#: The widget keys (explorer.widgets) each method reads, in display order: from posenc.methods.
 METHOD_PARAMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {name: _widget_keys(method) for name, method in posenc.ROPE_METHODS.items()}
 )

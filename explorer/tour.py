@@ -28,7 +28,7 @@ from typing import Any
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from explorer import current, params
+from explorer import current, widgets
 from explorer.manifest import TOUR, TourStep
 
 __all__ = [
@@ -66,8 +66,8 @@ def step_number(raw: str | list[str] | tuple[str, ...]) -> int | None:
     if by_id is not None:
         return by_id
     try:
-        number = params.get("step").parse(raw)
-    except params.ParamError:
+        number = widgets.get("step").parse(raw)
+    except widgets.ParamError:
         return None
     return number if number == 0 or number <= len(TOUR) else None
 
@@ -106,11 +106,11 @@ def _url_values() -> dict[str, Any]:
     """Valid registry values in the URL (a shared step link may carry its own)."""
     values = {}
     for key in st.query_params.keys():  # noqa: SIM118 - QueryParams is not a dict
-        if key in _FRAME_KEYS or key not in params.PARAMS:
+        if key in _FRAME_KEYS or key not in widgets.PARAMS:
             continue
         try:
-            values[key] = params.get(key).parse(st.query_params.get_all(key))
-        except params.ParamError:
+            values[key] = widgets.get(key).parse(st.query_params.get_all(key))
+        except widgets.ParamError:
             continue
     return values
 
@@ -138,15 +138,15 @@ def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] 
     # On the same page the browser keeps its widgets, and a widget whose key is merely deleted
     # here would send its old value back with the next interaction (a preset's "model" then
     # reloads the preset). So on the same page a parameter goes back to the page's default.
-    defaults = params.page_defaults() if same_page else {}
-    for key in list(params.PARAMS):
+    defaults = widgets.page_defaults() if same_page else {}
+    for key in list(widgets.PARAMS):
         if key not in _FRAME_KEYS and key in state:
             if key in defaults:
                 state[key] = defaults[key]
             else:
                 del state[key]
     for key, value in values.items():
-        params.get(key)  # KeyError for a key that is not a registry parameter
+        widgets.get(key)  # KeyError for a key that is not a registry parameter
         state[key] = value
     # Streamlit writes a bound widget's session-set value to the URL only once the key has a
     # history in the session; `flush_pending_url` (page_setup, on the new page) writes them now,
@@ -156,8 +156,8 @@ def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] 
         # Same page: no page switch; the URL must forget the old view's values, which would
         # otherwise seed the widgets again.
         for key in list(st.query_params.keys()):
-            if key in params.PARAMS and key not in _FRAME_KEYS:
-                params.set_url_param(key, None)
+            if key in widgets.PARAMS and key not in _FRAME_KEYS:
+                widgets.set_url_param(key, None)
         for key, value in (query or {}).items():
             st.query_params[key] = value
         st.rerun()
@@ -174,9 +174,9 @@ def flush_pending_url() -> None:
         return
     st.session_state[_PENDING_URL] = None
     for key, value in pending["values"].items():
-        param = params.get(key)
+        param = widgets.get(key)
         if key in st.session_state and param.problem(value) is None and value != param.default:
-            params.set_url_param(key, param.to_url(value))
+            widgets.set_url_param(key, param.to_url(value))
 
 
 def sidebar_buttons() -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from explorer.param import Param
+from explorer.paramspec import Param
 from explorer.text import methods
 from posenc.methods import ROPE_METHODS, MethodKey
 from posenc.models import PRESETS

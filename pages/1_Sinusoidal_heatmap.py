@@ -18,9 +18,9 @@ from explorer.charts import sinusoidal as charts
 from explorer.compute import sinusoidal as compute
 from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
-from explorer.params import PARAMS, escape_markdown, widget
 from explorer.render import shared, show_chart
 from explorer.text import sinusoidal as text
+from explorer.widgets import PARAMS, escape_markdown, widget
 
 with intro():
     st.markdown(text.INTRO)

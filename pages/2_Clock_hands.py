@@ -18,9 +18,9 @@ from explorer import mode
 from explorer.charts import clocks as charts
 from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
-from explorer.params import PARAMS
 from explorer.render import shared
 from explorer.text import clocks as text
+from explorer.widgets import PARAMS
 
 with intro():
     st.markdown(text.INTRO)

@@ -20,9 +20,9 @@ from explorer.charts import rope as charts
 from explorer.compute import rope as compute
 from explorer.exports import matrix_frame, page_footer
 from explorer.liveparam import LiveChart
-from explorer.params import PARAMS, widget
 from explorer.render import shared, show_chart
 from explorer.text import rope as text
+from explorer.widgets import PARAMS, widget
 
 with intro():
     st.markdown(text.INTRO)

@@ -20,9 +20,9 @@ from explorer.charts import invariance as charts
 from explorer.compute import invariance as compute
 from explorer.exports import long_matrices, page_footer
 from explorer.liveparam import LiveChart
-from explorer.params import PARAMS, escape_markdown, widget
 from explorer.render import shared, show_chart
 from explorer.text import invariance as text
+from explorer.widgets import PARAMS, escape_markdown, widget
 
 with intro():
     st.markdown(text.INTRO)

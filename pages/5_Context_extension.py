@@ -1,6 +1,6 @@
 """Context extension: how RoPE scaling methods let a model run past the length it was trained on.
 
-URL keys (registry: explorer/params.py, section "Context extension"; names follow a config.json rope
+URL keys (registry: explorer/widgets.py, section "Context extension"; names follow a config.json rope
 block where one exists): head_dim, base, train_len (original_max_position_embeddings L), target_len
 (T, also the current seq_len of dynamic and longrope), rope_type (a key of posenc.ROPE_SCALING), the
 method's own keys (explorer.ropeblock.METHOD_PARAMS: read, and their widgets shown, only while it is
@@ -22,10 +22,10 @@ from explorer.charts import extension as charts
 from explorer.compute import extension as compute
 from explorer.exports import extension_frame, page_footer
 from explorer.liveparam import LiveChart
-from explorer.params import escape_markdown, widget
 from explorer.render import shared, show_chart
 from explorer.text import extension as text
 from explorer.text import methods
+from explorer.widgets import escape_markdown, widget
 
 with intro():
     st.markdown(text.INTRO)

@@ -19,9 +19,9 @@ from explorer import compat, jobs
 from explorer.charts import lab as charts
 from explorer.compute import lab as compute
 from explorer.exports import page_footer
-from explorer.params import escape_markdown, widget
 from explorer.render import shared, show_chart
 from explorer.text import lab as text
+from explorer.widgets import escape_markdown, widget
 from posenc import lab
 
 with intro():

@@ -21,9 +21,9 @@ from explorer.charts import vision as charts
 from explorer.compute import vision as compute
 from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
-from explorer.params import widget
 from explorer.render import shared, show_chart
 from explorer.text import vision as text
+from explorer.widgets import widget
 from posenc.mrope import SCHEMES, VISION_PRESETS
 
 with intro():

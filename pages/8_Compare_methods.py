@@ -13,9 +13,9 @@ page_setup("compare")  # before the imports below: see explorer.layout
 from explorer.charts import compare as charts
 from explorer.compute import compare as compute
 from explorer.exports import page_footer
-from explorer.params import widget
 from explorer.render import shared, show_chart
 from explorer.text import compare as text
+from explorer.widgets import widget
 
 with intro():
     st.write(text.INTRO)

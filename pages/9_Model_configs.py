@@ -21,9 +21,9 @@ from explorer.charts import configs as charts
 from explorer.compute import configs as compute
 from explorer.exports import page_footer
 from explorer.links import view_query, view_url
-from explorer.params import escape_markdown, widget
 from explorer.render import shared, show_chart
 from explorer.text import configs as text
+from explorer.widgets import escape_markdown, widget
 from posenc.models import PRESETS
 
 TEXT_HEIGHT, TEXT_HEIGHT_PRESENTING = 300, 160  # the text box, in pixels

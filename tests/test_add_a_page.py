@@ -24,7 +24,7 @@ TOY = {
         """The toy page (pages/11_Toy_page.py)."""
 
         from explorer.pagespec import BenchSettings, DeepLink, Page, Step
-        from explorer.param import Param
+        from explorer.paramspec import Param
         from explorer.snippets import HEADER, fill
 
 
@@ -65,7 +65,7 @@ TOY = {
         import posenc
         from explorer.charts import toy as charts
         from explorer.exports import page_footer
-        from explorer.params import widget
+        from explorer.widgets import widget
         from explorer.render import show_chart
 
         n = widget("toy_n")

@@ -19,7 +19,7 @@ from _posenc_reference_impl import (
 )
 
 import posenc
-from explorer import params, ropeblock
+from explorer import ropeblock, widgets
 from explorer.charts import extension as charts
 
 LLAMA31 = {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0}
@@ -81,10 +81,10 @@ def title_text(spec):
 # --- rope block --------------------------------------------------------------------------------
 def test_methods_come_from_the_registry():
     assert set(ropeblock.METHOD_PARAMS) == set(posenc.ROPE_SCALING)
-    assert params.get("rope_type").options == tuple(posenc.ROPE_SCALING)
+    assert widgets.get("rope_type").options == tuple(posenc.ROPE_SCALING)
     for names in ropeblock.METHOD_PARAMS.values():
         for name in names:
-            params.get(name)  # every method parameter is a registered, URL-bound widget
+            widgets.get(name)  # every method parameter is a registered, URL-bound widget
 
 
 def test_build_rope_block_uses_config_json_keys():
@@ -560,7 +560,7 @@ def test_longrope_takes_an_attention_factor_as_hf_does():
 
 
 # ------------------------------------------------------------- the factor in the chart (issue #36)
-GRID = ropeblock.factor_grid(params.get("factor").min, params.get("factor").max, params.get("factor").step)
+GRID = ropeblock.factor_grid(widgets.get("factor").min, widgets.get("factor").max, widgets.get("factor").step)
 
 
 def test_the_factor_grid_is_the_parameters_range_in_its_steps():

@@ -49,7 +49,7 @@ from e2e_support import (
     wait_idle,
 )
 
-from explorer import compat, params
+from explorer import compat, widgets
 from explorer.manifest import PAGES
 from explorer.pagespec import DeepLink
 
@@ -166,7 +166,7 @@ def check_page(page, info, link: DeepLink | None, warm_names: list[str]) -> None
 
     if link is not None:
         # the canonical URL form (a select with labels shows, and puts into the URL, the label)
-        expected = {k: params.get(k).to_url(v) for k, v in link.query.items()}
+        expected = {k: widgets.get(k).to_url(v) for k, v in link.query.items()}
         shown = {k: read_widget(page, k) for k in expected}
         wrong = {k: (shown[k], v) for k, v in expected.items() if not shown_matches(shown[k], v)}
         assert not wrong, f"{info.script}: controls do not show the URL values (shown, URL): {wrong}"
@@ -218,7 +218,7 @@ def move_slider_and_check(page, info, link: DeepLink) -> None:
     thumb.focus()
     page.keyboard.press("ArrowRight")
 
-    expected = params.get(key).to_url(int(new) if float(new).is_integer() else new)
+    expected = widgets.get(key).to_url(int(new) if float(new).is_integer() else new)
     page.wait_for_function(
         "([key, value]) => new URLSearchParams(location.search).get(key) === value",
         arg=[key, expected],
@@ -251,11 +251,11 @@ def test_deep_link_table_matches_pages():
 
             keys |= {k for names in ropeblock.METHOD_PARAMS.values() for k in names}
         assert link.slider in link.query, f"{path}: move a slider the link sets"
-        assert params.get(link.slider).kind == "int_slider", f"{path}: {link.slider} is not a slider"
+        assert widgets.get(link.slider).kind == "int_slider", f"{path}: {link.slider} is not a slider"
         for key, value in link.query.items():
             assert key in keys, f"{path}: {key} is not a widget of this page"
-            parsed = params.get(key).parse(str(value))
-            assert parsed != params.get(key).default, f"{path}: {key}={value} is the default"
+            parsed = widgets.get(key).parse(str(value))
+            assert parsed != widgets.get(key).default, f"{path}: {key}={value} is the default"
 
 
 @pytest.mark.parametrize("info", PAGES, ids=PAGE_IDS)
@@ -315,7 +315,7 @@ def test_tour_back_on_the_same_page_forgets_the_preset(warm_server, new_page):
         page.wait_for_url(re.compile(rf".*step={tour.get_step(n).id}(&|$).*"), timeout=30_000)
         wait_idle(page, title=title)
     assert read_widget(page, "model") == "Custom (your own values)"
-    method = params.get("rope_type")  # the radio shows (and the URL holds) each option's label
+    method = widgets.get("rope_type")  # the radio shows (and the URL holds) each option's label
     assert method.parse(read_widget(page, "rope_type")) == tour.get_step(8).params["rope_type"]
     thumb = page.locator(".st-key-head_dim input[type=range]")
     thumb.focus()

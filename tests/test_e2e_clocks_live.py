@@ -19,7 +19,7 @@ from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, ass
 
 import posenc
 from explorer.charts import clocks as charts
-from explorer.params import PARAMS
+from explorer.widgets import PARAMS
 
 TITLE = "Frequency clock hands"
 SETTINGS = ("d_model", "base", "n_clocks")

@@ -23,7 +23,7 @@ from e2e_support import (
     wait_idle,
 )
 
-from explorer import params
+from explorer import widgets
 from explorer.manifest import PAGES, TOUR
 
 #: Every page (the lab at its defaults shows its shipped results: nothing trains).
@@ -380,7 +380,7 @@ def test_the_tab_parameters_exist():
     """tab_views reads the pages' declarations: every tabs parameter is registered."""
     for page in CHECKED:
         for key, _ in tab_views(page):
-            assert params.get(key).kind == "tabs"
+            assert widgets.get(key).kind == "tabs"
 
 
 #: Ten long words: the sentence the audit typed (its words overlapped at every width).

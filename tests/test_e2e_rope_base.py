@@ -10,7 +10,7 @@ from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_
 from test_e2e_drag import COUNT_RUNS_JS
 
 import posenc
-from explorer.params import PARAMS
+from explorer.widgets import PARAMS
 
 TITLE = "RoPE rotation"
 PLANE_SVG_JS = """() => { const svg = document.querySelector('[class*="st-key-rope_live"] .vega-embed svg.marks');

@@ -21,7 +21,7 @@ from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, ass
 
 import posenc
 from explorer.charts import sinusoidal as charts
-from explorer.params import PARAMS
+from explorer.widgets import PARAMS
 
 TITLE = "Sinusoidal heatmap"
 LIVE = "[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]"

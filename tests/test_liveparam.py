@@ -211,7 +211,7 @@ def test_the_pages_range_travels_beside_the_chart_for_the_browser_to_apply():
 def test_a_parameter_with_options_is_reported_as_its_options_index():
     """The base's in-chart slider runs over the index of its options (explorer.charts.clocks): the
     report maps the index back to the option; an index past the options, a fraction or text is ignored."""
-    options = liveparam.params.get("base").options
+    options = liveparam.widgets.get("base").options
     assert liveparam.from_selection({"base": [{"base": 2}]}, ["base"]) == {"base": options[2]}
     assert liveparam.from_selection({"base": [{"base": 0}]}, ["base"]) == {"base": options[0]}
     for bad in (len(options), -1, 1.5, "3", True, float("nan")):
@@ -224,7 +224,7 @@ def test_a_slider_over_option_indices_is_labelled_with_its_options():
     import json as _json
 
     from explorer import assets
-    from explorer.params import PARAMS
+    from explorer.widgets import PARAMS
 
     options = PARAMS["base"].options
     assert assets.OPTION_LABELS["base_base"] == [f"{b:,}" for b in options]

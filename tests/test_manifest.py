@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer import manifest, params
+from explorer import manifest, widgets
 from explorer.pagespec import Page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,7 +100,7 @@ def test_every_page_parameter_is_registered_and_keys_are_not_shared_between_page
     owners: dict[str, str] = {}
     for page in manifest.PAGES:
         for param in page.params:
-            assert params.get(param.key) == param
+            assert widgets.get(param.key) == param
             assert param.key not in owners, f"{param.key} declared by {owners.get(param.key)} and {page.slug}"
             owners[param.key] = page.slug
 

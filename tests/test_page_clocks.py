@@ -16,7 +16,7 @@ from _vegaexpr import vega_eval
 from e2e_support import APP_IDLE, StreamlitServer, launch_chromium, require_browser
 from streamlit.testing.v1 import AppTest
 
-from explorer.params import PARAMS
+from explorer.widgets import PARAMS
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "2_Clock_hands.py")

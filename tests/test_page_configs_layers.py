@@ -20,7 +20,7 @@ import pytest
 from _apptest import page_path, run_page
 from streamlit.testing.v1 import AppTest
 
-from explorer import params
+from explorer import widgets
 from explorer.site import configs as site
 from posenc.models import PRESETS
 
@@ -30,7 +30,7 @@ def method(raw: str) -> str:
     "linear · Linear (Position Interpolation)", percent-encoded)."""
     from urllib.parse import unquote_plus
 
-    return params.get("rope_type").parse(unquote_plus(raw))
+    return widgets.get("rope_type").parse(unquote_plus(raw))
 
 
 PAGE = page_path("pages/9_Model_configs.py")

@@ -19,7 +19,7 @@ from _posenc_reference_impl import ref_inverse_frequencies, ref_yarn_correction_
 from streamlit.testing.v1 import AppTest
 
 import posenc
-from explorer import params, ropeblock, tour
+from explorer import ropeblock, tour, widgets
 from explorer.text import methods
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "5_Context_extension.py")
@@ -322,10 +322,10 @@ def test_tour_steps_open_the_tab_their_narration_is_about(number):
 
 # --- min, max, garbage -------------------------------------------------------------------------
 def _extreme(key, which):
-    p = params.get(key)
-    if p.kind in params.NUMERIC_KINDS:
+    p = widgets.get(key)
+    if p.kind in widgets.NUMERIC_KINDS:
         return p.to_url(p.min if which == "min" else p.max)
-    if p.kind in params.OPTION_KINDS:
+    if p.kind in widgets.OPTION_KINDS:
         return p.to_url(p.options[0] if which == "min" else p.options[-1])
     if p.kind == "toggle":
         return "false" if which == "min" else "true"
@@ -363,7 +363,7 @@ def test_garbage_in_every_url_parameter(garbage):
     assert len(at.warning) == 1  # one notice listing the unusable values
     # the parameters read in this run (the default method's) are named; markup stays escaped
     for key in SHARED_KEYS + ("rope_type", "ext_view") + ropeblock.METHOD_PARAMS["yarn"]:
-        assert params.escape_markdown(key) in at.warning[0].value
+        assert widgets.escape_markdown(key) in at.warning[0].value
     assert "<b>" not in at.warning[0].value
     assert metrics(at)["Attention factor a"] == "1.1386"  # all defaults again
     assert "ext_view" not in at.query_params  # the bad value is removed from the URL
@@ -383,7 +383,7 @@ def test_garbage_in_a_methods_own_parameters(method):
     assert_page_complete(at)
     assert not at.error  # the defaults of every method make a valid block
     for key in SHARED_KEYS + ropeblock.METHOD_PARAMS[method] + ("ext_view",):
-        assert params.escape_markdown(key) in at.warning[0].value
+        assert widgets.escape_markdown(key) in at.warning[0].value
 
 
 def test_switching_method_keeps_the_shared_controls():

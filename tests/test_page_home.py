@@ -12,7 +12,7 @@ from _chartspec import proto_spec
 from _posenc_reference_impl import ref_sinusoidal_row
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
-from explorer.params import get
+from explorer.widgets import get
 from posenc import attention as att
 from posenc import learned_table
 

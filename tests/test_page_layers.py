@@ -18,7 +18,7 @@ import pytest
 from _apptest import metrics, page_path, run_page
 from streamlit.testing.v1 import AppTest
 
-from explorer.params import get
+from explorer.widgets import get
 
 ROPE, INV, EXT = (
     page_path("pages/3_RoPE_rotation.py"),

@@ -13,7 +13,7 @@ import pytest
 from _apptest import run_page
 from test_realmodel_byom import _bad_dirs, _gemma
 
-from explorer import ownmodel
+from explorer.text import ownmodel
 from posenc import realmodel
 from posenc.realmodel import MODEL
 from posenc.realmodel.facts import LIBRARIES

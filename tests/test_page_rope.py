@@ -13,7 +13,7 @@ from _apptest import metrics, run_page
 from _chartspec import by_field, element_spec, facts, find, frame
 
 from explorer.imagechart import meta as image_meta
-from explorer.params import PARAMS
+from explorer.widgets import PARAMS
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "3_RoPE_rotation.py")
 N_CHARTS = 2  # the live plane (m, n, d and j are its sliders), then tab "One pair": the rotation plane

@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 import posenc
 from explorer.charts import sinusoidal as charts
 from explorer.imagechart import meta as image_meta
-from explorer.params import PARAMS
+from explorer.widgets import PARAMS
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "1_Sinusoidal_heatmap.py")
 KEYS = (

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import manifest, params, presets_ui, ropeblock
+from explorer import manifest, presets_ui, ropeblock, widgets
 from posenc.models import PRESETS, preset_inverse_frequencies
 from posenc.scaling import rope_inverse_frequencies
 
@@ -42,7 +42,7 @@ def test_every_preset_fits_every_page_exactly(key, page):
     values, adjustments = presets_ui.page_values(page, **presets_ui.preset_settings(PRESETS[key]))
     assert adjustments == []
     for name, value in values.items():
-        assert params.get(name).problem(value) is None, (name, value)
+        assert widgets.get(name).problem(value) is None, (name, value)
 
 
 @pytest.mark.parametrize("key", list(PRESETS))
@@ -112,11 +112,11 @@ def test_parsed_configs_outside_the_ranges_are_adjusted_with_a_note():
         max_position_embeddings=4096,
     )
     assert values["head_dim"] == 256 and values["base"] == 2000000 and values["factor"] == 128.0
-    assert values["target_len"] == params.get("target_len").max  # L·s = 40,960,000 is beyond the explorer's range
+    assert values["target_len"] == widgets.get("target_len").max  # L·s = 40,960,000 is beyond the explorer's range
     assert len(notes) == 4
     assert any("rope_theta 3e+06" in n and "2e+06" in n for n in notes)
     assert "factor 10000 is outside the explorer's range (1–128); 128 is used" in notes
-    assert all(params.get(k).problem(v) is None for k, v in values.items())
+    assert all(widgets.get(k).problem(v) is None for k, v in values.items())
 
 
 def test_preset_block_only_touches_longrope_presets():
@@ -153,7 +153,7 @@ def widget_value(at: AppTest, key: str):
 def assert_page_shows(at: AppTest, values: dict) -> None:
     for key, value in values.items():
         assert presets_ui.same_value(widget_value(at, key), value), (key, widget_value(at, key), value)
-        param = params.get(key)
+        param = widgets.get(key)
         if value == param.default:
             assert key not in at.query_params
         else:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -373,30 +374,29 @@ def test_other_pages_never_import_the_model_or_its_libraries():
     assert out.returncode == 0, out.stderr[-2000:]
 
 
-def test_passkey_grid_keeps_earlier_trials_and_computes_the_rest():
-    from posenc.realmodel.__main__ import passkey
+def test_passkey_keys_extend_the_earlier_rounds_and_pair_the_ropes():
+    """Round 0 of the keys is the single round of earlier runs (seed 0, lengths × depths), so its trials are kept;
+    every rope gets the same keys (paired), and the summary's counts and Wilson intervals come from the rows."""
+    from posenc.realmodel.__main__ import passkey, passkey_cells
+
+    one = passkey_cells([200, 400], [0.2, 0.8], 0, 1)
+    four = passkey_cells([200, 400], [0.2, 0.8], 0, 4)
+    rng = np.random.default_rng(0)
+    assert [k for *_, k in one] == [int(rng.integers(10_000, 100_000)) for _ in range(4)]
+    assert set(one) <= set(four) and len(four) == 16 and len({k for *_, k in four}) == 16
+    assert [(n, d) for n, d, _ in four[:8]] == [(200, 0.2), (200, 0.8)] * 4  # length by length
 
     class Fake:
-        calls: ClassVar[list[int]] = []
-
         def tokenize(self, text):
             return np.arange(len(text.split()))
 
         def passkey(self, prompt, answer, method):
-            self.calls.append(len(prompt))
-            return True, -0.5
+            return method == "a" or len(prompt) % 2 == 0, -0.5
 
-    first = passkey(Fake(), ["default"], [200], [0.2, 0.8], seed=0)
-    assert len(Fake.calls) == 2 and first["summary"]["default"]["200"]["found"] == 2
-    Fake.calls.clear()
-    again = passkey(Fake(), ["default"], [200, 400], [0.2, 0.8], seed=0, reuse=first["trials"])
-    assert len(Fake.calls) == 2  # only the two new cells at 400 words
-    assert again["trials"]["default"][:2] == first["trials"]["default"]
-    assert again["summary"]["default"]["400"] == {
-        "found": 2,
-        "trials": 2,
-        "ci95": list(stats.wilson_interval(2, 2)),
-    }
+    out = passkey(Fake(), ["a", "b"], [200], [0.2, 0.8], seed=0, keys_per_depth=3)
+    assert [r["key"] for r in out["trials"]["a"]] == [r["key"] for r in out["trials"]["b"]]
+    hits = sum(r["correct"] for r in out["trials"]["b"])
+    assert out["summary"]["b"]["200"] == {"found": hits, "trials": 6, "ci95": list(stats.wilson_interval(hits, 6))}
 
 
 def test_share_by_head_and_is_own_rope():
@@ -407,3 +407,182 @@ def test_share_by_head_and_is_own_rope():
     assert parse_method("dynamic:factor=2").is_own_rope(4096)
     assert not parse_method("dynamic:factor=2").is_own_rope(16384)
     assert not parse_method("yarn:factor=2").is_own_rope(512)  # YaRN's attention factor is 1.069
+
+
+# ---------------------------------------------------------------------------------------------- issue #37/#38
+def _rot(a: float) -> np.ndarray:
+    return np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+
+
+def test_contribution_spread_is_the_variance_across_keys_of_each_pairs_rotated_term():
+    """Against a hand loop: rotate each pair (dims j and j + d/2) by its own 2×2 matrix at its position, take the
+    2-d dot product with every key t ≤ i, and the population variance over those keys; mean over queries ≥ 5."""
+    rng = np.random.default_rng(3)
+    L, H, KV, T, d, q0 = 2, 4, 2, 24, 8, 5
+    q, k = rng.normal(size=(L, H, T, d)), rng.normal(size=(L, KV, T, d))
+    theta = rng.uniform(0, 1.5, d // 2)
+    per_query = np.zeros((L, H, T - q0, d // 2))
+    for layer in range(L):
+        for h in range(H):
+            g = h // (H // KV)
+            for j in range(d // 2):
+                for i in range(q0, T):
+                    qi = _rot(i * theta[j]) @ q[layer, h, i, [j, j + d // 2]]
+                    c = [qi @ (_rot(t * theta[j]) @ k[layer, g, t, [j, j + d // 2]]) for t in range(i + 1)]
+                    per_query[layer, h, i - q0, j] = np.var(c)
+    got = realmodel.contribution_spread(q, k, theta, min_query=q0)
+    np.testing.assert_allclose(got, per_query.mean(axis=2), rtol=1e-10, atol=1e-12)
+    blocks = realmodel.contribution_spread(q, k, theta, min_query=q0, block=6)  # 19 queries: 3 blocks, 1 dropped
+    np.testing.assert_allclose(blocks[1], per_query[:, :, 6:12].mean(axis=2), rtol=1e-10, atol=1e-12)
+    assert blocks.shape == (3, L, H, d // 2)
+    # a pair that does not rotate and a key that never changes: every key gets the same term, no variance
+    k_const = np.broadcast_to(k[:, :, :1], k.shape).copy()
+    flat = realmodel.contribution_spread(q, k_const, np.zeros(d // 2), min_query=q0)
+    np.testing.assert_allclose(flat, 0.0, atol=1e-12)
+    with pytest.raises(ValueError, match="min_query"):
+        realmodel.contribution_spread(q, k, theta, min_query=T)
+
+
+def test_spread_share_is_the_slow_pairs_fraction_of_the_summed_variance():
+    rng = np.random.default_rng(0)
+    v = rng.uniform(0.5, 1.5, size=(12, 3, 2, 4))
+    slow = np.array([False, False, True, True])
+    est, lo, hi = realmodel.spread_share(v, slow)
+    m = v.mean(axis=0)
+    assert est == pytest.approx(m[..., 2:].sum() / m.sum())
+    assert lo <= est <= hi and 0 < lo and hi < 1
+
+
+def test_each_realmodel_module_imports_only_the_ones_above_it():
+    """#38: no import loop, hidden or not. No submodule imports the package itself (its __init__), model.py only
+    facts, methods and analysis, and __init__ never imports model at import time (only inside load())."""
+    import ast
+
+    root = Path(realmodel.__file__).parent
+    allowed = {
+        "facts": set(),
+        "methods": {"facts"},
+        "texts": set(),
+        "analysis": set(),
+        "shipped": set(),
+        "model": {"facts", "methods", "analysis"},
+        "__main__": {"facts", "methods", "analysis", "shipped", "texts", "model"},
+    }
+    for name, ok in allowed.items():
+        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        found = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                assert node.module, f"{name}.py imports the package's __init__ (from . import …)"
+                found.add(node.module.split(".")[0])
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and (node.module or "").startswith("posenc.realmodel")
+            ):
+                raise AssertionError(f"{name}.py imports {node.module} absolutely")
+        assert found <= ok, (name, found - ok)
+    init = ast.parse((root / "__init__.py").read_text(encoding="utf-8"))
+    top = {n.module for n in init.body if isinstance(n, ast.ImportFrom) and n.level == 1}
+    assert "model" not in top and top == {"analysis", "facts", "methods", "shipped", "texts"}
+
+
+def test_long_by_text_keeps_one_run_per_text_where_it_can():
+    rec = lambda v: {"ppl": v, "mean_nll": v, "nll_by_chunk": [v, v], "scored": 3}  # noqa: E731
+    data = {
+        "text": "argparse.py",
+        "tokens": 100,
+        "long": {
+            "length": 16,
+            "chunk": 8,
+            "date": "d1",
+            "results": {"default": {"16": rec(1.0)}, "ntk": {"16": rec(2.0)}},
+        },
+        "texts": {
+            "length": 16,
+            "chunk": 8,
+            "date": "d2",
+            "texts": {
+                "argparse.py": {"tokens": 100, "results": {"default": {"16": rec(9.0)}, "yarn": {"16": rec(3.0)}}},
+                "pydoc_data.topics": {"tokens": 50, "results": {"default": {"16": rec(4.0)}}},
+                "typing.py": {"tokens": 70, "results": {}},
+            },
+        },
+    }
+    got = realmodel.long_by_text(data)
+    assert list(got) == ["argparse.py", "pydoc_data.topics"]  # a text with no results yet is left out
+    a = got["argparse.py"]
+    assert a["results"]["default"]["ppl"] == 1.0  # the long part's run, not the second one
+    assert a["results"]["yarn"]["ppl"] == 3.0 and a["results"]["ntk"]["ppl"] == 2.0 and a["date"] == "d1"
+    assert got["pydoc_data.topics"]["tokens"] == 50 and got["pydoc_data.topics"]["date"] == "d2"
+    assert realmodel.long_by_text({}) == {}
+
+
+def test_control_differences_pair_the_same_tokens_and_the_estimate_brackets_their_mean():
+    rng = np.random.default_rng(1)
+    inside = rng.normal(1.0, 0.3, 64)
+    past = inside + 0.5 + rng.normal(0, 0.1, 64) + np.linspace(0, 0.4, 64)  # a trend past L
+    part = {"texts": {"a.py": {"control": {"default": {"inside": list(inside), "past": list(past)}}}}}
+    diffs = realmodel.control_differences(part)
+    np.testing.assert_allclose(diffs["default"]["a.py"], past - inside)
+    est, lo, hi = realmodel.control_estimates(part)["default"]["a.py"]
+    assert est == pytest.approx(np.mean(past - inside)) and lo < est < hi
+    iid = stats.bootstrap(np.mean, past - inside)  # a moving-block interval is wider than the iid one on a trend
+    assert hi - lo > iid[2] - iid[1]
+
+
+def test_read_text_reads_the_reference_manuals_topics():
+    from pydoc_data.topics import topics
+
+    text = realmodel.read_text("pydoc_data.topics")
+    assert text.startswith(topics[sorted(topics)[0]]) and all(topics[k] in text for k in list(topics)[:5])
+    assert realmodel.read_text("argparse.py") == realmodel.default_text("argparse.py")
+    with pytest.raises(ValueError, match="name"):
+        realmodel.read_text("no such text")
+
+
+def test_the_control_scores_the_last_tokens_of_the_long_pass_inside_a_pass_of_the_trained_length():
+    """The control's two slices hold the same tokens: with a fake model whose loss at a token is its id, the past
+    and inside means agree exactly, and the long record is the full pass's."""
+    import types
+
+    from posenc.realmodel.__main__ import control
+
+    class Fake:
+        facts = types.SimpleNamespace(trained_length=256)
+
+        def nll(self, ids, method):
+            return np.asarray(ids)[1:].astype(float)
+
+    ids = np.arange(1000)
+    record, pair = control(Fake(), ids, "default", n=512, tail=128, block=16)
+    assert pair["past"] == pair["inside"] == [float(np.mean(np.arange(384 + 16 * b, 400 + 16 * b))) for b in range(8)]
+    assert record["scored"] == 511 and record["mean_nll"] == pytest.approx(np.mean(np.arange(1, 512)))
+
+
+def test_ship_texts_keeps_the_shipped_pairs_and_computes_the_rest_rope_by_rope():
+    import types
+
+    from posenc.realmodel import __main__ as cli
+
+    calls: list[int] = []
+
+    class Fake:
+        facts = types.SimpleNamespace(trained_length=8192)
+
+        def tokenize(self, text):
+            return np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int64)
+
+        def nll(self, ids, method):
+            calls.append(len(ids))
+            return np.asarray(ids)[1:] / 100.0
+
+    kept = {"results": {"default": {"16384": {"ppl": -1.0}}}, "control": {"default": {"past": [0.0], "inside": [0.0]}}}
+    data = {"texts": {"texts": {"pydoc_data.topics": kept}, "runs": [{"date": "earlier"}]}}
+    cli.ship_texts(Fake(), data, {"date": "now"}, lambda: None, None)
+    part = data["texts"]
+    first = next(iter(cli.SHIP_TEXTS.values()))
+    assert part["texts"]["pydoc_data.topics"]["results"]["default"] == {"16384": {"ppl": -1.0}}  # kept, not redone
+    assert set(part["texts"]["typing.py"]["results"]) == set(first) and part["runs"][-1] == {"date": "now"}
+    n_pairs = sum(len(m) for m in cli.SHIP_TEXTS.values()) - 1
+    assert calls == [16384, 8192] * n_pairs and part["complete"]

@@ -523,7 +523,7 @@ def test_the_attention_note_is_gated_on_the_model_having_learned(task):
 
 def test_the_attention_deep_link_shows_a_model_that_learned_its_task():
     from explorer import manifest
-    from explorer.params import get
+    from explorer.widgets import get
 
     link = manifest.page("lab").deep_link.query
     task, enc = link["lab_task"], link.get("lab_enc", get("lab_enc").default)

@@ -1,5 +1,5 @@
 """The four newer posenc.torch encodings (issue #39) inside one causal attention layer written the way
-posenc.lab.core's _Block writes it (qkv from one linear, (batch, heads, T, head_dim), logits q·kᵀ/√d,
+posenc.lab.model's _Block writes it (qkv from one linear, (batch, heads, T, head_dim), logits q·kᵀ/√d,
 causal mask, softmax): each plugs in at its place, the layer stays causal end to end, gradients
 reach every parameter, and a few optimiser steps lower the loss on a copy task."""
 

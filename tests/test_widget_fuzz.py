@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 import posenc
-from explorer import jobs, manifest, params
+from explorer import jobs, manifest, widgets
 from explorer.charts import compare as compare_charts
-from explorer.param import NUMERIC_KINDS, OPTION_KINDS, Param
+from explorer.paramspec import NUMERIC_KINDS, OPTION_KINDS, Param
 from explorer.site import configs as configs_site
 from posenc import attention as att
 from posenc.models import PRESETS
@@ -115,11 +115,11 @@ def drawn_keys(page, mode: str | None) -> list[str]:
     """The registered parameters the page draws in `mode` (tabs' own widgets included), the mode's
     own parameter left out (it is fixed)."""
     if (page.slug, mode) not in _KEYS:
-        query = {MODES[page.slug]: params.get(MODES[page.slug]).to_url(mode)} if mode is not None else {}
+        query = {MODES[page.slug]: widgets.get(MODES[page.slug]).to_url(mode)} if mode is not None else {}
         at = run(page.script, query)
         assert not at.exception, [e.message for e in at.exception]
         skip = FRAME_KEYS | set(query)
-        keys = [k for k in params.PARAMS if k not in skip and k in at.session_state]
+        keys = [k for k in widgets.PARAMS if k not in skip and k in at.session_state]
         _KEYS[(page.slug, mode)] = sorted(keys)
     return _KEYS[(page.slug, mode)]
 
@@ -128,13 +128,13 @@ def page_modes() -> list[tuple[object, str | None]]:
     cases = []
     for page in manifest.PAGES:
         key = MODES.get(page.slug)
-        cases += [(page, mode) for mode in params.get(key).options] if key else [(page, None)]
+        cases += [(page, mode) for mode in widgets.get(key).options] if key else [(page, None)]
     return cases
 
 
 def examples_for(page) -> int:
     key = MODES.get(page.slug)
-    n_modes = len(params.get(key).options) if key else 1
+    n_modes = len(widgets.get(key).options) if key else 1
     return max(MIN_PER_MODE, math.ceil(PER_PAGE / n_modes))
 
 
@@ -255,7 +255,7 @@ def claims_home(at: AppTest, text: str) -> None:
     try:
         words, _ = att.tokenize(sentence, max_tokens=24)
     except (TypeError, ValueError):
-        words, _ = att.tokenize(params.get("sentence").default, max_tokens=24)
+        words, _ = att.tokenize(widgets.get("sentence").default, max_tokens=24)
     perm = att.shuffle_permutation(words, seed=seed)
     in_place = [words[i] for i in perm] == list(words)
     if "this shuffle leaves every word where it was" in text:
@@ -385,7 +385,7 @@ def test_random_allowed_settings_never_crash_and_the_claims_hold(page, mode, no_
     keys = drawn_keys(page, mode)
     assert keys, f"{page.slug} draws no registered parameter"
     fixed = {MODES[page.slug]: st.just(mode)} if mode is not None else {}
-    drawn = {key: value_strategy(params.get(key)) for key in keys}
+    drawn = {key: value_strategy(widgets.get(key)) for key in keys}
     extra = EXTRA.get(page.slug, {})
     strategy = st.tuples(
         st.fixed_dictionaries({**fixed, **drawn}),
@@ -396,7 +396,7 @@ def test_random_allowed_settings_never_crash_and_the_claims_hold(page, mode, no_
     @given(values=strategy)
     def check(values):
         widgets, raw = values
-        query = {key: params.get(key).to_url(value) for key, value in widgets.items()}
+        query = {key: widgets.get(key).to_url(value) for key, value in widgets.items()}
         query.update({key: value for key, value in raw.items() if value is not None})
         at = run(page.script, query)
         assert not at.exception, (query, [e.message for e in at.exception])

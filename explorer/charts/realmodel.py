@@ -17,6 +17,7 @@ import pandas as pd
 
 from explorer.charts.style import FIT_X, chart_config, when
 from posenc import stats
+from posenc.realmodel.analysis import chunk_means
 
 HEIGHT = 380
 CONFIG = chart_config(
@@ -31,18 +32,26 @@ LINE_COLORS = ("#64748b", "#2563eb", "#ea580c", "#16a34a", "#9333ea", "#db2777",
 LABEL_COLORS = {"sink": "#7c3aed", "previous": "#059669", "local": "#2563eb", "spread": "#94a3b8"}
 
 
-def pair_frame(shares: np.ndarray, wavelengths: np.ndarray, trained: int) -> pd.DataFrame:
-    """(pairs,) shares -> rows (pair, share %, wavelength, turns, group)."""
+SPREAD = "variance across keys (what softmax compares)"
+
+
+def pair_frame(
+    shares: np.ndarray, wavelengths: np.ndarray, trained: int, spread: np.ndarray | None = None
+) -> pd.DataFrame:
+    """(pairs,) shares -> rows (pair, share %, wavelength, turns, group[, spread %: each pair's share of the
+    variance across keys, drawn as ticks])."""
     lam = np.asarray(wavelengths, dtype=float)
-    return pd.DataFrame(
-        {
-            "pair": np.arange(len(lam)),
-            "share": 100 * np.asarray(shares, dtype=float),
-            "wavelength": lam.round(1),
-            "turns": (trained / lam).round(3),
-            "group": [TURNS[bool(t)] for t in trained / lam >= 1],
-        }
-    )
+    cols = {
+        "pair": np.arange(len(lam)),
+        "share": 100 * np.asarray(shares, dtype=float),
+        "wavelength": lam.round(1),
+        "turns": (trained / lam).round(3),
+        "group": [TURNS[bool(t)] for t in trained / lam >= 1],
+    }
+    if spread is not None:
+        cols["spread"] = 100 * np.asarray(spread, dtype=float)
+        cols["measure"] = SPREAD
+    return pd.DataFrame(cols)
 
 
 def pair_chart(
@@ -74,8 +83,42 @@ def pair_chart(
             ],
         )
     )
-    return alt.layer(bars).properties(
+    layers: list[Any] = [bars]
+    if "spread" in frame:
+        layers.append(
+            alt.Chart(frame)
+            .mark_tick(thickness=3, size=14, color="#111827")
+            .encode(
+                x="pair:O",
+                y="spread:Q",
+                shape=alt.Shape("measure:N", title=None, legend=alt.Legend(symbolType="stroke")),
+                tooltip=[
+                    alt.Tooltip("pair:O", title="pair j"),
+                    alt.Tooltip("spread:Q", format=".2f", title="share of the variance across keys (%)"),
+                ],
+            )
+        )
+    return alt.layer(*layers).properties(
         title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title, autosize=FIT_X
+    )
+
+
+def frequency_chart(
+    products: np.ndarray, spread: np.ndarray | None, wavelengths: np.ndarray, trained: int, *, tokens: int, title: str
+) -> alt.TopLevelMixin:
+    """Each pair's share of the q·k norm product (bars) over every layer and head in ``products`` (…, pairs), and
+    with ``spread`` (…, pairs) its share of the variance across keys (ticks)."""
+    per_pair = np.asarray(products, dtype=float).reshape(-1, np.shape(products)[-1]).sum(axis=0)
+    var = None if spread is None else np.asarray(spread, dtype=float).reshape(-1, per_pair.size).sum(axis=0)
+    subtitle = [f"bars: share of mean |q_j|·mean |k_j| (the bound), first {tokens} tokens, before rotation"]
+    if var is not None:
+        subtitle.append("ticks: share of the variance across keys of the rotated term q̃_j·k̃_j")
+    subtitle.append(f"orange: wavelength longer than the {trained:,} trained tokens")
+    return pair_chart(
+        pair_frame(per_pair / per_pair.sum(), wavelengths, trained, None if var is None else var / var.sum()),
+        title=title,
+        subtitle=subtitle,
+        y_title="share (%)",
     )
 
 
@@ -292,3 +335,173 @@ def passkey_chart(
         description=title,
         autosize=FIT_X,
     )
+
+
+def control_frame(estimates: Mapping[str, Mapping[str, Sequence[float]]]) -> pd.DataFrame:
+    """{rope: {text: (estimate, low, high)}} -> rows (rope, text, value, low, high)."""
+    return pd.DataFrame(
+        [
+            {"rope": m, "text": t, "value": float(e[0]), "low": float(e[1]), "high": float(e[2])}
+            for m, per in estimates.items()
+            for t, e in per.items()
+        ],
+        columns=["rope", "text", "value", "low", "high"],
+    )
+
+
+def control_chart(frame: pd.DataFrame, *, title: str, subtitle: str | Sequence[str] = "") -> alt.TopLevelMixin:
+    """The content control: past minus inside for the same tokens, a point and its 95 % interval per rope and text,
+    with a rule at 0 (no change)."""
+    names = list(dict.fromkeys(frame["rope"]))
+    color = alt.Color(
+        "rope:N", title=None, sort=names, scale=alt.Scale(domain=names, range=list(LINE_COLORS[: len(names)]))
+    )
+    y = alt.Y("text:N", title=None, axis=alt.Axis(labelLimit=140))
+    offset = alt.YOffset("rope:N", sort=names)
+    x_title = "past − inside (nats per token)"
+    layers: list[Any] = [
+        alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(strokeDash=[6, 4], color="#111827").encode(x="zero:Q"),
+        alt.Chart(frame)
+        .mark_rule(strokeWidth=3)
+        .encode(x=alt.X("low:Q", title=x_title), x2="high:Q", y=y, yOffset=offset, color=color),
+        alt.Chart(frame)
+        .mark_point(filled=True, size=90)
+        .encode(
+            x="value:Q",
+            y=y,
+            yOffset=offset,
+            color=color,
+            tooltip=[
+                alt.Tooltip("rope:N"),
+                alt.Tooltip("text:N"),
+                alt.Tooltip("value:Q", format="+.3f", title="past − inside"),
+                alt.Tooltip("low:Q", format="+.3f", title="95 % interval, low"),
+                alt.Tooltip("high:Q", format="+.3f", title="95 % interval, high"),
+            ],
+        ),
+    ]
+    return alt.layer(*layers).properties(
+        title=alt.Title(title, subtitle=subtitle or ""),
+        height=max(140, 70 * frame["text"].nunique()),
+        config=CONFIG,
+        description=title,
+        autosize=FIT_X,
+    )
+
+
+# ------------------------------------------------------------------------------ the page's figures: values -> chart
+def head_grid_figure(sink: np.ndarray, labels: np.ndarray, selected: tuple[int, int], tokens: int) -> alt.TopLevelMixin:
+    """What each head does, by rule; the chosen head outlined."""
+    return grid_chart(
+        grid_frame(sink, labels),
+        title="What each head does, by rule",
+        subtitle=f"{tokens} tokens; red square: the layer and head chosen above",
+        value_title="weight on the first token",
+        by_label=True,
+        selected=selected,
+    )
+
+
+def slow_grid_figure(shares: np.ndarray) -> alt.TopLevelMixin:
+    """(layers, heads) share of each head's q·k norm product in the slow pairs."""
+    return grid_chart(
+        grid_frame(100 * np.asarray(shares, dtype=float)),
+        title="Each head's share in the slow pairs",
+        subtitle="per layer and query head: % of its q·k norm product in pairs that never turn in training",
+        value_title="slow-pair share (%)",
+    )
+
+
+def norm_figure(q: np.ndarray, k: np.ndarray, layer: int, first_slow: int, kv_heads: int) -> alt.TopLevelMixin:
+    """One layer's mean pair norms, every query and key head."""
+    return norm_chart(
+        norm_frame(q[layer], k[layer]),
+        first_slow=first_slow,
+        title=f"Layer {layer}: mean pair norms of every query and key head",
+        subtitle=f"{len(q[layer])} query heads share {kv_heads} key heads; before rotation",
+    )
+
+
+def profile_figure(profile: np.ndarray, layer: int, head: int, min_query: int) -> alt.TopLevelMixin:
+    return profile_chart(
+        profile_frame(profile),
+        title=f"Layer {layer}, head {head}: attention against distance",
+        subtitle=f"mean weight at each distance, over queries at positions ≥ {min_query}",
+    )
+
+
+def change_figure(own: np.ndarray, new: np.ndarray, label: str, short: str) -> alt.TopLevelMixin:
+    """The model's own rope against the chosen one along the text: per-token losses -> 32 chunk means each."""
+    chunk = max(16, len(own) // 32)
+    curves = {"its own rope": chunk_means(own, chunk), short: chunk_means(new, chunk)}
+    return loss_chart(
+        loss_frame(curves, chunk),
+        trained=None,
+        title=f"Loss along the text: its own rope and {label}",
+        subtitle=f"perplexity {np.exp(np.mean(own)):.2f} → {np.exp(np.mean(new)):.2f} over {len(own) + 1:,} tokens",
+        chunk=chunk,
+    )
+
+
+def long_figure(curves: Mapping[str, Sequence[float]], entry: Mapping[str, Any], name: str, trained: int):
+    """The shipped long-context curves of one text (``entry``: posenc.realmodel.long_by_text's)."""
+    return loss_chart(
+        loss_frame(curves, int(entry["chunk"])),
+        trained=trained,
+        title=f"Past the trained length: loss along {int(entry['length']):,} tokens of {name}",
+        subtitle=f"every rope at factor 2, no fine-tuning; computed in advance ({entry.get('date', '')})",
+        chunk=int(entry["chunk"]),
+    )
+
+
+def live_figure(curves: Mapping[str, Sequence[float]], chunk: int, label: str, length: int, trained: int):
+    return loss_chart(
+        loss_frame(curves, chunk),
+        trained=trained,
+        title=f"Live: {label} on {length:,} tokens of argparse.py",
+        subtitle="computed on this server just now",
+        chunk=chunk,
+    )
+
+
+def passkey_figure(summary: Mapping[str, Mapping[str, Mapping[str, Any]]], trained: int, min_keys: int):
+    return passkey_chart(
+        passkey_frame(summary),
+        trained=trained,
+        title="Passkey retrieval: a 5-digit key hidden in filler, asked for at the end",
+        subtitle=f"found = greedy decoding writes the key; cells with at least {min_keys} keys; computed in advance",
+    )
+
+
+def control_figure(estimates: Mapping[str, Mapping[str, Sequence[float]]]):
+    """The content control per rope and text (:func:`posenc.realmodel.control_estimates`, keyed by legend name)."""
+    return control_chart(
+        control_frame(estimates),
+        title="Content control: the same tokens inside and past the trained length",
+        subtitle="loss past the trained length minus inside it, on the same tokens; 95 % intervals",
+    )
+
+
+def model_pairs_figure(
+    products: np.ndarray,
+    spread: np.ndarray | None,
+    wavelengths: np.ndarray,
+    trained: int,
+    tokens: int,
+    head: tuple[int, int] | None = None,
+) -> alt.TopLevelMixin:
+    """:func:`frequency_chart` for the default model, over every layer and head or for one (layer, head)."""
+    title = (
+        "Which rotary pairs the model's queries and keys use"
+        if head is None
+        else f"Layer {head[0]}, head {head[1]}: the pairs it can use"
+    )
+    return frequency_chart(products, spread, wavelengths, trained, tokens=tokens, title=title)
+
+
+def own_pairs_figure(
+    products: np.ndarray, name: str, layer_type: str, wavelengths: np.ndarray, trained: int, tokens: int
+) -> alt.TopLevelMixin:
+    """:func:`frequency_chart` for one layer type of a model of one's own."""
+    title = f"{name}, {layer_type} layers: which rotary pairs its queries and keys use"
+    return frequency_chart(products, None, wavelengths, trained, tokens=tokens, title=title)

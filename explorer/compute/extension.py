@@ -10,7 +10,7 @@ import numpy as np
 import posenc
 from explorer import ropeblock
 from explorer.layout import cached
-from explorer.params import PARAMS
+from explorer.widgets import PARAMS
 
 #: Llama 4's attention temperature, with HF Llama4TextConfig's defaults.
 FLOOR_SCALE, ATTN_SCALE = 8192, 0.1

@@ -7,7 +7,7 @@ import numpy as np
 
 import posenc
 from explorer.layout import cached
-from explorer.params import get
+from explorer.widgets import get
 
 
 def pair_vector(mode: str, a: float, b: float) -> np.ndarray:

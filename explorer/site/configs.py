@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from explorer.pagespec import BenchSettings, DeepLink, Page
-from explorer.param import Param
+from explorer.paramspec import Param
 from explorer.snippets import HEADER, fill
 from posenc.models import PRESETS
 

@@ -9,7 +9,7 @@ import numpy as np
 
 import posenc
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
-from explorer.param import Param
+from explorer.paramspec import Param
 from explorer.snippets import HEADER, fill
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
-from explorer.param import Param
+from explorer.paramspec import Param
 from explorer.snippets import fill
 from explorer.text import methods
 from posenc.methods import ROPE_METHODS
@@ -31,9 +31,32 @@ LIVE_LABELS = {
     "yarn:factor=2": "YaRN, factor 2",
     "llama3:factor=2": "Llama 3.1, factor 2",
 }
+#: the texts of the shipped long-context results (posenc.realmodel.__main__.SHIP_TEXTS)
+LONG_TEXTS = ("argparse.py", "pydoc_data.topics", "typing.py")
+LONG_TEXT_LABELS = {
+    "argparse.py": "argparse.py (Python source)",
+    "pydoc_data.topics": "pydoc_data.topics (English prose: the reference manual)",
+    "typing.py": "typing.py (Python source)",
+}
 SCORED = (256, 512, 1024, 2048)  # tokens the Change-the-rope view may score
 MAX_SCORED = max(SCORED)
 MAX_PASTE = 60_000  # characters of a pasted text (≈ 15k tokens; the page uses at most 2,048 of them)
+#: the pasted text's box (a link does not carry it: not a Param)
+PASTE = {
+    "label": "Paste a text (a link does not carry it)",
+    "key": "rm_paste",
+    "max_chars": MAX_PASTE,
+    "height": 120,
+    "placeholder": "Any text: prose, code, a list…",
+}
+#: the model-path box (only where the server offers it: explorer.compute.realmodel.control_offered)
+MODEL_PATH = {
+    "label": f"Model: a .gguf file or an HF model directory on this server (empty: {MODEL.name})",
+    "key": "rm_model",
+    "placeholder": "/path/to/model",
+    "help": "A directory with config.json, *.safetensors and tokenizer files, or a .gguf file; $POSENC_MODEL sets it "
+    "when the server starts. Nothing is downloaded.",
+}
 
 
 def snippet(v: Mapping[str, Any]) -> str:
@@ -165,6 +188,16 @@ PAGE = Page(
             help="Run the model with this rope on up to 4,096 tokens of argparse.py, in the server's one-job queue.",
         ),
         Param("rm_llen", "Live run length", "select_slider", 2048, options=(1024, 2048, 3072, 4096)),
+        Param(
+            "rm_ltext",
+            "Text of the results computed in advance",
+            "select",
+            "argparse.py",
+            options=LONG_TEXTS,
+            labels=LONG_TEXT_LABELS,
+            help="Every Python install has these texts: two modules of the standard library and the reference "
+            "manual's topics (pydoc_data.topics).",
+        ),
     ),
     snippet=snippet,
     tour=(

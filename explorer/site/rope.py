@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
-from explorer.param import Param
+from explorer.paramspec import Param
 from explorer.snippets import HEADER, fill
 
 

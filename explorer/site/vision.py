@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
-from explorer.param import Param
+from explorer.paramspec import Param
 from explorer.snippets import HEADER, fill
 from posenc.mrope import VISION_PRESETS
 

@@ -17,17 +17,22 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import shlex
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .. import stats
-from . import MAX_TOKENS, MODEL, SHIPPED, chunk_means, default_text, parse_method, passkey_prompt
-from .facts import ModelFacts, read_facts
+from .analysis import chunk_means
+from .facts import MAX_TOKENS, MODEL, ModelFacts, read_facts
+from .methods import parse_method
+from .shipped import SHIPPED
+from .texts import default_text, passkey_prompt, read_text
 
 #: what ``ship`` computes (each a few minutes on 2 cores; ≈ 45 min in all on one thread)
 SHIP_TEXT = "argparse.py"
@@ -44,7 +49,19 @@ SHIP_PPL_METHODS = (
 SHIP_PASSKEY_METHODS = ("default", "yarn:factor=2")
 SHIP_PASSKEY_LENGTHS = (6144, 12288, 16384)  # one inside the trained 8,192 tokens, two past it
 SHIP_PASSKEY_DEPTHS = (0.1, 0.3, 0.5, 0.7, 0.9)
-SHIP_PARTS = ("norms", "long", "passkey")
+SHIP_PASSKEY_KEYS = 4  # keys per depth: 4 × 5 depths = 20 keys per cell (the first round: the earlier run's keys)
+SHIP_PARTS = ("norms", "long", "texts", "passkey")
+#: the content control on the ``long`` part's text from its shipped chunks: one pass of the trained length per rope
+SHIP_LONG_CONTROL = ("default", "yarn:factor=2")
+#: long context on more texts, and the content control: the last SHIP_TAIL tokens of the 16,384 scored twice,
+#: past the trained length in the full pass and inside it (a pass over the last 8,192 tokens alone)
+_FIRST = ("default", "yarn:factor=2")  # computed first on every text: the control's pair
+SHIP_TEXTS = {
+    "pydoc_data.topics": _FIRST + tuple(m for m in SHIP_PPL_METHODS if m not in _FIRST),
+    "typing.py": _FIRST + tuple(m for m in SHIP_PPL_METHODS if m not in _FIRST),
+}  # argparse.py: every rope in the "long" part, its control from that part's chunks ("control")
+SHIP_TAIL = 4096
+SHIP_BLOCK = 16  # tokens per stored mean of the control's per-token losses
 SHIP_NORM_TOKENS = 512
 
 
@@ -91,6 +108,7 @@ def _header(argv: list[str], model: Any, tokens: int | None = None) -> dict[str,
         "command": "python -m posenc.realmodel " + " ".join(shlex.quote(a) for a in argv),
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "device": model.device,
+        "load": [round(x, 2) for x in os.getloadavg()],  # the machine's load average (1, 5, 15 min) at the start
     }
     if tokens is not None:
         out["tokens"] = tokens
@@ -175,6 +193,40 @@ def passkey_ids(model: Any, key: int, n: int, depth: float) -> tuple[np.ndarray,
     return model.tokenize(p), model.tokenize(a)
 
 
+def passkey_cells(lengths: Sequence[int], depths: Sequence[float], seed: int, keys_per_depth: int = 1) -> list:
+    """(length, depth, key) for every trial: round r draws a random 5-digit key per (length, depth) from seed
+    ``seed + r`` in the order lengths × depths (round 0 is the single round of earlier runs); listed length by
+    length, round by round."""
+    rounds = []
+    for r in range(keys_per_depth):
+        rng = np.random.default_rng(seed + r)
+        rounds.append({(n, d): int(rng.integers(10_000, 100_000)) for n in lengths for d in depths})
+    return [(n, d, rounds[r][(n, d)]) for n in lengths for r in range(keys_per_depth) for d in depths]
+
+
+def passkey_trial(model: Any, method: str, n: int, d: float, key: int, log: Any = None) -> dict[str, Any]:
+    p, a = passkey_ids(model, key, n, d)
+    t0 = time.time()
+    ok, logp = model.passkey(p, a, method)
+    if log:
+        log(f"passkey {method} @ {n}, depth {d}: {'found' if ok else 'missed'} ({time.time() - t0:.1f} s)")
+    return {"length": n, "tokens": int(len(p) + len(a)), "depth": d, "key": key, "correct": ok, "logp": logp}
+
+
+def passkey_summary(trials: dict[str, list[dict[str, Any]]], lengths: Sequence[int]) -> dict[str, Any]:
+    """{method: {length: {found, trials, ci95 (Wilson)}}} over the lengths each method has trials at."""
+    out: dict[str, Any] = {}
+    for method, rows in trials.items():
+        summary = {}
+        for n in lengths:
+            hits = [r["correct"] for r in rows if r["length"] == n]
+            if hits:
+                lo, hi = stats.wilson_interval(sum(hits), len(hits))
+                summary[str(n)] = {"found": int(sum(hits)), "trials": len(hits), "ci95": [lo, hi]}
+        out[method] = summary
+    return out
+
+
 def passkey(
     model: Any,
     methods: list[str],
@@ -182,41 +234,15 @@ def passkey(
     depths: list[float],
     seed: int,
     log: Any = None,
-    reuse: dict[str, list[dict[str, Any]]] | None = None,
+    keys_per_depth: int = 1,
 ) -> dict[str, Any]:
-    """One trial per (method, length, depth): a random 5-digit key (the same for every method at a cell; the keys
-    follow ``seed`` in the order lengths × depths). ``reuse``: earlier trials {method: rows}; a row of the same
-    method, length, depth and key is kept instead of computed again."""
-    rng = np.random.default_rng(seed)
-    cells = []
-    for n in lengths:
-        for d in depths:
-            key = int(rng.integers(10_000, 100_000))
-            cells.append((n, d, key))
-    out: dict[str, Any] = {"trials": {}, "summary": {}}
-    for method in methods:
-        rows = []
-        done = {(r["length"], r["depth"], r["key"]): r for r in (reuse or {}).get(method, [])}
-        for n, d, key in cells:
-            if (n, d, key) in done:
-                rows.append(done[(n, d, key)])
-                continue
-            p, a = passkey_ids(model, key, n, d)
-            t0 = time.time()
-            ok, logp = model.passkey(p, a, method)
-            rows.append(
-                {"length": n, "tokens": int(len(p) + len(a)), "depth": d, "key": key, "correct": ok, "logp": logp}
-            )
-            if log:
-                log(f"passkey {method} @ {n}, depth {d}: {'found' if ok else 'missed'} ({time.time() - t0:.1f} s)")
-        out["trials"][method] = rows
-        summary = {}
-        for n in lengths:
-            hits = [r["correct"] for r in rows if r["length"] == n]
-            lo, hi = stats.wilson_interval(sum(hits), len(hits))
-            summary[str(n)] = {"found": int(sum(hits)), "trials": len(hits), "ci95": [lo, hi]}
-        out["summary"][method] = summary
-    return out
+    """``keys_per_depth`` trials per (method, length, depth), each a random 5-digit key (the same keys for every
+    method: :func:`passkey_cells`)."""
+    trials: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
+    for n, d, key in passkey_cells(lengths, depths, seed, keys_per_depth):
+        for method in methods:
+            trials[method].append(passkey_trial(model, method, n, d, key, log))
+    return {"trials": trials, "summary": passkey_summary(trials, lengths)}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -252,6 +278,7 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument("--depths", type=_floats, default=[0.1, 0.5, 0.9])
     k.add_argument("--methods", type=_methods, default=["default"])
     k.add_argument("--seed", type=int, default=0)
+    k.add_argument("--keys", type=int, default=1, help="keys per (length, depth) cell (default 1)")
     sh = sub.add_parser("ship", parents=[common], help="recompute data/realmodel/results.json")
     sh.add_argument(
         "--parts",
@@ -275,8 +302,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         return _write(facts_record(facts), args.out)
-    from . import load
-    from .model import set_threads
+    from .model import load, set_threads  # torch: only for the commands that run the model
 
     if args.threads:
         set_threads(args.threads)
@@ -296,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     out_path = Path(args.out) if args.out else None
     if args.cmd == "ship":
         parts = [p.strip() for p in args.parts.split(",") if p.strip()]
-        unknown = [p for p in parts if p not in SHIP_PARTS]
+        unknown = [p for p in parts if p not in (*SHIP_PARTS, "control")]
         if unknown or not parts:
             _parser().error(f"--parts must name some of {', '.join(SHIP_PARTS)}, got {args.parts!r}")
         return ship(model, argv, out_path or SHIPPED, log, parts)
@@ -310,7 +336,10 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "norms":
         out = {**_header(argv, model, int(min(ids.size, args.tokens))), **norms(model, ids[: args.tokens])}
     else:
-        out = {**_header(argv, model), **passkey(model, args.methods, args.lengths, args.depths, args.seed, log)}
+        out = {
+            **_header(argv, model),
+            **passkey(model, args.methods, args.lengths, args.depths, args.seed, log, args.keys),
+        }
     return _write(out, args.out)
 
 
@@ -321,6 +350,103 @@ def _write(out: dict[str, Any], path: str | None) -> int:
     else:
         Path(path).write_text(text, encoding="utf-8")
     return 0
+
+
+def control(model: Any, ids: np.ndarray, method: str, *, n: int, tail: int, block: int, log: Any = None) -> tuple:
+    """The long pass over ``ids[:n]`` (its perplexity record) and the content control: the last ``tail`` tokens'
+    losses in that pass (past the trained length) and in a pass over the last ``trained`` tokens alone (the same
+    tokens with the same ``trained − tail`` tokens before them, inside the trained length), as means of ``block``
+    consecutive tokens."""
+    trained = model.facts.trained_length
+    t0 = time.time()
+    full = model.nll(ids[:n], method)
+    record = {
+        "ppl": float(np.exp(full.mean())),
+        "mean_nll": float(full.mean()),
+        "nll_by_chunk": chunk_means(full, SHIP_CHUNK),
+        "scored": int(full.size),
+    }
+    t1 = time.time()
+    inside = model.nll(ids[n - trained : n], method)
+    past_tail, inside_tail = full[n - tail - 1 : n - 1], inside[trained - tail - 1 : trained - 1]
+    assert past_tail.size == inside_tail.size == tail
+    if log:
+        log(f"{method} @ {n}: ppl {record['ppl']:.3f} ({t1 - t0:.1f} s); inside pass ({time.time() - t1:.1f} s)")
+    pair = {"past": [round(x, 5) for x in chunk_means(past_tail, block)]}
+    pair["inside"] = [round(x, 5) for x in chunk_means(inside_tail, block)]
+    return record, pair
+
+
+def ship_texts(model: Any, data: dict[str, Any], stamp: dict[str, Any], save: Any, log: Any) -> None:
+    """Long context on :data:`SHIP_TEXTS` with the content control, saved after each rope; a (text, rope) the
+    shipped part already holds is kept, and each run's command and date are listed under ``runs``."""
+    t0 = time.time()
+    n, trained = SHIP_LENGTH, model.facts.trained_length
+    part = data.get("texts") or {}
+    part = data["texts"] = {
+        **stamp,
+        **{k: v for k, v in part.items() if k in ("command", "date", "device", "load", "runs", "texts")},
+        "length": n,
+        "chunk": SHIP_CHUNK,
+        "tail": SHIP_TAIL,
+        "block": SHIP_BLOCK,
+        "inside": [trained - SHIP_TAIL, trained],  # where the control's tokens sit in the inside pass
+        "past": [n - SHIP_TAIL, n],  # and in the long pass
+        "complete": False,
+    }
+    part.setdefault("runs", []).append(stamp)
+    ids = {name: model.tokenize(read_text(name)) for name in SHIP_TEXTS}
+    for name in SHIP_TEXTS:
+        entry = part.setdefault("texts", {}).setdefault(name, {})
+        entry.update(tokens=int(ids[name].size))
+        entry.setdefault("results", {})
+        entry.setdefault("control", {})
+    # rope by rope across the texts (each text's first rope, then each one's second, …): a run cut short
+    # leaves every text with the same ropes
+    for i in range(max(len(m) for m in SHIP_TEXTS.values())):
+        for name, methods in SHIP_TEXTS.items():
+            entry = part["texts"][name]
+            if i >= len(methods) or (methods[i] in entry["results"] and methods[i] in entry["control"]):
+                continue
+            record, pair = control(model, ids[name], methods[i], n=n, tail=SHIP_TAIL, block=SHIP_BLOCK, log=log)
+            entry["results"][methods[i]] = {str(n): record}
+            entry["control"][methods[i]] = pair
+            save()
+    part.update(complete=True, seconds=round(time.time() - t0))
+    save()
+
+
+def ship_long_control(
+    model: Any, ids: np.ndarray, data: dict[str, Any], stamp: dict[str, Any], save: Any, log: Any
+) -> None:
+    """The content control on the ``long`` part's text without its long pass again: the past side is that pass's
+    shipped chunk means over the last quarter (chunks L/c … 2L/c − 1), the inside side a pass over the last L tokens
+    alone, its losses of the same tokens cut at the same chunk bounds. Stored in the ``texts`` part beside the
+    others, with its own block (the chunk) and positions."""
+    long, trained = data["long"], model.facts.trained_length
+    n, chunk = int(long["length"]), int(long["chunk"])
+    first = (n - trained // 2) // chunk  # the chunk where the last trained/2 tokens start
+    part = data.setdefault("texts", {"texts": {}, "complete": False})
+    entry = part.setdefault("texts", {}).setdefault(
+        data["text"], {"tokens": int(ids.size), "results": {}, "control": {}}
+    )
+    entry["control_from_long"] = {
+        **stamp,
+        "block": chunk,
+        "past": [first * chunk + 1, n - 1],  # token positions (0-based, inclusive) of the chunks used
+        "inside": [first * chunk + 1 - (n - trained), trained - 1],
+    }
+    for method in SHIP_LONG_CONTROL:
+        past = long["results"][method][str(n)]["nll_by_chunk"][first:]
+        t0 = time.time()
+        inside = model.nll(ids[n - trained : n], method)  # inside[j]: the loss of token n − trained + j + 1
+        start = first * chunk + 1 - (n - trained) - 1
+        pair = {"past": past, "inside": chunk_means(inside[start:], chunk), "block": chunk}
+        assert len(pair["past"]) == len(pair["inside"])
+        entry.setdefault("control", {})[method] = pair
+        if log:
+            log(f"control {method} on {data['text']}: inside pass ({time.time() - t0:.1f} s)")
+        save()
 
 
 def ship(model: Any, argv: list[str], path: Path, log: Any, parts: list[str]) -> int:
@@ -335,9 +461,11 @@ def ship(model: Any, argv: list[str], path: Path, log: Any, parts: list[str]) ->
 
     def save() -> None:
         data["complete"] = all(data.get(p, {}).get("complete") for p in SHIP_PARTS)
-        path.write_text(json.dumps(data), encoding="utf-8")
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)  # never a half-written file, even if the run is stopped
 
-    stamp = {k: head[k] for k in ("command", "date", "device")}
+    stamp = {k: head[k] for k in ("command", "date", "device", "load")}
     if "norms" in parts:
         t0 = time.time()
         data["norms"] = {**stamp, "tokens": SHIP_NORM_TOKENS, **norms(model, ids[:SHIP_NORM_TOKENS]), "complete": True}
@@ -360,28 +488,40 @@ def ship(model: Any, argv: list[str], path: Path, log: Any, parts: list[str]) ->
             save()
         data["long"].update(complete=True, seconds=round(time.time() - t0))
         save()
+    if "texts" in parts:
+        ship_texts(model, data, stamp, save, log)
+    if "control" in parts:
+        ship_long_control(model, ids, data, stamp, save, log)
     if "passkey" in parts:
         t0 = time.time()
-        earlier = (old.get("passkey") or {}).get("trials", {})  # cells already computed are kept (same keys)
+        prev = old.get("passkey") or {}
+        earlier = prev.get("trials", {})  # trials already computed are kept (same method, length, depth, key)
         data["passkey"] = {
             **stamp,
             "lengths": list(SHIP_PASSKEY_LENGTHS),
             "depths": list(SHIP_PASSKEY_DEPTHS),
-            "trials": {},
+            "keys_per_depth": SHIP_PASSKEY_KEYS,
+            "trials": {m: [] for m in SHIP_PASSKEY_METHODS},
             "summary": {},
             "complete": False,
         }
-        for method in SHIP_PASSKEY_METHODS:
-            part = passkey(
-                model, [method], list(SHIP_PASSKEY_LENGTHS), list(SHIP_PASSKEY_DEPTHS), 0, log, reuse=earlier
-            )
-            data["passkey"]["trials"].update(part["trials"])
-            data["passkey"]["summary"].update(part["summary"])
+        if prev.get("kept"):
+            data["passkey"]["kept_earlier"] = prev["kept"]
+        done = {m: {(r["length"], r["depth"], r["key"]): r for r in rows} for m, rows in earlier.items()}
+        kept = 0
+        for n, d, key in passkey_cells(SHIP_PASSKEY_LENGTHS, SHIP_PASSKEY_DEPTHS, 0, SHIP_PASSKEY_KEYS):
+            for method in SHIP_PASSKEY_METHODS:  # the methods in turn on each key: the pairs complete together
+                row = done.get(method, {}).get((n, d, key))
+                if row is None:
+                    row = passkey_trial(model, method, n, d, key, log)
+                else:
+                    kept += 1
+                data["passkey"]["trials"][method].append(row)
+            data["passkey"]["summary"] = passkey_summary(data["passkey"]["trials"], SHIP_PASSKEY_LENGTHS)
+            if kept:  # say which trials came from the earlier run (its command and date)
+                data["passkey"]["kept"] = {"trials": kept, "command": prev.get("command"), "date": prev.get("date")}
+            data["passkey"]["seconds"] = round(time.time() - t0)
             save()
-        kept = sum(r in earlier.get(m, []) for m, rows in data["passkey"]["trials"].items() for r in rows)
-        if kept:  # say which trials came from the earlier run (its command and date)
-            prev = old["passkey"]
-            data["passkey"]["kept"] = {"trials": kept, "command": prev.get("command"), "date": prev.get("date")}
         data["passkey"].update(complete=True, seconds=round(time.time() - t0))
         save()
     log(f"wrote {path}")

@@ -27,6 +27,7 @@ import numpy as np
 from ..scaling import rope_inverse_frequencies
 
 __all__ = [
+    "MAX_TOKENS",
     "MODEL",
     "ModelFacts",
     "available",
@@ -36,6 +37,7 @@ __all__ = [
     "read_facts",
 ]
 
+MAX_TOKENS = 16_384  # the longest context any computation here accepts (2 × the default model's trained length)
 FULL = "full_attention"  # HF's name of the layer type every layer has when a config declares none
 
 

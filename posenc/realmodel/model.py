@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from . import MAX_TOKENS, HeadRules, RealMethod, head_labels, parse_method
-from .facts import MODEL, ModelFacts, cache_dir, check_model_path, gguf_path, read_facts
+from .analysis import HeadRules, head_labels
+from .facts import MAX_TOKENS, MODEL, ModelFacts, cache_dir, check_model_path, gguf_path, read_facts
+from .methods import RealMethod, parse_method
 
 __all__ = ["RealModel", "load"]
 
@@ -370,12 +371,30 @@ class RealModel:
             found["q"].append(pair_norm(q))
             found["k"].append(pair_norm(k))
 
+        self._capture(x, record, found)
+        return {k: np.stack(v, axis=0 if block is None else 1) for k, v in found.items()}
+
+    def _capture(self, x: torch.Tensor, record: Callable[[Any, Any], None], found: dict[str, list]) -> None:
+        """One forward pass with ``record(q, k)`` called in every layer (:func:`rotary_inputs`)."""
         with self.lock, torch.inference_mode(), rotary_inputs(self.model, record):
             self.model.model(input_ids=x, use_cache=False)
         layers = len(self.model.model.layers)
         if len(found["q"]) != layers:
             raise RuntimeError(f"the rotary function ran {len(found['q'])} times in {layers} layers: q and k not read")
-        return {k: np.stack(v, axis=0 if block is None else 1) for k, v in found.items()}
+
+    def rotary_qk(self, ids: Sequence[int] | np.ndarray) -> dict[str, np.ndarray]:
+        """The q and k each layer's attention hands its rotary function (after q/k-norm where the model has one,
+        before rotation), every position: {"q": (layers, q_heads, T, head_dim), "k": (layers, kv_heads, T,
+        head_dim)} float32, for :func:`posenc.realmodel.analysis.contribution_spread`."""
+        x = self._check(ids, minimum=1)
+        found: dict[str, list[np.ndarray]] = {"q": [], "k": []}
+
+        def record(q: torch.Tensor, k: torch.Tensor) -> None:
+            found["q"].append(q[0].float().cpu().numpy())
+            found["k"].append(k[0].float().cpu().numpy())
+
+        self._capture(x, record, found)
+        return {k: np.stack(v) for k, v in found.items()}
 
     def attention(
         self, ids: Sequence[int] | np.ndarray, method: RealMethod | str = "default", *, rules: HeadRules | None = None

@@ -1,4 +1,4 @@
-"""The real-model page's sentences (explorer/realtext.py) and chart builders (explorer/charts/realmodel.py),
+"""The real-model page's sentences (explorer/text/realmodel.py) and chart builders (explorer/charts/realmodel.py),
 each claim checked against numbers recomputed here, and each verdict shown to flip with its interval."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from _chartspec import by_field, frame
 from statsmodels.stats.proportion import proportion_confint
 
-from explorer import realtext
 from explorer.charts import realmodel as charts
+from explorer.text import realmodel as realtext
 from posenc import realmodel
 from posenc.realmodel import MODEL, HeadRules
 
@@ -233,7 +233,7 @@ def test_no_inside_cost_is_claimed_for_dynamic_ntk_and_the_legend_says_what_it_i
     papers = realtext.paper_notes(flat, chunk=int(long["chunk"]), trained=L, labels=labels, length=T)
     (dp,) = [n for n in papers if n.startswith("Dynamic NTK")]
     assert "no comparison with their claim" in dp and "below no scaling" not in dp
-    assert f"dynamic NTK ×2 in one pass = NTK ×{k:g}" in realtext.shipped_curves(long["results"], length=T, trained=L)
+    assert f"dynamic NTK ×2 in one pass = NTK ×{k:g}" in realtext.shipped_curves(flat, length=T, trained=L)
 
 
 def test_every_paper_note_names_what_the_paper_measured():
@@ -296,3 +296,156 @@ def test_two_ropes_passkey_cells_are_compared_only_with_the_paired_exact_test():
     holm = multipletests(ps, method="holm")[1]
     assert notes[-1].endswith(", ".join(f"{q:.3g}" for q in holm) + ".")
     assert f"These are {len(ps)} tests" in notes[-1]
+
+
+# ---------------------------------------------------------------------------------------------- issue #37
+@pytest.mark.parametrize(
+    ("spread", "word"),
+    [
+        ((0.40, 0.35, 0.45), "less than"),
+        ((0.62, 0.55, 0.69), "with an interval that overlaps"),
+        ((0.9, 0.8, 0.95), "more than"),
+    ],
+)
+def test_the_frequency_view_says_what_softmax_sees_beside_the_norm_bound(spread, word):
+    bound = (0.70, 0.66, 0.74)
+    notes = realtext.frequency_notes(_products(5.0), bound, MODEL, tokens=256, block=16, spread=spread, min_query=16)
+    note = notes[1]
+    assert "variance across the keys" in note and "covariances between pairs left out" in note
+    assert f"**{100 * spread[0]:.1f} %**" in note and f"{100 * bound[0]:.1f} % of the norm bound" in note
+    assert f"95 % interval {100 * spread[1]:.1f} % to {100 * spread[2]:.1f} %" in note
+    assert word in note and "12 slow pairs" in note and "positions ≥ 16" in note
+    assert "next sentence measures what softmax sees" in notes[0]
+    assert len(realtext.frequency_notes(_products(5.0), bound, MODEL, tokens=256, block=16)) == 2  # no spread: no claim
+
+
+def _rec(chunks):
+    return {"nll_by_chunk": list(chunks)}
+
+
+def test_across_texts_gives_each_texts_difference_and_the_spread_and_counts_the_comparisons():
+    k = MODEL.trained_length // 512
+    rng = np.random.default_rng(0)
+    base = {t: rng.normal(2.0, 0.2, 2 * k) for t in ("a.py", "b.txt")}
+    for t in base:
+        base[t][k:] += 3.0  # no scaling breaks past L
+    yarn = {
+        "a.py": base["a.py"] - np.r_[np.zeros(k), np.full(k, 2.5)],
+        "b.txt": base["b.txt"] - np.r_[np.zeros(k), np.full(k, 1.0)],
+    }
+    by_text = {
+        t: {"length": 2 * k * 512, "chunk": 512, "results": {"default": _rec(base[t]), "yarn:factor=2": _rec(yarn[t])}}
+        for t in base
+    }
+    by_text["b.txt"]["results"]["ntk:factor=2"] = _rec(base["b.txt"])
+    notes = realtext.across_notes(by_text, MODEL)
+    (y,) = [n for n in notes if n.startswith("**YaRN")]
+    assert "a.py -2.500" in y and "b.txt -1.000" in y  # the mean of past-L chunk differences, per text
+    assert "lower on 2 of the 2 texts" in y and "from -2.500 to -1.000" in y
+    (n,) = [n for n in notes if n.startswith("Computed on one text only")]
+    assert "(b.txt)" in n and "NTK-aware" in n and not any(x.startswith("**NTK") for x in notes)
+    (own,) = [n for n in notes if n.startswith("**no scaling")]
+    for t in base:
+        d = base[t][k:].mean() - base[t][:k].mean()
+        assert f"{t} {d:+.3f}" in own
+    assert "higher on 2 of the 2 texts" in own and "content is mixed in" in own
+    (c,) = [n for n in notes if n.startswith("That is")]
+    assert "That is 4 comparisons" in c and f"{100 * (1 - 0.05 / 4):.2f} % intervals" in c
+    assert realtext.across_notes({"a.py": by_text["a.py"]}, MODEL) == []  # one text: no spread to give
+
+
+def test_the_content_control_measures_position_on_the_same_tokens():
+    rng = np.random.default_rng(2)
+    inside = {t: rng.normal(1.5, 0.3, 256) for t in ("a.py", "b.txt")}
+    up = {"a.py": 2.0, "b.txt": 1.2}
+    part = {
+        "length": 16384,
+        "tail": 4096,
+        "block": 16,
+        "inside": [4096, 8192],
+        "past": [12288, 16384],
+        "texts": {
+            t: {
+                "control": {
+                    "default": {"inside": list(inside[t]), "past": list(inside[t] + up[t] + rng.normal(0, 0.05, 256))},
+                    "yarn:factor=2": {"inside": list(inside[t]), "past": list(inside[t] + rng.normal(0, 0.05, 256))},
+                }
+            }
+            for t in inside
+        },
+    }
+    notes = realtext.control_notes(part, MODEL)
+    assert "positions 4,096–8,191" in notes[0] and "12,288–16,383" in notes[0] and "after 8,192 more tokens" in notes[0]
+    (own,) = [n for n in notes if n.startswith("**no scaling")]
+    for t in inside:
+        d = np.mean(np.asarray(part["texts"][t]["control"]["default"]["past"]) - inside[t])
+        assert f"{t} {d:+.3f}" in own
+    assert "higher past on 2 of the 2 texts" in own
+    assert any("the rise is not content" in n for n in notes)
+    assert any(n.startswith("YaRN, factor 2 reads the same longer prefix") for n in notes)
+    # a rope whose rise is no smaller than no scaling's: no sentence says the prefix is ruled out
+    for t in inside:
+        part["texts"][t]["control"]["yarn:factor=2"] = part["texts"][t]["control"]["default"]
+    assert not any("reads the same longer prefix" in n for n in realtext.control_notes(part, MODEL))
+    assert realtext.control_notes({}, MODEL) == []
+
+
+def test_passkey_cells_with_fewer_than_twenty_keys_are_not_shown_and_the_page_says_so():
+    keys = range(10_000, 10_010)
+    trials = {
+        "default": [
+            {"length": n, "depth": 0.5, "key": k, "correct": n < 8192} for n in (6144, 12288) for k in keys[:5]
+        ],
+        "yarn:factor=2": [
+            {"length": n, "depth": 0.5, "key": k, "correct": True} for n in (6144, 12288) for k in keys[:5]
+        ],
+    }
+    summary = {
+        m: {str(n): {"found": sum(r["correct"] for r in rows if r["length"] == n), "trials": 5} for n in (6144, 12288)}
+        for m, rows in trials.items()
+    }
+    shown = realtext.passkey_shown({"summary": summary, "trials": trials}, MODEL)
+    assert shown["summary"] == {}
+    (left,) = [n for n in shown["notes"] if n.startswith("Not shown as cells")]
+    assert "6,144 tokens (5 keys)" in left and "12,288 tokens (5 keys)" in left and "0.0625" in left
+    (pooled,) = [n for n in shown["notes"] if n.startswith("**YaRN")]
+    assert "5 keys found only with it and 0 only without" in pooled and "p = 0.0625" in pooled
+    summary["default"]["6144"] = {"found": 19, "trials": 20}
+    shown = realtext.passkey_shown({"summary": summary}, MODEL)
+    assert shown["summary"] == {"default": {"6144": {"found": 19, "trials": 20}}}
+    assert any("19 of 20 at 6,144 tokens" in n for n in shown["notes"])
+
+
+def test_a_control_from_the_long_parts_chunks_says_where_its_tokens_sit_and_how_few_pairs_it_has():
+    part = {
+        "texts": {
+            "argparse.py": {
+                "control_from_long": {"block": 512, "past": [12289, 16383], "inside": [4097, 8191]},
+                "control": {"default": {"past": [3.0 + i for i in range(8)], "inside": [1.0] * 8}},
+            }
+        }
+    }
+    notes = realtext.control_notes(part, MODEL)
+    assert "tokens 12,289–16,383 of its long pass" in notes[0] and "positions 4,097–8,191" in notes[0]
+    assert "the same 4,096 tokens before them" in notes[0] and "only 8 pairs" in notes[0]
+    (own,) = [n for n in notes if n.startswith("**no scaling")]
+    assert f"argparse.py {np.mean([2.0 + i for i in range(8)]):+.3f}" in own
+
+
+def test_the_page_status_lines_name_their_values_and_escape_what_they_quote():
+    from explorer.text import realmodel as rt
+
+    assert "12,345 tokens, fewer than 16,384" in rt.short_text_note(12345, 16384)
+    assert rt.scoring_note(4096, "YaRN ×2").startswith("Scoring 4,096 tokens") and "YaRN ×2" in rt.scoring_note(
+        4096, "YaRN ×2"
+    )
+    assert "SmolLM2" in rt.loading_note("SmolLM2")
+    hostile = "no *such* file [x](http://e)"
+    for line in (
+        rt.load_error(hostile),
+        rt.shipped_error(hostile),
+        rt.not_installed_note(hostile),
+        rt.own_model_error(hostile, "SmolLM2"),
+    ):
+        assert "*such*" not in line and "[x](" not in line  # markdown in a message is shown, not rendered
+    assert rt.own_model_error("bad", "SmolLM2").endswith("The views below are SmolLM2's.")

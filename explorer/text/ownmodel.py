@@ -1,10 +1,9 @@
 """The real-model page's words about a model of the visitor's own (a .gguf file or an HF model directory): pure
 functions from the facts its config declares and the numbers computed live to sentences and tables, each tested
-against those values (tests/test_ownmodel.py). Paths and names from the visitor are escaped for markdown."""
+against those values (tests/test_text_ownmodel.py). Paths and names from the visitor are escaped for markdown."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,22 +13,6 @@ import pandas as pd
 from explorer.notices import escape_markdown
 from posenc import realmodel
 from posenc.realmodel import ModelFacts
-
-ENV = "POSENC_MODEL"  # the environment variable that points the page at a model
-#: The environment variable that offers the page's model-path control ("1"). Off by default: on a public
-#: server a visitor's path would load any model file the server can read (memory, minutes of CPU).
-#: The README's local command turns it on; a deployment leaves it off (or sets POSENC_MODEL itself).
-CONTROL_ENV = "POSENC_MODEL_CONTROL"
-
-
-def control_offered() -> bool:
-    """Whether the page offers its path control (``$POSENC_MODEL_CONTROL`` is "1")."""
-    return os.environ.get(CONTROL_ENV, "").strip() == "1"
-
-
-def env_path() -> str:
-    """The model path the server was started with (``$POSENC_MODEL``), "" for the default model."""
-    return os.environ.get(ENV, "").strip()
 
 
 def _num(x: float) -> str:
@@ -114,12 +97,6 @@ def table_row(table: pd.DataFrame, fact: str) -> list[str]:
     return list(table.loc[table[""] == fact].iloc[0, 1:])
 
 
-def products_by_type(facts: ModelFacts, q: np.ndarray, k: np.ndarray) -> dict[str, np.ndarray]:
-    """{layer type: (its layers, q_heads, pairs) mean |q_j|·mean |k_j|} from pair norms (layers, heads, pairs)."""
-    products = realmodel.pair_products(q, k)
-    return {t: products[facts.layers_of(t)] for t in facts.types}
-
-
 def perplexity_note(name: str, nll: np.ndarray, *, tokens: int, text: str) -> str:
     """The live perplexity of the text's first ``tokens`` tokens."""
     mean = float(np.mean(nll))
@@ -156,3 +133,14 @@ def norms_note(qk_norm: bool) -> str:
         "The charts read q and k where its attention hands them to its rotary function (HF's apply_rotary_pos_emb): "
         f"{where}, before rotation; pair j is dims j and j + d/2 (HF's half layout)."
     )
+
+
+def default_views_note(default: str) -> str:
+    return (
+        f"The Frequencies, Heads, Change the rope and Long context views, and the results computed in advance, are "
+        f"{default}'s: clear the model path above to see them."
+    )
+
+
+def too_short(tokens: int) -> str:
+    return f"The text has {tokens} token(s) for this model's tokenizer; at least 2 are needed."

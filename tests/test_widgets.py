@@ -1,4 +1,4 @@
-"""explorer.params: the registry, URL-value validation, links, and widget() inside a real script."""
+"""explorer.widgets: the registry, URL-value validation, links, and widget() inside a real script."""
 
 import math
 import re
@@ -8,9 +8,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import explorer.manifest  # noqa: F401  (registers every page's parameters)
-from explorer import params, vocabulary
-from explorer.params import PARAMS, Param, ParamError
+from explorer import vocabulary, widgets
 from explorer.vocabulary import BLOCK_KEY_WIDGETS
+from explorer.widgets import PARAMS, Param, ParamError
 from posenc.methods import ROPE_METHODS, MethodKey
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,10 +86,10 @@ def test_the_widget_values_that_leave_a_key_out():
 def test_register_is_idempotent_but_rejects_a_different_definition():
     p = Param("zz_test", "Test", "int_slider", 3, min=0, max=9)
     try:
-        assert params.register(p) is p
-        params.register(Param("zz_test", "Test", "int_slider", 3, min=0, max=9))  # same: fine
+        assert widgets.register(p) is p
+        widgets.register(Param("zz_test", "Test", "int_slider", 3, min=0, max=9))  # same: fine
         with pytest.raises(ValueError, match="zz_test"):
-            params.register(Param("zz_test", "Test", "int_slider", 4, min=0, max=9))
+            widgets.register(Param("zz_test", "Test", "int_slider", 4, min=0, max=9))
     finally:
         PARAMS.pop("zz_test", None)
 
@@ -231,20 +231,20 @@ def test_overrides_clamp_the_default_and_allow_a_single_value():
 
 # ----------------------------------------------------------------------------- links
 def test_escape_markdown_neutralises_markup_and_autolinks():
-    assert params.escape_markdown("a_b*[c](d)") == r"a\_b\*\[c\]\(d\)"
-    assert params.escape_markdown("<b>x</b>") == r"\<b\>x\<\/b\>"
-    assert params.escape_markdown(":red[x] $y$") == r"\:red\[x\] \$y\$"
-    escaped = params.escape_markdown("http://evil.example www.evil.example a@b.co")
+    assert widgets.escape_markdown("a_b*[c](d)") == r"a\_b\*\[c\]\(d\)"
+    assert widgets.escape_markdown("<b>x</b>") == r"\<b\>x\<\/b\>"
+    assert widgets.escape_markdown(":red[x] $y$") == r"\:red\[x\] \$y\$"
+    escaped = widgets.escape_markdown("http://evil.example www.evil.example a@b.co")
     assert "://" not in escaped.replace("\\", "") and "www." not in escaped.replace("\\", "")
     assert "\u200b" in escaped  # GFM autolinks broken by a zero-width space
-    assert "\x00" not in params.escape_markdown("x\x00y\u202e")
+    assert "\x00" not in widgets.escape_markdown("x\x00y\u202e")
 
 
 # ------------------------------------------------------------- widget() in a real script
 SCRIPT = """
 import streamlit as st
 from explorer.layout import page_setup
-from explorer.params import widget
+from explorer.widgets import widget
 
 page_setup("rope")  # a declared page's frame
 seq_len = widget("seq_len")
@@ -339,7 +339,7 @@ def test_widget_keeps_the_pair_index_when_head_dim_changes():
 def test_widget_without_page_setup_reports_through_show_url_notices():
     script = """
 import streamlit as st
-from explorer.params import show_url_notices, widget
+from explorer.widgets import show_url_notices, widget
 widget("seq_len")
 widget("scheme", container=st.sidebar)
 shown = show_url_notices()

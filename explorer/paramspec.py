@@ -4,7 +4,7 @@ Pure: no Streamlit. `Param.parse` turns a raw URL value into a typed, validated 
 `ParamError`, whose message starts with the key); `Param.to_url` writes the canonical URL form;
 `Param.clamp` gives the nearest allowed value; `Param.with_overrides` a page's dynamic range.
 The registry of every declared parameter and the widgets bound to the URL are in
-`explorer.params`; the parameters themselves are declared in `explorer.vocabulary` (shared by
+`explorer.widgets`; the parameters themselves are declared in `explorer.vocabulary` (shared by
 several pages) and in each page's declaration (`explorer.site`).
 """
 

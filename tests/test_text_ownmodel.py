@@ -1,4 +1,4 @@
-"""explorer.ownmodel: the real-model page's words about a model of one's own, against the values they describe
+"""explorer.text.ownmodel: the real-model page's words about a model of one's own, against the values they describe
 (a ModelFacts typed here, as a Gemma-3-like config would declare it; no transformers needed)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from explorer import ownmodel
+from explorer.text import ownmodel
 from posenc.realmodel import ModelFacts
 
 FACTS = ModelFacts(

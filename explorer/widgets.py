@@ -1,6 +1,6 @@
 """The parameter registry and `widget()`: every widget in the app is bound to its URL parameter.
 
-`PARAMS` holds every declared `explorer.param.Param`: the shared vocabulary (`explorer.vocabulary`)
+`PARAMS` holds every declared `explorer.paramspec.Param`: the shared vocabulary (`explorer.vocabulary`)
 is registered here; each page's own parameters are registered by `explorer.manifest` from the
 page's declaration. `widget(key)` draws the registered parameter's widget, bound to the URL
 parameter of the same name (``bind="query-params"``), so the same parameter looks and behaves
@@ -48,7 +48,7 @@ import streamlit as st
 
 from explorer import compat, current, vocabulary
 from explorer.notices import ensure_notice_slot, escape_markdown, record_notice, show_url_notices
-from explorer.param import NUMERIC_KINDS, OPTION_KINDS, OVERRIDABLE_FIELDS, Param, ParamError, fmt_number
+from explorer.paramspec import NUMERIC_KINDS, OPTION_KINDS, OVERRIDABLE_FIELDS, Param, ParamError, fmt_number
 
 __all__ = [
     "PARAMS",
