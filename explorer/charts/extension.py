@@ -699,7 +699,7 @@ def attention_factor_chart(
     """(6) Attention factor a against the scaling factor s, one curve per entry of `curves`; the point
     (s, a) of the first curve is marked. `reference`, beside another curve, is drawn dashed in grey."""
     current = next(iter(curves))
-    dashed = (reference,) if reference in curves and len(curves) > 1 else ()
+    dashed: tuple[str, ...] = (reference,) if reference is not None and reference in curves and len(curves) > 1 else ()
     af2 = attention_factor**2
     return line_chart(
         {name: (factors, values) for name, values in curves.items()},

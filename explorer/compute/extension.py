@@ -26,7 +26,8 @@ def extension(block: dict, head_dim: int, train_len: int, target_len: int) -> ro
 @cached(max_entries=16)
 def factor_sweep(block: dict, head_dim: int, train_len: int, target_len: int) -> ropeblock.FactorSweep | None:
     """The block at every factor the factor parameter can take (its own ``factor`` replaced)."""
-    grid = ropeblock.factor_grid(PARAMS["factor"].min, PARAMS["factor"].max, PARAMS["factor"].step)
+    p = PARAMS["factor"]
+    grid = ropeblock.factor_grid(float(p.min or 0), float(p.max or 0), float(p.step or 0))
     return ropeblock.factor_sweep(block, head_dim, train_len=train_len, target_len=target_len, factors=grid)
 
 

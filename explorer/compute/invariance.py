@@ -46,7 +46,7 @@ def query_and_key(source: str, q_text: str | None, k_text: str | None, head_dim:
     if source != "typed":
         return (*seeded_vectors(head_dim, seed), None)
     try:
-        return (*typed_vectors(q_text, k_text), None)
+        return (*typed_vectors(q_text or "", k_text or ""), None)
     except ValueError as err:
         return (*seeded_vectors(FALLBACK_DIM, seed), str(err))
 

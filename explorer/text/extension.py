@@ -64,7 +64,7 @@ def metrics(ext: Extension, rope_type: str) -> list[dict]:
         delta = None
     else:
         delta = f"{abs(change)} {'fewer' if change < 0 else 'more'} than unscaled" if change else "as many as unscaled"
-    shown = [
+    shown: list[dict] = [
         dict(label="Attention factor a", value=f"{ext.attention_factor:.4f}"),
         dict(label="Logit multiplier a²", value=f"{ext.logit_multiplier:.4f}"),
         dict(

@@ -352,12 +352,12 @@ def control_notes(part: Mapping[str, Any], facts: ModelFacts) -> list[str]:
             f"With its own rope the same tokens cost more past {trained:,} on every text measured: the rise is not "
             "content. It is position, or the longer prefix."
         )
-    for m, per in diffs.items():
+    for m, by_text in diffs.items():
         if m == "default" or "default" not in diffs:
             continue
-        both = [t for t in per if t in diffs["default"]]
+        both = [t for t in by_text if t in diffs["default"]]
         gaps = {
-            t: stats.bootstrap(np.mean, diffs["default"][t] - per[t], block=stats.block_length(per[t].size))
+            t: stats.bootstrap(np.mean, diffs["default"][t] - by_text[t], block=stats.block_length(by_text[t].size))
             for t in both
         }
         if gaps and all(g[1] > 0 for g in gaps.values()):

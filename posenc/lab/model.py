@@ -205,5 +205,5 @@ def shipped_model(task: str, encoding: str, *, path=None) -> TinyTransformer:
         raise ValueError(f"task/encoding: no shipped weights for {task!r}/{encoding!r}")
     d_model = state["embed.weight"].shape[1]
     spec = parse_method(encoding)
-    extra = {} if spec.n_heads is None else {"n_heads": spec.n_heads}
-    return model_from_state(TrainConfig(task=task, encoding=spec.encoding, d_model=d_model, **extra), state)
+    heads = TrainConfig.n_heads if spec.n_heads is None else spec.n_heads
+    return model_from_state(TrainConfig(task=task, encoding=spec.encoding, d_model=d_model, n_heads=heads), state)
