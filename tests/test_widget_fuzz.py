@@ -395,8 +395,8 @@ def test_random_allowed_settings_never_crash_and_the_claims_hold(page, mode, no_
     @settings(max_examples=examples_for(page) if settings().max_examples == PER_PAGE else settings().max_examples)
     @given(values=strategy)
     def check(values):
-        widgets, raw = values
-        query = {key: widgets.get(key).to_url(value) for key, value in widgets.items()}
+        chosen, raw = values
+        query = {key: widgets.get(key).to_url(value) for key, value in chosen.items()}
         query.update({key: value for key, value in raw.items() if value is not None})
         at = run(page.script, query)
         assert not at.exception, (query, [e.message for e in at.exception])

@@ -356,7 +356,7 @@ def control_chart(frame: pd.DataFrame, *, title: str, subtitle: str | Sequence[s
     color = alt.Color(
         "rope:N", title=None, sort=names, scale=alt.Scale(domain=names, range=list(LINE_COLORS[: len(names)]))
     )
-    y = alt.Y("text:N", title=None, axis=alt.Axis(labelLimit=140))
+    y = alt.Y("text:N", title=None, axis=alt.Axis(labelLimit=240))
     offset = alt.YOffset("rope:N", sort=names)
     x_title = "past − inside (nats per token)"
     layers: list[Any] = [
