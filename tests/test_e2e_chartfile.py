@@ -10,10 +10,13 @@ from __future__ import annotations
 import math
 import struct
 
+import _browser_fixtures
 import pytest
-from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
+from e2e_support import wait_charts_drawn, wait_idle
 
 from explorer.manifest import page as declared_page
+
+chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # module fixtures, shared
 
 #: The pages that compute from formulas and their main chart's file name (`show_chart(save_as=…)`);
 #: the controls the file carries (Vega bindings: the live charts' sliders, the clocks' play control).
@@ -28,23 +31,6 @@ SAVED = [
     ("compare", "compare_methods", ()),
     ("configs", "config_wavelengths", ()),
 ]
-
-
-@pytest.fixture(scope="module")
-def server():
-    require_browser()
-    with StreamlitServer() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        yield browser
-        browser.close()
 
 
 def download(chromium, server, slug: str, label: str, tmp_path):

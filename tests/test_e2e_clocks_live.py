@@ -11,15 +11,18 @@ chart's own sliders (explorer.charts.clocks, `LIVE_PARAMS`). In Chromium:
 
 from __future__ import annotations
 
+import _browser_fixtures
 import numpy as np
 import pytest
-from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
+from e2e_support import wait_charts_drawn, wait_idle
 from test_e2e_chartfile import open_offline
 from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, assert_runs_within_pauses
 
 import posenc
 from explorer.charts import clocks as charts
 from explorer.widgets import PARAMS
+
+chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # module fixtures, shared
 
 TITLE = "Frequency clock hands"
 SETTINGS = ("d_model", "base", "n_clocks")
@@ -43,23 +46,6 @@ ITEMS_JS = """(view) => { const out = [];
       if (it.datum && node.marktype) out.push([node.marktype, it.shape || null, it.datum, it.text || null]);
       walk(it); } };
   walk(view.scenegraph().root); return out; }"""
-
-
-@pytest.fixture(scope="module")
-def server():
-    require_browser()
-    with StreamlitServer() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        yield browser
-        browser.close()
 
 
 def open_page(chromium, server, query: str = ""):

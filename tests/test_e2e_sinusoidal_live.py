@@ -13,15 +13,17 @@ own sliders (explorer.charts.sinusoidal, `LIVE_PARAMS`; b runs over its options'
 
 from __future__ import annotations
 
+import _browser_fixtures
 import numpy as np
-import pytest
-from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
+from e2e_support import wait_charts_drawn, wait_idle
 from test_e2e_chartfile import open_offline
 from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, assert_runs_within_pauses
 
 import posenc
 from explorer.charts import sinusoidal as charts
 from explorer.widgets import PARAMS
+
+chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # module fixtures, shared
 
 TITLE = "Sinusoidal heatmap"
 LIVE = "[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]"
@@ -51,23 +53,6 @@ CELLS_JS = """(view) => { const out = [];
         out.push([d.p, d.i, d.j, d.fn, d.theta, d.value]);
       walk(it); } };
   walk(view.scenegraph().root); return out; }"""
-
-
-@pytest.fixture(scope="module")
-def server():
-    require_browser()
-    with StreamlitServer() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        yield browser
-        browser.close()
 
 
 def test_a_press_on_d_or_b_redraws_the_zoom_chart_with_no_script_run_and_the_page_follows(chromium, server):
