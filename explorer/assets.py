@@ -203,11 +203,24 @@ SVG_EXPORT_JS = """<script>
   new MutationObserver(scan).observe(document.body, {childList: true, subtree: true});
   scan();
   /* The guided tour: when the panel shows another step, go to the top of the page, so the
-     narration (and the step's chart under it) is in view whatever was scrolled before. For four
-     seconds after (a step whose chart carries its whole slider range arrives later on a busy server), until the user scrolls, clicks, touches or types, a scroll the page makes by
-     itself is undone: a step that opens another tab has Streamlit scroll that tab into view, after
-     the panel has changed (tests/test_e2e_layout.py steps through the tour by PageDown). */
-  var lastStep = null, holdTop = 0;
+     narration (and the step's chart under it) is in view whatever was scrolled before. Until the
+     user scrolls, clicks, touches or types, a scroll the page makes by itself is undone while the
+     step's run lasts and for a second and a half after it (at least four seconds in all): a step
+     that opens another tab has Streamlit scroll that tab into view after the panel has changed,
+     later on a busy server (tests/test_e2e_layout.py steps through the tour by PageDown). */
+  var lastStep = null, holdTop = 0, idleSince = Date.now();
+  function running() {
+    var app = document.querySelector('[data-testid="stApp"]');
+    return !!app && app.getAttribute('data-test-script-state') === 'running';
+  }
+  function holding() {
+    if (!holdTop) { return false; }
+    if (running() || Date.now() < holdTop || Date.now() - idleSince < 1500) { return true; }
+    holdTop = 0;
+    return false;
+  }
+  new MutationObserver(function () { if (!running()) { idleSince = Date.now(); } })
+    .observe(document.body, {attributes: true, subtree: true, attributeFilter: ['data-test-script-state']});
   function toTop() {
     var main = document.querySelector('[data-testid="stMain"]');
     if (main && main.scrollTop > 0) { main.scrollTo({top: 0}); }
@@ -217,7 +230,7 @@ SVG_EXPORT_JS = """<script>
     window.addEventListener(name, function () { holdTop = 0; }, {capture: true, passive: true});
   });
   document.addEventListener('scroll', function () {
-    if (Date.now() < holdTop) { toTop(); }
+    if (holding()) { toTop(); }
   }, {capture: true, passive: true});
   function tourStep() {
     var panel = document.querySelector('.st-key-tour_panel [data-testid="stCaptionContainer"]');
