@@ -9,12 +9,15 @@ strict pattern.
 import json
 
 from explorer import compat
-from explorer.vocabulary import BASE_OPTIONS
+from explorer.vocabulary import BASE_OPTIONS, TARGET_STOPS
 
 #: In-chart sliders that run over a parameter's option indices (explorer.charts.live.option_position): the
 #: input's name (Vega's signal) -> the options as the read-out beside the slider shows them. Module
 #: constants only (the registry's options), so the script below carries no user or URL text.
-OPTION_LABELS = {"base_base": [f"{b:,}" for b in BASE_OPTIONS]}
+OPTION_LABELS = {
+    "base_base": [f"{b:,}" for b in BASE_OPTIONS],
+    "target_len_target_len": [f"{t:,}" for t in TARGET_STOPS],
+}
 
 #: The attribute of the hidden element that carries a live chart's slider ranges
 #: (explorer.liveparam.ranges_html), read by `LIVE_RANGES_JS`; `BASE_CSS` takes its row out of the layout.

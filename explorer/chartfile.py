@@ -30,6 +30,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from explorer.assets import OPTION_LABELS
 from explorer.charts.style import style_spec
 
 #: The Vega-Lite version the specs are written for (Altair 6.3's schema, as Streamlit 1.67 sends
@@ -142,8 +143,8 @@ body {{ font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1
 .vega-bindings {{ margin-top: 0.75rem; }}
 .vega-bind {{ margin: 0.25rem 0; }}
 .vega-bind-name {{ display: inline-block; min-width: 5rem; }}
-/* a base slider runs over its options' indices: the chart writes b itself (explorer.charts.live.option_position) */
-.vega-bind input[name="base_base"] + span {{ display: none; }}
+/* a slider over option indices (b, T): the chart writes the value itself (explorer.charts.live.option_position) */
+{index_readouts} {{ display: none; }}
 footer {{ margin-top: 1rem; font-size: 0.85rem; color: #475569; }}
 </style>
 <script>{bundle}</script>
@@ -174,6 +175,7 @@ def html_file(spec: dict, *, title: str, footer: str) -> str:
         footer=html.escape(footer),
         bundle=_bundle(),
         spec=_script_json(plain),
+        index_readouts=", ".join(f'.vega-bind input[name="{name}"] + span' for name in OPTION_LABELS),
     )
 
 

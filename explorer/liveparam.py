@@ -64,8 +64,8 @@ def plan(previous: View | None, values: Mapping[str, Any], context: Hashable) ->
 def from_selection(selection: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
     """{key: value} from Streamlit's selection state (``{"m": [{"m": 40}], "n": {}}``): the keys the
     browser reported, each validated by its registered Param (anything else is ignored: the
-    browser's report is untrusted input). A parameter with options (the base b) is reported as the
-    index of its option: its in-chart slider runs over 0 … len(options) − 1
+    browser's report is untrusted input). A parameter with options (the base b) or stops (the target
+    length T) is reported as the index of its value: its in-chart slider runs over those indices
     (`explorer.charts.live.option_position`)."""
     found: dict[str, Any] = {}
     for key in keys:
@@ -76,10 +76,10 @@ def from_selection(selection: Mapping[str, Any], keys: Sequence[str]) -> dict[st
         if isinstance(raw, bool) or not isinstance(raw, (int, float)):
             continue
         param = widgets.get(key)
-        if param.options is not None:
-            if not (math.isfinite(raw) and raw == int(raw) and 0 <= raw < len(param.options)):
+        if (values := param.slider_values) is not None:
+            if not (math.isfinite(raw) and raw == int(raw) and 0 <= raw < len(values)):
                 continue
-            raw = param.options[int(raw)]
+            raw = values[int(raw)]
         try:
             found[key] = param.parse(repr(raw))
         except ParamError:

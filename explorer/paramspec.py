@@ -93,6 +93,9 @@ class Param:
     aliases  select/radio only: option -> other texts a link may use for it (e.g. a model's name
              where the label says more); `parse` accepts them, case-insensitively, and the widget
              rewrites them to the label like an option given by itself.
+    stops    numeric only: the values an in-chart slider runs over, by index, where the range is too
+             wide for even steps (the target length T, 16 … 2^24: explorer.charts.live.option_position);
+             ascending (a page that narrows the range keeps its slider inside). The box takes any allowed value.
     """
 
     key: str
@@ -108,6 +111,7 @@ class Param:
     fmt: str | None = None
     labels: Any = None
     aliases: Any = None
+    stops: tuple | None = None
 
     def __post_init__(self) -> None:
         if self.aliases is not None:
@@ -157,6 +161,20 @@ class Param:
         problem = self.problem(self.default)
         if problem:
             raise ValueError(f"{self.key}: default {self.default!r} {problem}")
+        if self.stops is not None:
+            object.__setattr__(self, "stops", tuple(self.stops))
+            if self.kind not in NUMERIC_KINDS or len(self.stops) < 2:
+                raise ValueError(f"{self.key}: stops are for numbers, two or more of them")
+            # (not checked against min and max: a page may narrow the range, and its slider its stops)
+            if list(self.stops) != sorted(set(self.stops)) or (self.is_int and any(v != int(v) for v in self.stops)):
+                raise ValueError(
+                    f"{self.key}: stops must be ascending, distinct, and whole numbers for a whole-number parameter"
+                )
+
+    @property
+    def slider_values(self) -> tuple | None:
+        """The values an in-chart slider over indices stands for: the options, else the stops (else None)."""
+        return self.options if self.options is not None else self.stops
 
     # ----------------------------------------------------------------- value semantics (pure)
     @property

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import posenc
-from explorer.vocabulary import BLOCK_KEY_WIDGETS
+from explorer.vocabulary import BLOCK_KEY_WIDGETS, TARGET_STOPS
 
 #: The widgets that stand in for a list key: a URL cannot hold d/2 numbers, so the page offers
 #: generators (`longrope_factors`) instead.
@@ -240,11 +240,10 @@ FACTOR_SWEEP_METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3")
 @dataclass(frozen=True)
 class FactorSweep:
     """The rope block at every factor of a grid (issue #36: the chart holds what its factor slider can
-    reach). Row i is posenc's numbers with ``factor = factors[i]``, every other key as given."""
+    reach). Row i is posenc's θ' with ``factor = factors[i]``, every other key as given."""
 
     factors: np.ndarray  # (F,) the grid: the factor parameter's range in its steps
-    target_angle: np.ndarray  # (F, P) T·θ'_j
-    out_of_distribution: np.ndarray  # (F, P) bool, posenc.out_of_distribution_pairs
+    scaled_inv_freq: np.ndarray  # (F, P) θ'_j at each factor
 
 
 def factor_grid(lo: float, hi: float, step: float) -> np.ndarray:
@@ -274,10 +273,7 @@ def factor_sweep(
     chart for the one factor it has)."""
     if posenc.rope_type_of(block) not in FACTOR_SWEEP_METHODS:
         return None
-    base = block.get("rope_theta", posenc.scaling.DEFAULT_ROPE_THETA)
-    default_block = {"rope_type": "default", "rope_theta": base}
-    inv_freq, _ = posenc.rope_inverse_frequencies(default_block, head_dim, max_position_embeddings=train_len)
-    angles, ood = [], []
+    rows = []
     for factor in np.asarray(factors, dtype=np.float64):
         try:
             scaled, _ = posenc.rope_inverse_frequencies(
@@ -285,8 +281,17 @@ def factor_sweep(
             )
         except (ValueError, TypeError):
             return None
-        angles.append(posenc.rope_angles([target_len], scaled)[0])  # as extension_data
-        ood.append(
-            posenc.out_of_distribution_pairs(inv_freq, scaled, trained_length=train_len, target_length=target_len)
-        )
-    return FactorSweep(np.asarray(factors, dtype=np.float64), np.array(angles), np.array(ood, dtype=bool))
+        rows.append(scaled)
+    return FactorSweep(np.asarray(factors, dtype=np.float64), np.array(rows))
+
+
+def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int, int] | None:
+    """The target lengths the main chart's own T slider runs over, (first, last) of the registry's stops
+    (`Param.stops`): L/4 … 64·L, widened to take T; None when T cannot move in the browser: the method
+    reads T itself (posenc's ``reads_seq_len``: dynamic NTK, LongRoPE), or T is off the stops (typed)."""
+    stops = TARGET_STOPS
+    if posenc.ROPE_METHODS[rope_type].reads_seq_len or target_len not in stops:
+        return None
+    lo, hi = min(train_len / 4, target_len), max(64 * train_len, target_len)
+    inside = [t for t in stops if lo <= t <= hi]
+    return (inside[0], inside[-1]) if len(inside) > 1 else None

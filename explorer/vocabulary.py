@@ -20,6 +20,9 @@ from posenc.scaling import ROPE_SCALING
 
 # 150000 is gpt-oss's rope_theta (posenc.models.PRESETS: every preset's base must be an option).
 BASE_OPTIONS = (10, 100, 500, 1000, 10000, 50000, 100000, 150000, 500000, 1000000, 2000000, 5000000)
+#: The target length's in-chart slider stops: the powers of two and the halfway 1.5·2^k, 16 … 2^24 (the
+#: context lengths models ship with: 4,096, 8,192, 32,768, 131,072, …); the box takes any T.
+TARGET_STOPS = tuple(sorted({2**k for k in range(4, 25)} | {3 * 2 ** (k - 1) for k in range(4, 24)}))
 SCHEMES = ("redblue", "viridis", "magma", "blueorange")
 #: Longest tour the `step` parameter can address (the tour has fewer steps).
 MAX_TOUR_STEPS = 30
@@ -132,6 +135,7 @@ SHARED: tuple[Param, ...] = (
         16384,
         min=16,
         max=16777216,  # 2^24: Llama 4 Scout's max_position_embeddings is 10,485,760
+        stops=TARGET_STOPS,
         help="The context length you want to run at. Dynamic NTK and LongRoPE also use it as "
         "the current sequence length.",
     ),

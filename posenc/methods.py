@@ -127,6 +127,9 @@ class RopeMethod:
     #: together (a relation between two keys, a value HF derives), for the config parser. ``block``
     #: holds the declared keys whose own checks passed (a null value as None); None: nothing to add.
     advise: Callable[[Mapping[str, Any], int | None], list[Advice]] | None = None
+    #: True: θ' depends on the current sequence length T (``seq_len``); False: T only says how far the
+    #: same θ' are used (the angles T·θ'_j), so a chart may vary T without asking posenc again.
+    reads_seq_len: bool = False
 
     @property
     def key_names(self) -> tuple[str, ...]:
@@ -761,6 +764,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
             RopeMethod(
                 name="dynamic",
                 hf_rope_type=True,
+                reads_seq_len=True,
                 keys=(FACTOR,),
                 latex=r"b' = b\left(\frac{s\,T}{L} - (s-1)\right)^{d/(d-2)},\quad T = \max(\text{seq\_len}, L),"
                 r"\qquad \theta'_j = b'^{\,-2j/d},\qquad a = 1",
@@ -817,6 +821,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
             RopeMethod(
                 name="longrope",
                 hf_rope_type=True,
+                reads_seq_len=True,
                 keys=(
                     replace(
                         FACTOR, required=False, unset_means="max_position_embeddings / original_max_position_embeddings"

@@ -193,8 +193,27 @@ def py_expr(expr: str) -> str:
     """A Vega expression as Python source: ``a ? b : c`` (nested too), ``&&``, ``||``, ``===``, ``!==``;
     names (datum.x, a selection's sel.field, sin, cos, min, sequence …) come from the eval's namespace."""
     q = _top_level(expr, 0, "?")
+    if q < 0 and "?" in expr:  # a ternary inside brackets: translate each bracketed group on its own
+        out, i, depth, quote, start = [], 0, 0, "", 0
+        for k, ch in enumerate(expr):
+            if quote:
+                quote = "" if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch in "([":
+                if depth == 0:
+                    out.append(py_expr(expr[i:k]) + ch) if expr[i:k].strip() else out.append(expr[i:k] + ch)
+                    start = k + 1
+                depth += 1
+            elif ch in ")]":
+                depth -= 1
+                if depth == 0:
+                    out.append(py_expr(expr[start:k]) + ch)
+                    i = k + 1
+        return "".join(out) + (py_expr(expr[i:]) if expr[i:].strip() else expr[i:])
     if q < 0:
-        return expr.replace("===", "==").replace("!==", "!=").replace("&&", " and ").replace("||", " or ")
+        py = expr.replace("===", "==").replace("!==", "!=").replace("&&", " and ").replace("||", " or ")
+        return re.sub(r"!(?!=)", " not ", py).strip()
     depth, i = 1, q + 1
     while True:  # the ':' that closes this '?'
         i = _top_level(expr, i, "?:")
@@ -214,6 +233,17 @@ class _Row(dict):
     __getattr__ = dict.__getitem__
 
 
+def _d3_format(x: float, spec: str) -> str:
+    """Vega's format(x, spec) (d3-format) for the specs the charts use: ",d" and ".Nf" / ".N~f"."""
+    if spec == ",d":
+        return f"{round(x):,}"
+    m = re.fullmatch(r"\.(\d+)(~?)f", spec)
+    if not m:
+        raise ValueError(f"format spec not simulated: {spec!r}")
+    text = f"{x:.{m[1]}f}"
+    return text.rstrip("0").rstrip(".") if m[2] and "." in text else text
+
+
 def vega_names(**selections: dict) -> dict:
     """The names a chart's expressions use, for `run_transforms`: Vega's functions and, for each
     in-chart selection `name=value`, ``name.name`` (explorer.charts.live.value)."""
@@ -228,7 +258,8 @@ def vega_names(**selections: dict) -> dict:
         "split": lambda text, sep: text.split(sep),
         "PI": math.pi,
         "sequence": lambda start, stop, step=1: list(range(int(start), int(stop), int(step))),
-        "toNumber": float,
+        "toNumber": lambda x: int(x) if float(x).is_integer() else float(x),  # an index stays an index
+        "format": _d3_format,
     }
     names.update({name: _Row({name: value}) for name, value in selections.items()})
     return names
@@ -247,15 +278,19 @@ def run_transforms(rows: list[dict], transforms: list[dict], names: dict, datase
             out = [{**row, **{f: table.get(row[t["lookup"]], {}).get(f) for f in fields}} for row in out]
             continue
         if "calculate" in t:
-            code = compile(py_expr(t["calculate"]), t["calculate"], "eval")
+            tree = _JsPlus().visit(ast.parse(py_expr(t["calculate"]), mode="eval"))
+            code = compile(ast.fix_missing_locations(tree), t["calculate"], "eval")
             for row in out:
-                row[t["as"]] = eval(code, {"__builtins__": {}}, {**names, "datum": _Row(row)})
+                row[t["as"]] = eval(code, {"__builtins__": {}}, {**names, "_js_plus": _js_plus, "datum": _Row(row)})
         elif "filter" in t:
             code = compile(py_expr(t["filter"]), t["filter"], "eval")
             out = [row for row in out if eval(code, {"__builtins__": {}}, {**names, "datum": _Row(row)})]
         elif "fold" in t:
             key, value = t.get("as", ["key", "value"])
             out = [{**row, key: field, value: row[field]} for row in out for field in t["fold"]]
+        elif "aggregate" in t and not t.get("groupby"):
+            ops = {"sum": sum, "count": len, "min": min, "max": max}
+            out = [{a["as"]: ops[a["op"]]([row[a["field"]] for row in out]) for a in t["aggregate"]}]
         elif "flatten" in t:
             (field,) = t["flatten"]
             out = [{**row, field: item} for row in out for item in row[field]]

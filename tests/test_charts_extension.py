@@ -3,6 +3,7 @@
 REFERENCE.md's table and the loops in tests/_posenc_reference_impl.py."""
 
 import itertools
+import json
 import math
 
 import _chartspec as cs
@@ -21,6 +22,7 @@ from _posenc_reference_impl import (
 import posenc
 from explorer import ropeblock, widgets
 from explorer.charts import extension as charts
+from explorer.vocabulary import TARGET_STOPS
 
 LLAMA31 = {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0}
 YARN = {
@@ -577,12 +579,11 @@ def test_every_row_of_the_sweep_is_the_page_at_that_factor(rope_type):
     """Row i of the sweep is what the page computes with factor = grid[i], bit for bit."""
     block = ext_for(rope_type).block
     sweep = ropeblock.factor_sweep(block, 64, train_len=4096, target_len=16384, factors=GRID)
-    assert sweep is not None and sweep.target_angle.shape == (509, 32)
+    assert sweep is not None and sweep.scaled_inv_freq.shape == (509, 32)
     for i in (0, 1, 12, 200, 508):
         at = ropeblock.extension_data({**block, "factor": float(GRID[i])}, 64, train_len=4096, target_len=16384)
         assert at.error is None
-        assert np.array_equal(sweep.target_angle[i], at.target_angle), (rope_type, GRID[i])
-        assert np.array_equal(sweep.out_of_distribution[i], at.out_of_distribution), (rope_type, GRID[i])
+        assert np.array_equal(sweep.scaled_inv_freq[i], at.scaled_inv_freq), (rope_type, GRID[i])
 
 
 @pytest.mark.parametrize("rope_type", ["default", "longrope"])
@@ -591,51 +592,103 @@ def test_methods_whose_factor_the_chart_cannot_carry_get_no_sweep(rope_type):
     assert ropeblock.factor_sweep(block, 64, train_len=4096, target_len=16384, factors=GRID) is None
 
 
-def live_spec(rope_type="yarn", start=4.0, head_dim=64):
+STOPS = TARGET_STOPS
+
+
+def live_spec(rope_type="yarn", start=4.0, head_dim=64, *, factor=True, window=True, train_len=4096, target_len=16384):
+    """The main chart as the page builds it: the factor slider (a sweep) and/or the T slider (its stops)."""
     block = ext_for(rope_type, head_dim=head_dim).block
-    ext = ropeblock.extension_data(block, head_dim, train_len=4096, target_len=16384)
-    sweep = ropeblock.factor_sweep(block, head_dim, train_len=4096, target_len=16384, factors=GRID)
+    ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
+    sweep = ropeblock.factor_sweep(block, head_dim, train_len=train_len, target_len=target_len, factors=GRID)
     chart = charts.angle_reach_live_chart(
         ext.train_angle,
-        sweep.target_angle,
-        sweep.out_of_distribution,
-        factors=GRID,
-        start=start,
-        train_len=4096,
-        target_len=16384,
+        sweep.scaled_inv_freq if factor else ext.scaled_inv_freq,
+        factors=GRID if factor else None,
+        start=start if factor else None,
+        t_window=ropeblock.target_window(rope_type, train_len, target_len) if window else None,
+        train_len=train_len,
+        target_len=target_len,
     )
     return cs.sent_spec(chart), block
 
 
+def drawn_at(spec, **sliders):
+    """(target curve, rings, read-out) rows with the in-chart sliders at `sliders` (transforms run here)."""
+    layers = cs.layers(spec)
+    target, rings = layers[2], layers[3]
+    (readout,) = [layer for layer in layers if "aggregate" in json.dumps(layer.get("transform", []))]
+    return (
+        cs.unit_rows(spec, target, **sliders),
+        cs.unit_rows(spec, rings, **sliders),
+        cs.unit_rows(spec, readout, **sliders)["text"].item(),
+    )
+
+
 @pytest.mark.parametrize("rope_type", ["linear", "yarn", "llama3"])
 @pytest.mark.parametrize("s", [1.0, 2.5, 4.0, 32.0, 128.0])
-def test_the_live_chart_draws_posencs_angles_at_the_sliders_factor(rope_type, s):
-    """With the chart's slider at s (its transforms run here in Python), the target curve and the red
-    rings are posenc's T·θ'_j and out-of-distribution pairs at factor s, and the count the read-out
-    shows is theirs."""
+@pytest.mark.parametrize("T", [1024, 4096, 6144, 16384, 98304, 262144])
+def test_the_live_chart_draws_posencs_angles_at_the_sliders_factor_and_length(rope_type, s, T):
+    """With the chart's sliders at s and T (its transforms run here in Python), the target curve and the red
+    rings are posenc's T·θ'_j and out-of-distribution pairs, and the read-out counts them."""
     spec, block = live_spec(rope_type)
-    want = ropeblock.extension_data({**block, "factor": s}, 64, train_len=4096, target_len=16384)
-    _, train, target, rings = cs.layers(spec)[:4]
-    assert cs.unit_rows(spec, train, factor=s)["value"].tolist() == want.train_angle.tolist()
-    drawn = cs.unit_rows(spec, target, factor=s)
-    assert drawn["pair"].tolist() == list(range(32))
-    assert drawn["value"].tolist() == want.target_angle.tolist()  # equal floats
-    assert set(drawn["series"]) == {"at the target: T·θ′_j (T = 16,384)"}
-    ringed = cs.unit_rows(spec, rings, factor=s)
-    assert (ringed["pair"].tolist() if len(ringed) else []) == np.flatnonzero(want.out_of_distribution).tolist()
-    counts = cs.facts(spec)["ood_counts"].split(",")
-    assert int(counts[round((s - 1) / 0.25)]) == int(want.out_of_distribution.sum())
+    want = ropeblock.extension_data({**block, "factor": s}, 64, train_len=4096, target_len=T)
+    target, rings, readout = drawn_at(spec, factor=s, target_len=STOPS.index(T))
+    assert cs.unit_rows(spec, cs.layers(spec)[1], factor=s)["value"].tolist() == want.train_angle.tolist()
+    assert target["pair"].tolist() == list(range(32))
+    assert target["value"].tolist() == want.target_angle.tolist()  # equal floats
+    assert set(target["series"]) == {"at the target: T·θ′_j"}
+    assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
+    n = int(want.out_of_distribution.sum())
+    words = f"{n} of 32 pairs meet unseen angles" if n else "no pair meets an unseen angle"
+    assert readout == f"T = {T:,} · s = {s:g}\n{words}"
 
 
-def test_the_live_charts_slider_is_the_factor_over_its_whole_range():
-    spec, _ = live_spec(start=8.0)
-    (param,) = [p for p in spec["params"] if "bind" in p]
-    assert param["name"] == "factor" and param["value"] == 8.0
-    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (1.0, 128.0, 0.25)
+@pytest.mark.parametrize("T", [16, 1024, 4096, 6144, 24576, 262144])
+def test_without_scaling_the_t_slider_alone_moves_the_angles(T):
+    """The method without a factor: one row, the T slider only; the pairs out at T are posenc's."""
+    spec, block = live_spec("default", factor=False, target_len=16384)
+    assert [p["name"] for p in spec["params"] if "bind" in p] == ["target_len"]
+    want = ropeblock.extension_data(block, 64, train_len=4096, target_len=T)
+    target, rings, readout = drawn_at(spec, target_len=STOPS.index(T))
+    assert target["value"].tolist() == want.target_angle.tolist()
+    assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
+    assert readout.startswith(f"T = {T:,}\n")
+
+
+def test_the_t_slider_runs_over_the_stops_from_a_quarter_of_l_to_64_l():
+    spec, _ = live_spec(start=8.0, train_len=4096, target_len=16384)
+    params = {p["name"]: p for p in spec["params"] if "bind" in p}
+    f = params["factor"]
+    assert (f["value"], f["bind"]["min"], f["bind"]["max"], f["bind"]["step"]) == (8.0, 1.0, 128.0, 0.25)
+    t = params["target_len"]
+    assert STOPS[t["value"]] == 16384 and STOPS[t["bind"]["min"]] == 1024 and STOPS[t["bind"]["max"]] == 262144
+    assert t["bind"]["step"] == 1
+
+
+def test_the_stops_are_powers_of_two_and_their_halfway_points():
+    assert STOPS[:6] == (16, 24, 32, 48, 64, 96) and STOPS[-1] == 2**24
+    assert all(b / a in (1.5, 4 / 3) for a, b in itertools.pairwise(STOPS))
+    assert {4096, 8192, 32768, 131072} <= set(STOPS) and 10485760 not in STOPS
+
+
+@pytest.mark.parametrize(
+    "rope_type, T, want",
+    [
+        ("yarn", 16384, (1024, 262144)),
+        ("linear", 1024, (1024, 262144)),
+        ("linear", 96, (96, 262144)),  # a T below L/4 widens the window
+        ("linear", 2**24, (1024, 2**24)),
+        ("linear", 10000, None),  # off the stops: typed in the box
+        ("dynamic", 16384, None),  # θ' depend on T
+        ("longrope", 16384, None),
+    ],
+)
+def test_the_t_window(rope_type, T, want):
+    assert ropeblock.target_window(rope_type, 4096, T) == want
 
 
 def test_the_live_chart_keeps_its_spec_for_another_head_size_or_method_setting():
-    """What the slider reaches is rows: another d (or a yarn beta) changes the datasets only."""
+    """What the sliders reach is rows: another d (or a yarn beta) changes the datasets only."""
 
     def shape(spec):
         return {k: v for k, v in spec.items() if k != "datasets"}
@@ -649,11 +702,13 @@ def test_the_live_chart_keeps_its_spec_for_another_head_size_or_method_setting()
         (dict(start=0.5), "start must be in 1 … 128"),
         (dict(factors=GRID[:1]), "must agree"),
         (dict(factors=np.array([1.0, 1.5, 3.0])), "evenly spaced grid"),
+        (dict(factors=None, t_window=None), "needs a factor grid, a T window or both"),
     ],
 )
 def test_the_live_chart_refuses_bad_input_by_name(kwargs, word):
-    angles = np.ones((len(kwargs.get("factors", GRID)), 4))
-    args = dict(factors=GRID, start=4.0, train_len=4096, target_len=16384)
+    factors = kwargs.get("factors", GRID)
+    inv = np.ones((len(factors) if factors is not None else 1, 4))
+    args = dict(factors=GRID, start=4.0, train_len=4096, target_len=16384, t_window=(1024, 262144))
     args.update(kwargs)
     with pytest.raises(ValueError, match=word):
-        charts.angle_reach_live_chart(np.ones(4), angles, angles > 0, **args)
+        charts.angle_reach_live_chart(np.ones(4), inv, **args)

@@ -218,6 +218,31 @@ def test_a_parameter_with_options_is_reported_as_its_options_index():
         assert liveparam.from_selection({"base": [{"base": bad}]}, ["base"]) == {}
 
 
+def test_a_parameter_with_stops_is_reported_as_its_stops_index():
+    """The target length's in-chart slider (Context extension) runs over the index of its stops (16 … 2^24:
+    powers of two and their halfway points, typed here): the report maps the index back to T."""
+    stops = [16, 24, 32, 48, 64, 96, 128]
+    assert list(liveparam.widgets.get("target_len").stops[:7]) == stops
+    assert liveparam.from_selection({"target_len": [{"target_len": 4}]}, ["target_len"]) == {"target_len": 64}
+    last = len(liveparam.widgets.get("target_len").stops) - 1
+    assert liveparam.from_selection({"target_len": [{"target_len": last}]}, ["target_len"]) == {"target_len": 2**24}
+    for bad in (last + 1, -1, 2.5, "3", True):
+        assert liveparam.from_selection({"target_len": [{"target_len": bad}]}, ["target_len"]) == {}
+
+
+@pytest.mark.parametrize(
+    "stops, word",
+    [((16,), "two or more"), ((32, 16), "ascending"), ((16, 16), "ascending"), ((16, 24.5), "whole numbers")],
+)
+def test_stops_are_checked_when_declared(stops, word):
+    from explorer.paramspec import Param
+
+    with pytest.raises(ValueError, match=word):
+        Param("t", "T", "number", 16, min=16, max=2**24, stops=stops)
+    with pytest.raises(ValueError, match="for numbers"):
+        Param("c", "C", "select", "a", options=("a", "b"), stops=(1, 2))
+
+
 def test_a_slider_over_option_indices_is_labelled_with_its_options():
     """The base's in-chart slider (clocks, RoPE) runs over option indices; the page's constant script
     writes the option beside it, from the registry's own options (in Chromium: tests/test_e2e_rope_base.py)."""
@@ -228,4 +253,6 @@ def test_a_slider_over_option_indices_is_labelled_with_its_options():
 
     options = PARAMS["base"].options
     assert assets.OPTION_LABELS["base_base"] == [f"{b:,}" for b in options]
+    assert assets.OPTION_LABELS["target_len_target_len"][:3] == ["16", "24", "32"]
+    assert assets.OPTION_LABELS["target_len_target_len"][-1] == "16,777,216"
     assert _json.dumps(assets.OPTION_LABELS) in assets.LIVE_RANGES_JS

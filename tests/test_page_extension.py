@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 import posenc
 from explorer import ropeblock, tour, widgets
 from explorer.text import methods
+from explorer.vocabulary import TARGET_STOPS
 
 PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "5_Context_extension.py")
 #: The tabs (?ext_view=…) and, per tab, a phrase from the spec of each chart it draws, in order.
@@ -68,6 +69,14 @@ def line_rows(at, index):
 
 def titles(at):
     return [spec["title"]["text"] for spec in specs(at)]
+
+
+def main_readout(at) -> str:
+    """The main chart's read-out (its bold text line), as the browser computes it with the in-chart sliders
+    where the chart starts them."""
+    spec = cs.element_spec(at.get("vega_lite_chart")[0])
+    (layer,) = [lay for lay in cs.layers(spec) if any("aggregate" in t for t in lay.get("transform", []))]
+    return cs.unit_rows(spec, layer)["text"].item()
 
 
 def method_heading(at) -> str:
@@ -258,8 +267,10 @@ def test_extrapolation_counts_the_slow_pairs():
     theta = ref_inverse_frequencies(64)
     n_slow = sum(2 * math.pi / t > 4096 for t in theta)  # never a full turn in 4096 tokens
     assert metrics(at)["Pairs out of distribution"] == f"{n_slow} of 32"
-    assert titles(at)[0].startswith(f"{n_slow} of 32 pairs")
-    rings = layers_where(at, 0, lambda layer: layer["mark"].get("size") == 260)  # red rings
+    assert main_readout(at) == f"T = 16,384\n{n_slow} of 32 pairs meet unseen angles"
+    spec = cs.element_spec(at.get("vega_lite_chart")[0])
+    (ring_layer,) = [lay for lay in cs.layers(spec) if lay["mark"].get("size") == 260]  # red rings
+    rings = cs.unit_rows(spec, ring_layer)
     assert sorted(rings.pair) == [j for j, t in enumerate(theta) if 2 * math.pi / t > 4096]
 
 
@@ -317,7 +328,7 @@ def test_tour_steps_open_the_tab_their_narration_is_about(number):
         assert titles(at)[1] == "Llama 3: 29 pairs kept, 6 smoothed, 29 divided by s = 8"
     if rope_type == "default":  # "its slow pairs now reach angles it never met in training"
         n_slow = sum(2 * math.pi / t > 4096 for t in ref_inverse_frequencies(128))
-        assert titles(at)[0].startswith(f"{n_slow} of 64 pairs turn further")
+        assert main_readout(at) == f"T = 16,384\n{n_slow} of 64 pairs meet unseen angles"
 
 
 # --- min, max, garbage -------------------------------------------------------------------------
@@ -444,7 +455,7 @@ def test_a_new_head_dim_leaves_every_chart_spec_as_it_was():
 def live_factor(at):
     """The main chart's in-chart factor slider (its Vega-Lite parameter), or None when it has none."""
     main = cs.element_spec(at.get("vega_lite_chart")[0])
-    found = [p for p in main.get("params", []) if "bind" in p]
+    found = [p for p in main.get("params", []) if "bind" in p and p["name"] == "factor"]
     return found[0] if found else None
 
 
@@ -496,7 +507,7 @@ def _page_after_a_report():
 
     report = st.session_state.pop("test_report", None)
     if report is not None:
-        liveparam.report("ext_live", ("factor",), report)
+        liveparam.report("ext_live", tuple(report), report)
     runpy.run_path(st.session_state["test_page"], run_name="__main__")
 
 
@@ -512,3 +523,45 @@ def test_a_drag_of_the_charts_factor_reaches_the_box_the_link_and_the_page():
     assert at.number_input(key="factor").value == 16.5
     assert at.get("vega_lite_chart")[0].key == key  # the chart the hand is on is kept
     assert "s·L = 67,584 tokens" in " ".join(c.value for c in at.caption)  # 16.5 × 4,096
+
+
+# ------------------------------------------------------------- T in the chart (issue #36)
+def live_target(at):
+    """The main chart's in-chart T slider (its Vega-Lite parameter), or None when it has none."""
+    main = cs.element_spec(at.get("vega_lite_chart")[0])
+    found = [p for p in main.get("params", []) if "bind" in p and p["name"] == "target_len"]
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "yarn", "llama3", "proportional"])
+def test_the_main_chart_carries_its_t_slider_where_the_angles_do_not_depend_on_t(rope_type):
+    at = run(rope_type=rope_type, target_len="32768")
+    param = live_target(at)
+    assert param is not None and TARGET_STOPS[param["value"]] == 32768
+    assert TARGET_STOPS[param["bind"]["min"]] == 1024 and TARGET_STOPS[param["bind"]["max"]] == 64 * 4096
+    assert at.number_input(key="target_len").value == 32768  # the box stays, for any T
+
+
+@pytest.mark.parametrize(
+    "query", [{"rope_type": "dynamic"}, {"rope_type": "longrope"}, {"rope_type": "linear", "target_len": "10000"}]
+)
+def test_t_stays_a_server_run_where_the_angles_depend_on_it_or_it_is_off_the_stops(query):
+    """Dynamic NTK and LongRoPE read T themselves; a typed T between two stops has no slider position."""
+    at = run(**query)
+    assert live_target(at) is None
+
+
+def test_a_drag_of_the_charts_t_reaches_the_box_the_link_and_the_page():
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    at.query_params["rope_type"] = "linear"
+    run_page("", at)
+    key = at.get("vega_lite_chart")[0].key
+    at.session_state["test_report"] = {"target_len": [{"target_len": TARGET_STOPS.index(65536)}]}
+    run_page("", at)
+    assert at.query_params["target_len"] == "65536"
+    assert at.number_input(key="target_len").value == 65536
+    assert at.get("vega_lite_chart")[0].key == key  # the chart the hand is on is kept
+    # the page follows: at T = 16·L, s = 4 stretches only to 4·L, so every pair that never turned in training is out
+    n_slow = sum(2 * math.pi / t > 4096 for t in ref_inverse_frequencies(64))
+    assert metrics(at)["Pairs out of distribution"] == f"{n_slow} of 32"

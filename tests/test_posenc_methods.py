@@ -564,3 +564,47 @@ def test_a_new_method_is_its_declaration_and_its_function():
     assert got["missing"] == ["gain"]
     assert got["range"] and "greater than 1" in got["range"][0]
     assert got["unknown"] == ["beta_fast"]
+
+
+# --- which methods read the current sequence length (issue #36: a chart may vary T only for the others) -----
+SEQ_BLOCKS = {
+    "default": {"rope_type": "default"},
+    "linear": {"rope_type": "linear", "factor": 4.0},
+    "ntk": {"rope_type": "ntk", "factor": 4.0},
+    "dynamic": {"rope_type": "dynamic", "factor": 4.0},
+    "yarn": {"rope_type": "yarn", "factor": 4.0},
+    "llama3": {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 2048,
+    },
+    "longrope": {
+        "rope_type": "longrope",
+        "factor": 4.0,
+        "original_max_position_embeddings": 2048,
+        "short_factor": [1.0] * (HEAD_DIM // 2),
+        "long_factor": [2.0] * (HEAD_DIM // 2),
+    },
+    "proportional": {"rope_type": "proportional", "factor": 2.0, "partial_rotary_factor": 0.5},
+}
+
+
+def test_the_seq_len_blocks_cover_every_method():
+    assert set(SEQ_BLOCKS) == set(ROPE_METHODS)
+
+
+@pytest.mark.parametrize("rope_type", sorted(SEQ_BLOCKS))
+def test_reads_seq_len_says_whether_the_frequencies_change_with_T(rope_type):
+    """A method marked ``reads_seq_len=False`` gives the same θ' (bit for bit) at every T, below and past
+    L; one marked True gives other θ' at some T past L (what HF does: dynamic NTK grows its base with T,
+    LongRoPE switches to its long factors)."""
+    block = SEQ_BLOCKS[rope_type]
+
+    def inv(seq_len):
+        return scaling.rope_inverse_frequencies(block, HEAD_DIM, max_position_embeddings=MAXPOS, seq_len=seq_len)[0]
+
+    lengths = [None, 16, MAXPOS - 1, MAXPOS, MAXPOS + 1, 3 * MAXPOS, 2**24]
+    same = all(np.array_equal(inv(t), inv(None)) for t in lengths)
+    assert same is not ROPE_METHODS[rope_type].reads_seq_len, rope_type

@@ -30,6 +30,7 @@ from explorer.charts.style import (
     fact,
     facts_titled,
 )
+from explorer.vocabulary import TARGET_STOPS
 
 # Colours: trained/original in slate, scaled in blue, "problem" in red (colour-blind safe pairs).
 BEFORE = "#64748b"
@@ -388,71 +389,110 @@ def angle_reach_chart(
 
 #: Below this plot width (px) the live angle chart's read-out takes a smaller font.
 READOUT_NARROW_PX = 420
-#: The in-chart slider of the live angle chart: the registry parameter factor itself
-#: (explorer.charts.live.position; explorer.liveparam reports it when a drag ends).
-LIVE_PARAMS = ("factor",)
+#: The in-chart sliders of the live angle chart: the registry parameters factor and target_len themselves
+#: (explorer.charts.live; explorer.liveparam reports them when a drag ends). T runs over its stops.
+FACTOR_KEY, TARGET_KEY = "factor", "target_len"
+LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY)
+#: posenc.out_of_distribution_pairs' allowance for rounding ("further" means > L·θ_j·(1 + 1e-9))
+OOD_SLACK = 1e-9
 
 
 def factor_index_expr(lo: float, step: float) -> str:
     """The Vega expression for the row of the factor grid lo, lo + step, … the in-chart factor is on."""
-    return f"round(({live.number('factor')} - {lo!r}) / {step!r})"
+    return f"round(({live.number(FACTOR_KEY)} - {lo!r}) / {step!r})"
 
 
 def angle_reach_live_chart(
-    train_angle, sweep_angle, sweep_ood, *, factors, start: float, train_len: int, target_len: int
+    train_angle,
+    scaled_inv_freq,
+    *,
+    train_len: int,
+    target_len: int,
+    factors=None,
+    start: float | None = None,
+    t_window: tuple[int, int] | None = None,
 ) -> alt.LayerChart:
-    """(1), live: each pair's largest angle at T against training's, for every factor the chart's own
-    slider s can reach (issue #36). `sweep_angle` and `sweep_ood` are (F, P): T·θ'_j and the
-    out-of-distribution flags at each factor of the grid `factors` (lo, lo + step, …; posenc's numbers,
-    `explorer.ropeblock.factor_sweep`); the browser shows the row of the slider's value, rings the
-    pairs beyond training and counts them, with no server run. The y axis spans every factor's angles,
-    so it stays put while s is dragged."""
-    factors = np.asarray(factors, dtype=float)
-    sweep_angle, sweep_ood = np.asarray(sweep_angle, dtype=float), np.asarray(sweep_ood, dtype=bool)
+    """(1), live: each pair's largest angle at T against training's, with the chart's own sliders (issue #36).
+
+    `scaled_inv_freq` is θ'_j (posenc's), one row per factor of the grid `factors` (lo, lo + step, …;
+    `explorer.ropeblock.factor_sweep`) with the factor slider starting at `start`, or one row and no factor
+    slider (`factors` None). `t_window` (first, last) of the target length's stops (`TARGET_STOPS`) adds a
+    T slider over them (it starts at `target_len`); None keeps T at `target_len`. The browser draws
+    T·θ'_j for the sliders' row and T, rings the pairs posenc.out_of_distribution_pairs would flag
+    (T·θ'_j > L·θ_j·(1 + 1e-9) where L·θ_j < 2π) and counts them, with no server run. The y axis spans
+    every row and T the sliders reach, so it stays put while they move."""
+    inv = np.asarray(scaled_inv_freq, dtype=float)
+    inv = inv[None, :] if inv.ndim == 1 else inv
     train_angle = np.asarray(train_angle, dtype=float)
-    n_f, n_p = sweep_angle.shape
-    if (
-        factors.ndim != 1
-        or factors.size != n_f
-        or n_f < 2
-        or sweep_ood.shape != (n_f, n_p)
-        or train_angle.shape != (n_p,)
-    ):
-        raise ValueError(
-            f"factors (F,), sweep_angle and sweep_ood (F, P) and train_angle (P,) must agree, got {factors.shape}, "
-            f"{sweep_angle.shape}, {sweep_ood.shape}, {train_angle.shape}"
+    n_f, n_p = inv.shape
+    if factors is None and t_window is None:
+        raise ValueError("the live chart needs a factor grid, a T window or both")
+    if factors is not None:
+        factors = np.asarray(factors, dtype=float)
+        if factors.ndim != 1 or factors.size != n_f or n_f < 2 or train_angle.shape != (n_p,):
+            raise ValueError(
+                f"factors (F,), scaled_inv_freq (F, P) and train_angle (P,) must agree, got {factors.shape}, "
+                f"{inv.shape}, {train_angle.shape}"
+            )
+        lo, step = float(factors[0]), float(factors[1] - factors[0])
+        if not np.array_equal(factors, lo + step * np.arange(n_f)):
+            raise ValueError("factors must be an evenly spaced grid lo + i·step")
+        if start is None or not factors[0] <= start <= factors[-1]:
+            raise ValueError(f"start must be in {factors[0]:g} … {factors[-1]:g}, got {start}")
+    elif n_f != 1 or train_angle.shape != (n_p,):
+        raise ValueError(f"without factors, scaled_inv_freq (P,) and train_angle (P,) must agree, got {inv.shape}")
+    params = []
+    if factors is not None and start is not None:
+        params.append(
+            live.position(
+                FACTOR_KEY, start=float(start), lo=lo, hi=float(factors[-1]), step=step, label="scaling factor s "
+            )
         )
-    lo, step = float(factors[0]), float(factors[1] - factors[0])
-    if not np.array_equal(factors, lo + step * np.arange(n_f)):
-        raise ValueError("factors must be an evenly spaced grid lo + i·step")
-    if not factors[0] <= start <= factors[-1]:
-        raise ValueError(f"start must be in {factors[0]:g} … {factors[-1]:g}, got {start}")
-    counts = sweep_ood.sum(axis=1)
-    train_name, target_name = _angle_names(train_len, target_len)
+    if t_window is not None:
+        params.append(
+            live.option_position(
+                TARGET_KEY, TARGET_STOPS, start=target_len, lo=t_window[0], hi=t_window[1], label="target length T "
+            )
+        )
+        t_expr, t_values = live.option(TARGET_KEY, TARGET_STOPS), [float(t_window[0]), float(t_window[1])]
+    else:
+        t_expr, t_values = repr(float(target_len)), [float(target_len)]
+    train_name = _angle_names(train_len, target_len)[0]
+    target_name = "at the target: T·θ′_j" if t_window is not None else _angle_names(train_len, target_len)[1]
     names = [train_name, target_name]
     color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]))
-    span = np.concatenate([train_angle, sweep_angle[sweep_angle > 0].ravel(), [2 * np.pi]])
-    axis, domain = log_axis(span.min(), span.max(), base=10, fractions=False)
+    turning = inv[inv > 0]  # none: every pair stands still (a partial rotary factor of 0)
+    reach = [turning.min() * min(t_values), turning.max() * max(t_values)] if turning.size else []
+    span = np.concatenate([train_angle, reach, [2 * np.pi]])
+    axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False)
     y_title = "largest angle (radians, log scale)"
     y = alt.Y("value:Q", title=y_title, axis=axis, scale=alt.Scale(type="log", domain=domain, nice=False))
     x, tooltip = _pair_x(), _pair_tooltip(y_title)
-    s_live = live.position(
-        "factor", start=float(start), lo=lo, hi=float(factors[-1]), step=step, label="scaling factor s "
-    )
-    train = pd.DataFrame({"pair": np.arange(n_p), "value": train_angle, "series": train_name})
-    # the rows the browser filters, in their smallest exact types (a few hundred kB at d = 64); the
-    # curve's name is added in the browser, not repeated in every row
-    sweep = pd.DataFrame(
+    # the training side per pair, looked up by the browser: L·θ_j, the limit it must exceed, and whether the
+    # pair completed a turn in training (posenc.out_of_distribution_pairs, to the bit: the same float64 steps)
+    train = pd.DataFrame(
         {
-            "f": np.repeat(np.arange(n_f, dtype=np.int16), n_p),
-            "pair": np.tile(np.arange(n_p, dtype=np.int16), n_f),
-            "value": sweep_angle.ravel(),
-            "ood": sweep_ood.ravel(),
+            "pair": np.arange(n_p),
+            "value": train_angle,
+            "series": train_name,
+            "limit": train_angle * (1 + OOD_SLACK),
+            "turned": ~(train_angle < 2 * np.pi),
         }
     )
-    sweep = sweep[sweep["value"] > 0]  # a pair that no longer turns has no point on a log axis
-    at_s = f"datum.f === {factor_index_expr(lo, step)}"
-    series = {"series": repr(target_name)}
+    # the rows the browser filters, in their smallest exact types; a pair that no longer turns (θ' = 0) has no
+    # point on a log axis, and is never out of distribution (T·0 = 0)
+    f_idx, p_idx = np.nonzero(inv > 0)
+    sweep = pd.DataFrame({"f": f_idx.astype(np.int16), "pair": p_idx.astype(np.int16), "inv": inv[f_idx, p_idx]})
+    at_s = f"datum.f === {factor_index_expr(lo, step)}" if factors is not None else "datum.f === 0"
+    drawn = [
+        alt.FilterTransform(filter=at_s),
+        alt.LookupTransform(
+            lookup="pair", **{"from": alt.LookupData(data=train, key="pair", fields=["limit", "turned"])}
+        ),
+        alt.CalculateTransform(calculate=f"{t_expr} * datum.inv", **{"as": "value"}),
+        alt.CalculateTransform(calculate="!datum.turned && datum.value > datum.limit", **{"as": "ood"}),
+        alt.CalculateTransform(calculate=repr(target_name), **{"as": "series"}),
+    ]
     under = alt.OverlayMarkDef(filled=True, size=120, opacity=0.6)
     layers = [
         alt.Chart(train)
@@ -460,31 +500,39 @@ def angle_reach_live_chart(
         .encode(x, y, color, tooltip=tooltip)
         # Vega-Lite defines a selection in a unit view (named, so the spec is the same at every build)
         .properties(name="ext_live_angles")
-        .add_params(s_live),
-        alt.Chart(sweep)
-        .transform_filter(at_s)
-        .transform_calculate(**series)
+        .add_params(*params),
+        alt.Chart(sweep, transform=drawn)
         .mark_line(strokeWidth=2.5, point=alt.OverlayMarkDef(filled=True, size=40))
         .encode(x, y, color, tooltip=tooltip),
-        alt.Chart(sweep)
-        .transform_filter(f"{at_s} && datum.ood")
-        .transform_calculate(**series)
+        alt.Chart(sweep, transform=[*drawn, alt.FilterTransform(filter="datum.ood")])
         .mark_point(size=260, strokeWidth=2.5, color=WARN, opacity=1)
         .encode(x, y, tooltip=tooltip),
     ]
     layers += _rules([(2 * np.pi, "one full turn, 2π", "left")], axis="y", log=True)
-    count = f"toNumber(split({fact('ood_counts')}, ',')[{factor_index_expr(lo, step)}])"
+    parts = []
+    if t_window is not None:
+        parts.append(f"'T = ' + format({t_expr}, ',d')")
+    if factors is not None:
+        parts.append(f"'s = ' + format({live.number(FACTOR_KEY)}, '.2~f')")
     readout = (
-        f"'s = ' + format({live.number('factor')}, '.2~f') + ': ' + ({count} === 0 ? 'no pair meets an unseen angle' : "
-        f"{count} + ' of ' + {fact('n_pairs')} + ' pairs meet unseen angles')"
+        " + ' · ' + ".join(parts) + f" + '\\n' + (datum.n_ood === 0 ? 'no pair meets an unseen angle' : "
+        f"datum.n_ood + ' of ' + {fact('n_pairs')} + ' pairs meet unseen angles')"
     )
     # bottom left: the angles fall from left to right, so the fast pairs' curves leave that corner free
     layers.append(
-        alt.Chart(pd.DataFrame({"row": [0]}))
-        .transform_calculate(text=readout)
+        alt.Chart(
+            sweep,
+            transform=[
+                *drawn,
+                alt.CalculateTransform(calculate="datum.ood ? 1 : 0", **{"as": "one"}),
+                alt.AggregateTransform(aggregate=[alt.AggregatedFieldDef(op="sum", field="one", **{"as": "n_ood"})]),
+                alt.CalculateTransform(calculate=readout, **{"as": "text"}),
+            ],
+        )
         .mark_text(
             align="left",
             baseline="bottom",
+            lineBreak="\n",  # the sliders' values over the count: each line fits a phone's plot
             fontSize=alt.ExprRef(f"(width < {READOUT_NARROW_PX} ? 12 : 15) * {FONT_SCALE_PARAM}"),
             fontWeight="bold",
             color=WARN,
@@ -493,11 +541,13 @@ def angle_reach_live_chart(
         )
         .encode(x=alt.XValue(0), y=alt.YValue("height"), text="text:N")
     )
+    moving = " and ".join(w for w, on in (("s", factors is not None), ("T", t_window is not None)) if on)
+    at_t = "" if t_window is not None else f" at T = {_fmt_len(target_len)}"
     return _finish(
         layers,
-        title=f"Drag s: the largest angle per pair at T = {_fmt_len(target_len)}, against training",
+        title=f"Drag {moving}: the largest angle per pair{at_t}, against training",
         subtitle=ANGLE_SUBTITLE,
-        facts={"last_pair": max(n_p - 1, 1), "n_pairs": n_p, "ood_counts": ",".join(str(int(c)) for c in counts)},
+        facts={"last_pair": max(n_p - 1, 1), "n_pairs": n_p},
     )
 
 

@@ -54,15 +54,20 @@ def position(
     return alt.selection_point(name=key, fields=[key], value=start, bind=bind, on=events, clear=False, toggle=False)
 
 
-def option_position(key: str, options, *, start: float, label: str):
-    """The in-chart slider `key` over the indices 0 … len(options) − 1 of a parameter whose options are not
-    evenly spaced (the base b), starting at `start`'s index (ValueError if `start` is not an option). The
-    page hears the index (explorer.liveparam.from_selection maps it back) and writes the option beside the
-    slider (explorer.assets.OPTION_LABELS); the chart reads the option with `option`."""
+def option_position(key: str, options, *, start: float, label: str, lo: float | None = None, hi: float | None = None):
+    """The in-chart slider `key` over the indices 0 … len(options) − 1 of a parameter whose values are not
+    evenly spaced (the base b's options, the target length's stops: `Param.slider_values`), starting at
+    `start`'s index (ValueError if `start` is not one of them); `lo` and `hi`, two of them, narrow the
+    slider to the indices between. The page hears the index (explorer.liveparam.from_selection maps it
+    back) and writes the value beside the slider (explorer.assets.OPTION_LABELS); the chart reads the
+    value with `option`."""
     values = [float(v) for v in options]
-    if float(start) not in values:
-        raise ValueError(f"{key}: {start} is not one of its options {tuple(options)}")
-    return position(key, start=values.index(float(start)), lo=0, hi=len(values) - 1, label=label)
+    for name, v in (("start", start), ("lo", lo), ("hi", hi)):
+        if v is not None and float(v) not in values:
+            raise ValueError(f"{key}: {name} {v} is not one of its values {tuple(options)}")
+    first = 0 if lo is None else values.index(float(lo))
+    last = len(values) - 1 if hi is None else values.index(float(hi))
+    return position(key, start=values.index(float(start)), lo=first, hi=last, label=label)
 
 
 def option(key: str, options) -> str:

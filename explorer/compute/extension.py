@@ -23,12 +23,18 @@ def extension(block: dict, head_dim: int, train_len: int, target_len: int) -> ro
     return ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
 
 
-@cached(max_entries=16)
 def factor_sweep(block: dict, head_dim: int, train_len: int, target_len: int) -> ropeblock.FactorSweep | None:
-    """The block at every factor the factor parameter can take (its own ``factor`` replaced)."""
+    """The block at every factor the factor parameter can take (its own ``factor`` replaced). A method whose
+    θ' do not depend on T (posenc's ``reads_seq_len``) is swept once for every T (a release of T reuses it)."""
+    reads_t = posenc.ROPE_METHODS[posenc.rope_type_of(block)].reads_seq_len
+    return _factor_sweep(block, head_dim, train_len, target_len if reads_t else train_len)
+
+
+@cached(max_entries=16)
+def _factor_sweep(block: dict, head_dim: int, train_len: int, seq_len: int) -> ropeblock.FactorSweep | None:
     p = PARAMS["factor"]
     grid = ropeblock.factor_grid(float(p.min or 0), float(p.max or 0), float(p.step or 0))
-    return ropeblock.factor_sweep(block, head_dim, train_len=train_len, target_len=target_len, factors=grid)
+    return ropeblock.factor_sweep(block, head_dim, train_len=train_len, target_len=seq_len, factors=grid)
 
 
 @cached(max_entries=16)

@@ -91,8 +91,8 @@ SHIP_METHODS = {
     "markov": (*LIVE, *EXTENSIONS, *FINETUNED),
     "kback": (*LIVE, ALIBI8, *EXTENSIONS, *FINETUNED),
     "copy": (*LIVE, "rope+linear", "rope+ntk", "rope+dynamic", "rope+yarn"),
-    "passkey": (  # the RoPE model only (its 1,200+ steps make the other four too dear for the ship)
-        "rope",
+    "passkey": (
+        *LIVE,
         "rope+linear",
         "rope+ntk",
         "rope+dynamic",

@@ -1,0 +1,134 @@
+"""Issue #36 on the Context extension page: the main chart's own sliders are the scaling factor s and the
+target length T (over its stops, explorer.vocabulary.TARGET_STOPS). In Chromium:
+
+* in the app, a key press on T redraws the chart while no script runs; the value then reaches the server
+  once, and the link, the box and the caption follow while the chart is kept;
+* in the chart's own HTML file (offline, as "Save this chart" writes it), at random (method, s, T) set
+  through its sliders, the angles, the ringed pairs and the read-out, read from the Vega view, are
+  posenc's (T·θ'_j and posenc.out_of_distribution_pairs, bit for bit)."""
+
+from __future__ import annotations
+
+import _browser_fixtures
+import numpy as np
+from e2e_support import wait_charts_drawn, wait_idle
+from test_e2e_chartfile import open_offline
+from test_e2e_clocks_live import CHANGED_JS, ITEMS_JS, url_value
+from test_e2e_drag import COUNT_RUNS_JS
+
+from explorer import ropeblock, widgets
+from explorer.charts import extension as charts
+from explorer.vocabulary import TARGET_STOPS
+
+chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # module fixtures, shared
+
+TITLE = "Context extension"
+SVG_JS = """() => { const svg = document.querySelector('[class*="st-key-ext_live_"] .vega-embed svg.marks');
+  return svg ? svg.outerHTML.replace(/url[(][^)#]*#/g, 'url(#').replace(/(clip|gradient_?)[0-9]+/g, '$1') : ''; }"""
+
+
+def open_page(chromium, server, query: str):
+    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
+    page.set_default_timeout(60_000)
+    page.goto(f"{server.base_url}/Context_extension{query}")
+    wait_idle(page, title=TITLE)
+    wait_charts_drawn(page)
+    return page
+
+
+def test_a_press_on_t_redraws_the_chart_with_no_script_run_and_the_page_follows(chromium, server):
+    page = open_page(chromium, server, "?rope_type=linear&factor=8&train_len=4096&target_len=16384")
+    try:
+        chart = page.locator('[class*="st-key-ext_live_"] [data-testid=stVegaLiteChart]').first
+        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
+        page.evaluate(COUNT_RUNS_JS)
+        before = page.evaluate(SVG_JS)
+        page.evaluate("() => { window.__runs = 0; }")
+        slider = chart.locator('input[name="target_len_target_len"]')
+        assert slider.input_value() == str(TARGET_STOPS.index(16384))
+        slider.focus()
+        page.keyboard.press("ArrowRight")  # 16,384 → 24,576
+        took, runs = page.evaluate(CHANGED_JS.replace("SVG_JS", SVG_JS), before)
+        assert took is not None, "the chart did not change"
+        assert runs == 0, f"a script ran before the chart changed ({took:.0f} ms)"
+        texts = chart.locator("svg text").all_text_contents()
+        assert any(t.startswith("T = 24,576 · s = 8") for t in texts), texts
+        page.wait_for_function("() => new URLSearchParams(location.search).get('target_len') === '24576'")
+        wait_idle(page, title=TITLE)
+        assert page.evaluate("window.__runs") == 1, "not one run for one press"
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
+        box = page.locator(".st-key-target_len input")
+        assert box.input_value() == "24576"
+        assert url_value(page, "factor") == "8"
+        # the value beside the slider is T, not its index
+        assert chart.locator(".vega-bind").filter(has_text="target length T").inner_text().strip().endswith("24,576")
+    finally:
+        page.close()
+
+
+def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tmp_path):
+    from explorer import chartfile, compat
+    from explorer.render import stable_dataset_names
+
+    p = widgets.get("factor")
+    grid = ropeblock.factor_grid(float(p.min), float(p.max), float(p.step))
+    rng = np.random.default_rng(36)
+    checked = 0
+    for rope_type, head_dim, train_len in (("yarn", 64, 4096), ("llama3", 128, 8192), ("default", 96, 2048)):
+        values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS.get(rope_type, ())}  # factor 4
+        block = ropeblock.build_rope_block(rope_type, values, base=10000, train_len=train_len, head_dim=head_dim)
+        target_len = 4 * train_len
+        ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
+        window = ropeblock.target_window(rope_type, train_len, target_len)
+        scaled = factors = None
+        if rope_type != "default":
+            others = {k: v for k, v in block.items() if k != "factor"}
+            sweep = ropeblock.factor_sweep(others, head_dim, train_len=train_len, target_len=target_len, factors=grid)
+            scaled, factors = sweep.scaled_inv_freq, sweep.factors
+        chart = charts.angle_reach_live_chart(
+            ext.train_angle,
+            ext.scaled_inv_freq if scaled is None else scaled,
+            factors=factors,
+            start=4.0 if factors is not None else None,
+            t_window=window,
+            train_len=train_len,
+            target_len=target_len,
+        )
+        path = tmp_path / f"{rope_type}.html"
+        path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
+        tab, tried = open_offline(chromium, path)
+        try:
+            lo, hi = TARGET_STOPS.index(window[0]), TARGET_STOPS.index(window[1])
+            for _ in range(12):
+                t_index = int(rng.integers(lo, hi + 1))
+                s = float(grid[int(rng.integers(0, len(grid)))]) if factors is not None else None
+                sets = [["target_len_target_len", t_index]] + ([["factor_factor", s]] if s is not None else [])
+                items = tab.evaluate(
+                    """([values, itemsJs]) => { for (const [name, v] of values) {
+                         const el = document.querySelector(`input[name="${name}"]`);
+                         el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }
+                       return window.posencView.runAsync().then((view) => (eval(itemsJs))(view)); }""",
+                    [sets, ITEMS_JS],
+                )
+                T = TARGET_STOPS[t_index]
+                at = {**block, "factor": s} if s is not None else block
+                want = ropeblock.extension_data(at, head_dim, train_len=train_len, target_len=T)
+                line = sorted((d for kind, _, d, _ in items if kind == "line" and "inv" in d), key=lambda d: d["pair"])
+                assert [d["pair"] for d in line] == np.flatnonzero(want.target_angle > 0).tolist()
+                assert [d["value"] for d in line] == want.target_angle[want.target_angle > 0].tolist(), (
+                    rope_type,
+                    s,
+                    T,
+                )
+                # each pair out of distribution: the curve's own point and the red ring (the symbols whose datum says so)
+                rings = sorted(d["pair"] for kind, _, d, _ in items if kind == "symbol" and d.get("ood") is True)
+                assert rings == sorted(2 * np.flatnonzero(want.out_of_distribution).tolist()), (rope_type, s, T)
+                n = int(want.out_of_distribution.sum())
+                words = f"{n} of {head_dim // 2} pairs meet unseen angles" if n else "no pair meets an unseen angle"
+                head = f"T = {T:,}" + (f" · s = {s:g}" if s is not None else "")
+                assert f"{head}\n{words}" in [t for _, _, _, t in items if isinstance(t, str)]
+                checked += 1
+            assert tried == []
+        finally:
+            tab.context.close()
+    assert checked == 36
