@@ -301,3 +301,17 @@ def test_share_interval_trials_cap_the_effective_size():
     assert capped.hi - capped.lo > free.hi - free.lo
     with pytest.raises(ValueError, match="one count per value"):
         stats.share_interval(vals, trials=[100] * 4)
+
+
+def test_the_labs_seed_interval_is_t_for_a_loss_and_wilson_for_an_accuracy():
+    """posenc.lab.seed_interval, what the lab page and its snippet state: a loss's mean over seeds with
+    scipy's t interval; an accuracy's stays inside [0, 1] even at a share of 1 over five seeds."""
+    from posenc.lab import seed_interval
+
+    losses = [0.021, 0.018, 0.025, 0.016, 0.022]
+    lo, hi = ss.t.interval(0.95, len(losses) - 1, loc=np.mean(losses), scale=ss.sem(losses))
+    got = seed_interval("loss", losses)
+    assert got.mean == pytest.approx(np.mean(losses)) and (got.lo, got.hi) == (pytest.approx(lo), pytest.approx(hi))
+    acc = seed_interval("accuracy", [1.0, 1.0, 0.98, 1.0, 0.99], trials=[200] * 5)
+    assert 0.0 <= acc.lo <= acc.mean <= acc.hi <= 1.0
+    assert seed_interval("accuracy", [1.0] * 5, trials=[200] * 5).hi == 1.0

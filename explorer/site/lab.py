@@ -42,7 +42,7 @@ def snippet(v: Mapping[str, Any]) -> str:
     recipe = v.get("model")
     return fill(
         """
-from posenc import lab, stats
+from posenc import lab
 from posenc.lab import evaluation, experiment, model
 
 task = $task
@@ -55,10 +55,7 @@ scored = entry["scored"]  # {method: {seed: {length: scored tokens}}}: an accura
 
 
 def interval(method, seeds, n):  # mean [95 % interval] over seeds; an accuracy's stays in [0, 1]
-    values = [per[n] for per in seeds.values()]
-    if entry["metric"] != "accuracy":
-        return stats.mean_interval(values)
-    return stats.share_interval(values, trials=[scored[method][seed][n] for seed in seeds])
+    return lab.seed_interval(entry["metric"], [per[n] for per in seeds.values()], [scored[method][s][n] for s in seeds])
 
 
 for method, seeds in runs.items():

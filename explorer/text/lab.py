@@ -38,11 +38,12 @@ from posenc.lab import (
     parse_method,
     preset_method,
     references,
+    seed_interval,
 )
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS
 from posenc.scaling import yarn_correction_range
-from posenc.stats import Interval, bonferroni_level, mean_interval, paired_interval, share_interval
+from posenc.stats import Interval, bonferroni_level, paired_interval
 
 CLOSE = 0.05  # nats for the loss, accuracy points for accuracy: "within", "breaks"
 FMT = "{:.3f}"
@@ -108,10 +109,9 @@ class Shown:
         return self.metric == "loss"
 
     def interval(self, values: Sequence[float | None], trials: Sequence[int | None] | None = None) -> Interval | None:
-        """Mean over seeds with its 95 % interval: for an accuracy (a share) Wilson's interval at the seeds'
-        effective sample size, at most the scored tokens pooled (:func:`posenc.stats.share_interval`, inside
-        [0, 1] by construction), for a loss the t interval (:func:`posenc.stats.mean_interval`)."""
-        return share_interval(values, trials=trials) if self.metric == "accuracy" else mean_interval(values)
+        """Mean over seeds with its 95 % interval (:func:`posenc.lab.seed_interval`: Wilson's for an accuracy,
+        inside [0, 1]; Student's t for a loss)."""
+        return seed_interval(self.metric, values, trials)
 
     def ci(self, m: str, n: int, *, past: bool = False) -> Interval | None:
         src = self.beyond if past else self.runs

@@ -45,6 +45,7 @@ from .shipped import (
     has_shipped_model,
     load_finetune_sweep,
     load_shipped,
+    seed_interval,
 )
 from .tasks import (
     COPY_PART,

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from posenc import stats
+
 SHIPPED = Path(__file__).resolve().parents[2] / "data" / "lab" / "results.json"
 #: The shipped seed-0 models of the five encodings (float16 except RoPE's float32)
 WEIGHTS = SHIPPED.with_name("weights.npz")
@@ -33,3 +35,11 @@ def has_shipped_model(task: str, encoding: str, *, path=None) -> bool:
     prefix = f"{task}/{encoding}/"
     with np.load(Path(path) if path else WEIGHTS) as data:
         return any(k.startswith(prefix) for k in data.files)
+
+
+def seed_interval(metric: str, values, trials=None) -> stats.Interval | None:
+    """Mean over seeds with its 95 % interval, as the page and the shipped file's readers state it: for an
+    accuracy (a share) :func:`posenc.stats.share_interval` (Wilson's, at the seeds' effective sample size, at
+    most ``trials`` pooled: inside [0, 1] by construction), for a loss :func:`posenc.stats.mean_interval`
+    (Student's t). None where no seed has a value."""
+    return stats.share_interval(values, trials=trials) if metric == "accuracy" else stats.mean_interval(values)
