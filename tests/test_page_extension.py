@@ -71,12 +71,12 @@ def titles(at):
     return [spec["title"]["text"] for spec in specs(at)]
 
 
-def main_readout(at) -> str:
-    """The main chart's read-out (its bold text line), as the browser computes it with the in-chart sliders
-    where the chart starts them."""
+def main_readout(at, **sliders) -> str:
+    """The main chart's read-out (its bold text lines), as the browser computes it with the in-chart sliders at
+    `sliders` (name=value; the others where the chart starts them)."""
     spec = cs.element_spec(at.get("vega_lite_chart")[0])
     (layer,) = [lay for lay in cs.layers(spec) if any("aggregate" in t for t in lay.get("transform", []))]
-    return cs.unit_rows(spec, layer)["text"].item()
+    return cs.unit_rows(spec, layer, **sliders)["text"].item()
 
 
 def method_heading(at) -> str:
@@ -329,6 +329,12 @@ def test_tour_steps_open_the_tab_their_narration_is_about(number):
     if rope_type == "default":  # "its slow pairs now reach angles it never met in training"
         n_slow = sum(2 * math.pi / t > 4096 for t in ref_inverse_frequencies(128))
         assert main_readout(at) == f"T = 16,384\n{n_slow} of 64 pairs meet unseen angles"
+        # "the red rings appear as soon as T passes 4,096": none at T = L, all the slow pairs at the next stop
+        assert main_readout(at, target_len=TARGET_STOPS.index(4096)).endswith("no pair meets an unseen angle")
+        assert TARGET_STOPS[TARGET_STOPS.index(4096) + 1] == 6144
+        assert main_readout(at, target_len=TARGET_STOPS.index(6144)).endswith(
+            f"{n_slow} of 64 pairs meet unseen angles"
+        )
 
 
 # --- min, max, garbage -------------------------------------------------------------------------

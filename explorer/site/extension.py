@@ -53,7 +53,7 @@ PAGE = Page(
     tour=(
         Step(
             {**_BASE, "rope_type": "default"},
-            "A model trained on 4,096 tokens, run on 16,384 without any scaling: its slow pairs now reach angles it never met in training.",
+            "A model trained on 4,096 tokens, run on 16,384 without any scaling: its slow pairs now reach angles it never met in training. Drag T on the chart: the red rings appear as soon as T passes 4,096.",
         ),
         Step(
             {**_BASE, "rope_type": "linear", "factor": 4.0, "ext_view": "Rescaling"},
