@@ -9,14 +9,15 @@ strict pattern.
 import json
 
 from explorer import compat
-from explorer.vocabulary import BASE_OPTIONS, TARGET_STOPS
+from explorer.vocabulary import ALPHA_STOPS, BASE_OPTIONS, TARGET_STOPS
 
 #: In-chart sliders that run over a parameter's option indices (explorer.charts.live.option_position): the
 #: input's name (Vega's signal) -> the options as the read-out beside the slider shows them. Module
-#: constants only (the registry's options), so the script below carries no user or URL text.
+#: constants only (the registry's options and stops), so the script below carries no user or URL text.
 OPTION_LABELS = {
     "base_base": [f"{b:,}" for b in BASE_OPTIONS],
     "target_len_target_len": [f"{t:,}" for t in TARGET_STOPS],
+    "ntk_alpha_ntk_alpha": [f"{a:g}" for a in ALPHA_STOPS],
 }
 
 #: The attribute of the hidden element that carries a live chart's slider ranges
@@ -71,6 +72,7 @@ BASE_CSS = (
   font-size: 1rem; min-width: 0; }
 [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 58vw); height: 1rem; }
 [class*="st-key-ext_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
+[class*="st-key-conv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
 [class*="st-key-vis_live_"] { overflow-x: auto; }
 [class*="st-key-vis_live_"] .vega-embed form.vega-bindings { display: flex; flex-direction: row;
   flex-wrap: wrap; align-items: center; gap: 0.2rem 1.6rem; padding: 0 0 0.5rem 0.5rem; }

@@ -23,6 +23,20 @@ BASE_OPTIONS = (10, 100, 500, 1000, 10000, 50000, 100000, 150000, 500000, 100000
 #: The target length's in-chart slider stops: the powers of two and the halfway 1.5·2^k, 16 … 2^24 (the
 #: context lengths models ship with: 4,096, 8,192, 32,768, 131,072, …); the box takes any T.
 TARGET_STOPS = tuple(sorted({2**k for k in range(4, 25)} | {3 * 2 ** (k - 1) for k in range(4, 24)}))
+_NICE = (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
+#: The NTK alpha's (or linear factor's) in-chart slider stops on the Model configs page: 1, 1.25, 1.5, 2, 2.5, 3,
+#: 4, 5, 6, 8 in every decade from 0.01 to 1,000, where the box's 0.01 steps hold them; the box takes any α.
+ALPHA_STOPS = tuple(
+    sorted(
+        {
+            round(m * 10.0**k, 2)
+            for k in range(-2, 3)
+            for m in _NICE
+            if abs(m * 10.0**k * 100 - round(m * 10.0**k * 100)) < 1e-6
+        }
+        | {1000.0}
+    )
+)
 SCHEMES = ("redblue", "viridis", "magma", "blueorange")
 #: Longest tour the `step` parameter can address (the tour has fewer steps).
 MAX_TOUR_STEPS = 30

@@ -1,7 +1,8 @@
 """Model configs: read a real config.json (or its rope block), the published presets, and a converter
 between the knobs people mix up (NTK alpha, a new rope_theta, a linear factor).
 
-URL keys: conv_from, ntk_alpha, new_theta, head_dim, base (the converter); cfg (the pasted text,
+URL keys: conv_from, ntk_alpha (also the converter chart's own slider, over its stops), new_theta, head_dim, base
+(the converter); cfg (the pasted text,
 compressed: explorer.site.configs.encode_text, at most MAX_LINK_CHARS characters), cfg_example
 (the example choice), cfg_head_dim and cfg_max_pos (the sizes used when the text does not give
 them) and layer (for a config whose layers differ: whose rope "Open in …" carries). The "Open in …"
@@ -21,8 +22,10 @@ from explorer.charts import configs as charts
 from explorer.compute import configs as compute
 from explorer.exports import page_footer
 from explorer.links import view_query, view_url
+from explorer.liveparam import LiveChart
 from explorer.render import shared, show_chart
 from explorer.text import configs as text
+from explorer.vocabulary import ALPHA_STOPS
 from explorer.widgets import escape_markdown, widget
 from posenc.models import PRESETS
 
@@ -146,8 +149,19 @@ if not new_theta > 1:  # a small alpha on a small base: b' = b·α^(d/(d−2)) i
 theta, theta_ntk, slowest, fastest = compute.wavelength_ratios(head_dim, base, new_theta)
 metrics([text.converter_metrics(alpha, new_theta, slowest, fastest)])
 frame = charts.wavelength_frame(theta, theta_ntk, alpha)
-chart = shared(charts.wavelength_compare_chart)(frame, **text.wavelength_words(alpha))
-show_chart(chart, width="stretch", save_as="config_wavelengths")
+# α is the chart's own slider where it is one of its stops (issue #36): the lines move in the browser, the rest
+# follows on release; a new rope_theta, or an α typed between two stops, draws the chart for that one value.
+window = charts.alpha_window(head_dim, base) if source != "rope_theta" and given in ALPHA_STOPS else None
+if window is not None and window[0] <= given <= window[1]:
+    live = LiveChart("conv_live", (charts.ALPHA_KEY,))
+    start = live.starts((head_dim, base, window))[charts.ALPHA_KEY]
+    chart = shared(charts.wavelength_live_chart)(
+        theta, head_dim=head_dim, base=base, start=start, window=window, **text.WAVELENGTH_LIVE_WORDS
+    )
+    live.show(chart, width="stretch", save_as="config_wavelengths")
+else:
+    chart = shared(charts.wavelength_compare_chart)(frame, **text.wavelength_words(alpha))
+    show_chart(chart, width="stretch", save_as="config_wavelengths")
 e1, e2, e3 = st.columns(3)
 e1.markdown("**NTK alpha in a config.json**")
 e1.markdown(text.ntk_in_config(alpha, new_theta))

@@ -85,3 +85,42 @@ def test_another_head_dim_changes_only_the_rows():
     assert {k: v for k, v in specs[0].items() if k != "datasets"} == {
         k: v for k, v in specs[1].items() if k != "datasets"
     }
+
+
+# ------------------------------------------------------------- α as the chart's own slider (issue #36)
+@pytest.mark.parametrize("d, base", [(64, 10000.0), (128, 500000.0), (4, 10.0), (6, 100.0)])
+def test_the_live_chart_draws_the_frames_wavelengths_at_every_alpha_its_slider_reaches(d, base):
+    """With the slider at each stop of its window (the transforms run here, Python's pow = C's), the three lines
+    are the frame's numbers at that α (θ from the loop above, b′ = b·α^(d/(d−2)))."""
+    import _chartspec as cs
+
+    from explorer.vocabulary import ALPHA_STOPS
+
+    window = charts.alpha_window(d, base)
+    theta = theta_loop(d, base)
+    spec = cs.sent_spec(
+        charts.wavelength_live_chart(
+            theta, head_dim=d, base=base, start=1.0, window=window, **text.WAVELENGTH_LIVE_WORDS
+        )
+    )
+    reached = [a for a in ALPHA_STOPS if window[0] <= a <= window[1]]
+    assert all(base * a ** (d / (d - 2)) > 1 for a in reached) and reached[-1] == 1000.0
+    for a in reached:
+        rows = cs.view_rows(spec, ntk_alpha=ALPHA_STOPS.index(a))
+        want = charts.wavelength_frame(theta, theta_loop(d, base * a ** (d / (d - 2))), a)
+        for scheme in charts.COLORS:
+            got = rows[rows.scheme == scheme].sort_values("j")["wavelength"].tolist()
+            assert got == pytest.approx(want[want.scheme == scheme].sort_values("j")["wavelength"].tolist(), rel=1e-14)
+        ntk = rows[rows.scheme == "NTK-aware (new base)"].sort_values("j")["wavelength"].to_numpy()
+        # the words hold at this α: the fastest pair keeps its wavelength, the slowest is multiplied by α
+        assert ntk[0] == pytest.approx(2 * math.pi) and ntk[-1] == pytest.approx(a * 2 * math.pi / theta[-1], rel=1e-12)
+
+
+def test_the_alpha_window_and_bad_input():
+    assert charts.alpha_window(64, 10000.0) == (0.01, 1000.0)
+    assert charts.alpha_window(4, 10.0) == (0.4, 1000.0)  # 10·α² > 1 from α = 0.316…
+    assert charts.alpha_window(2, 10.0) is None
+    with pytest.raises(ValueError, match="theta must hold the 32 pairs"):
+        charts.wavelength_live_chart(
+            np.ones(5), head_dim=64, base=1e4, start=4.0, window=(0.01, 1000.0), title="t", subtitle="s"
+        )

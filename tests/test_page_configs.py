@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import _chartspec as cs
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -16,6 +17,8 @@ from streamlit.testing.v1 import AppTest
 import posenc
 from explorer.manifest import PAGES
 from explorer.site import configs as site
+from explorer.text import configs as text_configs
+from explorer.vocabulary import ALPHA_STOPS
 from posenc.models import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,8 +182,7 @@ def test_converter_alpha_to_base_and_back():
     assert metrics(at)["NTK alpha α"] == f"{4 ** (126 / 128):.6g}"
     at = run({"conv_from": "linear_factor", "ntk_alpha": "8"})
     assert metrics(at)["NTK alpha α"] == "8"
-    (element,) = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
-    data = pa.ipc.open_stream(element.proto.datasets[0].data.data).read_all().to_pandas()
+    data = converter_rows(at)
     trained = data[data.scheme == "as trained"].sort_values("j")["wavelength"].to_numpy()
     linear = data[data.scheme == "linear (positions ÷ s)"].sort_values("j")["wavelength"].to_numpy()
     np.testing.assert_allclose(trained, posenc.wavelengths(64), rtol=1e-15)
@@ -205,6 +207,15 @@ def test_the_pasted_text_survives_a_trip_to_another_page():
     assert '"model_type": "gptj"' in at.text_area(key="cfg_text").value
 
 
+def converter_rows(at: AppTest):
+    """The converter chart's drawn rows: its data, or (α its own slider) its transforms run here at the start."""
+    (element,) = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    spec = cs.element_spec(element)
+    if any("bind" in p for p in spec.get("params", [])):
+        return cs.view_rows(spec)
+    return pa.ipc.open_stream(element.proto.datasets[0].data.data).read_all().to_pandas()
+
+
 # ------------------------------------------------------------- sentences true at every setting
 def converter_chart_title(at: AppTest) -> dict:
     (element,) = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
@@ -218,10 +229,16 @@ def test_converter_sentences_with_alpha_below_one():
     at = run({"head_dim": "128", "base": "10000", "ntk_alpha": "0.5"})
     shown = metrics(at)
     assert shown["Slowest pair's wavelength"] == "× 0.5" and shown["Fastest pair's wavelength"] == "× 1"
+    title = converter_chart_title(at)  # α = 0.5 is a stop: the chart's words hold for every α its slider reaches
+    words = text_configs.WAVELENGTH_LIVE_WORDS
+    assert title == {"text": words["title"], "subtitle": words["subtitle"]}
+    assert "stretch" not in title["text"] + title["subtitle"] and "raises" not in title["subtitle"]
+    at = run({"head_dim": "128", "base": "10000", "ntk_alpha": "0.51"})  # off the stops: words for this α
     title = converter_chart_title(at)
     assert "stretches the slowest" not in title["text"] and "shrinks the slowest" in title["text"]
-    new_base = 10000 * 0.5 ** (128 / 126)  # b·α^(d/(d−2)) = 4,965.9
     assert "NTK lowers the base" in title["subtitle"] and "raises" not in title["subtitle"]
+    at = run({"head_dim": "128", "base": "10000", "ntk_alpha": "0.5"})
+    new_base = 10000 * 0.5 ** (128 / 126)  # b·α^(d/(d−2)) = 4,965.9
     text = " ".join(m.value for m in at.main.markdown)
     assert "larger base" not in text and "raises the base" not in text
     assert f"with the base b·α^(d/(d−2)) = {new_base:,.2f}" in text
@@ -233,8 +250,10 @@ def test_converter_sentences_with_alpha_one_and_a_tiny_new_base():
     at = run({"head_dim": "4", "base": "10", "conv_from": "rope_theta", "new_theta": "1"})
     (warning,) = [w.value for w in at.warning]
     assert warning.startswith("The new base b′ = 1 is not above 1") and "α = 0" not in warning
-    at = run({"head_dim": "4", "base": "10", "ntk_alpha": "0.5"})  # b′ = 10·0.5² = 2.5
+    at = run({"head_dim": "4", "base": "10", "ntk_alpha": "0.51"})  # b′ = 10·0.51² = 2.601, off the stops
     assert "NTK lowers the base" in converter_chart_title(at)["subtitle"]
+    assert metrics(at)["rope_theta b′"] == "2.60"
+    at = run({"head_dim": "4", "base": "10", "ntk_alpha": "0.5"})  # b′ = 10·0.5² = 2.5
     assert metrics(at)["rope_theta b′"] == "2.50"  # b′ itself: in the metric above the chart
 
 
@@ -355,3 +374,59 @@ def test_a_garbage_fallback_size_is_named_and_falls_back(key, raw, reason, defau
         assert shown["Head dim (rotated)"] == "128"
     else:
         assert shown["max_position_embeddings"] == "4,096"
+
+
+# ------------------------------------------------------------- α in the chart (issue #36)
+def live_alpha(at):
+    (element,) = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    found = [p for p in cs.element_spec(element).get("params", []) if "bind" in p and p["name"] == "ntk_alpha"]
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize("source", ["ntk_alpha", "linear_factor"])
+def test_the_converter_chart_carries_its_alpha_slider_beside_the_box(source):
+    at = run({"conv_from": source, "ntk_alpha": "8", "head_dim": "128"})
+    param = live_alpha(at)
+    assert param is not None and ALPHA_STOPS[param["value"]] == 8.0
+    assert (ALPHA_STOPS[param["bind"]["min"]], ALPHA_STOPS[param["bind"]["max"]]) == (0.01, 1000.0)
+    assert at.number_input(key="ntk_alpha").value == 8.0
+
+
+@pytest.mark.parametrize("query", [{"conv_from": "rope_theta", "new_theta": "40000"}, {"ntk_alpha": "4.1"}])
+def test_a_new_base_or_an_alpha_between_stops_draws_the_chart_of_one_value(query):
+    assert live_alpha(run(query)) is None
+
+
+def test_the_alpha_slider_stops_where_the_new_base_would_not_be_one():
+    """At d = 4 and b = 10, b·α² > 1 needs α > 0.316…: the slider starts at the stop 0.4."""
+    at = run({"head_dim": "4", "base": "10", "ntk_alpha": "2"})
+    assert ALPHA_STOPS[live_alpha(at)["bind"]["min"]] == 0.4
+
+
+def _page_after_a_report():
+    import runpy
+
+    import streamlit as st
+
+    from explorer import liveparam
+
+    report = st.session_state.pop("test_report", None)
+    if report is not None:
+        liveparam.report("conv_live", ("ntk_alpha",), report)
+    runpy.run_path(st.session_state["test_page"], run_name="__main__")
+
+
+def test_a_drag_of_the_charts_alpha_reaches_the_box_the_link_and_the_page():
+    at = AppTest.from_function(_page_after_a_report, default_timeout=120)
+    at.session_state["test_page"] = PAGE
+    at.query_params["head_dim"] = "128"
+    at.run()
+    assert not at.exception
+    key = (at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"))[0].key
+    at.session_state["test_report"] = {"ntk_alpha": [{"ntk_alpha": ALPHA_STOPS.index(20.0)}]}
+    at.run()
+    assert not at.exception
+    assert at.query_params["ntk_alpha"] == "20"
+    assert at.number_input(key="ntk_alpha").value == 20.0
+    assert (at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"))[0].key == key  # the chart is kept
+    assert metrics(at)["rope_theta b′"] == f"{10000 * 20 ** (128 / 126):,.2f}"  # the page followed

@@ -9,12 +9,15 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts import live
 from explorer.charts.style import chart_config
+from explorer.vocabulary import ALPHA_STOPS
 
 #: Line colours: as trained (slate), NTK-aware (blue), linear (orange), all distinct in print too.
 COLORS = {"as trained": "#475569", "NTK-aware (new base)": "#1D4ED8", "linear (positions ÷ s)": "#C2410C"}
 
-_CONFIG = chart_config(legend={"orient": "top", "labelLimit": 400})
+#: The legend: one row where it fits, else one entry per line (a phone), instead of cutting the row off.
+_CONFIG = chart_config(legend={"orient": "top", "labelLimit": 400, "columns": {"expr": "width < 520 ? 1 : 0"}})
 
 
 def wavelength_frame(theta: np.ndarray, theta_ntk: np.ndarray, factor: float) -> pd.DataFrame:
@@ -66,6 +69,78 @@ def wavelength_compare_chart(
             height=height,
             title=alt.Title(title, subtitle=subtitle),
         )
+    )
+    chart.config = _CONFIG
+    return chart
+
+
+#: The converter chart's own slider (issue #36): the registry parameter ntk_alpha, over its stops.
+ALPHA_KEY = "ntk_alpha"
+
+
+def alpha_window(head_dim: int, base: float) -> tuple[float, float] | None:
+    """(first, last) of the α stops whose new base b·α^(d/(d−2)) is a base (> 1) at this d and b: the live
+    chart's slider runs over them; None when fewer than two are (a base of 10 at d = 4 and α = 0.01 is not)."""
+    if head_dim <= 2:
+        return None
+    ok = [a for a in ALPHA_STOPS if base * a ** (head_dim / (head_dim - 2)) > 1]
+    return (ok[0], ok[-1]) if len(ok) > 1 else None
+
+
+def wavelength_live_chart(
+    theta,
+    *,
+    head_dim: int,
+    base: float,
+    start: float,
+    window: tuple[float, float],
+    title: str,
+    subtitle: str,
+    width: int = 640,
+    height: int = 460,
+) -> alt.LayerChart:
+    """`wavelength_compare_chart` with α as the chart's own slider (over `ALPHA_STOPS` in `window`, starting at
+    `start`): the rows are θ_j at the trained base (posenc's), and the browser computes the three schemes as
+    posenc and the frame do: λ_j = 2π/θ_j; NTK b′ = b·α^(d/(d−2)), θ′_j = b′^(−2j/d), λ′_j = 2π/θ′_j (JavaScript's
+    pow, within a few ulps of C's); linear 2π/(θ_j/α). `title` and `subtitle` must hold for every α."""
+    theta = np.asarray(theta, dtype=np.float64)
+    if theta.ndim != 1 or theta.size != head_dim // 2 or head_dim <= 2:
+        raise ValueError(
+            f"theta must hold the {head_dim // 2} pairs of head_dim {head_dim} > 2, got shape {theta.shape}"
+        )
+    alpha = live.option(ALPHA_KEY, ALPHA_STOPS)
+    slider = live.option_position(ALPHA_KEY, ALPHA_STOPS, start=start, lo=window[0], hi=window[1], label="α (or s) ")
+    trained, ntk, linear = COLORS
+    new_base = f"({float(base)!r} * pow({alpha}, {head_dim / (head_dim - 2)!r}))"
+    rows = pd.DataFrame({"j": np.arange(theta.size), "theta": theta})
+    color = alt.Color("scheme:N").title(None).scale(domain=list(COLORS), range=list(COLORS.values()))
+    last = max(int(theta.size) - 1, 1)
+    chart = (
+        alt.Chart(rows)
+        .transform_calculate(
+            **{
+                trained: "2 * PI / datum.theta",
+                ntk: f"2 * PI / pow({new_base}, -2.0 * datum.j / {float(head_dim)!r})",
+                linear: f"2 * PI / (datum.theta / {alpha})",
+            }
+        )
+        .transform_fold(list(COLORS), as_=["scheme", "wavelength"])
+        .mark_line(point=alt.OverlayMarkDef(size=30), strokeWidth=2.5)
+        .encode(
+            alt.X("j:Q").title("pair j (0 = fastest)").axis(tickMinStep=1).scale(domain=[0, last], nice=False),
+            alt.Y("wavelength:Q")
+            .title("wavelength λ_j (tokens, log scale)")
+            .scale(type="log")
+            .axis(labelOverlap="greedy", labelSeparation=6),
+            color,
+            tooltip=[
+                alt.Tooltip("j:Q", title="pair j"),
+                alt.Tooltip("scheme:N"),
+                alt.Tooltip("wavelength:Q", title="λ_j (tokens)", format=",.2f"),
+            ],
+        )
+        .add_params(slider)
+        .properties(width=width, height=height, title=alt.Title(title, subtitle=subtitle), name="conv_live_lines")
     )
     chart.config = _CONFIG
     return chart

@@ -12,6 +12,7 @@ from typing import Any
 from explorer.pagespec import BenchSettings, DeepLink, Page
 from explorer.paramspec import Param
 from explorer.snippets import HEADER, fill
+from explorer.vocabulary import ALPHA_STOPS
 from posenc.models import PRESETS
 
 
@@ -148,6 +149,7 @@ PAGE = Page(
             max=1000.0,
             step=0.01,
             fmt="%.2f",
+            stops=ALPHA_STOPS,
             help="NTK alpha α, or the linear factor s when converting from a linear factor.",
         ),
         Param(

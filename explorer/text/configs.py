@@ -156,6 +156,14 @@ def converter_metrics(
     ]
 
 
+#: The converter chart's words when α is its own slider: true for every α (b′ = b·α^(d/(d−2)) keeps λ_0 and
+#: multiplies λ_{d/2−1} by exactly α).
+WAVELENGTH_LIVE_WORDS = {
+    "title": "Drag α: NTK keeps the fastest pair's wavelength and multiplies the slowest pair's by α",
+    "subtitle": "linear scaling with s = α multiplies every pair's wavelength by s",
+}
+
+
 def wavelength_words(alpha: float) -> dict[str, str]:
     """The converter chart's title and subtitle, true for every α (α < 1 shortens the slow wavelengths).
     No base in them: a number that d changes would make a new spec at every step of d."""

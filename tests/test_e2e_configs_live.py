@@ -1,0 +1,109 @@
+"""Issue #36 on the Model configs page: the converter chart's NTK alpha α (or linear factor s) is its own
+slider, over the stops explorer.vocabulary.ALPHA_STOPS. In Chromium:
+
+* in the app, a key press on α redraws the chart while no script runs; the value then reaches the server once,
+  and the link, the box and the metrics follow while the chart is kept;
+* in the chart's own HTML file (offline), at random (d, b, α), the wavelengths read from the Vega view are
+  posenc's: the trained and linear lines bit for bit, the NTK line within a few ulps (JavaScript's pow and the C
+  library's may round the last bit differently, twice: b′ = b·α^(d/(d−2)), then θ′_j = b′^(−2j/d))."""
+
+from __future__ import annotations
+
+import _browser_fixtures
+import numpy as np
+from e2e_support import wait_charts_drawn, wait_idle
+from test_e2e_chartfile import open_offline
+from test_e2e_clocks_live import CHANGED_JS, ITEMS_JS
+from test_e2e_drag import COUNT_RUNS_JS
+
+import posenc
+from explorer.charts import configs as charts
+from explorer.text import configs as text
+from explorer.vocabulary import ALPHA_STOPS, BASE_OPTIONS
+
+chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # module fixtures, shared
+
+TITLE = "Model configs"
+SVG_JS = """() => { const svg = document.querySelector('[class*="st-key-conv_live_"] .vega-embed svg.marks');
+  return svg ? svg.outerHTML.replace(/url[(][^)#]*#/g, 'url(#').replace(/(clip|gradient_?)[0-9]+/g, '$1') : ''; }"""
+
+
+def test_a_press_on_alpha_redraws_the_chart_with_no_script_run_and_the_page_follows(chromium, server):
+    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(f"{server.base_url}/Model_configs?head_dim=128&ntk_alpha=8")
+        wait_idle(page, title=TITLE)
+        wait_charts_drawn(page)
+        chart = page.locator('[class*="st-key-conv_live_"] [data-testid=stVegaLiteChart]').first
+        chart.scroll_into_view_if_needed()
+        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
+        page.evaluate(COUNT_RUNS_JS)
+        before = page.evaluate(SVG_JS)
+        page.evaluate("() => { window.__runs = 0; }")
+        slider = chart.locator('input[name="ntk_alpha_ntk_alpha"]')
+        slider.focus()
+        page.keyboard.press("ArrowRight")  # 8 → 10
+        took, runs = page.evaluate(CHANGED_JS.replace("SVG_JS", SVG_JS), before)
+        assert took is not None, "the chart did not change"
+        assert runs == 0, f"a script ran before the chart changed ({took:.0f} ms)"
+        page.wait_for_function("() => new URLSearchParams(location.search).get('ntk_alpha') === '10'")
+        wait_idle(page, title=TITLE)
+        assert page.evaluate("window.__runs") == 1, "not one run for one press"
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
+        assert chart.locator(".vega-bind").filter(has_text="α (or s)").inner_text().strip().endswith("10")
+        assert page.locator(".st-key-ntk_alpha input").input_value() == "10.00"
+        new_base = 10000 * 10 ** (128 / 126)
+        assert page.get_by_text(f"{new_base:,.2f}", exact=True).count() >= 1  # the metric b′ followed
+    finally:
+        page.close()
+
+
+def test_the_wavelengths_in_the_vega_view_are_posencs_at_random_settings(chromium, tmp_path):
+    from explorer import chartfile, compat
+    from explorer.render import stable_dataset_names
+
+    rng = np.random.default_rng(36)
+    exact = near = 0
+    for _ in range(4):
+        d = 2 * int(rng.integers(3, 129))
+        base = float(BASE_OPTIONS[int(rng.integers(0, len(BASE_OPTIONS)))])
+        window = charts.alpha_window(d, base)
+        theta = posenc.inverse_frequencies(d, base=base)
+        chart = charts.wavelength_live_chart(
+            theta, head_dim=d, base=base, start=1.0, window=window, **text.WAVELENGTH_LIVE_WORDS
+        )
+        path = tmp_path / f"conv_{d}.html"
+        path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
+        tab, tried = open_offline(chromium, path)
+        try:
+            lo, hi = ALPHA_STOPS.index(window[0]), ALPHA_STOPS.index(window[1])
+            for _ in range(8):
+                i = int(rng.integers(lo, hi + 1))
+                items = tab.evaluate(
+                    """([i, itemsJs]) => { const el = document.querySelector('input[name="ntk_alpha_ntk_alpha"]');
+                         el.value = i; el.dispatchEvent(new Event('input', {bubbles: true}));
+                       return window.posencView.runAsync().then((view) => (eval(itemsJs))(view)); }""",
+                    [i, ITEMS_JS],
+                )
+                alpha = ALPHA_STOPS[i]
+                new_base = posenc.ntk_alpha_to_base(alpha, d, base=base)
+                want = charts.wavelength_frame(theta, posenc.inverse_frequencies(d, base=new_base), alpha)
+                points = [datum for kind, _, datum, _ in items if kind == "line"]
+                for scheme in charts.COLORS:
+                    got = np.array(
+                        [p["wavelength"] for p in sorted(points, key=lambda p: p["j"]) if p["scheme"] == scheme]
+                    )
+                    expect = want[want.scheme == scheme].sort_values("j")["wavelength"].to_numpy()
+                    assert got.shape == expect.shape, (d, base, alpha, scheme)
+                    if scheme == "NTK-aware (new base)":
+                        ulps = np.abs(got - expect) / np.spacing(expect)
+                        assert ulps.max() <= 8, (d, base, alpha, ulps.max())
+                        exact += int((ulps == 0).sum())
+                        near += int((ulps > 0).sum())
+                    else:
+                        assert got.tolist() == expect.tolist(), (d, base, alpha, scheme)
+            assert tried == []
+        finally:
+            tab.context.close()
+    print(f"NTK wavelengths read from the view: {exact} equal to posenc's bit for bit, {near} a few ulps apart")
