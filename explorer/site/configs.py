@@ -71,8 +71,7 @@ EXAMPLE_KEYS: tuple[str, ...] = tuple(EXAMPLE_LABELS)
 #: What each example puts in the text box ("none" puts nothing): a preset's published config (its
 #: position-related fields) as the file writes them.
 EXAMPLE_TEXTS: dict[str, str] = {
-    "rope-block": """{"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
- "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}""",
+    "rope-block": json.dumps(PRESETS["llama3.1-8b"].config["rope_scaling"]),  # the preset's own block
     "broken": """{
   "model_type": "llama",
   "head_dim": 128,
