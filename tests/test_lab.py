@@ -536,3 +536,36 @@ def test_a_fine_tune_to_the_target_records_its_own_run():
     )
     assert out["trained"]["rope"] == {"steps": 2, "cap": None, "reached": None}
     assert out["trained"]["rope@ft32"] == {"steps": 2, "cap": None, "reached": None}
+
+
+def test_merge_with_tasks_joins_those_tasks_and_keeps_the_others(tmp_path):
+    """`python -m posenc.lab merge --tasks copy OUT IN…` (runs that started from an older shipped file): the
+    listed task comes from the inputs (a row in several: the later file's), every other task and its weights
+    as OUT has them, even where an input holds an older version of it."""
+    import json
+    import shutil
+
+    from posenc.lab.__main__ import main
+
+    src = ROOT / "data" / "lab"
+    dirs = {}
+    for name in ("out", "old", "new"):
+        d = dirs[name] = tmp_path / name
+        d.mkdir()
+        shutil.copy(src / "results.json", d / "results.json")
+        shutil.copy(src / "weights.npz", d / "weights.npz")
+    old = json.loads((dirs["old"] / "results.json").read_text())  # an input whose markov is stale
+    old["tasks"]["markov"]["runs"]["rope"]["0"]["64"] = 99.0
+    (dirs["old"] / "results.json").write_text(json.dumps(old))
+    new = json.loads((dirs["new"] / "results.json").read_text())  # the input with the rebuilt copy row
+    new["tasks"]["copy"]["runs"]["rope"]["0"]["64"] = 0.5
+    (dirs["new"] / "results.json").write_text(json.dumps(new))
+    out = dirs["out"] / "results.json"
+    main(["merge", "--tasks", "copy", str(out), str(dirs["old"] / "results.json"), str(dirs["new"] / "results.json")])
+    doc = json.loads(out.read_text())
+    shipped = lab.load_shipped()
+    assert doc["tasks"]["copy"]["runs"]["rope"]["0"]["64"] == 0.5  # from the later input
+    assert doc["tasks"]["markov"]["runs"] == shipped["tasks"]["markov"]["runs"]  # kept, not the stale input's
+    assert set(doc["tasks"]) == set(shipped["tasks"])
+    with np.load(dirs["out"] / "weights.npz") as got, np.load(src / "weights.npz") as want:
+        assert set(got.files) == set(want.files)

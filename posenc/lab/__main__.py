@@ -363,10 +363,28 @@ def merge(argv: list[str]) -> None:
     p = argparse.ArgumentParser(prog="python -m posenc.lab merge")
     p.add_argument("out")
     p.add_argument("inputs", nargs="+")
+    p.add_argument(
+        "--tasks",
+        default=None,
+        help="join only these tasks (comma-separated) from the inputs; every other task, with its weights, is kept "
+        "as --keep has it (for runs that started from an older copy of the shipped file)",
+    )
+    p.add_argument("--keep", default=None, help="with --tasks: the file whose other tasks are kept (default: OUT)")
     a = p.parse_args(argv)
     docs = [json.loads(Path(f).read_text()) for f in a.inputs]
     out: dict[str, Any] = {**docs[-1], "tasks": {}, "command": "python -m posenc.lab merge " + shlex.join(argv)}
     weights: dict[str, np.ndarray] = {}
+    only = None if a.tasks is None else [t for t in a.tasks.split(",") if t]
+    if only is not None:
+        keep = Path(a.keep or a.out)
+        kept = json.loads(keep.read_text())
+        out["tasks"] = {t: e for t, e in kept["tasks"].items() if t not in only}
+        for e in out["tasks"].values():  # a kept task keeps its own origin
+            e.setdefault("command", kept.get("command"))
+            e.setdefault("date", kept.get("date"))
+        with np.load(keep.with_name("weights.npz")) as data:
+            weights.update({k: data[k] for k in data.files if k.split("/")[0] not in only})
+        docs = [{**d, "tasks": {t: e for t, e in d["tasks"].items() if t in only}} for d in docs]
     for f, doc in zip(a.inputs, docs, strict=True):
         for k in ("train_len", "eval_lens", "d_model", "tokens", "seeds", "bin_width", "min_bin_tokens"):
             if doc["settings"].get(k) != out["settings"].get(k):
@@ -381,9 +399,10 @@ def merge(argv: list[str]) -> None:
             into["command"] = " + ".join(sorted(commands))
             into["complete"] = bool(into.get("complete")) and bool(entry.get("complete"))
         with np.load(Path(f).with_name("weights.npz")) as data:
-            weights.update({k: data[k] for k in data.files})
+            weights.update({k: data[k] for k in data.files if only is None or k.split("/")[0] in only})
     for task, entry in out["tasks"].items():
-        _tidy(entry, task, int(out["settings"]["train_len"]))
+        if only is None or task in only:
+            _tidy(entry, task, int(out["settings"]["train_len"]))
     out["complete"] = all(e.get("complete") for e in out["tasks"].values())
     Path(a.out).write_text(json.dumps(out, separators=(",", ":")) + "\n")
     np.savez_compressed(Path(a.out).with_name("weights.npz"), **weights)  # type: ignore[arg-type]
