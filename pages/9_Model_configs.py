@@ -153,7 +153,7 @@ frame = charts.wavelength_frame(theta, theta_ntk, alpha)
 # follows on release; a new rope_theta, or an α typed between two stops, draws the chart for that one value.
 window = charts.alpha_window(head_dim, base) if source != "rope_theta" and given in ALPHA_STOPS else None
 if window is not None and window[0] <= given <= window[1]:
-    live = LiveChart("conv_live", (charts.ALPHA_KEY,))
+    live = LiveChart("conv_live", charts.LIVE_PARAMS)
     start = live.starts((head_dim, base, window))[charts.ALPHA_KEY]
     chart = shared(charts.wavelength_live_chart)(
         theta, head_dim=head_dim, base=base, start=start, window=window, **text.WAVELENGTH_LIVE_WORDS

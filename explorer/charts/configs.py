@@ -76,6 +76,7 @@ def wavelength_compare_chart(
 
 #: The converter chart's own slider (issue #36): the registry parameter ntk_alpha, over its stops.
 ALPHA_KEY = "ntk_alpha"
+LIVE_PARAMS = (ALPHA_KEY,)
 
 
 def alpha_window(head_dim: int, base: float) -> tuple[float, float] | None:
