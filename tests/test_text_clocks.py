@@ -71,3 +71,12 @@ def test_table_caption(shown, pairs, start):
 
 def test_the_animation_text_carries_its_numbers():
     assert "every 40 ms it moves p on by speed ÷ 25 tokens" in text.animation_explained(40, 25)
+
+
+def test_the_clock_charts_description_quotes_its_starting_settings():
+    said = text.clocks_description(7.0, 16, 10000.0, 4)
+    assert said.startswith("Clock hands, starting at position p = 7, head size d = 16, base b = 10000 and 4 clocks")
+    assert "θ_j = b^(−2j/d)" in said
+    assert text.clocks_description(2.5, 64, 500000.0, 1).startswith(
+        "Clock hands, starting at position p = 2.5, head size d = 64, base b = 500000 and 1 clocks"
+    )

@@ -146,3 +146,7 @@ def test_what_the_open_buttons_carry():
         "layout",
         "rope_type",
     ]
+
+
+def test_the_layer_charts_title_counts_the_layers():
+    assert text.layers_title(48) == "What each of the 48 layers does with positions"

@@ -133,3 +133,84 @@ def test_the_precision_stop_is_float16s_largest_number():
         f"Positions stop at {int(np.finfo(np.float16).max):,}, the largest number a float16 holds."
     )
     assert "escaped \\*" in text.invalid_block("escaped \\*")
+
+
+# --- the charts' titles and subtitles ----------------------------------------------------------------------
+def test_the_angle_titles_count_the_pairs_and_quote_t():
+    assert text.angle_reach_title(9, 32, T) == "9 of 32 pairs turn further at T = 16,384 than they ever did in training"
+    assert text.angle_reach_title(0, 32, 4096) == "No pair meets an unseen angle at T = 4,096"
+    both = text.live_angle_title(True, True, T)
+    assert both.startswith("Drag s and T: the largest angle per pair,") and "16,384" not in both  # T moves: not quoted
+    assert text.live_angle_title(True, False, 131072).startswith("Drag s: the largest angle per pair at T = 131,072,")
+    assert text.live_angle_title(False, True, T).startswith("Drag T:")
+
+
+def test_the_wavelength_title_counts_stretched_and_slow_pairs():
+    assert text.wavelength_title(32, 32, 9) == (
+        "Scaling stretches 32 of 32 wavelengths; 9 pairs are longer than L and never complete a turn in training"
+    )
+    assert text.wavelength_title(0, 1, 1) == (
+        "No wavelength is stretched; 1 pair is longer than L and never completes a turn in training"
+    )
+
+
+def test_the_ratio_title_quotes_each_methods_own_numbers():
+    s = 4.0
+    assert text.ratio_title("linear", np.full(32, 1 / s), s, None, None, None) == (
+        "Linear interpolation divides every pair by s = 4: the ratio is 1/4 everywhere"
+    )
+    assert text.ratio_title("yarn", np.ones(32), s, None, (10, 20), None).endswith("nothing is rescaled")
+    # NTK: b′ = b·s^(d/(d−2)) and θ′_j/θ_j = (b′/b)^(−2j/d), so the slowest pair (j = d/2 − 1) is divided by s
+    ratio = (s ** (D / (D - 2))) ** (-2 * np.arange(D // 2) / D)
+    assert text.ratio_title("ntk", ratio, s, None, None, None).endswith("divides the slowest by 4")
+    assert text.ratio_title("dynamic", ratio, s, None, None, T).startswith("Dynamic NTK at T = 16,384: a larger")
+    ramp = np.linspace(1, 1 / s, 32)
+    assert "pairs below 10 keep θ, pairs above 20 are divided by s = 4," in text.ratio_title(
+        "yarn", ramp, s, None, (10, 20), None
+    )
+    assert "reversed): pairs up to 10 are divided by s = 4, pairs from 20 on keep θ" in text.ratio_title(
+        "yarn", ramp, s, None, (20, 10), None
+    )
+    bands = ["kept"] * 3 + ["smoothed"] * 5 + ["divided"] * 24
+    assert text.ratio_title("llama3", ramp, 8.0, bands, None, None) == (
+        "Llama 3: 3 pairs kept, 5 smoothed, 24 divided by s = 8"
+    )
+    assert text.ratio_title("longrope", ramp, None, None, None, None).startswith("LongRoPE: each pair")
+    assert text.ratio_title("linear", ramp, None, None, None, None).endswith("s = s: the ratio is 1/s everywhere")
+
+
+def test_the_angle_step_title_compares_the_fastest_pairs_steps():
+    assert text.angle_step_title(1.0, 0.25) == (
+        "The fastest pair now moves 0.25 rad per token instead of 1: neighbours are 4× harder to tell apart"
+    )
+    assert text.angle_step_title(1.0, 1.0).startswith("The fastest pair still moves 1 rad per token:")
+    assert text.angle_step_title(1.0, 0.0).startswith("No pair turns any more")
+
+
+def test_the_attention_factor_title_squares_a():
+    a = 0.1 * math.log(4.0) + 1  # 1.1386…, a² = 1.2965…
+    assert text.attention_factor_title("YaRN", a, 4.0) == (
+        "YaRN: a = 1.139 at s = 4, so every logit is multiplied by a² = 1.296"
+    )
+
+
+def test_the_interpolation_strip_quotes_l_and_s_times_l():
+    assert text.strip_title(2.5) == "Position Interpolation, s = 2.5: token m is rotated as if it sat at m/s"
+    said = text.strip_subtitle(2.0, 2048)
+    assert said.startswith("2,048 → 4,096 tokens:") and "range 0 … 2,048, neighbours 1/2 apart instead of 1." in said
+    assert text.strip_subtitle(1.0, 2048).startswith("s = 1 changes nothing")
+
+
+def test_the_phase_error_title_names_where_each_dtype_loses_the_phase():
+    m = [0.0, 1000.0, 2000.0, 3000.0]
+    fine = {"float32": [0, 1e-5, 2e-5, 3e-5], "float16": [0, 0.3, 0.78, 0.5]}
+    assert text.phase_error_title(m, fine) == (
+        "Up to m = 3,000 no dtype reaches error 1: the largest errors are float32 3e-05, float16 0.78"
+    )
+    lost = {"float32": [0, 1e-5, 2e-5, 3e-5], "float16": [0, 0.5, 1.0, 2.0], "bfloat16": [0, 1.5, 2, 2]}
+    assert text.phase_error_title(m, lost).endswith("for float16 by m = 2,000, bfloat16 by m = 1,000")
+    assert "errors below 1e-09 drawn at 1e-09" in text.phase_error_subtitle(1e-9)[0]
+
+
+def test_the_temperature_subtitle_quotes_llama4s_constants():
+    assert "τ = 1 + 0.1·ln(⌊(p+1)/8192⌋ + 1)" in text.temperature_subtitle(0.1, 8192.0)[0]

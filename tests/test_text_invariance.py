@@ -214,3 +214,9 @@ def test_the_sentences_quote_their_numbers():
     title, subtitle = text.residual_titles(5, "float64", residual.max())
     assert title == "PE(p + 5) = R_k·PE(p) for every p"
     assert subtitle.endswith(f"(max {residual.max():.1e})") and residual.max() < 1e-12
+
+
+def test_the_shift_charts_description_quotes_precision_head_dim_and_reach():
+    said = text.shift_chart_description("float32", 8, 60)
+    assert said.startswith("The shift test for RoPE (float32), an added sinusoid and an added learned table")
+    assert ", d = 8: one bar per encoding" in said and "(from 1 to 60)" in said

@@ -3,6 +3,7 @@ each claim checked against numbers recomputed here, and each verdict shown to fl
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -449,3 +450,38 @@ def test_the_page_status_lines_name_their_values_and_escape_what_they_quote():
     ):
         assert "*such*" not in line and "[x](" not in line  # markdown in a message is shown, not rendered
     assert rt.own_model_error("bad", "SmolLM2").endswith("The views below are SmolLM2's.")
+
+
+# --- the charts' titles and subtitles (explorer.charts.realmodel) ----------------------------------------------
+def test_the_pair_charts_key_and_title_follow_what_is_drawn():
+    bars, ticks, orange = realtext.frequency_subtitle(256, 8192, True)
+    assert "first 256 tokens" in bars and ticks.startswith("ticks:") and "than the 8,192 trained tokens" in orange
+    assert len(realtext.frequency_subtitle(256, 8192, False)) == 2  # no ticks drawn, no line for them
+    assert realtext.pairs_title() == "Which rotary pairs the model's queries and keys use"
+    assert realtext.pairs_title((3, 7)) == "Layer 3, head 7: the pairs it can use"
+    assert realtext.pairs_title(name="Qwen3", layer_type="full_attention").startswith("Qwen3, full_attention layers:")
+
+
+def test_the_head_charts_quote_layer_head_and_counts():
+    assert realtext.head_grid_subtitle(512).startswith("512 tokens; red square")
+    assert realtext.norm_titles(5, 9, 3) == (
+        "Layer 5: mean pair norms of every query and key head",
+        "9 query heads share 3 key heads; before rotation",
+    )
+    assert realtext.profile_titles(2, 4, 64) == (
+        "Layer 2, head 4: attention against distance",
+        "mean weight at each distance, over queries at positions ≥ 64",
+    )
+
+
+def test_the_loss_charts_quote_perplexities_lengths_and_texts():
+    own, new = np.full(1023, 2.0), np.full(1023, 2.5)  # mean loss 2 and 2.5 nats: perplexity e² and e^2.5
+    title, subtitle = realtext.change_titles("YaRN s = 2", math.exp(own.mean()), math.exp(new.mean()), own.size + 1)
+    assert title == "Loss along the text: its own rope and YaRN s = 2"
+    assert subtitle == "perplexity 7.39 → 12.18 over 1,024 tokens"
+    assert realtext.long_titles(16384, "argparse.py", "2025-01-02") == (
+        "Past the trained length: loss along 16,384 tokens of argparse.py",
+        "every rope at factor 2, no fine-tuning; computed in advance (2025-01-02)",
+    )
+    assert realtext.live_title("NTK s = 2", 12000) == "Live: NTK s = 2 on 12,000 tokens of argparse.py"
+    assert "cells with at least 20 keys" in realtext.passkey_subtitle(20)

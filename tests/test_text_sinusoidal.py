@@ -103,3 +103,45 @@ def test_notices_with_one_pair_and_one_position():
     items = text.notices(1, 2, "interleaved", wavelengths(2, 10.0), None)
     assert items[0].startswith("With d = 2 there is a single pair") and len(items) == 3
     assert not any("closest" in item for item in items)
+
+
+# --- the charts' titles and subtitles (explorer.charts.sinusoidal) -------------------------------------------
+def test_the_skipped_dimensions_are_named_with_the_limit_and_the_count():
+    said = text.dims_problems(["abc", "1.5"], ["70"], 64, 8, 3)
+    assert said == [
+        "not whole numbers, skipped: abc, 1.5",
+        "outside 0 … 63, skipped: 70",
+        "only the first 8 dimensions are drawn (3 more skipped)",
+    ]
+    assert text.dims_problems([], [], 64, 8, 0) == []
+
+
+def test_the_curves_title_names_the_fastest_and_the_slowest_dimension():
+    wl = wavelengths(128, 1e4)  # λ_0 = 2π ≈ 6.283, λ_10 = 2π·10^(80/128) ≈ 26.50 (interleaved: dim 20 is pair 10)
+    assert text.curves_title([0, 1, 20], [0, 0, 10], wl) == (
+        f"Dimension 0 turns once every 6.283 tokens, dimension 20 once every {2 * math.pi * 10 ** (80 / 128):.4g}"
+    )
+    assert text.curves_title([20, 21], [10, 10], wl) == "Pair 10: one turn every 26.5 tokens"
+    # λ_63 = 2π·10^(504/128) ≈ 54,239: from 1,000 tokens on the wavelength is written as a whole number
+    assert (
+        text.curves_title([127], [63], wl) == f"Pair 63: one turn every {2 * math.pi * 1e4 ** (126 / 128):,.0f} tokens"
+    )
+    assert (
+        text.curves_subtitle(5, 36)[0]
+        == "Each curve is one column of the table over positions 5 … 36 (the zoom window)."
+    )
+
+
+def test_the_wavelength_subtitle_counts_the_pairs_longer_than_the_sequence():
+    wl = wavelengths(8, 1e4)  # 2π·10^j: 6.28, 62.8, 628.3, 6,283
+    first, second = text.wavelength_subtitle(wl, 100, 1e4, 8)
+    assert first == "λ_j = 2π·b^(2j/d), from 2π ≈ 6.28 to 6,283 tokens (b = 10,000, d = 8)."
+    assert second == "2 of 4 pairs (above the dashed line) do not finish one turn within 100 positions."
+
+
+def test_the_distance_subtitle_and_the_zoom_description_quote_their_numbers():
+    assert text.distance_subtitle(64).endswith("here every k from 1 to 63.")
+    said = text.zoom_description("concatenated", 24, 48)
+    assert said.startswith(
+        "The zoom window of the sinusoidal encoding table (concatenated layout): up to 24 positions × 48"
+    )

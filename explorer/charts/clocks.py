@@ -38,6 +38,8 @@ import pandas as pd
 
 from explorer.charts import live
 from explorer.charts.style import chart_config
+from explorer.text.clocks import clocks_description
+from explorer.text.clocks import wavelength_label as wavelength_label  # the Python twin of the browser's label
 
 #: Frames per second of the in-browser animation (Vega timer throttle = 1000 / FPS ms).
 FPS = 25
@@ -167,11 +169,6 @@ def odometer_ticks(e_lo: int, e_hi: int, max_labels: int = ODOMETER_MAX_LABELS) 
         raise ValueError(f"need e_lo <= e_hi, got {e_lo}, {e_hi}")
     step = max(1, math.ceil((e_hi - e_lo) / max_labels))
     return [10.0**e for e in range(e_lo, e_hi + 1) if e % step == 0]
-
-
-def wavelength_label(lam: float) -> str:
-    """ "6.28", "19.9", "628", "54,410": three significant digits, whole tokens from 100 on."""
-    return f"{lam:.3g}" if lam < 100 else f"{lam:,.0f}"
 
 
 def pair_table(pairs, theta, wavelengths, angle, sin, cos) -> pd.DataFrame:
@@ -518,13 +515,6 @@ def clock_chart(
         ),
     )
 
-    description = (
-        f"Clock hands, starting at position p = {position:g}, head size d = {d_model}, base b = {base:g} and "
-        f"{n_clocks} clocks (the in-chart controls change them): one clock per chosen pair j, spread evenly from "
-        "the fastest pair to the slowest, each labelled with j and its wavelength λ_j in tokens. Each hand turns "
-        "clockwise by θ_j = b^(−2j/d) radians per token. Below, the odometer: the turns made by every pair at p, "
-        "on a log axis, falling from the first pair to the last."
-    )
     return ClockChart(
         vconcat=[faces_panel, odometer],
         # ignore: the stub types Parameter.param as possibly Undefined; alt.param() always sets it
@@ -535,5 +525,5 @@ def clock_chart(
             "client_timer": {"pos": timer, "exact": follow_pos},
             "client_bind": {"exact": {"min": 0, "max": int(p_max), "step": 1}},
         },
-        description=description,
+        description=clocks_description(position, d_model, base, n_clocks),
     )

@@ -11,6 +11,7 @@ import pandas as pd
 
 from explorer.charts import live
 from explorer.charts.style import chart_config
+from explorer.text.configs import layers_title
 from explorer.vocabulary import ALPHA_STOPS
 
 #: Line colours: as trained (slate), NTK-aware (blue), linear (orange), all distinct in print too.
@@ -226,7 +227,7 @@ def layer_strip_chart(frame: pd.DataFrame) -> alt.Chart:
             width=640,
             height=280,  # Streamlit fits title, legend and axes into the height too (≈ 190 px of it here)
             title=alt.Title(
-                f"What each of the {n} layers does with positions",
+                layers_title(n),
                 subtitle="Top row: the layer's rope (grey: NoPE); bottom row: how far back it attends.",
             ),
             config=_CONFIG,

@@ -30,6 +30,8 @@ from explorer.charts.style import (
     fact,
     facts_titled,
 )
+from explorer.text import extension as text
+from explorer.text.extension import ratio_title as _ratio_title
 from explorer.vocabulary import TARGET_STOPS
 
 # Colours: trained/original in slate, scaled in blue, "problem" in red (colour-blind safe pairs).
@@ -369,15 +371,10 @@ def angle_reach_chart(
 ) -> alt.LayerChart:
     """(1) Each pair's largest angle at T against the largest angle of training, log y."""
     ood = np.asarray(out_of_distribution, dtype=bool)
-    n, k = ood.size, int(ood.sum())
-    if k:
-        title = f"{k} of {n} pairs turn further at T = {_fmt_len(target_len)} than they ever did in training"
-    else:
-        title = f"No pair meets an unseen angle at T = {_fmt_len(target_len)}"
     train_name, target_name = _angle_names(train_len, target_len)
     return per_pair_chart(
         {train_name: train_angle, target_name: target_angle},
-        title=title,
+        title=text.angle_reach_title(int(ood.sum()), ood.size, target_len),
         subtitle=ANGLE_SUBTITLE,
         y_title="largest angle (radians, log scale)",
         colors={train_name: BEFORE, target_name: AFTER},
@@ -515,8 +512,8 @@ def angle_reach_live_chart(
     if factors is not None:
         parts.append(f"'s = ' + format({live.number(FACTOR_KEY)}, '.2~f')")
     readout = (
-        " + ' · ' + ".join(parts) + f" + '\\n' + (datum.n_ood === 0 ? 'no pair meets an unseen angle' : "
-        f"datum.n_ood + ' of ' + {fact('n_pairs')} + ' pairs meet unseen angles')"
+        " + ' · ' + ".join(parts) + f" + '\\n' + (datum.n_ood === 0 ? {text.NO_UNSEEN_ANGLE!r} : "
+        f"datum.n_ood + ' of ' + {fact('n_pairs')} + {text.UNSEEN_ANGLES!r})"
     )
     # bottom left: the angles fall from left to right, so the fast pairs' curves leave that corner free
     layers.append(
@@ -541,11 +538,9 @@ def angle_reach_live_chart(
         )
         .encode(x=alt.XValue(0), y=alt.YValue("height"), text="text:N")
     )
-    moving = " and ".join(w for w, on in (("s", factors is not None), ("T", t_window is not None)) if on)
-    at_t = "" if t_window is not None else f" at T = {_fmt_len(target_len)}"
     return _finish(
         layers,
-        title=f"Drag {moving}: the largest angle per pair{at_t}, against training",
+        title=text.live_angle_title(factors is not None, t_window is not None, target_len),
         subtitle=ANGLE_SUBTITLE,
         facts={"last_pair": max(n_p - 1, 1), "n_pairs": n_p},
     )
@@ -556,20 +551,10 @@ def wavelength_chart(inv_freq, scaled_inv_freq, *, train_len: int, target_len: i
     before = 2 * np.pi / np.asarray(inv_freq, dtype=float)
     with np.errstate(divide="ignore"):  # a pair p-RoPE stops (θ′ = 0) never turns: λ′ = ∞, left off the log axis
         after = 2 * np.pi / np.asarray(scaled_inv_freq, dtype=float)
-    slow = int(np.sum(before > train_len))
     stretched = int(np.sum(after > before * (1 + 1e-9)))
     return per_pair_chart(
         {"before: λ_j = 2π/θ_j": before, "after: λ′_j = 2π/θ′_j": after},
-        title=(
-            f"Scaling stretches {stretched} of {before.size} wavelengths; "
-            if stretched
-            else "No wavelength is stretched; "
-        )
-        + (
-            "1 pair is longer than L and never completes a turn in training"
-            if slow == 1
-            else f"{slow} pairs are longer than L and never complete a turn in training"
-        ),
+        title=text.wavelength_title(stretched, before.size, int(np.sum(before > train_len))),
         subtitle="Wavelength per pair in tokens (log scale): how many tokens one full turn takes.",
         y_title="wavelength (tokens, log scale)",
         colors={"before: λ_j = 2π/θ_j": BEFORE, "after: λ′_j = 2π/θ′_j": AFTER},
@@ -579,36 +564,6 @@ def wavelength_chart(inv_freq, scaled_inv_freq, *, train_len: int, target_len: i
             (target_len, f"T = {_fmt_len(target_len)}", "left"),
         ],
     )
-
-
-def _ratio_title(
-    rope_type: str, ratio: np.ndarray, factor: float | None, bands, yarn_range, target_len: int | None
-) -> str:
-    s = f"{factor:g}" if factor else "s"
-    if np.allclose(ratio, 1.0):
-        return "Every pair keeps its frequency (ratio 1): nothing is rescaled"
-    if rope_type == "linear":
-        return f"Linear interpolation divides every pair by s = {s}: the ratio is 1/{s} everywhere"
-    if rope_type in ("ntk", "dynamic"):
-        who = "NTK-aware" if rope_type == "ntk" or target_len is None else f"Dynamic NTK at T = {_fmt_len(target_len)}"
-        return f"{who}: a larger base leaves the fastest pair alone and divides the slowest by {1 / ratio[-1]:.3g}"
-    if rope_type == "yarn" and yarn_range is not None:
-        low, high = yarn_range
-        if low > high:  # beta_fast < beta_slow: HF computes the ramp reversed (posenc.methods.yarn_ramp)
-            return (
-                f"YaRN with beta_fast < beta_slow (HF computes it reversed): pairs up to {high:g} are divided by "
-                f"s = {s}, pairs from {low:g} on keep θ, a linear ramp between"
-            )
-        return f"YaRN: pairs below {low:g} keep θ, pairs above {high:g} are divided by s = {s}, a linear ramp between"
-    if rope_type == "llama3" and bands is not None:
-        counts = {b: int(np.sum(np.asarray(bands) == b)) for b in ("kept", "smoothed", "divided")}
-        return (
-            f"Llama 3: {counts['kept']} pairs kept, {counts['smoothed']} smoothed, "
-            f"{counts['divided']} divided by s = {s}"
-        )
-    if rope_type == "longrope":
-        return "LongRoPE: each pair is divided by its own factor from the list"
-    return "Frequency ratio θ′_j / θ_j per pair"
 
 
 def frequency_ratio_chart(
@@ -670,21 +625,9 @@ def angle_step_chart(inv_freq, scaled_inv_freq) -> alt.LayerChart:
     """(4) θ_j vs θ′_j: the angle between neighbouring positions (PI shrinks even the fast pairs)."""
     before = np.asarray(inv_freq, dtype=float)
     after = np.asarray(scaled_inv_freq, dtype=float)
-    if after[0] == 0:  # p-RoPE with partial_rotary_factor 0: no pair turns at all
-        title = "No pair turns any more (θ′_j = 0): the rotation no longer tells positions apart"
-    elif np.isclose(before[0] / after[0], 1.0):
-        title = (
-            f"The fastest pair still moves {after[0]:.3g} rad per token: neighbouring tokens stay as easy to tell apart"
-        )
-    else:
-        shrink = before[0] / after[0]
-        title = (
-            f"The fastest pair now moves {after[0]:.3g} rad per token instead of {before[0]:.3g}: "
-            f"neighbours are {shrink:.3g}× harder to tell apart"
-        )
     return per_pair_chart(
         {"before: θ_j": before, "after: θ′_j": after},
-        title=title,
+        title=text.angle_step_title(float(before[0]), float(after[0])),
         subtitle="Angle between neighbouring positions, per pair (radians per token, log scale).",
         y_title="angle step (rad per token, log scale)",
         colors={"before: θ_j": BEFORE, "after: θ′_j": AFTER},
@@ -750,11 +693,9 @@ def attention_factor_chart(
     (s, a) of the first curve is marked. `reference`, beside another curve, is drawn dashed in grey."""
     current = next(iter(curves))
     dashed: tuple[str, ...] = (reference,) if reference is not None and reference in curves and len(curves) > 1 else ()
-    af2 = attention_factor**2
     return line_chart(
         {name: (factors, values) for name, values in curves.items()},
-        title=f"{current}: a = {attention_factor:.4g} at s = {factor:g}, so every logit is "
-        f"multiplied by a² = {af2:.4g}",
+        title=text.attention_factor_title(current, attention_factor, factor),
         subtitle="The model multiplies cos and sin by a, so q·k (and the softmax sharpness) scales by a².",
         x_title="scaling factor s (log scale)",
         y_title="attention factor a",
@@ -849,41 +790,19 @@ def interpolation_strip_chart(positions, interpolated, *, factor: float, train_l
     )
     return _finish(
         [link_layer, dot_layer, top_text, bottom_text],
-        title=f"Position Interpolation, s = {factor:g}: token m is rotated as if it sat at m/s",
-        subtitle=f"{_fmt_len(train_len)} → {_fmt_len(train_len * factor)} tokens: the long text's "
-        f"positions are squeezed into the trained range 0 … {_fmt_len(train_len)}, neighbours 1/{factor:g} "
-        "apart instead of 1."
-        if factor != 1
-        else "s = 1 changes nothing: every token is rotated at its own position.",
+        title=text.strip_title(factor),
+        subtitle=text.strip_subtitle(factor, train_len),
         height=120,
     )
 
 
-def _phase_error_title(positions, errors: Mapping[str, np.ndarray]) -> str:
-    """The precision chart's title from the errors drawn: which dtypes reach error 1 (the rotation as
-    good as random) and by which drawn position, else the largest error of each."""
-    m = np.asarray(positions, dtype=float)
-    worst = {k: float(np.max(v)) for k, v in errors.items()}
-    lost = {k: float(m[int(np.argmax(np.asarray(v) >= 1.0))]) for k, v in errors.items() if worst[k] >= 1.0}
-    if lost:
-        said = ", ".join(f"{k} by m = {_fmt_len(p)}" for k, p in lost.items())
-        return f"Low precision loses the phase at long positions: error 1 (as good as random) for {said}"
-    parts = ", ".join(f"{k} {worst[k]:.2g}" for k in errors)
-    return f"Up to m = {_fmt_len(m.max())} no dtype reaches error 1: the largest errors are {parts}"
-
-
 def phase_error_chart(positions, errors: Mapping[str, np.ndarray], *, floor: float = 1e-9) -> alt.LayerChart:
     """(8) Largest cos/sin error over pairs against position, per dtype (log y; 0 drawn at `floor`)."""
-    title = _phase_error_title(positions, errors)
     curves = {k: (positions, np.maximum(np.asarray(v, dtype=float), floor)) for k, v in errors.items()}
     return line_chart(
         curves,
-        title=title,
-        subtitle=[
-            f"cos/sin of m·θ′_j computed in each dtype vs exact, worst pair per position "
-            f"(log scale; errors below {floor:g} drawn at {floor:g}).",
-            "Grey line: error 1, where the rotation is as good as random.",
-        ],
+        title=text.phase_error_title(positions, errors),
+        subtitle=text.phase_error_subtitle(floor),
         x_title="position m",
         y_title="phase error (log scale)",
         colors={k: DTYPE_COLORS.get(k, AFTER) for k in errors},
@@ -909,12 +828,7 @@ def temperature_chart(
     return line_chart(
         {llama4: (lengths, llama4_multiplier), yarn: (lengths, yarn_multiplier)},
         title="Two ways to sharpen attention far out: Llama 4's temperature and YaRN's attention factor",
-        subtitle=[
-            f"Llama 4 multiplies q on its NoPE layers by τ = 1 + {attn_scale:g}·ln(⌊(p+1)/{floor_scale:g}⌋ + 1), "
-            "a step function of the query's position p.",
-            "YaRN multiplies cos and sin (q and k) by a, once per model, from its factor s: "
-            "drawn here with s = T/L for a context of T = p + 1 tokens.",
-        ],
+        subtitle=text.temperature_subtitle(attn_scale, floor_scale),
         x_title="position p (log scale)",
         y_title="attention-logit multiplier",
         colors={llama4: AFTER, yarn: BEFORE},

@@ -26,7 +26,7 @@ from explorer.charts import live
 from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param, on_canvas
 from explorer.imagechart import coarse_hover_cells, fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
-from explorer.text.invariance import survivors_title
+from explorer.text.invariance import shift_chart_description, survivors_title
 
 #: Colours of the pass / fail verdicts.
 VERDICT_COLORS = {"pass": "#15803D", "fail": "#B91C1C"}
@@ -323,12 +323,6 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
         )
         .encode(x=alt.value(0), y=alt.Y("top:Q").scale(None), text="lines:N")
     )
-    description = (
-        f"The shift test for RoPE ({dtype}), an added sinusoid and an added learned table over the first N "
-        f"positions (the slider N above), d = {d}: one bar per encoding, the largest change of a score when both tokens move by t, on a log axis, "
-        f"against a dashed pass mark; the slider t (from 1 to {t_max}) above the chart moves the bars, and the "
-        "headline names the encodings whose scores survive the shift."
-    )
     chart = alt.LayerChart(
         data=rows,
         layer=[bars, rule, names, values, rule_label, headline],
@@ -336,7 +330,7 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
         params=[font_scale_param().param],  # type: ignore[list-item]
         width=width,
         height=64 * len(labels),
-        description=description,
+        description=shift_chart_description(dtype, d, t_max),
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )
     return configure(chart)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts.style import FIT_X, chart_config, when
+from explorer.text import realmodel as realtext
 from posenc import stats
 from posenc.realmodel.analysis import chunk_means
 
@@ -110,14 +111,10 @@ def frequency_chart(
     with ``spread`` (…, pairs) its share of the variance across keys (ticks)."""
     per_pair = np.asarray(products, dtype=float).reshape(-1, np.shape(products)[-1]).sum(axis=0)
     var = None if spread is None else np.asarray(spread, dtype=float).reshape(-1, per_pair.size).sum(axis=0)
-    subtitle = [f"bars: share of mean |q_j|·mean |k_j| (the bound), first {tokens} tokens, before rotation"]
-    if var is not None:
-        subtitle.append("ticks: share of the variance across keys of the rotated term q̃_j·k̃_j")
-    subtitle.append(f"orange: wavelength longer than the {trained:,} trained tokens")
     return pair_chart(
         pair_frame(per_pair / per_pair.sum(), wavelengths, trained, None if var is None else var / var.sum()),
         title=title,
-        subtitle=subtitle,
+        subtitle=realtext.frequency_subtitle(tokens, trained, var is not None),
         y_title="share (%)",
     )
 
@@ -395,7 +392,7 @@ def head_grid_figure(sink: np.ndarray, labels: np.ndarray, selected: tuple[int, 
     return grid_chart(
         grid_frame(sink, labels),
         title="What each head does, by rule",
-        subtitle=f"{tokens} tokens; red square: the layer and head chosen above",
+        subtitle=realtext.head_grid_subtitle(tokens),
         value_title="weight on the first token",
         by_label=True,
         selected=selected,
@@ -414,51 +411,37 @@ def slow_grid_figure(shares: np.ndarray) -> alt.TopLevelMixin:
 
 def norm_figure(q: np.ndarray, k: np.ndarray, layer: int, first_slow: int, kv_heads: int) -> alt.TopLevelMixin:
     """One layer's mean pair norms, every query and key head."""
-    return norm_chart(
-        norm_frame(q[layer], k[layer]),
-        first_slow=first_slow,
-        title=f"Layer {layer}: mean pair norms of every query and key head",
-        subtitle=f"{len(q[layer])} query heads share {kv_heads} key heads; before rotation",
-    )
+    title, subtitle = realtext.norm_titles(layer, len(q[layer]), kv_heads)
+    return norm_chart(norm_frame(q[layer], k[layer]), first_slow=first_slow, title=title, subtitle=subtitle)
 
 
 def profile_figure(profile: np.ndarray, layer: int, head: int, min_query: int) -> alt.TopLevelMixin:
-    return profile_chart(
-        profile_frame(profile),
-        title=f"Layer {layer}, head {head}: attention against distance",
-        subtitle=f"mean weight at each distance, over queries at positions ≥ {min_query}",
-    )
+    title, subtitle = realtext.profile_titles(layer, head, min_query)
+    return profile_chart(profile_frame(profile), title=title, subtitle=subtitle)
 
 
 def change_figure(own: np.ndarray, new: np.ndarray, label: str, short: str) -> alt.TopLevelMixin:
     """The model's own rope against the chosen one along the text: per-token losses -> 32 chunk means each."""
     chunk = max(16, len(own) // 32)
     curves = {"its own rope": chunk_means(own, chunk), short: chunk_means(new, chunk)}
-    return loss_chart(
-        loss_frame(curves, chunk),
-        trained=None,
-        title=f"Loss along the text: its own rope and {label}",
-        subtitle=f"perplexity {np.exp(np.mean(own)):.2f} → {np.exp(np.mean(new)):.2f} over {len(own) + 1:,} tokens",
-        chunk=chunk,
+    title, subtitle = realtext.change_titles(
+        label, float(np.exp(np.mean(own))), float(np.exp(np.mean(new))), len(own) + 1
     )
+    return loss_chart(loss_frame(curves, chunk), trained=None, title=title, subtitle=subtitle, chunk=chunk)
 
 
 def long_figure(curves: Mapping[str, Sequence[float]], entry: Mapping[str, Any], name: str, trained: int):
     """The shipped long-context curves of one text (``entry``: posenc.realmodel.long_by_text's)."""
-    return loss_chart(
-        loss_frame(curves, int(entry["chunk"])),
-        trained=trained,
-        title=f"Past the trained length: loss along {int(entry['length']):,} tokens of {name}",
-        subtitle=f"every rope at factor 2, no fine-tuning; computed in advance ({entry.get('date', '')})",
-        chunk=int(entry["chunk"]),
-    )
+    title, subtitle = realtext.long_titles(int(entry["length"]), name, entry.get("date", ""))
+    chunk = int(entry["chunk"])
+    return loss_chart(loss_frame(curves, chunk), trained=trained, title=title, subtitle=subtitle, chunk=chunk)
 
 
 def live_figure(curves: Mapping[str, Sequence[float]], chunk: int, label: str, length: int, trained: int):
     return loss_chart(
         loss_frame(curves, chunk),
         trained=trained,
-        title=f"Live: {label} on {length:,} tokens of argparse.py",
+        title=realtext.live_title(label, length),
         subtitle="computed on this server just now",
         chunk=chunk,
     )
@@ -469,7 +452,7 @@ def passkey_figure(summary: Mapping[str, Mapping[str, Mapping[str, Any]]], train
         passkey_frame(summary),
         trained=trained,
         title="Passkey retrieval: a 5-digit key hidden in filler, asked for at the end",
-        subtitle=f"found = greedy decoding writes the key; cells with at least {min_keys} keys; computed in advance",
+        subtitle=realtext.passkey_subtitle(min_keys),
     )
 
 
@@ -491,17 +474,12 @@ def model_pairs_figure(
     head: tuple[int, int] | None = None,
 ) -> alt.TopLevelMixin:
     """:func:`frequency_chart` for the default model, over every layer and head or for one (layer, head)."""
-    title = (
-        "Which rotary pairs the model's queries and keys use"
-        if head is None
-        else f"Layer {head[0]}, head {head[1]}: the pairs it can use"
-    )
-    return frequency_chart(products, spread, wavelengths, trained, tokens=tokens, title=title)
+    return frequency_chart(products, spread, wavelengths, trained, tokens=tokens, title=realtext.pairs_title(head))
 
 
 def own_pairs_figure(
     products: np.ndarray, name: str, layer_type: str, wavelengths: np.ndarray, trained: int, tokens: int
 ) -> alt.TopLevelMixin:
     """:func:`frequency_chart` for one layer type of a model of one's own."""
-    title = f"{name}, {layer_type} layers: which rotary pairs its queries and keys use"
+    title = realtext.pairs_title(name=name, layer_type=layer_type)
     return frequency_chart(products, None, wavelengths, trained, tokens=tokens, title=title)

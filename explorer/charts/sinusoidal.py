@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
+from explorer.charts.overview_size import OVERVIEW_MAX_COLS, OVERVIEW_MAX_ROWS
 from explorer.charts.style import (
     CHAR_EM,
     FIT_X,
@@ -40,11 +41,16 @@ from explorer.charts.style import (
     on_canvas,
 )
 from explorer.imagechart import DIVERGING, image_heatmap
+from explorer.text.sinusoidal import (
+    curves_subtitle,
+    curves_title,
+    dims_problems,
+    distance_subtitle,
+    tokens,
+    wavelength_subtitle,
+    zoom_description,
+)
 
-#: The overview image is at most this many pixels: rows = the chart height (one image row per
-#: screen pixel row, so the browser never drops rows), columns = a typical wide chart.
-OVERVIEW_MAX_ROWS = 480
-OVERVIEW_MAX_COLS = 1024
 OVERVIEW_HEIGHT = OVERVIEW_MAX_ROWS
 #: Hover readout of the encoding heatmaps: at most this many invisible cells (each reports the
 #: exact value at its centre). Every one is a mark the browser builds: 2500 made the 8192 × 2048
@@ -189,14 +195,7 @@ def parse_dims(text: str, d_model: int, *, limit: int = MAX_CURVES) -> tuple[lis
             dropped += 1
             continue
         dims.append(value)
-    problems = []
-    if bad:
-        problems.append(f"not whole numbers, skipped: {', '.join(bad[:5])}")
-    if out_of_range:
-        problems.append(f"outside 0 … {d_model - 1}, skipped: {', '.join(out_of_range[:5])}")
-    if dropped:
-        problems.append(f"only the first {limit} dimensions are drawn ({dropped} more skipped)")
-    return dims, problems
+    return dims, dims_problems(bad, out_of_range, d_model, limit, dropped)
 
 
 def value_table(values: np.ndarray, positions, dims) -> pd.DataFrame:
@@ -342,29 +341,12 @@ def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layou
             ],
         )
     )
-    fastest, slowest = int(np.argmin(wl[pairs])), int(np.argmax(wl[pairs]))
-    if pairs[fastest] == pairs[slowest]:
-        title = f"Pair {pairs[0]}: one turn every {tokens(wl[pairs[0]])} tokens"
-    else:
-        title = (
-            f"Dimension {dims[fastest]} turns once every {tokens(wl[pairs[fastest]])} tokens, "
-            f"dimension {dims[slowest]} once every {tokens(wl[pairs[slowest]])}"
-        )
     return _finish(
         chart,
-        title,
-        [
-            f"Each curve is one column of the table over positions {int(positions[0])} … "
-            f"{int(positions[-1])} (the zoom window).",
-            "The sin and the cos of one pair are a quarter turn apart.",
-        ],
+        curves_title(dims, pairs, wl),
+        curves_subtitle(int(positions[0]), int(positions[-1])),
         height=300,
     )
-
-
-def tokens(wavelength: float) -> str:
-    """A wavelength in tokens, as the curves' legend and title write it."""
-    return f"{wavelength:.4g}" if wavelength < 1000 else f"{wavelength:,.0f}"
 
 
 def wavelength_chart(wavelengths, *, seq_len: int, base: float, d_model: int) -> alt.LayerChart:
@@ -405,16 +387,12 @@ def wavelength_chart(wavelengths, *, seq_len: int, base: float, d_model: int) ->
         .mark_text(align="left", dx=6, dy=-10, fontSize=15, color="#B45309")
         .encode(x=alt.datum(0), y=y, text=alt.Text("label:N"))
     )
-    above = int(np.sum(wl > seq_len))
     return _finish(
         alt.LayerChart(layer=[line, rule, text]),
         "Wavelengths grow geometrically: a straight line on a log axis"
         if wl.size > 1
         else "A single pair: one wavelength",
-        [
-            f"λ_j = 2π·b^(2j/d), from 2π ≈ 6.28 to {tokens(wl.max())} tokens (b = {base:,.0f}, d = {d_model}).",
-            f"{above} of {wl.size} pairs (above the dashed line) do not finish one turn within {seq_len} positions.",
-        ],
+        wavelength_subtitle(wl, seq_len, base, d_model),
         height=320,
     )
 
@@ -512,7 +490,7 @@ def offset_distance_chart(offsets, distances, *, seq_len: int) -> alt.LayerChart
     return _finish(
         alt.LayerChart(layer=[line, dot, label]),
         "Every position is unique: all distances stay above zero",
-        f"The distance between positions p and p + k depends only on k; here every k from 1 to {seq_len - 1}.",
+        distance_subtitle(seq_len),
         height=300,
     )
 
@@ -720,16 +698,10 @@ def zoom_chart(
         "One cell per value, nothing averaged, computed in your browser; hover for the number.",
         "Drag the sliders above. A window past the table's last position or dimension is cut there.",
     ]
-    description = (
-        f"The zoom window of the sinusoidal encoding table ({layout} layout): up to {n_rows} positions × "
-        f"{n_cols} dimensions from the first position p₀ and the first dimension i₀ set by the sliders above "
-        "the chart, for the model dimension d and the base b set by the two sliders after them, every value "
-        "shown as one coloured cell."
-    )
     return alt.LayerChart(
         layer=[facts_layer({"seq_len": int(seq_len)}), cells],
         title=alt.TitleParams(alt.ExprRef(zoom_title(window)), subtitle=subtitle, anchor="start"),
-        description=description,
+        description=zoom_description(layout, n_rows, n_cols),
         height=int(np.clip(3 * n_rows, 240, 520)),
         config=CONFIG,
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),

@@ -4,8 +4,6 @@ import math
 
 import numpy as np
 
-from explorer.charts.clocks import wavelength_label
-
 INTRO = (
     "Think of every (sin, cos) pair of the encoding as the hand of a clock. One token further "
     "turns hand j by the same angle θ_j = b^(−2j/d) wherever you are: the first hand by exactly one "
@@ -93,3 +91,20 @@ def notices(theta: np.ndarray, wl: np.ndarray, *, base: float, p_max: int, large
         "and the odometer line gets steeper.",
         PLAY_NOTICE,
     ]
+
+
+def wavelength_label(lam: float) -> str:
+    """ "6.28", "19.9", "628", "54,410": three significant digits, whole tokens from 100 on (as the clocks'
+    labels in the browser write it)."""
+    return f"{lam:.3g}" if lam < 100 else f"{lam:,.0f}"
+
+
+def clocks_description(position: float, d_model: int, base: float, n_clocks: int) -> str:
+    """The clock chart's description, at its starting settings."""
+    return (
+        f"Clock hands, starting at position p = {position:g}, head size d = {d_model}, base b = {base:g} and "
+        f"{n_clocks} clocks (the in-chart controls change them): one clock per chosen pair j, spread evenly from "
+        "the fastest pair to the slowest, each labelled with j and its wavelength λ_j in tokens. Each hand turns "
+        "clockwise by θ_j = b^(−2j/d) radians per token. Below, the odometer: the turns made by every pair at p, "
+        "on a log axis, falling from the first pair to the last."
+    )

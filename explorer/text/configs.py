@@ -210,3 +210,8 @@ def converter_notices(alpha: float) -> list[str]:
         "Problems in a pasted config are reported against the key they concern, with the value described "
         "rather than echoed, and an error never stops the page.",
     ]
+
+
+def layers_title(n_layers: int) -> str:
+    """The layer chart's title (explorer.charts.configs.layer_chart)."""
+    return f"What each of the {n_layers} layers does with positions"

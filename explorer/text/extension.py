@@ -6,6 +6,7 @@ author-written words only (posenc's message about a rejected block arrives escap
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -160,4 +161,128 @@ def notices(ext: Extension, rope_type: str) -> list[str]:
         "m·θ_j are rounded), the angle's error grows with m. Compute the angles in float32 and cast afterwards.",
         "A claim met in tutorials: RoPE has “no length limit”. The formula runs at any m, but a model meets "
         "angles past L it never saw in training (the pairs counted above): that is what these methods repair.",
+    ]
+
+
+# --- the charts' titles and subtitles (explorer.charts.extension) ------------------------------------
+#: The live angle chart's read-out (a Vega expression adds the count in the browser).
+NO_UNSEEN_ANGLE = "no pair meets an unseen angle"
+UNSEEN_ANGLES = " pairs meet unseen angles"
+
+
+def angle_reach_title(n_ood: int, n_pairs: int, target_len: int) -> str:
+    if n_ood:
+        return f"{n_ood} of {n_pairs} pairs turn further at T = {target_len:,.0f} than they ever did in training"
+    return f"No pair meets an unseen angle at T = {target_len:,.0f}"
+
+
+def live_angle_title(factor_slider: bool, target_slider: bool, target_len: int) -> str:
+    """The live angle chart's title: which of its sliders to drag, and T unless T is one of them."""
+    moving = " and ".join(w for w, on in (("s", factor_slider), ("T", target_slider)) if on)
+    at_t = "" if target_slider else f" at T = {target_len:,.0f}"
+    return f"Drag {moving}: the largest angle per pair{at_t}, against training"
+
+
+def wavelength_title(n_stretched: int, n_pairs: int, n_slow: int) -> str:
+    """`n_stretched` of the `n_pairs` wavelengths grow; `n_slow` are longer than L (before scaling)."""
+    return (
+        f"Scaling stretches {n_stretched} of {n_pairs} wavelengths; " if n_stretched else "No wavelength is stretched; "
+    ) + (
+        "1 pair is longer than L and never completes a turn in training"
+        if n_slow == 1
+        else f"{n_slow} pairs are longer than L and never complete a turn in training"
+    )
+
+
+def ratio_title(
+    rope_type: str, ratio: np.ndarray, factor: float | None, bands, yarn_range, target_len: int | None
+) -> str:
+    """The frequency-ratio chart's title, from the ratio θ′_j/θ_j per pair and the block's own numbers."""
+    s = f"{factor:g}" if factor else "s"
+    if np.allclose(ratio, 1.0):
+        return "Every pair keeps its frequency (ratio 1): nothing is rescaled"
+    if rope_type == "linear":
+        return f"Linear interpolation divides every pair by s = {s}: the ratio is 1/{s} everywhere"
+    if rope_type in ("ntk", "dynamic"):
+        who = "NTK-aware" if rope_type == "ntk" or target_len is None else f"Dynamic NTK at T = {target_len:,.0f}"
+        return f"{who}: a larger base leaves the fastest pair alone and divides the slowest by {1 / ratio[-1]:.3g}"
+    if rope_type == "yarn" and yarn_range is not None:
+        low, high = yarn_range
+        if low > high:  # beta_fast < beta_slow: HF computes the ramp reversed (posenc.methods.yarn_ramp)
+            return (
+                f"YaRN with beta_fast < beta_slow (HF computes it reversed): pairs up to {high:g} are divided by "
+                f"s = {s}, pairs from {low:g} on keep θ, a linear ramp between"
+            )
+        return f"YaRN: pairs below {low:g} keep θ, pairs above {high:g} are divided by s = {s}, a linear ramp between"
+    if rope_type == "llama3" and bands is not None:
+        counts = {b: int(np.sum(np.asarray(bands) == b)) for b in ("kept", "smoothed", "divided")}
+        return (
+            f"Llama 3: {counts['kept']} pairs kept, {counts['smoothed']} smoothed, "
+            f"{counts['divided']} divided by s = {s}"
+        )
+    if rope_type == "longrope":
+        return "LongRoPE: each pair is divided by its own factor from the list"
+    return "Frequency ratio θ′_j / θ_j per pair"
+
+
+def angle_step_title(before: float, after: float) -> str:
+    """The angle-step chart's title, from the fastest pair's step per token before (θ_0) and after (θ′_0)."""
+    if after == 0:  # p-RoPE with partial_rotary_factor 0: no pair turns at all
+        return "No pair turns any more (θ′_j = 0): the rotation no longer tells positions apart"
+    if np.isclose(before / after, 1.0):
+        return f"The fastest pair still moves {after:.3g} rad per token: neighbouring tokens stay as easy to tell apart"
+    return (
+        f"The fastest pair now moves {after:.3g} rad per token instead of {before:.3g}: "
+        f"neighbours are {before / after:.3g}× harder to tell apart"
+    )
+
+
+def attention_factor_title(curve: str, attention_factor: float, factor: float) -> str:
+    return (
+        f"{curve}: a = {attention_factor:.4g} at s = {factor:g}, so every logit is "
+        f"multiplied by a² = {attention_factor**2:.4g}"
+    )
+
+
+def strip_title(factor: float) -> str:
+    return f"Position Interpolation, s = {factor:g}: token m is rotated as if it sat at m/s"
+
+
+def strip_subtitle(factor: float, train_len: int) -> str:
+    if factor == 1:
+        return "s = 1 changes nothing: every token is rotated at its own position."
+    return (
+        f"{train_len:,.0f} → {train_len * factor:,.0f} tokens: the long text's positions are squeezed into the "
+        f"trained range 0 … {train_len:,.0f}, neighbours 1/{factor:g} apart instead of 1."
+    )
+
+
+def phase_error_title(positions, errors: Mapping[str, np.ndarray]) -> str:
+    """The precision chart's title from the errors drawn: which dtypes reach error 1 (the rotation as
+    good as random) and by which drawn position, else the largest error of each."""
+    m = np.asarray(positions, dtype=float)
+    worst = {k: float(np.max(v)) for k, v in errors.items()}
+    lost = {k: float(m[int(np.argmax(np.asarray(v) >= 1.0))]) for k, v in errors.items() if worst[k] >= 1.0}
+    if lost:
+        said = ", ".join(f"{k} by m = {p:,.0f}" for k, p in lost.items())
+        return f"Low precision loses the phase at long positions: error 1 (as good as random) for {said}"
+    parts = ", ".join(f"{k} {worst[k]:.2g}" for k in errors)
+    return f"Up to m = {m.max():,.0f} no dtype reaches error 1: the largest errors are {parts}"
+
+
+def phase_error_subtitle(floor: float) -> list[str]:
+    return [
+        f"cos/sin of m·θ′_j computed in each dtype vs exact, worst pair per position "
+        f"(log scale; errors below {floor:g} drawn at {floor:g}).",
+        "Grey line: error 1, where the rotation is as good as random.",
+    ]
+
+
+def temperature_subtitle(attn_scale: float, floor_scale: float) -> list[str]:
+    """The temperature chart's subtitle: Llama 4's τ with its two constants, then YaRN's a² beside it."""
+    return [
+        f"Llama 4 multiplies q on its NoPE layers by τ = 1 + {attn_scale:g}·ln(⌊(p+1)/{floor_scale:g}⌋ + 1), "
+        "a step function of the query's position p.",
+        "YaRN multiplies cos and sin (q and k) by a, once per model, from its factor s: "
+        "drawn here with s = T/L for a context of T = p + 1 tokens.",
     ]

@@ -184,6 +184,17 @@ def survivors_title(nums: dict, tol: float) -> str:
     return f"{words[0].upper()}{words[1:]} scores survive the shift"
 
 
+def shift_chart_description(dtype: str, d: int, t_max: int) -> str:
+    """The shift test chart's description: RoPE's precision `dtype`, the head dim `d`, the slider's reach `t_max`
+    (N and t are left out: the sliders above the chart show them, and a drag would leave them stale)."""
+    return (
+        f"The shift test for RoPE ({dtype}), an added sinusoid and an added learned table over the first N "
+        f"positions (the slider N above), d = {d}: one bar per encoding, the largest change of a score when both "
+        f"tokens move by t, on a log axis, against a dashed pass mark; the slider t (from 1 to {t_max}) above the "
+        "chart moves the bars, and the headline names the encodings whose scores survive the shift."
+    )
+
+
 def diagonal_words(spread: float | None, tol: float, n_pos: int) -> str:
     """A heatmap's subtitle, from the largest change along its diagonals."""
     if n_pos == 1:

@@ -803,3 +803,65 @@ def shipped_error(error: str) -> str:
 
 def not_installed_note(why: str) -> str:
     return f"The model is not installed on this server: {escape_markdown(why)}"
+
+
+# --- the charts' titles and subtitles (explorer.charts.realmodel) ------------------------------------------
+def frequency_subtitle(tokens: int, trained: int, spread: bool) -> list[str]:
+    """The pair chart's key: bars (over the first `tokens` tokens), ticks if `spread` is drawn, orange pairs."""
+    return [
+        f"bars: share of mean |q_j|·mean |k_j| (the bound), first {tokens} tokens, before rotation",
+        *["ticks: share of the variance across keys of the rotated term q̃_j·k̃_j"] * spread,
+        f"orange: wavelength longer than the {trained:,} trained tokens",
+    ]
+
+
+def pairs_title(head: tuple[int, int] | None = None, name: str = "", layer_type: str = "") -> str:
+    """The pair chart's title: the default model over every head, one (layer, head), or a model of one's own
+    (`name`) over its `layer_type` layers."""
+    if name:
+        return f"{name}, {layer_type} layers: which rotary pairs its queries and keys use"
+    if head is None:
+        return "Which rotary pairs the model's queries and keys use"
+    return f"Layer {head[0]}, head {head[1]}: the pairs it can use"
+
+
+def head_grid_subtitle(tokens: int) -> str:
+    return f"{tokens} tokens; red square: the layer and head chosen above"
+
+
+def norm_titles(layer: int, q_heads: int, kv_heads: int) -> tuple[str, str]:
+    return (
+        f"Layer {layer}: mean pair norms of every query and key head",
+        f"{q_heads} query heads share {kv_heads} key heads; before rotation",
+    )
+
+
+def profile_titles(layer: int, head: int, min_query: int) -> tuple[str, str]:
+    return (
+        f"Layer {layer}, head {head}: attention against distance",
+        f"mean weight at each distance, over queries at positions ≥ {min_query}",
+    )
+
+
+def change_titles(label: str, own_ppl: float, new_ppl: float, tokens: int) -> tuple[str, str]:
+    """The change chart's: the chosen rope `label`, and the perplexities before and after over `tokens`."""
+    return (
+        f"Loss along the text: its own rope and {label}",
+        f"perplexity {own_ppl:.2f} → {new_ppl:.2f} over {tokens:,} tokens",
+    )
+
+
+def long_titles(length: int, name: str, date: str) -> tuple[str, str]:
+    """The shipped long-context chart's: `length` tokens of the text `name`, computed on `date`."""
+    return (
+        f"Past the trained length: loss along {length:,} tokens of {name}",
+        f"every rope at factor 2, no fine-tuning; computed in advance ({date})",
+    )
+
+
+def live_title(label: str, length: int) -> str:
+    return f"Live: {label} on {length:,} tokens of argparse.py"
+
+
+def passkey_subtitle(min_keys: int) -> str:
+    return f"found = greedy decoding writes the key; cells with at least {min_keys} keys; computed in advance"

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from explorer.charts.sinusoidal import OVERVIEW_MAX_COLS, OVERVIEW_MAX_ROWS, tokens
+from explorer.charts.overview_size import OVERVIEW_MAX_COLS, OVERVIEW_MAX_ROWS
 
 INTRO = (
     "Every position p gets a vector of d numbers. Pair j of that vector is a point going round a "
@@ -27,6 +27,11 @@ ZOOM_CAPTION = (
     "you let go, the whole table, the views below, the sentences and the link follow."
 )
 TOO_FEW_POSITIONS = "Similarity and distance need at least two positions: raise the sequence length."
+
+
+def tokens(wavelength: float) -> str:
+    """A wavelength in tokens, as the sentences and the curves' legend and title write it."""
+    return f"{wavelength:.4g}" if wavelength < 1000 else f"{wavelength:,.0f}"
 
 
 def controls_line(d_model: int, base: float) -> str:
@@ -110,6 +115,61 @@ def averaging_explained(d_model: int, base: float, note: str) -> str:
 def dims_warning(problems: list[str]) -> str:
     """Over the curves: the typed entries that were skipped (`problems`, markdown-escaped by the page)."""
     return "Dimensions: " + "; ".join(problems)
+
+
+def dims_problems(bad: list[str], out_of_range: list[str], d_model: int, limit: int, dropped: int) -> list[str]:
+    """What charts.parse_dims skipped: entries not whole numbers, entries ≥ d_model, `dropped` beyond `limit`."""
+    problems = []
+    if bad:
+        problems.append(f"not whole numbers, skipped: {', '.join(bad[:5])}")
+    if out_of_range:
+        problems.append(f"outside 0 … {d_model - 1}, skipped: {', '.join(out_of_range[:5])}")
+    if dropped:
+        problems.append(f"only the first {limit} dimensions are drawn ({dropped} more skipped)")
+    return problems
+
+
+def curves_title(dims: list[int], pairs: list[int], wl: np.ndarray) -> str:
+    """The curves chart's title: the fastest and the slowest of the dimensions `dims` (of pairs `pairs`;
+    `wl` holds λ_j of every pair)."""
+    lam = wl[pairs]
+    fastest, slowest = int(np.argmin(lam)), int(np.argmax(lam))
+    if pairs[fastest] == pairs[slowest]:
+        return f"Pair {pairs[0]}: one turn every {tokens(lam[0])} tokens"
+    return (
+        f"Dimension {dims[fastest]} turns once every {tokens(lam[fastest])} tokens, "
+        f"dimension {dims[slowest]} once every {tokens(lam[slowest])}"
+    )
+
+
+def curves_subtitle(p0: int, p_last: int) -> list[str]:
+    return [
+        f"Each curve is one column of the table over positions {p0} … {p_last} (the zoom window).",
+        "The sin and the cos of one pair are a quarter turn apart.",
+    ]
+
+
+def wavelength_subtitle(wl: np.ndarray, seq_len: int, base: float, d_model: int) -> list[str]:
+    """The wavelength chart's subtitle: the range of λ_j, and how many pairs are longer than the sequence."""
+    return [
+        f"λ_j = 2π·b^(2j/d), from 2π ≈ 6.28 to {tokens(wl.max())} tokens (b = {base:,.0f}, d = {d_model}).",
+        f"{int(np.sum(wl > seq_len))} of {wl.size} pairs (above the dashed line) do not finish one turn within "
+        f"{seq_len} positions.",
+    ]
+
+
+def distance_subtitle(seq_len: int) -> str:
+    return f"The distance between positions p and p + k depends only on k; here every k from 1 to {seq_len - 1}."
+
+
+def zoom_description(layout: str, n_rows: int, n_cols: int) -> str:
+    """The zoom chart's description (read by screen readers)."""
+    return (
+        f"The zoom window of the sinusoidal encoding table ({layout} layout): up to {n_rows} positions × "
+        f"{n_cols} dimensions from the first position p₀ and the first dimension i₀ set by the sliders above "
+        "the chart, for the model dimension d and the base b set by the two sliders after them, every value "
+        "shown as one coloured cell."
+    )
 
 
 def no_dims(d_model: int) -> str:
