@@ -640,11 +640,15 @@ def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_lin
     assert s_in.input_value() == "1"
 
     def readout() -> str:
-        texts = chart.locator("svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
-        (line,) = [t for t in texts if t.startswith("s = ")]
-        return line
+        """The read-out's two lines ("T = 16,384 · s = 1" over the count), joined by " | "."""
+        texts = chart.locator("svg text").evaluate_all(
+            "els => els.map((e) => e.querySelectorAll('tspan').length ? "
+            "[...e.querySelectorAll('tspan')].map((t) => t.textContent).join(' | ') : (e.textContent || ''))"
+        )
+        (line,) = [t for t in texts if t.startswith("T = 16,384 · s = ")]
+        return line.removeprefix("T = 16,384 · ")
 
-    assert readout() == f"s = 1: {beyond(1.0)} of 32 pairs meet unseen angles"
+    assert readout() == f"s = 1 | {beyond(1.0)} of 32 pairs meet unseen angles"
     chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
     during, pauses = hold_and_drag_a_tenth(page, s_in, 30)
     moved = float(s_in.input_value())
@@ -653,7 +657,7 @@ def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_lin
     assert moved > 4
     count = beyond(moved)
     words = "no pair meets an unseen angle" if count == 0 else f"{count} of 32 pairs meet unseen angles"
-    assert shown == f"s = {moved:g}: {words}"
+    assert shown == f"s = {moved:g} | {words}"
     assert_runs_within_pauses(during, pauses)
     page.wait_for_function(
         "(v) => new URLSearchParams(location.search).get('factor') === v", arg=f"{moved:g}", timeout=15_000
