@@ -300,6 +300,13 @@ def test_long_context_shows_each_text_the_control_and_the_spread_across_texts():
         for method, pair in per.items():
             d = float(np.mean(np.asarray(pair["past"]) - np.asarray(pair["inside"])))
             assert f"{t} {d:+.3f}" in text
-            legend = {"default": "no scaling", "yarn:factor=2": "YaRN ×2"}.get(method, method)
+            legend = {
+                "default": "no scaling",
+                "yarn:factor=2": "YaRN ×2",
+                "linear:factor=2": "PI ×2",
+                "ntk:factor=2": "NTK ×2",
+                "dynamic:factor=2": "dynamic NTK ×2",
+                "llama3:factor=2": "Llama 3.1 ×2",
+            }[method]
             (v,) = points[(points["text"] == t) & (points["rope"] == legend)]["value"]
             assert d == pytest.approx(float(v), abs=1e-9)
