@@ -151,7 +151,7 @@ metrics([text.converter_metrics(alpha, new_theta, slowest, fastest)])
 frame = charts.wavelength_frame(theta, theta_ntk, alpha)
 # α is the chart's own slider where it is one of its stops (issue #36): the lines move in the browser, the rest
 # follows on release; a new rope_theta, or an α typed between two stops, draws the chart for that one value.
-window = charts.alpha_window(head_dim, base) if source != "rope_theta" and given in ALPHA_STOPS else None
+window = compute.alpha_window(head_dim, base) if source != "rope_theta" and given in ALPHA_STOPS else None
 if window is not None and window[0] <= given <= window[1]:
     live = LiveChart("conv_live", charts.LIVE_PARAMS)
     start = live.starts((head_dim, base, window))[charts.ALPHA_KEY]

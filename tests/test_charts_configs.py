@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from explorer.charts import configs as charts
+from explorer.compute import configs as config_compute
 from explorer.render import stable_dataset_names
 from explorer.text import configs as text
 
@@ -96,7 +97,7 @@ def test_the_live_chart_draws_the_frames_wavelengths_at_every_alpha_its_slider_r
 
     from explorer.vocabulary import ALPHA_STOPS
 
-    window = charts.alpha_window(d, base)
+    window = config_compute.alpha_window(d, base)
     theta = theta_loop(d, base)
     spec = cs.sent_spec(
         charts.wavelength_live_chart(
@@ -117,9 +118,9 @@ def test_the_live_chart_draws_the_frames_wavelengths_at_every_alpha_its_slider_r
 
 
 def test_the_alpha_window_and_bad_input():
-    assert charts.alpha_window(64, 10000.0) == (0.01, 1000.0)
-    assert charts.alpha_window(4, 10.0) == (0.4, 1000.0)  # 10·α² > 1 from α = 0.316…
-    assert charts.alpha_window(2, 10.0) is None
+    assert config_compute.alpha_window(64, 10000.0) == (0.01, 1000.0)
+    assert config_compute.alpha_window(4, 10.0) == (0.4, 1000.0)  # 10·α² > 1 from α = 0.316…
+    assert config_compute.alpha_window(2, 10.0) is None
     with pytest.raises(ValueError, match="theta must hold the 32 pairs"):
         charts.wavelength_live_chart(
             np.ones(5), head_dim=64, base=1e4, start=4.0, window=(0.01, 1000.0), title="t", subtitle="s"

@@ -18,6 +18,7 @@ from test_e2e_drag import COUNT_RUNS_JS
 
 import posenc
 from explorer.charts import configs as charts
+from explorer.compute import configs as config_compute
 from explorer.text import configs as text
 from explorer.vocabulary import ALPHA_STOPS, BASE_OPTIONS
 
@@ -68,7 +69,7 @@ def test_the_wavelengths_in_the_vega_view_are_posencs_at_random_settings(chromiu
     for _ in range(4):
         d = 2 * int(rng.integers(3, 129))
         base = float(BASE_OPTIONS[int(rng.integers(0, len(BASE_OPTIONS)))])
-        window = charts.alpha_window(d, base)
+        window = config_compute.alpha_window(d, base)
         theta = posenc.inverse_frequencies(d, base=base)
         chart = charts.wavelength_live_chart(
             theta, head_dim=d, base=base, start=1.0, window=window, **text.WAVELENGTH_LIVE_WORDS

@@ -255,4 +255,11 @@ def test_a_slider_over_option_indices_is_labelled_with_its_options():
     assert assets.OPTION_LABELS["base_base"] == [f"{b:,}" for b in options]
     assert assets.OPTION_LABELS["target_len_target_len"][:3] == ["16", "24", "32"]
     assert assets.OPTION_LABELS["target_len_target_len"][-1] == "16,777,216"
+    # every parameter declared with stops has its labels there, one per stop (a new one cannot be forgotten)
+    from explorer.charts.live import input_signal
+
+    stopped = [p for p in PARAMS.values() if p.stops is not None]
+    assert {p.key for p in stopped} >= {"target_len", "ntk_alpha"}
+    for p in stopped:
+        assert len(assets.OPTION_LABELS[input_signal(p.key)]) == len(p.stops), p.key
     assert _json.dumps(assets.OPTION_LABELS) in assets.LIVE_RANGES_JS

@@ -80,15 +80,6 @@ ALPHA_KEY = "ntk_alpha"
 LIVE_PARAMS = (ALPHA_KEY,)
 
 
-def alpha_window(head_dim: int, base: float) -> tuple[float, float] | None:
-    """(first, last) of the α stops whose new base b·α^(d/(d−2)) is a base (> 1) at this d and b: the live
-    chart's slider runs over them; None when fewer than two are (a base of 10 at d = 4 and α = 0.01 is not)."""
-    if head_dim <= 2:
-        return None
-    ok = [a for a in ALPHA_STOPS if base * a ** (head_dim / (head_dim - 2)) > 1]
-    return (ok[0], ok[-1]) if len(ok) > 1 else None
-
-
 def wavelength_live_chart(
     theta,
     *,

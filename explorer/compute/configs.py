@@ -10,6 +10,7 @@ import pandas as pd
 
 import posenc
 from explorer.layout import cached
+from explorer.vocabulary import ALPHA_STOPS
 from posenc.config import ParsedConfig, parse_model_config
 from posenc.models import PRESETS
 
@@ -60,6 +61,16 @@ def convert(source: str, value: float, head_dim: int, base: float) -> tuple[floa
     if source == "rope_theta":
         return (posenc.base_to_ntk_alpha(value, head_dim, base=base) if value > 1 else 0.0), value
     return value, posenc.ntk_alpha_to_base(value, head_dim, base=base)
+
+
+def alpha_window(head_dim: int, base: float) -> tuple[float, float] | None:
+    """(first, last) of the α stops whose new base b′ = b·α^(d/(d−2)) (posenc.ntk_alpha_to_base) is a base (> 1) at
+    this d and b: the converter chart's own slider runs over them; None when fewer than two are (a base of 10 at
+    d = 4 and α = 0.01 is not), or d ≤ 2 (no NTK exponent)."""
+    if head_dim <= 2:
+        return None
+    ok = [a for a in ALPHA_STOPS if posenc.ntk_alpha_to_base(a, head_dim, base=base) > 1]
+    return (ok[0], ok[-1]) if len(ok) > 1 else None
 
 
 def wavelength_ratios(head_dim: int, base: float, new_theta: float) -> tuple[np.ndarray, np.ndarray, float, float]:
