@@ -48,6 +48,18 @@ ITEMS_JS = """(view) => { const out = [];
   walk(view.scenegraph().root); return out; }"""
 
 
+def set_sliders_and_read(tab, values) -> list:
+    """In a chart file opened from disk: set each in-chart slider (its input's name, value) as a hand would (an
+    input event), run the view, and return its marks' items (`ITEMS_JS`)."""
+    return tab.evaluate(
+        """([values, itemsJs]) => { for (const [name, v] of values) {
+             const el = document.querySelector(`input[name="${name}"]`);
+             el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }
+           return window.posencView.runAsync().then((view) => (eval(itemsJs))(view)); }""",
+        [[list(pair) for pair in values], ITEMS_JS],
+    )
+
+
 def open_page(chromium, server, query: str = ""):
     page = chromium.new_page(viewport={"width": 1280, "height": 1000})
     page.set_default_timeout(60_000)
@@ -159,12 +171,8 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         for _ in range(40):
             d = 2 * int(rng.integers(1, 1025)) if rng.random() < 0.5 else 2 * int(rng.integers(1, 65))
             b_index, n, m = int(rng.integers(0, len(options))), int(rng.integers(1, 65)), int(rng.integers(1, 8193))
-            items = tab.evaluate(
-                """([values, itemsJs]) => { for (const [name, v] of values) {
-                     const el = document.querySelector(`input[name="${name}"]`);
-                     el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }
-                   return window.posencView.runAsync().then((view) => (eval(itemsJs))(view)); }""",
-                [[["d_model_d_model", d], ["base_base", b_index], ["n_clocks_n_clocks", n], ["m_m", m]], ITEMS_JS],
+            items = set_sliders_and_read(
+                tab, [("d_model_d_model", d), ("base_base", b_index), ("n_clocks_n_clocks", n), ("m_m", m)]
             )
             base = float(options[b_index])
             theta = posenc.inverse_frequencies(d, base=base)

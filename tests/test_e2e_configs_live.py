@@ -13,7 +13,7 @@ import _browser_fixtures
 import numpy as np
 from e2e_support import wait_charts_drawn, wait_idle
 from test_e2e_chartfile import open_offline
-from test_e2e_clocks_live import CHANGED_JS, ITEMS_JS
+from test_e2e_clocks_live import CHANGED_JS, set_sliders_and_read
 from test_e2e_drag import COUNT_RUNS_JS
 
 import posenc
@@ -81,12 +81,7 @@ def test_the_wavelengths_in_the_vega_view_are_posencs_at_random_settings(chromiu
             lo, hi = ALPHA_STOPS.index(window[0]), ALPHA_STOPS.index(window[1])
             for _ in range(8):
                 i = int(rng.integers(lo, hi + 1))
-                items = tab.evaluate(
-                    """([i, itemsJs]) => { const el = document.querySelector('input[name="ntk_alpha_ntk_alpha"]');
-                         el.value = i; el.dispatchEvent(new Event('input', {bubbles: true}));
-                       return window.posencView.runAsync().then((view) => (eval(itemsJs))(view)); }""",
-                    [i, ITEMS_JS],
-                )
+                items = set_sliders_and_read(tab, [("ntk_alpha_ntk_alpha", i)])
                 alpha = ALPHA_STOPS[i]
                 new_base = posenc.ntk_alpha_to_base(alpha, d, base=base)
                 want = charts.wavelength_frame(theta, posenc.inverse_frequencies(d, base=new_base), alpha)

@@ -13,7 +13,7 @@ import _browser_fixtures
 import numpy as np
 from e2e_support import wait_charts_drawn, wait_idle
 from test_e2e_chartfile import open_offline
-from test_e2e_clocks_live import CHANGED_JS, ITEMS_JS, url_value
+from test_e2e_clocks_live import CHANGED_JS, set_sliders_and_read, url_value
 from test_e2e_drag import COUNT_RUNS_JS
 
 from explorer import ropeblock, widgets
@@ -103,13 +103,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                 t_index = int(rng.integers(lo, hi + 1))
                 s = float(grid[int(rng.integers(0, len(grid)))]) if factors is not None else None
                 sets = [["target_len_target_len", t_index]] + ([["factor_factor", s]] if s is not None else [])
-                items = tab.evaluate(
-                    """([values, itemsJs]) => { for (const [name, v] of values) {
-                         const el = document.querySelector(`input[name="${name}"]`);
-                         el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }
-                       return window.posencView.runAsync().then((view) => (eval(itemsJs))(view)); }""",
-                    [sets, ITEMS_JS],
-                )
+                items = set_sliders_and_read(tab, sets)
                 T = TARGET_STOPS[t_index]
                 at = {**block, "factor": s} if s is not None else block
                 want = ropeblock.extension_data(at, head_dim, train_len=train_len, target_len=T)
