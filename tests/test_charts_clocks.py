@@ -24,6 +24,7 @@ import posenc
 from explorer.assets import CLOCK_BRIDGE_JS
 from explorer.charts import clocks as charts
 from explorer.charts import live
+from explorer.text import clocks as clock_text
 
 
 def theta_loop(d: int, base: float) -> np.ndarray:
@@ -106,7 +107,7 @@ def test_grid_shape(n, shape):
 
 @pytest.mark.parametrize("lam, text", [(6.283185, "6.28"), (19.87, "19.9"), (628.3, "628"), (54410.2, "54,410")])
 def test_wavelength_label(lam, text):
-    assert charts.wavelength_label(lam) == text
+    assert clock_text.wavelength_label(lam) == text
 
 
 def test_pair_table_numbers():

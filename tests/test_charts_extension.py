@@ -22,6 +22,7 @@ from _posenc_reference_impl import (
 import posenc
 from explorer import ropeblock, widgets
 from explorer.charts import extension as charts
+from explorer.text import extension as ext_text
 from explorer.vocabulary import TARGET_STOPS
 
 LLAMA31 = {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0}
@@ -185,7 +186,7 @@ def test_yarn_beta_fast_below_beta_slow_is_hfs_reversed_ramp():
     assert low > high
     ratio = ext.scaled_inv_freq / ext.inv_freq
     assert ratio[0] == pytest.approx(1 / 4.0) and ratio[-1] == pytest.approx(1.0)  # fast divided, slow kept
-    title = charts._ratio_title("yarn", ratio, 4.0, None, ext.yarn_range, None)
+    title = ext_text.ratio_title("yarn", ratio, 4.0, None, ext.yarn_range, None)
     assert "reversed" in title and f"up to {high:g} are divided" in title
 
 

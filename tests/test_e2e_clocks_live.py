@@ -20,6 +20,7 @@ from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, ass
 
 import posenc
 from explorer.charts import clocks as charts
+from explorer.text import clocks as clock_text
 from explorer.widgets import PARAMS
 
 chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # module fixtures, shared
@@ -105,7 +106,7 @@ def test_a_press_on_d_b_or_the_clocks_redraws_the_chart_with_no_script_run(chrom
         pairs = posenc.spread_pairs(9, 5).tolist()
         labels = [t for t in texts if t.startswith("j = ")]  # two lines: "j = 0" and "λ = 6.28", as tspans
         lam = posenc.wavelengths(18, base=50000.0)
-        assert labels == [f"j = {j}λ = {charts.wavelength_label(float(lam[j]))}" for j in pairs], labels
+        assert labels == [f"j = {j}λ = {clock_text.wavelength_label(float(lam[j]))}" for j in pairs], labels
         assert page.get_by_text(f"The {len(pairs)} pairs with a clock (of 9).", exact=False).count() == 1
     finally:
         page.close()
@@ -186,7 +187,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                 exact += h["theta"] == want
                 ulp += h["theta"] != want
                 assert h["angle"] == pytest.approx(m * want, rel=1e-15)
-                assert h["label"] == f"j = {h['j']}\nλ = {charts.wavelength_label(float(lam[h['j']]))}"
+                assert h["label"] == f"j = {h['j']}\nλ = {clock_text.wavelength_label(float(lam[h['j']]))}"
             line = sorted(
                 (datum for kind, _, datum, _ in items if kind == "line" and "turns" in datum and "i" not in datum),
                 key=lambda x: x["j"],

@@ -39,7 +39,6 @@ import pandas as pd
 from explorer.charts import live
 from explorer.charts.style import chart_config
 from explorer.text.clocks import clocks_description
-from explorer.text.clocks import wavelength_label as wavelength_label  # the Python twin of the browser's label
 
 #: Frames per second of the in-browser animation (Vega timer throttle = 1000 / FPS ms).
 FPS = 25

@@ -31,7 +31,7 @@ from explorer.charts.style import (
     facts_titled,
 )
 from explorer.text import extension as text
-from explorer.text.extension import ratio_title as _ratio_title
+from explorer.text.extension import ratio_title
 from explorer.vocabulary import TARGET_STOPS
 
 # Colours: trained/original in slate, scaled in blue, "problem" in red (colour-blind safe pairs).
@@ -601,7 +601,7 @@ def frequency_ratio_chart(
     }.get(rope_type, "θ′_j / θ_j per pair (log scale): 1 means the pair is untouched, 1/s fully interpolated.")
     return per_pair_chart(
         {"θ′_j / θ_j": ratio},
-        title=_ratio_title(rope_type, ratio, factor, bands, yarn_range, target_len),
+        title=ratio_title(rope_type, ratio, factor, bands, yarn_range, target_len),
         subtitle=subtitle,
         y_title="frequency ratio θ′_j / θ_j (log scale)",
         colors={"θ′_j / θ_j": AFTER},
