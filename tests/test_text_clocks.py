@@ -78,5 +78,5 @@ def test_the_clock_charts_description_quotes_its_starting_settings():
     assert said.startswith("Clock hands, starting at position p = 7, head size d = 16, base b = 10000 and 4 clocks")
     assert "θ_j = b^(−2j/d)" in said
     assert text.clocks_description(2.5, 64, 500000.0, 1).startswith(
-        "Clock hands, starting at position p = 2.5, head size d = 64, base b = 500000 and 1 clocks"
+        "Clock hands, starting at position p = 2.5, head size d = 64, base b = 500000 and 1 clock (the"
     )
