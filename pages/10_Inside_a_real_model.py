@@ -16,7 +16,7 @@ from explorer import jobs
 from explorer.charts import realmodel as charts
 from explorer.compute import realmodel as rc
 from explorer.exports import page_footer
-from explorer.jobs_ui import job_panel
+from explorer.jobs_ui import JobWords, job_panel
 from explorer.render import shared, show_chart
 from explorer.site import realmodel as site
 from explorer.text import ownmodel as owntext
@@ -187,9 +187,9 @@ if t_long.open:
         if not OK:
             st.info(text.not_installed_note(WHY))
         else:
-            work, running = rc.live_work(live, llen), lambda job: text.running_note(job.key[1], job.key[2])
-            result = job_panel(SESSION, ("realmodel", live, llen), work, running=running, prefix="rm")
-            if result is not None:
+            job_key, words = ("realmodel", live, llen), JobWords(bars=text.running_bars)
+            shown_key, result = job_panel(SESSION, job_key, rc.live_work(live, llen), words, prefix="rm")
+            if result is not None and shown_key == job_key:
                 lcurves = {text.short_label(k2): realmodel.chunk_means(v, 128) for k2, v in result.items()}
                 draw(charts.live_figure, lcurves, 128, text.method_label(live), llen, MODEL.trained_length)
             else:

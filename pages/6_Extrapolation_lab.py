@@ -15,7 +15,7 @@ page_setup("lab")  # before the imports below: see explorer.layout
 
 import uuid
 
-from explorer import compat, jobs
+from explorer import jobs, jobs_ui
 from explorer.charts import lab as charts
 from explorer.compute import lab as compute
 from explorer.exports import page_footer
@@ -139,53 +139,27 @@ with t_train:
 key = (ttask, text.encoding_set(encs), tlen, steps, width, seed)
 
 
-def job_view(full: bool) -> None:
-    """The session's job (whatever the sliders show now); also its heartbeat while it runs."""
-    job = jobs.QUEUE.touch(SESSION)
-    if job is None:
-        return
-    if not job.finished:
-        st.info(text.job_status(job.key, job.state, ahead=jobs.QUEUE.position(job), full=full))
-        if full:
-            for frac, line in text.model_bars(job.key[1], job.progress, job.state == "running"):
-                st.progress(frac, text=line)
-            if st.button("Cancel", icon=":material/stop:", key="lab_cancel"):
-                jobs.QUEUE.cancel(job)
-    elif full and job.state in ("cancelled", "failed"):
-        st.warning(text.job_stopped(job.key, job.state, job.error))
-    if job.finished and st.session_state.get("lab_shown") != job.id:
-        st.session_state["lab_shown"] = job.id  # one full run to draw the result and stop the timer
-        st.rerun()
-
-
-job_now = jobs.QUEUE.job_of(SESSION)
-active = job_now is not None and not job_now.finished
+WORDS = jobs_ui.JobWords(
+    bars=lambda job: text.model_bars(job.key[1], job.progress, job.state == "running"),
+    status=lambda job, ahead, full: text.job_status(job.key, job.state, ahead=ahead, full=full),
+    stopped=lambda job: text.job_stopped(job.key, job.state, job.error),
+)
 if t_train.open:
     with t_train:
         st.caption(text.train_caption(key, timeout=jobs.QUEUE.timeout, shipped=nums))
-        done = jobs.QUEUE.cached(key)
-        if active and job_now is not None and job_now.key != key and done is None:
+        job_now = jobs.QUEUE.job_of(SESSION)
+        if job_now is not None and not job_now.finished and job_now.key != key and jobs.QUEUE.cached(key) is None:
             st.caption(text.REPLACES_JOB)
-        if st.button("Train", icon=":material/play_arrow:", disabled=done is not None, key="lab_go"):
-            try:
-                jobs.QUEUE.submit(SESSION, key, compute.train_work(key), runtime_id=compat.session_id())
-            except RuntimeError as exc:
-                st.warning(str(exc))
-            job_now = jobs.QUEUE.job_of(SESSION)
-            active = job_now is not None and not job_now.finished
-        st.fragment(run_every=1.0 if active else None)(job_view)(True)
-        shown_key, result = (key, done) if done is not None else (None, None)
-        if result is None and job_now is not None and job_now.state == "done":
-            shown_key, result = job_now.key, job_now.result
+        shown_key, result = jobs_ui.job_panel(SESSION, key, compute.train_work(key), WORDS, prefix="lab", label="Train")
         if result is not None and shown_key is not None:
             if shown_key != key:
                 st.caption(text.last_run_caption(shown_key))
             frame = charts.curves_frame(result["results"], learned=result.get("learned"))
             show_chart(curve(frame, **text.run_chart(shown_key)), width="stretch")
             notice_list(text.run_notes(result, shown_key[2]))
-elif active:
+elif (job_now := jobs.QUEUE.job_of(SESSION)) is not None and not job_now.finished:
     with job_slot:
-        st.fragment(run_every=1.0)(job_view)(False)
+        jobs_ui.job_status(SESSION, WORDS, prefix="lab", full=False)
 
 with st.expander("What tiny synthetic models can and cannot say", icon=":material/balance:"):
     st.markdown(text.honest_section(nums, sweep=compute.finetune_sweep()))

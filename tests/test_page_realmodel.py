@@ -310,3 +310,51 @@ def test_long_context_shows_each_text_the_control_and_the_spread_across_texts():
             }[method]
             (v,) = points[(points["text"] == t) & (points["rope"] == legend)]["value"]
             assert d == pytest.approx(float(v), abs=1e-9)
+
+
+@needs_model
+def test_a_live_run_shows_its_progress_and_can_be_cancelled(monkeypatch):
+    """The shared job panel (explorer.jobs_ui) on this page: a waiting job's place, a running job's bar with
+    its own method and length, Cancel, and the cancelled run's line. The work is a stand-in that never ends."""
+    import threading
+    import time
+
+    from explorer.compute import realmodel as rc
+
+    started = threading.Event()
+
+    def live_work(live, length):
+        def work(job):
+            job.report(fraction=0.25)
+            started.set()
+            while True:
+                time.sleep(0.02)
+                job.report()  # raises once cancelled
+
+        return work
+
+    monkeypatch.setattr(rc, "live_work", live_work)
+    at = run(rm_view="Long context", rm_live="yarn", rm_llen=2048)
+    at.button(key="rm_go").click()
+    at.run()
+    assert not at.exception
+    job = jobs.QUEUE.job_of(at.session_state["rm_session"])
+    try:
+        assert started.wait(10) and job.state == "running"
+        at.run()
+        assert not at.exception
+        bars = [(b.proto.value, b.proto.text) for b in at.get("progress")]
+        assert bars == [(25, "Running YaRN, factor 2 on 2,048 tokens…")], bars
+        at.button(key="rm_cancel").click()
+        at.run()
+        deadline = time.monotonic() + 10
+        while job.state != "cancelled" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert job.state == "cancelled"
+        at.run()
+        assert not at.exception
+        assert any(w.value.startswith("The run cancelled") for w in at.warning), [w.value for w in at.warning]
+        assert not [s for s in specs(at) if s["title"]["text"].startswith("Live:")]
+    finally:
+        jobs.QUEUE.cancel(job)
+        jobs.QUEUE.forget(at.session_state["rm_session"])

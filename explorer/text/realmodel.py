@@ -764,8 +764,12 @@ def passkey_shown(part: Mapping[str, Any], facts: ModelFacts, min_keys: int = MI
     return {"summary": shown, "notes": notes}
 
 
-def running_note(method: str, length: int) -> str:
-    return f"Running {method_label(method)} on {length:,} tokens…"
+def running_bars(job: Any) -> list[tuple[float, str]]:
+    """A live run's progress bar, (fraction, text), none while it waits; ``job.key`` = ("realmodel", method,
+    length)."""
+    if job.state == "queued":
+        return []
+    return [(float(job.progress.get("fraction", 0.0)), f"Running {method_label(job.key[1])} on {job.key[2]:,} tokens…")]
 
 
 def not_installed(why: str) -> str:
