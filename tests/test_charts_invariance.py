@@ -171,7 +171,7 @@ def test_the_bars_verdicts_and_labels_are_computed_from_the_row():
     assert fold == {"fold": ["rope", "sinusoidal", "learned"], "as": ["key", "deviation"]}
     # the label: Python's format of the number (explorer.charts.live.sci), "0 (exact)", or the note
     assert live.sci("datum.deviation", 2) in expr["text"] and "'0 (exact)'" in expr["text"]
-    assert f"'{charts.NO_ROW}'" in expr["text"] and "' · ' + datum.verdict" in expr["text"]
+    assert f"'{text.NO_ROW}'" in expr["text"] and "' · ' + datum.verdict" in expr["text"]
     assert expr["text_x"] == "max(datum.shown, datum.tolerance)"  # never across the pass mark's rule
     (rule,) = find(spec, "rule")
     assert rule["encoding"]["x"]["field"] == "tolerance"

@@ -15,10 +15,6 @@ CHARTS = sorted((ROOT / "explorer" / "charts").glob("*.py"))
 #: f-strings of chart builders that the check reads as sentences but are not built here: (file, a piece of
 #: their fixed text) -> why.
 NOT_BUILT_HERE = {
-    ("clocks.py", "'One clock per pair'"): "a Vega expression: the browser writes the title at the sliders' values",
-    ("clocks.py", "the hand of pair j turns by θ_j per token"): "the same title's Vega expression (phone and wide)",
-    ("invariance.py", "'0 (exact)'"): "a Vega expression: a bar's label, from the row the slider t picks",
-    ("vision.py", "'Query patch (row '"): "a Vega expression: the title at the query patch the sliders pick",
     ("vision.py", "datum.dr >= -"): "a Vega filter over the offsets' fields: no words on screen",
     ("rope.py", "\\begin{aligned}"): "a KaTeX formula: its words are LaTeX commands",
 }

@@ -80,3 +80,23 @@ def test_the_clock_charts_description_quotes_its_starting_settings():
     assert text.clocks_description(2.5, 64, 500000.0, 1).startswith(
         "Clock hands, starting at position p = 2.5, head size d = 64, base b = 500000 and 1 clock (the"
     )
+
+
+@pytest.mark.parametrize(
+    ("clocks", "pairs", "wide", "phone"),
+    [
+        (8, 8, "One clock per pair: the hand of pair j turns by θ_j per token", ["One clock per pair:"]),
+        (1, 8, "One clock, for pair 0 of the 8: the hand of pair j turns by θ_j per token", None),
+        (3, 64, "One clock for each of 3 of the 64 pairs: the hand of pair j turns by θ_j per token", None),
+        (1, 1, "One clock per pair: the hand of pair j turns by θ_j per token", None),
+    ],
+)
+def test_the_clock_titles_expression_reads_at_the_sliders_values(clocks, pairs, wide, phone):
+    """The Vega expression evaluated as the browser does (tests/_chartspec), with the counts as literals."""
+    from _chartspec import spec_value
+
+    assert spec_value({}, text.clocks_title_expr(str(clocks), str(pairs), phone=False)) == wide
+    lines = spec_value({}, text.clocks_title_expr(str(clocks), str(pairs), phone=True))
+    assert lines == [wide.split(": ")[0] + ":", "the hand of pair j turns by θ_j per token"]
+    if phone:
+        assert lines[0] == phone[0]

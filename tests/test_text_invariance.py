@@ -220,3 +220,20 @@ def test_the_shift_charts_description_quotes_precision_head_dim_and_reach():
     said = text.shift_chart_description("float32", 8, 60)
     assert said.startswith("The shift test for RoPE (float32), an added sinusoid and an added learned table")
     assert ", d = 8: one bar per encoding" in said and "(from 1 to 60)" in said
+
+
+@pytest.mark.parametrize(
+    ("row", "label"),
+    [
+        ({"ok": True, "deviation": 3.5e-07, "verdict": "fail"}, "3.5e-7 · fail"),
+        ({"ok": True, "deviation": 0.0, "verdict": "pass"}, "0 (exact) · pass"),
+        ({"ok": False, "deviation": float("nan"), "verdict": "n/a"}, "no row: the table is too short"),
+    ],
+)
+def test_a_shift_bars_label_expression(row, label):
+    """Evaluated on a bar's row as the browser does (tests/_chartspec); the number's own format is a stand-in."""
+    from _chartspec import run_transforms, vega_names
+
+    expr = text.deviation_label_expr("'3.5e-7'")
+    (out,) = run_transforms([row], [{"calculate": expr, "as": "text"}], vega_names())
+    assert out["text"] == label

@@ -187,3 +187,16 @@ def test_about_names_the_source():
         "section: Qwen3-VL's proportions",
     ]
     assert text.scheme_title("axial 2D", SimpleNamespace(axial_first="column")) == "Axial 2D RoPE (columns first)"
+
+
+@pytest.mark.parametrize(
+    ("frame", "title"),
+    [
+        (0, "Query patch (row 2, column 11) · keys in the same frame"),
+        (3, "Query patch (row 2, column 11) · keys in frame 3"),
+    ],
+)
+def test_the_heatmaps_title_expression_names_the_query_and_the_frame(frame, title):
+    from _chartspec import spec_value
+
+    assert spec_value({}, text.query_title_expr("2", "11", frame)) == title

@@ -38,7 +38,7 @@ import pandas as pd
 
 from explorer.charts import live
 from explorer.charts.style import chart_config
-from explorer.text.clocks import clocks_description
+from explorer.text.clocks import clocks_description, clocks_title_expr
 
 #: Frames per second of the in-browser animation (Vega timer throttle = 1000 / FPS ms).
 FPS = 25
@@ -396,17 +396,7 @@ def clock_chart(
         )
         .encode(x=alt.XValue(0 if phone else "width"), y=alt.YValue(0), text=alt.Text("text:N"))
     )
-    which = (
-        f"{ex['clocks']} == {ex['pairs']} ? 'One clock per pair' : "
-        f"{ex['clocks']} == 1 ? 'One clock, for pair 0 of the ' + {ex['pairs']} : "
-        f"'One clock for each of ' + {ex['clocks']} + ' of the ' + {ex['pairs']} + ' pairs'"
-    )
-    # on a phone's narrow panel the title is two lines, the subtitle four
-    title = (
-        f"[{which} + ':', 'the hand of pair j turns by θ_j per token']"
-        if phone
-        else (f"({which}) + ': the hand of pair j turns by θ_j per token'")
-    )
+    title = clocks_title_expr(ex["clocks"], ex["pairs"], phone=phone)  # two lines on a phone's narrow panel
     subtitle = (
         [
             "Tip = (sin p·θ_j, cos p·θ_j): x is dimension 2j,",

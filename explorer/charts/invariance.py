@@ -26,7 +26,7 @@ from explorer.charts import live
 from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param, on_canvas
 from explorer.imagechart import coarse_hover_cells, fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
-from explorer.text.invariance import shift_chart_description, survivors_title
+from explorer.text.invariance import deviation_label_expr, shift_chart_description, survivors_title
 
 #: Colours of the pass / fail verdicts.
 VERDICT_COLORS = {"pass": "#15803D", "fail": "#B91C1C"}
@@ -108,7 +108,6 @@ LIVE_PARAMS = (LIVE_KEY,)
 #: The shift test's encodings, in the chart's order: (the sweep's column, the bar's label).
 ENCODINGS = (("rope", "RoPE ({dtype})"), ("sinusoidal", "sinusoidal PE added"), ("learned", "learned table added"))
 #: What a bar says when its encoding could not run at that t.
-NO_ROW = "no row: the table is too short"
 
 #: How far the chart's slider reaches (`shift_reach`). The chart carries the shift test at every t in
 #: 1 … T, computed once (posenc.shift_test_sweep) and sent once: T ≤ 1000 rows of five numbers (≤ 40 kB
@@ -255,8 +254,7 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
         verdict="!datum.ok ? 'n/a' : datum.deviation <= datum.tolerance ? 'pass' : 'fail'",
         shown=f"datum.ok ? max(datum.deviation, {floor!r}) : {floor!r}",
         floor=repr(floor),
-        text=f"!datum.ok ? '{NO_ROW}' : (datum.deviation > 0 ? {live.sci('datum.deviation', 2)} : '0 (exact)')"
-        " + ' · ' + datum.verdict",
+        text=deviation_label_expr(live.sci("datum.deviation", 2)),
         # Every label starts right of the pass mark, never across its rule: a failing bar's at the
         # bar's end (already right of it), a passing bar's and a note's just after the rule.
         text_x="max(datum.shown, datum.tolerance)",

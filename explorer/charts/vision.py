@@ -27,6 +27,7 @@ from explorer.charts import live
 from explorer.charts.style import chart_config, configure, fact, fact_params, facts_layer, label_step, on_canvas
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
+from explorer.text.vision import query_title_expr
 
 #: One colour per axis a pair can serve (the same colour for row/h and column/w in every scheme).
 AXIS_COLORS = {
@@ -280,7 +281,6 @@ def query_heatmaps(
                 title=alt.TitleParams(name, subtitle=list(notes.get(name, ())) or alt.Undefined, anchor="start"),
             )
         )
-    where = "the same frame" if frame == 0 else f"frame {frame}"
     extra: dict[str, Any] = {}
     if domain is None:
         extra["resolve"] = alt.Resolve(scale=alt.ScaleResolveMap(color="independent"))
@@ -293,7 +293,7 @@ def query_heatmaps(
         spacing=24,
         params=[signal.param for signal in signals],
         title=alt.TitleParams(
-            {"expr": f"'Query patch (row ' + {q_row} + ', column ' + {q_col} + ') · keys in {where}'"},
+            {"expr": query_title_expr(q_row, q_col, frame)},
             subtitle="Click a patch to make it the query, or move the two sliders above.",
             anchor="start",
         ),

@@ -108,3 +108,16 @@ def clocks_description(position: float, d_model: int, base: float, n_clocks: int
         "clockwise by θ_j = b^(−2j/d) radians per token. Below, the odometer: the turns made by every pair at p, "
         "on a log axis, falling from the first pair to the last."
     )
+
+
+def clocks_title_expr(clocks: str, pairs: str, *, phone: bool) -> str:
+    """The clock panel's title as a Vega expression, so the browser writes it at the sliders' values:
+    ``clocks`` and ``pairs`` are the expressions for the clocks drawn and for d/2. On a phone's narrow
+    panel it is two lines (a Vega array)."""
+    which = (
+        f"{clocks} == {pairs} ? 'One clock per pair' : "
+        f"{clocks} == 1 ? 'One clock, for pair 0 of the ' + {pairs} : "
+        f"'One clock for each of ' + {clocks} + ' of the ' + {pairs} + ' pairs'"
+    )
+    turns = "the hand of pair j turns by θ_j per token"
+    return f"[({which}) + ':', '{turns}']" if phone else f"({which}) + ': {turns}'"

@@ -269,3 +269,14 @@ def notices(
         "The decay bound (tab **Decay**) bounds RoPE's score at each distance, up to a constant set by q and k; "
         f"here (d = {d}, base {base:g}) {decay}.",
     ]
+
+
+#: A bar's label where the learned table has no row for the shift (the deviation is not a number).
+NO_ROW = "no row: the table is too short"
+
+
+def deviation_label_expr(number: str) -> str:
+    """A shift-test bar's label as a Vega expression of its row (``datum.ok``, ``datum.deviation``,
+    ``datum.verdict``): the deviation (``number``: its formatting expression) or "0 (exact)", then the
+    verdict; `NO_ROW` where there is no number."""
+    return f"!datum.ok ? '{NO_ROW}' : (datum.deviation > 0 ? {number} : '0 (exact)') + ' · ' + datum.verdict"

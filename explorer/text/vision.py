@@ -268,3 +268,10 @@ def sequence_words(text_before: int, text_after: int, frames: int, rows: int, co
         "(second_per_grid_t × tokens_per_second); Qwen3-VL writes timestamps as text instead.",
     ]
     return {"chart": chart, "metrics": metrics, "notices": notices}
+
+
+def query_title_expr(q_row: str, q_col: str, frame: int) -> str:
+    """The patch heatmaps' title as a Vega expression of the query patch the sliders pick (``q_row``,
+    ``q_col``: expressions), keys in frame ``frame`` (0: the query's own)."""
+    where = "the same frame" if frame == 0 else f"frame {frame}"
+    return f"'Query patch (row ' + {q_row} + ', column ' + {q_col} + ') · keys in {where}'"
