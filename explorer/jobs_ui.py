@@ -12,11 +12,12 @@ import streamlit as st
 
 from explorer import compat, jobs
 from explorer.notices import escape_markdown
+from explorer.text import count
 
 
 def _waits(job: jobs.Job, ahead: int, full: bool) -> str | None:
     if job.state == "queued":
-        return f"Your run waits: {ahead} job(s) ahead of it (one at a time per server)."
+        return f"Your run waits: {count(ahead, 'job')} ahead of it (one at a time per server)."
     return None if full else "Your run is running; its tab shows its progress."
 
 

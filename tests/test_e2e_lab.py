@@ -29,7 +29,7 @@ def test_a_live_training_run_shows_progress_then_its_result(server):
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(f"{server.base_url}/Extrapolation_lab?{QUERY}")
         wait_idle(page, title="Extrapolation lab")
-        assert page.get_by_text("1 model(s) × 150 steps at L = 16, d = 32").is_visible()
+        assert page.get_by_text("1 model × 150 steps at L = 16, d = 32").is_visible()
         page.get_by_role("button", name="Train").click()
         # a progress bar per model while the job runs, naming the model and the step (refreshed every second)
         page.locator("[data-testid=stProgress]").first.wait_for(timeout=60_000)
@@ -67,7 +67,7 @@ def test_a_closed_session_frees_the_slot_and_a_waiting_one_runs(server):
         wait_idle(b, title="Extrapolation lab")
         assert b.get_by_text(f"stops within {TIMEOUT} s of closing the browser tab").first.is_visible()
         b.get_by_role("button", name="Train").click()
-        b.get_by_text("job(s) ahead of it").first.wait_for(timeout=60_000)  # A's job holds the slot
+        b.get_by_text("1 job ahead of it").first.wait_for(timeout=60_000)  # A's job holds the slot
         a.close()  # the session ends: no heartbeat, no connection
         b.get_by_text("Your run: markov, 20 steps, L = 16, d = 32, seed 8").first.wait_for(timeout=180_000)
         assert b.locator("[data-testid=stException]").count() == 0

@@ -59,12 +59,12 @@ def strip_rows(at) -> tuple[dict, list[dict]]:
 
 
 def group_lines(at) -> list[str]:
-    """The "N layer(s) (…): rope; span" lines under the strip, unescaped."""
+    """The "N layers (…): rope; span" lines under the strip, unescaped."""
     return [
         unescape(line)
         for m in at.markdown
         for line in m.value.splitlines()
-        if line.startswith("- **") and "layer(s)" in line
+        if line.startswith("- **") and re.search(r"\*\*\d+ layers?\*\*", line)
     ]
 
 
@@ -83,8 +83,8 @@ def test_gemma3_strip_one_global_layer_in_six():
         else:
             assert row == {"rope": GEMMA_LOCAL, "attention": "sliding (1,024 tokens)"}, i
     lines = group_lines(at)
-    assert lines[0] == f"- **29 layer(s)** (0, 1, 2, 3, 4, 6, 7, 8, 9, 10, …): {GEMMA_LOCAL}; sliding (1,024 tokens)"
-    assert lines[1] == f"- **5 layer(s)** (5, 11, 17, 23, 29): {GEMMA_GLOBAL}; full attention"
+    assert lines[0] == f"- **29 layers** (0, 1, 2, 3, 4, 6, 7, 8, 9, 10, …): {GEMMA_LOCAL}; sliding (1,024 tokens)"
+    assert lines[1] == f"- **5 layers** (5, 11, 17, 23, 29): {GEMMA_GLOBAL}; full attention"
     assert len(lines) == 2
 
 
@@ -102,7 +102,7 @@ def test_llama4_scout_strip_every_fourth_layer_is_nope():
         )
         assert row == expected, i
     lines = group_lines(at)
-    assert lines[1].startswith("- **12 layer(s)** (3, 7, 11, 15, 19, 23, 27, 31, 35, 39, …): NoPE")
+    assert lines[1].startswith("- **12 layers** (3, 7, 11, 15, 19, 23, 27, 31, 35, 39, …): NoPE")
     # the NoPE layers' attention temperature, with the published floor_scale and attn_scale
     assert any("1 + 0.1·ln(⌊(pos+1)/8192⌋ + 1)" in c.value for c in at.caption)
 

@@ -244,7 +244,7 @@ def test_the_extension_panel_offers_the_registry_and_a_real_models_recipe():
     assert "head_dim = 16 (not 128)" in captions and "factor = 4.0" in captions
     import re
 
-    assert re.search(r"on [\d,–]+ scored tokens per length", captions) and "mean over 5 seed(s)" in captions
+    assert re.search(r"on [\d,–]+ scored tokens per length", captions) and "mean over 5 seeds" in captions
     assert "recipe" in chart_specs(at)[0]
     at = run(lab_view="Extension", lab_model="llama4-scout", lab_layer="3")
     assert any("NoPE layer" in w.value for w in at.warning)

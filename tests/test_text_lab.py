@@ -409,7 +409,7 @@ def test_the_extension_notes_state_differences_of_one_model_without_a_verdict():
     assert len(gated) == 1 and gated[0].startswith("**rope** did not learn the task inside L")
     assert gated[0].endswith("; the scalings applied to it say nothing about extrapolation either.")
     cap = labtext.extension_caption(ext_scored=[2048, 2079], rope_seeds=5, shipped_scored="8,192 scored tokens")
-    assert "on 2,048–2,079 scored tokens per length" in cap and "mean over 5 seed(s) with 8,192 scored tokens" in cap
+    assert "on 2,048–2,079 scored tokens per length" in cap and "mean over 5 seeds with 8,192 scored tokens" in cap
 
 
 def test_one_progress_bar_per_model_trained_running_or_waiting():
@@ -430,7 +430,7 @@ def test_a_jobs_texts_come_from_its_own_key():
     assert labtext.settings_text(key) == "kback, rope, alibi: 40 steps at L = 32, d = 96, seed 3"
     assert labtext.run_title(key) == "Your run: kback, 40 steps, L = 32, d = 96, seed 3"
     caption = labtext.train_caption(key, timeout=15.0)
-    assert caption.startswith("2 model(s) × 40 steps at L = 32, d = 96, evaluated at 32, 64, 128, 256.")
+    assert caption.startswith("2 models × 40 steps at L = 32, d = 96, evaluated at 32, 64, 128, 256.")
     assert caption.endswith("stops within 15 s of closing the browser tab.")
 
 
@@ -784,7 +784,7 @@ def test_the_train_tab_says_its_models_are_the_quick_version_of_the_shipped_ones
         "These are quick versions of the shipped models: 300 steps whatever they learn, on one seed, where the "
         "shipped ones trained until they learned (cap 3,000 steps), on every seed"
     )
-    assert "2 model(s) × 300 steps at L = 64, d = 64, evaluated at 64, 128, 256, 512" in quick
+    assert "2 models × 300 steps at L = 64, d = 64, evaluated at 64, 128, 256, 512" in quick
     assert not labtext.train_caption(key, timeout=15).startswith("These are quick")
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from explorer.notices import escape_markdown
+from explorer.text import count
 from posenc.config import ERROR, ParsedConfig
 
 INTRO = (
@@ -60,9 +61,9 @@ def verdict(parsed: ParsedConfig) -> tuple[bool, str]:
     """(whether the config has no problem at all, the line that says so or counts them)."""
     errors, warnings = len(parsed.errors), len(parsed.warnings)
     if errors:
-        return False, f"**{errors} error(s) and {warnings} warning(s)**, each next to its key:"
+        return False, f"**{count(errors, 'error')} and {count(warnings, 'warning')}**, each next to its key:"
     if warnings:
-        return False, f"**Readable, with {warnings} warning(s)**, each next to its key:"
+        return False, f"**Readable, with {count(warnings, 'warning')}**, each next to its key:"
     return True, f"No problems: read as a {parsed.kind}."
 
 
@@ -117,7 +118,7 @@ def layer_groups(groups: Iterable[tuple[tuple[str, str], list[int]]]) -> str:
     lines = []
     for (rope, span), layers in groups:
         shown = ", ".join(str(i) for i in layers[:10]) + (", …" if len(layers) > 10 else "")
-        lines.append(f"- **{len(layers)} layer(s)** ({shown}): {escape_markdown(rope)}; {escape_markdown(span)}")
+        lines.append(f"- **{count(len(layers), 'layer')}** ({shown}): {escape_markdown(rope)}; {escape_markdown(span)}")
     return "\n".join(lines)
 
 

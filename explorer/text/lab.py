@@ -24,6 +24,7 @@ import numpy as np
 
 from explorer.notices import escape_markdown
 from explorer.presets_ui import layers_differ, parsed_preset
+from explorer.text import count
 from posenc.lab import (
     COPY_PART,
     DYNAMIC_FACTOR,
@@ -666,7 +667,7 @@ def extension_caption(*, ext_scored: Sequence[int], rope_seeds: int, shipped_sco
     return (
         f"This panel evaluates the seed-0 RoPE model on {count_text(ext_scored)} scored tokens per length so that "
         f"it follows the controls in seconds: one model on one sample, no interval. The Length tab shows the "
-        f"mean over {rope_seeds} seed(s) with {shipped_scored}, so its plain-RoPE values differ from this "
+        f"mean over {count(rope_seeds, 'seed')} with {shipped_scored}, so its plain-RoPE values differ from this "
         "panel's by the seeds and the sample."
     )
 
@@ -867,7 +868,7 @@ def job_status(k: tuple, state: str, *, ahead: int, full: bool) -> str:
     """An unfinished job's line: waiting (``ahead`` jobs before it) or running."""
     head = f"Your training job ({settings_text(k)})"
     if state == "queued":
-        return f"{head} waits: {ahead} job(s) ahead of it."
+        return f"{head} waits: {count(ahead, 'job')} ahead of it."
     return f"{head} is running" + ("." if full else "; the Train tab shows its progress.")
 
 
@@ -913,7 +914,7 @@ def train_caption(k: tuple, *, timeout: float, shipped: Shown | None = None) -> 
             "a row that did not learn here may learn with more steps. "
         )
     return quick + (
-        f"{len(k_encs)} model(s) × {k_steps} steps at L = {k_len}, d = {k_width}, evaluated at "
+        f"{count(len(k_encs), 'model')} × {k_steps} steps at L = {k_len}, d = {k_width}, evaluated at "
         f"{', '.join(str(m * k_len) for m in (1, 2, 4, 8))}. One training job runs per server at a time, on one "
         "core; results are cached for everyone. Your job keeps running while you look at other tabs or pages "
         f"or move these sliders, and stops within {timeout:g} s of closing the browser tab."

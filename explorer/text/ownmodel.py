@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.notices import escape_markdown
+from explorer.text import count
 from posenc import realmodel
 from posenc.realmodel import ModelFacts
 
@@ -143,4 +144,4 @@ def default_views_note(default: str) -> str:
 
 
 def too_short(tokens: int) -> str:
-    return f"The text has {tokens} token(s) for this model's tokenizer; at least 2 are needed."
+    return f"The text has {count(tokens, 'token')} for this model's tokenizer; at least 2 are needed."
