@@ -569,3 +569,53 @@ def test_merge_with_tasks_joins_those_tasks_and_keeps_the_others(tmp_path):
     assert set(doc["tasks"]) == set(shipped["tasks"])
     with np.load(dirs["out"] / "weights.npz") as got, np.load(src / "weights.npz") as want:
         assert set(got.files) == set(want.files)
+
+
+def test_merge_joins_a_rows_seeds_from_runs_of_other_seeds(tmp_path):
+    """`ship --first-seed 4` trains only seed 4; `merge` adds it to the rows' seeds 0–3 (a seed in several
+    files: the later one's) and calls the task complete only when every planned row has every seed."""
+    import json
+    import shutil
+
+    from posenc.lab.__main__ import SHIP_METHODS, main
+
+    src = ROOT / "data" / "lab"
+    dirs = {}
+    for name in ("out", "four", "fifth"):
+        d = dirs[name] = tmp_path / name
+        d.mkdir()
+        shutil.copy(src / "results.json", d / "results.json")
+        shutil.copy(src / "weights.npz", d / "weights.npz")
+    four = json.loads((dirs["four"] / "results.json").read_text())
+    entry = four["tasks"]["markov"]
+    for rows in (entry["runs"], entry["learned_seeds"]):
+        for per_seed in rows.values():
+            per_seed.pop("4")
+    (dirs["four"] / "results.json").write_text(json.dumps(four))
+    fifth = json.loads((dirs["fifth"] / "results.json").read_text())
+    only = fifth["tasks"]["markov"]
+    only["runs"] = {"rope": {"4": {**only["runs"]["rope"]["4"], "64": 0.25}}}
+    only["learned_seeds"] = {"rope": {"4": True}}
+    (dirs["fifth"] / "results.json").write_text(json.dumps(fifth))
+    out = dirs["out"] / "results.json"
+    args = ["merge", "--tasks", "markov", str(out), str(dirs["four"] / "results.json")]
+    main([*args, str(dirs["fifth"] / "results.json")])
+    doc = json.loads(out.read_text())["tasks"]["markov"]
+    shipped = lab.load_shipped()["tasks"]["markov"]
+    assert set(doc["runs"]["rope"]) == {"0", "1", "2", "3", "4"}
+    assert doc["runs"]["rope"]["4"]["64"] == 0.25  # the later file's seed 4
+    assert doc["runs"]["rope"]["0"] == shipped["runs"]["rope"]["0"]  # the earlier file's seeds kept
+    assert set(doc["runs"]["nope"]) == {"0", "1", "2", "3"}  # no fifth seed for NoPE
+    assert not doc["complete"]
+    main([*args, str(src / "results.json")])  # every planned row with every seed again
+    doc = json.loads(out.read_text())["tasks"]["markov"]
+    assert doc["complete"] and all(set(doc["runs"][m]) == {"0", "1", "2", "3", "4"} for m in SHIP_METHODS["markov"])
+
+
+def test_ship_rejects_a_first_seed_outside_the_seeds(capsys):
+    from posenc.lab.__main__ import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["ship", "--seeds", "5", "--first-seed", "5", "--tasks", "copy", "--out", "/nonexistent/x.json"])
+    assert exc.value.code == 2
+    assert "--first-seed must be in 0 … 4 (--seeds 5), got 5" in capsys.readouterr().err

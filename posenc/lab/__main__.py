@@ -167,6 +167,12 @@ def ship(argv: list[str]) -> None:
 
     p = argparse.ArgumentParser(prog="python -m posenc.lab ship")
     p.add_argument("--seeds", type=int, default=5)
+    p.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="train seeds first-seed … seeds − 1 only (the rest of a run cut short; join with `merge`, seed by seed)",
+    )
     p.add_argument("--steps", type=int, default=SHIP_STEPS["markov"], help="markov and kback: steps (or cap)")
     p.add_argument("--copy-steps", type=int, default=SHIP_STEPS["copy"])
     p.add_argument("--passkey-steps", type=int, default=SHIP_STEPS["passkey"])
@@ -195,6 +201,8 @@ def ship(argv: list[str]) -> None:
     )
     p.add_argument("--out", default=str(SHIPPED))
     a = p.parse_args(argv)
+    if not 0 <= a.first_seed < a.seeds:
+        p.error(f"--first-seed must be in 0 … {a.seeds - 1} (--seeds {a.seeds}), got {a.first_seed}")
     if not set(a.passes.split(",")) <= set(PASSES):
         p.error(f"--passes: each must be one of {', '.join(PASSES)}, got {a.passes!r}")
     tokens = a.tokens or evaluation.EVAL_TOKENS
@@ -346,7 +354,7 @@ def ship(argv: list[str]) -> None:
     # trained once at L, then NoPE (the slowest to learn), then the fine-tunes (from each seed's RoPE model)
     rope_of: dict[tuple[str, int], Any] = {}
     for rows_of in (PASSES[name] for name in a.passes.split(",")):
-        for seed in range(a.seeds):
+        for seed in range(a.first_seed, a.seeds):
             for task in tasks:
                 if rows := [m for m in SHIP_METHODS[task] if rows_of(m)]:
                     pretrained = {"rope": rope_of[task, seed]} if (task, seed) in rope_of else None
@@ -361,7 +369,7 @@ def ship(argv: list[str]) -> None:
 def merge(argv: list[str]) -> None:
     """Join shipped files made by separate runs (e.g. separate --passes of the same tasks, run side by side):
     ``python -m posenc.lab merge OUT IN [IN …]``: the tasks of every IN, a task in several joined row by row
-    (a row in several: the later file's), with each file's weights.npz beside it; the learned flags recomputed."""
+    and a row's seeds seed by seed (a seed in several: the later file's), with each file's weights.npz beside it; the learned flags recomputed."""
     p = argparse.ArgumentParser(prog="python -m posenc.lab merge")
     p.add_argument("out")
     p.add_argument("inputs", nargs="+")
@@ -395,16 +403,23 @@ def merge(argv: list[str]) -> None:
             into = out["tasks"].setdefault(task, json.loads(json.dumps(entry)))
             for key, rows in entry.items():
                 if isinstance(rows, dict) and key in into and set(rows) <= set(entry.get("runs", {})):
-                    into[key].update(rows)
+                    for row, value in rows.items():  # a row's seeds join seed by seed (runs of other seeds)
+                        by_seed = isinstance(value, dict) and value and all(k.isdigit() for k in value)
+                        if by_seed and isinstance(into[key].get(row), dict):
+                            into[key][row].update(value)
+                        else:
+                            into[key][row] = value
             into["finetune"] = into.get("finetune") or entry.get("finetune")
             commands = {into.get("command"), entry.get("command")} - {None}
             into["command"] = " + ".join(sorted(commands))
-            into["complete"] = bool(into.get("complete")) and bool(entry.get("complete"))
         with np.load(Path(f).with_name("weights.npz")) as data:
             weights.update({k: data[k] for k in data.files if only is None or k.split("/")[0] in only})
+    seeds = {str(s) for s in range(int(out["settings"]["seeds"]))}
     for task, entry in out["tasks"].items():
         if only is None or task in only:
             _tidy(entry, task, int(out["settings"]["train_len"]))
+            planned = SHIP_METHODS.get(task, tuple(entry["runs"]))  # complete: every planned row at every seed
+            entry["complete"] = all(set(entry["runs"].get(m, {})) == seeds for m in planned)
     out["complete"] = all(e.get("complete") for e in out["tasks"].values())
     Path(a.out).write_text(json.dumps(out, separators=(",", ":")) + "\n")
     np.savez_compressed(Path(a.out).with_name("weights.npz"), **weights)  # type: ignore[arg-type]
