@@ -285,9 +285,9 @@ def training_text(s: Shown) -> str:
         if "@ft" not in m:
             caps.add(cap)
         if reached:
-            parts.append(f"{m} {_steps_range(reached)}")
+            parts.append(f"`{m}` {_steps_range(reached)}")
         if len(reached) < len(seeds):
-            missed.append(f"{m} in {len(seeds) - len(reached)} of {len(seeds)} seeds (cap {cap:,})")
+            missed.append(f"`{m}` in {len(seeds) - len(reached)} of {len(seeds)} seeds (cap {cap:,})")
     ft = s.entry.get("finetune") or {}
     cap_text = "cap " + " or ".join(f"{c:,}" for c in sorted(caps)) + " steps"
     cap_text += f", fine-tunes {ft['steps']:,}" if ft and any("@ft" in m for m in trained) else ""
@@ -295,7 +295,7 @@ def training_text(s: Shown) -> str:
         f"each model trained until it learned (a held-out sample checked every {s.settings.get('check_every')} "
         f"steps, {cap_text}; then the rate decays over a quarter of the steps so far); steps to learn over seeds: "
         + (", ".join(parts) or "none")
-        + (f"; not learned by the cap: {', '.join(missed)}" if missed else "")
+        + (f"; no check said learned by the cap: {', '.join(missed)}" if missed else "")
     )
 
 
