@@ -238,3 +238,71 @@ def test_cli_ppl_and_norms_contract(ours, tmp_path, monkeypatch):
 def test_cli_refuses_unknown_methods_and_keys(tmp_path, method, named):
     done = _cli("ppl", "--lengths", "64", "--methods", method, cwd=tmp_path)
     assert done.returncode == 2 and named in done.stderr
+
+
+class _FakeModel:
+    """Just what `ship --parts passkey` asks of a model: one token per word, and a passkey call that says
+    'found' and records which (length, key, method) it ran; it stops the run after `stop_after` calls."""
+
+    def __init__(self, stop_after: int | None = None):
+        from types import SimpleNamespace
+
+        self.facts = SimpleNamespace(name="fake", source=None, trained_length=8192)
+        self.device = "cpu"
+        self.calls: list[tuple[int, int, str]] = []
+        self.stop_after = stop_after
+
+    def tokenize(self, text: str) -> np.ndarray:
+        return np.arange(len(text.split()))
+
+    def passkey(self, prompt, answer, method):
+        if self.stop_after is not None and len(self.calls) >= self.stop_after:
+            raise KeyboardInterrupt  # the run is stopped here
+        tokens = len(prompt) + len(answer)  # the most filler that fits: a few tokens under the trial's length
+        self.calls.append((min((6144, 12288, 16384), key=lambda n: abs(n - tokens)), method))
+        return True, -0.5
+
+
+def test_ship_passkey_keeps_earlier_trials_runs_past_the_trained_length_first_and_resumes(tmp_path):
+    """The earlier run's 15 keys per rope are kept, not run again; the new keys run past 8,192 first (12,288, then
+    16,384, then 6,144); a run stopped midway leaves a file with every trial so far, and the next run resumes."""
+    from posenc.realmodel.__main__ import (
+        SHIP_PASSKEY_DEPTHS,
+        SHIP_PASSKEY_KEYS,
+        SHIP_PASSKEY_LENGTHS,
+        SHIP_PASSKEY_METHODS,
+        passkey_cells,
+        ship,
+    )
+
+    path = tmp_path / "results.json"
+    first_round = passkey_cells(SHIP_PASSKEY_LENGTHS, SHIP_PASSKEY_DEPTHS, 0, 1)  # the earlier run's keys
+    earlier = {
+        m: [{"length": n, "depth": d, "key": k, "correct": False, "logp": -9.0} for n, d, k in first_round]
+        for m in SHIP_PASSKEY_METHODS
+    }
+    path.write_text(json.dumps({"passkey": {"trials": earlier, "command": "earlier", "date": "then"}}))
+    n_all = len(passkey_cells(SHIP_PASSKEY_LENGTHS, SHIP_PASSKEY_DEPTHS, 0, SHIP_PASSKEY_KEYS))
+    stopped = _FakeModel(stop_after=7)
+    with pytest.raises(KeyboardInterrupt):
+        ship(stopped, ["ship"], path, lambda _: None, ["passkey"])
+    part = json.loads(path.read_text())["passkey"]
+    assert not part["complete"]
+    kept = {m: [t for t in rows if t["correct"] is False] for m, rows in part["trials"].items()}
+    assert all(len(rows) == len(first_round) for rows in kept.values())  # every earlier trial kept as it was
+    assert all(len(rows) == len(first_round) + 3 for rows in part["trials"].values())  # 3 new keys saved
+    assert {n for n, _ in stopped.calls} == {12288}  # past L first, the shortest first
+    resumed = _FakeModel()
+    ship(resumed, ["ship"], path, lambda _: None, ["passkey"])
+    part = json.loads(path.read_text())["passkey"]
+    assert part["complete"]
+    assert all(len(rows) == n_all for rows in part["trials"].values())
+    assert len(resumed.calls) == (n_all - len(first_round) - 3) * len(SHIP_PASSKEY_METHODS)  # nothing twice
+    lengths = [n for n, _ in resumed.calls]
+    order = [lengths.index(n) for n in (12288, 16384, 6144)]
+    assert order == sorted(order) and lengths[-1] == 6144
+    assert {(t["length"], t["key"]) for t in part["trials"]["default"]} == {
+        (n, k) for n, _, k in passkey_cells(SHIP_PASSKEY_LENGTHS, SHIP_PASSKEY_DEPTHS, 0, SHIP_PASSKEY_KEYS)
+    }
+    found = part["summary"]["default"]["12288"]
+    assert found["trials"] == 20 and found["found"] == 15  # 15 new keys found, the earlier 5 missed

@@ -509,7 +509,13 @@ def ship(model: Any, argv: list[str], path: Path, log: Any, parts: list[str]) ->
             data["passkey"]["kept_earlier"] = prev["kept"]
         done = {m: {(r["length"], r["depth"], r["key"]): r for r in rows} for m, rows in earlier.items()}
         kept = 0
-        for n, d, key in passkey_cells(SHIP_PASSKEY_LENGTHS, SHIP_PASSKEY_DEPTHS, 0, SHIP_PASSKEY_KEYS):
+        cells = passkey_cells(SHIP_PASSKEY_LENGTHS, SHIP_PASSKEY_DEPTHS, 0, SHIP_PASSKEY_KEYS)
+        ran = [c for c in cells if all(c in done.get(m, {}) for m in SHIP_PASSKEY_METHODS)]
+        # the trials already run first; then past the trained length first, shortest first, so that a run cut
+        # short has the cells the comparisons need
+        trained = model.facts.trained_length
+        todo = sorted((c for c in cells if c not in ran), key=lambda c: (c[0] <= trained, c[0]))
+        for i, (n, d, key) in enumerate(ran + todo):
             for method in SHIP_PASSKEY_METHODS:  # the methods in turn on each key: the pairs complete together
                 row = done.get(method, {}).get((n, d, key))
                 if row is None:
@@ -517,6 +523,8 @@ def ship(model: Any, argv: list[str], path: Path, log: Any, parts: list[str]) ->
                 else:
                     kept += 1
                 data["passkey"]["trials"][method].append(row)
+            if i + 1 < len(ran):
+                continue  # save once the kept trials are in, then after each new key
             data["passkey"]["summary"] = passkey_summary(data["passkey"]["trials"], SHIP_PASSKEY_LENGTHS)
             if kept:  # say which trials came from the earlier run (its command and date)
                 data["passkey"]["kept"] = {"trials": kept, "command": prev.get("command"), "date": prev.get("date")}
