@@ -425,7 +425,9 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     page.wait_for_function("() => new URLSearchParams(location.search).get('vis_qrow') === '6'", timeout=15_000)
     wait_idle(page, title=title)
     assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
-    assert page.evaluate("window.__runs") <= 2
+    # the release: one run for the value (two when the link's write lands as its own), beyond the runs the
+    # browser's own pauses allowed while the keys went on (checked above)
+    assert page.evaluate("window.__runs") <= 2 + during
     assert hovered(page, 0, 4, 9)["similarity"] == raster(-2 * 16 + 6)  # the key is now above the query
     # a click on patch (8, 12) of the axial panel makes it the query
     page.mouse.move(0, 0)
