@@ -215,9 +215,8 @@ def test_the_shipped_results_are_complete_enough_and_small():
         assert entry.get("command", doc["command"]).startswith("python -m posenc.lab ship")
         complete = entry.get("complete", doc["complete"])
         runs = entry["runs"]
-        if task != "passkey":
-            assert {"nope", "learned", "sinusoidal", "rope", "alibi"} <= set(runs)
-            assert all(v["128"] is None for v in runs["learned"].values())
+        assert {"nope", "learned", "sinusoidal", "rope", "alibi"} <= set(runs)
+        assert all(v["128"] is None for v in runs["learned"].values())
         assert set(entry["learned"]) == set(runs)
         for name, seeds in runs.items():  # >= 5 seeds for every shipped row, fine-tunes included
             assert len(seeds) >= 5 or not complete, (task, name, len(seeds))
@@ -511,6 +510,16 @@ def test_training_to_the_target_stops_after_a_decay_once_the_held_out_check_says
     monkeypatch.setattr(training, "_check", lambda *a: False)  # never learned: the whole cap, decay from 80 %
     r = training.train(tiny.TrainConfig(**cfg))
     assert (r.steps, r.reached) == (200, None)
+
+
+@pytest.mark.parametrize(("cap", "every"), [(100, 100), (10, 2), (12, 5), (7, 2), (40, 7), (5, 5)])
+def test_checks_before_decay_counts_the_checks_a_capped_run_makes(monkeypatch, cap, every):
+    """posenc.lab.checks_before_decay (what the page says a run could check) against the held-out checks the
+    training loop makes when none says learned: counted here."""
+    calls = []
+    monkeypatch.setattr(training, "_check", lambda *a: calls.append(1) and False)
+    training.train(tiny.TrainConfig(**dict(TINY, steps=cap, check_every=every, until_learned=True)))
+    assert lab.checks_before_decay(cap, every) == len(calls)
 
 
 def test_the_learning_rate_by_hand():

@@ -804,7 +804,8 @@ def test_the_fine_tune_verdict_on_chen_comes_from_steps_to_learn_paired_by_seed(
     line = _ft_line(doc, "kback")
     assert "Steps to learn at 256 tokens here (each fine-tune ran until a held-out check every 100 steps" in line
     assert "cap 800 steps of 8 sequences at 1× the pretraining peak rate" in line
-    assert "budget sweep" not in line and "at the one shipped budget" not in line
+    assert "at the one shipped budget" not in line
+    assert ("budget sweep" in line) == ("kback" in SWEEP["tasks"])  # the sweep shows beside the steps to learn
     if verdict is None:
         assert "(1 of 5 seeds not by the cap)" in line and "no interval of the difference and no verdict" in line
         return
@@ -827,3 +828,25 @@ def test_stale_copy_models_are_named_with_the_rebuild_command():
     doc["tasks"]["copy"]["copy_part"] = [8, 16]
     assert labtext.stale_models(labtext.shown(doc, "copy")) is None
     assert labtext.stale_models(labtext.shown(DOC, "markov")) is None
+
+
+@pytest.mark.parametrize(("ft_cap", "decay_at"), [(100, 80), (120, 96)])
+def test_a_fine_tune_cap_that_ends_before_the_first_check_gives_no_steps_to_learn(ft_cap, decay_at):
+    """A cap whose peak phase (80 % of it) ends before the first held-out check (every 100 steps) can never say
+    learned: the page says no check ran, not that the seeds failed to learn by the cap."""
+    doc = _trained_doc({"rope@ft256": [None] * 5, "rope+linear@ft256": [None] * 5}, ft_cap=ft_cap)
+    line = _ft_line(doc, "kback")
+    assert (
+        f"These fine-tunes cannot show steps to learn: their cap of {ft_cap} steps starts the decay at step {decay_at}, "
+        "before the first held-out check at 100, so no check ran and they give no verdict on that claim." in line
+    )
+    assert "not by the cap" not in line and "PI minus plain" not in line
+    caption = labtext.training_text(labtext.shown(doc, "kback"))
+    assert (
+        f"no check ran for `rope@ft256`, `rope+linear@ft256` (cap {ft_cap}: the decay starts at step {decay_at}, "
+        "before the first check at 100)" in caption
+    )
+    assert "`rope@ft256` in" not in caption
+    doc = _trained_doc({"rope@ft256": [100] * 5, "rope+linear@ft256": [200] * 5}, ft_cap=126)  # one check, at 100
+    assert "cannot show steps to learn" not in _ft_line(doc, "kback")
+    assert "no check ran" not in labtext.training_text(labtext.shown(doc, "kback"))

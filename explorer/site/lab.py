@@ -37,8 +37,7 @@ LENGTHS = (64, 128, 256, 512)
 
 def snippet(v: Mapping[str, Any]) -> str:
     beta = float(v.get("beta_fast", BETA_FAST_DEFAULT))
-    second = "rope+linear" if v["task"] == "passkey" else "alibi"  # passkey ships the RoPE model only (so far)
-    methods = ["rope", second, f"rope+yarn:beta_fast={beta:g}"]
+    methods = ["rope", "alibi", f"rope+yarn:beta_fast={beta:g}"]
     recipe = v.get("model")
     return fill(
         """

@@ -31,9 +31,11 @@ from posenc.lab import (
     ENCODINGS,
     LEARNED_ACCURACY,
     LEARNED_MARGIN,
+    PEAK_SHARE,
     TASKS,
     MethodSpec,
     break_test,
+    checks_before_decay,
     learned_rule,
     method_name,
     parse_method,
@@ -276,7 +278,8 @@ def training_text(s: Shown) -> str:
     trained = s.entry.get("trained") or {}
     if not s.entry.get("until_learned") or not trained:
         return f"{s.steps:,} training steps"
-    parts, missed, caps = [], [], set()
+    parts, missed, unchecked, caps = [], [], {}, set()
+    every = int(s.settings.get("check_every") or 0)
     for m, seeds in trained.items():
         if m not in s.runs or (parse_method(m.split(" (")[0]).rope_type is not None and "@ft" not in m):
             continue  # a scaling at evaluation: the RoPE model's own steps
@@ -284,10 +287,18 @@ def training_text(s: Shown) -> str:
         cap = max(int(v.get("cap") or s.steps) for v in seeds.values())
         if "@ft" not in m:
             caps.add(cap)
+        if every and checks_before_decay(cap, every) == 0:
+            unchecked.setdefault(cap, []).append(f"`{m}`")  # no check could say learned: no steps to learn
+            continue
         if reached:
             parts.append(f"`{m}` {_steps_range(reached)}")
         if len(reached) < len(seeds):
             missed.append(f"`{m}` in {len(seeds) - len(reached)} of {len(seeds)} seeds (cap {cap:,})")
+    none_ran = [
+        f"{', '.join(names)} (cap {cap:,}: the decay starts at step {int(PEAK_SHARE * cap):,}, before the first check "
+        f"at {every:,})"
+        for cap, names in unchecked.items()
+    ]
     ft = s.entry.get("finetune") or {}
     cap_text = "cap " + " or ".join(f"{c:,}" for c in sorted(caps)) + " steps"
     cap_text += f", fine-tunes {ft['steps']:,}" if ft and any("@ft" in m for m in trained) else ""
@@ -296,6 +307,7 @@ def training_text(s: Shown) -> str:
         f"steps, {cap_text}; then the rate decays over a quarter of the steps so far); steps to learn over seeds: "
         + (", ".join(parts) or "none")
         + (f"; no check said learned by the cap: {', '.join(missed)}" if missed else "")
+        + (f"; no check ran for {'; '.join(none_ran)}" if none_ran else "")
     )
 
 
@@ -1175,6 +1187,13 @@ def _steps_to_learn(s: Shown, steps: Mapping[str, Mapping[str, int | None]], pla
     of both learned by the cap."""
     ft = s.entry.get("finetune") or {}
     every = s.settings.get("check_every")
+    cap = int(ft.get("steps") or 0)
+    if every and cap and checks_before_decay(cap, int(every)) == 0:
+        return (
+            f"{CHEN}. These fine-tunes cannot show steps to learn: their cap of {cap:,} steps starts the decay at step "
+            f"{int(PEAK_SHARE * cap):,}, before the first held-out check at {int(every):,}, so no check ran and they "
+            "give no verdict on that claim. "
+        )
     cells = []
     for m in (plain, pi):
         got = [v for v in steps[m].values() if v is not None]
@@ -1255,7 +1274,7 @@ def _finetune_line(s: Shown, sweep: Mapping[str, Any] | None = None) -> str:
             f"{CHEN}. At the one shipped budget one of the two fine-tunes did not learn; one budget does not give "
             "steps to learn, so no verdict on that claim. "
         )
-    if plain and pi and sweep and not finetune_steps(s):
+    if plain and pi and sweep:  # the budget sweep beside the shipped steps to learn (issue #37)
         text += sweep_note(sweep, s.task, [plain, pi, *(m for m in fts if m not in (plain, pi))])
     return text.rstrip() + "\n"
 

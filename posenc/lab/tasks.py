@@ -75,6 +75,15 @@ LEARNED_ACCURACY = 0.95
 #: … or a loss at most this many nats above the exact optimum on the same tokens
 LEARNED_MARGIN = 0.05
 MIN_LEN, MAX_LEN = 8, 4096
+#: Trained until learned, a run holds its peak rate (and checks a held-out sample) only for this share of its
+#: step cap; then the rate decays to 0 (posenc.lab.training)
+PEAK_SHARE = 0.8
+
+
+def checks_before_decay(cap: int, check_every: int) -> int:
+    """How many held-out checks a run trained until learned can make before its cap forces the decay: one every
+    ``check_every`` steps up to PEAK_SHARE of ``cap``. 0 means the run cannot report steps to learn at all."""
+    return int(PEAK_SHARE * cap) // check_every
 
 
 def _task(name: str) -> TaskSpec:

@@ -18,7 +18,7 @@ from torch import nn
 
 from .grammar import MethodSpec, parse_method
 from .model import TinyTransformer, TrainConfig, loss_and_score
-from .tasks import TASKS, eval_sequences, learned, make_batch, optimum, scored_mean
+from .tasks import PEAK_SHARE, TASKS, eval_sequences, learned, make_batch, optimum, scored_mean
 
 #: A fine-tune's peak learning rate, as a fraction of the pretraining peak (Chen et al. 2023 fine-tune
 #: at 2e-5 after pretraining at 3e-4; a fresh warm-up to the full pretraining rate undoes what was learned)
@@ -84,7 +84,7 @@ def _fit(
     until_learned: bool = False,
 ) -> tuple[list[float], int | None]:
     """Train ``model`` in place: warm-up then a cosine to 0 over ``steps``; or, ``until_learned``, warm-up, the
-    peak rate until a held-out check says learned (or 80 % of the cap ``steps``), then a straight line to 0 over
+    peak rate until a held-out check says learned (or PEAK_SHARE of the cap ``steps``), then a straight line to 0 over
     a quarter of the steps so far (at least ``cfg.check_every``). Returns the losses and the step whose check
     first said learned (None: never, or not trained to a target)."""
     peak = cfg.lr if peak is None else peak
@@ -100,7 +100,7 @@ def _fit(
     decay_from, end, step = (None if until_learned else warm), steps, 0
     model.train()
     while step < end:
-        if decay_from is None and step >= int(0.8 * steps):
+        if decay_from is None and step >= int(PEAK_SHARE * steps):
             decay_from = step
         for group in opt.param_groups:
             group["lr"] = _rate(step, peak=peak, warm=warm, decay_from=decay_from, end=end, cosine=not until_learned)
