@@ -768,8 +768,8 @@ def test_what_training_took_is_said_row_by_row_from_the_record():
     )
     text = labtext.training_text(labtext.shown(doc, "kback"))
     assert "a held-out sample checked every 100 steps, cap 3,000 steps, fine-tunes 800" in text
-    assert "steps to learn over seeds: `nope` 1,500–2,100, `rope` 300, `rope@ft256` 100–200" in text
-    assert "rope+linear" not in text and "no check said learned by the cap: `nope` in 1 of 5 seeds (cap 3,000)" in text
+    assert "steps to learn over seeds: **nope** 1,500–2,100, **rope** 300, **rope@ft256** 100–200" in text
+    assert "rope+linear" not in text and "no check said learned by the cap: **nope** in 1 of 5 seeds (cap 3,000)" in text
     caption = labtext.shipped_caption(doc, "kback")
     assert text in caption and "training steps" not in caption
     for task, entry in DOC["tasks"].items():  # a task shipped with a fixed number of steps says so
@@ -843,10 +843,10 @@ def test_a_fine_tune_cap_that_ends_before_the_first_check_gives_no_steps_to_lear
     assert "not by the cap" not in line and "PI minus plain" not in line
     caption = labtext.training_text(labtext.shown(doc, "kback"))
     assert (
-        f"no check ran for `rope@ft256`, `rope+linear@ft256` (cap {ft_cap}: the decay starts at step {decay_at}, "
+        f"no check ran for **rope@ft256**, **rope+linear@ft256** (cap {ft_cap}: the decay starts at step {decay_at}, "
         "before the first check at 100)" in caption
     )
-    assert "`rope@ft256` in" not in caption
+    assert "**rope@ft256** in" not in caption
     doc = _trained_doc({"rope@ft256": [100] * 5, "rope+linear@ft256": [200] * 5}, ft_cap=126)  # one check, at 100
     assert "cannot show steps to learn" not in _ft_line(doc, "kback")
     assert "no check ran" not in labtext.training_text(labtext.shown(doc, "kback"))

@@ -16,6 +16,7 @@ import pandas as pd
 
 from explorer.charts.style import (
     DEFAULT_TITLE_SIZE,
+    FIT_X,
     chart_config,
     facts_titled,
 )
@@ -31,11 +32,19 @@ COLORS = {
     "alibi": "#2ca02c",
 }
 REF_COLOR = "#64748b"
-HEIGHT = 470
+#: The plot's own height (FIT_X: the title, axes and legend come on top of it, so a phone's wrapped title and
+#: two-column legend do not squash it)
+HEIGHT = 300
 CONFIG = chart_config(
     title={"fontSize": 18, "subtitleFontSize": 14, "offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},
-    legend={"labelFontSize": 14, "titleFontSize": 14, "orient": "bottom", "labelLimit": 400, "columns": 4},
+    legend={  # two columns where four do not fit (a phone)
+        "labelFontSize": 14,
+        "titleFontSize": 14,
+        "orient": "bottom",
+        "labelLimit": 400,
+        "columns": {"expr": "width < 560 ? 2 : 4"},
+    },
 )
 
 
@@ -140,6 +149,7 @@ def curve_chart(
         height=HEIGHT,
         config=CONFIG,
         description=description or title,
+        autosize=FIT_X,
     )
 
 

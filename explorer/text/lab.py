@@ -278,7 +278,8 @@ def training_text(s: Shown) -> str:
     trained = s.entry.get("trained") or {}
     if not s.entry.get("until_learned") or not trained:
         return f"{s.steps:,} training steps"
-    parts, missed, unchecked, caps = [], [], {}, set()
+    parts, missed, caps = [], [], set()
+    unchecked: dict[int, list[str]] = {}
     every = int(s.settings.get("check_every") or 0)
     for m, seeds in trained.items():
         if m not in s.runs or (parse_method(m.split(" (")[0]).rope_type is not None and "@ft" not in m):
@@ -288,12 +289,12 @@ def training_text(s: Shown) -> str:
         if "@ft" not in m:
             caps.add(cap)
         if every and checks_before_decay(cap, every) == 0:
-            unchecked.setdefault(cap, []).append(f"`{m}`")  # no check could say learned: no steps to learn
+            unchecked.setdefault(cap, []).append(f"**{m}**")  # no check could say learned: no steps to learn
             continue
         if reached:
-            parts.append(f"`{m}` {_steps_range(reached)}")
+            parts.append(f"**{m}** {_steps_range(reached)}")
         if len(reached) < len(seeds):
-            missed.append(f"`{m}` in {len(seeds) - len(reached)} of {len(seeds)} seeds (cap {cap:,})")
+            missed.append(f"**{m}** in {len(seeds) - len(reached)} of {len(seeds)} seeds (cap {cap:,})")
     none_ran = [
         f"{', '.join(names)} (cap {cap:,}: the decay starts at step {int(PEAK_SHARE * cap):,}, before the first check "
         f"at {every:,})"
