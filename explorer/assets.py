@@ -17,6 +17,7 @@ from explorer.vocabulary import ALPHA_STOPS, BASE_OPTIONS, TARGET_STOPS
 OPTION_LABELS = {
     "base_base": [f"{b:,}" for b in BASE_OPTIONS],
     "target_len_target_len": [f"{t:,}" for t in TARGET_STOPS],
+    "train_len_train_len": [f"{t:,}" for t in TARGET_STOPS],
     "ntk_alpha_ntk_alpha": [f"{a:g}" for a in ALPHA_STOPS],
 }
 
