@@ -12,7 +12,7 @@ is a number computed with the page's current settings; the table's cells are sen
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import altair as alt
 import numpy as np
@@ -131,6 +131,7 @@ def score_by_distance(
         train_len=train_len, test_len=test_len, l_window=l_window, t_window=t_window
     )
     order = [lbl for lbl in METHOD_LABELS.values() if lbl in table.columns]
+    folded: list[Any] = list(order)  # the columns the browser folds into (method, score) rows
     colors = [METHOD_COLORS[k] for k, lbl in METHOD_LABELS.items() if lbl in order]
     x = (
         alt.X("distance:Q")
@@ -160,13 +161,18 @@ def score_by_distance(
     rule = alt.Chart(transform=at_l).mark_rule(color=WARN, strokeDash=[6, 4], strokeWidth=2).encode(x=x)
     left_half = f"{l_expr} < 0.6 * ({t_expr} - 1)"  # the label right of the rule, else left of it
     label = alt.CalculateTransform(calculate=text.trained_label_expr(l_expr), **{"as": "label"})
+    sides: tuple[tuple[str, Literal["left", "right"], int], ...] = (
+        (left_half, "left", 5),
+        (f"!({left_half})", "right", -5),
+    )
     notes = [
         alt.Chart(transform=[*at_l, alt.FilterTransform(filter=cond), label])
         .mark_text(align=align, dx=dx, dy=-4, baseline="top", fontSize=14, color=WARN)
         .encode(x=x, y=alt.value(2), text="label:N")
-        for cond, align, dx in ((left_half, "left", 5), (f"!({left_half})", "right", -5))
+        for cond, align, dx in sides
     ]
-    keep = f"datum.distance < {t_expr} && (datum.method !== {LEARNED!r} || datum.distance < {l_expr})"
+    learned_within_l = f"datum.method !== {LEARNED!r} || datum.distance < {l_expr}"  # the table's rows: n < L
+    keep = f"datum.distance < {t_expr} && ({learned_within_l})"
     chart = (
         alt.layer(line, rule, *notes)
         .properties(width=width, height=panel_height)
@@ -185,7 +191,7 @@ def score_by_distance(
             ),
             data=table,
         )
-        .transform_fold(order, as_=["method", "score"])
+        .transform_fold(folded, as_=["method", "score"])
         .transform_filter(keep)
         .resolve_scale(y="independent")
         .properties(
