@@ -105,7 +105,7 @@ def lengths_expressions(
         if l_window is not None:
             index = f"max({index}, {live.number(TRAIN_KEY)} + 1)"
         t_expr = live.option(TARGET_KEY, TARGET_STOPS, index)
-    return params, l_expr, t_expr
+    return params[::-1], l_expr, t_expr  # Vega lists the last bound selection first: L above T
 
 
 def score_by_distance(
