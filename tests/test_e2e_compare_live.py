@@ -43,6 +43,8 @@ def open_page(chromium, server, query: str):
 
 def press(page, chart, name: str, key: str = "ArrowRight") -> tuple[float | None, int]:
     """Focus the chart's slider `name` and press `key`: (ms until the chart changed, script runs by then)."""
+    page.wait_for_timeout(400)  # a report still under way (its 150 ms debounce) is not this press's run
+    wait_idle(page, title=TITLE)
     before = page.evaluate(SVG_JS)
     page.evaluate("() => { window.__runs = 0; }")
     slider = chart.locator(f'input[name="{name}"]')
