@@ -149,3 +149,35 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         finally:
             tab.context.close()
     assert checked == 24
+
+
+def test_a_mouse_drag_of_t_ends_in_the_link_the_box_and_the_table(chromium, server):
+    """A hand's drag over T's slider (40 small moves): when it ends, the T the slider shows is the page's T: in
+    the link, the box and the settings caption under the table; the chart is kept."""
+    page = open_page(chromium, server, "?train_len=128&target_len=256")
+    try:
+        chart = page.locator(f"{CHART} [data-testid=stVegaLiteChart]").first
+        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
+        slider = chart.locator('input[name="target_len_target_len"]')
+        slider.scroll_into_view_if_needed()
+        # the page narrows T's slider to the stops above L = 128 (explorer.liveparam.ranges_html): 192 …
+        assert slider.get_attribute("min") == str(TARGET_STOPS.index(192))
+        box = slider.bounding_box()
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(box["x"] + 4, y)
+        page.mouse.down()
+        for i in range(1, 41):
+            page.mouse.move(box["x"] + box["width"] * (0.1 + 0.6 * i / 40), y)
+            page.wait_for_timeout(25)
+        page.mouse.up()
+        page.wait_for_timeout(600)
+        wait_idle(page, title=TITLE)
+        t = TARGET_STOPS[int(slider.input_value())]
+        assert t > 256, "the drag did not move T"
+        page.wait_for_function(f"() => new URLSearchParams(location.search).get('target_len') === '{t}'")
+        wait_idle(page, title=TITLE)
+        assert page.locator(".st-key-target_len input").input_value() == str(t)
+        assert page.get_by_text(f"L = 128, T = {t}", exact=False).count() == 1
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
+    finally:
+        page.close()
