@@ -2,8 +2,8 @@
 
 Each chart-driving control a chart carries itself (explorer.liveparam: RoPE's m, n, d and j, the
 clock's p, d, b and number of clocks, the shift t, the vision query row, the sinusoidal zoom start,
-Context extension's factor and target length, the configs converter's α) is focused and pressed (ArrowRight)
-`--presses` times, each press once the app is idle. A press
+Context extension's factor and target length, the configs converter's α, Compare methods' L and T) is
+focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press
 counts as "in the browser" when its chart changed within 100 ms of the keydown while no script was
 running. Its time is the keydown to the chart's first changed frame. Beside them, in the same run:
 the one-chart app (bench/slider_chart_app.py: a Streamlit slider and one chart, redrawn by a server
@@ -55,6 +55,8 @@ CONTROLS = [
     ("Extension factor s", "Context_extension?rope_type=yarn", "Context extension", "factor_factor"),
     ("Extension target length T", "Context_extension?rope_type=yarn", "Context extension", "target_len_target_len"),
     ("Configs converter α", "Model_configs", "Model configs", "ntk_alpha_ntk_alpha"),
+    ("Compare trained length L", "Compare_methods", "Compare methods", "train_len_train_len"),
+    ("Compare test length T", "Compare_methods", "Compare methods", "target_len_target_len"),
 ]
 
 #: Records, from the next keydown: its time, every script-state change, and the first animation frame

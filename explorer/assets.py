@@ -17,6 +17,7 @@ from explorer.vocabulary import ALPHA_STOPS, BASE_OPTIONS, TARGET_STOPS
 OPTION_LABELS = {
     "base_base": [f"{b:,}" for b in BASE_OPTIONS],
     "target_len_target_len": [f"{t:,}" for t in TARGET_STOPS],
+    "train_len_train_len": [f"{t:,}" for t in TARGET_STOPS],
     "ntk_alpha_ntk_alpha": [f"{a:g}" for a in ALPHA_STOPS],
 }
 
@@ -40,8 +41,8 @@ LIVE_RANGES_ATTRIBUTE = "data-posenc-ranges"
 #: larger rem base enlarges them with the rest of the page. Every other live chart (element key
 #: <name>_live_<n>, explorer.liveparam: RoPE's plane, the invariance shift test, the vision page's
 #: heatmaps, the sinusoidal zoom window) likewise gets its sliders above the chart, so that in
-#: presentation mode they are in the first screen with its top; the invariance, vision and zoom
-#: sliders keep label and value on one line, the vision page's two side by side where they fit, the
+#: presentation mode they are in the first screen with its top; the invariance, vision, zoom and
+#: Compare methods' L and T sliders keep label and value on one line, the vision page's two side by side where they fit, the
 #: zoom's wide enough to aim with. The vision page's large grids are drawn on a canvas, which cannot
 #: shrink to a phone's column (clicks would miss their patch), so they scroll sideways in their own box.
 BASE_CSS = (
@@ -66,10 +67,12 @@ BASE_CSS = (
 [data-testid="stAppDeployButton"] { display: none !important; }
 [class*="_live_"] .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 [class*="_live_"] .vega-embed form.vega-bindings { order: -1; padding: 0 0 0.4rem 0.5rem; }
-:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"]) .vega-embed form.vega-bindings .vega-bind label {
+:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"], [class*="st-key-cmp_live_"]) .vega-embed form.vega-bindings .vega-bind label {
   display: flex; flex-wrap: nowrap; align-items: center; gap: 0.6rem; }
-:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"]) .vega-embed form.vega-bindings .vega-bind-name {
+:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"], [class*="st-key-cmp_live_"]) .vega-embed form.vega-bindings .vega-bind-name {
   font-size: 1rem; min-width: 0; }
+[class*="st-key-cmp_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 8.2rem; }
+[class*="st-key-cmp_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 36vw); height: 1rem; }
 [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 58vw); height: 1rem; }
 [class*="st-key-ext_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
 [class*="st-key-conv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }

@@ -64,13 +64,16 @@ def plan(previous: View | None, values: Mapping[str, Any], context: Hashable) ->
 def from_selection(selection: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
     """{key: value} from Streamlit's selection state (``{"m": [{"m": 40}], "n": {}}``): the keys the
     browser reported, each validated by its registered Param (anything else is ignored: the
-    browser's report is untrusted input). A parameter with options (the base b) or stops (the target
+    browser's report is untrusted input; a faceted chart reports one equal tuple per panel). A parameter with options (the base b) or stops (the target
     length T) is reported as the index of its value: its in-chart slider runs over those indices
     (`explorer.charts.live.option_position`)."""
     found: dict[str, Any] = {}
     for key in keys:
         entry = selection.get(key)
-        if not isinstance(entry, list) or len(entry) != 1 or not isinstance(entry[0], Mapping):
+        # one tuple; a faceted chart stores the same one once per panel
+        if not isinstance(entry, list) or not entry or any(e != entry[0] for e in entry):
+            continue
+        if not isinstance(entry[0], Mapping):
             continue
         raw = entry[0].get(key)
         if isinstance(raw, bool) or not isinstance(raw, (int, float)):
@@ -158,7 +161,8 @@ def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> st
     ``data-min-<input>`` and ``data-max-<input>`` per parameter, where <input> is the slider's range
     input (`explorer.charts.live.input_signal`). In the browser `explorer.assets.LIVE_RANGES_JS` sets
     those inputs' min and max to them, so a chart whose sliders span a wider range shows the page's
-    (a value outside is moved inside, and reported as a drag would be). Only registry keys, element
+    (a value outside is moved inside, and reported as a drag would be); a slider over a parameter's
+    options or stops gets the indices of the first and last of them inside. Only registry keys, element
     keys and validated numbers go into it, never text from a user."""
     if not re.fullmatch(r"[a-z][a-z0-9_]*", element_key):
         raise ValueError(f"element_key must be lower-case letters, digits and _, got {element_key!r}")
@@ -176,6 +180,12 @@ def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> st
             if isinstance(value, bool) or not math.isfinite(number) or (param.is_int and number != int(number)):
                 kind = "a whole number" if param.is_int else "a finite number"
                 raise ValueError(f"limits: {key}'s {end} must be {kind}, got {value!r}")
+            if (values := param.slider_values) is not None:  # its slider runs over their indices
+                inside = [i for i, v in enumerate(values) if (v >= number if end == "min" else v <= number)]
+                if not inside:
+                    raise ValueError(f"limits: no value of {key}'s slider is within its {end} {value!r}")
+                attrs.append(f'data-{end}-{input_signal(key)}="{inside[0] if end == "min" else inside[-1]}"')
+                continue
             attrs.append(f'data-{end}-{input_signal(key)}="{param.to_url(int(number) if param.is_int else number)}"')
     return f"<span hidden {' '.join(attrs)}></span>"
 

@@ -8,7 +8,7 @@ URL keys are part of the public interface: never rename them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -297,7 +297,8 @@ def _declared_keys() -> dict[str, MethodKey]:
 
 _KEYS = _declared_keys()
 #: ``original_max_position_embeddings`` is the trained length L, shared by several pages as ``train_len``.
-TRAIN_LEN = _block_key_param(_KEYS.pop("original_max_position_embeddings"), "train_len")
+#: Its stops are the target length's: the Compare methods chart's own L slider runs over them (issue #36).
+TRAIN_LEN = replace(_block_key_param(_KEYS.pop("original_max_position_embeddings"), "train_len"), stops=TARGET_STOPS)
 SHARED += (TRAIN_LEN,)
 
 

@@ -13,9 +13,11 @@ page_setup("compare")  # before the imports below: see explorer.layout
 from explorer.charts import compare as charts
 from explorer.compute import compare as compute
 from explorer.exports import page_footer
+from explorer.liveparam import LiveChart
 from explorer.render import shared, show_chart
 from explorer.text import compare as text
-from explorer.widgets import widget
+from explorer.vocabulary import TARGET_STOPS
+from explorer.widgets import widget, write
 
 with intro():
     st.write(text.INTRO)
@@ -30,17 +32,12 @@ with intro():
     )
 c1, c2, c3, c4, c5, c6 = st.columns(6)
 dim = int(widget("head_dim", container=c1))
-trained_len = int(widget("train_len", container=c2, max=2048, default=128))
-test_len = int(
-    widget(
-        "target_len",
-        container=c3,
-        label="Test length T (> L)",
-        min=trained_len + 1,
-        max=4096,
-        default=max(512, trained_len + 1),
-    )
-)
+lengths = {"train_len": dict(max=compute.TRAIN_MAX, default=128)}
+trained_len = int(widget("train_len", container=c2, **lengths["train_len"]))
+if (kept_t := st.session_state.get("target_len")) is not None and kept_t <= trained_len and kept_t in TARGET_STOPS:
+    write("target_len", compute.target_above(trained_len))  # L passed T on the chart: T follows, as drawn there
+lengths["target_len"] = dict(min=trained_len + 1, max=compute.TARGET_MAX, default=max(512, trained_len + 1))
+test_len = int(widget("target_len", container=c3, label="Test length T (> L)", **lengths["target_len"]))
 base = float(widget("base", container=c4))
 seed = int(widget("seed", container=c5))
 alibi_head = int(widget("alibi_head", container=c6))
@@ -52,11 +49,27 @@ st.table(charts.style_summary(table))
 st.caption(text.shift_caption(checks[0]))  # under the table whose first column it explains
 st.caption(text.settings_caption(**settings, slope=compute.alibi_slope(alibi_head), heads=compute.ALIBI_HEADS))
 
-show_chart(
-    save_as="compare_methods",
-    chart=shared(charts.score_by_distance)(charts.score_curves(checks), trained_len=trained_len, test_len=test_len),
-    width="content",
+# L and T are also the chart's own sliders where they stand on their stops (issue #36): the browser redraws it
+# while they are dragged and the page follows on release; the boxes above stay for exact entry.
+windows = compute.slider_windows(trained_len, test_len)
+curves = charts.score_table(
+    compute.all_checks(dim, *compute.chart_lengths(trained_len, test_len, windows), seed, base, alibi_head)
 )
+live_keys = [k for k, w in zip(charts.LIVE_PARAMS, windows) if w]
+live = LiveChart("cmp_live", live_keys, limits=lengths) if live_keys else None
+starts = (
+    live.starts((dim, seed, base, alibi_head, windows, *(v for v, w in zip((trained_len, test_len), windows) if not w)))
+    if live
+    else {}
+)
+chart = shared(charts.score_by_distance)(
+    curves,
+    train_len=starts.get("train_len", trained_len),
+    test_len=starts.get("target_len", test_len),
+    l_window=windows[0],
+    t_window=windows[1],
+)
+(live.show if live else show_chart)(save_as="compare_methods", chart=chart, width="content")
 
 notice_list(text.notices(checks))
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _chartspec import frame, run_transforms, spec_names
 
 from explorer.charts import compare
 from explorer.text.compare import METHOD_LABELS, summary_table
+from explorer.vocabulary import TARGET_STOPS
+from posenc import alibi_slopes
 from posenc import attention as att
 
 D, L, T = 8, 16, 40
@@ -64,27 +67,99 @@ def test_verdict_cells_are_legible_on_both_themes():
 
 
 # ------------------------------------------------------------------------------------- chart
-def test_score_curves_long_form(checks):
-    df = compare.score_curves(checks)
-    assert set(df["method"]) == set(METHOD_LABELS.values())
-    assert (df["method"] == "Learned absolute").sum() == L  # stops at L: no rows beyond
-    assert (df["method"] == "RoPE").sum() == T
-    rope = next(c for c in checks if c["method"] == "rope")
-    np.testing.assert_array_equal(df.loc[df["method"] == "RoPE", "score"].to_numpy(), rope["scores"])
+def test_score_table_is_wide(checks):
+    df = compare.score_table(checks)
+    assert list(df.columns) == ["distance", *METHOD_LABELS.values()]
+    assert df["distance"].tolist() == list(range(T))
+    assert df["Learned absolute"].notna().sum() == L  # stops at L: empty beyond
+    for c in checks:
+        got = df[METHOD_LABELS[c["method"]]].to_numpy()[: len(c["scores"])]
+        assert np.array_equal(got, c["scores"]), c["method"]
 
 
-def test_score_by_distance_spec(checks):
-    spec = compare.score_by_distance(compare.score_curves(checks), trained_len=L, test_len=T).to_dict()
+def test_score_by_distance_spec_with_fixed_lengths(checks):
+    spec = compare.score_by_distance(compare.score_table(checks), train_len=L, test_len=T).to_dict()
     assert spec["facet"]["row"]["field"] == "method"
     assert spec["facet"]["row"]["sort"] == list(METHOD_LABELS.values())
     assert spec["resolve"]["scale"]["y"] == "independent"
-    line, rule, note = spec["spec"]["layer"]
-    assert line["mark"]["type"] == "line"
+    assert "params" not in spec  # no slider
+    line, rule, *notes = spec["spec"]["layer"]
+    assert line["mark"]["type"] == "line" and rule["mark"]["type"] == "rule" and len(notes) == 2
     assert line["encoding"]["x"]["field"] == "distance" and line["encoding"]["y"]["field"] == "score"
-    assert line["encoding"]["x"]["scale"]["domain"] == [0, T - 1]
-    assert rule["mark"]["type"] == "rule" and rule["encoding"]["x"]["datum"] == L
-    assert note["encoding"]["text"]["value"] == f"trained length L = {L}"
     assert "distance" in spec["title"]["text"]
     assert spec["config"]["axis"]["labelFontSize"] >= 13
-    rows = spec["datasets"][spec["data"]["name"]]
-    assert len(rows) == L + 4 * T
+    long = drawn(spec, {})
+    counts = long.groupby("method").size().to_dict()
+    assert counts.pop("Learned absolute") == L and set(counts.values()) == {T}
+    assert rule_rows(spec, rule, {})["distance"].tolist() == [L] * 5
+    # the label sits right of the rule in the left 60 % of the axis, else left of it (here L = 16 of 39)
+    left, right = (rule_rows(spec, n, {}) for n in notes)
+    assert left["label"].tolist() == [f"trained length L = {L}"] * 5 and right.empty
+    assert notes[0]["mark"]["align"] == "left" and notes[1]["mark"]["align"] == "right"
+
+
+def drawn(spec: dict, sliders: dict) -> pd.DataFrame:
+    """The long rows every panel's curve draws: the facet's fold and filter run in Python (tests/_chartspec)."""
+    rows = frame(spec, spec).to_dict("records")
+    return pd.DataFrame(run_transforms(rows, spec["transform"], spec_names(spec, **sliders)))
+
+
+def rule_rows(spec: dict, layer: dict, sliders: dict) -> pd.DataFrame:
+    """The rows layer `layer` (the rule or a label) draws after the facet's transforms and its own."""
+    rows = drawn(spec, sliders).to_dict("records")
+    return pd.DataFrame(run_transforms(rows, layer.get("transform", []), spec_names(spec, **sliders)))
+
+
+@pytest.mark.parametrize(
+    "d, seed, base, head", [(64, 0, 10000.0, 4), (2, 9, 10.0, 1), (256, 77, 1e6, 8), (30, 5, 500.0, 6)]
+)
+def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
+    """The chart's transforms (the facet's fold and filter, the rule's and labels') run in Python at 25 random
+    (L, T) of the sliders, against posenc.attention.method_checks called at that (L, T): every score bit for
+    bit (the learned table's rows at L are the first rows of the longest table's, and pair_scores gives their
+    scores to the bit at every pair of stops), the rule and its label at L; L past T draws T at the first
+    stop above L (`compute.target_above`, as the page moves it)."""
+    from explorer.compute.compare import chart_lengths, slider_windows, target_above
+
+    slope = float(alibi_slopes(8)[head - 1])
+    windows = slider_windows(128, 512)
+    assert windows == ((16, 2048), (24, 4096))  # both on their stops: the widest windows, whatever L and T
+    top = chart_lengths(128, 512, windows)
+    kw = dict(dim=d, seed=seed, base=base, alibi_slope=slope)
+    table = compare.score_table([att.method_checks(m, trained_len=top[0], test_len=top[1], **kw) for m in att.METHODS])
+    spec = compare.score_by_distance(table, train_len=128, test_len=512, l_window=windows[0], t_window=windows[1])
+    spec = spec.to_dict()
+    assert [p["name"] for p in spec["params"]] == ["target_len", "train_len"]  # Vega lists L first
+    _, rule, *notes = spec["spec"]["layer"]
+    rng = np.random.default_rng(seed)
+    (l_lo, l_hi), (t_lo, t_hi) = ((TARGET_STOPS.index(a), TARGET_STOPS.index(b)) for a, b in windows)
+    for _ in range(25):
+        li, ti = int(rng.integers(l_lo, l_hi + 1)), int(rng.integers(t_lo, t_hi + 1))
+        sliders = {"train_len": li, "target_len": ti}
+        Lx, Tx = TARGET_STOPS[li], TARGET_STOPS[ti]
+        if Tx <= Lx:
+            Tx = target_above(Lx)
+        long = drawn(spec, sliders)
+        for method in att.METHODS:
+            want = att.method_checks(method, trained_len=Lx, test_len=Tx, **kw)
+            got = long[long["method"] == METHOD_LABELS[method]].sort_values("distance")
+            assert got["distance"].tolist() == want["distances"].tolist(), (method, Lx, Tx)
+            assert np.array_equal(got["score"].to_numpy(), want["scores"]), (method, Lx, Tx)
+        assert rule_rows(spec, rule, sliders)["distance"].tolist() == [Lx] * 5
+        labels = [rule_rows(spec, n, sliders) for n in notes]
+        shown = pd.concat(labels)["label"].tolist()
+        assert shown == [f"trained length L = {Lx:,}"] * 5
+        assert not labels[0 if Lx < 0.6 * (Tx - 1) else 1].empty
+
+
+def test_slider_windows_and_t_above_l():
+    from explorer.compute.compare import chart_lengths, slider_windows, target_above
+
+    assert [target_above(x) for x in (16, 17, 100, 128, 2047, 2048)] == [24, 24, 128, 192, 2048, 3072]
+    # a length typed off the stops stays a server run; the other slider runs over the stops it leaves
+    assert slider_windows(100, 512) == (None, (128, 4096))
+    assert slider_windows(128, 1000) == ((16, 768), None)
+    assert slider_windows(100, 1000) == (None, None)
+    assert slider_windows(16, 17) == (None, None)  # L = 16 is a stop, but no other stop lies below T = 17
+    assert chart_lengths(128, 1000, ((16, 768), None)) == (768, 1000)
+    assert chart_lengths(100, 512, (None, (128, 4096))) == (100, 4096)

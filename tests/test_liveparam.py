@@ -64,9 +64,13 @@ def test_the_browsers_report_is_validated_by_the_registry():
         {"m": [{"m": 2.5}]},
         {"m": []},
         {"m": 4},
+        {"m": [{"m": 40}, {"m": 41}]},  # two values: which one?
+        {"m": [40, 40]},
     ):
         assert from_selection(bad, ("m",)) == {}, bad
     assert from_selection({"x": [{"x": 1}]}, ("m",)) == {}
+    # a faceted chart (Compare methods' score panels) stores the same tuple once per panel
+    assert from_selection({"m": [{"m": 40}] * 5}, ("m",)) == {"m": 40}
 
 
 def test_plan_keeps_the_chart_while_its_own_drag_moves_the_value():
@@ -206,6 +210,13 @@ def test_the_pages_range_travels_beside_the_chart_for_the_browser_to_apply():
             ranges_html("sin_zoom_live_0", {"zoom_p0": {"max": bad}})
     with pytest.raises(ValueError, match="'not_a_param' is not a registered parameter"):
         ranges_html("sin_zoom_live_0", {"not_a_param": {"max": 1}})
+    # a slider over stops (the target length's: 16, 24, 32, 48, 64, …) runs over their indices: the page's
+    # T > 40 and T ≤ 64 are the stops 48 (index 3) … 64 (index 4); a range with no stop in it is refused
+    assert 'data-min-target_len_target_len="3" data-max-target_len_target_len="4"' in ranges_html(
+        "cmp_live_0", {"target_len": {"min": 41, "max": 64, "default": 512}}
+    )
+    with pytest.raises(ValueError, match="no value of target_len's slider"):
+        ranges_html("cmp_live_0", {"target_len": {"min": 2**25}})
 
 
 def test_a_parameter_with_options_is_reported_as_its_options_index():

@@ -6,10 +6,11 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from _apptest import run_page
 from _attention_reference import ref_score
-from _chartspec import proto_spec
+from _chartspec import proto_spec, run_transforms, spec_names
 from _posenc_reference_impl import ref_alibi_slopes
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
@@ -52,10 +53,14 @@ def number_after(text, label):
 
 
 def chart(at):
+    """The score chart's spec and the rows its panels draw where its sliders start: the page sends posenc's
+    wide table (one row per n, up to the largest T its sliders reach), the browser folds and filters it (run
+    here in Python, tests/_chartspec)."""
     (c,) = at.get("vega_lite_chart")
     spec = proto_spec(c.proto)
     (dataset,) = [d for d in c.proto.datasets if d.name == spec["data"]["name"]]
-    return spec, convert_arrow_bytes_to_pandas_df(dataset.data.data)
+    wide = convert_arrow_bytes_to_pandas_df(dataset.data.data)
+    return spec, pd.DataFrame(run_transforms(wide.to_dict("records"), spec["transform"], spec_names(spec)))
 
 
 def assert_page_complete(at, *, dim, L, T):
@@ -87,7 +92,8 @@ def assert_page_complete(at, *, dim, L, T):
     spec, data = chart(at)
     counts = data.groupby("method").size().to_dict()
     assert counts.pop("Learned absolute") == L and set(counts.values()) == {T}
-    assert spec["spec"]["layer"][1]["encoding"]["x"]["datum"] == L
+    rule = spec["spec"]["layer"][1]
+    assert {r["distance"] for r in run_transforms(data.to_dict("records"), rule["transform"], spec_names(spec))} == {L}
 
 
 # --- defaults ----------------------------------------------------------------------------------
@@ -205,3 +211,47 @@ def test_alibi_head_help_is_true_at_the_longest_test_length():
     slopes = ref_alibi_slopes(8)
     assert slopes[0] == 1 / 2 and slopes[-1] == 1 / 256
     assert "slope 1/2" in help_text and "slope 1/256" in help_text
+
+
+# --- L and T as the chart's own sliders (issue #36) ------------------------------------------------
+def sliders(spec) -> dict:
+    """{key: (first, last) length its slider reaches} of the chart's own sliders."""
+    from explorer.vocabulary import TARGET_STOPS
+
+    return {
+        p["name"]: (TARGET_STOPS[p["bind"]["min"]], TARGET_STOPS[p["bind"]["max"]])
+        for p in spec.get("params", [])
+        if "select" in p
+    }
+
+
+@pytest.mark.parametrize(
+    "query, want",
+    [
+        ({}, {"train_len": (16, 2048), "target_len": (24, 4096)}),  # both on their stops
+        ({"target_len": 1000}, {"train_len": (16, 768)}),  # T typed off the stops: a server run; L below it
+        ({"train_len": 100}, {"target_len": (128, 4096)}),
+        ({"train_len": 100, "target_len": 1000}, {}),
+    ],
+)
+def test_lengths_on_their_stops_are_the_charts_sliders(query, want):
+    at = run(**query)
+    assert not at.exception and not at.warning
+    spec, _ = chart(at)
+    assert sliders(spec) == want
+
+
+def test_l_passing_t_takes_t_to_the_next_stop():
+    """What the chart draws when its L slider passes T (T at the first stop above L), the page does when that
+    value arrives; a T typed off the stops is only kept above L, as before."""
+    at = run()
+    at.session_state["train_len"] = 1024  # as the chart's report writes it (T = 512 stays)
+    run(at)
+    assert at.number_input(key="target_len").value == 1536
+    assert_page_complete(at, dim=64, L=1024, T=1536)
+    at.number_input(key="target_len").set_value(1600)
+    run(at)
+    at.number_input(key="train_len").set_value(2000)
+    run(at)
+    assert at.number_input(key="target_len").value == 2001
+    assert_page_complete(at, dim=64, L=2000, T=2001)

@@ -155,3 +155,13 @@ def test_notices_name_exactly_the_methods_that_pass(checks):
     assert compare.notices(failing)[0].startswith("No method that carries position passes")
     # NoPE's trivial pass is not counted
     assert compare.notices([fake_check(method="nope")])[0].startswith("No method")
+
+
+@pytest.mark.parametrize("length", [16, 128, 999, 2048, 16384])
+def test_the_rule_label_names_l_at_every_slider_value(length):
+    """The label beside the chart's rule at L, a Vega expression evaluated as the browser does
+    (tests/_chartspec), with L as a literal: the digits of L grouped by thousands."""
+    from _chartspec import spec_value
+
+    want = str(length) if length < 1000 else f"{length // 1000},{length % 1000:03d}"
+    assert spec_value({}, compare.trained_label_expr(str(length))) == f"trained length L = {want}"

@@ -5,18 +5,24 @@ is a number computed with the page's current settings; the table's cells are sen
 (`explorer.text.compare.summary_table`).
 
 - `style_summary`      the summary table with ticks in green and crosses in red
-- `score_curves`       long-form data of score against key position, one curve per method
-- `score_by_distance`  those curves, one panel per method (independent y scales), rule at L
+- `score_table`        wide data of score against key position, one column per method
+- `score_by_distance`  those curves, one panel per method (independent y scales), rule at L, with L and T
+                       as the chart's own sliders where they stand on their stops (issue #36)
 """
 
 from __future__ import annotations
+
+from typing import Any, Literal
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts import live
 from explorer.charts.style import configure
+from explorer.text import compare as text
 from explorer.text.compare import METHOD_LABELS
+from explorer.vocabulary import TARGET_STOPS
 
 METHOD_COLORS = {
     "sinusoidal": "#1D4ED8",
@@ -25,6 +31,12 @@ METHOD_COLORS = {
     "alibi": "#7C3AED",
     "nope": "#475569",
 }
+#: The rule at L and its label.
+WARN = "#DC2626"
+LEARNED = METHOD_LABELS["learned"]
+#: The chart's own sliders (issue #36): the trained length L and the test length T, both over `TARGET_STOPS`.
+TRAIN_KEY, TARGET_KEY = "train_len", "target_len"
+LIVE_PARAMS = (TRAIN_KEY, TARGET_KEY)
 
 #: CSS of a ✓ / ✗ cell. Text and background are set together (dark green on pale green, dark red
 #: on pale red, both ≥ 7:1), so a cell reads the same on the light and the dark theme; a text
@@ -49,35 +61,81 @@ def style_summary(table: pd.DataFrame):
     return table.set_index("Method").style.map(verdict_color).map_index(lambda _: "font-weight: bold")
 
 
-def score_curves(checks: list[dict]) -> pd.DataFrame:
-    """Long form: method (label), key position n, score s(0, n)."""
-    frames = [
-        pd.DataFrame(
-            {
-                "method": METHOD_LABELS[c["method"]],
-                "distance": np.asarray(c["distances"], dtype=float),
-                "score": np.asarray(c["scores"], dtype=float),
-            }
+def score_table(checks: list[dict]) -> pd.DataFrame:
+    """Wide: one row per key position n (``distance``), one column per method (its label) holding posenc's
+    score s(0, n) (`checks`' ``scores``); a method with fewer scores (the learned table stops at L − 1) is
+    empty (NaN) past its last one."""
+    longest = max(checks, key=lambda c: len(c["distances"]))
+    distance = np.asarray(longest["distances"], dtype=float)
+    if not np.array_equal(distance, np.arange(distance.size)):
+        raise ValueError("the checks' distances must be 0, 1, …, T − 1")
+    out = {"distance": distance.astype(np.int32)}
+    for c in checks:
+        column = np.full(distance.size, np.nan)
+        column[: len(c["scores"])] = np.asarray(c["scores"], dtype=float)
+        out[METHOD_LABELS[c["method"]]] = column
+    return pd.DataFrame(out)
+
+
+def lengths_expressions(
+    *, train_len: int, test_len: int, l_window: tuple[int, int] | None, t_window: tuple[int, int] | None
+) -> tuple[list[Any], str, str]:
+    """The chart's own sliders and the Vega expressions for L and T: (params, L, T).
+
+    `l_window` and `t_window` (first, last) of `TARGET_STOPS` give L and T a slider over the stops between
+    (starting at `train_len`, `test_len`); None keeps that length fixed. With both sliders, T is the slider's
+    stop, or the first stop above L when the slider stands at or below L (the page
+    moves T there too when the drag ends: `explorer.compute.compare.target_above`)."""
+    params: list[Any] = []
+    l_expr, t_expr = str(int(train_len)), str(int(test_len))
+    if l_window is not None:
+        params.append(
+            live.option_position(
+                TRAIN_KEY, TARGET_STOPS, start=train_len, lo=l_window[0], hi=l_window[1], label="trained length L "
+            )
         )
-        for c in checks
-    ]
-    return pd.concat(frames, ignore_index=True)
+        l_expr = live.option(TRAIN_KEY, TARGET_STOPS)
+    if t_window is not None:
+        params.append(
+            live.option_position(
+                TARGET_KEY, TARGET_STOPS, start=test_len, lo=t_window[0], hi=t_window[1], label="test length T "
+            )
+        )
+        index = live.number(TARGET_KEY)
+        if l_window is not None:
+            index = f"max({index}, {live.number(TRAIN_KEY)} + 1)"
+        t_expr = live.option(TARGET_KEY, TARGET_STOPS, index)
+    return params[::-1], l_expr, t_expr  # Vega lists the last bound selection first: L above T
 
 
 def score_by_distance(
-    curves: pd.DataFrame, *, trained_len: int, test_len: int, width: int = 720, panel_height: int = 105
+    table: pd.DataFrame,
+    *,
+    train_len: int,
+    test_len: int,
+    l_window: tuple[int, int] | None = None,
+    t_window: tuple[int, int] | None = None,
+    width: int = 720,
+    panel_height: int = 105,
 ) -> alt.FacetChart:
     """Score of a fixed query at position 0 against a fixed key at position n = 0 … T−1, one panel
     per method with its own y scale; a dashed rule marks the trained length L.
 
+    `table` is `score_table`'s, up to the largest T and L the sliders reach (`lengths_expressions`): the
+    browser folds it into one curve per method, keeps n < T (the learned table's n < L) and moves the rule
+    to L, with no server run while a slider is dragged (issue #36).
+
     A faceted chart cannot fill its container (Vega-Lite), so ``width`` is fixed: 720 px per panel
     fits the main column of a 1280-px-wide screen with the sidebar open."""
-    present = set(curves["method"].unique())
-    order = [lbl for lbl in METHOD_LABELS.values() if lbl in present]
+    params, l_expr, t_expr = lengths_expressions(
+        train_len=train_len, test_len=test_len, l_window=l_window, t_window=t_window
+    )
+    order = [lbl for lbl in METHOD_LABELS.values() if lbl in table.columns]
+    folded: list[Any] = list(order)  # the columns the browser folds into (method, score) rows
     colors = [METHOD_COLORS[k] for k, lbl in METHOD_LABELS.items() if lbl in order]
     x = (
         alt.X("distance:Q")
-        .scale(domain=[0, test_len - 1], nice=False)
+        .scale(nice=False, zero=True)
         .axis(format="d", tickMinStep=1)
         .title("relative distance n − m (query at m = 0, key at n)")
     )
@@ -94,30 +152,29 @@ def score_by_distance(
                 alt.Tooltip("score:Q", format=".4f"),
             ],
         )
+        .add_params(*params)
     )
-    first = alt.datum.distance == 0
-    rule = (
-        alt.Chart()
-        .mark_rule(color="#DC2626", strokeDash=[6, 4], strokeWidth=2)
-        .encode(x=alt.datum(trained_len))
-        .transform_filter(first)
+    at_l = [
+        alt.FilterTransform(filter="datum.distance === 0"),
+        alt.CalculateTransform(calculate=l_expr, **{"as": "distance"}),
+    ]
+    rule = alt.Chart(transform=at_l).mark_rule(color=WARN, strokeDash=[6, 4], strokeWidth=2).encode(x=x)
+    left_half = f"{l_expr} < 0.6 * ({t_expr} - 1)"  # the label right of the rule, else left of it
+    label = alt.CalculateTransform(calculate=text.trained_label_expr(l_expr), **{"as": "label"})
+    sides: tuple[tuple[str, Literal["left", "right"], int], ...] = (
+        (left_half, "left", 5),
+        (f"!({left_half})", "right", -5),
     )
-    left_half = trained_len < 0.6 * (test_len - 1)  # label right of the rule, else left of it
-    note = (
-        alt.Chart()
-        .mark_text(
-            align="left" if left_half else "right",
-            dx=5 if left_half else -5,
-            dy=-4,
-            baseline="top",
-            fontSize=14,
-            color="#DC2626",
-        )
-        .encode(x=alt.datum(trained_len), y=alt.value(2), text=alt.value(f"trained length L = {trained_len}"))
-        .transform_filter(first)
-    )
+    notes = [
+        alt.Chart(transform=[*at_l, alt.FilterTransform(filter=cond), label])
+        .mark_text(align=align, dx=dx, dy=-4, baseline="top", fontSize=14, color=WARN)
+        .encode(x=x, y=alt.value(2), text="label:N")
+        for cond, align, dx in sides
+    ]
+    learned_within_l = f"datum.method !== {LEARNED!r} || datum.distance < {l_expr}"  # the table's rows: n < L
+    keep = f"datum.distance < {t_expr} && ({learned_within_l})"
     chart = (
-        alt.layer(line, rule, note, data=curves)
+        alt.layer(line, rule, *notes)
         .properties(width=width, height=panel_height)
         .facet(
             row=alt.Row("method:N")
@@ -131,8 +188,11 @@ def score_by_distance(
                 labelAlign="left",
                 labelOrient="top",
                 labelAnchor="start",
-            )
+            ),
+            data=table,
         )
+        .transform_fold(folded, as_=["method", "score"])
+        .transform_filter(keep)
         .resolve_scale(y="independent")
         .properties(
             title=alt.Title(

@@ -70,9 +70,10 @@ def option_position(key: str, options, *, start: float, label: str, lo: float | 
     return position(key, start=values.index(float(start)), lo=first, hi=last, label=label)
 
 
-def option(key: str, options) -> str:
-    """The Vega expression for the option the slider of `option_position(key, options, …)` stands at."""
-    return "[" + ", ".join(repr(float(v)) for v in options) + f"][{number(key)}]"
+def option(key: str, options, index: str | None = None) -> str:
+    """The Vega expression for the option the slider of `option_position(key, options, …)` stands at, or
+    for the option at `index` (a Vega expression for an index computed from that slider's and others)."""
+    return "[" + ", ".join(repr(float(v)) for v in options) + f"][{number(key) if index is None else index}]"
 
 
 def value(key: str) -> str:

@@ -153,3 +153,9 @@ def notices(checks: list[dict]) -> list[str]:
         "A test met in tutorials: the cosine similarity of PE(p + k) − PE(p) across p. It cannot tell a "
         "relative encoding from one that is not; the shift test above compares the scores themselves.",
     ]
+
+
+def trained_label_expr(train_len: str) -> str:
+    """The label beside the chart's rule at L, as a Vega expression of `train_len` (the expression for L:
+    the chart's own slider moves it)."""
+    return f"'trained length L = ' + format({train_len}, ',d')"

@@ -1,0 +1,183 @@
+"""Issue #36 on the Compare methods page: the trained length L and the test length T are the score chart's
+own sliders (over their stops, explorer.vocabulary.TARGET_STOPS; explorer.charts.compare). In Chromium:
+
+* in the app, a key press on T (and on L) redraws the chart while no script runs; the value then reaches the
+  server once, and the link, the box and the table follow while the chart is kept; L dragged past T takes T
+  to the first stop above it, in the chart and then on the page;
+* in the chart's own HTML file (offline, as "Save this chart" writes it), at random (L, T) set through its
+  sliders, every point of every curve, read from the Vega view, is posenc.attention.method_checks's score at
+  that (L, T), bit for bit; the rule and its label stand at L."""
+
+from __future__ import annotations
+
+import _browser_fixtures
+import numpy as np
+from e2e_support import wait_charts_drawn, wait_idle
+from test_e2e_chartfile import open_offline
+from test_e2e_clocks_live import CHANGED_JS, set_sliders_and_read, url_value
+from test_e2e_drag import COUNT_RUNS_JS
+
+from explorer.charts import compare as charts
+from explorer.compute import compare as compute
+from explorer.text.compare import METHOD_LABELS
+from explorer.vocabulary import TARGET_STOPS
+from posenc import alibi_slopes
+from posenc import attention as att
+
+chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # module fixtures, shared
+
+TITLE = "Compare methods"
+CHART = '[class*="st-key-cmp_live_"]'
+SVG_JS = """() => { const svg = document.querySelector('[class*="st-key-cmp_live_"] .vega-embed svg.marks');
+  return svg ? svg.outerHTML.replace(/url[(][^)#]*#/g, 'url(#').replace(/(clip|gradient_?)[0-9]+/g, '$1') : ''; }"""
+
+
+def open_page(chromium, server, query: str):
+    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
+    page.set_default_timeout(60_000)
+    page.goto(f"{server.base_url}/Compare_methods{query}")
+    wait_idle(page, title=TITLE)
+    wait_charts_drawn(page)
+    return page
+
+
+def press(page, chart, name: str, key: str = "ArrowRight") -> tuple[float | None, int]:
+    """Focus the chart's slider `name` and press `key`: (ms until the chart changed, script runs by then)."""
+    page.wait_for_timeout(400)  # a report still under way (its 150 ms debounce) is not this press's run
+    wait_idle(page, title=TITLE)
+    before = page.evaluate(SVG_JS)
+    page.evaluate("() => { window.__runs = 0; }")
+    slider = chart.locator(f'input[name="{name}"]')
+    slider.focus()
+    page.keyboard.press(key)
+    return page.evaluate(CHANGED_JS.replace("SVG_JS", SVG_JS), before)
+
+
+def test_a_press_on_l_or_t_redraws_the_chart_with_no_script_run_and_the_page_follows(chromium, server):
+    page = open_page(chromium, server, "?train_len=128&target_len=512")
+    try:
+        chart = page.locator(f"{CHART} [data-testid=stVegaLiteChart]").first
+        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
+        page.evaluate(COUNT_RUNS_JS)
+        assert chart.locator('input[name="target_len_target_len"]').input_value() == str(TARGET_STOPS.index(512))
+        for name, key, want in (
+            ("target_len_target_len", "target_len", "768"),
+            ("train_len_train_len", "train_len", "192"),
+        ):
+            took, runs = press(page, chart, name)
+            assert took is not None, f"{key}: the chart did not change"
+            assert runs == 0, f"{key}: a script ran before the chart changed ({took:.0f} ms)"
+            page.wait_for_function(f"() => new URLSearchParams(location.search).get('{key}') === '{want}'")
+            wait_idle(page, title=TITLE)
+            assert page.evaluate("window.__runs") == 1, f"{key}: not one run for one press"
+            assert page.locator(f".st-key-{key} input").input_value() == want
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
+        # the table and the rule's label follow: L = 192, T = 768
+        assert page.get_by_text("L = 192, T = 768", exact=False).count() == 1
+        texts = chart.locator("svg text").all_text_contents()
+        assert texts.count("trained length L = 192") == len(METHOD_LABELS)
+        # the value beside each slider is the length, not its index
+        assert chart.locator(".vega-bind").filter(has_text="test length T").inner_text().strip().endswith("768")
+    finally:
+        page.close()
+
+
+def test_l_dragged_past_t_takes_t_to_the_next_stop(chromium, server):
+    page = open_page(chromium, server, "?train_len=128&target_len=192")
+    try:
+        chart = page.locator(f"{CHART} [data-testid=stVegaLiteChart]").first
+        page.evaluate(COUNT_RUNS_JS)
+        took, runs = press(page, chart, "train_len_train_len")  # 128 → 192 = T: the chart draws T = 256
+        assert took is not None and runs == 0
+        assert chart.locator("svg text").all_text_contents().count("trained length L = 192") == len(METHOD_LABELS)
+        page.wait_for_function("() => new URLSearchParams(location.search).get('target_len') === '256'")
+        wait_idle(page, title=TITLE)
+        assert url_value(page, "train_len") == "192"
+        assert page.locator(".st-key-target_len input").input_value() == "256"
+        assert page.get_by_text("L = 192, T = 256", exact=False).count() == 1
+        assert not page.locator("[data-testid=stAlert]").count()
+    finally:
+        page.close()
+
+
+def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tmp_path):
+    from explorer import chartfile, compat
+    from explorer.render import stable_dataset_names
+
+    rng = np.random.default_rng(36)
+    checked = 0
+    for dim, seed, base, head in ((64, 0, 10000.0, 4), (8, 3, 100.0, 1), (256, 4242, 500000.0, 8)):
+        slope = float(alibi_slopes(compute.ALIBI_HEADS)[head - 1])
+        windows = compute.slider_windows(128, 512)
+        top = compute.chart_lengths(128, 512, windows)
+        checks = [
+            att.method_checks(m, dim=dim, trained_len=top[0], test_len=top[1], seed=seed, base=base, alibi_slope=slope)
+            for m in att.METHODS
+        ]
+        chart = charts.score_by_distance(
+            charts.score_table(checks), train_len=128, test_len=512, l_window=windows[0], t_window=windows[1]
+        )
+        path = tmp_path / f"compare_{dim}.html"
+        path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
+        tab, tried = open_offline(chromium, path)
+        try:
+            (l_lo, l_hi), (t_lo, t_hi) = ((TARGET_STOPS.index(a), TARGET_STOPS.index(b)) for a, b in windows)
+            for _ in range(8):
+                li, ti = int(rng.integers(l_lo, l_hi + 1)), int(rng.integers(t_lo, t_hi + 1))
+                items = set_sliders_and_read(tab, [["train_len_train_len", li], ["target_len_target_len", ti]])
+                L, T = TARGET_STOPS[li], TARGET_STOPS[max(ti, li + 1)]  # T follows L up
+                for method in att.METHODS:
+                    want = att.method_checks(
+                        method, dim=dim, trained_len=L, test_len=T, seed=seed, base=base, alibi_slope=slope
+                    )
+                    label = METHOD_LABELS[method]
+                    got = sorted(
+                        (d["distance"], d["score"])
+                        for kind, _, d, _ in items
+                        if kind == "line" and d.get("method") == label
+                    )
+                    assert [g[0] for g in got] == want["distances"].tolist(), (method, L, T)
+                    assert [g[1] for g in got] == want["scores"].tolist(), (method, L, T)
+                rules = [d["distance"] for kind, _, d, _ in items if kind == "rule" and "method" in d]  # not the axes'
+
+                assert rules == [L] * len(METHOD_LABELS)
+                assert [t for kind, _, d, t in items if kind == "text" and "method" in d] == [
+                    f"trained length L = {L:,}"
+                ] * 5
+                checked += 1
+            assert tried == []
+        finally:
+            tab.context.close()
+    assert checked == 24
+
+
+def test_a_mouse_drag_of_t_ends_in_the_link_the_box_and_the_table(chromium, server):
+    """A hand's drag over T's slider (40 small moves): when it ends, the T the slider shows is the page's T: in
+    the link, the box and the settings caption under the table; the chart is kept."""
+    page = open_page(chromium, server, "?train_len=128&target_len=256")
+    try:
+        chart = page.locator(f"{CHART} [data-testid=stVegaLiteChart]").first
+        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
+        slider = chart.locator('input[name="target_len_target_len"]')
+        slider.scroll_into_view_if_needed()
+        # the page narrows T's slider to the stops above L = 128 (explorer.liveparam.ranges_html): 192 …
+        assert slider.get_attribute("min") == str(TARGET_STOPS.index(192))
+        box = slider.bounding_box()
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(box["x"] + 4, y)
+        page.mouse.down()
+        for i in range(1, 41):
+            page.mouse.move(box["x"] + box["width"] * (0.1 + 0.6 * i / 40), y)
+            page.wait_for_timeout(25)
+        page.mouse.up()
+        page.wait_for_timeout(600)
+        wait_idle(page, title=TITLE)
+        t = TARGET_STOPS[int(slider.input_value())]
+        assert t > 256, "the drag did not move T"
+        page.wait_for_function(f"() => new URLSearchParams(location.search).get('target_len') === '{t}'")
+        wait_idle(page, title=TITLE)
+        assert page.locator(".st-key-target_len input").input_value() == str(t)
+        assert page.get_by_text(f"L = 128, T = {t}", exact=False).count() == 1
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
+    finally:
+        page.close()
