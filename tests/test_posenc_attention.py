@@ -385,3 +385,17 @@ def test_method_checks_bad_args():
         att.method_checks("rope", dim=8, trained_len=16, test_len=16)
     with pytest.raises(ValueError, match="dim"):
         att.method_checks("rope", dim=7, trained_len=16, test_len=20)
+
+
+@pytest.mark.parametrize("method", ["nope", "sinusoidal", "learned", "rope", "alibi"])
+def test_a_score_does_not_depend_on_how_many_keys_are_scored_beside_it(method):
+    """pair_scores sums each score in one fixed order (no BLAS blocking), so the scores of keys 0 … T−1 are the
+    first T of a longer computation bit for bit: what lets the Compare chart send one table and cut it at T."""
+    rng = np.random.default_rng(7)
+    d = 24
+    x_q, x_k = rng.normal(size=(2, d))
+    w_q, w_k = rng.normal(size=(2, d, d))
+    kw = dict(w_q=w_q, w_k=w_k, table=rng.normal(size=(700, d)), alibi_slope=0.25)
+    full = att.pair_scores(method, x_q, x_k, [0.0, 3.0], np.arange(700.0), **kw)
+    for n in (1, 2, 7, 17, 100, 333, 699):
+        assert np.array_equal(att.pair_scores(method, x_q, x_k, [0.0, 3.0], np.arange(float(n)), **kw), full[:, :n])

@@ -769,7 +769,9 @@ def test_what_training_took_is_said_row_by_row_from_the_record():
     text = labtext.training_text(labtext.shown(doc, "kback"))
     assert "a held-out sample checked every 100 steps, cap 3,000 steps, fine-tunes 800" in text
     assert "steps to learn over seeds: **nope** 1,500–2,100, **rope** 300, **rope@ft256** 100–200" in text
-    assert "rope+linear" not in text and "no check said learned by the cap: **nope** in 1 of 5 seeds (cap 3,000)" in text
+    assert (
+        "rope+linear" not in text and "no check said learned by the cap: **nope** in 1 of 5 seeds (cap 3,000)" in text
+    )
     caption = labtext.shipped_caption(doc, "kback")
     assert text in caption and "training steps" not in caption
     for task, entry in DOC["tasks"].items():  # a task shipped with a fixed number of steps says so
