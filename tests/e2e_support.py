@@ -623,3 +623,24 @@ def full_page_screenshot(page: Any, path: Path, *, max_height: int = 16000, colo
     path.parent.mkdir(parents=True, exist_ok=True)
     image.save(path, optimize=True)
     return path
+
+
+def chart_svg_js(container: str) -> str:
+    """A page function returning the markup of the Vega SVG inside the element `container` (a CSS selector),
+    without what differs between two drawings of the same chart: the page's address in references to gradients
+    (it changes with the query string) and the numbers of clip paths and gradients."""
+    return (
+        f"() => {{ const svg = document.querySelector('{container} .vega-embed svg.marks');\n"
+        "  return svg ? svg.outerHTML.replace(/url[(][^)#]*#/g, 'url(#').replace(/(clip|gradient_?)[0-9]+/g, '$1') "
+        ": ''; }"
+    )
+
+
+def open_app_page(browser: Any, server: StreamlitServer, path: str, title: str, query: str = "") -> Any:
+    """A 1280 × 1000 page of the app at ``path`` + ``query``, idle with its charts drawn (60 s timeouts)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.set_default_timeout(60_000)
+    page.goto(f"{server.base_url}/{path}{query}")
+    wait_idle(page, title=title)
+    wait_charts_drawn(page)
+    return page

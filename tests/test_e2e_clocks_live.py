@@ -14,7 +14,7 @@ from __future__ import annotations
 import _browser_fixtures
 import numpy as np
 import pytest
-from e2e_support import wait_charts_drawn, wait_idle
+from e2e_support import chart_svg_js, open_app_page, wait_idle
 from test_e2e_chartfile import open_offline
 from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, assert_runs_within_pauses
 
@@ -29,8 +29,7 @@ TITLE = "Frequency clock hands"
 SETTINGS = ("d_model", "base", "n_clocks")
 
 #: The clock chart's SVG markup, without what differs between two drawings of the same chart.
-CLOCK_SVG_JS = """() => { const svg = document.querySelector('.st-key-clock_chart .vega-embed svg.marks');
-  return svg ? svg.outerHTML.replace(/url[(][^)#]*#/g, 'url(#').replace(/(clip|gradient_?)[0-9]+/g, '$1') : ''; }"""
+CLOCK_SVG_JS = chart_svg_js(".st-key-clock_chart")
 
 #: Resolves to [ms until the clock chart differs from `before`, server runs by then] (null: no change in 3 s).
 CHANGED_JS = """(before) => new Promise((done) => { const t0 = performance.now();
@@ -62,12 +61,7 @@ def set_sliders_and_read(tab, values) -> list:
 
 
 def open_page(chromium, server, query: str = ""):
-    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
-    page.set_default_timeout(60_000)
-    page.goto(f"{server.base_url}/Clock_hands{query}")
-    wait_idle(page, title=TITLE)
-    wait_charts_drawn(page)
-    return page
+    return open_app_page(chromium, server, "Clock_hands", TITLE, query)
 
 
 def url_value(page, key: str) -> str | None:

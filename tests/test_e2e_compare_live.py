@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import _browser_fixtures
 import numpy as np
-from e2e_support import wait_charts_drawn, wait_idle
+from e2e_support import chart_svg_js, open_app_page, wait_idle
 from test_e2e_chartfile import open_offline
 from test_e2e_clocks_live import CHANGED_JS, set_sliders_and_read, url_value
 from test_e2e_drag import COUNT_RUNS_JS
@@ -28,17 +28,11 @@ chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # modul
 
 TITLE = "Compare methods"
 CHART = '[class*="st-key-cmp_live_"]'
-SVG_JS = """() => { const svg = document.querySelector('[class*="st-key-cmp_live_"] .vega-embed svg.marks');
-  return svg ? svg.outerHTML.replace(/url[(][^)#]*#/g, 'url(#').replace(/(clip|gradient_?)[0-9]+/g, '$1') : ''; }"""
+SVG_JS = chart_svg_js(CHART)
 
 
 def open_page(chromium, server, query: str):
-    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
-    page.set_default_timeout(60_000)
-    page.goto(f"{server.base_url}/Compare_methods{query}")
-    wait_idle(page, title=TITLE)
-    wait_charts_drawn(page)
-    return page
+    return open_app_page(chromium, server, "Compare_methods", TITLE, query)
 
 
 def press(page, chart, name: str, key: str = "ArrowRight") -> tuple[float | None, int]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import _browser_fixtures
 import numpy as np
-from e2e_support import wait_charts_drawn, wait_idle
+from e2e_support import chart_svg_js, wait_charts_drawn, wait_idle
 from test_e2e_chartfile import open_offline
 from test_e2e_clocks_live import CHANGED_JS, set_sliders_and_read
 from test_e2e_drag import COUNT_RUNS_JS
@@ -25,8 +25,7 @@ from explorer.vocabulary import ALPHA_STOPS, BASE_OPTIONS
 chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # module fixtures, shared
 
 TITLE = "Model configs"
-SVG_JS = """() => { const svg = document.querySelector('[class*="st-key-conv_live_"] .vega-embed svg.marks');
-  return svg ? svg.outerHTML.replace(/url[(][^)#]*#/g, 'url(#').replace(/(clip|gradient_?)[0-9]+/g, '$1') : ''; }"""
+SVG_JS = chart_svg_js('[class*="st-key-conv_live_"]')
 
 
 def test_a_press_on_alpha_redraws_the_chart_with_no_script_run_and_the_page_follows(chromium, server):

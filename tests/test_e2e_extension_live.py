@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import _browser_fixtures
 import numpy as np
-from e2e_support import wait_charts_drawn, wait_idle
+from e2e_support import chart_svg_js, open_app_page, wait_idle
 from test_e2e_chartfile import open_offline
 from test_e2e_clocks_live import CHANGED_JS, set_sliders_and_read, url_value
 from test_e2e_drag import COUNT_RUNS_JS
@@ -23,17 +23,11 @@ from explorer.vocabulary import TARGET_STOPS
 chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # module fixtures, shared
 
 TITLE = "Context extension"
-SVG_JS = """() => { const svg = document.querySelector('[class*="st-key-ext_live_"] .vega-embed svg.marks');
-  return svg ? svg.outerHTML.replace(/url[(][^)#]*#/g, 'url(#').replace(/(clip|gradient_?)[0-9]+/g, '$1') : ''; }"""
+SVG_JS = chart_svg_js('[class*="st-key-ext_live_"]')
 
 
 def open_page(chromium, server, query: str):
-    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
-    page.set_default_timeout(60_000)
-    page.goto(f"{server.base_url}/Context_extension{query}")
-    wait_idle(page, title=TITLE)
-    wait_charts_drawn(page)
-    return page
+    return open_app_page(chromium, server, "Context_extension", TITLE, query)
 
 
 def test_a_press_on_t_redraws_the_chart_with_no_script_run_and_the_page_follows(chromium, server):

@@ -6,20 +6,15 @@ link says the new base, and the plane's read-out and the page's numbers are pose
 from __future__ import annotations
 
 import pytest
-from e2e_support import StreamlitServer, launch_chromium, require_browser, wait_charts_drawn, wait_idle
+from e2e_support import StreamlitServer, chart_svg_js, launch_chromium, require_browser, wait_charts_drawn, wait_idle
+from test_e2e_clocks_live import CHANGED_JS
 from test_e2e_drag import COUNT_RUNS_JS
 
 import posenc
 from explorer.widgets import PARAMS
 
 TITLE = "RoPE rotation"
-PLANE_SVG_JS = """() => { const svg = document.querySelector('[class*="st-key-rope_live"] .vega-embed svg.marks');
-  return svg ? svg.outerHTML.replace(/url[(][^)#]*#/g, 'url(#').replace(/(clip|gradient_?)[0-9]+/g, '$1') : ''; }"""
-CHANGED_JS = """(before) => new Promise((done) => { const t0 = performance.now();
-  const tick = () => { const now = (SVG_JS)();
-    if (now !== before) { done([performance.now() - t0, window.__runs]); return; }
-    if (performance.now() - t0 > 3000) { done([null, window.__runs]); return; }
-    requestAnimationFrame(tick); }; requestAnimationFrame(tick); })"""
+PLANE_SVG_JS = chart_svg_js('[class*="st-key-rope_live"]')
 
 
 @pytest.fixture(scope="module")

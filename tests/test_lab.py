@@ -547,22 +547,29 @@ def test_a_fine_tune_to_the_target_records_its_own_run():
     assert out["trained"]["rope@ft32"] == {"steps": 2, "cap": None, "reached": None}
 
 
+def _shipped_copies(tmp_path, *names: str) -> dict:
+    """{name: a directory under tmp_path holding a copy of data/lab/results.json and weights.npz}."""
+    import shutil
+
+    src, dirs = ROOT / "data" / "lab", {}
+    for name in names:
+        d = dirs[name] = tmp_path / name
+        d.mkdir()
+        shutil.copy(src / "results.json", d / "results.json")
+        shutil.copy(src / "weights.npz", d / "weights.npz")
+    return dirs
+
+
 def test_merge_with_tasks_joins_those_tasks_and_keeps_the_others(tmp_path):
     """`python -m posenc.lab merge --tasks copy OUT IN…` (runs that started from an older shipped file): the
     listed task comes from the inputs (a row in several: the later file's), every other task and its weights
     as OUT has them, even where an input holds an older version of it."""
     import json
-    import shutil
 
     from posenc.lab.__main__ import main
 
     src = ROOT / "data" / "lab"
-    dirs = {}
-    for name in ("out", "old", "new"):
-        d = dirs[name] = tmp_path / name
-        d.mkdir()
-        shutil.copy(src / "results.json", d / "results.json")
-        shutil.copy(src / "weights.npz", d / "weights.npz")
+    dirs = _shipped_copies(tmp_path, "out", "old", "new")
     old = json.loads((dirs["old"] / "results.json").read_text())  # an input whose markov is stale
     old["tasks"]["markov"]["runs"]["rope"]["0"]["64"] = 99.0
     (dirs["old"] / "results.json").write_text(json.dumps(old))
@@ -584,17 +591,10 @@ def test_merge_joins_a_rows_seeds_from_runs_of_other_seeds(tmp_path):
     """`ship --first-seed 4` trains only seed 4; `merge` adds it to the rows' seeds 0–3 (a seed in several
     files: the later one's) and calls the task complete only when every planned row has every seed."""
     import json
-    import shutil
 
     from posenc.lab.__main__ import SHIP_METHODS, main
 
-    src = ROOT / "data" / "lab"
-    dirs = {}
-    for name in ("out", "four", "fifth"):
-        d = dirs[name] = tmp_path / name
-        d.mkdir()
-        shutil.copy(src / "results.json", d / "results.json")
-        shutil.copy(src / "weights.npz", d / "weights.npz")
+    dirs = _shipped_copies(tmp_path, "out", "four", "fifth")
     four = json.loads((dirs["four"] / "results.json").read_text())
     entry = four["tasks"]["markov"]
     for rows in (entry["runs"], entry["learned_seeds"]):
@@ -616,7 +616,7 @@ def test_merge_joins_a_rows_seeds_from_runs_of_other_seeds(tmp_path):
     assert doc["runs"]["rope"]["0"] == shipped["runs"]["rope"]["0"]  # the earlier file's seeds kept
     assert set(doc["runs"]["nope"]) == {"0", "1", "2", "3"}  # no fifth seed for NoPE
     assert not doc["complete"]
-    main([*args, str(src / "results.json")])  # every planned row with every seed again
+    main([*args, str(ROOT / "data" / "lab" / "results.json")])  # every planned row with every seed again
     doc = json.loads(out.read_text())["tasks"]["markov"]
     assert doc["complete"] and all(set(doc["runs"][m]) == {"0", "1", "2", "3", "4"} for m in SHIP_METHODS["markov"])
 
