@@ -10,11 +10,12 @@ from explorer.layout import formula, intro, notice_list, page_setup
 
 page_setup("compare")  # before the imports below: see explorer.layout
 
+from explorer import mode
 from explorer.charts import compare as charts
 from explorer.compute import compare as compute
 from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
-from explorer.render import shared, show_chart
+from explorer.render import shared
 from explorer.text import compare as text
 from explorer.vocabulary import TARGET_STOPS
 from explorer.widgets import widget, write
@@ -30,7 +31,7 @@ with intro():
         r"\\ \text{NoPE:}\;& s(m,n) = (x_qW_q)\cdot(x_kW_k)/\sqrt d"
         r"\end{aligned}",
     )
-c1, c2, c3, c4, c5, c6 = st.columns(6)
+c1, c2, c3, c4, c5 = st.columns(5)
 dim = int(widget("head_dim", container=c1))
 lengths = {"train_len": dict(max=compute.TRAIN_MAX, default=128)}
 trained_len = int(widget("train_len", container=c2, **lengths["train_len"]))
@@ -40,7 +41,15 @@ lengths["target_len"] = dict(min=trained_len + 1, max=compute.TARGET_MAX, defaul
 test_len = int(widget("target_len", container=c3, label="Test length T (> L)", **lengths["target_len"]))
 base = float(widget("base", container=c4))
 seed = int(widget("seed", container=c5))
-alibi_head = int(widget("alibi_head", container=c6))
+
+# The ALiBi head, and L and T where they stand on their stops, are the chart's own sliders (issue #36): the
+# browser redraws it while they are dragged and the page follows on release; the boxes above stay for exact
+# entry of L and T (a length typed off the stops is a server run).
+windows = compute.slider_windows(trained_len, test_len)
+live = LiveChart(
+    "cmp_live", [*(k for k, w in zip(charts.LENGTH_PARAMS, windows) if w), charts.HEAD_KEY], limits=lengths
+)
+alibi_head = int(live.values[charts.HEAD_KEY])
 
 settings = dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base, alibi_head=alibi_head)
 checks = compute.all_checks(**settings)
@@ -49,27 +58,22 @@ st.table(charts.style_summary(table))
 st.caption(text.shift_caption(checks[0]))  # under the table whose first column it explains
 st.caption(text.settings_caption(**settings, slope=compute.alibi_slope(alibi_head), heads=compute.ALIBI_HEADS))
 
-# L and T are also the chart's own sliders where they stand on their stops (issue #36): the browser redraws it
-# while they are dragged and the page follows on release; the boxes above stay for exact entry.
-windows = compute.slider_windows(trained_len, test_len)
 curves = charts.score_table(
-    compute.all_checks(dim, *compute.chart_lengths(trained_len, test_len, windows), seed, base, alibi_head)
+    compute.curve_checks(dim, *compute.chart_lengths(trained_len, test_len, windows), seed, base)
 )
-live_keys = [k for k, w in zip(charts.LIVE_PARAMS, windows) if w]
-live = LiveChart("cmp_live", live_keys, limits=lengths) if live_keys else None
-starts = (
-    live.starts((dim, seed, base, alibi_head, windows, *(v for v, w in zip((trained_len, test_len), windows) if not w)))
-    if live
-    else {}
-)
+fixed = (v for v, w in zip((trained_len, test_len), windows) if not w)
+starts = live.starts((dim, seed, base, windows, *fixed))
 chart = shared(charts.score_by_distance)(
     curves,
     train_len=starts.get("train_len", trained_len),
     test_len=starts.get("target_len", test_len),
+    slopes=compute.SLOPES,
+    head=starts[charts.HEAD_KEY],
     l_window=windows[0],
     t_window=windows[1],
+    width=charts.PHONE_WIDTH if mode.on_a_phone() else charts.WIDTH,
 )
-(live.show if live else show_chart)(save_as="compare_methods", chart=chart, width="content")
+live.show(save_as="compare_methods", chart=chart, width="content")
 
 notice_list(text.notices(checks))
 

@@ -77,23 +77,40 @@ def test_score_table_is_wide(checks):
         assert np.array_equal(got, c["scores"]), c["method"]
 
 
+SLOPES = [float(s) for s in alibi_slopes(8)]
+
+
+def without_alibi(checks: list[dict]) -> pd.DataFrame:
+    return compare.score_table([c for c in checks if c["method"] != "alibi"])
+
+
 def test_score_by_distance_spec_with_fixed_lengths(checks):
-    spec = compare.score_by_distance(compare.score_table(checks), train_len=L, test_len=T).to_dict()
+    with pytest.raises(ValueError, match="not 'ALiBi'"):  # ALiBi's curve is the browser's
+        compare.score_by_distance(compare.score_table(checks), train_len=L, test_len=T, slopes=SLOPES, head=3)
+    spec = compare.score_by_distance(without_alibi(checks), train_len=L, test_len=T, slopes=SLOPES, head=3).to_dict()
     assert spec["facet"]["row"]["field"] == "method"
     assert spec["facet"]["row"]["sort"] == list(METHOD_LABELS.values())
     assert spec["resolve"]["scale"]["y"] == "independent"
-    assert "params" not in spec  # no slider
-    line, rule, *notes = spec["spec"]["layer"]
+    assert [p["name"] for p in spec["params"]] == ["alibi_head"]  # the lengths are fixed: only h's slider
+    assert (spec["params"][0]["bind"]["min"], spec["params"][0]["bind"]["max"]) == (1, 8)
+    line, rule, *notes, slope_note = spec["spec"]["layer"]
     assert line["mark"]["type"] == "line" and rule["mark"]["type"] == "rule" and len(notes) == 2
     assert line["encoding"]["x"]["field"] == "distance" and line["encoding"]["y"]["field"] == "score"
     assert "distance" in spec["title"]["text"]
     assert spec["config"]["axis"]["labelFontSize"] >= 13
-    long = drawn(spec, {})
+    long = drawn(spec, {"alibi_head": 3})
     counts = long.groupby("method").size().to_dict()
     assert counts.pop("Learned absolute") == L and set(counts.values()) == {T}
-    assert rule_rows(spec, rule, {})["distance"].tolist() == [L] * 5
+    # ALiBi, drawn by the browser from NoPE's at head 3's slope, is posenc's ALiBi at that slope, bit for bit
+    alibi = long[long["method"] == "ALiBi"].sort_values("distance")["score"].to_numpy()
+    assert SLOPES[2] == 2.0**-3
+    want = att.method_checks("alibi", dim=D, trained_len=L, test_len=T, seed=2, alibi_slope=2.0**-3)["scores"]
+    assert np.array_equal(alibi, want)
+    # the slope, written in ALiBi's panel only
+    assert rule_rows(spec, slope_note, {"alibi_head": 3})["label"].tolist() == ["head 3: slope 1/8 = 0.125"]
+    assert rule_rows(spec, rule, {"alibi_head": 3})["distance"].tolist() == [L] * 5
     # the label sits right of the rule in the left 60 % of the axis, else left of it (here L = 16 of 39)
-    left, right = (rule_rows(spec, n, {}) for n in notes)
+    left, right = (rule_rows(spec, n, {"alibi_head": 3}) for n in notes)
     assert left["label"].tolist() == [f"trained length L = {L}"] * 5 and right.empty
     assert notes[0]["mark"]["align"] == "left" and notes[1]["mark"]["align"] == "right"
 
@@ -114,8 +131,9 @@ def rule_rows(spec: dict, layer: dict, sliders: dict) -> pd.DataFrame:
     "d, seed, base, head", [(64, 0, 10000.0, 4), (2, 9, 10.0, 1), (256, 77, 1e6, 8), (30, 5, 500.0, 6)]
 )
 def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
-    """The chart's transforms (the facet's fold and filter, the rule's and labels') run in Python at 25 random
-    (L, T) of the sliders, against posenc.attention.method_checks called at that (L, T): every score bit for
+    """The chart's transforms (ALiBi's calculate, the facet's fold and filter, the rule's and labels') run in
+    Python at 25 random (L, T, h) of the sliders, against posenc.attention.method_checks called at that (L, T)
+    and head h's slope 2^−h (Press et al.'s slopes for 8 heads, re-typed): every score bit for
     bit (the learned table's rows at L are the first rows of the longest table's, and pair_scores gives their
     scores to the bit at every pair of stops), the rule and its label at L; L past T draws T at the first
     stop above L (`compute.target_above`, as the page moves it)."""
@@ -126,22 +144,24 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
     assert windows == ((16, 2048), (24, 4096))  # both on their stops: the widest windows, whatever L and T
     top = chart_lengths(128, 512, windows)
     kw = dict(dim=d, seed=seed, base=base, alibi_slope=slope)
-    table = compare.score_table([att.method_checks(m, trained_len=top[0], test_len=top[1], **kw) for m in att.METHODS])
-    spec = compare.score_by_distance(table, train_len=128, test_len=512, l_window=windows[0], t_window=windows[1])
+    table = without_alibi([att.method_checks(m, trained_len=top[0], test_len=top[1], **kw) for m in att.METHODS])
+    spec = compare.score_by_distance(
+        table, train_len=128, test_len=512, slopes=SLOPES, head=head, l_window=windows[0], t_window=windows[1]
+    )
     spec = spec.to_dict()
-    assert [p["name"] for p in spec["params"]] == ["target_len", "train_len"]  # Vega lists L first
-    _, rule, *notes = spec["spec"]["layer"]
+    assert [p["name"] for p in spec["params"]] == ["alibi_head", "target_len", "train_len"]  # Vega lists L first
+    _, rule, *notes, _ = spec["spec"]["layer"]
     rng = np.random.default_rng(seed)
     (l_lo, l_hi), (t_lo, t_hi) = ((TARGET_STOPS.index(a), TARGET_STOPS.index(b)) for a, b in windows)
     for _ in range(25):
-        li, ti = int(rng.integers(l_lo, l_hi + 1)), int(rng.integers(t_lo, t_hi + 1))
-        sliders = {"train_len": li, "target_len": ti}
+        li, ti, h = int(rng.integers(l_lo, l_hi + 1)), int(rng.integers(t_lo, t_hi + 1)), int(rng.integers(1, 9))
+        sliders = {"train_len": li, "target_len": ti, "alibi_head": h}
         Lx, Tx = TARGET_STOPS[li], TARGET_STOPS[ti]
         if Tx <= Lx:
             Tx = target_above(Lx)
         long = drawn(spec, sliders)
         for method in att.METHODS:
-            want = att.method_checks(method, trained_len=Lx, test_len=Tx, **kw)
+            want = att.method_checks(method, trained_len=Lx, test_len=Tx, **{**kw, "alibi_slope": 2.0**-h})
             got = long[long["method"] == METHOD_LABELS[method]].sort_values("distance")
             assert got["distance"].tolist() == want["distances"].tolist(), (method, Lx, Tx)
             assert np.array_equal(got["score"].to_numpy(), want["scores"]), (method, Lx, Tx)
@@ -150,6 +170,13 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
         shown = pd.concat(labels)["label"].tolist()
         assert shown == [f"trained length L = {Lx:,}"] * 5
         assert not labels[0 if Lx < 0.6 * (Tx - 1) else 1].empty
+
+
+def test_head_slope_labels():
+    from explorer.text.compare import head_slope_labels
+
+    assert head_slope_labels([0.5, 2.0**-8]) == ["head 1: slope 1/2 = 0.5", "head 2: slope 1/256 = 0.00390625"]
+    assert head_slope_labels([0.3]) == ["head 1: slope 0.3"]  # not a power of two: a decimal
 
 
 def test_slider_windows_and_t_above_l():

@@ -1,12 +1,14 @@
-"""Issue #36 on the Compare methods page: the trained length L and the test length T are the score chart's
-own sliders (over their stops, explorer.vocabulary.TARGET_STOPS; explorer.charts.compare). In Chromium:
+"""Issue #36 on the Compare methods page: the trained length L and the test length T (over their stops,
+explorer.vocabulary.TARGET_STOPS) and the ALiBi head h are the score chart's own sliders
+(explorer.charts.compare). In Chromium:
 
 * in the app, a key press on T (and on L) redraws the chart while no script runs; the value then reaches the
   server once, and the link, the box and the table follow while the chart is kept; L dragged past T takes T
   to the first stop above it, in the chart and then on the page;
-* in the chart's own HTML file (offline, as "Save this chart" writes it), at random (L, T) set through its
-  sliders, every point of every curve, read from the Vega view, is posenc.attention.method_checks's score at
-  that (L, T), bit for bit; the rule and its label stand at L."""
+* in the chart's own HTML file (offline, as "Save this chart" writes it), at random (L, T, h) set through
+  its sliders, every point of every curve, read from the Vega view, is posenc.attention.method_checks's score
+  at that (L, T) and head h's slope, bit for bit; the rule and its label stand at L, and ALiBi's panel names
+  h's slope."""
 
 from __future__ import annotations
 
@@ -21,7 +23,6 @@ from explorer.charts import compare as charts
 from explorer.compute import compare as compute
 from explorer.text.compare import METHOD_LABELS
 from explorer.vocabulary import TARGET_STOPS
-from posenc import alibi_slopes
 from posenc import attention as att
 
 chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # module fixtures, shared
@@ -57,6 +58,7 @@ def test_a_press_on_l_or_t_redraws_the_chart_with_no_script_run_and_the_page_fol
         for name, key, want in (
             ("target_len_target_len", "target_len", "768"),
             ("train_len_train_len", "train_len", "192"),
+            ("alibi_head_alibi_head", "alibi_head", "5"),
         ):
             took, runs = press(page, chart, name)
             assert took is not None, f"{key}: the chart did not change"
@@ -66,12 +68,15 @@ def test_a_press_on_l_or_t_redraws_the_chart_with_no_script_run_and_the_page_fol
             page.wait_for_function(f"() => new URLSearchParams(location.search).get('{key}') === '{want}'")
             wait_idle(page, title=TITLE)
             assert page.evaluate("window.__runs") == 1, f"{key}: not one run for one press"
-            assert page.locator(f".st-key-{key} input").input_value() == want
+            if key != "alibi_head":  # h has no box: the chart's slider is its only control
+                assert page.locator(f".st-key-{key} input").input_value() == want
         assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
         # the table and the rule's label follow: L = 192, T = 768
         assert page.get_by_text("L = 192, T = 768", exact=False).count() == 1
+        assert page.get_by_text("ALiBi slope 0.03125 (head 5 of 8)", exact=False).count() == 1
         texts = chart.locator("svg text").all_text_contents()
         assert texts.count("trained length L = 192") == len(METHOD_LABELS)
+        assert texts.count("head 5: slope 1/32 = 0.03125") == 1
         # the value beside each slider is the length, not its index
         assert chart.locator(".vega-bind").filter(has_text="test length T").inner_text().strip().endswith("768")
     finally:
@@ -103,15 +108,21 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
     rng = np.random.default_rng(36)
     checked = 0
     for dim, seed, base, head in ((64, 0, 10000.0, 4), (8, 3, 100.0, 1), (256, 4242, 500000.0, 8)):
-        slope = float(alibi_slopes(compute.ALIBI_HEADS)[head - 1])
         windows = compute.slider_windows(128, 512)
         top = compute.chart_lengths(128, 512, windows)
         checks = [
-            att.method_checks(m, dim=dim, trained_len=top[0], test_len=top[1], seed=seed, base=base, alibi_slope=slope)
+            att.method_checks(m, dim=dim, trained_len=top[0], test_len=top[1], seed=seed, base=base)
             for m in att.METHODS
+            if m != "alibi"
         ]
         chart = charts.score_by_distance(
-            charts.score_table(checks), train_len=128, test_len=512, l_window=windows[0], t_window=windows[1]
+            charts.score_table(checks),
+            train_len=128,
+            test_len=512,
+            slopes=compute.SLOPES,
+            head=head,
+            l_window=windows[0],
+            t_window=windows[1],
         )
         path = tmp_path / f"compare_{dim}.html"
         path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
@@ -119,9 +130,16 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         try:
             (l_lo, l_hi), (t_lo, t_hi) = ((TARGET_STOPS.index(a), TARGET_STOPS.index(b)) for a, b in windows)
             for _ in range(8):
-                li, ti = int(rng.integers(l_lo, l_hi + 1)), int(rng.integers(t_lo, t_hi + 1))
-                items = set_sliders_and_read(tab, [["train_len_train_len", li], ["target_len_target_len", ti]])
+                li, ti, h = (
+                    int(rng.integers(l_lo, l_hi + 1)),
+                    int(rng.integers(t_lo, t_hi + 1)),
+                    int(rng.integers(1, 9)),
+                )
+                items = set_sliders_and_read(
+                    tab, [["train_len_train_len", li], ["target_len_target_len", ti], ["alibi_head_alibi_head", h]]
+                )
                 L, T = TARGET_STOPS[li], TARGET_STOPS[max(ti, li + 1)]  # T follows L up
+                slope = 2.0**-h  # Press et al.'s slopes for 8 heads
                 for method in att.METHODS:
                     want = att.method_checks(
                         method, dim=dim, trained_len=L, test_len=T, seed=seed, base=base, alibi_slope=slope
@@ -137,9 +155,9 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                 rules = [d["distance"] for kind, _, d, _ in items if kind == "rule" and "method" in d]  # not the axes'
 
                 assert rules == [L] * len(METHOD_LABELS)
-                assert [t for kind, _, d, t in items if kind == "text" and "method" in d] == [
-                    f"trained length L = {L:,}"
-                ] * 5
+                assert sorted(t for kind, _, d, t in items if kind == "text" and "method" in d) == sorted(
+                    [f"trained length L = {L:,}"] * 5 + [f"head {h}: slope 1/{2**h} = {slope:g}"]
+                )
                 checked += 1
             assert tried == []
         finally:

@@ -22,11 +22,19 @@ from e2e_support import (
 
 COUNT_RUNS_JS = """
 () => {
+  // A record carries the value before its change; the value after is the next record's old value for the
+  // same element, or the current one for its last record. (Reading only the current value missed a short
+  // run whose start and end reached the observer in one batch, under load.)
   window.__runs = 0;
   new MutationObserver((records) => {
-    for (const r of records)
-      if (r.target.getAttribute('data-test-script-state') === 'running') window.__runs += 1;
-  }).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-test-script-state']});
+    records.forEach((r, i) => {
+      const later = records.slice(i + 1).find((o) => o.target === r.target);
+      const now = later ? later.oldValue : r.target.getAttribute('data-test-script-state');
+      if (now === 'running' && r.oldValue !== 'running') window.__runs += 1;
+    });
+  }).observe(document, {
+    attributes: true, attributeOldValue: true, subtree: true, attributeFilter: ['data-test-script-state'],
+  });
 }
 """
 

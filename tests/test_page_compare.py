@@ -92,6 +92,12 @@ def assert_page_complete(at, *, dim, L, T):
     spec, data = chart(at)
     counts = data.groupby("method").size().to_dict()
     assert counts.pop("Learned absolute") == L and set(counts.values()) == {T}
+    # ALiBi's curve, which the browser computes at the head slider's slope, is posenc's at the page's head
+    state = at.session_state
+    slope = ref_alibi_slopes(8)[int(state["alibi_head"]) - 1]
+    kw = dict(dim=dim, trained_len=L, test_len=T, seed=int(state["seed"]), base=float(state["base"]))
+    drawn_alibi = data[data["method"] == "ALiBi"].sort_values("distance")["score"].to_numpy()
+    assert np.array_equal(drawn_alibi, att.method_checks("alibi", **kw, alibi_slope=slope)["scores"])
     rule = spec["spec"]["layer"][1]
     assert {r["distance"] for r in run_transforms(data.to_dict("records"), rule["transform"], spec_names(spec))} == {L}
 
@@ -169,8 +175,9 @@ def test_widgets_changed_in_the_session():
     at.number_input(key="train_len").set_value(32)
     run(at)
     at.number_input(key="target_len").set_value(40)
-    at.slider(key="alibi_head").set_value(8)
+    at.session_state["alibi_head"] = 8  # as the chart's own slider reports it (explorer.liveparam)
     run(at)
+    assert "ALiBi slope 0.00390625 (head 8 of 8)" in " ".join(c.value for c in at.caption)
     assert_page_complete(at, dim=8, L=32, T=40)
 
 
@@ -205,8 +212,11 @@ def test_garbage_in_every_url_parameter_at_once():
 def test_alibi_head_help_is_true_at_the_longest_test_length():
     """Head 8 (slope 2^−8) at T = 4096: the farthest key is biased by −4095/256 ≈ −16, a factor
     e^−16 in the weights, so "head 8 looks almost uniformly" would be false; the help names slopes."""
+    from explorer.widgets import PARAMS
+
     at = run(**MAXIMUM)  # head 8 of 8
-    help_text = at.slider(key="alibi_head").help
+    assert not at.exception
+    help_text = PARAMS["alibi_head"].help
     assert "almost uniformly" not in help_text
     slopes = ref_alibi_slopes(8)
     assert slopes[0] == 1 / 2 and slopes[-1] == 1 / 256
@@ -221,7 +231,7 @@ def sliders(spec) -> dict:
     return {
         p["name"]: (TARGET_STOPS[p["bind"]["min"]], TARGET_STOPS[p["bind"]["max"]])
         for p in spec.get("params", [])
-        if "select" in p
+        if "select" in p and p["name"] != "alibi_head"
     }
 
 
@@ -239,6 +249,8 @@ def test_lengths_on_their_stops_are_the_charts_sliders(query, want):
     assert not at.exception and not at.warning
     spec, _ = chart(at)
     assert sliders(spec) == want
+    (head,) = [p for p in spec["params"] if p["name"] == "alibi_head"]  # h is the chart's at every L and T
+    assert (head["bind"]["min"], head["bind"]["max"], head["value"]) == (1, 8, 4)
 
 
 def test_l_passing_t_takes_t_to_the_next_stop():

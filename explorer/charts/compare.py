@@ -6,12 +6,13 @@ is a number computed with the page's current settings; the table's cells are sen
 
 - `style_summary`      the summary table with ticks in green and crosses in red
 - `score_table`        wide data of score against key position, one column per method
-- `score_by_distance`  those curves, one panel per method (independent y scales), rule at L, with L and T
-                       as the chart's own sliders where they stand on their stops (issue #36)
+- `score_by_distance`  those curves, one panel per method (independent y scales), rule at L, with the ALiBi
+                       head, and L and T where they stand on their stops, as the chart's own sliders (issue #36)
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 import altair as alt
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import configure
+from explorer.charts.style import configure, wrapped
 from explorer.text import compare as text
 from explorer.text.compare import METHOD_LABELS
 from explorer.vocabulary import TARGET_STOPS
@@ -33,10 +34,19 @@ METHOD_COLORS = {
 }
 #: The rule at L and its label.
 WARN = "#DC2626"
+#: Text in a panel (light on the dark theme: explorer.charts.style.dark_color).
+INK = "#0F172A"
 LEARNED = METHOD_LABELS["learned"]
-#: The chart's own sliders (issue #36): the trained length L and the test length T, both over `TARGET_STOPS`.
-TRAIN_KEY, TARGET_KEY = "train_len", "target_len"
-LIVE_PARAMS = (TRAIN_KEY, TARGET_KEY)
+#: The chart's own sliders (issue #36): the trained length L and the test length T, both over `TARGET_STOPS`,
+#: and the ALiBi head h (its curve is NoPE's minus slope_h·n, drawn by the browser for every head).
+TRAIN_KEY, TARGET_KEY, HEAD_KEY = "train_len", "target_len", "alibi_head"
+LENGTH_PARAMS = (TRAIN_KEY, TARGET_KEY)
+LIVE_PARAMS = (*LENGTH_PARAMS, HEAD_KEY)
+#: The panel width on a phone (`explorer.mode.on_a_phone`): a faceted chart has a fixed width, and the
+#: desktop's 720 px would be scaled down to unreadable text in a 390-px screen.
+WIDTH, PHONE_WIDTH = 720, 250
+#: The title's sizes, and the room the y axis takes beside a panel (the title may span both).
+TITLE_SIZE, SUBTITLE_SIZE, AXIS_PX = 20, 15, 60
 
 #: CSS of a ✓ / ✗ cell. Text and background are set together (dark green on pale green, dark red
 #: on pale red, both ≥ 7:1), so a cell reads the same on the light and the dark theme; a text
@@ -62,9 +72,9 @@ def style_summary(table: pd.DataFrame):
 
 
 def score_table(checks: list[dict]) -> pd.DataFrame:
-    """Wide: one row per key position n (``distance``), one column per method (its label) holding posenc's
-    score s(0, n) (`checks`' ``scores``); a method with fewer scores (the learned table stops at L − 1) is
-    empty (NaN) past its last one."""
+    """Wide: one row per key position n (``distance``), one column per method of `checks` (its label) holding
+    posenc's score s(0, n) (`checks`' ``scores``); a method with fewer scores (the learned table stops at L − 1)
+    is empty (NaN) past its last one. The chart takes it without ALiBi (`score_by_distance` draws ALiBi)."""
     longest = max(checks, key=lambda c: len(c["distances"]))
     distance = np.asarray(longest["distances"], dtype=float)
     if not np.array_equal(distance, np.arange(distance.size)):
@@ -108,29 +118,46 @@ def lengths_expressions(
     return params[::-1], l_expr, t_expr  # Vega lists the last bound selection first: L above T
 
 
+def alibi_expression(slopes, nope: str) -> str:
+    """The Vega expression for ALiBi's score s(0, n) at the head slider's slope: NoPE's score (the same content
+    term) minus slope·n, the same float64 steps as posenc.attention.pair_scores' ``content − slope·|m − n|``."""
+    table = "[" + ", ".join(repr(float(s)) for s in slopes) + "]"
+    return f"datum[{nope!r}] - {table}[{live.number(HEAD_KEY)} - 1] * datum.distance"
+
+
 def score_by_distance(
     table: pd.DataFrame,
     *,
     train_len: int,
     test_len: int,
+    slopes,
+    head: int,
     l_window: tuple[int, int] | None = None,
     t_window: tuple[int, int] | None = None,
-    width: int = 720,
+    width: int = WIDTH,
     panel_height: int = 105,
 ) -> alt.FacetChart:
     """Score of a fixed query at position 0 against a fixed key at position n = 0 … T−1, one panel
     per method with its own y scale; a dashed rule marks the trained length L.
 
-    `table` is `score_table`'s, up to the largest T and L the sliders reach (`lengths_expressions`): the
-    browser folds it into one curve per method, keeps n < T (the learned table's n < L) and moves the rule
-    to L, with no server run while a slider is dragged (issue #36).
+    `table` is `score_table`'s without ALiBi, up to the largest T and L the sliders reach (`lengths_expressions`):
+    the browser computes ALiBi's column at the head slider's slope (`slopes`, one per head, starting at head
+    `head`; `alibi_expression`), folds the table into one curve per method, keeps n < T (the learned table's
+    n < L), moves the rule to L and writes the head's slope in ALiBi's panel, with no server run while a slider
+    is dragged (issue #36).
 
     A faceted chart cannot fill its container (Vega-Lite), so ``width`` is fixed: 720 px per panel
-    fits the main column of a 1280-px-wide screen with the sidebar open."""
+    fits the main column of a 1280-px-wide screen with the sidebar open (a phone's page passes `PHONE_WIDTH`)."""
     params, l_expr, t_expr = lengths_expressions(
         train_len=train_len, test_len=test_len, l_window=l_window, t_window=t_window
     )
-    order = [lbl for lbl in METHOD_LABELS.values() if lbl in table.columns]
+    alibi, nope = METHOD_LABELS["alibi"], METHOD_LABELS["nope"]
+    if alibi in table.columns or nope not in table.columns:
+        raise ValueError(f"the table must hold {nope!r} and not {alibi!r} (the browser computes it), got {list(table)}")
+    slopes = [float(x) for x in slopes]
+    head_param = live.position(HEAD_KEY, start=head, lo=1, hi=len(slopes), step=1, label="ALiBi head h ")
+    params = [head_param, *params]  # Vega lists the last bound selection first: h under L and T
+    order = [lbl for lbl in METHOD_LABELS.values() if lbl in table.columns or lbl == alibi]
     folded: list[Any] = list(order)  # the columns the browser folds into (method, score) rows
     colors = [METHOD_COLORS[k] for k, lbl in METHOD_LABELS.items() if lbl in order]
     x = (
@@ -173,8 +200,21 @@ def score_by_distance(
     ]
     learned_within_l = f"datum.method !== {LEARNED!r} || datum.distance < {l_expr}"  # the table's rows: n < L
     keep = f"datum.distance < {t_expr} && ({learned_within_l})"
+    slope_note = (
+        alt.Chart(
+            transform=[
+                alt.FilterTransform(filter=f"datum.distance === 0 && datum.method === {alibi!r}"),
+                alt.CalculateTransform(
+                    calculate=f"{json.dumps(text.head_slope_labels(slopes))}[{live.number(HEAD_KEY)} - 1]",
+                    **{"as": "label"},
+                ),
+            ]
+        )
+        .mark_text(align="left", dx=5, dy=-4, baseline="bottom", fontSize=14, color=INK)
+        .encode(x=x, y=alt.value(panel_height), text="label:N")
+    )
     chart = (
-        alt.layer(line, rule, *notes)
+        alt.layer(line, rule, *notes, slope_note)
         .properties(width=width, height=panel_height)
         .facet(
             row=alt.Row("method:N")
@@ -183,7 +223,7 @@ def score_by_distance(
             .header(
                 labelFontSize=16,
                 labelFontWeight="bold",
-                labelColor="#0F172A",
+                labelColor=INK,
                 labelAngle=0,
                 labelAlign="left",
                 labelOrient="top",
@@ -191,15 +231,16 @@ def score_by_distance(
             ),
             data=table,
         )
+        .transform_calculate(**{alibi: alibi_expression(slopes, nope)})
         .transform_fold(folded, as_=["method", "score"])
         .transform_filter(keep)
         .resolve_scale(y="independent")
         .properties(
+            # wrapped to the chart's width (a faceted chart's title cannot wrap itself: explorer.charts.style)
             title=alt.Title(
-                "How the score of one fixed query–key pair changes with their distance",
-                subtitle="Learned stops at L (no table rows beyond it); ALiBi falls in a straight line; "
-                "NoPE is flat; RoPE and sinusoidal wiggle.",
+                wrapped([text.CHART_TITLE], width + AXIS_PX, TITLE_SIZE),
+                subtitle=wrapped([text.CHART_SUBTITLE], width + AXIS_PX, SUBTITLE_SIZE),
             )
         )
     )
-    return configure(chart, title=20, subtitle=15, view_stroke="#CBD5E1")
+    return configure(chart, title=TITLE_SIZE, subtitle=SUBTITLE_SIZE, view_stroke="#CBD5E1")

@@ -327,7 +327,7 @@ _COMPOSITE = ("vconcat", "hconcat", "concat", "facet", "repeat")
 WRAP_WIDTHS = (300, 440, 620, 860, 1180)
 
 
-def _wrapped(lines: list[str], room: int, font_size: float) -> list[str]:
+def wrapped(lines: list[str], room: int, font_size: float) -> list[str]:
     """`lines` wrapped to fit a plot `room` px wide at `font_size` (an axis or two always take some
     room, hence the margin)."""
     per_line = max(int((room - 20) / (font_size * CHAR_EM)), 16)
@@ -347,13 +347,13 @@ def _wrap_expr(lines: list[str], font_size: float) -> Any:
     if needed < 320:  # fits a phone's chart as it is
         return lines if len(lines) > 1 else lines[0]
 
-    def wrapped(room: int) -> str:
-        return json.dumps(_wrapped(lines, room, font_size), ensure_ascii=False)
+    def as_json(room: int) -> str:
+        return json.dumps(wrapped(lines, room, font_size), ensure_ascii=False)
 
     rooms = [room for room in WRAP_WIDTHS if room < needed]
-    expr = wrapped(rooms[0])
+    expr = as_json(rooms[0])
     for room in rooms[1:]:
-        expr = f"width >= {room} ? {wrapped(room)} : ({expr})"
+        expr = f"width >= {room} ? {as_json(room)} : ({expr})"
     return {"expr": f"width >= {needed:.0f} ? {json.dumps(lines, ensure_ascii=False)} : ({expr})"}
 
 
@@ -421,7 +421,7 @@ def title_facts(text: str | list[str], font_size: float) -> dict[str, Any]:
         f"{TITLE_FIELD}_px": float(_needed_px(lines, font_size)),
     }
     for room in WRAP_WIDTHS:
-        row[f"{TITLE_FIELD}_{room}"] = "\n".join(_wrapped(lines, room, font_size))
+        row[f"{TITLE_FIELD}_{room}"] = "\n".join(wrapped(lines, room, font_size))
     return row
 
 

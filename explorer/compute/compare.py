@@ -9,10 +9,13 @@ from explorer.vocabulary import TARGET_STOPS
 from posenc import alibi_slopes
 from posenc import attention as att
 
+#: The slope of each ALiBi head 1 … ALIBI_HEADS: the chart draws ALiBi's curve at any of them.
+SLOPES = tuple(float(s) for s in alibi_slopes(ALIBI_HEADS))
+
 
 def alibi_slope(head: int) -> float:
     """The slope of ALiBi head `head` (1 … ALIBI_HEADS)."""
-    return float(alibi_slopes(ALIBI_HEADS)[head - 1])
+    return SLOPES[head - 1]
 
 
 @cached(max_entries=16)
@@ -20,6 +23,14 @@ def all_checks(dim: int, trained_len: int, test_len: int, seed: int, base: float
     """One `att.method_checks` result per method of `att.METHODS`, in that order."""
     kwargs = dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base)
     return [att.method_checks(method, **kwargs, alibi_slope=alibi_slope(alibi_head)) for method in att.METHODS]
+
+
+@cached(max_entries=16)
+def curve_checks(dim: int, trained_len: int, test_len: int, seed: int, base: float) -> list[dict]:
+    """The chart's checks: every method of `att.METHODS` but ALiBi, whose curve the browser computes from
+    NoPE's at the head slider's slope (explorer.charts.compare.alibi_expression)."""
+    kwargs = dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base)
+    return [att.method_checks(method, **kwargs) for method in att.METHODS if method != "alibi"]
 
 
 #: This page's lengths: L = 16 … TRAIN_MAX (the registry's smallest L), T = L + 1 … TARGET_MAX.

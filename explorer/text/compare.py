@@ -155,6 +155,27 @@ def notices(checks: list[dict]) -> list[str]:
     ]
 
 
+#: The score chart's title and subtitle: true at every setting (NoPE's score has no position in it; ALiBi's
+#: falls by its slope per position; the learned table has L rows).
+CHART_TITLE = "How the score of one fixed query–key pair changes with their distance"
+CHART_SUBTITLE = (
+    "Learned stops at L (no table rows beyond it); ALiBi falls in a straight line; NoPE is flat; RoPE and "
+    "sinusoidal wiggle."
+)
+
+
+def head_slope_labels(slopes) -> list[str]:
+    """The ALiBi panel's note for each head h = 1, 2, … (`slopes`, one per head): "head h: slope 1/k = x", the
+    slope as the power of two it is where it is one (every head of ALiBi's 8), else as a decimal."""
+    out = []
+    for h, s in enumerate(slopes, start=1):
+        s = float(s)
+        inverse = 1 / s if s > 0 else 0.0
+        exact = s > 0 and inverse.is_integer() and 1 / inverse == s
+        out.append(f"head {h}: slope 1/{inverse:.0f} = {s:g}" if exact else f"head {h}: slope {s:.4g}")
+    return out
+
+
 def trained_label_expr(train_len: str) -> str:
     """The label beside the chart's rule at L, as a Vega expression of `train_len` (the expression for L:
     the chart's own slider moves it)."""
