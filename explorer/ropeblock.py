@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import posenc
-from explorer.vocabulary import BLOCK_KEY_WIDGETS, TARGET_STOPS
+from explorer.vocabulary import BLOCK_KEY_WIDGETS, TARGET_STOPS, TRAIN_LEN
 
 #: The widgets that stand in for a list key: a URL cannot hold d/2 numbers, so the page offers
 #: generators (`longrope_factors`) instead.
@@ -294,4 +294,16 @@ def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int,
         return None
     lo, hi = min(train_len / 4, target_len), max(64 * train_len, target_len)
     inside = [t for t in stops if lo <= t <= hi]
+    return (inside[0], inside[-1]) if len(inside) > 1 else None
+
+
+def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:
+    """The trained lengths the main chart's own L slider runs over, (first, last) of the stops from L/16 to 16·L,
+    within L's own range; None when L cannot move in the browser: the method's θ' depend on L (posenc's
+    ``reads_train_len``: YaRN, Llama 3, dynamic NTK, LongRoPE), or L is off the stops (typed). It depends on L
+    alone, so a release of T keeps the chart (T's window, `target_window`, follows L: a release of L redraws it)."""
+    if posenc.ROPE_METHODS[rope_type].reads_train_len or train_len not in TARGET_STOPS:
+        return None
+    lo, hi = max(train_len / 16, TRAIN_LEN.min or 0), min(16 * train_len, TRAIN_LEN.max or 0)
+    inside = [t for t in TARGET_STOPS if lo <= t <= hi]
     return (inside[0], inside[-1]) if len(inside) > 1 else None

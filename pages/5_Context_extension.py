@@ -2,7 +2,7 @@
 
 URL keys (registry: explorer/widgets.py; names follow a config.json rope block where one exists): head_dim,
 base, train_len (original_max_position_embeddings L), target_len (T, also the current seq_len of dynamic and
-longrope; T and s are also the main chart's own sliders, explorer.liveparam), rope_type (a key of
+longrope; s, L and T are also the main chart's own sliders, explorer.liveparam), rope_type (a key of
 posenc.ROPE_SCALING), the method's own keys (explorer.ropeblock.METHOD_PARAMS, read only while it is selected;
 LongRoPE's lists come from the generators short_gen and long_gen), ext_view (the open tab, the only one drawn).
 Example, Llama 3.1 8B: ?rope_type=llama3&head_dim=128&base=500000&train_len=8192&target_len=131072&factor=8
@@ -66,25 +66,25 @@ s_or_fit = compute.extension_factor(factor, train_len, target_len)  # s, or max(
 
 # ------------------------------------------------------ the main chart, right under its controls
 st.subheader("Which pairs leave the training range")
-# The chart carries every factor its slider s can reach, and T moves over its stops (issue #36): the browser
+# The chart carries every factor its slider s can reach, and L and T move over their stops (issue #36): the browser
 # redraws it while they are dragged and the page follows on release; the boxes above stay for exact entry.
 others = {k: v for k, v in ext.block.items() if k != "factor"}
 sweep = None if factor is None or ext.error else compute.factor_sweep(others, head_dim, train_len, target_len)
 s_live = sweep is not None and ropeblock.on_grid(factor, sweep.factors)
 t_window = None if ext.error else ropeblock.target_window(used_type, train_len, target_len)
-if s_live or t_window:
-    live = LiveChart("ext_live", [k for k, on in zip(charts.LIVE_PARAMS, (s_live, t_window)) if on])
-    fixed_t = () if t_window else (target_len,)
-    starts = live.starts(
-        (tuple(sorted((k, repr(v)) for k, v in others.items())), head_dim, train_len, t_window, *fixed_t)
-    )
+l_window = None if ext.error else ropeblock.train_window(used_type, train_len)
+if s_live or t_window or l_window:
+    live = LiveChart("ext_live", [k for k, on in zip(charts.LIVE_PARAMS, (s_live, t_window, l_window)) if on])
+    fixed = tuple(v for v, w in ((target_len, t_window), (train_len, l_window)) if not w)
+    starts = live.starts((tuple(sorted((k, repr(v)) for k, v in others.items())), head_dim, t_window, l_window, *fixed))
     chart = shared(charts.angle_reach_live_chart)(
-        ext.train_angle,
+        ext.inv_freq,
         sweep.scaled_inv_freq if sweep is not None and s_live else ext.scaled_inv_freq,
         factors=sweep.factors if sweep is not None and s_live else None,
         start=starts.get("factor"),
         t_window=t_window,
-        train_len=train_len,
+        l_window=l_window,
+        train_len=starts.get("train_len", train_len),
         target_len=starts.get("target_len", target_len),
     )
     live.show(save_as="context_extension", chart=chart, width="stretch")

@@ -130,6 +130,9 @@ class RopeMethod:
     #: True: θ' depends on the current sequence length T (``seq_len``); False: T only says how far the
     #: same θ' are used (the angles T·θ'_j), so a chart may vary T without asking posenc again.
     reads_seq_len: bool = False
+    #: True: θ' depends on the trained length L (``original_max_position_embeddings``, or dynamic NTK's
+    #: ``max_position_embeddings``); False: L only says how far training turned each pair (L·θ_j).
+    reads_train_len: bool = False
 
     @property
     def key_names(self) -> tuple[str, ...]:
@@ -763,6 +766,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
             ),
             RopeMethod(
                 name="dynamic",
+                reads_train_len=True,
                 hf_rope_type=True,
                 reads_seq_len=True,
                 keys=(FACTOR,),
@@ -774,6 +778,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
             ),
             RopeMethod(
                 name="yarn",
+                reads_train_len=True,
                 hf_rope_type=True,
                 keys=(
                     # the key is required (HF's validation); null means max/original (_compute_yarn_parameters)
@@ -803,6 +808,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
             ),
             RopeMethod(
                 name="llama3",
+                reads_train_len=True,
                 hf_rope_type=True,
                 keys=(
                     FACTOR,
@@ -820,6 +826,7 @@ ROPE_METHODS: Mapping[str, RopeMethod] = MappingProxyType(
             ),
             RopeMethod(
                 name="longrope",
+                reads_train_len=True,
                 hf_rope_type=True,
                 reads_seq_len=True,
                 keys=(

@@ -596,17 +596,29 @@ def test_methods_whose_factor_the_chart_cannot_carry_get_no_sweep(rope_type):
 STOPS = TARGET_STOPS
 
 
-def live_spec(rope_type="yarn", start=4.0, head_dim=64, *, factor=True, window=True, train_len=4096, target_len=16384):
-    """The main chart as the page builds it: the factor slider (a sweep) and/or the T slider (its stops)."""
+def live_spec(
+    rope_type="yarn",
+    start=4.0,
+    head_dim=64,
+    *,
+    factor=True,
+    window=True,
+    l_window=False,
+    train_len=4096,
+    target_len=16384,
+):
+    """The main chart as the page builds it: the factor slider (a sweep), the T slider and/or the L slider (their
+    stops)."""
     block = ext_for(rope_type, head_dim=head_dim).block
     ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
     sweep = ropeblock.factor_sweep(block, head_dim, train_len=train_len, target_len=target_len, factors=GRID)
     chart = charts.angle_reach_live_chart(
-        ext.train_angle,
+        ext.inv_freq,
         sweep.scaled_inv_freq if factor else ext.scaled_inv_freq,
         factors=GRID if factor else None,
         start=start if factor else None,
         t_window=ropeblock.target_window(rope_type, train_len, target_len) if window else None,
+        l_window=ropeblock.train_window(rope_type, train_len) if l_window else None,
         train_len=train_len,
         target_len=target_len,
     )
@@ -703,7 +715,7 @@ def test_the_live_chart_keeps_its_spec_for_another_head_size_or_method_setting()
         (dict(start=0.5), "start must be in 1 … 128"),
         (dict(factors=GRID[:1]), "must agree"),
         (dict(factors=np.array([1.0, 1.5, 3.0])), "evenly spaced grid"),
-        (dict(factors=None, t_window=None), "needs a factor grid, a T window or both"),
+        (dict(factors=None, t_window=None), "needs a factor grid, a T window, an L window or more"),
     ],
 )
 def test_the_live_chart_refuses_bad_input_by_name(kwargs, word):
@@ -713,3 +725,59 @@ def test_the_live_chart_refuses_bad_input_by_name(kwargs, word):
     args.update(kwargs)
     with pytest.raises(ValueError, match=word):
         charts.angle_reach_live_chart(np.ones(4), inv, **args)
+
+
+@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk"])
+def test_the_l_slider_moves_the_training_side_as_posenc_computes_it(rope_type):
+    """A method whose θ' do not depend on L: L is the chart's own slider too. At 12 random (s, L, T) of its sliders
+    the training curve is posenc's L·θ_j, the target curve T·θ'_j, the rings posenc.out_of_distribution_pairs'
+    and the read-out says L, T (and s) and counts them (the chart's transforms run here in Python)."""
+    factor = rope_type != "default"
+    spec, block = live_spec(rope_type, factor=factor, l_window=True, train_len=4096, target_len=16384)
+    bound = {p["name"]: p for p in spec["params"] if "bind" in p}
+    assert set(bound) == ({"factor"} if factor else set()) | {"train_len", "target_len"}
+    l_lo, l_hi = (STOPS[bound["train_len"]["bind"][k]] for k in ("min", "max"))
+    assert (l_lo, l_hi) == (256, 65536) and STOPS[bound["train_len"]["value"]] == 4096  # L/16 … 16·L
+    t_lo, t_hi = (STOPS.index(STOPS[bound["target_len"]["bind"][k]]) for k in ("min", "max"))
+    rng = np.random.default_rng(len(rope_type))
+    for _ in range(12):
+        L = STOPS[int(rng.integers(STOPS.index(l_lo), STOPS.index(l_hi) + 1))]
+        ti = int(rng.integers(t_lo, t_hi + 1))
+        s = float(GRID[int(rng.integers(0, len(GRID)))]) if factor else None
+        sliders = {"train_len": STOPS.index(L), "target_len": ti, **({"factor": s} if factor else {})}
+        want = ropeblock.extension_data(
+            {**block, "factor": s} if factor else block, 64, train_len=L, target_len=STOPS[ti]
+        )
+        train = cs.unit_rows(spec, cs.layers(spec)[1], **sliders)
+        assert train["value"].tolist() == want.train_angle.tolist(), (L, STOPS[ti], s)
+        assert set(train["series"]) == {"in training: L·θ_j"}
+        target, rings, readout = drawn_at(spec, **sliders)
+        assert target["value"].tolist() == want.target_angle.tolist()
+        assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
+        head = f"L = {L:,} · T = {STOPS[ti]:,}" + (f" · s = {s:g}" if factor else "")
+        assert readout.split("\n")[0] == head
+
+
+@pytest.mark.parametrize(
+    "rope_type, L, want",
+    [
+        ("linear", 4096, (256, 65536)),
+        ("default", 65536, (4096, 262144)),  # L's own range ends at 262,144
+        ("ntk", 32, (16, 512)),  # and starts at 16
+        ("linear", 4000, None),  # off the stops: typed in the box
+        ("yarn", 4096, None),  # θ' depend on L
+        ("llama3", 4096, None),
+        ("dynamic", 4096, None),
+        ("longrope", 4096, None),
+    ],
+)
+def test_the_l_window(rope_type, L, want):
+    assert ropeblock.train_window(rope_type, L) == want
+
+
+def test_the_live_title_names_every_slider():
+    from explorer.text.extension import live_angle_title
+
+    assert live_angle_title(True, True, 16384, True) == "Drag s, L and T: the largest angle per pair, against training"
+    assert live_angle_title(False, True, 16384, True) == "Drag L and T: the largest angle per pair, against training"
+    assert live_angle_title(True, False, 16384) == "Drag s: the largest angle per pair at T = 16,384, against training"

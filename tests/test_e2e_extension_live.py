@@ -46,7 +46,7 @@ def test_a_press_on_t_redraws_the_chart_with_no_script_run_and_the_page_follows(
         assert took is not None, "the chart did not change"
         assert runs == 0, f"a script ran before the chart changed ({took:.0f} ms)"
         texts = chart.locator("svg text").all_text_contents()
-        assert any(t.startswith("T = 24,576 · s = 8") for t in texts), texts
+        assert any(t.startswith("L = 4,096 · T = 24,576 · s = 8") for t in texts), texts
         page.wait_for_function("() => new URLSearchParams(location.search).get('target_len') === '24576'")
         wait_idle(page, title=TITLE)
         assert page.evaluate("window.__runs") == 1, "not one run for one press"
@@ -56,6 +56,34 @@ def test_a_press_on_t_redraws_the_chart_with_no_script_run_and_the_page_follows(
         assert url_value(page, "factor") == "8"
         # the value beside the slider is T, not its index
         assert chart.locator(".vega-bind").filter(has_text="target length T").inner_text().strip().endswith("24,576")
+    finally:
+        page.close()
+
+
+def test_a_press_on_l_redraws_the_chart_with_no_script_run_and_the_page_follows(chromium, server):
+    """Without scaling, L is the chart's own slider too: a press moves the training curve and the read-out in the
+    browser, then the box, the link and the metrics follow (the chart is rebuilt then: T's window follows L)."""
+    page = open_page(chromium, server, "?rope_type=default&train_len=4096&target_len=16384")
+    try:
+        chart = page.locator('[class*="st-key-ext_live_"] [data-testid=stVegaLiteChart]').first
+        page.evaluate(COUNT_RUNS_JS)
+        before = page.evaluate(SVG_JS)
+        page.evaluate("() => { window.__runs = 0; }")
+        slider = chart.locator('input[name="train_len_train_len"]')
+        assert slider.input_value() == str(TARGET_STOPS.index(4096))
+        slider.focus()
+        page.keyboard.press("ArrowRight")  # 4,096 → 6,144
+        took, runs = page.evaluate(CHANGED_JS.replace("SVG_JS", SVG_JS), before)
+        assert took is not None, "the chart did not change"
+        assert runs == 0 or took < 150, f"a script ran before the chart changed ({took:.0f} ms)"
+        texts = chart.locator("svg text").all_text_contents()
+        assert any(t.startswith("L = 6,144 · T = 16,384") for t in texts), texts
+        page.wait_for_function("() => new URLSearchParams(location.search).get('train_len') === '6144'")
+        wait_idle(page, title=TITLE)
+        assert page.locator(".st-key-train_len input").input_value() == "6144"
+        n_slow = sum(2 * np.pi / t > 6144 for t in 10000.0 ** (-np.arange(0, 64, 2) / 64))
+        metric = page.locator("[data-testid=stMetric]").filter(has_text="Pairs out of distribution")
+        assert metric.locator("[data-testid=stMetricValue]").inner_text().strip() == f"{n_slow} of 32"
     finally:
         page.close()
 
@@ -74,17 +102,20 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         target_len = 4 * train_len
         ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
         window = ropeblock.target_window(rope_type, train_len, target_len)
+        l_window = ropeblock.train_window(rope_type, train_len)  # only where θ' do not depend on L
+        assert (l_window is None) == (rope_type != "default")
         scaled = factors = None
         if rope_type != "default":
             others = {k: v for k, v in block.items() if k != "factor"}
             sweep = ropeblock.factor_sweep(others, head_dim, train_len=train_len, target_len=target_len, factors=grid)
             scaled, factors = sweep.scaled_inv_freq, sweep.factors
         chart = charts.angle_reach_live_chart(
-            ext.train_angle,
+            ext.inv_freq,
             ext.scaled_inv_freq if scaled is None else scaled,
             factors=factors,
             start=4.0 if factors is not None else None,
             t_window=window,
+            l_window=l_window,
             train_len=train_len,
             target_len=target_len,
         )
@@ -97,10 +128,21 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                 t_index = int(rng.integers(lo, hi + 1))
                 s = float(grid[int(rng.integers(0, len(grid)))]) if factors is not None else None
                 sets = [["target_len_target_len", t_index]] + ([["factor_factor", s]] if s is not None else [])
+                L = train_len
+                if l_window is not None:
+                    L = TARGET_STOPS[
+                        int(rng.integers(TARGET_STOPS.index(l_window[0]), TARGET_STOPS.index(l_window[1]) + 1))
+                    ]
+                    sets.append(["train_len_train_len", TARGET_STOPS.index(L)])
                 items = set_sliders_and_read(tab, sets)
                 T = TARGET_STOPS[t_index]
                 at = {**block, "factor": s} if s is not None else block
-                want = ropeblock.extension_data(at, head_dim, train_len=train_len, target_len=T)
+                want = ropeblock.extension_data(at, head_dim, train_len=L, target_len=T)
+                trained = sorted(
+                    (d for kind, _, d, _ in items if kind == "line" and "theta" in d and "inv" not in d),
+                    key=lambda d: d["pair"],
+                )
+                assert [d["value"] for d in trained] == want.train_angle.tolist(), (rope_type, L, T)
                 line = sorted((d for kind, _, d, _ in items if kind == "line" and "inv" in d), key=lambda d: d["pair"])
                 assert [d["pair"] for d in line] == np.flatnonzero(want.target_angle > 0).tolist()
                 assert [d["value"] for d in line] == want.target_angle[want.target_angle > 0].tolist(), (
@@ -113,7 +155,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                 assert rings == sorted(2 * np.flatnonzero(want.out_of_distribution).tolist()), (rope_type, s, T)
                 n = int(want.out_of_distribution.sum())
                 words = f"{n} of {head_dim // 2} pairs meet unseen angles" if n else "no pair meets an unseen angle"
-                head = f"T = {T:,}" + (f" · s = {s:g}" if s is not None else "")
+                head = (f"L = {L:,} · " if l_window else "") + f"T = {T:,}" + (f" · s = {s:g}" if s is not None else "")
                 assert f"{head}\n{words}" in [t for _, _, _, t in items if isinstance(t, str)]
                 checked += 1
             assert tried == []

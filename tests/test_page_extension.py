@@ -267,7 +267,7 @@ def test_extrapolation_counts_the_slow_pairs():
     theta = ref_inverse_frequencies(64)
     n_slow = sum(2 * math.pi / t > 4096 for t in theta)  # never a full turn in 4096 tokens
     assert metrics(at)["Pairs out of distribution"] == f"{n_slow} of 32"
-    assert main_readout(at) == f"T = 16,384\n{n_slow} of 32 pairs meet unseen angles"
+    assert main_readout(at) == f"L = 4,096 · T = 16,384\n{n_slow} of 32 pairs meet unseen angles"
     spec = cs.element_spec(at.get("vega_lite_chart")[0])
     (ring_layer,) = [lay for lay in cs.layers(spec) if lay["mark"].get("size") == 260]  # red rings
     rings = cs.unit_rows(spec, ring_layer)
@@ -328,7 +328,7 @@ def test_tour_steps_open_the_tab_their_narration_is_about(number):
         assert titles(at)[1] == "Llama 3: 29 pairs kept, 6 smoothed, 29 divided by s = 8"
     if rope_type == "default":  # "its slow pairs now reach angles it never met in training"
         n_slow = sum(2 * math.pi / t > 4096 for t in ref_inverse_frequencies(128))
-        assert main_readout(at) == f"T = 16,384\n{n_slow} of 64 pairs meet unseen angles"
+        assert main_readout(at) == f"L = 4,096 · T = 16,384\n{n_slow} of 64 pairs meet unseen angles"
         # "the red rings appear as soon as T passes 4,096": none at T = L, all the slow pairs at the next stop
         assert main_readout(at, target_len=TARGET_STOPS.index(4096)).endswith("no pair meets an unseen angle")
         assert TARGET_STOPS[TARGET_STOPS.index(4096) + 1] == 6144
@@ -571,3 +571,53 @@ def test_a_drag_of_the_charts_t_reaches_the_box_the_link_and_the_page():
     # the page follows: at T = 16·L, s = 4 stretches only to 4·L, so every pair that never turned in training is out
     n_slow = sum(2 * math.pi / t > 4096 for t in ref_inverse_frequencies(64))
     assert metrics(at)["Pairs out of distribution"] == f"{n_slow} of 32"
+
+
+# ------------------------------------------------------------- L in the chart (issue #36)
+def live_train(at):
+    """The main chart's in-chart L slider (its Vega-Lite parameter), or None when it has none."""
+    main = cs.element_spec(at.get("vega_lite_chart")[0])
+    found = [p for p in main.get("params", []) if "bind" in p and p["name"] == "train_len"]
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "proportional"])
+def test_the_main_chart_carries_its_l_slider_where_the_angles_do_not_depend_on_l(rope_type):
+    at = run(rope_type=rope_type, target_len="32768")
+    assert not at.exception
+    param = live_train(at)
+    assert param is not None and TARGET_STOPS[param["value"]] == 4096
+    assert TARGET_STOPS[param["bind"]["min"]] == 256 and TARGET_STOPS[param["bind"]["max"]] == 65536  # L/16 … 16·L
+    assert at.number_input(key="train_len").value == 4096  # the box stays, for any L
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"rope_type": "yarn"},
+        {"rope_type": "llama3"},
+        {"rope_type": "dynamic"},
+        {"rope_type": "longrope"},
+        {"rope_type": "linear", "train_len": "4000"},
+    ],
+)
+def test_l_stays_a_server_run_where_the_angles_depend_on_it_or_it_is_off_the_stops(query):
+    at = run(**query)
+    assert not at.exception
+    assert live_train(at) is None
+
+
+def test_a_drag_of_the_charts_l_reaches_the_box_the_link_and_the_page():
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    at.query_params["rope_type"] = "linear"
+    run_page("", at)
+    assert not at.exception
+    at.session_state["test_report"] = {"train_len": [{"train_len": TARGET_STOPS.index(16384)}]}
+    run_page("", at)
+    assert not at.exception
+    assert at.query_params["train_len"] == "16384"
+    assert at.number_input(key="train_len").value == 16384
+    # the page follows: at L = T = 16,384 and s = 4 no pair leaves the angles of training
+    assert metrics(at)["Pairs out of distribution"] == "0 of 32"
+    assert live_train(at) is not None and TARGET_STOPS[live_train(at)["value"]] == 16384

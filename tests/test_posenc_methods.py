@@ -608,3 +608,23 @@ def test_reads_seq_len_says_whether_the_frequencies_change_with_T(rope_type):
     lengths = [None, 16, MAXPOS - 1, MAXPOS, MAXPOS + 1, 3 * MAXPOS, 2**24]
     same = all(np.array_equal(inv(t), inv(None)) for t in lengths)
     assert same is not ROPE_METHODS[rope_type].reads_seq_len, rope_type
+
+
+@pytest.mark.parametrize("rope_type", sorted(SEQ_BLOCKS))
+def test_reads_train_len_says_whether_the_frequencies_change_with_L(rope_type):
+    """A method marked ``reads_train_len=False`` gives the same θ' (bit for bit) at every trained length L (the
+    block's ``original_max_position_embeddings`` where it has one, and ``max_position_embeddings``), at a fixed
+    T; one marked True gives other θ' at some L (YaRN's ramp and Llama 3's bands sit at L's wavelengths, dynamic
+    NTK's base grows with T/L, LongRoPE picks its factors by T against L). The Context extension chart moves L
+    in the browser only for the first kind."""
+    block = SEQ_BLOCKS[rope_type]
+
+    def inv(train_len):
+        b = dict(block)
+        if "original_max_position_embeddings" in b:
+            b["original_max_position_embeddings"] = train_len
+        return scaling.rope_inverse_frequencies(b, HEAD_DIM, max_position_embeddings=train_len, seq_len=3 * MAXPOS)[0]
+
+    lengths = [16, MAXPOS // 2, MAXPOS, 2 * MAXPOS, 3 * MAXPOS, 8 * MAXPOS, 2**24]
+    same = all(np.array_equal(inv(n), inv(MAXPOS)) for n in lengths)
+    assert same is not ROPE_METHODS[rope_type].reads_train_len, rope_type

@@ -388,8 +388,8 @@ def angle_reach_chart(
 READOUT_NARROW_PX = 420
 #: The in-chart sliders of the live angle chart: the registry parameters factor and target_len themselves
 #: (explorer.charts.live; explorer.liveparam reports them when a drag ends). T runs over its stops.
-FACTOR_KEY, TARGET_KEY = "factor", "target_len"
-LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY)
+FACTOR_KEY, TARGET_KEY, TRAIN_KEY = "factor", "target_len", "train_len"
+LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY, TRAIN_KEY)
 #: posenc.out_of_distribution_pairs' allowance for rounding ("further" means > L·θ_j·(1 + 1e-9))
 OOD_SLACK = 1e-9
 
@@ -400,7 +400,7 @@ def factor_index_expr(lo: float, step: float) -> str:
 
 
 def angle_reach_live_chart(
-    train_angle,
+    inv_freq,
     scaled_inv_freq,
     *,
     train_len: int,
@@ -408,36 +408,39 @@ def angle_reach_live_chart(
     factors=None,
     start: float | None = None,
     t_window: tuple[int, int] | None = None,
+    l_window: tuple[int, int] | None = None,
 ) -> alt.LayerChart:
     """(1), live: each pair's largest angle at T against training's, with the chart's own sliders (issue #36).
 
-    `scaled_inv_freq` is θ'_j (posenc's), one row per factor of the grid `factors` (lo, lo + step, …;
-    `explorer.ropeblock.factor_sweep`) with the factor slider starting at `start`, or one row and no factor
-    slider (`factors` None). `t_window` (first, last) of the target length's stops (`TARGET_STOPS`) adds a
-    T slider over them (it starts at `target_len`); None keeps T at `target_len`. The browser draws
-    T·θ'_j for the sliders' row and T, rings the pairs posenc.out_of_distribution_pairs would flag
-    (T·θ'_j > L·θ_j·(1 + 1e-9) where L·θ_j < 2π) and counts them, with no server run. The y axis spans
-    every row and T the sliders reach, so it stays put while they move."""
+    `inv_freq` is θ_j as trained and `scaled_inv_freq` θ'_j (posenc's), one row per factor of the grid `factors`
+    (lo, lo + step, …; `explorer.ropeblock.factor_sweep`) with the factor slider starting at `start`, or one row
+    and no factor slider (`factors` None). `t_window` (first, last) of the target length's stops
+    (`TARGET_STOPS`) adds a T slider over them (it starts at `target_len`); `l_window` an L slider (it starts at
+    `train_len`; only for a method whose θ' do not depend on L: `explorer.ropeblock.train_window`); None keeps
+    that length fixed. The browser draws L·θ_j and T·θ'_j for the sliders' row, L and T, rings the pairs
+    posenc.out_of_distribution_pairs would flag (T·θ'_j > L·θ_j·(1 + 1e-9) where L·θ_j < 2π) and counts them,
+    with no server run. The y axis spans every row, L and T the sliders reach, so it stays put while they
+    move."""
     inv = np.asarray(scaled_inv_freq, dtype=float)
     inv = inv[None, :] if inv.ndim == 1 else inv
-    train_angle = np.asarray(train_angle, dtype=float)
+    theta = np.asarray(inv_freq, dtype=float)
     n_f, n_p = inv.shape
-    if factors is None and t_window is None:
-        raise ValueError("the live chart needs a factor grid, a T window or both")
+    if factors is None and t_window is None and l_window is None:
+        raise ValueError("the live chart needs a factor grid, a T window, an L window or more")
     if factors is not None:
         factors = np.asarray(factors, dtype=float)
-        if factors.ndim != 1 or factors.size != n_f or n_f < 2 or train_angle.shape != (n_p,):
+        if factors.ndim != 1 or factors.size != n_f or n_f < 2 or theta.shape != (n_p,):
             raise ValueError(
-                f"factors (F,), scaled_inv_freq (F, P) and train_angle (P,) must agree, got {factors.shape}, "
-                f"{inv.shape}, {train_angle.shape}"
+                f"factors (F,), scaled_inv_freq (F, P) and inv_freq (P,) must agree, got {factors.shape}, "
+                f"{inv.shape}, {theta.shape}"
             )
         lo, step = float(factors[0]), float(factors[1] - factors[0])
         if not np.array_equal(factors, lo + step * np.arange(n_f)):
             raise ValueError("factors must be an evenly spaced grid lo + i·step")
         if start is None or not factors[0] <= start <= factors[-1]:
             raise ValueError(f"start must be in {factors[0]:g} … {factors[-1]:g}, got {start}")
-    elif n_f != 1 or train_angle.shape != (n_p,):
-        raise ValueError(f"without factors, scaled_inv_freq (P,) and train_angle (P,) must agree, got {inv.shape}")
+    elif n_f != 1 or theta.shape != (n_p,):
+        raise ValueError(f"without factors, scaled_inv_freq (P,) and inv_freq (P,) must agree, got {inv.shape}")
     params = []
     if factors is not None and start is not None:
         params.append(
@@ -454,28 +457,38 @@ def angle_reach_live_chart(
         t_expr, t_values = live.option(TARGET_KEY, TARGET_STOPS), [float(t_window[0]), float(t_window[1])]
     else:
         t_expr, t_values = repr(float(target_len)), [float(target_len)]
-    train_name = _angle_names(train_len, target_len)[0]
-    target_name = "at the target: T·θ′_j" if t_window is not None else _angle_names(train_len, target_len)[1]
+    if l_window is not None:
+        params.append(
+            live.option_position(
+                TRAIN_KEY, TARGET_STOPS, start=train_len, lo=l_window[0], hi=l_window[1], label="trained length L "
+            )
+        )
+        l_expr, l_values = live.option(TRAIN_KEY, TARGET_STOPS), [float(l_window[0]), float(l_window[1])]
+    else:
+        l_expr, l_values = repr(float(train_len)), [float(train_len)]
+    train_name, target_name = _angle_names(train_len, target_len)
+    if l_window is not None:
+        train_name = "in training: L·θ_j"
+    if t_window is not None:
+        target_name = "at the target: T·θ′_j"
     names = [train_name, target_name]
     color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]))
     turning = inv[inv > 0]  # none: every pair stands still (a partial rotary factor of 0)
     reach = [turning.min() * min(t_values), turning.max() * max(t_values)] if turning.size else []
-    span = np.concatenate([train_angle, reach, [2 * np.pi]])
+    span = np.concatenate([theta * min(l_values), theta * max(l_values), reach, [2 * np.pi]])
     axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False)
     y_title = "largest angle (radians, log scale)"
     y = alt.Y("value:Q", title=y_title, axis=axis, scale=alt.Scale(type="log", domain=domain, nice=False))
     x, tooltip = _pair_x(), _pair_tooltip(y_title)
-    # the training side per pair, looked up by the browser: L·θ_j, the limit it must exceed, and whether the
-    # pair completed a turn in training (posenc.out_of_distribution_pairs, to the bit: the same float64 steps)
-    train = pd.DataFrame(
-        {
-            "pair": np.arange(n_p),
-            "value": train_angle,
-            "series": train_name,
-            "limit": train_angle * (1 + OOD_SLACK),
-            "turned": ~(train_angle < 2 * np.pi),
-        }
-    )
+    # the training side per pair, computed by the browser from θ_j and L as posenc.out_of_distribution_pairs does
+    # (to the bit: the same float64 steps): L·θ_j, the limit it must exceed, and whether the pair turned in training
+    trained = f"{l_expr} * datum.theta"
+    train = pd.DataFrame({"pair": np.arange(n_p), "theta": theta})
+    train_side = [
+        alt.CalculateTransform(calculate=trained, **{"as": "trained"}),
+        alt.CalculateTransform(calculate=f"datum.trained * {1 + OOD_SLACK!r}", **{"as": "limit"}),
+        alt.CalculateTransform(calculate=f"!(datum.trained < {2 * np.pi!r})", **{"as": "turned"}),
+    ]
     # the rows the browser filters, in their smallest exact types; a pair that no longer turns (θ' = 0) has no
     # point on a log axis, and is never out of distribution (T·0 = 0)
     f_idx, p_idx = np.nonzero(inv > 0)
@@ -483,16 +496,21 @@ def angle_reach_live_chart(
     at_s = f"datum.f === {factor_index_expr(lo, step)}" if factors is not None else "datum.f === 0"
     drawn = [
         alt.FilterTransform(filter=at_s),
-        alt.LookupTransform(
-            lookup="pair", **{"from": alt.LookupData(data=train, key="pair", fields=["limit", "turned"])}
-        ),
+        alt.LookupTransform(lookup="pair", **{"from": alt.LookupData(data=train, key="pair", fields=["theta"])}),
+        *train_side,
         alt.CalculateTransform(calculate=f"{t_expr} * datum.inv", **{"as": "value"}),
         alt.CalculateTransform(calculate="!datum.turned && datum.value > datum.limit", **{"as": "ood"}),
         alt.CalculateTransform(calculate=repr(target_name), **{"as": "series"}),
     ]
     under = alt.OverlayMarkDef(filled=True, size=120, opacity=0.6)
     layers = [
-        alt.Chart(train)
+        alt.Chart(
+            train,
+            transform=[
+                alt.CalculateTransform(calculate=trained, **{"as": "value"}),
+                alt.CalculateTransform(calculate=repr(train_name), **{"as": "series"}),
+            ],
+        )
         .mark_line(strokeWidth=6, opacity=0.6, point=under)
         .encode(x, y, color, tooltip=tooltip)
         # Vega-Lite defines a selection in a unit view (named, so the spec is the same at every build)
@@ -507,6 +525,8 @@ def angle_reach_live_chart(
     ]
     layers += _rules([(2 * np.pi, "one full turn, 2π", "left")], axis="y", log=True)
     parts = []
+    if l_window is not None:
+        parts.append(f"'L = ' + format({l_expr}, ',d')")
     if t_window is not None:
         parts.append(f"'T = ' + format({t_expr}, ',d')")
     if factors is not None:
@@ -540,7 +560,7 @@ def angle_reach_live_chart(
     )
     return _finish(
         layers,
-        title=text.live_angle_title(factors is not None, t_window is not None, target_len),
+        title=text.live_angle_title(factors is not None, t_window is not None, target_len, l_window is not None),
         subtitle=ANGLE_SUBTITLE,
         facts={"last_pair": max(n_p - 1, 1), "n_pairs": n_p},
     )
