@@ -54,6 +54,7 @@ CONTROLS = [
     ("Sinusoidal zoom b", "Sinusoidal_heatmap", "Sinusoidal heatmap", "base_base"),
     ("Extension factor s", "Context_extension?rope_type=yarn", "Context extension", "factor_factor"),
     ("Extension target length T", "Context_extension?rope_type=yarn", "Context extension", "target_len_target_len"),
+    ("Extension trained length L", "Context_extension?rope_type=linear", "Context extension", "train_len_train_len"),
     ("Configs converter α", "Model_configs", "Model configs", "ntk_alpha_ntk_alpha"),
     ("Compare trained length L", "Compare_methods", "Compare methods", "train_len_train_len"),
     ("Compare test length T", "Compare_methods", "Compare methods", "target_len_target_len"),

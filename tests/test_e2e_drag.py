@@ -650,13 +650,13 @@ def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_lin
     assert s_in.input_value() == "1"
 
     def readout() -> str:
-        """The read-out's two lines ("T = 16,384 · s = 1" over the count), joined by " | "."""
+        """The read-out's two lines ("L = 4,096 · T = 16,384 · s = 1" over the count), joined by " | "."""
         texts = chart.locator("svg text").evaluate_all(
             "els => els.map((e) => e.querySelectorAll('tspan').length ? "
             "[...e.querySelectorAll('tspan')].map((t) => t.textContent).join(' | ') : (e.textContent || ''))"
         )
-        (line,) = [t for t in texts if t.startswith("T = 16,384 · s = ")]
-        return line.removeprefix("T = 16,384 · ")
+        (line,) = [t for t in texts if t.startswith("L = 4,096 · T = 16,384 · s = ")]  # L is a slider too
+        return line.removeprefix("L = 4,096 · T = 16,384 · ")
 
     assert readout() == f"s = 1 | {beyond(1.0)} of 32 pairs meet unseen angles"
     chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
