@@ -157,7 +157,7 @@ def notices(checks: list[dict]) -> list[str]:
 
 #: The score chart's title and subtitle: true at every setting (NoPE's score has no position in it; ALiBi's
 #: falls by its slope per position; the learned table has L rows).
-CHART_TITLE = "How the score of one fixed query–key pair changes with their distance"
+CHART_TITLE = "How the score of one fixed query–key pair changes with distance"
 CHART_SUBTITLE = (
     "Learned stops at L (no table rows beyond it); ALiBi falls in a straight line; NoPE is flat; RoPE and "
     "sinusoidal wiggle."
