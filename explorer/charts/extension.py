@@ -386,8 +386,8 @@ def angle_reach_chart(
 
 #: Below this plot width (px) the live angle chart's read-out takes a smaller font.
 READOUT_NARROW_PX = 420
-#: The in-chart sliders of the live angle chart: the registry parameters factor and target_len themselves
-#: (explorer.charts.live; explorer.liveparam reports them when a drag ends). T runs over its stops.
+#: The in-chart sliders of the live angle chart: the registry parameters factor, target_len and train_len
+#: themselves (explorer.charts.live; explorer.liveparam reports them when a drag ends). L and T run over their stops.
 FACTOR_KEY, TARGET_KEY, TRAIN_KEY = "factor", "target_len", "train_len"
 LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY, TRAIN_KEY)
 #: posenc.out_of_distribution_pairs' allowance for rounding ("further" means > L·θ_j·(1 + 1e-9))
