@@ -507,6 +507,17 @@ def slider_latency_ms(page: Any, key: str, chart_index: int, title: str, timeout
     return {"total": value["total"], "to_run": to_run, "run": end_run - to_run, "draw": value["total"] - end_run}
 
 
+#: Streamlit reports a chart's selection this long after its last change (explorer.charts.live)
+REPORT_DEBOUNCE_MS = 150
+
+
+def no_run_before_the_change(took: float, runs: int) -> bool:
+    """Whether a chart that changed `took` ms after a press, with `runs` script runs counted by then, changed in
+    the browser: no run, or the change came inside the report's debounce, sooner than any run could have drawn
+    it (under load a run already pending, such as a slider narrowed to the page's range, can start there)."""
+    return runs == 0 or took < REPORT_DEBOUNCE_MS
+
+
 def wait_idle(page: Any, *, title: str | None = None, timeout: float = 60.0) -> None:
     """Wait until the script run is over and its output is on screen: stApp says notRunning, the
     main area has content (and an h1 with `title`, if given), no element is still stale from an

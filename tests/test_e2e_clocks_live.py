@@ -14,7 +14,7 @@ from __future__ import annotations
 import _browser_fixtures
 import numpy as np
 import pytest
-from e2e_support import chart_svg_js, open_app_page, wait_idle
+from e2e_support import chart_svg_js, no_run_before_the_change, open_app_page, wait_idle
 from test_e2e_chartfile import open_offline
 from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, assert_runs_within_pauses
 
@@ -87,7 +87,7 @@ def test_a_press_on_d_b_or_the_clocks_redraws_the_chart_with_no_script_run(chrom
             changed = page.evaluate(CHANGED_JS.replace("SVG_JS", CLOCK_SVG_JS), before)
             took, runs = changed
             assert took is not None, f"{key}: the chart did not change"
-            assert runs == 0, f"{key}: a script ran before the chart changed ({took:.0f} ms)"
+            assert no_run_before_the_change(took, runs), f"{key}: a script ran before the chart changed ({took:.0f} ms)"
             page.wait_for_function(
                 "([k, v]) => new URLSearchParams(location.search).get(k) === v", arg=[key, want[key]], timeout=15_000
             )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import _browser_fixtures
 import numpy as np
-from e2e_support import chart_svg_js, wait_charts_drawn, wait_idle
+from e2e_support import chart_svg_js, no_run_before_the_change, wait_charts_drawn, wait_idle
 from test_e2e_chartfile import open_offline
 from test_e2e_clocks_live import CHANGED_JS, set_sliders_and_read
 from test_e2e_drag import COUNT_RUNS_JS
@@ -46,7 +46,7 @@ def test_a_press_on_alpha_redraws_the_chart_with_no_script_run_and_the_page_foll
         page.keyboard.press("ArrowRight")  # 8 → 10
         took, runs = page.evaluate(CHANGED_JS.replace("SVG_JS", SVG_JS), before)
         assert took is not None, "the chart did not change"
-        assert runs == 0, f"a script ran before the chart changed ({took:.0f} ms)"
+        assert no_run_before_the_change(took, runs), f"a script ran before the chart changed ({took:.0f} ms)"
         page.wait_for_function("() => new URLSearchParams(location.search).get('ntk_alpha') === '10'")
         wait_idle(page, title=TITLE)
         assert page.evaluate("window.__runs") == 1, "not one run for one press"

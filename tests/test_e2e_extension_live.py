@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import _browser_fixtures
 import numpy as np
-from e2e_support import chart_svg_js, open_app_page, wait_idle
+from e2e_support import chart_svg_js, no_run_before_the_change, open_app_page, wait_idle
 from test_e2e_chartfile import open_offline
 from test_e2e_clocks_live import CHANGED_JS, set_sliders_and_read, url_value
 from test_e2e_drag import COUNT_RUNS_JS
@@ -44,7 +44,7 @@ def test_a_press_on_t_redraws_the_chart_with_no_script_run_and_the_page_follows(
         page.keyboard.press("ArrowRight")  # 16,384 → 24,576
         took, runs = page.evaluate(CHANGED_JS.replace("SVG_JS", SVG_JS), before)
         assert took is not None, "the chart did not change"
-        assert runs == 0, f"a script ran before the chart changed ({took:.0f} ms)"
+        assert no_run_before_the_change(took, runs), f"a script ran before the chart changed ({took:.0f} ms)"
         texts = chart.locator("svg text").all_text_contents()
         assert any(t.startswith("L = 4,096 · T = 24,576 · s = 8") for t in texts), texts
         page.wait_for_function("() => new URLSearchParams(location.search).get('target_len') === '24576'")
@@ -75,7 +75,7 @@ def test_a_press_on_l_redraws_the_chart_with_no_script_run_and_the_page_follows(
         page.keyboard.press("ArrowRight")  # 4,096 → 6,144
         took, runs = page.evaluate(CHANGED_JS.replace("SVG_JS", SVG_JS), before)
         assert took is not None, "the chart did not change"
-        assert runs == 0 or took < 150, f"a script ran before the chart changed ({took:.0f} ms)"
+        assert no_run_before_the_change(took, runs), f"a script ran before the chart changed ({took:.0f} ms)"
         texts = chart.locator("svg text").all_text_contents()
         assert any(t.startswith("L = 6,144 · T = 16,384") for t in texts), texts
         page.wait_for_function("() => new URLSearchParams(location.search).get('train_len') === '6144'")
