@@ -605,6 +605,7 @@ def test_merge_joins_a_rows_seeds_from_runs_of_other_seeds(tmp_path):
     only = fifth["tasks"]["markov"]
     only["runs"] = {"rope": {"4": {**only["runs"]["rope"]["4"], "64": 0.25}}}
     only["learned_seeds"] = {"rope": {"4": True}}
+    only["date"] = "2099-01-02 03:04 UTC"  # the seed run came later: the joined task carries its date
     (dirs["fifth"] / "results.json").write_text(json.dumps(fifth))
     out = dirs["out"] / "results.json"
     args = ["merge", "--tasks", "markov", str(out), str(dirs["four"] / "results.json")]
@@ -613,6 +614,7 @@ def test_merge_joins_a_rows_seeds_from_runs_of_other_seeds(tmp_path):
     shipped = lab.load_shipped()["tasks"]["markov"]
     assert set(doc["runs"]["rope"]) == {"0", "1", "2", "3", "4"}
     assert doc["runs"]["rope"]["4"]["64"] == 0.25  # the later file's seed 4
+    assert doc["date"] == "2099-01-02 03:04 UTC"
     assert doc["runs"]["rope"]["0"] == shipped["runs"]["rope"]["0"]  # the earlier file's seeds kept
     assert set(doc["runs"]["nope"]) == {"0", "1", "2", "3"}  # no fifth seed for NoPE
     assert not doc["complete"]

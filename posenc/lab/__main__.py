@@ -412,6 +412,9 @@ def merge(argv: list[str]) -> None:
             into["finetune"] = into.get("finetune") or entry.get("finetune")
             commands = {into.get("command"), entry.get("command")} - {None}
             into["command"] = " + ".join(sorted(commands))
+            dates = [d for d in (into.get("date"), entry.get("date")) if d]  # "YYYY-MM-DD HH:MM UTC": the latest run's
+            if dates:
+                into["date"] = max(dates)
         with np.load(Path(f).with_name("weights.npz")) as data:
             weights.update({k: data[k] for k in data.files if only is None or k.split("/")[0] in only})
     seeds = {str(s) for s in range(int(out["settings"]["seeds"]))}
