@@ -289,12 +289,9 @@ def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int,
     """The target lengths the main chart's own T slider runs over, (first, last) of the registry's stops
     (`Param.stops`): L/4 … 64·L, widened to take T; None when T cannot move in the browser: the method
     reads T itself (posenc's ``reads_seq_len``: dynamic NTK, LongRoPE), or T is off the stops (typed)."""
-    stops = TARGET_STOPS
-    if posenc.ROPE_METHODS[rope_type].reads_seq_len or target_len not in stops:
+    if posenc.ROPE_METHODS[rope_type].reads_seq_len or target_len not in TARGET_STOPS:
         return None
-    lo, hi = min(train_len / 4, target_len), max(64 * train_len, target_len)
-    inside = [t for t in stops if lo <= t <= hi]
-    return (inside[0], inside[-1]) if len(inside) > 1 else None
+    return _stops_between(min(train_len / 4, target_len), max(64 * train_len, target_len))
 
 
 def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:
@@ -304,6 +301,10 @@ def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:
     alone, so a release of T keeps the chart (T's window, `target_window`, follows L: a release of L redraws it)."""
     if posenc.ROPE_METHODS[rope_type].reads_train_len or train_len not in TARGET_STOPS:
         return None
-    lo, hi = max(train_len / 16, TRAIN_LEN.min or 0), min(16 * train_len, TRAIN_LEN.max or 0)
+    return _stops_between(max(train_len / 16, TRAIN_LEN.min or 0), min(16 * train_len, TRAIN_LEN.max or 0))
+
+
+def _stops_between(lo: float, hi: float) -> tuple[int, int] | None:
+    """(first, last) of the length stops in lo … hi, or None when fewer than two (nothing to drag)."""
     inside = [t for t in TARGET_STOPS if lo <= t <= hi]
     return (inside[0], inside[-1]) if len(inside) > 1 else None

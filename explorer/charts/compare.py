@@ -96,25 +96,16 @@ def lengths_expressions(
     (starting at `train_len`, `test_len`); None keeps that length fixed. With both sliders, T is the slider's
     stop, or the first stop above L when the slider stands at or below L (the page
     moves T there too when the drag ends: `explorer.compute.compare.target_above`)."""
-    params: list[Any] = []
-    l_expr, t_expr = str(int(train_len)), str(int(test_len))
+    l_slider, l_expr, _ = live.stop_slider(
+        TRAIN_KEY, TARGET_STOPS, value=train_len, window=l_window, label="trained length L "
+    )
+    index = live.number(TARGET_KEY)
     if l_window is not None:
-        params.append(
-            live.option_position(
-                TRAIN_KEY, TARGET_STOPS, start=train_len, lo=l_window[0], hi=l_window[1], label="trained length L "
-            )
-        )
-        l_expr = live.option(TRAIN_KEY, TARGET_STOPS)
-    if t_window is not None:
-        params.append(
-            live.option_position(
-                TARGET_KEY, TARGET_STOPS, start=test_len, lo=t_window[0], hi=t_window[1], label="test length T "
-            )
-        )
-        index = live.number(TARGET_KEY)
-        if l_window is not None:
-            index = f"max({index}, {live.number(TRAIN_KEY)} + 1)"
-        t_expr = live.option(TARGET_KEY, TARGET_STOPS, index)
+        index = f"max({index}, {live.number(TRAIN_KEY)} + 1)"
+    t_slider, t_expr, _ = live.stop_slider(
+        TARGET_KEY, TARGET_STOPS, value=test_len, window=t_window, label="test length T ", index=index
+    )
+    params = [*l_slider, *t_slider]
     return params[::-1], l_expr, t_expr  # Vega lists the last bound selection first: L above T
 
 

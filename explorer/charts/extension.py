@@ -448,24 +448,13 @@ def angle_reach_live_chart(
                 FACTOR_KEY, start=float(start), lo=lo, hi=float(factors[-1]), step=step, label="scaling factor s "
             )
         )
-    if t_window is not None:
-        params.append(
-            live.option_position(
-                TARGET_KEY, TARGET_STOPS, start=target_len, lo=t_window[0], hi=t_window[1], label="target length T "
-            )
-        )
-        t_expr, t_values = live.option(TARGET_KEY, TARGET_STOPS), [float(t_window[0]), float(t_window[1])]
-    else:
-        t_expr, t_values = repr(float(target_len)), [float(target_len)]
-    if l_window is not None:
-        params.append(
-            live.option_position(
-                TRAIN_KEY, TARGET_STOPS, start=train_len, lo=l_window[0], hi=l_window[1], label="trained length L "
-            )
-        )
-        l_expr, l_values = live.option(TRAIN_KEY, TARGET_STOPS), [float(l_window[0]), float(l_window[1])]
-    else:
-        l_expr, l_values = repr(float(train_len)), [float(train_len)]
+    t_slider, t_expr, t_values = live.stop_slider(
+        TARGET_KEY, TARGET_STOPS, value=target_len, window=t_window, label="target length T "
+    )
+    l_slider, l_expr, l_values = live.stop_slider(
+        TRAIN_KEY, TARGET_STOPS, value=train_len, window=l_window, label="trained length L "
+    )
+    params += [*t_slider, *l_slider]
     train_name, target_name = _angle_names(train_len, target_len)
     if l_window is not None:
         train_name = "in training: L·θ_j"

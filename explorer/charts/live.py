@@ -26,7 +26,17 @@ from typing import Any
 
 import altair as alt
 
-__all__ = ["at_most_last", "input_signal", "number", "option", "option_position", "position", "sci", "value"]
+__all__ = [
+    "at_most_last",
+    "input_signal",
+    "number",
+    "option",
+    "option_position",
+    "position",
+    "sci",
+    "stop_slider",
+    "value",
+]
 
 
 def position(
@@ -68,6 +78,19 @@ def option_position(key: str, options, *, start: float, label: str, lo: float | 
     first = 0 if lo is None else values.index(float(lo))
     last = len(values) - 1 if hi is None else values.index(float(hi))
     return position(key, start=values.index(float(start)), lo=first, hi=last, label=label)
+
+
+def stop_slider(
+    key: str, stops, *, value: float, window: tuple[float, float] | None, label: str, index: str | None = None
+) -> tuple[list[Any], str, list[float]]:
+    """A length that is the chart's own slider over `stops` where `window` (first, last) of them is given, else
+    fixed at `value`: ([the slider] or [], the Vega expression for its value, [the least and the most it
+    reaches]). `index`: a Vega expression for the stop's index computed from this slider's and others (as
+    `option`'s)."""
+    if window is None:
+        return [], repr(float(value)), [float(value)]
+    param = option_position(key, stops, start=value, lo=window[0], hi=window[1], label=label)
+    return [param], option(key, stops, index), [float(window[0]), float(window[1])]
 
 
 def option(key: str, options, index: str | None = None) -> str:
