@@ -213,9 +213,10 @@ SVG_EXPORT_JS = """<script>
   /* The guided tour: when the panel shows another step, go to the top of the page, so the
      narration (and the step's chart under it) is in view whatever was scrolled before. Until the
      user scrolls, clicks, touches or types, a scroll the page makes by itself is undone while the
-     step's run lasts and for a second and a half after it (at least four seconds in all): a step
-     that opens another tab has Streamlit scroll that tab into view after the panel has changed,
-     later on a busy server (tests/test_e2e_layout.py steps through the tour by PageDown). */
+     step's run lasts and for four seconds after it (at least six seconds in all): a step that opens
+     another tab has Streamlit scroll that tab into view after the panel has changed, later on a busy
+     server (tests/test_e2e_layout.py steps through the tour by PageDown; with a second and a half,
+     one clean-clone CI run on two cores found step 10 scrolled by a thousand pixels). */
   var lastStep = null, holdTop = 0, idleSince = Date.now();
   function running() {
     var app = document.querySelector('[data-testid="stApp"]');
@@ -223,7 +224,7 @@ SVG_EXPORT_JS = """<script>
   }
   function holding() {
     if (!holdTop) { return false; }
-    if (running() || Date.now() < holdTop || Date.now() - idleSince < 1500) { return true; }
+    if (running() || Date.now() < holdTop || Date.now() - idleSince < 4000) { return true; }
     holdTop = 0;
     return false;
   }
@@ -234,7 +235,7 @@ SVG_EXPORT_JS = """<script>
     if (main && main.scrollTop > 0) { main.scrollTo({top: 0}); }
     if (window.scrollY > 0) { window.scrollTo({top: 0}); }
   }
-  ['wheel', 'touchstart', 'mousedown', 'keydown'].forEach(function (name) {
+  ['wheel', 'touchstart', 'mousedown', 'pointerdown', 'keydown'].forEach(function (name) {
     window.addEventListener(name, function () { holdTop = 0; }, {capture: true, passive: true});
   });
   document.addEventListener('scroll', function () {
@@ -245,7 +246,7 @@ SVG_EXPORT_JS = """<script>
     var text = panel ? panel.textContent : null;
     if (text && text !== lastStep) {
       lastStep = text;
-      holdTop = Date.now() + 4000;
+      holdTop = Date.now() + 6000;
       toTop();
     } else if (!text) {
       lastStep = null;

@@ -647,10 +647,67 @@ def chart_svg_js(container: str) -> str:
     )
 
 
-def open_app_page(browser: Any, server: StreamlitServer, path: str, title: str, query: str = "") -> Any:
-    """A 1280 × 1000 page of the app at ``path`` + ``query``, idle with its charts drawn (60 s timeouts)."""
+#: Resolves to [ms until READ_JS's result differs from `before`, script runs by then (window.__runs, the DOM's
+#: count: test_e2e_drag.COUNT_RUNS_JS)]; [null, runs] when nothing changed in 3 s. READ_JS is a page function
+#: returning what a chart draws (chart_svg_js, or a canvas's pixels): `changed_js(read_js)` fills it in.
+_CHANGED_JS = """(before) => new Promise((done) => { const t0 = performance.now();
+  const tick = () => { const now = (READ_JS)();
+    if (now !== before) { done([performance.now() - t0, window.__runs]); return; }
+    if (performance.now() - t0 > 3000) { done([null, window.__runs]); return; }
+    requestAnimationFrame(tick); }; requestAnimationFrame(tick); })"""
+
+
+def changed_js(read_js: str) -> str:
+    """The page function _CHANGED_JS for the chart `read_js` reads."""
+    return _CHANGED_JS.replace("READ_JS", read_js)
+
+
+def track_reruns(page: Any) -> Any:
+    """Count the script runs `page` asks the server for: the websocket frames it sends that are a BackMsg
+    with ``rerun_script`` (Streamlit's proto, parsed in Python). Unlike the DOM's script-state attribute,
+    which a run shorter than one React commit never changes (a loaded CI run once counted 0 runs for a
+    press whose value reached the link), every request counts. Call before the page loads; read with
+    reruns_sent, zero with reset_reruns. Returns the page."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    sent = {"n": 0}
+
+    def on_frame(payload: Any) -> None:
+        if isinstance(payload, (bytes, bytearray)) and BackMsg.FromString(bytes(payload)).WhichOneof("type") == (
+            "rerun_script"
+        ):
+            sent["n"] += 1
+
+    page.on("websocket", lambda ws: ws.on("framesent", on_frame))
+    _RERUNS[id(page)] = sent
+    return page
+
+
+_RERUNS: dict[int, dict[str, int]] = {}
+
+
+def reruns_sent(page: Any) -> int:
+    """Script runs `page` has asked for since track_reruns (or the last reset_reruns). The frames' events reach
+    Python before the answer to any later call on the page (Playwright keeps the driver's order), so after
+    wait_idle the run that made the page idle is counted."""
+    return _RERUNS[id(page)]["n"]
+
+
+def reset_reruns(page: Any) -> None:
+    _RERUNS[id(page)]["n"] = 0
+
+
+def new_app_page(browser: Any) -> Any:
+    """A blank 1280 × 1000 tab with 60 s timeouts whose script runs are counted (track_reruns)."""
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     page.set_default_timeout(60_000)
+    return track_reruns(page)
+
+
+def open_app_page(browser: Any, server: StreamlitServer, path: str, title: str, query: str = "") -> Any:
+    """A 1280 × 1000 page of the app at ``path`` + ``query``, idle with its charts drawn (60 s timeouts), its
+    script runs counted (track_reruns)."""
+    page = new_app_page(browser)
     page.goto(f"{server.base_url}/{path}{query}")
     wait_idle(page, title=title)
     wait_charts_drawn(page)

@@ -14,7 +14,15 @@ from __future__ import annotations
 import _browser_fixtures
 import numpy as np
 import pytest
-from e2e_support import chart_svg_js, no_run_before_the_change, open_app_page, wait_idle
+from e2e_support import (
+    changed_js,
+    chart_svg_js,
+    no_run_before_the_change,
+    open_app_page,
+    reruns_sent,
+    reset_reruns,
+    wait_idle,
+)
 from test_e2e_chartfile import open_offline
 from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, assert_runs_within_pauses
 
@@ -30,13 +38,6 @@ SETTINGS = ("d_model", "base", "n_clocks")
 
 #: The clock chart's SVG markup, without what differs between two drawings of the same chart.
 CLOCK_SVG_JS = chart_svg_js(".st-key-clock_chart")
-
-#: Resolves to [ms until the clock chart differs from `before`, server runs by then] (null: no change in 3 s).
-CHANGED_JS = """(before) => new Promise((done) => { const t0 = performance.now();
-  const tick = () => { const now = (SVG_JS)();
-    if (now !== before) { done([performance.now() - t0, window.__runs]); return; }
-    if (performance.now() - t0 > 3000) { done([null, window.__runs]); return; }
-    requestAnimationFrame(tick); }; requestAnimationFrame(tick); })"""
 
 #: Every item of the Vega view's marks, as [shape or null, its datum's fields]: the hands are the
 #: symbols whose shape is the hand's path, the odometer's line the items whose datum has a j and turns.
@@ -81,10 +82,11 @@ def test_a_press_on_d_b_or_the_clocks_redraws_the_chart_with_no_script_run(chrom
         for key in SETTINGS:
             before = page.evaluate(CLOCK_SVG_JS)
             page.evaluate("() => { window.__runs = 0; }")
+            reset_reruns(page)
             slider = chart.locator(f'input[name="{key}_{key}"]')
             slider.focus()
             page.keyboard.press("ArrowRight")
-            changed = page.evaluate(CHANGED_JS.replace("SVG_JS", CLOCK_SVG_JS), before)
+            changed = page.evaluate(changed_js(CLOCK_SVG_JS), before)
             took, runs = changed
             assert took is not None, f"{key}: the chart did not change"
             assert no_run_before_the_change(took, runs), f"{key}: a script ran before the chart changed ({took:.0f} ms)"
@@ -92,7 +94,7 @@ def test_a_press_on_d_b_or_the_clocks_redraws_the_chart_with_no_script_run(chrom
                 "([k, v]) => new URLSearchParams(location.search).get(k) === v", arg=[key, want[key]], timeout=15_000
             )
             wait_idle(page, title=TITLE)
-            assert page.evaluate("window.__runs") == 1, f"{key}: not one run for one press"
+            assert reruns_sent(page) == 1, f"{key}: not one run for one press"
         assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the clock chart was rebuilt"
         # the page followed: d = 18 has 9 pairs, 5 clocks spread over them; the chart's read-out says the same
         texts = chart.locator("svg text").all_text_contents()

@@ -14,9 +14,17 @@ from __future__ import annotations
 
 import _browser_fixtures
 import numpy as np
-from e2e_support import chart_svg_js, no_run_before_the_change, open_app_page, wait_idle
+from e2e_support import (
+    changed_js,
+    chart_svg_js,
+    no_run_before_the_change,
+    open_app_page,
+    reruns_sent,
+    reset_reruns,
+    wait_idle,
+)
 from test_e2e_chartfile import open_offline
-from test_e2e_clocks_live import CHANGED_JS, set_sliders_and_read, url_value
+from test_e2e_clocks_live import set_sliders_and_read, url_value
 from test_e2e_drag import COUNT_RUNS_JS
 
 from explorer.charts import compare as charts
@@ -42,10 +50,11 @@ def press(page, chart, name: str, key: str = "ArrowRight") -> tuple[float | None
     wait_idle(page, title=TITLE)
     before = page.evaluate(SVG_JS)
     page.evaluate("() => { window.__runs = 0; }")
+    reset_reruns(page)
     slider = chart.locator(f'input[name="{name}"]')
     slider.focus()
     page.keyboard.press(key)
-    return page.evaluate(CHANGED_JS.replace("SVG_JS", SVG_JS), before)
+    return page.evaluate(changed_js(SVG_JS), before)
 
 
 def test_a_press_on_l_or_t_redraws_the_chart_with_no_script_run_and_the_page_follows(chromium, server):
@@ -67,7 +76,7 @@ def test_a_press_on_l_or_t_redraws_the_chart_with_no_script_run_and_the_page_fol
             assert no_run_before_the_change(took, runs), f"{key}: a script ran before the chart changed ({took:.0f} ms)"
             page.wait_for_function(f"() => new URLSearchParams(location.search).get('{key}') === '{want}'")
             wait_idle(page, title=TITLE)
-            assert page.evaluate("window.__runs") == 1, f"{key}: not one run for one press"
+            assert reruns_sent(page) == 1, f"{key}: not one run for one press"
             if key != "alibi_head":  # h has no box: the chart's slider is its only control
                 assert page.locator(f".st-key-{key} input").input_value() == want
         assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"

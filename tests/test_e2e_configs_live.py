@@ -11,9 +11,18 @@ from __future__ import annotations
 
 import _browser_fixtures
 import numpy as np
-from e2e_support import chart_svg_js, no_run_before_the_change, wait_charts_drawn, wait_idle
+from e2e_support import (
+    changed_js,
+    chart_svg_js,
+    new_app_page,
+    no_run_before_the_change,
+    reruns_sent,
+    reset_reruns,
+    wait_charts_drawn,
+    wait_idle,
+)
 from test_e2e_chartfile import open_offline
-from test_e2e_clocks_live import CHANGED_JS, set_sliders_and_read
+from test_e2e_clocks_live import set_sliders_and_read
 from test_e2e_drag import COUNT_RUNS_JS
 
 import posenc
@@ -29,8 +38,7 @@ SVG_JS = chart_svg_js('[class*="st-key-conv_live_"]')
 
 
 def test_a_press_on_alpha_redraws_the_chart_with_no_script_run_and_the_page_follows(chromium, server):
-    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
-    page.set_default_timeout(60_000)
+    page = new_app_page(chromium)
     try:
         page.goto(f"{server.base_url}/Model_configs?head_dim=128&ntk_alpha=8")
         wait_idle(page, title=TITLE)
@@ -41,15 +49,16 @@ def test_a_press_on_alpha_redraws_the_chart_with_no_script_run_and_the_page_foll
         page.evaluate(COUNT_RUNS_JS)
         before = page.evaluate(SVG_JS)
         page.evaluate("() => { window.__runs = 0; }")
+        reset_reruns(page)
         slider = chart.locator('input[name="ntk_alpha_ntk_alpha"]')
         slider.focus()
         page.keyboard.press("ArrowRight")  # 8 → 10
-        took, runs = page.evaluate(CHANGED_JS.replace("SVG_JS", SVG_JS), before)
+        took, runs = page.evaluate(changed_js(SVG_JS), before)
         assert took is not None, "the chart did not change"
         assert no_run_before_the_change(took, runs), f"a script ran before the chart changed ({took:.0f} ms)"
         page.wait_for_function("() => new URLSearchParams(location.search).get('ntk_alpha') === '10'")
         wait_idle(page, title=TITLE)
-        assert page.evaluate("window.__runs") == 1, "not one run for one press"
+        assert reruns_sent(page) == 1, "not one run for one press"
         assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
         assert chart.locator(".vega-bind").filter(has_text="α (or s)").inner_text().strip().endswith("10")
         assert page.locator(".st-key-ntk_alpha input").input_value() == "10.00"

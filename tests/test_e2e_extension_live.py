@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import _browser_fixtures
 import numpy as np
-from e2e_support import chart_svg_js, no_run_before_the_change, open_app_page, wait_idle
+from e2e_support import (
+    changed_js,
+    chart_svg_js,
+    no_run_before_the_change,
+    open_app_page,
+    reruns_sent,
+    reset_reruns,
+    wait_idle,
+)
 from test_e2e_chartfile import open_offline
-from test_e2e_clocks_live import CHANGED_JS, set_sliders_and_read, url_value
+from test_e2e_clocks_live import set_sliders_and_read, url_value
 from test_e2e_drag import COUNT_RUNS_JS
 
 from explorer import ropeblock, widgets
@@ -38,18 +46,19 @@ def test_a_press_on_t_redraws_the_chart_with_no_script_run_and_the_page_follows(
         page.evaluate(COUNT_RUNS_JS)
         before = page.evaluate(SVG_JS)
         page.evaluate("() => { window.__runs = 0; }")
+        reset_reruns(page)
         slider = chart.locator('input[name="target_len_target_len"]')
         assert slider.input_value() == str(TARGET_STOPS.index(16384))
         slider.focus()
         page.keyboard.press("ArrowRight")  # 16,384 → 24,576
-        took, runs = page.evaluate(CHANGED_JS.replace("SVG_JS", SVG_JS), before)
+        took, runs = page.evaluate(changed_js(SVG_JS), before)
         assert took is not None, "the chart did not change"
         assert no_run_before_the_change(took, runs), f"a script ran before the chart changed ({took:.0f} ms)"
         texts = chart.locator("svg text").all_text_contents()
         assert any(t.startswith("L = 4,096 · T = 24,576 · s = 8") for t in texts), texts
         page.wait_for_function("() => new URLSearchParams(location.search).get('target_len') === '24576'")
         wait_idle(page, title=TITLE)
-        assert page.evaluate("window.__runs") == 1, "not one run for one press"
+        assert reruns_sent(page) == 1, "not one run for one press"
         assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
         box = page.locator(".st-key-target_len input")
         assert box.input_value() == "24576"
@@ -69,11 +78,12 @@ def test_a_press_on_l_redraws_the_chart_with_no_script_run_and_the_page_follows(
         page.evaluate(COUNT_RUNS_JS)
         before = page.evaluate(SVG_JS)
         page.evaluate("() => { window.__runs = 0; }")
+        reset_reruns(page)
         slider = chart.locator('input[name="train_len_train_len"]')
         assert slider.input_value() == str(TARGET_STOPS.index(4096))
         slider.focus()
         page.keyboard.press("ArrowRight")  # 4,096 → 6,144
-        took, runs = page.evaluate(CHANGED_JS.replace("SVG_JS", SVG_JS), before)
+        took, runs = page.evaluate(changed_js(SVG_JS), before)
         assert took is not None, "the chart did not change"
         assert no_run_before_the_change(took, runs), f"a script ran before the chart changed ({took:.0f} ms)"
         texts = chart.locator("svg text").all_text_contents()

@@ -8,14 +8,17 @@ from __future__ import annotations
 import pytest
 from e2e_support import (
     StreamlitServer,
+    changed_js,
     chart_svg_js,
     launch_chromium,
+    new_app_page,
     no_run_before_the_change,
     require_browser,
+    reruns_sent,
+    reset_reruns,
     wait_charts_drawn,
     wait_idle,
 )
-from test_e2e_clocks_live import CHANGED_JS
 from test_e2e_drag import COUNT_RUNS_JS
 
 import posenc
@@ -40,8 +43,7 @@ def test_a_press_on_the_base_turns_the_plane_in_the_browser_and_the_page_follows
     want = options[start + 1]  # one step right
     with sync_playwright() as pw:
         browser = launch_chromium(pw)
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.set_default_timeout(60_000)
+        page = new_app_page(browser)
         try:
             page.goto(f"{server.base_url}/RoPE_rotation?m=40&n=7&head_dim=16&j=3&base=10000")
             wait_idle(page, title=TITLE)
@@ -53,16 +55,17 @@ def test_a_press_on_the_base_turns_the_plane_in_the_browser_and_the_page_follows
             before = page.evaluate(PLANE_SVG_JS)
             page.evaluate(COUNT_RUNS_JS)
             page.evaluate("() => { window.__runs = 0; }")
+            reset_reruns(page)
             slider.focus()
             page.keyboard.press("ArrowRight")
-            took, runs = page.evaluate(CHANGED_JS.replace("SVG_JS", PLANE_SVG_JS), before)
+            took, runs = page.evaluate(changed_js(PLANE_SVG_JS), before)
             assert took is not None, "the plane did not change"
             assert no_run_before_the_change(took, runs), f"a script ran before the plane changed ({took:.0f} ms)"
             page.wait_for_function(
                 "(v) => new URLSearchParams(location.search).get('base') === v", arg=str(want), timeout=15_000
             )
             wait_idle(page, title=TITLE)
-            assert page.evaluate("window.__runs") == 1, "not one run for one press"
+            assert reruns_sent(page) == 1, "not one run for one press"
             theta = float(posenc.inverse_frequencies(16, base=float(want))[3])
             texts = chart.locator("svg text").all_text_contents()
             line = next(t for t in texts if t.startswith("θ_j = b^(−2j/d) = "))

@@ -15,7 +15,15 @@ from __future__ import annotations
 
 import _browser_fixtures
 import numpy as np
-from e2e_support import no_run_before_the_change, wait_charts_drawn, wait_idle
+from e2e_support import (
+    changed_js,
+    new_app_page,
+    no_run_before_the_change,
+    reruns_sent,
+    reset_reruns,
+    wait_charts_drawn,
+    wait_idle,
+)
 from test_e2e_chartfile import open_offline
 from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, assert_runs_within_pauses
 
@@ -30,12 +38,6 @@ LIVE = "[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]"
 #: The zoom chart's pixels (it draws on a canvas).
 ZOOM_PIXELS_JS = """() => { const c = document.querySelector('[class*=st-key-sin_zoom_live_] canvas');
   return c ? c.toDataURL() : ''; }"""
-#: Resolves to [ms until the zoom chart differs from `before`, server runs by then] (null: no change in 3 s).
-CHANGED_JS = """(before) => new Promise((done) => { const t0 = performance.now();
-  const tick = () => { const now = (PIXELS_JS)();
-    if (now !== before) { done([performance.now() - t0, window.__runs]); return; }
-    if (performance.now() - t0 > 3000) { done([null, window.__runs]); return; }
-    requestAnimationFrame(tick); }; requestAnimationFrame(tick); })"""
 
 #: The texts of the Vega view's text marks (the title's lines among them): the chart draws on a canvas.
 TEXTS_JS = """(view) => { const out = [];
@@ -57,8 +59,7 @@ CELLS_JS = """(view) => { const out = [];
 
 def test_a_press_on_d_or_b_redraws_the_zoom_chart_with_no_script_run_and_the_page_follows(chromium, server):
     bases = list(PARAMS["base"].options)
-    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
-    page.set_default_timeout(60_000)
+    page = new_app_page(chromium)
     query = "seq_len=300&d_model=64&base=500&layout_sin=concatenated&zoom_p0=10&zoom_d0=4&zoom_np=40&zoom_nd=24"
     try:
         page.goto(f"{server.base_url}/Sinusoidal_heatmap?{query}")
@@ -74,10 +75,11 @@ def test_a_press_on_d_or_b_redraws_the_zoom_chart_with_no_script_run_and_the_pag
         for key, want in (("d_model", "66"), ("base", "1000")):  # one step right of 64 and 500
             before = page.evaluate(ZOOM_PIXELS_JS)
             page.evaluate("() => { window.__runs = 0; }")
+            reset_reruns(page)
             slider = chart.locator(f'input[name="{key}_{key}"]')
             slider.focus()
             page.keyboard.press("ArrowRight")
-            took, runs = page.evaluate(CHANGED_JS.replace("PIXELS_JS", ZOOM_PIXELS_JS), before)
+            took, runs = page.evaluate(changed_js(ZOOM_PIXELS_JS), before)
             assert took is not None, f"{key}: the zoom chart did not change"
             assert no_run_before_the_change(took, runs), (
                 f"{key}: a script ran before the zoom chart changed ({took:.0f} ms)"
@@ -86,7 +88,7 @@ def test_a_press_on_d_or_b_redraws_the_zoom_chart_with_no_script_run_and_the_pag
                 "([k, v]) => new URLSearchParams(location.search).get(k) === v", arg=[key, want], timeout=15_000
             )
             wait_idle(page, title=TITLE)
-            assert page.evaluate("window.__runs") == 1, f"{key}: not one run for one press"
+            assert reruns_sent(page) == 1, f"{key}: not one run for one press"
         assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the zoom chart was rebuilt"
         assert b_in.evaluate("(el) => el.nextElementSibling.textContent") == "1,000"  # the option, not its index
         assert page.get_by_text("Model dimension d = 66, base b = 1,000", exact=False).count() == 1
