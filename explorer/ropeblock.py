@@ -294,12 +294,19 @@ def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int,
     return _stops_between(min(train_len / 4, target_len), max(64 * train_len, target_len))
 
 
+#: The methods whose θ′ the main chart computes in the browser from θ_j, s, L and their own knobs
+#: (explorer.charts.extension.yarn_theta), rather than carrying a row per factor: YaRN, whose θ′ depend on L and β.
+BROWSER_THETA = ("yarn",)
+
+
 def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:
     """The trained lengths the main chart's own L slider runs over, (first, last) of the stops from L/16 to 16·L,
     within L's own range; None when L cannot move in the browser: the method's θ' depend on L (posenc's
-    ``reads_train_len``: YaRN, Llama 3, dynamic NTK, LongRoPE), or L is off the stops (typed). It depends on L
-    alone, so a release of T keeps the chart (T's window, `target_window`, follows L: a release of L redraws it)."""
-    if posenc.ROPE_METHODS[rope_type].reads_train_len or train_len not in TARGET_STOPS:
+    ``reads_train_len``: Llama 3, dynamic NTK, LongRoPE) and the browser does not compute them (`BROWSER_THETA`),
+    or L is off the stops (typed). It depends on L alone, so a release of T keeps the chart (T's window,
+    `target_window`, follows L: a release of L redraws it)."""
+    reads_l = posenc.ROPE_METHODS[rope_type].reads_train_len and rope_type not in BROWSER_THETA
+    if reads_l or train_len not in TARGET_STOPS:
         return None
     return _stops_between(max(train_len / 16, TRAIN_LEN.min or 0), min(16 * train_len, TRAIN_LEN.max or 0))
 

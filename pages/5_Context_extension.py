@@ -66,26 +66,23 @@ s_or_fit = compute.extension_factor(factor, train_len, target_len)  # s, or max(
 
 # ------------------------------------------------------ the main chart, right under its controls
 st.subheader("Which pairs leave the training range")
-# The chart carries every factor its slider s can reach, and L and T move over their stops (issue #36): the browser
-# redraws it while they are dragged and the page follows on release; the boxes above stay for exact entry.
-others = {k: v for k, v in ext.block.items() if k != "factor"}
-sweep = None if factor is None or ext.error else compute.factor_sweep(others, head_dim, train_len, target_len)
-s_live = sweep is not None and ropeblock.on_grid(factor, sweep.factors)
-t_window = None if ext.error else ropeblock.target_window(used_type, train_len, target_len)
-l_window = None if ext.error else ropeblock.train_window(used_type, train_len)
-if s_live or t_window or l_window:
-    live = LiveChart("ext_live", [k for k, on in zip(charts.LIVE_PARAMS, (s_live, t_window, l_window)) if on])
-    fixed = tuple(v for v, w in ((target_len, t_window), (train_len, l_window)) if not w)
-    starts = live.starts((tuple(sorted((k, repr(v)) for k, v in others.items())), head_dim, t_window, l_window, *fixed))
+# The chart carries every factor its slider s can reach (YaRN's θ′ it computes, with β), and L and T move over their
+# stops (issue #36): the browser redraws it while they are dragged and the page follows on release; the boxes stay.
+plan = compute.live_plan(ext, head_dim)
+if plan is not None:
+    live = LiveChart("ext_live", plan.keys)
+    starts = live.starts(plan.context)
     chart = shared(charts.angle_reach_live_chart)(
         ext.inv_freq,
-        sweep.scaled_inv_freq if sweep is not None and s_live else ext.scaled_inv_freq,
-        factors=sweep.factors if sweep is not None and s_live else None,
+        plan.scaled_inv_freq,
+        factors=plan.factors,
         start=starts.get("factor"),
-        t_window=t_window,
-        l_window=l_window,
+        t_window=plan.t_window,
+        l_window=plan.l_window,
         train_len=starts.get("train_len", train_len),
         target_len=starts.get("target_len", target_len),
+        yarn=plan.yarn,
+        beta_starts={k: starts[k] for k in charts.BETA_KEYS if k in starts},
     )
     live.show(save_as="context_extension", chart=chart, width="stretch")
 else:

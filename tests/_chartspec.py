@@ -253,6 +253,9 @@ def vega_names(**selections: dict) -> dict:
         "min": min,
         "max": max,
         "floor": math.floor,
+        "ceil": math.ceil,
+        "log": math.log,  # the C library's, as numpy's (JavaScript's Math.log: read back in Chromium)
+        "clamp": lambda x, lo, hi: max(lo, min(hi, x)),  # Vega's clamp
         "pow": math.pow,  # C's pow, as numpy's np.power on float64
         "round": lambda x: math.floor(x + 0.5),  # JavaScript's Math.round: halves go up
         "split": lambda text, sep: text.split(sep),

@@ -765,7 +765,7 @@ def test_the_l_slider_moves_the_training_side_as_posenc_computes_it(rope_type):
         ("default", 65536, (4096, 262144)),  # L's own range ends at 262,144
         ("ntk", 32, (16, 512)),  # and starts at 16
         ("linear", 4000, None),  # off the stops: typed in the box
-        ("yarn", 4096, None),  # θ' depend on L
+        ("yarn", 4096, (256, 65536)),  # θ' depend on L, and the browser computes them (ropeblock.BROWSER_THETA)
         ("llama3", 4096, None),
         ("dynamic", 4096, None),
         ("longrope", 4096, None),
@@ -781,3 +781,126 @@ def test_the_live_title_names_every_slider():
     assert live_angle_title(True, True, 16384, True) == "Drag s, L and T: the largest angle per pair, against training"
     assert live_angle_title(False, True, 16384, True) == "Drag L and T: the largest angle per pair, against training"
     assert live_angle_title(True, False, 16384) == "Drag s: the largest angle per pair at T = 16,384, against training"
+
+
+# ------------------------------------------------ YaRN's θ′ computed in the browser (issue #36: s, L, T and β)
+def yarn_block(truncate=True, **keys):
+    values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS["yarn"]}
+    values.update(truncate=truncate, **keys)
+    return ropeblock.build_rope_block("yarn", values, base=10000.0, train_len=4096, head_dim=64)
+
+
+def yarn_live_spec(truncate=True):
+    from explorer.compute import extension as compute
+
+    block = yarn_block(truncate)
+    ext = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
+    plan = compute.live_plan(ext, 64)
+    chart = charts.angle_reach_live_chart(
+        ext.inv_freq,
+        plan.scaled_inv_freq,
+        factors=plan.factors,
+        start=block["factor"],
+        t_window=plan.t_window,
+        l_window=plan.l_window,
+        train_len=4096,
+        target_len=16384,
+        yarn=plan.yarn,
+        beta_starts={k: block[k] for k in charts.BETA_KEYS},
+    )
+    return cs.sent_spec(chart), plan
+
+
+@pytest.mark.parametrize("truncate", [True, False])
+def test_yarns_angles_computed_by_the_chart_are_posencs_at_random_s_l_t_and_beta(truncate):
+    """YaRN's θ′ depend on s, L, β_fast and β_slow: the chart computes them (yarn_theta) and carries a slider for each.
+    At 40 random settings (β_fast below β_slow among them: the ramp reverses), the training curve, the target curve,
+    the rings and the read-out are posenc's at that block, bit for bit (the transforms run here in Python)."""
+    from explorer.compute import extension as compute
+
+    spec, plan = yarn_live_spec(truncate)
+    assert plan.keys == ("factor", "target_len", "train_len", "beta_fast", "beta_slow")
+    bound = {p["name"]: p["bind"] for p in spec["params"] if "bind" in p}
+    for key in charts.BETA_KEYS:  # over the widget's range in its steps
+        w = widgets.get(key)
+        assert (bound[key]["min"], bound[key]["max"], bound[key]["step"]) == (w.min, w.max, w.step)
+    rng = np.random.default_rng(7 + truncate)
+    reversed_seen = 0
+    for _ in range(40):
+        at = {
+            k: float(compute.grid_of(k)[int(rng.integers(0, len(compute.grid_of(k))))])
+            for k in ("factor", *charts.BETA_KEYS)
+        }
+        L = STOPS[int(rng.integers(STOPS.index(plan.l_window[0]), STOPS.index(plan.l_window[1]) + 1))]
+        T = STOPS[int(rng.integers(STOPS.index(plan.t_window[0]), STOPS.index(plan.t_window[1]) + 1))]
+        reversed_seen += at["beta_fast"] < at["beta_slow"]
+        want = ropeblock.extension_data(
+            {**yarn_block(truncate), **at, "original_max_position_embeddings": L}, 64, train_len=L, target_len=T
+        )
+        sliders = {**at, "train_len": STOPS.index(L), "target_len": STOPS.index(T)}
+        train = cs.unit_rows(spec, cs.layers(spec)[1], **sliders)
+        assert train["value"].tolist() == want.train_angle.tolist()
+        target, rings, readout = drawn_at(spec, **sliders)
+        assert target["value"].tolist() == want.target_angle.tolist(), (L, T, at)
+        assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
+        n = int(want.out_of_distribution.sum())
+        words = f"{n} of 32 pairs meet unseen angles" if n else "no pair meets an unseen angle"
+        betas = f"β_fast = {at['beta_fast']:g} · β_slow = {at['beta_slow']:g}"
+        assert readout == f"L = {L:,} · T = {T:,} · s = {at['factor']:g}\n{betas}\n{words}"
+    assert reversed_seen  # the reversed ramp was among them
+
+
+def test_a_yarn_beta_or_l_change_keeps_the_charts_spec():
+    """A release of β (or of s) changes neither the live plan's context nor the spec: the browser keeps the chart."""
+    from explorer.compute import extension as compute
+
+    def plan_at(**keys):
+        block = yarn_block(**keys)
+        return compute.live_plan(ropeblock.extension_data(block, 64, train_len=4096, target_len=16384), 64)
+
+    assert plan_at().context == plan_at(beta_fast=40.0).context == plan_at(beta_slow=2.5, factor=8.0).context
+    assert plan_at().context != plan_at(truncate=False).context  # a discrete choice rebuilds it
+
+
+@pytest.mark.parametrize(
+    "keys, fixed",
+    [
+        (dict(beta_fast=32.25), "beta_fast"),  # between two of its slider's steps (0.5): typed, stays fixed
+        (dict(beta_slow=0.3), "beta_slow"),
+    ],
+)
+def test_a_beta_off_its_steps_stays_fixed_in_the_chart(keys, fixed):
+    from explorer.compute import extension as compute
+
+    block = yarn_block(**keys)
+    ext = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
+    plan = compute.live_plan(ext, 64)
+    assert fixed not in plan.keys and {"factor", "train_len", "target_len"} <= set(plan.keys)
+    others = [k for k in charts.BETA_KEYS if k != fixed]
+    chart = charts.angle_reach_live_chart(
+        ext.inv_freq,
+        plan.scaled_inv_freq,
+        factors=plan.factors,
+        start=4.0,
+        t_window=plan.t_window,
+        l_window=plan.l_window,
+        train_len=4096,
+        target_len=16384,
+        yarn=plan.yarn,
+        beta_starts={k: block[k] for k in others},
+    )
+    spec = cs.sent_spec(chart)
+    target, _, readout = drawn_at(
+        spec, factor=4.0, train_len=STOPS.index(4096), target_len=STOPS.index(16384), **{k: block[k] for k in others}
+    )
+    assert target["value"].tolist() == ext.target_angle.tolist()  # at the typed β
+    assert charts.BETA_LABELS[fixed].split()[0] not in readout
+
+
+def test_the_live_title_names_beta_when_it_is_a_slider():
+    from explorer.text.extension import live_angle_title
+
+    assert (
+        live_angle_title(True, True, 16384, True, True)
+        == "Drag s, L, T and β: the largest angle per pair, against training"
+    )

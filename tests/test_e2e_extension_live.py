@@ -98,77 +98,130 @@ def test_a_press_on_l_redraws_the_chart_with_no_script_run_and_the_page_follows(
         page.close()
 
 
+def test_a_press_on_yarns_beta_redraws_the_chart_with_no_script_run_and_the_page_follows(chromium, server):
+    """YaRN's θ′ are the browser's own (charts.extension.yarn_theta): a press on β_slow moves the target curve before any
+    script runs, then the value reaches the server once and the box and the link follow; the chart is kept."""
+    page = open_page(chromium, server, "?rope_type=yarn&factor=8&train_len=4096&target_len=16384")
+    try:
+        chart = page.locator('[class*="st-key-ext_live_"] [data-testid=stVegaLiteChart]').first
+        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
+        page.evaluate(COUNT_RUNS_JS)
+        for key, want in (("beta_slow", "1.25"), ("beta_fast", "32.5")):  # one step right of 1 and 32
+            page.wait_for_timeout(400)  # a report still under way is not this press's run
+            wait_idle(page, title=TITLE)
+            before = page.evaluate(SVG_JS)
+            page.evaluate("() => { window.__runs = 0; }")
+            reset_reruns(page)
+            slider = chart.locator(f'input[name="{key}_{key}"]')
+            slider.focus()
+            page.keyboard.press("ArrowRight")
+            took, runs = page.evaluate(changed_js(SVG_JS), before)
+            if key == "beta_slow":  # β_fast's step moves no pair across its ramp end here: the read-out alone changes
+                assert took is not None, f"{key}: the chart did not change"
+                assert no_run_before_the_change(took, runs), (
+                    f"{key}: a script ran before the chart changed ({took:.0f} ms)"
+                )
+            page.wait_for_function(f"() => new URLSearchParams(location.search).get('{key}') === '{want}'")
+            wait_idle(page, title=TITLE)
+            assert reruns_sent(page) == 1, f"{key}: not one run for one press"
+            assert float(page.locator(f".st-key-{key} input").input_value()) == float(want)
+        texts = chart.locator("svg text").all_text_contents()
+        assert any("β_fast = 32.5 · β_slow = 1.25" in t for t in texts), texts
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
+        assert not page.locator("[data-testid=stAlert]").count()
+    finally:
+        page.close()
+
+
 def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tmp_path):
+    """The main chart as the page builds it (explorer.compute.extension.live_plan), written as its offline file: at
+    random settings of its sliders (YaRN's β too, its θ′ computed by the browser, with and without truncation),
+    every drawn angle, ring and read-out is posenc's at those settings, bit for bit."""
     from explorer import chartfile, compat
+    from explorer.compute import extension as compute
     from explorer.render import stable_dataset_names
 
-    p = widgets.get("factor")
-    grid = ropeblock.factor_grid(float(p.min), float(p.max), float(p.step))
     rng = np.random.default_rng(36)
     checked = 0
-    for rope_type, head_dim, train_len in (("yarn", 64, 4096), ("llama3", 128, 8192), ("default", 96, 2048)):
+    cases = (
+        ("yarn", 64, 4096, True),
+        ("yarn", 128, 8192, False),
+        ("llama3", 128, 8192, True),
+        ("default", 96, 2048, True),
+    )
+    for rope_type, head_dim, train_len, truncate in cases:
         values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS.get(rope_type, ())}  # factor 4
+        values.update({"truncate": truncate} if rope_type == "yarn" else {})
         block = ropeblock.build_rope_block(rope_type, values, base=10000, train_len=train_len, head_dim=head_dim)
         target_len = 4 * train_len
         ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
-        window = ropeblock.target_window(rope_type, train_len, target_len)
-        l_window = ropeblock.train_window(rope_type, train_len)  # only where θ' do not depend on L
-        assert (l_window is None) == (rope_type != "default")
-        scaled = factors = None
-        if rope_type != "default":
-            others = {k: v for k, v in block.items() if k != "factor"}
-            sweep = ropeblock.factor_sweep(others, head_dim, train_len=train_len, target_len=target_len, factors=grid)
-            scaled, factors = sweep.scaled_inv_freq, sweep.factors
+        plan = compute.live_plan(ext, head_dim)
+        assert (plan.l_window is None) == (
+            rope_type == "llama3"
+        )  # θ' depend on L and the browser does not compute them
+        assert (plan.yarn is not None) == (rope_type == "yarn")
+        betas = [k for k in charts.BETA_KEYS if k in plan.keys]
+        assert betas == (list(charts.BETA_KEYS) if rope_type == "yarn" else [])
         chart = charts.angle_reach_live_chart(
             ext.inv_freq,
-            ext.scaled_inv_freq if scaled is None else scaled,
-            factors=factors,
-            start=4.0 if factors is not None else None,
-            t_window=window,
-            l_window=l_window,
+            plan.scaled_inv_freq,
+            factors=plan.factors,
+            start=4.0 if plan.factors is not None else None,
+            t_window=plan.t_window,
+            l_window=plan.l_window,
             train_len=train_len,
             target_len=target_len,
+            yarn=plan.yarn,
+            beta_starts={k: block[k] for k in betas},
         )
-        path = tmp_path / f"{rope_type}.html"
+        path = tmp_path / f"{rope_type}{head_dim}.html"
         path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
         tab, tried = open_offline(chromium, path)
         try:
-            lo, hi = TARGET_STOPS.index(window[0]), TARGET_STOPS.index(window[1])
+            lo, hi = TARGET_STOPS.index(plan.t_window[0]), TARGET_STOPS.index(plan.t_window[1])
             for _ in range(12):
                 t_index = int(rng.integers(lo, hi + 1))
-                s = float(grid[int(rng.integers(0, len(grid)))]) if factors is not None else None
-                sets = [["target_len_target_len", t_index]] + ([["factor_factor", s]] if s is not None else [])
+                sets = [["target_len_target_len", t_index]]
+                at = dict(block)
+                if plan.factors is not None:
+                    at["factor"] = float(plan.factors[int(rng.integers(0, len(plan.factors)))])
+                    sets.append(["factor_factor", at["factor"]])
+                for key in betas:
+                    grid = compute.grid_of(key)
+                    at[key] = float(grid[int(rng.integers(0, len(grid)))])
+                    sets.append([f"{key}_{key}", at[key]])
                 L = train_len
-                if l_window is not None:
-                    L = TARGET_STOPS[
-                        int(rng.integers(TARGET_STOPS.index(l_window[0]), TARGET_STOPS.index(l_window[1]) + 1))
-                    ]
+                if plan.l_window is not None:
+                    first, last = (TARGET_STOPS.index(x) for x in plan.l_window)
+                    L = TARGET_STOPS[int(rng.integers(first, last + 1))]
                     sets.append(["train_len_train_len", TARGET_STOPS.index(L)])
+                    at.update({"original_max_position_embeddings": L} if rope_type == "yarn" else {})
                 items = set_sliders_and_read(tab, sets)
                 T = TARGET_STOPS[t_index]
-                at = {**block, "factor": s} if s is not None else block
                 want = ropeblock.extension_data(at, head_dim, train_len=L, target_len=T)
+                assert want.error is None
+                where = (rope_type, L, T, {k: at.get(k) for k in ("factor", *betas)})
                 trained = sorted(
                     (d for kind, _, d, _ in items if kind == "line" and "theta" in d and "inv" not in d),
                     key=lambda d: d["pair"],
                 )
-                assert [d["value"] for d in trained] == want.train_angle.tolist(), (rope_type, L, T)
+                assert [d["value"] for d in trained] == want.train_angle.tolist(), where
                 line = sorted((d for kind, _, d, _ in items if kind == "line" and "inv" in d), key=lambda d: d["pair"])
                 assert [d["pair"] for d in line] == np.flatnonzero(want.target_angle > 0).tolist()
-                assert [d["value"] for d in line] == want.target_angle[want.target_angle > 0].tolist(), (
-                    rope_type,
-                    s,
-                    T,
-                )
+                assert [d["value"] for d in line] == want.target_angle[want.target_angle > 0].tolist(), where
                 # each pair out of distribution: the curve's own point and the red ring (the symbols whose datum says so)
                 rings = sorted(d["pair"] for kind, _, d, _ in items if kind == "symbol" and d.get("ood") is True)
-                assert rings == sorted(2 * np.flatnonzero(want.out_of_distribution).tolist()), (rope_type, s, T)
+                assert rings == sorted(2 * np.flatnonzero(want.out_of_distribution).tolist()), where
                 n = int(want.out_of_distribution.sum())
                 words = f"{n} of {head_dim // 2} pairs meet unseen angles" if n else "no pair meets an unseen angle"
-                head = (f"L = {L:,} · " if l_window else "") + f"T = {T:,}" + (f" · s = {s:g}" if s is not None else "")
-                assert f"{head}\n{words}" in [t for _, _, _, t in items if isinstance(t, str)]
+                head = (f"L = {L:,} · " if plan.l_window else "") + f"T = {T:,}"
+                head += f" · s = {at['factor']:g}" if plan.factors is not None else ""
+                head += (
+                    "\n" + " · ".join(f"{charts.BETA_LABELS[k].split()[0]} = {at[k]:g}" for k in betas) if betas else ""
+                )
+                assert f"{head}\n{words}" in [t for _, _, _, t in items if isinstance(t, str)], where
                 checked += 1
             assert tried == []
         finally:
             tab.context.close()
-    assert checked == 36
+    assert checked == 48

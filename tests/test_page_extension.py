@@ -581,8 +581,9 @@ def live_train(at):
     return found[0] if found else None
 
 
-@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "proportional"])
+@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "proportional", "yarn"])
 def test_the_main_chart_carries_its_l_slider_where_the_angles_do_not_depend_on_l(rope_type):
+    """Where θ' do not depend on L, or the browser computes them (YaRN)."""
     at = run(rope_type=rope_type, target_len="32768")
     assert not at.exception
     param = live_train(at)
@@ -594,11 +595,11 @@ def test_the_main_chart_carries_its_l_slider_where_the_angles_do_not_depend_on_l
 @pytest.mark.parametrize(
     "query",
     [
-        {"rope_type": "yarn"},
         {"rope_type": "llama3"},
         {"rope_type": "dynamic"},
         {"rope_type": "longrope"},
         {"rope_type": "linear", "train_len": "4000"},
+        {"rope_type": "yarn", "train_len": "4000"},
     ],
 )
 def test_l_stays_a_server_run_where_the_angles_depend_on_it_or_it_is_off_the_stops(query):
@@ -621,3 +622,35 @@ def test_a_drag_of_the_charts_l_reaches_the_box_the_link_and_the_page():
     # the page follows: at L = T = 16,384 and s = 4 no pair leaves the angles of training
     assert metrics(at)["Pairs out of distribution"] == "0 of 32"
     assert live_train(at) is not None and TARGET_STOPS[live_train(at)["value"]] == 16384
+
+
+# ------------------------------------------------------------- YaRN's β in the chart (issue #36)
+def test_yarns_betas_are_the_charts_own_sliders_beside_their_boxes():
+    at = run(rope_type="yarn", beta_fast="24", beta_slow="2")
+    assert not at.exception
+    main = cs.element_spec(at.get("vega_lite_chart")[0])
+    bound = {p["name"]: p for p in main.get("params", []) if "bind" in p}
+    assert set(bound) == {"factor", "target_len", "train_len", "beta_fast", "beta_slow"}
+    assert (bound["beta_fast"]["value"], bound["beta_slow"]["value"]) == (24.0, 2.0)
+    assert at.number_input(key="beta_fast").value == 24.0  # the sidebar's boxes stay, for exact entry
+
+
+def test_a_drag_of_the_charts_beta_reaches_the_box_the_link_and_the_page():
+    """β_fast dragged from 32 to 4 in the chart: the box, the link and the ramp's range follow (low = floor of
+    d·ln(L/(2π·β_fast))/(2·ln b), typed here from YaRN's definition), and the chart is kept."""
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    at.query_params["rope_type"] = "yarn"
+    at.query_params["ext_view"] = "Rescaling"
+    run_page("", at)
+    assert not at.exception
+    spec = at.get("vega_lite_chart")[0].proto.spec
+    at.session_state["test_report"] = {"beta_fast": [{"beta_fast": 4.0}]}
+    run_page("", at)
+    assert not at.exception
+    assert at.query_params["beta_fast"] == "4"
+    assert at.number_input(key="beta_fast").value == 4.0
+    assert at.get("vega_lite_chart")[0].proto.spec == spec  # the browser keeps it: nothing else changed
+    low = math.floor(64 * math.log(4096 / (4.0 * 2 * math.pi)) / (2 * math.log(10000.0)))
+    high = math.ceil(64 * math.log(4096 / (1.0 * 2 * math.pi)) / (2 * math.log(10000.0)))
+    assert [float(x) for x in metrics(at)["YaRN ramp: pairs"].split(" – ")] == [low, high]

@@ -22,6 +22,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+import posenc
 from explorer.charts import live
 from explorer.charts.style import (
     FIT_X,
@@ -32,7 +33,7 @@ from explorer.charts.style import (
 )
 from explorer.text import extension as text
 from explorer.text.extension import ratio_title
-from explorer.vocabulary import TARGET_STOPS
+from explorer.vocabulary import BLOCK_KEY_WIDGETS, TARGET_STOPS
 
 # Colours: trained/original in slate, scaled in blue, "problem" in red (colour-blind safe pairs).
 BEFORE = "#64748b"
@@ -389,7 +390,47 @@ READOUT_NARROW_PX = 420
 #: The in-chart sliders of the live angle chart: the registry parameters factor, target_len and train_len
 #: themselves (explorer.charts.live; explorer.liveparam reports them when a drag ends). L and T run over their stops.
 FACTOR_KEY, TARGET_KEY, TRAIN_KEY = "factor", "target_len", "train_len"
-LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY, TRAIN_KEY)
+#: YaRN's knobs, the chart's own sliders where the browser computes its θ′ (`yarn_theta`)
+BETA_KEYS = ("beta_fast", "beta_slow")
+LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY, TRAIN_KEY, *BETA_KEYS)
+BETA_LABELS = {"beta_fast": "β_fast (turns) ", "beta_slow": "β_slow (turns) "}
+#: HF's values for YaRN's keys a block leaves out (posenc.methods' declarations)
+YARN_DEFAULTS = {k: posenc.ROPE_METHODS["yarn"].key(k).default for k in (*BETA_KEYS, "truncate")}
+
+
+def yarn_theta(*, dim: str, base: str, truncate: bool, s: str, length: str, beta_fast: str, beta_slow: str) -> list:
+    """The calculate transforms that give each datum (fields ``theta`` = θ_j, ``pair`` = j) YaRN's θ′_j as ``inv``,
+    in posenc.methods._yarn's float64 steps (HF's ``_compute_yarn_parameters``): the correction dimensions
+    d·ln(L/(β·2π)) / (2·ln b) of β_fast and β_slow, floored and ceiled when `truncate`, clamped to 0 … d − 1
+    (0.001 apart when equal), the ramp clip((j − low)/(high − low), 0, 1), and θ′_j = (θ_j/s)·ramp_j +
+    θ_j·(1 − ramp_j). `dim`, `base`, `s`, `length`, `beta_fast` and `beta_slow` are Vega expressions (a slider's
+    value, a fact of the chart's data, or a fixed number's repr). Only ``log`` can differ from numpy's (JavaScript's Math.log against the C library's, in
+    the last bit at most); it reaches θ′ only through floor and ceil, or, without truncation, through the ramp
+    (tests/test_e2e_extension_live.py reads the drawn values back from Chromium at random settings)."""
+
+    def correction_dim(beta: str) -> str:  # posenc.methods.yarn_correction_dim
+        return f"({dim} * log({length} / ({beta} * 2 * PI))) / (2 * log({base}))"
+
+    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+    if truncate:
+        low, high = f"floor({low})", f"ceil({high})"
+    return [
+        alt.CalculateTransform(calculate=f"max({low}, 0)", **{"as": "yarn_low"}),
+        alt.CalculateTransform(calculate=f"min({high}, {dim} - 1)", **{"as": "yarn_high"}),
+        alt.CalculateTransform(
+            calculate="datum.yarn_low === datum.yarn_high ? datum.yarn_high + 0.001 : datum.yarn_high",
+            **{"as": "yarn_high"},
+        ),
+        alt.CalculateTransform(
+            calculate="clamp((datum.pair - datum.yarn_low) / (datum.yarn_high - datum.yarn_low), 0, 1)",
+            **{"as": "ramp"},
+        ),
+        alt.CalculateTransform(
+            calculate=f"(datum.theta / {s}) * datum.ramp + datum.theta * (1 - datum.ramp)", **{"as": "inv"}
+        ),
+    ]
+
+
 #: posenc.out_of_distribution_pairs' allowance for rounding ("further" means > L·θ_j·(1 + 1e-9))
 OOD_SLACK = 1e-9
 
@@ -409,6 +450,8 @@ def angle_reach_live_chart(
     start: float | None = None,
     t_window: tuple[int, int] | None = None,
     l_window: tuple[int, int] | None = None,
+    yarn: Mapping[str, Any] | None = None,
+    beta_starts: Mapping[str, float] | None = None,
 ) -> alt.LayerChart:
     """(1), live: each pair's largest angle at T against training's, with the chart's own sliders (issue #36).
 
@@ -420,11 +463,20 @@ def angle_reach_live_chart(
     that length fixed. The browser draws L·θ_j and T·θ'_j for the sliders' row, L and T, rings the pairs
     posenc.out_of_distribution_pairs would flag (T·θ'_j > L·θ_j·(1 + 1e-9) where L·θ_j < 2π) and counts them,
     with no server run. The y axis spans every row, L and T the sliders reach, so it stays put while they
-    move."""
-    inv = np.asarray(scaled_inv_freq, dtype=float)
-    inv = inv[None, :] if inv.ndim == 1 else inv
+    move.
+
+    `yarn`, a YaRN rope block (rope_theta, truncate, beta_fast, beta_slow: HF's defaults where absent): the browser
+    computes θ'_j itself from θ_j, s, L and the β (`yarn_theta`; `scaled_inv_freq` is then not read, and the factor
+    slider runs over the grid `factors` as its range), so L can be a slider too; `beta_starts` makes each β it names
+    a slider starting there (over its registry range), the others stay at the block's value."""
     theta = np.asarray(inv_freq, dtype=float)
-    n_f, n_p = inv.shape
+    if yarn is not None:  # one row per pair: the browser computes θ′ (the extremes bound the y axis below)
+        inv = theta[None, :]
+        n_f, n_p = (len(factors) if factors is not None else 1), theta.size
+    else:
+        inv = np.asarray(scaled_inv_freq, dtype=float)
+        inv = inv[None, :] if inv.ndim == 1 else inv
+        n_f, n_p = inv.shape
     if factors is None and t_window is None and l_window is None:
         raise ValueError("the live chart needs a factor grid, a T window, an L window or more")
     if factors is not None:
@@ -455,6 +507,20 @@ def angle_reach_live_chart(
         TRAIN_KEY, TARGET_STOPS, value=train_len, window=l_window, label="trained length L "
     )
     params += [*t_slider, *l_slider]
+    knobs: dict[str, str] = {}  # YaRN's: each β's Vega expression (its slider's value, or the block's number)
+    if yarn is not None:
+        for key in BETA_KEYS:
+            start_at = (beta_starts or {}).get(key)
+            if start_at is None:
+                knobs[key] = repr(float(yarn.get(key) or YARN_DEFAULTS[key]))
+                continue
+            w = BLOCK_KEY_WIDGETS[key]  # the β sliders' ranges are their widgets'
+            b_lo, b_hi, b_step = float(w.min or 0), float(w.max or 0), float(w.step or 0)
+            # first in the list, so listed last under the chart (the bindings come in the reverse order)
+            params.insert(
+                0, live.position(key, start=float(start_at), lo=b_lo, hi=b_hi, step=b_step, label=BETA_LABELS[key])
+            )
+            knobs[key] = live.number(key)
     train_name, target_name = _angle_names(train_len, target_len)
     if l_window is not None:
         train_name = "in training: L·θ_j"
@@ -463,7 +529,9 @@ def angle_reach_live_chart(
     names = [train_name, target_name]
     color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]))
     turning = inv[inv > 0]  # none: every pair stands still (a partial rotary factor of 0)
-    reach = [turning.min() * min(t_values), turning.max() * max(t_values)] if turning.size else []
+    # YaRN's θ′_j lies between θ_j/s and θ_j (its ramp is in [0, 1], s ≥ 1): the largest s bounds it below
+    s_most = 1.0 if yarn is None else float(factors[-1]) if factors is not None else float(yarn["factor"])
+    reach = [turning.min() / s_most * min(t_values), turning.max() * max(t_values)] if turning.size else []
     span = np.concatenate([theta * min(l_values), theta * max(l_values), reach, [2 * np.pi]])
     axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False)
     y_title = "largest angle (radians, log scale)"
@@ -480,12 +548,27 @@ def angle_reach_live_chart(
     ]
     # the rows the browser filters, in their smallest exact types; a pair that no longer turns (θ' = 0) has no
     # point on a log axis, and is never out of distribution (T·0 = 0)
-    f_idx, p_idx = np.nonzero(inv > 0)
-    sweep = pd.DataFrame({"f": f_idx.astype(np.int16), "pair": p_idx.astype(np.int16), "inv": inv[f_idx, p_idx]})
-    at_s = f"datum.f === {factor_index_expr(lo, step)}" if factors is not None else "datum.f === 0"
+    if yarn is not None:
+        sweep = train
+        s_expr = live.number(FACTOR_KEY) if factors is not None else repr(float(yarn["factor"]))
+        theta_side = yarn_theta(  # d and b travel in the facts row: another d or b keeps the spec (issue #23)
+            dim=f"(2 * {fact('n_pairs')})",
+            base=fact("rope_theta"),
+            truncate=bool(yarn.get("truncate", YARN_DEFAULTS["truncate"])),
+            s=s_expr,
+            length=l_expr,
+            **knobs,
+        )
+    else:
+        f_idx, p_idx = np.nonzero(inv > 0)
+        sweep = pd.DataFrame({"f": f_idx.astype(np.int16), "pair": p_idx.astype(np.int16), "inv": inv[f_idx, p_idx]})
+        at_s = f"datum.f === {factor_index_expr(lo, step)}" if factors is not None else "datum.f === 0"
+        theta_side = [
+            alt.FilterTransform(filter=at_s),
+            alt.LookupTransform(lookup="pair", **{"from": alt.LookupData(data=train, key="pair", fields=["theta"])}),
+        ]
     drawn = [
-        alt.FilterTransform(filter=at_s),
-        alt.LookupTransform(lookup="pair", **{"from": alt.LookupData(data=train, key="pair", fields=["theta"])}),
+        *theta_side,
         *train_side,
         alt.CalculateTransform(calculate=f"{t_expr} * datum.inv", **{"as": "value"}),
         alt.CalculateTransform(calculate="!datum.turned && datum.value > datum.limit", **{"as": "ood"}),
@@ -520,11 +603,18 @@ def angle_reach_live_chart(
         parts.append(f"'T = ' + format({t_expr}, ',d')")
     if factors is not None:
         parts.append(f"'s = ' + format({live.number(FACTOR_KEY)}, '.2~f')")
+    betas = [
+        f"'{BETA_LABELS[k].split(' ')[0]} = ' + format({knobs[k]}, '.2~f')"
+        for k in BETA_KEYS
+        if k in (beta_starts or {})
+    ]
+    if betas:  # a line of their own: each line fits a phone's plot
+        parts = [" + ' · ' + ".join(parts) + " + '\\n' + " + " + ' · ' + ".join(betas)]
     readout = (
         " + ' · ' + ".join(parts) + f" + '\\n' + (datum.n_ood === 0 ? {text.NO_UNSEEN_ANGLE!r} : "
         f"datum.n_ood + ' of ' + {fact('n_pairs')} + {text.UNSEEN_ANGLES!r})"
     )
-    # bottom left: the angles fall from left to right, so the fast pairs' curves leave that corner free
+    # top right, its lines downwards: the angles fall from left to right, so the slow pairs' curves leave that corner free
     layers.append(
         alt.Chart(
             sweep,
@@ -536,22 +626,28 @@ def angle_reach_live_chart(
             ],
         )
         .mark_text(
-            align="left",
-            baseline="bottom",
+            align="right",
+            baseline="top",
             lineBreak="\n",  # the sliders' values over the count: each line fits a phone's plot
             fontSize=alt.ExprRef(f"(width < {READOUT_NARROW_PX} ? 12 : 15) * {FONT_SCALE_PARAM}"),
             fontWeight="bold",
             color=WARN,
-            dx=6,
-            dy=-6,
+            dx=-6,
+            dy=6,
         )
-        .encode(x=alt.XValue(0), y=alt.YValue("height"), text="text:N")
+        .encode(x=alt.XValue("width"), y=alt.YValue(0), text="text:N")
     )
     return _finish(
         layers,
-        title=text.live_angle_title(factors is not None, t_window is not None, target_len, l_window is not None),
+        title=text.live_angle_title(
+            factors is not None, t_window is not None, target_len, l_window is not None, bool(beta_starts)
+        ),
         subtitle=ANGLE_SUBTITLE,
-        facts={"last_pair": max(n_p - 1, 1), "n_pairs": n_p},
+        facts={
+            "last_pair": max(n_p - 1, 1),
+            "n_pairs": n_p,
+            **({"rope_theta": float(yarn["rope_theta"])} if yarn else {}),
+        },
     )
 
 

@@ -5,10 +5,13 @@ explorer.text.extension.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 import posenc
 from explorer import ropeblock
+from explorer.charts.extension import BETA_KEYS, LIVE_PARAMS
 from explorer.layout import cached
 from explorer.widgets import PARAMS
 
@@ -32,9 +35,62 @@ def factor_sweep(block: dict, head_dim: int, train_len: int, target_len: int) ->
 
 @cached(max_entries=16)
 def _factor_sweep(block: dict, head_dim: int, train_len: int, seq_len: int) -> ropeblock.FactorSweep | None:
-    p = PARAMS["factor"]
-    grid = ropeblock.factor_grid(float(p.min or 0), float(p.max or 0), float(p.step or 0))
-    return ropeblock.factor_sweep(block, head_dim, train_len=train_len, target_len=seq_len, factors=grid)
+    return ropeblock.factor_sweep(block, head_dim, train_len=train_len, target_len=seq_len, factors=grid_of("factor"))
+
+
+def grid_of(key: str) -> np.ndarray:
+    """The values parameter `key`'s slider steps over: min, min + step, … max."""
+    p = PARAMS[key]
+    return ropeblock.factor_grid(float(p.min or 0), float(p.max or 0), float(p.step or 0))
+
+
+@dataclass(frozen=True)
+class LivePlan:
+    """What the main chart's own sliders are this run (issue #36), for `LiveChart` and
+    `explorer.charts.extension.angle_reach_live_chart`."""
+
+    keys: tuple[str, ...]  # the registry keys that are sliders, in charts.extension.LIVE_PARAMS' order
+    factors: np.ndarray | None  # the factor slider's grid (None: s is fixed)
+    scaled_inv_freq: np.ndarray  # θ′: a row per factor of the grid (a sweep), or the page's one row
+    t_window: tuple[int, int] | None
+    l_window: tuple[int, int] | None
+    yarn: dict | None  # the block, where the browser computes θ′ (ropeblock.BROWSER_THETA)
+    context: tuple  # what else the chart's spec depends on (LiveChart.starts)
+
+
+def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
+    """Which of s, T, L (and YaRN's β) the main chart can move in the browser for this block, or None (none of
+    them: the page draws the still chart). A value off its slider's steps (typed) stays fixed."""
+    if ext.error:
+        return None
+    block, rope_type = ext.block, posenc.rope_type_of(ext.block)
+    factor = block.get("factor")
+    in_browser = rope_type in ropeblock.BROWSER_THETA
+    others = {k: v for k, v in block.items() if k != "factor"}
+    sweep = None if factor is None or in_browser else factor_sweep(others, head_dim, ext.train_len, ext.target_len)
+    if in_browser:
+        factors = grid_of("factor") if factor is not None and ropeblock.on_grid(factor, grid_of("factor")) else None
+    else:
+        factors = sweep.factors if sweep is not None and ropeblock.on_grid(factor, sweep.factors) else None
+    t_window = ropeblock.target_window(rope_type, ext.train_len, ext.target_len)
+    l_window = ropeblock.train_window(rope_type, ext.train_len)
+    betas = {k for k in BETA_KEYS if in_browser and ropeblock.on_grid(block.get(k), grid_of(k))}
+    on = {"factor": factors is not None, "target_len": t_window is not None, "train_len": l_window is not None}
+    keys = tuple(k for k in LIVE_PARAMS if on.get(k, k in betas))
+    if not keys:
+        return None
+    moving = set(keys) | ({"original_max_position_embeddings"} if l_window else set())
+    fixed = tuple(v for v, w in ((ext.target_len, t_window), (ext.train_len, l_window)) if not w)
+    context = (tuple(sorted((k, repr(v)) for k, v in others.items() if k not in moving)), head_dim, t_window, l_window)
+    return LivePlan(
+        keys=keys,
+        factors=factors,
+        scaled_inv_freq=sweep.scaled_inv_freq if sweep is not None and factors is not None else ext.scaled_inv_freq,
+        t_window=t_window,
+        l_window=l_window,
+        yarn=dict(block) if in_browser else None,
+        context=(*context, *fixed),
+    )
 
 
 @cached(max_entries=16)

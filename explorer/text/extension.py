@@ -176,9 +176,11 @@ def angle_reach_title(n_ood: int, n_pairs: int, target_len: int) -> str:
     return f"No pair meets an unseen angle at T = {target_len:,.0f}"
 
 
-def live_angle_title(factor_slider: bool, target_slider: bool, target_len: int, train_slider: bool = False) -> str:
+def live_angle_title(
+    factor_slider: bool, target_slider: bool, target_len: int, train_slider: bool = False, beta_slider: bool = False
+) -> str:
     """The live angle chart's title: which of its sliders to drag, and T unless T is one of them."""
-    words = [w for w, on in (("s", factor_slider), ("L", train_slider), ("T", target_slider)) if on]
+    words = [w for w, on in (("s", factor_slider), ("L", train_slider), ("T", target_slider), ("β", beta_slider)) if on]
     moving = ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
     at_t = "" if target_slider else f" at T = {target_len:,.0f}"
     return f"Drag {moving}: the largest angle per pair{at_t}, against training"
