@@ -2,7 +2,7 @@
 
 Each chart-driving control a chart carries itself (explorer.liveparam: RoPE's m, n, d and j, the
 clock's p, d, b and number of clocks, the shift t, the vision query row, the sinusoidal zoom start,
-Context extension's factor and target length, the configs converter's α, Compare methods' L and T) is
+Context extension's factor, lengths and YaRN's and Llama 3's knobs, the configs converter's α, Compare methods' L and T) is
 focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press
 counts as "in the browser" when its chart changed within 100 ms of the keydown while no script was
 running. Its time is the keydown to the chart's first changed frame. Beside them, in the same run:
@@ -58,6 +58,12 @@ CONTROLS = [
     ("Extension YaRN L", "Context_extension?rope_type=yarn", "Context extension", "train_len_train_len"),
     ("Extension YaRN β_fast", "Context_extension?rope_type=yarn", "Context extension", "beta_fast_beta_fast"),
     ("Extension YaRN β_slow", "Context_extension?rope_type=yarn", "Context extension", "beta_slow_beta_slow"),
+    (
+        "Extension Llama 3 low_freq_factor",
+        "Context_extension?rope_type=llama3",
+        "Context extension",
+        "low_freq_factor_low_freq_factor",
+    ),
     ("Configs converter α", "Model_configs", "Model configs", "ntk_alpha_ntk_alpha"),
     ("Compare trained length L", "Compare_methods", "Compare methods", "train_len_train_len"),
     ("Compare test length T", "Compare_methods", "Compare methods", "target_len_target_len"),

@@ -295,14 +295,15 @@ def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int,
 
 
 #: The methods whose θ′ the main chart computes in the browser from θ_j, s, L and their own knobs
-#: (explorer.charts.extension.yarn_theta), rather than carrying a row per factor: YaRN, whose θ′ depend on L and β.
-BROWSER_THETA = ("yarn",)
+#: (explorer.charts.extension.browser_theta), rather than carrying a row per factor: YaRN and Llama 3, whose θ′
+#: depend on L and on their knobs (β; the band factors).
+BROWSER_THETA = ("yarn", "llama3")
 
 
 def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:
     """The trained lengths the main chart's own L slider runs over, (first, last) of the stops from L/16 to 16·L,
     within L's own range; None when L cannot move in the browser: the method's θ' depend on L (posenc's
-    ``reads_train_len``: Llama 3, dynamic NTK, LongRoPE) and the browser does not compute them (`BROWSER_THETA`),
+    ``reads_train_len``: dynamic NTK, LongRoPE) and the browser does not compute them (`BROWSER_THETA`),
     or L is off the stops (typed). It depends on L alone, so a release of T keeps the chart (T's window,
     `target_window`, follows L: a release of L redraws it)."""
     reads_l = posenc.ROPE_METHODS[rope_type].reads_train_len and rope_type not in BROWSER_THETA

@@ -66,7 +66,7 @@ s_or_fit = compute.extension_factor(factor, train_len, target_len)  # s, or max(
 
 # ------------------------------------------------------ the main chart, right under its controls
 st.subheader("Which pairs leave the training range")
-# The chart carries every factor its slider s can reach (YaRN's θ′ it computes, with β), and L and T move over their
+# The chart carries every factor its slider s can reach (YaRN's and Llama 3's θ′ it computes, with their knobs), and L and T move over their
 # stops (issue #36): the browser redraws it while they are dragged and the page follows on release; the boxes stay.
 plan = compute.live_plan(ext, head_dim)
 if plan is not None:
@@ -81,8 +81,8 @@ if plan is not None:
         l_window=plan.l_window,
         train_len=starts.get("train_len", train_len),
         target_len=starts.get("target_len", target_len),
-        yarn=plan.yarn,
-        beta_starts={k: starts[k] for k in charts.BETA_KEYS if k in starts},
+        browser_block=plan.browser_block,
+        knob_starts={k: starts[k] for k in charts.KNOB_KEYS if k in starts},
     )
     live.show(save_as="context_extension", chart=chart, width="stretch")
 else:

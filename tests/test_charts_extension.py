@@ -766,7 +766,7 @@ def test_the_l_slider_moves_the_training_side_as_posenc_computes_it(rope_type):
         ("ntk", 32, (16, 512)),  # and starts at 16
         ("linear", 4000, None),  # off the stops: typed in the box
         ("yarn", 4096, (256, 65536)),  # θ' depend on L, and the browser computes them (ropeblock.BROWSER_THETA)
-        ("llama3", 4096, None),
+        ("llama3", 4096, (256, 65536)),
         ("dynamic", 4096, None),
         ("longrope", 4096, None),
     ],
@@ -805,8 +805,8 @@ def yarn_live_spec(truncate=True):
         l_window=plan.l_window,
         train_len=4096,
         target_len=16384,
-        yarn=plan.yarn,
-        beta_starts={k: block[k] for k in charts.BETA_KEYS},
+        browser_block=plan.browser_block,
+        knob_starts={k: block[k] for k in charts.KNOBS["yarn"]},
     )
     return cs.sent_spec(chart), plan
 
@@ -821,7 +821,7 @@ def test_yarns_angles_computed_by_the_chart_are_posencs_at_random_s_l_t_and_beta
     spec, plan = yarn_live_spec(truncate)
     assert plan.keys == ("factor", "target_len", "train_len", "beta_fast", "beta_slow")
     bound = {p["name"]: p["bind"] for p in spec["params"] if "bind" in p}
-    for key in charts.BETA_KEYS:  # over the widget's range in its steps
+    for key in charts.KNOBS["yarn"]:  # over the widget's range in its steps
         w = widgets.get(key)
         assert (bound[key]["min"], bound[key]["max"], bound[key]["step"]) == (w.min, w.max, w.step)
     rng = np.random.default_rng(7 + truncate)
@@ -829,7 +829,7 @@ def test_yarns_angles_computed_by_the_chart_are_posencs_at_random_s_l_t_and_beta
     for _ in range(40):
         at = {
             k: float(compute.grid_of(k)[int(rng.integers(0, len(compute.grid_of(k))))])
-            for k in ("factor", *charts.BETA_KEYS)
+            for k in ("factor", *charts.KNOBS["yarn"])
         }
         L = STOPS[int(rng.integers(STOPS.index(plan.l_window[0]), STOPS.index(plan.l_window[1]) + 1))]
         T = STOPS[int(rng.integers(STOPS.index(plan.t_window[0]), STOPS.index(plan.t_window[1]) + 1))]
@@ -876,7 +876,7 @@ def test_a_beta_off_its_steps_stays_fixed_in_the_chart(keys, fixed):
     ext = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
     plan = compute.live_plan(ext, 64)
     assert fixed not in plan.keys and {"factor", "train_len", "target_len"} <= set(plan.keys)
-    others = [k for k in charts.BETA_KEYS if k != fixed]
+    others = [k for k in charts.KNOBS["yarn"] if k != fixed]
     chart = charts.angle_reach_live_chart(
         ext.inv_freq,
         plan.scaled_inv_freq,
@@ -886,21 +886,74 @@ def test_a_beta_off_its_steps_stays_fixed_in_the_chart(keys, fixed):
         l_window=plan.l_window,
         train_len=4096,
         target_len=16384,
-        yarn=plan.yarn,
-        beta_starts={k: block[k] for k in others},
+        browser_block=plan.browser_block,
+        knob_starts={k: block[k] for k in others},
     )
     spec = cs.sent_spec(chart)
     target, _, readout = drawn_at(
         spec, factor=4.0, train_len=STOPS.index(4096), target_len=STOPS.index(16384), **{k: block[k] for k in others}
     )
     assert target["value"].tolist() == ext.target_angle.tolist()  # at the typed β
-    assert charts.BETA_LABELS[fixed].split()[0] not in readout
+    assert charts.KNOB_LABELS[fixed][1] not in readout
 
 
 def test_the_live_title_names_beta_when_it_is_a_slider():
     from explorer.text.extension import live_angle_title
 
-    assert (
-        live_angle_title(True, True, 16384, True, True)
-        == "Drag s, L, T and β: the largest angle per pair, against training"
+    want = "Drag s, L, T and β: the largest angle per pair, against training"
+    assert live_angle_title(True, True, 16384, True, "yarn") == want
+    assert live_angle_title(True, True, 16384, True, "llama3").startswith("Drag s, L, T and the band factors: ")
+
+
+def llama3_block(**keys):
+    values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS["llama3"]}
+    values.update(keys)
+    return ropeblock.build_rope_block("llama3", values, base=500000.0, train_len=8192, head_dim=128)
+
+
+def test_llama3s_angles_computed_by_the_chart_are_posencs_at_random_s_l_t_and_band_factors():
+    """Llama 3's θ′ depend on s, L and the band factors: the chart computes them (llama3_theta). At 60 random settings
+    (high ≤ low among them: no pair is smoothed then, as HF computes it) the curves, rings and read-out are posenc's,
+    bit for bit (the transforms run here in Python)."""
+    from explorer.compute import extension as compute
+
+    block = llama3_block()
+    ext = ropeblock.extension_data(block, 128, train_len=8192, target_len=32768)
+    plan = compute.live_plan(ext, 128)
+    assert plan.keys == ("factor", "target_len", "train_len", "low_freq_factor", "high_freq_factor")
+    knobs = charts.KNOBS["llama3"]
+    chart = charts.angle_reach_live_chart(
+        ext.inv_freq,
+        plan.scaled_inv_freq,
+        factors=plan.factors,
+        start=block["factor"],
+        t_window=plan.t_window,
+        l_window=plan.l_window,
+        train_len=8192,
+        target_len=32768,
+        browser_block=plan.browser_block,
+        knob_starts={k: block[k] for k in knobs},
     )
+    spec = cs.sent_spec(chart)
+    rng = np.random.default_rng(3)
+    smoothed_seen = not_smoothed = 0
+    for i in range(60):
+        at = {k: float(compute.grid_of(k)[int(rng.integers(0, len(compute.grid_of(k))))]) for k in ("factor", *knobs)}
+        if i % 10 == 0:  # equal band factors: HF's smooth factor would divide by 0, for no pair it picks
+            at["high_freq_factor"] = at["low_freq_factor"]
+        L = STOPS[int(rng.integers(STOPS.index(plan.l_window[0]), STOPS.index(plan.l_window[1]) + 1))]
+        T = STOPS[int(rng.integers(STOPS.index(plan.t_window[0]), STOPS.index(plan.t_window[1]) + 1))]
+        full = {**block, **at, "original_max_position_embeddings": L}
+        want = ropeblock.extension_data(full, 128, train_len=L, target_len=T)
+        assert want.error is None
+        bands = set(want.bands.tolist())
+        smoothed_seen += "smoothed" in bands
+        not_smoothed += at["high_freq_factor"] <= at["low_freq_factor"]
+        sliders = {**at, "train_len": STOPS.index(L), "target_len": STOPS.index(T)}
+        target, rings, readout = drawn_at(spec, **sliders)
+        assert target["value"].tolist() == want.target_angle.tolist(), (L, T, at)
+        assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
+        assert (
+            readout.split("\n")[1] == f"low_freq = {at['low_freq_factor']:g} · high_freq = {at['high_freq_factor']:g}"
+        )
+    assert smoothed_seen and not_smoothed  # both kinds of band among them

@@ -156,12 +156,10 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         target_len = 4 * train_len
         ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
         plan = compute.live_plan(ext, head_dim)
-        assert (plan.l_window is None) == (
-            rope_type == "llama3"
-        )  # θ' depend on L and the browser does not compute them
-        assert (plan.yarn is not None) == (rope_type == "yarn")
-        betas = [k for k in charts.BETA_KEYS if k in plan.keys]
-        assert betas == (list(charts.BETA_KEYS) if rope_type == "yarn" else [])
+        assert plan.l_window is not None  # θ' do not depend on L, or the browser computes them
+        assert (plan.browser_block is not None) == (rope_type in ("yarn", "llama3"))
+        betas = [k for k in charts.KNOB_KEYS if k in plan.keys]
+        assert betas == list(charts.KNOBS.get(rope_type, ()))
         chart = charts.angle_reach_live_chart(
             ext.inv_freq,
             plan.scaled_inv_freq,
@@ -171,8 +169,8 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
             l_window=plan.l_window,
             train_len=train_len,
             target_len=target_len,
-            yarn=plan.yarn,
-            beta_starts={k: block[k] for k in betas},
+            browser_block=plan.browser_block,
+            knob_starts={k: block[k] for k in betas},
         )
         path = tmp_path / f"{rope_type}{head_dim}.html"
         path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
@@ -195,7 +193,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                     first, last = (TARGET_STOPS.index(x) for x in plan.l_window)
                     L = TARGET_STOPS[int(rng.integers(first, last + 1))]
                     sets.append(["train_len_train_len", TARGET_STOPS.index(L)])
-                    at.update({"original_max_position_embeddings": L} if rope_type == "yarn" else {})
+                    at.update({"original_max_position_embeddings": L} if rope_type != "default" else {})
                 items = set_sliders_and_read(tab, sets)
                 T = TARGET_STOPS[t_index]
                 want = ropeblock.extension_data(at, head_dim, train_len=L, target_len=T)
@@ -216,9 +214,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                 words = f"{n} of {head_dim // 2} pairs meet unseen angles" if n else "no pair meets an unseen angle"
                 head = (f"L = {L:,} · " if plan.l_window else "") + f"T = {T:,}"
                 head += f" · s = {at['factor']:g}" if plan.factors is not None else ""
-                head += (
-                    "\n" + " · ".join(f"{charts.BETA_LABELS[k].split()[0]} = {at[k]:g}" for k in betas) if betas else ""
-                )
+                head += "\n" + " · ".join(f"{charts.KNOB_LABELS[k][1]} = {at[k]:g}" for k in betas) if betas else ""
                 assert f"{head}\n{words}" in [t for _, _, _, t in items if isinstance(t, str)], where
                 checked += 1
             assert tried == []

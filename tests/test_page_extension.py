@@ -581,9 +581,9 @@ def live_train(at):
     return found[0] if found else None
 
 
-@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "proportional", "yarn"])
+@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "proportional", "yarn", "llama3"])
 def test_the_main_chart_carries_its_l_slider_where_the_angles_do_not_depend_on_l(rope_type):
-    """Where θ' do not depend on L, or the browser computes them (YaRN)."""
+    """Where θ' do not depend on L, or the browser computes them (YaRN, Llama 3)."""
     at = run(rope_type=rope_type, target_len="32768")
     assert not at.exception
     param = live_train(at)
@@ -595,7 +595,6 @@ def test_the_main_chart_carries_its_l_slider_where_the_angles_do_not_depend_on_l
 @pytest.mark.parametrize(
     "query",
     [
-        {"rope_type": "llama3"},
         {"rope_type": "dynamic"},
         {"rope_type": "longrope"},
         {"rope_type": "linear", "train_len": "4000"},

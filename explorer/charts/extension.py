@@ -390,12 +390,19 @@ READOUT_NARROW_PX = 420
 #: The in-chart sliders of the live angle chart: the registry parameters factor, target_len and train_len
 #: themselves (explorer.charts.live; explorer.liveparam reports them when a drag ends). L and T run over their stops.
 FACTOR_KEY, TARGET_KEY, TRAIN_KEY = "factor", "target_len", "train_len"
-#: YaRN's knobs, the chart's own sliders where the browser computes its θ′ (`yarn_theta`)
-BETA_KEYS = ("beta_fast", "beta_slow")
-LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY, TRAIN_KEY, *BETA_KEYS)
-BETA_LABELS = {"beta_fast": "β_fast (turns) ", "beta_slow": "β_slow (turns) "}
-#: HF's values for YaRN's keys a block leaves out (posenc.methods' declarations)
-YARN_DEFAULTS = {k: posenc.ROPE_METHODS["yarn"].key(k).default for k in (*BETA_KEYS, "truncate")}
+#: Each method's own knobs that are the chart's sliders where the browser computes its θ′ (explorer.ropeblock.
+#: BROWSER_THETA: `yarn_theta`, `llama3_theta`), and how the slider and the read-out name them
+KNOBS = {"yarn": ("beta_fast", "beta_slow"), "llama3": ("low_freq_factor", "high_freq_factor")}
+KNOB_KEYS = tuple(k for keys in KNOBS.values() for k in keys)
+LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY, TRAIN_KEY, *KNOB_KEYS)
+KNOB_LABELS = {
+    "beta_fast": ("β_fast (turns) ", "β_fast"),
+    "beta_slow": ("β_slow (turns) ", "β_slow"),
+    "low_freq_factor": ("low_freq_factor ", "low_freq"),
+    "high_freq_factor": ("high_freq_factor ", "high_freq"),
+}
+#: HF's values for YaRN's keys a block leaves out (posenc.methods' declarations; Llama 3 requires its keys)
+DEFAULTS = {k: posenc.ROPE_METHODS["yarn"].key(k).default for k in ("beta_fast", "beta_slow", "truncate")}
 
 
 def yarn_theta(*, dim: str, base: str, truncate: bool, s: str, length: str, beta_fast: str, beta_slow: str) -> list:
@@ -431,6 +438,44 @@ def yarn_theta(*, dim: str, base: str, truncate: bool, s: str, length: str, beta
     ]
 
 
+def llama3_theta(*, s: str, length: str, low_freq_factor: str, high_freq_factor: str) -> list:
+    """The calculate transforms that give each datum (field ``theta`` = θ_j) Llama 3's θ′_j as ``inv``, in
+    posenc.methods._llama3's float64 steps (HF's ``_compute_llama3_parameters``): the wavelength λ_j = 2π/θ_j; θ_j/s
+    where λ_j > L/low, θ_j where λ_j < L/high, and between them (1 − sm)·θ_j/s + sm·θ_j with sm = (L/λ_j − low) /
+    (high − low) (nothing lies between when high = low). The arguments are Vega expressions."""
+    lo, hi = low_freq_factor, high_freq_factor
+    smoothed = f"(1 - datum.smooth) * datum.theta / {s} + datum.smooth * datum.theta"
+    between = f"{hi} !== {lo} && !(datum.wavelen < {length} / {hi}) && !(datum.wavelen > {length} / {lo})"
+    return [
+        alt.CalculateTransform(calculate="2 * PI / datum.theta", **{"as": "wavelen"}),
+        alt.CalculateTransform(
+            calculate=f"datum.wavelen > {length} / {lo} ? datum.theta / {s} : datum.theta", **{"as": "inv"}
+        ),
+        alt.CalculateTransform(  # not needed (and 0/0) when high = low
+            calculate=f"{hi} !== {lo} ? ({length} / datum.wavelen - {lo}) / ({hi} - {lo}) : 0", **{"as": "smooth"}
+        ),
+        alt.CalculateTransform(calculate=f"{between} ? {smoothed} : datum.inv", **{"as": "inv"}),
+    ]
+
+
+def browser_theta(block: Mapping[str, Any], *, n_pairs: str, s: str, length: str, knobs: Mapping[str, str]) -> list:
+    """The transforms for `block`'s θ′ (a method of `KNOBS`), with its knobs' Vega expressions `knobs`."""
+    method = posenc.rope_type_of(block)
+    if method == "yarn":
+        return yarn_theta(
+            dim=f"(2 * {n_pairs})",
+            base=fact("rope_theta"),
+            truncate=bool(block.get("truncate", DEFAULTS["truncate"])),
+            s=s,
+            length=length,
+            beta_fast=knobs["beta_fast"],
+            beta_slow=knobs["beta_slow"],
+        )
+    if method == "llama3":
+        return llama3_theta(s=s, length=length, **knobs)
+    raise ValueError(f"block: the browser computes θ′ for {', '.join(KNOBS)} only, got {method!r}")
+
+
 #: posenc.out_of_distribution_pairs' allowance for rounding ("further" means > L·θ_j·(1 + 1e-9))
 OOD_SLACK = 1e-9
 
@@ -450,8 +495,8 @@ def angle_reach_live_chart(
     start: float | None = None,
     t_window: tuple[int, int] | None = None,
     l_window: tuple[int, int] | None = None,
-    yarn: Mapping[str, Any] | None = None,
-    beta_starts: Mapping[str, float] | None = None,
+    browser_block: Mapping[str, Any] | None = None,
+    knob_starts: Mapping[str, float] | None = None,
 ) -> alt.LayerChart:
     """(1), live: each pair's largest angle at T against training's, with the chart's own sliders (issue #36).
 
@@ -465,12 +510,12 @@ def angle_reach_live_chart(
     with no server run. The y axis spans every row, L and T the sliders reach, so it stays put while they
     move.
 
-    `yarn`, a YaRN rope block (rope_theta, truncate, beta_fast, beta_slow: HF's defaults where absent): the browser
-    computes θ'_j itself from θ_j, s, L and the β (`yarn_theta`; `scaled_inv_freq` is then not read, and the factor
-    slider runs over the grid `factors` as its range), so L can be a slider too; `beta_starts` makes each β it names
-    a slider starting there (over its registry range), the others stay at the block's value."""
+    `browser_block`, a YaRN or Llama 3 rope block (`KNOBS`; HF's defaults where a key is absent): the browser computes
+    θ'_j itself from θ_j, s, L and the method's knobs (`browser_theta`; `scaled_inv_freq` is then not read, and the
+    factor slider runs over the grid `factors` as its range), so L can be a slider too; `knob_starts` makes each knob
+    it names a slider starting there (over its widget's range), the others stay at the block's value."""
     theta = np.asarray(inv_freq, dtype=float)
-    if yarn is not None:  # one row per pair: the browser computes θ′ (the extremes bound the y axis below)
+    if browser_block is not None:  # one row per pair: the browser computes θ′ (the extremes bound the y axis below)
         inv = theta[None, :]
         n_f, n_p = (len(factors) if factors is not None else 1), theta.size
     else:
@@ -507,18 +552,18 @@ def angle_reach_live_chart(
         TRAIN_KEY, TARGET_STOPS, value=train_len, window=l_window, label="trained length L "
     )
     params += [*t_slider, *l_slider]
-    knobs: dict[str, str] = {}  # YaRN's: each β's Vega expression (its slider's value, or the block's number)
-    if yarn is not None:
-        for key in BETA_KEYS:
-            start_at = (beta_starts or {}).get(key)
+    knobs: dict[str, str] = {}  # the method's knobs: each one's Vega expression (its slider's value, or the block's)
+    if browser_block is not None:
+        for key in KNOBS[posenc.rope_type_of(browser_block)]:
+            start_at = (knob_starts or {}).get(key)
             if start_at is None:
-                knobs[key] = repr(float(yarn.get(key) or YARN_DEFAULTS[key]))
+                knobs[key] = repr(float(browser_block.get(key) or DEFAULTS[key]))
                 continue
-            w = BLOCK_KEY_WIDGETS[key]  # the β sliders' ranges are their widgets'
+            w = BLOCK_KEY_WIDGETS[key]  # the knob's slider spans its widget's range
             b_lo, b_hi, b_step = float(w.min or 0), float(w.max or 0), float(w.step or 0)
             # first in the list, so listed last under the chart (the bindings come in the reverse order)
             params.insert(
-                0, live.position(key, start=float(start_at), lo=b_lo, hi=b_hi, step=b_step, label=BETA_LABELS[key])
+                0, live.position(key, start=float(start_at), lo=b_lo, hi=b_hi, step=b_step, label=KNOB_LABELS[key][0])
             )
             knobs[key] = live.number(key)
     train_name, target_name = _angle_names(train_len, target_len)
@@ -529,8 +574,10 @@ def angle_reach_live_chart(
     names = [train_name, target_name]
     color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]))
     turning = inv[inv > 0]  # none: every pair stands still (a partial rotary factor of 0)
-    # YaRN's θ′_j lies between θ_j/s and θ_j (its ramp is in [0, 1], s ≥ 1): the largest s bounds it below
-    s_most = 1.0 if yarn is None else float(factors[-1]) if factors is not None else float(yarn["factor"])
+    # YaRN's and Llama 3's θ′_j lie between θ_j/s and θ_j (a blend, s ≥ 1): the largest s bounds them below
+    s_most = 1.0
+    if browser_block is not None:
+        s_most = float(factors[-1]) if factors is not None else float(browser_block["factor"])
     reach = [turning.min() / s_most * min(t_values), turning.max() * max(t_values)] if turning.size else []
     span = np.concatenate([theta * min(l_values), theta * max(l_values), reach, [2 * np.pi]])
     axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False)
@@ -548,17 +595,11 @@ def angle_reach_live_chart(
     ]
     # the rows the browser filters, in their smallest exact types; a pair that no longer turns (θ' = 0) has no
     # point on a log axis, and is never out of distribution (T·0 = 0)
-    if yarn is not None:
+    if browser_block is not None:
         sweep = train
-        s_expr = live.number(FACTOR_KEY) if factors is not None else repr(float(yarn["factor"]))
-        theta_side = yarn_theta(  # d and b travel in the facts row: another d or b keeps the spec (issue #23)
-            dim=f"(2 * {fact('n_pairs')})",
-            base=fact("rope_theta"),
-            truncate=bool(yarn.get("truncate", YARN_DEFAULTS["truncate"])),
-            s=s_expr,
-            length=l_expr,
-            **knobs,
-        )
+        s_expr = live.number(FACTOR_KEY) if factors is not None else repr(float(browser_block["factor"]))
+        # d and b travel in the facts row: another d or b keeps the spec (issue #23)
+        theta_side = browser_theta(browser_block, n_pairs=fact("n_pairs"), s=s_expr, length=l_expr, knobs=knobs)
     else:
         f_idx, p_idx = np.nonzero(inv > 0)
         sweep = pd.DataFrame({"f": f_idx.astype(np.int16), "pair": p_idx.astype(np.int16), "inv": inv[f_idx, p_idx]})
@@ -603,11 +644,7 @@ def angle_reach_live_chart(
         parts.append(f"'T = ' + format({t_expr}, ',d')")
     if factors is not None:
         parts.append(f"'s = ' + format({live.number(FACTOR_KEY)}, '.2~f')")
-    betas = [
-        f"'{BETA_LABELS[k].split(' ')[0]} = ' + format({knobs[k]}, '.2~f')"
-        for k in BETA_KEYS
-        if k in (beta_starts or {})
-    ]
+    betas = [f"'{KNOB_LABELS[k][1]} = ' + format({knobs[k]}, '.2~f')" for k in knobs if k in (knob_starts or {})]
     if betas:  # a line of their own: each line fits a phone's plot
         parts = [" + ' · ' + ".join(parts) + " + '\\n' + " + " + ' · ' + ".join(betas)]
     readout = (
@@ -640,13 +677,17 @@ def angle_reach_live_chart(
     return _finish(
         layers,
         title=text.live_angle_title(
-            factors is not None, t_window is not None, target_len, l_window is not None, bool(beta_starts)
+            factors is not None,
+            t_window is not None,
+            target_len,
+            l_window is not None,
+            posenc.rope_type_of(browser_block) if browser_block and knob_starts else None,
         ),
         subtitle=ANGLE_SUBTITLE,
         facts={
             "last_pair": max(n_p - 1, 1),
             "n_pairs": n_p,
-            **({"rope_theta": float(yarn["rope_theta"])} if yarn else {}),
+            **({"rope_theta": float(browser_block["rope_theta"])} if browser_block else {}),
         },
     )
 

@@ -11,7 +11,7 @@ import numpy as np
 
 import posenc
 from explorer import ropeblock
-from explorer.charts.extension import BETA_KEYS, LIVE_PARAMS
+from explorer.charts.extension import KNOBS, LIVE_PARAMS
 from explorer.layout import cached
 from explorer.widgets import PARAMS
 
@@ -54,7 +54,7 @@ class LivePlan:
     scaled_inv_freq: np.ndarray  # θ′: a row per factor of the grid (a sweep), or the page's one row
     t_window: tuple[int, int] | None
     l_window: tuple[int, int] | None
-    yarn: dict | None  # the block, where the browser computes θ′ (ropeblock.BROWSER_THETA)
+    browser_block: dict | None  # the block, where the browser computes θ′ (ropeblock.BROWSER_THETA)
     context: tuple  # what else the chart's spec depends on (LiveChart.starts)
 
 
@@ -74,9 +74,9 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
         factors = sweep.factors if sweep is not None and ropeblock.on_grid(factor, sweep.factors) else None
     t_window = ropeblock.target_window(rope_type, ext.train_len, ext.target_len)
     l_window = ropeblock.train_window(rope_type, ext.train_len)
-    betas = {k for k in BETA_KEYS if in_browser and ropeblock.on_grid(block.get(k), grid_of(k))}
+    knobs = {k for k in KNOBS.get(rope_type, ()) if in_browser and ropeblock.on_grid(block.get(k), grid_of(k))}
     on = {"factor": factors is not None, "target_len": t_window is not None, "train_len": l_window is not None}
-    keys = tuple(k for k in LIVE_PARAMS if on.get(k, k in betas))
+    keys = tuple(k for k in LIVE_PARAMS if on.get(k, k in knobs))
     if not keys:
         return None
     moving = set(keys) | ({"original_max_position_embeddings"} if l_window else set())
@@ -88,7 +88,7 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
         scaled_inv_freq=sweep.scaled_inv_freq if sweep is not None and factors is not None else ext.scaled_inv_freq,
         t_window=t_window,
         l_window=l_window,
-        yarn=dict(block) if in_browser else None,
+        browser_block=dict(block) if in_browser else None,
         context=(*context, *fixed),
     )
 

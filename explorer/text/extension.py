@@ -176,11 +176,22 @@ def angle_reach_title(n_ood: int, n_pairs: int, target_len: int) -> str:
     return f"No pair meets an unseen angle at T = {target_len:,.0f}"
 
 
+#: How the live angle chart's title names a method's own knobs when they are its sliders
+KNOB_WORDS = {"yarn": "β", "llama3": "the band factors"}
+
+
 def live_angle_title(
-    factor_slider: bool, target_slider: bool, target_len: int, train_slider: bool = False, beta_slider: bool = False
+    factor_slider: bool, target_slider: bool, target_len: int, train_slider: bool = False, knobs_of: str | None = None
 ) -> str:
-    """The live angle chart's title: which of its sliders to drag, and T unless T is one of them."""
-    words = [w for w, on in (("s", factor_slider), ("L", train_slider), ("T", target_slider), ("β", beta_slider)) if on]
+    """The live angle chart's title: which of its sliders to drag (`knobs_of`: the method whose knobs are sliders too),
+    and T unless T is one of them."""
+    sliders = (
+        ("s", factor_slider),
+        ("L", train_slider),
+        ("T", target_slider),
+        (KNOB_WORDS.get(knobs_of or ""), knobs_of),
+    )
+    words = [w for w, on in sliders if on and w]
     moving = ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
     at_t = "" if target_slider else f" at T = {target_len:,.0f}"
     return f"Drag {moving}: the largest angle per pair{at_t}, against training"
