@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
@@ -247,11 +248,13 @@ class FactorSweep:
 
 
 def factor_grid(lo: float, hi: float, step: float) -> np.ndarray:
-    """lo, lo + step, … hi (each value exact: lo + i·step with i an integer)."""
+    """lo, lo + step, … hi as a slider steps over them: lo + i·step in decimal, then the nearest float (an HTML range
+    input writes its value so, and the page parses that text: 0.15, where float arithmetic gives 0.15000000000000002)."""
     if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(step)) or step <= 0 or hi < lo:
         raise ValueError(f"factor_grid: need finite lo <= hi and step > 0, got lo={lo}, hi={hi}, step={step}")
     count = int(round((hi - lo) / step)) + 1
-    return lo + step * np.arange(count, dtype=np.float64)
+    first, by = Decimal(repr(float(lo))), Decimal(repr(float(step)))
+    return np.array([float(first + i * by) for i in range(count)], dtype=np.float64)
 
 
 def on_grid(factor: Any, factors: np.ndarray) -> bool:
@@ -296,8 +299,8 @@ def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int,
 
 #: The methods whose θ′ the main chart computes in the browser from θ_j, s, L and their own knobs
 #: (explorer.charts.extension.browser_theta), rather than carrying a row per factor: YaRN and Llama 3, whose θ′
-#: depend on L and on their knobs (β; the band factors).
-BROWSER_THETA = ("yarn", "llama3")
+#: depend on L and on their knobs (β; the band factors), and proportional RoPE (its rotary fraction p).
+BROWSER_THETA = ("yarn", "llama3", "proportional")
 
 
 def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:

@@ -83,6 +83,7 @@ if plan is not None:
         target_len=starts.get("target_len", target_len),
         browser_block=plan.browser_block,
         knob_starts={k: starts[k] for k in charts.KNOB_KEYS if k in starts},
+        columns=plan.columns,
     )
     live.show(save_as="context_extension", chart=chart, width="stretch")
 else:

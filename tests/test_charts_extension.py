@@ -957,3 +957,48 @@ def test_llama3s_angles_computed_by_the_chart_are_posencs_at_random_s_l_t_and_ba
             readout.split("\n")[1] == f"low_freq = {at['low_freq_factor']:g} · high_freq = {at['high_freq_factor']:g}"
         )
     assert smoothed_seen and not_smoothed  # both kinds of band among them
+
+
+def test_proportional_ropes_angles_computed_by_the_chart_are_posencs_at_random_s_p_l_and_t():
+    """Proportional RoPE keeps the first ⌊p·d/2⌋ pairs and divides them by s: the chart computes it (proportional_theta)
+    from 1/b^(2j/d) (theta_p), with s, p, L and T its sliders. At 40 random settings (p = 0 and 1 among them) the curves,
+    rings and read-out are posenc's, bit for bit; the pairs that stop are not drawn."""
+    from explorer.compute import extension as compute
+
+    values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS["proportional"]}
+    block = ropeblock.build_rope_block("proportional", values, base=10000.0, train_len=4096, head_dim=64)
+    ext = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
+    plan = compute.live_plan(ext, 64)
+    assert plan.keys == ("factor", "target_len", "train_len", "partial_rotary_factor")
+    chart = charts.angle_reach_live_chart(
+        ext.inv_freq,
+        plan.scaled_inv_freq,
+        factors=plan.factors,
+        start=block["factor"],
+        t_window=plan.t_window,
+        l_window=plan.l_window,
+        train_len=4096,
+        target_len=16384,
+        browser_block=plan.browser_block,
+        knob_starts={"partial_rotary_factor": block["partial_rotary_factor"]},
+        columns=plan.columns,
+    )
+    spec = cs.sent_spec(chart)
+    rng = np.random.default_rng(11)
+    p_grid = compute.grid_of("partial_rotary_factor")
+    for i in range(40):
+        s = float(compute.grid_of("factor")[int(rng.integers(0, 509))])
+        p = 0.0 if i == 0 else 1.0 if i == 1 else float(p_grid[int(rng.integers(0, len(p_grid)))])
+        L = STOPS[int(rng.integers(STOPS.index(plan.l_window[0]), STOPS.index(plan.l_window[1]) + 1))]
+        T = STOPS[int(rng.integers(STOPS.index(plan.t_window[0]), STOPS.index(plan.t_window[1]) + 1))]
+        want = ropeblock.extension_data(
+            {**block, "factor": s, "partial_rotary_factor": p}, 64, train_len=L, target_len=T
+        )
+        sliders = {"factor": s, "partial_rotary_factor": p, "train_len": STOPS.index(L), "target_len": STOPS.index(T)}
+        target, rings, readout = drawn_at(spec, **sliders)
+        kept = int(p * 64 // 2)  # HF: int(rope_proportion * head_dim // 2) pairs rotate
+        assert (target["pair"].tolist() if kept else len(target)) == (list(range(kept)) if kept else 0)
+        if kept:
+            assert target["value"].tolist() == want.target_angle[:kept].tolist(), (s, p, L, T)
+        assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
+        assert readout.split("\n")[1] == f"p = {p:g}"

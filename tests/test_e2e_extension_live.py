@@ -148,6 +148,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         ("yarn", 128, 8192, False),
         ("llama3", 128, 8192, True),
         ("default", 96, 2048, True),
+        ("proportional", 64, 4096, True),
     )
     for rope_type, head_dim, train_len, truncate in cases:
         values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS.get(rope_type, ())}  # factor 4
@@ -157,7 +158,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
         plan = compute.live_plan(ext, head_dim)
         assert plan.l_window is not None  # θ' do not depend on L, or the browser computes them
-        assert (plan.browser_block is not None) == (rope_type in ("yarn", "llama3"))
+        assert (plan.browser_block is not None) == (rope_type in ("yarn", "llama3", "proportional"))
         betas = [k for k in charts.KNOB_KEYS if k in plan.keys]
         assert betas == list(charts.KNOBS.get(rope_type, ()))
         chart = charts.angle_reach_live_chart(
@@ -171,6 +172,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
             target_len=target_len,
             browser_block=plan.browser_block,
             knob_starts={k: block[k] for k in betas},
+            columns=plan.columns,
         )
         path = tmp_path / f"{rope_type}{head_dim}.html"
         path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
@@ -220,4 +222,4 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
             assert tried == []
         finally:
             tab.context.close()
-    assert checked == 48
+    assert checked == 60

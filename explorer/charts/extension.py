@@ -392,7 +392,11 @@ READOUT_NARROW_PX = 420
 FACTOR_KEY, TARGET_KEY, TRAIN_KEY = "factor", "target_len", "train_len"
 #: Each method's own knobs that are the chart's sliders where the browser computes its θ′ (explorer.ropeblock.
 #: BROWSER_THETA: `yarn_theta`, `llama3_theta`), and how the slider and the read-out name them
-KNOBS = {"yarn": ("beta_fast", "beta_slow"), "llama3": ("low_freq_factor", "high_freq_factor")}
+KNOBS = {
+    "yarn": ("beta_fast", "beta_slow"),
+    "llama3": ("low_freq_factor", "high_freq_factor"),
+    "proportional": ("partial_rotary_factor",),
+}
 KNOB_KEYS = tuple(k for keys in KNOBS.values() for k in keys)
 LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY, TRAIN_KEY, *KNOB_KEYS)
 KNOB_LABELS = {
@@ -400,9 +404,12 @@ KNOB_LABELS = {
     "beta_slow": ("β_slow (turns) ", "β_slow"),
     "low_freq_factor": ("low_freq_factor ", "low_freq"),
     "high_freq_factor": ("high_freq_factor ", "high_freq"),
+    "partial_rotary_factor": ("rotary fraction p ", "p"),
 }
-#: HF's values for YaRN's keys a block leaves out (posenc.methods' declarations; Llama 3 requires its keys)
-DEFAULTS = {k: posenc.ROPE_METHODS["yarn"].key(k).default for k in ("beta_fast", "beta_slow", "truncate")}
+#: HF's values for the keys a block leaves out (posenc.methods' declarations; Llama 3 requires its keys)
+DEFAULTS = {k: posenc.ROPE_METHODS["yarn"].key(k).default for k in ("beta_fast", "beta_slow", "truncate")} | {
+    k: posenc.ROPE_METHODS["proportional"].key(k).default for k in ("partial_rotary_factor", "factor")
+}
 
 
 def yarn_theta(*, dim: str, base: str, truncate: bool, s: str, length: str, beta_fast: str, beta_slow: str) -> list:
@@ -458,6 +465,15 @@ def llama3_theta(*, s: str, length: str, low_freq_factor: str, high_freq_factor:
     ]
 
 
+def proportional_theta(*, n_pairs: str, s: str, partial_rotary_factor: str) -> list:
+    """The calculate transform that gives each datum (fields ``pair`` = j, ``theta_p`` = b^(−2j/d) as proportional RoPE
+    computes it for the whole head: 1/b^(2j/d)) proportional RoPE's θ′_j as ``inv``, in posenc.methods._proportional's
+    float64 steps (HF's ``_compute_proportional_rope_parameters``): the first ⌊p·d/2⌋ pairs keep it, the rest stop
+    (0), and each is divided by s. The arguments are Vega expressions (d = 2·n_pairs)."""
+    kept = f"floor({partial_rotary_factor} * (2 * {n_pairs}) / 2)"
+    return [alt.CalculateTransform(calculate=f"datum.pair < {kept} ? datum.theta_p / {s} : 0 / {s}", **{"as": "inv"})]
+
+
 def browser_theta(block: Mapping[str, Any], *, n_pairs: str, s: str, length: str, knobs: Mapping[str, str]) -> list:
     """The transforms for `block`'s θ′ (a method of `KNOBS`), with its knobs' Vega expressions `knobs`."""
     method = posenc.rope_type_of(block)
@@ -473,7 +489,15 @@ def browser_theta(block: Mapping[str, Any], *, n_pairs: str, s: str, length: str
         )
     if method == "llama3":
         return llama3_theta(s=s, length=length, **knobs)
+    if method == "proportional":
+        return proportional_theta(n_pairs=n_pairs, s=s, **knobs)
     raise ValueError(f"block: the browser computes θ′ for {', '.join(KNOBS)} only, got {method!r}")
+
+
+def _factor_of(block: Mapping[str, Any]) -> float:
+    """The block's s (proportional RoPE's default 1 where it has none)."""
+    factor = block.get("factor")
+    return float(DEFAULTS["factor"] if factor is None else factor)
 
 
 #: posenc.out_of_distribution_pairs' allowance for rounding ("further" means > L·θ_j·(1 + 1e-9))
@@ -497,6 +521,7 @@ def angle_reach_live_chart(
     l_window: tuple[int, int] | None = None,
     browser_block: Mapping[str, Any] | None = None,
     knob_starts: Mapping[str, float] | None = None,
+    columns: Mapping[str, Any] | None = None,
 ) -> alt.LayerChart:
     """(1), live: each pair's largest angle at T against training's, with the chart's own sliders (issue #36).
 
@@ -513,7 +538,8 @@ def angle_reach_live_chart(
     `browser_block`, a YaRN or Llama 3 rope block (`KNOBS`; HF's defaults where a key is absent): the browser computes
     θ'_j itself from θ_j, s, L and the method's knobs (`browser_theta`; `scaled_inv_freq` is then not read, and the
     factor slider runs over the grid `factors` as its range), so L can be a slider too; `knob_starts` makes each knob
-    it names a slider starting there (over its widget's range), the others stay at the block's value."""
+    it names a slider starting there (over its widget's range), the others stay at the block's value. `columns`: more
+    per-pair values the method's θ′ are computed from (proportional RoPE's ``theta_p``), one per pair."""
     theta = np.asarray(inv_freq, dtype=float)
     if browser_block is not None:  # one row per pair: the browser computes θ′ (the extremes bound the y axis below)
         inv = theta[None, :]
@@ -577,7 +603,7 @@ def angle_reach_live_chart(
     # YaRN's and Llama 3's θ′_j lie between θ_j/s and θ_j (a blend, s ≥ 1): the largest s bounds them below
     s_most = 1.0
     if browser_block is not None:
-        s_most = float(factors[-1]) if factors is not None else float(browser_block["factor"])
+        s_most = float(factors[-1]) if factors is not None else _factor_of(browser_block)
     reach = [turning.min() / s_most * min(t_values), turning.max() * max(t_values)] if turning.size else []
     span = np.concatenate([theta * min(l_values), theta * max(l_values), reach, [2 * np.pi]])
     axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False)
@@ -587,7 +613,9 @@ def angle_reach_live_chart(
     # the training side per pair, computed by the browser from θ_j and L as posenc.out_of_distribution_pairs does
     # (to the bit: the same float64 steps): L·θ_j, the limit it must exceed, and whether the pair turned in training
     trained = f"{l_expr} * datum.theta"
-    train = pd.DataFrame({"pair": np.arange(n_p), "theta": theta})
+    train = pd.DataFrame(
+        {"pair": np.arange(n_p), "theta": theta, **{k: np.asarray(v) for k, v in (columns or {}).items()}}
+    )
     train_side = [
         alt.CalculateTransform(calculate=trained, **{"as": "trained"}),
         alt.CalculateTransform(calculate=f"datum.trained * {1 + OOD_SLACK!r}", **{"as": "limit"}),
@@ -597,7 +625,7 @@ def angle_reach_live_chart(
     # point on a log axis, and is never out of distribution (T·0 = 0)
     if browser_block is not None:
         sweep = train
-        s_expr = live.number(FACTOR_KEY) if factors is not None else repr(float(browser_block["factor"]))
+        s_expr = live.number(FACTOR_KEY) if factors is not None else repr(_factor_of(browser_block))
         # d and b travel in the facts row: another d or b keeps the spec (issue #23)
         theta_side = browser_theta(browser_block, n_pairs=fact("n_pairs"), s=s_expr, length=l_expr, knobs=knobs)
     else:
@@ -629,7 +657,8 @@ def angle_reach_live_chart(
         # Vega-Lite defines a selection in a unit view (named, so the spec is the same at every build)
         .properties(name="ext_live_angles")
         .add_params(*params),
-        alt.Chart(sweep, transform=drawn)
+        # a pair that stops (θ′ = 0: proportional RoPE) has no point on the log axis; the read-out counts every pair
+        alt.Chart(sweep, transform=[*drawn, alt.FilterTransform(filter="datum.inv > 0")])
         .mark_line(strokeWidth=2.5, point=alt.OverlayMarkDef(filled=True, size=40))
         .encode(x, y, color, tooltip=tooltip),
         alt.Chart(sweep, transform=[*drawn, alt.FilterTransform(filter="datum.ood")])

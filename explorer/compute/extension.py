@@ -56,6 +56,7 @@ class LivePlan:
     l_window: tuple[int, int] | None
     browser_block: dict | None  # the block, where the browser computes θ′ (ropeblock.BROWSER_THETA)
     context: tuple  # what else the chart's spec depends on (LiveChart.starts)
+    columns: dict  # per-pair values the browser computes θ′ from besides θ_j (proportional RoPE's theta_p)
 
 
 def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
@@ -65,7 +66,8 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
         return None
     block, rope_type = ext.block, posenc.rope_type_of(ext.block)
     factor = block.get("factor")
-    in_browser = rope_type in ropeblock.BROWSER_THETA
+    # the browser computes θ′ from θ_j and the knobs (a YaRN block whose factor is null reads L through it: not here)
+    in_browser = rope_type in ropeblock.BROWSER_THETA and (factor is not None or rope_type == "proportional")
     others = {k: v for k, v in block.items() if k != "factor"}
     sweep = None if factor is None or in_browser else factor_sweep(others, head_dim, ext.train_len, ext.target_len)
     if in_browser:
@@ -89,8 +91,16 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
         t_window=t_window,
         l_window=l_window,
         browser_block=dict(block) if in_browser else None,
+        columns={"theta_p": proportional_theta(block, head_dim, ext.train_len)} if rope_type == "proportional" else {},
         context=(*context, *fixed),
     )
+
+
+def proportional_theta(block: dict, head_dim: int, train_len: int) -> np.ndarray:
+    """Proportional RoPE's kept frequencies for the whole head (p = 1, s = 1: 1/b^(2j/d), posenc's own steps), which
+    the browser cuts at ⌊p·d/2⌋ and divides by s."""
+    whole = {"rope_type": "proportional", "rope_theta": block["rope_theta"], "partial_rotary_factor": 1.0}
+    return posenc.rope_inverse_frequencies(whole, head_dim, max_position_embeddings=train_len)[0]
 
 
 @cached(max_entries=16)

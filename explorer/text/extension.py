@@ -177,7 +177,7 @@ def angle_reach_title(n_ood: int, n_pairs: int, target_len: int) -> str:
 
 
 #: How the live angle chart's title names a method's own knobs when they are its sliders
-KNOB_WORDS = {"yarn": "β", "llama3": "the band factors"}
+KNOB_WORDS = {"yarn": "β", "llama3": "the band factors", "proportional": "p"}
 
 
 def live_angle_title(
