@@ -66,6 +66,7 @@ CONTROLS = [
     ),
     ("Configs converter α", "Model_configs", "Model configs", "ntk_alpha_ntk_alpha"),
     ("Compare trained length L", "Compare_methods", "Compare methods", "train_len_train_len"),
+    ("Compare base b", "Compare_methods", "Compare methods", "base_base"),
     ("Compare test length T", "Compare_methods", "Compare methods", "target_len_target_len"),
     ("Compare ALiBi head", "Compare_methods", "Compare methods", "alibi_head_alibi_head"),
 ]

@@ -42,12 +42,14 @@ test_len = int(widget("target_len", container=c3, label="Test length T (> L)", *
 base = float(widget("base", container=c4))
 seed = int(widget("seed", container=c5))
 
-# The ALiBi head, and L and T where they stand on their stops, are the chart's own sliders (issue #36): the
-# browser redraws it while they are dragged and the page follows on release; the boxes above stay for exact
+# The ALiBi head, the base b, and L and T where they stand on their stops, are the chart's own sliders (issue #36):
+# the browser redraws it while they are dragged and the page follows on release; the boxes above stay for exact
 # entry of L and T (a length typed off the stops is a server run).
 windows = compute.slider_windows(trained_len, test_len)
 live = LiveChart(
-    "cmp_live", [*(k for k, w in zip(charts.LENGTH_PARAMS, windows) if w), charts.HEAD_KEY], limits=lengths
+    "cmp_live",
+    [*(k for k, w in zip(charts.LENGTH_PARAMS, windows) if w), charts.HEAD_KEY, charts.BASE_KEY],
+    limits=lengths,
 )
 alibi_head = int(live.values[charts.HEAD_KEY])
 
@@ -59,10 +61,10 @@ st.caption(text.shift_caption(checks[0]))  # under the table whose first column 
 st.caption(text.settings_caption(**settings, slope=compute.alibi_slope(alibi_head), heads=compute.ALIBI_HEADS))
 
 curves = charts.score_table(
-    compute.curve_checks(dim, *compute.chart_lengths(trained_len, test_len, windows), seed, base)
+    compute.curve_checks(dim, *compute.chart_lengths(trained_len, test_len, windows), seed), compute.BASES
 )
 fixed = (v for v, w in zip((trained_len, test_len), windows) if not w)
-starts = live.starts((dim, seed, base, windows, *fixed))
+starts = live.starts((dim, seed, windows, *fixed))
 chart = shared(charts.score_by_distance)(
     curves,
     train_len=starts.get("train_len", trained_len),
@@ -72,6 +74,8 @@ chart = shared(charts.score_by_distance)(
     l_window=windows[0],
     t_window=windows[1],
     width=charts.PHONE_WIDTH if mode.on_a_phone() else charts.WIDTH,
+    bases=compute.BASES,
+    base=starts[charts.BASE_KEY],
 )
 live.show(save_as="compare_methods", chart=chart, width="content")
 

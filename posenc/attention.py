@@ -26,6 +26,8 @@ from .sinusoidal import sinusoidal_encoding
 
 #: The position schemes compared, as ``method`` arguments.
 METHODS = ("sinusoidal", "learned", "rope", "alibi", "nope")
+#: The methods whose scores read the base b (their frequencies b^(−2j/d)); the others ignore it.
+BASE_METHODS = ("sinusoidal", "rope")
 
 _MAX_TEXT_CHARS = 100_000
 _EXTRA_WORD_CHARS = "'-"
@@ -274,7 +276,6 @@ def method_checks(
     - ``bias_toeplitz_deviation`` (ALiBi only, else None): :func:`toeplitz_deviation` of
       :func:`posenc.relative.alibi_bias` (n, slope), 0 ⇔ the bias depends only on m − n.
     """
-    from .learned import learned_table
     from .relative import alibi_bias, attention_weights, shift_deviation
     from .sinusoidal import inverse_frequencies
 
@@ -285,9 +286,7 @@ def method_checks(
     seed = v.integer("seed", seed, minimum=0)
     n_tokens = v.integer("n_tokens", n_tokens, minimum=2, maximum=trained_len)
 
-    x_q, x_k = token_embeddings(["query", "key"], dim, seed=seed)
-    w_q, w_k, w_v = seeded_projections(dim, seed=seed)
-    table = learned_table(trained_len, dim, seed=seed, std=1.0) if method == "learned" else None
+    x_q, x_k, w_q, w_k, w_v, table = _toy(method, dim, trained_len, seed)
     kw = dict(w_q=w_q, w_k=w_k, base=base, table=table, alibi_slope=alibi_slope)
 
     computed = []  # the score matrices the shift test asks for, kept for the spread and scale
@@ -313,14 +312,7 @@ def method_checks(
         attention_weights(x, w_q, w_k, **attn), attention_weights(x[perm], w_q, w_k, **attn), perm, axes=(0, 1)
     )
 
-    error = None
-    keys = np.arange(test_len, dtype=np.float64)
-    try:
-        scores = pair_scores(method, x_q, x_k, [0.0], keys, **kw)[0]
-    except ValueError as exc:
-        error = str(exc)
-        keys = keys[:trained_len]
-        scores = pair_scores(method, x_q, x_k, [0.0], keys, **kw)[0]
+    keys, scores, error = _score_curve(method, x_q, x_k, test_len, trained_len, kw)
 
     return {
         "method": method,
@@ -339,6 +331,44 @@ def method_checks(
         ),
         "bias_toeplitz_deviation": (toeplitz_deviation(alibi_bias(n, alibi_slope)) if method == "alibi" else None),
     }
+
+
+def _toy(method: str, dim: int, trained_len: int, seed: int) -> tuple:
+    """The seeded query and key, W_q, W_k, W_v and (a learned table only) the table that :func:`method_checks` and
+    :func:`score_curve` score."""
+    from .learned import learned_table
+
+    x_q, x_k = token_embeddings(["query", "key"], dim, seed=seed)
+    w_q, w_k, w_v = seeded_projections(dim, seed=seed)
+    table = learned_table(trained_len, dim, seed=seed, std=1.0) if method == "learned" else None
+    return x_q, x_k, w_q, w_k, w_v, table
+
+
+def _score_curve(
+    method: str, x_q, x_k, test_len: int, trained_len: int, kw: dict
+) -> tuple[np.ndarray, np.ndarray, str | None]:
+    """(keys 0 … T − 1, s(0, n) at each, None) or, where scoring past L raises (a learned table), the keys up to L − 1,
+    their scores and the message."""
+    keys = np.arange(test_len, dtype=np.float64)
+    try:
+        return keys, pair_scores(method, x_q, x_k, [0.0], keys, **kw)[0], None
+    except ValueError as exc:
+        keys = keys[:trained_len]
+        return keys, pair_scores(method, x_q, x_k, [0.0], keys, **kw)[0], str(exc)
+
+
+def score_curve(method, *, dim, trained_len, test_len, seed=0, base=10000.0, alibi_slope=0.5) -> dict:
+    """The curve of :func:`method_checks` alone (its ``distances``, ``scores`` and ``extrapolation_error``, the same
+    numbers), without the checks: the score of the seeded query at position 0 against the seeded key at n = 0 … T−1."""
+    method = v.choice("method", method, METHODS)
+    dim = v.dimension("dim", dim, even=True)
+    trained_len = v.integer("trained_len", trained_len, minimum=2, maximum=1_000_000)
+    test_len = v.integer("test_len", test_len, minimum=trained_len + 1, maximum=1_000_000)
+    seed = v.integer("seed", seed, minimum=0)
+    x_q, x_k, w_q, w_k, _, table = _toy(method, dim, trained_len, seed)
+    kw = dict(w_q=w_q, w_k=w_k, base=base, table=table, alibi_slope=alibi_slope)
+    keys, scores, error = _score_curve(method, x_q, x_k, test_len, trained_len, kw)
+    return {"method": method, "distances": keys, "scores": scores, "extrapolation_error": error}
 
 
 def attention_head(

@@ -135,7 +135,8 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
     Python at 25 random (L, T, h) of the sliders, against posenc.attention.method_checks called at that (L, T)
     and head h's slope 2^−h (Press et al.'s slopes for 8 heads, re-typed): every score bit for
     bit (the learned table's rows at L are the first rows of the longest table's, and pair_scores gives their
-    scores to the bit at every pair of stops), the rule and its label at L; L past T draws T at the first
+    scores to the bit at every pair of stops), at a random base b of its options too (the sinusoidal and RoPE curves
+    are the chart's columns for that option), the rule and its label at L; L past T draws T at the first
     stop above L (`compute.target_above`, as the page moves it)."""
     from explorer.compute.compare import chart_lengths, slider_windows, target_above
 
@@ -143,25 +144,39 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
     windows = slider_windows(128, 512)
     assert windows == ((16, 2048), (24, 4096))  # both on their stops: the widest windows, whatever L and T
     top = chart_lengths(128, 512, windows)
-    kw = dict(dim=d, seed=seed, base=base, alibi_slope=slope)
-    table = without_alibi([att.method_checks(m, trained_len=top[0], test_len=top[1], **kw) for m in att.METHODS])
+    from explorer.compute.compare import BASES, curve_checks
+
+    kw = dict(dim=d, seed=seed, alibi_slope=slope)
+    table = compare.score_table(curve_checks(d, top[0], top[1], seed), BASES)
     spec = compare.score_by_distance(
-        table, train_len=128, test_len=512, slopes=SLOPES, head=head, l_window=windows[0], t_window=windows[1]
+        table,
+        train_len=128,
+        test_len=512,
+        slopes=SLOPES,
+        head=head,
+        l_window=windows[0],
+        t_window=windows[1],
+        bases=BASES,
+        base=base,
     )
     spec = spec.to_dict()
-    assert [p["name"] for p in spec["params"]] == ["alibi_head", "target_len", "train_len"]  # Vega lists L first
+    assert [p["name"] for p in spec["params"]] == ["base", "alibi_head", "target_len", "train_len"]  # L listed first
+    assert spec["params"][0]["value"] == BASES.index(base)
     _, rule, *notes, _ = spec["spec"]["layer"]
     rng = np.random.default_rng(seed)
     (l_lo, l_hi), (t_lo, t_hi) = ((TARGET_STOPS.index(a), TARGET_STOPS.index(b)) for a, b in windows)
     for _ in range(25):
         li, ti, h = int(rng.integers(l_lo, l_hi + 1)), int(rng.integers(t_lo, t_hi + 1)), int(rng.integers(1, 9))
-        sliders = {"train_len": li, "target_len": ti, "alibi_head": h}
+        bi = int(rng.integers(0, len(BASES)))
+        sliders = {"train_len": li, "target_len": ti, "alibi_head": h, "base": bi}
         Lx, Tx = TARGET_STOPS[li], TARGET_STOPS[ti]
         if Tx <= Lx:
             Tx = target_above(Lx)
         long = drawn(spec, sliders)
         for method in att.METHODS:
-            want = att.method_checks(method, trained_len=Lx, test_len=Tx, **{**kw, "alibi_slope": 2.0**-h})
+            want = att.method_checks(
+                method, trained_len=Lx, test_len=Tx, **{**kw, "alibi_slope": 2.0**-h, "base": BASES[bi]}
+            )
             got = long[long["method"] == METHOD_LABELS[method]].sort_values("distance")
             assert got["distance"].tolist() == want["distances"].tolist(), (method, Lx, Tx)
             assert np.array_equal(got["score"].to_numpy(), want["scores"]), (method, Lx, Tx)

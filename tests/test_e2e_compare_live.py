@@ -68,6 +68,7 @@ def test_a_press_on_l_or_t_redraws_the_chart_with_no_script_run_and_the_page_fol
             ("target_len_target_len", "target_len", "768"),
             ("train_len_train_len", "train_len", "192"),
             ("alibi_head_alibi_head", "alibi_head", "5"),
+            ("base_base", "base", "50000"),  # one option right of 10,000
         ):
             took, runs = press(page, chart, name)
             assert took is not None, f"{key}: the chart did not change"
@@ -77,12 +78,13 @@ def test_a_press_on_l_or_t_redraws_the_chart_with_no_script_run_and_the_page_fol
             page.wait_for_function(f"() => new URLSearchParams(location.search).get('{key}') === '{want}'")
             wait_idle(page, title=TITLE)
             assert reruns_sent(page) == 1, f"{key}: not one run for one press"
-            if key != "alibi_head":  # h has no box: the chart's slider is its only control
+            if key in ("train_len", "target_len"):  # h has no box, and b's is a select slider
                 assert page.locator(f".st-key-{key} input").input_value() == want
         assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
         # the table and the rule's label follow: L = 192, T = 768
         assert page.get_by_text("L = 192, T = 768", exact=False).count() == 1
         assert page.get_by_text("ALiBi slope 0.03125 (head 5 of 8)", exact=False).count() == 1
+        assert page.get_by_text("base 50,000", exact=False).count() >= 1, "the settings caption did not follow b"
         texts = chart.locator("svg text").all_text_contents()
         assert texts.count("trained length L = 192") == len(METHOD_LABELS)
         assert texts.count("head 5: slope 1/32 = 0.03125") == 1
@@ -119,19 +121,16 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
     for dim, seed, base, head in ((64, 0, 10000.0, 4), (8, 3, 100.0, 1), (256, 4242, 500000.0, 8)):
         windows = compute.slider_windows(128, 512)
         top = compute.chart_lengths(128, 512, windows)
-        checks = [
-            att.method_checks(m, dim=dim, trained_len=top[0], test_len=top[1], seed=seed, base=base)
-            for m in att.METHODS
-            if m != "alibi"
-        ]
         chart = charts.score_by_distance(
-            charts.score_table(checks),
+            charts.score_table(compute.curve_checks(dim, top[0], top[1], seed), compute.BASES),
             train_len=128,
             test_len=512,
             slopes=compute.SLOPES,
             head=head,
             l_window=windows[0],
             t_window=windows[1],
+            bases=compute.BASES,
+            base=base,
         )
         path = tmp_path / f"compare_{dim}.html"
         path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
@@ -144,14 +143,14 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                     int(rng.integers(t_lo, t_hi + 1)),
                     int(rng.integers(1, 9)),
                 )
-                items = set_sliders_and_read(
-                    tab, [["train_len_train_len", li], ["target_len_target_len", ti], ["alibi_head_alibi_head", h]]
-                )
+                bi = int(rng.integers(0, len(compute.BASES)))
+                sets = [["train_len_train_len", li], ["target_len_target_len", ti], ["alibi_head_alibi_head", h]]
+                items = set_sliders_and_read(tab, [*sets, ["base_base", bi]])
                 L, T = TARGET_STOPS[li], TARGET_STOPS[max(ti, li + 1)]  # T follows L up
                 slope = 2.0**-h  # Press et al.'s slopes for 8 heads
                 for method in att.METHODS:
                     want = att.method_checks(
-                        method, dim=dim, trained_len=L, test_len=T, seed=seed, base=base, alibi_slope=slope
+                        method, dim=dim, trained_len=L, test_len=T, seed=seed, base=compute.BASES[bi], alibi_slope=slope
                     )
                     label = METHOD_LABELS[method]
                     got = sorted(

@@ -13,8 +13,10 @@ from _attention_reference import ref_score
 from _chartspec import proto_spec, run_transforms, spec_names
 from _posenc_reference_impl import ref_alibi_slopes
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+from streamlit.testing.v1 import AppTest
 
 from explorer.text.compare import COLUMNS, METHOD_LABELS
+from explorer.widgets import PARAMS as REGISTRY
 from posenc import attention as att
 from posenc import learned_table
 
@@ -231,7 +233,7 @@ def sliders(spec) -> dict:
     return {
         p["name"]: (TARGET_STOPS[p["bind"]["min"]], TARGET_STOPS[p["bind"]["max"]])
         for p in spec.get("params", [])
-        if "select" in p and p["name"] != "alibi_head"
+        if "select" in p and p["name"] in ("train_len", "target_len")
     }
 
 
@@ -251,6 +253,41 @@ def test_lengths_on_their_stops_are_the_charts_sliders(query, want):
     assert sliders(spec) == want
     (head,) = [p for p in spec["params"] if p["name"] == "alibi_head"]  # h is the chart's at every L and T
     assert (head["bind"]["min"], head["bind"]["max"], head["value"]) == (1, 8, 4)
+    (base,) = [p for p in spec["params"] if p["name"] == "base"]  # and b, over the index of its options
+    options = list(REGISTRY["base"].options)
+    assert (base["bind"]["min"], base["bind"]["max"], base["value"]) == (0, len(options) - 1, options.index(10000))
+
+
+def _page_after_a_report():
+    """The page as Streamlit runs it after the chart reported a slider (explorer.liveparam.report), then the page."""
+    import runpy
+
+    import streamlit as st
+
+    from explorer import liveparam
+
+    report = st.session_state.pop("test_report", None)
+    if report is not None:
+        liveparam.report("cmp_live", tuple(report), report)
+    runpy.run_path(st.session_state["test_page"], run_name="__main__")
+
+
+def test_a_report_of_the_charts_base_reaches_the_select_slider_the_link_and_the_table():
+    """b dragged to 500 on the chart (its index among the options): the select slider, the link and the settings
+    caption follow, and the table's checks are recomputed at b = 500; the chart is kept (its spec does not
+    depend on b: it carries the sinusoidal and RoPE curves at every option)."""
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    run_page("", at)
+    assert not at.exception
+    spec = at.get("vega_lite_chart")[0].proto.spec
+    at.session_state["test_report"] = {"base": [{"base": list(REGISTRY["base"].options).index(500)}]}
+    run_page("", at)
+    assert not at.exception
+    assert at.query_params["base"] == "500"
+    assert at.select_slider(key="base").value == 500
+    assert any("base 500," in c.value for c in at.caption)
+    assert at.get("vega_lite_chart")[0].proto.spec == spec
 
 
 def test_l_passing_t_takes_t_to_the_next_stop():

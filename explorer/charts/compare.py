@@ -39,9 +39,17 @@ INK = "#0F172A"
 LEARNED = METHOD_LABELS["learned"]
 #: The chart's own sliders (issue #36): the trained length L and the test length T, both over `TARGET_STOPS`,
 #: and the ALiBi head h (its curve is NoPE's minus slope_h·n, drawn by the browser for every head).
-TRAIN_KEY, TARGET_KEY, HEAD_KEY = "train_len", "target_len", "alibi_head"
+TRAIN_KEY, TARGET_KEY, HEAD_KEY, BASE_KEY = "train_len", "target_len", "alibi_head", "base"
 LENGTH_PARAMS = (TRAIN_KEY, TARGET_KEY)
-LIVE_PARAMS = (*LENGTH_PARAMS, HEAD_KEY)
+LIVE_PARAMS = (*LENGTH_PARAMS, HEAD_KEY, BASE_KEY)
+
+
+def base_column(label: str, index: int) -> str:
+    """The table's column of method `label` (one that reads the base: posenc.attention.BASE_METHODS) at the base
+    slider's option `index`."""
+    return f"{label} @{index}"
+
+
 #: The panel width on a phone (`explorer.mode.on_a_phone`): a faceted chart has a fixed width, and the
 #: desktop's 720 px would be scaled down to unreadable text in a 390-px screen.
 WIDTH, PHONE_WIDTH = 720, 250
@@ -71,10 +79,11 @@ def style_summary(table: pd.DataFrame):
     return table.set_index("Method").style.map(verdict_color).map_index(lambda _: "font-weight: bold")
 
 
-def score_table(checks: list[dict]) -> pd.DataFrame:
+def score_table(checks: list[dict], bases=None) -> pd.DataFrame:
     """Wide: one row per key position n (``distance``), one column per method of `checks` (its label) holding
     posenc's score s(0, n) (`checks`' ``scores``); a method with fewer scores (the learned table stops at L − 1)
-    is empty (NaN) past its last one. The chart takes it without ALiBi (`score_by_distance` draws ALiBi)."""
+    is empty (NaN) past its last one. The chart takes it without ALiBi (`score_by_distance` draws ALiBi). With
+    `bases` (the base slider's options), a check that carries a ``base`` fills `base_column` of that option."""
     longest = max(checks, key=lambda c: len(c["distances"]))
     distance = np.asarray(longest["distances"], dtype=float)
     if not np.array_equal(distance, np.arange(distance.size)):
@@ -83,8 +92,14 @@ def score_table(checks: list[dict]) -> pd.DataFrame:
     for c in checks:
         column = np.full(distance.size, np.nan)
         column[: len(c["scores"])] = np.asarray(c["scores"], dtype=float)
-        out[METHOD_LABELS[c["method"]]] = column
+        label = METHOD_LABELS[c["method"]]
+        out[label if c.get("base") is None else base_column(label, list(bases).index(c["base"]))] = column
     return pd.DataFrame(out)
+
+
+def base_label(column: str) -> str:
+    """The method label of a `base_column`."""
+    return column.rsplit(" @", 1)[0]
 
 
 def lengths_expressions(
@@ -127,6 +142,8 @@ def score_by_distance(
     t_window: tuple[int, int] | None = None,
     width: int = WIDTH,
     panel_height: int = 105,
+    bases=None,
+    base: float | None = None,
 ) -> alt.FacetChart:
     """Score of a fixed query at position 0 against a fixed key at position n = 0 … T−1, one panel
     per method with its own y scale; a dashed rule marks the trained length L.
@@ -135,7 +152,8 @@ def score_by_distance(
     the browser computes ALiBi's column at the head slider's slope (`slopes`, one per head, starting at head
     `head`; `alibi_expression`), folds the table into one curve per method, keeps n < T (the learned table's
     n < L), moves the rule to L and writes the head's slope in ALiBi's panel, with no server run while a slider
-    is dragged (issue #36).
+    is dragged (issue #36). With `bases` (the base b's options) the table holds the methods that read b at every
+    option (`base_column`) and b is a slider too, starting at `base`: the browser picks each one's column.
 
     A faceted chart cannot fill its container (Vega-Lite), so ``width`` is fixed: 720 px per panel
     fits the main column of a 1280-px-wide screen with the sidebar open (a phone's page passes `PHONE_WIDTH`)."""
@@ -148,7 +166,14 @@ def score_by_distance(
     slopes = [float(x) for x in slopes]
     head_param = live.position(HEAD_KEY, start=head, lo=1, hi=len(slopes), step=1, label="ALiBi head h ")
     params = [head_param, *params]  # Vega lists the last bound selection first: h under L and T
-    order = [lbl for lbl in METHOD_LABELS.values() if lbl in table.columns or lbl == alibi]
+    picked: dict[str, str] = {}  # the columns the browser picks at the base slider's option
+    if bases is not None:
+        if base is None:
+            raise ValueError("base: the base slider needs its start, got None")
+        params.insert(0, live.option_position(BASE_KEY, bases, start=base, label="base b "))  # listed last
+        for name in dict.fromkeys(base_label(c) for c in table.columns if " @" in c):
+            picked[name] = f"datum[{(name + ' @')!r} + {live.number(BASE_KEY)}]"
+    order = [lbl for lbl in METHOD_LABELS.values() if lbl in table.columns or lbl in picked or lbl == alibi]
     folded: list[Any] = list(order)  # the columns the browser folds into (method, score) rows
     colors = [METHOD_COLORS[k] for k, lbl in METHOD_LABELS.items() if lbl in order]
     x = (
@@ -222,7 +247,7 @@ def score_by_distance(
             ),
             data=table,
         )
-        .transform_calculate(**{alibi: alibi_expression(slopes, nope)})
+        .transform_calculate(**picked, **{alibi: alibi_expression(slopes, nope)})
         .transform_fold(folded, as_=["method", "score"])
         .transform_filter(keep)
         .resolve_scale(y="independent")

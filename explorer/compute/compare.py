@@ -6,6 +6,7 @@ from __future__ import annotations
 from explorer.layout import cached
 from explorer.site.compare import ALIBI_HEADS
 from explorer.vocabulary import TARGET_STOPS
+from explorer.widgets import PARAMS
 from posenc import alibi_slopes
 from posenc import attention as att
 
@@ -25,12 +26,22 @@ def all_checks(dim: int, trained_len: int, test_len: int, seed: int, base: float
     return [att.method_checks(method, **kwargs, alibi_slope=alibi_slope(alibi_head)) for method in att.METHODS]
 
 
+#: The base b's options: the chart carries the curves of the methods that read it at each (issue #36)
+BASES = tuple(float(b) for b in PARAMS["base"].options or ())
+
+
 @cached(max_entries=16)
-def curve_checks(dim: int, trained_len: int, test_len: int, seed: int, base: float) -> list[dict]:
-    """The chart's checks: every method of `att.METHODS` but ALiBi, whose curve the browser computes from
-    NoPE's at the head slider's slope (explorer.charts.compare.alibi_expression)."""
-    kwargs = dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base)
-    return [att.method_checks(method, **kwargs) for method in att.METHODS if method != "alibi"]
+def curve_checks(dim: int, trained_len: int, test_len: int, seed: int) -> list[dict]:
+    """The chart's curves (posenc.attention.score_curve): every method of `att.METHODS` but ALiBi, whose curve the
+    browser computes from NoPE's at the head slider's slope (explorer.charts.compare.alibi_expression); a method
+    that reads the base (`att.BASE_METHODS`) at every option of `BASES`, each curve with its ``base``."""
+    kwargs = dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed)
+    return [
+        {**att.score_curve(method, **kwargs, base=b), "base": b if method in att.BASE_METHODS else None}
+        for method in att.METHODS
+        if method != "alibi"
+        for b in (BASES if method in att.BASE_METHODS else BASES[:1])
+    ]
 
 
 #: This page's lengths: L = 16 … TRAIN_MAX (the registry's smallest L), T = L + 1 … TARGET_MAX.
