@@ -298,9 +298,17 @@ def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int,
 
 
 #: The methods whose θ′ the main chart computes in the browser from θ_j, s, L and their own knobs
-#: (explorer.charts.extension.browser_theta), rather than carrying a row per factor: YaRN and Llama 3, whose θ′
-#: depend on L and on their knobs (β; the band factors), and proportional RoPE (its rotary fraction p).
-BROWSER_THETA = ("yarn", "llama3", "proportional")
+#: (explorer.charts.extension.browser_theta), rather than carrying a row per factor, each with the knobs that are
+#: the chart's sliders then: YaRN and Llama 3, whose θ′ depend on L and on their knobs (β; the band factors), and
+#: proportional RoPE (its rotary fraction p).
+BROWSER_KNOBS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "yarn": ("beta_fast", "beta_slow"),
+        "llama3": ("low_freq_factor", "high_freq_factor"),
+        "proportional": ("partial_rotary_factor",),
+    }
+)
+BROWSER_THETA = tuple(BROWSER_KNOBS)
 
 
 def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:

@@ -1002,3 +1002,14 @@ def test_proportional_ropes_angles_computed_by_the_chart_are_posencs_at_random_s
             assert target["value"].tolist() == want.target_angle[:kept].tolist(), (s, p, L, T)
         assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
         assert readout.split("\n")[1] == f"p = {p:g}"
+
+
+def test_the_browser_computes_theta_for_every_method_it_claims_and_refuses_others():
+    """Every method of ropeblock.BROWSER_THETA has its transforms (the random tests above check their numbers);
+    any other method is refused by name."""
+    for method in ropeblock.BROWSER_THETA:
+        block = {"rope_type": method, "rope_theta": 10000.0, "factor": 2.0}
+        knobs = {k: "1" for k in ropeblock.BROWSER_KNOBS[method]}
+        assert charts.browser_theta(block, n_pairs="32", s="2", length="4096", knobs=knobs)
+    with pytest.raises(ValueError, match="got 'dynamic'"):
+        charts.browser_theta({"rope_type": "dynamic", "factor": 2.0}, n_pairs="32", s="2", length="4096", knobs={})

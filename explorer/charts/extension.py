@@ -31,6 +31,7 @@ from explorer.charts.style import (
     fact,
     facts_titled,
 )
+from explorer.ropeblock import BROWSER_KNOBS
 from explorer.text import extension as text
 from explorer.text.extension import ratio_title
 from explorer.vocabulary import BLOCK_KEY_WIDGETS, TARGET_STOPS
@@ -390,13 +391,9 @@ READOUT_NARROW_PX = 420
 #: The in-chart sliders of the live angle chart: the registry parameters factor, target_len and train_len
 #: themselves (explorer.charts.live; explorer.liveparam reports them when a drag ends). L and T run over their stops.
 FACTOR_KEY, TARGET_KEY, TRAIN_KEY = "factor", "target_len", "train_len"
-#: Each method's own knobs that are the chart's sliders where the browser computes its θ′ (explorer.ropeblock.
-#: BROWSER_THETA: `yarn_theta`, `llama3_theta`), and how the slider and the read-out name them
-KNOBS = {
-    "yarn": ("beta_fast", "beta_slow"),
-    "llama3": ("low_freq_factor", "high_freq_factor"),
-    "proportional": ("partial_rotary_factor",),
-}
+#: Each method's own knobs that are the chart's sliders where the browser computes its θ′ (`browser_theta`), and how
+#: the slider and the read-out name them
+KNOBS = BROWSER_KNOBS
 KNOB_KEYS = tuple(k for keys in KNOBS.values() for k in keys)
 LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY, TRAIN_KEY, *KNOB_KEYS)
 KNOB_LABELS = {
