@@ -309,6 +309,9 @@ BROWSER_KNOBS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     }
 )
 BROWSER_THETA = tuple(BROWSER_KNOBS)
+#: The main chart's own sliders besides a method's knobs: the registry keys of s, T and L
+#: (explorer.charts.extension; explorer.compute.extension.live_plan chooses which are sliders)
+LIVE_SLIDERS = ("factor", "target_len", "train_len")
 
 
 def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:

@@ -850,16 +850,42 @@ def test_yarns_angles_computed_by_the_chart_are_posencs_at_random_s_l_t_and_beta
     assert reversed_seen  # the reversed ramp was among them
 
 
-def test_a_yarn_beta_or_l_change_keeps_the_charts_spec():
-    """A release of β (or of s) changes neither the live plan's context nor the spec: the browser keeps the chart."""
+def test_what_the_live_chart_is_built_from_decides_whether_a_release_keeps_it():
+    """A release of β or s changes neither the live plan's context nor the spec (the browser keeps the chart), nor does
+    mscale (the chart does not read it); a discrete choice (truncate) or a fixed value the spec holds rebuilds it."""
     from explorer.compute import extension as compute
 
     def plan_at(**keys):
         block = yarn_block(**keys)
         return compute.live_plan(ropeblock.extension_data(block, 64, train_len=4096, target_len=16384), 64)
 
-    assert plan_at().context == plan_at(beta_fast=40.0).context == plan_at(beta_slow=2.5, factor=8.0).context
-    assert plan_at().context != plan_at(truncate=False).context  # a discrete choice rebuilds it
+    same = {plan_at().context, plan_at(beta_fast=40.0).context, plan_at(beta_slow=2.5, factor=8.0).context}
+    assert len(same) == 1 and plan_at(mscale=0.707).context in same
+    assert plan_at().context != plan_at(truncate=False).context
+
+    def linear_plan(factor):  # s typed off its steps (4.1): fixed in the spec, so part of the context
+        block = ropeblock.build_rope_block("linear", {"factor": factor}, base=10000.0, train_len=4096, head_dim=64)
+        return compute.live_plan(ropeblock.extension_data(block, 64, train_len=4096, target_len=16384), 64)
+
+    assert "factor" not in linear_plan(4.1).keys and linear_plan(4.1).context != linear_plan(4.2).context
+    assert linear_plan(4.0).context == linear_plan(4.25).context  # on the steps: a slider
+
+
+def test_yarns_equal_ramp_ends_are_drawn_as_posenc_computes_them():
+    """L = 256, β_fast = 64, β_slow = 42: both correction dimensions fall below 0, so low = high = 0 and HF moves high by
+    0.001 (posenc.methods.yarn_ramp): the chart's θ′ there equal posenc's, truncated or not."""
+    for truncate in (True, False):
+        spec, _ = yarn_live_spec(truncate)
+        at = {"factor": 4.0, "beta_fast": 64.0, "beta_slow": 42.0}
+        low, high = posenc.yarn_correction_range(
+            64, base=10000.0, original_max_position_embeddings=256, beta_fast=64.0, beta_slow=42.0, truncate=truncate
+        )
+        assert low == high == 0 if truncate else low == 0
+        want = ropeblock.extension_data(
+            {**yarn_block(truncate), **at, "original_max_position_embeddings": 256}, 64, train_len=256, target_len=4096
+        )
+        target, _, _ = drawn_at(spec, **at, train_len=STOPS.index(256), target_len=STOPS.index(4096))
+        assert target["value"].tolist() == want.target_angle.tolist()
 
 
 @pytest.mark.parametrize(
@@ -894,15 +920,18 @@ def test_a_beta_off_its_steps_stays_fixed_in_the_chart(keys, fixed):
         spec, factor=4.0, train_len=STOPS.index(4096), target_len=STOPS.index(16384), **{k: block[k] for k in others}
     )
     assert target["value"].tolist() == ext.target_angle.tolist()  # at the typed β
-    assert charts.KNOB_LABELS[fixed][1] not in readout
+    assert ext_text.KNOB_NAMES[fixed] not in readout
 
 
 def test_the_live_title_names_beta_when_it_is_a_slider():
     from explorer.text.extension import live_angle_title
 
     want = "Drag s, L, T and β: the largest angle per pair, against training"
-    assert live_angle_title(True, True, 16384, True, "yarn") == want
-    assert live_angle_title(True, True, 16384, True, "llama3").startswith("Drag s, L, T and the band factors: ")
+    assert live_angle_title(True, True, 16384, True, ("beta_fast", "beta_slow")) == want
+    both = live_angle_title(True, True, 16384, True, ("low_freq_factor", "high_freq_factor"))
+    assert both.startswith("Drag s, L, T and the band factors: ")
+    one = live_angle_title(False, False, 16384, False, ("high_freq_factor",))  # the other typed off its steps
+    assert one == "Drag high_freq: the largest angle per pair at T = 16,384, against training"
 
 
 def llama3_block(**keys):

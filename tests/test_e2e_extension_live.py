@@ -26,6 +26,7 @@ from test_e2e_drag import COUNT_RUNS_JS
 
 from explorer import ropeblock, widgets
 from explorer.charts import extension as charts
+from explorer.text.extension import KNOB_NAMES
 from explorer.vocabulary import TARGET_STOPS
 
 chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # module fixtures, shared
@@ -216,7 +217,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                 words = f"{n} of {head_dim // 2} pairs meet unseen angles" if n else "no pair meets an unseen angle"
                 head = (f"L = {L:,} · " if plan.l_window else "") + f"T = {T:,}"
                 head += f" · s = {at['factor']:g}" if plan.factors is not None else ""
-                head += "\n" + " · ".join(f"{charts.KNOB_LABELS[k][1]} = {at[k]:g}" for k in betas) if betas else ""
+                head += "\n" + " · ".join(f"{KNOB_NAMES[k]} = {at[k]:g}" for k in betas) if betas else ""
                 assert f"{head}\n{words}" in [t for _, _, _, t in items if isinstance(t, str)], where
                 checked += 1
             assert tried == []

@@ -31,7 +31,7 @@ from explorer.charts.style import (
     fact,
     facts_titled,
 )
-from explorer.ropeblock import BROWSER_KNOBS
+from explorer.ropeblock import BROWSER_KNOBS, LIVE_SLIDERS
 from explorer.text import extension as text
 from explorer.text.extension import ratio_title
 from explorer.vocabulary import BLOCK_KEY_WIDGETS, TARGET_STOPS
@@ -390,18 +390,18 @@ def angle_reach_chart(
 READOUT_NARROW_PX = 420
 #: The in-chart sliders of the live angle chart: the registry parameters factor, target_len and train_len
 #: themselves (explorer.charts.live; explorer.liveparam reports them when a drag ends). L and T run over their stops.
-FACTOR_KEY, TARGET_KEY, TRAIN_KEY = "factor", "target_len", "train_len"
+FACTOR_KEY, TARGET_KEY, TRAIN_KEY = LIVE_SLIDERS
 #: Each method's own knobs that are the chart's sliders where the browser computes its θ′ (`browser_theta`), and how
 #: the slider and the read-out name them
 KNOBS = BROWSER_KNOBS
 KNOB_KEYS = tuple(k for keys in KNOBS.values() for k in keys)
 LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY, TRAIN_KEY, *KNOB_KEYS)
 KNOB_LABELS = {
-    "beta_fast": ("β_fast (turns) ", "β_fast"),
-    "beta_slow": ("β_slow (turns) ", "β_slow"),
-    "low_freq_factor": ("low_freq_factor ", "low_freq"),
-    "high_freq_factor": ("high_freq_factor ", "high_freq"),
-    "partial_rotary_factor": ("rotary fraction p ", "p"),
+    "beta_fast": "β_fast (turns) ",
+    "beta_slow": "β_slow (turns) ",
+    "low_freq_factor": "low_freq_factor ",
+    "high_freq_factor": "high_freq_factor ",
+    "partial_rotary_factor": "rotary fraction p ",
 }
 #: HF's values for the keys a block leaves out (posenc.methods' declarations; Llama 3 requires its keys)
 DEFAULTS = {k: posenc.ROPE_METHODS["yarn"].key(k).default for k in ("beta_fast", "beta_slow", "truncate")} | {
@@ -545,7 +545,7 @@ def angle_reach_live_chart(
         inv = np.asarray(scaled_inv_freq, dtype=float)
         inv = inv[None, :] if inv.ndim == 1 else inv
         n_f, n_p = inv.shape
-    if factors is None and t_window is None and l_window is None:
+    if factors is None and t_window is None and l_window is None and not knob_starts:
         raise ValueError("the live chart needs a factor grid, a T window, an L window or more")
     if factors is not None:
         factors = np.asarray(factors, dtype=float)
@@ -579,14 +579,17 @@ def angle_reach_live_chart(
     if browser_block is not None:
         for key in KNOBS[posenc.rope_type_of(browser_block)]:
             start_at = (knob_starts or {}).get(key)
-            if start_at is None:
-                knobs[key] = repr(float(browser_block.get(key) or DEFAULTS[key]))
+            if start_at is None:  # fixed at the block's value (HF: a β of 0 or null means its default)
+                value: Any = browser_block.get(key)
+                if value is None or (key in KNOBS["yarn"] and not value):
+                    value = DEFAULTS[key]
+                knobs[key] = repr(float(value))
                 continue
             w = BLOCK_KEY_WIDGETS[key]  # the knob's slider spans its widget's range
             b_lo, b_hi, b_step = float(w.min or 0), float(w.max or 0), float(w.step or 0)
             # first in the list, so listed last under the chart (the bindings come in the reverse order)
             params.insert(
-                0, live.position(key, start=float(start_at), lo=b_lo, hi=b_hi, step=b_step, label=KNOB_LABELS[key][0])
+                0, live.position(key, start=float(start_at), lo=b_lo, hi=b_hi, step=b_step, label=KNOB_LABELS[key])
             )
             knobs[key] = live.number(key)
     train_name, target_name = _angle_names(train_len, target_len)
@@ -663,20 +666,20 @@ def angle_reach_live_chart(
         .encode(x, y, tooltip=tooltip),
     ]
     layers += _rules([(2 * np.pi, "one full turn, 2π", "left")], axis="y", log=True)
-    parts = []
+    parts: list[str] = []  # the sliders' values: lengths and s on one line, the method's knobs on the next
     if l_window is not None:
         parts.append(f"'L = ' + format({l_expr}, ',d')")
     if t_window is not None:
         parts.append(f"'T = ' + format({t_expr}, ',d')")
     if factors is not None:
         parts.append(f"'s = ' + format({live.number(FACTOR_KEY)}, '.2~f')")
-    betas = [f"'{KNOB_LABELS[k][1]} = ' + format({knobs[k]}, '.2~f')" for k in knobs if k in (knob_starts or {})]
-    if betas:  # a line of their own: each line fits a phone's plot
-        parts = [" + ' · ' + ".join(parts) + " + '\\n' + " + " + ' · ' + ".join(betas)]
-    readout = (
-        " + ' · ' + ".join(parts) + f" + '\\n' + (datum.n_ood === 0 ? {text.NO_UNSEEN_ANGLE!r} : "
-        f"datum.n_ood + ' of ' + {fact('n_pairs')} + {text.UNSEEN_ANGLES!r})"
+    betas = [f"'{text.KNOB_NAMES[k]} = ' + format({knobs[k]}, '.2~f')" for k in knobs if k in (knob_starts or {})]
+    count = (
+        f"(datum.n_ood === 0 ? {text.NO_UNSEEN_ANGLE!r} : datum.n_ood + ' of ' + {fact('n_pairs')} + "
+        f"{text.UNSEEN_ANGLES!r})"
     )
+    lines = [" + ' · ' + ".join(line) for line in (parts, betas) if line]  # each line fits a phone's plot
+    readout = " + '\\n' + ".join([*lines, count])
     # top right, its lines downwards: the angles fall from left to right, so the slow pairs' curves leave that corner free
     layers.append(
         alt.Chart(
@@ -707,7 +710,7 @@ def angle_reach_live_chart(
             t_window is not None,
             target_len,
             l_window is not None,
-            posenc.rope_type_of(browser_block) if browser_block and knob_starts else None,
+            tuple(k for k in knobs if k in (knob_starts or {})),
         ),
         subtitle=ANGLE_SUBTITLE,
         facts={

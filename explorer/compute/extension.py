@@ -11,7 +11,6 @@ import numpy as np
 
 import posenc
 from explorer import ropeblock
-from explorer.charts.extension import KNOBS, LIVE_PARAMS
 from explorer.layout import cached
 from explorer.widgets import PARAMS
 
@@ -49,7 +48,7 @@ class LivePlan:
     """What the main chart's own sliders are this run (issue #36), for `LiveChart` and
     `explorer.charts.extension.angle_reach_live_chart`."""
 
-    keys: tuple[str, ...]  # the registry keys that are sliders, in charts.extension.LIVE_PARAMS' order
+    keys: tuple[str, ...]  # the registry keys that are sliders: of ropeblock.LIVE_SLIDERS, then the method's knobs
     factors: np.ndarray | None  # the factor slider's grid (None: s is fixed)
     scaled_inv_freq: np.ndarray  # θ′: a row per factor of the grid (a sweep), or the page's one row
     t_window: tuple[int, int] | None
@@ -76,14 +75,19 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
         factors = sweep.factors if sweep is not None and ropeblock.on_grid(factor, sweep.factors) else None
     t_window = ropeblock.target_window(rope_type, ext.train_len, ext.target_len)
     l_window = ropeblock.train_window(rope_type, ext.train_len)
-    knobs = {k for k in KNOBS.get(rope_type, ()) if in_browser and ropeblock.on_grid(block.get(k), grid_of(k))}
+    own = ropeblock.BROWSER_KNOBS.get(rope_type, ()) if in_browser else ()
+    knobs = tuple(k for k in own if ropeblock.on_grid(block.get(k), grid_of(k)))
     on = {"factor": factors is not None, "target_len": t_window is not None, "train_len": l_window is not None}
-    keys = tuple(k for k in LIVE_PARAMS if on.get(k, k in knobs))
+    keys = (*(k for k in ropeblock.LIVE_SLIDERS if on[k]), *knobs)
     if not keys:
         return None
+    # the spec depends on the block's keys θ′ is computed from (the browser's: the base, truncate, the fixed knobs and
+    # s; a sweep's: every key), not on the values its sliders hold
+    read = {"rope_type", "rope_theta", "truncate", "factor", *own} if in_browser else set(block)
     moving = set(keys) | ({"original_max_position_embeddings"} if l_window else set())
     fixed = tuple(v for v, w in ((ext.target_len, t_window), (ext.train_len, l_window)) if not w)
-    context = (tuple(sorted((k, repr(v)) for k, v in others.items() if k not in moving)), head_dim, t_window, l_window)
+    held = tuple(sorted((k, repr(v)) for k, v in block.items() if k in read and k not in moving))
+    context = (held, head_dim, t_window, l_window)
     return LivePlan(
         keys=keys,
         factors=factors,

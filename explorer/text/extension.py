@@ -176,22 +176,26 @@ def angle_reach_title(n_ood: int, n_pairs: int, target_len: int) -> str:
     return f"No pair meets an unseen angle at T = {target_len:,.0f}"
 
 
-#: How the live angle chart's title names a method's own knobs when they are its sliders
-KNOB_WORDS = {"yarn": "β", "llama3": "the band factors", "proportional": "p"}
+#: How the live angle chart's read-out and title name a method's own knobs when they are its sliders, and a pair of
+#: them when both are
+KNOB_NAMES = {
+    "beta_fast": "β_fast",
+    "beta_slow": "β_slow",
+    "low_freq_factor": "low_freq",
+    "high_freq_factor": "high_freq",
+    "partial_rotary_factor": "p",
+}
+KNOB_PAIRS = {("beta_fast", "beta_slow"): "β", ("low_freq_factor", "high_freq_factor"): "the band factors"}
 
 
 def live_angle_title(
-    factor_slider: bool, target_slider: bool, target_len: int, train_slider: bool = False, knobs_of: str | None = None
+    factor_slider: bool, target_slider: bool, target_len: int, train_slider: bool = False, knobs: tuple[str, ...] = ()
 ) -> str:
-    """The live angle chart's title: which of its sliders to drag (`knobs_of`: the method whose knobs are sliders too),
+    """The live angle chart's title: which of its sliders to drag (`knobs`: a method's knobs that are sliders too),
     and T unless T is one of them."""
-    sliders = (
-        ("s", factor_slider),
-        ("L", train_slider),
-        ("T", target_slider),
-        (KNOB_WORDS.get(knobs_of or ""), knobs_of),
-    )
-    words = [w for w, on in sliders if on and w]
+    knob_words = [KNOB_PAIRS[knobs]] if knobs in KNOB_PAIRS else [KNOB_NAMES[k] for k in knobs]
+    sliders = (("s", factor_slider), ("L", train_slider), ("T", target_slider), *((w, True) for w in knob_words))
+    words = [w for w, on in sliders if on]
     moving = ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
     at_t = "" if target_slider else f" at T = {target_len:,.0f}"
     return f"Drag {moving}: the largest angle per pair{at_t}, against training"
