@@ -267,7 +267,11 @@ def test_the_passkey_grid_says_what_one_cell_can_show_with_the_exact_test():
     assert ("no single cell can separate two ropes at the 5 % level" in note) == (p > 0.05)
     assert realtext.passkey_notes(pk["summary"], {}, MODEL.trained_length)[0] == note
     big = {"x": {"1": {"found": 20, "trials": 20}}}
-    assert "no single cell" not in realtext.passkey_cell_note(big)  # 20 of 20 against 0 of 20 would separate
+    note = realtext.passkey_cell_note(big)
+    assert "no single cell" not in note  # 20 of 20 against 0 of 20 would separate
+    # two-sided exact binomial: 5 discordant keys one way give 2/32 = 0.0625, 6 give 2/64 = 0.03125
+    assert (_mcnemar_by_hand([True] * 5, [False] * 5), _mcnemar_by_hand([True] * 6, [False] * 6)) == (0.0625, 0.03125)
+    assert "once at least 6 keys are found by one and not the other with none the other way round (p = 0.0312)" in note
 
 
 def test_two_ropes_passkey_cells_are_compared_only_with_the_paired_exact_test():

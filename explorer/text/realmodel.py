@@ -445,12 +445,18 @@ def passkey_cell_note(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) ->
     n = sizes[-1]
     p = stats.mcnemar_exact([True] * n, [False] * n)
     keys = f"{n} keys" if len(sizes) == 1 else f"at most {n} keys"
-    verdict = (
-        "so no single cell can separate two ropes at the 5 % level: compare ropes over several cells of the same "
-        "keys together (below), not cell by cell"
-        if p > 0.05
-        else "so a cell can separate two ropes only with a split close to that"
-    )
+    if p > 0.05:
+        verdict = (
+            "so no single cell can separate two ropes at the 5 % level: compare ropes over several cells of the same "
+            "keys together (below), not cell by cell"
+        )
+    else:  # the fewest keys found by one rope only, none the other way round, that reach 5 %
+        k = next(k for k in range(1, n + 1) if stats.mcnemar_exact([True] * k, [False] * k) <= 0.05)
+        p_k = stats.mcnemar_exact([True] * k, [False] * k)
+        verdict = (
+            f"and one cell separates two ropes at the 5 % level once at least {k} keys are found by one and not the "
+            f"other with none the other way round (p = {p_k:.3g})"
+        )
     return (
         f"Each cell holds {keys}: even {n} of {n} against 0 of {n} on the same keys gives an exact McNemar p of "
         f"{p:.3g}, {verdict}."
