@@ -15,7 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import FIT_X, chart_config, when
+from explorer.charts.style import FIT_X, chart_config
 from explorer.text import realmodel as realtext
 from posenc import stats
 from posenc.realmodel.analysis import chunk_means
@@ -324,8 +324,10 @@ def passkey_chart(
         color=alt.Color("rate:Q", title="share found", scale=alt.Scale(domain=[0, 1], scheme="blues")),
         tooltip=tooltip,
     )
-    text = base.mark_text(fontSize=16).encode(
-        x=x, y=y, text="text:N", color=when("datum.rate > 0.6", "white", "#111827")
+    # dark text on a pale cell, white on a dark one, on either theme: the cells' scheme is the same on both, so the
+    # dark theme's recolouring (style.dark_color, which leaves expressions alone) must not lighten the dark text
+    text = base.mark_text(fontSize=16, color=alt.ExprRef("datum.rate > 0.6 ? '#FFFFFF' : '#111827'")).encode(
+        x=x, y=y, text="text:N"
     )
     return alt.layer(rect, text).properties(
         title=alt.Title(title, subtitle=subtitle or ""),
