@@ -630,3 +630,34 @@ def test_ship_rejects_a_first_seed_outside_the_seeds(capsys):
         main(["ship", "--seeds", "5", "--first-seed", "5", "--tasks", "copy", "--out", "/nonexistent/x.json"])
     assert exc.value.code == 2
     assert "--first-seed must be in 0 … 4 (--seeds 5), got 5" in capsys.readouterr().err
+
+
+def test_merge_takes_the_fine_tune_plan_from_the_file_whose_fine_tune_rows_it_keeps(tmp_path):
+    """A fine-tune pass re-run with another budget: the merged task's plan is the re-run's (the file holding the
+    @ft rows, later in the list), not the first file's, and a file without @ft rows does not change it."""
+    import json
+
+    from posenc.lab.__main__ import main
+
+    dirs = _shipped_copies(tmp_path, "out", "base", "ft", "nope")
+    plan = {"steps": 777, "batch": 5, "lr_ratio": 0.125}  # a plan no shipped task has
+    ft = json.loads((dirs["ft"] / "results.json").read_text())
+    entry = ft["tasks"]["passkey"]
+    for key, rows in list(entry.items()):
+        if isinstance(rows, dict) and set(rows) <= set(entry["runs"]) and rows:
+            entry[key] = {m: v for m, v in rows.items() if "@ft" in m}
+    entry["finetune"] = plan
+    (dirs["ft"] / "results.json").write_text(json.dumps(ft))
+    nope = json.loads((dirs["nope"] / "results.json").read_text())
+    entry = nope["tasks"]["passkey"]
+    for key, rows in list(entry.items()):
+        if isinstance(rows, dict) and set(rows) <= set(entry["runs"]) and rows:
+            entry[key] = {m: v for m, v in rows.items() if m == "nope"}
+    entry["finetune"] = None
+    (dirs["nope"] / "results.json").write_text(json.dumps(nope))
+    out = dirs["out"] / "results.json"
+    files = [str(dirs[n] / "results.json") for n in ("base", "ft", "nope")]
+    main(["merge", "--tasks", "passkey", str(out), *files])
+    doc = json.loads(out.read_text())["tasks"]["passkey"]
+    assert doc["finetune"] == plan
+    assert doc["finetune"] != lab.load_shipped()["tasks"]["passkey"]["finetune"]  # the test can tell them apart

@@ -118,7 +118,7 @@ SHIP_STEPS = {"markov": 3000, "kback": 3000, "copy": 3000, "passkey": 3000}
 #: kback's PI fine-tune did not learn with 100 × 32 at 1/3 (0.07 at 256), 300 × 32 at 1/3 (0.49) or
 #: 400 × 8 at 1/3 (0.77), and did with 400 × 8 at the full rate (0.99) or 800 × 8 at 1/3 (0.99); passkey's
 #: learned with 100 × 32 at 1/3 (plain 0.98, PI 0.99, YaRN 0.99 at 256; bench/bench_lab_finetune.py).
-SHIP_FT = {"markov": (800, None, 1.0), "kback": (400, None, 1.0), "passkey": (100, 32, 1 / 3)}
+SHIP_FT = {"markov": (800, None, 1.0), "kback": (400, None, 1.0), "passkey": (400, 32, 1 / 3)}
 #: Per-position bins at the longest length (positions [start, end)), and the scored tokens a bin needs per seed
 BIN_WIDTH = 32
 MIN_BIN_TOKENS = 256
@@ -409,7 +409,8 @@ def merge(argv: list[str]) -> None:
                             into[key][row].update(value)
                         else:
                             into[key][row] = value
-            into["finetune"] = into.get("finetune") or entry.get("finetune")
+            if any("@ft" in row for row in entry.get("runs", {})) and entry.get("finetune"):
+                into["finetune"] = entry["finetune"]  # the plan of the file whose fine-tune rows are kept (the later)
             commands = {into.get("command"), entry.get("command")} - {None}
             into["command"] = " + ".join(sorted(commands))
             dates = [d for d in (into.get("date"), entry.get("date")) if d]  # "YYYY-MM-DD HH:MM UTC": the latest run's
