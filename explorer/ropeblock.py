@@ -291,21 +291,24 @@ def factor_sweep(
 def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int, int] | None:
     """The target lengths the main chart's own T slider runs over, (first, last) of the registry's stops
     (`Param.stops`): L/4 … 64·L, widened to take T; None when T cannot move in the browser: the method
-    reads T itself (posenc's ``reads_seq_len``: dynamic NTK, LongRoPE), or T is off the stops (typed)."""
-    if posenc.ROPE_METHODS[rope_type].reads_seq_len or target_len not in TARGET_STOPS:
+    reads T itself (posenc's ``reads_seq_len``: LongRoPE) and the browser does not compute its θ' (`BROWSER_THETA`;
+    dynamic NTK's it does), or T is off the stops (typed)."""
+    reads_t = posenc.ROPE_METHODS[rope_type].reads_seq_len and rope_type not in BROWSER_THETA
+    if reads_t or target_len not in TARGET_STOPS:
         return None
     return _stops_between(min(train_len / 4, target_len), max(64 * train_len, target_len))
 
 
 #: The methods whose θ′ the main chart computes in the browser from θ_j, s, L and their own knobs
 #: (explorer.charts.extension.browser_theta), rather than carrying a row per factor, each with the knobs that are
-#: the chart's sliders then: YaRN and Llama 3, whose θ′ depend on L and on their knobs (β; the band factors), and
-#: proportional RoPE (its rotary fraction p).
+#: the chart's sliders then: YaRN and Llama 3, whose θ′ depend on L and on their knobs (β; the band factors),
+#: proportional RoPE (its rotary fraction p), and dynamic NTK, whose θ′ depend on s, L and T (no knob of its own).
 BROWSER_KNOBS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "yarn": ("beta_fast", "beta_slow"),
         "llama3": ("low_freq_factor", "high_freq_factor"),
         "proportional": ("partial_rotary_factor",),
+        "dynamic": (),
     }
 )
 BROWSER_THETA = tuple(BROWSER_KNOBS)
@@ -317,7 +320,7 @@ LIVE_SLIDERS = ("factor", "target_len", "train_len")
 def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:
     """The trained lengths the main chart's own L slider runs over, (first, last) of the stops from L/16 to 16·L,
     within L's own range; None when L cannot move in the browser: the method's θ' depend on L (posenc's
-    ``reads_train_len``: dynamic NTK, LongRoPE) and the browser does not compute them (`BROWSER_THETA`),
+    ``reads_train_len``: LongRoPE) and the browser does not compute them (`BROWSER_THETA`: dynamic NTK's it does),
     or L is off the stops (typed). It depends on L alone, so a release of T keeps the chart (T's window,
     `target_window`, follows L: a release of L redraws it)."""
     reads_l = posenc.ROPE_METHODS[rope_type].reads_train_len and rope_type not in BROWSER_THETA

@@ -692,8 +692,8 @@ def test_the_stops_are_powers_of_two_and_their_halfway_points():
         ("linear", 96, (96, 262144)),  # a T below L/4 widens the window
         ("linear", 2**24, (1024, 2**24)),
         ("linear", 10000, None),  # off the stops: typed in the box
-        ("dynamic", 16384, None),  # θ' depend on T
-        ("longrope", 16384, None),
+        ("dynamic", 16384, (1024, 262144)),  # θ' depend on T, and the browser computes them
+        ("longrope", 16384, None),  # θ' depend on T
     ],
 )
 def test_the_t_window(rope_type, T, want):
@@ -767,7 +767,7 @@ def test_the_l_slider_moves_the_training_side_as_posenc_computes_it(rope_type):
         ("linear", 4000, None),  # off the stops: typed in the box
         ("yarn", 4096, (256, 65536)),  # θ' depend on L, and the browser computes them (ropeblock.BROWSER_THETA)
         ("llama3", 4096, (256, 65536)),
-        ("dynamic", 4096, None),
+        ("dynamic", 4096, (256, 65536)),
         ("longrope", 4096, None),
     ],
 )
@@ -790,25 +790,32 @@ def yarn_block(truncate=True, **keys):
     return ropeblock.build_rope_block("yarn", values, base=10000.0, train_len=4096, head_dim=64)
 
 
-def yarn_live_spec(truncate=True):
+def page_chart(block, head_dim, *, train_len, target_len):
+    """(the spec sent, the live plan, the extension data) of the main chart as pages/5_Context_extension.py builds it
+    for `block`: explorer.compute.extension.live_plan decides the sliders, each starting at the block's value."""
     from explorer.compute import extension as compute
 
-    block = yarn_block(truncate)
-    ext = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
-    plan = compute.live_plan(ext, 64)
+    ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
+    plan = compute.live_plan(ext, head_dim)
     chart = charts.angle_reach_live_chart(
         ext.inv_freq,
         plan.scaled_inv_freq,
         factors=plan.factors,
-        start=block["factor"],
+        start=block.get("factor") if plan.factors is not None else None,
         t_window=plan.t_window,
         l_window=plan.l_window,
-        train_len=4096,
-        target_len=16384,
+        train_len=train_len,
+        target_len=target_len,
         browser_block=plan.browser_block,
-        knob_starts={k: block[k] for k in charts.KNOBS["yarn"]},
+        knob_starts={k: block[k] for k in charts.KNOB_KEYS if k in plan.keys},
+        columns=plan.columns,
     )
-    return cs.sent_spec(chart), plan
+    return cs.sent_spec(chart), plan, ext
+
+
+def yarn_live_spec(truncate=True):
+    spec, plan, _ = page_chart(yarn_block(truncate), 64, train_len=4096, target_len=16384)
+    return spec, plan
 
 
 @pytest.mark.parametrize("truncate", [True, False])
@@ -899,23 +906,9 @@ def test_a_beta_off_its_steps_stays_fixed_in_the_chart(keys, fixed):
     from explorer.compute import extension as compute
 
     block = yarn_block(**keys)
-    ext = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
-    plan = compute.live_plan(ext, 64)
+    spec, plan, ext = page_chart(block, 64, train_len=4096, target_len=16384)
     assert fixed not in plan.keys and {"factor", "train_len", "target_len"} <= set(plan.keys)
     others = [k for k in charts.KNOBS["yarn"] if k != fixed]
-    chart = charts.angle_reach_live_chart(
-        ext.inv_freq,
-        plan.scaled_inv_freq,
-        factors=plan.factors,
-        start=4.0,
-        t_window=plan.t_window,
-        l_window=plan.l_window,
-        train_len=4096,
-        target_len=16384,
-        browser_block=plan.browser_block,
-        knob_starts={k: block[k] for k in others},
-    )
-    spec = cs.sent_spec(chart)
     target, _, readout = drawn_at(
         spec, factor=4.0, train_len=STOPS.index(4096), target_len=STOPS.index(16384), **{k: block[k] for k in others}
     )
@@ -947,23 +940,9 @@ def test_llama3s_angles_computed_by_the_chart_are_posencs_at_random_s_l_t_and_ba
     from explorer.compute import extension as compute
 
     block = llama3_block()
-    ext = ropeblock.extension_data(block, 128, train_len=8192, target_len=32768)
-    plan = compute.live_plan(ext, 128)
+    spec, plan, _ = page_chart(block, 128, train_len=8192, target_len=32768)
     assert plan.keys == ("factor", "target_len", "train_len", "low_freq_factor", "high_freq_factor")
     knobs = charts.KNOBS["llama3"]
-    chart = charts.angle_reach_live_chart(
-        ext.inv_freq,
-        plan.scaled_inv_freq,
-        factors=plan.factors,
-        start=block["factor"],
-        t_window=plan.t_window,
-        l_window=plan.l_window,
-        train_len=8192,
-        target_len=32768,
-        browser_block=plan.browser_block,
-        knob_starts={k: block[k] for k in knobs},
-    )
-    spec = cs.sent_spec(chart)
     rng = np.random.default_rng(3)
     smoothed_seen = not_smoothed = 0
     for i in range(60):
@@ -996,23 +975,8 @@ def test_proportional_ropes_angles_computed_by_the_chart_are_posencs_at_random_s
 
     values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS["proportional"]}
     block = ropeblock.build_rope_block("proportional", values, base=10000.0, train_len=4096, head_dim=64)
-    ext = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
-    plan = compute.live_plan(ext, 64)
+    spec, plan, _ = page_chart(block, 64, train_len=4096, target_len=16384)
     assert plan.keys == ("factor", "target_len", "train_len", "partial_rotary_factor")
-    chart = charts.angle_reach_live_chart(
-        ext.inv_freq,
-        plan.scaled_inv_freq,
-        factors=plan.factors,
-        start=block["factor"],
-        t_window=plan.t_window,
-        l_window=plan.l_window,
-        train_len=4096,
-        target_len=16384,
-        browser_block=plan.browser_block,
-        knob_starts={"partial_rotary_factor": block["partial_rotary_factor"]},
-        columns=plan.columns,
-    )
-    spec = cs.sent_spec(chart)
     rng = np.random.default_rng(11)
     p_grid = compute.grid_of("partial_rotary_factor")
     for i in range(40):
@@ -1039,6 +1003,36 @@ def test_the_browser_computes_theta_for_every_method_it_claims_and_refuses_other
     for method in ropeblock.BROWSER_THETA:
         block = {"rope_type": method, "rope_theta": 10000.0, "factor": 2.0}
         knobs = {k: "1" for k in ropeblock.BROWSER_KNOBS[method]}
-        assert charts.browser_theta(block, n_pairs="32", s="2", length="4096", knobs=knobs)
-    with pytest.raises(ValueError, match="got 'dynamic'"):
-        charts.browser_theta({"rope_type": "dynamic", "factor": 2.0}, n_pairs="32", s="2", length="4096", knobs={})
+        assert charts.browser_theta(block, n_pairs="32", s="2", length="4096", target="8192", knobs=knobs)
+    with pytest.raises(ValueError, match="got 'longrope'"):
+        charts.browser_theta(
+            {"rope_type": "longrope", "factor": 2.0}, n_pairs="32", s="2", length="4096", target="8192", knobs={}
+        )
+
+
+def test_dynamic_ntks_angles_computed_by_the_chart_are_posencs_at_random_s_l_and_t():
+    """Dynamic NTK's θ′ depend on s, L and T (the base grows with T/L past L): the chart computes them (dynamic_theta),
+    with s, L and T its sliders. At 60 random settings (T ≤ L among them: the trained rope) the curves, rings and
+    read-out are posenc's, bit for bit (the transforms run here in Python, with C's pow as numpy's), and θ′ is HF's
+    formula re-typed (tests/_posenc_reference_impl.ref_dynamic) to 1e-12."""
+    block = ropeblock.build_rope_block("dynamic", {"factor": 4.0}, base=10000.0, train_len=4096, head_dim=64)
+    spec, plan, _ = page_chart(block, 64, train_len=4096, target_len=16384)
+    assert plan.keys == ("factor", "target_len", "train_len") and plan.browser_block is not None
+    assert "datasets" in spec and all(len(rows) <= 64 for rows in spec["datasets"].values())  # no row per factor
+    rng = np.random.default_rng(5)
+    inside = 0
+    for _ in range(60):
+        s = float(GRID[int(rng.integers(0, len(GRID)))])
+        L = STOPS[int(rng.integers(STOPS.index(plan.l_window[0]), STOPS.index(plan.l_window[1]) + 1))]
+        T = STOPS[int(rng.integers(STOPS.index(plan.t_window[0]), STOPS.index(plan.t_window[1]) + 1))]
+        inside += T <= L
+        want = ropeblock.extension_data({**block, "factor": s}, 64, train_len=L, target_len=T)
+        assert want.error is None
+        sliders = {"factor": s, "train_len": STOPS.index(L), "target_len": STOPS.index(T)}
+        target, rings, readout = drawn_at(spec, **sliders)
+        assert target["value"].tolist() == want.target_angle.tolist(), (s, L, T)
+        ref = np.asarray(ref_dynamic(64, 10000.0, s, L, T)[0])
+        np.testing.assert_allclose(target["value"].to_numpy() / T, ref, rtol=1e-12)
+        assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
+        assert readout.split("\n")[0] == f"L = {L:,} · T = {T:,} · s = {s:g}"
+    assert inside  # the trained rope (T ≤ L) among them

@@ -539,8 +539,10 @@ def live_target(at):
     return found[0] if found else None
 
 
-@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "yarn", "llama3", "proportional"])
-def test_the_main_chart_carries_its_t_slider_where_the_angles_do_not_depend_on_t(rope_type):
+@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "yarn", "llama3", "proportional", "dynamic"])
+def test_the_main_chart_carries_its_t_slider_where_the_angles_do_not_depend_on_t_or_the_browser_computes_them(
+    rope_type,
+):
     at = run(rope_type=rope_type, target_len="32768")
     param = live_target(at)
     assert param is not None and TARGET_STOPS[param["value"]] == 32768
@@ -549,11 +551,13 @@ def test_the_main_chart_carries_its_t_slider_where_the_angles_do_not_depend_on_t
 
 
 @pytest.mark.parametrize(
-    "query", [{"rope_type": "dynamic"}, {"rope_type": "longrope"}, {"rope_type": "linear", "target_len": "10000"}]
+    "query", [{"rope_type": "longrope"}, {"rope_type": "linear", "target_len": "10000"}]
 )
 def test_t_stays_a_server_run_where_the_angles_depend_on_it_or_it_is_off_the_stops(query):
-    """Dynamic NTK and LongRoPE read T themselves; a typed T between two stops has no slider position."""
+    """LongRoPE reads T itself (the browser does not compute its θ′); a typed T between two stops has no slider
+    position."""
     at = run(**query)
+    assert not at.exception
     assert live_target(at) is None
 
 
@@ -581,9 +585,9 @@ def live_train(at):
     return found[0] if found else None
 
 
-@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "proportional", "yarn", "llama3"])
+@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "proportional", "yarn", "llama3", "dynamic"])
 def test_the_main_chart_carries_its_l_slider_where_the_angles_do_not_depend_on_l(rope_type):
-    """Where θ' do not depend on L, or the browser computes them (YaRN, Llama 3)."""
+    """Where θ' do not depend on L, or the browser computes them (YaRN, Llama 3, dynamic NTK)."""
     at = run(rope_type=rope_type, target_len="32768")
     assert not at.exception
     param = live_train(at)
@@ -595,7 +599,6 @@ def test_the_main_chart_carries_its_l_slider_where_the_angles_do_not_depend_on_l
 @pytest.mark.parametrize(
     "query",
     [
-        {"rope_type": "dynamic"},
         {"rope_type": "longrope"},
         {"rope_type": "linear", "train_len": "4000"},
         {"rope_type": "yarn", "train_len": "4000"},

@@ -471,9 +471,26 @@ def proportional_theta(*, n_pairs: str, s: str, partial_rotary_factor: str) -> l
     return [alt.CalculateTransform(calculate=f"datum.pair < {kept} ? datum.theta_p / {s} : 0 / {s}", **{"as": "inv"})]
 
 
-def browser_theta(block: Mapping[str, Any], *, n_pairs: str, s: str, length: str, knobs: Mapping[str, str]) -> list:
-    """The transforms for `block`'s θ′ (a method of `KNOBS`), with its knobs' Vega expressions `knobs`."""
+def dynamic_theta(*, n_pairs: str, base: str, s: str, length: str, target: str) -> list:
+    """The calculate transform that gives each datum (field ``pair`` = j) dynamic NTK's θ′_j as ``inv``, in
+    posenc.methods.dynamic_base's float64 steps (HF's ``_compute_dynamic_ntk_parameters``): t = T where T > L, else
+    L; b′ = b·((s·t/L) − (s − 1))^(d/(d−2)); θ′_j = b′^(−2j/d). The arguments are Vega expressions (d = 2·n_pairs).
+    JavaScript's pow and the C library's may round the last bit differently, twice (b′, then θ′_j): the drawn
+    values are posenc's within a few ulps (tests/test_e2e_extension_live.py reads them back from Chromium)."""
+    dim = f"(2 * {n_pairs})"
+    t = f"({target} > {length} ? {target} : {length})"
+    new_base = f"({base} * pow(({s} * {t} / {length}) - ({s} - 1), {dim} / ({dim} - 2)))"
+    return [alt.CalculateTransform(calculate=f"pow({new_base}, -2.0 * datum.pair / {dim})", **{"as": "inv"})]
+
+
+def browser_theta(
+    block: Mapping[str, Any], *, n_pairs: str, s: str, length: str, target: str, knobs: Mapping[str, str]
+) -> list:
+    """The transforms for `block`'s θ′ (a method of `KNOBS`), with its knobs' Vega expressions `knobs`; `length` is
+    L's expression and `target` T's (dynamic NTK's θ′ read T)."""
     method = posenc.rope_type_of(block)
+    if method == "dynamic":
+        return dynamic_theta(n_pairs=n_pairs, base=fact("rope_theta"), s=s, length=length, target=target)
     if method == "yarn":
         return yarn_theta(
             dim=f"(2 * {n_pairs})",
@@ -600,11 +617,14 @@ def angle_reach_live_chart(
     names = [train_name, target_name]
     color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]))
     turning = inv[inv > 0]  # none: every pair stands still (a partial rotary factor of 0)
-    # YaRN's and Llama 3's θ′_j lie between θ_j/s and θ_j (a blend, s ≥ 1): the largest s bounds them below
-    s_most = 1.0
+    # YaRN's and Llama 3's θ′_j lie between θ_j/s and θ_j (a blend, s ≥ 1): the largest s bounds them below. Dynamic
+    # NTK's T·θ′_j ≥ T·θ_last/(s·(T/L − 1) + 1) ≥ min(T, L/s)·θ_last for T > L (θ′ = θ for T ≤ L): the shortest L counts
+    s_most, shortest = 1.0, min(t_values)
     if browser_block is not None:
         s_most = float(factors[-1]) if factors is not None else _factor_of(browser_block)
-    reach = [turning.min() / s_most * min(t_values), turning.max() * max(t_values)] if turning.size else []
+        if posenc.rope_type_of(browser_block) == "dynamic":
+            shortest = min(shortest, min(l_values))
+    reach = [turning.min() / s_most * shortest, turning.max() * max(t_values)] if turning.size else []
     span = np.concatenate([theta * min(l_values), theta * max(l_values), reach, [2 * np.pi]])
     axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False)
     y_title = "largest angle (radians, log scale)"
@@ -627,7 +647,9 @@ def angle_reach_live_chart(
         sweep = train
         s_expr = live.number(FACTOR_KEY) if factors is not None else repr(_factor_of(browser_block))
         # d and b travel in the facts row: another d or b keeps the spec (issue #23)
-        theta_side = browser_theta(browser_block, n_pairs=fact("n_pairs"), s=s_expr, length=l_expr, knobs=knobs)
+        theta_side = browser_theta(
+            browser_block, n_pairs=fact("n_pairs"), s=s_expr, length=l_expr, target=t_expr, knobs=knobs
+        )
     else:
         f_idx, p_idx = np.nonzero(inv > 0)
         sweep = pd.DataFrame({"f": f_idx.astype(np.int16), "pair": p_idx.astype(np.int16), "inv": inv[f_idx, p_idx]})
