@@ -903,7 +903,6 @@ def test_yarns_equal_ramp_ends_are_drawn_as_posenc_computes_them():
     ],
 )
 def test_a_beta_off_its_steps_stays_fixed_in_the_chart(keys, fixed):
-    from explorer.compute import extension as compute
 
     block = yarn_block(**keys)
     spec, plan, ext = page_chart(block, 64, train_len=4096, target_len=16384)

@@ -550,9 +550,7 @@ def test_the_main_chart_carries_its_t_slider_where_the_angles_do_not_depend_on_t
     assert at.number_input(key="target_len").value == 32768  # the box stays, for any T
 
 
-@pytest.mark.parametrize(
-    "query", [{"rope_type": "longrope"}, {"rope_type": "linear", "target_len": "10000"}]
-)
+@pytest.mark.parametrize("query", [{"rope_type": "longrope"}, {"rope_type": "linear", "target_len": "10000"}])
 def test_t_stays_a_server_run_where_the_angles_depend_on_it_or_it_is_off_the_stops(query):
     """LongRoPE reads T itself (the browser does not compute its θ′); a typed T between two stops has no slider
     position."""
