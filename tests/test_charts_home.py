@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import _chartspec as cs
 import numpy as np
 import pytest
 
 from explorer.charts import home
+from explorer.charts.style import _walk_dark
 from explorer.render import stable_dataset_names
 from explorer.text.home import PE_LABELS
 
@@ -131,8 +133,13 @@ def test_attention_heatmap_small_has_values_and_fixed_scale():
         assert scale["domainMin"] == 0 and scale["nice"] is False and "domain" not in scale
     assert _scale_reach(spec) == {0.9}
     assert text["encoding"]["text"]["format"] == ".2f"
-    # White figures on the dark cells: above 55 % of vmax, a column of every row.
-    assert text["encoding"]["color"]["condition"]["test"] == "datum.weight > datum.vmax * 0.55"
+    # White figures on the dark cells (above 55 % of vmax), near-black on the pale ones, on both themes: the dark
+    # theme's recolouring lightens literal dark colours, and the cells' blues stay as they are
+    for layer in (text, layers(_walk_dark(spec))[2]):
+        assert "color" not in layer["encoding"]
+        for weight, want in ((0.0, "#0F172A"), (0.495, "#0F172A"), (0.5, "#FFFFFF"), (0.9, "#FFFFFF")):
+            row = cs._Row({"weight": weight, "vmax": 0.9})
+            assert eval(cs.py_expr(layer["mark"]["color"]["expr"]), {"__builtins__": {}}, {"datum": row}) == want
     # The values hide (in the browser) where a cell is too narrow to hold them: 2 cells per row.
     assert text["mark"]["opacity"] == {"expr": f"width / 2 >= {home.MIN_CELL_PX_FOR_VALUES} ? 1 : 0"}
     data = {(r["query"], r["key"]): (r["weight"], r["vmax"]) for r in rows(spec, rect)}

@@ -15,7 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param, when
+from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param
 from explorer.text import home as text
 
 #: Above this many tokens the heatmap cells are too small for printed values.
@@ -221,11 +221,13 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
     if n <= MAX_TOKENS_WITH_VALUES:
         layers.append(
             base.mark_text(
-                fontSize=14 if n <= 6 else 13, opacity=alt.expr(f"width / {n} >= {MIN_CELL_PX_FOR_VALUES} ? 1 : 0")
-            ).encode(
-                text=alt.Text("weight:Q", format=".2f"),
-                color=when("datum.weight > datum.vmax * 0.55", "white", "#0F172A"),
-            )
+                fontSize=14 if n <= 6 else 13,
+                opacity=alt.expr(f"width / {n} >= {MIN_CELL_PX_FOR_VALUES} ? 1 : 0"),
+                # white on a dark cell, near-black on a pale one, on either theme: the cells' blues are the same on
+                # both, so the dark theme's recolouring (style.dark_color, which leaves expressions alone) must not
+                # lighten the dark figures on the pale cells
+                color=alt.ExprRef("datum.weight > datum.vmax * 0.55 ? '#FFFFFF' : '#0F172A'"),
+            ).encode(text=alt.Text("weight:Q", format=".2f"))
         )
     # Streamlit fits the whole chart (titles, labels, legend) into `height`: ~230 px of furniture
     # plus at least 17 px per row so that 13-px labels never collide.
