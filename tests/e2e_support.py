@@ -697,6 +697,18 @@ def reset_reruns(page: Any) -> None:
     _RERUNS[id(page)]["n"] = 0
 
 
+def press_and_time(page: Any, slider: Any, read_js: str, key: str = "ArrowRight") -> tuple[float | None, int]:
+    """Focus `slider` (a Playwright locator of a chart's range input) and press `key`: (ms from the press until what
+    `read_js` reads from the chart changed, or None; script runs by then, from window.__runs, which COUNT_RUNS_JS
+    installs). The run counts (the page's and the websocket's, `reruns_sent`) start at 0 with the press."""
+    before = page.evaluate(read_js)
+    page.evaluate("() => { window.__runs = 0; }")
+    reset_reruns(page)
+    slider.focus()
+    page.keyboard.press(key)
+    return page.evaluate(changed_js(read_js), before)
+
+
 def new_app_page(browser: Any) -> Any:
     """A blank 1280 × 1000 tab with 60 s timeouts whose script runs are counted (track_reruns)."""
     page = browser.new_page(viewport={"width": 1280, "height": 1000})

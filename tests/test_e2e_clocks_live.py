@@ -15,12 +15,11 @@ import _browser_fixtures
 import numpy as np
 import pytest
 from e2e_support import (
-    changed_js,
     chart_svg_js,
     no_run_before_the_change,
     open_app_page,
+    press_and_time,
     reruns_sent,
-    reset_reruns,
     wait_idle,
 )
 from test_e2e_chartfile import open_offline
@@ -80,14 +79,7 @@ def test_a_press_on_d_b_or_the_clocks_redraws_the_chart_with_no_script_run(chrom
         want = {"d_model": "18", "base": "50000", "n_clocks": "5"}  # one step right of 16, 10000, 4
         page.evaluate(COUNT_RUNS_JS)  # window.__runs: script runs from here on
         for key in SETTINGS:
-            before = page.evaluate(CLOCK_SVG_JS)
-            page.evaluate("() => { window.__runs = 0; }")
-            reset_reruns(page)
-            slider = chart.locator(f'input[name="{key}_{key}"]')
-            slider.focus()
-            page.keyboard.press("ArrowRight")
-            changed = page.evaluate(changed_js(CLOCK_SVG_JS), before)
-            took, runs = changed
+            took, runs = press_and_time(page, chart.locator(f'input[name="{key}_{key}"]'), CLOCK_SVG_JS)
             assert took is not None, f"{key}: the chart did not change"
             assert no_run_before_the_change(took, runs), f"{key}: a script ran before the chart changed ({took:.0f} ms)"
             page.wait_for_function(

@@ -15,12 +15,11 @@ from __future__ import annotations
 import _browser_fixtures
 import numpy as np
 from e2e_support import (
-    changed_js,
     chart_svg_js,
     no_run_before_the_change,
     open_app_page,
+    press_and_time,
     reruns_sent,
-    reset_reruns,
     wait_idle,
 )
 from test_e2e_chartfile import open_offline
@@ -48,13 +47,7 @@ def press(page, chart, name: str, key: str = "ArrowRight") -> tuple[float | None
     """Focus the chart's slider `name` and press `key`: (ms until the chart changed, script runs by then)."""
     page.wait_for_timeout(400)  # a report still under way (its 150 ms debounce) is not this press's run
     wait_idle(page, title=TITLE)
-    before = page.evaluate(SVG_JS)
-    page.evaluate("() => { window.__runs = 0; }")
-    reset_reruns(page)
-    slider = chart.locator(f'input[name="{name}"]')
-    slider.focus()
-    page.keyboard.press(key)
-    return page.evaluate(changed_js(SVG_JS), before)
+    return press_and_time(page, chart.locator(f'input[name="{name}"]'), SVG_JS, key)
 
 
 def test_a_press_on_l_or_t_redraws_the_chart_with_no_script_run_and_the_page_follows(chromium, server):

@@ -12,12 +12,11 @@ from __future__ import annotations
 import _browser_fixtures
 import numpy as np
 from e2e_support import (
-    changed_js,
     chart_svg_js,
     no_run_before_the_change,
     open_app_page,
+    press_and_time,
     reruns_sent,
-    reset_reruns,
     wait_idle,
 )
 from test_e2e_chartfile import open_offline
@@ -45,14 +44,9 @@ def test_a_press_on_t_redraws_the_chart_with_no_script_run_and_the_page_follows(
         chart = page.locator('[class*="st-key-ext_live_"] [data-testid=stVegaLiteChart]').first
         chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
         page.evaluate(COUNT_RUNS_JS)
-        before = page.evaluate(SVG_JS)
-        page.evaluate("() => { window.__runs = 0; }")
-        reset_reruns(page)
         slider = chart.locator('input[name="target_len_target_len"]')
         assert slider.input_value() == str(TARGET_STOPS.index(16384))
-        slider.focus()
-        page.keyboard.press("ArrowRight")  # 16,384 → 24,576
-        took, runs = page.evaluate(changed_js(SVG_JS), before)
+        took, runs = press_and_time(page, slider, SVG_JS)  # 16,384 → 24,576
         assert took is not None, "the chart did not change"
         assert no_run_before_the_change(took, runs), f"a script ran before the chart changed ({took:.0f} ms)"
         texts = chart.locator("svg text").all_text_contents()
@@ -77,14 +71,9 @@ def test_a_press_on_l_redraws_the_chart_with_no_script_run_and_the_page_follows(
     try:
         chart = page.locator('[class*="st-key-ext_live_"] [data-testid=stVegaLiteChart]').first
         page.evaluate(COUNT_RUNS_JS)
-        before = page.evaluate(SVG_JS)
-        page.evaluate("() => { window.__runs = 0; }")
-        reset_reruns(page)
         slider = chart.locator('input[name="train_len_train_len"]')
         assert slider.input_value() == str(TARGET_STOPS.index(4096))
-        slider.focus()
-        page.keyboard.press("ArrowRight")  # 4,096 → 6,144
-        took, runs = page.evaluate(changed_js(SVG_JS), before)
+        took, runs = press_and_time(page, slider, SVG_JS)  # 4,096 → 6,144
         assert took is not None, "the chart did not change"
         assert no_run_before_the_change(took, runs), f"a script ran before the chart changed ({took:.0f} ms)"
         texts = chart.locator("svg text").all_text_contents()
@@ -110,13 +99,7 @@ def test_a_press_on_yarns_beta_redraws_the_chart_with_no_script_run_and_the_page
         for key, want in (("beta_slow", "1.25"), ("beta_fast", "32.5")):  # one step right of 1 and 32
             page.wait_for_timeout(400)  # a report still under way is not this press's run
             wait_idle(page, title=TITLE)
-            before = page.evaluate(SVG_JS)
-            page.evaluate("() => { window.__runs = 0; }")
-            reset_reruns(page)
-            slider = chart.locator(f'input[name="{key}_{key}"]')
-            slider.focus()
-            page.keyboard.press("ArrowRight")
-            took, runs = page.evaluate(changed_js(SVG_JS), before)
+            took, runs = press_and_time(page, chart.locator(f'input[name="{key}_{key}"]'), SVG_JS)
             if key == "beta_slow":  # β_fast's step moves no pair across its ramp end here: the read-out alone changes
                 assert took is not None, f"{key}: the chart did not change"
                 assert no_run_before_the_change(took, runs), (

@@ -8,14 +8,13 @@ from __future__ import annotations
 import pytest
 from e2e_support import (
     StreamlitServer,
-    changed_js,
     chart_svg_js,
     launch_chromium,
     new_app_page,
     no_run_before_the_change,
+    press_and_time,
     require_browser,
     reruns_sent,
-    reset_reruns,
     wait_charts_drawn,
     wait_idle,
 )
@@ -52,13 +51,8 @@ def test_a_press_on_the_base_turns_the_plane_in_the_browser_and_the_page_follows
             slider = chart.locator('input[name="base_base"]')
             assert slider.input_value() == str(start)  # the slider holds the option's index
             assert slider.evaluate("(el) => el.nextElementSibling.textContent") == "10,000"  # and shows the option
-            before = page.evaluate(PLANE_SVG_JS)
             page.evaluate(COUNT_RUNS_JS)
-            page.evaluate("() => { window.__runs = 0; }")
-            reset_reruns(page)
-            slider.focus()
-            page.keyboard.press("ArrowRight")
-            took, runs = page.evaluate(changed_js(PLANE_SVG_JS), before)
+            took, runs = press_and_time(page, slider, PLANE_SVG_JS)
             assert took is not None, "the plane did not change"
             assert no_run_before_the_change(took, runs), f"a script ran before the plane changed ({took:.0f} ms)"
             page.wait_for_function(

@@ -16,11 +16,10 @@ from __future__ import annotations
 import _browser_fixtures
 import numpy as np
 from e2e_support import (
-    changed_js,
     new_app_page,
     no_run_before_the_change,
+    press_and_time,
     reruns_sent,
-    reset_reruns,
     wait_charts_drawn,
     wait_idle,
 )
@@ -73,13 +72,7 @@ def test_a_press_on_d_or_b_redraws_the_zoom_chart_with_no_script_run_and_the_pag
         chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
         page.evaluate(COUNT_RUNS_JS)
         for key, want in (("d_model", "66"), ("base", "1000")):  # one step right of 64 and 500
-            before = page.evaluate(ZOOM_PIXELS_JS)
-            page.evaluate("() => { window.__runs = 0; }")
-            reset_reruns(page)
-            slider = chart.locator(f'input[name="{key}_{key}"]')
-            slider.focus()
-            page.keyboard.press("ArrowRight")
-            took, runs = page.evaluate(changed_js(ZOOM_PIXELS_JS), before)
+            took, runs = press_and_time(page, chart.locator(f'input[name="{key}_{key}"]'), ZOOM_PIXELS_JS)
             assert took is not None, f"{key}: the zoom chart did not change"
             assert no_run_before_the_change(took, runs), (
                 f"{key}: a script ran before the zoom chart changed ({took:.0f} ms)"
