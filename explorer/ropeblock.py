@@ -291,8 +291,8 @@ def factor_sweep(
 def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int, int] | None:
     """The target lengths the main chart's own T slider runs over, (first, last) of the registry's stops
     (`Param.stops`): L/4 … 64·L, widened to take T; None when T cannot move in the browser: the method
-    reads T itself (posenc's ``reads_seq_len``: LongRoPE) and the browser does not compute its θ' (`BROWSER_THETA`;
-    dynamic NTK's it does), or T is off the stops (typed)."""
+    reads T itself (posenc's ``reads_seq_len``) and the browser does not compute its θ' (`BROWSER_THETA`: dynamic
+    NTK's and LongRoPE's it does), or T is off the stops (typed)."""
     reads_t = posenc.ROPE_METHODS[rope_type].reads_seq_len and rope_type not in BROWSER_THETA
     if reads_t or target_len not in TARGET_STOPS:
         return None
@@ -302,16 +302,22 @@ def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int,
 #: The methods whose θ′ the main chart computes in the browser from θ_j, s, L and their own knobs
 #: (explorer.charts.extension.browser_theta), rather than carrying a row per factor, each with the knobs that are
 #: the chart's sliders then: YaRN and Llama 3, whose θ′ depend on L and on their knobs (β; the band factors),
-#: proportional RoPE (its rotary fraction p), and dynamic NTK, whose θ′ depend on s, L and T (no knob of its own).
+#: proportional RoPE (its rotary fraction p), dynamic NTK, whose θ′ depend on s, L and T (no knob of its own), and
+#: LongRoPE, whose θ′ are θ_j over one of its two lists, the long one where T > L (the browser picks; s is not a
+#: slider for it, `FIXED_FACTOR`).
 BROWSER_KNOBS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "yarn": ("beta_fast", "beta_slow"),
         "llama3": ("low_freq_factor", "high_freq_factor"),
         "proportional": ("partial_rotary_factor",),
         "dynamic": (),
+        "longrope": (),
     }
 )
 BROWSER_THETA = tuple(BROWSER_KNOBS)
+#: The methods of BROWSER_KNOBS whose factor s stays a server run: the page makes LongRoPE's lists from s
+#: (`longrope_factors`), and the browser carries the lists as they are
+FIXED_FACTOR = ("longrope",)
 #: The main chart's own sliders besides a method's knobs: the registry keys of s, T and L
 #: (explorer.charts.extension; explorer.compute.extension.live_plan chooses which are sliders)
 LIVE_SLIDERS = ("factor", "target_len", "train_len")
@@ -320,7 +326,7 @@ LIVE_SLIDERS = ("factor", "target_len", "train_len")
 def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:
     """The trained lengths the main chart's own L slider runs over, (first, last) of the stops from L/16 to 16·L,
     within L's own range; None when L cannot move in the browser: the method's θ' depend on L (posenc's
-    ``reads_train_len``: LongRoPE) and the browser does not compute them (`BROWSER_THETA`: dynamic NTK's it does),
+    ``reads_train_len``) and the browser does not compute them (`BROWSER_THETA`: dynamic NTK's and LongRoPE's it does),
     or L is off the stops (typed). It depends on L alone, so a release of T keeps the chart (T's window,
     `target_window`, follows L: a release of L redraws it)."""
     reads_l = posenc.ROPE_METHODS[rope_type].reads_train_len and rope_type not in BROWSER_THETA

@@ -693,7 +693,7 @@ def test_the_stops_are_powers_of_two_and_their_halfway_points():
         ("linear", 2**24, (1024, 2**24)),
         ("linear", 10000, None),  # off the stops: typed in the box
         ("dynamic", 16384, (1024, 262144)),  # θ' depend on T, and the browser computes them
-        ("longrope", 16384, None),  # θ' depend on T
+        ("longrope", 16384, (1024, 262144)),  # the browser picks the list by T
     ],
 )
 def test_the_t_window(rope_type, T, want):
@@ -768,7 +768,7 @@ def test_the_l_slider_moves_the_training_side_as_posenc_computes_it(rope_type):
         ("yarn", 4096, (256, 65536)),  # θ' depend on L, and the browser computes them (ropeblock.BROWSER_THETA)
         ("llama3", 4096, (256, 65536)),
         ("dynamic", 4096, (256, 65536)),
-        ("longrope", 4096, None),
+        ("longrope", 4096, (256, 65536)),
     ],
 )
 def test_the_l_window(rope_type, L, want):
@@ -1003,9 +1003,9 @@ def test_the_browser_computes_theta_for_every_method_it_claims_and_refuses_other
         block = {"rope_type": method, "rope_theta": 10000.0, "factor": 2.0}
         knobs = {k: "1" for k in ropeblock.BROWSER_KNOBS[method]}
         assert charts.browser_theta(block, n_pairs="32", s="2", length="4096", target="8192", knobs=knobs)
-    with pytest.raises(ValueError, match="got 'longrope'"):
+    with pytest.raises(ValueError, match="got 'linear'"):
         charts.browser_theta(
-            {"rope_type": "longrope", "factor": 2.0}, n_pairs="32", s="2", length="4096", target="8192", knobs={}
+            {"rope_type": "linear", "factor": 2.0}, n_pairs="32", s="2", length="4096", target="8192", knobs={}
         )
 
 
@@ -1035,3 +1035,33 @@ def test_dynamic_ntks_angles_computed_by_the_chart_are_posencs_at_random_s_l_and
         assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
         assert readout.split("\n")[0] == f"L = {L:,} · T = {T:,} · s = {s:g}"
     assert inside  # the trained rope (T ≤ L) among them
+
+
+@pytest.mark.parametrize("lists", [("ramp", "ramp"), ("ones", "constant")])
+def test_longropes_angles_picked_by_the_chart_are_posencs_at_random_l_and_t(lists):
+    """LongRoPE's θ′ are θ_j over its short list where T ≤ L and its long list where T > L: the chart carries both
+    (posenc's θ′, explorer.compute.extension.browser_columns) and picks, with L and T its sliders; s stays a server run
+    (the page makes the lists from it). At 40 random (L, T) (both sides of L among them) the curves, rings and
+    read-out are posenc's, bit for bit, and θ′ is θ_j / the list's entry computed here."""
+    short_gen, long_gen = lists
+    values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS["longrope"]}
+    values.update(factor=4.0, short_gen=short_gen, long_gen=long_gen)
+    block = ropeblock.build_rope_block("longrope", values, base=10000.0, train_len=4096, head_dim=64)
+    spec, plan, _ = page_chart(block, 64, train_len=4096, target_len=16384)
+    assert plan.keys == ("target_len", "train_len") and plan.factors is None and plan.browser_block is not None
+    theta = 10000.0 ** (-np.arange(32) * 2 / 64)
+    rng = np.random.default_rng(len(short_gen))
+    sides = set()
+    for _ in range(40):
+        L = STOPS[int(rng.integers(STOPS.index(plan.l_window[0]), STOPS.index(plan.l_window[1]) + 1))]
+        T = STOPS[int(rng.integers(STOPS.index(plan.t_window[0]), STOPS.index(plan.t_window[1]) + 1))]
+        sides.add(T > L)
+        want = ropeblock.extension_data({**block, "original_max_position_embeddings": L}, 64, train_len=L, target_len=T)
+        assert want.error is None
+        target, rings, readout = drawn_at(spec, train_len=STOPS.index(L), target_len=STOPS.index(T))
+        assert target["value"].tolist() == want.target_angle.tolist(), (L, T)
+        listed = np.asarray(block["long_factor" if T > L else "short_factor"])
+        np.testing.assert_allclose(target["value"].to_numpy() / T, theta / listed, rtol=1e-13)
+        assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
+        assert readout.split("\n")[0] == f"L = {L:,} · T = {T:,}"
+    assert sides == {True, False}

@@ -135,6 +135,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         ("default", 96, 2048, True),
         ("proportional", 64, 4096, True),
         ("dynamic", 64, 4096, True),
+        ("longrope", 64, 4096, True),
     )
     for rope_type, head_dim, train_len, truncate in cases:
         values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS.get(rope_type, ())}  # factor 4
@@ -144,7 +145,9 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
         plan = compute.live_plan(ext, head_dim)
         assert plan.l_window is not None  # θ' do not depend on L, or the browser computes them
-        assert (plan.browser_block is not None) == (rope_type in ("yarn", "llama3", "proportional", "dynamic"))
+        assert (plan.browser_block is not None) == (
+            rope_type in ("yarn", "llama3", "proportional", "dynamic", "longrope")
+        )
         betas = [k for k in charts.KNOB_KEYS if k in plan.keys]
         assert betas == list(charts.KNOBS.get(rope_type, ()))
         chart = charts.angle_reach_live_chart(
@@ -214,5 +217,5 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
             assert tried == []
         finally:
             tab.context.close()
-    assert checked == 72
+    assert checked == 84
     print(f"dynamic NTK: {apart} drawn angles a few ulps from posenc's, the rest equal")

@@ -539,7 +539,9 @@ def live_target(at):
     return found[0] if found else None
 
 
-@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "yarn", "llama3", "proportional", "dynamic"])
+@pytest.mark.parametrize(
+    "rope_type", ["default", "linear", "ntk", "yarn", "llama3", "proportional", "dynamic", "longrope"]
+)
 def test_the_main_chart_carries_its_t_slider_where_the_angles_do_not_depend_on_t_or_the_browser_computes_them(
     rope_type,
 ):
@@ -550,10 +552,12 @@ def test_the_main_chart_carries_its_t_slider_where_the_angles_do_not_depend_on_t
     assert at.number_input(key="target_len").value == 32768  # the box stays, for any T
 
 
-@pytest.mark.parametrize("query", [{"rope_type": "longrope"}, {"rope_type": "linear", "target_len": "10000"}])
-def test_t_stays_a_server_run_where_the_angles_depend_on_it_or_it_is_off_the_stops(query):
-    """LongRoPE reads T itself (the browser does not compute its θ′); a typed T between two stops has no slider
-    position."""
+@pytest.mark.parametrize(
+    "query", [{"rope_type": "linear", "target_len": "10000"}, {"rope_type": "longrope", "target_len": "10000"}]
+)
+def test_t_stays_a_server_run_where_it_is_off_the_stops(query):
+    """A typed T between two stops has no slider position (every method's θ′ are the browser's, or do not depend on
+    T: tests/test_charts_extension.py)."""
     at = run(**query)
     assert not at.exception
     assert live_target(at) is None
@@ -583,9 +587,11 @@ def live_train(at):
     return found[0] if found else None
 
 
-@pytest.mark.parametrize("rope_type", ["default", "linear", "ntk", "proportional", "yarn", "llama3", "dynamic"])
+@pytest.mark.parametrize(
+    "rope_type", ["default", "linear", "ntk", "proportional", "yarn", "llama3", "dynamic", "longrope"]
+)
 def test_the_main_chart_carries_its_l_slider_where_the_angles_do_not_depend_on_l(rope_type):
-    """Where θ' do not depend on L, or the browser computes them (YaRN, Llama 3, dynamic NTK)."""
+    """Where θ' do not depend on L, or the browser computes them (YaRN, Llama 3, dynamic NTK, LongRoPE)."""
     at = run(rope_type=rope_type, target_len="32768")
     assert not at.exception
     param = live_train(at)
@@ -597,12 +603,12 @@ def test_the_main_chart_carries_its_l_slider_where_the_angles_do_not_depend_on_l
 @pytest.mark.parametrize(
     "query",
     [
-        {"rope_type": "longrope"},
+        {"rope_type": "longrope", "train_len": "4000"},
         {"rope_type": "linear", "train_len": "4000"},
         {"rope_type": "yarn", "train_len": "4000"},
     ],
 )
-def test_l_stays_a_server_run_where_the_angles_depend_on_it_or_it_is_off_the_stops(query):
+def test_l_stays_a_server_run_where_it_is_off_the_stops(query):
     at = run(**query)
     assert not at.exception
     assert live_train(at) is None

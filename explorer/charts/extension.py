@@ -489,6 +489,12 @@ def browser_theta(
     """The transforms for `block`'s θ′ (a method of `KNOBS`), with its knobs' Vega expressions `knobs`; `length` is
     L's expression and `target` T's (dynamic NTK's θ′ read T)."""
     method = posenc.rope_type_of(block)
+    if method == "longrope":  # posenc.methods._longrope: the long list where T > L (fields theta_short, theta_long)
+        return [
+            alt.CalculateTransform(
+                calculate=f"{target} > {length} ? datum.theta_long : datum.theta_short", **{"as": "inv"}
+            )
+        ]
     if method == "dynamic":
         return dynamic_theta(n_pairs=n_pairs, base=fact("rope_theta"), s=s, length=length, target=target)
     if method == "yarn":
@@ -553,7 +559,8 @@ def angle_reach_live_chart(
     θ'_j itself from θ_j, s, L and the method's knobs (`browser_theta`; `scaled_inv_freq` is then not read, and the
     factor slider runs over the grid `factors` as its range), so L can be a slider too; `knob_starts` makes each knob
     it names a slider starting there (over its widget's range), the others stay at the block's value. `columns`: more
-    per-pair values the method's θ′ are computed from (proportional RoPE's ``theta_p``), one per pair."""
+    per-pair values the method's θ′ are computed from (proportional RoPE's ``theta_p``, LongRoPE's ``theta_short``
+    and ``theta_long``), one per pair (explorer.compute.extension.browser_columns)."""
     theta = np.asarray(inv_freq, dtype=float)
     if browser_block is not None:  # one row per pair: the browser computes θ′ (the extremes bound the y axis below)
         inv = theta[None, :]
@@ -616,11 +623,13 @@ def angle_reach_live_chart(
         target_name = "at the target: T·θ′_j"
     names = [train_name, target_name]
     color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]))
+    if columns and "theta_long" in columns:  # LongRoPE: θ′ is one of the two columns (a list's factor may be < 1)
+        inv = np.asarray([columns["theta_short"], columns["theta_long"]], dtype=float)
     turning = inv[inv > 0]  # none: every pair stands still (a partial rotary factor of 0)
     # YaRN's and Llama 3's θ′_j lie between θ_j/s and θ_j (a blend, s ≥ 1): the largest s bounds them below. Dynamic
     # NTK's T·θ′_j ≥ T·θ_last/(s·(T/L − 1) + 1) ≥ min(T, L/s)·θ_last for T > L (θ′ = θ for T ≤ L): the shortest L counts
     s_most, shortest = 1.0, min(t_values)
-    if browser_block is not None:
+    if browser_block is not None and posenc.rope_type_of(browser_block) != "longrope":  # (its columns are θ′ already)
         s_most = float(factors[-1]) if factors is not None else _factor_of(browser_block)
         if posenc.rope_type_of(browser_block) == "dynamic":
             shortest = min(shortest, min(l_values))

@@ -66,11 +66,14 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
     block, rope_type = ext.block, posenc.rope_type_of(ext.block)
     factor = block.get("factor")
     # the browser computes θ′ from θ_j and the knobs (a YaRN block whose factor is null reads L through it: not here)
-    in_browser = rope_type in ropeblock.BROWSER_THETA and (factor is not None or rope_type == "proportional")
+    in_browser = rope_type in ropeblock.BROWSER_THETA and (
+        factor is not None or rope_type in ("proportional", "longrope")
+    )
     others = {k: v for k, v in block.items() if k != "factor"}
     sweep = None if factor is None or in_browser else factor_sweep(others, head_dim, ext.train_len, ext.target_len)
     if in_browser:
-        factors = grid_of("factor") if factor is not None and ropeblock.on_grid(factor, grid_of("factor")) else None
+        s_moves = factor is not None and rope_type not in ropeblock.FIXED_FACTOR
+        factors = grid_of("factor") if s_moves and ropeblock.on_grid(factor, grid_of("factor")) else None
     else:
         factors = sweep.factors if sweep is not None and ropeblock.on_grid(factor, sweep.factors) else None
     t_window = ropeblock.target_window(rope_type, ext.train_len, ext.target_len)
@@ -84,6 +87,8 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
     # the spec depends on the block's keys θ′ is computed from (the browser's: the base, truncate, the fixed knobs and
     # s; a sweep's: every key), not on the values its sliders hold
     read = {"rope_type", "rope_theta", "truncate", "factor", *own} if in_browser else set(block)
+    if rope_type == "longrope":  # the browser carries the lists' θ′ (every key but L, which may be its slider)
+        read = set(block)
     moving = set(keys) | ({"original_max_position_embeddings"} if l_window else set())
     fixed = tuple(v for v, w in ((ext.target_len, t_window), (ext.train_len, l_window)) if not w)
     held = tuple(sorted((k, repr(v)) for k, v in block.items() if k in read and k not in moving))
@@ -95,9 +100,26 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
         t_window=t_window,
         l_window=l_window,
         browser_block=dict(block) if in_browser else None,
-        columns={"theta_p": proportional_theta(block, head_dim, ext.train_len)} if rope_type == "proportional" else {},
+        columns=browser_columns(block, head_dim, ext.train_len),
         context=(*context, *fixed),
     )
+
+
+def browser_columns(block: dict, head_dim: int, train_len: int) -> dict[str, np.ndarray]:
+    """The per-pair values the browser computes θ′ from besides θ_j (posenc's, one per pair): proportional RoPE's
+    ``theta_p``; LongRoPE's θ′ with its short list (``theta_short``, T ≤ L) and its long one (``theta_long``, T > L),
+    which depend on nothing the chart's sliders move."""
+    rope_type = posenc.rope_type_of(block)
+    if rope_type == "proportional":
+        return {"theta_p": proportional_theta(block, head_dim, train_len)}
+    if rope_type == "longrope":
+        at_l = {**block, "original_max_position_embeddings": train_len}
+        short, _ = posenc.rope_inverse_frequencies(at_l, head_dim, max_position_embeddings=train_len, seq_len=train_len)
+        long_, _ = posenc.rope_inverse_frequencies(
+            at_l, head_dim, max_position_embeddings=train_len, seq_len=train_len + 1
+        )
+        return {"theta_short": short, "theta_long": long_}
+    return {}
 
 
 def proportional_theta(block: dict, head_dim: int, train_len: int) -> np.ndarray:
