@@ -629,7 +629,10 @@ def drawn_at(spec, **sliders):
     """(target curve, rings, read-out) rows with the in-chart sliders at `sliders` (transforms run here)."""
     layers = cs.layers(spec)
     target, rings = layers[2], layers[3]
-    (readout,) = [layer for layer in layers if "aggregate" in json.dumps(layer.get("transform", []))]
+    halo, readout = [layer for layer in layers if "aggregate" in json.dumps(layer.get("transform", []))]
+    assert (
+        halo["transform"] == readout["transform"] and halo["mark"]["stroke"] == charts.HALO
+    )  # the same text, under it
     return (
         cs.unit_rows(spec, target, **sliders),
         cs.unit_rows(spec, rings, **sliders),

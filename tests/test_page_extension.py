@@ -75,7 +75,7 @@ def main_readout(at, **sliders) -> str:
     """The main chart's read-out (its bold text lines), as the browser computes it with the in-chart sliders at
     `sliders` (name=value; the others where the chart starts them)."""
     spec = cs.element_spec(at.get("vega_lite_chart")[0])
-    (layer,) = [lay for lay in cs.layers(spec) if any("aggregate" in t for t in lay.get("transform", []))]
+    *_halo, layer = [lay for lay in cs.layers(spec) if any("aggregate" in t for t in lay.get("transform", []))]
     return cs.unit_rows(spec, layer, **sliders)["text"].item()
 
 

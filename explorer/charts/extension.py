@@ -41,6 +41,8 @@ BEFORE = "#64748b"
 AFTER = "#1d4ed8"
 WARN = "#dc2626"
 EXTRA = "#f59e0b"
+#: A read-out's halo: the light card's colour (the dark theme's recolouring makes it the dark card's)
+HALO = "#F8FAFC"
 BAND_COLORS = {"kept": "#16a34a", "smoothed": "#f59e0b", "divided": "#1d4ed8"}
 DTYPE_COLORS = {"float32": "#16a34a", "float16": "#dc2626", "bfloat16": "#7c3aed"}
 
@@ -711,29 +713,30 @@ def angle_reach_live_chart(
     )
     lines = [" + ' · ' + ".join(line) for line in (parts, betas) if line]  # each line fits a phone's plot
     readout = " + '\\n' + ".join([*lines, count])
-    # top right, its lines downwards: the angles fall from left to right, so the slow pairs' curves leave that corner free
-    layers.append(
-        alt.Chart(
-            sweep,
-            transform=[
-                *drawn,
-                alt.CalculateTransform(calculate="datum.ood ? 1 : 0", **{"as": "one"}),
-                alt.AggregateTransform(aggregate=[alt.AggregatedFieldDef(op="sum", field="one", **{"as": "n_ood"})]),
-                alt.CalculateTransform(calculate=readout, **{"as": "text"}),
-            ],
-        )
-        .mark_text(
-            align="right",
-            baseline="top",
-            lineBreak="\n",  # the sliders' values over the count: each line fits a phone's plot
-            fontSize=alt.ExprRef(f"(width < {READOUT_NARROW_PX} ? 12 : 15) * {FONT_SCALE_PARAM}"),
-            fontWeight="bold",
-            color=WARN,
-            dx=-6,
-            dy=6,
-        )
-        .encode(x=alt.XValue("width"), y=alt.YValue(0), text="text:N")
+    # top right, its lines downwards: the angles fall from left to right, so the slow pairs' curves leave that corner
+    # free; under the read-out the same text in the card's colour, stroked wide (a halo), so that where a curve
+    # still passes (a phone's narrow plot, a large T) the figures stay legible (the dark theme darkens the halo too)
+    counted = alt.Chart(
+        sweep,
+        transform=[
+            *drawn,
+            alt.CalculateTransform(calculate="datum.ood ? 1 : 0", **{"as": "one"}),
+            alt.AggregateTransform(aggregate=[alt.AggregatedFieldDef(op="sum", field="one", **{"as": "n_ood"})]),
+            alt.CalculateTransform(calculate=readout, **{"as": "text"}),
+        ],
     )
+    place = dict(x=alt.XValue("width"), y=alt.YValue(0), text="text:N")
+    font = dict(
+        align="right",
+        baseline="top",
+        lineBreak="\n",  # the sliders' values over the count: each line fits a phone's plot
+        fontSize=alt.ExprRef(f"(width < {READOUT_NARROW_PX} ? 12 : 15) * {FONT_SCALE_PARAM}"),
+        fontWeight="bold",
+        dx=-6,
+        dy=6,
+    )
+    layers.append(counted.mark_text(color=HALO, stroke=HALO, strokeWidth=5, strokeJoin="round", **font).encode(**place))
+    layers.append(counted.mark_text(color=WARN, **font).encode(**place))
     return _finish(
         layers,
         title=text.live_angle_title(
