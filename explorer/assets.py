@@ -76,6 +76,8 @@ BASE_CSS = (
 [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 58vw); height: 1rem; }
 [class*="st-key-ext_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
 [class*="st-key-conv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
+[class*="st-key-ext_af_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: min(15.5rem, 52vw); }
+[class*="st-key-ext_af_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 40vw); height: 1rem; }
 [class*="st-key-vis_live_"] { overflow-x: auto; }
 [class*="st-key-vis_live_"] .vega-embed form.vega-bindings { display: flex; flex-direction: row;
   flex-wrap: wrap; align-items: center; gap: 0.2rem 1.6rem; padding: 0 0 0.5rem 0.5rem; }

@@ -318,6 +318,10 @@ BROWSER_THETA = tuple(BROWSER_KNOBS)
 #: The methods of BROWSER_KNOBS whose factor s stays a server run: the page makes LongRoPE's lists from s
 #: (`longrope_factors`), and the browser carries the lists as they are
 FIXED_FACTOR = ("longrope",)
+#: The methods whose attention factor the browser computes, with the keys that are the attention-factor chart's own
+#: sliders (explorer.charts.extension.attention_factor_live_chart): YaRN's a(s) from mscale, mscale_all_dim and an
+#: explicit attention_factor (0 = not set, as the page's boxes say)
+AF_KNOBS: Mapping[str, tuple[str, ...]] = MappingProxyType({"yarn": ("mscale", "mscale_all_dim", "attention_factor")})
 #: The main chart's own sliders besides a method's knobs: the registry keys of s, T and L
 #: (explorer.charts.extension; explorer.compute.extension.live_plan chooses which are sliders)
 LIVE_SLIDERS = ("factor", "target_len", "train_len")

@@ -136,28 +136,28 @@ with tab_rescaling:
 
 with tab_attention:
     if tab_attention.open:
-        show_chart(
-            shared(charts.score_chart)(
-                ext.distances,
-                ext.score_before,
-                ext.score_after,
-                attention_factor=ext.attention_factor,
-                n_pairs=ext.inv_freq.size,
-                **lengths,
-            ),
-            width="stretch",
-        )
-        # this block's attention factor against s, beside YaRN's with defaults (alone without a factor)
-        curves = {} if ext.af_curve is None else {methods.label(used_type): ext.af_curve}
-        if used_type != "yarn" or not curves:
-            curves[text.YARN_REFERENCE] = ropeblock.yarn_reference_curve()
-        a = ext.attention_factor if ext.af_curve is not None else posenc.yarn_get_mscale(s_or_fit)
-        show_chart(
-            shared(charts.attention_factor_chart)(
-                ext.af_factors, curves, factor=s_or_fit, attention_factor=a, reference=text.YARN_REFERENCE
-            ),
-            width="stretch",
-        )
+        score = shared(charts.score_chart)(
+            ext.distances, ext.score_before, ext.score_after, attention_factor=ext.attention_factor,
+            n_pairs=ext.inv_freq.size, **lengths,
+        )  # fmt: skip
+        show_chart(score, width="stretch")
+        # this block's attention factor against s, beside YaRN's with defaults; YaRN's own keys are the chart's sliders
+        if (af_plan := compute.attention_factor_plan(ext)) is not None:
+            live_af = LiveChart("ext_af_live", af_plan.keys)
+            af_starts = live_af.starts(af_plan.context)
+            chart = shared(charts.attention_factor_live_chart)(
+                ext.af_factors, ropeblock.yarn_reference_curve(), factor=af_plan.factor,
+                knob_starts={k: af_starts[k] for k in af_plan.keys}, fixed=af_plan.fixed,
+            )  # fmt: skip
+            live_af.show(save_as="attention_factor", chart=chart, width="stretch")
+        else:
+            curves, a = compute.attention_factor_curves(ext, methods.label(used_type), s_or_fit)
+            show_chart(
+                shared(charts.attention_factor_chart)(
+                    ext.af_factors, curves, factor=s_or_fit, attention_factor=a, reference=text.YARN_REFERENCE
+                ),
+                width="stretch",
+            )
         temperature = compute.temperature_curves(train_len, target_len)  # positions, Llama 4's τ, YaRN's a²
         show_chart(
             shared(charts.temperature_chart)(

@@ -234,12 +234,15 @@ class _Row(dict):
 
 
 def _d3_format(x: float, spec: str) -> str:
-    """Vega's format(x, spec) (d3-format) for the specs the charts use: ",d" and ".Nf" / ".N~f"."""
+    """Vega's format(x, spec) (d3-format) for the specs the charts use: ",d", ".Nf" / ".N~f" and ".N~g" (no exponent)."""
     if spec == ",d":
         return f"{round(x):,}"
+    g = re.fullmatch(r"\.(\d+)~g", spec)  # toPrecision(N), trailing zeros trimmed: Python's "g" where neither
+    if g and (x == 0 or 1e-4 <= abs(x) < 10 ** int(g[1])):  # writes an exponent (JavaScript from 1e-7, Python 1e-5)
+        return f"{x:.{g[1]}g}"
     m = re.fullmatch(r"\.(\d+)(~?)f", spec)
     if not m:
-        raise ValueError(f"format spec not simulated: {spec!r}")
+        raise ValueError(f"format spec not simulated: {spec!r} (for {x!r})")
     text = f"{x:.{m[1]}f}"
     return text.rstrip("0").rstrip(".") if m[2] and "." in text else text
 

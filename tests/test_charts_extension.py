@@ -1068,3 +1068,87 @@ def test_longropes_angles_picked_by_the_chart_are_posencs_at_random_l_and_t(list
         assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
         assert readout.split("\n")[0] == f"L = {L:,} · T = {T:,}"
     assert sides == {True, False}
+
+
+# ------------------------------------------------ YaRN's attention factor computed in the browser (issue #36)
+def af_spec(**keys):
+    """The live attention-factor chart as the page builds it for a YaRN block with `keys`: (spec, plan, block)."""
+    from explorer.compute import extension as compute
+
+    block = yarn_block(**keys)
+    ext = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
+    plan = compute.attention_factor_plan(ext)
+    chart = charts.attention_factor_live_chart(
+        ext.af_factors,
+        ropeblock.yarn_reference_curve(),
+        factor=plan.factor,
+        knob_starts={k: float(block.get(k) or 0.0) for k in plan.keys},
+        fixed=plan.fixed,
+    )
+    return cs.sent_spec(chart), plan, block
+
+
+def test_yarns_attention_factor_computed_by_the_chart_is_posencs_at_random_mscales():
+    """a(s) depends on mscale, mscale_all_dim and attention_factor (0 = not set): the chart computes it
+    (yarn_attention_factor) with a slider for each. At 60 random settings (each key unset among them) the curve is
+    posenc's a at every s of the curve, bit for bit (the transforms run here, with C's log), the marked point is posenc's
+    a at the block's s, and the read-out says a and a² there; the dashed curve is HF's defaults."""
+    from explorer.compute import extension as compute
+
+    spec, plan, block = af_spec()
+    assert plan.keys == ("mscale", "mscale_all_dim", "attention_factor") and plan.fixed == {}
+    layers = cs.layers(spec)
+    reference, ours, point = layers[1], layers[2], layers[3]
+    *_halo, readout = [lay for lay in layers if cs.mark_type(lay) == "text"]
+    rng = np.random.default_rng(61)
+    kinds = set()
+    for i in range(60):
+        at = {k: float(compute.grid_of(k)[int(rng.integers(0, len(compute.grid_of(k))))]) for k in plan.keys}
+        unset = [("mscale",), ("mscale_all_dim",), ("attention_factor",), ("mscale", "attention_factor"), ()][i % 5]
+        for k in plan.keys if i % 10 == 9 else unset:  # unset (0): one key, two, none or (every tenth) all three
+            at[k] = 0.0
+        kinds.add((at["mscale"] != 0, at["mscale_all_dim"] != 0, at["attention_factor"] != 0))
+        full = {k: v for k, v in {**block, **at}.items() if not (k in at and v == 0)}
+        want = ropeblock.extension_data(full, 64, train_len=4096, target_len=16384)
+        assert want.error is None
+        drawn = cs.unit_rows(spec, ours, **at)
+        assert drawn["x"].tolist() == ropeblock.AF_CURVE_FACTORS.tolist()
+        assert drawn["y"].tolist() == want.af_curve.tolist(), at
+        (a,) = cs.unit_rows(spec, point, **at)["y"].tolist()
+        assert a == want.attention_factor, at
+        text_ = cs.unit_rows(spec, readout, **at)["text"].item()
+        assert text_ == f"a = {a:.4g} at s = 4: logits × a² = {a * a:.4g}"
+    # mscale's pair used, one of them unset (a = g(s, 1)), a written attention_factor over both, none set
+    assert {(True, True, False), (False, True, False), (True, True, True), (False, False, False)} <= kinds
+    ref = cs.unit_rows(spec, reference)
+    assert ref["y"].tolist() == [posenc.yarn_get_mscale(s) for s in ropeblock.AF_CURVE_FACTORS]
+
+
+def test_the_attention_factor_plan_moves_only_yarns_keys_on_their_steps():
+    from explorer.compute import extension as compute
+
+    assert af_spec(mscale=0.707)[1].keys == ("mscale", "mscale_all_dim", "attention_factor")
+    _, plan, _ = af_spec(mscale=0.70715)  # between two of its slider's steps (0.001): typed, stays fixed
+    assert plan.keys == ("mscale_all_dim", "attention_factor") and plan.fixed == {"mscale": 0.70715}
+    assert af_spec()[1].context != plan.context  # the fixed value is in the spec: another one rebuilds the chart
+    assert af_spec(mscale=1.0)[1].context == af_spec(mscale=2.0, attention_factor=1.5)[1].context  # sliders: kept
+    for rope_type in ("linear", "dynamic", "llama3", "longrope", "default"):
+        assert compute.attention_factor_plan(ext_for(rope_type)) is None, rope_type
+
+
+def test_the_live_attention_factor_chart_refuses_a_key_both_or_neither_slider_and_fixed():
+    args = dict(factor=4.0)
+    f, r = ropeblock.AF_CURVE_FACTORS, ropeblock.yarn_reference_curve()
+    with pytest.raises(ValueError, match="must share out"):
+        charts.attention_factor_live_chart(f, r, knob_starts={"mscale": 1.0}, fixed={"mscale": 1.0}, **args)
+    with pytest.raises(ValueError, match="must share out"):
+        charts.attention_factor_live_chart(f, r, knob_starts={"mscale": 1.0}, fixed={}, **args)
+    with pytest.raises(ValueError, match="at least one slider"):
+        charts.attention_factor_live_chart(f, r, knob_starts={}, fixed=dict.fromkeys(charts.AF_LABELS, 0.0), **args)
+
+
+def test_the_live_attention_factor_title_names_its_sliders():
+    assert ext_text.af_live_title(("mscale", "mscale_all_dim", "attention_factor")) == (
+        "Drag mscale, mscale_all_dim or attention_factor: YaRN's attention factor a against s"
+    )
+    assert ext_text.af_live_title(("attention_factor",)) == "Drag attention_factor: YaRN's attention factor a against s"

@@ -219,3 +219,81 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
             tab.context.close()
     assert checked == 84
     print(f"dynamic NTK: {apart} drawn angles a few ulps from posenc's, the rest equal")
+
+
+def test_yarns_attention_factor_in_the_vega_view_is_posencs_at_random_settings(chromium, tmp_path):
+    """The attention-factor chart as the page builds it for YaRN, written as its offline file: at 24 random settings of
+    its sliders (mscale, mscale_all_dim, attention_factor; each unset in turn), the curve and the marked point read
+    from the Vega view are posenc's a within 4 ulps (JavaScript's log against the C library's), and the read-out says
+    a at the block's s."""
+    from explorer import chartfile, compat
+    from explorer.compute import extension as compute
+    from explorer.render import stable_dataset_names
+    from explorer.text.extension import AF_LIVE_CURVE
+
+    values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS["yarn"]}
+    block = ropeblock.build_rope_block("yarn", values, base=10000, train_len=4096, head_dim=64)
+    ext = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
+    plan = compute.attention_factor_plan(ext)
+    assert plan.keys == ("mscale", "mscale_all_dim", "attention_factor")
+    chart = charts.attention_factor_live_chart(
+        ext.af_factors, ropeblock.yarn_reference_curve(), factor=plan.factor, knob_starts=dict.fromkeys(plan.keys, 0.0),
+        fixed={},
+    )  # fmt: skip
+    path = tmp_path / "af.html"
+    path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
+    rng = np.random.default_rng(37)
+    tab, tried = open_offline(chromium, path)
+    apart = 0
+    try:
+        for i in range(24):
+            at = {k: float(compute.grid_of(k)[int(rng.integers(1, len(compute.grid_of(k))))]) for k in plan.keys}
+            at.update(dict.fromkeys([("mscale",), ("mscale_all_dim",), ("attention_factor",), ()][i % 4], 0.0))
+            items = set_sliders_and_read(tab, [[f"{k}_{k}", v] for k, v in at.items()])
+            full = {k: v for k, v in {**block, **at}.items() if not (k in at and v == 0)}
+            want = ropeblock.extension_data(full, 64, train_len=4096, target_len=16384)
+            ours = (d for kind, _, d, _ in items if kind == "line" and d.get("curve") == AF_LIVE_CURVE)
+            curve = sorted(ours, key=lambda d: d["x"])
+            got = np.array([d["y"] for d in curve])
+            assert got.shape == want.af_curve.shape, at
+            ulps = np.abs(got - want.af_curve) / np.spacing(want.af_curve)
+            assert ulps.max() <= 4, (at, ulps.max())
+            apart += int((ulps > 0).sum())
+            (point,) = [d["y"] for kind, _, d, _ in items if kind == "symbol" and "y" in d]
+            assert abs(point - want.attention_factor) <= 4 * np.spacing(want.attention_factor), at
+            texts = [t for _, _, _, t in items if isinstance(t, str)]
+            a = want.attention_factor
+            assert any(t.startswith(f"a = {a:.4g} at s = 4: logits × a² = {a * a:.4g}") for t in texts), (at, texts)
+        assert tried == []
+    finally:
+        tab.context.close()
+    print(f"attention factor: {apart} drawn values a few ulps from posenc's, the rest equal")
+
+
+def test_a_press_on_mscale_redraws_the_attention_factor_chart_with_no_script_run_and_the_page_follows(chromium, server):
+    """YaRN's attention factor is the browser's own (charts.extension.yarn_attention_factor): a press on mscale moves
+    the curve before any script runs; the value then reaches the server once, the box, the link and the page's
+    attention factor follow, and the chart is kept."""
+    import math
+
+    page = open_page(chromium, server, "?rope_type=yarn&factor=4&ext_view=Attention&mscale=1&mscale_all_dim=0.5")
+    try:
+        chart = page.locator('[class*="st-key-ext_af_"] [data-testid=stVegaLiteChart]').first
+        chart.scroll_into_view_if_needed()
+        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
+        page.evaluate(COUNT_RUNS_JS)
+        af_svg = chart_svg_js('[class*="st-key-ext_af_"]')
+        took, runs = press_and_time(page, chart.locator('input[name="mscale_mscale"]'), af_svg)  # 1 → 1.001
+        assert took is not None, "the chart did not change"
+        assert no_run_before_the_change(took, runs), f"a script ran before the chart changed ({took:.0f} ms)"
+        page.wait_for_function("() => new URLSearchParams(location.search).get('mscale') === '1.001'")
+        wait_idle(page, title=TITLE)
+        assert reruns_sent(page) == 1, "not one run for one press"
+        assert float(page.locator(".st-key-mscale input").input_value()) == 1.001
+        a = (0.1 * 1.001 * math.log(4) + 1) / (0.1 * 0.5 * math.log(4) + 1)
+        texts = chart.locator("svg text").all_text_contents()
+        assert any(t.startswith(f"a = {a:.4g} at s = 4") for t in texts), texts
+        assert page.get_by_text(f"{a:.4f}", exact=True).count() >= 1, "the page's attention factor did not follow"
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
+    finally:
+        page.close()

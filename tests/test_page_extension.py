@@ -142,7 +142,11 @@ def test_the_attention_tab():
     at = run(ext_view="Attention")
     assert_page_complete(at, "Attention")
     af = 0.1 * math.log(4) + 1
-    assert titles(at)[2] == f"YaRN: a = {af:.4g} at s = 4, so every logit is multiplied by a² = {af * af:.4g}"
+    # YaRN's keys are that chart's sliders: its title names them, its read-out says a and a² (the browser computes it)
+    assert titles(at)[2] == "Drag mscale, mscale_all_dim or attention_factor: YaRN's attention factor a against s"
+    *_halo, readout = [lay for lay in cs.layers(af_chart(at)) if cs.mark_type(lay) == "text"]
+    said = cs.unit_rows(af_chart(at), readout)["text"].item().split("\n")[0]
+    assert said == f"a = {af:.4g} at s = 4: logits × a² = {af * af:.4g}"
     score = line_rows(at, 1)
     assert set(score.curve) == {
         "original θ, r ≤ L (trained)",
@@ -323,7 +327,8 @@ def test_tour_steps_open_the_tab_their_narration_is_about(number):
     if rope_type == "linear":  # "the fastest pairs now step four times slower"
         assert titles(at)[2].startswith("The fastest pair now moves 0.25 rad per token instead of 1")
     if rope_type == "yarn":  # "multiplies cos and sin by a small factor above 1"
-        assert titles(at)[2].startswith("YaRN: a = 1.139 at s = 4")
+        *_halo, readout = [lay for lay in cs.layers(af_chart(at)) if cs.mark_type(lay) == "text"]
+        assert cs.unit_rows(af_chart(at), readout)["text"].item().startswith("a = 1.139 at s = 4")
     if rope_type == "llama3":  # "three bands of pairs — kept, smoothly blended, or divided by 8"
         assert titles(at)[1] == "Llama 3: 29 pairs kept, 6 smoothed, 29 divided by s = 8"
     if rope_type == "default":  # "its slow pairs now reach angles it never met in training"
@@ -512,8 +517,8 @@ def _page_after_a_report():
     from explorer import liveparam
 
     report = st.session_state.pop("test_report", None)
-    if report is not None:
-        liveparam.report("ext_live", tuple(report), report)
+    if report is not None:  # the main chart's, or the one named in test_chart
+        liveparam.report(st.session_state.get("test_chart", "ext_live"), tuple(report), report)
     runpy.run_path(st.session_state["test_page"], run_name="__main__")
 
 
@@ -660,3 +665,46 @@ def test_a_drag_of_the_charts_beta_reaches_the_box_the_link_and_the_page():
     low = math.floor(64 * math.log(4096 / (4.0 * 2 * math.pi)) / (2 * math.log(10000.0)))
     high = math.ceil(64 * math.log(4096 / (1.0 * 2 * math.pi)) / (2 * math.log(10000.0)))
     assert [float(x) for x in metrics(at)["YaRN ramp: pairs"].split(" – ")] == [low, high]
+
+
+# ------------------------------------------------------------- YaRN's attention factor in its chart (issue #36)
+def af_chart(at) -> dict:
+    """The attention-factor chart's spec (the Attention tab's second chart)."""
+    (spec,) = [sp for sp in specs(at) if "The model multiplies cos and sin by a" in json.dumps(sp, ensure_ascii=False)]
+    return spec
+
+
+def test_yarns_mscales_and_attention_factor_are_the_attention_factor_charts_own_sliders():
+    at = run(rope_type="yarn", ext_view="Attention", mscale="0.707", mscale_all_dim="1")
+    assert not at.exception
+    bound = {p["name"]: p for p in af_chart(at).get("params", []) if "bind" in p}
+    assert set(bound) == {"mscale", "mscale_all_dim", "attention_factor"}
+    assert (bound["mscale"]["value"], bound["mscale_all_dim"]["value"], bound["attention_factor"]["value"]) == (
+        0.707,
+        1.0,
+        0.0,
+    )
+    for key in bound:  # the sidebar's box stays, for any value
+        assert at.number_input(key=key).value == {"mscale": 0.707, "mscale_all_dim": 1.0, "attention_factor": 0.0}[key]
+    other = run(rope_type="linear", ext_view="Attention")
+    assert not other.exception and not [p for p in af_chart(other).get("params", []) if "bind" in p]
+
+
+def test_a_drag_of_mscale_in_its_chart_reaches_the_box_the_link_and_the_page():
+    """The drag's end writes mscale once; the box, the link and the page's attention factor follow (YaRN at s = 4 with
+    mscale = 1 and mscale_all_dim = 0.5: a = g(4, 1)/g(4, 0.5) = (0.1·ln 4 + 1)/(0.05·ln 4 + 1))."""
+    import math
+
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    at.session_state["test_chart"] = "ext_af_live"
+    at.query_params.update(rope_type="yarn", ext_view="Attention", mscale_all_dim="0.5")
+    run_page("", at)
+    assert not at.exception
+    at.session_state["test_report"] = {"mscale": [{"mscale": 1.0}]}
+    run_page("", at)
+    assert not at.exception
+    assert at.query_params["mscale"] == "1.0" or float(at.query_params["mscale"]) == 1.0
+    assert at.number_input(key="mscale").value == 1.0
+    want = (0.1 * math.log(4) + 1) / (0.05 * math.log(4) + 1)
+    assert metrics(at)["Attention factor a"] == f"{want:.4f}"

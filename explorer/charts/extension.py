@@ -531,6 +531,26 @@ def factor_index_expr(lo: float, step: float) -> str:
     return f"round(({live.number(FACTOR_KEY)} - {lo!r}) / {step!r})"
 
 
+def readout_layers(base: alt.Chart, *, corner: str) -> list[alt.Chart]:
+    """A live chart's read-out: `base`'s field ``text`` (lines split at "\\n"), bold red in the plot's top `corner`
+    ("left" or "right"), over the same text stroked wide in the card's colour (a halo: where a curve passes behind it,
+    the figures stay legible; the dark theme darkens the halo too)."""
+    font = dict(
+        align=corner,
+        baseline="top",
+        lineBreak="\n",  # each line fits a phone's plot
+        fontSize=alt.ExprRef(f"(width < {READOUT_NARROW_PX} ? 12 : 15) * {FONT_SCALE_PARAM}"),
+        fontWeight="bold",
+        dx=-6 if corner == "right" else 6,
+        dy=6,
+    )
+    place = dict(x=alt.XValue("width" if corner == "right" else 0), y=alt.YValue(0), text="text:N")
+    return [
+        base.mark_text(color=HALO, stroke=HALO, strokeWidth=5, strokeJoin="round", **font).encode(**place),
+        base.mark_text(color=WARN, **font).encode(**place),
+    ]
+
+
 def angle_reach_live_chart(
     inv_freq,
     scaled_inv_freq,
@@ -714,8 +734,7 @@ def angle_reach_live_chart(
     lines = [" + ' · ' + ".join(line) for line in (parts, betas) if line]  # each line fits a phone's plot
     readout = " + '\\n' + ".join([*lines, count])
     # top right, its lines downwards: the angles fall from left to right, so the slow pairs' curves leave that corner
-    # free; under the read-out the same text in the card's colour, stroked wide (a halo), so that where a curve
-    # still passes (a phone's narrow plot, a large T) the figures stay legible (the dark theme darkens the halo too)
+    # free (a phone's narrow plot at a large T excepted: the halo keeps the figures legible there)
     counted = alt.Chart(
         sweep,
         transform=[
@@ -725,18 +744,7 @@ def angle_reach_live_chart(
             alt.CalculateTransform(calculate=readout, **{"as": "text"}),
         ],
     )
-    place = dict(x=alt.XValue("width"), y=alt.YValue(0), text="text:N")
-    font = dict(
-        align="right",
-        baseline="top",
-        lineBreak="\n",  # the sliders' values over the count: each line fits a phone's plot
-        fontSize=alt.ExprRef(f"(width < {READOUT_NARROW_PX} ? 12 : 15) * {FONT_SCALE_PARAM}"),
-        fontWeight="bold",
-        dx=-6,
-        dy=6,
-    )
-    layers.append(counted.mark_text(color=HALO, stroke=HALO, strokeWidth=5, strokeJoin="round", **font).encode(**place))
-    layers.append(counted.mark_text(color=WARN, **font).encode(**place))
+    layers += readout_layers(counted, corner="right")
     return _finish(
         layers,
         title=text.live_angle_title(
@@ -913,6 +921,105 @@ def attention_factor_chart(
         dashed=dashed,
         y_zero=False,
         marks={f"s = {factor:g}": (factor, attention_factor)},
+        height=170,
+    )
+
+
+def yarn_attention_factor(*, s: str, mscale: str, mscale_all_dim: str, attention_factor: str) -> str:
+    """The Vega expression of YaRN's attention factor at s, in posenc.methods._yarn's float64 steps (HF's
+    ``_compute_yarn_parameters``): attention_factor where it is set (not 0); else g(s, mscale) / g(s, mscale_all_dim)
+    where both are set (not 0), else g(s, 1); g(s, m) = 0.1·m·ln s + 1 for s > 1, else 1 (posenc.yarn_get_mscale).
+    The arguments are Vega expressions. Only ``log`` can differ from the C library's (in the last bit)."""
+
+    def g(m: str) -> str:
+        return f"({s} <= 1 ? 1.0 : 0.1 * {m} * log({s}) + 1.0)"
+
+    computed = f"({mscale} !== 0 && {mscale_all_dim} !== 0 ? {g(mscale)} / {g(mscale_all_dim)} : {g('1.0')})"
+    return f"({attention_factor} !== 0 ? {attention_factor} : {computed})"
+
+
+#: The attention-factor chart's own sliders' labels
+AF_LABELS = {
+    "mscale": "mscale (0 = not set) ",
+    "mscale_all_dim": "mscale_all_dim (0 = not set) ",
+    "attention_factor": "attention_factor (0 = computed) ",
+}
+
+
+def attention_factor_live_chart(
+    factors, reference, *, factor: float, knob_starts: Mapping[str, float], fixed: Mapping[str, float]
+) -> alt.LayerChart:
+    """(6), live: YaRN's attention factor a against s (`factors`), computed by the browser from mscale,
+    mscale_all_dim and attention_factor (`yarn_attention_factor`), each key of `knob_starts` a slider starting there
+    (over its widget's range), each of `fixed` a fixed value (0: not set); dashed, `reference`: YaRN with HF's defaults
+    (posenc's, at `factors`). The block's s (`factor`) is marked, and a read-out says a and a² there."""
+    if not knob_starts:
+        raise ValueError("the live attention-factor chart needs at least one slider (knob_starts)")
+    if set(knob_starts) & set(fixed) or set(knob_starts) | set(fixed) != set(AF_LABELS):
+        raise ValueError(f"knob_starts and fixed must share out {', '.join(AF_LABELS)}, got {knob_starts}, {fixed}")
+    params, knobs = [], {}
+    for key in AF_LABELS:
+        if key in fixed:
+            knobs[key] = repr(float(fixed[key]))
+            continue
+        w = BLOCK_KEY_WIDGETS[key]
+        params.insert(  # the bindings come in the reverse order: mscale listed first
+            0,
+            live.position(
+                key,
+                start=float(knob_starts[key]),
+                lo=float(w.min or 0),
+                hi=float(w.max or 0),
+                step=float(w.step or 0),
+                label=AF_LABELS[key],
+            ),
+        )
+        knobs[key] = live.number(key)
+    names = [text.AF_LIVE_CURVE, text.YARN_REFERENCE]
+    x_lo, x_hi = float(np.min(factors)), float(np.max(factors))
+    axis, _ = log_axis(x_lo, x_hi)
+    axis.values = [v for v in axis.values if x_lo <= v <= x_hi]
+    x_title, y_title = "scaling factor s (log scale)", "attention factor a"
+    x = alt.X("x:Q", title=x_title, axis=axis, scale=alt.Scale(type="log", domain=[x_lo, x_hi], nice=False))
+    y = alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=False))
+    color = alt.Color("curve:N", title=None, scale=alt.Scale(domain=names, range=[AFTER, BEFORE]))
+    dash = alt.StrokeDash("curve:N", title=None, scale=alt.Scale(domain=names, range=[[1, 0], [7, 4]]))
+    tooltip = [
+        alt.Tooltip("curve:N", title="curve"),
+        alt.Tooltip("x:Q", title=x_title, format=",.4g"),
+        alt.Tooltip("y:Q", title=y_title, format=".4g"),
+    ]
+    a_of = yarn_attention_factor(s="datum.x", **knobs)
+    curve = pd.DataFrame({"x": np.asarray(factors, dtype=float), "ref": np.asarray(reference, dtype=float)})
+    ours = [
+        alt.CalculateTransform(calculate=a_of, **{"as": "y"}),
+        alt.CalculateTransform(calculate=repr(text.AF_LIVE_CURVE), **{"as": "curve"}),
+    ]
+    theirs = [
+        alt.CalculateTransform(calculate="datum.ref", **{"as": "y"}),
+        alt.CalculateTransform(calculate=repr(text.YARN_REFERENCE), **{"as": "curve"}),
+    ]
+    at_s = alt.Chart(
+        pd.DataFrame({"x": [float(factor)]}), transform=[alt.CalculateTransform(calculate=a_of, **{"as": "y"})]
+    )
+    # a and a² at the block's s (the sliders show their own values beside them; a phone's plot holds one line)
+    readout = (
+        f"'a = ' + format(datum.y, '.4~g') + ' at s = {factor:g}: logits × a² = ' + format(datum.y * datum.y, '.4~g')"
+    )
+    layers = [
+        alt.Chart(curve, transform=theirs)
+        .mark_line(strokeWidth=2.5)
+        .encode(x, y, color, dash, tooltip=tooltip)
+        .properties(name="ext_af_curves")
+        .add_params(*params),
+        alt.Chart(curve, transform=ours).mark_line(strokeWidth=2.5).encode(x, y, color, dash, tooltip=tooltip),
+        at_s.mark_point(filled=True, size=160, color=WARN, opacity=1).encode(x, y),
+        *readout_layers(at_s.transform_calculate(text=readout), corner="left"),
+    ]
+    return _finish(
+        layers,
+        title=text.af_live_title(tuple(k for k in AF_LABELS if k not in fixed)),
+        subtitle="The model multiplies cos and sin by a, so q·k (and the softmax sharpness) scales by a².",
         height=170,
     )
 

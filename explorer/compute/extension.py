@@ -12,6 +12,7 @@ import numpy as np
 import posenc
 from explorer import ropeblock
 from explorer.layout import cached
+from explorer.text.extension import YARN_REFERENCE
 from explorer.widgets import PARAMS
 
 #: Llama 4's attention temperature, with HF Llama4TextConfig's defaults.
@@ -103,6 +104,44 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
         columns=browser_columns(block, head_dim, ext.train_len),
         context=(*context, *fixed),
     )
+
+
+@dataclass(frozen=True)
+class AttentionFactorPlan:
+    """The attention-factor chart's own sliders this run (issue #36), for `LiveChart` and
+    `explorer.charts.extension.attention_factor_live_chart`."""
+
+    keys: tuple[str, ...]  # of ropeblock.AF_KNOBS[method]: those on their slider's steps
+    fixed: dict  # the others' values (0: not set)
+    factor: float  # the block's s (the chart's mark)
+    context: tuple  # what else the chart's spec depends on (LiveChart.starts)
+
+
+def attention_factor_plan(ext: ropeblock.Extension) -> AttentionFactorPlan | None:
+    """Which of the method's attention-factor keys (`ropeblock.AF_KNOBS`) the chart of a against s can move in the
+    browser, or None (a method without them, a block without a factor, an invalid block, or every key off its
+    steps: the page draws the still chart). A key the block leaves out is 0, "not set", as its box says."""
+    block = ext.block
+    rope_type = posenc.rope_type_of(block)
+    if ext.error or rope_type not in ropeblock.AF_KNOBS or block.get("factor") is None:
+        return None
+    values = {k: float(block.get(k) or 0.0) for k in ropeblock.AF_KNOBS[rope_type]}
+    keys = tuple(k for k, v in values.items() if ropeblock.on_grid(v, grid_of(k)))
+    if not keys:
+        return None
+    fixed = {k: v for k, v in values.items() if k not in keys}
+    factor = float(block["factor"])
+    return AttentionFactorPlan(keys, fixed, factor, (rope_type, factor, tuple(sorted(fixed.items()))))
+
+
+def attention_factor_curves(ext: ropeblock.Extension, label: str, s: float) -> tuple[dict[str, np.ndarray], float]:
+    """The still attention-factor chart's curves (the block's a at every s of ``ext.af_factors``, named `label`, beside
+    YaRN's with HF's defaults; the latter alone for a block without a factor) and a at `s` (the block's factor, or
+    the one that fits T into L)."""
+    curves = {} if ext.af_curve is None else {label: ext.af_curve}
+    if posenc.rope_type_of(ext.block) != "yarn" or not curves:
+        curves[YARN_REFERENCE] = ropeblock.yarn_reference_curve()
+    return curves, ext.attention_factor if ext.af_curve is not None else posenc.yarn_get_mscale(s)
 
 
 def browser_columns(block: dict, head_dim: int, train_len: int) -> dict[str, np.ndarray]:

@@ -255,6 +255,17 @@ def angle_step_title(before: float, after: float) -> str:
     )
 
 
+#: The live attention-factor chart's curve
+AF_LIVE_CURVE = "YaRN, this block"
+
+
+def af_live_title(sliders: tuple[str, ...]) -> str:
+    """The live attention-factor chart's title, naming its sliders (true at every value they take)."""
+    names = list(sliders)  # the config.json keys, as the sliders and the sidebar's boxes name them
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    return f"Drag {listed}: YaRN's attention factor a against s"
+
+
 def attention_factor_title(curve: str, attention_factor: float, factor: float) -> str:
     return (
         f"{curve}: a = {attention_factor:.4g} at s = {factor:g}, so every logit is "
