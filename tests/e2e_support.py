@@ -697,6 +697,32 @@ def reset_reruns(page: Any) -> None:
     _RERUNS[id(page)]["n"] = 0
 
 
+def press_once(
+    page: Any,
+    slider: Any,
+    read_js: str,
+    *,
+    key: str,
+    want: str,
+    title: str,
+    changes: bool = True,
+    press: str = "ArrowRight",
+) -> float | None:
+    """A press on a chart's own slider, as a hand makes it (issue #36): the chart `read_js` reads changes before any
+    script runs (unless `changes` is False: a press that moves nothing drawn), the value `want` of parameter `key`
+    then reaches the link, and the page asks for exactly one script run. Returns the ms until the chart changed."""
+    took, runs = press_and_time(page, slider, read_js, press)
+    if changes:
+        assert took is not None, f"{key}: the chart did not change"
+        assert no_run_before_the_change(took, runs), f"{key}: a script ran before the chart changed ({took:.0f} ms)"
+    page.wait_for_function(
+        "([k, v]) => new URLSearchParams(location.search).get(k) === v", arg=[key, want], timeout=15_000
+    )
+    wait_idle(page, title=title)
+    assert reruns_sent(page) == 1, f"{key}: not one run for one press"
+    return took
+
+
 def press_and_time(page: Any, slider: Any, read_js: str, key: str = "ArrowRight") -> tuple[float | None, int]:
     """Focus `slider` (a Playwright locator of a chart's range input) and press `key`: (ms from the press until what
     `read_js` reads from the chart changed, or None; script runs by then, from window.__runs, which COUNT_RUNS_JS
