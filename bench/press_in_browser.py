@@ -2,7 +2,8 @@
 
 Each chart-driving control a chart carries itself (explorer.liveparam: RoPE's m, n, d and j, the
 clock's p, d, b and number of clocks, the shift t, the vision query row, the sinusoidal zoom start,
-Context extension's factor, lengths and YaRN's and Llama 3's knobs, the configs converter's α, Compare methods' L and T) is
+Context extension's factor, lengths (dynamic NTK's and LongRoPE's too), YaRN's and Llama 3's knobs and YaRN's mscale, the
+configs converter's α, Compare methods' L and T) is
 focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press
 counts as "in the browser" when its chart changed within 100 ms of the keydown while no script was
 running. Its time is the keydown to the chart's first changed frame. Beside them, in the same run:
@@ -63,6 +64,14 @@ CONTROLS = [
         "Context_extension?rope_type=llama3",
         "Context extension",
         "low_freq_factor_low_freq_factor",
+    ),
+    ("Extension dynamic NTK T", "Context_extension?rope_type=dynamic", "Context extension", "target_len_target_len"),
+    ("Extension LongRoPE T", "Context_extension?rope_type=longrope", "Context extension", "target_len_target_len"),
+    (
+        "Extension YaRN mscale",
+        "Context_extension?rope_type=yarn&ext_view=Attention",
+        "Context extension",
+        "mscale_mscale",
     ),
     ("Configs converter α", "Model_configs", "Model configs", "ntk_alpha_ntk_alpha"),
     ("Compare trained length L", "Compare_methods", "Compare methods", "train_len_train_len"),
