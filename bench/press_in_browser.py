@@ -69,7 +69,7 @@ CONTROLS = [
     ("Extension LongRoPE T", "Context_extension?rope_type=longrope", "Context extension", "target_len_target_len"),
     (
         "Extension YaRN mscale",
-        "Context_extension?rope_type=yarn&ext_view=Attention",
+        "Context_extension?rope_type=yarn&ext_view=Attention&mscale=1&mscale_all_dim=0.5",  # a press on mscale moves a
         "Context extension",
         "mscale_mscale",
     ),
