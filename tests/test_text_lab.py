@@ -641,6 +641,7 @@ def test_a_fine_tune_that_did_not_learn_gives_no_verdict_either():
     doc = copy.deepcopy(DOC)
     task = FT_TASKS[0]
     doc["tasks"][task]["learned"]["rope+linear@ft256"] = False
+    doc["tasks"][task]["until_learned"] = False  # one fixed budget: no steps to learn either
     line = _ft_line(doc, task)
     assert "one of the two fine-tunes did not learn; one budget does not give steps to learn" in line
     assert "**rope+linear@ft256** did not learn" in line
@@ -793,15 +794,21 @@ def test_the_train_tab_says_its_models_are_the_quick_version_of_the_shipped_ones
 @pytest.mark.parametrize(
     "plain, pi, verdict",
     [
-        ([100, 100, 200, 100, 100], [300, 400, 300, 500, 300], "PI's fine-tune needed more steps"),
-        ([300, 400, 300, 500, 300], [100, 100, 200, 100, 100], "PI's fine-tune needed fewer steps, as Chen et al."),
-        ([100, 300, 200, 100, 300], [200, 100, 300, 300, 100], "no verdict: the interval includes 0"),
+        ([100, 100, 200, 100, 100, 100], [300, 400, 300, 500, 300, 200], "PI's fine-tune needed more steps"),
+        ([300, 400, 300, 500, 300, 200], [100, 100, 200, 100, 100, 100], "PI's fine-tune needed fewer steps, as Chen"),
+        (
+            [100, 100, 100, 200, 100],
+            [200, 200, 200, 200, 200],
+            "no verdict: with 5 seeds even all 5 one way would give",
+        ),
+        ([100, 300, 200, 100, 300, 100], [200, 100, 300, 300, 100, 200], "no verdict at 5 %"),
         ([100, 100, 100, 100, 100], [300, None, 300, 300, 300], None),
     ],
 )
 def test_the_fine_tune_verdict_on_chen_comes_from_steps_to_learn_paired_by_seed(plain, pi, verdict):
-    """Issue #37, item 2: Chen et al.'s claim is about steps to learn; the verdict is the seed-paired t interval
-    of PI's steps minus the plain fine-tune's (scipy), and none when a seed did not learn by the cap."""
+    """Issue #37, item 2: Chen et al.'s claim is about steps to learn; the steps are whole checks, so the verdict is
+    the exact sign test (scipy's binomtest) of which fine-tune needed more, seed by seed, and none when a seed did
+    not learn by the cap; with 5 seeds no split reaches 5 %, and the line says so."""
     doc = _trained_doc({"rope@ft256": plain, "rope+linear@ft256": pi})
     line = _ft_line(doc, "kback")
     assert "Steps to learn at 256 tokens here (each fine-tune ran until a held-out check every 100 steps" in line
@@ -812,12 +819,13 @@ def test_the_fine_tune_verdict_on_chen_comes_from_steps_to_learn_paired_by_seed(
         assert "(1 of 5 seeds not by the cap)" in line and "no interval of the difference and no verdict" in line
         return
     d = np.array(pi, dtype=float) - np.array(plain, dtype=float)
-    half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d))
+    more, fewer = int((d > 0).sum()), int((d < 0).sum())
+    p = stats.binomtest(more, more + fewer, 0.5).pvalue
     assert (
-        f"PI minus plain, paired by seed: {d.mean():+.0f} steps [{d.mean() - half:+.0f}, {d.mean() + half:+.0f}]"
-        in line
+        f"PI minus plain, paired by seed: {d.mean():+.0f} steps on average; PI needed more steps in {more} of" in line
     )
-    assert verdict in line
+    assert f"Exact sign test over the {more + fewer} seeds that differ: p = {p:.3g} ({verdict}" in line
+    assert (p < 0.05) == ("no verdict" not in verdict)
 
 
 def test_stale_copy_models_are_named_with_the_rebuild_command():

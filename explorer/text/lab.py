@@ -46,7 +46,7 @@ from posenc.lab import (
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS
 from posenc.scaling import yarn_correction_range
-from posenc.stats import Interval, bonferroni_level, paired_interval
+from posenc.stats import Interval, bonferroni_level, paired_interval, sign_test
 
 CLOSE = 0.05  # nats for the loss, accuracy points for accuracy: "within", "breaks"
 FMT = "{:.3f}"
@@ -1184,8 +1184,8 @@ def finetune_steps(s: Shown) -> dict[str, dict[str, int | None]]:
 
 def _steps_to_learn(s: Shown, steps: Mapping[str, Mapping[str, int | None]], plain: str, pi: str, n: int) -> str:
     """Chen et al.'s claim (PI reaches the longer window in fewer fine-tuning steps) against the shipped steps to
-    learn, paired by seed: the seed-paired interval of PI's steps minus the plain fine-tune's, where every seed
-    of both learned by the cap."""
+    learn, paired by seed, where every seed of both learned by the cap: PI's steps minus the plain fine-tune's, seed
+    by seed, and the exact sign test of which needed more (the steps are whole checks: few distinct values)."""
     ft = s.entry.get("finetune") or {}
     every = s.settings.get("check_every")
     cap = int(ft.get("steps") or 0)
@@ -1211,19 +1211,27 @@ def _steps_to_learn(s: Shown, steps: Mapping[str, Mapping[str, int | None]], pla
     both = [k for k in steps[plain] if k in steps[pi] and steps[plain][k] is not None and steps[pi][k] is not None]
     if len(both) < len(steps[plain]) or len(both) < 2:
         return head + "Not every seed learned by the cap, so no interval of the difference and no verdict. "
-    d = paired_interval({k: steps[pi][k] for k in both}, {k: steps[plain][k] for k in both})
-    if d is None or d.lo is None or d.hi is None:
-        return head
-    verdict = (
-        "PI's fine-tune needed fewer steps, as Chen et al. report"
-        if d.hi < 0
-        else "PI's fine-tune needed more steps, the opposite of Chen et al.'s finding, at this scale"
-        if d.lo > 0
-        else "no verdict: the interval includes 0"
-    )
+    # steps to learn come in whole checks, so the seed-paired differences take a few values: an exact test of their
+    # signs (which of the two needed more, seed by seed), not a t interval
+    diffs = [steps[pi][k] - steps[plain][k] for k in both]
+    more, fewer = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    p = sign_test(more, more + fewer)
+    n = len(diffs)
+    if p < 0.05:
+        verdict = (
+            "PI's fine-tune needed more steps, the opposite of Chen et al.'s finding, at this scale"
+            if more > fewer
+            else "PI's fine-tune needed fewer steps, as Chen et al. report"
+        )
+    elif sign_test(n, n) >= 0.05:
+        verdict = f"no verdict: with {n} seeds even all {n} one way would give p = {sign_test(n, n):.3g}"
+    else:
+        verdict = "no verdict at 5 %"
     return head + (
-        f"PI minus plain, paired by seed: {d.mean:+.0f} steps [{d.lo:+.0f}, {d.hi:+.0f}] ({verdict}; steps are counted "
-        f"in checks of {every}, so each seed's figure is rounded up to one). "
+        f"PI minus plain, paired by seed: {float(np.mean(diffs)):+.0f} steps on average; PI needed more steps in "
+        f"{more} of {n} seeds, fewer in {fewer}, as many in {n - more - fewer} (steps are counted in checks of "
+        f"{every}, so each seed's figure is rounded up to one). Exact sign test over the {more + fewer} seeds that "
+        f"differ: p = {p:.3g} ({verdict}). "
     )
 
 
