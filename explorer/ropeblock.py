@@ -232,10 +232,9 @@ def phase_error_curves(scaled_inv_freq, target_len: int) -> tuple[np.ndarray, di
     return positions, {dtype: posenc.phase_error(positions, scaled_inv_freq, dtype=dtype) for dtype in PRECISION_DTYPES}
 
 
-#: The methods whose scaled frequencies the Context extension chart can carry for every factor: the
-#: block with only its ``factor`` replaced (LongRoPE's lists are made from the factor as well, so a
-#: sweep would have to rebuild them: its factor stays a server run).
-FACTOR_SWEEP_METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3")
+#: The methods whose scaled frequencies the Context extension chart carries for every factor (the block with only its
+#: ``factor`` replaced): those with a factor whose θ′ the browser does not compute itself (`BROWSER_THETA`).
+FACTOR_SWEEP_METHODS = ("linear", "ntk")
 
 
 @dataclass(frozen=True)

@@ -587,8 +587,9 @@ def test_every_row_of_the_sweep_is_the_page_at_that_factor(rope_type):
         assert np.array_equal(sweep.scaled_inv_freq[i], at.scaled_inv_freq), (rope_type, GRID[i])
 
 
-@pytest.mark.parametrize("rope_type", ["default", "longrope"])
-def test_methods_whose_factor_the_chart_cannot_carry_get_no_sweep(rope_type):
+@pytest.mark.parametrize("rope_type", ["default", "longrope", "dynamic", "yarn", "llama3"])
+def test_methods_whose_factor_the_chart_does_not_carry_get_no_sweep(rope_type):
+    """No factor, or the browser computes θ′ (ropeblock.BROWSER_THETA): no row per factor."""
     block = ext_for(rope_type).block
     assert ropeblock.factor_sweep(block, 64, train_len=4096, target_len=16384, factors=GRID) is None
 
@@ -597,7 +598,7 @@ STOPS = TARGET_STOPS
 
 
 def live_spec(
-    rope_type="yarn",
+    rope_type="linear",
     start=4.0,
     head_dim=64,
     *,
@@ -640,7 +641,7 @@ def drawn_at(spec, **sliders):
     )
 
 
-@pytest.mark.parametrize("rope_type", ["linear", "yarn", "llama3"])
+@pytest.mark.parametrize("rope_type", ropeblock.FACTOR_SWEEP_METHODS)  # the others: their own random tests below
 @pytest.mark.parametrize("s", [1.0, 2.5, 4.0, 32.0, 128.0])
 @pytest.mark.parametrize("T", [1024, 4096, 6144, 16384, 98304, 262144])
 def test_the_live_chart_draws_posencs_angles_at_the_sliders_factor_and_length(rope_type, s, T):
