@@ -262,6 +262,8 @@ def vega_names(**selections: dict) -> dict:
         "pow": math.pow,  # C's pow, as numpy's np.power on float64
         "round": lambda x: math.floor(x + 0.5),  # JavaScript's Math.round: halves go up
         "split": lambda text, sep: text.split(sep),
+        "indexof": lambda text, part: text.find(part),  # JavaScript's String indexOf: −1 when absent
+        "slice": lambda text, start, end=None: text[int(start) : None if end is None else int(end)],
         "PI": math.pi,
         "sequence": lambda start, stop, step=1: list(range(int(start), int(stop), int(step))),
         "toNumber": lambda x: int(x) if float(x).is_integer() else float(x),  # an index stays an index

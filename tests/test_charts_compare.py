@@ -132,7 +132,7 @@ def rule_rows(spec: dict, layer: dict, sliders: dict) -> pd.DataFrame:
 )
 def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
     """The chart's transforms (ALiBi's calculate, the facet's fold and filter, the rule's and labels') run in
-    Python at 25 random (L, T, h) of the sliders, against posenc.attention.method_checks called at that (L, T)
+    Python at 12 random (L, T, h) of the sliders (each runs the fold of every column: about 10 s here), against posenc.attention.method_checks called at that (L, T)
     and head h's slope 2^−h (Press et al.'s slopes for 8 heads, re-typed): every score bit for
     bit (the learned table's rows at L are the first rows of the longest table's, and pair_scores gives their
     scores to the bit at every pair of stops), at a random base b of its options too (the sinusoidal and RoPE curves
@@ -165,7 +165,7 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
     _, rule, *notes, _ = spec["spec"]["layer"]
     rng = np.random.default_rng(seed)
     (l_lo, l_hi), (t_lo, t_hi) = ((TARGET_STOPS.index(a), TARGET_STOPS.index(b)) for a, b in windows)
-    for _ in range(25):
+    for _ in range(12):
         li, ti, h = int(rng.integers(l_lo, l_hi + 1)), int(rng.integers(t_lo, t_hi + 1)), int(rng.integers(1, 9))
         bi = int(rng.integers(0, len(BASES)))
         sliders = {"train_len": li, "target_len": ti, "alibi_head": h, "base": bi}

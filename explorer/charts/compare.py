@@ -124,11 +124,12 @@ def lengths_expressions(
     return params[::-1], l_expr, t_expr  # Vega lists the last bound selection first: L above T
 
 
-def alibi_expression(slopes, nope: str) -> str:
+def alibi_expression(slopes, nope: str, score: str | None = None) -> str:
     """The Vega expression for ALiBi's score s(0, n) at the head slider's slope: NoPE's score (the same content
-    term) minus slope·n, the same float64 steps as posenc.attention.pair_scores' ``content − slope·|m − n|``."""
+    term; `score`, or the row's NoPE column) minus slope·n, the same float64 steps as posenc.attention.pair_scores'
+    ``content − slope·|m − n|``."""
     table = "[" + ", ".join(repr(float(s)) for s in slopes) + "]"
-    return f"datum[{nope!r}] - {table}[{live.number(HEAD_KEY)} - 1] * datum.distance"
+    return f"{score or f'datum[{nope!r}]'} - {table}[{live.number(HEAD_KEY)} - 1] * datum.distance"
 
 
 def score_by_distance(
@@ -166,15 +167,16 @@ def score_by_distance(
     slopes = [float(x) for x in slopes]
     head_param = live.position(HEAD_KEY, start=head, lo=1, hi=len(slopes), step=1, label="ALiBi head h ")
     params = [head_param, *params]  # Vega lists the last bound selection first: h under L and T
-    picked: dict[str, str] = {}  # the columns the browser picks at the base slider's option
+    at_base = [c for c in table.columns if " @" in c]  # the columns of the methods that read b, one per option
     if bases is not None:
         if base is None:
             raise ValueError("base: the base slider needs its start, got None")
         params.insert(0, live.option_position(BASE_KEY, bases, start=base, label="base b "))  # listed last
-        for name in dict.fromkeys(base_label(c) for c in table.columns if " @" in c):
-            picked[name] = f"datum[{(name + ' @')!r} + {live.number(BASE_KEY)}]"
-    order = [lbl for lbl in METHOD_LABELS.values() if lbl in table.columns or lbl in picked or lbl == alibi]
-    folded: list[Any] = list(order)  # the columns the browser folds into (method, score) rows
+    per_base = list(dict.fromkeys(base_label(c) for c in at_base))
+    order = [lbl for lbl in METHOD_LABELS.values() if lbl in table.columns or lbl in per_base or lbl == alibi]
+    # the browser folds every column once, before anything a slider moves (a fold copies each row per column: redone
+    # at every press it took 250-400 ms); the sliders then only pick rows (b), and compute ALiBi from NoPE's (h)
+    folded: list[Any] = [lbl for lbl in order if lbl not in per_base] + at_base
     colors = [METHOD_COLORS[k] for k, lbl in METHOD_LABELS.items() if lbl in order]
     x = (
         alt.X("distance:Q")
@@ -214,8 +216,12 @@ def score_by_distance(
         .encode(x=x, y=alt.value(2), text="label:N")
         for cond, align, dx in sides
     ]
-    learned_within_l = f"datum.method !== {LEARNED!r} || datum.distance < {l_expr}"  # the table's rows: n < L
-    keep = f"datum.distance < {t_expr} && ({learned_within_l})"
+    learned_within_l = f"datum.column !== {LEARNED!r} || datum.distance < {l_expr}"  # the table's rows: n < L
+    at_b = live.number(BASE_KEY) if bases is not None else "-1"  # a base column's option: the slider's
+    on_base = (
+        f"indexof(datum.column, ' @') < 0 || toNumber(slice(datum.column, indexof(datum.column, ' @') + 2)) === {at_b}"
+    )
+    keep = f"datum.distance < {t_expr} && ({learned_within_l}) && ({on_base})"
     slope_note = (
         alt.Chart(
             transform=[
@@ -247,9 +253,13 @@ def score_by_distance(
             ),
             data=table,
         )
-        .transform_calculate(**picked, **{alibi: alibi_expression(slopes, nope)})
-        .transform_fold(folded, as_=["method", "score"])
-        .transform_filter(keep)
+        .transform_calculate(**{alibi: f"datum[{nope!r}]"})
+        .transform_fold(folded, as_=["column", "raw"])
+        .transform_filter(keep)  # n < T, the table's n < L, a base column at the slider's option only
+        .transform_calculate(
+            method="indexof(datum.column, ' @') < 0 ? datum.column : slice(datum.column, 0, indexof(datum.column, ' @'))",
+            score=f"datum.column === {alibi!r} ? {alibi_expression(slopes, nope, score='datum.raw')} : datum.raw",
+        )
         .resolve_scale(y="independent")
         .properties(
             # wrapped to the chart's width (a faceted chart's title cannot wrap itself: explorer.charts.style)
