@@ -655,7 +655,9 @@ def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_lin
             "els => els.map((e) => e.querySelectorAll('tspan').length ? "
             "[...e.querySelectorAll('tspan')].map((t) => t.textContent).join(' | ') : (e.textContent || ''))"
         )
-        (line,) = [t for t in texts if t.startswith("L = 4,096 · T = 16,384 · s = ")]  # L is a slider too
+        lines = [t for t in texts if t.startswith("L = 4,096 · T = 16,384 · s = ")]  # L is a slider too
+        halo, line = lines  # the same text twice: the halo under the read-out (charts.extension.readout_layers)
+        assert halo == line
         return line.removeprefix("L = 4,096 · T = 16,384 · ")
 
     assert readout() == f"s = 1 | {beyond(1.0)} of 32 pairs meet unseen angles"

@@ -535,7 +535,7 @@ def readout_layers(base: alt.Chart, *, corner: str) -> list[alt.Chart]:
     """A live chart's read-out: `base`'s field ``text`` (lines split at "\\n"), bold red in the plot's top `corner`
     ("left" or "right"), over the same text stroked wide in the card's colour (a halo: where a curve passes behind it,
     the figures stay legible; the dark theme darkens the halo too)."""
-    font = dict(
+    font: dict[str, Any] = dict(
         align=corner,
         baseline="top",
         lineBreak="\n",  # each line fits a phone's plot
@@ -544,7 +544,7 @@ def readout_layers(base: alt.Chart, *, corner: str) -> list[alt.Chart]:
         dx=-6 if corner == "right" else 6,
         dy=6,
     )
-    place = dict(x=alt.XValue("width" if corner == "right" else 0), y=alt.YValue(0), text="text:N")
+    place: dict[str, Any] = dict(x=alt.XValue("width" if corner == "right" else 0), y=alt.YValue(0), text="text:N")
     return [
         base.mark_text(color=HALO, stroke=HALO, strokeWidth=5, strokeJoin="round", **font).encode(**place),
         base.mark_text(color=WARN, **font).encode(**place),
@@ -957,7 +957,8 @@ def attention_factor_live_chart(
         raise ValueError("the live attention-factor chart needs at least one slider (knob_starts)")
     if set(knob_starts) & set(fixed) or set(knob_starts) | set(fixed) != set(AF_LABELS):
         raise ValueError(f"knob_starts and fixed must share out {', '.join(AF_LABELS)}, got {knob_starts}, {fixed}")
-    params, knobs = [], {}
+    params: list[Any] = []
+    knobs: dict[str, str] = {}
     for key in AF_LABELS:
         if key in fixed:
             knobs[key] = repr(float(fixed[key]))

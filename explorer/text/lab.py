@@ -1213,7 +1213,7 @@ def _steps_to_learn(s: Shown, steps: Mapping[str, Mapping[str, int | None]], pla
         return head + "Not every seed learned by the cap, so no interval of the difference and no verdict. "
     # steps to learn come in whole checks, so the seed-paired differences take a few values: an exact test of their
     # signs (which of the two needed more, seed by seed), not a t interval
-    diffs = [steps[pi][k] - steps[plain][k] for k in both]
+    diffs = [int(steps[pi][k] or 0) - int(steps[plain][k] or 0) for k in both]  # (none is None in `both`)
     more, fewer = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
     p = sign_test(more, more + fewer)
     n = len(diffs)
