@@ -29,8 +29,10 @@ from __future__ import annotations
 
 from .breaks import Break, break_test
 from .grammar import (
+    ALL_ENCODINGS,
     DYNAMIC_FACTOR,
     ENCODINGS,
+    NEWER,
     PRESET_LEFT_OUT,
     REQUIRED_VALUES,
     MethodSpec,
@@ -50,6 +52,7 @@ from .shipped import (
 from .tasks import (
     COPY_PART,
     COPY_SEP,
+    FLIPFLOP_P,
     KBACK,
     LEARNED_ACCURACY,
     LEARNED_MARGIN,

@@ -25,6 +25,13 @@ from ..scaling import ROPE_SCALING
 from .tasks import _length
 
 ENCODINGS = ("nope", "learned", "sinusoidal", "rope", "alibi")
+#: The encodings of 2024–26 (issue #39), each a posenc.torch module or a schedule of the lab's RoPE model:
+#: ``cope`` Contextual Position Encoding, ``fope`` Fourier Position Embedding, ``path`` PaTH attention, ``drope``
+#: RoPE dropped after training and recalibrated without positions, ``hybrid`` RoPE in some layers and no position
+#: in the others, ``ssmax`` RoPE with Scalable-Softmax (:mod:`posenc.lab.model` says where each acts).
+NEWER = ("cope", "fope", "path", "drope", "hybrid", "ssmax")
+#: Every encoding the lab trains
+ALL_ENCODINGS = (*ENCODINGS, *NEWER)
 #: rope+dynamic's config factor when none is given (HF's documented example {"rope_type": "dynamic", "factor": 2.0})
 DYNAMIC_FACTOR = 2.0
 #: The values of a method's required keys that a method name does not give and the lab does not derive
@@ -84,14 +91,14 @@ def parse_method(name: str) -> MethodSpec:
     lab's vocabulary (an encoding as the head, a rope_type of ROPE_SCALING after ``rope+``, numbers as
     values, no ``/stop``). Raises ValueError naming the method."""
     shape = (
-        f"method must be one of {', '.join(ENCODINGS)}, alibi:heads=<n> or "
+        f"method must be one of {', '.join(ALL_ENCODINGS)}, alibi:heads=<n> or "
         f"rope+<rope_type>[:key=value…][@ft<length>], got {name!r}"
     )
     try:
         parts = grammar.parse(name)
     except ValueError as err:
         raise ValueError(shape if str(err).startswith("method must") else str(err)) from None
-    if parts.head not in ENCODINGS or parts.stopped is not None:
+    if parts.head not in ALL_ENCODINGS or parts.stopped is not None:
         raise ValueError(shape)
     rope_type, ft = parts.rope_type, parts.finetune_len
     params: dict[str, float] = {}

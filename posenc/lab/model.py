@@ -17,14 +17,19 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..layers import hybrid_layer_plan
 from ..torch import (
     ALiBiBias,
+    ContextualPositionEncoding,
+    FourierPositionEmbedding,
     LearnedPositionalEmbedding,
     NoPositionalEncoding,
+    PaTHTransform,
     RotaryEmbedding,
+    ScalableSoftmax,
     SinusoidalPositionalEncoding,
 )
-from .grammar import ENCODINGS, parse_method
+from .grammar import ALL_ENCODINGS, parse_method
 from .shipped import WEIGHTS
 from .tasks import TASKS, _length, _task
 
@@ -32,6 +37,12 @@ from .tasks import TASKS, _length, _task
 #: on the same scale as content (at 0.02 the table starts 50× smaller, near NoPE; GPT-2 draws both at 0.02:
 #: what matters is the same scale for both).
 LEARNED_STD = 1.0
+#: hybrid: every HYBRID_INTERVAL-th layer has no position (Llama 4's and SmolLM3's ``no_rope_layer_interval``
+#: rule, posenc.layers.hybrid_layer_plan; they use 4 over 48 and 36 layers, the lab's 2 layers need 2 for
+#: one NoPE layer: layer 0 RoPE, layer 1 none)
+HYBRID_INTERVAL = 2
+#: The encodings that rotate q and k with RoPE in every layer they have a position in (drope until it drops)
+ROTARY = ("rope", "drope", "hybrid", "ssmax")
 
 
 def set_threads(n: int = 1) -> None:
@@ -63,8 +74,8 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         _task(self.task)
-        if self.encoding not in ENCODINGS:
-            raise ValueError(f"encoding must be one of {', '.join(ENCODINGS)}, got {self.encoding!r}")
+        if self.encoding not in ALL_ENCODINGS:
+            raise ValueError(f"encoding must be one of {', '.join(ALL_ENCODINGS)}, got {self.encoding!r}")
         _length("train_len", self.train_len)
         for name, lo, hi in (
             ("steps", 1, 100_000),
@@ -83,29 +94,47 @@ class TrainConfig:
 
 
 class _Block(nn.Module):
-    def __init__(self, d: int, n_heads: int):
+    """One pre-LN layer. ``pos``: the layer's own position module of issue #39, where it acts: FoPE rotates q and
+    k (as RoPE does), PaTH gives the logits from the hidden states, CoPE adds its term to the logits, SSMax
+    scales each row of logits by s·log n (None: the logits are q·kᵀ/√d plus any bias)."""
+
+    def __init__(self, d: int, n_heads: int, pos: nn.Module | None = None):
         super().__init__()
         self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
         self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
         self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
         self.n_heads = n_heads
+        if pos is not None:
+            self.pos = pos
 
-    def forward(self, x, rotate, bias, keep=None):
+    def forward(self, x, rotate, bias, keep=None, positions=None):
         b, t, d = x.shape
         h = self.ln1(x)
         q, k, v = self.qkv(h).view(b, t, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)  # (b, H, t, hd)
+        pos = getattr(self, "pos", None)
         if rotate is not None:
             q, k = rotate(q), rotate(k)
-        if keep is None:  # softmax(q·kᵀ/√d_h + bias, causal) v in one fused call
-            mask = torch.full((t, t), float("-inf")).triu(1)
+        if isinstance(pos, FourierPositionEmbedding):
+            q, k = pos(q, positions), pos(k, positions)
+        if keep is None and (pos is None or isinstance(pos, FourierPositionEmbedding)):
+            # softmax(q·kᵀ/√d_h + bias, causal) v in one fused call
+            mask = torch.full((t, t), float("-inf"), dtype=q.dtype).triu(1)  # q's dtype (a float64 copy too)
             mask = mask if bias is None else mask + bias
             y = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-        else:  # the same, written out, to keep the weights
-            logits = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (b, H, t, t)
+        else:  # the same, written out: to keep the weights, or for a position module acting on the logits
+            if isinstance(pos, PaTHTransform):
+                logits = pos(h, q, k)
+            else:
+                logits = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (b, H, t, t)
+            if isinstance(pos, ContextualPositionEncoding):
+                logits = pos(q, k, logits)
             if bias is not None:
                 logits = logits + bias
+            if isinstance(pos, ScalableSoftmax):
+                logits = pos(logits)
             att = torch.softmax(logits.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf")), dim=-1)
-            keep.append(att.detach())
+            if keep is not None:
+                keep.append(att.detach())
             y = att @ v
         x = x + self.proj(y.transpose(1, 2).reshape(b, t, d))
         return x + self.mlp(self.ln2(x))
@@ -114,7 +143,11 @@ class _Block(nn.Module):
 class TinyTransformer(nn.Module):
     """A pre-LN causal decoder; the positional encoding is a plug-in from posenc.torch:
     added to the token embeddings (learned, sinusoidal, nope), rotating q and k (rope), or a bias
-    on the logits (alibi)."""
+    on the logits (alibi); the newer encodings (issue #39): one module per layer (cope, fope, path: see
+    :class:`_Block`), RoPE in the layers of :func:`posenc.layers.hybrid_layer_plan` only (hybrid), RoPE with
+    Scalable-Softmax in every layer (ssmax), or RoPE until :meth:`drop_rope` (drope: then none)."""
+
+    rope_dropped: torch.Tensor  # drope's buffer (register_buffer): 1 once RoPE is dropped
 
     def __init__(self, cfg: TrainConfig):
         super().__init__()
@@ -132,9 +165,41 @@ class TinyTransformer(nn.Module):
             self.pe = NoPositionalEncoding(d)
         elif cfg.encoding == "alibi":
             self.alibi = ALiBiBias(cfg.n_heads)
-        self.blocks = nn.ModuleList(_Block(d, cfg.n_heads) for _ in range(cfg.n_layers))
+        plan = ["rope"] * cfg.n_layers if cfg.encoding in ROTARY else ["none"] * cfg.n_layers
+        if cfg.encoding == "hybrid":
+            plan = hybrid_layer_plan(cfg.n_layers, nope_interval=HYBRID_INTERVAL)
+        #: per layer: "rope" (rotates q and k with RoPE), "nope" (hybrid's layers without position) or "none"
+        self.layer_plan = tuple(plan)
+        if cfg.encoding == "drope":  # saved with the weights: a shipped DroPE model is the dropped one
+            self.register_buffer("rope_dropped", torch.zeros((), dtype=torch.bool))
+        self.blocks = nn.ModuleList(_Block(d, cfg.n_heads, self._layer_position(cfg)) for _ in range(cfg.n_layers))
         self.ln = nn.LayerNorm(d)
         self.out = nn.Linear(d, vocab)
+
+    def _layer_position(self, cfg: TrainConfig) -> nn.Module | None:
+        """A new position module for one layer of the newer encodings (None for the others)."""
+        if cfg.encoding == "cope":  # the reference's npos_max: the block size + 1 (RAM, context_position.py)
+            return ContextualPositionEncoding(self.head_dim, npos_max=cfg.train_len + 1)
+        if cfg.encoding == "fope":
+            return FourierPositionEmbedding(
+                self.head_dim, train_len=cfg.train_len, n_heads=cfg.n_heads, base=cfg.rope_theta
+            )
+        if cfg.encoding == "path":
+            return PaTHTransform(cfg.d_model, cfg.n_heads, w_rank=min(32, cfg.d_model), chunk_size=64)
+        if cfg.encoding == "ssmax":
+            return ScalableSoftmax(cfg.n_heads)
+        return None
+
+    def drop_rope(self) -> None:
+        """DroPE: from now on no layer rotates q and k (the model keeps its weights)."""
+        if self.cfg.encoding != "drope":
+            raise ValueError(f"encoding: only a drope model drops RoPE, got {self.cfg.encoding!r}")
+        self.rope_dropped.fill_(True)
+
+    def rotary_layers(self) -> tuple[bool, ...]:
+        """Per layer, whether it rotates q and k with RoPE now."""
+        dropped = self.cfg.encoding == "drope" and bool(self.rope_dropped)
+        return tuple(p == "rope" and not dropped for p in self.layer_plan)
 
     def rope(self, rope_block: Mapping[str, Any] | None, t: int) -> tuple[RotaryEmbedding, int | None]:
         """The rotary module and seq_len the RoPE model uses on ``t`` tokens with ``rope_block``
@@ -161,7 +226,8 @@ class TinyTransformer(nn.Module):
         if self.pe is not None:
             x = x + self.pe(positions)
         rotate = bias = None
-        if self.cfg.encoding == "rope":
+        rotary = self.rotary_layers()
+        if any(rotary):
             rope, seq_len = self.rope(rope_block, t)
 
             def rotate(z):
@@ -169,8 +235,8 @@ class TinyTransformer(nn.Module):
 
         if self.alibi is not None:
             bias = self.alibi(t)
-        for block in self.blocks:
-            x = block(x, rotate, bias, keep)
+        for block, rotates in zip(self.blocks, rotary, strict=True):
+            x = block(x, rotate if rotates else None, bias, keep, positions)
         return self.out(self.ln(x))
 
 

@@ -8,6 +8,10 @@ reference lines and exact optimum, and the rule for "learned inside L" (numpy on
 * ``copy``    segments one after another: a random first part (its length h uniform in :data:`COPY_PART`,
   drawn per segment), a separator, then the same tokens again; predict the repeat; metric: accuracy (no
   fixed offset works; the distance h + 1 is the same at every sequence length).
+* ``flipflop`` flip-flop language modelling (Liu et al. 2023, "Exposing Attention Glitches with Flip-Flop
+  Language Modeling", arXiv 2306.00946): instruction–bit pairs, write / ignore / read with probabilities
+  :data:`FLIPFLOP_P` (their FFL(0.8)), the first a write and the last a read; after each read predict the bit
+  last written; metric: accuracy of the read bits (CoPE's and PaTH's papers measure it too).
 * ``passkey`` random filler tokens with one key (a token like the filler's) hidden at a random depth right
   after a marker, asked for by a query token at the end (Mohtashami & Jaggi 2023; Chen et al. 2023 test PI
   with it); metric: accuracy of the one answer token.
@@ -52,6 +56,13 @@ def copy_distances(length: int | None = None) -> tuple[int, int]:
     return lo + 1, hi + 1
 
 
+#: flip-flop's tokens: the bits 0 and 1, then the instructions write, ignore, read
+FLIPFLOP_WRITE, FLIPFLOP_IGNORE, FLIPFLOP_READ = 2, 3, 4
+#: flip-flop: the probabilities of (ignore, write, read) for every instruction but the first (a write) and the last
+#: (a read): Liu et al.'s FFL(p_i = 0.8), write and read sharing the rest
+FLIPFLOP_P = (0.8, 0.1, 0.1)
+
+
 TASKS: Mapping[str, TaskSpec] = {
     "markov": TaskSpec("markov", 8, "loss", "order-2 Markov chain over 8 tokens", lambda n: n - 1),
     "kback": TaskSpec("kback", 16, "accuracy", "the token 3 positions back, 16 tokens", lambda n: n - 3),
@@ -64,6 +75,13 @@ TASKS: Mapping[str, TaskSpec] = {
     ),
     "passkey": TaskSpec(
         "passkey", 18, "accuracy", "passkey: one key hidden in filler, asked for at the end", lambda n: 32
+    ),
+    "flipflop": TaskSpec(
+        "flipflop",
+        5,
+        "accuracy",
+        "flip-flop: after each read, the bit last written (ignores in between)",
+        lambda n: 1 + max(0, -(-n // 2) - 2) * FLIPFLOP_P[2],  # the last read, and a share of the others
     ),
 }
 KBACK = 3
@@ -127,6 +145,8 @@ def references(task: str) -> dict[str, float]:
         cond = np.einsum("ab,abc->bc", pi, table) / p_prev[:, None]  # P(c | b)
         prev_only = float(-np.sum(p_prev[:, None] * cond * np.log(cond)))
         return {"floor": floor, "previous token only": prev_only, "uniform": math.log(spec.vocab)}
+    if spec.name == "flipflop":
+        return {"perfect": 1.0, "uniform": 0.5}
     if spec.name == "passkey":
         n_keys = PASSKEY_KEYS[1] - PASSKEY_KEYS[0]
         return {"perfect": 1.0, "uniform": 1.0 / n_keys}
@@ -208,6 +228,23 @@ def make_batch(task: str, batch: int, length: int, rng: np.random.Generator) -> 
                 y[i, sep : end - 1] = seq[i, sep + 1 : end]  # scored: the repeat, from the separator on
                 start = end
         return seq[:, :-1].astype(np.int64), y
+    if spec.name == "flipflop":  # instruction at even positions, its bit after it; a read's bit is scored
+        if length < 4:
+            raise ValueError(f"length must be at least 4 for the flip-flop task, got {length}")
+        pairs = length // 2 + 1  # length + 1 tokens or more: the input and the targets shifted by one
+        instr = rng.choice(
+            np.array([FLIPFLOP_IGNORE, FLIPFLOP_WRITE, FLIPFLOP_READ]), size=(batch, pairs), p=FLIPFLOP_P
+        )
+        last_read = (length - 1) // 2  # the last instruction inside the input: a read, its bit the last target
+        instr[:, 0], instr[:, last_read] = FLIPFLOP_WRITE, FLIPFLOP_READ
+        bits = rng.integers(0, 2, size=(batch, pairs))
+        written = np.where(instr == FLIPFLOP_WRITE, bits, -1)
+        memory = np.maximum.accumulate(np.where(written >= 0, np.arange(pairs), 0), axis=1)  # the last write's pair
+        bits = np.where(instr == FLIPFLOP_READ, np.take_along_axis(bits, memory, axis=1), bits)  # a read's bit
+        seq = np.stack([instr, bits], axis=-1).reshape(batch, 2 * pairs)[:, : length + 1]
+        x, nxt = seq[:, :-1], seq[:, 1:]
+        y = np.where(x == FLIPFLOP_READ, nxt, -1)
+        return x.astype(np.int64), y.astype(np.int64)
     # passkey: filler 0..15, MARK key at a uniform depth, QUERY last; the answer (the key) is scored
     x = rng.integers(0, 16, size=(batch, length))
     if length < 4:

@@ -27,6 +27,11 @@ FT_LR_RATIO = 1 / 3
 #: from every evaluation sample)
 CHECK_TOKENS = 2048
 _CHECK_SEED = 424_242
+#: DroPE's recalibration after RoPE is dropped: at most this share of the pretraining's steps (or cap), at the
+#: pretraining's peak rate after a fresh warm-up, at L (DroPE recalibrates a pretrained model on a small share of
+#: its pretraining tokens: SmolLM-360M on 30B of its 600B; Gelberg et al. 2025, arXiv 2512.12167, SakanaAI/DroPE's
+#: recalibration_30B config). Trained to the target, it stops once the dropped model has learned again.
+DROPE_RECALIBRATION = 1 / 4
 
 
 class Cancelled(Exception):
@@ -45,6 +50,10 @@ class TrainResult:
     seconds: float
     steps: int = 0
     reached: int | None = None
+    #: drope: the steps trained with RoPE before it was dropped (losses[:dropped_at] are with RoPE) and the step
+    #: whose check said the RoPE model had learned (None: never, or not trained to a target); None otherwise
+    dropped_at: int | None = None
+    reached_before_drop: int | None = None
 
 
 def _rate(step: int, *, peak: float, warm: int, decay_from: int | None, end: int, cosine: bool) -> float:
@@ -146,7 +155,33 @@ def train(cfg: TrainConfig, *, callback: Callable[[int, int, float], Any] | None
         callback=callback,
         until_learned=cfg.until_learned,
     )
-    return TrainResult(cfg, model, losses, time.perf_counter() - start, len(losses), reached)
+    if cfg.encoding != "drope":
+        return TrainResult(cfg, model, losses, time.perf_counter() - start, len(losses), reached)
+    # DroPE: drop RoPE and recalibrate without positions, on fresh data (its own stream), from a fresh warm-up
+    before, reached_before = len(losses), reached
+    model.drop_rope()
+    offset = before
+    recal_cb = None if callback is None else (lambda s, n, loss: callback(offset + s, offset + n, loss))
+    more, reached = _fit(
+        model,
+        cfg,
+        steps=max(1, int(cfg.steps * DROPE_RECALIBRATION)),
+        length=cfg.train_len,
+        batch=cfg.batch,
+        seed=cfg.seed + 11,
+        callback=recal_cb,
+        until_learned=cfg.until_learned,
+    )
+    return TrainResult(
+        cfg,
+        model,
+        losses + more,
+        time.perf_counter() - start,
+        before + len(more),
+        None if reached is None else before + reached,
+        dropped_at=before,
+        reached_before_drop=reached_before,
+    )
 
 
 def finetune(
