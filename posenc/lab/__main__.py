@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import COPY_PART, SHIPPED, TASKS, learned_rule, references
+from . import COPY_PART, NEWER, SHIPPED, TASKS, learned_rule, references
 
 DEFAULT_METHODS = "nope,learned,sinusoidal,rope,alibi,rope+linear,rope+ntk,rope+dynamic,rope+yarn"
 LIVE = ("nope", "learned", "sinusoidal", "rope", "alibi")
@@ -102,17 +102,26 @@ SHIP_METHODS = {
         "rope+ntk@ft256",
         "rope+yarn@ft256",
     ),
+    # issue #39: the newer encodings beside RoPE on a task their papers measure (CoPE's and PaTH's flip-flop),
+    # and on kback (whose RoPE rows above are the seed-paired baseline)
+    "flipflop": ("nope", "rope", "alibi", *NEWER),
 }
-#: The shipped rows in passes, each pass over every seed: the rows trained at L once (NoPE aside), NoPE, the fine-tunes
+#: The newer encodings' rows on the tasks shipped before them (their own pass: ``--passes newer``)
+SHIP_NEWER = {"kback": NEWER}
+#: The shipped rows in passes, each pass over every seed: the rows trained at L once (NoPE and the newer
+#: encodings aside), NoPE, the fine-tunes, the newer encodings
 PASSES = {
-    "base": lambda m: m != "nope" and "@ft" not in m,
+    "base": lambda m: m != "nope" and "@ft" not in m and m not in NEWER,
     "nope": lambda m: m == "nope",
     "finetune": lambda m: "@ft" in m,
+    "newer": lambda m: m in NEWER,
 }
+#: Every shipped task's rows, in the order a page lists them
+SHIP_ROWS = {task: (*rows, *SHIP_NEWER.get(task, ())) for task, rows in SHIP_METHODS.items()}
 #: Training steps per task: the cap when training to the learned target (the default), else the steps
 #: (passkey: 1,500 was too few to train to the target: at that cap RoPE's seed 2 stopped at 0.625 and the learned
 #: table's seeds 1–3 and sinusoidal's 0, 2–4 ran to the cap; bench/RESULTS.md section 18)
-SHIP_STEPS = {"markov": 3000, "kback": 3000, "copy": 3000, "passkey": 3000}
+SHIP_STEPS = {"markov": 3000, "kback": 3000, "copy": 3000, "passkey": 3000, "flipflop": 3000}
 #: The fine-tune budget per task: (steps, batch (None: as many tokens per step as pretraining), peak rate as a
 #: fraction of the pretraining peak). Chosen by a sweep on kback and passkey (README, "Shipped lab results"):
 #: kback's PI fine-tune did not learn with 100 × 32 at 1/3 (0.07 at 256), 300 × 32 at 1/3 (0.49) or
@@ -144,12 +153,35 @@ def _binned(ev: Any, bins: list[tuple[int, int]], loss: bool) -> tuple[list[floa
     return means, counts
 
 
+#: DroPE's training loss is shipped as the mean of every DROP_LOSS_EVERY steps
+DROP_LOSS_EVERY = 10
+
+
+def _drop_record(run: Any) -> dict[str, Any]:
+    """A DroPE run's drop: the step it came at, the steps at whose check RoPE had and the dropped model has
+    learned, and the training loss in means of DROP_LOSS_EVERY steps (a mean never straddles the drop)."""
+    losses, at = np.asarray(run.losses, dtype=float), int(run.dropped_at)
+    means = [
+        round(float(part[i : i + DROP_LOSS_EVERY].mean()), 4)
+        for part in (losses[:at], losses[at:])
+        for i in range(0, len(part), DROP_LOSS_EVERY)
+    ]
+    return {
+        "dropped_at": at,
+        "reached_before_drop": run.reached_before_drop,
+        "reached": run.reached,
+        "every": DROP_LOSS_EVERY,
+        "first_after_drop": -(-at // DROP_LOSS_EVERY),
+        "losses": means,
+    }
+
+
 def _tidy(entry: dict[str, Any], task: str, train_len: int) -> None:
     """A shipped task's rows in the plan's order (whichever pass trained them), and "learned" per row: the rule
     applied to the mean over seeds at the length the row's model was trained at."""
     from . import learned, parse_method
 
-    rank = {m: i for i, m in enumerate(SHIP_METHODS.get(task, ()))}
+    rank = {m: i for i, m in enumerate(SHIP_ROWS.get(task, ()))}
     for key, rows in list(entry.items()):
         if isinstance(rows, dict) and rows and set(rows) <= set(rank) and key != "references":
             entry[key] = dict(sorted(rows.items(), key=lambda item: rank[item[0]]))
@@ -198,7 +230,8 @@ def ship(argv: list[str]) -> None:
     p.add_argument(
         "--passes",
         default=",".join(PASSES),
-        help="which rows, in passes over every seed: base (trained once at L, NoPE aside), nope, finetune; "
+        help="which rows, in passes over every seed: base (trained once at L, NoPE and the newer aside), nope, "
+        "finetune, newer (the encodings of issue #39, also on the tasks of SHIP_NEWER); "
         "separate runs of separate passes are joined with `python -m posenc.lab merge`",
     )
     p.add_argument("--out", default=str(SHIPPED))
@@ -216,7 +249,7 @@ def ship(argv: list[str]) -> None:
     for t in tasks:
         if t not in SHIP_METHODS:
             p.error(f"--tasks: each must be one of {', '.join(SHIP_METHODS)}, got {t!r}")
-    steps_of = {"markov": a.steps, "kback": a.steps, "copy": a.copy_steps, "passkey": a.passkey_steps}
+    steps_of = {"copy": a.copy_steps, "passkey": a.passkey_steps}
     command = "python -m posenc.lab ship " + shlex.join(argv)
     date = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     settings = {
@@ -332,13 +365,16 @@ def ship(argv: list[str]) -> None:
                 entry["bin_counts"].setdefault(key, {})[s] = counts
             if name in r["rope"] and key not in entry["rope"]:
                 entry["rope"][key] = r["rope"][name]
+            run = r["train_results"].get(name)
+            if run is not None and run.dropped_at is not None:  # DroPE: the loss before and after the drop
+                entry.setdefault("drop", {}).setdefault(key, {})[s] = _drop_record(run)
         if any("@ft" in m for m in methods):
             entry["finetune"] = ft
         _tidy(entry, task, L)
         for model_key, model in r["models"].items() if keep else ():
-            if model_key not in LIVE or (
+            if model_key not in (*LIVE, *NEWER) or (
                 pretrained and model_key in pretrained
-            ):  # the page's Attention and Extension tabs use the five only
+            ):  # the page's Attention and Extension tabs use the five; the newer encodings' pictures their own
                 continue
             for k, v in tiny.model_state(model).items():
                 weights[f"{task}/{model_key}/{k}"] = v.astype(np.float16 if model_key != "rope" else np.float32)
@@ -358,9 +394,10 @@ def ship(argv: list[str]) -> None:
     for rows_of in (PASSES[name] for name in a.passes.split(",")):
         for seed in range(a.first_seed, a.seeds):
             for task in tasks:
-                if rows := [m for m in SHIP_METHODS[task] if rows_of(m)]:
+                if rows := [m for m in SHIP_ROWS[task] if rows_of(m)]:
                     pretrained = {"rope": rope_of[task, seed]} if (task, seed) in rope_of else None
-                    trained = unit(task, seed, rows, steps_of[task], keep=seed == 0, pretrained=pretrained)
+                    steps = steps_of.get(task, a.steps)
+                    trained = unit(task, seed, rows, steps, keep=seed == 0, pretrained=pretrained)
                     if "rope" in trained:
                         rope_of[task, seed] = trained["rope"]
     for task in tasks:
@@ -424,7 +461,7 @@ def merge(argv: list[str]) -> None:
     for task, entry in out["tasks"].items():
         if only is None or task in only:
             _tidy(entry, task, int(out["settings"]["train_len"]))
-            planned = SHIP_METHODS.get(task, tuple(entry["runs"]))  # complete: every planned row at every seed
+            planned = SHIP_ROWS.get(task, tuple(entry["runs"]))  # complete: every planned row at every seed
             entry["complete"] = all(set(entry["runs"].get(m, {})) == seeds for m in planned)
     out["complete"] = all(e.get("complete") for e in out["tasks"].values())
     Path(a.out).write_text(json.dumps(out, separators=(",", ":")) + "\n")
