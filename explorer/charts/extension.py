@@ -31,7 +31,7 @@ from explorer.charts.style import (
     fact,
     facts_titled,
 )
-from explorer.ropeblock import BROWSER_KNOBS, LIVE_SLIDERS
+from explorer.ropeblock import AF_KNOBS, BROWSER_KNOBS, LIVE_SLIDERS
 from explorer.text import extension as text
 from explorer.text.extension import ratio_title
 from explorer.vocabulary import BLOCK_KEY_WIDGETS, TARGET_STOPS
@@ -938,12 +938,8 @@ def yarn_attention_factor(*, s: str, mscale: str, mscale_all_dim: str, attention
     return f"({attention_factor} !== 0 ? {attention_factor} : {computed})"
 
 
-#: The attention-factor chart's own sliders' labels
-AF_LABELS = {
-    "mscale": "mscale (0 = not set) ",
-    "mscale_all_dim": "mscale_all_dim (0 = not set) ",
-    "attention_factor": "attention_factor (0 = computed) ",
-}
+#: The attention-factor chart's own sliders' labels: the keys' widget labels (explorer.vocabulary), in AF_KNOBS' order
+AF_LABELS = {k: f"{BLOCK_KEY_WIDGETS[k].label} " for k in AF_KNOBS["yarn"]}
 
 
 def attention_factor_live_chart(

@@ -441,7 +441,8 @@ def merge(argv: list[str]) -> None:
         for task, entry in doc["tasks"].items():
             into = out["tasks"].setdefault(task, json.loads(json.dumps(entry)))
             for key, rows in entry.items():
-                if isinstance(rows, dict) and key in into and set(rows) <= set(entry.get("runs", {})):
+                if isinstance(rows, dict) and rows and set(rows) <= set(entry.get("runs", {})):
+                    into.setdefault(key, {})  # a table by row that the earlier file has none of (DroPE's "drop")
                     for row, value in rows.items():  # a row's seeds join seed by seed (runs of other seeds)
                         by_seed = isinstance(value, dict) and value and all(k.isdigit() for k in value)
                         if by_seed and isinstance(into[key].get(row), dict):

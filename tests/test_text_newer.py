@@ -1,0 +1,174 @@
+"""The Newer encodings page's sentences and charts (explorer/text/newer.py, explorer/charts/newer.py) on results
+made up here, whose numbers the test knows: each sentence states the values it is given, makes claims only for
+rows that learned, compares with RoPE only where RoPE learned, and counts its comparisons; each caption is the
+number it claims on a hand-made picture."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from explorer.charts import newer as charts
+from explorer.text import newer as text
+from posenc import stats
+
+LENS = [64, 128, 256, 512]
+SEEDS = ["0", "1", "2", "3", "4"]
+
+
+def _entry(values: dict[str, list[float]], learned: dict[str, bool]) -> dict:
+    """A flip-flop entry: per method one value per length, the same at every seed but for a small spread."""
+    runs, scored = {}, {}
+    for m, per_len in values.items():
+        runs[m] = {s: {str(n): v - 0.001 * i for n, v in zip(LENS, per_len, strict=True)} for i, s in enumerate(SEEDS)}
+        scored[m] = {s: {str(n): 400 for n in LENS} for s in SEEDS}
+    beyond = {m: {s: {k: v for k, v in per.items() if int(k) > 64} for s, per in seeds.items()} for m, seeds in runs.items()}
+    return {
+        "metric": "accuracy",
+        "runs": runs,
+        "beyond": beyond,
+        "scored": scored,
+        "learned": learned,
+        "references": {"perfect": 1.0, "uniform": 0.5},
+        "steps": 3000,
+    }
+
+
+def _data(**entries) -> dict:
+    return {"settings": {"train_len": 64, "eval_lens": LENS, "seeds": 5}, "tasks": entries}
+
+
+VALUES = {
+    "rope": [1.0, 0.90, 0.80, 0.70],
+    "cope": [1.0, 0.995, 0.99, 0.95],
+    "drope": [0.60, 0.58, 0.57, 0.56],
+}
+LEARNED = {"rope": True, "cope": True, "drope": False}
+
+
+def test_a_learned_encoding_states_its_value_and_its_seed_paired_verdicts_against_rope():
+    by_task = text.shown_tasks(_data(flipflop=_entry(VALUES, LEARNED)))
+    line = text.sentence("cope", by_task, past=False)
+    values = [VALUES["cope"][3] - 0.001 * i for i in range(5)]
+    expected = stats.share_interval(values, trials=[400] * 5)
+    assert expected is not None and f"{expected.mean:.3f}" in line and "8L" in line
+    assert "better at 2L" in line and "better at 8L" in line  # 0.995 vs 0.90, 0.95 vs 0.70 at every seed
+    assert line.startswith("**CoPE** (Golovneva et al. 2024")
+
+
+def test_no_claim_for_an_encoding_that_did_not_learn_and_no_comparison_with_a_rope_that_did_not():
+    by_task = text.shown_tasks(_data(flipflop=_entry(VALUES, LEARNED)))
+    line = text.sentence("drope", by_task, past=False)
+    assert "did not learn" in line and "paired by seed" not in line and "0.598" in line  # its value at L, as evidence
+    unlearned_rope = text.shown_tasks(_data(flipflop=_entry(VALUES, {**LEARNED, "rope": False})))
+    line = text.sentence("cope", unlearned_rope, past=False)
+    assert "RoPE did not learn this task, so there is no comparison" in line and "better" not in line
+
+
+def test_an_encoding_not_shipped_says_so_and_the_comparisons_are_counted():
+    by_task = text.shown_tasks(_data(flipflop=_entry(VALUES, LEARNED)))
+    assert "not shipped on these tasks" in text.sentence("ssmax", by_task, past=False)
+    lines = text.sentences(by_task, past=False)
+    assert len(lines) == 7  # six encodings and the count of comparisons
+    assert "prints 2 seed-paired comparisons" in lines[-1]  # CoPE against RoPE at 2L and 8L
+
+
+def test_past_l_uses_the_positions_past_l():
+    by_task = text.shown_tasks(_data(flipflop=_entry(VALUES, LEARNED)))
+    rows = text.grid_rows(by_task["flipflop"], past=True)
+    assert {r["length"] for r in rows} == {128, 256, 512}
+    assert {r["encoding"] for r in rows} == {"rope", "cope", "drope"}
+    line = text.sentence("cope", by_task, past=True)
+    assert "past L" in line
+
+
+def test_grid_rows_carry_the_intervals_and_the_learned_flags():
+    by_task = text.shown_tasks(_data(flipflop=_entry(VALUES, LEARNED)))
+    rows = text.grid_rows(by_task["flipflop"], past=False)
+    assert [r["encoding"] for r in rows[:: len(LENS)]] == ["rope", "cope", "drope"]  # baselines first
+    cell = next(r for r in rows if r["encoding"] == "rope" and r["length"] == 512)
+    expected = stats.share_interval([0.70 - 0.001 * i for i in range(5)], trials=[400] * 5)
+    assert cell["mean"] == pytest.approx(expected.mean) and cell["lo"] == pytest.approx(expected.lo)
+    assert 0 <= cell["lo"] <= cell["mean"] <= cell["hi"] <= 1
+    assert cell["value_text"] == f"{expected.mean:.2f}" and cell["interval_text"].startswith("[")
+    assert [r["learned"] for r in rows if r["encoding"] == "drope"] == [False] * 4
+    words = text.grid_chart(by_task["flipflop"], past=False)
+    assert words["floor"] == 0.5 and "drope" in words["subtitle"][1]
+
+
+def test_the_grid_chart_greys_the_rows_that_did_not_learn():
+    by_task = text.shown_tasks(_data(flipflop=_entry(VALUES, LEARNED)))
+    s = by_task["flipflop"]
+    spec = charts.grid_chart(charts.grid_frame(text.grid_rows(s, past=False)), **text.grid_chart(s, past=False)).to_dict()
+    filters = [t["filter"] for layer in spec["layer"] for t in layer.get("transform", [])]
+    assert filters == ["datum.learned", "!datum.learned"]
+    rows = next(iter(spec["datasets"].values()))
+    grey = {r["encoding"] for r in rows if r["grey"]}
+    assert grey == {"drope"}
+    dark_text = {(r["encoding"], r["length"]) for r in rows if r["ink"] == "#ffffff"}
+    assert ("cope", "512") in dark_text and all(e != "drope" for e, _ in dark_text)
+
+
+# ------------------------------------------------------------------ the pictures' captions
+def test_cope_caption_reads_the_last_querys_count_to_the_first_token():
+    pos = np.tril(np.full((10, 10), 2.0))
+    pos[-1, 0] = 4.25
+    gates = np.tril(np.full((10, 10), 0.3))
+    line = text.cope_caption({"positions": pos, "gates": gates, "npos_max": 65}, head=5)
+    assert "layer 1, head 1" in line and "4.2 positions back" in line and "would say 9" in line
+    assert "average 0.30" in line and "cap" not in line
+    pos[-1, 0] = 64
+    assert "the cap" in text.cope_caption({"positions": pos, "gates": gates, "npos_max": 65}, head=0)
+
+
+def test_path_caption_measures_the_distance_from_identity_and_orthogonality():
+    beta = np.array([0.5, 1.0, 2.0])
+    line = text.path_caption({"matrix": np.eye(4), "beta": beta}, head=0)
+    assert "identity is 0.00 and from an orthogonal matrix 0.00" in line and "0.50 to 2.00" in line
+    reflection = np.eye(4) - 2 * np.outer([1, 0, 0, 0], [1, 0, 0, 0])  # orthogonal, 2 away in one entry
+    line = text.path_caption({"matrix": reflection, "beta": beta}, head=0)
+    assert f"identity is {2 / math.sqrt(4):.2f} and from an orthogonal matrix 0.00" in line
+
+
+def test_ssmax_caption_follows_the_sign_of_s():
+    n = np.arange(1, 513)
+    s = np.array([[0.2, 0.5], [0.3, 0.4]])
+    line = text.ssmax_caption({"s": s, "n": n}, 64)
+    assert "0.20 to 0.50" in line and f"{0.2 * math.log(64):.2f}" in line and "does not flatten" in line
+    mixed = np.array([[0.2, -0.1], [0.3, 0.4]])
+    assert "3 heads sharpen with n and 1 do not" in text.ssmax_caption({"s": mixed, "n": n}, 64)
+
+
+def test_fope_caption_counts_the_clipped_frequencies():
+    freqs = 10000.0 ** (-np.arange(8) / 8)
+    waves = 2 * np.pi / freqs
+    clipped = waves > 64
+    raw = {"clipped": clipped, "wavelengths": waves, "magnitude": np.ones((3, 3)), "pairs": 8, "train_len": 64}
+    line = text.fope_caption(raw, head=0)
+    assert f"{int(clipped.sum())} of its 8 frequencies" in line and "5 of the 8 pairs do not rotate" in line
+
+
+def test_drope_caption_reports_the_jump_at_the_drop_and_the_runs_that_learned_again():
+    drops = {
+        "0": {"first_after_drop": 2, "losses": [1.0, 0.1, 0.9, 0.5], "reached": 40},
+        "1": {"first_after_drop": 1, "losses": [0.2, 0.5, 0.4], "reached": None},
+    }
+    line = text.drope_caption(drops)
+    assert "+0.30 to +0.80 nats" in line and "1 of 2 recalibrated models learned" in line
+
+
+@pytest.mark.parametrize("encoding", ["cope", "path", "hybrid", "fope", "ssmax", "drope"])
+def test_every_picture_builds(encoding):
+    m = np.tril(np.random.default_rng(0).random((6, 6)))
+    raw = {
+        "cope": {"gates": m, "positions": 3 * m, "npos_max": 65},
+        "path": {"matrix": m, "beta": np.ones(6)},
+        "hybrid": {"maps": [m, m], "plan": ("rope", "nope")},
+        "fope": {"magnitude": m[:3], "clipped": np.array([False] * 6 + [True] * 2)},
+        "ssmax": {"s": np.ones((2, 4)), "n": np.arange(1, 65), "scale": np.ones((2, 4, 64))},
+        "drope": {"rows": [{"seed": "seed 0", "steps from the drop": -10, "training loss": 0.1}], "drops": {}},
+    }[encoding]
+    spec = charts.picture_chart(encoding, raw, title="t", subtitle=["s"], stacked=False, train_len=64).to_dict()
+    assert spec["title"]["text"] == "t"
