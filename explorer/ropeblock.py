@@ -317,6 +317,9 @@ BROWSER_THETA = tuple(BROWSER_KNOBS)
 #: The methods of BROWSER_KNOBS whose factor s stays a server run: the page makes LongRoPE's lists from s
 #: (`longrope_factors`), and the browser carries the lists as they are
 FIXED_FACTOR = ("longrope",)
+#: The methods of BROWSER_KNOBS the browser draws from a block without a factor s: proportional RoPE's θ′ need none
+#: (p alone), LongRoPE's are the block's own lists; the others' θ′ read s (a YaRN block whose s is null reads L)
+FACTOR_OPTIONAL = ("proportional", "longrope")
 #: The methods whose attention factor the browser computes, with the keys that are the attention-factor chart's own
 #: sliders (explorer.charts.extension.attention_factor_live_chart): YaRN's a(s) from mscale, mscale_all_dim and an
 #: explicit attention_factor (0 = not set, as the page's boxes say)

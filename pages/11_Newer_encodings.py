@@ -11,7 +11,6 @@ from explorer.layout import intro, notice_list, page_setup
 
 page_setup("newer")  # before the imports below: see explorer.layout
 
-from explorer import mode
 from explorer.charts import newer as charts
 from explorer.compute import lab as lab_compute
 from explorer.compute import newer as compute
@@ -66,10 +65,10 @@ else:
         st.error(text.no_pattern(exc))
     else:
         words = text.picture_words(enc, raw, task=task, head=head, train_len=s.train_len)
-        chart = charts.picture_chart(
-            enc, raw, title=words["title"], subtitle=words["subtitle"], stacked=mode.on_a_phone(), train_len=s.train_len
-        )
-        show_chart(chart, width="stretch", save_as=f"{enc}_{task}")
+        for i, chart in enumerate(
+            charts.picture_charts(enc, raw, title=words["title"], subtitle=words["subtitle"], train_len=s.train_len)
+        ):
+            show_chart(chart, width="stretch", save_as=f"{enc}_{task}_{i}")
         notice_list([words["caption"]])
 
 page_footer(

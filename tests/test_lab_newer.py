@@ -254,3 +254,52 @@ def test_the_command_line_trains_the_newer_encodings(tmp_path):
     assert doc["task"] == "flipflop" and set(doc["results"]) == {"path", "drope"}
     assert set(doc["learned"]) == {"path", "drope"} and all(isinstance(v, bool) for v in doc["learned"].values())
     assert set(doc["results"]["drope"]) == {"16", "32"}
+
+
+def test_a_drop_record_keeps_ten_step_means_that_never_straddle_the_drop():
+    from posenc.lab.__main__ import DROP_LOSS_EVERY, _drop_record
+
+    losses = [float(i) for i in range(23)] + [100.0 + i for i in range(12)]  # 23 steps with RoPE, 12 after
+    run = training.TrainResult(None, None, losses, 0.0, len(losses), 30, dropped_at=23, reached_before_drop=20)  # type: ignore[arg-type]
+    rec = _drop_record(run)
+    assert DROP_LOSS_EVERY == 10 and rec["every"] == 10
+    assert rec["first_after_drop"] == 3  # means of steps 0–9, 10–19, 20–22, then after the drop
+    assert rec["losses"] == [4.5, 14.5, 21.0, 104.5, 110.5]
+    assert (rec["dropped_at"], rec["reached_before_drop"], rec["reached"]) == (23, 20, 30)
+
+
+def test_merge_keeps_a_table_by_row_that_only_the_later_file_has(tmp_path):
+    """DroPE's "drop" records come from a run of the newer pass; merging it into a file without them keeps them."""
+    from posenc.lab.__main__ import merge
+
+    settings = {
+        "train_len": 64,
+        "eval_lens": [64],
+        "d_model": 64,
+        "tokens": 8,
+        "seeds": 1,
+        "bin_width": 32,
+        "min_bin_tokens": 256,
+    }
+    row = {"0": {"64": 1.0}}
+    old = {"settings": settings, "tasks": {"kback": {"metric": "accuracy", "runs": {"rope": row}, "learned": {}}}}
+    new = {
+        "settings": settings,
+        "tasks": {
+            "kback": {
+                "metric": "accuracy",
+                "runs": {"drope": row},
+                "learned": {},
+                "drop": {"drope": {"0": {"dropped_at": 5}}},
+            }
+        },
+    }
+    for name, doc in (("old", old), ("new", new)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(doc))
+        np.savez_compressed(tmp_path / name / "weights.npz")
+    out = tmp_path / "out" / "results.json"
+    out.parent.mkdir()
+    merge([str(out), str(tmp_path / "old" / "results.json"), str(tmp_path / "new" / "results.json")])
+    entry = json.loads(out.read_text())["tasks"]["kback"]
+    assert set(entry["runs"]) == {"rope", "drope"} and entry["drop"] == {"drope": {"0": {"dropped_at": 5}}}

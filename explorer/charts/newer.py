@@ -9,7 +9,7 @@ FoPE's coefficients) and `lines_chart` (DroPE's loss around the drop, SSMax's te
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import altair as alt
@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts.style import FIT_X, chart_config
+from explorer.imagechart import image_heatmap
 
 #: A cell of a row that did not learn its task, and its text
 UNLEARNED_FILL, UNLEARNED_TEXT = "#e2e8f0", "#475569"
@@ -88,57 +89,45 @@ def grid_chart(
 
 @dataclass(frozen=True)
 class Panel:
-    """One heatmap of a picture: long rows (``x``, ``y``, ``value``), its title and colour scale."""
+    """One heatmap of a picture: a matrix (rows along y, downwards), its title, axes and colour scale."""
 
-    frame: pd.DataFrame
-    value: str
+    matrix: np.ndarray
     title: str
+    value: str
     x: str = "key position"
     y: str = "query position"
     scheme: str = "viridis"
     domain: tuple[float, float] | None = None
 
 
-def heatmap_chart(
-    panels: Sequence[Panel],
-    *,
-    title: str,
-    subtitle: Sequence[str] = (),
-    stacked: bool = False,
-    size: int = 260,
-    description: str = "",
-) -> alt.TopLevelMixin:
-    """Heatmaps side by side (``stacked``: one above the other, for a phone), each with its own colour scale;
-    y grows downwards, as a matrix reads."""
-    charts = []
-    for p in panels:
-        scale_args: dict[str, Any] = {"scheme": p.scheme} | ({} if p.domain is None else {"domain": list(p.domain)})
-        scale = alt.Scale(**scale_args)
-        ticks = alt.Axis(labelOverlap=True, labelAngle=0, values=_ticks(p.frame[p.x]))
-        charts.append(
-            alt.Chart(p.frame)
-            .mark_rect()
-            .encode(
-                x=alt.X(f"{p.x}:O", title=p.x, axis=ticks),
-                y=alt.Y(f"{p.y}:O", title=p.y, axis=alt.Axis(labelOverlap=True, values=_ticks(p.frame[p.y]))),
-                color=alt.Color(
-                    f"{p.value}:Q", title=p.value, scale=scale, legend=alt.Legend(orient="bottom", gradientLength=140)
-                ),
-                tooltip=[alt.Tooltip(f"{p.x}:O"), alt.Tooltip(f"{p.y}:O"), alt.Tooltip(f"{p.value}:Q", format=".4f")],
-            )
-            .properties(width=size, height=size, title=alt.Title(p.title, fontSize=15))
-        )
-    joined = alt.vconcat(*charts) if stacked else alt.hconcat(*charts)
-    return joined.resolve_scale(color="independent").properties(
-        title=alt.Title(title, subtitle=list(subtitle)), description=description or title, config=CONFIG
+#: A picture heatmap's plot, width × height in pixels (it stretches to its column)
+PANEL_SIZE = (460, 380)
+
+
+def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = (), description: str = "") -> alt.TopLevelMixin:
+    """One matrix as an image (`explorer.imagechart.image_heatmap`: one image, not a mark per cell, so a long
+    sequence stays light), with its title and the picture's subtitle."""
+    m = np.asarray(panel.matrix, dtype=float)
+    finite = m[np.isfinite(m)]
+    domain = panel.domain or ((float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0))
+    if domain[0] == domain[1]:
+        domain = (domain[0] - 0.5, domain[1] + 0.5)
+    chart = image_heatmap(
+        m,
+        x_title=panel.x,
+        y_title=panel.y,
+        value_title=panel.value,
+        scheme=panel.scheme,
+        domain=domain,
+        width=PANEL_SIZE[0],
+        height=PANEL_SIZE[1],
+        max_pixels=(512, 512),
+        reduce="mean",
     )
-
-
-def _ticks(values: pd.Series, most: int = 9) -> list[Any]:
-    """At most ``most`` evenly spaced labels of an ordinal axis."""
-    levels = list(dict.fromkeys(values))
-    step = max(1, -(-len(levels) // most))
-    return levels[::step]
+    return chart.properties(
+        title=alt.Title(panel.title, subtitle=list(subtitle), anchor="start", fontSize=16),
+        description=description or panel.title,
+    )
 
 
 def lines_chart(
@@ -182,13 +171,6 @@ def lines_chart(
     )
 
 
-def matrix_frame(matrix: np.ndarray, *, x: str, y: str, value: str, **extra: Any) -> pd.DataFrame:
-    """A (rows, columns) matrix as long rows (y = row index, x = column index, value) with constant columns."""
-    m = np.asarray(matrix, dtype=float)
-    rows, cols = np.indices(m.shape)
-    return pd.DataFrame({y: rows.ravel(), x: cols.ravel(), value: m.ravel(), **extra})
-
-
 def grid_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """explorer.text.newer's grid rows -> a frame in their order."""
     cols = ["task", "encoding", "length", "mean", "lo", "hi", "seeds", "learned", "value_text", "interval_text"]
@@ -196,50 +178,14 @@ def grid_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return frame if not frame.empty else pd.DataFrame(columns=cols)
 
 
-def picture_chart(
-    encoding: str, raw: dict[str, Any], *, title: str, subtitle: Sequence[str], stacked: bool, train_len: int
-) -> alt.TopLevelMixin:
-    """``encoding``'s own picture from explorer.compute.newer.picture's data."""
-    if encoding == "cope":
-        panels = [
-            Panel(
-                matrix_frame(raw["gates"], x="key position", y="query position", value="gate"),
-                "gate",
-                "gates σ(q·k)",
-                scheme="blues",
-                domain=(0.0, 1.0),
-            ),
-            Panel(
-                matrix_frame(raw["positions"], x="key position", y="query position", value="position"),
-                "position",
-                "positions they count",
-            ),
-        ]
-        return heatmap_chart(panels, stacked=stacked, title=title, subtitle=subtitle)
-    if encoding == "path":
-        m = raw["matrix"]
-        lim = float(np.nanmax(np.abs(m))) or 1.0
-        frame = matrix_frame(m, x="column", y="row", value="entry")
-        panel = Panel(frame, "entry", "H(T−1) ⋯ H(1)", x="column", y="row", scheme="redblue", domain=(-lim, lim))
-        return heatmap_chart([panel], stacked=stacked, title=title, subtitle=subtitle)
-    if encoding == "hybrid":
-        panels = [
-            Panel(
-                matrix_frame(w, x="key position", y="query position", value="weight"),
-                "weight",
-                f"layer {i}: {'RoPE' if kind == 'rope' else 'no position'}",
-            )
-            for i, (w, kind) in enumerate(zip(raw["maps"], raw["plan"], strict=True))
-        ]
-        return heatmap_chart(panels, stacked=stacked, title=title, subtitle=subtitle)
-    if encoding == "fope":
-        frame = matrix_frame(raw["magnitude"], x="frequency j", y="pair i", value="weight")
-        return heatmap_chart(
-            [Panel(frame, "weight", "learned weights", x="frequency j", y="pair i")],
-            stacked=stacked,
-            title=title,
-            subtitle=subtitle,
-        )
+def picture_charts(
+    encoding: str, raw: dict[str, Any], *, title: str, subtitle: Sequence[str], train_len: int
+) -> list[alt.TopLevelMixin]:
+    """``encoding``'s own picture from explorer.compute.newer.picture's data: one chart, or one per panel (CoPE's
+    gates and positions, the hybrid's layers), each titled "<title>: <panel>"."""
+    if encoding in ("cope", "path", "hybrid", "fope"):
+        panels = _panels(encoding, raw)
+        return [heatmap_chart(replace(p, title=f"{title}: {p.title}"), subtitle=subtitle) for p in panels]
     if encoding == "ssmax":
         s, n = raw["s"], raw["n"]
         rows = [
@@ -249,25 +195,42 @@ def picture_chart(
             for k, v in zip(n, raw["scale"][li, hi], strict=True)
             if k == 1 or k == n[-1] or k & (k - 1) == 0 or k % 8 == 0
         ]
-        return lines_chart(
-            pd.DataFrame(rows),
-            x="keys n",
-            y="s·log n",
-            series="head",
-            rules=[(train_len, f"L = {train_len}")],
-            log_x=True,
-            title=title,
-            subtitle=subtitle,
-        )
+        frame = pd.DataFrame(rows)
+        rules = [(train_len, f"L = {train_len}")]
+        return [
+            lines_chart(
+                frame, x="keys n", y="s·log n", series="head", rules=rules, log_x=True, title=title, subtitle=subtitle
+            )
+        ]
     if encoding == "drope":
         frame = pd.DataFrame(raw["rows"], columns=["seed", "steps from the drop", "training loss"])
-        return lines_chart(
-            frame,
-            x="steps from the drop",
-            y="training loss",
-            series="seed",
-            rules=[(0, "RoPE dropped")],
-            title=title,
-            subtitle=subtitle,
-        )
+        return [
+            lines_chart(
+                frame,
+                x="steps from the drop",
+                y="training loss",
+                series="seed",
+                rules=[(0, "RoPE dropped")],
+                title=title,
+                subtitle=subtitle,
+            )
+        ]
     raise ValueError(f"encoding: no picture for {encoding!r}")
+
+
+def _panels(encoding: str, raw: dict[str, Any]) -> list[Panel]:
+    if encoding == "cope":
+        return [
+            Panel(raw["gates"], "the gates σ(q·k)", "gate", domain=(0.0, 1.0)),
+            Panel(raw["positions"], "the positions they count", "position", scheme="magma"),
+        ]
+    if encoding == "path":
+        m = raw["matrix"]
+        lim = float(np.nanmax(np.abs(m))) or 1.0
+        return [Panel(m, "H(T−1) ⋯ H(1)", "entry", x="column", y="row", scheme="redblue", domain=(-lim, lim))]
+    if encoding == "hybrid":
+        return [
+            Panel(w, f"layer {i}, {'RoPE' if kind == 'rope' else 'no position'}", "weight")
+            for i, (w, kind) in enumerate(zip(raw["maps"], raw["plan"], strict=True))
+        ]
+    return [Panel(raw["magnitude"], "learned weights", "weight", x="frequency j", y="pair i")]

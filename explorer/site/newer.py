@@ -12,7 +12,7 @@ from explorer.text.newer import VIEWS
 from posenc.lab import NEWER
 
 #: The tasks the newer encodings are shipped on (python -m posenc.lab ship: flip-flop's plan and SHIP_NEWER)
-TASKS = ("flipflop", "kback")
+TASKS = ("flipflop", "kback", "passkey")
 #: The picture's sequence length: a slider's stops
 PICTURE_LENGTHS = (8, 128, 8)
 
@@ -89,7 +89,7 @@ PAGE = Page(
             "mechanism, drawn from its trained model.",
         ),
     ),
-    deep_link=DeepLink({"newer_enc": "cope", "newer_task": "flipflop", "newer_head": 1}, slider="newer_len", chart=2),
+    deep_link=DeepLink({"newer_enc": "hybrid", "newer_task": "kback", "newer_head": 1}, slider="newer_len", chart=2),
     bench=BenchSettings(
         max_query={"newer_enc": "cope", "newer_len": "128", "newer_head": "7", "newer_view": VIEWS[1]},
         slider="newer_len",

@@ -88,8 +88,8 @@ PAPERS: Mapping[str, Paper] = {
     "ssmax": Paper(
         "SSMax",
         "Nakanishi 2025, arXiv 2501.19399",
-        "RoPE, with each query's logits multiplied by s·log n for its n keys (s learned per head), so attention "
-        "does not flatten as n grows",
+        "RoPE, with each query's logits multiplied by s·log n for its n keys (s learned per head): with s > 0 a "
+        "query with more keys gets sharper logits, against the flattening of attention as n grows",
         "key retrieval of 12-layer models trained on 1,024 tokens (its figure 6, a heatmap with no table): plain "
         "softmax fails beyond short contexts while SSMax keeps high accuracy to about 10 times the training length",
     ),

@@ -106,8 +106,10 @@ SHIP_METHODS = {
     # and on kback (whose RoPE rows above are the seed-paired baseline)
     "flipflop": ("nope", "rope", "alibi", *NEWER),
 }
-#: The newer encodings' rows on the tasks shipped before them (their own pass: ``--passes newer``)
-SHIP_NEWER = {"kback": NEWER}
+#: The newer encodings' rows on the tasks shipped before them (their own pass: ``--passes newer``): all six on kback;
+#: on passkey (retrieval past L, the claim of DroPE's, SSMax's and FoPE's papers; NoPE learns it here, so a model
+#: that drops RoPE can) those three
+SHIP_NEWER = {"kback": NEWER, "passkey": ("fope", "drope", "ssmax")}
 #: The shipped rows in passes, each pass over every seed: the rows trained at L once (NoPE and the newer
 #: encodings aside), NoPE, the fine-tunes, the newer encodings
 PASSES = {

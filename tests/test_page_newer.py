@@ -1,0 +1,77 @@
+"""The Newer encodings page through AppTest: the shipped grid per task, one paragraph per encoding whose claims
+follow the shipped learned flags, each encoding's picture, the past-L view and bad URL values."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from _apptest import run_page
+
+from explorer.text import newer as text
+from posenc import lab
+
+PAGE = str(Path(__file__).resolve().parent.parent / "pages" / "11_Newer_encodings.py")
+SHIPPED = json.loads(lab.SHIPPED.read_text())
+ARENA = [t for t, e in SHIPPED["tasks"].items() if any(m in e["runs"] for m in lab.NEWER)]
+
+
+def run(**query):
+    at = run_page(PAGE, timeout=180, **query)
+    assert not at.exception, at.exception
+    return at
+
+
+def specs(at):
+    return [c.proto.spec for c in at.get("vega_lite_chart")]
+
+
+def test_the_shipped_arena_has_every_newer_encoding_on_two_tasks_with_five_seeds():
+    assert set(ARENA) >= {"flipflop", "kback"}
+    for m in lab.NEWER:
+        on = [t for t in ARENA if m in SHIPPED["tasks"][t]["runs"]]
+        assert len(on) >= 2, m
+        for t in on:
+            assert set(SHIPPED["tasks"][t]["runs"][m]) == {"0", "1", "2", "3", "4"}, (t, m)
+            assert isinstance(SHIPPED["tasks"][t]["learned"][m], bool)
+
+
+def test_defaults_draw_a_grid_per_task_and_a_paragraph_per_encoding():
+    at = run()
+    shown = specs(at)
+    assert len(shown) == len(ARENA) + 2  # the grids, then CoPE's picture: its gates and its positions
+    for task, spec in zip(ARENA, shown, strict=False):
+        assert lab.TASKS[task].label in spec and "every scored token" in spec
+    body = " ".join(m.value for m in at.markdown)
+    for m, paper in text.PAPERS.items():
+        assert f"**{paper.title}** ({paper.cite})" in body, m
+    for m in lab.NEWER:  # an encoding is said not to have learned exactly where a task's row did not
+        unlearned = [t for t in ARENA if SHIPPED["tasks"][t]["learned"].get(m) is False]
+        assert body.count(f"**{m}** did not learn the task") == len(unlearned), (m, unlearned)
+    n = len(re.findall(r"\b(?:better|worse|not separable) at \w+ \(", body))
+    assert f"prints {n} seed-paired comparisons" in body
+    assert any("Learned means accuracy at least 0.95" in c.value for c in at.caption)
+
+
+def test_past_l_only_leaves_out_the_training_length():
+    at = run(newer_view="past L only")
+    grid = specs(at)[0]
+    assert "positions past L only" in grid and '"64"' not in grid.split('"datasets"')[-1].split("]")[0]
+
+
+@pytest.mark.parametrize("encoding", lab.NEWER)
+def test_every_encoding_has_its_picture(encoding):
+    at = run(newer_enc=encoding, newer_task="flipflop", newer_len="24", newer_head="5")
+    pictures = specs(at)[len(ARENA) :]
+    assert len(pictures) == (2 if encoding in ("cope", "hybrid") else 1)
+    for picture in pictures:
+        assert text.PAPERS[encoding].title.split("/")[0].split()[0] in picture
+    notes = " ".join(m.value for m in at.markdown if "What to notice" in m.value)
+    assert notes, "no caption under the picture"
+
+
+def test_bad_url_values_fall_back():
+    at = run(newer_enc="bogus", newer_task="nope", newer_len="100000", newer_head="-3", newer_view="x")
+    assert len(specs(at)) == len(ARENA) + 2  # CoPE, the default
