@@ -45,6 +45,15 @@ def _layer_inputs(tiny: Any, tokens: np.ndarray) -> list[Any]:
     return seen
 
 
+def _layer_of(task: str, encoding: str, length: int, head: int) -> tuple[Any, Any, Any, np.ndarray, int]:
+    """(model, the layer's block, the residual stream entering it, the tokens, the head within the layer) for head
+    ``head`` (layer·4 + head) of the shipped seed-0 model on one evaluation sequence of ``length`` tokens."""
+    tiny = _model(task, encoding)
+    tokens = _sequence(task, length)
+    layer, h_i = divmod(head, HEADS)
+    return tiny, tiny.blocks[layer], _layer_inputs(tiny, tokens)[layer], tokens, h_i
+
+
 def _qk(block: Any, x: Any, n_heads: int) -> tuple[Any, Any, Any]:
     b, t, d = x.shape
     h = block.ln1(x)
@@ -58,11 +67,7 @@ def cope_positions(task: str, length: int, head: int) -> dict[str, Any]:
     of the shipped seed-0 model on one evaluation sequence, with the tokens."""
     import torch
 
-    tiny = _model(task, "cope")
-    tokens = _sequence(task, length)
-    layer, h_i = divmod(head, HEADS)
-    x = _layer_inputs(tiny, tokens)[layer]
-    block = tiny.blocks[layer]
+    tiny, block, x, tokens, h_i = _layer_of(task, "cope", length, head)
     with torch.no_grad():
         _, q, k = _qk(block, x, tiny.cfg.n_heads)
         gates = block.pos.gates(q, k)[0, h_i].numpy().astype(float)
@@ -78,11 +83,7 @@ def path_transform(task: str, length: int, head: int) -> dict[str, Any]:
     query, of head ``head`` of the shipped seed-0 model on one evaluation sequence, and its β per token."""
     import torch
 
-    tiny = _model(task, "path")
-    tokens = _sequence(task, length)
-    layer, h_i = divmod(head, HEADS)
-    x = _layer_inputs(tiny, tokens)[layer]
-    block = tiny.blocks[layer]
+    _, block, x, _, h_i = _layer_of(task, "path", length, head)
     with torch.no_grad():
         h = block.ln1(x)
         matrix = block.pos.transform(h, 0, length - 1)[0, h_i].numpy().astype(float)
