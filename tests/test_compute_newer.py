@@ -70,6 +70,9 @@ def test_fope_clips_the_frequencies_whose_wavelength_exceeds_l():
     np.testing.assert_array_equal(p["clipped"], 2 * math.pi / freqs > L)
     kept = int((~p["clipped"]).sum())
     assert p["magnitude"].shape == (kept, kept) and (p["magnitude"] >= 0).all()
+    grid = p["grid"]  # every pair by every frequency: the clipped columns and the pairs that do not rotate blank
+    assert grid.shape == (d // 2, d // 2) and np.isnan(grid[:, p["clipped"]]).all() and np.isnan(grid[kept:]).all()
+    np.testing.assert_array_equal(grid[:kept, :kept], p["magnitude"])
 
 
 def test_ssmax_factor_is_s_log_n_with_s_from_the_weights_file():

@@ -233,4 +233,5 @@ def _panels(encoding: str, raw: dict[str, Any]) -> list[Panel]:
             Panel(w, f"layer {i}, {'RoPE' if kind == 'rope' else 'no position'}", "weight")
             for i, (w, kind) in enumerate(zip(raw["maps"], raw["plan"], strict=True))
         ]
-    return [Panel(raw["magnitude"], "learned weights", "weight", x="frequency j", y="pair i")]
+    grid = raw.get("grid", raw["magnitude"])  # blank: a clipped frequency, a pair that does not rotate
+    return [Panel(grid, "learned weights (blank: clipped)", "weight", x="frequency j", y="pair i")]

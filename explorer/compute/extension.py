@@ -67,9 +67,7 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
     block, rope_type = ext.block, posenc.rope_type_of(ext.block)
     factor = block.get("factor")
     # the browser computes θ′ from θ_j and the knobs (a YaRN block whose factor is null reads L through it: not here)
-    in_browser = rope_type in ropeblock.BROWSER_THETA and (
-        factor is not None or rope_type in ropeblock.FACTOR_OPTIONAL
-    )
+    in_browser = rope_type in ropeblock.BROWSER_THETA and (factor is not None or rope_type in ropeblock.FACTOR_OPTIONAL)
     others = {k: v for k, v in block.items() if k != "factor"}
     sweep = None if factor is None or in_browser else factor_sweep(others, head_dim, ext.train_len, ext.target_len)
     if in_browser:

@@ -106,16 +106,21 @@ def hybrid_attention(task: str, length: int, head: int) -> list[np.ndarray]:
 @cached(max_entries=8)
 def fope_spectrum(task: str, head: int) -> dict[str, Any]:
     """FoPE's learned coefficients in layer ``head // 4``, head ``head % 4``: the magnitude
-    √(cos² + sin²)/√2 of each kept frequency (column) in each rotating pair (row), the grid's frequencies and
-    wavelengths, and which are clipped (wavelength > L)."""
+    √(cos² + sin²)/√2 of each kept frequency (column) in each rotating pair (row); the same on the whole grid
+    (``grid``: every pair by every frequency, NaN where a frequency is clipped or a pair does not rotate); the
+    grid's frequencies and wavelengths, and which are clipped (wavelength > L)."""
     tiny = _model(task, "fope")
     layer, h_i = divmod(head, HEADS)
     pos = tiny.blocks[layer].pos
     cos = pos.cos_coef.detach()[min(h_i, pos.n_heads - 1)].numpy().astype(float)
     sin = pos.sin_coef.detach()[min(h_i, pos.n_heads - 1)].numpy().astype(float)
     freqs = pos.frequencies.numpy().astype(float)
+    kept = np.sqrt((cos**2 + sin**2) / 2).T  # (rotating pairs, kept frequencies)
+    full = np.full((pos.head_dim // 2, len(freqs)), np.nan)  # every pair by every frequency: clipped ones blank
+    full[: kept.shape[0], : kept.shape[1]] = kept
     return {
-        "magnitude": np.sqrt((cos**2 + sin**2) / 2).T,  # (rotating pairs, kept frequencies)
+        "magnitude": kept,
+        "grid": full,
         "frequencies": freqs,
         "wavelengths": 2 * np.pi / freqs,
         "clipped": pos.clipped.numpy().astype(bool),
