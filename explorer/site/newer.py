@@ -8,11 +8,11 @@ from typing import Any
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
 from explorer.snippets import fill
-from explorer.text.newer import VIEWS
+from explorer.text.newer import ARENA_ORDER, VIEWS
 from posenc.lab import NEWER
 
-#: The tasks the newer encodings are shipped on (python -m posenc.lab ship: flip-flop's plan and SHIP_NEWER)
-TASKS = ("flipflop", "kback", "passkey")
+#: The picture's tasks: those the newer encodings are shipped on
+TASKS = ARENA_ORDER
 #: The picture's sequence length: a slider's stops
 PICTURE_LENGTHS = (8, 128, 8)
 

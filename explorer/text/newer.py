@@ -111,9 +111,16 @@ PAPERS: Mapping[str, Paper] = {
 }
 
 
+#: The tasks the newer encodings are shipped on, in the page's order: flip-flop (the task their papers measure,
+#: with all six), kback (all six), passkey (FoPE, DroPE, SSMax): `python -m posenc.lab ship`'s plan
+ARENA_ORDER = ("flipflop", "kback", "passkey")
+
+
 def arena_tasks(data: Mapping[str, Any]) -> tuple[str, ...]:
-    """The shipped tasks that hold rows of the newer encodings, in the file's order."""
-    return tuple(t for t, e in data["tasks"].items() if any(m in e.get("runs", {}) for m in NEWER))
+    """The shipped tasks that hold rows of the newer encodings: ARENA_ORDER's first, then any other in the file's."""
+    found = [t for t, e in data["tasks"].items() if any(m in e.get("runs", {}) for m in NEWER)]
+    rank = {t: i for i, t in enumerate(ARENA_ORDER)}
+    return tuple(sorted(found, key=lambda t: rank.get(t, len(rank))))
 
 
 def rows_of(s: Shown) -> tuple[str, ...]:
