@@ -291,6 +291,7 @@ def test_merge_keeps_a_table_by_row_that_only_the_later_file_has(tmp_path):
                 "runs": {"drope": row},
                 "learned": {},
                 "drop": {"drope": {"0": {"dropped_at": 5}}},
+                "recalibration": 1.0,
             }
         },
     }
@@ -303,3 +304,13 @@ def test_merge_keeps_a_table_by_row_that_only_the_later_file_has(tmp_path):
     merge([str(out), str(tmp_path / "old" / "results.json"), str(tmp_path / "new" / "results.json")])
     entry = json.loads(out.read_text())["tasks"]["kback"]
     assert set(entry["runs"]) == {"rope", "drope"} and entry["drop"] == {"drope": {"0": {"dropped_at": 5}}}
+    assert entry["recalibration"] == 1.0  # DroPE's budget: the file whose DroPE rows are kept
+
+
+def test_a_run_sets_its_own_recalibration_budget():
+    cfg = tiny.TrainConfig(task="flipflop", encoding="drope", recalibration=1.0, **{**TINY, "steps": 6})
+    r = training.train(cfg)
+    assert r.dropped_at == 6 and r.steps == 12
+    for bad in (0, -1, 5, True, "1"):
+        with pytest.raises(ValueError, match="recalibration must be"):
+            tiny.TrainConfig(encoding="drope", recalibration=bad)

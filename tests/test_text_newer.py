@@ -179,3 +179,8 @@ def test_every_picture_builds(encoding):
     for chart in shown:
         spec = chart.to_dict()
         assert spec["title"]["text"].startswith("t") and spec["title"]["subtitle"] == ["s"]
+
+
+def test_drope_caption_names_the_recalibration_budget_when_the_file_has_it():
+    drops = {"0": {"first_after_drop": 1, "losses": [0.2, 0.5], "reached": 40}}
+    assert "within 3,000 steps" in text.drope_caption(drops, 3000)

@@ -148,7 +148,9 @@ def drope_losses(entry: dict[str, Any]) -> dict[str, Any]:
         for i, loss in enumerate(rec["losses"]):
             step = i * every if i < first_after else at + (i - first_after) * every
             rows.append({"seed": f"seed {seed}", "steps from the drop": step - at, "training loss": loss})
-    return {"rows": rows, "drops": drops}
+    recal = entry.get("recalibration")
+    budget = None if recal is None or entry.get("steps") is None else int(int(entry["steps"]) * float(recal))
+    return {"rows": rows, "drops": drops, "budget": budget}
 
 
 def picture(encoding: str, task: str, *, length: int, head: int, longest: int, entry: dict[str, Any]) -> dict[str, Any]:

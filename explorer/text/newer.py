@@ -313,7 +313,7 @@ def fope_caption(p: Mapping[str, Any], head: int) -> str:
     )
 
 
-def drope_caption(drops: Mapping[str, Mapping[str, Any]]) -> str:
+def drope_caption(drops: Mapping[str, Mapping[str, Any]], budget: int | None = None) -> str:
     """What the drop did to the training loss, seed by seed: the last ten-step mean before it against the first
     after it, and how many recalibrated runs learned the task again."""
     if not drops:
@@ -330,9 +330,10 @@ def drope_caption(drops: Mapping[str, Mapping[str, Any]]) -> str:
         if jumps
         else ""
     )
+    within = f"within {budget:,} steps" if budget else "within their budget"
     return (
         f"{head}{jump}; {relearned} of {len(drops)} recalibrated models learned the task again without positions "
-        "within their budget."
+        f"{within}."
     )
 
 
@@ -407,6 +408,6 @@ def picture_words(encoding: str, raw: Mapping[str, Any], *, task: str, head: int
         return {
             "title": "DroPE: the training loss before and after RoPE is dropped",
             "subtitle": [f"shipped runs on {task}, every seed: means of ten steps, step 0 = the drop"],
-            "caption": drope_caption(raw["drops"]),
+            "caption": drope_caption(raw["drops"], raw.get("budget")),
         }
     raise ValueError(f"encoding: no picture for {encoding!r}")

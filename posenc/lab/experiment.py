@@ -40,6 +40,7 @@ def run_experiment(
     detail: bool = False,
     until_learned: bool = False,
     pretrained: Mapping[str, TrainResult] | None = None,
+    recalibration: float | None = None,
 ) -> dict[str, Any]:
     """Train one model per encoding (and head count) the methods need, once each; evaluate every method,
     each seed on its own evaluation sample.
@@ -54,7 +55,8 @@ def run_experiment(
     ["per_position": {method: [...]}], ["models": {model: TinyTransformer}, "train_results": {model: TrainResult}],
     ["detail": {method: {len: Evaluation}}]}. ``pretrained`` {model: TrainResult}: models already trained with these
     settings (a model key is an encoding, with ":heads=<n>" if given), used instead of training them again.
-    ``callback(model, step, steps, loss)``; returning False cancels."""
+    ``callback(model, step, steps, loss)``; returning False cancels. ``recalibration``: DroPE's recalibration budget
+    as a share of the steps (None: TrainConfig's default)."""
     spec_task = _task(task)
     specs = [parse_method(m) for m in methods]
     default_steps = 1500 if task == "copy" else 300
@@ -79,7 +81,9 @@ def run_experiment(
     details: dict[str, dict[int, Evaluation]] = {}
     for spec in specs:
         if spec.model not in models:
-            extra = {} if spec.n_heads is None else {"n_heads": spec.n_heads}
+            extra: dict[str, Any] = {} if spec.n_heads is None else {"n_heads": spec.n_heads}
+            if recalibration is not None:
+                extra["recalibration"] = recalibration
             cfg = TrainConfig(
                 task=task,
                 encoding=spec.encoding,

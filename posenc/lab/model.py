@@ -41,6 +41,12 @@ LEARNED_STD = 1.0
 #: rule, posenc.layers.hybrid_layer_plan; they use 4 over 48 and 36 layers, the lab's 2 layers need 2 for
 #: one NoPE layer: layer 0 RoPE, layer 1 none)
 HYBRID_INTERVAL = 2
+#: DroPE's recalibration after RoPE is dropped: at most this share of the pretraining's steps (or cap), at the
+#: pretraining's peak rate after a fresh warm-up, at L (DroPE recalibrates a pretrained model on a small share of
+#: its pretraining tokens: SmolLM-360M on 30B of its 600B; Gelberg et al. 2025, arXiv 2512.12167, SakanaAI/DroPE's
+#: recalibration_30B config). Trained to the target, it stops once the dropped model has learned again. A run may
+#: set its own (TrainConfig.recalibration).
+DROPE_RECALIBRATION = 1 / 4
 #: The encodings that rotate q and k with RoPE in every layer they have a position in (drope until it drops)
 ROTARY = ("rope", "drope", "hybrid", "ssmax")
 
@@ -71,6 +77,8 @@ class TrainConfig:
     #: of the steps so far (at least ``check_every``) and training stops
     until_learned: bool = False
     check_every: int = 100
+    #: drope: the recalibration's steps (or cap) as a share of ``steps``
+    recalibration: float = DROPE_RECALIBRATION
 
     def __post_init__(self) -> None:
         _task(self.task)
@@ -87,6 +95,12 @@ class TrainConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or not lo <= value <= hi:
                 raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
+        if (
+            isinstance(self.recalibration, bool)
+            or not isinstance(self.recalibration, (int, float))
+            or not (0 < self.recalibration <= 4)
+        ):
+            raise ValueError(f"recalibration must be a share of the steps in (0, 4], got {self.recalibration!r}")
         if not isinstance(self.d_model, int) or self.d_model % (2 * self.n_heads) or not 8 <= self.d_model <= 1024:
             raise ValueError(
                 f"d_model must be in [8, 1024] and a multiple of 2·n_heads = {2 * self.n_heads}, got {self.d_model!r}"

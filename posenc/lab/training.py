@@ -17,7 +17,12 @@ import torch
 from torch import nn
 
 from .grammar import MethodSpec, parse_method
-from .model import TinyTransformer, TrainConfig, loss_and_score
+from .model import (
+    DROPE_RECALIBRATION,  # noqa: F401 (re-exported: the default lives with TrainConfig)
+    TinyTransformer,
+    TrainConfig,
+    loss_and_score,
+)
 from .tasks import PEAK_SHARE, TASKS, eval_sequences, learned, make_batch, optimum, scored_mean
 
 #: A fine-tune's peak learning rate, as a fraction of the pretraining peak (Chen et al. 2023 fine-tune
@@ -27,11 +32,6 @@ FT_LR_RATIO = 1 / 3
 #: from every evaluation sample)
 CHECK_TOKENS = 2048
 _CHECK_SEED = 424_242
-#: DroPE's recalibration after RoPE is dropped: at most this share of the pretraining's steps (or cap), at the
-#: pretraining's peak rate after a fresh warm-up, at L (DroPE recalibrates a pretrained model on a small share of
-#: its pretraining tokens: SmolLM-360M on 30B of its 600B; Gelberg et al. 2025, arXiv 2512.12167, SakanaAI/DroPE's
-#: recalibration_30B config). Trained to the target, it stops once the dropped model has learned again.
-DROPE_RECALIBRATION = 1 / 4
 
 
 class Cancelled(Exception):
@@ -165,7 +165,7 @@ def train(cfg: TrainConfig, *, callback: Callable[[int, int, float], Any] | None
     more, reached = _fit(
         model,
         cfg,
-        steps=max(1, int(cfg.steps * DROPE_RECALIBRATION)),
+        steps=max(1, int(cfg.steps * cfg.recalibration)),
         length=cfg.train_len,
         batch=cfg.batch,
         seed=cfg.seed + 11,
