@@ -31,6 +31,7 @@ from posenc.lab import (
     ENCODINGS,
     LEARNED_ACCURACY,
     LEARNED_MARGIN,
+    NEWER,
     PEAK_SHARE,
     TASKS,
     MethodSpec,
@@ -213,9 +214,21 @@ def references_shown(task_refs: Mapping[str, float], metric: str) -> dict[str, f
     return {"optimum": 0.0, **{k: v - floor for k, v in task_refs.items() if k != "floor"}}
 
 
-def shown(data: Mapping[str, Any], task: str) -> Shown:
-    """The shipped results file's task ``task`` (a key of data["tasks"]) as :class:`Shown`."""
+def _by_row(table: Any, runs: Mapping[str, Any]) -> bool:
+    """Whether a shipped task's table is keyed by row (method), as runs is."""
+    return isinstance(table, Mapping) and bool(table) and set(table) <= set(runs)
+
+
+def shown(data: Mapping[str, Any], task: str, *, newer: bool = False) -> Shown:
+    """The shipped results file's task ``task`` (a key of data["tasks"]) as :class:`Shown`; without ``newer`` the
+    rows of the newer encodings (posenc.lab.NEWER: the Newer encodings page's) are left out of every table by row."""
     entry = data["tasks"][task]
+    if not newer:
+        runs_of = set(entry["runs"]) - set(NEWER)
+        entry = {
+            k: ({m: v for m, v in rows.items() if m in runs_of} if _by_row(rows, entry["runs"]) else rows)
+            for k, rows in entry.items()
+        }
     loss = entry["metric"] == "loss"
     runs = _excess(entry["runs"], entry["optimum"]) if loss else entry["runs"]
     beyond = _excess(entry["beyond"], entry["beyond_optimum"]) if loss else entry["beyond"]

@@ -224,7 +224,7 @@ def sentences(by_task: Mapping[str, Shown], *, past: bool) -> list[str]:
 
 def shown_tasks(data: Mapping[str, Any]) -> dict[str, Shown]:
     """The arena's tasks as the lab page reads them."""
-    return {t: shown(data, t) for t in arena_tasks(data)}
+    return {t: shown(data, t, newer=True) for t in arena_tasks(data)}
 
 
 def learned_line(by_task: Mapping[str, Shown]) -> str:
