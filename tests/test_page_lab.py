@@ -326,3 +326,11 @@ def test_shipped_models_of_an_earlier_copy_task_are_not_run_on_todays():
         assert bool(chart_specs(at)) == ("copy_part" in entry), view
     at = run(lab_task="markov", lab_view="Extension")
     assert not any("earlier copy task" in w.value for w in at.warning) and chart_specs(at)
+
+
+def test_the_train_tab_offers_flipflop_and_the_newer_encodings_beside_rope():
+    at = run(lab_view="Train", lab_ttask="flipflop", lab_encs="rope, cope, fope, path, drope, hybrid, ssmax")
+    assert not jobs.QUEUE.worker_alive  # nothing trains until asked
+    assert at.radio(key="lab_ttask").value == "flipflop"
+    assert at.selectbox(key="lab_encs").value == "rope, cope, fope, path, drope, hybrid, ssmax"
+    assert any(b.label == "Train" for b in at.button)

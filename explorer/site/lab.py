@@ -10,14 +10,23 @@ from explorer.paramspec import Param
 from explorer.snippets import fill
 from explorer.text.lab import BETA_FAST_DEFAULT
 from posenc.lab import ENCODINGS as lab_encodings
-from posenc.lab import PRESET_LEFT_OUT
+from posenc.lab import NEWER, PRESET_LEFT_OUT
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS, preset_config
 
 TASKS = ("markov", "kback", "copy", "passkey")
-TRAIN_TASKS = ("markov", "kback")
+TRAIN_TASKS = ("markov", "kback", "flipflop")
 ENCODINGS = lab_encodings
-ENCODING_SETS = ("all five", *ENCODINGS, "rope, alibi", "rope, sinusoidal, learned")
+#: The Train tab's sets: the five, each alone, two classic pairs, and RoPE with the newer six (issue #39), each
+#: newer one beside RoPE
+ENCODING_SETS = (
+    "all five",
+    *ENCODINGS,
+    "rope, alibi",
+    "rope, sinusoidal, learned",
+    ", ".join(("rope", *NEWER)),
+    *(f"rope, {m}" for m in NEWER),
+)
 #: rope_types of posenc's registry the panel leaves out for the tiny model, and why (shown in its help).
 EXT_LEFT_OUT = {
     "longrope": "LongRoPE needs one searched factor per rotated pair for a given model (Phi-3's lists have 48); "

@@ -89,10 +89,13 @@ PAGE = Page(
             "mechanism, drawn from its trained model.",
         ),
     ),
-    deep_link=DeepLink({"newer_enc": "hybrid", "newer_task": "kback", "newer_head": 1}, slider="newer_len", chart=2),
+    # the first picture chart: after one grid per arena task
+    deep_link=DeepLink(
+        {"newer_enc": "hybrid", "newer_task": "kback", "newer_head": 1}, slider="newer_len", chart=len(ARENA_ORDER)
+    ),
     bench=BenchSettings(
         max_query={"newer_enc": "cope", "newer_len": "128", "newer_head": "7", "newer_view": VIEWS[1]},
         slider="newer_len",
-        slider_chart=2,
+        slider_chart=len(ARENA_ORDER),
     ),
 )
