@@ -91,7 +91,9 @@ PAGE = Page(
     ),
     # the first picture chart: after one grid per arena task
     deep_link=DeepLink(
-        {"newer_enc": "hybrid", "newer_task": "kback", "newer_head": 1}, slider="newer_len", chart=len(ARENA_ORDER)
+        {"newer_enc": "hybrid", "newer_task": "kback", "newer_head": 1, "newer_len": 40},
+        slider="newer_len",
+        chart=len(ARENA_ORDER),
     ),
     bench=BenchSettings(
         max_query={"newer_enc": "cope", "newer_len": "128", "newer_head": "7", "newer_view": VIEWS[1]},
