@@ -52,7 +52,7 @@ def test_path_transform_is_the_product_of_the_householder_matrices():
 
 
 def test_hybrid_maps_are_causal_attention_in_a_rope_layer_then_one_without():
-    maps = compute.hybrid_attention(TASK, 20, 3)
+    maps = compute.hybrid_attention(TASK, 20, 3)["maps"]
     assert len(maps) == 2
     for w in maps:
         assert w.shape == (20, 20)

@@ -54,11 +54,10 @@ def _layer_of(task: str, encoding: str, length: int, head: int) -> tuple[Any, An
     return tiny, tiny.blocks[layer], _layer_inputs(tiny, tokens)[layer], tokens, h_i
 
 
-def _qk(block: Any, x: Any, n_heads: int) -> tuple[Any, Any, Any]:
+def _qk(block: Any, x: Any, n_heads: int) -> tuple[Any, Any]:
     b, t, d = x.shape
-    h = block.ln1(x)
-    q, k, _ = block.qkv(h).view(b, t, 3, n_heads, d // n_heads).permute(2, 0, 3, 1, 4)
-    return h, q, k
+    q, k, _ = block.qkv(block.ln1(x)).view(b, t, 3, n_heads, d // n_heads).permute(2, 0, 3, 1, 4)
+    return q, k
 
 
 @cached(max_entries=16)
@@ -69,7 +68,7 @@ def cope_positions(task: str, length: int, head: int) -> dict[str, Any]:
 
     tiny, block, x, tokens, h_i = _layer_of(task, "cope", length, head)
     with torch.no_grad():
-        _, q, k = _qk(block, x, tiny.cfg.n_heads)
+        q, k = _qk(block, x, tiny.cfg.n_heads)
         gates = block.pos.gates(q, k)[0, h_i].numpy().astype(float)
         positions = block.pos.positions(q, k)[0, h_i].numpy().astype(float)
     mask = np.triu(np.ones_like(gates, dtype=bool), 1)
@@ -92,15 +91,17 @@ def path_transform(task: str, length: int, head: int) -> dict[str, Any]:
 
 
 @cached(max_entries=16)
-def hybrid_attention(task: str, length: int, head: int) -> list[np.ndarray]:
-    """The hybrid's attention weights of head ``head % 4`` in every layer (RoPE, then none), one sequence."""
+def hybrid_attention(task: str, length: int, head: int) -> dict[str, Any]:
+    """The hybrid's attention weights of head ``head % 4`` in every layer, one sequence (``maps``), and each layer's
+    plan (``plan``: RoPE, then none)."""
     from posenc.lab import evaluation
 
     tiny = _model(task, "hybrid")
-    return [
+    maps = [
         evaluation.attention_map(tiny, length, layer=layer, head=head % HEADS, seed=PICTURE_SAMPLE)
         for layer in range(tiny.cfg.n_layers)
     ]
+    return {"maps": maps, "plan": tiny.layer_plan}
 
 
 @cached(max_entries=8)
@@ -160,7 +161,7 @@ def picture(encoding: str, task: str, *, length: int, head: int, longest: int, e
     if encoding == "path":
         return path_transform(task, length, head)
     if encoding == "hybrid":
-        return {"maps": hybrid_attention(task, length, head), "plan": _model(task, "hybrid").layer_plan}
+        return hybrid_attention(task, length, head)  # cached: no model load on a rerun
     if encoding == "fope":
         return fope_spectrum(task, head)
     if encoding == "ssmax":

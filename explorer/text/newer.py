@@ -234,8 +234,6 @@ def learned_line(by_task: Mapping[str, Shown]) -> str:
 
 
 # ------------------------------------------------------------------ each encoding's own picture
-#: The encodings whose picture needs a sequence length and a head (the others: a head, or neither)
-NEEDS_LENGTH = ("cope", "path", "hybrid")
 
 
 def head_name(head: int, heads: int = 4) -> str:
