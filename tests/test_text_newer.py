@@ -184,3 +184,16 @@ def test_every_picture_builds(encoding):
 def test_drope_caption_names_the_recalibration_budget_when_the_file_has_it():
     drops = {"0": {"first_after_drop": 1, "losses": [0.2, 0.5], "reached": 40}}
     assert "within 3,000 steps" in text.drope_caption(drops, 3000)
+
+
+def test_hybrid_caption_reads_the_share_on_the_nearest_keys_and_never_all_of_them():
+    w = np.tril(np.ones((40, 40)))
+    w /= w.sum(axis=1, keepdims=True)  # uniform over the 40 keys of the last query
+    local = np.eye(40)
+    line = text.hybrid_caption([local, w], 1, ("rope", "nope"))
+    assert (
+        "layer 0 (RoPE) puts 100 %" in line and "layer 1 (no position) puts 20 %" in line and "nearest 8 keys" in line
+    )
+    short = np.tril(np.ones((8, 8))) / np.arange(1, 9)[:, None]
+    line = text.hybrid_caption([short, short], 1, ("rope", "nope"))
+    assert "nearest 2 keys" in line and "puts 25 %" in line

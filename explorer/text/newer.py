@@ -279,8 +279,9 @@ def _near_share(w: np.ndarray, near: int) -> float:
 
 
 def hybrid_caption(maps: list[np.ndarray], head: int, plan: tuple[str, ...]) -> str:
-    """How much of the last query's weight each layer puts on its nearest keys."""
-    near = 8
+    """How much of the last query's weight each layer puts on its nearest keys: the nearest 8, or a quarter of a
+    shorter sequence (at 8 tokens, "the nearest 8" would be every key)."""
+    near = max(1, min(8, maps[0].shape[0] // 4))
     parts = [
         f"layer {i} ({'RoPE' if kind == 'rope' else 'no position'}) puts {100 * _near_share(w, near):.0f} %"
         for i, (w, kind) in enumerate(zip(maps, plan, strict=True))
