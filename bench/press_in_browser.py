@@ -12,7 +12,7 @@ run), pressed the same way, end to end (`e2e_support.slider_latency_ms`). Prints
 one line per control (in-browser presses, median and range of the time, the ratio to the one-chart
 app's median) and the one-chart app's line.
 
-    python bench/press_in_browser.py [--presses 25]
+    python bench/press_in_browser.py [--presses 25] [--only TEXT]
 """
 
 from __future__ import annotations
@@ -132,6 +132,7 @@ def press_in_chart(tab, name: str, title: str) -> tuple[bool, float]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--presses", type=int, default=25)
+    ap.add_argument("--only", default="", help="only the controls whose name contains this text")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         ref_times = [slider_latency_ms(ref_tab, "point", 0, "One chart")["total"] for _ in range(args.presses)]
         ref_median = statistics.median(ref_times)
         rows = []
-        for what, path, title, name in CONTROLS:
+        for what, path, title, name in (c for c in CONTROLS if args.only in c[0]):
             tab = context.new_page()
             tab.goto(f"{app.base_url}/{path}")
             wait_idle(tab, title=title)

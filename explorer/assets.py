@@ -72,6 +72,7 @@ BASE_CSS = (
 :is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"], [class*="st-key-cmp_live_"]) .vega-embed form.vega-bindings .vega-bind-name {
   font-size: 1rem; min-width: 0; }
 [class*="st-key-cmp_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 8.2rem; }
+[class*="st-key-cmp_live_"] .vega-embed canvas { max-width: 100%; height: auto !important; }
 [class*="st-key-cmp_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 36vw); height: 1rem; }
 [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 58vw); height: 1rem; }
 [class*="st-key-ext_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }

@@ -153,7 +153,7 @@ footer {{ margin-top: 1rem; font-size: 0.85rem; color: #475569; }}
 <main><div id="chart" role="figure" aria-label="{label}"></div></main>
 <footer>{footer}</footer>
 <script>
-vegaEmbed("#chart", {spec}, {{"renderer": "svg", "actions": {{"export": true, "source": false, "compiled": false, "editor": false}}}})
+vegaEmbed("#chart", {spec}, {{"renderer": "{renderer}", "actions": {{"export": true, "source": false, "compiled": false, "editor": false}}}})
   // once more laid out: a title read from the chart's data is measured only when the data is in
   .then(function (result) {{ return result.view.resize().runAsync(); }})
   .then(function (view) {{ window.posencView = view; }})
@@ -169,7 +169,10 @@ def html_file(spec: dict, *, title: str, footer: str) -> str:
     the Vega libraries inlined, no request to any server. `title` and `footer` are plain text."""
     plain = standalone_spec(spec)
     description = plain.get("description") if isinstance(plain.get("description"), str) else title
+    # the renderer the chart asks the app for (explorer.charts.style.on_canvas), else SVG
+    renderer = "canvas" if (plain.get("usermeta") or {}).get("embedOptions", {}).get("renderer") == "canvas" else "svg"
     return _HTML.format(
+        renderer=renderer,
         title=html.escape(title),
         label=html.escape(str(description)),
         footer=html.escape(footer),

@@ -262,7 +262,9 @@ def vega_names(**selections: dict) -> dict:
         "pow": math.pow,  # C's pow, as numpy's np.power on float64
         "round": lambda x: math.floor(x + 0.5),  # JavaScript's Math.round: halves go up
         "split": lambda text, sep: text.split(sep),
-        "indexof": lambda text, part: text.find(part),  # JavaScript's String indexOf: −1 when absent
+        "indexof": lambda seq, part: (  # JavaScript's String and Array indexOf: −1 when absent
+            seq.find(part) if isinstance(seq, str) else seq.index(part) if part in seq else -1
+        ),
         "slice": lambda text, start, end=None: text[int(start) : None if end is None else int(end)],
         "PI": math.pi,
         "sequence": lambda start, stop, step=1: list(range(int(start), int(stop), int(step))),
@@ -295,7 +297,9 @@ def run_transforms(rows: list[dict], transforms: list[dict], names: dict, datase
             out = [row for row in out if eval(code, {"__builtins__": {}}, {**names, "datum": _Row(row)})]
         elif "fold" in t:
             key, value = t.get("as", ["key", "value"])
-            out = [{**row, key: field, value: row[field]} for row in out for field in t["fold"]]
+            out = [
+                {**row, key: field, value: row.get(field)} for row in out for field in t["fold"]
+            ]  # absent: undefined
         elif "aggregate" in t and not t.get("groupby"):
             ops = {"sum": sum, "count": len, "min": min, "max": max}
             out = [{a["as"]: ops[a["op"]]([row[a["field"]] for row in out]) for a in t["aggregate"]}]

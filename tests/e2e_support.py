@@ -647,6 +647,18 @@ def chart_svg_js(container: str) -> str:
     )
 
 
+def chart_canvas_js(container: str) -> str:
+    """A page function returning a fingerprint of the Vega canvas inside the element `container` (a CSS selector):
+    its size and an FNV-1a hash of every pixel; '' when there is no canvas."""
+    return (
+        f"() => {{ const c = document.querySelector('{container} .vega-embed canvas');\n"
+        "  if (!c || !c.width || !c.height) return '';\n"
+        "  const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let h = 2166136261 >>> 0;\n"
+        "  for (let i = 0; i < px.length; i++) { h ^= px[i]; h = Math.imul(h, 16777619) >>> 0; }\n"
+        "  return c.width + 'x' + c.height + ':' + h; }"
+    )
+
+
 #: Resolves to [ms until READ_JS's result differs from `before`, script runs by then (window.__runs, the DOM's
 #: count: test_e2e_drag.COUNT_RUNS_JS)]; [null, runs] when nothing changed in 3 s. READ_JS is a page function
 #: returning what a chart draws (chart_svg_js, or a canvas's pixels): `changed_js(read_js)` fills it in.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import frame, run_transforms, spec_names
+from _chartspec import frame, py_expr, run_transforms, spec_names
 
 from explorer.charts import compare
 from explorer.text.compare import METHOD_LABELS, summary_table
@@ -91,10 +91,12 @@ def test_score_by_distance_spec_with_fixed_lengths(checks):
     assert spec["facet"]["row"]["field"] == "method"
     assert spec["facet"]["row"]["sort"] == list(METHOD_LABELS.values())
     assert spec["resolve"]["scale"]["y"] == "independent"
-    assert [p["name"] for p in spec["params"]] == ["alibi_head"]  # the lengths are fixed: only h's slider
+    sliders = [p["name"] for p in spec["params"] if "bind" in p]
+    assert sliders == ["alibi_head"]  # the lengths are fixed: only h's slider
     assert (spec["params"][0]["bind"]["min"], spec["params"][0]["bind"]["max"]) == (1, 8)
-    line, rule, *notes, slope_note = spec["spec"]["layer"]
-    assert line["mark"]["type"] == "line" and rule["mark"]["type"] == "rule" and len(notes) == 2
+    assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
+    line, rule, note, slope_note = spec["spec"]["layer"]
+    assert line["mark"]["type"] == "line" and rule["mark"]["type"] == "rule" and note["mark"]["type"] == "text"
     assert line["encoding"]["x"]["field"] == "distance" and line["encoding"]["y"]["field"] == "score"
     assert "changes with distance" in " ".join(spec["title"]["text"])
     assert spec["config"]["axis"]["labelFontSize"] >= 13
@@ -107,12 +109,14 @@ def test_score_by_distance_spec_with_fixed_lengths(checks):
     want = att.method_checks("alibi", dim=D, trained_len=L, test_len=T, seed=2, alibi_slope=2.0**-3)["scores"]
     assert np.array_equal(alibi, want)
     # the slope, written in ALiBi's panel only
-    assert rule_rows(spec, slope_note, {"alibi_head": 3})["label"].tolist() == ["head 3: slope 1/8 = 0.125"]
-    assert rule_rows(spec, rule, {"alibi_head": 3})["distance"].tolist() == [L] * 5
+    assert rule_rows(spec, slope_note, {"alibi_head": 3})["method"].tolist() == ["ALiBi"]
+    assert mark_value(spec, slope_note, "text", {"alibi_head": 3}) == "head 3: slope 1/8 = 0.125"
+    assert len(rule_rows(spec, rule, {"alibi_head": 3})) == 5  # one rule a panel, at L
+    assert mark_value(spec, rule, "x", {"alibi_head": 3}) == L
     # the label sits right of the rule in the left 60 % of the axis, else left of it (here L = 16 of 39)
-    left, right = (rule_rows(spec, n, {"alibi_head": 3}) for n in notes)
-    assert left["label"].tolist() == [f"trained length L = {L}"] * 5 and right.empty
-    assert notes[0]["mark"]["align"] == "left" and notes[1]["mark"]["align"] == "right"
+    assert len(rule_rows(spec, note, {"alibi_head": 3})) == 5
+    assert mark_value(spec, note, "text", {"alibi_head": 3}) == f"trained length L = {L}"
+    assert (mark_value(spec, note, "align", {}), mark_value(spec, note, "dx", {})) == ("left", 5)
 
 
 def drawn(spec: dict, sliders: dict) -> pd.DataFrame:
@@ -125,6 +129,14 @@ def rule_rows(spec: dict, layer: dict, sliders: dict) -> pd.DataFrame:
     """The rows layer `layer` (the rule or a label) draws after the facet's transforms and its own."""
     rows = drawn(spec, sliders).to_dict("records")
     return pd.DataFrame(run_transforms(rows, layer.get("transform", []), spec_names(spec, **sliders)))
+
+
+def mark_value(spec: dict, layer: dict, prop: str, sliders: dict):
+    """What the browser computes for `layer`'s mark property `prop` (an expression of the chart's signals), or for
+    its x position (``x``: a datum given by an expression, drawn on the x scale)."""
+    value = layer["encoding"]["x"]["datum"] if prop == "x" else layer["mark"][prop]
+    names = spec_names(spec, **sliders)
+    return eval(compile(py_expr(value["expr"]), value["expr"], "eval"), {"__builtins__": {}}, names)
 
 
 @pytest.mark.parametrize(
@@ -160,9 +172,10 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
         base=base,
     )
     spec = spec.to_dict()
-    assert [p["name"] for p in spec["params"]] == ["base", "alibi_head", "target_len", "train_len"]  # L listed first
+    sliders = [p["name"] for p in spec["params"] if "bind" in p]
+    assert sliders == ["base", "alibi_head", "target_len", "train_len"]  # L listed first
     assert spec["params"][0]["value"] == BASES.index(base)
-    _, rule, *notes, _ = spec["spec"]["layer"]
+    _, rule, note, _ = spec["spec"]["layer"]
     rng = np.random.default_rng(seed)
     (l_lo, l_hi), (t_lo, t_hi) = ((TARGET_STOPS.index(a), TARGET_STOPS.index(b)) for a, b in windows)
     for _ in range(12):
@@ -180,11 +193,10 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
             got = long[long["method"] == METHOD_LABELS[method]].sort_values("distance")
             assert got["distance"].tolist() == want["distances"].tolist(), (method, Lx, Tx)
             assert np.array_equal(got["score"].to_numpy(), want["scores"]), (method, Lx, Tx)
-        assert rule_rows(spec, rule, sliders)["distance"].tolist() == [Lx] * 5
-        labels = [rule_rows(spec, n, sliders) for n in notes]
-        shown = pd.concat(labels)["label"].tolist()
-        assert shown == [f"trained length L = {Lx:,}"] * 5
-        assert not labels[0 if Lx < 0.6 * (Tx - 1) else 1].empty
+        assert len(rule_rows(spec, rule, sliders)) == 5 and mark_value(spec, rule, "x", sliders) == Lx
+        assert mark_value(spec, note, "text", sliders) == f"trained length L = {Lx:,}"
+        side = ("left", 5) if Lx < 0.6 * (Tx - 1) else ("right", -5)
+        assert (mark_value(spec, note, "align", sliders), mark_value(spec, note, "dx", sliders)) == side
 
 
 def test_head_slope_labels():

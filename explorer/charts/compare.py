@@ -13,14 +13,14 @@ is a number computed with the page's current settings; the table's cells are sen
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import configure, wrapped
+from explorer.charts.style import configure, on_canvas, wrapped
 from explorer.text import compare as text
 from explorer.text.compare import METHOD_LABELS
 from explorer.vocabulary import TARGET_STOPS
@@ -124,12 +124,19 @@ def lengths_expressions(
     return params[::-1], l_expr, t_expr  # Vega lists the last bound selection first: L above T
 
 
-def alibi_expression(slopes, nope: str, score: str | None = None) -> str:
-    """The Vega expression for ALiBi's score s(0, n) at the head slider's slope: NoPE's score (the same content
-    term; `score`, or the row's NoPE column) minus slope·n, the same float64 steps as posenc.attention.pair_scores'
-    ``content − slope·|m − n|``."""
+#: The chart's signals for L, T, b's option and ALiBi's slope: each a variable parameter computed once a press from
+#: the sliders, which a row's expression then reads (an expression that computes them itself, with the stops as an
+#: array literal, ran for every row: a third of a press's time).
+L_SIGNAL, T_SIGNAL, B_SIGNAL, SLOPE_SIGNAL = "cmp_l", "cmp_t", "cmp_b", "cmp_slope"
+
+
+def alibi_expression(slopes) -> tuple[Any, str]:
+    """ALiBi's score s(0, n) at the head slider's slope: (the slope's parameter, the row's expression). NoPE's score
+    (the same content term, the row's ``raw``) minus slope·n, the same float64 steps as
+    posenc.attention.pair_scores' ``content − slope·|m − n|``."""
     table = "[" + ", ".join(repr(float(s)) for s in slopes) + "]"
-    return f"{score or f'datum[{nope!r}]'} - {table}[{live.number(HEAD_KEY)} - 1] * datum.distance"
+    slope = alt.param(name=SLOPE_SIGNAL, expr=f"{table}[{live.number(HEAD_KEY)} - 1]")
+    return slope, f"datum.raw - {SLOPE_SIGNAL} * datum.distance"
 
 
 def score_by_distance(
@@ -174,9 +181,10 @@ def score_by_distance(
         params.insert(0, live.option_position(BASE_KEY, bases, start=base, label="base b "))  # listed last
     per_base = list(dict.fromkeys(base_label(c) for c in at_base))
     order = [lbl for lbl in METHOD_LABELS.values() if lbl in table.columns or lbl in per_base or lbl == alibi]
-    # the browser folds every column once, before anything a slider moves (a fold copies each row per column: redone
-    # at every press it took 250-400 ms); the sliders then only pick rows (b), and compute ALiBi from NoPE's (h)
-    folded: list[Any] = [lbl for lbl in order if lbl not in per_base] + at_base
+    # the browser folds the methods once, before anything a slider moves (a fold copies each row per column: redone
+    # at every press it took 250-400 ms); a press then keeps rows (L, T) and reads each row's score (b: a method
+    # that reads b takes its column at b's option; h: ALiBi's from NoPE's). One row per method and distance: a
+    # fold over every base column too made each press filter 27 × 4,096 rows (70-90 ms at any T in Chromium)
     colors = [METHOD_COLORS[k] for k, lbl in METHOD_LABELS.items() if lbl in order]
     x = (
         alt.X("distance:Q")
@@ -184,59 +192,62 @@ def score_by_distance(
         .axis(format="d", tickMinStep=1)
         .title("relative distance n − m (query at m = 0, key at n)")
     )
+    keep = f"datum.distance < {T_SIGNAL} && (datum.method !== {LEARNED!r} || datum.distance < {L_SIGNAL})"  # n < L
+    at_b = live.number(BASE_KEY) if bases is not None else "-1"  # a base column's option: the slider's
+    raw = f"datum.reads_b ? datum[datum.method + ' @' + {B_SIGNAL}] : datum.raw"
+    slope, alibi_score = alibi_expression(slopes)
+    signals = [
+        alt.param(name=L_SIGNAL, expr=l_expr),
+        alt.param(name=T_SIGNAL, expr=t_expr),
+        alt.param(name=B_SIGNAL, expr=at_b),
+        slope,
+    ]
     line = (
         alt.Chart()
-        .mark_line(strokeWidth=2)
+        # no description or tooltip for each of up to 7 × 4,096 points: the canvas is scaled down to a column
+        # narrower than the chart (explorer.assets), where Vega would pick the wrong point under the pointer
+        .mark_line(strokeWidth=2, aria=False)
         .encode(
             x=x,
             y=alt.Y("score:Q").title("score s").axis(tickCount=3),
             color=alt.Color("method:N").scale(domain=order, range=colors).legend(None),
-            tooltip=[
-                alt.Tooltip("method:N"),
-                alt.Tooltip("distance:Q", title="n − m"),
-                alt.Tooltip("score:Q", format=".4f"),
-            ],
         )
-        .add_params(*params)
+        .add_params(*params, *signals)  # the signals beside the sliders: on the facet, Altair drops them
     )
-    at_l = [
-        alt.FilterTransform(filter="datum.distance === 0"),
-        alt.CalculateTransform(calculate=l_expr, **{"as": "distance"}),
-    ]
-    rule = alt.Chart(transform=at_l).mark_rule(color=WARN, strokeDash=[6, 4], strokeWidth=2).encode(x=x)
-    left_half = f"{l_expr} < 0.6 * ({t_expr} - 1)"  # the label right of the rule, else left of it
-    label = alt.CalculateTransform(calculate=text.trained_label_expr(l_expr), **{"as": "label"})
-    sides: tuple[tuple[str, Literal["left", "right"], int], ...] = (
-        (left_half, "left", 5),
-        (f"!({left_half})", "right", -5),
+    # the rule and its label stand at L through expressions (the signals'), not a calculated field: a dataset that
+    # rewrites a field of the chart's rows makes Vega copy every row that reaches it (each press's added rows)
+    at_l = [alt.FilterTransform(filter="datum.distance === 0")]  # one row a panel
+    x_at_l = alt.XDatum(alt.ExprRef(expr=L_SIGNAL), type="quantitative")
+    rule = alt.Chart(transform=at_l).mark_rule(color=WARN, strokeDash=[6, 4], strokeWidth=2).encode(x=x_at_l)
+    left_half = f"{L_SIGNAL} < 0.6 * ({T_SIGNAL} - 1)"  # the label right of the rule, else left of it
+    note = (
+        alt.Chart(transform=at_l)
+        .mark_text(
+            align=alt.ExprRef(expr=f"{left_half} ? 'left' : 'right'"),
+            dx=alt.ExprRef(expr=f"{left_half} ? 5 : -5"),
+            dy=-4,
+            baseline="top",
+            fontSize=14,
+            color=WARN,
+            text=alt.ExprRef(expr=text.trained_label_expr(L_SIGNAL)),
+        )
+        .encode(x=x_at_l, y=alt.value(2))
     )
-    notes = [
-        alt.Chart(transform=[*at_l, alt.FilterTransform(filter=cond), label])
-        .mark_text(align=align, dx=dx, dy=-4, baseline="top", fontSize=14, color=WARN)
-        .encode(x=x, y=alt.value(2), text="label:N")
-        for cond, align, dx in sides
-    ]
-    learned_within_l = f"datum.column !== {LEARNED!r} || datum.distance < {l_expr}"  # the table's rows: n < L
-    at_b = live.number(BASE_KEY) if bases is not None else "-1"  # a base column's option: the slider's
-    on_base = (
-        f"indexof(datum.column, ' @') < 0 || toNumber(slice(datum.column, indexof(datum.column, ' @') + 2)) === {at_b}"
-    )
-    keep = f"datum.distance < {t_expr} && ({learned_within_l}) && ({on_base})"
     slope_note = (
-        alt.Chart(
-            transform=[
-                alt.FilterTransform(filter=f"datum.distance === 0 && datum.method === {alibi!r}"),
-                alt.CalculateTransform(
-                    calculate=f"{json.dumps(text.head_slope_labels(slopes))}[{live.number(HEAD_KEY)} - 1]",
-                    **{"as": "label"},
-                ),
-            ]
+        alt.Chart(transform=[alt.FilterTransform(filter=f"datum.distance === 0 && datum.method === {alibi!r}")])
+        .mark_text(
+            align="left",
+            dx=5,
+            dy=-4,
+            baseline="bottom",
+            fontSize=14,
+            color=INK,
+            text=alt.ExprRef(expr=f"{json.dumps(text.head_slope_labels(slopes))}[{live.number(HEAD_KEY)} - 1]"),
         )
-        .mark_text(align="left", dx=5, dy=-4, baseline="bottom", fontSize=14, color=INK)
-        .encode(x=x, y=alt.value(panel_height), text="label:N")
+        .encode(x=alt.XDatum(0, type="quantitative"), y=alt.value(panel_height))
     )
     chart = (
-        alt.layer(line, rule, *notes, slope_note)
+        alt.layer(line, rule, note, slope_note)
         .properties(width=width, height=panel_height)
         .facet(
             row=alt.Row("method:N")
@@ -254,12 +265,10 @@ def score_by_distance(
             data=table,
         )
         .transform_calculate(**{alibi: f"datum[{nope!r}]"})
-        .transform_fold(folded, as_=["column", "raw"])
-        .transform_filter(keep)  # n < T, the table's n < L, a base column at the slider's option only
-        .transform_calculate(
-            method="indexof(datum.column, ' @') < 0 ? datum.column : slice(datum.column, 0, indexof(datum.column, ' @'))",
-            score=f"datum.column === {alibi!r} ? {alibi_expression(slopes, nope, score='datum.raw')} : datum.raw",
-        )
+        .transform_fold(list[Any](order), as_=["method", "raw"])  # raw: undefined for a method that reads b
+        .transform_calculate(reads_b=f"indexof({json.dumps(per_base)}, datum.method) >= 0")  # once, as the fold
+        .transform_filter(keep)  # n < T, the table's n < L
+        .transform_calculate(score=f"datum.method === {alibi!r} ? {alibi_score} : {raw}")
         .resolve_scale(y="independent")
         .properties(
             # wrapped to the chart's width (a faceted chart's title cannot wrap itself: explorer.charts.style)
@@ -269,4 +278,7 @@ def score_by_distance(
             )
         )
     )
+    # on a canvas: as SVG, each press that shortens T rebuilt every panel's path string many times over (5-6 s
+    # from T = 4,096 down to 3,072 in Chromium); a canvas draws the same press in under 100 ms
+    chart = chart.properties(usermeta=on_canvas())
     return configure(chart, title=TITLE_SIZE, subtitle=SUBTITLE_SIZE, view_stroke="#CBD5E1")
