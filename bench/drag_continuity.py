@@ -10,7 +10,7 @@ reaches the server once the hand lets go). "Continuous" here: no run before the 
 min(10, n) pictures and no still stretch longer than max(200 ms, 2 s / n), where n is the number of values
 the thumb crosses (a base slider has few options, a position slider hundreds).
 
-    python bench/drag_continuity.py [--repeats 3]
+    python bench/drag_continuity.py [--repeats 3] [--only TEXT]
 """
 
 from __future__ import annotations
@@ -93,6 +93,7 @@ def drag_once(tab, name: str, title: str, duration_ms: float = 1000.0) -> dict[s
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--only", default="", help="only the controls whose name contains this text")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         browser = launch_chromium(pw)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.set_default_timeout(60_000)
-        for what, path, title, name in CONTROLS:
+        for what, path, title, name in (c for c in CONTROLS if args.only in c[0]):
             tab = context.new_page()
             tab.goto(f"{app.base_url}/{path}")
             wait_idle(tab, title=title)
