@@ -120,6 +120,16 @@ def test_the_html_file_is_one_page_with_the_libraries_inlined_and_no_address_to_
     assert spec["datasets"]["data-0"][0]["word"] == HOSTILE  # the JSON decodes back to the text
 
 
+def test_the_html_file_draws_on_the_renderer_the_chart_asks_the_app_for():
+    from explorer.charts.style import on_canvas
+
+    frame = pd.DataFrame({"x": [0.0, 1.0], "y": [1.0, 2.0]})
+    plain = chartfile.html_file(page_spec(line_chart(frame)), title="t", footer="f")
+    canvas = chartfile.html_file(page_spec(line_chart(frame).properties(usermeta=on_canvas())), title="t", footer="f")
+    assert '"renderer": "svg"' in plain and '"renderer": "canvas"' not in plain
+    assert '"renderer": "canvas"' in canvas and '"renderer": "svg"' not in canvas
+
+
 def test_the_svg_and_the_png_are_pictures_of_the_chart_at_projector_size():
     spec = page_spec(line_chart(pd.DataFrame({"x": [0, 1, 2], "y": [2.0, 3.0, 1.0]})))
     svg = chartfile.svg_file(spec)

@@ -4,7 +4,7 @@ explorer.vocabulary.TARGET_STOPS) and the ALiBi head h are the score chart's own
 
 * in the app, a key press on T (and on L) redraws the chart (on its canvas) while no script runs; the value then
   reaches the server once, and the link, the box and the table follow while the chart is kept; L dragged past T
-  takes T to the first stop above it, on the slider and then on the page;
+  takes T to the first stop above it on the page;
 * in the chart's own HTML file (offline, as "Save this chart" writes it), at random (L, T, h) set through
   its sliders, every point of every curve, read from the Vega view, is posenc.attention.method_checks's score
   at that (L, T) and head h's slope, bit for bit; the rule and its label stand at L, and ALiBi's panel names
@@ -83,7 +83,7 @@ def test_a_press_on_l_or_t_redraws_the_chart_with_no_script_run_and_the_page_fol
             if key in ("train_len", "target_len"):  # h has no box, and b's is a select slider
                 assert page.locator(f".st-key-{key} input").input_value() == want
         assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the chart was rebuilt"
-        # the table and the rule's label follow: L = 192, T = 768
+        # the table and its settings caption follow: L = 192, T = 768
         assert page.get_by_text("L = 192, T = 768", exact=False).count() == 1
         assert page.get_by_text("ALiBi slope 0.03125 (head 5 of 8)", exact=False).count() == 1
         assert page.get_by_text("base 50,000", exact=False).count() >= 1, "the settings caption did not follow b"

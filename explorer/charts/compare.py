@@ -184,7 +184,7 @@ def score_by_distance(
     # the browser folds the methods once, before anything a slider moves (a fold copies each row per column: redone
     # at every press it took 250-400 ms); a press then keeps rows (L, T) and reads each row's score (b: a method
     # that reads b takes its column at b's option; h: ALiBi's from NoPE's). One row per method and distance: a
-    # fold over every base column too made each press filter 27 × 4,096 rows (70-90 ms at any T in Chromium)
+    # fold over every base column too made each press filter 27 × 4,096 rows, not 5 × 4,096 (70-90 ms at any T)
     colors = [METHOD_COLORS[k] for k, lbl in METHOD_LABELS.items() if lbl in order]
     x = (
         alt.X("distance:Q")
@@ -204,7 +204,7 @@ def score_by_distance(
     ]
     line = (
         alt.Chart()
-        # no description or tooltip for each of up to 7 × 4,096 points: the canvas is scaled down to a column
+        # no description or tooltip for each of up to 5 × 4,096 points: the canvas is scaled down to a column
         # narrower than the chart (explorer.assets), where Vega would pick the wrong point under the pointer
         .mark_line(strokeWidth=2, aria=False)
         .encode(

@@ -96,8 +96,9 @@ def when(test: str, then: Any, otherwise: Any, channel: type[alt.SchemaBase] = a
 def on_canvas() -> dict[str, Any]:
     """A chart's ``usermeta`` asking vega-embed for its canvas renderer (Streamlit passes the renderer
     on; it draws SVG otherwise). For charts with many marks redrawn at every control: each SVG mark is
-    a DOM node. A canvas does not scale down as SVG does, so only for charts that follow the page's
-    width. A new dict each call (Altair keeps the object it is given)."""
+    a DOM node. A canvas does not scale down as SVG does: a chart of fixed width needs CSS that scales it
+    (explorer.assets, the Compare chart), and then Vega picks the wrong mark under the pointer, so such a
+    chart carries no tooltip. A new dict each call (Altair keeps the object it is given)."""
     return {"embedOptions": {"renderer": "canvas"}}
 
 
