@@ -33,7 +33,7 @@ from e2e_support import (  # noqa: E402
     wait_charts_drawn,
     wait_idle,
 )
-from press_in_browser import CONTROLS, chart_index  # noqa: E402
+from press_in_browser import chart_index, controls  # noqa: E402
 
 #: From now on: every animation frame's (time, chart fingerprint) and every script-state change.
 _RECORD_JS = """
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         browser = launch_chromium(pw)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.set_default_timeout(60_000)
-        for what, path, title, name in (c for c in CONTROLS if args.only in c[0]):
+        for what, path, title, name in controls(args.only):
             tab = context.new_page()
             tab.goto(f"{app.base_url}/{path}")
             wait_idle(tab, title=title)

@@ -80,6 +80,12 @@ CONTROLS = [
     ("Compare ALiBi head", "Compare_methods", "Compare methods", "alibi_head_alibi_head"),
 ]
 
+
+def controls(only: str = "") -> list[tuple[str, str, str, str]]:
+    """`CONTROLS` whose name contains `only` (every one for "": the benchmarks' ``--only``)."""
+    return [c for c in CONTROLS if only in c[0]]
+
+
 #: Records, from the next keydown: its time, every script-state change, and the first animation frame
 #: on which the chart `index` looks different (window.__press).
 _ARM_JS = """
@@ -152,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         ref_times = [slider_latency_ms(ref_tab, "point", 0, "One chart")["total"] for _ in range(args.presses)]
         ref_median = statistics.median(ref_times)
         rows = []
-        for what, path, title, name in (c for c in CONTROLS if args.only in c[0]):
+        for what, path, title, name in controls(args.only):
             tab = context.new_page()
             tab.goto(f"{app.base_url}/{path}")
             wait_idle(tab, title=title)

@@ -185,6 +185,7 @@ def score_by_distance(
     # at every press it took 250-400 ms); a press then keeps rows (L, T) and reads each row's score (b: a method
     # that reads b takes its column at b's option; h: ALiBi's from NoPE's). One row per method and distance: a
     # fold over every base column too made each press filter 27 × 4,096 rows, not 5 × 4,096 (70-90 ms at any T)
+    folded: list[Any] = list(order)  # one column a method (Altair types a fold's fields as field names)
     colors = [METHOD_COLORS[k] for k, lbl in METHOD_LABELS.items() if lbl in order]
     x = (
         alt.X("distance:Q")
@@ -265,7 +266,7 @@ def score_by_distance(
             data=table,
         )
         .transform_calculate(**{alibi: f"datum[{nope!r}]"})
-        .transform_fold(list[Any](order), as_=["method", "raw"])  # raw: undefined for a method that reads b
+        .transform_fold(folded, as_=["method", "raw"])  # raw: undefined for a method that reads b
         .transform_calculate(reads_b=f"indexof({json.dumps(per_base)}, datum.method) >= 0")  # once, as the fold
         .transform_filter(keep)  # n < T, the table's n < L
         .transform_calculate(score=f"datum.method === {alibi!r} ? {alibi_score} : {raw}")
