@@ -374,3 +374,18 @@ def view_rows(spec: dict, **selections) -> pd.DataFrame:
     if "layer" in spec:
         (view,) = drawn(spec)
     return unit_rows(spec, view, **selections)
+
+
+def assert_draws_curve(distances, scores, want_distances, want_scores, what: Any = "") -> None:
+    """A chart's line through (`distances`, `scores`) draws the curve (`want_distances`, `want_scores`): it starts and
+    ends where the curve does, every point drawn is one of the curve's, bit for bit, and every point it leaves out
+    lies on the straight segment between the drawn points beside it (a line drawn from a run's ends: NoPE's flat
+    score, ALiBi's straight one), to float rounding."""
+    d, s = np.asarray(distances, dtype=float), np.asarray(scores, dtype=float)
+    wd, ws = np.asarray(want_distances, dtype=float), np.asarray(want_scores, dtype=float)
+    assert d.size >= min(2, wd.size) and np.all(np.diff(d) > 0), what
+    assert (d[0], d[-1]) == (wd[0], wd[-1]), what
+    at = np.searchsorted(wd, d)
+    assert np.array_equal(wd[at], d) and np.array_equal(ws[at], s), what  # drawn points: the curve's own
+    between = np.interp(wd, d, s)  # the drawn line at every point of the curve
+    np.testing.assert_allclose(between, ws, rtol=0, atol=1e-12 * max(1.0, float(np.abs(ws).max())), err_msg=str(what))

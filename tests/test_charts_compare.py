@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import frame, py_expr, run_transforms, spec_names
+from _chartspec import assert_draws_curve, frame, py_expr, run_transforms, spec_names
 
 from explorer.charts import compare
 from explorer.text.compare import METHOD_LABELS, summary_table
@@ -102,12 +102,16 @@ def test_score_by_distance_spec_with_fixed_lengths(checks):
     assert spec["config"]["axis"]["labelFontSize"] >= 13
     long = drawn(spec, {"alibi_head": 3})
     counts = long.groupby("method").size().to_dict()
-    assert counts.pop("Learned absolute") == L and set(counts.values()) == {T}
+    assert counts.pop("Learned absolute") == L and counts.pop("Sinusoidal") == counts.pop("RoPE") == T
+    # NoPE's score does not change with n: its line, and ALiBi's, are drawn from their ends (and the cuts a slider
+    # could make: T - 1 at T's stops below T)
+    cuts = {0, T - 1, L - 1, *(t - 1 for t in TARGET_STOPS if t < T)}
+    assert counts == {"NoPE (none)": len(cuts), "ALiBi": len(cuts)}
     # ALiBi, drawn by the browser from NoPE's at head 3's slope, is posenc's ALiBi at that slope, bit for bit
-    alibi = long[long["method"] == "ALiBi"].sort_values("distance")["score"].to_numpy()
+    alibi = long[long["method"] == "ALiBi"].sort_values("distance")
     assert SLOPES[2] == 2.0**-3
-    want = att.method_checks("alibi", dim=D, trained_len=L, test_len=T, seed=2, alibi_slope=2.0**-3)["scores"]
-    assert np.array_equal(alibi, want)
+    want = att.method_checks("alibi", dim=D, trained_len=L, test_len=T, seed=2, alibi_slope=2.0**-3)
+    assert_draws_curve(alibi["distance"], alibi["score"], want["distances"], want["scores"])
     # the slope, written in ALiBi's panel only
     assert rule_rows(spec, slope_note, {"alibi_head": 3})["method"].tolist() == ["ALiBi"]
     assert mark_value(spec, slope_note, "text", {"alibi_head": 3}) == "head 3: slope 1/8 = 0.125"
@@ -144,9 +148,10 @@ def mark_value(spec: dict, layer: dict, prop: str, sliders: dict):
 )
 def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
     """The chart's transforms (ALiBi's calculate, the facet's fold and filter, the rule's and labels') run in
-    Python at 12 random (L, T, h) of the sliders (each runs the fold of every column: about 10 s here), against posenc.attention.method_checks called at that (L, T)
-    and head h's slope 2^−h (Press et al.'s slopes for 8 heads, re-typed): every score bit for
-    bit (the learned table's rows at L are the first rows of the longest table's, and pair_scores gives their
+    Python at 12 random (L, T, h) of the sliders (each runs the fold of every column: about 10 s here), against
+    posenc.attention.method_checks called at that (L, T) and head h's slope 2^−h (Press et al.'s slopes for 8 heads,
+    re-typed): every score drawn bit for bit, and the line through them passes through every score posenc gives
+    (NoPE's flat line and ALiBi's straight one are drawn from their ends and cuts; the others at every n) (the learned table's rows at L are the first rows of the longest table's, and pair_scores gives their
     scores to the bit at every pair of stops), at a random base b of its options too (the sinusoidal and RoPE curves
     are the chart's columns for that option), the rule and its label at L; L past T draws T at the first
     stop above L (`compute.target_above`, as the page moves it)."""
@@ -191,12 +196,23 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
                 method, trained_len=Lx, test_len=Tx, **{**kw, "alibi_slope": 2.0**-h, "base": BASES[bi]}
             )
             got = long[long["method"] == METHOD_LABELS[method]].sort_values("distance")
-            assert got["distance"].tolist() == want["distances"].tolist(), (method, Lx, Tx)
-            assert np.array_equal(got["score"].to_numpy(), want["scores"]), (method, Lx, Tx)
+            assert_draws_curve(got["distance"], got["score"], want["distances"], want["scores"], (method, Lx, Tx))
+            if method not in ("nope", "alibi"):  # curves that change at every n: every point drawn
+                assert got["distance"].tolist() == want["distances"].tolist(), (method, Lx, Tx)
         assert len(rule_rows(spec, rule, sliders)) == 5 and mark_value(spec, rule, "x", sliders) == Lx
         assert mark_value(spec, note, "text", sliders) == f"trained length L = {Lx:,}"
         side = ("left", 5) if Lx < 0.6 * (Tx - 1) else ("right", -5)
         assert (mark_value(spec, note, "align", sliders), mark_value(spec, note, "dx", sliders)) == side
+
+
+def test_drawn_rows_leaves_out_the_inside_of_flat_runs_only():
+    nan = float("nan")
+    y = [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, nan, 3.0, 3.0, 3.0]
+    got = compare.drawn_rows(y, ends={2, 8})
+    # kept: each run's ends, the cut at n = 2, the rows beside the gap; the gap itself and the run's insides not
+    assert np.flatnonzero(got).tolist() == [0, 2, 3, 4, 6, 7, 9, 11]
+    assert compare.drawn_rows([5.0], ends={0}).tolist() == [True]
+    assert compare.drawn_rows([0.0, 1.0, 2.0, 3.0], ends=set()).all()  # a slope is not a flat run: all kept
 
 
 def test_head_slope_labels():

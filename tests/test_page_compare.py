@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from _apptest import run_page
 from _attention_reference import ref_score
-from _chartspec import proto_spec, run_transforms, spec_names
+from _chartspec import assert_draws_curve, proto_spec, run_transforms, spec_names
 from _posenc_reference_impl import ref_alibi_slopes
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
@@ -93,13 +93,16 @@ def assert_page_complete(at, *, dim, L, T):
     # the chart: one curve per method over 0 … T−1, learned only up to L−1, a rule at L
     spec, data = chart(at)
     counts = data.groupby("method").size().to_dict()
-    assert counts.pop("Learned absolute") == L and set(counts.values()) == {T}
+    assert counts.pop("Learned absolute") == L and counts.pop("Sinusoidal") == counts.pop("RoPE") == T
+    assert 2 <= counts.pop("NoPE (none)") == counts.pop("ALiBi") < T  # straight lines, drawn from their ends
     # ALiBi's curve, which the browser computes at the head slider's slope, is posenc's at the page's head
     state = at.session_state
     slope = ref_alibi_slopes(8)[int(state["alibi_head"]) - 1]
     kw = dict(dim=dim, trained_len=L, test_len=T, seed=int(state["seed"]), base=float(state["base"]))
-    drawn_alibi = data[data["method"] == "ALiBi"].sort_values("distance")["score"].to_numpy()
-    assert np.array_equal(drawn_alibi, att.method_checks("alibi", **kw, alibi_slope=slope)["scores"])
+    for method in ("alibi", "nope"):
+        want = att.method_checks(method, **kw, alibi_slope=slope)
+        got = data[data["method"] == METHOD_LABELS[method]].sort_values("distance")
+        assert_draws_curve(got["distance"], got["score"], want["distances"], want["scores"], method)
     rule = spec["spec"]["layer"][1]
     assert len(run_transforms(data.to_dict("records"), rule["transform"], spec_names(spec))) == len(METHOD_LABELS)
     assert spec_names(spec)[rule["encoding"]["x"]["datum"]["expr"]] == L  # each panel's rule stands at L
@@ -152,7 +155,9 @@ def test_cells_match_independent_checks(seed):
     rope = data[data["method"] == "RoPE"].sort_values("distance")
     np.testing.assert_allclose(rope["score"].to_numpy(), [s("rope", 0, k) for k in range(T)], atol=1e-12)
     alibi = data[data["method"] == "ALiBi"].sort_values("distance")
-    np.testing.assert_allclose(alibi["score"].to_numpy(), [s("alibi", 0, k) for k in range(T)], atol=1e-12)
+    assert alibi["distance"].iloc[[0, -1]].tolist() == [0, T - 1]  # a straight line, drawn through its ends
+    line = np.interp(np.arange(T), alibi["distance"], alibi["score"])
+    np.testing.assert_allclose(line, [s("alibi", 0, k) for k in range(T)], atol=1e-12)
     # ALiBi's bias change when a token moves by `shift`
     assert number_after(t.loc["ALiBi", INJECTS], "bias Δ") == pytest.approx(slope * shift, rel=1e-2)
 

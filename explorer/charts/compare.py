@@ -102,6 +102,26 @@ def base_label(column: str) -> str:
     return column.rsplit(" @", 1)[0]
 
 
+def drawn_rows(scores, ends) -> np.ndarray:
+    """Which rows of one curve (`scores`, one a distance n = 0, 1, …) the chart draws: every row with a score, but
+    not one inside a flat run (its score equal to both neighbours': the line through the run's ends covers it), unless
+    it is one of `ends` (a last row the sliders can cut the curve at). NoPE's score does not change with n, so its
+    curve, and ALiBi's (NoPE's minus slope·n, a straight line), are drawn from the run's ends and the cuts: two
+    fifths of the rows a press filters and draws at T = 4,096 (issue #36)."""
+    y = np.asarray(scores, dtype=float)
+    keep = ~np.isnan(y)
+    flat = np.zeros_like(keep)
+    flat[1:-1] = (y[1:-1] == y[:-2]) & (y[1:-1] == y[2:])  # NaN equals nothing: a row beside a gap is kept
+    cut = np.zeros_like(keep)
+    cut[[n for n in ends if 0 <= n < y.size]] = True
+    return keep & (~flat | cut)
+
+
+def drawn_column(label: str) -> str:
+    """The table's column of `drawn_rows` of the method `label` (one that does not read b)."""
+    return f"drawn {label}"
+
+
 def lengths_expressions(
     *, train_len: int, test_len: int, l_window: tuple[int, int] | None, t_window: tuple[int, int] | None
 ) -> tuple[list[Any], str, str]:
@@ -180,6 +200,16 @@ def score_by_distance(
             raise ValueError("base: the base slider needs its start, got None")
         params.insert(0, live.option_position(BASE_KEY, bases, start=base, label="base b "))  # listed last
     per_base = list(dict.fromkeys(base_label(c) for c in at_base))
+    # the last row a slider can leave: n = L − 1 and T − 1 at every stop, at the lengths given, at the table's end
+    ends = {0, train_len - 1, test_len - 1, len(table) - 1, *(stop - 1 for stop in TARGET_STOPS)}
+    table = table.assign(
+        **{
+            drawn_column(lbl): drawn_rows(table[lbl], ends)
+            for lbl in table.columns
+            if lbl != "distance" and " @" not in lbl
+        },
+        **{drawn_column(alibi): drawn_rows(table[nope], ends)},  # NoPE's minus slope·n: straight where NoPE is flat
+    )
     order = [lbl for lbl in METHOD_LABELS.values() if lbl in table.columns or lbl in per_base or lbl == alibi]
     # the browser folds the methods once, before anything a slider moves (a fold copies each row per column: redone
     # at every press it took 250-400 ms); a press then keeps rows (L, T) and reads each row's score (b: a method
@@ -189,7 +219,7 @@ def score_by_distance(
     colors = [METHOD_COLORS[k] for k, lbl in METHOD_LABELS.items() if lbl in order]
     x = (
         alt.X("distance:Q")
-        .scale(nice=False, zero=True)
+        .scale(domain=alt.ExprRef(expr=f"[0, {T_SIGNAL} - 1]"), nice=False)
         .axis(format="d", tickMinStep=1)
         .title("relative distance n − m (query at m = 0, key at n)")
     )
@@ -268,6 +298,7 @@ def score_by_distance(
         .transform_calculate(**{alibi: f"datum[{nope!r}]"})
         .transform_fold(folded, as_=["method", "raw"])  # raw: undefined for a method that reads b
         .transform_calculate(reads_b=f"indexof({json.dumps(per_base)}, datum.method) >= 0")  # once, as the fold
+        .transform_filter(f"datum.reads_b || datum[{drawn_column('')!r} + datum.method]")  # once: drawn_rows
         .transform_filter(keep)  # n < T, the table's n < L
         .transform_calculate(score=f"datum.method === {alibi!r} ? {alibi_score} : {raw}")
         .resolve_scale(y="independent")
