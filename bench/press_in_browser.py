@@ -2,7 +2,7 @@
 
 Each chart-driving control a chart carries itself (explorer.liveparam: RoPE's m, n, d and j, the
 clock's p, d, b and number of clocks, the shift t, the vision query row, the sinusoidal zoom start,
-Context extension's factor, lengths (dynamic NTK's and LongRoPE's too), YaRN's and Llama 3's knobs and YaRN's mscale, the
+Context extension's factor, lengths (dynamic NTK's and LongRoPE's too, and LongRoPE's factor), YaRN's and Llama 3's knobs and YaRN's mscale, the
 configs converter's α, Compare methods' L and T) is
 focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press
 counts as "in the browser" when its chart changed within 100 ms of the keydown while no script was
@@ -67,6 +67,7 @@ CONTROLS = [
     ),
     ("Extension dynamic NTK T", "Context_extension?rope_type=dynamic", "Context extension", "target_len_target_len"),
     ("Extension LongRoPE T", "Context_extension?rope_type=longrope", "Context extension", "target_len_target_len"),
+    ("Extension LongRoPE s", "Context_extension?rope_type=longrope", "Context extension", "factor_factor"),
     (
         "Extension YaRN mscale",
         "Context_extension?rope_type=yarn&ext_view=Attention&mscale=1&mscale_all_dim=0.5",  # a press on mscale moves a

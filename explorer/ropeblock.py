@@ -69,6 +69,17 @@ def longrope_factors(kind: str, n_pairs: int, factor: float) -> list[float]:
     return np.linspace(1.0, float(factor), n_pairs).tolist()
 
 
+def list_kinds(block: Mapping[str, Any], head_dim: int, kinds: Mapping[str, str] | None) -> dict[str, str] | None:
+    """The generators of a LongRoPE block's lists ({list key: a kind of LONGROPE_GENERATORS}) when its lists are
+    `longrope_factors` of `kinds` (the page's choices) at its factor s, so they follow s; None otherwise (a preset's
+    published lists, a block without s, or kinds that do not give its lists)."""
+    factor = block.get("factor")
+    if not kinds or factor is None or set(kinds) != set(LIST_GENERATORS):
+        return None
+    made = {key: longrope_factors(kind, head_dim // 2, float(factor)) for key, kind in kinds.items()}
+    return dict(kinds) if all(list(block.get(key) or ()) == entries for key, entries in made.items()) else None
+
+
 def build_rope_block(
     rope_type: str, values: Mapping[str, Any], *, base: float, train_len: int, head_dim: int
 ) -> dict[str, Any]:
@@ -302,8 +313,8 @@ def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int,
 #: (explorer.charts.extension.browser_theta), rather than carrying a row per factor, each with the knobs that are
 #: the chart's sliders then: YaRN and Llama 3, whose θ′ depend on L and on their knobs (β; the band factors),
 #: proportional RoPE (its rotary fraction p), dynamic NTK, whose θ′ depend on s, L and T (no knob of its own), and
-#: LongRoPE, whose θ′ are θ_j over one of its two lists, the long one where T > L (the browser picks; s is not a
-#: slider for it, `FIXED_FACTOR`).
+#: LongRoPE, whose θ′ are θ_j over one of its two lists, the long one where T > L (the browser picks; where the page
+#: made the lists from s, `list_kinds`, the browser makes them too, so s is a slider for it).
 BROWSER_KNOBS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "yarn": ("beta_fast", "beta_slow"),
@@ -314,9 +325,6 @@ BROWSER_KNOBS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     }
 )
 BROWSER_THETA = tuple(BROWSER_KNOBS)
-#: The methods of BROWSER_KNOBS whose factor s stays a server run: the page makes LongRoPE's lists from s
-#: (`longrope_factors`), and the browser carries the lists as they are
-FIXED_FACTOR = ("longrope",)
 #: The methods of BROWSER_KNOBS the browser draws from a block without a factor s: proportional RoPE's θ′ need none
 #: (p alone), LongRoPE's are the block's own lists; the others' θ′ read s (a YaRN block whose s is null reads L)
 FACTOR_OPTIONAL = ("proportional", "longrope")

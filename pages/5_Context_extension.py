@@ -68,7 +68,8 @@ s_or_fit = compute.extension_factor(factor, train_len, target_len)  # s, or max(
 st.subheader("Which pairs leave the training range")
 # The chart carries every factor its slider s can reach (YaRN's and Llama 3's θ′ it computes, with their knobs), and L and T move over their
 # stops (issue #36): the browser redraws it while they are dragged and the page follows on release; the boxes stay.
-plan = compute.live_plan(ext, head_dim)
+kinds = {key: values[gen] for key, gen in ropeblock.LIST_GENERATORS.items() if gen in values}  # LongRoPE's lists'
+plan = compute.live_plan(ext, head_dim, kinds)
 if plan is not None:
     live = LiveChart("ext_live", plan.keys)
     starts = live.starts(plan.context)
@@ -84,6 +85,7 @@ if plan is not None:
         browser_block=plan.browser_block,
         knob_starts={k: starts[k] for k in charts.KNOB_KEYS if k in starts},
         columns=plan.columns,
+        list_kinds=plan.list_kinds,
     )
     live.show(save_as="context_extension", chart=chart, width="stretch")
 else:

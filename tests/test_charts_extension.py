@@ -794,13 +794,14 @@ def yarn_block(truncate=True, **keys):
     return ropeblock.build_rope_block("yarn", values, base=10000.0, train_len=4096, head_dim=64)
 
 
-def page_chart(block, head_dim, *, train_len, target_len):
+def page_chart(block, head_dim, *, train_len, target_len, kinds=None):
     """(the spec sent, the live plan, the extension data) of the main chart as pages/5_Context_extension.py builds it
-    for `block`: explorer.compute.extension.live_plan decides the sliders, each starting at the block's value."""
+    for `block` (`kinds`: the generators of LongRoPE's lists, as the page passes them): explorer.compute.extension.
+    live_plan decides the sliders, each starting at the block's value."""
     from explorer.compute import extension as compute
 
     ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
-    plan = compute.live_plan(ext, head_dim)
+    plan = compute.live_plan(ext, head_dim, kinds)
     chart = charts.angle_reach_live_chart(
         ext.inv_freq,
         plan.scaled_inv_freq,
@@ -813,6 +814,7 @@ def page_chart(block, head_dim, *, train_len, target_len):
         browser_block=plan.browser_block,
         knob_starts={k: block[k] for k in charts.KNOB_KEYS if k in plan.keys},
         columns=plan.columns,
+        list_kinds=plan.list_kinds,
     )
     return cs.sent_spec(chart), plan, ext
 
@@ -1041,34 +1043,60 @@ def test_dynamic_ntks_angles_computed_by_the_chart_are_posencs_at_random_s_l_and
     assert inside  # the trained rope (T ≤ L) among them
 
 
-@pytest.mark.parametrize("lists", [("ramp", "ramp"), ("ones", "constant")])
-def test_longropes_angles_picked_by_the_chart_are_posencs_at_random_l_and_t(lists):
-    """LongRoPE's θ′ are θ_j over its short list where T ≤ L and its long list where T > L: the chart carries both
-    (posenc's θ′, explorer.compute.extension.browser_columns) and picks, with L and T its sliders; s stays a server run
-    (the page makes the lists from it). At 40 random (L, T) (both sides of L among them) the curves, rings and
-    read-out are posenc's, bit for bit, and θ′ is θ_j / the list's entry computed here."""
+@pytest.mark.parametrize("lists", [("ramp", "ramp"), ("ones", "constant"), ("constant", "ramp")])
+@pytest.mark.parametrize("head_dim", [64, 2, 6])
+def test_longropes_angles_made_by_the_chart_are_posencs_at_random_s_l_and_t(lists, head_dim):
+    """LongRoPE's θ′ are θ_j over its short list where T ≤ L and its long list where T > L. The page makes the lists
+    from s ("ones", "constant" s, "ramp" 1 … s), and so does the chart (explorer.charts.extension.longrope_entry), with
+    s, L and T its sliders. At 40 random (s, L, T) (both sides of L among them) the curves, rings and read-out are
+    posenc's at the block the page would build there, bit for bit, and θ′ is θ_j / the list's entry typed here."""
     short_gen, long_gen = lists
     values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS["longrope"]}
     values.update(factor=4.0, short_gen=short_gen, long_gen=long_gen)
-    block = ropeblock.build_rope_block("longrope", values, base=10000.0, train_len=4096, head_dim=64)
-    spec, plan, _ = page_chart(block, 64, train_len=4096, target_len=16384)
-    assert plan.keys == ("target_len", "train_len") and plan.factors is None and plan.browser_block is not None
-    theta = 10000.0 ** (-np.arange(32) * 2 / 64)
-    rng = np.random.default_rng(len(short_gen))
+    kinds = {"short_factor": short_gen, "long_factor": long_gen}
+    block = ropeblock.build_rope_block("longrope", values, base=10000.0, train_len=4096, head_dim=head_dim)
+    spec, plan, _ = page_chart(block, head_dim, train_len=4096, target_len=16384, kinds=kinds)
+    assert plan.keys == ("factor", "target_len", "train_len") and plan.list_kinds == kinds and plan.columns == {}
+    n = head_dim // 2
+    theta = 10000.0 ** (-np.arange(n) * 2 / head_dim)
+    typed = {"ones": lambda s: np.ones(n), "constant": lambda s: np.full(n, s)}  # numpy's linspace for the ramp:
+    typed["ramp"] = lambda s: np.array([1.0]) if n == 1 else 1 + np.arange(n) * (s - 1) / (n - 1)
+    rng = np.random.default_rng(len(short_gen) + head_dim)
     sides = set()
     for _ in range(40):
+        s = float(plan.factors[int(rng.integers(0, len(plan.factors)))])
         L = STOPS[int(rng.integers(STOPS.index(plan.l_window[0]), STOPS.index(plan.l_window[1]) + 1))]
         T = STOPS[int(rng.integers(STOPS.index(plan.t_window[0]), STOPS.index(plan.t_window[1]) + 1))]
         sides.add(T > L)
-        want = ropeblock.extension_data({**block, "original_max_position_embeddings": L}, 64, train_len=L, target_len=T)
+        at = ropeblock.build_rope_block(
+            "longrope", {**values, "factor": s}, base=10000.0, train_len=L, head_dim=head_dim
+        )
+        want = ropeblock.extension_data(at, head_dim, train_len=L, target_len=T)
         assert want.error is None
-        target, rings, readout = drawn_at(spec, train_len=STOPS.index(L), target_len=STOPS.index(T))
-        assert target["value"].tolist() == want.target_angle.tolist(), (L, T)
-        listed = np.asarray(block["long_factor" if T > L else "short_factor"])
+        target, rings, readout = drawn_at(spec, factor=s, train_len=STOPS.index(L), target_len=STOPS.index(T))
+        assert target["value"].tolist() == want.target_angle.tolist(), (s, L, T)
+        listed = typed[long_gen if T > L else short_gen](s)
         np.testing.assert_allclose(target["value"].to_numpy() / T, theta / listed, rtol=1e-13)
         assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
-        assert readout.split("\n")[0] == f"L = {L:,} · T = {T:,}"
+        assert readout.split("\n")[0] == f"L = {L:,} · T = {T:,} · s = {s:g}"
     assert sides == {True, False}
+
+
+def test_longropes_published_lists_keep_s_fixed():
+    """Lists the page did not make from s (a preset's published ones, or kinds that do not give them) do not follow
+    s: the chart carries posenc's θ′ for both lists and picks by T > L, with L and T its sliders and s fixed."""
+    values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS["longrope"]}
+    values.update(factor=4.0, short_gen="ones", long_gen="ramp")
+    block = ropeblock.build_rope_block("longrope", values, base=10000.0, train_len=4096, head_dim=64)
+    published = {**block, "long_factor": [1.0 + 0.1 * j for j in range(32)]}
+    for b, kinds in ((published, {"short_factor": "ones", "long_factor": "ramp"}), (block, None)):
+        spec, plan, _ = page_chart(b, 64, train_len=4096, target_len=16384, kinds=kinds)
+        assert plan.keys == ("target_len", "train_len") and plan.factors is None and plan.list_kinds is None
+        assert set(plan.columns) == {"theta_short", "theta_long"}
+        target, _, _ = drawn_at(spec, train_len=STOPS.index(4096), target_len=STOPS.index(16384))
+        want = ropeblock.extension_data(b, 64, train_len=4096, target_len=16384)
+        assert target["value"].tolist() == want.target_angle.tolist()
+    assert ropeblock.list_kinds(block, 64, {"short_factor": "ramp", "long_factor": "ramp"}) is None  # not its lists
 
 
 # ------------------------------------------------ YaRN's attention factor computed in the browser (issue #36)

@@ -138,7 +138,8 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         block = ropeblock.build_rope_block(rope_type, values, base=10000, train_len=train_len, head_dim=head_dim)
         target_len = 4 * train_len
         ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
-        plan = compute.live_plan(ext, head_dim)
+        kinds = {key: values[gen] for key, gen in ropeblock.LIST_GENERATORS.items() if gen in values}  # as the page
+        plan = compute.live_plan(ext, head_dim, kinds)
         assert plan.l_window is not None  # θ' do not depend on L, or the browser computes them
         assert (plan.browser_block is not None) == (
             rope_type in ("yarn", "llama3", "proportional", "dynamic", "longrope")
@@ -157,7 +158,9 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
             browser_block=plan.browser_block,
             knob_starts={k: block[k] for k in betas},
             columns=plan.columns,
+            list_kinds=plan.list_kinds,
         )
+        assert (plan.list_kinds is not None) == (rope_type == "longrope")  # its lists made from s, in the browser too
         path = tmp_path / f"{rope_type}{head_dim}.html"
         path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
         tab, tried = open_offline(chromium, path)
@@ -180,6 +183,13 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                     L = TARGET_STOPS[int(rng.integers(first, last + 1))]
                     sets.append(["train_len_train_len", TARGET_STOPS.index(L)])
                     at.update({"original_max_position_embeddings": L} if rope_type != "default" else {})
+                if plan.list_kinds:  # the lists the page would make at this s
+                    at.update(
+                        {
+                            k: ropeblock.longrope_factors(values[g], head_dim // 2, at["factor"])
+                            for k, g in ropeblock.LIST_GENERATORS.items()
+                        }
+                    )
                 items = set_sliders_and_read(tab, sets)
                 T = TARGET_STOPS[t_index]
                 want = ropeblock.extension_data(at, head_dim, train_len=L, target_len=T)

@@ -470,7 +470,7 @@ def live_factor(at):
     return found[0] if found else None
 
 
-@pytest.mark.parametrize("rope_type", ["linear", "ntk", "dynamic", "yarn", "llama3"])
+@pytest.mark.parametrize("rope_type", ["linear", "ntk", "dynamic", "yarn", "llama3", "longrope"])
 def test_the_main_chart_carries_its_factor_slider_beside_the_box(rope_type):
     at = run(rope_type=rope_type, factor="8")
     param = live_factor(at)
@@ -490,12 +490,14 @@ def test_the_main_chart_carries_its_factor_slider_beside_the_box(rope_type):
     assert cs.unit_rows(spec, target, factor=8.0)["value"].tolist() == want.target_angle.tolist()
 
 
-@pytest.mark.parametrize("query", [{"rope_type": "default"}, {"rope_type": "longrope"}])
+@pytest.mark.parametrize("query", [{"rope_type": "default"}, {"model": "phi3-mini-128k-instruct"}])
 def test_a_method_whose_factor_the_chart_cannot_carry_keeps_the_chart_of_one_factor(query):
-    """No factor (default), or LongRoPE (its lists are made from the factor): the chart is drawn for the
-    page's one factor, with no slider of its own."""
+    """No factor (default), or a LongRoPE preset (its published lists do not follow the factor, which moves only the
+    attention factor): the chart is drawn for the page's one factor, with no slider of its own."""
     at = run(**query)
+    assert not at.exception
     assert live_factor(at) is None
+    assert at.session_state["rope_type"] == query.get("rope_type", "longrope")
 
 
 def test_a_factor_typed_between_two_steps_lands_on_a_step_the_chart_can_show():

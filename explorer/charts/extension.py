@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 import posenc
+from explorer import ropeblock
 from explorer.charts import live
 from explorer.charts.style import (
     FIT_X,
@@ -485,12 +486,40 @@ def dynamic_theta(*, n_pairs: str, base: str, s: str, length: str, target: str) 
     return [alt.CalculateTransform(calculate=f"pow({new_base}, -2.0 * datum.pair / {dim})", **{"as": "inv"})]
 
 
+def longrope_entry(kind: str, *, s: str, n_pairs: str) -> str:
+    """The Vega expression of entry j (the datum's ``pair``) of explorer.ropeblock.longrope_factors(kind, n, s) in
+    numpy's float64 steps: "ones" 1, "constant" s, "ramp" numpy.linspace(1, s, n): 1 + j·((s − 1)/(n − 1)), its last
+    entry s itself, and 1 for a list of one. The arguments are Vega expressions."""
+    if kind == "ones":
+        return "1"
+    if kind == "constant":
+        return f"({s})"
+    if kind == "ramp":
+        step = f"(({s}) - 1) / ({n_pairs} - 1)"
+        return f"({n_pairs} === 1 ? 1 : datum.pair === {n_pairs} - 1 ? ({s}) : datum.pair * ({step}) + 1)"
+    raise ValueError(f"kind must be one of ones, constant, ramp, got {kind!r}")
+
+
 def browser_theta(
-    block: Mapping[str, Any], *, n_pairs: str, s: str, length: str, target: str, knobs: Mapping[str, str]
+    block: Mapping[str, Any],
+    *,
+    n_pairs: str,
+    s: str,
+    length: str,
+    target: str,
+    knobs: Mapping[str, str],
+    list_kinds: Mapping[str, str] | None = None,
 ) -> list:
     """The transforms for `block`'s θ′ (a method of `KNOBS`), with its knobs' Vega expressions `knobs`; `length` is
-    L's expression and `target` T's (dynamic NTK's θ′ read T)."""
+    L's expression and `target` T's (dynamic NTK's θ′ read T). LongRoPE's lists are the block's (fields theta_short,
+    theta_long), or, with `list_kinds` ({list key: generator}), made from s here (`longrope_entry`)."""
     method = posenc.rope_type_of(block)
+    if method == "longrope" and list_kinds:  # posenc.methods._longrope: θ′_j = θ_j / entry j (float64), the long list
+        short, long_ = (  # where T > L
+            f"datum.theta / {longrope_entry(list_kinds[key], s=s, n_pairs=n_pairs)}"
+            for key in ("short_factor", "long_factor")
+        )
+        return [alt.CalculateTransform(calculate=f"{target} > {length} ? {long_} : {short}", **{"as": "inv"})]
     if method == "longrope":  # posenc.methods._longrope: the long list where T > L (fields theta_short, theta_long)
         return [
             alt.CalculateTransform(
@@ -564,6 +593,7 @@ def angle_reach_live_chart(
     browser_block: Mapping[str, Any] | None = None,
     knob_starts: Mapping[str, float] | None = None,
     columns: Mapping[str, Any] | None = None,
+    list_kinds: Mapping[str, str] | None = None,
 ) -> alt.LayerChart:
     """(1), live: each pair's largest angle at T against training's, with the chart's own sliders (issue #36).
 
@@ -582,7 +612,8 @@ def angle_reach_live_chart(
     factor slider runs over the grid `factors` as its range), so L can be a slider too; `knob_starts` makes each knob
     it names a slider starting there (over its widget's range), the others stay at the block's value. `columns`: more
     per-pair values the method's θ′ are computed from (proportional RoPE's ``theta_p``, LongRoPE's ``theta_short``
-    and ``theta_long``), one per pair (explorer.compute.extension.browser_columns)."""
+    and ``theta_long``), one per pair (explorer.compute.extension.browser_columns). `list_kinds`: LongRoPE's lists'
+    generators, where the browser makes the lists from s (`browser_theta`; the factor slider then moves them)."""
     theta = np.asarray(inv_freq, dtype=float)
     if browser_block is not None:  # one row per pair: the browser computes θ′ (the extremes bound the y axis below)
         inv = theta[None, :]
@@ -647,6 +678,10 @@ def angle_reach_live_chart(
     color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]))
     if columns and "theta_long" in columns:  # LongRoPE: θ′ is one of the two columns (a list's factor may be < 1)
         inv = np.asarray([columns["theta_short"], columns["theta_long"]], dtype=float)
+    if list_kinds and browser_block is not None:  # LongRoPE's lists made from s: θ′ at the smallest and largest s
+        ends = (factors[0], factors[-1]) if factors is not None else (_factor_of(browser_block),)
+        lists = [ropeblock.longrope_factors(kind, n_p, float(x)) for kind in list_kinds.values() for x in ends]
+        inv = theta[None, :] / np.asarray(lists, dtype=float)
     turning = inv[inv > 0]  # none: every pair stands still (a partial rotary factor of 0)
     # YaRN's and Llama 3's θ′_j lie between θ_j/s and θ_j (a blend, s ≥ 1): the largest s bounds them below. Dynamic
     # NTK's T·θ′_j ≥ T·θ_last/(s·(T/L − 1) + 1) ≥ min(T, L/s)·θ_last for T > L (θ′ = θ for T ≤ L): the shortest L counts
@@ -679,7 +714,13 @@ def angle_reach_live_chart(
         s_expr = live.number(FACTOR_KEY) if factors is not None else repr(_factor_of(browser_block))
         # d and b travel in the facts row: another d or b keeps the spec (issue #23)
         theta_side = browser_theta(
-            browser_block, n_pairs=fact("n_pairs"), s=s_expr, length=l_expr, target=t_expr, knobs=knobs
+            browser_block,
+            n_pairs=fact("n_pairs"),
+            s=s_expr,
+            length=l_expr,
+            target=t_expr,
+            knobs=knobs,
+            list_kinds=list_kinds,
         )
     else:
         f_idx, p_idx = np.nonzero(inv > 0)

@@ -5,6 +5,7 @@ explorer.text.extension.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,21 +58,25 @@ class LivePlan:
     browser_block: dict | None  # the block, where the browser computes θ′ (ropeblock.BROWSER_THETA)
     context: tuple  # what else the chart's spec depends on (LiveChart.starts)
     columns: dict  # per-pair values the browser computes θ′ from besides θ_j (proportional RoPE's theta_p)
+    list_kinds: dict | None = None  # LongRoPE's lists' generators, where the browser makes the lists from s
 
 
-def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
+def live_plan(ext: ropeblock.Extension, head_dim: int, kinds: Mapping[str, str] | None = None) -> LivePlan | None:
     """Which of s, T, L (and YaRN's β) the main chart can move in the browser for this block, or None (none of
-    them: the page draws the still chart). A value off its slider's steps (typed) stays fixed."""
+    them: the page draws the still chart). A value off its slider's steps (typed) stays fixed. `kinds`: the generators
+    the page made LongRoPE's lists with ({list key: kind}); where they give the block's lists, s moves them in the
+    browser too (`ropeblock.list_kinds`)."""
     if ext.error:
         return None
     block, rope_type = ext.block, posenc.rope_type_of(ext.block)
     factor = block.get("factor")
+    generated = ropeblock.list_kinds(block, head_dim, kinds) if rope_type == "longrope" else None
     # the browser computes θ′ from θ_j and the knobs (a YaRN block whose factor is null reads L through it: not here)
     in_browser = rope_type in ropeblock.BROWSER_THETA and (factor is not None or rope_type in ropeblock.FACTOR_OPTIONAL)
     others = {k: v for k, v in block.items() if k != "factor"}
     sweep = None if factor is None or in_browser else factor_sweep(others, head_dim, ext.train_len, ext.target_len)
     if in_browser:
-        s_moves = factor is not None and rope_type not in ropeblock.FIXED_FACTOR
+        s_moves = factor is not None and (rope_type != "longrope" or generated is not None)
         factors = grid_of("factor") if s_moves and ropeblock.on_grid(factor, grid_of("factor")) else None
     else:
         factors = sweep.factors if sweep is not None and ropeblock.on_grid(factor, sweep.factors) else None
@@ -86,12 +91,12 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
     # the spec depends on the block's keys θ′ is computed from (the browser's: the base, truncate, the fixed knobs and
     # s; a sweep's: every key), not on the values its sliders hold
     read = {"rope_type", "rope_theta", "truncate", "factor", *own} if in_browser else set(block)
-    if rope_type == "longrope":  # the browser carries the lists' θ′ (every key but L, which may be its slider)
-        read = set(block)
+    if rope_type == "longrope":  # the browser carries the lists' θ′ (every key but L, which may be its slider), or
+        read = set(block) - set(generated or ())  # makes the lists from s and their kinds (in the context)
     moving = set(keys) | ({"original_max_position_embeddings"} if l_window else set())
     fixed = tuple(v for v, w in ((ext.target_len, t_window), (ext.train_len, l_window)) if not w)
     held = tuple(sorted((k, repr(v)) for k, v in block.items() if k in read and k not in moving))
-    context = (held, head_dim, t_window, l_window)
+    context = (held, head_dim, t_window, l_window, tuple(sorted((generated or {}).items())))
     return LivePlan(
         keys=keys,
         factors=factors,
@@ -99,7 +104,8 @@ def live_plan(ext: ropeblock.Extension, head_dim: int) -> LivePlan | None:
         t_window=t_window,
         l_window=l_window,
         browser_block=dict(block) if in_browser else None,
-        columns=browser_columns(block, head_dim, ext.train_len),
+        columns={} if generated else browser_columns(block, head_dim, ext.train_len),
+        list_kinds=generated,
         context=(*context, *fixed),
     )
 
