@@ -72,9 +72,9 @@ def longrope_factors(kind: str, n_pairs: int, factor: float) -> list[float]:
 def list_kinds(block: Mapping[str, Any], head_dim: int, kinds: Mapping[str, str] | None) -> dict[str, str] | None:
     """The generators of a LongRoPE block's lists ({list key: a kind of LONGROPE_GENERATORS}) when its lists are
     `longrope_factors` of `kinds` (the page's choices) at its factor s, so they follow s; None otherwise (a preset's
-    published lists, a block without s, or kinds that do not give its lists)."""
+    published lists, a block without s, kinds that do not give its lists, or two lists of ones: nothing follows s)."""
     factor = block.get("factor")
-    if not kinds or factor is None or set(kinds) != set(LIST_GENERATORS):
+    if not kinds or factor is None or set(kinds) != set(LIST_GENERATORS) or set(kinds.values()) == {"ones"}:
         return None
     made = {key: longrope_factors(kind, head_dim // 2, float(factor)) for key, kind in kinds.items()}
     return dict(kinds) if all(list(block.get(key) or ()) == entries for key, entries in made.items()) else None

@@ -26,3 +26,35 @@ def test_when_is_altairs_condition_built_directly(test, then, otherwise, channel
     theirs = alt.Chart(df).mark_point().encode(**{field: alt.condition(test, alt.value(then), alt.value(otherwise))})
     assert ours.to_dict()["encoding"] == theirs.to_dict()["encoding"]
     assert ours.to_dict()["encoding"][field] == {"condition": {"test": test, "value": then}, "value": otherwise}
+
+
+def test_the_dark_theme_maps_a_colour_scales_range_and_keeps_its_domain():
+    """A method's colour given as a colour scale's range (the Compare chart's NoPE slate, #475569, chosen for white)
+    reads on the dark card: a dark range colour is lightened by dark_color, a pale one stays, each ≥ 3:1 against the
+    card (WCAG's figure for graphics); the domain, data values, is left as it is."""
+
+    def luminance(hex_colour: str) -> float:  # WCAG 2's relative luminance, re-typed
+        rgb = [int(hex_colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    def contrast(a: str, b: str) -> float:
+        hi, lo = sorted([luminance(a), luminance(b)], reverse=True)
+        return (hi + 0.05) / (lo + 0.05)
+
+    colours = ["#1D4ED8", "#B45309", "#047857", "#7C3AED", "#475569", "#F1F5F9"]
+    domain = ["#000000", "b"]  # a domain value that looks like a colour stays a data value
+    chart = (
+        alt.Chart(pd.DataFrame({"x": [0, 1], "m": ["#000000", "b"]}))
+        .mark_line()
+        .encode(x="x:Q", color=alt.Color("m:N").scale(domain=domain, range=colours))
+    )
+    dark = style.style_spec(chart.to_dict(), dark=True)
+    scale = dark["encoding"]["color"]["scale"]
+    assert scale["domain"] == domain
+    assert scale["range"][:5] == [style.dark_color(c) for c in colours[:5]]
+    assert scale["range"][4] != colours[4]  # the slate is lightened
+    assert scale["range"][5] == colours[5]  # a pale category stays pale (darkened, it would vanish on the card)
+    assert min(contrast(c, style.DARK_BACKGROUND) for c in scale["range"]) >= 3
+    assert contrast(colours[4], style.DARK_BACKGROUND) < 3  # as it was: NoPE's line all but vanished
+    assert style.style_spec(chart.to_dict())["encoding"]["color"]["scale"]["range"] == colours  # light: as chosen

@@ -205,6 +205,37 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
         assert (mark_value(spec, note, "align", sliders), mark_value(spec, note, "dx", sliders)) == side
 
 
+@pytest.mark.parametrize("lengths", [(128, 512), (100, 1000), (128, 1000), (100, 512)])
+def test_every_last_row_a_slider_can_leave_is_drawn(lengths):
+    """NoPE's and ALiBi's lines are drawn from their ends: whatever L and T the chart's sliders reach (or the lengths
+    typed off the stops), the row at T − 1 (and the learned table's at L − 1) is in the chart's data and drawn."""
+    from explorer.compute.compare import BASES, chart_lengths, curve_checks, slider_windows
+
+    train_len, test_len = lengths
+    windows = slider_windows(train_len, test_len)
+    top = chart_lengths(train_len, test_len, windows)
+    table = compare.score_table(curve_checks(8, top[0], top[1], 0), BASES)
+    spec = compare.score_by_distance(
+        table,
+        train_len=train_len,
+        test_len=test_len,
+        slopes=SLOPES,
+        head=1,
+        l_window=windows[0],
+        t_window=windows[1],
+        bases=BASES,
+        base=10000.0,
+    ).to_dict()
+    rows = frame(spec, spec).set_index("distance")
+    reach_l = [t for t in TARGET_STOPS if windows[0][0] <= t <= windows[0][1]] if windows[0] else [train_len]
+    reach_t = [t for t in TARGET_STOPS if windows[1][0] <= t <= windows[1][1]] if windows[1] else [test_len]
+    for label in ("NoPE (none)", "ALiBi"):
+        drawn_at = rows["drawn " + label]
+        assert drawn_at.sum() < len(rows) / 4  # thinned: a flat line
+        assert all(drawn_at[t - 1] for t in reach_t) and drawn_at[0], label
+    assert all(rows["drawn Learned absolute"][n - 1] for n in reach_l)
+
+
 def test_drawn_rows_leaves_out_the_inside_of_flat_runs_only():
     nan = float("nan")
     y = [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, nan, 3.0, 3.0, 3.0]

@@ -883,6 +883,18 @@ def test_what_the_live_chart_is_built_from_decides_whether_a_release_keeps_it():
     assert "factor" not in linear_plan(4.1).keys and linear_plan(4.1).context != linear_plan(4.2).context
     assert linear_plan(4.0).context == linear_plan(4.25).context  # on the steps: a slider
 
+    def longrope_plan(factor, short_gen="ones", long_gen="ramp"):  # lists made from s: they follow its slider
+        values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS["longrope"]}
+        values.update(factor=factor, short_gen=short_gen, long_gen=long_gen)
+        block = ropeblock.build_rope_block("longrope", values, base=10000.0, train_len=4096, head_dim=64)
+        ext = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
+        return compute.live_plan(ext, 64, {"short_factor": short_gen, "long_factor": long_gen})
+
+    assert longrope_plan(4.0).context == longrope_plan(8.0).context and "factor" in longrope_plan(4.0).keys
+    assert longrope_plan(4.0).context != longrope_plan(4.0, long_gen="constant").context  # other lists: rebuilt
+    # both lists all ones: s moves nothing in this chart, so it is no slider there
+    assert "factor" not in longrope_plan(4.0, long_gen="ones").keys
+
 
 def test_yarns_equal_ramp_ends_are_drawn_as_posenc_computes_them():
     """L = 256, β_fast = 64, β_slow = 42: both correction dimensions fall below 0, so low = high = 0 and HF moves high by

@@ -181,7 +181,8 @@ def score_by_distance(
     `head`; `alibi_expression`), folds the table into one curve per method, keeps n < T (the learned table's
     n < L), moves the rule to L and writes the head's slope in ALiBi's panel, with no server run while a slider
     is dragged (issue #36). With `bases` (the base b's options) the table holds the methods that read b at every
-    option (`base_column`) and b is a slider too, starting at `base`: the browser picks each one's column.
+    option (`base_column`) and b is a slider too, starting at `base`: the browser picks each one's column. A curve's
+    flat runs are drawn from their ends (`drawn_rows`: NoPE's line, and ALiBi's straight one).
 
     A faceted chart cannot fill its container (Vega-Lite), so ``width`` is fixed: 720 px per panel
     fits the main column of a 1280-px-wide screen with the sidebar open (a phone's page passes `PHONE_WIDTH`)."""

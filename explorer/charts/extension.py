@@ -607,7 +607,8 @@ def angle_reach_live_chart(
     with no server run. The y axis spans every row, L and T the sliders reach, so it stays put while they
     move.
 
-    `browser_block`, a YaRN or Llama 3 rope block (`KNOBS`; HF's defaults where a key is absent): the browser computes
+    `browser_block`, a rope block of `KNOBS` (YaRN, Llama 3, proportional, dynamic NTK, LongRoPE; HF's defaults where
+    a key is absent): the browser computes
     θ'_j itself from θ_j, s, L and the method's knobs (`browser_theta`; `scaled_inv_freq` is then not read, and the
     factor slider runs over the grid `factors` as its range), so L can be a slider too; `knob_starts` makes each knob
     it names a slider starting there (over its widget's range), the others stay at the block's value. `columns`: more
@@ -686,7 +687,8 @@ def angle_reach_live_chart(
     # YaRN's and Llama 3's θ′_j lie between θ_j/s and θ_j (a blend, s ≥ 1): the largest s bounds them below. Dynamic
     # NTK's T·θ′_j ≥ T·θ_last/(s·(T/L − 1) + 1) ≥ min(T, L/s)·θ_last for T > L (θ′ = θ for T ≤ L): the shortest L counts
     s_most, shortest = 1.0, min(t_values)
-    if browser_block is not None and posenc.rope_type_of(browser_block) != "longrope":  # (its columns are θ′ already)
+    # (LongRoPE's θ′ are its columns, or its lists at the smallest and largest s: `inv` above)
+    if browser_block is not None and posenc.rope_type_of(browser_block) != "longrope":
         s_most = float(factors[-1]) if factors is not None else _factor_of(browser_block)
         if posenc.rope_type_of(browser_block) == "dynamic":
             shortest = min(shortest, min(l_values))

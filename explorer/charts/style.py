@@ -206,7 +206,7 @@ _DARK_CONFIG = {
     "view": {"stroke": "#1E293B"},
     "text": {"color": "#F1F5F9"},
 }
-#: Spec keys whose string value is a colour (marks, encodings' `value`, axis/legend/title configs).
+#: Spec keys whose string value is a colour (marks, encodings' `value` and scale `range`, axis/legend/title configs).
 COLOR_KEYS = frozenset(
     {
         "color",
@@ -224,9 +224,11 @@ COLOR_KEYS = frozenset(
 _HEX = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}")
 
 
-def dark_color(color: str) -> str:
+def dark_color(color: str, *, lighten_only: bool = False) -> str:
     """A builder's colour, chosen for white, made to read on the dark card with the same hue: dark
-    text and lines become light, pale fills and grids become dark, mid-tones stay as they are."""
+    text and lines become light, pale fills and grids become dark, mid-tones stay as they are. With
+    `lighten_only` (a colour scale's range: categories drawn on the card) a pale colour stays pale: it
+    reads on the dark card as it is, and a darkened one would all but vanish there."""
     if not _HEX.fullmatch(color):
         return color
     digits = color[1:] if len(color) == 7 else "".join(c * 2 for c in color[1:])
@@ -234,7 +236,7 @@ def dark_color(color: str) -> str:
     hue, light, sat = colorsys.rgb_to_hls(r, g, b)
     if light < 0.5:
         light = min(max(1.0 - light, 0.62), 0.93)
-    elif light > 0.85:
+    elif light > 0.85 and not lighten_only:
         light = max(1.0 - light, 0.1) + 0.08
     else:
         return color
@@ -242,20 +244,23 @@ def dark_color(color: str) -> str:
     return "#{:02X}{:02X}{:02X}".format(*(round(c * 255) for c in (r, g, b)))
 
 
-def _walk_dark(node: Any, colour: bool = False) -> Any:
-    """Every literal colour in a spec through `dark_color` (data and expressions untouched)."""
+def _walk_dark(node: Any, colour: bool = False, scale_range: bool = False) -> Any:
+    """Every literal colour in a spec through `dark_color` (data and expressions untouched): a colour channel's or a
+    mark's colour, its ``value``, and its scale's ``range`` (a method's line colour, chosen for white: lightened only,
+    `dark_color`'s `lighten_only`)."""
     if isinstance(node, dict):
         out = {}
         for key, value in node.items():
             if key in ("datasets", "data", "expr"):
                 out[key] = value
             else:
-                out[key] = _walk_dark(value, colour=key in COLOR_KEYS or (colour and key in ("value", "range")))
+                inside = colour and key in ("value", "range", "scale")  # a scale's domain stays: data values
+                out[key] = _walk_dark(value, key in COLOR_KEYS or inside, scale_range or (inside and key == "range"))
         return out
     if isinstance(node, list):
-        return [_walk_dark(v, colour) for v in node]
+        return [_walk_dark(v, colour, scale_range) for v in node]
     if colour and isinstance(node, str):
-        return dark_color(node)
+        return dark_color(node, lighten_only=scale_range)
     return node
 
 
