@@ -389,3 +389,16 @@ def assert_draws_curve(distances, scores, want_distances, want_scores, what: Any
     assert np.array_equal(wd[at], d) and np.array_equal(ws[at], s), what  # drawn points: the curve's own
     between = np.interp(wd, d, s)  # the drawn line at every point of the curve
     np.testing.assert_allclose(between, ws, rtol=0, atol=1e-12 * max(1.0, float(np.abs(ws).max())), err_msg=str(what))
+
+
+def luminance(hex_colour: str) -> float:
+    """WCAG 2's relative luminance of a #RRGGBB colour, re-typed from its definition."""
+    rgb = [int(hex_colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2's contrast ratio of two #RRGGBB colours."""
+    hi, lo = sorted([luminance(a), luminance(b)], reverse=True)
+    return (hi + 0.05) / (lo + 0.05)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 import pytest
+from _chartspec import contrast
 
 from explorer.charts import style
 
@@ -32,15 +33,6 @@ def test_the_dark_theme_maps_a_colour_scales_range_and_keeps_its_domain():
     """A method's colour given as a colour scale's range (the Compare chart's NoPE slate, #475569, chosen for white)
     reads on the dark card: a dark range colour is lightened by dark_color, a pale one stays, each ≥ 3:1 against the
     card (WCAG's figure for graphics); the domain, data values, is left as it is."""
-
-    def luminance(hex_colour: str) -> float:  # WCAG 2's relative luminance, re-typed
-        rgb = [int(hex_colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
-        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-    def contrast(a: str, b: str) -> float:
-        hi, lo = sorted([luminance(a), luminance(b)], reverse=True)
-        return (hi + 0.05) / (lo + 0.05)
 
     colours = ["#1D4ED8", "#B45309", "#047857", "#7C3AED", "#475569", "#F1F5F9"]
     domain = ["#000000", "b"]  # a domain value that looks like a colour stays a data value

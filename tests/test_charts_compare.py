@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import assert_draws_curve, frame, py_expr, run_transforms, spec_names
+from _chartspec import assert_draws_curve, contrast, frame, luminance, py_expr, run_transforms, spec_names
 
 from explorer.charts import compare
 from explorer.text.compare import METHOD_LABELS, summary_table
@@ -24,17 +24,6 @@ def checks():
 @pytest.fixture(scope="module")
 def table(checks):
     return summary_table(checks, trained_len=L, test_len=T, dim=D).set_index("Method")
-
-
-def luminance(hex_colour: str) -> float:
-    rgb = [int(hex_colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
-    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-
-def contrast(a: str, b: str) -> float:
-    hi, lo = sorted([luminance(a), luminance(b)], reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 def css(text: str) -> dict[str, str]:
