@@ -43,7 +43,7 @@ LIVE_RANGES_ATTRIBUTE = "data-posenc-ranges"
 #: heatmaps, the sinusoidal zoom window) likewise gets its sliders above the chart, so that in
 #: presentation mode they are in the first screen with its top; the invariance, vision, zoom and
 #: Compare methods' L and T sliders keep label and value on one line, the vision page's two side by side where they fit, the
-#: zoom's wide enough to aim with. The vision page's large grids are drawn on a canvas, which cannot
+#: zoom's wide enough to aim with. The vision page's heatmaps are drawn on a canvas, which cannot
 #: shrink to a phone's column (clicks would miss their patch), so they scroll sideways in their own box.
 BASE_CSS = (
     """<style>

@@ -64,9 +64,8 @@ with tab_grid:
     if tab_grid.open:
         tables = compute.offset_tables(rows, cols, frames, frame, m)
         phone = mode.on_a_phone()  # one heatmap per row: a 2 × 2 grid would be scaled to unreadable text
-        # Not the grid's size: the chart keeps its spec when it changes (query_heatmaps' facts row),
-        # except where the heatmaps move to or from a canvas
-        starts = live.starts((charts.on_canvas_at(rows, cols), frames, frame, m, own_range, phone))
+        # Not the grid's size: the chart keeps its spec when it changes (query_heatmaps' facts row)
+        starts = live.starts((frames, frame, m, own_range, phone))
         live.show(
             save_as="vision_query",
             chart=shared(charts.query_heatmaps)(
@@ -75,7 +74,7 @@ with tab_grid:
                 frame=frame,
                 domain=domain,
                 columns=1 if phone else 2,
-                panel_width=260 if phone else 300,
+                panel_width=260 if phone else 280,
                 slider_max=live.widest_max,
                 **text.heatmap_words(m, frame),
             ),

@@ -659,6 +659,37 @@ def chart_canvas_js(container: str) -> str:
     )
 
 
+#: A page function (el) -> the Vega view drawing the app's chart element `el` (a stVegaLiteChart). Streamlit does
+#: not expose its charts' views; its chart component keeps the view in a React hook (as `ref.current`). This walks
+#: React's tree up from the element's DOM node to find it: a Streamlit internal, used by tests only, to read what
+#: a canvas chart draws (it has no DOM to read). It throws, naming the Streamlit version's change, when the view
+#: is not there, so a test that needs it fails loudly rather than reading nothing.
+APP_VIEW_JS = """(el) => {
+  const isView = (v) => v && typeof v.scenegraph === 'function' && typeof v.signal === 'function';
+  const key = Object.keys(el).find((k) => k.startsWith('__reactFiber'));
+  for (let fiber = key && el[key], up = 0; fiber && up < 40; fiber = fiber.return, up++)
+    for (let hook = fiber.memoizedState, i = 0; hook && i < 100; hook = hook.next, i++)
+      for (const v of [hook.memoizedState, hook.memoizedState && hook.memoizedState.current])
+        if (isView(v)) return v;
+  throw new Error('no Vega view in the React tree above this chart: Streamlit no longer keeps it in a hook');
+}"""
+
+
+def app_view_js(body: str) -> str:
+    """A page function (el) -> `body` (a function of the Vega view, JS source) applied to the view of the app's
+    chart element `el` (`APP_VIEW_JS`), once the view has run."""
+    return f"(el) => ({APP_VIEW_JS})(el).runAsync().then({body})"
+
+
+#: A function of a Vega view -> the texts its text marks draw (a title's lines among them), in scene order.
+VIEW_TEXTS_JS = """(view) => { const out = [];
+  const walk = (node) => { if (!node) return;
+    if (node.items) for (const it of node.items) {
+      if (node.marktype === 'text' && it.text !== undefined) out.push(...[].concat(it.text).map(String));
+      walk(it); } };
+  walk(view.scenegraph().root); return out; }"""
+
+
 #: Resolves to [ms until READ_JS's result differs from `before`, script runs by then (window.__runs, the DOM's
 #: count: test_e2e_drag.COUNT_RUNS_JS)]; [null, runs] when nothing changed in 3 s. READ_JS is a page function
 #: returning what a chart draws (chart_svg_js, or a canvas's pixels): `changed_js(read_js)` fills it in.

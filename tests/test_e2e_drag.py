@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import pytest
 from e2e_support import (
+    VIEW_TEXTS_JS,
     StreamlitServer,
+    app_view_js,
     launch_chromium,
     read_widget,
     require_browser,
@@ -366,15 +368,23 @@ def test_the_clock_p_is_the_charts_own_slider_and_the_link_follows_a_drag_and_a_
     assert readout(again) == f"position p = {int(stopped):,}.00"
 
 
-#: The centres of the patches of each vision heatmap (SVG paths of its cells layer, in screen
-#: coordinates), panel by panel, each panel's in reading order (row by row).
-VISION_CELLS_JS = """() => {
-  const chart = document.querySelector('[data-testid=stVegaLiteChart]');
-  return [...chart.querySelectorAll('g.mark-rect.role-mark')].map((g) => [...g.querySelectorAll('path')]
-    .map((p) => { const r = p.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }))
-    .filter((cells) => cells.length > 1)
-    .map((cells) => cells.sort((a, b) => Math.round(a[1]) - Math.round(b[1]) || a[0] - b[0]));
-}"""
+#: The centres of the patches of each vision heatmap (the rect marks of more than one item: its cells), in screen
+#: coordinates, panel by panel, each panel's in reading order (row by row). The heatmaps draw on a canvas, so this
+#: reads the app's Vega view (`e2e_support.app_view_js`): a cell's place in its groups, plus the view's origin and
+#: padding, on the canvas as the page shows it.
+VISION_CELLS_JS = app_view_js("""(view) => {
+  const canvas = view.container().querySelector('canvas'); const box = canvas.getBoundingClientRect();
+  const scale = box.width / parseFloat(canvas.style.width); const pad = view.padding();
+  const [x0, y0] = [view.origin()[0] + pad.left, view.origin()[1] + pad.top]; const panels = [];
+  const walk = (node, ox, oy) => { if (!node || !node.items) return;
+    if (node.marktype === 'rect' && node.items.length > 1)
+      panels.push(node.items.map((it) => [box.left + (x0 + ox + it.x + it.width / 2) * scale,
+                                          box.top + (y0 + oy + it.y + it.height / 2) * scale]));
+    for (const it of node.items) if (it.items) for (const mark of it.items)
+      walk(mark, ox + (node.marktype === 'group' ? it.x || 0 : 0), oy + (node.marktype === 'group' ? it.y || 0 : 0)); };
+  walk(view.scenegraph().root, 0, 0);
+  return panels.map((cells) => cells.sort((a, b) => Math.round(a[1]) - Math.round(b[1]) || a[0] - b[0]));
+}""")
 
 
 def vision_raster(delta: int) -> str:
@@ -387,14 +397,14 @@ def vision_raster(delta: int) -> str:
 
 
 def vision_heading(page) -> str:
-    texts = page.locator(f"{LIVE_CHART} svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
+    texts = page.locator(LIVE_CHART).first.evaluate(app_view_js(VIEW_TEXTS_JS))
     return next(t for t in texts if t.startswith("Query patch"))
 
 
 def vision_hovered(page, panel: int, row: int, col: int, cols: int = 16) -> dict[str, str]:
     """The tooltip of patch (row, col) of heatmap `panel` on a grid of `cols` columns."""
     page.mouse.move(0, 0)
-    x, y = page.evaluate(VISION_CELLS_JS)[panel][row * cols + col]
+    x, y = page.locator(LIVE_CHART).first.evaluate(VISION_CELLS_JS)[panel][row * cols + col]
     page.mouse.move(x, y)
     tip = page.locator("#vg-tooltip-element")
     tip.wait_for(state="visible")
@@ -415,9 +425,9 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     chart.scroll_into_view_if_needed()
     row_in, col_in = (chart.locator(f'input[name="{k}_{k}"]') for k in ("vis_qrow", "vis_qcol"))
     assert (row_in.input_value(), col_in.input_value()) == ("2", "3")
-    assert heading(page) == "Query patch (row 2, column 3) · keys in the same frame"
+    assert heading(page) == "Query patch (row 2, column 3)"
     assert hovered(page, 0, 4, 9) == {"row": "4", "column": "9", "similarity": raster(2 * 16 + 6)}
-    chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
+    chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
     page.evaluate(COUNT_RUNS_JS)
     row_in.evaluate(INPUT_CLOCK_JS)
     row_in.focus()
@@ -425,23 +435,23 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
         page.keyboard.press("ArrowRight")
         page.wait_for_timeout(25)
     during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
-    assert heading(page) == "Query patch (row 6, column 3) · keys in the same frame"
+    assert heading(page) == "Query patch (row 6, column 3)"
     # keys 25 ms apart: no run, unless the browser itself paused over 150 ms (RUNS_AND_PAUSES_JS)
     # no slack here: four keys that each reached the server could show as one run (each rerun
     # interrupts the last, and the page stays "running"), which a slack of one would let pass
     assert_runs_within_pauses(during, pauses, "while the keys moved the query", slack=0)
     page.wait_for_function("() => new URLSearchParams(location.search).get('vis_qrow') === '6'", timeout=15_000)
     wait_idle(page, title=title)
-    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
+    assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the heatmaps were rebuilt"
     # the release: one run for the value (two when the link's write lands as its own), beyond the runs the
     # browser's own pauses allowed while the keys went on (checked above)
     assert page.evaluate("window.__runs") <= 2 + during
     assert hovered(page, 0, 4, 9)["similarity"] == raster(-2 * 16 + 6)  # the key is now above the query
     # a click on patch (8, 12) of the axial panel makes it the query
     page.mouse.move(0, 0)
-    x, y = page.evaluate(VISION_CELLS_JS)[1][8 * 16 + 12]
+    x, y = chart.evaluate(VISION_CELLS_JS)[1][8 * 16 + 12]
     page.mouse.click(x, y)
-    assert heading(page) == "Query patch (row 8, column 12) · keys in the same frame"
+    assert heading(page) == "Query patch (row 8, column 12)"
     assert (row_in.input_value(), col_in.input_value()) == ("8", "12")
     page.wait_for_function(
         "() => { const q = new URLSearchParams(location.search);"
@@ -449,17 +459,17 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
         timeout=15_000,
     )
     wait_idle(page, title=title)
-    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
+    assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the heatmaps were rebuilt"
     assert hovered(page, 0, 8, 13)["similarity"] == raster(1)
     again = open_drawn(browser, page.url, title)
     again.locator(LIVE_CHART).first.scroll_into_view_if_needed()
-    assert heading(again) == "Query patch (row 8, column 12) · keys in the same frame"
+    assert heading(again) == "Query patch (row 8, column 12)"
     assert hovered(again, 0, 9, 12)["similarity"] == raster(16)
 
 
 def test_another_grid_keeps_the_query_heatmaps_and_narrows_their_sliders(browser, server):
     """Issue #23: the query sliders are built over the widest grid's range and narrowed in the browser
-    to the page's grid; another number of columns or rows keeps the chart (its SVG, in place) while
+    to the page's grid; another number of columns or rows keeps the chart (its canvas, in place) while
     the sliders' ends, the patches and their scores follow (raster RoPE: Δ = Δrow · cols + Δcolumn)."""
     title = "Images and video"
     page = open_drawn(browser, f"{server.base_url}/Images_and_video?vis_rows=6&vis_cols=8&vis_qrow=2&vis_qcol=3", title)
@@ -468,7 +478,7 @@ def test_another_grid_keeps_the_query_heatmaps_and_narrows_their_sliders(browser
     row_in, col_in = (chart.locator(f'input[name="{k}_{k}"]') for k in ("vis_qrow", "vis_qcol"))
     assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("5", "7")  # the spec's: 63, 63
     assert vision_hovered(page, 0, 4, 7, cols=8)["similarity"] == vision_raster(2 * 8 + 4)
-    chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
+    chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
 
     def press(key: str, url: str) -> None:
         page.locator(f".st-key-{key} input[type=range]").focus()
@@ -477,15 +487,15 @@ def test_another_grid_keeps_the_query_heatmaps_and_narrows_their_sliders(browser
         wait_idle(page, title=title)
 
     press("vis_cols", "vis_cols=9")
-    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
+    assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the heatmaps were rebuilt"
     assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("5", "8")
-    assert len(page.evaluate(VISION_CELLS_JS)[0]) == 6 * 9
+    assert len(chart.evaluate(VISION_CELLS_JS)[0]) == 6 * 9
     assert vision_hovered(page, 0, 4, 8, cols=9) == {"row": "4", "column": "8", "similarity": vision_raster(2 * 9 + 5)}
     press("vis_rows", "vis_rows=7")
-    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the heatmaps were rebuilt"
+    assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the heatmaps were rebuilt"
     assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("6", "8")
     assert vision_hovered(page, 0, 6, 0, cols=9)["similarity"] == vision_raster(4 * 9 - 3)
-    assert vision_heading(page) == "Query patch (row 2, column 3) · keys in the same frame"
+    assert vision_heading(page) == "Query patch (row 2, column 3)"
 
 
 def tooltip(page, chart, fx: float, fy: float) -> dict[str, str]:

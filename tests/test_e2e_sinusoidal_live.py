@@ -16,6 +16,7 @@ from __future__ import annotations
 import _browser_fixtures
 import numpy as np
 from e2e_support import (
+    VIEW_TEXTS_JS,
     new_app_page,
     press_once,
     wait_charts_drawn,
@@ -36,13 +37,6 @@ LIVE = "[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]"
 ZOOM_PIXELS_JS = """() => { const c = document.querySelector('[class*=st-key-sin_zoom_live_] canvas');
   return c ? c.toDataURL() : ''; }"""
 
-#: The texts of the Vega view's text marks (the title's lines among them): the chart draws on a canvas.
-TEXTS_JS = """(view) => { const out = [];
-  const walk = (node) => { if (!node) return;
-    if (node.items) for (const it of node.items) {
-      if (node.marktype === 'text' && it.text !== undefined) out.push(...[].concat(it.text).map(String));
-      walk(it); } };
-  walk(view.scenegraph().root); return out; }"""
 #: Every cell of the zoom chart's Vega view: its datum's p, i, j, fn, theta and value.
 CELLS_JS = """(view) => { const out = [];
   const walk = (node) => { if (!node) return;
@@ -164,7 +158,7 @@ def test_the_zoom_charts_values_in_the_browser_are_posencs_at_random_settings(ch
                            el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }
                          return window.posencView.runAsync().then((view) => [(CELLS_JS)(view), (TEXTS_JS)(view)]); }""".replace(
                         "CELLS_JS", CELLS_JS
-                    ).replace("TEXTS_JS", TEXTS_JS),
+                    ).replace("TEXTS_JS", VIEW_TEXTS_JS),
                     [d, options.index(base), p0, d0],
                 )
                 cells, texts = got

@@ -224,7 +224,7 @@ def test_the_deep_link():
     )
     rings = [v for v in shown["concat"][0]["layer"] if v["mark"].get("filled") is False]
     assert [v["mark"].get("strokeDash") for v in rings] == [None, [3, 2]]  # the query is in frame 0: dashed
-    assert shown["title"]["text"]["expr"].endswith("keys in frame 1'")
+    assert shown["title"]["text"]["expr"].endswith("'keys in frame 1']")
     assert "every frame scores exactly like frame 0" in notices(at)
 
 
@@ -488,11 +488,11 @@ def test_another_grid_keeps_the_query_chart_and_narrows_its_sliders():
     assert_grids(at, 7, 9, (2, 3), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
 
 
-def test_a_smaller_grid_after_a_drag_keeps_the_chart_and_a_canvas_switch_starts_it_at_the_query():
+def test_another_grid_after_a_drag_keeps_the_chart_and_a_new_spec_starts_it_at_the_query():
     """After a drag, the chart's spec still starts where it was built (the browser holds the dragged
     value). A grid that shrinks below that start keeps the chart (no error: the start may lie past the
-    grid, read as its edge in the browser); a grid large enough to move the heatmaps to a canvas
-    changes the spec anyway, so the new one starts at the query the browser reported."""
+    grid, read as its edge in the browser), and so does the largest grid. A control that changes the
+    spec (the colour range) starts the new one at the query the browser reported."""
     at = AppTest.from_function(_page_after_a_report, args=(PAGE,), default_timeout=120)
     run(at)
     assert starts(live_spec(at)) == (5, 7)  # the defaults
@@ -510,9 +510,16 @@ def test_a_smaller_grid_after_a_drag_keeps_the_chart_and_a_canvas_switch_starts_
         expected_grids(4, 16, (1, 1), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))["raster"],
         atol=1e-9,
     )
-    at.slider(key="vis_rows").set_value(40)  # 4 · 40 · 16 patches > CANVAS_ABOVE: a canvas, a new spec
+    at.slider(key="vis_rows").set_value(64)
+    at.slider(key="vis_cols").set_value(64)
+    run(at)
+    assert not at.exception
+    assert at.get("vega_lite_chart")[0].proto.id == key and starts(live_spec(at)) == (5, 7)  # kept
+    assert (facts(live_spec(at))["rows"], facts(live_spec(at))["cols"]) == (64, 64)
+    assert live_spec(at)["usermeta"]["embedOptions"]["renderer"] == "canvas"  # at every grid
+    at.segmented_control(key="vis_colour").set_value("−1 … 1")  # another colour scale: a new spec
     run(at)
     assert not at.exception
     spec = live_spec(at)
-    assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
+    assert "resolve" not in spec  # one fixed colour scale: the new spec
     assert starts(spec) == (1, 1)  # where the browser's query is, not the old start

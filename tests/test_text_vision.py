@@ -192,8 +192,8 @@ def test_about_names_the_source():
 @pytest.mark.parametrize(
     ("frame", "title"),
     [
-        (0, "Query patch (row 2, column 11) · keys in the same frame"),
-        (3, "Query patch (row 2, column 11) · keys in frame 3"),
+        (0, ["Query patch (row 2, column 11)", "keys in the same frame"]),
+        (3, ["Query patch (row 2, column 11)", "keys in frame 3"]),
     ],
 )
 def test_the_heatmaps_title_expression_names_the_query_and_the_frame(frame, title):

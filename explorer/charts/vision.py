@@ -76,9 +76,6 @@ LIVE_PARAMS = ("vis_qrow", "vis_qcol")
 PATCH_CLICK = {"type": "click", "filter": ["event.item && event.item.datum && isValid(event.item.datum.vis_qrow)"]}
 #: In-chart slider labels (Vega lists bound inputs in reverse order of the params: row first on screen).
 LIVE_LABELS = {"vis_qrow": "query row ", "vis_qcol": "query column "}
-#: Above this many patches in the four heatmaps the browser draws them on a canvas (SVG redraws every
-#: patch's element on each step of a drag: measured 0.5–0.7 s per step for 4 × 64 × 64 in Chromium).
-CANVAS_ABOVE = 2000
 #: The grid's size in the query heatmaps: a field of the chart's facts row (`style.fact`) -> the
 #: signal holding it. The size travels as data and every panel has the same size at every grid, so
 #: another rows or cols changes the chart's rows, not its spec: the browser keeps the chart (issue #23).
@@ -90,12 +87,6 @@ QUERY = {"vis_qrow": "vis_query_row", "vis_qcol": "vis_query_col"}
 PANEL_ASPECT = 0.75
 #: The grid's shorter side is drawn at least this many pixels long (a 1 × 64 strip stays visible).
 LEAST_SIDE = 90
-
-
-def on_canvas_at(rows: int, cols: int) -> bool:
-    """Whether the query heatmaps of a rows × cols grid are drawn on a canvas (`CANVAS_ABOVE`): the
-    one grid change that gives them a new spec."""
-    return 4 * rows * cols > CANVAS_ABOVE
 
 
 def panel_height(panel_width: int) -> int:
@@ -184,7 +175,9 @@ def query_heatmaps(
 
     The grid's size and place in the panels travel in the facts row (`GRID_SIZE`, `grid_frame`):
     every panel is `panel_width` × `panel_height` px at every grid, so another grid changes the
-    chart's data only (but for the switch to a canvas, `on_canvas_at`). ``query`` must lie within the
+    chart's data only. The heatmaps are drawn on a canvas at every grid: as SVG, each step of a drag
+    redrew every patch's element (0.5–0.7 s a step for 4 × 64 × 64 in Chromium), and even the default
+    12 × 16 grid's query row press took 64 ms against a canvas's 40 (RESULTS §28). ``query`` must lie within the
     sliders' range; past the grid (it shrank after a drag) it is read as the grid's edge.
     """
     if not tables:
@@ -237,8 +230,19 @@ def query_heatmaps(
         if domain is not None
         else alt.Scale(scheme="viridis", nice=False, zero=False)
     )
+    # the legend under each panel: beside it, it widened the 2 × 2 chart past a laptop's column with the
+    # sidebar open (1280 px), and a canvas cannot shrink to fit as SVG did (clicks would miss their patch)
     colour = (
-        alt.Color("s:Q", title="similarity").scale(scale).legend(gradientLength=max(60, height - 40), format=".3~f")
+        alt.Color("s:Q", title="similarity")
+        .scale(scale)
+        .legend(
+            orient="bottom",
+            direction="horizontal",
+            titleOrient="left",
+            offset=10,
+            gradientLength=panel_width - 130,
+            format=".3~f",
+        )
     )
     panels = []
     for i, (name, df) in enumerate(frames.items()):
@@ -284,8 +288,6 @@ def query_heatmaps(
     extra: dict[str, Any] = {}
     if domain is None:
         extra["resolve"] = alt.Resolve(scale=alt.ScaleResolveMap(color="independent"))
-    if on_canvas_at(rows, cols):
-        extra["usermeta"] = on_canvas()
     # one constructor call: each .properties() / .add_params() on a composite copies every panel
     chart = alt.ConcatChart(
         concat=panels,
@@ -294,10 +296,12 @@ def query_heatmaps(
         params=[signal.param for signal in signals],
         title=alt.TitleParams(
             {"expr": query_title_expr(q_row, q_col, frame)},
-            subtitle="Click a patch to make it the query, or move the two sliders above.",
+            # two lines: as one, it set the chart's width on a phone (a canvas does not shrink to fit)
+            subtitle=["Click a patch to make it the query,", "or move the two sliders above."],
             anchor="start",
         ),
         description=description,
+        usermeta=on_canvas(),
         **extra,
     )
     return configure(chart)

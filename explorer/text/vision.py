@@ -272,6 +272,7 @@ def sequence_words(text_before: int, text_after: int, frames: int, rows: int, co
 
 def query_title_expr(q_row: str, q_col: str, frame: int) -> str:
     """The patch heatmaps' title as a Vega expression of the query patch the sliders pick (``q_row``,
-    ``q_col``: expressions), keys in frame ``frame`` (0: the query's own)."""
+    ``q_col``: expressions), keys in frame ``frame`` (0: the query's own): two lines, the query and the
+    keys' frame (one line set the chart's width on a phone: its canvas does not shrink to fit)."""
     where = "the same frame" if frame == 0 else f"frame {frame}"
-    return f"'Query patch (row ' + {q_row} + ', column ' + {q_col} + ') · keys in {where}'"
+    return f"['Query patch (row ' + {q_row} + ', column ' + {q_col} + ')', 'keys in {where}']"
