@@ -26,6 +26,9 @@ Scenarios (the full run, ``python bench/load.py``; about 10 minutes on 2 busy co
 ``--fresh K``: only the lecture hall on freshly started servers (no warm-up), K rounds, each the
 one-chart app and then the explorer: p95 and server CPU a run, side by side.
 
+``--memory N``: only the server's RSS over N runs on one fresh server (one session at a time over
+every page, a new session every ``--renew`` runs), read every 100 runs after one warm-up round.
+
 ``--small`` (CI; tests/test_load_small.py): one server, 10 sessions spread over every page,
 3 runs each; exit status 1 on any error or exception. ``--url http://host:port`` runs the small
 scenario against a running server or proxy instead of starting one.
@@ -927,6 +930,72 @@ def fresh(args: argparse.Namespace) -> int:
     return 1 if trouble else 0
 
 
+def memory(args: argparse.Namespace) -> int:
+    """Memory over `--memory` runs on one freshly started server (issue #36: flat over 1,000 runs,
+    whatever the garbage collector does). One session at a time, over every page in turn: each opens
+    its page and drags its slider (or reruns) until it has made `--renew` runs, then closes (its
+    session ends, as a closed tab's does) and the next page's session starts. First one such round
+    over every page, not counted: it loads what a page loads once per process (torch, the real
+    model's memory-mapped weights) and fills the caches at the values the drags reach. Then the
+    counted runs, the same way on; the server's RSS is read after every 100. Printed: RSS after the
+    warm-up and at each hundred, its range, and its change between readings one round apart (RSS
+    follows the page being run, so only readings at the same page compare)."""
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"{when} · {os.cpu_count()} CPUs · {_cpu_model()} · load {load_average()}", flush=True)
+    targets = explorer_targets()
+    server = start_server("app.py")
+    rss: dict[int, float] = {}
+    errors: list[str] = []
+    kinds: dict[str, int] = {}
+    warm = args.renew * len(targets)
+
+    async def go() -> None:
+        done, page = 0, 0
+        while done < warm + args.memory:
+            session = Session(server.base_url, targets[page % len(targets)])
+            page += 1
+            try:
+                for k in range(min(args.renew, warm + args.memory - done)):
+                    run = await (session.open() if k == 0 else session.drag((k * 0.37) % 1.0))
+                    if run.error:
+                        errors.append(f"{session.target.label} {run.kind}: {run.error}")
+                    done += 1
+                    counted = done - warm
+                    if counted > 0:
+                        kinds[run.kind] = kinds.get(run.kind, 0) + 1
+                    if counted >= 0 and counted % 100 == 0:
+                        rss[counted] = rss_bytes(server.pid) / 2**20
+                        what = "after the warm-up" if counted == 0 else f"run {counted:5,}"
+                        print(f"  {what}: RSS {rss[counted]:7.1f} MB", flush=True)
+            finally:
+                await session.close()
+
+    try:
+        asyncio.run(go())
+    finally:
+        server.stop()
+    # RSS follows the page being run (its arrays, its charts): readings one round apart (`warm` runs,
+    # the same page at the same step) compare like with like
+    pairs = [(m, m + warm) for m in sorted(rss) if m + warm in rss]
+    print(
+        f"  warm-up: {warm} runs ({len(targets)} pages × {args.renew}); counted: "
+        f"{', '.join(f'{n} {k}s' for k, n in sorted(kinds.items()))}, a new session every {args.renew} runs",
+        flush=True,
+    )
+    print(f"  RSS over the counted runs: {min(rss.values()):.1f}–{max(rss.values()):.1f} MB", flush=True)
+    if pairs:
+        growth = [rss[b] - rss[a] for a, b in pairs]
+        print(
+            f"  one round later (the same page, {warm} runs on), at {len(pairs)} readings: "
+            + ", ".join(f"run {a:,} → {b:,} {g:+.1f} MB" for (a, b), g in zip(pairs, growth, strict=True))
+            + f" · mean {statistics.mean(growth):+.1f} MB",
+            flush=True,
+        )
+    for line in errors[:20]:
+        print(line, file=sys.stderr)
+    return 1 if errors else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--small", action="store_true", help="CI: 10 sessions over every page; exit 1 on a problem")
@@ -940,7 +1009,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--fresh", type=int, default=0, help="only the hall on freshly started servers, this many rounds"
     )
+    parser.add_argument("--memory", type=int, default=0, help="only the server's memory over this many runs")
+    parser.add_argument("--renew", type=int, default=50, help="with --memory: runs per session")
     args = parser.parse_args(argv)
+    if args.memory:
+        return memory(args)
     if args.fresh:
         return fresh(args)
     if args.small:

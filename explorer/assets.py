@@ -400,3 +400,13 @@ def preload_js(chunks: tuple[str, ...]) -> str:
         "  });\n"
         "})();\n</script>"
     )
+
+
+def page_scripts(chunks: tuple[str, ...]) -> str:
+    """Every script a page injects, as one ``<script>`` element: `preload_js` first (so the downloads
+    start at once), then `SVG_EXPORT_JS`, `CLOCK_BRIDGE_JS` and `LIVE_RANGES_JS`, each guarded to run
+    once per browser tab. One element instead of four: every element is a message the server hashes
+    and hands to its event loop on every run of every page (bench/RESULTS.md §28)."""
+    parts = [preload_js(chunks), SVG_EXPORT_JS, CLOCK_BRIDGE_JS, LIVE_RANGES_JS]
+    bodies = [p.removeprefix("<script>").removesuffix("</script>").strip("\n") for p in parts if p]
+    return "<script>\n" + "\n".join(bodies) + "\n</script>"

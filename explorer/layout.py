@@ -42,8 +42,8 @@ def page_setup(slug: str) -> Page:
 
     The browser tab shows "<title> · Positional-encoding explorer". Nothing here imports pandas or
     Altair, so on a cold server the frame reaches the browser while the page still imports them;
-    the frame's first element asks the browser for the code of charts and formulas
-    (`assets.preload_js`), which then downloads meanwhile.
+    the frame's first element (`assets.page_scripts`) asks the browser for the code of charts and
+    formulas (`assets.preload_js`), which then downloads meanwhile.
     """
     page = manifest.page(slug)
     current.set_page(page.script)
@@ -59,9 +59,7 @@ def page_setup(slug: str) -> Page:
         **mode.page_config_kwargs(presenting),
     )
     with st.sidebar:
-        preload = assets.preload_js(compat.chart_code_chunks())
-        if preload:
-            st.html(preload, unsafe_allow_javascript=True)
+        st.html(assets.page_scripts(compat.chart_code_chunks()), unsafe_allow_javascript=True)
         mode.toggle(presenting)
         tour.sidebar_buttons()
         st.markdown(f"**{APP_TITLE}**")
@@ -69,13 +67,7 @@ def page_setup(slug: str) -> Page:
             _nav_link(other)
         st.divider()
     tour.flush_pending_url()
-    st.html(assets.BASE_CSS)
-    if presenting:
-        st.html(assets.PRESENT_CSS)
-    with st.sidebar:
-        st.html(assets.SVG_EXPORT_JS, unsafe_allow_javascript=True)
-        st.html(assets.CLOCK_BRIDGE_JS, unsafe_allow_javascript=True)
-        st.html(assets.LIVE_RANGES_JS, unsafe_allow_javascript=True)
+    st.html(assets.BASE_CSS + assets.PRESENT_CSS if presenting else assets.BASE_CSS)
     tour.panel()
     # One slot at the top of the main area for the "link parameter could not be used" warning;
     # `explorer.widgets.widget()` fills it as soon as it records a notice.

@@ -401,10 +401,22 @@ def vision_heading(page) -> str:
     return next(t for t in texts if t.startswith("Query patch"))
 
 
+#: Scroll the element's nearest scrolling ancestor (Streamlit's main area scrolls, not the window) by dy px.
+SCROLL_BY_JS = """(el, dy) => { let box = el.parentElement;
+  while (box && !(box.scrollHeight > box.clientHeight && /auto|scroll/.test(getComputedStyle(box).overflowY)))
+    box = box.parentElement;
+  (box || document.scrollingElement).scrollBy(0, dy); }"""
+
+
 def vision_hovered(page, panel: int, row: int, col: int, cols: int = 16) -> dict[str, str]:
     """The tooltip of patch (row, col) of heatmap `panel` on a grid of `cols` columns."""
     page.mouse.move(0, 0)
-    x, y = page.locator(LIVE_CHART).first.evaluate(VISION_CELLS_JS)[panel][row * cols + col]
+    chart = page.locator(LIVE_CHART).first
+    x, y = chart.evaluate(VISION_CELLS_JS)[panel][row * cols + col]
+    height = page.evaluate("window.innerHeight")
+    if not 0 < y < height:  # a press on a control above may have scrolled the patch out of view
+        chart.evaluate(SCROLL_BY_JS, y - height / 2)
+        x, y = chart.evaluate(VISION_CELLS_JS)[panel][row * cols + col]
     page.mouse.move(x, y)
     tip = page.locator("#vg-tooltip-element")
     tip.wait_for(state="visible")

@@ -100,11 +100,24 @@ def test_view_url():
 def test_injected_code_is_constant_and_survives_streamlits_sanitiser():
     for block in (assets.BASE_CSS, assets.PRESENT_CSS):
         assert block.startswith("<style>") and block.endswith("</style>") and "{}" not in block
-    for script in (assets.SVG_EXPORT_JS, assets.LIVE_RANGES_JS, assets.CLOCK_BRIDGE_JS):
+    merged = assets.page_scripts(("ArrowVegaLiteChart.C1.js",))
+    for script in (assets.SVG_EXPORT_JS, assets.LIVE_RANGES_JS, assets.CLOCK_BRIDGE_JS, merged):
         body = script[len("<script>") : -len("</script>")]
         assert script.startswith("<script>") and script.endswith("</script>")
         # DOMPurify (SAFE_FOR_XML) removes a script whose text contains "<" + letter, "/" or "!".
         assert re.search(r"<[/\w!]", body) is None
+
+
+def test_a_page_sends_its_scripts_as_one_element_the_preload_first():
+    """Four scripts, one element (one message a run): each one's code whole, the downloads asked first."""
+    merged = assets.page_scripts(("ArrowVegaLiteChart.C1.js",))
+    assert merged.count("<script>") == 1 and merged.count("</script>") == 1
+    parts = [assets.preload_js(("ArrowVegaLiteChart.C1.js",)), assets.SVG_EXPORT_JS, assets.CLOCK_BRIDGE_JS]
+    places = [merged.index(p.removeprefix("<script>").removesuffix("</script>").strip()) for p in parts]
+    assert places == sorted(places)
+    assert assets.LIVE_RANGES_JS.removeprefix("<script>").removesuffix("</script>").strip() in merged
+    assert "__posencPreload" not in assets.page_scripts(())  # nothing to preload: the other three only
+    assert "__posencLiveRanges" in assets.page_scripts(())
 
 
 def test_present_css_keeps_fixed_size_charts_inside_their_column():
@@ -122,7 +135,7 @@ def run(path: str = "app.py", query: dict | None = None) -> AppTest:
 
 
 def presenting(at: AppTest) -> bool:
-    return any(assets.PRESENT_CSS == h.proto.body for h in at.get("html"))
+    return any(assets.PRESENT_CSS in h.proto.body for h in at.get("html"))
 
 
 @pytest.mark.parametrize("page", [p.script for p in PAGES])
