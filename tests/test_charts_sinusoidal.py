@@ -454,6 +454,12 @@ def test_zoom_chart_is_sent_the_tables_length_and_nothing_else():
     assert [name for name in spec["datasets"] if name != "data-0"] == []
     rows_of_grid = [t for t in cells["transform"] if t.get("as") == "r"]
     assert rows_of_grid == [{"calculate": "sequence(0, 40)", "as": "r"}]
+    # Vega reruns a transform when a signal it reads moves, and every transform after it: nothing
+    # before the position p reads p₀, so a p₀ step leaves each column's i, pair, function and θ alone
+    steps = [t.get("calculate") or t.get("filter") or "" for t in cells["transform"]]
+    at_p = next(k for k, t in enumerate(cells["transform"]) if t.get("as") == "p")
+    assert not any(charts.ZOOM_FIRST["zoom_p0"] in step for step in steps[:at_p])
+    assert {t.get("as") for t in cells["transform"][:at_p]} >= {"i", "j", "fn", "theta"}
 
 
 @pytest.mark.parametrize("slider_max, his", [(None, (299, 63)), ((8191, 2047), (8191, 2047))])

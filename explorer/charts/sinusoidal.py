@@ -670,10 +670,14 @@ def zoom_chart(
         .transform_calculate(r=f"sequence(0, {n_rows})")
         .transform_flatten(["r"])
         .transform_calculate(c0="datum.c - 0.5", c1="datum.c + 0.5", r0="datum.r - 0.5", r1="datum.r + 0.5")
-        .transform_calculate(p=f"{window['p0']} + datum.r", i=f"{window['d0']} + datum.c")
-        .transform_filter(f"datum.p < {ZOOM_SIZE['seq_len']} && datum.i < {ZOOM_TABLE['d_model']}")
+        # A column's dimension, pair, function and θ first, its position last: Vega reruns a transform
+        # only when a signal it reads moved, and the ones after it. So a p₀ step recomputes p, the
+        # filter and the value, not θ (2-3 expressions a cell instead of 7).
+        .transform_calculate(i=f"{window['d0']} + datum.c")
         .transform_calculate(j=ex["pair"], fn=ex["fn"])
         .transform_calculate(theta=ex["theta"])
+        .transform_calculate(p=f"{window['p0']} + datum.r")
+        .transform_filter(f"datum.p < {ZOOM_SIZE['seq_len']} && datum.i < {ZOOM_TABLE['d_model']}")
         .transform_calculate(value=ZOOM_VALUE)
         .mark_rect(strokeWidth=0)
         .encode(
