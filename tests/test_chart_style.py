@@ -50,3 +50,20 @@ def test_the_dark_theme_maps_a_colour_scales_range_and_keeps_its_domain():
     assert min(contrast(c, style.DARK_BACKGROUND) for c in scale["range"]) >= 3
     assert contrast(colours[4], style.DARK_BACKGROUND) < 3  # as it was: NoPE's line all but vanished
     assert style.style_spec(chart.to_dict())["encoding"]["color"]["scale"]["range"] == colours  # light: as chosen
+
+
+def test_the_dark_theme_maps_a_conditions_colour_and_keeps_its_test():
+    """A colour chosen by a condition (a selected mark near-black, the others slate) is mapped for the dark card like
+    the channel's other value; the test, an expression, is left as it is; the light theme keeps both."""
+    test = "datum.selected && datum.colour === '#111827'"  # an expression that quotes a colour stays an expression
+    chart = (
+        alt.Chart(pd.DataFrame({"x": [0]})).mark_point().encode(x="x:Q", color=style.when(test, "#111827", "#64748B"))
+    )
+    dark = style.style_spec(chart.to_dict(), dark=True)["encoding"]["color"]
+    assert dark == {
+        "condition": {"test": test, "value": style.dark_color("#111827")},
+        "value": style.dark_color("#64748B"),
+    }
+    assert contrast(dark["condition"]["value"], style.DARK_BACKGROUND) >= 3  # it was left near-black on the dark card
+    assert contrast("#111827", style.DARK_BACKGROUND) < 3
+    assert style.style_spec(chart.to_dict())["encoding"]["color"]["condition"]["value"] == "#111827"

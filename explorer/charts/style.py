@@ -246,15 +246,16 @@ def dark_color(color: str, *, lighten_only: bool = False) -> str:
 
 def _walk_dark(node: Any, colour: bool = False, scale_range: bool = False) -> Any:
     """Every literal colour in a spec through `dark_color` (data and expressions untouched): a colour channel's or a
-    mark's colour, its ``value``, and its scale's ``range`` (a method's line colour, chosen for white: lightened only,
-    `dark_color`'s `lighten_only`)."""
+    mark's colour, its ``value`` and its ``condition``'s, and its scale's ``range`` (a method's line colour, chosen for
+    white: lightened only, `dark_color`'s `lighten_only`)."""
     if isinstance(node, dict):
         out = {}
         for key, value in node.items():
             if key in ("datasets", "data", "expr"):
                 out[key] = value
             else:
-                inside = colour and key in ("value", "range", "scale")  # a scale's domain stays: data values
+                # a scale's domain stays (data values), and a condition's test (an expression)
+                inside = colour and key in ("value", "range", "scale", "condition")
                 out[key] = _walk_dark(value, key in COLOR_KEYS or inside, scale_range or (inside and key == "range"))
         return out
     if isinstance(node, list):
