@@ -982,8 +982,14 @@ def memory(args: argparse.Namespace) -> int:
         f"{', '.join(f'{n} {k}s' for k, n in sorted(kinds.items()))}, a new session every {args.renew} runs",
         flush=True,
     )
-    print(f"  RSS over the counted runs: {min(rss.values()):.1f}–{max(rss.values()):.1f} MB", flush=True)
-    if pairs:
+    print(
+        f"  RSS after the warm-up and the counted runs: {min(rss.values()):.1f}–{max(rss.values()):.1f} MB", flush=True
+    )
+    if not pairs:
+        print(
+            f"  no two readings one round ({warm} runs) apart: use --renew so that pages × renew is a multiple of 100"
+        )
+    else:
         growth = [rss[b] - rss[a] for a, b in pairs]
         print(
             f"  one round later (the same page, {warm} runs on), at {len(pairs)} readings: "
@@ -1012,6 +1018,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--memory", type=int, default=0, help="only the server's memory over this many runs")
     parser.add_argument("--renew", type=int, default=50, help="with --memory: runs per session")
     args = parser.parse_args(argv)
+    if args.renew < 1:
+        parser.error(f"--renew must be at least 1, got {args.renew}")
     if args.memory:
         return memory(args)
     if args.fresh:

@@ -25,7 +25,7 @@ OPTION_LABELS = {
 #: (explorer.liveparam.ranges_html), read by `LIVE_RANGES_JS`; `BASE_CSS` takes its row out of the layout.
 LIVE_RANGES_ATTRIBUTE = "data-posenc-ranges"
 
-#: Always on: the frame's script-only elements (preload, SVG export, clock bridge) and the live
+#: Always on: the frame's one script element (`page_scripts`) and the live
 #: charts' hidden range elements (`LIVE_RANGES_ATTRIBUTE`) take no room
 #: (each was an empty row with the column's gap); the tour panel's narration in large type; on the RoPE page, the blocks that share a
 #: wrapping row with a fixed-size chart (the metric cards, the pair map) move below the chart
@@ -44,7 +44,8 @@ LIVE_RANGES_ATTRIBUTE = "data-posenc-ranges"
 #: presentation mode they are in the first screen with its top; the invariance, vision, zoom and
 #: Compare methods' L and T sliders keep label and value on one line, the vision page's two side by side where they fit, the
 #: zoom's wide enough to aim with. The vision page's heatmaps are drawn on a canvas, which cannot
-#: shrink to a phone's column (clicks would miss their patch), so they scroll sideways in their own box.
+#: shrink to its column (clicks would miss their patch): they are sized to fit (one per row on a phone),
+#: and where a column is narrower still, they scroll sideways in their own box.
 BASE_CSS = (
     """<style>
 [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) { display: none; }
@@ -405,8 +406,9 @@ def preload_js(chunks: tuple[str, ...]) -> str:
 def page_scripts(chunks: tuple[str, ...]) -> str:
     """Every script a page injects, as one ``<script>`` element: `preload_js` first (so the downloads
     start at once), then `SVG_EXPORT_JS`, `CLOCK_BRIDGE_JS` and `LIVE_RANGES_JS`, each guarded to run
-    once per browser tab. One element instead of four: every element is a message the server hashes
-    and hands to its event loop on every run of every page (bench/RESULTS.md §28)."""
+    once per browser tab, and each in its own ``try``: one that fails does not stop the others. One
+    element instead of four: every element is a message the server hashes and hands to its event
+    loop on every run of every page (bench/RESULTS.md §28)."""
     parts = [preload_js(chunks), SVG_EXPORT_JS, CLOCK_BRIDGE_JS, LIVE_RANGES_JS]
     bodies = [p.removeprefix("<script>").removesuffix("</script>").strip("\n") for p in parts if p]
-    return "<script>\n" + "\n".join(bodies) + "\n</script>"
+    return "<script>\n" + "\n".join(f"try {{\n{body}\n}} catch (e) {{}}" for body in bodies) + "\n</script>"

@@ -77,7 +77,7 @@ side by side; the preload saves browser time, which bench/cold_start.py measures
 Front-end markup (not Python, listed here so an upgrade review finds it)
 -------------------------------------------------------------------------
 The constant CSS/JS in `explorer.assets` selects Streamlit's ``data-testid`` attributes
-(stElementContainer and stHtml: the frame's script-only elements take no room; stToolbarActions, stMainMenu, stAppDeployButton, stDecoration, stStatusWidget,
+(stElementContainer and stHtml: the frame's script-only element takes no room; stToolbarActions, stMainMenu, stAppDeployButton, stDecoration, stStatusWidget,
 stMainBlockContainer, stExpandSidebarButton, stSidebar, stVegaLiteChart, stElementToolbar,
 stElementToolbarButton, stFullScreenFrame, stTabs, stMarkdown, stCaptionContainer,
 stLayoutWrapper) and ``.st-key-<key>`` classes; it also styles vega-embed's own markup for the
@@ -87,7 +87,9 @@ them above its clocks and presentation mode enlarges them), and the live charts'
 ``name`` is the signal's, its read-out the next element, and Vega listens to its ``input`` event. The
 live charts' hidden range elements (``span[data-posenc-ranges]`` in an stHtml) take no room either.
 Tests only: tests/test_script_compile.py reads ``streamlit.runtime.scriptrunner.magic`` (which
-statements magic would draw) to check that switching magic off hides nothing. If one disappears, presentation mode shows
+statements magic would draw) to check that switching magic off hides nothing; tests/e2e_support.py's
+``APP_VIEW_JS`` finds a chart's Vega view in React's tree above the chart's element (Streamlit's chart
+component keeps it in a hook), to read what a canvas chart draws, and throws when it is not there. If one disappears, presentation mode shows
 Streamlit's chrome again or the SVG button is missing; `tests/test_e2e.py` checks them in Chromium.
 """
 

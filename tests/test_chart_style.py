@@ -55,7 +55,7 @@ def test_the_dark_theme_maps_a_colour_scales_range_and_keeps_its_domain():
 def test_the_dark_theme_maps_a_conditions_colour_and_keeps_its_test():
     """A colour chosen by a condition (a selected mark near-black, the others slate) is mapped for the dark card like
     the channel's other value; the test, an expression, is left as it is; the light theme keeps both."""
-    test = "datum.selected && datum.colour === '#111827'"  # an expression that quotes a colour stays an expression
+    test = "datum.selected && datum.colour === '#111827'"
     chart = (
         alt.Chart(pd.DataFrame({"x": [0]})).mark_point().encode(x="x:Q", color=style.when(test, "#111827", "#64748B"))
     )

@@ -397,8 +397,10 @@ def vision_raster(delta: int) -> str:
 
 
 def vision_heading(page) -> str:
+    """The heatmaps' title, its two lines joined by " · "."""
     texts = page.locator(LIVE_CHART).first.evaluate(app_view_js(VIEW_TEXTS_JS))
-    return next(t for t in texts if t.startswith("Query patch"))
+    at = next(k for k, t in enumerate(texts) if t.startswith("Query patch"))
+    return " · ".join(texts[at : at + 2])
 
 
 #: Scroll the element's nearest scrolling ancestor (Streamlit's main area scrolls, not the window) by dy px.
@@ -437,7 +439,7 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     chart.scroll_into_view_if_needed()
     row_in, col_in = (chart.locator(f'input[name="{k}_{k}"]') for k in ("vis_qrow", "vis_qcol"))
     assert (row_in.input_value(), col_in.input_value()) == ("2", "3")
-    assert heading(page) == "Query patch (row 2, column 3)"
+    assert heading(page) == "Query patch (row 2, column 3) · keys in the same frame"
     assert hovered(page, 0, 4, 9) == {"row": "4", "column": "9", "similarity": raster(2 * 16 + 6)}
     chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
     page.evaluate(COUNT_RUNS_JS)
@@ -447,7 +449,7 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
         page.keyboard.press("ArrowRight")
         page.wait_for_timeout(25)
     during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
-    assert heading(page) == "Query patch (row 6, column 3)"
+    assert heading(page) == "Query patch (row 6, column 3) · keys in the same frame"
     # keys 25 ms apart: no run, unless the browser itself paused over 150 ms (RUNS_AND_PAUSES_JS)
     # no slack here: four keys that each reached the server could show as one run (each rerun
     # interrupts the last, and the page stays "running"), which a slack of one would let pass
@@ -463,7 +465,7 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     page.mouse.move(0, 0)
     x, y = chart.evaluate(VISION_CELLS_JS)[1][8 * 16 + 12]
     page.mouse.click(x, y)
-    assert heading(page) == "Query patch (row 8, column 12)"
+    assert heading(page) == "Query patch (row 8, column 12) · keys in the same frame"
     assert (row_in.input_value(), col_in.input_value()) == ("8", "12")
     page.wait_for_function(
         "() => { const q = new URLSearchParams(location.search);"
@@ -475,7 +477,7 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     assert hovered(page, 0, 8, 13)["similarity"] == raster(1)
     again = open_drawn(browser, page.url, title)
     again.locator(LIVE_CHART).first.scroll_into_view_if_needed()
-    assert heading(again) == "Query patch (row 8, column 12)"
+    assert heading(again) == "Query patch (row 8, column 12) · keys in the same frame"
     assert hovered(again, 0, 9, 12)["similarity"] == raster(16)
 
 
@@ -507,7 +509,7 @@ def test_another_grid_keeps_the_query_heatmaps_and_narrows_their_sliders(browser
     assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the heatmaps were rebuilt"
     assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("6", "8")
     assert vision_hovered(page, 0, 6, 0, cols=9)["similarity"] == vision_raster(4 * 9 - 3)
-    assert vision_heading(page) == "Query patch (row 2, column 3)"
+    assert vision_heading(page) == "Query patch (row 2, column 3) · keys in the same frame"
 
 
 def tooltip(page, chart, fx: float, fy: float) -> dict[str, str]:

@@ -28,7 +28,7 @@ from e2e_support import (
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from streamlit.testing.v1 import AppTest
 
-from explorer import assets, links
+from explorer import assets, compat, links
 from explorer.charts import style
 from explorer.manifest import PAGES
 
@@ -109,15 +109,22 @@ def test_injected_code_is_constant_and_survives_streamlits_sanitiser():
 
 
 def test_a_page_sends_its_scripts_as_one_element_the_preload_first():
-    """Four scripts, one element (one message a run): each one's code whole, the downloads asked first."""
+    """Four scripts, one element (one message a run): each one's code whole, each a function called at once
+    (nothing of one runs into the next) in its own try (one that fails leaves the others running), the
+    downloads asked first. And a page sends exactly that one script element."""
     merged = assets.page_scripts(("ArrowVegaLiteChart.C1.js",))
     assert merged.count("<script>") == 1 and merged.count("</script>") == 1
     parts = [assets.preload_js(("ArrowVegaLiteChart.C1.js",)), assets.SVG_EXPORT_JS, assets.CLOCK_BRIDGE_JS]
-    places = [merged.index(p.removeprefix("<script>").removesuffix("</script>").strip()) for p in parts]
+    bodies = [p.removeprefix("<script>").removesuffix("</script>").strip() for p in [*parts, assets.LIVE_RANGES_JS]]
+    assert all(b.startswith("(function () {") and b.endswith("})();") for b in bodies)
+    places = [merged.index(f"try {{\n{b}\n}} catch (e) {{}}") for b in bodies]
     assert places == sorted(places)
-    assert assets.LIVE_RANGES_JS.removeprefix("<script>").removesuffix("</script>").strip() in merged
     assert "__posencPreload" not in assets.page_scripts(())  # nothing to preload: the other three only
     assert "__posencLiveRanges" in assets.page_scripts(())
+    at = run("app.py", {})
+    assert [h.proto.body for h in at.get("html") if h.proto.body.startswith("<script>")] == [
+        assets.page_scripts(compat.chart_code_chunks())
+    ]
 
 
 def test_present_css_keeps_fixed_size_charts_inside_their_column():

@@ -240,7 +240,7 @@ def query_heatmaps(
             direction="horizontal",
             titleOrient="left",
             offset=10,
-            gradientLength=panel_width - 130,
+            gradientLength=max(60, panel_width - 130),
             format=".3~f",
         )
     )
