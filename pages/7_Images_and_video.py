@@ -63,7 +63,7 @@ tab_grid, tab_pairs, tab_shift, tab_res, tab_seq = widget("vis_view")
 with tab_grid:
     if tab_grid.open:
         tables = compute.offset_tables(rows, cols, frames, frame, m)
-        phone = mode.on_a_phone()  # one heatmap per row: a 2 × 2 grid would be scaled to unreadable text
+        phone = mode.on_a_phone()  # one heatmap per row: a 2 × 2 grid is wider than a phone (a canvas does not shrink)
         # Not the grid's size: the chart keeps its spec when it changes (query_heatmaps' facts row)
         starts = live.starts((frames, frame, m, own_range, phone))
         live.show(

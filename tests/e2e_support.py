@@ -662,8 +662,8 @@ def chart_canvas_js(container: str) -> str:
 #: A page function (el) -> the Vega view drawing the app's chart element `el` (a stVegaLiteChart). Streamlit does
 #: not expose its charts' views; its chart component keeps the view in a React hook (as `ref.current`). This walks
 #: React's tree up from the element's DOM node to find it: a Streamlit internal, used by tests only, to read what
-#: a canvas chart draws (it has no DOM to read). It throws, naming the Streamlit version's change, when the view
-#: is not there, so a test that needs it fails loudly rather than reading nothing.
+#: a canvas chart draws (it has no DOM to read). It throws, saying Streamlit no longer keeps the view there, when it
+#: is not found, so a test that needs it fails loudly rather than reading nothing.
 APP_VIEW_JS = """(el) => {
   const isView = (v) => v && typeof v.scenegraph === 'function' && typeof v.signal === 'function';
   const key = Object.keys(el).find((k) => k.startsWith('__reactFiber'));

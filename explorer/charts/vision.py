@@ -177,7 +177,7 @@ def query_heatmaps(
     every panel is `panel_width` × `panel_height` px at every grid, so another grid changes the
     chart's data only. The heatmaps are drawn on a canvas at every grid: as SVG, each step of a drag
     redrew every patch's element (0.5–0.7 s a step for 4 × 64 × 64 in Chromium), and even the default
-    12 × 16 grid's query row press took 64 ms against a canvas's 40 (RESULTS §28). ``query`` must lie within the
+    12 × 16 grid's query-row step took 61.5 ms against a canvas's 39.6 (offline, RESULTS §28). ``query`` must lie within the
     sliders' range; past the grid (it shrank after a drag) it is read as the grid's edge.
     """
     if not tables:
