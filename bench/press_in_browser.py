@@ -50,6 +50,8 @@ CONTROLS = [
     ("Clock number of clocks", "Clock_hands", "Frequency clock hands", "n_clocks_n_clocks"),
     ("Invariance shift t", "Relative_invariance", "Relative-position invariance", "shift_t_shift_t"),
     ("Vision query row", "Images_and_video", "Images and video", "vis_qrow_vis_qrow"),
+    ("Vision grid columns", "Images_and_video", "Images and video", "vis_cols_vis_cols"),
+    ("Vision grid rows", "Images_and_video", "Images and video", "vis_rows_vis_rows"),
     ("Sinusoidal zoom p0", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_p0_zoom_p0"),
     ("Sinusoidal zoom d", "Sinusoidal_heatmap", "Sinusoidal heatmap", "d_model_d_model"),
     ("Sinusoidal zoom b", "Sinusoidal_heatmap", "Sinusoidal heatmap", "base_base"),

@@ -114,10 +114,9 @@ def frame_copy(where: Path) -> Path:
 #: (Compare methods: the ALiBi panel has its own y scale, so another head's slope redraws the same line).
 INSTEAD: dict[str, tuple[str, int]] = {"compare": ("head_dim", 0)}
 
-#: A page's second slider measured (key, chart index): the vision page's grid has two sides.
-EXTRA: dict[str, tuple[str, int]] = {
-    "vision": ("vis_rows", 0),
-}
+#: A page's second slider measured (key, chart index), if it has one (the vision page's grid is the heatmaps' own
+#: since issue #36: bench/press_in_browser.py presses it).
+EXTRA: dict[str, tuple[str, int]] = {}
 
 
 #: A page whose slider sits in a tab that is not open by default: the tab (a URL parameter).

@@ -24,7 +24,7 @@ from explorer.liveparam import LiveChart
 from explorer.render import shared, show_chart
 from explorer.text import vision as text
 from explorer.widgets import widget
-from posenc.mrope import SCHEMES, VISION_PRESETS
+from posenc.mrope import VISION_PRESETS
 
 with intro():
     st.markdown(text.INTRO)
@@ -32,9 +32,9 @@ with intro():
 
 # ------------------------------------------------------------------------------ controls
 # Two rows (the first screen of a projector holds them and the top of the chart): the model, its
-# sizes, its notes (a popover) and the colour range; then the grid and the frames. The query patch is
-# the heatmaps' own (explorer.liveparam): a click on a patch or their two sliders move it in the
-# browser, and the rest of the page and the link follow when the move ends.
+# sizes, its notes (a popover) and the colour range; then the grid and the frames. The grid and the query
+# patch are the heatmaps' own too (explorer.liveparam): their sliders, and a click on a patch, move them in
+# the browser, and the rest of the page and the link follow when the move ends.
 with st.container(border=True, key="vis_controls"):
     c1, c2, c3, c4 = st.columns([1.6, 0.9, 1.1, 1.2])
     preset = VISION_PRESETS.get(widget("vis_model", container=c1))
@@ -49,12 +49,17 @@ with st.container(border=True, key="vis_controls"):
         with c4.popover("About this model", icon=":material/info:"):
             st.caption(text.about(preset))
     g1, g2, g3, g4 = st.columns(4)
-    rows = widget("vis_rows", container=g1)
-    cols = widget("vis_cols", container=g2)
+    for key, column in zip(charts.GRID_PARAMS, (g1, g2)):  # for exact entry and the other tabs: the chart has its own
+        widget(key, container=column)
     frames = widget("vis_frames", container=g3)
     frame = widget("vis_frame", container=g4, max=frames - 1)
-live = LiveChart("vis_live", charts.LIVE_PARAMS, limits={"vis_qrow": {"max": rows - 1}, "vis_qcol": {"max": cols - 1}})
-q_row, q_col = (int(live.values[key]) for key in charts.LIVE_PARAMS)
+live = LiveChart(
+    "vis_live",
+    charts.LIVE_PARAMS,
+    limits=lambda got: {q: {"max": got[n] - 1} for q, n in zip(charts.QUERY_PARAMS, charts.GRID_PARAMS) if n in got},
+)
+rows, cols = (int(live.values[key]) for key in charts.GRID_PARAMS)
+q_row, q_col = (int(live.values[key]) for key in charts.QUERY_PARAMS)
 domain = None if own_range else (-1.0, 1.0)
 
 # ------------------------------------------------------------------------------ views
@@ -62,20 +67,19 @@ tab_grid, tab_pairs, tab_shift, tab_res, tab_seq = widget("vis_view")
 
 with tab_grid:
     if tab_grid.open:
-        tables = compute.offset_tables(rows, cols, frames, frame, m)
         phone = mode.on_a_phone()  # one heatmap per row: a 2 × 2 grid is wider than a phone (a canvas does not shrink)
-        # Not the grid's size: the chart keeps its spec when it changes (query_heatmaps' facts row)
+        # Not the grid or the query: the chart moves them itself (its spec depends on neither)
         starts = live.starts((frames, frame, m, own_range, phone))
         live.show(
             save_as="vision_query",
             chart=shared(charts.query_heatmaps)(
-                {text.scheme_title(name, m): tables[name] for name in SCHEMES},
+                {text.scheme_title(name, m): table for name, table in compute.grid_tables(frame, m).items()},
+                grid=(starts["vis_rows"], starts["vis_cols"]),
                 query=(starts["vis_qrow"], starts["vis_qcol"]),
                 frame=frame,
                 domain=domain,
                 columns=1 if phone else 2,
                 panel_width=260 if phone else 280,
-                slider_max=live.widest_max,
                 **text.heatmap_words(m, frame),
             ),
             width="content",

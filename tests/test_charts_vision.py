@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
@@ -204,13 +203,32 @@ def reference(scheme, rows, cols, query, frame) -> np.ndarray:
     return out
 
 
-def live_chart(rows=4, cols=5, frames=2, frame=1, query=(1, 3), **kw):
-    angles = scheme_angles(rows, cols, frames)
-    tables = {name: posenc.offset_scores(a, rows, cols, frame=frame) for name, a in angles.items()}
+#: The widest grid of the charts built here (the page's is 64: explorer.compute.vision.WIDEST).
+G = 6
+
+
+def grid_tables(frame: int) -> dict:
+    """Every score the chart looks up for any grid up to G × G (posenc, as explorer.compute.vision.grid_tables
+    arranges them): the 2-D schemes' offset tables of the G × G grid, raster order's scores by position offset."""
+    angles = scheme_angles(G, G, frame + 1)
+    inv = posenc.inverse_frequencies(D, base=B)
+    lo, hi = (1 - G * G if frame == 0 else frame), (frame + 1) * G * G - 1
+    span = np.arange(lo, hi + 1)
+    raster = [
+        posenc.angle_scores(posenc.rope_angles([max(0, -x)], inv), posenc.rope_angles([max(0, x)], inv))[0, 0]
+        for x in span
+    ]
+    return {
+        "raster": pd.Series(raster, index=span),
+        **{name: posenc.offset_scores(angles[name], G, G, frame=frame) for name in SCHEMES[1:]},
+    }
+
+
+def live_chart(rows=4, cols=5, frame=1, query=(1, 3), **kw):
     kw.setdefault("notes", {"raster": ["line one", "line two"]})
     kw.setdefault("domain", None)
     kw.setdefault("description", "what it shows")
-    return sent_spec(charts.query_heatmaps(tables, query=query, frame=frame, **kw))
+    return sent_spec(charts.query_heatmaps(grid_tables(frame), grid=(rows, cols), query=query, frame=frame, **kw))
 
 
 def cells_of(panel: dict) -> dict:
@@ -218,57 +236,71 @@ def cells_of(panel: dict) -> dict:
     return cells
 
 
-def shown(spec: dict, panel: int, query: tuple[int, int]) -> np.ndarray:
-    """Panel `panel`'s heatmap as the browser computes it with the sliders at `query`: (rows, cols)."""
-    df = unit_rows(spec, cells_of(spec["concat"][panel]), vis_qrow=query[0], vis_qcol=query[1])
-    rows, cols = int(df["vis_qrow"].max()) + 1, int(df["vis_qcol"].max()) + 1
-    assert len(df) == rows * cols  # one mark per patch
+def at(grid: tuple[int, int], query: tuple[int, int]) -> dict:
+    """The chart's own sliders at `grid` (rows, cols) and `query` (row, column)."""
+    return dict(zip(charts.LIVE_PARAMS, (*grid, *query), strict=True))
+
+
+def shown(spec: dict, panel: int, query: tuple[int, int], grid: tuple[int, int]) -> np.ndarray:
+    """Panel `panel`'s heatmap as the browser computes it with the sliders at `grid` and `query`: (rows, cols)."""
+    df = unit_rows(spec, cells_of(spec["concat"][panel]), **at(grid, query))
+    rows, cols = grid
+    assert len(df) == rows * cols  # one mark per patch of the grid
     out = np.full((rows, cols), np.nan)
     out[df["vis_qrow"].astype(int), df["vis_qcol"].astype(int)] = df["s"]
     return out
 
 
-@pytest.mark.parametrize("rows, cols, frames, frame", [(4, 5, 2, 1), (3, 3, 1, 0), (1, 6, 1, 0), (1, 1, 1, 0)])
-def test_the_browser_shows_every_querys_scores(rows, cols, frames, frame):
-    """For several positions of the in-chart query, every panel's patches (the transforms as sent,
-    evaluated here) equal the scheme's formula and posenc.angle_scores for that query."""
-    spec = live_chart(rows, cols, frames, frame, query=(0, 0))
-    angles = scheme_angles(rows, cols, frames)
-    n = rows * cols
-    for query in {(0, 0), (rows - 1, cols - 1), (rows // 2, cols // 3), (rows - 1, 0)}:
-        for i, scheme in enumerate(SCHEMES):
-            got = shown(spec, i, query)
-            np.testing.assert_allclose(got, reference(scheme, rows, cols, query, frame), atol=1e-12, err_msg=scheme)
-            direct = posenc.angle_scores(
-                angles[scheme][[query[0] * cols + query[1]]], angles[scheme][frame * n : (frame + 1) * n]
-            )
-            np.testing.assert_allclose(got.ravel(), direct[0], atol=1e-12, err_msg=scheme)
+@pytest.mark.parametrize("frame", [0, 1, 2])
+def test_the_browser_shows_every_grids_and_querys_scores(frame):
+    """For several grids and queries the in-chart sliders reach, every panel's patches (the transforms as sent,
+    evaluated here: each patch's score looked up) equal the scheme's formula, re-typed, and posenc.angle_scores
+    of that grid and query."""
+    spec = live_chart(frame=frame, query=(0, 0))
+    for rows, cols in ((4, 5), (3, 3), (1, 6), (1, 1), (G, G), (G, 2)):
+        angles = scheme_angles(rows, cols, frame + 1)
+        n = rows * cols
+        for query in {(0, 0), (rows - 1, cols - 1), (rows // 2, cols // 3), (rows - 1, 0)}:
+            for i, scheme in enumerate(SCHEMES):
+                got = shown(spec, i, query, (rows, cols))
+                want = reference(scheme, rows, cols, query, frame)
+                np.testing.assert_allclose(got, want, atol=1e-12, err_msg=f"{scheme} {rows}x{cols} {query}")
+                direct = posenc.angle_scores(
+                    angles[scheme][[query[0] * cols + query[1]]], angles[scheme][frame * n : (frame + 1) * n]
+                )
+                np.testing.assert_allclose(got.ravel(), direct[0], atol=1e-12, err_msg=scheme)
 
 
-def test_the_query_is_the_charts_own_sliders_and_a_click_on_a_patch():
+def test_the_grid_and_the_query_are_the_charts_own_sliders_and_a_click_on_a_patch():
     spec = live_chart(rows=4, cols=5, query=(1, 3))
     params = {p["name"]: p for p in spec["params"] if "select" in p}
-    assert list(params) == ["vis_qcol", "vis_qrow"]  # Vega lists bound inputs in reverse: row first on screen
-    for key, start, top in (("vis_qrow", 1, 3), ("vis_qcol", 3, 4)):
+    assert list(params) == ["vis_qcol", "vis_qrow", "vis_cols", "vis_rows"]  # Vega lists bound inputs in reverse
+    for key, start, lo, top in (
+        ("vis_rows", 4, 1, G),
+        ("vis_cols", 5, 1, G),
+        ("vis_qrow", 1, 0, G - 1),
+        ("vis_qcol", 3, 0, G - 1),
+    ):
         p = params[key]
         assert p["value"] == start and p["views"] == ["vis_cells_0"]
         assert p["select"]["type"] == "point" and p["select"]["fields"] == [key]
-        assert p["select"]["toggle"] is False and p["select"]["clear"] is False
-        assert p["select"]["on"] == charts.PATCH_CLICK  # a click sets it from the patch's own field
-        assert (p["bind"]["input"], p["bind"]["min"], p["bind"]["max"], p["bind"]["step"]) == ("range", 0, top, 1)
-    # every patch carries its row and column under the parameters' names (what a click reads)
-    df = unit_rows(spec, cells_of(spec["concat"][2]), vis_qrow=0, vis_qcol=0)
+        assert p["select"]["clear"] is False
+        # a click sets the query from the patch's own field; nothing but its slider sets the grid
+        assert p["select"]["on"] == (charts.PATCH_CLICK if key in charts.QUERY_PARAMS else "none")
+        assert (p["bind"]["input"], p["bind"]["min"], p["bind"]["max"], p["bind"]["step"]) == ("range", lo, top, 1)
+    # every patch of the grid carries its row and column under the parameters' names (what a click reads)
+    df = unit_rows(spec, cells_of(spec["concat"][2]), **at((4, 5), (0, 0)))
     assert sorted(zip(df["vis_qrow"], df["vis_qcol"])) == [(r, c) for r in range(4) for c in range(5)]
     assert "isValid(event.item.datum.vis_qrow)" in charts.PATCH_CLICK["filter"][0]  # a click elsewhere: ignored
     # the ring and the title follow the query in the browser
     for panel in spec["concat"]:
         for ring in [layer for layer in panel["layer"] if layer["mark"].get("filled") is False]:
-            row = unit_rows(spec, ring, vis_qrow=2, vis_qcol=4).iloc[0]
+            row = unit_rows(spec, ring, **at((4, 5), (2, 4))).iloc[0]
             assert (row["x0"], row["x1"], row["y0"], row["y1"]) == (3.5, 4.5, 1.5, 2.5)
             if ring["mark"]["stroke"] != "#FFFFFF":  # the line on its white halo
                 assert ring["mark"]["strokeDash"] == [3, 2]  # the query is in frame 0, the keys in frame 1
             assert row["patch"] == "the query's place (it is in frame 0)"
-    title = spec_value(spec, spec["title"]["text"]["expr"], vis_qrow=2, vis_qcol=4)
+    title = spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (2, 4)))
     assert title == ["Query patch (row 2, column 4)", "keys in frame 1"]
     assert spec["description"] == "what it shows"
     assert [p["title"]["text"] for p in spec["concat"]] == list(SCHEMES)
@@ -276,10 +308,10 @@ def test_the_query_is_the_charts_own_sliders_and_a_click_on_a_patch():
 
 
 def test_the_same_frame_has_a_solid_ring():
-    spec = live_chart(frames=1, frame=0)
+    spec = live_chart(frame=0)
     (halo, line) = [layer for layer in spec["concat"][0]["layer"] if layer["mark"].get("filled") is False]
     assert "strokeDash" not in halo["mark"] and line["mark"]["strokeDash"] == []
-    assert spec_value(spec, spec["title"]["text"]["expr"], vis_qrow=0, vis_qcol=0)[-1] == "keys in the same frame"
+    assert spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (0, 0)))[-1] == "keys in the same frame"
 
 
 def test_colour_ranges():
@@ -292,115 +324,127 @@ def test_colour_ranges():
     assert scale["scheme"] == "redblue" and scale["domain"] == [-1.0, 1.0]
 
 
-def test_the_data_sent_once_is_bounded_by_the_offsets():
-    """Four offset tables, (2·rows − 1)(2·cols − 1) rows each: 2 852 on the default grid, 64 516 on the
-    largest (64 × 64), against 4·(rows·cols)² for every query's heatmaps. Drawn on a canvas at every grid."""
-    for (rows, cols), total in (((12, 16), 2852), ((64, 64), 64516), ((22, 22), 7396)):
-        tables = {name: np.full((2 * rows - 1, 2 * cols - 1), i / 4) for i, name in enumerate(SCHEMES)}
-        chart = charts.query_heatmaps(tables, notes={}, query=(0, 0), frame=0, domain=None, description="d")
-        with alt.data_transformers.enable("default", max_rows=None):  # the page sends Arrow, with no row limit
-            spec = chart.to_dict()
-        assert sum(len(rows_) for rows_ in spec["datasets"].values()) == total + 2  # + the ring's row, the facts row
-        assert all(len(frame(spec, cells_of(p))) == (2 * rows - 1) * (2 * cols - 1) for p in spec["concat"])
+def test_the_data_sent_once_holds_every_grid():
+    """The ring's row, every patch of the widest grid (once, for every panel), and one lookup table: three
+    (2G − 1)² offset tables and raster order's scores at every position offset, rather than every grid's and every
+    query's heatmaps. Drawn on a canvas."""
+    for key_frame, raster in ((0, 2 * G * G - 1), (2, 3 * G * G - 2)):
+        spec = live_chart(frame=key_frame)
+        assert sorted(len(rows_) for rows_ in spec["datasets"].values()) == [1, G * G, 3 * (2 * G - 1) ** 2 + raster]
         assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
+    table = charts.lookup_table({"a": pd.Series([0.5, 0.25], index=[-1, 0]), "b": np.arange(9.0).reshape(3, 3)})
+    assert table["key"].tolist() == [0, 1, *(charts.KEY_BLOCK + k for k in range(9))]
+    assert table["s"].tolist() == [0.5, 0.25, *range(9)]
+    assert str(table["key"].dtype) == "int32"  # a number in the browser (int64 would arrive as a BigInt)
 
 
-def test_another_grid_changes_the_data_not_the_spec():
-    """The browser keeps a chart whose spec did not change (issue #23): the grid's size and place in
-    the panels travel in the facts row, every panel has the same size, and the sliders span the
-    widest range (narrowed in the browser by the page), so another rows or cols sends new rows only."""
+def test_another_grid_or_query_changes_only_where_the_sliders_start():
+    """The chart's spec and data depend on neither the grid nor the query (issue #36): the browser keeps the
+    chart when the page rebuilds it after a drag, and a new one differs only in its sliders' start values."""
 
-    def without_data(**kw):
-        spec = live_chart(frames=1, frame=0, query=(0, 0), slider_max=(63, 63), **kw)
-        return spec, {k: v for k, v in spec.items() if k != "datasets"}
+    def without_starts(**kw):
+        spec = live_chart(frame=0, **kw)
+        for p in spec["params"]:
+            p.pop("value", None)
+        return spec
 
     for columns, width in ((2, 300), (1, 260)):
         specs = [
-            without_data(rows=r, cols=c, columns=columns, panel_width=width)
-            for r, c in ((4, 5), (12, 16), (1, 9), (9, 2))
+            without_starts(rows=r, cols=c, query=q, columns=columns, panel_width=width)
+            for (r, c), q in (((4, 5), (0, 0)), ((G, G), (5, 2)), ((1, 6), (0, 5)), ((6, 2), (3, 1)))
         ]
-        assert all(other[1] == specs[0][1] for other in specs[1:])
-        for spec, _ in specs:  # every panel the same size at every grid
-            assert {(p["width"], p["height"]) for p in spec["concat"]} == {(width, charts.panel_height(width))}
-    # what does change: the facts row
-    (small, _), (large, _) = without_data(rows=4, cols=5), without_data(rows=12, cols=16)
-    assert (small["datasets"]["data-0"][0]["rows"], small["datasets"]["data-0"][0]["cols"]) == (4, 5)
-    assert (large["datasets"]["data-0"][0]["rows"], large["datasets"]["data-0"][0]["cols"]) == (12, 16)
+        assert all(other == specs[0] for other in specs[1:])
+        assert {(p["width"], p["height"]) for p in specs[0]["concat"]} == {(width, charts.panel_height(width))}
 
 
-def test_the_panels_place_the_grid_as_the_facts_say():
-    """The scale domains and axis ticks the browser computes from the facts row: the default 12 × 16
-    grid fills a 300 × 225 panel; a square grid is centred with equal room left and right; each axis is
-    labelled at whole rows and columns of the grid only."""
-    spec = live_chart(rows=12, cols=16, frames=1, frame=0, query=(0, 0))
+def axis_place(spec: dict, grid: tuple[int, int]) -> dict:
+    """The scale domains, axis values and offsets the browser computes for the grid `grid`."""
     cells = cells_of(spec["concat"][0])
     x, y = cells["encoding"]["x"], cells["encoding"]["y"]
-    assert spec_value(spec, x["scale"]["domain"]["expr"]) == [-0.5, 15.5]
-    assert spec_value(spec, y["scale"]["domain"]["expr"]) == [-0.5, 11.5]
-    assert y["scale"]["reverse"] is True  # row 0 at the top
+    value = lambda e: spec_value(spec, e, **at(grid, (0, 0)))  # noqa: E731
+    return {
+        "x": value(x["scale"]["domain"]["expr"]),
+        "y": value(y["scale"]["domain"]["expr"]),
+        "x_values": value(x["axis"]["values"]["expr"]),
+        "y_values": value(y["axis"]["values"]["expr"]),
+        "x_offset": value(x["axis"]["offset"]["expr"]),
+        "y_offset": value(y["axis"]["offset"]["expr"]),
+    }
+
+
+def test_the_panels_place_the_grid_in_the_browser():
+    """The scale domains and axis ticks the browser computes from the grid's sliders: the default 12 × 16
+    grid fills a 300 × 225 panel; a square grid is centred with equal room left and right; each axis is
+    labelled at whole rows and columns of the grid only."""
+    spec = live_chart(frame=0)
+    place = axis_place(spec, (12, 16))
+    assert place["x"] == [-0.5, 15.5] and place["y"] == [-0.5, 11.5]
+    assert cells_of(spec["concat"][0])["encoding"]["y"]["scale"]["reverse"] is True  # row 0 at the top
     # a label at most every 36 px across (300 // 36 = 8 of them) and 30 px down (225 // 30 = 7)
-    assert spec_value(spec, x["axis"]["values"]["expr"]) == [0, 2, 4, 6, 8, 10, 12, 14]
-    assert spec_value(spec, y["axis"]["values"]["expr"]) == [0, 2, 4, 6, 8, 10]
-    square = live_chart(rows=8, cols=8, frames=1, frame=0, query=(0, 0))
-    sx = spec_value(square, cells_of(square["concat"][0])["encoding"]["x"]["scale"]["domain"]["expr"])
-    sy = spec_value(square, cells_of(square["concat"][0])["encoding"]["y"]["scale"]["domain"]["expr"])
-    assert sy == [-0.5, 7.5]  # 225 px tall: 8 patches of 28.125 px
-    assert sx[0] == pytest.approx(-0.5 - (300 / 28.125 - 8) / 2) and sx[0] + sx[1] == pytest.approx(7.0)
-    # 225 px of grid: room for 225 // 36 = 6 labels, so every second column
-    axis = cells_of(square["concat"][0])["encoding"]["x"]["axis"]
-    assert spec_value(square, axis["values"]["expr"]) == [0, 2, 4, 6]
+    assert place["x_values"] == [0, 2, 4, 6, 8, 10, 12, 14] and place["y_values"] == [0, 2, 4, 6, 8, 10]
+    square = axis_place(spec, (8, 8))
+    assert square["y"] == [-0.5, 7.5]  # 225 px tall: 8 patches of 28.125 px
+    assert square["x"][0] == pytest.approx(-0.5 - (300 / 28.125 - 8) / 2) and sum(square["x"]) == pytest.approx(7.0)
+    assert square["x_values"] == [0, 2, 4, 6]  # 225 px of grid: room for 225 // 36 = 6 labels, so every second column
 
 
 @given(rows=st.integers(1, 64), cols=st.integers(1, 64), width=st.sampled_from([260, 300]))
-def test_grid_frame_keeps_patches_square_and_the_grid_centred(rows, cols, width):
+def test_the_grid_is_placed_with_square_patches_centred(rows, cols, width):
+    spec = live_chart(frame=0, panel_width=width)
     height = charts.panel_height(width)
-    f = charts.grid_frame(rows, cols, width=width, height=height)
-    px_col = width / (f["x_hi"] - f["x_lo"])  # pixels per column and per row
-    px_row = height / (f["y_hi"] - f["y_lo"])
+    f = axis_place(spec, (rows, cols))
+    (x_lo, x_hi), (y_lo, y_hi) = f["x"], f["y"]
+    px_col, px_row = width / (x_hi - x_lo), height / (y_hi - y_lo)  # pixels per column and per row
     box_w, box_h = cols * px_col, rows * px_row
     assert box_w <= width + 1e-9 and box_h <= height + 1e-9  # the grid is inside the panel
     assert max(box_w / width, box_h / height) == pytest.approx(1.0)  # as large as fits
     assert min(box_w, box_h) >= min(charts.LEAST_SIDE, height) - 1e-9
     if min(rows * min(width / cols, height / rows), cols * min(width / cols, height / rows)) >= charts.LEAST_SIDE:
         assert px_col == pytest.approx(px_row)  # square patches
-    assert f["x_lo"] + f["x_hi"] == pytest.approx(cols - 1) and f["y_lo"] + f["y_hi"] == pytest.approx(rows - 1)
-    assert f["x_step"] >= 1 and f["y_step"] >= 1
+    assert x_lo + x_hi == pytest.approx(cols - 1) and y_lo + y_hi == pytest.approx(rows - 1)
+    # labels at whole columns and rows of the grid, from 0, at most one per 36 px across and 30 px down
+    for values, count, box, px in ((f["x_values"], cols, box_w, 36), (f["y_values"], rows, box_h, 30)):
+        assert values[0] == 0 and values[-1] < count and len(set(np.diff(values))) <= 1
+        assert len(values) <= max(1, box // px)
     # the axes sit at the grid's edges: moved inwards by the room between the panel's edge and the grid
-    assert f["y_offset"] == pytest.approx(-(-0.5 - f["x_lo"]) * px_col)
-    assert f["x_offset"] == pytest.approx(-(f["y_hi"] - (rows - 0.5)) * px_row)
+    assert f["y_offset"] == pytest.approx(-(-0.5 - x_lo) * px_col)
+    assert f["x_offset"] == pytest.approx(-(y_hi - (rows - 0.5)) * px_row)
+
+
+@pytest.mark.parametrize("most", range(1, 14))
+def test_the_label_step_in_the_browser_is_label_step(most):
+    from explorer.charts.style import label_step
+
+    expr = charts.label_step_expr("n", str(most))
+    for n in range(1, 65):
+        assert spec_value({}, expr.replace("n", str(n))) == label_step(n, most), (n, most)
 
 
 def test_a_slider_past_the_grids_edge_reads_as_the_edge():
-    """The sliders span the widest grid; on a smaller one a value past its last row or column shows
+    """The query sliders span the widest grid; on a smaller one a value past its last row or column shows
     that row or column (the page narrows the sliders in the browser at once)."""
-    spec = live_chart(rows=4, cols=5, frames=1, frame=0, query=(1, 3), slider_max=(63, 63))
-    params = {p["name"]: p for p in spec["params"] if "select" in p}
-    assert (params["vis_qrow"]["bind"]["max"], params["vis_qcol"]["bind"]["max"]) == (63, 63)
-    np.testing.assert_allclose(shown(spec, 1, (40, 50)), reference("axial", 4, 5, (3, 4), 0), atol=1e-12)
+    spec = live_chart(rows=4, cols=5, frame=0, query=(1, 3))
+    np.testing.assert_allclose(shown(spec, 1, (5, 5), (4, 5)), reference("axial", 4, 5, (3, 4), 0), atol=1e-12)
     ring = next(layer for layer in spec["concat"][0]["layer"] if layer["mark"].get("filled") is False)
-    row = unit_rows(spec, ring, vis_qrow=40, vis_qcol=50).iloc[0]
+    row = unit_rows(spec, ring, **at((4, 5), (5, 5))).iloc[0]
     assert (row["x0"], row["y0"]) == (3.5, 2.5)
-    assert (
-        spec_value(spec, spec["title"]["text"]["expr"], vis_qrow=40, vis_qcol=50)[0] == "Query patch (row 3, column 4)"
-    )
-    with pytest.raises(ValueError, match=r"query must be in 0 … 63 × 0 … 63, got \(64, 0\)"):
-        live_chart(rows=4, cols=5, query=(64, 0), slider_max=(63, 63))
-    with pytest.raises(ValueError, match=r"slider_max must reach the grid's last row and column \(3, 4\)"):
-        live_chart(rows=4, cols=5, slider_max=(3, 3))
+    assert spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (5, 5)))[0] == "Query patch (row 3, column 4)"
 
 
 @pytest.mark.parametrize(
-    "tables, query, words",
+    "tables, grid, query, words",
     [
-        ({}, (0, 0), "at least one"),
-        ({"a": np.zeros((3, 3)), "b": np.zeros((3, 5))}, (0, 0), "same shape"),
-        ({"a": np.zeros((4, 3))}, (0, 0), "2·rows − 1"),
-        ({"a": np.zeros((3, 3))}, (2, 0), "patch of the 2 × 2 grid"),
+        ({}, (1, 1), (0, 0), "at least one"),
+        ({"a": np.zeros((3, 3)), "b": np.zeros((3, 5))}, (1, 1), (0, 0), "one shape"),
+        ({"a": pd.Series([1.0])}, (1, 1), (0, 0), "one shape"),
+        ({"a": np.zeros((4, 4))}, (1, 1), (0, 0), "2·G − 1"),
+        ({"a": np.zeros((3, 3))}, (3, 1), (0, 0), r"grid must be in 1 … 2 × 1 … 2, got \(3, 1\)"),
+        ({"a": np.zeros((3, 3))}, (2, 2), (2, 0), r"query must be in 0 … 1 × 0 … 1, got \(2, 0\)"),
     ],
 )
-def test_query_heatmaps_check_their_input(tables, query, words):
+def test_query_heatmaps_check_their_input(tables, grid, query, words):
     with pytest.raises(ValueError, match=words):
-        charts.query_heatmaps(tables, notes={}, query=query, frame=0, domain=None, description="d")
+        charts.query_heatmaps(tables, notes={}, grid=grid, query=query, frame=0, domain=None, description="d")
 
 
 def test_a_phone_gets_one_heatmap_per_row():

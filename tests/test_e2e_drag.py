@@ -481,35 +481,54 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     assert hovered(again, 0, 9, 12)["similarity"] == raster(16)
 
 
-def test_another_grid_keeps_the_query_heatmaps_and_narrows_their_sliders(browser, server):
-    """Issue #23: the query sliders are built over the widest grid's range and narrowed in the browser
-    to the page's grid; another number of columns or rows keeps the chart (its canvas, in place) while
-    the sliders' ends, the patches and their scores follow (raster RoPE: Δ = Δrow · cols + Δcolumn)."""
+def test_the_grid_moves_in_the_browser_and_the_page_follows_the_release(browser, server):
+    """Issue #36: the grid's rows and columns are the heatmaps' own sliders ("grid rows", "grid columns"). Arrow
+    keys on one redraw every panel in the browser (the patches, and raster RoPE's scores, Δ = Δrow · cols +
+    Δcolumn, computed here with math) with no server run while the keys go on; on the release the link and the
+    page's box follow, the chart is kept (its canvas, in place), and the query sliders narrow to the new grid."""
     title = "Images and video"
     page = open_drawn(browser, f"{server.base_url}/Images_and_video?vis_rows=6&vis_cols=8&vis_qrow=2&vis_qcol=3", title)
     chart = page.locator(LIVE_CHART).first
     chart.scroll_into_view_if_needed()
-    row_in, col_in = (chart.locator(f'input[name="{k}_{k}"]') for k in ("vis_qrow", "vis_qcol"))
+    rows_in, cols_in, row_in, col_in = (
+        chart.locator(f'input[name="{k}_{k}"]') for k in ("vis_rows", "vis_cols", "vis_qrow", "vis_qcol")
+    )
+    assert (rows_in.input_value(), cols_in.input_value()) == ("6", "8")
     assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("5", "7")  # the spec's: 63, 63
     assert vision_hovered(page, 0, 4, 7, cols=8)["similarity"] == vision_raster(2 * 8 + 4)
     chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
 
-    def press(key: str, url: str) -> None:
-        page.locator(f".st-key-{key} input[type=range]").focus()
-        page.keyboard.press("ArrowRight")
+    def keys(slider, key: str, times: int, url: str) -> None:
+        page.evaluate(COUNT_RUNS_JS)
+        slider.evaluate(INPUT_CLOCK_JS)
+        slider.focus()
+        for _ in range(times):
+            page.keyboard.press(key)
+            page.wait_for_timeout(25)
+        during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+        assert_runs_within_pauses(during, pauses, "while the keys moved the grid", slack=0)
         page.wait_for_function(f"() => location.search.includes('{url}')", timeout=15_000)
         wait_idle(page, title=title)
+        assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the heatmaps were rebuilt"
+        assert page.evaluate("window.__runs") <= 2 + during  # the release
 
-    press("vis_cols", "vis_cols=9")
-    assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the heatmaps were rebuilt"
-    assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("5", "8")
-    assert len(chart.evaluate(VISION_CELLS_JS)[0]) == 6 * 9
-    assert vision_hovered(page, 0, 4, 8, cols=9) == {"row": "4", "column": "8", "similarity": vision_raster(2 * 9 + 5)}
-    press("vis_rows", "vis_rows=7")
-    assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the heatmaps were rebuilt"
-    assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("6", "8")
-    assert vision_hovered(page, 0, 6, 0, cols=9)["similarity"] == vision_raster(4 * 9 - 3)
+    keys(cols_in, "ArrowRight", 3, "vis_cols=11")
+    assert len(chart.evaluate(VISION_CELLS_JS)[0]) == 6 * 11
+    assert vision_hovered(page, 0, 4, 10, cols=11) == {
+        "row": "4",
+        "column": "10",
+        "similarity": vision_raster(2 * 11 + 7),
+    }
+    assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("5", "10")
+    assert page.locator(".st-key-vis_cols input").input_value() == "11"  # the page's box for exact entry
+    keys(rows_in, "ArrowLeft", 2, "vis_rows=4")
+    assert len(chart.evaluate(VISION_CELLS_JS)[3]) == 4 * 11
+    assert vision_hovered(page, 0, 3, 0, cols=11)["similarity"] == vision_raster(1 * 11 - 3)
+    assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("3", "10")
     assert vision_heading(page) == "Query patch (row 2, column 3) · keys in the same frame"
+    again = open_drawn(browser, page.url, title)  # the link, in a new tab: the same grid
+    again.locator(LIVE_CHART).first.scroll_into_view_if_needed()
+    assert vision_hovered(again, 0, 3, 0, cols=11)["similarity"] == vision_raster(1 * 11 - 3)
 
 
 def tooltip(page, chart, fx: float, fy: float) -> dict[str, str]:

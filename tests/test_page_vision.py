@@ -16,12 +16,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _apptest import metrics, run_page
-from _chartspec import element_spec, facts, find, frame, unit_rows
+from _chartspec import element_spec, find, frame, unit_rows
 from streamlit.testing.v1 import AppTest
 
-from explorer.charts.vision import LIVE_PARAMS
+import posenc
+from explorer.charts.vision import GRID_PARAMS, LIVE_PARAMS, QUERY_PARAMS
+from explorer.compute import vision as compute
 from explorer.imagechart import meta as image_meta
 from explorer.site.vision import PAGE as DECL
+from posenc.mrope import VISION_PRESETS
 
 PAGE = str(Path(__file__).resolve().parent.parent / DECL.script)
 KEYS = tuple(p.key for p in DECL.params)
@@ -66,10 +69,21 @@ def live_spec(at) -> dict:
     return element_spec(at.get("vega_lite_chart")[0])
 
 
+def slider_starts(spec: dict) -> dict[str, int]:
+    """Where the chart's own sliders start: {vis_rows, vis_cols, vis_qrow, vis_qcol: value}."""
+    return {p["name"]: p["value"] for p in spec["params"] if "bind" in p}
+
+
 def starts(spec: dict) -> tuple[int, int]:
     """(row, column): where the chart's query sliders start."""
-    values = {p["name"]: p["value"] for p in spec["params"] if "bind" in p}
+    values = slider_starts(spec)
     return values["vis_qrow"], values["vis_qcol"]
+
+
+def grid_starts(spec: dict) -> tuple[int, int]:
+    """(rows, columns): where the chart's grid sliders start."""
+    values = slider_starts(spec)
+    return values["vis_rows"], values["vis_cols"]
 
 
 def query_ranges(at) -> dict[str, str]:
@@ -79,22 +93,24 @@ def query_ranges(at) -> dict[str, str]:
     (chart,) = re.findall(r'data-posenc-ranges="([a-z0-9_]+)"', body)
     assert chart.startswith("vis_live_")  # the query heatmaps' element key (explorer.liveparam.LiveChart)
     found = dict(re.findall(r'data-max-([a-z0-9_]+)="([0-9]+)"', body))
-    return {key: found[f"{key}_{key}"] for key in LIVE_PARAMS}
+    return {key: found[f"{key}_{key}"] for key in QUERY_PARAMS}
 
 
-def panel_grids(spec: dict, query: tuple[int, int] | None = None) -> list[np.ndarray]:
-    """Each panel's heatmap as the browser computes it with the query at `query` (default: where the
-    chart starts): the cells layer's transforms as sent, evaluated here."""
+def panel_grids(
+    spec: dict, query: tuple[int, int] | None = None, grid: tuple[int, int] | None = None
+) -> list[np.ndarray]:
+    """Each panel's heatmap as the browser computes it with the query at `query` and the grid at `grid` (default:
+    where the chart starts): the cells layer's transforms as sent, evaluated here."""
     query = starts(spec) if query is None else query
+    rows, cols = grid_starts(spec) if grid is None else grid
     out = []
     for panel in spec["concat"]:
         (layer,) = [v for v in panel["layer"] if any("filter" in t for t in v.get("transform", []))]
-        df = unit_rows(spec, layer, **dict(zip(LIVE_PARAMS, query, strict=True)))
-        rows, cols = int(facts(spec)["rows"]), int(facts(spec)["cols"])
+        df = unit_rows(spec, layer, **dict(zip(LIVE_PARAMS, (rows, cols, *query), strict=True)))
         assert len(df) == rows * cols  # one cell per patch
-        grid = np.full((rows, cols), np.nan)
-        grid[df["vis_qrow"].astype(int), df["vis_qcol"].astype(int)] = df["s"]
-        out.append(grid)
+        grid_ = np.full((rows, cols), np.nan)
+        grid_[df["vis_qrow"].astype(int), df["vis_qcol"].astype(int)] = df["s"]
+        out.append(grid_)
     return out
 
 
@@ -144,7 +160,7 @@ def assert_grids(at, rows, cols, q, frame, d, b, sec_c, sec_i, first="row"):
     spec = live_spec(at)
     assert starts(spec) == q
     assert spec["description"].startswith("Four heatmaps over the patch grid")
-    assert (facts(spec)["rows"], facts(spec)["cols"]) == (rows, cols)
+    assert grid_starts(spec) == (rows, cols)
     for query in dict.fromkeys([q, (0, 0), (rows - 1, cols // 2)]):
         want = expected_grids(rows, cols, query, frame, d, b, sec_c, sec_i, first)
         for got, name in zip(panel_grids(spec, query), ("raster", "axial", "contiguous", "interleaved"), strict=True):
@@ -170,7 +186,8 @@ def test_defaults_show_four_schemes_with_the_right_scores():
     assert_page_complete(at)
     assert not at.warning and not at.error
     assert len(at.get("vega_lite_chart")) == 1  # one chart: the four heatmaps share the query
-    assert not [s for s in at.slider if s.key in LIVE_PARAMS]  # the query has one control: the chart's own
+    assert not [s for s in at.slider if s.key in LIVE_PARAMS]  # the grid and the query: the chart's own sliders
+    assert [n.key for n in at.number_input] == list(GRID_PARAMS)  # and boxes for the grid's exact size
     shown = assert_grids(at, 12, 16, (5, 7), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
     assert panel_titles(shown) == [
         "1D RoPE over the raster order",
@@ -339,9 +356,9 @@ def test_every_control_at_its_maximum():
     assert not at.warning
     spec = live_spec(at)
     assert starts(spec) == (63, 63)
-    # data sent once: four offset tables of 127 × 127 (the bound of explorer.charts.vision.query_heatmaps),
-    # the ring's row and the facts row
-    assert sorted(len(rows) for rows in spec["datasets"].values()) == [1, 1] + [127 * 127] * 4
+    # data sent once: the ring's row; every patch of the 64 × 64 grid; one lookup table of three offset tables of
+    # 127 × 127 and raster order's scores by position offset, Δp = 15 (frame 15 of a 1 × 1 grid) … 16·64² − 1
+    assert sorted(len(rows) for rows in spec["datasets"].values()) == [1, 64 * 64, 3 * 127 * 127 + 16 * 64**2 - 15]
     assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
     grids = panel_grids(spec, (0, 63))  # a far corner of the largest grid, as the browser computes it
     want = expected_grids(64, 64, (0, 63), 15, 256, 5e6, (32, 48, 48), (48, 40, 40))
@@ -374,8 +391,8 @@ def test_garbage_in_every_url_parameter():
 def test_out_of_range_numbers(value):
     at = run(vis_rows=value, vis_qcol=value, vis_frames=value)
     assert_page_complete(at)
-    assert at.slider(key="vis_rows").value == 12 and at.slider(key="vis_frames").value == 4
-    assert starts(live_spec(at)) == (5, 7)  # the default query: a value no link can hold is not used
+    assert at.number_input(key="vis_rows").value == 12 and at.slider(key="vis_frames").value == 4
+    assert slider_starts(live_spec(at)) == {"vis_rows": 12, "vis_cols": 16, "vis_qrow": 5, "vis_qcol": 7}  # defaults
 
 
 def test_query_outside_a_smaller_grid_is_clamped():
@@ -383,7 +400,8 @@ def test_query_outside_a_smaller_grid_is_clamped():
     assert_page_complete(at)
     spec = assert_grids(at, 4, 5, (3, 4), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
     bounds = {p["name"]: (p["bind"]["min"], p["bind"]["max"]) for p in spec["params"] if "bind" in p}
-    assert bounds == {"vis_qrow": (0, 63), "vis_qcol": (0, 63)}  # the widest grid's, in the spec
+    # the widest grid's, in the spec
+    assert bounds == {"vis_rows": (1, 64), "vis_cols": (1, 64), "vis_qrow": (0, 63), "vis_qcol": (0, 63)}
     assert query_ranges(at) == {"vis_qrow": "3", "vis_qcol": "4"}  # narrowed in the browser: every patch, no further
     (warning,) = at.warning
     assert "vis\\_qrow" in warning.value and "vis\\_qcol" in warning.value
@@ -471,55 +489,83 @@ def test_a_report_from_the_chart_moves_the_page_and_the_link():
     assert frame(diagram, dots)[["row", "col"]].values.tolist()[0] == [9, 3]  # q, as reported
 
 
-def test_another_grid_keeps_the_query_chart_and_narrows_its_sliders():
-    """Issue #23: another number of rows or columns reaches the query heatmaps as data (the offset
-    tables and the facts row): the spec the page sends stays the same, so the browser keeps the chart
-    and swaps its rows, and the page's range of the query sliders follows the grid."""
-    at = run(vis_rows=6, vis_cols=8, vis_qrow=2, vis_qcol=3)
-    before = {k: v for k, v in live_spec(at).items() if k != "datasets"}
+def test_another_grid_from_the_chart_keeps_it_and_a_typed_one_starts_it_anew():
+    """Issue #36: the grid is the chart's own (sliders "grid rows" and "grid columns"), and its spec depends on
+    neither the grid nor the query (every patch of the widest grid and one lookup table are its data). A grid the
+    chart reports keeps the chart as the browser holds it (same element, same start values) while the page, the
+    link and the range of the query sliders follow; a size typed in a box is a new chart at the new grid."""
+    at = AppTest.from_function(_page_after_a_report, args=(PAGE,), default_timeout=120)
+    at.query_params.update(vis_rows="6", vis_cols="8", vis_qrow="2", vis_qcol="3")
+    at.session_state["code_vision"] = True  # "Reproduce in Python" open
+    run(at)
+    spec = live_spec(at)
     key = at.get("vega_lite_chart")[0].proto.id
-    for slider, value in (("vis_cols", 9), ("vis_rows", 7)):
-        at.slider(key=slider).set_value(value)
-        run(at)
-        after = {k: v for k, v in live_spec(at).items() if k != "datasets"}
-        assert after == before, f"another {slider} gave the query heatmaps a new spec"
-        assert at.get("vega_lite_chart")[0].proto.id == key  # the same element: the browser keeps it
+    at.session_state["fake_report"] = {"vis_rows": [{"vis_rows": 7}], "vis_cols": [{"vis_cols": 9}]}
+    run(at)
+    assert live_spec(at) == spec and at.get("vega_lite_chart")[0].proto.id == key  # kept, data and all
+    assert (at.query_params["vis_rows"], at.query_params["vis_cols"]) == ("7", "9")
+    assert (at.number_input(key="vis_rows").value, at.number_input(key="vis_cols").value) == (7, 9)
     assert query_ranges(at) == {"vis_qrow": "6", "vis_qcol": "8"}
-    assert_grids(at, 7, 9, (2, 3), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
+    assert "rows, cols, (q_row, q_col) = 7, 9, (2, 3)" in next(c.value for c in at.code if c.language == "python")
+    # what the browser shows there: the formula at the reported grid
+    for got, name in zip(panel_grids(spec, (2, 3), (7, 9)), ("raster", "axial", "contiguous", "interleaved")):
+        want = expected_grids(7, 9, (2, 3), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))[name]
+        np.testing.assert_allclose(got, want, atol=1e-9, err_msg=name)
+    at.number_input(key="vis_cols").set_value(12)
+    run(at)
+    assert not at.exception
+    assert at.get("vega_lite_chart")[0].proto.id != key  # a new chart, starting at the typed grid
+    assert_grids(at, 7, 12, (2, 3), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
 
 
-def test_another_grid_after_a_drag_keeps_the_chart_and_a_new_spec_starts_it_at_the_query():
+def test_a_smaller_grid_after_a_drag_keeps_the_chart_and_a_new_spec_starts_it_at_the_query():
     """After a drag, the chart's spec still starts where it was built (the browser holds the dragged
-    value). A grid that shrinks below that start keeps the chart (no error: the start may lie past the
-    grid, read as its edge in the browser), and so does the largest grid. A control that changes the
-    spec (the colour range) starts the new one at the query the browser reported."""
+    values). A grid the chart reports smaller than that start keeps the chart (no error: the start may lie past
+    the grid, read as its edge in the browser), and so does the largest grid. A control that changes the
+    spec (the colour range) starts the new one at the grid and the query the browser reported."""
     at = AppTest.from_function(_page_after_a_report, args=(PAGE,), default_timeout=120)
     run(at)
     assert starts(live_spec(at)) == (5, 7)  # the defaults
     key = at.get("vega_lite_chart")[0].proto.id
     at.session_state["fake_report"] = {"vis_qrow": [{"vis_qrow": 1}], "vis_qcol": [{"vis_qcol": 1}]}
     run(at)
-    at.slider(key="vis_rows").set_value(4)
+    at.session_state["fake_report"] = {"vis_rows": [{"vis_rows": 4}]}
     run(at)
     assert not at.exception
-    assert at.get("vega_lite_chart")[0].proto.id == key and starts(live_spec(at)) == (5, 7)  # kept
-    assert (facts(live_spec(at))["rows"], facts(live_spec(at))["cols"]) == (4, 16)
+    assert at.get("vega_lite_chart")[0].proto.id == key and slider_starts(live_spec(at))["vis_qrow"] == 5  # kept
     assert query_ranges(at) == {"vis_qrow": "3", "vis_qcol": "15"}
-    np.testing.assert_allclose(  # what the browser shows with its query (1, 1): the formula there
-        panel_grids(live_spec(at), (1, 1))[0],
+    np.testing.assert_allclose(  # what the browser shows with its query (1, 1) on the 4 × 16 grid: the formula there
+        panel_grids(live_spec(at), (1, 1), (4, 16))[0],
         expected_grids(4, 16, (1, 1), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))["raster"],
         atol=1e-9,
     )
-    at.slider(key="vis_rows").set_value(64)
-    at.slider(key="vis_cols").set_value(64)
+    at.session_state["fake_report"] = {"vis_rows": [{"vis_rows": 64}], "vis_cols": [{"vis_cols": 64}]}
     run(at)
     assert not at.exception
     assert at.get("vega_lite_chart")[0].proto.id == key and starts(live_spec(at)) == (5, 7)  # kept
-    assert (facts(live_spec(at))["rows"], facts(live_spec(at))["cols"]) == (64, 64)
+    assert (at.query_params["vis_rows"], at.query_params["vis_cols"]) == ("64", "64")
     assert live_spec(at)["usermeta"]["embedOptions"]["renderer"] == "canvas"  # at every grid
     at.segmented_control(key="vis_colour").set_value("−1 … 1")  # another colour scale: a new spec
     run(at)
     assert not at.exception
     spec = live_spec(at)
     assert "resolve" not in spec  # one fixed colour scale: the new spec
-    assert starts(spec) == (1, 1)  # where the browser's query is, not the old start
+    assert slider_starts(spec) == {"vis_rows": 64, "vis_cols": 64, "vis_qrow": 1, "vis_qcol": 1}  # the browser's
+
+
+@pytest.mark.parametrize("model", [None, *VISION_PRESETS])
+def test_the_tables_of_the_widest_grid_hold_every_grids(model):
+    """The query heatmaps look up every grid's scores in the tables of the widest grid (issue #36), and so do the
+    page's notices and download: on grids of every shape (one row, one column, the widest) and in later frames,
+    they equal posenc.offset_scores of that very grid (up to float rounding: another corner patch as the query)."""
+    m = compute.Model.of(VISION_PRESETS[model]) if model else compute.Model.of(None, 32, 100.0)
+    for rows, cols, frames, shown in ((12, 16, 4, 0), (1, 64, 2, 1), (64, 1, 16, 15), (64, 64, 3, 2), (5, 3, 1, 0)):
+        angles = compute.angles(rows, cols, frames, m)
+        got = compute.offset_tables(rows, cols, frames, shown, m)
+        for name in got:
+            want = posenc.offset_scores(angles[name], rows, cols, frame=shown)
+            np.testing.assert_allclose(got[name], want, rtol=0, atol=1e-12, err_msg=f"{name} {rows}x{cols} f{shown}")
+    raster = compute.grid_tables(2, m)["raster 1D"]
+    assert (raster.index[0], raster.index[-1]) == (2, 3 * 64 * 64 - 1) and raster.index.is_monotonic_increasing
+    with pytest.raises(ValueError, match="rows and cols must be in 1 … 64"):
+        compute.offset_tables(65, 3, 1, 0, m)

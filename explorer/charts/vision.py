@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import chart_config, configure, fact, fact_params, facts_layer, label_step, on_canvas
+from explorer.charts.style import chart_config, configure, on_canvas
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 from explorer.text.vision import query_title_expr
@@ -68,18 +68,24 @@ def _framed(chart: Any, *, width: int, height: int, title: str, subtitle: Any, d
 
 
 # ------------------------------------------------------------- the query patch, moved in the browser
-#: The query patch's row and column: the registry parameters themselves, the heatmaps' own sliders
-#: (`explorer.charts.live.position`); a click on a patch sets both (explorer.liveparam reports them).
-LIVE_PARAMS = ("vis_qrow", "vis_qcol")
+#: The heatmaps' own sliders (`explorer.charts.live.position`), the registry parameters themselves: the grid's rows
+#: and columns (issue #36) and the query patch's row and column (a click on a patch sets both; explorer.liveparam
+#: reports them all).
+GRID_PARAMS = ("vis_rows", "vis_cols")
+QUERY_PARAMS = ("vis_qrow", "vis_qcol")
+LIVE_PARAMS = (*GRID_PARAMS, *QUERY_PARAMS)
 #: A click sets the query only on a patch: every patch carries its row and column under the
 #: parameters' names (a click elsewhere would set the selection to null).
 PATCH_CLICK = {"type": "click", "filter": ["event.item && event.item.datum && isValid(event.item.datum.vis_qrow)"]}
-#: In-chart slider labels (Vega lists bound inputs in reverse order of the params: row first on screen).
-LIVE_LABELS = {"vis_qrow": "query row ", "vis_qcol": "query column "}
-#: The grid's size in the query heatmaps: a field of the chart's facts row (`style.fact`) -> the
-#: signal holding it. The size travels as data and every panel has the same size at every grid, so
-#: another rows or cols changes the chart's rows, not its spec: the browser keeps the chart (issue #23).
-GRID_SIZE = {"rows": "vis_grid_rows", "cols": "vis_grid_cols"}
+#: In-chart slider labels (Vega lists bound inputs in reverse order of the params: the grid first on screen).
+LIVE_LABELS = {
+    "vis_rows": "grid rows ",
+    "vis_cols": "grid columns ",
+    "vis_qrow": "query row ",
+    "vis_qcol": "query column ",
+}
+#: The grid's size, read once per slider change (signals every patch's expressions read).
+GRID_SIZE = {"vis_rows": "vis_grid_rows", "vis_cols": "vis_grid_cols"}
 #: The query patch as numbers, read once per slider change: a slider value past the grid's last row
 #: or column reads as that last one (the page narrows the sliders to the grid in the browser).
 QUERY = {"vis_qrow": "vis_query_row", "vis_qcol": "vis_query_col"}
@@ -87,6 +93,10 @@ QUERY = {"vis_qrow": "vis_query_row", "vis_qcol": "vis_query_col"}
 PANEL_ASPECT = 0.75
 #: The grid's shorter side is drawn at least this many pixels long (a 1 × 64 strip stays visible).
 LEAST_SIDE = 90
+#: The steps an axis can be labelled at (`explorer.charts.style.label_step`'s, far enough for 64 patches at one label).
+LABEL_STEPS = (1, 2, 5, 10, 20, 50, 100)
+#: A scheme's keys in the chart's one lookup table: its index in the table times this, plus the entry's own key.
+KEY_BLOCK = 1 << 20
 
 
 def panel_height(panel_width: int) -> int:
@@ -94,31 +104,40 @@ def panel_height(panel_width: int) -> int:
     return int(round(panel_width * PANEL_ASPECT))
 
 
-def grid_frame(rows: int, cols: int, *, width: int, height: int, least: int = LEAST_SIDE) -> dict[str, float]:
-    """Where a rows × cols patch grid sits in a panel of width × height px: square patches as large as
-    fit, the grid centred; a side that would be shorter than `least` px (or the panel's side, if that is
-    shorter) is stretched to it. Returned: the x (column) and y (row) scale domains that put it there,
-    ``x_lo``, ``x_hi``, ``y_lo``, ``y_hi`` (patch k spans k − 0.5 … k + 0.5), and ``x_step``,
-    ``y_step``: every how many columns and rows an axis label goes (about one per 36 px and 30 px);
-    ``x_offset``, ``y_offset``: how far (px, negative: inwards) the column and row axes move from the
-    panel's edges to the grid's."""
-    if rows < 1 or cols < 1 or width < 1 or height < 1:
-        raise ValueError(f"rows, cols, width and height must be >= 1, got {rows}, {cols}, {width}, {height}")
-    side = min(width / cols, height / rows)
-    box_w = max(cols * side, min(width, least))
-    box_h = max(rows * side, min(height, least))
-    pad_x = (cols * width / box_w - cols) / 2  # in columns, on each side
-    pad_y = (rows * height / box_h - rows) / 2
-    return {
-        "x_lo": -0.5 - pad_x,
-        "x_hi": cols - 0.5 + pad_x,
-        "y_lo": -0.5 - pad_y,
-        "y_hi": rows - 0.5 + pad_y,
-        "x_step": label_step(cols, max(1, int(box_w // 36))),
-        "y_step": label_step(rows, max(1, int(box_h // 30))),
-        "x_offset": -(height - box_h) / 2,  # px: the column axis moved up to the grid's lower edge
-        "y_offset": -(width - box_w) / 2,  # px: the row axis moved right to the grid's left edge
+def label_step_expr(count: str, most: str) -> str:
+    """The Vega expression for `explorer.charts.style.label_step(count, most)` (`count` ≤ 100 · `most`): the first
+    of `LABEL_STEPS` that labels at most `most` of `count` cells."""
+    out = str(LABEL_STEPS[-1])
+    for step in reversed(LABEL_STEPS[:-1]):
+        out = f"ceil({count} / {step}) <= {most} ? {step} : {out}"
+    return out
+
+
+def grid_place(*, width: int, height: int, least: int = LEAST_SIDE) -> list[Any]:
+    """Where the grid (`GRID_SIZE`'s rows × cols patches) sits in a panel of width × height px, as the chart's
+    variable parameters, computed in the browser at every grid: square patches as large as fit, the grid centred;
+    a side that would be shorter than `least` px (or the panel's side, if that is shorter) is stretched to it.
+    ``vis_x_lo``, ``vis_x_hi``, ``vis_y_lo``, ``vis_y_hi``: the column and row scale domains that put it there
+    (patch k spans k − 0.5 … k + 0.5); ``vis_x_step``, ``vis_y_step``: every how many columns and rows an axis
+    label goes (about one per 36 px and 30 px); ``vis_x_offset``, ``vis_y_offset``: how far (px, negative:
+    inwards) the column and row axes move from the panel's edges to the grid's."""
+    rows, cols = GRID_SIZE["vis_rows"], GRID_SIZE["vis_cols"]
+    exprs = {
+        "vis_side": f"min({width} / {cols}, {height} / {rows})",
+        "vis_box_w": f"max({cols} * vis_side, {min(width, least)})",
+        "vis_box_h": f"max({rows} * vis_side, {min(height, least)})",
+        "vis_pad_x": f"({cols} * {width} / vis_box_w - {cols}) / 2",  # in columns, on each side
+        "vis_pad_y": f"({rows} * {height} / vis_box_h - {rows}) / 2",
+        "vis_x_lo": "-0.5 - vis_pad_x",
+        "vis_x_hi": f"{cols} - 0.5 + vis_pad_x",
+        "vis_y_lo": "-0.5 - vis_pad_y",
+        "vis_y_hi": f"{rows} - 0.5 + vis_pad_y",
+        "vis_x_step": label_step_expr(cols, "max(1, floor(vis_box_w / 36))"),
+        "vis_y_step": label_step_expr(rows, "max(1, floor(vis_box_h / 30))"),
+        "vis_x_offset": f"-({height} - vis_box_h) / 2",  # px: the column axis moved up to the grid's lower edge
+        "vis_y_offset": f"-({width} - vis_box_w) / 2",  # px: the row axis moved right to the grid's left edge
     }
+    return [alt.param(name=name, expr=expr) for name, expr in exprs.items()]
 
 
 def _grid_axis(title: str, size: str, step: str, offset: str) -> alt.Axis:
@@ -134,97 +153,129 @@ def _grid_axis(title: str, size: str, step: str, offset: str) -> alt.Axis:
     )
 
 
-def offset_frame(table: np.ndarray) -> pd.DataFrame:
-    """An offset table (`posenc.offset_scores`, shape (2·rows − 1, 2·cols − 1)) as rows dr, dc, s: the
-    score of a query with the key dr rows below and dc columns right of it (negative: above, left)."""
-    table = np.asarray(table, dtype=np.float64)
-    if table.ndim != 2 or table.shape[0] % 2 == 0 or table.shape[1] % 2 == 0:
-        raise ValueError(f"an offset table has shape (2·rows − 1, 2·cols − 1), got {table.shape}")
-    rows, cols = (table.shape[0] + 1) // 2, (table.shape[1] + 1) // 2
-    dr, dc = np.meshgrid(np.arange(1 - rows, rows), np.arange(1 - cols, cols), indexing="ij")
-    return pd.DataFrame({"dr": dr.ravel().astype(np.int8), "dc": dc.ravel().astype(np.int8), "s": table.ravel()})
+def lookup_table(tables: Mapping[str, np.ndarray | pd.Series]) -> pd.DataFrame:
+    """The query heatmaps' one lookup table: rows ``key``, ``s``, every entry of every scheme's table (in order,
+    the i-th's keys from i·`KEY_BLOCK`). A 2-D offset table's entry [a, b] has key a·(its width) + b; a pd.Series
+    (a score by position offset Δp, raster order) has key Δp − its first Δp."""
+    parts = []
+    for i, table in enumerate(tables.values()):
+        if isinstance(table, pd.Series):
+            keys = np.asarray(table.index, dtype=np.int64) - int(table.index[0])
+            values = table.to_numpy(dtype=np.float64)
+        else:
+            values = np.asarray(table, dtype=np.float64).ravel()
+            keys = np.arange(values.size)
+        if keys.size and (keys.min() < 0 or keys.max() >= KEY_BLOCK):
+            raise ValueError(f"tables: a table's keys must lie in 0 … {KEY_BLOCK - 1}, got {keys.min()} … {keys.max()}")
+        parts.append(pd.DataFrame({"key": (keys + i * KEY_BLOCK).astype(np.int32), "s": values}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _key_expr(i: int, table: np.ndarray | pd.Series, frame: int) -> str:
+    """The Vega expression for the `lookup_table` key of a patch (``datum.vis_qrow``, ``datum.vis_qcol``) in the
+    `i`-th table, with the query and the grid at their signals (`QUERY`, `GRID_SIZE`)."""
+    dr, dc = f"(datum.vis_qrow - {QUERY['vis_qrow']})", f"(datum.vis_qcol - {QUERY['vis_qcol']})"
+    rows, cols = GRID_SIZE["vis_rows"], GRID_SIZE["vis_cols"]
+    if isinstance(table, pd.Series):  # raster order: Δp = frame·rows·cols + Δr·cols + Δc
+        return f"{i * KEY_BLOCK - int(table.index[0])} + {frame} * {rows} * {cols} + {dr} * {cols} + {dc}"
+    side = np.shape(table)[1]
+    centre = (np.shape(table)[0] // 2) * side + side // 2
+    return f"{i * KEY_BLOCK + centre} + {dr} * {side} + {dc}"
 
 
 def query_heatmaps(
-    tables: Mapping[str, np.ndarray],
+    tables: Mapping[str, np.ndarray | pd.Series],
     *,
     notes: Mapping[str, Sequence[str]],
+    grid: tuple[int, int],
     query: tuple[int, int],
     frame: int,
     domain: tuple[float, float] | None,
     description: str,
     panel_width: int = 300,
     columns: int = 2,
-    slider_max: tuple[int, int] | None = None,
 ) -> alt.ConcatChart:
-    """One heatmap per scheme (`columns` per row: 2, or 1 for a phone's column) of the similarity of one query patch with every patch
-    of `frame`; the query is the chart's own (`LIVE_PARAMS`): a click on a patch, or the sliders
-    "query row" and "query column", move every heatmap in the browser with no server run.
+    """One heatmap per scheme (`columns` per row: 2, or 1 for a phone's column) of the similarity of one query patch
+    with every patch of `frame`, on a rows × cols grid; the grid and the query are the chart's own (`LIVE_PARAMS`):
+    the sliders "grid rows", "grid columns", "query row" and "query column", and a click on a patch (the query),
+    move every heatmap in the browser with no server run (issues #23, #36).
 
-    ``tables``: panel title -> the scheme's offset table (`posenc.offset_scores`, shape
-    (2·rows − 1, 2·cols − 1)): each row of it (an offset from the query) is drawn at the patch it
-    lands on, query + (dr, dc), if that patch is on the grid; a move of the query moves them. Data
-    sent once: 4·(2·rows − 1)·(2·cols − 1) rows, at most 64 516 on the largest grid (64 × 64; 2 852
-    on the default 12 × 16), where every query's heatmaps would be 4·(rows·cols)² = 67 million.
-    ``notes``: panel title -> subtitle lines. ``query``: where the sliders start. ``frame``: the
-    keys' frame (the query is in frame 0: its ring is dashed in another frame). ``domain``: one
-    fixed colour range for every panel, or None for each panel's own lowest to highest score
-    (computed in the browser from the heatmap shown). ``slider_max``: the sliders' last row and
-    column (default the grid's; the page gives the widest its controls allow, so that the spec does
-    not depend on the grid, and narrows them in the browser: `explorer.liveparam.LiveChart`).
+    ``tables``: panel title -> the scheme's scores for every grid the sliders reach (`explorer.compute.vision.
+    grid_tables`): a 2-D offset table of the widest grid (`posenc.offset_scores`, shape (2·G − 1, 2·G − 1)), whose
+    centre is every smaller grid's; or, for raster order, a pd.Series of the score by position offset Δp. The chart
+    carries them as one `lookup_table`, and every patch of the widest grid once: a slider move keeps the patches on
+    the grid and looks up each one's score (its offset from the query; in raster order Δp = frame·rows·cols +
+    Δr·cols + Δc). The numbers drawn are those of the tables: no formula in the browser.
+    ``notes``: panel title -> subtitle lines. ``grid``, ``query``: where the sliders start (the grid's sliders span
+    1 … G, the query's 0 … G − 1: the page narrows the query's to the grid in the browser, and a query past the grid
+    reads as its edge). ``frame``: the keys' frame (the query is in frame 0: its ring is dashed in another frame).
+    ``domain``: one fixed colour range for every panel, or None for each panel's own lowest to highest score
+    (computed in the browser from the heatmap shown).
 
-    The grid's size and place in the panels travel in the facts row (`GRID_SIZE`, `grid_frame`):
-    every panel is `panel_width` × `panel_height` px at every grid, so another grid changes the
-    chart's data only. The heatmaps are drawn on a canvas at every grid: as SVG, each step of a drag
-    redrew every patch's element (0.5–0.7 s a step for 4 × 64 × 64 in Chromium), and even the default
-    12 × 16 grid's query-row step took 61.5 ms against a canvas's 39.6 (offline, RESULTS §28). ``query`` must lie within the
-    sliders' range; past the grid (it shrank after a drag) it is read as the grid's edge.
+    Every panel is `panel_width` × `panel_height` px at every grid (`grid_place` puts the grid in it), so the spec
+    depends on the tables' frame and sizes only, not on the grid or the query. The heatmaps are drawn on a canvas:
+    as SVG, each step of a drag redrew every patch's element (0.5–0.7 s a step for 4 × 64 × 64 in Chromium), and
+    even the default 12 × 16 grid's query-row step took 61.5 ms against a canvas's 39.6 (offline, RESULTS §28).
     """
     if not tables:
         raise ValueError("tables must hold at least one scheme")
     if columns not in (1, 2):
         raise ValueError(f"columns must be 1 or 2, got {columns!r}")
-    shapes = {np.shape(t) for t in tables.values()}
+    shapes = {np.shape(t) for t in tables.values() if not isinstance(t, pd.Series)}
     if len(shapes) != 1:
-        raise ValueError(f"every offset table must have the same shape, got {sorted(shapes)}")
-    frames = {name: offset_frame(t) for name, t in tables.items()}
+        raise ValueError(f"the offset tables must have one shape, and there must be one, got {sorted(shapes)}")
     (shape,) = shapes
-    rows, cols = (shape[0] + 1) // 2, (shape[1] + 1) // 2
-    row_max, col_max = (rows - 1, cols - 1) if slider_max is None else slider_max
-    if row_max < rows - 1 or col_max < cols - 1:
-        raise ValueError(
-            f"slider_max must reach the grid's last row and column ({rows - 1}, {cols - 1}), got {slider_max}"
-        )
-    # Where the sliders start may lie past a grid that shrank after a drag (the spec is kept: the
-    # browser holds the dragged value); the chart reads such a value as the grid's edge (`QUERY`).
-    if not (0 <= query[0] <= row_max and 0 <= query[1] <= col_max):
-        where = f"a patch of the {rows} × {cols} grid" if slider_max is None else f"in 0 … {row_max} × 0 … {col_max}"
-        raise ValueError(f"query must be {where}, got {query}")
-    selections = {
-        key: live.position(key, start=int(start), lo=0, hi=int(n), label=LIVE_LABELS[key], on=PATCH_CLICK)
-        for key, start, n in zip(LIVE_PARAMS, query, (row_max, col_max), strict=True)
+    if len(shape) != 2 or shape[0] != shape[1] or shape[0] % 2 == 0:
+        raise ValueError(f"an offset table has shape (2·G − 1, 2·G − 1), got {shape}")
+    widest = (shape[0] + 1) // 2
+    if not (1 <= grid[0] <= widest and 1 <= grid[1] <= widest):
+        raise ValueError(f"grid must be in 1 … {widest} × 1 … {widest}, got {grid}")
+    if not (0 <= query[0] < widest and 0 <= query[1] < widest):
+        raise ValueError(f"query must be in 0 … {widest - 1} × 0 … {widest - 1}, got {query}")
+    starts = dict(zip(LIVE_PARAMS, (*grid, *query), strict=True))
+    ranges = {
+        "vis_rows": (1, widest),
+        "vis_cols": (1, widest),
+        "vis_qrow": (0, widest - 1),
+        "vis_qcol": (0, widest - 1),
     }
-    n_rows, n_cols = GRID_SIZE["rows"], GRID_SIZE["cols"]
-    signals = fact_params(GRID_SIZE) + [
-        live.at_most_last(key, QUERY[key], size) for key, size in (("vis_qrow", n_rows), ("vis_qcol", n_cols))
+    selections = {
+        key: live.position(
+            key,
+            start=int(starts[key]),
+            lo=ranges[key][0],
+            hi=ranges[key][1],
+            label=LIVE_LABELS[key],
+            on=PATCH_CLICK if key in QUERY_PARAMS else "none",
+        )
+        for key in LIVE_PARAMS
+    }
+    n_rows, n_cols = GRID_SIZE["vis_rows"], GRID_SIZE["vis_cols"]
+    height = panel_height(panel_width)
+    signals = [
+        *(alt.param(name=GRID_SIZE[key], expr=live.number(key)) for key in GRID_PARAMS),
+        *(live.at_most_last(key, QUERY[key], size) for key, size in (("vis_qrow", n_rows), ("vis_qcol", n_cols))),
+        *grid_place(width=panel_width, height=height),
     ]
     q_row, q_col = QUERY["vis_qrow"], QUERY["vis_qcol"]
-    height = panel_height(panel_width)
-    place = grid_frame(rows, cols, width=panel_width, height=height)
-    facts = facts_layer({"rows": int(rows), "cols": int(cols), **place})
-    x = alt.X("x0:Q").scale(domain=alt.ExprRef(f"[{fact('x_lo')}, {fact('x_hi')}]"), nice=False, zero=False)
-    x = x.axis(_grid_axis("column", n_cols, fact("x_step"), fact("x_offset")))
-    y = alt.Y("y0:Q").scale(
-        domain=alt.ExprRef(f"[{fact('y_lo')}, {fact('y_hi')}]"), nice=False, zero=False, reverse=True
+    x = alt.X("x0:Q").scale(domain=alt.ExprRef("[vis_x_lo, vis_x_hi]"), nice=False, zero=False)
+    x = x.axis(_grid_axis("column", n_cols, "vis_x_step", "vis_x_offset"))
+    y = alt.Y("y0:Q").scale(domain=alt.ExprRef("[vis_y_lo, vis_y_hi]"), nice=False, zero=False, reverse=True)
+    y = y.axis(_grid_axis("row", n_rows, "vis_y_step", "vis_y_offset"))
+    # every patch of the widest grid, its row and column under the parameters' names (what a click reads) and its
+    # edges: fixed, so a slider move changes the patches' scores (and which are on the grid), never their places
+    r, c = np.divmod(np.arange(widest * widest), widest)
+    patches = pd.DataFrame(
+        {
+            "vis_qrow": r.astype(np.int8),
+            "vis_qcol": c.astype(np.int8),
+            "x0": c - 0.5,
+            "x1": c + 0.5,
+            "y0": r - 0.5,
+            "y1": r + 0.5,
+        }
     )
-    y = y.axis(_grid_axis("row", n_rows, fact("y_step"), fact("y_offset")))
-    # a patch's edges; its row and column are fields named after the parameters (what a click reads)
-    edges = {
-        "x0": "datum.vis_qcol - 0.5",
-        "x1": "datum.vis_qcol + 0.5",
-        "y0": "datum.vis_qrow - 0.5",
-        "y1": "datum.vis_qrow + 0.5",
-    }
+    scores = alt.LookupData(data=lookup_table(tables), key="key", fields=["s"])
     scale = (
         alt.Scale(scheme="redblue", domain=list(domain), nice=False, zero=False, clamp=True)
         if domain is not None
@@ -244,14 +295,14 @@ def query_heatmaps(
             format=".3~f",
         )
     )
+    edges = {"x0": f"{q_col} - 0.5", "x1": f"{q_col} + 0.5", "y0": f"{q_row} - 0.5", "y1": f"{q_row} + 0.5"}
     panels = []
-    for i, (name, df) in enumerate(frames.items()):
+    for i, (name, table) in enumerate(tables.items()):
         cells = (
-            alt.Chart(df)
-            .transform_filter(  # the offsets that land on the grid (first: the rest sees only those)
-                f"datum.dr >= -{q_row} && datum.dr < {n_rows} - {q_row} && datum.dc >= -{q_col} && datum.dc < {n_cols} - {q_col}"
-            )
-            .transform_calculate(vis_qrow=f"datum.dr + {q_row}", vis_qcol=f"datum.dc + {q_col}", **edges)
+            alt.Chart(patches)
+            .transform_filter(f"datum.vis_qrow < {n_rows} && datum.vis_qcol < {n_cols}")  # the patches on the grid
+            .transform_calculate(key=_key_expr(i, table, frame))
+            .transform_lookup(lookup="key", from_=scores)
             .mark_rect()
             .encode(
                 x=x,
@@ -268,16 +319,13 @@ def query_heatmaps(
             .properties(name=f"vis_cells_{i}")  # a named unit view: the spec is the same at every build
         )
         if i == 0:  # a selection is defined in one unit view; every view reads its value
-            cells = cells.add_params(selections["vis_qcol"], selections["vis_qrow"])
+            cells = cells.add_params(*(selections[key] for key in reversed(LIVE_PARAMS)))
         ring = alt.Chart(
             pd.DataFrame({"patch": ["the query" if frame == 0 else "the query's place (it is in frame 0)"]})
-        )
-        ring = ring.transform_calculate(vis_qrow=q_row, vis_qcol=q_col).transform_calculate(**edges)
+        ).transform_calculate(**edges)
         halo = ring.mark_rect(filled=False, stroke="#FFFFFF", strokeWidth=5)  # reads on every colour
         line = ring.mark_rect(filled=False, stroke="#111827", strokeWidth=2.5, strokeDash=[] if frame == 0 else [3, 2])
         layer = [cells, *(m.encode(x=x, x2="x1:Q", y=y, y2="y1:Q", tooltip=["patch:N"]) for m in (halo, line))]
-        if i == 0:
-            layer.insert(0, facts)  # the facts row: the first dataset of the chart (`style.facts_layer`)
         panels.append(
             alt.layer(*layer).properties(
                 width=panel_width,
@@ -297,7 +345,7 @@ def query_heatmaps(
         title=alt.TitleParams(
             {"expr": query_title_expr(q_row, q_col, frame)},
             # two lines: as one, it set the chart's width on a phone (a canvas does not shrink to fit)
-            subtitle=["Click a patch to make it the query,", "or move the two sliders above."],
+            subtitle=["Click a patch to make it the query,", "or move the sliders above."],
             anchor="start",
         ),
         description=description,

@@ -52,8 +52,10 @@ print("text after the video starts at position", pos[0, text_before + frames * n
     )
 
 
-def _grid_param(key: str, label: str, default: int, help: str, *, lo: int = 1, hi: int = MAX_GRID) -> Param:
-    return Param(key, label, "int_slider", default, min=lo, max=hi, help=help)
+def _grid_param(
+    key: str, label: str, default: int, help: str, *, lo: int = 1, hi: int = MAX_GRID, kind: str = "int_slider"
+) -> Param:
+    return Param(key, label, kind, default, min=lo, max=hi, help=help)
 
 
 PAGE = Page(
@@ -99,8 +101,9 @@ PAGE = Page(
             help="**each panel**: the colours span each heatmap's own lowest to highest similarity (shapes show "
             "even when all values are close to 1). **−1 … 1**: one fixed scale for every panel (values compare).",
         ),
-        _grid_param("vis_rows", "Rows", 12, "Patch rows of the image (after any patch merging)."),
-        _grid_param("vis_cols", "Columns", 16, "Patch columns of the image."),
+        # the grid: number boxes for exact entry; the query heatmaps' own sliders drag it (explorer.charts.vision)
+        _grid_param("vis_rows", "Rows", 12, "Patch rows of the image (after any patch merging).", kind="number"),
+        _grid_param("vis_cols", "Columns", 16, "Patch columns of the image.", kind="number"),
         # the query patch: the heatmaps' own sliders (explorer.charts.vision.LIVE_PARAMS), clamped to the grid
         _grid_param("vis_qrow", "Query row", 5, "Row of the query patch (0 = top).", lo=0, hi=MAX_GRID - 1),
         _grid_param("vis_qcol", "Query column", 7, "Column of the query patch (0 = left).", lo=0, hi=MAX_GRID - 1),
@@ -170,7 +173,7 @@ PAGE = Page(
             "vis_frames": 3,
             "vis_frame": 1,
         },
-        slider="vis_cols",  # the query patch is the chart's own (explorer.liveparam), not a Streamlit slider
+        slider="vis_frame",  # the grid and the query patch are the chart's own (explorer.liveparam)
         chart=0,
     ),
     bench=BenchSettings(
@@ -184,7 +187,7 @@ PAGE = Page(
             "vis_frames": "16",
             "vis_frame": "15",
         },
-        slider="vis_cols",
+        slider="vis_frame",  # the keys' frame: the grid and the query are the chart's own sliders
         slider_chart=0,
     ),
 )

@@ -30,8 +30,9 @@ FORMULA_CAPTION = (
 )
 GRID_CAPTION = (
     "Click a patch, or drag **query row** and **query column** above the heatmaps (or focus one and "
-    "press ← →): all four heatmaps follow in your browser at once; when you let go, the link, the "
-    "**Shift test** and the download follow."
+    "press ← →); drag **grid rows** and **grid columns** to change the image's size: all four heatmaps "
+    "follow in your browser at once; when you let go, the link, the boxes, the **Shift test** and the "
+    "download follow."
 )
 
 
@@ -68,8 +69,9 @@ def heatmap_words(m: Any, frame: int) -> dict[str, Any]:
         "notes": {scheme_title(name, m): notes[name] for name in SCHEMES},
         "description": "Four heatmaps over the patch grid, one per scheme ("
         + ", ".join(scheme_title(name, m) for name in SCHEMES)
-        + f"): the similarity of the query patch (in frame 0) with every patch of {where}. The query "
-        "row and column sliders above the heatmaps move the query, and so does a click on a patch.",
+        + f"): the similarity of the query patch (in frame 0) with every patch of {where}. The grid "
+        "rows and columns sliders above the heatmaps change the grid, the query row and column sliders move the "
+        "query, and so does a click on a patch.",
     }
 
 
