@@ -52,6 +52,7 @@ CONTROLS = [
     ("Vision query row", "Images_and_video", "Images and video", "vis_qrow_vis_qrow"),
     ("Vision grid columns", "Images_and_video", "Images and video", "vis_cols_vis_cols"),
     ("Vision grid rows", "Images_and_video", "Images and video", "vis_rows_vis_rows"),
+    ("Vision frame shown", "Images_and_video?vis_frames=16", "Images and video", "vis_frame_vis_frame"),
     ("Sinusoidal zoom p0", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_p0_zoom_p0"),
     ("Sinusoidal zoom d", "Sinusoidal_heatmap", "Sinusoidal heatmap", "d_model_d_model"),
     ("Sinusoidal zoom b", "Sinusoidal_heatmap", "Sinusoidal heatmap", "base_base"),

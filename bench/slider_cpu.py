@@ -35,7 +35,7 @@ SLIDERS = {
     "invariance": "seq_len",
     "extension": "head_dim",
     "lab": "lab_head",
-    "vision": "vis_frame",  # the grid and the query are the heatmaps' own sliders since issue #36
+    "vision": "vis_frames",  # the grid, the query and the frame are the heatmaps' own sliders since issue #36
     "compare": "head_dim",
     "configs": "head_dim",
 }

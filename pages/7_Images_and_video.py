@@ -32,9 +32,9 @@ with intro():
 
 # ------------------------------------------------------------------------------ controls
 # Two rows (the first screen of a projector holds them and the top of the chart): the model, its
-# sizes, its notes (a popover) and the colour range; then the grid and the frames. The grid and the query
-# patch are the heatmaps' own too (explorer.liveparam): their sliders, and a click on a patch, move them in
-# the browser, and the rest of the page and the link follow when the move ends.
+# sizes, its notes (a popover) and the colour range; then the grid and the frames. The grid, the query
+# patch and the frame shown are the heatmaps' own too (explorer.liveparam): their sliders, and a click on a
+# patch, move them in the browser, and the rest of the page and the link follow when the move ends.
 with st.container(border=True, key="vis_controls"):
     c1, c2, c3, c4 = st.columns([1.6, 0.9, 1.1, 1.2])
     preset = VISION_PRESETS.get(widget("vis_model", container=c1))
@@ -49,17 +49,19 @@ with st.container(border=True, key="vis_controls"):
         with c4.popover("About this model", icon=":material/info:"):
             st.caption(text.about(preset))
     g1, g2, g3, g4 = st.columns(4)
-    for key, column in zip(charts.GRID_PARAMS, (g1, g2)):  # for exact entry and the other tabs: the chart has its own
-        widget(key, container=column)
     frames = widget("vis_frames", container=g3)
-    frame = widget("vis_frame", container=g4, max=frames - 1)
-live = LiveChart(
-    "vis_live",
-    charts.LIVE_PARAMS,
-    limits=lambda got: {q: {"max": got[n] - 1} for q, n in zip(charts.QUERY_PARAMS, charts.GRID_PARAMS) if n in got},
-)
-rows, cols = (int(live.values[key]) for key in charts.GRID_PARAMS)
-q_row, q_col = (int(live.values[key]) for key in charts.QUERY_PARAMS)
+    # boxes for exact entry and the other tabs: the heatmaps have their own sliders
+    for key, column in zip((*charts.GRID_PARAMS, charts.FRAME_PARAM), (g1, g2, g4)):
+        widget(key, container=column, **({"max": frames - 1} if key == charts.FRAME_PARAM else {}))
+
+
+def _limits(got: dict) -> dict:  # the query within the grid, the frame within the video
+    on_grid = {q: {"max": got[n] - 1} for q, n in zip(charts.QUERY_PARAMS, charts.GRID_PARAMS) if n in got}
+    return {**on_grid, charts.FRAME_PARAM: {"max": frames - 1}}
+
+
+live = LiveChart("vis_live", charts.LIVE_PARAMS, limits=_limits)
+rows, cols, q_row, q_col, frame = (int(live.values[key]) for key in charts.LIVE_PARAMS)
 domain = None if own_range else (-1.0, 1.0)
 
 # ------------------------------------------------------------------------------ views
@@ -68,19 +70,20 @@ tab_grid, tab_pairs, tab_shift, tab_res, tab_seq = widget("vis_view")
 with tab_grid:
     if tab_grid.open:
         phone = mode.on_a_phone()  # one heatmap per row: a 2 × 2 grid is wider than a phone (a canvas does not shrink)
-        # Not the grid or the query: the chart moves them itself (its spec depends on neither)
-        starts = live.starts((frames, frame, m, own_range, phone))
+        # Not the grid, the query or the frame: the chart moves them itself (its spec depends on none of them)
+        starts = live.starts((frames, m, own_range, phone))
         live.show(
             save_as="vision_query",
             chart=shared(charts.query_heatmaps)(
-                {text.scheme_title(name, m): table for name, table in compute.grid_tables(frame, m).items()},
+                {text.scheme_title(name, m): table for name, table in compute.grid_tables(frames, m).items()},
                 grid=(starts["vis_rows"], starts["vis_cols"]),
                 query=(starts["vis_qrow"], starts["vis_qcol"]),
-                frame=frame,
+                frame=starts[charts.FRAME_PARAM],
+                frames=frames,
                 domain=domain,
                 columns=1 if phone else 2,
                 panel_width=260 if phone else 280,
-                **text.heatmap_words(m, frame),
+                **text.heatmap_words(m),
             ),
             width="content",
         )

@@ -285,7 +285,12 @@ def run_transforms(rows: list[dict], transforms: list[dict], names: dict, datase
             source = t["from"]
             table = {row[source["key"]]: row for row in (datasets or {})[source["data"]["name"]]}
             fields = source.get("fields") or []
-            out = [{**row, **{f: table.get(row[t["lookup"]], {}).get(f) for f in fields}} for row in out]
+            renamed = t.get("as") or fields  # Vega-Lite's ``as``: the looked-up fields' new names, in order
+            renamed = [renamed] if isinstance(renamed, str) else renamed
+            out = [
+                {**row, **{a: table.get(row[t["lookup"]], {}).get(f) for f, a in zip(fields, renamed, strict=True)}}
+                for row in out
+            ]
             continue
         if "calculate" in t:
             tree = _JsPlus().visit(ast.parse(py_expr(t["calculate"]), mode="eval"))

@@ -5,13 +5,14 @@ compared with the formulas, re-typed, and with posenc.angle_scores."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 from _chartspec import find, frame, layers, legible, png_pixels, sent_spec, spec_value, unit_rows
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
@@ -207,28 +208,34 @@ def reference(scheme, rows, cols, query, frame) -> np.ndarray:
 G = 6
 
 
-def grid_tables(frame: int) -> dict:
-    """Every score the chart looks up for any grid up to G × G (posenc, as explorer.compute.vision.grid_tables
-    arranges them): the 2-D schemes' offset tables of the G × G grid, raster order's scores by position offset."""
-    angles = scheme_angles(G, G, frame + 1)
+def grid_tables(frames: int) -> dict:
+    """Every score the chart looks up for any grid up to G × G and any of `frames` frames (posenc, as
+    explorer.compute.vision.grid_tables arranges them): raster order's scores by position offset; the 2-D schemes'
+    offset tables of the G × G grid in frame 0, and M-RoPE's share of each frame."""
+    angles = scheme_angles(G, G, frames)
     inv = posenc.inverse_frequencies(D, base=B)
-    lo, hi = (1 - G * G if frame == 0 else frame), (frame + 1) * G * G - 1
-    span = np.arange(lo, hi + 1)
+    span = np.arange(1 - G * G, frames * G * G)
     raster = [
         posenc.angle_scores(posenc.rope_angles([max(0, -x)], inv), posenc.rope_angles([max(0, x)], inv))[0, 0]
         for x in span
     ]
-    return {
-        "raster": pd.Series(raster, index=span),
-        **{name: posenc.offset_scores(angles[name], G, G, frame=frame) for name in SCHEMES[1:]},
-    }
+    out = {"raster": charts.Lookup(positions=pd.Series(raster, index=span))}
+    out["axial"] = charts.Lookup(offsets=posenc.offset_scores(angles["axial"], G, G))
+    for name in SCHEMES[2:]:
+        corner = angles[name][:: G * G]  # patch (0, 0) of each frame
+        time = posenc.angle_scores(corner[[0]], corner)[0]
+        out[name] = charts.Lookup(
+            offsets=posenc.offset_scores(angles[name], G, G), frames=pd.Series(time - time[0], index=range(frames))
+        )
+    return out
 
 
-def live_chart(rows=4, cols=5, frame=1, query=(1, 3), **kw):
+def live_chart(rows=4, cols=5, frame=1, query=(1, 3), frames=3, **kw):
     kw.setdefault("notes", {"raster": ["line one", "line two"]})
     kw.setdefault("domain", None)
     kw.setdefault("description", "what it shows")
-    return sent_spec(charts.query_heatmaps(grid_tables(frame), grid=(rows, cols), query=query, frame=frame, **kw))
+    chart = charts.query_heatmaps(grid_tables(frames), grid=(rows, cols), query=query, frame=frame, frames=frames, **kw)
+    return sent_spec(chart)
 
 
 def cells_of(panel: dict) -> dict:
@@ -236,14 +243,14 @@ def cells_of(panel: dict) -> dict:
     return cells
 
 
-def at(grid: tuple[int, int], query: tuple[int, int]) -> dict:
-    """The chart's own sliders at `grid` (rows, cols) and `query` (row, column)."""
-    return dict(zip(charts.LIVE_PARAMS, (*grid, *query), strict=True))
+def at(grid: tuple[int, int], query: tuple[int, int], frame: int = 1) -> dict:
+    """The chart's own sliders at `grid` (rows, cols), `query` (row, column) and `frame`."""
+    return dict(zip(charts.LIVE_PARAMS, (*grid, *query, frame), strict=True))
 
 
-def shown(spec: dict, panel: int, query: tuple[int, int], grid: tuple[int, int]) -> np.ndarray:
-    """Panel `panel`'s heatmap as the browser computes it with the sliders at `grid` and `query`: (rows, cols)."""
-    df = unit_rows(spec, cells_of(spec["concat"][panel]), **at(grid, query))
+def shown(spec: dict, panel: int, query: tuple[int, int], grid: tuple[int, int], frame: int = 1) -> np.ndarray:
+    """Panel `panel`'s heatmap as the browser computes it with the sliders at `grid`, `query` and `frame`."""
+    df = unit_rows(spec, cells_of(spec["concat"][panel]), **at(grid, query, frame))
     rows, cols = grid
     assert len(df) == rows * cols  # one mark per patch of the grid
     out = np.full((rows, cols), np.nan)
@@ -251,35 +258,39 @@ def shown(spec: dict, panel: int, query: tuple[int, int], grid: tuple[int, int])
     return out
 
 
-@pytest.mark.parametrize("frame", [0, 1, 2])
-def test_the_browser_shows_every_grids_and_querys_scores(frame):
-    """For several grids and queries the in-chart sliders reach, every panel's patches (the transforms as sent,
-    evaluated here: each patch's score looked up) equal the scheme's formula, re-typed, and posenc.angle_scores
-    of that grid and query."""
-    spec = live_chart(frame=frame, query=(0, 0))
-    for rows, cols in ((4, 5), (3, 3), (1, 6), (1, 1), (G, G), (G, 2)):
-        angles = scheme_angles(rows, cols, frame + 1)
-        n = rows * cols
-        for query in {(0, 0), (rows - 1, cols - 1), (rows // 2, cols // 3), (rows - 1, 0)}:
-            for i, scheme in enumerate(SCHEMES):
-                got = shown(spec, i, query, (rows, cols))
-                want = reference(scheme, rows, cols, query, frame)
-                np.testing.assert_allclose(got, want, atol=1e-12, err_msg=f"{scheme} {rows}x{cols} {query}")
-                direct = posenc.angle_scores(
-                    angles[scheme][[query[0] * cols + query[1]]], angles[scheme][frame * n : (frame + 1) * n]
-                )
-                np.testing.assert_allclose(got.ravel(), direct[0], atol=1e-12, err_msg=scheme)
+def test_the_browser_shows_every_grids_querys_and_frames_scores():
+    """For several grids, queries and frames the in-chart sliders reach, every panel's patches (the transforms as
+    sent, evaluated here: each patch's score looked up) equal the scheme's formula, re-typed, and
+    posenc.angle_scores of that grid, query and frame."""
+    spec = live_chart(frame=0, query=(0, 0), frames=3)
+    for key_frame in (0, 1, 2):
+        for rows, cols in ((4, 5), (3, 3), (1, 6), (1, 1), (G, G), (G, 2)):
+            angles = scheme_angles(rows, cols, 3)
+            n = rows * cols
+            for query in {(0, 0), (rows - 1, cols - 1), (rows // 2, cols // 3), (rows - 1, 0)}:
+                for i, scheme in enumerate(SCHEMES):
+                    got = shown(spec, i, query, (rows, cols), key_frame)
+                    want = reference(scheme, rows, cols, query, key_frame)
+                    where = f"{scheme} {rows}x{cols} {query} frame {key_frame}"
+                    np.testing.assert_allclose(got, want, atol=1e-12, err_msg=where)
+                    direct = posenc.angle_scores(
+                        angles[scheme][[query[0] * cols + query[1]]],
+                        angles[scheme][key_frame * n : (key_frame + 1) * n],
+                    )
+                    np.testing.assert_allclose(got.ravel(), direct[0], atol=1e-12, err_msg=where)
 
 
-def test_the_grid_and_the_query_are_the_charts_own_sliders_and_a_click_on_a_patch():
-    spec = live_chart(rows=4, cols=5, query=(1, 3))
+def test_the_grid_the_query_and_the_frame_are_the_charts_own_sliders_and_a_click_on_a_patch():
+    spec = live_chart(rows=4, cols=5, query=(1, 3), frame=1, frames=3)
     params = {p["name"]: p for p in spec["params"] if "select" in p}
-    assert list(params) == ["vis_qcol", "vis_qrow", "vis_cols", "vis_rows"]  # Vega lists bound inputs in reverse
+    # Vega lists bound inputs in reverse: the grid, the query, the frame on screen
+    assert list(params) == ["vis_frame", "vis_qcol", "vis_qrow", "vis_cols", "vis_rows"]
     for key, start, lo, top in (
         ("vis_rows", 4, 1, G),
         ("vis_cols", 5, 1, G),
         ("vis_qrow", 1, 0, G - 1),
         ("vis_qcol", 3, 0, G - 1),
+        ("vis_frame", 1, 0, 2),
     ):
         p = params[key]
         assert p["value"] == start and p["views"] == ["vis_cells_0"]
@@ -292,26 +303,26 @@ def test_the_grid_and_the_query_are_the_charts_own_sliders_and_a_click_on_a_patc
     df = unit_rows(spec, cells_of(spec["concat"][2]), **at((4, 5), (0, 0)))
     assert sorted(zip(df["vis_qrow"], df["vis_qcol"])) == [(r, c) for r in range(4) for c in range(5)]
     assert "isValid(event.item.datum.vis_qrow)" in charts.PATCH_CLICK["filter"][0]  # a click elsewhere: ignored
-    # the ring and the title follow the query in the browser
+    # the ring and the title follow the query and the frame in the browser
     for panel in spec["concat"]:
         for ring in [layer for layer in panel["layer"] if layer["mark"].get("filled") is False]:
             row = unit_rows(spec, ring, **at((4, 5), (2, 4))).iloc[0]
             assert (row["x0"], row["x1"], row["y0"], row["y1"]) == (3.5, 4.5, 1.5, 2.5)
-            if ring["mark"]["stroke"] != "#FFFFFF":  # the line on its white halo
-                assert ring["mark"]["strokeDash"] == [3, 2]  # the query is in frame 0, the keys in frame 1
             assert row["patch"] == "the query's place (it is in frame 0)"
+            assert unit_rows(spec, ring, **at((4, 5), (2, 4), 0)).iloc[0]["patch"] == "the query"
+            if ring["mark"]["stroke"] != "#FFFFFF":  # the line on its white halo: dashed where the query is not
+                dash = ring["mark"]["strokeDash"]["expr"]
+                assert spec_value(spec, dash, **at((4, 5), (2, 4), 2)) == [3, 2]
+                assert spec_value(spec, dash, **at((4, 5), (2, 4), 0)) == []
+            else:
+                assert "strokeDash" not in ring["mark"]
     title = spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (2, 4)))
-    assert title == ["Query patch (row 2, column 4)", "keys in frame 1"]
+    assert title == ["Query patch (row 2, column 4)", "keys in frame 1 (frames 0 … 2)"]
+    title = spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (2, 4), 0))
+    assert title == ["Query patch (row 2, column 4)", "keys in the same frame (frames 0 … 2)"]
     assert spec["description"] == "what it shows"
     assert [p["title"]["text"] for p in spec["concat"]] == list(SCHEMES)
     assert spec["concat"][0]["title"]["subtitle"] == ["line one", "line two"]
-
-
-def test_the_same_frame_has_a_solid_ring():
-    spec = live_chart(frame=0)
-    (halo, line) = [layer for layer in spec["concat"][0]["layer"] if layer["mark"].get("filled") is False]
-    assert "strokeDash" not in halo["mark"] and line["mark"]["strokeDash"] == []
-    assert spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (0, 0)))[-1] == "keys in the same frame"
 
 
 def test_colour_ranges():
@@ -324,17 +335,24 @@ def test_colour_ranges():
     assert scale["scheme"] == "redblue" and scale["domain"] == [-1.0, 1.0]
 
 
-def test_the_data_sent_once_holds_every_grid():
-    """The ring's row, every patch of the widest grid (once, for every panel), and one lookup table: three
-    (2G − 1)² offset tables and raster order's scores at every position offset, rather than every grid's and every
-    query's heatmaps. Drawn on a canvas."""
-    for key_frame, raster in ((0, 2 * G * G - 1), (2, 3 * G * G - 2)):
-        spec = live_chart(frame=key_frame)
-        assert sorted(len(rows_) for rows_ in spec["datasets"].values()) == [1, G * G, 3 * (2 * G - 1) ** 2 + raster]
+def test_the_data_sent_once_holds_every_grid_and_frame():
+    """The ring's row, every patch of the widest grid (once, for every panel), and one lookup table: raster order's
+    scores at every position offset of the video, three (2G − 1)² offset tables and M-RoPE's share of each frame,
+    rather than every grid's, query's and frame's heatmaps. Drawn on a canvas."""
+    for frames in (1, 3):
+        spec = live_chart(frame=0, frames=frames)
+        raster = (frames + 1) * G * G - 1  # Δp = −(G² − 1) … frames·G² − 1
+        want = [1, G * G, raster + 3 * (2 * G - 1) ** 2 + 2 * frames]
+        assert sorted(len(rows_) for rows_ in spec["datasets"].values()) == want
         assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
-    table = charts.lookup_table({"a": pd.Series([0.5, 0.25], index=[-1, 0]), "b": np.arange(9.0).reshape(3, 3)})
-    assert table["key"].tolist() == [0, 1, *(charts.KEY_BLOCK + k for k in range(9))]
-    assert table["s"].tolist() == [0.5, 0.25, *range(9)]
+    table = charts.lookup_table(
+        {
+            "a": charts.Lookup(positions=pd.Series([0.5, 0.25], index=[-1, 0])),
+            "b": charts.Lookup(offsets=np.arange(9.0).reshape(3, 3), frames=pd.Series([0.0, -0.5], index=[0, 1])),
+        }
+    )
+    assert table["key"].tolist() == [0, 1, *(charts.KEY_BLOCK + k for k in range(11))]
+    assert table["s"].tolist() == [0.5, 0.25, *range(9), 0.0, -0.5]
     assert str(table["key"].dtype) == "int32"  # a number in the browser (int64 would arrive as a BigInt)
 
 
@@ -343,15 +361,15 @@ def test_another_grid_or_query_changes_only_where_the_sliders_start():
     chart when the page rebuilds it after a drag, and a new one differs only in its sliders' start values."""
 
     def without_starts(**kw):
-        spec = live_chart(frame=0, **kw)
+        spec = live_chart(frames=3, **kw)
         for p in spec["params"]:
             p.pop("value", None)
         return spec
 
     for columns, width in ((2, 300), (1, 260)):
         specs = [
-            without_starts(rows=r, cols=c, query=q, columns=columns, panel_width=width)
-            for (r, c), q in (((4, 5), (0, 0)), ((G, G), (5, 2)), ((1, 6), (0, 5)), ((6, 2), (3, 1)))
+            without_starts(rows=r, cols=c, query=q, frame=f, columns=columns, panel_width=width)
+            for (r, c), q, f in (((4, 5), (0, 0), 0), ((G, G), (5, 2), 2), ((1, 6), (0, 5), 1), ((6, 2), (3, 1), 0))
         ]
         assert all(other == specs[0] for other in specs[1:])
         assert {(p["width"], p["height"]) for p in specs[0]["concat"]} == {(width, charts.panel_height(width))}
@@ -388,9 +406,16 @@ def test_the_panels_place_the_grid_in_the_browser():
     assert square["x_values"] == [0, 2, 4, 6]  # 225 px of grid: room for 225 // 36 = 6 labels, so every second column
 
 
+@functools.cache
+def placed_chart(width: int) -> dict:
+    """A chart `width` px a panel (built once: only the grid's sliders move in the test below)."""
+    return live_chart(frame=0, panel_width=width)
+
+
+@settings(deadline=None)  # the first example builds the chart
 @given(rows=st.integers(1, 64), cols=st.integers(1, 64), width=st.sampled_from([260, 300]))
 def test_the_grid_is_placed_with_square_patches_centred(rows, cols, width):
-    spec = live_chart(frame=0, panel_width=width)
+    spec = placed_chart(width)
     height = charts.panel_height(width)
     f = axis_place(spec, (rows, cols))
     (x_lo, x_hi), (y_lo, y_hi) = f["x"], f["y"]
@@ -405,7 +430,7 @@ def test_the_grid_is_placed_with_square_patches_centred(rows, cols, width):
     # labels at whole columns and rows of the grid, from 0, at most one per 36 px across and 30 px down
     for values, count, box, px in ((f["x_values"], cols, box_w, 36), (f["y_values"], rows, box_h, 30)):
         assert values[0] == 0 and values[-1] < count and len(set(np.diff(values))) <= 1
-        assert len(values) <= max(1, box // px)
+        assert len(values) <= max(1, (box + 1e-9) // px)  # box: rebuilt from the domain, to rounding
     # the axes sit at the grid's edges: moved inwards by the room between the panel's edge and the grid
     assert f["y_offset"] == pytest.approx(-(-0.5 - x_lo) * px_col)
     assert f["x_offset"] == pytest.approx(-(y_hi - (rows - 0.5)) * px_row)
@@ -431,20 +456,38 @@ def test_a_slider_past_the_grids_edge_reads_as_the_edge():
     assert spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (5, 5)))[0] == "Query patch (row 3, column 4)"
 
 
+def test_a_lookup_holds_positions_or_offsets():
+    for bad in (
+        dict(),
+        dict(positions=pd.Series([1.0]), offsets=np.zeros((3, 3))),
+        dict(positions=pd.Series([1.0]), frames=pd.Series([0.0])),
+    ):
+        with pytest.raises(ValueError, match="positions, or offsets"):
+            charts.Lookup(**bad)
+    with pytest.raises(ValueError, match=r"offsets: an offset table has shape \(2·G − 1, 2·G − 1\), got \(4, 4\)"):
+        charts.Lookup(offsets=np.zeros((4, 4)))
+
+
 @pytest.mark.parametrize(
-    "tables, grid, query, words",
+    "tables, grid, query, frame, words",
     [
-        ({}, (1, 1), (0, 0), "at least one"),
-        ({"a": np.zeros((3, 3)), "b": np.zeros((3, 5))}, (1, 1), (0, 0), "one shape"),
-        ({"a": pd.Series([1.0])}, (1, 1), (0, 0), "one shape"),
-        ({"a": np.zeros((4, 4))}, (1, 1), (0, 0), "2·G − 1"),
-        ({"a": np.zeros((3, 3))}, (3, 1), (0, 0), r"grid must be in 1 … 2 × 1 … 2, got \(3, 1\)"),
-        ({"a": np.zeros((3, 3))}, (2, 2), (2, 0), r"query must be in 0 … 1 × 0 … 1, got \(2, 0\)"),
+        ({}, (1, 1), (0, 0), 0, "at least one"),
+        ({"a": np.zeros((3, 3)), "b": np.zeros((5, 5))}, (1, 1), (0, 0), 0, "one widest grid"),
+        ({"a": pd.Series([1.0])}, (1, 1), (0, 0), 0, "one widest grid"),
+        ({"a": np.zeros((3, 3))}, (3, 1), (0, 0), 0, r"grid must be in 1 … 2 × 1 … 2, got \(3, 1\)"),
+        ({"a": np.zeros((3, 3))}, (2, 2), (2, 0), 0, r"query must be in 0 … 1 × 0 … 1, got \(2, 0\)"),
+        ({"a": np.zeros((3, 3))}, (2, 2), (1, 0), 2, r"frame must be in 0 … frames − 1 = 1, got 2"),
     ],
 )
-def test_query_heatmaps_check_their_input(tables, grid, query, words):
+def test_query_heatmaps_check_their_input(tables, grid, query, frame, words):
+    lookups = {
+        k: charts.Lookup(positions=v) if isinstance(v, pd.Series) else charts.Lookup(offsets=v)
+        for k, v in tables.items()
+    }
     with pytest.raises(ValueError, match=words):
-        charts.query_heatmaps(tables, notes={}, grid=grid, query=query, frame=0, domain=None, description="d")
+        charts.query_heatmaps(
+            lookups, notes={}, grid=grid, query=query, frame=frame, frames=2, domain=None, description="d"
+        )
 
 
 def test_a_phone_gets_one_heatmap_per_row():

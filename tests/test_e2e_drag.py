@@ -439,7 +439,7 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     chart.scroll_into_view_if_needed()
     row_in, col_in = (chart.locator(f'input[name="{k}_{k}"]') for k in ("vis_qrow", "vis_qcol"))
     assert (row_in.input_value(), col_in.input_value()) == ("2", "3")
-    assert heading(page) == "Query patch (row 2, column 3) · keys in the same frame"
+    assert heading(page) == "Query patch (row 2, column 3) · keys in the same frame (frames 0 … 3)"
     assert hovered(page, 0, 4, 9) == {"row": "4", "column": "9", "similarity": raster(2 * 16 + 6)}
     chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
     page.evaluate(COUNT_RUNS_JS)
@@ -449,7 +449,7 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
         page.keyboard.press("ArrowRight")
         page.wait_for_timeout(25)
     during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
-    assert heading(page) == "Query patch (row 6, column 3) · keys in the same frame"
+    assert heading(page) == "Query patch (row 6, column 3) · keys in the same frame (frames 0 … 3)"
     # keys 25 ms apart: no run, unless the browser itself paused over 150 ms (RUNS_AND_PAUSES_JS)
     # no slack here: four keys that each reached the server could show as one run (each rerun
     # interrupts the last, and the page stays "running"), which a slack of one would let pass
@@ -465,7 +465,7 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     page.mouse.move(0, 0)
     x, y = chart.evaluate(VISION_CELLS_JS)[1][8 * 16 + 12]
     page.mouse.click(x, y)
-    assert heading(page) == "Query patch (row 8, column 12) · keys in the same frame"
+    assert heading(page) == "Query patch (row 8, column 12) · keys in the same frame (frames 0 … 3)"
     assert (row_in.input_value(), col_in.input_value()) == ("8", "12")
     page.wait_for_function(
         "() => { const q = new URLSearchParams(location.search);"
@@ -477,13 +477,13 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
     assert hovered(page, 0, 8, 13)["similarity"] == raster(1)
     again = open_drawn(browser, page.url, title)
     again.locator(LIVE_CHART).first.scroll_into_view_if_needed()
-    assert heading(again) == "Query patch (row 8, column 12) · keys in the same frame"
+    assert heading(again) == "Query patch (row 8, column 12) · keys in the same frame (frames 0 … 3)"
     assert hovered(again, 0, 9, 12)["similarity"] == raster(16)
 
 
 def test_the_grid_moves_in_the_browser_and_the_page_follows_the_release(browser, server):
-    """Issue #36: the grid's rows and columns are the heatmaps' own sliders ("grid rows", "grid columns"). Arrow
-    keys on one redraw every panel in the browser (the patches, and raster RoPE's scores, Δ = Δrow · cols +
+    """Issue #36: the grid's rows and columns, and the frame shown, are the heatmaps' own sliders ("grid rows",
+    "grid columns", "frame shown"). Arrow keys on one redraw every panel in the browser (the patches, and raster RoPE's scores, Δ = Δrow · cols +
     Δcolumn, computed here with math) with no server run while the keys go on; on the release the link and the
     page's box follow, the chart is kept (its canvas, in place), and the query sliders narrow to the new grid."""
     title = "Images and video"
@@ -498,8 +498,10 @@ def test_the_grid_moves_in_the_browser_and_the_page_follows_the_release(browser,
     assert vision_hovered(page, 0, 4, 7, cols=8)["similarity"] == vision_raster(2 * 8 + 4)
     chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
 
+    page.evaluate(COUNT_RUNS_JS)  # once: each call adds an observer of its own
+
     def keys(slider, key: str, times: int, url: str) -> None:
-        page.evaluate(COUNT_RUNS_JS)
+        page.evaluate("window.__runs = 0")
         slider.evaluate(INPUT_CLOCK_JS)
         slider.focus()
         for _ in range(times):
@@ -525,10 +527,15 @@ def test_the_grid_moves_in_the_browser_and_the_page_follows_the_release(browser,
     assert len(chart.evaluate(VISION_CELLS_JS)[3]) == 4 * 11
     assert vision_hovered(page, 0, 3, 0, cols=11)["similarity"] == vision_raster(1 * 11 - 3)
     assert (row_in.get_attribute("max"), col_in.get_attribute("max")) == ("3", "10")
-    assert vision_heading(page) == "Query patch (row 2, column 3) · keys in the same frame"
-    again = open_drawn(browser, page.url, title)  # the link, in a new tab: the same grid
+    assert vision_heading(page) == "Query patch (row 2, column 3) · keys in the same frame (frames 0 … 3)"
+    frame_in = chart.locator('input[name="vis_frame_vis_frame"]')  # the frame shown: a later frame's keys
+    assert frame_in.get_attribute("max") == "3"  # the video's 4 frames
+    keys(frame_in, "ArrowRight", 2, "vis_frame=2")
+    assert vision_heading(page) == "Query patch (row 2, column 3) · keys in frame 2 (frames 0 … 3)"
+    assert vision_hovered(page, 0, 3, 0, cols=11)["similarity"] == vision_raster(2 * 4 * 11 + 1 * 11 - 3)
+    again = open_drawn(browser, page.url, title)  # the link, in a new tab: the same grid and frame
     again.locator(LIVE_CHART).first.scroll_into_view_if_needed()
-    assert vision_hovered(again, 0, 3, 0, cols=11)["similarity"] == vision_raster(1 * 11 - 3)
+    assert vision_hovered(again, 0, 3, 0, cols=11)["similarity"] == vision_raster(2 * 4 * 11 + 1 * 11 - 3)
 
 
 def tooltip(page, chart, fx: float, fy: float) -> dict[str, str]:

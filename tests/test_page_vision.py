@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _apptest import metrics, run_page
-from _chartspec import element_spec, find, frame, unit_rows
+from _chartspec import element_spec, find, frame, spec_value, unit_rows
 from streamlit.testing.v1 import AppTest
 
 import posenc
@@ -97,16 +97,17 @@ def query_ranges(at) -> dict[str, str]:
 
 
 def panel_grids(
-    spec: dict, query: tuple[int, int] | None = None, grid: tuple[int, int] | None = None
+    spec: dict, query: tuple[int, int] | None = None, grid: tuple[int, int] | None = None, frame: int | None = None
 ) -> list[np.ndarray]:
-    """Each panel's heatmap as the browser computes it with the query at `query` and the grid at `grid` (default:
-    where the chart starts): the cells layer's transforms as sent, evaluated here."""
+    """Each panel's heatmap as the browser computes it with the query at `query`, the grid at `grid` and the frame
+    at `frame` (default: where the chart starts): the cells layer's transforms as sent, evaluated here."""
     query = starts(spec) if query is None else query
     rows, cols = grid_starts(spec) if grid is None else grid
+    frame = slider_starts(spec)["vis_frame"] if frame is None else frame
     out = []
     for panel in spec["concat"]:
         (layer,) = [v for v in panel["layer"] if any("filter" in t for t in v.get("transform", []))]
-        df = unit_rows(spec, layer, **dict(zip(LIVE_PARAMS, (rows, cols, *query), strict=True)))
+        df = unit_rows(spec, layer, **dict(zip(LIVE_PARAMS, (rows, cols, *query, frame), strict=True)))
         assert len(df) == rows * cols  # one cell per patch
         grid_ = np.full((rows, cols), np.nan)
         grid_[df["vis_qrow"].astype(int), df["vis_qcol"].astype(int)] = df["s"]
@@ -160,7 +161,7 @@ def assert_grids(at, rows, cols, q, frame, d, b, sec_c, sec_i, first="row"):
     spec = live_spec(at)
     assert starts(spec) == q
     assert spec["description"].startswith("Four heatmaps over the patch grid")
-    assert grid_starts(spec) == (rows, cols)
+    assert grid_starts(spec) == (rows, cols) and slider_starts(spec)["vis_frame"] == frame
     for query in dict.fromkeys([q, (0, 0), (rows - 1, cols // 2)]):
         want = expected_grids(rows, cols, query, frame, d, b, sec_c, sec_i, first)
         for got, name in zip(panel_grids(spec, query), ("raster", "axial", "contiguous", "interleaved"), strict=True):
@@ -187,7 +188,7 @@ def test_defaults_show_four_schemes_with_the_right_scores():
     assert not at.warning and not at.error
     assert len(at.get("vega_lite_chart")) == 1  # one chart: the four heatmaps share the query
     assert not [s for s in at.slider if s.key in LIVE_PARAMS]  # the grid and the query: the chart's own sliders
-    assert [n.key for n in at.number_input] == list(GRID_PARAMS)  # and boxes for the grid's exact size
+    assert [n.key for n in at.number_input] == [*GRID_PARAMS, "vis_frame"]  # and boxes for exact entry
     shown = assert_grids(at, 12, 16, (5, 7), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
     assert panel_titles(shown) == [
         "1D RoPE over the raster order",
@@ -240,8 +241,9 @@ def test_the_deep_link():
         (6, 5, 5),
     )
     rings = [v for v in shown["concat"][0]["layer"] if v["mark"].get("filled") is False]
-    assert [v["mark"].get("strokeDash") for v in rings] == [None, [3, 2]]  # the query is in frame 0: dashed
-    assert shown["title"]["text"]["expr"].endswith("'keys in frame 1']")
+    dashes = [spec_value(shown, v["mark"]["strokeDash"]["expr"]) for v in rings if "strokeDash" in v["mark"]]
+    assert dashes == [[3, 2]]  # the query is in frame 0, the keys in frame 1: dashed (its white halo is not)
+    assert spec_value(shown, shown["title"]["text"]["expr"])[1] == "keys in frame 1 (frames 0 … 4)"
     assert "every frame scores exactly like frame 0" in notices(at)
 
 
@@ -356,9 +358,10 @@ def test_every_control_at_its_maximum():
     assert not at.warning
     spec = live_spec(at)
     assert starts(spec) == (63, 63)
-    # data sent once: the ring's row; every patch of the 64 × 64 grid; one lookup table of three offset tables of
-    # 127 × 127 and raster order's scores by position offset, Δp = 15 (frame 15 of a 1 × 1 grid) … 16·64² − 1
-    assert sorted(len(rows) for rows in spec["datasets"].values()) == [1, 64 * 64, 3 * 127 * 127 + 16 * 64**2 - 15]
+    # data sent once: the ring's row; every patch of the 64 × 64 grid; one lookup table: raster order's scores by
+    # position offset, Δp = −(64² − 1) … 16·64² − 1, three offset tables of 127 × 127 and M-RoPE's share of 16 frames
+    lookup = 17 * 64**2 - 1 + 3 * 127 * 127 + 2 * 16
+    assert sorted(len(rows) for rows in spec["datasets"].values()) == [1, 64 * 64, lookup]
     assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
     grids = panel_grids(spec, (0, 63))  # a far corner of the largest grid, as the browser computes it
     want = expected_grids(64, 64, (0, 63), 15, 256, 5e6, (32, 48, 48), (48, 40, 40))
@@ -392,7 +395,8 @@ def test_out_of_range_numbers(value):
     at = run(vis_rows=value, vis_qcol=value, vis_frames=value)
     assert_page_complete(at)
     assert at.number_input(key="vis_rows").value == 12 and at.slider(key="vis_frames").value == 4
-    assert slider_starts(live_spec(at)) == {"vis_rows": 12, "vis_cols": 16, "vis_qrow": 5, "vis_qcol": 7}  # defaults
+    defaults = {"vis_rows": 12, "vis_cols": 16, "vis_qrow": 5, "vis_qcol": 7, "vis_frame": 0}
+    assert slider_starts(live_spec(at)) == defaults
 
 
 def test_query_outside_a_smaller_grid_is_clamped():
@@ -401,7 +405,13 @@ def test_query_outside_a_smaller_grid_is_clamped():
     spec = assert_grids(at, 4, 5, (3, 4), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
     bounds = {p["name"]: (p["bind"]["min"], p["bind"]["max"]) for p in spec["params"] if "bind" in p}
     # the widest grid's, in the spec
-    assert bounds == {"vis_rows": (1, 64), "vis_cols": (1, 64), "vis_qrow": (0, 63), "vis_qcol": (0, 63)}
+    assert bounds == {
+        "vis_rows": (1, 64),
+        "vis_cols": (1, 64),
+        "vis_qrow": (0, 63),
+        "vis_qcol": (0, 63),
+        "vis_frame": (0, 3),
+    }
     assert query_ranges(at) == {"vis_qrow": "3", "vis_qcol": "4"}  # narrowed in the browser: every patch, no further
     (warning,) = at.warning
     assert "vis\\_qrow" in warning.value and "vis\\_qcol" in warning.value
@@ -550,7 +560,8 @@ def test_a_smaller_grid_after_a_drag_keeps_the_chart_and_a_new_spec_starts_it_at
     assert not at.exception
     spec = live_spec(at)
     assert "resolve" not in spec  # one fixed colour scale: the new spec
-    assert slider_starts(spec) == {"vis_rows": 64, "vis_cols": 64, "vis_qrow": 1, "vis_qcol": 1}  # the browser's
+    want = {"vis_rows": 64, "vis_cols": 64, "vis_qrow": 1, "vis_qcol": 1, "vis_frame": 0}
+    assert slider_starts(spec) == want  # the browser's
 
 
 @pytest.mark.parametrize("model", [None, *VISION_PRESETS])
@@ -565,7 +576,31 @@ def test_the_tables_of_the_widest_grid_hold_every_grids(model):
         for name in got:
             want = posenc.offset_scores(angles[name], rows, cols, frame=shown)
             np.testing.assert_allclose(got[name], want, rtol=0, atol=1e-12, err_msg=f"{name} {rows}x{cols} f{shown}")
-    raster = compute.grid_tables(2, m)["raster 1D"]
-    assert (raster.index[0], raster.index[-1]) == (2, 3 * 64 * 64 - 1) and raster.index.is_monotonic_increasing
+    tables = compute.grid_tables(3, m)
+    raster = tables["raster 1D"].positions
+    assert (raster.index[0], raster.index[-1]) == (
+        1 - 64 * 64,
+        3 * 64 * 64 - 1,
+    ) and raster.index.is_monotonic_increasing
+    assert tables["axial 2D"].frames is None  # no time axis
+    assert tables["M-RoPE contiguous"].frames.tolist()[0] == 0.0  # frame 0 adds nothing
     with pytest.raises(ValueError, match="rows and cols must be in 1 … 64"):
         compute.offset_tables(65, 3, 1, 0, m)
+
+
+def test_another_frame_from_the_chart_keeps_it_and_the_page_follows():
+    """Issue #36: the frame shown is the chart's own slider too (0 … frames − 1): a frame the chart reports keeps
+    the chart (same element and spec) while the link, the box, the notices and the download follow."""
+    at = AppTest.from_function(_page_after_a_report, args=(PAGE,), default_timeout=120)
+    run(at)
+    spec, key = live_spec(at), at.get("vega_lite_chart")[0].proto.id
+    assert {p["name"]: p["bind"]["max"] for p in spec["params"] if "bind" in p}["vis_frame"] == 3  # 4 frames
+    at.session_state["fake_report"] = {"vis_frame": [{"vis_frame": 2}]}
+    run(at)
+    assert not at.exception
+    assert live_spec(at) == spec and at.get("vega_lite_chart")[0].proto.id == key  # kept, data and all
+    assert at.query_params["vis_frame"] == "2" and at.number_input(key="vis_frame").value == 2
+    assert "(the keys are in frame 2)" in notices(at)
+    for got, name in zip(panel_grids(spec, frame=2), ("raster", "axial", "contiguous", "interleaved"), strict=True):
+        want = expected_grids(12, 16, (5, 7), 2, 128, 1e6, (16, 24, 24), (24, 20, 20))[name]
+        np.testing.assert_allclose(got, want, atol=1e-9, err_msg=name)

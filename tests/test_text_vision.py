@@ -88,11 +88,11 @@ def test_grid_notices_say_the_scores_of_the_neighbours(frame):
 
 
 def test_heatmap_and_strip_words_name_the_sections():
-    words = text.heatmap_words(QWEN, 2)
+    words = text.heatmap_words(QWEN)
     titles = ["1D RoPE over the raster order", "Axial 2D RoPE (rows first)", "M-RoPE, contiguous [16, 24, 24]",
               "M-RoPE, interleaved [24, 20, 20]"]  # fmt: skip
     assert list(words["notes"]) == titles and all(t in words["description"] for t in titles)
-    assert "every patch of frame 2" in words["description"]
+    assert "every patch of the frame shown" in words["description"]  # the chart's own slider picks it
     assert words["notes"][titles[2]][1] == "section: this model's"
     assert words["notes"][titles[3]][1] == "section: Qwen3-VL's proportions"  # not Qwen2.5-VL's own
     strip = text.strip_words(QWEN, "pair")
@@ -181,7 +181,7 @@ def test_sequence_sentences_follow_qwen2vls_positions():
 def test_about_names_the_source():
     preset = VISION_PRESETS["rope-vit-b16"]
     assert text.about(preset) == f"**{preset.name}**: {preset.notes} Source: {preset.source}."
-    custom = text.heatmap_words(compute.Model.of(None, 64, 1e4), 0)["notes"]
+    custom = text.heatmap_words(compute.Model.of(None, 64, 1e4))["notes"]
     assert [lines[1] for lines in custom.values()][2:] == [
         "section: Qwen2-VL's proportions",
         "section: Qwen3-VL's proportions",
@@ -190,13 +190,14 @@ def test_about_names_the_source():
 
 
 @pytest.mark.parametrize(
-    ("frame", "title"),
+    ("frame", "frames", "title"),
     [
-        (0, ["Query patch (row 2, column 11)", "keys in the same frame"]),
-        (3, ["Query patch (row 2, column 11)", "keys in frame 3"]),
+        (0, 4, ["Query patch (row 2, column 11)", "keys in the same frame (frames 0 … 3)"]),
+        (3, 4, ["Query patch (row 2, column 11)", "keys in frame 3 (frames 0 … 3)"]),
+        (0, 1, ["Query patch (row 2, column 11)", "keys in the same frame (a still image)"]),
     ],
 )
-def test_the_heatmaps_title_expression_names_the_query_and_the_frame(frame, title):
+def test_the_heatmaps_title_expression_names_the_query_and_the_frame(frame, frames, title):
     from _chartspec import spec_value
 
-    assert spec_value({}, text.query_title_expr("2", "11", frame)) == title
+    assert spec_value({}, text.query_title_expr("2", "11", str(frame), frames)) == title

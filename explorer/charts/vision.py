@@ -17,6 +17,7 @@ for ``width="stretch"``: the heights here are fixed, the widths follow the conta
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import altair as alt
@@ -27,7 +28,7 @@ from explorer.charts import live
 from explorer.charts.style import chart_config, configure, on_canvas
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
-from explorer.text.vision import query_title_expr
+from explorer.text.vision import query_title_expr, ring_label_expr
 
 #: One colour per axis a pair can serve (the same colour for row/h and column/w in every scheme).
 AXIS_COLORS = {
@@ -73,7 +74,8 @@ def _framed(chart: Any, *, width: int, height: int, title: str, subtitle: Any, d
 #: reports them all).
 GRID_PARAMS = ("vis_rows", "vis_cols")
 QUERY_PARAMS = ("vis_qrow", "vis_qcol")
-LIVE_PARAMS = (*GRID_PARAMS, *QUERY_PARAMS)
+FRAME_PARAM = "vis_frame"
+LIVE_PARAMS = (*GRID_PARAMS, *QUERY_PARAMS, FRAME_PARAM)
 #: A click sets the query only on a patch: every patch carries its row and column under the
 #: parameters' names (a click elsewhere would set the selection to null).
 PATCH_CLICK = {"type": "click", "filter": ["event.item && event.item.datum && isValid(event.item.datum.vis_qrow)"]}
@@ -83,12 +85,15 @@ LIVE_LABELS = {
     "vis_cols": "grid columns ",
     "vis_qrow": "query row ",
     "vis_qcol": "query column ",
+    "vis_frame": "frame shown ",
 }
 #: The grid's size, read once per slider change (signals every patch's expressions read).
 GRID_SIZE = {"vis_rows": "vis_grid_rows", "vis_cols": "vis_grid_cols"}
 #: The query patch as numbers, read once per slider change: a slider value past the grid's last row
 #: or column reads as that last one (the page narrows the sliders to the grid in the browser).
 QUERY = {"vis_qrow": "vis_query_row", "vis_qcol": "vis_query_col"}
+#: The keys' frame as a number, read once per slider change: at most the video's last frame.
+FRAME = "vis_key_frame"
 #: Every panel is this many times as tall as it is wide: the default 12 × 16 grid fills it exactly.
 PANEL_ASPECT = 0.75
 #: The grid's shorter side is drawn at least this many pixels long (a 1 × 64 strip stays visible).
@@ -153,92 +158,147 @@ def _grid_axis(title: str, size: str, step: str, offset: str) -> alt.Axis:
     )
 
 
-def lookup_table(tables: Mapping[str, np.ndarray | pd.Series]) -> pd.DataFrame:
-    """The query heatmaps' one lookup table: rows ``key``, ``s``, every entry of every scheme's table (in order,
-    the i-th's keys from i·`KEY_BLOCK`). A 2-D offset table's entry [a, b] has key a·(its width) + b; a pd.Series
-    (a score by position offset Δp, raster order) has key Δp − its first Δp."""
+@dataclass(frozen=True)
+class Lookup:
+    """One scheme's scores for every grid, query and frame the query heatmaps' sliders reach (issue #36), as the
+    browser looks them up (`lookup_table`, `_score_transforms`) and as `at` does here:
+
+    - ``positions`` (raster order): the score by position offset Δp = frame·rows·cols + Δr·cols + Δc;
+    - ``offsets``: the score by the key's offset (Δr, Δc) from the query in frame 0, shape (2·G − 1, 2·G − 1) for
+      the widest grid G (entry [Δr + G − 1, Δc + G − 1]);
+    - ``frames`` (with ``offsets``): what frame f adds to every offset's score (0 in frame 0); none: the scheme has
+      no time axis, every frame scores as frame 0."""
+
+    offsets: np.ndarray | None = None
+    frames: pd.Series | None = None
+    positions: pd.Series | None = None
+
+    def __post_init__(self) -> None:
+        if (self.offsets is None) == (self.positions is None) or (self.frames is not None and self.offsets is None):
+            raise ValueError("a Lookup holds positions, or offsets (with or without frames)")
+        if self.offsets is not None:
+            shape = np.shape(self.offsets)
+            if len(shape) != 2 or shape[0] != shape[1] or shape[0] % 2 == 0:
+                raise ValueError(f"offsets: an offset table has shape (2·G − 1, 2·G − 1), got {shape}")
+
+    @property
+    def widest(self) -> int | None:
+        """G, the widest grid of ``offsets`` (None for ``positions``)."""
+        return None if self.offsets is None else (np.shape(self.offsets)[0] + 1) // 2
+
+    def at(self, frame: int, dr: np.ndarray, dc: np.ndarray, rows: int, cols: int) -> np.ndarray:
+        """The scores of the keys (`dr`, `dc`) away from the query, in `frame`, on a rows × cols grid: what the
+        browser draws."""
+        if self.positions is not None:
+            delta = frame * rows * cols + np.asarray(dr) * cols + np.asarray(dc)
+            return self.positions.loc[delta.ravel()].to_numpy().reshape(delta.shape)
+        g = cast(int, self.widest)
+        out = np.asarray(self.offsets)[g - 1 + dr, g - 1 + dc]
+        return out if self.frames is None else out + float(self.frames.loc[frame])
+
+
+def lookup_table(tables: Mapping[str, Lookup]) -> pd.DataFrame:
+    """The query heatmaps' one lookup table: rows ``key``, ``s``, every score of every scheme's `Lookup` (in order,
+    the i-th's keys from i·`KEY_BLOCK`): ``positions`` keyed by Δp − its first Δp; ``offsets`` by [a, b] ->
+    a·(2G − 1) + b; then ``frames`` by (2G − 1)² + f."""
     parts = []
-    for i, table in enumerate(tables.values()):
-        if isinstance(table, pd.Series):
-            keys = np.asarray(table.index, dtype=np.int64) - int(table.index[0])
-            values = table.to_numpy(dtype=np.float64)
+    for i, t in enumerate(tables.values()):
+        if t.positions is not None:
+            blocks = [
+                (np.asarray(t.positions.index, dtype=np.int64) - int(t.positions.index[0]), t.positions.to_numpy())
+            ]
         else:
-            values = np.asarray(table, dtype=np.float64).ravel()
-            keys = np.arange(values.size)
+            offsets = np.asarray(t.offsets, dtype=np.float64).ravel()
+            blocks = [(np.arange(offsets.size), offsets)]
+            if t.frames is not None:
+                blocks.append((offsets.size + np.asarray(t.frames.index, dtype=np.int64), t.frames.to_numpy()))
+        keys = np.concatenate([k for k, _ in blocks])
         if keys.size and (keys.min() < 0 or keys.max() >= KEY_BLOCK):
             raise ValueError(f"tables: a table's keys must lie in 0 … {KEY_BLOCK - 1}, got {keys.min()} … {keys.max()}")
+        values = np.concatenate([np.asarray(v, dtype=np.float64) for _, v in blocks])
         parts.append(pd.DataFrame({"key": (keys + i * KEY_BLOCK).astype(np.int32), "s": values}))
     return pd.concat(parts, ignore_index=True)
 
 
-def _key_expr(i: int, table: np.ndarray | pd.Series, frame: int) -> str:
-    """The Vega expression for the `lookup_table` key of a patch (``datum.vis_qrow``, ``datum.vis_qcol``) in the
-    `i`-th table, with the query and the grid at their signals (`QUERY`, `GRID_SIZE`)."""
+def _score_transforms(chart: alt.Chart, i: int, table: Lookup, scores: pd.DataFrame) -> alt.Chart:
+    """`chart` (every patch on the grid) with the score ``s`` of each patch looked up in `lookup_table`'s rows for
+    the `i`-th table, with the query, the grid and the frame at their signals (`QUERY`, `GRID_SIZE`, `FRAME`)."""
     dr, dc = f"(datum.vis_qrow - {QUERY['vis_qrow']})", f"(datum.vis_qcol - {QUERY['vis_qcol']})"
     rows, cols = GRID_SIZE["vis_rows"], GRID_SIZE["vis_cols"]
-    if isinstance(table, pd.Series):  # raster order: Δp = frame·rows·cols + Δr·cols + Δc
-        return f"{i * KEY_BLOCK - int(table.index[0])} + {frame} * {rows} * {cols} + {dr} * {cols} + {dc}"
-    side = np.shape(table)[1]
-    centre = (np.shape(table)[0] // 2) * side + side // 2
-    return f"{i * KEY_BLOCK + centre} + {dr} * {side} + {dc}"
+    base = i * KEY_BLOCK
+
+    def look(view: alt.Chart, key: str, field: str) -> alt.Chart:  # `field`: the score at the key `key`
+        found = alt.LookupData(data=scores, key="key", fields=["s"])
+        return view.transform_calculate(**{f"{field}_key": key}).transform_lookup(
+            lookup=f"{field}_key", from_=found, as_=[field]
+        )
+
+    if table.positions is not None:  # raster order: Δp = frame·rows·cols + Δr·cols + Δc
+        first = int(table.positions.index[0])
+        return look(chart, f"{base - first} + {FRAME} * {rows} * {cols} + {dr} * {cols} + {dc}", "s")
+    side = 2 * cast(int, table.widest) - 1
+    at_offset = f"{base + (side * side) // 2} + {dr} * {side} + {dc}"
+    if table.frames is None:
+        return look(chart, at_offset, "s")
+    in_frame_0 = look(chart, at_offset, "s_offset")
+    at_frame = look(in_frame_0, f"{base + side * side} + {FRAME}", "s_frame")  # the time pairs' share at the frame
+    return at_frame.transform_calculate(s="datum.s_offset + datum.s_frame")
 
 
 def query_heatmaps(
-    tables: Mapping[str, np.ndarray | pd.Series],
+    tables: Mapping[str, Lookup],
     *,
     notes: Mapping[str, Sequence[str]],
     grid: tuple[int, int],
     query: tuple[int, int],
     frame: int,
+    frames: int,
     domain: tuple[float, float] | None,
     description: str,
     panel_width: int = 300,
     columns: int = 2,
 ) -> alt.ConcatChart:
     """One heatmap per scheme (`columns` per row: 2, or 1 for a phone's column) of the similarity of one query patch
-    with every patch of `frame`, on a rows × cols grid; the grid and the query are the chart's own (`LIVE_PARAMS`):
-    the sliders "grid rows", "grid columns", "query row" and "query column", and a click on a patch (the query),
-    move every heatmap in the browser with no server run (issues #23, #36).
+    (in frame 0) with every patch of one frame of a video of `frames` frames, on a rows × cols grid; the grid, the
+    query and the frame are the chart's own (`LIVE_PARAMS`): the sliders "grid rows", "grid columns", "query row",
+    "query column" and "frame shown", and a click on a patch (the query), move every heatmap in the browser with no
+    server run (issues #23, #36).
 
-    ``tables``: panel title -> the scheme's scores for every grid the sliders reach (`explorer.compute.vision.
-    grid_tables`): a 2-D offset table of the widest grid (`posenc.offset_scores`, shape (2·G − 1, 2·G − 1)), whose
-    centre is every smaller grid's; or, for raster order, a pd.Series of the score by position offset Δp. The chart
-    carries them as one `lookup_table`, and every patch of the widest grid once: a slider move keeps the patches on
-    the grid and looks up each one's score (its offset from the query; in raster order Δp = frame·rows·cols +
-    Δr·cols + Δc). The numbers drawn are those of the tables: no formula in the browser.
-    ``notes``: panel title -> subtitle lines. ``grid``, ``query``: where the sliders start (the grid's sliders span
-    1 … G, the query's 0 … G − 1: the page narrows the query's to the grid in the browser, and a query past the grid
-    reads as its edge). ``frame``: the keys' frame (the query is in frame 0: its ring is dashed in another frame).
-    ``domain``: one fixed colour range for every panel, or None for each panel's own lowest to highest score
-    (computed in the browser from the heatmap shown).
+    ``tables``: panel title -> the scheme's scores for every grid and frame the sliders reach (`Lookup`,
+    `explorer.compute.vision.grid_tables`). The chart carries them as one `lookup_table`, and every patch of the
+    widest grid once: a slider move keeps the patches on the grid and looks up each one's score (its offset from the
+    query, plus its frame's share; in raster order Δp = frame·rows·cols + Δr·cols + Δc). The numbers drawn are the
+    tables' (one sum in M-RoPE: a score in frame 0 and the time pairs' share at the frame).
+    ``notes``: panel title -> subtitle lines. ``grid``, ``query``, ``frame``: where the sliders start (the grid's
+    span 1 … G for the widest grid G of the tables, the query's 0 … G − 1: the page narrows them to the grid in the
+    browser, and a query past the grid reads as its edge; the frame's 0 … frames − 1). The ring around the query is
+    dashed where the frame shown is not the query's. ``domain``: one fixed colour range for every panel, or None for
+    each panel's own lowest to highest score (computed in the browser from the heatmap shown).
 
     Every panel is `panel_width` × `panel_height` px at every grid (`grid_place` puts the grid in it), so the spec
-    depends on the tables' frame and sizes only, not on the grid or the query. The heatmaps are drawn on a canvas:
-    as SVG, each step of a drag redrew every patch's element (0.5–0.7 s a step for 4 × 64 × 64 in Chromium), and
-    even the default 12 × 16 grid's query-row step took 61.5 ms against a canvas's 39.6 (offline, RESULTS §28).
+    depends on the tables' sizes and `frames` only, not on the grid, the query or the frame. The heatmaps are drawn
+    on a canvas: as SVG, each step of a drag redrew every patch's element (0.5–0.7 s a step for 4 × 64 × 64 in
+    Chromium), and even the default 12 × 16 grid's query-row step took 61.5 ms against a canvas's 39.6 (offline,
+    RESULTS §28).
     """
     if not tables:
         raise ValueError("tables must hold at least one scheme")
     if columns not in (1, 2):
         raise ValueError(f"columns must be 1 or 2, got {columns!r}")
-    shapes = {np.shape(t) for t in tables.values() if not isinstance(t, pd.Series)}
-    if len(shapes) != 1:
-        raise ValueError(f"the offset tables must have one shape, and there must be one, got {sorted(shapes)}")
-    (shape,) = shapes
-    if len(shape) != 2 or shape[0] != shape[1] or shape[0] % 2 == 0:
-        raise ValueError(f"an offset table has shape (2·G − 1, 2·G − 1), got {shape}")
-    widest = (shape[0] + 1) // 2
+    widths = {t.widest for t in tables.values() if t.widest is not None}
+    if len(widths) != 1:
+        raise ValueError(f"tables: the offset tables must be of one widest grid, and there must be one, got {widths}")
+    (widest,) = widths
     if not (1 <= grid[0] <= widest and 1 <= grid[1] <= widest):
         raise ValueError(f"grid must be in 1 … {widest} × 1 … {widest}, got {grid}")
     if not (0 <= query[0] < widest and 0 <= query[1] < widest):
         raise ValueError(f"query must be in 0 … {widest - 1} × 0 … {widest - 1}, got {query}")
-    starts = dict(zip(LIVE_PARAMS, (*grid, *query), strict=True))
-    ranges = {
-        "vis_rows": (1, widest),
-        "vis_cols": (1, widest),
-        "vis_qrow": (0, widest - 1),
-        "vis_qcol": (0, widest - 1),
-    }
+    if not 0 <= frame < frames:
+        raise ValueError(f"frame must be in 0 … frames − 1 = {frames - 1}, got {frame}")
+    starts = dict(zip(LIVE_PARAMS, (*grid, *query, frame), strict=True))
+    ranges = dict(
+        zip(LIVE_PARAMS, ((1, widest), (1, widest), (0, widest - 1), (0, widest - 1), (0, frames - 1)), strict=True)
+    )
     selections = {
         key: live.position(
             key,
@@ -255,6 +315,7 @@ def query_heatmaps(
     signals = [
         *(alt.param(name=GRID_SIZE[key], expr=live.number(key)) for key in GRID_PARAMS),
         *(live.at_most_last(key, QUERY[key], size) for key, size in (("vis_qrow", n_rows), ("vis_qcol", n_cols))),
+        live.at_most_last(FRAME_PARAM, FRAME, str(frames)),
         *grid_place(width=panel_width, height=height),
     ]
     q_row, q_col = QUERY["vis_qrow"], QUERY["vis_qcol"]
@@ -275,7 +336,7 @@ def query_heatmaps(
             "y1": r + 0.5,
         }
     )
-    scores = alt.LookupData(data=lookup_table(tables), key="key", fields=["s"])
+    scores = lookup_table(tables)
     scale = (
         alt.Scale(scheme="redblue", domain=list(domain), nice=False, zero=False, clamp=True)
         if domain is not None
@@ -298,11 +359,9 @@ def query_heatmaps(
     edges = {"x0": f"{q_col} - 0.5", "x1": f"{q_col} + 0.5", "y0": f"{q_row} - 0.5", "y1": f"{q_row} + 0.5"}
     panels = []
     for i, (name, table) in enumerate(tables.items()):
+        on_grid = alt.Chart(patches).transform_filter(f"datum.vis_qrow < {n_rows} && datum.vis_qcol < {n_cols}")
         cells = (
-            alt.Chart(patches)
-            .transform_filter(f"datum.vis_qrow < {n_rows} && datum.vis_qcol < {n_cols}")  # the patches on the grid
-            .transform_calculate(key=_key_expr(i, table, frame))
-            .transform_lookup(lookup="key", from_=scores)
+            _score_transforms(on_grid, i, table, scores)
             .mark_rect()
             .encode(
                 x=x,
@@ -320,11 +379,11 @@ def query_heatmaps(
         )
         if i == 0:  # a selection is defined in one unit view; every view reads its value
             cells = cells.add_params(*(selections[key] for key in reversed(LIVE_PARAMS)))
-        ring = alt.Chart(
-            pd.DataFrame({"patch": ["the query" if frame == 0 else "the query's place (it is in frame 0)"]})
-        ).transform_calculate(**edges)
+        ring = alt.Chart(pd.DataFrame({"ring": [0]})).transform_calculate(patch=ring_label_expr(FRAME), **edges)
         halo = ring.mark_rect(filled=False, stroke="#FFFFFF", strokeWidth=5)  # reads on every colour
-        line = ring.mark_rect(filled=False, stroke="#111827", strokeWidth=2.5, strokeDash=[] if frame == 0 else [3, 2])
+        # solid in the query's own frame, dashed in another
+        dash = alt.ExprRef(f"{FRAME} === 0 ? [] : [3, 2]")
+        line = ring.mark_rect(filled=False, stroke="#111827", strokeWidth=2.5, strokeDash=dash)
         layer = [cells, *(m.encode(x=x, x2="x1:Q", y=y, y2="y1:Q", tooltip=["patch:N"]) for m in (halo, line))]
         panels.append(
             alt.layer(*layer).properties(
@@ -343,7 +402,7 @@ def query_heatmaps(
         spacing=24,
         params=[signal.param for signal in signals],
         title=alt.TitleParams(
-            {"expr": query_title_expr(q_row, q_col, frame)},
+            {"expr": query_title_expr(q_row, q_col, FRAME, frames)},
             # two lines: as one, it set the chart's width on a phone (a canvas does not shrink to fit)
             subtitle=["Click a patch to make it the query,", "or move the sliders above."],
             anchor="start",

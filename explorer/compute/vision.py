@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 import posenc
+from explorer.charts.vision import Lookup
 from explorer.layout import cached
 from explorer.site.vision import MAX_GRID
 from posenc.mrope import AXES, SCHEMES, VisionPreset
@@ -65,75 +66,57 @@ WIDEST = MAX_GRID
 _CHUNK = 8192
 
 
-def raster_span(frame: int) -> tuple[int, int]:
-    """The first and last position offset Δp = frame·rows·cols + Δr·cols + Δc of a key (in `frame`) from a query
-    (frame 0) in raster order, over every grid up to `WIDEST` × `WIDEST`: from −(WIDEST² − 1) in the query's own
-    frame, from `frame` in a later one (a 1 × 1 grid), up to (frame + 1)·WIDEST² − 1."""
-    if frame < 0:
-        raise ValueError(f"frame must be >= 0, got {frame}")
-    return (1 - WIDEST**2 if frame == 0 else frame), (frame + 1) * WIDEST**2 - 1
-
-
 @cached(max_entries=16)
-def grid_tables(frame: int, m: Model) -> dict[str, np.ndarray | pd.Series]:
-    """Per scheme, every score a query patch (frame 0) has with a key of `frame` on any grid up to `WIDEST` ×
-    `WIDEST` (issue #36: the query heatmaps change grid in the browser by looking up these):
+def grid_tables(frames: int, m: Model) -> dict[str, Lookup]:
+    """Per scheme, every score a query patch (frame 0) has with a key of any of `frames` frames on any grid up to
+    `WIDEST` × `WIDEST` (issue #36: the query heatmaps change grid and frame in the browser by looking these up;
+    `explorer.charts.vision.Lookup`):
 
-    - raster order: a pd.Series indexed by the position offset Δp (`raster_span`), the score of the query at
-      position 0 with the key at Δp (at position WIDEST² − 1 with the key at WIDEST² − 1 + Δp for Δp < 0);
-    - axial 2D and M-RoPE: `posenc.offset_scores` on the widest grid, shape (2·WIDEST − 1, 2·WIDEST − 1). These
-      schemes' angles are linear in (t, row, column) and leave a patch's row and column alone when the grid
-      grows, so every smaller grid's offset table is the centre of this one (`offset_tables`).
-
-    Only frames 0 and `frame` are built (not every frame of the video: 4 × 16 × 4,096 × d/2 angles)."""
+    - raster order (``positions``): the score by position offset Δp = frame·rows·cols + Δr·cols + Δc, from
+      −(WIDEST² − 1) to frames·WIDEST² − 1: the query at position 0 with the key at Δp (at WIDEST² − 1 with the key
+      at WIDEST² − 1 + Δp for Δp < 0);
+    - axial 2D and M-RoPE (``offsets``): `posenc.offset_scores` in frame 0 on the widest grid, shape
+      (2·WIDEST − 1, 2·WIDEST − 1). Their angles are linear in (t, row, column) and leave a patch's row and column
+      alone when the grid grows, so every smaller grid's offset table is the centre of this one;
+    - M-RoPE (``frames``): what frame f adds to every score, the time pairs' share, Σ over t pairs of
+      (cos(f·θ_j) − 1)/(d/2): the score of patch (0, 0) of frame f with the query at (0, 0) of frame 0, less frame
+      0's. M-RoPE's score is a sum over pairs, each turned by one axis, so the time pairs add the same at every
+      offset. Axial 2D has no time axis."""
     n = WIDEST * WIDEST
     inv = posenc.inverse_frequencies(m.head_dim, base=m.base)
-    lo, hi = raster_span(frame)
-    span = np.arange(lo, hi + 1)
+    span = np.arange(1 - n, frames * n)
     parts = []
     for side, query in ((span[span < 0], n - 1), (span[span >= 0], 0)):  # keys before the last patch, from the first
         for start in range(0, side.size, _CHUNK):
             keys = posenc.rope_angles(query + side[start : start + _CHUNK], inv)
             parts.append(posenc.angle_scores(posenc.rope_angles([query], inv), keys)[0])
-    raster = np.concatenate(parts)
-    thw = posenc.qwen2vl_position_ids([("video", frame + 1, WIDEST, WIDEST)])
-    thw = np.concatenate([thw[:, :n], thw[:, frame * n : (frame + 1) * n]], axis=1) if frame else thw
-    key_frame = 1 if frame else 0
+    thw = posenc.qwen2vl_position_ids([("video", frames, WIDEST, WIDEST)])
     axial = posenc.axial_rope_angles(
         WIDEST, WIDEST, posenc.axial_inverse_frequencies(m.head_dim, base=m.base), first=m.axial_first
     )
-    a_c = posenc.mrope_angles(thw, inv, list(m.section_c))
-    a_i = posenc.mrope_angles(thw, inv, list(m.section_i), interleaved=True)
-    return dict(
-        zip(
-            SCHEMES,
-            (
-                pd.Series(raster, index=span),
-                posenc.offset_scores(axial, WIDEST, WIDEST),
-                posenc.offset_scores(a_c, WIDEST, WIDEST, frame=key_frame),
-                posenc.offset_scores(a_i, WIDEST, WIDEST, frame=key_frame),
-            ),
+    out = {SCHEMES[0]: Lookup(positions=pd.Series(np.concatenate(parts), index=span))}
+    out[SCHEMES[1]] = Lookup(offsets=posenc.offset_scores(axial, WIDEST, WIDEST))
+    for name, section, interleaved in ((SCHEMES[2], m.section_c, False), (SCHEMES[3], m.section_i, True)):
+        first = posenc.mrope_angles(thw[:, :n], inv, list(section), interleaved=interleaved)  # frame 0
+        corners = posenc.mrope_angles(thw[:, ::n], inv, list(section), interleaved=interleaved)  # (0, 0) of each frame
+        time = posenc.angle_scores(corners[[0]], corners)[0]
+        out[name] = Lookup(
+            offsets=posenc.offset_scores(first, WIDEST, WIDEST), frames=pd.Series(time - time[0], index=range(frames))
         )
-    )
+    return out
 
 
 def offset_tables(rows: int, cols: int, frames: int, frame: int, m: Model) -> dict[str, np.ndarray]:
     """Per scheme, the score of a query (frame 0) with the key (Δr, Δc) away in `frame`, for every offset
     on the grid (shape (2·rows − 1, 2·cols − 1), as posenc.offset_scores gives it for this grid, up to float
-    rounding): the `grid_tables` the query heatmaps look up, so the page's numbers are the chart's.
-    Every query's heatmap is a window of it (`query_grid`)."""
+    rounding): what the query heatmaps look up in `grid_tables` (`explorer.charts.vision.Lookup.at`), so the
+    page's numbers are the chart's. Every query's heatmap is a window of it (`query_grid`)."""
     if not (1 <= rows <= WIDEST and 1 <= cols <= WIDEST and 0 <= frame < frames):
         raise ValueError(
             f"rows and cols must be in 1 … {WIDEST} and frame in 0 … frames − 1, got {rows}, {cols}, {frame}"
         )
     dr, dc = np.meshgrid(np.arange(1 - rows, rows), np.arange(1 - cols, cols), indexing="ij")
-    out = {}
-    for name, table in grid_tables(frame, m).items():
-        if isinstance(table, pd.Series):
-            out[name] = table.loc[(frame * rows * cols + dr * cols + dc).ravel()].to_numpy().reshape(dr.shape)
-        else:
-            out[name] = table[WIDEST - 1 + dr, WIDEST - 1 + dc]
-    return out
+    return {name: table.at(frame, dr, dc, rows, cols) for name, table in grid_tables(frames, m).items()}
 
 
 def query_grid(table: np.ndarray, q_row: int, q_col: int) -> np.ndarray:

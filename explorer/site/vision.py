@@ -121,6 +121,7 @@ PAGE = Page(
             "Which frame's patches the heatmaps score against the query (in frame 0).",
             lo=0,
             hi=MAX_FRAMES - 1,
+            kind="number",  # the query heatmaps' own slider drags it (explorer.charts.vision)
         ),
         _grid_param("vis_krow", "Key row", 8, "Row of the key patch.", lo=0, hi=MAX_GRID - 1),
         _grid_param("vis_kcol", "Key column", 12, "Column of the key patch.", lo=0, hi=MAX_GRID - 1),
@@ -170,10 +171,10 @@ PAGE = Page(
             "vis_cols": 24,
             "vis_qrow": 9,
             "vis_qcol": 3,
-            "vis_frames": 3,
+            "vis_frames": 5,
             "vis_frame": 1,
         },
-        slider="vis_frame",  # the grid and the query patch are the chart's own (explorer.liveparam)
+        slider="vis_frames",  # the grid, the query patch and the frame are the chart's own (explorer.liveparam)
         chart=0,
     ),
     bench=BenchSettings(
@@ -187,7 +188,7 @@ PAGE = Page(
             "vis_frames": "16",
             "vis_frame": "15",
         },
-        slider="vis_frame",  # the keys' frame: the grid and the query are the chart's own sliders
+        slider="vis_frames",  # the video's length: the grid, the query and the frame are the chart's own sliders
         slider_chart=0,
     ),
 )

@@ -30,9 +30,9 @@ FORMULA_CAPTION = (
 )
 GRID_CAPTION = (
     "Click a patch, or drag **query row** and **query column** above the heatmaps (or focus one and "
-    "press ← →); drag **grid rows** and **grid columns** to change the image's size: all four heatmaps "
-    "follow in your browser at once; when you let go, the link, the boxes, the **Shift test** and the "
-    "download follow."
+    "press ← →); drag **grid rows** and **grid columns** to change the image's size, **frame shown** to "
+    "score the keys of a later frame: all four heatmaps follow in your browser at once; when you let go, "
+    "the link, the boxes, the **Shift test** and the download follow."
 )
 
 
@@ -50,7 +50,7 @@ def scheme_title(name: str, m: Any) -> str:
     return "1D RoPE over the raster order"
 
 
-def heatmap_words(m: Any, frame: int) -> dict[str, Any]:
+def heatmap_words(m: Any) -> dict[str, Any]:
     """The query heatmaps' panel subtitles (by panel title) and the chart's description."""
     notes = {
         "raster 1D": ["position = row · columns + column", "frames one after another"],
@@ -64,14 +64,13 @@ def heatmap_words(m: Any, frame: int) -> dict[str, Any]:
             "section: " + ("this model's" if m.own_i else "Qwen3-VL's proportions"),
         ],
     }
-    where = "the same frame" if frame == 0 else f"frame {frame}"
     return {
         "notes": {scheme_title(name, m): notes[name] for name in SCHEMES},
         "description": "Four heatmaps over the patch grid, one per scheme ("
         + ", ".join(scheme_title(name, m) for name in SCHEMES)
-        + f"): the similarity of the query patch (in frame 0) with every patch of {where}. The grid "
-        "rows and columns sliders above the heatmaps change the grid, the query row and column sliders move the "
-        "query, and so does a click on a patch.",
+        + "): the similarity of the query patch (in frame 0) with every patch of the frame shown. The sliders "
+        "above the heatmaps change the grid's rows and columns, the query's row and column (so does a click on a "
+        "patch) and the frame shown.",
     }
 
 
@@ -272,9 +271,19 @@ def sequence_words(text_before: int, text_after: int, frames: int, rows: int, co
     return {"chart": chart, "metrics": metrics, "notices": notices}
 
 
-def query_title_expr(q_row: str, q_col: str, frame: int) -> str:
+def query_title_expr(q_row: str, q_col: str, frame: str, frames: int) -> str:
     """The patch heatmaps' title as a Vega expression of the query patch the sliders pick (``q_row``,
-    ``q_col``: expressions), keys in frame ``frame`` (0: the query's own): two lines, the query and the
-    keys' frame (one line set the chart's width on a phone: its canvas does not shrink to fit)."""
-    where = "the same frame" if frame == 0 else f"frame {frame}"
-    return f"['Query patch (row ' + {q_row} + ', column ' + {q_col} + ')', 'keys in {where}']"
+    ``q_col``: expressions) and of the keys' frame ``frame`` (an expression; 0: the query's own) of a video of
+    `frames` frames: two lines, the query and the keys' frame (one line set the chart's width on a phone: its canvas
+    does not shrink to fit)."""
+    if frames == 1:
+        where = "'the same frame (a still image)'"
+    else:
+        where = f"({frame} === 0 ? 'the same frame' : 'frame ' + {frame}) + ' (frames 0 … {frames - 1})'"
+    return f"['Query patch (row ' + {q_row} + ', column ' + {q_col} + ')', 'keys in ' + {where}]"
+
+
+def ring_label_expr(frame: str) -> str:
+    """The query ring's tooltip as a Vega expression of the keys' frame ``frame`` (an expression): the query itself in
+    its own frame 0, its place in a later one."""
+    return f"{frame} === 0 ? 'the query' : \"the query's place (it is in frame 0)\""
