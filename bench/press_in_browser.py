@@ -1,7 +1,7 @@
 """Issue #36's press test: does a control's key press redraw its chart in the browser?
 
 Each chart-driving control a chart carries itself (explorer.liveparam: RoPE's m, n, d and j, the
-clock's p, d, b and number of clocks, the shift t, the vision query row, the sinusoidal zoom start,
+clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows and frame shown, the sinusoidal zoom start,
 Context extension's factor, lengths (dynamic NTK's and LongRoPE's too, and LongRoPE's factor), YaRN's and Llama 3's knobs and YaRN's mscale, the
 configs converter's α, Compare methods' L and T) is
 focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press

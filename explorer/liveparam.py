@@ -103,8 +103,8 @@ class LiveChart:
     keys read in order): a value outside is clamped, from
     the URL with a notice, as a widget's ``max=`` does. The chart's slider spans that range or a wider
     one; `show` narrows it to the page's range in the browser (`ranges_html`). A chart whose slider
-    spans the registry's range (`widest_max`) keeps its spec when the page's range changes (another
-    table size): the browser keeps the chart and only narrows the slider (issue #23)."""
+    spans the registry's range keeps its spec when the page's range changes (another table size): the
+    browser keeps the chart and only narrows the slider (issue #23)."""
 
     def __init__(
         self,
@@ -135,11 +135,6 @@ class LiveChart:
             previous = replace(previous, shown=())
         self._view = views[self.name] = plan(previous, self.values, (context, mode.is_on(), dark_theme()))
         return dict(self._view.starts)
-
-    @property
-    def widest_max(self) -> tuple[Any, ...]:
-        """The registry's largest value of each of `keys`, in order: the widest range a slider can need."""
-        return tuple(widgets.get(key).max for key in self.keys)
 
     @property
     def element_key(self) -> str:

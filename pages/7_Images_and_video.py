@@ -1,9 +1,9 @@
 """Images and video: positions with a row, a column and a time — 1D RoPE in raster order, axial 2D
 RoPE and M-RoPE (contiguous and interleaved) compared on a patch grid.
 
-URL keys: vis_view (tab), vis_model, vis_head_dim, vis_base (custom model only), vis_rows, vis_cols,
-vis_qrow, vis_qcol (query patch, clamped to the grid: the heatmaps' own sliders, and a click on a patch;
-explorer.liveparam), vis_frames, vis_frame, vis_krow, vis_kcol,
+URL keys: vis_view (tab), vis_model, vis_head_dim, vis_base (custom model only), vis_frames; vis_rows,
+vis_cols, vis_qrow, vis_qcol (query patch, clamped to the grid), vis_frame (the heatmaps' own sliders, and a click
+on a patch for the query; explorer.liveparam; the grid and the frame also have number boxes), vis_krow, vis_kcol,
 vis_drow, vis_dcol (shift test, clamped so both patches stay on the grid), vis_train, vis_new
 (resolution), vis_text_before, vis_text_after (sequence).
 """
@@ -83,11 +83,11 @@ with tab_grid:
                 domain=domain,
                 columns=1 if phone else 2,
                 panel_width=260 if phone else 280,
-                **text.heatmap_words(m),
+                **text.heatmap_words(m, frames),
             ),
             width="content",
         )
-        st.caption(text.GRID_CAPTION)
+        st.caption(text.grid_caption(frames))
         notice_list(text.grid_notices(rows, cols, frames, frame, m, compute.neighbours(rows, cols, frames, frame, m)))
 
 with tab_pairs:

@@ -280,6 +280,29 @@ def test_the_browser_shows_every_grids_querys_and_frames_scores():
                     np.testing.assert_allclose(got.ravel(), direct[0], atol=1e-12, err_msg=where)
 
 
+def test_a_still_image_has_one_frame():
+    spec = live_chart(frame=0, query=(1, 1), frames=1)
+    for i, scheme in enumerate(SCHEMES):
+        for grid in ((4, 5), (G, G)):
+            want = reference(scheme, *grid, (1, 1), 0)
+            np.testing.assert_allclose(shown(spec, i, (1, 1), grid, 0), want, atol=1e-12, err_msg=scheme)
+    (frame_slider,) = [p for p in spec["params"] if p["name"] == "vis_frame"]
+    assert (frame_slider["bind"]["min"], frame_slider["bind"]["max"]) == (0, 0)
+    title = spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (1, 1), 0))
+    assert title[1] == "keys in the same frame (a still image)"
+
+
+def test_a_lookup_reads_only_offsets_on_the_grid():
+    table = grid_tables(1)["axial"]
+    dr, dc = np.meshgrid(np.arange(-2, 3), np.arange(-1, 2), indexing="ij")
+    # offsets −2 … 2 rows and −1 … 1 columns: a 5 × 3 grid's keys around its patch (2, 1), by the re-typed formula
+    np.testing.assert_allclose(table.at(0, dr, dc, 3, 2), reference("axial", 5, 3, (2, 1), 0), atol=1e-12)
+    with pytest.raises(ValueError, match="dr and dc must be offsets on the 2 × 2 grid"):
+        table.at(0, dr, dc, 2, 2)
+    with pytest.raises(ValueError, match=f"at most the widest grid's {G}"):
+        table.at(0, np.zeros(1, int), np.zeros(1, int), G + 1, 1)
+
+
 def test_the_grid_the_query_and_the_frame_are_the_charts_own_sliders_and_a_click_on_a_patch():
     spec = live_chart(rows=4, cols=5, query=(1, 3), frame=1, frames=3)
     params = {p["name"]: p for p in spec["params"] if "select" in p}

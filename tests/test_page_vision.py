@@ -583,7 +583,14 @@ def test_the_tables_of_the_widest_grid_hold_every_grids(model):
         3 * 64 * 64 - 1,
     ) and raster.index.is_monotonic_increasing
     assert tables["axial 2D"].frames is None  # no time axis
-    assert tables["M-RoPE contiguous"].frames.tolist()[0] == 0.0  # frame 0 adds nothing
+    # M-RoPE's share of frame f: the time pairs' (cos(f·θ_j) − 1) over the d/2 pairs, with math
+    inv, n = thetas(m.head_dim, m.base), m.head_dim // 2
+    for name, axes in (
+        ("M-RoPE contiguous", axes_contiguous(m.section_c)),
+        ("M-RoPE interleaved", axes_interleaved(m.section_i, n)),
+    ):
+        want = [sum(math.cos(f * inv[j]) - 1 for j in range(n) if axes[j] == 0) / n for f in range(3)]
+        np.testing.assert_allclose(tables[name].frames.to_numpy(), want, rtol=0, atol=1e-12, err_msg=name)
     with pytest.raises(ValueError, match="rows and cols must be in 1 … 64"):
         compute.offset_tables(65, 3, 1, 0, m)
 

@@ -88,11 +88,15 @@ def test_grid_notices_say_the_scores_of_the_neighbours(frame):
 
 
 def test_heatmap_and_strip_words_name_the_sections():
-    words = text.heatmap_words(QWEN)
+    words = text.heatmap_words(QWEN, 4)
     titles = ["1D RoPE over the raster order", "Axial 2D RoPE (rows first)", "M-RoPE, contiguous [16, 24, 24]",
               "M-RoPE, interleaved [24, 20, 20]"]  # fmt: skip
     assert list(words["notes"]) == titles and all(t in words["description"] for t in titles)
     assert "every patch of the frame shown" in words["description"]  # the chart's own slider picks it
+    assert words["description"].endswith("and the frame shown.")
+    still = text.heatmap_words(QWEN, 1)["description"]  # a still image: no later frame to show
+    assert "and the frame shown." not in still and still.endswith("(so does a click on a patch).")
+    assert "**frame shown**" in text.grid_caption(4) and "frame shown" not in text.grid_caption(1)
     assert words["notes"][titles[2]][1] == "section: this model's"
     assert words["notes"][titles[3]][1] == "section: Qwen3-VL's proportions"  # not Qwen2.5-VL's own
     strip = text.strip_words(QWEN, "pair")
@@ -181,7 +185,7 @@ def test_sequence_sentences_follow_qwen2vls_positions():
 def test_about_names_the_source():
     preset = VISION_PRESETS["rope-vit-b16"]
     assert text.about(preset) == f"**{preset.name}**: {preset.notes} Source: {preset.source}."
-    custom = text.heatmap_words(compute.Model.of(None, 64, 1e4))["notes"]
+    custom = text.heatmap_words(compute.Model.of(None, 64, 1e4), 4)["notes"]
     assert [lines[1] for lines in custom.values()][2:] == [
         "section: Qwen2-VL's proportions",
         "section: Qwen3-VL's proportions",

@@ -1,7 +1,8 @@
 """Chart builders for the Images-and-video page (pure: data -> alt.Chart, no st.*).
 
-- `query_heatmaps`    the four schemes' heatmaps of one query patch, which is the chart's own: a click
-                      on a patch or its two sliders move it in the browser (issue #23)
+- `query_heatmaps`    the four schemes' heatmaps of one query patch; the grid, the query and the frame shown
+                      are the chart's own: its five sliders, and a click on a patch, move them in the browser
+                      (issues #23, #36)
 - `grid_heatmap`      one score per patch of a rows × cols grid (an image), the query patch ringed
 - `pair_axis_strip`   which axis turns each pair, one strip per scheme, along the pair index or the
                       pair's wavelength (one builder, ``x="pair"`` or ``x="wavelength"``)
@@ -70,8 +71,8 @@ def _framed(chart: Any, *, width: int, height: int, title: str, subtitle: Any, d
 
 # ------------------------------------------------------------- the query patch, moved in the browser
 #: The heatmaps' own sliders (`explorer.charts.live.position`), the registry parameters themselves: the grid's rows
-#: and columns (issue #36) and the query patch's row and column (a click on a patch sets both; explorer.liveparam
-#: reports them all).
+#: and columns and the frame shown (issue #36), and the query patch's row and column (a click on a patch sets both;
+#: explorer.liveparam reports them all).
 GRID_PARAMS = ("vis_rows", "vis_cols")
 QUERY_PARAMS = ("vis_qrow", "vis_qcol")
 FRAME_PARAM = "vis_frame"
@@ -158,7 +159,7 @@ def _grid_axis(title: str, size: str, step: str, offset: str) -> alt.Axis:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: no generated == or hash
 class Lookup:
     """One scheme's scores for every grid, query and frame the query heatmaps' sliders reach (issue #36), as the
     browser looks them up (`lookup_table`, `_score_transforms`) and as `at` does here:
@@ -189,10 +190,14 @@ class Lookup:
     def at(self, frame: int, dr: np.ndarray, dc: np.ndarray, rows: int, cols: int) -> np.ndarray:
         """The scores of the keys (`dr`, `dc`) away from the query, in `frame`, on a rows × cols grid: what the
         browser draws."""
+        if np.max(np.abs(dr), initial=0) >= rows or np.max(np.abs(dc), initial=0) >= cols:
+            raise ValueError(f"dr and dc must be offsets on the {rows} × {cols} grid")
         if self.positions is not None:
             delta = frame * rows * cols + np.asarray(dr) * cols + np.asarray(dc)
             return self.positions.loc[delta.ravel()].to_numpy().reshape(delta.shape)
         g = cast(int, self.widest)
+        if max(rows, cols) > g:
+            raise ValueError(f"rows and cols must be at most the widest grid's {g}, got {rows} × {cols}")
         out = np.asarray(self.offsets)[g - 1 + dr, g - 1 + dc]
         return out if self.frames is None else out + float(self.frames.loc[frame])
 
@@ -270,7 +275,7 @@ def query_heatmaps(
     query, plus its frame's share; in raster order Δp = frame·rows·cols + Δr·cols + Δc). The numbers drawn are the
     tables' (one sum in M-RoPE: a score in frame 0 and the time pairs' share at the frame).
     ``notes``: panel title -> subtitle lines. ``grid``, ``query``, ``frame``: where the sliders start (the grid's
-    span 1 … G for the widest grid G of the tables, the query's 0 … G − 1: the page narrows them to the grid in the
+    span 1 … G for the widest grid G of the tables; the query's 0 … G − 1, which the page narrows to the grid in the
     browser, and a query past the grid reads as its edge; the frame's 0 … frames − 1). The ring around the query is
     dashed where the frame shown is not the query's. ``domain``: one fixed colour range for every panel, or None for
     each panel's own lowest to highest score (computed in the browser from the heatmap shown).

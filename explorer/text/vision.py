@@ -28,12 +28,17 @@ FORMULA_CAPTION = (
     "or t, h, w (M-RoPE). The similarity s is the RoPE score for q = k = (1, …, 1), divided by d: 1 at "
     "the query itself. Only differences of positions on each axis enter it."
 )
-GRID_CAPTION = (
-    "Click a patch, or drag **query row** and **query column** above the heatmaps (or focus one and "
-    "press ← →); drag **grid rows** and **grid columns** to change the image's size, **frame shown** to "
-    "score the keys of a later frame: all four heatmaps follow in your browser at once; when you let go, "
-    "the link, the boxes, the **Shift test** and the download follow."
-)
+
+
+def grid_caption(frames: int) -> str:
+    """How to move the query heatmaps (under them), for a video of `frames` frames (1: a still image)."""
+    frame = ", **frame shown** to score the keys of a later frame" if frames > 1 else ""
+    return (
+        "Click a patch, or drag **query row** and **query column** above the heatmaps (or focus one and "
+        f"press ← →); drag **grid rows** and **grid columns** to change the image's size{frame}: all four "
+        "heatmaps follow in your browser at once; when you let go, the link, the boxes, the **Shift test** and "
+        "the download follow."
+    )
 
 
 def about(preset: VisionPreset) -> str:
@@ -50,7 +55,7 @@ def scheme_title(name: str, m: Any) -> str:
     return "1D RoPE over the raster order"
 
 
-def heatmap_words(m: Any) -> dict[str, Any]:
+def heatmap_words(m: Any, frames: int) -> dict[str, Any]:
     """The query heatmaps' panel subtitles (by panel title) and the chart's description."""
     notes = {
         "raster 1D": ["position = row · columns + column", "frames one after another"],
@@ -69,8 +74,12 @@ def heatmap_words(m: Any) -> dict[str, Any]:
         "description": "Four heatmaps over the patch grid, one per scheme ("
         + ", ".join(scheme_title(name, m) for name in SCHEMES)
         + "): the similarity of the query patch (in frame 0) with every patch of the frame shown. The sliders "
-        "above the heatmaps change the grid's rows and columns, the query's row and column (so does a click on a "
-        "patch) and the frame shown.",
+        "above the heatmaps change the grid's rows and columns"
+        + (
+            ", the query's row and column (so does a click on a patch) and the frame shown."
+            if frames > 1
+            else " and the query's row and column (so does a click on a patch)."
+        ),
     }
 
 
