@@ -1193,3 +1193,25 @@ def test_the_live_attention_factor_title_names_its_sliders():
         "Drag mscale, mscale_all_dim or attention_factor: YaRN's attention factor a against s"
     )
     assert ext_text.af_live_title(("attention_factor",)) == "Drag attention_factor: YaRN's attention factor a against s"
+
+
+def _legend_symbol_opacities(vega: dict) -> list[float]:
+    """The opacity each legend of a compiled Vega spec draws its swatches with (1 unless it says otherwise)."""
+    out = []
+    for legend in vega.get("legends", []):
+        update = legend.get("encode", {}).get("symbols", {}).get("update", {})
+        out.append(float(update.get("opacity", {}).get("value", legend.get("symbolOpacity", 1))))
+    for mark in vega.get("marks", []):
+        if mark.get("type") == "group":
+            out += _legend_symbol_opacities(mark)
+    return out
+
+
+def test_legend_swatches_are_opaque_where_the_first_series_is_drawn_translucent():
+    # The training series is drawn wide at 0.6 opacity underneath; Vega-Lite gives every swatch the first layer's
+    # opacity unless the legend says otherwise, which made the target's swatch darker than its line on the dark card.
+    import vl_convert as vlc
+
+    specs = [live_spec("linear")[0], yarn_live_spec()[0], *(chart.to_dict() for chart in _all_charts())]
+    opacities = [o for spec in specs for o in _legend_symbol_opacities(vlc.vegalite_to_vega(spec))]
+    assert opacities and all(o == 1 for o in opacities), opacities

@@ -74,6 +74,10 @@ CONFIG = chart_config(
     view={"strokeWidth": 0},
 )
 
+#: The legend of a chart whose first series is drawn translucent (wide, underneath): Vega-Lite gives every swatch that
+#: layer's opacity, which dimmed the others' colours (most on the dark card, where a translucent swatch turns dark).
+OPAQUE_KEY = alt.Legend(symbolOpacity=1)
+
 
 def _finish(
     layers: Sequence[alt.Chart],
@@ -241,7 +245,9 @@ def per_pair_chart(
     tooltip = _pair_tooltip(y_title)
     layers = []
     if categories is None:
-        color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[colors[k] for k in names]))
+        color = alt.Color(
+            "series:N", title=None, scale=alt.Scale(domain=names, range=[colors[k] for k in names]), legend=OPAQUE_KEY
+        )
         # the first series is drawn wider underneath, so where two series coincide both stay visible
         for i, name in enumerate(names):
             base = alt.Chart(frame[frame["series"] == name])
@@ -676,7 +682,7 @@ def angle_reach_live_chart(
     if t_window is not None:
         target_name = "at the target: T·θ′_j"
     names = [train_name, target_name]
-    color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]))
+    color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]), legend=OPAQUE_KEY)
     if columns and "theta_long" in columns:  # LongRoPE: θ′ is one of the two columns (a list's factor may be < 1)
         inv = np.asarray([columns["theta_short"], columns["theta_long"]], dtype=float)
     if list_kinds and browser_block is not None:  # LongRoPE's lists made from s: θ′ at the smallest and largest s
