@@ -82,6 +82,9 @@ CONTROLS = [
     ("Compare base b", "Compare_methods", "Compare methods", "base_base"),
     ("Compare test length T", "Compare_methods", "Compare methods", "target_len_target_len"),
     ("Compare ALiBi head", "Compare_methods", "Compare methods", "alibi_head_alibi_head"),
+    # the same two at the largest T (4,096 distances a curve; the page's default is 512): every point is redrawn
+    ("Compare base b at T = 4096", "Compare_methods?target_len=4096", "Compare methods", "base_base"),
+    ("Compare ALiBi head at T = 4096", "Compare_methods?target_len=4096", "Compare methods", "alibi_head_alibi_head"),
 ]
 
 

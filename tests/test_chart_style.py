@@ -67,3 +67,34 @@ def test_the_dark_theme_maps_a_conditions_colour_and_keeps_its_test():
     assert contrast(dark["condition"]["value"], style.DARK_BACKGROUND) >= 3  # it was left near-black on the dark card
     assert contrast("#111827", style.DARK_BACKGROUND) < 3
     assert style.style_spec(chart.to_dict())["encoding"]["color"]["condition"]["value"] == "#111827"
+
+
+def _hls(color: str) -> tuple[float, float, float]:
+    import colorsys
+
+    return colorsys.rgb_to_hls(*(int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)))
+
+
+@pytest.mark.parametrize("colour", ["#DC2626", "#7C3AED", "#1D4ED8", "#B91C1C", "#0F172A", "#15803D", "#64748B"])
+def test_a_text_marks_colour_reads_on_the_dark_card(colour):
+    """Text drawn on the dark card reaches WCAG's 4.5:1 for normal text (the Context extension read-out's red, kept
+    as it is by dark_color, was 3.6:1 on a projector's dark card); same hue; the light theme keeps the colour."""
+    chart = alt.Chart(pd.DataFrame({"t": ["L = 4,096"]})).mark_text(color=colour, fontWeight="bold").encode(text="t:N")
+    dark = style.style_spec(chart.to_dict(), dark=True)["mark"]["color"]
+    assert contrast(dark, style.DARK_BACKGROUND) >= 4.5
+    # no lighter than needed: within a step of the threshold, unless dark_color alone already passes it
+    assert contrast(dark, style.DARK_BACKGROUND) < 5 or dark == style.dark_color(colour)
+    if _hls(colour)[2] > 0.05:  # a grey has no hue to keep
+        assert abs(_hls(dark)[0] - _hls(colour)[0]) < 0.02
+    assert style.style_spec(chart.to_dict())["mark"]["color"] == colour
+
+
+def test_a_halo_in_the_cards_colour_stays_the_cards_and_lines_keep_dark_color():
+    """A pale text mark (the read-out's halo, stroked in the card's colour under the figures) is darkened with the card
+    as before, not lightened for contrast; a line's colour is dark_color's, not the text rule's."""
+    halo = "#F8FAFC"
+    text = alt.Chart(pd.DataFrame({"t": ["x"]})).mark_text(color=halo, stroke=halo).encode(text="t:N")
+    dark = style.style_spec(text.to_dict(), dark=True)["mark"]
+    assert dark["color"] == dark["stroke"] == style.dark_color(halo)
+    line = alt.Chart(pd.DataFrame({"x": [0, 1]})).mark_line(color="#DC2626").encode(x="x:Q")
+    assert style.style_spec(line.to_dict(), dark=True)["mark"]["color"] == style.dark_color("#DC2626") == "#DC2626"

@@ -244,10 +244,46 @@ def dark_color(color: str, *, lighten_only: bool = False) -> str:
     return "#{:02X}{:02X}{:02X}".format(*(round(c * 255) for c in (r, g, b)))
 
 
-def _walk_dark(node: Any, colour: bool = False, scale_range: bool = False) -> Any:
+#: A text mark's colour on the dark card reaches at least WCAG's contrast for normal text (AA); a mid-tone that
+#: `dark_color` keeps (a red read-out: 3.6:1) is lightened, same hue, until it does.
+TEXT_CONTRAST = 4.5
+
+
+def _relative_luminance(color: str) -> float:
+    digits = color[1:] if len(color) == 7 else "".join(c * 2 for c in color[1:])
+    linear = [
+        (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
+        for c in (int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    ]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def dark_text_color(color: str) -> str:
+    """`dark_color` for a text mark: lightened further (same hue and saturation) until its contrast with
+    DARK_BACKGROUND is at least TEXT_CONTRAST. A pale colour (which `dark_color` turns dark: a halo in the card's
+    colour) stays as `dark_color` makes it."""
+    if not _HEX.fullmatch(color) or dark_color(color) != dark_color(color, lighten_only=True):
+        return dark_color(color)
+    color = dark_color(color)
+    card = _relative_luminance(DARK_BACKGROUND) + 0.05
+    digits = color[1:] if len(color) == 7 else "".join(c * 2 for c in color[1:])
+    hue, light, sat = colorsys.rgb_to_hls(*(int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)))
+    while (_relative_luminance(color) + 0.05) / card < TEXT_CONTRAST and light < 1:
+        light = min(light + 0.02, 1.0)
+        color = "#{:02X}{:02X}{:02X}".format(*(round(c * 255) for c in colorsys.hls_to_rgb(hue, light, sat)))
+    return color
+
+
+def _text_mark(node: dict) -> bool:
+    mark = node.get("mark")
+    return mark == "text" or (isinstance(mark, dict) and mark.get("type") == "text")
+
+
+def _walk_dark(node: Any, colour: bool = False, scale_range: bool = False, text: bool = False) -> Any:
     """Every literal colour in a spec through `dark_color` (data and expressions untouched): a colour channel's or a
     mark's colour, its ``value`` and its ``condition``'s, and its scale's ``range`` (a method's line colour, chosen for
-    white: lightened only, `dark_color`'s `lighten_only`)."""
+    white: lightened only, `dark_color`'s `lighten_only`). In a text mark's view, its mark's and its encoding's fixed
+    colours through `dark_text_color` instead."""
     if isinstance(node, dict):
         out = {}
         for key, value in node.items():
@@ -256,12 +292,15 @@ def _walk_dark(node: Any, colour: bool = False, scale_range: bool = False) -> An
             else:
                 # a scale's domain stays (data values), and a condition's test (an expression)
                 inside = colour and key in ("value", "range", "scale", "condition")
-                out[key] = _walk_dark(value, key in COLOR_KEYS or inside, scale_range or (inside and key == "range"))
+                in_text = text or (key in ("mark", "encoding") and _text_mark(node))
+                out[key] = _walk_dark(
+                    value, key in COLOR_KEYS or inside, scale_range or (inside and key == "range"), in_text
+                )
         return out
     if isinstance(node, list):
-        return [_walk_dark(v, colour, scale_range) for v in node]
+        return [_walk_dark(v, colour, scale_range, text) for v in node]
     if colour and isinstance(node, str):
-        return dark_color(node, lighten_only=scale_range)
+        return dark_text_color(node) if text and not scale_range else dark_color(node, lighten_only=scale_range)
     return node
 
 
