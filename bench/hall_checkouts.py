@@ -11,7 +11,8 @@ two drags, as in the hall) and then S seconds of quiet (the full run of bench/lo
 before its hall). With ``--reference-env``, a second one-chart app with those
 variables is measured in each round too (the ratios of a NAME whose environment has the same variables are taken
 against it). Prints p95, p50 and server CPU a run of each, and each explorer's p95 over its one-chart app's.
-Nothing is written to bench/RESULTS.md. Used for section 30 (is the ≤ 0.3× of issue #36, measured at 7c49dd6,
+Nothing is written to bench/RESULTS.md. Exit status 1 when any run failed or raised (a failed run is left out of the
+percentiles). Used for section 30 (is the ≤ 0.3× of issue #36, measured at 7c49dd6,
 reproducible there today?).
 """
 
@@ -56,26 +57,28 @@ def checkout(text: str) -> tuple[str, Path, dict[str, str]]:
 
 def hall(
     script: str, cwd: Path, target: load.Target, env: dict[str, str], sessions: int, warm: float | None
-) -> tuple[float, float, float]:
-    """(p95 s, p50 s, server CPU s a run) of one hall on a freshly started server; with `warm`, after one session
-    has opened the link and dragged twice, and `warm` s of quiet."""
+) -> tuple[float, float, float, int]:
+    """(p95 s, p50 s, server CPU s a run, problems) of one hall on a freshly started server; with `warm`, after one
+    session has opened the link and dragged twice, and `warm` s of quiet. Problems: errors and exceptions, the
+    warm-up's included (printed; a failed run is not in the percentiles)."""
     server = StreamlitServer(script, cwd=cwd, env=env)
     server.start()
     try:
         server.wait_healthy(120)
+        problems: list[str] = []
         if warm is not None:
-            asyncio.run(load.hall(server.base_url, [target], sessions=1, ramp=0.0))
+            w = asyncio.run(load.hall(server.base_url, [target], sessions=1, ramp=0.0))
+            problems += [f"warm-up: {p}" for p in w.errors + w.exceptions]
             time.sleep(warm)
         cpu0 = load.cpu_seconds(server.pid)
         r = asyncio.run(load.hall(server.base_url, [target], sessions=sessions, ramp=2.0, pids=[server.pid]))
         cpu = (load.cpu_seconds(server.pid) - cpu0) / max(1, len(r.runs))
     finally:
         server.stop()
-    if r.errors or r.exceptions:
-        print(
-            f"    {len(r.errors)} errors, {len(r.exceptions)} exceptions: {(r.errors + r.exceptions)[:3]}", flush=True
-        )
-    return r.pct(0.95), r.pct(0.5), cpu
+    problems += r.errors + r.exceptions
+    if problems:
+        print(f"    {len(problems)} errors and exceptions: {problems[:3]}", flush=True)
+    return r.pct(0.95), r.pct(0.5), cpu, len(problems)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,26 +97,30 @@ def main(argv: list[str] | None = None) -> int:
     references = [("one-chart app (defaults)", {})]
     if args.reference_env:
         references.append((f"one-chart app (defaults, {args.reference_env})", args.reference_env))
+    trouble = 0
     for k in range(1, args.rounds + 1):
-        ref_p95 = {}
+        ref_p95: dict[tuple, tuple[str, float]] = {}
         for label, extra in references:
-            p95, p50, cpu = hall(
+            p95, p50, cpu, bad = hall(
                 load.REFERENCE_APP, ROOT, load.REFERENCE, {**load.REFERENCE_ENV, **extra}, args.sessions, args.warm
             )
-            ref_p95[tuple(sorted(extra.items()))] = p95
+            trouble += bad
+            ref_p95[tuple(sorted(extra.items()))] = (label, p95)
             print(
                 f"  round {k} · {label}: p95 {p95:.2f} s · p50 {p50:.2f} s · CPU {cpu * 1e3:.0f} ms a run", flush=True
             )
         for name, folder, env in args.checkouts:
-            p95, p50, cpu = hall("app.py", folder, HOME, env, args.sessions, args.warm)
-            shared = {k: v for k, v in env.items() if k in args.reference_env}
-            ref = ref_p95.get(tuple(sorted(shared.items())), ref_p95[()])
+            p95, p50, cpu, bad = hall("app.py", folder, HOME, env, args.sessions, args.warm)
+            trouble += bad
+            # against the reference with the same extra variables (every one of --reference-env, same values)
+            same = all(env.get(key) == value for key, value in args.reference_env.items()) and args.reference_env
+            ref_label, ref = ref_p95[tuple(sorted(args.reference_env.items()))] if same else ref_p95[()]
             print(
                 f"  round {k} · {name}: p95 {p95:.2f} s · p50 {p50:.2f} s · CPU {cpu * 1e3:.0f} ms a run · "
-                f"{p95 / ref:.2f}x the one-chart app's p95",
+                f"{p95 / ref:.2f}x the p95 of the {ref_label}",
                 flush=True,
             )
-    return 0
+    return 1 if trouble else 0
 
 
 if __name__ == "__main__":
