@@ -185,6 +185,30 @@ def test_the_bars_verdicts_and_labels_are_computed_from_the_row():
     legible(spec)
 
 
+def test_each_name_is_drawn_over_a_halo_above_the_pass_marks_rule():
+    """The pass mark's dashed rule runs through the names above the bars where the mark sits left (at 1e-12 on the log
+    axis it crossed "sinusoidal PE added" at every width): each name is drawn over the same text stroked wide in the
+    card's colour (dark on the dark theme), both after the rule."""
+    from explorer.charts import style
+
+    all_layers = layers(deviation_spec())
+    marks = [(layer["mark"] if isinstance(layer["mark"], dict) else {"type": layer["mark"]}) for layer in all_layers]
+    rule = next(i for i, m in enumerate(marks) if m["type"] == "rule")
+    named = [
+        i for i, layer in enumerate(all_layers) if layer.get("encoding", {}).get("text", {}).get("field") == "method"
+    ]
+    assert len(named) == 2 and rule < named[0] < named[1]
+    halo, name = (marks[i] for i in named)
+    assert halo["color"] == halo["stroke"] == style.HALO and halo["strokeWidth"] >= 4
+    assert name["color"] == "#0F172A" and "stroke" not in name
+    assert {k: halo[k] for k in ("dy", "fontSize", "align", "baseline")} == {
+        k: name[k] for k in ("dy", "fontSize", "align", "baseline")
+    }
+    dark = style.style_spec(deviation_spec(), dark=True)
+    dark_halo = layers(dark)[named[0]]["mark"]
+    assert dark_halo["stroke"] == style.dark_color(style.HALO) == style.dark_color(style.HALO, lighten_only=False)
+
+
 def test_the_headline_names_the_survivors_of_every_verdict_and_the_t():
     """The headline's phrases are survivors_title's, one per combination of verdicts, picked by a code
     whose bits are the three verdicts; "by t = …" carries the slider's t; wrapped by the chart's width."""
@@ -273,7 +297,7 @@ def test_the_shift_chart_is_built_without_printing_its_rows(monkeypatch):
     sweep = sweep_table()
     monkeypatch.setattr(pd.DataFrame, "__repr__", no_repr)
     spec = charts.deviation_chart(sweep, start=16, dtype="float64", d=8).to_dict()
-    assert len(spec["layer"]) == 6 and "data" in spec and all("data" not in layer for layer in spec["layer"])
+    assert len(spec["layer"]) == 7 and "data" in spec and all("data" not in layer for layer in spec["layer"])
 
 
 def test_the_chart_describes_itself_without_a_value_a_drag_would_make_stale():

@@ -28,6 +28,7 @@ from explorer.charts import live
 from explorer.charts.style import (
     FIT_X,
     FONT_SCALE_PARAM,
+    HALO,
     chart_config,
     fact,
     facts_titled,
@@ -42,8 +43,6 @@ BEFORE = "#64748b"
 AFTER = "#1d4ed8"
 WARN = "#dc2626"
 EXTRA = "#f59e0b"
-#: A read-out's halo: the light card's colour (the dark theme's recolouring makes it the dark card's)
-HALO = "#F8FAFC"
 BAND_COLORS = {"kept": "#16a34a", "smoothed": "#f59e0b", "divided": "#1d4ed8"}
 DTYPE_COLORS = {"float32": "#16a34a", "float16": "#dc2626", "bfloat16": "#7c3aed"}
 

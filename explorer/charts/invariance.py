@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param, on_canvas
+from explorer.charts.style import FONT_SCALE_PARAM, HALO, configure, font_scale_param, on_canvas
 from explorer.imagechart import coarse_hover_cells, fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 from explorer.text.invariance import deviation_label_expr, shift_chart_description, survivors_title
@@ -287,9 +287,11 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
         .properties(name="shift_bars")
         .add_params(t_live)
     )
-    names = per_encoding.mark_text(
-        align="left", baseline="bottom", dy=-(BAR_PX // 2 + 4), fontSize=15, color="#0F172A"
-    ).encode(x=alt.value(0), y=y, text="method:N")
+    # each name over a halo in the card's colour: where the pass mark's rule runs behind a name, it stays legible
+    name_font: dict = dict(align="left", baseline="bottom", dy=-(BAR_PX // 2 + 4), fontSize=15)
+    name_at: dict = dict(x=alt.value(0), y=y, text="method:N")
+    name_halo = per_encoding.mark_text(color=HALO, stroke=HALO, strokeWidth=5, strokeJoin="round", **name_font)
+    names = per_encoding.mark_text(color="#0F172A", **name_font).encode(**name_at)
     values = per_encoding.mark_text(align="left", dx=6, fontSize=14, fontWeight="bold").encode(
         x=alt.X("text_x:Q").scale(x_scale), y=y, text="text:N", color=verdict_colour
     )
@@ -323,7 +325,7 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
     )
     chart = alt.LayerChart(
         data=rows,
-        layer=[bars, rule, names, values, rule_label, headline],
+        layer=[bars, rule, name_halo.encode(**name_at), names, values, rule_label, headline],
         # font_scale: set by style_spec in presentation mode, where every font size grows
         params=[font_scale_param().param],  # type: ignore[list-item]
         width=width,

@@ -189,6 +189,11 @@ def _scale_heights(view: dict, factor: float) -> dict:
     return out
 
 
+#: Text stroked wide in the light card's colour under a label (a halo): where a line or a rule passes behind the label,
+#: the words stay legible; the dark theme turns it into the dark card's colour (`dark_color`).
+HALO = "#F8FAFC"
+
+
 #: The dark theme's card: the page's own dark colours (.streamlit/config.toml), light text, dim grid.
 DARK_BACKGROUND = "#111A2E"
 _DARK_CONFIG = {
