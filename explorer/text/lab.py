@@ -118,46 +118,48 @@ class Shown:
         return seed_interval(self.metric, values, trials)
 
     def ci(self, m: str, n: int, *, past: bool = False) -> Interval | None:
-        src = self.beyond if past else self.runs
-        seeds = src.get(m, {})
-        values = [per.get(str(n)) for per in seeds.values()]
+        values = self._by_seed(m, n, past=past)
         scored = self.entry.get("scored", {}).get(m, {})
-        counts = [scored.get(seed, {}).get(str(n)) for seed in seeds]
+        counts = [scored.get(seed, {}).get(str(n)) for seed in values]
         # the scored counts are those of all positions: for past-L figures they are not the trials
         trials = None if past or any(c is None for c in counts) else counts
-        return self.interval(values, trials)
+        return self.interval(list(values.values()), trials)
 
     def at(self, m: str, n: int, *, past: bool = False) -> str:
         c = self.ci(m, n, past=past)
         return "—" if c is None else c.text()
 
+    def _by_seed(self, m: str, n: int, *, past: bool = False) -> dict[str, float | None]:
+        return {k: v.get(str(n)) for k, v in (self.beyond if past else self.runs).get(m, {}).items()}
+
     def diff(self, a: str, b: str, n: int, *, past: bool = False) -> Interval | None:
         """a − b at length n, paired by seed (one seed's models share its evaluation sample)."""
-        src = self.beyond if past else self.runs
-        return paired_interval(
-            {k: v.get(str(n)) for k, v in src.get(a, {}).items()}, {k: v.get(str(n)) for k, v in src.get(b, {}).items()}
-        )
+        return paired_interval(self._by_seed(a, n, past=past), self._by_seed(b, n, past=past))
 
     def change(self, m: str, n0: int, n1: int) -> Interval | None:
         """The value at n1 minus the value at n0, paired by seed."""
-        seeds = self.runs.get(m, {})
-        return paired_interval(
-            {k: v.get(str(n1)) for k, v in seeds.items()}, {k: v.get(str(n0)) for k, v in seeds.items()}
-        )
+        return paired_interval(self._by_seed(m, n1), self._by_seed(m, n0))
+
+    def _good(self, d: Interval | None) -> tuple[float, float] | None:
+        """The interval of ``d`` turned so that positive is better (a loss's sign flipped), or None without one."""
+        if d is None or d.lo is None or d.hi is None:
+            return None
+        return (-d.hi, -d.lo) if self.lower_is_better else (d.lo, d.hi)
 
     def verdict(self, d: Interval | None) -> str:
         """'better' / 'worse' (the first against the second, whole interval on one side of 0) or 'not separable'."""
-        if d is None or d.lo is None or d.hi is None:
+        good = self._good(d)
+        if good is None:
             return "not separable"
-        good_lo, good_hi = (-d.hi, -d.lo) if self.lower_is_better else (d.lo, d.hi)
-        return "better" if good_lo > 0 else "worse" if good_hi < 0 else "not separable"
+        return "better" if good[0] > 0 else "worse" if good[1] < 0 else "not separable"
 
     def size(self, d: Interval | None) -> str:
         """A difference (first − second) by size: 'better' or 'worse' by more than CLOSE (whole interval),
         'within' (whole interval within ±CLOSE) or 'unclear'."""
-        if d is None or d.lo is None or d.hi is None:
+        good = self._good(d)
+        if good is None:
             return "unclear"
-        good_lo, good_hi = (-d.hi, -d.lo) if self.lower_is_better else (d.lo, d.hi)
+        good_lo, good_hi = good
         if good_lo > CLOSE:
             return "better"
         if good_hi < -CLOSE:
@@ -167,17 +169,7 @@ class Shown:
     def held(self, m: str, n0: int, n1: int) -> str:
         """'within' (the whole interval of the change within ±CLOSE), 'worse' (worse by more than CLOSE,
         whole interval), 'better' (better by more than CLOSE), or 'unclear'."""
-        d = self.change(m, n0, n1)
-        if d is None or d.lo is None or d.hi is None:
-            return "unclear"
-        worse_lo, worse_hi = (d.lo, d.hi) if self.lower_is_better else (-d.hi, -d.lo)
-        if worse_lo > -CLOSE and worse_hi < CLOSE:
-            return "within"
-        if worse_lo > CLOSE:
-            return "worse"
-        if worse_hi < -CLOSE:
-            return "better"
-        return "unclear"
+        return self.size(self.change(m, n0, n1))
 
     def trained_len(self, m: str) -> int:
         return parse_method(m.split(" (")[0]).trained_len(self.train_len)
@@ -274,15 +266,7 @@ def scored_text(s: Shown) -> str:
     counts = [v for seeds in s.entry.get("scored", {}).values() for per in seeds.values() for v in per.values() if v]
     if not counts:
         return ""
-    lo, hi = min(counts), max(counts)
-    return (
-        f"{lo:,} scored tokens per length and seed" if lo == hi else f"{lo:,}–{hi:,} scored tokens per length and seed"
-    )
-
-
-def _steps_range(values: Sequence[int]) -> str:
-    lo, hi = min(values), max(values)
-    return f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
+    return f"{count_text(counts)} scored tokens per length and seed"
 
 
 def training_text(s: Shown) -> str:
@@ -305,7 +289,7 @@ def training_text(s: Shown) -> str:
             unchecked.setdefault(cap, []).append(f"**{m}**")  # no check could say learned: no steps to learn
             continue
         if reached:
-            parts.append(f"**{m}** {_steps_range(reached)}")
+            parts.append(f"**{m}** {count_text(reached)}")
         if len(reached) < len(seeds):
             missed.append(f"**{m}** in {len(seeds) - len(reached)} of {len(seeds)} seeds (cap {cap:,})")
     none_ran = [
@@ -328,12 +312,7 @@ def training_text(s: Shown) -> str:
 def shipped_caption(data: Mapping[str, Any], task: str) -> str:
     """Where the shipped numbers come from: date, command, what training took, seeds, scored tokens."""
     s = shown(data, task)
-    n_seeds = [s.seeds(m) for m in s.runs]
-    seeds = (
-        f"{min(n_seeds)} seeds per row"
-        if min(n_seeds) == max(n_seeds)
-        else f"{min(n_seeds)}–{max(n_seeds)} seeds per row"
-    )
+    seeds = f"{count_text([s.seeds(m) for m in s.runs])} seeds per row"
     entry = data["tasks"][task]
     complete = entry.get("complete", data.get("complete"))
     done = "" if complete else " (the run was cut short: fewer seeds than planned)"
@@ -682,7 +661,7 @@ def factor_rule(rope_type: str) -> str:
 
 
 def count_text(counts: Sequence[int]) -> str:
-    """'2,048' or '1,984–2,144' scored tokens."""
+    """The smallest and largest of ``counts``: '2,048' or '1,984–2,144'."""
     lo, hi = min(counts), max(counts)
     return f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
 
@@ -1020,56 +999,48 @@ def _values(s: Shown, m: str, ns: Sequence[int]) -> str:
     return ", ".join(f"{s.at(m, n)} at {s.lens([n])}" for n in ns)
 
 
-def _rope_line(s: Shown) -> str:
-    if "rope" not in s.runs:
-        return ""
-    head = "* **RoPE has 'no length limit'**: the formula has none; "
-    if not s.learned.get("rope"):
-        return head + s.not_learned("rope") + ".\n"
-    L, longest = s.train_len, s.longest
-    held = s.held("rope", L, longest)
-    text = head + f"the trained model: {_values(s, 'rope', [L, 2 * L, longest])}"
-    if held == "worse":
-        return (
-            text
-            + f": worse at {longest} than at L by more than {CLOSE} (whole interval), a limit after all. Press et al. (2022) "
-            "and Chen et al. (2023) report one for RoPE language models as perplexity rising past L with no "
-            f"fine-tune; here the measure is the task's {s.quantity}.\n"
-        )
-    if held == "within":
-        return (
-            text
-            + f": within {CLOSE} of its value at L at {longest} (whole interval) on this task's {s.quantity}, though "
-            "Press et al. (2022) and Chen et al. (2023) report the perplexity of RoPE language models rising past L "
-            "with no fine-tune.\n"
-        )
-    return (
-        text
-        + f": the interval of the change from L to {longest} reaches both sides of {CLOSE}, so no verdict at this number of seeds.\n"
-    )
+#: The claims :func:`_held_line` reads, per row: the claim, what precedes the values (shown at these multiples of L
+#: and at the longest length), and what follows them when the change from L to the longest length is 'worse',
+#: 'within', or neither.
+_HELD_CLAIMS = {
+    "sinusoidal": (
+        "* **Sinusoidal 'can extrapolate'** (Vaswani et al. 2017, a hope, not a measurement): ",
+        "",
+        (1,),
+        ": worse by more than {close} (whole interval). Press et al. (2022, Fig. 1) measured language-model "
+        "perplexity and saw it explode just past L: the same direction, measured here as the task's {quantity}.",
+        ": within {close} (whole interval) on this task's {quantity}; Press et al. (2022, Fig. 1) saw "
+        "language-model perplexity explode just past L.",
+        ": no verdict at this number of seeds (the interval of the change is too wide).",
+    ),
+    "rope": (
+        "* **RoPE has 'no length limit'**: the formula has none; ",
+        "the trained model: ",
+        (1, 2),
+        ": worse at {longest} than at L by more than {close} (whole interval), a limit after all. Press et al. (2022) "
+        "and Chen et al. (2023) report one for RoPE language models as perplexity rising past L with no "
+        "fine-tune; here the measure is the task's {quantity}.",
+        ": within {close} of its value at L at {longest} (whole interval) on this task's {quantity}, though "
+        "Press et al. (2022) and Chen et al. (2023) report the perplexity of RoPE language models rising past L "
+        "with no fine-tune.",
+        ": the interval of the change from L to {longest} reaches both sides of {close}, so no verdict at this "
+        "number of seeds.",
+    ),
+}
 
 
-def _sinusoidal_line(s: Shown) -> str:
-    if "sinusoidal" not in s.runs:
+def _held_line(s: Shown, m: str) -> str:
+    """A published claim that row ``m`` holds past L (:data:`_HELD_CLAIMS`): its values at L and beyond, and
+    whether its change from L to the longest length is worse, within CLOSE, or undecided."""
+    if m not in s.runs:
         return ""
-    head = "* **Sinusoidal 'can extrapolate'** (Vaswani et al. 2017, a hope, not a measurement): "
-    if not s.learned.get("sinusoidal"):
-        return head + s.not_learned("sinusoidal") + ".\n"
+    head, before, mults, worse, within, unclear = _HELD_CLAIMS[m]
+    if not s.learned.get(m):
+        return head + s.not_learned(m) + ".\n"
     L, longest = s.train_len, s.longest
-    held = s.held("sinusoidal", L, longest)
-    text = head + f"{_values(s, 'sinusoidal', [L, longest])}"
-    if held == "worse":
-        return (
-            text
-            + f": worse by more than {CLOSE} (whole interval). Press et al. (2022, Fig. 1) measured language-model "
-            f"perplexity and saw it explode just past L: the same direction, measured here as the task's {s.quantity}.\n"
-        )
-    if held == "within":
-        return (
-            text + f": within {CLOSE} (whole interval) on this task's {s.quantity}; Press et al. (2022, Fig. 1) saw "
-            "language-model perplexity explode just past L.\n"
-        )
-    return text + ": no verdict at this number of seeds (the interval of the change is too wide).\n"
+    said = {"worse": worse, "within": within}.get(s.held(m, L, longest), unclear)
+    values = _values(s, m, [*(k * L for k in mults), longest])
+    return head + before + values + said.format(close=CLOSE, longest=longest, quantity=s.quantity) + "\n"
 
 
 def _alibi_line(s: Shown) -> str:
@@ -1213,7 +1184,7 @@ def _steps_to_learn(s: Shown, steps: Mapping[str, Mapping[str, int | None]], pla
         got = [v for v in steps[m].values() if v is not None]
         miss = len(steps[m]) - len(got)
         cells.append(
-            f"`{m}` {_steps_range(got) if got else 'none'}"
+            f"`{m}` {count_text(got) if got else 'none'}"
             + (f" ({miss} of {len(steps[m])} seeds not by the cap)" if miss else "")
         )
     head = (
@@ -1382,22 +1353,21 @@ def honest_section(s: Shown, sweep: Mapping[str, Any] | None = None) -> str:
     made only for rows that learned the task, with 95 % intervals over seeds; ``sweep`` is the fine-tune budget
     sweep (posenc.lab.load_finetune_sweep), read by the fine-tune line."""
     L, longest = s.train_len, s.longest
-    n_seeds = sorted({s.seeds(m) for m in s.runs})
     head = (
-        f"Each number: mean over {n_seeds[0] if len(n_seeds) == 1 else f'{n_seeds[0]}–{n_seeds[-1]}'} seeds "
+        f"Each number: mean over {count_text([s.seeds(m) for m in s.runs])} seeds "
         f"[95 % interval], each seed scored on its own evaluation sample; "
         f"{'loss above the exact optimum on the same tokens (nats)' if s.metric == 'loss' else 'accuracy'}. "
         "A comparison is 'better' or 'worse' only where the seed-paired interval of the difference excludes 0; "
         "a row that did not learn the task gets no claim.\n\n"
     )
     body = (
-        _sinusoidal_line(s)
+        _held_line(s, "sinusoidal")
         + (
             "* **Learned tables 'can't extrapolate'**: true by construction; there is no row to look up.\n"
             if "learned" in s.runs
             else ""
         )
-        + _rope_line(s)
+        + _held_line(s, "rope")
         + _alibi_line(s)
         + "".join(_scaling_line(s, m, title, paper) for m, title, paper in _SCALINGS)
         + _finetune_line(s, sweep)
