@@ -741,14 +741,11 @@ def extension_captions(
     before = [extension_caption(ext_scored=ext_scored, rope_seeds=s.seeds("rope"), shipped_scored=scored_text(s))]
     if r.spec is not None:
         before.append(recipe_text(r, head_dim=head_dim, train_len=s.train_len, theta=theta))
-    after = []
-    if r.spec is None and ext == "llama3":
-        after.append(llama3_caption(s.train_len))
-    if r.spec is not None:
-        after.append(
+        return before, [
             "The method, factor, β_fast and attention-factor controls above are not used while a model's recipe is chosen."
-        )
-    elif ext != "yarn":
+        ]
+    after = [llama3_caption(s.train_len)] if ext == "llama3" else []
+    if ext != "yarn":
         after.append("β_fast and the attention factor apply to YaRN only (the other methods' attention factor is 1).")
     else:
         after.append(yarn_ramp_caption(head_dim=head_dim, train_len=s.train_len, beta=beta, base=theta))
@@ -1235,18 +1232,14 @@ def _finetune_line(s: Shown, sweep: Mapping[str, Any] | None = None) -> str:
     )
     beyond = [n for n in s.lengths if n >= 2 * L]
     text = f"* **Fine-tuning at {ft_len} tokens** ({budget}): "
-    parts = []
-    for m in fts:
-        if not s.learned.get(m):
-            parts.append(s.not_learned(m))
-        else:
-            parts.append(f"`{m}` {_values(s, m, [L, *beyond])}")
+    parts = [f"`{m}` {_values(s, m, [L, *beyond])}" if s.learned.get(m) else s.not_learned(m) for m in fts]
     text += "; ".join(parts) + ". "
-    with_without = []
-    for m in fts:
-        base = m.split("@ft")[0]
-        if s.learned.get(m) and s.learned.get(base) and base in s.runs:
-            with_without.append(f"`{m}` against `{base}` (no fine-tune): {_verdicts(s, m, base, beyond)}")
+    bases = {m: m.split("@ft")[0] for m in fts}
+    with_without = [
+        f"`{m}` against `{base}` (no fine-tune): {_verdicts(s, m, base, beyond)}"
+        for m, base in bases.items()
+        if s.learned.get(m) and s.learned.get(base) and base in s.runs
+    ]
     if with_without:
         text += "With a fine-tune against without: " + "; ".join(with_without) + ". "
     plain = next((m for m in fts if m.startswith("rope@ft")), None)
