@@ -243,9 +243,7 @@ def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) ->
     names = [t for t, e in by_text.items() if "default" in e.get("results", {})]
     if len(names) < 2:
         return []
-    methods: list[str] = []
-    for t in names:
-        methods += [m for m in by_text[t]["results"] if m != "default" and m not in methods]
+    methods = list(dict.fromkeys(m for t in names for m in by_text[t]["results"] if m != "default"))
     notes = [
         f"On {len(names)} texts ({', '.join(names)}), past {trained:,} tokens: no scaling against itself inside, and each "
         "rope against no scaling on the same chunks (95 % intervals resampling runs of neighbouring chunks; the texts "
@@ -587,16 +585,11 @@ def paper_notes(
         past, inside = _chunks(c[k:] - base[k:]), _chunks(c[:k] - base[:k])
         label = dynamic_label(m, length=length, trained=trained, label=labels.get(m, m))
         if kind == "linear":
-            if inside[1] > 0:
-                notes.append(
-                    f"{label} costs {_nats(inside[0])} nats per token inside the trained length with no fine-tune: "
-                    f"{_PAPERS[kind]}."
-                )
-            else:
-                notes.append(
-                    f"{label} costs nothing the interval can resolve inside the trained length with no fine-tune; "
-                    f"{_PAPERS[kind]}."
-                )
+            cost = f"{_nats(inside[0])} nats per token" if inside[1] > 0 else "nothing the interval can resolve"
+            notes.append(
+                f"{label} costs {cost} inside the trained length with no fine-tune{':' if inside[1] > 0 else ';'} "
+                f"{_PAPERS[kind]}."
+            )
         elif dynamic_stretch(m, length=length, trained=trained) is not None:
             notes.append(f"{label}. {_PAPERS[kind]}; this one pass is not that, so no comparison with their claim.")
         elif past[2] < 0:
