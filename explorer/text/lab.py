@@ -979,13 +979,10 @@ def model_bars(encodings: Sequence[str], progress: Mapping[str, Any], running: b
 
 def _verdicts(s: Shown, a: str, b: str, ns: Sequence[int], *, past: bool = False) -> str:
     """'better at 2L (+0.12 [0.05, 0.19]), not separable at 4L (…)': a against b, paired by seed."""
-    parts = []
-    for n in ns:
-        d = s.diff(a, b, n, past=past)
-        if d is None:
-            continue
-        parts.append(f"{s.verdict(d)} at {s.lens([n])} ({'+' if d.mean >= 0 else ''}{d.text()})")
-    return "; ".join(parts)
+    diffs = [(n, s.diff(a, b, n, past=past)) for n in ns]
+    return "; ".join(
+        f"{s.verdict(d)} at {s.lens([n])} ({'+' if d.mean >= 0 else ''}{d.text()})" for n, d in diffs if d is not None
+    )
 
 
 def _first_unlearned(s: Shown, *methods: str) -> str | None:
@@ -1060,9 +1057,9 @@ def _alibi_line(s: Shown) -> str:
                 "unclear": "no verdict on flatness at this number of seeds",
             }[held]
         )
-    heads = ""
-    if len(rows) == 2:
-        heads = " (4 heads: slopes 1/4 … 1/256; 8 heads: 1/2 … 1/256, Press et al.'s geometric set)"
+    heads = (
+        " (4 heads: slopes 1/4 … 1/256; 8 heads: 1/2 … 1/256, Press et al.'s geometric set)" if len(rows) == 2 else ""
+    )
     return "* **ALiBi**" + heads + ": " + "; ".join(parts) + ". " + _press_alibi(s) + "\n"
 
 
