@@ -1105,10 +1105,6 @@ CHEN = (
 )
 
 
-def _budget(row: Mapping[str, Any]) -> str:
-    return f"{row['steps']} × {row['batch']} at {float(row['lr_ratio']):.2g}× peak"
-
-
 def sweep_note(sweep: Mapping[str, Any], task: str, methods: Sequence[str]) -> str:
     """The fine-tune budget sweep (bench/bench_lab_finetune.py) for ``task``: per fine-tune, the budgets it was
     tried at, its accuracy at the fine-tune length there (mean over the sweep's seeds) and at how many budgets it
@@ -1129,11 +1125,11 @@ def sweep_note(sweep: Mapping[str, Any], task: str, methods: Sequence[str]) -> s
             continue
         learned = [k for k, v in budgets.items() if all(x >= bar for x in v)]
         cells = "; ".join(
-            f"{_budget({'steps': k[0], 'batch': k[1], 'lr_ratio': k[2]})}: {np.mean(v):.3f}" for k, v in budgets.items()
+            f"{steps} × {batch} at {lr_ratio:.2g}× peak: {np.mean(v):.3f}"
+            for (steps, batch, lr_ratio), v in budgets.items()
         )
         every = " (every seed)" if len(seeds) > 1 else ""
-        noun = "budget" if len(budgets) == 1 else "budgets"
-        parts.append(f"`{m}` learned{every} at {len(learned)} of {len(budgets)} {noun} ({cells})")
+        parts.append(f"`{m}` learned{every} at {len(learned)} of {count(len(budgets), 'budget')} ({cells})")
     shapes = {(r["batch"], float(r["lr_ratio"])) for r in rows}
     seeds_text = f"seed {seeds[0]} only" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
     why = []
