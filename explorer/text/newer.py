@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.text.lab import Shown, _verdicts, multiplicity_note, shown
+from explorer.text.lab import Shown, _verdicts, count_text, multiplicity_note, shown
 from posenc.lab import NEWER, TASKS, learned_rule
 
 INTRO = (
@@ -137,8 +137,7 @@ def grid_rows(s: Shown, *, past: bool) -> list[dict[str, Any]]:
             if past and n <= s.train_len:
                 continue
             c = s.ci(m, n, past=past)
-            lo = None if c is None else c.lo
-            hi = None if c is None else c.hi
+            lo, hi = (None, None) if c is None else (c.lo, c.hi)
             out.append(
                 {
                     "task": s.task,
@@ -158,8 +157,8 @@ def grid_rows(s: Shown, *, past: bool) -> list[dict[str, Any]]:
 
 def grid_chart(s: Shown, *, past: bool) -> dict[str, Any]:
     """The grid's words: title, subtitle, the colour scale's floor (the task's uniform guess) and description."""
-    seeds = sorted({c["seeds"] for c in grid_rows(s, past=past) if c["seeds"]})
-    seed_text = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}–{seeds[-1]}" if seeds else "no"
+    seeds = [c["seeds"] for c in grid_rows(s, past=past) if c["seeds"]]
+    seed_text = count_text(seeds) if seeds else "no"
     where = "positions past L only" if past else "every scored token"
     unlearned = [m for m in rows_of(s) if not s.learned.get(m, False)]
     return {
@@ -274,8 +273,7 @@ def path_caption(p: Mapping[str, Any], head: int) -> str:
 
 
 def _near_share(w: np.ndarray, near: int) -> float:
-    row = w[-1]
-    return float(row[-near:].sum())
+    return float(w[-1][-near:].sum())
 
 
 def hybrid_caption(maps: list[np.ndarray], head: int, plan: tuple[str, ...]) -> str:
@@ -374,39 +372,29 @@ def picture_words(encoding: str, raw: Mapping[str, Any], *, task: str, head: int
     where = f"the shipped seed-0 {encoding} model on {task}"
     if encoding == "cope":
         n = raw["positions"].shape[0]
-        return {
-            "title": f"CoPE: what each query counts ({head_name(head)})",
-            "subtitle": [f"{where}, one sequence of {n} tokens: the gates and the positions they add up to"],
-            "caption": cope_caption(raw, head),
-        }
-    if encoding == "path":
-        return {
-            "title": f"PaTH: the transform between the first and the last token ({head_name(head)})",
-            "subtitle": [f"{where}: the product of the tokens' Householder transforms, head_dim × head_dim"],
-            "caption": path_caption(raw, head),
-        }
-    if encoding == "hybrid":
-        return {
-            "title": f"Hybrid: the same head in a RoPE layer and a layer with no position (head {head % 4})",
-            "subtitle": [f"{where}, one sequence of {raw['maps'][0].shape[0]} tokens: attention weights"],
-            "caption": hybrid_caption(raw["maps"], head, tuple(raw["plan"])),
-        }
-    if encoding == "fope":
-        return {
-            "title": f"FoPE: each pair's Fourier weights ({head_name(head)})",
-            "subtitle": [f"{where}: weight √((cos² + sin²)/2) of each kept frequency in each rotating pair"],
-            "caption": fope_caption(raw, head),
-        }
-    if encoding == "ssmax":
-        return {
-            "title": "SSMax: the factor on each query's logits against its number of keys",
-            "subtitle": [f"{where}: s·log n for each layer and head, n on a log scale"],
-            "caption": ssmax_caption(raw, train_len),
-        }
-    if encoding == "drope":
-        return {
-            "title": "DroPE: the training loss before and after RoPE is dropped",
-            "subtitle": [f"shipped runs on {task}, every seed: means of ten steps, step 0 = the drop"],
-            "caption": drope_caption(raw["drops"], raw.get("budget")),
-        }
-    raise ValueError(f"encoding: no picture for {encoding!r}")
+        title = f"CoPE: what each query counts ({head_name(head)})"
+        subtitle = f"{where}, one sequence of {n} tokens: the gates and the positions they add up to"
+        caption = cope_caption(raw, head)
+    elif encoding == "path":
+        title = f"PaTH: the transform between the first and the last token ({head_name(head)})"
+        subtitle = f"{where}: the product of the tokens' Householder transforms, head_dim × head_dim"
+        caption = path_caption(raw, head)
+    elif encoding == "hybrid":
+        title = f"Hybrid: the same head in a RoPE layer and a layer with no position (head {head % 4})"
+        subtitle = f"{where}, one sequence of {raw['maps'][0].shape[0]} tokens: attention weights"
+        caption = hybrid_caption(raw["maps"], head, tuple(raw["plan"]))
+    elif encoding == "fope":
+        title = f"FoPE: each pair's Fourier weights ({head_name(head)})"
+        subtitle = f"{where}: weight √((cos² + sin²)/2) of each kept frequency in each rotating pair"
+        caption = fope_caption(raw, head)
+    elif encoding == "ssmax":
+        title = "SSMax: the factor on each query's logits against its number of keys"
+        subtitle = f"{where}: s·log n for each layer and head, n on a log scale"
+        caption = ssmax_caption(raw, train_len)
+    elif encoding == "drope":
+        title = "DroPE: the training loss before and after RoPE is dropped"
+        subtitle = f"shipped runs on {task}, every seed: means of ten steps, step 0 = the drop"
+        caption = drope_caption(raw["drops"], raw.get("budget"))
+    else:
+        raise ValueError(f"encoding: no picture for {encoding!r}")
+    return {"title": title, "subtitle": [subtitle], "caption": caption}
