@@ -225,15 +225,9 @@ def _range(values: Sequence[float]) -> str:
 
 def _verdicts(intervals: Sequence[tuple[float, float, float]], up: str, down: str) -> str:
     n = len(intervals)
-    hi = sum(lo > 0 for _, lo, _ in intervals)
-    lo_ = sum(h < 0 for _, _, h in intervals)
-    rest = n - hi - lo_
-    parts = [
-        f"{up} on {hi}" if hi else "",
-        f"{down} on {lo_}" if lo_ else "",
-        f"not distinguishable on {rest}" if rest else "",
-    ]
-    return ", ".join(p for p in parts if p) + f" of the {n} texts"
+    counts = {up: sum(lo > 0 for _, lo, _ in intervals), down: sum(hi < 0 for _, _, hi in intervals)}
+    counts["not distinguishable"] = n - counts[up] - counts[down]
+    return ", ".join(f"{word} on {k}" for word, k in counts.items() if k) + f" of the {n} texts"
 
 
 def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) -> list[str]:
