@@ -61,17 +61,14 @@ def metrics(ext: Extension, rope_type: str) -> list[dict]:
     """The four metrics under the formula, as st.metric's keywords."""
     n_ood = int(ext.out_of_distribution.sum())
     change = n_ood - ext.out_of_distribution_unscaled
-    if rope_type == "default":
-        delta = None
-    else:
-        delta = f"{abs(change)} {'fewer' if change < 0 else 'more'} than unscaled" if change else "as many as unscaled"
+    delta = f"{abs(change)} {'fewer' if change < 0 else 'more'} than unscaled" if change else "as many as unscaled"
     shown: list[dict] = [
         dict(label="Attention factor a", value=f"{ext.attention_factor:.4f}"),
         dict(label="Logit multiplier a²", value=f"{ext.logit_multiplier:.4f}"),
         dict(
             label="Pairs out of distribution",
             value=f"{n_ood} of {ext.inv_freq.size}",
-            delta=delta,
+            delta=None if rope_type == "default" else delta,
             delta_arrow="down" if change < 0 else "up" if change > 0 else "off",
             delta_color="normal" if change < 0 else "inverse" if change > 0 else "off",  # fewer is good: green
             help="Pairs whose angle at T exceeds the largest angle of training and that never completed a "

@@ -190,11 +190,9 @@ def _finding(s: Shown, m: str, *, past: bool) -> str:
             text += f"; before the drop its RoPE model had learned it on {before} of {len(drops)} seeds"
         return text
     L, longest = s.train_len, s.longest
-    value = s.at(m, longest, past=past)
-    where = " past L" if past else ""
-    text = f"on {s.task} it reaches {value} at {s.lens([longest])}{where}"
-    if not past:  # in distribution, as the papers' first column
-        text = f"on {s.task} it reaches {s.at(m, L)} at L and {value} at {s.lens([longest])}"
+    value = f"{s.at(m, longest, past=past)} at {s.lens([longest])}"
+    # all positions: the value at L first, in distribution, as the papers' first column
+    text = f"on {s.task} it reaches " + (f"{value} past L" if past else f"{s.at(m, L)} at L and {value}")
     if m != "rope" and "rope" in s.runs:
         if not s.learned.get("rope", False):
             text += "; RoPE did not learn this task, so there is no comparison with it"
