@@ -89,9 +89,10 @@ def zoom_limits(seq_len: int):
 #: Each value of the zoom chart is one Vega rect mark; its tooltip prints this many decimals.
 ZOOM_DECIMALS = 6
 
+#: The subtitle's sentence naming each layout.
 LAYOUT_TITLES = {
-    "interleaved": "interleaved layout: sin on even dimensions, cos on odd ones",
-    "concatenated": "concatenated layout: all sines first (i < d/2), then all cosines",
+    "interleaved": "Interleaved layout: sin on even dimensions, cos on odd ones.",
+    "concatenated": "Concatenated layout: all sines first (i < d/2), then all cosines.",
 }
 
 #: Projector-legible defaults shared by every chart on the page (fonts ≥ 13 px). Set in one
@@ -251,9 +252,7 @@ def encoding_heatmap(
     )
     if box is not None:
         chart.layer = [*chart.layer, *window_box(*box)]
-    sub = [layout_line[0].upper() + layout_line[1:] + "."]
-    sub += [subtitle] if isinstance(subtitle, str) else list(subtitle)
-    sub = [line for line in sub if line]
+    sub = [line for line in (layout_line, *([subtitle] if isinstance(subtitle, str) else subtitle)) if line]
     # The title (which names the table's size) travels in the facts row, and the description holds no
     # size of its own: while the table is drawn whole (no averaging note in `subtitle`), another length
     # or width changes only the rows, and the browser redraws this chart in place instead of building
@@ -683,9 +682,8 @@ def zoom_chart(
         # Vega lists bound inputs in reverse: p₀ first on screen
         .add_params(*reversed(sliders), *size, *table, *firsts, font_scale)
     )
-    layout_line = LAYOUT_TITLES[layout]
     subtitle = [
-        layout_line[0].upper() + layout_line[1:] + ".",
+        LAYOUT_TITLES[layout],
         "One cell per value, nothing averaged, computed in your browser; hover for the number.",
         "Drag the sliders above. A window past the table's last position or dimension is cut there.",
     ]
