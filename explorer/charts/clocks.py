@@ -31,6 +31,7 @@ advances by speed/fps tokens while the bound "play" checkbox is ticked, and the 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import altair as alt
 import numpy as np
@@ -56,7 +57,6 @@ MAX_WIDTH = 760
 ODOMETER_MAX_LABELS = 6
 LABEL_PX = 36  # height of the two label lines under a clock (14 px font), in pixels
 HAND = 0.9  # hand length, in dial radii
-_RING_POINTS = 73  # points on each dial circle (72 segments)
 
 #: The in-chart sliders (explorer.liveparam): the registry parameters m (the position p, the URL's p),
 #: and, since issue #36, the head size d_model, the base b and the number of clocks n_clocks. Order:
@@ -233,7 +233,8 @@ def clock_chart(
         raise ValueError(f"position must be in 0 … p_max = {p_max}, got {position}")
     if not (math.isfinite(slowest_theta) and 0 < slowest_theta <= 1):
         raise ValueError(f"slowest_theta must be in (0, 1], got {slowest_theta}")
-    ex = clock_expressions(options, width=PHONE_WIDTH if phone else MAX_WIDTH, max_cols=PHONE_COLS if phone else 8)
+    width = PHONE_WIDTH if phone else MAX_WIDTH
+    ex = clock_expressions(options, width=width, max_cols=PHONE_COLS if phone else 8)
 
     # ---- the parameters. The slider is the URL's p itself (`explorer.charts.live.position`, key
     # LIVE_KEY): a drag reports its value to the page when it ends. ``pos`` is the position the
@@ -292,7 +293,6 @@ def clock_chart(
     # ---- geometry, in pixels: one row per slot a clock can take; the browser keeps the first
     # `clocks` of them, gives each its pair, θ_j and λ_j, and places it in the grid (column i % cols,
     # row i // cols; the rows are a point scale of ROW_PX each, so the panel grows with them)
-    width = PHONE_WIDTH if phone else MAX_WIDTH
     slots = pd.DataFrame({"i": np.arange(n_max, dtype=np.int16)})
     faces = (
         alt.Chart(slots)
@@ -320,12 +320,11 @@ def clock_chart(
     # every clock mark sits at its dial's centre: the top of its row plus a gap and the largest radius
     centre = alt.ExprRef(f"{r} + 10 - {ROW_PX / 2}")
     size = alt.ExprRef(f"pow(2 * {r}, 2)")  # a symbol of this area spans the dial: path units are radii
-    dials = faces.mark_point(
-        shape="circle", filled=False, color="#94A3B8", strokeWidth=2, opacity=1, size=size, yOffset=centre
-    ).encode(x=x, y=y)
-    noon = faces.mark_point(
-        shape="M0,-1L0,-0.82", filled=False, color="#64748B", strokeWidth=2, opacity=1, size=size, yOffset=centre
-    ).encode(x=x, y=y)
+    on_dial: dict[str, Any] = {"opacity": 1, "size": size, "yOffset": centre}
+    dials = faces.mark_point(shape="circle", filled=False, color="#94A3B8", strokeWidth=2, **on_dial).encode(x=x, y=y)
+    noon = faces.mark_point(shape="M0,-1L0,-0.82", filled=False, color="#64748B", strokeWidth=2, **on_dial).encode(
+        x=x, y=y
+    )
     tooltip = [
         alt.Tooltip("j:Q", title="pair j"),
         alt.Tooltip("wavelength:Q", title="λ_j (tokens)", format=",.4~g"),
@@ -336,23 +335,14 @@ def clock_chart(
     # a hand and its tip are paths pointing to 12, turned clockwise by the angle (tip = (sin, cos))
     angle = alt.Angle("deg:Q").scale(None)
     hands = faces.mark_point(
-        shape=f"M0,0L0,-{HAND}",
-        filled=False,
-        color="#B91C1C",
-        strokeWidth=4,
-        strokeCap="round",
-        opacity=1,
-        size=size,
-        yOffset=centre,
+        shape=f"M0,0L0,-{HAND}", filled=False, color="#B91C1C", strokeWidth=4, strokeCap="round", **on_dial
     ).encode(x=x, y=y, angle=angle, tooltip=tooltip)
     tip_r = 0.08
     tips = faces.mark_point(
         shape=f"M{-tip_r},-{HAND}a{tip_r},{tip_r} 0 1,0 {2 * tip_r},0a{tip_r},{tip_r} 0 1,0 {-2 * tip_r},0Z",
         filled=True,
         color="#B91C1C",
-        opacity=1,
-        size=size,
-        yOffset=centre,
+        **on_dial,
     ).encode(x=x, y=y, angle=angle, tooltip=tooltip)
     hubs = faces.mark_circle(color="#0F172A", size=40, opacity=1, yOffset=centre).encode(x=x, y=y)
     labels = faces.mark_text(
@@ -363,15 +353,8 @@ def clock_chart(
         yOffset=alt.ExprRef(f"{r} + 10 - {ROW_PX / 2} + 1.12 * {r}"),
     ).encode(x=x, y=y, text=alt.Text("label:N"))
     settings = (
-        "'b = ' + format("
-        + ex["b"]
-        + ", ',.0f') + ' · d = ' + "
-        + ex["d"]
-        + " + ' · ' + "
-        + ex["clocks"]
-        + " + ' of ' + "
-        + ex["pairs"]
-        + " + ' pairs'"
+        f"'b = ' + format({ex['b']}, ',.0f') + ' · d = ' + {ex['d']} + ' · ' + {ex['clocks']} + ' of ' + "
+        f"{ex['pairs']} + ' pairs'"
     )
     readout = (
         alt.Chart(pd.DataFrame({"row": [0]}))

@@ -5,6 +5,8 @@ Pure: data -> alt.Chart (no Streamlit).
 
 from __future__ import annotations
 
+from typing import Any
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -19,6 +21,22 @@ COLORS = {"as trained": "#475569", "NTK-aware (new base)": "#1D4ED8", "linear (p
 
 #: The legend: one row where it fits, else one entry per line (a phone), instead of cutting the row off.
 _CONFIG = chart_config(legend={"orient": "top", "labelLimit": 400, "columns": {"expr": "width < 520 ? 1 : 0"}})
+
+
+def _wavelength_channels() -> dict[str, Any]:
+    """Both wavelength charts' y (log, no two labels touch), colour (one per scheme) and tooltip."""
+    return {
+        "y": alt.Y("wavelength:Q")
+        .title("wavelength λ_j (tokens, log scale)")
+        .scale(type="log")
+        .axis(labelOverlap="greedy", labelSeparation=6),
+        "color": alt.Color("scheme:N").title(None).scale(domain=list(COLORS), range=list(COLORS.values())),
+        "tooltip": [
+            alt.Tooltip("j:Q", title="pair j"),
+            alt.Tooltip("scheme:N"),
+            alt.Tooltip("wavelength:Q", title="λ_j (tokens)", format=",.2f"),
+        ],
+    }
 
 
 def wavelength_frame(theta: np.ndarray, theta_ntk: np.ndarray, factor: float) -> pd.DataFrame:
@@ -42,7 +60,6 @@ def wavelength_compare_chart(
 
     Streamlit fits the whole chart into `height` (title, legend and axes take ≈ 170 px of it), so
     460 leaves the plot ≈ 290 px: the three lines, some decades apart, stay distinguishable."""
-    color = alt.Color("scheme:N").title(None).scale(domain=list(COLORS), range=list(COLORS.values()))
     last = int(frame["j"].max()) if len(frame) else 1
     chart = (
         alt.Chart(frame)
@@ -54,16 +71,7 @@ def wavelength_compare_chart(
             # ends at the last pair: the domain comes from the rows (0 … last), so another d changes
             # only the rows and the browser redraws the chart in place; one pair alone gets 0 … 1
             .scale(alt.Scale(nice=False, zero=True) if last >= 1 else alt.Scale(domain=[0, 1], nice=False)),
-            alt.Y("wavelength:Q")
-            .title("wavelength λ_j (tokens, log scale)")
-            .scale(type="log")
-            .axis(labelOverlap="greedy", labelSeparation=6),  # no two labels touch
-            color,
-            tooltip=[
-                alt.Tooltip("j:Q", title="pair j"),
-                alt.Tooltip("scheme:N"),
-                alt.Tooltip("wavelength:Q", title="λ_j (tokens)", format=",.2f"),
-            ],
+            **_wavelength_channels(),
         )
         .properties(
             width=width,
@@ -106,7 +114,6 @@ def wavelength_live_chart(
     trained, ntk, linear = COLORS
     new_base = f"({float(base)!r} * pow({alpha}, {head_dim / (head_dim - 2)!r}))"
     rows = pd.DataFrame({"j": np.arange(theta.size), "theta": theta})
-    color = alt.Color("scheme:N").title(None).scale(domain=list(COLORS), range=list(COLORS.values()))
     last = max(int(theta.size) - 1, 1)
     chart = (
         alt.Chart(rows)
@@ -121,16 +128,7 @@ def wavelength_live_chart(
         .mark_line(point=alt.OverlayMarkDef(size=30), strokeWidth=2.5)
         .encode(
             alt.X("j:Q").title("pair j (0 = fastest)").axis(tickMinStep=1).scale(domain=[0, last], nice=False),
-            alt.Y("wavelength:Q")
-            .title("wavelength λ_j (tokens, log scale)")
-            .scale(type="log")
-            .axis(labelOverlap="greedy", labelSeparation=6),
-            color,
-            tooltip=[
-                alt.Tooltip("j:Q", title="pair j"),
-                alt.Tooltip("scheme:N"),
-                alt.Tooltip("wavelength:Q", title="λ_j (tokens)", format=",.2f"),
-            ],
+            **_wavelength_channels(),
         )
         .add_params(slider)
         .properties(width=width, height=height, title=alt.Title(title, subtitle=subtitle), name="conv_live_lines")

@@ -124,36 +124,29 @@ def _rules(rules: Sequence[Rule], *, axis: str, log: bool = False) -> list[alt.C
         }
     )
     scale = alt.Scale(type="log") if log else alt.Undefined
-    layers = [
-        alt.Chart(frame)
-        .mark_rule(color="#334155", strokeDash=[6, 4], strokeWidth=1.5)
-        .encode(alt.Y("rule_at:Q", scale=scale) if axis == "y" else alt.X("rule_at:Q", scale=scale))
-    ]
+    at = alt.Y("rule_at:Q", scale=scale) if axis == "y" else alt.X("rule_at:Q", scale=scale)
+    layers = [alt.Chart(frame).mark_rule(color="#334155", strokeDash=[6, 4], strokeWidth=1.5).encode(at)]
     text = alt.Text("label:N")
     style: dict[str, Any] = {"fontSize": 14, "color": "#1e293b", "fontWeight": "bold"}
     for side, part in frame[frame.label != ""].groupby("side", sort=False):
-        base = alt.Chart(part)
-        at: alt.X | alt.Y
         if axis == "y":
-            at = alt.Y("rule_at:Q", scale=scale)
             # "... below": the label hangs under its line (two close rules' labels then never meet)
-            below = side.endswith("below")
-            vertical: dict[str, Any] = {"baseline": "top", "dy": 3} if below else {"baseline": "bottom", "dy": -3}
-            if side.startswith("left"):
-                mark = base.mark_text(align="left", dx=4, **vertical, **style)
-                layers.append(mark.encode(at, alt.XValue(0), text))
-            else:
-                mark = base.mark_text(align="right", dx=-4, **vertical, **style)
-                layers.append(mark.encode(at, alt.XValue("width"), text))
+            left, below = side.startswith("left"), side.endswith("below")
+            mark = alt.Chart(part).mark_text(
+                align="left" if left else "right",
+                dx=4 if left else -4,
+                baseline="top" if below else "bottom",
+                dy=3 if below else -3,
+                **style,
+            )
+            layers.append(mark.encode(at, alt.XValue(0 if left else "width"), text))
         else:
-            at = alt.X("rule_at:Q", scale=scale)
             # labels sit left of their line, so a rule at the right edge keeps its label inside
-            if side == "bottom":
-                mark = base.mark_text(align="right", baseline="bottom", dx=-4, dy=-4, **style)
-                layers.append(mark.encode(at, alt.YValue("height"), text))
-            else:
-                mark = base.mark_text(align="right", baseline="top", dx=-4, dy=4, **style)
-                layers.append(mark.encode(at, alt.YValue(0), text))
+            bottom = side == "bottom"
+            mark = alt.Chart(part).mark_text(
+                align="right", baseline="bottom" if bottom else "top", dx=-4, dy=-4 if bottom else 4, **style
+            )
+            layers.append(mark.encode(at, alt.YValue("height" if bottom else 0), text))
     return layers
 
 
@@ -193,6 +186,35 @@ def _pair_tooltip(y_title: str) -> list[alt.Tooltip]:
         alt.Tooltip("series:N", title="curve"),
         alt.Tooltip("value:Q", title=y_title, format=".4g"),
     ]
+
+
+def _calc(field: str, expr: str) -> alt.CalculateTransform:
+    """The transform that sets each datum's `field` to the Vega expression `expr` (``as`` is a Python keyword)."""
+    return alt.CalculateTransform(calculate=expr, **{"as": field})
+
+
+def _log_x(x_lo: float, x_hi: float, title: str) -> alt.X:
+    """A log x axis over exactly [x_lo, x_hi] (the curve spans the whole width), ticks at the powers of 10 inside."""
+    axis, _ = log_axis(x_lo, x_hi)
+    axis.values = [v for v in axis.values if x_lo <= v <= x_hi]
+    return alt.X("x:Q", title=title, axis=axis, scale=alt.Scale(type="log", domain=[x_lo, x_hi], nice=False))
+
+
+def _curve_tooltip(x_title: str, y_title: str) -> list[alt.Tooltip]:
+    """A curve's tooltip: its name, x and y."""
+    return [
+        alt.Tooltip("curve:N", title="curve"),
+        alt.Tooltip("x:Q", title=x_title, format=",.4g"),
+        alt.Tooltip("y:Q", title=y_title, format=".4g"),
+    ]
+
+
+def _knob_slider(key: str, start: float, label: str) -> Any:
+    """The in-chart slider of a method's knob `key`, starting at `start`, over its widget's range."""
+    w = BLOCK_KEY_WIDGETS[key]
+    return live.position(
+        key, start=float(start), lo=float(w.min or 0), hi=float(w.max or 0), step=float(w.step or 0), label=label
+    )
 
 
 def per_pair_chart(
@@ -315,10 +337,8 @@ def line_chart(
         ignore_index=True,
     )
     x_lo, x_hi = float(frame["x"].min()), float(frame["x"].max())
-    if log_x:  # the curve spans the whole width; ticks at the powers of 10 inside it
-        axis, _ = log_axis(x_lo, x_hi)
-        axis.values = [v for v in axis.values if x_lo <= v <= x_hi]
-        x = alt.X("x:Q", title=x_title, axis=axis, scale=alt.Scale(type="log", domain=[x_lo, x_hi], nice=False))
+    if log_x:
+        x = _log_x(x_lo, x_hi, x_title)
     else:
         x = alt.X("x:Q", title=x_title, scale=alt.Scale(domain=[x_lo, x_hi], nice=False))
     if log_y:
@@ -332,11 +352,7 @@ def line_chart(
     dash = alt.StrokeDash(
         "curve:N", title=None, scale=alt.Scale(domain=names, range=[[7, 4] if k in dashed else [1, 0] for k in names])
     )
-    tooltip = [
-        alt.Tooltip("curve:N", title="curve"),
-        alt.Tooltip("x:Q", title=x_title, format=",.4g"),
-        alt.Tooltip("y:Q", title=y_title, format=".4g"),
-    ]
+    tooltip = _curve_tooltip(x_title, y_title)
     layers = [alt.Chart(frame).mark_line(strokeWidth=2.5).encode(x, y, color, dash, tooltip=tooltip)]
     if marks:
         mark_frame = pd.DataFrame(
@@ -434,19 +450,11 @@ def yarn_theta(*, dim: str, base: str, truncate: bool, s: str, length: str, beta
     if truncate:
         low, high = f"floor({low})", f"ceil({high})"
     return [
-        alt.CalculateTransform(calculate=f"max({low}, 0)", **{"as": "yarn_low"}),
-        alt.CalculateTransform(calculate=f"min({high}, {dim} - 1)", **{"as": "yarn_high"}),
-        alt.CalculateTransform(
-            calculate="datum.yarn_low === datum.yarn_high ? datum.yarn_high + 0.001 : datum.yarn_high",
-            **{"as": "yarn_high"},
-        ),
-        alt.CalculateTransform(
-            calculate="clamp((datum.pair - datum.yarn_low) / (datum.yarn_high - datum.yarn_low), 0, 1)",
-            **{"as": "ramp"},
-        ),
-        alt.CalculateTransform(
-            calculate=f"(datum.theta / {s}) * datum.ramp + datum.theta * (1 - datum.ramp)", **{"as": "inv"}
-        ),
+        _calc("yarn_low", f"max({low}, 0)"),
+        _calc("yarn_high", f"min({high}, {dim} - 1)"),
+        _calc("yarn_high", "datum.yarn_low === datum.yarn_high ? datum.yarn_high + 0.001 : datum.yarn_high"),
+        _calc("ramp", "clamp((datum.pair - datum.yarn_low) / (datum.yarn_high - datum.yarn_low), 0, 1)"),
+        _calc("inv", f"(datum.theta / {s}) * datum.ramp + datum.theta * (1 - datum.ramp)"),
     ]
 
 
@@ -459,14 +467,11 @@ def llama3_theta(*, s: str, length: str, low_freq_factor: str, high_freq_factor:
     smoothed = f"(1 - datum.smooth) * datum.theta / {s} + datum.smooth * datum.theta"
     between = f"{hi} !== {lo} && !(datum.wavelen < {length} / {hi}) && !(datum.wavelen > {length} / {lo})"
     return [
-        alt.CalculateTransform(calculate="2 * PI / datum.theta", **{"as": "wavelen"}),
-        alt.CalculateTransform(
-            calculate=f"datum.wavelen > {length} / {lo} ? datum.theta / {s} : datum.theta", **{"as": "inv"}
-        ),
-        alt.CalculateTransform(  # not needed (and 0/0) when high = low
-            calculate=f"{hi} !== {lo} ? ({length} / datum.wavelen - {lo}) / ({hi} - {lo}) : 0", **{"as": "smooth"}
-        ),
-        alt.CalculateTransform(calculate=f"{between} ? {smoothed} : datum.inv", **{"as": "inv"}),
+        _calc("wavelen", "2 * PI / datum.theta"),
+        _calc("inv", f"datum.wavelen > {length} / {lo} ? datum.theta / {s} : datum.theta"),
+        # not needed (and 0/0) when high = low
+        _calc("smooth", f"{hi} !== {lo} ? ({length} / datum.wavelen - {lo}) / ({hi} - {lo}) : 0"),
+        _calc("inv", f"{between} ? {smoothed} : datum.inv"),
     ]
 
 
@@ -476,7 +481,7 @@ def proportional_theta(*, n_pairs: str, s: str, partial_rotary_factor: str) -> l
     float64 steps (HF's ``_compute_proportional_rope_parameters``): the first ⌊p·d/2⌋ pairs keep it, the rest stop
     (0), and each is divided by s. The arguments are Vega expressions (d = 2·n_pairs)."""
     kept = f"floor({partial_rotary_factor} * (2 * {n_pairs}) / 2)"
-    return [alt.CalculateTransform(calculate=f"datum.pair < {kept} ? datum.theta_p / {s} : 0 / {s}", **{"as": "inv"})]
+    return [_calc("inv", f"datum.pair < {kept} ? datum.theta_p / {s} : 0 / {s}")]
 
 
 def dynamic_theta(*, n_pairs: str, base: str, s: str, length: str, target: str) -> list:
@@ -488,7 +493,7 @@ def dynamic_theta(*, n_pairs: str, base: str, s: str, length: str, target: str) 
     dim = f"(2 * {n_pairs})"
     t = f"({target} > {length} ? {target} : {length})"
     new_base = f"({base} * pow(({s} * {t} / {length}) - ({s} - 1), {dim} / ({dim} - 2)))"
-    return [alt.CalculateTransform(calculate=f"pow({new_base}, -2.0 * datum.pair / {dim})", **{"as": "inv"})]
+    return [_calc("inv", f"pow({new_base}, -2.0 * datum.pair / {dim})")]
 
 
 def longrope_entry(kind: str, *, s: str, n_pairs: str) -> str:
@@ -524,13 +529,9 @@ def browser_theta(
             f"datum.theta / {longrope_entry(list_kinds[key], s=s, n_pairs=n_pairs)}"
             for key in ("short_factor", "long_factor")
         )
-        return [alt.CalculateTransform(calculate=f"{target} > {length} ? {long_} : {short}", **{"as": "inv"})]
+        return [_calc("inv", f"{target} > {length} ? {long_} : {short}")]
     if method == "longrope":  # posenc.methods._longrope: the long list where T > L (fields theta_short, theta_long)
-        return [
-            alt.CalculateTransform(
-                calculate=f"{target} > {length} ? datum.theta_long : datum.theta_short", **{"as": "inv"}
-            )
-        ]
+        return [_calc("inv", f"{target} > {length} ? datum.theta_long : datum.theta_short")]
     if method == "dynamic":
         return dynamic_theta(n_pairs=n_pairs, base=fact("rope_theta"), s=s, length=length, target=target)
     if method == "yarn":
@@ -668,12 +669,8 @@ def angle_reach_live_chart(
                     value = DEFAULTS[key]
                 knobs[key] = repr(float(value))
                 continue
-            w = BLOCK_KEY_WIDGETS[key]  # the knob's slider spans its widget's range
-            b_lo, b_hi, b_step = float(w.min or 0), float(w.max or 0), float(w.step or 0)
             # first in the list, so listed last under the chart (the bindings come in the reverse order)
-            params.insert(
-                0, live.position(key, start=float(start_at), lo=b_lo, hi=b_hi, step=b_step, label=KNOB_LABELS[key])
-            )
+            params.insert(0, _knob_slider(key, start_at, KNOB_LABELS[key]))
             knobs[key] = live.number(key)
     train_name, target_name = _angle_names(train_len, target_len)
     if l_window is not None:
@@ -710,9 +707,9 @@ def angle_reach_live_chart(
         {"pair": np.arange(n_p), "theta": theta, **{k: np.asarray(v) for k, v in (columns or {}).items()}}
     )
     train_side = [
-        alt.CalculateTransform(calculate=trained, **{"as": "trained"}),
-        alt.CalculateTransform(calculate=f"datum.trained * {1 + OOD_SLACK!r}", **{"as": "limit"}),
-        alt.CalculateTransform(calculate=f"!(datum.trained < {2 * np.pi!r})", **{"as": "turned"}),
+        _calc("trained", trained),
+        _calc("limit", f"datum.trained * {1 + OOD_SLACK!r}"),
+        _calc("turned", f"!(datum.trained < {2 * np.pi!r})"),
     ]
     # the rows the browser filters, in their smallest exact types; a pair that no longer turns (θ' = 0) has no
     # point on a log axis, and is never out of distribution (T·0 = 0)
@@ -740,17 +737,17 @@ def angle_reach_live_chart(
     drawn = [
         *theta_side,
         *train_side,
-        alt.CalculateTransform(calculate=f"{t_expr} * datum.inv", **{"as": "value"}),
-        alt.CalculateTransform(calculate="!datum.turned && datum.value > datum.limit", **{"as": "ood"}),
-        alt.CalculateTransform(calculate=repr(target_name), **{"as": "series"}),
+        _calc("value", f"{t_expr} * datum.inv"),
+        _calc("ood", "!datum.turned && datum.value > datum.limit"),
+        _calc("series", repr(target_name)),
     ]
     under = alt.OverlayMarkDef(filled=True, size=120, opacity=0.6)
     layers = [
         alt.Chart(
             train,
             transform=[
-                alt.CalculateTransform(calculate=trained, **{"as": "value"}),
-                alt.CalculateTransform(calculate=repr(train_name), **{"as": "series"}),
+                _calc("value", trained),
+                _calc("series", repr(train_name)),
             ],
         )
         .mark_line(strokeWidth=6, opacity=0.6, point=under)
@@ -787,9 +784,9 @@ def angle_reach_live_chart(
         sweep,
         transform=[
             *drawn,
-            alt.CalculateTransform(calculate="datum.ood ? 1 : 0", **{"as": "one"}),
+            _calc("one", "datum.ood ? 1 : 0"),
             alt.AggregateTransform(aggregate=[alt.AggregatedFieldDef(op="sum", field="one", **{"as": "n_ood"})]),
-            alt.CalculateTransform(calculate=readout, **{"as": "text"}),
+            _calc("text", readout),
         ],
     )
     layers += readout_layers(counted, corner="right")
@@ -850,14 +847,12 @@ def frequency_ratio_chart(
     if yarn_range is not None:
         low, high = yarn_range
         vrules = [(low, f"low = {low:g}", "bottom"), (high, f"high = {high:g}", "bottom")]
-    band_labels = None
-    if bands is not None:
-        names = {
-            "kept": "kept (λ < L/high_freq_factor)",
-            "smoothed": "smoothed",
-            "divided": "divided by s (λ > L/low_freq_factor)",
-        }
-        band_labels = np.array([names[str(b)] for b in bands])
+    names = {
+        "kept": "kept (λ < L/high_freq_factor)",
+        "smoothed": "smoothed",
+        "divided": "divided by s (λ > L/low_freq_factor)",
+    }
+    band_labels = None if bands is None else np.array([names[str(b)] for b in bands])
     subtitle = {
         "yarn": "θ′_j / θ_j (log scale). Between the dashed lines low and high YaRN blends θ_j and "
         "θ_j/s; fast pairs (left) keep their resolution.",
@@ -876,13 +871,7 @@ def frequency_ratio_chart(
         y_fractions=True,
         categories=band_labels,
         category_title="Llama 3 band",
-        category_colors=None
-        if bands is None
-        else {
-            "kept (λ < L/high_freq_factor)": BAND_COLORS["kept"],
-            "smoothed": BAND_COLORS["smoothed"],
-            "divided by s (λ > L/low_freq_factor)": BAND_COLORS["divided"],
-        },
+        category_colors=None if bands is None else {names[band]: BAND_COLORS[band] for band in names},
     )
 
 
@@ -1007,46 +996,27 @@ def attention_factor_live_chart(
         if key in fixed:
             knobs[key] = repr(float(fixed[key]))
             continue
-        w = BLOCK_KEY_WIDGETS[key]
-        params.insert(  # the bindings come in the reverse order: mscale listed first
-            0,
-            live.position(
-                key,
-                start=float(knob_starts[key]),
-                lo=float(w.min or 0),
-                hi=float(w.max or 0),
-                step=float(w.step or 0),
-                label=AF_LABELS[key],
-            ),
-        )
+        # the bindings come in the reverse order: mscale listed first
+        params.insert(0, _knob_slider(key, knob_starts[key], AF_LABELS[key]))
         knobs[key] = live.number(key)
     names = [text.AF_LIVE_CURVE, text.YARN_REFERENCE]
-    x_lo, x_hi = float(np.min(factors)), float(np.max(factors))
-    axis, _ = log_axis(x_lo, x_hi)
-    axis.values = [v for v in axis.values if x_lo <= v <= x_hi]
     x_title, y_title = "scaling factor s (log scale)", "attention factor a"
-    x = alt.X("x:Q", title=x_title, axis=axis, scale=alt.Scale(type="log", domain=[x_lo, x_hi], nice=False))
+    x = _log_x(float(np.min(factors)), float(np.max(factors)), x_title)
     y = alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=False))
     color = alt.Color("curve:N", title=None, scale=alt.Scale(domain=names, range=[AFTER, BEFORE]))
     dash = alt.StrokeDash("curve:N", title=None, scale=alt.Scale(domain=names, range=[[1, 0], [7, 4]]))
-    tooltip = [
-        alt.Tooltip("curve:N", title="curve"),
-        alt.Tooltip("x:Q", title=x_title, format=",.4g"),
-        alt.Tooltip("y:Q", title=y_title, format=".4g"),
-    ]
+    tooltip = _curve_tooltip(x_title, y_title)
     a_of = yarn_attention_factor(s="datum.x", **knobs)
     curve = pd.DataFrame({"x": np.asarray(factors, dtype=float), "ref": np.asarray(reference, dtype=float)})
     ours = [
-        alt.CalculateTransform(calculate=a_of, **{"as": "y"}),
-        alt.CalculateTransform(calculate=repr(text.AF_LIVE_CURVE), **{"as": "curve"}),
+        _calc("y", a_of),
+        _calc("curve", repr(text.AF_LIVE_CURVE)),
     ]
     theirs = [
-        alt.CalculateTransform(calculate="datum.ref", **{"as": "y"}),
-        alt.CalculateTransform(calculate=repr(text.YARN_REFERENCE), **{"as": "curve"}),
+        _calc("y", "datum.ref"),
+        _calc("curve", repr(text.YARN_REFERENCE)),
     ]
-    at_s = alt.Chart(
-        pd.DataFrame({"x": [float(factor)]}), transform=[alt.CalculateTransform(calculate=a_of, **{"as": "y"})]
-    )
+    at_s = alt.Chart(pd.DataFrame({"x": [float(factor)]}), transform=[_calc("y", a_of)])
     # a and a² at the block's s (the sliders show their own values beside them; a phone's plot holds one line)
     readout = (
         f"'a = ' + format(datum.y, '.4~g') + ' at s = {factor:g}: logits × a² = ' + format(datum.y * datum.y, '.4~g')"

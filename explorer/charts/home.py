@@ -174,16 +174,13 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
     qi, ki = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
     names = np.array(labels, dtype=object)
     df = pd.DataFrame({"query": names[qi.ravel()], "key": names[ki.ravel()], "weight": a.ravel(), "vmax": vmax})
-    axis: dict[str, Any]
-    if n <= MAX_TOKENS_WITH_WORDS:
-        axis = dict(labelOverlap=False)
-    else:  # "12 dog" -> "12": positions only, thinned so they never overlap
-        axis = dict(labelOverlap="parity", labelExpr="split(datum.label, ' ')[0]")
+    # beyond MAX_TOKENS_WITH_WORDS, "12 dog" -> "12": positions only, thinned so they never overlap
+    words_fit = n <= MAX_TOKENS_WITH_WORDS
+    axis: dict[str, Any] = (
+        {"labelOverlap": False} if words_fit else {"labelOverlap": "parity", "labelExpr": "split(datum.label, ' ')[0]"}
+    )
     base = alt.Chart().encode(
-        x=alt.X("key:N")
-        .sort(labels)
-        .title("key word (column)")
-        .axis(labelAngle=-45 if n <= MAX_TOKENS_WITH_WORDS else 0, **axis),
+        x=alt.X("key:N").sort(labels).title("key word (column)").axis(labelAngle=-45 if words_fit else 0, **axis),
         y=alt.Y("query:N").sort(labels).title("query word (row)").axis(**axis),
     )
     top = f"domain('{COLOR_SCALE}')[1]"

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import FONT_SCALE_PARAM, HALO, configure, font_scale_param, on_canvas
+from explorer.charts.style import FIT_X, FONT_SCALE_PARAM, HALO, configure, font_scale_param, on_canvas
 from explorer.imagechart import coarse_hover_cells, fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 from explorer.text.invariance import deviation_label_expr, shift_chart_description, survivors_title
@@ -295,12 +295,12 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
     values = per_encoding.mark_text(align="left", dx=6, fontSize=14, fontWeight="bold").encode(
         x=alt.X("text_x:Q").scale(x_scale), y=y, text="text:N", color=verdict_colour
     )
-    mark = row.transform_calculate(label=f"'pass mark ' + {live.sci('datum.tolerance', 1)}")
-    rule = mark.mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#0F172A").encode(
+    mark = row.transform_calculate(label=f"'pass mark ' + {live.sci('datum.tolerance', 1)}").encode(
         x=alt.X("tolerance:Q").scale(x_scale)
     )
+    rule = mark.mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#0F172A")
     rule_label = mark.mark_text(align="left", dx=4, dy=-6, fontSize=13, color="#0F172A", baseline="bottom").encode(
-        x=alt.X("tolerance:Q").scale(x_scale), y=alt.value(0), text="label:N"
+        y=alt.value(0), text="label:N"
     )
     code = " + ".join(
         f"(isValid(datum.{column}) && datum.{column} <= datum.tolerance ? {bit} : 0)"
@@ -331,7 +331,7 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
         width=width,
         height=64 * len(labels),
         description=shift_chart_description(dtype, d, t_max),
-        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+        autosize=FIT_X,
     )
     return configure(chart)
 
@@ -377,14 +377,14 @@ def curve_chart(
     )
     layers = [line]
     if mark_x is not None:
-        mark = pd.DataFrame({"mx": [mark_x], "label": [mark_label or ""]})
+        mark = alt.Chart(pd.DataFrame({"mx": [mark_x], "label": [mark_label or ""]})).encode(
+            x=alt.X("mx:Q").scale(x_scale)
+        )
         layers += [
-            alt.Chart(mark)
-            .mark_rule(strokeDash=[6, 4], color="#B91C1C", strokeWidth=2)
-            .encode(x=alt.X("mx:Q").scale(x_scale)),
-            alt.Chart(mark)
-            .mark_text(align="left", dx=5, baseline="top", fontSize=13, color="#B91C1C")
-            .encode(x=alt.X("mx:Q").scale(x_scale), y=alt.value(4), text="label:N"),
+            mark.mark_rule(strokeDash=[6, 4], color="#B91C1C", strokeWidth=2),
+            mark.mark_text(align="left", dx=5, baseline="top", fontSize=13, color="#B91C1C").encode(
+                y=alt.value(4), text="label:N"
+            ),
         ]
     chart = alt.LayerChart(layer=list(layers)).properties(
         width=width, height=height, title=alt.TitleParams(title, subtitle=subtitle or "")

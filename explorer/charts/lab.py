@@ -115,35 +115,22 @@ def curve_chart(
     ]
     if band and "lo" in data and data["lo"].notna().any():
         banded = data.dropna(subset=["value", "lo", "hi"])
-        layers.insert(
-            0,
-            alt.Chart(banded)
-            .mark_area(opacity=0.15)
-            .encode(
-                x=xenc,
-                y=alt.Y("lo:Q", title=metric_title(metric)),
-                y2="hi:Q",
-                color=color,
-            ),
-        )
-    refs = pd.DataFrame({"reference": list(references), "value": list(references.values())})
-    layers.append(
-        alt.Chart(refs)
-        .mark_rule(strokeDash=[2, 3], color=REF_COLOR)
-        .encode(y="value:Q", tooltip=["reference:N", alt.Tooltip("value:Q", format=".4f")])
+        band_layer = alt.Chart(banded).mark_area(opacity=0.15)
+        layers.insert(0, band_layer.encode(x=xenc, y=alt.Y("lo:Q", title=metric_title(metric)), y2="hi:Q", color=color))
+    refs = alt.Chart(pd.DataFrame({"reference": list(references), "value": list(references.values())}))
+    lmark = alt.Chart(pd.DataFrame({x: [train_len], "label": [f"L = {train_len}"]})).encode(
+        x=alt.X(f"{x}:Q", scale=scale)
     )
-    layers.append(
-        alt.Chart(refs)
-        .mark_text(align="left", dx=4, dy=-6, color=REF_COLOR, fontSize=13)
-        .encode(y="value:Q", text="reference:N", x=alt.value(0))
-    )
-    lmark = pd.DataFrame({x: [train_len], "label": [f"L = {train_len}"]})
-    layers.append(alt.Chart(lmark).mark_rule(strokeDash=[6, 4], color="#111827").encode(x=alt.X(f"{x}:Q", scale=scale)))
-    layers.append(
-        alt.Chart(lmark)
-        .mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827")
-        .encode(x=alt.X(f"{x}:Q", scale=scale), text="label:N")
-    )
+    layers += [
+        refs.mark_rule(strokeDash=[2, 3], color=REF_COLOR).encode(
+            y="value:Q", tooltip=["reference:N", alt.Tooltip("value:Q", format=".4f")]
+        ),
+        refs.mark_text(align="left", dx=4, dy=-6, color=REF_COLOR, fontSize=13).encode(
+            y="value:Q", text="reference:N", x=alt.value(0)
+        ),
+        lmark.mark_rule(strokeDash=[6, 4], color="#111827"),
+        lmark.mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827").encode(text="label:N"),
+    ]
     return alt.layer(*layers).properties(
         title=alt.Title(title, subtitle=subtitle or ""),
         height=HEIGHT,

@@ -152,8 +152,7 @@ def corner_labels(df: pd.DataFrame, lim: float, *, inset: float = 6) -> pd.DataF
         if best in free:
             free.remove(best)
         chosen.append(best)
-    sx = np.array([c[0] for c in chosen], dtype=float)
-    sy = np.array([c[1] for c in chosen], dtype=float)
+    sx, sy = np.array(chosen, dtype=float).reshape(-1, 2).T
     return df.assign(
         x=sx * lim,
         y=sy * lim,

@@ -63,16 +63,9 @@ def grid_chart(
         scale=alt.Scale(domain=[floor, 1.0], scheme="blues", clamp=True),
         legend=alt.Legend(orient="bottom", gradientLength=160, format=".2f"),
     )
-    cells = (
-        base.transform_filter("datum.learned")
-        .mark_rect(stroke="#ffffff", strokeWidth=2)
-        .encode(color=fill, tooltip=tooltip)
-    )
-    grey = (
-        base.transform_filter("!datum.learned")
-        .mark_rect(stroke="#ffffff", strokeWidth=2)
-        .encode(fill=alt.Fill("grey:N", scale=None), tooltip=tooltip)
-    )
+    cell = base.mark_rect(stroke="#ffffff", strokeWidth=2).encode(tooltip=tooltip)
+    cells = cell.transform_filter("datum.learned").encode(color=fill)
+    grey = cell.transform_filter("!datum.learned").encode(fill=alt.Fill("grey:N", scale=None))
     ink = alt.Color("ink:N", scale=None)
     mean_text = base.mark_text(dy=-8, fontSize=16, fontWeight="bold").encode(text="value_text:N", color=ink)
     interval_text = base.mark_text(dy=10, fontSize=11).encode(text="interval_text:N", color=ink)

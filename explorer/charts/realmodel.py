@@ -36,6 +36,13 @@ LABEL_COLORS = {"sink": "#7c3aed", "previous": "#059669", "local": "#2563eb", "s
 SPREAD = "variance across keys (what softmax compares)"
 
 
+def _finish(layers: Sequence[Any], title: str, subtitle: str | Sequence[str], height: int) -> alt.TopLevelMixin:
+    """The layers as one chart with its title (also its description), height, CONFIG and FIT_X."""
+    return alt.layer(*layers).properties(
+        title=alt.Title(title, subtitle=subtitle or ""), height=height, config=CONFIG, description=title, autosize=FIT_X
+    )
+
+
 def pair_frame(
     shares: np.ndarray, wavelengths: np.ndarray, trained: int, spread: np.ndarray | None = None
 ) -> pd.DataFrame:
@@ -86,11 +93,9 @@ def pair_chart(
     )
     layers: list[Any] = [bars]
     if "spread" in frame:
-        layers.append(
+        layers.append(  # a tick 3/4 of a band wide (Vega-Lite's bandSize): inside the plot on a phone
             alt.Chart(frame)
-            .mark_tick(
-                thickness=3, color="#111827"
-            )  # 3/4 of a band wide (Vega-Lite's bandSize): inside the plot on a phone
+            .mark_tick(thickness=3, color="#111827")
             .encode(
                 x="pair:O",
                 y="spread:Q",
@@ -101,9 +106,7 @@ def pair_chart(
                 ],
             )
         )
-    return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title, autosize=FIT_X
-    )
+    return _finish(layers, title, subtitle, HEIGHT)
 
 
 def frequency_chart(
@@ -137,8 +140,8 @@ def norm_chart(
 ) -> alt.TopLevelMixin:
     """Mean |q_j| and |k_j| per pair, one line per head (queries blue, keys orange); the pairs from
     ``first_slow`` on (never a full turn in training) shaded."""
-    x = alt.X("pair:Q", title="RoPE pair j (fast → slow)").scale(domain=[0, int(frame["pair"].max())], nice=False)
     n = int(frame["pair"].max())
+    x = alt.X("pair:Q", title="RoPE pair j (fast → slow)").scale(domain=[0, n], nice=False)
     shade = pd.DataFrame({"start": [first_slow - 0.5], "end": [n + 0.5], "label": ["never turns in training"]})
     layers: list[Any] = [
         alt.Chart(shade).mark_rect(opacity=0.12, color=TURN_COLORS[1]).encode(x="start:Q", x2="end:Q"),
@@ -160,9 +163,7 @@ def norm_chart(
             tooltip=[alt.Tooltip("series:N"), alt.Tooltip("pair:Q"), alt.Tooltip("norm:Q", format=".3f")],
         ),
     ]
-    return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title, autosize=FIT_X
-    )
+    return _finish(layers, title, subtitle, HEIGHT)
 
 
 def grid_frame(values: np.ndarray, labels: np.ndarray | None = None) -> pd.DataFrame:
@@ -207,9 +208,7 @@ def grid_chart(
     if selected is not None:
         pick = pd.DataFrame({"layer": [selected[0]], "head": [selected[1]]})
         layers.append(alt.Chart(pick).mark_rect(fill=None, stroke="#dc2626", strokeWidth=3).encode(x=x, y=y))
-    return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=subtitle or ""), height=560, config=CONFIG, description=title, autosize=FIT_X
-    )
+    return _finish(layers, title, subtitle, 560)
 
 
 def profile_frame(profile: np.ndarray) -> pd.DataFrame:
@@ -229,9 +228,7 @@ def profile_chart(frame: pd.DataFrame, *, title: str, subtitle: str | Sequence[s
             tooltip=[alt.Tooltip("distance:Q", title="tokens back"), alt.Tooltip("weight:Q", format=".4f")],
         )
     )
-    return alt.layer(line).properties(
-        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title, autosize=FIT_X
-    )
+    return _finish([line], title, subtitle, HEIGHT)
 
 
 def loss_frame(curves: Mapping[str, Sequence[float]], chunk: int) -> pd.DataFrame:
@@ -277,9 +274,7 @@ def loss_chart(
             .mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827")
             .encode(x="position:Q", text="label:N")
         )
-    return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=subtitle or ""), height=HEIGHT, config=CONFIG, description=title, autosize=FIT_X
-    )
+    return _finish(layers, title, subtitle, HEIGHT)
 
 
 def passkey_frame(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
@@ -329,13 +324,7 @@ def passkey_chart(
     text = base.mark_text(fontSize=16, color=alt.ExprRef("datum.rate > 0.6 ? '#FFFFFF' : '#111827'")).encode(
         x=x, y=y, text="text:N"
     )
-    return alt.layer(rect, text).properties(
-        title=alt.Title(title, subtitle=subtitle or ""),
-        height=max(120, 60 * frame["rope"].nunique()),
-        config=CONFIG,
-        description=title,
-        autosize=FIT_X,
-    )
+    return _finish([rect, text], title, subtitle, max(120, 60 * frame["rope"].nunique()))
 
 
 def control_frame(estimates: Mapping[str, Mapping[str, Sequence[float]]]) -> pd.DataFrame:
@@ -381,13 +370,7 @@ def control_chart(frame: pd.DataFrame, *, title: str, subtitle: str | Sequence[s
             ],
         ),
     ]
-    return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=subtitle or ""),
-        height=max(140, 70 * frame["text"].nunique()),
-        config=CONFIG,
-        description=title,
-        autosize=FIT_X,
-    )
+    return _finish(layers, title, subtitle, max(140, 70 * frame["text"].nunique()))
 
 
 # ------------------------------------------------------------------------------ the page's figures: values -> chart

@@ -139,25 +139,21 @@ def plane_chart(
 
     # Lines: the circles of the norms (dashed, faint: rotation keeps every arrow on its circle)
     # and the angle arcs (solid), one layer; `kind` sets dash, width and opacity.
-    lines = []
-    for (vec, length), _ in arrows.groupby(["vector", arrows["length"].round(9)]):
-        cx, cy = _arc_points(0.0, 2 * np.pi, float(length), 181)
-        lines.append(
-            pd.DataFrame(
-                {"kind": "circle", "vector": vec, "line": f"circle {vec}:{length}", "x": cx, "y": cy, "i": range(181)}
-            )
+    def line_rows(kind: str, vector: str, name: str, xy: tuple[np.ndarray, np.ndarray]) -> pd.DataFrame:
+        return pd.DataFrame(
+            {"kind": kind, "vector": vector, "line": name, "x": xy[0], "y": xy[1], "i": range(len(xy[0]))}
         )
+
+    lines = [
+        line_rows("circle", vec, f"circle {vec}:{length}", _arc_points(0.0, 2 * np.pi, float(length), 181))
+        for (vec, length), _ in arrows.groupby(["vector", arrows["length"].round(9)])
+    ]
     corner_rows = None
     if arcs is not None and len(arcs):
         start = np.arctan2(arcs["from_y"], arcs["from_x"])
         arcs = arcs.assign(start=start, end=start + arcs["sweep"])
         for i, arc in enumerate(arcs.itertuples(index=False)):
-            ax, ay = _arc_points(float(arc.start), float(arc.end), float(arc.radius))
-            lines.append(
-                pd.DataFrame(
-                    {"kind": "arc", "vector": arc.vector, "line": f"arc {i}", "x": ax, "y": ay, "i": range(len(ax))}
-                )
-            )
+            lines.append(line_rows("arc", arc.vector, f"arc {i}", _arc_points(arc.start, arc.end, arc.radius)))
         # An arc's label would not fit between its two arrows without crossing one of them or the
         # dots on the circle, so it goes to the plot corner in the arc's direction, in its colour.
         mid = (arcs["start"] + arcs["end"]) / 2
@@ -266,28 +262,13 @@ def plane_chart(
         alt.Tooltip("y:Q", format=".3f"),
         alt.Tooltip("length:Q", format=".4f"),
     ]
+    arrow = alt.Chart(arrows).encode(color=colour, opacity=alt.Opacity("faint:Q", scale=None), tooltip=tooltip)
     layers += [
-        alt.Chart(arrows)
-        .mark_rule(strokeWidth=3.5)
-        .encode(
-            x=alt.X("x0:Q").scale(scale),
-            y=alt.Y("y0:Q").scale(scale),
-            x2="x:Q",
-            y2="y:Q",
-            color=colour,
-            strokeDash=dash,
-            opacity=alt.Opacity("faint:Q", scale=None),
-            tooltip=tooltip,
+        arrow.mark_rule(strokeWidth=3.5).encode(
+            x=alt.X("x0:Q").scale(scale), y=alt.Y("y0:Q").scale(scale), x2="x:Q", y2="y:Q", strokeDash=dash
         ),
-        alt.Chart(arrows)
-        .mark_point(shape="triangle-up", filled=True, size=260)
-        .encode(
-            x=alt.X("hx:Q").scale(scale),
-            y=alt.Y("hy:Q").scale(scale),
-            angle=alt.Angle("head:Q", scale=None),
-            color=colour,
-            opacity=alt.Opacity("faint:Q", scale=None),
-            tooltip=tooltip,
+        arrow.mark_point(shape="triangle-up", filled=True, size=260).encode(
+            x=alt.X("hx:Q").scale(scale), y=alt.Y("hy:Q").scale(scale), angle=alt.Angle("head:Q", scale=None)
         ),
     ]
     # The arrows' and the arcs' labels (placed above).

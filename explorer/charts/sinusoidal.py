@@ -89,9 +89,10 @@ def zoom_limits(seq_len: int):
 #: Each value of the zoom chart is one Vega rect mark; its tooltip prints this many decimals.
 ZOOM_DECIMALS = 6
 
+#: The subtitle's sentence naming each layout.
 LAYOUT_TITLES = {
-    "interleaved": "interleaved layout: sin on even dimensions, cos on odd ones",
-    "concatenated": "concatenated layout: all sines first (i < d/2), then all cosines",
+    "interleaved": "Interleaved layout: sin on even dimensions, cos on odd ones.",
+    "concatenated": "Concatenated layout: all sines first (i < d/2), then all cosines.",
 }
 
 #: Projector-legible defaults shared by every chart on the page (fonts ≥ 13 px). Set in one
@@ -102,11 +103,10 @@ CONFIG = chart_config(title={"fontSize": TITLE_SIZE}, legend={"titleLimit": 260}
 
 
 #: The square matrices sit two side by side: a legend under the plot keeps each narrow.
-MATRIX_CONFIG = alt.Config.from_dict(
-    {
-        **CONFIG.to_dict(),
-        "legend": {**CONFIG.legend.to_dict(), "orient": "bottom", "direction": "horizontal", "titleOrient": "top"},
-    }
+MATRIX_CONFIG = chart_config(
+    title={"fontSize": TITLE_SIZE},
+    legend={"titleLimit": 260, "orient": "bottom", "direction": "horizontal", "titleOrient": "top"},
+    view={"stroke": None},
 )
 
 
@@ -124,11 +124,8 @@ def _finish(
     height, so the plot shrinks. "fit-x" stretches only the width to the container (use
     ``st.altair_chart(..., width="stretch")``) and keeps the plot height; "pad" (fit_width=False)
     keeps the given width and height (use ``width="content"``)."""
-    if subtitle:
-        params = alt.TitleParams(title, subtitle=subtitle, anchor="start")
-    else:
-        params = alt.TitleParams(title, anchor="start")
-    autosize = alt.AutoSizeParams(type="fit-x" if fit_width else "pad", contains="padding")
+    params = alt.TitleParams(title, subtitle=subtitle or alt.Undefined, anchor="start")
+    autosize = FIT_X if fit_width else alt.AutoSizeParams(type="pad", contains="padding")
     return chart.properties(title=params, config=config, autosize=autosize, **props)
 
 
@@ -255,9 +252,7 @@ def encoding_heatmap(
     )
     if box is not None:
         chart.layer = [*chart.layer, *window_box(*box)]
-    sub = [layout_line[0].upper() + layout_line[1:] + "."]
-    sub += [subtitle] if isinstance(subtitle, str) else list(subtitle)
-    sub = [line for line in sub if line]
+    sub = [line for line in (layout_line, *([subtitle] if isinstance(subtitle, str) else subtitle)) if line]
     # The title (which names the table's size) travels in the facts row, and the description holds no
     # size of its own: while the table is drawn whole (no averaging note in `subtitle`), another length
     # or width changes only the rows, and the browser redraws this chart in place instead of building
@@ -380,12 +375,10 @@ def wavelength_chart(wavelengths, *, seq_len: int, base: float, d_model: int) ->
             ],
         )
     )
-    rule_df = pd.DataFrame({"wavelength": [float(seq_len)], "label": [f"sequence length {seq_len}"]})
-    rule = alt.Chart(rule_df).mark_rule(color="#B45309", strokeDash=[6, 4], strokeWidth=2).encode(y=y)
-    text = (
-        alt.Chart(rule_df)
-        .mark_text(align="left", dx=6, dy=-10, fontSize=15, color="#B45309")
-        .encode(x=alt.datum(0), y=y, text=alt.Text("label:N"))
+    at_len = alt.Chart(pd.DataFrame({"wavelength": [float(seq_len)], "label": [f"sequence length {seq_len}"]}))
+    rule = at_len.mark_rule(color="#B45309", strokeDash=[6, 4], strokeWidth=2).encode(y=y)
+    text = at_len.mark_text(align="left", dx=6, dy=-10, fontSize=15, color="#B45309").encode(
+        x=alt.datum(0), y=y, text=alt.Text("label:N")
     )
     return _finish(
         alt.LayerChart(layer=[line, rule, text]),
@@ -474,19 +467,12 @@ def offset_distance_chart(offsets, distances, *, seq_len: int) -> alt.LayerChart
             tooltip=[alt.Tooltip("k:Q", title="offset k"), alt.Tooltip("distance:Q", title="distance", format=".5g")],
         )
     )
-    dot = alt.Chart(best).mark_point(size=160, filled=True, color="#B45309").encode(x=x, y=y)
+    at_best = alt.Chart(best).encode(x=x, y=y)
+    dot = at_best.mark_point(size=160, filled=True, color="#B45309")
     left_half = i_min < 0.6 * k.size
-    label = (
-        alt.Chart(best)
-        .mark_text(
-            align="left" if left_half else "right",
-            dx=10 if left_half else -10,
-            dy=16,
-            fontSize=15,
-            color="#B45309",
-        )
-        .encode(x=x, y=y, text=alt.Text("label:N"))
-    )
+    label = at_best.mark_text(
+        align="left" if left_half else "right", dx=10 if left_half else -10, dy=16, fontSize=15, color="#B45309"
+    ).encode(text=alt.Text("label:N"))
     return _finish(
         alt.LayerChart(layer=[line, dot, label]),
         "Every position is unique: all distances stay above zero",
@@ -696,9 +682,8 @@ def zoom_chart(
         # Vega lists bound inputs in reverse: p₀ first on screen
         .add_params(*reversed(sliders), *size, *table, *firsts, font_scale)
     )
-    layout_line = LAYOUT_TITLES[layout]
     subtitle = [
-        layout_line[0].upper() + layout_line[1:] + ".",
+        LAYOUT_TITLES[layout],
         "One cell per value, nothing averaged, computed in your browser; hover for the number.",
         "Drag the sliders above. A window past the table's last position or dimension is cut there.",
     ]
@@ -708,7 +693,7 @@ def zoom_chart(
         description=zoom_description(layout, n_rows, n_cols),
         height=int(np.clip(3 * n_rows, 240, 520)),
         config=CONFIG,
-        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+        autosize=FIT_X,
         # Canvas: SVG would be one DOM node per cell, redrawn at every step. (Streamlit picks canvas by
         # itself only when the data sent is large; here the cells are made in the browser.)
         usermeta=on_canvas(),

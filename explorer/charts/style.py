@@ -149,13 +149,17 @@ _CARD_CONFIG = {
 CARD_PADDING = {"top": 6, "bottom": 6, "left": 8, "right": 8}
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _walk_scale(node: Any, factor: float) -> Any:
     if isinstance(node, dict):
         out = {}
         for key, value in node.items():
             if key in ("datasets", "data"):
                 out[key] = value
-            elif key in FONT_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool):
+            elif key in FONT_KEYS and _number(value):
                 out[key] = round(value * factor, 1)
             else:
                 out[key] = _walk_scale(value, factor)
@@ -173,12 +177,8 @@ def _scale_heights(view: dict, factor: float) -> dict:
     so that larger text does not squeeze the plot. A view with a fixed width too (a clock face, a
     plane) is scaled in both directions, keeping its aspect ratio. Mark sizes are left alone."""
     out = dict(view)
-
-    def number(value: Any) -> bool:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-    if number(out.get("height")):
-        if number(out.get("width")):
+    if _number(out.get("height")):
+        if _number(out.get("width")):
             out["width"] = round(out["width"] * factor)
         out["height"] = round(out["height"] * factor)
     for key in _VIEW_LISTS:
@@ -229,6 +229,17 @@ COLOR_KEYS = frozenset(
 _HEX = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}")
 
 
+def _rgb(color: str) -> tuple[float, ...]:
+    """A '#RRGGBB' or '#RGB' colour's red, green and blue, each 0 … 1."""
+    digits = color[1:] if len(color) == 7 else "".join(c * 2 for c in color[1:])
+    return tuple(int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4))
+
+
+def _hls_hex(hue: float, light: float, sat: float) -> str:
+    """The '#RRGGBB' colour of hue, lightness and saturation (colorsys' HLS)."""
+    return "#{:02X}{:02X}{:02X}".format(*(round(c * 255) for c in colorsys.hls_to_rgb(hue, light, sat)))
+
+
 def dark_color(color: str, *, lighten_only: bool = False) -> str:
     """A builder's colour, chosen for white, made to read on the dark card with the same hue: dark
     text and lines become light, pale fills and grids become dark, mid-tones stay as they are. With
@@ -236,17 +247,14 @@ def dark_color(color: str, *, lighten_only: bool = False) -> str:
     reads on the dark card as it is, and a darkened one would all but vanish there."""
     if not _HEX.fullmatch(color):
         return color
-    digits = color[1:] if len(color) == 7 else "".join(c * 2 for c in color[1:])
-    r, g, b = (int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4))
-    hue, light, sat = colorsys.rgb_to_hls(r, g, b)
+    hue, light, sat = colorsys.rgb_to_hls(*_rgb(color))
     if light < 0.5:
         light = min(max(1.0 - light, 0.62), 0.93)
     elif light > 0.85 and not lighten_only:
         light = max(1.0 - light, 0.1) + 0.08
     else:
         return color
-    r, g, b = colorsys.hls_to_rgb(hue, light, sat)
-    return "#{:02X}{:02X}{:02X}".format(*(round(c * 255) for c in (r, g, b)))
+    return _hls_hex(hue, light, sat)
 
 
 #: A text mark's colour on the dark card reaches at least WCAG's contrast for normal text (AA); a mid-tone that
@@ -255,11 +263,7 @@ TEXT_CONTRAST = 4.5
 
 
 def _relative_luminance(color: str) -> float:
-    digits = color[1:] if len(color) == 7 else "".join(c * 2 for c in color[1:])
-    linear = [
-        (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
-        for c in (int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4))
-    ]
+    linear = [(c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4) for c in _rgb(color)]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
 
@@ -271,11 +275,10 @@ def dark_text_color(color: str) -> str:
         return dark_color(color)
     color = dark_color(color)
     card = _relative_luminance(DARK_BACKGROUND) + 0.05
-    digits = color[1:] if len(color) == 7 else "".join(c * 2 for c in color[1:])
-    hue, light, sat = colorsys.rgb_to_hls(*(int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)))
+    hue, light, sat = colorsys.rgb_to_hls(*_rgb(color))
     while (_relative_luminance(color) + 0.05) / card < TEXT_CONTRAST and light < 1:
         light = min(light + 0.02, 1.0)
-        color = "#{:02X}{:02X}{:02X}".format(*(round(c * 255) for c in colorsys.hls_to_rgb(hue, light, sat)))
+        color = _hls_hex(hue, light, sat)
     return color
 
 
@@ -337,9 +340,7 @@ def style_spec(spec: dict, *, presenting: bool = False, dark: bool = False, font
     config = copy.deepcopy(out.get("config") or {})
     for section, defaults in (_DARK_CONFIG if dark else _CARD_CONFIG).items():
         if isinstance(defaults, dict):
-            merged = dict(defaults)
-            merged.update(config.get(section) or {})
-            config[section] = merged
+            config[section] = {**defaults, **(config.get(section) or {})}
         else:
             config.setdefault(section, defaults)
     if dark:
@@ -353,9 +354,7 @@ def style_spec(spec: dict, *, presenting: bool = False, dark: bool = False, font
             out["description"] = f"Chart: {title}"
     if presenting:
         for section, sizes in _DEFAULT_SIZES.items():
-            merged = dict(sizes)
-            merged.update(config.get(section) or {})
-            config[section] = merged
+            config[section] = {**sizes, **(config.get(section) or {})}
     out["config"] = config
     if presenting and font_scale != 1:
         out = _scale_heights(_walk_scale(out, font_scale), font_scale)

@@ -300,20 +300,17 @@ def query_heatmaps(
         raise ValueError(f"query must be in 0 … {widest - 1} × 0 … {widest - 1}, got {query}")
     if not 0 <= frame < frames:
         raise ValueError(f"frame must be in 0 … frames − 1 = {frames - 1}, got {frame}")
-    starts = dict(zip(LIVE_PARAMS, (*grid, *query, frame), strict=True))
-    ranges = dict(
-        zip(LIVE_PARAMS, ((1, widest), (1, widest), (0, widest - 1), (0, widest - 1), (0, frames - 1)), strict=True)
-    )
+    ranges = ((1, widest), (1, widest), (0, widest - 1), (0, widest - 1), (0, frames - 1))
     selections = {
         key: live.position(
             key,
-            start=int(starts[key]),
-            lo=ranges[key][0],
-            hi=ranges[key][1],
+            start=int(start),
+            lo=lo,
+            hi=hi,
             label=LIVE_LABELS[key],
             on=PATCH_CLICK if key in QUERY_PARAMS else "none",
         )
-        for key in LIVE_PARAMS
+        for key, start, (lo, hi) in zip(LIVE_PARAMS, (*grid, *query, frame), ranges, strict=True)
     }
     n_rows, n_cols = GRID_SIZE["vis_rows"], GRID_SIZE["vis_cols"]
     height = panel_height(panel_width)
