@@ -330,13 +330,9 @@ LONG_FACTOR = MethodKey(
 # --------------------------------------------------------------------------------------------------
 # reading a block
 # --------------------------------------------------------------------------------------------------
-def _name(key: str) -> str:
-    return f"rope_parameters['{key}']"
-
-
 def _checked(key: str, check: Callable[..., _T], value: Any, **kwargs: Any) -> _T:
     """``check(name, value, **kwargs)`` (a posenc._validate check), its error tagged with ``key``."""
-    name = _name(key)
+    name = f"rope_parameters['{key}']"
     try:
         return check(name, value, **kwargs)
     except TypeError as exc:
@@ -383,17 +379,11 @@ def _length(params: Mapping[str, Any], max_position_embeddings: int, *, minimum:
     return _checked(ORIGINAL_MAX_POSITION_EMBEDDINGS.name, v.integer, value, minimum=minimum)
 
 
-def _value(params: Mapping[str, Any], key: MethodKey) -> Any:
-    """The block's value of ``key``, or HF's default when the block leaves it out (or sets it to null)."""
-    value = params.get(key.name)
-    return key.default if value is None else value
-
-
 def _opt_float(params: Mapping[str, Any], key: MethodKey) -> float | None:
     """The key's value checked by its declaration, or its default when absent, null or (``zero_means_unset``)
     0; None when it has no default."""
-    value = _value(params, key)
-    if value is not None and key.zero_means_unset and _is_zero(value):
+    value = params.get(key.name)
+    if value is None or (key.zero_means_unset and _is_zero(value)):
         value = key.default
     return None if value is None else _number(key, value)
 
