@@ -94,10 +94,7 @@ def parse_method(name: str) -> MethodSpec:
         f"method must be one of {', '.join(ALL_ENCODINGS)}, alibi:heads=<n> or "
         f"rope+<rope_type>[:key=value…][@ft<length>], got {name!r}"
     )
-    try:
-        parts = grammar.parse(name)
-    except ValueError as err:
-        raise ValueError(shape if str(err).startswith("method must") else str(err)) from None
+    parts = grammar.parse(name, shape)
     if parts.head not in ALL_ENCODINGS or parts.stopped is not None:
         raise ValueError(shape)
     rope_type, ft = parts.rope_type, parts.finetune_len

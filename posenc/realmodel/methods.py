@@ -101,10 +101,7 @@ def parse_method(text: str, facts: ModelFacts = MODEL) -> RealMethod:
     ValueError naming the unknown method, key or value."""
     raw = str(text).strip()
     shape = f"method must be default, norope or <rope_type>[:key=value…][/stop=LO-HI], got {text!r}"
-    try:
-        parts = grammar.parse(raw)
-    except ValueError as err:
-        raise ValueError(shape if str(err).startswith("method must") else str(err)) from None
+    parts = grammar.parse(raw, shape)
     if parts.rope_type is not None or parts.finetune_len is not None:
         raise ValueError(shape)
     rope_type = parts.head
