@@ -553,10 +553,10 @@ class _Reader:
         )
         self.note("Layout: unknown for a rope block alone; half pairs (HF's convention) are assumed.")
         theta = self.theta_from(block, {}, "")
-        prf = 1.0
         if "partial_rotary_factor" in block:
-            prf = self.partial_factor("partial_rotary_factor", block["partial_rotary_factor"]) or 1.0
-        r.partial_rotary_factor = prf
+            r.partial_rotary_factor = (
+                self.partial_factor("partial_rotary_factor", block["partial_rotary_factor"]) or 1.0
+            )
         self.read_block(block, prefix="", theta=theta, top_level_original=None)
 
     def read_full_config(self, cfg: dict, prefix: str):
@@ -568,11 +568,7 @@ class _Reader:
         r.model_type = model_type
         r.head_dim = self.head_size(cfg, prefix)
         r.max_position_embeddings = self.max_positions(cfg, prefix)
-        top_original = None
-        if cfg.get("original_max_position_embeddings") is not None:
-            top_original = self.positions(
-                prefix + "original_max_position_embeddings", cfg["original_max_position_embeddings"]
-            )
+        top_original = self.positions(prefix + _ORIGINAL, cfg.get(_ORIGINAL))  # None when the top level has none
         r.partial_rotary_factor = self.partial_from_config(cfg, prefix, r.head_dim)
         self.config_prf = r.partial_rotary_factor
         r.layout = self.layout(cfg, prefix, model_type)
@@ -1196,22 +1192,17 @@ class _Reader:
             if not _is_number(item) or not math.isfinite(float(item)) or float(item) <= 0:
                 self.error(path, f"entry {i} must be a positive number, got {_show(item)}")
                 return None
-        n_expected = self.expected_pairs()
-        if n_expected is not None and len(value) != n_expected:
-            r = self.result
-            rot = r.rotary_dim
+        r = self.result
+        rot = r.rotary_dim
+        if rot is not None and len(value) != rot // 2:
             detail = (
                 f"head_dim {r.head_dim}"
                 if rot == r.head_dim
                 else f"rotary dim {rot} = int(head_dim {r.head_dim} · {r.partial_rotary_factor:g})"
             )
-            self.error(path, f"has {len(value)} entries; it needs one per rotated pair: d/2 = {n_expected} ({detail})")
+            self.error(path, f"has {len(value)} entries; it needs one per rotated pair: d/2 = {rot // 2} ({detail})")
             return None
         return value
-
-    def expected_pairs(self):
-        rot = self.result.rotary_dim
-        return None if rot is None else rot // 2
 
     # --- final cross-check: the block must run through posenc ---
     def check_with_posenc(self):
