@@ -304,13 +304,7 @@ def ship(argv: list[str]) -> None:
         return {"steps": a.ft_steps or steps, "batch": batch, "lr_ratio": a.ft_lr_ratio or ratio}
 
     def unit(
-        task: str,
-        seed: int,
-        methods,
-        steps: int,
-        label: dict[str, str] | None = None,
-        keep: bool = False,
-        pretrained: dict[str, Any] | None = None,
+        task: str, seed: int, methods, steps: int, keep: bool = False, pretrained: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         t0 = time.perf_counter()
         ft = ft_plan(task)
@@ -359,26 +353,25 @@ def ship(argv: list[str]) -> None:
             },
         )
         for name, values in r["results"].items():
-            key = (label or {}).get(name, name)
             s = str(seed)
-            entry["runs"].setdefault(key, {})[s] = values
-            entry["beyond"].setdefault(key, {})[s] = r["beyond"][name]
-            entry["scored"].setdefault(key, {})[s] = r["scored"][name]
-            entry["learned_seeds"].setdefault(key, {})[s] = r["learned"][name]
-            entry["trained"].setdefault(key, {})[s] = r["trained"][name]
+            entry["runs"].setdefault(name, {})[s] = values
+            entry["beyond"].setdefault(name, {})[s] = r["beyond"][name]
+            entry["scored"].setdefault(name, {})[s] = r["scored"][name]
+            entry["learned_seeds"].setdefault(name, {})[s] = r["learned"][name]
+            entry["trained"].setdefault(name, {})[s] = r["trained"][name]
             ev = r["detail"][name]
             if metric == "loss":
-                entry["optimum"].setdefault(key, {})[s] = {str(n): ev[n].optimum for n in lens}
-                entry["beyond_optimum"].setdefault(key, {})[s] = {str(n): ev[n].beyond_optimum for n in lens if n > L}
+                entry["optimum"].setdefault(name, {})[s] = {str(n): ev[n].optimum for n in lens}
+                entry["beyond_optimum"].setdefault(name, {})[s] = {str(n): ev[n].beyond_optimum for n in lens if n > L}
             if task != "passkey":  # passkey scores only the last position: no curve along the sequence
                 means, counts = _binned(ev[max(lens)], bins, metric == "loss")
-                entry["per_position"].setdefault(key, {})[s] = means or None
-                entry["bin_counts"].setdefault(key, {})[s] = counts
-            if name in r["rope"] and key not in entry["rope"]:
-                entry["rope"][key] = r["rope"][name]
+                entry["per_position"].setdefault(name, {})[s] = means or None
+                entry["bin_counts"].setdefault(name, {})[s] = counts
+            if name in r["rope"] and name not in entry["rope"]:
+                entry["rope"][name] = r["rope"][name]
             run = r["train_results"].get(name)
             if run is not None and run.dropped_at is not None:  # DroPE: the loss before and after the drop
-                entry.setdefault("drop", {}).setdefault(key, {})[s] = _drop_record(run)
+                entry.setdefault("drop", {}).setdefault(name, {})[s] = _drop_record(run)
                 entry["recalibration"] = run.config.recalibration
         if any("@ft" in m for m in methods):
             entry["finetune"] = ft
