@@ -218,10 +218,6 @@ def t_quantile(p: float, df: float) -> float:
     return t
 
 
-def _z(level: float) -> float:
-    return normal_quantile((1 + level) / 2)
-
-
 # --------------------------------------------------------------------------------------- intervals
 @dataclass(frozen=True)
 class Interval:
@@ -308,7 +304,7 @@ def wilson_interval(successes: int, trials: int, level: float = LEVEL) -> tuple[
     successes = integer("successes", successes, minimum=0, maximum=trials)
     if trials == 0:
         return 0.0, 1.0
-    return _wilson(successes / trials, trials, _z(level))
+    return _wilson(successes / trials, trials, normal_quantile((1 + level) / 2))
 
 
 def share_interval(

@@ -141,10 +141,6 @@ BIN_WIDTH = 32
 MIN_BIN_TOKENS = 256
 
 
-def _bins(longest: int) -> list[tuple[int, int]]:
-    return [(a, min(a + BIN_WIDTH, longest)) for a in range(0, longest, BIN_WIDTH)]
-
-
 def _binned(ev: Any, bins: list[tuple[int, int]], loss: bool) -> tuple[list[float | None], list[int]]:
     """Bin means of the plotted quantity (markov: loss above the exact optimum) and scored tokens per bin."""
     if ev.per_position is None or ev.counts is None:
@@ -325,7 +321,7 @@ def ship(argv: list[str]) -> None:
             recalibration=SHIP_RECALIBRATION.get(task),
         )
         metric = TASKS[task].metric
-        bins = _bins(max(lens))
+        bins = [(a, min(a + BIN_WIDTH, max(lens))) for a in range(0, max(lens), BIN_WIDTH)]
         entry = doc["tasks"].setdefault(
             task,
             {
