@@ -77,8 +77,7 @@ class MethodSpec:
         if self.rope_type == "dynamic" and FACTOR.name not in self.params:
             block[FACTOR.name] = DYNAMIC_FACTOR
         elif FACTOR.name in declared and FACTOR.name not in self.params:  # every method but default
-            target = self.finetune_len if self.finetune_len else eval_len
-            block[FACTOR.name] = max(1.0, target / train_len)
+            block[FACTOR.name] = max(1.0, (self.finetune_len or eval_len) / train_len)
         # every method whose declaration reads the trained length (yarn, llama3, longrope: the types HF's
         # standardize_rope_params gives it to; dynamic NTK reads max_position_embeddings instead)
         if ORIGINAL_MAX_POSITION_EMBEDDINGS.name in declared:
