@@ -654,7 +654,7 @@ def _yarn_advice(block: Mapping[str, Any], max_position_embeddings: int | None) 
         length = block.get(ORIGINAL_MAX_POSITION_EMBEDDINGS.name) or max_position_embeddings
         implied = (
             f" = {max_position_embeddings} / {length} = {max_position_embeddings / length:g}"
-            if max_position_embeddings
+            if max_position_embeddings and length
             else ""
         )
         null = f"is null: HF transformers then uses max_position_embeddings / original_max_position_embeddings{implied}"
