@@ -682,10 +682,8 @@ class _Reader:
         ):
             return None
         types = list(dict.fromkeys(r.layer_types or ()))
-        unknown = [n for n in raw if types and n not in types]
-        for name in unknown[:3]:
-            shown = _short(name)
-            self.warn(block_prefix + shown, "is not one of the config's layer_types; no layer uses it")
+        for name in [n for n in raw if types and n not in types][:3]:
+            self.warn(block_prefix + _short(name), "is not one of the config's layer_types; no layer uses it")
         for name in [t for t in types if t not in raw][:3]:
             layers = [i for i, t in enumerate(r.layer_types or ()) if t == name]
             shown = _short(name)
@@ -1066,13 +1064,12 @@ class _Reader:
         for key in block:
             if key in _ALWAYS_ALLOWED or key in allowed:
                 continue
-            shown = _short(key)
             why = (
                 f"is not used by rope_type {rope_type!r}"
                 if key in _ALL_BLOCK_KEYS
                 else f"is not a parameter of rope_type {rope_type!r}"
             )
-            self.warn(prefix + shown, f"{why}; it is ignored")
+            self.warn(prefix + _short(key), f"{why}; it is ignored")
 
         # Every key's own checks come from its declaration (posenc.methods.MethodKey): required, what null
         # means, kind, range, what 0 means, and a caution for an odd but valid value.
