@@ -16,15 +16,10 @@ import numpy as np
 
 from . import COPY_PART, NEWER, SHIPPED, TASKS, learned_rule, references
 
-DEFAULT_METHODS = "nope,learned,sinusoidal,rope,alibi,rope+linear,rope+ntk,rope+dynamic,rope+yarn"
 LIVE = ("nope", "learned", "sinusoidal", "rope", "alibi")
-EXTENSIONS = (
-    "rope+linear",
-    "rope+ntk",
-    "rope+dynamic",
-    "rope+yarn",
-    "rope+yarn:beta_fast=2",
-)  # 2: a ramp unlike 32's at L = 64, d = 16
+SCALINGS = ("rope+linear", "rope+ntk", "rope+dynamic", "rope+yarn")
+DEFAULT_METHODS = ",".join((*LIVE, *SCALINGS))
+EXTENSIONS = (*SCALINGS, "rope+yarn:beta_fast=2")  # 2: a ramp unlike 32's at L = 64, d = 16
 FINETUNED = ("rope@ft256", "rope+linear@ft256")
 
 
@@ -90,18 +85,8 @@ ALIBI8 = "alibi:heads=8"  # 8 heads: slopes 1/2 … 1/256 (4 heads start at 1/4)
 SHIP_METHODS = {
     "markov": (*LIVE, *EXTENSIONS, *FINETUNED),
     "kback": (*LIVE, ALIBI8, *EXTENSIONS, *FINETUNED),
-    "copy": (*LIVE, "rope+linear", "rope+ntk", "rope+dynamic", "rope+yarn"),
-    "passkey": (
-        *LIVE,
-        "rope+linear",
-        "rope+ntk",
-        "rope+dynamic",
-        "rope+yarn",
-        "rope@ft256",
-        "rope+linear@ft256",
-        "rope+ntk@ft256",
-        "rope+yarn@ft256",
-    ),
+    "copy": (*LIVE, *SCALINGS),
+    "passkey": (*LIVE, *SCALINGS, *FINETUNED, "rope+ntk@ft256", "rope+yarn@ft256"),
     # issue #39: the newer encodings beside RoPE on a task their papers measure (CoPE's and PaTH's flip-flop),
     # and on kback (whose RoPE rows above are the seed-paired baseline)
     "flipflop": ("nope", "rope", "alibi", *NEWER),
