@@ -251,8 +251,7 @@ def _show(value: Any) -> str:
             )
         return repr(value)
     if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f"the text {shown!r}"
+        return f"the text {_short(value)!r}"
     if isinstance(value, list):
         return f"a list of {len(value)} items"
     if isinstance(value, dict):
@@ -266,8 +265,9 @@ def _limit(x) -> str:
     return f"{x:,}" if isinstance(x, int) else f"{x:g}"
 
 
-def _quote(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:37] + "...")
+def _short(text: str) -> str:
+    """``text`` cut to 40 characters (a key or value of the pasted text, quoted back in a message)."""
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _is_number(value: Any) -> bool:
@@ -413,14 +413,13 @@ class _Reader:
                 return None
         return value
 
+    def whole(self, key: str, value: Any, *, maximum: int, minimum: int = 1, what: str = "a whole number"):
+        """:meth:`number` for a whole number in [minimum, maximum]."""
+        return self.number(key, value, what=what, integer=True, minimum=minimum, maximum=maximum)
+
     def head_dim_value(self, key: str, value: Any, *, source: str):
-        v = self.number(
-            key,
-            value,
-            what="a whole number (the size of one attention head)",
-            integer=True,
-            minimum=2,
-            maximum=MAX_HEAD_DIM,
+        v = self.whole(
+            key, value, what="a whole number (the size of one attention head)", minimum=2, maximum=MAX_HEAD_DIM
         )
         if v is not None and v % 2:
             self.error(key, f"{source} must be even — RoPE rotates coordinates in pairs — got {v}")
@@ -448,29 +447,25 @@ class _Reader:
 
     def load(self, text: Any):
         if isinstance(text, (bytes, bytearray)):
-            if len(text) > MAX_TEXT_BYTES:
-                self.error(
-                    "(input)",
-                    f"the text is {len(text):,} bytes; a config.json is a few kB — "
-                    f"the limit is {MAX_TEXT_BYTES:,} bytes",
-                )
-                return _UNREADABLE
+            size = len(text)
+        elif isinstance(text, str):  # a long text is over the limit whatever its encoding: not encoded
+            size = len(text) if len(text) > MAX_TEXT_BYTES else len(text.encode("utf-8", "surrogatepass"))
+        else:
+            self.error("(input)", f"expected the text of a config.json, got {type(text).__name__}")
+            return _UNREADABLE
+        if size > MAX_TEXT_BYTES:
+            over = "over " if isinstance(text, str) and size == len(text) else ""
+            self.error(
+                "(input)",
+                f"the text is {over}{size:,} bytes; a config.json is a few kB — the limit is {MAX_TEXT_BYTES:,} bytes",
+            )
+            return _UNREADABLE
+        if not isinstance(text, str):
             try:
                 text = bytes(text).decode("utf-8")
             except UnicodeDecodeError as exc:
                 self.error("(input)", f"the bytes are not UTF-8 text (byte {exc.start})")
                 return _UNREADABLE
-        if not isinstance(text, str):
-            self.error("(input)", f"expected the text of a config.json, got {type(text).__name__}")
-            return _UNREADABLE
-        size = len(text) if len(text) > MAX_TEXT_BYTES else len(text.encode("utf-8", "surrogatepass"))
-        if size > MAX_TEXT_BYTES:
-            self.error(
-                "(input)",
-                f"the text is {'over ' if size == len(text) else ''}{size:,} bytes; a config.json "
-                f"is a few kB — the limit is {MAX_TEXT_BYTES:,} bytes",
-            )
-            return _UNREADABLE
         if text.startswith("\ufeff"):
             text = text[1:]
             self.note("A byte-order mark at the start of the text was ignored.")
@@ -520,7 +515,7 @@ class _Reader:
             return _UNREADABLE
         for k in duplicates:
             self.warn(
-                k if len(k) <= 40 else k[:37] + "...",
+                _short(k),
                 "this key appears more than once in an object; JSON keeps the last value",
             )
         return data
@@ -558,10 +553,10 @@ class _Reader:
         )
         self.note("Layout: unknown for a rope block alone; half pairs (HF's convention) are assumed.")
         theta = self.theta_from(block, {}, "")
-        prf = 1.0
         if "partial_rotary_factor" in block:
-            prf = self.partial_factor("partial_rotary_factor", block["partial_rotary_factor"]) or 1.0
-        r.partial_rotary_factor = prf
+            r.partial_rotary_factor = (
+                self.partial_factor("partial_rotary_factor", block["partial_rotary_factor"]) or 1.0
+            )
         self.read_block(block, prefix="", theta=theta, top_level_original=None)
 
     def read_full_config(self, cfg: dict, prefix: str):
@@ -573,11 +568,7 @@ class _Reader:
         r.model_type = model_type
         r.head_dim = self.head_size(cfg, prefix)
         r.max_position_embeddings = self.max_positions(cfg, prefix)
-        top_original = None
-        if cfg.get("original_max_position_embeddings") is not None:
-            top_original = self.positions(
-                prefix + "original_max_position_embeddings", cfg["original_max_position_embeddings"]
-            )
+        top_original = self.positions(prefix + _ORIGINAL, cfg.get(_ORIGINAL))  # None when the top level has none
         r.partial_rotary_factor = self.partial_from_config(cfg, prefix, r.head_dim)
         self.config_prf = r.partial_rotary_factor
         r.layout = self.layout(cfg, prefix, model_type)
@@ -691,13 +682,11 @@ class _Reader:
         ):
             return None
         types = list(dict.fromkeys(r.layer_types or ()))
-        unknown = [n for n in raw if types and n not in types]
-        for name in unknown[:3]:
-            shown = name if len(name) <= 40 else name[:37] + "..."
-            self.warn(block_prefix + shown, "is not one of the config's layer_types; no layer uses it")
+        for name in [n for n in raw if types and n not in types][:3]:
+            self.warn(block_prefix + _short(name), "is not one of the config's layer_types; no layer uses it")
         for name in [t for t in types if t not in raw][:3]:
             layers = [i for i, t in enumerate(r.layer_types or ()) if t == name]
-            shown = name if len(name) <= 40 else name[:37] + "..."
+            shown = _short(name)
             self.error(
                 block_prefix + shown,
                 f"is missing: layer_types gives layers {_index_list(layers)} the type {shown!r}, but the rope block "
@@ -830,12 +819,10 @@ class _Reader:
         r = self.result
         n = None
         if cfg.get("num_hidden_layers") is not None:
-            n = self.number(
+            n = self.whole(
                 prefix + "num_hidden_layers",
                 cfg["num_hidden_layers"],
                 what="a whole number of layers",
-                integer=True,
-                minimum=1,
                 maximum=MAX_LAYERS,
             )
         r.num_hidden_layers = n
@@ -900,17 +887,8 @@ class _Reader:
         hidden_key = next((k for k in ("hidden_size", "n_embd", "d_model") if cfg.get(k) is not None), None)
         heads_key = next((k for k in ("num_attention_heads", "n_head", "n_heads") if cfg.get(k) is not None), None)
         if hidden_key and heads_key:
-            hidden = self.number(
-                prefix + hidden_key,
-                cfg[hidden_key],
-                what="a whole number",
-                integer=True,
-                minimum=1,
-                maximum=MAX_HIDDEN_SIZE,
-            )
-            heads = self.number(
-                prefix + heads_key, cfg[heads_key], what="a whole number", integer=True, minimum=1, maximum=MAX_HEADS
-            )
+            hidden = self.whole(prefix + hidden_key, cfg[hidden_key], maximum=MAX_HIDDEN_SIZE)
+            heads = self.whole(prefix + heads_key, cfg[heads_key], maximum=MAX_HEADS)
             if hidden is None or heads is None:
                 return None
             if hidden % heads:
@@ -938,7 +916,7 @@ class _Reader:
     def positions(self, key: str, value: Any, *, fallback: bool = False):
         if value is None:
             return None
-        v = self.number(key, value, what="a whole number of positions", integer=True, minimum=1, maximum=MAX_POSITIONS)
+        v = self.whole(key, value, what="a whole number of positions", maximum=MAX_POSITIONS)
         if v is not None and fallback:
             self.note(f"max_position_embeddings {v} is the explorer's setting.")
         return v
@@ -970,14 +948,7 @@ class _Reader:
                 self.note(f"rotary_pct {v:g}: only that fraction of each head rotates (partial rotary).")
             return v or 1.0
         if cfg.get("rotary_dim") is not None:
-            rd = self.number(
-                prefix + "rotary_dim",
-                cfg["rotary_dim"],
-                what="a whole number",
-                integer=True,
-                minimum=2,
-                maximum=MAX_HEAD_DIM,
-            )
+            rd = self.whole(prefix + "rotary_dim", cfg["rotary_dim"], minimum=2, maximum=MAX_HEAD_DIM)
             if rd is None or head_dim is None:
                 return 1.0
             if rd > head_dim:
@@ -1077,7 +1048,7 @@ class _Reader:
         else:
             self.error(
                 type_key,
-                f"unknown rope type {_quote(raw_type)}; known: {', '.join(KNOWN_ROPE_TYPES)} "
+                f"unknown rope type {_short(raw_type)!r}; known: {', '.join(KNOWN_ROPE_TYPES)} "
                 "(older configs: 'su' = longrope)",
             )
             return
@@ -1093,13 +1064,12 @@ class _Reader:
         for key in block:
             if key in _ALWAYS_ALLOWED or key in allowed:
                 continue
-            shown = key if len(key) <= 40 else key[:37] + "..."
             why = (
                 f"is not used by rope_type {rope_type!r}"
                 if key in _ALL_BLOCK_KEYS
                 else f"is not a parameter of rope_type {rope_type!r}"
             )
-            self.warn(prefix + shown, f"{why}; it is ignored")
+            self.warn(prefix + _short(key), f"{why}; it is ignored")
 
         # Every key's own checks come from its declaration (posenc.methods.MethodKey): required, what null
         # means, kind, range, what 0 means, and a caution for an odd but valid value.
@@ -1219,22 +1189,17 @@ class _Reader:
             if not _is_number(item) or not math.isfinite(float(item)) or float(item) <= 0:
                 self.error(path, f"entry {i} must be a positive number, got {_show(item)}")
                 return None
-        n_expected = self.expected_pairs()
-        if n_expected is not None and len(value) != n_expected:
-            r = self.result
-            rot = r.rotary_dim
+        r = self.result
+        rot = r.rotary_dim
+        if rot is not None and len(value) != rot // 2:
             detail = (
                 f"head_dim {r.head_dim}"
                 if rot == r.head_dim
                 else f"rotary dim {rot} = int(head_dim {r.head_dim} · {r.partial_rotary_factor:g})"
             )
-            self.error(path, f"has {len(value)} entries; it needs one per rotated pair: d/2 = {n_expected} ({detail})")
+            self.error(path, f"has {len(value)} entries; it needs one per rotated pair: d/2 = {rot // 2} ({detail})")
             return None
         return value
-
-    def expected_pairs(self):
-        rot = self.result.rotary_dim
-        return None if rot is None else rot // 2
 
     # --- final cross-check: the block must run through posenc ---
     def check_with_posenc(self):
@@ -1251,9 +1216,7 @@ class _Reader:
 
     def check_block(self):
         r = self.result
-        if not r.ok or r.rope_type is None:
-            return
-        if r.head_dim is None:
+        if not r.ok or r.rope_type is None or r.head_dim is None:
             return
         rot = r.rotary_dim
         if ROPE_METHODS[r.rope_parameters.get("rope_type", "default")].full_head_dim:

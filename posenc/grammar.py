@@ -56,14 +56,14 @@ def read_value(text: str) -> Any:
     return float(low)
 
 
-def parse(text: Any) -> MethodText:
+def parse(text: Any, shape: str | None = None) -> MethodText:
     """Split ``text`` (lower-cased, stripped) into a :class:`MethodText`. Raises ValueError naming the
-    string and the part that is wrong: the shape, a setting without ``=``, a value that is not a
-    number/true/false/null, or a key given twice."""
+    string and the part that is wrong: the shape (``shape``, the caller's sentence, when given), a setting
+    without ``=``, a value that is not a number/true/false/null, or a key given twice."""
     raw = str(text).strip().lower()
     m = _GRAMMAR.match(raw)
     if m is None:
-        raise ValueError(f"method must have the shape {SHAPE}, got {text!r}")
+        raise ValueError(shape or f"method must have the shape {SHAPE}, got {text!r}")
     params: dict[str, Any] = {}
     for item in filter(None, m.group("params").split(":")):
         key, sep, value = item.partition("=")

@@ -90,17 +90,14 @@ BASE_DEFAULT_THETA = 10_000.0
 #: models/olmo3/configuration_olmo3.py lines 101-126): ``rope_scaling`` merged into the full-attention
 #: block, a missing type's block is ``{"rope_type": "default"}``, each type's rope_theta from
 #: ``theta_key[type]`` at the top level of the config, else the class's :data:`DEFAULT_THETA`.
+_GEMMA3 = {
+    "class": "Gemma3TextConfig",
+    "name": "Gemma 3",
+    "theta_key": {FULL: "rope_theta", SLIDING: "rope_local_base_freq"},
+}
 FILLED_TYPE_BLOCKS: Mapping[str, Mapping[str, Any]] = {
-    "gemma3": {
-        "class": "Gemma3TextConfig",
-        "name": "Gemma 3",
-        "theta_key": {FULL: "rope_theta", SLIDING: "rope_local_base_freq"},
-    },
-    "gemma3_text": {
-        "class": "Gemma3TextConfig",
-        "name": "Gemma 3",
-        "theta_key": {FULL: "rope_theta", SLIDING: "rope_local_base_freq"},
-    },
+    "gemma3": _GEMMA3,
+    "gemma3_text": _GEMMA3,
     "olmo3": {"class": "Olmo3Config", "name": "OLMo 3", "theta_key": {FULL: "rope_theta", SLIDING: "rope_theta"}},
 }
 

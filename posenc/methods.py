@@ -330,13 +330,9 @@ LONG_FACTOR = MethodKey(
 # --------------------------------------------------------------------------------------------------
 # reading a block
 # --------------------------------------------------------------------------------------------------
-def _name(key: str) -> str:
-    return f"rope_parameters['{key}']"
-
-
 def _checked(key: str, check: Callable[..., _T], value: Any, **kwargs: Any) -> _T:
     """``check(name, value, **kwargs)`` (a posenc._validate check), its error tagged with ``key``."""
-    name = _name(key)
+    name = f"rope_parameters['{key}']"
     try:
         return check(name, value, **kwargs)
     except TypeError as exc:
@@ -383,17 +379,11 @@ def _length(params: Mapping[str, Any], max_position_embeddings: int, *, minimum:
     return _checked(ORIGINAL_MAX_POSITION_EMBEDDINGS.name, v.integer, value, minimum=minimum)
 
 
-def _value(params: Mapping[str, Any], key: MethodKey) -> Any:
-    """The block's value of ``key``, or HF's default when the block leaves it out (or sets it to null)."""
-    value = params.get(key.name)
-    return key.default if value is None else value
-
-
 def _opt_float(params: Mapping[str, Any], key: MethodKey) -> float | None:
     """The key's value checked by its declaration, or its default when absent, null or (``zero_means_unset``)
     0; None when it has no default."""
-    value = _value(params, key)
-    if value is not None and key.zero_means_unset and _is_zero(value):
+    value = params.get(key.name)
+    if value is None or (key.zero_means_unset and _is_zero(value)):
         value = key.default
     return None if value is None else _number(key, value)
 
@@ -633,6 +623,12 @@ def _trained(block: Mapping[str, Any], max_position_embeddings: int | None) -> s
     )
 
 
+def _without_original(block: Mapping[str, Any], severity: str, message: str) -> list[Advice]:
+    """The advice on original_max_position_embeddings when the block does not give it (else none)."""
+    name = ORIGINAL_MAX_POSITION_EMBEDDINGS.name
+    return [] if name in block else [Advice(name, severity, message)]
+
+
 def _yarn_advice(block: Mapping[str, Any], max_position_embeddings: int | None) -> list[Advice]:
     out = []
     # HF 5.23 _compute_yarn_parameters: `beta_fast = ….get("beta_fast") or 32`, `beta_slow = … or 1`
@@ -640,49 +636,35 @@ def _yarn_advice(block: Mapping[str, Any], max_position_embeddings: int | None) 
     slow = block.get(BETA_SLOW.name) or BETA_SLOW.default
     if fast < slow:
         # HF's _validate_yarn_rope_parameters: `if (beta_fast or 32) < (beta_slow or 1): logger.warning(...)`
-        out.append(
-            Advice(
-                BETA_FAST.name,
-                "warning",
-                f"is smaller than beta_slow ({slow!r}), got {fast!r}: HF transformers warns and computes it all "
-                "the same, and the ramp runs backwards — pairs that turn more than beta_slow times over L are "
-                "divided by the factor, pairs that turn fewer than beta_fast times keep their frequency, and "
-                "the pairs between are blended the other way round",
-            )
+        ramp = (
+            f"is smaller than beta_slow ({slow!r}), got {fast!r}: HF transformers warns and computes it all "
+            "the same, and the ramp runs backwards — pairs that turn more than beta_slow times over L are "
+            "divided by the factor, pairs that turn fewer than beta_fast times keep their frequency, and "
+            "the pairs between are blended the other way round"
         )
+        out.append(Advice(BETA_FAST.name, "warning", ramp))
     elif fast == slow:
-        out.append(
-            Advice(
-                BETA_FAST.name,
-                "warning",
-                f"equals beta_slow ({slow!r}): HF transformers computes it (without a warning) and the ramp "
-                "shrinks to a step — pairs that turn more than that many times over L keep their frequency, "
-                "slower pairs are divided by the factor",
-            )
+        ramp = (
+            f"equals beta_slow ({slow!r}): HF transformers computes it (without a warning) and the ramp "
+            "shrinks to a step — pairs that turn more than that many times over L keep their frequency, "
+            "slower pairs are divided by the factor"
         )
+        out.append(Advice(BETA_FAST.name, "warning", ramp))
     if FACTOR.name in block and block[FACTOR.name] is None:
         length = block.get(ORIGINAL_MAX_POSITION_EMBEDDINGS.name) or max_position_embeddings
-        if max_position_embeddings and length:
-            implied = f" = {max_position_embeddings} / {length} = {max_position_embeddings / length:g}"
-        else:
-            implied = ""
-        out.append(
-            Advice(
-                FACTOR.name,
-                "warning",
-                f"is null: HF transformers then uses max_position_embeddings / original_max_position_embeddings{implied}",
-            )
+        implied = (
+            f" = {max_position_embeddings} / {length} = {max_position_embeddings / length:g}"
+            if max_position_embeddings and length
+            else ""
         )
-    if ORIGINAL_MAX_POSITION_EMBEDDINGS.name not in block:
-        out.append(
-            Advice(
-                ORIGINAL_MAX_POSITION_EMBEDDINGS.name,
-                "note",
-                f"original_max_position_embeddings is not given: YaRN uses {_trained(block, max_position_embeddings)} "
-                "as the trained length.",
-            )
-        )
-    return out
+        null = f"is null: HF transformers then uses max_position_embeddings / original_max_position_embeddings{implied}"
+        out.append(Advice(FACTOR.name, "warning", null))
+    return out + _without_original(
+        block,
+        "note",
+        f"original_max_position_embeddings is not given: YaRN uses {_trained(block, max_position_embeddings)} "
+        "as the trained length.",
+    )
 
 
 def _llama3_advice(block: Mapping[str, Any], max_position_embeddings: int | None) -> list[Advice]:
@@ -690,25 +672,18 @@ def _llama3_advice(block: Mapping[str, Any], max_position_embeddings: int | None
     lo, hi = block.get(LOW_FREQ_FACTOR.name), block.get(HIGH_FREQ_FACTOR.name)
     if lo is not None and hi is not None and hi <= lo:
         # HF's _validate_llama3_rope_parameters only warns; the computation runs (no pair is "medium")
-        out.append(
-            Advice(
-                HIGH_FREQ_FACTOR.name,
-                "warning",
-                f"is not greater than low_freq_factor ({lo!r}), got {hi!r}: HF transformers warns and computes it "
-                "all the same — no pair is smoothed; pairs whose wavelength exceeds L / low_freq_factor are "
-                "divided by the factor, the rest keep theirs",
-            )
+        bands = (
+            f"is not greater than low_freq_factor ({lo!r}), got {hi!r}: HF transformers warns and computes it "
+            "all the same — no pair is smoothed; pairs whose wavelength exceeds L / low_freq_factor are "
+            "divided by the factor, the rest keep theirs"
         )
-    if ORIGINAL_MAX_POSITION_EMBEDDINGS.name not in block:
-        out.append(
-            Advice(
-                ORIGINAL_MAX_POSITION_EMBEDDINGS.name,
-                "warning",
-                f"missing: HF transformers then uses {_trained(block, max_position_embeddings)} as the trained "
-                "length L, so the bands are placed relative to the extended length, not the trained one",
-            )
-        )
-    return out
+        out.append(Advice(HIGH_FREQ_FACTOR.name, "warning", bands))
+    return out + _without_original(
+        block,
+        "warning",
+        f"missing: HF transformers then uses {_trained(block, max_position_embeddings)} as the trained "
+        "length L, so the bands are placed relative to the extended length, not the trained one",
+    )
 
 
 def _longrope_advice(block: Mapping[str, Any], max_position_embeddings: int | None) -> list[Advice]:
@@ -716,16 +691,12 @@ def _longrope_advice(block: Mapping[str, Any], max_position_embeddings: int | No
     short, long_ = block.get(SHORT_FACTOR.name), block.get(LONG_FACTOR.name)
     if short is not None and long_ is not None and len(short) != len(long_):
         out.append(Advice(LONG_FACTOR.name, "error", f"has {len(long_)} entries but short_factor has {len(short)}"))
-    if ORIGINAL_MAX_POSITION_EMBEDDINGS.name not in block:
-        out.append(
-            Advice(
-                ORIGINAL_MAX_POSITION_EMBEDDINGS.name,
-                "warning",
-                f"missing: LongRoPE then uses {_trained(block, max_position_embeddings)} as the trained length, "
-                "so the scale is 1, the attention factor is 1 and long_factor is only used beyond it",
-            )
-        )
-    return out
+    return out + _without_original(
+        block,
+        "warning",
+        f"missing: LongRoPE then uses {_trained(block, max_position_embeddings)} as the trained length, "
+        "so the scale is 1, the attention factor is 1 and long_factor is only used beyond it",
+    )
 
 
 # --------------------------------------------------------------------------------------------------

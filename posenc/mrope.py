@@ -231,11 +231,8 @@ def qwen2vl_position_ids(segments: Sequence[Any]) -> np.ndarray:
             start, col = start + n, col + n
             continue
         t, h, w = sizes
-        f_idx, r_idx, c_idx = np.meshgrid(np.arange(t), np.arange(h), np.arange(w), indexing="ij")  # (t, h, w)
         n = t * h * w
-        out[0, col : col + n] = start + f_idx.ravel()
-        out[1, col : col + n] = start + r_idx.ravel()
-        out[2, col : col + n] = start + c_idx.ravel()
+        out[:, col : col + n] = start + np.indices((t, h, w)).reshape(3, n)  # (f, r, c) of each token, in order
         start, col = start + max(t, h, w), col + n  # HF: llm_pos_ids_list[-1].max() + 1
     return out
 

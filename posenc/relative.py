@@ -263,7 +263,7 @@ def _window_deviations(ts: np.ndarray, n: int, rows_q: np.ndarray, rows_k: np.nd
     """max |S_0 − S_t| for every t in ``ts``: S_t = (A_t W_q)·(B_t W_k)ᵀ, the (n, n) scores of the rows
     A_t = rows_q[t : t+n] and B_t = rows_k[t : t+n] (projected when ``w_q``, ``w_k`` are given).
 
-    Each window's products are the report's (`_additive_scores`, `_scores`) with the same shapes and
+    Each window's products are the report's (`additive_score_matrix`, `_scores`) with the same shapes and
     memory layouts: numpy's matmul runs stacked products one matrix at a time, so every deviation
     equals the report's bit for bit. Windows go in batches of at most _SWEEP_BATCH numbers."""
     span = np.arange(n)
@@ -305,11 +305,6 @@ def additive_score_matrix(x_q, x_k, pe, w_q, w_k) -> np.ndarray:
             "x_q, x_k, pe rows and the projections' input size must agree, got "
             f"{x_q.size}, {x_k.size}, {pe.shape[1]}, {w_q.shape[0]}, {w_k.shape[0]}"
         )
-    return _additive_scores(x_q, x_k, pe, w_q, w_k)
-
-
-def _additive_scores(x_q, x_k, pe, w_q, w_k) -> np.ndarray:
-    """additive_score_matrix's product, for arrays already checked."""
     qs = (x_q[None, :] + pe) @ w_q  # (n, d_head)
     ks = (x_k[None, :] + pe) @ w_k
     return qs @ ks.T

@@ -247,10 +247,6 @@ def block_mean_encoding(n_positions, d_model, *, rows, base=10000.0, layout="int
         counts = np.diff(np.append(group, h)).astype(np.float64)
         sin_mean = np.add.reduceat(sin_mean, group, axis=1) / counts
         cos_mean = np.add.reduceat(cos_mean, group, axis=1) / counts
-    out = np.empty((sin_mean.shape[0], 2 * sin_mean.shape[1]))
     if layout == "interleaved":
-        out[:, 0::2], out[:, 1::2] = sin_mean, cos_mean
-    else:
-        hh = sin_mean.shape[1]
-        out[:, :hh], out[:, hh:] = sin_mean, cos_mean
-    return out
+        return np.stack([sin_mean, cos_mean], axis=-1).reshape(sin_mean.shape[0], -1)
+    return np.concatenate([sin_mean, cos_mean], axis=1)

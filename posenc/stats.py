@@ -59,18 +59,15 @@ LEVEL = 0.95  #: the confidence level every page reports
 
 
 # ------------------------------------------------------------------------------------------ checks
+def _inside_unit(name: str, x: Any) -> float:
+    value = finite_float(name, x)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {value}")
+    return value
+
+
 def _level(level: Any) -> float:
-    value = finite_float("level", level)
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"level must be strictly between 0 and 1, got {value}")
-    return value
-
-
-def _probability(p: Any) -> float:
-    value = finite_float("p", p)
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"p must be strictly between 0 and 1, got {value}")
-    return value
+    return _inside_unit("level", level)
 
 
 def _values(name: str, values: Any) -> np.ndarray:
@@ -93,7 +90,7 @@ def _values(name: str, values: Any) -> np.ndarray:
 def normal_quantile(p: float) -> float:
     """The standard normal quantile Φ⁻¹(p), to double precision (Acklam's rational approximation, then
     one Halley step on ``math.erfc``)."""
-    p = _probability(p)
+    p = _inside_unit("p", p)
     a = (
         -39.69683028665376,
         220.9460984245205,
@@ -133,26 +130,21 @@ def normal_quantile(p: float) -> float:
 
 def _betacf(a: float, b: float, x: float) -> float:
     """The continued fraction of the incomplete beta function (modified Lentz, Numerical Recipes 6.4)."""
-    tiny = 1e-300
+
+    def nonzero(v: float) -> float:  # Lentz's guard against a division by 0
+        return v if abs(v) > 1e-300 else 1e-300
+
     qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
+    c, d = 1.0, 1.0 / nonzero(1.0 - qab * x / qap)
     h = d
     for m in range(1, 100_000):
         m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
+        # the even step's coefficient, then the odd step's
+        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            d = 1.0 / nonzero(1.0 + aa * d)
+            c = nonzero(1.0 + aa / c)
+            delta = d * c
+            h *= delta
         if abs(delta - 1.0) < 1e-16:
             break
     return h
@@ -186,7 +178,7 @@ def t_quantile(p: float, df: float) -> float:
     """Student's t quantile for ``df`` ≥ 1 degrees of freedom (any real df): closed forms for 1 and 2, else
     the Cornish–Fisher expansion (Abramowitz & Stegun 26.7.5) refined by Newton's method on the exact
     distribution function (the regularized incomplete beta), kept inside a bracket; relative error ~1e-12."""
-    p = _probability(p)
+    p = _inside_unit("p", p)
     df = finite_float("df", df)
     if df < 1:
         raise ValueError(f"df must be a number >= 1, got {df}")
@@ -224,10 +216,6 @@ def t_quantile(p: float, df: float) -> float:
             return nxt
         t = nxt
     return t
-
-
-def _z(level: float) -> float:
-    return normal_quantile((1 + level) / 2)
 
 
 # --------------------------------------------------------------------------------------- intervals
@@ -316,7 +304,7 @@ def wilson_interval(successes: int, trials: int, level: float = LEVEL) -> tuple[
     successes = integer("successes", successes, minimum=0, maximum=trials)
     if trials == 0:
         return 0.0, 1.0
-    return _wilson(successes / trials, trials, _z(level))
+    return _wilson(successes / trials, trials, normal_quantile((1 + level) / 2))
 
 
 def share_interval(

@@ -16,15 +16,10 @@ import numpy as np
 
 from . import COPY_PART, NEWER, SHIPPED, TASKS, learned_rule, references
 
-DEFAULT_METHODS = "nope,learned,sinusoidal,rope,alibi,rope+linear,rope+ntk,rope+dynamic,rope+yarn"
 LIVE = ("nope", "learned", "sinusoidal", "rope", "alibi")
-EXTENSIONS = (
-    "rope+linear",
-    "rope+ntk",
-    "rope+dynamic",
-    "rope+yarn",
-    "rope+yarn:beta_fast=2",
-)  # 2: a ramp unlike 32's at L = 64, d = 16
+SCALINGS = ("rope+linear", "rope+ntk", "rope+dynamic", "rope+yarn")
+DEFAULT_METHODS = ",".join((*LIVE, *SCALINGS))
+EXTENSIONS = (*SCALINGS, "rope+yarn:beta_fast=2")  # 2: a ramp unlike 32's at L = 64, d = 16
 FINETUNED = ("rope@ft256", "rope+linear@ft256")
 
 
@@ -90,18 +85,8 @@ ALIBI8 = "alibi:heads=8"  # 8 heads: slopes 1/2 … 1/256 (4 heads start at 1/4)
 SHIP_METHODS = {
     "markov": (*LIVE, *EXTENSIONS, *FINETUNED),
     "kback": (*LIVE, ALIBI8, *EXTENSIONS, *FINETUNED),
-    "copy": (*LIVE, "rope+linear", "rope+ntk", "rope+dynamic", "rope+yarn"),
-    "passkey": (
-        *LIVE,
-        "rope+linear",
-        "rope+ntk",
-        "rope+dynamic",
-        "rope+yarn",
-        "rope@ft256",
-        "rope+linear@ft256",
-        "rope+ntk@ft256",
-        "rope+yarn@ft256",
-    ),
+    "copy": (*LIVE, *SCALINGS),
+    "passkey": (*LIVE, *SCALINGS, *FINETUNED, "rope+ntk@ft256", "rope+yarn@ft256"),
     # issue #39: the newer encodings beside RoPE on a task their papers measure (CoPE's and PaTH's flip-flop),
     # and on kback (whose RoPE rows above are the seed-paired baseline)
     "flipflop": ("nope", "rope", "alibi", *NEWER),
@@ -139,10 +124,6 @@ SHIP_FT = {"markov": (800, None, 1.0), "kback": (400, None, 1.0), "passkey": (40
 #: Per-position bins at the longest length (positions [start, end)), and the scored tokens a bin needs per seed
 BIN_WIDTH = 32
 MIN_BIN_TOKENS = 256
-
-
-def _bins(longest: int) -> list[tuple[int, int]]:
-    return [(a, min(a + BIN_WIDTH, longest)) for a in range(0, longest, BIN_WIDTH)]
 
 
 def _binned(ev: Any, bins: list[tuple[int, int]], loss: bool) -> tuple[list[float | None], list[int]]:
@@ -304,13 +285,7 @@ def ship(argv: list[str]) -> None:
         return {"steps": a.ft_steps or steps, "batch": batch, "lr_ratio": a.ft_lr_ratio or ratio}
 
     def unit(
-        task: str,
-        seed: int,
-        methods,
-        steps: int,
-        label: dict[str, str] | None = None,
-        keep: bool = False,
-        pretrained: dict[str, Any] | None = None,
+        task: str, seed: int, methods, steps: int, keep: bool = False, pretrained: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         t0 = time.perf_counter()
         ft = ft_plan(task)
@@ -331,7 +306,7 @@ def ship(argv: list[str]) -> None:
             recalibration=SHIP_RECALIBRATION.get(task),
         )
         metric = TASKS[task].metric
-        bins = _bins(max(lens))
+        bins = [(a, min(a + BIN_WIDTH, max(lens))) for a in range(0, max(lens), BIN_WIDTH)]
         entry = doc["tasks"].setdefault(
             task,
             {
@@ -359,26 +334,25 @@ def ship(argv: list[str]) -> None:
             },
         )
         for name, values in r["results"].items():
-            key = (label or {}).get(name, name)
             s = str(seed)
-            entry["runs"].setdefault(key, {})[s] = values
-            entry["beyond"].setdefault(key, {})[s] = r["beyond"][name]
-            entry["scored"].setdefault(key, {})[s] = r["scored"][name]
-            entry["learned_seeds"].setdefault(key, {})[s] = r["learned"][name]
-            entry["trained"].setdefault(key, {})[s] = r["trained"][name]
+            entry["runs"].setdefault(name, {})[s] = values
+            entry["beyond"].setdefault(name, {})[s] = r["beyond"][name]
+            entry["scored"].setdefault(name, {})[s] = r["scored"][name]
+            entry["learned_seeds"].setdefault(name, {})[s] = r["learned"][name]
+            entry["trained"].setdefault(name, {})[s] = r["trained"][name]
             ev = r["detail"][name]
             if metric == "loss":
-                entry["optimum"].setdefault(key, {})[s] = {str(n): ev[n].optimum for n in lens}
-                entry["beyond_optimum"].setdefault(key, {})[s] = {str(n): ev[n].beyond_optimum for n in lens if n > L}
+                entry["optimum"].setdefault(name, {})[s] = {str(n): ev[n].optimum for n in lens}
+                entry["beyond_optimum"].setdefault(name, {})[s] = {str(n): ev[n].beyond_optimum for n in lens if n > L}
             if task != "passkey":  # passkey scores only the last position: no curve along the sequence
                 means, counts = _binned(ev[max(lens)], bins, metric == "loss")
-                entry["per_position"].setdefault(key, {})[s] = means or None
-                entry["bin_counts"].setdefault(key, {})[s] = counts
-            if name in r["rope"] and key not in entry["rope"]:
-                entry["rope"][key] = r["rope"][name]
+                entry["per_position"].setdefault(name, {})[s] = means or None
+                entry["bin_counts"].setdefault(name, {})[s] = counts
+            if name in r["rope"] and name not in entry["rope"]:
+                entry["rope"][name] = r["rope"][name]
             run = r["train_results"].get(name)
             if run is not None and run.dropped_at is not None:  # DroPE: the loss before and after the drop
-                entry.setdefault("drop", {}).setdefault(key, {})[s] = _drop_record(run)
+                entry.setdefault("drop", {}).setdefault(name, {})[s] = _drop_record(run)
                 entry["recalibration"] = run.config.recalibration
         if any("@ft" in m for m in methods):
             entry["finetune"] = ft

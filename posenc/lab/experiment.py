@@ -59,8 +59,7 @@ def run_experiment(
     as a share of the steps (None: TrainConfig's default)."""
     spec_task = _task(task)
     specs = [parse_method(m) for m in methods]
-    default_steps = 1500 if task == "copy" else 300
-    n_steps = steps or default_steps
+    n_steps = steps or (1500 if task == "copy" else 300)
     models: dict[str, TrainResult] = dict(pretrained or {})
     out: dict[str, Any] = {
         "task": task,

@@ -77,8 +77,7 @@ class MethodSpec:
         if self.rope_type == "dynamic" and FACTOR.name not in self.params:
             block[FACTOR.name] = DYNAMIC_FACTOR
         elif FACTOR.name in declared and FACTOR.name not in self.params:  # every method but default
-            target = self.finetune_len if self.finetune_len else eval_len
-            block[FACTOR.name] = max(1.0, target / train_len)
+            block[FACTOR.name] = max(1.0, (self.finetune_len or eval_len) / train_len)
         # every method whose declaration reads the trained length (yarn, llama3, longrope: the types HF's
         # standardize_rope_params gives it to; dynamic NTK reads max_position_embeddings instead)
         if ORIGINAL_MAX_POSITION_EMBEDDINGS.name in declared:
@@ -94,10 +93,7 @@ def parse_method(name: str) -> MethodSpec:
         f"method must be one of {', '.join(ALL_ENCODINGS)}, alibi:heads=<n> or "
         f"rope+<rope_type>[:key=value…][@ft<length>], got {name!r}"
     )
-    try:
-        parts = grammar.parse(name)
-    except ValueError as err:
-        raise ValueError(shape if str(err).startswith("method must") else str(err)) from None
+    parts = grammar.parse(name, shape)
     if parts.head not in ALL_ENCODINGS or parts.stopped is not None:
         raise ValueError(shape)
     rope_type, ft = parts.rope_type, parts.finetune_len

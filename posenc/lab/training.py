@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -145,33 +146,15 @@ def train(cfg: TrainConfig, *, callback: Callable[[int, int, float], Any] | None
     start = time.perf_counter()
     torch.manual_seed(cfg.seed)
     model = TinyTransformer(cfg)
-    losses, reached = _fit(
-        model,
-        cfg,
-        steps=cfg.steps,
-        length=cfg.train_len,
-        batch=cfg.batch,
-        seed=cfg.seed,
-        callback=callback,
-        until_learned=cfg.until_learned,
-    )
+    fit = functools.partial(_fit, model, cfg, length=cfg.train_len, batch=cfg.batch, until_learned=cfg.until_learned)
+    losses, reached = fit(steps=cfg.steps, seed=cfg.seed, callback=callback)
     if cfg.encoding != "drope":
         return TrainResult(cfg, model, losses, time.perf_counter() - start, len(losses), reached)
     # DroPE: drop RoPE and recalibrate without positions, on fresh data (its own stream), from a fresh warm-up
     before, reached_before = len(losses), reached
     model.drop_rope()
-    offset = before
-    recal_cb = None if callback is None else (lambda s, n, loss: callback(offset + s, offset + n, loss))
-    more, reached = _fit(
-        model,
-        cfg,
-        steps=max(1, int(cfg.steps * cfg.recalibration)),
-        length=cfg.train_len,
-        batch=cfg.batch,
-        seed=cfg.seed + 11,
-        callback=recal_cb,
-        until_learned=cfg.until_learned,
-    )
+    recal_cb = None if callback is None else (lambda s, n, loss: callback(before + s, before + n, loss))
+    more, reached = fit(steps=max(1, int(cfg.steps * cfg.recalibration)), seed=cfg.seed + 11, callback=recal_cb)
     return TrainResult(
         cfg,
         model,

@@ -142,6 +142,16 @@ def facts_record(facts: ModelFacts) -> dict[str, Any]:
     }
 
 
+def _ppl_record(nll: np.ndarray, chunk: int) -> dict[str, Any]:
+    """Perplexity, mean NLL and NLL per ``chunk`` tokens of one pass's per-token losses, and how many were scored."""
+    return {
+        "ppl": float(np.exp(nll.mean())),
+        "mean_nll": float(nll.mean()),
+        "nll_by_chunk": chunk_means(nll, chunk),
+        "scored": int(nll.size),
+    }
+
+
 def ppl(model: Any, ids: np.ndarray, methods: list[str], lengths: list[int], chunk: int, log: Any = None) -> dict:
     results: dict[str, dict[str, Any]] = {}
     rope: dict[str, dict[str, Any]] = {}
@@ -150,13 +160,7 @@ def ppl(model: Any, ids: np.ndarray, methods: list[str], lengths: list[int], chu
         by_len = {}
         for n in lengths:
             t0 = time.time()
-            nll = model.nll(ids[:n], method)
-            results[method][str(n)] = {
-                "ppl": float(np.exp(nll.mean())),
-                "mean_nll": float(nll.mean()),
-                "nll_by_chunk": chunk_means(nll, chunk),
-                "scored": int(nll.size),
-            }
+            results[method][str(n)] = _ppl_record(model.nll(ids[:n], method), chunk)
             by_len[str(n)] = _rope_record(method, n, model.facts)
             if log:
                 log(f"{method} @ {n}: ppl {results[method][str(n)]['ppl']:.3f} ({time.time() - t0:.1f} s)")
@@ -360,12 +364,7 @@ def control(model: Any, ids: np.ndarray, method: str, *, n: int, tail: int, bloc
     trained = model.facts.trained_length
     t0 = time.time()
     full = model.nll(ids[:n], method)
-    record = {
-        "ppl": float(np.exp(full.mean())),
-        "mean_nll": float(full.mean()),
-        "nll_by_chunk": chunk_means(full, SHIP_CHUNK),
-        "scored": int(full.size),
-    }
+    record = _ppl_record(full, SHIP_CHUNK)
     t1 = time.time()
     inside = model.nll(ids[n - trained : n], method)
     past_tail, inside_tail = full[n - tail - 1 : n - 1], inside[trained - tail - 1 : trained - 1]

@@ -88,11 +88,9 @@ def mean_difference(a: np.ndarray, b: np.ndarray, *, block: int, seed: int = 0) 
 def slow_share(q_blocks: np.ndarray, k_blocks: np.ndarray, pairs: np.ndarray, seed: int = 0) -> stats.Estimate:
     """The share of the q·k norm product in ``pairs`` with a 95 % interval over blocks of tokens: inputs
     (blocks, layers, heads, pairs) of per-block mean norms, as :meth:`RealModel.pair_norms` gives with ``block``."""
-
-    def stat(q: np.ndarray, k: np.ndarray) -> float:
-        return share(pair_products(q.mean(axis=0), k.mean(axis=0)), pairs)
-
-    return stats.bootstrap(stat, q_blocks, k_blocks, seed=seed)
+    return stats.bootstrap(
+        lambda q, k: share(pair_products(q.mean(axis=0), k.mean(axis=0)), pairs), q_blocks, k_blocks, seed=seed
+    )
 
 
 def chunk_means(values: Sequence[float] | np.ndarray, chunk: int) -> list[float]:
@@ -157,11 +155,7 @@ def spread_share(spread_blocks: np.ndarray, pairs: np.ndarray, seed: int = 0) ->
     """The share of the summed variance (:func:`contribution_spread`, every layer and head) in the boolean
     ``pairs``, with a 95 % interval from a bootstrap over the blocks of queries (first axis)."""
     mask = np.asarray(pairs, dtype=bool)
-
-    def stat(v: np.ndarray) -> float:
-        return share(v.mean(axis=0), mask)
-
-    return stats.bootstrap(stat, np.asarray(spread_blocks, dtype=float), seed=seed)
+    return stats.bootstrap(lambda v: share(v.mean(axis=0), mask), np.asarray(spread_blocks, dtype=float), seed=seed)
 
 
 def control_differences(part: Mapping[str, Any]) -> dict[str, dict[str, np.ndarray]]:

@@ -76,10 +76,8 @@ def method_for(rope_type: str, *, factor: float = 2.0, keep: float = 0.25, facts
     proportional's fraction of rotating pairs (p-RoPE); LongRoPE, whose per-pair factors are searched for
     each model (SmolLM2 has none), gets short factors 1 and long factors rising geometrically from 1 on the
     fastest pair to ``factor`` on the slowest, as an example of its shape."""
-    if rope_type == "norope":
-        return parse_method("norope", facts)
-    if rope_type == "default":
-        return parse_method("default", facts)
+    if rope_type in ("norope", "default"):
+        return parse_method(rope_type, facts)
     if rope_type == "proportional":
         return parse_method(f"proportional:partial_rotary_factor={float(keep)!r}:factor={float(factor)!r}", facts)
     if rope_type == "longrope":
@@ -101,10 +99,7 @@ def parse_method(text: str, facts: ModelFacts = MODEL) -> RealMethod:
     ValueError naming the unknown method, key or value."""
     raw = str(text).strip()
     shape = f"method must be default, norope or <rope_type>[:key=value…][/stop=LO-HI], got {text!r}"
-    try:
-        parts = grammar.parse(raw)
-    except ValueError as err:
-        raise ValueError(shape if str(err).startswith("method must") else str(err)) from None
+    parts = grammar.parse(raw, shape)
     if parts.rope_type is not None or parts.finetune_len is not None:
         raise ValueError(shape)
     rope_type = parts.head
@@ -116,12 +111,10 @@ def parse_method(text: str, facts: ModelFacts = MODEL) -> RealMethod:
             raise ValueError(
                 f"method: {rope_type!r} has no key {key!r} (allowed: {', '.join(allowed) or 'none'}), got {text!r}"
             )
-    params = dict(parts.params)
-    stopped = parts.stopped
-    if stopped is not None:
-        lo, hi = stopped
+    if parts.stopped is not None:
+        lo, hi = parts.stopped
         if not 0 <= lo <= hi < facts.pairs:
             raise ValueError(f"method: stop=LO-HI needs 0 ≤ LO ≤ HI ≤ {facts.pairs - 1}, got {lo}-{hi} in {text!r}")
-    method = RealMethod(raw, None if rope_type == "norope" else rope_type, params, stopped)
+    method = RealMethod(raw, None if rope_type == "norope" else rope_type, dict(parts.params), parts.stopped)
     method.rope(facts.trained_length, facts)  # a bad value fails here, naming its key
     return method

@@ -22,19 +22,11 @@ def long_by_text(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     first, then the ``texts`` part's; a rope the ``long`` part has for a text is taken from it (one run per
     text where it can be), the others from ``texts``."""
     out: dict[str, dict[str, Any]] = {}
+    long, texts = data.get("long") or {}, data.get("texts") or {}
     parts = [
-        (
-            data.get("long") or {},
-            {
-                data.get("text", ""): {
-                    "tokens": data.get("tokens"),
-                    "results": (data.get("long") or {}).get("results", {}),
-                }
-            },
-        )
+        (long, {data.get("text", ""): {"tokens": data.get("tokens"), "results": long.get("results", {})}}),
+        (texts, texts.get("texts") or {}),
     ]
-    texts = data.get("texts") or {}
-    parts.append((texts, texts.get("texts") or {}))
     for part, entries in parts:
         for name, entry in entries.items():
             if not name or not entry.get("results"):

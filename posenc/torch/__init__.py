@@ -28,14 +28,23 @@ from ..learned import learned_table
 from ..scaling import rope_inverse_frequencies, rope_type_of
 from ..sinusoidal import LAYOUTS as SIN_LAYOUTS
 from ..sinusoidal import _pair_frequencies
+from ._checks import positions_tensor as _positions
 
 ROPE_LAYOUTS = ("half", "interleaved")
 
 
-def _positions(positions) -> torch.Tensor:
-    if isinstance(positions, torch.Tensor):
-        positions = positions.detach().cpu().numpy()
-    return torch.from_numpy(v.positions_array("positions", positions))
+def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:
+    """x (..., seq, d) with its first r = 2·cos.shape[-1] coordinates rotated pair by pair, as
+    posenc.apply_rope pairs them (``layout`` "half", else interleaved); the other d − r as they are."""
+    r = 2 * cos.shape[-1]
+    rot, rest = x[..., :r], x[..., r:]
+    if layout == "half":
+        x1, x2 = rot[..., : r // 2], rot[..., r // 2 :]
+        out = torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
+    else:
+        a, b = rot[..., 0::2], rot[..., 1::2]
+        out = torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
+    return torch.cat([out, rest], dim=-1)
 
 
 class SinusoidalPositionalEncoding(nn.Module):
@@ -133,17 +142,8 @@ class RotaryEmbedding(nn.Module):
         """``seq_len`` None: dynamic NTK and LongRoPE take max(positions) + 1, as HF transformers does."""
         pos = _positions(positions)
         inv, af = self.frequencies(pos, seq_len)
-        r = 2 * inv.numel()
         ang = torch.outer(pos, inv)
-        cos, sin = (torch.cos(ang) * af).to(x.dtype), (torch.sin(ang) * af).to(x.dtype)
-        rot, rest = x[..., :r], x[..., r:]
-        if self.layout == "half":
-            x1, x2 = rot[..., : r // 2], rot[..., r // 2 :]
-            out = torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
-        else:
-            a, b = rot[..., 0::2], rot[..., 1::2]
-            out = torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
-        return torch.cat([out, rest], dim=-1)
+        return _rotate(x, (torch.cos(ang) * af).to(x.dtype), (torch.sin(ang) * af).to(x.dtype), self.layout)
 
 
 def set_threads(n: int) -> None:
@@ -165,22 +165,10 @@ def attention_head(x, w_q, w_k, w_v, *, pe=None, rope_inv_freq=None, rope_layout
     wq, wk, wv = (torch.as_tensor(np.asarray(w, dtype=np.float64)) for w in (w_q, w_k, w_v))
     q, k, val = xt @ wq, xt @ wk, xt @ wv
     if rope_inv_freq is not None:
-        n = xt.shape[0]
         inv = torch.as_tensor(np.asarray(rope_inv_freq, dtype=np.float64))
-        ang = torch.outer(torch.arange(n, dtype=torch.float64), inv)
+        ang = torch.outer(torch.arange(xt.shape[0], dtype=torch.float64), inv)
         cos, sin = torch.cos(ang), torch.sin(ang)
-
-        def rot(t):
-            r = 2 * inv.numel()
-            if rope_layout == "half":
-                t1, t2 = t[:, : r // 2], t[:, r // 2 : r]
-                body = torch.cat([t1 * cos - t2 * sin, t2 * cos + t1 * sin], dim=-1)
-            else:
-                a, b = t[:, 0:r:2], t[:, 1:r:2]
-                body = torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
-            return torch.cat([body, t[:, r:]], dim=-1)
-
-        q, k = rot(q), rot(k)
+        q, k = _rotate(q, cos, sin, rope_layout), _rotate(k, cos, sin, rope_layout)
     weights = torch.softmax(q @ k.T / math.sqrt(q.shape[-1]), dim=-1)
     return weights.numpy(), (weights @ val).numpy()
 
