@@ -112,15 +112,10 @@ def _signature(param: Param) -> tuple:
     return (param.kind, param.min, param.max, param.step, param.options, param.default)
 
 
-def _page_id() -> str:
-    """The running page (widget keys are per page; so are our signatures)."""
-    return current.page()
-
-
 def page_defaults() -> dict[str, Any]:
     """{key: the default the running page uses} for every registry parameter this page has drawn
     in this session (a page may override a registry default)."""
-    page = _page_id()
+    page = current.page()  # widget keys are per page; so are our signatures
     signatures = st.session_state.get(_SIGNATURES_STATE_KEY, {})
     return {key: signature[-1] for (pid, key), signature in signatures.items() if pid == page}
 
@@ -137,7 +132,7 @@ def _reconcile(registered: Param, param: Param) -> Any:
     (the session's value stands) or its value could not be used (the default then)."""
     key = param.key
     signatures = st.session_state.setdefault(_SIGNATURES_STATE_KEY, {})
-    slot = (_page_id(), key)
+    slot = (current.page(), key)
     previous_signature = signatures.get(slot)
     signatures[slot] = _signature(param)
 
@@ -209,7 +204,7 @@ def value(key: str, **overrides: Any) -> Any:
     and `write(key, value)` puts a new one there and in the URL. `overrides`: Param fields, as in
     `widget`."""
     registered = get(key)
-    param = registered.with_overrides(**overrides) if overrides else registered
+    param = registered.with_overrides(**overrides)
     from_url = _reconcile(registered, param)
     if from_url is not _NO_URL_VALUE:
         st.session_state[key] = from_url
@@ -226,8 +221,7 @@ def value(key: str, **overrides: Any) -> Any:
 def write(key: str, new: Any, **overrides: Any) -> Any:
     """Set a parameter that no widget shows (see `value`): clamped into its range, into the session
     and the URL (removed from the URL at its default, as a widget does). Returns the value kept."""
-    registered = get(key)
-    param = registered.with_overrides(**overrides) if overrides else registered
+    param = get(key).with_overrides(**overrides)
     kept = param.clamp(new)
     st.session_state[key] = kept
     set_url_param(key, None if kept == param.default else param.to_url(kept))
@@ -258,7 +252,7 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
         raise ValueError(f"widget {key!r}: give the option texts as the Param's labels, not a format_func")
     registered = get(key)
     field_changes = {k: overrides.pop(k) for k in list(overrides) if k in OVERRIDABLE_FIELDS}
-    param = registered.with_overrides(**field_changes) if field_changes else registered
+    param = registered.with_overrides(**field_changes)
     label = param.label if label is None else label
 
     _reconcile(registered, param)
@@ -269,23 +263,16 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
         common["format_func"] = param.display
     common.update(overrides)
 
-    if kind in ("int_slider", "float_slider"):
-        if param.min == param.max:  # Streamlit raises for an empty slider range
+    if kind in NUMERIC_KINDS:
+        if kind != "number" and param.min == param.max:  # Streamlit raises for an empty slider range
             container.markdown(f"{label}: **{param.to_url(param.min)}** (the only possible value)")
             return param.min
-        kwargs = dict(min_value=param.min, max_value=param.max, value=param.default, step=param.step)
-        if kind == "float_slider":
-            kwargs = {k: float(v) for k, v in kwargs.items()}
-        if param.fmt:
-            kwargs["format"] = param.fmt
-        return container.slider(label, **kwargs, **common)
-    if kind == "number":
         kwargs = dict(min_value=param.min, max_value=param.max, value=param.default, step=param.step)
         if not param.is_int:
             kwargs = {k: float(v) for k, v in kwargs.items()}
         if param.fmt:
             kwargs["format"] = param.fmt
-        return container.number_input(label, **kwargs, **common)
+        return (container.number_input if kind == "number" else container.slider)(label, **kwargs, **common)
     options: tuple = param.options or ()
     if kind == "select_slider":
         return container.select_slider(label, options=list(options), value=param.default, **common)
