@@ -353,10 +353,7 @@ def _apply_selected(page: str) -> None:
 def url_value(key: str) -> Any:
     """The registry-parsed URL value of `key`, or None when absent/invalid (the configs page reads its
     example choice so too)."""
-    try:
-        raw = st.query_params.get_all(key)
-    except Exception:
-        return None
+    raw = widgets.url_values(key)
     if not raw:
         return None
     try:

@@ -61,6 +61,7 @@ __all__ = [
     "register",
     "set_url_param",
     "show_url_notices",
+    "url_values",
     "value",
     "widget",
     "write",
@@ -101,7 +102,8 @@ def get(key: str) -> Param:
 
 
 # ------------------------------------------------------------------------------ URL values
-def _url_values(key: str) -> list[str]:
+def url_values(key: str) -> list[str]:
+    """The raw URL values of `key` (``st.query_params.get_all``; empty when absent or outside a Streamlit run)."""
     try:
         return list(st.query_params.get_all(key))
     except Exception:
@@ -136,7 +138,7 @@ def _reconcile(registered: Param, param: Param) -> Any:
     previous_signature = signatures.get(slot)
     signatures[slot] = _signature(param)
 
-    raw = _url_values(key)
+    raw = url_values(key)
     in_state = key in st.session_state
     state_value = st.session_state[key] if in_state else None
 
@@ -213,7 +215,7 @@ def value(key: str, **overrides: Any) -> Any:
     kept = st.session_state[key]
     # No widget writes it: the link follows the session here (e.g. on arriving from another page).
     wanted = [] if kept == param.default else [param.to_url(kept)]
-    if _url_values(key) != wanted:
+    if url_values(key) != wanted:
         set_url_param(key, wanted[0] if wanted else None)
     return kept
 
