@@ -115,19 +115,15 @@ def _bundle() -> str:
     return script
 
 
+_SCRIPT_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
 def _script_json(value: Any) -> str:
     """JSON safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left for the HTML parser,
     and the line and paragraph separators JavaScript strings once refused, escaped too."""
-    text = json.dumps(value, allow_nan=False, separators=(",", ":"))
-    for raw, escaped in (
-        ("<", "\\u003c"),
-        (">", "\\u003e"),
-        ("&", "\\u0026"),
-        ("\u2028", "\\u2028"),
-        ("\u2029", "\\u2029"),
-    ):
-        text = text.replace(raw, escaped)
-    return text
+    return json.dumps(value, allow_nan=False, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
 
 
 #: The file's page: the chart, what it is and where it came from; ``window.posencView`` is the

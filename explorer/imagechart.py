@@ -373,16 +373,10 @@ def image_heatmap(
     # place (Streamlit replaces the rows) instead of building it anew. A reduced image can stick out
     # past the last cell, so its domains stay explicit.
     reduced_any = fr > 1 or fc > 1
-    x_scale = (
-        alt.Scale(domain=[x_lo, x_hi], nice=False, zero=False) if reduced_any else alt.Scale(nice=False, zero=False)
-    )
-    y_scale = (
-        alt.Scale(domain=[y_lo, y_hi], nice=False, zero=False, reverse=y_down)
-        if reduced_any
-        else alt.Scale(nice=False, zero=False, reverse=y_down)
-    )
-    x_enc = alt.X("x0:Q", title=x_title, scale=x_scale)
-    y_enc = alt.Y("y0:Q", title=y_title, scale=y_scale)
+    x_domain = {"domain": [x_lo, x_hi]} if reduced_any else {}
+    y_domain = {"domain": [y_lo, y_hi]} if reduced_any else {}
+    x_enc = alt.X("x0:Q", title=x_title, scale=alt.Scale(nice=False, zero=False, **x_domain))
+    y_enc = alt.Y("y0:Q", title=y_title, scale=alt.Scale(nice=False, zero=False, reverse=y_down, **y_domain))
 
     hover_df, (br, bc) = _hover_frame(values, xc, dx, yc, dy, hover_cells, width / height)
     # The image's row also says what the chart shows (`meta` reads it back).
@@ -444,18 +438,13 @@ def image_heatmap(
         )
     )
 
-    if title and note:
-        title_params = alt.TitleParams(title, subtitle=note, anchor="start")
-    elif title:
-        title_params = alt.TitleParams(title, anchor="start")
-    elif note:
-        title_params = alt.TitleParams(note, anchor="start", fontSize=12, fontWeight="normal", color="#475569")
-    else:
-        title_params = None
-
     chart = alt.LayerChart(layer=[image, hover, legend]).properties(width=width, height=height)
-    if title_params is not None:
-        chart = chart.properties(title=title_params)
+    if title:
+        return chart.properties(title=alt.TitleParams(title, anchor="start", **({"subtitle": note} if note else {})))
+    if note:
+        return chart.properties(
+            title=alt.TitleParams(note, anchor="start", fontSize=12, fontWeight="normal", color="#475569")
+        )
     return chart
 
 

@@ -140,13 +140,9 @@ class JobQueue:
     def position(self, job: Job) -> int:
         """0 while running, n ≥ 1 when n − 1 jobs run or wait before it, −1 when finished."""
         with self._lock:
-            return (
-                self._jobs.index(job)
-                if job in self._jobs and job.state == "queued"
-                else 0
-                if job.state == "running"
-                else -1
-            )
+            if job in self._jobs and job.state == "queued":
+                return self._jobs.index(job)
+            return 0 if job.state == "running" else -1
 
     def cancel(self, job: Job) -> None:
         with self._lock:
@@ -220,10 +216,6 @@ class JobQueue:
                         self._jobs.remove(job)
 
 
-def _connected(runtime_id: str) -> bool | None:
-    return compat.session_is_connected(runtime_id)  # Streamlit's runtime, imported only when asked
-
-
 #: The environment variable that sets the process queue's ``timeout`` (`session_timeout`).
 SESSION_TIMEOUT_ENV = "POSENC_LAB_SESSION_TIMEOUT"
 
@@ -249,4 +241,4 @@ def session_timeout(environ: Mapping[str, str] = os.environ, default: float = DE
 
 
 #: The process's queue (module state lives as long as the server process).
-QUEUE = JobQueue(alive=_connected, timeout=session_timeout())
+QUEUE = JobQueue(alive=compat.session_is_connected, timeout=session_timeout())

@@ -30,10 +30,7 @@ def _parse_flag(raw: str) -> bool | None:
 
 def _url_flag() -> tuple[bool, bool | None]:
     """(present in the URL?, its value or None when unreadable)."""
-    try:
-        raw = st.query_params.get_all(PRESENT)
-    except Exception:
-        return False, None
+    raw = widgets.url_values(PRESENT)
     if not raw:
         return False, None
     return True, _parse_flag(raw[-1]) if len(raw) == 1 else None

@@ -47,10 +47,6 @@ def _notice_state() -> dict[str, Any]:
     return state
 
 
-def _notices() -> list[dict[str, str]]:
-    return _notice_state()["notices"]
-
-
 def reset_url_notices(slot: Any = None) -> None:
     """Give this script run's notices their slot (called by `page_setup`).
 
@@ -74,13 +70,12 @@ def ensure_notice_slot() -> None:
 
 
 def _notice_markdown(notices: list[dict[str, str]]) -> str:
-    lines = ["Some values in the link could not be used:"]
-    for n in notices:
-        lines.append(
-            f'- **{escape_markdown(n["key"])}** = "{escape_markdown(n["value"])}" '
-            f"{escape_markdown(n['reason'])} — {escape_markdown(n['outcome'])}"
-        )
-    return "\n".join(lines)
+    lines = (
+        f'- **{escape_markdown(n["key"])}** = "{escape_markdown(n["value"])}" '
+        f"{escape_markdown(n['reason'])} — {escape_markdown(n['outcome'])}"
+        for n in notices
+    )
+    return "\n".join(["Some values in the link could not be used:", *lines])
 
 
 def show_url_notices(container: Any = None) -> str | None:
@@ -89,7 +84,7 @@ def show_url_notices(container: Any = None) -> str | None:
     Renders into the slot reserved by `page_setup` if there is one, else into `container`
     (default: the main area). Returns the markdown shown, or None if there was nothing to show.
     """
-    notices = _notices()
+    notices = _notice_state()["notices"]
     if not notices:
         return None
     body = _notice_markdown(notices)
@@ -102,6 +97,6 @@ def show_url_notices(container: Any = None) -> str | None:
 def record_notice(key: str, raw: str | list[str], reason: str, outcome: str) -> None:
     if isinstance(raw, (list, tuple)):
         raw = "&".join(raw)
-    _notices().append({"key": key, "value": short(str(raw), 40), "reason": reason, "outcome": outcome})
+    _notice_state()["notices"].append({"key": key, "value": short(str(raw), 40), "reason": reason, "outcome": outcome})
     if _notice_state()["slot"] is not None:
         show_url_notices()

@@ -331,14 +331,10 @@ class Param:
         options: the value if allowed, else the default; text: truncated)."""
         kind = self.kind
         if kind in NUMERIC_KINDS:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                return self.default
-            if not math.isfinite(value):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 return self.default
             lo, hi, step = self._numeric_range()
-            v = min(max(value, lo), hi)
-            k = round((v - lo) / step)
-            v = lo + k * step
+            v = lo + round((min(max(value, lo), hi) - lo) / step) * step
             if v > hi:
                 v -= step
             if self.is_int:
@@ -368,18 +364,11 @@ class Param:
         fields.update(changes)
         if fields.get("options") is not None:
             fields["options"] = tuple(fields["options"])
-        kind = fields["kind"]
-        default = fields["default"]
-        if kind in NUMERIC_KINDS and fields["min"] is not None and fields["max"] is not None:
-            lo, hi = fields["min"], fields["max"]
-            if isinstance(default, (int, float)) and not isinstance(default, bool):
-                default = min(max(default, lo), hi)
-                fields["default"] = default
-            # Snap via a provisional copy (the default may be off the new step grid).
-            if lo <= hi:
-                provisional = dataclasses.replace(self, **{**fields, "default": lo})
-                fields["default"] = provisional.clamp(default)
-        elif kind in OPTION_KINDS and fields["options"] and default not in fields["options"]:
+        lo, hi, default = fields["min"], fields["max"], fields["default"]
+        if self.kind in NUMERIC_KINDS and lo is not None and hi is not None and lo <= hi:  # (lo > hi: Param raises)
+            # Clamp and snap via a provisional copy (the default may be off the new range or step grid).
+            fields["default"] = dataclasses.replace(self, **{**fields, "default": lo}).clamp(default)
+        elif self.kind in OPTION_KINDS and fields["options"] and default not in fields["options"]:
             fields["default"] = fields["options"][0]
         return Param(**fields)
 

@@ -60,40 +60,38 @@ def _absent_value(rope_type: str, name: str) -> Any:
 
 
 # ------------------------------------------------------------------------------- pure mapping
-def _nearest_base(theta: float) -> int | float:
-    options = widgets.get("base").options or ()  # a select: it always has options
-    return min(options, key=lambda b: abs(math.log(b) - math.log(theta)))
-
-
 def _fit(key: str, value: Any, adjustments: list[str], *, what: str | None = None) -> Any:
     """`value` if the registry allows it for `key`, else the nearest allowed value (noted)."""
-    param = widgets.get(key)
+    param, what = widgets.get(key), what or key
     if key == "base":
         if isinstance(value, (int, float)) and value > 0 and math.isfinite(value):
-            for option in param.options or ():
+            options = param.options or ()  # a select: it always has options
+            for option in options:
                 if float(option) == float(value):
                     return option
-            near = _nearest_base(float(value))
-            adjustments.append(
-                f"{what or key} {value:g} is not one of the explorer's bases; the nearest, {near:g}, is used"
-            )
+            near = min(options, key=lambda b: abs(math.log(b) - math.log(value)))
+            adjustments.append(f"{what} {value:g} is not one of the explorer's bases; the nearest, {near:g}, is used")
             return near
-        adjustments.append(f"{what or key} is unknown; the default {param.default:g} is used")
+        adjustments.append(f"{what} is unknown; the default {param.default:g} is used")
         return param.default
     if param.problem(value) is None:
         return value
     fitted = param.clamp(value)
     shown = param.to_url(value) if isinstance(value, (int, float)) else repr(value)
     adjustments.append(
-        f"{what or key} {shown} is outside the explorer's range "
+        f"{what} {shown} is outside the explorer's range "
         f"({param.to_url(param.min)}–{param.to_url(param.max)}); "
         f"{param.to_url(fitted)} is used"
     )
     return fitted
 
 
-def _rotary(head_dim: int, partial_rotary_factor: float) -> int:
-    return int(head_dim * (partial_rotary_factor or 1.0))
+def _head_and_base(head_dim: int, rope_theta: float, partial_rotary_factor: float, adj: list[str]) -> dict[str, Any]:
+    """The rotated head size and the base, fitted to the explorer's ranges (changes noted in `adj`)."""
+    return {
+        "head_dim": _fit("head_dim", int(head_dim * (partial_rotary_factor or 1.0)), adj, what="rotary dim"),
+        "base": _fit("base", rope_theta, adj, what="rope_theta"),
+    }
 
 
 def rope_values(
@@ -102,8 +100,7 @@ def rope_values(
     """RoPE rotation page: the rotated head size, the base and the pair layout."""
     adj: list[str] = []
     values = {
-        "head_dim": _fit("head_dim", _rotary(head_dim, partial_rotary_factor), adj, what="rotary dim"),
-        "base": _fit("base", rope_theta, adj, what="rope_theta"),
+        **_head_and_base(head_dim, rope_theta, partial_rotary_factor, adj),
         "layout_rope": _fit("layout_rope", layout, adj, what="layout"),
     }
     return values, adj
@@ -114,12 +111,7 @@ def invariance_values(
 ) -> tuple[dict[str, Any], list[str]]:
     """Relative-invariance page: random q, k of the rotated head size, and the base."""
     adj: list[str] = []
-    values = {
-        "qk_source": "random",
-        "head_dim": _fit("head_dim", _rotary(head_dim, partial_rotary_factor), adj, what="rotary dim"),
-        "base": _fit("base", rope_theta, adj, what="rope_theta"),
-    }
-    return values, adj
+    return {"qk_source": "random", **_head_and_base(head_dim, rope_theta, partial_rotary_factor, adj)}, adj
 
 
 def trained_and_target(rope_parameters: Mapping[str, Any], max_position_embeddings: int) -> tuple[int, int]:
@@ -161,8 +153,7 @@ def extension_values(
         rope_type = "default"
     trained, target = trained_and_target(rope_parameters, max_position_embeddings)
     values: dict[str, Any] = {
-        "head_dim": _fit("head_dim", _rotary(head_dim, partial_rotary_factor), adj, what="rotary dim"),
-        "base": _fit("base", rope_theta, adj, what="rope_theta"),
+        **_head_and_base(head_dim, rope_theta, partial_rotary_factor, adj),
         "train_len": _fit("train_len", trained, adj, what="trained length L"),
         "target_len": _fit("target_len", target, adj, what="target length T"),
         "rope_type": rope_type,
@@ -269,18 +260,12 @@ def first_layer(preset: ModelPreset) -> int:
     return config_first_layer(parsed_preset(preset))
 
 
-def layer_rope_block(preset: ModelPreset, layer: int | None) -> tuple[dict[str, Any], int | None]:
-    """(rope block, the layer it is from) for `layer` of the preset (None: `first_layer`): a NoPE
-    layer has none, so the nearest RoPE layer's is returned with its index."""
-    block, used = config_layer_block(parsed_preset(preset), layer)
-    if block is None:
-        return dict(preset.rope_parameters), None
-    return block, used
-
-
 def preset_settings(preset: ModelPreset, layer: int | None = None) -> dict[str, Any]:
-    """A preset's fields as the keywords the page functions take (the rope of `layer`, if its layers differ)."""
-    block, _ = layer_rope_block(preset, layer)
+    """A preset's fields as the keywords the page functions take (the rope of `layer`, if its layers differ:
+    `config_layer_block`, a NoPE layer's nearest RoPE layer's; else the preset's one rope block)."""
+    block, _ = config_layer_block(parsed_preset(preset), layer)
+    if block is None:
+        block = dict(preset.rope_parameters)
     return dict(
         head_dim=preset.head_dim,
         rope_theta=float(block.get("rope_theta", preset.rope_theta)),
@@ -327,7 +312,7 @@ def preset_block(block: dict[str, Any], preset: ModelPreset | None) -> dict[str,
 def same_value(a: Any, b: Any) -> bool:
     """Widget value equality (8 == 8.0, but True != 1)."""
     if isinstance(a, bool) or isinstance(b, bool):
-        return a is b or (isinstance(a, bool) and isinstance(b, bool) and a == b)
+        return a is b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return float(a) == float(b)
     return a == b
@@ -337,7 +322,7 @@ def same_value(a: Any, b: Any) -> bool:
 def _selected_layer() -> int | None:
     value = st.session_state.get("layer")
     if value is None:
-        value = _url_value("layer")
+        value = url_value("layer")
     return None if value is None else int(value)
 
 
@@ -365,21 +350,16 @@ def _apply_selected(page: str) -> None:
         widgets.set_url_param(name, None if same_value(value, param.default) else param.to_url(value))
 
 
-def _url_value(key: str) -> Any:
-    """The registry-parsed URL value of `key`, or None when absent/invalid."""
-    try:
-        raw = st.query_params.get_all(key)
-    except Exception:
-        return None
+def url_value(key: str) -> Any:
+    """The registry-parsed URL value of `key`, or None when absent/invalid (the configs page reads its
+    example choice so too)."""
+    raw = widgets.url_values(key)
     if not raw:
         return None
     try:
         return widgets.get(key).parse(raw)
     except widgets.ParamError:
         return None
-
-
-url_value = _url_value  # public: the configs page reads its example choice the same way
 
 
 def _sync(page: str) -> None:
@@ -393,14 +373,14 @@ def _sync(page: str) -> None:
                     _to_custom()
                     break
         return
-    selected = _url_value("model")
+    selected = url_value("model")
     if selected is None or selected == CUSTOM:
         return
-    if "layer" not in state and _url_value("layer") is None and layers_differ(PRESETS[selected]):
+    if "layer" not in state and url_value("layer") is None and layers_differ(PRESETS[selected]):
         state["layer"] = first_layer(PRESETS[selected])  # the layer select opens where the values come from
     mismatch = False
     for name, value in preset_values(page, selected, _selected_layer()).items():
-        given = _url_value(name)
+        given = url_value(name)
         if given is not None:
             mismatch = mismatch or not same_value(given, value)
         elif name not in state:

@@ -101,16 +101,9 @@ def build_rope_block(
             key = next(k for k, generator in LIST_GENERATORS.items() if generator == name)
             block[key] = longrope_factors(value, head_dim // 2, values["factor"])
             continue
-        declared = method.key(name)
         unset = BLOCK_KEY_WIDGETS[name].unset
-        if unset is not None and value == unset:
-            continue
-        if declared.kind == "bool":
-            block[name] = bool(value)
-        elif declared.kind == "int":
-            block[name] = int(value)
-        else:
-            block[name] = float(value)
+        if unset is None or value != unset:
+            block[name] = {"bool": bool, "int": int}.get(method.key(name).kind, float)(value)
     return block
 
 

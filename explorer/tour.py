@@ -83,10 +83,7 @@ _FRAME_KEYS = frozenset({"present", "step"})
 def active_step(*, quiet: bool = False) -> int | None:
     """The number of the step in the URL (``?step=<id>`` or ``?step=n``), or None (absent, 0, or
     not a step: then a warning, unless `quiet`)."""
-    try:
-        raw = st.query_params.get_all("step")
-    except Exception:
-        return None
+    raw = widgets.url_values("step")
     if not raw:
         return None
     number = step_number(raw)

@@ -61,6 +61,7 @@ __all__ = [
     "register",
     "set_url_param",
     "show_url_notices",
+    "url_values",
     "value",
     "widget",
     "write",
@@ -101,7 +102,8 @@ def get(key: str) -> Param:
 
 
 # ------------------------------------------------------------------------------ URL values
-def _url_values(key: str) -> list[str]:
+def url_values(key: str) -> list[str]:
+    """The raw URL values of `key` (``st.query_params.get_all``; empty when absent or outside a Streamlit run)."""
     try:
         return list(st.query_params.get_all(key))
     except Exception:
@@ -112,15 +114,10 @@ def _signature(param: Param) -> tuple:
     return (param.kind, param.min, param.max, param.step, param.options, param.default)
 
 
-def _page_id() -> str:
-    """The running page (widget keys are per page; so are our signatures)."""
-    return current.page()
-
-
 def page_defaults() -> dict[str, Any]:
     """{key: the default the running page uses} for every registry parameter this page has drawn
     in this session (a page may override a registry default)."""
-    page = _page_id()
+    page = current.page()  # widget keys are per page; so are our signatures
     signatures = st.session_state.get(_SIGNATURES_STATE_KEY, {})
     return {key: signature[-1] for (pid, key), signature in signatures.items() if pid == page}
 
@@ -137,11 +134,11 @@ def _reconcile(registered: Param, param: Param) -> Any:
     (the session's value stands) or its value could not be used (the default then)."""
     key = param.key
     signatures = st.session_state.setdefault(_SIGNATURES_STATE_KEY, {})
-    slot = (_page_id(), key)
+    slot = (current.page(), key)
     previous_signature = signatures.get(slot)
     signatures[slot] = _signature(param)
 
-    raw = _url_values(key)
+    raw = url_values(key)
     in_state = key in st.session_state
     state_value = st.session_state[key] if in_state else None
 
@@ -209,7 +206,7 @@ def value(key: str, **overrides: Any) -> Any:
     and `write(key, value)` puts a new one there and in the URL. `overrides`: Param fields, as in
     `widget`."""
     registered = get(key)
-    param = registered.with_overrides(**overrides) if overrides else registered
+    param = registered.with_overrides(**overrides)
     from_url = _reconcile(registered, param)
     if from_url is not _NO_URL_VALUE:
         st.session_state[key] = from_url
@@ -218,7 +215,7 @@ def value(key: str, **overrides: Any) -> Any:
     kept = st.session_state[key]
     # No widget writes it: the link follows the session here (e.g. on arriving from another page).
     wanted = [] if kept == param.default else [param.to_url(kept)]
-    if _url_values(key) != wanted:
+    if url_values(key) != wanted:
         set_url_param(key, wanted[0] if wanted else None)
     return kept
 
@@ -226,8 +223,7 @@ def value(key: str, **overrides: Any) -> Any:
 def write(key: str, new: Any, **overrides: Any) -> Any:
     """Set a parameter that no widget shows (see `value`): clamped into its range, into the session
     and the URL (removed from the URL at its default, as a widget does). Returns the value kept."""
-    registered = get(key)
-    param = registered.with_overrides(**overrides) if overrides else registered
+    param = get(key).with_overrides(**overrides)
     kept = param.clamp(new)
     st.session_state[key] = kept
     set_url_param(key, None if kept == param.default else param.to_url(kept))
@@ -258,7 +254,7 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
         raise ValueError(f"widget {key!r}: give the option texts as the Param's labels, not a format_func")
     registered = get(key)
     field_changes = {k: overrides.pop(k) for k in list(overrides) if k in OVERRIDABLE_FIELDS}
-    param = registered.with_overrides(**field_changes) if field_changes else registered
+    param = registered.with_overrides(**field_changes)
     label = param.label if label is None else label
 
     _reconcile(registered, param)
@@ -269,23 +265,16 @@ def widget(key: str, *, container: Any = st, label: str | None = None, **overrid
         common["format_func"] = param.display
     common.update(overrides)
 
-    if kind in ("int_slider", "float_slider"):
-        if param.min == param.max:  # Streamlit raises for an empty slider range
+    if kind in NUMERIC_KINDS:
+        if kind != "number" and param.min == param.max:  # Streamlit raises for an empty slider range
             container.markdown(f"{label}: **{param.to_url(param.min)}** (the only possible value)")
             return param.min
-        kwargs = dict(min_value=param.min, max_value=param.max, value=param.default, step=param.step)
-        if kind == "float_slider":
-            kwargs = {k: float(v) for k, v in kwargs.items()}
-        if param.fmt:
-            kwargs["format"] = param.fmt
-        return container.slider(label, **kwargs, **common)
-    if kind == "number":
         kwargs = dict(min_value=param.min, max_value=param.max, value=param.default, step=param.step)
         if not param.is_int:
             kwargs = {k: float(v) for k, v in kwargs.items()}
         if param.fmt:
             kwargs["format"] = param.fmt
-        return container.number_input(label, **kwargs, **common)
+        return (container.number_input if kind == "number" else container.slider)(label, **kwargs, **common)
     options: tuple = param.options or ()
     if kind == "select_slider":
         return container.select_slider(label, options=list(options), value=param.default, **common)
