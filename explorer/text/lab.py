@@ -239,10 +239,11 @@ def shown(data: Mapping[str, Any], task: str, *, newer: bool = False) -> Shown:
     )
 
 
-def summary_rows(s: Shown, *, past: bool = False) -> list[dict[str, Any]]:
-    """One row per method and length: mean, 95 % interval, seeds, learned (past: positions > L only)."""
+def summary_rows(s: Shown, *, past: bool = False, methods: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """One row per method (every row, or ``methods``) and length: mean, 95 % interval, seeds, learned (past:
+    positions > L only)."""
     rows = []
-    for m in s.runs:
+    for m in s.runs if methods is None else methods:
         for n in s.lengths:
             if past and n <= s.train_len:
                 continue
