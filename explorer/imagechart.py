@@ -373,10 +373,10 @@ def image_heatmap(
     # place (Streamlit replaces the rows) instead of building it anew. A reduced image can stick out
     # past the last cell, so its domains stay explicit.
     reduced_any = fr > 1 or fc > 1
-    x_domain = {"domain": [x_lo, x_hi]} if reduced_any else {}
-    y_domain = {"domain": [y_lo, y_hi]} if reduced_any else {}
-    x_enc = alt.X("x0:Q", title=x_title, scale=alt.Scale(nice=False, zero=False, **x_domain))
-    y_enc = alt.Y("y0:Q", title=y_title, scale=alt.Scale(nice=False, zero=False, reverse=y_down, **y_domain))
+    x_domain = [x_lo, x_hi] if reduced_any else alt.Undefined
+    y_domain = [y_lo, y_hi] if reduced_any else alt.Undefined
+    x_enc = alt.X("x0:Q", title=x_title, scale=alt.Scale(domain=x_domain, nice=False, zero=False))
+    y_enc = alt.Y("y0:Q", title=y_title, scale=alt.Scale(domain=y_domain, nice=False, zero=False, reverse=y_down))
 
     hover_df, (br, bc) = _hover_frame(values, xc, dx, yc, dy, hover_cells, width / height)
     # The image's row also says what the chart shows (`meta` reads it back).
@@ -440,7 +440,7 @@ def image_heatmap(
 
     chart = alt.LayerChart(layer=[image, hover, legend]).properties(width=width, height=height)
     if title:
-        return chart.properties(title=alt.TitleParams(title, anchor="start", **({"subtitle": note} if note else {})))
+        return chart.properties(title=alt.TitleParams(title, subtitle=note or alt.Undefined, anchor="start"))
     if note:
         return chart.properties(
             title=alt.TitleParams(note, anchor="start", fontSize=12, fontWeight="normal", color="#475569")

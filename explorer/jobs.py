@@ -112,12 +112,11 @@ class JobQueue:
             if old is not None and not old.finished:
                 self._cancel_locked(old)
             job = Job(next(self._ids), session, key, work, self, runtime_id=runtime_id)
+            self._by_session[session] = job
             if cached:
                 job.state, job.result = "done", self._results[key]
-                self._by_session[session] = job
                 return job
             self._jobs.append(job)
-            self._by_session[session] = job
             if self._worker is None or not self._worker.is_alive():
                 self._worker = threading.Thread(target=self._run, name="lab-training", daemon=True)
                 self._worker.start()

@@ -111,28 +111,21 @@ def problems() -> list[str]:
         out += [f"step {number}: {msg}" for msg in _value_problems(step.params)]
     for p in PAGES:
         out += [f"{p.slug} deep link: {msg}" for msg in _value_problems(p.deep_link.query)]
-        out += [f"{p.slug} bench: {msg}" for msg in _raw_problems(p.bench.max_query)]
+        out += [f"{p.slug} bench: {msg}" for msg in _value_problems(p.bench.max_query, raw=True)]
     return out
 
 
-def _value_problems(values: Mapping[str, Any]) -> list[str]:
+def _value_problems(values: Mapping[str, Any], *, raw: bool = False) -> list[str]:
+    """What is wrong with typed values (`raw`: URL texts, as a link gives them)."""
     out = []
     for key, value in values.items():
         if key not in widgets.PARAMS:
             out.append(f"unknown parameter {key!r}")
+        elif raw:
+            try:
+                widgets.get(key).parse(value)
+            except widgets.ParamError as err:
+                out.append(str(err))
         elif problem := widgets.get(key).problem(value):
             out.append(f"{key}={value!r} {problem}")
-    return out
-
-
-def _raw_problems(query: Mapping[str, str]) -> list[str]:
-    out = []
-    for key, raw in query.items():
-        if key not in widgets.PARAMS:
-            out.append(f"unknown parameter {key!r}")
-            continue
-        try:
-            widgets.get(key).parse(raw)
-        except widgets.ParamError as err:
-            out.append(str(err))
     return out

@@ -219,9 +219,7 @@ class Param:
                 return f"is not on the {fmt_number(step)}-step grid starting at {fmt_number(lo)}"
             return None
         if kind in OPTION_KINDS:
-            if value not in (self.options or ()):
-                return f"is not one of {self.options_phrase()}"
-            return None
+            return None if value in (self.options or ()) else f"is not one of {self.options_phrase()}"
         if kind == "toggle":
             return None if isinstance(value, bool) else 'is not "true" or "false"'
         if kind == "text":

@@ -160,9 +160,8 @@ def extension_values(
     }
     for name in _METHOD_PARAMS[rope_type]:
         if name in LIST_GENERATORS.values():
-            values[name] = widgets.get(name).default
-            continue
-        if name == "factor" and rope_parameters.get("factor") is None:
+            raw = None  # the generators keep their defaults
+        elif name == "factor" and rope_parameters.get("factor") is None:
             raw = max(target / trained, 1.0)  # LongRoPE without a factor: HF uses max_pos / L
         else:
             raw = rope_parameters.get(name, _absent_value(rope_type, name))

@@ -120,11 +120,7 @@ class SharedChart:
 def shared(builder: Callable[..., Any]) -> Callable[..., SharedChart]:
     """``show_chart(shared(charts.clock_chart)(...))``: the builder's result, cached across sessions."""
     name = f"{builder.__module__}.{builder.__qualname__}"
-
-    def call(*args: Any, **kwargs: Any) -> SharedChart:
-        return SharedChart(name, builder, args, kwargs)
-
-    return call
+    return lambda *args, **kwargs: SharedChart(name, builder, args, kwargs)
 
 
 @st.cache_resource(max_entries=SHARED_SPEC_ENTRIES, show_spinner=False)

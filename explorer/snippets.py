@@ -51,5 +51,10 @@ def lit(value: Any) -> str:
     raise TypeError(f"no literal for {type(value).__name__}")
 
 
+def ints(values: Mapping[str, Any], *keys: str) -> dict[str, int]:
+    """{key: int(values[key])} for each of `keys`: a snippet's whole-number settings, as `fill` takes them."""
+    return {key: int(values[key]) for key in keys}
+
+
 def fill(template: str, **values: Any) -> str:
     return Template(template).substitute({k: lit(v) for k, v in values.items()})

@@ -271,7 +271,7 @@ def _block_key_param(key: MethodKey, url_key: str | None = None) -> Param:
     help_text = f"{key.doc} {widget.note}" if widget.note else key.doc
     if key.kind == "bool":
         return Param(url_key or key.name, widget.label, "toggle", initial, help=help_text)
-    numeric = dict(min=widget.min, max=widget.max, step=widget.step, fmt=widget.fmt)
+    numeric: dict[str, Any] = dict(min=widget.min, max=widget.max, step=widget.step, fmt=widget.fmt)
     return Param(url_key or key.name, widget.label, "number", initial, help=help_text, **numeric)
 
 

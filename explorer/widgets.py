@@ -110,10 +110,6 @@ def url_values(key: str) -> list[str]:
         return []
 
 
-def _signature(param: Param) -> tuple:
-    return (param.kind, param.min, param.max, param.step, param.options, param.default)
-
-
 def page_defaults() -> dict[str, Any]:
     """{key: the default the running page uses} for every registry parameter this page has drawn
     in this session (a page may override a registry default)."""
@@ -136,7 +132,8 @@ def _reconcile(registered: Param, param: Param) -> Any:
     signatures = st.session_state.setdefault(_SIGNATURES_STATE_KEY, {})
     slot = (current.page(), key)
     previous_signature = signatures.get(slot)
-    signatures[slot] = _signature(param)
+    # what makes Streamlit reset a widget, the default last (`page_defaults` reads it)
+    signatures[slot] = (param.kind, param.min, param.max, param.step, param.options, param.default)
 
     raw = url_values(key)
     in_state = key in st.session_state

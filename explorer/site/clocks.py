@@ -7,7 +7,7 @@ from typing import Any
 
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
-from explorer.snippets import HEADER, fill
+from explorer.snippets import HEADER, fill, ints
 
 
 def snippet(v: Mapping[str, Any]) -> str:
@@ -24,10 +24,8 @@ for j in pairs:
     print(f"j={j:3d}  theta={theta[j]:.6g}  lambda={wavelengths[j]:.6g}  angle={angle[j]:.6g}  "
           f"sin={sin[j]:+.5f}  cos={cos[j]:+.5f}")
 """,
-        d_model=int(v["d_model"]),
+        **ints(v, "d_model", "p", "n_clocks"),
         base=float(v["base"]),
-        p=int(v["p"]),
-        n_clocks=int(v["n_clocks"]),
     )
 
 

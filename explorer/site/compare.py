@@ -7,7 +7,7 @@ from typing import Any
 
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
-from explorer.snippets import HEADER, fill
+from explorer.snippets import HEADER, fill, ints
 
 #: ALiBi's heads on this page: head h has the slope 2^(−h) (the parameter alibi_head picks h).
 ALIBI_HEADS = 8
@@ -26,12 +26,8 @@ for method, c in checks.items():
     print(f"{method:10s} shift deviation {c['shift_deviation']:.3g}  shuffle gap {c['permutation_gap']:.3g}  "
           f"parameters {c['parameters']}  beyond L: {c['extrapolation_error'] or 'runs'}")
 """,
-        dim=int(v["dim"]),
-        trained_len=int(v["trained_len"]),
-        test_len=int(v["test_len"]),
-        seed=int(v["seed"]),
+        **ints(v, "dim", "trained_len", "test_len", "seed", "alibi_head"),
         base=float(v["base"]),
-        alibi_head=int(v["alibi_head"]),
         heads=ALIBI_HEADS,
     )
 

@@ -8,7 +8,7 @@ from typing import Any
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
 from explorer.presets_ui import preset_values
-from explorer.snippets import HEADER, fill
+from explorer.snippets import HEADER, fill, ints
 
 _BASE = {"head_dim": 128, "base": 10000, "train_len": 4096, "target_len": 16384}
 
@@ -29,9 +29,7 @@ print("wavelengths before:", np.round(2 * np.pi / theta, 1))
 print("wavelengths after: ", np.round(2 * np.pi / scaled, 1))
 """,
         block=dict(v["block"]),
-        head_dim=int(v["head_dim"]),
-        train_len=int(v["train_len"]),
-        target_len=int(v["target_len"]),
+        **ints(v, "head_dim", "train_len", "target_len"),
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
-from explorer.snippets import fill
+from explorer.snippets import fill, ints
 
 #: The most words the head reads, and the learned table's length: the toy model was "trained" on
 #: this many positions.
@@ -26,9 +26,7 @@ output_gap, weight_gap = result["output_gap"], result["weight_gap"]  # |Y(PX) - 
 print(f"output difference {output_gap:.3g}, attention difference {weight_gap:.3g}")
 """,
         words=list(v["words"]),
-        dim=int(v["dim"]),
-        seed=int(v["seed"]),
-        shuffle_seed=int(v["shuffle_seed"]),
+        **ints(v, "dim", "seed", "shuffle_seed"),
         pe=v["pe"],
         max_tokens=MAX_TOKENS,
     )

@@ -10,7 +10,7 @@ import numpy as np
 import posenc
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
-from explorer.snippets import HEADER, fill
+from explorer.snippets import HEADER, fill, ints
 
 
 def snippet(v: Mapping[str, Any]) -> str:
@@ -30,12 +30,11 @@ seed, n_pos, t = $seed, $n_pos, $t
 dtype, base, layout_sin, table_len = $dtype, $base, $layout_sin, $table_len
 """,
             seed=seed,
-            n_pos=int(v["n_pos"]),
+            **ints(v, "n_pos", "table_len"),
             t=int(v["shift_t"]),
             dtype=v["dtype"],
             base=float(v["base"]),
             layout_sin=v["layout_sin"],
-            table_len=int(v["table_len"]),
         )
         + vectors
         + """

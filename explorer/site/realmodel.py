@@ -7,7 +7,7 @@ from typing import Any
 
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
-from explorer.snippets import fill
+from explorer.snippets import fill, ints
 from explorer.text import methods
 from posenc.methods import ROPE_METHODS
 from posenc.realmodel import MODEL
@@ -82,12 +82,10 @@ print("mean NLL", own.mean(), "->", changed.mean(), realmodel.mean_difference(ch
 """,
         name=MODEL.name,
         text=str(v["text"]) if v["text"] != "pasted" else "argparse.py",
-        tokens=int(v["tokens"]),
-        layer=int(v["layer"]),
+        **ints(v, "tokens", "layer", "length"),
         method=str(v["method"]),
         factor=float(v["factor"]),
         keep=float(v["keep"]),
-        length=int(v["length"]),
     )
 
 

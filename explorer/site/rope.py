@@ -9,7 +9,7 @@ import numpy as np
 
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
-from explorer.snippets import HEADER, fill
+from explorer.snippets import HEADER, fill, ints
 
 
 def snippet(v: Mapping[str, Any]) -> str:
@@ -29,12 +29,9 @@ R = posenc.rope_matrix(m, head_dim, base=base, layout=layout)  # the whole head'
 print(f"theta_j = {theta:.6g}, score {score:.6f} = {score_rel:.6f}")
 print(f"angle before {np.degrees(angles.before):.2f} deg, measured after {np.degrees(angles.measured):.2f} deg")
 """,
-        head_dim=int(v["head_dim"]),
+        **ints(v, "head_dim", "m", "n", "j"),
         base=float(v["base"]),
         layout=v["layout"],
-        m=int(v["m"]),
-        n=int(v["n"]),
-        j=int(v["j"]),
         q=np.asarray(v["q"], dtype=np.float64),
         k=np.asarray(v["k"], dtype=np.float64),
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
-from explorer.snippets import HEADER, fill
+from explorer.snippets import HEADER, fill, ints
 
 
 def snippet(v: Mapping[str, Any]) -> str:
@@ -25,8 +25,7 @@ if k.size:
     print(f"closest two distinct positions: {distance.min():.4g} apart, k = {k[distance.argmin()]}")
 print(f"wavelengths {wavelengths[0]:.4g} ... {wavelengths[-1]:,.0f} tokens; window {window.shape}")
 """,
-        seq_len=int(v["seq_len"]),
-        d_model=int(v["d_model"]),
+        **ints(v, "seq_len", "d_model"),
         base=float(v["base"]),
         layout=v["layout"],
         p0=int(v["zoom_p0"]),

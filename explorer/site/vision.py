@@ -7,7 +7,7 @@ from typing import Any
 
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
-from explorer.snippets import HEADER, fill
+from explorer.snippets import HEADER, fill, ints
 from posenc.mrope import VISION_PRESETS
 
 MAX_GRID = 64  # rows and columns of the patch grid
@@ -37,18 +37,12 @@ for name, a in angles.items():  # mean over pairs of cos(angle difference): 1 at
 pos = posenc.qwen2vl_position_ids([("text", text_before), ("video", frames, rows, cols), ("text", text_after)])
 print("text after the video starts at position", pos[0, text_before + frames * n] if text_after else pos.max() + 1)
 """,
-        rows=int(v["rows"]),
-        cols=int(v["cols"]),
+        **ints(v, "rows", "cols", "frames", "frame", "head_dim", "text_before", "text_after"),
         query=(int(v["q_row"]), int(v["q_col"])),
-        frames=int(v["frames"]),
-        frame=int(v["frame"]),
-        head_dim=int(v["head_dim"]),
         base=float(v["base"]),
         section_c=[int(x) for x in v["section_c"]],
         section_i=[int(x) for x in v["section_i"]],
         axial_first=str(v["axial_first"]),
-        text_before=int(v["text_before"]),
-        text_after=int(v["text_after"]),
     )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from explorer.ropeblock import Extension
+from explorer.text import join_names
 
 INTRO = (
     "A RoPE model trained on L tokens has only ever seen the angles m·θ_j for m < L. Run it on a "
@@ -193,9 +194,8 @@ def live_angle_title(
     knob_words = [KNOB_PAIRS[knobs]] if knobs in KNOB_PAIRS else [KNOB_NAMES[k] for k in knobs]
     sliders = (("s", factor_slider), ("L", train_slider), ("T", target_slider), *((w, True) for w in knob_words))
     words = [w for w, on in sliders if on]
-    moving = ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
     at_t = "" if target_slider else f" at T = {target_len:,.0f}"
-    return f"Drag {moving}: the largest angle per pair{at_t}, against training"
+    return f"Drag {join_names(words)}: the largest angle per pair{at_t}, against training"
 
 
 def wavelength_title(n_stretched: int, n_pairs: int, n_slow: int) -> str:
@@ -258,9 +258,8 @@ AF_LIVE_CURVE = "YaRN, this block"
 
 def af_live_title(sliders: tuple[str, ...]) -> str:
     """The live attention-factor chart's title, naming its sliders (true at every value they take)."""
-    names = list(sliders)  # the config.json keys, as the sliders and the sidebar's boxes name them
-    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-    return f"Drag {listed}: YaRN's attention factor a against s"
+    # the sliders are named by their config.json keys, as the sidebar's boxes name them
+    return f"Drag {join_names(list(sliders), 'or')}: YaRN's attention factor a against s"
 
 
 def attention_factor_title(curve: str, attention_factor: float, factor: float) -> str:

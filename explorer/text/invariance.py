@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.text import join_names
+
 INTRO = (
     "A score that only cares about *how far apart* two tokens are must not change when both move "
     "by the same amount. RoPE has this built in: rotating q by m and k by n leaves exactly the "
@@ -164,11 +166,6 @@ def decay_summary(distance, bound) -> tuple[str, str]:
         f"it ripples without a clear fall: beyond distance {far_r:,.0f} it still reaches {far:.3g} "
         f"({first:.3g} at distance {r0:g})",
     )
-
-
-def join_names(names: list[str]) -> str:
-    """ "a", "a and b", "a, b and c"."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def survivors_title(nums: dict, tol: float) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 
 from explorer.notices import escape_markdown
 from explorer.presets_ui import layers_differ, parsed_preset
-from explorer.text import count
+from explorer.text import count, join_names
 from posenc.lab import (
     COPY_PART,
     DYNAMIC_FACTOR,
@@ -239,10 +239,11 @@ def shown(data: Mapping[str, Any], task: str, *, newer: bool = False) -> Shown:
     )
 
 
-def summary_rows(s: Shown, *, past: bool = False) -> list[dict[str, Any]]:
-    """One row per method and length: mean, 95 % interval, seeds, learned (past: positions > L only)."""
+def summary_rows(s: Shown, *, past: bool = False, methods: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """One row per method (every row, or ``methods``) and length: mean, 95 % interval, seeds, learned (past:
+    positions > L only)."""
     rows = []
-    for m in s.runs:
+    for m in s.runs if methods is None else methods:
         for n in s.lengths:
             if past and n <= s.train_len:
                 continue
@@ -487,8 +488,7 @@ def _spans(bins: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def spans_text(bins: Sequence[tuple[int, int]]) -> str:
     """'positions 64–159 and 480–511' (inclusive ends) for [start, end) bins."""
-    parts = [f"{a}–{b - 1}" for a, b in _spans(bins)]
-    return "positions " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+    return "positions " + join_names([f"{a}–{b - 1}" for a, b in _spans(bins)])
 
 
 def copy_distance_clause(s: Shown) -> str:

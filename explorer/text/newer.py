@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.text.lab import Shown, _verdicts, count_text, multiplicity_note, shown
+from explorer.text.lab import Shown, _verdicts, count_text, multiplicity_note, shown, summary_rows
 from posenc.lab import NEWER, TASKS, learned_rule
 
 INTRO = (
@@ -131,28 +131,21 @@ def rows_of(s: Shown) -> tuple[str, ...]:
 def grid_rows(s: Shown, *, past: bool) -> list[dict[str, Any]]:
     """One row per encoding and length (past L only: the lengths past L): mean, interval, seeds, learned, and
     the cell's two lines of text."""
-    out = []
-    for m in rows_of(s):
-        for n in s.lengths:
-            if past and n <= s.train_len:
-                continue
-            c = s.ci(m, n, past=past)
-            lo, hi = (None, None) if c is None else (c.lo, c.hi)
-            out.append(
-                {
-                    "task": s.task,
-                    "encoding": m,
-                    "length": n,
-                    "mean": None if c is None else c.mean,
-                    "lo": lo,
-                    "hi": hi,
-                    "seeds": 0 if c is None else c.n,
-                    "learned": bool(s.learned.get(m, False)),
-                    "value_text": "—" if c is None else f"{c.mean:.2f}",
-                    "interval_text": "" if lo is None or hi is None else f"[{lo:.2f}, {hi:.2f}]",
-                }
-            )
-    return out
+    return [
+        {
+            "task": s.task,
+            "encoding": r["method"],
+            "length": r["length"],
+            "mean": r["value"],
+            "lo": r["lo"],
+            "hi": r["hi"],
+            "seeds": r["seeds"],
+            "learned": r["learned"],
+            "value_text": "—" if r["value"] is None else f"{r['value']:.2f}",
+            "interval_text": "" if r["lo"] is None or r["hi"] is None else f"[{r['lo']:.2f}, {r['hi']:.2f}]",
+        }
+        for r in summary_rows(s, past=past, methods=rows_of(s))
+    ]
 
 
 def grid_chart(s: Shown, *, past: bool) -> dict[str, Any]:
