@@ -364,7 +364,9 @@ class Param:
             fields["options"] = tuple(fields["options"])
         lo, hi, default = fields["min"], fields["max"], fields["default"]
         if self.kind in NUMERIC_KINDS and lo is not None and hi is not None and lo <= hi:  # (lo > hi: Param raises)
-            # Clamp and snap via a provisional copy (the default may be off the new range or step grid).
+            if isinstance(default, (int, float)) and not isinstance(default, bool):
+                default = min(max(default, lo), hi)  # first: clamp() would take an infinite default for a typo
+            # Snap via a provisional copy (the default may be off the new step grid).
             fields["default"] = dataclasses.replace(self, **{**fields, "default": lo}).clamp(default)
         elif self.kind in OPTION_KINDS and fields["options"] and default not in fields["options"]:
             fields["default"] = fields["options"][0]

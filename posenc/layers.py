@@ -85,16 +85,17 @@ DEFAULT_THETA: Mapping[str, float | Mapping[str, float]] = {
 }
 BASE_DEFAULT_THETA = 10_000.0
 
-#: Config classes that build their per-layer-type rope blocks themselves (HF 5.23
-#: ``convert_rope_params_to_dict``: models/gemma3/configuration_gemma3.py lines 133-161,
-#: models/olmo3/configuration_olmo3.py lines 101-126): ``rope_scaling`` merged into the full-attention
-#: block, a missing type's block is ``{"rope_type": "default"}``, each type's rope_theta from
-#: ``theta_key[type]`` at the top level of the config, else the class's :data:`DEFAULT_THETA`.
+#: Gemma 3 and its text-only config build their rope blocks the same way (below).
 _GEMMA3 = {
     "class": "Gemma3TextConfig",
     "name": "Gemma 3",
     "theta_key": {FULL: "rope_theta", SLIDING: "rope_local_base_freq"},
 }
+#: Config classes that build their per-layer-type rope blocks themselves (HF 5.23
+#: ``convert_rope_params_to_dict``: models/gemma3/configuration_gemma3.py lines 133-161,
+#: models/olmo3/configuration_olmo3.py lines 101-126): ``rope_scaling`` merged into the full-attention
+#: block, a missing type's block is ``{"rope_type": "default"}``, each type's rope_theta from
+#: ``theta_key[type]`` at the top level of the config, else the class's :data:`DEFAULT_THETA`.
 FILLED_TYPE_BLOCKS: Mapping[str, Mapping[str, Any]] = {
     "gemma3": _GEMMA3,
     "gemma3_text": _GEMMA3,

@@ -227,6 +227,9 @@ def test_overrides_clamp_the_default_and_allow_a_single_value():
     with pytest.raises(TypeError, match="cannot override"):
         PARAMS["j"].with_overrides(key="k")
     assert PARAMS["layout_rope"].with_overrides(options=("interleaved",)).default == "interleaved"
+    # an infinite default is clamped to the nearer end, as a finite one is (clamp() alone would give the default)
+    assert PARAMS["j"].with_overrides(max=3, default=math.inf).default == 3
+    assert PARAMS["j"].with_overrides(max=3, default=-math.inf).default == 0
 
 
 # ----------------------------------------------------------------------------- links
