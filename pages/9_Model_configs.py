@@ -152,15 +152,16 @@ frame = charts.wavelength_frame(theta, theta_ntk, alpha)
 # α is the chart's own slider where it is one of its stops (issue #36): the lines move in the browser, the rest
 # follows on release; a new rope_theta, or an α typed between two stops, draws the chart for that one value.
 window = compute.alpha_window(head_dim, base) if source != "rope_theta" and given in ALPHA_STOPS else None
+height = charts.PHONE_HEIGHT if mode.on_a_phone() else charts.HEIGHT  # a phone's title and legend take more
 if window is not None and window[0] <= given <= window[1]:
     live = LiveChart("conv_live", charts.LIVE_PARAMS)
     start = live.starts((head_dim, base, window))[charts.ALPHA_KEY]
     chart = shared(charts.wavelength_live_chart)(
-        theta, head_dim=head_dim, base=base, start=start, window=window, **text.WAVELENGTH_LIVE_WORDS
+        theta, head_dim=head_dim, base=base, start=start, window=window, height=height, **text.WAVELENGTH_LIVE_WORDS
     )
     live.show(chart, width="stretch", save_as="config_wavelengths")
 else:
-    chart = shared(charts.wavelength_compare_chart)(frame, **text.wavelength_words(alpha))
+    chart = shared(charts.wavelength_compare_chart)(frame, height=height, **text.wavelength_words(alpha))
     show_chart(chart, width="stretch", save_as="config_wavelengths")
 e1, e2, e3 = st.columns(3)
 e1.markdown("**NTK alpha in a config.json**")

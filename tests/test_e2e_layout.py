@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from e2e_support import (
     StreamlitServer,
+    app_view_js,
     exceptions,
     launch_chromium,
     require_browser,
@@ -529,3 +530,27 @@ def test_the_vision_heatmaps_fit_their_column_unscaled(browser, server, shots, w
             )
     finally:
         context.close()
+
+
+def test_the_converter_plot_on_a_phone_is_about_as_tall_as_on_a_desktop(browser, server):
+    """Model configs' wavelength chart: Streamlit fits title, legend and axes into the chart's height, and a phone
+    wraps the title and stacks the legend, so at a desktop's height the plot was left ≈ 90 px for six decades of
+    wavelength. A phone (its User-Agent says "Mobi") gets a taller chart; its plot is at least 90 % of a desktop's."""
+    configs = next(p for p in CHECKED if p.slug == "configs")
+    heights = {}
+    for name, options in (
+        ("phone", {"viewport": PHONE, "user_agent": PHONE_AGENT, "is_mobile": True, "has_touch": True}),
+        ("desktop", {"viewport": {"width": 1600, "height": 900}}),
+    ):
+        context = browser.new_context(**options)
+        context.set_default_timeout(60_000)
+        tab = context.new_page()
+        try:
+            tab.goto(server.url(configs.script))
+            wait_idle(tab, title=configs.title)
+            wait_charts_drawn(tab)
+            chart = tab.locator('[class*="st-key-conv_live"] .vega-embed').first
+            heights[name] = chart.evaluate(app_view_js("(view) => view.height()"))
+        finally:
+            context.close()
+    assert heights["phone"] >= 0.9 * heights["desktop"] > 0, heights

@@ -39,6 +39,13 @@ def _wavelength_channels() -> dict[str, Any]:
     }
 
 
+#: The wavelength chart's height. Streamlit fits title, legend and axes into it too: on a desktop they take
+#: ≈ 170 px of 460. A phone wraps the title and stacks the legend one entry a row, so it gets more height,
+#: keeping the plot about as tall as a desktop's (at 460 it was left ≈ 90 px for several decades).
+HEIGHT = 460
+PHONE_HEIGHT = 620
+
+
 def wavelength_frame(theta: np.ndarray, theta_ntk: np.ndarray, factor: float) -> pd.DataFrame:
     """Long form: pair j, scheme, wavelength λ_j = 2π/θ_j (tokens) for the three schemes."""
     theta = np.asarray(theta, dtype=np.float64)
@@ -54,12 +61,12 @@ def wavelength_frame(theta: np.ndarray, theta_ntk: np.ndarray, factor: float) ->
 
 
 def wavelength_compare_chart(
-    frame: pd.DataFrame, *, title: str, subtitle: str, width: int = 640, height: int = 460
+    frame: pd.DataFrame, *, title: str, subtitle: str, width: int = 640, height: int = HEIGHT
 ) -> alt.Chart:
     """λ_j per pair, log axis, one line per scheme (the words: explorer.text.configs.wavelength_words).
 
-    Streamlit fits the whole chart into `height` (title, legend and axes take ≈ 170 px of it), so
-    460 leaves the plot ≈ 290 px: the three lines, some decades apart, stay distinguishable."""
+    Streamlit fits the whole chart into `height` (:data:`HEIGHT`: the plot ≈ 250 px on a desktop), so the
+    three lines, some decades apart, stay distinguishable."""
     last = int(frame["j"].max()) if len(frame) else 1
     chart = (
         alt.Chart(frame)
@@ -98,7 +105,7 @@ def wavelength_live_chart(
     title: str,
     subtitle: str,
     width: int = 640,
-    height: int = 460,
+    height: int = HEIGHT,
 ) -> alt.LayerChart:
     """`wavelength_compare_chart` with α as the chart's own slider (over `ALPHA_STOPS` in `window`, starting at
     `start`): the rows are θ_j at the trained base (posenc's), and the browser computes the three schemes as
