@@ -28,6 +28,7 @@ from ..torch import (
     RotaryEmbedding,
     ScalableSoftmax,
     SinusoidalPositionalEncoding,
+    set_threads,  # noqa: F401 (the lab's callers set it here: tiny.set_threads)
 )
 from .grammar import ALL_ENCODINGS, parse_method
 from .shipped import WEIGHTS
@@ -49,11 +50,6 @@ HYBRID_INTERVAL = 2
 DROPE_RECALIBRATION = 1 / 4
 #: The encodings that rotate q and k with RoPE in every layer they have a position in (drope until it drops)
 ROTARY = ("rope", "drope", "hybrid", "ssmax")
-
-
-def set_threads(n: int = 1) -> None:
-    """torch's intra-op threads (1: a training job never takes more than one core)."""
-    torch.set_num_threads(max(1, int(n)))
 
 
 @dataclass(frozen=True)
