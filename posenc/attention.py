@@ -20,9 +20,10 @@ import zlib
 import numpy as np
 
 from . import _validate as v
-from .learned import learned_lookup
+from .learned import learned_lookup, learned_table
+from .relative import alibi_bias, attention_weights, shift_deviation
 from .rope import apply_rope
-from .sinusoidal import sinusoidal_encoding
+from .sinusoidal import _diagonal_spread, inverse_frequencies, sinusoidal_encoding
 
 #: The position schemes compared, as ``method`` arguments.
 METHODS = ("sinusoidal", "learned", "rope", "alibi", "nope")
@@ -220,10 +221,7 @@ def pair_scores(
 def toeplitz_deviation(matrix) -> float:
     r"""How far a square matrix is from depending only on m − n:
     :math:`\max_k \bigl(\max_{m-n=k} M_{mn} - \min_{m-n=k} M_{mn}\bigr)` over all diagonals k."""
-    m = v.float_array("matrix", matrix, ndim=2)
-    if m.shape[0] != m.shape[1]:
-        raise ValueError(f"matrix must be square, got shape {m.shape}")
-    return max((float(np.ptp(np.diagonal(m, offset=k))) for k in range(1 - len(m), len(m))), default=0.0)
+    return _diagonal_spread("matrix", matrix)
 
 
 def position_footprint(
@@ -276,9 +274,6 @@ def method_checks(
     - ``bias_toeplitz_deviation`` (ALiBi only, else None): :func:`toeplitz_deviation` of
       :func:`posenc.relative.alibi_bias` (n, slope), 0 ⇔ the bias depends only on m − n.
     """
-    from .relative import alibi_bias, attention_weights, shift_deviation
-    from .sinusoidal import inverse_frequencies
-
     method = v.choice("method", method, METHODS)
     dim = v.dimension("dim", dim, even=True)
     trained_len = v.integer("trained_len", trained_len, minimum=2, maximum=1_000_000)
@@ -336,8 +331,6 @@ def method_checks(
 def _toy(method: str, dim: int, trained_len: int, seed: int) -> tuple:
     """The seeded query and key, W_q, W_k, W_v and (a learned table only) the table that :func:`method_checks` and
     :func:`score_curve` score."""
-    from .learned import learned_table
-
     x_q, x_k = token_embeddings(["query", "key"], dim, seed=seed)
     w_q, w_k, w_v = seeded_projections(dim, seed=seed)
     table = learned_table(trained_len, dim, seed=seed, std=1.0) if method == "learned" else None
@@ -409,8 +402,6 @@ def shuffle_experiment(words, dim, *, seed=0, shuffle_seed=0, pe="none", max_tok
     Returns perm, shuffled, weights_/outputs_ original/shuffled/expected (expected = the original
     re-ordered: P·Y(X), P·A(X)·Pᵀ) and the two gaps. Numpy only: the home page never imports torch.
     """
-    from . import inverse_frequencies, learned_table
-
     words = list(words)
     perm = shuffle_permutation(words, seed=shuffle_seed)
     shuffled = [words[i] for i in perm]

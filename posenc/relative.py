@@ -13,7 +13,10 @@ from collections.abc import Callable
 import numpy as np
 
 from . import _validate as v
-from .rope import apply_rope
+from .learned import learned_lookup, learned_table
+from .precision import cos_sin
+from .rope import _inv_freq, apply_rope, pair_indices
+from .sinusoidal import _diagonal_spread, inverse_frequencies, sinusoidal_encoding
 
 
 def rope_score_matrix(
@@ -56,9 +59,6 @@ def _rope_rows(x, positions, *, inv_freq, base, layout, dtype) -> np.ndarray:
             np.broadcast_to(x, (positions.size, x.size)), positions, inv_freq=inv_freq, base=base, layout=layout
         )
     # Same rotation as apply_rope, every operation carried out in `dtype`.
-    from .precision import cos_sin
-    from .rope import _inv_freq, pair_indices
-
     dim = v.dimension("q.shape[0] (dim)", x.size, even=True)
     inv = _inv_freq(inv_freq, dim, base)
     a, b = pair_indices(dim, layout=layout).T  # pair j rotates coordinates (a_j, b_j)
@@ -118,11 +118,7 @@ def diagonal_spread(scores) -> float:
     """Largest change along one diagonal of a square score matrix: max over k of the spread
     (max − min) of the entries s(m, m + k). 0 exactly when s(m, n) depends only on n − m;
     0 for a 1 × 1 matrix (no diagonal has two entries)."""
-    s = v.float_array("scores", scores, ndim=2)
-    if s.shape[0] != s.shape[1]:
-        raise ValueError(f"scores must be square, got shape {s.shape}")
-    n = s.shape[0]
-    return max((float(np.ptp(np.diagonal(s, offset=k))) for k in range(-(n - 1), n)), default=0.0)
+    return _diagonal_spread("scores", scores)
 
 
 def shift_test_report(
@@ -145,9 +141,6 @@ def shift_test_report(
     Returns the score matrices, each method's max |s(m,n) − s(m+t,n+t)|, RoPE's round-off tolerance,
     and, when the learned table has no row for a needed position, its error message instead of a number.
     """
-    from .learned import learned_lookup, learned_table
-    from .sinusoidal import sinusoidal_encoding
-
     q = v.float_array("q", q, ndim=1)
     k = v.float_array("k", k, ndim=1)
     n = v.integer("n_positions", n_positions, minimum=1, maximum=100_000)
@@ -212,9 +205,6 @@ def shift_test_sweep(
     Returns {"offset": (T,) int64, "rope_dev", "sinusoidal_dev", "learned_dev" (NaN where the table has
     no row for position n − 1 + t), "tolerance"}: each (T,) float64, in the order of ``offsets``.
     """
-    from .learned import learned_table
-    from .sinusoidal import sinusoidal_encoding
-
     q = v.float_array("q", q, ndim=1)
     k = v.float_array("k", k, ndim=1)
     if q.shape != k.shape:
@@ -315,8 +305,6 @@ def rope_decay_bound(distances, dim, *, base=10000.0) -> np.ndarray:
 
     The score of RoPE-rotated q, k is bounded by a constant times this; it decays with |r|.
     """
-    from .sinusoidal import inverse_frequencies
-
     r = v.positions_array("distances", distances)
     dim = v.dimension("dim", dim, even=True)
     theta = inverse_frequencies(dim, base=base)

@@ -194,9 +194,21 @@ def toeplitz_deviation(matrix) -> float:
     what remains is round-off.
     """
     m = v.float_array("matrix", matrix, ndim=2)
-    n = m.shape[0]
-    if m.shape != (n, n) or n < 1:
+    if m.shape[0] != m.shape[1] or m.shape[0] < 1:
         raise ValueError(f"matrix must be square and non-empty, got shape {m.shape}")
+    return _diagonal_spread("matrix", m)
+
+
+def _diagonal_spread(name: str, matrix) -> float:
+    """max over the diagonals k of (max − min of the entries with j − i = k) of a square matrix, 0 if it is empty:
+    :func:`toeplitz_deviation`, :func:`posenc.relative.diagonal_spread` and :func:`posenc.attention.toeplitz_deviation`
+    (each names its argument ``name`` in its errors)."""
+    m = v.float_array(name, matrix, ndim=2)
+    n = m.shape[0]
+    if m.shape != (n, n):
+        raise ValueError(f"{name} must be square, got shape {m.shape}")
+    if n == 0:
+        return 0.0
     offset = (np.arange(n)[None, :] - np.arange(n)[:, None]).ravel() + (n - 1)  # j − i, shifted ≥ 0
     hi = np.full(2 * n - 1, -np.inf)
     lo = np.full(2 * n - 1, np.inf)
