@@ -69,14 +69,6 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _thaw(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return [_thaw(v) for v in value]
-    return value
-
-
 @dataclass(frozen=True)
 class ModelPreset:
     """One real model: its published config plus what a config cannot say (name, provenance, layout, notes).
@@ -136,7 +128,7 @@ def preset_config(preset) -> ParsedConfig:
     numbers the preset's attributes come from, plus layer types, NoPE layers and each layer's rope."""
     if isinstance(preset, str):
         preset = get_preset(preset)
-    return parse_model_config(json.dumps(_thaw(preset.config)))
+    return parse_model_config(json.dumps(preset.config))  # JSON writes a FrozenDict as an object, a tuple as a list
 
 
 # --- Phi-3 mini 128k instruct: LongRoPE rescale factors, one per rotated pair (head_dim 96 → 48) -----
