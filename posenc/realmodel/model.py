@@ -357,7 +357,6 @@ class RealModel:
         if block is not None and not 1 <= block <= x.shape[1]:
             raise ValueError(f"block must be in [1, {x.shape[1]}] (the number of tokens), got {block!r}")
         half = self.facts.head_dim // 2
-        found: dict[str, list[np.ndarray]] = {"q": [], "k": []}
 
         def pair_norm(h: torch.Tensor) -> np.ndarray:
             h = h[0].transpose(0, 1)  # (T, heads, d)
@@ -367,33 +366,30 @@ class RealModel:
             n = norm.shape[0] // block
             return norm[: n * block].reshape(n, block, *norm.shape[1:]).mean(dim=1).double().cpu().numpy()
 
-        def record(q: torch.Tensor, k: torch.Tensor) -> None:
-            found["q"].append(pair_norm(q))
-            found["k"].append(pair_norm(k))
-
-        self._capture(x, record, found)
+        found = self._capture(x, pair_norm)
         return {k: np.stack(v, axis=0 if block is None else 1) for k, v in found.items()}
 
-    def _capture(self, x: torch.Tensor, record: Callable[[Any, Any], None], found: dict[str, list]) -> None:
-        """One forward pass with ``record(q, k)`` called in every layer (:func:`rotary_inputs`)."""
+    def _capture(self, x: torch.Tensor, each: Callable[[torch.Tensor], np.ndarray]) -> dict[str, list[np.ndarray]]:
+        """One forward pass that reads q and k in every layer (:func:`rotary_inputs`): {"q": [each(q) of every
+        layer], "k": [each(k) of every layer]}."""
+        found: dict[str, list[np.ndarray]] = {"q": [], "k": []}
+
+        def record(q: torch.Tensor, k: torch.Tensor) -> None:
+            found["q"].append(each(q))
+            found["k"].append(each(k))
+
         with self.lock, torch.inference_mode(), rotary_inputs(self.model, record):
             self.model.model(input_ids=x, use_cache=False)
         layers = len(self.model.model.layers)
         if len(found["q"]) != layers:
             raise RuntimeError(f"the rotary function ran {len(found['q'])} times in {layers} layers: q and k not read")
+        return found
 
     def rotary_qk(self, ids: Sequence[int] | np.ndarray) -> dict[str, np.ndarray]:
         """The q and k each layer's attention hands its rotary function (after q/k-norm where the model has one,
         before rotation), every position: {"q": (layers, q_heads, T, head_dim), "k": (layers, kv_heads, T,
         head_dim)} float32, for :func:`posenc.realmodel.analysis.contribution_spread`."""
-        x = self._check(ids, minimum=1)
-        found: dict[str, list[np.ndarray]] = {"q": [], "k": []}
-
-        def record(q: torch.Tensor, k: torch.Tensor) -> None:
-            found["q"].append(q[0].float().cpu().numpy())
-            found["k"].append(k[0].float().cpu().numpy())
-
-        self._capture(x, record, found)
+        found = self._capture(self._check(ids, minimum=1), lambda h: h[0].float().cpu().numpy())
         return {k: np.stack(v) for k, v in found.items()}
 
     def attention(
