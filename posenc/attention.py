@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _validate as v
 from .learned import learned_lookup, learned_table
-from .relative import alibi_bias, attention_weights, shift_deviation
+from .relative import alibi_bias, attention_weights, shift_deviation, softmax
 from .rope import apply_rope
 from .sinusoidal import _diagonal_spread, inverse_frequencies, sinusoidal_encoding
 
@@ -388,9 +388,7 @@ def attention_head(
         positions = np.arange(x.shape[0])
         q = apply_rope(q, positions, inv_freq=rope_inv_freq, layout=rope_layout)
         k = apply_rope(k, positions, inv_freq=rope_inv_freq, layout=rope_layout)
-    logits = q @ k.T / math.sqrt(q.shape[-1])
-    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    weights = e / e.sum(axis=-1, keepdims=True)
+    weights = softmax(q @ k.T / math.sqrt(q.shape[-1]))
     return weights, weights @ val
 
 
