@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from .grammar import MethodSpec, parse_method
-from .model import TinyTransformer, loss_and_score
+from .model import TinyTransformer, token_metric
 from .tasks import TASKS, _length, eval_sequences, make_batch, optimum, scored_mean
 
 EVAL_TOKENS = 8192
@@ -70,8 +70,7 @@ def evaluate_detail(
         parts = []
         for i in range(0, n_seq, chunk):
             logits = model(torch.from_numpy(x[i : i + chunk]), rope_block=block)
-            loss, acc = loss_and_score(logits, torch.from_numpy(y[i : i + chunk]), metric)
-            parts.append((loss if metric == "loss" else acc).numpy())
+            parts.append(token_metric(logits, torch.from_numpy(y[i : i + chunk]), metric).numpy())
         values = np.concatenate(parts).astype(np.float64)  # (n_seq, length), NaN = not scored
         best = optimum(cfg.task, x, y)
         scored = np.isfinite(values)

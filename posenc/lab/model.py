@@ -250,14 +250,14 @@ class TinyTransformer(nn.Module):
         return self.out(self.ln(x))
 
 
-def loss_and_score(logits: torch.Tensor, targets: torch.Tensor, metric: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-token (loss, accuracy) with −1 targets as NaN."""
-    valid = targets >= 0
+def token_metric(logits: torch.Tensor, targets: torch.Tensor, metric: str) -> torch.Tensor:
+    """Per-token loss (``metric`` "loss") or accuracy, with −1 targets as NaN."""
     safe = targets.clamp(min=0)
-    loss = nn.functional.cross_entropy(logits.transpose(1, 2), safe, reduction="none")
-    acc = (logits.argmax(-1) == safe).float()
-    nan = torch.tensor(float("nan"))
-    return torch.where(valid, loss, nan), torch.where(valid, acc, nan)
+    if metric == "loss":
+        values = nn.functional.cross_entropy(logits.transpose(1, 2), safe, reduction="none")
+    else:
+        values = (logits.argmax(-1) == safe).float()
+    return torch.where(targets >= 0, values, torch.tensor(float("nan")))
 
 
 def model_state(model: TinyTransformer) -> dict[str, np.ndarray]:

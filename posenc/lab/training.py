@@ -22,7 +22,7 @@ from .model import (
     DROPE_RECALIBRATION,  # noqa: F401 (re-exported: the default lives with TrainConfig)
     TinyTransformer,
     TrainConfig,
-    loss_and_score,
+    token_metric,
 )
 from .tasks import PEAK_SHARE, TASKS, eval_sequences, learned, make_batch, optimum, scored_mean
 
@@ -74,9 +74,9 @@ def _check(model: TinyTransformer, held: tuple[np.ndarray, np.ndarray], best: np
     model.eval()
     x, y = held
     metric = TASKS[model.cfg.task].metric
-    loss, acc = loss_and_score(model(torch.from_numpy(x), rope_block=rope_block), torch.from_numpy(y), metric)
+    logits = model(torch.from_numpy(x), rope_block=rope_block)
+    values = token_metric(logits, torch.from_numpy(y), metric).numpy().astype(np.float64)
     model.train()
-    values = (loss if metric == "loss" else acc).numpy().astype(np.float64)
     return learned(metric, scored_mean(values), None if best is None else scored_mean(best))
 
 
