@@ -92,7 +92,7 @@ PASSKEY_MARK, PASSKEY_QUERY = 16, 17
 LEARNED_ACCURACY = 0.95
 #: … or a loss at most this many nats above the exact optimum on the same tokens
 LEARNED_MARGIN = 0.05
-MIN_LEN, MAX_LEN = 8, 4096
+MIN_LEN, MAX_LEN = 8, 4096  # flip-flop and passkey need 4 tokens at least
 #: Trained until learned, a run holds its peak rate (and checks a held-out sample) only for this share of its
 #: step cap; then the rate decays to 0 (posenc.lab.training)
 PEAK_SHARE = 0.8
@@ -229,8 +229,6 @@ def make_batch(task: str, batch: int, length: int, rng: np.random.Generator) -> 
                 start = end
         return seq[:, :-1].astype(np.int64), y
     if spec.name == "flipflop":  # instruction at even positions, its bit after it; a read's bit is scored
-        if length < 4:
-            raise ValueError(f"length must be at least 4 for the flip-flop task, got {length}")
         pairs = length // 2 + 1  # length + 1 tokens or more: the input and the targets shifted by one
         instr = rng.choice(
             np.array([FLIPFLOP_IGNORE, FLIPFLOP_WRITE, FLIPFLOP_READ]), size=(batch, pairs), p=FLIPFLOP_P
@@ -247,8 +245,6 @@ def make_batch(task: str, batch: int, length: int, rng: np.random.Generator) -> 
         return x.astype(np.int64), y.astype(np.int64)
     # passkey: filler 0..15, MARK key at a uniform depth, QUERY last; the answer (the key) is scored
     x = rng.integers(0, 16, size=(batch, length))
-    if length < 4:
-        raise ValueError(f"length must be at least 4 for the passkey task, got {length}")
     where = rng.integers(0, length - 2, size=batch)  # MARK at where, key at where + 1 <= length − 2
     keys = rng.integers(*PASSKEY_KEYS, size=batch)
     rows = np.arange(batch)
