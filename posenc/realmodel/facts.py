@@ -286,7 +286,5 @@ def read_facts(path: str | os.PathLike[str]) -> ModelFacts:
     p = check_model_path(path)
     config = _hf_config(p)
     name = p.stem if p.is_file() else p.resolve().name
-    arch = ""
-    if p.is_file():
-        arch = f"{type(config).__name__.removesuffix('Config')}ForCausalLM"
+    arch = f"{type(config).__name__.removesuffix('Config')}ForCausalLM" if p.is_file() else ""
     return facts_from_config(config, name=name, source=str(p), architecture=arch)
