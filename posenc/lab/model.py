@@ -28,7 +28,7 @@ from ..torch import (
     RotaryEmbedding,
     ScalableSoftmax,
     SinusoidalPositionalEncoding,
-    set_threads,  # noqa: F401 (the lab's callers set it here: tiny.set_threads)
+    set_threads,  # noqa: F401 (re-exported: the lab and its callers call tiny.set_threads)
 )
 from .grammar import ALL_ENCODINGS, parse_method
 from .shipped import WEIGHTS
