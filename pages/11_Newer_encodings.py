@@ -35,12 +35,9 @@ if not by_task:
 
 view = widget("newer_view")
 past = view == text.VIEWS[1]
-grids = []
 for task, s in by_task.items():
-    rows = text.grid_rows(s, past=past)
-    grids.append(charts.grid_frame(rows))
     show_chart(
-        shared(charts.grid_chart)(grids[-1], **text.grid_chart(s, past=past)),
+        shared(charts.grid_chart)(charts.grid_frame(text.grid_rows(s, past=past)), **text.grid_chart(s, past=past)),
         width="stretch",
         save_as=f"newer_encodings_{task}",
     )

@@ -42,9 +42,7 @@ nums = text.shown(data, task)
 st.caption(text.shipped_caption(data, task))
 table = charts.rows_frame(text.summary_rows(nums))
 
-if "lab_session" not in st.session_state:
-    st.session_state["lab_session"] = uuid.uuid4().hex
-SESSION = st.session_state["lab_session"]
+SESSION = st.session_state.setdefault("lab_session", uuid.uuid4().hex)
 jobs.QUEUE.touch(SESSION)  # every run of the page, whatever the tab or settings: the session is alive
 job_slot = st.container()  # the session's training job, when the Train tab is closed
 (t_len, t_pos, t_ext, t_att, t_train) = widget("lab_view")

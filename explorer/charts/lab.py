@@ -118,9 +118,6 @@ def curve_chart(
         band_layer = alt.Chart(banded).mark_area(opacity=0.15)
         layers.insert(0, band_layer.encode(x=xenc, y=alt.Y("lo:Q", title=metric_title(metric)), y2="hi:Q", color=color))
     refs = alt.Chart(pd.DataFrame({"reference": list(references), "value": list(references.values())}))
-    lmark = alt.Chart(pd.DataFrame({x: [train_len], "label": [f"L = {train_len}"]})).encode(
-        x=alt.X(f"{x}:Q", scale=scale)
-    )
     layers += [
         refs.mark_rule(strokeDash=[2, 3], color=REF_COLOR).encode(
             y="value:Q", tooltip=["reference:N", alt.Tooltip("value:Q", format=".4f")]
@@ -128,13 +125,30 @@ def curve_chart(
         refs.mark_text(align="left", dx=4, dy=-6, color=REF_COLOR, fontSize=13).encode(
             y="value:Q", text="reference:N", x=alt.value(0)
         ),
-        lmark.mark_rule(strokeDash=[6, 4], color="#111827"),
-        lmark.mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827").encode(text="label:N"),
+        *marked_rules(x, [(train_len, f"L = {train_len}")], scale),
     ]
+    return titled_layers(layers, title, subtitle or "", HEIGHT, CONFIG, description)
+
+
+def marked_rules(field: str, marks: Sequence[tuple[float, str]], scale: Any = alt.Undefined) -> list[alt.Chart]:
+    """A dashed vertical rule at each mark's ``field`` value (L, the trained length, a drop), its label at the top."""
+    frame = pd.DataFrame({field: [m[0] for m in marks], "label": [m[1] for m in marks]})
+    base = alt.Chart(frame).encode(x=alt.X(f"{field}:Q", scale=scale))
+    return [
+        base.mark_rule(strokeDash=[6, 4], color="#111827"),
+        base.mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827").encode(text="label:N"),
+    ]
+
+
+def titled_layers(
+    layers: Sequence[Any], title: str, subtitle: Any, height: int, config: alt.Config, description: str = ""
+) -> alt.TopLevelMixin:
+    """The layers as one chart with its title and subtitle, height, config, description (the title if none) and
+    FIT_X; shared by the lab's, the newer encodings' and the real model's charts."""
     return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=subtitle or ""),
-        height=HEIGHT,
-        config=CONFIG,
+        title=alt.Title(title, subtitle=subtitle),
+        height=height,
+        config=config,
         description=description or title,
         autosize=FIT_X,
     )

@@ -16,6 +16,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts.lab import marked_rules, titled_layers
 from explorer.charts.style import FIT_X, chart_config
 from explorer.imagechart import image_heatmap
 
@@ -147,21 +148,8 @@ def lines_chart(
             tooltip=[alt.Tooltip(f"{series}:N"), alt.Tooltip(f"{x}:Q"), alt.Tooltip(f"{y}:Q", format=".4f")],
         )
     )
-    layers: list[Any] = [lines]
-    if rules:
-        marks = pd.DataFrame({x: [r[0] for r in rules], "label": [r[1] for r in rules]})
-        rule = alt.Chart(marks).encode(x=alt.X(f"{x}:Q", scale=scale))
-        layers += [
-            rule.mark_rule(strokeDash=[6, 4], color="#111827"),
-            rule.mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827").encode(text="label:N"),
-        ]
-    return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=list(subtitle)),
-        height=300,
-        config=CONFIG,
-        description=description or title,
-        autosize=FIT_X,
-    )
+    layers = [lines, *(marked_rules(x, rules, scale) if rules else [])]
+    return titled_layers(layers, title, list(subtitle), 300, CONFIG, description)
 
 
 def grid_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:

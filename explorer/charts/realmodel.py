@@ -15,7 +15,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import FIT_X, chart_config
+from explorer.charts.lab import marked_rules, titled_layers
+from explorer.charts.style import chart_config
 from explorer.text import realmodel as realtext
 from posenc import stats
 from posenc.realmodel.analysis import chunk_means
@@ -37,10 +38,8 @@ SPREAD = "variance across keys (what softmax compares)"
 
 
 def _finish(layers: Sequence[Any], title: str, subtitle: str | Sequence[str], height: int) -> alt.TopLevelMixin:
-    """The layers as one chart with its title (also its description), height, CONFIG and FIT_X."""
-    return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=subtitle or ""), height=height, config=CONFIG, description=title, autosize=FIT_X
-    )
+    """The layers as one chart with its title (also its description), height and CONFIG."""
+    return titled_layers(layers, title, subtitle or "", height, CONFIG)
 
 
 def pair_frame(
@@ -267,13 +266,7 @@ def loss_chart(
         )
     ]
     if trained is not None and len(frame) and frame["position"].max() > trained:
-        mark = pd.DataFrame({"position": [trained], "label": [f"trained length {trained:,}"]})
-        layers.append(alt.Chart(mark).mark_rule(strokeDash=[6, 4], color="#111827").encode(x="position:Q"))
-        layers.append(
-            alt.Chart(mark)
-            .mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827")
-            .encode(x="position:Q", text="label:N")
-        )
+        layers += marked_rules("position", [(trained, f"trained length {trained:,}")])
     return _finish(layers, title, subtitle, HEIGHT)
 
 

@@ -31,7 +31,7 @@ def _sequence(task: str, length: int) -> np.ndarray:
 
 
 def _layer_inputs(tiny: Any, tokens: np.ndarray) -> list[Any]:
-    """The residual stream entering each layer, and the tokens' attention maps (one forward pass)."""
+    """The residual stream entering each layer (one forward pass)."""
     import torch
 
     seen: list[Any] = []

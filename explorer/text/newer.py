@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from explorer.text.lab import Shown, _verdicts, count_text, multiplicity_note, shown, summary_rows
-from posenc.lab import NEWER, TASKS, learned_rule
+from posenc.lab import NEWER, learned_rule
 
 INTRO = (
     "Six position designs from 2024–26, each trained here from scratch beside RoPE in the lab's tiny model "
@@ -155,7 +155,7 @@ def grid_chart(s: Shown, *, past: bool) -> dict[str, Any]:
     where = "positions past L only" if past else "every scored token"
     unlearned = [m for m in rows_of(s) if not s.learned.get(m, False)]
     return {
-        "title": f"{TASKS[s.task].label if s.task in TASKS else s.task}",
+        "title": s.task_label,
         "subtitle": [
             f"{s.quantity} by length ({where}), L = {s.train_len}: mean over {seed_text} seeds [95 % interval]",
             f"greyed: did not learn the task inside L ({', '.join(unlearned)})"

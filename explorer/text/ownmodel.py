@@ -12,6 +12,7 @@ import pandas as pd
 
 from explorer.notices import escape_markdown
 from explorer.text import count
+from explorer.text.lab import _spans
 from posenc import realmodel
 from posenc.realmodel import ModelFacts
 
@@ -21,14 +22,8 @@ def _num(x: float) -> str:
 
 
 def _layers(layers: list[int]) -> str:
-    """[0, 1, 2, 4] -> '0–2, 4'"""
-    spans: list[list[int]] = []
-    for i in layers:
-        if spans and i == spans[-1][1] + 1:
-            spans[-1][1] = i
-        else:
-            spans.append([i, i])
-    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in spans)
+    """[0, 1, 2, 4] -> '0–2, 4': runs of consecutive numbers merged as the lab merges adjacent bins."""
+    return ", ".join(f"{a}" if b == a + 1 else f"{a}–{b - 1}" for a, b in _spans([(i, i + 1) for i in layers]))
 
 
 def block_text(block: Mapping[str, Any]) -> str:
