@@ -224,7 +224,6 @@ def per_pair_chart(
     subtitle: str | Sequence[str],
     y_title: str,
     colors: Mapping[str, str],
-    log_y: bool = True,
     y_log_base: int = 10,
     y_fractions: bool = False,
     hrules: Sequence[Rule] = (),
@@ -234,9 +233,8 @@ def per_pair_chart(
     categories: np.ndarray | None = None,
     category_title: str = "",
     category_colors: Mapping[str, str] | None = None,
-    height: int = HEIGHT,
 ) -> alt.LayerChart:
-    """One value per pair j, one line (with points) per entry of `series`.
+    """One value per pair j, one line (with points) per entry of `series`, on a log y axis.
 
     highlight      boolean mask over pairs: those points of `highlight_series` (default: the last
                    series) get a red ring.
@@ -253,16 +251,12 @@ def per_pair_chart(
         ignore_index=True,
     )
     x = _pair_x()
-    drawable = np.ones(len(frame), dtype=bool)
-    if log_y:
-        # a pair with frequency 0 (proportional RoPE's unrotated pairs) has no point on a log axis
-        drawable = np.isfinite(frame["value"].to_numpy()) & (frame["value"].to_numpy() > 0)
-        frame = frame[drawable]
-        span = np.concatenate([frame["value"].to_numpy(), [r[0] for r in hrules]])
-        axis, domain = log_axis(span.min(), span.max(), base=y_log_base, fractions=y_fractions)
-        y = alt.Y("value:Q", title=y_title, axis=axis, scale=alt.Scale(type="log", domain=domain, nice=False))
-    else:
-        y = alt.Y("value:Q", title=y_title)
+    # a pair with frequency 0 (proportional RoPE's unrotated pairs) has no point on a log axis
+    drawable = np.isfinite(frame["value"].to_numpy()) & (frame["value"].to_numpy() > 0)
+    frame = frame[drawable]
+    span = np.concatenate([frame["value"].to_numpy(), [r[0] for r in hrules]])
+    axis, domain = log_axis(span.min(), span.max(), base=y_log_base, fractions=y_fractions)
+    y = alt.Y("value:Q", title=y_title, axis=axis, scale=alt.Scale(type="log", domain=domain, nice=False))
     tooltip = _pair_tooltip(y_title)
     layers = []
     if categories is None:
@@ -304,9 +298,9 @@ def per_pair_chart(
         layers.append(
             alt.Chart(ringed).mark_point(size=260, strokeWidth=2.5, color=WARN, opacity=1).encode(x, y, tooltip=tooltip)
         )
-    layers += _rules(hrules, axis="y", log=log_y)
+    layers += _rules(hrules, axis="y", log=True)
     layers += _rules(vrules, axis="x")
-    return _finish(layers, title=title, subtitle=subtitle, height=height, facts={"last_pair": max(n_pairs - 1, 1)})
+    return _finish(layers, title=title, subtitle=subtitle, facts={"last_pair": max(n_pairs - 1, 1)})
 
 
 def line_chart(

@@ -5,7 +5,7 @@
 - `deviation_chart`    the shift test: max |s(m, n) − s(m+t, n+t)| per method on a log axis, with
                        the pass mark drawn as a rule, at the t of its own slider (every t's numbers
                        sent once; `shift_reach` bounds how many)
-- `curve_chart`        one line y(x) with optional log axes and a marked x (used for the
+- `curve_chart`        one line y(x) with an optional log x axis and a marked x (used for the
                        ‖PE(p+k) − R_k·PE(p)‖ residual and for RoFormer's long-term decay bound)
 
 Their words (the headline's phrases, titles with numbers, the page's sentences) are
@@ -346,15 +346,13 @@ def curve_chart(
     title: str,
     subtitle: str | None = None,
     log_x: bool = False,
-    log_y: bool = False,
     y_format: str | None = None,
     mark_x: float | None = None,
     mark_label: str | None = None,
-    color: str = "#1D4ED8",
     width: int = 460,
     height: int = 340,
 ) -> alt.LayerChart:
-    """One line y(x) (with points when there are at most 64), optionally on log axes, with an
+    """One line y(x) (with points when there are at most 64), optionally on a log x axis, with an
     optional vertical rule at `mark_x` labelled `mark_label`.
 
     Keep `y_title` shorter than the plot is tall: a longer axis title overhangs the plot and,
@@ -365,14 +363,13 @@ def curve_chart(
     if log_x and (df[x] <= 0).any():
         raise ValueError(f"a log x axis needs {x} > 0, got min {df[x].min()}")
     x_scale = alt.Scale(type="log", nice=False) if log_x else alt.Scale(zero=False, nice=False)
-    y_scale = alt.Scale(type="log") if log_y else alt.Scale()
     y_axis = alt.Axis(format=y_format) if y_format else alt.Axis()
     x_enc = alt.X(f"{x}:Q").scale(x_scale).title(x_title)
-    y_enc = alt.Y(f"{y}:Q").scale(y_scale).title(y_title).axis(y_axis)
+    y_enc = alt.Y(f"{y}:Q").scale(alt.Scale()).title(y_title).axis(y_axis)
     tooltip = [alt.Tooltip(f"{x}:Q", title=x_title, format="~g"), alt.Tooltip(f"{y}:Q", title=y_title, format=".3e")]
     line = (
         alt.Chart(df)
-        .mark_line(color=color, strokeWidth=2.5, point=len(df) <= 64)
+        .mark_line(color="#1D4ED8", strokeWidth=2.5, point=len(df) <= 64)
         .encode(x=x_enc, y=y_enc, tooltip=tooltip)
     )
     layers = [line]

@@ -44,14 +44,11 @@ def configure(
     axis_title: int = 15,
     title: int = 18,
     subtitle: int = 14,
-    legend_label: int = 14,
     legend_title: int = 14,
     view_stroke: str | None = None,
 ) -> _ChartT:
     """The chart with `chart_config` and these text sizes (one copy of the chart)."""
-    return chart.properties(
-        config=_sized_config(axis_label, axis_title, title, subtitle, legend_label, legend_title, view_stroke)
-    )
+    return chart.properties(config=_sized_config(axis_label, axis_title, title, subtitle, legend_title, view_stroke))
 
 
 @functools.lru_cache(maxsize=32)
@@ -60,7 +57,6 @@ def _sized_config(
     axis_title: int,
     title: int,
     subtitle: int,
-    legend_label: int,
     legend_title: int,
     view_stroke: str | None,
 ) -> alt.Config:
@@ -70,7 +66,7 @@ def _sized_config(
     return chart_config(
         axis={"labelFontSize": axis_label, "titleFontSize": axis_title},
         title={"fontSize": title, "subtitleFontSize": subtitle},
-        legend={"labelFontSize": legend_label, "titleFontSize": legend_title},
+        legend={"titleFontSize": legend_title},  # labels: BASE_CONFIG's
         view={"stroke": view_stroke},
     )
 
