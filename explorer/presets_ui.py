@@ -321,7 +321,7 @@ def same_value(a: Any, b: Any) -> bool:
 def _selected_layer() -> int | None:
     value = st.session_state.get("layer")
     if value is None:
-        value = url_value("layer")
+        value = widgets.url_value("layer")
     return None if value is None else int(value)
 
 
@@ -349,18 +349,6 @@ def _apply_selected(page: str) -> None:
         widgets.set_url_param(name, None if same_value(value, param.default) else param.to_url(value))
 
 
-def url_value(key: str) -> Any:
-    """The registry-parsed URL value of `key`, or None when absent/invalid (the configs page reads its
-    example choice so too)."""
-    raw = widgets.url_values(key)
-    if not raw:
-        return None
-    try:
-        return widgets.get(key).parse(raw)
-    except widgets.ParamError:
-        return None
-
-
 def _sync(page: str) -> None:
     """Before the select is drawn: keep `model` honest (see the module docstring)."""
     state = st.session_state
@@ -372,14 +360,14 @@ def _sync(page: str) -> None:
                     _to_custom()
                     break
         return
-    selected = url_value("model")
+    selected = widgets.url_value("model")
     if selected is None or selected == CUSTOM:
         return
-    if "layer" not in state and url_value("layer") is None and layers_differ(PRESETS[selected]):
+    if "layer" not in state and widgets.url_value("layer") is None and layers_differ(PRESETS[selected]):
         state["layer"] = first_layer(PRESETS[selected])  # the layer select opens where the values come from
     mismatch = False
     for name, value in preset_values(page, selected, _selected_layer()).items():
-        given = url_value(name)
+        given = widgets.url_value(name)
         if given is not None:
             mismatch = mismatch or not same_value(given, value)
         elif name not in state:

@@ -103,12 +103,8 @@ def _url_values() -> dict[str, Any]:
     """Valid registry values in the URL (a shared step link may carry its own)."""
     values = {}
     for key in st.query_params.keys():  # noqa: SIM118 - QueryParams is not a dict
-        if key in _FRAME_KEYS or key not in widgets.PARAMS:
-            continue
-        try:
-            values[key] = widgets.get(key).parse(st.query_params.get_all(key))
-        except widgets.ParamError:
-            continue
+        if key not in _FRAME_KEYS and key in widgets.PARAMS and (value := widgets.url_value(key)) is not None:
+            values[key] = value
     return values
 
 
