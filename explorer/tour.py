@@ -178,14 +178,11 @@ def sidebar_buttons() -> None:
         return
     last = st.session_state.get(_LAST)
     if isinstance(last, int) and 1 <= last <= len(TOUR):
-        if st.sidebar.button(
-            f"Resume tour at step {last}", key="tour_resume", icon=":material/slideshow:", width="stretch"
-        ):
-            enter(last)
-    elif st.sidebar.button(
-        f"Guided tour ({len(TOUR)} steps)", key="tour_start", icon=":material/slideshow:", width="stretch"
-    ):
-        enter(1)
+        label, key, number = f"Resume tour at step {last}", "tour_resume", last
+    else:
+        label, key, number = f"Guided tour ({len(TOUR)} steps)", "tour_start", 1
+    if st.sidebar.button(label, key=key, icon=":material/slideshow:", width="stretch"):
+        enter(number)
 
 
 def panel() -> None:
