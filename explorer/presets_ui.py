@@ -329,9 +329,7 @@ def _apply_model(page: str) -> None:
     """on_change of the model select: open a per-layer model on its `first_layer`, then fill the page."""
     key = st.session_state.get("model", CUSTOM)
     if key in PRESETS and layers_differ(PRESETS[key]):
-        layer = first_layer(PRESETS[key])
-        st.session_state["layer"] = layer
-        widgets.set_url_param("layer", None if layer == widgets.get("layer").default else str(layer))
+        widgets.write("layer", first_layer(PRESETS[key]))
     _apply_selected(page)
 
 
@@ -342,11 +340,9 @@ def _apply_selected(page: str) -> None:
     if key == CUSTOM or key not in PRESETS:
         return
     for name, value in preset_values(page, key, _selected_layer()).items():
-        st.session_state[name] = value
-        # A widget drawn for the first time on the next run (e.g. llama3's keys after a switch from
-        # "linear") does not put a value that came from the session into the address bar: do it here.
-        param = widgets.get(name)
-        widgets.set_url_param(name, None if same_value(value, param.default) else param.to_url(value))
+        # Into the session and the address bar: a widget drawn for the first time on the next run (e.g.
+        # llama3's keys after a switch from "linear") does not put a value from the session there.
+        widgets.write(name, value)
 
 
 def _sync(page: str) -> None:
@@ -380,8 +376,7 @@ def _sync(page: str) -> None:
 
 def _to_custom() -> None:
     """Select "custom" (the default: the URL loses its ``model``)."""
-    st.session_state["model"] = CUSTOM
-    widgets.set_url_param("model", None)
+    widgets.write("model", CUSTOM)
 
 
 def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:
