@@ -31,7 +31,7 @@ def view_values(extra: dict[str, Any] | None = None) -> tuple[dict[str, Any], di
         if key in (PRESENT, "step"):
             continue
         value = state[key] if key in state else widgets.url_value(key)
-        if widgets.get(key).problem(value) is None:  # url_value's None (absent, invalid) never is
+        if widgets.get(key).problem(value) is None:  # None (absent or invalid in the URL) is never valid
             values[key] = value
     values.update(extra or {})
     return values, defaults
