@@ -66,12 +66,10 @@ def dataset_rows(data: Any) -> list[dict[str, Any]]:
     if isinstance(data, (bytes, bytearray, memoryview)):
         table = pa.ipc.open_stream(pa.BufferReader(bytes(data))).read_all()
         # pandas' index travels as a column named __index_level_0__ (Vega never reads it)
-        columns = [c for c in table.column_names if not c.startswith("__index_level_")]
-        table = table.select(columns)
-        return [{k: _json_value(v) for k, v in row.items()} for row in table.to_pylist()]
-    if isinstance(data, list):
-        return [{k: _json_value(v) for k, v in dict(row).items()} for row in data]
-    raise ValueError(f"a dataset must be Arrow bytes or a list of rows, got {type(data).__name__}")
+        data = table.select([c for c in table.column_names if not c.startswith("__index_level_")]).to_pylist()
+    elif not isinstance(data, list):
+        raise ValueError(f"a dataset must be Arrow bytes or a list of rows, got {type(data).__name__}")
+    return [{k: _json_value(v) for k, v in dict(row).items()} for row in data]
 
 
 def _fills_its_column(spec: dict) -> bool:

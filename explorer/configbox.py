@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import presets_ui, widgets
+from explorer import widgets
 from explorer.site import configs as site
 from explorer.text import configs as text
 
@@ -63,7 +63,7 @@ def start() -> None:
             value = (
                 site.decode_text(widgets.get("cfg").parse(raw))
                 if raw
-                else _example(st.session_state.get("cfg_example") or presets_ui.url_value("cfg_example"))
+                else _example(st.session_state.get("cfg_example") or widgets.url_value("cfg_example"))
             )
         except (widgets.ParamError, site.LinkTextError) as exc:
             st.session_state[_LINK_PROBLEM] = exc.reason if isinstance(exc, widgets.ParamError) else str(exc)

@@ -64,11 +64,6 @@ def page_footer(
 
 
 # ------------------------------------------------------------------ tables for page data
-def frame(**columns: Any) -> pd.DataFrame:
-    """A DataFrame from equal-length columns (numpy arrays or lists)."""
-    return pd.DataFrame({name: np.asarray(values) for name, values in columns.items()})
-
-
 def matrix_frame(matrix: Any, *, row: str = "row", column: str = "column") -> pd.DataFrame:
     """A matrix as a table: one line per row index, one column per column index."""
     matrix = np.asarray(matrix)
@@ -98,8 +93,8 @@ def long_matrices(
 
 def extension_frame(ext: Any) -> pd.DataFrame:
     """Context extension's per-pair numbers (an `explorer.ropeblock.Extension`)."""
-    return frame(
-        **{
+    return pd.DataFrame(
+        {
             "pair j": np.arange(ext.inv_freq.size),
             "theta_j (rad/token, trained)": ext.inv_freq,
             "theta'_j (rad/token, scaled)": ext.scaled_inv_freq,

@@ -30,15 +30,8 @@ def view_values(extra: dict[str, Any] | None = None) -> tuple[dict[str, Any], di
     for key in sorted(set(defaults) | set(url_keys)):
         if key in (PRESENT, "step"):
             continue
-        param = widgets.get(key)
-        if key in state:
-            value = state[key]
-        else:
-            try:
-                value = param.parse(st.query_params.get_all(key))
-            except Exception:
-                continue
-        if param.problem(value) is None:
+        value = state[key] if key in state else widgets.url_value(key)
+        if widgets.get(key).problem(value) is None:  # None (absent or invalid in the URL) is never valid
             values[key] = value
     values.update(extra or {})
     return values, defaults

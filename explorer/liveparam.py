@@ -148,7 +148,12 @@ class LiveChart:
         key = self.element_key
         if self.limits:
             (kwargs.get("container") or st).html(ranges_html(key, self.limits))
-        return show_chart(chart, key=key, on_select=_callback(self.name, key, self.keys, self.limits), **kwargs)
+
+        def reported() -> None:  # Streamlit calls it before the rerun, once the browser reported a change
+            state = st.session_state.get(key)
+            report(self.name, self.keys, state.get("selection", {}) if isinstance(state, Mapping) else {}, self.limits)
+
+        return show_chart(chart, key=key, on_select=reported, **kwargs)
 
 
 def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> str:
@@ -188,16 +193,6 @@ def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> st
 def _element_key(name: str, gen: int) -> str:
     """The Streamlit key of live chart `name`'s element in its generation `gen` (`View.gen`)."""
     return f"{name}_{gen}"
-
-
-def _callback(
-    name: str, element_key: str, keys: tuple[str, ...], limits: Mapping[str, Mapping[str, Any]]
-) -> Callable[[], None]:
-    def reported() -> None:  # Streamlit calls it before the rerun, once the browser reported a change
-        state = st.session_state.get(element_key)
-        report(name, keys, state.get("selection", {}) if isinstance(state, Mapping) else {}, limits)
-
-    return reported
 
 
 def report(

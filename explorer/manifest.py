@@ -13,6 +13,7 @@ A page's module is found by name: every module in the `explorer.site` package th
 from __future__ import annotations
 
 import importlib
+import itertools
 import pkgutil
 import re
 from collections.abc import Mapping
@@ -55,14 +56,8 @@ class TourStep(NamedTuple):
 def step_ids(page: Page) -> tuple[str, ...]:
     """The ids of `page`'s tour steps: a step's own ``id``, else ``<slug>-<k>`` for the k-th step
     without one ("compare-1"). Ids never move: new steps go at the end or bring their own id."""
-    ids, k = [], 0
-    for step in page.tour:
-        if step.id:
-            ids.append(step.id)
-        else:
-            k += 1
-            ids.append(f"{page.slug}-{k}")
-    return tuple(ids)
+    unnamed = itertools.count(1)
+    return tuple(step.id or f"{page.slug}-{next(unnamed)}" for step in page.tour)
 
 
 #: The guided tour: every page's steps, in page order. ``?step=<id>`` opens a step by its id (what

@@ -321,7 +321,7 @@ def same_value(a: Any, b: Any) -> bool:
 def _selected_layer() -> int | None:
     value = st.session_state.get("layer")
     if value is None:
-        value = url_value("layer")
+        value = widgets.url_value("layer")
     return None if value is None else int(value)
 
 
@@ -329,9 +329,7 @@ def _apply_model(page: str) -> None:
     """on_change of the model select: open a per-layer model on its `first_layer`, then fill the page."""
     key = st.session_state.get("model", CUSTOM)
     if key in PRESETS and layers_differ(PRESETS[key]):
-        layer = first_layer(PRESETS[key])
-        st.session_state["layer"] = layer
-        widgets.set_url_param("layer", None if layer == widgets.get("layer").default else str(layer))
+        widgets.write("layer", first_layer(PRESETS[key]))
     _apply_selected(page)
 
 
@@ -342,23 +340,9 @@ def _apply_selected(page: str) -> None:
     if key == CUSTOM or key not in PRESETS:
         return
     for name, value in preset_values(page, key, _selected_layer()).items():
-        st.session_state[name] = value
-        # A widget drawn for the first time on the next run (e.g. llama3's keys after a switch from
-        # "linear") does not put a value that came from the session into the address bar: do it here.
-        param = widgets.get(name)
-        widgets.set_url_param(name, None if same_value(value, param.default) else param.to_url(value))
-
-
-def url_value(key: str) -> Any:
-    """The registry-parsed URL value of `key`, or None when absent/invalid (the configs page reads its
-    example choice so too)."""
-    raw = widgets.url_values(key)
-    if not raw:
-        return None
-    try:
-        return widgets.get(key).parse(raw)
-    except widgets.ParamError:
-        return None
+        # Into the session and the address bar: a widget drawn for the first time on the next run (e.g.
+        # llama3's keys after a switch from "linear") does not put a value from the session there.
+        widgets.write(name, value)
 
 
 def _sync(page: str) -> None:
@@ -372,14 +356,14 @@ def _sync(page: str) -> None:
                     _to_custom()
                     break
         return
-    selected = url_value("model")
+    selected = widgets.url_value("model")
     if selected is None or selected == CUSTOM:
         return
-    if "layer" not in state and url_value("layer") is None and layers_differ(PRESETS[selected]):
+    if "layer" not in state and widgets.url_value("layer") is None and layers_differ(PRESETS[selected]):
         state["layer"] = first_layer(PRESETS[selected])  # the layer select opens where the values come from
     mismatch = False
     for name, value in preset_values(page, selected, _selected_layer()).items():
-        given = url_value(name)
+        given = widgets.url_value(name)
         if given is not None:
             mismatch = mismatch or not same_value(given, value)
         elif name not in state:
@@ -392,8 +376,7 @@ def _sync(page: str) -> None:
 
 def _to_custom() -> None:
     """Select "custom" (the default: the URL loses its ``model``)."""
-    st.session_state["model"] = CUSTOM
-    widgets.set_url_param("model", None)
+    widgets.write("model", CUSTOM)
 
 
 def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:

@@ -103,12 +103,8 @@ def _url_values() -> dict[str, Any]:
     """Valid registry values in the URL (a shared step link may carry its own)."""
     values = {}
     for key in st.query_params.keys():  # noqa: SIM118 - QueryParams is not a dict
-        if key in _FRAME_KEYS or key not in widgets.PARAMS:
-            continue
-        try:
-            values[key] = widgets.get(key).parse(st.query_params.get_all(key))
-        except widgets.ParamError:
-            continue
+        if key not in _FRAME_KEYS and key in widgets.PARAMS and (value := widgets.url_value(key)) is not None:
+            values[key] = value
     return values
 
 
@@ -182,14 +178,11 @@ def sidebar_buttons() -> None:
         return
     last = st.session_state.get(_LAST)
     if isinstance(last, int) and 1 <= last <= len(TOUR):
-        if st.sidebar.button(
-            f"Resume tour at step {last}", key="tour_resume", icon=":material/slideshow:", width="stretch"
-        ):
-            enter(last)
-    elif st.sidebar.button(
-        f"Guided tour ({len(TOUR)} steps)", key="tour_start", icon=":material/slideshow:", width="stretch"
-    ):
-        enter(1)
+        label, key, number = f"Resume tour at step {last}", "tour_resume", last
+    else:
+        label, key, number = f"Guided tour ({len(TOUR)} steps)", "tour_start", 1
+    if st.sidebar.button(label, key=key, icon=":material/slideshow:", width="stretch"):
+        enter(number)
 
 
 def panel() -> None:

@@ -61,6 +61,7 @@ __all__ = [
     "register",
     "set_url_param",
     "show_url_notices",
+    "url_value",
     "url_values",
     "value",
     "widget",
@@ -108,6 +109,18 @@ def url_values(key: str) -> list[str]:
         return list(st.query_params.get_all(key))
     except Exception:
         return []
+
+
+def url_value(key: str) -> Any:
+    """The registry-parsed URL value of `key`, or None when absent or invalid (no parameter's
+    value is None)."""
+    raw = url_values(key)
+    if not raw:
+        return None
+    try:
+        return get(key).parse(raw)
+    except ParamError:
+        return None
 
 
 def page_defaults() -> dict[str, Any]:

@@ -62,6 +62,5 @@ PAGE = Page(
         max_query={"d_model": "2048", "base": "1000000", "n_clocks": "64", "m": "8192"},
         # no Streamlit slider left: d, b, the clocks and p are the chart's own (bench/press_in_browser.py)
         slider=None,
-        slider_chart=0,
     ),
 )

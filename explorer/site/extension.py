@@ -94,7 +94,6 @@ PAGE = Page(
             "ext_view": "Precision",
         },
         slider="head_dim",
-        slider_chart=0,
     ),
     presets=True,
 )

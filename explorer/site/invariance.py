@@ -140,7 +140,6 @@ PAGE = Page(
             "seed": "9999",
         },
         slider="seq_len",
-        slider_chart=0,
     ),
     presets=True,
 )

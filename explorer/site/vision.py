@@ -183,6 +183,5 @@ PAGE = Page(
             "vis_frame": "15",
         },
         slider="vis_frames",  # the video's length: the grid, the query and the frame are the chart's own sliders
-        slider_chart=0,
     ),
 )
