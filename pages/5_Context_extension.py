@@ -56,7 +56,7 @@ with st.sidebar:
 
 block = ropeblock.build_rope_block(rope_type, values, base=base, train_len=train_len, head_dim=head_dim)
 block = presets_ui.preset_block(block, preset)  # a LongRoPE preset's published lists
-ext = compute.extension(block, head_dim, train_len, target_len)
+ext = compute.extension(block, head_dim, train_len=train_len, target_len=target_len)
 used_type = posenc.rope_type_of(ext.block)
 if ext.error:
     st.error(text.invalid_block(escape_markdown(ext.error)), icon=":material/error:")

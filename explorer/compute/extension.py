@@ -22,9 +22,7 @@ FLOOR_SCALE, ATTN_SCALE = 8192, 0.1
 PI_POSITIONS = tuple(range(9))
 
 
-@cached(max_entries=64)
-def extension(block: dict, head_dim: int, train_len: int, target_len: int) -> ropeblock.Extension:
-    return ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
+extension = cached(max_entries=64)(ropeblock.extension_data)
 
 
 def factor_sweep(block: dict, head_dim: int, train_len: int, target_len: int) -> ropeblock.FactorSweep | None:
@@ -172,10 +170,8 @@ def proportional_theta(block: dict, head_dim: int, train_len: int) -> np.ndarray
     return posenc.rope_inverse_frequencies(whole, head_dim, max_position_embeddings=train_len)[0]
 
 
-@cached(max_entries=16)
-def phase_errors(scaled_inv_freq, target_len: int):
-    # bfloat16 imports torch (lazily, inside posenc.precision) — only here, only for this chart.
-    return ropeblock.phase_error_curves(scaled_inv_freq, target_len)
+# bfloat16 imports torch (lazily, inside posenc.precision) — only here, only for this chart.
+phase_errors = cached(max_entries=16)(ropeblock.phase_error_curves)
 
 
 def ntk_config_base(block: dict, head_dim: int) -> float:

@@ -21,16 +21,9 @@ EXT_TOKENS = 2048
 TRAIN_TOKENS = 4096
 
 
-@cached(max_entries=2)
-def shipped() -> dict:
-    """data/lab/results.json."""
-    return lab.load_shipped()
-
-
-@cached(max_entries=2)
-def finetune_sweep() -> dict:
-    """data/lab/finetune_sweep.json ({} when absent)."""
-    return lab.load_finetune_sweep()
+#: data/lab/results.json and data/lab/finetune_sweep.json ({} when absent), cached.
+shipped = cached(max_entries=2)(lab.load_shipped)
+finetune_sweep = cached(max_entries=2)(lab.load_finetune_sweep)
 
 
 @cached(max_entries=8)

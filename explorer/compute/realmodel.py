@@ -110,9 +110,7 @@ def live_work(live: str, length: int) -> Callable[[Any], dict]:
 
 
 # ------------------------------------------------------------------------------ results computed in advance
-@cached(max_entries=2)
-def shipped() -> dict:
-    return realmodel.load_shipped()
+shipped = cached(max_entries=2)(realmodel.load_shipped)
 
 
 @cached(max_entries=8)
@@ -131,14 +129,8 @@ def across_sentences() -> list[str]:
 
 
 # ------------------------------------------------------------------------------ a model of your own
-@st.cache_resource(show_spinner=False, max_entries=4)
-def own_facts(path: str) -> realmodel.ModelFacts:
-    return realmodel.read_facts(path)
-
-
-@st.cache_resource(show_spinner=False, max_entries=2)
-def own_model(path: str) -> Any:
-    return realmodel.load(path)
+own_facts = st.cache_resource(show_spinner=False, max_entries=4)(realmodel.read_facts)
+own_model = st.cache_resource(show_spinner=False, max_entries=2)(realmodel.load)
 
 
 @cached(max_entries=8)
