@@ -34,21 +34,15 @@ def typed_vectors(q_text: str, k_text: str) -> tuple[np.ndarray, np.ndarray]:
     return q, k
 
 
-@cached(max_entries=32)
-def seeded_vectors(dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    q, k = posenc.seeded_normal((2, dim), seed=seed)
-    return q, k
-
-
 def query_and_key(source: str, q_text: str | None, k_text: str | None, head_dim: int | None, seed: int):
     """(q, k, None) for the chosen source; typed text that cannot be used gives seeded vectors of
     FALLBACK_DIM entries and the reason: (q, k, message)."""
-    if source != "typed":
-        return (*seeded_vectors(head_dim, seed), None)
+    if source != "typed":  # not cached: microseconds, less than a cache lookup
+        return (*posenc.seeded_normal((2, head_dim), seed=seed), None)
     try:
         return (*typed_vectors(q_text or "", k_text or ""), None)
     except ValueError as err:
-        return (*seeded_vectors(FALLBACK_DIM, seed), str(err))
+        return (*posenc.seeded_normal((2, FALLBACK_DIM), seed=seed), str(err))
 
 
 @cached(max_entries=16)
