@@ -9,14 +9,12 @@ from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
 from explorer.snippets import fill
 from explorer.text.lab import BETA_FAST_DEFAULT
-from posenc.lab import ENCODINGS as lab_encodings
-from posenc.lab import NEWER, PRESET_LEFT_OUT
+from posenc.lab import ENCODINGS, NEWER, PRESET_LEFT_OUT
 from posenc.methods import ROPE_METHODS
 from posenc.models import PRESETS, preset_config
 
 TASKS = ("markov", "kback", "copy", "passkey")
 TRAIN_TASKS = ("markov", "kback", "flipflop")
-ENCODINGS = lab_encodings
 #: The Train tab's sets: the five, each alone, two classic pairs, and RoPE with the newer six (issue #39), each
 #: newer one beside RoPE
 ENCODING_SETS = (

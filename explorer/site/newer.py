@@ -11,11 +11,6 @@ from explorer.snippets import fill
 from explorer.text.newer import ARENA_ORDER, VIEWS
 from posenc.lab import NEWER
 
-#: The picture's tasks: those the newer encodings are shipped on
-TASKS = ARENA_ORDER
-#: The picture's sequence length: a slider's stops
-PICTURE_LENGTHS = (8, 128, 8)
-
 
 def snippet(v: Mapping[str, Any]) -> str:
     return fill(
@@ -45,7 +40,7 @@ print(tiny)
 # python -m posenc.lab --task $task --methods rope,$encoding --until-learned --steps 3000 --out run.json
 """,
         past=v.get("newer_view") == VIEWS[1],
-        tasks=list(TASKS),
+        tasks=list(ARENA_ORDER),
         encoding=str(v["newer_enc"]),
         task=str(v["newer_task"]),
     )
@@ -67,15 +62,15 @@ PAGE = Page(
             "model meets positions it never saw).",
         ),
         Param("newer_enc", "Encoding", "select", NEWER[0], options=NEWER),
-        Param("newer_task", "Task", "radio", TASKS[0], options=TASKS),
+        Param("newer_task", "Task", "radio", ARENA_ORDER[0], options=ARENA_ORDER),
         Param(
             "newer_len",
             "Sequence length",
             "int_slider",
             32,
-            min=PICTURE_LENGTHS[0],
-            max=PICTURE_LENGTHS[1],
-            step=PICTURE_LENGTHS[2],
+            min=8,
+            max=128,
+            step=8,
             help="The one evaluation sequence the picture runs the shipped seed-0 model on (CoPE, PaTH, hybrid).",
         ),
         Param("newer_head", "Head (layer·4 + head)", "int_slider", 0, min=0, max=7),
