@@ -59,15 +59,13 @@ MAX_LINK_CHARS = 8000
 MAX_DECODED_BYTES = 256 * 1024
 _PREFIX = "z"  # the encoding's version: zlib + base64url without padding
 
-#: The examples' keys (the page names them): none, two special ones, then every preset.
-#: The example select's options and what each shows (and writes into the link).
+#: The example select's options (none, two special ones, then every preset) and what each shows (and puts in a link).
 EXAMPLE_LABELS: dict[str, str] = {
     "none": "(choose an example)",
     "rope-block": "A rope block on its own (Llama 3.1's)",
     "broken": "A broken config (to see the messages)",
     **{key: f"{preset.name} (its published config)" for key, preset in PRESETS.items()},
 }
-EXAMPLE_KEYS: tuple[str, ...] = tuple(EXAMPLE_LABELS)
 #: What each example puts in the text box ("none" puts nothing): a preset's published config (its
 #: position-related fields) as the file writes them.
 EXAMPLE_TEXTS: dict[str, str] = {
@@ -175,7 +173,7 @@ PAGE = Page(
             "Start from an example",
             "select",
             "none",
-            options=EXAMPLE_KEYS,
+            options=tuple(EXAMPLE_LABELS),
             labels=EXAMPLE_LABELS,
             aliases={key: (preset.name,) for key, preset in PRESETS.items()},  # ?cfg_example=Gemma 3 4B
             help="Loads an example into the text box; the text box (cfg) wins when the link has both.",

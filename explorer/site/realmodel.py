@@ -12,7 +12,6 @@ from explorer.text import methods
 from posenc.methods import ROPE_METHODS
 from posenc.realmodel import MODEL
 
-TEXTS = ("argparse.py", "textwrap.py", "pasted")
 TEXT_LABELS = {
     "argparse.py": "argparse.py (Python's source)",
     "textwrap.py": "textwrap.py (Python's source)",
@@ -22,7 +21,6 @@ TEXT_LABELS = {
 METHODS = ("norope", *ROPE_METHODS)
 METHOD_LABELS = {"norope": "No rotation at all (NoPE)", **{k: methods.label(k) for k in ROPE_METHODS}}
 #: the live long-context run (the shipped comparison's methods, at factor 2)
-LIVE_METHODS = ("default", "linear:factor=2", "ntk:factor=2", "dynamic:factor=2", "yarn:factor=2", "llama3:factor=2")
 LIVE_LABELS = {
     "default": "no scaling (its own rope)",
     "linear:factor=2": "Linear (PI), factor 2",
@@ -32,7 +30,6 @@ LIVE_LABELS = {
     "llama3:factor=2": "Llama 3.1, factor 2",
 }
 #: the texts of the shipped long-context results (posenc.realmodel.__main__.SHIP_TEXTS)
-LONG_TEXTS = ("argparse.py", "pydoc_data.topics", "typing.py")
 LONG_TEXT_LABELS = {
     "argparse.py": "argparse.py (Python source)",
     "pydoc_data.topics": "pydoc_data.topics (English prose: the reference manual)",
@@ -107,7 +104,7 @@ PAGE = Page(
             "Text",
             "select",
             "argparse.py",
-            options=TEXTS,
+            options=tuple(TEXT_LABELS),
             labels=TEXT_LABELS,
             help="A module of Python's standard library (on every machine with Python), or a text you paste "
             "(a link does not carry a pasted text).",
@@ -181,7 +178,7 @@ PAGE = Page(
             "Rope for a live run",
             "select",
             "yarn:factor=2",
-            options=LIVE_METHODS,
+            options=tuple(LIVE_LABELS),
             labels=LIVE_LABELS,
             help="Run the model with this rope on up to 4,096 tokens of argparse.py, in the server's one-job queue.",
         ),
@@ -191,7 +188,7 @@ PAGE = Page(
             "Text of the results computed in advance",
             "select",
             "argparse.py",
-            options=LONG_TEXTS,
+            options=tuple(LONG_TEXT_LABELS),
             labels=LONG_TEXT_LABELS,
             help="Every Python install has these texts: two modules of the standard library and the reference "
             "manual's topics (pydoc_data.topics).",
