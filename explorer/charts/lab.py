@@ -16,9 +16,10 @@ import pandas as pd
 
 from explorer.charts.style import (
     DEFAULT_TITLE_SIZE,
-    FIT_X,
     chart_config,
     facts_titled,
+    marked_rules,
+    titled_layers,
 )
 from explorer.imagechart import coarse_hover_cells, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
@@ -128,30 +129,6 @@ def curve_chart(
         *marked_rules(x, [(train_len, f"L = {train_len}")], scale),
     ]
     return titled_layers(layers, title, subtitle or "", HEIGHT, CONFIG, description)
-
-
-def marked_rules(field: str, marks: Sequence[tuple[float, str]], scale: Any = alt.Undefined) -> list[alt.Chart]:
-    """A dashed vertical rule at each mark's ``field`` value (L, the trained length, a drop), its label at the top."""
-    frame = pd.DataFrame({field: [m[0] for m in marks], "label": [m[1] for m in marks]})
-    base = alt.Chart(frame).encode(x=alt.X(f"{field}:Q", scale=scale))
-    return [
-        base.mark_rule(strokeDash=[6, 4], color="#111827"),
-        base.mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827").encode(text="label:N"),
-    ]
-
-
-def titled_layers(
-    layers: Sequence[Any], title: str, subtitle: Any, height: int, config: alt.Config, description: str = ""
-) -> alt.TopLevelMixin:
-    """The layers as one chart with its title and subtitle, height, config, description (the title if none) and
-    FIT_X; shared by the lab's, the newer encodings' and the real model's charts."""
-    return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=subtitle),
-        height=height,
-        config=config,
-        description=description or title,
-        autosize=FIT_X,
-    )
 
 
 #: The attention chart's plot, width × height in pixels (it stretches to its column).

@@ -16,8 +16,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.lab import marked_rules, titled_layers
-from explorer.charts.style import FIT_X, chart_config
+from explorer.charts.style import FIT_X, chart_config, marked_rules, titled_layers
 from explorer.imagechart import image_heatmap
 
 #: A cell of a row that did not learn its task, and its text

@@ -15,8 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.lab import marked_rules, titled_layers
-from explorer.charts.style import chart_config
+from explorer.charts.style import chart_config, marked_rules, titled_layers
 from explorer.text import realmodel as realtext
 from posenc import stats
 from posenc.realmodel.analysis import chunk_means
