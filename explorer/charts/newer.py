@@ -97,7 +97,7 @@ class Panel:
 PANEL_SIZE = (460, 380)
 
 
-def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = (), description: str = "") -> alt.TopLevelMixin:
+def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = ()) -> alt.TopLevelMixin:
     """One matrix as an image (`explorer.imagechart.image_heatmap`: one image, not a mark per cell, so a long
     sequence stays light), with its title and the picture's subtitle."""
     m = np.asarray(panel.matrix, dtype=float)
@@ -119,7 +119,7 @@ def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = (), description: st
     )
     return chart.properties(
         title=alt.Title(panel.title, subtitle=list(subtitle), anchor="start", fontSize=16),
-        description=description or panel.title,
+        description=panel.title,
     )
 
 
@@ -133,7 +133,6 @@ def lines_chart(
     subtitle: Sequence[str] = (),
     rules: Sequence[tuple[float, str]] = (),
     log_x: bool = False,
-    description: str = "",
 ) -> alt.TopLevelMixin:
     """Lines of ``y`` against ``x``, one per ``series``, with labelled vertical rules (the drop, L)."""
     scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
@@ -148,7 +147,7 @@ def lines_chart(
         )
     )
     layers = [lines, *(marked_rules(x, rules, scale) if rules else [])]
-    return titled_layers(layers, title, list(subtitle), 300, CONFIG, description)
+    return titled_layers(layers, title, list(subtitle), 300, CONFIG)
 
 
 def grid_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
