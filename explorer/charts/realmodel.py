@@ -275,19 +275,9 @@ def passkey_frame(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> pd.
     rows = []
     for name, per in summary.items():
         for n, cell in per.items():
-            lo, hi = stats.wilson_interval(int(cell["found"]), int(cell["trials"]))
-            rows.append(
-                {
-                    "rope": name,
-                    "length": int(n),
-                    "found": int(cell["found"]),
-                    "trials": int(cell["trials"]),
-                    "rate": cell["found"] / max(1, cell["trials"]),
-                    "low": lo,
-                    "high": hi,
-                    "text": f"{cell['found']} of {cell['trials']}",
-                }
-            )
+            found, trials = cell["found"], cell["trials"]
+            lo, hi = stats.wilson_interval(int(found), int(trials))
+            rows.append((name, int(n), int(found), int(trials), found / max(1, trials), lo, hi, f"{found} of {trials}"))
     return pd.DataFrame(rows, columns=["rope", "length", "found", "trials", "rate", "low", "high", "text"])
 
 
