@@ -37,11 +37,9 @@ REF_COLOR = "#64748b"
 #: two-column legend do not squash it)
 HEIGHT = 300
 CONFIG = chart_config(
-    title={"fontSize": 18, "subtitleFontSize": 14, "offset": 10},
+    title={"offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},
     legend={  # two columns where four do not fit (a phone)
-        "labelFontSize": 14,
-        "titleFontSize": 14,
         "orient": "bottom",
         "labelLimit": 400,
         "columns": {"expr": "width < 560 ? 2 : 4"},

@@ -24,8 +24,8 @@ UNLEARNED_FILL, UNLEARNED_TEXT = "#e2e8f0", "#475569"
 #: Each cell's height in pixels (two lines of text)
 CELL_HEIGHT = 44
 CONFIG = chart_config(
-    title={"fontSize": 18, "subtitleFontSize": 13, "offset": 10, "anchor": "start"},
-    axis={"labelFontSize": 14, "titleFontSize": 14, "grid": False, "domain": False, "ticks": False},
+    title={"subtitleFontSize": 13, "offset": 10},
+    axis={"titleFontSize": 14, "grid": False, "domain": False, "ticks": False},
     legend={"orient": "bottom", "titleFontSize": 13, "labelFontSize": 12},
 )
 

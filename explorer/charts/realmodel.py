@@ -22,9 +22,9 @@ from posenc.realmodel.analysis import chunk_means
 
 HEIGHT = 380
 CONFIG = chart_config(
-    title={"fontSize": 18, "subtitleFontSize": 14, "offset": 10},
+    title={"offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},
-    legend={"labelFontSize": 14, "titleFontSize": 14, "orient": "bottom", "labelLimit": 300, "columns": 2},
+    legend={"orient": "bottom", "labelLimit": 300, "columns": 2},
 )
 TURNS = {True: "turns in training", False: "never turns in training"}
 TURN_COLORS = ("#2563eb", "#ea580c")  # blue: turns; orange: never does
