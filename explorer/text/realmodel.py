@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from explorer.notices import escape_markdown
-from explorer.text import methods
+from explorer.text import count, methods
 from posenc import realmodel, stats
 from posenc.realmodel import HeadRules, ModelFacts
 
@@ -45,11 +45,6 @@ def _runs(n: int, chunk: int) -> str:
     return f"resampling runs of {b} neighbouring {chunk}-token chunks" if b > 1 else f"over {chunk}-token chunks"
 
 
-def _span(pairs: Sequence[int] | np.ndarray) -> str:
-    pairs = list(pairs)
-    return f"j = {pairs[0]}" if len(pairs) == 1 else f"j = {pairs[0]}–{pairs[-1]}"
-
-
 def slow_pairs(facts: ModelFacts) -> np.ndarray:
     """Pairs that never complete a turn within the trained length (wavelength > L)."""
     return facts.turns_in_training() < 1
@@ -70,6 +65,7 @@ def frequency_notes(
     slow = slow_pairs(facts)
     lam = facts.wavelengths()
     idx = np.flatnonzero(slow)
+    span = f"{idx[0]}" if idx.size == 1 else f"{idx[0]}–{idx[-1]}"
     est, lo, hi = interval
     uniform = slow.mean()
     per_pair = np.asarray(products).sum(axis=(0, 1))
@@ -86,7 +82,7 @@ def frequency_notes(
     else:
         verdict = f"not distinguishable from the {_pct(uniform)} of an even spread over the {facts.pairs} pairs"
     notes = [
-        f"The {idx.size} slowest pairs ({_span(idx)}, wavelengths {lam[idx[0]]:,.0f}–{lam[idx[-1]]:,.0f} tokens) never "
+        f"The {idx.size} slowest pairs (j = {span}, wavelengths {lam[idx[0]]:,.0f}–{lam[idx[-1]]:,.0f} tokens) never "
         f"complete a turn in the {facts.trained_length:,} trained tokens. Over all {facts.layers} layers and "
         f"{facts.layers * facts.q_heads} query heads they carry **{_pct(est)}** of the q·k norm product "
         f"({_interval(lo, hi, _pct)}, resampling blocks of {block} of the {tokens} tokens): {verdict}. The product "
@@ -700,7 +696,7 @@ def change_captions(method: str) -> list[str]:
 
 def long_caption(facts: ModelFacts, texts: int) -> str:
     return (
-        f"Numbers from {texts} text{'s' if texts != 1 else ''} and one small model: each interval covers where in its "
+        f"Numbers from {count(texts, 'text')} and one small model: each interval covers where in its "
         f"text the tokens fall, not other texts or models. The papers' scaled models (Chen et al. 2023, Peng et al. "
         f"2023) were fine-tuned at the longer length; these are not, and a {facts.parameters} model may miss things a "
         "larger one finds."
