@@ -219,11 +219,13 @@ def _range(values: Sequence[float]) -> str:
     return f"from {_nats(min(values))} to {_nats(max(values))}" if len(values) > 1 else _nats(values[0])
 
 
-def _verdicts(intervals: Sequence[tuple[float, float, float]], up: str, down: str) -> str:
-    n = len(intervals)
-    counts = {up: sum(lo > 0 for _, lo, _ in intervals), down: sum(hi < 0 for _, _, hi in intervals)}
+def _verdicts(by_text: Sequence[tuple[str, tuple[float, float, float]]], up: str, down: str) -> str:
+    """Each text's estimate with its interval, then on how many texts it is ``up``, ``down`` or neither."""
+    n = len(by_text)
+    counts = {up: sum(e[1] > 0 for _, e in by_text), down: sum(e[2] < 0 for _, e in by_text)}
     counts["not distinguishable"] = n - counts[up] - counts[down]
-    return ", ".join(f"{word} on {k}" for word, k in counts.items() if k) + f" of the {n} texts"
+    each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in by_text)
+    return f"{each}: " + ", ".join(f"{word} on {k}" for word, k in counts.items() if k) + f" of the {n} texts"
 
 
 def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) -> list[str]:
@@ -250,10 +252,9 @@ def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) ->
             own.append((t, stats.difference_of_means(base[k:], base[:k], block=block)))
     if own:
         count += len(own)
-        each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in own)
         notes.append(
             f"**{method_label('default')}**, past {trained:,} against its own mean inside (other tokens of the text, so "
-            f"content is mixed in): {each}: {_verdicts([e for _, e in own], 'higher', 'lower')}, "
+            f"content is mixed in): {_verdicts(own, 'higher', 'lower')}, "
             f"{_range([e[0] for _, e in own])} nats per token."
         )
     for m in methods:
@@ -272,12 +273,10 @@ def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) ->
                 single.append((method_label(m), rows[0][0]))
             continue
         count += len(rows)
-        ests = [e[0] for _, e in rows]
-        each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in rows)
         label = dynamic_label(m, length=int(by_text[rows[0][0]]["length"]), trained=trained, label=method_label(m))
         missing = [t for t in names if t not in {r[0] for r in rows}]
         notes.append(
-            f"**{label}**: {each}: {_verdicts([e for _, e in rows], 'higher', 'lower')}, {_range(ests)} nats per token"
+            f"**{label}**: {_verdicts(rows, 'higher', 'lower')}, {_range([e[0] for _, e in rows])} nats per token"
             + (f" (not computed on {', '.join(missing)})" if missing else "")
             + "."
         )
@@ -332,8 +331,7 @@ def control_notes(part: Mapping[str, Any], facts: ModelFacts) -> list[str]:
     diffs = realmodel.control_differences(part)
     est = realmodel.control_estimates(part)
     for m, per in est.items():
-        each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in per.items())
-        notes.append(f"**{method_label(m)}**: {each}: {_verdicts(list(per.values()), 'higher past', 'lower past')}.")
+        notes.append(f"**{method_label(m)}**: {_verdicts(list(per.items()), 'higher past', 'lower past')}.")
     own = est.get("default")
     if own and all(e[1] > 0 for e in own.values()):
         notes.append(
