@@ -441,19 +441,6 @@ def position_rows(s: Shown) -> list[dict[str, Any]]:
     return rows
 
 
-def untested_bins(s: Shown, m: str) -> list[tuple[int, int]]:
-    """The bins past L that the break test skips for ``m``: fewer than min_bin_tokens scored tokens in some seed
-    (at 512 tokens the copy task scores no token before position 128, so its first bins past L are never tested)."""
-    counts, bins = s.entry.get("bin_counts", {}).get(m, {}), s.entry.get("bins", [])
-    need = int(s.settings.get("min_bin_tokens", 1))
-    seeds = list(s.entry.get("per_position", {}).get(m, {}))
-    return [
-        (int(a), int(b))
-        for i, (a, b) in enumerate(bins)
-        if a >= s.train_len and any(counts[k][i] < need for k in seeds)
-    ]
-
-
 def _spans(bins: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """Adjacent [start, end) bins merged: [(64, 96), (96, 128), (480, 512)] -> [(64, 128), (480, 512)]."""
     out: list[tuple[int, int]] = []
@@ -511,7 +498,11 @@ def position_notes(s: Shown) -> list[str]:
         b = break_test(
             [tuple(x) for x in bins], seeds, counts[m], at_l, L, metric=s.metric, worse_by=CLOSE, min_tokens=need
         )
-        skipped = untested_bins(s, m)
+        # the bins past L the test skips: fewer than `need` scored tokens in some seed (at 512 tokens the copy task
+        # scores no token before position 128, so its first bins past L are never tested)
+        skipped = [
+            (int(a), int(b)) for i, (a, b) in enumerate(bins) if a >= L and any(counts[m][k][i] < need for k in seeds)
+        ]
         untested = (
             f" Not tested ({spans_text(skipped)}): fewer than {need:,} scored tokens in some seed."
             if skipped and b.verdict != "no data"
