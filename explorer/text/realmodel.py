@@ -495,13 +495,9 @@ def passkey_comparisons(
 
 
 def passkey_notes(
-    summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
-    labels: Mapping[str, str],
-    trained: int,
-    trials: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    summary: Mapping[str, Mapping[str, Mapping[str, Any]]], labels: Mapping[str, str], trained: int
 ) -> list[str]:
-    """The cells with their Wilson intervals, what one cell can show (:func:`passkey_cell_note`), and with
-    ``trials`` (each key's outcome) every comparison between two ropes as a paired exact test."""
+    """The cells with their Wilson intervals, and what one cell can show (:func:`passkey_cell_note`)."""
     notes = [passkey_cell_note(summary)] if summary else []
     for m, per in summary.items():
         cells = []
@@ -513,8 +509,6 @@ def passkey_notes(
                 f"95 % interval {lo:.2f}–{hi:.2f})"
             )
         notes.append(f"**{labels.get(m, m)}** finds the key " + "; ".join(cells) + ".")
-    if trials:
-        notes += passkey_comparisons(trials, labels, trained)
     own = summary.get("default", {})
     inside = [c for n, c in own.items() if int(n) <= trained]
     if inside and sum(c["found"] for c in inside) < sum(c["trials"] for c in inside):
