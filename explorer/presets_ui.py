@@ -33,7 +33,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import widgets
+from explorer import compat, widgets
 from explorer.ropeblock import LIST_GENERATORS
 from explorer.ropeblock import METHOD_PARAMS as _METHOD_PARAMS
 from explorer.vocabulary import BLOCK_KEY_WIDGETS
@@ -363,7 +363,7 @@ def _sync(page: str) -> None:
         elif name not in state:
             state[name] = value
             if value != widgets.get(name).default:  # show it in the address bar at once
-                widgets.set_url_param(name, widgets.get(name).to_url(value))
+                compat.set_url_param(name, widgets.get(name).to_url(value))
     if mismatch:
         widgets.write("model", CUSTOM)
 
