@@ -53,13 +53,6 @@ def file_name(name: str, suffix: str) -> str:
     return f"posenc_{name}.{suffix}"
 
 
-def _json_value(value: Any) -> Any:
-    """A value as JSON can hold it: non-finite floats become null (as Vega reads a missing value)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 def dataset_rows(data: Any) -> list[dict[str, Any]]:
     """One dataset of Streamlit's spec as JSON rows: Arrow IPC bytes are read with pyarrow; rows
     already in JSON form pass through. Floats keep every bit (JSON writes Python's shortest repr)."""
@@ -69,7 +62,10 @@ def dataset_rows(data: Any) -> list[dict[str, Any]]:
         data = table.select([c for c in table.column_names if not c.startswith("__index_level_")]).to_pylist()
     elif not isinstance(data, list):
         raise ValueError(f"a dataset must be Arrow bytes or a list of rows, got {type(data).__name__}")
-    return [{k: _json_value(v) for k, v in dict(row).items()} for row in data]
+    # non-finite floats become null (JSON cannot hold them; Vega reads null as a missing value)
+    return [
+        {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in dict(row).items()} for row in data
+    ]
 
 
 def _fills_its_column(spec: dict) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import widgets
+from explorer import compat, widgets
 from explorer.site import configs as site
 from explorer.text import configs as text
 
@@ -33,13 +33,13 @@ def _to_link(value: str) -> None:
     """The text into the link (``cfg``), unless it is an example unchanged (``cfg_example`` says it) or too long."""
     encoded = site.encode_text(value)
     if not value.strip() or value == _example():
-        widgets.set_url_param("cfg", None)
+        compat.set_url_param("cfg", None)
     elif len(encoded) > site.MAX_LINK_CHARS:
         st.session_state[_TOO_LONG] = len(encoded)
-        widgets.set_url_param("cfg", None)
+        compat.set_url_param("cfg", None)
     else:
         st.session_state.pop(_TOO_LONG, None)
-        widgets.set_url_param("cfg", encoded)
+        compat.set_url_param("cfg", encoded)
 
 
 def load_example() -> None:
@@ -67,7 +67,7 @@ def start() -> None:
             )
         except (widgets.ParamError, site.LinkTextError) as exc:
             st.session_state[_LINK_PROBLEM] = exc.reason if isinstance(exc, widgets.ParamError) else str(exc)
-            widgets.set_url_param("cfg", None)
+            compat.set_url_param("cfg", None)
         else:
             if value is not None:
                 _fill(value)

@@ -315,7 +315,6 @@ def image_heatmap(
     title: str | None = None,
     y_down: bool = True,
     hover_cells: int = 2500,
-    value_format: str = ".4~g",
 ) -> alt.LayerChart:
     """Draw a 2-D array as one colour-mapped image with real axes, a legend and hover readout.
 
@@ -411,7 +410,7 @@ def image_heatmap(
     tooltip = [
         alt.Tooltip("yv:Q", title=y_title, format="~g"),
         alt.Tooltip("xv:Q", title=x_title, format="~g"),
-        alt.Tooltip("value:Q", title=value_title, format=value_format),
+        alt.Tooltip("value:Q", title=value_title, format=".4~g"),
     ]
     hover = (
         alt.Chart(hover_df)

@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import widgets
+from explorer import compat, widgets
 
 PRESENT = "present"
 _MIRROR = "_explorer_present"  # the mode, carried from page to page (widget state is per page)
@@ -65,12 +65,12 @@ def toggle(presenting: bool) -> bool:
         if given and flag is not None:
             # Canonical form for the bound toggle; an unreadable value is left to widget(),
             # which removes it and shows the usual link notice.
-            widgets.set_url_param(PRESENT, "true" if flag else None)
+            compat.set_url_param(PRESENT, "true" if flag else None)
         if not given or flag is not None:
             state[PRESENT] = presenting
     value = widgets.widget(PRESENT, container=st.sidebar)
     if value and not _url_flag()[0]:  # carried over from the previous page: show it in the URL
-        widgets.set_url_param(PRESENT, "true")
+        compat.set_url_param(PRESENT, "true")
     state[_MIRROR] = bool(value)
     return bool(value)
 

@@ -69,15 +69,6 @@ def ensure_notice_slot() -> None:
         reset_url_notices(st.empty())
 
 
-def _notice_markdown(notices: list[dict[str, str]]) -> str:
-    lines = (
-        f'- **{escape_markdown(n["key"])}** = "{escape_markdown(n["value"])}" '
-        f"{escape_markdown(n['reason'])} — {escape_markdown(n['outcome'])}"
-        for n in notices
-    )
-    return "\n".join(["Some values in the link could not be used:", *lines])
-
-
 def show_url_notices(container: Any = None) -> str | None:
     """Render the recorded URL notices as ONE `st.warning` (text only, never HTML).
 
@@ -87,7 +78,12 @@ def show_url_notices(container: Any = None) -> str | None:
     notices = _notice_state()["notices"]
     if not notices:
         return None
-    body = _notice_markdown(notices)
+    lines = (
+        f'- **{escape_markdown(n["key"])}** = "{escape_markdown(n["value"])}" '
+        f"{escape_markdown(n['reason'])} — {escape_markdown(n['outcome'])}"
+        for n in notices
+    )
+    body = "\n".join(["Some values in the link could not be used:", *lines])
     slot = _notice_state()["slot"] if container is None else None
     target = slot if slot is not None else (container if container is not None else st)
     target.warning(body, icon=":material/link_off:")

@@ -33,7 +33,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import widgets
+from explorer import compat, widgets
 from explorer.ropeblock import LIST_GENERATORS
 from explorer.ropeblock import METHOD_PARAMS as _METHOD_PARAMS
 from explorer.vocabulary import BLOCK_KEY_WIDGETS
@@ -253,12 +253,6 @@ def layers_differ(preset: ModelPreset) -> bool:
     return config_layers_differ(parsed_preset(preset))
 
 
-def first_layer(preset: ModelPreset) -> int:
-    """The layer a per-layer model opens on (`config_first_layer` of its published config). The layer
-    select starts there when the model is picked."""
-    return config_first_layer(parsed_preset(preset))
-
-
 def preset_settings(preset: ModelPreset, layer: int | None = None) -> dict[str, Any]:
     """A preset's fields as the keywords the page functions take (the rope of `layer`, if its layers differ:
     `config_layer_block`, a NoPE layer's nearest RoPE layer's; else the preset's one rope block)."""
@@ -326,10 +320,10 @@ def _selected_layer() -> int | None:
 
 
 def _apply_model(page: str) -> None:
-    """on_change of the model select: open a per-layer model on its `first_layer`, then fill the page."""
+    """on_change of the model select: open a per-layer model on its `config_first_layer`, then fill the page."""
     key = st.session_state.get("model", CUSTOM)
     if key in PRESETS and layers_differ(PRESETS[key]):
-        widgets.write("layer", first_layer(PRESETS[key]))
+        widgets.write("layer", config_first_layer(parsed_preset(PRESETS[key])))
     _apply_selected(page)
 
 
@@ -353,14 +347,14 @@ def _sync(page: str) -> None:
         if selected in PRESETS:
             for name, value in preset_values(page, selected, _selected_layer()).items():
                 if name in state and not same_value(state[name], value):
-                    _to_custom()
+                    widgets.write("model", CUSTOM)  # the default: the URL loses its ``model``
                     break
         return
     selected = widgets.url_value("model")
     if selected is None or selected == CUSTOM:
         return
     if "layer" not in state and widgets.url_value("layer") is None and layers_differ(PRESETS[selected]):
-        state["layer"] = first_layer(PRESETS[selected])  # the layer select opens where the values come from
+        state["layer"] = config_first_layer(parsed_preset(PRESETS[selected]))  # where the values come from
     mismatch = False
     for name, value in preset_values(page, selected, _selected_layer()).items():
         given = widgets.url_value(name)
@@ -369,14 +363,9 @@ def _sync(page: str) -> None:
         elif name not in state:
             state[name] = value
             if value != widgets.get(name).default:  # show it in the address bar at once
-                widgets.set_url_param(name, widgets.get(name).to_url(value))
+                compat.set_url_param(name, widgets.get(name).to_url(value))
     if mismatch:
-        _to_custom()
-
-
-def _to_custom() -> None:
-    """Select "custom" (the default: the URL loses its ``model``)."""
-    widgets.write("model", CUSTOM)
+        widgets.write("model", CUSTOM)
 
 
 def model_picker(page: str, *, container: Any = None) -> ModelPreset | None:

@@ -133,11 +133,6 @@ class Extension:
     af_curve: np.ndarray | None  # attention factor of this block at each s (None: no factor)
 
 
-def _distances(target_len: int, n: int = 700) -> np.ndarray:
-    """Integer distances 1 … target_len, log-spaced (dense where the fast pairs oscillate)."""
-    return np.unique(np.round(np.geomspace(1, target_len, n)))
-
-
 def extension_data(block: Mapping[str, Any], head_dim: int, *, train_len: int, target_len: int) -> Extension:
     """posenc's view of a rope block at the target length.
 
@@ -182,7 +177,8 @@ def extension_data(block: Mapping[str, Any], head_dim: int, *, train_len: int, t
             **{name: block.get(name, yarn.key(name).default) for name in ("beta_fast", "beta_slow", "truncate")},
         )
 
-    distances = _distances(target_len)
+    # integer distances 1 … T, log-spaced (dense where the fast pairs oscillate)
+    distances = np.unique(np.round(np.geomspace(1, target_len, 700)))
     af_curve = None
     if "factor" in block:
         af_curve = np.array(

@@ -28,7 +28,7 @@ from typing import Any
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from explorer import current, widgets
+from explorer import compat, current, widgets
 from explorer.manifest import TOUR, TourStep
 
 __all__ = [
@@ -150,7 +150,7 @@ def open_view(page: str, values: Mapping[str, Any], *, query: Mapping[str, str] 
         # otherwise seed the widgets again.
         for key in list(st.query_params.keys()):
             if key in widgets.PARAMS and key not in _FRAME_KEYS:
-                widgets.set_url_param(key, None)
+                compat.set_url_param(key, None)
         for key, value in (query or {}).items():
             st.query_params[key] = value
         st.rerun()
@@ -169,7 +169,7 @@ def flush_pending_url() -> None:
     for key, value in pending["values"].items():
         param = widgets.get(key)
         if key in st.session_state and param.problem(value) is None and value != param.default:
-            widgets.set_url_param(key, param.to_url(value))
+            compat.set_url_param(key, param.to_url(value))
 
 
 def sidebar_buttons() -> None:

@@ -59,7 +59,6 @@ __all__ = [
     "get",
     "page_defaults",
     "register",
-    "set_url_param",
     "show_url_notices",
     "url_value",
     "url_values",
@@ -69,8 +68,6 @@ __all__ = [
 ]
 
 _SIGNATURES_STATE_KEY = "_explorer_widget_signatures"
-#: Rewrites a query parameter, bound or not (re-exported from the compatibility module).
-set_url_param = compat.set_url_param
 
 # ---------------------------------------------------------------------------------- registry
 PARAMS: dict[str, Param] = {}
@@ -166,7 +163,7 @@ def _reconcile(registered: Param, param: Param) -> Any:
         try:
             value = registered.parse(raw)
         except ParamError as err:
-            set_url_param(key, None)
+            compat.set_url_param(key, None)
             if in_state:
                 del st.session_state[key]
             record_notice(key, raw, err.reason, f"used the default, {param.to_url(param.default)}")
@@ -182,9 +179,9 @@ def _reconcile(registered: Param, param: Param) -> Any:
         canonical = param.to_url(clamped)
         if clamped == param.default:
             if clamped != value or raw != [canonical]:
-                set_url_param(key, None)
+                compat.set_url_param(key, None)
         elif raw != [canonical]:
-            set_url_param(key, canonical)
+            compat.set_url_param(key, canonical)
         return clamped
 
     if not in_state:
@@ -196,7 +193,7 @@ def _reconcile(registered: Param, param: Param) -> Any:
     if clamped != state_value or signature_changed:
         st.session_state[key] = clamped
     if clamped != state_value:
-        set_url_param(key, None if clamped == param.default else param.to_url(clamped))
+        compat.set_url_param(key, None if clamped == param.default else param.to_url(clamped))
     return _NO_URL_VALUE
 
 
@@ -226,7 +223,7 @@ def value(key: str, **overrides: Any) -> Any:
     # No widget writes it: the link follows the session here (e.g. on arriving from another page).
     wanted = [] if kept == param.default else [param.to_url(kept)]
     if url_values(key) != wanted:
-        set_url_param(key, wanted[0] if wanted else None)
+        compat.set_url_param(key, wanted[0] if wanted else None)
     return kept
 
 
@@ -236,7 +233,7 @@ def write(key: str, new: Any, **overrides: Any) -> Any:
     param = get(key).with_overrides(**overrides)
     kept = param.clamp(new)
     st.session_state[key] = kept
-    set_url_param(key, None if kept == param.default else param.to_url(kept))
+    compat.set_url_param(key, None if kept == param.default else param.to_url(kept))
     return kept
 
 

@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from . import layers as _layers
+from ._validate import _is_real
 from .methods import (
     COMMON_KEYS,
     ORIGINAL_MAX_POSITION_EMBEDDINGS,
@@ -270,10 +271,6 @@ def _short(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
 def _line_col(text: str, index: int) -> tuple[int, int]:
     line = text.count("\n", 0, index) + 1
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
@@ -376,7 +373,7 @@ class _Reader:
         maximum: float | None = None,
         above: float | None = None,
     ):
-        if not _is_number(value):
+        if not _is_real(value):
             hint = ""
             if isinstance(value, str):
                 try:
@@ -859,7 +856,7 @@ class _Reader:
         if any(p.temperature for p in r.layer_plans):
             floor_scale = cfg.get("floor_scale", 8192)
             attn_scale = cfg.get("attn_scale", 0.1)
-            if _is_number(floor_scale) and floor_scale > 0 and _is_number(attn_scale):
+            if _is_real(floor_scale) and floor_scale > 0 and _is_real(attn_scale):
                 r.temperature = {"floor_scale": float(floor_scale), "attn_scale": float(attn_scale)}
 
     # --- sizes ---
@@ -1015,7 +1012,7 @@ class _Reader:
             key, value, what="a number greater than 1 (the RoPE base)", above=1.0, maximum=MAX_ROPE_THETA
         )
         for other_key, other in given[1:]:
-            if _is_number(other) and theta is not None and float(other) != float(theta):
+            if _is_real(other) and theta is not None and float(other) != float(theta):
                 self.warn(other_key, f"differs from {key} ({_show(theta)}); {key} is used")
         self.result.rope_theta = None if theta is None else float(theta)
         return theta
@@ -1168,7 +1165,7 @@ class _Reader:
             return value
         if spec.kind == "float_list":
             return self.factor_list(path, value)
-        if spec.zero_means_unset and _is_number(value) and value == 0:
+        if spec.zero_means_unset and _is_real(value) and value == 0:
             used = f": {spec.absent_means} is used" if spec.default is not None else f" ({spec.absent_means})"
             self.warn(path, f"is 0, which HF transformers reads as 'not set'{used}")
             return _UNSET
@@ -1186,7 +1183,7 @@ class _Reader:
             self.error(path, f"must be a list of numbers (one per rotated pair), got {_show(value)}")
             return None
         for i, item in enumerate(value):
-            if not _is_number(item) or not math.isfinite(float(item)) or float(item) <= 0:
+            if not _is_real(item) or not math.isfinite(float(item)) or float(item) <= 0:
                 self.error(path, f"entry {i} must be a positive number, got {_show(item)}")
                 return None
         r = self.result

@@ -170,10 +170,7 @@ def layer_frame(parsed) -> pd.DataFrame:
     rows = []
     for i, plan in enumerate(parsed.layer_plans):
         block = parsed.layer_block(i)
-        if plan.attention == "full":
-            span = "full attention"
-        else:
-            span = f"{plan.attention} ({plan.window:,} tokens)"
+        span = "full attention" if plan.attention == "full" else f"{plan.attention} ({plan.window:,} tokens)"
         rows.append(
             {
                 "layer": plan.index,

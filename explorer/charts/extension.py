@@ -349,14 +349,8 @@ def line_chart(
     tooltip = _curve_tooltip(x_title, y_title)
     layers = [alt.Chart(frame).mark_line(strokeWidth=2.5).encode(x, y, color, dash, tooltip=tooltip)]
     if marks:
-        mark_frame = pd.DataFrame(
-            {
-                "x": [float(v[0]) for v in marks.values()],
-                "y": [float(v[1]) for v in marks.values()],
-                "label": list(marks),
-            }
-        )
-        mark_base = alt.Chart(mark_frame)
+        rows = [(float(x), float(y), name) for name, (x, y) in marks.items()]
+        mark_base = alt.Chart(pd.DataFrame(rows, columns=["x", "y", "label"]))
         layers.append(mark_base.mark_point(filled=True, size=160, color=WARN, opacity=1).encode(x, y))
         layers.append(
             mark_base.mark_text(align="right", dx=-10, dy=-14, fontSize=15, color=WARN, fontWeight="bold").encode(

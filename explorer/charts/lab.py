@@ -16,9 +16,10 @@ import pandas as pd
 
 from explorer.charts.style import (
     DEFAULT_TITLE_SIZE,
-    FIT_X,
     chart_config,
     facts_titled,
+    marked_rules,
+    titled_layers,
 )
 from explorer.imagechart import coarse_hover_cells, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
@@ -36,11 +37,9 @@ REF_COLOR = "#64748b"
 #: two-column legend do not squash it)
 HEIGHT = 300
 CONFIG = chart_config(
-    title={"fontSize": 18, "subtitleFontSize": 14, "offset": 10},
+    title={"offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},
     legend={  # two columns where four do not fit (a phone)
-        "labelFontSize": 14,
-        "titleFontSize": 14,
         "orient": "bottom",
         "labelLimit": 400,
         "columns": {"expr": "width < 560 ? 2 : 4"},
@@ -130,30 +129,6 @@ def curve_chart(
     return titled_layers(layers, title, subtitle or "", HEIGHT, CONFIG, description)
 
 
-def marked_rules(field: str, marks: Sequence[tuple[float, str]], scale: Any = alt.Undefined) -> list[alt.Chart]:
-    """A dashed vertical rule at each mark's ``field`` value (L, the trained length, a drop), its label at the top."""
-    frame = pd.DataFrame({field: [m[0] for m in marks], "label": [m[1] for m in marks]})
-    base = alt.Chart(frame).encode(x=alt.X(f"{field}:Q", scale=scale))
-    return [
-        base.mark_rule(strokeDash=[6, 4], color="#111827"),
-        base.mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827").encode(text="label:N"),
-    ]
-
-
-def titled_layers(
-    layers: Sequence[Any], title: str, subtitle: Any, height: int, config: alt.Config, description: str = ""
-) -> alt.TopLevelMixin:
-    """The layers as one chart with its title and subtitle, height, config, description (the title if none) and
-    FIT_X; shared by the lab's, the newer encodings' and the real model's charts."""
-    return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle=subtitle),
-        height=height,
-        config=config,
-        description=description or title,
-        autosize=FIT_X,
-    )
-
-
 #: The attention chart's plot, width × height in pixels (it stretches to its column).
 ATTENTION_SIZE = (480, 420)
 
@@ -193,11 +168,10 @@ def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> a
 # ------------------------------------------------------------------------------ the frames the charts draw
 
 
-def rows_frame(rows: Sequence[Mapping[str, Any]], x: str = "length") -> pd.DataFrame:
-    """explorer.text.lab's summary or position rows -> a frame (method, x, value, lo, hi, …) in the given order."""
-    cols = ["method", x, "value", "lo", "hi", "learned"]
+def rows_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """explorer.text.lab's summary or position rows -> a frame (method, length or position, value, lo, hi, …)."""
     frame = pd.DataFrame(list(rows))
-    return frame if not frame.empty else pd.DataFrame(columns=cols)
+    return frame if not frame.empty else pd.DataFrame(columns=["method", "length", "value", "lo", "hi", "learned"])
 
 
 def curves_frame(

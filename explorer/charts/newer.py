@@ -16,8 +16,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.lab import marked_rules, titled_layers
-from explorer.charts.style import FIT_X, chart_config
+from explorer.charts.style import FIT_X, chart_config, marked_rules, titled_layers
 from explorer.imagechart import image_heatmap
 
 #: A cell of a row that did not learn its task, and its text
@@ -25,8 +24,8 @@ UNLEARNED_FILL, UNLEARNED_TEXT = "#e2e8f0", "#475569"
 #: Each cell's height in pixels (two lines of text)
 CELL_HEIGHT = 44
 CONFIG = chart_config(
-    title={"fontSize": 18, "subtitleFontSize": 13, "offset": 10, "anchor": "start"},
-    axis={"labelFontSize": 14, "titleFontSize": 14, "grid": False, "domain": False, "ticks": False},
+    title={"subtitleFontSize": 13, "offset": 10},
+    axis={"titleFontSize": 14, "grid": False, "domain": False, "ticks": False},
     legend={"orient": "bottom", "titleFontSize": 13, "labelFontSize": 12},
 )
 
@@ -98,7 +97,7 @@ class Panel:
 PANEL_SIZE = (460, 380)
 
 
-def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = (), description: str = "") -> alt.TopLevelMixin:
+def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = ()) -> alt.TopLevelMixin:
     """One matrix as an image (`explorer.imagechart.image_heatmap`: one image, not a mark per cell, so a long
     sequence stays light), with its title and the picture's subtitle."""
     m = np.asarray(panel.matrix, dtype=float)
@@ -120,7 +119,7 @@ def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = (), description: st
     )
     return chart.properties(
         title=alt.Title(panel.title, subtitle=list(subtitle), anchor="start", fontSize=16),
-        description=description or panel.title,
+        description=panel.title,
     )
 
 
@@ -134,7 +133,6 @@ def lines_chart(
     subtitle: Sequence[str] = (),
     rules: Sequence[tuple[float, str]] = (),
     log_x: bool = False,
-    description: str = "",
 ) -> alt.TopLevelMixin:
     """Lines of ``y`` against ``x``, one per ``series``, with labelled vertical rules (the drop, L)."""
     scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
@@ -149,7 +147,7 @@ def lines_chart(
         )
     )
     layers = [lines, *(marked_rules(x, rules, scale) if rules else [])]
-    return titled_layers(layers, title, list(subtitle), 300, CONFIG, description)
+    return titled_layers(layers, title, list(subtitle), 300, CONFIG)
 
 
 def grid_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:

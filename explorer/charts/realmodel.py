@@ -15,17 +15,16 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.lab import marked_rules, titled_layers
-from explorer.charts.style import chart_config
+from explorer.charts.style import chart_config, marked_rules, titled_layers
 from explorer.text import realmodel as realtext
 from posenc import stats
 from posenc.realmodel.analysis import chunk_means
 
 HEIGHT = 380
 CONFIG = chart_config(
-    title={"fontSize": 18, "subtitleFontSize": 14, "offset": 10},
+    title={"offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},
-    legend={"labelFontSize": 14, "titleFontSize": 14, "orient": "bottom", "labelLimit": 300, "columns": 2},
+    legend={"orient": "bottom", "labelLimit": 300, "columns": 2},
 )
 TURNS = {True: "turns in training", False: "never turns in training"}
 TURN_COLORS = ("#2563eb", "#ea580c")  # blue: turns; orange: never does
@@ -276,19 +275,9 @@ def passkey_frame(summary: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> pd.
     rows = []
     for name, per in summary.items():
         for n, cell in per.items():
-            lo, hi = stats.wilson_interval(int(cell["found"]), int(cell["trials"]))
-            rows.append(
-                {
-                    "rope": name,
-                    "length": int(n),
-                    "found": int(cell["found"]),
-                    "trials": int(cell["trials"]),
-                    "rate": cell["found"] / max(1, cell["trials"]),
-                    "low": lo,
-                    "high": hi,
-                    "text": f"{cell['found']} of {cell['trials']}",
-                }
-            )
+            found, trials = cell["found"], cell["trials"]
+            lo, hi = stats.wilson_interval(int(found), int(trials))
+            rows.append((name, int(n), int(found), int(trials), found / max(1, trials), lo, hi, f"{found} of {trials}"))
     return pd.DataFrame(rows, columns=["rope", "length", "found", "trials", "rate", "low", "high", "text"])
 
 

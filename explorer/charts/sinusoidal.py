@@ -51,7 +51,6 @@ from explorer.text.sinusoidal import (
     zoom_description,
 )
 
-OVERVIEW_HEIGHT = OVERVIEW_MAX_ROWS
 #: Hover readout of the encoding heatmaps: at most this many invisible cells (each reports the
 #: exact value at its centre). Every one is a mark the browser builds: 2500 made the 8192 × 2048
 #: overview draw ~70 ms slower than 1024 (bench, side by side), for a grid finer than a pointer.
@@ -220,8 +219,6 @@ def encoding_heatmap(
     title: str,
     subtitle: str | list[str] = "",
     value_title: str = "PE(p, i)",
-    height: int = OVERVIEW_HEIGHT,
-    width: int = 900,
     box: tuple[int, int, int, int] | None = None,
 ) -> alt.LayerChart:
     """The encoding PE(p, i) (rows = positions p, columns = dimensions i) as one image with axes,
@@ -245,8 +242,8 @@ def encoding_heatmap(
         value_title=value_title,
         scheme=scheme,
         domain=(-1.0, 1.0),
-        width=width,
-        height=height,
+        width=900,
+        height=OVERVIEW_MAX_ROWS,
         max_pixels=(max(cols, 1), max(rows, 1)),
         hover_cells=ENCODING_HOVER_CELLS,
     )
@@ -396,7 +393,6 @@ def matrix_heatmap(
     kind: str,
     scheme: str,
     d_model: int,
-    size: int = 300,
     subtitle: str | list[str] = "",
 ) -> alt.LayerChart:
     """The first N positions against each other, as one square image.
@@ -432,8 +428,8 @@ def matrix_heatmap(
         value_title=value_title,
         scheme=use_scheme,
         domain=domain,
-        width=size,
-        height=size,
+        width=300,
+        height=300,
         max_pixels=(n, n),
         hover_cells=min(2500, n * n),
     )

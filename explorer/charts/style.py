@@ -11,6 +11,7 @@ import json
 import math
 import re
 import textwrap
+from collections.abc import Sequence
 from typing import Any, Literal, TypeVar
 
 import altair as alt
@@ -108,6 +109,32 @@ def font_scale_param() -> alt.Parameter:
 #: title, legend and axes into the chart's height, so on a phone, where the titles wrap to several
 #: lines, nothing is left of the plot (tests/test_e2e_layout.py measures it).
 FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
+
+
+def marked_rules(field: str, marks: Sequence[tuple[float, str]], scale: Any = alt.Undefined) -> list[alt.Chart]:
+    """A dashed vertical rule at each mark's ``field`` value (L, the trained length, a drop), its label at the top."""
+    frame = pd.DataFrame({field: [m[0] for m in marks], "label": [m[1] for m in marks]})
+    base = alt.Chart(frame).encode(x=alt.X(f"{field}:Q", scale=scale))
+    return [
+        base.mark_rule(strokeDash=[6, 4], color="#111827"),
+        base.mark_text(align="left", dx=4, y=8, fontSize=13, color="#111827").encode(text="label:N"),
+    ]
+
+
+def titled_layers(
+    layers: Sequence[Any], title: str, subtitle: Any, height: int, config: alt.Config, description: str = ""
+) -> alt.TopLevelMixin:
+    """The layers as one chart with its title and subtitle, height, config, description (the title if none) and
+    FIT_X; shared by the lab's, the newer encodings' and the real model's charts."""
+    return alt.layer(*layers).properties(
+        title=alt.Title(title, subtitle=subtitle),
+        height=height,
+        config=config,
+        description=description or title,
+        autosize=FIT_X,
+    )
+
+
 #: Font-size keys anywhere in a Vega-Lite spec (config, axis/legend/title objects, marks).
 FONT_KEYS = frozenset({"fontSize", "labelFontSize", "titleFontSize", "subtitleFontSize"})
 #: The title size of a chart that sets none (`_DEFAULT_SIZES`): what a facts title (`title_facts`)

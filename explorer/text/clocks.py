@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from explorer.text import count
+
 INTRO = (
     "Think of every (sin, cos) pair of the encoding as the hand of a clock. One token further "
     "turns hand j by the same angle θ_j = b^(−2j/d) wherever you are: the first hand by exactly one "
@@ -103,7 +105,7 @@ def clocks_description(position: float, d_model: int, base: float, n_clocks: int
     """The clock chart's description, at its starting settings."""
     return (
         f"Clock hands, starting at position p = {position:g}, head size d = {d_model}, base b = {base:g} and "
-        f"{n_clocks} clock{'' if n_clocks == 1 else 's'} (the in-chart controls change them): one clock per chosen pair j, spread evenly from "
+        f"{count(n_clocks, 'clock')} (the in-chart controls change them): one clock per chosen pair j, spread evenly from "
         "the fastest pair to the slowest, each labelled with j and its wavelength λ_j in tokens. Each hand turns "
         "clockwise by θ_j = b^(−2j/d) radians per token. Below, the odometer: the turns made by every pair at p, "
         "on a log axis, falling from the first pair to the last."

@@ -53,9 +53,8 @@ CLOSE = 0.05  # nats for the loss, accuracy points for accuracy: "within", "brea
 FMT = "{:.3f}"
 #: YaRN's β_fast when a rope block leaves it out (HF's value, declared once in posenc.methods).
 BETA_FAST_DEFAULT = float(ROPE_METHODS["yarn"].key("beta_fast").default)
-#: The five trained encodings the "what to notice" lists compare (the scaled and fine-tuned rows aside).
-LIVE = ENCODINGS
-#: The trained models whose break position the per-position view names.
+#: The trained models the "what to notice" lists compare and whose break position the per-position view names
+#: (the scaled and fine-tuned rows aside).
 BREAKING = (*ENCODINGS, "alibi:heads=8")
 
 Seeds = Mapping[str, Mapping[str, float | None]]  # {seed: {"<len>": value}}
@@ -112,18 +111,13 @@ class Shown:
     def lower_is_better(self) -> bool:
         return self.metric == "loss"
 
-    def interval(self, values: Sequence[float | None], trials: Sequence[int | None] | None = None) -> Interval | None:
-        """Mean over seeds with its 95 % interval (:func:`posenc.lab.seed_interval`: Wilson's for an accuracy,
-        inside [0, 1]; Student's t for a loss)."""
-        return seed_interval(self.metric, values, trials)
-
     def ci(self, m: str, n: int, *, past: bool = False) -> Interval | None:
         values = self._by_seed(m, n, past=past)
         scored = self.entry.get("scored", {}).get(m, {})
         counts = [scored.get(seed, {}).get(str(n)) for seed in values]
         # the scored counts are those of all positions: for past-L figures they are not the trials
         trials = None if past or any(c is None for c in counts) else counts
-        return self.interval(list(values.values()), trials)
+        return seed_interval(self.metric, list(values.values()), trials)
 
     def at(self, m: str, n: int, *, past: bool = False) -> str:
         c = self.ci(m, n, past=past)
@@ -165,11 +159,6 @@ class Shown:
         if good_hi < -CLOSE:
             return "worse"
         return "within" if good_lo > -CLOSE and good_hi < CLOSE else "unclear"
-
-    def held(self, m: str, n0: int, n1: int) -> str:
-        """'within' (the whole interval of the change within ±CLOSE), 'worse' (worse by more than CLOSE,
-        whole interval), 'better' (better by more than CLOSE), or 'unclear'."""
-        return self.size(self.change(m, n0, n1))
 
     def trained_len(self, m: str) -> int:
         return parse_method(m.split(" (")[0]).trained_len(self.train_len)
@@ -374,7 +363,7 @@ def position_chart(s: Shown) -> dict[str, Any]:
     width = int(s.settings.get("bin_width", 1))
     return {
         "x": "position",
-        "x_title": position_title(s.longest, width),
+        "x_title": f"position in one {s.longest}-token evaluation ({width}-token bins)",
         "metric": s.shown_metric,
         "train_len": s.train_len,
         "references": s.references,
@@ -400,17 +389,12 @@ def no_position_curve(task: str) -> str:
 # ------------------------------------------------------------------------------ Length and Per position
 
 
-def learned_notes(s: Shown) -> list[str]:
-    """One note per row that did not learn the task where it was trained."""
-    return [s.not_learned(m) + "." for m in s.runs if not s.learned.get(m, False)]
-
-
 def length_notes(s: Shown) -> list[str]:
     """What to notice under the length charts: the rows that did not learn, then, among the trained
     encodings that did, the best at the longest length and which others it beats (paired intervals)."""
     longest, L = s.longest, s.train_len
-    items = learned_notes(s)
-    ok = [m for m in (*LIVE, "alibi:heads=8") if m in s.runs and s.learned.get(m) and s.ci(m, longest) is not None]
+    items = [s.not_learned(m) + "." for m in s.runs if not s.learned.get(m, False)]
+    ok = [m for m in BREAKING if m in s.runs and s.learned.get(m) and s.ci(m, longest) is not None]
     if len(ok) > 1:
         pick = (min if s.lower_is_better else max)(ok, key=lambda m: s.ci(m, longest).mean)  # type: ignore[union-attr]
         beaten = [m for m in ok if m != pick and s.verdict(s.diff(pick, m, longest)) == "better"]
@@ -429,11 +413,6 @@ def length_notes(s: Shown) -> list[str]:
     return items
 
 
-def position_title(n_pos: int, width: int) -> str:
-    """The per-position chart's x title: one evaluation's length and the bin width."""
-    return f"position in one {n_pos}-token evaluation ({width}-token bins)"
-
-
 def position_rows(s: Shown) -> list[dict[str, Any]]:
     """Per-position bins at the longest length: (method, position, value, lo, hi, learned), mean over seeds
     of bins with at least min_bin_tokens scored tokens in every seed."""
@@ -446,7 +425,7 @@ def position_rows(s: Shown) -> list[dict[str, Any]]:
         for i, (a, b) in enumerate(bins):
             if any(counts[m][k][i] < need for k in seeds):
                 continue
-            c = s.interval([seeds[k][i] for k in seeds])
+            c = seed_interval(s.metric, [seeds[k][i] for k in seeds])
             if c is None:
                 continue
             rows.append(
@@ -460,19 +439,6 @@ def position_rows(s: Shown) -> list[dict[str, Any]]:
                 }
             )
     return rows
-
-
-def untested_bins(s: Shown, m: str) -> list[tuple[int, int]]:
-    """The bins past L that the break test skips for ``m``: fewer than min_bin_tokens scored tokens in some seed
-    (at 512 tokens the copy task scores no token before position 128, so its first bins past L are never tested)."""
-    counts, bins = s.entry.get("bin_counts", {}).get(m, {}), s.entry.get("bins", [])
-    need = int(s.settings.get("min_bin_tokens", 1))
-    seeds = list(s.entry.get("per_position", {}).get(m, {}))
-    return [
-        (int(a), int(b))
-        for i, (a, b) in enumerate(bins)
-        if a >= s.train_len and any(counts[k][i] < need for k in seeds)
-    ]
 
 
 def _spans(bins: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -532,7 +498,11 @@ def position_notes(s: Shown) -> list[str]:
         b = break_test(
             [tuple(x) for x in bins], seeds, counts[m], at_l, L, metric=s.metric, worse_by=CLOSE, min_tokens=need
         )
-        skipped = untested_bins(s, m)
+        # the bins past L the test skips: fewer than `need` scored tokens in some seed (at 512 tokens the copy task
+        # scores no token before position 128, so its first bins past L are never tested)
+        skipped = [
+            (int(a), int(b)) for i, (a, b) in enumerate(bins) if a >= L and any(counts[m][k][i] < need for k in seeds)
+        ]
         untested = (
             f" Not tested ({spans_text(skipped)}): fewer than {need:,} scored tokens in some seed."
             if skipped and b.verdict != "no data"
@@ -1032,7 +1002,7 @@ def _held_line(s: Shown, m: str) -> str:
     if not s.learned.get(m):
         return head + s.not_learned(m) + ".\n"
     L, longest = s.train_len, s.longest
-    said = {"worse": worse, "within": within}.get(s.held(m, L, longest), unclear)
+    said = {"worse": worse, "within": within}.get(s.size(s.change(m, L, longest)), unclear)
     values = _values(s, m, [*(k * L for k in mults), longest])
     return head + before + values + said.format(close=CLOSE, longest=longest, quantity=s.quantity) + "\n"
 
@@ -1047,7 +1017,7 @@ def _alibi_line(s: Shown) -> str:
         if not s.learned.get(m):
             parts.append(s.not_learned(m))
             continue
-        held = s.held(m, L, longest)
+        held = s.size(s.change(m, L, longest))
         parts.append(
             f"**{m}** {_values(s, m, [L, longest])}: "
             + {

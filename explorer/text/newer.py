@@ -263,16 +263,12 @@ def path_caption(p: Mapping[str, Any], head: int) -> str:
     )
 
 
-def _near_share(w: np.ndarray, near: int) -> float:
-    return float(w[-1][-near:].sum())
-
-
 def hybrid_caption(maps: list[np.ndarray], head: int, plan: tuple[str, ...]) -> str:
     """How much of the last query's weight each layer puts on its nearest keys: the nearest 8, or a quarter of a
     shorter sequence (at 8 tokens, "the nearest 8" would be every key)."""
     near = max(1, min(8, maps[0].shape[0] // 4))
     parts = [
-        f"layer {i} ({'RoPE' if kind == 'rope' else 'no position'}) puts {100 * _near_share(w, near):.0f} %"
+        f"layer {i} ({'RoPE' if kind == 'rope' else 'no position'}) puts {100 * float(w[-1][-near:].sum()):.0f} %"
         for i, (w, kind) in enumerate(zip(maps, plan, strict=True))
     ]
     return (

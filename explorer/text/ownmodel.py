@@ -110,7 +110,7 @@ def slow_note(facts: ModelFacts, layer_type: str, products: np.ndarray, *, token
     slow = turns < 1
     n = len(facts.layers_of(layer_type))
     trained = facts.trained_lengths[layer_type]
-    head = f"In its {n} {escape_markdown(layer_type)} layer{'s' if n != 1 else ''}"
+    head = f"In its {count(n, escape_markdown(layer_type) + ' layer')}"
     if not slow.any():
         return f"{head} every pair completes a turn within the {trained:,} trained tokens."
     share = realmodel.share(products, slow)

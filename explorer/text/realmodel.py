@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from explorer.notices import escape_markdown
-from explorer.text import methods
+from explorer.text import count, methods
 from posenc import realmodel, stats
 from posenc.realmodel import HeadRules, ModelFacts
 
@@ -45,11 +45,6 @@ def _runs(n: int, chunk: int) -> str:
     return f"resampling runs of {b} neighbouring {chunk}-token chunks" if b > 1 else f"over {chunk}-token chunks"
 
 
-def _span(pairs: Sequence[int] | np.ndarray) -> str:
-    pairs = list(pairs)
-    return f"j = {pairs[0]}" if len(pairs) == 1 else f"j = {pairs[0]}–{pairs[-1]}"
-
-
 def slow_pairs(facts: ModelFacts) -> np.ndarray:
     """Pairs that never complete a turn within the trained length (wavelength > L)."""
     return facts.turns_in_training() < 1
@@ -70,6 +65,7 @@ def frequency_notes(
     slow = slow_pairs(facts)
     lam = facts.wavelengths()
     idx = np.flatnonzero(slow)
+    span = f"{idx[0]}" if idx.size == 1 else f"{idx[0]}–{idx[-1]}"
     est, lo, hi = interval
     uniform = slow.mean()
     per_pair = np.asarray(products).sum(axis=(0, 1))
@@ -86,7 +82,7 @@ def frequency_notes(
     else:
         verdict = f"not distinguishable from the {_pct(uniform)} of an even spread over the {facts.pairs} pairs"
     notes = [
-        f"The {idx.size} slowest pairs ({_span(idx)}, wavelengths {lam[idx[0]]:,.0f}–{lam[idx[-1]]:,.0f} tokens) never "
+        f"The {idx.size} slowest pairs (j = {span}, wavelengths {lam[idx[0]]:,.0f}–{lam[idx[-1]]:,.0f} tokens) never "
         f"complete a turn in the {facts.trained_length:,} trained tokens. Over all {facts.layers} layers and "
         f"{facts.layers * facts.q_heads} query heads they carry **{_pct(est)}** of the q·k norm product "
         f"({_interval(lo, hi, _pct)}, resampling blocks of {block} of the {tokens} tokens): {verdict}. The product "
@@ -223,11 +219,13 @@ def _range(values: Sequence[float]) -> str:
     return f"from {_nats(min(values))} to {_nats(max(values))}" if len(values) > 1 else _nats(values[0])
 
 
-def _verdicts(intervals: Sequence[tuple[float, float, float]], up: str, down: str) -> str:
-    n = len(intervals)
-    counts = {up: sum(lo > 0 for _, lo, _ in intervals), down: sum(hi < 0 for _, _, hi in intervals)}
+def _verdicts(by_text: Sequence[tuple[str, tuple[float, float, float]]], up: str, down: str) -> str:
+    """Each text's estimate with its interval, then on how many texts it is ``up``, ``down`` or neither."""
+    n = len(by_text)
+    counts = {up: sum(e[1] > 0 for _, e in by_text), down: sum(e[2] < 0 for _, e in by_text)}
     counts["not distinguishable"] = n - counts[up] - counts[down]
-    return ", ".join(f"{word} on {k}" for word, k in counts.items() if k) + f" of the {n} texts"
+    each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in by_text)
+    return f"{each}: " + ", ".join(f"{word} on {k}" for word, k in counts.items() if k) + f" of the {n} texts"
 
 
 def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) -> list[str]:
@@ -254,10 +252,9 @@ def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) ->
             own.append((t, stats.difference_of_means(base[k:], base[:k], block=block)))
     if own:
         count += len(own)
-        each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in own)
         notes.append(
             f"**{method_label('default')}**, past {trained:,} against its own mean inside (other tokens of the text, so "
-            f"content is mixed in): {each}: {_verdicts([e for _, e in own], 'higher', 'lower')}, "
+            f"content is mixed in): {_verdicts(own, 'higher', 'lower')}, "
             f"{_range([e[0] for _, e in own])} nats per token."
         )
     for m in methods:
@@ -276,12 +273,10 @@ def across_notes(by_text: Mapping[str, Mapping[str, Any]], facts: ModelFacts) ->
                 single.append((method_label(m), rows[0][0]))
             continue
         count += len(rows)
-        ests = [e[0] for _, e in rows]
-        each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in rows)
         label = dynamic_label(m, length=int(by_text[rows[0][0]]["length"]), trained=trained, label=method_label(m))
         missing = [t for t in names if t not in {r[0] for r in rows}]
         notes.append(
-            f"**{label}**: {each}: {_verdicts([e for _, e in rows], 'higher', 'lower')}, {_range(ests)} nats per token"
+            f"**{label}**: {_verdicts(rows, 'higher', 'lower')}, {_range([e[0] for _, e in rows])} nats per token"
             + (f" (not computed on {', '.join(missing)})" if missing else "")
             + "."
         )
@@ -336,8 +331,7 @@ def control_notes(part: Mapping[str, Any], facts: ModelFacts) -> list[str]:
     diffs = realmodel.control_differences(part)
     est = realmodel.control_estimates(part)
     for m, per in est.items():
-        each = "; ".join(f"{t} {_nats(e[0])} ({_interval(e[1], e[2])})" for t, e in per.items())
-        notes.append(f"**{method_label(m)}**: {each}: {_verdicts(list(per.values()), 'higher past', 'lower past')}.")
+        notes.append(f"**{method_label(m)}**: {_verdicts(list(per.items()), 'higher past', 'lower past')}.")
     own = est.get("default")
     if own and all(e[1] > 0 for e in own.values()):
         notes.append(
@@ -501,13 +495,9 @@ def passkey_comparisons(
 
 
 def passkey_notes(
-    summary: Mapping[str, Mapping[str, Mapping[str, Any]]],
-    labels: Mapping[str, str],
-    trained: int,
-    trials: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    summary: Mapping[str, Mapping[str, Mapping[str, Any]]], labels: Mapping[str, str], trained: int
 ) -> list[str]:
-    """The cells with their Wilson intervals, what one cell can show (:func:`passkey_cell_note`), and with
-    ``trials`` (each key's outcome) every comparison between two ropes as a paired exact test."""
+    """The cells with their Wilson intervals, and what one cell can show (:func:`passkey_cell_note`)."""
     notes = [passkey_cell_note(summary)] if summary else []
     for m, per in summary.items():
         cells = []
@@ -519,8 +509,6 @@ def passkey_notes(
                 f"95 % interval {lo:.2f}–{hi:.2f})"
             )
         notes.append(f"**{labels.get(m, m)}** finds the key " + "; ".join(cells) + ".")
-    if trials:
-        notes += passkey_comparisons(trials, labels, trained)
     own = summary.get("default", {})
     inside = [c for n, c in own.items() if int(n) <= trained]
     if inside and sum(c["found"] for c in inside) < sum(c["trials"] for c in inside):
@@ -700,7 +688,7 @@ def change_captions(method: str) -> list[str]:
 
 def long_caption(facts: ModelFacts, texts: int) -> str:
     return (
-        f"Numbers from {texts} text{'s' if texts != 1 else ''} and one small model: each interval covers where in its "
+        f"Numbers from {count(texts, 'text')} and one small model: each interval covers where in its "
         f"text the tokens fall, not other texts or models. The papers' scaled models (Chen et al. 2023, Peng et al. "
         f"2023) were fine-tuned at the longer length; these are not, and a {facts.parameters} model may miss things a "
         "larger one finds."

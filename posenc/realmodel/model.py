@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..torch import set_threads  # noqa: F401 (re-exported: the CLI, the app and the bench call model.set_threads)
 from .analysis import HeadRules, head_labels
 from .facts import MAX_TOKENS, MODEL, ModelFacts, cache_dir, check_model_path, gguf_path, read_facts
 from .methods import RealMethod, parse_method
@@ -454,9 +455,3 @@ class RealModel:
             target = torch.as_tensor(np.asarray(answer_ids), device=logp.device)
             correct = bool((logp.argmax(dim=-1) == target).all())
             return correct, float(logp.gather(1, target[:, None]).mean())
-
-
-def set_threads(n: int) -> None:
-    """torch's intra-op threads for this process (the server uses 1: a computation must not take the
-    core the other sessions run on)."""
-    torch.set_num_threads(max(1, int(n)))
