@@ -41,11 +41,11 @@ CHART = '[class*="st-key-cmp_live_"]'
 CANVAS_JS = chart_canvas_js(CHART)  # the chart draws on a canvas (explorer.charts.compare)
 
 
-#: [the x of each panel's rule at L (a rule drawn from the chart's rows, not an axis's), the x scale at L].
+#: [the x of each panel's rule at L (a rule drawn from its own row, not an axis's), the x scale at L].
 RULES_JS = """(L) => { const view = window.posencView; const out = [];
   const walk = (node) => { if (!node) return;
     if (node.items) for (const it of node.items) {
-      if (node.marktype === 'rule' && it.datum && it.datum.method !== undefined) out.push(it.x);
+      if (node.marktype === 'rule' && it.datum && it.datum.at === 'L') out.push(it.x);
       walk(it); } };
   walk(view.scenegraph().root); return [out, view.scale('x')(L)]; }"""
 
@@ -164,9 +164,12 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                         assert [g[0] for g in got] == want["distances"].tolist(), (method, L, T)
                 rules, at_l = tab.evaluate(RULES_JS, L)  # each panel's rule, where the x scale puts L
                 assert rules == [at_l] * len(METHOD_LABELS)
-                assert sorted(t for kind, _, d, t in items if kind == "text" and "method" in d) == sorted(
-                    [f"trained length L = {L:,}"] * 5 + [f"head {h}: slope 1/{2**h} = {slope:g}"]
-                )
+                labels = [t for kind, _, d, t in items if kind == "text" and d.get("at") == "L"]
+                assert labels == [f"trained length L = {L:,}"] * 5
+                # the panels' names (group titles: no datum), in the panels' order, then the chart's title
+                names = [t for kind, _, d, t in items if kind == "text" and not d][: len(METHOD_LABELS)]
+                alibi_name = ["ALiBi", f"head {h}: slope 1/{2**h} = {slope:g}"]
+                assert names == [alibi_name if lbl == "ALiBi" else lbl for lbl in METHOD_LABELS.values()]
                 checked += 1
             assert tried == []
         finally:

@@ -148,6 +148,12 @@ def lengths_expressions(
 #: the sliders, which a row's expression then reads (an expression that computes them itself, with the stops as an
 #: array literal, ran for every row: a third of a press's time).
 L_SIGNAL, T_SIGNAL, B_SIGNAL, SLOPE_SIGNAL = "cmp_l", "cmp_t", "cmp_b", "cmp_slope"
+#: The rule at L and its label draw from one row of their own in every panel: a layer that filtered the chart's rows
+#: for n = 0 ran its filter over every row at every press (two fifths of the expressions a press evaluated).
+ONE_ROW = alt.InlineData(values=[{"at": "L"}])
+#: The curves' stroke width as a style of the chart's config: a mark property is an encoding Vega evaluates for every
+#: point at every press (Streamlit evaluates Vega's expressions through an interpreter), a style is drawn as it is.
+CURVE_STYLE = "cmp_curve"
 
 
 def alibi_expression(slopes) -> tuple[Any, str]:
@@ -179,7 +185,7 @@ def score_by_distance(
     `table` is `score_table`'s without ALiBi, up to the largest T and L the sliders reach (`lengths_expressions`):
     the browser computes ALiBi's column at the head slider's slope (`slopes`, one per head, starting at head
     `head`; `alibi_expression`), folds the table into one curve per method, keeps n < T (the learned table's
-    n < L), moves the rule to L and writes the head's slope in ALiBi's panel, with no server run while a slider
+    n < L), moves the rule to L and writes the head's slope under ALiBi's panel name, with no server run while a slider
     is dragged (issue #36). With `bases` (the base b's options) the table holds the methods that read b at every
     option (`base_column`) and b is a slider too, starting at `base`: the browser picks each one's column. A curve's
     flat runs are drawn from their ends (`drawn_rows`: NoPE's line, and ALiBi's straight one).
@@ -228,6 +234,7 @@ def score_by_distance(
     at_b = live.number(BASE_KEY) if bases is not None else "-1"  # a base column's option: the slider's
     raw = f"datum.reads_b ? datum[datum.method + ' @' + {B_SIGNAL}] : datum.raw"
     slope, alibi_score = alibi_expression(slopes)
+    slope_labels = f"{json.dumps(text.head_slope_labels(slopes))}[{live.number(HEAD_KEY)} - 1]"
     signals = [
         alt.param(name=L_SIGNAL, expr=l_expr),
         alt.param(name=T_SIGNAL, expr=t_expr),
@@ -238,7 +245,7 @@ def score_by_distance(
         alt.Chart()
         # no description or tooltip for each of up to 5 × 4,096 points: the canvas is scaled down to a column
         # narrower than the chart (explorer.assets), where Vega would pick the wrong point under the pointer
-        .mark_line(strokeWidth=2, aria=False)
+        .mark_line(style=CURVE_STYLE, aria=False)
         .encode(
             x=x,
             y=alt.Y("score:Q").title("score s").axis(tickCount=3),
@@ -248,12 +255,11 @@ def score_by_distance(
     )
     # the rule and its label stand at L through expressions (the signals'), not a calculated field: a dataset that
     # rewrites a field of the chart's rows makes Vega copy every row that reaches it (each press's added rows)
-    at_l = [alt.FilterTransform(filter="datum.distance === 0")]  # one row a panel
     x_at_l = alt.XDatum(alt.ExprRef(expr=L_SIGNAL), type="quantitative")
-    rule = alt.Chart(transform=at_l).mark_rule(color=WARN, strokeDash=[6, 4], strokeWidth=2).encode(x=x_at_l)
+    rule = alt.Chart(ONE_ROW).mark_rule(color=WARN, strokeDash=[6, 4], strokeWidth=2).encode(x=x_at_l)
     left_half = f"{L_SIGNAL} < 0.6 * ({T_SIGNAL} - 1)"  # the label right of the rule, else left of it
     note = (
-        alt.Chart(transform=at_l)
+        alt.Chart(ONE_ROW)
         .mark_text(
             align=alt.ExprRef(expr=f"{left_half} ? 'left' : 'right'"),
             dx=alt.ExprRef(expr=f"{left_half} ? 5 : -5"),
@@ -265,21 +271,8 @@ def score_by_distance(
         )
         .encode(x=x_at_l, y=alt.value(2))
     )
-    slope_note = (
-        alt.Chart(transform=[alt.FilterTransform(filter=f"datum.distance === 0 && datum.method === {alibi!r}")])
-        .mark_text(
-            align="left",
-            dx=5,
-            dy=-4,
-            baseline="bottom",
-            fontSize=14,
-            color=INK,
-            text=alt.ExprRef(expr=f"{json.dumps(text.head_slope_labels(slopes))}[{live.number(HEAD_KEY)} - 1]"),
-        )
-        .encode(x=alt.XDatum(0, type="quantitative"), y=alt.value(panel_height))
-    )
     chart = (
-        alt.layer(line, rule, note, slope_note)
+        alt.layer(line, rule, note)
         .properties(width=width, height=panel_height)
         .facet(
             row=alt.Row("method:N")
@@ -293,6 +286,8 @@ def score_by_distance(
                 labelAlign="left",
                 labelOrient="top",
                 labelAnchor="start",
+                # ALiBi's head and slope on a second line of its panel's name (a Vega expression: an array is lines)
+                labelExpr=f"datum.value === {alibi!r} ? [datum.value, {slope_labels}] : datum.value",
             ),
             data=table,
         )
@@ -314,4 +309,6 @@ def score_by_distance(
     # on a canvas: as SVG, each press that shortens T rebuilt every panel's path string many times over (5-6 s
     # from T = 4,096 down to 3,072 in Chromium); a canvas draws the same press in under 100 ms
     chart = chart.properties(usermeta=on_canvas())
-    return configure(chart, title=TITLE_SIZE, subtitle=SUBTITLE_SIZE, view_stroke="#CBD5E1")
+    return configure(
+        chart, title=TITLE_SIZE, subtitle=SUBTITLE_SIZE, view_stroke="#CBD5E1", styles={CURVE_STYLE: {"strokeWidth": 2}}
+    )

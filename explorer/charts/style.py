@@ -47,9 +47,14 @@ def configure(
     subtitle: int = 14,
     legend_title: int = 14,
     view_stroke: str | None = None,
+    styles: dict[str, dict[str, Any]] | None = None,
 ) -> _ChartT:
-    """The chart with `chart_config` and these text sizes (one copy of the chart)."""
-    return chart.properties(config=_sized_config(axis_label, axis_title, title, subtitle, legend_title, view_stroke))
+    """The chart with `chart_config` and these text sizes (one copy of the chart); `styles` adds named mark styles
+    (a mark's ``style=``), which Vega draws without evaluating them for every mark."""
+    config = _sized_config(axis_label, axis_title, title, subtitle, legend_title, view_stroke)
+    if styles:
+        config = alt.Config.from_dict({**config.to_dict(), "style": {**config.to_dict().get("style", {}), **styles}})
+    return chart.properties(config=config)
 
 
 @functools.lru_cache(maxsize=32)
