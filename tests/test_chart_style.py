@@ -98,3 +98,14 @@ def test_a_halo_in_the_cards_colour_stays_the_cards_and_lines_keep_dark_color():
     assert dark["color"] == dark["stroke"] == style.dark_color(halo)
     line = alt.Chart(pd.DataFrame({"x": [0, 1]})).mark_line(color="#DC2626").encode(x="x:Q")
     assert style.style_spec(line.to_dict(), dark=True)["mark"]["color"] == style.dark_color("#DC2626") == "#DC2626"
+
+
+def test_configure_adds_named_styles_to_one_chart_only():
+    """`configure(styles=…)` gives a chart named mark styles (the Compare curves' width) without touching the
+    config the other charts share: the next chart configured with the same sizes has no style."""
+    line = alt.Chart(pd.DataFrame({"x": [0, 1], "y": [1.0, 2.0]})).mark_line(style="wide").encode(x="x:Q", y="y:Q")
+    styled = style.configure(line, title=20, styles={"wide": {"strokeWidth": 3}}).to_dict()
+    assert styled["config"]["style"] == {"wide": {"strokeWidth": 3}}
+    plain = style.configure(line, title=20).to_dict()
+    assert "style" not in plain["config"]
+    assert {k: v for k, v in styled["config"].items() if k != "style"} == plain["config"]  # the sizes kept

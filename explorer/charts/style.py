@@ -53,7 +53,8 @@ def configure(
     (a mark's ``style=``), which Vega draws without evaluating them for every mark."""
     config = _sized_config(axis_label, axis_title, title, subtitle, legend_title, view_stroke)
     if styles:
-        config = alt.Config.from_dict({**config.to_dict(), "style": {**config.to_dict().get("style", {}), **styles}})
+        config = config.copy(deep=False)  # a copy of the cached Config's fields (it has no style of its own)
+        config.style = dict(styles)
     return chart.properties(config=config)
 
 

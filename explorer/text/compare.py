@@ -165,8 +165,8 @@ CHART_SUBTITLE = (
 
 
 def head_slope_labels(slopes) -> list[str]:
-    """The ALiBi panel's note for each head h = 1, 2, … (`slopes`, one per head): "head h: slope 1/k = x", the
-    slope as the power of two it is where it is one (every head of ALiBi's 8), else as a decimal."""
+    """The second line of the ALiBi panel's name for each head h = 1, 2, … (`slopes`, one per head): "head h: slope
+    1/k = x", the slope as the power of two it is where it is one (every head of ALiBi's 8), else as a decimal."""
     out = []
     for h, s in enumerate(slopes, start=1):
         s = float(s)
