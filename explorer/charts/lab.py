@@ -168,10 +168,11 @@ def attention_chart(weights: np.ndarray, *, title: str, subtitle: str = "") -> a
 # ------------------------------------------------------------------------------ the frames the charts draw
 
 
-def rows_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """explorer.text.lab's summary or position rows -> a frame (method, length or position, value, lo, hi, …)."""
+def rows_frame(rows: Sequence[Mapping[str, Any]], x: str = "length") -> pd.DataFrame:
+    """explorer.text.lab's summary or position rows -> a frame (method, x, value, lo, hi, …) in the given order."""
+    cols = ["method", x, "value", "lo", "hi", "learned"]
     frame = pd.DataFrame(list(rows))
-    return frame if not frame.empty else pd.DataFrame(columns=["method", "length", "value", "lo", "hi", "learned"])
+    return frame if not frame.empty else pd.DataFrame(columns=cols)
 
 
 def curves_frame(
