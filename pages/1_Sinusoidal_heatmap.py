@@ -14,6 +14,7 @@ page_setup("sinusoidal")  # before the imports below: see explorer.layout
 import numpy as np
 
 import posenc
+from explorer import mode
 from explorer.charts import sinusoidal as charts
 from explorer.compute import sinusoidal as compute
 from explorer.exports import page_footer
@@ -133,6 +134,7 @@ def view() -> None:
                     d_model=d_model,
                     layout=layout,
                     wavelengths=wl,
+                    phone=mode.on_a_phone(),
                 )
                 show_chart(curves, width="stretch")
             else:

@@ -554,3 +554,31 @@ def test_the_converter_plot_on_a_phone_is_about_as_tall_as_on_a_desktop(browser,
         finally:
             context.close()
     assert heights["phone"] >= 0.9 * heights["desktop"] > 0, heights
+
+
+#: Each label of the curves' legend (the one chart with a symbol legend), and how far right the chart's box reaches.
+CURVES_LEGEND_JS = """() => {
+  const embed = [...document.querySelectorAll('.vega-embed')].find((e) => e.querySelector('.role-legend-symbol'));
+  const right = embed.getBoundingClientRect().right;
+  const labels = [...embed.querySelectorAll('.role-legend-label text')].map((t) => t.getBoundingClientRect());
+  return {right: right, labels: labels.map((r) => [r.left, r.right])};
+}"""
+
+
+def test_the_curves_legend_on_a_phone_lists_every_name_whole(browser, server):
+    """The sinusoidal Curves tab names each curve ("i = 21: cos, pair 10, λ = 26.5") in a legend under the plot. On a
+    phone (its User-Agent says "Mobi") two columns of these names are wider than the screen, and the second column was
+    cut off at the chart's edge; there the legend lists one name a row, every name inside the chart."""
+    sinusoidal = next(p for p in CHECKED if p.slug == "sinusoidal")
+    context = browser.new_context(viewport=PHONE, user_agent=PHONE_AGENT, is_mobile=True, has_touch=True)
+    context.set_default_timeout(60_000)
+    tab = context.new_page()
+    try:
+        tab.goto(server.url(sinusoidal.script, {"sin_view": "Curves"}))
+        wait_idle(tab, title=sinusoidal.title)
+        wait_charts_drawn(tab)
+        legend = tab.evaluate(CURVES_LEGEND_JS)
+        assert len(legend["labels"]) >= 3, legend  # the default curves: five dimensions
+        assert all(right <= legend["right"] + 1 for _, right in legend["labels"]), legend
+    finally:
+        context.close()

@@ -293,9 +293,13 @@ def window_box(p_first: int, p_last: int, d_first: int, d_last: int) -> list[alt
     ]
 
 
-def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layout: str, wavelengths) -> alt.Chart:
+def dimension_curves(
+    positions, values: np.ndarray, dims, *, d_model: int, layout: str, wavelengths, phone: bool = False
+) -> alt.Chart:
     """Chosen dimensions as curves over position. `values` is (len(positions), len(dims));
-    `wavelengths` holds λ_j for every pair (the legend names each curve's pair and wavelength)."""
+    `wavelengths` holds λ_j for every pair (the legend names each curve's pair and wavelength). On a `phone`
+    (`explorer.mode.on_a_phone`) the legend lists one curve a row: two columns of these names are wider than a
+    phone's screen, and the second was cut off."""
     positions = np.asarray(positions, dtype=np.float64)
     values = np.asarray(values, dtype=np.float64)
     dims = [int(i) for i in dims]
@@ -325,7 +329,7 @@ def dimension_curves(positions, values: np.ndarray, dims, *, d_model: int, layou
             color=alt.Color("curve:N")
             .sort(names)
             .title("dimension")
-            .legend(orient="bottom", columns=2, labelLimit=420),
+            .legend(orient="bottom", columns=1 if phone else 2, labelLimit=420),
             tooltip=[
                 alt.Tooltip("dim:Q", title="dimension i"),
                 alt.Tooltip("position:Q", title="position p"),
