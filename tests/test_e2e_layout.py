@@ -582,3 +582,29 @@ def test_the_curves_legend_on_a_phone_lists_every_name_whole(browser, server):
         assert all(right <= legend["right"] + 1 for _, right in legend["labels"]), legend
     finally:
         context.close()
+
+
+#: For each chart with a colour bar (a gradient legend): how far down its labels reach, and where the chart's box ends.
+GRADIENT_LEGENDS_JS = """() => [...document.querySelectorAll('.vega-embed')]
+  .filter((e) => e.querySelector('.role-legend-gradient'))
+  .map((e) => ({bottom: e.getBoundingClientRect().bottom,
+    labels: Math.max(...[...e.querySelectorAll('.role-legend-label text')].map((t) => t.getBoundingClientRect().bottom))}))"""
+
+
+def test_newer_encodings_colour_bars_on_a_phone_end_inside_their_chart(browser, server):
+    """Newer encodings' CoPE pictures (the gates, the positions they count) carry a colour bar beside the image. It was
+    as long as the whole chart, so on a phone, where the title wraps to four lines and the plot shrinks, the bar
+    overhung the plot and its last label was cut off at the chart's bottom. Every label now ends inside its chart."""
+    newer = next(p for p in CHECKED if p.slug == "newer")
+    context = browser.new_context(viewport=PHONE, user_agent=PHONE_AGENT, is_mobile=True, has_touch=True)
+    context.set_default_timeout(60_000)
+    tab = context.new_page()
+    try:
+        tab.goto(server.url(newer.script, {"newer_enc": "cope"}))
+        wait_idle(tab, title=newer.title)
+        wait_charts_drawn(tab)
+        bars = tab.evaluate(GRADIENT_LEGENDS_JS)
+        assert len(bars) >= 2, bars  # the gates and the positions they count
+        assert all(bar["labels"] <= bar["bottom"] + 1 for bar in bars), bars
+    finally:
+        context.close()

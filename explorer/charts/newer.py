@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts.style import FIT_X, chart_config, marked_rules, titled_layers
-from explorer.imagechart import image_heatmap
+from explorer.imagechart import fit_heatmap_legend, image_heatmap
 
 #: A cell of a row that did not learn its task, and its text
 UNLEARNED_FILL, UNLEARNED_TEXT = "#e2e8f0", "#475569"
@@ -93,8 +93,8 @@ class Panel:
     domain: tuple[float, float] | None = None
 
 
-#: A picture heatmap's plot, width × height in pixels (it stretches to its column)
-PANEL_SIZE = (460, 380)
+#: A picture heatmap's plot, width × height in pixels (it stretches to its column), and its colour bar's length
+PANEL_SIZE, LEGEND_LENGTH = (460, 380), 160
 
 
 def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = ()) -> alt.TopLevelMixin:
@@ -117,6 +117,9 @@ def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = ()) -> alt.TopLevel
         max_pixels=(512, 512),
         reduce="mean",
     )
+    # a colour bar as long as the whole chart overhung the plot once the title took its lines (its last label was
+    # cut off at the chart's bottom on a phone, where the title wraps to four)
+    chart = fit_heatmap_legend(chart, LEGEND_LENGTH)
     return chart.properties(
         title=alt.Title(panel.title, subtitle=list(subtitle), anchor="start", fontSize=16),
         description=panel.title,
