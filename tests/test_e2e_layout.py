@@ -556,6 +556,22 @@ def test_the_converter_plot_on_a_phone_is_about_as_tall_as_on_a_desktop(browser,
     assert heights["phone"] >= 0.9 * heights["desktop"] > 0, heights
 
 
+def read_on_a_phone(browser, server, slug: str, query: dict, js: str):
+    """Open page `slug` at `query` as an iPhone (its User-Agent says "Mobi"), wait until its charts are drawn, and
+    return what `js` reads there."""
+    page = next(p for p in CHECKED if p.slug == slug)
+    context = browser.new_context(viewport=PHONE, user_agent=PHONE_AGENT, is_mobile=True, has_touch=True)
+    context.set_default_timeout(60_000)
+    tab = context.new_page()
+    try:
+        tab.goto(server.url(page.script, query))
+        wait_idle(tab, title=page.title)
+        wait_charts_drawn(tab)
+        return tab.evaluate(js)
+    finally:
+        context.close()
+
+
 #: Each label of the curves' legend (the one chart with a symbol legend), and how far right the chart's box reaches.
 CURVES_LEGEND_JS = """() => {
   const embed = [...document.querySelectorAll('.vega-embed')].find((e) => e.querySelector('.role-legend-symbol'));
@@ -569,19 +585,9 @@ def test_the_curves_legend_on_a_phone_lists_every_name_whole(browser, server):
     """The sinusoidal Curves tab names each curve ("i = 21: cos, pair 10, λ = 26.5") in a legend under the plot. On a
     phone (its User-Agent says "Mobi") two columns of these names are wider than the screen, and the second column was
     cut off at the chart's edge; there the legend lists one name a row, every name inside the chart."""
-    sinusoidal = next(p for p in CHECKED if p.slug == "sinusoidal")
-    context = browser.new_context(viewport=PHONE, user_agent=PHONE_AGENT, is_mobile=True, has_touch=True)
-    context.set_default_timeout(60_000)
-    tab = context.new_page()
-    try:
-        tab.goto(server.url(sinusoidal.script, {"sin_view": "Curves"}))
-        wait_idle(tab, title=sinusoidal.title)
-        wait_charts_drawn(tab)
-        legend = tab.evaluate(CURVES_LEGEND_JS)
-        assert len(legend["labels"]) >= 3, legend  # the default curves: five dimensions
-        assert all(right <= legend["right"] + 1 for _, right in legend["labels"]), legend
-    finally:
-        context.close()
+    legend = read_on_a_phone(browser, server, "sinusoidal", {"sin_view": "Curves"}, CURVES_LEGEND_JS)
+    assert len(legend["labels"]) >= 3, legend  # the default curves: five dimensions
+    assert all(right <= legend["right"] + 1 for _, right in legend["labels"]), legend
 
 
 #: For each chart with a colour bar (a gradient legend): how far down its labels reach, and where the chart's box ends.
@@ -595,16 +601,6 @@ def test_newer_encodings_colour_bars_on_a_phone_end_inside_their_chart(browser, 
     """Newer encodings' CoPE pictures (the gates, the positions they count) carry a colour bar beside the image. It was
     as long as the whole chart, so on a phone, where the title wraps to four lines and the plot shrinks, the bar
     overhung the plot and its last label was cut off at the chart's bottom. Every label now ends inside its chart."""
-    newer = next(p for p in CHECKED if p.slug == "newer")
-    context = browser.new_context(viewport=PHONE, user_agent=PHONE_AGENT, is_mobile=True, has_touch=True)
-    context.set_default_timeout(60_000)
-    tab = context.new_page()
-    try:
-        tab.goto(server.url(newer.script, {"newer_enc": "cope"}))
-        wait_idle(tab, title=newer.title)
-        wait_charts_drawn(tab)
-        bars = tab.evaluate(GRADIENT_LEGENDS_JS)
-        assert len(bars) >= 2, bars  # the gates and the positions they count
-        assert all(bar["labels"] <= bar["bottom"] + 1 for bar in bars), bars
-    finally:
-        context.close()
+    bars = read_on_a_phone(browser, server, "newer", {"newer_enc": "cope"}, GRADIENT_LEGENDS_JS)
+    assert len(bars) >= 2, bars  # the gates and the positions they count
+    assert all(bar["labels"] <= bar["bottom"] + 1 for bar in bars), bars
