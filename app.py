@@ -11,9 +11,11 @@ from explorer.layout import formula, intro, notice_list, page_setup
 
 page_setup("home")  # before the imports below: see explorer.layout
 
+from explorer import mode
 from explorer.charts import home as charts
 from explorer.compute import home as compute
 from explorer.exports import labelled_matrices, page_footer
+from explorer.liveparam import LiveChart
 from explorer.manifest import PAGES
 from explorer.render import shared, show_chart
 from explorer.text import home as text
@@ -40,11 +42,14 @@ with intro():
 @st.fragment
 def view() -> None:
     ensure_notice_slot()
-    c_text, c_shuffle, c_seed, c_dim = st.columns([4, 1, 1, 1.4])
+    c_text, c_shuffle, c_seed = st.columns([4, 1, 1])
     sentence = widget("sentence", container=c_text)
     shuffle_seed = int(widget("shuffle_seed", container=c_shuffle))
     seed = int(widget("seed", container=c_seed, label="Weights seed"))
-    dim = int(widget("d_model", container=c_dim, label="Vector size d", max=64, default=16))
+    # d is the head chart's own slider (issue #36): the chart holds every d and redraws while it is dragged; the
+    # metrics, sentences and link follow on release (explorer.liveparam)
+    live = LiveChart("home_live", charts.LIVE_PARAMS, limits={charts.LIVE_KEY: {"max": compute.MAX_DIM, "default": 16}})
+    dim = int(live.values[charts.LIVE_KEY])
 
     try:
         words, n_found = att.tokenize(sentence, max_tokens=compute.MAX_TOKENS)
@@ -78,23 +83,27 @@ def view() -> None:
     else:
         m_verdict.success(verdict, icon=":material/visibility:")
 
-    show_chart(
-        shared(charts.equivariance_scatter)(result["outputs_expected"], result["outputs_shuffled"], pe=pe, gap=gap),
-        width="stretch",
+    st.subheader("Outputs and attention weights for both orders")
+    every = compute.every_dim(tuple(words), seed, shuffle_seed, pe)
+    dims = compute.dims()
+    starts = live.starts((tuple(words), seed, shuffle_seed, pe))
+    live.show(
+        shared(charts.experiment_chart)(
+            every["points"],
+            every["weights"],
+            tuple(every["gaps"]["output_gap"]),
+            len(words),
+            pe=pe,
+            start=starts[charts.LIVE_KEY],
+            dims=(dims[0], dims[-1], dims[1] - dims[0]),
+            phone=mode.on_a_phone(),
+        ),
+        save_as="home_experiment",
+        width="content",
     )
-
-    st.subheader("Attention weights for both orders")
-    vmax = max(float(result["weights_original"].max()), float(result["weights_shuffled"].max()))
     shuffled = result["shuffled"]
-    heatmaps = (  # (name in the CSV, whose weights, their words, title, subtitle)
-        ("A(X)", "original", words, "Original sentence", "A(X)"),
-        ("A(PX)", "shuffled", shuffled, "Shuffled sentence", "A(PX): computed afresh"),
-        ("P·A(X)·Pᵀ", "expected", shuffled, "Original, re-ordered", "P·A(X)·Pᵀ: old rows & columns moved"),
-    )
-    weights = {name: result[f"weights_{which}"] for name, which, *_ in heatmaps}
-    for column, (name, _, names, title, subtitle) in zip(st.columns(3), heatmaps, strict=True):
-        chart = shared(charts.attention_heatmap)(weights[name], names, title=title, subtitle=subtitle, vmax=vmax)
-        show_chart(container=column, chart=chart, width="stretch")
+    heatmaps = (("A(X)", "original", words), ("A(PX)", "shuffled", shuffled), ("P·A(X)·Pᵀ", "expected", shuffled))
+    weights = {name: result[f"weights_{which}"] for name, which, _ in heatmaps}
     st.caption(text.setup_caption(dim, seed, compute.MAX_TOKENS))
     notice_list(text.notices(pe, gap, [escape_markdown(w) for w in words]))
 
@@ -102,7 +111,7 @@ def view() -> None:
         "home",
         dict(words=words, dim=dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe),
         data=lambda: labelled_matrices(
-            {name: (weights[name], names) for name, _, names, *_ in heatmaps}, row="query", column="key"
+            {name: (weights[name], names) for name, _, names in heatmaps}, row="query", column="key"
         ),
         file_name=f"attention_weights_{pe}_d{dim}_seed{seed}.csv",
         data_label="Download the attention weights as CSV",

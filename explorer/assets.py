@@ -68,14 +68,15 @@ BASE_CSS = (
 [data-testid="stAppDeployButton"] { display: none !important; }
 [class*="_live_"] .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 [class*="_live_"] .vega-embed form.vega-bindings { order: -1; padding: 0 0 0.4rem 0.5rem; }
-:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"], [class*="st-key-cmp_live_"]) .vega-embed form.vega-bindings .vega-bind label {
+:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"], [class*="st-key-cmp_live_"], [class*="st-key-home_live_"]) .vega-embed form.vega-bindings .vega-bind label {
   display: flex; flex-wrap: nowrap; align-items: center; gap: 0.6rem; }
-:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"], [class*="st-key-cmp_live_"]) .vega-embed form.vega-bindings .vega-bind-name {
+:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"], [class*="st-key-cmp_live_"], [class*="st-key-home_live_"]) .vega-embed form.vega-bindings .vega-bind-name {
   font-size: 1rem; min-width: 0; }
 [class*="st-key-cmp_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 8.2rem; }
 [class*="st-key-cmp_live_"] .vega-embed canvas { max-width: 100%; height: auto !important; }
 [class*="st-key-cmp_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 36vw); height: 1rem; }
 [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 58vw); height: 1rem; }
+[class*="st-key-home_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 52vw); height: 1rem; }
 [class*="st-key-ext_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
 [class*="st-key-conv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
 [class*="st-key-ext_af_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: min(15.5rem, 52vw); }

@@ -15,6 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from explorer.charts import live
 from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param
 from explorer.text import home as text
 
@@ -145,50 +146,55 @@ def shuffle_diagram(words, perm) -> alt.LayerChart:
     return _configure(chart)
 
 
+#: The in-chart slider (explorer.liveparam): the registry's d_model. The chart carries the head's numbers at
+#: every d it reaches (explorer.compute.home.every_dim), so a drag redraws it in the browser (issue #36).
+LIVE_KEY = "d_model"
+LIVE_PARAMS = (LIVE_KEY,)
+#: The slider's label.
+LIVE_LABEL = "Vector size d "
+#: One heatmap's plot width (px) on a desktop or projector (three side by side) and on a phone (one under another);
+#: the scatter spans the three heatmaps (on a phone, one).
+HEATMAP_WIDTH, PHONE_HEATMAP_WIDTH = 250, 270
 #: The Vega name of a heatmap's colour scale (Vega-Lite names a view's scale after its channel).
 COLOR_SCALE = "color"
+#: The heatmaps' titles (explorer.compute.home.HEATMAPS's names in order): (title, subtitle).
+HEATMAP_TITLES = {
+    "A(X)": ("Original sentence", "A(X)"),
+    "A(PX)": ("Shuffled sentence", "A(PX): computed afresh"),
+    "P·A(X)·Pᵀ": ("Original, re-ordered", "P·A(X)·Pᵀ: old rows & columns moved"),
+}
 
 
-def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: float | None = None) -> alt.LayerChart:
-    """Attention weights A[i, j] of a sentence (row i = the query word, column j = the key word it
-    attends to), one rect per cell, the colour scale running from 0 to `vmax` (default: the largest
-    weight) so several heatmaps can be compared. The chart fills its container's width. Up to
-    `MAX_TOKENS_WITH_VALUES` words the values are printed in the cells (where a cell is at least
-    `MIN_CELL_PX_FOR_VALUES` wide); beyond `MAX_TOKENS_WITH_WORDS` the axes show positions only
-    (the words are in the tooltip).
+def _at_d() -> str:
+    """The filter that keeps the rows of the d the slider stands at."""
+    return f"datum.d == {live.number(LIVE_KEY)}"
 
-    The numbers travel as data only: `vmax` is a column of every row, which an invisible mark maps to
-    the colour scale (so the scale reaches it), and the legend's labels and the printed values'
-    colour are computed from it in the browser. The spec depends only on the words and the titles,
-    so new weights for the same sentence (another d, seed or position signal) redraw the chart in
-    place instead of building it anew."""
-    a = np.asarray(weights, dtype=float)
-    labels = token_labels(words)
-    n = len(labels)
-    if a.shape != (n, n):
-        raise ValueError(f"weights must have shape ({n}, {n}), got {a.shape}")
-    if vmax is not None and a.size and float(vmax) < float(a.max()):
-        raise ValueError(f"vmax must be at least the largest weight {float(a.max()):.6g}, got {vmax}")
-    vmax = float(a.max()) if vmax is None else float(vmax)
-    vmax = vmax if vmax > 0 else 1.0
-    qi, ki = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    names = np.array(labels, dtype=object)
-    df = pd.DataFrame({"query": names[qi.ravel()], "key": names[ki.ravel()], "weight": a.ravel(), "vmax": vmax})
-    # beyond MAX_TOKENS_WITH_WORDS, "12 dog" -> "12": positions only, thinned so they never overlap
+
+def _heatmap(weights: pd.DataFrame, name: str, n: int, width: int) -> alt.LayerChart:
+    """One heatmap of `experiment_chart`: the rows of `weights` named `name` at the slider's d, one rect a cell,
+    the colour scale from 0 to the d's `vmax` (shared by the three: the largest weight of both orders). Up to
+    `MAX_TOKENS_WITH_VALUES` words the values are printed where a cell is at least `MIN_CELL_PX_FOR_VALUES`
+    wide; beyond `MAX_TOKENS_WITH_WORDS` the axes show positions only (the words are in the tooltip)."""
     words_fit = n <= MAX_TOKENS_WITH_WORDS
+    # beyond MAX_TOKENS_WITH_WORDS, "12 dog" -> "12": positions only, thinned so they never overlap
     axis: dict[str, Any] = (
         {"labelOverlap": False} if words_fit else {"labelOverlap": "parity", "labelExpr": "split(datum.label, ' ')[0]"}
     )
-    base = alt.Chart().encode(
-        x=alt.X("key:N").sort(labels).title("key word (column)").axis(labelAngle=-45 if words_fit else 0, **axis),
-        y=alt.Y("query:N").sort(labels).title("query word (row)").axis(**axis),
+    rows = weights[weights["heatmap"] == name].drop(columns="heatmap")
+    base = (
+        alt.Chart(rows)
+        .transform_filter(_at_d())
+        .encode(
+            x=alt.X("key:N", sort=alt.EncodingSortField("col", op="min"))
+            .title("key word (column)")
+            .axis(labelAngle=-45 if words_fit else 0, **axis),
+            y=alt.Y("query:N", sort=alt.EncodingSortField("row", op="min")).title("query word (row)").axis(**axis),
+        )
     )
     top = f"domain('{COLOR_SCALE}')[1]"
-    # Legend: labels at 0, vmax/2 and vmax only. Vega aligns the two end labels flush with the
-    # gradient's ends, so no label hangs past it, and 150 px fits under the plot of a third of a
-    # 1280-px screen (a longer gradient ran off the chart and cut "0.5" to "0.").
 
-    def colour(field: str) -> alt.Color:  # the same channel in both layers: one scale, one legend
+    def colour(field: str) -> alt.Color:  # the same channel in every layer: one scale, one legend
+        # Legend: labels at 0, vmax/2 and vmax only; Vega aligns the two end labels flush with the gradient's ends
         return (
             alt.Color(f"{field}:Q")
             .scale(scheme="blues", domainMin=0, zero=True, nice=False)
@@ -213,54 +219,55 @@ def attention_heatmap(weights, words, *, title: str, subtitle: str = "", vmax: f
     )
     # One invisible rect coloured by vmax, under the cells: the scale's domain is the union of what its
     # marks show, so it reaches vmax even in a heatmap whose own weights stay below it.
-    reach = alt.Chart().transform_aggregate(vmax="max(vmax)").mark_rect(opacity=0).encode(color=colour("vmax"))
-    layers = [reach, cells]
-    if n <= MAX_TOKENS_WITH_VALUES:
+    reach = (
+        alt.Chart(rows)
+        .transform_filter(_at_d())
+        .transform_aggregate(vmax="max(vmax)")
+        .mark_rect(opacity=0)
+        .encode(color=colour("vmax"))
+    )
+    layers: list[alt.Chart] = [reach, cells]
+    if n <= MAX_TOKENS_WITH_VALUES and width / n >= MIN_CELL_PX_FOR_VALUES:
         layers.append(
             base.mark_text(
                 fontSize=14 if n <= 6 else 13,
-                opacity=alt.expr(f"width / {n} >= {MIN_CELL_PX_FOR_VALUES} ? 1 : 0"),
                 # white on a dark cell, near-black on a pale one, on either theme: the cells' blues are the same on
                 # both, so the dark theme's recolouring (style.dark_color, which leaves expressions alone) must not
                 # lighten the dark figures on the pale cells
                 color=alt.ExprRef("datum.weight > datum.vmax * 0.55 ? '#FFFFFF' : '#0F172A'"),
             ).encode(text=alt.Text("weight:Q", format=".2f"))
         )
-    # Streamlit fits the whole chart (titles, labels, legend) into `height`: ~230 px of furniture
-    # plus at least 17 px per row so that 13-px labels never collide.
-    height = 230 + max(240, 17 * n)
-    chart = alt.LayerChart(data=df, layer=list(layers)).properties(
-        title=alt.Title(title, subtitle=subtitle) if subtitle else title, height=height, width="container"
+    title, subtitle = HEATMAP_TITLES[name]
+    return alt.LayerChart(layer=layers).properties(
+        title=alt.Title(title, subtitle=subtitle), width=width, height=max(width, 17 * n)
     )
-    return _configure(chart)
 
 
-def equivariance_scatter(expected, actual, *, pe: str, gap: float) -> alt.LayerChart:
-    """Each dot is one output number: x = the original sentence's output, re-ordered like the words
-    (P·Y(X)); y = the shuffled sentence's output (Y(PX)). The dashed diagonal is y = x.
-
-    The two axes share one range, padded by 5 % around every dot, and the diagonal runs across it:
-    both come from the data (the diagonal's two ends are the range's corners, and the scales take
-    their domain from the marks), so new numbers redraw the chart in place. The titles change only
-    with the position signal and with whether the head is blind to order (`gap`, the largest
-    difference, which the page prints in a metric above the chart)."""
-    e = np.asarray(expected, dtype=float).ravel()
-    a = np.asarray(actual, dtype=float).ravel()
-    if e.shape != a.shape:
-        raise ValueError(f"expected and actual must have the same size, got {e.size} and {a.size}")
-    title, subtitle = text.scatter_titles(pe, gap)
-    lo = float(min(e.min(), a.min())) if e.size else -1.0
-    hi = float(max(e.max(), a.max())) if e.size else 1.0
-    pad = 0.05 * max(hi - lo, 1e-9)
-    domain = [lo - pad, hi + pad]
-    df = pd.DataFrame({"expected": e, "actual": a, "difference": a - e})
-    diag = pd.DataFrame({"expected": domain, "actual": domain})
+def _scatter(points: pd.DataFrame, *, pe: str, gaps, width: int, start: int, lo: int, hi: int, step: int):
+    """The scatter of `experiment_chart`, with the slider: each dot is one output number at the slider's d,
+    x = the original sentence's output re-ordered like the words (P·Y(X)), y = the shuffled sentence's (Y(PX)).
+    The dashed diagonal y = x spans both axes' one range: every dot of that d, padded by 5 %."""
+    lo_hi = points.groupby("d")[["expected", "actual"]].agg(["min", "max"])
+    low = lo_hi.xs("min", axis=1, level=1).min(axis=1)
+    high = lo_hi.xs("max", axis=1, level=1).max(axis=1)
+    pad = 0.05 * (high - low).clip(lower=1e-9)
+    corners = pd.DataFrame({"d": np.repeat(low.index.to_numpy(), 2), "end": np.tile([0, 1], len(low))})
+    ends = np.column_stack([low - pad, high + pad]).ravel()
+    diag = corners.assign(expected=ends, actual=ends)
+    titles = {text.scatter_titles(pe, float(g)) for g in gaps}
+    title, subtitle = titles.pop() if len(titles) == 1 else text.scatter_titles_any_d(pe)
     scale = alt.Scale(zero=False, nice=False)
     x = alt.X("expected:Q").scale(scale).title("original outputs, re-ordered like the words")
     y = alt.Y("actual:Q").scale(scale).title("outputs for the shuffled sentence")
-    line = alt.Chart(diag).mark_line(color="#64748B", strokeDash=[6, 4], strokeWidth=2).encode(x=x, y=y)
+    line = (
+        alt.Chart(diag)
+        .transform_filter(_at_d())
+        .mark_line(color="#64748B", strokeDash=[6, 4], strokeWidth=2)
+        .encode(x=x, y=y, order="end:Q")
+    )
     dots = (
-        alt.Chart(df)
+        alt.Chart(points)
+        .transform_filter(_at_d())
         .mark_circle(size=60, opacity=0.75, color="#1D4ED8")
         .encode(
             x=x,
@@ -271,8 +278,39 @@ def equivariance_scatter(expected, actual, *, pe: str, gap: float) -> alt.LayerC
                 alt.Tooltip("difference:Q", format=".2e"),
             ],
         )
+        .add_params(live.position(LIVE_KEY, start=start, lo=lo, hi=hi, step=step, label=LIVE_LABEL))
     )
-    chart = alt.LayerChart(layer=[line, dots]).properties(
-        title=alt.Title(title, subtitle=subtitle), height=420, width="container"
+    return alt.LayerChart(layer=[line, dots]).properties(
+        title=alt.Title(title, subtitle=subtitle), width=width, height=min(width, 420)
     )
+
+
+def experiment_chart(
+    points: pd.DataFrame,
+    weights: pd.DataFrame,
+    gaps,
+    n: int,
+    *,
+    pe: str,
+    start: int,
+    dims: tuple[int, int, int],
+    phone: bool = False,
+) -> alt.VConcatChart:
+    """The head's outputs and attention weights at the d of the chart's own slider (`LIVE_KEY`, over
+    ``dims`` = (least, most, step)), one chart: the equivariance scatter on top, the three attention heatmaps
+    (A(X), A(PX), P·A(X)·Pᵀ) below it, side by side (one under another on a phone), sharing one colour scale.
+    `points` and `weights` hold every d (explorer.compute.home.every_dim's tables; `gaps` its output gaps), so
+    a drag only filters them in the browser. `n`: the sentence's words."""
+    lo, hi, step = dims
+    width = PHONE_HEATMAP_WIDTH if phone else HEATMAP_WIDTH
+    heatmaps = [_heatmap(weights, name, n, width) for name in HEATMAP_TITLES]
+    row = alt.vconcat(*heatmaps) if phone else alt.hconcat(*heatmaps)
+    # the scatter as wide as the heatmaps' plots and the axes between them
+    scatter = _scatter(
+        points, pe=pe, gaps=gaps, width=width if phone else 3 * width + 2 * 120, start=start, lo=lo, hi=hi, step=step
+    )
+    chart = alt.vconcat(scatter, row.resolve_scale(x="independent", y="independent")).resolve_scale(
+        x="independent", y="independent", color="shared"
+    )
+    chart = chart.properties(description=text.experiment_description(n, pe))
     return _configure(chart)

@@ -106,6 +106,24 @@ def shuffle_description(words: Sequence[str], shuffled: Sequence[str], moved: in
     )
 
 
+def scatter_titles_any_d(pe: str) -> tuple[str, str]:
+    """The scatter's title and subtitle where the head is blind to order at some d of its slider and not at others
+    (true at every d)."""
+    return (
+        f"With {PE_LABELS.get(pe, pe)}: the outputs of both orders",
+        "On the diagonal: the old outputs, re-ordered; off it: new outputs",
+    )
+
+
+def experiment_description(n: int, pe: str) -> str:
+    """The head's chart (explorer.charts.home.experiment_chart), for screen readers."""
+    return (
+        f"With {PE_LABELS.get(pe, pe)}, at the vector size d of the chart's slider: a scatter of the shuffled "
+        f"sentence's outputs against the original outputs re-ordered like the words, then three {n} × {n} heatmaps "
+        "of attention weights: the original sentence's, the shuffled sentence's, and the original's re-ordered."
+    )
+
+
 def scatter_titles(pe: str, gap: float) -> tuple[str, str]:
     """The equivariance scatter's title and subtitle: on the diagonal exactly when the gap is rounding error."""
     label = PE_LABELS.get(pe, pe)
