@@ -48,7 +48,7 @@ def view() -> None:
     seed = int(widget("seed", container=c_seed, label="Weights seed"))
     # d is the head chart's own slider (issue #36): the chart holds every d and redraws while it is dragged; the
     # metrics, sentences and link follow on release (explorer.liveparam)
-    live = LiveChart("home_live", charts.LIVE_PARAMS, limits={charts.LIVE_KEY: {"max": compute.MAX_DIM, "default": 16}})
+    live = LiveChart("home_live", charts.LIVE_PARAMS, limits=compute.LIMITS)
     dim = int(live.values[charts.LIVE_KEY])
 
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _chartspec as cs
 import numpy as np
+import pandas as pd
 import pytest
 
 from explorer.charts import home
@@ -103,138 +104,158 @@ def test_shuffle_diagram_rejects_a_bad_perm():
         home.shuffle_diagram(["a", "b"], [0, 0])
 
 
-# ---------------------------------------------------------------------------- attention heatmap
-def _legend_values(spec: dict, vmax: float) -> list[float]:
-    """The legend's labels as Vega computes them, given that the colour scale runs from 0 to vmax."""
-    legend = layers(spec)[1]["encoding"]["color"]["legend"]
-    expr = legend["values"]["expr"]
-    return eval(expr, {"domain": lambda name: [0.0, vmax] if name == home.COLOR_SCALE else None})
+# ------------------------------------------------------------- the head's chart: every d, one slider
+NAMES = ("A(X)", "A(PX)", "P·A(X)·Pᵀ")
 
 
-def _scale_reach(spec: dict) -> set[float]:
-    """The values the invisible layer puts on the colour scale (max of the rows' vmax, per chart)."""
-    reach = layers(spec)[0]
-    assert reach["mark"]["opacity"] == 0 and reach["encoding"]["color"]["field"] == "vmax"
-    assert reach["transform"] == [{"aggregate": [{"op": "max", "field": "vmax", "as": "vmax"}]}]
-    return {r["vmax"] for r in rows(spec, reach)}
+def tables(n: int, dims=(2, 4, 6), seed=0, vmax=None):
+    """Hand-made tables in explorer.compute.home.every_dim's shape: n words, the given d's, random numbers (the
+    chart must draw whatever it is given)."""
+    rng = np.random.default_rng(seed)
+    words, shuffled = [f"w{i}" for i in range(n)], [f"w{i}" for i in reversed(range(n))]
+    points, weights = [], []
+    for d in dims:
+        e = rng.normal(size=n * d)
+        a = e + rng.normal(size=n * d)
+        points += [{"d": d, "expected": x, "actual": y, "difference": y - x} for x, y in zip(e, a)]
+        top = vmax if vmax is not None else None
+        grids = {name: rng.dirichlet(np.ones(n), n) for name in NAMES}
+        top = max(float(g.max()) for g in grids.values()) if top is None else top
+        for name, grid in grids.items():
+            labels = home.token_labels(words if name == "A(X)" else shuffled)
+            weights += [
+                {
+                    "d": d,
+                    "heatmap": name,
+                    "query": labels[r],
+                    "key": labels[c],
+                    "row": r,
+                    "col": c,
+                    "weight": grid[r, c],
+                    "vmax": top,
+                }
+                for r in range(n)
+                for c in range(n)
+            ]
+    return pd.DataFrame(points), pd.DataFrame(weights)
 
 
-def test_attention_heatmap_small_has_values_and_fixed_scale():
-    w = np.array([[0.7, 0.3], [0.25, 0.75]])
-    spec = home.attention_heatmap(w, ["dog", "bites"], title="Original sentence", subtitle="A(X)", vmax=0.9).to_dict()
-    assert marks(spec) == ["rect", "rect", "text"]
-    _, rect, text = layers(spec)
-    assert rect["encoding"]["x"]["field"] == "key" and rect["encoding"]["y"]["field"] == "query"
-    assert rect["encoding"]["x"]["sort"] == ["0 dog", "1 bites"]
-    # The colour scale starts at 0 and reaches vmax (the invisible layer maps vmax onto it), not the
-    # chart's own largest weight 0.75: several heatmaps share one scale.
-    for layer in layers(spec)[:2]:
-        scale = layer["encoding"]["color"]["scale"]
-        assert scale["domainMin"] == 0 and scale["nice"] is False and "domain" not in scale
-    assert _scale_reach(spec) == {0.9}
-    assert text["encoding"]["text"]["format"] == ".2f"
-    # White figures on the dark cells (above 55 % of vmax), near-black on the pale ones, on both themes: the dark
-    # theme's recolouring lightens literal dark colours, and the cells' blues stay as they are
-    for layer in (text, layers(_walk_dark(spec))[2]):
+def chart(n=2, *, dims=(2, 4, 6), gaps=None, pe="none", start=4, phone=False, seed=0, vmax=None) -> dict:
+    points, weights = tables(n, dims, seed, vmax)
+    gaps = (0.0,) * len(dims) if gaps is None else gaps
+    return home.experiment_chart(
+        points, weights, gaps, n, pe=pe, start=start, dims=(dims[0], dims[-1], dims[1] - dims[0]), phone=phone
+    ).to_dict()
+
+
+def unit(view: dict, layer: dict) -> dict:
+    """A layer of `view` with the data it draws (Altair moves data its layers share up to the layer chart)."""
+    return {**layer, "data": layer.get("data", view.get("data"))}
+
+
+def heatmap_views(spec: dict) -> list[dict]:
+    row = spec["vconcat"][1]
+    return row.get("hconcat") or row["vconcat"]
+
+
+def test_the_slider_is_d_over_the_chart_s_range_and_starts_at_the_page_s_d():
+    spec = chart(start=4)
+    (param,) = spec["params"]
+    assert param["name"] == home.LIVE_KEY == "d_model" and param["value"] == 4
+    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (2, 6, 2)
+
+
+@pytest.mark.parametrize("d", [2, 4, 6])
+def test_every_view_draws_the_rows_of_the_slider_s_d_only(d):
+    """The filters run as the browser runs them (tests/_chartspec.py): each heatmap shows its own n × n weights
+    of that d, the scatter that d's points and a diagonal spanning them, padded by 5 %."""
+    n = 3
+    spec = chart(n, seed=d)
+    points, weights = tables(n, seed=d)
+    for name, view in zip(NAMES, heatmap_views(spec), strict=True):
+        reach, cells, *_ = view["layer"]
+        got = cs.unit_rows(spec, unit(view, cells), d_model=d)
+        want = weights[(weights["heatmap"] == name) & (weights["d"] == d)]
+        assert sorted(got["weight"]) == sorted(want["weight"]) and len(got) == n * n
+        (top,) = cs.run_transforms(cs.unit_rows(spec, unit(view, reach), d_model=d).to_dict("records"), [], {})
+        assert top["vmax"] == want["vmax"].max()  # the colour scale reaches the d's shared top
+    line, dots = spec["vconcat"][0]["layer"]
+    shown = cs.unit_rows(spec, dots, d_model=d)
+    at_d = points[points["d"] == d]
+    assert sorted(shown["expected"]) == sorted(at_d["expected"])
+    diag = cs.unit_rows(spec, line, d_model=d)
+    lo = min(at_d["expected"].min(), at_d["actual"].min())
+    hi = max(at_d["expected"].max(), at_d["actual"].max())
+    pad = 0.05 * (hi - lo)
+    assert sorted(diag["expected"]) == pytest.approx([lo - pad, hi + pad])
+    assert list(diag["expected"]) == list(diag["actual"])  # y = x
+
+
+def test_heatmaps_sort_by_place_and_share_one_colour_scale_and_legend():
+    spec = chart(2)
+    assert spec["resolve"]["scale"]["color"] == "shared"
+    legends = []
+    for view in heatmap_views(spec):
+        reach, cells, text = view["layer"]
+        assert cells["encoding"]["x"]["sort"] == {"field": "col", "op": "min"}
+        assert cells["encoding"]["y"]["sort"] == {"field": "row", "op": "min"}
+        for layer in (reach, cells):
+            scale = layer["encoding"]["color"]["scale"]
+            assert scale["domainMin"] == 0 and scale["nice"] is False and "domain" not in scale
+            legends.append(layer["encoding"]["color"]["legend"])
+        assert text["encoding"]["text"]["format"] == ".2f"
+    assert all(legend == legends[0] for legend in legends)
+    for top in (0.53, 0.9, 1.0):  # the legend's labels: 0, vmax/2, vmax, as Vega computes them
+
+        def domain(name, top=top):
+            return [0.0, top] if name == "color" else None
+
+        assert eval(legends[0]["values"]["expr"], {"domain": domain}) == pytest.approx([0.0, top / 2, top])
+    assert legends[0]["format"] == ".2f" and legends[0]["labelOverlap"] is False
+    assert legends[0]["gradientLength"] <= 160 and legends[0]["direction"] == "horizontal"
+
+
+def test_values_printed_in_the_cells_in_white_on_dark_cells_on_both_themes():
+    spec = chart(2)
+    text = heatmap_views(spec)[0]["layer"][2]
+    dark_text = heatmap_views(_walk_dark(spec))[0]["layer"][2]
+    for layer in (text, dark_text):
         assert "color" not in layer["encoding"]
         for weight, want in ((0.0, "#0F172A"), (0.495, "#0F172A"), (0.5, "#FFFFFF"), (0.9, "#FFFFFF")):
             row = cs._Row({"weight": weight, "vmax": 0.9})
             assert eval(cs.py_expr(layer["mark"]["color"]["expr"]), {"__builtins__": {}}, {"datum": row}) == want
-    # The values hide (in the browser) where a cell is too narrow to hold them: 2 cells per row.
-    assert text["mark"]["opacity"] == {"expr": f"width / 2 >= {home.MIN_CELL_PX_FOR_VALUES} ? 1 : 0"}
-    data = {(r["query"], r["key"]): (r["weight"], r["vmax"]) for r in rows(spec, rect)}
-    assert data == {
-        ("0 dog", "0 dog"): (0.7, 0.9),
-        ("0 dog", "1 bites"): (0.3, 0.9),
-        ("1 bites", "0 dog"): (0.25, 0.9),
-        ("1 bites", "1 bites"): (0.75, 0.9),
-    }
-    assert spec["title"]["text"] == "Original sentence" and spec["title"]["subtitle"] == "A(X)"
-    assert spec["config"]["axis"]["labelFontSize"] >= 13
 
 
-def test_attention_heatmap_large_drops_values_and_shows_positions():
+def test_many_words_drop_the_values_and_show_positions_only():
     n = 20
-    w = np.full((n, n), 1 / n)
-    spec = home.attention_heatmap(w, [f"w{i}" for i in range(n)], title="t").to_dict()
-    assert marks(spec) == ["rect", "rect"]
-    assert len(rows(spec, layers(spec)[1])) == n * n
-    axis = layers(spec)[1]["encoding"]["x"]["axis"]
-    assert "split(datum.label" in axis["labelExpr"]
-    assert spec["height"] >= 17 * n  # room for every row label at >= 13 px
-    assert _scale_reach(spec) == {max(w.ravel())}  # no vmax given: the largest weight
+    spec = chart(n, dims=(2, 4))
+    for view in heatmap_views(spec):
+        assert [cs.mark_type(layer) for layer in view["layer"]] == ["rect", "rect"]  # no printed values
+        assert "split(datum.label" in view["layer"][1]["encoding"]["x"]["axis"]["labelExpr"]
+        assert view["height"] >= 17 * n  # room for every row label at >= 13 px
+    # a cell narrower than a printed value holds none, even with few words
+    assert home.HEATMAP_WIDTH / 8 < home.MIN_CELL_PX_FOR_VALUES
+    assert [cs.mark_type(layer) for layer in heatmap_views(chart(8))[0]["layer"]] == ["rect", "rect"]
 
 
-def test_new_weights_for_the_same_sentence_change_only_the_data():
-    """The spec (all but the rows) depends on the words and titles only: the browser redraws in place."""
-    words = ["a", "dog", "bit", "the", "man"]
-    one, two = (  # as the app sends them (explorer.render: datasets named by their order)
-        stable_dataset_names(
-            home.attention_heatmap(
-                np.random.default_rng(s).dirichlet(np.ones(5), 5), words, title="t", vmax=v
-            ).to_dict()
-        )
-        for s, v in ((0, 0.6), (1, 0.8))
-    )
+def test_on_a_phone_the_heatmaps_stand_one_under_another():
+    assert "vconcat" in chart(phone=True)["vconcat"][1] and "hconcat" in chart()["vconcat"][1]
+
+
+@pytest.mark.parametrize("pe", ["none", "sinusoidal", "learned", "rope"])
+def test_the_scatter_s_title_is_true_at_every_d(pe):
+    """Blind at every d: on the diagonal; blind at none: off it; blind at some d only: a title true at each."""
+    title = chart(pe=pe, gaps=(0.0, 0.0, 0.0))["vconcat"][0]["title"]
+    assert "every dot is on the diagonal" in title["text"] and PE_LABELS[pe] in title["text"]
+    title = chart(pe=pe, gaps=(0.5, 1.0, 2.0))["vconcat"][0]["title"]
+    assert "leave the diagonal" in title["text"] and "new outputs" in title["subtitle"]
+    title = chart(pe=pe, gaps=(0.0, 1.0, 2.0))["vconcat"][0]["title"]
+    assert "every dot" not in title["text"] and "leave" not in title["text"] and PE_LABELS[pe] in title["text"]
+
+
+def test_new_numbers_for_the_same_sentence_change_only_the_data():
+    """The spec (all but the rows) depends on the words, the position signal and the slider's start: new
+    numbers (another seed) redraw the chart in place."""
+    one, two = (stable_dataset_names(chart(5, seed=s)) for s in (0, 1))
     assert one["datasets"] != two["datasets"]
     assert {k: v for k, v in one.items() if k != "datasets"} == {k: v for k, v in two.items() if k != "datasets"}
-
-
-@pytest.mark.parametrize("vmax", [0.53, 0.9, 1.0])
-def test_attention_heatmap_legend_labels_stay_inside_the_gradient(vmax):
-    """The legend's labels are 0, vmax/2 and vmax (the end labels sit flush with the gradient's
-    ends, so none hangs past it), every one printed in full, on a gradient short enough to fit
-    under the plot of a narrow column."""
-    w = np.array([[0.47, 0.53], [0.2, 0.8]]) * min(vmax, 0.9)
-    spec = home.attention_heatmap(w, ["dog", "bites"], title="t", vmax=vmax).to_dict()
-    legend = layers(spec)[1]["encoding"]["color"]["legend"]
-    assert _legend_values(spec, vmax) == pytest.approx([0.0, vmax / 2, vmax])
-    assert _scale_reach(spec) == {vmax}
-    assert legend["format"] == ".2f" and legend["labelOverlap"] is False  # "0.53", never "0."
-    assert legend["gradientLength"] <= 160 and legend["direction"] == "horizontal"
-    assert layers(spec)[0]["encoding"]["color"]["legend"] == legend  # one legend for both layers
-
-
-def test_attention_heatmap_shape_mismatch():
-    with pytest.raises(ValueError, match="weights must have shape"):
-        home.attention_heatmap(np.zeros((2, 3)), ["a", "b"], title="t")
-
-
-# ------------------------------------------------------------------------- equivariance scatter
-def test_scatter_on_the_diagonal_when_blind():
-    y = np.array([[0.5, -1.0], [2.0, 0.0]])
-    spec = home.equivariance_scatter(y, y + 1e-17, pe="none", gap=1e-16).to_dict()
-    assert marks(spec) == ["line", "circle"]
-    assert "every dot is on the diagonal" in spec["title"]["text"]
-    assert "no position signal" in spec["title"]["text"]
-    line, dots = layers(spec)
-    pts = rows(spec, dots)
-    assert [r["expected"] for r in pts] == [0.5, -1.0, 2.0, 0.0]
-    diag = rows(spec, line)
-    assert [(r["expected"], r["actual"]) for r in diag] == [(d["expected"], d["expected"]) for d in diag]
-    assert diag[0]["expected"] < -1.0 and diag[1]["expected"] > 2.0  # covers every point
-    assert dots["encoding"]["x"]["title"] == "original outputs, re-ordered like the words"
-    assert dots["encoding"]["y"]["title"] == "outputs for the shuffled sentence"
-    # No fixed domain: both scales take it from the marks, so the diagonal's ends (the padded range)
-    # set it, on both axes alike.
-    for layer in (line, dots):
-        for channel in ("x", "y"):
-            assert layer["encoding"][channel]["scale"] == {"zero": False, "nice": False}
-
-
-@pytest.mark.parametrize("pe", ["sinusoidal", "learned", "rope"])
-def test_scatter_leaves_the_diagonal_with_a_position_signal(pe):
-    e = np.array([0.0, 1.0, 2.0])
-    a = np.array([0.5, 1.0, 1.0])
-    spec = home.equivariance_scatter(e, a, pe=pe, gap=1.0).to_dict()
-    assert "leave the diagonal" in spec["title"]["text"]
-    assert PE_LABELS[pe] in spec["title"]["text"]
-    assert "new outputs" in spec["title"]["subtitle"]
-    diffs = [r["difference"] for r in rows(spec, layers(spec)[1])]
-    assert diffs == [0.5, 0.0, -1.0]
-
-
-def test_attention_heatmap_refuses_a_vmax_below_its_largest_weight():
-    """The scale reaches every weight drawn: a smaller vmax would not be the top of the legend."""
-    with pytest.raises(ValueError, match=r"vmax must be at least the largest weight 0\.75"):
-        home.attention_heatmap(np.array([[0.75, 0.25], [0.5, 0.5]]), ["a", "b"], title="t", vmax=0.6)

@@ -329,9 +329,9 @@ def test_tour_back_on_the_same_page_forgets_the_preset(warm_server, new_page):
 
 def test_home_heatmaps_share_one_scale_computed_in_the_browser(warm_server, new_page):
     """The heatmaps' colour scale reaches vmax (the larger of the two sentences' largest weights)
-    through the data alone (explorer.charts.home.attention_heatmap): Vega's legend labels, read off
-    the page, are 0, vmax/2 and vmax, vmax from posenc's own run of the head; after a slider change,
-    for the new numbers."""
+    through the data alone (explorer.charts.home.experiment_chart): Vega's legend labels, read off
+    the page, are 0, vmax/2 and vmax, vmax from posenc's own run of the head; after a press on the
+    chart's d, for the new numbers."""
     from posenc import attention as att
 
     link = DEEP_LINKS["app.py"]
@@ -340,7 +340,7 @@ def test_home_heatmaps_share_one_scale_computed_in_the_browser(warm_server, new_
 
     def legends() -> list[list[str]]:
         return page.evaluate(
-            "() => [...document.querySelectorAll('[data-testid=stVegaLiteChart]')].slice(2, 5).map((c) =>"
+            "() => [...document.querySelectorAll('[class*=st-key-home_live_] [data-testid=stVegaLiteChart]')].map((c) =>"
             " [...c.querySelectorAll('.role-legend-label text')].map((t) => t.textContent))"
         )
 
@@ -363,9 +363,9 @@ def test_home_heatmaps_share_one_scale_computed_in_the_browser(warm_server, new_
     page.goto(warm_server.url("app.py", query))
     wait_idle(page, title=PAGES[0].title)
     wait_charts_drawn(page)
-    before = settled([expected()] * 3)
-    assert before == [expected()] * 3
-    thumb = page.locator(".st-key-d_model input[type=range]")
+    before = settled([expected()])
+    assert before == [expected()]  # one legend: the three heatmaps share their scale
+    thumb = page.locator('input[type=range][name="d_model_d_model"]')
     thumb.focus()
     page.keyboard.press("ArrowRight")
     query["d_model"] += int(float(thumb.get_attribute("step")))  # d moves in steps of 2 (pairs)
@@ -374,7 +374,7 @@ def test_home_heatmaps_share_one_scale_computed_in_the_browser(warm_server, new_
     )
     wait_idle(page, title=PAGES[0].title)
     wait_charts_drawn(page)
-    want = [expected()] * 3  # the fragment's rerun replaces the charts' rows
+    want = [expected()]  # the chart filters the rows of the new d
     assert settled(want) == want != before
 
 

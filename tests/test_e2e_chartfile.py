@@ -21,7 +21,7 @@ chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # modul
 #: The pages that compute from formulas and their main chart's file name (`show_chart(save_as=…)`);
 #: the controls the file carries (Vega bindings: the live charts' sliders, the clocks' play control).
 SAVED = [
-    ("home", "home_shuffle", ()),
+    ("home", "home_experiment", ("Vector size d",)),
     ("sinusoidal", "sinusoidal_table", ()),
     ("clocks", "clock_hands", ("position p", "▶ play", "head size d", "base b", "clocks")),
     ("rope", "rope_plane", ("m", "n")),
@@ -33,8 +33,9 @@ SAVED = [
 ]
 
 
-def download(chromium, server, slug: str, label: str, tmp_path):
-    """Open the page, open "Save this chart" and click `label`; the file as saved."""
+def download(chromium, server, slug: str, label: str, tmp_path, name: str | None = None):
+    """Open the page, open "Save this chart" (of the chart saved as `name`; the page's first) and click `label`;
+    the file as saved."""
     declared = declared_page(slug)
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     context.set_default_timeout(60_000)
@@ -43,7 +44,8 @@ def download(chromium, server, slug: str, label: str, tmp_path):
         tab.goto(f"{server.base_url}/{declared.url_path}")
         wait_idle(tab, title=declared.title)
         wait_charts_drawn(tab)
-        tab.get_by_role("button", name="Save this chart").first.click()
+        where = tab.locator(f".st-key-save_{name}") if name else tab
+        where.get_by_role("button", name="Save this chart").first.click()
         button = tab.get_by_role("button", name=label, exact=True)
         button.wait_for(timeout=60_000)
         with tab.expect_download(timeout=120_000) as info:
@@ -84,7 +86,7 @@ def open_offline(chromium, path):
 def test_the_main_chart_leaves_as_an_html_file_that_works_from_disk_with_no_network(
     chromium, server, tmp_path, slug, name, controls
 ):
-    saved = download(chromium, server, slug, "Interactive HTML", tmp_path)
+    saved = download(chromium, server, slug, "Interactive HTML", tmp_path, name)
     assert saved.name == f"posenc_{name}.html"
     tab, tried = open_offline(chromium, saved)
     try:

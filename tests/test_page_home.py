@@ -21,7 +21,7 @@ PAGE = str(ROOT / "app.py")
 PES = ("none", "sinusoidal", "learned", "rope")
 DEFAULT_WORDS = ["the", "cat", "sat", "on", "the", "mat"]
 KEYS = ("sentence", "shuffle_seed", "seed", "d_model", "home_pe")
-N_CHARTS = 5  # shuffle diagram, scatter, three heatmaps
+N_CHARTS = 2  # shuffle diagram; the head's chart (scatter and three heatmaps, every d: explorer.charts.home)
 GARBAGE = {
     "sentence": "x" * 301,  # longer than the parameter allows
     "shuffle_seed": "abc",
@@ -45,12 +45,38 @@ def gaps(at):
     return float(shown["Output difference"]), float(shown["Attention difference"])
 
 
-def chart_data(at, index, layer=0):
+def chart_data(at, index, layer=0, view=None):
+    """The rows of one layer of chart `index` (the page's order); `view`: the path to a view of a compound chart
+    (("vconcat", 1, "hconcat", 0): the first heatmap)."""
     proto = at.get("vega_lite_chart")[index].proto
     spec = proto_spec(proto)
+    for step in view or ():
+        spec = spec[step]
     name = spec["layer"][layer].get("data", spec.get("data"))["name"]
     (dataset,) = [d for d in proto.datasets if d.name == name]
     return convert_arrow_bytes_to_pandas_df(dataset.data.data)
+
+
+#: The head's chart (explorer.charts.home.experiment_chart): the scatter on top, then the heatmaps side by side.
+SCATTER = ("vconcat", 0)
+HEATMAP_VIEWS = {name: ("vconcat", 1, "hconcat", i) for i, name in enumerate(("A(X)", "A(PX)", "P·A(X)·Pᵀ"))}
+
+
+def start_d(at) -> int:
+    """Where the head chart's own d slider starts (its selection's value)."""
+    (param,) = [p for p in specs(at)[1]["params"] if p["name"] == "d_model"]
+    return param["value"]
+
+
+def heat(at, name="A(X)", d=None):
+    """The heatmap `name`'s weights at d (the page's d by default) as an (n, n) array, rows and columns in the
+    heatmap's order."""
+    rows = chart_data(at, 1, layer=1, view=HEATMAP_VIEWS[name])
+    rows = rows[rows["d"] == (start_d(at) if d is None else d)]
+    n = int(round(len(rows) ** 0.5))
+    grid = np.full((n, n), np.nan)
+    grid[rows["row"].to_numpy(), rows["col"].to_numpy()] = rows["weight"].to_numpy()
+    return grid
 
 
 def specs(at):
@@ -84,7 +110,7 @@ def assert_page_complete(at, pe):
     assert len(at.latex) >= 1
     assert any("What to notice" in md.value for md in at.markdown)
     out_gap, attn_gap = gaps(at)
-    scatter_title = specs(at)[1]["title"]["text"]
+    scatter_title = specs(at)[1]["vconcat"][0]["title"]["text"]
     if pe == "none":
         assert out_gap < 1e-12 and attn_gap < 1e-12
         assert "every dot is on the diagonal" in scatter_title
@@ -102,10 +128,8 @@ def assert_matches_independent(at, words, pe, **kw):
         assert ref_out < 1e-12 and ref_attn < 1e-12
     else:
         assert out_gap == pytest.approx(ref_out, abs=1e-3) and attn_gap == pytest.approx(ref_attn, abs=1e-3)
-    heat = chart_data(at, 2)  # original sentence's weights
-    n = len(words)
-    assert len(heat) == n * n
-    np.testing.assert_allclose(heat["weight"].to_numpy().reshape(n, n), ref_weights, atol=1e-12)
+    assert start_d(at) == kw.get("dim", 16)  # the chart opens at the page's d
+    np.testing.assert_allclose(heat(at), ref_weights, atol=1e-12)  # the original sentence's weights at that d
 
 
 # --- defaults ----------------------------------------------------------------------------------
@@ -148,7 +172,7 @@ def test_controls_at_extremes(pe, extreme):
     )
     at = run(home_pe=pe, **values)
     assert not any(url_notice_about(at, key) for key in KEYS)  # every value is allowed
-    assert at.slider(key="d_model").value == values["d_model"]
+    assert start_d(at) == values["d_model"]
     assert_page_complete(at, pe)
     assert_matches_independent(
         at, DEFAULT_WORDS, pe, dim=values["d_model"], seed=values["seed"], shuffle_seed=values["shuffle_seed"]
@@ -157,7 +181,7 @@ def test_controls_at_extremes(pe, extreme):
 
 def test_d_model_beyond_the_page_cap_is_clamped():
     at = run(d_model=512)  # valid for the registry (shared key), too big for this toy
-    assert at.slider(key="d_model").value == 64
+    assert start_d(at) == 64
     assert url_notice_about(at, "d_model")
     assert_page_complete(at, "none")
 
@@ -169,7 +193,7 @@ def test_garbage_in_one_url_parameter(key):
     assert url_notice_about(at, key)
     assert_page_complete(at, "none")
     assert at.segmented_control(key="home_pe").value == "none"
-    assert at.slider(key="d_model").value == 16
+    assert start_d(at) == 16
 
 
 def test_garbage_in_every_url_parameter_at_once():
@@ -209,7 +233,7 @@ def test_500_word_sentence(pe):
     assert any(f"first 24 of {len(kept)} words" in i.value for i in at.info)
     assert diagram_words(at)[0] == [w[:6] + "…" if len(w) > 7 else w for w in words[:24]]
     assert_page_complete(at, pe)
-    assert len(chart_data(at, 2)) == 24 * 24
+    assert heat(at).shape == (24, 24)
     assert_matches_independent(at, words[:24], pe)
 
 
@@ -256,7 +280,7 @@ def test_the_page_never_imports_torch():
                 at.query_params[k] = v
             at.run()
             assert not at.exception, at.exception
-            assert len(at.get("vega_lite_chart")) == 5 and len(at.metric) == 2
+            assert len(at.get("vega_lite_chart")) == 2 and len(at.metric) == 2
         print("before", "torch" in sys.modules)
         import posenc.torch
         print("after", "torch" in sys.modules)
@@ -265,3 +289,35 @@ def test_the_page_never_imports_torch():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["before", "False", "after", "True"]
+
+
+# ------------------------------------------------------------------ every d in the chart (issue #36)
+@pytest.mark.parametrize("pe", PES)
+def test_the_chart_carries_every_d_and_each_is_the_independent_heads(pe):
+    """The head's chart holds every d its slider reaches (2 … 64 in steps of 2), so a drag redraws it in the
+    browser: at each of them, the three heatmaps are the hand-written head's A(X), A(PX) and P·A(X)·Pᵀ, and the
+    scatter's dots are its outputs, re-ordered against the shuffled sentence's; the slider spans exactly those."""
+    words = ["a", "dog", "bit", "the", "man"]
+    at = run(home_pe=pe, sentence=" ".join(words), shuffle_seed=3, seed=7)
+    (bind,) = [p["bind"] for p in specs(at)[1]["params"] if p["name"] == "d_model"]
+    assert (bind["min"], bind["max"], bind["step"]) == (2, 64, 2)
+    points = chart_data(at, 1, layer=1, view=SCATTER)
+    assert sorted(set(points["d"])) == list(range(2, 65, 2))
+    perm = att.shuffle_permutation(words, seed=3)
+    for d in (2, 6, 30, 64):
+        w_q, w_k, w_v = att.seeded_projections(d, seed=7)
+        n = len(words)
+        pe_rows = {
+            "sinusoidal": [ref_sinusoidal_row(p, d) for p in range(n)],
+            "learned": learned_table(24, d, seed=7, std=1.0)[:n],
+        }.get(pe)
+        x = att.token_embeddings(words, d, seed=7)
+        xs = att.token_embeddings([words[i] for i in perm], d, seed=7)
+        a, y = ref_head(x, w_q, w_k, w_v, pe=pe_rows, rope=pe == "rope")
+        a2, y2 = ref_head(xs, w_q, w_k, w_v, pe=pe_rows, rope=pe == "rope")
+        np.testing.assert_allclose(heat(at, "A(X)", d), a, atol=1e-12)
+        np.testing.assert_allclose(heat(at, "A(PX)", d), a2, atol=1e-12)
+        np.testing.assert_allclose(heat(at, "P·A(X)·Pᵀ", d), np.asarray(a)[perm][:, perm], atol=1e-12)
+        at_d = points[points["d"] == d]
+        np.testing.assert_allclose(at_d["expected"].to_numpy(), np.asarray(y)[perm].ravel(), atol=1e-12)
+        np.testing.assert_allclose(at_d["actual"].to_numpy(), np.asarray(y2).ravel(), atol=1e-12)

@@ -279,6 +279,7 @@ def _scatter(points: pd.DataFrame, *, pe: str, gaps, width: int, start: int, lo:
             ],
         )
         .add_params(live.position(LIVE_KEY, start=start, lo=lo, hi=hi, step=step, label=LIVE_LABEL))
+        .properties(name="dots")  # a fixed name: Altair numbers unnamed views, and the spec must not change
     )
     return alt.LayerChart(layer=[line, dots]).properties(
         title=alt.Title(title, subtitle=subtitle), width=width, height=min(width, 420)

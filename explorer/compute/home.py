@@ -15,6 +15,8 @@ from posenc import attention as att
 
 #: The largest vector size d on this page: every even d from the registry's least up to it is in the chart.
 MAX_DIM = 64
+#: The page's range and default of d (explorer.liveparam limits: the URL's d is clamped into it, with a notice).
+LIMITS = {"d_model": {"max": MAX_DIM, "default": 16}}
 #: The three attention heatmaps: (name, whose weights, whether its rows are the shuffled sentence's words).
 #: The columns of `every_dim`'s tables.
 COLUMNS = {
