@@ -268,6 +268,8 @@ class Session:
         kind = element.WhichOneof("type")
         if kind == "exception":
             run.exceptions.append(f"{element.exception.type}: {element.exception.message}"[:300])
+        elif kind == "arrow_vega_lite_chart" and self.target.slider and element.arrow_vega_lite_chart.id:
+            self._read_chart_slider(element.arrow_vega_lite_chart, delta.fragment_id)
         elif kind == "slider" and self.target.slider and element.slider.id.endswith("-" + self.target.slider):
             s = element.slider
             sent = self.slider["value"] if self.slider and self.slider["id"] == s.id else None
@@ -278,6 +280,28 @@ class Session:
                 "step": s.step or 1.0,
                 "value": sent or list(s.value) or list(s.default),
                 "fragment_id": delta.fragment_id,
+            }
+
+    def _read_chart_slider(self, chart: Any, fragment_id: str) -> None:
+        """A chart whose own slider is the target's (explorer.liveparam: a selection named after the parameter,
+        bound to a range input): its drag is the chart's selection state reported at the drag's end, as
+        Streamlit's front end sends it (``{"selection": {key: [{key: value}]}}``, the chart's widget id)."""
+        import json
+
+        key = self.target.slider
+        for param in json.loads(chart.spec).get("params", []):
+            bind = param.get("bind")
+            if param.get("name") != key or not isinstance(bind, dict) or bind.get("input") != "range":
+                continue
+            sent = self.slider["value"] if self.slider and self.slider["id"] == chart.id else None
+            self.slider = {
+                "id": chart.id,
+                "min": float(bind["min"]),
+                "max": float(bind["max"]),
+                "step": float(bind.get("step", 1)),
+                "value": sent or [param.get("value")],
+                "fragment_id": fragment_id,
+                "chart": key,
             }
 
     def _state(self, *, first: bool = False) -> Any:
@@ -306,7 +330,8 @@ class Session:
 
     async def drag(self, fraction: float) -> Run:
         """Move the slider to `fraction` of its range (0..1) and rerun (its fragment only, when
-        it lives in one, as the browser does). A plain rerun where the page has no such slider."""
+        it lives in one, as the browser does): a Streamlit slider's new value, or a chart's own slider's
+        (`_read_chart_slider`). A plain rerun where the page has no such slider."""
         if self.slider is None:
             return await self.rerun()
         s = self.slider
@@ -318,7 +343,13 @@ class Session:
         state = self._state()
         widget = state.widget_states.widgets.add()
         widget.id = s["id"]
-        widget.double_array_value.data.append(value)
+        if s.get("chart"):  # the chart's own slider: its selection, as the browser reports a drag's end
+            import json
+
+            number = int(value) if float(value).is_integer() else value
+            widget.string_value = json.dumps({"selection": {s["chart"]: [{s["chart"]: number}]}})
+        else:
+            widget.double_array_value.data.append(value)
         if s["fragment_id"]:
             state.fragment_id = s["fragment_id"]
         return await self._run("drag", state)

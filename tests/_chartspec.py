@@ -259,7 +259,9 @@ def vega_names(**selections: dict) -> dict:
         "ceil": math.ceil,
         "log": math.log,  # the C library's, as numpy's (JavaScript's Math.log: read back in Chromium)
         "clamp": lambda x, lo, hi: max(lo, min(hi, x)),  # Vega's clamp
-        "pow": math.pow,  # C's pow, as numpy's np.power on float64
+        # numpy's pow, which posenc's numbers come from (on CPUs with AVX-512 it differs from the C library's
+        # math.pow in the last bit now and then; JavaScript's Math.pow is read back in Chromium)
+        "pow": lambda x, y: float(np.power(np.float64(x), np.float64(y))),
         "round": lambda x: math.floor(x + 0.5),  # JavaScript's Math.round: halves go up
         "split": lambda text, sep: text.split(sep),
         "indexof": lambda seq, part: (  # JavaScript's String and Array indexOf: −1 when absent

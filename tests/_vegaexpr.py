@@ -12,11 +12,15 @@ import math
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
+
 FUNCTIONS = {
     "floor": math.floor,
     "ceil": math.ceil,
     "sqrt": math.sqrt,
-    "pow": math.pow,
+    # numpy's pow, which posenc's numbers come from: on CPUs with AVX-512 numpy's differs from the C library's
+    # (math.pow) in the last bit now and then; JavaScript's may too (read back in Chromium within one ulp)
+    "pow": lambda x, y: float(np.power(np.float64(x), np.float64(y))),
     "min": min,
     "max": max,
     "toNumber": lambda x: x,

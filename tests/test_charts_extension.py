@@ -1030,8 +1030,9 @@ def test_the_browser_computes_theta_for_every_method_it_claims_and_refuses_other
 def test_dynamic_ntks_angles_computed_by_the_chart_are_posencs_at_random_s_l_and_t():
     """Dynamic NTK's θ′ depend on s, L and T (the base grows with T/L past L): the chart computes them (dynamic_theta),
     with s, L and T its sliders. At 60 random settings (T ≤ L among them: the trained rope) the curves, rings and
-    read-out are posenc's, bit for bit (the transforms run here in Python, with C's pow as numpy's), and θ′ is HF's
-    formula re-typed (tests/_posenc_reference_impl.ref_dynamic) to 1e-12."""
+    read-out are posenc's within 4 ulps (the transforms run here in Python with numpy's pow; posenc's b′ takes
+    Python's **, the C library's pow, and on a CPU with AVX-512 the two round the last bit differently now and then),
+    and θ′ is HF's formula re-typed (tests/_posenc_reference_impl.ref_dynamic) to 1e-12."""
     block = ropeblock.build_rope_block("dynamic", {"factor": 4.0}, base=10000.0, train_len=4096, head_dim=64)
     spec, plan, _ = page_chart(block, 64, train_len=4096, target_len=16384)
     assert plan.keys == ("factor", "target_len", "train_len") and plan.browser_block is not None
@@ -1047,7 +1048,7 @@ def test_dynamic_ntks_angles_computed_by_the_chart_are_posencs_at_random_s_l_and
         assert want.error is None
         sliders = {"factor": s, "train_len": STOPS.index(L), "target_len": STOPS.index(T)}
         target, rings, readout = drawn_at(spec, **sliders)
-        assert target["value"].tolist() == want.target_angle.tolist(), (s, L, T)
+        np.testing.assert_array_max_ulp(target["value"].to_numpy(), np.asarray(want.target_angle), maxulp=4)
         ref = np.asarray(ref_dynamic(64, 10000.0, s, L, T)[0])
         np.testing.assert_allclose(target["value"].to_numpy() / T, ref, rtol=1e-12)
         assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()

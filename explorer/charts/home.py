@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import FONT_SCALE_PARAM, configure, font_scale_param
+from explorer.charts.style import FONT_SCALE_PARAM, ChartT, configure, font_scale_param
 from explorer.text import home as text
 
 #: Above this many tokens the heatmap cells are too small for printed values.
@@ -32,7 +32,7 @@ LEGEND_LENGTH = 150
 MIN_CELL_PX_FOR_VALUES = 38
 
 
-def _configure(chart: alt.LayerChart) -> alt.LayerChart:
+def _configure(chart: ChartT) -> ChartT:
     """This page's sizes (a little larger: few, small charts)."""
     return configure(chart, axis_label=15, axis_title=16, title=20, subtitle=15, legend_title=15)
 

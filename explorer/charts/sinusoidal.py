@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import TypeVar
 
 import altair as alt
 import numpy as np
@@ -32,6 +31,7 @@ from explorer.charts.style import (
     CHAR_EM,
     FIT_X,
     FONT_SCALE_PARAM,
+    ChartT,
     chart_config,
     fact_params,
     facts_layer,
@@ -110,12 +110,11 @@ MATRIX_CONFIG = chart_config(
 
 
 #: Any top-level chart: `_finish` returns the same kind of chart it was given.
-_ChartT = TypeVar("_ChartT", bound=alt.TopLevelMixin)
 
 
 def _finish(
-    chart: _ChartT, title: str, subtitle=None, *, fit_width: bool = True, config: alt.Config = CONFIG, **props
-) -> _ChartT:
+    chart: ChartT, title: str, subtitle=None, *, fit_width: bool = True, config: alt.Config = CONFIG, **props
+) -> ChartT:
     """Title (the point of the chart), optional subtitle lines, the shared config and the sizing,
     in one step.
 

@@ -18,7 +18,7 @@ import altair as alt
 import pandas as pd
 
 #: Any top-level chart: `configure` returns the same kind of chart it was given.
-_ChartT = TypeVar("_ChartT", bound=alt.TopLevelMixin)
+ChartT = TypeVar("ChartT", bound=alt.TopLevelMixin)
 
 #: The text sizes every chart starts from (every size ≥ 13 px, legible on a projector).
 BASE_CONFIG: dict[str, dict[str, Any]] = {
@@ -39,7 +39,7 @@ def chart_config(**sections: dict[str, Any]) -> alt.Config:
 
 
 def configure(
-    chart: _ChartT,
+    chart: ChartT,
     *,
     axis_label: int = 14,
     axis_title: int = 15,
@@ -48,7 +48,7 @@ def configure(
     legend_title: int = 14,
     view_stroke: str | None = None,
     styles: dict[str, dict[str, Any]] | None = None,
-) -> _ChartT:
+) -> ChartT:
     """The chart with `chart_config` and these text sizes (one copy of the chart); `styles` adds named mark styles
     (a mark's ``style=``), which Vega draws without evaluating them for every mark."""
     config = _sized_config(axis_label, axis_title, title, subtitle, legend_title, view_stroke)

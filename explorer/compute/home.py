@@ -30,7 +30,7 @@ HEATMAPS = (("A(X)", "original", False), ("A(PX)", "shuffled", True), ("PÂ·A(X)Â
 def dims() -> list[int]:
     """Every d the home page's slider reaches: the registry's d_model from its least, in its steps, to MAX_DIM."""
     param = get("d_model")
-    return list(range(int(param.min), MAX_DIM + 1, int(param.step)))
+    return list(range(int(param.min or 0), MAX_DIM + 1, int(param.step or 1)))
 
 
 @cached(max_entries=64)
