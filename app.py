@@ -89,10 +89,7 @@ def view() -> None:
     starts = live.starts((tuple(words), seed, shuffle_seed, pe))
     live.show(
         shared(charts.experiment_chart)(
-            every["points"],
-            every["weights"],
-            tuple(every["gaps"]["output_gap"]),
-            len(words),
+            every,
             pe=pe,
             start=starts[charts.LIVE_KEY],
             dims=(dims[0], dims[-1], dims[1] - dims[0]),

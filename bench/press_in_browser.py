@@ -1,6 +1,6 @@
 """Issue #36's press test: does a control's key press redraw its chart in the browser?
 
-Each chart-driving control a chart carries itself (explorer.liveparam: RoPE's m, n, d and j, the
+Each chart-driving control a chart carries itself (explorer.liveparam: home's d, RoPE's m, n, d and j, the
 clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows and frame shown, the sinusoidal zoom start,
 Context extension's factor, lengths (dynamic NTK's and LongRoPE's too, and LongRoPE's factor), YaRN's and Llama 3's knobs and YaRN's mscale, the
 configs converter's α, Compare methods' L and T) is
@@ -40,6 +40,7 @@ from load import REFERENCE_ENV  # noqa: E402  (the one-chart app with Streamlit'
 
 #: (what, URL path and query, page title, the in-chart input's name: Vega's signal `<key>_<key>`)
 CONTROLS = [
+    ("Home vector size d", "?home_pe=rope", "Why position matters", "d_model_d_model"),
     ("RoPE m", "RoPE_rotation", "RoPE rotation", "m_m"),
     ("RoPE head size d", "RoPE_rotation", "RoPE rotation", "head_dim_head_dim"),
     ("RoPE pair j", "RoPE_rotation", "RoPE rotation", "j_j"),

@@ -108,43 +108,40 @@ def test_shuffle_diagram_rejects_a_bad_perm():
 NAMES = ("A(X)", "A(PX)", "P·A(X)·Pᵀ")
 
 
-def tables(n: int, dims=(2, 4, 6), seed=0, vmax=None):
+def tables(n: int, dims=(2, 4, 6), seed=0, gaps=None) -> dict[str, pd.DataFrame]:
     """Hand-made tables in explorer.compute.home.every_dim's shape: n words, the given d's, random numbers (the
     chart must draw whatever it is given)."""
     rng = np.random.default_rng(seed)
     words, shuffled = [f"w{i}" for i in range(n)], [f"w{i}" for i in reversed(range(n))]
-    points, weights = [], []
+    points, weights, tops = [], [], []
     for d in dims:
         e = rng.normal(size=n * d)
-        a = e + rng.normal(size=n * d)
-        points += [{"d": d, "expected": x, "actual": y, "difference": y - x} for x, y in zip(e, a)]
-        top = vmax if vmax is not None else None
+        points += [{"d": d, "expected": x, "actual": y} for x, y in zip(e, e + rng.normal(size=n * d), strict=True)]
         grids = {name: rng.dirichlet(np.ones(n), n) for name in NAMES}
-        top = max(float(g.max()) for g in grids.values()) if top is None else top
-        for name, grid in grids.items():
-            labels = home.token_labels(words if name == "A(X)" else shuffled)
-            weights += [
-                {
-                    "d": d,
-                    "heatmap": name,
-                    "query": labels[r],
-                    "key": labels[c],
-                    "row": r,
-                    "col": c,
-                    "weight": grid[r, c],
-                    "vmax": top,
-                }
-                for r in range(n)
-                for c in range(n)
-            ]
-    return pd.DataFrame(points), pd.DataFrame(weights)
-
-
-def chart(n=2, *, dims=(2, 4, 6), gaps=None, pe="none", start=4, phone=False, seed=0, vmax=None) -> dict:
-    points, weights = tables(n, dims, seed, vmax)
+        tops.append(max(float(grid.max()) for grid in grids.values()) + 0.01)  # any top at least the largest
+        weights += [
+            {"d": d, "heatmap": name, "row": r, "col": c, "weight": grid[r, c]}
+            for name, grid in grids.items()
+            for r in range(n)
+            for c in range(n)
+        ]
+    labels = [
+        {"heatmap": name, "place": i, "label": label}
+        for name in NAMES
+        for i, label in enumerate(home.token_labels(words if name == "A(X)" else shuffled))
+    ]
     gaps = (0.0,) * len(dims) if gaps is None else gaps
+    return {
+        "points": pd.DataFrame(points),
+        "weights": pd.DataFrame(weights),
+        "labels": pd.DataFrame(labels),
+        "gaps": pd.DataFrame({"d": dims, "output_gap": gaps, "weight_gap": gaps, "vmax": tops}),
+    }
+
+
+def chart(n=2, *, dims=(2, 4, 6), gaps=None, pe="none", start=4, phone=False, seed=0) -> dict:
     return home.experiment_chart(
-        points, weights, gaps, n, pe=pe, start=start, dims=(dims[0], dims[-1], dims[1] - dims[0]), phone=phone
+        tables(n, dims, seed, gaps), pe=pe, start=start, dims=(dims[0], dims[-1], dims[1] - dims[0]), phone=phone
     ).to_dict()
 
 
@@ -171,18 +168,28 @@ def test_every_view_draws_the_rows_of_the_slider_s_d_only(d):
     of that d, the scatter that d's points and a diagonal spanning them, padded by 5 %."""
     n = 3
     spec = chart(n, seed=d)
-    points, weights = tables(n, seed=d)
+    made = tables(n, seed=d)
+    points, weights = made["points"], made["weights"]
+    words = {
+        name: home.token_labels([f"w{i}" for i in (range(n) if name == "A(X)" else reversed(range(n)))])
+        for name in NAMES
+    }
     for name, view in zip(NAMES, heatmap_views(spec), strict=True):
         reach, cells, *_ = view["layer"]
         got = cs.unit_rows(spec, unit(view, cells), d_model=d)
         want = weights[(weights["heatmap"] == name) & (weights["d"] == d)]
-        assert sorted(got["weight"]) == sorted(want["weight"]) and len(got) == n * n
-        (top,) = cs.run_transforms(cs.unit_rows(spec, unit(view, reach), d_model=d).to_dict("records"), [], {})
-        assert top["vmax"] == want["vmax"].max()  # the colour scale reaches the d's shared top
+        assert len(got) == n * n
+        for r in got.itertuples():  # each cell: its weight, its words looked up by place, the d's top
+            (w,) = want[(want["row"] == r.row) & (want["col"] == r.col)]["weight"]
+            assert (r.weight, r.query, r.key) == (w, words[name][r.row], words[name][r.col])
+            assert r.vmax == made["gaps"].set_index("d").loc[d, "vmax"]
+        (top,) = cs.unit_rows(spec, unit(view, reach), d_model=d).to_dict("records")
+        assert top["vmax"] == made["gaps"].set_index("d").loc[d, "vmax"]  # the colour scale reaches the d's top
     line, dots = spec["vconcat"][0]["layer"]
     shown = cs.unit_rows(spec, dots, d_model=d)
     at_d = points[points["d"] == d]
     assert sorted(shown["expected"]) == sorted(at_d["expected"])
+    assert (shown["difference"] == shown["actual"] - shown["expected"]).all()
     diag = cs.unit_rows(spec, line, d_model=d)
     lo = min(at_d["expected"].min(), at_d["actual"].min())
     hi = max(at_d["expected"].max(), at_d["actual"].max())

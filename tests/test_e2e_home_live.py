@@ -106,15 +106,7 @@ def test_the_numbers_in_the_vega_view_are_posencs_at_random_d(chromium, tmp_path
     words, seed, shuffle_seed = ("a", "dog", "bit", "the", "man", "a", "bone"), 11, 5
     every = compute.every_dim(words, seed, shuffle_seed, pe)
     dims = compute.dims()
-    chart = charts.experiment_chart(
-        every["points"],
-        every["weights"],
-        tuple(every["gaps"]["output_gap"]),
-        len(words),
-        pe=pe,
-        start=16,
-        dims=(dims[0], dims[-1], dims[1] - dims[0]),
-    )
+    chart = charts.experiment_chart(every, pe=pe, start=16, dims=(dims[0], dims[-1], dims[1] - dims[0]))
     path = tmp_path / "home.html"
     path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
     tab, tried = open_offline(chromium, path)
@@ -133,6 +125,8 @@ def test_the_numbers_in_the_vega_view_are_posencs_at_random_d(chromium, tmp_path
             got = sorted((p["expected"], p["actual"]) for p in dots)
             want = sorted(zip(run["outputs_expected"].ravel(), run["outputs_shuffled"].ravel(), strict=True))
             assert got == [(float(e), float(a)) for e, a in want], d
+            moved = [f"{k} {w}" for k, w in enumerate(run["shuffled"])]
+            labels = {0: [f"{k} {w}" for k, w in enumerate(words)], 1: moved, 2: moved}  # the cells' words, by heatmap
             for i, which in enumerate(("original", "shuffled", "expected")):
                 cells = [
                     datum
@@ -141,7 +135,7 @@ def test_the_numbers_in_the_vega_view_are_posencs_at_random_d(chromium, tmp_path
                 ]
                 grid = np.full(run["weights_original"].shape, np.nan)
                 for c in cells:
-                    assert c["d"] == d
+                    assert c["d"] == d and (c["query"], c["key"]) == (labels[i][c["row"]], labels[i][c["col"]])
                     grid[c["row"], c["col"]] = c["weight"]
                 assert np.array_equal(grid, run[f"weights_{which}"]), (d, which)
             top = max(float(run["weights_original"].max()), float(run["weights_shuffled"].max()))

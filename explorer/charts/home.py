@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import altair as alt
@@ -170,20 +171,28 @@ def _at_d() -> str:
     return f"datum.d == {live.number(LIVE_KEY)}"
 
 
-def _heatmap(weights: pd.DataFrame, name: str, n: int, width: int) -> alt.LayerChart:
+def _heatmap(weights: pd.DataFrame, labels: pd.DataFrame, tops: pd.DataFrame, name: str, width: int) -> alt.LayerChart:
     """One heatmap of `experiment_chart`: the rows of `weights` named `name` at the slider's d, one rect a cell,
-    the colour scale from 0 to the d's `vmax` (shared by the three: the largest weight of both orders). Up to
+    its query and key words looked up by place in `labels` (that heatmap's), the colour scale from 0 to the d's
+    vmax (looked up in `tops`: shared by the three, the largest weight of both orders). Up to
     `MAX_TOKENS_WITH_VALUES` words the values are printed where a cell is at least `MIN_CELL_PX_FOR_VALUES`
     wide; beyond `MAX_TOKENS_WITH_WORDS` the axes show positions only (the words are in the tooltip)."""
+    words = labels[labels["heatmap"] == name].drop(columns="heatmap")
+    n = len(words)
     words_fit = n <= MAX_TOKENS_WITH_WORDS
     # beyond MAX_TOKENS_WITH_WORDS, "12 dog" -> "12": positions only, thinned so they never overlap
     axis: dict[str, Any] = (
         {"labelOverlap": False} if words_fit else {"labelOverlap": "parity", "labelExpr": "split(datum.label, ' ')[0]"}
     )
     rows = weights[weights["heatmap"] == name].drop(columns="heatmap")
-    base = (
+    at_d = (
         alt.Chart(rows)
-        .transform_filter(_at_d())
+        .transform_filter(_at_d())  # first: the lookups below run on one d's rows only
+        .transform_lookup(lookup="d", from_=alt.LookupData(tops, key="d", fields=["vmax"]))
+    )
+    base = (
+        at_d.transform_lookup(lookup="row", from_=alt.LookupData(words, key="place", fields=["label"]), as_=["query"])
+        .transform_lookup(lookup="col", from_=alt.LookupData(words, key="place", fields=["label"]), as_=["key"])
         .encode(
             x=alt.X("key:N", sort=alt.EncodingSortField("col", op="min"))
             .title("key word (column)")
@@ -219,13 +228,7 @@ def _heatmap(weights: pd.DataFrame, name: str, n: int, width: int) -> alt.LayerC
     )
     # One invisible rect coloured by vmax, under the cells: the scale's domain is the union of what its
     # marks show, so it reaches vmax even in a heatmap whose own weights stay below it.
-    reach = (
-        alt.Chart(rows)
-        .transform_filter(_at_d())
-        .transform_aggregate(vmax="max(vmax)")
-        .mark_rect(opacity=0)
-        .encode(color=colour("vmax"))
-    )
+    reach = at_d.transform_aggregate(vmax="max(vmax)").mark_rect(opacity=0).encode(color=colour("vmax"))
     layers: list[alt.Chart] = [reach, cells]
     if n <= MAX_TOKENS_WITH_VALUES and width / n >= MIN_CELL_PX_FOR_VALUES:
         layers.append(
@@ -268,6 +271,7 @@ def _scatter(points: pd.DataFrame, *, pe: str, gaps, width: int, start: int, lo:
     dots = (
         alt.Chart(points)
         .transform_filter(_at_d())
+        .transform_calculate(difference="datum.actual - datum.expected")  # the tooltip's, for one d's dots
         .mark_circle(size=60, opacity=0.75, color="#1D4ED8")
         .encode(
             x=x,
@@ -287,10 +291,7 @@ def _scatter(points: pd.DataFrame, *, pe: str, gaps, width: int, start: int, lo:
 
 
 def experiment_chart(
-    points: pd.DataFrame,
-    weights: pd.DataFrame,
-    gaps,
-    n: int,
+    tables: Mapping[str, pd.DataFrame],
     *,
     pe: str,
     start: int,
@@ -300,18 +301,27 @@ def experiment_chart(
     """The head's outputs and attention weights at the d of the chart's own slider (`LIVE_KEY`, over
     ``dims`` = (least, most, step)), one chart: the equivariance scatter on top, the three attention heatmaps
     (A(X), A(PX), P·A(X)·Pᵀ) below it, side by side (one under another on a phone), sharing one colour scale.
-    `points` and `weights` hold every d (explorer.compute.home.every_dim's tables; `gaps` its output gaps), so
-    a drag only filters them in the browser. `n`: the sentence's words."""
+    `tables` hold every d (explorer.compute.home.every_dim's: points, weights, labels, gaps), so a drag only
+    filters them in the browser."""
     lo, hi, step = dims
     width = PHONE_HEATMAP_WIDTH if phone else HEATMAP_WIDTH
-    heatmaps = [_heatmap(weights, name, n, width) for name in HEATMAP_TITLES]
+    tops = tables["gaps"][["d", "vmax"]]
+    heatmaps = [_heatmap(tables["weights"], tables["labels"], tops, name, width) for name in HEATMAP_TITLES]
     row = alt.vconcat(*heatmaps) if phone else alt.hconcat(*heatmaps)
     # the scatter as wide as the heatmaps' plots and the axes between them
+    gaps = tuple(tables["gaps"]["output_gap"])
     scatter = _scatter(
-        points, pe=pe, gaps=gaps, width=width if phone else 3 * width + 2 * 120, start=start, lo=lo, hi=hi, step=step
+        tables["points"],
+        pe=pe,
+        gaps=gaps,
+        width=width if phone else 3 * width + 2 * 120,
+        start=start,
+        lo=lo,
+        hi=hi,
+        step=step,
     )
     chart = alt.vconcat(scatter, row.resolve_scale(x="independent", y="independent")).resolve_scale(
         x="independent", y="independent", color="shared"
     )
-    chart = chart.properties(description=text.experiment_description(n, pe))
+    chart = chart.properties(description=text.experiment_description(int(tables["labels"]["place"].max()) + 1, pe))
     return _configure(chart)

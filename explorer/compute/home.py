@@ -20,9 +20,9 @@ LIMITS = {"d_model": {"max": MAX_DIM, "default": 16}}
 #: The three attention heatmaps: (name, whose weights, whether its rows are the shuffled sentence's words).
 #: The columns of `every_dim`'s tables.
 COLUMNS = {
-    "points": ("d", "expected", "actual", "difference"),
-    "weights": ("d", "heatmap", "query", "key", "row", "col", "weight", "vmax"),
-    "gaps": ("d", "output_gap", "weight_gap"),
+    "points": ("d", "expected", "actual"),
+    "weights": ("d", "heatmap", "row", "col", "weight"),
+    "gaps": ("d", "output_gap", "weight_gap", "vmax"),
 }
 HEATMAPS = (("A(X)", "original", False), ("A(PX)", "shuffled", True), ("P·A(X)·Pᵀ", "expected", True))
 
@@ -41,37 +41,39 @@ def experiment(words: tuple[str, ...], dim: int, seed: int, shuffle_seed: int, p
 
 @cached(max_entries=16)
 def every_dim(words: tuple[str, ...], seed: int, shuffle_seed: int, pe: str) -> dict[str, pd.DataFrame]:
-    """`att.shuffle_experiment` at every d of `dims()`, as the chart's tables (one row per number):
+    """`att.shuffle_experiment` at every d of `dims()`, as the chart's tables, lean (the chart carries every d:
+    a 24-word sentence has 55,296 weights; words travel once, as labels):
 
-    - "points": d, expected (P·Y(X)), actual (Y(PX)), difference: every output coordinate;
-    - "weights": d, heatmap (a name of HEATMAPS), query, key (labels "i word"), row, col (their places),
-      weight, vmax (the largest weight of both orders at that d: the three heatmaps' shared scale);
-    - "gaps": d, output_gap, weight_gap."""
+    - "points": d, expected (P·Y(X)), actual (Y(PX)): every output coordinate;
+    - "weights": d, heatmap (a name of HEATMAPS), row, col (the query's and the key's places), weight;
+    - "labels": heatmap, place, label ("i word": its rows' and columns' words, in its order);
+    - "gaps": d, output_gap, weight_gap, vmax (the largest weight of both orders: the heatmaps' shared scale)."""
     parts: dict[str, list[tuple]] = {"points": [], "weights": [], "gaps": []}
+    n = len(words)
+    row, col = (i.ravel().astype(np.int8) for i in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
     for d in dims():
         r = att.shuffle_experiment(words, d, seed=seed, shuffle_seed=shuffle_seed, pe=pe, max_tokens=MAX_TOKENS)
-        e, a = r["outputs_expected"].ravel(), r["outputs_shuffled"].ravel()
-        parts["points"].append((np.full(e.size, d), e, a, a - e))
-        vmax = max(float(r["weights_original"].max()), float(r["weights_shuffled"].max()))
-        for name, which, shuffled in HEATMAPS:
-            w = r[f"weights_{which}"]
-            n = w.shape[0]
-            row, col = (i.ravel() for i in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
-            labels = np.array(token_labels(r["shuffled"] if shuffled else words), dtype=object)
+        at_d = np.int16(d)
+        parts["points"].append(
+            (np.full(r["outputs_expected"].size, at_d), r["outputs_expected"].ravel(), r["outputs_shuffled"].ravel())
+        )
+        for name, which, _ in HEATMAPS:
             parts["weights"].append(
-                (
-                    np.full(n * n, d),
-                    np.full(n * n, name, dtype=object),
-                    labels[row],
-                    labels[col],
-                    row,
-                    col,
-                    w.ravel(),
-                    np.full(n * n, vmax if vmax > 0 else 1.0),
-                )
+                (np.full(n * n, at_d), np.full(n * n, name, dtype=object), row, col, r[f"weights_{which}"].ravel())
             )
-        parts["gaps"].append(([d], [r["output_gap"]], [r["weight_gap"]]))
-    return {
+        vmax = max(float(r["weights_original"].max()), float(r["weights_shuffled"].max()))
+        parts["gaps"].append(([d], [r["output_gap"]], [r["weight_gap"]], [vmax if vmax > 0 else 1.0]))
+    tables = {
         table: pd.DataFrame({c: np.concatenate([p[i] for p in parts[table]]) for i, c in enumerate(columns)})
         for table, columns in COLUMNS.items()
     }
+    shuffled = r["shuffled"]  # the same at every d
+    tables["labels"] = pd.DataFrame(
+        [
+            (name, place, label)
+            for name, _, moved in HEATMAPS
+            for place, label in enumerate(token_labels(shuffled if moved else words))
+        ],
+        columns=["heatmap", "place", "label"],
+    )
+    return tables
