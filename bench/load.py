@@ -268,8 +268,8 @@ class Session:
         kind = element.WhichOneof("type")
         if kind == "exception":
             run.exceptions.append(f"{element.exception.type}: {element.exception.message}"[:300])
-        elif kind == "arrow_vega_lite_chart" and self.target.slider and element.arrow_vega_lite_chart.id:
-            self._read_chart_slider(element.arrow_vega_lite_chart, delta.fragment_id)
+        elif kind == "vega_lite_chart" and self.target.slider and element.vega_lite_chart.id:
+            self._read_chart_slider(element.vega_lite_chart, delta.fragment_id)
         elif kind == "slider" and self.target.slider and element.slider.id.endswith("-" + self.target.slider):
             s = element.slider
             sent = self.slider["value"] if self.slider and self.slider["id"] == s.id else None
