@@ -17,7 +17,7 @@ from explorer.compute import home as compute
 from explorer.exports import labelled_matrices, page_footer
 from explorer.liveparam import LiveChart
 from explorer.manifest import PAGES
-from explorer.render import shared, show_chart
+from explorer.render import Keyed, shared, show_chart
 from explorer.text import home as text
 from explorer.widgets import ensure_notice_slot, escape_markdown, get, widget
 from posenc import attention as att
@@ -89,7 +89,7 @@ def view() -> None:
     starts = live.starts((tuple(words), seed, shuffle_seed, pe))
     live.show(
         shared(charts.experiment_chart)(
-            every,
+            Keyed(("every_dim", tuple(words), seed, shuffle_seed, pe), every),  # hashed by its key, not its rows
             pe=pe,
             start=starts[charts.LIVE_KEY],
             dims=(dims[0], dims[-1], dims[1] - dims[0]),

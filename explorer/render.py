@@ -13,7 +13,7 @@ the session (theme, presentation mode), runs per session; it never modifies the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import streamlit as st
@@ -91,6 +91,26 @@ def dark_theme() -> bool:
 SHARED_SPEC_ENTRIES = 128
 
 
+class Keyed:
+    """A large argument of a shared chart (``shared(builder)(Keyed(key, tables))``) with the small key it was made
+    from, which the shared cache hashes instead of the value: hashing the home chart's 10,000 rows on every run was
+    two fifths of its server time. `key` must determine `value` (the arguments of the cached function that made it)."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, key: Hashable, value: Any):
+        self.key, self.value = key, value
+
+
+def _unkeyed(args: tuple, kwargs: dict[str, Any]) -> tuple[tuple, dict[str, Any]]:
+    """The arguments with each `Keyed` replaced by its value (what the builder is called with)."""
+
+    def plain(a: Any) -> Any:
+        return a.value if isinstance(a, Keyed) else a
+
+    return tuple(plain(a) for a in args), {k: plain(v) for k, v in kwargs.items()}
+
+
 class SharedChart:
     """A chart builder's call, made only when needed. `show_chart` takes its Vega-Lite dict from the
     shared cache; anything else (``.to_dict()``, ``.layer`` …) builds the Altair chart itself."""
@@ -103,7 +123,8 @@ class SharedChart:
 
     def build(self) -> Any:
         if self._chart is None:
-            self._chart = self._builder(*self._args, **self._kwargs)
+            args, kwargs = _unkeyed(self._args, self._kwargs)
+            self._chart = self._builder(*args, **kwargs)
         return self._chart
 
     def __getattr__(self, name: str) -> Any:
@@ -123,9 +144,11 @@ def shared(builder: Callable[..., Any]) -> Callable[..., SharedChart]:
     return lambda *args, **kwargs: SharedChart(name, builder, args, kwargs)
 
 
-@st.cache_resource(max_entries=SHARED_SPEC_ENTRIES, show_spinner=False)
+@st.cache_resource(max_entries=SHARED_SPEC_ENTRIES, show_spinner=False, hash_funcs={Keyed: lambda k: k.key})
 def _shared_spec(name: str, _builder: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> dict:
-    """`name` (the builder's module and name) and its arguments are the key; ``_builder`` is not hashed."""
+    """`name` (the builder's module and name) and its arguments are the key (a `Keyed` one by its key); ``_builder``
+    is not hashed."""
+    args, kwargs = _unkeyed(args, kwargs)
     return stable_dataset_names(compat.vega_lite_spec(_builder(*args, **kwargs)))
 
 

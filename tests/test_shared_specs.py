@@ -82,3 +82,16 @@ def test_dataset_names_do_not_depend_on_the_numbers():
     assert [layer["data"] for layer in a["layer"]] == [{"name": "data-0"}, {"name": "data-1"}]
     assert {k: v for k, v in a.items() if k != "datasets"} == {k: v for k, v in b.items() if k != "datasets"}
     assert a["datasets"]["data-0"] != b["datasets"]["data-0"]  # the numbers themselves did change
+
+
+def test_a_keyed_argument_is_hashed_by_its_key_and_passed_as_its_value():
+    """`render.Keyed(key, value)`: the shared cache tells calls apart by the key alone (the home chart's tables of
+    every d are not hashed on every run) and the builder gets the value."""
+    render._shared_spec.clear()
+    CALLS.clear()
+    first = render.shared(counted_builder)(render.Keyed(("n", 3), 3), title="k").spec()
+    same_key = render.shared(counted_builder)(render.Keyed(("n", 3), 3), title="k").spec()
+    other_key = render.shared(counted_builder)(render.Keyed(("n", 4), 4), title="k").spec()
+    assert CALLS == [(3, "k"), (4, "k")]  # built with the values; the second call found the first's spec
+    assert same_key is first and other_key is not first
+    assert render.shared(counted_builder)(render.Keyed(("n", 5), 5), title="k").to_dict()["title"] == "k"
