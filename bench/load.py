@@ -288,18 +288,19 @@ class Session:
         Streamlit's front end sends it (``{"selection": {key: [{key: value}]}}``, the chart's widget id)."""
         import json
 
+        if self.slider and self.slider["id"] == chart.id:
+            return  # known: the client parses a chart's spec once (its own CPU shares the machine with the server)
         key = self.target.slider
         for param in json.loads(chart.spec).get("params", []):
             bind = param.get("bind")
             if param.get("name") != key or not isinstance(bind, dict) or bind.get("input") != "range":
                 continue
-            sent = self.slider["value"] if self.slider and self.slider["id"] == chart.id else None
             self.slider = {
                 "id": chart.id,
                 "min": float(bind["min"]),
                 "max": float(bind["max"]),
                 "step": float(bind.get("step", 1)),
-                "value": sent or [param.get("value")],
+                "value": [param.get("value")],
                 "fragment_id": fragment_id,
                 "chart": key,
             }
