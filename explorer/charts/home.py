@@ -186,7 +186,7 @@ def _heatmap(weights: pd.DataFrame, labels: pd.DataFrame, tops: pd.DataFrame, na
     )
     rows = weights[weights["heatmap"] == name].drop(columns="heatmap")
     at_d = (
-        alt.Chart(rows)
+        alt.Chart()  # the rows are the layer chart's own (one data object: Altair compares its layers' data by value)
         .transform_filter(_at_d())  # first: the lookups below run on one d's rows only
         .transform_lookup(lookup="d", from_=alt.LookupData(tops, key="d", fields=["vmax"]))
     )
@@ -241,7 +241,7 @@ def _heatmap(weights: pd.DataFrame, labels: pd.DataFrame, tops: pd.DataFrame, na
             ).encode(text=alt.Text("weight:Q", format=".2f"))
         )
     title, subtitle = HEATMAP_TITLES[name]
-    return alt.LayerChart(layer=layers).properties(
+    return alt.LayerChart(data=rows, layer=layers).properties(
         title=alt.Title(title, subtitle=subtitle), width=width, height=max(width, 17 * n)
     )
 
