@@ -84,23 +84,22 @@ def view() -> None:
         m_verdict.success(verdict, icon=":material/visibility:")
 
     st.subheader("Outputs and attention weights for both orders")
-    every = compute.every_dim(tuple(words), seed, shuffle_seed, pe)
-    dims = compute.dims()
-    starts = live.starts((tuple(words), seed, shuffle_seed, pe))
+    made_from = (tuple(words), seed, shuffle_seed, pe)  # what every_dim's tables depend on: their cache key too
+    every = compute.every_dim(*made_from)
+    starts = live.starts(made_from)
     live.show(
         shared(charts.experiment_chart)(
-            Keyed(("every_dim", tuple(words), seed, shuffle_seed, pe), every),  # hashed by its key, not its rows
+            Keyed(("every_dim", *made_from), every),  # hashed by its key, not its rows
             pe=pe,
             start=starts[charts.LIVE_KEY],
-            dims=(dims[0], dims[-1], dims[1] - dims[0]),
+            dims=compute.dim_range(),
             phone=mode.on_a_phone(),
         ),
         save_as="home_experiment",
         width="content",
     )
     shuffled = result["shuffled"]
-    heatmaps = (("A(X)", "original", words), ("A(PX)", "shuffled", shuffled), ("P·A(X)·Pᵀ", "expected", shuffled))
-    weights = {name: result[f"weights_{which}"] for name, which, _ in heatmaps}
+    weights = {name: result[f"weights_{which}"] for name, which, _ in compute.HEATMAPS}
     st.caption(text.setup_caption(dim, seed, compute.MAX_TOKENS))
     notice_list(text.notices(pe, gap, [escape_markdown(w) for w in words]))
 
@@ -108,7 +107,9 @@ def view() -> None:
         "home",
         dict(words=words, dim=dim, seed=seed, shuffle_seed=shuffle_seed, pe=pe),
         data=lambda: labelled_matrices(
-            {name: (weights[name], names) for name, _, names in heatmaps}, row="query", column="key"
+            {name: (weights[name], shuffled if moved else words) for name, _, moved in compute.HEATMAPS},
+            row="query",
+            column="key",
         ),
         file_name=f"attention_weights_{pe}_d{dim}_seed{seed}.csv",
         data_label="Download the attention weights as CSV",

@@ -135,7 +135,7 @@ def tables(n: int, dims=(2, 4, 6), seed=0, gaps=None) -> dict[str, pd.DataFrame]
         "points": pd.DataFrame(points),
         "weights": pd.DataFrame(weights),
         "labels": pd.DataFrame(labels),
-        "gaps": pd.DataFrame({"d": dims, "output_gap": gaps, "weight_gap": gaps, "vmax": tops}),
+        "gaps": pd.DataFrame({"d": dims, "output_gap": gaps, "vmax": tops}),
     }
 
 
@@ -157,7 +157,7 @@ def heatmap_views(spec: dict) -> list[dict]:
 
 def test_the_slider_is_d_over_the_chart_s_range_and_starts_at_the_page_s_d():
     spec = chart(start=4)
-    (param,) = spec["params"]
+    (param,) = [p for p in spec["params"] if p["name"] == home.LIVE_KEY]
     assert param["name"] == home.LIVE_KEY == "d_model" and param["value"] == 4
     assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (2, 6, 2)
 
@@ -188,7 +188,7 @@ def test_every_view_draws_the_rows_of_the_slider_s_d_only(d):
     line, dots = spec["vconcat"][0]["layer"]
     shown = cs.unit_rows(spec, dots, d_model=d)
     at_d = points[points["d"] == d]
-    assert sorted(shown["expected"]) == sorted(at_d["expected"])
+    assert sorted(zip(shown["expected"], shown["actual"])) == sorted(zip(at_d["expected"], at_d["actual"]))
     assert (shown["difference"] == shown["actual"] - shown["expected"]).all()
     diag = cs.unit_rows(spec, line, d_model=d)
     lo = min(at_d["expected"].min(), at_d["actual"].min())
@@ -240,9 +240,19 @@ def test_many_words_drop_the_values_and_show_positions_only():
         assert [cs.mark_type(layer) for layer in view["layer"]] == ["rect", "rect"]  # no printed values
         assert "split(datum.label" in view["layer"][1]["encoding"]["x"]["axis"]["labelExpr"]
         assert view["height"] >= 17 * n  # room for every row label at >= 13 px
-    # a cell narrower than a printed value holds none, even with few words
-    assert home.HEATMAP_WIDTH / 8 < home.MIN_CELL_PX_FOR_VALUES
-    assert [cs.mark_type(layer) for layer in heatmap_views(chart(8))[0]["layer"]] == ["rect", "rect"]
+
+
+@pytest.mark.parametrize(("n", "phone", "plain", "presenting"), [(6, False, 1, 1), (8, False, 1, 0), (8, True, 1, 0)])
+def test_values_print_where_the_cell_holds_them_at_the_text_s_size(n, phone, plain, presenting):
+    """Up to 8 words the cells carry their values, shown (opacity 1) where a cell is at least 28 px wide at the
+    normal text size and 28 × 1.35 px at presentation size (explorer.charts.style's font scale, set in the browser)."""
+    spec = chart(n, dims=(2, 4), phone=phone)
+    (scale,) = [p for p in spec["params"] if p["name"] == "font_scale"]
+    assert scale["value"] == 1
+    text = heatmap_views(spec)[0]["layer"][2]
+    expr = text["mark"]["opacity"]["expr"]
+    for font_scale, want in ((1, plain), (1.35, presenting)):
+        assert eval(cs.py_expr(expr), {"__builtins__": {}}, {"font_scale": font_scale}) == want
 
 
 def test_on_a_phone_the_heatmaps_stand_one_under_another():

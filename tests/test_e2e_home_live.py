@@ -105,8 +105,7 @@ def test_the_numbers_in_the_vega_view_are_posencs_at_random_d(chromium, tmp_path
 
     words, seed, shuffle_seed = ("a", "dog", "bit", "the", "man", "a", "bone"), 11, 5
     every = compute.every_dim(words, seed, shuffle_seed, pe)
-    dims = compute.dims()
-    chart = charts.experiment_chart(every, pe=pe, start=16, dims=(dims[0], dims[-1], dims[1] - dims[0]))
+    chart = charts.experiment_chart(every, pe=pe, start=16, dims=compute.dim_range())
     path = tmp_path / "home.html"
     path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
     tab, tried = open_offline(chromium, path)

@@ -94,4 +94,10 @@ def test_a_keyed_argument_is_hashed_by_its_key_and_passed_as_its_value():
     other_key = render.shared(counted_builder)(render.Keyed(("n", 4), 4), title="k").spec()
     assert CALLS == [(3, "k"), (4, "k")]  # built with the values; the second call found the first's spec
     assert same_key is first and other_key is not first
+
+    class Unhashable:  # a value the cache must not look at: its key says what it is
+        def __reduce__(self):
+            raise AssertionError("the value was hashed")
+
+    assert render.shared(counted_builder)(render.Keyed(("n", 3), Unhashable()), title="k").spec() is first
     assert render.shared(counted_builder)(render.Keyed(("n", 5), 5), title="k").to_dict()["title"] == "k"

@@ -1,9 +1,9 @@
 """Chart builders for the home page, "Why position matters" (pure: data -> alt.Chart, no st.*).
 
 - `shuffle_diagram`      the sentence, its shuffle, and a line from each word to its new place
-- `attention_heatmap`    one head's attention weights, tokens on both axes (≤ 24×24: rect marks)
-- `equivariance_scatter` outputs of the shuffled sentence against the original outputs shuffled
-                         the same way: on the diagonal exactly when the head is blind to order
+- `experiment_chart`     the head at every d of its own slider: the outputs of the shuffled sentence against the
+                         original outputs shuffled the same way (on the diagonal exactly when the head is blind to
+                         order), over the three attention heatmaps A(X), A(PX), P·A(X)·Pᵀ (≤ 24×24: rect marks)
 """
 
 from __future__ import annotations
@@ -26,11 +26,10 @@ MAX_TOKENS_WITH_VALUES = 8
 MAX_TOKENS_WITH_WORDS = 12
 #: Length of the heatmaps' colour gradient, in pixels (shorter than the narrowest plot).
 LEGEND_LENGTH = 150
-#: The printed values are hidden (in the browser, from the plot's width) where a cell is narrower
-#: than this many pixels: "0.53" needs ≈ 31 px at 14 px, ≈ 38 px at presentation size (×1.35).
-#: Three heatmaps side by side with the sidebar open in presentation mode leave ≈ 25 px per cell;
-#: there the numbers would print over each other. Colour and tooltip still give every value.
-MIN_CELL_PX_FOR_VALUES = 38
+#: The printed values are hidden (in the browser, by the text's size) where a cell is narrower than this
+#: many pixels times the font scale: "0.53" needs ≈ 28 px at 14 px, ≈ 38 px at presentation size (×1.35),
+#: where they would print over each other. Colour and tooltip still give every value.
+MIN_CELL_PX_FOR_VALUES = 28
 
 
 def _configure(chart: ChartT) -> ChartT:
@@ -230,10 +229,11 @@ def _heatmap(weights: pd.DataFrame, labels: pd.DataFrame, tops: pd.DataFrame, na
     # marks show, so it reaches vmax even in a heatmap whose own weights stay below it.
     reach = at_d.transform_aggregate(vmax="max(vmax)").mark_rect(opacity=0).encode(color=colour("vmax"))
     layers: list[alt.Chart] = [reach, cells]
-    if n <= MAX_TOKENS_WITH_VALUES and width / n >= MIN_CELL_PX_FOR_VALUES:
+    if n <= MAX_TOKENS_WITH_VALUES:
         layers.append(
             base.mark_text(
                 fontSize=14 if n <= 6 else 13,
+                opacity=alt.expr(f"{width / n} >= {MIN_CELL_PX_FOR_VALUES} * {FONT_SCALE_PARAM} ? 1 : 0"),
                 # white on a dark cell, near-black on a pale one, on either theme: the cells' blues are the same on
                 # both, so the dark theme's recolouring (style.dark_color, which leaves expressions alone) must not
                 # lighten the dark figures on the pale cells
@@ -323,5 +323,10 @@ def experiment_chart(
     chart = alt.vconcat(scatter, row.resolve_scale(x="independent", y="independent")).resolve_scale(
         x="independent", y="independent", color="shared"
     )
-    chart = chart.properties(description=text.experiment_description(int(tables["labels"]["place"].max()) + 1, pe))
+    # the font scale as a top-level variable (Altair's add_params would push it into the views, where only
+    # selections may stand)
+    chart = chart.properties(
+        params=[*chart.params, font_scale_param().param],
+        description=text.experiment_description(int(tables["labels"]["place"].max()) + 1, pe)
+    )
     return _configure(chart)

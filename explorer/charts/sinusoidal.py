@@ -109,9 +109,6 @@ MATRIX_CONFIG = chart_config(
 )
 
 
-#: Any top-level chart: `_finish` returns the same kind of chart it was given.
-
-
 def _finish(
     chart: ChartT, title: str, subtitle=None, *, fit_width: bool = True, config: alt.Config = CONFIG, **props
 ) -> ChartT:

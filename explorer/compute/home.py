@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from explorer.charts.home import token_labels
+from explorer.charts.home import HEATMAP_TITLES, token_labels
 from explorer.layout import cached
 from explorer.site.home import MAX_TOKENS
 from explorer.widgets import get
@@ -17,14 +17,21 @@ from posenc import attention as att
 MAX_DIM = 64
 #: The page's range and default of d (explorer.liveparam limits: the URL's d is clamped into it, with a notice).
 LIMITS = {"d_model": {"max": MAX_DIM, "default": 16}}
-#: The three attention heatmaps: (name, whose weights, whether its rows are the shuffled sentence's words).
 #: The columns of `every_dim`'s tables.
 COLUMNS = {
     "points": ("d", "expected", "actual"),
     "weights": ("d", "heatmap", "row", "col", "weight"),
-    "gaps": ("d", "output_gap", "weight_gap", "vmax"),
+    "gaps": ("d", "output_gap", "vmax"),
 }
-HEATMAPS = (("A(X)", "original", False), ("A(PX)", "shuffled", True), ("P·A(X)·Pᵀ", "expected", True))
+#: The three attention heatmaps (their names: the chart's): (name, whose weights, whether its rows are the shuffled
+#: sentence's words).
+HEATMAPS = tuple(zip(HEATMAP_TITLES, ("original", "shuffled", "expected"), (False, True, True), strict=True))
+
+
+def dim_range() -> tuple[int, int, int]:
+    """The slider's (least, most, step) over `dims()`."""
+    found = dims()
+    return found[0], found[-1], found[1] - found[0]
 
 
 def dims() -> list[int]:
@@ -47,7 +54,7 @@ def every_dim(words: tuple[str, ...], seed: int, shuffle_seed: int, pe: str) -> 
     - "points": d, expected (P·Y(X)), actual (Y(PX)): every output coordinate;
     - "weights": d, heatmap (a name of HEATMAPS), row, col (the query's and the key's places), weight;
     - "labels": heatmap, place, label ("i word": its rows' and columns' words, in its order);
-    - "gaps": d, output_gap, weight_gap, vmax (the largest weight of both orders: the heatmaps' shared scale)."""
+    - "gaps": d, output_gap, vmax (the largest weight of both orders: the heatmaps' shared scale)."""
     parts: dict[str, list[tuple]] = {"points": [], "weights": [], "gaps": []}
     n = len(words)
     row, col = (i.ravel().astype(np.int8) for i in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
@@ -62,7 +69,7 @@ def every_dim(words: tuple[str, ...], seed: int, shuffle_seed: int, pe: str) -> 
                 (np.full(n * n, at_d), np.full(n * n, name, dtype=object), row, col, r[f"weights_{which}"].ravel())
             )
         vmax = max(float(r["weights_original"].max()), float(r["weights_shuffled"].max()))
-        parts["gaps"].append(([d], [r["output_gap"]], [r["weight_gap"]], [vmax if vmax > 0 else 1.0]))
+        parts["gaps"].append(([d], [r["output_gap"]], [vmax if vmax > 0 else 1.0]))
     tables = {
         table: pd.DataFrame({c: np.concatenate([p[i] for p in parts[table]]) for i, c in enumerate(columns)})
         for table, columns in COLUMNS.items()
