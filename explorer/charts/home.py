@@ -327,6 +327,6 @@ def experiment_chart(
     # selections may stand)
     chart = chart.properties(
         params=[*chart.params, font_scale_param().param],
-        description=text.experiment_description(int(tables["labels"]["place"].max()) + 1, pe)
+        description=text.experiment_description(int(tables["labels"]["place"].max()) + 1, pe),
     )
     return _configure(chart)
