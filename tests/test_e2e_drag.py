@@ -86,18 +86,21 @@ def assert_runs_within_pauses(
     assert during <= pauses + slack, f"{during} server runs {what} ({pauses} pauses over 150 ms)"
 
 
-def hold_and_drag_a_tenth(page, slider, steps: int) -> tuple[int, int]:
-    """Press the mouse on an in-chart range input's left end and move it over a tenth of the track
-    in `steps` moves 25 ms apart, like a hand; the button stays down (the caller releases it).
-    Returns (server runs during the drag, pauses over 150 ms in it): RUNS_AND_PAUSES_JS."""
+def hold_and_drag(page, slider, steps: int, *, at: float | None = None, share: float = 0.1) -> tuple[int, int]:
+    """Press the mouse on an in-chart range input, at its left end or, with `at`, on the thumb where it stands (`at`:
+    its place along the track, 0 … 1), and move it right over `share` of the track in `steps` moves 25 ms apart, like
+    a hand; the button stays down (the caller releases it). Returns (server runs during the drag, pauses over 150 ms
+    in it): RUNS_AND_PAUSES_JS."""
     page.evaluate(COUNT_RUNS_JS)
     slider.evaluate(INPUT_CLOCK_JS)
+    slider.scroll_into_view_if_needed()
     box = slider.bounding_box()
     y = box["y"] + box["height"] / 2
-    page.mouse.move(box["x"] + 2, y)
+    x0 = box["x"] + 2 if at is None else box["x"] + 8 + (box["width"] - 16) * at  # the thumb's centre
+    page.mouse.move(x0, y)
     page.mouse.down()
     for i in range(1, steps + 1):
-        page.mouse.move(box["x"] + box["width"] * i / (10 * steps), y)
+        page.mouse.move(x0 + box["width"] * share * i / steps, y)
         page.wait_for_timeout(25)
     return page.evaluate(RUNS_AND_PAUSES_JS)
 
@@ -234,7 +237,7 @@ def test_the_rope_live_plane_moves_in_the_browser_and_the_link_follows_the_relea
     assert live_readout(page)["⟨R_m q, R_n k⟩"] == score(6, 13)
     chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
     steps = 40
-    during, pauses = hold_and_drag_a_tenth(page, m_in, steps)  # about 820 positions
+    during, pauses = hold_and_drag(page, m_in, steps)  # about 820 positions
     moved = int(m_in.input_value())
     shown = live_readout(page)
     page.mouse.up()
@@ -304,7 +307,7 @@ def test_the_invariance_shift_moves_the_shift_test_in_the_browser_and_the_link_f
     )
     chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
     steps = 40
-    during, pauses = hold_and_drag_a_tenth(page, t_in, steps)  # about 50 of the 500 values
+    during, pauses = hold_and_drag(page, t_in, steps)  # about 50 of the 500 values
     moved = int(t_in.input_value())
     held = shown(page)
     page.mouse.up()
@@ -342,7 +345,7 @@ def test_the_clock_p_is_the_charts_own_slider_and_the_link_follows_a_drag_and_a_
     assert page.get_by_text("The numbers at p = 6", exact=True).count() == 1
     chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
     steps = 40
-    during, pauses = hold_and_drag_a_tenth(page, p_in, steps)
+    during, pauses = hold_and_drag(page, p_in, steps)
     moved = int(p_in.input_value())
     shown = readout(page)
     page.mouse.up()
@@ -574,7 +577,7 @@ def test_the_zoom_window_moves_in_the_browser_and_the_link_follows_the_release(b
     assert before["PE(p, i)"] == exact(before) and 10 <= int(before["position p"]) < 50
     chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
     steps = 40
-    during, pauses = hold_and_drag_a_tenth(page, p_in, steps)  # about 30 positions
+    during, pauses = hold_and_drag(page, p_in, steps)  # about 30 positions
     moved = int(p_in.input_value())
     page.mouse.up()
     assert moved > 20
@@ -712,7 +715,7 @@ def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_lin
 
     assert readout() == f"s = 1 | {beyond(1.0)} of 32 pairs meet unseen angles"
     chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
-    during, pauses = hold_and_drag_a_tenth(page, s_in, 30)
+    during, pauses = hold_and_drag(page, s_in, 30)
     moved = float(s_in.input_value())
     shown = readout()
     page.mouse.up()

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from e2e_support import chart_svg_js, open_app_page, press_once, wait_idle
 from test_e2e_chartfile import open_offline
-from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, assert_runs_within_pauses
+from test_e2e_drag import COUNT_RUNS_JS, assert_runs_within_pauses, hold_and_drag
 
 from explorer.text import home as text
 from posenc import attention as att
@@ -67,18 +67,8 @@ def test_a_drag_of_d_moves_the_chart_in_the_browser_and_the_link_follows_on_rele
         chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
         d_in = chart.locator('input[name="d_model_d_model"]')
         before = page.evaluate(CHART_SVG_JS)
-        page.evaluate(COUNT_RUNS_JS)
-        d_in.evaluate(INPUT_CLOCK_JS)
-        d_in.scroll_into_view_if_needed()
-        box = d_in.bounding_box()
         # grab the thumb where it stands (d = 16 of 2 … 64) and move it right over half the track
-        y, x0 = box["y"] + box["height"] / 2, box["x"] + 8 + (box["width"] - 16) * (16 - 2) / (64 - 2)
-        page.mouse.move(x0, y)
-        page.mouse.down()
-        for i in range(1, 31):
-            page.mouse.move(x0 + box["width"] * i / 60, y)
-            page.wait_for_timeout(25)
-        during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+        during, pauses = hold_and_drag(page, d_in, 30, at=(16 - 2) / (64 - 2), share=0.5)
         moved = int(d_in.input_value())
         mid_drag = page.evaluate(CHART_SVG_JS)
         page.mouse.up()

@@ -23,7 +23,7 @@ from e2e_support import (
     wait_idle,
 )
 from test_e2e_chartfile import open_offline
-from test_e2e_drag import COUNT_RUNS_JS, INPUT_CLOCK_JS, RUNS_AND_PAUSES_JS, assert_runs_within_pauses
+from test_e2e_drag import COUNT_RUNS_JS, assert_runs_within_pauses, hold_and_drag
 
 import posenc
 from explorer.charts import sinusoidal as charts
@@ -94,16 +94,8 @@ def test_a_drag_of_d_moves_the_zoom_chart_in_the_browser_and_the_page_follows_on
         chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")
         d_in = chart.locator('input[name="d_model_d_model"]')
         before = page.evaluate(ZOOM_PIXELS_JS)
-        page.evaluate(COUNT_RUNS_JS)
-        d_in.evaluate(INPUT_CLOCK_JS)
-        box = d_in.bounding_box()  # grab the thumb where it stands (d = 128 of 2 … 2048)
-        y, x0 = box["y"] + box["height"] / 2, box["x"] + 8 + (box["width"] - 16) * (128 - 2) / (2048 - 2)
-        page.mouse.move(x0, y)
-        page.mouse.down()
-        for i in range(1, 31):
-            page.mouse.move(x0 + box["width"] * i / 300, y)
-            page.wait_for_timeout(25)
-        during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+        # grab the thumb where it stands (d = 128 of 2 … 2048) and move it right over a tenth of the track
+        during, pauses = hold_and_drag(page, d_in, 30, at=(128 - 2) / (2048 - 2))
         moved = int(d_in.input_value())
         mid_drag = page.evaluate(ZOOM_PIXELS_JS)
         page.mouse.up()
