@@ -246,8 +246,8 @@ def _heatmap(weights: pd.DataFrame, labels: pd.DataFrame, tops: pd.DataFrame, na
     )
 
 
-def _scatter(points: pd.DataFrame, *, pe: str, gaps, width: int, start: int, lo: int, hi: int, step: int):
-    """The scatter of `experiment_chart`, with the slider: each dot is one output number at the slider's d,
+def _scatter(points: pd.DataFrame, gaps, *, pe: str, width: int, slider: Any) -> alt.LayerChart:
+    """The scatter of `experiment_chart`, carrying its `slider` (the d selection): each dot is one output number at the slider's d,
     x = the original sentence's output re-ordered like the words (P·Y(X)), y = the shuffled sentence's (Y(PX)).
     The dashed diagonal y = x spans both axes' one range: every dot of that d, padded by 5 %."""
     lo_hi = points.groupby("d")[["expected", "actual"]].agg(["min", "max"])
@@ -282,7 +282,7 @@ def _scatter(points: pd.DataFrame, *, pe: str, gaps, width: int, start: int, lo:
                 alt.Tooltip("difference:Q", format=".2e"),
             ],
         )
-        .add_params(live.position(LIVE_KEY, start=start, lo=lo, hi=hi, step=step, label=LIVE_LABEL))
+        .add_params(slider)
         .properties(name="dots")  # a fixed name: Altair numbers unnamed views, and the spec must not change
     )
     return alt.LayerChart(layer=[line, dots]).properties(
@@ -303,22 +303,19 @@ def experiment_chart(
     (A(X), A(PX), P·A(X)·Pᵀ) below it, side by side (one under another on a phone), sharing one colour scale.
     `tables` hold every d (explorer.compute.home.every_dim's: points, weights, labels, gaps), so a drag only
     filters them in the browser."""
-    lo, hi, step = dims
     width = PHONE_HEATMAP_WIDTH if phone else HEATMAP_WIDTH
     tops = tables["gaps"][["d", "vmax"]]
     heatmaps = [_heatmap(tables["weights"], tables["labels"], tops, name, width) for name in HEATMAP_TITLES]
     row = alt.vconcat(*heatmaps) if phone else alt.hconcat(*heatmaps)
     # the scatter as wide as the heatmaps' plots and the axes between them
-    gaps = tuple(tables["gaps"]["output_gap"])
+    lo, hi, step = dims
+    slider = live.position(LIVE_KEY, start=start, lo=lo, hi=hi, step=step, label=LIVE_LABEL)
     scatter = _scatter(
         tables["points"],
+        tables["gaps"]["output_gap"],
         pe=pe,
-        gaps=gaps,
         width=width if phone else 3 * width + 2 * 120,
-        start=start,
-        lo=lo,
-        hi=hi,
-        step=step,
+        slider=slider,
     )
     chart = alt.vconcat(scatter, row.resolve_scale(x="independent", y="independent")).resolve_scale(
         x="independent", y="independent", color="shared"
