@@ -330,10 +330,16 @@ def spec_names(spec: dict, view: dict | None = None, **selections) -> dict:
     names["data"] = lambda name: [_Row(row) for row in datasets[name]]
     for param in params:  # signals computed from the selections (in the spec's order)
         if "expr" in param:
-            names[param["name"]] = eval(
-                compile(py_expr(param["expr"]), param["expr"], "eval"), {"__builtins__": {}}, names
-            )
+            names[param["name"]] = js_eval(param["expr"], names)
     return names
+
+
+def js_eval(expr: str, names: dict) -> Any:
+    """The Vega expression `expr` evaluated over `names` (`py_expr`; ``+`` as JavaScript's: text joined with a number
+    shows a whole number without ".0")."""
+    tree = _JsPlus().visit(ast.parse(py_expr(expr), mode="eval"))
+    code = compile(ast.fix_missing_locations(tree), expr, "eval")
+    return eval(code, {"__builtins__": {}}, {**names, "_js_plus": _js_plus})
 
 
 def _js_plus(a: Any, b: Any) -> Any:
@@ -354,9 +360,7 @@ class _JsPlus(ast.NodeTransformer):
 def spec_value(spec: dict, expr: str, **selections) -> Any:
     """A Vega expression of `spec` (a title's, an axis's) as the browser computes it (`spec_names`;
     ``+`` as JavaScript's: text joined with a number shows a whole number without ".0")."""
-    tree = _JsPlus().visit(ast.parse(py_expr(expr), mode="eval"))
-    code = compile(ast.fix_missing_locations(tree), expr, "eval")
-    return eval(code, {"__builtins__": {}}, {**spec_names(spec, **selections), "_js_plus": _js_plus})
+    return js_eval(expr, spec_names(spec, **selections))
 
 
 def unit_rows(spec: dict, view: dict, **selections) -> pd.DataFrame:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import _Row, assert_draws_curve, contrast, frame, luminance, py_expr, run_transforms, spec_names
+from _chartspec import assert_draws_curve, contrast, frame, luminance
+from _compare_chart import drawn, mark_value, panel_title, panels, y_domain
 
 from explorer.charts import compare
 from explorer.text.compare import METHOD_LABELS, summary_table
@@ -77,18 +78,20 @@ def test_score_by_distance_spec_with_fixed_lengths(checks):
     with pytest.raises(ValueError, match="not 'ALiBi'"):  # ALiBi's curve is the browser's
         compare.score_by_distance(compare.score_table(checks), train_len=L, test_len=T, slopes=SLOPES, head=3)
     spec = compare.score_by_distance(without_alibi(checks), train_len=L, test_len=T, slopes=SLOPES, head=3).to_dict()
-    assert spec["facet"]["row"]["field"] == "method"
-    assert spec["facet"]["row"]["sort"] == list(METHOD_LABELS.values())
-    assert spec["resolve"]["scale"]["y"] == "independent"
+    assert list(panels(spec)) == list(METHOD_LABELS)  # a view per method, in the table's order
     sliders = [p["name"] for p in spec["params"] if "bind" in p]
     assert sliders == ["alibi_head"]  # the lengths are fixed: only h's slider
     assert (spec["params"][0]["bind"]["min"], spec["params"][0]["bind"]["max"]) == (1, 8)
     assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
-    line, rule, note = spec["spec"]["layer"]
-    assert line["mark"]["type"] == "line" and rule["mark"]["type"] == "rule" and note["mark"]["type"] == "text"
-    assert line["encoding"]["x"]["field"] == "distance" and line["encoding"]["y"]["field"] == "score"
-    # the curves' width is a named style of the config, not a mark property Vega would evaluate at every point
-    assert "strokeWidth" not in line["mark"] and "strokeWidth" in spec["config"]["style"][line["mark"]["style"]]
+    for method, panel in panels(spec).items():
+        line, rule, note = panel["layer"]
+        assert line["mark"]["type"] == "line" and rule["mark"]["type"] == "rule" and note["mark"]["type"] == "text"
+        assert line["mark"]["color"] == compare.METHOD_COLORS[method]
+        # the curves' width is a named style of the config, not a mark property Vega would evaluate at every point
+        assert "strokeWidth" not in line["mark"] and "strokeWidth" in spec["config"]["style"][line["mark"]["style"]]
+        # the distances are written under the last panel only; every panel has its grid
+        x_axis = line["encoding"]["x"]["axis"]
+        assert x_axis["grid"] and x_axis["labels"] == (method == "nope"), method
     assert "changes with distance" in " ".join(spec["title"]["text"])
     assert spec["config"]["axis"]["labelFontSize"] >= 13
     long = drawn(spec, {"alibi_head": 3})
@@ -103,45 +106,67 @@ def test_score_by_distance_spec_with_fixed_lengths(checks):
     assert SLOPES[2] == 2.0**-3
     want = att.method_checks("alibi", dim=D, trained_len=L, test_len=T, seed=2, alibi_slope=2.0**-3)
     assert_draws_curve(alibi["distance"], alibi["score"], want["distances"], want["scores"])
+    # each panel's y scale spans posenc's scores and 0, as a domain computed from the points drawn would
+    by_method = {c["method"]: c for c in checks}
+    for method in METHOD_LABELS:
+        scores = (want if method == "alibi" else by_method[method])["scores"]
+        assert y_domain(spec, method, {"alibi_head": 3}) == [min(0.0, min(scores)), max(0.0, max(scores))], method
     # the slope, written under ALiBi's panel name only
-    names = {lbl: header_label(spec, lbl, {"alibi_head": 3}) for lbl in METHOD_LABELS.values()}
+    names = {lbl: panel_title(spec, m, {"alibi_head": 3}) for m, lbl in METHOD_LABELS.items()}
     assert names == {**{lbl: lbl for lbl in METHOD_LABELS.values()}, "ALiBi": ["ALiBi", "head 3: slope 1/8 = 0.125"]}
     # the rule and its label: one row of their own a panel (not a filter over the chart's rows), at L
-    for layer in (rule, note):
-        assert spec["datasets"][layer["data"]["name"]] == [{"at": "L"}] and "transform" not in layer
-    assert mark_value(spec, rule, "x", {"alibi_head": 3}) == L
-    # the label sits right of the rule in the left 60 % of the axis, else left of it (here L = 16 of 39)
-    assert mark_value(spec, note, "text", {"alibi_head": 3}) == f"trained length L = {L}"
-    assert (mark_value(spec, note, "align", {}), mark_value(spec, note, "dx", {})) == ("left", 5)
+    for panel in panels(spec).values():
+        _, rule, note = panel["layer"]
+        for layer in (rule, note):
+            assert spec["datasets"][layer["data"]["name"]] == [{"at": "L"}] and "transform" not in layer
+        assert mark_value(spec, rule, "x", {"alibi_head": 3}) == L
+        # the label sits right of the rule in the left 60 % of the axis, else left of it (here L = 16 of 39)
+        assert mark_value(spec, note, "text", {"alibi_head": 3}) == f"trained length L = {L}"
+        assert (mark_value(spec, note, "align", {}), mark_value(spec, note, "dx", {})) == ("left", 5)
 
 
-def drawn(spec: dict, sliders: dict) -> pd.DataFrame:
-    """The long rows every panel's curve draws: the facet's fold and filter run in Python (tests/_chartspec)."""
-    rows = frame(spec, spec).to_dict("records")
-    return pd.DataFrame(run_transforms(rows, spec["transform"], spec_names(spec, **sliders)))
+def page_spec(train_len: int, test_len: int) -> tuple[dict, tuple]:
+    """The chart as the page builds it at (L, T) (d = 8, seed 0, head 1, b = 10,000), and its sliders' windows."""
+    from explorer.compute.compare import BASES, chart_lengths, curve_checks, slider_windows
+
+    windows = slider_windows(train_len, test_len)
+    table = compare.score_table(curve_checks(8, *chart_lengths(train_len, test_len, windows), 0), BASES)
+    chart = compare.score_by_distance(
+        table,
+        train_len=train_len,
+        test_len=test_len,
+        slopes=SLOPES,
+        head=1,
+        l_window=windows[0],
+        t_window=windows[1],
+        bases=BASES,
+        base=10000.0,
+    )
+    return chart.to_dict(), windows
 
 
-def header_label(spec: dict, label: str, sliders: dict):
-    """What the browser writes as the name of method `label`'s panel (the row header's label expression)."""
-    expr = spec["facet"]["row"]["header"]["labelExpr"]
-    names = {**spec_names(spec, **sliders), "datum": _Row(value=label)}
-    return eval(compile(py_expr(expr), expr, "eval"), {"__builtins__": {}}, names)
-
-
-def mark_value(spec: dict, layer: dict, prop: str, sliders: dict):
-    """What the browser computes for `layer`'s mark property `prop` (an expression of the chart's signals), or for
-    its x position (``x``: a datum given by an expression, drawn on the x scale)."""
-    value = layer["encoding"]["x"]["datum"] if prop == "x" else layer["mark"][prop]
-    names = spec_names(spec, **sliders)
-    return eval(compile(py_expr(value["expr"]), value["expr"], "eval"), {"__builtins__": {}}, names)
+def test_a_press_redraws_only_the_panels_that_read_its_slider():
+    """Each panel reads only the sliders its curve depends on, so that a press redraws only those panels (Streamlit's
+    interpreter evaluates a panel's expressions for every point it redraws): b the sinusoidal and RoPE curves, h
+    ALiBi's, L the learned table's (and the rule at L in every panel); T every panel (its x axis ends at T)."""
+    spec, _ = page_spec(128, 512)
+    signals = {"b": compare.AT_B_SIGNAL, "h": compare.SLOPE_SIGNAL, "L": compare.L_SIGNAL, "T": compare.T_SIGNAL}
+    reads = {}
+    for method, panel in panels(spec).items():
+        line = panel["layer"][0]
+        text = str([line["transform"], line["encoding"]["y"]])  # the curve's rows, its scores and its y scale
+        reads[method] = {s for s, name in signals.items() if name in text or (s == "h" and "alibi_head" in text)}
+    assert reads == {"sinusoidal": {"b", "T"}, "rope": {"b", "T"}, "learned": {"L"}, "alibi": {"h", "T"}, "nope": {"T"}}
+    # no field computed into the chart's rows at a press: the scores are read where the y channel draws them
+    assert all("calculate" not in t for panel in spec["vconcat"] for t in panel["layer"][0].get("transform", []))
 
 
 @pytest.mark.parametrize(
     "d, seed, base, head", [(64, 0, 10000.0, 4), (2, 9, 10.0, 1), (256, 77, 1e6, 8), (30, 5, 500.0, 6)]
 )
 def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
-    """The chart's transforms (ALiBi's calculate, the facet's fold and filter, the rule's and labels') run in
-    Python at 12 random (L, T, h) of the sliders (each runs the fold of every column: about 10 s here), against
+    """The chart's transforms (each panel's filters), its y channels (ALiBi's from NoPE's, the sinusoidal and RoPE
+    curves' column at b), y domains, rule and labels evaluated in Python at 12 random (L, T, h) of the sliders against
     posenc.attention.method_checks called at that (L, T) and head h's slope 2^−h (Press et al.'s slopes for 8 heads,
     re-typed): every score drawn bit for bit, and the line through them passes through every score posenc gives
     (NoPE's flat line and ALiBi's straight one are drawn from their ends and cuts; the others at every n) (the learned table's rows at L are the first rows of the longest table's, and pair_scores gives their
@@ -173,7 +198,6 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
     sliders = [p["name"] for p in spec["params"] if "bind" in p]
     assert sliders == ["base", "alibi_head", "target_len", "train_len"]  # L listed first
     assert spec["params"][0]["value"] == BASES.index(base)
-    _, rule, note = spec["spec"]["layer"]
     rng = np.random.default_rng(seed)
     (l_lo, l_hi), (t_lo, t_hi) = ((TARGET_STOPS.index(a), TARGET_STOPS.index(b)) for a, b in windows)
     for _ in range(12):
@@ -192,34 +216,23 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
             assert_draws_curve(got["distance"], got["score"], want["distances"], want["scores"], (method, Lx, Tx))
             if method not in ("nope", "alibi"):  # curves that change at every n: every point drawn
                 assert got["distance"].tolist() == want["distances"].tolist(), (method, Lx, Tx)
-        assert mark_value(spec, rule, "x", sliders) == Lx
-        assert header_label(spec, "ALiBi", sliders) == ["ALiBi", f"head {h}: slope 1/{2**h} = {2.0**-h:g}"]
-        assert mark_value(spec, note, "text", sliders) == f"trained length L = {Lx:,}"
-        side = ("left", 5) if Lx < 0.6 * (Tx - 1) else ("right", -5)
-        assert (mark_value(spec, note, "align", sliders), mark_value(spec, note, "dx", sliders)) == side
+            scores = want["scores"]  # the y scale spans them and 0 (before Vega makes it nice)
+            assert y_domain(spec, method, sliders) == [min(0.0, min(scores)), max(0.0, max(scores))], (method, Lx, Tx)
+        assert panel_title(spec, "alibi", sliders) == ["ALiBi", f"head {h}: slope 1/{2**h} = {2.0**-h:g}"]
+        for panel in panels(spec).values():
+            _, rule, note = panel["layer"]
+            assert mark_value(spec, rule, "x", sliders) == Lx
+            assert mark_value(spec, note, "text", sliders) == f"trained length L = {Lx:,}"
+            side = ("left", 5) if Lx < 0.6 * (Tx - 1) else ("right", -5)
+            assert (mark_value(spec, note, "align", sliders), mark_value(spec, note, "dx", sliders)) == side
 
 
 @pytest.mark.parametrize("lengths", [(128, 512), (100, 1000), (128, 1000), (100, 512)])
 def test_every_last_row_a_slider_can_leave_is_drawn(lengths):
     """NoPE's and ALiBi's lines are drawn from their ends: whatever L and T the chart's sliders reach (or the lengths
     typed off the stops), the row at T − 1 (and the learned table's at L − 1) is in the chart's data and drawn."""
-    from explorer.compute.compare import BASES, chart_lengths, curve_checks, slider_windows
-
     train_len, test_len = lengths
-    windows = slider_windows(train_len, test_len)
-    top = chart_lengths(train_len, test_len, windows)
-    table = compare.score_table(curve_checks(8, top[0], top[1], 0), BASES)
-    spec = compare.score_by_distance(
-        table,
-        train_len=train_len,
-        test_len=test_len,
-        slopes=SLOPES,
-        head=1,
-        l_window=windows[0],
-        t_window=windows[1],
-        bases=BASES,
-        base=10000.0,
-    ).to_dict()
+    spec, windows = page_spec(train_len, test_len)
     rows = frame(spec, spec).set_index("distance")
     reach_l = [t for t in TARGET_STOPS if windows[0][0] <= t <= windows[0][1]] if windows[0] else [train_len]
     reach_t = [t for t in TARGET_STOPS if windows[1][0] <= t <= windows[1][1]] if windows[1] else [test_len]

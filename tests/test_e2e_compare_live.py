@@ -42,12 +42,29 @@ CANVAS_JS = chart_canvas_js(CHART)  # the chart draws on a canvas (explorer.char
 
 
 #: [the x of each panel's rule at L (a rule drawn from its own row, not an axis's), the x scale at L].
-RULES_JS = """(L) => { const view = window.posencView; const out = [];
+RULES_JS = """([L, xScale]) => { const view = window.posencView; const out = [];
   const walk = (node) => { if (!node) return;
     if (node.items) for (const it of node.items) {
       if (node.marktype === 'rule' && it.datum && it.datum.at === 'L') out.push(it.x);
       walk(it); } };
-  walk(view.scenegraph().root); return [out, view.scale('x')(L)]; }"""
+  walk(view.scenegraph().root); return [out, view.scale(xScale)(L)]; }"""
+
+
+#: {method: [[n, x, y] of each point its panel's curve draws]}: the line items inside each method's panel (a group
+#: named `charts.panel_name(method)` + "_group", Vega-Lite's naming).
+POINTS_JS = """() => { const out = {}; const prefix = 'cmp_';
+  const walk = (node, method) => { if (!node) return;
+    if (node.items) for (const it of node.items) {
+      let m = method;
+      if (node.marktype === 'group' && node.name && node.name.startsWith(prefix) && node.name.endsWith('_group'))
+        m = node.name.slice(prefix.length, -'_group'.length);
+      if (node.marktype === 'line' && m) (out[m] = out[m] || []).push([it.datum.distance, it.x, it.y]);
+      walk(it, m); } };
+  walk(window.posencView.scenegraph().root, null); return out; }"""
+#: [[x, y]] where a panel's own x and y scales (Vega-Lite's names: the panel's name + "_x", "_y") put each (n, score).
+PLACES_JS = """([panel, ns, scores]) => { const view = window.posencView;
+  const x = view.scale(panel + '_x'), y = view.scale(panel + '_y');
+  return ns.map((n, i) => [x(n), y(scores[i])]); }"""
 
 
 def open_page(chromium, server, query: str):
@@ -149,25 +166,32 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                 items = set_sliders_and_read(tab, [*sets, ["base_base", bi]])
                 L, T = TARGET_STOPS[li], TARGET_STOPS[max(ti, li + 1)]  # T follows L up
                 slope = 2.0**-h  # Press et al.'s slopes for 8 heads
+                points = tab.evaluate(POINTS_JS)
+                assert sorted(points) == sorted(att.METHODS)
                 for method in att.METHODS:
                     want = att.method_checks(
                         method, dim=dim, trained_len=L, test_len=T, seed=seed, base=compute.BASES[bi], alibi_slope=slope
                     )
-                    label = METHOD_LABELS[method]
-                    got = sorted(
-                        (d["distance"], d["score"])
-                        for kind, _, d, _ in items
-                        if kind == "line" and d.get("method") == label
-                    )
-                    assert_draws_curve(*zip(*got), want["distances"], want["scores"], (method, L, T))
+                    got = sorted(points[method])  # (n, x, y) of every point drawn
+                    distances = [g[0] for g in got]
+                    at = np.searchsorted(want["distances"], distances)
+                    assert np.array_equal(np.asarray(want["distances"])[at], distances), (method, L, T)
+                    scores = [float(want["scores"][k]) for k in at]
+                    # each point stands where the panel's own scales put n and posenc's score at n, to the bit
+                    xy = tab.evaluate(PLACES_JS, [charts.panel_name(method), distances, scores])
+                    assert [[g[1], g[2]] for g in got] == xy, (method, L, T)
+                    assert_draws_curve(distances, scores, want["distances"], want["scores"], (method, L, T))
                     if method not in ("nope", "alibi"):  # NoPE's flat line and ALiBi's straight one: from their ends
-                        assert [g[0] for g in got] == want["distances"].tolist(), (method, L, T)
-                rules, at_l = tab.evaluate(RULES_JS, L)  # each panel's rule, where the x scale puts L
+                        assert distances == want["distances"].tolist(), (method, L, T)
+                # each panel's rule, where the x scale (the panels share its domain and width) puts L
+                rules, at_l = tab.evaluate(RULES_JS, [L, charts.panel_name("nope") + "_x"])
                 assert rules == [at_l] * len(METHOD_LABELS)
                 labels = [t for kind, _, d, t in items if kind == "text" and d.get("at") == "L"]
                 assert labels == [f"trained length L = {L:,}"] * 5
                 # the panels' names (group titles: no datum), in the panels' order, then the chart's title
-                names = [t for kind, _, d, t in items if kind == "text" and not d][: len(METHOD_LABELS)]
+                names = [t for kind, _, d, t in items if kind == "text" and not d and t != "score s"][
+                    : len(METHOD_LABELS)
+                ]
                 alibi_name = ["ALiBi", f"head {h}: slope 1/{2**h} = {slope:g}"]
                 assert names == [alibi_name if lbl == "ALiBi" else lbl for lbl in METHOD_LABELS.values()]
                 checked += 1

@@ -6,11 +6,11 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from _apptest import run_page
 from _attention_reference import ref_score
-from _chartspec import assert_draws_curve, proto_spec, run_transforms, spec_names
+from _chartspec import assert_draws_curve, proto_spec
+from _compare_chart import drawn, mark_value, panels
 from _posenc_reference_impl import ref_alibi_slopes
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
@@ -55,14 +55,15 @@ def number_after(text, label):
 
 
 def chart(at):
-    """The score chart's spec and the rows its panels draw where its sliders start: the page sends posenc's
-    wide table (one row per n, up to the largest T its sliders reach), the browser folds and filters it (run
-    here in Python, tests/_chartspec)."""
+    """The score chart's spec (with the datasets the page sent beside it) and the rows its panels draw where its
+    sliders start: the page sends posenc's wide table (one row per n, up to the largest T its sliders reach), each
+    panel filters it and reads its scores (run here in Python, tests/_compare_chart)."""
     (c,) = at.get("vega_lite_chart")
     spec = proto_spec(c.proto)
-    (dataset,) = [d for d in c.proto.datasets if d.name == spec["data"]["name"]]
-    wide = convert_arrow_bytes_to_pandas_df(dataset.data.data)
-    return spec, pd.DataFrame(run_transforms(wide.to_dict("records"), spec["transform"], spec_names(spec)))
+    spec["datasets"] = {
+        d.name: convert_arrow_bytes_to_pandas_df(d.data.data).to_dict("records") for d in c.proto.datasets
+    }
+    return spec, drawn(spec, {})
 
 
 def assert_page_complete(at, *, dim, L, T):
@@ -103,11 +104,10 @@ def assert_page_complete(at, *, dim, L, T):
         want = att.method_checks(method, **kw, alibi_slope=slope)
         got = data[data["method"] == METHOD_LABELS[method]].sort_values("distance")
         assert_draws_curve(got["distance"], got["score"], want["distances"], want["scores"], method)
-    rule = spec["spec"]["layer"][1]
-    (c,) = at.get("vega_lite_chart")
-    (own,) = [d for d in c.proto.datasets if d.name == rule["data"]["name"]]
-    assert convert_arrow_bytes_to_pandas_df(own.data.data).to_dict("records") == [{"at": "L"}]  # one rule a panel
-    assert spec_names(spec)[rule["encoding"]["x"]["datum"]["expr"]] == L  # each panel's rule stands at L
+    for panel in panels(spec).values():
+        rule = panel["layer"][1]
+        assert spec["datasets"][rule["data"]["name"]] == [{"at": "L"}]  # one rule a panel, from its own row
+        assert mark_value(spec, rule, "x", {}) == L  # each panel's rule stands at L
 
 
 # --- defaults ----------------------------------------------------------------------------------

@@ -148,21 +148,50 @@ def lengths_expressions(
 #: the sliders, which a row's expression then reads (an expression that computes them itself, with the stops as an
 #: array literal, ran for every row: a third of a press's time).
 L_SIGNAL, T_SIGNAL, B_SIGNAL, SLOPE_SIGNAL = "cmp_l", "cmp_t", "cmp_b", "cmp_slope"
+#: The column suffix of b's option (" @3"), once a press: a curve that reads b draws ``datum[label + AT_B]``.
+AT_B_SIGNAL = "cmp_at_b"
 #: The rule at L and its label draw from one row of their own in every panel: a layer that filtered the chart's rows
 #: for n = 0 ran its filter over every row at every press (two fifths of the expressions a press evaluated).
 ONE_ROW = alt.InlineData(values=[{"at": "L"}])
 #: The curves' stroke width as a style of the chart's config: a mark property is an encoding Vega evaluates for every
 #: point at every press (Streamlit evaluates Vega's expressions through an interpreter), a style is drawn as it is.
 CURVE_STYLE = "cmp_curve"
+#: Each method's panel is a view of this name (`panel_name`), whose y scale is ``<name>_y`` (Vega-Lite's naming).
+PANEL_PREFIX = "cmp_"
+
+
+def panel_name(method: str) -> str:
+    """The name of the view that draws `method` (a key of METHOD_LABELS): its Vega group and scales carry it."""
+    return PANEL_PREFIX + method
+
+
+def domains_signal(method: str) -> str:
+    """The signal holding `method`'s y domains: [option][index of a length among those the sliders reach] → [least,
+    most] (`y_domain`)."""
+    return f"cmp_dom_{method}"
 
 
 def alibi_expression(slopes) -> tuple[Any, str]:
     """ALiBi's score s(0, n) at the head slider's slope: (the slope's parameter, the row's expression). NoPE's score
-    (the same content term, the row's ``raw``) minus slope·n, the same float64 steps as
+    (the same content term, the row's NoPE column) minus slope·n, the same float64 steps as
     posenc.attention.pair_scores' ``content − slope·|m − n|``."""
     table = "[" + ", ".join(repr(float(s)) for s in slopes) + "]"
     slope = alt.param(name=SLOPE_SIGNAL, expr=f"{table}[{live.number(HEAD_KEY)} - 1]")
-    return slope, f"datum.raw - {SLOPE_SIGNAL} * datum.distance"
+    return slope, f"datum[{METHOD_LABELS['nope']!r}] - {SLOPE_SIGNAL} * datum.distance"
+
+
+def y_domain(values: np.ndarray, reach) -> list[list[float]]:
+    """The y domain a panel whose curve is `values` (one a distance n = 0, 1, …) has at each length of `reach` (the
+    curve drawn for n < length): its least and most score, and 0 (Vega-Lite's ``zero``, as a domain computed from the
+    data), for Vega to make nice. What Vega computes from the points drawn, computed once here: a press then reads
+    it, where a domain from the data made Vega collect a score for every point."""
+    out = []
+    for n in reach:
+        shown = np.asarray(values[: int(n)], dtype=float)
+        if shown.size == 0 or np.isnan(shown).any():
+            raise ValueError(f"reach: the curve has no score at every n < {n}")
+        out.append([min(float(shown.min()), 0.0), max(float(shown.max()), 0.0)])
+    return out
 
 
 def score_by_distance(
@@ -178,20 +207,26 @@ def score_by_distance(
     panel_height: int = 105,
     bases=None,
     base: float | None = None,
-) -> alt.FacetChart:
+) -> alt.VConcatChart:
     """Score of a fixed query at position 0 against a fixed key at position n = 0 … T−1, one panel
-    per method with its own y scale; a dashed rule marks the trained length L.
+    per method (a view of its own, `panel_name`) with its own y scale; a dashed rule marks the trained length L.
 
     `table` is `score_table`'s without ALiBi, up to the largest T and L the sliders reach (`lengths_expressions`):
-    the browser computes ALiBi's column at the head slider's slope (`slopes`, one per head, starting at head
-    `head`; `alibi_expression`), folds the table into one curve per method, keeps n < T (the learned table's
-    n < L), moves the rule to L and writes the head's slope under ALiBi's panel name, with no server run while a slider
-    is dragged (issue #36). With `bases` (the base b's options) the table holds the methods that read b at every
-    option (`base_column`) and b is a slider too, starting at `base`: the browser picks each one's column. A curve's
-    flat runs are drawn from their ends (`drawn_rows`: NoPE's line, and ALiBi's straight one).
+    the browser draws ALiBi's curve at the head slider's slope (`slopes`, one per head, starting at head
+    `head`; `alibi_expression`), keeps n < T (the learned table's n < L), moves the rule to L and writes the head's
+    slope under ALiBi's panel name, with no server run while a slider is dragged (issue #36). With `bases` (the base
+    b's options) the table holds the methods that read b at every option (`base_column`) and b is a slider too,
+    starting at `base`: their panels read the column of b's option. A curve's flat runs are drawn from their ends
+    (`drawn_rows`: NoPE's line, and ALiBi's straight one).
 
-    A faceted chart cannot fill its container (Vega-Lite), so ``width`` is fixed: 720 px per panel
-    fits the main column of a 1280-px-wide screen with the sidebar open (a phone's page passes `PHONE_WIDTH`)."""
+    Why a view per method, each point's score read in its y channel, and each y domain computed here (`y_domain`):
+    Streamlit evaluates every Vega expression through an interpreter, at a cost per evaluation. A press on b now
+    redraws the two panels that read b, one on h ALiBi's, one on L the learned table's; a point costs three
+    evaluations (x, y, colour), where a score computed into the row and a domain from the data cost five, in every
+    panel, at every press.
+
+    A panel cannot fill its container, so ``width`` is fixed: 720 px per panel fits the main column of a 1280-px-wide
+    screen with the sidebar open (a phone's page passes `PHONE_WIDTH`)."""
     params, l_expr, t_expr = lengths_expressions(
         train_len=train_len, test_len=test_len, l_window=l_window, t_window=t_window
     )
@@ -217,93 +252,108 @@ def score_by_distance(
         },
         **{drawn_column(alibi): drawn_rows(table[nope], ends)},  # NoPE's minus slope·n: straight where NoPE is flat
     )
-    order = [lbl for lbl in METHOD_LABELS.values() if lbl in table.columns or lbl in per_base or lbl == alibi]
-    # the browser folds the methods once, before anything a slider moves (a fold copies each row per column: redone
-    # at every press it took 250-400 ms); a press then keeps rows (L, T) and reads each row's score (b: a method
-    # that reads b takes its column at b's option; h: ALiBi's from NoPE's). One row per method and distance: a
-    # fold over every base column too made each press filter 27 × 4,096 rows, not 5 × 4,096 (70-90 ms at any T)
-    folded: list[Any] = list(order)  # one column a method (Altair types a fold's fields as field names)
-    colors = [METHOD_COLORS[k] for k, lbl in METHOD_LABELS.items() if lbl in order]
-    x = (
-        alt.X("distance:Q")
-        .scale(domain=alt.ExprRef(expr=f"[0, {T_SIGNAL} - 1]"), nice=False)
-        .axis(format="d", tickMinStep=1)
-        .title("relative distance n − m (query at m = 0, key at n)")
-    )
-    keep = f"datum.distance < {T_SIGNAL} && (datum.method !== {LEARNED!r} || datum.distance < {L_SIGNAL})"  # n < L
-    at_b = live.number(BASE_KEY) if bases is not None else "-1"  # a base column's option: the slider's
-    raw = f"datum.reads_b ? datum[datum.method + ' @' + {B_SIGNAL}] : datum.raw"
+    methods = [k for k, lbl in METHOD_LABELS.items() if lbl in table.columns or lbl in per_base or lbl == alibi]
+    # every length a slider can leave the curves at: the y domains are looked up by it
+    reach = sorted({n for n in (*TARGET_STOPS, train_len, test_len) if n <= len(table)})
+    distance = table["distance"].to_numpy(dtype=float)
+    n_options = len(bases) if bases is not None else 1
     slope, alibi_score = alibi_expression(slopes)
     slope_labels = f"{json.dumps(text.head_slope_labels(slopes))}[{live.number(HEAD_KEY)} - 1]"
+    at_b = live.number(BASE_KEY) if bases is not None else "0"  # a base column's option: the slider's
     signals = [
         alt.param(name=L_SIGNAL, expr=l_expr),
         alt.param(name=T_SIGNAL, expr=t_expr),
         alt.param(name=B_SIGNAL, expr=at_b),
+        alt.param(name=AT_B_SIGNAL, expr=f"' @' + {B_SIGNAL}"),
         slope,
     ]
-    line = (
-        alt.Chart()
-        # no description or tooltip for each of up to 5 × 4,096 points: the canvas is scaled down to a column
-        # narrower than the chart (explorer.assets), where Vega would pick the wrong point under the pointer
-        .mark_line(style=CURVE_STYLE, aria=False)
-        .encode(
-            x=x,
-            y=alt.Y("score:Q").title("score s").axis(tickCount=3),
-            color=alt.Color("method:N").scale(domain=order, range=colors).legend(None),
-        )
-        .add_params(*params, *signals)  # the signals beside the sliders: on the facet, Altair drops them
-    )
-    # the rule and its label stand at L through expressions (the signals'), not a calculated field: a dataset that
-    # rewrites a field of the chart's rows makes Vega copy every row that reaches it (each press's added rows)
     x_at_l = alt.XDatum(alt.ExprRef(expr=L_SIGNAL), type="quantitative")
-    rule = alt.Chart(ONE_ROW).mark_rule(color=WARN, strokeDash=[6, 4], strokeWidth=2).encode(x=x_at_l)
     left_half = f"{L_SIGNAL} < 0.6 * ({T_SIGNAL} - 1)"  # the label right of the rule, else left of it
-    note = (
-        alt.Chart(ONE_ROW)
-        .mark_text(
-            align=alt.ExprRef(expr=f"{left_half} ? 'left' : 'right'"),
-            dx=alt.ExprRef(expr=f"{left_half} ? 5 : -5"),
-            dy=-4,
-            baseline="top",
-            fontSize=14,
-            color=WARN,
-            text=alt.ExprRef(expr=text.trained_label_expr(L_SIGNAL)),
-        )
-        .encode(x=x_at_l, y=alt.value(2))
-    )
-    chart = (
-        alt.layer(line, rule, note)
-        .properties(width=width, height=panel_height)
-        .facet(
-            row=alt.Row("method:N")
-            .sort(order)
-            .title(None)
-            .header(
-                labelFontSize=16,
-                labelFontWeight="bold",
-                labelColor=INK,
-                labelAngle=0,
-                labelAlign="left",
-                labelOrient="top",
-                labelAnchor="start",
-                # ALiBi's head and slope on a second line of its panel's name (a Vega expression: an array is lines)
-                labelExpr=f"datum.value === {alibi!r} ? [datum.value, {slope_labels}] : datum.value",
-            ),
-            data=table,
-        )
-        .transform_calculate(**{alibi: f"datum[{nope!r}]"})
-        .transform_fold(folded, as_=["method", "raw"])  # raw: undefined for a method that reads b
-        .transform_calculate(reads_b=f"indexof({json.dumps(per_base)}, datum.method) >= 0")  # once, as the fold
-        .transform_filter(f"datum.reads_b || datum[{drawn_column('')!r} + datum.method]")  # once: drawn_rows
-        .transform_filter(keep)  # n < T, the table's n < L
-        .transform_calculate(score=f"datum.method === {alibi!r} ? {alibi_score} : {raw}")
-        .resolve_scale(y="independent")
-        .properties(
-            # wrapped to the chart's width (a faceted chart's title cannot wrap itself: explorer.charts.style)
-            title=alt.Title(
-                wrapped([text.CHART_TITLE], width + AXIS_PX, TITLE_SIZE),
-                subtitle=wrapped([text.CHART_SUBTITLE], width + AXIS_PX, SUBTITLE_SIZE),
+    ys = {}  # method: (its y expression, its domain's expression)
+    for method in methods:
+        label = METHOD_LABELS[method]
+        shown = L_SIGNAL if method == "learned" else T_SIGNAL  # the learned table stops at L
+        if label in per_base:  # the column of b's option
+            y_expr, option = f"datum[{label!r} + {AT_B_SIGNAL}]", B_SIGNAL
+            curves = [table[base_column(label, o)].to_numpy(dtype=float) for o in range(n_options)]
+        elif method == "alibi":  # NoPE's minus the head's slope·n, the browser's float64 steps (alibi_expression)
+            y_expr, option = alibi_score, f"{live.number(HEAD_KEY)} - 1"
+            curves = [table[nope].to_numpy(dtype=float) - s * distance for s in slopes]
+        else:
+            y_expr, option = f"datum[{label!r}]", "0"
+            curves = [table[label].to_numpy(dtype=float)]
+        kept = [n for n in reach if n <= np.count_nonzero(~np.isnan(curves[0]))]  # the learned table's L
+        domains = [y_domain(c, kept) for c in curves]
+        signals.append(alt.param(name=domains_signal(method), expr=json.dumps(domains)))
+        ys[method] = y_expr, f"{domains_signal(method)}[{option}][indexof({json.dumps(kept)}, {shown})]"
+    panels = []
+    for i, method in enumerate(methods):
+        label = METHOD_LABELS[method]
+        shown = L_SIGNAL if method == "learned" else T_SIGNAL  # the learned table stops at L
+        y_expr, domain = ys[method]
+        last = i == len(methods) - 1
+        x = (
+            alt.XDatum(alt.ExprRef(expr="datum.distance"), type="quantitative")
+            .scale(domain=alt.ExprRef(expr=f"[0, {T_SIGNAL} - 1]"), nice=False)
+            .axis(
+                format="d",
+                tickMinStep=1,
+                # the distances under the last panel only, as the panels share them; a grid in every panel (a datum
+                # channel's axis has none by default)
+                grid=True,
+                labels=last,
+                ticks=last,
+                title="relative distance n − m (query at m = 0, key at n)" if last else None,
             )
+        )
+        y = (
+            alt.YDatum(alt.ExprRef(expr=y_expr), type="quantitative")
+            .scale(
+                domain=alt.ExprRef(expr=domain),
+                nice=True,
+            )
+            .axis(tickCount=3, grid=True, title="score s")
+        )
+        line = alt.Chart()
+        if label not in per_base:  # a flat run's inside is not drawn (`drawn_rows`): once, before the sliders' filter
+            line = line.transform_filter(f"datum[{drawn_column(label)!r}]")
+        line = (
+            line
+            # no description or tooltip for each of up to 4,096 points: the canvas is scaled down to a column
+            # narrower than the chart (explorer.assets), where Vega would pick the wrong point under the pointer
+            .mark_line(style=CURVE_STYLE, aria=False, color=METHOD_COLORS[method])
+            .encode(x=x, y=y)
+            .transform_filter(f"datum.distance < {shown}")
+        )
+        if i == 0:
+            line = line.add_params(*params, *signals)  # the sliders in one view; the signals beside them
+        # the rule and its label stand at L through expressions (the signals'), not a calculated field
+        rule = alt.Chart(ONE_ROW).mark_rule(color=WARN, strokeDash=[6, 4], strokeWidth=2).encode(x=x_at_l)
+        note = (
+            alt.Chart(ONE_ROW)
+            .mark_text(
+                align=alt.ExprRef(expr=f"{left_half} ? 'left' : 'right'"),
+                dx=alt.ExprRef(expr=f"{left_half} ? 5 : -5"),
+                dy=-4,
+                baseline="top",
+                fontSize=14,
+                color=WARN,
+                text=alt.ExprRef(expr=text.trained_label_expr(L_SIGNAL)),
+            )
+            .encode(x=x_at_l, y=alt.value(2))
+        )
+        # ALiBi's head and slope on a second line of its panel's name (a Vega expression: an array is lines)
+        name: Any = alt.ExprRef(expr=f"[{alibi!r}, {slope_labels}]") if method == "alibi" else label
+        panels.append(
+            alt.layer(line, rule, note, name=panel_name(method))
+            .properties(width=width, height=panel_height)
+            .properties(title=alt.Title(name, fontSize=16, fontWeight="bold", color=INK, anchor="start", frame="group"))
+        )
+    chart = alt.vconcat(*panels, data=table, spacing=14).properties(
+        # wrapped to the chart's width (a title cannot wrap itself: explorer.charts.style)
+        title=alt.Title(
+            wrapped([text.CHART_TITLE], width + AXIS_PX, TITLE_SIZE),
+            subtitle=wrapped([text.CHART_SUBTITLE], width + AXIS_PX, SUBTITLE_SIZE),
         )
     )
     # on a canvas: as SVG, each press that shortens T rebuilt every panel's path string many times over (5-6 s
