@@ -50,7 +50,7 @@ def base_column(label: str, index: int) -> str:
     return f"{label} @{index}"
 
 
-#: The panel width on a phone (`explorer.mode.on_a_phone`): a faceted chart has a fixed width, and the
+#: The panel width on a phone (`explorer.mode.on_a_phone`): a panel has a fixed width, and the
 #: desktop's 720 px would be scaled down to unreadable text in a 390-px screen.
 WIDTH, PHONE_WIDTH = 720, 250
 #: The title's sizes, and the room the y axis takes beside a panel (the title may span both).
