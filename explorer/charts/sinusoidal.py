@@ -99,6 +99,14 @@ LAYOUT_TITLES = {
 #: The title size of every chart on the page (CONFIG).
 TITLE_SIZE = 19
 CONFIG = chart_config(title={"fontSize": TITLE_SIZE}, legend={"titleLimit": 260}, view={"stroke": None})
+#: The zoom's cells: a named style of its config (`zoom_chart`).
+ZOOM_CELL_STYLE = "zoom_cell"
+ZOOM_CONFIG = chart_config(
+    title={"fontSize": TITLE_SIZE},
+    legend={"titleLimit": 260},
+    view={"stroke": None},
+    style={ZOOM_CELL_STYLE: {"strokeWidth": 0}},
+)
 
 
 #: The square matrices sit two side by side: a legend under the plot keeps each narrow.
@@ -645,13 +653,18 @@ def zoom_chart(
 
     # ignore: the stub takes only a Literal of Vega's scheme names; the page's scheme is one
     colours = alt.Scale(scheme=scheme, domain=[-1.0, 1.0], clamp=True)  # type: ignore[arg-type]
-    x = alt.X("c0:Q").scale(domain=[-0.5, n_cols - 0.5], nice=False, zero=False, round=True)
-    y = alt.Y("r0:Q").scale(domain=[-0.5, n_rows - 0.5], nice=False, zero=False, reverse=True, round=True)
+    # a cell's edges as expressions of its column c and row r, not fields: Vega-Lite checks a field's values at every
+    # step of a slider (a filter over every cell), and a datum channel's not at all
+    x = alt.XDatum(alt.ExprRef("datum.c - 0.5"), type="quantitative").scale(
+        domain=[-0.5, n_cols - 0.5], nice=False, zero=False, round=True
+    )
+    y = alt.YDatum(alt.ExprRef("datum.r - 0.5"), type="quantitative").scale(
+        domain=[-0.5, n_rows - 0.5], nice=False, zero=False, reverse=True, round=True
+    )
     cells = (
         alt.Chart(alt.sequence(0, n_cols, as_="c"))
         .transform_calculate(r=f"sequence(0, {n_rows})")
         .transform_flatten(["r"])
-        .transform_calculate(c0="datum.c - 0.5", c1="datum.c + 0.5", r0="datum.r - 0.5", r1="datum.r + 0.5")
         # A column's dimension, pair, function and θ first, its position last: Vega reruns a transform
         # only when a signal it reads moved, and the ones after it. So a p₀ step recomputes p, the
         # filter and the value, not θ (2-3 expressions a cell instead of 7).
@@ -661,12 +674,14 @@ def zoom_chart(
         .transform_calculate(p=f"{window['p0']} + datum.r")
         .transform_filter(f"datum.p < {ZOOM_SIZE['seq_len']} && datum.i < {ZOOM_TABLE['d_model']}")
         .transform_calculate(value=ZOOM_VALUE)
-        .mark_rect(strokeWidth=0)
+        # no stroke, as a style (a mark property is an encoding Vega evaluates for every cell at every step); no
+        # description of each cell (on a canvas Vega writes none into the page; the chart's own description stays)
+        .mark_rect(style=ZOOM_CELL_STYLE, aria=False, invalid=None)
         .encode(
             x=x.axis(_offset_axis("dimension i", window["d0"], ZOOM_TABLE["d_model"], n_cols)),
-            x2=alt.X2("c1:Q"),
+            x2=alt.X2Datum(alt.ExprRef("datum.c + 0.5")),
             y=y.axis(_offset_axis("position p", window["p0"], ZOOM_SIZE["seq_len"], n_rows)),
-            y2=alt.Y2("r1:Q"),
+            y2=alt.Y2Datum(alt.ExprRef("datum.r + 0.5")),
             color=alt.Color("value:Q").title("PE(p, i)").scale(colours).legend(gradientLength=180),
             tooltip=[
                 alt.Tooltip("p:Q", title="position p", format="d"),
@@ -688,7 +703,7 @@ def zoom_chart(
         title=alt.TitleParams(alt.ExprRef(zoom_title(window)), subtitle=subtitle, anchor="start"),
         description=zoom_description(layout, n_rows, n_cols),
         height=int(np.clip(3 * n_rows, 240, 520)),
-        config=CONFIG,
+        config=ZOOM_CONFIG,
         autosize=FIT_X,
         # Canvas: SVG would be one DOM node per cell, redrawn at every step. (Streamlit picks canvas by
         # itself only when the data sent is large; here the cells are made in the browser.)
