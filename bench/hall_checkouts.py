@@ -1,9 +1,9 @@
 """The lecture hall on freshly started servers, across checkouts and server environments, in turns.
 
-    python bench/hall_checkouts.py [--rounds 2] NAME=DIR[:KEY=VALUE,...] ... [--reference-env KEY=VALUE,...]
+    python bench/hall_checkouts.py [--rounds 2] NAME=DIR[/SCRIPT.py][:KEY=VALUE,...] ... [--reference-env KEY=VALUE,...]
 
 Each round starts the one-chart app (bench/slider_chart_app.py, Streamlit's defaults) and then each explorer NAME
-from its checkout DIR (its own app.py and .streamlit/config.toml; KEY=VALUE pairs are added to that server's
+from its checkout DIR (its own app.py, or the entry script named, and .streamlit/config.toml; KEY=VALUE pairs are added to that server's
 environment, e.g. STREAMLIT_RUNNER_POST_SCRIPT_GC=false or PYTHONPATH=/some/site), each freshly started and met by
 `--sessions` students the moment it answers its health check, as `bench/load.py --fresh` does: they open the home
 link within 2 s and each drags "Vector size d" twice. ``--warm S``: each server first meets one session (open and
@@ -47,12 +47,16 @@ def pairs(text: str) -> dict[str, str]:
     return out
 
 
-def checkout(text: str) -> tuple[str, Path, dict[str, str]]:
+def checkout(text: str) -> tuple[str, Path, str, dict[str, str]]:
+    """NAME=DIR (its app.py) or NAME=DIR/SCRIPT.py (another entry script there, e.g. serve.py), then :KEY=VALUE,…:
+    (name, folder, script, environment)."""
     name, sep, rest = text.partition("=")
-    folder, _, env = rest.partition(":")
-    if not sep or not (Path(folder) / "app.py").exists():
-        raise argparse.ArgumentTypeError(f"expected NAME=DIR with DIR/app.py, got {text!r}")
-    return name, Path(folder).resolve(), pairs(env)
+    where, _, env = rest.partition(":")
+    path = Path(where)
+    folder, script = (path.parent, path.name) if path.suffix == ".py" else (path, "app.py")
+    if not sep or not (folder / script).exists() or not (folder / "app.py").exists():
+        raise argparse.ArgumentTypeError(f"expected NAME=DIR with DIR/app.py, or NAME=DIR/SCRIPT.py, got {text!r}")
+    return name, folder.resolve(), script, pairs(env)
 
 
 def hall(
@@ -109,8 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"  round {k} · {label}: p95 {p95:.2f} s · p50 {p50:.2f} s · CPU {cpu * 1e3:.0f} ms a run", flush=True
             )
-        for name, folder, env in args.checkouts:
-            p95, p50, cpu, bad = hall("app.py", folder, HOME, env, args.sessions, args.warm)
+        for name, folder, script, env in args.checkouts:
+            p95, p50, cpu, bad = hall(script, folder, HOME, env, args.sessions, args.warm)
             trouble += bad
             # against the reference with the same extra variables (every one of --reference-env, same values)
             same = all(env.get(key) == value for key, value in args.reference_env.items()) and args.reference_env

@@ -1,0 +1,19 @@
+"""The explorer's server: ``streamlit run serve.py`` serves app.py and its pages as ``streamlit run app.py`` does, but
+imports every module the pages import (explorer.warm) before it accepts the first connection: Streamlit runs an
+st.App's lifespan first. On a freshly started server the first visitors' runs then do not wait for the imports
+(issue #36: the lecture hall, fast from the first second; bench/RESULTS.md)."""
+
+from contextlib import asynccontextmanager
+
+import streamlit as st
+
+from explorer import warm
+
+
+@asynccontextmanager
+async def lifespan(_app):
+    warm.import_all(warm.page_modules())
+    yield None
+
+
+app = st.App("app.py", lifespan=lifespan)
