@@ -3,6 +3,7 @@ imports every module the pages import (explorer.warm) before it accepts the firs
 st.App's lifespan first. On a freshly started server the first visitors' runs then do not wait for the imports
 (issue #36: the lecture hall, fast from the first second; bench/RESULTS.md)."""
 
+import time
 from contextlib import asynccontextmanager
 
 import streamlit as st
@@ -12,7 +13,9 @@ from explorer import warm
 
 @asynccontextmanager
 async def lifespan(_app):
-    warm.import_all(warm.page_modules())
+    began = time.perf_counter()
+    done = warm.import_all(warm.page_modules())
+    print(f"{warm.READY} ({len(done)} modules, {time.perf_counter() - began:.1f} s)", flush=True)
     yield None
 
 

@@ -71,7 +71,7 @@ def server(a: argparse.Namespace) -> int:
     from playwright.sync_api import sync_playwright
 
     load_start = os.getloadavg()
-    srv = start_server("app.py")
+    srv = start_server()
     pid = srv.proc.pid
     samples: list[tuple[float, int]] = []
     stop = threading.Event()

@@ -112,7 +112,7 @@ def main() -> int:
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     load_start = load()
     print(f"{when} · {os.cpu_count()} CPUs · load {load_start} · {args.presses} presses a page", flush=True)
-    with StreamlitServer("app.py") as app, StreamlitServer(REFERENCE_APP) as ref, sync_playwright() as pw:
+    with StreamlitServer() as app, StreamlitServer(REFERENCE_APP) as ref, sync_playwright() as pw:
         browser = launch_chromium(pw)
         context = browser.new_context(viewport=VIEWPORT)
         try:

@@ -31,11 +31,11 @@ for _p in (ROOT, ROOT / "tests"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from e2e_support import StreamlitServer, launch_chromium, ready_time_ms, require_browser  # noqa: E402
+from e2e_support import SERVE, StreamlitServer, entry, launch_chromium, ready_time_ms, require_browser  # noqa: E402
 
 from explorer.manifest import PAGES  # noqa: E402
 
-APPS = {"explorer (home)": ("app.py", PAGES[0].title), "one-chart app": ("bench/slider_chart_app.py", "One chart")}
+APPS = {"explorer (home)": (SERVE, PAGES[0].title), "one-chart app": ("bench/slider_chart_app.py", "One chart")}
 
 
 def load() -> str:
@@ -87,8 +87,11 @@ def main(argv: list[str] | None = None) -> int:
 
     apps = {name: (script, title, ROOT) for name, (script, title) in APPS.items()}
     if args.baseline:
-        script, title = APPS["explorer (home)"]
-        apps = {"explorer (home)": apps["explorer (home)"], "baseline (home)": (script, title, args.baseline.resolve())}
+        _, title = APPS["explorer (home)"]
+        apps = {
+            "explorer (home)": apps["explorer (home)"],
+            "baseline (home)": (entry(args.baseline), title, args.baseline.resolve()),
+        }
         apps["one-chart app"] = (*APPS["one-chart app"], ROOT)
     roots = sorted({root for _, _, root in apps.values()})
     if args.compiled:

@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         "| runs during / after | continuous |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|:--:|")
-    with StreamlitServer("app.py") as app, sync_playwright() as pw:
+    with StreamlitServer() as app, sync_playwright() as pw:
         browser = launch_chromium(pw)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.set_default_timeout(60_000)

@@ -22,7 +22,7 @@ for _p in (ROOT, ROOT / "tests"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from e2e_support import APP_IDLE, StreamlitServer, launch_chromium, require_browser, wait_charts_drawn  # noqa: E402
+from e2e_support import APP_IDLE, StreamlitServer, entry, launch_chromium, require_browser, wait_charts_drawn  # noqa: E402
 
 from explorer.manifest import PAGES  # noqa: E402
 
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         browser = launch_chromium(pw)
         try:
             for name, root in trees.items():
-                with StreamlitServer("app.py", cwd=root) as server:
+                with StreamlitServer(entry(root), cwd=root) as server:
                     server.wait_healthy(120)
                     for page in PAGES:
                         path = "" if page is PAGES[0] else page.url_path

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 for _p in (ROOT / "bench", ROOT / "tests"):
     sys.path.insert(0, str(_p))
 import load  # noqa: E402
-from e2e_support import StreamlitServer  # noqa: E402
+from e2e_support import StreamlitServer, entry  # noqa: E402
 
 #: The home link and the slider its students drag (every checkout since 7c49dd6 has it).
 HOME = load.Target(label="home", path="", slider="d_model")
@@ -53,7 +53,7 @@ def checkout(text: str) -> tuple[str, Path, str, dict[str, str]]:
     name, sep, rest = text.partition("=")
     where, _, env = rest.partition(":")
     path = Path(where)
-    folder, script = (path.parent, path.name) if path.suffix == ".py" else (path, "app.py")
+    folder, script = (path.parent, path.name) if path.suffix == ".py" else (path, entry(path))
     if not sep or not (folder / script).exists() or not (folder / "app.py").exists():
         raise argparse.ArgumentTypeError(f"expected NAME=DIR with DIR/app.py, or NAME=DIR/SCRIPT.py, got {text!r}")
     return name, folder.resolve(), script, pairs(env)

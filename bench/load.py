@@ -63,6 +63,8 @@ for _p in (ROOT, ROOT / "tests", ROOT / "deploy"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
+from e2e_support import SERVE  # noqa: E402
+
 MB = 1024 * 1024
 REFERENCE_APP = "bench/slider_chart_app.py"
 #: The one-chart app runs with Streamlit's defaults where the explorer's config departs from them for
@@ -563,7 +565,7 @@ async def cpu_per_run(base_url: str, target: Target, pid: int, *, repeats: int =
 
 
 # ------------------------------------------------------------------------------ servers
-def start_server(script: str = "app.py", *, env: dict[str, str] | None = None) -> Any:
+def start_server(script: str = SERVE, *, env: dict[str, str] | None = None) -> Any:
     """A `tests/e2e_support.StreamlitServer` on a free loopback port, healthy."""
     from e2e_support import StreamlitServer
 
@@ -927,7 +929,7 @@ def fresh(args: argparse.Namespace) -> int:
     runs = (
         ("one-chart app (Streamlit's defaults)", REFERENCE_APP, REFERENCE, REFERENCE_ENV),
         ("one-chart app (the explorer's config)", REFERENCE_APP, REFERENCE, {}),
-        ("explorer", "app.py", link, {}),
+        ("explorer", SERVE, link, {}),
     )
     for k in range(args.fresh):
         results = []
@@ -975,7 +977,7 @@ def memory(args: argparse.Namespace) -> int:
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"{when} · {os.cpu_count()} CPUs · {_cpu_model()} · load {load_average()}", flush=True)
     targets = explorer_targets()
-    server = start_server("app.py")
+    server = start_server()
     rss: dict[int, float] = {}
     errors: list[str] = []
     kinds: dict[str, int] = {}

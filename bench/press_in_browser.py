@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"{when} · {os.cpu_count()} CPUs · load {os.getloadavg()[0]:.2f} · {args.presses} presses each", flush=True)
     with (
-        StreamlitServer("app.py") as app,
+        StreamlitServer() as app,
         StreamlitServer("bench/slider_chart_app.py", env=REFERENCE_ENV) as ref,
         sync_playwright() as pw,
     ):

@@ -47,6 +47,7 @@ from e2e_support import (  # noqa: E402
     VIEWPORT,
     StreamlitServer,
     browser_missing_message,
+    entry,
     exceptions,
     launch_chromium,
     ready_time_ms,
@@ -161,14 +162,16 @@ def measure(args) -> tuple[list[dict], str, str]:
     scratch = tempfile.TemporaryDirectory(prefix="slider-latency-")
     with (
         scratch,
-        StreamlitServer("app.py") as app,
+        StreamlitServer() as app,
         # the frame page's own server, on the copy; every other page is served from this checkout
         StreamlitServer("app.py", cwd=frame_copy(Path(scratch.name)))
         if args.frame
         else contextlib.nullcontext() as frame,
         StreamlitServer(REFERENCE_APP) as ref,
         # no server started for nothing: it would load the 2-core machine the figures are taken on
-        StreamlitServer("app.py", cwd=Path(args.baseline)) if args.baseline else contextlib.nullcontext() as base,
+        StreamlitServer(entry(args.baseline), cwd=Path(args.baseline))
+        if args.baseline
+        else contextlib.nullcontext() as base,
         sync_playwright() as pw,
     ):
         browser = launch_chromium(pw)

@@ -2,7 +2,7 @@
 
 One Streamlit process runs one script at a time per core at best (the GIL); a machine with several
 cores serves more students with several processes. This starts N replicas
-(``streamlit run app.py`` on 127.0.0.1, ports ``--first-port``, +1, …) and nginx in the
+(``streamlit run serve.py`` on 127.0.0.1, ports ``--first-port``, +1, …) and nginx in the
 foreground on ``--port`` from deploy/nginx.conf.template (sticky sessions by cookie, websocket
 upgrade); Ctrl-C stops them all.
 
@@ -98,7 +98,7 @@ class Replicas:
         self,
         n: int = 2,
         *,
-        script: str = "app.py",
+        script: str = "serve.py",
         port: int | None = None,
         first_port: int | None = None,
         prefix: Path | None = None,

@@ -1,7 +1,7 @@
 """What a freshly started server imports before its first visitor (issue #36: the hall, fast from the first second).
 
-`page_modules` reads the import statements of app.py and every page (pages/*.py) without running them; `import_all`
-imports them. serve.py calls it in its st.App lifespan, which Streamlit runs before it accepts a connection, so the
+`page_modules` reads the import statements of every page's script (explorer.manifest.PAGES: app.py and pages/*.py)
+without running them; `import_all` imports them. serve.py calls it in its st.App lifespan, which Streamlit runs before it accepts a connection, so the
 first visitors' runs do not each wait for about a second of imports (altair, pandas, pyarrow, posenc, explorer).
 Modules a page imports inside a function (torch, transformers: only where they are used) are not among them.
 """
@@ -13,13 +13,17 @@ import importlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: What serve.py prints once the modules are imported (before the server accepts a connection).
+READY = "The pages' modules are imported"
 
 
 def page_modules(root: Path = ROOT) -> list[str]:
-    """The absolute imports at any level of app.py and pages/*.py, in order, once each: each ``import m`` and
-    ``from m import n`` gives ``m``, and ``m.n`` too where that is a module (a submodule imported by name)."""
+    """The absolute imports at any level of every page's script, in order, once each: each ``import m`` and
+    ``from m import n`` gives ``m``, and ``m.n`` too (`import_all` skips it where it is not a module)."""
+    from explorer.manifest import PAGES
+
     names: list[str] = []
-    for script in [root / "app.py", *sorted((root / "pages").glob("*.py"))]:
+    for script in (root / page.script for page in PAGES):
         for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"), filename=str(script))):
             if isinstance(node, ast.Import):
                 names += [alias.name for alias in node.names]

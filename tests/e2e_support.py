@@ -82,8 +82,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: The explorer's server entry, as the README runs it: serve.py (app.py's pages behind an st.App that imports them first).
+SERVE = "serve.py"
+
+
+def entry(cwd: Path = ROOT) -> str:
+    """The entry script to serve the explorer in the checkout `cwd` with: `SERVE`, or app.py in a checkout older
+    than serve.py (a benchmark's baseline)."""
+    return SERVE if (Path(cwd) / SERVE).exists() else "app.py"
+
+
 class StreamlitServer:
-    """``python -m streamlit run <script>`` on a free port, cwd = repository root.
+    """``python -m streamlit run <script>`` (the explorer's `SERVE` unless told) on a free port, cwd = repository root.
 
     Use as a context manager, or call `start()` / `stop()`. `env`: variables added to the server's
     environment. The server's output goes to a
@@ -92,7 +102,7 @@ class StreamlitServer:
     """
 
     def __init__(
-        self, script: str = "app.py", *, port: int | None = None, cwd: Path = ROOT, env: dict[str, str] | None = None
+        self, script: str = SERVE, *, port: int | None = None, cwd: Path = ROOT, env: dict[str, str] | None = None
     ):
         self.script = script
         self.env = env or {}

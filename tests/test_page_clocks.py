@@ -188,7 +188,7 @@ def test_changing_widgets_reruns_with_the_new_values():
 @pytest.fixture(scope="module")
 def server():
     require_browser()
-    with StreamlitServer("app.py") as srv:
+    with StreamlitServer() as srv:
         yield srv
 
 

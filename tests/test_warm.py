@@ -1,0 +1,62 @@
+"""explorer.warm and serve.py: what a freshly started server imports before its first visitor (issue #36)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from e2e_support import ROOT
+
+from explorer import warm
+
+
+def test_the_modules_are_every_pages_imports_and_no_heavy_one():
+    names = warm.page_modules()
+    # what the home page and the others import at the top, read from their scripts
+    for name in ("streamlit", "explorer.layout", "explorer.charts.home", "posenc.attention", "explorer.charts.compare"):
+        assert name in names, name
+    assert len(names) == len(set(names))
+    # torch and transformers are imported only where they are used (inside functions): not before the first visitor
+    assert not any(n.split(".")[0] in ("torch", "transformers", "gguf") for n in names)
+
+
+def test_import_all_in_a_fresh_interpreter_loads_the_pages_modules_and_not_torch():
+    """In a new Python process (as serve.py's lifespan runs it): after `import_all`, a page's modules are loaded,
+    names that are functions or classes are skipped, and torch is not loaded."""
+    code = textwrap.dedent(
+        """
+        import sys
+        from explorer import warm
+        done = warm.import_all(warm.page_modules())
+        print(len(done), "explorer.charts.compare" in sys.modules, "altair" in sys.modules, "torch" in sys.modules)
+        print("explorer.widgets.widget" in done)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True
+    )
+    count, compare, altair, torch = out.stdout.split("\n")[0].split()
+    assert int(count) >= 20 and (compare, altair, torch) == ("True", "True", "False")
+    assert out.stdout.split("\n")[1] == "False"  # a function imported by name is not a module
+
+
+def test_a_missing_module_is_skipped_but_a_broken_one_raises(tmp_path, monkeypatch):
+    (tmp_path / "warm_broken_mod.py").write_text("import warm_no_such_dependency\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert warm.import_all(["json", "json.no_such_name"]) == ["json"]  # a name from a module: skipped
+    with pytest.raises(ModuleNotFoundError, match="warm_no_such_dependency"):
+        warm.import_all(["warm_broken_mod"])  # a real module whose dependency is missing: loud
+
+
+def test_serve_py_imports_the_pages_modules_before_it_answers():
+    """`streamlit run serve.py` (the README's server; the browser tests' too, tests/e2e_support.SERVE): by the time
+    its health check first answers, its lifespan has imported the pages' modules."""
+    from e2e_support import SERVE, StreamlitServer, require_browser
+
+    require_browser()  # the browser tests' conditions: a server may be started here
+    assert SERVE == "serve.py"
+    with StreamlitServer() as server:
+        log = server.log_tail()
+    assert warm.READY in log, log
