@@ -12,6 +12,8 @@ import ast
 import importlib
 from pathlib import Path
 
+from explorer.manifest import PAGES
+
 ROOT = Path(__file__).resolve().parent.parent
 #: What serve.py prints once the modules are imported (before the server accepts a connection).
 READY = "The pages' modules are imported"
@@ -20,8 +22,6 @@ READY = "The pages' modules are imported"
 def page_modules(root: Path = ROOT) -> list[str]:
     """The absolute imports at any level of every page's script, in order, once each: each ``import m`` and
     ``from m import n`` gives ``m``, and ``m.n`` too (`import_all` skips it where it is not a module)."""
-    from explorer.manifest import PAGES
-
     names: list[str] = []
     for script in (root / page.script for page in PAGES):
         for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"), filename=str(script))):
