@@ -1,7 +1,7 @@
 """The explorer's server: ``streamlit run serve.py`` serves app.py and its pages as ``streamlit run app.py`` does, but
-imports every module the pages import (explorer.warm) before it accepts the first connection: Streamlit runs an
+imports the modules the home page imports (explorer.warm) before it accepts the first connection: Streamlit runs an
 st.App's lifespan first. On a freshly started server the first visitors' runs then do not wait for the imports
-(issue #36: the lecture hall, fast from the first second; bench/RESULTS.md)."""
+(issue #36: the lecture hall, fast from the first second; bench/RESULTS.md section 33)."""
 
 import time
 from contextlib import asynccontextmanager

@@ -1,9 +1,14 @@
 """What a freshly started server imports before its first visitor (issue #36: the hall, fast from the first second).
 
-`page_modules` reads the import statements of every page's script (explorer.manifest.PAGES: app.py and pages/*.py)
-without running them; `import_all` imports them. serve.py calls it in its st.App lifespan, which Streamlit runs before it accepts a connection, so the
-first visitors' runs do not each wait for about a second of imports (altair, pandas, pyarrow, posenc, explorer).
-Modules a page imports inside a function (torch, transformers: only where they are used) are not among them.
+`page_modules` reads the import statements of a page's script (by default the home page's, app.py: the link a hall
+opens first) without running it; `import_all` imports them. serve.py calls them in its st.App lifespan, which
+Streamlit runs before it accepts a connection, so the first visitors' runs do not each wait for the imports (altair,
+pandas, posenc, explorer: about 0.7 s on 2 cores). The other pages share most of them. Modules a page imports inside
+a function (torch, transformers: only where they are used) are not among them.
+
+Why the home page's only (bench/RESULTS.md section 33): importing every page's modules first made a cold start (from
+``streamlit run`` to the home page drawn) 0.35 s slower than app.py's, the home page's 0.20 s; the hall's p95 was the
+same with either.
 """
 
 from __future__ import annotations
@@ -16,14 +21,15 @@ from explorer.manifest import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What serve.py prints once the modules are imported (before the server accepts a connection).
-READY = "The pages' modules are imported"
+READY = "The home page's modules are imported"
 
 
-def page_modules(root: Path = ROOT) -> list[str]:
-    """The absolute imports at any level of every page's script, in order, once each: each ``import m`` and
-    ``from m import n`` gives ``m``, and ``m.n`` too (`import_all` skips it where it is not a module)."""
+def page_modules(scripts: tuple[str, ...] = (PAGES[0].script,), root: Path = ROOT) -> list[str]:
+    """The absolute imports at any level of `scripts` (paths from `root`; by default the home page's), in order, once
+    each: each ``import m`` and ``from m import n`` gives ``m``, and ``m.n`` too (`import_all` skips it where it is not
+    a module)."""
     names: list[str] = []
-    for script in (root / page.script for page in PAGES):
+    for script in (root / name for name in scripts):
         for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"), filename=str(script))):
             if isinstance(node, ast.Import):
                 names += [alias.name for alias in node.names]

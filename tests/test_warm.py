@@ -10,35 +10,40 @@ import pytest
 from e2e_support import ROOT
 
 from explorer import warm
+from explorer.manifest import PAGES
 
 
-def test_the_modules_are_every_pages_imports_and_no_heavy_one():
+def test_the_modules_are_the_home_pages_imports_and_no_heavy_one():
     names = warm.page_modules()
-    # what the home page and the others import at the top, read from their scripts
-    for name in ("streamlit", "explorer.layout", "explorer.charts.home", "posenc.attention", "explorer.charts.compare"):
+    # what the home page imports at the top, read from its script; not another page's
+    for name in ("streamlit", "explorer.layout", "explorer.charts.home", "posenc.attention", "explorer.liveparam"):
         assert name in names, name
+    assert "explorer.charts.compare" not in names
     assert len(names) == len(set(names))
-    # torch and transformers are imported only where they are used (inside functions): not before the first visitor
-    assert not any(n.split(".")[0] in ("torch", "transformers", "gguf") for n in names)
+    every = warm.page_modules(tuple(page.script for page in PAGES))
+    assert "explorer.charts.compare" in every and set(names) <= set(every)
+    # torch and transformers are imported only where they are used (inside functions): not before the first visitor,
+    # on no page
+    assert not any(n.split(".")[0] in ("torch", "transformers", "gguf") for n in every)
 
 
-def test_import_all_in_a_fresh_interpreter_loads_the_pages_modules_and_not_torch():
-    """In a new Python process (as serve.py's lifespan runs it): after `import_all`, a page's modules are loaded,
-    names that are functions or classes are skipped, and torch is not loaded."""
+def test_import_all_in_a_fresh_interpreter_loads_the_home_pages_modules_and_not_torch():
+    """In a new Python process (as serve.py's lifespan runs it): after `import_all`, the home page's modules are
+    loaded, names that are functions or classes are skipped, and torch is not loaded."""
     code = textwrap.dedent(
         """
         import sys
         from explorer import warm
         done = warm.import_all(warm.page_modules())
-        print(len(done), "explorer.charts.compare" in sys.modules, "altair" in sys.modules, "torch" in sys.modules)
+        print(len(done), "explorer.charts.home" in sys.modules, "altair" in sys.modules, "torch" in sys.modules)
         print("explorer.widgets.widget" in done)
         """
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True
     )
-    count, compare, altair, torch = out.stdout.split("\n")[0].split()
-    assert int(count) >= 20 and (compare, altair, torch) == ("True", "True", "False")
+    count, home, altair, torch = out.stdout.split("\n")[0].split()
+    assert int(count) >= 10 and (home, altair, torch) == ("True", "True", "False")
     assert out.stdout.split("\n")[1] == "False"  # a function imported by name is not a module
 
 
