@@ -2,7 +2,8 @@
 
 One attention head (numpy, seeded weights) reads a sentence and a shuffle of it. Without a position
 signal the shuffled sentence's outputs are exactly the original outputs re-ordered; with any
-position signal they are not. Run with ``streamlit run app.py``; pages live in pages/.
+position signal they are not. Served by ``streamlit run serve.py`` (serve.py: app.py behind an st.App that imports
+this page's modules first; ``streamlit run app.py`` works too); pages live in pages/.
 """
 
 import streamlit as st

@@ -5,7 +5,7 @@ python bench/bench_lab.py [--steps 300] [--quick]     this process: steps/s of t
     panel's evaluation time, and the RSS high-water mark of this process (torch loaded, one
     thread, as the server's training worker runs)
 python bench/bench_lab.py --server [--server-steps 100]   the Streamlit server itself: starts
-    ``streamlit run app.py``, opens the lab in Chromium (Playwright), clicks Train (5 encodings,
+    ``streamlit run serve.py``, opens the lab in Chromium (Playwright), clicks Train (5 encodings,
     markov, L = 64, d = 64), then switches to the Length tab and to another page and back while
     the job runs (the job must survive: it belongs to the session), and samples the server
     process's RSS every 0.2 s from before the lab is opened until the job is done. Prints the

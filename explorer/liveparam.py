@@ -64,13 +64,14 @@ def plan(previous: View | None, values: Mapping[str, Any], context: Hashable) ->
 def from_selection(selection: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
     """{key: value} from Streamlit's selection state (``{"m": [{"m": 40}], "n": {}}``): the keys the
     browser reported, each validated by its registered Param (anything else is ignored: the
-    browser's report is untrusted input; a faceted chart reports one equal tuple per panel). A parameter with options (the base b) or stops (the target
+    browser's report is untrusted input; a chart whose selection lives in several views, a faceted one, reports one
+    equal tuple per view). A parameter with options (the base b) or stops (the target
     length T) is reported as the index of its value: its in-chart slider runs over those indices
     (`explorer.charts.live.option_position`)."""
     found: dict[str, Any] = {}
     for key in keys:
         entry = selection.get(key)
-        # one tuple; a faceted chart stores the same one once per panel
+        # one tuple; a chart whose selection lives in several views (a faceted one) stores it once per view
         if not isinstance(entry, list) or not entry or any(e != entry[0] for e in entry):
             continue
         if not isinstance(entry[0], Mapping):

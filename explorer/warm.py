@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import sys
 from pathlib import Path
 
 from explorer.manifest import PAGES
@@ -25,12 +26,12 @@ READY = "The home page's modules are imported"
 
 
 def page_modules(scripts: tuple[str, ...] = (PAGES[0].script,), root: Path = ROOT) -> list[str]:
-    """The absolute imports at any level of `scripts` (paths from `root`; by default the home page's), in order, once
-    each: each ``import m`` and ``from m import n`` gives ``m``, and ``m.n`` too (`import_all` skips it where it is not
-    a module)."""
+    """The absolute imports in the module body of `scripts` (paths from `root`; by default the home page's), in order,
+    once each: each ``import m`` and ``from m import n`` gives ``m``, and ``m.n`` too (`import_all` skips it where it
+    is not a module). An import inside a function, a ``with`` or an ``if`` is not among them."""
     names: list[str] = []
     for script in (root / name for name in scripts):
-        for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"), filename=str(script))):
+        for node in ast.parse(script.read_text(encoding="utf-8"), filename=str(script)).body:
             if isinstance(node, ast.Import):
                 names += [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -40,14 +41,16 @@ def page_modules(scripts: tuple[str, ...] = (PAGES[0].script,), root: Path = ROO
 
 
 def import_all(names: list[str]) -> list[str]:
-    """Import each of `names` that is a module (a name imported from a module may be a function or a class: skipped);
-    the modules imported, in order."""
+    """Import each of `names` that is a module; the modules imported, in order. A name ``m.n`` that is no module but an
+    attribute of the module ``m`` (a function or a class imported by name) is skipped; any other missing module
+    raises (ModuleNotFoundError), as the page itself would."""
     done = []
     for name in names:
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name is None or not name.startswith(exc.name):  # a missing dependency of a real module: loud
+            parent, _, attr = name.rpartition(".")
+            if exc.name != name or not parent or not hasattr(sys.modules.get(parent), attr):
                 raise
             continue
         done.append(name)

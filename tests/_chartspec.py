@@ -330,8 +330,24 @@ def spec_names(spec: dict, view: dict | None = None, **selections) -> dict:
     names["data"] = lambda name: [_Row(row) for row in datasets[name]]
     for param in params:  # signals computed from the selections (in the spec's order)
         if "expr" in param:
-            names[param["name"]] = js_eval(param["expr"], names)
+            names[param["name"]] = _js_arrays(js_eval(param["expr"], names))
     return names
+
+
+class _JsArray(list):
+    """A signal's array as JavaScript indexes it: an index past either end (−1: `indexof` found nothing) reads as
+    undefined (None), where a Python list would wrap around or raise."""
+
+    def __getitem__(self, index):
+        if isinstance(index, (int, float)) and not isinstance(index, bool):
+            k = int(index)
+            return super().__getitem__(k) if 0 <= k < len(self) and k == index else None
+        return super().__getitem__(index)
+
+
+def _js_arrays(value: Any) -> Any:
+    """`value` with every list in it a `_JsArray`."""
+    return _JsArray(_js_arrays(v) for v in value) if isinstance(value, list) else value
 
 
 def js_eval(expr: str, names: dict) -> Any:

@@ -37,7 +37,9 @@ def drawn(spec: dict, sliders: dict) -> pd.DataFrame:
 def y_domain(spec: dict, method: str, sliders: dict) -> list[float]:
     """The domain of `method`'s panel's y scale as the browser computes it (before Vega makes it nice)."""
     expr = panels(spec)[method]["layer"][0]["encoding"]["y"]["scale"]["domain"]["expr"]
-    return js_eval(expr, spec_names(spec, **sliders))
+    domain = js_eval(expr, spec_names(spec, **sliders))
+    assert domain is not None, f"{method}: no domain for the length the sliders leave ({expr})"  # JavaScript: undefined
+    return list(domain)
 
 
 def panel_title(spec: dict, method: str, sliders: dict):

@@ -243,6 +243,20 @@ def test_every_last_row_a_slider_can_leave_is_drawn(lengths):
     assert all(rows["drawn Learned absolute"][n - 1] for n in reach_l)
 
 
+def test_y_domain_spans_the_scores_shown_and_zero_and_rejects_a_length_without_scores():
+    nan = float("nan")
+    # scores typed out: at each length, the least and the most of the first scores, with 0 (Vega-Lite's zero)
+    assert compare.y_domain(np.array([0.5, 2.0, -1.5, 3.0]), [1, 2, 3, 4]) == [
+        [0.0, 0.5],
+        [0.0, 2.0],
+        [-1.5, 2.0],
+        [-1.5, 3.0],
+    ]
+    assert compare.y_domain(np.array([-2.0, -3.0]), [2]) == [[-3.0, 0.0]]
+    with pytest.raises(ValueError, match="reach: the curve has no score at every n < 3"):
+        compare.y_domain(np.array([1.0, 2.0, nan]), [2, 3])  # the learned table stops at L
+
+
 def test_drawn_rows_leaves_out_the_inside_of_flat_runs_only():
     nan = float("nan")
     y = [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, nan, 3.0, 3.0, 3.0]

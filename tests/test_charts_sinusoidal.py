@@ -14,7 +14,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import drawn, facts, facts_text, is_facts, py_expr, sent_spec, vega_names, view_rows
+from _chartspec import _Row, drawn, facts, facts_text, is_facts, py_expr, sent_spec, vega_names, view_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -400,6 +400,23 @@ def test_zoom_values_computed_in_the_browser_are_posencs(
     for row in rows.itertuples():  # θ_j bit for bit, and each column's pair and function
         fn, j = charts.dimension_role(row.i, d, layout)
         assert (row.fn, row.j, row.theta) == (fn, j, theta[j])
+
+
+def test_zoom_cells_stand_at_their_place_in_the_window():
+    """Each cell spans its column c and row r of the grid (edges c ± 0.5 and r ± 0.5, computed in the browser from the
+    cell's own c and r) and holds position p₀ + r and dimension i₀ + c, which the axes' labels (offset by p₀ and i₀)
+    name; the cells carry no per-cell description and no stroke (a style of the config)."""
+    spec = zoom_spec(64, 16, 10000.0, "interleaved", p0=0, d0=0, n_positions=8, n_dims=6)
+    (cells,) = drawn(spec)
+    enc = cells["encoding"]
+    assert cells["mark"]["aria"] is False and spec["config"]["style"][cells["mark"]["style"]] == {"strokeWidth": 0}
+    rows = zoom_rows(spec, 5, 3, 16, 10000.0)
+    assert len(rows) == 8 * 6
+    for row in rows.to_dict("records"):
+        at = {**vega_names(), "datum": _Row(row)}
+        edges = [eval(py_expr(enc[ch]["datum"]["expr"]), {"__builtins__": {}}, at) for ch in ("x", "x2", "y", "y2")]
+        assert edges == [row["c"] - 0.5, row["c"] + 0.5, row["r"] - 0.5, row["r"] + 0.5], row
+        assert (row["p"], row["i"]) == (5 + row["r"], 3 + row["c"]), row
 
 
 @settings(max_examples=300, deadline=None)

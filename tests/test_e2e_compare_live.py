@@ -52,7 +52,7 @@ RULES_JS = """([L, xScale]) => { const view = window.posencView; const out = [];
 
 #: {method: [[n, x, y] of each point its panel's curve draws]}: the line items inside each method's panel (a group
 #: named `charts.panel_name(method)` + "_group", Vega-Lite's naming).
-POINTS_JS = """() => { const out = {}; const prefix = 'cmp_';
+POINTS_JS = """(prefix) => { const out = {};
   const walk = (node, method) => { if (!node) return;
     if (node.items) for (const it of node.items) {
       let m = method;
@@ -61,10 +61,11 @@ POINTS_JS = """() => { const out = {}; const prefix = 'cmp_';
       if (node.marktype === 'line' && m) (out[m] = out[m] || []).push([it.datum.distance, it.x, it.y]);
       walk(it, m); } };
   walk(window.posencView.scenegraph().root, null); return out; }"""
-#: [[x, y]] where a panel's own x and y scales (Vega-Lite's names: the panel's name + "_x", "_y") put each (n, score).
+#: [[[x, y]] where a panel's own x and y scales (Vega-Lite's names: the panel's name + "_x", "_y") put each (n, score),
+#: the y scale's domain].
 PLACES_JS = """([panel, ns, scores]) => { const view = window.posencView;
   const x = view.scale(panel + '_x'), y = view.scale(panel + '_y');
-  return ns.map((n, i) => [x(n), y(scores[i])]); }"""
+  return [ns.map((n, i) => [x(n), y(scores[i])]), y.domain()]; }"""
 
 
 def open_page(chromium, server, query: str):
@@ -166,7 +167,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                 items = set_sliders_and_read(tab, [*sets, ["base_base", bi]])
                 L, T = TARGET_STOPS[li], TARGET_STOPS[max(ti, li + 1)]  # T follows L up
                 slope = 2.0**-h  # Press et al.'s slopes for 8 heads
-                points = tab.evaluate(POINTS_JS)
+                points = tab.evaluate(POINTS_JS, charts.PANEL_PREFIX)
                 assert sorted(points) == sorted(att.METHODS)
                 for method in att.METHODS:
                     want = att.method_checks(
@@ -178,8 +179,11 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                     assert np.array_equal(np.asarray(want["distances"])[at], distances), (method, L, T)
                     scores = [float(want["scores"][k]) for k in at]
                     # each point stands where the panel's own scales put n and posenc's score at n, to the bit
-                    xy = tab.evaluate(PLACES_JS, [charts.panel_name(method), distances, scores])
+                    xy, (lo, hi) = tab.evaluate(PLACES_JS, [charts.panel_name(method), distances, scores])
                     assert [[g[1], g[2]] for g in got] == xy, (method, L, T)
+                    # the panel's y axis spans every score posenc gives and 0 (Vega made it nice: a little wider)
+                    least, most = min(0.0, float(np.min(want["scores"]))), max(0.0, float(np.max(want["scores"])))
+                    assert lo <= least and most <= hi and hi - lo <= 2 * (most - least) + 1e-9, (method, L, T)
                     assert_draws_curve(distances, scores, want["distances"], want["scores"], (method, L, T))
                     if method not in ("nope", "alibi"):  # NoPE's flat line and ALiBi's straight one: from their ends
                         assert distances == want["distances"].tolist(), (method, L, T)

@@ -50,7 +50,9 @@ def test_import_all_in_a_fresh_interpreter_loads_the_home_pages_modules_and_not_
 def test_a_missing_module_is_skipped_but_a_broken_one_raises(tmp_path, monkeypatch):
     (tmp_path / "warm_broken_mod.py").write_text("import warm_no_such_dependency\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert warm.import_all(["json", "json.no_such_name"]) == ["json"]  # a name from a module: skipped
+    assert warm.import_all(["json", "json.dumps"]) == ["json"]  # a function imported from a module by name: skipped
+    with pytest.raises(ModuleNotFoundError, match=r"json\.no_such_name"):
+        warm.import_all(["json", "json.no_such_name"])  # neither a module nor a name of json: loud, as the page
     with pytest.raises(ModuleNotFoundError, match="warm_no_such_dependency"):
         warm.import_all(["warm_broken_mod"])  # a real module whose dependency is missing: loud
 

@@ -171,12 +171,16 @@ def domains_signal(method: str) -> str:
     return f"cmp_dom_{method}"
 
 
+#: The ALiBi head slider's index into the heads' slopes and labels (head h is index h − 1).
+HEAD_INDEX = f"{live.number(HEAD_KEY)} - 1"
+
+
 def alibi_expression(slopes) -> tuple[Any, str]:
     """ALiBi's score s(0, n) at the head slider's slope: (the slope's parameter, the row's expression). NoPE's score
     (the same content term, the row's NoPE column) minus slope·n, the same float64 steps as
     posenc.attention.pair_scores' ``content − slope·|m − n|``."""
     table = "[" + ", ".join(repr(float(s)) for s in slopes) + "]"
-    slope = alt.param(name=SLOPE_SIGNAL, expr=f"{table}[{live.number(HEAD_KEY)} - 1]")
+    slope = alt.param(name=SLOPE_SIGNAL, expr=f"{table}[{HEAD_INDEX}]")
     return slope, f"datum[{METHOD_LABELS['nope']!r}] - {SLOPE_SIGNAL} * datum.distance"
 
 
@@ -242,8 +246,10 @@ def score_by_distance(
             raise ValueError("base: the base slider needs its start, got None")
         params.insert(0, live.option_position(BASE_KEY, bases, start=base, label="base b "))  # listed last
     per_base = list(dict.fromkeys(base_label(c) for c in at_base))
-    # the last row a slider can leave: n = L − 1 and T − 1 at every stop, at the lengths given, at the table's end
-    ends = {0, train_len - 1, test_len - 1, len(table) - 1, *(stop - 1 for stop in TARGET_STOPS)}
+    # the lengths a curve can be cut at: every stop up to the table's end (more than the sliders' windows reach), and
+    # the lengths given. The y domains are looked up by them, and each one's last row (n = length − 1) is drawn
+    reach = sorted({n for n in (*TARGET_STOPS, train_len, test_len) if n <= len(table)})
+    ends = {0, len(table) - 1, *(n - 1 for n in reach)}
     table = table.assign(
         **{
             drawn_column(lbl): drawn_rows(table[lbl], ends)
@@ -253,12 +259,10 @@ def score_by_distance(
         **{drawn_column(alibi): drawn_rows(table[nope], ends)},  # NoPE's minus slope·n: straight where NoPE is flat
     )
     methods = [k for k, lbl in METHOD_LABELS.items() if lbl in table.columns or lbl in per_base or lbl == alibi]
-    # every length a slider can leave the curves at: the y domains are looked up by it
-    reach = sorted({n for n in (*TARGET_STOPS, train_len, test_len) if n <= len(table)})
     distance = table["distance"].to_numpy(dtype=float)
     n_options = len(bases) if bases is not None else 1
     slope, alibi_score = alibi_expression(slopes)
-    slope_labels = f"{json.dumps(text.head_slope_labels(slopes))}[{live.number(HEAD_KEY)} - 1]"
+    slope_labels = f"{json.dumps(text.head_slope_labels(slopes))}[{HEAD_INDEX}]"
     at_b = live.number(BASE_KEY) if bases is not None else "0"  # a base column's option: the slider's
     signals = [
         alt.param(name=L_SIGNAL, expr=l_expr),
@@ -269,7 +273,7 @@ def score_by_distance(
     ]
     x_at_l = alt.XDatum(alt.ExprRef(expr=L_SIGNAL), type="quantitative")
     left_half = f"{L_SIGNAL} < 0.6 * ({T_SIGNAL} - 1)"  # the label right of the rule, else left of it
-    ys = {}  # method: (its y expression, its domain's expression)
+    ys = {}  # method: (its y expression, its domain's expression, the length it is drawn to)
     for method in methods:
         label = METHOD_LABELS[method]
         shown = L_SIGNAL if method == "learned" else T_SIGNAL  # the learned table stops at L
@@ -277,7 +281,7 @@ def score_by_distance(
             y_expr, option = f"datum[{label!r} + {AT_B_SIGNAL}]", B_SIGNAL
             curves = [table[base_column(label, o)].to_numpy(dtype=float) for o in range(n_options)]
         elif method == "alibi":  # NoPE's minus the head's slope·n, the browser's float64 steps (alibi_expression)
-            y_expr, option = alibi_score, f"{live.number(HEAD_KEY)} - 1"
+            y_expr, option = alibi_score, HEAD_INDEX
             curves = [table[nope].to_numpy(dtype=float) - s * distance for s in slopes]
         else:
             y_expr, option = f"datum[{label!r}]", "0"
@@ -285,12 +289,11 @@ def score_by_distance(
         kept = [n for n in reach if n <= np.count_nonzero(~np.isnan(curves[0]))]  # the learned table's L
         domains = [y_domain(c, kept) for c in curves]
         signals.append(alt.param(name=domains_signal(method), expr=json.dumps(domains)))
-        ys[method] = y_expr, f"{domains_signal(method)}[{option}][indexof({json.dumps(kept)}, {shown})]"
+        ys[method] = y_expr, f"{domains_signal(method)}[{option}][indexof({json.dumps(kept)}, {shown})]", shown
     panels = []
     for i, method in enumerate(methods):
         label = METHOD_LABELS[method]
-        shown = L_SIGNAL if method == "learned" else T_SIGNAL  # the learned table stops at L
-        y_expr, domain = ys[method]
+        y_expr, domain, shown = ys[method]
         last = i == len(methods) - 1
         x = (
             alt.XDatum(alt.ExprRef(expr="datum.distance"), type="quantitative")

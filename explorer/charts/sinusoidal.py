@@ -98,15 +98,11 @@ LAYOUT_TITLES = {
 #: `.properties(config=…)` call: each `configure_*` call deep-copies the whole chart.
 #: The title size of every chart on the page (CONFIG).
 TITLE_SIZE = 19
-CONFIG = chart_config(title={"fontSize": TITLE_SIZE}, legend={"titleLimit": 260}, view={"stroke": None})
+_CONFIG_SECTIONS: dict = {"title": {"fontSize": TITLE_SIZE}, "legend": {"titleLimit": 260}, "view": {"stroke": None}}
+CONFIG = chart_config(**_CONFIG_SECTIONS)
 #: The zoom's cells: a named style of its config (`zoom_chart`).
 ZOOM_CELL_STYLE = "zoom_cell"
-ZOOM_CONFIG = chart_config(
-    title={"fontSize": TITLE_SIZE},
-    legend={"titleLimit": 260},
-    view={"stroke": None},
-    style={ZOOM_CELL_STYLE: {"strokeWidth": 0}},
-)
+ZOOM_CONFIG = chart_config(**_CONFIG_SECTIONS, style={ZOOM_CELL_STYLE: {"strokeWidth": 0}})
 
 
 #: The square matrices sit two side by side: a legend under the plot keeps each narrow.
