@@ -19,4 +19,4 @@ async def lifespan(_app):
     yield None
 
 
-app = st.App("app.py", lifespan=lifespan)
+app = st.App(warm.HOME, lifespan=lifespan)

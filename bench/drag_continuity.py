@@ -2,10 +2,10 @@
 
 For each in-chart control of bench/press_in_browser.py's `CONTROLS`, the mouse takes the range input's
 thumb and moves it across the track at a steady pace for one second (each mouse move to where a steady hand
-would be by then, as fast as the browser takes them), then lets go. On every animation frame the page records the chart's fingerprint and the script state. Printed per
-control: how many different pictures the chart showed while the hand moved, the frames per second the
-browser drew, the longest stretch with the thumb moving and the chart not changing, and how many script
-runs started before the release (0: the chart followed the hand in the browser) and after it (the value
+would be by then, as fast as the browser takes them), then lets go. On every animation frame the page
+records the chart's fingerprint and the script state. Printed per control: how many different pictures the
+chart showed while the hand moved, the frames per second the browser drew, the longest stretch with the thumb
+moving and the chart not changing, and how many script runs started before the release (0: the chart followed the hand in the browser) and after it (the value
 reaches the server once the hand lets go). "Continuous" here: no run before the release, at least
 min(10, n) pictures and no still stretch longer than max(200 ms, 2 s / n), where n is the number of values
 the thumb crosses (a base slider has few options, a position slider hundreds).

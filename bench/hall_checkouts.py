@@ -3,8 +3,8 @@
     python bench/hall_checkouts.py [--rounds 2] NAME=DIR[/SCRIPT.py][:KEY=VALUE,...] ... [--reference-env KEY=VALUE,...]
 
 Each round starts the one-chart app (bench/slider_chart_app.py, Streamlit's defaults) and then each explorer NAME
-from its checkout DIR (its own app.py, or the entry script named, and .streamlit/config.toml; KEY=VALUE pairs are added to that server's
-environment, e.g. STREAMLIT_RUNNER_POST_SCRIPT_GC=false or PYTHONPATH=/some/site), each freshly started and met by
+from its checkout DIR (its serve.py, else its app.py, or the entry script named; and its .streamlit/config.toml;
+KEY=VALUE pairs are added to that server's environment, e.g. STREAMLIT_RUNNER_POST_SCRIPT_GC=false or PYTHONPATH=/some/site), each freshly started and met by
 `--sessions` students the moment it answers its health check, as `bench/load.py --fresh` does: they open the home
 link within 2 s and each drags "Vector size d" twice. ``--warm S``: each server first meets one session (open and
 two drags, as in the hall) and then S seconds of quiet (the full run of bench/load.py at 7c49dd6 warmed its servers
@@ -48,7 +48,7 @@ def pairs(text: str) -> dict[str, str]:
 
 
 def checkout(text: str) -> tuple[str, Path, str, dict[str, str]]:
-    """NAME=DIR (its app.py) or NAME=DIR/SCRIPT.py (another entry script there, e.g. serve.py), then :KEY=VALUE,…:
+    """NAME=DIR (its serve.py, else its app.py: tests/e2e_support.entry) or NAME=DIR/SCRIPT.py (another entry script there, e.g. serve.py), then :KEY=VALUE,…:
     (name, folder, script, environment)."""
     name, sep, rest = text.partition("=")
     where, _, env = rest.partition(":")

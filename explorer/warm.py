@@ -21,11 +21,13 @@ from pathlib import Path
 from explorer.manifest import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The home page's script (the entry script serve.py serves, whose imports it makes first).
+HOME = PAGES[0].script
 #: What serve.py prints once the modules are imported (before the server accepts a connection).
 READY = "The home page's modules are imported"
 
 
-def page_modules(scripts: tuple[str, ...] = (PAGES[0].script,), root: Path = ROOT) -> list[str]:
+def page_modules(scripts: tuple[str, ...] = (HOME,), root: Path = ROOT) -> list[str]:
     """The absolute imports in the module body of `scripts` (paths from `root`; by default the home page's), in order,
     once each: each ``import m`` and ``from m import n`` gives ``m``, and ``m.n`` too (`import_all` skips it where it
     is not a module). An import inside a function, a ``with`` or an ``if`` is not among them."""

@@ -36,7 +36,6 @@ METHOD_COLORS = {
 WARN = "#DC2626"
 #: Text in a panel (light on the dark theme: explorer.charts.style.dark_color).
 INK = "#0F172A"
-LEARNED = METHOD_LABELS["learned"]
 #: The chart's own sliders (issue #36): the trained length L and the test length T, both over `TARGET_STOPS`,
 #: and the ALiBi head h (its curve is NoPE's minus slope_h·n, drawn by the browser for every head).
 TRAIN_KEY, TARGET_KEY, HEAD_KEY, BASE_KEY = "train_len", "target_len", "alibi_head", "base"
@@ -273,6 +272,22 @@ def score_by_distance(
     ]
     x_at_l = alt.XDatum(alt.ExprRef(expr=L_SIGNAL), type="quantitative")
     left_half = f"{L_SIGNAL} < 0.6 * ({T_SIGNAL} - 1)"  # the label right of the rule, else left of it
+    # the rule and its label stand at L through expressions (the signals'), not a calculated field: the same two
+    # layers in every panel, each drawn on its panel's x scale
+    rule = alt.Chart(ONE_ROW).mark_rule(color=WARN, strokeDash=[6, 4], strokeWidth=2).encode(x=x_at_l)
+    note = (
+        alt.Chart(ONE_ROW)
+        .mark_text(
+            align=alt.ExprRef(expr=f"{left_half} ? 'left' : 'right'"),
+            dx=alt.ExprRef(expr=f"{left_half} ? 5 : -5"),
+            dy=-4,
+            baseline="top",
+            fontSize=14,
+            color=WARN,
+            text=alt.ExprRef(expr=text.trained_label_expr(L_SIGNAL)),
+        )
+        .encode(x=x_at_l, y=alt.value(2))
+    )
     ys = {}  # method: (its y expression, its domain's expression, the length it is drawn to)
     for method in methods:
         label = METHOD_LABELS[method]
@@ -330,27 +345,14 @@ def score_by_distance(
         )
         if i == 0:
             line = line.add_params(*params, *signals)  # the sliders in one view; the signals beside them
-        # the rule and its label stand at L through expressions (the signals'), not a calculated field
-        rule = alt.Chart(ONE_ROW).mark_rule(color=WARN, strokeDash=[6, 4], strokeWidth=2).encode(x=x_at_l)
-        note = (
-            alt.Chart(ONE_ROW)
-            .mark_text(
-                align=alt.ExprRef(expr=f"{left_half} ? 'left' : 'right'"),
-                dx=alt.ExprRef(expr=f"{left_half} ? 5 : -5"),
-                dy=-4,
-                baseline="top",
-                fontSize=14,
-                color=WARN,
-                text=alt.ExprRef(expr=text.trained_label_expr(L_SIGNAL)),
-            )
-            .encode(x=x_at_l, y=alt.value(2))
-        )
         # ALiBi's head and slope on a second line of its panel's name (a Vega expression: an array is lines)
         name: Any = alt.ExprRef(expr=f"[{alibi!r}, {slope_labels}]") if method == "alibi" else label
         panels.append(
-            alt.layer(line, rule, note, name=panel_name(method))
-            .properties(width=width, height=panel_height)
-            .properties(title=alt.Title(name, fontSize=16, fontWeight="bold", color=INK, anchor="start", frame="group"))
+            alt.layer(line, rule, note, name=panel_name(method)).properties(
+                width=width,
+                height=panel_height,
+                title=alt.Title(name, fontSize=16, fontWeight="bold", color=INK, anchor="start", frame="group"),
+            )
         )
     chart = alt.vconcat(*panels, data=table, spacing=14).properties(
         # wrapped to the chart's width (a title cannot wrap itself: explorer.charts.style)
