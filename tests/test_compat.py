@@ -191,7 +191,17 @@ def test_the_setters_are_bound_even_with_the_public_alternatives(monkeypatch):
     import explorer.render  # noqa: F401  (installs what the app installs)
 
     monkeypatch.setattr(
-        compat, "PUBLIC", frozenset({"chart_conversion", "altair_speedup", "gc_freeze", "chunk_preload"})
+        compat,
+        "PUBLIC",
+        frozenset(
+            {
+                "chart_conversion",
+                "altair_speedup",
+                "gc_freeze",
+                "chunk_preload",
+                "component_scan",
+            }
+        ),
     )
     compat.bind_altair_property_setters()
     assert hasattr(schemapi._PropertySetter.__get__, "__wrapped__")
@@ -357,7 +367,13 @@ def test_public_only_names_each_speed_internal_or_all_of_them():
     """EXPLORER_PUBLIC_ONLY: "" / "0" none, "1" all three, a list of names just those; an unknown
     name is refused with the allowed names (a typo must not silently measure the app as it runs)."""
     assert compat._public_only("") == frozenset() == compat._public_only("0")
-    assert compat._public_only("1") == {"chart_conversion", "altair_speedup", "gc_freeze", "chunk_preload"}
+    assert compat._public_only("1") == {
+        "chart_conversion",
+        "altair_speedup",
+        "gc_freeze",
+        "chunk_preload",
+        "component_scan",
+    }
     assert compat._public_only("gc_freeze") == {"gc_freeze"}
     assert compat._public_only(" chart_conversion , altair_speedup") == {"chart_conversion", "altair_speedup"}
     with pytest.raises(ValueError, match="gc_frezee"):
@@ -396,3 +412,93 @@ def test_the_preload_script_takes_only_chunk_names_and_is_empty_without_them():
     script = assets.preload_js(("ArrowVegaLiteChart.C1.js", "rehype-katex.Y2.js"))
     assert "['ArrowVegaLiteChart.C1.js', 'rehype-katex.Y2.js']" in script
     assert script.startswith("<script>") and script.count("<") == 2  # its own tags, nothing else
+
+
+# ------------------------------------------------------------------ the quick component scan (server start)
+class _Dist:
+    """A stand-in for an importlib.metadata distribution: its metadata files' texts (None: absent)."""
+
+    def __init__(self, metadata: str | None = None, pkg_info: str | None = None, broken: bool = False):
+        self.files = {"METADATA": metadata, "PKG-INFO": pkg_info}
+        self.broken = broken
+
+    def read_text(self, name: str) -> str | None:
+        if self.broken:
+            raise OSError("unreadable")
+        return self.files.get(name)
+
+
+def _stock_filter():
+    from streamlit.components.v2 import manifest_scanner
+
+    return (
+        compat._SCAN_INSTALLED[0] if compat._SCAN_INSTALLED else manifest_scanner._is_likely_streamlit_component_package
+    )
+
+
+def test_the_quick_component_filter_agrees_with_streamlits_on_every_installed_distribution():
+    """The same answer for each of this environment's distributions (torch, transformers, streamlit itself, …): the
+    components Streamlit finds at start are the same with and without it."""
+    import importlib.metadata
+
+    stock = _stock_filter()
+    dists = list(importlib.metadata.distributions())
+    assert len(dists) > 50  # the environment, not an empty path
+    answers = {d.metadata["Name"]: (compat.quick_component_filter(d, stock), stock(d)) for d in dists}
+    assert all(quick == slow for quick, slow in answers.values()), {k: v for k, v in answers.items() if v[0] != v[1]}
+    assert answers["streamlit"] == (True, True)  # one it must hand on (the name)
+    assert answers["numpy"] == (False, False)
+
+
+@pytest.mark.parametrize(
+    ("dist", "streamlits"),
+    [
+        (_Dist("Metadata-Version: 2.1\nName: st-clock\nSummary: a clock\n"), True),  # the name alone
+        (_Dist("Metadata-Version: 2.1\nName: St_Clock\n"), True),
+        (_Dist("Metadata-Version: 2.1\nName: plots\nSummary: Charts for STREAMLIT\n"), True),
+        (_Dist("Metadata-Version: 2.1\nName: plots\nRequires-Dist: streamlit>=1.40\n"), True),
+        (_Dist(None, "Metadata-Version: 1.0\nName: plots\nSummary: a Streamlit widget\n"), True),  # egg-info
+        (_Dist("Metadata-Version: 2.1\nName: plots\nSummary: charts\n\nstreamlit is not a word here\n"), False),
+        (_Dist("Metadata-Version: 2.1\nName: stats\nSummary: statistics\n"), False),
+        (_Dist("Metadata-Version: 2.1\nName: plots\nSummary: charts\n"), False),
+    ],
+)
+def test_the_quick_component_filter_asks_streamlit_wherever_it_could_say_yes(dist, streamlits):
+    """Streamlit's filter is consulted for every text it could accept (and returns `streamlits`); a text it cannot
+    accept is answered False without it."""
+    asked = []
+
+    def stock(d):
+        asked.append(d)
+        return streamlits
+
+    answer = compat.quick_component_filter(dist, stock)
+    text = (dist.files["METADATA"] or dist.files["PKG-INFO"]).lower()
+    could = "streamlit" in text or "name: st-" in text or "name: st_" in text
+    assert asked == ([dist] if could else [])
+    assert answer is (streamlits if could else False)
+
+
+def test_an_unreadable_distribution_is_left_to_streamlit():
+    for dist in (_Dist(broken=True), _Dist(None, None)):
+        assert compat.quick_component_filter(dist, lambda d: True) is True
+
+
+def test_serve_installs_the_quick_filter_before_the_runtime_starts(tmp_path):
+    """serve.py, run as Streamlit loads it: afterwards Streamlit's scan goes through the quick filter, and the scan
+    finds what it found before (none here; the same list either way)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import runpy, sys; sys.path.insert(0, '.');"
+        "from streamlit.components.v2 import manifest_scanner as m; before = m._is_likely_streamlit_component_package;"
+        "found = m.scan_component_manifests();"
+        "runpy.run_path('serve.py', run_name='serve');"
+        "after = m._is_likely_streamlit_component_package;"
+        "print(after is not before, after.__qualname__, m.scan_component_manifests() == found)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    assert out.strip().splitlines()[-1] == "True install_quick_component_scan.<locals>.quick True", out
