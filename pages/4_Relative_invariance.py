@@ -1,8 +1,8 @@
 """Relative-position invariance: RoPE scores depend only on n − m; additive encodings' do not.
 
-URL keys: qk_source, seed, head_dim, q_text, k_text (the vectors), seq_len (N, max 256 here),
-shift_t (the shift test chart's own slider, explorer.liveparam: the bars move in the browser and the
-link follows when a drag ends; its reach depends on N and d), score_dtype, base, layout_sin,
+URL keys: qk_source, seed, q_text, k_text (the vectors); seq_len (N, max 256 here), head_dim (d, seeded vectors
+only) and shift_t: the shift test chart's own sliders (explorer.liveparam: the bars move in the browser and the
+link follows when a drag ends; t's reach depends on N and d); score_dtype, base, layout_sin,
 table_len; inv_view (the open tab: Scores, Sinusoid shift, Decay; only the open tab is computed and
 drawn). Numbers: explorer.compute.invariance; sentences: explorer.text.invariance.
 """
@@ -20,7 +20,7 @@ from explorer.charts import invariance as charts
 from explorer.compute import invariance as compute
 from explorer.exports import long_matrices, page_footer
 from explorer.liveparam import LiveChart
-from explorer.render import shared, show_chart
+from explorer.render import Keyed, shared, show_chart
 from explorer.text import invariance as text
 from explorer.widgets import PARAMS, escape_markdown, widget
 
@@ -33,15 +33,11 @@ with intro():
     )
 
 # ------------------------------------------------------------------------------ controls
-# The test's own controls in the main area, next to its result (the sidebar starts collapsed on
-# phones and in presentation mode); the vectors, the precision and the encodings' settings stay
-# in the sidebar. The shift t is the shift test chart's own slider (explorer.liveparam), right above
-# the chart: the bars move in the browser while it is dragged; the rest of the page and the link
-# follow when the drag ends.
-with st.container(border=True, key="inv_controls"):
-    c_n, c_t = st.columns(2)
-    n_pos = widget("seq_len", container=c_n, max=compute.MAX_POSITIONS, default=64, label="Positions N (0 … N − 1)")
-    c_t.caption(text.CONTROLS)
+# N, d (seeded vectors) and the shift t are the shift test chart's own sliders (explorer.liveparam), right above
+# the chart: the bars move in the browser while one is dragged; the rest of the page and the link follow when the
+# drag ends. The vectors' source, the precision and the encodings' settings stay in the sidebar (it starts
+# collapsed on phones and in presentation mode; the chart is in the main area).
+controls_box = st.container(border=True, key="inv_controls")
 
 with st.sidebar:
     presets_ui.model_picker("invariance")
@@ -49,12 +45,10 @@ with st.sidebar:
     source = widget("qk_source", container=st.sidebar)
     seed = widget("seed", container=st.sidebar)
     if source == "random":
-        head_dim = widget("head_dim", container=st.sidebar)
         q_text = k_text = None
     else:
         q_text = widget("q_text", container=st.sidebar)
         k_text = widget("k_text", container=st.sidebar)
-        head_dim = None
     st.markdown("**The test**")
     dtype = widget("score_dtype", container=st.sidebar)
     base = widget("base", container=st.sidebar)
@@ -62,18 +56,50 @@ with st.sidebar:
     layout_sin = widget("layout_sin", container=st.sidebar)
     table_len = widget("table_len", container=st.sidebar)
 
-q, k, typed_error = compute.query_and_key(source, q_text, k_text, head_dim, seed)
+d_slider = source == "random"
+T_CAP = PARAMS[charts.LIVE_KEY].max
+D_SPAN = (PARAMS[charts.D_KEY].min, PARAMS[charts.D_KEY].max, PARAMS[charts.D_KEY].step)
+if d_slider:
+    q = k = typed_error = None
+else:
+    q, k, typed_error = compute.query_and_key(source, q_text, k_text, None, seed)
+
+
+def _limits(v: dict) -> dict:
+    """N at most MAX_POSITIONS (64 by default here); t at most what the chart reaches for N and d."""
+    if charts.N_KEY not in v:
+        return {charts.N_KEY: {"max": compute.MAX_POSITIONS, "default": 64}}
+    if d_slider and charts.D_KEY not in v:
+        return {}
+    dim = int(v[charts.D_KEY]) if d_slider else q.size
+    return {charts.LIVE_KEY: {"max": charts.shift_reach(int(v[charts.N_KEY]), dim, T_CAP)}}
+
+
+live = LiveChart("inv_live" if d_slider else "inv_live_typed", charts.live_params(d_slider), limits=_limits)
+n_pos, shift_t = int(live.values[charts.N_KEY]), int(live.values[charts.LIVE_KEY])
+if d_slider:
+    q, k, _ = compute.query_and_key(source, None, None, int(live.values[charts.D_KEY]), seed)
 d = q.size
 if typed_error:  # the message quotes the offending text: escaped so it shows literally (never as markup)
     st.error(text.typed_fallback(escape_markdown(typed_error), d), icon=":material/error:")
 elif source == "typed":
     st.sidebar.caption(text.typed_dim(d))
+controls_box.caption(text.controls(d_slider))
 
-# The chart carries the shift test at every t it reaches (explorer.charts.invariance.shift_reach: as
-# far as a bounded amount of work allows for this N and d); a t beyond it is clamped, with a notice.
-t_reach = charts.shift_reach(n_pos, d, PARAMS[charts.LIVE_KEY].max)
-live = LiveChart("inv_live", charts.LIVE_PARAMS, limits={charts.LIVE_KEY: {"max": t_reach}})
-shift_t = live.values[charts.LIVE_KEY]
+# The chart carries the shift test at every t it reaches for this N and d (explorer.charts.invariance.shift_reach:
+# as far as a bounded amount of work allows); a t beyond it is clamped, with a notice. Its two other arms carry
+# the test at this t for every N, and every d, in a window around this N and d (arm_window: a bounded amount too).
+t_reach = charts.shift_reach(n_pos, d, T_CAP)
+n_span = charts.arm_window(n_pos, range(1, compute.MAX_POSITIONS + 1), lambda n: charts.point_cost(n, d))
+live.limits[charts.N_KEY] = {**live.limits[charts.N_KEY], "min": n_span[0], "max": n_span[1]}
+spans = {"N": n_span}
+if d_slider:
+    d_span = charts.arm_window(
+        d, range(D_SPAN[0], D_SPAN[1] + 1, D_SPAN[2]), lambda dd: charts.point_cost(n_pos, dd, own_vectors=True)
+    )
+    live.limits[charts.D_KEY] = {"min": d_span[0], "max": d_span[1]}
+    spans["d"] = d_span
+spans["t"] = (1, t_reach)
 settings = (dtype, base, layout_sin, table_len, seed)
 nums = compute.shift_test(q, k, n_pos, shift_t, *settings)
 tol = nums["tolerance"]
@@ -82,14 +108,28 @@ tol = nums["tolerance"]
 st.subheader("The shift test: move both tokens by t")
 st.markdown(text.shift_test_intro(n_pos, dtype))
 # the chart first, then its numbers: the chart is in a projector's first screen
-sweep = compute.shift_sweep(q, k, n_pos, t_reach, *settings)
-starts = live.starts((tuple(q), tuple(k), n_pos, t_reach, *settings))
+made_from = (tuple(q), tuple(k), n_pos, shift_t, t_reach, n_span, spans.get("d"), *settings)
+arms = [compute.n_arm(q, k, *n_span, shift_t, T_CAP, *settings)]
+if d_slider:
+    arms.append(compute.d_arm(n_pos, *spans["d"], D_SPAN[2], shift_t, T_CAP, *settings))
+rows = charts.live_rows(compute.shift_sweep(q, k, n_pos, t_reach, *settings), n_pos=n_pos, d=d, arms=arms)
+# the spec holds none of these numbers (only where the sliders start): new rows redraw the chart in place
+starts = live.starts((dtype, None if d_slider else d))
 live.show(
     save_as="shift_test",
-    chart=shared(charts.deviation_chart)(sweep, start=starts[charts.LIVE_KEY], dtype=dtype, d=d),
+    chart=shared(charts.deviation_chart)(
+        Keyed(("inv_rows", *made_from), rows),
+        starts=starts,
+        dtype=dtype,
+        n_max=compute.MAX_POSITIONS,
+        d_range=D_SPAN if d_slider else None,
+        t_cap=T_CAP,
+        typed_d=None if d_slider else d,
+    ),
     width="stretch",
 )
-st.caption(text.slider_caption(t_reach))
+full = {"N": (1, compute.MAX_POSITIONS), "d": D_SPAN[:2], "t": (1, t_reach)}
+st.caption(text.slider_caption(spans, full))
 st.markdown(text.at_t(shift_t))
 for col, (label, value, help_text, badge) in zip(st.columns(4), text.metrics(nums, dtype)):
     col.metric(label, value, help=help_text)

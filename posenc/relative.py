@@ -241,6 +241,74 @@ def shift_test_sweep(
     }
 
 
+def shift_test_points(
+    q,
+    k,
+    *,
+    n_positions,
+    offsets,
+    dtype="float64",
+    base=10000.0,
+    layout="interleaved",
+    table_len,
+    seed=0,
+    learned_std=0.5**0.5,
+) -> dict:
+    """The shift test of :func:`shift_test_report` at each pair (n_positions[i], offsets[i]): its three
+    deviations and its pass mark, bit for bit (the same encodings, seeds and products).
+
+    Where :func:`shift_test_sweep` varies t at one N, this varies N as well (an in-browser chart whose slider
+    moves N at a fixed t). Each encoding's vectors at positions 0 … max(n + t) − 1 are computed once (each row
+    depends on its own position only); each pair compares the scores on rows 0 … n−1 with those on rows
+    t … t+n−1. Cost: about Σ n_i²·3d multiply-adds.
+
+    Returns {"n_positions", "offset": (P,) int64, "rope_dev", "sinusoidal_dev", "learned_dev" (NaN where the
+    table has no row for position n − 1 + t), "tolerance": (P,) float64}, in the order given.
+    """
+    q = v.float_array("q", q, ndim=1)
+    k = v.float_array("k", k, ndim=1)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same shape, got {q.shape} and {k.shape}")
+    ns = v.positions_array("n_positions", n_positions)
+    ts = v.positions_array("offsets", offsets)
+    if ns.shape != ts.shape or ns.size == 0 or ns.size > 100_000:
+        raise ValueError(
+            f"n_positions and offsets must have the same 1 … 100000 entries, got {ns.size} and {ts.size}"
+        )
+    for name, arr, least in (("n_positions", ns, 1), ("offsets", ts, 0)):
+        bad = arr[(arr < least) | (arr != np.round(arr))]
+        if bad.size:
+            raise ValueError(f"{name} must be whole numbers >= {least}, got {bad[0]:g}")
+    ns, ts = ns.astype(np.int64), ts.astype(np.int64)
+    if int((ns + ts).max()) > v.MAX_POSITIONS:
+        raise ValueError(f"n_positions + offsets must be <= {v.MAX_POSITIONS}, got {int((ns + ts).max())}")
+    dtype = v.choice("dtype", dtype, SCORE_DTYPES)
+    d = q.size
+    pos = np.arange(int((ns + ts).max()), dtype=np.float64)
+    w_q, w_k = _shift_projections(d, seed)
+    table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
+    rq = _rope_rows(q, pos, inv_freq=None, base=base, layout="half", dtype=dtype)
+    rk = _rope_rows(k, pos, inv_freq=None, base=base, layout="half", dtype=dtype)
+    pe = sinusoidal_encoding(pos, d, base=base, layout=layout)
+    sin_q, sin_k = q[None, :] + pe, k[None, :] + pe
+    learned_q, learned_k = q[None, :] + table, k[None, :] + table
+    rope_dev, sinusoidal_dev, learned_dev = (np.full(ns.size, np.nan) for _ in range(3))
+    for i, (n, t) in enumerate(zip(ns.tolist(), ts.tolist())):
+        at = np.array([t], dtype=np.int64)
+        rope_dev[i] = _window_deviations(at, n, rq, rk)[0]
+        sinusoidal_dev[i] = _window_deviations(at, n, sin_q, sin_k, w_q, w_k)[0]
+        if n - 1 + t < table.shape[0]:  # the learned table's last row is table_len − 1
+            learned_dev[i] = _window_deviations(at, n, learned_q, learned_k, w_q, w_k)[0]
+    return {
+        "n_positions": ns,
+        "offset": ts,
+        "rope_dev": rope_dev,
+        "sinusoidal_dev": sinusoidal_dev,
+        "learned_dev": learned_dev,
+        "tolerance": rope_shift_tolerance(q, k, (ns - 1 + ts).astype(np.float64), dtype=dtype),
+    }
+
+
 #: The size of a batch of `_window_deviations`, in numbers counted as n·(n + 2·dim) a window (its
 #: scores and its two copies of rows); the batch's temporaries (projections, differences) hold about
 #: twice that. Measured in a fresh process with a new N at each call, as the page calls it (bench/RESULTS.md

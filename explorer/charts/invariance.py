@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import textwrap
+from collections.abc import Callable, Mapping, Sequence
 
 import altair as alt
 import numpy as np
@@ -102,12 +103,18 @@ def shift_matrix_heatmap(
 
 
 # ------------------------------------------------------------- the shift test, moved in the browser
-#: The in-chart slider: the registry parameter shift_t itself (explorer.charts.live.position).
-LIVE_KEY = "shift_t"
-LIVE_PARAMS = (LIVE_KEY,)
+#: The chart's own sliders (explorer.charts.live.position): the registry parameters N, d and t themselves.
+N_KEY, D_KEY, LIVE_KEY = "seq_len", "head_dim", "shift_t"
+#: All three; with typed q and k, d is the vectors' length and no slider (`live_params`).
+LIVE_PARAMS = (N_KEY, D_KEY, LIVE_KEY)
 #: The shift test's encodings, in the chart's order: (the sweep's column, the bar's label).
 ENCODINGS = (("rope", "RoPE ({dtype})"), ("sinusoidal", "sinusoidal PE added"), ("learned", "learned table added"))
-#: What a bar says when its encoding could not run at that t.
+
+
+def live_params(d_slider: bool) -> tuple[str, ...]:
+    """The chart's sliders: N, d and t, or N and t where d is fixed by typed vectors."""
+    return LIVE_PARAMS if d_slider else (N_KEY, LIVE_KEY)
+
 
 #: How far the chart's slider reaches (`shift_reach`). The chart carries the shift test at every t in
 #: 1 … T, computed once (posenc.shift_test_sweep) and sent once: T ≤ 1000 rows of five numbers (≤ 40 kB
@@ -134,9 +141,49 @@ def shift_reach(n_pos: int, d: int, cap: int) -> int:
     return min(cap, max(SHIFT_FLOOR, nice))
 
 
+#: The chart's other two arms (`arm_window`): the test at the t of the slider for every N in a window around the
+#: page's N (posenc.shift_test_points), and, for seeded vectors, for every d in a window around its d (new q, k,
+#: projections and table per d). Measured on this project's 2-core machine (2026-11-30): a point costs about
+#: 0.05 ns per unit of n·d·(4d + 3n) (its two d × d projections of n rows per additive encoding and its three n × n
+#: score matrices) plus ARM_CALL units for its numpy calls, and a d of its own ARM_PER_D·d² + ARM_D_CALL more (the
+#: seeded projections and table). ARM_WORK units, about 80 ms, bound each arm: every N at d ≤ 48, N = 1 … 215 at
+#: the default d = 64, 36 values around N at d = 256.
+ARM_WORK = 1_600_000_000
+ARM_CALL = 1_000_000
+ARM_PER_D = 800
+ARM_D_CALL = 20_000_000
+
+
+def point_cost(n: int, d: int, *, own_vectors: bool = False) -> int:
+    """The work units (see ARM_WORK) of one point of an arm: the shift test over N = `n` at head dim `d`; with
+    `own_vectors`, the seeded vectors of that d made too."""
+    cost = n * d * (4 * d + 3 * n) + ARM_CALL
+    return cost + (ARM_PER_D * d * d + ARM_D_CALL if own_vectors else 0)
+
+
+def arm_window(center: int, values: Sequence[int], cost: Callable[[int], int], budget: int = ARM_WORK) -> tuple[int, int]:
+    """The first and last of `values` (ascending) in the window around `center` (one of them) that an arm computes:
+    grown one value at a time, the cheaper side first (the lower on a tie), while the costs' sum stays within
+    `budget`; `center` itself always."""
+    values = list(values)
+    if center not in values:
+        raise ValueError(f"center must be one of the values ({values[0]} … {values[-1]}), got {center}")
+    lo = hi = values.index(center)
+    spent = cost(center)
+    while True:
+        sides = [(cost(values[i]), i) for i in (lo - 1, hi + 1) if 0 <= i < len(values)]
+        if not sides:
+            break
+        price, i = min(sides)
+        if spent + price > budget:
+            break
+        spent += price
+        lo, hi = min(lo, i), max(hi, i)
+    return values[lo], values[hi]
+
+
 def sweep_frame(sweep: dict) -> pd.DataFrame:
-    """`posenc.shift_test_sweep`'s result as `deviation_chart`'s data: one row per t (its three
-    deviations and its pass mark)."""
+    """`posenc.shift_test_sweep`'s result as a table: one row per t (its three deviations and its pass mark)."""
     return pd.DataFrame(
         {
             "t": sweep["offset"],
@@ -148,8 +195,31 @@ def sweep_frame(sweep: dict) -> pd.DataFrame:
     )
 
 
+#: The columns of `deviation_chart`'s rows: the point (N, d, the slider's t it answers, the t it was computed at),
+#: its three deviations and pass mark, and the log axis's ends (the same in every row).
+ROW_COLUMNS = ("n", "d", "hand", "t", "rope", "sinusoidal", "learned", "tolerance", "lo", "hi")
+
+
+def points_frame(points: dict, *, d: int, hand: int) -> pd.DataFrame:
+    """`posenc.shift_test_points`'s result for head dim `d`, answering the slider's t = `hand`, as rows (without the
+    axis columns)."""
+    return sweep_frame(points).assign(n=points["n_positions"], d=int(d), hand=int(hand))
+
+
+def live_rows(sweep: pd.DataFrame, *, n_pos: int, d: int, arms: Sequence[pd.DataFrame] = ()) -> pd.DataFrame:
+    """`deviation_chart`'s rows: the sweep (`sweep_frame`, one row per t at N = `n_pos`, head dim `d`: the slider's
+    t is its t) and the arms (`points_frame`s), a point in several of them once (the sweep's), with the log axis
+    (`deviation_axis` over all of them) in columns lo and hi."""
+    along_t = sweep.assign(n=int(n_pos), d=int(d), hand=sweep["t"])
+    rows = pd.concat([along_t, *arms], ignore_index=True).drop_duplicates(["n", "d", "hand"], keep="first")
+    floor, top = deviation_axis(rows)
+    rows = rows.assign(lo=floor, hi=top)
+    types = {"n": "int64", "d": "int64", "hand": "int64", "t": "int64"}
+    return rows[list(ROW_COLUMNS)].astype(types).reset_index(drop=True)
+
+
 def deviation_axis(sweep: pd.DataFrame) -> tuple[float, float]:
-    """The log axis (floor, top) of `deviation_chart`, the same at every t of `sweep`: from 100×
+    """The log axis (floor, top) of `deviation_chart`, the same at every point of `sweep`: from 100×
     below the smallest positive deviation or pass mark, to 100× above the largest deviation and at
     least 4 decades (and 55 % of the span left of it) right of the largest pass mark, so the labels
     that start at the pass mark fit."""
@@ -209,42 +279,71 @@ def _headline_expr(code: str, t: str) -> str:
     return f"split(replace(join({choice}[{code}], '\\n'), '0000', {t}), '\\n')"
 
 
-def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, width: int = 620) -> alt.LayerChart:
-    """The shift test at the t of the chart's own slider: one bar per encoding, its largest score
+def deviation_chart(
+    rows: pd.DataFrame,
+    *,
+    starts: Mapping[str, int],
+    dtype: str,
+    n_max: int,
+    d_range: tuple[int, int, int] | None,
+    t_cap: int,
+    typed_d: int | None = None,
+    width: int = 620,
+) -> alt.LayerChart:
+    """The shift test at the N, d and t of the chart's own sliders: one bar per encoding, its largest score
     change max |s(m, n) − s(m+t, n+t)| on a log axis, the pass mark as a dashed rule, and a headline
     naming the encodings whose scores survive.
 
-    sweep  posenc.shift_test_sweep as a table, one row per t: columns t (1 … T, every one), rope,
-           sinusoidal, learned (NaN where the table has no row) and tolerance. All of it is sent once;
-           the slider (explorer.charts.live.position(LIVE_KEY), 1 … T, starting at `start`) picks the
-           row in the browser, with no server run, and the page hears the value when the drag ends.
-    dtype, d   RoPE's precision and the head dim, for the description. N is not in it (the slider N
-               above the chart shows it), so another N changes only the chart's rows.
+    rows     `live_rows`: the test at every t the page's N and d reach, and the arms (every N in a window at the
+             page's t, every d in a window at its N and t). All of it is sent once; the sliders pick the row in the
+             browser (n, d and hand equal to N, d and t), with no server run, and the page hears the values when a
+             drag ends. Where no row answers (two sliders moved before the page caught up) nothing is drawn.
+    starts   where the sliders start ({seq_len, head_dim, shift_t}; no head_dim where `d_range` is None).
+    n_max, d_range, t_cap   the sliders' spans (N 1 … n_max; d as (least, most, step), None for typed vectors of
+             length `typed_d`; t 1 … t_cap): the registry's, so that the spec holds none of the page's numbers
+             (the page narrows the sliders in the browser: explorer.liveparam.ranges_html) and new rows redraw the
+             chart in place.
     """
-    need = {"t", "tolerance", *(column for column, _ in ENCODINGS)}
-    if not need <= set(sweep.columns):
-        raise ValueError(f"sweep must have columns {sorted(need)}, got {list(sweep.columns)}")
-    ts = sweep["t"].to_numpy()
-    t_max = int(ts.max()) if ts.size else 0
-    if ts.size == 0 or not np.array_equal(ts, np.arange(1, t_max + 1)):
-        raise ValueError(f"sweep must have one row for every t in 1 … T, got {ts.size} rows for T = {t_max}")
-    tol = sweep["tolerance"].to_numpy(dtype=float)
-    if not (np.all(np.isfinite(tol)) and np.all(tol > 0)):
-        raise ValueError(f"tolerance must be finite and > 0 at every t, got min {np.nanmin(tol)}")
-    if not 1 <= start <= t_max:
-        raise ValueError(f"start must be in 1 … {t_max}, got {start}")
-    floor, top = deviation_axis(sweep)
+    need = set(ROW_COLUMNS)
+    if not need <= set(rows.columns):
+        raise ValueError(f"rows must have columns {sorted(need)}, got {list(rows.columns)}")
+    keys = live_params(d_range is not None)
+    if set(starts) != set(keys):
+        raise ValueError(f"starts must give {list(keys)}, got {sorted(starts)}")
+    if d_range is None and typed_d is None:
+        raise ValueError("typed_d must be given where d has no slider (d_range None)")
+    tol = rows["tolerance"].to_numpy(dtype=float)
+    if rows.empty or not (np.all(np.isfinite(tol)) and np.all(tol > 0)):
+        raise ValueError(f"tolerance must be finite and > 0 in every row, got {tol.size} rows")
+    spans = {N_KEY: (1, n_max, 1), D_KEY: d_range or (0, 0, 1), LIVE_KEY: (1, t_cap, 1)}
+    for key in keys:
+        lo, hi, step = spans[key]
+        if not (lo <= starts[key] <= hi and (starts[key] - lo) % step == 0):
+            raise ValueError(f"start of {key} must be in {lo} … {hi} (step {step}), got {starts[key]}")
+    # No row need answer the starts: a chart kept from an earlier run keeps its starts (explorer.liveparam.plan) while
+    # its rows follow the sliders where the browser holds them; Streamlit keeps that view, and draws new rows in it.
+    if rows.duplicated(["n", "d", "hand"]).any():
+        raise ValueError("rows must answer each (n, d, hand) once")
     labels = [label.format(dtype=dtype) for _, label in ENCODINGS]
-    t_live = live.position(LIVE_KEY, start=int(start), lo=1, hi=t_max, label="shift t ")
-    # the selection's value as a number (Vega-Lite resolves a point selection's field to an array of
-    # its values: [16], which arithmetic reads as 16 but === does not)
-    t = f"toNumber({live.value(LIVE_KEY)})"
+    sliders = [
+        live.position(N_KEY, start=int(starts[N_KEY]), lo=1, hi=int(n_max), label="positions N "),
+        *(
+            [live.position(D_KEY, start=int(starts[D_KEY]), lo=d_range[0], hi=d_range[1], step=d_range[2], label="head dim d ")]
+            if d_range is not None
+            else []
+        ),
+        live.position(LIVE_KEY, start=int(starts[LIVE_KEY]), lo=1, hi=int(t_cap), label="shift t "),
+    ]
+    # the sliders' values as numbers (Vega-Lite resolves a point selection's field to an array of its values:
+    # [16], which arithmetic reads as 16 but === does not)
+    picks = [f"datum.n === {live.number(N_KEY)}", f"datum.hand === {live.number(LIVE_KEY)}"]
+    if d_range is not None:
+        picks.insert(1, f"datum.d === {live.number(D_KEY)}")
     # The rows go to the layer chart, not to each layer: Altair, lifting a dataset its layers share, hashed
     # each unnamed layer's printed DataFrame (pandas' repr, about 1 ms a layer per run) for a name the
     # spec never uses. The spec is byte-identical either way (checked on three sweeps when this changed).
-    rows = sweep[["t", "tolerance", *(column for column, _ in ENCODINGS)]]
-    row = alt.Chart().transform_filter(f"datum.t === {t}")
-    # ---- one row per encoding at this t: its number, verdict, bar end and label
+    row = alt.Chart().transform_filter(" && ".join(picks))
+    # ---- one row per encoding at this point: its number, verdict, bar end and label
     label_of = " : ".join(f"datum.key === '{column}' ? '{label}'" for (column, _), label in zip(ENCODINGS, labels))
     per_encoding = row.transform_fold(
         [column for column, _ in ENCODINGS], as_=["key", "deviation"]
@@ -252,19 +351,30 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
         method=f"{label_of} : ''",
         ok="isValid(datum.deviation) && isFinite(datum.deviation)",
         verdict="!datum.ok ? 'n/a' : datum.deviation <= datum.tolerance ? 'pass' : 'fail'",
-        shown=f"datum.ok ? max(datum.deviation, {floor!r}) : {floor!r}",
-        floor=repr(floor),
+        shown="datum.ok ? max(datum.deviation, datum.lo) : datum.lo",
         text=deviation_label_expr(live.sci("datum.deviation", 2)),
         # Every label starts right of the pass mark, never across its rule: a failing bar's at the
         # bar's end (already right of it), a passing bar's and a note's just after the rule.
         text_x="max(datum.shown, datum.tolerance)",
     )
-    x_scale = alt.Scale(type="log", domain=[floor, top], nice=False)
-    x = (
-        alt.X("floor:Q")
-        .scale(x_scale)
-        .title("max |s(m, n) − s(m+t, n+t)|  (log scale)")
-        .axis(format=".0e", tickCount=8)
+    # The log axis runs from lo to hi (columns of every row, `deviation_axis` of all of them): an invisible rule
+    # over the whole table spans it, so the axis is the same at every point and the spec holds no number of it.
+    x_scale = alt.Scale(type="log", nice=False)
+
+    def x_of(field: str) -> alt.X:
+        return (
+            alt.X(f"{field}:Q")
+            .scale(x_scale)
+            .title("max |s(m, n) − s(m+t, n+t)|  (log scale)")
+            .axis(format=".0e", tickCount=8)
+        )
+
+    axis = (
+        alt.Chart()
+        .transform_aggregate(lo="min(lo)", hi="max(hi)")
+        .mark_rule(opacity=0)
+        .encode(x=x_of("lo"), x2="hi:Q")
+        .properties(name="shift_axis")
     )
     # The encodings' names sit above their bars (no y axis: the plot takes the whole width, and the
     # names never need cutting short, in presentation mode's larger text too).
@@ -278,14 +388,14 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
         per_encoding.transform_filter("datum.ok")
         .mark_bar(height=BAR_PX)
         .encode(
-            x=x,
+            x=x_of("lo"),
             x2="shown:Q",
             y=y,
             color=verdict_colour,
             tooltip=[alt.Tooltip("method:N"), alt.Tooltip("deviation:Q", format=".3e"), alt.Tooltip("verdict:N")],
         )
         .properties(name="shift_bars")
-        .add_params(t_live)
+        .add_params(*reversed(sliders))  # vega-embed lists the inputs in reverse: N, d, t from the top
     )
     # each name over a halo in the card's colour: where the pass mark's rule runs behind a name, it stays legible
     name_font: dict = dict(align="left", baseline="bottom", dy=-(BAR_PX // 2 + 4), fontSize=15)
@@ -311,7 +421,7 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
     line_px = f"({HEADLINE_FONT + 5} * {FONT_SCALE_PARAM})"
     headline = (
         row.transform_calculate(code=code)
-        .transform_calculate(lines=_headline_expr("datum.code", t))
+        .transform_calculate(lines=_headline_expr("datum.code", "datum.t"))
         .transform_calculate(top=f"-26 * {FONT_SCALE_PARAM} - length(datum.lines) * {line_px}")
         .mark_text(
             align="left",
@@ -324,13 +434,13 @@ def deviation_chart(sweep: pd.DataFrame, *, start: int, dtype: str, d: int, widt
         .encode(x=alt.value(0), y=alt.Y("top:Q").scale(None), text="lines:N")
     )
     chart = alt.LayerChart(
-        data=rows,
-        layer=[bars, rule, name_halo.encode(**name_at), names, values, rule_label, headline],
+        data=rows[list(ROW_COLUMNS)],
+        layer=[axis, bars, rule, name_halo.encode(**name_at), names, values, rule_label, headline],
         # font_scale: set by style_spec in presentation mode, where every font size grows
         params=[font_scale_param().param],  # type: ignore[list-item]
         width=width,
         height=64 * len(labels),
-        description=shift_chart_description(dtype, d, t_max),
+        description=shift_chart_description(dtype, typed_d if d_range is None else None),
         autosize=FIT_X,
     )
     return configure(chart)

@@ -54,6 +54,31 @@ def shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed) 
 
 
 @cached(max_entries=16)
+def n_arm(q, k, n_lo, n_hi, shift_t, t_cap, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
+    """The chart's N arm: the shift test at every N in n_lo … n_hi, at the slider's t (at most each N's reach,
+    `charts.shift_reach` with the registry's cap `t_cap`, as the page would clamp it there)."""
+    settings = dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
+    ns = np.arange(n_lo, n_hi + 1)
+    ts = [min(shift_t, charts.shift_reach(int(n), q.size, t_cap)) for n in ns]
+    points = posenc.shift_test_points(q, k, n_positions=ns, offsets=ts, **settings)
+    return charts.points_frame(points, d=q.size, hand=shift_t)
+
+
+@cached(max_entries=16)
+def d_arm(n_pos, d_lo, d_hi, d_step, shift_t, t_cap, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
+    """The chart's d arm (seeded vectors): the shift test at every head dim d in d_lo … d_hi (step d_step), each with
+    its own seeded q and k (`query_and_key`), at N = n_pos and the slider's t (at most that d's reach)."""
+    settings = dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
+    frames = []
+    for d in range(d_lo, d_hi + 1, d_step):
+        q, k, _ = query_and_key("random", None, None, d, seed)
+        t = min(shift_t, charts.shift_reach(n_pos, d, t_cap))
+        points = posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[t], **settings)
+        frames.append(charts.points_frame(points, d=d, hand=shift_t))
+    return pd.concat(frames, ignore_index=True)
+
+
+@cached(max_entries=16)
 def shift_test(q, k, n_pos, shift_t, dtype, base, layout_sin, table_len, seed) -> dict:
     """posenc.shift_test_report at t = shift_t, with ``spreads``: the largest change along one
     diagonal (fixed n − m) of each score matrix, None where the learned table has no row."""

@@ -7,6 +7,8 @@ only (a message from the user's text arrives escaped).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from explorer.text import join_names
@@ -19,10 +21,15 @@ INTRO = (
     "through all three encodings and the shift test measures the difference."
 )
 FORMULA_CAPTION = "R_mᵀR_n = R_(n−m) because rotations by the same frequencies compose by adding angles."
-CONTROLS = (
-    "The shift **t** is the slider right above the shift test's chart: drag it and the bars move at once. "
-    "q and k, the precision, the base and the additive encodings are in the sidebar (› at the top left)."
-)
+def controls(d_slider: bool) -> str:
+    """Where the test's controls are: N, t (and d for seeded vectors) in the chart, the rest in the sidebar."""
+    sliders = "**N**, **d** and **t** are the sliders" if d_slider else "**N** and **t** are the sliders"
+    return (
+        f"{sliders} right above the shift test's chart: drag one and the bars move at once. "
+        "q and k, the precision, the base and the additive encodings are in the sidebar (› at the top left)."
+    )
+
+
 LOOK_CLOSER = (
     "Behind the test: the score matrices themselves (Scores), the sinusoid's own shift matrix "
     "(Sinusoid shift), and how the bound on RoPE's scores changes with distance (Decay)."
@@ -65,11 +72,24 @@ def shift_test_intro(n_pos: int, dtype: str) -> str:
     )
 
 
-def slider_caption(t_reach: int) -> str:
+def slider_caption(spans: Mapping[str, tuple[int, int]], full: Mapping[str, tuple[int, int]]) -> str:
+    """How to use the chart's sliders: `spans` is where each reaches now ({"N": (lo, hi), "d": …, "t": …}; no "d" for
+    typed vectors), `full` the most each could reach."""
+    names = {"N": "positions N", "d": "head dim d", "t": "shift t"}
+    parts = [f"**{names[key]}** ({lo} … {hi})" for key, (lo, hi) in spans.items()]
+    listed = ", ".join(parts[:-1]) + f" or {parts[-1]}"
+    short = [names[key] for key, span in spans.items() if tuple(span) != tuple(full[key])]
+    tail = ""
+    if short:
+        which = " and ".join(short)
+        tail = (
+            f" The chart holds a bounded amount of work, so {which} "
+            f"{'stops' if len(short) == 1 else 'stop'} short of the full range; letting go re-centres "
+            f"{'it' if len(short) == 1 else 'them'} on the new values."
+        )
     return (
-        f"Drag **shift t** above the chart (1 … {t_reach}; or focus it and press ← →): the bars, the pass mark "
-        "and the headline move in your browser at once; when you let go, the numbers below, the tabs and the "
-        "link follow."
+        f"Drag {listed} above the chart (or focus one and press ← →): the bars, the pass mark and the headline "
+        f"move in your browser at once; when you let go, the numbers below, the tabs and the link follow.{tail}"
     )
 
 
@@ -181,14 +201,21 @@ def survivors_title(nums: dict, tol: float) -> str:
     return f"{words[0].upper()}{words[1:]} scores survive the shift"
 
 
-def shift_chart_description(dtype: str, d: int, t_max: int) -> str:
-    """The shift test chart's description: RoPE's precision `dtype`, the head dim `d`, the slider's reach `t_max`
-    (N and t are left out: the sliders above the chart show them, and a drag would leave them stale)."""
+def shift_chart_description(dtype: str, typed_d: int | None) -> str:
+    """The shift test chart's description: RoPE's precision `dtype`, and the head dim where typed vectors fix it
+    (`typed_d`; None where d is a slider). N, d and t are left out: the sliders above the chart show them, and a
+    drag would leave them stale."""
+    dim = (
+        f"with the typed vectors' head dim d = {typed_d}"
+        if typed_d is not None
+        else "with seeded vectors of head dim d (the slider d above)"
+    )
+    sliders = "N and t" if typed_d is not None else "N, d and t"
     return (
         f"The shift test for RoPE ({dtype}), an added sinusoid and an added learned table over the first N "
-        f"positions (the slider N above), d = {d}: one bar per encoding, the largest change of a score when both "
-        f"tokens move by t, on a log axis, against a dashed pass mark; the slider t (from 1 to {t_max}) above the "
-        "chart moves the bars, and the headline names the encodings whose scores survive the shift."
+        f"positions (the slider N above), {dim}: one bar per encoding, the largest change of a score when both "
+        f"tokens move by t, on a log axis, against a dashed pass mark; the sliders {sliders} above the chart move "
+        "the bars, and the headline names the encodings whose scores survive the shift."
     )
 
 
