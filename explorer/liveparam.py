@@ -137,6 +137,14 @@ class LiveChart:
         self._view = views[self.name] = plan(previous, self.values, (context, mode.is_on(), dark_theme()))
         return dict(self._view.starts)
 
+    def narrow(self, key: str, lo: Any, hi: Any) -> None:
+        """Narrow the page's range of the chart's slider `key` to `lo` … `hi` where it is known only once the values
+        are read (a window around them): `show` narrows the slider in the browser to it (`ranges_html`), and a value
+        the chart reports is clamped into it."""
+        if key not in self.keys:
+            raise ValueError(f"key must be one of the chart's parameters {self.keys}, got {key!r}")
+        self.limits[key] = {**self.limits.get(key, {}), "min": lo, "max": hi}
+
     @property
     def element_key(self) -> str:
         if self._view is None:

@@ -1,13 +1,13 @@
 """Relative-position invariance: RoPE scores depend only on n − m; additive encodings' do not.
 
-URL keys: qk_source, seed, q_text, k_text (the vectors); seq_len (N, max 256 here), head_dim (d, seeded vectors
-only) and shift_t: the shift test chart's own sliders (explorer.liveparam: the bars move in the browser and the
-link follows when a drag ends; t's reach depends on N and d); score_dtype, base, layout_sin,
-table_len; inv_view (the open tab: Scores, Sinusoid shift, Decay; only the open tab is computed and
-drawn). Numbers: explorer.compute.invariance; sentences: explorer.text.invariance.
+URL keys: qk_source, seed, q_text, k_text; seq_len (N ≤ 256), head_dim (d, seeded vectors) and shift_t: the shift
+test chart's own sliders (explorer.liveparam); score_dtype, base, layout_sin, table_len; inv_view (the open tab;
+only it is computed and drawn). Numbers: explorer.compute.invariance; sentences: explorer.text.invariance.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import streamlit as st
 
@@ -22,7 +22,7 @@ from explorer.exports import long_matrices, page_footer
 from explorer.liveparam import LiveChart
 from explorer.render import Keyed, shared, show_chart
 from explorer.text import invariance as text
-from explorer.widgets import PARAMS, escape_markdown, widget
+from explorer.widgets import escape_markdown, widget
 
 with intro():
     st.markdown(text.INTRO)
@@ -33,10 +33,9 @@ with intro():
     )
 
 # ------------------------------------------------------------------------------ controls
-# N, d (seeded vectors) and the shift t are the shift test chart's own sliders (explorer.liveparam), right above
-# the chart: the bars move in the browser while one is dragged; the rest of the page and the link follow when the
-# drag ends. The vectors' source, the precision and the encodings' settings stay in the sidebar (it starts
-# collapsed on phones and in presentation mode; the chart is in the main area).
+# N, d (seeded vectors) and t are the shift test chart's own sliders (explorer.liveparam): the bars move in the
+# browser while one is dragged, the rest of the page and the link follow when the drag ends. The vectors' source,
+# the precision and the encodings' settings stay in the sidebar.
 controls_box = st.container(border=True, key="inv_controls")
 
 with st.sidebar:
@@ -44,11 +43,9 @@ with st.sidebar:
     st.markdown("**q and k**")
     source = widget("qk_source", container=st.sidebar)
     seed = widget("seed", container=st.sidebar)
-    if source == "random":
-        q_text = k_text = None
-    else:
-        q_text = widget("q_text", container=st.sidebar)
-        k_text = widget("k_text", container=st.sidebar)
+    d_slider = source == "random"  # seeded vectors: d is the chart's slider; typed ones fix it
+    q_text = None if d_slider else widget("q_text", container=st.sidebar)
+    k_text = None if d_slider else widget("k_text", container=st.sidebar)
     st.markdown("**The test**")
     dtype = widget("score_dtype", container=st.sidebar)
     base = widget("base", container=st.sidebar)
@@ -56,26 +53,9 @@ with st.sidebar:
     layout_sin = widget("layout_sin", container=st.sidebar)
     table_len = widget("table_len", container=st.sidebar)
 
-d_slider = source == "random"
-T_CAP = PARAMS[charts.LIVE_KEY].max
-D_SPAN = (PARAMS[charts.D_KEY].min, PARAMS[charts.D_KEY].max, PARAMS[charts.D_KEY].step)
-if d_slider:
-    q = k = typed_error = None
-else:
-    q, k, typed_error = compute.query_and_key(source, q_text, k_text, None, seed)
-
-
-def _limits(v: dict) -> dict:
-    """N at most MAX_POSITIONS (64 by default here); t at most what the chart reaches for N and d."""
-    if charts.N_KEY not in v:
-        return {charts.N_KEY: {"max": compute.MAX_POSITIONS, "default": 64}}
-    if d_slider and charts.D_KEY not in v:
-        return {}
-    dim = int(v[charts.D_KEY]) if d_slider else q.size
-    return {charts.LIVE_KEY: {"max": charts.shift_reach(int(v[charts.N_KEY]), dim, T_CAP)}}
-
-
-live = LiveChart("inv_live" if d_slider else "inv_live_typed", charts.live_params(d_slider), limits=_limits)
+q, k, typed_error = (None, None, None) if d_slider else compute.query_and_key(source, q_text, k_text, None, seed)
+limits = partial(compute.live_limits, typed_d=None if d_slider else q.size)
+live = LiveChart("inv_live" if d_slider else "inv_live_typed", charts.live_params(d_slider), limits=limits)
 n_pos, shift_t = int(live.values[charts.N_KEY]), int(live.values[charts.LIVE_KEY])
 if d_slider:
     q, k, _ = compute.query_and_key(source, None, None, int(live.values[charts.D_KEY]), seed)
@@ -86,50 +66,35 @@ elif source == "typed":
     st.sidebar.caption(text.typed_dim(d))
 controls_box.caption(text.controls(d_slider))
 
-# The chart carries the shift test at every t it reaches for this N and d (explorer.charts.invariance.shift_reach:
-# as far as a bounded amount of work allows); a t beyond it is clamped, with a notice. Its two other arms carry
-# the test at this t for every N, and every d, in a window around this N and d (arm_window: a bounded amount too).
-t_reach = charts.shift_reach(n_pos, d, T_CAP)
-n_span = charts.arm_window(n_pos, range(1, compute.MAX_POSITIONS + 1), lambda n: charts.point_cost(n, d))
-live.limits[charts.N_KEY] = {**live.limits[charts.N_KEY], "min": n_span[0], "max": n_span[1]}
-spans = {"N": n_span}
-if d_slider:
-    d_span = charts.arm_window(
-        d, range(D_SPAN[0], D_SPAN[1] + 1, D_SPAN[2]), lambda dd: charts.point_cost(n_pos, dd, own_vectors=True)
-    )
-    live.limits[charts.D_KEY] = {"min": d_span[0], "max": d_span[1]}
-    spans["d"] = d_span
-spans["t"] = (1, t_reach)
+# The chart carries the test at every t this N and d reach (charts.shift_reach; a t beyond is clamped, with a
+# notice), and at this t for every N, and every d, in windows around them (charts.arm_window): bounded work each.
+reach = compute.spans(n_pos, d, d_slider)
+for key, (lo, hi) in reach.items():
+    live.narrow(key, lo, hi)  # in the browser
 settings = (dtype, base, layout_sin, table_len, seed)
 nums = compute.shift_test(q, k, n_pos, shift_t, *settings)
-tol = nums["tolerance"]
 
 # ------------------------------------------------------------------------------ the test
 st.subheader("The shift test: move both tokens by t")
 st.markdown(text.shift_test_intro(n_pos, dtype))
 # the chart first, then its numbers: the chart is in a projector's first screen
-made_from = (tuple(q), tuple(k), n_pos, shift_t, t_reach, n_span, spans.get("d"), *settings)
-arms = [compute.n_arm(q, k, *n_span, shift_t, T_CAP, *settings)]
-if d_slider:
-    arms.append(compute.d_arm(n_pos, *spans["d"], D_SPAN[2], shift_t, T_CAP, *settings))
-rows = charts.live_rows(compute.shift_sweep(q, k, n_pos, t_reach, *settings), n_pos=n_pos, d=d, arms=arms)
+rows_key, rows = compute.chart_rows(q, k, n_pos, shift_t, reach, settings)
 # the spec holds none of these numbers (only where the sliders start): new rows redraw the chart in place
 starts = live.starts((dtype, None if d_slider else d))
 live.show(
     save_as="shift_test",
     chart=shared(charts.deviation_chart)(
-        Keyed(("inv_rows", *made_from), rows),
+        Keyed(rows_key, rows),
         starts=starts,
         dtype=dtype,
         n_max=compute.MAX_POSITIONS,
-        d_range=D_SPAN if d_slider else None,
-        t_cap=T_CAP,
+        d_range=compute.D_SPAN if d_slider else None,
+        t_cap=compute.T_CAP,
         typed_d=None if d_slider else d,
     ),
     width="stretch",
 )
-full = {"N": (1, compute.MAX_POSITIONS), "d": D_SPAN[:2], "t": (1, t_reach)}
-st.caption(text.slider_caption(spans, full))
+st.caption(text.slider_caption(reach, compute.FULL_SPANS))
 st.markdown(text.at_t(shift_t))
 for col, (label, value, help_text, badge) in zip(st.columns(4), text.metrics(nums, dtype)):
     col.metric(label, value, help=help_text)
@@ -153,7 +118,7 @@ with tab_scores:
                 if nums[key] is None:
                     st.info(text.learned_error(nums["learned_error"]), icon=":material/block:")
                     continue
-                sub = text.diagonal_words(nums["spreads"][key], tol, n_pos)
+                sub = text.diagonal_words(nums["spreads"][key], nums["tolerance"], n_pos)
                 show_chart(
                     shared(charts.score_heatmap)(nums[key], nums["positions"], title=title, subtitle=sub),
                     width="stretch",
@@ -208,6 +173,7 @@ with tab_decay:
             width="stretch",
         )
 
+t_reach = reach[charts.LIVE_KEY][1]
 words = dict(n_pos=n_pos, t=shift_t, t_reach=t_reach, table_len=table_len, dtype=dtype, d=d, base=base)
 notice_list(text.notices(nums, decay=decay_words, **words))
 

@@ -272,9 +272,7 @@ def shift_test_points(
     ns = v.positions_array("n_positions", n_positions)
     ts = v.positions_array("offsets", offsets)
     if ns.shape != ts.shape or ns.size == 0 or ns.size > 100_000:
-        raise ValueError(
-            f"n_positions and offsets must have the same 1 … 100000 entries, got {ns.size} and {ts.size}"
-        )
+        raise ValueError(f"n_positions and offsets must have the same 1 … 100000 entries, got {ns.size} and {ts.size}")
     for name, arr, least in (("n_positions", ns, 1), ("offsets", ts, 0)):
         bad = arr[(arr < least) | (arr != np.round(arr))]
         if bad.size:

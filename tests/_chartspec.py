@@ -189,11 +189,35 @@ def _top_level(expr: str, start: int, targets: str) -> int:
     return -1
 
 
+def _has_unquoted(expr: str, ch: str) -> bool:
+    """Whether `ch` occurs in `expr` outside quotes (at any bracket depth): a "?" in a quoted regexp is no ternary."""
+    quote = ""
+    for c in expr:
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == ch:
+            return True
+    return False
+
+
+def _js_replace(text: str, pattern: Any, replacement: str) -> str:
+    """JavaScript's String.replace: the first match of a `regexp(…)` (every one with the g flag) or of a plain string;
+    ``$&`` in the replacement is the match."""
+    if isinstance(pattern, tuple):
+        source, flags = pattern
+        return re.sub(
+            source, replacement.replace("\\", "\\\\").replace("$&", r"\g<0>"), text, count=0 if "g" in flags else 1
+        )
+    return text.replace(pattern, str(replacement), 1)
+
+
 def py_expr(expr: str) -> str:
     """A Vega expression as Python source: ``a ? b : c`` (nested too), ``&&``, ``||``, ``===``, ``!==``;
     names (datum.x, a selection's sel.field, sin, cos, min, sequence …) come from the eval's namespace."""
     q = _top_level(expr, 0, "?")
-    if q < 0 and "?" in expr:  # a ternary inside brackets: translate each bracketed group on its own
+    if q < 0 and _has_unquoted(expr, "?"):  # a ternary inside brackets: translate each bracketed group on its own
         out, i, depth, quote, start = [], 0, 0, "", 0
         for k, ch in enumerate(expr):
             if quote:
@@ -234,12 +258,17 @@ class _Row(dict):
 
 
 def _d3_format(x: float, spec: str) -> str:
-    """Vega's format(x, spec) (d3-format) for the specs the charts use: ",d", ".Nf" / ".N~f" and ".N~g" (no exponent)."""
+    """Vega's format(x, spec) (d3-format) for the specs the charts use: ",d", ".Nf" / ".N~f", ".N~g" (no exponent)
+    and ".Ne" (x ≥ 0)."""
     if spec == ",d":
         return f"{round(x):,}"
     g = re.fullmatch(r"\.(\d+)~g", spec)  # toPrecision(N), trailing zeros trimmed: Python's "g" where neither
     if g and (x == 0 or 1e-4 <= abs(x) < 10 ** int(g[1])):  # writes an exponent (JavaScript from 1e-7, Python 1e-5)
         return f"{x:.{g[1]}g}"
+    e = re.fullmatch(r"\.(\d+)e", spec)  # toExponential(N): JavaScript writes the exponent without padding (e-5, e+0)
+    if e and x >= 0:  # (a negative number would take d3's minus sign, U+2212: not simulated)
+        mantissa, exponent = f"{x:.{e[1]}e}".split("e")
+        return f"{mantissa}e{exponent[0]}{int(exponent[1:])}"
     m = re.fullmatch(r"\.(\d+)(~?)f", spec)
     if not m:
         raise ValueError(f"format spec not simulated: {spec!r} (for {x!r})")
@@ -272,6 +301,10 @@ def vega_names(**selections: dict) -> dict:
         "sequence": lambda start, stop, step=1: list(range(int(start), int(stop), int(step))),
         "toNumber": lambda x: int(x) if float(x).is_integer() else float(x),  # an index stays an index
         "format": _d3_format,
+        "replace": _js_replace,
+        "regexp": lambda source, flags="": (source, flags),
+        "isValid": lambda x: x is not None and x == x,  # Vega's: neither null/undefined nor NaN
+        "isFinite": lambda x: isinstance(x, (int, float)) and math.isfinite(x),  # JavaScript's, on a number
     }
     names.update({name: _Row({name: value}) for name, value in selections.items()})
     return names

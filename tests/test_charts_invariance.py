@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import by_field, find, frame, layers, legible, png_pixels
+from _chartspec import by_field, find, frame, layers, legible, png_pixels, unit_rows
 
 import posenc
 from explorer.charts import invariance as charts
@@ -108,11 +108,12 @@ def test_shift_matrix_heatmap_matches_loop():
 
 
 # ------------------------------------------------------------------------------ deviations
-SEED, N_POS, TABLE = 3, 12, 40
+SEED, N_POS, TABLE, D, T0 = 3, 12, 40, 8, 16
+SPAN_D = (2, 256, 2)
 
 
-def sweep_table(t_max=60, dtype="float64", d=8, n_pos=N_POS, table_len=TABLE) -> pd.DataFrame:
-    """posenc.shift_test_sweep at every t in 1 … t_max, as the page passes it to the chart."""
+def sweep_table(t_max=60, dtype="float64", d=D, n_pos=N_POS, table_len=TABLE) -> pd.DataFrame:
+    """posenc.shift_test_sweep at every t in 1 … t_max, as the page passes it to `live_rows`."""
     q, k = posenc.seeded_normal((2, d), seed=SEED)
     sweep = posenc.shift_test_sweep(
         q, k, n_positions=n_pos, offsets=np.arange(1, t_max + 1), dtype=dtype, table_len=table_len, seed=SEED
@@ -120,9 +121,41 @@ def sweep_table(t_max=60, dtype="float64", d=8, n_pos=N_POS, table_len=TABLE) ->
     return charts.sweep_frame(sweep)
 
 
-def deviation_spec(sweep=None, start=16, dtype="float64") -> dict:
+def arm_tables(dtype="float64", t=T0, n_span=(1, 20), d_span=(2, 12)) -> list[pd.DataFrame]:
+    """The N arm (every N in n_span at head dim D) and the d arm (every even d in d_span at N_POS, each with its own
+    seeded vectors), at the slider's t (the cap 1000 is past every reach here)."""
+    settings = dict(dtype=dtype, table_len=TABLE, seed=SEED)
+    q, k = posenc.seeded_normal((2, D), seed=SEED)
+    ns = np.arange(n_span[0], n_span[1] + 1)
+    along_n = posenc.shift_test_points(q, k, n_positions=ns, offsets=[t] * ns.size, **settings)
+    frames = [charts.points_frame(along_n, d=D, hand=t)]
+    for d in range(d_span[0], d_span[1] + 1, 2):
+        qd, kd = posenc.seeded_normal((2, d), seed=SEED)
+        frames.append(
+            charts.points_frame(
+                posenc.shift_test_points(qd, kd, n_positions=[N_POS], offsets=[t], **settings), d=d, hand=t
+            )
+        )
+    return frames
+
+
+def rows_table(dtype="float64", sweep=None, arms=None) -> pd.DataFrame:
     sweep = sweep_table(dtype=dtype) if sweep is None else sweep
-    return charts.deviation_chart(sweep, start=start, dtype=dtype, d=8).to_dict()
+    return charts.live_rows(sweep, n_pos=N_POS, d=D, arms=arm_tables(dtype) if arms is None else arms)
+
+
+def deviation_spec(rows=None, start=T0, dtype="float64", typed=False) -> dict:
+    rows = rows_table(dtype=dtype) if rows is None else rows
+    starts = {"seq_len": N_POS, "shift_t": start, **({} if typed else {"head_dim": D})}
+    return charts.deviation_chart(
+        rows,
+        starts=starts,
+        dtype=dtype,
+        n_max=256,
+        d_range=None if typed else SPAN_D,
+        t_cap=1000,
+        typed_d=D if typed else None,
+    ).to_dict()
 
 
 def calculated(layer: dict) -> dict[str, str]:
@@ -130,34 +163,88 @@ def calculated(layer: dict) -> dict[str, str]:
     return {t["as"]: t["calculate"] for t in layer.get("transform", []) if "calculate" in t}
 
 
-def test_the_chart_carries_the_shift_test_at_every_t_and_its_slider_is_shift_t():
-    """The data sent once: one row per t, each t's numbers the shift test's (posenc.shift_test_report
-    at that t, computed here on its own); the slider is the URL's shift_t, a point selection over
-    1 … T starting at the page's value, set by the slider only; every layer shows the row it picks."""
-    spec = deviation_spec(start=16)
+def report_at(n: int, d: int, t: int) -> dict:
+    """posenc.shift_test_report on the seeded vectors of head dim d, computed here on its own."""
+    q, k = posenc.seeded_normal((2, d), seed=SEED)
+    return posenc.shift_test_report(q, k, n_positions=n, offset=t, table_len=TABLE, seed=SEED)
+
+
+def assert_row_is_the_report(row, n: int, d: int, t: int) -> None:
+    report = report_at(n, d, t)
+    assert (row["rope"], row["sinusoidal"], row["tolerance"]) == (
+        report["rope_dev"],
+        report["sinusoidal_dev"],
+        report["tolerance"],
+    ), (n, d, t)
+    if report["learned_dev"] is None:
+        assert row["learned"] is None or math.isnan(row["learned"]), (n, d, t)
+    else:
+        assert row["learned"] == report["learned_dev"], (n, d, t)
+
+
+def test_the_chart_picks_the_shift_test_at_its_sliders_n_d_and_t():
+    """The data sent once: every t at the page's N and d, every N of a window at its t, every d of a window at its
+    N and t; at each slider setting the browser picks (the bars' transforms, run here) the one row whose numbers are
+    posenc.shift_test_report's at that N, d and t, computed here on its own; where no row answers (N and d both
+    moved before the page caught up), no bar."""
+    spec = deviation_spec()
     (bars,) = find(spec, "bar")
-    rows = frame(spec, bars).set_index("t")
-    assert rows.index.tolist() == list(range(1, 61))
-    q, k = posenc.seeded_normal((2, 8), seed=SEED)
-    for t in (1, 16, 28, 29, 60):  # the table (40 rows) has a row for 11 + t up to t = 28
-        report = posenc.shift_test_report(q, k, n_positions=N_POS, offset=t, table_len=TABLE, seed=SEED)
-        row = rows.loc[t]
-        assert (row.rope, row.sinusoidal, row.tolerance) == (
-            report["rope_dev"],
-            report["sinusoidal_dev"],
-            report["tolerance"],
-        )
-        if report["learned_dev"] is None:
-            assert t > 28 and (row.learned is None or math.isnan(row.learned))
-        else:
-            assert t <= 28 and row.learned == report["learned_dev"]
-    (param,) = [p for p in spec["params"] if p["name"] == charts.LIVE_KEY]
-    assert param["select"] == {"type": "point", "fields": ["shift_t"], "on": "none", "clear": False}
-    assert param["value"] == 16 and param["bind"]["input"] == "range"
-    assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (1, 60, 1)
-    for layer in layers(spec):  # each layer draws the row of the slider's t
-        assert layer["transform"][0] == {"filter": "datum.t === toNumber(shift_t.shift_t)"}
-    assert {p["name"]: p.get("value") for p in deviation_spec(start=60)["params"]}["shift_t"] == 60
+    settings = [(N_POS, D, t) for t in (1, 16, 28, 29, 60)]  # the table (40 rows) has a row for 11 + t up to t = 28
+    settings += [(n, D, T0) for n in (1, 5, 20)] + [(N_POS, d, T0) for d in (2, 6, 12)]
+    for n, d, t in settings:
+        drawn_rows = unit_rows(spec, bars, seq_len=n, head_dim=d, shift_t=t)
+        assert set(drawn_rows["n"]) == {n} and set(drawn_rows["d"]) == {d} and set(drawn_rows["t"]) == {t}
+        ok = drawn_rows[drawn_rows["key"] == "rope"].iloc[0]
+        assert_row_is_the_report(ok, n, d, t)
+        report = report_at(n, d, t)
+        want = [
+            f"{report[f'{key}_dev']:.2e} · {'pass' if report[f'{key}_dev'] <= report['tolerance'] else 'fail'}"
+            for key in ("rope", "sinusoidal", "learned")
+            if report[f"{key}_dev"] is not None and report[f"{key}_dev"] > 0
+        ]
+        assert [x for x in drawn_rows["text"] if "(exact)" not in x] == want  # the labels Python would write
+    assert unit_rows(spec, bars, seq_len=5, head_dim=6, shift_t=T0).empty  # two sliders moved: no row
+    assert unit_rows(spec, bars, seq_len=5, head_dim=D, shift_t=20).empty
+    params = {p["name"]: p for p in spec["params"]}
+    for key, (lo, hi, step), start, label in (
+        ("seq_len", (1, 256, 1), N_POS, "positions N "),
+        ("head_dim", SPAN_D, D, "head dim d "),
+        ("shift_t", (1, 1000, 1), T0, "shift t "),
+    ):
+        param = params[key]
+        assert param["select"] == {"type": "point", "fields": [key], "on": "none", "clear": False}
+        assert param["value"] == start and param["bind"]["input"] == "range" and param["bind"]["name"] == label
+        assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (lo, hi, step)
+    # vega-embed lists the inputs in reverse order of the params: N first, then d, then t
+    assert [p["name"] for p in spec["params"] if "bind" in p and p["name"] in params] == [
+        "shift_t",
+        "head_dim",
+        "seq_len",
+    ]
+
+
+def test_with_typed_vectors_the_chart_has_no_d_slider():
+    spec = deviation_spec(typed=True)
+    assert "head_dim" not in {p["name"] for p in spec["params"]}
+    (bars,) = find(spec, "bar")
+    drawn_rows = unit_rows(spec, bars, seq_len=7, shift_t=T0)
+    assert set(drawn_rows["n"]) == {7} and set(drawn_rows["d"]) == {D}
+    assert "head dim d = 8" in spec["description"]
+
+
+def test_the_rows_hold_each_point_once_the_sweeps_first():
+    """live_rows: the sweep's rows answer the slider's t at the page's N and d; an arm's row at that same point is
+    the same numbers and is dropped; every row carries the axis's ends (`deviation_axis` of all rows)."""
+    sweep, arms = sweep_table(), arm_tables()
+    rows = charts.live_rows(sweep, n_pos=N_POS, d=D, arms=arms)
+    assert list(rows.columns) == list(charts.ROW_COLUMNS)
+    assert not rows.duplicated(["n", "d", "hand"]).any()
+    assert len(rows) == 60 + 20 + 6 - 2  # N = 12 and d = 8 at t = 16 are the sweep's
+    along_t = rows[(rows["n"] == N_POS) & (rows["d"] == D)].set_index("hand")
+    assert along_t.loc[T0, "rope"] == sweep.set_index("t").loc[T0, "rope"]
+    floor, top = charts.deviation_axis(pd.concat([sweep, *arms]))
+    assert set(rows["lo"]) == {floor} and set(rows["hi"]) == {top}
+    assert (rows["hand"] == rows["t"]).all()  # nothing clamped here: every t is within reach
 
 
 def test_the_bars_verdicts_and_labels_are_computed_from_the_row():
@@ -173,7 +260,7 @@ def test_the_bars_verdicts_and_labels_are_computed_from_the_row():
     assert live.sci("datum.deviation", 2) in expr["text"] and "'0 (exact)'" in expr["text"]
     assert f"'{text.NO_ROW}'" in expr["text"] and "' · ' + datum.verdict" in expr["text"]
     assert expr["text_x"] == "max(datum.shown, datum.tolerance)"  # never across the pass mark's rule
-    (rule,) = find(spec, "rule")
+    (rule,) = find(spec, "rule", strokeDash=[6, 4])
     assert rule["encoding"]["x"]["field"] == "tolerance"
     (mark_label,) = by_field(spec, "text", "text", "label")
     assert calculated(mark_label)["label"] == f"'pass mark ' + {live.sci('datum.tolerance', 1)}"
@@ -182,6 +269,9 @@ def test_the_bars_verdicts_and_labels_are_computed_from_the_row():
     assert names["encoding"]["y"]["scale"]["domain"] == ["RoPE (float64)", "sinusoidal PE added", "learned table added"]
     assert names["encoding"]["y"]["axis"] is None
     assert "RoPE (float32)" in calculated(find(deviation_spec(dtype="float32"), "bar")[0])["method"]
+    # at a point past the table, the learned bar is gone and its label says why
+    drawn_rows = unit_rows(spec, bars, seq_len=N_POS, head_dim=D, shift_t=40)
+    assert drawn_rows["key"].tolist() == ["rope", "sinusoidal"]
     legible(spec)
 
 
@@ -193,7 +283,7 @@ def test_each_name_is_drawn_over_a_halo_above_the_pass_marks_rule():
 
     all_layers = layers(deviation_spec())
     marks = [(layer["mark"] if isinstance(layer["mark"], dict) else {"type": layer["mark"]}) for layer in all_layers]
-    rule = next(i for i, m in enumerate(marks) if m["type"] == "rule")
+    rule = next(i for i, m in enumerate(marks) if m["type"] == "rule" and m.get("strokeDash"))
     named = [
         i for i, layer in enumerate(all_layers) if layer.get("encoding", {}).get("text", {}).get("field") == "method"
     ]
@@ -211,7 +301,8 @@ def test_each_name_is_drawn_over_a_halo_above_the_pass_marks_rule():
 
 def test_the_headline_names_the_survivors_of_every_verdict_and_the_t():
     """The headline's phrases are survivors_title's, one per combination of verdicts, picked by a code
-    whose bits are the three verdicts; "by t = …" carries the slider's t; wrapped by the chart's width."""
+    whose bits are the three verdicts; "by t = …" carries the row's t (the t its numbers are at); wrapped by the
+    chart's width."""
     phrases = charts.survivor_phrases()
     for code, phrase in enumerate(phrases):
         nums = {
@@ -229,22 +320,66 @@ def test_the_headline_names_the_survivors_of_every_verdict_and_the_t():
         "(isValid(datum.sinusoidal) && datum.sinusoidal <= datum.tolerance ? 2 : 0) + "
         "(isValid(datum.learned) && datum.learned <= datum.tolerance ? 1 : 0)"
     )
-    assert "replace(join(" in expr["lines"] and "'0000', toNumber(shift_t.shift_t)" in expr["lines"]
+    assert "replace(join(" in expr["lines"] and "'0000', datum.t)" in expr["lines"]
     widest = json.loads(expr["lines"][expr["lines"].index("? ") + 2 : expr["lines"].index(" : (")])
     assert [" ".join(lines) for lines in widest] == [f"{p} by t = 0000" for p in phrases]
     assert any(p["name"] == "font_scale" for p in spec["params"])  # presentation mode's larger text
 
 
-def test_the_axis_is_the_same_at_every_t_and_leaves_room_right_of_the_pass_mark():
+def test_the_headline_says_the_t_a_clamped_row_is_at():
+    """Dragged to an N whose reach is shorter than the slider's t, the row is the test at that reach (as the page
+    clamps t on release): the bars are its numbers, and the headline's "by t = …" is the row's t."""
     sweep = sweep_table()
-    floor, top = charts.deviation_axis(sweep)
-    (bars,) = find(deviation_spec(sweep), "bar")
-    assert bars["encoding"]["x"]["scale"] == {"type": "log", "domain": [floor, top], "nice": False}
-    devs = sweep[["rope", "sinusoidal", "learned"]].to_numpy().ravel()
+    q, k = posenc.seeded_normal((2, D), seed=SEED)
+    clamped = posenc.shift_test_points(q, k, n_positions=[30], offsets=[20], table_len=TABLE, seed=SEED)
+    rows = charts.live_rows(sweep, n_pos=N_POS, d=D, arms=[charts.points_frame(clamped, d=D, hand=T0 + 10)])
+    spec = deviation_spec(rows, start=T0)
+    (bars,) = find(spec, "bar")
+    drawn_rows = unit_rows(spec, bars, seq_len=30, head_dim=D, shift_t=T0 + 10)
+    assert set(drawn_rows["t"]) == {20} and set(drawn_rows["hand"]) == {T0 + 10}
+    assert_row_is_the_report(drawn_rows.iloc[0], 30, D, 20)
+    (headline,) = by_field(spec, "text", "text", "lines")
+    assert "'0000', datum.t)" in calculated(headline)["lines"]
+
+
+def test_the_axis_spans_every_row_and_is_in_the_data_not_the_spec():
+    """The log axis is the same at every point: an invisible rule over the whole table spans lo … hi (columns of every
+    row), and no layer's scale names a domain, so new rows change only the data."""
+    rows = rows_table()
+    spec = deviation_spec(rows)
+    (axis,) = [layer for layer in layers(spec) if layer.get("name") == "shift_axis"]
+    assert axis["mark"]["opacity"] == 0 and axis["transform"] == [
+        {"aggregate": [{"op": "min", "field": "lo", "as": "lo"}, {"op": "max", "field": "hi", "as": "hi"}]}
+    ]
+    ((spanned,),) = [unit_rows(spec, axis).to_dict("records")]
+    floor, top = charts.deviation_axis(rows)
+    assert (spanned["lo"], spanned["hi"]) == (floor, top)
+    for layer in layers(spec):
+        x = layer.get("encoding", {}).get("x", {})
+        if "scale" in x:
+            assert x["scale"] == {"type": "log", "nice": False}
+    devs = rows[["rope", "sinusoidal", "learned"]].to_numpy().ravel()
     devs = devs[np.isfinite(devs)]
-    assert floor <= min(devs.min(), sweep["tolerance"].min()) / 100 and top >= devs.max() * 100
-    right = math.log10(top) - math.log10(sweep["tolerance"].max())
+    assert floor <= min(devs.min(), rows["tolerance"].min()) / 100 and top >= devs.max() * 100
+    right = math.log10(top) - math.log10(rows["tolerance"].max())
     assert right >= 4 and right / (math.log10(top) - math.log10(floor)) >= 0.35
+
+
+def test_new_rows_change_only_the_charts_data():
+    """Another t (new arms), another N or d: the spec without its data is the same, so the browser keeps the chart
+    (and the slider under the hand) and only replaces the rows (explorer.render.stable_dataset_names)."""
+    from explorer import compat
+    from explorer.render import stable_dataset_names
+
+    def without_data(rows):
+        starts = {"seq_len": N_POS, "head_dim": D, "shift_t": T0}
+        chart = charts.deviation_chart(rows, starts=starts, dtype="float64", n_max=256, d_range=SPAN_D, t_cap=1000)
+        spec = stable_dataset_names(compat.vega_lite_spec(chart))
+        return {k: v for k, v in spec.items() if k != "datasets"}, spec["datasets"]
+
+    one, data_one = without_data(rows_table())
+    other, data_other = without_data(rows_table(arms=arm_tables(t=30, n_span=(3, 9), d_span=(4, 20))))
+    assert one == other and data_one != data_other
 
 
 def test_an_exact_zero_sits_on_the_axis_floor():
@@ -257,32 +392,42 @@ def test_an_exact_zero_sits_on_the_axis_floor():
             "tolerance": [1e-13, 2e-13],
         }
     )
-    spec = deviation_spec(sweep, start=1)
+    rows = charts.live_rows(sweep, n_pos=N_POS, d=D)
+    spec = deviation_spec(rows, start=1)
     (bars,) = find(spec, "bar")
     floor, _ = charts.deviation_axis(sweep)
     assert floor <= 3e-15 / 100
-    assert calculated(bars)["shown"] == f"datum.ok ? max(datum.deviation, {floor!r}) : {floor!r}"
+    assert calculated(bars)["shown"] == "datum.ok ? max(datum.deviation, datum.lo) : datum.lo"
+    drawn_rows = unit_rows(spec, bars, seq_len=N_POS, head_dim=D, shift_t=1)
+    assert drawn_rows.set_index("key").loc["rope", "shown"] == floor
 
 
 @pytest.mark.parametrize(
     "change, word",
     [
-        (dict(sweep=pd.DataFrame({"t": [1], "rope": [0.0]})), "columns"),
-        (
-            dict(
-                sweep=pd.DataFrame(
-                    {"t": [1, 3], "rope": [0, 0], "sinusoidal": [1, 1], "learned": [1, 1], "tolerance": [1, 1]}
-                )
-            ),
-            "every t",
-        ),
-        (dict(start=0), "start"),
-        (dict(start=61), "start"),
-        (dict(sweep=sweep_table().assign(tolerance=0.0)), "tolerance"),
+        (dict(rows=pd.DataFrame({"t": [1], "rope": [0.0]})), "columns"),
+        (dict(starts={"seq_len": N_POS, "shift_t": T0}), "starts must give"),
+        (dict(starts={"seq_len": 0, "head_dim": D, "shift_t": T0}), "start of seq_len"),
+        (dict(starts={"seq_len": N_POS, "head_dim": 7, "shift_t": T0}), "start of head_dim"),
+        (dict(starts={"seq_len": N_POS, "head_dim": D, "shift_t": 1001}), "start of shift_t"),
+        (dict(d_range=None, starts={"seq_len": N_POS, "shift_t": T0}), "typed_d"),
+        (dict(rows="duplicated"), "once"),
+        (dict(rows="zero tolerance"), "tolerance"),
     ],
 )
 def test_deviation_chart_rejects_bad_input_by_name(change, word):
-    args = dict(sweep=sweep_table(), start=16, dtype="float64", d=8)
+    rows = rows_table()
+    made = {"duplicated": pd.concat([rows, rows.iloc[:1]]), "zero tolerance": rows.assign(tolerance=0.0)}
+    if isinstance(change.get("rows"), str):
+        change = {"rows": made[change["rows"]]}
+    args = dict(
+        rows=rows,
+        starts={"seq_len": N_POS, "head_dim": D, "shift_t": T0},
+        dtype="float64",
+        n_max=256,
+        d_range=SPAN_D,
+        t_cap=1000,
+    )
     with pytest.raises(ValueError, match=word):
         charts.deviation_chart(**{**args, **change})
 
@@ -294,18 +439,47 @@ def test_the_shift_chart_is_built_without_printing_its_rows(monkeypatch):
     def no_repr(self):
         raise AssertionError("the rows were printed while building the chart")
 
-    sweep = sweep_table()
+    rows = rows_table()
     monkeypatch.setattr(pd.DataFrame, "__repr__", no_repr)
-    spec = charts.deviation_chart(sweep, start=16, dtype="float64", d=8).to_dict()
-    assert len(spec["layer"]) == 7 and "data" in spec and all("data" not in layer for layer in spec["layer"])
+    spec = deviation_spec(rows)
+    assert len(spec["layer"]) == 8 and "data" in spec and all("data" not in layer for layer in spec["layer"])
 
 
 def test_the_chart_describes_itself_without_a_value_a_drag_would_make_stale():
-    """Nor N: another N then changes only the chart's rows (the browser redraws it in place)."""
-    spec = deviation_spec(start=16)
-    text = spec["description"]
-    assert "d = 8" in text and "from 1 to 60" in text
-    assert "16" not in text and str(N_POS) not in text
+    """Not N, d or t, nor how far a slider reaches: the sliders above the chart show them."""
+    text_ = deviation_spec(start=16)["description"]
+    assert "the slider N above" in text_ and "the slider d above" in text_
+    for number in ("16", str(N_POS), "d = 8", "60", "1000"):
+        assert number not in text_
+
+
+def test_an_arms_window_is_the_most_its_budget_buys_around_the_centre():
+    """arm_window: contiguous around the centre, within the budget, and one more value on either side is over it;
+    the cheaper side grows first."""
+    values = list(range(1, 41))
+
+    def cost(v):
+        return v * v
+
+    for centre, budget in ((10, 500), (1, 10_000), (40, 3_000), (25, 625), (25, 100)):
+        lo, hi = charts.arm_window(centre, values, cost, budget)
+        assert lo <= centre <= hi
+        spent = sum(cost(v) for v in range(lo, hi + 1))
+        assert spent <= budget or lo == hi == centre
+        for more in (lo - 1, hi + 1):
+            if 1 <= more <= 40:
+                assert spent + cost(more) > budget, (centre, budget, more)
+    assert charts.arm_window(20, values, cost, 20**2 + 19**2) == (19, 20)  # 19 is cheaper than 21
+    assert charts.arm_window(3, values, cost, 10**9) == (1, 40)
+    with pytest.raises(ValueError, match="center must be one of the values"):
+        charts.arm_window(0, values, cost)
+
+
+def test_an_arms_cost_grows_with_n_and_d():
+    costs = [charts.point_cost(n, 64) for n in (1, 2, 64, 256)]
+    assert costs == sorted(costs) and len(set(costs)) == 4
+    assert charts.point_cost(64, 64, own_vectors=True) > charts.point_cost(64, 64)
+    assert charts.point_cost(64, 256) > charts.point_cost(64, 64)
 
 
 def test_how_far_the_slider_reaches():

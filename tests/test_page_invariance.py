@@ -4,12 +4,14 @@ table running out of rows, and the key numbers (shift deviations, pass mark) it 
 
 The shift test (metrics, badges, deviation chart) is always drawn; the other sections sit in lazy
 tabs (?inv_view=Scores|Sinusoid shift|Decay) and only the open one is computed and drawn. The shift t
-is the deviation chart's own slider (explorer.liveparam): the chart carries the test at every t it
-reaches, and the page's numbers are those at the reported t."""
+N, the head dim d (seeded vectors) and the shift t are the deviation chart's own sliders (explorer.liveparam): the
+chart carries the test at every t it reaches, at every N and every d in windows around the page's, and the page's
+numbers are those at the reported values."""
 
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -100,23 +102,47 @@ def chart_titles(at) -> list[str]:
 
 
 def main_chart(at) -> dict:
-    """The shift test's chart: the page's first, with the in-chart slider shift_t."""
+    """The shift test's chart: the page's first, with the in-chart sliders."""
     spec = charts(at)[0]
     assert any(p["name"] == "shift_t" and "bind" in p for p in spec["params"])
     return spec
 
 
-def live_slider(at) -> dict:
-    """The in-chart slider shift_t: its start value and its range."""
-    (param,) = [p for p in main_chart(at)["params"] if p["name"] == "shift_t"]
-    return {"value": param["value"], "min": param["bind"]["min"], "max": param["bind"]["max"]}
+def page_ranges(at) -> dict[str, dict[str, float]]:
+    """Where the page narrows the chart's sliders in the browser (explorer.liveparam.ranges_html's hidden span):
+    {parameter: (min, max)}, a missing end being the slider's own."""
+    (span,) = [el.proto.body for el in at.get("html") if el.proto.body.startswith("<span hidden data-posenc-ranges")]
+    found: dict[str, dict[str, float]] = {}
+    for end, signal, value in re.findall(r'data-(min|max)-([a-z0-9_]+)="([0-9.]+)"', span):
+        key = signal[: len(signal) // 2]  # the signal is <key>_<key>
+        found.setdefault(key, {})[end] = float(value)
+    return found
 
 
-def chart_row(at, t: int) -> dict:
-    """The numbers the chart carries for shift t (one row of its data)."""
+def live_slider(at, key: str = "shift_t") -> dict:
+    """The in-chart slider `key`: its start value and the range the page gives it (narrowed in the browser)."""
+    (param,) = [p for p in main_chart(at)["params"] if p["name"] == key]
+    narrowed = page_ranges(at).get(key, {})
+    return {
+        "value": param["value"],
+        "min": narrowed.get("min", param["bind"]["min"]),
+        "max": narrowed.get("max", param["bind"]["max"]),
+    }
+
+
+def chart_rows(at) -> list[dict]:
     spec = main_chart(at)
     (bars,) = find(spec, "bar")
-    rows = [r for r in spec["datasets"][bars.get("data", spec.get("data"))["name"]] if r["t"] == t]
+    return spec["datasets"][bars.get("data", spec.get("data"))["name"]]
+
+
+def chart_row(at, t: int, n: int | None = None, d: int | None = None) -> dict:
+    """The numbers the chart carries for shift t at N = n and head dim d (by default the sliders' starts: one row
+    of its data, which the browser picks where the sliders stand)."""
+    starts = {p["name"]: p.get("value") for p in main_chart(at)["params"]}
+    n = starts["seq_len"] if n is None else n
+    d = starts.get("head_dim") if d is None else d
+    rows = [r for r in chart_rows(at) if r["hand"] == t and r["n"] == n and (d is None or r["d"] == d)]
     (row,) = rows
     return row
 
@@ -288,7 +314,8 @@ def _page_after_a_report():
 
     report = st.session_state.pop("test_report", None)
     if report is not None:
-        liveparam.report("inv_live", ("shift_t",), report, {"shift_t": {"max": st.session_state["test_reach"]}})
+        limits = {"shift_t": {"max": st.session_state["test_reach"]}}
+        liveparam.report("inv_live", ("seq_len", "head_dim", "shift_t"), report, limits)
     runpy.run_path(st.session_state["test_page"], run_name="__main__")
 
 
@@ -342,6 +369,58 @@ def test_a_report_from_the_chart_reaches_the_page_and_the_link():
     run_page("", at)
     assert live_slider(at)["value"] == 45 and at.get("vega_lite_chart")[0].key != key
     assert at.query_params["shift_t"] == "45"
+
+
+def test_the_chart_carries_every_n_and_every_d_of_its_windows_at_the_pages_t():
+    """Besides every t at the page's N and d, the chart holds the test at the page's t for every N of a window
+    around N, and for every d of a window around d (each d its own seeded q and k); the page narrows the N and d
+    sliders to those windows; the numbers are posenc.shift_test_report's, computed here on their own."""
+    at = run(shift_t="40")
+    rows = chart_rows(at)
+    (n_lo, n_hi), (d_lo, d_hi) = (
+        (live_slider(at, k)["min"], live_slider(at, k)["max"]) for k in ("seq_len", "head_dim")
+    )
+    assert n_lo <= 64 <= n_hi and d_lo <= 64 <= d_hi and (n_lo, n_hi, d_lo, d_hi) != (1, 256, 2, 256)
+    assert sorted(r["n"] for r in rows if r["hand"] == 40 and r["d"] == 64) == list(range(int(n_lo), int(n_hi) + 1))
+    assert sorted(r["d"] for r in rows if r["hand"] == 40 and r["n"] == 64) == list(range(int(d_lo), int(d_hi) + 1, 2))
+    for n, d in ((int(n_lo), 64), (100, 64), (int(n_hi), 64), (64, int(d_lo)), (64, 30), (64, int(d_hi))):
+        row = chart_row(at, 40, n=n, d=d)
+        q, k = posenc.seeded_normal((2, d), seed=0)  # the page's seeded vectors at that d
+        report = posenc.shift_test_report(q, k, n_positions=n, offset=row["t"], table_len=128, seed=0)
+        assert (row["rope"], row["sinusoidal"], row["tolerance"]) == (
+            report["rope_dev"],
+            report["sinusoidal_dev"],
+            report["tolerance"],
+        ), (n, d)
+        assert row["t"] == 40 or (row["t"] < 40 and n > 64), (n, d)  # clamped to a larger N's shorter reach
+    assert "**N**, **d** and **t** are the sliders" in "\n".join(c.value for c in at.caption)
+    assert not [s for s in at.slider if s.key in ("seq_len", "head_dim", "shift_t")]  # the chart's own, only
+
+
+def test_a_drag_of_n_or_d_reaches_the_page_and_the_chart_keeps_its_view():
+    """The chart reports N (then d) when a drag ends: the page, the link and the numbers follow, the chart keeps
+    its element and its spec's starts (the browser keeps the view and takes the new rows in place), and its rows
+    are the new N's (and d's)."""
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    at.session_state["test_reach"] = 500
+    run_page("", at)
+    key = at.get("vega_lite_chart")[0].key
+    at.session_state["test_report"] = {"seq_len": [{"seq_len": 80}]}
+    run_page("", at)
+    assert at.query_params["seq_len"] == "80" and at.get("vega_lite_chart")[0].key == key
+    assert live_slider(at, "seq_len")["value"] == 64  # the spec's start: unchanged
+    shown = metrics(at)
+    row = chart_row(at, 16, n=80, d=64)
+    assert shown["RoPE (float64)"] == f"{row['rope']:.2e}" and shown["pass mark"] == f"{row['tolerance']:.1e}"
+    assert "m, n < 80" in "\n".join(md.value for md in at.markdown)
+    at.session_state["test_report"] = {"head_dim": [{"head_dim": 32}]}
+    run_page("", at)
+    assert at.query_params["head_dim"] == "32" and at.get("vega_lite_chart")[0].key == key
+    row = chart_row(at, 16, n=80, d=32)
+    q, k = posenc.seeded_normal((2, 32), seed=0)
+    report = posenc.shift_test_report(q, k, n_positions=80, offset=16, table_len=128, seed=0)
+    assert metrics(at)["sinusoidal, added"] == f"{report['sinusoidal_dev']:.2e}" == f"{row['sinusoidal']:.2e}"
 
 
 # --- typed vectors --------------------------------------------------------------------------------
@@ -403,7 +482,8 @@ def test_every_control_at_its_minimum():
     for view, at in views.items():
         assert_page_complete(at, view)
         assert not at.warning and not at.error
-        assert at.slider(key="seq_len").value == 1 and live_slider(at)["value"] == 1
+        assert live_slider(at, "seq_len")["value"] == 1 and live_slider(at)["value"] == 1
+        assert live_slider(at, "head_dim")["value"] == 2
         assert float(metrics(at)["RoPE (float64)"]) < 1e-9
     assert image_meta(chart_titled(views["Scores"], "RoPE"))["shape"] == [1, 1]
     assert chart_titled(views["Sinusoid shift"], "R_k for k = 1 (2 × 2, concatenated layout)")
@@ -441,7 +521,7 @@ def test_every_control_at_its_maximum():
 def test_seq_len_above_the_page_maximum_is_clamped():
     at = run(seq_len=5000)
     assert_page_complete(at, n_charts=N_CHARTS["Scores"] - 1)  # 256 positions, the table has 128 rows
-    assert at.slider(key="seq_len").value == 256
+    assert live_slider(at, "seq_len")["value"] == 256 and at.query_params["seq_len"] == "256"
     assert any("seq" in w.value and "256" in w.value for w in at.warning)
 
 

@@ -372,6 +372,70 @@ def test_shift_test_sweep_is_the_same_in_batches_of_any_size(monkeypatch, batch,
     assert np.isnan(got["learned_dev"]).tolist() == [t > 9 for t in offsets]  # the last row is 17 = 8 + 9
 
 
+@pytest.mark.parametrize(
+    "d, dtype, layout, base, table_len",
+    [
+        (8, "float64", "interleaved", 1e4, 40),
+        (6, "float32", "concatenated", 1000.0, 25),
+        (64, "float64", "interleaved", 5e5, 300),
+        (18, "float32", "interleaved", 1e6, 8),  # a table too short for most points
+    ],
+)
+def test_shift_test_points_is_the_shift_test_at_each_pair(d, dtype, layout, base, table_len):
+    """Each (N, t) pair's numbers are shift_deviation's of independently written score functions and
+    shift_test_report's, bit for bit: N varies as well as t (sizes off BLAS's block multiples, a repeated pair,
+    t = 0, N = 1); the learned table's is NaN exactly where position N − 1 + t has no row."""
+    seed = 2
+    q, k = posenc.seeded_normal((2, d), seed=seed)
+    ns = [1, 2, 7, 33, 64, 65, 12, 33, 40]
+    ts = [0, 5, 1, 16, 3, 100, 0, 16, 200]
+    settings = dict(dtype=dtype, base=base, layout=layout, table_len=table_len, seed=seed)
+    got = posenc.shift_test_points(q, k, n_positions=ns, offsets=ts, **settings)
+    assert got["n_positions"].tolist() == ns and got["offset"].tolist() == ts
+    w_q, w_k = posenc.seeded_normal((2, d, d), seed=seed + 1, std=d**-0.5)
+    table = posenc.learned_table(table_len, d, seed=seed + 2, std=0.5**0.5)
+
+    def rope(p):
+        return posenc.rope_score_matrix(q, k, p, p, base=base, dtype=dtype)
+
+    def sinusoidal(p):
+        return posenc.additive_score_matrix(q, k, posenc.sinusoidal_encoding(p, d, base=base, layout=layout), w_q, w_k)
+
+    def learned(p):
+        return posenc.additive_score_matrix(q, k, posenc.learned_lookup(table, p), w_q, w_k)
+
+    for i, (n, t) in enumerate(zip(ns, ts)):
+        assert got["rope_dev"][i] == posenc.shift_deviation(rope, n, t), (n, t)
+        assert got["sinusoidal_dev"][i] == posenc.shift_deviation(sinusoidal, n, t), (n, t)
+        assert got["tolerance"][i] == posenc.rope_shift_tolerance(q, k, n - 1 + t, dtype=dtype), (n, t)
+        report = posenc.shift_test_report(q, k, n_positions=n, offset=t, **settings)
+        assert (got["rope_dev"][i], got["sinusoidal_dev"][i]) == (report["rope_dev"], report["sinusoidal_dev"])
+        if n - 1 + t < table_len:
+            assert got["learned_dev"][i] == posenc.shift_deviation(learned, n, t) == report["learned_dev"], (n, t)
+        else:
+            assert math.isnan(got["learned_dev"][i]) and report["learned_dev"] is None, (n, t)
+        sweep = posenc.shift_test_sweep(q, k, n_positions=n, offsets=[t], **settings)
+        assert sweep["rope_dev"][0] == got["rope_dev"][i] and sweep["tolerance"][0] == got["tolerance"][i]
+
+
+@pytest.mark.parametrize(
+    "change, word",
+    [
+        (dict(n_positions=[1, 2]), "same"),
+        (dict(n_positions=[], offsets=[]), "same"),
+        (dict(n_positions=[0]), "n_positions must be whole numbers >= 1"),
+        (dict(n_positions=[2.5]), "n_positions must be whole numbers >= 1, got 2.5"),
+        (dict(offsets=[-1]), "offsets must be whole numbers >= 0, got -1"),
+        (dict(dtype="float16"), "dtype"),
+        (dict(q=[1.0, 2.0], k=[1.0, 2.0, 3.0, 4.0]), "same shape"),
+    ],
+)
+def test_shift_test_points_rejects_bad_input_by_name(change, word):
+    args = dict(q=[1.0, 0.5], k=[0.25, 2.0], n_positions=[3], offsets=[2], table_len=16)
+    with pytest.raises(ValueError, match=word):
+        posenc.shift_test_points(**{**args, **change})
+
+
 def test_diagonal_spread_against_a_loop_over_the_diagonals():
     rng = np.random.default_rng(3)
     for n in (1, 2, 5):

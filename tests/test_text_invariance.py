@@ -207,7 +207,18 @@ def test_the_sentences_quote_their_numbers():
     assert "m, n < 48" in text.shift_test_intro(48, "float32") and "float32 round-off" in text.shift_test_intro(
         48, "float32"
     )
-    assert "(1 … 100;" in text.slider_caption(100)
+    full = {"seq_len": (1, 256), "head_dim": (2, 256)}
+    every = text.slider_caption({**full, "shift_t": (1, 100)}, full)
+    assert "**positions N** (1 … 256), **head dim d** (2 … 256) or **shift t** (1 … 100)" in every
+    assert "short" not in every  # each slider reaches its whole range
+    one = text.slider_caption({"seq_len": (1, 215), "head_dim": (2, 256), "shift_t": (1, 100)}, full)
+    assert "so positions N stops short of the full range; letting go re-centres it on" in one
+    two = text.slider_caption({"seq_len": (243, 256), "head_dim": (242, 256), "shift_t": (1, 20)}, full)
+    assert "so positions N and head dim d stop short of the full range; letting go re-centres them" in two
+    typed = text.slider_caption({"seq_len": (1, 256), "shift_t": (1, 1000)}, full)
+    assert "Drag **positions N** (1 … 256) or **shift t** (1 … 1000) above" in typed and "head dim" not in typed
+    assert "**N**, **d** and **t** are the sliders" in text.controls(True)
+    assert "**N** and **t** are the sliders" in text.controls(False)
     assert text.at_t(37).startswith("**At t = 37**")
     assert "Here k is the shift t, 9 " in text.shift_caption(9)
     residual = posenc.shift_residual(np.arange(16.0), 5, 8)
@@ -216,10 +227,12 @@ def test_the_sentences_quote_their_numbers():
     assert subtitle.endswith(f"(max {residual.max():.1e})") and residual.max() < 1e-12
 
 
-def test_the_shift_charts_description_quotes_precision_head_dim_and_reach():
-    said = text.shift_chart_description("float32", 8, 60)
+def test_the_shift_charts_description_quotes_the_precision_and_a_typed_head_dim():
+    said = text.shift_chart_description("float32", None)
     assert said.startswith("The shift test for RoPE (float32), an added sinusoid and an added learned table")
-    assert ", d = 8: one bar per encoding" in said and "(from 1 to 60)" in said
+    assert "head dim d (the slider d above): one bar per encoding" in said and "the sliders N, d and t" in said
+    typed = text.shift_chart_description("float64", 6)
+    assert "with the typed vectors' head dim d = 6: one bar" in typed and "the sliders N and t above" in typed
 
 
 @pytest.mark.parametrize(

@@ -161,7 +161,9 @@ def point_cost(n: int, d: int, *, own_vectors: bool = False) -> int:
     return cost + (ARM_PER_D * d * d + ARM_D_CALL if own_vectors else 0)
 
 
-def arm_window(center: int, values: Sequence[int], cost: Callable[[int], int], budget: int = ARM_WORK) -> tuple[int, int]:
+def arm_window(
+    center: int, values: Sequence[int], cost: Callable[[int], int], budget: int = ARM_WORK
+) -> tuple[int, int]:
     """The first and last of `values` (ascending) in the window around `center` (one of them) that an arm computes:
     grown one value at a time, the cheaper side first (the lower on a tie), while the costs' sum stays within
     `budget`; `center` itself always."""
@@ -328,7 +330,11 @@ def deviation_chart(
     sliders = [
         live.position(N_KEY, start=int(starts[N_KEY]), lo=1, hi=int(n_max), label="positions N "),
         *(
-            [live.position(D_KEY, start=int(starts[D_KEY]), lo=d_range[0], hi=d_range[1], step=d_range[2], label="head dim d ")]
+            [
+                live.position(
+                    D_KEY, start=int(starts[D_KEY]), lo=d_range[0], hi=d_range[1], step=d_range[2], label="head dim d "
+                )
+            ]
             if d_range is not None
             else []
         ),

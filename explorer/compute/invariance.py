@@ -13,9 +13,15 @@ import pandas as pd
 import posenc
 from explorer.charts import invariance as charts
 from explorer.layout import cached
+from explorer.widgets import get
 
 #: Largest N here: the score matrices are N × N and are recomputed when a control moves.
 MAX_POSITIONS = 256
+#: N on this page by default (the registry's seq_len default is the sinusoidal table's length).
+DEFAULT_POSITIONS = 64
+#: The chart's t and d sliders span their registry ranges (t 1 … T_CAP; d as (least, most, step)).
+T_CAP = int(get(charts.LIVE_KEY).max or 0)
+D_SPAN = tuple(int(getattr(get(charts.D_KEY), end) or 0) for end in ("min", "max", "step"))
 #: The head dim of the seeded vectors shown when the typed ones cannot be used.
 FALLBACK_DIM = 8
 
@@ -43,6 +49,48 @@ def query_and_key(source: str, q_text: str | None, k_text: str | None, head_dim:
         return (*typed_vectors(q_text or "", k_text or ""), None)
     except ValueError as err:
         return (*posenc.seeded_normal((2, FALLBACK_DIM), seed=seed), str(err))
+
+
+def live_limits(values: dict, *, typed_d: int | None) -> dict:
+    """The chart's parameters' ranges on this page (explorer.liveparam.LiveChart's ``limits``, read in order):
+    N at most MAX_POSITIONS (DEFAULT_POSITIONS by default); t at most what the chart reaches for N and d (d is the
+    slider's, or `typed_d` for typed vectors)."""
+    if charts.N_KEY not in values:
+        return {charts.N_KEY: {"max": MAX_POSITIONS, "default": DEFAULT_POSITIONS}}
+    if typed_d is None and charts.D_KEY not in values:
+        return {}
+    d = int(values[charts.D_KEY]) if typed_d is None else typed_d
+    return {charts.LIVE_KEY: {"max": charts.shift_reach(int(values[charts.N_KEY]), d, T_CAP)}}
+
+
+def spans(n_pos: int, d: int, d_slider: bool) -> dict[str, tuple[int, int]]:
+    """Where the chart's sliders reach at N = n_pos and head dim d, by parameter: N and d (seeded vectors only) over
+    their arms' windows (charts.arm_window: a bounded amount of work each), t over 1 … its reach
+    (charts.shift_reach)."""
+    out = {charts.N_KEY: charts.arm_window(n_pos, range(1, MAX_POSITIONS + 1), lambda n: charts.point_cost(n, d))}
+    if d_slider:
+        lo, hi, step = D_SPAN
+        out[charts.D_KEY] = charts.arm_window(
+            d, range(lo, hi + 1, step), lambda e: charts.point_cost(n_pos, e, own_vectors=True)
+        )
+    out[charts.LIVE_KEY] = (1, charts.shift_reach(n_pos, d, T_CAP))
+    return out
+
+
+#: The most N and d could reach (`spans` gives less where a window is bounded by its work).
+FULL_SPANS = {charts.N_KEY: (1, MAX_POSITIONS), charts.D_KEY: D_SPAN[:2]}
+
+
+def chart_rows(q, k, n_pos: int, shift_t: int, reach: dict, settings: tuple):
+    """The shift test chart's rows (charts.live_rows) for the slider windows `reach` (`spans`): every t at this N
+    and d, every N of its window at this t and, where `reach` has d, every d of its window; with the key they are
+    made from (render.Keyed)."""
+    arms = [n_arm(q, k, *reach[charts.N_KEY], shift_t, T_CAP, *settings)]
+    if charts.D_KEY in reach:
+        arms.append(d_arm(n_pos, *reach[charts.D_KEY], D_SPAN[2], shift_t, T_CAP, *settings))
+    sweep = shift_sweep(q, k, n_pos, reach[charts.LIVE_KEY][1], *settings)
+    key = ("inv_rows", tuple(q), tuple(k), n_pos, shift_t, tuple(reach.items()), *settings)
+    return key, charts.live_rows(sweep, n_pos=n_pos, d=q.size, arms=arms)
 
 
 @cached(max_entries=16)

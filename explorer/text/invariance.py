@@ -21,6 +21,8 @@ INTRO = (
     "through all three encodings and the shift test measures the difference."
 )
 FORMULA_CAPTION = "R_mᵀR_n = R_(n−m) because rotations by the same frequencies compose by adding angles."
+
+
 def controls(d_slider: bool) -> str:
     """Where the test's controls are: N, t (and d for seeded vectors) in the chart, the rest in the sidebar."""
     sliders = "**N**, **d** and **t** are the sliders" if d_slider else "**N** and **t** are the sliders"
@@ -73,12 +75,12 @@ def shift_test_intro(n_pos: int, dtype: str) -> str:
 
 
 def slider_caption(spans: Mapping[str, tuple[int, int]], full: Mapping[str, tuple[int, int]]) -> str:
-    """How to use the chart's sliders: `spans` is where each reaches now ({"N": (lo, hi), "d": …, "t": …}; no "d" for
-    typed vectors), `full` the most each could reach."""
-    names = {"N": "positions N", "d": "head dim d", "t": "shift t"}
+    """How to use the chart's sliders: `spans` is where each reaches now, by parameter (seq_len, head_dim: none for
+    typed vectors, shift_t), `full` the most N and d could reach."""
+    names = {"seq_len": "positions N", "head_dim": "head dim d", "shift_t": "shift t"}
     parts = [f"**{names[key]}** ({lo} … {hi})" for key, (lo, hi) in spans.items()]
     listed = ", ".join(parts[:-1]) + f" or {parts[-1]}"
-    short = [names[key] for key, span in spans.items() if tuple(span) != tuple(full[key])]
+    short = [names[key] for key, span in spans.items() if tuple(span) != tuple(full.get(key, span))]
     tail = ""
     if short:
         which = " and ".join(short)
