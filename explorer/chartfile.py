@@ -21,11 +21,13 @@ only as JSON inside a script with every ``<`` escaped, and into the title elemen
 
 from __future__ import annotations
 
+import copy
 import functools
 import html
 import json
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
@@ -51,6 +53,35 @@ def file_name(name: str, suffix: str) -> str:
     if suffix not in ("html", "svg", "png"):
         raise ValueError(f"suffix must be 'html', 'svg' or 'png', got {suffix!r}")
     return f"posenc_{name}.{suffix}"
+
+
+def narrow_sliders(spec: dict, ranges: Mapping[str, Mapping[str, float]]) -> dict:
+    """`spec` with the range input of each slider named in `ranges` ({name: {"min": …, "max": …}}, either end
+    optional) narrowed to it, and a start outside moved inside: a chart whose sliders span a wider range than its data
+    (the page narrows them in the browser: explorer.liveparam.ranges_html) keeps to its data in a file too. The
+    datasets are shared, not copied; `spec` itself is unchanged (the same dict back when `ranges` is empty)."""
+    if not ranges:
+        return spec
+    body = copy.deepcopy({key: value for key, value in spec.items() if key != "datasets"})
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            bind = node.get("bind")
+            if isinstance(bind, dict) and bind.get("input") == "range" and node.get("name") in ranges:
+                ends = ranges[node["name"]]
+                bind.update({end: ends[end] for end in ("min", "max") if end in ends})
+                if isinstance(node.get("value"), (int, float)) and not isinstance(node["value"], bool):
+                    node["value"] = min(
+                        max(node["value"], bind.get("min", node["value"])), bind.get("max", node["value"])
+                    )
+            for value in node.values():
+                walk(value)
+
+    walk(body)
+    return {**body, **({"datasets": spec["datasets"]} if "datasets" in spec else {})}
 
 
 def dataset_rows(data: Any) -> list[dict[str, Any]]:

@@ -162,20 +162,16 @@ class LiveChart:
             state = st.session_state.get(key)
             report(self.name, self.keys, state.get("selection", {}) if isinstance(state, Mapping) else {}, self.limits)
 
-        return show_chart(chart, key=key, on_select=reported, **kwargs)
+        ranges = slider_ranges(self.limits) if self.limits else None
+        return show_chart(chart, key=key, on_select=reported, slider_ranges=ranges, **kwargs)
 
 
-def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> str:
-    """A hidden element saying where the live chart `element_key`'s sliders end on this page:
-    ``data-min-<input>`` and ``data-max-<input>`` per parameter, where <input> is the slider's range
-    input (`explorer.charts.live.input_signal`). In the browser `explorer.assets.LIVE_RANGES_JS` sets
-    those inputs' min and max to them, so a chart whose sliders span a wider range shows the page's
-    (a value outside is moved inside, and reported as a drag would be); a slider over a parameter's
-    options or stops gets the indices of the first and last of them inside. Only registry keys, element
-    keys and validated numbers go into it, never text from a user."""
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", element_key):
-        raise ValueError(f"element_key must be lower-case letters, digits and _, got {element_key!r}")
-    attrs = [f'{assets.LIVE_RANGES_ATTRIBUTE}="{element_key}"']
+def slider_ranges(limits: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, int | float]]:
+    """The page's ranges of a live chart's sliders (`LiveChart`'s limits) in the sliders' own units: {key: {"min":
+    …, "max": …}} (an end only where the limits give one); a slider over a parameter's options or stops runs over
+    their indices, so its ends are the indices of the first and last of them inside. Only registry keys and validated
+    numbers: ValueError (naming the key and the end) for anything else."""
+    out: dict[str, dict[str, int | float]] = {}
     for key, bounds in limits.items():
         try:
             param = widgets.get(key)  # registry keys are lower-case identifiers (explorer.paramspec)
@@ -193,9 +189,28 @@ def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> st
                 inside = [i for i, v in enumerate(values) if (v >= number if end == "min" else v <= number)]
                 if not inside:
                     raise ValueError(f"limits: no value of {key}'s slider is within its {end} {value!r}")
-                attrs.append(f'data-{end}-{input_signal(key)}="{inside[0] if end == "min" else inside[-1]}"')
+                out.setdefault(key, {})[end] = inside[0] if end == "min" else inside[-1]
                 continue
-            attrs.append(f'data-{end}-{input_signal(key)}="{param.to_url(int(number) if param.is_int else number)}"')
+            out.setdefault(key, {})[end] = int(number) if param.is_int else number
+    return out
+
+
+def ranges_html(element_key: str, limits: Mapping[str, Mapping[str, Any]]) -> str:
+    """A hidden element saying where the live chart `element_key`'s sliders end on this page:
+    ``data-min-<input>`` and ``data-max-<input>`` per parameter, where <input> is the slider's range
+    input (`explorer.charts.live.input_signal`). In the browser `explorer.assets.LIVE_RANGES_JS` sets
+    those inputs' min and max to them, so a chart whose sliders span a wider range shows the page's
+    (a value outside is moved inside, and reported as a drag would be); a slider over a parameter's
+    options or stops gets the indices of the first and last of them inside (`slider_ranges`). Only registry keys,
+    element keys and validated numbers go into it, never text from a user."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", element_key):
+        raise ValueError(f"element_key must be lower-case letters, digits and _, got {element_key!r}")
+    attrs = [f'{assets.LIVE_RANGES_ATTRIBUTE}="{element_key}"']
+    for key, ends in slider_ranges(limits).items():
+        param = widgets.get(key)
+        for end, value in ends.items():
+            shown = value if param.slider_values is not None else param.to_url(value)
+            attrs.append(f'data-{end}-{input_signal(key)}="{shown}"')
     return f"<span hidden {' '.join(attrs)}></span>"
 
 

@@ -13,7 +13,7 @@ the session (theme, presentation mode), runs per session; it never modifies the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 import streamlit as st
@@ -28,13 +28,22 @@ compat.install_altair_speedup()
 compat.bind_altair_property_setters()  # always: a correctness fix (see compat)
 
 
-def show_chart(chart: Any, *, container: Any = None, save_as: str | None = None, **kwargs: Any) -> Any:
+def show_chart(
+    chart: Any,
+    *,
+    container: Any = None,
+    save_as: str | None = None,
+    slider_ranges: Mapping[str, Mapping[str, float]] | None = None,
+    **kwargs: Any,
+) -> Any:
     """Draw an Altair chart (or a Vega-Lite dict) like ``st.altair_chart``, styled by
     `style_spec` (a card in the theme's colours; large text in presentation mode).
 
     ``container``: where to draw (a column, the sidebar …; default the main area). ``save_as``: a
-    page's main chart names its files (`chart_files`: interactive HTML, SVG, PNG). Other keywords
-    go to Streamlit (``width``, ``height``, ``key``, ``on_select`` …).
+    page's main chart names its files (`chart_files`: interactive HTML, SVG, PNG). ``slider_ranges``: the page's
+    ranges of the chart's own sliders where they are narrower than the spec's (explorer.liveparam.slider_ranges;
+    the page narrows them in the browser): the files' sliders get them. Other keywords go to Streamlit (``width``,
+    ``height``, ``key``, ``on_select`` …).
     """
     target = st if container is None else container
     if isinstance(chart, SharedChart):
@@ -43,7 +52,7 @@ def show_chart(chart: Any, *, container: Any = None, save_as: str | None = None,
         spec = chart if isinstance(chart, dict) else stable_dataset_names(compat.vega_lite_spec(chart))
     shown = target.vega_lite_chart(spec=style_spec(spec, presenting=mode.is_on(), dark=dark_theme()), **kwargs)
     if save_as is not None:
-        chart_files(spec, save_as, container=container)
+        chart_files(chartfile.narrow_sliders(spec, slider_ranges or {}), save_as, container=container)
     return shown
 
 

@@ -77,14 +77,14 @@ nums = compute.shift_test(q, k, n_pos, shift_t, *settings)
 # ------------------------------------------------------------------------------ the test
 st.subheader("The shift test: move both tokens by t")
 st.markdown(text.shift_test_intro(n_pos, dtype))
-# the chart first, then its numbers: the chart is in a projector's first screen
-rows_key, rows = compute.chart_rows(q, k, n_pos, shift_t, reach, settings)
-# the spec holds none of these numbers (only where the sliders start): new rows redraw the chart in place
+# the chart first (a projector's first screen); its spec holds no number of these rows, so new rows redraw it in place
+rows_key, rows, home = compute.chart_rows(q, k, n_pos, shift_t, reach, settings)
 starts = live.starts((dtype, None if d_slider else d))
 live.show(
     save_as="shift_test",
     chart=shared(charts.deviation_chart)(
         Keyed(rows_key, rows),
+        Keyed((*rows_key, "home"), home),
         starts=starts,
         dtype=dtype,
         n_max=compute.MAX_POSITIONS,

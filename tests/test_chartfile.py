@@ -139,3 +139,31 @@ def test_the_svg_and_the_png_are_pictures_of_the_chart_at_projector_size():
     width, height = struct.unpack(">II", png[16:24])
     assert width >= chartfile.FILE_WIDTH * chartfile.PNG_SCALE  # at least 1800 px across
     assert height > 200
+
+
+def test_a_files_sliders_are_narrowed_to_the_pages_ranges():
+    """narrow_sliders: the named range inputs take the page's ends (one end or both) and a start outside moves inside;
+    other sliders and the data are untouched, the input spec is unchanged, and no ranges give the spec itself."""
+    from explorer.charts import live
+
+    frame = pd.DataFrame({"x": [1, 2, 3], "y": [4.0, 5.0, 6.0]})
+    n = live.position("seq_len", start=200, lo=1, hi=256, label="positions N ")
+    t = live.position("shift_t", start=16, lo=1, hi=1000, label="shift t ")
+    m = live.position("m", start=5, lo=0, hi=50, label="m ")
+    spec = page_spec(alt.layer(line_chart(frame).add_params(n, t, m), line_chart(frame)))
+    before = copy.deepcopy(spec)
+    narrowed = chartfile.narrow_sliders(spec, {"seq_len": {"min": 3, "max": 120}, "shift_t": {"max": 500}})
+    assert spec == before and narrowed["datasets"] is spec["datasets"]
+    params = {p["name"]: p for p in narrowed["params"] if "bind" in p}
+    assert (params["seq_len"]["bind"]["min"], params["seq_len"]["bind"]["max"], params["seq_len"]["value"]) == (
+        3,
+        120,
+        120,
+    )
+    assert (params["shift_t"]["bind"]["min"], params["shift_t"]["bind"]["max"], params["shift_t"]["value"]) == (
+        1,
+        500,
+        16,
+    )
+    assert params["m"] == {p["name"]: p for p in spec["params"] if "bind" in p}["m"]
+    assert chartfile.narrow_sliders(spec, {}) is spec

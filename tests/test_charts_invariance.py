@@ -144,11 +144,21 @@ def rows_table(dtype="float64", sweep=None, arms=None) -> pd.DataFrame:
     return charts.live_rows(sweep, n_pos=N_POS, d=D, arms=arm_tables(dtype) if arms is None else arms)
 
 
+#: Which points `rows_table` holds: every t at (N_POS, D), N 1 … 20 at (D, T0), d 2 … 12 at (N_POS, T0).
+REACH = {"seq_len": (1, 20), "head_dim": (2, 12), "shift_t": (1, 60)}
+
+
+def home_table(typed=False) -> pd.DataFrame:
+    reach = {k: v for k, v in REACH.items() if not (typed and k == "head_dim")}
+    return charts.home_frame(N_POS, D, T0, reach)
+
+
 def deviation_spec(rows=None, start=T0, dtype="float64", typed=False) -> dict:
     rows = rows_table(dtype=dtype) if rows is None else rows
     starts = {"seq_len": N_POS, "shift_t": start, **({} if typed else {"head_dim": D})}
     return charts.deviation_chart(
         rows,
+        home_table(typed),
         starts=starts,
         dtype=dtype,
         n_max=256,
@@ -221,6 +231,31 @@ def test_the_chart_picks_the_shift_test_at_its_sliders_n_d_and_t():
         "head_dim",
         "seq_len",
     ]
+
+
+def test_where_no_row_answers_a_note_says_what_the_chart_holds():
+    """The note is drawn exactly where the bars find no row (checked at every combination of a grid of N, d and t
+    around the home point), and names the point the rows were computed from."""
+    spec = deviation_spec()
+    (bars,) = find(spec, "bar")
+    (note,) = [layer for layer in layers(spec) if layer.get("name") == "shift_not_held"]
+    for n in (1, 11, 12, 13, 20, 21):
+        for d in (2, 6, 8, 12, 14):
+            for t in (1, 15, 16, 17, 60, 61):
+                has_row = not unit_rows(spec, bars, seq_len=n, head_dim=d, shift_t=t).empty
+                noted = unit_rows(spec, note, seq_len=n, head_dim=d, shift_t=t)
+                assert has_row != (len(noted) == 1), (n, d, t)
+    (lines,) = unit_rows(spec, note, seq_len=5, head_dim=6, shift_t=T0)["note"]
+    assert lines == [
+        charts.NOT_HELD[0],
+        charts.NOT_HELD[1] + f"N = {N_POS}, d = {D} and t = {T0}.",
+        charts.NOT_HELD[2],
+    ]
+    typed = deviation_spec(typed=True)
+    (note,) = [layer for layer in layers(typed) if layer.get("name") == "shift_not_held"]
+    (lines,) = unit_rows(typed, note, seq_len=5, shift_t=T0 + 1)["note"]
+    assert lines[1].endswith(f"N = {N_POS} and t = {T0}.")
+    assert unit_rows(typed, note, seq_len=5, shift_t=T0).empty
 
 
 def test_with_typed_vectors_the_chart_has_no_d_slider():
@@ -373,12 +408,15 @@ def test_new_rows_change_only_the_charts_data():
 
     def without_data(rows):
         starts = {"seq_len": N_POS, "head_dim": D, "shift_t": T0}
-        chart = charts.deviation_chart(rows, starts=starts, dtype="float64", n_max=256, d_range=SPAN_D, t_cap=1000)
+        chart = charts.deviation_chart(
+            rows, home_table(), starts=starts, dtype="float64", n_max=256, d_range=SPAN_D, t_cap=1000
+        )
         spec = stable_dataset_names(compat.vega_lite_spec(chart))
         return {k: v for k, v in spec.items() if k != "datasets"}, spec["datasets"]
 
     one, data_one = without_data(rows_table())
     other, data_other = without_data(rows_table(arms=arm_tables(t=30, n_span=(3, 9), d_span=(4, 20))))
+    # (the home row is data too: another N, d, t or window changes only a dataset)
     assert one == other and data_one != data_other
 
 
@@ -412,6 +450,7 @@ def test_an_exact_zero_sits_on_the_axis_floor():
         (dict(starts={"seq_len": N_POS, "head_dim": D, "shift_t": 1001}), "start of shift_t"),
         (dict(d_range=None, starts={"seq_len": N_POS, "shift_t": T0}), "typed_d"),
         (dict(rows="duplicated"), "once"),
+        (dict(home=pd.DataFrame({"n": [1]})), "home must be one row"),
         (dict(rows="zero tolerance"), "tolerance"),
     ],
 )
@@ -422,6 +461,7 @@ def test_deviation_chart_rejects_bad_input_by_name(change, word):
         change = {"rows": made[change["rows"]]}
     args = dict(
         rows=rows,
+        home=home_table(),
         starts={"seq_len": N_POS, "head_dim": D, "shift_t": T0},
         dtype="float64",
         n_max=256,
@@ -442,7 +482,8 @@ def test_the_shift_chart_is_built_without_printing_its_rows(monkeypatch):
     rows = rows_table()
     monkeypatch.setattr(pd.DataFrame, "__repr__", no_repr)
     spec = deviation_spec(rows)
-    assert len(spec["layer"]) == 8 and "data" in spec and all("data" not in layer for layer in spec["layer"])
+    assert len(spec["layer"]) == 9 and "data" in spec
+    assert [layer.get("name") for layer in spec["layer"] if "data" in layer] == ["shift_not_held"]  # the home row
 
 
 def test_the_chart_describes_itself_without_a_value_a_drag_would_make_stale():

@@ -25,7 +25,7 @@ SAVED = [
     ("sinusoidal", "sinusoidal_table", ()),
     ("clocks", "clock_hands", ("position p", "▶ play", "head size d", "base b", "clocks")),
     ("rope", "rope_plane", ("m", "n")),
-    ("invariance", "shift_test", ("shift t",)),
+    ("invariance", "shift_test", ("positions N", "head dim d", "shift t")),
     ("extension", "context_extension", ()),
     ("vision", "vision_query", ("query row", "query column")),
     ("compare", "compare_methods", ()),
@@ -207,6 +207,51 @@ def test_the_planes_theta_computed_in_the_browser_is_posencs_at_random_settings(
             assert any(
                 t.startswith("θ_j = b^(−2j/d) = ") and f"(j = {pair}, d = {d}, b = {b_text})" in t for t in texts
             )
+        assert tried == []
+    finally:
+        tab.context.close()
+
+
+def test_the_shift_test_file_keeps_to_its_rows_and_says_what_it_holds(chromium, server, tmp_path):
+    """The invariance file's N and d sliders end where the page's windows do (its rows), moving N there shows
+    posenc.shift_test_report's numbers, computed here; then moving t too (no row for that pair in a file) shows the
+    note naming the point the rows were computed from, instead of bars."""
+    import posenc
+    from explorer.charts import invariance as charts
+    from explorer.compute import invariance as compute
+
+    reach = compute.spans(64, 64, True)
+    saved = download(chromium, server, "invariance", "Interactive HTML", tmp_path)
+    tab, tried = open_offline(chromium, saved)
+    try:
+
+        def slider(key):
+            return tab.locator(f'input[name="{key}_{key}"]').first
+
+        for key in ("seq_len", "head_dim"):
+            assert (int(slider(key).get_attribute("min")), int(slider(key).get_attribute("max"))) == reach[key]
+        assert int(slider("shift_t").get_attribute("max")) == reach["shift_t"][1]
+
+        def texts():
+            return tab.locator("#chart svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
+
+        def move(key, value):
+            slider(key).evaluate(
+                "(el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }", str(value)
+            )
+            tab.wait_for_timeout(300)
+
+        n = reach["seq_len"][1]
+        move("seq_len", n)
+        q, k = posenc.seeded_normal((2, 64), seed=0)
+        t = min(16, charts.shift_reach(n, 64, compute.T_CAP))
+        rep = posenc.shift_test_report(q, k, n_positions=n, offset=t, table_len=128, seed=0)
+        labels = [x for x in texts() if " · " in x]
+        assert labels[:2] == [f"{rep['rope_dev']:.2e} · pass", f"{rep['sinusoidal_dev']:.2e} · fail"]
+        move("shift_t", 17)
+        shown = texts()
+        assert not [x for x in shown if " · " in x]  # no bars' labels
+        assert charts.NOT_HELD[1] + "N = 64, d = 64 and t = 16." in "".join(shown)  # a text of three lines
         assert tried == []
     finally:
         tab.context.close()

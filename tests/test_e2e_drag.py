@@ -128,7 +128,7 @@ def charts_drawn(page) -> list[str]:
 
 #: page URL path, slider key, its title on the page (a Streamlit slider: the positions are in-chart now)
 SLIDERS = [
-    ("Relative_invariance", "seq_len", "Relative-position invariance"),
+    ("Sinusoidal_heatmap", "seq_len", "Sinusoidal heatmap"),
 ]
 
 
@@ -325,6 +325,75 @@ def test_the_invariance_shift_moves_the_shift_test_in_the_browser_and_the_link_f
     again = open_drawn(browser, page.url, title)
     t_again = again.locator(f'{chart_sel} input[name="shift_t_shift_t"]').first
     assert t_again.input_value() == str(moved) and shown(again)["labels"] == want["labels"]
+
+
+def test_the_invariance_n_and_d_move_the_shift_test_in_the_browser_and_the_chart_is_kept(browser, server):
+    """Issue #36: N and d are the shift test chart's own sliders too. Dragging N (then d) moves the bars, the pass
+    mark and the headline in the browser to posenc.shift_test_report's numbers at the new N (d), computed here; after
+    the release the link and the metrics follow, and the page's new rows reach the chart in place: the chart is not
+    rebuilt, so the hand can take the next slider at once (and t still moves the bars at the new N and d)."""
+    import posenc
+    from explorer.text.invariance import survivors_title
+
+    title = "Relative-position invariance"
+    chart_sel = "[class*=st-key-inv_live_] [data-testid=stVegaLiteChart]"
+
+    def expected(n: int, d: int, t: int) -> dict:
+        q, k = posenc.seeded_normal((2, d), seed=0)
+        rep = posenc.shift_test_report(q, k, n_positions=n, offset=t, table_len=128, seed=0)
+        tol = rep["tolerance"]
+        learned = "no row: the table is too short" if rep["learned_dev"] is None else None
+        return {
+            "headline": f"{survivors_title(rep, tol)} by t = {t}",
+            "labels": [
+                f"{rep['rope_dev']:.2e} · {'pass' if rep['rope_dev'] <= tol else 'fail'}",
+                f"{rep['sinusoidal_dev']:.2e} · {'pass' if rep['sinusoidal_dev'] <= tol else 'fail'}",
+                learned or f"{rep['learned_dev']:.2e} · {'pass' if rep['learned_dev'] <= tol else 'fail'}",
+            ],
+            "metric": f"{rep['sinusoidal_dev']:.2e}",
+        }
+
+    def shown(page) -> dict:
+        texts = page.locator(f"{chart_sel} svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
+        return {
+            "headline": " ".join(t for t in texts if "survive" in t),
+            "labels": [t for t in texts if " · " in t or t.startswith("no row")],
+        }
+
+    page = open_drawn(browser, f"{server.base_url}/Relative_invariance?shift_t=20", title)
+    chart = page.locator(chart_sel).first
+    chart.scroll_into_view_if_needed()
+    chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
+    values = {"seq_len": 64, "head_dim": 64, "shift_t": 20}
+    for key, steps in (("seq_len", 30), ("head_dim", 24)):
+        slider = chart.locator(f'input[name="{key}_{key}"]')
+        assert int(slider.input_value()) == values[key]
+        lo, hi = (float(slider.get_attribute(end)) for end in ("min", "max"))  # as the page narrowed it
+        during, pauses = hold_and_drag(page, slider, steps, at=(values[key] - lo) / (hi - lo))  # from the thumb
+        values[key] = int(slider.input_value())
+        held = shown(page)
+        page.mouse.up()
+        assert values[key] > {"seq_len": 64, "head_dim": 64}[key], key
+        want = expected(values["seq_len"], values["head_dim"], 20)
+        assert (held["headline"], held["labels"]) == (want["headline"], want["labels"]), (key, values)
+        assert_runs_within_pauses(during, pauses)
+        page.wait_for_function(
+            f"() => new URLSearchParams(location.search).get('{key}') === '{values[key]}'", timeout=15_000
+        )
+        wait_idle(page, title=title)
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), f"the chart was rebuilt after {key}"
+        metrics = page.locator("[data-testid=stMetric]").all_inner_texts()
+        assert metrics[1].split("\n")[-1] == want["metric"], key
+    # the page caught up: the rows are the new N's and d's, so t moves the bars there in the browser
+    t_in = chart.locator('input[name="shift_t_shift_t"]')
+    t_in.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_timeout(300)
+    want = expected(values["seq_len"], values["head_dim"], 17)
+    assert (shown(page)["headline"], shown(page)["labels"]) == (want["headline"], want["labels"])
+    again = open_drawn(browser, page.url.replace("shift_t=20", "shift_t=17"), title)
+    assert shown(again)["labels"] == want["labels"]
 
 
 def test_the_clock_p_is_the_charts_own_slider_and_the_link_follows_a_drag_and_a_stopped_play(browser, server):

@@ -274,3 +274,16 @@ def test_a_slider_over_option_indices_is_labelled_with_its_options():
     for p in stopped:
         assert len(assets.OPTION_LABELS[input_signal(p.key)]) == len(p.stops), p.key
     assert _json.dumps(assets.OPTION_LABELS) in assets.LIVE_RANGES_JS
+
+
+def test_slider_ranges_are_in_the_sliders_own_units():
+    """Numbers for a numeric slider; indices for a slider over a parameter's options (the base b): the first and last
+    options inside the range; a bad end is refused by name."""
+    from explorer.liveparam import slider_ranges
+    from explorer.vocabulary import BASE_OPTIONS
+
+    got = slider_ranges({"seq_len": {"min": 3, "max": 120, "default": 64}, "base": {"min": 1000, "max": 100000}})
+    inside = [i for i, b in enumerate(BASE_OPTIONS) if 1000 <= b <= 100000]
+    assert got == {"seq_len": {"min": 3, "max": 120}, "base": {"min": inside[0], "max": inside[-1]}}
+    with pytest.raises(ValueError, match="seq_len's max must be a whole number"):
+        slider_ranges({"seq_len": {"max": 2.5}})

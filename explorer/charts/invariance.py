@@ -220,6 +220,26 @@ def live_rows(sweep: pd.DataFrame, *, n_pos: int, d: int, arms: Sequence[pd.Data
     return rows[list(ROW_COLUMNS)].astype(types).reset_index(drop=True)
 
 
+#: The note drawn where no row answers the sliders (`deviation_chart`), in three lines; the second ends with the
+#: point the rows were computed from.
+NOT_HELD = (
+    "No numbers here for this combination of N, d and t:",
+    "the chart holds the test along one slider at a time from ",
+    "In the app, letting go of a slider brings the numbers for it.",
+)
+#: The columns of `home_frame`: where the rows were computed from (N, d, t) and how far each arm reaches.
+HOME_COLUMNS = ("n", "d", "t", "t_hi", "n_lo", "n_hi", "d_lo", "d_hi")
+
+
+def home_frame(n_pos: int, d: int, shift_t: int, reach: Mapping[str, tuple[int, int]]) -> pd.DataFrame:
+    """One row saying which points `live_rows` holds: every t in 1 … t_hi at (n, d), every N in n_lo … n_hi at
+    (d, t), every d in d_lo … d_hi at (n, t) (none where `reach`, by parameter, has no head_dim: typed vectors)."""
+    d_lo, d_hi = reach.get(D_KEY, (d, d))
+    return pd.DataFrame(
+        [[n_pos, d, shift_t, reach[LIVE_KEY][1], *reach[N_KEY], d_lo, d_hi]], columns=list(HOME_COLUMNS)
+    ).astype("int64")
+
+
 def deviation_axis(sweep: pd.DataFrame) -> tuple[float, float]:
     """The log axis (floor, top) of `deviation_chart`, the same at every point of `sweep`: from 100×
     below the smallest positive deviation or pass mark, to 100× above the largest deviation and at
@@ -283,6 +303,7 @@ def _headline_expr(code: str, t: str) -> str:
 
 def deviation_chart(
     rows: pd.DataFrame,
+    home: pd.DataFrame,
     *,
     starts: Mapping[str, int],
     dtype: str,
@@ -299,7 +320,9 @@ def deviation_chart(
     rows     `live_rows`: the test at every t the page's N and d reach, and the arms (every N in a window at the
              page's t, every d in a window at its N and t). All of it is sent once; the sliders pick the row in the
              browser (n, d and hand equal to N, d and t), with no server run, and the page hears the values when a
-             drag ends. Where no row answers (two sliders moved before the page caught up) nothing is drawn.
+             drag ends.
+    home     `home_frame`: which points the rows hold. Where none answers the sliders (two of them moved before the
+             page caught up, or in a saved file), a note says what the chart holds instead of bars.
     starts   where the sliders start ({seq_len, head_dim, shift_t}; no head_dim where `d_range` is None).
     n_max, d_range, t_cap   the sliders' spans (N 1 … n_max; d as (least, most, step), None for typed vectors of
              length `typed_d`; t 1 … t_cap): the registry's, so that the spec holds none of the page's numbers
@@ -309,6 +332,10 @@ def deviation_chart(
     need = set(ROW_COLUMNS)
     if not need <= set(rows.columns):
         raise ValueError(f"rows must have columns {sorted(need)}, got {list(rows.columns)}")
+    if list(home.columns) != list(HOME_COLUMNS) or len(home) != 1:
+        raise ValueError(
+            f"home must be one row of columns {list(HOME_COLUMNS)}, got {len(home)} of {list(home.columns)}"
+        )
     keys = live_params(d_range is not None)
     if set(starts) != set(keys):
         raise ValueError(f"starts must give {list(keys)}, got {sorted(starts)}")
@@ -439,9 +466,28 @@ def deviation_chart(
         )
         .encode(x=alt.value(0), y=alt.Y("top:Q").scale(None), text="lines:N")
     )
+    # ---- where no row answers: say what the chart holds (one row, `home`: one evaluation a press)
+    n_now, t_now = live.number(N_KEY), live.number(LIVE_KEY)
+    d_now = live.number(D_KEY) if d_range is not None else "datum.d"
+    held = (
+        f"({n_now} === datum.n && {d_now} === datum.d && {t_now} >= 1 && {t_now} <= datum.t_hi)"
+        f" || ({t_now} === datum.t && {d_now} === datum.d && {n_now} >= datum.n_lo && {n_now} <= datum.n_hi)"
+        f" || ({t_now} === datum.t && {n_now} === datum.n && {d_now} >= datum.d_lo && {d_now} <= datum.d_hi)"
+    )
+    at_home = (
+        "'N = ' + datum.n + (" + ("', d = ' + datum.d + " if d_range is not None else "") + "' and t = ' + datum.t)"
+    )
+    note = (
+        alt.Chart(home)
+        .transform_filter(f"!({held})")
+        .transform_calculate(note=f"[{NOT_HELD[0]!r}, {NOT_HELD[1]!r} + {at_home} + '.', {NOT_HELD[2]!r}]")
+        .mark_text(align="left", baseline="middle", fontSize=15, color="#0F172A", lineHeight=22)
+        .encode(x=alt.value(0), y=alt.value(32 * len(labels)), text="note:N")
+        .properties(name="shift_not_held")
+    )
     chart = alt.LayerChart(
         data=rows[list(ROW_COLUMNS)],
-        layer=[axis, bars, rule, name_halo.encode(**name_at), names, values, rule_label, headline],
+        layer=[axis, bars, rule, name_halo.encode(**name_at), names, values, rule_label, headline, note],
         # font_scale: set by style_spec in presentation mode, where every font size grows
         params=[font_scale_param().param],  # type: ignore[list-item]
         width=width,

@@ -84,13 +84,14 @@ FULL_SPANS = {charts.N_KEY: (1, MAX_POSITIONS), charts.D_KEY: D_SPAN[:2]}
 def chart_rows(q, k, n_pos: int, shift_t: int, reach: dict, settings: tuple):
     """The shift test chart's rows (charts.live_rows) for the slider windows `reach` (`spans`): every t at this N
     and d, every N of its window at this t and, where `reach` has d, every d of its window; with the key they are
-    made from (render.Keyed)."""
+    made from (render.Keyed) and the row saying which points they hold (charts.home_frame)."""
     arms = [n_arm(q, k, *reach[charts.N_KEY], shift_t, T_CAP, *settings)]
     if charts.D_KEY in reach:
         arms.append(d_arm(n_pos, *reach[charts.D_KEY], D_SPAN[2], shift_t, T_CAP, *settings))
     sweep = shift_sweep(q, k, n_pos, reach[charts.LIVE_KEY][1], *settings)
     key = ("inv_rows", tuple(q), tuple(k), n_pos, shift_t, tuple(reach.items()), *settings)
-    return key, charts.live_rows(sweep, n_pos=n_pos, d=q.size, arms=arms)
+    home = charts.home_frame(n_pos, q.size, shift_t, reach)
+    return key, charts.live_rows(sweep, n_pos=n_pos, d=q.size, arms=arms), home
 
 
 @cached(max_entries=16)
