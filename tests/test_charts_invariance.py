@@ -246,15 +246,11 @@ def test_where_no_row_answers_a_note_says_what_the_chart_holds():
                 noted = unit_rows(spec, note, seq_len=n, head_dim=d, shift_t=t)
                 assert has_row != (len(noted) == 1), (n, d, t)
     (lines,) = unit_rows(spec, note, seq_len=5, head_dim=6, shift_t=T0)["note"]
-    assert lines == [
-        charts.NOT_HELD[0],
-        charts.NOT_HELD[1] + f"N = {N_POS}, d = {D} and t = {T0}.",
-        charts.NOT_HELD[2],
-    ]
+    assert lines == [*charts.NOT_HELD[:3], f"N = {N_POS}, d = {D} and t = {T0}.", *charts.NOT_HELD[3:]]
     typed = deviation_spec(typed=True)
     (note,) = [layer for layer in layers(typed) if layer.get("name") == "shift_not_held"]
     (lines,) = unit_rows(typed, note, seq_len=5, shift_t=T0 + 1)["note"]
-    assert lines[1].endswith(f"N = {N_POS} and t = {T0}.")
+    assert lines[3] == f"N = {N_POS} and t = {T0}."
     assert unit_rows(typed, note, seq_len=5, shift_t=T0).empty
 
 
@@ -495,14 +491,14 @@ def test_the_chart_describes_itself_without_a_value_a_drag_would_make_stale():
 
 
 def test_an_arms_window_is_the_most_its_budget_buys_around_the_centre():
-    """arm_window: contiguous around the centre, within the budget, and one more value on either side is over it;
-    the cheaper side grows first."""
+    """arm_window: contiguous around the centre, within the budget, grown on both sides in turn (lower first) so a
+    hand can go either way, and one more value on either side is over the budget (or past the end)."""
     values = list(range(1, 41))
 
     def cost(v):
         return v * v
 
-    for centre, budget in ((10, 500), (1, 10_000), (40, 3_000), (25, 625), (25, 100)):
+    for centre, budget in ((10, 500), (1, 10_000), (40, 3_000), (25, 625), (25, 100), (20, 5_000)):
         lo, hi = charts.arm_window(centre, values, cost, budget)
         assert lo <= centre <= hi
         spent = sum(cost(v) for v in range(lo, hi + 1))
@@ -510,7 +506,9 @@ def test_an_arms_window_is_the_most_its_budget_buys_around_the_centre():
         for more in (lo - 1, hi + 1):
             if 1 <= more <= 40:
                 assert spent + cost(more) > budget, (centre, budget, more)
-    assert charts.arm_window(20, values, cost, 20**2 + 19**2) == (19, 20)  # 19 is cheaper than 21
+    # both sides in turn: 19, then 21 (dearer, but its turn), then 18 … while both fit
+    assert charts.arm_window(20, values, cost, 20**2 + 19**2 + 21**2) == (19, 21)
+    assert charts.arm_window(20, values, cost, 20**2 + 19**2 + 21**2 - 1) == (18, 20)  # 21 is over: 18, 17 … go on
     assert charts.arm_window(3, values, cost, 10**9) == (1, 40)
     with pytest.raises(ValueError, match="center must be one of the values"):
         charts.arm_window(0, values, cost)

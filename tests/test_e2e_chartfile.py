@@ -251,7 +251,7 @@ def test_the_shift_test_file_keeps_to_its_rows_and_says_what_it_holds(chromium, 
         move("shift_t", 17)
         shown = texts()
         assert not [x for x in shown if " · " in x]  # no bars' labels
-        assert charts.NOT_HELD[1] + "N = 64, d = 64 and t = 16." in "".join(shown)  # a text of three lines
+        assert charts.NOT_HELD[2] + "N = 64, d = 64 and t = 16." in "".join(shown)  # a text of lines
         assert tried == []
     finally:
         tab.context.close()

@@ -146,9 +146,10 @@ def shift_reach(n_pos: int, d: int, cap: int) -> int:
 #: projections and table per d). Measured on this project's 2-core machine (2026-11-30): a point costs about
 #: 0.05 ns per unit of n·d·(4d + 3n) (its two d × d projections of n rows per additive encoding and its three n × n
 #: score matrices) plus ARM_CALL units for its numpy calls, and a d of its own ARM_PER_D·d² + ARM_D_CALL more (the
-#: seeded projections and table). ARM_WORK units, about 80 ms, bound each arm: every N at d ≤ 48, N = 1 … 215 at
-#: the default d = 64, 36 values around N at d = 256.
-ARM_WORK = 1_600_000_000
+#: seeded projections and table). ARM_WORK units bound each arm (measured 35–50 ms each; `arm_window`): at the
+#: default N = d = 64 the arms reach N = 1 … 155 and d = 40 … 84; at N = d = 16, every N and d = 2 … 54; at
+#: N = d = 256, the five values up to each (bench/RESULTS.md section 34).
+ARM_WORK = 600_000_000
 ARM_CALL = 1_000_000
 ARM_PER_D = 800
 ARM_D_CALL = 20_000_000
@@ -162,25 +163,27 @@ def point_cost(n: int, d: int, *, own_vectors: bool = False) -> int:
 
 
 def arm_window(
-    center: int, values: Sequence[int], cost: Callable[[int], int], budget: int = ARM_WORK
+    center: int, values: Sequence[int], cost: Callable[[int], int], budget: int | None = None
 ) -> tuple[int, int]:
     """The first and last of `values` (ascending) in the window around `center` (one of them) that an arm computes:
-    grown one value at a time, the cheaper side first (the lower on a tie), while the costs' sum stays within
-    `budget`; `center` itself always."""
+    grown one value at a time on alternate sides (the lower first), so that a hand can go either way; a side stops
+    where its next value would take the costs' sum past `budget` (ARM_WORK by default), and the other side goes on
+    alone. `center` itself always."""
+    budget = ARM_WORK if budget is None else budget
     values = list(values)
     if center not in values:
         raise ValueError(f"center must be one of the values ({values[0]} … {values[-1]}), got {center}")
     lo = hi = values.index(center)
     spent = cost(center)
-    while True:
-        sides = [(cost(values[i]), i) for i in (lo - 1, hi + 1) if 0 <= i < len(values)]
-        if not sides:
-            break
-        price, i = min(sides)
-        if spent + price > budget:
-            break
-        spent += price
-        lo, hi = min(lo, i), max(hi, i)
+    open_sides = [-1, 1]
+    while open_sides:
+        for side in list(open_sides):
+            i = lo - 1 if side < 0 else hi + 1
+            if not 0 <= i < len(values) or spent + cost(values[i]) > budget:
+                open_sides.remove(side)
+                continue
+            spent += cost(values[i])
+            lo, hi = min(lo, i), max(hi, i)
     return values[lo], values[hi]
 
 
@@ -220,12 +223,14 @@ def live_rows(sweep: pd.DataFrame, *, n_pos: int, d: int, arms: Sequence[pd.Data
     return rows[list(ROW_COLUMNS)].astype(types).reset_index(drop=True)
 
 
-#: The note drawn where no row answers the sliders (`deviation_chart`), in three lines; the second ends with the
-#: point the rows were computed from.
+#: The note drawn where no row answers the sliders (`deviation_chart`), in short lines (a phone's plot is about
+#: 330 px wide); the point the rows were computed from goes between the third and the fourth.
 NOT_HELD = (
-    "No numbers here for this combination of N, d and t:",
-    "the chart holds the test along one slider at a time from ",
-    "In the app, letting go of a slider brings the numbers for it.",
+    "No numbers for these slider values.",
+    "The chart holds the test along",
+    "one slider at a time, from",
+    "In the app, letting go of a slider",
+    "brings the numbers for it.",
 )
 #: The columns of `home_frame`: where the rows were computed from (N, d, t) and how far each arm reaches.
 HOME_COLUMNS = ("n", "d", "t", "t_hi", "n_lo", "n_hi", "d_lo", "d_hi")
@@ -480,9 +485,11 @@ def deviation_chart(
     note = (
         alt.Chart(home)
         .transform_filter(f"!({held})")
-        .transform_calculate(note=f"[{NOT_HELD[0]!r}, {NOT_HELD[1]!r} + {at_home} + '.', {NOT_HELD[2]!r}]")
-        .mark_text(align="left", baseline="middle", fontSize=15, color="#0F172A", lineHeight=22)
-        .encode(x=alt.value(0), y=alt.value(32 * len(labels)), text="note:N")
+        .transform_calculate(
+            note=f"[{', '.join(map(repr, NOT_HELD[:3]))}, {at_home} + '.', {', '.join(map(repr, NOT_HELD[3:]))}]"
+        )
+        .mark_text(align="left", baseline="top", fontSize=14, color="#0F172A", lineHeight=20)
+        .encode(x=alt.value(0), y=alt.value(8), text="note:N")
         .properties(name="shift_not_held")
     )
     chart = alt.LayerChart(
