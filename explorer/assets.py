@@ -293,12 +293,39 @@ LIVE_RANGES_JS = (
       if (!m) { continue; }
       var input = form.querySelector('input[type=range][name="' + CSS.escape(m[2]) + '"]');
       if (!input || input.getAttribute(m[1]) === a.value) { continue; }
-      input.setAttribute(m[1], a.value);
-      var shown = input.nextElementSibling;
-      if (shown) { shown.textContent = input.value; }
-      label(input);
+      if (input === held) {  // under the hand: a new range would move the value under it; wait for the release
+        (input.__posencPending = input.__posencPending || {})[m[1]] = a.value;
+        continue;
+      }
+      set(input, m[1], a.value);
     }
   }
+  function set(input, end, value) {
+    input.setAttribute(end, value);
+    var shown = input.nextElementSibling;
+    if (shown) { shown.textContent = input.value; }
+    label(input);
+  }
+  // The slider the hand holds: a page run during a drag (a pause) may narrow it to a new window, which
+  // would shift the value under the pointer; the range waits until the release, and applies then only if
+  // the value is inside it (else the release's own run brings the range for that value).
+  var held = null;
+  document.addEventListener('pointerdown', function (e) {
+    var t = e.target;
+    if (t && t.matches && t.matches('form.vega-bindings input[type=range]')) { held = t; }
+  }, true);
+  function release() {
+    var input = held, pending = input && input.__posencPending;
+    held = null;
+    if (!pending) { return; }
+    input.__posencPending = null;
+    var v = +input.value, lo = pending.min !== undefined ? +pending.min : -Infinity;
+    var hi = pending.max !== undefined ? +pending.max : Infinity;
+    if (v < lo || v > hi) { return; }
+    for (var end in pending) { set(input, end, pending[end]); }
+  }
+  document.addEventListener('pointerup', release, true);
+  document.addEventListener('pointercancel', release, true);
   // a slider over option indices shows the option: whenever Vega writes the index into the read-out
   // beside it (on input, or later when the view updates the binding), it is replaced by the option
   function label(input) {

@@ -28,6 +28,8 @@ COUNT_RUNS_JS = """
   // same element, or the current one for its last record. (Reading only the current value missed a short
   // run whose start and end reached the observer in one batch, under load.)
   window.__runs = 0;
+  if (window.__runsObserved) { return; }  // one observer a page, however often the count restarts
+  window.__runsObserved = true;
   new MutationObserver((records) => {
     records.forEach((r, i) => {
       const later = records.slice(i + 1).find((o) => o.target === r.target);
@@ -800,3 +802,35 @@ def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_lin
     assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
     box = page.locator(".st-key-factor input").first
     assert float(box.input_value()) == moved
+
+
+def test_a_new_range_waits_while_the_hand_holds_the_slider(browser, server):
+    """explorer.assets.LIVE_RANGES_JS: a page run during a drag (a pause) may send a new window for the slider under
+    the hand; applied at once, it would move the value under the pointer (the thumb's place means another value in
+    the new range). It waits for the release, and applies then when the value is inside it; a window that no longer
+    holds the value is dropped (the release's own run sends the right one)."""
+    page = open_drawn(browser, f"{server.base_url}/Relative_invariance", "Relative-position invariance")
+    chart = page.locator("[class*=st-key-inv_live_] [data-testid=stVegaLiteChart]").first
+    chart.scroll_into_view_if_needed()
+    d_in = chart.locator('input[name="head_dim_head_dim"]')
+    start = (d_in.get_attribute("min"), d_in.get_attribute("max"), d_in.input_value())
+    resend = """([lo, hi]) => { const old = document.querySelector('span[data-posenc-ranges]');
+      const span = old.cloneNode(); span.setAttribute('data-min-head_dim_head_dim', lo);
+      span.setAttribute('data-max-head_dim_head_dim', hi); old.replaceWith(span); }"""
+    box = d_in.bounding_box()
+    lo, hi = (float(x) for x in start[:2])
+    x = box["x"] + 8 + (box["width"] - 16) * (int(start[2]) - lo) / (hi - lo)
+    page.mouse.move(x, box["y"] + box["height"] / 2)
+    page.mouse.down()  # the hand holds the thumb, without moving
+    page.evaluate(resend, ["50", "90"])
+    page.wait_for_timeout(200)
+    assert (d_in.get_attribute("min"), d_in.get_attribute("max"), d_in.input_value()) == start  # nothing moved
+    page.mouse.up()
+    page.wait_for_timeout(200)
+    assert (d_in.get_attribute("min"), d_in.get_attribute("max")) == ("50", "90")  # applied on release
+    page.mouse.move(x, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.evaluate(resend, ["80", "120"])  # no longer holds the value under the hand
+    page.mouse.up()
+    page.wait_for_timeout(200)
+    assert (d_in.get_attribute("min"), d_in.get_attribute("max")) == ("50", "90")  # dropped
