@@ -220,22 +220,16 @@ def shift_test_sweep(
     if n + int(ts.max()) > v.MAX_POSITIONS:
         raise ValueError(f"n_positions + max(offsets) must be <= {v.MAX_POSITIONS}, got {n + int(ts.max())}")
     dtype = v.choice("dtype", dtype, SCORE_DTYPES)
-    d = q.size
-    pos = np.arange(n + int(ts.max()), dtype=np.float64)
-    w_q, w_k = _shift_projections(d, seed)
-    table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
-
-    rq = _rope_rows(q, pos, inv_freq=None, base=base, layout="half", dtype=dtype)
-    rk = _rope_rows(k, pos, inv_freq=None, base=base, layout="half", dtype=dtype)
-    pe = sinusoidal_encoding(pos, d, base=base, layout=layout)
+    rows = _shift_rows(q, k, n + int(ts.max()), dtype, base, layout, table_len, seed, learned_std)
+    w = rows["projections"]
     learned_dev = np.full(ts.size, np.nan)
-    has_row = n - 1 + ts < table.shape[0]  # the learned table's last row is table_len − 1
+    has_row = n - 1 + ts < table_len  # the learned table's last row is table_len − 1
     if has_row.any():
-        learned_dev[has_row] = _window_deviations(ts[has_row], n, q[None, :] + table, k[None, :] + table, w_q, w_k)
+        learned_dev[has_row] = _window_deviations(ts[has_row], n, *rows["learned"], *w)
     return {
         "offset": ts,
-        "rope_dev": _window_deviations(ts, n, rq, rk),
-        "sinusoidal_dev": _window_deviations(ts, n, q[None, :] + pe, k[None, :] + pe, w_q, w_k),
+        "rope_dev": _window_deviations(ts, n, *rows["rope"]),
+        "sinusoidal_dev": _window_deviations(ts, n, *rows["sinusoidal"], *w),
         "learned_dev": learned_dev,
         "tolerance": rope_shift_tolerance(q, k, (n - 1 + ts).astype(np.float64), dtype=dtype),
     }
@@ -281,22 +275,15 @@ def shift_test_points(
     if int((ns + ts).max()) > v.MAX_POSITIONS:
         raise ValueError(f"n_positions + offsets must be <= {v.MAX_POSITIONS}, got {int((ns + ts).max())}")
     dtype = v.choice("dtype", dtype, SCORE_DTYPES)
-    d = q.size
-    pos = np.arange(int((ns + ts).max()), dtype=np.float64)
-    w_q, w_k = _shift_projections(d, seed)
-    table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
-    rq = _rope_rows(q, pos, inv_freq=None, base=base, layout="half", dtype=dtype)
-    rk = _rope_rows(k, pos, inv_freq=None, base=base, layout="half", dtype=dtype)
-    pe = sinusoidal_encoding(pos, d, base=base, layout=layout)
-    sin_q, sin_k = q[None, :] + pe, k[None, :] + pe
-    learned_q, learned_k = q[None, :] + table, k[None, :] + table
+    rows = _shift_rows(q, k, int((ns + ts).max()), dtype, base, layout, table_len, seed, learned_std)
+    w = rows["projections"]
     rope_dev, sinusoidal_dev, learned_dev = (np.full(ns.size, np.nan) for _ in range(3))
     for i, (n, t) in enumerate(zip(ns.tolist(), ts.tolist())):
         at = np.array([t], dtype=np.int64)
-        rope_dev[i] = _window_deviations(at, n, rq, rk)[0]
-        sinusoidal_dev[i] = _window_deviations(at, n, sin_q, sin_k, w_q, w_k)[0]
-        if n - 1 + t < table.shape[0]:  # the learned table's last row is table_len − 1
-            learned_dev[i] = _window_deviations(at, n, learned_q, learned_k, w_q, w_k)[0]
+        rope_dev[i] = _window_deviations(at, n, *rows["rope"])[0]
+        sinusoidal_dev[i] = _window_deviations(at, n, *rows["sinusoidal"], *w)[0]
+        if n - 1 + t < table_len:  # the learned table's last row is table_len − 1
+            learned_dev[i] = _window_deviations(at, n, *rows["learned"], *w)[0]
     return {
         "n_positions": ns,
         "offset": ts,
@@ -304,6 +291,23 @@ def shift_test_points(
         "sinusoidal_dev": sinusoidal_dev,
         "learned_dev": learned_dev,
         "tolerance": rope_shift_tolerance(q, k, (ns - 1 + ts).astype(np.float64), dtype=dtype),
+    }
+
+
+def _shift_rows(q, k, length: int, dtype: str, base, layout: str, table_len, seed: int, learned_std) -> dict:
+    """The shift test's rows at positions 0 … length − 1, each depending on its own position only (so a longer
+    table's rows are a shorter one's, bit for bit): {"rope": (R_p q, R_p k) in `dtype`, "sinusoidal": (q + PE_p,
+    k + PE_p), "learned": (q + table rows, k + table rows; table_len of them), "projections": (W_q, W_k)}."""
+    d = q.size
+    pos = np.arange(length, dtype=np.float64)
+    table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
+    rope = tuple(_rope_rows(x, pos, inv_freq=None, base=base, layout="half", dtype=dtype) for x in (q, k))
+    pe = sinusoidal_encoding(pos, d, base=base, layout=layout)
+    return {
+        "rope": rope,
+        "sinusoidal": (q[None, :] + pe, k[None, :] + pe),
+        "learned": (q[None, :] + table, k[None, :] + table),
+        "projections": _shift_projections(d, seed),
     }
 
 

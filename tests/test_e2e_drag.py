@@ -263,40 +263,50 @@ def test_the_rope_live_plane_moves_in_the_browser_and_the_link_follows_the_relea
     assert live_readout(again)["⟨R_m q, R_n k⟩"] == score(moved, 13)
 
 
+#: The shift test's chart on the invariance page.
+SHIFT_CHART = "[class*=st-key-inv_live_] [data-testid=stVegaLiteChart]"
+
+
+def shift_expected(t: int, n: int = 64, d: int = 64) -> dict:
+    """What the shift test's chart and metrics say at N = n, head dim d (the page's seeded vectors, seed 0) and
+    shift t: posenc.shift_test_report computed here, formatted as the page formats it."""
+    import posenc
+    from explorer.text.invariance import survivors_title
+
+    q, k = posenc.seeded_normal((2, d), seed=0)
+    rep = posenc.shift_test_report(q, k, n_positions=n, offset=t, table_len=128, seed=0)
+    tol = rep["tolerance"]
+    learned = "no row: the table is too short" if rep["learned_dev"] is None else None
+    return {
+        "headline": f"{survivors_title(rep, tol)} by t = {t}",
+        "labels": [
+            f"{rep['rope_dev']:.2e} · {'pass' if rep['rope_dev'] <= tol else 'fail'}",
+            f"{rep['sinusoidal_dev']:.2e} · {'pass' if rep['sinusoidal_dev'] <= tol else 'fail'}",
+            learned or f"{rep['learned_dev']:.2e} · {'pass' if rep['learned_dev'] <= tol else 'fail'}",
+        ],
+        "mark": f"pass mark {tol:.1e}",
+        "metrics": [f"{rep['rope_dev']:.2e}", f"{rep['sinusoidal_dev']:.2e}"],
+    }
+
+
+def shift_shown(page) -> dict:
+    """What the shift test's chart says: its headline (one line at 1280 px), its bars' labels, its pass mark."""
+    texts = page.locator(f"{SHIFT_CHART} svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
+    return {
+        "headline": " ".join(t for t in texts if "survive" in t),
+        "labels": [t for t in texts if " · " in t or t.startswith("no row")],
+        "mark": next((t for t in texts if t.startswith("pass mark ")), None),
+    }
+
+
 def test_the_invariance_shift_moves_the_shift_test_in_the_browser_and_the_link_follows_the_release(browser, server):
     """Issue #23: dragging the shift test's in-chart t moves the bars, the pass mark and the headline in
     the browser (the chart's words and numbers are the shift test's at the new t: posenc.shift_test_report
     computed here, formatted as the page formats it), at no more than one run per 150 ms pause; after the
     release the link, the metrics below and a new tab hold the new t, and the chart was not rebuilt."""
-    import posenc
-    from explorer.text.invariance import survivors_title
-
     title = "Relative-position invariance"
-    chart_sel = "[class*=st-key-inv_live_] [data-testid=stVegaLiteChart]"
-
-    def expected(t: int) -> dict:
-        q, k = posenc.seeded_normal((2, 64), seed=0)  # the page's defaults: random q, k, d = 64, seed 0
-        rep = posenc.shift_test_report(q, k, n_positions=64, offset=t, table_len=128, seed=0)
-        tol = rep["tolerance"]
-        learned = "no row: the table is too short" if rep["learned_dev"] is None else None
-        return {
-            "headline": f"{survivors_title(rep, tol)} by t = {t}",
-            "labels": [
-                f"{rep['rope_dev']:.2e} · {'pass' if rep['rope_dev'] <= tol else 'fail'}",
-                f"{rep['sinusoidal_dev']:.2e} · {'pass' if rep['sinusoidal_dev'] <= tol else 'fail'}",
-                learned or f"{rep['learned_dev']:.2e} · {'pass' if rep['learned_dev'] <= tol else 'fail'}",
-            ],
-            "mark": f"pass mark {tol:.1e}",
-            "metrics": [f"{rep['rope_dev']:.2e}", f"{rep['sinusoidal_dev']:.2e}"],
-        }
-
-    def shown(page) -> dict:
-        texts = page.locator(f"{chart_sel} svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
-        return {
-            "headline": " ".join(t for t in texts if "survive" in t),  # one line at this width
-            "labels": [t for t in texts if " · " in t or t.startswith("no row")],
-            "mark": next(t for t in texts if t.startswith("pass mark ")),
-        }
+    chart_sel = SHIFT_CHART
+    expected, shown = shift_expected, shift_shown
 
     page = open_drawn(browser, f"{server.base_url}/Relative_invariance?shift_t=40", title)
     chart = page.locator(chart_sel).first
@@ -334,33 +344,13 @@ def test_the_invariance_n_and_d_move_the_shift_test_in_the_browser_and_the_chart
     mark and the headline in the browser to posenc.shift_test_report's numbers at the new N (d), computed here; after
     the release the link and the metrics follow, and the page's new rows reach the chart in place: the chart is not
     rebuilt, so the hand can take the next slider at once (and t still moves the bars at the new N and d)."""
-    import posenc
-    from explorer.text.invariance import survivors_title
-
     title = "Relative-position invariance"
-    chart_sel = "[class*=st-key-inv_live_] [data-testid=stVegaLiteChart]"
+    chart_sel = SHIFT_CHART
 
     def expected(n: int, d: int, t: int) -> dict:
-        q, k = posenc.seeded_normal((2, d), seed=0)
-        rep = posenc.shift_test_report(q, k, n_positions=n, offset=t, table_len=128, seed=0)
-        tol = rep["tolerance"]
-        learned = "no row: the table is too short" if rep["learned_dev"] is None else None
-        return {
-            "headline": f"{survivors_title(rep, tol)} by t = {t}",
-            "labels": [
-                f"{rep['rope_dev']:.2e} · {'pass' if rep['rope_dev'] <= tol else 'fail'}",
-                f"{rep['sinusoidal_dev']:.2e} · {'pass' if rep['sinusoidal_dev'] <= tol else 'fail'}",
-                learned or f"{rep['learned_dev']:.2e} · {'pass' if rep['learned_dev'] <= tol else 'fail'}",
-            ],
-            "metric": f"{rep['sinusoidal_dev']:.2e}",
-        }
+        return {**shift_expected(t, n, d), "metric": shift_expected(t, n, d)["metrics"][1]}
 
-    def shown(page) -> dict:
-        texts = page.locator(f"{chart_sel} svg text").evaluate_all("els => els.map((e) => e.textContent || '')")
-        return {
-            "headline": " ".join(t for t in texts if "survive" in t),
-            "labels": [t for t in texts if " · " in t or t.startswith("no row")],
-        }
+    shown = shift_shown
 
     page = open_drawn(browser, f"{server.base_url}/Relative_invariance?shift_t=20", title)
     chart = page.locator(chart_sel).first

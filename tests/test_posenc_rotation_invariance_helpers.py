@@ -283,6 +283,26 @@ def test_rope_shift_tolerance_takes_an_array_of_positions():
         assert many.tolist() == [posenc.rope_shift_tolerance(q, k, p, dtype=dtype) for p in positions]
 
 
+def reference_scores(q, k, *, dtype, base, layout, table_len, seed):
+    """The shift test's three score functions of positions p, written independently of the sweep: RoPE's score matrix
+    in `dtype`, and the sinusoid's and the learned table's added before the seeded projections (seed + 1; the table
+    seed + 2, std 1/√2)."""
+    d = len(q)
+    w_q, w_k = posenc.seeded_normal((2, d, d), seed=seed + 1, std=d**-0.5)
+    table = posenc.learned_table(table_len, d, seed=seed + 2, std=0.5**0.5)
+
+    def rope(p):
+        return posenc.rope_score_matrix(q, k, p, p, base=base, dtype=dtype)
+
+    def sinusoidal(p):
+        return posenc.additive_score_matrix(q, k, posenc.sinusoidal_encoding(p, d, base=base, layout=layout), w_q, w_k)
+
+    def learned(p):
+        return posenc.additive_score_matrix(q, k, posenc.learned_lookup(table, p), w_q, w_k)
+
+    return rope, sinusoidal, learned
+
+
 @pytest.mark.parametrize(
     "d, n, table_len, dtype, layout, base",
     [
@@ -306,17 +326,9 @@ def test_shift_test_sweep_is_the_shift_test_at_every_offset(d, n, table_len, dty
         q, k, n_positions=n, offsets=offsets, dtype=dtype, base=base, layout=layout, table_len=table_len, seed=seed
     )
     assert got["offset"].tolist() == offsets
-    w_q, w_k = posenc.seeded_normal((2, d, d), seed=seed + 1, std=d**-0.5)
-    table = posenc.learned_table(table_len, d, seed=seed + 2, std=0.5**0.5)
-
-    def rope(p):
-        return posenc.rope_score_matrix(q, k, p, p, base=base, dtype=dtype)
-
-    def sinusoidal(p):
-        return posenc.additive_score_matrix(q, k, posenc.sinusoidal_encoding(p, d, base=base, layout=layout), w_q, w_k)
-
-    def learned(p):
-        return posenc.additive_score_matrix(q, k, posenc.learned_lookup(table, p), w_q, w_k)
+    rope, sinusoidal, learned = reference_scores(
+        q, k, dtype=dtype, base=base, layout=layout, table_len=table_len, seed=seed
+    )
 
     for i, t in enumerate(offsets):
         assert got["rope_dev"][i] == posenc.shift_deviation(rope, n, t), t
@@ -392,17 +404,9 @@ def test_shift_test_points_is_the_shift_test_at_each_pair(d, dtype, layout, base
     settings = dict(dtype=dtype, base=base, layout=layout, table_len=table_len, seed=seed)
     got = posenc.shift_test_points(q, k, n_positions=ns, offsets=ts, **settings)
     assert got["n_positions"].tolist() == ns and got["offset"].tolist() == ts
-    w_q, w_k = posenc.seeded_normal((2, d, d), seed=seed + 1, std=d**-0.5)
-    table = posenc.learned_table(table_len, d, seed=seed + 2, std=0.5**0.5)
-
-    def rope(p):
-        return posenc.rope_score_matrix(q, k, p, p, base=base, dtype=dtype)
-
-    def sinusoidal(p):
-        return posenc.additive_score_matrix(q, k, posenc.sinusoidal_encoding(p, d, base=base, layout=layout), w_q, w_k)
-
-    def learned(p):
-        return posenc.additive_score_matrix(q, k, posenc.learned_lookup(table, p), w_q, w_k)
+    rope, sinusoidal, learned = reference_scores(
+        q, k, dtype=dtype, base=base, layout=layout, table_len=table_len, seed=seed
+    )
 
     for i, (n, t) in enumerate(zip(ns, ts)):
         assert got["rope_dev"][i] == posenc.shift_deviation(rope, n, t), (n, t)
