@@ -52,6 +52,7 @@ CONTROLS = [
     ("Invariance shift t", "Relative_invariance", "Relative-position invariance", "shift_t_shift_t"),
     ("Invariance positions N", "Relative_invariance", "Relative-position invariance", "seq_len_seq_len"),
     ("Invariance head dim d", "Relative_invariance", "Relative-position invariance", "head_dim_head_dim"),
+    ("Invariance base b", "Relative_invariance", "Relative-position invariance", "base_base"),
     ("Vision query row", "Images_and_video", "Images and video", "vis_qrow_vis_qrow"),
     ("Vision grid columns", "Images_and_video", "Images and video", "vis_cols_vis_cols"),
     ("Vision grid rows", "Images_and_video", "Images and video", "vis_rows_vis_rows"),

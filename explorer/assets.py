@@ -75,7 +75,8 @@ BASE_CSS = (
 [class*="st-key-cmp_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 8.2rem; }
 [class*="st-key-cmp_live_"] .vega-embed canvas { max-width: 100%; height: auto !important; }
 [class*="st-key-cmp_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 36vw); height: 1rem; }
-[class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 58vw); height: 1rem; }
+[class*="st-key-inv_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 6.6rem; white-space: nowrap; }
+[class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 36vw); height: 1rem; }
 [class*="st-key-home_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 52vw); height: 1rem; }
 [class*="st-key-ext_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
 [class*="st-key-conv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }

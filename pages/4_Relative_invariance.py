@@ -1,19 +1,19 @@
 """Relative-position invariance: RoPE scores depend only on n − m; additive encodings' do not.
 
-URL keys: qk_source, seed, q_text, k_text; seq_len (N ≤ 256), head_dim (d, seeded vectors) and shift_t: the shift
-test chart's own sliders (explorer.liveparam); score_dtype, base, layout_sin, table_len; inv_view (the open tab;
+URL keys: qk_source, seed, q_text, k_text; seq_len (N ≤ 256), head_dim (d, seeded vectors), base and shift_t: the
+shift test chart's own sliders (explorer.liveparam); score_dtype, layout_sin, table_len; inv_view (the open tab;
 only it is computed and drawn). Numbers: explorer.compute.invariance; sentences: explorer.text.invariance.
 """
 
 from __future__ import annotations
-
-from functools import partial
 
 import streamlit as st
 
 from explorer.layout import formula, intro, notice_list, page_setup
 
 page_setup("invariance")  # before the imports below: see explorer.layout
+
+from functools import partial
 
 from explorer import presets_ui
 from explorer.charts import invariance as charts
@@ -33,11 +33,9 @@ with intro():
     )
 
 # ------------------------------------------------------------------------------ controls
-# N, d (seeded vectors) and t are the shift test chart's own sliders (explorer.liveparam): the bars move in the
+# N, d (seeded vectors), b and t are the shift test chart's own sliders (explorer.liveparam): the bars move in the
 # browser while one is dragged, the rest of the page and the link follow when the drag ends. The vectors' source,
 # the precision and the encodings' settings stay in the sidebar.
-controls_box = st.container(border=True, key="inv_controls")
-
 with st.sidebar:
     presets_ui.model_picker("invariance")
     st.markdown("**q and k**")
@@ -48,7 +46,6 @@ with st.sidebar:
     k_text = None if d_slider else widget("k_text", container=st.sidebar)
     st.markdown("**The test**")
     dtype = widget("score_dtype", container=st.sidebar)
-    base = widget("base", container=st.sidebar)
     st.markdown("**The additive encodings**")
     layout_sin = widget("layout_sin", container=st.sidebar)
     table_len = widget("table_len", container=st.sidebar)
@@ -56,7 +53,7 @@ with st.sidebar:
 q, k, typed_error = (None, None, None) if d_slider else compute.query_and_key(source, q_text, k_text, None, seed)
 limits = partial(compute.live_limits, typed_d=None if d_slider else q.size)
 live = LiveChart("inv_live" if d_slider else "inv_live_typed", charts.live_params(d_slider), limits=limits)
-n_pos, shift_t = int(live.values[charts.N_KEY]), int(live.values[charts.LIVE_KEY])
+n_pos, shift_t, base = (live.values[key] for key in (charts.N_KEY, charts.LIVE_KEY, charts.B_KEY))
 if d_slider:
     q, k, _ = compute.query_and_key(source, None, None, int(live.values[charts.D_KEY]), seed)
 d = q.size
@@ -64,11 +61,10 @@ if typed_error:  # the message quotes the offending text: escaped so it shows li
     st.error(text.typed_fallback(escape_markdown(typed_error), d), icon=":material/error:")
 elif source == "typed":
     st.sidebar.caption(text.typed_dim(d))
-controls_box.caption(text.controls(d_slider))
 
 # The chart carries the test at every t this N and d reach (charts.shift_reach; a t beyond is clamped, with a
-# notice), and at this t for every N, and every d, in windows around them (charts.arm_window): bounded work each.
-reach = compute.spans(n_pos, d, d_slider)
+# notice), and at this t for every N, d and b in windows around them (charts.arm_window): bounded work each.
+reach = compute.spans(n_pos, d, base, d_slider)
 for key, (lo, hi) in reach.items():
     live.narrow(key, lo, hi)  # in the browser
 settings = (dtype, base, layout_sin, table_len, seed)
@@ -76,7 +72,6 @@ nums = compute.shift_test(q, k, n_pos, shift_t, *settings)
 
 # ------------------------------------------------------------------------------ the test
 st.subheader("The shift test: move both tokens by t")
-st.markdown(text.shift_test_intro(n_pos, dtype))
 # the chart first (a projector's first screen); its spec holds no number of these rows, so new rows redraw it in place
 rows_key, rows, home = compute.chart_rows(q, k, n_pos, shift_t, reach, settings)
 starts = live.starts((dtype, None if d_slider else d))
@@ -90,11 +85,13 @@ live.show(
         n_max=compute.MAX_POSITIONS,
         d_range=compute.D_SPAN if d_slider else None,
         t_cap=compute.T_CAP,
+        b_options=compute.B_OPTIONS,
         typed_d=None if d_slider else d,
     ),
     width="stretch",
 )
-st.caption(text.slider_caption(reach, compute.FULL_SPANS))
+st.caption(text.slider_caption(reach, compute.FULL_SPANS) + " " + text.SIDEBAR)
+st.markdown(text.shift_test_intro(n_pos, dtype))
 st.markdown(text.at_t(shift_t))
 for col, (label, value, help_text, badge) in zip(st.columns(4), text.metrics(nums, dtype)):
     col.metric(label, value, help=help_text)

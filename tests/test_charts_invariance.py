@@ -108,8 +108,15 @@ def test_shift_matrix_heatmap_matches_loop():
 
 
 # ------------------------------------------------------------------------------ deviations
-SEED, N_POS, TABLE, D, T0 = 3, 12, 40, 8, 16
+SEED, N_POS, TABLE, D, T0, B0 = 3, 12, 40, 8, 16, 10000.0
 SPAN_D = (2, 256, 2)
+B_OPTIONS = (10.0, 100.0, 500.0, 1000.0, 10000.0, 50000.0, 100000.0)  # a base slider's options, as the chart gets them
+B_ARM = (1000.0, 10000.0, 50000.0)
+
+
+def b_index(b: float) -> int:
+    """The base slider's position (it runs over the options' indices)."""
+    return B_OPTIONS.index(b)
 
 
 def sweep_table(t_max=60, dtype="float64", d=D, n_pos=N_POS, table_len=TABLE) -> pd.DataFrame:
@@ -122,40 +129,44 @@ def sweep_table(t_max=60, dtype="float64", d=D, n_pos=N_POS, table_len=TABLE) ->
 
 
 def arm_tables(dtype="float64", t=T0, n_span=(1, 20), d_span=(2, 12)) -> list[pd.DataFrame]:
-    """The N arm (every N in n_span at head dim D) and the d arm (every even d in d_span at N_POS, each with its own
-    seeded vectors), at the slider's t (the cap 1000 is past every reach here)."""
+    """The N arm (every N in n_span at head dim D), the d arm (every even d in d_span at N_POS, each with its own
+    seeded vectors) and the b arm (B_ARM at N_POS and D), at the slider's t (the cap 1000 is past every reach
+    here)."""
     settings = dict(dtype=dtype, table_len=TABLE, seed=SEED)
     q, k = posenc.seeded_normal((2, D), seed=SEED)
     ns = np.arange(n_span[0], n_span[1] + 1)
     along_n = posenc.shift_test_points(q, k, n_positions=ns, offsets=[t] * ns.size, **settings)
-    frames = [charts.points_frame(along_n, d=D, hand=t)]
+    frames = [charts.points_frame(along_n, d=D, b=B0, hand=t)]
     for d in range(d_span[0], d_span[1] + 1, 2):
         qd, kd = posenc.seeded_normal((2, d), seed=SEED)
         frames.append(
             charts.points_frame(
-                posenc.shift_test_points(qd, kd, n_positions=[N_POS], offsets=[t], **settings), d=d, hand=t
+                posenc.shift_test_points(qd, kd, n_positions=[N_POS], offsets=[t], **settings), d=d, b=B0, hand=t
             )
         )
+    for b in B_ARM:
+        at_b = posenc.shift_test_points(q, k, n_positions=[N_POS], offsets=[t], base=b, **settings)
+        frames.append(charts.points_frame(at_b, d=D, b=b, hand=t))
     return frames
 
 
 def rows_table(dtype="float64", sweep=None, arms=None) -> pd.DataFrame:
     sweep = sweep_table(dtype=dtype) if sweep is None else sweep
-    return charts.live_rows(sweep, n_pos=N_POS, d=D, arms=arm_tables(dtype) if arms is None else arms)
+    return charts.live_rows(sweep, n_pos=N_POS, d=D, b=B0, arms=arm_tables(dtype) if arms is None else arms)
 
 
 #: Which points `rows_table` holds: every t at (N_POS, D), N 1 … 20 at (D, T0), d 2 … 12 at (N_POS, T0).
-REACH = {"seq_len": (1, 20), "head_dim": (2, 12), "shift_t": (1, 60)}
+REACH = {"seq_len": (1, 20), "head_dim": (2, 12), "base": (B_ARM[0], B_ARM[-1]), "shift_t": (1, 60)}
 
 
 def home_table(typed=False) -> pd.DataFrame:
     reach = {k: v for k, v in REACH.items() if not (typed and k == "head_dim")}
-    return charts.home_frame(N_POS, D, T0, reach)
+    return charts.home_frame(N_POS, D, B0, T0, reach)
 
 
 def deviation_spec(rows=None, start=T0, dtype="float64", typed=False) -> dict:
     rows = rows_table(dtype=dtype) if rows is None else rows
-    starts = {"seq_len": N_POS, "shift_t": start, **({} if typed else {"head_dim": D})}
+    starts = {"seq_len": N_POS, "base": B0, "shift_t": start, **({} if typed else {"head_dim": D})}
     return charts.deviation_chart(
         rows,
         home_table(typed),
@@ -164,6 +175,7 @@ def deviation_spec(rows=None, start=T0, dtype="float64", typed=False) -> dict:
         n_max=256,
         d_range=None if typed else SPAN_D,
         t_cap=1000,
+        b_options=B_OPTIONS,
         typed_d=D if typed else None,
     ).to_dict()
 
@@ -173,14 +185,14 @@ def calculated(layer: dict) -> dict[str, str]:
     return {t["as"]: t["calculate"] for t in layer.get("transform", []) if "calculate" in t}
 
 
-def report_at(n: int, d: int, t: int) -> dict:
+def report_at(n: int, d: int, t: int, b: float = B0) -> dict:
     """posenc.shift_test_report on the seeded vectors of head dim d, computed here on its own."""
     q, k = posenc.seeded_normal((2, d), seed=SEED)
-    return posenc.shift_test_report(q, k, n_positions=n, offset=t, table_len=TABLE, seed=SEED)
+    return posenc.shift_test_report(q, k, n_positions=n, offset=t, base=b, table_len=TABLE, seed=SEED)
 
 
-def assert_row_is_the_report(row, n: int, d: int, t: int) -> None:
-    report = report_at(n, d, t)
+def assert_row_is_the_report(row, n: int, d: int, t: int, b: float = B0) -> None:
+    report = report_at(n, d, t, b)
     assert (row["rope"], row["sinusoidal"], row["tolerance"]) == (
         report["rope_dev"],
         report["sinusoidal_dev"],
@@ -192,21 +204,23 @@ def assert_row_is_the_report(row, n: int, d: int, t: int) -> None:
         assert row["learned"] == report["learned_dev"], (n, d, t)
 
 
-def test_the_chart_picks_the_shift_test_at_its_sliders_n_d_and_t():
-    """The data sent once: every t at the page's N and d, every N of a window at its t, every d of a window at its
-    N and t; at each slider setting the browser picks (the bars' transforms, run here) the one row whose numbers are
-    posenc.shift_test_report's at that N, d and t, computed here on its own; where no row answers (N and d both
-    moved before the page caught up), no bar."""
+def test_the_chart_picks_the_shift_test_at_its_sliders_n_d_b_and_t():
+    """The data sent once: every t at the page's N, d and b, every N of a window at its t, every d of a window and
+    every base of a window at its N and t; at each slider setting the browser picks (the bars' transforms, run here)
+    the one row whose numbers are posenc.shift_test_report's at that N, d, b and t, computed here on its own; where
+    no row answers (two sliders moved before the page caught up), no bar."""
     spec = deviation_spec()
     (bars,) = find(spec, "bar")
-    settings = [(N_POS, D, t) for t in (1, 16, 28, 29, 60)]  # the table (40 rows) has a row for 11 + t up to t = 28
-    settings += [(n, D, T0) for n in (1, 5, 20)] + [(N_POS, d, T0) for d in (2, 6, 12)]
-    for n, d, t in settings:
-        drawn_rows = unit_rows(spec, bars, seq_len=n, head_dim=d, shift_t=t)
+    settings = [(N_POS, D, B0, t) for t in (1, 16, 28, 29, 60)]  # the table (40 rows) has a row for 11 + t ≤ 39
+    settings += [(n, D, B0, T0) for n in (1, 5, 20)] + [(N_POS, d, B0, T0) for d in (2, 6, 12)]
+    settings += [(N_POS, D, b, T0) for b in B_ARM]
+    for n, d, b, t in settings:
+        drawn_rows = unit_rows(spec, bars, seq_len=n, head_dim=d, base=b_index(b), shift_t=t)
         assert set(drawn_rows["n"]) == {n} and set(drawn_rows["d"]) == {d} and set(drawn_rows["t"]) == {t}
+        assert set(drawn_rows["b"]) == {b}
         ok = drawn_rows[drawn_rows["key"] == "rope"].iloc[0]
-        assert_row_is_the_report(ok, n, d, t)
-        report = report_at(n, d, t)
+        assert_row_is_the_report(ok, n, d, t, b)
+        report = report_at(n, d, t, b)
         want = [
             f"{report[f'{key}_dev']:.2e} · {'pass' if report[f'{key}_dev'] <= report['tolerance'] else 'fail'}"
             for key in ("rope", "sinusoidal", "learned")
@@ -215,42 +229,47 @@ def test_the_chart_picks_the_shift_test_at_its_sliders_n_d_and_t():
         assert [x for x in drawn_rows["text"] if "(exact)" not in x] == want  # the labels Python would write
     assert unit_rows(spec, bars, seq_len=5, head_dim=6, shift_t=T0).empty  # two sliders moved: no row
     assert unit_rows(spec, bars, seq_len=5, head_dim=D, shift_t=20).empty
+    assert unit_rows(spec, bars, seq_len=5, base=b_index(1000.0), shift_t=T0).empty
     params = {p["name"]: p for p in spec["params"]}
     for key, (lo, hi, step), start, label in (
         ("seq_len", (1, 256, 1), N_POS, "positions N "),
         ("head_dim", SPAN_D, D, "head dim d "),
+        ("base", (0, len(B_OPTIONS) - 1, 1), b_index(B0), "base b "),
         ("shift_t", (1, 1000, 1), T0, "shift t "),
     ):
         param = params[key]
         assert param["select"] == {"type": "point", "fields": [key], "on": "none", "clear": False}
         assert param["value"] == start and param["bind"]["input"] == "range" and param["bind"]["name"] == label
-        assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (lo, hi, step)
-    # vega-embed lists the inputs in reverse order of the params: N first, then d, then t
+        assert (param["bind"]["min"], param["bind"]["max"], param["bind"].get("step", 1)) == (lo, hi, step)
+    # vega-embed lists the inputs in reverse order of the params: N first, then d, b and t
     assert [p["name"] for p in spec["params"] if "bind" in p and p["name"] in params] == [
         "shift_t",
+        "base",
         "head_dim",
         "seq_len",
     ]
 
 
 def test_where_no_row_answers_a_note_says_what_the_chart_holds():
-    """The note is drawn exactly where the bars find no row (checked at every combination of a grid of N, d and t
+    """The note is drawn exactly where the bars find no row (checked at every combination of a grid of N, d, b and t
     around the home point), and names the point the rows were computed from."""
     spec = deviation_spec()
     (bars,) = find(spec, "bar")
     (note,) = [layer for layer in layers(spec) if layer.get("name") == "shift_not_held"]
-    for n in (1, 11, 12, 13, 20, 21):
-        for d in (2, 6, 8, 12, 14):
-            for t in (1, 15, 16, 17, 60, 61):
-                has_row = not unit_rows(spec, bars, seq_len=n, head_dim=d, shift_t=t).empty
-                noted = unit_rows(spec, note, seq_len=n, head_dim=d, shift_t=t)
-                assert has_row != (len(noted) == 1), (n, d, t)
+    for n in (1, 12, 13, 20, 21):
+        for d in (2, 8, 12, 14):
+            for b in (500.0, 1000.0, B0, 50000.0, 100000.0):
+                for t in (1, 16, 17, 60, 61):
+                    at = dict(seq_len=n, head_dim=d, base=b_index(b), shift_t=t)
+                    has_row = not unit_rows(spec, bars, **at).empty
+                    noted = unit_rows(spec, note, **at)
+                    assert has_row != (len(noted) == 1), (n, d, b, t)
     (lines,) = unit_rows(spec, note, seq_len=5, head_dim=6, shift_t=T0)["note"]
-    assert lines == [*charts.NOT_HELD[:3], f"N = {N_POS}, d = {D} and t = {T0}.", *charts.NOT_HELD[3:]]
+    assert lines == [*charts.NOT_HELD[:3], f"N = {N_POS}, d = {D}, b = 10,000 and t = {T0}.", *charts.NOT_HELD[3:]]
     typed = deviation_spec(typed=True)
     (note,) = [layer for layer in layers(typed) if layer.get("name") == "shift_not_held"]
     (lines,) = unit_rows(typed, note, seq_len=5, shift_t=T0 + 1)["note"]
-    assert lines[3] == f"N = {N_POS} and t = {T0}."
+    assert lines[3] == f"N = {N_POS}, b = 10,000 and t = {T0}."
     assert unit_rows(typed, note, seq_len=5, shift_t=T0).empty
 
 
@@ -267,11 +286,11 @@ def test_the_rows_hold_each_point_once_the_sweeps_first():
     """live_rows: the sweep's rows answer the slider's t at the page's N and d; an arm's row at that same point is
     the same numbers and is dropped; every row carries the axis's ends (`deviation_axis` of all rows)."""
     sweep, arms = sweep_table(), arm_tables()
-    rows = charts.live_rows(sweep, n_pos=N_POS, d=D, arms=arms)
+    rows = charts.live_rows(sweep, n_pos=N_POS, d=D, b=B0, arms=arms)
     assert list(rows.columns) == list(charts.ROW_COLUMNS)
-    assert not rows.duplicated(["n", "d", "hand"]).any()
-    assert len(rows) == 60 + 20 + 6 - 2  # N = 12 and d = 8 at t = 16 are the sweep's
-    along_t = rows[(rows["n"] == N_POS) & (rows["d"] == D)].set_index("hand")
+    assert not rows.duplicated(["n", "d", "b", "hand"]).any()
+    assert len(rows) == 60 + 20 + 6 + 3 - 3  # N = 12, d = 8 and b = 10,000 at t = 16 are the sweep's
+    along_t = rows[(rows["n"] == N_POS) & (rows["d"] == D) & (rows["b"] == B0)].set_index("hand")
     assert along_t.loc[T0, "rope"] == sweep.set_index("t").loc[T0, "rope"]
     floor, top = charts.deviation_axis(pd.concat([sweep, *arms]))
     assert set(rows["lo"]) == {floor} and set(rows["hi"]) == {top}
@@ -363,7 +382,7 @@ def test_the_headline_says_the_t_a_clamped_row_is_at():
     sweep = sweep_table()
     q, k = posenc.seeded_normal((2, D), seed=SEED)
     clamped = posenc.shift_test_points(q, k, n_positions=[30], offsets=[20], table_len=TABLE, seed=SEED)
-    rows = charts.live_rows(sweep, n_pos=N_POS, d=D, arms=[charts.points_frame(clamped, d=D, hand=T0 + 10)])
+    rows = charts.live_rows(sweep, n_pos=N_POS, d=D, b=B0, arms=[charts.points_frame(clamped, d=D, b=B0, hand=T0 + 10)])
     spec = deviation_spec(rows, start=T0)
     (bars,) = find(spec, "bar")
     drawn_rows = unit_rows(spec, bars, seq_len=30, head_dim=D, shift_t=T0 + 10)
@@ -403,9 +422,16 @@ def test_new_rows_change_only_the_charts_data():
     from explorer.render import stable_dataset_names
 
     def without_data(rows):
-        starts = {"seq_len": N_POS, "head_dim": D, "shift_t": T0}
+        starts = {"seq_len": N_POS, "head_dim": D, "base": B0, "shift_t": T0}
         chart = charts.deviation_chart(
-            rows, home_table(), starts=starts, dtype="float64", n_max=256, d_range=SPAN_D, t_cap=1000
+            rows,
+            home_table(),
+            starts=starts,
+            dtype="float64",
+            n_max=256,
+            d_range=SPAN_D,
+            t_cap=1000,
+            b_options=B_OPTIONS,
         )
         spec = stable_dataset_names(compat.vega_lite_spec(chart))
         return {k: v for k, v in spec.items() if k != "datasets"}, spec["datasets"]
@@ -426,7 +452,7 @@ def test_an_exact_zero_sits_on_the_axis_floor():
             "tolerance": [1e-13, 2e-13],
         }
     )
-    rows = charts.live_rows(sweep, n_pos=N_POS, d=D)
+    rows = charts.live_rows(sweep, n_pos=N_POS, d=D, b=B0)
     spec = deviation_spec(rows, start=1)
     (bars,) = find(spec, "bar")
     floor, _ = charts.deviation_axis(sweep)
@@ -440,11 +466,12 @@ def test_an_exact_zero_sits_on_the_axis_floor():
     "change, word",
     [
         (dict(rows=pd.DataFrame({"t": [1], "rope": [0.0]})), "columns"),
-        (dict(starts={"seq_len": N_POS, "shift_t": T0}), "starts must give"),
-        (dict(starts={"seq_len": 0, "head_dim": D, "shift_t": T0}), "start of seq_len"),
-        (dict(starts={"seq_len": N_POS, "head_dim": 7, "shift_t": T0}), "start of head_dim"),
-        (dict(starts={"seq_len": N_POS, "head_dim": D, "shift_t": 1001}), "start of shift_t"),
-        (dict(d_range=None, starts={"seq_len": N_POS, "shift_t": T0}), "typed_d"),
+        (dict(starts={"seq_len": N_POS, "base": B0, "shift_t": T0}), "starts must give"),
+        (dict(starts={"seq_len": 0, "head_dim": D, "base": B0, "shift_t": T0}), "start of seq_len"),
+        (dict(starts={"seq_len": N_POS, "head_dim": 7, "base": B0, "shift_t": T0}), "start of head_dim"),
+        (dict(starts={"seq_len": N_POS, "head_dim": D, "base": 777.0, "shift_t": T0}), "start of base"),
+        (dict(starts={"seq_len": N_POS, "head_dim": D, "base": B0, "shift_t": 1001}), "start of shift_t"),
+        (dict(d_range=None, starts={"seq_len": N_POS, "base": B0, "shift_t": T0}), "typed_d"),
         (dict(rows="duplicated"), "once"),
         (dict(home=pd.DataFrame({"n": [1]})), "home must be one row"),
         (dict(rows="zero tolerance"), "tolerance"),
@@ -458,11 +485,12 @@ def test_deviation_chart_rejects_bad_input_by_name(change, word):
     args = dict(
         rows=rows,
         home=home_table(),
-        starts={"seq_len": N_POS, "head_dim": D, "shift_t": T0},
+        starts={"seq_len": N_POS, "head_dim": D, "base": B0, "shift_t": T0},
         dtype="float64",
         n_max=256,
         d_range=SPAN_D,
         t_cap=1000,
+        b_options=B_OPTIONS,
     )
     with pytest.raises(ValueError, match=word):
         charts.deviation_chart(**{**args, **change})

@@ -25,7 +25,7 @@ SAVED = [
     ("sinusoidal", "sinusoidal_table", ()),
     ("clocks", "clock_hands", ("position p", "▶ play", "head size d", "base b", "clocks")),
     ("rope", "rope_plane", ("m", "n")),
-    ("invariance", "shift_test", ("positions N", "head dim d", "shift t")),
+    ("invariance", "shift_test", ("positions N", "head dim d", "base b", "shift t")),
     ("extension", "context_extension", ()),
     ("vision", "vision_query", ("query row", "query column")),
     ("compare", "compare_methods", ()),
@@ -220,7 +220,7 @@ def test_the_shift_test_file_keeps_to_its_rows_and_says_what_it_holds(chromium, 
     from explorer.charts import invariance as charts
     from explorer.compute import invariance as compute
 
-    reach = compute.spans(64, 64, True)
+    reach = compute.spans(64, 64, 10000.0, True)
     saved = download(chromium, server, "invariance", "Interactive HTML", tmp_path)
     tab, tried = open_offline(chromium, saved)
     try:
@@ -251,7 +251,7 @@ def test_the_shift_test_file_keeps_to_its_rows_and_says_what_it_holds(chromium, 
         move("shift_t", 17)
         shown = texts()
         assert not [x for x in shown if " · " in x]  # no bars' labels
-        assert charts.NOT_HELD[2] + "N = 64, d = 64 and t = 16." in "".join(shown)  # a text of lines
+        assert charts.NOT_HELD[2] + "N = 64, d = 64, b = 10,000 and t = 16." in "".join(shown)  # a text of lines
         assert tried == []
     finally:
         tab.context.close()

@@ -267,14 +267,14 @@ def test_the_rope_live_plane_moves_in_the_browser_and_the_link_follows_the_relea
 SHIFT_CHART = "[class*=st-key-inv_live_] [data-testid=stVegaLiteChart]"
 
 
-def shift_expected(t: int, n: int = 64, d: int = 64) -> dict:
-    """What the shift test's chart and metrics say at N = n, head dim d (the page's seeded vectors, seed 0) and
-    shift t: posenc.shift_test_report computed here, formatted as the page formats it."""
+def shift_expected(t: int, n: int = 64, d: int = 64, b: float = 10000.0) -> dict:
+    """What the shift test's chart and metrics say at N = n, head dim d (the page's seeded vectors, seed 0), base b
+    and shift t: posenc.shift_test_report computed here, formatted as the page formats it."""
     import posenc
     from explorer.text.invariance import survivors_title
 
     q, k = posenc.seeded_normal((2, d), seed=0)
-    rep = posenc.shift_test_report(q, k, n_positions=n, offset=t, table_len=128, seed=0)
+    rep = posenc.shift_test_report(q, k, n_positions=n, offset=t, base=b, table_len=128, seed=0)
     tol = rep["tolerance"]
     learned = "no row: the table is too short" if rep["learned_dev"] is None else None
     return {
@@ -384,7 +384,19 @@ def test_the_invariance_n_and_d_move_the_shift_test_in_the_browser_and_the_chart
     page.wait_for_timeout(300)
     want = expected(values["seq_len"], values["head_dim"], 17)
     assert (shown(page)["headline"], shown(page)["labels"]) == (want["headline"], want["labels"])
-    again = open_drawn(browser, page.url.replace("shift_t=20", "shift_t=17"), title)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('shift_t') === '17'", timeout=15_000)
+    wait_idle(page, title=title)
+    # and the base: a press moves to the next option (50,000), the bars in the browser
+    b_in = chart.locator('input[name="base_base"]')
+    b_in.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(300)
+    want = shift_expected(17, values["seq_len"], values["head_dim"], 50000.0)
+    assert (shown(page)["headline"], shown(page)["labels"]) == (want["headline"], want["labels"])
+    page.wait_for_function("() => new URLSearchParams(location.search).get('base') === '50000'", timeout=15_000)
+    wait_idle(page, title=title)
+    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt after b"
+    again = open_drawn(browser, page.url, title)
     assert shown(again)["labels"] == want["labels"]
 
 

@@ -108,6 +108,12 @@ def main_chart(at) -> dict:
     return spec
 
 
+def text_sidebar() -> str:
+    from explorer.text.invariance import SIDEBAR
+
+    return SIDEBAR
+
+
 def page_ranges(at) -> dict[str, dict[str, float]]:
     """Where the page narrows the chart's sliders in the browser (explorer.liveparam.ranges_html's hidden span):
     {parameter: (min, max)}, a missing end being the slider's own."""
@@ -136,13 +142,16 @@ def chart_rows(at) -> list[dict]:
     return spec["datasets"][bars.get("data", spec.get("data"))["name"]]
 
 
-def chart_row(at, t: int, n: int | None = None, d: int | None = None) -> dict:
-    """The numbers the chart carries for shift t at N = n and head dim d (by default the sliders' starts: one row
-    of its data, which the browser picks where the sliders stand)."""
+def chart_row(at, t: int, n: int | None = None, d: int | None = None, b: float | None = None) -> dict:
+    """The numbers the chart carries for shift t at N = n, head dim d and base b (by default the sliders' starts: one
+    row of its data, which the browser picks where the sliders stand; the base slider runs over the options)."""
+    from explorer.compute.invariance import B_OPTIONS
+
     starts = {p["name"]: p.get("value") for p in main_chart(at)["params"]}
     n = starts["seq_len"] if n is None else n
     d = starts.get("head_dim") if d is None else d
-    rows = [r for r in chart_rows(at) if r["hand"] == t and r["n"] == n and (d is None or r["d"] == d)]
+    b = B_OPTIONS[starts["base"]] if b is None else b
+    rows = [r for r in chart_rows(at) if r["hand"] == t and r["n"] == n and (d is None or r["d"] == d) and r["b"] == b]
     (row,) = rows
     return row
 
@@ -315,7 +324,7 @@ def _page_after_a_report():
     report = st.session_state.pop("test_report", None)
     if report is not None:
         limits = {"shift_t": {"max": st.session_state["test_reach"]}}
-        liveparam.report("inv_live", ("seq_len", "head_dim", "shift_t"), report, limits)
+        liveparam.report("inv_live", ("seq_len", "head_dim", "base", "shift_t"), report, limits)
     runpy.run_path(st.session_state["test_page"], run_name="__main__")
 
 
@@ -381,8 +390,15 @@ def test_the_chart_carries_every_n_and_every_d_of_its_windows_at_the_pages_t():
         (live_slider(at, k)["min"], live_slider(at, k)["max"]) for k in ("seq_len", "head_dim")
     )
     assert n_lo <= 64 <= n_hi and d_lo <= 64 <= d_hi and (n_lo, n_hi, d_lo, d_hi) != (1, 256, 2, 256)
-    assert sorted(r["n"] for r in rows if r["hand"] == 40 and r["d"] == 64) == list(range(int(n_lo), int(n_hi) + 1))
-    assert sorted(r["d"] for r in rows if r["hand"] == 40 and r["n"] == 64) == list(range(int(d_lo), int(d_hi) + 1, 2))
+    home = [r for r in rows if r["hand"] == 40 and r["b"] == 10000]
+    assert sorted(r["n"] for r in home if r["d"] == 64) == list(range(int(n_lo), int(n_hi) + 1))
+    assert sorted(r["d"] for r in home if r["n"] == 64) == list(range(int(d_lo), int(d_hi) + 1, 2))
+    b_lo, b_hi = page_ranges(at)["base"].values()  # the base slider runs over the options' indices
+    from explorer.compute.invariance import B_OPTIONS
+
+    assert sorted(r["b"] for r in rows if r["hand"] == 40 and r["n"] == 64 and r["d"] == 64) == list(
+        B_OPTIONS[int(b_lo) : int(b_hi) + 1]
+    )
     for n, d in ((int(n_lo), 64), (100, 64), (int(n_hi), 64), (64, int(d_lo)), (64, 62), (64, int(d_hi))):
         row = chart_row(at, 40, n=n, d=d)
         q, k = posenc.seeded_normal((2, d), seed=0)  # the page's seeded vectors at that d
@@ -393,12 +409,15 @@ def test_the_chart_carries_every_n_and_every_d_of_its_windows_at_the_pages_t():
             report["tolerance"],
         ), (n, d)
         assert row["t"] == 40 or (row["t"] < 40 and n > 64), (n, d)  # clamped to a larger N's shorter reach
-    assert "**N**, **d** and **t** are the sliders" in "\n".join(c.value for c in at.caption)
+    said = "\n".join(c.value for c in at.caption)
+    spans = f"**positions N** ({n_lo:.0f} … {n_hi:.0f}), **head dim d** ({d_lo:.0f} … {d_hi:.0f}), **base b** ("
+    assert "Drag " + spans in said and text_sidebar() in said
     assert not [s for s in at.slider if s.key in ("seq_len", "head_dim", "shift_t")]  # the chart's own, only
+    assert not [s for s in at.select_slider if s.key == "base"]
 
 
-def test_a_drag_of_n_or_d_reaches_the_page_and_the_chart_keeps_its_view():
-    """The chart reports N (then d) when a drag ends: the page, the link and the numbers follow, the chart keeps
+def test_a_drag_of_n_d_or_b_reaches_the_page_and_the_chart_keeps_its_view():
+    """The chart reports N (then d, then b) when a drag ends: the page, the link and the numbers follow, the chart keeps
     its element and its spec's starts (the browser keeps the view and takes the new rows in place), and its rows
     are the new N's (and d's)."""
     at = AppTest.from_function(_page_after_a_report, default_timeout=60)
@@ -420,6 +439,15 @@ def test_a_drag_of_n_or_d_reaches_the_page_and_the_chart_keeps_its_view():
     row = chart_row(at, 16, n=80, d=32)
     q, k = posenc.seeded_normal((2, 32), seed=0)
     report = posenc.shift_test_report(q, k, n_positions=80, offset=16, table_len=128, seed=0)
+    assert metrics(at)["sinusoidal, added"] == f"{report['sinusoidal_dev']:.2e}" == f"{row['sinusoidal']:.2e}"
+    # the base slider runs over the options' indices: the page hears the option
+    from explorer.compute.invariance import B_OPTIONS
+
+    at.session_state["test_report"] = {"base": [{"base": B_OPTIONS.index(1000.0)}]}
+    run_page("", at)
+    assert at.query_params["base"] == "1000" and at.get("vega_lite_chart")[0].key == key
+    report = posenc.shift_test_report(q, k, n_positions=80, offset=16, base=1000.0, table_len=128, seed=0)
+    row = chart_row(at, 16, n=80, d=32, b=1000.0)
     assert metrics(at)["sinusoidal, added"] == f"{report['sinusoidal_dev']:.2e}" == f"{row['sinusoidal']:.2e}"
 
 

@@ -216,9 +216,13 @@ def test_the_sentences_quote_their_numbers():
     two = text.slider_caption({"seq_len": (243, 256), "head_dim": (242, 256), "shift_t": (1, 20)}, full)
     assert "so positions N and head dim d stop short of the full range; letting go re-centres them" in two
     typed = text.slider_caption({"seq_len": (1, 256), "shift_t": (1, 1000)}, full)
-    assert "Drag **positions N** (1 … 256) or **shift t** (1 … 1000) above" in typed and "head dim" not in typed
-    assert "**N**, **d** and **t** are the sliders" in text.controls(True)
-    assert "**N** and **t** are the sliders" in text.controls(False)
+    assert "Drag **positions N** (1 … 256) or **shift t** (1 … 1,000) above" in typed and "head dim" not in typed
+    three = text.slider_caption(
+        {"seq_len": (243, 256), "head_dim": (242, 256), "base": (100000, 5000000), "shift_t": (1, 20)},
+        {**full, "base": (10, 5000000)},
+    )
+    assert "**base b** (100,000 … 5,000,000) or **shift t** (1 … 20)" in three
+    assert "so positions N, head dim d and base b stop short of the full range" in three
     assert text.at_t(37).startswith("**At t = 37**")
     assert "Here k is the shift t, 9 " in text.shift_caption(9)
     residual = posenc.shift_residual(np.arange(16.0), 5, 8)
@@ -230,9 +234,9 @@ def test_the_sentences_quote_their_numbers():
 def test_the_shift_charts_description_quotes_the_precision_and_a_typed_head_dim():
     said = text.shift_chart_description("float32", None)
     assert said.startswith("The shift test for RoPE (float32), an added sinusoid and an added learned table")
-    assert "head dim d (the slider d above): one bar per encoding" in said and "the sliders N, d and t" in said
+    assert "head dim d (the slider d above): one bar per encoding" in said and "the sliders N, d, b and t" in said
     typed = text.shift_chart_description("float64", 6)
-    assert "with the typed vectors' head dim d = 6: one bar" in typed and "the sliders N and t above" in typed
+    assert "with the typed vectors' head dim d = 6: one bar" in typed and "the sliders N, b and t above" in typed
 
 
 @pytest.mark.parametrize(

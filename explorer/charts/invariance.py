@@ -18,6 +18,7 @@ import json
 import math
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 import altair as alt
 import numpy as np
@@ -29,6 +30,8 @@ from explorer.imagechart import coarse_hover_cells, fit_heatmap_legend, image_he
 from explorer.imagechart import meta as imagechart_meta
 from explorer.text.invariance import deviation_label_expr, shift_chart_description, survivors_title
 
+#: A slider's values: whole numbers (N, d) or a parameter's options (the base).
+V = TypeVar("V", int, float)
 #: Colours of the pass / fail verdicts.
 VERDICT_COLORS = {"pass": "#15803D", "fail": "#B91C1C"}
 
@@ -104,16 +107,17 @@ def shift_matrix_heatmap(
 
 # ------------------------------------------------------------- the shift test, moved in the browser
 #: The chart's own sliders (explorer.charts.live.position): the registry parameters N, d and t themselves.
-N_KEY, D_KEY, LIVE_KEY = "seq_len", "head_dim", "shift_t"
-#: All three; with typed q and k, d is the vectors' length and no slider (`live_params`).
-LIVE_PARAMS = (N_KEY, D_KEY, LIVE_KEY)
+N_KEY, D_KEY, B_KEY, LIVE_KEY = "seq_len", "head_dim", "base", "shift_t"
+#: All four (b runs over the base's options); with typed q and k, d is the vectors' length and no slider
+#: (`live_params`).
+LIVE_PARAMS = (N_KEY, D_KEY, B_KEY, LIVE_KEY)
 #: The shift test's encodings, in the chart's order: (the sweep's column, the bar's label).
 ENCODINGS = (("rope", "RoPE ({dtype})"), ("sinusoidal", "sinusoidal PE added"), ("learned", "learned table added"))
 
 
 def live_params(d_slider: bool) -> tuple[str, ...]:
-    """The chart's sliders: N, d and t, or N and t where d is fixed by typed vectors."""
-    return LIVE_PARAMS if d_slider else (N_KEY, LIVE_KEY)
+    """The chart's sliders: N, d, b and t, or N, b and t where d is fixed by typed vectors."""
+    return LIVE_PARAMS if d_slider else (N_KEY, B_KEY, LIVE_KEY)
 
 
 #: How far the chart's slider reaches (`shift_reach`). The chart carries the shift test at every t in
@@ -162,9 +166,7 @@ def point_cost(n: int, d: int, *, own_vectors: bool = False) -> int:
     return cost + (ARM_PER_D * d * d + ARM_D_CALL if own_vectors else 0)
 
 
-def arm_window(
-    center: int, values: Sequence[int], cost: Callable[[int], int], budget: int | None = None
-) -> tuple[int, int]:
+def arm_window(center: V, values: Sequence[V], cost: Callable[[V], int], budget: int | None = None) -> tuple[V, V]:
     """The first and last of `values` (ascending) in the window around `center` (one of them) that an arm computes:
     grown one value at a time on alternate sides (the lower first), so that a hand can go either way; a side stops
     where its next value would take the costs' sum past `budget` (ARM_WORK by default), and the other side goes on
@@ -202,24 +204,24 @@ def sweep_frame(sweep: dict) -> pd.DataFrame:
 
 #: The columns of `deviation_chart`'s rows: the point (N, d, the slider's t it answers, the t it was computed at),
 #: its three deviations and pass mark, and the log axis's ends (the same in every row).
-ROW_COLUMNS = ("n", "d", "hand", "t", "rope", "sinusoidal", "learned", "tolerance", "lo", "hi")
+ROW_COLUMNS = ("n", "d", "b", "hand", "t", "rope", "sinusoidal", "learned", "tolerance", "lo", "hi")
 
 
-def points_frame(points: dict, *, d: int, hand: int) -> pd.DataFrame:
+def points_frame(points: dict, *, d: int, b: float, hand: int) -> pd.DataFrame:
     """`posenc.shift_test_points`'s result for head dim `d`, answering the slider's t = `hand`, as rows (without the
     axis columns)."""
-    return sweep_frame(points).assign(n=points["n_positions"], d=int(d), hand=int(hand))
+    return sweep_frame(points).assign(n=points["n_positions"], d=int(d), b=float(b), hand=int(hand))
 
 
-def live_rows(sweep: pd.DataFrame, *, n_pos: int, d: int, arms: Sequence[pd.DataFrame] = ()) -> pd.DataFrame:
-    """`deviation_chart`'s rows: the sweep (`sweep_frame`, one row per t at N = `n_pos`, head dim `d`: the slider's
-    t is its t) and the arms (`points_frame`s), a point in several of them once (the sweep's), with the log axis
-    (`deviation_axis` over all of them) in columns lo and hi."""
-    along_t = sweep.assign(n=int(n_pos), d=int(d), hand=sweep["t"])
-    rows = pd.concat([along_t, *arms], ignore_index=True).drop_duplicates(["n", "d", "hand"], keep="first")
+def live_rows(sweep: pd.DataFrame, *, n_pos: int, d: int, b: float, arms: Sequence[pd.DataFrame] = ()) -> pd.DataFrame:
+    """`deviation_chart`'s rows: the sweep (`sweep_frame`, one row per t at N = `n_pos`, head dim `d`, base `b`: the
+    slider's t is its t) and the arms (`points_frame`s), a point in several of them once (the sweep's), with the log
+    axis (`deviation_axis` over all of them) in columns lo and hi."""
+    along_t = sweep.assign(n=int(n_pos), d=int(d), b=float(b), hand=sweep["t"])
+    rows = pd.concat([along_t, *arms], ignore_index=True).drop_duplicates(["n", "d", "b", "hand"], keep="first")
     floor, top = deviation_axis(rows)
     rows = rows.assign(lo=floor, hi=top)
-    types = {"n": "int64", "d": "int64", "hand": "int64", "t": "int64"}
+    types = {"n": "int64", "d": "int64", "b": "float64", "hand": "int64", "t": "int64"}
     return rows[list(ROW_COLUMNS)].astype(types).reset_index(drop=True)
 
 
@@ -233,16 +235,17 @@ NOT_HELD = (
     "brings the numbers for it.",
 )
 #: The columns of `home_frame`: where the rows were computed from (N, d, t) and how far each arm reaches.
-HOME_COLUMNS = ("n", "d", "t", "t_hi", "n_lo", "n_hi", "d_lo", "d_hi")
+HOME_COLUMNS = ("n", "d", "b", "t", "t_hi", "n_lo", "n_hi", "d_lo", "d_hi", "b_lo", "b_hi")
 
 
-def home_frame(n_pos: int, d: int, shift_t: int, reach: Mapping[str, tuple[int, int]]) -> pd.DataFrame:
-    """One row saying which points `live_rows` holds: every t in 1 … t_hi at (n, d), every N in n_lo … n_hi at
-    (d, t), every d in d_lo … d_hi at (n, t) (none where `reach`, by parameter, has no head_dim: typed vectors)."""
+def home_frame(n_pos: int, d: int, b: float, shift_t: int, reach: Mapping[str, tuple[float, float]]) -> pd.DataFrame:
+    """One row saying which points `live_rows` holds: every t in 1 … t_hi at (n, d, b), every N in n_lo … n_hi at
+    (d, b, t), every d in d_lo … d_hi at (n, b, t) (none where `reach`, by parameter, has no head_dim: typed
+    vectors), every base option in b_lo … b_hi at (n, d, t)."""
     d_lo, d_hi = reach.get(D_KEY, (d, d))
-    return pd.DataFrame(
-        [[n_pos, d, shift_t, reach[LIVE_KEY][1], *reach[N_KEY], d_lo, d_hi]], columns=list(HOME_COLUMNS)
-    ).astype("int64")
+    row = [n_pos, d, b, shift_t, reach[LIVE_KEY][1], *reach[N_KEY], d_lo, d_hi, *reach[B_KEY]]
+    types = {c: "float64" if c.startswith("b") else "int64" for c in HOME_COLUMNS}
+    return pd.DataFrame([row], columns=list(HOME_COLUMNS)).astype(types)
 
 
 def deviation_axis(sweep: pd.DataFrame) -> tuple[float, float]:
@@ -315,6 +318,7 @@ def deviation_chart(
     n_max: int,
     d_range: tuple[int, int, int] | None,
     t_cap: int,
+    b_options: Sequence[float],
     typed_d: int | None = None,
     width: int = 620,
 ) -> alt.LayerChart:
@@ -329,8 +333,8 @@ def deviation_chart(
     home     `home_frame`: which points the rows hold. Where none answers the sliders (two of them moved before the
              page caught up, or in a saved file), a note says what the chart holds instead of bars.
     starts   where the sliders start ({seq_len, head_dim, shift_t}; no head_dim where `d_range` is None).
-    n_max, d_range, t_cap   the sliders' spans (N 1 … n_max; d as (least, most, step), None for typed vectors of
-             length `typed_d`; t 1 … t_cap): the registry's, so that the spec holds none of the page's numbers
+    n_max, d_range, t_cap, b_options   the sliders' spans (N 1 … n_max; d as (least, most, step), None for typed
+             vectors of length `typed_d`; t 1 … t_cap; b over the base's options): the registry's, so that the spec holds none of the page's numbers
              (the page narrows the sliders in the browser: explorer.liveparam.ranges_html) and new rows redraw the
              chart in place.
     """
@@ -349,15 +353,17 @@ def deviation_chart(
     tol = rows["tolerance"].to_numpy(dtype=float)
     if rows.empty or not (np.all(np.isfinite(tol)) and np.all(tol > 0)):
         raise ValueError(f"tolerance must be finite and > 0 in every row, got {tol.size} rows")
+    if float(starts[B_KEY]) not in [float(v) for v in b_options]:
+        raise ValueError(f"start of base must be one of {tuple(b_options)}, got {starts[B_KEY]}")
     spans = {N_KEY: (1, n_max, 1), D_KEY: d_range or (0, 0, 1), LIVE_KEY: (1, t_cap, 1)}
-    for key in keys:
+    for key in (k for k in keys if k != B_KEY):
         lo, hi, step = spans[key]
         if not (lo <= starts[key] <= hi and (starts[key] - lo) % step == 0):
             raise ValueError(f"start of {key} must be in {lo} … {hi} (step {step}), got {starts[key]}")
     # No row need answer the starts: a chart kept from an earlier run keeps its starts (explorer.liveparam.plan) while
     # its rows follow the sliders where the browser holds them; Streamlit keeps that view, and draws new rows in it.
-    if rows.duplicated(["n", "d", "hand"]).any():
-        raise ValueError("rows must answer each (n, d, hand) once")
+    if rows.duplicated(["n", "d", "b", "hand"]).any():
+        raise ValueError("rows must answer each (n, d, b, hand) once")
     labels = [label.format(dtype=dtype) for _, label in ENCODINGS]
     sliders = [
         live.position(N_KEY, start=int(starts[N_KEY]), lo=1, hi=int(n_max), label="positions N "),
@@ -370,11 +376,13 @@ def deviation_chart(
             if d_range is not None
             else []
         ),
+        live.option_position(B_KEY, b_options, start=float(starts[B_KEY]), label="base b "),
         live.position(LIVE_KEY, start=int(starts[LIVE_KEY]), lo=1, hi=int(t_cap), label="shift t "),
     ]
+    b_now = live.option(B_KEY, b_options)
     # the sliders' values as numbers (Vega-Lite resolves a point selection's field to an array of its values:
     # [16], which arithmetic reads as 16 but === does not)
-    picks = [f"datum.n === {live.number(N_KEY)}", f"datum.hand === {live.number(LIVE_KEY)}"]
+    picks = [f"datum.n === {live.number(N_KEY)}", f"datum.b === {b_now}", f"datum.hand === {live.number(LIVE_KEY)}"]
     if d_range is not None:
         picks.insert(1, f"datum.d === {live.number(D_KEY)}")
     # The rows go to the layer chart, not to each layer: Altair, lifting a dataset its layers share, hashed
@@ -474,13 +482,18 @@ def deviation_chart(
     # ---- where no row answers: say what the chart holds (one row, `home`: one evaluation a press)
     n_now, t_now = live.number(N_KEY), live.number(LIVE_KEY)
     d_now = live.number(D_KEY) if d_range is not None else "datum.d"
+    b_home = f"{b_now} === datum.b"
     held = (
-        f"({n_now} === datum.n && {d_now} === datum.d && {t_now} >= 1 && {t_now} <= datum.t_hi)"
-        f" || ({t_now} === datum.t && {d_now} === datum.d && {n_now} >= datum.n_lo && {n_now} <= datum.n_hi)"
-        f" || ({t_now} === datum.t && {n_now} === datum.n && {d_now} >= datum.d_lo && {d_now} <= datum.d_hi)"
+        f"({b_home} && {n_now} === datum.n && {d_now} === datum.d && {t_now} >= 1 && {t_now} <= datum.t_hi)"
+        f" || ({b_home} && {t_now} === datum.t && {d_now} === datum.d && {n_now} >= datum.n_lo && {n_now} <= datum.n_hi)"
+        f" || ({b_home} && {t_now} === datum.t && {n_now} === datum.n && {d_now} >= datum.d_lo && {d_now} <= datum.d_hi)"
+        f" || ({t_now} === datum.t && {n_now} === datum.n && {d_now} === datum.d && {b_now} >= datum.b_lo"
+        f" && {b_now} <= datum.b_hi)"
     )
     at_home = (
-        "'N = ' + datum.n + (" + ("', d = ' + datum.d + " if d_range is not None else "") + "' and t = ' + datum.t)"
+        "'N = ' + datum.n + ("
+        + ("', d = ' + datum.d + " if d_range is not None else "")
+        + "', b = ' + format(datum.b, ',d') + ' and t = ' + datum.t)"
     )
     note = (
         alt.Chart(home)

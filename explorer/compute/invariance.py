@@ -22,6 +22,8 @@ DEFAULT_POSITIONS = 64
 #: The chart's t and d sliders span their registry ranges (t 1 … T_CAP; d as (least, most, step)).
 T_CAP = int(get(charts.LIVE_KEY).max or 0)
 D_SPAN = tuple(int(getattr(get(charts.D_KEY), end) or 0) for end in ("min", "max", "step"))
+#: The base's options (its slider runs over them).
+B_OPTIONS = tuple(float(b) for b in get(charts.B_KEY).options or ())
 #: The head dim of the seeded vectors shown when the typed ones cannot be used.
 FALLBACK_DIM = 8
 
@@ -63,35 +65,40 @@ def live_limits(values: dict, *, typed_d: int | None) -> dict:
     return {charts.LIVE_KEY: {"max": charts.shift_reach(int(values[charts.N_KEY]), d, T_CAP)}}
 
 
-def spans(n_pos: int, d: int, d_slider: bool) -> dict[str, tuple[int, int]]:
-    """Where the chart's sliders reach at N = n_pos and head dim d, by parameter: N and d (seeded vectors only) over
-    their arms' windows (charts.arm_window: a bounded amount of work each), t over 1 … its reach
+def spans(n_pos: int, d: int, base: float, d_slider: bool) -> dict[str, tuple[float, float]]:
+    """Where the chart's sliders reach at N = n_pos, head dim d and base b, by parameter: N, d (seeded vectors only)
+    and b over their arms' windows (charts.arm_window: a bounded amount of work each), t over 1 … its reach
     (charts.shift_reach)."""
-    out = {charts.N_KEY: charts.arm_window(n_pos, range(1, MAX_POSITIONS + 1), lambda n: charts.point_cost(n, d))}
+    out: dict[str, tuple[float, float]] = {
+        charts.N_KEY: charts.arm_window(n_pos, range(1, MAX_POSITIONS + 1), lambda n: charts.point_cost(int(n), d))
+    }
     if d_slider:
         lo, hi, step = D_SPAN
         out[charts.D_KEY] = charts.arm_window(
-            d, range(lo, hi + 1, step), lambda e: charts.point_cost(n_pos, e, own_vectors=True)
+            d, range(lo, hi + 1, step), lambda e: charts.point_cost(n_pos, int(e), own_vectors=True)
         )
+    out[charts.B_KEY] = charts.arm_window(float(base), B_OPTIONS, lambda _: charts.point_cost(n_pos, d))
     out[charts.LIVE_KEY] = (1, charts.shift_reach(n_pos, d, T_CAP))
     return out
 
 
 #: The most N and d could reach (`spans` gives less where a window is bounded by its work).
-FULL_SPANS = {charts.N_KEY: (1, MAX_POSITIONS), charts.D_KEY: D_SPAN[:2]}
+FULL_SPANS = {charts.N_KEY: (1, MAX_POSITIONS), charts.D_KEY: D_SPAN[:2], charts.B_KEY: (B_OPTIONS[0], B_OPTIONS[-1])}
 
 
 def chart_rows(q, k, n_pos: int, shift_t: int, reach: dict, settings: tuple):
     """The shift test chart's rows (charts.live_rows) for the slider windows `reach` (`spans`): every t at this N
     and d, every N of its window at this t and, where `reach` has d, every d of its window; with the key they are
     made from (render.Keyed) and the row saying which points they hold (charts.home_frame)."""
+    dtype, base, layout_sin, table_len, seed = settings
     arms = [n_arm(q, k, *reach[charts.N_KEY], shift_t, T_CAP, *settings)]
     if charts.D_KEY in reach:
         arms.append(d_arm(n_pos, *reach[charts.D_KEY], D_SPAN[2], shift_t, T_CAP, *settings))
+    arms.append(b_arm(q, k, n_pos, *reach[charts.B_KEY], shift_t, dtype, layout_sin, table_len, seed))
     sweep = shift_sweep(q, k, n_pos, reach[charts.LIVE_KEY][1], *settings)
     key = ("inv_rows", tuple(q), tuple(k), n_pos, shift_t, tuple(reach.items()), *settings)
-    home = charts.home_frame(n_pos, q.size, shift_t, reach)
-    return key, charts.live_rows(sweep, n_pos=n_pos, d=q.size, arms=arms), home
+    home = charts.home_frame(n_pos, q.size, float(base), shift_t, reach)
+    return key, charts.live_rows(sweep, n_pos=n_pos, d=q.size, b=float(base), arms=arms), home
 
 
 @cached(max_entries=16)
@@ -105,12 +112,12 @@ def shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed) 
 @cached(max_entries=16)
 def n_arm(q, k, n_lo, n_hi, shift_t, t_cap, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
     """The chart's N arm: the shift test at every N in n_lo … n_hi, at the slider's t (at most each N's reach,
-    `charts.shift_reach` with the registry's cap `t_cap`, as the page would clamp it there)."""
+    `charts.shift_reach` with the registry's cap `t_cap`, as the page would clamp it there) and the page's base."""
     settings = dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
     ns = np.arange(n_lo, n_hi + 1)
     ts = [min(shift_t, charts.shift_reach(int(n), q.size, t_cap)) for n in ns]
     points = posenc.shift_test_points(q, k, n_positions=ns, offsets=ts, **settings)
-    return charts.points_frame(points, d=q.size, hand=shift_t)
+    return charts.points_frame(points, d=q.size, b=base, hand=shift_t)
 
 
 @cached(max_entries=16)
@@ -123,7 +130,19 @@ def d_arm(n_pos, d_lo, d_hi, d_step, shift_t, t_cap, dtype, base, layout_sin, ta
         q, k, _ = query_and_key("random", None, None, d, seed)
         t = min(shift_t, charts.shift_reach(n_pos, d, t_cap))
         points = posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[t], **settings)
-        frames.append(charts.points_frame(points, d=d, hand=shift_t))
+        frames.append(charts.points_frame(points, d=d, b=base, hand=shift_t))
+    return pd.concat(frames, ignore_index=True)
+
+
+@cached(max_entries=16)
+def b_arm(q, k, n_pos, b_lo, b_hi, shift_t, dtype, layout_sin, table_len, seed) -> pd.DataFrame:
+    """The chart's b arm: the shift test at every base option in b_lo … b_hi, at N = n_pos and the slider's t (the
+    reach does not depend on the base)."""
+    frames = []
+    for b in (b for b in B_OPTIONS if b_lo <= b <= b_hi):
+        settings = dict(dtype=dtype, base=b, layout=layout_sin, table_len=table_len, seed=seed)
+        points = posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[shift_t], **settings)
+        frames.append(charts.points_frame(points, d=q.size, b=b, hand=shift_t))
     return pd.concat(frames, ignore_index=True)
 
 

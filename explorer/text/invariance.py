@@ -23,14 +23,8 @@ INTRO = (
 FORMULA_CAPTION = "R_mᵀR_n = R_(n−m) because rotations by the same frequencies compose by adding angles."
 
 
-def controls(d_slider: bool) -> str:
-    """Where the test's controls are: N, t (and d for seeded vectors) in the chart, the rest in the sidebar."""
-    sliders = "**N**, **d** and **t** are the sliders" if d_slider else "**N** and **t** are the sliders"
-    return (
-        f"{sliders} right above the shift test's chart: drag one and the bars move at once. "
-        "q and k, the precision, the base and the additive encodings are in the sidebar (› at the top left)."
-    )
-
+#: Where the test's other controls are (N, d, b and t are the chart's own sliders: `slider_caption`).
+SIDEBAR = "q and k, the precision and the additive encodings are in the sidebar (› at the top left)."
 
 LOOK_CLOSER = (
     "Behind the test: the score matrices themselves (Scores), the sinusoid's own shift matrix "
@@ -76,14 +70,14 @@ def shift_test_intro(n_pos: int, dtype: str) -> str:
 
 def slider_caption(spans: Mapping[str, tuple[int, int]], full: Mapping[str, tuple[int, int]]) -> str:
     """How to use the chart's sliders: `spans` is where each reaches now, by parameter (seq_len, head_dim: none for
-    typed vectors, shift_t), `full` the most N and d could reach."""
-    names = {"seq_len": "positions N", "head_dim": "head dim d", "shift_t": "shift t"}
-    parts = [f"**{names[key]}** ({lo} … {hi})" for key, (lo, hi) in spans.items()]
+    typed vectors, base, shift_t), `full` the most N, d and b could reach."""
+    names = {"seq_len": "positions N", "head_dim": "head dim d", "base": "base b", "shift_t": "shift t"}
+    parts = [f"**{names[key]}** ({lo:,.0f} … {hi:,.0f})" for key, (lo, hi) in spans.items()]
     listed = ", ".join(parts[:-1]) + f" or {parts[-1]}"
     short = [names[key] for key, span in spans.items() if tuple(span) != tuple(full.get(key, span))]
     tail = ""
     if short:
-        which = " and ".join(short)
+        which = short[0] if len(short) == 1 else ", ".join(short[:-1]) + " and " + short[-1]
         tail = (
             f" The chart holds a bounded amount of work, so {which} "
             f"{'stops' if len(short) == 1 else 'stop'} short of the full range; letting go re-centres "
@@ -212,7 +206,7 @@ def shift_chart_description(dtype: str, typed_d: int | None) -> str:
         if typed_d is not None
         else "with seeded vectors of head dim d (the slider d above)"
     )
-    sliders = "N and t" if typed_d is not None else "N, d and t"
+    sliders = "N, b and t" if typed_d is not None else "N, d, b and t"
     return (
         f"The shift test for RoPE ({dtype}), an added sinusoid and an added learned table over the first N "
         f"positions (the slider N above), {dim}: one bar per encoding, the largest change of a score when both "
