@@ -32,7 +32,7 @@ SLIDERS = {
     "sinusoidal": "seq_len",  # d and b are the zoom chart's own sliders since issue #36
     # clocks: d, b, the clocks and p are the chart's own sliders since issue #36 (no Streamlit slider)
     "rope": "traj_m",  # j and d are the live plane's own sliders since issue #36
-    "invariance": "seq_len",  # N (and d) are the shift test chart's own sliders since issue #36: set as a report would
+    "invariance": "seq_len",  # N, d and b are the shift test chart's own sliders since issue #36: set as a report would
     "extension": "head_dim",
     "lab": "lab_head",
     "vision": "vis_frames",  # the grid, the query and the frame are the heatmaps' own sliders since issue #36

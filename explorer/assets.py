@@ -289,16 +289,21 @@ LIVE_RANGES_JS = (
   function narrow(span) {
     var form = document.querySelector('.st-key-' + CSS.escape(span.getAttribute(MARK)) + ' form.vega-bindings');
     if (!form) { return; }
+    var ranges = {};  // input name -> {min, max}: this span's, whole
     for (var i = 0; i < span.attributes.length; i++) {
       var a = span.attributes[i], m = /^data-(min|max)-(.+)$/.exec(a.name);
-      if (!m) { continue; }
-      var input = form.querySelector('input[type=range][name="' + CSS.escape(m[2]) + '"]');
-      if (!input || input.getAttribute(m[1]) === a.value) { continue; }
+      if (m) { (ranges[m[2]] = ranges[m[2]] || {})[m[1]] = a.value; }
+    }
+    for (var name in ranges) {
+      var input = form.querySelector('input[type=range][name="' + CSS.escape(name) + '"]');
+      if (!input) { continue; }
       if (input === held) {  // under the hand: a new range would move the value under it; wait for the release
-        (input.__posencPending = input.__posencPending || {})[m[1]] = a.value;
+        input.__posencPending = ranges[name];  // the latest span's, replacing an earlier one's
         continue;
       }
-      set(input, m[1], a.value);
+      for (var end in ranges[name]) {
+        if (input.getAttribute(end) !== ranges[name][end]) { set(input, end, ranges[name][end]); }
+      }
     }
   }
   function set(input, end, value) {
@@ -323,7 +328,9 @@ LIVE_RANGES_JS = (
     var v = +input.value, lo = pending.min !== undefined ? +pending.min : -Infinity;
     var hi = pending.max !== undefined ? +pending.max : Infinity;
     if (v < lo || v > hi) { return; }
-    for (var end in pending) { set(input, end, pending[end]); }
+    for (var end in pending) {
+      if (input.getAttribute(end) !== pending[end]) { set(input, end, pending[end]); }
+    }
   }
   document.addEventListener('pointerup', release, true);
   document.addEventListener('pointercancel', release, true);

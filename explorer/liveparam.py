@@ -118,6 +118,7 @@ class LiveChart:
     ):
         self.name, self.keys = name, tuple(keys)
         self.limits: dict[str, dict[str, Any]] = {}
+        self.windows: dict[str, dict[str, Any]] = {}  # `narrow`: shown in the browser, not a limit
         self.values: dict[str, Any] = {}
         for key in self.keys:  # in order: a callable `limits` sees the values read before this key
             found = limits(dict(self.values)) if callable(limits) else limits
@@ -138,12 +139,14 @@ class LiveChart:
         return dict(self._view.starts)
 
     def narrow(self, key: str, lo: Any, hi: Any) -> None:
-        """Narrow the page's range of the chart's slider `key` to `lo` … `hi` where it is known only once the values
-        are read (a window around them): `show` narrows the slider in the browser to it (`ranges_html`), and a value
-        the chart reports is clamped into it."""
+        """Show the chart's slider `key` over `lo` … `hi` only, a window known once the values are read (around them:
+        what the chart's data holds this run): `show` narrows the slider in the browser to it (`ranges_html`) and in a
+        saved file. It is no limit: a value the chart reports is clamped into the page's limits only, since the browser
+        holds a window back while the hand drags (explorer.assets.LIVE_RANGES_JS) and the hand may let go outside the
+        window of a run made during the drag; the next run's window is around the value it let go at."""
         if key not in self.keys:
             raise ValueError(f"key must be one of the chart's parameters {self.keys}, got {key!r}")
-        self.limits[key] = {**self.limits.get(key, {}), "min": lo, "max": hi}
+        self.windows[key] = {**self.limits.get(key, {}), **self.windows.get(key, {}), "min": lo, "max": hi}
 
     @property
     def element_key(self) -> str:
@@ -153,16 +156,18 @@ class LiveChart:
 
     def show(self, chart: Any, **kwargs: Any) -> Any:
         """`show_chart` with the element key and the callback that reports a drag's end; before it,
-        the page's ranges of its sliders (`ranges_html`), if it has any."""
+        the page's ranges of its sliders (`ranges_html`: its limits, or the windows `narrow` set), if it has any."""
         key = self.element_key
-        if self.limits:
-            (kwargs.get("container") or st).html(ranges_html(key, self.limits))
+        shown = {**self.limits, **self.windows}
+        if shown:
+            (kwargs.get("container") or st).html(ranges_html(key, shown))
+        limits = self.limits
 
         def reported() -> None:  # Streamlit calls it before the rerun, once the browser reported a change
             state = st.session_state.get(key)
-            report(self.name, self.keys, state.get("selection", {}) if isinstance(state, Mapping) else {}, self.limits)
+            report(self.name, self.keys, state.get("selection", {}) if isinstance(state, Mapping) else {}, limits)
 
-        ranges = slider_ranges(self.limits) if self.limits else None
+        ranges = slider_ranges(shown) if shown else None
         return show_chart(chart, key=key, on_select=reported, slider_ranges=ranges, **kwargs)
 
 

@@ -52,11 +52,13 @@ def show_chart(
         spec = chart if isinstance(chart, dict) else stable_dataset_names(compat.vega_lite_spec(chart))
     shown = target.vega_lite_chart(spec=style_spec(spec, presenting=mode.is_on(), dark=dark_theme()), **kwargs)
     if save_as is not None:
-        chart_files(chartfile.narrow_sliders(spec, slider_ranges or {}), save_as, container=container)
+        chart_files(spec, save_as, container=container, slider_ranges=slider_ranges)
     return shown
 
 
-def chart_files(spec: dict, name: str, *, container: Any = None) -> None:
+def chart_files(
+    spec: dict, name: str, *, container: Any = None, slider_ranges: Mapping[str, Mapping[str, float]] | None = None
+) -> None:
     """ "Save this chart": a popover (drawn only while open) offering the chart as one
     self-contained interactive HTML file, an SVG and a projector-size PNG (`explorer.chartfile`).
     Each file is made only when its button is clicked; a click does not rerun the page."""
@@ -64,6 +66,7 @@ def chart_files(spec: dict, name: str, *, container: Any = None) -> None:
     saving = target.popover("Save this chart", icon=":material/download:", key=f"save_{name}", on_change="rerun")
     if not saving.open:
         return
+    spec = chartfile.narrow_sliders(spec, slider_ranges or {})  # the page's ranges of the chart's own sliders
     try:
         title = f"{manifest.page_for_script(current.page()).title} · Positional-encoding explorer"
     except KeyError:  # a script that is no declared page (tests' toy pages)

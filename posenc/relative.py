@@ -267,10 +267,11 @@ def shift_test_points(
     ts = v.positions_array("offsets", offsets)
     if ns.shape != ts.shape or ns.size == 0 or ns.size > 100_000:
         raise ValueError(f"n_positions and offsets must have the same 1 … 100000 entries, got {ns.size} and {ts.size}")
-    for name, arr, least in (("n_positions", ns, 1), ("offsets", ts, 0)):
-        bad = arr[(arr < least) | (arr != np.round(arr))]
+    for name, arr, least, most in (("n_positions", ns, 1, 100_000), ("offsets", ts, 0, np.inf)):
+        bad = arr[(arr < least) | (arr > most) | (arr != np.round(arr))]
         if bad.size:
-            raise ValueError(f"{name} must be whole numbers >= {least}, got {bad[0]:g}")
+            within = f">= {least}" if np.isinf(most) else f"in {least} … {most}"
+            raise ValueError(f"{name} must be whole numbers {within}, got {bad[0]:g}")
     ns, ts = ns.astype(np.int64), ts.astype(np.int64)
     if int((ns + ts).max()) > v.MAX_POSITIONS:
         raise ValueError(f"n_positions + offsets must be <= {v.MAX_POSITIONS}, got {int((ns + ts).max())}")

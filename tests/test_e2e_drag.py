@@ -806,23 +806,29 @@ def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_lin
     assert float(box.input_value()) == moved
 
 
+def thumb_point(slider) -> tuple[float, float]:
+    """Where a range input's thumb is now (its value within its min … max), for a mouse to press it."""
+    box = slider.bounding_box()
+    lo, hi = (float(slider.get_attribute(end)) for end in ("min", "max"))
+    value = float(slider.input_value())
+    return box["x"] + 8 + (box["width"] - 16) * (value - lo) / (hi - lo), box["y"] + box["height"] / 2
+
+
 def test_a_new_range_waits_while_the_hand_holds_the_slider(browser, server):
     """explorer.assets.LIVE_RANGES_JS: a page run during a drag (a pause) may send a new window for the slider under
     the hand; applied at once, it would move the value under the pointer (the thumb's place means another value in
     the new range). It waits for the release, and applies then when the value is inside it; a window that no longer
-    holds the value is dropped (the release's own run sends the right one)."""
+    holds the value is dropped (the release's own run sends the right one); a later window replaces an earlier one
+    held back, even one equal to the range the slider has."""
     page = open_drawn(browser, f"{server.base_url}/Relative_invariance", "Relative-position invariance")
-    chart = page.locator("[class*=st-key-inv_live_] [data-testid=stVegaLiteChart]").first
+    chart = page.locator(SHIFT_CHART).first
     chart.scroll_into_view_if_needed()
     d_in = chart.locator('input[name="head_dim_head_dim"]')
     start = (d_in.get_attribute("min"), d_in.get_attribute("max"), d_in.input_value())
     resend = """([lo, hi]) => { const old = document.querySelector('span[data-posenc-ranges]');
       const span = old.cloneNode(); span.setAttribute('data-min-head_dim_head_dim', lo);
       span.setAttribute('data-max-head_dim_head_dim', hi); old.replaceWith(span); }"""
-    box = d_in.bounding_box()
-    lo, hi = (float(x) for x in start[:2])
-    x = box["x"] + 8 + (box["width"] - 16) * (int(start[2]) - lo) / (hi - lo)
-    page.mouse.move(x, box["y"] + box["height"] / 2)
+    page.mouse.move(*thumb_point(d_in))
     page.mouse.down()  # the hand holds the thumb, without moving
     page.evaluate(resend, ["50", "90"])
     page.wait_for_timeout(200)
@@ -830,9 +836,54 @@ def test_a_new_range_waits_while_the_hand_holds_the_slider(browser, server):
     page.mouse.up()
     page.wait_for_timeout(200)
     assert (d_in.get_attribute("min"), d_in.get_attribute("max")) == ("50", "90")  # applied on release
-    page.mouse.move(x, box["y"] + box["height"] / 2)
+    page.mouse.move(*thumb_point(d_in))
     page.mouse.down()
     page.evaluate(resend, ["80", "120"])  # no longer holds the value under the hand
     page.mouse.up()
     page.wait_for_timeout(200)
     assert (d_in.get_attribute("min"), d_in.get_attribute("max")) == ("50", "90")  # dropped
+    page.mouse.move(*thumb_point(d_in))
+    page.mouse.down()
+    page.evaluate(resend, ["56", "100"])  # held back …
+    page.evaluate(resend, ["50", "90"])  # … and replaced by a later one, equal to the slider's own range
+    page.mouse.up()
+    page.wait_for_timeout(200)
+    assert (d_in.get_attribute("min"), d_in.get_attribute("max")) == ("50", "90")
+
+
+def test_letting_go_outside_a_window_sent_during_the_drag_keeps_the_value_let_go_at(browser, server):
+    """A pause mid-drag reports N, and the page's run sends a window around it (held back while the hand drags);
+    dragged back past that window and let go, the link, the slider and the bars are the value let go at (the
+    report is clamped to the page's limits, not to a window), and the next window is around it."""
+    title = "Relative-position invariance"
+    page = open_drawn(browser, f"{server.base_url}/Relative_invariance", title)
+    chart = page.locator(SHIFT_CHART).first
+    chart.scroll_into_view_if_needed()
+    n_in = chart.locator('input[name="seq_len_seq_len"]')
+    lo, hi = (float(n_in.get_attribute(end)) for end in ("min", "max"))
+    box = n_in.bounding_box()
+
+    def x_of(value: float) -> float:
+        return box["x"] + 8 + (box["width"] - 16) * (value - lo) / (hi - lo)
+
+    y = box["y"] + box["height"] / 2
+    page.evaluate(COUNT_RUNS_JS)
+    page.mouse.move(*thumb_point(n_in))
+    page.mouse.down()
+    for i in range(1, 11):  # 64 → about 140
+        page.mouse.move(x_of(64 + 76 * i / 10), y)
+        page.wait_for_timeout(25)
+    page.wait_for_function("() => window.__runs >= 1", timeout=15_000)  # the pause reported N: a run
+    wait_idle(page, title=title)
+    page.wait_for_timeout(300)
+    for i in range(1, 11):  # back to about 8, below a window around 140
+        page.mouse.move(x_of(140 - 132 * i / 10), y)
+        page.wait_for_timeout(25)
+    let_go = int(n_in.input_value())
+    page.mouse.up()
+    assert let_go < 40
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('seq_len') === '{let_go}'", timeout=15_000)
+    wait_idle(page, title=title)
+    page.wait_for_timeout(300)
+    assert int(n_in.input_value()) == let_go and float(n_in.get_attribute("min")) <= let_go
+    assert shift_shown(page)["labels"] == shift_expected(16, n=let_go)["labels"]

@@ -4,9 +4,9 @@ table running out of rows, and the key numbers (shift deviations, pass mark) it 
 
 The shift test (metrics, badges, deviation chart) is always drawn; the other sections sit in lazy
 tabs (?inv_view=Scores|Sinusoid shift|Decay) and only the open one is computed and drawn. The shift t
-N, the head dim d (seeded vectors) and the shift t are the deviation chart's own sliders (explorer.liveparam): the
-chart carries the test at every t it reaches, at every N and every d in windows around the page's, and the page's
-numbers are those at the reported values."""
+N, the head dim d (seeded vectors), the base b and the shift t are the deviation chart's own sliders
+(explorer.liveparam): the chart carries the test at every t it reaches, at every N, d and b in windows around the
+page's, and the page's numbers are those at the reported values."""
 
 from __future__ import annotations
 

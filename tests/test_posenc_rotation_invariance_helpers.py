@@ -427,8 +427,9 @@ def test_shift_test_points_is_the_shift_test_at_each_pair(d, dtype, layout, base
     [
         (dict(n_positions=[1, 2]), "same"),
         (dict(n_positions=[], offsets=[]), "same"),
-        (dict(n_positions=[0]), "n_positions must be whole numbers >= 1"),
-        (dict(n_positions=[2.5]), "n_positions must be whole numbers >= 1, got 2.5"),
+        (dict(n_positions=[0]), "n_positions must be whole numbers in 1 … 100000"),
+        (dict(n_positions=[2.5]), "n_positions must be whole numbers in 1 … 100000, got 2.5"),
+        (dict(n_positions=[100_001]), "n_positions must be whole numbers in 1 … 100000, got 100001"),
         (dict(offsets=[-1]), "offsets must be whole numbers >= 0, got -1"),
         (dict(dtype="float16"), "dtype"),
         (dict(q=[1.0, 2.0], k=[1.0, 2.0, 3.0, 4.0]), "same shape"),

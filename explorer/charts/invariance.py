@@ -3,8 +3,9 @@
 - `score_heatmap`      a score matrix s(m, n) over query × key positions, as one image
 - `shift_matrix_heatmap` the sinusoidal shift matrix R_k, as one image
 - `deviation_chart`    the shift test: max |s(m, n) − s(m+t, n+t)| per method on a log axis, with
-                       the pass mark drawn as a rule, at the t of its own slider (every t's numbers
-                       sent once; `shift_reach` bounds how many)
+                       the pass mark drawn as a rule, at the N, d, b and t of its own sliders (every t's
+                       numbers, and every N, d and b of windows, sent once: `shift_reach` and
+                       `arm_window` bound how many)
 - `curve_chart`        one line y(x) with an optional log x axis and a marked x (used for the
                        ‖PE(p+k) − R_k·PE(p)‖ residual and for RoFormer's long-term decay bound)
 
@@ -28,7 +29,7 @@ from explorer.charts import live
 from explorer.charts.style import FIT_X, FONT_SCALE_PARAM, HALO, configure, font_scale_param, on_canvas
 from explorer.imagechart import coarse_hover_cells, fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
-from explorer.text.invariance import deviation_label_expr, shift_chart_description, survivors_title
+from explorer.text.invariance import SLIDER_NAMES, deviation_label_expr, shift_chart_description, survivors_title
 
 #: A slider's values: whole numbers (N, d) or a parameter's options (the base).
 V = TypeVar("V", int, float)
@@ -145,9 +146,9 @@ def shift_reach(n_pos: int, d: int, cap: int) -> int:
     return min(cap, max(SHIFT_FLOOR, nice))
 
 
-#: The chart's other two arms (`arm_window`): the test at the t of the slider for every N in a window around the
-#: page's N (posenc.shift_test_points), and, for seeded vectors, for every d in a window around its d (new q, k,
-#: projections and table per d). Measured on this project's 2-core machine (2026-11-30): a point costs about
+#: The chart's other three arms (`arm_window`): the test at the t of the slider for every N in a window around the
+#: page's N (posenc.shift_test_points), for seeded vectors for every d in a window around its d (new q, k,
+#: projections and table per d), and for every base option in a window around its b. Measured on this project's 2-core machine (2026-11-30): a point costs about
 #: 0.05 ns per unit of n·d·(4d + 3n) (its two d × d projections of n rows per additive encoding and its three n × n
 #: score matrices) plus ARM_CALL units for its numpy calls, and a d of its own ARM_PER_D·d² + ARM_D_CALL more (the
 #: seeded projections and table). ARM_WORK units bound each arm (measured 35–50 ms each; `arm_window`): at the
@@ -202,14 +203,14 @@ def sweep_frame(sweep: dict) -> pd.DataFrame:
     )
 
 
-#: The columns of `deviation_chart`'s rows: the point (N, d, the slider's t it answers, the t it was computed at),
+#: The columns of `deviation_chart`'s rows: the point (N, d, b, the slider's t it answers, the t it was computed at),
 #: its three deviations and pass mark, and the log axis's ends (the same in every row).
 ROW_COLUMNS = ("n", "d", "b", "hand", "t", "rope", "sinusoidal", "learned", "tolerance", "lo", "hi")
 
 
 def points_frame(points: dict, *, d: int, b: float, hand: int) -> pd.DataFrame:
-    """`posenc.shift_test_points`'s result for head dim `d`, answering the slider's t = `hand`, as rows (without the
-    axis columns)."""
+    """`posenc.shift_test_points`'s result for head dim `d` and base `b`, answering the slider's t = `hand`, as rows
+    (without the axis columns)."""
     return sweep_frame(points).assign(n=points["n_positions"], d=int(d), b=float(b), hand=int(hand))
 
 
@@ -234,7 +235,7 @@ NOT_HELD = (
     "In the app, letting go of a slider",
     "brings the numbers for it.",
 )
-#: The columns of `home_frame`: where the rows were computed from (N, d, t) and how far each arm reaches.
+#: The columns of `home_frame`: where the rows were computed from (N, d, b, t) and how far each arm reaches.
 HOME_COLUMNS = ("n", "d", "b", "t", "t_hi", "n_lo", "n_hi", "d_lo", "d_hi", "b_lo", "b_hi")
 
 
@@ -332,7 +333,8 @@ def deviation_chart(
              drag ends.
     home     `home_frame`: which points the rows hold. Where none answers the sliders (two of them moved before the
              page caught up, or in a saved file), a note says what the chart holds instead of bars.
-    starts   where the sliders start ({seq_len, head_dim, shift_t}; no head_dim where `d_range` is None).
+    starts   where the sliders start ({seq_len, head_dim, base, shift_t}; no head_dim where `d_range` is None; the
+             base as its value).
     n_max, d_range, t_cap, b_options   the sliders' spans (N 1 … n_max; d as (least, most, step), None for typed
              vectors of length `typed_d`; t 1 … t_cap; b over the base's options): the registry's, so that the spec holds none of the page's numbers
              (the page narrows the sliders in the browser: explorer.liveparam.ranges_html) and new rows redraw the
@@ -366,18 +368,23 @@ def deviation_chart(
         raise ValueError("rows must answer each (n, d, b, hand) once")
     labels = [label.format(dtype=dtype) for _, label in ENCODINGS]
     sliders = [
-        live.position(N_KEY, start=int(starts[N_KEY]), lo=1, hi=int(n_max), label="positions N "),
+        live.position(N_KEY, start=int(starts[N_KEY]), lo=1, hi=int(n_max), label=SLIDER_NAMES[N_KEY] + " "),
         *(
             [
                 live.position(
-                    D_KEY, start=int(starts[D_KEY]), lo=d_range[0], hi=d_range[1], step=d_range[2], label="head dim d "
+                    D_KEY,
+                    start=int(starts[D_KEY]),
+                    lo=d_range[0],
+                    hi=d_range[1],
+                    step=d_range[2],
+                    label=SLIDER_NAMES[D_KEY] + " ",
                 )
             ]
             if d_range is not None
             else []
         ),
-        live.option_position(B_KEY, b_options, start=float(starts[B_KEY]), label="base b "),
-        live.position(LIVE_KEY, start=int(starts[LIVE_KEY]), lo=1, hi=int(t_cap), label="shift t "),
+        live.option_position(B_KEY, b_options, start=float(starts[B_KEY]), label=SLIDER_NAMES[B_KEY] + " "),
+        live.position(LIVE_KEY, start=int(starts[LIVE_KEY]), lo=1, hi=int(t_cap), label=SLIDER_NAMES[LIVE_KEY] + " "),
     ]
     b_now = live.option(B_KEY, b_options)
     # the sliders' values as numbers (Vega-Lite resolves a point selection's field to an array of its values:
@@ -441,7 +448,7 @@ def deviation_chart(
             tooltip=[alt.Tooltip("method:N"), alt.Tooltip("deviation:Q", format=".3e"), alt.Tooltip("verdict:N")],
         )
         .properties(name="shift_bars")
-        .add_params(*reversed(sliders))  # vega-embed lists the inputs in reverse: N, d, t from the top
+        .add_params(*reversed(sliders))  # vega-embed lists the inputs in reverse: N, d, b, t from the top
     )
     # each name over a halo in the card's colour: where the pass mark's rule runs behind a name, it stays legible
     name_font: dict = dict(align="left", baseline="bottom", dy=-(BAR_PX // 2 + 4), fontSize=15)

@@ -1,6 +1,6 @@
 """What the Relative-position invariance page (pages/4_Relative_invariance.py) computes: q and k, the
-shift test at the page's t and at every t its chart reaches, the sinusoid's own shift matrix and
-RoFormer's decay bound. Every number is posenc's; the page draws it and explorer.text.invariance says it.
+shift test at the page's t, its chart's rows (every t it reaches, and every N, d and base of windows around the
+page's), the sinusoid's own shift matrix and RoFormer's decay bound. Every number is posenc's; the page draws it and explorer.text.invariance says it.
 The learned table's entries have posenc's default std 1/√2, the RMS of a sinusoidal entry, so the two
 additive encodings are equally strong and only their structure differs.
 """
@@ -53,6 +53,17 @@ def query_and_key(source: str, q_text: str | None, k_text: str | None, head_dim:
         return (*posenc.seeded_normal((2, FALLBACK_DIM), seed=seed), str(err))
 
 
+def reach_of(n_pos: int, d: int) -> int:
+    """The largest t the chart carries at N = n_pos and head dim d (charts.shift_reach with the registry's cap): the
+    page's limit of t there, and the t an arm's point at that N or d is computed at when the slider's is beyond it."""
+    return charts.shift_reach(n_pos, d, T_CAP)
+
+
+def posenc_settings(dtype, base, layout_sin, table_len, seed) -> dict:
+    """The page's settings as posenc's shift test takes them."""
+    return dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
+
+
 def live_limits(values: dict, *, typed_d: int | None) -> dict:
     """The chart's parameters' ranges on this page (explorer.liveparam.LiveChart's ``limits``, read in order):
     N at most MAX_POSITIONS (DEFAULT_POSITIONS by default); t at most what the chart reaches for N and d (d is the
@@ -62,7 +73,7 @@ def live_limits(values: dict, *, typed_d: int | None) -> dict:
     if typed_d is None and charts.D_KEY not in values:
         return {}
     d = int(values[charts.D_KEY]) if typed_d is None else typed_d
-    return {charts.LIVE_KEY: {"max": charts.shift_reach(int(values[charts.N_KEY]), d, T_CAP)}}
+    return {charts.LIVE_KEY: {"max": reach_of(int(values[charts.N_KEY]), d)}}
 
 
 def spans(n_pos: int, d: int, base: float, d_slider: bool) -> dict[str, tuple[float, float]]:
@@ -78,22 +89,23 @@ def spans(n_pos: int, d: int, base: float, d_slider: bool) -> dict[str, tuple[fl
             d, range(lo, hi + 1, step), lambda e: charts.point_cost(n_pos, int(e), own_vectors=True)
         )
     out[charts.B_KEY] = charts.arm_window(float(base), B_OPTIONS, lambda _: charts.point_cost(n_pos, d))
-    out[charts.LIVE_KEY] = (1, charts.shift_reach(n_pos, d, T_CAP))
+    out[charts.LIVE_KEY] = (1, reach_of(n_pos, d))
     return out
 
 
-#: The most N and d could reach (`spans` gives less where a window is bounded by its work).
+#: The most N, d and b could reach (`spans` gives less where a window is bounded by its work).
 FULL_SPANS = {charts.N_KEY: (1, MAX_POSITIONS), charts.D_KEY: D_SPAN[:2], charts.B_KEY: (B_OPTIONS[0], B_OPTIONS[-1])}
 
 
 def chart_rows(q, k, n_pos: int, shift_t: int, reach: dict, settings: tuple):
-    """The shift test chart's rows (charts.live_rows) for the slider windows `reach` (`spans`): every t at this N
-    and d, every N of its window at this t and, where `reach` has d, every d of its window; with the key they are
-    made from (render.Keyed) and the row saying which points they hold (charts.home_frame)."""
+    """The shift test chart's rows (charts.live_rows) for the slider windows `reach` (`spans`): every t at this N,
+    d and b, every N of its window at this t, where `reach` has d every d of its window, and every base option of its
+    window; with the key they are made from (render.Keyed) and the row saying which points they hold
+    (charts.home_frame)."""
     dtype, base, layout_sin, table_len, seed = settings
-    arms = [n_arm(q, k, *reach[charts.N_KEY], shift_t, T_CAP, *settings)]
+    arms = [n_arm(q, k, *reach[charts.N_KEY], shift_t, *settings)]
     if charts.D_KEY in reach:
-        arms.append(d_arm(n_pos, *reach[charts.D_KEY], D_SPAN[2], shift_t, T_CAP, *settings))
+        arms.append(d_arm(n_pos, *reach[charts.D_KEY], D_SPAN[2], shift_t, *settings))
     arms.append(b_arm(q, k, n_pos, *reach[charts.B_KEY], shift_t, dtype, layout_sin, table_len, seed))
     sweep = shift_sweep(q, k, n_pos, reach[charts.LIVE_KEY][1], *settings)
     key = ("inv_rows", tuple(q), tuple(k), n_pos, shift_t, tuple(reach.items()), *settings)
@@ -104,31 +116,31 @@ def chart_rows(q, k, n_pos: int, shift_t: int, reach: dict, settings: tuple):
 @cached(max_entries=16)
 def shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
     """The shift test at every t in 1 … t_reach: one row per t (the live chart's data)."""
-    settings = dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
+    settings = posenc_settings(dtype, base, layout_sin, table_len, seed)
     sweep = posenc.shift_test_sweep(q, k, n_positions=n_pos, offsets=np.arange(1, t_reach + 1), **settings)
     return charts.sweep_frame(sweep)
 
 
 @cached(max_entries=16)
-def n_arm(q, k, n_lo, n_hi, shift_t, t_cap, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
+def n_arm(q, k, n_lo, n_hi, shift_t, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
     """The chart's N arm: the shift test at every N in n_lo … n_hi, at the slider's t (at most each N's reach,
-    `charts.shift_reach` with the registry's cap `t_cap`, as the page would clamp it there) and the page's base."""
-    settings = dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
+    `reach_of`, as the page would clamp it there) and the page's base."""
+    settings = posenc_settings(dtype, base, layout_sin, table_len, seed)
     ns = np.arange(n_lo, n_hi + 1)
-    ts = [min(shift_t, charts.shift_reach(int(n), q.size, t_cap)) for n in ns]
+    ts = [min(shift_t, reach_of(int(n), q.size)) for n in ns]
     points = posenc.shift_test_points(q, k, n_positions=ns, offsets=ts, **settings)
     return charts.points_frame(points, d=q.size, b=base, hand=shift_t)
 
 
 @cached(max_entries=16)
-def d_arm(n_pos, d_lo, d_hi, d_step, shift_t, t_cap, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
+def d_arm(n_pos, d_lo, d_hi, d_step, shift_t, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
     """The chart's d arm (seeded vectors): the shift test at every head dim d in d_lo … d_hi (step d_step), each with
     its own seeded q and k (`query_and_key`), at N = n_pos and the slider's t (at most that d's reach)."""
-    settings = dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
+    settings = posenc_settings(dtype, base, layout_sin, table_len, seed)
     frames = []
     for d in range(d_lo, d_hi + 1, d_step):
         q, k, _ = query_and_key("random", None, None, d, seed)
-        t = min(shift_t, charts.shift_reach(n_pos, d, t_cap))
+        t = min(shift_t, reach_of(n_pos, d))
         points = posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[t], **settings)
         frames.append(charts.points_frame(points, d=d, b=base, hand=shift_t))
     return pd.concat(frames, ignore_index=True)
@@ -140,7 +152,7 @@ def b_arm(q, k, n_pos, b_lo, b_hi, shift_t, dtype, layout_sin, table_len, seed) 
     reach does not depend on the base)."""
     frames = []
     for b in (b for b in B_OPTIONS if b_lo <= b <= b_hi):
-        settings = dict(dtype=dtype, base=b, layout=layout_sin, table_len=table_len, seed=seed)
+        settings = posenc_settings(dtype, b, layout_sin, table_len, seed)
         points = posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[shift_t], **settings)
         frames.append(charts.points_frame(points, d=q.size, b=b, hand=shift_t))
     return pd.concat(frames, ignore_index=True)
@@ -150,7 +162,7 @@ def b_arm(q, k, n_pos, b_lo, b_hi, shift_t, dtype, layout_sin, table_len, seed) 
 def shift_test(q, k, n_pos, shift_t, dtype, base, layout_sin, table_len, seed) -> dict:
     """posenc.shift_test_report at t = shift_t, with ``spreads``: the largest change along one
     diagonal (fixed n − m) of each score matrix, None where the learned table has no row."""
-    settings = dict(dtype=dtype, base=base, layout=layout_sin, table_len=table_len, seed=seed)
+    settings = posenc_settings(dtype, base, layout_sin, table_len, seed)
     report = posenc.shift_test_report(q, k, n_positions=n_pos, offset=shift_t, **settings)
     report["spreads"] = {
         key: None if report[key] is None else posenc.diagonal_spread(report[key]) for key, _ in charts.ENCODINGS

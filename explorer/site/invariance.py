@@ -127,7 +127,7 @@ PAGE = Page(
             "table_len": 60,
             "inv_view": "Sinusoid shift",
         },
-        slider="seq_len",  # a Streamlit slider: shift_t is the chart's own (it moves the chart in the browser)
+        slider="seq_len",  # the shift test chart's own slider N (a key press moves the chart in the browser)
         chart=0,
     ),
     bench=BenchSettings(

@@ -23,6 +23,8 @@ INTRO = (
 FORMULA_CAPTION = "R_mᵀR_n = R_(n−m) because rotations by the same frequencies compose by adding angles."
 
 
+#: The shift test chart's sliders, by parameter: their names beside them in the chart and in the page's words.
+SLIDER_NAMES = {"seq_len": "positions N", "head_dim": "head dim d", "base": "base b", "shift_t": "shift t"}
 #: Where the test's other controls are (N, d, b and t are the chart's own sliders: `slider_caption`).
 SIDEBAR = "q and k, the precision and the additive encodings are in the sidebar (› at the top left)."
 
@@ -71,7 +73,7 @@ def shift_test_intro(n_pos: int, dtype: str) -> str:
 def slider_caption(spans: Mapping[str, tuple[int, int]], full: Mapping[str, tuple[int, int]]) -> str:
     """How to use the chart's sliders: `spans` is where each reaches now, by parameter (seq_len, head_dim: none for
     typed vectors, base, shift_t), `full` the most N, d and b could reach."""
-    names = {"seq_len": "positions N", "head_dim": "head dim d", "base": "base b", "shift_t": "shift t"}
+    names = SLIDER_NAMES
     parts = [f"**{names[key]}** ({lo:,.0f} … {hi:,.0f})" for key, (lo, hi) in spans.items()]
     listed = ", ".join(parts[:-1]) + f" or {parts[-1]}"
     short = [names[key] for key, span in spans.items() if tuple(span) != tuple(full.get(key, span))]
@@ -199,7 +201,7 @@ def survivors_title(nums: dict, tol: float) -> str:
 
 def shift_chart_description(dtype: str, typed_d: int | None) -> str:
     """The shift test chart's description: RoPE's precision `dtype`, and the head dim where typed vectors fix it
-    (`typed_d`; None where d is a slider). N, d and t are left out: the sliders above the chart show them, and a
+    (`typed_d`; None where d is a slider). N, d, b and t are left out: the sliders above the chart show them, and a
     drag would leave them stale."""
     dim = (
         f"with the typed vectors' head dim d = {typed_d}"
