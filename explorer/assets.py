@@ -77,6 +77,11 @@ BASE_CSS = (
 [class*="st-key-cmp_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 36vw); height: 1rem; }
 [class*="st-key-inv_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 6.6rem; white-space: nowrap; }
 [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 36vw); height: 1rem; }
+@media (min-width: 900px) {  /* a desktop or a projector: the sliders in two columns, the bars in the first screen */
+  [class*="st-key-inv_live_"] .vega-embed form.vega-bindings {
+    display: grid; grid-template-columns: repeat(2, max-content); column-gap: 2.4rem; }
+  [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(18rem, 20vw); }
+}
 [class*="st-key-home_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 52vw); height: 1rem; }
 [class*="st-key-ext_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
 [class*="st-key-conv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
