@@ -327,18 +327,18 @@ def deviation_chart(
     change max |s(m, n) − s(m+t, n+t)| on a log axis, the pass mark as a dashed rule, and a headline
     naming the encodings whose scores survive.
 
-    rows     `live_rows`: the test at every t the page's N and d reach, and the arms (every N in a window at the
-             page's t, every d in a window at its N and t). All of it is sent once; the sliders pick the row in the
-             browser (n, d and hand equal to N, d and t), with no server run, and the page hears the values when a
-             drag ends.
+    rows     `live_rows`: the test at every t the page's N, d and b reach, and the arms (every N in a window at the
+             page's t, every d and every base option in a window at its N and t). All of it is sent once; the sliders
+             pick the row in the browser (n, d, b and hand equal to N, d, b and t), with no server run, and the page
+             hears the values when a drag ends.
     home     `home_frame`: which points the rows hold. Where none answers the sliders (two of them moved before the
              page caught up, or in a saved file), a note says what the chart holds instead of bars.
     starts   where the sliders start ({seq_len, head_dim, base, shift_t}; no head_dim where `d_range` is None; the
              base as its value).
     n_max, d_range, t_cap, b_options   the sliders' spans (N 1 … n_max; d as (least, most, step), None for typed
-             vectors of length `typed_d`; t 1 … t_cap; b over the base's options): the registry's, so that the spec holds none of the page's numbers
-             (the page narrows the sliders in the browser: explorer.liveparam.ranges_html) and new rows redraw the
-             chart in place.
+             vectors of length `typed_d`; t 1 … t_cap; b over the base's options): the registry's, so that the spec
+             holds none of the page's numbers (the page narrows the sliders in the browser:
+             explorer.liveparam.ranges_html) and new rows redraw the chart in place.
     """
     need = set(ROW_COLUMNS)
     if not need <= set(rows.columns):

@@ -1,6 +1,7 @@
 """What the Relative-position invariance page (pages/4_Relative_invariance.py) computes: q and k, the
 shift test at the page's t, its chart's rows (every t it reaches, and every N, d and base of windows around the
-page's), the sinusoid's own shift matrix and RoFormer's decay bound. Every number is posenc's; the page draws it and explorer.text.invariance says it.
+page's), the sinusoid's own shift matrix and RoFormer's decay bound. Every number is posenc's; the page draws it
+and explorer.text.invariance says it.
 The learned table's entries have posenc's default std 1/√2, the RMS of a sinusoidal entry, so the two
 additive encodings are equally strong and only their structure differs.
 """
@@ -101,16 +102,23 @@ def chart_rows(q, k, n_pos: int, shift_t: int, reach: dict, settings: tuple):
     """The shift test chart's rows (charts.live_rows) for the slider windows `reach` (`spans`): every t at this N,
     d and b, every N of its window at this t, where `reach` has d every d of its window, and every base option of its
     window; with the key they are made from (render.Keyed) and the row saying which points they hold
-    (charts.home_frame)."""
+    (charts.home_frame). Put together once (`_chart_tables`, cached): a rerun of the page, or another session at the
+    same values, takes them from the cache."""
+    key = ("inv_rows", tuple(q), tuple(k), n_pos, shift_t, tuple(reach.items()), *settings)
+    return (key, *_chart_tables(q, k, n_pos, shift_t, tuple(reach.items()), tuple(settings)))
+
+
+@cached(max_entries=16)
+def _chart_tables(q, k, n_pos: int, shift_t: int, reach_items: tuple, settings: tuple):
+    reach = dict(reach_items)
     dtype, base, layout_sin, table_len, seed = settings
     arms = [n_arm(q, k, *reach[charts.N_KEY], shift_t, *settings)]
     if charts.D_KEY in reach:
         arms.append(d_arm(n_pos, *reach[charts.D_KEY], D_SPAN[2], shift_t, *settings))
     arms.append(b_arm(q, k, n_pos, *reach[charts.B_KEY], shift_t, dtype, layout_sin, table_len, seed))
     sweep = shift_sweep(q, k, n_pos, reach[charts.LIVE_KEY][1], *settings)
-    key = ("inv_rows", tuple(q), tuple(k), n_pos, shift_t, tuple(reach.items()), *settings)
     home = charts.home_frame(n_pos, q.size, float(base), shift_t, reach)
-    return key, charts.live_rows(sweep, n_pos=n_pos, d=q.size, b=float(base), arms=arms), home
+    return charts.live_rows(sweep, n_pos=n_pos, d=q.size, b=float(base), arms=arms), home
 
 
 @cached(max_entries=16)
