@@ -2,7 +2,7 @@
 
 Each chart-driving control a chart carries itself (explorer.liveparam: home's d, RoPE's m, n, d and j, the
 clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows and frame shown, the sinusoidal zoom start,
-Context extension's factor, lengths (dynamic NTK's and LongRoPE's too, and LongRoPE's factor), YaRN's and Llama 3's knobs and YaRN's mscale, the
+Context extension's factor, lengths, head dim and base (dynamic NTK's and LongRoPE's too, and LongRoPE's factor), YaRN's and Llama 3's knobs and YaRN's mscale, the
 configs converter's α, Compare methods' L and T) is
 focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press
 counts as "in the browser" when its chart changed within 100 ms of the keydown while no script was
@@ -64,6 +64,9 @@ CONTROLS = [
     ("Extension target length T", "Context_extension?rope_type=yarn", "Context extension", "target_len_target_len"),
     ("Extension trained length L", "Context_extension?rope_type=linear", "Context extension", "train_len_train_len"),
     ("Extension YaRN L", "Context_extension?rope_type=yarn", "Context extension", "train_len_train_len"),
+    ("Extension head dim d", "Context_extension?rope_type=yarn", "Context extension", "head_dim_head_dim"),
+    ("Extension base b", "Context_extension?rope_type=yarn", "Context extension", "base_base"),
+    ("Extension linear d", "Context_extension?rope_type=linear", "Context extension", "head_dim_head_dim"),
     ("Extension YaRN β_fast", "Context_extension?rope_type=yarn", "Context extension", "beta_fast_beta_fast"),
     ("Extension YaRN β_slow", "Context_extension?rope_type=yarn", "Context extension", "beta_slow_beta_slow"),
     (

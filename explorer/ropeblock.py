@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 import posenc
-from explorer.vocabulary import BLOCK_KEY_WIDGETS, TARGET_STOPS, TRAIN_LEN
+from explorer.vocabulary import BASE_OPTIONS, BLOCK_KEY_WIDGETS, SHARED, TARGET_STOPS, TRAIN_LEN
 
 #: The widgets that stand in for a list key: a URL cannot hold d/2 numbers, so the page offers
 #: generators (`longrope_factors`) instead.
@@ -232,20 +232,6 @@ def phase_error_curves(scaled_inv_freq, target_len: int) -> tuple[np.ndarray, di
     return positions, {dtype: posenc.phase_error(positions, scaled_inv_freq, dtype=dtype) for dtype in PRECISION_DTYPES}
 
 
-#: The methods whose scaled frequencies the Context extension chart carries for every factor (the block with only its
-#: ``factor`` replaced): those with a factor whose θ′ the browser does not compute itself (`BROWSER_THETA`).
-FACTOR_SWEEP_METHODS = ("linear", "ntk")
-
-
-@dataclass(frozen=True)
-class FactorSweep:
-    """The rope block at every factor of a grid (issue #36: the chart holds what its factor slider can
-    reach). Row i is posenc's θ' with ``factor = factors[i]``, every other key as given."""
-
-    factors: np.ndarray  # (F,) the grid: the factor parameter's range in its steps
-    scaled_inv_freq: np.ndarray  # (F, P) θ'_j at each factor
-
-
 def factor_grid(lo: float, hi: float, step: float) -> np.ndarray:
     """lo, lo + step, … hi as a slider steps over them: lo + i·step in decimal, then the nearest float (an HTML range
     input writes its value so, and the page parses that text: 0.15, where float arithmetic gives 0.15000000000000002)."""
@@ -266,27 +252,6 @@ def on_grid(factor: Any, factors: np.ndarray) -> bool:
     return 0 <= i < len(factors) and float(factors[i]) == float(factor)
 
 
-def factor_sweep(
-    block: Mapping[str, Any], head_dim: int, *, train_len: int, target_len: int, factors: np.ndarray
-) -> FactorSweep | None:
-    """`block` evaluated at every factor in `factors` (max_position_embeddings = L, seq_len = T, as
-    `extension_data`; the block's own ``factor``, if any, is replaced). None when its method is not one
-    of `FACTOR_SWEEP_METHODS` or posenc rejects the block at any of the factors (the page then draws the
-    chart for the one factor it has)."""
-    if posenc.rope_type_of(block) not in FACTOR_SWEEP_METHODS:
-        return None
-    rows = []
-    for factor in np.asarray(factors, dtype=np.float64):
-        try:
-            scaled, _ = posenc.rope_inverse_frequencies(
-                {**block, "factor": float(factor)}, head_dim, max_position_embeddings=train_len, seq_len=target_len
-            )
-        except (ValueError, TypeError):
-            return None
-        rows.append(scaled)
-    return FactorSweep(np.asarray(factors, dtype=np.float64), np.array(rows))
-
-
 def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int, int] | None:
     """The target lengths the main chart's own T slider runs over, (first, last) of the registry's stops
     (`Param.stops`): L/4 … 64·L, widened to take T; None when T cannot move in the browser: the method
@@ -299,13 +264,17 @@ def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int,
 
 
 #: The methods whose θ′ the main chart computes in the browser from θ_j, s, L and their own knobs
-#: (explorer.charts.extension.browser_theta), rather than carrying a row per factor, each with the knobs that are
-#: the chart's sliders then: YaRN and Llama 3, whose θ′ depend on L and on their knobs (β; the band factors),
+#: (explorer.charts.extension.browser_theta), each with the knobs that are the chart's sliders then: no scaling
+#: (θ′ = θ), linear (θ_j/s) and static NTK (a new base from s and d), YaRN and Llama 3, whose θ′ depend on L and on
+#: their knobs (β; the band factors),
 #: proportional RoPE (its rotary fraction p), dynamic NTK, whose θ′ depend on s, L and T (no knob of its own), and
 #: LongRoPE, whose θ′ are θ_j over one of its two lists, the long one where T > L (the browser picks; where the page
 #: made the lists from s, `list_kinds`, the browser makes them too, so s is a slider for it).
 BROWSER_KNOBS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
+        "default": (),
+        "linear": (),
+        "ntk": (),
         "yarn": ("beta_fast", "beta_slow"),
         "llama3": ("low_freq_factor", "high_freq_factor"),
         "proportional": ("partial_rotary_factor",),
@@ -314,9 +283,10 @@ BROWSER_KNOBS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     }
 )
 BROWSER_THETA = tuple(BROWSER_KNOBS)
-#: The methods of BROWSER_KNOBS the browser draws from a block without a factor s: proportional RoPE's θ′ need none
-#: (p alone), LongRoPE's are the block's own lists; the others' θ′ read s (a YaRN block whose s is null reads L)
-FACTOR_OPTIONAL = ("proportional", "longrope")
+#: The methods of BROWSER_KNOBS the browser draws from a block without a factor s: no scaling has none, proportional
+#: RoPE's θ′ need none (p alone), LongRoPE's are the block's own lists; the others' θ′ read s (a YaRN block whose s
+#: is null reads L)
+FACTOR_OPTIONAL = ("default", "proportional", "longrope")
 #: The methods whose attention factor the browser computes, with the keys that are the attention-factor chart's own
 #: sliders (explorer.charts.extension.attention_factor_live_chart): YaRN's a(s) from mscale, mscale_all_dim and an
 #: explicit attention_factor (0 = not set, as the page's boxes say)
@@ -324,6 +294,32 @@ AF_KNOBS: Mapping[str, tuple[str, ...]] = MappingProxyType({"yarn": ("mscale", "
 #: The main chart's own sliders besides a method's knobs: the registry keys of s, T and L
 #: (explorer.charts.extension; explorer.compute.extension.live_plan chooses which are sliders)
 LIVE_SLIDERS = ("factor", "target_len", "train_len")
+#: The main chart's sliders of the model's sizes: the head dimension d and the base b. For a method of BROWSER_THETA
+#: the browser computes θ_j = b^(−2j/d) too, so both move in it; not with LongRoPE's own lists (their length is d/2,
+#: and the chart carries their θ′: `shape_sliders`).
+SHAPE_SLIDERS = ("head_dim", "base")
+_HEAD_DIM = next(p for p in SHARED if p.key == "head_dim")
+
+
+def head_dim_range(rope_type: str) -> tuple[int, int, int]:
+    """(lo, hi, step) of the main chart's d slider: the registry's range in its steps, from 4 for dynamic NTK (posenc
+    refuses d = 2 there: its new base's exponent is d/(d − 2))."""
+    lo, hi, step = int(_HEAD_DIM.min or 2), int(_HEAD_DIM.max or 2), int(_HEAD_DIM.step or 2)
+    return (max(lo, 4) if rope_type == "dynamic" else lo), hi, step
+
+
+def shape_sliders(block: Mapping[str, Any], head_dim: int, *, own_lists: bool) -> tuple[str, ...]:
+    """Which of `SHAPE_SLIDERS` the main chart carries for `block` (a method of BROWSER_THETA) at head dimension
+    `head_dim`: d where it is on its slider's steps (`head_dim_range`), b where the block's base is one of the
+    slider's options; neither where the chart draws LongRoPE's own lists (`own_lists`)."""
+    rope_type = posenc.rope_type_of(block)
+    if rope_type not in BROWSER_THETA or own_lists:
+        return ()
+    lo, hi, step = head_dim_range(rope_type)
+    d_on = isinstance(head_dim, int) and lo <= head_dim <= hi and (head_dim - lo) % step == 0
+    base = block.get("rope_theta", posenc.scaling.DEFAULT_ROPE_THETA)
+    b_on = float(base) in {float(b) for b in BASE_OPTIONS}
+    return tuple(k for k, on in zip(SHAPE_SLIDERS, (d_on, b_on), strict=True) if on)
 
 
 def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:

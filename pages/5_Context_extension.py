@@ -66,8 +66,8 @@ s_or_fit = compute.extension_factor(factor, train_len, target_len)  # s, or max(
 
 # ------------------------------------------------------ the main chart, right under its controls
 st.subheader("Which pairs leave the training range")
-# The chart carries every factor its slider s can reach (YaRN's and Llama 3's θ′ it computes, with their knobs), and L and T move over their
-# stops (issue #36): the browser redraws it while they are dragged and the page follows on release; the boxes stay.
+# The browser computes θ′ at every s, d and b its sliders reach (with a method's knobs), and L and T move over their
+# stops (issue #36): it redraws the chart while they are dragged and the page follows on release; the boxes stay.
 kinds = {key: values[gen] for key, gen in ropeblock.LIST_GENERATORS.items() if gen in values}  # LongRoPE's lists'
 plan = compute.live_plan(ext, head_dim, kinds)
 if plan is not None:
@@ -76,6 +76,7 @@ if plan is not None:
     chart = shared(charts.angle_reach_live_chart)(
         ext.inv_freq,
         plan.scaled_inv_freq,
+        shape_starts={k: starts[k] for k in plan.shape},
         factors=plan.factors,
         start=starts.get("factor"),
         t_window=plan.t_window,

@@ -41,7 +41,7 @@ def test_one_screen():
 
 def test_the_check_sees_the_names():
     names = candidates()
-    assert "explorer/liveparam.py" in names and "explorer.ropeblock.factor_sweep" in names
+    assert "explorer/liveparam.py" in names and "explorer.charts.extension.browser_theta" in names
     assert len(names) > 40
 
 

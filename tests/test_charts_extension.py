@@ -575,25 +575,6 @@ def test_the_factor_grid_is_the_parameters_range_in_its_steps():
         ropeblock.factor_grid(1.0, 2.0, 0.0)
 
 
-@pytest.mark.parametrize("rope_type", ropeblock.FACTOR_SWEEP_METHODS)
-def test_every_row_of_the_sweep_is_the_page_at_that_factor(rope_type):
-    """Row i of the sweep is what the page computes with factor = grid[i], bit for bit."""
-    block = ext_for(rope_type).block
-    sweep = ropeblock.factor_sweep(block, 64, train_len=4096, target_len=16384, factors=GRID)
-    assert sweep is not None and sweep.scaled_inv_freq.shape == (509, 32)
-    for i in (0, 1, 12, 200, 508):
-        at = ropeblock.extension_data({**block, "factor": float(GRID[i])}, 64, train_len=4096, target_len=16384)
-        assert at.error is None
-        assert np.array_equal(sweep.scaled_inv_freq[i], at.scaled_inv_freq), (rope_type, GRID[i])
-
-
-@pytest.mark.parametrize("rope_type", ["default", "longrope", "dynamic", "yarn", "llama3"])
-def test_methods_whose_factor_the_chart_does_not_carry_get_no_sweep(rope_type):
-    """No factor, or the browser computes θ′ (ropeblock.BROWSER_THETA): no row per factor."""
-    block = ext_for(rope_type).block
-    assert ropeblock.factor_sweep(block, 64, train_len=4096, target_len=16384, factors=GRID) is None
-
-
 STOPS = TARGET_STOPS
 
 
@@ -602,28 +583,14 @@ def live_spec(
     start=4.0,
     head_dim=64,
     *,
-    factor=True,
-    window=True,
-    l_window=False,
     train_len=4096,
     target_len=16384,
 ):
-    """The main chart as the page builds it: the factor slider (a sweep), the T slider and/or the L slider (their
-    stops)."""
-    block = ext_for(rope_type, head_dim=head_dim).block
-    ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
-    sweep = ropeblock.factor_sweep(block, head_dim, train_len=train_len, target_len=target_len, factors=GRID)
-    chart = charts.angle_reach_live_chart(
-        ext.inv_freq,
-        sweep.scaled_inv_freq if factor else ext.scaled_inv_freq,
-        factors=GRID if factor else None,
-        start=start if factor else None,
-        t_window=ropeblock.target_window(rope_type, train_len, target_len) if window else None,
-        l_window=ropeblock.train_window(rope_type, train_len) if l_window else None,
-        train_len=train_len,
-        target_len=target_len,
-    )
-    return cs.sent_spec(chart), block
+    """The main chart as the page builds it (`page_chart`), for `rope_type` with factor `start` (where it has one)."""
+    values = {"factor": start} if "factor" in ropeblock.METHOD_PARAMS.get(rope_type, ()) else {}
+    block = ext_for(rope_type, values, head_dim=head_dim, train_len=train_len, target_len=target_len).block
+    spec, _, _ = page_chart(block, head_dim, train_len=train_len, target_len=target_len)
+    return spec, block
 
 
 def drawn_at(spec, **sliders):
@@ -641,35 +608,39 @@ def drawn_at(spec, **sliders):
     )
 
 
-@pytest.mark.parametrize("rope_type", ropeblock.FACTOR_SWEEP_METHODS)  # the others: their own random tests below
+@pytest.mark.parametrize("rope_type", ["linear", "ntk"])  # the others: their own random tests below
 @pytest.mark.parametrize("s", [1.0, 2.5, 4.0, 32.0, 128.0])
 @pytest.mark.parametrize("T", [1024, 4096, 6144, 16384, 98304, 262144])
 def test_the_live_chart_draws_posencs_angles_at_the_sliders_factor_and_length(rope_type, s, T):
     """With the chart's sliders at s and T (its transforms run here in Python), the target curve and the red
-    rings are posenc's T·θ'_j and out-of-distribution pairs, and the read-out counts them."""
+    rings are posenc's T·θ'_j and out-of-distribution pairs, and the read-out counts them: linear's bit for bit,
+    static NTK's (two pows: posenc's b′ takes Python's **, the C library's pow) within 4 ulps."""
     spec, block = live_spec(rope_type)
     want = ropeblock.extension_data({**block, "factor": s}, 64, train_len=4096, target_len=T)
     target, rings, readout = drawn_at(spec, factor=s, target_len=STOPS.index(T))
     assert cs.unit_rows(spec, cs.layers(spec)[1], factor=s)["value"].tolist() == want.train_angle.tolist()
     assert target["pair"].tolist() == list(range(32))
-    assert target["value"].tolist() == want.target_angle.tolist()  # equal floats
+    if rope_type == "linear":
+        assert target["value"].tolist() == want.target_angle.tolist()  # equal floats
+    else:
+        np.testing.assert_array_max_ulp(target["value"].to_numpy(), np.asarray(want.target_angle), maxulp=4)
     assert set(target["series"]) == {"at the target: T·θ′_j"}
     assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
     n = int(want.out_of_distribution.sum())
     words = f"{n} of 32 pairs meet unseen angles" if n else "no pair meets an unseen angle"
-    assert readout == f"T = {T:,} · s = {s:g}\n{words}"
+    assert readout == f"L = 4,096 · T = {T:,} · s = {s:g}\nd = 64 · b = 10,000\n{words}"
 
 
 @pytest.mark.parametrize("T", [16, 1024, 4096, 6144, 24576, 262144])
-def test_without_scaling_the_t_slider_alone_moves_the_angles(T):
-    """The method without a factor: one row, the T slider only; the pairs out at T are posenc's."""
-    spec, block = live_spec("default", factor=False, target_len=16384)
-    assert [p["name"] for p in spec["params"] if "bind" in p] == ["target_len"]
+def test_without_scaling_the_lengths_and_sizes_alone_move_the_angles(T):
+    """The method without a factor: no s slider; T, L, d and b are; the pairs out at T are posenc's."""
+    spec, block = live_spec("default", target_len=16384)
+    assert [p["name"] for p in spec["params"] if "bind" in p] == ["target_len", "train_len", "head_dim", "base"]
     want = ropeblock.extension_data(block, 64, train_len=4096, target_len=T)
     target, rings, readout = drawn_at(spec, target_len=STOPS.index(T))
     assert target["value"].tolist() == want.target_angle.tolist()
     assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
-    assert readout.startswith(f"T = {T:,}\n")
+    assert readout.startswith(f"L = 4,096 · T = {T:,}\n")
 
 
 def test_the_t_slider_runs_over_the_stops_from_a_quarter_of_l_to_64_l():
@@ -704,31 +675,38 @@ def test_the_t_window(rope_type, T, want):
     assert ropeblock.target_window(rope_type, 4096, T) == want
 
 
-def test_the_live_chart_keeps_its_spec_for_another_head_size_or_method_setting():
-    """What the sliders reach is rows: another d (or a yarn beta) changes the datasets only."""
+def test_the_live_chart_keeps_its_spec_for_another_head_size_or_base():
+    """What the sliders reach is computed in the browser or carried as rows: a release of d or b (the sliders stay
+    where the hand left them, LiveChart's starts) changes the datasets only."""
 
-    def shape(spec):
-        return {k: v for k, v in spec.items() if k != "datasets"}
+    def shape(head_dim, base):
+        block = ext_for("linear", {"factor": 4.0}, head_dim=head_dim, base=base).block
+        spec, plan, _ = page_chart(block, head_dim, train_len=4096, target_len=16384, starts=(64, 10000.0))
+        assert plan.shape == ("head_dim", "base")
+        return {k: v for k, v in spec.items() if k != "datasets"}, spec["datasets"]
 
-    assert shape(live_spec(head_dim=64)[0]) == shape(live_spec(head_dim=66)[0])
+    (at_64, rows_64), (at_66, rows_66), (at_b, rows_b) = shape(64, 10000), shape(66, 10000), shape(64, 500000)
+    assert at_64 == at_66 == at_b
+    assert rows_64 != rows_66 and rows_64 != rows_b
 
 
 @pytest.mark.parametrize(
     "kwargs, word",
     [
         (dict(start=0.5), "start must be in 1 … 128"),
-        (dict(factors=GRID[:1]), "must agree"),
+        (dict(factors=GRID[:1]), "a grid of two or more"),
+        (dict(browser_block=None), "need browser_block"),
+        (dict(shape_starts={"layers": 2}), "shape_starts: only"),
         (dict(factors=np.array([1.0, 1.5, 3.0])), "evenly spaced grid"),
         (dict(factors=None, t_window=None), "needs a factor grid, a T window, an L window or more"),
     ],
 )
 def test_the_live_chart_refuses_bad_input_by_name(kwargs, word):
-    factors = kwargs.get("factors", GRID)
-    inv = np.ones((len(factors) if factors is not None else 1, 4))
-    args = dict(factors=GRID, start=4.0, train_len=4096, target_len=16384, t_window=(1024, 262144))
+    block = {"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}
+    args = dict(factors=GRID, start=4.0, train_len=4096, target_len=16384, t_window=(1024, 262144), browser_block=block)
     args.update(kwargs)
     with pytest.raises(ValueError, match=word):
-        charts.angle_reach_live_chart(np.ones(4), inv, **args)
+        charts.angle_reach_live_chart(np.ones(4), np.ones(4), **args)
 
 
 @pytest.mark.parametrize("rope_type", ["default", "linear", "ntk"])
@@ -737,9 +715,9 @@ def test_the_l_slider_moves_the_training_side_as_posenc_computes_it(rope_type):
     the training curve is posenc's L·θ_j, the target curve T·θ'_j, the rings posenc.out_of_distribution_pairs'
     and the read-out says L, T (and s) and counts them (the chart's transforms run here in Python)."""
     factor = rope_type != "default"
-    spec, block = live_spec(rope_type, factor=factor, l_window=True, train_len=4096, target_len=16384)
+    spec, block = live_spec(rope_type, train_len=4096, target_len=16384)
     bound = {p["name"]: p for p in spec["params"] if "bind" in p}
-    assert set(bound) == ({"factor"} if factor else set()) | {"train_len", "target_len"}
+    assert set(bound) == ({"factor"} if factor else set()) | {"train_len", "target_len", "head_dim", "base"}
     l_lo, l_hi = (STOPS[bound["train_len"]["bind"][k]] for k in ("min", "max"))
     assert (l_lo, l_hi) == (256, 65536) and STOPS[bound["train_len"]["value"]] == 4096  # L/16 … 16·L
     t_lo, t_hi = (STOPS.index(STOPS[bound["target_len"]["bind"][k]]) for k in ("min", "max"))
@@ -756,7 +734,10 @@ def test_the_l_slider_moves_the_training_side_as_posenc_computes_it(rope_type):
         assert train["value"].tolist() == want.train_angle.tolist(), (L, STOPS[ti], s)
         assert set(train["series"]) == {"in training: L·θ_j"}
         target, rings, readout = drawn_at(spec, **sliders)
-        assert target["value"].tolist() == want.target_angle.tolist()
+        if rope_type == "ntk":  # two pows (see test_the_live_chart_draws_posencs_angles_at_the_sliders_factor…)
+            np.testing.assert_array_max_ulp(target["value"].to_numpy(), np.asarray(want.target_angle), maxulp=4)
+        else:
+            assert target["value"].tolist() == want.target_angle.tolist()
         assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
         head = f"L = {L:,} · T = {STOPS[ti]:,}" + (f" · s = {s:g}" if factor else "")
         assert readout.split("\n")[0] == head
@@ -794,10 +775,11 @@ def yarn_block(truncate=True, **keys):
     return ropeblock.build_rope_block("yarn", values, base=10000.0, train_len=4096, head_dim=64)
 
 
-def page_chart(block, head_dim, *, train_len, target_len, kinds=None):
+def page_chart(block, head_dim, *, train_len, target_len, kinds=None, starts=None):
     """(the spec sent, the live plan, the extension data) of the main chart as pages/5_Context_extension.py builds it
     for `block` (`kinds`: the generators of LongRoPE's lists, as the page passes them): explorer.compute.extension.
-    live_plan decides the sliders, each starting at the block's value."""
+    live_plan decides the sliders, each starting at the block's value (d and b at `starts`, (d, b), if given: where
+    the hand left them)."""
     from explorer.compute import extension as compute
 
     ext = ropeblock.extension_data(block, head_dim, train_len=train_len, target_len=target_len)
@@ -815,6 +797,9 @@ def page_chart(block, head_dim, *, train_len, target_len, kinds=None):
         knob_starts={k: block[k] for k in charts.KNOB_KEYS if k in plan.keys},
         columns=plan.columns,
         list_kinds=plan.list_kinds,
+        shape_starts={
+            k: dict(zip(ropeblock.SHAPE_SLIDERS, starts or (head_dim, block["rope_theta"])))[k] for k in plan.shape
+        },
     )
     return cs.sent_spec(chart), plan, ext
 
@@ -832,7 +817,7 @@ def test_yarns_angles_computed_by_the_chart_are_posencs_at_random_s_l_t_and_beta
     from explorer.compute import extension as compute
 
     spec, plan = yarn_live_spec(truncate)
-    assert plan.keys == ("factor", "target_len", "train_len", "beta_fast", "beta_slow")
+    assert plan.keys == ("factor", "target_len", "train_len", "head_dim", "base", "beta_fast", "beta_slow")
     bound = {p["name"]: p["bind"] for p in spec["params"] if "bind" in p}
     for key in charts.KNOBS["yarn"]:  # over the widget's range in its steps
         w = widgets.get(key)
@@ -859,7 +844,7 @@ def test_yarns_angles_computed_by_the_chart_are_posencs_at_random_s_l_t_and_beta
         n = int(want.out_of_distribution.sum())
         words = f"{n} of 32 pairs meet unseen angles" if n else "no pair meets an unseen angle"
         betas = f"β_fast = {at['beta_fast']:g} · β_slow = {at['beta_slow']:g}"
-        assert readout == f"L = {L:,} · T = {T:,} · s = {at['factor']:g}\n{betas}\n{words}"
+        assert readout == f"L = {L:,} · T = {T:,} · s = {at['factor']:g}\nd = 64 · b = 10,000\n{betas}\n{words}"
     assert reversed_seen  # the reversed ramp was among them
 
 
@@ -958,7 +943,7 @@ def test_llama3s_angles_computed_by_the_chart_are_posencs_at_random_s_l_t_and_ba
 
     block = llama3_block()
     spec, plan, _ = page_chart(block, 128, train_len=8192, target_len=32768)
-    assert plan.keys == ("factor", "target_len", "train_len", "low_freq_factor", "high_freq_factor")
+    assert plan.keys == ("factor", "target_len", "train_len", "head_dim", "base", "low_freq_factor", "high_freq_factor")
     knobs = charts.KNOBS["llama3"]
     rng = np.random.default_rng(3)
     smoothed_seen = not_smoothed = 0
@@ -979,7 +964,7 @@ def test_llama3s_angles_computed_by_the_chart_are_posencs_at_random_s_l_t_and_ba
         assert target["value"].tolist() == want.target_angle.tolist(), (L, T, at)
         assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
         assert (
-            readout.split("\n")[1] == f"low_freq = {at['low_freq_factor']:g} · high_freq = {at['high_freq_factor']:g}"
+            readout.split("\n")[2] == f"low_freq = {at['low_freq_factor']:g} · high_freq = {at['high_freq_factor']:g}"
         )
     assert smoothed_seen and not_smoothed  # both kinds of band among them
 
@@ -993,7 +978,7 @@ def test_proportional_ropes_angles_computed_by_the_chart_are_posencs_at_random_s
     values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS["proportional"]}
     block = ropeblock.build_rope_block("proportional", values, base=10000.0, train_len=4096, head_dim=64)
     spec, plan, _ = page_chart(block, 64, train_len=4096, target_len=16384)
-    assert plan.keys == ("factor", "target_len", "train_len", "partial_rotary_factor")
+    assert plan.keys == ("factor", "target_len", "train_len", "head_dim", "base", "partial_rotary_factor")
     rng = np.random.default_rng(11)
     p_grid = compute.grid_of("partial_rotary_factor")
     for i in range(40):
@@ -1011,20 +996,19 @@ def test_proportional_ropes_angles_computed_by_the_chart_are_posencs_at_random_s
         if kept:
             assert target["value"].tolist() == want.target_angle[:kept].tolist(), (s, p, L, T)
         assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
-        assert readout.split("\n")[1] == f"p = {p:g}"
+        assert readout.split("\n")[1:3] == ["d = 64 · b = 10,000", f"p = {p:g}"]
 
 
-def test_the_browser_computes_theta_for_every_method_it_claims_and_refuses_others():
-    """Every method of ropeblock.BROWSER_THETA has its transforms (the random tests above check their numbers);
-    any other method is refused by name."""
+def test_the_browser_computes_theta_for_every_method_posenc_knows_and_refuses_others():
+    """Every method of posenc is one of ropeblock.BROWSER_THETA and has its transforms (the random tests check their
+    numbers); a method posenc does not know is refused by name."""
+    assert set(ropeblock.BROWSER_THETA) == set(posenc.ROPE_METHODS)
     for method in ropeblock.BROWSER_THETA:
         block = {"rope_type": method, "rope_theta": 10000.0, "factor": 2.0}
         knobs = {k: "1" for k in ropeblock.BROWSER_KNOBS[method]}
         assert charts.browser_theta(block, n_pairs="32", s="2", length="4096", target="8192", knobs=knobs)
-    with pytest.raises(ValueError, match="got 'linear'"):
-        charts.browser_theta(
-            {"rope_type": "linear", "factor": 2.0}, n_pairs="32", s="2", length="4096", target="8192", knobs={}
-        )
+    with pytest.raises(ValueError, match="got 'su'"):
+        charts.browser_theta({"rope_type": "su"}, n_pairs="32", s="2", length="4096", target="8192", knobs={})
 
 
 def test_dynamic_ntks_angles_computed_by_the_chart_are_posencs_at_random_s_l_and_t():
@@ -1035,8 +1019,10 @@ def test_dynamic_ntks_angles_computed_by_the_chart_are_posencs_at_random_s_l_and
     and θ′ is HF's formula re-typed (tests/_posenc_reference_impl.ref_dynamic) to 1e-12."""
     block = ropeblock.build_rope_block("dynamic", {"factor": 4.0}, base=10000.0, train_len=4096, head_dim=64)
     spec, plan, _ = page_chart(block, 64, train_len=4096, target_len=16384)
-    assert plan.keys == ("factor", "target_len", "train_len") and plan.browser_block is not None
-    assert "datasets" in spec and all(len(rows) <= 64 for rows in spec["datasets"].values())  # no row per factor
+    assert plan.keys == ("factor", "target_len", "train_len", "head_dim", "base") and plan.browser_block is not None
+    assert "datasets" in spec and all(
+        len(rows) <= 128 for rows in spec["datasets"].values()
+    )  # a row per pair d reaches
     rng = np.random.default_rng(5)
     inside = 0
     for _ in range(60):
@@ -1069,7 +1055,8 @@ def test_longropes_angles_made_by_the_chart_are_posencs_at_random_s_l_and_t(list
     kinds = {"short_factor": short_gen, "long_factor": long_gen}
     block = ropeblock.build_rope_block("longrope", values, base=10000.0, train_len=4096, head_dim=head_dim)
     spec, plan, _ = page_chart(block, head_dim, train_len=4096, target_len=16384, kinds=kinds)
-    assert plan.keys == ("factor", "target_len", "train_len") and plan.list_kinds == kinds and plan.columns == {}
+    assert plan.keys[:3] == ("factor", "target_len", "train_len") and plan.list_kinds == kinds and plan.columns == {}
+    assert plan.keys[3:] == ("head_dim", "base")
     n = head_dim // 2
     theta = 10000.0 ** (-np.arange(n) * 2 / head_dim)
     typed = {"ones": lambda s: np.ones(n), "constant": lambda s: np.full(n, s)}  # numpy's linspace for the ramp:
@@ -1216,3 +1203,64 @@ def test_legend_swatches_are_opaque_where_the_first_series_is_drawn_translucent(
     specs = [live_spec("linear")[0], yarn_live_spec()[0], *(chart.to_dict() for chart in _all_charts())]
     opacities = [o for spec in specs for o in _legend_symbol_opacities(vlc.vegalite_to_vega(spec))]
     assert opacities and all(o == 1 for o in opacities), opacities
+
+
+# ------------------------------------------- the head dimension d and the base b in the chart (issue #36)
+@pytest.mark.parametrize("rope_type", list(posenc.ROPE_METHODS))
+def test_every_methods_angles_computed_by_the_chart_are_posencs_at_random_d_b_s_l_and_t(rope_type):
+    """d and b are the chart's sliders for every method (LongRoPE's with the lists the page makes from s): the browser
+    computes θ_j = b^(−2j/d) too. At 30 random (d, b, s, L, T), the knobs at their defaults, the training curve, the
+    target curve, the rings and the read-out are posenc's at the block the page would build there (the transforms run
+    here in Python): bit for bit, but static and dynamic NTK's target curve (two pows, posenc's b′ with the C
+    library's) within 4 ulps."""
+    values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS.get(rope_type, ())}
+    kinds = {key: values[gen] for key, gen in ropeblock.LIST_GENERATORS.items() if gen in values}
+    block = ropeblock.build_rope_block(rope_type, values, base=10000.0, train_len=4096, head_dim=64)
+    spec, plan, _ = page_chart(block, 64, train_len=4096, target_len=16384, kinds=kinds)
+    assert plan.shape == ("head_dim", "base") and plan.browser_block is not None
+    bound = {p["name"]: p["bind"] for p in spec["params"] if "bind" in p}
+    d_lo = 4 if rope_type == "dynamic" else 2  # posenc refuses d = 2 for dynamic NTK
+    assert (bound["head_dim"]["min"], bound["head_dim"]["max"], bound["head_dim"]["step"]) == (d_lo, 256, 2)
+    assert (bound["base"]["min"], bound["base"]["max"]) == (0, len(charts.BASE_OPTIONS) - 1)
+    rng = np.random.default_rng(len(rope_type) * 7)
+    sizes = set()
+    for i in range(30):
+        d = 64 if i == 0 else int(rng.integers(d_lo // 2, 129)) * 2  # the page's own d and b first: posenc's θ_j
+        b = 10000.0 if i == 0 else float(charts.BASE_OPTIONS[int(rng.integers(0, len(charts.BASE_OPTIONS)))])
+        L = STOPS[int(rng.integers(STOPS.index(plan.l_window[0]), STOPS.index(plan.l_window[1]) + 1))]
+        T = STOPS[int(rng.integers(STOPS.index(plan.t_window[0]), STOPS.index(plan.t_window[1]) + 1))]
+        sliders = {"head_dim": d, "base": charts.BASE_OPTIONS.index(b)}
+        sliders |= {"train_len": STOPS.index(L), "target_len": STOPS.index(T)}
+        at = dict(values)
+        if plan.factors is not None:
+            at["factor"] = sliders["factor"] = float(GRID[int(rng.integers(0, len(GRID)))])
+        want_block = ropeblock.build_rope_block(rope_type, at, base=b, train_len=L, head_dim=d)
+        want = ropeblock.extension_data(want_block, d, train_len=L, target_len=T)
+        assert want.error is None, (d, b, L, T, want.error)
+        sizes.add((d, b))
+        where = (d, b, L, T, at.get("factor"))
+        train = cs.unit_rows(spec, cs.layers(spec)[1], **sliders)
+        assert train["pair"].tolist() == list(range(d // 2))
+        assert train["value"].tolist() == want.train_angle.tolist(), where
+        target, rings, readout = drawn_at(spec, **sliders)
+        assert target["pair"].tolist() == np.flatnonzero(want.target_angle > 0).tolist(), where
+        drawn, expect = target["value"].to_numpy(), want.target_angle[want.target_angle > 0]
+        if rope_type in ("ntk", "dynamic"):
+            np.testing.assert_array_max_ulp(drawn, expect, maxulp=4)
+        else:
+            assert drawn.tolist() == expect.tolist(), where
+        assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
+        n = int(want.out_of_distribution.sum())
+        words = f"{n} of {d // 2} pairs meet unseen angles" if n else "no pair meets an unseen angle"
+        lines = readout.split("\n")
+        assert lines[1] == f"d = {d} · b = {b:,.0f}" and lines[-1] == words, (where, readout)
+    assert len(sizes) > 20
+
+
+def test_the_pair_axis_ends_at_the_d_sliders_last_pair():
+    """The x axis runs 0 … d/2 − 1 for the d the slider stands at (1 at least): a smaller d narrows it."""
+    spec, _ = live_spec("yarn")
+    view = cs.layers(spec)[1]
+    domain_max = view["encoding"]["x"]["scale"]["domainMax"]["expr"]
+    for d, last in ((64, 31), (256, 127), (4, 1), (2, 1)):
+        assert cs.js_eval(domain_max, cs.spec_names(spec, view, head_dim=d)) == last

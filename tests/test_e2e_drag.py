@@ -776,7 +776,8 @@ def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_lin
     assert s_in.input_value() == "1"
 
     def readout() -> str:
-        """The read-out's two lines ("L = 4,096 · T = 16,384 · s = 1" over the count), joined by " | "."""
+        """The read-out's three lines ("L = 4,096 · T = 16,384 · s = 1" over "d = 64 · b = 10,000" over the count),
+        joined by " | "."""
         texts = chart.locator("svg text").evaluate_all(
             "els => els.map((e) => e.querySelectorAll('tspan').length ? "
             "[...e.querySelectorAll('tspan')].map((t) => t.textContent).join(' | ') : (e.textContent || ''))"
@@ -786,7 +787,7 @@ def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_lin
         assert halo == line
         return line.removeprefix("L = 4,096 · T = 16,384 · ")
 
-    assert readout() == f"s = 1 | {beyond(1.0)} of 32 pairs meet unseen angles"
+    assert readout() == f"s = 1 | d = 64 · b = 10,000 | {beyond(1.0)} of 32 pairs meet unseen angles"
     chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
     during, pauses = hold_and_drag(page, s_in, 30)
     moved = float(s_in.input_value())
@@ -795,7 +796,7 @@ def test_the_context_extension_factor_moves_its_chart_in_the_browser_and_the_lin
     assert moved > 4
     count = beyond(moved)
     words = "no pair meets an unseen angle" if count == 0 else f"{count} of 32 pairs meet unseen angles"
-    assert shown == f"s = {moved:g} | {words}"
+    assert shown == f"s = {moved:g} | d = 64 · b = 10,000 | {words}"
     assert_runs_within_pauses(during, pauses)
     page.wait_for_function(
         "(v) => new URLSearchParams(location.search).get('factor') === v", arg=f"{moved:g}", timeout=15_000

@@ -112,11 +112,40 @@ def test_a_press_on_yarns_beta_redraws_the_chart_with_no_script_run_and_the_page
         page.close()
 
 
+def test_a_press_on_d_or_b_redraws_the_chart_with_no_script_run_and_the_page_follows(chromium, server):
+    """The head dimension d and the base b are the chart's own sliders (the browser computes θ_j = b^(−2j/d)): a press
+    on each moves the curves before any script runs, then the value reaches the server once, the link and the metrics
+    follow, and the chart is kept; its read-out says d, b and the count over d/2 pairs."""
+    page = open_page(chromium, server, "?rope_type=linear&factor=8&train_len=4096&target_len=16384")
+    try:
+        chart = page.locator('[class*="st-key-ext_live_"] [data-testid=stVegaLiteChart]').first
+        chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")
+        page.evaluate(COUNT_RUNS_JS)
+        for key, want in (("head_dim", "66"), ("base", "50000")):  # one step right of 64 and 10,000
+            page.wait_for_timeout(400)  # a report still under way is not this press's run
+            wait_idle(page, title=TITLE)
+            slider = chart.locator(f'input[name="{key}_{key}"]')
+            press_once(page, slider, SVG_JS, key=key, want=want, title=TITLE)
+        texts = chart.locator("svg text").all_text_contents()
+        assert any("d = 66 · b = 50,000" in t for t in texts), texts
+        assert any(t.endswith(" of 33 pairs meet unseen angles") or "no pair" in t for t in texts), texts
+        assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt"
+        metric = page.locator("[data-testid=stMetric]").filter(has_text="Pairs out of distribution")
+        assert metric.locator("[data-testid=stMetricValue]").inner_text().strip().endswith(" of 33")  # d = 66
+        # the value beside b's slider is b, not its index
+        assert chart.locator(".vega-bind").filter(has_text="base b").inner_text().strip().endswith("50,000")
+        assert not page.locator("[data-testid=stAlert]").count()
+    finally:
+        page.close()
+
+
 def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tmp_path):
     """The main chart as the page builds it (explorer.compute.extension.live_plan), written as its offline file: at
-    random settings of its sliders (YaRN's β too, its θ′ computed by the browser, with and without truncation),
-    every drawn angle, ring and read-out is posenc's at those settings, bit for bit; dynamic NTK's angles (two pows
-    in the browser) within 8 ulps."""
+    random settings of its sliders (YaRN's β too, its θ′ computed by the browser, with and without truncation; the
+    head dimension d and the base b, θ_j = b^(−2j/d) computed by the browser then), every drawn angle, ring and
+    read-out is posenc's at those settings: bit for bit at the page's d and b, but static and dynamic NTK's target
+    angles (two pows in the browser) within 8 ulps; at another d or b (JavaScript's pow against numpy's) within 8 ulps
+    and the rings and counts exactly."""
     from explorer import chartfile, compat
     from explorer.compute import extension as compute
     from explorer.render import stable_dataset_names
@@ -128,6 +157,8 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         ("yarn", 128, 8192, False),
         ("llama3", 128, 8192, True),
         ("default", 96, 2048, True),
+        ("linear", 64, 4096, True),
+        ("ntk", 128, 8192, True),
         ("proportional", 64, 4096, True),
         ("dynamic", 64, 4096, True),
         ("longrope", 64, 4096, True),
@@ -141,9 +172,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         kinds = {key: values[gen] for key, gen in ropeblock.LIST_GENERATORS.items() if gen in values}  # as the page
         plan = compute.live_plan(ext, head_dim, kinds)
         assert plan.l_window is not None  # θ' do not depend on L, or the browser computes them
-        assert (plan.browser_block is not None) == (
-            rope_type in ("yarn", "llama3", "proportional", "dynamic", "longrope")
-        )
+        assert plan.browser_block is not None and plan.shape == ("head_dim", "base")  # every method, d and b
         betas = [k for k in charts.KNOB_KEYS if k in plan.keys]
         assert betas == list(charts.KNOBS.get(rope_type, ()))
         chart = charts.angle_reach_live_chart(
@@ -159,6 +188,7 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
             knob_starts={k: block[k] for k in betas},
             columns=plan.columns,
             list_kinds=plan.list_kinds,
+            shape_starts={"head_dim": head_dim, "base": 10000.0},
         )
         assert (plan.list_kinds is not None) == (rope_type == "longrope")  # its lists made from s, in the browser too
         path = tmp_path / f"{rope_type}{head_dim}.html"
@@ -166,10 +196,20 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         tab, tried = open_offline(chromium, path)
         try:
             lo, hi = TARGET_STOPS.index(plan.t_window[0]), TARGET_STOPS.index(plan.t_window[1])
-            for _ in range(12):
+            d_lo, d_hi, _ = ropeblock.head_dim_range(rope_type)
+            for i in range(12):
                 t_index = int(rng.integers(lo, hi + 1))
                 sets = [["target_len_target_len", t_index]]
                 at = dict(block)
+                # the page's d and b every third setting (posenc's θ_j), else anywhere their sliders reach
+                d = head_dim if i % 3 == 0 else int(rng.integers(d_lo // 2, d_hi // 2 + 1)) * 2
+                b = (
+                    10000.0
+                    if i % 3 == 0
+                    else float(charts.BASE_OPTIONS[int(rng.integers(0, len(charts.BASE_OPTIONS)))])
+                )
+                sets += [["head_dim_head_dim", d], ["base_base", charts.BASE_OPTIONS.index(b)]]
+                at["rope_theta"] = b
                 if plan.factors is not None:
                     at["factor"] = float(plan.factors[int(rng.integers(0, len(plan.factors)))])
                     sets.append(["factor_factor", at["factor"]])
@@ -186,25 +226,31 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                 if plan.list_kinds:  # the lists the page would make at this s
                     at.update(
                         {
-                            k: ropeblock.longrope_factors(values[g], head_dim // 2, at["factor"])
+                            k: ropeblock.longrope_factors(values[g], d // 2, at["factor"])
                             for k, g in ropeblock.LIST_GENERATORS.items()
                         }
                     )
                 items = set_sliders_and_read(tab, sets)
                 T = TARGET_STOPS[t_index]
-                want = ropeblock.extension_data(at, head_dim, train_len=L, target_len=T)
+                want = ropeblock.extension_data(at, d, train_len=L, target_len=T)
                 assert want.error is None
-                where = (rope_type, L, T, {k: at.get(k) for k in ("factor", *betas)})
+                where = (rope_type, d, b, L, T, {k: at.get(k) for k in ("factor", *betas)})
+                moved = (d, b) != (head_dim, 10000.0)
                 trained = sorted(
                     (d for kind, _, d, _ in items if kind == "line" and "theta" in d and "inv" not in d),
                     key=lambda d: d["pair"],
                 )
-                assert [d["value"] for d in trained] == want.train_angle.tolist(), where
-                line = sorted((d for kind, _, d, _ in items if kind == "line" and "inv" in d), key=lambda d: d["pair"])
-                assert [d["pair"] for d in line] == np.flatnonzero(want.target_angle > 0).tolist()
-                drawn, expect = np.array([d["value"] for d in line]), want.target_angle[want.target_angle > 0]
-                if rope_type == "dynamic":  # JavaScript's pow and the C library's may round the last bit apart, twice
-                    ulps = np.abs(drawn - expect) / np.spacing(expect)
+                assert [r["pair"] for r in trained] == list(range(d // 2)), where
+                if moved:  # θ_j from JavaScript's pow
+                    t_drawn = np.array([r["value"] for r in trained])
+                    assert (np.abs(t_drawn - want.train_angle) / np.spacing(want.train_angle)).max() <= 8, where
+                else:
+                    assert [r["value"] for r in trained] == want.train_angle.tolist(), where
+                line = sorted((r for kind, _, r, _ in items if kind == "line" and "inv" in r), key=lambda r: r["pair"])
+                assert [r["pair"] for r in line] == np.flatnonzero(want.target_angle > 0).tolist()
+                drawn, expect = np.array([r["value"] for r in line]), want.target_angle[want.target_angle > 0]
+                if moved or rope_type in ("ntk", "dynamic"):  # JavaScript's pow and the C library's may round the
+                    ulps = np.abs(drawn - expect) / np.spacing(expect)  # last bit apart (twice for NTK's b′)
                     assert ulps.max() <= 8, (where, ulps.max())
                     apart += int((ulps > 0).sum())
                 else:
@@ -213,17 +259,18 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
                 rings = sorted(d["pair"] for kind, _, d, _ in items if kind == "symbol" and d.get("ood") is True)
                 assert rings == sorted(2 * np.flatnonzero(want.out_of_distribution).tolist()), where
                 n = int(want.out_of_distribution.sum())
-                words = f"{n} of {head_dim // 2} pairs meet unseen angles" if n else "no pair meets an unseen angle"
+                words = f"{n} of {d // 2} pairs meet unseen angles" if n else "no pair meets an unseen angle"
                 head = (f"L = {L:,} · " if plan.l_window else "") + f"T = {T:,}"
                 head += f" · s = {at['factor']:g}" if plan.factors is not None else ""
+                head += f"\nd = {d} · b = {b:,.0f}"
                 head += "\n" + " · ".join(f"{KNOB_NAMES[k]} = {at[k]:g}" for k in betas) if betas else ""
                 assert f"{head}\n{words}" in [t for _, _, _, t in items if isinstance(t, str)], where
                 checked += 1
             assert tried == []
         finally:
             tab.context.close()
-    assert checked == 84
-    print(f"dynamic NTK: {apart} drawn angles a few ulps from posenc's, the rest equal")
+    assert checked == 108
+    print(f"{apart} drawn angles a few ulps from posenc's (NTK's, or at another d or b), the rest equal")
 
 
 def test_yarns_attention_factor_in_the_vega_view_is_posencs_at_random_settings(chromium, tmp_path):

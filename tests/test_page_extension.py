@@ -271,7 +271,7 @@ def test_extrapolation_counts_the_slow_pairs():
     theta = ref_inverse_frequencies(64)
     n_slow = sum(2 * math.pi / t > 4096 for t in theta)  # never a full turn in 4096 tokens
     assert metrics(at)["Pairs out of distribution"] == f"{n_slow} of 32"
-    assert main_readout(at) == f"L = 4,096 · T = 16,384\n{n_slow} of 32 pairs meet unseen angles"
+    assert main_readout(at) == f"L = 4,096 · T = 16,384\nd = 64 · b = 10,000\n{n_slow} of 32 pairs meet unseen angles"
     spec = cs.element_spec(at.get("vega_lite_chart")[0])
     (ring_layer,) = [lay for lay in cs.layers(spec) if lay["mark"].get("size") == 260]  # red rings
     rings = cs.unit_rows(spec, ring_layer)
@@ -333,7 +333,9 @@ def test_tour_steps_open_the_tab_their_narration_is_about(number):
         assert titles(at)[1] == "Llama 3: 29 pairs kept, 6 smoothed, 29 divided by s = 8"
     if rope_type == "default":  # "its slow pairs now reach angles it never met in training"
         n_slow = sum(2 * math.pi / t > 4096 for t in ref_inverse_frequencies(128))
-        assert main_readout(at) == f"L = 4,096 · T = 16,384\n{n_slow} of 64 pairs meet unseen angles"
+        assert (
+            main_readout(at) == f"L = 4,096 · T = 16,384\nd = 128 · b = 10,000\n{n_slow} of 64 pairs meet unseen angles"
+        )
         # "the red rings appear as soon as T passes 4,096": none at T = L, all the slow pairs at the next stop
         assert main_readout(at, target_len=TARGET_STOPS.index(4096)).endswith("no pair meets an unseen angle")
         assert TARGET_STOPS[TARGET_STOPS.index(4096) + 1] == 6144
@@ -456,7 +458,13 @@ def test_a_new_head_dim_leaves_every_chart_spec_as_it_was():
     assert "of 32 wavelengths" in titles(at)[1]
     at.slider(key="head_dim").set_value(66).run()
     assert not at.exception
-    assert [chart.proto.spec for chart in at.get("vega_lite_chart")] == before
+    after = [chart.proto.spec for chart in at.get("vega_lite_chart")]
+    assert after[1:] == before[1:]
+    # the main chart carries d as its own slider: set from the sidebar, it starts at the new d (explorer.liveparam)
+    # and nothing else of its spec changes
+    main_before, main_after = (json.loads(spec) for spec in (before[0], after[0]))
+    d_before, d_after = (next(p for p in m["params"] if p["name"] == "head_dim") for m in (main_before, main_after))
+    assert (d_before.pop("value"), d_after.pop("value")) == (64, 66) and main_after == main_before
     assert "of 33 wavelengths" in titles(at)[1]  # 66 / 2 pairs
     for spec in specs(at):
         assert cs.facts(spec)["last_pair"] == 32
@@ -643,7 +651,7 @@ def test_yarns_betas_are_the_charts_own_sliders_beside_their_boxes():
     assert not at.exception
     main = cs.element_spec(at.get("vega_lite_chart")[0])
     bound = {p["name"]: p for p in main.get("params", []) if "bind" in p}
-    assert set(bound) == {"factor", "target_len", "train_len", "beta_fast", "beta_slow"}
+    assert set(bound) == {"factor", "target_len", "train_len", "head_dim", "base", "beta_fast", "beta_slow"}
     assert (bound["beta_fast"]["value"], bound["beta_slow"]["value"]) == (24.0, 2.0)
     assert at.number_input(key="beta_fast").value == 24.0  # the sidebar's boxes stay, for exact entry
 
@@ -667,6 +675,33 @@ def test_a_drag_of_the_charts_beta_reaches_the_box_the_link_and_the_page():
     low = math.floor(64 * math.log(4096 / (4.0 * 2 * math.pi)) / (2 * math.log(10000.0)))
     high = math.ceil(64 * math.log(4096 / (1.0 * 2 * math.pi)) / (2 * math.log(10000.0)))
     assert [float(x) for x in metrics(at)["YaRN ramp: pairs"].split(" – ")] == [low, high]
+
+
+def test_a_drag_of_the_charts_d_and_b_reaches_the_sidebar_the_link_and_the_page():
+    """d dragged from 64 to 128 and b from 10,000 to 500,000 in the chart (b's slider reports the option's index):
+    the sidebar's sliders, the link and the metrics follow, and agree with the chart's read-out there; the browser
+    keeps the chart (its spec is unchanged: the new rows go in place)."""
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    at.query_params["rope_type"] = "yarn"
+    run_page("", at)
+    assert not at.exception
+    key, spec = at.get("vega_lite_chart")[0].key, at.get("vega_lite_chart")[0].proto.spec
+    b_index = list(widgets.get("base").options).index(500000)
+    at.session_state["test_report"] = {"head_dim": [{"head_dim": 128}], "base": [{"base": b_index}]}
+    run_page("", at)
+    assert not at.exception
+    assert (at.query_params["head_dim"], at.query_params["base"]) == ("128", "500000")
+    assert at.slider(key="head_dim").value == 128 and at.select_slider(key="base").value == 500000
+    chart = at.get("vega_lite_chart")[0]
+    assert chart.key == key and chart.proto.spec == spec  # kept: the browser shows the hand's values already
+    # what the browser shows at the hand's d and b agrees with the page's sentences, which now follow them
+    lines = main_readout(at, head_dim=128, base=b_index).split("\n")
+    n = metrics(at)["Pairs out of distribution"].removesuffix(" of 64")
+    assert lines[1] == "d = 128 · b = 500,000" and lines[-1] in (
+        f"{n} of 64 pairs meet unseen angles",
+        *(["no pair meets an unseen angle"] if n == "0" else []),
+    )
 
 
 # ------------------------------------------------------------- YaRN's attention factor in its chart (issue #36)

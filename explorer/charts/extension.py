@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 import posenc
-from explorer import ropeblock
+from explorer import ropeblock, vocabulary
 from explorer.charts import live
 from explorer.charts.style import (
     FIT_X,
@@ -33,7 +33,7 @@ from explorer.charts.style import (
     fact,
     facts_titled,
 )
-from explorer.ropeblock import AF_KNOBS, BROWSER_KNOBS, LIVE_SLIDERS
+from explorer.ropeblock import AF_KNOBS, BROWSER_KNOBS, LIVE_SLIDERS, SHAPE_SLIDERS
 from explorer.text import extension as text
 from explorer.text.extension import ratio_title
 from explorer.vocabulary import BLOCK_KEY_WIDGETS, TARGET_STOPS
@@ -171,12 +171,11 @@ def log_axis(
     return axis, [float(base) ** lo_k, float(base) ** hi_k]
 
 
-def _pair_x() -> alt.X:
-    """The pair axis of a per-pair chart. It ends at the last pair, a fact: a new head dimension
-    leaves the spec as it was."""
-    return alt.X(
-        "pair:Q", title=PAIR_AXIS, scale=alt.Scale(domainMin=0, domainMax=alt.ExprRef(fact("last_pair")), nice=False)
-    )
+def _pair_x(last: str | None = None) -> alt.X:
+    """The pair axis of a per-pair chart. It ends at the last pair, a fact (or the Vega expression `last`: a slider's
+    d/2 − 1): a new head dimension leaves the spec as it was."""
+    end = fact("last_pair") if last is None else last
+    return alt.X("pair:Q", title=PAIR_AXIS, scale=alt.Scale(domainMin=0, domainMax=alt.ExprRef(end), nice=False))
 
 
 def _pair_tooltip(y_title: str) -> list[alt.Tooltip]:
@@ -403,11 +402,14 @@ READOUT_NARROW_PX = 420
 #: The in-chart sliders of the live angle chart: the registry parameters factor, target_len and train_len
 #: themselves (explorer.charts.live; explorer.liveparam reports them when a drag ends). L and T run over their stops.
 FACTOR_KEY, TARGET_KEY, TRAIN_KEY = LIVE_SLIDERS
+#: The sliders of the model's sizes, d and b (ropeblock.SHAPE_SLIDERS): b runs over its options
+HEAD_DIM_KEY, BASE_KEY = SHAPE_SLIDERS
+BASE_OPTIONS = tuple(float(b) for b in vocabulary.BASE_OPTIONS)
 #: Each method's own knobs that are the chart's sliders where the browser computes its θ′ (`browser_theta`), and how
 #: the slider and the read-out name them
 KNOBS = BROWSER_KNOBS
 KNOB_KEYS = tuple(k for keys in KNOBS.values() for k in keys)
-LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY, TRAIN_KEY, *KNOB_KEYS)
+LIVE_PARAMS = (FACTOR_KEY, TARGET_KEY, TRAIN_KEY, HEAD_DIM_KEY, BASE_KEY, *KNOB_KEYS)
 KNOB_LABELS = {
     "beta_fast": "β_fast (turns) ",
     "beta_slow": "β_slow (turns) ",
@@ -484,6 +486,29 @@ def dynamic_theta(*, n_pairs: str, base: str, s: str, length: str, target: str) 
     return [_calc("inv", f"pow({new_base}, -2.0 * datum.pair / {dim})")]
 
 
+def ntk_theta(*, dim: str, base: str, s: str) -> list:
+    """The calculate transform that gives each datum (field ``pair`` = j) static NTK's θ′_j as ``inv``, in
+    posenc.methods._ntk's float64 steps (HF's ``_compute_default_rope_parameters`` with the new base a config.json
+    writes): b′ = b·s^(d/(d−2)) (b·s where d = 2), θ′_j = b′^(−2j/d). The arguments are Vega expressions. Two pows, as
+    dynamic NTK's: within a few ulps of posenc's (tests/test_e2e_extension_live.py reads them back from Chromium)."""
+    new_base = f"({dim} > 2 ? {base} * pow({s}, {dim} / ({dim} - 2)) : {base} * {s})"
+    return [_calc("inv", f"pow({new_base}, -2.0 * datum.pair / {dim})")]
+
+
+def pair_theta(*, dim: str, base: str, at_page: str, proportional: bool = False) -> list:
+    """The calculate transforms that give each datum (field ``pair`` = j) θ_j = b^(−2j/d) as ``theta``, for a chart
+    whose d and b are sliders: posenc's own number (the datum's ``theta_page``, posenc.inverse_frequencies at the
+    page's d and b) where the Vega expression `at_page` holds (the sliders stand there), else ``pow(b, -2.0 * j / d)``,
+    numpy's float64 steps (JavaScript's pow may round the last bit apart). With `proportional`, proportional RoPE's
+    whole-head ``theta_p`` = 1/b^(2j/d) too (from ``theta_p_page``; posenc.methods._proportional's steps). The page's
+    numbers are kept in their own fields: Vega's formula writes into the datum, and a later pass must not read the
+    value an earlier one wrote."""
+    out = [_calc("theta", f"{at_page} ? datum.theta_page : pow({base}, -2.0 * datum.pair / {dim})")]
+    if proportional:
+        out.append(_calc("theta_p", f"{at_page} ? datum.theta_p_page : 1 / pow({base}, 2 * datum.pair / {dim})"))
+    return out
+
+
 def longrope_entry(kind: str, *, s: str, n_pairs: str) -> str:
     """The Vega expression of entry j (the datum's ``pair``) of explorer.ropeblock.longrope_factors(kind, n, s) in
     numpy's float64 steps: "ones" 1, "constant" s, "ramp" numpy.linspace(1, s, n): 1 + j·((s − 1)/(n − 1)), its last
@@ -507,11 +532,20 @@ def browser_theta(
     target: str,
     knobs: Mapping[str, str],
     list_kinds: Mapping[str, str] | None = None,
+    base: str | None = None,
 ) -> list:
     """The transforms for `block`'s θ′ (a method of `KNOBS`), with its knobs' Vega expressions `knobs`; `length` is
-    L's expression and `target` T's (dynamic NTK's θ′ read T). LongRoPE's lists are the block's (fields theta_short,
-    theta_long), or, with `list_kinds` ({list key: generator}), made from s here (`longrope_entry`)."""
+    L's expression, `target` T's (dynamic NTK's θ′ read T), `n_pairs` d/2's and `base` b's (default: the facts row's
+    ``rope_theta``). LongRoPE's lists are the block's (fields theta_short, theta_long), or, with `list_kinds` ({list
+    key: generator}), made from s here (`longrope_entry`)."""
     method = posenc.rope_type_of(block)
+    base = fact("rope_theta") if base is None else base
+    if method == "default":  # posenc.methods._default: θ_j itself
+        return [_calc("inv", "datum.theta")]
+    if method == "linear":  # posenc.methods._linear: θ_j / s, one float64 division
+        return [_calc("inv", f"datum.theta / {s}")]
+    if method == "ntk":
+        return ntk_theta(dim=f"(2 * {n_pairs})", base=base, s=s)
     if method == "longrope" and list_kinds:  # posenc.methods._longrope: θ′_j = θ_j / entry j (float64), the long list
         short, long_ = (  # where T > L
             f"datum.theta / {longrope_entry(list_kinds[key], s=s, n_pairs=n_pairs)}"
@@ -521,11 +555,11 @@ def browser_theta(
     if method == "longrope":  # posenc.methods._longrope: the long list where T > L (fields theta_short, theta_long)
         return [_calc("inv", f"{target} > {length} ? datum.theta_long : datum.theta_short")]
     if method == "dynamic":
-        return dynamic_theta(n_pairs=n_pairs, base=fact("rope_theta"), s=s, length=length, target=target)
+        return dynamic_theta(n_pairs=n_pairs, base=base, s=s, length=length, target=target)
     if method == "yarn":
         return yarn_theta(
             dim=f"(2 * {n_pairs})",
-            base=fact("rope_theta"),
+            base=base,
             truncate=bool(block.get("truncate", DEFAULTS["truncate"])),
             s=s,
             length=length,
@@ -588,51 +622,54 @@ def angle_reach_live_chart(
     knob_starts: Mapping[str, float] | None = None,
     columns: Mapping[str, Any] | None = None,
     list_kinds: Mapping[str, str] | None = None,
+    shape_starts: Mapping[str, float] | None = None,
 ) -> alt.LayerChart:
     """(1), live: each pair's largest angle at T against training's, with the chart's own sliders (issue #36).
 
-    `inv_freq` is θ_j as trained and `scaled_inv_freq` θ'_j (posenc's), one row per factor of the grid `factors`
-    (lo, lo + step, …; `explorer.ropeblock.factor_sweep`) with the factor slider starting at `start`, or one row
-    and no factor slider (`factors` None). `t_window` (first, last) of the target length's stops
-    (`TARGET_STOPS`) adds a T slider over them (it starts at `target_len`); `l_window` an L slider (it starts at
-    `train_len`; only for a method whose θ' do not depend on L: `explorer.ropeblock.train_window`); None keeps
-    that length fixed. The browser draws L·θ_j and T·θ'_j for the sliders' row, L and T, rings the pairs
-    posenc.out_of_distribution_pairs would flag (T·θ'_j > L·θ_j·(1 + 1e-9) where L·θ_j < 2π) and counts them,
-    with no server run. The y axis spans every row, L and T the sliders reach, so it stays put while they
-    move.
+    `inv_freq` is θ_j as trained (posenc's, at the page's d and b). `browser_block`, a rope block of `KNOBS` (HF's
+    defaults where a key is absent): the browser computes θ'_j itself from θ_j, s, L, T and the method's knobs
+    (`browser_theta`), and the factor slider runs over the grid `factors` (lo, lo + step, …), starting at `start`
+    (None: s is fixed at the block's); `knob_starts` makes each knob it names a slider starting there (over its
+    widget's range), the others stay at the block's value; `shape_starts` ({"head_dim": d, "base": b}, either or
+    both) makes the head dimension and the base sliders too (over `ropeblock.head_dim_range` and the base's options):
+    the browser then computes θ_j = b^(−2j/d) as well (`pair_theta`), posenc's own θ_j where they stand at the page's
+    d and b. Without `browser_block` (a YaRN block whose factor is null), θ'_j is `scaled_inv_freq`, one row, and
+    only the lengths can be sliders. `t_window` (first, last) of the target length's stops (`TARGET_STOPS`) adds a T
+    slider over them (it starts at `target_len`); `l_window` an L slider (it starts at `train_len`); None keeps that
+    length fixed.
 
-    `browser_block`, a rope block of `KNOBS` (YaRN, Llama 3, proportional, dynamic NTK, LongRoPE; HF's defaults where
-    a key is absent): the browser computes
-    θ'_j itself from θ_j, s, L and the method's knobs (`browser_theta`; `scaled_inv_freq` is then not read, and the
-    factor slider runs over the grid `factors` as its range), so L can be a slider too; `knob_starts` makes each knob
-    it names a slider starting there (over its widget's range), the others stay at the block's value. `columns`: more
-    per-pair values the method's θ′ are computed from (proportional RoPE's ``theta_p``, LongRoPE's ``theta_short``
-    and ``theta_long``), one per pair (explorer.compute.extension.browser_columns). `list_kinds`: LongRoPE's lists'
-    generators, where the browser makes the lists from s (`browser_theta`; the factor slider then moves them)."""
+    The browser draws L·θ_j and T·θ'_j for the sliders' values, rings the pairs posenc.out_of_distribution_pairs would
+    flag (T·θ'_j > L·θ_j·(1 + 1e-9) where L·θ_j < 2π) and counts them, with no server run. The y axis spans every
+    value the sliders reach, so it stays put while they move.
+
+    `columns`: more per-pair values the method's θ′ are computed from (proportional RoPE's ``theta_p``, LongRoPE's
+    ``theta_short`` and ``theta_long``), one per pair (explorer.compute.extension.browser_columns). `list_kinds`:
+    LongRoPE's lists' generators, where the browser makes the lists from s (`browser_theta`; the factor slider then
+    moves them)."""
     theta = np.asarray(inv_freq, dtype=float)
-    if browser_block is not None:  # one row per pair: the browser computes θ′ (the extremes bound the y axis below)
-        inv = theta[None, :]
-        n_f, n_p = (len(factors) if factors is not None else 1), theta.size
-    else:
-        inv = np.asarray(scaled_inv_freq, dtype=float)
-        inv = inv[None, :] if inv.ndim == 1 else inv
-        n_f, n_p = inv.shape
-    if factors is None and t_window is None and l_window is None and not knob_starts:
+    n_p = theta.size
+    shape = dict(shape_starts or {})
+    if factors is None and t_window is None and l_window is None and not knob_starts and not shape:
         raise ValueError("the live chart needs a factor grid, a T window, an L window or more")
+    if theta.ndim != 1 or n_p < 1:
+        raise ValueError(f"inv_freq must be one θ_j per pair, got shape {theta.shape}")
+    if browser_block is None and (factors is not None or knob_starts or shape):
+        raise ValueError("factors, knob_starts and shape_starts need browser_block: the browser computes θ′ then")
+    if set(shape) - set(ropeblock.SHAPE_SLIDERS):
+        raise ValueError(f"shape_starts: only {ropeblock.SHAPE_SLIDERS}, got {sorted(shape)}")
+    inv = np.asarray(scaled_inv_freq, dtype=float)
+    if browser_block is None and inv.shape != (n_p,):
+        raise ValueError(f"scaled_inv_freq (P,) and inv_freq (P,) must agree, got {inv.shape}, {theta.shape}")
     if factors is not None:
         factors = np.asarray(factors, dtype=float)
-        if factors.ndim != 1 or factors.size != n_f or n_f < 2 or theta.shape != (n_p,):
-            raise ValueError(
-                f"factors (F,), scaled_inv_freq (F, P) and inv_freq (P,) must agree, got {factors.shape}, "
-                f"{inv.shape}, {theta.shape}"
-            )
+        if factors.ndim != 1 or factors.size < 2:
+            raise ValueError(f"factors must be a grid of two or more, got shape {factors.shape}")
         lo, step = float(factors[0]), float(factors[1] - factors[0])
-        if not np.array_equal(factors, lo + step * np.arange(n_f)):
+        if not np.array_equal(factors, lo + step * np.arange(factors.size)):
             raise ValueError("factors must be an evenly spaced grid lo + i·step")
         if start is None or not factors[0] <= start <= factors[-1]:
             raise ValueError(f"start must be in {factors[0]:g} … {factors[-1]:g}, got {start}")
-    elif n_f != 1 or theta.shape != (n_p,):
-        raise ValueError(f"without factors, scaled_inv_freq (P,) and inv_freq (P,) must agree, got {inv.shape}")
+    method = posenc.rope_type_of(browser_block) if browser_block is not None else None
     params = []
     if factors is not None and start is not None:
         params.append(
@@ -647,9 +684,22 @@ def angle_reach_live_chart(
         TRAIN_KEY, TARGET_STOPS, value=train_len, window=l_window, label="trained length L "
     )
     params += [*t_slider, *l_slider]
+    # the model's sizes: d (its slider's range) and b (its options); otherwise the facts row's
+    d_lo, d_hi, d_step = ropeblock.head_dim_range(method or "default")
+    d_expr, n_pairs = f"(2 * {fact('n_pairs')})", fact("n_pairs")
+    b_expr = fact("rope_theta")
+    # listed under L, T and s, above the knobs (the bindings come in the reverse order of the list)
+    if "head_dim" in shape:
+        params.insert(0, live.position(HEAD_DIM_KEY, start=int(shape["head_dim"]), lo=d_lo, hi=d_hi, step=d_step,
+                                       label="head dimension d "))  # fmt: skip
+        d_expr = live.number(HEAD_DIM_KEY)
+        n_pairs = f"({d_expr} / 2)"
+    if "base" in shape:
+        params.insert(0, live.option_position(BASE_KEY, BASE_OPTIONS, start=float(shape["base"]), label="base b "))
+        b_expr = live.option(BASE_KEY, BASE_OPTIONS)
     knobs: dict[str, str] = {}  # the method's knobs: each one's Vega expression (its slider's value, or the block's)
     if browser_block is not None:
-        for key in KNOBS[posenc.rope_type_of(browser_block)]:
+        for key in KNOBS[method or ""]:
             start_at = (knob_starts or {}).get(key)
             if start_at is None:  # fixed at the block's value (HF: a β of 0 or null means its default)
                 value: Any = browser_block.get(key)
@@ -667,62 +717,87 @@ def angle_reach_live_chart(
         target_name = "at the target: T·θ′_j"
     names = [train_name, target_name]
     color = alt.Color("series:N", title=None, scale=alt.Scale(domain=names, range=[BEFORE, AFTER]), legend=OPAQUE_KEY)
-    if columns and "theta_long" in columns:  # LongRoPE: θ′ is one of the two columns (a list's factor may be < 1)
-        inv = np.asarray([columns["theta_short"], columns["theta_long"]], dtype=float)
-    if list_kinds and browser_block is not None:  # LongRoPE's lists made from s: θ′ at the smallest and largest s
-        ends = (factors[0], factors[-1]) if factors is not None else (_factor_of(browser_block),)
-        lists = [ropeblock.longrope_factors(kind, n_p, float(x)) for kind in list_kinds.values() for x in ends]
-        inv = theta[None, :] / np.asarray(lists, dtype=float)
-    turning = inv[inv > 0]  # none: every pair stands still (a partial rotary factor of 0)
-    # YaRN's and Llama 3's θ′_j lie between θ_j/s and θ_j (a blend, s ≥ 1): the largest s bounds them below. Dynamic
-    # NTK's T·θ′_j ≥ T·θ_last/(s·(T/L − 1) + 1) ≥ min(T, L/s)·θ_last for T > L (θ′ = θ for T ≤ L): the shortest L counts
+    # θ_j wherever d and b can go: the largest d and every option of b where they are sliders (the slowest pair's
+    # θ_j = b^(−(d−2)/d) falls as d and b grow; the fastest's is 1)
+    if shape:
+        d_reach = [d_hi] if "head_dim" in shape else [2 * n_p]
+        b_reach = BASE_OPTIONS if "base" in shape else [float(browser_block["rope_theta"])]  # type: ignore[index]
+        theta_reach = np.concatenate([posenc.inverse_frequencies(d, base=b) for d in d_reach for b in b_reach])
+    else:
+        theta_reach = theta
+    reach_inv = theta_reach[None, :] if browser_block is not None else inv[None, :]
+    if columns and "theta_long" in columns:  # LongRoPE's own lists: θ′ is one of the two columns (a factor may be < 1)
+        reach_inv = np.asarray([columns["theta_short"], columns["theta_long"]], dtype=float)
+    turning = reach_inv[reach_inv > 0]  # none: every pair stands still (a partial rotary factor of 0)
+    # YaRN's and Llama 3's θ′_j lie between θ_j/s and θ_j (a blend, s ≥ 1), linear's and NTK's slowest is θ_last/s,
+    # LongRoPE's made lists' entries are 1 … s: the largest s bounds them below. Dynamic NTK's T·θ′_j ≥ T·θ_last/(s·(T/L
+    # − 1) + 1) ≥ min(T, L/s)·θ_last for T > L (θ′ = θ for T ≤ L): the shortest L counts
     s_most, shortest = 1.0, min(t_values)
-    # (LongRoPE's θ′ are its columns, or its lists at the smallest and largest s: `inv` above)
-    if browser_block is not None and posenc.rope_type_of(browser_block) != "longrope":
+    if browser_block is not None and "theta_long" not in (columns or {}):
         s_most = float(factors[-1]) if factors is not None else _factor_of(browser_block)
-        if posenc.rope_type_of(browser_block) == "dynamic":
+        if method == "dynamic":
             shortest = min(shortest, min(l_values))
     reach = [turning.min() / s_most * shortest, turning.max() * max(t_values)] if turning.size else []
-    span = np.concatenate([theta * min(l_values), theta * max(l_values), reach, [2 * np.pi]])
-    axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False)
+    span = np.concatenate([theta_reach * min(l_values), theta_reach * max(l_values), reach, [2 * np.pi]])
     y_title = "largest angle (radians, log scale)"
-    y = alt.Y("value:Q", title=y_title, axis=axis, scale=alt.Scale(type="log", domain=domain, nice=False))
-    x, tooltip = _pair_x(), _pair_tooltip(y_title)
+    if shape:  # the axis's foot follows d and b (the slowest pair's θ_j = b^(−(d−2)/d)); s, L and T leave it put
+        axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False, max_ticks=64)
+        slowest = f"pow({b_expr}, -({d_expr} - 2) / {d_expr})"
+        lows = [f"{slowest} * {min(l_values)!r}", f"{slowest} / {s_most!r} * {shortest!r}", repr(2 * np.pi)]
+        foot = f"pow(10, floor(log(min({', '.join(lows)})) / LN10 + 1e-9))"  # log_axis's decade below
+        scale = alt.Scale(type="log", domainMin=alt.ExprRef(foot), domainMax=domain[1], nice=False)
+    else:
+        axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False)
+        scale = alt.Scale(type="log", domain=domain, nice=False)
+    y = alt.Y("value:Q", title=y_title, axis=axis, scale=scale)
+    x = _pair_x(f"max({n_pairs} - 1, 1)" if "head_dim" in shape else None)
+    tooltip = _pair_tooltip(y_title)
     # the training side per pair, computed by the browser from θ_j and L as posenc.out_of_distribution_pairs does
     # (to the bit: the same float64 steps): L·θ_j, the limit it must exceed, and whether the pair turned in training
     trained = f"{l_expr} * datum.theta"
+    # one row per pair the d slider reaches (posenc's numbers for the page's pairs, none past them)
+    n_rows = d_hi // 2 if "head_dim" in shape else n_p
+    per_pair = {"theta": theta, **{k: np.asarray(v, dtype=float) for k, v in (columns or {}).items()}}
+    if shape:  # posenc's numbers at the page's d and b, beside the fields the browser computes (`pair_theta`)
+        per_pair = {f"{k}_page" if k in ("theta", "theta_p") else k: v for k, v in per_pair.items()}
     train = pd.DataFrame(
-        {"pair": np.arange(n_p), "theta": theta, **{k: np.asarray(v) for k, v in (columns or {}).items()}}
-    )
+        {"pair": np.arange(n_rows), **{k: np.pad(v, (0, n_rows - n_p), constant_values=np.nan) for k, v in
+                                       per_pair.items()}}
+    )  # fmt: skip
+    sizes: list[Any] = []  # where d or b are sliders: the pairs d reaches, and θ_j computed from d and b
+    if shape:
+        at_page = f"{d_expr} === 2 * {fact('n_pairs')} && {b_expr} === {fact('rope_theta')}"
+        sizes = [
+            alt.FilterTransform(filter=f"datum.pair < {n_pairs}"),
+            *pair_theta(dim=d_expr, base=b_expr, at_page=at_page, proportional=method == "proportional"),
+        ]
     train_side = [
         _calc("trained", trained),
         _calc("limit", f"datum.trained * {1 + OOD_SLACK!r}"),
         _calc("turned", f"!(datum.trained < {2 * np.pi!r})"),
     ]
-    # the rows the browser filters, in their smallest exact types; a pair that no longer turns (θ' = 0) has no
-    # point on a log axis, and is never out of distribution (T·0 = 0)
+    # a pair that no longer turns (θ' = 0) has no point on a log axis, and is never out of distribution (T·0 = 0)
     if browser_block is not None:
         sweep = train
         s_expr = live.number(FACTOR_KEY) if factors is not None else repr(_factor_of(browser_block))
-        # d and b travel in the facts row: another d or b keeps the spec (issue #23)
+        # d and b travel in the facts row (or are sliders): another d or b keeps the spec (issue #23)
         theta_side = browser_theta(
             browser_block,
-            n_pairs=fact("n_pairs"),
+            n_pairs=n_pairs,
             s=s_expr,
             length=l_expr,
             target=t_expr,
             knobs=knobs,
             list_kinds=list_kinds,
+            base=b_expr,
         )
     else:
-        f_idx, p_idx = np.nonzero(inv > 0)
-        sweep = pd.DataFrame({"f": f_idx.astype(np.int16), "pair": p_idx.astype(np.int16), "inv": inv[f_idx, p_idx]})
-        at_s = f"datum.f === {factor_index_expr(lo, step)}" if factors is not None else "datum.f === 0"
+        sweep = pd.DataFrame({"pair": np.arange(n_p, dtype=np.int16), "inv": inv})
         theta_side = [
-            alt.FilterTransform(filter=at_s),
             alt.LookupTransform(lookup="pair", **{"from": alt.LookupData(data=train, key="pair", fields=["theta"])}),
         ]
     drawn = [
+        *sizes,
         *theta_side,
         *train_side,
         _calc("value", f"{t_expr} * datum.inv"),
@@ -734,6 +809,7 @@ def angle_reach_live_chart(
         alt.Chart(
             train,
             transform=[
+                *sizes,
                 _calc("value", trained),
                 _calc("series", repr(train_name)),
             ],
@@ -752,19 +828,20 @@ def angle_reach_live_chart(
         .encode(x, y, tooltip=tooltip),
     ]
     layers += _rules([(2 * np.pi, "one full turn, 2π", "left")], axis="y", log=True)
-    parts: list[str] = []  # the sliders' values: lengths and s on one line, the method's knobs on the next
+    parts: list[str] = []  # the sliders' values: lengths and s on one line, d and b on the next, then the knobs
     if l_window is not None:
         parts.append(f"'L = ' + format({l_expr}, ',d')")
     if t_window is not None:
         parts.append(f"'T = ' + format({t_expr}, ',d')")
     if factors is not None:
         parts.append(f"'s = ' + format({live.number(FACTOR_KEY)}, '.2~f')")
+    dims = [f"'d = ' + {d_expr}"] if "head_dim" in shape else []
+    dims += [f"'b = ' + format({b_expr}, ',d')"] if "base" in shape else []
     betas = [f"'{text.KNOB_NAMES[k]} = ' + format({knobs[k]}, '.2~f')" for k in knobs if k in (knob_starts or {})]
     count = (
-        f"(datum.n_ood === 0 ? {text.NO_UNSEEN_ANGLE!r} : datum.n_ood + ' of ' + {fact('n_pairs')} + "
-        f"{text.UNSEEN_ANGLES!r})"
+        f"(datum.n_ood === 0 ? {text.NO_UNSEEN_ANGLE!r} : datum.n_ood + ' of ' + {n_pairs} + {text.UNSEEN_ANGLES!r})"
     )
-    lines = [" + ' · ' + ".join(line) for line in (parts, betas) if line]  # each line fits a phone's plot
+    lines = [" + ' · ' + ".join(line) for line in (parts, dims, betas) if line]  # each line fits a phone's plot
     readout = " + '\\n' + ".join([*lines, count])
     # top right, its lines downwards: the angles fall from left to right, so the slow pairs' curves leave that corner
     # free (a phone's narrow plot at a large T excepted: the halo keeps the figures legible there)

@@ -25,18 +25,6 @@ PI_POSITIONS = tuple(range(9))
 extension = cached(max_entries=64)(ropeblock.extension_data)
 
 
-def factor_sweep(block: dict, head_dim: int, train_len: int, target_len: int) -> ropeblock.FactorSweep | None:
-    """The block at every factor the factor parameter can take (its own ``factor`` replaced). A method whose
-    θ' do not depend on T (posenc's ``reads_seq_len``) is swept once for every T (a release of T reuses it)."""
-    reads_t = posenc.ROPE_METHODS[posenc.rope_type_of(block)].reads_seq_len
-    return _factor_sweep(block, head_dim, train_len, target_len if reads_t else train_len)
-
-
-@cached(max_entries=16)
-def _factor_sweep(block: dict, head_dim: int, train_len: int, seq_len: int) -> ropeblock.FactorSweep | None:
-    return ropeblock.factor_sweep(block, head_dim, train_len=train_len, target_len=seq_len, factors=grid_of("factor"))
-
-
 def grid_of(key: str) -> np.ndarray:
     """The values parameter `key`'s slider steps over: min, min + step, … max."""
     p = PARAMS[key]
@@ -48,22 +36,23 @@ class LivePlan:
     """What the main chart's own sliders are this run (issue #36), for `LiveChart` and
     `explorer.charts.extension.angle_reach_live_chart`."""
 
-    keys: tuple[str, ...]  # the registry keys that are sliders: of ropeblock.LIVE_SLIDERS, then the method's knobs
+    keys: tuple[str, ...]  # the registry keys that are sliders: of ropeblock.LIVE_SLIDERS, SHAPE_SLIDERS, the knobs
     factors: np.ndarray | None  # the factor slider's grid (None: s is fixed)
-    scaled_inv_freq: np.ndarray  # θ′: a row per factor of the grid (a sweep), or the page's one row
+    scaled_inv_freq: np.ndarray  # θ′, the page's one row (read where the browser does not compute θ′)
     t_window: tuple[int, int] | None
     l_window: tuple[int, int] | None
     browser_block: dict | None  # the block, where the browser computes θ′ (ropeblock.BROWSER_THETA)
     context: tuple  # what else the chart's spec depends on (LiveChart.starts)
     columns: dict  # per-pair values the browser computes θ′ from besides θ_j (proportional RoPE's theta_p)
     list_kinds: dict | None = None  # LongRoPE's lists' generators, where the browser makes the lists from s
+    shape: tuple[str, ...] = ()  # which of d and b are sliders (ropeblock.SHAPE_SLIDERS)
 
 
 def live_plan(ext: ropeblock.Extension, head_dim: int, kinds: Mapping[str, str] | None = None) -> LivePlan | None:
-    """Which of s, T, L (and YaRN's β) the main chart can move in the browser for this block, or None (none of
-    them: the page draws the still chart). A value off its slider's steps (typed) stays fixed. `kinds`: the generators
-    the page made LongRoPE's lists with ({list key: kind}); where they give the block's lists, s moves them in the
-    browser too (`ropeblock.list_kinds`)."""
+    """Which of s, T, L, d, b (and a method's knobs) the main chart can move in the browser for this block, or None
+    (none of them: the page draws the still chart). A value off its slider's steps (typed) stays fixed. `kinds`: the
+    generators the page made LongRoPE's lists with ({list key: kind}); where they give the block's lists, s (and d
+    and b) move them in the browser too (`ropeblock.list_kinds`)."""
     if ext.error:
         return None
     block, rope_type = ext.block, posenc.rope_type_of(ext.block)
@@ -71,40 +60,40 @@ def live_plan(ext: ropeblock.Extension, head_dim: int, kinds: Mapping[str, str] 
     generated = ropeblock.list_kinds(block, head_dim, kinds) if rope_type == "longrope" else None
     # the browser computes θ′ from θ_j and the knobs (a YaRN block whose factor is null reads L through it: not here)
     in_browser = rope_type in ropeblock.BROWSER_THETA and (factor is not None or rope_type in ropeblock.FACTOR_OPTIONAL)
-    others = {k: v for k, v in block.items() if k != "factor"}
-    sweep = None if factor is None or in_browser else factor_sweep(others, head_dim, ext.train_len, ext.target_len)
-    if in_browser:
-        s_moves = factor is not None and (rope_type != "longrope" or generated is not None)
-        factors = grid_of("factor") if s_moves and ropeblock.on_grid(factor, grid_of("factor")) else None
-    else:
-        factors = sweep.factors if sweep is not None and ropeblock.on_grid(factor, sweep.factors) else None
+    s_moves = in_browser and factor is not None and (rope_type != "longrope" or generated is not None)
+    factors = grid_of("factor") if s_moves and ropeblock.on_grid(factor, grid_of("factor")) else None
     t_window = ropeblock.target_window(rope_type, ext.train_len, ext.target_len)
     l_window = ropeblock.train_window(rope_type, ext.train_len)
     own = ropeblock.BROWSER_KNOBS.get(rope_type, ()) if in_browser else ()
     knobs = tuple(k for k in own if ropeblock.on_grid(block.get(k), grid_of(k)))
+    own_lists = rope_type == "longrope" and generated is None
+    shape = ropeblock.shape_sliders(block, head_dim, own_lists=own_lists) if in_browser else ()
     on = {"factor": factors is not None, "target_len": t_window is not None, "train_len": l_window is not None}
-    keys = (*(k for k in ropeblock.LIVE_SLIDERS if on[k]), *knobs)
+    keys = (*(k for k in ropeblock.LIVE_SLIDERS if on[k]), *shape, *knobs)
     if not keys:
         return None
     # the spec depends on the block's keys θ′ is computed from (the browser's: the base, truncate, the fixed knobs and
-    # s; a sweep's: every key), not on the values its sliders hold
+    # s; otherwise every key), not on the values its sliders hold
     read = {"rope_type", "rope_theta", "truncate", "factor", *own} if in_browser else set(block)
     if rope_type == "longrope":  # the browser carries the lists' θ′ (every key but L, which may be its slider), or
         read = set(block) - set(generated or ())  # makes the lists from s and their kinds (in the context)
     moving = set(keys) | ({"original_max_position_embeddings"} if l_window else set())
+    moving |= {"rope_theta"} if "base" in shape else set()
     fixed = tuple(v for v, w in ((ext.target_len, t_window), (ext.train_len, l_window)) if not w)
     held = tuple(sorted((k, repr(v)) for k, v in block.items() if k in read and k not in moving))
-    context = (held, head_dim, t_window, l_window, tuple(sorted((generated or {}).items())))
+    d_held = () if "head_dim" in shape else (head_dim,)
+    context = (held, *d_held, shape, t_window, l_window, tuple(sorted((generated or {}).items())))
     return LivePlan(
         keys=keys,
         factors=factors,
-        scaled_inv_freq=sweep.scaled_inv_freq if sweep is not None and factors is not None else ext.scaled_inv_freq,
+        scaled_inv_freq=ext.scaled_inv_freq,
         t_window=t_window,
         l_window=l_window,
         browser_block=dict(block) if in_browser else None,
         columns={} if generated else browser_columns(block, head_dim, ext.train_len),
         list_kinds=generated,
         context=(*context, *fixed),
+        shape=shape,
     )
 
 
@@ -147,9 +136,9 @@ def attention_factor_curves(ext: ropeblock.Extension, label: str, s: float) -> t
 
 
 def browser_columns(block: dict, head_dim: int, train_len: int) -> dict[str, np.ndarray]:
-    """The per-pair values the browser computes θ′ from besides θ_j (posenc's, one per pair): proportional RoPE's
-    ``theta_p``; LongRoPE's θ′ with its short list (``theta_short``, T ≤ L) and its long one (``theta_long``, T > L),
-    which depend on nothing the chart's sliders move."""
+    """The per-pair values the browser computes θ′ from besides θ_j (posenc's, one per pair, at the page's d and b):
+    proportional RoPE's ``theta_p``; LongRoPE's θ′ with its own short list (``theta_short``, T ≤ L) and its long one
+    (``theta_long``, T > L), which depend on nothing the chart's sliders move."""
     rope_type = posenc.rope_type_of(block)
     if rope_type == "proportional":
         return {"theta_p": proportional_theta(block, head_dim, train_len)}
