@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 import posenc
-from explorer.vocabulary import BASE_OPTIONS, BLOCK_KEY_WIDGETS, SHARED, TARGET_STOPS, TRAIN_LEN
+from explorer.vocabulary import BASE_OPTIONS, BLOCK_KEY_WIDGETS, HEAD_DIM, TARGET_STOPS, TRAIN_LEN
 
 #: The widgets that stand in for a list key: a URL cannot hold d/2 numbers, so the page offers
 #: generators (`longrope_factors`) instead.
@@ -298,13 +298,12 @@ LIVE_SLIDERS = ("factor", "target_len", "train_len")
 #: the browser computes θ_j = b^(−2j/d) too, so both move in it; not with LongRoPE's own lists (their length is d/2,
 #: and the chart carries their θ′: `shape_sliders`).
 SHAPE_SLIDERS = ("head_dim", "base")
-_HEAD_DIM = next(p for p in SHARED if p.key == "head_dim")
 
 
 def head_dim_range(rope_type: str) -> tuple[int, int, int]:
     """(lo, hi, step) of the main chart's d slider: the registry's range in its steps, from 4 for dynamic NTK (posenc
     refuses d = 2 there: its new base's exponent is d/(d − 2))."""
-    lo, hi, step = int(_HEAD_DIM.min or 2), int(_HEAD_DIM.max or 2), int(_HEAD_DIM.step or 2)
+    lo, hi, step = int(HEAD_DIM.min or 2), int(HEAD_DIM.max or 2), int(HEAD_DIM.step or 2)
     return (max(lo, 4) if rope_type == "dynamic" else lo), hi, step
 
 

@@ -291,6 +291,8 @@ _KEYS = _declared_keys()
 #: Its stops are the target length's: the Compare methods chart's own L slider runs over them (issue #36).
 TRAIN_LEN = replace(_block_key_param(_KEYS.pop("original_max_position_embeddings"), "train_len"), stops=TARGET_STOPS)
 SHARED += (TRAIN_LEN,)
+#: The head dimension d's declaration: the charts whose own slider it is read its range here.
+HEAD_DIM = next(p for p in SHARED if p.key == "head_dim")
 
 
 #: The rope-block keys of the context-extension methods (HF config.json names), and the method

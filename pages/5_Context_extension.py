@@ -2,7 +2,7 @@
 
 URL keys (registry: explorer/widgets.py; names follow a config.json rope block where one exists): head_dim,
 base, train_len (original_max_position_embeddings L), target_len (T, also the current seq_len of dynamic and
-longrope; s, L and T are also the main chart's own sliders, explorer.liveparam), rope_type (a key of
+longrope; s, L, T, head_dim and base are also the main chart's own sliders, explorer.liveparam), rope_type (a key of
 posenc.ROPE_SCALING), the method's own keys (explorer.ropeblock.METHOD_PARAMS, read only while it is selected;
 LongRoPE's lists come from the generators short_gen and long_gen), ext_view (the open tab, the only one drawn).
 Example, Llama 3.1 8B: ?rope_type=llama3&head_dim=128&base=500000&train_len=8192&target_len=131072&factor=8

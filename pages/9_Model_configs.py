@@ -1,8 +1,8 @@
 """Model configs: read a real config.json (or its rope block), the published presets, and a converter
 between the knobs people mix up (NTK alpha, a new rope_theta, a linear factor).
 
-URL keys: conv_from, ntk_alpha (also the converter chart's own slider, over its stops), new_theta, head_dim, base
-(the converter); cfg (the pasted text,
+URL keys: conv_from, ntk_alpha (over its stops), new_theta, head_dim, base (the converter; α, d and b are its chart's
+own sliders where α is on a stop); cfg (the pasted text,
 compressed: explorer.site.configs.encode_text, at most MAX_LINK_CHARS characters), cfg_example
 (the example choice), cfg_head_dim and cfg_max_pos (the sizes used when the text does not give
 them) and layer (for a config whose layers differ: whose rope "Open in …" carries). The "Open in …"
@@ -134,14 +134,22 @@ with st.expander("Where each number comes from"):
 st.subheader("NTK alpha, rope_theta and linear factor: the same knob?")
 st.markdown(text.CONVERTER)
 formula(text.CONVERTER_FORMULA)
-c1, c2, c3, c4 = st.columns([1.2, 1.3, 1.6, 1.4])
-head_dim = widget("head_dim", container=c1, min=4)
-base = float(widget("base", container=c2, label="Trained base b"))
-source = widget("conv_from", container=c3)
+c1, c2, c3, c4 = st.columns([1.6, 1.4, 1.2, 1.3])
+source = widget("conv_from", container=c1)
 if source == "rope_theta":
-    given = float(widget("new_theta", container=c4))
+    given = float(widget("new_theta", container=c2))
 else:
-    given = float(widget("ntk_alpha", container=c4, label="Linear factor s" if source == "linear_factor" else None))
+    given = float(widget("ntk_alpha", container=c2, label="Linear factor s" if source == "linear_factor" else None))
+# α, d and b are the chart's own sliders where α is one of its stops (issue #36): the lines move in the browser, the
+# rest follows on release; a new rope_theta, or an α typed between two stops, draws the chart for that one value,
+# with d and b as sliders here.
+live = LiveChart("conv_live", charts.LIVE_PARAMS, limits=charts.LIVE_LIMITS)
+head_dim, base = int(live.values["head_dim"]), float(live.values["base"])
+window = compute.alpha_window(head_dim, base) if source != "rope_theta" and given in ALPHA_STOPS else None
+on_chart = window is not None and window[0] <= given <= window[1]
+if not on_chart:
+    head_dim = widget("head_dim", container=c3, min=4)
+    base = float(widget("base", container=c4, label="Trained base b"))
 alpha, new_theta = compute.convert(source, given, head_dim, base)
 if not new_theta > 1:  # a small alpha on a small base: b' = b·α^(d/(d−2)) is no base at all
     st.warning(text.not_a_base(source, alpha, base, new_theta))
@@ -149,15 +157,11 @@ if not new_theta > 1:  # a small alpha on a small base: b' = b·α^(d/(d−2)) i
 theta, theta_ntk, slowest, fastest = compute.wavelength_ratios(head_dim, base, new_theta)
 metrics([text.converter_metrics(alpha, new_theta, slowest, fastest)])
 frame = charts.wavelength_frame(theta, theta_ntk, alpha)
-# α is the chart's own slider where it is one of its stops (issue #36): the lines move in the browser, the rest
-# follows on release; a new rope_theta, or an α typed between two stops, draws the chart for that one value.
-window = compute.alpha_window(head_dim, base) if source != "rope_theta" and given in ALPHA_STOPS else None
 height = charts.PHONE_HEIGHT if mode.on_a_phone() else charts.HEIGHT  # a phone's title and legend take more
-if window is not None and window[0] <= given <= window[1]:
-    live = LiveChart("conv_live", charts.LIVE_PARAMS)
-    start = live.starts((head_dim, base, window))[charts.ALPHA_KEY]
+if on_chart and window is not None:
+    starts = live.starts(window)
     chart = shared(charts.wavelength_live_chart)(
-        theta, head_dim=head_dim, base=base, start=start, window=window, height=height, **text.WAVELENGTH_LIVE_WORDS
+        theta, head_dim=head_dim, base=base, starts=starts, window=window, height=height, **text.WAVELENGTH_LIVE_WORDS
     )
     live.show(chart, width="stretch", save_as="config_wavelengths")
 else:

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import posenc
 from explorer.charts import configs as charts
 from explorer.compute import configs as config_compute
 from explorer.render import stable_dataset_names
@@ -101,7 +102,12 @@ def test_the_live_chart_draws_the_frames_wavelengths_at_every_alpha_its_slider_r
     theta = theta_loop(d, base)
     spec = cs.sent_spec(
         charts.wavelength_live_chart(
-            theta, head_dim=d, base=base, start=1.0, window=window, **text.WAVELENGTH_LIVE_WORDS
+            theta,
+            head_dim=d,
+            base=base,
+            starts={"ntk_alpha": 1.0, "head_dim": d, "base": base},
+            window=window,
+            **text.WAVELENGTH_LIVE_WORDS,
         )
     )
     reached = [a for a in ALPHA_STOPS if window[0] <= a <= window[1]]
@@ -123,5 +129,51 @@ def test_the_alpha_window_and_bad_input():
     assert config_compute.alpha_window(2, 10.0) is None
     with pytest.raises(ValueError, match="theta must hold the 32 pairs"):
         charts.wavelength_live_chart(
-            np.ones(5), head_dim=64, base=1e4, start=4.0, window=(0.01, 1000.0), title="t", subtitle="s"
+            np.ones(5), head_dim=64, base=1e4, starts={}, window=(0.01, 1000.0), title="t", subtitle="s"
         )
+
+
+def test_the_live_chart_draws_the_frames_wavelengths_at_random_d_and_b_of_its_sliders():
+    """d and b are the chart's sliders too (the browser computes θ_j = b^(−2j/d)): at 40 random (α, d, b) (the
+    transforms run here with numpy's pow), the lines are the frame's numbers at that d and b (θ from the loop above,
+    Python's pow) to 1e-14; where b′ is no base (a small α, d and b) the NTK line is left out; the pair axis ends at
+    d/2 − 1."""
+    import _chartspec as cs
+
+    from explorer.vocabulary import ALPHA_STOPS
+
+    theta = posenc.inverse_frequencies(64, base=10000.0)
+    window = config_compute.alpha_window(64, 10000.0)
+    starts = {"ntk_alpha": 1.0, "head_dim": 64, "base": 10000.0}
+    spec = cs.sent_spec(
+        charts.wavelength_live_chart(
+            theta, head_dim=64, base=10000.0, starts=starts, window=window, **text.WAVELENGTH_LIVE_WORDS
+        )
+    )
+    bound = {p["name"]: p["bind"] for p in spec["params"] if "bind" in p}
+    assert (bound["head_dim"]["min"], bound["head_dim"]["max"], bound["head_dim"]["step"]) == (4, 256, 2)
+    assert (bound["base"]["min"], bound["base"]["max"]) == (0, len(charts.BASE_OPTIONS) - 1)
+    rng = np.random.default_rng(9)
+    no_base = 0
+    for i in range(40):
+        a = ALPHA_STOPS[int(rng.integers(ALPHA_STOPS.index(window[0]), ALPHA_STOPS.index(window[1]) + 1))]
+        d = 64 if i == 0 else 2 * int(rng.integers(2, 129))
+        b = 10000.0 if i == 0 else charts.BASE_OPTIONS[int(rng.integers(0, len(charts.BASE_OPTIONS)))]
+        if i == 1:  # b′ = 10·0.01² is no base
+            a, d, b = 0.01, 4, 10.0
+        sliders = {"ntk_alpha": ALPHA_STOPS.index(a), "head_dim": d, "base": charts.BASE_OPTIONS.index(b)}
+        rows = cs.view_rows(spec, **sliders)
+        new_base = posenc.ntk_alpha_to_base(a, d, base=b)
+        want = charts.wavelength_frame(theta_loop(d, b), theta_loop(d, max(new_base, 2.0)), a)
+        for scheme in charts.COLORS:
+            got = rows[rows.scheme == scheme].sort_values("j")
+            expect = want[want.scheme == scheme].sort_values("j")
+            if scheme == "NTK-aware (new base)" and not new_base > 1:
+                assert got.empty, (a, d, b)
+                no_base += 1
+                continue
+            assert got["j"].tolist() == list(range(d // 2))
+            assert got["wavelength"].tolist() == pytest.approx(expect["wavelength"].tolist(), rel=1e-14), (a, d, b)
+        domain_max = spec["encoding"]["x"]["scale"]["domainMax"]["expr"]
+        assert cs.js_eval(domain_max, cs.spec_names(spec, **sliders)) == max(d // 2 - 1, 1)
+    assert no_base >= 1

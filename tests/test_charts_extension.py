@@ -635,7 +635,7 @@ def test_the_live_chart_draws_posencs_angles_at_the_sliders_factor_and_length(ro
 def test_without_scaling_the_lengths_and_sizes_alone_move_the_angles(T):
     """The method without a factor: no s slider; T, L, d and b are; the pairs out at T are posenc's."""
     spec, block = live_spec("default", target_len=16384)
-    assert [p["name"] for p in spec["params"] if "bind" in p] == ["target_len", "train_len", "head_dim", "base"]
+    assert [p["name"] for p in spec["params"] if "bind" in p] == ["base", "head_dim", "target_len", "train_len"]
     want = ropeblock.extension_data(block, 64, train_len=4096, target_len=T)
     target, rings, readout = drawn_at(spec, target_len=STOPS.index(T))
     assert target["value"].tolist() == want.target_angle.tolist()
@@ -766,6 +766,12 @@ def test_the_live_title_names_every_slider():
     assert live_angle_title(True, True, 16384, True) == "Drag s, L and T: the largest angle per pair, against training"
     assert live_angle_title(False, True, 16384, True) == "Drag L and T: the largest angle per pair, against training"
     assert live_angle_title(True, False, 16384) == "Drag s: the largest angle per pair at T = 16,384, against training"
+    # d and b (explorer.ropeblock.SHAPE_SLIDERS): after the lengths, before a method's knobs; alone where nothing else
+    # moves (a length typed off its stops, no factor)
+    both = live_angle_title(True, True, 16384, True, ("beta_fast", "beta_slow"), ("head_dim", "base"))
+    assert both == "Drag s, L, T, d, b and β: the largest angle per pair, against training"
+    alone = live_angle_title(False, False, 17, False, (), ("head_dim", "base"))
+    assert alone == "Drag d and b: the largest angle per pair at T = 17, against training"
 
 
 # ------------------------------------------------ YaRN's θ′ computed in the browser (issue #36: s, L, T and β)

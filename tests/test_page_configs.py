@@ -18,7 +18,7 @@ import posenc
 from explorer.manifest import PAGES
 from explorer.site import configs as site
 from explorer.text import configs as text_configs
-from explorer.vocabulary import ALPHA_STOPS
+from explorer.vocabulary import ALPHA_STOPS, BASE_OPTIONS
 from posenc.models import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -412,7 +412,9 @@ def _page_after_a_report():
 
     report = st.session_state.pop("test_report", None)
     if report is not None:
-        liveparam.report("conv_live", ("ntk_alpha",), report)
+        from explorer.charts import configs as config_charts
+
+        liveparam.report("conv_live", config_charts.LIVE_PARAMS, report, config_charts.LIVE_LIMITS)
     runpy.run_path(st.session_state["test_page"], run_name="__main__")
 
 
@@ -430,3 +432,27 @@ def test_a_drag_of_the_charts_alpha_reaches_the_box_the_link_and_the_page():
     assert at.number_input(key="ntk_alpha").value == 20.0
     assert (at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"))[0].key == key  # the chart is kept
     assert metrics(at)["rope_theta b′"] == f"{10000 * 20 ** (128 / 126):,.2f}"  # the page followed
+
+
+def test_a_drag_of_the_charts_d_and_b_reaches_the_link_and_the_page_and_keeps_the_chart():
+    """d and b are the converter chart's own sliders where it carries α (no Streamlit slider for them then): d dragged
+    to 128 and b to 500,000 (b's slider reports the option's index) reach the link and the metrics (b′ typed here),
+    and the chart is kept; with a new rope_theta typed instead, d and b are sliders on the page again."""
+    at = AppTest.from_function(_page_after_a_report, default_timeout=120)
+    at.session_state["test_page"] = PAGE
+    at.run()
+    assert not at.exception
+    assert not [s for s in at.slider if s.key == "head_dim"] and not [s for s in at.select_slider if s.key == "base"]
+    chart = (at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"))[0]
+    key, spec = chart.key, chart.proto.spec
+    b_index = list(BASE_OPTIONS).index(500000)
+    at.session_state["test_report"] = {"head_dim": [{"head_dim": 128}], "base": [{"base": b_index}]}
+    at.run()
+    assert not at.exception
+    assert (at.query_params["head_dim"], at.query_params["base"]) == ("128", "500000")
+    chart = (at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"))[0]
+    assert chart.key == key and chart.proto.spec == spec  # kept: the browser shows the hand's d and b already
+    alpha = float(at.number_input(key="ntk_alpha").value)
+    assert metrics(at)["rope_theta b′"] == f"{500000 * alpha ** (128 / 126):,.2f}"
+    typed = run({"conv_from": "rope_theta", "new_theta": "1000000", "head_dim": "96"})
+    assert typed.slider(key="head_dim").value == 96 and typed.select_slider(key="base").value == 10000

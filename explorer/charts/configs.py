@@ -14,7 +14,8 @@ import pandas as pd
 from explorer.charts import live
 from explorer.charts.style import chart_config
 from explorer.text.configs import layers_title
-from explorer.vocabulary import ALPHA_STOPS
+from explorer.vocabulary import ALPHA_STOPS, HEAD_DIM
+from explorer.vocabulary import BASE_OPTIONS as BASE_OPTION_VALUES
 
 #: Line colours: as trained (slate), NTK-aware (blue), linear (orange), all distinct in print too.
 COLORS = {"as trained": "#475569", "NTK-aware (new base)": "#1D4ED8", "linear (positions ÷ s)": "#C2410C"}
@@ -90,9 +91,13 @@ def wavelength_compare_chart(
     return chart
 
 
-#: The converter chart's own slider (issue #36): the registry parameter ntk_alpha, over its stops.
-ALPHA_KEY = "ntk_alpha"
-LIVE_PARAMS = (ALPHA_KEY,)
+#: The converter chart's own sliders (issue #36): the registry parameters ntk_alpha (over its stops), the head
+#: dimension d (from 4: NTK's exponent d/(d − 2)) and the trained base b (over its options).
+ALPHA_KEY, HEAD_DIM_KEY, BASE_KEY = "ntk_alpha", "head_dim", "base"
+LIVE_PARAMS = (ALPHA_KEY, HEAD_DIM_KEY, BASE_KEY)
+#: The page's range of d here (the converter needs d > 2), and what d's slider spans
+LIVE_LIMITS = {HEAD_DIM_KEY: {"min": 4}}
+BASE_OPTIONS = tuple(float(b) for b in BASE_OPTION_VALUES)
 
 
 def wavelength_live_chart(
@@ -100,44 +105,74 @@ def wavelength_live_chart(
     *,
     head_dim: int,
     base: float,
-    start: float,
+    starts: dict[str, Any],
     window: tuple[float, float],
     title: str,
     subtitle: str,
     width: int = 640,
     height: int = HEIGHT,
 ) -> alt.LayerChart:
-    """`wavelength_compare_chart` with α as the chart's own slider (over `ALPHA_STOPS` in `window`, starting at
-    `start`): the rows are θ_j at the trained base (posenc's), and the browser computes the three schemes as
-    posenc and the frame do: λ_j = 2π/θ_j; NTK b′ = b·α^(d/(d−2)), θ′_j = b′^(−2j/d), λ′_j = 2π/θ′_j (JavaScript's
-    pow, within a few ulps of C's); linear 2π/(θ_j/α). `title` and `subtitle` must hold for every α."""
+    """`wavelength_compare_chart` with α, d and b as the chart's own sliders, starting at `starts` (α over
+    `ALPHA_STOPS` in `window`, d over 4 … 256, b over its options). The rows are θ_j at the page's d and b
+    (posenc's), one per pair the d slider reaches, and the browser computes the three schemes as posenc and the frame
+    do: θ_j (posenc's at the page's d and b, else b^(−2j/d): `explorer.charts.live.pair_theta`), λ_j = 2π/θ_j; NTK
+    b′ = b·α^(d/(d−2)), θ′_j = b′^(−2j/d), λ′_j = 2π/θ′_j (JavaScript's pow, within a few ulps of C's; no line where b′
+    is no base, b′ ≤ 1, which only a d or b dragged below the page's can reach); linear 2π/(θ_j/α). `title` and
+    `subtitle` must hold for every α, d and b."""
     theta = np.asarray(theta, dtype=np.float64)
     if theta.ndim != 1 or theta.size != head_dim // 2 or head_dim <= 2:
         raise ValueError(
             f"theta must hold the {head_dim // 2} pairs of head_dim {head_dim} > 2, got shape {theta.shape}"
         )
-    alpha = live.option(ALPHA_KEY, ALPHA_STOPS)
-    slider = live.option_position(ALPHA_KEY, ALPHA_STOPS, start=start, lo=window[0], hi=window[1], label="α (or s) ")
+    d_lo, d_hi, d_step = int(LIVE_LIMITS[HEAD_DIM_KEY]["min"]), int(HEAD_DIM.max or 256), int(HEAD_DIM.step or 2)
+    alpha, d, b = live.option(ALPHA_KEY, ALPHA_STOPS), live.number(HEAD_DIM_KEY), live.option(BASE_KEY, BASE_OPTIONS)
+    sliders = [  # listed in the reverse order under the chart: α, d, b
+        live.option_position(BASE_KEY, BASE_OPTIONS, start=float(starts[BASE_KEY]), label="base b "),
+        live.position(
+            HEAD_DIM_KEY, start=int(starts[HEAD_DIM_KEY]), lo=d_lo, hi=d_hi, step=d_step, label="head dimension d "
+        ),
+        live.option_position(
+            ALPHA_KEY, ALPHA_STOPS, start=float(starts[ALPHA_KEY]), lo=window[0], hi=window[1], label="α (or s) "
+        ),
+    ]
     trained, ntk, linear = COLORS
-    new_base = f"({float(base)!r} * pow({alpha}, {head_dim / (head_dim - 2)!r}))"
-    rows = pd.DataFrame({"j": np.arange(theta.size), "theta": theta})
-    last = max(int(theta.size) - 1, 1)
+    new_base = f"({b} * pow({alpha}, {d} / ({d} - 2)))"  # posenc.ntk_alpha_to_base
+    n_rows = d_hi // 2
+    rows = pd.DataFrame(
+        {
+            "j": np.arange(n_rows),
+            "theta_page": np.pad(theta, (0, n_rows - theta.size), constant_values=np.nan),
+            "page_d": float(head_dim),  # the page's d and b travel in the rows: another d or b keeps the spec
+            "page_b": float(base),
+        }
+    )
+    at_page = f"{d} === datum.page_d && {b} === datum.page_b"
     chart = (
-        alt.Chart(rows)
+        alt.Chart(
+            rows,
+            transform=[
+                alt.FilterTransform(filter=f"datum.j < {d} / 2"),
+                *live.pair_theta(dim=d, base=b, at_page=at_page, pair="j"),
+            ],
+        )
         .transform_calculate(
             **{
                 trained: "2 * PI / datum.theta",
-                ntk: f"2 * PI / pow({new_base}, -2.0 * datum.j / {float(head_dim)!r})",
+                ntk: f"{new_base} > 1 ? 2 * PI / pow({new_base}, -2.0 * datum.j / {d}) : null",
                 linear: f"2 * PI / (datum.theta / {alpha})",
             }
         )
         .transform_fold(list(COLORS), as_=["scheme", "wavelength"])
+        .transform_filter("isValid(datum.wavelength)")
         .mark_line(point=alt.OverlayMarkDef(size=30), strokeWidth=2.5)
         .encode(
-            alt.X("j:Q").title("pair j (0 = fastest)").axis(tickMinStep=1).scale(domain=[0, last], nice=False),
+            alt.X("j:Q")
+            .title("pair j (0 = fastest)")
+            .axis(tickMinStep=1)
+            .scale(domainMin=0, domainMax=alt.ExprRef(f"max({d} / 2 - 1, 1)"), nice=False),
             **_wavelength_channels(),
         )
-        .add_params(slider)
+        .add_params(*sliders)
         .properties(width=width, height=height, title=alt.Title(title, subtitle=subtitle), name="conv_live_lines")
     )
     chart.config = _CONFIG

@@ -495,20 +495,6 @@ def ntk_theta(*, dim: str, base: str, s: str) -> list:
     return [_calc("inv", f"pow({new_base}, -2.0 * datum.pair / {dim})")]
 
 
-def pair_theta(*, dim: str, base: str, at_page: str, proportional: bool = False) -> list:
-    """The calculate transforms that give each datum (field ``pair`` = j) θ_j = b^(−2j/d) as ``theta``, for a chart
-    whose d and b are sliders: posenc's own number (the datum's ``theta_page``, posenc.inverse_frequencies at the
-    page's d and b) where the Vega expression `at_page` holds (the sliders stand there), else ``pow(b, -2.0 * j / d)``,
-    numpy's float64 steps (JavaScript's pow may round the last bit apart). With `proportional`, proportional RoPE's
-    whole-head ``theta_p`` = 1/b^(2j/d) too (from ``theta_p_page``; posenc.methods._proportional's steps). The page's
-    numbers are kept in their own fields: Vega's formula writes into the datum, and a later pass must not read the
-    value an earlier one wrote."""
-    out = [_calc("theta", f"{at_page} ? datum.theta_page : pow({base}, -2.0 * datum.pair / {dim})")]
-    if proportional:
-        out.append(_calc("theta_p", f"{at_page} ? datum.theta_p_page : 1 / pow({base}, 2 * datum.pair / {dim})"))
-    return out
-
-
 def longrope_entry(kind: str, *, s: str, n_pairs: str) -> str:
     """The Vega expression of entry j (the datum's ``pair``) of explorer.ropeblock.longrope_factors(kind, n, s) in
     numpy's float64 steps: "ones" 1, "constant" s, "ramp" numpy.linspace(1, s, n): 1 + j·((s − 1)/(n − 1)), its last
@@ -632,8 +618,8 @@ def angle_reach_live_chart(
     (None: s is fixed at the block's); `knob_starts` makes each knob it names a slider starting there (over its
     widget's range), the others stay at the block's value; `shape_starts` ({"head_dim": d, "base": b}, either or
     both) makes the head dimension and the base sliders too (over `ropeblock.head_dim_range` and the base's options):
-    the browser then computes θ_j = b^(−2j/d) as well (`pair_theta`), posenc's own θ_j where they stand at the page's
-    d and b. Without `browser_block` (a YaRN block whose factor is null), θ'_j is `scaled_inv_freq`, one row, and
+    the browser then computes θ_j = b^(−2j/d) as well (`explorer.charts.live.pair_theta`), posenc's own θ_j where they
+    stand at the page's d and b. Without `browser_block` (a YaRN block whose factor is null), θ'_j is `scaled_inv_freq`, one row, and
     only the lengths can be sliders. `t_window` (first, last) of the target length's stops (`TARGET_STOPS`) adds a T
     slider over them (it starts at `target_len`); `l_window` an L slider (it starts at `train_len`); None keeps that
     length fixed.
@@ -758,7 +744,7 @@ def angle_reach_live_chart(
     # one row per pair the d slider reaches (posenc's numbers for the page's pairs, none past them)
     n_rows = d_hi // 2 if "head_dim" in shape else n_p
     per_pair = {"theta": theta, **{k: np.asarray(v, dtype=float) for k, v in (columns or {}).items()}}
-    if shape:  # posenc's numbers at the page's d and b, beside the fields the browser computes (`pair_theta`)
+    if shape:  # posenc's numbers at the page's d and b, beside the fields the browser computes (live.pair_theta)
         per_pair = {f"{k}_page" if k in ("theta", "theta_p") else k: v for k, v in per_pair.items()}
     train = pd.DataFrame(
         {"pair": np.arange(n_rows), **{k: np.pad(v, (0, n_rows - n_p), constant_values=np.nan) for k, v in
@@ -769,7 +755,7 @@ def angle_reach_live_chart(
         at_page = f"{d_expr} === 2 * {fact('n_pairs')} && {b_expr} === {fact('rope_theta')}"
         sizes = [
             alt.FilterTransform(filter=f"datum.pair < {n_pairs}"),
-            *pair_theta(dim=d_expr, base=b_expr, at_page=at_page, proportional=method == "proportional"),
+            *live.pair_theta(dim=d_expr, base=b_expr, at_page=at_page, proportional=method == "proportional"),
         ]
     train_side = [
         _calc("trained", trained),
@@ -863,6 +849,7 @@ def angle_reach_live_chart(
             target_len,
             l_window is not None,
             tuple(k for k in knobs if k in (knob_starts or {})),
+            tuple(shape),
         ),
         subtitle=ANGLE_SUBTITLE,
         facts={

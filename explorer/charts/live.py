@@ -32,6 +32,7 @@ __all__ = [
     "number",
     "option",
     "option_position",
+    "pair_theta",
     "position",
     "sci",
     "stop_slider",
@@ -134,3 +135,23 @@ def sci(expr: str, digits: int) -> str:
     if not (isinstance(digits, int) and 0 <= digits <= 20):
         raise ValueError(f"digits must be an integer in 0 … 20, got {digits!r}")
     return f"replace(format({expr}, '.{digits}e'), regexp('[+-](?=[0-9]$)'), '$&0')"
+
+
+def pair_theta(*, dim: str, base: str, at_page: str, pair: str = "pair", proportional: bool = False) -> list[Any]:
+    """The calculate transforms that give each datum (field `pair` = j) θ_j = b^(−2j/d) as ``theta``, for a chart whose
+    d and b are its own sliders (`dim` and `base`: Vega expressions): posenc's own number (the datum's
+    ``theta_page``, posenc.inverse_frequencies at the page's d and b) where the Vega expression `at_page` holds (the
+    sliders stand there), else ``pow(b, -2.0 * j / d)``, numpy's float64 steps (JavaScript's pow may round the last
+    bit apart). With `proportional`, proportional RoPE's whole-head ``theta_p`` = 1/b^(2j/d) too (from
+    ``theta_p_page``; posenc.methods._proportional's steps). The page's numbers are kept in their own fields: Vega's
+    formula writes into the datum, and a later pass must not read what an earlier one wrote."""
+    j = f"datum.{pair}"
+    out = [
+        alt.CalculateTransform(
+            calculate=f"{at_page} ? datum.theta_page : pow({base}, -2.0 * {j} / {dim})", **{"as": "theta"}
+        )
+    ]
+    if proportional:
+        expr = f"{at_page} ? datum.theta_p_page : 1 / pow({base}, 2 * {j} / {dim})"
+        out.append(alt.CalculateTransform(calculate=expr, **{"as": "theta_p"}))
+    return out

@@ -186,13 +186,24 @@ KNOB_NAMES = {
 KNOB_PAIRS = {("beta_fast", "beta_slow"): "β", ("low_freq_factor", "high_freq_factor"): "the band factors"}
 
 
+#: How the title names the sliders of the model's sizes (explorer.ropeblock.SHAPE_SLIDERS)
+SIZE_NAMES = {"head_dim": "d", "base": "b"}
+
+
 def live_angle_title(
-    factor_slider: bool, target_slider: bool, target_len: int, train_slider: bool = False, knobs: tuple[str, ...] = ()
+    factor_slider: bool,
+    target_slider: bool,
+    target_len: int,
+    train_slider: bool = False,
+    knobs: tuple[str, ...] = (),
+    sizes: tuple[str, ...] = (),
 ) -> str:
-    """The live angle chart's title: which of its sliders to drag (`knobs`: a method's knobs that are sliders too),
-    and T unless T is one of them."""
+    """The live angle chart's title: which of its sliders to drag (`knobs`: a method's knobs that are sliders too;
+    `sizes`: which of head_dim and base are), and T unless T is one of them."""
     knob_words = [KNOB_PAIRS[knobs]] if knobs in KNOB_PAIRS else [KNOB_NAMES[k] for k in knobs]
-    sliders = (("s", factor_slider), ("L", train_slider), ("T", target_slider), *((w, True) for w in knob_words))
+    size_words = [SIZE_NAMES[k] for k in SIZE_NAMES if k in sizes]
+    sliders = (("s", factor_slider), ("L", train_slider), ("T", target_slider), *((w, True) for w in size_words))
+    sliders += tuple((w, True) for w in knob_words)
     words = [w for w, on in sliders if on]
     at_t = "" if target_slider else f" at T = {target_len:,.0f}"
     return f"Drag {join_names(words)}: the largest angle per pair{at_t}, against training"
