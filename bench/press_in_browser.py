@@ -3,7 +3,7 @@
 Each chart-driving control a chart carries itself (explorer.liveparam: home's d, RoPE's m, n, d and j, the
 clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows and frame shown, the sinusoidal zoom start,
 Context extension's factor, lengths, head dim and base (dynamic NTK's and LongRoPE's too, and LongRoPE's factor), YaRN's and Llama 3's knobs and YaRN's mscale, the
-configs converter's α, Compare methods' L and T) is
+configs converter's α, d and b, Compare methods' L and T) is
 focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press
 counts as "in the browser" when its chart changed within 100 ms of the keydown while no script was
 running. Its time is the keydown to the chart's first changed frame. Beside them, in the same run:
@@ -85,6 +85,8 @@ CONTROLS = [
         "mscale_mscale",
     ),
     ("Configs converter α", "Model_configs", "Model configs", "ntk_alpha_ntk_alpha"),
+    ("Configs converter d", "Model_configs", "Model configs", "head_dim_head_dim"),
+    ("Configs converter b", "Model_configs", "Model configs", "base_base"),
     ("Compare trained length L", "Compare_methods", "Compare methods", "train_len_train_len"),
     ("Compare base b", "Compare_methods", "Compare methods", "base_base"),
     ("Compare test length T", "Compare_methods", "Compare methods", "target_len_target_len"),

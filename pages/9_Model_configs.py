@@ -25,7 +25,6 @@ from explorer.links import view_query, view_url
 from explorer.liveparam import LiveChart
 from explorer.render import shared, show_chart
 from explorer.text import configs as text
-from explorer.vocabulary import ALPHA_STOPS
 from explorer.widgets import escape_markdown, widget
 from posenc.models import PRESETS
 
@@ -134,7 +133,7 @@ with st.expander("Where each number comes from"):
 st.subheader("NTK alpha, rope_theta and linear factor: the same knob?")
 st.markdown(text.CONVERTER)
 formula(text.CONVERTER_FORMULA)
-c1, c2, c3, c4 = st.columns([1.6, 1.4, 1.2, 1.3])
+c1, c2 = st.columns([2.4, 1.4])
 source = widget("conv_from", container=c1)
 if source == "rope_theta":
     given = float(widget("new_theta", container=c2))
@@ -145,9 +144,9 @@ else:
 # with d and b as sliders here.
 live = LiveChart("conv_live", charts.LIVE_PARAMS, limits=charts.LIVE_LIMITS)
 head_dim, base = int(live.values["head_dim"]), float(live.values["base"])
-window = compute.alpha_window(head_dim, base) if source != "rope_theta" and given in ALPHA_STOPS else None
-on_chart = window is not None and window[0] <= given <= window[1]
-if not on_chart:
+window = compute.chart_alpha_window(source, given, head_dim, base)
+if window is None:
+    c3, c4 = st.columns(2)
     head_dim = widget("head_dim", container=c3, min=4)
     base = float(widget("base", container=c4, label="Trained base b"))
 alpha, new_theta = compute.convert(source, given, head_dim, base)
@@ -158,7 +157,7 @@ theta, theta_ntk, slowest, fastest = compute.wavelength_ratios(head_dim, base, n
 metrics([text.converter_metrics(alpha, new_theta, slowest, fastest)])
 frame = charts.wavelength_frame(theta, theta_ntk, alpha)
 height = charts.PHONE_HEIGHT if mode.on_a_phone() else charts.HEIGHT  # a phone's title and legend take more
-if on_chart and window is not None:
+if window is not None:
     starts = live.starts(window)
     chart = shared(charts.wavelength_live_chart)(
         theta, head_dim=head_dim, base=base, starts=starts, window=window, height=height, **text.WAVELENGTH_LIVE_WORDS

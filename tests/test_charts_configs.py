@@ -127,6 +127,12 @@ def test_the_alpha_window_and_bad_input():
     assert config_compute.alpha_window(64, 10000.0) == (0.01, 1000.0)
     assert config_compute.alpha_window(4, 10.0) == (0.4, 1000.0)  # 10·α² > 1 from α = 0.316…
     assert config_compute.alpha_window(2, 10.0) is None
+    # the chart carries α, d and b only for an α (or s) on a stop inside the window
+    assert config_compute.chart_alpha_window("ntk_alpha", 4.0, 64, 10000.0) == (0.01, 1000.0)
+    assert config_compute.chart_alpha_window("linear_factor", 0.01, 64, 10000.0) == (0.01, 1000.0)
+    assert config_compute.chart_alpha_window("rope_theta", 4.0, 64, 10000.0) is None
+    assert config_compute.chart_alpha_window("ntk_alpha", 4.1, 64, 10000.0) is None  # typed between two stops
+    assert config_compute.chart_alpha_window("ntk_alpha", 0.1, 4, 10.0) is None  # below the window: 10·0.1² ≤ 1
     with pytest.raises(ValueError, match="theta must hold the 32 pairs"):
         charts.wavelength_live_chart(
             np.ones(5), head_dim=64, base=1e4, starts={}, window=(0.01, 1000.0), title="t", subtitle="s"

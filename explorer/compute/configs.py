@@ -73,6 +73,16 @@ def alpha_window(head_dim: int, base: float) -> tuple[float, float] | None:
     return (ok[0], ok[-1]) if len(ok) > 1 else None
 
 
+def chart_alpha_window(source: str, given: float, head_dim: int, base: float) -> tuple[float, float] | None:
+    """The α window of the converter chart's own slider (`alpha_window`) where the chart carries α, d and b: the
+    converter is given α (or a linear factor) on one of the stops, inside the window; else None (a new rope_theta, an
+    α typed between two stops: the page draws the chart for that one value)."""
+    if source == "rope_theta" or given not in ALPHA_STOPS:
+        return None
+    window = alpha_window(head_dim, base)
+    return window if window is not None and window[0] <= given <= window[1] else None
+
+
 def wavelength_ratios(head_dim: int, base: float, new_theta: float) -> tuple[np.ndarray, np.ndarray, float, float]:
     """θ_j at b and at b′, and λ′/λ of the slowest pair and of the fastest."""
     theta = posenc.inverse_frequencies(head_dim, base=base)
