@@ -291,7 +291,7 @@ FACTOR_OPTIONAL = ("default", "proportional", "longrope")
 #: sliders (explorer.charts.extension.attention_factor_live_chart): YaRN's a(s) from mscale, mscale_all_dim and an
 #: explicit attention_factor (0 = not set, as the page's boxes say)
 AF_KNOBS: Mapping[str, tuple[str, ...]] = MappingProxyType({"yarn": ("mscale", "mscale_all_dim", "attention_factor")})
-#: The main chart's own sliders besides a method's knobs: the registry keys of s, T and L
+#: The main chart's own sliders besides a method's knobs and `SHAPE_SLIDERS`: the registry keys of s, T and L
 #: (explorer.charts.extension; explorer.compute.extension.live_plan chooses which are sliders)
 LIVE_SLIDERS = ("factor", "target_len", "train_len")
 #: The main chart's sliders of the model's sizes: the head dimension d and the base b. For a method of BROWSER_THETA

@@ -158,9 +158,9 @@ metrics([text.converter_metrics(alpha, new_theta, slowest, fastest)])
 frame = charts.wavelength_frame(theta, theta_ntk, alpha)
 height = charts.PHONE_HEIGHT if mode.on_a_phone() else charts.HEIGHT  # a phone's title and legend take more
 if window is not None:
-    starts = live.starts(window)
+    live.narrow(charts.ALPHA_KEY, *window)  # in the browser: the α that make a base at this d and b
     chart = shared(charts.wavelength_live_chart)(
-        theta, head_dim=head_dim, base=base, starts=starts, window=window, height=height, **text.WAVELENGTH_LIVE_WORDS
+        theta, head_dim=head_dim, base=base, starts=live.starts(()), height=height, **text.WAVELENGTH_LIVE_WORDS
     )
     live.show(chart, width="stretch", save_as="config_wavelengths")
 else:

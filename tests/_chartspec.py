@@ -299,6 +299,7 @@ def vega_names(**selections: dict) -> dict:
         "slice": lambda text, start, end=None: text[int(start) : None if end is None else int(end)],
         "PI": math.pi,
         "null": None,  # Vega's null literal
+        "LN10": math.log(10),
         "sequence": lambda start, stop, step=1: list(range(int(start), int(stop), int(step))),
         "toNumber": lambda x: int(x) if float(x).is_integer() else float(x),  # an index stays an index
         "format": _d3_format,
@@ -463,3 +464,21 @@ def contrast(a: str, b: str) -> float:
     """WCAG 2's contrast ratio of two #RRGGBB colours."""
     hi, lo = sorted([luminance(a), luminance(b)], reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+def self_reading_calculates(spec: Any) -> list[tuple[str, str]]:
+    """Every calculate transform in `spec` (nested anywhere) whose expression reads the field it writes, as (field,
+    expression). Vega writes a calculate's result into the datum itself: on a later pass, where only an input of a
+    later transform changed, such a calculate would read its own earlier result."""
+    found: list[tuple[str, str]] = []
+    if isinstance(spec, dict):
+        field, expr = spec.get("as"), spec.get("calculate")
+        if isinstance(field, str) and isinstance(expr, str):
+            if re.search(rf"datum\.{re.escape(field)}\b|datum\[['\"]{re.escape(field)}['\"]\]", expr):
+                found.append((field, expr))
+        for value in spec.values():
+            found += self_reading_calculates(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            found += self_reading_calculates(value)
+    return found

@@ -106,7 +106,6 @@ def test_the_live_chart_draws_the_frames_wavelengths_at_every_alpha_its_slider_r
             head_dim=d,
             base=base,
             starts={"ntk_alpha": 1.0, "head_dim": d, "base": base},
-            window=window,
             **text.WAVELENGTH_LIVE_WORDS,
         )
     )
@@ -134,9 +133,7 @@ def test_the_alpha_window_and_bad_input():
     assert config_compute.chart_alpha_window("ntk_alpha", 4.1, 64, 10000.0) is None  # typed between two stops
     assert config_compute.chart_alpha_window("ntk_alpha", 0.1, 4, 10.0) is None  # below the window: 10·0.1² ≤ 1
     with pytest.raises(ValueError, match="theta must hold the 32 pairs"):
-        charts.wavelength_live_chart(
-            np.ones(5), head_dim=64, base=1e4, starts={}, window=(0.01, 1000.0), title="t", subtitle="s"
-        )
+        charts.wavelength_live_chart(np.ones(5), head_dim=64, base=1e4, starts={}, title="t", subtitle="s")
 
 
 def test_the_live_chart_draws_the_frames_wavelengths_at_random_d_and_b_of_its_sliders():
@@ -152,11 +149,10 @@ def test_the_live_chart_draws_the_frames_wavelengths_at_random_d_and_b_of_its_sl
     window = config_compute.alpha_window(64, 10000.0)
     starts = {"ntk_alpha": 1.0, "head_dim": 64, "base": 10000.0}
     spec = cs.sent_spec(
-        charts.wavelength_live_chart(
-            theta, head_dim=64, base=10000.0, starts=starts, window=window, **text.WAVELENGTH_LIVE_WORDS
-        )
+        charts.wavelength_live_chart(theta, head_dim=64, base=10000.0, starts=starts, **text.WAVELENGTH_LIVE_WORDS)
     )
     bound = {p["name"]: p["bind"] for p in spec["params"] if "bind" in p}
+    assert (bound["ntk_alpha"]["min"], bound["ntk_alpha"]["max"]) == (0, len(ALPHA_STOPS) - 1)  # every stop
     assert (bound["head_dim"]["min"], bound["head_dim"]["max"], bound["head_dim"]["step"]) == (4, 256, 2)
     assert (bound["base"]["min"], bound["base"]["max"]) == (0, len(charts.BASE_OPTIONS) - 1)
     rng = np.random.default_rng(9)

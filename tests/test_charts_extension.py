@@ -1256,6 +1256,11 @@ def test_every_methods_angles_computed_by_the_chart_are_posencs_at_random_d_b_s_
         else:
             assert drawn.tolist() == expect.tolist(), where
         assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
+        # the y axis holds every drawn angle: its foot follows d and b, its top is fixed
+        scale = cs.layers(spec)[1]["encoding"]["y"]["scale"]
+        foot = cs.js_eval(scale["domainMin"]["expr"], cs.spec_names(spec, cs.layers(spec)[1], **sliders))
+        shown = np.concatenate([train["value"].to_numpy(), drawn])
+        assert foot <= shown.min() and shown.max() <= scale["domainMax"], (where, foot, shown.min())
         n = int(want.out_of_distribution.sum())
         words = f"{n} of {d // 2} pairs meet unseen angles" if n else "no pair meets an unseen angle"
         lines = readout.split("\n")
@@ -1270,3 +1275,17 @@ def test_the_pair_axis_ends_at_the_d_sliders_last_pair():
     domain_max = view["encoding"]["x"]["scale"]["domainMax"]["expr"]
     for d, last in ((64, 31), (256, 127), (4, 1), (2, 1)):
         assert cs.js_eval(domain_max, cs.spec_names(spec, view, head_dim=d)) == last
+
+
+@pytest.mark.parametrize("rope_type", list(posenc.ROPE_METHODS))
+def test_no_calculate_of_the_live_chart_reads_the_field_it_writes(rope_type):
+    """Vega writes a calculate's result into the datum: one that read its own field would read its earlier result
+    where only a later input moved (Llama 3's high_freq_factor alone, YaRN's β_fast after equal ramp ends). The
+    Python evaluation of the transforms starts afresh each time and cannot see that, so the spec is checked."""
+    values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS.get(rope_type, ())}
+    kinds = {key: values[gen] for key, gen in ropeblock.LIST_GENERATORS.items() if gen in values}
+    block = ropeblock.build_rope_block(rope_type, values, base=10000.0, train_len=4096, head_dim=64)
+    spec, _, _ = page_chart(block, 64, train_len=4096, target_len=16384, kinds=kinds)
+    assert cs.self_reading_calculates(spec) == []
+    assert cs.self_reading_calculates({"calculate": "datum.inv + 1", "as": "inv"}) == [("inv", "datum.inv + 1")]
+    assert cs.self_reading_calculates({"calculate": "datum.inv_band", "as": "inv"}) == []

@@ -78,9 +78,7 @@ def test_the_wavelengths_in_the_vega_view_are_posencs_at_random_settings(chromiu
         window = config_compute.alpha_window(d, base)
         theta = posenc.inverse_frequencies(d, base=base)
         starts = {"ntk_alpha": 1.0, "head_dim": d, "base": base}
-        chart = charts.wavelength_live_chart(
-            theta, head_dim=d, base=base, starts=starts, window=window, **text.WAVELENGTH_LIVE_WORDS
-        )
+        chart = charts.wavelength_live_chart(theta, head_dim=d, base=base, starts=starts, **text.WAVELENGTH_LIVE_WORDS)
         path = tmp_path / f"conv_{d}.html"
         path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
         tab, tried = open_offline(chromium, path)

@@ -273,6 +273,72 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
     print(f"{apart} drawn angles a few ulps from posenc's (NTK's, or at another d or b), the rest equal")
 
 
+def test_one_slider_at_a_time_keeps_the_vega_view_posencs(chromium, tmp_path):
+    """Vega writes a calculate's result into the datum, and re-runs only the transforms after the one whose input
+    changed: a field read by a calculate that also wrote it would keep a stale number. So here, in the chart's offline
+    file for YaRN, Llama 3 and proportional RoPE, one slider moves at a time (24 steps each, every slider among them),
+    and after each step the drawn target angles and the rings are posenc's at the settings reached (within 8 ulps: d
+    and b move too)."""
+    from explorer import chartfile, compat
+    from explorer.compute import extension as compute
+    from explorer.render import stable_dataset_names
+
+    rng = np.random.default_rng(38)
+    for rope_type in ("yarn", "llama3", "proportional"):
+        values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS.get(rope_type, ())}
+        block = ropeblock.build_rope_block(rope_type, values, base=10000, train_len=4096, head_dim=64)
+        ext = ropeblock.extension_data(block, 64, train_len=4096, target_len=16384)
+        plan = compute.live_plan(ext, 64, {})
+        knobs = [k for k in charts.KNOB_KEYS if k in plan.keys]
+        chart = charts.angle_reach_live_chart(
+            ext.inv_freq,
+            plan.scaled_inv_freq,
+            factors=plan.factors,
+            start=float(block["factor"]),
+            t_window=plan.t_window,
+            l_window=plan.l_window,
+            train_len=4096,
+            target_len=16384,
+            browser_block=plan.browser_block,
+            knob_starts={k: block[k] for k in knobs},
+            columns=plan.columns,
+            shape_starts={"head_dim": 64, "base": 10000.0},
+        )
+        path = tmp_path / f"one_{rope_type}.html"
+        path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
+        tab, tried = open_offline(chromium, path)
+        at = {**block, "head_dim": 64, "train_len": 4096, "target_len": 16384}
+        choices = {k: [float(x) for x in compute.grid_of(k)] for k in ("factor", *knobs)}
+        choices |= {"head_dim": list(range(2, 257, 2)), "base": list(charts.BASE_OPTIONS)}
+        choices |= {k: [t for t in TARGET_STOPS if w[0] <= t <= w[1]] for k, w in
+                    (("train_len", plan.l_window), ("target_len", plan.t_window))}  # fmt: skip
+        moved = set()
+        try:
+            for step in range(24):
+                key = list(choices)[step % len(choices)] if step < len(choices) else str(rng.choice(list(choices)))
+                new = choices[key][int(rng.integers(0, len(choices[key])))]
+                at[key] = new
+                moved.add(key)
+                shown = TARGET_STOPS.index(new) if key in ("train_len", "target_len") else new
+                shown = charts.BASE_OPTIONS.index(new) if key == "base" else shown
+                items = set_sliders_and_read(tab, [[f"{key}_{key}", shown]])
+                d, L, T = int(at["head_dim"]), int(at["train_len"]), int(at["target_len"])
+                want_block = {k: v for k, v in at.items() if k not in ("head_dim", "train_len", "target_len", "base")}
+                want_block |= {"rope_theta": float(at.get("base", 10000.0)), "original_max_position_embeddings": L}
+                want = ropeblock.extension_data(want_block, d, train_len=L, target_len=T)
+                assert want.error is None, (rope_type, at, want.error)
+                line = sorted((r for kind, _, r, _ in items if kind == "line" and "inv" in r), key=lambda r: r["pair"])
+                expect = want.target_angle[want.target_angle > 0]
+                assert [r["pair"] for r in line] == np.flatnonzero(want.target_angle > 0).tolist(), (rope_type, at)
+                drawn = np.array([r["value"] for r in line])
+                assert (np.abs(drawn - expect) / np.spacing(expect)).max() <= 8, (rope_type, key, at)
+                rings = sorted(r["pair"] for kind, _, r, _ in items if kind == "symbol" and r.get("ood") is True)
+                assert rings == sorted(2 * np.flatnonzero(want.out_of_distribution).tolist()), (rope_type, key, at)
+            assert moved == set(choices) and tried == []
+        finally:
+            tab.context.close()
+
+
 def test_yarns_attention_factor_in_the_vega_view_is_posencs_at_random_settings(chromium, tmp_path):
     """The attention-factor chart as the page builds it for YaRN, written as its offline file: at 24 random settings of
     its sliders (mscale, mscale_all_dim, attention_factor; each unset in turn), the curve and the marked point read

@@ -398,9 +398,15 @@ def test_a_new_base_or_an_alpha_between_stops_draws_the_chart_of_one_value(query
 
 
 def test_the_alpha_slider_stops_where_the_new_base_would_not_be_one():
-    """At d = 4 and b = 10, b·α² > 1 needs α > 0.316…: the slider starts at the stop 0.4."""
+    """At d = 4 and b = 10, b·α² > 1 needs α > 0.316…: the page narrows the slider (which spans every stop, so that
+    the spec does not depend on d and b) to start at the stop 0.4, in the browser (explorer.liveparam.ranges_html)."""
     at = run({"head_dim": "4", "base": "10", "ntk_alpha": "2"})
-    assert ALPHA_STOPS[live_alpha(at)["bind"]["min"]] == 0.4
+    assert ALPHA_STOPS[live_alpha(at)["bind"]["min"]] == 0.01
+    ranges = [h.proto.body for h in at.get("html") if "data-min-ntk_alpha_ntk_alpha" in h.proto.body]
+    assert len(ranges) == 1
+    lo = int(re.search(r'data-min-ntk_alpha_ntk_alpha="(\d+)"', ranges[0]).group(1))
+    hi = int(re.search(r'data-max-ntk_alpha_ntk_alpha="(\d+)"', ranges[0]).group(1))
+    assert (ALPHA_STOPS[lo], ALPHA_STOPS[hi]) == (0.4, 1000.0)
 
 
 def _page_after_a_report():

@@ -14,8 +14,7 @@ import pandas as pd
 from explorer.charts import live
 from explorer.charts.style import chart_config
 from explorer.text.configs import layers_title
-from explorer.vocabulary import ALPHA_STOPS, HEAD_DIM
-from explorer.vocabulary import BASE_OPTIONS as BASE_OPTION_VALUES
+from explorer.vocabulary import ALPHA_STOPS, BASE_OPTIONS, HEAD_DIM
 
 #: Line colours: as trained (slate), NTK-aware (blue), linear (orange), all distinct in print too.
 COLORS = {"as trained": "#475569", "NTK-aware (new base)": "#1D4ED8", "linear (positions ÷ s)": "#C2410C"}
@@ -97,7 +96,6 @@ ALPHA_KEY, HEAD_DIM_KEY, BASE_KEY = "ntk_alpha", "head_dim", "base"
 LIVE_PARAMS = (ALPHA_KEY, HEAD_DIM_KEY, BASE_KEY)
 #: The page's range of d here (the converter needs d > 2), and what d's slider spans
 LIVE_LIMITS = {HEAD_DIM_KEY: {"min": 4}}
-BASE_OPTIONS = tuple(float(b) for b in BASE_OPTION_VALUES)
 
 
 def wavelength_live_chart(
@@ -106,18 +104,20 @@ def wavelength_live_chart(
     head_dim: int,
     base: float,
     starts: dict[str, Any],
-    window: tuple[float, float],
     title: str,
     subtitle: str,
     width: int = 640,
     height: int = HEIGHT,
 ) -> alt.LayerChart:
-    """`wavelength_compare_chart` with α, d and b as the chart's own sliders, starting at `starts` (α over
-    `ALPHA_STOPS` in `window`, d over 4 … 256, b over its options). The rows are θ_j at the page's d and b
+    """`wavelength_compare_chart` with α, d and b as the chart's own sliders, starting at `starts` (α over every stop
+    of `ALPHA_STOPS`, which the page narrows in the browser to those that make a base at its d and b,
+    explorer.compute.configs.alpha_window; d over 4 … 256, b over its options). Nothing in the spec depends on the
+    page's α, d or b: a release sends new rows only. The rows are θ_j at the page's d and b
     (posenc's), one per pair the d slider reaches, and the browser computes the three schemes as posenc and the frame
     do: θ_j (posenc's at the page's d and b, else b^(−2j/d): `explorer.charts.live.pair_theta`), λ_j = 2π/θ_j; NTK
     b′ = b·α^(d/(d−2)), θ′_j = b′^(−2j/d), λ′_j = 2π/θ′_j (JavaScript's pow, within a few ulps of C's; no line where b′
-    is no base, b′ ≤ 1, which only a d or b dragged below the page's can reach); linear 2π/(θ_j/α). `title` and
+    is no base, b′ ≤ 1: a d or b dragged below the page's, an α below the page's window in a saved file); linear
+    2π/(θ_j/α). `title` and
     `subtitle` must hold for every α, d and b."""
     theta = np.asarray(theta, dtype=np.float64)
     if theta.ndim != 1 or theta.size != head_dim // 2 or head_dim <= 2:
@@ -131,9 +131,7 @@ def wavelength_live_chart(
         live.position(
             HEAD_DIM_KEY, start=int(starts[HEAD_DIM_KEY]), lo=d_lo, hi=d_hi, step=d_step, label="head dimension d "
         ),
-        live.option_position(
-            ALPHA_KEY, ALPHA_STOPS, start=float(starts[ALPHA_KEY]), lo=window[0], hi=window[1], label="α (or s) "
-        ),
+        live.option_position(ALPHA_KEY, ALPHA_STOPS, start=float(starts[ALPHA_KEY]), label="α (or s) "),
     ]
     trained, ntk, linear = COLORS
     new_base = f"({b} * pow({alpha}, {d} / ({d} - 2)))"  # posenc.ntk_alpha_to_base

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 import posenc
-from explorer import ropeblock, vocabulary
+from explorer import ropeblock
 from explorer.charts import live
 from explorer.charts.style import (
     FIT_X,
@@ -36,7 +36,7 @@ from explorer.charts.style import (
 from explorer.ropeblock import AF_KNOBS, BROWSER_KNOBS, LIVE_SLIDERS, SHAPE_SLIDERS
 from explorer.text import extension as text
 from explorer.text.extension import ratio_title
-from explorer.vocabulary import BLOCK_KEY_WIDGETS, TARGET_STOPS
+from explorer.vocabulary import BASE_OPTIONS, BLOCK_KEY_WIDGETS, TARGET_STOPS
 
 # Colours: trained/original in slate, scaled in blue, "problem" in red (colour-blind safe pairs).
 BEFORE = "#64748b"
@@ -402,9 +402,8 @@ READOUT_NARROW_PX = 420
 #: The in-chart sliders of the live angle chart: the registry parameters factor, target_len and train_len
 #: themselves (explorer.charts.live; explorer.liveparam reports them when a drag ends). L and T run over their stops.
 FACTOR_KEY, TARGET_KEY, TRAIN_KEY = LIVE_SLIDERS
-#: The sliders of the model's sizes, d and b (ropeblock.SHAPE_SLIDERS): b runs over its options
+#: The sliders of the model's sizes, d and b (ropeblock.SHAPE_SLIDERS): b runs over its options (BASE_OPTIONS)
 HEAD_DIM_KEY, BASE_KEY = SHAPE_SLIDERS
-BASE_OPTIONS = tuple(float(b) for b in vocabulary.BASE_OPTIONS)
 #: Each method's own knobs that are the chart's sliders where the browser computes its θ′ (`browser_theta`), and how
 #: the slider and the read-out name them
 KNOBS = BROWSER_KNOBS
@@ -442,8 +441,10 @@ def yarn_theta(*, dim: str, base: str, truncate: bool, s: str, length: str, beta
     return [
         _calc("yarn_low", f"max({low}, 0)"),
         _calc("yarn_high", f"min({high}, {dim} - 1)"),
-        _calc("yarn_high", "datum.yarn_low === datum.yarn_high ? datum.yarn_high + 0.001 : datum.yarn_high"),
-        _calc("ramp", "clamp((datum.pair - datum.yarn_low) / (datum.yarn_high - datum.yarn_low), 0, 1)"),
+        # a field of its own: Vega writes into the datum, and a calculate that read the field it writes would read
+        # its own earlier result where only a later input changed
+        _calc("yarn_top", "datum.yarn_low === datum.yarn_high ? datum.yarn_high + 0.001 : datum.yarn_high"),
+        _calc("ramp", "clamp((datum.pair - datum.yarn_low) / (datum.yarn_top - datum.yarn_low), 0, 1)"),
         _calc("inv", f"(datum.theta / {s}) * datum.ramp + datum.theta * (1 - datum.ramp)"),
     ]
 
@@ -458,10 +459,11 @@ def llama3_theta(*, s: str, length: str, low_freq_factor: str, high_freq_factor:
     between = f"{hi} !== {lo} && !(datum.wavelen < {length} / {hi}) && !(datum.wavelen > {length} / {lo})"
     return [
         _calc("wavelen", "2 * PI / datum.theta"),
-        _calc("inv", f"datum.wavelen > {length} / {lo} ? datum.theta / {s} : datum.theta"),
+        # a field of its own (see yarn_theta): the last calculate reads it, and writes inv
+        _calc("inv_band", f"datum.wavelen > {length} / {lo} ? datum.theta / {s} : datum.theta"),
         # not needed (and 0/0) when high = low
         _calc("smooth", f"{hi} !== {lo} ? ({length} / datum.wavelen - {lo}) / ({hi} - {lo}) : 0"),
-        _calc("inv", f"{between} ? {smoothed} : datum.inv"),
+        _calc("inv", f"{between} ? {smoothed} : datum.inv_band"),
     ]
 
 
@@ -569,11 +571,6 @@ def _factor_of(block: Mapping[str, Any]) -> float:
 OOD_SLACK = 1e-9
 
 
-def factor_index_expr(lo: float, step: float) -> str:
-    """The Vega expression for the row of the factor grid lo, lo + step, … the in-chart factor is on."""
-    return f"round(({live.number(FACTOR_KEY)} - {lo!r}) / {step!r})"
-
-
 def readout_layers(base: alt.Chart, *, corner: str) -> list[alt.Chart]:
     """A live chart's read-out: `base`'s field ``text`` (lines split at "\\n"), bold red in the plot's top `corner`
     ("left" or "right"), over the same text stroked wide in the card's colour (a halo: where a curve passes behind it,
@@ -626,7 +623,7 @@ def angle_reach_live_chart(
 
     The browser draws L·θ_j and T·θ'_j for the sliders' values, rings the pairs posenc.out_of_distribution_pairs would
     flag (T·θ'_j > L·θ_j·(1 + 1e-9) where L·θ_j < 2π) and counts them, with no server run. The y axis spans every
-    value the sliders reach, so it stays put while they move.
+    value s, L and T reach, so it stays put while they move; its foot follows d and b where they are sliders.
 
     `columns`: more per-pair values the method's θ′ are computed from (proportional RoPE's ``theta_p``, LongRoPE's
     ``theta_short`` and ``theta_long``), one per pair (explorer.compute.extension.browser_columns). `list_kinds`:
@@ -707,7 +704,7 @@ def angle_reach_live_chart(
     # θ_j = b^(−(d−2)/d) falls as d and b grow; the fastest's is 1)
     if shape:
         d_reach = [d_hi] if "head_dim" in shape else [2 * n_p]
-        b_reach = BASE_OPTIONS if "base" in shape else [float(browser_block["rope_theta"])]  # type: ignore[index]
+        b_reach = [float(b) for b in BASE_OPTIONS] if "base" in shape else [float(browser_block["rope_theta"])]  # type: ignore[index]
         theta_reach = np.concatenate([posenc.inverse_frequencies(d, base=b) for d in d_reach for b in b_reach])
     else:
         theta_reach = theta
@@ -764,7 +761,7 @@ def angle_reach_live_chart(
     ]
     # a pair that no longer turns (θ' = 0) has no point on a log axis, and is never out of distribution (T·0 = 0)
     if browser_block is not None:
-        sweep = train
+        target_rows = train
         s_expr = live.number(FACTOR_KEY) if factors is not None else repr(_factor_of(browser_block))
         # d and b travel in the facts row (or are sliders): another d or b keeps the spec (issue #23)
         theta_side = browser_theta(
@@ -778,7 +775,7 @@ def angle_reach_live_chart(
             base=b_expr,
         )
     else:
-        sweep = pd.DataFrame({"pair": np.arange(n_p, dtype=np.int16), "inv": inv})
+        target_rows = pd.DataFrame({"pair": np.arange(n_p, dtype=np.int16), "inv": inv})
         theta_side = [
             alt.LookupTransform(lookup="pair", **{"from": alt.LookupData(data=train, key="pair", fields=["theta"])}),
         ]
@@ -806,10 +803,10 @@ def angle_reach_live_chart(
         .properties(name="ext_live_angles")
         .add_params(*params),
         # a pair that stops (θ′ = 0: proportional RoPE) has no point on the log axis; the read-out counts every pair
-        alt.Chart(sweep, transform=[*drawn, alt.FilterTransform(filter="datum.inv > 0")])
+        alt.Chart(target_rows, transform=[*drawn, alt.FilterTransform(filter="datum.inv > 0")])
         .mark_line(strokeWidth=2.5, point=alt.OverlayMarkDef(filled=True, size=40))
         .encode(x, y, color, tooltip=tooltip),
-        alt.Chart(sweep, transform=[*drawn, alt.FilterTransform(filter="datum.ood")])
+        alt.Chart(target_rows, transform=[*drawn, alt.FilterTransform(filter="datum.ood")])
         .mark_point(size=260, strokeWidth=2.5, color=WARN, opacity=1)
         .encode(x, y, tooltip=tooltip),
     ]
@@ -832,7 +829,7 @@ def angle_reach_live_chart(
     # top right, its lines downwards: the angles fall from left to right, so the slow pairs' curves leave that corner
     # free (a phone's narrow plot at a large T excepted: the halo keeps the figures legible there)
     counted = alt.Chart(
-        sweep,
+        target_rows,
         transform=[
             *drawn,
             _calc("one", "datum.ood ? 1 : 0"),

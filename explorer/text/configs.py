@@ -157,8 +157,8 @@ def converter_metrics(
     ]
 
 
-#: The converter chart's words when α is its own slider: true for every α (b′ = b·α^(d/(d−2)) keeps λ_0 and
-#: multiplies λ_{d/2−1} by exactly α).
+#: The converter chart's words when α, d and b are its own sliders: true for every α, d and b (b′ = b·α^(d/(d−2))
+#: keeps λ_0 and multiplies λ_{d/2−1} by exactly α).
 WAVELENGTH_LIVE_WORDS = {
     "title": "Drag α, d or b: NTK keeps the fastest pair's wavelength and multiplies the slowest pair's by α",
     "subtitle": "linear scaling with s = α multiplies every pair's wavelength by s",
