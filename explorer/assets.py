@@ -84,6 +84,14 @@ BASE_CSS = (
 }
 [class*="st-key-home_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 52vw); height: 1rem; }
 [class*="st-key-ext_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
+[class*="st-key-ext_live_"] { container-type: inline-size; }
+@container (min-width: 760px) {  /* up to seven sliders (s, L, T, d, b, a method's two knobs): two columns where the
+  chart is wide enough for them (a desktop, a projector), the curves higher */
+  [class*="st-key-ext_live_"] .vega-embed form.vega-bindings {
+    display: grid; grid-template-columns: repeat(2, max-content); column-gap: 1.6rem; }
+  [class*="st-key-ext_live_"] .vega-embed form.vega-bindings .vega-bind-name { display: inline-block; min-width: 7.8rem; }
+  [class*="st-key-ext_live_"] .vega-embed form.vega-bindings input[type="range"] { width: 9rem; }
+}
 [class*="st-key-conv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
 [class*="st-key-ext_af_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: min(15.5rem, 52vw); }
 [class*="st-key-ext_af_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 40vw); height: 1rem; }
