@@ -252,13 +252,12 @@ def on_grid(factor: Any, factors: np.ndarray) -> bool:
     return 0 <= i < len(factors) and float(factors[i]) == float(factor)
 
 
-def target_window(rope_type: str, train_len: int, target_len: int) -> tuple[int, int] | None:
+def target_window(train_len: int, target_len: int) -> tuple[int, int] | None:
     """The target lengths the main chart's own T slider runs over, (first, last) of the registry's stops
-    (`Param.stops`): L/4 … 64·L, widened to take T; None when T cannot move in the browser: the method
-    reads T itself (posenc's ``reads_seq_len``) and the browser does not compute its θ' (`BROWSER_THETA`: dynamic
-    NTK's and LongRoPE's it does), or T is off the stops (typed)."""
-    reads_t = posenc.ROPE_METHODS[rope_type].reads_seq_len and rope_type not in BROWSER_THETA
-    if reads_t or target_len not in TARGET_STOPS:
+    (`Param.stops`): L/4 … 64·L, widened to take T; None when T is off the stops (typed). The browser computes every
+    method's θ′ at any T (`BROWSER_THETA`; explorer.compute.extension.live_plan draws the still chart where it
+    cannot)."""
+    if target_len not in TARGET_STOPS:
         return None
     return _stops_between(min(train_len / 4, target_len), max(64 * train_len, target_len))
 
@@ -321,14 +320,11 @@ def shape_sliders(block: Mapping[str, Any], head_dim: int, *, own_lists: bool) -
     return tuple(k for k, on in zip(SHAPE_SLIDERS, (d_on, b_on), strict=True) if on)
 
 
-def train_window(rope_type: str, train_len: int) -> tuple[int, int] | None:
+def train_window(train_len: int) -> tuple[int, int] | None:
     """The trained lengths the main chart's own L slider runs over, (first, last) of the stops from L/16 to 16·L,
-    within L's own range; None when L cannot move in the browser: the method's θ' depend on L (posenc's
-    ``reads_train_len``) and the browser does not compute them (`BROWSER_THETA`: dynamic NTK's and LongRoPE's it does),
-    or L is off the stops (typed). It depends on L alone, so a release of T keeps the chart (T's window,
-    `target_window`, follows L: a release of L redraws it)."""
-    reads_l = posenc.ROPE_METHODS[rope_type].reads_train_len and rope_type not in BROWSER_THETA
-    if reads_l or train_len not in TARGET_STOPS:
+    within L's own range; None when L is off the stops (typed). It depends on L alone, so a release of T keeps the
+    chart (T's window, `target_window`, follows L: a release of L redraws it)."""
+    if train_len not in TARGET_STOPS:
         return None
     return _stops_between(max(train_len / 16, TRAIN_LEN.min or 0), min(16 * train_len, TRAIN_LEN.max or 0))
 

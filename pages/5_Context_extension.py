@@ -75,7 +75,6 @@ if plan is not None:
     starts = live.starts(plan.context)
     chart = shared(charts.angle_reach_live_chart)(
         ext.inv_freq,
-        plan.scaled_inv_freq,
         shape_starts={k: starts[k] for k in plan.shape},
         factors=plan.factors,
         start=starts.get("factor"),

@@ -672,7 +672,7 @@ def test_the_stops_are_powers_of_two_and_their_halfway_points():
     ],
 )
 def test_the_t_window(rope_type, T, want):
-    assert ropeblock.target_window(rope_type, 4096, T) == want
+    assert ropeblock.target_window(4096, T) == want
 
 
 def test_the_live_chart_keeps_its_spec_for_another_head_size_or_base():
@@ -695,7 +695,6 @@ def test_the_live_chart_keeps_its_spec_for_another_head_size_or_base():
     [
         (dict(start=0.5), "start must be in 1 … 128"),
         (dict(factors=GRID[:1]), "a grid of two or more"),
-        (dict(browser_block=None), "need browser_block"),
         (dict(shape_starts={"layers": 2}), "shape_starts: only"),
         (dict(factors=np.array([1.0, 1.5, 3.0])), "evenly spaced grid"),
         (dict(factors=None, t_window=None), "needs a factor grid, a T window, an L window or more"),
@@ -706,7 +705,7 @@ def test_the_live_chart_refuses_bad_input_by_name(kwargs, word):
     args = dict(factors=GRID, start=4.0, train_len=4096, target_len=16384, t_window=(1024, 262144), browser_block=block)
     args.update(kwargs)
     with pytest.raises(ValueError, match=word):
-        charts.angle_reach_live_chart(np.ones(4), np.ones(4), **args)
+        charts.angle_reach_live_chart(np.ones(4), **args)
 
 
 @pytest.mark.parametrize("rope_type", ["default", "linear", "ntk"])
@@ -757,7 +756,7 @@ def test_the_l_slider_moves_the_training_side_as_posenc_computes_it(rope_type):
     ],
 )
 def test_the_l_window(rope_type, L, want):
-    assert ropeblock.train_window(rope_type, L) == want
+    assert ropeblock.train_window(L) == want
 
 
 def test_the_live_title_names_every_slider():
@@ -792,7 +791,6 @@ def page_chart(block, head_dim, *, train_len, target_len, kinds=None, starts=Non
     plan = compute.live_plan(ext, head_dim, kinds)
     chart = charts.angle_reach_live_chart(
         ext.inv_freq,
-        plan.scaled_inv_freq,
         factors=plan.factors,
         start=block.get("factor") if plan.factors is not None else None,
         t_window=plan.t_window,
@@ -1289,3 +1287,18 @@ def test_no_calculate_of_the_live_chart_reads_the_field_it_writes(rope_type):
     assert cs.self_reading_calculates(spec) == []
     assert cs.self_reading_calculates({"calculate": "datum.inv + 1", "as": "inv"}) == [("inv", "datum.inv + 1")]
     assert cs.self_reading_calculates({"calculate": "datum.inv_band", "as": "inv"}) == []
+
+
+def test_a_block_whose_theta_prime_reads_a_missing_factor_gets_the_still_chart():
+    """A YaRN block whose factor is null reads s from L in posenc (θ′ follow L): the browser does not compute that, so
+    the page draws the still chart (no L slider with θ′ left behind); the methods that need no factor stay live."""
+    from explorer.compute import extension as compute
+
+    null = {"rope_type": "yarn", "rope_theta": 10000.0, "factor": None, "original_max_position_embeddings": 4096}
+    ext = ropeblock.extension_data(null, 64, train_len=4096, target_len=16384)
+    assert ext.error is None and compute.live_plan(ext, 64) is None
+    for rope_type in ropeblock.FACTOR_OPTIONAL:
+        values = {k: widgets.get(k).default for k in ropeblock.METHOD_PARAMS.get(rope_type, ())}
+        block = ropeblock.build_rope_block(rope_type, values, base=10000.0, train_len=4096, head_dim=64)
+        plan = compute.live_plan(ropeblock.extension_data(block, 64, train_len=4096, target_len=16384), 64, {})
+        assert plan is not None and plan.browser_block == block

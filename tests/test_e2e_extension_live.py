@@ -177,7 +177,6 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         assert betas == list(charts.KNOBS.get(rope_type, ()))
         chart = charts.angle_reach_live_chart(
             ext.inv_freq,
-            plan.scaled_inv_freq,
             factors=plan.factors,
             start=4.0 if plan.factors is not None else None,
             t_window=plan.t_window,
@@ -292,7 +291,6 @@ def test_one_slider_at_a_time_keeps_the_vega_view_posencs(chromium, tmp_path):
         knobs = [k for k in charts.KNOB_KEYS if k in plan.keys]
         chart = charts.angle_reach_live_chart(
             ext.inv_freq,
-            plan.scaled_inv_freq,
             factors=plan.factors,
             start=float(block["factor"]),
             t_window=plan.t_window,

@@ -112,13 +112,12 @@ def wavelength_live_chart(
     """`wavelength_compare_chart` with α, d and b as the chart's own sliders, starting at `starts` (α over every stop
     of `ALPHA_STOPS`, which the page narrows in the browser to those that make a base at its d and b,
     explorer.compute.configs.alpha_window; d over 4 … 256, b over its options). Nothing in the spec depends on the
-    page's α, d or b: a release sends new rows only. The rows are θ_j at the page's d and b
-    (posenc's), one per pair the d slider reaches, and the browser computes the three schemes as posenc and the frame
+    page's α, d or b: a release sends new rows only. The rows are θ_j at the page's d and b (posenc's), one per pair
+    the d slider reaches, and the browser computes the three schemes as posenc and the frame
     do: θ_j (posenc's at the page's d and b, else b^(−2j/d): `explorer.charts.live.pair_theta`), λ_j = 2π/θ_j; NTK
     b′ = b·α^(d/(d−2)), θ′_j = b′^(−2j/d), λ′_j = 2π/θ′_j (JavaScript's pow, within a few ulps of C's; no line where b′
     is no base, b′ ≤ 1: a d or b dragged below the page's, an α below the page's window in a saved file); linear
-    2π/(θ_j/α). `title` and
-    `subtitle` must hold for every α, d and b."""
+    2π/(θ_j/α). `title` and `subtitle` must hold for every α, d and b."""
     theta = np.asarray(theta, dtype=np.float64)
     if theta.ndim != 1 or theta.size != head_dim // 2 or head_dim <= 2:
         raise ValueError(

@@ -593,15 +593,14 @@ def readout_layers(base: alt.Chart, *, corner: str) -> list[alt.Chart]:
 
 def angle_reach_live_chart(
     inv_freq,
-    scaled_inv_freq,
     *,
     train_len: int,
     target_len: int,
+    browser_block: Mapping[str, Any],
     factors=None,
     start: float | None = None,
     t_window: tuple[int, int] | None = None,
     l_window: tuple[int, int] | None = None,
-    browser_block: Mapping[str, Any] | None = None,
     knob_starts: Mapping[str, float] | None = None,
     columns: Mapping[str, Any] | None = None,
     list_kinds: Mapping[str, str] | None = None,
@@ -616,8 +615,7 @@ def angle_reach_live_chart(
     widget's range), the others stay at the block's value; `shape_starts` ({"head_dim": d, "base": b}, either or
     both) makes the head dimension and the base sliders too (over `ropeblock.head_dim_range` and the base's options):
     the browser then computes θ_j = b^(−2j/d) as well (`explorer.charts.live.pair_theta`), posenc's own θ_j where they
-    stand at the page's d and b. Without `browser_block` (a YaRN block whose factor is null), θ'_j is `scaled_inv_freq`, one row, and
-    only the lengths can be sliders. `t_window` (first, last) of the target length's stops (`TARGET_STOPS`) adds a T
+    stand at the page's d and b. `t_window` (first, last) of the target length's stops (`TARGET_STOPS`) adds a T
     slider over them (it starts at `target_len`); `l_window` an L slider (it starts at `train_len`); None keeps that
     length fixed.
 
@@ -636,13 +634,8 @@ def angle_reach_live_chart(
         raise ValueError("the live chart needs a factor grid, a T window, an L window or more")
     if theta.ndim != 1 or n_p < 1:
         raise ValueError(f"inv_freq must be one θ_j per pair, got shape {theta.shape}")
-    if browser_block is None and (factors is not None or knob_starts or shape):
-        raise ValueError("factors, knob_starts and shape_starts need browser_block: the browser computes θ′ then")
     if set(shape) - set(ropeblock.SHAPE_SLIDERS):
         raise ValueError(f"shape_starts: only {ropeblock.SHAPE_SLIDERS}, got {sorted(shape)}")
-    inv = np.asarray(scaled_inv_freq, dtype=float)
-    if browser_block is None and inv.shape != (n_p,):
-        raise ValueError(f"scaled_inv_freq (P,) and inv_freq (P,) must agree, got {inv.shape}, {theta.shape}")
     if factors is not None:
         factors = np.asarray(factors, dtype=float)
         if factors.ndim != 1 or factors.size < 2:
@@ -652,7 +645,7 @@ def angle_reach_live_chart(
             raise ValueError("factors must be an evenly spaced grid lo + i·step")
         if start is None or not factors[0] <= start <= factors[-1]:
             raise ValueError(f"start must be in {factors[0]:g} … {factors[-1]:g}, got {start}")
-    method = posenc.rope_type_of(browser_block) if browser_block is not None else None
+    method = posenc.rope_type_of(browser_block)
     params = []
     if factors is not None and start is not None:
         params.append(
@@ -668,7 +661,7 @@ def angle_reach_live_chart(
     )
     params += [*t_slider, *l_slider]
     # the model's sizes: d (its slider's range) and b (its options); otherwise the facts row's
-    d_lo, d_hi, d_step = ropeblock.head_dim_range(method or "default")
+    d_lo, d_hi, d_step = ropeblock.head_dim_range(method)
     d_expr, n_pairs = f"(2 * {fact('n_pairs')})", fact("n_pairs")
     b_expr = fact("rope_theta")
     # listed under L, T and s, above the knobs (the bindings come in the reverse order of the list)
@@ -681,18 +674,17 @@ def angle_reach_live_chart(
         params.insert(0, live.option_position(BASE_KEY, BASE_OPTIONS, start=float(shape["base"]), label="base b "))
         b_expr = live.option(BASE_KEY, BASE_OPTIONS)
     knobs: dict[str, str] = {}  # the method's knobs: each one's Vega expression (its slider's value, or the block's)
-    if browser_block is not None:
-        for key in KNOBS[method or ""]:
-            start_at = (knob_starts or {}).get(key)
-            if start_at is None:  # fixed at the block's value (HF: a β of 0 or null means its default)
-                value: Any = browser_block.get(key)
-                if value is None or (key in KNOBS["yarn"] and not value):
-                    value = DEFAULTS[key]
-                knobs[key] = repr(float(value))
-                continue
-            # first in the list, so listed last under the chart (the bindings come in the reverse order)
-            params.insert(0, _knob_slider(key, start_at, KNOB_LABELS[key]))
-            knobs[key] = live.number(key)
+    for key in KNOBS[method]:
+        start_at = (knob_starts or {}).get(key)
+        if start_at is None:  # fixed at the block's value (HF: a β of 0 or null means its default)
+            value: Any = browser_block.get(key)
+            if value is None or (key in KNOBS["yarn"] and not value):
+                value = DEFAULTS[key]
+            knobs[key] = repr(float(value))
+            continue
+        # first in the list, so listed last under the chart (the bindings come in the reverse order)
+        params.insert(0, _knob_slider(key, start_at, KNOB_LABELS[key]))
+        knobs[key] = live.number(key)
     train_name, target_name = _angle_names(train_len, target_len)
     if l_window is not None:
         train_name = "in training: L·θ_j"
@@ -704,11 +696,11 @@ def angle_reach_live_chart(
     # θ_j = b^(−(d−2)/d) falls as d and b grow; the fastest's is 1)
     if shape:
         d_reach = [d_hi] if "head_dim" in shape else [2 * n_p]
-        b_reach = [float(b) for b in BASE_OPTIONS] if "base" in shape else [float(browser_block["rope_theta"])]  # type: ignore[index]
+        b_reach = [float(b) for b in BASE_OPTIONS] if "base" in shape else [float(browser_block["rope_theta"])]
         theta_reach = np.concatenate([posenc.inverse_frequencies(d, base=b) for d in d_reach for b in b_reach])
     else:
         theta_reach = theta
-    reach_inv = theta_reach[None, :] if browser_block is not None else inv[None, :]
+    reach_inv = theta_reach[None, :]
     if columns and "theta_long" in columns:  # LongRoPE's own lists: θ′ is one of the two columns (a factor may be < 1)
         reach_inv = np.asarray([columns["theta_short"], columns["theta_long"]], dtype=float)
     turning = reach_inv[reach_inv > 0]  # none: every pair stands still (a partial rotary factor of 0)
@@ -716,7 +708,7 @@ def angle_reach_live_chart(
     # LongRoPE's made lists' entries are 1 … s: the largest s bounds them below. Dynamic NTK's T·θ′_j ≥ T·θ_last/(s·(T/L
     # − 1) + 1) ≥ min(T, L/s)·θ_last for T > L (θ′ = θ for T ≤ L): the shortest L counts
     s_most, shortest = 1.0, min(t_values)
-    if browser_block is not None and "theta_long" not in (columns or {}):
+    if "theta_long" not in (columns or {}):
         s_most = float(factors[-1]) if factors is not None else _factor_of(browser_block)
         if method == "dynamic":
             shortest = min(shortest, min(l_values))
@@ -760,25 +752,19 @@ def angle_reach_live_chart(
         _calc("turned", f"!(datum.trained < {2 * np.pi!r})"),
     ]
     # a pair that no longer turns (θ' = 0) has no point on a log axis, and is never out of distribution (T·0 = 0)
-    if browser_block is not None:
-        target_rows = train
-        s_expr = live.number(FACTOR_KEY) if factors is not None else repr(_factor_of(browser_block))
-        # d and b travel in the facts row (or are sliders): another d or b keeps the spec (issue #23)
-        theta_side = browser_theta(
-            browser_block,
-            n_pairs=n_pairs,
-            s=s_expr,
-            length=l_expr,
-            target=t_expr,
-            knobs=knobs,
-            list_kinds=list_kinds,
-            base=b_expr,
-        )
-    else:
-        target_rows = pd.DataFrame({"pair": np.arange(n_p, dtype=np.int16), "inv": inv})
-        theta_side = [
-            alt.LookupTransform(lookup="pair", **{"from": alt.LookupData(data=train, key="pair", fields=["theta"])}),
-        ]
+    target_rows = train
+    s_expr = live.number(FACTOR_KEY) if factors is not None else repr(_factor_of(browser_block))
+    # d and b travel in the facts row (or are sliders): another d or b keeps the spec (issue #23)
+    theta_side = browser_theta(
+        browser_block,
+        n_pairs=n_pairs,
+        s=s_expr,
+        length=l_expr,
+        target=t_expr,
+        knobs=knobs,
+        list_kinds=list_kinds,
+        base=b_expr,
+    )
     drawn = [
         *sizes,
         *theta_side,
@@ -852,7 +838,7 @@ def angle_reach_live_chart(
         facts={
             "last_pair": max(n_p - 1, 1),
             "n_pairs": n_p,
-            **({"rope_theta": float(browser_block["rope_theta"])} if browser_block else {}),
+            "rope_theta": float(browser_block["rope_theta"]),
         },
     )
 

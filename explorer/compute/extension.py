@@ -38,10 +38,9 @@ class LivePlan:
 
     keys: tuple[str, ...]  # the registry keys that are sliders: of ropeblock.LIVE_SLIDERS, SHAPE_SLIDERS, the knobs
     factors: np.ndarray | None  # the factor slider's grid (None: s is fixed)
-    scaled_inv_freq: np.ndarray  # θ′, the page's one row (read where the browser does not compute θ′)
     t_window: tuple[int, int] | None
     l_window: tuple[int, int] | None
-    browser_block: dict | None  # the block, where the browser computes θ′ (ropeblock.BROWSER_THETA)
+    browser_block: dict  # the block, whose θ′ the browser computes (ropeblock.BROWSER_THETA)
     context: tuple  # what else the chart's spec depends on (LiveChart.starts)
     columns: dict  # per-pair values the browser computes θ′ from besides θ_j (proportional RoPE's theta_p)
     list_kinds: dict | None = None  # LongRoPE's lists' generators, where the browser makes the lists from s
@@ -58,23 +57,25 @@ def live_plan(ext: ropeblock.Extension, head_dim: int, kinds: Mapping[str, str] 
     block, rope_type = ext.block, posenc.rope_type_of(ext.block)
     factor = block.get("factor")
     generated = ropeblock.list_kinds(block, head_dim, kinds) if rope_type == "longrope" else None
-    # the browser computes θ′ from θ_j and the knobs (a YaRN block whose factor is null reads L through it: not here)
-    in_browser = rope_type in ropeblock.BROWSER_THETA and (factor is not None or rope_type in ropeblock.FACTOR_OPTIONAL)
-    s_moves = in_browser and factor is not None and (rope_type != "longrope" or generated is not None)
+    # the browser computes θ′ from θ_j and the knobs; not for a block without a factor whose θ′ read one (a YaRN block
+    # whose factor is null reads it from L): the still chart then
+    if rope_type not in ropeblock.BROWSER_THETA or (factor is None and rope_type not in ropeblock.FACTOR_OPTIONAL):
+        return None
+    s_moves = factor is not None and (rope_type != "longrope" or generated is not None)
     factors = grid_of("factor") if s_moves and ropeblock.on_grid(factor, grid_of("factor")) else None
-    t_window = ropeblock.target_window(rope_type, ext.train_len, ext.target_len)
-    l_window = ropeblock.train_window(rope_type, ext.train_len)
-    own = ropeblock.BROWSER_KNOBS.get(rope_type, ()) if in_browser else ()
+    t_window = ropeblock.target_window(ext.train_len, ext.target_len)
+    l_window = ropeblock.train_window(ext.train_len)
+    own = ropeblock.BROWSER_KNOBS[rope_type]
     knobs = tuple(k for k in own if ropeblock.on_grid(block.get(k), grid_of(k)))
     own_lists = rope_type == "longrope" and generated is None
-    shape = ropeblock.shape_sliders(block, head_dim, own_lists=own_lists) if in_browser else ()
+    shape = ropeblock.shape_sliders(block, head_dim, own_lists=own_lists)
     on = {"factor": factors is not None, "target_len": t_window is not None, "train_len": l_window is not None}
     keys = (*(k for k in ropeblock.LIVE_SLIDERS if on[k]), *shape, *knobs)
     if not keys:
         return None
-    # the spec depends on the block's keys θ′ is computed from (the browser's: the base, truncate, the fixed knobs and
-    # s; otherwise every key), not on the values its sliders hold
-    read = {"rope_type", "rope_theta", "truncate", "factor", *own} if in_browser else set(block)
+    # the spec depends on the block's keys θ′ is computed from (the base, truncate, the fixed knobs and s), not on the
+    # values its sliders hold
+    read = {"rope_type", "rope_theta", "truncate", "factor", *own}
     if rope_type == "longrope":  # the browser carries the lists' θ′ (every key but L, which may be its slider), or
         read = set(block) - set(generated or ())  # makes the lists from s and their kinds (in the context)
     moving = set(keys) | ({"original_max_position_embeddings"} if l_window else set())
@@ -86,10 +87,9 @@ def live_plan(ext: ropeblock.Extension, head_dim: int, kinds: Mapping[str, str] 
     return LivePlan(
         keys=keys,
         factors=factors,
-        scaled_inv_freq=ext.scaled_inv_freq,
         t_window=t_window,
         l_window=l_window,
-        browser_block=dict(block) if in_browser else None,
+        browser_block=dict(block),
         columns={} if generated else browser_columns(block, head_dim, ext.train_len),
         list_kinds=generated,
         context=(*context, *fixed),
