@@ -175,7 +175,8 @@ def _pair_x(last: str | None = None) -> alt.X:
     """The pair axis of a per-pair chart. It ends at the last pair, a fact (or the Vega expression `last`: a slider's
     d/2 − 1): a new head dimension leaves the spec as it was."""
     end = fact("last_pair") if last is None else last
-    return alt.X("pair:Q", title=PAIR_AXIS, scale=alt.Scale(domainMin=0, domainMax=alt.ExprRef(end), nice=False))
+    scale = alt.Scale(domainMin=0, domainMax=alt.ExprRef(end), nice=False)
+    return alt.X("pair:Q", title=PAIR_AXIS, scale=scale, axis=alt.Axis(tickMinStep=1))  # pairs are whole: no 0.5
 
 
 def _pair_tooltip(y_title: str) -> list[alt.Tooltip]:
