@@ -3,7 +3,8 @@ imports the modules the home page imports (explorer.warm) before it accepts the 
 st.App's lifespan first. On a freshly started server the first visitors' runs then do not wait for the imports
 (issue #36: the lecture hall, fast from the first second; bench/RESULTS.md section 33). It also puts a quicker
 filter in front of Streamlit's scan for installed components (explorer.compat.install_quick_component_scan: the same
-components, about 0.13 s sooner; section 34)."""
+components, about 0.13 s sooner; section 34), and limits numpy's BLAS to one thread (explorer.warm.limit_blas_threads:
+half the CPU time of a page's matrix products; section 36)."""
 
 import time
 from contextlib import asynccontextmanager
@@ -19,7 +20,8 @@ compat.install_quick_component_scan()  # before st.App starts the runtime, which
 async def lifespan(_app):
     began = time.perf_counter()
     done = warm.import_all(warm.page_modules())
-    print(f"{warm.READY} ({len(done)} modules, {time.perf_counter() - began:.1f} s)", flush=True)
+    blas = ", ".join(f"{name} {threads}" for name, threads in warm.limit_blas_threads())
+    print(f"{warm.READY} ({len(done)} modules, {time.perf_counter() - began:.1f} s; BLAS threads: {blas})", flush=True)
     yield None
 
 

@@ -25,7 +25,11 @@ import streamlit as st  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from explorer import render as shared_specs  # noqa: E402
+from explorer import warm  # noqa: E402
 from explorer.manifest import PAGES  # noqa: E402
+
+# As serve.py runs the pages: one BLAS thread where the checkout's serve.py sets it (explorer.warm.limit_blas_threads).
+BLAS = warm.limit_blas_threads() if hasattr(warm, "limit_blas_threads") else "as numpy starts"
 
 SLIDERS = {
     "home": "d_model",
@@ -43,7 +47,7 @@ OPEN_TAB = {"lab": {"lab_view": "Attention"}}
 
 
 def main() -> int:
-    print(f"{ROOT} · load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{ROOT} · load {' '.join(f'{x:.2f}' for x in os.getloadavg())} · BLAS threads {BLAS}")
     for p in PAGES:
         if p.slug not in SLIDERS:
             continue

@@ -57,3 +57,19 @@ def import_all(names: list[str]) -> list[str]:
             continue
         done.append(name)
     return done
+
+
+def limit_blas_threads() -> list[tuple[str, int]]:
+    """Limit the BLAS libraries loaded now (numpy's OpenBLAS) to one thread, process-wide; returns (library, threads)
+    after, for the log. serve.py calls it once the modules are imported.
+
+    Why: the pages' matrix products are small (the shift test's, the vision heatmaps'), so numpy's second BLAS thread
+    spun beside the first: the invariance page's chart rows took 291 ms of CPU for 150 ms of wall time with two
+    threads, 148 ms for 148 ms with one (bench/RESULTS.md section 36). Under load, one thread per run leaves the other
+    core to the other sessions. The numbers are the same: OpenBLAS splits a product's rows and columns between threads,
+    not the sums (tests/test_warm.py checks the shift test bit for bit). torch's threads are set where torch is used
+    (posenc.torch.set_threads)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+    return [(info["internal_api"], info["num_threads"]) for info in threadpool_info() if info["user_api"] == "blas"]

@@ -1,7 +1,7 @@
 """Relative-position invariance: RoPE scores depend only on n − m; additive encodings' do not.
 
-URL keys: qk_source, seed, q_text, k_text; seq_len (N ≤ 256), head_dim (d, seeded vectors), base and shift_t: the
-shift test chart's own sliders (explorer.liveparam); score_dtype, layout_sin, table_len; inv_view (the open tab;
+URL keys: qk_source, seed, q_text, k_text; seq_len (N ≤ 256), head_dim (d, seeded vectors), base, shift_t and
+table_len: the shift test chart's own sliders (explorer.liveparam); score_dtype, layout_sin; inv_view (the open tab;
 only it is computed and drawn). Numbers: explorer.compute.invariance; sentences: explorer.text.invariance.
 """
 
@@ -33,9 +33,9 @@ with intro():
     )
 
 # ------------------------------------------------------------------------------ controls
-# N, d (seeded vectors), b and t are the shift test chart's own sliders (explorer.liveparam): the bars move in the
-# browser while one is dragged, the rest of the page and the link follow when the drag ends. The vectors' source,
-# the precision and the encodings' settings stay in the sidebar.
+# N, d (seeded vectors), b, t and the learned table's rows are the shift test chart's own sliders (explorer.liveparam):
+# the bars move in the browser while one is dragged, the rest of the page and the link follow when the drag ends. The
+# vectors' source, the precision and the sinusoid's layout stay in the sidebar.
 with st.sidebar:
     presets_ui.model_picker("invariance")
     st.markdown("**q and k**")
@@ -46,14 +46,15 @@ with st.sidebar:
     k_text = None if d_slider else widget("k_text", container=st.sidebar)
     st.markdown("**The test**")
     dtype = widget("score_dtype", container=st.sidebar)
-    st.markdown("**The additive encodings**")
+    st.markdown("**The added sinusoid**")
     layout_sin = widget("layout_sin", container=st.sidebar)
-    table_len = widget("table_len", container=st.sidebar)
 
 q, k, typed_error = (None, None, None) if d_slider else compute.query_and_key(source, q_text, k_text, None, seed)
 limits = partial(compute.live_limits, typed_d=None if d_slider else q.size)
 live = LiveChart("inv_live" if d_slider else "inv_live_typed", charts.live_params(d_slider), limits=limits)
-n_pos, shift_t, base = (live.values[key] for key in (charts.N_KEY, charts.LIVE_KEY, charts.B_KEY))
+n_pos, shift_t, base, table_len = (
+    live.values[key] for key in (charts.N_KEY, charts.LIVE_KEY, charts.B_KEY, charts.L_KEY)
+)
 if d_slider:
     q, k, _ = compute.query_and_key(source, None, None, int(live.values[charts.D_KEY]), seed)
 d = q.size
@@ -73,7 +74,7 @@ nums = compute.shift_test(q, k, n_pos, shift_t, *settings)
 # ------------------------------------------------------------------------------ the test
 st.subheader("The shift test: move both tokens by t")
 # the chart first (a projector's first screen); its spec holds no number of these rows, so new rows redraw it in place
-rows_key, rows, home = compute.chart_rows(q, k, n_pos, shift_t, reach, settings)
+rows_key, rows, home = compute.chart_rows(q, k, n_pos, shift_t, reach, dtype, base, layout_sin, seed)
 starts = live.starts((dtype, None if d_slider else d))
 live.show(
     save_as="shift_test",
@@ -86,6 +87,7 @@ live.show(
         d_range=compute.D_SPAN if d_slider else None,
         t_cap=compute.T_CAP,
         b_options=compute.B_OPTIONS,
+        table_span=compute.TABLE_SPAN,
         typed_d=None if d_slider else d,
     ),
     width="stretch",

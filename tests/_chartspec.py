@@ -299,6 +299,7 @@ def vega_names(**selections: dict) -> dict:
         "slice": lambda text, start, end=None: text[int(start) : None if end is None else int(end)],
         "PI": math.pi,
         "null": None,  # Vega's null literal
+        "NaN": math.nan,
         "LN10": math.log(10),
         "sequence": lambda start, stop, step=1: list(range(int(start), int(stop), int(step))),
         "toNumber": lambda x: int(x) if float(x).is_integer() else float(x),  # an index stays an index

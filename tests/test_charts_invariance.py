@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from _chartspec import by_field, find, frame, layers, legible, png_pixels, unit_rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import posenc
 from explorer.charts import invariance as charts
@@ -109,6 +111,10 @@ def test_shift_matrix_heatmap_matches_loop():
 
 # ------------------------------------------------------------------------------ deviations
 SEED, N_POS, TABLE, D, T0, B0 = 3, 12, 40, 8, 16, 10000.0
+#: The learned table the rows are computed with, as the page computes them: long enough for every point (a seeded
+#: table's rows do not depend on its length), while the chart's table slider starts at TABLE rows.
+LONG_TABLE = 1100
+TABLE_SPAN = (8, 4096)
 SPAN_D = (2, 256, 2)
 B_OPTIONS = (10.0, 100.0, 500.0, 1000.0, 10000.0, 50000.0, 100000.0)  # a base slider's options, as the chart gets them
 B_ARM = (1000.0, 10000.0, 50000.0)
@@ -119,7 +125,7 @@ def b_index(b: float) -> int:
     return B_OPTIONS.index(b)
 
 
-def sweep_table(t_max=60, dtype="float64", d=D, n_pos=N_POS, table_len=TABLE) -> pd.DataFrame:
+def sweep_table(t_max=60, dtype="float64", d=D, n_pos=N_POS, table_len=LONG_TABLE) -> pd.DataFrame:
     """posenc.shift_test_sweep at every t in 1 … t_max, as the page passes it to `live_rows`."""
     q, k = posenc.seeded_normal((2, d), seed=SEED)
     sweep = posenc.shift_test_sweep(
@@ -132,7 +138,7 @@ def arm_tables(dtype="float64", t=T0, n_span=(1, 20), d_span=(2, 12)) -> list[pd
     """The N arm (every N in n_span at head dim D), the d arm (every even d in d_span at N_POS, each with its own
     seeded vectors) and the b arm (B_ARM at N_POS and D), at the slider's t (the cap 1000 is past every reach
     here)."""
-    settings = dict(dtype=dtype, table_len=TABLE, seed=SEED)
+    settings = dict(dtype=dtype, table_len=LONG_TABLE, seed=SEED)
     q, k = posenc.seeded_normal((2, D), seed=SEED)
     ns = np.arange(n_span[0], n_span[1] + 1)
     along_n = posenc.shift_test_points(q, k, n_positions=ns, offsets=[t] * ns.size, **settings)
@@ -166,7 +172,7 @@ def home_table(typed=False) -> pd.DataFrame:
 
 def deviation_spec(rows=None, start=T0, dtype="float64", typed=False) -> dict:
     rows = rows_table(dtype=dtype) if rows is None else rows
-    starts = {"seq_len": N_POS, "base": B0, "shift_t": start, **({} if typed else {"head_dim": D})}
+    starts = {"seq_len": N_POS, "base": B0, "shift_t": start, "table_len": TABLE, **({} if typed else {"head_dim": D})}
     return charts.deviation_chart(
         rows,
         home_table(typed),
@@ -176,6 +182,7 @@ def deviation_spec(rows=None, start=T0, dtype="float64", typed=False) -> dict:
         d_range=None if typed else SPAN_D,
         t_cap=1000,
         b_options=B_OPTIONS,
+        table_span=TABLE_SPAN,
         typed_d=D if typed else None,
     ).to_dict()
 
@@ -185,23 +192,24 @@ def calculated(layer: dict) -> dict[str, str]:
     return {t["as"]: t["calculate"] for t in layer.get("transform", []) if "calculate" in t}
 
 
-def report_at(n: int, d: int, t: int, b: float = B0) -> dict:
+def report_at(n: int, d: int, t: int, b: float = B0, table_len: int = TABLE) -> dict:
     """posenc.shift_test_report on the seeded vectors of head dim d, computed here on its own."""
     q, k = posenc.seeded_normal((2, d), seed=SEED)
-    return posenc.shift_test_report(q, k, n_positions=n, offset=t, base=b, table_len=TABLE, seed=SEED)
+    return posenc.shift_test_report(q, k, n_positions=n, offset=t, base=b, table_len=table_len, seed=SEED)
 
 
-def assert_row_is_the_report(row, n: int, d: int, t: int, b: float = B0) -> None:
-    report = report_at(n, d, t, b)
+def assert_row_is_the_report(row, n: int, d: int, t: int, b: float = B0, table_len: int = TABLE) -> None:
+    """A drawn row (the bars' transforms run, the table slider at `table_len`) is the report at that table length."""
+    report = report_at(n, d, t, b, table_len)
     assert (row["rope"], row["sinusoidal"], row["tolerance"]) == (
         report["rope_dev"],
         report["sinusoidal_dev"],
         report["tolerance"],
     ), (n, d, t)
     if report["learned_dev"] is None:
-        assert row["learned"] is None or math.isnan(row["learned"]), (n, d, t)
+        assert row["learned_held"] is None or math.isnan(row["learned_held"]), (n, d, t)
     else:
-        assert row["learned"] == report["learned_dev"], (n, d, t)
+        assert row["learned_held"] == report["learned_dev"], (n, d, t)
 
 
 def test_the_chart_picks_the_shift_test_at_its_sliders_n_d_b_and_t():
@@ -236,18 +244,56 @@ def test_the_chart_picks_the_shift_test_at_its_sliders_n_d_b_and_t():
         ("head_dim", SPAN_D, D, "head dim d "),
         ("base", (0, len(B_OPTIONS) - 1, 1), b_index(B0), "base b "),
         ("shift_t", (1, 1000, 1), T0, "shift t "),
+        ("table_len", (*TABLE_SPAN, 1), TABLE, "learned table rows "),
     ):
         param = params[key]
         assert param["select"] == {"type": "point", "fields": [key], "on": "none", "clear": False}
         assert param["value"] == start and param["bind"]["input"] == "range" and param["bind"]["name"] == label
         assert (param["bind"]["min"], param["bind"]["max"], param["bind"].get("step", 1)) == (lo, hi, step)
-    # vega-embed lists the inputs in reverse order of the params: N first, then d, b and t
+    # vega-embed lists the inputs in reverse order of the params: N first, then d, b, t and the table's rows
     assert [p["name"] for p in spec["params"] if "bind" in p and p["name"] in params] == [
+        "table_len",
         "shift_t",
         "base",
         "head_dim",
         "seq_len",
     ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    past=st.integers(-2, 2) | st.integers(-100, 4096),
+    t=st.integers(1, 60),
+    n=st.integers(1, 20),
+    arm=st.sampled_from("tnb"),
+)
+def test_the_table_slider_hides_the_learned_bar_exactly_where_the_report_has_no_row(past, t, n, arm):
+    """The learned table's rows are the chart's slider too, with no data of its own: the rows hold the learned test
+    with a table long enough for every point, and at any table length the bars drawn (transforms run here) are
+    posenc.shift_test_report's at that length, computed here on its own: its number where the table has a row for
+    N − 1 + t, "no row" where it has none; the headline's verdict follows. The table's length is drawn around the
+    last position the test needs (`past` rows beyond it), where a wrong comparison would show."""
+    spec = deviation_spec()
+    (values,) = by_field(spec, "text", "text", "text")  # a row per encoding, with or without a number
+    point = {"t": dict(n=N_POS, t=t, b=B0), "n": dict(n=n, t=T0, b=B0), "b": dict(n=N_POS, t=T0, b=B_ARM[t % 3])}[arm]
+    table_len = min(max(point["n"] - 1 + point["t"] + past, TABLE_SPAN[0]), TABLE_SPAN[1])
+    at = dict(seq_len=point["n"], head_dim=D, base=b_index(point["b"]), shift_t=point["t"], table_len=table_len)
+    report = report_at(point["n"], D, point["t"], point["b"], table_len)
+    drawn = unit_rows(spec, values, **at).set_index("key")
+    assert_row_is_the_report(drawn.loc["rope"], point["n"], D, point["t"], point["b"], table_len)
+    learned = drawn.loc[charts.SHOWN["learned"]]
+    if report["learned_dev"] is None:
+        assert learned["text"] == text.NO_ROW and not learned["ok"]
+    else:
+        assert learned["deviation"] == report["learned_dev"] and learned["ok"]
+    (headline,) = by_field(spec, "text", "text", "lines")
+    up_to_code = {**headline, "transform": [t for t in headline["transform"] if t.get("as") not in ("lines", "top")]}
+    (line,) = unit_rows(spec, up_to_code, **at)["code"]
+    passed = [
+        report[f"{key}_dev"] is not None and report[f"{key}_dev"] <= report["tolerance"]
+        for key in ("rope", "sinusoidal", "learned")
+    ]
+    assert line == 4 * passed[0] + 2 * passed[1] + passed[2]
 
 
 def test_where_no_row_answers_a_note_says_what_the_chart_holds():
@@ -305,7 +351,8 @@ def test_the_bars_verdicts_and_labels_are_computed_from_the_row():
     assert expr["ok"] == "isValid(datum.deviation) && isFinite(datum.deviation)"
     assert {"filter": "datum.ok"} in bars["transform"]  # an encoding with no number has no bar
     fold = next(t for t in bars["transform"] if "fold" in t)
-    assert fold == {"fold": ["rope", "sinusoidal", "learned"], "as": ["key", "deviation"]}
+    # the learned test as the table slider allows it (its own field, `charts.SHOWN`)
+    assert fold == {"fold": ["rope", "sinusoidal", "learned_held"], "as": ["key", "deviation"]}
     # the label: Python's format of the number (explorer.charts.live.sci), "0 (exact)", or the note
     assert live.sci("datum.deviation", 2) in expr["text"] and "'0 (exact)'" in expr["text"]
     assert f"'{text.NO_ROW}'" in expr["text"] and "' · ' + datum.verdict" in expr["text"]
@@ -368,7 +415,7 @@ def test_the_headline_names_the_survivors_of_every_verdict_and_the_t():
     assert expr["code"] == (
         "(isValid(datum.rope) && datum.rope <= datum.tolerance ? 4 : 0) + "
         "(isValid(datum.sinusoidal) && datum.sinusoidal <= datum.tolerance ? 2 : 0) + "
-        "(isValid(datum.learned) && datum.learned <= datum.tolerance ? 1 : 0)"
+        "(isValid(datum.learned_held) && datum.learned_held <= datum.tolerance ? 1 : 0)"
     )
     assert "replace(join(" in expr["lines"] and "'0000', datum.t)" in expr["lines"]
     widest = json.loads(expr["lines"][expr["lines"].index("? ") + 2 : expr["lines"].index(" : (")])
@@ -381,7 +428,7 @@ def test_the_headline_says_the_t_a_clamped_row_is_at():
     clamps t on release): the bars are its numbers, and the headline's "by t = …" is the row's t."""
     sweep = sweep_table()
     q, k = posenc.seeded_normal((2, D), seed=SEED)
-    clamped = posenc.shift_test_points(q, k, n_positions=[30], offsets=[20], table_len=TABLE, seed=SEED)
+    clamped = posenc.shift_test_points(q, k, n_positions=[30], offsets=[20], table_len=LONG_TABLE, seed=SEED)
     rows = charts.live_rows(sweep, n_pos=N_POS, d=D, b=B0, arms=[charts.points_frame(clamped, d=D, b=B0, hand=T0 + 10)])
     spec = deviation_spec(rows, start=T0)
     (bars,) = find(spec, "bar")
@@ -422,7 +469,7 @@ def test_new_rows_change_only_the_charts_data():
     from explorer.render import stable_dataset_names
 
     def without_data(rows):
-        starts = {"seq_len": N_POS, "head_dim": D, "base": B0, "shift_t": T0}
+        starts = {"seq_len": N_POS, "head_dim": D, "base": B0, "shift_t": T0, "table_len": TABLE}
         chart = charts.deviation_chart(
             rows,
             home_table(),
@@ -432,6 +479,7 @@ def test_new_rows_change_only_the_charts_data():
             d_range=SPAN_D,
             t_cap=1000,
             b_options=B_OPTIONS,
+            table_span=TABLE_SPAN,
         )
         spec = stable_dataset_names(compat.vega_lite_spec(chart))
         return {k: v for k, v in spec.items() if k != "datasets"}, spec["datasets"]
@@ -462,16 +510,20 @@ def test_an_exact_zero_sits_on_the_axis_floor():
     assert drawn_rows.set_index("key").loc["rope", "shown"] == floor
 
 
+STARTS = {"seq_len": N_POS, "head_dim": D, "base": B0, "shift_t": T0, "table_len": TABLE}
+
+
 @pytest.mark.parametrize(
     "change, word",
     [
         (dict(rows=pd.DataFrame({"t": [1], "rope": [0.0]})), "columns"),
-        (dict(starts={"seq_len": N_POS, "base": B0, "shift_t": T0}), "starts must give"),
-        (dict(starts={"seq_len": 0, "head_dim": D, "base": B0, "shift_t": T0}), "start of seq_len"),
-        (dict(starts={"seq_len": N_POS, "head_dim": 7, "base": B0, "shift_t": T0}), "start of head_dim"),
-        (dict(starts={"seq_len": N_POS, "head_dim": D, "base": 777.0, "shift_t": T0}), "start of base"),
-        (dict(starts={"seq_len": N_POS, "head_dim": D, "base": B0, "shift_t": 1001}), "start of shift_t"),
-        (dict(d_range=None, starts={"seq_len": N_POS, "base": B0, "shift_t": T0}), "typed_d"),
+        (dict(starts={"seq_len": N_POS, "base": B0, "shift_t": T0, "table_len": TABLE}), "starts must give"),
+        (dict(starts={**STARTS, "seq_len": 0}), "start of seq_len"),
+        (dict(starts={**STARTS, "head_dim": 7}), "start of head_dim"),
+        (dict(starts={**STARTS, "base": 777.0}), "start of base"),
+        (dict(starts={**STARTS, "shift_t": 1001}), "start of shift_t"),
+        (dict(starts={**STARTS, "table_len": 7}), "start of table_len"),
+        (dict(d_range=None, starts={"seq_len": N_POS, "base": B0, "shift_t": T0, "table_len": TABLE}), "typed_d"),
         (dict(rows="duplicated"), "once"),
         (dict(home=pd.DataFrame({"n": [1]})), "home must be one row"),
         (dict(rows="zero tolerance"), "tolerance"),
@@ -485,12 +537,13 @@ def test_deviation_chart_rejects_bad_input_by_name(change, word):
     args = dict(
         rows=rows,
         home=home_table(),
-        starts={"seq_len": N_POS, "head_dim": D, "base": B0, "shift_t": T0},
+        starts=STARTS,
         dtype="float64",
         n_max=256,
         d_range=SPAN_D,
         t_cap=1000,
         b_options=B_OPTIONS,
+        table_span=TABLE_SPAN,
     )
     with pytest.raises(ValueError, match=word):
         charts.deviation_chart(**{**args, **change})

@@ -248,6 +248,15 @@ def test_the_shift_test_file_keeps_to_its_rows_and_says_what_it_holds(chromium, 
         rep = posenc.shift_test_report(q, k, n_positions=n, offset=t, table_len=128, seed=0)
         labels = [x for x in texts() if " · " in x]
         assert labels[:2] == [f"{rep['rope_dev']:.2e} · pass", f"{rep['sinusoidal_dev']:.2e} · fail"]
+        # the learned table's rows, a slider with no rows of its own: the learned bar where the table reaches N − 1 + t
+        for rows in (n - 1 + t, n + t, 128):
+            move("table_len", rows)
+            at = posenc.shift_test_report(q, k, n_positions=n, offset=t, table_len=rows, seed=0)
+            learned = (
+                "no row: the table is too short" if at["learned_dev"] is None else f"{at['learned_dev']:.2e} · fail"
+            )
+            assert [x for x in texts() if " · " in x or x.startswith("no row")][2] == learned, rows
+            assert (at["learned_dev"] is None) == (rows < n + t), rows
         move("shift_t", 17)
         shown = texts()
         assert not [x for x in shown if " · " in x]  # no bars' labels

@@ -343,7 +343,8 @@ def test_the_invariance_n_and_d_move_the_shift_test_in_the_browser_and_the_chart
     """Issue #36: N and d are the shift test chart's own sliders too. Dragging N (then d) moves the bars, the pass
     mark and the headline in the browser to posenc.shift_test_report's numbers at the new N (d), computed here; after
     the release the link and the metrics follow, and the page's new rows reach the chart in place: the chart is not
-    rebuilt, so the hand can take the next slider at once (and t still moves the bars at the new N and d)."""
+    rebuilt, so the hand can take the next slider at once (and t still moves the bars at the new N and d; b and the
+    learned table's rows too)."""
     title = "Relative-position invariance"
     chart_sel = SHIFT_CHART
 
@@ -396,8 +397,18 @@ def test_the_invariance_n_and_d_move_the_shift_test_in_the_browser_and_the_chart
     page.wait_for_function("() => new URLSearchParams(location.search).get('base') === '50000'", timeout=15_000)
     wait_idle(page, title=title)
     assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt after b"
+    # and the learned table's rows: Home takes the slider to 8 rows, past which N − 1 + t lies: "no row", in the browser
+    rows_in = chart.locator('input[name="table_len_table_len"]')
+    rows_in.focus()
+    page.keyboard.press("Home")
+    page.wait_for_timeout(300)
+    assert shown(page)["labels"][:2] == want["labels"][:2] and shown(page)["labels"][2].startswith("no row")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('table_len') === '8'", timeout=15_000)
+    wait_idle(page, title=title)
+    assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the chart was rebuilt after the table"
+    assert page.locator("[data-testid=stMetric]").all_inner_texts()[2].split("\n")[-1] == "no row"
     again = open_drawn(browser, page.url, title)
-    assert shown(again)["labels"] == want["labels"]
+    assert shown(again)["labels"][2].startswith("no row")
 
 
 def test_the_clock_p_is_the_charts_own_slider_and_the_link_follows_a_drag_and_a_stopped_play(browser, server):

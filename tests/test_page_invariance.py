@@ -153,7 +153,10 @@ def chart_row(at, t: int, n: int | None = None, d: int | None = None, b: float |
     b = B_OPTIONS[starts["base"]] if b is None else b
     rows = [r for r in chart_rows(at) if r["hand"] == t and r["n"] == n and (d is None or r["d"] == d) and r["b"] == b]
     (row,) = rows
-    return row
+    # the learned test as the chart shows it at its table slider's start: posenc's report has no number where the
+    # table has no row for N − 1 + t (the rows hold it for a table as long as the point needs)
+    has_row = row["n"] - 1 + row["t"] < starts["table_len"]
+    return {**row, "learned": row["learned"] if has_row else None}
 
 
 def verdicts(row: dict) -> list[str]:
@@ -320,11 +323,12 @@ def _page_after_a_report():
     import streamlit as st
 
     from explorer import liveparam
+    from explorer.charts import invariance as charts
 
     report = st.session_state.pop("test_report", None)
     if report is not None:
         limits = {"shift_t": {"max": st.session_state["test_reach"]}}
-        liveparam.report("inv_live", ("seq_len", "head_dim", "base", "shift_t"), report, limits)
+        liveparam.report("inv_live", charts.live_params(True), report, limits)
     runpy.run_path(st.session_state["test_page"], run_name="__main__")
 
 
@@ -449,6 +453,17 @@ def test_a_drag_of_n_d_or_b_reaches_the_page_and_the_chart_keeps_its_view():
     report = posenc.shift_test_report(q, k, n_positions=80, offset=16, base=1000.0, table_len=128, seed=0)
     row = chart_row(at, 16, n=80, d=32, b=1000.0)
     assert metrics(at)["sinusoidal, added"] == f"{report['sinusoidal_dev']:.2e}" == f"{row['sinusoidal']:.2e}"
+    # the learned table's rows: a chart slider too (no sidebar box); 40 rows cannot hold N − 1 + t = 95
+    assert not [w for w in at.sidebar.number_input if w.key == "table_len"]
+    assert metrics(at)["learned table, added"] != "no row"
+    rows_before = chart_rows(at)
+    at.session_state["test_report"] = {"table_len": [{"table_len": 40}]}
+    run_page("", at)
+    assert at.query_params["table_len"] == "40" and at.get("vega_lite_chart")[0].key == key
+    assert live_slider(at, "table_len")["value"] == 128  # the spec's start: unchanged, the browser holds 40
+    assert metrics(at)["learned table, added"] == "no row"
+    assert "At t = 16 the learned table has no row" in notices(at) and "95" in notices(at)
+    assert chart_rows(at) == rows_before  # the rows do not depend on the table's length: no new ones
 
 
 # --- typed vectors --------------------------------------------------------------------------------

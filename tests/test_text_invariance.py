@@ -234,9 +234,12 @@ def test_the_sentences_quote_their_numbers():
 def test_the_shift_charts_description_quotes_the_precision_and_a_typed_head_dim():
     said = text.shift_chart_description("float32", None)
     assert said.startswith("The shift test for RoPE (float32), an added sinusoid and an added learned table")
-    assert "head dim d (the slider d above): one bar per encoding" in said and "the sliders N, d, b and t" in said
+    assert "head dim d (the slider d above): one bar per encoding" in said
+    assert "the sliders N, d, b, t and the learned table's rows above" in said
+    assert "no bar where N − 1 + t is past its last row" in said
     typed = text.shift_chart_description("float64", 6)
-    assert "with the typed vectors' head dim d = 6: one bar" in typed and "the sliders N, b and t above" in typed
+    assert "with the typed vectors' head dim d = 6: one bar" in typed
+    assert "the sliders N, b, t and the learned table's rows above" in typed
 
 
 @pytest.mark.parametrize(

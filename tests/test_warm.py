@@ -67,3 +67,38 @@ def test_serve_py_imports_the_pages_modules_before_it_answers():
     with StreamlitServer() as server:
         log = server.log_tail()
     assert warm.READY in log, log
+    assert "BLAS threads: openblas 1)" in log, log  # explorer.warm.limit_blas_threads
+
+
+def test_one_blas_thread_gives_the_same_numbers():
+    """`limit_blas_threads` (serve.py calls it): in a fresh interpreter, numpy's BLAS runs one thread after it, and the
+    shift test's score matrices and deviations (its products, at sizes the page reaches) are the same, bit for bit, as
+    with the threads numpy started with."""
+    code = textwrap.dedent(
+        """
+        import numpy as np
+        import posenc
+        from explorer import warm
+        from threadpoolctl import threadpool_info
+
+        def numbers():
+            out = []
+            for d, n in ((8, 16), (64, 64), (256, 256), (128, 200)):
+                q, k = posenc.seeded_normal((2, d), seed=d)
+                rep = posenc.shift_test_report(q, k, n_positions=n, offset=9, table_len=n + 9, seed=1)
+                out += [rep[key] for key in ("rope", "sinusoidal", "learned", "rope_dev", "sinusoidal_dev", "learned_dev")]
+            return out
+
+        before = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+        first = numbers()
+        after = warm.limit_blas_threads()
+        second = numbers()
+        same = all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(first, second, strict=True))
+        print(before, after, same)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True
+    )
+    line = out.stdout.strip().splitlines()[-1]
+    assert line.endswith("[('openblas', 1)] True"), out.stdout  # one thread after, and the same numbers

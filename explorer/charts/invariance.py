@@ -107,18 +107,24 @@ def shift_matrix_heatmap(
 
 
 # ------------------------------------------------------------- the shift test, moved in the browser
-#: The chart's own sliders (explorer.charts.live.position): the registry parameters N, d and t themselves.
-N_KEY, D_KEY, B_KEY, LIVE_KEY = "seq_len", "head_dim", "base", "shift_t"
-#: All four (b runs over the base's options); with typed q and k, d is the vectors' length and no slider
-#: (`live_params`).
-LIVE_PARAMS = (N_KEY, D_KEY, B_KEY, LIVE_KEY)
+#: The chart's own sliders (explorer.charts.live.position): the registry parameters N, d, b, t and the learned
+#: table's rows themselves.
+N_KEY, D_KEY, B_KEY, LIVE_KEY, L_KEY = "seq_len", "head_dim", "base", "shift_t", "table_len"
+#: All five (b runs over the base's options); with typed q and k, d is the vectors' length and no slider
+#: (`live_params`). The table's rows need no data of their own: the rows hold the learned test with a table as long
+#: as each point needs (a table's rows do not depend on its length), and the chart hides it where N − 1 + t is past
+#: the slider's last row.
+LIVE_PARAMS = (N_KEY, D_KEY, B_KEY, LIVE_KEY, L_KEY)
 #: The shift test's encodings, in the chart's order: (the sweep's column, the bar's label).
 ENCODINGS = (("rope", "RoPE ({dtype})"), ("sinusoidal", "sinusoidal PE added"), ("learned", "learned table added"))
+#: The field the chart draws for a column where it differs (`deviation_chart`): the learned test where the table
+#: slider's rows reach N − 1 + t.
+SHOWN = {"learned": "learned_held"}
 
 
 def live_params(d_slider: bool) -> tuple[str, ...]:
-    """The chart's sliders: N, d, b and t, or N, b and t where d is fixed by typed vectors."""
-    return LIVE_PARAMS if d_slider else (N_KEY, B_KEY, LIVE_KEY)
+    """The chart's sliders: N, d, b, t and the table's rows, or all but d where d is fixed by typed vectors."""
+    return LIVE_PARAMS if d_slider else tuple(key for key in LIVE_PARAMS if key != D_KEY)
 
 
 #: How far the chart's slider reaches (`shift_reach`). The chart carries the shift test at every t in
@@ -211,7 +217,17 @@ ROW_COLUMNS = ("n", "d", "b", "hand", "t", "rope", "sinusoidal", "learned", "tol
 def points_frame(points: dict, *, d: int, b: float, hand: int) -> pd.DataFrame:
     """`posenc.shift_test_points`'s result for head dim `d` and base `b`, answering the slider's t = `hand`, as rows
     (without the axis columns)."""
-    return sweep_frame(points).assign(n=points["n_positions"], d=int(d), b=float(b), hand=int(hand))
+    return points_frames([(d, b, points)], hand=hand)
+
+
+def points_frames(points: Sequence[tuple[int, float, dict]], *, hand: int) -> pd.DataFrame:
+    """`points_frame` of several head dims or bases at once, from (d, b, `posenc.shift_test_points`' result) triples:
+    one table built, not one a point (1–2 ms each)."""
+    joined = {key: np.concatenate([np.asarray(p[key]) for _, _, p in points]) for key in points[0][2]}
+    sizes = [len(p["offset"]) for _, _, p in points]
+    dims = np.repeat(np.array([int(d) for d, _, _ in points], dtype=np.int64), sizes)
+    bases = np.repeat(np.array([float(b) for _, b, _ in points], dtype=np.float64), sizes)
+    return sweep_frame(joined).assign(n=joined["n_positions"], d=dims, b=bases, hand=int(hand))
 
 
 def live_rows(sweep: pd.DataFrame, *, n_pos: int, d: int, b: float, arms: Sequence[pd.DataFrame] = ()) -> pd.DataFrame:
@@ -320,6 +336,7 @@ def deviation_chart(
     d_range: tuple[int, int, int] | None,
     t_cap: int,
     b_options: Sequence[float],
+    table_span: tuple[int, int],
     typed_d: int | None = None,
     width: int = 620,
 ) -> alt.LayerChart:
@@ -333,12 +350,14 @@ def deviation_chart(
              hears the values when a drag ends.
     home     `home_frame`: which points the rows hold. Where none answers the sliders (two of them moved before the
              page caught up, or in a saved file), a note says what the chart holds instead of bars.
-    starts   where the sliders start ({seq_len, head_dim, base, shift_t}; no head_dim where `d_range` is None; the
-             base as its value).
-    n_max, d_range, t_cap, b_options   the sliders' spans (N 1 … n_max; d as (least, most, step), None for typed
-             vectors of length `typed_d`; t 1 … t_cap; b over the base's options): the registry's, so that the spec
-             holds none of the page's numbers (the page narrows the sliders in the browser:
-             explorer.liveparam.ranges_html) and new rows redraw the chart in place.
+    starts   where the sliders start ({seq_len, head_dim, base, shift_t, table_len}; no head_dim where `d_range` is
+             None; the base as its value).
+    n_max, d_range, t_cap, b_options, table_span   the sliders' spans (N 1 … n_max; d as (least, most, step), None
+             for typed vectors of length `typed_d`; t 1 … t_cap; b over the base's options; the learned table's rows
+             as (least, most)): the registry's, so that the spec holds none of the page's numbers (the page narrows
+             the sliders in the browser: explorer.liveparam.ranges_html) and new rows redraw the chart in place.
+             The rows' learned column holds the test with a table as long as each point needs; the chart hides it
+             where N − 1 + t is past the table slider's last row (posenc's report has no number there).
     """
     need = set(ROW_COLUMNS)
     if not need <= set(rows.columns):
@@ -357,7 +376,7 @@ def deviation_chart(
         raise ValueError(f"tolerance must be finite and > 0 in every row, got {tol.size} rows")
     if float(starts[B_KEY]) not in [float(v) for v in b_options]:
         raise ValueError(f"start of base must be one of {tuple(b_options)}, got {starts[B_KEY]}")
-    spans = {N_KEY: (1, n_max, 1), D_KEY: d_range or (0, 0, 1), LIVE_KEY: (1, t_cap, 1)}
+    spans = {N_KEY: (1, n_max, 1), D_KEY: d_range or (0, 0, 1), LIVE_KEY: (1, t_cap, 1), L_KEY: (*table_span, 1)}
     for key in (k for k in keys if k != B_KEY):
         lo, hi, step = spans[key]
         if not (lo <= starts[key] <= hi and (starts[key] - lo) % step == 0):
@@ -385,6 +404,9 @@ def deviation_chart(
         ),
         live.option_position(B_KEY, b_options, start=float(starts[B_KEY]), label=SLIDER_NAMES[B_KEY] + " "),
         live.position(LIVE_KEY, start=int(starts[LIVE_KEY]), lo=1, hi=int(t_cap), label=SLIDER_NAMES[LIVE_KEY] + " "),
+        live.position(
+            L_KEY, start=int(starts[L_KEY]), lo=table_span[0], hi=table_span[1], label=SLIDER_NAMES[L_KEY] + " "
+        ),
     ]
     b_now = live.option(B_KEY, b_options)
     # the sliders' values as numbers (Vega-Lite resolves a point selection's field to an array of its values:
@@ -395,11 +417,21 @@ def deviation_chart(
     # The rows go to the layer chart, not to each layer: Altair, lifting a dataset its layers share, hashed
     # each unnamed layer's printed DataFrame (pandas' repr, about 1 ms a layer per run) for a name the
     # spec never uses. The spec is byte-identical either way (checked on three sweeps when this changed).
-    row = alt.Chart().transform_filter(" && ".join(picks))
+    # the learned test where the slider's table has a row for N − 1 + t (its own field: a calculate that wrote the
+    # field it reads would read its own last result when only the table slider moves: tests/test_vega_dataflow.py)
+    row = (
+        alt.Chart()
+        .transform_filter(" && ".join(picks))
+        .transform_calculate(
+            **{SHOWN["learned"]: f"datum.n - 1 + datum.t < {live.number(L_KEY)} ? datum.learned : NaN"}
+        )
+    )
     # ---- one row per encoding at this point: its number, verdict, bar end and label
-    label_of = " : ".join(f"datum.key === '{column}' ? '{label}'" for (column, _), label in zip(ENCODINGS, labels))
+    label_of = " : ".join(
+        f"datum.key === '{SHOWN.get(column, column)}' ? '{label}'" for (column, _), label in zip(ENCODINGS, labels)
+    )
     per_encoding = row.transform_fold(
-        [column for column, _ in ENCODINGS], as_=["key", "deviation"]
+        [SHOWN.get(column, column) for column, _ in ENCODINGS], as_=["key", "deviation"]
     ).transform_calculate(
         method=f"{label_of} : ''",
         ok="isValid(datum.deviation) && isFinite(datum.deviation)",
@@ -466,8 +498,8 @@ def deviation_chart(
         y=alt.value(0), text="label:N"
     )
     code = " + ".join(
-        f"(isValid(datum.{column}) && datum.{column} <= datum.tolerance ? {bit} : 0)"
-        for (column, _), bit in zip(ENCODINGS, (4, 2, 1))
+        f"(isValid(datum.{shown}) && datum.{shown} <= datum.tolerance ? {bit} : 0)"
+        for shown, bit in zip((SHOWN.get(column, column) for column, _ in ENCODINGS), (4, 2, 1))
     )
     # The headline's lines end 26 px (times the font scale) above the plot, clear of the pass mark's
     # label: its first line's top is placed that far up plus one line height per further line.

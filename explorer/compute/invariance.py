@@ -23,6 +23,8 @@ DEFAULT_POSITIONS = 64
 #: The chart's t and d sliders span their registry ranges (t 1 … T_CAP; d as (least, most, step)).
 T_CAP = int(get(charts.LIVE_KEY).max or 0)
 D_SPAN = tuple(int(getattr(get(charts.D_KEY), end) or 0) for end in ("min", "max", "step"))
+#: The learned table's rows: the chart's slider spans the registry's range (least, most).
+TABLE_SPAN = tuple(int(getattr(get(charts.L_KEY), end) or 0) for end in ("min", "max"))
 #: The base's options (its slider runs over them).
 B_OPTIONS = tuple(float(b) for b in get(charts.B_KEY).options or ())
 #: The head dim of the seeded vectors shown when the typed ones cannot be used.
@@ -80,7 +82,7 @@ def live_limits(values: dict, *, typed_d: int | None) -> dict:
 def spans(n_pos: int, d: int, base: float, d_slider: bool) -> dict[str, tuple[float, float]]:
     """Where the chart's sliders reach at N = n_pos, head dim d and base b, by parameter: N, d (seeded vectors only)
     and b over their arms' windows (charts.arm_window: a bounded amount of work each), t over 1 … its reach
-    (charts.shift_reach)."""
+    (charts.shift_reach), the learned table's rows over all of TABLE_SPAN."""
     out: dict[str, tuple[float, float]] = {
         charts.N_KEY: charts.arm_window(n_pos, range(1, MAX_POSITIONS + 1), lambda n: charts.point_cost(int(n), d))
     }
@@ -91,79 +93,95 @@ def spans(n_pos: int, d: int, base: float, d_slider: bool) -> dict[str, tuple[fl
         )
     out[charts.B_KEY] = charts.arm_window(float(base), B_OPTIONS, lambda _: charts.point_cost(n_pos, d))
     out[charts.LIVE_KEY] = (1, reach_of(n_pos, d))
+    out[charts.L_KEY] = TABLE_SPAN  # every length: the rows do not depend on it (`chart_rows`)
     return out
 
 
 #: The most N, d and b could reach (`spans` gives less where a window is bounded by its work).
-FULL_SPANS = {charts.N_KEY: (1, MAX_POSITIONS), charts.D_KEY: D_SPAN[:2], charts.B_KEY: (B_OPTIONS[0], B_OPTIONS[-1])}
+FULL_SPANS = {
+    charts.N_KEY: (1, MAX_POSITIONS),
+    charts.D_KEY: D_SPAN[:2],
+    charts.B_KEY: (B_OPTIONS[0], B_OPTIONS[-1]),
+    charts.L_KEY: TABLE_SPAN,
+}
 
 
-def chart_rows(q, k, n_pos: int, shift_t: int, reach: dict, settings: tuple):
+def chart_rows(q, k, n_pos: int, shift_t: int, reach: dict, dtype: str, base: float, layout_sin: str, seed: int):
     """The shift test chart's rows (charts.live_rows) for the slider windows `reach` (`spans`): every t at this N,
     d and b, every N of its window at this t, where `reach` has d every d of its window, and every base option of its
     window; with the key they are made from (render.Keyed) and the row saying which points they hold
     (charts.home_frame). Put together once (`_chart_tables`, cached): a rerun of the page, or another session at the
-    same values, takes them from the cache."""
+    same values, takes them from the cache.
+
+    Each point's learned test uses a table as long as that point needs (N + t rows, `_rows_for`): the rows of a seeded
+    table do not depend on its length (posenc.learned_table), so this is the page's number at every table length
+    that has a row for N − 1 + t, and the chart hides it at the others (charts.deviation_chart). So the rows do not
+    depend on the page's table length, and moving it costs the server no new rows."""
+    settings = (dtype, base, layout_sin, seed)
     key = ("inv_rows", tuple(q), tuple(k), n_pos, shift_t, tuple(reach.items()), *settings)
-    return (key, *_chart_tables(q, k, n_pos, shift_t, tuple(reach.items()), tuple(settings)))
+    return (key, *_chart_tables(q, k, n_pos, shift_t, tuple(reach.items()), settings))
+
+
+def _rows_for(n_positions, offsets) -> int:
+    """The learned table's length the shift test at each (N, t) needs: positions up to N − 1 + t."""
+    return int(np.max(np.asarray(n_positions) + np.asarray(offsets)))
 
 
 @cached(max_entries=16)
 def _chart_tables(q, k, n_pos: int, shift_t: int, reach_items: tuple, settings: tuple):
     reach = dict(reach_items)
-    dtype, base, layout_sin, table_len, seed = settings
+    dtype, base, layout_sin, seed = settings
     arms = [n_arm(q, k, *reach[charts.N_KEY], shift_t, *settings)]
     if charts.D_KEY in reach:
         arms.append(d_arm(n_pos, *reach[charts.D_KEY], D_SPAN[2], shift_t, *settings))
-    arms.append(b_arm(q, k, n_pos, *reach[charts.B_KEY], shift_t, dtype, layout_sin, table_len, seed))
+    arms.append(b_arm(q, k, n_pos, *reach[charts.B_KEY], shift_t, dtype, layout_sin, seed))
     sweep = shift_sweep(q, k, n_pos, reach[charts.LIVE_KEY][1], *settings)
     home = charts.home_frame(n_pos, q.size, float(base), shift_t, reach)
     return charts.live_rows(sweep, n_pos=n_pos, d=q.size, b=float(base), arms=arms), home
 
 
 @cached(max_entries=16)
-def shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
-    """The shift test at every t in 1 … t_reach: one row per t (the live chart's data)."""
-    settings = posenc_settings(dtype, base, layout_sin, table_len, seed)
+def shift_sweep(q, k, n_pos, t_reach, dtype, base, layout_sin, seed) -> pd.DataFrame:
+    """The shift test at every t in 1 … t_reach: one row per t (the live chart's data), the learned table as long as
+    the largest t needs (`chart_rows`)."""
+    settings = posenc_settings(dtype, base, layout_sin, _rows_for(n_pos, t_reach), seed)
     sweep = posenc.shift_test_sweep(q, k, n_positions=n_pos, offsets=np.arange(1, t_reach + 1), **settings)
     return charts.sweep_frame(sweep)
 
 
 @cached(max_entries=16)
-def n_arm(q, k, n_lo, n_hi, shift_t, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
+def n_arm(q, k, n_lo, n_hi, shift_t, dtype, base, layout_sin, seed) -> pd.DataFrame:
     """The chart's N arm: the shift test at every N in n_lo … n_hi, at the slider's t (at most each N's reach,
     `reach_of`, as the page would clamp it there) and the page's base."""
-    settings = posenc_settings(dtype, base, layout_sin, table_len, seed)
     ns = np.arange(n_lo, n_hi + 1)
     ts = [min(shift_t, reach_of(int(n), q.size)) for n in ns]
+    settings = posenc_settings(dtype, base, layout_sin, _rows_for(ns, ts), seed)
     points = posenc.shift_test_points(q, k, n_positions=ns, offsets=ts, **settings)
     return charts.points_frame(points, d=q.size, b=base, hand=shift_t)
 
 
 @cached(max_entries=16)
-def d_arm(n_pos, d_lo, d_hi, d_step, shift_t, dtype, base, layout_sin, table_len, seed) -> pd.DataFrame:
+def d_arm(n_pos, d_lo, d_hi, d_step, shift_t, dtype, base, layout_sin, seed) -> pd.DataFrame:
     """The chart's d arm (seeded vectors): the shift test at every head dim d in d_lo … d_hi (step d_step), each with
     its own seeded q and k (`query_and_key`), at N = n_pos and the slider's t (at most that d's reach)."""
-    settings = posenc_settings(dtype, base, layout_sin, table_len, seed)
-    frames = []
+    points = []
     for d in range(d_lo, d_hi + 1, d_step):
         q, k, _ = query_and_key("random", None, None, d, seed)
         t = min(shift_t, reach_of(n_pos, d))
-        points = posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[t], **settings)
-        frames.append(charts.points_frame(points, d=d, b=base, hand=shift_t))
-    return pd.concat(frames, ignore_index=True)
+        settings = posenc_settings(dtype, base, layout_sin, _rows_for(n_pos, t), seed)
+        points.append((d, base, posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[t], **settings)))
+    return charts.points_frames(points, hand=shift_t)
 
 
 @cached(max_entries=16)
-def b_arm(q, k, n_pos, b_lo, b_hi, shift_t, dtype, layout_sin, table_len, seed) -> pd.DataFrame:
+def b_arm(q, k, n_pos, b_lo, b_hi, shift_t, dtype, layout_sin, seed) -> pd.DataFrame:
     """The chart's b arm: the shift test at every base option in b_lo … b_hi, at N = n_pos and the slider's t (the
     reach does not depend on the base)."""
-    frames = []
+    points = []
     for b in (b for b in B_OPTIONS if b_lo <= b <= b_hi):
-        settings = posenc_settings(dtype, b, layout_sin, table_len, seed)
-        points = posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[shift_t], **settings)
-        frames.append(charts.points_frame(points, d=q.size, b=b, hand=shift_t))
-    return pd.concat(frames, ignore_index=True)
+        settings = posenc_settings(dtype, b, layout_sin, _rows_for(n_pos, shift_t), seed)
+        points.append((q.size, b, posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[shift_t], **settings)))
+    return charts.points_frames(points, hand=shift_t)
 
 
 @cached(max_entries=16)

@@ -97,9 +97,12 @@ PAGE = Page(
         Param(
             "table_len",
             "Learned table rows (max_len)",
-            "number",
+            "int_slider",
             128,
             min=8,
+            # The shift test chart's own slider (explorer.liveparam): the chart's learned bars are computed with a
+            # table as long as they need (its rows do not depend on its length) and hidden where N − 1 + t is past
+            # this many rows, so the slider spans the whole range with no data of its own.
             max=4096,
             help="How many positions the learned table has rows for. The shift test needs rows up "
             "to N − 1 + t; a position past the table is an error, not a guess.",

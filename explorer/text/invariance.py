@@ -24,9 +24,16 @@ FORMULA_CAPTION = "R_mᵀR_n = R_(n−m) because rotations by the same frequenci
 
 
 #: The shift test chart's sliders, by parameter: their names beside them in the chart and in the page's words.
-SLIDER_NAMES = {"seq_len": "positions N", "head_dim": "head dim d", "base": "base b", "shift_t": "shift t"}
-#: Where the test's other controls are (N, d, b and t are the chart's own sliders: `slider_caption`).
-SIDEBAR = "q and k, the precision and the additive encodings are in the sidebar (› at the top left)."
+SLIDER_NAMES = {
+    "seq_len": "positions N",
+    "head_dim": "head dim d",
+    "base": "base b",
+    "shift_t": "shift t",
+    "table_len": "learned table rows",
+}
+#: Where the test's other controls are (N, d, b, t and the learned table's rows are the chart's own sliders:
+#: `slider_caption`).
+SIDEBAR = "q and k, the precision and the sinusoid's layout are in the sidebar (› at the top left)."
 
 LOOK_CLOSER = (
     "Behind the test: the score matrices themselves (Scores), the sinusoid's own shift matrix "
@@ -201,19 +208,22 @@ def survivors_title(nums: dict, tol: float) -> str:
 
 def shift_chart_description(dtype: str, typed_d: int | None) -> str:
     """The shift test chart's description: RoPE's precision `dtype`, and the head dim where typed vectors fix it
-    (`typed_d`; None where d is a slider). N, d, b and t are left out: the sliders above the chart show them, and a
+    (`typed_d`; None where d is a slider). N, d, b, t and the table's rows are left out: the sliders above the chart show them, and a
     drag would leave them stale."""
     dim = (
         f"with the typed vectors' head dim d = {typed_d}"
         if typed_d is not None
         else "with seeded vectors of head dim d (the slider d above)"
     )
-    sliders = "N, b and t" if typed_d is not None else "N, d, b and t"
+    sliders = (
+        "N, b, t and the learned table's rows" if typed_d is not None else "N, d, b, t and the learned table's rows"
+    )
     return (
         f"The shift test for RoPE ({dtype}), an added sinusoid and an added learned table over the first N "
         f"positions (the slider N above), {dim}: one bar per encoding, the largest change of a score when both "
-        f"tokens move by t, on a log axis, against a dashed pass mark; the sliders {sliders} above the chart move "
-        "the bars, and the headline names the encodings whose scores survive the shift."
+        f"tokens move by t, on a log axis, against a dashed pass mark (the learned table has no bar where N − 1 + t "
+        f"is past its last row); the sliders {sliders} above the chart move the bars, and the headline names the "
+        "encodings whose scores survive the shift."
     )
 
 
