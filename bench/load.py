@@ -29,6 +29,8 @@ one-chart app and then the explorer: p95 and server CPU a run, side by side.
 ``--memory N``: only the server's RSS over N runs on one fresh server (one session at a time over
 every page, a new session every ``--renew`` runs), read every 100 runs after one warm-up round.
 
+``--cpu``: only scenario 1 (the server CPU table), printed; nothing written.
+
 ``--small`` (CI; tests/test_load_small.py): one server, 10 sessions spread over every page,
 3 runs each; exit status 1 on any error or exception. ``--url http://host:port`` runs the small
 scenario against a running server or proxy instead of starting one.
@@ -712,17 +714,9 @@ def full(args: argparse.Namespace) -> int:
 
         print("1/4 server CPU per run, one session at a time…", flush=True)
         report["loads"]["cpu"] = load_average()
-        cpu_rows = [asyncio.run(cpu_per_run(ref.base_url, REFERENCE, ref.pid, repeats=args.repeats))]
-        for t in targets:
-            cpu_rows.append(asyncio.run(cpu_per_run(app.base_url, t, app.pid, repeats=args.repeats)))
-        for row in cpu_rows:
-            print(
-                f"  {row['label']:<16} first {row['first'] * 1e3:6.0f} ms  idle first {row['first_idle'] * 1e3:6.0f} ms  "
-                f"rerun {row['rerun'] * 1e3:6.0f} ms  "
-                f"drag {row['drag'] * 1e3:6.0f} ms  errors {len(row['errors'])} exceptions {len(row['exceptions'])}",
-                flush=True,
-            )
-        report["cpu"] = cpu_rows
+        report["cpu"] = cpu_rows = cpu_table(app, ref, targets, args.repeats)
+        if args.cpu:
+            return 1 if any(row["errors"] or row["exceptions"] for row in cpu_rows) else 0
 
         link = next((t for t in targets if t.label == args.link), targets[0])
         n = args.sessions
@@ -794,6 +788,24 @@ def full(args: argparse.Namespace) -> int:
     for line in trouble[:20]:
         print(line, file=sys.stderr)
     return 1 if trouble else 0
+
+
+def cpu_table(app: Any, ref: Any, targets: Sequence[Target], repeats: int) -> list[dict[str, Any]]:
+    """Scenario 1 (`cpu_per_run`): the one-chart app, then every page; each row printed as it is measured, with its
+    drag's CPU over the one-chart app's."""
+    rows = [asyncio.run(cpu_per_run(ref.base_url, REFERENCE, ref.pid, repeats=repeats))]
+    for t in (None, *targets):
+        if t is not None:
+            rows.append(asyncio.run(cpu_per_run(app.base_url, t, app.pid, repeats=repeats)))
+        row = rows[-1]
+        print(
+            f"  {row['label']:<16} first {row['first'] * 1e3:6.0f} ms  idle first {row['first_idle'] * 1e3:6.0f} ms  "
+            f"rerun {row['rerun'] * 1e3:6.0f} ms  drag {row['drag'] * 1e3:6.0f} ms "
+            f"({row['drag'] / max(rows[0]['drag'], 1e-9):.2f}x)  errors {len(row['errors'])} "
+            f"exceptions {len(row['exceptions'])}",
+            flush=True,
+        )
+    return rows
 
 
 def _cpu_model() -> str:
@@ -1050,6 +1062,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--fresh", type=int, default=0, help="only the hall on freshly started servers, this many rounds"
     )
     parser.add_argument("--memory", type=int, default=0, help="only the server's memory over this many runs")
+    parser.add_argument("--cpu", action="store_true", help="only scenario 1, the server CPU table (nothing written)")
     parser.add_argument("--renew", type=int, default=50, help="with --memory: runs per session")
     args = parser.parse_args(argv)
     if args.renew < 1:
