@@ -114,11 +114,37 @@ class Keyed:
         self.key, self.value = key, value
 
 
+class Rows:
+    """A table argument of a shared chart (``shared(builder)(Rows(frame))``) that reaches the spec only as a dataset
+    of its own: the builder's spec depends on the table's columns and their types, never on its values (every number
+    drawn comes from the rows through the chart's transforms; tests/test_render.py checks a builder that uses it at
+    random tables). The shared cache then holds one spec for every table of those columns (the other arguments equal),
+    built from the first, and `SharedChart.spec` puts each call's own rows in its place: the Arrow bytes Streamlit
+    sends for a table. A page whose rows change at every release (the invariance page's shift test: about 100 ms of
+    Altair a release) builds its chart once."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def columns(self) -> tuple:
+        """What the spec may depend on: the columns' names and types."""
+        return tuple(zip(map(str, self.value.columns), map(str, self.value.dtypes), strict=True))
+
+
+def arrow_bytes(frame: Any) -> bytes:
+    """A table as Streamlit sends a chart's dataset (its Altair data transformer's serialisation)."""
+    from streamlit import dataframe_util
+
+    return dataframe_util.convert_anything_to_arrow_bytes(frame)
+
+
 def _unkeyed(args: tuple, kwargs: dict[str, Any]) -> tuple[tuple, dict[str, Any]]:
-    """The arguments with each `Keyed` replaced by its value (what the builder is called with)."""
+    """The arguments with each `Keyed` (and `Rows`) replaced by its value (what the builder is called with)."""
 
     def plain(a: Any) -> Any:
-        return a.value if isinstance(a, Keyed) else a
+        return a.value if isinstance(a, (Keyed, Rows)) else a
 
     return tuple(plain(a) for a in args), {k: plain(v) for k, v in kwargs.items()}
 
@@ -143,11 +169,21 @@ class SharedChart:
         return getattr(self.build(), name)
 
     def spec(self) -> dict:
-        """The Vega-Lite dict, shared by every session that asks with equal arguments. Do not modify it."""
+        """The Vega-Lite dict, shared by every session that asks with equal arguments (`Rows` by their columns, each
+        call's own rows put in their datasets). Do not modify it."""
+        rows = [(i, a) for i, a in (*enumerate(self._args), *self._kwargs.items()) if isinstance(a, Rows)]
         try:
-            return _shared_spec(self._name, self._builder, self._args, self._kwargs)
+            if not rows:
+                return _shared_spec(self._name, self._builder, self._args, self._kwargs)
+            template, names = _shared_template(self._name, self._builder, self._args, self._kwargs)
         except StreamlitAPIException:  # an argument Streamlit cannot hash: build it for this run only
             return stable_dataset_names(compat.vega_lite_spec(self.build()))
+        if names is None:  # the builder did not send each table as a dataset of its own: no template
+            return stable_dataset_names(compat.vega_lite_spec(self.build()))
+        datasets = dict(template["datasets"])
+        for (_, table), name in zip(rows, names, strict=True):
+            datasets[name] = arrow_bytes(table.value)
+        return {**template, "datasets": datasets}
 
 
 def shared(builder: Callable[..., Any]) -> Callable[..., SharedChart]:
@@ -162,6 +198,23 @@ def _shared_spec(name: str, _builder: Callable[..., Any], args: tuple, kwargs: d
     is not hashed."""
     args, kwargs = _unkeyed(args, kwargs)
     return stable_dataset_names(compat.vega_lite_spec(_builder(*args, **kwargs)))
+
+
+@st.cache_resource(
+    max_entries=SHARED_SPEC_ENTRIES, show_spinner=False, hash_funcs={Keyed: lambda k: k.key, Rows: Rows.columns}
+)
+def _shared_template(
+    name: str, _builder: Callable[..., Any], args: tuple, kwargs: dict[str, Any]
+) -> tuple[dict, tuple[str, ...] | None]:
+    """`_shared_spec` for a call with `Rows` (hashed by their columns): the spec built from the first call's tables, and
+    the dataset each `Rows` argument became (in the order of the arguments), or None where one is not a dataset of its
+    own (the builder changed it, or two were equal): then `SharedChart.spec` builds every call's spec."""
+    plain_args, plain_kwargs = _unkeyed(args, kwargs)
+    spec = stable_dataset_names(compat.vega_lite_spec(_builder(*plain_args, **plain_kwargs)))
+    found = {value: key for key, value in spec.get("datasets", {}).items() if isinstance(value, bytes)}
+    tables = [a.value for a in (*args, *kwargs.values()) if isinstance(a, Rows)]
+    names = tuple(found.get(arrow_bytes(t), "") for t in tables)
+    return spec, names if all(names) and len(set(names)) == len(names) else None
 
 
 def stable_dataset_names(spec: dict) -> dict:

@@ -20,7 +20,7 @@ from explorer.charts import invariance as charts
 from explorer.compute import invariance as compute
 from explorer.exports import long_matrices, page_footer
 from explorer.liveparam import LiveChart
-from explorer.render import Keyed, shared, show_chart
+from explorer.render import Rows, shared, show_chart
 from explorer.text import invariance as text
 from explorer.widgets import escape_markdown, widget
 
@@ -74,13 +74,13 @@ nums = compute.shift_test(q, k, n_pos, shift_t, *settings)
 # ------------------------------------------------------------------------------ the test
 st.subheader("The shift test: move both tokens by t")
 # the chart first (a projector's first screen); its spec holds no number of these rows, so new rows redraw it in place
-rows_key, rows, home = compute.chart_rows(q, k, n_pos, shift_t, reach, dtype, base, layout_sin, seed)
+rows, home = compute.chart_rows(q, k, n_pos, shift_t, reach, dtype, base, layout_sin, seed)
 starts = live.starts((dtype, None if d_slider else d))
 live.show(
     save_as="shift_test",
     chart=shared(charts.deviation_chart)(
-        Keyed(rows_key, rows),
-        Keyed((*rows_key, "home"), home),
+        Rows(rows),  # the spec is built once for all rows: they reach it only as data
+        Rows(home),
         starts=starts,
         dtype=dtype,
         n_max=compute.MAX_POSITIONS,

@@ -27,6 +27,7 @@ Which interval for what:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -174,10 +175,15 @@ def _t_density(t: float, df: float) -> float:
     )
 
 
+@functools.lru_cache(maxsize=4096)
 def t_quantile(p: float, df: float) -> float:
     """Student's t quantile for ``df`` ≥ 1 degrees of freedom (any real df): closed forms for 1 and 2, else
     the Cornish–Fisher expansion (Abramowitz & Stegun 26.7.5) refined by Newton's method on the exact
-    distribution function (the regularized incomplete beta), kept inside a bracket; relative error ~1e-12."""
+    distribution function (the regularized incomplete beta), kept inside a bracket; relative error ~1e-12.
+
+    Remembered for the last 4,096 (p, df) asked (a pure function of them): a page that writes a couple of hundred
+    intervals at a few levels and seed counts computed each quantile on every run (the Newer encodings page: 94 ms of
+    a 260 ms run, bench/RESULTS.md section 36)."""
     p = _inside_unit("p", p)
     df = finite_float("df", df)
     if df < 1:

@@ -490,6 +490,29 @@ def test_new_rows_change_only_the_charts_data():
     assert one == other and data_one != data_other
 
 
+def test_the_spec_built_once_for_all_rows_is_each_rows_own():
+    """The page builds the chart once for every table of rows (explorer.render.Rows): the spec holds no number of them.
+    For rows of other t, windows and arms, the shared spec with the rows put in is the one built from those rows."""
+    from explorer import compat, render
+
+    render._shared_template.clear()
+    starts = {"seq_len": N_POS, "head_dim": D, "base": B0, "shift_t": T0, "table_len": TABLE}
+    args = dict(starts=starts, dtype="float64", n_max=256, d_range=SPAN_D, t_cap=1000, b_options=B_OPTIONS)
+    args["table_span"] = TABLE_SPAN
+    tables = [
+        (rows_table(), home_table()),
+        (rows_table(arms=arm_tables(t=30, n_span=(3, 9), d_span=(4, 20))), charts.home_frame(N_POS, D, B0, 30, REACH)),
+        (rows_table(sweep=sweep_table(t_max=20, n_pos=5)), charts.home_frame(5, D, B0, T0, REACH)),
+    ]
+    for rows, home in tables:
+        shared = render.shared(charts.deviation_chart)(render.Rows(rows), render.Rows(home), **args).spec()
+        own = render.stable_dataset_names(compat.vega_lite_spec(charts.deviation_chart(rows, home, **args)))
+        assert shared == own
+    assert render._shared_template(
+        "explorer.charts.invariance.deviation_chart", None, (render.Rows(tables[0][0]), render.Rows(tables[0][1])), args
+    )[1] == ("data-0", "data-1")  # a template: the rows and the home row are datasets of their own
+
+
 def test_an_exact_zero_sits_on_the_axis_floor():
     sweep = pd.DataFrame(
         {

@@ -101,3 +101,44 @@ def test_a_keyed_argument_is_hashed_by_its_key_and_passed_as_its_value():
 
     assert render.shared(counted_builder)(render.Keyed(("n", 3), Unhashable()), title="k").spec() is first
     assert render.shared(counted_builder)(render.Keyed(("n", 5), 5), title="k").to_dict()["title"] == "k"
+
+
+ROW_CALLS: list[int] = []
+
+
+def rows_builder(frame: pd.DataFrame, *, title: str) -> alt.Chart:
+    ROW_CALLS.append(len(frame))
+    return alt.Chart(frame).mark_line().encode(x="x:Q", y="y:Q").properties(title=title)
+
+
+def copying_builder(frame: pd.DataFrame, *, title: str) -> alt.Chart:
+    ROW_CALLS.append(len(frame))
+    doubled = frame.assign(y=frame["y"] * 2)  # the table is not sent as given
+    return alt.Chart(doubled).mark_line().encode(x="x:Q", y="y:Q").properties(title=title)
+
+
+def test_rows_build_the_spec_once_per_columns_and_each_call_sends_its_own_rows():
+    """`render.Rows(frame)`: calls whose tables have the same columns share one spec, built from the first table;
+    each call's spec is the one a build from its own table gives (the same dict), with its rows as Streamlit sends
+    them. New columns (or types) build anew; a builder that does not send the table as given is built every call."""
+    render._shared_template.clear()
+    ROW_CALLS.clear()
+
+    def own(builder, frame, title="r"):
+        return render.stable_dataset_names(render.compat.vega_lite_spec(builder(frame, title=title)))
+
+    frames = [pd.DataFrame({"x": range(n), "y": [v * 0.5 for v in range(n)]}) for n in (3, 7, 5)]
+    specs = [render.shared(rows_builder)(render.Rows(f), title="r").spec() for f in frames]
+    assert ROW_CALLS == [3]  # the first table only
+    for frame, spec in zip(frames, specs, strict=True):
+        ROW_CALLS.clear()
+        assert spec == own(rows_builder, frame)
+    assert specs[1]["datasets"] != specs[2]["datasets"]
+    ROW_CALLS.clear()
+    floats = pd.DataFrame({"x": [0.5, 1.5], "y": [1.0, 2.0]})  # x as floats: other columns' types, a new spec
+    assert render.shared(rows_builder)(render.Rows(floats), title="r").spec() == own(rows_builder, floats)
+    assert ROW_CALLS == [2, 2]  # built for the cache, and here
+    ROW_CALLS.clear()
+    for frame in frames:
+        assert render.shared(copying_builder)(render.Rows(frame), title="c").spec() == own(copying_builder, frame, "c")
+    assert len(ROW_CALLS) == 1 + 3 + 3  # no template: each call builds (the first one for the cache too), and `own`

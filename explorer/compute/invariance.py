@@ -109,17 +109,14 @@ FULL_SPANS = {
 def chart_rows(q, k, n_pos: int, shift_t: int, reach: dict, dtype: str, base: float, layout_sin: str, seed: int):
     """The shift test chart's rows (charts.live_rows) for the slider windows `reach` (`spans`): every t at this N,
     d and b, every N of its window at this t, where `reach` has d every d of its window, and every base option of its
-    window; with the key they are made from (render.Keyed) and the row saying which points they hold
-    (charts.home_frame). Put together once (`_chart_tables`, cached): a rerun of the page, or another session at the
-    same values, takes them from the cache.
+    window; and the row saying which points they hold (charts.home_frame). Put together once (`_chart_tables`,
+    cached): a rerun of the page, or another session at the same values, takes them from the cache.
 
     Each point's learned test uses a table as long as that point needs (N + t rows, `_rows_for`): the rows of a seeded
     table do not depend on its length (posenc.learned_table), so this is the page's number at every table length
     that has a row for N − 1 + t, and the chart hides it at the others (charts.deviation_chart). So the rows do not
     depend on the page's table length, and moving it costs the server no new rows."""
-    settings = (dtype, base, layout_sin, seed)
-    key = ("inv_rows", tuple(q), tuple(k), n_pos, shift_t, tuple(reach.items()), *settings)
-    return (key, *_chart_tables(q, k, n_pos, shift_t, tuple(reach.items()), settings))
+    return _chart_tables(q, k, n_pos, shift_t, tuple(reach.items()), (dtype, base, layout_sin, seed))
 
 
 def _rows_for(n_positions, offsets) -> int:
