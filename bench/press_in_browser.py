@@ -53,6 +53,7 @@ CONTROLS = [
     ("Invariance positions N", "Relative_invariance", "Relative-position invariance", "seq_len_seq_len"),
     ("Invariance head dim d", "Relative_invariance", "Relative-position invariance", "head_dim_head_dim"),
     ("Invariance base b", "Relative_invariance", "Relative-position invariance", "base_base"),
+    ("Invariance learned table rows", "Relative_invariance", "Relative-position invariance", "table_len_table_len"),
     ("Vision query row", "Images_and_video", "Images and video", "vis_qrow_vis_qrow"),
     ("Vision grid columns", "Images_and_video", "Images and video", "vis_cols_vis_cols"),
     ("Vision grid rows", "Images_and_video", "Images and video", "vis_rows_vis_rows"),

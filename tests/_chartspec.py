@@ -356,13 +356,21 @@ def run_transforms(rows: list[dict], transforms: list[dict], names: dict, datase
 
 def spec_names(spec: dict, view: dict | None = None, **selections) -> dict:
     """The names the expressions of `spec` (and of its unit `view`) see in the browser, with the
-    in-chart selections at `selections` (name=value; the others at their spec's value): Vega's functions (`vega_names`), ``data(name)``
+    in-chart selections at `selections` (name=value; the others at their spec's value; `width` the spec's, a plain
+    parameter its value, unless given): Vega's functions (`vega_names`), ``data(name)``
     over the spec's datasets (a facts row: `explorer.charts.style.fact`), and the spec's parameters
     computed from them, top-level ones first, in the spec's order."""
     datasets = {name: list(values) for name, values in spec.get("datasets", {}).items()}
     params = [*spec.get("params", []), *(view.get("params", []) if view is not None and view is not spec else [])]
     starts = {p["name"]: p["value"] for p in params if "select" in p and isinstance(p.get("value"), (int, float))}
-    names = vega_names(**{**starts, **selections})  # a selection not given is where the spec starts it
+    # a plain parameter's value (the presentation font scale) and the chart's width, as the browser's signals
+    plain = {p["name"]: p["value"] for p in params if "select" not in p and isinstance(p.get("value"), (int, float))}
+    if isinstance(spec.get("width"), (int, float)):
+        plain["width"] = spec["width"]
+    signals = {k: selections.get(k, v) for k, v in plain.items()}
+    chosen = {k: v for k, v in selections.items() if k not in plain}
+    names = vega_names(**{**starts, **chosen})  # a selection not given is where the spec starts it
+    names.update(signals)
     names["data"] = lambda name: [_Row(row) for row in datasets[name]]
     for param in params:  # signals computed from the selections (in the spec's order)
         if "expr" in param:

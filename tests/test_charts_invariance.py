@@ -362,9 +362,25 @@ def test_the_bars_verdicts_and_labels_are_computed_from_the_row():
     (mark_label,) = by_field(spec, "text", "text", "label")
     assert calculated(mark_label)["label"] == f"'pass mark ' + {live.sci('datum.tolerance', 1)}"
     # the names above the bars, in a fixed order; no y axis
-    names = by_field(spec, "text", "text", "method")[0]
+    names = by_field(spec, "text", "text", "name")[0]
     assert names["encoding"]["y"]["scale"]["domain"] == ["RoPE (float64)", "sinusoidal PE added", "learned table added"]
     assert names["encoding"]["y"]["axis"] is None
+    # the learned table's name says how far the slider's table reaches and which row the test needs
+    at = dict(seq_len=N_POS, head_dim=D, shift_t=T0, table_len=57, font_scale=1)
+    written = unit_rows(spec, names, **at, width=620).set_index("key")["name"]
+    assert written.tolist() == [
+        "RoPE (float64)",
+        "sinusoidal PE added",
+        f"learned table added (rows 0 … 56; the test needs row {N_POS - 1 + T0})",
+    ]
+    narrow = unit_rows(spec, names, **at, width=330)  # a phone's plot
+    assert narrow.set_index("key")["name"].iloc[-1] == f"learned table (rows 0 … 56, needs {N_POS - 1 + T0})"
+    assert (
+        unit_rows(spec, names, **{**at, "font_scale": 1.5}, width=620)
+        .set_index("key")["name"]
+        .iloc[-1]
+        .startswith("learned table (")
+    )  # presentation mode's larger text: the short form at a width the long one would overflow
     assert "RoPE (float32)" in calculated(find(deviation_spec(dtype="float32"), "bar")[0])["method"]
     # at a point past the table, the learned bar is gone and its label says why
     drawn_rows = unit_rows(spec, bars, seq_len=N_POS, head_dim=D, shift_t=40)
@@ -382,7 +398,7 @@ def test_each_name_is_drawn_over_a_halo_above_the_pass_marks_rule():
     marks = [(layer["mark"] if isinstance(layer["mark"], dict) else {"type": layer["mark"]}) for layer in all_layers]
     rule = next(i for i, m in enumerate(marks) if m["type"] == "rule" and m.get("strokeDash"))
     named = [
-        i for i, layer in enumerate(all_layers) if layer.get("encoding", {}).get("text", {}).get("field") == "method"
+        i for i, layer in enumerate(all_layers) if layer.get("encoding", {}).get("text", {}).get("field") == "name"
     ]
     assert len(named) == 2 and rule < named[0] < named[1]
     halo, name = (marks[i] for i in named)

@@ -297,6 +297,8 @@ def survivor_phrases() -> list[str]:
 
 #: A bar's thickness (px); the encoding's name sits right above it.
 BAR_PX = 26
+#: The plot width (px, times the font scale) below which the learned table's name takes its short form.
+NAME_ROOM = 480
 #: The headline's font size, and the chart widths (px) its words are wrapped for, widest first.
 HEADLINE_FONT = 17
 HEADLINE_ROOMS = (560, 400, 280)
@@ -434,6 +436,13 @@ def deviation_chart(
         [SHOWN.get(column, column) for column, _ in ENCODINGS], as_=["key", "deviation"]
     ).transform_calculate(
         method=f"{label_of} : ''",
+        # in a narrow plot (a phone's) the short form, which fits its width at the chart's font
+        name=(
+            f"datum.key !== '{SHOWN['learned']}' ? datum.method : width < {NAME_ROOM} * {FONT_SCALE_PARAM}"
+            f" ? 'learned table (rows 0 … ' + ({live.number(L_KEY)} - 1) + ', needs ' + (datum.n - 1 + datum.t) + ')'"
+            f" : datum.method + ' (rows 0 … ' + ({live.number(L_KEY)} - 1) + '; the test needs row '"
+            " + (datum.n - 1 + datum.t) + ')'"
+        ),
         ok="isValid(datum.deviation) && isFinite(datum.deviation)",
         verdict="!datum.ok ? 'n/a' : datum.deviation <= datum.tolerance ? 'pass' : 'fail'",
         shown="datum.ok ? max(datum.deviation, datum.lo) : datum.lo",
@@ -484,7 +493,9 @@ def deviation_chart(
     )
     # each name over a halo in the card's colour: where the pass mark's rule runs behind a name, it stays legible
     name_font: dict = dict(align="left", baseline="bottom", dy=-(BAR_PX // 2 + 4), fontSize=15)
-    name_at: dict = dict(x=alt.value(0), y=y, text="method:N")
+    # the learned table's name says how far its rows reach and which row the test needs, so the table slider shows
+    # what it does at every value, not only where the bar appears or goes
+    name_at: dict = dict(x=alt.value(0), y=y, text="name:N")
     name_halo = per_encoding.mark_text(color=HALO, stroke=HALO, strokeWidth=5, strokeJoin="round", **name_font)
     names = per_encoding.mark_text(color="#0F172A", **name_font).encode(**name_at)
     values = per_encoding.mark_text(align="left", dx=6, fontSize=14, fontWeight="bold").encode(
