@@ -330,6 +330,32 @@ def install_altair_speedup() -> bool:
     _deep_copy.__wrapped__ = original_deep_copy  # type: ignore[attr-defined]
     schemapi._deep_copy = _deep_copy
 
+    # A layer or concat chart lifts its layers' params to the top (`_combine_subchart_params`): each param is copied
+    # as a top-level one (`_prepare_to_lift`) and compared as a dict (`_viewless_dict`), both through
+    # `param.to_dict()`, which validates the param against the whole Vega-Lite schema (jsonschema) every time. A live
+    # chart's sliders made that 60 ms of the extension page's run (a fifth of it), and as much on the invariance and
+    # vision pages (bench/RESULTS.md section 36). The same objects and dicts without the check: the finished chart's
+    # `to_dict()` validates everything once, as before, unless the page converts it unvalidated (`vega_lite_spec`).
+    from altair.vegalite.v6 import api, core
+
+    original_viewless, original_prepare = api._viewless_dict, api._prepare_to_lift
+
+    def _viewless_dict(param: Any) -> dict[str, Any]:
+        if schemapi.DEBUG_MODE:
+            return original_viewless(param)
+        d = param.to_dict(validate=False)
+        d.pop("views", None)
+        return d
+
+    def _prepare_to_lift(param: Any) -> Any:
+        if schemapi.DEBUG_MODE or not isinstance(param, core.SelectionParameter):
+            return original_prepare(param)
+        return core.TopLevelSelectionParameter(**param.copy().to_dict(validate=False), views=[])
+
+    for patched, original in ((_viewless_dict, original_viewless), (_prepare_to_lift, original_prepare)):
+        patched.__wrapped__ = original  # type: ignore[attr-defined]
+        setattr(api, original.__name__, patched)
+
     _ALTAIR_INSTALLED = True
     return True
 

@@ -90,6 +90,33 @@ def test_compound_copies_and_unvalidated_properties_give_identical_specs(monkeyp
     assert patched[0]["params"][0]["name"] == "hover"  # the layer's param, moved to the top
 
 
+def test_lifting_params_without_validating_each_gives_identical_specs(monkeypatch):
+    """A layer chart's params are lifted without validating each one again (`_viewless_dict`): the same specs, and
+    no jsonschema validation while the chart is put together (the finished chart's `to_dict` still validates)."""
+    from altair.vegalite.v6 import api
+
+    compat.install_altair_speedup()
+    assert hasattr(api._viewless_dict, "__wrapped__") and hasattr(api._prepare_to_lift, "__wrapped__")
+    validated = []
+    original_validate = schemapi.SchemaBase.validate.__func__
+
+    def counting(cls, instance, schema=None):
+        validated.append(cls.__name__)
+        return original_validate(cls, instance, schema)
+
+    monkeypatch.setattr(schemapi.SchemaBase, "validate", classmethod(counting))
+    _layered_with_params()
+    assert validated == []  # building: nothing validated
+    patched, original = _patched_and_original(
+        monkeypatch,
+        lambda: [c.to_dict() for c in _layered_with_params()],
+        (api, "_viewless_dict", api._viewless_dict.__wrapped__),
+        (api, "_prepare_to_lift", api._prepare_to_lift.__wrapped__),
+    )
+    assert patched == original
+    assert validated  # the finished charts' to_dict validates them
+
+
 def test_a_deep_copy_is_the_same_chart_and_independent_of_it(monkeypatch):
     compat.install_altair_speedup()
     charts = [*_layered_with_params(), alt.vconcat(_layered_with_params()[2], _layered_with_params()[2])]
