@@ -1162,3 +1162,20 @@ def test_parse_vector_accepts_comma_separated_numbers(text, expected):
     got = posenc.parse_vector(text)
     assert got.dtype == np.float64 and got.shape == (len(expected),)
     np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    short=st.integers(1, 300),
+    more=st.integers(0, 300),
+    d=st.integers(1, 32).map(lambda h: 2 * h),
+    seed=st.integers(0, 2**31),
+    std=st.floats(0.01, 3),
+)
+def test_a_longer_learned_table_starts_with_the_shorter_one(short, more, d, seed, std):
+    """posenc.learned_table's rows do not depend on the table's length: a longer table's first rows are the shorter
+    one's, bit for bit. The invariance page relies on it (explorer.compute.invariance.chart_rows computes the learned
+    test with a table as long as each point needs, and the chart hides it past the slider's table)."""
+    a = posenc.learned_table(short, d, seed=seed, std=std)
+    b = posenc.learned_table(short + more, d, seed=seed, std=std)
+    assert np.array_equal(b[:short], a)
