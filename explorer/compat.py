@@ -352,9 +352,9 @@ def install_altair_speedup() -> bool:
             return original_prepare(param)
         return core.TopLevelSelectionParameter(**param.copy().to_dict(validate=False), views=[])
 
-    for patched, original in ((_viewless_dict, original_viewless), (_prepare_to_lift, original_prepare)):
-        patched.__wrapped__ = original  # type: ignore[attr-defined]
-        setattr(api, original.__name__, patched)
+    _viewless_dict.__wrapped__ = original_viewless  # type: ignore[attr-defined]
+    _prepare_to_lift.__wrapped__ = original_prepare  # type: ignore[attr-defined]
+    api._viewless_dict, api._prepare_to_lift = _viewless_dict, _prepare_to_lift
 
     _ALTAIR_INSTALLED = True
     return True

@@ -29,7 +29,13 @@ from explorer.charts import live
 from explorer.charts.style import FIT_X, FONT_SCALE_PARAM, HALO, configure, font_scale_param, on_canvas
 from explorer.imagechart import coarse_hover_cells, fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
-from explorer.text.invariance import SLIDER_NAMES, deviation_label_expr, shift_chart_description, survivors_title
+from explorer.text.invariance import (
+    SLIDER_NAMES,
+    deviation_label_expr,
+    shift_chart_description,
+    survivors_title,
+    table_name_expr,
+)
 
 #: A slider's values: whole numbers (N, d) or a parameter's options (the base).
 V = TypeVar("V", int, float)
@@ -438,10 +444,10 @@ def deviation_chart(
         method=f"{label_of} : ''",
         # in a narrow plot (a phone's) the short form, which fits its width at the chart's font
         name=(
-            f"datum.key !== '{SHOWN['learned']}' ? datum.method : width < {NAME_ROOM} * {FONT_SCALE_PARAM}"
-            f" ? 'learned table (rows 0 … ' + ({live.number(L_KEY)} - 1) + ', needs ' + (datum.n - 1 + datum.t) + ')'"
-            f" : datum.method + ' (rows 0 … ' + ({live.number(L_KEY)} - 1) + '; the test needs row '"
-            " + (datum.n - 1 + datum.t) + ')'"
+            f"datum.key !== '{SHOWN['learned']}' ? datum.method : "
+            + table_name_expr(
+                f"({live.number(L_KEY)} - 1)", "(datum.n - 1 + datum.t)", f"width < {NAME_ROOM} * {FONT_SCALE_PARAM}"
+            )
         ),
         ok="isValid(datum.deviation) && isFinite(datum.deviation)",
         verdict="!datum.ok ? 'n/a' : datum.deviation <= datum.tolerance ? 'pass' : 'fail'",

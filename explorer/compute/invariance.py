@@ -24,7 +24,7 @@ DEFAULT_POSITIONS = 64
 T_CAP = int(get(charts.LIVE_KEY).max or 0)
 D_SPAN = tuple(int(getattr(get(charts.D_KEY), end) or 0) for end in ("min", "max", "step"))
 #: The learned table's rows: the chart's slider spans the registry's range (least, most).
-TABLE_SPAN = tuple(int(getattr(get(charts.L_KEY), end) or 0) for end in ("min", "max"))
+TABLE_SPAN: tuple[int, int] = (int(get(charts.L_KEY).min or 0), int(get(charts.L_KEY).max or 0))
 #: The base's options (its slider runs over them).
 B_OPTIONS = tuple(float(b) for b in get(charts.B_KEY).options or ())
 #: The head dim of the seeded vectors shown when the typed ones cannot be used.

@@ -307,6 +307,15 @@ def notices(
 NO_ROW = "no row: the table is too short"
 
 
+def table_name_expr(last: str, needed: str, narrow: str) -> str:
+    """The learned table's name over its bar, as a Vega expression: how far its rows reach (``last``: the expression
+    of its last row) and the row the test needs (``needed``), in a short form where ``narrow`` holds (a phone's plot,
+    where the long one overflows)."""
+    short = f"'learned table (rows 0 … ' + {last} + ', needs ' + {needed} + ')'"
+    long = f"'learned table added (rows 0 … ' + {last} + '; the test needs row ' + {needed} + ')'"
+    return f"{narrow} ? {short} : {long}"
+
+
 def deviation_label_expr(number: str) -> str:
     """A shift-test bar's label as a Vega expression of its row (``datum.ok``, ``datum.deviation``,
     ``datum.verdict``): the deviation (``number``: its formatting expression) or "0 (exact)", then the
