@@ -4,7 +4,7 @@ st.App's lifespan first. On a freshly started server the first visitors' runs th
 (issue #36: the lecture hall, fast from the first second; bench/RESULTS.md section 33). It also puts a quicker
 filter in front of Streamlit's scan for installed components (explorer.compat.install_quick_component_scan: the same
 components, about 0.13 s sooner; section 34), and limits numpy's BLAS to one thread (explorer.warm.limit_blas_threads:
-half the CPU time of a page's matrix products; section 36)."""
+a second thread doubled the CPU time of the invariance page's products for no gain in wall time; section 36)."""
 
 import time
 from contextlib import asynccontextmanager

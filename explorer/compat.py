@@ -333,9 +333,9 @@ def install_altair_speedup() -> bool:
     # A layer or concat chart lifts its layers' params to the top (`_combine_subchart_params`): each param is copied
     # as a top-level one (`_prepare_to_lift`) and compared as a dict (`_viewless_dict`), both through
     # `param.to_dict()`, which validates the param against the whole Vega-Lite schema (jsonschema) every time. A live
-    # chart's sliders made that 60 ms of the extension page's run (a fifth of it), and as much on the invariance and
-    # vision pages (bench/RESULTS.md section 36). The same objects and dicts without the check: the finished chart's
-    # `to_dict()` validates everything once, as before, unless the page converts it unvalidated (`vega_lite_spec`).
+    # chart's sliders made that 64 ms of a profiled run of the extension page after a new d (237 ms in all; bench/
+    # RESULTS.md section 36). The same objects and dicts without the check: the finished chart's `to_dict()`
+    # validates everything once, as before, unless the page converts it unvalidated (`vega_lite_spec`).
     from altair.vegalite.v6 import api, core
 
     original_viewless, original_prepare = api._viewless_dict, api._prepare_to_lift

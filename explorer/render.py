@@ -115,18 +115,20 @@ class Keyed:
 
 
 class Rows:
-    """A table argument of a shared chart (``shared(builder)(Rows(frame))``) that reaches the spec only as a dataset
-    of its own: the builder's spec depends on the table's columns and their types, never on its values (every number
-    drawn comes from the rows through the chart's transforms; tests/test_render.py checks a builder that uses it at
-    random tables). The shared cache then holds one spec for every table of those columns (the other arguments equal),
-    built from the first, and `SharedChart.spec` puts each call's own rows in its place: the Arrow bytes Streamlit
-    sends for a table. A page whose rows change at every release (the invariance page's shift test: about 100 ms of
-    Altair a release) builds its chart once."""
+    """A table argument of a shared chart (``shared(builder)(Rows(frame, check=…))``) that reaches the spec only as a
+    dataset of its own: the builder's spec depends on the table's columns and their types, never on its values (every
+    number drawn comes from the rows through the chart's transforms). The shared cache then holds one spec for every
+    table of those columns (the other arguments equal), built from the first, and `SharedChart.spec` puts each call's
+    own rows in its place: the Arrow bytes Streamlit sends for a table. A page whose rows change at every release (the
+    invariance page's shift test) builds its chart once: its build and conversion took 70–95 ms of a profiled run.
+    ``check``: the builder's own check of the table (ValueError), run on every call's table, since the builder runs
+    on the first only. Tests: tests/test_shared_specs.py (the mechanism), tests/test_charts_invariance.py (the shift
+    test's spec with other rows put in equals a build from them)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("check", "value")
 
-    def __init__(self, value: Any):
-        self.value = value
+    def __init__(self, value: Any, *, check: Callable[[Any], None] | None = None):
+        self.value, self.check = value, check
 
     def columns(self) -> tuple:
         """What the spec may depend on: the columns' names and types."""
@@ -182,6 +184,8 @@ class SharedChart:
             return stable_dataset_names(compat.vega_lite_spec(self.build()))
         datasets = dict(template["datasets"])
         for (_, table), name in zip(rows, names, strict=True):
+            if table.check is not None:
+                table.check(table.value)
             datasets[name] = arrow_bytes(table.value)
         return {**template, "datasets": datasets}
 

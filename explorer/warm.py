@@ -65,10 +65,10 @@ def limit_blas_threads() -> list[tuple[str, int]]:
 
     Why: the pages' matrix products are small (the shift test's, the vision heatmaps'), so numpy's second BLAS thread
     spun beside the first: the invariance page's chart rows took 291 ms of CPU for 150 ms of wall time with two
-    threads, 148 ms for 148 ms with one (bench/RESULTS.md section 36). Under load, one thread per run leaves the other
-    core to the other sessions. The numbers are the same: OpenBLAS splits a product's rows and columns between threads,
-    not the sums (tests/test_warm.py checks the shift test bit for bit). torch's threads are set where torch is used
-    (posenc.torch.set_threads)."""
+    threads, 148 ms for 148 ms with one; the invariance and vision pages' first views took 30–45 % less CPU (bench/
+    RESULTS.md section 36). Under load, one thread per run leaves the other core to the other sessions. The shift
+    test's numbers are the same bit for bit with one thread and with two (tests/test_warm.py, at four sizes). torch's
+    threads are set where torch is used (posenc.torch.set_threads)."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")

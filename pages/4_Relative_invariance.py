@@ -79,8 +79,8 @@ starts = live.starts((dtype, None if d_slider else d))
 live.show(
     save_as="shift_test",
     chart=shared(charts.deviation_chart)(
-        Rows(rows),  # the spec is built once for all rows: they reach it only as data
-        Rows(home),
+        Rows(rows, check=charts.check_rows),  # the spec is built once for all rows: they reach it only as data
+        Rows(home, check=charts.check_home),
         starts=starts,
         dtype=dtype,
         n_max=compute.MAX_POSITIONS,

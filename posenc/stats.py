@@ -175,7 +175,6 @@ def _t_density(t: float, df: float) -> float:
     )
 
 
-@functools.lru_cache(maxsize=4096)
 def t_quantile(p: float, df: float) -> float:
     """Student's t quantile for ``df`` ≥ 1 degrees of freedom (any real df): closed forms for 1 and 2, else
     the Cornish–Fisher expansion (Abramowitz & Stegun 26.7.5) refined by Newton's method on the exact
@@ -183,11 +182,17 @@ def t_quantile(p: float, df: float) -> float:
 
     Remembered for the last 4,096 (p, df) asked (a pure function of them): a page that writes a couple of hundred
     intervals at a few levels and seed counts computed each quantile on every run (the Newer encodings page: 94 ms of
-    a 260 ms run, bench/RESULTS.md section 36)."""
+    a 260 ms profiled run, bench/RESULTS.md section 36)."""
     p = _inside_unit("p", p)
     df = finite_float("df", df)
     if df < 1:
         raise ValueError(f"df must be a number >= 1, got {df}")
+    return _t_quantile(p, df)
+
+
+@functools.lru_cache(maxsize=4096)
+def _t_quantile(p: float, df: float) -> float:
+    """`t_quantile` of checked arguments (floats: hashable)."""
     if p == 0.5:
         return 0.0
     if p < 0.5:

@@ -142,3 +142,22 @@ def test_rows_build_the_spec_once_per_columns_and_each_call_sends_its_own_rows()
     for frame in frames:
         assert render.shared(copying_builder)(render.Rows(frame), title="c").spec() == own(copying_builder, frame, "c")
     assert len(ROW_CALLS) == 1 + 3 + 3  # no template: each call builds (the first one for the cache too), and `own`
+
+
+def test_rows_put_into_a_shared_spec_are_checked_by_the_builders_check():
+    """The builder runs on the first table only; `Rows(check=…)` checks every call's table before it goes in."""
+    render._shared_template.clear()
+
+    def positive(frame: pd.DataFrame) -> None:
+        if (frame["y"] < 0).any():
+            raise ValueError("y must be >= 0")
+
+    good = pd.DataFrame({"x": [0, 1], "y": [0.5, 1.0]})
+    render.shared(rows_builder)(render.Rows(good, check=positive), title="v").spec()
+    bad = pd.DataFrame({"x": [0, 1], "y": [0.5, -1.0]})
+    try:
+        render.shared(rows_builder)(render.Rows(bad, check=positive), title="v").spec()
+    except ValueError as err:
+        assert "y must be >= 0" in str(err)
+    else:
+        raise AssertionError("a bad table went into the shared spec unchecked")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -97,8 +98,13 @@ def test_one_blas_thread_gives_the_same_numbers():
         print(before, after, same)
         """
     )
+    # two BLAS threads to start with, as numpy starts on this project's 2-core machines (tests/conftest.py sets
+    # OMP_NUM_THREADS=1 for the suite's own processes)
+    two = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    two["OPENBLAS_NUM_THREADS"] = "2"
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True, env=two
     )
     line = out.stdout.strip().splitlines()[-1]
     assert line.endswith("[('openblas', 1)] True"), out.stdout  # one thread after, and the same numbers
+    assert line.startswith("[2] "), out.stdout  # the numbers before were made by two threads

@@ -334,6 +334,28 @@ def _headline_expr(code: str, t: str) -> str:
     return f"split(replace(join({choice}[{code}], '\\n'), '0000', {t}), '\\n')"
 
 
+def check_rows(rows: pd.DataFrame) -> None:
+    """`deviation_chart`'s rows as it needs them (ValueError otherwise): `ROW_COLUMNS`, each (n, d, b, hand) once, a
+    finite pass mark > 0 in every row. The page passes it with the rows (render.Rows), so rows put into a spec built
+    from others are checked too."""
+    need = set(ROW_COLUMNS)
+    if not need <= set(rows.columns):
+        raise ValueError(f"rows must have columns {sorted(need)}, got {list(rows.columns)}")
+    tol = rows["tolerance"].to_numpy(dtype=float)
+    if rows.empty or not (np.all(np.isfinite(tol)) and np.all(tol > 0)):
+        raise ValueError(f"tolerance must be finite and > 0 in every row, got {tol.size} rows")
+    if rows.duplicated(["n", "d", "b", "hand"]).any():
+        raise ValueError("rows must answer each (n, d, b, hand) once")
+
+
+def check_home(home: pd.DataFrame) -> None:
+    """`deviation_chart`'s home row as it needs it (ValueError otherwise): one row of `HOME_COLUMNS`."""
+    if list(home.columns) != list(HOME_COLUMNS) or len(home) != 1:
+        raise ValueError(
+            f"home must be one row of columns {list(HOME_COLUMNS)}, got {len(home)} of {list(home.columns)}"
+        )
+
+
 def deviation_chart(
     rows: pd.DataFrame,
     home: pd.DataFrame,
@@ -367,21 +389,13 @@ def deviation_chart(
              The rows' learned column holds the test with a table as long as each point needs; the chart hides it
              where N − 1 + t is past the table slider's last row (posenc's report has no number there).
     """
-    need = set(ROW_COLUMNS)
-    if not need <= set(rows.columns):
-        raise ValueError(f"rows must have columns {sorted(need)}, got {list(rows.columns)}")
-    if list(home.columns) != list(HOME_COLUMNS) or len(home) != 1:
-        raise ValueError(
-            f"home must be one row of columns {list(HOME_COLUMNS)}, got {len(home)} of {list(home.columns)}"
-        )
+    check_rows(rows)
+    check_home(home)
     keys = live_params(d_range is not None)
     if set(starts) != set(keys):
         raise ValueError(f"starts must give {list(keys)}, got {sorted(starts)}")
     if d_range is None and typed_d is None:
         raise ValueError("typed_d must be given where d has no slider (d_range None)")
-    tol = rows["tolerance"].to_numpy(dtype=float)
-    if rows.empty or not (np.all(np.isfinite(tol)) and np.all(tol > 0)):
-        raise ValueError(f"tolerance must be finite and > 0 in every row, got {tol.size} rows")
     if float(starts[B_KEY]) not in [float(v) for v in b_options]:
         raise ValueError(f"start of base must be one of {tuple(b_options)}, got {starts[B_KEY]}")
     spans = {N_KEY: (1, n_max, 1), D_KEY: d_range or (0, 0, 1), LIVE_KEY: (1, t_cap, 1), L_KEY: (*table_span, 1)}
@@ -391,8 +405,6 @@ def deviation_chart(
             raise ValueError(f"start of {key} must be in {lo} … {hi} (step {step}), got {starts[key]}")
     # No row need answer the starts: a chart kept from an earlier run keeps its starts (explorer.liveparam.plan) while
     # its rows follow the sliders where the browser holds them; Streamlit keeps that view, and draws new rows in it.
-    if rows.duplicated(["n", "d", "b", "hand"]).any():
-        raise ValueError("rows must answer each (n, d, b, hand) once")
     labels = [label.format(dtype=dtype) for _, label in ENCODINGS]
     sliders = [
         live.position(N_KEY, start=int(starts[N_KEY]), lo=1, hi=int(n_max), label=SLIDER_NAMES[N_KEY] + " "),
@@ -446,7 +458,10 @@ def deviation_chart(
         name=(
             f"datum.key !== '{SHOWN['learned']}' ? datum.method : "
             + table_name_expr(
-                f"({live.number(L_KEY)} - 1)", "(datum.n - 1 + datum.t)", f"width < {NAME_ROOM} * {FONT_SCALE_PARAM}"
+                labels[-1],
+                f"({live.number(L_KEY)} - 1)",
+                "(datum.n - 1 + datum.t)",
+                f"width < {NAME_ROOM} * {FONT_SCALE_PARAM}",
             )
         ),
         ok="isValid(datum.deviation) && isFinite(datum.deviation)",

@@ -79,7 +79,7 @@ def shift_test_intro(n_pos: int, dtype: str) -> str:
 
 def slider_caption(spans: Mapping[str, tuple[int, int]], full: Mapping[str, tuple[int, int]]) -> str:
     """How to use the chart's sliders: `spans` is where each reaches now, by parameter (seq_len, head_dim: none for
-    typed vectors, base, shift_t), `full` the most N, d and b could reach."""
+    typed vectors, base, shift_t, table_len), `full` the most each could reach."""
     names = SLIDER_NAMES
     parts = [f"**{names[key]}** ({lo:,.0f} … {hi:,.0f})" for key, (lo, hi) in spans.items()]
     listed = ", ".join(parts[:-1]) + f" or {parts[-1]}"
@@ -93,8 +93,8 @@ def slider_caption(spans: Mapping[str, tuple[int, int]], full: Mapping[str, tupl
             f"{'it' if len(short) == 1 else 'them'} on the new values."
         )
     return (
-        f"Drag {listed} above the chart (or focus one and press ← →): the bars, the pass mark and the headline "
-        f"move in your browser at once; when you let go, the numbers below, the tabs and the link follow.{tail}"
+        f"Drag {listed} above the chart (or focus one and press ← →): the chart follows in your browser at once; "
+        f"when you let go, the numbers below, the tabs and the link follow.{tail}"
     )
 
 
@@ -307,12 +307,12 @@ def notices(
 NO_ROW = "no row: the table is too short"
 
 
-def table_name_expr(last: str, needed: str, narrow: str) -> str:
-    """The learned table's name over its bar, as a Vega expression: how far its rows reach (``last``: the expression
-    of its last row) and the row the test needs (``needed``), in a short form where ``narrow`` holds (a phone's plot,
-    where the long one overflows)."""
+def table_name_expr(label: str, last: str, needed: str, narrow: str) -> str:
+    """The learned table's name over its bar (`label`, the chart's name of the encoding), as a Vega expression: how
+    far its rows reach (``last``: the expression of its last row) and the row the test needs (``needed``), in a short
+    form where ``narrow`` holds (a phone's plot, where the long one overflows)."""
     short = f"'learned table (rows 0 … ' + {last} + ', needs ' + {needed} + ')'"
-    long = f"'learned table added (rows 0 … ' + {last} + '; the test needs row ' + {needed} + ')'"
+    long = f"'{label} (rows 0 … ' + {last} + '; the test needs row ' + {needed} + ')'"
     return f"{narrow} ? {short} : {long}"
 
 
