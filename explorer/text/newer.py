@@ -148,9 +148,10 @@ def grid_rows(s: Shown, *, past: bool) -> list[dict[str, Any]]:
     ]
 
 
-def grid_chart(s: Shown, *, past: bool) -> dict[str, Any]:
-    """The grid's words: title, subtitle, the colour scale's floor (the task's uniform guess) and description."""
-    seeds = [c["seeds"] for c in grid_rows(s, past=past) if c["seeds"]]
+def grid_chart(s: Shown, *, past: bool, rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The grid's words: title, subtitle, the colour scale's floor (the task's uniform guess) and description.
+    ``rows``: `grid_rows(s, past=past)` where the caller has them already (each of its intervals costs)."""
+    seeds = [c["seeds"] for c in (grid_rows(s, past=past) if rows is None else rows) if c["seeds"]]
     seed_text = count_text(seeds) if seeds else "no"
     where = "positions past L only" if past else "every scored token"
     unlearned = [m for m in rows_of(s) if not s.learned.get(m, False)]
