@@ -135,6 +135,11 @@ class Rows:
         return tuple(zip(map(str, self.value.columns), map(str, self.value.dtypes), strict=True))
 
 
+def _rows_of(args: tuple, kwargs: dict[str, Any]) -> list[Rows]:
+    """The `Rows` arguments of a call, in one order (the template's dataset names follow it)."""
+    return [a for a in (*args, *kwargs.values()) if isinstance(a, Rows)]
+
+
 def arrow_bytes(frame: Any) -> bytes:
     """A table as Streamlit sends a chart's dataset (its Altair data transformer's serialisation)."""
     from streamlit import dataframe_util
@@ -173,7 +178,7 @@ class SharedChart:
     def spec(self) -> dict:
         """The Vega-Lite dict, shared by every session that asks with equal arguments (`Rows` by their columns, each
         call's own rows put in their datasets). Do not modify it."""
-        rows = [(i, a) for i, a in (*enumerate(self._args), *self._kwargs.items()) if isinstance(a, Rows)]
+        rows = _rows_of(self._args, self._kwargs)
         try:
             if not rows:
                 return _shared_spec(self._name, self._builder, self._args, self._kwargs)
@@ -183,7 +188,7 @@ class SharedChart:
         if names is None:  # the builder did not send each table as a dataset of its own: no template
             return stable_dataset_names(compat.vega_lite_spec(self.build()))
         datasets = dict(template["datasets"])
-        for (_, table), name in zip(rows, names, strict=True):
+        for table, name in zip(rows, names, strict=True):
             if table.check is not None:
                 table.check(table.value)
             datasets[name] = arrow_bytes(table.value)
@@ -216,8 +221,7 @@ def _shared_template(
     plain_args, plain_kwargs = _unkeyed(args, kwargs)
     spec = stable_dataset_names(compat.vega_lite_spec(_builder(*plain_args, **plain_kwargs)))
     found = {value: key for key, value in spec.get("datasets", {}).items() if isinstance(value, bytes)}
-    tables = [a.value for a in (*args, *kwargs.values()) if isinstance(a, Rows)]
-    names = tuple(found.get(arrow_bytes(t), "") for t in tables)
+    names = tuple(found.get(arrow_bytes(t.value), "") for t in _rows_of(args, kwargs))
     return spec, names if all(names) and len(set(names)) == len(names) else None
 
 
