@@ -1,9 +1,9 @@
 """Images and video: positions with a row, a column and a time — 1D RoPE in raster order, axial 2D
 RoPE and M-RoPE (contiguous and interleaved) compared on a patch grid.
 
-URL keys: vis_view (tab), vis_model, vis_head_dim, vis_base (custom model only), vis_frames; vis_rows,
-vis_cols, vis_qrow, vis_qcol (query patch, clamped to the grid), vis_frame (the heatmaps' own sliders, and a click
-on a patch for the query; explorer.liveparam; the grid and the frame also have number boxes), vis_krow, vis_kcol,
+URL keys: vis_view (tab), vis_model, vis_head_dim, vis_base (custom model only); vis_rows, vis_cols, vis_qrow,
+vis_qcol (query patch, clamped to the grid), vis_frames, vis_frame (the heatmaps' own sliders, and a click on a patch
+for the query; explorer.liveparam; the grid, the video's frames and the frame also have number boxes), vis_krow, vis_kcol,
 vis_drow, vis_dcol (shift test, clamped so both patches stay on the grid), vis_train, vis_new
 (resolution), vis_text_before, vis_text_after (sequence).
 """
@@ -33,8 +33,8 @@ with intro():
 # ------------------------------------------------------------------------------ controls
 # Two rows (the first screen of a projector holds them and the top of the chart): the model, its
 # sizes, its notes (a popover) and the colour range; then the grid and the frames. The grid, the query
-# patch and the frame shown are the heatmaps' own too (explorer.liveparam): their sliders, and a click on a
-# patch, move them in the browser, and the rest of the page and the link follow when the move ends.
+# patch, the video's frames and the frame shown are the heatmaps' own too (explorer.liveparam): their sliders, and a
+# click on a patch, move them in the browser, and the rest of the page and the link follow when the move ends.
 with st.container(border=True, key="vis_controls"):
     c1, c2, c3, c4 = st.columns([1.6, 0.9, 1.1, 1.2])
     preset = VISION_PRESETS.get(widget("vis_model", container=c1))
@@ -49,19 +49,20 @@ with st.container(border=True, key="vis_controls"):
         with c4.popover("About this model", icon=":material/info:"):
             st.caption(text.about(preset))
     g1, g2, g3, g4 = st.columns(4)
-    frames = widget("vis_frames", container=g3)
     # boxes for exact entry and the other tabs: the heatmaps have their own sliders
-    for key, column in zip((*charts.GRID_PARAMS, charts.FRAME_PARAM), (g1, g2, g4)):
-        widget(key, container=column, **({"max": frames - 1} if key == charts.FRAME_PARAM else {}))
+    for key, column in zip(charts.GRID_PARAMS, (g1, g2)):
+        widget(key, container=column)
+    widget(charts.FRAME_PARAM, container=g4, max=widget(charts.FRAMES_PARAM, container=g3) - 1)
 
 
 def _limits(got: dict) -> dict:  # the query within the grid, the frame within the video
     on_grid = {q: {"max": got[n] - 1} for q, n in zip(charts.QUERY_PARAMS, charts.GRID_PARAMS) if n in got}
-    return {**on_grid, charts.FRAME_PARAM: {"max": frames - 1}}
+    in_video = {charts.FRAME_PARAM: {"max": got[charts.FRAMES_PARAM] - 1}} if charts.FRAMES_PARAM in got else {}
+    return {**on_grid, **in_video}
 
 
 live = LiveChart("vis_live", charts.LIVE_PARAMS, limits=_limits)
-rows, cols, q_row, q_col, frame = (int(live.values[key]) for key in charts.LIVE_PARAMS)
+rows, cols, q_row, q_col, frames, frame = (int(live.values[key]) for key in charts.LIVE_PARAMS)
 domain = None if own_range else (-1.0, 1.0)
 
 # ------------------------------------------------------------------------------ views
@@ -70,24 +71,26 @@ tab_grid, tab_pairs, tab_shift, tab_res, tab_seq = widget("vis_view")
 with tab_grid:
     if tab_grid.open:
         phone = mode.on_a_phone()  # one heatmap per row: a 2 × 2 grid is wider than a phone (a canvas does not shrink)
-        # Not the grid, the query or the frame: the chart moves them itself (its spec depends on none of them)
-        starts = live.starts((frames, m, own_range, phone))
+        # Not the grid, the query, the video's frames or the frame: the chart moves them itself (its spec depends on
+        # none of them)
+        starts = live.starts((m, own_range, phone))
         live.show(
             save_as="vision_query",
             chart=shared(charts.query_heatmaps)(
-                {text.scheme_title(name, m): table for name, table in compute.grid_tables(frames, m).items()},
+                {text.scheme_title(name, m): table for name, table in compute.grid_tables(m).items()},
                 grid=(starts["vis_rows"], starts["vis_cols"]),
                 query=(starts["vis_qrow"], starts["vis_qcol"]),
                 frame=starts[charts.FRAME_PARAM],
-                frames=frames,
+                frames=starts[charts.FRAMES_PARAM],
+                most_frames=compute.MAX_FRAMES,
                 domain=domain,
                 columns=1 if phone else 2,
                 panel_width=260 if phone else 280,
-                **text.heatmap_words(m, frames),
+                **text.heatmap_words(m),
             ),
             width="content",
         )
-        st.caption(text.grid_caption(frames))
+        st.caption(text.grid_caption())
         notice_list(text.grid_notices(rows, cols, frames, frame, m, compute.neighbours(rows, cols, frames, frame, m)))
 
 with tab_pairs:

@@ -230,11 +230,17 @@ def grid_tables(frames: int) -> dict:
     return out
 
 
-def live_chart(rows=4, cols=5, frame=1, query=(1, 3), frames=3, **kw):
+#: The most frames of the charts built here (the page's: explorer.compute.vision.MAX_FRAMES).
+MOST = 3
+
+
+def live_chart(rows=4, cols=5, frame=1, query=(1, 3), frames=MOST, **kw):
     kw.setdefault("notes", {"raster": ["line one", "line two"]})
     kw.setdefault("domain", None)
     kw.setdefault("description", "what it shows")
-    chart = charts.query_heatmaps(grid_tables(frames), grid=(rows, cols), query=query, frame=frame, frames=frames, **kw)
+    chart = charts.query_heatmaps(
+        grid_tables(MOST), grid=(rows, cols), query=query, frame=frame, frames=frames, most_frames=MOST, **kw
+    )
     return sent_spec(chart)
 
 
@@ -243,14 +249,17 @@ def cells_of(panel: dict) -> dict:
     return cells
 
 
-def at(grid: tuple[int, int], query: tuple[int, int], frame: int = 1) -> dict:
-    """The chart's own sliders at `grid` (rows, cols), `query` (row, column) and `frame`."""
-    return dict(zip(charts.LIVE_PARAMS, (*grid, *query, frame), strict=True))
+def at(grid: tuple[int, int], query: tuple[int, int], frame: int = 1, frames: int = MOST) -> dict:
+    """The chart's own sliders at `grid` (rows, cols), `query` (row, column), `frames` (the video's) and `frame`."""
+    return dict(zip(charts.LIVE_PARAMS, (*grid, *query, frames, frame), strict=True))
 
 
-def shown(spec: dict, panel: int, query: tuple[int, int], grid: tuple[int, int], frame: int = 1) -> np.ndarray:
-    """Panel `panel`'s heatmap as the browser computes it with the sliders at `grid`, `query` and `frame`."""
-    df = unit_rows(spec, cells_of(spec["concat"][panel]), **at(grid, query, frame))
+def shown(
+    spec: dict, panel: int, query: tuple[int, int], grid: tuple[int, int], frame: int = 1, frames: int = MOST
+) -> np.ndarray:
+    """Panel `panel`'s heatmap as the browser computes it with the sliders at `grid`, `query`, `frames` and
+    `frame`."""
+    df = unit_rows(spec, cells_of(spec["concat"][panel]), **at(grid, query, frame, frames))
     rows, cols = grid
     assert len(df) == rows * cols  # one mark per patch of the grid
     out = np.full((rows, cols), np.nan)
@@ -280,16 +289,40 @@ def test_the_browser_shows_every_grids_querys_and_frames_scores():
                     np.testing.assert_allclose(got.ravel(), direct[0], atol=1e-12, err_msg=where)
 
 
-def test_a_still_image_has_one_frame():
+def test_the_videos_frames_are_a_slider_and_a_frame_past_the_video_reads_as_its_last():
+    """The video's number of frames is the chart's own slider (1 … most_frames): at 1 frame (a still image) every
+    frame slider value shows frame 0 and the title says so; at 2 frames the frame slider's last value shows frame 1.
+    The page narrows the frame slider to the video in the browser (explorer.liveparam); these are its values past
+    that, as a drag of the video's length leaves them."""
     spec = live_chart(frame=0, query=(1, 1), frames=1)
-    for i, scheme in enumerate(SCHEMES):
-        for grid in ((4, 5), (G, G)):
-            want = reference(scheme, *grid, (1, 1), 0)
-            np.testing.assert_allclose(shown(spec, i, (1, 1), grid, 0), want, atol=1e-12, err_msg=scheme)
-    (frame_slider,) = [p for p in spec["params"] if p["name"] == "vis_frame"]
-    assert (frame_slider["bind"]["min"], frame_slider["bind"]["max"]) == (0, 0)
-    title = spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (1, 1), 0))
+    for frames, slider, key_frame in ((1, 0, 0), (1, 2, 0), (2, 2, 1), (2, 1, 1), (MOST, 2, 2)):
+        for i, scheme in enumerate(SCHEMES):
+            for grid in ((4, 5), (G, G)):
+                want = reference(scheme, *grid, (1, 1), key_frame)
+                got = shown(spec, i, (1, 1), grid, slider, frames)
+                np.testing.assert_allclose(got, want, atol=1e-12, err_msg=f"{scheme} {frames} {slider}")
+    params = {p["name"]: p for p in spec["params"] if "bind" in p}
+    assert (params["vis_frame"]["bind"]["min"], params["vis_frame"]["bind"]["max"]) == (0, MOST - 1)
+    assert (params["vis_frames"]["bind"]["min"], params["vis_frames"]["bind"]["max"]) == (1, MOST)
+    assert params["vis_frames"]["value"] == 1
+    title = spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (1, 1), 2, 1))
     assert title[1] == "keys in the same frame (a still image)"
+    title = spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (1, 1), 2, 2))
+    assert title[1] == "keys in frame 1 (frames 0 … 1)"
+    with pytest.raises(ValueError, match="frames must be in 1 … most_frames = 3"):
+        live_chart(frames=4)
+    with pytest.raises(ValueError, match="which the tables hold"):  # tables of fewer frames than the slider's
+        charts.query_heatmaps(
+            grid_tables(2),
+            notes={},
+            grid=(2, 2),
+            query=(0, 0),
+            frame=0,
+            frames=1,
+            most_frames=3,
+            domain=None,
+            description="",
+        )
 
 
 def test_a_lookup_reads_only_offsets_on_the_grid():
@@ -306,20 +339,21 @@ def test_a_lookup_reads_only_offsets_on_the_grid():
 def test_the_grid_the_query_and_the_frame_are_the_charts_own_sliders_and_a_click_on_a_patch():
     spec = live_chart(rows=4, cols=5, query=(1, 3), frame=1, frames=3)
     params = {p["name"]: p for p in spec["params"] if "select" in p}
-    # Vega lists bound inputs in reverse: the grid, the query, the frame on screen
-    assert list(params) == ["vis_frame", "vis_qcol", "vis_qrow", "vis_cols", "vis_rows"]
+    # Vega lists bound inputs in reverse: the grid, the query, the video's frames, the frame on screen
+    assert list(params) == ["vis_frame", "vis_frames", "vis_qcol", "vis_qrow", "vis_cols", "vis_rows"]
     for key, start, lo, top in (
         ("vis_rows", 4, 1, G),
         ("vis_cols", 5, 1, G),
         ("vis_qrow", 1, 0, G - 1),
         ("vis_qcol", 3, 0, G - 1),
-        ("vis_frame", 1, 0, 2),
+        ("vis_frames", 3, 1, MOST),
+        ("vis_frame", 1, 0, MOST - 1),
     ):
         p = params[key]
         assert p["value"] == start and p["views"] == ["vis_cells_0"]
         assert p["select"]["type"] == "point" and p["select"]["fields"] == [key]
         assert p["select"]["clear"] is False
-        # a click sets the query from the patch's own field; nothing but its slider sets the grid
+        # a click sets the query from the patch's own field; nothing but its slider sets the grid or the frames
         assert p["select"]["on"] == (charts.PATCH_CLICK if key in charts.QUERY_PARAMS else "none")
         assert (p["bind"]["input"], p["bind"]["min"], p["bind"]["max"], p["bind"]["step"]) == ("range", lo, top, 1)
     # every patch of the grid carries its row and column under the parameters' names (what a click reads)
@@ -358,14 +392,15 @@ def test_colour_ranges():
     assert scale["scheme"] == "redblue" and scale["domain"] == [-1.0, 1.0]
 
 
-def test_the_data_sent_once_holds_every_grid_and_frame():
+def test_the_data_sent_once_holds_every_grid_video_length_and_frame():
     """The ring's row, every patch of the widest grid (once, for every panel), and one lookup table: raster order's
-    scores at every position offset of the video, three (2G − 1)² offset tables and M-RoPE's share of each frame,
-    rather than every grid's, query's and frame's heatmaps. Drawn on a canvas."""
+    scores at every position offset of the longest video, three (2G − 1)² offset tables and M-RoPE's share of each
+    of its frames, rather than every grid's, query's and frame's heatmaps: the same at every video length. Drawn on
+    a canvas."""
     for frames in (1, 3):
         spec = live_chart(frame=0, frames=frames)
-        raster = (frames + 1) * G * G - 1  # Δp = −(G² − 1) … frames·G² − 1
-        want = [1, G * G, raster + 3 * (2 * G - 1) ** 2 + 2 * frames]
+        raster = (MOST + 1) * G * G - 1  # Δp = −(G² − 1) … MOST·G² − 1
+        want = [1, G * G, raster + 3 * (2 * G - 1) ** 2 + 2 * MOST]
         assert sorted(len(rows_) for rows_ in spec["datasets"].values()) == want
         assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
     table = charts.lookup_table(
@@ -379,20 +414,26 @@ def test_the_data_sent_once_holds_every_grid_and_frame():
     assert str(table["key"].dtype) == "int32"  # a number in the browser (int64 would arrive as a BigInt)
 
 
-def test_another_grid_or_query_changes_only_where_the_sliders_start():
-    """The chart's spec and data depend on neither the grid nor the query (issue #36): the browser keeps the
-    chart when the page rebuilds it after a drag, and a new one differs only in its sliders' start values."""
+def test_another_grid_query_or_video_length_changes_only_where_the_sliders_start():
+    """The chart's spec and data depend on neither the grid, the query nor the video's length (issue #36): the
+    browser keeps the chart when the page rebuilds it after a drag, and a new one differs only in its sliders' start
+    values."""
 
     def without_starts(**kw):
-        spec = live_chart(frames=3, **kw)
+        spec = live_chart(**kw)
         for p in spec["params"]:
             p.pop("value", None)
         return spec
 
     for columns, width in ((2, 300), (1, 260)):
         specs = [
-            without_starts(rows=r, cols=c, query=q, frame=f, columns=columns, panel_width=width)
-            for (r, c), q, f in (((4, 5), (0, 0), 0), ((G, G), (5, 2), 2), ((1, 6), (0, 5), 1), ((6, 2), (3, 1), 0))
+            without_starts(rows=r, cols=c, query=q, frame=f, frames=n, columns=columns, panel_width=width)
+            for (r, c), q, f, n in (
+                ((4, 5), (0, 0), 0, 1),
+                ((G, G), (5, 2), 2, 3),
+                ((1, 6), (0, 5), 1, 2),
+                ((6, 2), (3, 1), 0, 3),
+            )
         ]
         assert all(other == specs[0] for other in specs[1:])
         assert {(p["width"], p["height"]) for p in specs[0]["concat"]} == {(width, charts.panel_height(width))}
@@ -509,7 +550,15 @@ def test_query_heatmaps_check_their_input(tables, grid, query, frame, words):
     }
     with pytest.raises(ValueError, match=words):
         charts.query_heatmaps(
-            lookups, notes={}, grid=grid, query=query, frame=frame, frames=2, domain=None, description="d"
+            lookups,
+            notes={},
+            grid=grid,
+            query=query,
+            frame=frame,
+            frames=2,
+            most_frames=2,
+            domain=None,
+            description="d",
         )
 
 

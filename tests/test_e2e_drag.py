@@ -569,8 +569,8 @@ def test_the_vision_query_patch_moves_in_the_browser_by_keys_and_by_a_click(brow
 
 
 def test_the_grid_moves_in_the_browser_and_the_page_follows_the_release(browser, server):
-    """Issue #36: the grid's rows and columns, and the frame shown, are the heatmaps' own sliders ("grid rows",
-    "grid columns", "frame shown"). Arrow keys on one redraw every panel in the browser (the patches, and raster RoPE's scores, Δ = Δrow · cols +
+    """Issue #36: the grid's rows and columns, the video's frames and the frame shown are the heatmaps' own sliders
+    ("grid rows", "grid columns", "video frames", "frame shown"). Arrow keys on one redraw every panel in the browser (the patches, and raster RoPE's scores, Δ = Δrow · cols +
     Δcolumn, computed here with math) with no server run while the keys go on; on the release the link and the
     page's box follow, the chart is kept (its canvas, in place), and the query sliders narrow to the new grid."""
     title = "Images and video"
@@ -619,6 +619,14 @@ def test_the_grid_moves_in_the_browser_and_the_page_follows_the_release(browser,
     assert frame_in.get_attribute("max") == "3"  # the video's 4 frames
     keys(frame_in, "ArrowRight", 2, "vis_frame=2")
     assert vision_heading(page) == "Query patch (row 2, column 3) · keys in frame 2 (frames 0 … 3)"
+    assert vision_hovered(page, 0, 3, 0, cols=11)["similarity"] == vision_raster(2 * 4 * 11 + 1 * 11 - 3)
+    frames_in = chart.locator('input[name="vis_frames_vis_frames"]')  # the video's length: the chart's own too
+    keys(frames_in, "ArrowRight", 2, "vis_frames=6")
+    assert vision_heading(page) == "Query patch (row 2, column 3) · keys in frame 2 (frames 0 … 5)"
+    assert frame_in.get_attribute("max") == "5" and page.locator(".st-key-vis_frames input").input_value() == "6"
+    keys(frames_in, "ArrowLeft", 3, "vis_frames=3")
+    assert vision_heading(page) == "Query patch (row 2, column 3) · keys in frame 2 (frames 0 … 2)"
+    assert frame_in.get_attribute("max") == "2"
     assert vision_hovered(page, 0, 3, 0, cols=11)["similarity"] == vision_raster(2 * 4 * 11 + 1 * 11 - 3)
     again = open_drawn(browser, page.url, title)  # the link, in a new tab: the same grid and frame
     again.locator(LIVE_CHART).first.scroll_into_view_if_needed()

@@ -24,6 +24,7 @@ from explorer.charts.vision import GRID_PARAMS, LIVE_PARAMS, QUERY_PARAMS
 from explorer.compute import vision as compute
 from explorer.imagechart import meta as image_meta
 from explorer.site.vision import PAGE as DECL
+from explorer.text import vision as text
 from posenc.mrope import VISION_PRESETS
 
 PAGE = str(Path(__file__).resolve().parent.parent / DECL.script)
@@ -93,21 +94,27 @@ def query_ranges(at) -> dict[str, str]:
     (chart,) = re.findall(r'data-posenc-ranges="([a-z0-9_]+)"', body)
     assert chart.startswith("vis_live_")  # the query heatmaps' element key (explorer.liveparam.LiveChart)
     found = dict(re.findall(r'data-max-([a-z0-9_]+)="([0-9]+)"', body))
-    return {key: found[f"{key}_{key}"] for key in QUERY_PARAMS}
+    return {key: found[f"{key}_{key}"] for key in (*QUERY_PARAMS, "vis_frame") if f"{key}_{key}" in found}
 
 
 def panel_grids(
-    spec: dict, query: tuple[int, int] | None = None, grid: tuple[int, int] | None = None, frame: int | None = None
+    spec: dict,
+    query: tuple[int, int] | None = None,
+    grid: tuple[int, int] | None = None,
+    frame: int | None = None,
+    frames: int | None = None,
 ) -> list[np.ndarray]:
-    """Each panel's heatmap as the browser computes it with the query at `query`, the grid at `grid` and the frame
-    at `frame` (default: where the chart starts): the cells layer's transforms as sent, evaluated here."""
+    """Each panel's heatmap as the browser computes it with the query at `query`, the grid at `grid`, the video's
+    frames at `frames` and the frame at `frame` (default: where the chart starts): the cells layer's transforms as
+    sent, evaluated here."""
     query = starts(spec) if query is None else query
     rows, cols = grid_starts(spec) if grid is None else grid
     frame = slider_starts(spec)["vis_frame"] if frame is None else frame
+    frames = slider_starts(spec)["vis_frames"] if frames is None else frames
     out = []
     for panel in spec["concat"]:
         (layer,) = [v for v in panel["layer"] if any("filter" in t for t in v.get("transform", []))]
-        df = unit_rows(spec, layer, **dict(zip(LIVE_PARAMS, (rows, cols, *query, frame), strict=True)))
+        df = unit_rows(spec, layer, **dict(zip(LIVE_PARAMS, (rows, cols, *query, frames, frame), strict=True)))
         assert len(df) == rows * cols  # one cell per patch
         grid_ = np.full((rows, cols), np.nan)
         grid_[df["vis_qrow"].astype(int), df["vis_qcol"].astype(int)] = df["s"]
@@ -188,7 +195,7 @@ def test_defaults_show_four_schemes_with_the_right_scores():
     assert not at.warning and not at.error
     assert len(at.get("vega_lite_chart")) == 1  # one chart: the four heatmaps share the query
     assert not [s for s in at.slider if s.key in LIVE_PARAMS]  # the grid and the query: the chart's own sliders
-    assert [n.key for n in at.number_input] == [*GRID_PARAMS, "vis_frame"]  # and boxes for exact entry
+    assert [n.key for n in at.number_input] == [*GRID_PARAMS, "vis_frames", "vis_frame"]  # and boxes for exact entry
     shown = assert_grids(at, 12, 16, (5, 7), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
     assert panel_titles(shown) == [
         "1D RoPE over the raster order",
@@ -394,8 +401,8 @@ def test_garbage_in_every_url_parameter():
 def test_out_of_range_numbers(value):
     at = run(vis_rows=value, vis_qcol=value, vis_frames=value)
     assert_page_complete(at)
-    assert at.number_input(key="vis_rows").value == 12 and at.slider(key="vis_frames").value == 4
-    defaults = {"vis_rows": 12, "vis_cols": 16, "vis_qrow": 5, "vis_qcol": 7, "vis_frame": 0}
+    assert at.number_input(key="vis_rows").value == 12 and at.number_input(key="vis_frames").value == 4
+    defaults = {"vis_rows": 12, "vis_cols": 16, "vis_qrow": 5, "vis_qcol": 7, "vis_frames": 4, "vis_frame": 0}
     assert slider_starts(live_spec(at)) == defaults
 
 
@@ -410,9 +417,14 @@ def test_query_outside_a_smaller_grid_is_clamped():
         "vis_cols": (1, 64),
         "vis_qrow": (0, 63),
         "vis_qcol": (0, 63),
-        "vis_frame": (0, 3),
+        "vis_frames": (1, 16),
+        "vis_frame": (0, 15),  # every frame of the longest video: the page narrows it to this one's in the browser
     }
-    assert query_ranges(at) == {"vis_qrow": "3", "vis_qcol": "4"}  # narrowed in the browser: every patch, no further
+    assert query_ranges(at) == {
+        "vis_qrow": "3",
+        "vis_qcol": "4",
+        "vis_frame": "3",
+    }  # narrowed in the browser: every patch, no further
     (warning,) = at.warning
     assert "vis\\_qrow" in warning.value and "vis\\_qcol" in warning.value
     # (3, 4) is also where the defaults (5, 7) clamp to on this grid: the link leaves them out, as a widget does
@@ -515,7 +527,7 @@ def test_another_grid_from_the_chart_keeps_it_and_a_typed_one_starts_it_anew():
     assert live_spec(at) == spec and at.get("vega_lite_chart")[0].proto.id == key  # kept, data and all
     assert (at.query_params["vis_rows"], at.query_params["vis_cols"]) == ("7", "9")
     assert (at.number_input(key="vis_rows").value, at.number_input(key="vis_cols").value) == (7, 9)
-    assert query_ranges(at) == {"vis_qrow": "6", "vis_qcol": "8"}
+    assert query_ranges(at) == {"vis_qrow": "6", "vis_qcol": "8", "vis_frame": "3"}
     assert "rows, cols, (q_row, q_col) = 7, 9, (2, 3)" in next(c.value for c in at.code if c.language == "python")
     # what the browser shows there: the formula at the reported grid
     for got, name in zip(panel_grids(spec, (2, 3), (7, 9)), ("raster", "axial", "contiguous", "interleaved")):
@@ -526,6 +538,38 @@ def test_another_grid_from_the_chart_keeps_it_and_a_typed_one_starts_it_anew():
     assert not at.exception
     assert at.get("vega_lite_chart")[0].proto.id != key  # a new chart, starting at the typed grid
     assert_grids(at, 7, 12, (2, 3), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))
+
+
+def test_another_video_length_from_the_chart_keeps_it_and_the_page_follows():
+    """Issue #36: the video's number of frames is the chart's own slider too (1 … 16): a length the chart reports
+    keeps the chart (same element, spec and data: the tables hold every length's scores) while the link, the box, the
+    frame slider's range and the notices follow. A video too short for the frame shown clamps the frame to its last
+    and starts a new chart there (as a query past a smaller grid does): the browser's frame slider would otherwise
+    hold the old frame, past its narrowed range."""
+    at = AppTest.from_function(_page_after_a_report, args=(PAGE,), default_timeout=120)
+    run(at)
+    spec, key = live_spec(at), at.get("vega_lite_chart")[0].proto.id
+    at.session_state["fake_report"] = {"vis_frame": [{"vis_frame": 3}]}
+    run(at)
+    for frames, frame, kept in ((9, 3, True), (4, 3, True), (2, 1, False)):
+        at.session_state["fake_report"] = {"vis_frames": [{"vis_frames": frames}]}
+        run(at)
+        assert not at.exception and not at.error
+        assert at.query_params.get("vis_frames", "4") == str(frames)  # the link (4, the default: not in it)
+        assert at.number_input(key="vis_frames").value == frames and query_ranges(at)["vis_frame"] == str(frames - 1)
+        assert at.number_input(key="vis_frame").value == frame and at.query_params["vis_frame"] == str(frame)
+        assert any(c.value == text.grid_caption() for c in at.caption)
+        if kept:  # the same element, spec and data: what the browser shows with its sliders at frames and frame 3
+            assert live_spec(at) == spec and at.get("vega_lite_chart")[0].proto.id == key
+        else:  # a new chart starting at the clamped frame
+            assert at.get("vega_lite_chart")[0].proto.id != key
+            assert slider_starts(live_spec(at))["vis_frame"] == frame == frames - 1
+        expected = expected_grids(12, 16, (5, 7), frame, 128, 1e6, (16, 24, 24), (24, 20, 20))
+        shown = live_spec(at)
+        for got, name in zip(
+            panel_grids(shown, frame=3, frames=frames), ("raster", "axial", "contiguous", "interleaved"), strict=True
+        ):  # the frame slider at 3, or left there during a drag: past a shorter video, it reads as its last frame
+            np.testing.assert_allclose(got, expected[name], atol=1e-9, err_msg=f"{name} {frames}")
 
 
 def test_a_smaller_grid_after_a_drag_keeps_the_chart_and_a_new_spec_starts_it_at_the_query():
@@ -543,7 +587,7 @@ def test_a_smaller_grid_after_a_drag_keeps_the_chart_and_a_new_spec_starts_it_at
     run(at)
     assert not at.exception
     assert at.get("vega_lite_chart")[0].proto.id == key and slider_starts(live_spec(at))["vis_qrow"] == 5  # kept
-    assert query_ranges(at) == {"vis_qrow": "3", "vis_qcol": "15"}
+    assert query_ranges(at) == {"vis_qrow": "3", "vis_qcol": "15", "vis_frame": "3"}
     np.testing.assert_allclose(  # what the browser shows with its query (1, 1) on the 4 × 16 grid: the formula there
         panel_grids(live_spec(at), (1, 1), (4, 16))[0],
         expected_grids(4, 16, (1, 1), 0, 128, 1e6, (16, 24, 24), (24, 20, 20))["raster"],
@@ -560,7 +604,7 @@ def test_a_smaller_grid_after_a_drag_keeps_the_chart_and_a_new_spec_starts_it_at
     assert not at.exception
     spec = live_spec(at)
     assert "resolve" not in spec  # one fixed colour scale: the new spec
-    want = {"vis_rows": 64, "vis_cols": 64, "vis_qrow": 1, "vis_qcol": 1, "vis_frame": 0}
+    want = {"vis_rows": 64, "vis_cols": 64, "vis_qrow": 1, "vis_qcol": 1, "vis_frames": 4, "vis_frame": 0}
     assert slider_starts(spec) == want  # the browser's
 
 
@@ -576,11 +620,11 @@ def test_the_tables_of_the_widest_grid_hold_every_grids(model):
         for name in got:
             want = posenc.offset_scores(angles[name], rows, cols, frame=shown)
             np.testing.assert_allclose(got[name], want, rtol=0, atol=1e-12, err_msg=f"{name} {rows}x{cols} f{shown}")
-    tables = compute.grid_tables(3, m)
+    tables = compute.grid_tables(m)  # every video length's: the longest's (16 frames)
     raster = tables["raster 1D"].positions
     assert (raster.index[0], raster.index[-1]) == (
         1 - 64 * 64,
-        3 * 64 * 64 - 1,
+        16 * 64 * 64 - 1,
     ) and raster.index.is_monotonic_increasing
     assert tables["axial 2D"].frames is None  # no time axis
     # M-RoPE's share of frame f: the time pairs' (cos(f·θ_j) − 1) over the d/2 pairs, with math
@@ -589,7 +633,7 @@ def test_the_tables_of_the_widest_grid_hold_every_grids(model):
         ("M-RoPE contiguous", axes_contiguous(m.section_c)),
         ("M-RoPE interleaved", axes_interleaved(m.section_i, n)),
     ):
-        want = [sum(math.cos(f * inv[j]) - 1 for j in range(n) if axes[j] == 0) / n for f in range(3)]
+        want = [sum(math.cos(f * inv[j]) - 1 for j in range(n) if axes[j] == 0) / n for f in range(16)]
         np.testing.assert_allclose(tables[name].frames.to_numpy(), want, rtol=0, atol=1e-12, err_msg=name)
     with pytest.raises(ValueError, match="rows and cols must be in 1 … 64"):
         compute.offset_tables(65, 3, 1, 0, m)
@@ -601,7 +645,9 @@ def test_another_frame_from_the_chart_keeps_it_and_the_page_follows():
     at = AppTest.from_function(_page_after_a_report, args=(PAGE,), default_timeout=120)
     run(at)
     spec, key = live_spec(at), at.get("vega_lite_chart")[0].proto.id
-    assert {p["name"]: p["bind"]["max"] for p in spec["params"] if "bind" in p}["vis_frame"] == 3  # 4 frames
+    # the slider spans every frame of the longest video; the page narrows it to this one's 4 in the browser
+    assert {p["name"]: p["bind"]["max"] for p in spec["params"] if "bind" in p}["vis_frame"] == 15
+    assert query_ranges(at)["vis_frame"] == "3"
     at.session_state["fake_report"] = {"vis_frame": [{"vis_frame": 2}]}
     run(at)
     assert not at.exception

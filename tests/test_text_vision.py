@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from explorer.charts.vision import LIVE_LABELS
 from explorer.compute import vision as compute
 from explorer.text import vision as text
 from posenc.mrope import SCHEMES, VISION_PRESETS
@@ -88,15 +89,14 @@ def test_grid_notices_say_the_scores_of_the_neighbours(frame):
 
 
 def test_heatmap_and_strip_words_name_the_sections():
-    words = text.heatmap_words(QWEN, 4)
+    words = text.heatmap_words(QWEN)
     titles = ["1D RoPE over the raster order", "Axial 2D RoPE (rows first)", "M-RoPE, contiguous [16, 24, 24]",
               "M-RoPE, interleaved [24, 20, 20]"]  # fmt: skip
     assert list(words["notes"]) == titles and all(t in words["description"] for t in titles)
     assert "every patch of the frame shown" in words["description"]  # the chart's own slider picks it
-    assert words["description"].endswith("and the frame shown.")
-    still = text.heatmap_words(QWEN, 1)["description"]  # a still image: no later frame to show
-    assert "and the frame shown." not in still and still.endswith("(so does a click on a patch).")
-    assert "**frame shown**" in text.grid_caption(4) and "frame shown" not in text.grid_caption(1)
+    # the chart's own sliders, at every video length (the chart's words do not depend on it: issue #36)
+    assert words["description"].endswith("the video's number of frames and the frame shown.")
+    assert all(f"**{label.strip()}**" in text.grid_caption() for label in LIVE_LABELS.values())  # every slider
     assert words["notes"][titles[2]][1] == "section: this model's"
     assert words["notes"][titles[3]][1] == "section: Qwen3-VL's proportions"  # not Qwen2.5-VL's own
     strip = text.strip_words(QWEN, "pair")
@@ -185,7 +185,7 @@ def test_sequence_sentences_follow_qwen2vls_positions():
 def test_about_names_the_source():
     preset = VISION_PRESETS["rope-vit-b16"]
     assert text.about(preset) == f"**{preset.name}**: {preset.notes} Source: {preset.source}."
-    custom = text.heatmap_words(compute.Model.of(None, 64, 1e4), 4)["notes"]
+    custom = text.heatmap_words(compute.Model.of(None, 64, 1e4))["notes"]
     assert [lines[1] for lines in custom.values()][2:] == [
         "section: Qwen2-VL's proportions",
         "section: Qwen3-VL's proportions",
@@ -204,4 +204,4 @@ def test_about_names_the_source():
 def test_the_heatmaps_title_expression_names_the_query_and_the_frame(frame, frames, title):
     from _chartspec import spec_value
 
-    assert spec_value({}, text.query_title_expr("2", "11", str(frame), frames)) == title
+    assert spec_value({}, text.query_title_expr("2", "11", str(frame), str(frames))) == title

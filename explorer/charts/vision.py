@@ -71,12 +71,13 @@ def _framed(chart: Any, *, width: int, height: int, title: str, subtitle: Any, d
 
 # ------------------------------------------------------------- the query patch, moved in the browser
 #: The heatmaps' own sliders (`explorer.charts.live.position`), the registry parameters themselves: the grid's rows
-#: and columns and the frame shown (issue #36), and the query patch's row and column (a click on a patch sets both;
-#: explorer.liveparam reports them all).
+#: and columns, the video's frames and the frame shown (issue #36), and the query patch's row and column (a click on
+#: a patch sets both; explorer.liveparam reports them all).
 GRID_PARAMS = ("vis_rows", "vis_cols")
 QUERY_PARAMS = ("vis_qrow", "vis_qcol")
+FRAMES_PARAM = "vis_frames"
 FRAME_PARAM = "vis_frame"
-LIVE_PARAMS = (*GRID_PARAMS, *QUERY_PARAMS, FRAME_PARAM)
+LIVE_PARAMS = (*GRID_PARAMS, *QUERY_PARAMS, FRAMES_PARAM, FRAME_PARAM)
 #: A click sets the query only on a patch: every patch carries its row and column under the
 #: parameters' names (a click elsewhere would set the selection to null).
 PATCH_CLICK = {"type": "click", "filter": ["event.item && event.item.datum && isValid(event.item.datum.vis_qrow)"]}
@@ -86,6 +87,7 @@ LIVE_LABELS = {
     "vis_cols": "grid columns ",
     "vis_qrow": "query row ",
     "vis_qcol": "query column ",
+    "vis_frames": "video frames ",
     "vis_frame": "frame shown ",
 }
 #: The grid's size, read once per slider change (signals every patch's expressions read).
@@ -93,6 +95,8 @@ GRID_SIZE = {"vis_rows": "vis_grid_rows", "vis_cols": "vis_grid_cols"}
 #: The query patch as numbers, read once per slider change: a slider value past the grid's last row
 #: or column reads as that last one (the page narrows the sliders to the grid in the browser).
 QUERY = {"vis_qrow": "vis_query_row", "vis_qcol": "vis_query_col"}
+#: The video's frames as a number, read once per slider change.
+FRAMES = "vis_video_frames"
 #: The keys' frame as a number, read once per slider change: at most the video's last frame.
 FRAME = "vis_key_frame"
 #: Every panel is this many times as tall as it is wide: the default 12 × 16 grid fills it exactly.
@@ -202,6 +206,13 @@ class Lookup:
         return out if self.frames is None else out + float(self.frames.loc[frame])
 
 
+def _frames_held(table: Lookup, widest: int) -> int | None:
+    """How many frames a scheme's `Lookup` holds scores for (None: no time axis, every frame alike)."""
+    if table.positions is not None:
+        return (int(table.positions.index[-1]) + 1) // (widest * widest)
+    return None if table.frames is None else len(table.frames)
+
+
 def lookup_table(tables: Mapping[str, Lookup]) -> pd.DataFrame:
     """The query heatmaps' one lookup table: rows ``key``, ``s``, every score of every scheme's `Lookup` (in order,
     the i-th's keys from i·`KEY_BLOCK`): ``positions`` keyed by Δp − its first Δp; ``offsets`` by [a, b] ->
@@ -258,6 +269,7 @@ def query_heatmaps(
     query: tuple[int, int],
     frame: int,
     frames: int,
+    most_frames: int,
     domain: tuple[float, float] | None,
     description: str,
     panel_width: int = 300,
@@ -265,23 +277,26 @@ def query_heatmaps(
 ) -> alt.ConcatChart:
     """One heatmap per scheme (`columns` per row: 2, or 1 for a phone's column) of the similarity of one query patch
     (in frame 0) with every patch of one frame of a video of `frames` frames, on a rows × cols grid; the grid, the
-    query and the frame are the chart's own (`LIVE_PARAMS`): the sliders "grid rows", "grid columns", "query row",
-    "query column" and "frame shown", and a click on a patch (the query), move every heatmap in the browser with no
-    server run (issues #23, #36).
+    query, the video's length and the frame are the chart's own (`LIVE_PARAMS`): the sliders "grid rows", "grid
+    columns", "query row", "query column", "video frames" and "frame shown", and a click on a patch (the query), move
+    every heatmap in the browser with no server run (issues #23, #36).
 
     ``tables``: panel title -> the scheme's scores for every grid and frame the sliders reach (`Lookup`,
     `explorer.compute.vision.grid_tables`). The chart carries them as one `lookup_table`, and every patch of the
     widest grid once: a slider move keeps the patches on the grid and looks up each one's score (its offset from the
     query, plus its frame's share; in raster order Δp = frame·rows·cols + Δr·cols + Δc). The numbers drawn are the
     tables' (one sum in M-RoPE: a score in frame 0 and the time pairs' share at the frame).
-    ``notes``: panel title -> subtitle lines. ``grid``, ``query``, ``frame``: where the sliders start (the grid's
-    span 1 … G for the widest grid G of the tables; the query's 0 … G − 1, which the page narrows to the grid in the
-    browser, and a query past the grid reads as its edge; the frame's 0 … frames − 1). The ring around the query is
+    ``notes``: panel title -> subtitle lines. ``grid``, ``query``, ``frames``, ``frame``: where the sliders start (the
+    grid's span 1 … G for the widest grid G of the tables; the query's 0 … G − 1, which the page narrows to the grid
+    in the browser, and a query past the grid reads as its edge; the video's 1 … `most_frames`, which the tables must
+    hold; the frame's 0 … most_frames − 1, narrowed by the page to the video, and a frame past the video reads as its
+    last). The ring around the query is
     dashed where the frame shown is not the query's. ``domain``: one fixed colour range for every panel, or None for
     each panel's own lowest to highest score (computed in the browser from the heatmap shown).
 
     Every panel is `panel_width` × `panel_height` px at every grid (`grid_place` puts the grid in it), so the spec
-    depends on the tables' sizes and `frames` only, not on the grid, the query or the frame. The heatmaps are drawn
+    depends on the tables' sizes and `most_frames` only, not on the grid, the query, the video's length or the frame.
+    The heatmaps are drawn
     on a canvas: as SVG, each step of a drag redrew every patch's element (0.5–0.7 s a step for 4 × 64 × 64 in
     Chromium), and even the default 12 × 16 grid's query-row step took 61.5 ms against a canvas's 39.6 (offline,
     RESULTS §28).
@@ -298,9 +313,12 @@ def query_heatmaps(
         raise ValueError(f"grid must be in 1 … {widest} × 1 … {widest}, got {grid}")
     if not (0 <= query[0] < widest and 0 <= query[1] < widest):
         raise ValueError(f"query must be in 0 … {widest - 1} × 0 … {widest - 1}, got {query}")
+    held = {_frames_held(t, widest) for t in tables.values()} - {None}
+    if not (1 <= frames <= most_frames and all(most_frames <= h for h in held)):
+        raise ValueError(f"frames must be in 1 … most_frames = {most_frames}, which the tables hold, got {frames}")
     if not 0 <= frame < frames:
         raise ValueError(f"frame must be in 0 … frames − 1 = {frames - 1}, got {frame}")
-    ranges = ((1, widest), (1, widest), (0, widest - 1), (0, widest - 1), (0, frames - 1))
+    ranges = ((1, widest), (1, widest), (0, widest - 1), (0, widest - 1), (1, most_frames), (0, most_frames - 1))
     selections = {
         key: live.position(
             key,
@@ -310,14 +328,15 @@ def query_heatmaps(
             label=LIVE_LABELS[key],
             on=PATCH_CLICK if key in QUERY_PARAMS else "none",
         )
-        for key, start, (lo, hi) in zip(LIVE_PARAMS, (*grid, *query, frame), ranges, strict=True)
+        for key, start, (lo, hi) in zip(LIVE_PARAMS, (*grid, *query, frames, frame), ranges, strict=True)
     }
     n_rows, n_cols = GRID_SIZE["vis_rows"], GRID_SIZE["vis_cols"]
     height = panel_height(panel_width)
     signals = [
         *(alt.param(name=GRID_SIZE[key], expr=live.number(key)) for key in GRID_PARAMS),
         *(live.at_most_last(key, QUERY[key], size) for key, size in (("vis_qrow", n_rows), ("vis_qcol", n_cols))),
-        live.at_most_last(FRAME_PARAM, FRAME, str(frames)),
+        alt.param(name=FRAMES, expr=live.number(FRAMES_PARAM)),
+        live.at_most_last(FRAME_PARAM, FRAME, FRAMES),
         *grid_place(width=panel_width, height=height),
     ]
     q_row, q_col = QUERY["vis_qrow"], QUERY["vis_qcol"]
@@ -404,7 +423,7 @@ def query_heatmaps(
         spacing=24,
         params=[signal.param for signal in signals],
         title=alt.TitleParams(
-            {"expr": query_title_expr(q_row, q_col, FRAME, frames)},
+            {"expr": query_title_expr(q_row, q_col, FRAME, FRAMES)},
             # two lines: as one, it set the chart's width on a phone (a canvas does not shrink to fit)
             subtitle=["Click a patch to make it the query,", "or move the sliders above."],
             anchor="start",

@@ -13,7 +13,7 @@ import pandas as pd
 import posenc
 from explorer.charts.vision import Lookup
 from explorer.layout import cached
-from explorer.site.vision import MAX_GRID
+from explorer.site.vision import MAX_FRAMES, MAX_GRID
 from posenc.mrope import AXES, SCHEMES, VisionPreset
 from posenc.mrope import default_mrope_section as default
 
@@ -67,13 +67,15 @@ _CHUNK = 8192
 
 
 @cached(max_entries=16)
-def grid_tables(frames: int, m: Model) -> dict[str, Lookup]:
-    """Per scheme, every score a query patch (frame 0) has with a key of any of `frames` frames on any grid up to
-    `WIDEST` × `WIDEST` (issue #36: the query heatmaps change grid and frame in the browser by looking these up;
-    `explorer.charts.vision.Lookup`):
+def grid_tables(m: Model) -> dict[str, Lookup]:
+    """Per scheme, every score a query patch (frame 0) has with a key of any frame of a video of up to `MAX_FRAMES`
+    frames on any grid up to `WIDEST` × `WIDEST` (issue #36: the query heatmaps change the grid, the video's length
+    and the frame shown in the browser by looking these up; `explorer.charts.vision.Lookup`). A video of fewer frames
+    is the first frames of the longest: a key's score does not depend on how many frames follow it, so one table per
+    model serves every length, and a change of length costs the server nothing.
 
     - raster order (``positions``): the score by position offset Δp = frame·rows·cols + Δr·cols + Δc, from
-      −(WIDEST² − 1) to frames·WIDEST² − 1: the query at position 0 with the key at Δp (at WIDEST² − 1 with the key
+      −(WIDEST² − 1) to MAX_FRAMES·WIDEST² − 1: the query at position 0 with the key at Δp (at WIDEST² − 1 with the key
       at WIDEST² − 1 + Δp for Δp < 0);
     - axial 2D and M-RoPE (``offsets``): `posenc.offset_scores` in frame 0 on the widest grid, shape
       (2·WIDEST − 1, 2·WIDEST − 1). Their angles are linear in (t, row, column) and leave a patch's row and column
@@ -82,7 +84,7 @@ def grid_tables(frames: int, m: Model) -> dict[str, Lookup]:
       (cos(f·θ_j) − 1)/(d/2): the score of patch (0, 0) of frame f with the query at (0, 0) of frame 0, less frame
       0's. M-RoPE's score is a sum over pairs, each turned by one axis, so the time pairs add the same at every
       offset. Axial 2D has no time axis."""
-    n = WIDEST * WIDEST
+    n, frames = WIDEST * WIDEST, MAX_FRAMES
     inv = posenc.inverse_frequencies(m.head_dim, base=m.base)
     span = np.arange(1 - n, frames * n)
     parts = []
@@ -116,7 +118,7 @@ def offset_tables(rows: int, cols: int, frames: int, frame: int, m: Model) -> di
             f"rows and cols must be in 1 … {WIDEST} and frame in 0 … frames − 1, got {rows}, {cols}, {frame}"
         )
     dr, dc = np.meshgrid(np.arange(1 - rows, rows), np.arange(1 - cols, cols), indexing="ij")
-    return {name: table.at(frame, dr, dc, rows, cols) for name, table in grid_tables(frames, m).items()}
+    return {name: table.at(frame, dr, dc, rows, cols) for name, table in grid_tables(m).items()}
 
 
 def query_grid(table: np.ndarray, q_row: int, q_col: int) -> np.ndarray:
@@ -131,7 +133,7 @@ def neighbours(rows: int, cols: int, frames: int, frame: int, m: Model) -> dict[
     Empty on a grid of one row or one column."""
     if rows < 2 or cols < 2:
         return {"below": {}, "right": {}, "across": {}}
-    tables, a = offset_tables(rows, cols, frames, frame, m), angles(rows, cols, frames, m)
+    tables, a = offset_tables(rows, cols, frames, frame, m), angles(rows, cols, 1, m)  # `across`: frame 0's
     r, c = rows - 1, cols - 1  # the offset (0, 0) in the tables
     return {
         "below": {name: float(t[r + 1, c]) for name, t in tables.items()},

@@ -107,6 +107,7 @@ PAGE = Page(
             4,
             "Temporal grid steps of the video (1 = a still image). The query is in frame 0.",
             hi=MAX_FRAMES,
+            kind="number",  # the query heatmaps' own slider drags it (explorer.charts.vision)
         ),
         _grid_param(
             "vis_frame",

@@ -30,14 +30,13 @@ FORMULA_CAPTION = (
 )
 
 
-def grid_caption(frames: int) -> str:
-    """How to move the query heatmaps (under them), for a video of `frames` frames (1: a still image)."""
-    frame = ", **frame shown** to score the keys of a later frame" if frames > 1 else ""
+def grid_caption() -> str:
+    """How to move the query heatmaps (under them): every slider the chart has, at every video length."""
     return (
         "Click a patch, or drag **query row** and **query column** above the heatmaps (or focus one and "
-        f"press ← →); drag **grid rows** and **grid columns** to change the image's size{frame}: all four "
-        "heatmaps follow in your browser at once; when you let go, the link, the boxes, the **Shift test** and "
-        "the download follow."
+        "press ← →); drag **grid rows** and **grid columns** to change the image's size, **video frames** to change "
+        "the video's length and **frame shown** to score the keys of a later frame: all four heatmaps follow in your "
+        "browser at once; when you let go, the link, the boxes, the **Shift test** and the download follow."
     )
 
 
@@ -55,7 +54,7 @@ def scheme_title(name: str, m: Any) -> str:
     return "1D RoPE over the raster order"
 
 
-def heatmap_words(m: Any, frames: int) -> dict[str, Any]:
+def heatmap_words(m: Any) -> dict[str, Any]:
     """The query heatmaps' panel subtitles (by panel title) and the chart's description."""
     notes = {
         "raster 1D": ["position = row · columns + column", "frames one after another"],
@@ -74,12 +73,8 @@ def heatmap_words(m: Any, frames: int) -> dict[str, Any]:
         "description": "Four heatmaps over the patch grid, one per scheme ("
         + ", ".join(scheme_title(name, m) for name in SCHEMES)
         + "): the similarity of the query patch (in frame 0) with every patch of the frame shown. The sliders "
-        "above the heatmaps change the grid's rows and columns"
-        + (
-            ", the query's row and column (so does a click on a patch) and the frame shown."
-            if frames > 1
-            else " and the query's row and column (so does a click on a patch)."
-        ),
+        "above the heatmaps change the grid's rows and columns, the query's row and column (so does a click on a "
+        "patch), the video's number of frames and the frame shown.",
     }
 
 
@@ -280,15 +275,15 @@ def sequence_words(text_before: int, text_after: int, frames: int, rows: int, co
     return {"chart": chart, "metrics": metrics, "notices": notices}
 
 
-def query_title_expr(q_row: str, q_col: str, frame: str, frames: int) -> str:
+def query_title_expr(q_row: str, q_col: str, frame: str, frames: str) -> str:
     """The patch heatmaps' title as a Vega expression of the query patch the sliders pick (``q_row``,
-    ``q_col``: expressions) and of the keys' frame ``frame`` (an expression; 0: the query's own) of a video of
-    `frames` frames: two lines, the query and the keys' frame (one line set the chart's width on a phone: its canvas
-    does not shrink to fit)."""
-    if frames == 1:
-        where = "'the same frame (a still image)'"
-    else:
-        where = f"({frame} === 0 ? 'the same frame' : 'frame ' + {frame}) + ' (frames 0 … {frames - 1})'"
+    ``q_col``: expressions), of the keys' frame ``frame`` (an expression; 0: the query's own) and of the video's
+    frames ``frames`` (an expression): two lines, the query and the keys' frame (one line set the chart's width on a
+    phone: its canvas does not shrink to fit)."""
+    where = (
+        f"({frames} === 1 ? 'the same frame (a still image)' : "
+        f"({frame} === 0 ? 'the same frame' : 'frame ' + {frame}) + ' (frames 0 … ' + ({frames} - 1) + ')')"
+    )
     return f"['Query patch (row ' + {q_row} + ', column ' + {q_col} + ')', 'keys in ' + {where}]"
 
 
