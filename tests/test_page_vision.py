@@ -551,20 +551,20 @@ def test_another_video_length_from_the_chart_keeps_it_and_the_page_follows():
     spec, key = live_spec(at), at.get("vega_lite_chart")[0].proto.id
     at.session_state["fake_report"] = {"vis_frame": [{"vis_frame": 3}]}
     run(at)
-    for frames, frame, kept in ((9, 3, True), (4, 3, True), (2, 1, False)):
+    for frames, clamped, kept in ((9, 3, True), (4, 3, True), (2, 1, False)):
         at.session_state["fake_report"] = {"vis_frames": [{"vis_frames": frames}]}
         run(at)
         assert not at.exception and not at.error
         assert at.query_params.get("vis_frames", "4") == str(frames)  # the link (4, the default: not in it)
         assert at.number_input(key="vis_frames").value == frames and query_ranges(at)["vis_frame"] == str(frames - 1)
-        assert at.number_input(key="vis_frame").value == frame and at.query_params["vis_frame"] == str(frame)
+        assert at.number_input(key="vis_frame").value == clamped and at.query_params["vis_frame"] == str(clamped)
         assert any(c.value == text.grid_caption() for c in at.caption)
         if kept:  # the same element, spec and data: what the browser shows with its sliders at frames and frame 3
             assert live_spec(at) == spec and at.get("vega_lite_chart")[0].proto.id == key
         else:  # a new chart starting at the clamped frame
             assert at.get("vega_lite_chart")[0].proto.id != key
-            assert slider_starts(live_spec(at))["vis_frame"] == frame == frames - 1
-        expected = expected_grids(12, 16, (5, 7), frame, 128, 1e6, (16, 24, 24), (24, 20, 20))
+            assert slider_starts(live_spec(at))["vis_frame"] == clamped == frames - 1
+        expected = expected_grids(12, 16, (5, 7), clamped, 128, 1e6, (16, 24, 24), (24, 20, 20))
         shown = live_spec(at)
         for got, name in zip(
             panel_grids(shown, frame=3, frames=frames), ("raster", "axial", "contiguous", "interleaved"), strict=True
