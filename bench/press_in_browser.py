@@ -1,7 +1,7 @@
 """Issue #36's press test: does a control's key press redraw its chart in the browser?
 
 Each chart-driving control a chart carries itself (explorer.liveparam: home's d, RoPE's m, n, d and j, the
-clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows and frame shown, the sinusoidal zoom start,
+clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows, video frames and frame shown, the sinusoidal zoom start,
 Context extension's factor, lengths, head dim and base (dynamic NTK's and LongRoPE's too, and LongRoPE's factor), YaRN's and Llama 3's knobs and YaRN's mscale, the
 configs converter's α, d and b, Compare methods' L and T) is
 focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press
@@ -58,6 +58,9 @@ CONTROLS = [
     ("Vision grid columns", "Images_and_video", "Images and video", "vis_cols_vis_cols"),
     ("Vision grid rows", "Images_and_video", "Images and video", "vis_rows_vis_rows"),
     ("Vision frame shown", "Images_and_video?vis_frames=16", "Images and video", "vis_frame_vis_frame"),
+    # at the last frame of the longest video: each shorter video shows its own last frame (at frame 0, only the
+    # title's count would change, too small for the quick fingerprint)
+    ("Vision video frames", "Images_and_video?vis_frames=16&vis_frame=15", "Images and video", "vis_frames_vis_frames"),
     ("Sinusoidal zoom p0", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_p0_zoom_p0"),
     ("Sinusoidal zoom d", "Sinusoidal_heatmap", "Sinusoidal heatmap", "d_model_d_model"),
     ("Sinusoidal zoom b", "Sinusoidal_heatmap", "Sinusoidal heatmap", "base_base"),
@@ -133,6 +136,11 @@ def chart_index(tab, name: str) -> int:
     )
 
 
+#: Controls pressed leftwards, their values going down (the rest rightwards, but leftwards at the top of their range):
+#: the video's length, whose picture changes as it passes below the frame shown.
+DOWNWARD = {"vis_frames_vis_frames"}
+
+
 def press_in_chart(tab, name: str, title: str) -> tuple[bool, float]:
     """One press of the in-chart input `name`; (in the browser?, keydown → chart changed in ms)."""
     index = chart_index(tab, name)
@@ -142,7 +150,7 @@ def press_in_chart(tab, name: str, title: str) -> tuple[bool, float]:
     box = tab.locator(f"input[name='{name}']").first
     box.focus()
     at_end = box.evaluate("(el) => Number(el.value) >= Number(el.max)")
-    tab.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
+    tab.keyboard.press("ArrowLeft" if at_end or name in DOWNWARD else "ArrowRight")
     tab.wait_for_function("() => window.__press.changed !== null || performance.now() - window.__press.key > 3000")
     press = tab.evaluate("() => window.__press")
     took = (press["changed"] - press["key"]) if press["changed"] is not None else float("inf")
