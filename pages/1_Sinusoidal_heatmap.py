@@ -19,7 +19,7 @@ from explorer.charts import sinusoidal as charts
 from explorer.compute import sinusoidal as compute
 from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
-from explorer.render import shared, show_chart
+from explorer.render import Rows, shared, show_chart
 from explorer.text import sinusoidal as text
 from explorer.widgets import PARAMS, escape_markdown, widget
 
@@ -98,7 +98,7 @@ def view() -> None:
     starts = live.starts((layout, scheme, zoom_np, zoom_nd))
     live.show(
         shared(charts.zoom_chart)(
-            seq_len=seq_len,
+            size=Rows(charts.zoom_size(seq_len), check=charts.check_zoom_size),  # one spec for every length
             d_model=starts["d_model"],
             base=float(starts["base"]),
             base_options=PARAMS["base"].options,

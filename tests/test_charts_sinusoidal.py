@@ -314,7 +314,7 @@ def zoom_spec(
     """The zoom chart's spec as the page sends it (`explorer.render.show_chart`: Streamlit's conversion,
     datasets named in order)."""
     chart = charts.zoom_chart(
-        seq_len=seq_len,
+        size=charts.zoom_size(seq_len),
         d_model=d,
         base=base,
         base_options=BASES,
@@ -635,6 +635,28 @@ def test_zoom_chart_rejects_bad_input_by_name(kwargs, word):
         zoom_spec(**kwargs)
     with pytest.raises(ValueError, match="base_options"):
         charts.zoom_expressions("interleaved", [1.0])
+
+
+def test_the_zoom_charts_spec_holds_the_tables_length_only_as_data():
+    """The table's length reaches the zoom chart as its facts row alone (`zoom_size`): specs for two lengths differ
+    in that row only, so a page passes it as `explorer.render.Rows` and builds the spec once for every length; a row
+    that is not one whole length ≥ 1 is refused by name."""
+    short, long = (zoom_spec(seq_len=n, d=64, n_positions=40, n_dims=24, slider_max=(8191, 2047)) for n in (60, 5000))
+    assert {k: v for k, v in short.items() if k != "datasets"} == {k: v for k, v in long.items() if k != "datasets"}
+    differ = [name for name in short["datasets"] if short["datasets"][name] != long["datasets"][name]]
+    assert [rows for rows in (short["datasets"][differ[0]], long["datasets"][differ[0]])] == [
+        [{"seq_len": 60}],
+        [{"seq_len": 5000}],
+    ]
+    assert len(differ) == 1
+    for bad, word in (
+        (pd.DataFrame({"seq_len": [0]}), "seq_len must be >= 1, got 0"),
+        (pd.DataFrame({"seq_len": [1.5]}), "one row of a whole seq_len"),
+        (pd.DataFrame({"seq_len": [3, 4]}), "one row of a whole seq_len"),
+        (pd.DataFrame({"n": [3]}), "one row of a whole seq_len"),
+    ):
+        with pytest.raises(ValueError, match=word):
+            charts.check_zoom_size(bad)
 
 
 def test_the_overview_outlines_the_zoom_window():

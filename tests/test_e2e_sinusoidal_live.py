@@ -120,7 +120,7 @@ def test_the_zoom_charts_values_in_the_browser_are_posencs_at_random_settings(ch
     checked = bit_equal = 0
     for layout in ("interleaved", "concatenated"):
         chart = charts.zoom_chart(
-            seq_len=seq_len,
+            size=charts.zoom_size(seq_len),
             d_model=128,
             base=10000.0,
             base_options=options,

@@ -587,9 +587,24 @@ def _offset_axis(title: str, offset: str, end: str, count: int) -> alt.Axis:
     )
 
 
+def zoom_size(seq_len: int) -> pd.DataFrame:
+    """The zoom chart's facts row (`ZOOM_SIZE`): the table's length, the one number of the table it is sent."""
+    frame = pd.DataFrame({"seq_len": [int(seq_len)]})
+    check_zoom_size(frame)
+    return frame
+
+
+def check_zoom_size(frame: pd.DataFrame) -> None:
+    """`zoom_size`'s row: one whole seq_len ≥ 1 (the page puts each call's row in a spec built once, render.Rows)."""
+    if list(frame.columns) != ["seq_len"] or len(frame) != 1 or not pd.api.types.is_integer_dtype(frame["seq_len"]):
+        raise ValueError(f"size: one row of a whole seq_len, got {frame.to_dict('list')}")
+    if int(frame["seq_len"].iloc[0]) < 1:
+        raise ValueError(f"seq_len must be >= 1, got {int(frame['seq_len'].iloc[0])}")
+
+
 def zoom_chart(
     *,
-    seq_len: int,
+    size: pd.DataFrame,
     d_model: int,
     base: float,
     base_options: Sequence[float],
@@ -605,7 +620,8 @@ def zoom_chart(
     """The zoom window PE(p, i), p0 ≤ p < p0 + n_positions, d0 ≤ i < d0 + n_dims, one rect per value,
     every value computed in the browser.
 
-    Sent: the table's length (the facts row, `ZOOM_SIZE`) and nothing else. The window's start p0, d0,
+    Sent: the table's length (`size`, the facts row `zoom_size`, `ZOOM_SIZE`) and nothing else: the spec does not
+    depend on it (a page passes it as `explorer.render.Rows`, so another length is new rows in one spec). The window's start p0, d0,
     the model dimension d and the base b are the chart's own sliders (`LIVE_PARAMS`, starting at `p0`,
     `d0`, `d_model` and `base`): p0 and d0 span 0 … `slider_max` (default: the table's last position and
     dimension), d spans `d_range` in steps of 2, b the indices of `base_options`. The page gives p0 and
@@ -617,7 +633,10 @@ def zoom_chart(
     float64 operations as posenc. (The cells keep their place and identity while the window moves, so
     Vega updates them in place; cells made anew at each step cost time growing faster than their
     number.) Cells past the table's last position or dimension are left out: a window cut at the
-    table's edge (or a d dragged below the window) shows an empty band there."""
+    table's edge (or a d dragged below the window) shows an empty band there, and so does a window of more
+    positions (`n_positions`) than the table has (the page allows at most the table's length)."""
+    check_zoom_size(size)
+    seq_len = int(size["seq_len"].iloc[0])
     options = tuple(float(v) for v in base_options)
     ex = zoom_expressions(layout, options)  # raises for an unknown layout or bad options
     d_lo, d_hi = d_range
@@ -631,14 +650,14 @@ def zoom_chart(
             f"slider_max must reach the table's last position and dimension ({seq_len - 1}, {d_model - 1}), "
             f"got {slider_max}"
         )
-    n_rows, n_cols = min(n_positions, seq_len), n_dims  # the grid: the window's most cells
+    n_rows, n_cols = n_positions, n_dims  # the grid: the window's most cells (not the table's: its length is data)
     sliders = [  # in the order shown on screen
         live.position("zoom_p0", start=int(p0), lo=0, hi=int(p_max), label="first position p₀ "),
         live.position("zoom_d0", start=int(d0), lo=0, hi=int(d_max), label="first dimension i₀ "),
         live.position("d_model", start=int(d_model), lo=int(d_lo), hi=int(d_hi), step=2, label="model dimension d "),
         live.option_position(BASE_KEY, options, start=base, label="base b "),  # raises for another base
     ]
-    size = fact_params(ZOOM_SIZE)
+    size_params = fact_params(ZOOM_SIZE)
     table = [alt.param(name=ZOOM_TABLE[key], expr=ex[name]) for key, name in (("d_model", "d"), ("base", "b"))]
     window = zoom_window(n_positions=n_positions, n_dims=n_dims)
     firsts = [  # a slider value past the table's last position or dimension reads as that last one
@@ -687,7 +706,7 @@ def zoom_chart(
             ],
         )
         # Vega lists bound inputs in reverse: p₀ first on screen
-        .add_params(*reversed(sliders), *size, *table, *firsts, font_scale)
+        .add_params(*reversed(sliders), *size_params, *table, *firsts, font_scale)
     )
     subtitle = [
         LAYOUT_TITLES[layout],
@@ -695,7 +714,7 @@ def zoom_chart(
         "Drag the sliders above. A window past the table's last position or dimension is cut there.",
     ]
     return alt.LayerChart(
-        layer=[facts_layer({"seq_len": int(seq_len)}), cells],
+        layer=[facts_layer(size), cells],
         title=alt.TitleParams(alt.ExprRef(zoom_title(window)), subtitle=subtitle, anchor="start"),
         description=zoom_description(layout, n_rows, n_cols),
         height=int(np.clip(3 * n_rows, 240, 520)),

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Literal, TypeVar
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 #: Any top-level chart: `configure` returns the same kind of chart it was given.
@@ -473,19 +474,25 @@ def label_step(count: int, most: int = 12) -> int:
     return step
 
 
-def facts_layer(facts: dict[str, Any]) -> alt.Chart:
+def facts_layer(facts: dict[str, Any] | pd.DataFrame) -> alt.Chart:
     """An invisible layer holding one row: the numbers and sentences that a chart's title or scale
     ends read with `fact(name)`. It must be the first layer of the top-level chart (of its first
     view, in a concatenation), and that chart must have no top-level data: its dataset is then the
     first, which `stable_dataset_names` names `FACTS_DATA`; one chart, one facts row. It has no
-    encoding, so no scale or legend sees it. Keys are identifiers; values finite numbers or text."""
-    for key, value in facts.items():
+    encoding, so no scale or legend sees it. Keys are identifiers; values finite numbers or text. A one-row table is
+    sent as it is (its Arrow bytes: a shared spec can put another row in its place, `explorer.render.Rows`)."""
+    if isinstance(facts, pd.DataFrame) and len(facts) != 1:
+        raise ValueError(f"facts: one row, got {len(facts)}")
+    row = facts.iloc[0].to_dict() if isinstance(facts, pd.DataFrame) else facts
+    for key, value in row.items():
+        if isinstance(value, np.generic):
+            value = value.item()
         fact(key)  # an identifier, or ValueError
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise ValueError(f"facts: {key!r} must be a string or a number, got {value!r}")
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"facts: {key!r} must be finite, got {value!r}")
-    return alt.Chart(pd.DataFrame([facts])).mark_text(opacity=0)
+    return alt.Chart(facts if isinstance(facts, pd.DataFrame) else pd.DataFrame([facts])).mark_text(opacity=0)
 
 
 def title_facts(text: str | list[str], font_size: float) -> dict[str, Any]:
