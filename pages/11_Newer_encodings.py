@@ -66,9 +66,11 @@ else:
         st.error(text.no_pattern(exc))
     else:
         words = text.picture_words(enc, raw, task=task, head=head, train_len=s.train_len)
-        for i, chart in enumerate(
-            charts.picture_charts(enc, raw, title=words["title"], subtitle=words["subtitle"], train_len=s.train_len)
-        ):
+        picture = Keyed(("newer_picture", enc, task, length, head, s.longest), raw)  # what compute.picture read
+        for i in range(charts.picture_count(enc, raw)):  # each built once, for every session (render.shared)
+            chart = shared(charts.picture_chart)(
+                enc, picture, index=i, title=words["title"], subtitle=words["subtitle"], train_len=s.train_len
+            )
             show_chart(chart, width="stretch", save_as=f"{enc}_{task}_{i}")
         notice_list([words["caption"]])
 

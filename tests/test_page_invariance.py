@@ -413,6 +413,12 @@ def test_the_chart_carries_every_n_and_every_d_of_its_windows_at_the_pages_t():
             report["tolerance"],
         ), (n, d)
         assert row["t"] == 40 or (row["t"] < 40 and n > 64), (n, d)  # clamped to a larger N's shorter reach
+    q, k = posenc.seeded_normal((2, 64), seed=0)
+    for b in B_OPTIONS[int(b_lo) : int(b_hi) + 1]:  # the base arm: every number, the learned table's too
+        row = chart_row(at, 40, n=64, d=64, b=b)
+        report = posenc.shift_test_report(q, k, n_positions=64, offset=40, base=b, table_len=128, seed=0)
+        got = (row["rope"], row["sinusoidal"], row["learned"], row["tolerance"])
+        assert got == tuple(report[key] for key in ("rope_dev", "sinusoidal_dev", "learned_dev", "tolerance")), b
     said = "\n".join(c.value for c in at.caption)
     spans = f"**positions N** ({n_lo:.0f} … {n_hi:.0f}), **head dim d** ({d_lo:.0f} … {d_hi:.0f}), **base b** ("
     assert "Drag " + spans in said and text_sidebar() in said

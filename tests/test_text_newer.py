@@ -179,6 +179,13 @@ def test_every_picture_builds(encoding):
     for chart in shown:
         spec = chart.to_dict()
         assert spec["title"]["text"].startswith("t") and spec["title"]["subtitle"] == ["s"]
+    # each chart alone (the page builds each once, shared across sessions): the same as in the list
+    assert charts.picture_count(encoding, raw) == len(shown)
+    for i, chart in enumerate(shown):
+        alone = charts.picture_chart(encoding, raw, index=i, title="t", subtitle=["s"], train_len=64)
+        assert alone.to_dict() == chart.to_dict()
+    with pytest.raises(ValueError, match="index must be in 0"):
+        charts.picture_chart(encoding, raw, index=len(shown), title="t", subtitle=["s"], train_len=64)
 
 
 def test_drope_caption_names_the_recalibration_budget_when_the_file_has_it():

@@ -160,14 +160,39 @@ def grid_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return frame if not frame.empty else pd.DataFrame(columns=cols)
 
 
+#: The encodings whose picture is one heatmap per panel (`_panels`).
+PANELLED = ("cope", "path", "hybrid", "fope")
+
+
+def picture_count(encoding: str, raw: dict[str, Any]) -> int:
+    """How many charts ``encoding``'s picture is (`picture_chart`'s indices)."""
+    return len(_panels(encoding, raw)) if encoding in PANELLED else 1
+
+
 def picture_charts(
     encoding: str, raw: dict[str, Any], *, title: str, subtitle: Sequence[str], train_len: int
 ) -> list[alt.TopLevelMixin]:
     """``encoding``'s own picture from explorer.compute.newer.picture's data: one chart, or one per panel (CoPE's
     gates and positions, the hybrid's layers), each titled "<title>: <panel>"."""
-    if encoding in ("cope", "path", "hybrid", "fope"):
-        panels = _panels(encoding, raw)
-        return [heatmap_chart(replace(p, title=f"{title}: {p.title}"), subtitle=subtitle) for p in panels]
+    words = dict(title=title, subtitle=subtitle, train_len=train_len)
+    return [picture_chart(encoding, raw, index=i, **words) for i in range(picture_count(encoding, raw))]
+
+
+def picture_chart(
+    encoding: str, raw: dict[str, Any], *, index: int, title: str, subtitle: Sequence[str], train_len: int
+) -> alt.TopLevelMixin:
+    """The `index`-th chart of `picture_charts` alone (a page builds each once: explorer.render.shared)."""
+    if not 0 <= index < picture_count(encoding, raw):
+        raise ValueError(f"index must be in 0 … {picture_count(encoding, raw) - 1}, got {index}")
+    if encoding in PANELLED:
+        panel = _panels(encoding, raw)[index]
+        return heatmap_chart(replace(panel, title=f"{title}: {panel.title}"), subtitle=subtitle)
+    return _one_picture(encoding, raw, title=title, subtitle=subtitle, train_len=train_len)[0]
+
+
+def _one_picture(
+    encoding: str, raw: dict[str, Any], *, title: str, subtitle: Sequence[str], train_len: int
+) -> list[alt.TopLevelMixin]:
     if encoding == "ssmax":
         s, n = raw["s"], raw["n"]
         rows = [

@@ -173,11 +173,19 @@ def d_arm(n_pos, d_lo, d_hi, d_step, shift_t, dtype, base, layout_sin, seed) -> 
 @cached(max_entries=16)
 def b_arm(q, k, n_pos, b_lo, b_hi, shift_t, dtype, layout_sin, seed) -> pd.DataFrame:
     """The chart's b arm: the shift test at every base option in b_lo … b_hi, at N = n_pos and the slider's t (the
-    reach does not depend on the base)."""
+    reach does not depend on the base). The learned table's test does not involve the base (its rows, projections and
+    products are the same at every b): it is computed at the first base only and is that number at every other, bit
+    for bit; the others ask posenc for RoPE's and the sinusoid's alone (a one-row table, which has no row the test
+    needs)."""
     points = []
+    learned = None
     for b in (b for b in B_OPTIONS if b_lo <= b <= b_hi):
-        settings = posenc_settings(dtype, b, layout_sin, _rows_for(n_pos, shift_t), seed)
-        points.append((q.size, b, posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[shift_t], **settings)))
+        rows = _rows_for(n_pos, shift_t) if learned is None else 1
+        settings = posenc_settings(dtype, b, layout_sin, rows, seed)
+        point = posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[shift_t], **settings)
+        if learned is None:
+            learned = point["learned_dev"]
+        points.append((q.size, b, {**point, "learned_dev": learned}))
     return charts.points_frames(points, hand=shift_t)
 
 

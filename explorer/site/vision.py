@@ -169,7 +169,7 @@ PAGE = Page(
             "vis_frames": 5,
             "vis_frame": 1,
         },
-        slider="vis_frames",  # the grid, the query patch and the frame are the chart's own (explorer.liveparam)
+        slider="vis_frames",  # the video's length: the chart's own slider, as the grid, the query and the frame are
         chart=0,
     ),
     bench=BenchSettings(
@@ -183,6 +183,6 @@ PAGE = Page(
             "vis_frames": "16",
             "vis_frame": "15",
         },
-        slider="vis_frames",  # the video's length: the grid, the query and the frame are the chart's own sliders
+        slider="vis_frames",  # the video's length: the chart's own slider (explorer.liveparam)
     ),
 )
