@@ -12,7 +12,6 @@ from explorer.layout import intro, notice_list, page_setup
 page_setup("newer")  # before the imports below: see explorer.layout
 
 from explorer.charts import newer as charts
-from explorer.compute import lab as lab_compute
 from explorer.compute import newer as compute
 from explorer.exports import page_footer
 from explorer.render import Keyed, shared, show_chart
@@ -24,11 +23,10 @@ with intro():
     st.markdown(text.INTRO)
 
 try:
-    data = lab_compute.shipped()
+    by_task = compute.shown_tasks()
 except (OSError, ValueError) as exc:
     st.error(lab_text.unreadable(exc))
     st.stop()
-by_task = text.shown_tasks(data)
 if not by_task:
     st.warning(text.NOT_SHIPPED)
     st.stop()

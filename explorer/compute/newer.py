@@ -6,9 +6,11 @@ torch is imported inside the functions that run a model, so the grid opens witho
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
+import streamlit as st
 
 from explorer.layout import cached
 from posenc import lab
@@ -19,10 +21,29 @@ PICTURE_SAMPLE = 0
 HEADS = 4
 
 
+@st.cache_resource(show_spinner=False, max_entries=12)
 def _model(task: str, encoding: str) -> Any:
+    """The shipped seed-0 model, read once for every session (a new length or head read it again: 25 ms of a run).
+    Shared: a forward pass with hooks on it holds `_FORWARD`."""
     from posenc.lab import model
 
     return model.shipped_model(task, encoding)
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def shown_tasks() -> dict[str, Any]:
+    """The arena's tasks as the page shows them (`explorer.text.newer.shown_tasks` of the shipped file), made once for
+    every session: the shipped file is read once (explorer.compute.lab.shipped), and each task keeps the intervals
+    it has computed (`explorer.text.lab.Shown.ci`): the page's grid and sentences ask for 126 of them a run."""
+    from explorer.compute import lab as lab_compute
+    from explorer.text import newer as text
+
+    return text.shown_tasks(lab_compute.shipped())
+
+
+#: One forward pass at a time on a shared model (`_layer_inputs` hooks its blocks: another session's hooks would
+#: add to this one's list).
+_FORWARD = threading.Lock()
 
 
 def _sequence(task: str, length: int) -> np.ndarray:
@@ -35,13 +56,14 @@ def _layer_inputs(tiny: Any, tokens: np.ndarray) -> list[Any]:
     import torch
 
     seen: list[Any] = []
-    hooks = [b.register_forward_pre_hook(lambda _m, args: seen.append(args[0].detach())) for b in tiny.blocks]
-    try:
-        with torch.no_grad():
-            tiny(torch.from_numpy(tokens))
-    finally:
-        for h in hooks:
-            h.remove()
+    with _FORWARD:
+        hooks = [b.register_forward_pre_hook(lambda _m, args: seen.append(args[0].detach())) for b in tiny.blocks]
+        try:
+            with torch.no_grad():
+                tiny(torch.from_numpy(tokens))
+        finally:
+            for h in hooks:
+                h.remove()
     return seen
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -89,6 +89,8 @@ class Shown:
     steps: int
     settings: Mapping[str, Any]
     entry: Mapping[str, Any]
+    #: `ci`'s intervals as computed (an object shared by sessions computes each once)
+    _intervals: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def longest(self) -> int:
@@ -112,6 +114,12 @@ class Shown:
         return self.metric == "loss"
 
     def ci(self, m: str, n: int, *, past: bool = False) -> Interval | None:
+        key = (m, n, past)
+        if key not in self._intervals:
+            self._intervals[key] = self._ci(m, n, past=past)
+        return self._intervals[key]
+
+    def _ci(self, m: str, n: int, *, past: bool) -> Interval | None:
         values = self._by_seed(m, n, past=past)
         scored = self.entry.get("scored", {}).get(m, {})
         counts = [scored.get(seed, {}).get(str(n)) for seed in values]
