@@ -174,8 +174,10 @@ def picture_charts(
 ) -> list[alt.TopLevelMixin]:
     """``encoding``'s own picture from explorer.compute.newer.picture's data: one chart, or one per panel (CoPE's
     gates and positions, the hybrid's layers), each titled "<title>: <panel>"."""
-    words = dict(title=title, subtitle=subtitle, train_len=train_len)
-    return [picture_chart(encoding, raw, index=i, **words) for i in range(picture_count(encoding, raw))]
+    return [
+        picture_chart(encoding, raw, index=i, title=title, subtitle=subtitle, train_len=train_len)
+        for i in range(picture_count(encoding, raw))
+    ]
 
 
 def picture_chart(

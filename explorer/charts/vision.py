@@ -313,7 +313,7 @@ def query_heatmaps(
         raise ValueError(f"grid must be in 1 … {widest} × 1 … {widest}, got {grid}")
     if not (0 <= query[0] < widest and 0 <= query[1] < widest):
         raise ValueError(f"query must be in 0 … {widest - 1} × 0 … {widest - 1}, got {query}")
-    held = {_frames_held(t, widest) for t in tables.values()} - {None}
+    held = [h for h in (_frames_held(t, widest) for t in tables.values()) if h is not None]
     if not (1 <= frames <= most_frames and all(most_frames <= h for h in held)):
         raise ValueError(f"frames must be in 1 … most_frames = {most_frames}, which the tables hold, got {frames}")
     if not 0 <= frame < frames:

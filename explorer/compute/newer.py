@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from explorer.compute import lab as lab_compute
 from explorer.layout import cached
+from explorer.text import newer as newer_text
 from posenc import lab
 
 #: The picture's sequence: one evaluation sequence of this sample (the lab's evaluation stream)
@@ -35,10 +37,7 @@ def shown_tasks() -> dict[str, Any]:
     """The arena's tasks as the page shows them (`explorer.text.newer.shown_tasks` of the shipped file), made once for
     every session: the shipped file is read once (explorer.compute.lab.shipped), and each task keeps the intervals
     it has computed (`explorer.text.lab.Shown.ci`): the page's grid and sentences ask for 126 of them a run."""
-    from explorer.compute import lab as lab_compute
-    from explorer.text import newer as text
-
-    return text.shown_tasks(lab_compute.shipped())
+    return newer_text.shown_tasks(lab_compute.shipped())
 
 
 #: One forward pass at a time on a shared model (`_layer_inputs` hooks its blocks: another session's hooks would
