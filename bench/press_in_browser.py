@@ -4,7 +4,7 @@ Each chart-driving control a chart carries itself (explorer.liveparam: home's d,
 clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows, video frames and frame shown, the sinusoidal zoom start,
 Context extension's factor, lengths, head dim and base (dynamic NTK's and LongRoPE's too, and LongRoPE's factor), YaRN's and Llama 3's knobs and YaRN's mscale, the
 configs converter's α, d and b, Compare methods' L and T) is
-focused and pressed (ArrowRight) `--presses` times, each press once the app is idle. A press
+focused and pressed (ArrowRight; ArrowLeft at the top of its range and for `DOWNWARD`) `--presses` times, each press once the app is idle. A press
 counts as "in the browser" when its chart changed within 100 ms of the keydown while no script was
 running. Its time is the keydown to the chart's first changed frame. Beside them, in the same run:
 the one-chart app (bench/slider_chart_app.py: a Streamlit slider and one chart, redrawn by a server
@@ -136,8 +136,8 @@ def chart_index(tab, name: str) -> int:
     )
 
 
-#: Controls pressed leftwards, their values going down (the rest rightwards, but leftwards at the top of their range):
-#: the video's length, whose picture changes as it passes below the frame shown.
+#: Controls pressed leftwards, their values going down (but rightwards at the bottom of their range; the rest
+#: rightwards, but leftwards at the top): the video's length, whose picture changes as it passes below the frame shown.
 DOWNWARD = {"vis_frames_vis_frames"}
 
 
@@ -150,7 +150,9 @@ def press_in_chart(tab, name: str, title: str) -> tuple[bool, float]:
     box = tab.locator(f"input[name='{name}']").first
     box.focus()
     at_end = box.evaluate("(el) => Number(el.value) >= Number(el.max)")
-    tab.keyboard.press("ArrowLeft" if at_end or name in DOWNWARD else "ArrowRight")
+    at_start = box.evaluate("(el) => Number(el.value) <= Number(el.min)")
+    downward = name in DOWNWARD and not at_start
+    tab.keyboard.press("ArrowLeft" if at_end or downward else "ArrowRight")
     tab.wait_for_function("() => window.__press.changed !== null || performance.now() - window.__press.key > 3000")
     press = tab.evaluate("() => window.__press")
     took = (press["changed"] - press["key"]) if press["changed"] is not None else float("inf")

@@ -39,7 +39,7 @@ SLIDERS = {
     "invariance": "seq_len",  # N, d and b are the shift test chart's own sliders since issue #36: set as a report would
     "extension": "head_dim",
     "lab": "lab_head",
-    "vision": "vis_frames",  # the grid, the query and the frame are the heatmaps' own sliders since issue #36
+    "vision": "vis_frames",  # the heatmaps' own slider since session 40, as the grid, the query and the frame are
     "compare": "head_dim",
     "configs": "head_dim",
 }
@@ -70,7 +70,9 @@ def main() -> int:
             if any(s.key == key for s in at.slider):
                 slider = at.slider(key)
                 slider.set_value(slider.value + (slider.step or 1))
-            else:  # a chart's own slider (explorer.liveparam): its report writes the session, as here
+            else:  # a chart's own slider (explorer.liveparam): the session written from outside, so the chart is
+                # rebuilt at the new value (more than a drag's release costs: bench/load.py --cpu reports it as the
+                # browser does)
                 at.session_state[key] = at.session_state[key] + 1
             t0 = time.process_time()
             at.run()

@@ -21,7 +21,7 @@ from explorer.charts import vision as charts
 from explorer.compute import vision as compute
 from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
-from explorer.render import shared, show_chart
+from explorer.render import Keyed, shared, show_chart
 from explorer.text import vision as text
 from explorer.widgets import widget
 from posenc.mrope import VISION_PRESETS
@@ -77,7 +77,9 @@ with tab_grid:
         live.show(
             save_as="vision_query",
             chart=shared(charts.query_heatmaps)(
-                {text.scheme_title(name, m): table for name, table in compute.grid_tables(m).items()},
+                Keyed(  # the model names the tables (render.Keyed: not hashed at every run, 1.4 MB of them)
+                    ("vision_grid", m), {text.scheme_title(name, m): t for name, t in compute.grid_tables(m).items()}
+                ),
                 grid=(starts["vis_rows"], starts["vis_cols"]),
                 query=(starts["vis_qrow"], starts["vis_qcol"]),
                 frame=starts[charts.FRAME_PARAM],
@@ -90,7 +92,7 @@ with tab_grid:
             ),
             width="content",
         )
-        st.caption(text.grid_caption())
+        st.caption(text.grid_caption(frames))
         notice_list(text.grid_notices(rows, cols, frames, frame, m, compute.neighbours(rows, cols, frames, frame, m)))
 
 with tab_pairs:

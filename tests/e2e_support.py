@@ -466,9 +466,12 @@ _STATE_LOG_JS = """
 
 def press_slider(page: Any, key: str) -> None:
     """Focus slider `key`'s thumb and press ArrowRight, or ArrowLeft at the end of its range, where
-    ArrowRight would change nothing (state changes are logged from here)."""
+    ArrowRight would change nothing (state changes are logged from here). A Streamlit slider, or a chart's own
+    (explorer.liveparam: its range input, named after Vega's signal)."""
     page.evaluate(_STATE_LOG_JS)
     thumb = page.locator(f".st-key-{key} input[type=range]")
+    if thumb.count() == 0:
+        thumb = page.locator(f'input[name="{key}_{key}"]').first
     thumb.focus()
     at_end = thumb.evaluate("(el) => Number(el.value) >= Number(el.max)")
     page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")

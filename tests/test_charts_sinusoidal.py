@@ -659,6 +659,27 @@ def test_the_zoom_charts_spec_holds_the_tables_length_only_as_data():
             charts.check_zoom_size(bad)
 
 
+def test_the_zoom_chart_is_built_once_for_every_table_length():
+    """As the page calls it (`explorer.render.shared` with the length as `render.Rows`): the spec is built once, and
+    each length's spec, its facts row put in, equals a build at that length (the template found the row's dataset)."""
+    from explorer import render
+
+    calls = []
+
+    def counting(**kw):
+        calls.append(int(kw["size"]["seq_len"].iloc[0]))
+        return charts.zoom_chart(**kw)
+
+    kw = dict(d_model=64, base=1000.0, base_options=BASES, layout="interleaved", scheme="redblue", p0=3, d0=2,
+              n_positions=40, n_dims=24, slider_max=(8191, 2047))  # fmt: skip
+    render._shared_template.clear()
+    for n in (60, 300, 5000):
+        got = render.shared(counting)(size=render.Rows(charts.zoom_size(n), check=charts.check_zoom_size), **kw)
+        own = charts.zoom_chart(size=charts.zoom_size(n), **kw)
+        assert got.spec() == render.stable_dataset_names(render.compat.vega_lite_spec(own)), n
+    assert calls == [60]  # the first length only
+
+
 def test_the_overview_outlines_the_zoom_window():
     values = pe_loop(np.arange(20), 8)
     spec = spec_of(

@@ -558,7 +558,7 @@ def test_another_video_length_from_the_chart_keeps_it_and_the_page_follows():
         assert at.query_params.get("vis_frames", "4") == str(frames)  # the link (4, the default: not in it)
         assert at.number_input(key="vis_frames").value == frames and query_ranges(at)["vis_frame"] == str(frames - 1)
         assert at.number_input(key="vis_frame").value == clamped and at.query_params["vis_frame"] == str(clamped)
-        assert any(c.value == text.grid_caption() for c in at.caption)
+        assert any(c.value == text.grid_caption(frames) for c in at.caption)
         if kept:  # the same element, spec and data: what the browser shows with its sliders at frames and frame 3
             assert live_spec(at) == spec and at.get("vega_lite_chart")[0].proto.id == key
         else:  # a new chart starting at the clamped frame

@@ -96,7 +96,9 @@ def test_heatmap_and_strip_words_name_the_sections():
     assert "every patch of the frame shown" in words["description"]  # the chart's own slider picks it
     # the chart's own sliders, at every video length (the chart's words do not depend on it: issue #36)
     assert words["description"].endswith("the video's number of frames and the frame shown.")
-    assert all(f"**{label.strip()}**" in text.grid_caption() for label in LIVE_LABELS.values())  # every slider
+    assert all(f"**{label.strip()}**" in text.grid_caption(4) for label in LIVE_LABELS.values())  # every slider
+    # a still image: its frame slider has nowhere to go (the page narrows it to frame 0); the others are named
+    assert "frame shown" not in text.grid_caption(1) and "**video frames**" in text.grid_caption(1)
     assert words["notes"][titles[2]][1] == "section: this model's"
     assert words["notes"][titles[3]][1] == "section: Qwen3-VL's proportions"  # not Qwen2.5-VL's own
     strip = text.strip_words(QWEN, "pair")

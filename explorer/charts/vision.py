@@ -1,8 +1,8 @@
 """Chart builders for the Images-and-video page (pure: data -> alt.Chart, no st.*).
 
-- `query_heatmaps`    the four schemes' heatmaps of one query patch; the grid, the query and the frame shown
-                      are the chart's own: its five sliders, and a click on a patch, move them in the browser
-                      (issues #23, #36)
+- `query_heatmaps`    the four schemes' heatmaps of one query patch; the grid, the query, the video's length and
+                      the frame shown are the chart's own: its six sliders, and a click on a patch, move them in
+                      the browser (issues #23, #36)
 - `grid_heatmap`      one score per patch of a rows × cols grid (an image), the query patch ringed
 - `pair_axis_strip`   which axis turns each pair, one strip per scheme, along the pair index or the
                       pair's wavelength (one builder, ``x="pair"`` or ``x="wavelength"``)
@@ -290,14 +290,13 @@ def query_heatmaps(
     grid's span 1 … G for the widest grid G of the tables; the query's 0 … G − 1, which the page narrows to the grid
     in the browser, and a query past the grid reads as its edge; the video's 1 … `most_frames`, which the tables must
     hold; the frame's 0 … most_frames − 1, narrowed by the page to the video, and a frame past the video reads as its
-    last). The ring around the query is
-    dashed where the frame shown is not the query's. ``domain``: one fixed colour range for every panel, or None for
-    each panel's own lowest to highest score (computed in the browser from the heatmap shown).
+    last). The ring around the query is dashed where the frame shown is not the query's. ``domain``: one fixed colour
+    range for every panel, or None for each panel's own lowest to highest score (computed in the browser from the
+    heatmap shown).
 
     Every panel is `panel_width` × `panel_height` px at every grid (`grid_place` puts the grid in it), so the spec
     depends on the tables' sizes and `most_frames` only, not on the grid, the query, the video's length or the frame.
-    The heatmaps are drawn
-    on a canvas: as SVG, each step of a drag redrew every patch's element (0.5–0.7 s a step for 4 × 64 × 64 in
+    The heatmaps are drawn on a canvas: as SVG, each step of a drag redrew every patch's element (0.5–0.7 s a step for 4 × 64 × 64 in
     Chromium), and even the default 12 × 16 grid's query-row step took 61.5 ms against a canvas's 39.6 (offline,
     RESULTS §28).
     """

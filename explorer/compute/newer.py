@@ -41,7 +41,8 @@ def shown_tasks() -> dict[str, Any]:
 
 
 #: One forward pass at a time on a shared model (`_layer_inputs` hooks its blocks: another session's hooks would
-#: add to this one's list).
+#: add to this one's list). Every forward on the models it hooks (CoPE's and PaTH's) goes through it; the hybrid's
+#: (`evaluation.attention_map`) hands its own list to the forward and hooks nothing.
 _FORWARD = threading.Lock()
 
 

@@ -114,7 +114,7 @@ class Shown:
         return self.metric == "loss"
 
     def ci(self, m: str, n: int, *, past: bool = False) -> Interval | None:
-        key = (m, n, past)
+        key = (m, int(n), bool(past))
         if key not in self._intervals:
             self._intervals[key] = self._ci(m, n, past=past)
         return self._intervals[key]

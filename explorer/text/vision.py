@@ -30,13 +30,15 @@ FORMULA_CAPTION = (
 )
 
 
-def grid_caption() -> str:
-    """How to move the query heatmaps (under them): every slider the chart has, at every video length."""
+def grid_caption(frames: int) -> str:
+    """How to move the query heatmaps (under them), for a video of `frames` frames (1: a still image, whose frame
+    slider has nowhere to go until the video is longer)."""
+    frame = ", and **frame shown** to score the keys of a later frame" if frames > 1 else ""
     return (
         "Click a patch, or drag **query row** and **query column** above the heatmaps (or focus one and "
         "press ← →); drag **grid rows** and **grid columns** to change the image's size, **video frames** to change "
-        "the video's length and **frame shown** to score the keys of a later frame: all four heatmaps follow in your "
-        "browser at once; when you let go, the link, the boxes, the **Shift test** and the download follow."
+        f"the video's length{frame}: all four heatmaps follow in your browser at once; when you let go, the link, the "
+        "boxes, the **Shift test** and the download follow."
     )
 
 
