@@ -84,7 +84,6 @@ with tab_grid:
                 query=(starts["vis_qrow"], starts["vis_qcol"]),
                 frame=starts[charts.FRAME_PARAM],
                 frames=starts[charts.FRAMES_PARAM],
-                most_frames=compute.MAX_FRAMES,
                 domain=domain,
                 columns=1 if phone else 2,
                 panel_width=260 if phone else 280,

@@ -238,9 +238,7 @@ def live_chart(rows=4, cols=5, frame=1, query=(1, 3), frames=MOST, **kw):
     kw.setdefault("notes", {"raster": ["line one", "line two"]})
     kw.setdefault("domain", None)
     kw.setdefault("description", "what it shows")
-    chart = charts.query_heatmaps(
-        grid_tables(MOST), grid=(rows, cols), query=query, frame=frame, frames=frames, most_frames=MOST, **kw
-    )
+    chart = charts.query_heatmaps(grid_tables(MOST), grid=(rows, cols), query=query, frame=frame, frames=frames, **kw)
     return sent_spec(chart)
 
 
@@ -290,7 +288,7 @@ def test_the_browser_shows_every_grids_querys_and_frames_scores():
 
 
 def test_the_videos_frames_are_a_slider_and_a_frame_past_the_video_reads_as_its_last():
-    """The video's number of frames is the chart's own slider (1 … most_frames): at 1 frame (a still image) every
+    """The video's number of frames is the chart's own slider (1 … the most the tables hold): at 1 frame (a still image) every
     frame slider value shows frame 0 and the title says so; at 2 frames the frame slider's last value shows frame 1.
     The page narrows the frame slider to the video in the browser (explorer.liveparam); these are its values past
     that, as a drag of the video's length leaves them."""
@@ -309,20 +307,15 @@ def test_the_videos_frames_are_a_slider_and_a_frame_past_the_video_reads_as_its_
     assert title[1] == "keys in the same frame (a still image)"
     title = spec_value(spec, spec["title"]["text"]["expr"], **at((4, 5), (1, 1), 2, 2))
     assert title[1] == "keys in frame 1 (frames 0 … 1)"
-    with pytest.raises(ValueError, match="frames must be in 1 … most_frames = 3"):
+    with pytest.raises(ValueError, match="frames must be in 1 … 3, the most the tables hold"):
         live_chart(frames=4)
-    with pytest.raises(ValueError, match="which the tables hold"):  # tables of fewer frames than the slider's
-        charts.query_heatmaps(
-            grid_tables(2),
-            notes={},
-            grid=(2, 2),
-            query=(0, 0),
-            frame=0,
-            frames=1,
-            most_frames=3,
-            domain=None,
-            description="",
-        )
+    # the slider spans the frames the tables hold: tables of two frames, a slider of two
+    words = dict(notes={}, grid=(2, 2), query=(0, 0), frame=0, domain=None, description="")
+    two = sent_spec(charts.query_heatmaps(grid_tables(2), frames=1, **words))
+    (slider,) = [p for p in two["params"] if p["name"] == "vis_frames"]
+    assert (slider["bind"]["min"], slider["bind"]["max"]) == (1, 2)
+    with pytest.raises(ValueError, match="frames must be in 1 … 2, the most the tables hold, got 3"):
+        charts.query_heatmaps(grid_tables(2), frames=3, **words)
 
 
 def test_a_lookup_reads_only_offsets_on_the_grid():
@@ -556,7 +549,6 @@ def test_query_heatmaps_check_their_input(tables, grid, query, frame, words):
             query=query,
             frame=frame,
             frames=2,
-            most_frames=2,
             domain=None,
             description="d",
         )

@@ -269,7 +269,6 @@ def query_heatmaps(
     query: tuple[int, int],
     frame: int,
     frames: int,
-    most_frames: int,
     domain: tuple[float, float] | None,
     description: str,
     panel_width: int = 300,
@@ -288,14 +287,14 @@ def query_heatmaps(
     tables' (one sum in M-RoPE: a score in frame 0 and the time pairs' share at the frame).
     ``notes``: panel title -> subtitle lines. ``grid``, ``query``, ``frames``, ``frame``: where the sliders start (the
     grid's span 1 … G for the widest grid G of the tables; the query's 0 … G − 1, which the page narrows to the grid
-    in the browser, and a query past the grid reads as its edge; the video's 1 … `most_frames`, which the tables must
-    hold; the frame's 0 … most_frames − 1, narrowed by the page to the video, and a frame past the video reads as its
+    in the browser, and a query past the grid reads as its edge; the video's 1 … the most frames the tables hold
+    (`_frames_held`); the frame's 0 … that − 1, narrowed by the page to the video, and a frame past the video reads as its
     last). The ring around the query is dashed where the frame shown is not the query's. ``domain``: one fixed colour
     range for every panel, or None for each panel's own lowest to highest score (computed in the browser from the
     heatmap shown).
 
     Every panel is `panel_width` × `panel_height` px at every grid (`grid_place` puts the grid in it), so the spec
-    depends on the tables' sizes and `most_frames` only, not on the grid, the query, the video's length or the frame.
+    depends on the tables' sizes only, not on the grid, the query, the video's length or the frame.
     The heatmaps are drawn on a canvas: as SVG, each step of a drag redrew every patch's element (0.5–0.7 s a step for 4 × 64 × 64 in
     Chromium), and even the default 12 × 16 grid's query-row step took 61.5 ms against a canvas's 39.6 (offline,
     RESULTS §28).
@@ -313,8 +312,9 @@ def query_heatmaps(
     if not (0 <= query[0] < widest and 0 <= query[1] < widest):
         raise ValueError(f"query must be in 0 … {widest - 1} × 0 … {widest - 1}, got {query}")
     held = [h for h in (_frames_held(t, widest) for t in tables.values()) if h is not None]
-    if not (1 <= frames <= most_frames and all(most_frames <= h for h in held)):
-        raise ValueError(f"frames must be in 1 … most_frames = {most_frames}, which the tables hold, got {frames}")
+    most_frames = min(held) if held else frames  # no time axis in any table: every frame alike
+    if not 1 <= frames <= most_frames:
+        raise ValueError(f"frames must be in 1 … {most_frames}, the most the tables hold, got {frames}")
     if not 0 <= frame < frames:
         raise ValueError(f"frame must be in 0 … frames − 1 = {frames - 1}, got {frame}")
     ranges = ((1, widest), (1, widest), (0, widest - 1), (0, widest - 1), (1, most_frames), (0, most_frames - 1))
