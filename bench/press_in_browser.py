@@ -1,7 +1,7 @@
 """Issue #36's press test: does a control's key press redraw its chart in the browser?
 
 Each chart-driving control a chart carries itself (explorer.liveparam: home's d, RoPE's m, n, d and j, the
-clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows, video frames and frame shown, the sinusoidal zoom start,
+clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows, video frames and frame shown, the sinusoidal zoom start and size,
 Context extension's factor, lengths, head dim and base (dynamic NTK's and LongRoPE's too, and LongRoPE's factor), YaRN's and Llama 3's knobs and YaRN's mscale, the
 configs converter's α, d and b, Compare methods' L and T) is
 focused and pressed (ArrowRight; ArrowLeft at the top of its range and for `DOWNWARD`) `--presses` times, each press once the app is idle. A press
@@ -62,6 +62,21 @@ CONTROLS = [
     # title's count would change, too small for the quick fingerprint)
     ("Vision video frames", "Images_and_video?vis_frames=16&vis_frame=15", "Images and video", "vis_frames_vis_frames"),
     ("Sinusoidal zoom p0", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_p0_zoom_p0"),
+    ("Sinusoidal zoom positions shown", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_np_zoom_np"),
+    ("Sinusoidal zoom dimensions shown", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_nd_zoom_nd"),
+    # the largest window: 256 × 256 cells, each added or removed by a press
+    (
+        "Sinusoidal zoom positions at 256 × 256",
+        "Sinusoidal_heatmap?zoom_np=256&zoom_nd=256",
+        "Sinusoidal heatmap",
+        "zoom_np_zoom_np",
+    ),
+    (
+        "Sinusoidal zoom p0 at 256 × 256",
+        "Sinusoidal_heatmap?zoom_np=256&zoom_nd=256",
+        "Sinusoidal heatmap",
+        "zoom_p0_zoom_p0",
+    ),
     ("Sinusoidal zoom d", "Sinusoidal_heatmap", "Sinusoidal heatmap", "d_model_d_model"),
     ("Sinusoidal zoom b", "Sinusoidal_heatmap", "Sinusoidal heatmap", "base_base"),
     ("Extension factor s", "Context_extension?rope_type=yarn", "Context extension", "factor_factor"),

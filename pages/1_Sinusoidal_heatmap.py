@@ -2,7 +2,8 @@
 similarity / distance structure that makes positions unique and offsets recognisable.
 
 URL keys: seq_len, d_model, base, layout_sin, scheme (shared); zoom_p0, zoom_np, zoom_d0, zoom_nd, curve_dims,
-sim_n, sin_view (the open tab). zoom_p0, zoom_d0, d and b are the zoom chart's own sliders (explorer.liveparam).
+sim_n, sin_view (the open tab). zoom_p0, zoom_np, zoom_d0, zoom_nd, d and b are the zoom chart's own sliders
+(explorer.liveparam).
 """
 
 import streamlit as st
@@ -36,12 +37,13 @@ with intro():
 # sliders jumped back after a drag); a page rerun keeps every chart whose spec did not change.
 def view() -> None:
     # d and b are the zoom chart's own sliders (issue #36, charts.LIVE_PARAMS): the zoom window follows
-    # them in the browser, and the rest of the page and the link when a drag ends. zoom_p0 is read after
-    # seq_len (at most seq_len − 1), zoom_d0 after d (at most d − 1).
+    # them in the browser, and the rest of the page and the link when a drag ends; so does the window's start and
+    # size. zoom_p0 and zoom_np are read after seq_len (at most seq_len − 1 and seq_len), zoom_d0 and zoom_nd after d.
     with st.container(border=True):
         c1, c2, c3, c4 = st.columns([1.4, 1.3, 1.25, 1.15])
         seq_len = widget("seq_len", container=c1)
-        live = LiveChart("sin_zoom_live", charts.LIVE_PARAMS, limits=charts.zoom_limits(seq_len))
+        size_max = (PARAMS["zoom_np"].max, PARAMS["zoom_nd"].max)  # the largest window: the chart's grid
+        live = LiveChart("sin_zoom_live", charts.LIVE_PARAMS, limits=charts.zoom_limits(seq_len, size_max))
         d_model, base = live.values["d_model"], float(live.values["base"])
         c2.markdown(text.controls_line(d_model, base))  # the sliders are the zoom chart's, above the tabs
         layout = widget("layout_sin", container=c3)
@@ -60,10 +62,8 @@ def view() -> None:
     # ------------------------------------------------------------------------------- the window
     st.subheader("Look closer")
     st.caption(text.WINDOW_CAPTION)
-    z1, z2 = st.columns(2)
-    zoom_np = widget("zoom_np", container=z1, max=min(PARAMS["zoom_np"].max, seq_len))
-    zoom_nd = widget("zoom_nd", container=z2, max=min(PARAMS["zoom_nd"].max, d_model))
     zoom_p0, zoom_d0 = (live.values[key] for key in charts.WINDOW_PARAMS)
+    zoom_np, zoom_nd = (live.values[key] for key in charts.SIZE_PARAMS)
     p_end, d_end = min(zoom_p0 + zoom_np, seq_len), min(zoom_d0 + zoom_nd, d_model)  # exclusive
     zoom_positions, zoom_dims = np.arange(zoom_p0, p_end), np.arange(zoom_d0, d_end)
 
@@ -94,8 +94,9 @@ def view() -> None:
     )
 
     # Above the tabs (issue #36): its sliders, d and b among them, whatever tab is open. The table's length
-    # reaches it as data (charts.ZOOM_SIZE); its sliders span the registry's range, narrowed in the browser.
-    starts = live.starts((layout, scheme, zoom_np, zoom_nd))
+    # reaches it as data (charts.ZOOM_SIZE); its sliders span the registry's range, narrowed in the browser. Its
+    # height follows the window's size: a release that changes it builds the chart anew at the new height.
+    starts = live.starts((layout, scheme, charts.zoom_height(zoom_np)))
     live.show(
         shared(charts.zoom_chart)(
             size=Rows(charts.zoom_size(seq_len), check=charts.check_zoom_size),  # one spec for every length
@@ -106,8 +107,9 @@ def view() -> None:
             scheme=scheme,
             p0=starts["zoom_p0"],
             d0=starts["zoom_d0"],
-            n_positions=zoom_np,
-            n_dims=zoom_nd,
+            n_positions=starts["zoom_np"],
+            n_dims=starts["zoom_nd"],
+            size_max=size_max,
             d_range=(PARAMS["d_model"].min, PARAMS["d_model"].max),
             slider_max=(PARAMS["zoom_p0"].max, PARAMS["zoom_d0"].max),
         ),

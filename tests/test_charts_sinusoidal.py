@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import posenc
 from explorer.charts import sinusoidal as charts
+from explorer.charts.style import label_step
 from explorer.imagechart import meta as image_meta
 from explorer.render import stable_dataset_names
 from explorer.vocabulary import BASE_OPTIONS
@@ -310,9 +311,11 @@ def zoom_spec(
     n_dims=64,
     slider_max=None,
     d_range=(2, 2048),
+    size_max=(128, 64),
 ):
     """The zoom chart's spec as the page sends it (`explorer.render.show_chart`: Streamlit's conversion,
-    datasets named in order)."""
+    datasets named in order). The grid's largest window is smaller than the page's (256 × 256): the transforms run
+    in Python here, one expression at a time."""
     chart = charts.zoom_chart(
         size=charts.zoom_size(seq_len),
         d_model=d,
@@ -324,6 +327,7 @@ def zoom_spec(
         d0=d0,
         n_positions=n_positions,
         n_dims=n_dims,
+        size_max=size_max,
         d_range=d_range,
         slider_max=slider_max,
     )
@@ -462,30 +466,101 @@ def test_zoom_expressions_at_every_column_of_many_widths():
 
 
 def test_zoom_chart_is_sent_the_tables_length_and_nothing_else():
-    """Data sent: the facts row with the table's length; the grid of cells, each column's pair,
+    """Data sent: the facts row with the table's length; the grid of the largest window's cells, each column's pair,
     function and θ_j are made in the browser from the sliders."""
-    spec = zoom_spec(seq_len=300, d=64, base=500.0, layout="concatenated", n_positions=40, n_dims=24)
+    spec = zoom_spec(seq_len=300, d=64, base=500.0, layout="concatenated", n_positions=40, n_dims=24, size_max=(90, 70))
     cells = cells_layer(spec)
-    assert "sequence" in cells["data"] and cells["data"]["sequence"]["stop"] == 24  # columns of the grid
+    assert "sequence" in cells["data"] and cells["data"]["sequence"]["stop"] == 70  # the largest window's columns
     assert facts(spec) == {"seq_len": 300}  # the table's length, read by the window's signals
     assert [name for name in spec["datasets"] if name != "data-0"] == []
     rows_of_grid = [t for t in cells["transform"] if t.get("as") == "r"]
-    assert rows_of_grid == [{"calculate": "sequence(0, 40)", "as": "r"}]
+    assert rows_of_grid == [{"calculate": "sequence(0, 90)", "as": "r"}]
     # Vega reruns a transform when a signal it reads moves, and every transform after it: nothing
-    # before the position p reads p₀, so a p₀ step leaves each column's i, pair, function and θ alone
+    # before the position p reads p₀, so a p₀ step leaves each column's i, pair, function and θ alone;
+    # the window's size is read first, by nothing else before p
     steps = [t.get("calculate") or t.get("filter") or "" for t in cells["transform"]]
     at_p = next(k for k, t in enumerate(cells["transform"]) if t.get("as") == "p")
     assert not any(charts.ZOOM_FIRST["zoom_p0"] in step for step in steps[:at_p])
     assert {t.get("as") for t in cells["transform"][:at_p]} >= {"i", "j", "fn", "theta"}
+    # right after the grid is made (and flattened): whole blocks of rows and columns first, then the window's own
+    assert steps[:6] == [
+        "sequence(0, 90)",
+        "",
+        "datum.c < zoom_col_cover",
+        "datum.r < zoom_row_cover",
+        "datum.c < zoom_cols",
+        "datum.r < zoom_rows",
+    ]
+    sized = [k for k, step in enumerate(steps) if any(n in step for n in (*charts.ZOOM_COUNT.values(),
+                                                                           *charts.ZOOM_COVER.values()))]  # fmt: skip
+    assert sized == [2, 3, 4, 5]
+
+
+def test_the_window_size_sliders_add_and_remove_cells():
+    """The window's size is the chart's: dragged to any rows × columns up to the largest window, the browser shows that
+    many positions and dimensions from p₀ and i₀ (cut at the table's edge), each cell posenc's, without another spec."""
+    spec = zoom_spec(seq_len=300, d=64, base=500.0, layout="interleaved", p0=0, d0=0, n_positions=40, n_dims=24,
+                     size_max=(50, 30))  # fmt: skip
+    for n_pos, n_dim, p0, d0, window in (
+        ("1", "1", "0", "0", (0, 0, 0, 0)),
+        ("50", "30", "10", "4", (10, 59, 4, 33)),
+        ("7", "12", "295", "60", (295, 299, 60, 63)),  # cut at the table's last position and dimension
+        ("13", "3", "100", "2", (100, 112, 2, 4)),
+    ):
+        rows = view_rows(spec, zoom_np=n_pos, zoom_nd=n_dim, zoom_p0=p0, zoom_d0=d0)
+        shown = rows.assign(p=rows["p"].astype(int), i=rows["i"].astype(int)).pivot(index="p", columns="i",
+                                                                                     values="value")  # fmt: skip
+        assert (shown.index.min(), shown.index.max(), shown.columns.min(), shown.columns.max()) == window
+        assert shown.shape == (window[1] - window[0] + 1, window[3] - window[2] + 1)
+        table = posenc.sinusoidal_encoding(np.arange(window[0], window[1] + 1), 64, base=500.0)
+        np.testing.assert_allclose(shown.to_numpy(), table[:, window[2] : window[3] + 1], rtol=0, atol=4e-16)
+
+
+@pytest.mark.parametrize("rows, cols", [(1, 1), (40, 24), (128, 64), (173, 200), (256, 256)])
+def test_the_window_size_sliders_move_the_scales_and_the_axis_steps(rows, cols):
+    """The grid's scales span the rows and columns shown (cell k from k − 0.5 to k + 0.5), and each axis labels every
+    `label_step`-th index of them: computed in the browser from the size sliders."""
+    spec = zoom_spec(seq_len=8192, d=2048, n_positions=40, n_dims=24, size_max=(256, 256))
+    names = vega_names(zoom_np=str(rows), zoom_nd=str(cols))
+    for p in all_params(spec):
+        if p.get("name") in (*charts.ZOOM_COUNT.values(), *charts.ZOOM_STEP.values(), *charts.ZOOM_COVER.values()):
+            names[p["name"]] = eval_expr(p["expr"], names)
+    assert names[charts.ZOOM_STEP["zoom_np"]] == label_step(rows)
+    assert names[charts.ZOOM_STEP["zoom_nd"]] == label_step(cols)
+    # the coarse filters keep whole blocks of 16 covering the window: their signals move once every 16 steps
+    assert names[charts.ZOOM_COVER["zoom_np"]] == -(-rows // 16) * 16 and charts.ZOOM_BLOCK == 16
+    assert names[charts.ZOOM_COVER["zoom_nd"]] == -(-cols // 16) * 16
+    enc = cells_layer(spec)["encoding"]
+    assert eval_expr(enc["x"]["scale"]["domain"]["expr"], names) == [-0.5, cols - 0.5]
+    assert eval_expr(enc["y"]["scale"]["domain"]["expr"], names) == [-0.5, rows - 0.5]
+
+
+def test_the_zoom_charts_height_follows_the_window_it_starts_at():
+    """About 3 px a row, 240 … 520 px tall: the spec's only number that depends on the size's start (the page builds
+    the chart anew when a release moves it, explorer.liveparam's context)."""
+    assert [charts.zoom_height(n) for n in (1, 64, 80, 81, 100, 173, 174, 256)] == [240, 240, 240, 243, 300, 519, 520,
+                                                                                     520]  # fmt: skip
+    small, large = (zoom_spec(n_positions=n, n_dims=24) for n in (50, 120))
+    assert (small["height"], large["height"]) == (240, 360)
 
 
 @pytest.mark.parametrize("slider_max, his", [(None, (299, 63)), ((8191, 2047), (8191, 2047))])
 def test_zoom_chart_sliders_are_the_windows_start_d_and_b(slider_max, his):
     spec = zoom_spec(seq_len=300, d=64, base=1000.0, p0=10, d0=4, n_positions=40, n_dims=24, slider_max=slider_max)
     params = {p["name"]: p for p in all_params(spec) if "bind" in p}
-    # Vega lists bound inputs in reverse: p₀, i₀, d, b on screen
-    assert [p["name"] for p in all_params(spec) if "bind" in p] == ["base", "d_model", "zoom_d0", "zoom_p0"]
+    # Vega lists bound inputs in reverse: p₀, positions shown, i₀, dimensions shown, d, b on screen
+    on_screen = ["zoom_p0", "zoom_np", "zoom_d0", "zoom_nd", "d_model", "base"]
+    assert [p["name"] for p in all_params(spec) if "bind" in p] == on_screen[::-1]
     assert set(params) == set(charts.LIVE_PARAMS)
+    for key, start, hi in zip(("zoom_np", "zoom_nd"), (40, 24), (128, 64), strict=True):  # the largest window
+        param = params[key]
+        assert param["value"] == start and (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (
+            1,
+            hi,
+            1,
+        )
+    with pytest.raises(ValueError, match="size_max"):
+        zoom_spec(n_positions=129)
     for key, start, hi in zip(("zoom_p0", "zoom_d0"), (10, 4), his, strict=True):
         param = params[key]
         assert param["select"]["type"] == "point" and param["select"]["fields"] == [key]
@@ -505,18 +580,19 @@ def test_zoom_chart_sliders_are_the_windows_start_d_and_b(slider_max, his):
         zoom_spec(seq_len=300, d=64, slider_max=(298, 2047))
 
 
-def test_zoom_charts_spec_depends_on_d_and_b_only_through_the_sliders_starts():
-    """Another d or b is another start of the same sliders: everything else in the spec is the same."""
+def test_zoom_charts_spec_depends_on_d_b_and_the_size_only_through_the_sliders_starts():
+    """Another d, b or window size is another start of the same sliders: everything else in the spec is the same (the
+    height aside: a window of more than 80 positions starts taller, `zoom_height`)."""
 
     def without_starts(spec: dict) -> dict:
         out = json.loads(json.dumps(spec))
         for p in [*out.get("params", []), *cells_layer(out).get("params", [])]:
-            if p.get("name") in ("d_model", "base"):
+            if p.get("name") in ("d_model", "base", "zoom_np", "zoom_nd"):
                 p.pop("value")
         return out
 
-    a = zoom_spec(seq_len=300, d=64, base=1000.0, slider_max=(8191, 2047))
-    b = zoom_spec(seq_len=300, d=512, base=500000.0, slider_max=(8191, 2047))
+    a = zoom_spec(seq_len=300, d=64, base=1000.0, slider_max=(8191, 2047), n_positions=20, n_dims=5)
+    b = zoom_spec(seq_len=300, d=512, base=500000.0, slider_max=(8191, 2047), n_positions=80, n_dims=64)
     assert a != b and without_starts(a) == without_starts(b)
 
 
@@ -540,8 +616,8 @@ def test_zoom_chart_words_hold_for_every_slider_value():
     spec = zoom_spec(seq_len=300, d=64, base=1000.0, p0=17, d0=5, n_positions=40, n_dims=24)
     words = " ".join(spec["title"]["subtitle"]) + spec["description"]
     assert "past the table's last position or dimension is cut there" in words
-    assert "40 positions × 24 dimensions" in spec["description"]
-    assert "17" not in words and " 5 " not in words
+    assert "positions-shown and dimensions-shown sliders" in spec["description"]
+    assert "17" not in words and " 5 " not in words and "40" not in words and "24" not in words
     assert "300" not in words and "64" not in words and "1000" not in words and "1,000" not in words
     signals = {p["name"]: p["expr"] for p in all_params(spec) if "expr" in p}
     assert signals == {
@@ -550,6 +626,12 @@ def test_zoom_chart_words_hold_for_every_slider_value():
         "zoom_b": "[" + ", ".join(map(repr, BASES)) + "][floor(toNumber(base.base))]",
         "zoom_first_p": "min(toNumber(zoom_p0.zoom_p0), zoom_seq_len - 1)",
         "zoom_first_i": "min(toNumber(zoom_d0.zoom_d0), zoom_d - 1)",
+        "zoom_rows": "toNumber(zoom_np.zoom_np)",
+        "zoom_cols": "toNumber(zoom_nd.zoom_nd)",
+        "zoom_row_step": signals["zoom_row_step"],  # label_step in the browser (test_the_window_size_sliders_…)
+        "zoom_col_step": signals["zoom_col_step"],
+        "zoom_row_cover": "ceil(zoom_rows / 16) * 16",
+        "zoom_col_cover": "ceil(zoom_cols / 16) * 16",
     }
     title = spec["title"]["text"]["expr"]
     assert all(name in title for name in ("zoom_first_p", "zoom_first_i", "zoom_d", "zoom_b"))
@@ -563,6 +645,8 @@ def run_js(
     d0: str,
     d: str = "16",
     b: str = "3",
+    n_rows: str = "50",
+    n_cols: str = "20",
     width: float = 2000,
     value: float | None = None,
 ) -> object:
@@ -573,10 +657,11 @@ def run_js(
     rows = json.dumps(spec["datasets"])
     script = (
         f"const datasets = {rows}, data = (name) => datasets[name];"
-        "const min = Math.min, floor = Math.floor, length = (s) => s.length, toNumber = (x) => +x;"
+        "const min = Math.min, floor = Math.floor, ceil = Math.ceil, length = (s) => s.length, toNumber = (x) => +x;"
         "const format = (x, f) => f === ',.0f' ? Math.round(x).toLocaleString('en-US') : String(Math.round(x));"
         "const sequence = (a, b, s) => { const out = []; for (let x = a; x < b; x += s) out.push(x); return out; };"
         f"const zoom_p0 = {{zoom_p0: {json.dumps(p0)}}}, zoom_d0 = {{zoom_d0: {json.dumps(d0)}}};"
+        f"const zoom_np = {{zoom_np: {json.dumps(n_rows)}}}, zoom_nd = {{zoom_nd: {json.dumps(n_cols)}}};"
         f"const d_model = {{d_model: {json.dumps(d)}}}, base = {{base: {json.dumps(b)}}};{signals}"
         f"const width = {width}, font_scale = 1, datum = {{value: {json.dumps(value)}}};"
         f"console.log(JSON.stringify({expression}));"
@@ -605,18 +690,25 @@ def test_zoom_title_and_axis_labels_follow_the_sliders():
     # a tick on every row whose position is a multiple of 5 (label_step(50)), labelled with it; none
     # past the table's last position
     axis = cells_layer(spec)["encoding"]["y"]["axis"]
-    assert charts.label_step(50) == 5
+    assert label_step(50) == 5
     assert run_js(spec, axis["values"]["expr"], p0="3", d0="0") == list(range(2, 50, 5))
     assert run_js(spec, axis["labelExpr"], p0="3", d0="0", value=2) == "5"
     assert run_js(spec, axis["values"]["expr"], p0="90", d0="0") == [0, 5]  # positions 90 and 95
     x_axis = cells_layer(spec)["encoding"]["x"]["axis"]
     assert run_js(spec, x_axis["values"]["expr"], p0="0", d0="7") == [1, 3, 5, 7]  # dimensions 8 … 14
     assert run_js(spec, x_axis["values"]["expr"], p0="0", d0="7", d="12") == [1, 3]  # d = 12: up to 11
+    # the window's size dragged: the title and the ticks follow (label_step(120) = 10, label_step(6) = 1)
+    assert run_js(spec, title, p0="3", d0="2", n_rows="10", n_cols="6") == [
+        "Positions 3 … 12, dimensions 2 … 7 (d = 16, b = 1,000): every value"
+    ]
+    assert run_js(spec, axis["values"]["expr"], p0="0", d0="0", n_rows="8") == list(range(8))
+    assert run_js(spec, axis["values"]["expr"], p0="7", d0="0", n_rows="120") == [3, 13, 23, 33, 43, 53, 63, 73, 83]
+    assert run_js(spec, x_axis["values"]["expr"], p0="0", d0="1", n_cols="6") == [0, 1, 2, 3, 4, 5]
 
 
 @pytest.mark.parametrize("count, step", [(1, 1), (12, 1), (13, 2), (25, 5), (64, 10), (128, 20), (256, 50)])
 def test_label_step(count, step):
-    assert charts.label_step(count) == step
+    assert label_step(count) == step
 
 
 @pytest.mark.parametrize(
@@ -671,7 +763,7 @@ def test_the_zoom_chart_is_built_once_for_every_table_length():
         return charts.zoom_chart(**kw)
 
     kw = dict(d_model=64, base=1000.0, base_options=BASES, layout="interleaved", scheme="redblue", p0=3, d0=2,
-              n_positions=40, n_dims=24, slider_max=(8191, 2047))  # fmt: skip
+              n_positions=40, n_dims=24, size_max=(256, 256), slider_max=(8191, 2047))  # fmt: skip
     render._shared_template.clear()
     for n in (60, 300, 5000):
         got = render.shared(counting)(size=render.Rows(charts.zoom_size(n), check=charts.check_zoom_size), **kw)

@@ -495,9 +495,9 @@ def test_the_grid_is_placed_with_square_patches_centred(rows, cols, width):
 
 @pytest.mark.parametrize("most", range(1, 14))
 def test_the_label_step_in_the_browser_is_label_step(most):
-    from explorer.charts.style import label_step
+    from explorer.charts.style import label_step, label_step_expr
 
-    expr = charts.label_step_expr("n", str(most))
+    expr = label_step_expr("n", str(most))
     for n in range(1, 65):
         assert spec_value({}, expr.replace("n", str(n))) == label_step(n, most), (n, most)
 

@@ -79,6 +79,33 @@ def test_a_press_on_d_or_b_redraws_the_zoom_chart_with_no_script_run_and_the_pag
         page.close()
 
 
+def test_a_press_on_the_windows_size_redraws_the_zoom_chart_with_no_script_run_and_the_page_follows(chromium, server):
+    """Issue #36: positions shown and dimensions shown are the zoom chart's own sliders. A key press on each redraws
+    the chart while no script runs (a row or a column more); the value reaches the link once, the chart is kept, and
+    the overview's box and the Numbers view's caption say the new window. The sliders are narrowed to the table: at
+    most seq_len positions and d dimensions."""
+    page = new_app_page(chromium)
+    query = "seq_len=300&d_model=64&zoom_p0=10&zoom_d0=4&zoom_np=40&zoom_nd=24&sin_view=Numbers"
+    try:
+        page.goto(f"{server.base_url}/Sinusoidal_heatmap?{query}")
+        wait_idle(page, title=TITLE)
+        wait_charts_drawn(page)
+        chart = page.locator(LIVE).first
+        chart.scroll_into_view_if_needed()
+        np_in, nd_in = (chart.locator(f'input[name="{key}_{key}"]') for key in charts.SIZE_PARAMS)
+        assert (np_in.get_attribute("max"), nd_in.get_attribute("max")) == ("256", "64")  # 256 of 300; d = 64
+        chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt
+        page.evaluate(COUNT_RUNS_JS)
+        for key, want in (("zoom_np", "41"), ("zoom_nd", "25")):
+            press_once(
+                page, chart.locator(f'input[name="{key}_{key}"]'), ZOOM_PIXELS_JS, key=key, want=want, title=TITLE
+            )
+        assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the zoom chart was rebuilt"
+        assert page.get_by_text("positions 10 … 50 × dimensions 4 … 28", exact=False).count() == 1  # Numbers' caption
+    finally:
+        page.close()
+
+
 def test_a_drag_of_d_moves_the_zoom_chart_in_the_browser_and_the_page_follows_on_release(chromium, server):
     """A mouse drag of the zoom chart's d (25 ms steps, like a hand) redraws the chart while it moves, costs
     no more server runs than it has pauses, and on release the link, the overview and the controls' line
@@ -116,7 +143,8 @@ def test_the_zoom_charts_values_in_the_browser_are_posencs_at_random_settings(ch
 
     options = tuple(float(b) for b in PARAMS["base"].options)
     rng = np.random.default_rng(36)
-    seq_len, n_positions, n_dims = 8192, 24, 40
+    seq_len = 8192
+    most = (PARAMS["zoom_np"].max, PARAMS["zoom_nd"].max)  # the page's largest window
     checked = bit_equal = 0
     for layout in ("interleaved", "concatenated"):
         chart = charts.zoom_chart(
@@ -128,8 +156,9 @@ def test_the_zoom_charts_values_in_the_browser_are_posencs_at_random_settings(ch
             scheme="redblue",
             p0=0,
             d0=0,
-            n_positions=n_positions,
-            n_dims=n_dims,
+            n_positions=24,
+            n_dims=40,
+            size_max=most,
             d_range=(PARAMS["d_model"].min, PARAMS["d_model"].max),
             slider_max=(PARAMS["zoom_p0"].max, PARAMS["zoom_d0"].max),
         )
@@ -143,21 +172,33 @@ def test_the_zoom_charts_values_in_the_browser_are_posencs_at_random_settings(ch
                 d = 2 * int(rng.integers(1, 1025)) if k % 2 else 2 * int(rng.integers(1, 65))
                 p0 = int(rng.integers(0, seq_len))
                 d0 = int(rng.integers(0, d + 8))  # now and then past the table's last column
+                # the window's size: small, or up to 70 × 70 (every cell is read back and checked one by one)
+                n_positions, n_dims = (int(rng.integers(1, 71 if k % 3 else 9)) for _ in range(2))
                 got = tab.evaluate(
-                    """([d, b, p0, d0]) => {
-                         for (const [name, v] of [['d_model', d], ['base', b], ['zoom_p0', p0], ['zoom_d0', d0]]) {
+                    """([d, b, p0, d0, np_, nd]) => {
+                         for (const [name, v] of [['d_model', d], ['base', b], ['zoom_p0', p0], ['zoom_d0', d0],
+                                                  ['zoom_np', np_], ['zoom_nd', nd]]) {
                            const el = document.querySelector(`input[name="${name}_${name}"]`);
                            el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }
                          return window.posencView.runAsync().then((view) => [(CELLS_JS)(view), (TEXTS_JS)(view)]); }""".replace(
                         "CELLS_JS", CELLS_JS
                     ).replace("TEXTS_JS", VIEW_TEXTS_JS),
-                    [d, options.index(base), p0, d0],
+                    [d, options.index(base), p0, d0, n_positions, n_dims],
                 )
                 cells, texts = got
                 first_i = min(d0, d - 1)
                 p_end, i_end = min(p0 + n_positions, seq_len), min(first_i + n_dims, d)
                 want_keys = {(p, i) for p in range(p0, p_end) for i in range(first_i, i_end)}
-                assert {(int(c[0]), int(c[1])) for c in cells} == want_keys, (layout, base, d, p0, d0)
+                assert {(int(c[0]), int(c[1])) for c in cells} == want_keys, (
+                    layout,
+                    base,
+                    d,
+                    p0,
+                    d0,
+                    n_positions,
+                    n_dims,
+                )
+                assert len(cells) == len(want_keys)  # each once
                 table = posenc.sinusoidal_encoding(np.arange(p0, p_end), d, base=base, layout=layout)
                 theta = posenc.inverse_frequencies(d, base=base)
                 for p, i, j, fn, th, value in cells:

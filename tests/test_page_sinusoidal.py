@@ -88,12 +88,12 @@ def zoom_starts(at: AppTest, keys=charts.WINDOW_PARAMS) -> dict[str, int]:
 
 
 def zoom_ranges(at: AppTest) -> dict[str, tuple[str, str]]:
-    """{zoom_p0, zoom_d0: (which chart, the largest value)}: the page's range of the zoom chart's
-    sliders, which the browser's script applies to them (explorer.liveparam.ranges_html)."""
+    """{zoom_p0, zoom_d0, zoom_np, zoom_nd: (which chart, the largest value)}: the page's range of the zoom chart's
+    window sliders, which the browser's script applies to them (explorer.liveparam.ranges_html)."""
     (body,) = [h.proto.body for h in at.get("html") if h.proto.body.startswith("<span hidden data-posenc-ranges")]
     (chart,) = re.findall(r'data-posenc-ranges="([a-z0-9_]+)"', body)
     found = dict(re.findall(r'data-max-([a-z0-9_]+)="([0-9]+)"', body))
-    return {key: (chart, found[f"{key}_{key}"]) for key in charts.WINDOW_PARAMS}
+    return {key: (chart, found[f"{key}_{key}"]) for key in (*charts.WINDOW_PARAMS, *charts.SIZE_PARAMS)}
 
 
 def zoom_window(at: AppTest) -> np.ndarray:
@@ -312,9 +312,9 @@ def test_zoom_start_beyond_the_sequence_is_clamped_with_a_notice():
 
 
 def test_the_links_window_start_is_where_the_zoom_charts_sliders_start():
-    """zoom_p0 and zoom_d0 have one control each, the zoom chart's own sliders (0 … seq_len − 1 and
-    0 … d − 1), which start at the link's values; the box on the overview, the curves and the
-    numbers use the same window."""
+    """zoom_p0, zoom_np, zoom_d0 and zoom_nd have one control each, the zoom chart's own sliders (0 … seq_len − 1,
+    1 … min(256, seq_len), 0 … d − 1 and 1 … min(256, d)), which start at the link's values; the box on the overview,
+    the curves and the numbers use the same window."""
     query = {"seq_len": "300", "d_model": "64", "base": "1000", "layout_sin": "concatenated"}
     query |= {"zoom_p0": "10", "zoom_np": "40", "zoom_d0": "4", "zoom_nd": "24"}
     at = run(query)
@@ -324,12 +324,21 @@ def test_the_links_window_start_is_where_the_zoom_charts_sliders_start():
     # size) and narrowed in the browser to the table's: positions 0 … 299, dimensions 0 … 63
     bounds = {p["name"]: (p["bind"]["min"], p["bind"]["max"]) for p in zoom_params(at) if "bind" in p}
     last_base = len(PARAMS["base"].options) - 1  # b runs over its options' indices
-    assert bounds == {"zoom_p0": (0, 8191), "zoom_d0": (0, 2047), "d_model": (2, 2048), "base": (0, last_base)}
+    assert bounds == {
+        "zoom_p0": (0, 8191),
+        "zoom_d0": (0, 2047),
+        "zoom_np": (1, 256),
+        "zoom_nd": (1, 256),
+        "d_model": (2, 2048),
+        "base": (0, last_base),
+    }
+    assert zoom_starts(at, charts.SIZE_PARAMS) == {"zoom_np": 40, "zoom_nd": 24}
     assert zoom_starts(at, ("d_model", "base")) == {"d_model": 64, "base": PARAMS["base"].options.index(1000)}
     (zoom,) = [e for e in at.get("vega_lite_chart") if '"bind"' in e.proto.spec]
     key = zoom.proto.id.rsplit("-", 1)[-1]  # the chart's element key, which the span names
     assert key.startswith("sin_zoom_live_")
-    assert zoom_ranges(at) == {"zoom_p0": (key, "299"), "zoom_d0": (key, "63")}
+    assert zoom_ranges(at) == {"zoom_p0": (key, "299"), "zoom_d0": (key, "63"), "zoom_np": (key, "256"),
+                               "zoom_nd": (key, "64")}  # fmt: skip
     values, positions, dims = zoom_window(at)
     assert positions == list(range(10, 50)) and dims == list(range(4, 28))
     expected = posenc.sinusoidal_encoding(np.arange(10, 50), 64, base=1000.0, layout="concatenated")[:, 4:28]
@@ -352,10 +361,12 @@ def _report_then_run_the_page():
     import explorer
     from explorer import liveparam
     from explorer.charts import sinusoidal as charts
+    from explorer.widgets import PARAMS
 
     report = st.session_state.pop("fake_report", None)
     if report is not None:  # the ranges of the run before, as the chart's callback has them
-        limits = charts.zoom_limits(st.session_state["seq_len"])({"d_model": st.session_state["d_model"]})
+        size_max = (PARAMS["zoom_np"].max, PARAMS["zoom_nd"].max)
+        limits = charts.zoom_limits(st.session_state["seq_len"], size_max)({"d_model": st.session_state["d_model"]})
         liveparam.report("sin_zoom_live", charts.LIVE_PARAMS, report, limits)
     runpy.run_path(
         str(Path(explorer.__file__).parent.parent / "pages" / "1_Sinusoidal_heatmap.py"), run_name="__main__"
@@ -380,6 +391,41 @@ def test_a_drag_reported_by_the_zoom_chart_reaches_the_url_and_the_rest_of_the_p
     run_page("", at)
     assert at.query_params["zoom_p0"] == "99" and at.query_params["zoom_d0"] == "3"  # clamped; junk ignored
     assert box(at) == (99, 99, 3, 15)
+
+
+def test_a_drag_of_the_window_size_reported_by_the_zoom_chart_reaches_the_url_and_the_rest_of_the_page():
+    """Issue #36: the window's size is the zoom chart's (positions shown, dimensions shown). Its report reaches the
+    session and the URL once, clamped to the table; the chart keeps its spec while its height stays (the browser keeps
+    the chart it was dragging), and the box, the Numbers view and the snippet follow; a release that changes the
+    height builds the chart anew, starting at the reported size."""
+    at = AppTest.from_function(_report_then_run_the_page, default_timeout=120)
+    at.query_params.update({"seq_len": "100", "d_model": "16", "zoom_np": "50", "zoom_nd": "8", "zoom_p0": "20"})
+    at.query_params.update({"sin_view": "Numbers"})
+    run_page("", at)
+    first = zoom_chart(at)
+    assert zoom_starts(at, charts.SIZE_PARAMS) == {"zoom_np": 50, "zoom_nd": 8} and first["height"] == 240
+    assert box(at) == (20, 69, 0, 7)
+    at.session_state["fake_report"] = {"zoom_np": [{"zoom_np": 30}], "zoom_nd": [{"zoom_nd": 5}]}
+    run_page("", at)
+    assert at.query_params["zoom_np"] == "30" and at.query_params["zoom_nd"] == "5"
+    assert zoom_chart(at) == first  # the same spec: the browser keeps the chart it was dragging
+    assert box(at) == (20, 49, 0, 4)
+    table = at.dataframe[0].value
+    assert table["position"].tolist() == list(range(20, 50)) and list(table.columns[1:]) == [f"dim {i}" for i in
+                                                                                              range(5)]  # fmt: skip
+    assert "positions 20 … 49 × dimensions 0 … 4" in " ".join(c.value for c in at.caption)
+    # past the table (16 dimensions, 100 positions): clamped to it; junk ignored
+    at.session_state["fake_report"] = {"zoom_nd": [{"zoom_nd": 200}], "zoom_np": [{"zoom_np": "x"}]}
+    run_page("", at)
+    # 16: the table's width, and so the page's default at d = 16 (the default 32, clamped): it leaves the link
+    assert at.session_state["zoom_nd"] == 16 and "zoom_nd" not in at.query_params and at.query_params["zoom_np"] == "30"
+    assert box(at) == (20, 49, 0, 15)
+    # 90 positions: 270 px tall, a new chart at the new size (its sliders start where the hand let go)
+    at.session_state["fake_report"] = {"zoom_np": [{"zoom_np": 90}]}
+    run_page("", at)
+    assert at.query_params["zoom_np"] == "90" and box(at) == (20, 99, 0, 15)
+    taller = zoom_chart(at)
+    assert taller["height"] == 270 and zoom_starts(at, charts.SIZE_PARAMS) == {"zoom_np": 90, "zoom_nd": 16}
 
 
 def test_a_drag_of_d_and_b_reported_by_the_zoom_chart_reaches_the_url_and_the_rest_of_the_page():
@@ -507,7 +553,12 @@ def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders():
     run_page("", at)
     after = {k: v for k, v in zoom_chart(at).items() if k not in ("datasets", "_data")}
     assert after == before, "another seq_len gave the zoom chart a new spec"
-    assert zoom_ranges(at) == {"zoom_p0": (chart_key, "300"), "zoom_d0": (chart_key, "65")}
+    assert zoom_ranges(at) == {
+        "zoom_p0": (chart_key, "300"),
+        "zoom_d0": (chart_key, "65"),
+        "zoom_np": (chart_key, "256"),
+        "zoom_nd": (chart_key, "66"),
+    }
     # the browser's d: 66, where the hand left it (the spec still starts at 64)
     table = view_rows(zoom_chart(at), zoom_p0="10", zoom_d0="4", d_model="66").pivot(
         index="p", columns="i", values="value"

@@ -37,7 +37,7 @@ from explorer.charts.style import (
     facts_layer,
     facts_titled,
     font_scale_param,
-    label_step,
+    label_step_expr,
     on_canvas,
 )
 from explorer.imagechart import DIVERGING, image_heatmap
@@ -62,27 +62,38 @@ TABLE_MAX = 64
 
 #: The zoom window's start is the zoom chart's own pair of sliders (explorer.liveparam): the window
 #: moves in the browser while they are dragged, and the URL follows when the drag ends. Its size
-#: (zoom_np, zoom_nd) stays a pair of Streamlit widgets: it sets the chart's height and the Curves and
-#: Numbers views' windows too, and a size is not a position (issue #23 is about positions). The model
-#: dimension d and the base b are the chart's own sliders too (issue #36): the chart computes each
-#: column's pair, function and θ_j = b^(−2j/d) from them (`zoom_expressions`), and the page follows on
-#: release. Order: d_model before zoom_d0, whose range ends at d − 1 (`zoom_limits`).
+#: (zoom_np positions × zoom_nd dimensions) is a pair of the chart's sliders too (issue #36): the browser
+#: holds the grid of the largest window and shows its first rows and columns; the Curves and Numbers
+#: views follow on release. The model dimension d and the base b are the chart's own sliders too
+#: (issue #36): the chart computes each column's pair, function and θ_j = b^(−2j/d) from them
+#: (`zoom_expressions`), and the page follows on release. Order: d_model before zoom_d0 and zoom_nd,
+#: whose ranges end at d − 1 and d (`zoom_limits`).
 WINDOW_PARAMS = ("zoom_p0", "zoom_d0")
+SIZE_PARAMS = ("zoom_np", "zoom_nd")
 TABLE_PARAMS = ("d_model", "base")
-LIVE_PARAMS = (*TABLE_PARAMS, *WINDOW_PARAMS)
+LIVE_PARAMS = (*TABLE_PARAMS, *WINDOW_PARAMS, *SIZE_PARAMS)
 
 
-def zoom_limits(seq_len: int):
+def zoom_limits(seq_len: int, size_max: tuple[int, int]):
     """The page's ranges of the zoom chart's sliders (explorer.liveparam.LiveChart's ``limits``): p₀ up
-    to seq_len − 1, i₀ up to d − 1 (d read before it)."""
+    to seq_len − 1, i₀ up to d − 1 (d read before it), the window at most `size_max` (the registry's
+    largest window: positions, dimensions) and at most the table (seq_len positions, d dimensions)."""
 
     def limits(values: dict) -> dict[str, dict[str, int]]:
-        found = {"zoom_p0": {"max": int(seq_len) - 1}}
+        found = {"zoom_p0": {"max": int(seq_len) - 1}, "zoom_np": {"max": min(int(size_max[0]), int(seq_len))}}
         if "d_model" in values:
             found["zoom_d0"] = {"max": int(values["d_model"]) - 1}
+            found["zoom_nd"] = {"max": min(int(size_max[1]), int(values["d_model"]))}
         return found
 
     return limits
+
+
+def zoom_height(n_positions: int) -> int:
+    """The zoom chart's height for a window of `n_positions` rows: about 3 px a row, 240 … 520 px. The page builds the
+    chart at its window's height; a drag of the window's size keeps the chart (rows stretch), and the height follows
+    when the drag ends (`zoom_chart`)."""
+    return int(np.clip(3 * n_positions, 240, 520))
 
 
 #: Each value of the zoom chart is one Vega rect mark; its tooltip prints this many decimals.
@@ -500,6 +511,9 @@ ZOOM_SIZE = {"seq_len": "zoom_seq_len"}
 #: The table's width d and base b: the chart's own sliders (issue #36) -> the signals holding them as
 #: numbers (b is ``options[index]``: `zoom_expressions`).
 ZOOM_TABLE = {"d_model": "zoom_d", "base": "zoom_b"}
+#: The window's size, rows (positions) × columns (dimensions): the chart's own sliders (issue #36) -> the
+#: signals holding them as numbers (the grid's rows and columns shown, `zoom_chart`).
+ZOOM_COUNT = {"zoom_np": "zoom_rows", "zoom_nd": "zoom_cols"}
 
 
 def zoom_expressions(layout: str, base_options: Sequence[float]) -> dict[str, str]:
@@ -536,17 +550,18 @@ def zoom_expressions(layout: str, base_options: Sequence[float]) -> dict[str, st
     }
 
 
-def zoom_window(*, n_positions: int, n_dims: int) -> dict[str, str]:
+def zoom_window() -> dict[str, str]:
     """The window as Vega expressions of the in-chart sliders: its first and last position and
     dimension (``p0``, ``p_last``, ``d0``, ``d_last``), cut at seq_len − 1 (`ZOOM_SIZE`) and d − 1
-    (the d slider, `ZOOM_TABLE`)."""
+    (the d slider, `ZOOM_TABLE`); its size is the size sliders' (`ZOOM_COUNT`)."""
     p0, d0 = (ZOOM_FIRST[key] for key in WINDOW_PARAMS)
+    rows, cols = (ZOOM_COUNT[key] for key in SIZE_PARAMS)
     seq_len, d_model = ZOOM_SIZE["seq_len"], ZOOM_TABLE["d_model"]
     return {
         "p0": p0,
-        "p_last": f"min({p0} + {n_positions}, {seq_len}) - 1",
+        "p_last": f"min({p0} + {rows}, {seq_len}) - 1",
         "d0": d0,
-        "d_last": f"min({d0} + {n_dims}, {d_model}) - 1",
+        "d_last": f"min({d0} + {cols}, {d_model}) - 1",
     }
 
 
@@ -573,12 +588,19 @@ def zoom_title(window: dict[str, str]) -> str:
     return expr
 
 
-def _offset_axis(title: str, offset: str, end: str, count: int) -> alt.Axis:
+#: The signals holding each axis's label step, `label_step` of the window's rows and columns (`ZOOM_COUNT`).
+ZOOM_STEP = {"zoom_np": "zoom_row_step", "zoom_nd": "zoom_col_step"}
+#: The window's rows and columns rounded up to whole blocks of `ZOOM_BLOCK`: the signals of the zoom chart's coarse
+#: filters, which move once every `ZOOM_BLOCK` steps of a size slider (`zoom_chart`).
+ZOOM_BLOCK = 16
+ZOOM_COVER = {"zoom_np": "zoom_row_cover", "zoom_nd": "zoom_col_cover"}
+
+
+def _offset_axis(title: str, offset: str, end: str, count: str, step: str) -> alt.Axis:
     """An axis over the grid's rows or columns 0 … count − 1 labelled with the table's index offset + k
-    (offset: the window's first index, a signal): a tick and a label at every multiple of `label_step`
-    of the index, none past the table's last index end − 1 (end: a signal, the table's size). While
-    a slider moves, they move with the cells."""
-    step = label_step(count)
+    (offset: the window's first index; count: the window's size; step: `label_step(count)`; all three signals): a tick
+    and a label at every multiple of the step of the index, none past the table's last index end − 1 (end: a signal,
+    the table's size). While a slider moves, they move with the cells."""
     return alt.Axis(
         title=title,
         grid=False,
@@ -614,6 +636,7 @@ def zoom_chart(
     d0: int,
     n_positions: int,
     n_dims: int,
+    size_max: tuple[int, int],
     d_range: tuple[int, int] = (2, 2048),
     slider_max: tuple[int, int] | None = None,
 ) -> alt.LayerChart:
@@ -621,20 +644,24 @@ def zoom_chart(
     every value computed in the browser.
 
     Sent: the table's length (`size`, the facts row `zoom_size`, `ZOOM_SIZE`) and nothing else: the spec does not
-    depend on it (a page passes it as `explorer.render.Rows`, so another length is new rows in one spec). The window's start p0, d0,
-    the model dimension d and the base b are the chart's own sliders (`LIVE_PARAMS`, starting at `p0`,
-    `d0`, `d_model` and `base`): p0 and d0 span 0 … `slider_max` (default: the table's last position and
-    dimension), d spans `d_range` in steps of 2, b the indices of `base_options`. The page gives p0 and
-    d0 the widest range its controls allow, so that the spec does not depend on the table's size, and
-    narrows them to the table in the browser (`explorer.liveparam.LiveChart`); a slider value past the
-    table's edge is read as the edge. The browser makes the grid of rows r × columns c once; a slider
-    changes only each cell's position p = p0 + r and dimension i = d0 + c, its pair, function and
-    θ_j = b^(−2j/d) (`zoom_expressions`) and its value ``ZOOM_VALUE``: sin or cos of p·θ, the same
-    float64 operations as posenc. (The cells keep their place and identity while the window moves, so
-    Vega updates them in place; cells made anew at each step cost time growing faster than their
-    number.) Cells past the table's last position or dimension are left out: a window cut at the
-    table's edge (or a d dragged below the window) shows an empty band there, and so does a window of more
-    positions (`n_positions`) than the table has (the page allows at most the table's length)."""
+    depend on it (a page passes it as `explorer.render.Rows`, so another length is new rows in one spec). The window's
+    start p0, d0, its size (positions × dimensions), the model dimension d and the base b are the chart's own sliders
+    (`LIVE_PARAMS`, starting at `p0`, `d0`, `n_positions`, `n_dims`, `d_model` and `base`): p0 and d0 span
+    0 … `slider_max` (default: the table's last position and dimension), the size 1 … `size_max` (positions,
+    dimensions), d spans `d_range` in steps of 2, b the indices of `base_options`. The page gives p0 and d0 the widest
+    range its controls allow, so that the spec does not depend on the table's size, and narrows them to the table in
+    the browser (`explorer.liveparam.LiveChart`); a slider value past the table's edge is read as the edge.
+
+    The browser makes the grid of the largest window, rows r × columns c, once, and keeps its first n_positions rows
+    and n_dims columns (a size slider's step adds or removes cells; the size's filters come first, so no other slider
+    reruns them). A slider of the start, d or b changes only each cell's position p = p0 + r and dimension i = d0 + c, its pair,
+    function and θ_j = b^(−2j/d) (`zoom_expressions`) and its value ``ZOOM_VALUE``: sin or cos of p·θ, the same
+    float64 operations as posenc. (The cells keep their place and identity while the window moves, so Vega updates
+    them in place; cells made anew at each step cost time growing faster than their number.) Cells past the table's
+    last position or dimension are left out: a window cut at the table's edge (or a d dragged below the window) shows
+    an empty band there, and so does a window of more positions than the table has (the page allows at most the
+    table's length). The chart is `zoom_height(n_positions)` tall: while the size is dragged the rows stretch, and the
+    page builds the chart at the new height when the drag ends."""
     check_zoom_size(size)
     seq_len = int(size["seq_len"].iloc[0])
     options = tuple(float(v) for v in base_options)
@@ -642,24 +669,33 @@ def zoom_chart(
     d_lo, d_hi = d_range
     if d_model < 2 or d_model % 2 or not d_lo <= d_model <= d_hi:
         raise ValueError(f"d_model must be even and in {d_lo} … {d_hi}, got {d_model}")
-    if seq_len < 1 or n_positions < 1 or n_dims < 1:
-        raise ValueError(f"seq_len, n_positions and n_dims must be >= 1, got {seq_len}, {n_positions}, {n_dims}")
+    most_rows, most_cols = (int(v) for v in size_max)
+    if not (1 <= n_positions <= most_rows and 1 <= n_dims <= most_cols):
+        raise ValueError(f"n_positions and n_dims must be in 1 … size_max = {size_max}, got {n_positions} and {n_dims}")
     p_max, d_max = (seq_len - 1, d_model - 1) if slider_max is None else slider_max
     if p_max < seq_len - 1 or d_max < d_model - 1:
         raise ValueError(
             f"slider_max must reach the table's last position and dimension ({seq_len - 1}, {d_model - 1}), "
             f"got {slider_max}"
         )
-    n_rows, n_cols = n_positions, n_dims  # the grid: the window's most cells (not the table's: its length is data)
     sliders = [  # in the order shown on screen
         live.position("zoom_p0", start=int(p0), lo=0, hi=int(p_max), label="first position p₀ "),
+        live.position("zoom_np", start=int(n_positions), lo=1, hi=most_rows, label="positions shown "),
         live.position("zoom_d0", start=int(d0), lo=0, hi=int(d_max), label="first dimension i₀ "),
+        live.position("zoom_nd", start=int(n_dims), lo=1, hi=most_cols, label="dimensions shown "),
         live.position("d_model", start=int(d_model), lo=int(d_lo), hi=int(d_hi), step=2, label="model dimension d "),
         live.option_position(BASE_KEY, options, start=base, label="base b "),  # raises for another base
     ]
     size_params = fact_params(ZOOM_SIZE)
     table = [alt.param(name=ZOOM_TABLE[key], expr=ex[name]) for key, name in (("d_model", "d"), ("base", "b"))]
-    window = zoom_window(n_positions=n_positions, n_dims=n_dims)
+    rows, cols = (ZOOM_COUNT[key] for key in SIZE_PARAMS)
+    counts = [alt.param(name=ZOOM_COUNT[key], expr=live.number(key)) for key in SIZE_PARAMS]
+    steps = [alt.param(name=ZOOM_STEP[key], expr=label_step_expr(ZOOM_COUNT[key], "12")) for key in SIZE_PARAMS]
+    covers = [
+        alt.param(name=ZOOM_COVER[key], expr=f"ceil({ZOOM_COUNT[key]} / {ZOOM_BLOCK}) * {ZOOM_BLOCK}")
+        for key in SIZE_PARAMS
+    ]
+    window = zoom_window()
     firsts = [  # a slider value past the table's last position or dimension reads as that last one
         live.at_most_last("zoom_p0", ZOOM_FIRST["zoom_p0"], ZOOM_SIZE["seq_len"]),
         live.at_most_last("zoom_d0", ZOOM_FIRST["zoom_d0"], ZOOM_TABLE["d_model"]),
@@ -669,19 +705,28 @@ def zoom_chart(
     # ignore: the stub takes only a Literal of Vega's scheme names; the page's scheme is one
     colours = alt.Scale(scheme=scheme, domain=[-1.0, 1.0], clamp=True)  # type: ignore[arg-type]
     # a cell's edges as expressions of its column c and row r, not fields: Vega-Lite checks a field's values at every
-    # step of a slider (a filter over every cell), and a datum channel's not at all
+    # step of a slider (a filter over every cell), and a datum channel's not at all. The domains follow the size.
     x = alt.XDatum(alt.ExprRef("datum.c - 0.5"), type="quantitative").scale(
-        domain=[-0.5, n_cols - 0.5], nice=False, zero=False, round=True
+        domain=alt.ExprRef(f"[-0.5, {cols} - 0.5]"), nice=False, zero=False, round=True
     )
     y = alt.YDatum(alt.ExprRef("datum.r - 0.5"), type="quantitative").scale(
-        domain=[-0.5, n_rows - 0.5], nice=False, zero=False, reverse=True, round=True
+        domain=alt.ExprRef(f"[-0.5, {rows} - 0.5]"), nice=False, zero=False, reverse=True, round=True
     )
     cells = (
-        alt.Chart(alt.sequence(0, n_cols, as_="c"))
-        .transform_calculate(r=f"sequence(0, {n_rows})")
+        alt.Chart(alt.sequence(0, most_cols, as_="c"))
+        .transform_calculate(r=f"sequence(0, {most_rows})")
         .transform_flatten(["r"])
-        # A column's dimension, pair, function and θ first, its position last: Vega reruns a transform
-        # only when a signal it reads moved, and the ones after it. So a p₀ step recomputes p, the
+        # The window's size next: a step of the start, d or b reruns none of these filters (Vega reruns a transform
+        # only when a signal it reads moved, and the ones after it), and a step of the size passes on only the cells it
+        # adds or removes. A filter visits all its input when its signal moves: the first two keep whole blocks of
+        # `ZOOM_BLOCK` rows and columns, and their signals move once every `ZOOM_BLOCK` steps; the last two visit only
+        # those blocks' cells. (Measured in Chromium: one filter over the whole grid cost a size step 1.5-2× a start
+        # step; filtered before the flatten, the grid was made anew at each step.)
+        .transform_filter(f"datum.c < {ZOOM_COVER['zoom_nd']}")
+        .transform_filter(f"datum.r < {ZOOM_COVER['zoom_np']}")
+        .transform_filter(f"datum.c < {cols}")
+        .transform_filter(f"datum.r < {rows}")
+        # A column's dimension, pair, function and θ next, its position last: a p₀ step recomputes p, the
         # filter and the value, not θ (2-3 expressions a cell instead of 7).
         .transform_calculate(i=f"{window['d0']} + datum.c")
         .transform_calculate(j=ex["pair"], fn=ex["fn"])
@@ -693,9 +738,9 @@ def zoom_chart(
         # description of each cell (on a canvas Vega writes none into the page; the chart's own description stays)
         .mark_rect(style=ZOOM_CELL_STYLE, aria=False, invalid=None)
         .encode(
-            x=x.axis(_offset_axis("dimension i", window["d0"], ZOOM_TABLE["d_model"], n_cols)),
+            x=x.axis(_offset_axis("dimension i", window["d0"], ZOOM_TABLE["d_model"], cols, ZOOM_STEP["zoom_nd"])),
             x2=alt.X2Datum(alt.ExprRef("datum.c + 0.5")),
-            y=y.axis(_offset_axis("position p", window["p0"], ZOOM_SIZE["seq_len"], n_rows)),
+            y=y.axis(_offset_axis("position p", window["p0"], ZOOM_SIZE["seq_len"], rows, ZOOM_STEP["zoom_np"])),
             y2=alt.Y2Datum(alt.ExprRef("datum.r + 0.5")),
             color=alt.Color("value:Q").title("PE(p, i)").scale(colours).legend(gradientLength=180),
             tooltip=[
@@ -706,7 +751,7 @@ def zoom_chart(
             ],
         )
         # Vega lists bound inputs in reverse: p₀ first on screen
-        .add_params(*reversed(sliders), *size_params, *table, *firsts, font_scale)
+        .add_params(*reversed(sliders), *size_params, *table, *counts, *steps, *covers, *firsts, font_scale)
     )
     subtitle = [
         LAYOUT_TITLES[layout],
@@ -716,8 +761,8 @@ def zoom_chart(
     return alt.LayerChart(
         layer=[facts_layer(size), cells],
         title=alt.TitleParams(alt.ExprRef(zoom_title(window)), subtitle=subtitle, anchor="start"),
-        description=zoom_description(layout, n_rows, n_cols),
-        height=int(np.clip(3 * n_rows, 240, 520)),
+        description=zoom_description(layout),
+        height=zoom_height(n_positions),
         config=ZOOM_CONFIG,
         autosize=FIT_X,
         # Canvas: SVG would be one DOM node per cell, redrawn at every step. (Streamlit picks canvas by

@@ -474,6 +474,20 @@ def label_step(count: int, most: int = 12) -> int:
     return step
 
 
+#: The steps an axis labelled in the browser can take (`label_step`'s first ones: far enough for 64 patches or 256 rows
+#: at one label).
+LABEL_STEPS = (1, 2, 5, 10, 20, 50, 100)
+
+
+def label_step_expr(count: str, most: str) -> str:
+    """The Vega expression for `label_step(count, most)` (`count`, `most`: Vega expressions; `count` ≤ 100 · `most`):
+    the first of `LABEL_STEPS` that labels at most `most` of `count` cells."""
+    out = str(LABEL_STEPS[-1])
+    for step in reversed(LABEL_STEPS[:-1]):
+        out = f"ceil({count} / {step}) <= {most} ? {step} : {out}"
+    return out
+
+
 def facts_layer(facts: dict[str, Any] | pd.DataFrame) -> alt.Chart:
     """An invisible layer holding one row: the numbers and sentences that a chart's title or scale
     ends read with `fact(name)`. It must be the first layer of the top-level chart (of its first

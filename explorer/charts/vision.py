@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import chart_config, configure, on_canvas
+from explorer.charts.style import chart_config, configure, label_step_expr, on_canvas
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 from explorer.text.vision import query_title_expr, ring_label_expr
@@ -103,8 +103,6 @@ FRAME = "vis_key_frame"
 PANEL_ASPECT = 0.75
 #: The grid's shorter side is drawn at least this many pixels long (a 1 × 64 strip stays visible).
 LEAST_SIDE = 90
-#: The steps an axis can be labelled at (`explorer.charts.style.label_step`'s, far enough for 64 patches at one label).
-LABEL_STEPS = (1, 2, 5, 10, 20, 50, 100)
 #: A scheme's keys in the chart's one lookup table: its index in the table times this, plus the entry's own key.
 KEY_BLOCK = 1 << 20
 
@@ -112,15 +110,6 @@ KEY_BLOCK = 1 << 20
 def panel_height(panel_width: int) -> int:
     """The height of every query heatmap panel `panel_width` px wide (`PANEL_ASPECT`)."""
     return int(round(panel_width * PANEL_ASPECT))
-
-
-def label_step_expr(count: str, most: str) -> str:
-    """The Vega expression for `explorer.charts.style.label_step(count, most)` (`count` ≤ 100 · `most`): the first
-    of `LABEL_STEPS` that labels at most `most` of `count` cells."""
-    out = str(LABEL_STEPS[-1])
-    for step in reversed(LABEL_STEPS[:-1]):
-        out = f"ceil({count} / {step}) <= {most} ? {step} : {out}"
-    return out
 
 
 def grid_place(*, width: int, height: int, least: int = LEAST_SIDE) -> list[Any]:

@@ -58,7 +58,8 @@ PAGE = Page(
             64,
             min=1,
             max=256,
-            help="How many consecutive positions the zoom window, the curves and the table show.",
+            help="How many consecutive positions the zoom window, the curves and the table show: the second slider "
+            "above the zoom chart, up to seq_len.",
         ),
         Param(
             "zoom_d0",
@@ -76,7 +77,8 @@ PAGE = Page(
             32,
             min=1,
             max=256,
-            help="How many consecutive dimensions the zoom window and the table show.",
+            help="How many consecutive dimensions the zoom window and the table show: the fourth slider above the "
+            "zoom chart, up to d.",
         ),
         Param(
             "curve_dims",

@@ -18,13 +18,14 @@ FORMULA_CAPTION = (
 )
 WINDOW_CAPTION = (
     "A window of the table, shown exactly (nothing averaged); Curves and Numbers below show the same "
-    "window. Its size is set here; its start, and the model dimension d and the base b of the whole page, "
-    "on the chart's own sliders."
+    "window. Its start and its size, and the model dimension d and the base b of the whole page, are the "
+    "chart's own sliders."
 )
 ZOOM_CAPTION = (
-    "Drag **first position p₀**, **first dimension i₀**, the **model dimension d** or the **base b** "
-    "above the chart (or focus one and press ← →): the window follows in your browser at once; when "
-    "you let go, the whole table, the views below, the sentences and the link follow."
+    "Drag any slider above the chart: **first position p₀**, **positions shown**, **first dimension i₀**, "
+    "**dimensions shown**, the **model dimension d** or the **base b** (or focus one and press ← →). The "
+    "window follows in your browser at once; when you let go, the whole table, the views below, the "
+    "sentences and the link follow."
 )
 TOO_FEW_POSITIONS = "Similarity and distance need at least two positions: raise the sequence length."
 
@@ -162,13 +163,13 @@ def distance_subtitle(seq_len: int) -> str:
     return f"The distance between positions p and p + k depends only on k; here every k from 1 to {seq_len - 1}."
 
 
-def zoom_description(layout: str, n_rows: int, n_cols: int) -> str:
-    """The zoom chart's description (read by screen readers)."""
+def zoom_description(layout: str) -> str:
+    """The zoom chart's description (read by screen readers): true at every slider value."""
     return (
-        f"The zoom window of the sinusoidal encoding table ({layout} layout): up to {n_rows} positions × "
-        f"{n_cols} dimensions from the first position p₀ and the first dimension i₀ set by the sliders above "
-        "the chart, for the model dimension d and the base b set by the two sliders after them, every value "
-        "shown as one coloured cell."
+        f"The zoom window of the sinusoidal encoding table ({layout} layout): the positions from the first "
+        "position p₀ and the dimensions from the first dimension i₀, as many of each as the positions-shown and "
+        "dimensions-shown sliders set, for the model dimension d and the base b set by the last two sliders, "
+        "every value shown as one coloured cell."
     )
 
 
