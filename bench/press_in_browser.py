@@ -1,6 +1,6 @@
 """Issue #36's press test: does a control's key press redraw its chart in the browser?
 
-Each chart-driving control a chart carries itself (explorer.liveparam: home's d, RoPE's m, n, d and j, the
+Each chart-driving control a chart carries itself (explorer.liveparam: home's d, RoPE's m, n, d, j, q and k, the
 clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows, video frames and frame shown, the sinusoidal zoom start and size,
 Context extension's factor, lengths, head dim and base (dynamic NTK's and LongRoPE's too, and LongRoPE's factor), YaRN's and Llama 3's knobs and YaRN's mscale, the
 configs converter's α, d and b, Compare methods' L and T) is
@@ -45,6 +45,10 @@ CONTROLS = [
     ("RoPE head size d", "RoPE_rotation", "RoPE rotation", "head_dim_head_dim"),
     ("RoPE pair j", "RoPE_rotation", "RoPE rotation", "j_j"),
     ("RoPE base b", "RoPE_rotation", "RoPE rotation", "base_base"),
+    ("RoPE q x", "RoPE_rotation", "RoPE rotation", "qx_qx"),
+    ("RoPE k y", "RoPE_rotation", "RoPE rotation", "ky_ky"),
+    ("RoPE q angle (polar)", "RoPE_rotation?vec_input=polar", "RoPE rotation", "q_angle_q_angle"),
+    ("RoPE k length (polar)", "RoPE_rotation?vec_input=polar", "RoPE rotation", "k_len_k_len"),
     ("Clock position p", "Clock_hands", "Frequency clock hands", "m_m"),
     ("Clock head size d", "Clock_hands", "Frequency clock hands", "d_model_d_model"),
     ("Clock base b", "Clock_hands", "Frequency clock hands", "base_base"),

@@ -41,7 +41,8 @@ LIVE_RANGES_ATTRIBUTE = "data-posenc-ranges"
 #: larger rem base enlarges them with the rest of the page. Every other live chart (element key
 #: <name>_live_<n>, explorer.liveparam: RoPE's plane, the invariance shift test, the vision page's
 #: heatmaps, the sinusoidal zoom window) likewise gets its sliders above the chart, so that in
-#: presentation mode they are in the first screen with its top; the invariance, vision, zoom and
+#: presentation mode they are in the first screen with its top (the RoPE plane's nine in two columns on a wide screen:
+#: its five, then q's and k's numbers); the invariance, vision, zoom and
 #: Compare methods' L and T sliders keep label and value on one line, the vision page's two side by side where they fit, the
 #: zoom's wide enough to aim with. The vision page's heatmaps are drawn on a canvas, which cannot
 #: shrink to its column (clicks would miss their patch): they are sized to fit (one per row on a phone),
@@ -81,6 +82,12 @@ BASE_CSS = (
   [class*="st-key-inv_live_"] .vega-embed form.vega-bindings {
     display: grid; grid-template-columns: repeat(2, max-content); column-gap: 2.4rem; }
   [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(18rem, 20vw); }
+}
+@media (min-width: 900px) {  /* the RoPE plane's nine sliders: m, n, d, b, j, then q's and k's two numbers each beside them */
+  [class*="st-key-rope_live_"] .vega-embed form.vega-bindings {
+    display: grid; grid-template-rows: repeat(5, auto); grid-template-columns: repeat(2, max-content);
+    grid-auto-flow: column; column-gap: 2.4rem; }
+  [class*="st-key-rope_live_"] .vega-embed form.vega-bindings .vega-bind label { white-space: nowrap; }
 }
 [class*="st-key-home_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 52vw); height: 1rem; }
 [class*="st-key-ext_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }

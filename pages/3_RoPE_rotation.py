@@ -1,7 +1,8 @@
 """RoPE rotation: one pair of a query and a key, rotated by position, and the d×d matrix behind it.
 
 URL keys: vec_input, qx, qy, kx, ky, q_angle, q_len, k_angle, k_len (the two 2-D vectors), m, n
-(positions), j (pair; max head_dim/2 − 1, clamped), base, head_dim, layout_rope, traj_m.
+(positions), j (pair; max head_dim/2 − 1, clamped), base, head_dim, layout_rope, traj_m. m, n, head_dim, base, j and
+the vectors' numbers (those of the way vec_input gives them) are the live plane's own sliders (explorer.liveparam).
 """
 
 from __future__ import annotations
@@ -38,23 +39,20 @@ with intro():
 # The positions and the pair are the page's main controls: in the main area (the sidebar starts
 # collapsed on phones and in presentation mode); the rest stays in the sidebar. m and n are the live
 # plane's own sliders (explorer.liveparam): the plane turns in the browser while they are dragged, and
-# the rest of the page and the link follow when the drag ends.
+# the rest of the page and the link follow when the drag ends. So are q's and k's numbers (issue #36), in the way the
+# sidebar's choice gives them (x and y, or angle and length): a discrete choice, a server run.
 # The real-model select first: it fills the widgets below before they are drawn.
 presets_ui.model_picker("rope", container=st.sidebar)
-live = LiveChart("rope_live", charts.LIVE_PARAMS, limits=charts.live_limits)
-m, n, head_dim, base, j = (live.values[key] for key in charts.LIVE_PARAMS)
-live_slot = st.container(border=True, key="rope_controls")
-
 with st.sidebar:
     st.markdown("**The pair j of q and k**")
     mode = widget("vec_input", container=st.sidebar)
-    (q1, q2), (k1, k2) = st.sidebar.columns(2), st.sidebar.columns(2)  # q's pair, then k's
-    if mode == "cartesian":
-        q_in = (widget("qx", container=q1), widget("qy", container=q2))
-        k_in = (widget("kx", container=k1), widget("ky", container=k2))
-    else:
-        q_in = (widget("q_angle", container=q1), widget("q_len", container=q2))
-        k_in = (widget("k_angle", container=k1), widget("k_len", container=k2))
+vector_keys = charts.VECTOR_PARAMS[mode]  # q's two numbers, then k's
+live = LiveChart("rope_live", charts.live_params(mode), limits=charts.live_limits)
+m, n, head_dim, base, j = (live.values[key] for key in charts.LIVE_PARAMS)
+q_in, k_in = (tuple(live.values[key] for key in keys) for keys in (vector_keys[:2], vector_keys[2:]))
+live_slot = st.container(border=True, key="rope_controls")
+
+with st.sidebar:
     st.markdown("**Frequency and trajectory**")
     traj_m = widget("traj_m", container=st.sidebar)
     layout = widget("layout_rope", container=st.sidebar)
@@ -72,12 +70,15 @@ thetas = posenc.inverse_frequencies(head_dim, base=base)
 theta = float(thetas[j])
 nums = compute.plane_numbers(q, k, m, n, theta, traj_m)
 
-starts = live.starts((tuple(q), tuple(k)))
+starts = live.starts(mode)  # q and k reach the spec as the sliders' starts; the plane's reach is rows
 live.show(
     save_as="rope_plane",
     chart=shared(charts.live_pair_chart)(
         q,
         k,
+        vector_input=mode,
+        vectors={key: starts[key] for key in vector_keys},
+        vector_ranges={key: (PARAMS[key].min, PARAMS[key].max, PARAMS[key].step) for key in vector_keys},
         base_options=PARAMS["base"].options,
         p_max=PARAMS["m"].max,
         d_range=(PARAMS["head_dim"].min, PARAMS["head_dim"].max),

@@ -491,3 +491,17 @@ def self_reading_calculates(spec: Any) -> list[tuple[str, str]]:
         for value in spec:
             found += self_reading_calculates(value)
     return found
+
+
+def rope_vector_sliders(q: Any, k: Any, vector_input: str = "cartesian") -> dict[str, Any]:
+    """The RoPE live plane's vector sliders (`explorer.charts.rope.live_pair_chart`'s ``vector_input``, ``vectors``
+    and ``vector_ranges``) starting at q and k, given as x and y (or, "polar", as angle in degrees and length), each
+    over its range in the page's declaration (explorer.site.rope)."""
+    from explorer.charts.rope import VECTOR_PARAMS
+    from explorer.site.rope import PAGE
+
+    keys = VECTOR_PARAMS[vector_input]
+    declared = {p.key: p for p in PAGE.params}
+    starts = dict(zip(keys, (*q, *k), strict=True))
+    ranges = {key: (declared[key].min, declared[key].max, declared[key].step) for key in keys}
+    return {"vector_input": vector_input, "vectors": starts, "vector_ranges": ranges}

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from _chartspec import rope_vector_sliders
 
 from explorer import compat
 from explorer.charts import extension, lab, rope, style
@@ -65,6 +66,7 @@ def _live_plane():
     return rope.live_pair_chart(
         np.array([1.0, 0.5]),
         np.array([-0.4, 1.2]),
+        **rope_vector_sliders((1.0, 0.5), (-0.4, 1.2)),
         base=10000.0,
         base_options=(10.0, 10000.0),
         head_dim=16,
@@ -91,7 +93,7 @@ def _attention():
     [
         (_wavelengths, {"last_pair": 15}),
         (_attention, {"title": "rope: layer 1, head 2 at 64 tokens"}),
-        (_live_plane, {"qx": 1.0, "lim": 1.35 * float(np.hypot(-0.4, 1.2))}),
+        (_live_plane, {"lim": 1.35 * float(np.hypot(-0.4, 1.2))}),
         (_plane, {"title": "Pair j = 4: θ_j = 0.25 rad", "lim": 1.45 * 2.0}),
     ],
 )

@@ -9,7 +9,18 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import by_field, drawn, facts, find, frame, layers, legible, png_pixels, readable_titles
+from _chartspec import (
+    by_field,
+    drawn,
+    facts,
+    find,
+    frame,
+    layers,
+    legible,
+    png_pixels,
+    readable_titles,
+    rope_vector_sliders,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -380,13 +391,23 @@ def test_rotation_latex_shows_the_numbers():
 
 # ------------------------------------------------------------------- live chart (in the browser)
 def vega_eval(
-    expr: str, m: int, n: int, row: dict | None = None, *, head_dim: int = 64, j: int = 0, base_index: int = 4
+    expr: str,
+    m: int,
+    n: int,
+    row: dict | None = None,
+    *,
+    head_dim: int = 64,
+    j: int = 0,
+    base_index: int = 4,
+    sliders: dict | None = None,
+    signals: dict | None = None,
 ) -> float:
     """A live expression evaluated with Python's math (the names it uses: cos, sin, pow, min, PI,
     toNumber, the in-chart selections m, n, head_dim, base (an option index) and j, whose one field each is the value:
     ``m.m``, and Vega's ``data('data-0')``, the chart's facts row `row`).
     `%` is Python's floored remainder here, JS's truncated one in the browser: the expression wraps with
-    ((x % 360) + 360) % 360, which lands in [0, 360) under both (the browser test reads the JS result)."""
+    ((x % 360) + 360) % 360, which lands in [0, 360) under both (the browser test reads the JS result).
+    `sliders`: other in-chart sliders' values ({"qx": 1.5}: ``qx.qx``); `signals`: other signals' values."""
 
     def data(name: str) -> list:
         assert name == "data-0"
@@ -406,8 +427,19 @@ def vega_eval(
         "head_dim": SimpleNamespace(head_dim=head_dim),
         "j": SimpleNamespace(j=j),
         "base": SimpleNamespace(base=base_index),
+        "sqrt": math.sqrt,
+        "max": max,
+        **{key: SimpleNamespace(**{key: value}) for key, value in (sliders or {}).items()},
+        **(signals or {}),
     }
     return eval(expr, {"__builtins__": {}}, {**names, "data": data})
+
+
+def pair_signals(q, k) -> dict[str, float]:
+    """q's and k's signals (`charts.VECTOR_SIGNALS`) as the browser computes them from the plane's x and y sliders."""
+    sliders = dict(zip(charts.VECTOR_PARAMS["cartesian"], (*q, *k), strict=True))
+    ex = charts.vector_expressions("cartesian")
+    return {charts.VECTOR_SIGNALS[name]: vega_eval(ex[name], 0, 0, sliders=sliders) for name in ex}
 
 
 @settings(max_examples=60, deadline=None)
@@ -423,11 +455,13 @@ def vega_eval(
 def test_live_expressions_rotate_and_score_like_rope(q, k, base, half, j, m, n):
     head_dim = 2 * half
     ex = charts.live_expressions(BASE_OPTIONS)
-    row = charts.live_facts(np.array(q), np.array(k))
+    signals = pair_signals(q, k)
+    assert signals == dict(zip(charts.VECTOR_SIGNALS.values(), (*q, *k), strict=True))  # x and y as they stand
     pair = min(j, half - 1)  # a j slider past the last pair reads as the last pair
     theta = float(posenc.inverse_frequencies(head_dim, base=base)[pair])
     got = {
-        name: vega_eval(ex[name], m, n, row, head_dim=head_dim, j=j, base_index=BASE_OPTIONS.index(base)) for name in ex
+        name: vega_eval(ex[name], m, n, head_dim=head_dim, j=j, base_index=BASE_OPTIONS.index(base), signals=signals)
+        for name in ex
     }
     assert got["base"] == base and got["pair"] == pair
     assert got["theta"] == theta  # the same float64 operations as posenc (in the browser: to the last bit or so)
@@ -445,8 +479,26 @@ def test_live_expressions_rotate_and_score_like_rope(q, k, base, half, j, m, n):
     assert math.remainder(shown - turned, 360) == pytest.approx(0, abs=1e-6)
 
 
+def test_polar_vectors_in_the_browser_are_posencs_polar_to_xy():
+    """Given as angle (whole degrees, the slider's steps) and length, q's coordinates in the browser are
+    `posenc.polar_to_xy(degrees=True)`'s: the same radians bit for bit (φ·(π/180), as np.deg2rad), and cos and sin
+    (Python's math here, numpy's there: they may differ in the last bit)."""
+    ex = charts.vector_expressions("polar")
+    for angle in range(-180, 181):
+        for length in (0.1, 1.0, 1.7, 3.0):
+            sliders = {"q_angle": angle, "q_len": length, "k_angle": -angle, "k_len": 3.1 - length}
+            got = [vega_eval(ex[name], 0, 0, sliders=sliders) for name in ("qx", "qy", "kx", "ky")]
+            want = [*posenc.polar_to_xy(angle, length, degrees=True), *posenc.polar_to_xy(-angle, 3.1 - length,
+                                                                                              degrees=True)]  # fmt: skip
+            np.testing.assert_allclose(got, want, rtol=0, atol=4e-16 * 3.1)
+            assert angle * (math.pi / 180) == np.deg2rad(np.float64(angle))
+    with pytest.raises(ValueError, match="vector_input"):
+        charts.vector_expressions("spherical")
+
+
 def live_chart(**kwargs):
     args = dict(base=10000.0, base_options=BASE_OPTIONS, head_dim=64, j=0, m=M, n=N, p_max=8192)
+    args.update(rope_vector_sliders(Q, K))
     args.update(kwargs)
     return charts.live_pair_chart(np.array(Q), np.array(K), **args)
 
@@ -458,7 +510,23 @@ def test_live_chart_sliders_are_m_n_d_and_j_over_their_whole_range():
     slider only; the arrows, their labels and the read-out are computed from them."""
     spec = live_chart(head_dim=16, j=5).to_dict()
     params = {p["name"]: p for p in spec["params"] if "bind" in p}
-    assert set(params) == {"m", "n", "head_dim", "base", "j"}
+    assert set(params) == {"m", "n", "head_dim", "base", "j", "qx", "qy", "kx", "ky"}
+    assert [p["name"] for p in spec["params"] if "bind" in p][::-1] == list(charts.live_params("cartesian"))
+    for key, start in zip(("qx", "qy", "kx", "ky"), (*Q, *K), strict=True):  # q's and k's numbers, -3 … 3
+        param = params[key]
+        assert param["value"] == start and (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == (
+            -3.0,
+            3.0,
+            0.1,
+        )
+    polar = live_chart(**rope_vector_sliders((30, 1.5), (-120, 0.5), "polar")).to_dict()
+    bound = {p["name"]: (p["value"], p["bind"]["min"], p["bind"]["max"]) for p in polar["params"] if "bind" in p}
+    assert {key: bound[key] for key in charts.VECTOR_PARAMS["polar"]} == {
+        "q_angle": (30, -180, 180),
+        "q_len": (1.5, 0.1, 3.0),
+        "k_angle": (-120, -180, 180),
+        "k_len": (0.5, 0.1, 3.0),
+    }
     (theta,) = [p for p in spec["params"] if p["name"] == charts.THETA_SIGNAL]
     assert theta["expr"] == charts.live_expressions(BASE_OPTIONS)["theta"]  # the formula tested above
     last = len(BASE_OPTIONS) - 1
@@ -472,7 +540,11 @@ def test_live_chart_sliders_are_m_n_d_and_j_over_their_whole_range():
         assert param["bind"]["input"] == "range"
         assert (param["bind"]["min"], param["bind"]["max"], param["bind"]["step"]) == ranges[key]
     plane, readout = spec["vconcat"]
-    tips = next(layer["transform"] for layer in plane["layer"] if "transform" in layer)  # arrows, heads, names
+    tips = next(  # arrows, heads, names: the layers that label their tips
+        layer["transform"]
+        for layer in plane["layer"]
+        if any(t.get("as") == "label" for t in layer.get("transform", []))
+    )
     calculated = " ".join(t["calculate"] for t in tips if "calculate" in t)
     for name in ("m.m", "n.n", "head_dim.head_dim", "j.j", "base.base"):
         assert name in calculated and name in str(readout["transform"])
@@ -483,6 +555,10 @@ def test_live_chart_sliders_are_m_n_d_and_j_over_their_whole_range():
         "head_dim": 64,
         "j": 0,
         "base": start_b,
+        "qx": Q[0],
+        "qy": Q[1],
+        "kx": K[0],
+        "ky": K[1],
     }
 
 
@@ -498,49 +574,64 @@ def test_live_chart_sliders_are_m_n_d_and_j_over_their_whole_range():
         (dict(head_dim=7), "head_dim"),
         (dict(head_dim=258), "head_dim"),
         (dict(head_dim=8, j=4), "j must be in 0 … head_dim/2 − 1 = 3, got 4"),
+        (dict(vector_input="spherical"), "vector_input"),
+        (dict(vector_input="polar"), "vectors and vector_ranges must have the keys"),
+        (dict(vectors={"qx": 4.0, "qy": 0.0, "kx": 0.0, "ky": 1.0}), r"vectors\['qx'\] must be in"),
     ],
 )
 def test_live_chart_rejects_bad_input_by_name(kwargs, word):
     args = dict(
         q=np.array(Q), k=np.array(K), base=10000.0, base_options=BASE_OPTIONS, head_dim=64, j=0, m=M, n=N, p_max=8192
     )
+    args.update(rope_vector_sliders(Q, K))
     args.update(kwargs)
     q, k = args.pop("q"), args.pop("k")
     with pytest.raises(ValueError, match=word):
         charts.live_pair_chart(q, k, **args)
 
 
-def test_the_live_plane_describes_itself_and_keeps_the_pairs_numbers_in_its_rows():
-    """A new pair (q, k) changes the live plane's rows, not its spec: the description names no
-    number of the pair's (nor m, n, d or j, which a drag would make stale), the facts row holds them."""
+def test_the_live_plane_describes_itself_and_keeps_the_pages_pair_in_its_rows():
+    """The page's pair (q, k) reaches the live plane as its reach only, in its facts row: the description names no
+    number of the pair's (nor m, n, d or j, which a drag would make stale); q's and k's numbers are the starts of its
+    own sliders, so a new pair with the same starts changes the rows only."""
+    kw = dict(base_options=BASE_OPTIONS, head_dim=16, j=3, m=3, n=7, p_max=100)
     spec = charts.live_pair_chart(
-        np.array([1.0, 0.5]),
-        np.array([-0.25, 2.0]),
-        base=500.0,
-        base_options=BASE_OPTIONS,
-        head_dim=16,
-        j=3,
-        m=3,
-        n=7,
-        p_max=100,
+        np.array([1.0, 0.5]), np.array([-0.25, 2.0]), base=500.0, **rope_vector_sliders((1.0, 0.5), (-0.25, 2.0)), **kw
     ).to_dict()
     text = spec["description"]
     assert "query q" in text and "key k" in text and "from 0 to 100" in text and "pair j" in text
+    assert "the last four sliders set q and k" in text
     assert "m = 3" not in text and "n = 7" not in text and "500" not in text and "16" not in text
-    assert facts(spec) == {
-        "qx": 1.0,
-        "qy": 0.5,
-        "kx": -0.25,
-        "ky": 2.0,
-        "lim": 1.35 * math.hypot(-0.25, 2.0),
-    }
+    assert facts(spec) == {"lim": 1.35 * math.hypot(-0.25, 2.0)}
 
-    def sent(q, k, base):  # what the browser gets, without the rows
-        chart = charts.live_pair_chart(
-            np.array(q), np.array(k), base=base, base_options=BASE_OPTIONS, head_dim=16, j=3, m=3, n=7, p_max=100
-        )
+    def sent(q, k, base, starts=((1.0, 0.5), (-0.25, 2.0))):  # what the browser gets, without the rows
+        sliders = rope_vector_sliders(*starts)
+        chart = charts.live_pair_chart(np.array(q), np.array(k), base=base, **sliders, **kw)
         return {key: v for key, v in stable_dataset_names(compat.vega_lite_spec(chart)).items() if key != "datasets"}
 
-    # b is the plane's own slider now: its start is in the spec like d's and j's; a new q, k is rows only
+    # b is the plane's own slider: its start is in the spec like d's and j's; a new page's pair is rows only
     assert sent([0.3, -2.0], [1.0, 1.0], 500.0) == sent([1.0, 0.5], [-0.25, 2.0], 500.0)
     assert sent([1.0, 0.5], [-0.25, 2.0], 10.0) != sent([1.0, 0.5], [-0.25, 2.0], 500.0)
+    assert sent([1.0, 0.5], [-0.25, 2.0], 500.0, ((0.3, -2.0), (1.0, 1.0))) != sent([1.0, 0.5], [-0.25, 2.0], 500.0)
+
+
+def test_the_live_planes_reach_widens_in_the_browser_past_the_pages_pair():
+    """The axes span ± the page's reach (1.35 × its longer vector) or, once a vector slider takes q or k past it, ± 1.35
+    × the longer of the dragged pair; each vector's circle is drawn at its length as the browser has it."""
+    chart = live_chart().to_dict()
+    (lim,) = [p["expr"] for p in chart["params"] if p["name"] == charts.LIM_SIGNAL]
+    row = charts.live_facts(np.array(Q), np.array(K))
+    assert row == {"lim": 1.35 * math.hypot(*K)}
+    for q, k, want in (
+        (Q, K, 1.35 * math.hypot(*K)),  # the page's own pair
+        ((0.1, 0.0), (0.0, 0.2), 1.35 * math.hypot(*K)),  # shorter: the plane keeps its reach until the release
+        ((3.0, -3.0), K, 1.35 * math.hypot(3.0, 3.0)),  # past it: widened
+        ((0.0, 0.0), (0.0, 0.0), 1.35 * math.hypot(*K)),
+    ):
+        assert vega_eval(lim, 0, 0, row, signals=pair_signals(q, k)) == pytest.approx(want, rel=1e-15), (q, k)
+    ring = next(layer for layer in chart["vconcat"][0]["layer"] if layer.get("mark", {}).get("type") == "line")
+    radius = next(t["calculate"] for t in ring["transform"] if t.get("as") == "radius")
+    test, both = radius.split(" ? ")
+    assert test == "datum.vector === 'q'"
+    for expr, want in zip(both.split(" : "), (math.hypot(2.0, -1.5), math.hypot(0.3, 0.4)), strict=True):
+        assert vega_eval(expr, 0, 0, signals=pair_signals((2.0, -1.5), (0.3, 0.4))) == pytest.approx(want, rel=1e-15)

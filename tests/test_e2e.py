@@ -246,7 +246,9 @@ def test_deep_link_table_matches_pages():
         live: set[str] = set()
         if "LiveChart(" in source:  # a chart's own sliders (explorer.liveparam): the chart module's LIVE_PARAMS
             (module,) = re.findall(r"from explorer\.charts import (\w+) as charts", source)
-            live = set(importlib.import_module(f"explorer.charts.{module}").LIVE_PARAMS)
+            charts = importlib.import_module(f"explorer.charts.{module}")
+            # and the vectors' numbers of the RoPE plane, by the way the page gives them
+            live = set(charts.LIVE_PARAMS) | {k for keys in getattr(charts, "VECTOR_PARAMS", {}).values() for k in keys}
             keys |= live
         if "ropeblock.METHOD_PARAMS" in source:  # Context extension: the method's own params
             from explorer import ropeblock

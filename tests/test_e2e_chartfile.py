@@ -12,6 +12,7 @@ import struct
 
 import _browser_fixtures
 import pytest
+from _chartspec import rope_vector_sliders
 from e2e_support import wait_charts_drawn, wait_idle
 
 from explorer.manifest import page as declared_page
@@ -154,11 +155,13 @@ def test_the_svg_and_the_projector_png_come_from_the_same_button(chromium, serve
     assert struct.unpack(">I", data[16:20])[0] >= 1800  # wide enough for a 1080p projector
 
 
-def test_the_planes_theta_computed_in_the_browser_is_posencs_at_random_settings(chromium, tmp_path):
-    """The RoPE plane computes θ_j = b^(−2j/d) in the browser from its own d and j sliders (issue #36):
-    read from the Vega view at 40 random (base, d, j), it equals posenc.inverse_frequencies to the last
-    bit or within one ulp (JavaScript's pow and the C library's may round the last bit differently),
-    and the rotated q equals posenc.apply_rope's."""
+@pytest.mark.parametrize("vector_input", ["cartesian", "polar"])
+def test_the_planes_numbers_computed_in_the_browser_are_posencs_at_random_settings(chromium, tmp_path, vector_input):
+    """The RoPE plane computes θ_j = b^(−2j/d) in the browser from its own d and j sliders, and q and k from their own
+    sliders (issue #36): read from the Vega view at 40 random (base, d, j, m, n, q, k), θ_j equals
+    posenc.inverse_frequencies to the last bit or within one ulp (JavaScript's pow and the C library's may round the
+    last bit differently), q and k before rotation equal the sliders' (x and y, or posenc.polar_to_xy of the angle
+    and length), and both scores it prints equal posenc.apply_rope's to the 6 decimals shown."""
     import numpy as np
 
     import posenc
@@ -169,9 +172,12 @@ def test_the_planes_theta_computed_in_the_browser_is_posencs_at_random_settings(
 
     options = tuple(float(b) for b in BASE_OPTIONS)
     rng = np.random.default_rng(2026)
+    starts = ((1.0, 0.5), (-0.4, 1.2)) if vector_input == "cartesian" else ((30, 1.0), (110, 1.5))
+    sliders = rope_vector_sliders(*starts, vector_input)
     chart = rope.live_pair_chart(
         np.array([1.0, 0.5]),
         np.array([-0.4, 1.2]),
+        **sliders,
         base=10000.0,
         base_options=options,
         head_dim=64,
@@ -183,26 +189,48 @@ def test_the_planes_theta_computed_in_the_browser_is_posencs_at_random_settings(
     path = tmp_path / "plane.html"
     path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(chart)), title="t", footer="f"))
     tab, tried = open_offline(chromium, path)
+    keys = rope.VECTOR_PARAMS[vector_input]
+
+    def slider_value(key: str) -> float:  # a value the slider can stand at: a whole number of steps from its start
+        lo, hi, step = sliders["vector_ranges"][key]
+        return round(lo + step * int(rng.integers(0, round((hi - lo) / step) + 1)), 6)
+
     try:
         for _ in range(40):  # b is the plane's own slider too (an index into its options)
             base = options[int(rng.integers(0, len(options)))]
-            d, j, m = 2 * int(rng.integers(1, 129)), int(rng.integers(0, 128)), int(rng.integers(0, 8193))
+            d, j = 2 * int(rng.integers(1, 129)), int(rng.integers(0, 128))
+            m, n = int(rng.integers(0, 8193)), int(rng.integers(0, 8193))
+            numbers = {key: slider_value(key) for key in keys}
+            moves = [["head_dim", d], ["j", j], ["m", m], ["n", n], ["base", options.index(base)], *numbers.items()]
             got = tab.evaluate(
-                """([d, j, m, b]) => { for (const [name, v] of [['head_dim', d], ['j', j], ['m', m], ['base', b]]) {
+                """(moves) => { for (const [name, v] of moves) {
                      const el = document.querySelector(`input[name="${name}_${name}"]`);
                      el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); }
                    return window.posencView.runAsync().then((view) => [view.signal('theta_j'),
+                     ['pair_qx', 'pair_qy', 'pair_kx', 'pair_ky'].map((s) => view.signal(s)),
                      [...document.querySelectorAll('#chart svg text')].map((t) => t.textContent)]); }""",
-                [d, j, m, options.index(base)],
+                [list(move) for move in moves],
             )
-            theta, texts = got
+            theta, pair_xy, texts = got
             pair = min(j, d // 2 - 1)
             want = float(posenc.inverse_frequencies(d, base=base)[pair])
             assert abs(theta - want) <= np.spacing(want), (base, d, j, theta, want)
-            q_m = posenc.apply_rope(np.array([[1.0, 0.5]]), [m], inv_freq=[want])[0]
-            k_n = np.array([-0.4, 1.2])  # n = 0
-            score = f"{float(q_m @ k_n):.6f}".replace("-", "−")
-            assert f"⟨R_m q, R_n k⟩ = {score}" in texts, (base, d, j, m, texts)
+            values = [numbers[key] for key in keys]
+            if vector_input == "cartesian":
+                q, k = np.array(values[:2]), np.array(values[2:])
+                assert pair_xy == values  # x and y as the sliders stand
+            else:
+                q, k = (posenc.polar_to_xy(*values[i : i + 2], degrees=True) for i in (0, 2))
+                np.testing.assert_allclose(pair_xy, [*q, *k], rtol=0, atol=1e-15)  # cos and sin: the last bit
+            q_m = posenc.apply_rope(q[None, :], [m], inv_freq=[want])[0]
+            k_n = posenc.apply_rope(k[None, :], [n], inv_freq=[want])[0]
+            k_rel = posenc.apply_rope(k[None, :], [n - m], inv_freq=[want])[0]
+            for label, score in (("⟨R_m q, R_n k⟩", q_m @ k_n), ("⟨q, R_(n−m) k⟩", q @ k_rel)):
+                # 6 decimals: a value at a rounding boundary may print either way (the browser's cos and sin)
+                shown = [t for t in texts if t.startswith(f"{label} = ")]
+                assert len(shown) == 1, texts
+                printed = float(shown[0].split(" = ")[1].replace("−", "-"))
+                assert abs(printed - float(score)) <= 5e-7 + 1e-9, (label, base, d, j, m, n, values, shown, score)
             b_text = f"{base:,.0f}"
             assert any(
                 t.startswith("θ_j = b^(−2j/d) = ") and f"(j = {pair}, d = {d}, b = {b_text})" in t for t in texts

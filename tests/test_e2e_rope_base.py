@@ -60,3 +60,50 @@ def test_a_press_on_the_base_turns_the_plane_in_the_browser_and_the_page_follows
             assert slider.evaluate("(el) => el.nextElementSibling.textContent") == f"{want:,}"
         finally:
             browser.close()
+
+
+@pytest.mark.parametrize("vector_input", ["cartesian", "polar"])
+def test_a_press_on_q_or_k_turns_the_plane_in_the_browser_and_the_page_follows(server, vector_input):
+    """Issue #36: q's and k's numbers are the live plane's own sliders. A key press on one redraws the plane while no
+    script runs; the value reaches the link once, the plane is kept (not rebuilt), and its read-out and the page's
+    metric card give posenc's score for the new pair (x and y, or angle and length turned into them by
+    posenc.polar_to_xy)."""
+    import numpy as np
+    from playwright.sync_api import sync_playwright
+
+    query = "m=40&n=7&head_dim=16&j=3&qx=1&qy=0.5&kx=-0.4&ky=1.2"
+    if vector_input == "polar":
+        query = "m=40&n=7&head_dim=16&j=3&vec_input=polar&q_angle=30&q_len=1&k_angle=110&k_len=1.5"
+    presses = {"cartesian": (("qx", "1.1"), ("ky", "1.3")), "polar": (("q_angle", "31"), ("k_len", "1.6"))}[
+        vector_input
+    ]
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        page = new_app_page(browser)
+        try:
+            page.goto(f"{server.base_url}/RoPE_rotation?{query}")
+            wait_idle(page, title=TITLE)
+            wait_charts_drawn(page)
+            chart = page.locator('[class*="st-key-rope_live"] [data-testid=stVegaLiteChart]').first
+            chart.evaluate("(c) => { c.querySelector('svg').__kept = true; }")  # gone if the chart is rebuilt
+            page.evaluate(COUNT_RUNS_JS)
+            for key, want in presses:
+                press_once(
+                    page, chart.locator(f'input[name="{key}_{key}"]'), PLANE_SVG_JS, key=key, want=want, title=TITLE
+                )
+            assert chart.evaluate("(c) => c.querySelector('svg').__kept === true"), "the live plane was rebuilt"
+            if vector_input == "cartesian":
+                q, k = np.array([1.1, 0.5]), np.array([-0.4, 1.3])
+            else:
+                q, k = posenc.polar_to_xy(31, 1.0, degrees=True), posenc.polar_to_xy(110, 1.6, degrees=True)
+            theta = float(posenc.inverse_frequencies(16, base=10000.0)[3])
+            score = float(
+                posenc.apply_rope(q[None, :], [40], inv_freq=[theta])[0]
+                @ posenc.apply_rope(k[None, :], [7], inv_freq=[theta])[0]
+            )
+            texts = chart.locator("svg text").all_text_contents()
+            assert f"⟨R_m q, R_n k⟩ = {score:.6f}".replace("-", "−") in texts, (texts, score)
+            card = page.locator("[data-testid=stMetric]", has_text="⟨R_m q, R_n k⟩").first
+            assert f"{score:.6f}" in card.inner_text()  # the page followed the release (a hyphen-minus there)
+        finally:
+            browser.close()

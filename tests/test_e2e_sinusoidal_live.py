@@ -48,16 +48,22 @@ CELLS_JS = """(view) => { const out = [];
   walk(view.scenegraph().root); return out; }"""
 
 
+def open_zoom(page, url: str):
+    """The page at `url`, drawn and idle, scrolled to its zoom chart: the chart's locator."""
+    page.goto(url)
+    wait_idle(page, title=TITLE)
+    wait_charts_drawn(page)
+    chart = page.locator(LIVE).first
+    chart.scroll_into_view_if_needed()
+    return chart
+
+
 def test_a_press_on_d_or_b_redraws_the_zoom_chart_with_no_script_run_and_the_page_follows(chromium, server):
     bases = list(PARAMS["base"].options)
     page = new_app_page(chromium)
     query = "seq_len=300&d_model=64&base=500&layout_sin=concatenated&zoom_p0=10&zoom_d0=4&zoom_np=40&zoom_nd=24"
     try:
-        page.goto(f"{server.base_url}/Sinusoidal_heatmap?{query}")
-        wait_idle(page, title=TITLE)
-        wait_charts_drawn(page)
-        chart = page.locator(LIVE).first
-        chart.scroll_into_view_if_needed()
+        chart = open_zoom(page, f"{server.base_url}/Sinusoidal_heatmap?{query}")
         b_in = chart.locator('input[name="base_base"]')
         assert b_in.input_value() == str(bases.index(500))  # the slider holds the option's index
         assert b_in.evaluate("(el) => el.nextElementSibling.textContent") == "500"  # and shows the option
@@ -87,11 +93,7 @@ def test_a_press_on_the_windows_size_redraws_the_zoom_chart_with_no_script_run_a
     page = new_app_page(chromium)
     query = "seq_len=300&d_model=64&zoom_p0=10&zoom_d0=4&zoom_np=40&zoom_nd=24&sin_view=Numbers"
     try:
-        page.goto(f"{server.base_url}/Sinusoidal_heatmap?{query}")
-        wait_idle(page, title=TITLE)
-        wait_charts_drawn(page)
-        chart = page.locator(LIVE).first
-        chart.scroll_into_view_if_needed()
+        chart = open_zoom(page, f"{server.base_url}/Sinusoidal_heatmap?{query}")
         np_in, nd_in = (chart.locator(f'input[name="{key}_{key}"]') for key in charts.SIZE_PARAMS)
         assert (np_in.get_attribute("max"), nd_in.get_attribute("max")) == ("256", "64")  # 256 of 300; d = 64
         chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")  # gone if the chart is rebuilt

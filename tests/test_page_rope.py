@@ -181,7 +181,14 @@ def test_angle_identity_numbers(m, n, j):
 
 def test_polar_input():
     at = run(vec_input="polar", q_angle=90, q_len=2, k_angle=-45, k_len=0.5)
-    assert at.slider(key="q_angle").value == 90
+    starts = live_starts(at)  # the plane's own sliders (issue #36), none in the sidebar
+    assert {key: starts[key] for key in ("q_angle", "q_len", "k_angle", "k_len")} == {
+        "q_angle": 90,
+        "q_len": 2.0,
+        "k_angle": -45,
+        "k_len": 0.5,
+    }
+    assert not [s for s in at.slider if s.key in ("q_angle", "q_len", "k_angle", "k_len", "qx", "qy", "kx", "ky")]
     q = (0.0, 2.0)
     k = (0.5 * math.cos(-math.pi / 4), 0.5 * math.sin(-math.pi / 4))
     assert metrics(at) == expected_numbers(q, k, 5, 12, 1.0)
@@ -291,9 +298,10 @@ def _page_after_a_report():
 
     report = st.session_state.pop("test_report", None)
     if report is not None:
-        values = {k: v for k, v in st.session_state.items() if k in rope_charts.LIVE_PARAMS}
+        keys = rope_charts.live_params(st.session_state.get("vec_input", "cartesian"))
+        values = {k: v for k, v in st.session_state.items() if k in keys}
         values.update({k: entry[0][k] for k, entry in report.items()})
-        liveparam.report("rope_live", rope_charts.LIVE_PARAMS, report, rope_charts.live_limits(values))
+        liveparam.report("rope_live", keys, report, rope_charts.live_limits(values))
     runpy.run_path(st.session_state["test_page"], run_name="__main__")
 
 
@@ -321,6 +329,39 @@ def test_shrinking_head_dim_in_the_plane_keeps_the_pair_index_valid():
     _, pairs = assert_whole_head(at, 8)
     df = frame(pairs, pairs)
     assert sorted(df.loc[df["selected"], "coordinate"]) == [3, 7]
+
+
+def test_a_drag_of_q_or_k_reported_by_the_plane_reaches_the_url_and_the_rest_of_the_page():
+    """Issue #36: q's and k's numbers are the live plane's own sliders. Their report reaches the session and the URL
+    (clamped to the sliders' range, junk ignored); the plane keeps its spec (the browser keeps the chart it was
+    dragging: only its facts row, the plane's reach, changes) while the metrics, the second plane and the link follow.
+    A drag to the zero vector is drawn as it is by the plane, and the page says what the rest uses."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    run_page("", at)
+    first = element_spec(at.get("vega_lite_chart")[0])
+    # kx = 9 is outside the slider's range: untrusted input, ignored
+    at.session_state["test_report"] = {
+        "qx": [{"qx": -2.5}],
+        "qy": [{"qy": 0.7}],
+        "ky": [{"ky": 2.9}],
+        "kx": [{"kx": 9.0}],
+    }
+    run_page("", at)
+    assert (at.query_params["qx"], at.query_params["qy"], at.query_params["ky"]) == ("-2.5", "0.7", "2.9")
+    assert "kx" not in at.query_params
+    now = element_spec(at.get("vega_lite_chart")[0])
+    assert {k: v for k, v in now.items() if k != "datasets"} == {k: v for k, v in first.items() if k != "datasets"}
+    assert facts(now)["lim"] == pytest.approx(1.35 * math.hypot(-0.4, 2.9))  # the longer of the new pair
+    assert metrics(at) == expected_numbers((-2.5, 0.7), (-0.4, 2.9), 5, 12, 1.0)
+    assert arrows(at).loc["q", ["x", "y"]].tolist() == pytest.approx([-2.5, 0.7], abs=1e-12)
+    at.session_state["test_report"] = {"qx": [{"qx": 0.0}], "qy": [{"qy": 0.0}], "kx": [{"kx": "x"}]}
+    run_page("", at)
+    assert at.query_params["qx"] == "0" and "kx" not in at.query_params
+    assert any("q is the zero vector" in w.value and "The live plane draws it as it is" in w.value for w in at.warning)
+    assert metrics(at) == expected_numbers((1.0, 0.5), (-0.4, 2.9), 5, 12, 1.0)
 
 
 def test_switching_input_mode_keeps_the_page_working():

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import altair as alt
@@ -50,11 +50,11 @@ STATES = ("before", "after")
 TITLE_SIZE = BASE_CONFIG["title"]["fontSize"]
 
 
-def _square_scale() -> alt.Scale:
-    """−lim … lim on both axes, lim read from the chart's facts row: a new pair keeps the spec."""
-    return alt.Scale(
-        domainMin=alt.ExprRef(f"-{fact('lim')}"), domainMax=alt.ExprRef(fact("lim")), nice=False, zero=False
-    )
+def _square_scale(lim: str | None = None) -> alt.Scale:
+    """−lim … lim on both axes, lim a Vega expression (default: read from the chart's facts row: a new pair keeps the
+    spec)."""
+    lim = fact("lim") if lim is None else lim
+    return alt.Scale(domainMin=alt.ExprRef(f"-{lim}"), domainMax=alt.ExprRef(lim), nice=False, zero=False)
 
 
 def _arc_points(start: float, end: float, radius: float, n: int = 64) -> tuple[np.ndarray, np.ndarray]:
@@ -407,13 +407,56 @@ def rotation_latex(position: float, theta: float, matrix: np.ndarray, vector: np
 #: base b and the pair j, which set the pair's frequency θ_j = b^(−2j/d) (explorer.charts.live.position).
 #: Order: head_dim before j, whose range ends at head_dim/2 − 1 (explorer.liveparam.LiveChart's limits).
 #: b's slider runs over the index of the base's options (explorer.charts.live.option_position), as on the
-#: clock page: the chart reads b as ``base_options[index]`` and writes it in its read-out.
+#: clock page: the chart reads b as ``base_options[index]`` and writes it in its read-out. The pair's q and k
+#: are the plane's sliders too (issue #36), after these: `VECTOR_PARAMS`, by how the page gives them.
 POSITION_PARAMS = ("m", "n")
 FREQUENCY_PARAMS = ("head_dim", "base", "j")
 BASE_KEY = "base"
 LIVE_PARAMS = (*POSITION_PARAMS, *FREQUENCY_PARAMS)
+#: q's and k's two numbers each, q's first, by the page's way of giving them (the registry's ``vec_input``): x and y,
+#: or ("polar") the angle in degrees and the length (`vector_expressions`).
+VECTOR_PARAMS = {"cartesian": ("qx", "qy", "kx", "ky"), "polar": ("q_angle", "q_len", "k_angle", "k_len")}
 #: The Vega signal holding the pair's θ_j in the browser (`live_expressions()["theta"]`).
 THETA_SIGNAL = "theta_j"
+#: The vector sliders' labels (the registry's, as the sidebar showed them).
+VECTOR_LABELS = {
+    "qx": "q: x",
+    "qy": "q: y",
+    "kx": "k: x",
+    "ky": "k: y",
+    "q_angle": "q: angle (°)",
+    "q_len": "q: length",
+    "k_angle": "k: angle (°)",
+    "k_len": "k: length",
+}
+#: The signals holding q's and k's coordinates before any rotation (`vector_expressions`), and the plane's reach.
+VECTOR_SIGNALS = {"qx": "pair_qx", "qy": "pair_qy", "kx": "pair_kx", "ky": "pair_ky"}
+LIM_SIGNAL = "pair_lim"
+
+
+def live_params(vector_input: str) -> tuple[str, ...]:
+    """The plane's sliders (`LIVE_PARAMS`, then q's and k's numbers) where the page gives q and k as `vector_input`."""
+    if vector_input not in VECTOR_PARAMS:
+        raise ValueError(f"vector_input must be one of {tuple(VECTOR_PARAMS)}, got {vector_input!r}")
+    return (*LIVE_PARAMS, *VECTOR_PARAMS[vector_input])
+
+
+def vector_expressions(vector_input: str) -> dict[str, str]:
+    """q's and k's coordinates before any rotation (``qx``, ``qy``, ``kx``, ``ky``) as Vega expressions of the plane's
+    vector sliders (`VECTOR_PARAMS`): x and y as they stand, or ℓ·cos φ and ℓ·sin φ of the angle φ in degrees and the
+    length ℓ: `posenc.polar_to_xy`'s float64 operations (``np.deg2rad``: φ times π/180), with the browser's cos and
+    sin (which may differ from the C library's in the last bit)."""
+    keys = VECTOR_PARAMS.get(vector_input)
+    if keys is None:
+        raise ValueError(f"vector_input must be one of {tuple(VECTOR_PARAMS)}, got {vector_input!r}")
+    if vector_input == "cartesian":
+        return {name: live.number(key) for name, key in zip(VECTOR_SIGNALS, keys, strict=True)}
+    out = {}
+    for name in ("q", "k"):
+        angle, length = (live.number(f"{name}_{part}") for part in ("angle", "len"))
+        radians = f"({angle} * (PI / 180))"
+        out[f"{name}x"], out[f"{name}y"] = f"{length} * cos({radians})", f"{length} * sin({radians})"
+    return out
 
 
 def live_limits(values: dict) -> dict[str, dict[str, int]]:
@@ -423,17 +466,18 @@ def live_limits(values: dict) -> dict[str, dict[str, int]]:
 
 
 def live_facts(q: np.ndarray, k: np.ndarray) -> dict[str, float]:
-    """What the live chart's expressions read from its facts row: the pair's q and k (θ_j is computed
-    in the browser from the in-chart b, d and j: `live_expressions`), and the reach of the axes."""
+    """What the live chart reads from its facts row: the reach of the axes for the page's pair q and k (1.35 times the
+    longer one). While a vector slider is dragged past it, the plane widens in the browser (`LIM_SIGNAL`); the page's
+    next row fits the plane to the pair it let go at."""
     (qx, qy), (kx, ky) = (float(v) for v in q), (float(v) for v in k)
     reach = max(float(np.hypot(qx, qy)), float(np.hypot(kx, ky)), 1e-9)
-    return {"qx": qx, "qy": qy, "kx": kx, "ky": ky, "lim": 1.35 * reach}
+    return {"lim": 1.35 * reach}
 
 
 def live_expressions(base_options: Sequence[float]) -> dict[str, str]:
     """The Vega expressions the live chart evaluates in the browser, in terms of the in-chart m, n,
-    d (head_dim), b (an index into `base_options`) and j and the pair's numbers in its facts row
-    (`live_facts`): a new pair changes the rows only.
+    d (head_dim), b (an index into `base_options`) and j and the pair's q and k (`VECTOR_SIGNALS`, from the
+    plane's vector sliders: `vector_expressions`).
 
     base                 b = ``base_options[index]``
     pair                 j, read as at most d/2 − 1 (the j slider can stand past a smaller d's last pair)
@@ -444,7 +488,7 @@ def live_expressions(base_options: Sequence[float]) -> dict[str, str]:
     score_rel            ⟨q, R_(n−m) k⟩, from q and k rotated by the offset only (computed separately)
     offset_deg           (m − n)·θ in degrees, wrapped into (−180°, 180°]
     """
-    qx, qy, kx, ky = (fact(name) for name in ("qx", "qy", "kx", "ky"))
+    qx, qy, kx, ky = VECTOR_SIGNALS.values()
     b = live.option(BASE_KEY, base_options)
     m, n = (live.value(key) for key in POSITION_PARAMS)
     d = live.number("head_dim")
@@ -473,6 +517,9 @@ def live_pair_chart(
     q: np.ndarray,
     k: np.ndarray,
     *,
+    vector_input: str,
+    vectors: Mapping[str, float],
+    vector_ranges: Mapping[str, tuple[float, float, float]],
     base: float,
     base_options: Sequence[float],
     head_dim: int,
@@ -488,10 +535,24 @@ def live_pair_chart(
     `d_range` in steps of 2, b over the indices of `base_options`, j over 0 … d_range[1]/2 − 1, read as
     at most d/2 − 1), starting at the given values: dragging one turns the arrows, recomputes θ_j = b^(−2j/d) and updates the scores in
     the browser, with no server run; the page hears the values when the drag ends
-    (explorer.liveparam)."""
+    (explorer.liveparam). So are q's and k's numbers (`VECTOR_PARAMS[vector_input]`, starting at `vectors`, each over
+    its ``(lo, hi, step)`` of `vector_ranges`): the arrows, their circles and the scores follow them. `q` and `k`,
+    the page's pair, set the plane's reach (its facts row, `live_facts`); a vector dragged past it widens the plane
+    in the browser."""
     q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
     if q.shape != (2,) or k.shape != (2,):
         raise ValueError(f"q and k must be 2-vectors, got shapes {q.shape} and {k.shape}")
+    vector_keys = live_params(vector_input)[len(LIVE_PARAMS) :]  # raises for another input
+    if set(vectors) != set(vector_keys) or set(vector_ranges) != set(vector_keys):
+        raise ValueError(
+            f"vectors and vector_ranges must have the keys {vector_keys}, got {sorted(vectors)} and {sorted(vector_ranges)}"
+        )
+    for key in vector_keys:
+        lo, hi, step = (float(v) for v in vector_ranges[key])
+        if not (np.isfinite(lo) and np.isfinite(hi) and step > 0 and lo <= float(vectors[key]) <= hi):
+            raise ValueError(
+                f"vectors[{key!r}] must be in vector_ranges[{key!r}] = {vector_ranges[key]}, got {vectors[key]}"
+            )
     options = tuple(float(v) for v in base_options)
     if not options or not all(np.isfinite(v) and v > 1 for v in options):
         raise ValueError(f"base_options must be finite numbers > 1, got {base_options}")
@@ -511,20 +572,34 @@ def live_pair_chart(
     d_live = live.position("head_dim", start=int(head_dim), lo=d_lo, hi=d_hi, step=2, label="head size d ")
     j_live = live.position("j", start=int(j), lo=0, hi=d_hi // 2 - 1, label="pair j ")
     b_live = live.option_position(BASE_KEY, options, start=base, label="base b ")
+    vector_live = [
+        live.position(key, start=vectors[key], lo=lo, hi=hi, step=step, label=f"{VECTOR_LABELS[key]} ")
+        for key in vector_keys
+        for lo, hi, step in [vector_ranges[key]]
+    ]
     m_expr, n_expr = (live.value(key) for key in POSITION_PARAMS)
     ex = live_expressions(options)
-    scale = _square_scale()
+    pair = [
+        alt.VariableParameter(name=VECTOR_SIGNALS[name], expr=expr)
+        for name, expr in vector_expressions(vector_input).items()
+    ]
+    qx, qy, kx, ky = VECTOR_SIGNALS.values()
+    q_len, k_len = f"sqrt({qx} * {qx} + {qy} * {qy})", f"sqrt({kx} * {kx} + {ky} * {ky})"
+    # the page's reach (its facts row), widened while a vector is dragged past it
+    pair.append(alt.VariableParameter(name=LIM_SIGNAL, expr=f"max({fact('lim')}, 1.35 * max({q_len}, {k_len}))"))
+    scale = _square_scale(LIM_SIGNAL)
     x_enc = alt.X("x:Q").scale(scale).title("first coordinate of the pair")
     y_enc = alt.Y("y:Q").scale(scale).title("second coordinate of the pair")
     colour = alt.Color("vector:N").scale(domain=list(VECTOR_COLORS), range=list(VECTOR_COLORS.values())).legend(None)
 
-    rings = {name: _arc_points(0.0, 2 * np.pi, float(np.hypot(*v)), 121) for name, v in (("q", q), ("k", k))}
-    circles = pd.concat(
-        [pd.DataFrame({"vector": name, "x": x, "y": y, "i": range(121)}) for name, (x, y) in rings.items()],
-        ignore_index=True,
-    )
+    # each vector's circle, 120 chords, its radius the vector's length in the browser
+    circles = pd.DataFrame({"vector": np.repeat(["q", "k"], 121), "i": np.tile(np.arange(121), 2)})
     ring = (
         alt.Chart(circles)
+        .transform_calculate(radius=f"datum.vector === 'q' ? {q_len} : {k_len}")
+        .transform_calculate(
+            x="datum.radius * cos(datum.i * 2 * PI / 120)", y="datum.radius * sin(datum.i * 2 * PI / 120)"
+        )
         .mark_line(strokeDash=[4, 4], strokeWidth=1.5, opacity=0.55)
         .encode(x=x_enc, y=y_enc, color=colour, detail="vector:N", order="i:Q")
     )
@@ -569,14 +644,15 @@ def live_pair_chart(
         # Vega-Lite defines a selection in a unit view (named, so the spec is the same at every build);
         # its value (m.m, n.n) is read in every view
         .properties(name="live_readout")
-        .add_params(j_live, b_live, d_live, n_live, m_live)  # Vega lists the bound inputs in reverse: m first on screen
+        # Vega lists the bound inputs in reverse: m first on screen, q's and k's numbers last
+        .add_params(*reversed(vector_live), j_live, b_live, d_live, n_live, m_live)
     )
     plane = alt.LayerChart(
         layer=[facts_layer(live_facts(q, k)), ring, shafts, heads, names],
         width=size,
         height=size,
         title=alt.Title(
-            "Drag m, n, d, b or j (the sliders above the plane)",
+            "Drag m, n, d, b, j, q or k (the sliders above the plane)",
             subtitle=[
                 "The arrows turn in your browser; the page follows when you let go.",
                 "Move m and n by the same amount: the two scores stay the same.",
@@ -588,7 +664,7 @@ def live_pair_chart(
         vconcat=[plane, readout],
         spacing=8,
         description=text.live_plane_description(p_max),
-        # θ_j as a signal of its own: the read-out shows it, and a test reads it from the Vega view
-        params=[alt.VariableParameter(name=THETA_SIGNAL, expr=ex["theta"])],
+        # θ_j as a signal of its own: the read-out shows it, and a test reads it from the Vega view; q and k too
+        params=[*pair, alt.VariableParameter(name=THETA_SIGNAL, expr=ex["theta"])],
     )
     return configure(chart)

@@ -24,10 +24,10 @@ SLIP = (
     "what leaves only the offset in it."
 )
 LIVE_CAPTION = (
-    "Drag **m**, **n**, the head size **d**, the base **b** or the pair **j** above the plane (or focus one and "
-    "press ← →): q and k turn and θ_j follows in your browser at once; when you let go, the rest of the page and "
-    "the link follow. The vectors q and k, the layout and a real model's settings are in the sidebar "
-    "(› at the top left)."
+    "Drag **m**, **n**, the head size **d**, the base **b**, the pair **j** or q's and k's own numbers above the "
+    "plane (or focus one and press ← →): q and k turn and θ_j follows in your browser at once; when you let go, "
+    "the rest of the page and the link follow. How q and k are given (x and y, or angle and length), the layout "
+    "and a real model's settings are in the sidebar (› at the top left)."
 )
 MEASURED_HELP = "∠(k at n → q at m), measured on the two rotated vectors (atan2), independently of the prediction."
 PAIR_MAP_CAPTION = (
@@ -38,10 +38,12 @@ PAIR_MAP_CAPTION = (
 
 
 def zero_vector_warning(name: str, default: Sequence[float]) -> str:
-    """`name` ("q" or "k") was given as (0, 0); the page shows `default` instead."""
+    """`name` ("q" or "k") was given as (0, 0); the page's numbers and pictures below the live plane use `default`
+    instead (the plane draws what its sliders say)."""
     return (
-        f"{name} is the zero vector: it has no direction, so there is no angle to rotate. "
-        f"Showing the default {name} = ({default[0]:g}, {default[1]:g}) instead."
+        f"{name} is the zero vector: it has no direction, so there is no angle to rotate. The live plane draws it "
+        f"as it is (every score with it is 0); the numbers and pictures below use the default "
+        f"{name} = ({default[0]:g}, {default[1]:g}) instead."
     )
 
 
@@ -64,9 +66,10 @@ def live_plane_description(p_max: int) -> str:
     """The live plane's description; no number of the pair's (a new pair changes its rows only)."""
     return (
         "RoPE live plane: one pair's query q rotated to position m and key k rotated to position n, drawn "
-        f"as two arrows in the plane; the sliders m and n (from 0 to {p_max}) above it turn them, and the "
-        "sliders head size d, base b and pair j set the pair's frequency. The text under the plane gives the "
-        "frequency, m − n, the change of the angle between them and the two equal scores."
+        f"as two arrows in the plane; the sliders m and n (from 0 to {p_max}) above it turn them, the "
+        "sliders head size d, base b and pair j set the pair's frequency, and the last four sliders set q and k "
+        "before any rotation. The text under the plane gives the frequency, m − n, the change of the angle "
+        "between them and the two equal scores."
     )
 
 
