@@ -68,16 +68,16 @@ CONTROLS = [
     ("Sinusoidal zoom p0", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_p0_zoom_p0"),
     ("Sinusoidal zoom positions shown", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_np_zoom_np"),
     ("Sinusoidal zoom dimensions shown", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_nd_zoom_nd"),
-    # the largest window: 256 × 256 cells, each added or removed by a press
+    # the largest window: 256 × 256 cells, each added or removed by a press (in a table large enough to hold it)
     (
         "Sinusoidal zoom positions at 256 × 256",
-        "Sinusoidal_heatmap?zoom_np=256&zoom_nd=256",
+        "Sinusoidal_heatmap?seq_len=512&d_model=512&zoom_np=256&zoom_nd=256",
         "Sinusoidal heatmap",
         "zoom_np_zoom_np",
     ),
     (
         "Sinusoidal zoom p0 at 256 × 256",
-        "Sinusoidal_heatmap?zoom_np=256&zoom_nd=256",
+        "Sinusoidal_heatmap?seq_len=512&d_model=512&zoom_np=256&zoom_nd=256",
         "Sinusoidal heatmap",
         "zoom_p0_zoom_p0",
     ),

@@ -95,8 +95,9 @@ def view() -> None:
 
     # Above the tabs (issue #36): its sliders, d and b among them, whatever tab is open. The table's length
     # reaches it as data (charts.ZOOM_SIZE); its sliders span the registry's range, narrowed in the browser. Its
-    # height follows the window's size: a release that changes it builds the chart anew at the new height.
-    starts = live.starts((layout, scheme, charts.zoom_height(zoom_np)))
+    # height is its start's (charts.zoom_height): a drag of the size stretches the rows and keeps the chart, even
+    # when a pause mid-drag reruns the page; a link or a tour step that sets the size builds it at its own height.
+    starts = live.starts((layout, scheme))
     live.show(
         shared(charts.zoom_chart)(
             size=Rows(charts.zoom_size(seq_len), check=charts.check_zoom_size),  # one spec for every length

@@ -44,7 +44,7 @@ with intro():
 # The real-model select first: it fills the widgets below before they are drawn.
 presets_ui.model_picker("rope", container=st.sidebar)
 with st.sidebar:
-    st.markdown("**The pair j of q and k**")
+    st.markdown("**How q and k are given**")
     mode = widget("vec_input", container=st.sidebar)
 vector_keys = charts.VECTOR_PARAMS[mode]  # q's two numbers, then k's
 live = LiveChart("rope_live", charts.live_params(mode), limits=charts.live_limits)
@@ -78,7 +78,9 @@ live.show(
         k,
         vector_input=mode,
         vectors={key: starts[key] for key in vector_keys},
-        vector_ranges={key: (PARAMS[key].min, PARAMS[key].max, PARAMS[key].step) for key in vector_keys},
+        vector_ranges={
+            key: (PARAMS[key].min, PARAMS[key].max, PARAMS[key].step, PARAMS[key].label) for key in vector_keys
+        },
         base_options=PARAMS["base"].options,
         p_max=PARAMS["m"].max,
         d_range=(PARAMS["head_dim"].min, PARAMS["head_dim"].max),

@@ -503,5 +503,5 @@ def rope_vector_sliders(q: Any, k: Any, vector_input: str = "cartesian") -> dict
     keys = VECTOR_PARAMS[vector_input]
     declared = {p.key: p for p in PAGE.params}
     starts = dict(zip(keys, (*q, *k), strict=True))
-    ranges = {key: (declared[key].min, declared[key].max, declared[key].step) for key in keys}
+    ranges = {key: (declared[key].min, declared[key].max, declared[key].step, declared[key].label) for key in keys}
     return {"vector_input": vector_input, "vectors": starts, "vector_ranges": ranges}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 import pytest
-from _chartspec import contrast
+from _chartspec import contrast, spec_value
 
 from explorer.charts import style
 
@@ -109,3 +109,12 @@ def test_configure_adds_named_styles_to_one_chart_only():
     plain = style.configure(line, title=20).to_dict()
     assert "style" not in plain["config"]
     assert {k: v for k, v in styled["config"].items() if k != "style"} == plain["config"]  # the sizes kept
+
+
+@pytest.mark.parametrize("most", range(1, 14))
+def test_the_label_step_in_the_browser_is_label_step(most):
+    """`label_step_expr` (the vision grid's axes, with up to 64 patches; the sinusoidal zoom's, with up to 256 rows and
+    columns at 12 labels) is `label_step` for every count it is used at."""
+    expr = style.label_step_expr("n", str(most))
+    for n in range(1, (256 if most >= 12 else 65) + 1):
+        assert spec_value({}, expr.replace("n", str(n))) == style.label_step(n, most), (n, most)

@@ -493,15 +493,6 @@ def test_the_grid_is_placed_with_square_patches_centred(rows, cols, width):
     assert f["x_offset"] == pytest.approx(-(y_hi - (rows - 0.5)) * px_row)
 
 
-@pytest.mark.parametrize("most", range(1, 14))
-def test_the_label_step_in_the_browser_is_label_step(most):
-    from explorer.charts.style import label_step, label_step_expr
-
-    expr = label_step_expr("n", str(most))
-    for n in range(1, 65):
-        assert spec_value({}, expr.replace("n", str(n))) == label_step(n, most), (n, most)
-
-
 def test_a_slider_past_the_grids_edge_reads_as_the_edge():
     """The query sliders span the widest grid; on a smaller one a value past its last row or column shows
     that row or column (the page narrows the sliders in the browser at once)."""

@@ -108,6 +108,32 @@ def test_a_press_on_the_windows_size_redraws_the_zoom_chart_with_no_script_run_a
         page.close()
 
 
+def test_a_drag_of_the_window_size_with_a_pause_keeps_the_zoom_chart(chromium, server):
+    """A mouse drag of positions shown from 64 to past 80 rows, with a pause mid-drag (the page then runs with the
+    value the hand holds): the chart is not rebuilt under the hand (its height stays its start's), and after the
+    release the link and the Numbers view's caption say the size the hand let go at."""
+    page = chromium.new_page(viewport={"width": 1280, "height": 1000})
+    page.set_default_timeout(60_000)
+    try:
+        chart = open_zoom(page, f"{server.base_url}/Sinusoidal_heatmap?seq_len=512&sin_view=Numbers")
+        chart.evaluate("(c) => { c.querySelector('canvas').__kept = true; }")
+        np_in = chart.locator('input[name="zoom_np_zoom_np"]')
+        hold_and_drag(page, np_in, 20, at=(64 - 1) / (256 - 1), share=0.15)
+        page.wait_for_timeout(1500)  # a pause: Streamlit reports the value, and the page runs with it
+        wait_idle(page, title=TITLE)
+        box = np_in.bounding_box()
+        page.mouse.move(box["x"] + box["width"] * 0.45, box["y"] + box["height"] / 2, steps=5)
+        moved = int(np_in.input_value())
+        page.mouse.up()
+        assert moved > 81, moved
+        page.wait_for_function(f"() => new URLSearchParams(location.search).get('zoom_np') === '{moved}'")
+        wait_idle(page, title=TITLE)
+        assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the zoom chart was rebuilt"
+        assert page.get_by_text(f"positions 0 … {moved - 1} × dimensions 0 … 31", exact=False).count() == 1
+    finally:
+        page.close()
+
+
 def test_a_drag_of_d_moves_the_zoom_chart_in_the_browser_and_the_page_follows_on_release(chromium, server):
     """A mouse drag of the zoom chart's d (25 ms steps, like a hand) redraws the chart while it moves, costs
     no more server runs than it has pauses, and on release the link, the overview and the controls' line

@@ -333,7 +333,7 @@ def test_shrinking_head_dim_in_the_plane_keeps_the_pair_index_valid():
 
 def test_a_drag_of_q_or_k_reported_by_the_plane_reaches_the_url_and_the_rest_of_the_page():
     """Issue #36: q's and k's numbers are the live plane's own sliders. Their report reaches the session and the URL
-    (clamped to the sliders' range, junk ignored); the plane keeps its spec (the browser keeps the chart it was
+    (a value outside the sliders' range, or junk: ignored); the plane keeps its spec (the browser keeps the chart it was
     dragging: only its facts row, the plane's reach, changes) while the metrics, the second plane and the link follow.
     A drag to the zero vector is drawn as it is by the plane, and the page says what the rest uses."""
     from streamlit.testing.v1 import AppTest

@@ -395,9 +395,9 @@ def test_a_drag_reported_by_the_zoom_chart_reaches_the_url_and_the_rest_of_the_p
 
 def test_a_drag_of_the_window_size_reported_by_the_zoom_chart_reaches_the_url_and_the_rest_of_the_page():
     """Issue #36: the window's size is the zoom chart's (positions shown, dimensions shown). Its report reaches the
-    session and the URL once, clamped to the table; the chart keeps its spec while its height stays (the browser keeps
-    the chart it was dragging), and the box, the Numbers view and the snippet follow; a release that changes the
-    height builds the chart anew, starting at the reported size."""
+    session and the URL once, clamped to the table; the chart keeps its spec (the browser keeps the chart it was
+    dragging, its height too, even past 80 rows: a pause mid-drag must not rebuild it), and the box, the Numbers view
+    and the snippet follow; a link that sets the size builds the chart at that size's height."""
     at = AppTest.from_function(_report_then_run_the_page, default_timeout=120)
     at.query_params.update({"seq_len": "100", "d_model": "16", "zoom_np": "50", "zoom_nd": "8", "zoom_p0": "20"})
     at.query_params.update({"sin_view": "Numbers"})
@@ -420,12 +420,13 @@ def test_a_drag_of_the_window_size_reported_by_the_zoom_chart_reaches_the_url_an
     # 16: the table's width, and so the page's default at d = 16 (the default 32, clamped): it leaves the link
     assert at.session_state["zoom_nd"] == 16 and "zoom_nd" not in at.query_params and at.query_params["zoom_np"] == "30"
     assert box(at) == (20, 49, 0, 15)
-    # 90 positions: 270 px tall, a new chart at the new size (its sliders start where the hand let go)
+    # 90 positions (a start of 90 would be 270 px tall): the same chart, its rows stretched
     at.session_state["fake_report"] = {"zoom_np": [{"zoom_np": 90}]}
     run_page("", at)
     assert at.query_params["zoom_np"] == "90" and box(at) == (20, 99, 0, 15)
-    taller = zoom_chart(at)
-    assert taller["height"] == 270 and zoom_starts(at, charts.SIZE_PARAMS) == {"zoom_np": 90, "zoom_nd": 16}
+    assert zoom_chart(at) == first and first["height"] == 240
+    linked = run({"seq_len": "100", "d_model": "16", "zoom_np": "90", "zoom_p0": "20"})
+    assert zoom_chart(linked)["height"] == 270 and zoom_starts(linked, charts.SIZE_PARAMS)["zoom_np"] == 90
 
 
 def test_a_drag_of_d_and_b_reported_by_the_zoom_chart_reaches_the_url_and_the_rest_of_the_page():

@@ -418,17 +418,6 @@ LIVE_PARAMS = (*POSITION_PARAMS, *FREQUENCY_PARAMS)
 VECTOR_PARAMS = {"cartesian": ("qx", "qy", "kx", "ky"), "polar": ("q_angle", "q_len", "k_angle", "k_len")}
 #: The Vega signal holding the pair's θ_j in the browser (`live_expressions()["theta"]`).
 THETA_SIGNAL = "theta_j"
-#: The vector sliders' labels (the registry's, as the sidebar showed them).
-VECTOR_LABELS = {
-    "qx": "q: x",
-    "qy": "q: y",
-    "kx": "k: x",
-    "ky": "k: y",
-    "q_angle": "q: angle (°)",
-    "q_len": "q: length",
-    "k_angle": "k: angle (°)",
-    "k_len": "k: length",
-}
 #: The signals holding q's and k's coordinates before any rotation (`vector_expressions`), and the plane's reach.
 VECTOR_SIGNALS = {"qx": "pair_qx", "qy": "pair_qy", "kx": "pair_kx", "ky": "pair_ky"}
 LIM_SIGNAL = "pair_lim"
@@ -519,7 +508,7 @@ def live_pair_chart(
     *,
     vector_input: str,
     vectors: Mapping[str, float],
-    vector_ranges: Mapping[str, tuple[float, float, float]],
+    vector_ranges: Mapping[str, tuple[float, float, float, str]],
     base: float,
     base_options: Sequence[float],
     head_dim: int,
@@ -536,7 +525,7 @@ def live_pair_chart(
     at most d/2 − 1), starting at the given values: dragging one turns the arrows, recomputes θ_j = b^(−2j/d) and updates the scores in
     the browser, with no server run; the page hears the values when the drag ends
     (explorer.liveparam). So are q's and k's numbers (`VECTOR_PARAMS[vector_input]`, starting at `vectors`, each over
-    its ``(lo, hi, step)`` of `vector_ranges`): the arrows, their circles and the scores follow them. `q` and `k`,
+    its ``(lo, hi, step, label)`` of `vector_ranges`): the arrows, their circles and the scores follow them. `q` and `k`,
     the page's pair, set the plane's reach (its facts row, `live_facts`); a vector dragged past it widens the plane
     in the browser."""
     q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
@@ -548,7 +537,7 @@ def live_pair_chart(
             f"vectors and vector_ranges must have the keys {vector_keys}, got {sorted(vectors)} and {sorted(vector_ranges)}"
         )
     for key in vector_keys:
-        lo, hi, step = (float(v) for v in vector_ranges[key])
+        lo, hi, step = (float(v) for v in vector_ranges[key][:3])
         if not (np.isfinite(lo) and np.isfinite(hi) and step > 0 and lo <= float(vectors[key]) <= hi):
             raise ValueError(
                 f"vectors[{key!r}] must be in vector_ranges[{key!r}] = {vector_ranges[key]}, got {vectors[key]}"
@@ -573,9 +562,9 @@ def live_pair_chart(
     j_live = live.position("j", start=int(j), lo=0, hi=d_hi // 2 - 1, label="pair j ")
     b_live = live.option_position(BASE_KEY, options, start=base, label="base b ")
     vector_live = [
-        live.position(key, start=vectors[key], lo=lo, hi=hi, step=step, label=f"{VECTOR_LABELS[key]} ")
+        live.position(key, start=vectors[key], lo=lo, hi=hi, step=step, label=f"{label} ")
         for key in vector_keys
-        for lo, hi, step in [vector_ranges[key]]
+        for lo, hi, step, label in [vector_ranges[key]]
     ]
     m_expr, n_expr = (live.value(key) for key in POSITION_PARAMS)
     ex = live_expressions(options)
@@ -659,7 +648,7 @@ def live_pair_chart(
             ],
         ),
     )
-    # The description names no number of the pair's: a new pair changes the rows only (the facts row).
+    # The description names no number of the pair's, m, n, d, b or j: a drag would make it stale.
     chart = alt.VConcatChart(
         vconcat=[plane, readout],
         spacing=8,

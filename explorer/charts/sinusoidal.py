@@ -90,9 +90,9 @@ def zoom_limits(seq_len: int, size_max: tuple[int, int]):
 
 
 def zoom_height(n_positions: int) -> int:
-    """The zoom chart's height for a window of `n_positions` rows: about 3 px a row, 240 … 520 px. The page builds the
-    chart at its window's height; a drag of the window's size keeps the chart (rows stretch), and the height follows
-    when the drag ends (`zoom_chart`)."""
+    """The zoom chart's height for a window that starts at `n_positions` rows: about 3 px a row, 240 … 520 px. A drag
+    of the window's size keeps the chart and its height (the rows stretch): a new height would be a new spec, and
+    Streamlit would rebuild the chart under the hand at a pause mid-drag (`zoom_chart`)."""
     return int(np.clip(3 * n_positions, 240, 520))
 
 
@@ -660,8 +660,8 @@ def zoom_chart(
     them in place; cells made anew at each step cost time growing faster than their number.) Cells past the table's
     last position or dimension are left out: a window cut at the table's edge (or a d dragged below the window) shows
     an empty band there, and so does a window of more positions than the table has (the page allows at most the
-    table's length). The chart is `zoom_height(n_positions)` tall: while the size is dragged the rows stretch, and the
-    page builds the chart at the new height when the drag ends."""
+    table's length). The chart is `zoom_height(n_positions)` tall, n_positions its size slider's start: while the size
+    is dragged the rows stretch, and they stay so until the chart is built at another start."""
     check_zoom_size(size)
     seq_len = int(size["seq_len"].iloc[0])
     options = tuple(float(v) for v in base_options)

@@ -11,7 +11,8 @@ from explorer.widgets import get
 
 
 def pair_vector(mode: str, a: float, b: float) -> np.ndarray:
-    """q's or k's pair as typed in the sidebar's `mode`: x and y, or ("polar") degrees and length."""
+    """q's or k's pair as its two numbers in `mode` (the live plane's sliders): x and y, or ("polar") degrees and
+    length."""
     return posenc.polar_to_xy(a, b, degrees=True) if mode == "polar" else np.array([a, b], dtype=np.float64)
 
 

@@ -115,7 +115,7 @@ PAGE = Page(
             "layout_rope": "interleaved",
         },
         slider="traj_m",
-        chart=1,  # the rotation plane (chart 0 is the live plane, whose m, n, d and j move in the browser)
+        chart=1,  # the rotation plane (chart 0 is the live plane, whose m, n, d, b, j, q and k move in the browser)
     ),
     bench=BenchSettings(
         max_query={

@@ -59,7 +59,7 @@ PAGE = Page(
             min=1,
             max=256,
             help="How many consecutive positions the zoom window, the curves and the table show: the second slider "
-            "above the zoom chart, up to seq_len.",
+            "above the zoom chart, at most the table's length.",
         ),
         Param(
             "zoom_d0",
@@ -68,7 +68,7 @@ PAGE = Page(
             0,
             min=0,
             max=2047,
-            help="The zoom window starts at this dimension i: the second slider above the zoom chart, up to d − 1.",
+            help="The zoom window starts at this dimension i: the third slider above the zoom chart, up to d − 1.",
         ),
         Param(
             "zoom_nd",
@@ -78,7 +78,7 @@ PAGE = Page(
             min=1,
             max=256,
             help="How many consecutive dimensions the zoom window and the table show: the fourth slider above the "
-            "zoom chart, up to d.",
+            "zoom chart, at most d.",
         ),
         Param(
             "curve_dims",
