@@ -75,3 +75,44 @@ def test_every_encoding_has_its_picture(encoding):
 def test_bad_url_values_fall_back():
     at = run(newer_enc="bogus", newer_task="nope", newer_len="100000", newer_head="-3", newer_view="x")
     assert len(specs(at)) == len(ARENA) + 2  # CoPE, the default
+
+
+def _page_whose_shipped_results(outcome: str):
+    """The page, run as Streamlit runs it, with the shipped results unreadable ("broken": the file cannot be read or
+    parsed) or holding no arena task ("empty")."""
+    import runpy
+    from pathlib import Path
+
+    import explorer
+    from explorer.compute import newer
+
+    page = Path(explorer.__file__).parent.parent / "pages" / "11_Newer_encodings.py"
+
+    def broken():
+        raise OSError("[Errno 2] No such file or directory: 'data/lab/results.json' <b>bold</b>")
+
+    original = newer.shown_tasks
+    newer.shown_tasks = broken if outcome == "broken" else dict
+    try:
+        runpy.run_path(str(page), run_name="__main__")
+    finally:
+        newer.shown_tasks = original
+
+
+@pytest.mark.parametrize("outcome", ["broken", "empty"])
+def test_unreadable_or_empty_shipped_results_say_so_and_draw_nothing(outcome):
+    """The shipped file unreadable: an error naming why (its text as text, never markup); no arena task in it: a
+    warning that none is shipped. Either way the page stops there: no chart, no exception."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_page_whose_shipped_results, args=(outcome,), default_timeout=120)
+    run_page("", at)
+    assert not at.exception and not at.get("vega_lite_chart")
+    if outcome == "broken":
+        (error,) = at.error
+        # the reason as text: every markdown character escaped (explorer.widgets.escape_markdown)
+        assert error.value.startswith(r"The shipped results could not be read: \[Errno 2\] No such file or directory")
+        assert r"\<b\>bold\<\/b\>" in error.value
+        assert not at.warning
+    else:
+        assert [w.value for w in at.warning] == [text.NOT_SHIPPED] and not at.error
