@@ -1,7 +1,7 @@
 """Issue #36's press test: does a control's key press redraw its chart in the browser?
 
 Each chart-driving control a chart carries itself (explorer.liveparam: home's d, RoPE's m, n, d, j, q and k, the
-clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows, video frames and frame shown, the sinusoidal zoom start and size,
+clock's p, d, b and number of clocks, the shift t, the vision query row, grid columns and rows, video frames and frame shown, the sequence's text before and after, the sinusoidal zoom start and size,
 Context extension's factor, lengths, head dim and base (dynamic NTK's and LongRoPE's too, and LongRoPE's factor), YaRN's and Llama 3's knobs and YaRN's mscale, the
 configs converter's α, d and b, Compare methods' L and T) is
 focused and pressed (ArrowRight; ArrowLeft at the top of its range and for `DOWNWARD`) `--presses` times, each press once the app is idle. A press
@@ -65,6 +65,8 @@ CONTROLS = [
     # at the last frame of the longest video: each shorter video shows its own last frame (at frame 0, only the
     # title's count would change, too small for the quick fingerprint)
     ("Vision video frames", "Images_and_video?vis_frames=16&vis_frame=15", "Images and video", "vis_frames_vis_frames"),
+    ("Vision text before", "Images_and_video?vis_view=Sequence", "Images and video", "vis_text_before_vis_text_before"),
+    ("Vision text after", "Images_and_video?vis_view=Sequence", "Images and video", "vis_text_after_vis_text_after"),
     ("Sinusoidal zoom p0", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_p0_zoom_p0"),
     ("Sinusoidal zoom positions shown", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_np_zoom_np"),
     ("Sinusoidal zoom dimensions shown", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_nd_zoom_nd"),

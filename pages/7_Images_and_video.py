@@ -5,7 +5,7 @@ URL keys: vis_view (tab), vis_model, vis_head_dim, vis_base (custom model only);
 vis_qcol (query patch, clamped to the grid), vis_frames, vis_frame (the heatmaps' own sliders, and a click on a patch
 for the query; explorer.liveparam; the grid, the video's frames and the frame also have number boxes), vis_krow, vis_kcol,
 vis_drow, vis_dcol (shift test, clamped so both patches stay on the grid), vis_train, vis_new
-(resolution), vis_text_before, vis_text_after (sequence).
+(resolution), vis_text_before, vis_text_after (sequence: the sequence chart's own sliders).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
 from explorer.render import Keyed, shared, show_chart
 from explorer.text import vision as text
-from explorer.widgets import widget
+from explorer.widgets import PARAMS, widget
 from posenc.mrope import VISION_PRESETS
 
 with intro():
@@ -154,13 +154,26 @@ with tab_res:
         notice_list(words["notices"])
 
 with tab_seq:
-    t1, t2 = st.columns(2)
-    text_before = widget("vis_text_before", container=t1)
-    text_after = widget("vis_text_after", container=t2)
+    # the text before and after the video: the sequence chart's own sliders (issue #36), read on every run (the link
+    # keeps them whichever tab is open); the chart moves its dots in the browser, the numbers below follow on release
+    seq_live = LiveChart("vis_seq_live", charts.TEXT_PARAMS)
+    text_before, text_after = (int(seq_live.values[key]) for key in charts.TEXT_PARAMS)
     if tab_seq.open:
-        tokens, stride = compute.sequence_tokens(text_before, text_after, frames, rows, cols)
+        video, n_vis, span, stride = compute.sequence_video(frames, rows, cols)
         words = text.sequence_words(text_before, text_after, frames, rows, cols, stride)
-        show_chart(shared(charts.sequence_chart)(tokens, **words["chart"]), width="stretch")
+        seq_starts = seq_live.starts((frames, rows, cols))
+        seq_live.show(
+            shared(charts.live_sequence_chart)(
+                Keyed(("vis_seq_video", frames, rows, cols), video),
+                n_vis=n_vis,
+                span=span,
+                text_before=seq_starts["vis_text_before"],
+                text_after=seq_starts["vis_text_after"],
+                most_text=PARAMS["vis_text_before"].max,
+                **words["chart"],
+            ),
+            width="stretch",
+        )
         for col, (label, value, help_) in zip(st.columns(3), words["metrics"]):
             col.metric(label, value, help=help_)
         notice_list(words["notices"])

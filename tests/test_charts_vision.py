@@ -120,24 +120,75 @@ def test_shift_diagram():
     assert line["encoding"]["detail"]["field"] == "state"
 
 
-def test_sequence_chart_shades_the_segments():
-    tokens = pd.DataFrame(
-        {
-            "index": [0, 1, 2, 3] * 3,
-            "segment": ["text", "image or video", "image or video", "text"] * 3,
-            "axis": ["time (t)"] * 4 + ["row (h)"] * 4 + ["column (w)"] * 4,
-            "position": [0, 1, 1, 3, 0, 1, 2, 3, 0, 1, 1, 3],
-        }
+def sequence_spec(before: int, after: int, frames: int, rows: int, cols: int) -> dict:
+    """The live sequence chart as the page sends it, its sliders starting at `before` and `after`."""
+    from explorer.compute import vision as compute
+    from explorer.text import vision as text
+
+    video, n_vis, span, stride = compute.sequence_video(frames, rows, cols)
+    words = text.sequence_words(before, after, frames, rows, cols, stride)
+    chart = charts.live_sequence_chart(
+        video, n_vis=n_vis, span=span, text_before=before, text_after=after, most_text=64, **words["chart"]
     )
-    spec = charts.sequence_chart(tokens, title="t", description="d").to_dict()
-    assert spec["description"] == "d"
-    (shade,) = find(spec, "rect")
-    spans = frame(spec, shade)
-    assert spans[["segment", "start", "end"]].values.tolist() == [
-        ["text", -0.5, 0.5],
-        ["image or video", 0.5, 2.5],
-        ["text", 2.5, 3.5],
-    ]
+    return sent_spec(chart)
+
+
+def sequence_drawn(spec: dict, before: int, after: int) -> tuple[pd.DataFrame, list[list]]:
+    """What the browser draws with the sliders at `before` and `after`: the dots (index, axis, position, segment),
+    sorted, and the shaded segments [segment, start, end]."""
+    sliders = {"vis_text_before": str(before), "vis_text_after": str(after)}
+    shade, text_dots, video_dots = spec["layer"][1:]
+    dots = pd.concat([unit_rows(spec, layer, **sliders) for layer in (text_dots, video_dots)], ignore_index=True)
+    dots = dots[["index", "axis", "position", "segment"]].astype({"index": int, "position": int})
+    spans = unit_rows(spec, shade, **sliders)[["segment", "start", "end"]].values.tolist()
+    return dots.sort_values(["index", "axis"], ignore_index=True), spans
+
+
+@pytest.mark.parametrize(
+    "frames, rows, cols", [(4, 12, 16), (1, 2, 3), (16, 64, 64), (3, 1, 1)]
+)  # the default video; an image; the largest video (every 44th token drawn); a 1 × 1 grid over 3 frames
+@pytest.mark.parametrize("before, after", [(0, 0), (5, 4), (64, 0), (0, 64), (17, 33)])
+def test_the_sequence_chart_in_the_browser_numbers_every_token_as_qwen2vl_does(frames, rows, cols, before, after):
+    """The chart starts elsewhere (2 and 9 text tokens); with its sliders at `before` and `after`, every dot it draws
+    is posenc.qwen2vl_position_ids' position of that token on that axis (the whole text, video, text sequence
+    numbered at once), every text token is drawn, every video token drawn is one of the video's, and the segments'
+    shading covers exactly the text before, the video and the text after (an empty one left out)."""
+    spec = sequence_spec(2, 9, frames, rows, cols)
+    dots, spans = sequence_drawn(spec, before, after)
+    pos = posenc.qwen2vl_position_ids([("text", before), ("video", frames, rows, cols), ("text", after)])
+    n_vis = frames * rows * cols
+    axes = {"time (t)": 0, "row (h)": 1, "column (w)": 2}
+    want = [int(pos[axes[a], i]) for i, a in zip(dots["index"], dots["axis"], strict=True)]
+    assert dots["position"].tolist() == want
+    in_video = (dots["index"] >= before) & (dots["index"] < before + n_vis)
+    assert (dots["segment"] == np.where(in_video, "image or video", "text")).all()
+    text_indices = sorted(set(dots.loc[~in_video, "index"]))
+    assert text_indices == [*range(before), *range(before + n_vis, before + n_vis + after)]
+    assert (dots.groupby("index")["axis"].count() == 3).all()  # t, h and w for every token drawn
+    stride = max(1, math.ceil(n_vis / 1500))
+    assert sorted(set(dots.loc[in_video, "index"] - before)) == list(range(0, n_vis, stride))
+    expected = [["text", -0.5, before - 0.5]] if before else []
+    expected += [["image or video", before - 0.5, before + n_vis - 0.5]]
+    expected += [["text", before + n_vis - 0.5, before + n_vis + after - 0.5]] if after else []
+    assert spans == expected
+
+
+def test_the_sequence_charts_sliders_title_and_words():
+    """Its two sliders are the registry's text counts (0 … 64, starting at the page's); the title, computed in the
+    browser, names the counts the sliders hold; the description names neither."""
+    spec = sequence_spec(5, 4, 4, 12, 16)
+    everywhere = [*spec.get("params", []), *(p for layer in spec["layer"] for p in layer.get("params", []))]
+    params = {p["name"]: p for p in everywhere if "bind" in p}
+    assert list(params) == ["vis_text_after", "vis_text_before"]  # Vega lists them in reverse: before first on screen
+    assert [(p["value"], p["bind"]["min"], p["bind"]["max"]) for p in params.values()] == [(4, 0, 64), (5, 0, 64)]
+    title = spec["title"]["text"]["expr"]
+    shown = spec_value({**spec, "width": 600}, title, vis_text_before="12", vis_text_after="0")
+    assert shown == "M-RoPE positions: 12 text, a 4 × 12 × 16 video, 0 text"
+    narrow = spec_value({**spec, "width": 300}, title, vis_text_before="3", vis_text_after="64")
+    assert narrow == ["M-RoPE positions: 3 text,", "a 4 × 12 × 16 video, 64 text"]  # two lines on a phone
+    assert "5" not in spec["description"] and "4 text" not in spec["description"]
+    with pytest.raises(ValueError, match="text_before and text_after"):
+        sequence_spec(65, 0, 1, 2, 3)
 
 
 def test_resolution_chart_marks_positions_beyond_training():
@@ -153,7 +204,20 @@ def test_resolution_chart_marks_positions_beyond_training():
 @pytest.mark.parametrize(
     "builder, bad",
     [
-        (lambda df: charts.sequence_chart(df, title="t", description="d"), pd.DataFrame({"index": [0]})),
+        (
+            lambda df: charts.live_sequence_chart(
+                df,
+                n_vis=1,
+                span=1,
+                text_before=0,
+                text_after=0,
+                most_text=4,
+                title_words=("a", "b"),
+                subtitle=None,
+                description="d",
+            ),
+            pd.DataFrame({"index": [0]}),
+        ),
         (
             lambda df: charts.resolution_chart(df, trained_max=1, title="t", description="d"),
             pd.DataFrame({"grid": ["a"]}),

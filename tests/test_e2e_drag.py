@@ -633,6 +633,50 @@ def test_the_grid_moves_in_the_browser_and_the_page_follows_the_release(browser,
     assert vision_hovered(again, 0, 3, 0, cols=11)["similarity"] == vision_raster(2 * 4 * 11 + 1 * 11 - 3)
 
 
+#: Every dot of the sequence chart's Vega view: [index, axis, position] (its canvas has no DOM to read).
+SEQUENCE_DOTS_JS = """(view) => { const out = [];
+  const walk = (node) => { if (!node) return;
+    if (node.items) for (const it of node.items) {
+      const d = it.datum;
+      if (node.marktype === 'symbol' && d && d.axis !== undefined) out.push([d.index, d.axis, d.position]);
+      walk(it); } };
+  walk(view.scenegraph().root); return out; }"""
+
+
+def test_the_sequence_text_moves_in_the_browser_and_the_page_follows_the_release(browser, server):
+    """Issue #36: the text tokens before and after the video are the sequence chart's own sliders. Arrow keys on one
+    move every dot in the browser with no server run while the keys go on: read from the Vega view, each dot is
+    posenc.qwen2vl_position_ids' position of its token. On the release the link and the metrics follow and the chart
+    is kept."""
+    import posenc
+
+    title = "Images and video"
+    page = open_drawn(browser, f"{server.base_url}/Images_and_video?vis_view=Sequence&vis_rows=3&vis_cols=5", title)
+    chart = page.locator(LIVE_CHART).first
+    chart.scroll_into_view_if_needed()
+    before_in = chart.locator('input[name="vis_text_before_vis_text_before"]')
+    assert before_in.input_value() == "4"
+    chart.evaluate("(c) => { const d = c.querySelector('canvas, svg'); d.__kept = true; }")
+    page.evaluate(COUNT_RUNS_JS)
+    before_in.evaluate(INPUT_CLOCK_JS)
+    before_in.focus()
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(25)
+    during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+    assert_runs_within_pauses(during, pauses, "while the keys moved the text", slack=0)
+    dots = chart.evaluate(app_view_js(SEQUENCE_DOTS_JS))
+    pos = posenc.qwen2vl_position_ids([("text", 9), ("video", 4, 3, 5), ("text", 4)])
+    axes = {"time (t)": 0, "row (h)": 1, "column (w)": 2}
+    assert len(dots) == 3 * (9 + 4 * 3 * 5 + 4)
+    assert all(p == pos[axes[a], i] for i, a, p in dots), dots[:5]
+    page.wait_for_function("() => location.search.includes('vis_text_before=9')", timeout=15_000)
+    wait_idle(page, title=title)
+    assert chart.evaluate("(c) => c.querySelector('canvas, svg').__kept === true"), "the sequence chart was rebuilt"
+    card = page.locator("[data-testid=stMetric]", has_text="Video starts at").first
+    assert card.inner_text().strip().endswith("9")
+
+
 def tooltip(page, chart, fx: float, fy: float) -> dict[str, str]:
     """Hover the point at (fx, fy) of a chart's drawing (fractions of its size) and read Vega's tooltip."""
     page.mouse.move(0, 0)

@@ -351,10 +351,11 @@ def test_sequence_numbers():
     assert shown["Video tokens"] == "768" and shown["Video starts at"] == "5"
     assert shown["Next text token's position"] == str(5 + 16)
     (chart,) = specs(at)
-    (dots,) = find(chart, "circle")
-    df = frame(chart, dots)
-    text_after = df[(df["index"] >= 5 + 768)]
-    assert sorted(set(text_after["position"])) == [21, 22, 23]  # t = h = w for text
+    # what the browser draws with the chart's own sliders where the link put them (text, then the video's dots)
+    df = [unit_rows(chart, layer, vis_text_before="5", vis_text_after="3") for layer in find(chart, "circle")]
+    text_after = [row for rows in df for row in rows.to_dict("records") if row["index"] >= 5 + 768]
+    assert sorted({row["position"] for row in text_after}) == [21, 22, 23]  # t = h = w for text
+    assert len(text_after) == 3 * 3
     assert "continues at 21 = 5 + max(4, 12, 16)" in notices(at)
 
 
@@ -478,11 +479,14 @@ def _page_after_a_report(page: str) -> None:
     import streamlit as st
 
     from explorer import liveparam
-    from explorer.charts.vision import LIVE_PARAMS
+    from explorer.charts.vision import LIVE_PARAMS, TEXT_PARAMS
 
     reported = st.session_state.pop("fake_report", None)
     if reported is not None:
         liveparam.report("vis_live", LIVE_PARAMS, reported)
+    reported = st.session_state.pop("fake_seq_report", None)
+    if reported is not None:
+        liveparam.report("vis_seq_live", TEXT_PARAMS, reported)
     runpy.run_path(page, run_name="__main__")
 
 
@@ -657,3 +661,25 @@ def test_another_frame_from_the_chart_keeps_it_and_the_page_follows():
     for got, name in zip(panel_grids(spec, frame=2), ("raster", "axial", "contiguous", "interleaved"), strict=True):
         want = expected_grids(12, 16, (5, 7), 2, 128, 1e6, (16, 24, 24), (24, 20, 20))[name]
         np.testing.assert_allclose(got, want, atol=1e-9, err_msg=name)
+
+
+def test_a_report_from_the_sequence_chart_moves_its_numbers_and_the_link():
+    """Issue #36: the text before and after the video are the sequence chart's own sliders. Their report reaches the
+    session and the link (a value past the slider's range, or junk: ignored); the chart keeps its spec (the browser
+    keeps the chart it was dragging), and the metrics and the notices follow."""
+    at = AppTest.from_function(_page_after_a_report, args=(PAGE,), default_timeout=120)
+    at.query_params["vis_view"] = "Sequence"
+    run(at)
+    (first,) = specs(at)
+    assert metrics(at)["Video starts at"] == "4"  # the default 4 text tokens before
+    at.session_state["fake_seq_report"] = {"vis_text_before": [{"vis_text_before": 30}],
+                                           "vis_text_after": [{"vis_text_after": 0}]}  # fmt: skip
+    run(at)
+    assert at.query_params["vis_text_before"] == "30" and at.query_params["vis_text_after"] == "0"
+    assert specs(at) == [first]
+    assert metrics(at)["Video starts at"] == "30" and metrics(at)["Next text token's position"] == str(30 + 16)
+    assert "A text token after it would continue at 46 = 30 + max(4, 12, 16)" in notices(at)
+    at.session_state["fake_seq_report"] = {"vis_text_before": [{"vis_text_before": 99}],
+                                           "vis_text_after": [{"vis_text_after": "x"}]}  # fmt: skip
+    run(at)
+    assert at.query_params["vis_text_before"] == "30" and at.query_params["vis_text_after"] == "0"

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+import posenc
 from explorer.charts.vision import LIVE_LABELS
 from explorer.compute import vision as compute
 from explorer.text import vision as text
@@ -165,11 +166,11 @@ def test_resolution_notices_count_the_unseen_patches():
 
 def test_sequence_sentences_follow_qwen2vls_positions():
     before, after, frames, rows, cols = 5, 4, 4, 12, 16
-    tokens, stride = compute.sequence_tokens(before, after, frames, rows, cols)
+    pos = posenc.qwen2vl_position_ids([("text", before), ("video", frames, rows, cols), ("text", after)])
     # by hand (get_rope_index): the video starts at 5 on t, h and w; the text after at 5 + max(4, 12, 16) = 21
-    w = tokens[tokens["axis"] == "column (w)"].set_index("index")["position"]
-    assert stride == 1 and w[before] == 5 and w[before + 15] == 20 and w[before + 768] == 21
-    words = text.sequence_words(before, after, frames, rows, cols, stride)
+    w = pos[2]
+    assert w[before] == 5 and w[before + 15] == 20 and w[before + 768] == 21
+    words = text.sequence_words(before, after, frames, rows, cols, 1)
     starts, after_it, _ = words["notices"]
     assert numbers(starts) == [5, 5, 8, 5, 16, 5, 20]
     assert numbers(after_it) == [21, 5, 4, 12, 16, 5 + 768, 16, 768] and after_it.startswith("The text after")
@@ -180,8 +181,14 @@ def test_sequence_sentences_follow_qwen2vls_positions():
         ("Next text token's position", "21", "start + max(frames, rows, columns)"),
     ]
     big = text.sequence_words(0, 0, 16, 64, 64, math.ceil(16 * 64 * 64 / 1500))["chart"]
-    assert "every 44th video token drawn" in big["subtitle"] and numbers(big["description"])[0] == 65536
-    assert "a 1 × 2 × 3 image" in text.sequence_words(0, 0, 1, 2, 3, 1)["chart"]["title"]
+    assert "every 44th video token drawn" in big["subtitle"] and "the 65,536 video patches" in big["description"]
+    # the title's words around the two text counts the chart's sliders move; the description quotes neither count
+    assert text.sequence_words(0, 0, 1, 2, 3, 1)["chart"]["title_words"] == (
+        "M-RoPE positions: ",
+        " text,",
+        "a 1 × 2 × 3 image, ",
+    )
+    assert "5" not in words["chart"]["description"] and "4 " not in words["chart"]["description"]
 
 
 def test_about_names_the_source():

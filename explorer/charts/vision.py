@@ -7,7 +7,8 @@
 - `pair_axis_strip`   which axis turns each pair, one strip per scheme, along the pair index or the
                       pair's wavelength (one builder, ``x="pair"`` or ``x="wavelength"``)
 - `shift_diagram`     the query and key patches before and after an equal 2D shift, on the grid
-- `sequence_chart`    the t, h, w positions of every token of a text / video / text sequence
+- `live_sequence_chart` the t, h, w positions of every token of a text / video / text sequence, the text's
+                      lengths its own sliders (`TEXT_PARAMS`)
 - `resolution_chart`  the row (or column) positions a model saw in training, at a new grid size,
                       and at the new size with 2D position interpolation
 
@@ -17,6 +18,7 @@ for ``width="stretch"``: the heights here are fixed, the widths follow the conta
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -26,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import chart_config, configure, label_step_expr, on_canvas
+from explorer.charts.style import chart_config, configure, fact, facts_layer, label_step_expr, on_canvas
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 from explorer.imagechart import meta as imagechart_meta
 from explorer.text.vision import query_title_expr, ring_label_expr
@@ -555,51 +557,6 @@ def shift_diagram(
     return _framed(chart, width=520, height=height, title=title, subtitle=subtitle, description=description)
 
 
-def sequence_chart(tokens: pd.DataFrame, *, title: str, subtitle: str | None = None, description: str) -> alt.Chart:
-    """Position against token index: one dot per token and axis (t, h, w; where they are equal, as
-    for text, the w dot is on top), the segments shaded behind.
-
-    ``tokens`` columns: index (token number in the sequence), segment ("text" | "image or video"),
-    axis (a key of AXIS_COLORS), position.
-    """
-    _require(tokens, "tokens", {"index", "segment", "axis", "position"})
-    axes = [a for a in AXIS_ORDER if a in set(tokens["axis"])]
-    order = tokens[["index", "segment"]].drop_duplicates("index").sort_values("index")
-    spans = (
-        order.assign(block=(order["segment"] != order["segment"].shift()).cumsum())
-        .groupby(["block", "segment"], as_index=False)
-        .agg(start=("index", "min"), end=("index", "max"))
-    )
-    spans["start"] = spans["start"] - 0.5
-    spans["end"] = spans["end"] + 0.5
-    x = alt.X("index:Q", title="token in the sequence").scale(nice=False, zero=False)
-    shade = (
-        alt.Chart(spans)
-        .mark_rect(opacity=1)
-        .encode(
-            x=alt.X("start:Q"),
-            x2="end:Q",
-            fill=alt.Fill("segment:N", title="segment").scale(
-                domain=list(SEGMENT_COLORS), range=list(SEGMENT_COLORS.values())
-            ),
-        )
-    )
-    colour = alt.Color("axis:N", title="axis", sort=axes).scale(domain=axes, range=[AXIS_COLORS[a] for a in axes])
-    lines = (
-        alt.Chart(tokens)
-        .mark_circle(size=22, opacity=0.9)
-        .encode(
-            x=x,
-            y=alt.Y("position:Q", title="position"),
-            color=colour,
-            tooltip=["index:Q", "segment:N", "axis:N", "position:Q"],
-        )
-    )
-    chart = alt.layer(shade, lines).resolve_scale(color="independent")
-    # title, axis and two legends fit into the height too
-    return _framed(chart, width=600, height=430, title=title, subtitle=subtitle, description=description)
-
-
 def resolution_chart(
     positions: pd.DataFrame, *, trained_max: float, title: str, subtitle: str | None = None, description: str
 ) -> alt.LayerChart:
@@ -638,3 +595,140 @@ def resolution_chart(
     height = 56 * len(grids) + 190  # title, axis and legend fit into the height too
     chart = alt.layer(beyond, rule, ticks)
     return _framed(chart, width=600, height=height, title=title, subtitle=subtitle, description=description)
+
+
+# ------------------------------------------------------------- the sequence's text, moved in the browser
+#: The sequence tab's own sliders (issue #36): the text tokens before and after the image or video.
+TEXT_PARAMS = ("vis_text_before", "vis_text_after")
+TEXT_LABELS = {"vis_text_before": "text tokens before ", "vis_text_after": "text tokens after "}
+#: The signals holding them as numbers, and the facts row's fields the chart reads: the video's tokens (n_vis) and the
+#: positions it costs (span = max(frames, rows, columns)).
+TEXT_SIGNALS = {"vis_text_before": "seq_before", "vis_text_after": "seq_after"}
+SEQUENCE_FACTS = ("n_vis", "span")
+#: The axes a token has a position on (explorer.compute.vision.AXIS_NAMES' names).
+TEXT_AXES = ("time (t)", "row (h)", "column (w)")
+#: The sequence chart's title takes one line where the chart is at least this wide (px), two where it is narrower.
+TITLE_ONE_LINE = 520
+
+
+def text_rows(most: int) -> pd.DataFrame:
+    """The text tokens the live sequence chart can draw: ``i`` = 0 … most − 1 before and after the image or video
+    (``side``), once per axis (text has t = h = w: three dots on one spot); the chart keeps those its sliders ask for."""
+    i = np.arange(int(most))
+    return pd.DataFrame(
+        [(side, int(k), axis) for side in ("before", "after") for axis in TEXT_AXES for k in i],
+        columns=["side", "i", "axis"],
+    )
+
+
+def sequence_expressions() -> dict[str, str]:
+    """Vega expressions of the live sequence chart, in terms of its two sliders (B text tokens before, A after; the
+    signals `TEXT_SIGNALS`) and its facts row (n_vis video tokens costing ``span`` positions): Qwen2-VL's
+    get_rope_index as `posenc.qwen2vl_position_ids` numbers a text / video / text sequence.
+
+    text_index, text_position   a text token i: before, index i and position i on every axis; after, index
+                                B + n_vis + i and position B + span + i
+    video_index, video_position a video token (its rank in the video ``datum.vindex`` and its position on one axis
+                                counted from the video's start ``datum.rel``): index B + vindex, position B + rel
+    keep                        a text token the sliders ask for (i < B before, i < A after)
+    """
+    before, after = TEXT_SIGNALS.values()
+    n_vis, span = (fact(name) for name in SEQUENCE_FACTS)
+    return {
+        "keep": f"datum.side === 'before' ? datum.i < {before} : datum.i < {after}",
+        "text_index": f"datum.side === 'before' ? datum.i : {before} + {n_vis} + datum.i",
+        "text_position": f"datum.side === 'before' ? datum.i : {before} + {span} + datum.i",
+        "video_index": f"{before} + datum.vindex",
+        "video_position": f"{before} + datum.rel",
+    }
+
+
+def live_sequence_chart(
+    video: pd.DataFrame,
+    *,
+    n_vis: int,
+    span: int,
+    text_before: int,
+    text_after: int,
+    most_text: int,
+    title_words: tuple[str, str, str],
+    subtitle: str | None,
+    description: str,
+) -> alt.LayerChart:
+    """Position against token index for a text / video / text sequence, the text before and after the video the
+    chart's own sliders (`TEXT_PARAMS`, 0 … most_text, starting at text_before and text_after): one dot per token and
+    axis, the segments shaded behind, all moved in the browser (`sequence_expressions`).
+
+    ``video``: the video tokens drawn (every token, or every stride-th), counted from the video's start: columns
+    vindex (the token's rank in the video), axis (a key of AXIS_COLORS) and rel (its position on that axis, the
+    video starting at 0: `posenc.qwen2vl_position_ids` of the video alone). ``n_vis``: the video's tokens; ``span``:
+    the positions it costs (max(frames, rows, columns)); ``title_words``: the title's words around the two counts
+    ("M-RoPE positions: ", " text,", "a f × r × c video, "), which end with the count after: one line, or two
+    where the chart is narrower than `TITLE_ONE_LINE` px."""
+    _require(video, "video", {"vindex", "axis", "rel"})
+    if n_vis < 1 or span < 1 or most_text < 1:
+        raise ValueError(f"n_vis, span and most_text must be >= 1, got {n_vis}, {span} and {most_text}")
+    if not (0 <= text_before <= most_text and 0 <= text_after <= most_text):
+        raise ValueError(f"text_before and text_after must be in 0 … {most_text}, got {text_before} and {text_after}")
+    sliders = [
+        live.position(key, start=int(start), lo=0, hi=int(most_text), label=TEXT_LABELS[key])
+        for key, start in zip(TEXT_PARAMS, (text_before, text_after), strict=True)
+    ]
+    counts = [alt.param(name=TEXT_SIGNALS[key], expr=live.number(key)) for key in TEXT_PARAMS]
+    ex = sequence_expressions()
+    before, after = TEXT_SIGNALS.values()
+    n_vis_expr = fact("n_vis")
+    axes = list(TEXT_AXES)
+    colour = alt.Color("axis:N", title="axis", sort=axes).scale(domain=axes, range=[AXIS_COLORS[a] for a in axes])
+    x = alt.X("index:Q", title="token in the sequence").scale(nice=False, zero=False)
+    y = alt.Y("position:Q", title="position")
+    tooltip = ["index:Q", "segment:N", "axis:N", "position:Q"]
+    # the segments: text before (B tokens), the video (n_vis), text after (A); an empty one is left out
+    spans = pd.DataFrame({"part": [0, 1, 2], "segment": ["text", "image or video", "text"]})
+    shade = (
+        alt.Chart(spans)
+        .transform_calculate(
+            start=f"datum.part === 0 ? -0.5 : datum.part === 1 ? {before} - 0.5 : {before} + {n_vis_expr} - 0.5",
+            end=f"datum.part === 0 ? {before} - 0.5 : datum.part === 1 ? {before} + {n_vis_expr} - 0.5 : "
+            f"{before} + {n_vis_expr} + {after} - 0.5",
+        )
+        .transform_filter("datum.end > datum.start")
+        .mark_rect(opacity=1)
+        .encode(
+            x=alt.X("start:Q"),
+            x2="end:Q",
+            fill=alt.Fill("segment:N", title="segment").scale(
+                domain=list(SEGMENT_COLORS), range=list(SEGMENT_COLORS.values())
+            ),
+        )
+    )
+    text_dots = (
+        alt.Chart(text_rows(most_text))
+        .transform_filter(ex["keep"])
+        .transform_calculate(index=ex["text_index"], position=ex["text_position"], segment="'text'")
+        .mark_circle(size=22, opacity=0.9)
+        .encode(x=x, y=y, color=colour, tooltip=tooltip)
+    )
+    video_dots = (
+        alt.Chart(video)
+        .transform_calculate(index=ex["video_index"], position=ex["video_position"], segment="'image or video'")
+        .mark_circle(size=22, opacity=0.9)
+        .encode(x=x, y=y, color=colour, tooltip=tooltip)
+        .add_params(*reversed(sliders), *counts)  # Vega lists bound inputs in reverse: text before first on screen
+    )
+    head, first_end, second = (json.dumps(w) for w in title_words)
+    lines = f"{head} + {before} + {first_end}", f"{second} + {after} + ' text'"
+    title = alt.TitleParams(
+        alt.ExprRef(f"width >= {TITLE_ONE_LINE} ? {lines[0]} + ' ' + {lines[1]} : [{lines[0]}, {lines[1]}]"),
+        subtitle=subtitle or alt.Undefined,
+        anchor="start",
+    )
+    chart = alt.LayerChart(
+        layer=[facts_layer({"n_vis": int(n_vis), "span": int(span)}), shade, text_dots, video_dots],
+        width=600,
+        height=430,
+        title=title,
+        description=description,
+        config=_BOTTOM_LEGEND,
+    )
+    return chart

@@ -267,20 +267,17 @@ def centre_steps(res: dict[str, np.ndarray]) -> tuple[float, float]:
     return trained, interpolated
 
 
-def sequence_tokens(text_before: int, text_after: int, frames: int, rows: int, cols: int) -> tuple[pd.DataFrame, int]:
-    """The t, h, w positions of a text / video / text sequence (Qwen2-VL's get_rope_index), one row per
-    token drawn and axis; and the stride of the video tokens drawn (at most about 1500 of them)."""
-    pos = posenc.qwen2vl_position_ids([("text", text_before), ("video", frames, rows, cols), ("text", text_after)])
+def sequence_video(frames: int, rows: int, cols: int) -> tuple[pd.DataFrame, int, int, int]:
+    """The live sequence chart's video tokens (`explorer.charts.vision.live_sequence_chart`): the positions Qwen2-VL's
+    get_rope_index gives a frames × rows × cols video at the start of a sequence (posenc.qwen2vl_position_ids), every
+    token or every stride-th (at most about 1500 drawn), one row per token drawn and axis
+    (vindex, axis, rel); with the video's tokens, the positions it costs (the next token's position) and the stride."""
+    pos = posenc.qwen2vl_position_ids([("video", frames, rows, cols)])
     n_vis = frames * rows * cols
     stride = max(1, math.ceil(n_vis / 1500))
-    video = np.arange(text_before, text_before + n_vis)
-    shown = np.concatenate([np.arange(text_before), video[::stride], np.arange(text_before + n_vis, pos.shape[1])])
-    segment = np.where((shown >= text_before) & (shown < text_before + n_vis), "image or video", "text")
-    tokens = pd.concat(
-        [
-            pd.DataFrame({"index": shown, "segment": segment, "axis": AXIS_NAMES[a], "position": pos[i, shown]})
-            for i, a in enumerate(AXES)
-        ],
+    shown = np.arange(0, n_vis, stride)
+    video = pd.concat(
+        [pd.DataFrame({"vindex": shown, "axis": AXIS_NAMES[a], "rel": pos[i, shown]}) for i, a in enumerate(AXES)],
         ignore_index=True,
     )
-    return tokens, stride
+    return video, n_vis, int(pos.max()) + 1, stride

@@ -247,13 +247,15 @@ def sequence_words(text_before: int, text_after: int, frames: int, rows: int, co
     """The sequence chart's words (``chart``), its three ``metrics`` (label, value, help) and the ``notices``."""
     what, n_vis, start = ("image" if frames == 1 else "video"), frames * rows * cols, text_before
     next_pos = start + max(frames, rows, cols)
+    # the title around the two text counts, which the chart's sliders move in the browser (charts.live_sequence_chart)
+    title_words = ("M-RoPE positions: ", " text,", f"a {frames} × {rows} × {cols} {what}, ")
     chart = {
-        "title": f"M-RoPE positions: {text_before} text, a {frames} × {rows} × {cols} {what}, {text_after} text",
+        "title_words": title_words,
         "subtitle": "every token has a t, an h and a w position; text tokens have t = h = w"
         + (f" · every {stride}th {what} token drawn" if stride > 1 else ""),
-        "description": f"Line chart of the t, h and w positions of each of {text_before + n_vis + text_after} "
-        f"tokens: {text_before} text tokens, {n_vis} {what} patches, {text_after} text tokens, as Qwen2-VL's "
-        "get_rope_index numbers them.",
+        "description": f"Dot chart of the t, h and w positions of every token of a text, {what}, text sequence: the "
+        f"text tokens before and after it as many as the two sliders above set, the {n_vis:,} {what} patches "
+        f"between, as Qwen2-VL's get_rope_index numbers them.",
     }
     metrics = [
         (f"{what.capitalize()} tokens", f"{n_vis:,}", f"{frames} × {rows} × {cols}"),
