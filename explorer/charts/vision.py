@@ -730,5 +730,7 @@ def live_sequence_chart(
         title=title,
         description=description,
         config=_BOTTOM_LEGEND,
+        # a canvas: as SVG, each of up to 4,500 dots is a DOM node the browser moves at every step of a slider
+        usermeta=on_canvas(),
     )
     return chart
