@@ -192,7 +192,7 @@ def test_the_planes_numbers_computed_in_the_browser_are_posencs_at_random_settin
     keys = rope.VECTOR_PARAMS[vector_input]
 
     def slider_value(key: str) -> float:  # a value the slider can stand at: a whole number of steps from its start
-        lo, hi, step = sliders["vector_ranges"][key]
+        lo, hi, step, _label = sliders["vector_ranges"][key]
         return round(lo + step * int(rng.integers(0, round((hi - lo) / step) + 1)), 6)
 
     try:
