@@ -435,14 +435,12 @@ def vector_expressions(vector_input: str) -> dict[str, str]:
     vector sliders (`VECTOR_PARAMS`): x and y as they stand, or ℓ·cos φ and ℓ·sin φ of the angle φ in degrees and the
     length ℓ: `posenc.polar_to_xy`'s float64 operations (``np.deg2rad``: φ times π/180), with the browser's cos and
     sin (which may differ from the C library's in the last bit)."""
-    keys = VECTOR_PARAMS.get(vector_input)
-    if keys is None:
-        raise ValueError(f"vector_input must be one of {tuple(VECTOR_PARAMS)}, got {vector_input!r}")
+    keys = live_params(vector_input)[len(LIVE_PARAMS) :]  # raises for another input
     if vector_input == "cartesian":
         return {name: live.number(key) for name, key in zip(VECTOR_SIGNALS, keys, strict=True)}
     out = {}
-    for name in ("q", "k"):
-        angle, length = (live.number(f"{name}_{part}") for part in ("angle", "len"))
+    for name, (angle_key, length_key) in (("q", keys[:2]), ("k", keys[2:])):  # q's angle and length, then k's
+        angle, length = live.number(angle_key), live.number(length_key)
         radians = f"({angle} * (PI / 180))"
         out[f"{name}x"], out[f"{name}y"] = f"{length} * cos({radians})", f"{length} * sin({radians})"
     return out

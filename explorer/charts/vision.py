@@ -605,8 +605,8 @@ TEXT_LABELS = {"vis_text_before": "text tokens before ", "vis_text_after": "text
 #: positions it costs (span = max(frames, rows, columns)).
 TEXT_SIGNALS = {"vis_text_before": "seq_before", "vis_text_after": "seq_after"}
 SEQUENCE_FACTS = ("n_vis", "span")
-#: The axes a token has a position on (explorer.compute.vision.AXIS_NAMES' names).
-TEXT_AXES = ("time (t)", "row (h)", "column (w)")
+#: The axes a token has a position on: every axis of `AXIS_ORDER` but the 1D "sequence" one.
+TEXT_AXES = tuple(a for a in AXIS_ORDER if a != "sequence")
 #: The sequence chart's title takes one line where the chart is at least this wide (px), two where it is narrower.
 TITLE_ONE_LINE = 520
 

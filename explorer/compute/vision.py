@@ -267,6 +267,7 @@ def centre_steps(res: dict[str, np.ndarray]) -> tuple[float, float]:
     return trained, interpolated
 
 
+@cached(max_entries=16)
 def sequence_video(frames: int, rows: int, cols: int) -> tuple[pd.DataFrame, int, int, int]:
     """The live sequence chart's video tokens (`explorer.charts.vision.live_sequence_chart`): the positions Qwen2-VL's
     get_rope_index gives a frames × rows × cols video at the start of a sequence (posenc.qwen2vl_position_ids), every
