@@ -4,7 +4,7 @@ RoPE and M-RoPE (contiguous and interleaved) compared on a patch grid.
 URL keys: vis_view (tab), vis_model, vis_head_dim, vis_base (custom model only); vis_rows, vis_cols, vis_qrow,
 vis_qcol (query patch, clamped to the grid), vis_frames, vis_frame (the heatmaps' own sliders, and a click on a patch
 for the query; explorer.liveparam; the grid, the video's frames and the frame also have number boxes), vis_krow, vis_kcol,
-vis_drow, vis_dcol (shift test, clamped so both patches stay on the grid), vis_train, vis_new
+vis_drow, vis_dcol (shift test: the shift diagram's own sliders, clamped so both patches stay on the grid), vis_train, vis_new
 (resolution), vis_text_before, vis_text_after (sequence: the sequence chart's own sliders).
 """
 
@@ -114,18 +114,28 @@ with tab_pairs:
         notice_list(text.pair_notices(m, {(r.scheme, r.axis): r for r in summary.itertuples()}))
 
 with tab_shift:
-    s1, s2, s3, s4 = st.columns(4)
-    k_row = widget("vis_krow", container=s1, max=rows - 1)
-    k_col = widget("vis_kcol", container=s2, max=cols - 1)
-    d_row = widget("vis_drow", container=s3, min=-min(q_row, k_row), max=rows - 1 - max(q_row, k_row))
-    d_col = widget("vis_dcol", container=s4, min=-min(q_col, k_col), max=cols - 1 - max(q_col, k_col))
+    # the key patch and the shift: the diagram's own sliders (issue #36), read on every run (the link keeps them whichever
+    # tab is open), clamped so both patches stay on the grid; the diagram moves in the browser, the scores follow on
+    # release
+    shift_live = LiveChart(
+        "vis_shift_live", charts.SHIFT_PARAMS, limits=lambda got: charts.shift_limits(got, rows, cols, (q_row, q_col))
+    )
+    k_row, k_col, d_row, d_col = (int(shift_live.values[key]) for key in charts.SHIFT_PARAMS)
     if tab_shift.open:
         q, k, d = (q_row, q_col), (k_row, k_col), (d_row, d_col)
-        table, points = compute.shift_table(rows, cols, q, k, d, m)
+        table = compute.shift_table(rows, cols, q, k, d, m)
         words = text.shift_words(rows, cols, q, k, d, compute.shift_changes(table))
         left, right = st.columns([1, 1.5])
-        show_chart(
-            shared(charts.shift_diagram)(points, rows=rows, cols=cols, **words["chart"]),
+        shift_starts = shift_live.starts((rows, cols, q_row, q_col))
+        shift_live.show(
+            shared(charts.live_shift_chart)(
+                rows=rows,
+                cols=cols,
+                query=q,
+                key=(shift_starts["vis_krow"], shift_starts["vis_kcol"]),
+                shift=(shift_starts["vis_drow"], shift_starts["vis_dcol"]),
+                **words["chart"],
+            ),
             container=left,
             width="stretch",
         )

@@ -101,23 +101,75 @@ def test_pair_axis_strip_checks_its_input():
         charts.pair_axis_strip(strip_data(), x="frequency", title="t", description="d")
 
 
-def test_shift_diagram():
-    points = pd.DataFrame(
-        {
-            "label": ["q", "k", "q + Δ", "k + Δ"],
-            "state": ["before", "before", "after", "after"],
-            "row": [1, 2, 3, 4],
-            "col": [1, 5, 2, 6],
-        }
-    )
-    spec = charts.shift_diagram(points, rows=12, cols=16, title="t", description="d").to_dict()
-    assert spec["description"] == "d"
+def shift_spec(rows: int, cols: int, query: tuple[int, int], key: tuple[int, int], shift: tuple[int, int]) -> dict:
+    """The live shift diagram as the page sends it, its sliders starting at `key` and `shift`."""
+    chart = charts.live_shift_chart(rows=rows, cols=cols, query=query, key=key, shift=shift, description="d")
+    return sent_spec(chart)
+
+
+def shift_drawn(spec: dict, **sliders: int) -> dict[str, tuple[int, int]]:
+    """What the browser draws with the shift sliders at `sliders` (the range inputs' text): {label: (row, col)}."""
+    dots = find(spec, "circle")[0]
+    rows = unit_rows(spec, dots, **{k: str(v) for k, v in sliders.items()})
+    return {r.label: (int(r.row), int(r.col)) for r in rows.itertuples()}
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_the_shift_diagram_in_the_browser_draws_the_patches_the_page_scores(data):
+    """At random grids and queries, the chart starts at one key and shift; with its sliders moved anywhere in their
+    range, it draws q, k, q + Δ and k + Δ where the shift test puts them: the key on the grid, Δ the slider's value
+    clamped (by hand here: −min(q, k) … n − 1 − max(q, k) per axis) so both patches stay on the grid. The title names
+    that Δ and the offset k − q."""
+    rows, cols = data.draw(st.integers(1, 64)), data.draw(st.integers(1, 64))
+    qr, qc = data.draw(st.integers(0, rows - 1)), data.draw(st.integers(0, cols - 1))
+    spec = shift_spec(rows, cols, (qr, qc), (qr, qc), (0, 0))
+    kr, kc = data.draw(st.integers(0, rows - 1)), data.draw(st.integers(0, cols - 1))
+    dr, dc = data.draw(st.integers(-(rows - 1), rows - 1)), data.draw(st.integers(-(cols - 1), cols - 1))
+    got = shift_drawn(spec, vis_krow=kr, vis_kcol=kc, vis_drow=dr, vis_dcol=dc)
+    er = min(max(dr, -min(qr, kr)), rows - 1 - max(qr, kr))
+    ec = min(max(dc, -min(qc, kc)), cols - 1 - max(qc, kc))
+    assert got == {"q": (qr, qc), "k": (kr, kc), "q + Δ": (qr + er, qc + ec), "k + Δ": (kr + er, kc + ec)}
+    assert all(0 <= r < rows and 0 <= c < cols for r, c in got.values())
+    sliders = dict(vis_krow=str(kr), vis_kcol=str(kc), vis_drow=str(dr), vis_dcol=str(dc))
+    title = spec_value({**spec, "width": 600}, spec["title"]["text"]["expr"], **sliders)
+    assert title == f"Shift both by Δ = ({er}, {ec}): offset k − q = ({kr - qr}, {kc - qc}) before and after"
+
+
+def test_the_shift_diagrams_sliders_limits_and_frame():
+    """Its four sliders are the registry's key and shift (the key over the grid, the shift over ±(n − 1)), starting
+    where the page says; the page's ranges keep both patches on the grid; row 0 is at the top (as in the heatmaps);
+    the title takes two lines on a phone; a start off the grid is refused, naming the parameter."""
+    spec = shift_spec(12, 16, (5, 7), (8, 12), (2, -5))
+    everywhere = [*spec.get("params", []), *(p for layer in spec["layer"] for p in layer.get("params", []))]
+    params = {p["name"]: p for p in everywhere if "bind" in p}
+    assert list(params) == ["vis_dcol", "vis_drow", "vis_kcol", "vis_krow"]  # in reverse: the key's row first on screen
+    assert {k: (p["value"], p["bind"]["min"], p["bind"]["max"]) for k, p in params.items()} == {
+        "vis_krow": (8, 0, 11),
+        "vis_kcol": (12, 0, 15),
+        "vis_drow": (2, -11, 11),
+        "vis_dcol": (-5, -15, 15),
+    }
+    limits = charts.shift_limits({"vis_krow": 8, "vis_kcol": 12}, 12, 16, (5, 7))
+    assert limits == {
+        "vis_krow": {"min": 0, "max": 11},
+        "vis_kcol": {"min": 0, "max": 15},
+        "vis_drow": {"min": -5, "max": 3},
+        "vis_dcol": {"min": -7, "max": 3},
+    }
     (dots,) = find(spec, "circle")
-    assert frame(spec, dots)["label"].tolist() == ["q", "k", "q + Δ", "k + Δ"]
-    assert dots["encoding"]["y"]["scale"]["reverse"] is True  # row 0 at the top, as in the heatmaps
+    assert dots["encoding"]["y"]["scale"]["reverse"] is True
     assert dots["encoding"]["x"]["scale"]["domain"] == [-0.5, 15.5]
     (line,) = find(spec, "line")
     assert line["encoding"]["detail"]["field"] == "state"
+    narrow = spec_value(
+        {**spec, "width": 300}, spec["title"]["text"]["expr"], vis_krow="8", vis_kcol="12", vis_drow="2", vis_dcol="-5"
+    )
+    assert narrow == ["Shift both by Δ = (2, -5)", "offset k − q = (3, 5) before and after"]
+    with pytest.raises(ValueError, match="vis_drow must be in -5 … 3"):
+        shift_spec(12, 16, (5, 7), (8, 12), (4, 0))
+    with pytest.raises(ValueError, match="query must be on the 12 × 16 grid"):
+        shift_spec(12, 16, (12, 0), (8, 12), (0, 0))
 
 
 def sequence_spec(before: int, after: int, frames: int, rows: int, cols: int) -> dict:
@@ -222,7 +274,6 @@ def test_resolution_chart_marks_positions_beyond_training():
             lambda df: charts.resolution_chart(df, trained_max=1, title="t", description="d"),
             pd.DataFrame({"grid": ["a"]}),
         ),
-        (lambda df: charts.shift_diagram(df, rows=2, cols=2, title="t", description="d"), pd.DataFrame({"row": [0]})),
     ],
 )
 def test_builders_name_missing_columns(builder, bad):

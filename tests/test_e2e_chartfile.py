@@ -49,6 +49,12 @@ def download(chromium, server, slug: str, label: str, tmp_path, name: str | None
         where.get_by_role("button", name="Save this chart").first.click()
         button = tab.get_by_role("button", name=label, exact=True)
         button.wait_for(timeout=60_000)
+        # Opening the popover reruns the page (its content is drawn only while open). The floating layer is placed
+        # once, where the button was when it opened: a layout shift during that run (one CI failure: home's button
+        # "outside of the viewport" for 60 s) leaves it there until the page scrolls or resizes, which a hand does
+        # and Playwright's scrollIntoView (a no-op on a layer outside the scrolled container) does not.
+        wait_idle(tab, title=declared.title)
+        tab.evaluate("window.dispatchEvent(new Event('resize'))")
         with tab.expect_download(timeout=120_000) as info:
             button.click()
         target = tmp_path / info.value.suggested_filename

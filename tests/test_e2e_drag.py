@@ -677,6 +677,60 @@ def test_the_sequence_text_moves_in_the_browser_and_the_page_follows_the_release
     assert card.inner_text().strip().endswith("9")
 
 
+#: The shift diagram's dots, read from its Vega view: {label: [row, column]}.
+SHIFT_DOTS_JS = """(view) => { const out = {};
+  const walk = (node) => { if (!node) return;
+    if (node.items) for (const it of node.items) {
+      const d = it.datum;
+      if (node.marktype === 'symbol' && d && d.who !== undefined) out[d.label] = [d.row, d.col];
+      walk(it); } };
+  walk(view.scenegraph().root); return out; }"""
+
+
+def test_the_shift_diagram_moves_in_the_browser_and_the_scores_follow_the_release(browser, server):
+    """Issue #36: the key patch and the shift are the shift diagram's own sliders. Arrow keys on the key's column
+    move k and k + Δ in the browser (read from the Vega view) with no server run while the keys go on; on the release
+    the link and the raster notice follow and the diagram is kept. Moving the key to the last row leaves no room to
+    shift down: the browser draws Δrow clamped to 0 at once, and the page, on the release, starts the slider there."""
+    title = "Images and video"
+    page = open_drawn(browser, f"{server.base_url}/Images_and_video?vis_view=Shift+test", title)
+    chart = page.locator(LIVE_CHART).first
+    chart.scroll_into_view_if_needed()
+    krow_in, kcol_in, drow_in = (chart.locator(f'input[name="{k}_{k}"]') for k in ("vis_krow", "vis_kcol", "vis_drow"))
+    assert (krow_in.input_value(), kcol_in.input_value(), drow_in.input_value()) == ("8", "12", "2")
+    assert drow_in.get_attribute("max") == "3"  # the page's range: key row 8 of 12 leaves 3 rows below it
+    assert chart.evaluate(app_view_js(SHIFT_DOTS_JS)) == {"q": [5, 7], "k": [8, 12], "q + Δ": [7, 2], "k + Δ": [10, 7]}
+    chart.evaluate("(c) => { c.querySelector('canvas, svg').__kept = true; }")
+    page.evaluate(COUNT_RUNS_JS)
+
+    def keys(slider, key: str, times: int) -> None:
+        page.evaluate("window.__runs = 0")
+        slider.evaluate(INPUT_CLOCK_JS)
+        slider.focus()
+        for _ in range(times):
+            page.keyboard.press(key)
+            page.wait_for_timeout(25)
+        during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+        assert_runs_within_pauses(during, pauses, "while the keys moved the shift diagram", slack=0)
+
+    keys(kcol_in, "ArrowLeft", 4)
+    assert chart.evaluate(app_view_js(SHIFT_DOTS_JS)) == {"q": [5, 7], "k": [8, 8], "q + Δ": [7, 2], "k + Δ": [10, 3]}
+    page.wait_for_function("() => location.search.includes('vis_kcol=8')", timeout=15_000)
+    wait_idle(page, title=title)
+    assert chart.evaluate("(c) => c.querySelector('canvas, svg').__kept === true"), "the shift diagram was rebuilt"
+    assert "3·16 + 1 = 49" in page.locator("[data-testid=stMain]").inner_text()  # the notice, at the new key
+    keys(krow_in, "ArrowRight", 3)
+    assert chart.evaluate(app_view_js(SHIFT_DOTS_JS))["k + Δ"] == [11, 3]  # Δrow drawn clamped to 0 at once
+    page.wait_for_function("() => location.search.includes('vis_krow=11')", timeout=15_000)
+    wait_idle(page, title=title)
+    chart = page.locator(LIVE_CHART).first
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('input[name=vis_drow_vis_drow]')].some(i => i.value === '0')",
+        timeout=15_000,
+    )
+    assert chart.evaluate(app_view_js(SHIFT_DOTS_JS)) == {"q": [5, 7], "k": [11, 8], "q + Δ": [5, 2], "k + Δ": [11, 3]}
+
+
 def tooltip(page, chart, fx: float, fy: float) -> dict[str, str]:
     """Hover the point at (fx, fy) of a chart's drawing (fractions of its size) and read Vega's tooltip."""
     page.mouse.move(0, 0)

@@ -318,15 +318,27 @@ def test_shift_test_numbers():
     text = notices(at)
     assert "3·16 + 5 = 53" in text and "are 56 apart" in text
     (diagram,) = specs(at)
-    (dots,) = find(diagram, "circle")
-    assert frame(diagram, dots)[["row", "col"]].values.tolist() == [[5, 7], [8, 12], [7, 2], [10, 7]]
+    assert slider_starts(diagram) == {"vis_krow": 8, "vis_kcol": 12, "vis_drow": 2, "vis_dcol": -5}
+    assert shift_points(diagram) == {"q": (5, 7), "k": (8, 12), "q + Δ": (7, 2), "k + Δ": (10, 7)}
+
+
+def shift_points(spec: dict) -> dict[str, tuple[int, int]]:
+    """{label: (row, column)} the shift diagram draws with its sliders where they start."""
+    (dots,) = find(spec, "circle")
+    rows = unit_rows(spec, dots, **{k: str(v) for k, v in slider_starts(spec).items()})
+    return {r.label: (int(r.row), int(r.col)) for r in rows.itertuples()}
 
 
 def test_shift_is_clamped_to_keep_both_patches_on_the_grid():
     at = run(vis_view="Shift test", vis_drow=40, vis_dcol=-40)
-    assert at.slider(key="vis_drow").value == 12 - 1 - 8  # key row 8 is the lower patch
-    assert at.slider(key="vis_dcol").value == -7  # query column 7 is the left one
+    assert_page_complete(at)
+    (diagram,) = specs(at)
+    # key row 8 is the lower patch, query column 7 the left one
+    assert slider_starts(diagram) == {"vis_krow": 8, "vis_kcol": 12, "vis_drow": 12 - 1 - 8, "vis_dcol": -7}
+    assert at.query_params["vis_drow"] == "3" and at.query_params["vis_dcol"] == "-7"
     assert any("vis\\_drow" in w.value for w in at.warning)
+    table = at.dataframe[0].value.set_index("scheme")  # scored with the clamped shift: both patches on the grid
+    assert (table["shifted by Δ"] - table["q, k"]).abs().max() < 1e-12
 
 
 def test_resolution_numbers():
@@ -479,11 +491,15 @@ def _page_after_a_report(page: str) -> None:
     import streamlit as st
 
     from explorer import liveparam
-    from explorer.charts.vision import LIVE_PARAMS, TEXT_PARAMS
+    from explorer.charts.vision import LIVE_PARAMS, SHIFT_PARAMS, TEXT_PARAMS, shift_limits
 
     reported = st.session_state.pop("fake_report", None)
     if reported is not None:
         liveparam.report("vis_live", LIVE_PARAMS, reported)
+    reported = st.session_state.pop("fake_shift_report", None)
+    if reported is not None:  # with the page's ranges of the last run, as the chart's callback has them
+        shown = st.session_state.pop("fake_shift_shown")
+        liveparam.report("vis_shift_live", SHIFT_PARAMS, reported, shift_limits(shown, 12, 16, (5, 7)))
     reported = st.session_state.pop("fake_seq_report", None)
     if reported is not None:
         liveparam.report("vis_seq_live", TEXT_PARAMS, reported)
@@ -511,8 +527,7 @@ def test_a_report_from_the_chart_moves_the_page_and_the_link():
     at.session_state["vis_view"] = "Shift test"
     run(at)
     (diagram,) = [element_spec(c) for c in at.get("vega_lite_chart")]
-    (dots,) = find(diagram, "circle")
-    assert frame(diagram, dots)[["row", "col"]].values.tolist()[0] == [9, 3]  # q, as reported
+    assert shift_points(diagram)["q"] == (9, 3)  # q, as reported
 
 
 def test_another_grid_from_the_chart_keeps_it_and_a_typed_one_starts_it_anew():
@@ -661,6 +676,38 @@ def test_another_frame_from_the_chart_keeps_it_and_the_page_follows():
     for got, name in zip(panel_grids(spec, frame=2), ("raster", "axial", "contiguous", "interleaved"), strict=True):
         want = expected_grids(12, 16, (5, 7), 2, 128, 1e6, (16, 24, 24), (24, 20, 20))[name]
         np.testing.assert_allclose(got, want, atol=1e-9, err_msg=name)
+
+
+def test_a_report_from_the_shift_diagram_moves_its_scores_and_the_link():
+    """Issue #36: the key patch and the shift are the shift diagram's own sliders. A report reaches the session and
+    the link, clamped so both patches stay on the grid; the diagram keeps its spec while the browser holds what it
+    reported, and is rebuilt at the new start where the page clamped a value the browser did not report (a key moved
+    down leaves less room for the shift); the scores follow."""
+    at = AppTest.from_function(_page_after_a_report, args=(PAGE,), default_timeout=120)
+    at.query_params["vis_view"] = "Shift test"
+    run(at)
+    (first,) = specs(at)
+    at.session_state["fake_shift_report"] = {"vis_drow": [{"vis_drow": 3}], "vis_dcol": [{"vis_dcol": 1}]}
+    at.session_state["fake_shift_shown"] = {"vis_krow": 8, "vis_kcol": 12}
+    run(at)
+    assert (at.query_params["vis_drow"], at.query_params["vis_dcol"]) == ("3", "1")
+    assert specs(at) == [first]  # the browser holds these values: the chart is kept
+    assert "(Δrow, Δcolumn) = (3, 1)" in notices(at)
+    at.session_state["fake_shift_report"] = {"vis_krow": [{"vis_krow": 11}], "vis_kcol": [{"vis_kcol": 2}]}
+    at.session_state["fake_shift_shown"] = {"vis_krow": 8, "vis_kcol": 12}
+    run(at)
+    (moved,) = specs(at)
+    # row 11 is the last: no room to shift down; column 2 leaves room for 16 − 1 − 7 = 8 to the right
+    assert slider_starts(moved) == {"vis_krow": 11, "vis_kcol": 2, "vis_drow": 0, "vis_dcol": 1}
+    assert shift_points(moved) == {"q": (5, 7), "k": (11, 2), "q + Δ": (5, 8), "k + Δ": (11, 3)}
+    # 0 is the default (2) clamped into this range: the link leaves it out, as for a widget, and reproduces it
+    assert at.query_params["vis_krow"] == "11" and "vis_drow" not in at.query_params
+    at.session_state["fake_shift_report"] = {"vis_dcol": [{"vis_dcol": 40}]}  # past the page's range: clamped
+    at.session_state["fake_shift_shown"] = {"vis_krow": 11, "vis_kcol": 2}
+    run(at)
+    assert at.query_params["vis_dcol"] == str(16 - 1 - 7)
+    table = at.dataframe[0].value.set_index("scheme")
+    assert (table["shifted by Δ"] - table["q, k"]).abs().max() < 1e-12
 
 
 def test_a_report_from_the_sequence_chart_moves_its_numbers_and_the_link():

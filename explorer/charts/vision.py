@@ -6,7 +6,8 @@
 - `grid_heatmap`      one score per patch of a rows × cols grid (an image), the query patch ringed
 - `pair_axis_strip`   which axis turns each pair, one strip per scheme, along the pair index or the
                       pair's wavelength (one builder, ``x="pair"`` or ``x="wavelength"``)
-- `shift_diagram`     the query and key patches before and after an equal 2D shift, on the grid
+- `live_shift_chart`  the query and key patches before and after an equal 2D shift, on the grid; the key and the
+                      shift are its own sliders (`SHIFT_PARAMS`)
 - `live_sequence_chart` the t, h, w positions of every token of a text / video / text sequence, the text's
                       lengths its own sliders (`TEXT_PARAMS`)
 - `resolution_chart`  the row (or column) positions a model saw in training, at a new grid size,
@@ -532,29 +533,114 @@ def pair_axis_strip(
     return _framed(chart, width=600, height=height, title=title, subtitle=subtitle, description=description)
 
 
-def shift_diagram(
-    points: pd.DataFrame, *, rows: int, cols: int, title: str, subtitle: str | None = None, description: str
-) -> alt.LayerChart:
-    """The grid's outline, and the query and key patches before and after the shift.
+# ------------------------------------------------------------- the shift test, moved in the browser
+#: The shift diagram's own sliders (issue #36): the key patch's row and column, and the shift Δ (rows, columns) that
+#: moves both patches. The query patch is the heatmaps' (`QUERY_PARAMS`): fixed in this chart.
+SHIFT_PARAMS = ("vis_krow", "vis_kcol", "vis_drow", "vis_dcol")
+SHIFT_LABELS = {
+    "vis_krow": "key row ",
+    "vis_kcol": "key column ",
+    "vis_drow": "shift Δ rows ",
+    "vis_dcol": "shift Δ columns ",
+}
+#: The signals holding the values the diagram draws: the key on the grid, Δ clamped so both patches stay on it.
+SHIFT_SIGNALS = {"vis_krow": "shift_kr", "vis_kcol": "shift_kc", "vis_drow": "shift_dr", "vis_dcol": "shift_dc"}
 
-    ``points`` columns: label ("q", "k", "q + Δ", "k + Δ"), state ("before" | "after"), row, col.
-    Each state's q and k are joined by a line (the 2D offset, equal before and after).
-    """
-    _require(points, "points", {"label", "state", "row", "col"})
+
+def shift_limits(values: Mapping[str, Any], rows: int, cols: int, query: tuple[int, int]) -> dict[str, dict[str, int]]:
+    """The page's ranges of the shift sliders, each from the values read before it (`explorer.liveparam.LiveChart`'s
+    ``limits``, in `SHIFT_PARAMS` order): the key on the rows × cols grid; Δ such that both the query (`query`) and
+    the key stay on it after the shift (Δrow in −min(q_row, k_row) … rows − 1 − max(q_row, k_row), Δcolumn
+    likewise)."""
+    out = {"vis_krow": {"min": 0, "max": rows - 1}, "vis_kcol": {"min": 0, "max": cols - 1}}
+    for key, k_key, q, n in (("vis_drow", "vis_krow", query[0], rows), ("vis_dcol", "vis_kcol", query[1], cols)):
+        if k_key in values:
+            k = int(values[k_key])
+            out[key] = {"min": -min(q, k), "max": n - 1 - max(q, k)}
+    return out
+
+
+def shift_expressions(rows: int, cols: int, query: tuple[int, int]) -> dict[str, str]:
+    """Vega expressions of the live shift diagram, in terms of its four sliders (`SHIFT_PARAMS`): the values it draws
+    (`SHIFT_SIGNALS`: the key clamped to the grid, the shift clamped as `shift_limits` does) and, per point of
+    ``datum.who`` ("q" | "k") and ``datum.moved`` (0 | 1), its ``row`` and ``col``."""
+    qr, qc = (int(v) for v in query)
+    kr_, kc_, dr_, dc_ = SHIFT_SIGNALS.values()
+    kr, kc, dr, dc = (live.number(key) for key in SHIFT_PARAMS)
+    return {
+        kr_: f"clamp({kr}, 0, {rows - 1})",
+        kc_: f"clamp({kc}, 0, {cols - 1})",
+        dr_: f"clamp({dr}, -min({qr}, {kr_}), {rows - 1} - max({qr}, {kr_}))",
+        dc_: f"clamp({dc}, -min({qc}, {kc_}), {cols - 1} - max({qc}, {kc_}))",
+        "row": f"(datum.who === 'q' ? {qr} : {kr_}) + datum.moved * {dr_}",
+        "col": f"(datum.who === 'q' ? {qc} : {kc_}) + datum.moved * {dc_}",
+    }
+
+
+def live_shift_chart(
+    *, rows: int, cols: int, query: tuple[int, int], key: tuple[int, int], shift: tuple[int, int], description: str
+) -> alt.LayerChart:
+    """The grid, the query and key patches before and after an equal 2D shift, the key and the shift the chart's own
+    sliders (`SHIFT_PARAMS`, starting at `key` and `shift`; the key over the grid, the shift over −(n − 1) … n − 1
+    and drawn clamped so both patches stay on the grid: `shift_expressions`). Each state's q and k are joined by a
+    dashed line (the 2D offset, equal before and after); the title, computed in the browser, names Δ and the offset."""
+    qr, qc = (int(v) for v in query)
+    if not (rows >= 1 and cols >= 1 and 0 <= qr < rows and 0 <= qc < cols):
+        raise ValueError(f"query must be on the {rows} × {cols} grid (rows, cols >= 1), got {query}")
+    starts = dict(zip(SHIFT_PARAMS, (*key, *shift), strict=True))
+    limits = shift_limits(starts, rows, cols, (qr, qc))
+    for name, value in starts.items():
+        lo, hi = limits[name]["min"], limits[name]["max"]
+        if not lo <= int(value) <= hi:
+            raise ValueError(f"{name} must be in {lo} … {hi} (both patches on the grid), got {value}")
+    # the key over the grid; the shift over every value it can take for some key (the page narrows it to this key's)
+    reach = {**{name: (limits[name]["min"], limits[name]["max"]) for name in SHIFT_PARAMS[:2]}}
+    reach.update({"vis_drow": (-(rows - 1), rows - 1), "vis_dcol": (-(cols - 1), cols - 1)})
+    sliders = [
+        live.position(name, start=int(starts[name]), lo=reach[name][0], hi=reach[name][1], label=SHIFT_LABELS[name])
+        for name in SHIFT_PARAMS
+    ]
+    ex = shift_expressions(rows, cols, (qr, qc))
+    signals = [alt.param(name=name, expr=ex[name]) for name in SHIFT_SIGNALS.values()]
+    kr, kc, dr, dc = SHIFT_SIGNALS.values()
     x = alt.X("col:Q", title="column").scale(domain=[-0.5, cols - 0.5], nice=False, zero=False)
     y = alt.Y("row:Q", title="row").scale(domain=[-0.5, rows - 0.5], nice=False, zero=False, reverse=True)
     colour = alt.Color("state:N", title=None, sort=list(STATE_COLORS)).scale(
         domain=list(STATE_COLORS), range=list(STATE_COLORS.values())
     )
-    base = alt.Chart(points)
+    points = pd.DataFrame(
+        {
+            "label": ["q", "k", "q + Δ", "k + Δ"],
+            "state": ["before", "before", "after", "after"],
+            "who": ["q", "k", "q", "k"],
+            "moved": [0, 0, 1, 1],
+        }
+    )
+    base = alt.Chart(points).transform_calculate(row=ex["row"], col=ex["col"])
     lines = base.mark_line(strokeWidth=2.5, strokeDash=[6, 4]).encode(x=x, y=y, color=colour, detail="state:N")
     dots = base.mark_circle(size=220, opacity=1).encode(
         x=x, y=y, color=colour, tooltip=["label:N", "row:Q", alt.Tooltip("col:Q", title="column")]
     )
-    text = base.mark_text(dy=-16, fontSize=15, fontWeight="bold").encode(x=x, y=y, text="label:N", color=colour)
-    height = grid_height(rows, cols, width=520, lo=180, hi=380) + 140  # + title, axis and legend
-    chart = alt.layer(lines, dots, text)
-    return _framed(chart, width=520, height=height, title=title, subtitle=subtitle, description=description)
+    names = (
+        base.mark_text(dy=-16, fontSize=15, fontWeight="bold")
+        .encode(x=x, y=y, text="label:N", color=colour)
+        .add_params(*reversed(sliders), *signals)  # Vega lists bound inputs in reverse: the key's row first on screen
+    )
+    first = f"'Shift both by Δ = (' + {dr} + ', ' + {dc} + ')'"
+    second = f"'offset k − q = (' + ({kr} - {qr}) + ', ' + ({kc} - {qc}) + ') before and after'"
+    title = alt.TitleParams(
+        alt.ExprRef(f"width >= {TITLE_ONE_LINE} ? {first} + ': ' + {second} : [{first}, {second}]"),
+        subtitle="dashed: q to k, the same offset before and after",
+        anchor="start",
+    )
+    return alt.LayerChart(
+        layer=[lines, dots, names],
+        width=520,
+        height=grid_height(rows, cols, width=520, lo=180, hi=380) + 140,  # + title, axis and legend
+        title=title,
+        description=description,
+        config=_BOTTOM_LEGEND,
+    )
 
 
 def resolution_chart(
@@ -607,7 +693,8 @@ TEXT_SIGNALS = {"vis_text_before": "seq_before", "vis_text_after": "seq_after"}
 SEQUENCE_FACTS = ("n_vis", "span")
 #: The axes a token has a position on: every axis of `AXIS_ORDER` but the 1D "sequence" one.
 TEXT_AXES = tuple(a for a in AXIS_ORDER if a != "sequence")
-#: The sequence chart's title takes one line where the chart is at least this wide (px), two where it is narrower.
+#: The sequence chart's and the shift diagram's titles take one line where the chart is at least this wide (px), two
+#: where it is narrower.
 TITLE_ONE_LINE = 520
 
 

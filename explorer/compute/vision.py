@@ -195,7 +195,8 @@ def pairs_summary(pairs: pd.DataFrame) -> pd.DataFrame:
 
 def shift_table(rows: int, cols: int, q: tuple[int, int], k: tuple[int, int], d: tuple[int, int], m: Model):
     """The shift test: per scheme, the score of q and k, of both moved by d, and of q and k on a grid one
-    column wider (a DataFrame); and the four patches before and after (for the diagram)."""
+    column wider (a DataFrame). The diagram of the four patches is drawn in the browser
+    (explorer.charts.vision.live_shift_chart)."""
     (qr, qc), (kr, kc), (dr, dc) = q, k, d
     now, wider = angles(rows, cols, 1, m), angles(rows, cols + 1, 1, m)
     table = pd.DataFrame(
@@ -210,15 +211,7 @@ def shift_table(rows: int, cols: int, q: tuple[int, int], k: tuple[int, int], d:
             ],
         }
     )
-    points = pd.DataFrame(
-        {
-            "label": ["q", "k", "q + Δ", "k + Δ"],
-            "state": ["before", "before", "after", "after"],
-            "row": [qr, kr, qr + dr, kr + dr],
-            "col": [qc, kc, qc + dc, kc + dc],
-        }
-    )
-    return table, points
+    return table
 
 
 def shift_changes(table: pd.DataFrame) -> dict[str, float]:

@@ -177,11 +177,10 @@ def shift_words(
     grid one column wider; ``other``, the largest change of the other schemes' there."""
     dr, dc = k[0] - q[0], k[1] - q[1]
     offset = dr * cols + dc
+    # the diagram's title names Δ and the offset itself, in the browser (explorer.charts.vision.live_shift_chart)
     chart = {
-        "title": f"Shift both by Δ = ({d[0]}, {d[1]})",
-        "subtitle": f"offset k − q = ({dr}, {dc}) before and after",
-        "description": f"The {rows} by {cols} grid with the query at ({q[0]}, {q[1]}), the key at "
-        f"({k[0]}, {k[1]}), and both moved by {d[0]} rows and {d[1]} columns.",
+        "description": f"The {rows} by {cols} patch grid with the query at ({q[0]}, {q[1]}), and a key patch; the "
+        "chart's sliders set the key's row and column and the shift that moves both patches.",
     }
     notices = [
         f"Moving both patches by the same (Δrow, Δcolumn) = ({d[0]}, {d[1]}) changes no score by more "
