@@ -2,7 +2,8 @@
 
 URL keys: vec_input, qx, qy, kx, ky, q_angle, q_len, k_angle, k_len (the two 2-D vectors), m, n
 (positions), j (pair; max head_dim/2 − 1, clamped), base, head_dim, layout_rope, traj_m. m, n, head_dim, base, j and
-the vectors' numbers (those of the way vec_input gives them) are the live plane's own sliders (explorer.liveparam).
+the vectors' numbers (those of the way vec_input gives them) are the live plane's own sliders (explorer.liveparam);
+traj_m is the rotation plane's (the "One pair" tab).
 """
 
 from __future__ import annotations
@@ -53,9 +54,11 @@ q_in, k_in = (tuple(live.values[key] for key in keys) for keys in (vector_keys[:
 live_slot = st.container(border=True, key="rope_controls")
 
 with st.sidebar:
-    st.markdown("**Frequency and trajectory**")
-    traj_m = widget("traj_m", container=st.sidebar)
+    st.markdown("**The whole head**")
     layout = widget("layout_rope", container=st.sidebar)
+# the trajectory's length M: the rotation plane's own slider (issue #36); it draws q at every position up to the
+# slider's reach and shows 0 … M in the browser
+traj_live = LiveChart("rope_traj_live", charts.TRAJ_PARAMS)
 
 
 # ------------------------------------------------------------------------------ numbers
@@ -68,7 +71,7 @@ q, k = vectors["q"], vectors["k"]
 
 thetas = posenc.inverse_frequencies(head_dim, base=base)
 theta = float(thetas[j])
-nums = compute.plane_numbers(q, k, m, n, theta, traj_m)
+nums = compute.plane_numbers(q, k, m, n, theta, PARAMS["traj_m"].max)
 
 starts = live.starts(mode)  # q and k reach the spec as the sliders' starts; the plane's reach is rows
 live.show(
@@ -100,9 +103,12 @@ with tab_pair:
         # the metric cards sit beside it where there is room, below it where there is not (a
         # narrow window, or presentation mode's larger chart with the sidebar open).
         row = st.container(horizontal=True, gap="medium", key="rope_pair_row")
-        title, subtitle = text.plane_title(j, theta, traj_m)
-        show_chart(
-            shared(charts.plane_chart)(**charts.plane_frames(q, k, nums, m, n), title=title, subtitle=subtitle),
+        title, subtitle = text.plane_title(j, theta)
+        traj_start = traj_live.starts((tuple(q), tuple(k), m, n, theta))[charts.TRAJ_PARAMS[0]]
+        traj_live.show(
+            shared(charts.plane_chart)(
+                **charts.plane_frames(q, k, nums, m, n), traj_m=traj_start, title=title, subtitle=subtitle
+            ),
             container=row,
             width="content",
         )

@@ -297,6 +297,67 @@ def test_corner_labels_take_the_free_corner_nearest_their_direction():
     assert out["dx"].tolist() == [-6, -6, 6] and out["dy"].tolist() == [6, -6, -6]  # inset, inwards
 
 
+def _boxes(rows: pd.DataFrame, px: float, *, font: float, char_w: float) -> list[tuple]:
+    """`label_boxes` of some rows of a text layer."""
+    spec = {"datasets": {"d": rows.to_dict("records")}}
+    return label_boxes(spec, {"data": {"name": "d"}}, px, font=font, char_w=char_w)
+
+
+@pytest.mark.parametrize("theta", [1.0, 0.2371, 0.05])
+def test_plane_chart_with_its_trajectory_slider_numbers_every_m_clear_of_its_dots(theta):
+    """Issue #36: with `traj_m`, M is the chart's own slider (starting there) and the chart holds the numbers of every
+    M with at most NUMBERED_DOTS dots, each M's own: positions 1 … M only, clear of that M's dots, of the arrow tips
+    and of each other; the arrows' names clear of every dot the slider can show. Past that, no numbers."""
+    m, n, last = 5, 12, 60
+    qm, kn = rotate(Q, m * theta), rotate(K, n * theta)
+    arrows = pd.DataFrame(
+        {
+            "vector": ["q", "k", "q", "k"],
+            "state": ["before", "before", "after", "after"],
+            "label": ["q", "k", f"q at m={m}", f"k at n={n}"],
+            "x": [Q[0], K[0], qm[0], kn[0]],
+            "y": [Q[1], K[1], qm[1], kn[1]],
+        }
+    )
+    traj = [rotate(Q, p * theta) for p in range(last + 1)]
+    trajectory = pd.DataFrame({"position": range(last + 1), "x": [t[0] for t in traj], "y": [t[1] for t in traj]})
+    spec = charts.plane_chart(arrows, trajectory=trajectory, traj_m=9, title="t").to_dict()
+    assert {p["name"]: p["value"] for p in spec["params"] if "bind" in p} == {"traj_m": 9}
+    px = spec["width"] / (2 * facts(spec)["lim"])
+    (numbers,) = by_field(spec, "text", "text", "position")
+    (names,) = by_field(spec, "text", "text", "label")
+    held = frame(spec, numbers)
+    name_boxes = label_boxes(spec, names, px, font=16, char_w=8.5)
+    for box in name_boxes:
+        for x, y in traj:
+            assert box_distance(box, x * px, y * px) >= 5, (box, x, y)
+    assert set(held["for_m"]) <= set(range(1, charts.NUMBERED_DOTS))
+    for upto in range(1, last + 1):
+        rows = held[held["for_m"] == upto]
+        assert set(rows["position"]) <= set(range(1, upto + 1)) - {m}  # q at m is named by its arrow
+        if upto >= charts.NUMBERED_DOTS:
+            assert rows.empty
+            continue
+        boxes = _boxes(rows, px, font=13, char_w=7)
+        for box in boxes:
+            for x, y in traj[: upto + 1]:
+                assert box_distance(box, x * px, y * px) >= 5, (upto, box, x, y)
+            for x, y in zip(arrows["x"], arrows["y"]):
+                assert box_distance(box, x * px, y * px) >= 6, (upto, box, x, y)
+        for i, a in enumerate(boxes + name_boxes):
+            for b in (boxes + name_boxes)[i + 1 :]:
+                assert min(a[2], b[2]) - max(a[1], b[1]) <= 1 or min(a[4], b[4]) - max(a[3], b[3]) <= 1, (upto, a, b)
+
+
+def test_plane_chart_rejects_a_trajectory_slider_past_its_positions():
+    trajectory = pd.DataFrame({"position": range(4), "x": [1.0, 0.0, -1.0, 0.0], "y": [0.0, 1.0, 0.0, -1.0]})
+    arrows = pd.DataFrame({"vector": ["q"], "state": ["before"], "label": ["q"], "x": [1.0], "y": [0.0]})
+    with pytest.raises(ValueError, match="traj_m must be a position of the trajectory"):
+        charts.plane_chart(arrows, trajectory=trajectory, traj_m=4, title="t")
+    with pytest.raises(ValueError, match="trajectory's positions must be 0, 1, 2"):
+        charts.plane_chart(arrows, trajectory=trajectory.iloc[1:], title="t")
+
+
 def test_plane_chart_numbers_only_short_trajectories():
     spec = plane_spec(traj_len=100)
     assert not by_field(spec, "text", "text", "position")  # no numbers beside a long trajectory

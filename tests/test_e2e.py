@@ -249,6 +249,9 @@ def test_deep_link_table_matches_pages():
             charts = importlib.import_module(f"explorer.charts.{module}")
             # and the vectors' numbers of the RoPE plane, by the way the page gives them
             live = set(charts.LIVE_PARAMS) | {k for keys in getattr(charts, "VECTOR_PARAMS", {}).values() for k in keys}
+            # and the sliders of the page's other live charts, named by their constants (RoPE's TRAJ_PARAMS, …)
+            for name in re.findall(r"""LiveChart\(\s*["']\w+["'],\s*charts\.([A-Z_]+)""", source):
+                live |= set(getattr(charts, name))
             keys |= live
         if "ropeblock.METHOD_PARAMS" in source:  # Context extension: the method's own params
             from explorer import ropeblock

@@ -10,6 +10,8 @@ reports the value 150 ms after it last changed, and the link follows."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from e2e_support import (
     VIEW_TEXTS_JS,
@@ -729,6 +731,56 @@ def test_the_shift_diagram_moves_in_the_browser_and_the_scores_follow_the_releas
         timeout=15_000,
     )
     assert chart.evaluate(app_view_js(SHIFT_DOTS_JS)) == {"q": [5, 7], "k": [11, 8], "q + Δ": [5, 2], "k + Δ": [11, 3]}
+
+
+#: The rotation plane's trajectory, read from its Vega view: [[position, x, y], …] of the dots drawn (circles with a position).
+TRAJ_DOTS_JS = """(view) => { const out = [];
+  const walk = (node) => { if (!node) return;
+    if (node.items) for (const it of node.items) {
+      const d = it.datum;
+      if (node.marktype === 'symbol' && d && d.position !== undefined && d.x !== undefined) out.push([d.position, d.x, d.y]);
+      walk(it); } };
+  walk(view.scenegraph().root); return out.sort((a, b) => a[0] - b[0]); }"""
+
+
+def test_the_trajectory_length_moves_in_the_browser_and_the_link_follows_the_release(browser, server):
+    """Issue #36: M, the trajectory's length, is the rotation plane's own slider. Arrow keys on it draw q at 0 … M in
+    the browser (each dot read from the Vega view and rotated here by hand) with no server run while the keys go on;
+    on the release the link follows and the plane is kept."""
+    title = "RoPE rotation"
+    page = open_drawn(browser, f"{server.base_url}/RoPE_rotation?traj_m=10&j=2&head_dim=16&base=100", title)
+    chart = page.locator(LIVE_CHART).filter(has=page.locator('input[name="traj_m_traj_m"]'))
+    chart.scroll_into_view_if_needed()
+    slider = chart.locator('input[name="traj_m_traj_m"]')
+    assert slider.input_value() == "10"
+    theta = 100 ** (-2 * 2 / 16)
+
+    def drawn(m: int) -> None:
+        dots = chart.evaluate(app_view_js(TRAJ_DOTS_JS))
+        assert [p for p, _, _ in dots] == list(range(m + 1))
+        for p, x, y in dots:
+            want = (
+                math.cos(p * theta) * 1.0 - math.sin(p * theta) * 0.5,
+                math.sin(p * theta) * 1.0 + math.cos(p * theta) * 0.5,
+            )
+            assert (x, y) == pytest.approx(want, abs=1e-12)
+
+    drawn(10)
+    chart.evaluate("(c) => { c.querySelector('canvas, svg').__kept = true; }")
+    page.evaluate(COUNT_RUNS_JS)
+    page.evaluate("window.__runs = 0")
+    slider.evaluate(INPUT_CLOCK_JS)
+    slider.focus()
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(25)
+    during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+    assert_runs_within_pauses(during, pauses, "while the keys moved the trajectory", slack=0)
+    drawn(15)
+    page.wait_for_function("() => location.search.includes('traj_m=15')", timeout=15_000)
+    wait_idle(page, title=title)
+    assert chart.evaluate("(c) => c.querySelector('canvas, svg').__kept === true"), "the rotation plane was rebuilt"
+    drawn(15)
 
 
 def tooltip(page, chart, fx: float, fy: float) -> dict[str, str]:

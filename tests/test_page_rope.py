@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from _apptest import metrics, run_page
-from _chartspec import by_field, element_spec, facts, find, frame
+from _chartspec import by_field, element_spec, facts, find, frame, unit_rows
 
 from explorer.imagechart import meta as image_meta
 from explorer.widgets import PARAMS
@@ -158,15 +158,33 @@ def test_defaults_show_the_angle_identity():
     assert f"{qm[0]:.3f}" in tex and f"{qm[1]:.3f}" in tex and f"{math.cos(5):.3f}" in tex
 
 
+def plane_slider_starts(at) -> dict[str, int]:
+    """{traj_m: where the rotation plane's own slider starts} (the page's second chart)."""
+    return {p["name"]: p["value"] for p in plane(at).get("params", []) if "bind" in p}
+
+
 def test_trajectory_is_q_at_positions_0_to_m():
+    """Issue #36: M is the rotation plane's own slider. The chart holds q at every position the slider can reach
+    (0 … its maximum, each one rotated here by hand) and draws 0 … M in the browser; the slider starts at the link's
+    M, and the numbers beside the dots are those of the M drawn."""
     at = run(traj_m=20, j=3, head_dim=16, base=100)
     theta = 100 ** (-2 * 3 / 16)
     spec = plane(at)
+    assert plane_slider_starts(at) == {"traj_m": 20}
+    assert not [s for s in at.slider if s.key == "traj_m"]  # no second control for it in the sidebar
     (points,) = find(spec, "circle")
-    df = frame(spec, points)
-    assert df["position"].tolist() == list(range(21))
-    for row in df.itertuples():
+    held = frame(spec, points)
+    assert held["position"].tolist() == list(range(PARAMS["traj_m"].max + 1))
+    for row in held.itertuples():
         assert (row.x, row.y) == pytest.approx(rotate((1.0, 0.5), row.position * theta))
+    for m in (20, 5, 0, PARAMS["traj_m"].max):
+        assert unit_rows(spec, points, traj_m=m)["position"].tolist() == list(range(m + 1))
+    (numbers,) = [
+        layer for layer in find(spec, "text") if layer.get("encoding", {}).get("text", {}).get("field") == "position"
+    ]
+    for m in (20, 7):  # (q at 5 is the arrow "q at m=5": its label names that dot)
+        numbered = set(unit_rows(spec, numbers, traj_m=m)["position"])
+        assert numbered <= set(range(1, m + 1)) - {5} and m in numbered  # the last position is always named
     assert f"θ_j = {theta:.4g} rad" in spec["title"]["text"]
 
 
@@ -302,7 +320,35 @@ def _page_after_a_report():
         values = {k: v for k, v in st.session_state.items() if k in keys}
         values.update({k: entry[0][k] for k, entry in report.items()})
         liveparam.report("rope_live", keys, report, rope_charts.live_limits(values))
+    traj = st.session_state.pop("test_traj_report", None)
+    if traj is not None:
+        liveparam.report("rope_traj_live", rope_charts.TRAJ_PARAMS, traj)
     runpy.run_path(st.session_state["test_page"], run_name="__main__")
+
+
+def test_a_trajectory_length_reported_by_the_rotation_plane_reaches_the_link_and_keeps_the_plane():
+    """Issue #36: M is the rotation plane's own slider. Its report reaches the URL (the default, 16, leaves it, as a
+    widget's would; a value past the slider's range is ignored); the plane keeps its spec, since the browser already
+    draws what it reported."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_page_after_a_report, default_timeout=60)
+    at.session_state["test_page"] = PAGE
+    at.query_params["traj_m"] = "20"
+    run_page("", at)
+    first = plane(at)
+    assert plane_slider_starts(at) == {"traj_m": 20}
+    at.session_state["test_traj_report"] = {"traj_m": [{"traj_m": 40}]}
+    run_page("", at)
+    assert not at.exception and at.query_params["traj_m"] == "40"
+    assert plane(at) == first
+    at.session_state["test_traj_report"] = {"traj_m": [{"traj_m": 16}]}
+    run_page("", at)
+    assert "traj_m" not in at.query_params and plane(at) == first
+    at.session_state["test_traj_report"] = {"traj_m": [{"traj_m": 9999}]}
+    run_page("", at)
+    assert "traj_m" not in at.query_params and plane(at) == first
+    assert_page_complete(at)
 
 
 def test_shrinking_head_dim_in_the_plane_keeps_the_pair_index_valid():

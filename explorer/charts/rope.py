@@ -89,10 +89,41 @@ def plane_frames(q: np.ndarray, k: np.ndarray, nums: dict, m: int, n: int) -> di
     return {"arrows": arrows, "arcs": arcs, "trajectory": trajectory}
 
 
+#: The rotation plane's trajectory slider (issue #36): q is drawn at positions 0 … M, M the chart's own slider.
+TRAJ_PARAMS = ("traj_m",)
+#: The trajectory's positions are numbered where it has at most this many dots.
+NUMBERED_DOTS = 24
+
+
+def _position_numbers(traj: pd.DataFrame, tips: np.ndarray, reach: float, px: float, boxes: list) -> pd.DataFrame:
+    """The position numbers of the trajectory `traj` (its dots 0 … M, in data units), placed beside their dots clear
+    of those dots, the arrows' `tips` and the labels' `boxes` (pixels; not changed): the dots under an arrow tip (q
+    itself at 0, q at m) are left to the arrow's label; first and last position first, so that crowding drops the
+    numbers in between."""
+    xy = traj[["x", "y"]].to_numpy(float)
+    near_tip = np.hypot(xy[:, None, 0] - tips[:, 0], xy[:, None, 1] - tips[:, 1])
+    named = (near_tip < 1e-6 * reach).any(axis=1) if len(tips) else np.zeros(len(traj), bool)
+    numbered = traj[~named & (traj["position"] != 0).to_numpy()]
+    order = [0, len(numbered) - 1, *range(1, len(numbered) - 1)] if len(numbered) > 1 else [0] * len(numbered)
+    numbered = numbered.iloc[order]
+    ux, uy, kept = place_labels(
+        numbered[["x", "y"]].to_numpy(float) * px,
+        [NUMBER_CHAR * len(str(p)) for p in numbered["position"]],
+        height=NUMBER_FONT,
+        gap=DOT_LABEL_GAP,
+        dots=xy * px,
+        tips=tips * px,
+        boxes=list(boxes),
+        drop_crowded=True,
+    )
+    return placed_labels(numbered, ux, uy, DOT_LABEL_GAP)[kept].sort_values("position")
+
+
 def plane_chart(
     arrows: pd.DataFrame,
     *,
     trajectory: pd.DataFrame | None = None,
+    traj_m: int | None = None,
     arcs: pd.DataFrame | None = None,
     title: str,
     subtitle: str | None = None,
@@ -102,9 +133,12 @@ def plane_chart(
 
     arrows      columns vector ("q" | "k"), state ("before" | "after"), label, x, y: one arrow
                 from the origin each; every distinct (vector, length) gets its circle.
-    trajectory  columns position, x, y: where the vector lands at each position (points coloured
-                by position; numbered when there are at most 24, except where an arrow's own
-                label already names the point).
+    trajectory  columns position, x, y: where the vector lands at each position 0, 1, 2 … (points
+                coloured by position; numbered when there are at most `NUMBERED_DOTS`, except where
+                an arrow's own label already names the point).
+    traj_m      with a trajectory: the chart's own slider M (`TRAJ_PARAMS`, issue #36) over its
+                positions, starting here; the chart draws positions 0 … M and moves in the browser,
+                numbers placed for every M it can take. None: every position drawn, no slider.
     arcs        columns vector, label, from_x, from_y, sweep, radius: an arc of `sweep` radians
                 (counter-clockwise if positive) starting at the direction of (from_x, from_y).
 
@@ -166,6 +200,12 @@ def plane_chart(
     tips = arrows[["x", "y"]].to_numpy(float)
     if trajectory is not None and not len(trajectory):
         trajectory = None  # an empty trajectory draws nothing
+    last = len(trajectory) - 1 if trajectory is not None else 0
+    if trajectory is not None and not np.array_equal(trajectory["position"].to_numpy(), np.arange(last + 1)):
+        raise ValueError("trajectory's positions must be 0, 1, 2 … in order")
+    if traj_m is not None and (trajectory is None or not 0 <= traj_m <= last):
+        raise ValueError(f"traj_m must be a position of the trajectory (0 … {last}), got {traj_m}")
+    # the arrows' labels clear every dot the chart can draw (at any M of its slider)
     dots_px = trajectory[["x", "y"]].to_numpy(float) * px if trajectory is not None else np.zeros((0, 2))
     boxes: list = corner_boxes(corner_rows, px) if corner_rows is not None else []
     ux, uy, _ = place_labels(
@@ -200,10 +240,14 @@ def plane_chart(
 
     if trajectory is not None:
         traj = trajectory[["position", "x", "y"]].copy()
+        dots = alt.Chart(traj)
+        if traj_m is not None:
+            m_live = live.position(
+                TRAJ_PARAMS[0], start=int(traj_m), lo=0, hi=last, label="trajectory: positions 0 … M "
+            )
+            dots = dots.transform_filter(f"datum.position <= {live.number(TRAJ_PARAMS[0])}").add_params(m_live)
         layers.append(
-            alt.Chart(traj)
-            .mark_circle(size=70, opacity=0.9, stroke="white", strokeWidth=0.5)
-            .encode(
+            dots.mark_circle(size=70, opacity=0.9, stroke="white", strokeWidth=0.5).encode(
                 x=x_enc,
                 y=y_enc,
                 fill=alt.Fill("position:Q")
@@ -216,31 +260,21 @@ def plane_chart(
                 ],
             )
         )
-        if len(traj) <= 24:
-            # A dot under an arrow tip (q itself at 0, q at m) is named by the arrow's label.
-            near_tip = np.hypot(
-                traj["x"].to_numpy(float)[:, None] - tips[:, 0], traj["y"].to_numpy(float)[:, None] - tips[:, 1]
-            )
-            named = (near_tip < 1e-6 * reach).any(axis=1) if len(tips) else np.zeros(len(traj), bool)
-            numbered = traj[~named & (traj["position"] != 0).to_numpy()]
-            # first and last position first, so that crowding drops numbers in between
-            order = [0, len(numbered) - 1, *range(1, len(numbered) - 1)] if len(numbered) > 1 else [0] * len(numbered)
-            numbered = numbered.iloc[order]
-            ux, uy, kept = place_labels(
-                numbered[["x", "y"]].to_numpy(float) * px,
-                [NUMBER_CHAR * len(str(p)) for p in numbered["position"]],
-                height=NUMBER_FONT,
-                gap=DOT_LABEL_GAP,
-                dots=dots_px,
-                tips=tips * px,
-                boxes=boxes,
-                drop_crowded=True,
-            )
-            numbers = placed_labels(numbered, ux, uy, DOT_LABEL_GAP)[kept].sort_values("position")
+        # The numbers, placed for every M the chart can show with at most NUMBERED_DOTS dots (its last M only, with
+        # no slider): each M's own, clear of that M's dots
+        shown = range(1, min(last, NUMBERED_DOTS - 1) + 1) if traj_m is not None else [last][: last < NUMBERED_DOTS]
+        numbers = [
+            _position_numbers(traj.iloc[: upto + 1], tips, reach, px, boxes).assign(for_m=upto) for upto in shown
+        ]
+        numbers = [n for n in numbers if len(n)]
+        if numbers:
+            labels = alt.Chart(pd.concat(numbers, ignore_index=True))
+            if traj_m is not None:
+                labels = labels.transform_filter(f"datum.for_m == {live.number(TRAJ_PARAMS[0])}")
             layers.append(
-                alt.Chart(numbers)
-                .mark_text(**placed_text(fontSize=NUMBER_FONT, color="#1E3A8A"))
-                .encode(x=x_enc, y=y_enc, text="position:Q")
+                labels.mark_text(**placed_text(fontSize=NUMBER_FONT, color="#1E3A8A")).encode(
+                    x=x_enc, y=y_enc, text="position:Q"
+                )
             )
 
     # Arrows: shaft (rule from the origin), head (a triangle turned to point along the arrow), label.

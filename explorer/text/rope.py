@@ -47,11 +47,11 @@ def zero_vector_warning(name: str, default: Sequence[float]) -> str:
     )
 
 
-def plane_title(j: int, theta: float, traj_m: int) -> tuple[str, str]:
-    """The rotation plane's title (pair j and its θ_j per position) and subtitle."""
+def plane_title(j: int, theta: float) -> tuple[str, str]:
+    """The rotation plane's title (pair j and its θ_j per position) and subtitle (M is the chart's own slider)."""
     return (
         f"Pair j = {j}: θ_j = {theta:.4g} rad ({np.degrees(theta):.3g}°) per position",
-        f"dashed: before · solid: after rotation · dots: q at positions 0 … {traj_m}",
+        "dashed: before · solid: after rotation · dots: q at positions 0 … M",
     )
 
 
