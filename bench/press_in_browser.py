@@ -49,6 +49,7 @@ CONTROLS = [
     ("RoPE k y", "RoPE_rotation", "RoPE rotation", "ky_ky"),
     ("RoPE q angle (polar)", "RoPE_rotation?vec_input=polar", "RoPE rotation", "q_angle_q_angle"),
     ("RoPE k length (polar)", "RoPE_rotation?vec_input=polar", "RoPE rotation", "k_len_k_len"),
+    ("RoPE trajectory M", "RoPE_rotation", "RoPE rotation", "traj_m_traj_m"),
     ("Clock position p", "Clock_hands", "Frequency clock hands", "m_m"),
     ("Clock head size d", "Clock_hands", "Frequency clock hands", "d_model_d_model"),
     ("Clock base b", "Clock_hands", "Frequency clock hands", "base_base"),
@@ -65,6 +66,8 @@ CONTROLS = [
     # at the last frame of the longest video: each shorter video shows its own last frame (at frame 0, only the
     # title's count would change, too small for the quick fingerprint)
     ("Vision video frames", "Images_and_video?vis_frames=16&vis_frame=15", "Images and video", "vis_frames_vis_frames"),
+    ("Vision shift key column", "Images_and_video?vis_view=Shift+test", "Images and video", "vis_kcol_vis_kcol"),
+    ("Vision shift Δrow", "Images_and_video?vis_view=Shift+test", "Images and video", "vis_drow_vis_drow"),
     ("Vision text before", "Images_and_video?vis_view=Sequence", "Images and video", "vis_text_before_vis_text_before"),
     ("Vision text after", "Images_and_video?vis_view=Sequence", "Images and video", "vis_text_after_vis_text_after"),
     ("Sinusoidal zoom p0", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_p0_zoom_p0"),

@@ -36,7 +36,7 @@ def test_plane_title_gives_theta_in_radians_and_degrees(j, d, b):
     title, subtitle = text.plane_title(j, theta)
     assert title == f"Pair j = {j}: θ_j = {theta:.4g} rad ({theta * 180 / math.pi:.3g}°) per position"
     # M is the chart's own slider: the subtitle names it, not a number a drag would leave behind
-    assert subtitle.endswith("q at positions 0 … M")
+    assert subtitle.endswith("dots: q at 0 … M")
     assert not any(c.isdigit() for c in subtitle.removesuffix("0 … M"))
 
 

@@ -243,7 +243,7 @@ def plane_chart(
         dots = alt.Chart(traj)
         if traj_m is not None:
             m_live = live.position(
-                TRAJ_PARAMS[0], start=int(traj_m), lo=0, hi=last, label="trajectory: positions 0 … M "
+                TRAJ_PARAMS[0], start=int(traj_m), lo=0, hi=last, label="trajectory: q at positions 0 … M "
             )
             dots = dots.transform_filter(f"datum.position <= {live.number(TRAJ_PARAMS[0])}").add_params(m_live)
         layers.append(

@@ -115,7 +115,7 @@ PAGE = Page(
             "layout_rope": "interleaved",
         },
         slider="traj_m",
-        chart=1,  # the rotation plane (chart 0 is the live plane, whose m, n, d, b, j, q and k move in the browser)
+        chart=1,  # the rotation plane, whose own slider M is (chart 0 is the live plane: m, n, d, b, j, q and k)
     ),
     bench=BenchSettings(
         max_query={
@@ -127,7 +127,7 @@ PAGE = Page(
             "traj_m": "256",
             "rope_view": "Whole head",
         },
-        slider="traj_m",  # d and j are the live plane's own sliders (no server run while dragged)
+        slider="traj_m",  # the rotation plane's own slider: bench/load.py reports its end as the chart does
         slider_chart=1,
     ),
     presets=True,

@@ -51,7 +51,7 @@ def plane_title(j: int, theta: float) -> tuple[str, str]:
     """The rotation plane's title (pair j and its θ_j per position) and subtitle (M is the chart's own slider)."""
     return (
         f"Pair j = {j}: θ_j = {theta:.4g} rad ({np.degrees(theta):.3g}°) per position",
-        "dashed: before · solid: after rotation · dots: q at positions 0 … M",
+        "dashed: before · solid: after rotation · dots: q at 0 … M",
     )
 
 
