@@ -206,11 +206,9 @@ def box_distance(box, x, y) -> float:
     return math.hypot(max(x0 - x, 0, x - x1), max(y0 - y, 0, y - y1))
 
 
-@pytest.mark.parametrize("theta, traj_len", [(1.0, 16), (0.5623, 16), (0.2371, 12), (0.75, 20)])
-def test_plane_chart_labels_never_sit_on_a_dot_or_an_arrow_head(theta, traj_len):
-    """Every label is placed by its own row: text edges face their point, at least the dot's
-    radius (≈ 5 px) away from every trajectory dot and the head's (≈ 8 px) from every arrow tip."""
-    m, n = 5, 12
+def plane_inputs(theta: float, m: int, n: int, last: int) -> tuple[pd.DataFrame, list, pd.DataFrame]:
+    """The rotation plane's arrows (Q, K and both turned by hand: q by m·θ, k by n·θ) and q's trajectory over
+    positions 0 … `last`, as points and as the chart's rows."""
     qm, kn = rotate(Q, m * theta), rotate(K, n * theta)
     arrows = pd.DataFrame(
         {
@@ -221,8 +219,17 @@ def test_plane_chart_labels_never_sit_on_a_dot_or_an_arrow_head(theta, traj_len)
             "y": [Q[1], K[1], qm[1], kn[1]],
         }
     )
-    traj = [rotate(Q, p * theta) for p in range(traj_len + 1)]
-    trajectory = pd.DataFrame({"position": range(traj_len + 1), "x": [t[0] for t in traj], "y": [t[1] for t in traj]})
+    traj = [rotate(Q, p * theta) for p in range(last + 1)]
+    trajectory = pd.DataFrame({"position": range(last + 1), "x": [t[0] for t in traj], "y": [t[1] for t in traj]})
+    return arrows, traj, trajectory
+
+
+@pytest.mark.parametrize("theta, traj_len", [(1.0, 16), (0.5623, 16), (0.2371, 12), (0.75, 20)])
+def test_plane_chart_labels_never_sit_on_a_dot_or_an_arrow_head(theta, traj_len):
+    """Every label is placed by its own row: text edges face their point, at least the dot's
+    radius (≈ 5 px) away from every trajectory dot and the head's (≈ 8 px) from every arrow tip."""
+    m, n = 5, 12
+    arrows, traj, trajectory = plane_inputs(theta, m, n, traj_len)
     arcs = pd.DataFrame(
         {"vector": ["q"], "label": ["mθ ≡ 73.5°"], "from_x": [Q[0]], "from_y": [Q[1]], "sweep": [1.2], "radius": [0.3]}
     )
@@ -309,18 +316,7 @@ def test_plane_chart_with_its_trajectory_slider_numbers_every_m_clear_of_its_dot
     M with at most NUMBERED_DOTS dots, each M's own: positions 1 … M only, clear of that M's dots, of the arrow tips
     and of each other; the arrows' names clear of every dot the slider can show. Past that, no numbers."""
     m, n, last = 5, 12, 60
-    qm, kn = rotate(Q, m * theta), rotate(K, n * theta)
-    arrows = pd.DataFrame(
-        {
-            "vector": ["q", "k", "q", "k"],
-            "state": ["before", "before", "after", "after"],
-            "label": ["q", "k", f"q at m={m}", f"k at n={n}"],
-            "x": [Q[0], K[0], qm[0], kn[0]],
-            "y": [Q[1], K[1], qm[1], kn[1]],
-        }
-    )
-    traj = [rotate(Q, p * theta) for p in range(last + 1)]
-    trajectory = pd.DataFrame({"position": range(last + 1), "x": [t[0] for t in traj], "y": [t[1] for t in traj]})
+    arrows, traj, trajectory = plane_inputs(theta, m, n, last)
     spec = charts.plane_chart(arrows, trajectory=trajectory, traj_m=9, title="t").to_dict()
     assert {p["name"]: p["value"] for p in spec["params"] if "bind" in p} == {"traj_m": 9}
     px = spec["width"] / (2 * facts(spec)["lim"])

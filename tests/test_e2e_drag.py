@@ -590,14 +590,7 @@ def test_the_grid_moves_in_the_browser_and_the_page_follows_the_release(browser,
     page.evaluate(COUNT_RUNS_JS)  # once: each call adds an observer of its own
 
     def keys(slider, key: str, times: int, url: str) -> None:
-        page.evaluate("window.__runs = 0")
-        slider.evaluate(INPUT_CLOCK_JS)
-        slider.focus()
-        for _ in range(times):
-            page.keyboard.press(key)
-            page.wait_for_timeout(25)
-        during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
-        assert_runs_within_pauses(during, pauses, "while the keys moved the grid", slack=0)
+        during = press_keys(page, slider, key, times, "while the keys moved the grid")
         page.wait_for_function(f"() => location.search.includes('{url}')", timeout=15_000)
         wait_idle(page, title=title)
         assert chart.evaluate("(c) => c.querySelector('canvas').__kept === true"), "the heatmaps were rebuilt"
@@ -679,6 +672,20 @@ def test_the_sequence_text_moves_in_the_browser_and_the_page_follows_the_release
     assert card.inner_text().strip().endswith("9")
 
 
+def press_keys(page, slider, key: str, times: int, what: str) -> int:
+    """Press `key` `times` times on the range input `slider` (25 ms apart); no script run may start while they go on
+    (`COUNT_RUNS_JS` installed once on the page before). Returns the runs counted while they went on."""
+    page.evaluate("window.__runs = 0")
+    slider.evaluate(INPUT_CLOCK_JS)
+    slider.focus()
+    for _ in range(times):
+        page.keyboard.press(key)
+        page.wait_for_timeout(25)
+    during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
+    assert_runs_within_pauses(during, pauses, what, slack=0)
+    return during
+
+
 #: The shift diagram's dots, read from its Vega view: {label: [row, column]}.
 SHIFT_DOTS_JS = """(view) => { const out = {};
   const walk = (node) => { if (!node) return;
@@ -706,14 +713,7 @@ def test_the_shift_diagram_moves_in_the_browser_and_the_scores_follow_the_releas
     page.evaluate(COUNT_RUNS_JS)
 
     def keys(slider, key: str, times: int) -> None:
-        page.evaluate("window.__runs = 0")
-        slider.evaluate(INPUT_CLOCK_JS)
-        slider.focus()
-        for _ in range(times):
-            page.keyboard.press(key)
-            page.wait_for_timeout(25)
-        during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
-        assert_runs_within_pauses(during, pauses, "while the keys moved the shift diagram", slack=0)
+        press_keys(page, slider, key, times, "while the keys moved the shift diagram")
 
     keys(kcol_in, "ArrowLeft", 4)
     assert chart.evaluate(app_view_js(SHIFT_DOTS_JS)) == {"q": [5, 7], "k": [8, 8], "q + Δ": [7, 2], "k + Δ": [10, 3]}
@@ -768,14 +768,7 @@ def test_the_trajectory_length_moves_in_the_browser_and_the_link_follows_the_rel
     drawn(10)
     chart.evaluate("(c) => { c.querySelector('canvas, svg').__kept = true; }")
     page.evaluate(COUNT_RUNS_JS)
-    page.evaluate("window.__runs = 0")
-    slider.evaluate(INPUT_CLOCK_JS)
-    slider.focus()
-    for _ in range(5):
-        page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(25)
-    during, pauses = page.evaluate(RUNS_AND_PAUSES_JS)
-    assert_runs_within_pauses(during, pauses, "while the keys moved the trajectory", slack=0)
+    press_keys(page, slider, "ArrowRight", 5, "while the keys moved the trajectory")
     drawn(15)
     page.wait_for_function("() => location.search.includes('traj_m=15')", timeout=15_000)
     wait_idle(page, title=title)
