@@ -289,6 +289,10 @@ def _no_spills(page, where: str) -> None:
     assert page.evaluate(SPILLS_JS) == [], where
 
 
+#: A control in the sidebar, once it is open: RoPE's holds only the pairing layout (a radio); the others, sliders.
+SIDEBAR_CONTROL = "[data-testid=stSidebar] input[type=range], [data-testid=stSidebar] [data-testid=stRadio]"
+
+
 def test_in_the_browser(server, shots):
     from playwright.sync_api import sync_playwright
 
@@ -310,14 +314,14 @@ def test_in_the_browser(server, shots):
             assert expand.is_visible()
             page.screenshot(path=str(shots / "presentation_rope.png"))
             expand.click()
-            page.locator("[data-testid=stSidebar] input[type=range]").first.wait_for(state="visible")
+            page.locator(SIDEBAR_CONTROL).first.wait_for(state="visible")
             # pair index j: the live plane's own slider (main area); the link follows its report
             j_in = page.locator("[data-testid=stVegaLiteChart] input[name='j_j']").first
             j_in.focus()
             page.keyboard.press("ArrowRight")
             page.wait_for_url(re.compile(r".*[?&]j=1(&|$).*"), timeout=30_000)
             _settle(page)
-            assert page.locator("[data-testid=stSidebar] input[type=range]").first.is_visible()  # stays open
+            assert page.locator(SIDEBAR_CONTROL).first.is_visible()  # stays open
             # Larger presentation charts next to the open sidebar: nothing spills over a neighbour
             # (the plane moves above its metric cards), on both tabs and on the other pages with
             # fixed-size charts.
@@ -335,7 +339,7 @@ def test_in_the_browser(server, shots):
                 _settle(page)
                 if page.locator("[data-testid=stExpandSidebarButton]").is_visible():
                     page.locator("[data-testid=stExpandSidebarButton]").click()
-                    page.locator("[data-testid=stSidebar] input[type=range]").first.wait_for(state="visible")
+                    page.locator(SIDEBAR_CONTROL).first.wait_for(state="visible")
                     _settle(page)
                 page.wait_for_selector("[data-testid=stVegaLiteChart] > svg", timeout=60_000)
                 _no_spills(page, url)
