@@ -9,7 +9,7 @@ strict pattern.
 import json
 
 from explorer import compat
-from explorer.vocabulary import ALPHA_STOPS, BASE_OPTIONS, TARGET_STOPS
+from explorer.vocabulary import ALPHA_STOPS, BASE_OPTIONS, NEW_GRIDS, TARGET_STOPS, TRAINED_GRIDS
 
 #: In-chart sliders that run over a parameter's option indices (explorer.charts.live.option_position): the
 #: input's name (Vega's signal) -> the options as the read-out beside the slider shows them. Module
@@ -19,6 +19,8 @@ OPTION_LABELS = {
     "target_len_target_len": [f"{t:,}" for t in TARGET_STOPS],
     "train_len_train_len": [f"{t:,}" for t in TARGET_STOPS],
     "ntk_alpha_ntk_alpha": [f"{a:g}" for a in ALPHA_STOPS],
+    "vis_train_vis_train": [f"{n} × {n}" for n in TRAINED_GRIDS],
+    "vis_new_vis_new": [f"{n} × {n}" for n in NEW_GRIDS],
 }
 
 #: The attribute of the hidden element that carries a live chart's slider ranges
@@ -69,9 +71,9 @@ BASE_CSS = (
 [data-testid="stAppDeployButton"] { display: none !important; }
 [class*="_live_"] .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 [class*="_live_"] .vega-embed form.vega-bindings { order: -1; padding: 0 0 0.4rem 0.5rem; }
-:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"], [class*="st-key-cmp_live_"], [class*="st-key-home_live_"]) .vega-embed form.vega-bindings .vega-bind label {
+:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"], [class*="st-key-vis_res_live_"], [class*="st-key-cmp_live_"], [class*="st-key-home_live_"]) .vega-embed form.vega-bindings .vega-bind label {
   display: flex; flex-wrap: nowrap; align-items: center; gap: 0.6rem; }
-:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"], [class*="st-key-cmp_live_"], [class*="st-key-home_live_"]) .vega-embed form.vega-bindings .vega-bind-name {
+:is([class*="st-key-inv_live_"], [class*="st-key-vis_live_"], [class*="st-key-vis_res_live_"], [class*="st-key-cmp_live_"], [class*="st-key-home_live_"]) .vega-embed form.vega-bindings .vega-bind-name {
   font-size: 1rem; min-width: 0; }
 [class*="st-key-cmp_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 8.2rem; }
 [class*="st-key-cmp_live_"] .vega-embed canvas { max-width: 100%; height: auto !important; }
@@ -102,11 +104,11 @@ BASE_CSS = (
 [class*="st-key-conv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
 [class*="st-key-ext_af_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: min(15.5rem, 52vw); }
 [class*="st-key-ext_af_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 40vw); height: 1rem; }
-[class*="st-key-vis_live_"] { overflow-x: auto; }
-[class*="st-key-vis_live_"] .vega-embed form.vega-bindings { display: flex; flex-direction: row;
+:is([class*="st-key-vis_live_"], [class*="st-key-vis_res_live_"]) { overflow-x: auto; }
+:is([class*="st-key-vis_live_"], [class*="st-key-vis_res_live_"]) .vega-embed form.vega-bindings { display: flex; flex-direction: row;
   flex-wrap: wrap; align-items: center; gap: 0.2rem 1.6rem; padding: 0 0 0.5rem 0.5rem; }
-[class*="st-key-vis_live_"] .vega-embed form.vega-bindings .vega-bind { width: auto; }
-[class*="st-key-vis_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(14rem, 45vw); height: 1rem; }
+:is([class*="st-key-vis_live_"], [class*="st-key-vis_res_live_"]) .vega-embed form.vega-bindings .vega-bind { width: auto; }
+:is([class*="st-key-vis_live_"], [class*="st-key-vis_res_live_"]) .vega-embed form.vega-bindings input[type="range"] { width: min(14rem, 45vw); height: 1rem; }
 [class*="st-key-sin_zoom_live_"] .vega-embed { align-items: stretch; }
 [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind label { flex-wrap: nowrap; }
 [class*="st-key-sin_zoom_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 8.5rem; white-space: nowrap; }

@@ -23,6 +23,10 @@ BASE_OPTIONS = (10, 100, 500, 1000, 10000, 50000, 100000, 150000, 500000, 100000
 #: The target length's in-chart slider stops: the powers of two and the halfway 1.5·2^k, 16 … 2^24 (the
 #: context lengths models ship with: 4,096, 8,192, 32,768, 131,072, …); the box takes any T.
 TARGET_STOPS = tuple(sorted({2**k for k in range(4, 25)} | {3 * 2 ** (k - 1) for k in range(4, 24)}))
+#: The vision page's resolution tab: the trained grid's side and the new grid's (its Params' options; the resolution
+#: chart's own sliders run over their indices, explorer.charts.vision.RES_PARAMS). 14: RoPE-ViT B/16 at 224 px.
+TRAINED_GRIDS = (8, 14, 16, 24, 32)
+NEW_GRIDS = (8, 14, 16, 24, 28, 32, 48, 56, 64)
 _NICE = (1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
 #: The NTK alpha's (or linear factor's) in-chart slider stops on the Model configs page: 1, 1.25, 1.5, 2, 2.5, 3,
 #: 4, 5, 6, 8 in every decade from 0.01 to 1,000, where the box's 0.01 steps hold them; the box takes any α.

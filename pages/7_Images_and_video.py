@@ -148,19 +148,30 @@ with tab_shift:
         notice_list(words["notices"])
 
 with tab_res:
-    r1, r2 = st.columns(2)
-    train = int(widget("vis_train", container=r1))
-    new = int(widget("vis_new", container=r2))
+    # the trained and the new grid's sides: the resolution chart's own sliders (issue #36), read on every run (the link
+    # keeps them whichever tab is open); the chart moves in the browser, the sentences follow on release
+    res_live = LiveChart("vis_res_live", charts.RES_PARAMS)
+    train, new = (int(res_live.values[key]) for key in charts.RES_PARAMS)
     if tab_res.open:
-        res = compute.resolution_scores(train, new, m)
-        words = text.resolution_words(train, new, *compute.centre_steps(res))
-        positions = compute.resolution_positions(train, new)
-        chart = shared(charts.resolution_chart)(positions, trained_max=train - 1, **words["chart"])
-        show_chart(chart, width="stretch")
-        for col, (label, grid) in zip(st.columns(3), res.items()):
-            centre = (grid.shape[0] // 2, grid.shape[1] // 2)
-            panel = shared(charts.grid_heatmap)(grid, query=centre, domain=domain, width=360, **words["panels"][label])
-            show_chart(panel, container=col, width="stretch")
+        words = text.resolution_words(train, new, *compute.centre_steps(compute.resolution_scores(train, new, m)))
+        phone = mode.on_a_phone()
+        res_starts = res_live.starts((m, own_range, phone))
+        res_live.show(
+            shared(charts.live_resolution_chart)(
+                Keyed(("vis_res_axis", m), compute.resolution_axis(m)),
+                trained=PARAMS["vis_train"].options,
+                new=PARAMS["vis_new"].options,
+                train=res_starts["vis_train"],
+                new_side=res_starts["vis_new"],
+                domain=domain,
+                description=text.RESOLUTION_DESCRIPTION,
+                columns=1 if phone else 3,
+                panel_width=220 if phone else 165,
+            ),
+            save_as="vision_resolution",
+            width="content",
+        )
+        st.caption(text.RESOLUTION_CAPTION)
         notice_list(words["notices"])
 
 with tab_seq:

@@ -11,58 +11,17 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import find, frame, layers, legible, png_pixels, sent_spec, spec_value, unit_rows
+from _chartspec import find, frame, layers, sent_spec, spec_value, unit_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
 from explorer.charts import vision as charts
-from explorer.imagechart import colorize
-from explorer.imagechart import meta as image_meta
-
-
-def heat(scores=None, **kw):
-    scores = np.linspace(-1, 1, 12).reshape(3, 4) if scores is None else scores
-    kw.setdefault("query", (1, 2))
-    kw.setdefault("title", "t")
-    kw.setdefault("description", "what it shows")
-    return charts.grid_heatmap(scores, **kw).to_dict()
-
-
-def test_grid_heatmap_draws_the_scores_and_rings_the_query():
-    scores = np.linspace(-1, 1, 12).reshape(3, 4)
-    spec = heat(scores, subtitle=["line one", "line two"])
-    assert spec["description"] == "what it shows"
-    assert image_meta(spec)["shape"] == [3, 4]
-    assert image_meta(spec)["domain"] == [-1.0, 1.0]
-    assert spec["title"]["subtitle"] == ["line one", "line two"]
-    (ring,) = find(spec, "point")
-    assert frame(spec, ring)[["x0", "y0"]].values.tolist() == [[2, 1]]  # (column, row)
-    pixels = png_pixels(spec)[..., :3]  # one pixel per cell, row 0 at the top
-    assert pixels.shape[:2] == (3, 4)
-    np.testing.assert_array_equal(pixels, colorize(scores, scheme="redblue", domain=(-1, 1))[..., :3])
-    legible(spec)
-
-
-def test_grid_heatmap_own_range_and_no_query():
-    scores = np.full((2, 5), 0.999) + np.arange(10).reshape(2, 5) * 1e-5
-    spec = heat(scores, query=None, domain=None)
-    meta = image_meta(spec)
-    assert meta["scheme"] == "viridis"
-    assert meta["domain"] == pytest.approx([scores.min(), scores.max()])
-    assert not find(spec, "point")
-    flat = image_meta(heat(np.ones((2, 2)), domain=None))["domain"]  # a flat panel still draws
-    assert flat[0] < 1 < flat[1]
 
 
 def test_grid_height_keeps_patches_roughly_square_within_bounds():
     assert charts.grid_height(12, 16, width=520) == 390
     assert charts.grid_height(1, 64) == 150 and charts.grid_height(64, 1) == 420
-
-
-def test_grid_heatmap_rejects_a_vector():
-    with pytest.raises(ValueError, match="rows, cols"):
-        charts.grid_heatmap(np.ones(4), query=None, title="t", description="d")
 
 
 def strip_data():
@@ -243,14 +202,96 @@ def test_the_sequence_charts_sliders_title_and_words():
         sequence_spec(65, 0, 1, 2, 3)
 
 
-def test_resolution_chart_marks_positions_beyond_training():
-    positions = pd.DataFrame({"grid": ["a", "a", "b"], "position": [0.0, 15.0, 20.0], "beyond": [False, False, True]})
-    spec = charts.resolution_chart(positions, trained_max=15, title="t", description="d").to_dict()
+# --- a new resolution: both sides live in the chart ----------------------------------------------------
+def resolution_spec(m, train: int = 16, new: int = 32, **kw) -> dict:
+    from explorer.compute import vision as compute
+    from explorer.vocabulary import NEW_GRIDS, TRAINED_GRIDS
+
+    kw.setdefault("domain", None)
+    chart = charts.live_resolution_chart(
+        compute.resolution_axis(m), trained=TRAINED_GRIDS, new=NEW_GRIDS, train=train, new_side=new,
+        description="d", **kw,
+    )  # fmt: skip
+    return sent_spec(chart)
+
+
+def resolution_drawn(spec: dict, ti: int, ni: int) -> tuple[list[np.ndarray], pd.DataFrame]:
+    """What the browser draws with the sliders at option indices (ti, ni): each heatmap's grid (the cells layer's
+    transforms as sent, evaluated here) and the ticks' rows."""
+    sliders = {"vis_train": str(ti), "vis_new": str(ni)}
+    grids = []
+    for k, panel in enumerate(spec["vconcat"][1]["concat"]):
+        (cells,) = [v for v in panel["layer"] if v.get("name", "").startswith(f"res_cells_{k}")]
+        df = unit_rows(spec, cells, **sliders)
+        n = int(math.isqrt(len(df)))
+        assert n * n == len(df) and (df["panel"].astype(int) == k).all()
+        grid = np.full((n, n), np.nan)
+        grid[df["r"].astype(int), df["c"].astype(int)] = df["s"].astype(float)
+        grids.append(grid)
+    (ticks,) = find(spec["vconcat"][0], "tick")
+    return grids, unit_rows(spec, ticks, **sliders)
+
+
+RES_MODELS = ("qwen2.5-vl-7b", "rope-vit-b16", (32, 500.0))
+
+
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_the_resolution_chart_in_the_browser_draws_posencs_scores_and_positions(data):
+    """At random models and sliders: each heatmap the chart computes in the browser (one axis's share looked up twice
+    and added) is posenc's axial 2D score of the centre patch (explorer.compute.vision.resolution_scores, which calls
+    posenc.axial_rope_angles and posenc.angle_scores) on the trained grid, the new one as is and the new one
+    interpolated; the ticks stand at 0 … n − 1 (× train/new for the interpolated row), those past the last trained
+    position marked; the titles name both sides."""
+    from explorer.compute import vision as compute
+    from explorer.vocabulary import NEW_GRIDS, TRAINED_GRIDS
+    from posenc.mrope import VISION_PRESETS
+
+    which = data.draw(st.sampled_from(RES_MODELS))
+    m = compute.Model.of(None, *which) if isinstance(which, tuple) else compute.Model.of(VISION_PRESETS[which])
+    spec = resolution_spec(m)
+    ti, ni = data.draw(st.integers(0, len(TRAINED_GRIDS) - 1)), data.draw(st.integers(0, len(NEW_GRIDS) - 1))
+    train, new = TRAINED_GRIDS[ti], NEW_GRIDS[ni]
+    grids, ticks = resolution_drawn(spec, ti, ni)
+    want = compute.resolution_scores(train, new, m)
+    for got, name in zip(grids, ("trained", "as is", "interpolated"), strict=True):
+        assert got.shape == want[name].shape, name
+        np.testing.assert_allclose(got, want[name], rtol=0, atol=1e-12, err_msg=name)
+    for g, n, scale in ((0, train, 1.0), (1, new, 1.0), (2, new, train / new)):
+        row = ticks[ticks["g"].astype(int) == g].sort_values("i")
+        expected = [i * scale for i in range(n)]  # by hand: patch i's row position
+        assert row["position"].astype(float).tolist() == pytest.approx(expected, abs=1e-12), g
+        assert row["seen"].tolist() == [p <= train - 1 for p in expected], g
+    sliders = {"vis_train": str(ti), "vis_new": str(ni)}
+    titles = [spec_value(spec, p["title"]["text"]["expr"], **sliders) for p in spec["vconcat"][1]["concat"]]
+    assert titles == [
+        [f"Trained, {train} × {train}", "positions 0, 1, 2 and on"],
+        [f"{new} × {new}, as is", "positions 0, 1, 2 and on"],
+        [f"{new} × {new}, interpolated", f"positions × {train}/{new}"],
+    ]
+
+
+def test_the_resolution_charts_sliders_run_over_the_registrys_sides():
+    """Its two sliders are the registry's vis_train and vis_new over their options' indices, starting where asked;
+    a side that is not an option is refused by name; the description names no side (the sliders set them)."""
+    from explorer.compute import vision as compute
+    from explorer.site.vision import PAGE
+    from posenc.mrope import VISION_PRESETS
+
+    options = {p.key: p.options for p in PAGE.params if p.key in charts.RES_PARAMS}
+    spec = resolution_spec(compute.Model.of(VISION_PRESETS["qwen2.5-vl-7b"]), train=24, new=56)
+    bound = {p["name"]: p for p in spec["params"] if "bind" in p}
+    assert set(bound) == set(charts.RES_PARAMS)
+    for key, start in (("vis_train", 24), ("vis_new", 56)):
+        assert bound[key]["value"] == [{key: options[key].index(start)}] or bound[key]["value"] == options[key].index(
+            start
+        )
+        assert (bound[key]["bind"]["min"], bound[key]["bind"]["max"]) == (0, len(options[key]) - 1)
     assert spec["description"] == "d"
-    (rule,) = find(spec, "rule")
-    assert frame(spec, rule)["position"].tolist() == [15]
-    (ticks,) = find(spec, "tick")
-    assert ticks["encoding"]["x"]["scale"]["domain"] == [-0.5, 20.5]
+    with pytest.raises(ValueError, match="vis_new"):
+        resolution_spec(compute.Model.of(VISION_PRESETS["qwen2.5-vl-7b"]), new=30)
+    with pytest.raises(ValueError, match="columns"):
+        resolution_spec(compute.Model.of(VISION_PRESETS["qwen2.5-vl-7b"]), columns=2)
 
 
 @pytest.mark.parametrize(
@@ -271,8 +312,10 @@ def test_resolution_chart_marks_positions_beyond_training():
             pd.DataFrame({"index": [0]}),
         ),
         (
-            lambda df: charts.resolution_chart(df, trained_max=1, title="t", description="d"),
-            pd.DataFrame({"grid": ["a"]}),
+            lambda df: charts.live_resolution_chart(
+                df, trained=(8,), new=(8,), train=8, new_side=8, domain=None, description="d"
+            ),
+            pd.DataFrame({"key": [0]}),
         ),
     ],
 )

@@ -341,11 +341,40 @@ def test_shift_is_clamped_to_keep_both_patches_on_the_grid():
     assert (table["shifted by Δ"] - table["q, k"]).abs().max() < 1e-12
 
 
+def res_sliders(spec: dict) -> dict[str, int]:
+    """Where the resolution chart's sliders start, as sides (they run over the options' indices)."""
+    from explorer.vocabulary import NEW_GRIDS, TRAINED_GRIDS
+
+    starts = slider_starts(spec)
+    return {"vis_train": TRAINED_GRIDS[starts["vis_train"]], "vis_new": NEW_GRIDS[starts["vis_new"]]}
+
+
+def res_panels(spec: dict) -> list[np.ndarray]:
+    """The resolution chart's three heatmaps as the browser computes them where its sliders start."""
+    out = []
+    for k, panel in enumerate(spec["vconcat"][1]["concat"]):
+        (cells,) = [v for v in panel["layer"] if v.get("name", "").startswith(f"res_cells_{k}")]
+        df = unit_rows(spec, cells, **{key: str(v) for key, v in slider_starts(spec).items()})
+        n = math.isqrt(len(df))
+        grid = np.full((n, n), np.nan)
+        grid[df["r"].astype(int), df["c"].astype(int)] = df["s"].astype(float)
+        out.append(grid)
+    return out
+
+
 def test_resolution_numbers():
+    """The link's sides are where the resolution chart's sliders start; its heatmaps there are the axial 2D scores
+    of the centre patch computed here from posenc's angles (a 16 × 16 grid, a 32 × 32 one as is and × 16/32); the
+    notices count the unseen patches."""
     at = run(vis_view="Resolution", vis_train=16, vis_new=32)
     assert_page_complete(at)
-    _, *heatmaps = specs(at)
-    assert [image_meta(h)["shape"] for h in heatmaps] == [[16, 16], [32, 32], [32, 32]]
+    (chart,) = specs(at)
+    assert res_sliders(chart) == {"vis_train": 16, "vis_new": 32}
+    inv = posenc.axial_inverse_frequencies(128, base=1e6)
+    for got, (n, s) in zip(res_panels(chart), ((16, 1.0), (32, 1.0), (32, 0.5)), strict=True):
+        a = posenc.axial_rope_angles(n, n, inv, row_scale=s, col_scale=s)
+        want = posenc.angle_scores(a[[(n // 2) * n + n // 2]], a)[0].reshape(n, n)
+        np.testing.assert_allclose(got, want, atol=1e-12)
     text = notices(at)
     assert "768 of its 1,024 patches (75%)" in text
     assert "largest position is 15.5, 0.5 past the last trained one (15)" in text
@@ -354,6 +383,30 @@ def test_resolution_numbers():
     assert f"right-hand neighbour scores {near:.4f}" in text
     smaller = notices(run(vis_view="Resolution", vis_train=32, vis_new=16))
     assert "The new grid is not larger" in smaller
+
+
+def test_a_report_from_the_resolution_chart_moves_its_notes_and_the_link():
+    """Issue #36: the trained and the new side are the resolution chart's own sliders (over their options' indices).
+    A report reaches the session and the link as sides; the chart keeps its spec (the browser holds the values) and
+    the notices follow; an index past the options is ignored; a link read with the tab closed keeps the sides."""
+    at = AppTest.from_function(_page_after_a_report, args=(PAGE,), default_timeout=120)
+    at.query_params["vis_view"] = "Resolution"
+    run(at)
+    (first,) = specs(at)
+    key = at.get("vega_lite_chart")[0].proto.id
+    assert res_sliders(first) == {"vis_train": 16, "vis_new": 32}
+    at.session_state["fake_res_report"] = {"vis_train": [{"vis_train": 4}], "vis_new": [{"vis_new": 8}]}
+    run(at)
+    assert not at.exception
+    assert (at.query_params["vis_train"], at.query_params["vis_new"]) == ("32", "64")
+    assert specs(at) == [first] and at.get("vega_lite_chart")[0].proto.id == key  # kept, as the browser holds it
+    assert "3,072 of its 4,096 patches (75%)" in notices(at)
+    assert "multiplies rows and columns by 32/64 = 0.5" in notices(at)
+    at.session_state["fake_res_report"] = {"vis_new": [{"vis_new": 9}]}  # no 10th option: ignored
+    run(at)
+    assert at.query_params["vis_new"] == "64" and not at.exception
+    closed = run(vis_view="Patch grid", vis_train=24, vis_new=48)  # the tab closed: the link keeps the sides
+    assert (closed.query_params["vis_train"], closed.query_params["vis_new"]) == ("24", "48")
 
 
 def test_sequence_numbers():
@@ -491,7 +544,7 @@ def _page_after_a_report(page: str) -> None:
     import streamlit as st
 
     from explorer import liveparam
-    from explorer.charts.vision import LIVE_PARAMS, SHIFT_PARAMS, TEXT_PARAMS, shift_limits
+    from explorer.charts.vision import LIVE_PARAMS, RES_PARAMS, SHIFT_PARAMS, TEXT_PARAMS, shift_limits
 
     reported = st.session_state.pop("fake_report", None)
     if reported is not None:
@@ -503,6 +556,9 @@ def _page_after_a_report(page: str) -> None:
     reported = st.session_state.pop("fake_seq_report", None)
     if reported is not None:
         liveparam.report("vis_seq_live", TEXT_PARAMS, reported)
+    reported = st.session_state.pop("fake_res_report", None)
+    if reported is not None:
+        liveparam.report("vis_res_live", RES_PARAMS, reported)
     runpy.run_path(page, run_name="__main__")
 
 

@@ -3,15 +3,15 @@
 - `query_heatmaps`    the four schemes' heatmaps of one query patch; the grid, the query, the video's length and
                       the frame shown are the chart's own: its six sliders, and a click on a patch, move them in
                       the browser (issues #23, #36)
-- `grid_heatmap`      one score per patch of a rows × cols grid (an image), the query patch ringed
 - `pair_axis_strip`   which axis turns each pair, one strip per scheme, along the pair index or the
                       pair's wavelength (one builder, ``x="pair"`` or ``x="wavelength"``)
 - `live_shift_chart`  the query and key patches before and after an equal 2D shift, on the grid; the key and the
                       shift are its own sliders (`SHIFT_PARAMS`)
 - `live_sequence_chart` the t, h, w positions of every token of a text / video / text sequence, the text's
                       lengths its own sliders (`TEXT_PARAMS`)
-- `resolution_chart`  the row (or column) positions a model saw in training, at a new grid size,
-                      and at the new size with 2D position interpolation
+- `live_resolution_chart` the row (or column) positions a model saw in training, at a new grid size, and at the
+                      new size with 2D position interpolation, and the three grids' axial 2D heatmaps; the two
+                      sides are its own sliders (`RES_PARAMS`)
 
 Every chart carries a Vega-Lite ``description`` (what it shows, for screen readers) and is sized
 for ``width="stretch"``: the heights here are fixed, the widths follow the container.
@@ -30,8 +30,6 @@ import pandas as pd
 
 from explorer.charts import live
 from explorer.charts.style import chart_config, configure, fact, facts_layer, label_step_expr, on_canvas
-from explorer.imagechart import fit_heatmap_legend, image_heatmap
-from explorer.imagechart import meta as imagechart_meta
 from explorer.text.vision import query_title_expr, ring_label_expr
 
 #: One colour per axis a pair can serve (the same colour for row/h and column/w in every scheme).
@@ -426,59 +424,6 @@ def query_heatmaps(
     return configure(chart)
 
 
-def grid_heatmap(
-    scores: np.ndarray,
-    *,
-    query: tuple[int, int] | None,
-    title: str,
-    subtitle: str | list[str] | None = None,
-    description: str,
-    domain: tuple[float, float] | None = (-1.0, 1.0),
-    value_title: str = "similarity",
-    width: int = 520,
-) -> alt.LayerChart:
-    """Scores of one query patch against every patch of a grid: rows down, columns across.
-
-    ``scores`` has shape (rows, cols); ``subtitle`` is one line or a list of lines; ``query`` = (row, column) is ringed (None: no ring, e.g. the
-    query sits in another frame). The colour scale is fixed to ``domain`` so panels compare.
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.ndim != 2:
-        raise ValueError(f"scores must have shape (rows, cols), got shape {scores.shape}")
-    rows, cols = scores.shape
-    height = grid_height(rows, cols, width=width)
-    chart = image_heatmap(
-        scores,
-        x_values=np.arange(cols),
-        y_values=np.arange(rows),
-        x_title="column",
-        y_title="row",
-        value_title=value_title,
-        scheme="redblue" if domain is not None else "viridis",
-        domain=domain if domain is not None else _own_domain(scores),
-        width=width,
-        height=height,
-        title=title,
-    )
-    note = imagechart_meta(chart)["note"]
-    lines = [subtitle] if isinstance(subtitle, str) else list(subtitle or [])
-    lines = [line for line in (*lines, note) if line]
-    if lines:
-        chart = chart.properties(title=alt.TitleParams(title, subtitle=lines, anchor="start"))
-    chart = fit_heatmap_legend(chart, 160, orient="bottom")
-    if query is not None:
-        ring = (
-            alt.Chart(pd.DataFrame({"x0": [query[1]], "y0": [query[0]], "label": ["query"]}))
-            .mark_point(shape="circle", filled=False, size=260, strokeWidth=3, color="#111827")
-            .encode(x="x0:Q", y="y0:Q", tooltip=[alt.Tooltip("label:N", title="patch")])
-        )
-        chart = cast(
-            alt.LayerChart,
-            alt.layer(*chart.layer, ring).properties(width=chart.width, height=chart.height, title=chart.title),
-        )
-    return configure(chart.properties(description=description))
-
-
 def pair_axis_strip(
     pairs: pd.DataFrame,
     *,
@@ -643,44 +588,233 @@ def live_shift_chart(
     )
 
 
-def resolution_chart(
-    positions: pd.DataFrame, *, trained_max: float, title: str, subtitle: str | None = None, description: str
-) -> alt.LayerChart:
-    """One row of ticks per grid: the positions its rows (or columns) get; a rule at the largest
-    position seen in training, the part beyond it shaded.
+# ------------------------------------------------------------- a new resolution, moved in the browser
+#: The resolution chart's own sliders (issue #36): the trained grid's side and the new grid's, each over its options'
+#: indices (`explorer.charts.live.option_position`; the page's script writes the side beside the slider).
+RES_PARAMS = ("vis_train", "vis_new")
+RES_LABELS = {"vis_train": "trained grid ", "vis_new": "new grid "}
+#: The signals holding the two sides, the scale train/new and the interpolated panel's block of the lookup table.
+RES_SIGNALS = {"train": "res_train", "new": "res_new", "scale": "res_scale", "block": "res_block"}
+#: The three heatmaps: (name, the side of its grid, its block of the lookup table: 0 = positions × 1).
+RES_PANELS = (("trained", "res_train", "0"), ("as is", "res_new", "0"), ("interpolated", "res_new", "res_block"))
+#: The lookup table's keys: a scale's block (0: × 1; 1 + i·len(new sides) + j: the j-th new side interpolated onto the
+#: i-th trained one, × train/new) times RES_BLOCK, plus the offset Δ from the centre patch, plus RES_BLOCK // 2.
+RES_BLOCK = 128
+#: Between two heatmaps (px), and about what a heatmap's row axis takes beside it.
+RES_SPACING, RES_AXIS = 16, 50
 
-    ``positions`` columns: grid (row label, in order), position, beyond (bool: > trained_max).
-    """
-    _require(positions, "positions", {"grid", "position", "beyond"})
-    grids = list(dict.fromkeys(positions["grid"]))
-    top = max(float(positions["position"].max()), trained_max) + 0.5
-    x = alt.X("position:Q", title="row (or column) position").scale(domain=[-0.5, top], nice=False)
-    y = alt.Y("grid:N", title=None, sort=grids).axis(labelLimit=260)
-    beyond = (
-        alt.Chart(pd.DataFrame({"a": [trained_max], "b": [top]}))
-        .mark_rect(color="#FEE2E2")
-        .encode(x=alt.X("a:Q"), x2="b:Q")
+
+def res_block(train_index: int, new_index: int, n_new: int) -> int:
+    """The lookup table's block of the new grid interpolated onto the trained one (indices into their options)."""
+    return 1 + train_index * n_new + new_index
+
+
+def res_offsets(sides: Sequence[int]) -> np.ndarray:
+    """Every offset Δ of a patch from the centre patch (side // 2) of a square grid of any of `sides`: −(n // 2) …
+    n − 1 − n // 2 for the largest n (every smaller grid's lie within)."""
+    n = max(int(s) for s in sides)
+    if not 1 <= n <= RES_BLOCK // 2:
+        raise ValueError(f"sides must be in 1 … {RES_BLOCK // 2}, got {n}")
+    return np.arange(-(n // 2), n - n // 2)
+
+
+def resolution_expressions(trained: Sequence[int], new: Sequence[int]) -> dict[str, str]:
+    """The resolution chart's signals (`RES_SIGNALS`) as Vega expressions of its two sliders: the sides, the scale
+    train/new (as Python's ``train / new``: one IEEE division) and the interpolated panel's lookup block."""
+    n_new = len(new)
+    return {
+        "res_train": live.option("vis_train", trained),
+        "res_new": live.option("vis_new", new),
+        "res_scale": "res_train / res_new",
+        "res_block": f"1 + {live.number('vis_train')} * {n_new} + {live.number('vis_new')}",
+    }
+
+
+def live_resolution_chart(
+    axis: pd.DataFrame,
+    *,
+    trained: Sequence[int],
+    new: Sequence[int],
+    train: int,
+    new_side: int,
+    domain: tuple[float, float] | None,
+    description: str,
+    panel_width: int = 165,
+    columns: int = 3,
+) -> alt.VConcatChart:
+    """A new resolution, both sides the chart's own sliders (`RES_PARAMS`, over the options `trained` and `new`,
+    starting at `train` and `new_side`), moved in the browser with no server run: on top, one row of ticks per grid,
+    the row (or column) positions its patches get (the trained grid; the new one as is; the new one interpolated,
+    × train/new), the part beyond the last trained position shaded; below, the axial 2D similarity of the centre patch
+    with every patch of each of the three grids (`RES_PANELS`).
+
+    ``axis``: one axis's share of the score at every scale and offset (columns ``key``, ``f``; keys as `RES_BLOCK`
+    says, `explorer.compute.vision.resolution_axis`): both axes turn the same frequencies, so a patch Δr rows and Δc
+    columns from the centre scores f(Δr) + f(Δc), looked up in the browser. ``domain``: one colour range for the
+    three heatmaps, or None for each panel's own. Every panel is `panel_width` px square at every side, so the spec
+    depends on the table and the sizes only."""
+    _require(axis, "axis", {"key", "f"})
+    if columns not in (1, 3):
+        raise ValueError(f"columns must be 1 or 3, got {columns!r}")
+    trained, new = [int(v) for v in trained], [int(v) for v in new]
+    offsets = res_offsets((*trained, *new))
+    sliders = [
+        live.option_position(key, options, start=start, label=RES_LABELS[key])
+        for key, options, start in (("vis_train", trained, train), ("vis_new", new, new_side))
+    ]
+    signals = [alt.param(name=name, expr=expr) for name, expr in resolution_expressions(trained, new).items()]
+    t_side, n_side, scale = RES_SIGNALS["train"], RES_SIGNALS["new"], RES_SIGNALS["scale"]
+    widest = int(offsets.size)
+    # the positions' plot as wide as the heatmaps' row, less its row labels (about 110 px) beside it
+    width = max(panel_width, columns * (panel_width + RES_AXIS) + (columns - 1) * RES_SPACING - 110)
+    # --- the positions: row g (0 trained, 1 new as is, 2 new interpolated), patch i
+    top = f"max({t_side}, {n_side}) - 0.5"
+    x = alt.X("position:Q", title="row (or column) position").scale(
+        domain=alt.ExprRef(f"[-0.5, {top}]"), nice=False, zero=False
     )
-    rule = (
-        alt.Chart(pd.DataFrame({"position": [trained_max]}))
-        .mark_rule(color="#B91C1C", strokeWidth=2, strokeDash=[5, 3])
-        .encode(x="position:Q")
+    names = (
+        f"datum.value == 0 ? 'trained: ' + {t_side} + ' × ' + {t_side} : datum.value == 1 ? 'new: ' + {n_side} + "
+        f"' × ' + {n_side} + ', as is' : 'new, × ' + {t_side} + '/' + {n_side}"
+    )
+    y = alt.Y("g:O", title=None).axis(labelExpr=names, labelLimit=200, labelFontSize=12)
+    last_seen = alt.Chart(pd.DataFrame({"at": ["last trained position"]})).transform_calculate(
+        a=f"{t_side} - 1", b=top
+    )
+    beyond = last_seen.mark_rect(color="#FEE2E2").encode(x=alt.X("a:Q"), x2="b:Q")
+    rule = last_seen.mark_rule(color="#B91C1C", strokeWidth=2, strokeDash=[5, 3]).encode(
+        x="a:Q", tooltip=[alt.Tooltip("at:N", title="dashed"), alt.Tooltip("a:Q", title="position")]
     )
     ticks = (
-        alt.Chart(positions)
-        .mark_tick(thickness=2, size=22)
+        alt.Chart(alt.sequence(0, 3 * widest, as_="p"))  # generated in the browser: row g, patch i
+        .transform_calculate(g=f"floor(datum.p / {widest})", i=f"datum.p % {widest}")
+        .transform_filter(f"datum.i < (datum.g == 0 ? {t_side} : {n_side})")
+        .transform_calculate(
+            position=f"datum.g == 2 ? datum.i * {scale} : datum.i",
+            seen=f"datum.g == 2 ? datum.i * {scale} <= {t_side} - 1 : datum.i <= {t_side} - 1",
+        )
+        .mark_tick(thickness=2, size=18)
         .encode(
             x=x,
             y=y,
-            color=alt.Color("beyond:N", title=None)
-            .scale(domain=[False, True], range=["#1D4ED8", "#B91C1C"])
-            .legend(labelExpr="datum.label == 'true' ? 'beyond training' : 'seen in training'"),
-            tooltip=["grid:N", alt.Tooltip("position:Q", format=".4~g"), "beyond:N"],
+            color=alt.Color("seen:N", title=None)
+            .scale(domain=[True, False], range=["#1D4ED8", "#B91C1C"])
+            .legend(
+                labelExpr="datum.label == 'true' ? 'seen in training' : 'beyond training'",
+                orient="top",
+                direction="horizontal",
+            ),
+            tooltip=[alt.Tooltip("i:Q", title="patch"), alt.Tooltip("position:Q", format=".4~g")],
+        )
+        .properties(name="res_ticks")
+        .add_params(*reversed(sliders))  # Vega lists bound inputs in reverse: the trained grid's first on screen
+    )
+    positions = alt.layer(beyond, rule, ticks).properties(
+        width=width,
+        height=120,
+        title=alt.TitleParams(  # two lines in one column (a phone's): one is wider than the screen
+            "Row (and column) positions: what training covered, and now"
+            if columns > 1
+            else ["Row (and column) positions:", "what training covered, and now"],
+            subtitle="training saw the positions up to the dashed line, on each axis"
+            if columns > 1
+            else ["training saw the positions up to", "the dashed line, on each axis"],
+            anchor="start",
+        ),
+    )
+    # --- the heatmaps: every patch of the widest grid, kept where it is on the panel's grid
+    found = alt.LookupData(data=axis, key="key", fields=["f"])
+    half = RES_BLOCK // 2
+    scale_c = (
+        alt.Scale(scheme="redblue", domain=list(domain), nice=False, zero=False, clamp=True)
+        if domain is not None
+        else alt.Scale(scheme="viridis", nice=False, zero=False)
+    )
+    colour = (
+        alt.Color("s:Q", title="similarity")
+        .scale(scale_c)
+        .legend(
+            orient="bottom",
+            direction="horizontal",
+            titleOrient="left",
+            gradientLength=max(60, panel_width - 70),
+            format=".3~f",
         )
     )
-    height = 56 * len(grids) + 190  # title, axis and legend fit into the height too
-    chart = alt.layer(beyond, rule, ticks)
-    return _framed(chart, width=600, height=height, title=title, subtitle=subtitle, description=description)
+    lines = {
+        "trained": f"['Trained, ' + {t_side} + ' × ' + {t_side}, 'positions 0, 1, 2 and on']",
+        "as is": f"[{n_side} + ' × ' + {n_side} + ', as is', 'positions 0, 1, 2 and on']",
+        "interpolated": f"[{n_side} + ' × ' + {n_side} + ', interpolated', 'positions × ' + {t_side} + '/' + {n_side}]",
+    }
+    panels = []
+    for k, (name, side, block) in enumerate(RES_PANELS):
+        centre = f"floor({side} / 2)"
+        domain_x = alt.ExprRef(f"[-0.5, {side} - 0.5]")
+        step = label_step_expr(side, f"max(1, floor({panel_width} / 36))")
+        ax = alt.Axis(title="column", grid=False, format="d", values=alt.ExprRef(f"sequence(0, {side}, {step})"))
+        # the row axis's title on the first heatmap only: the three side by side fit a laptop's column
+        row_title = "row" if k == 0 or columns == 1 else None
+        ay = alt.Axis(title=row_title, grid=False, format="d", values=alt.ExprRef(f"sequence(0, {side}, {step})"))
+        px = alt.X("x0:Q").scale(domain=domain_x, nice=False, zero=False).axis(ax)
+        py = alt.Y("y0:Q").scale(domain=domain_x, nice=False, zero=False, reverse=True).axis(ay)
+        cells = (
+            alt.Chart(alt.sequence(0, widest * widest, as_="p"))  # generated in the browser: patch (r, c)
+            .transform_calculate(r=f"floor(datum.p / {widest})", c=f"datum.p % {widest}", panel=str(k))
+            .transform_filter(f"datum.r < {side} && datum.c < {side}")
+            .transform_calculate(
+                key_r=f"{block} * {RES_BLOCK} + datum.r - {centre} + {half}",
+                key_c=f"{block} * {RES_BLOCK} + datum.c - {centre} + {half}",
+                x0="datum.c - 0.5",
+                x1="datum.c + 0.5",
+                y0="datum.r - 0.5",
+                y1="datum.r + 0.5",
+            )
+            .transform_lookup(lookup="key_r", from_=found, as_=["f_r"])
+            .transform_lookup(lookup="key_c", from_=found, as_=["f_c"])
+            .transform_calculate(s="datum.f_r + datum.f_c")
+            .mark_rect()
+            .encode(
+                x=px,
+                x2="x1:Q",
+                y=py,
+                y2="y1:Q",
+                color=colour,
+                tooltip=[
+                    alt.Tooltip("r:Q", title="row"),
+                    alt.Tooltip("c:Q", title="column"),
+                    alt.Tooltip("s:Q", title="similarity", format=".4f"),
+                ],
+            )
+            .properties(name=f"res_cells_{k}")
+        )
+        ring = alt.Chart(pd.DataFrame({"patch": ["the query (centre)"]})).transform_calculate(
+            x0=f"{centre} - 0.5", x1=f"{centre} + 0.5", y0=f"{centre} - 0.5", y1=f"{centre} + 0.5"
+        )
+        marks = [
+            ring.mark_rect(filled=False, stroke=colour_, strokeWidth=width_).encode(
+                x=px, x2="x1:Q", y=py, y2="y1:Q", tooltip=["patch:N"]
+            )
+            for colour_, width_ in (("#FFFFFF", 5), ("#111827", 2.5))
+        ]
+        panels.append(
+            alt.layer(cells, *marks).properties(
+                width=panel_width,
+                height=panel_width,
+                title=alt.TitleParams(alt.ExprRef(lines[name]), anchor="start"),
+            )
+        )
+    heat_extra: dict[str, Any] = {}
+    if domain is None:
+        heat_extra["resolve"] = alt.Resolve(scale=alt.ScaleResolveMap(color="independent"))
+    heatmaps = alt.ConcatChart(concat=panels, columns=columns, spacing=RES_SPACING, **heat_extra)
+    chart = alt.VConcatChart(
+        vconcat=[positions, heatmaps],
+        spacing=28,
+        params=[signal.param for signal in signals],
+        resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
+        description=description,
+        usermeta=on_canvas(),
+    )
+    return configure(chart)
 
 
 # ------------------------------------------------------------- the sequence's text, moved in the browser

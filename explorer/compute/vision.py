@@ -11,9 +11,11 @@ import numpy as np
 import pandas as pd
 
 import posenc
+from explorer.charts import vision as charts
 from explorer.charts.vision import Lookup
 from explorer.layout import cached
 from explorer.site.vision import MAX_FRAMES, MAX_GRID
+from explorer.vocabulary import NEW_GRIDS, TRAINED_GRIDS
 from posenc.mrope import AXES, SCHEMES, VisionPreset
 from posenc.mrope import default_mrope_section as default
 
@@ -225,18 +227,26 @@ def shift_changes(table: pd.DataFrame) -> dict[str, float]:
     }
 
 
-def resolution_positions(train: int, new: int) -> pd.DataFrame:
-    """The row positions of the trained grid, of the new grid as is and interpolated (× train/new)."""
-    new_pos = np.arange(new, dtype=float)
-    positions = pd.DataFrame(
-        {
-            "grid": [f"trained: {train} × {train}"] * train
-            + [f"new: {new} × {new}, as is"] * new
-            + [f"new, interpolated (× {train}/{new})"] * new,
-            "position": np.concatenate([np.arange(train, dtype=float), new_pos, new_pos * (train / new)]),
-        }
-    )
-    return positions.assign(beyond=positions["position"] > train - 1)
+@cached(max_entries=16)
+def resolution_axis(m: Model) -> pd.DataFrame:
+    """What the resolution chart looks up in the browser (`explorer.charts.vision.live_resolution_chart`): one axis's
+    share of axial 2D RoPE's score of the centre patch with a patch Δ rows (or columns) from it, f_s(Δ) = Σ over the
+    axis's pairs of cos(Δ·s·θ_j) / (d/2), at every scale s the sliders reach (× 1, and × train/new for every pair of
+    options) and every offset (`charts.res_offsets`). Both axes turn the same d/4 frequencies
+    (`posenc.axial_inverse_frequencies`), so the score of (Δr, Δc) is f_s(Δr) + f_s(Δc): what `resolution_scores`
+    computes, as a sum of two. The angles are posenc's (`posenc.axial_rope_angles` of one row of patches, at each
+    scale). Columns ``key`` (as `charts.RES_BLOCK` says) and ``f``."""
+    inv = posenc.axial_inverse_frequencies(m.head_dim, base=m.base)
+    on_cols = posenc.axial_axis_of_pairs(inv.size, first=m.axial_first) == 1
+    offsets = charts.res_offsets((*TRAINED_GRIDS, *NEW_GRIDS))
+    centre = -int(offsets[0])  # the query's column in one row of offsets.size patches
+    scales = [1.0] + [t / n for t in TRAINED_GRIDS for n in NEW_GRIDS]  # block 0, then charts.res_block's order
+    keys, values = [], []
+    for block, s in enumerate(scales):
+        a = posenc.axial_rope_angles(1, offsets.size, inv, first=m.axial_first, col_scale=s)[:, on_cols]
+        keys.append(block * charts.RES_BLOCK + offsets + charts.RES_BLOCK // 2)
+        values.append(np.cos(a - a[centre]).sum(axis=1) / inv.size)
+    return pd.DataFrame({"key": np.concatenate(keys).astype(np.int32), "f": np.concatenate(values)})
 
 
 @cached(max_entries=8)

@@ -8,6 +8,7 @@ from typing import Any
 from explorer.pagespec import BenchSettings, DeepLink, Page, Step
 from explorer.paramspec import Param
 from explorer.snippets import HEADER, fill, ints
+from explorer.vocabulary import NEW_GRIDS, TRAINED_GRIDS
 from posenc.mrope import VISION_PRESETS
 
 MAX_GRID = 64  # rows and columns of the patch grid
@@ -129,16 +130,18 @@ PAGE = Page(
             "Trained grid (side)",
             "select_slider",
             16,
-            options=(8, 14, 16, 24, 32),
-            help="The square patch grid the model saw in training (RoPE-ViT B/16 at 224 px: 14).",
+            options=TRAINED_GRIDS,
+            help="The square patch grid the model saw in training (RoPE-ViT B/16 at 224 px: 14): the first slider "
+            "above the resolution chart.",
         ),
         Param(
             "vis_new",
             "New grid (side)",
             "select_slider",
             32,
-            options=(8, 14, 16, 24, 28, 32, 48, 56, 64),
-            help="The same image at another resolution: its patch grid side now.",
+            options=NEW_GRIDS,
+            help="The same image at another resolution, its patch grid's side now: the second slider above the "
+            "resolution chart.",
         ),
         _grid_param("vis_text_before", "Text tokens before", 4, "Text tokens before the image or video.", lo=0),
         _grid_param("vis_text_after", "Text tokens after", 4, "Text tokens after the image or video.", lo=0),

@@ -195,29 +195,28 @@ def shift_words(
     return {"chart": chart, "notices": notices}
 
 
+#: The resolution chart's description for screen readers: its sides are its own sliders, so it names none of them.
+RESOLUTION_DESCRIPTION = (
+    "Ticks at the row positions of the trained patch grid, of the new grid as is and of the new grid with its "
+    "positions multiplied by trained side over new side, the part beyond the last trained position shaded; then the "
+    "axial 2D RoPE similarity of the centre patch with every patch of each of the three grids. The two sliders above "
+    "set the trained and the new grid's sides."
+)
+
+
+#: Under the resolution chart: what every heatmap shows (its titles name the grids).
+RESOLUTION_CAPTION = (
+    "Each heatmap: the axial 2D RoPE similarity of the centre patch (ringed) with every patch of its grid, with the "
+    "page's model. Drag the sliders above the chart: it redraws in your browser, and the notes below follow when you "
+    "let go."
+)
+
+
 def resolution_words(train: int, new: int, step_t: float, step_i: float) -> dict[str, Any]:
-    """The positions chart's words (``chart``), each heatmap's (``panels``: "trained", "as is",
-    "interpolated") and the ``notices``. ``step_t`` / ``step_i``: the centre patch's score with its
-    right-hand neighbour on the trained grid and on the new one interpolated."""
+    """The resolution tab's ``notices`` (its chart names the sides in the browser: `RESOLUTION_DESCRIPTION`).
+    ``step_t`` / ``step_i``: the centre patch's score with its right-hand neighbour on the trained grid and on the
+    new one interpolated."""
     scale, beyond = train / new, new * new - min(new, train) ** 2
-    chart = {
-        "title": "Row (and column) positions: what training covered, and now",
-        "subtitle": f"training saw positions 0 … {train - 1} on each axis (dashed line)",
-        "description": f"Ticks at the row positions of a {train} by {train} training grid, of a {new} by {new} "
-        f"grid as is, and of the {new} by {new} grid with positions multiplied by {train}/{new}.",
-    }
-    panels = {}
-    for label, n, title in (
-        ("trained", train, f"Trained grid {train} × {train}"),
-        ("as is", new, f"{new} × {new}, positions as is"),
-        ("interpolated", new, f"{new} × {new}, interpolated"),
-    ):
-        how = f"positions × {train}/{new}" if label == "interpolated" else "positions 0, 1, 2 and on"
-        panels[label] = {
-            "title": title,
-            "subtitle": [f"axial 2D, query at the centre {(n // 2, n // 2)}", how],
-            "description": f"Axial 2D RoPE similarity of the centre patch with every patch: {title}.",
-        }
     if new > train:
         notices = [
             f"As is, the {new} × {new} grid has positions up to {new - 1} on each axis; {beyond:,} of its "
@@ -239,7 +238,7 @@ def resolution_words(train: int, new: int, step_t: float, step_i: float) -> dict
         "Qwen2-VL's M-RoPE interpolates nothing: get_rope_index numbers a larger image's rows and columns "
         "0, 1, 2, … as it comes, so positions grow with the image."
     )
-    return {"chart": chart, "panels": panels, "notices": notices}
+    return {"notices": notices}
 
 
 def sequence_words(text_before: int, text_after: int, frames: int, rows: int, cols: int, stride: int) -> dict[str, Any]:
