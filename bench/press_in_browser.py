@@ -68,6 +68,8 @@ CONTROLS = [
     ("Vision video frames", "Images_and_video?vis_frames=16&vis_frame=15", "Images and video", "vis_frames_vis_frames"),
     ("Vision shift key column", "Images_and_video?vis_view=Shift+test", "Images and video", "vis_kcol_vis_kcol"),
     ("Vision shift Δrow", "Images_and_video?vis_view=Shift+test", "Images and video", "vis_drow_vis_drow"),
+    ("Vision trained grid", "Images_and_video?vis_view=Resolution", "Images and video", "vis_train_vis_train"),
+    ("Vision new grid", "Images_and_video?vis_view=Resolution", "Images and video", "vis_new_vis_new"),
     ("Vision text before", "Images_and_video?vis_view=Sequence", "Images and video", "vis_text_before_vis_text_before"),
     ("Vision text after", "Images_and_video?vis_view=Sequence", "Images and video", "vis_text_after_vis_text_after"),
     ("Sinusoidal zoom p0", "Sinusoidal_heatmap", "Sinusoidal heatmap", "zoom_p0_zoom_p0"),

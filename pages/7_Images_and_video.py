@@ -5,7 +5,7 @@ URL keys: vis_view (tab), vis_model, vis_head_dim, vis_base (custom model only);
 vis_qcol (query patch, clamped to the grid), vis_frames, vis_frame (the heatmaps' own sliders, and a click on a patch
 for the query; explorer.liveparam; the grid, the video's frames and the frame also have number boxes), vis_krow, vis_kcol,
 vis_drow, vis_dcol (shift test: the shift diagram's own sliders, clamped so both patches stay on the grid), vis_train, vis_new
-(resolution), vis_text_before, vis_text_after (sequence: the sequence chart's own sliders).
+(the resolution chart's own sliders), vis_text_before, vis_text_after (sequence: the sequence chart's own sliders).
 """
 
 from __future__ import annotations
@@ -148,31 +148,20 @@ with tab_shift:
         notice_list(words["notices"])
 
 with tab_res:
-    # the trained and the new grid's sides: the resolution chart's own sliders (issue #36), read on every run (the link
-    # keeps them whichever tab is open); the chart moves in the browser, the sentences follow on release
+    # the trained and the new grid's sides: the resolution chart's own sliders (issue #36), read whichever tab is open
     res_live = LiveChart("vis_res_live", charts.RES_PARAMS)
     train, new = (int(res_live.values[key]) for key in charts.RES_PARAMS)
     if tab_res.open:
-        words = text.resolution_words(train, new, *compute.centre_steps(compute.resolution_scores(train, new, m)))
-        phone = mode.on_a_phone()
+        phone, res_axis = mode.on_a_phone(), Keyed(("vis_res_axis", m), compute.resolution_axis(m))
         res_starts = res_live.starts((m, own_range, phone))
-        res_live.show(
-            shared(charts.live_resolution_chart)(
-                Keyed(("vis_res_axis", m), compute.resolution_axis(m)),
-                trained=PARAMS["vis_train"].options,
-                new=PARAMS["vis_new"].options,
-                train=res_starts["vis_train"],
-                new_side=res_starts["vis_new"],
-                domain=domain,
-                description=text.RESOLUTION_DESCRIPTION,
-                columns=1 if phone else 3,
-                panel_width=220 if phone else 165,
-            ),
-            save_as="vision_resolution",
-            width="content",
-        )
+        chart = shared(charts.live_resolution_chart)(
+            res_axis, train=res_starts["vis_train"], new_side=res_starts["vis_new"], domain=domain, phone=phone,
+            description=text.RESOLUTION_DESCRIPTION,
+        )  # fmt: skip
+        res_live.show(chart, save_as="vision_resolution", width="content")
         st.caption(text.RESOLUTION_CAPTION)
-        notice_list(words["notices"])
+        steps = compute.centre_steps(compute.resolution_scores(train, new, m))
+        notice_list(text.resolution_words(train, new, *steps)["notices"])
 
 with tab_seq:
     # the text before and after the video: the sequence chart's own sliders (issue #36), read on every run (the link

@@ -290,8 +290,8 @@ def test_the_resolution_charts_sliders_run_over_the_registrys_sides():
     assert spec["description"] == "d"
     with pytest.raises(ValueError, match="vis_new"):
         resolution_spec(compute.Model.of(VISION_PRESETS["qwen2.5-vl-7b"]), new=30)
-    with pytest.raises(ValueError, match="columns"):
-        resolution_spec(compute.Model.of(VISION_PRESETS["qwen2.5-vl-7b"]), columns=2)
+    phone = resolution_spec(compute.Model.of(VISION_PRESETS["qwen2.5-vl-7b"]), phone=True)
+    assert phone["vconcat"][1]["columns"] == 1 and spec["vconcat"][1]["columns"] == 3  # one heatmap a row on a phone
 
 
 @pytest.mark.parametrize(

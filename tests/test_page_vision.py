@@ -22,7 +22,6 @@ from streamlit.testing.v1 import AppTest
 import posenc
 from explorer.charts.vision import GRID_PARAMS, LIVE_PARAMS, QUERY_PARAMS
 from explorer.compute import vision as compute
-from explorer.imagechart import meta as image_meta
 from explorer.site.vision import PAGE as DECL
 from explorer.text import vision as text
 from posenc.mrope import VISION_PRESETS

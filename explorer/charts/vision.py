@@ -31,6 +31,7 @@ import pandas as pd
 from explorer.charts import live
 from explorer.charts.style import chart_config, configure, fact, facts_layer, label_step_expr, on_canvas
 from explorer.text.vision import query_title_expr, ring_label_expr
+from explorer.vocabulary import NEW_GRIDS, TRAINED_GRIDS
 
 #: One colour per axis a pair can serve (the same colour for row/h and column/w in every scheme).
 AXIS_COLORS = {
@@ -410,7 +411,7 @@ def query_heatmaps(
         concat=panels,
         columns=columns,
         spacing=24,
-        params=[signal.param for signal in signals],
+        params=cast(Any, [signal.param for signal in signals]),  # Altair's stubs: VConcatChart lists fewer kinds
         title=alt.TitleParams(
             {"expr": query_title_expr(q_row, q_col, FRAME, FRAMES)},
             # two lines: as one, it set the chart's width on a phone (a canvas does not shrink to fit)
@@ -633,14 +634,13 @@ def resolution_expressions(trained: Sequence[int], new: Sequence[int]) -> dict[s
 def live_resolution_chart(
     axis: pd.DataFrame,
     *,
-    trained: Sequence[int],
-    new: Sequence[int],
     train: int,
     new_side: int,
     domain: tuple[float, float] | None,
     description: str,
-    panel_width: int = 165,
-    columns: int = 3,
+    phone: bool = False,
+    trained: Sequence[int] = TRAINED_GRIDS,
+    new: Sequence[int] = NEW_GRIDS,
 ) -> alt.VConcatChart:
     """A new resolution, both sides the chart's own sliders (`RES_PARAMS`, over the options `trained` and `new`,
     starting at `train` and `new_side`), moved in the browser with no server run: on top, one row of ticks per grid,
@@ -648,14 +648,14 @@ def live_resolution_chart(
     × train/new), the part beyond the last trained position shaded; below, the axial 2D similarity of the centre patch
     with every patch of each of the three grids (`RES_PANELS`).
 
-    ``axis``: one axis's share of the score at every scale and offset (columns ``key``, ``f``; keys as `RES_BLOCK`
+    `trained`, `new`: the sides the sliders offer (the registry's options). ``axis``: one axis's share of the score at every scale and offset (columns ``key``, ``f``; keys as `RES_BLOCK`
     says, `explorer.compute.vision.resolution_axis`): both axes turn the same frequencies, so a patch Δr rows and Δc
     columns from the centre scores f(Δr) + f(Δc), looked up in the browser. ``domain``: one colour range for the
     three heatmaps, or None for each panel's own. Every panel is `panel_width` px square at every side, so the spec
-    depends on the table and the sizes only."""
+    depends on the table and the sizes only: three side by side (165 px: a laptop's column with the sidebar open), or
+    with `phone` one under another (220 px)."""
     _require(axis, "axis", {"key", "f"})
-    if columns not in (1, 3):
-        raise ValueError(f"columns must be 1 or 3, got {columns!r}")
+    columns, panel_width = (1, 220) if phone else (3, 165)
     trained, new = [int(v) for v in trained], [int(v) for v in new]
     offsets = res_offsets((*trained, *new))
     sliders = [
@@ -663,6 +663,11 @@ def live_resolution_chart(
         for key, options, start in (("vis_train", trained, train), ("vis_new", new, new_side))
     ]
     signals = [alt.param(name=name, expr=expr) for name, expr in resolution_expressions(trained, new).items()]
+    # each heatmap's lookup key less the patch's row (or column), once per slider change: its block, less the centre
+    signals += [
+        alt.param(name=f"res_offset_{k}", expr=f"{block} * {RES_BLOCK} - floor({side} / 2) + {RES_BLOCK // 2}")
+        for k, (_, side, block) in enumerate(RES_PANELS)
+    ]
     t_side, n_side, scale = RES_SIGNALS["train"], RES_SIGNALS["new"], RES_SIGNALS["scale"]
     widest = int(offsets.size)
     # the positions' plot as wide as the heatmaps' row, less its row labels (about 110 px) beside it
@@ -677,9 +682,7 @@ def live_resolution_chart(
         f"' × ' + {n_side} + ', as is' : 'new, × ' + {t_side} + '/' + {n_side}"
     )
     y = alt.Y("g:O", title=None).axis(labelExpr=names, labelLimit=200, labelFontSize=12)
-    last_seen = alt.Chart(pd.DataFrame({"at": ["last trained position"]})).transform_calculate(
-        a=f"{t_side} - 1", b=top
-    )
+    last_seen = alt.Chart(pd.DataFrame({"at": ["last trained position"]})).transform_calculate(a=f"{t_side} - 1", b=top)
     beyond = last_seen.mark_rect(color="#FEE2E2").encode(x=alt.X("a:Q"), x2="b:Q")
     rule = last_seen.mark_rule(color="#B91C1C", strokeWidth=2, strokeDash=[5, 3]).encode(
         x="a:Q", tooltip=[alt.Tooltip("at:N", title="dashed"), alt.Tooltip("a:Q", title="position")]
@@ -723,7 +726,6 @@ def live_resolution_chart(
     )
     # --- the heatmaps: every patch of the widest grid, kept where it is on the panel's grid
     found = alt.LookupData(data=axis, key="key", fields=["f"])
-    half = RES_BLOCK // 2
     scale_c = (
         alt.Scale(scheme="redblue", domain=list(domain), nice=False, zero=False, clamp=True)
         if domain is not None
@@ -746,53 +748,44 @@ def live_resolution_chart(
         "interpolated": f"[{n_side} + ' × ' + {n_side} + ', interpolated', 'positions × ' + {t_side} + '/' + {n_side}]",
     }
     panels = []
-    for k, (name, side, block) in enumerate(RES_PANELS):
-        centre = f"floor({side} / 2)"
-        domain_x = alt.ExprRef(f"[-0.5, {side} - 0.5]")
+    for k, (name, side, _) in enumerate(RES_PANELS):
+        centre, offset = f"floor({side} / 2)", f"res_offset_{k}"
+        domain_x = alt.ExprRef(f"sequence(0, {side})")  # a band per patch: its place, not a computed edge
         step = label_step_expr(side, f"max(1, floor({panel_width} / 36))")
-        ax = alt.Axis(title="column", grid=False, format="d", values=alt.ExprRef(f"sequence(0, {side}, {step})"))
+        ax = alt.Axis(title="column", grid=False, labelAngle=0, values=alt.ExprRef(f"sequence(0, {side}, {step})"))
         # the row axis's title on the first heatmap only: the three side by side fit a laptop's column
         row_title = "row" if k == 0 or columns == 1 else None
-        ay = alt.Axis(title=row_title, grid=False, format="d", values=alt.ExprRef(f"sequence(0, {side}, {step})"))
-        px = alt.X("x0:Q").scale(domain=domain_x, nice=False, zero=False).axis(ax)
-        py = alt.Y("y0:Q").scale(domain=domain_x, nice=False, zero=False, reverse=True).axis(ay)
+        ay = alt.Axis(title=row_title, grid=False, values=alt.ExprRef(f"sequence(0, {side}, {step})"))
+        px = alt.X("c:O").scale(domain=domain_x, paddingInner=0, paddingOuter=0).axis(ax)
+        py = alt.Y("r:O").scale(domain=domain_x, paddingInner=0, paddingOuter=0).axis(ay)
         cells = (
             alt.Chart(alt.sequence(0, widest * widest, as_="p"))  # generated in the browser: patch (r, c)
-            .transform_calculate(r=f"floor(datum.p / {widest})", c=f"datum.p % {widest}", panel=str(k))
-            .transform_filter(f"datum.r < {side} && datum.c < {side}")
+            # what no slider changes comes before the filter, computed once: the browser's expressions are
+            # interpreted in the app (Streamlit's CSP-safe Vega), and a press re-runs those after the filter only
             .transform_calculate(
-                key_r=f"{block} * {RES_BLOCK} + datum.r - {centre} + {half}",
-                key_c=f"{block} * {RES_BLOCK} + datum.c - {centre} + {half}",
-                x0="datum.c - 0.5",
-                x1="datum.c + 0.5",
-                y0="datum.r - 0.5",
-                y1="datum.r + 0.5",
+                r=f"floor(datum.p / {widest})",
+                c=f"datum.p % {widest}",
+                m="max(datum.r, datum.c)",
+                panel=str(k),
             )
+            .transform_filter(f"datum.m < {side}")
+            .transform_calculate(key_r=f"datum.r + {offset}", key_c=f"datum.c + {offset}")
             .transform_lookup(lookup="key_r", from_=found, as_=["f_r"])
             .transform_lookup(lookup="key_c", from_=found, as_=["f_c"])
             .transform_calculate(s="datum.f_r + datum.f_c")
             .mark_rect()
             .encode(
                 x=px,
-                x2="x1:Q",
                 y=py,
-                y2="y1:Q",
                 color=colour,
-                tooltip=[
-                    alt.Tooltip("r:Q", title="row"),
-                    alt.Tooltip("c:Q", title="column"),
-                    alt.Tooltip("s:Q", title="similarity", format=".4f"),
-                ],
+                # no tooltip: encoding one for each of up to 2 × 4,096 patches took a third of a press's time in
+                # Chromium (a run of the view 45–50 ms with it, 26–30 without, 64 × 64 grids; RESULTS §40)
             )
             .properties(name=f"res_cells_{k}")
         )
-        ring = alt.Chart(pd.DataFrame({"patch": ["the query (centre)"]})).transform_calculate(
-            x0=f"{centre} - 0.5", x1=f"{centre} + 0.5", y0=f"{centre} - 0.5", y1=f"{centre} + 0.5"
-        )
+        ring = alt.Chart(pd.DataFrame({"patch": ["the query (centre)"]})).transform_calculate(c=centre, r=centre)
         marks = [
-            ring.mark_rect(filled=False, stroke=colour_, strokeWidth=width_).encode(
-                x=px, x2="x1:Q", y=py, y2="y1:Q", tooltip=["patch:N"]
-            )
+            ring.mark_rect(filled=False, stroke=colour_, strokeWidth=width_).encode(x=px, y=py, tooltip=["patch:N"])
             for colour_, width_ in (("#FFFFFF", 5), ("#111827", 2.5))
         ]
         panels.append(
@@ -809,7 +802,7 @@ def live_resolution_chart(
     chart = alt.VConcatChart(
         vconcat=[positions, heatmaps],
         spacing=28,
-        params=[signal.param for signal in signals],
+        params=cast(Any, [signal.param for signal in signals]),  # Altair's stubs: VConcatChart lists fewer kinds
         resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
         description=description,
         usermeta=on_canvas(),
