@@ -487,9 +487,9 @@ PHONE_AGENT = (
     "Version/17.5 Mobile/15E148 Safari/604.1"
 )
 #: The vision heatmaps' canvas as drawn, its own size, and its box (which scrolls sideways where the canvas is wider).
-VISION_SCALE_JS = """() => {
-  const canvas = document.querySelector('[class*="st-key-vis_live_"] .vega-embed > canvas');
-  const box = document.querySelector('[class*="st-key-vis_live_"]');
+VISION_SCALE_JS = """(key) => {
+  const canvas = document.querySelector(`[class*="st-key-${key}"] .vega-embed > canvas`);
+  const box = document.querySelector(`[class*="st-key-${key}"]`);
   return {drawn: canvas.getBoundingClientRect().width, natural: parseFloat(canvas.style.width),
           box: box.clientWidth, scrolled: box.scrollWidth};
 }"""
@@ -503,28 +503,31 @@ VISION_SCALE_JS = """() => {
         pytest.param({"viewport": {"width": 1280, "height": 720}, "query": {"present": "1"}}, id="present-1280"),
     ],
 )
-def test_the_vision_heatmaps_fit_their_column_unscaled(browser, server, shots, where, request):
+@pytest.mark.parametrize("chart", ["vis_live_", "vis_res_live_"], ids=["query", "resolution"])
+def test_the_vision_heatmaps_fit_their_column_unscaled(browser, server, shots, where, chart, request):
     """The vision page's four heatmaps are one chart (one query, moved in the browser) drawn on a canvas,
     which cannot reflow or shrink (Vega would pick the wrong patch under a click on a scaled canvas). So
     they fit their column at their own size: a phone (its User-Agent says "Mobi") gets them one per row;
     on a 1280-px laptop with the sidebar open, and in presentation mode at 1280 × 720, the 2 × 2 grid
-    fits, its legends under the panels."""
+    fits, its legends under the panels. So do the Resolution tab's positions and three heatmaps (one chart, its two
+    sides moved in the browser): one heatmap a row on a phone, three side by side elsewhere."""
     vision = next(p for p in CHECKED if p.slug == "vision")
     options = {k: v for k, v in where.items() if k != "query"}
     context = browser.new_context(**options)
     context.set_default_timeout(60_000)
     tab = context.new_page()
     try:
-        tab.goto(server.url(vision.script, where.get("query")))
+        query = {**where.get("query", {}), **({"vis_view": "Resolution"} if chart == "vis_res_live_" else {})}
+        tab.goto(server.url(vision.script, query or None))
         wait_idle(tab, title=vision.title)
         wait_charts_drawn(tab)
-        size = tab.evaluate(VISION_SCALE_JS)
+        size = tab.evaluate(VISION_SCALE_JS, chart)
         assert size["drawn"] == pytest.approx(size["natural"], abs=0.5), size  # not scaled
         assert size["scrolled"] <= size["box"] + 1, size  # no sideways scroll: the whole chart is in view
         overflow = tab.evaluate(OVERFLOW_JS)
         assert not (overflow["page"] or overflow["main"] or overflow["wide"]), overflow
         if shots:
-            tab.locator('[class*="st-key-vis_live_"]').first.screenshot(
+            tab.locator(f'[class*="st-key-{chart}"]').first.screenshot(
                 path=str(shots / f"vision_{request.node.callspec.id}.png")
             )
     finally:

@@ -653,9 +653,9 @@ def live_resolution_chart(
     columns from the centre scores f(Δr) + f(Δc), looked up in the browser. ``domain``: one colour range for the
     three heatmaps, or None for each panel's own. Every panel is `panel_width` px square at every side, so the spec
     depends on the table and the sizes only: three side by side (165 px: a laptop's column with the sidebar open), or
-    with `phone` one under another (220 px)."""
+    with `phone` one under another (200 px)."""
     _require(axis, "axis", {"key", "f"})
-    columns, panel_width = (1, 220) if phone else (3, 165)
+    columns, panel_width = (1, 200) if phone else (3, 165)
     trained, new = [int(v) for v in trained], [int(v) for v in new]
     offsets = res_offsets((*trained, *new))
     sliders = [
@@ -671,7 +671,7 @@ def live_resolution_chart(
     t_side, n_side, scale = RES_SIGNALS["train"], RES_SIGNALS["new"], RES_SIGNALS["scale"]
     widest = int(offsets.size)
     # the positions' plot as wide as the heatmaps' row, less its row labels (about 110 px) beside it
-    width = max(panel_width, columns * (panel_width + RES_AXIS) + (columns - 1) * RES_SPACING - 110)
+    width = 190 if phone else columns * (panel_width + RES_AXIS) + (columns - 1) * RES_SPACING - 110
     # --- the positions: row g (0 trained, 1 new as is, 2 new interpolated), patch i
     top = f"max({t_side}, {n_side}) - 0.5"
     x = alt.X("position:Q", title="row (or column) position").scale(
@@ -704,7 +704,7 @@ def live_resolution_chart(
             .legend(
                 labelExpr="datum.label == 'true' ? 'seen in training' : 'beyond training'",
                 orient="top",
-                direction="horizontal",
+                direction="vertical" if phone else "horizontal",  # side by side, wider than a phone's plot
             ),
             tooltip=[alt.Tooltip("i:Q", title="patch"), alt.Tooltip("position:Q", format=".4~g")],
         )
