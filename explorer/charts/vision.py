@@ -252,6 +252,25 @@ def _score_transforms(chart: alt.Chart, i: int, table: Lookup, scores: pd.DataFr
     return at_frame.transform_calculate(s="datum.s_offset + datum.s_frame")
 
 
+def similarity_colour(domain: tuple[float, float] | None, *, gradient: int, offset: int | None = None) -> alt.Color:
+    """The heatmaps' colour of a patch's score ``s``: red–blue over the fixed `domain`, or viridis over each panel's
+    own range (None); its legend under the panel, `gradient` px long."""
+    scale = (
+        alt.Scale(scheme="redblue", domain=list(domain), nice=False, zero=False, clamp=True)
+        if domain is not None
+        else alt.Scale(scheme="viridis", nice=False, zero=False)
+    )
+    legend = alt.Legend(
+        orient="bottom",
+        direction="horizontal",
+        titleOrient="left",
+        gradientLength=gradient,
+        format=".3~f",
+        offset=alt.Undefined if offset is None else offset,
+    )
+    return alt.Color("s:Q", title="similarity").scale(scale).legend(legend)
+
+
 def query_heatmaps(
     tables: Mapping[str, Lookup],
     *,
@@ -348,25 +367,9 @@ def query_heatmaps(
         }
     )
     scores = lookup_table(tables)
-    scale = (
-        alt.Scale(scheme="redblue", domain=list(domain), nice=False, zero=False, clamp=True)
-        if domain is not None
-        else alt.Scale(scheme="viridis", nice=False, zero=False)
-    )
     # the legend under each panel: beside it, it widened the 2 × 2 chart past a laptop's column with the
     # sidebar open (1280 px), and a canvas cannot shrink to fit as SVG did (clicks would miss their patch)
-    colour = (
-        alt.Color("s:Q", title="similarity")
-        .scale(scale)
-        .legend(
-            orient="bottom",
-            direction="horizontal",
-            titleOrient="left",
-            offset=10,
-            gradientLength=max(60, panel_width - 130),
-            format=".3~f",
-        )
-    )
+    colour = similarity_colour(domain, gradient=max(60, panel_width - 130), offset=10)
     edges = {"x0": f"{q_col} - 0.5", "x1": f"{q_col} + 0.5", "y0": f"{q_row} - 0.5", "y1": f"{q_row} + 0.5"}
     panels = []
     for i, (name, table) in enumerate(tables.items()):
@@ -726,22 +729,7 @@ def live_resolution_chart(
     )
     # --- the heatmaps: every patch of the widest grid, kept where it is on the panel's grid
     found = alt.LookupData(data=axis, key="key", fields=["f"])
-    scale_c = (
-        alt.Scale(scheme="redblue", domain=list(domain), nice=False, zero=False, clamp=True)
-        if domain is not None
-        else alt.Scale(scheme="viridis", nice=False, zero=False)
-    )
-    colour = (
-        alt.Color("s:Q", title="similarity")
-        .scale(scale_c)
-        .legend(
-            orient="bottom",
-            direction="horizontal",
-            titleOrient="left",
-            gradientLength=max(60, panel_width - 70),
-            format=".3~f",
-        )
-    )
+    colour = similarity_colour(domain, gradient=max(60, panel_width - 70))
     lines = {
         "trained": f"['Trained, ' + {t_side} + ' × ' + {t_side}, 'positions 0, 1, 2 and on']",
         "as is": f"[{n_side} + ' × ' + {n_side} + ', as is', 'positions 0, 1, 2 and on']",
