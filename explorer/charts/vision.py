@@ -44,6 +44,8 @@ AXIS_ORDER = tuple(AXIS_COLORS)
 STATE_COLORS = {"before": "#1D4ED8", "after": "#C2410C"}
 SEGMENT_COLORS = {"text": "#F1F5F9", "image or video": "#FEF3C7"}
 _BOTTOM_LEGEND = chart_config(legend={"orient": "bottom"}, view={"stroke": None})
+#: The same, each legend's entries one under another: two legends side by side, each in a row, were wider than a phone
+_BOTTOM_LEGENDS_STACKED = chart_config(legend={"orient": "bottom", "direction": "vertical"}, view={"stroke": None})
 
 
 def grid_height(rows: int, cols: int, *, width: int = 520, lo: int = 150, hi: int = 420) -> int:
@@ -931,7 +933,7 @@ def live_sequence_chart(
         height=430,
         title=title,
         description=description,
-        config=_BOTTOM_LEGEND,
+        config=_BOTTOM_LEGENDS_STACKED,
         # a canvas: as SVG, each of up to 4,500 dots is a DOM node the browser moves at every step of a slider
         usermeta=on_canvas(),
     )
