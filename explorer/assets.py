@@ -46,7 +46,7 @@ LIVE_RANGES_ATTRIBUTE = "data-posenc-ranges"
 #: presentation mode they are in the first screen with its top (the RoPE plane's nine in two columns on a wide screen:
 #: its five, then q's and k's numbers); the invariance, vision, zoom and
 #: Compare methods' L and T sliders keep label and value on one line, the vision page's two side by side where they fit, the
-#: zoom's wide enough to aim with. The vision page's heatmaps are drawn on a canvas, which cannot
+#: zoom's wide enough to aim with; on a phone each of the RoPE plane's sliders takes one line, its value beside it. The vision page's heatmaps are drawn on a canvas, which cannot
 #: shrink to its column (clicks would miss their patch): they are sized to fit (one per row on a phone),
 #: and where a column is narrower still, they scroll sideways in their own box.
 BASE_CSS = (
@@ -84,6 +84,12 @@ BASE_CSS = (
   [class*="st-key-inv_live_"] .vega-embed form.vega-bindings {
     display: grid; grid-template-columns: repeat(2, max-content); column-gap: 2.4rem; }
   [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(18rem, 20vw); }
+}
+@media (max-width: 899px) {  /* a phone: each of the RoPE plane's sliders on one line (label, track, value), not two */
+  [class*="st-key-rope_live_"] .vega-embed form.vega-bindings .vega-bind label {
+    display: flex; flex-wrap: nowrap; align-items: center; gap: 0.5rem; }
+  [class*="st-key-rope_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 5.5rem; max-width: 8rem; }
+  [class*="st-key-rope_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(14rem, 38vw); }
 }
 @media (min-width: 900px) {  /* the RoPE plane's nine sliders: m, n, d, b, j, then q's and k's two numbers each beside them */
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings {
