@@ -261,7 +261,7 @@ def test_the_resolution_chart_in_the_browser_draws_posencs_scores_and_positions(
         row = ticks[ticks["g"].astype(int) == g].sort_values("i")
         expected = [i * scale for i in range(n)]  # by hand: patch i's row position
         assert row["position"].astype(float).tolist() == pytest.approx(expected, abs=1e-12), g
-        assert row["seen"].tolist() == [p <= train - 1 for p in expected], g
+        assert row["within"].tolist() == [p <= train - 1 for p in expected], g
     sliders = {"vis_train": str(ti), "vis_new": str(ni)}
     titles = [spec_value(spec, p["title"]["text"]["expr"], **sliders) for p in spec["vconcat"][1]["concat"]]
     assert titles == [
@@ -269,6 +269,49 @@ def test_the_resolution_chart_in_the_browser_draws_posencs_scores_and_positions(
         [f"{new} × {new}, as is", "positions 0, 1, 2 and on"],
         [f"{new} × {new}, interpolated", f"positions × {train}/{new}"],
     ]
+
+
+def test_the_resolution_chart_draws_posencs_scores_at_every_pair_of_sides_rows_turned_last():
+    """Every (trained, new) pair of the registry's sides, for RoPE-ViT (its axial pairs turn the column first): each
+    heatmap the browser computes is posenc's axial 2D score of the centre patch, computed here from posenc's angles."""
+    from explorer.compute import vision as compute
+    from explorer.vocabulary import NEW_GRIDS, TRAINED_GRIDS
+    from posenc.mrope import VISION_PRESETS
+
+    m = compute.Model.of(VISION_PRESETS["rope-vit-b16"])
+    assert m.axial_first != "row"
+    spec = resolution_spec(m)
+    inv = posenc.axial_inverse_frequencies(m.head_dim, base=m.base)
+    for ti, train in enumerate(TRAINED_GRIDS):
+        for ni, new in enumerate(NEW_GRIDS):
+            grids, _ = resolution_drawn(spec, ti, ni)
+            for got, (n, s) in zip(grids, ((train, 1.0), (new, 1.0), (new, train / new)), strict=True):
+                a = posenc.axial_rope_angles(n, n, inv, first=m.axial_first, row_scale=s, col_scale=s)
+                want = posenc.angle_scores(a[[(n // 2) * n + n // 2]], a)[0].reshape(n, n)
+                np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=f"{train} {new} × {s}")
+
+
+def test_the_resolution_chart_keeps_the_centre_of_an_odd_grid():
+    """Sides that are odd (none of the registry's are): the query is patch (n // 2, n // 2) as posenc's centre, the
+    keys' offsets −(n // 2) … n − 1 − n // 2; the table and the chart agree on the options they are made for, and a
+    table of other options is refused by name."""
+    from explorer.compute import vision as compute
+
+    trained, new = (7, 9, 15), (5, 9, 13, 31, 63)
+    m = compute.Model.of(None, 32, 500.0)
+    axis = compute.resolution_axis(m, trained, new)
+    kw = dict(trained=trained, new=new, domain=None, description="d")
+    spec = sent_spec(charts.live_resolution_chart(axis, train=9, new_side=13, **kw))
+    inv = posenc.axial_inverse_frequencies(32, base=500.0)
+    for ti, train in enumerate(trained):
+        for ni, side in enumerate(new):
+            grids, _ = resolution_drawn(spec, ti, ni)
+            for got, (n, s) in zip(grids, ((train, 1.0), (side, 1.0), (side, train / side)), strict=True):
+                a = posenc.axial_rope_angles(n, n, inv, row_scale=s, col_scale=s)
+                want = posenc.angle_scores(a[[(n // 2) * n + n // 2]], a)[0].reshape(n, n)
+                np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=f"{train} {side} × {s}")
+    with pytest.raises(ValueError, match="axis"):
+        charts.live_resolution_chart(compute.resolution_axis(m), train=9, new_side=13, **kw)
 
 
 def test_the_resolution_charts_sliders_run_over_the_registrys_sides():
@@ -283,9 +326,7 @@ def test_the_resolution_charts_sliders_run_over_the_registrys_sides():
     bound = {p["name"]: p for p in spec["params"] if "bind" in p}
     assert set(bound) == set(charts.RES_PARAMS)
     for key, start in (("vis_train", 24), ("vis_new", 56)):
-        assert bound[key]["value"] == [{key: options[key].index(start)}] or bound[key]["value"] == options[key].index(
-            start
-        )
+        assert bound[key]["value"] == options[key].index(start)  # the option's index: the slider runs over them
         assert (bound[key]["bind"]["min"], bound[key]["bind"]["max"]) == (0, len(options[key]) - 1)
     assert spec["description"] == "d"
     with pytest.raises(ValueError, match="vis_new"):

@@ -406,6 +406,10 @@ def test_a_report_from_the_resolution_chart_moves_its_notes_and_the_link():
     assert at.query_params["vis_new"] == "64" and not at.exception
     closed = run(vis_view="Patch grid", vis_train=24, vis_new=48)  # the tab closed: the link keeps the sides
     assert (closed.query_params["vis_train"], closed.query_params["vis_new"]) == ("24", "48")
+    # ... and they are read with it closed: a side that is not an option is named, and leaves the link
+    bad = run(vis_view="Patch grid", vis_train=30)
+    assert not bad.exception and "vis_train" not in bad.query_params
+    assert any('vis_train** = "30" is not one of 8, 14, 16, 24, 32' in w.value.replace("\\", "") for w in bad.warning)
 
 
 def test_sequence_numbers():

@@ -13,8 +13,9 @@
                       new size with 2D position interpolation, and the three grids' axial 2D heatmaps; the two
                       sides are its own sliders (`RES_PARAMS`)
 
-Every chart carries a Vega-Lite ``description`` (what it shows, for screen readers) and is sized
-for ``width="stretch"``: the heights here are fixed, the widths follow the container.
+Every chart carries a Vega-Lite ``description`` (what it shows, for screen readers). The SVG charts are sized for
+``width="stretch"`` (the heights fixed, the widths follow the container); the two drawn on a canvas (the query
+heatmaps, the resolution chart) have their own size, chosen to fit the column (one panel a row on a phone).
 """
 
 from __future__ import annotations
@@ -51,12 +52,6 @@ _BOTTOM_LEGENDS_STACKED = chart_config(legend={"orient": "bottom", "direction": 
 def grid_height(rows: int, cols: int, *, width: int = 520, lo: int = 150, hi: int = 420) -> int:
     """A plot height that keeps patches roughly square at `width` px, clamped to [lo, hi]."""
     return int(np.clip(round(width * rows / max(cols, 1)), lo, hi))
-
-
-def _own_domain(values: np.ndarray) -> tuple[float, float]:
-    lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
-    pad = max(1e-12, 1e-9 * max(abs(lo), abs(hi)))
-    return (lo, hi) if hi - lo > pad else (lo - pad, hi + pad)
 
 
 def _require(frame: pd.DataFrame, name: str, columns: set[str]) -> None:
@@ -602,7 +597,11 @@ RES_LABELS = {"vis_train": "trained grid ", "vis_new": "new grid "}
 #: The signals holding the two sides, the scale train/new and the interpolated panel's block of the lookup table.
 RES_SIGNALS = {"train": "res_train", "new": "res_new", "scale": "res_scale", "block": "res_block"}
 #: The three heatmaps: (name, the side of its grid, its block of the lookup table: 0 = positions × 1).
-RES_PANELS = (("trained", "res_train", "0"), ("as is", "res_new", "0"), ("interpolated", "res_new", "res_block"))
+RES_PANELS = (
+    ("trained", RES_SIGNALS["train"], "0"),
+    ("as is", RES_SIGNALS["new"], "0"),
+    ("interpolated", RES_SIGNALS["new"], RES_SIGNALS["block"]),
+)
 #: The lookup table's keys: a scale's block (0: × 1; 1 + i·len(new sides) + j: the j-th new side interpolated onto the
 #: i-th trained one, × train/new) times RES_BLOCK, plus the offset Δ from the centre patch, plus RES_BLOCK // 2.
 RES_BLOCK = 128
@@ -626,13 +625,14 @@ def res_offsets(sides: Sequence[int]) -> np.ndarray:
 
 def resolution_expressions(trained: Sequence[int], new: Sequence[int]) -> dict[str, str]:
     """The resolution chart's signals (`RES_SIGNALS`) as Vega expressions of its two sliders: the sides, the scale
-    train/new (as Python's ``train / new``: one IEEE division) and the interpolated panel's lookup block."""
-    n_new = len(new)
+    train/new (as Python's ``train / new``: one IEEE division) and the interpolated panel's lookup block
+    (`res_block`)."""
+    t_side, n_side = RES_SIGNALS["train"], RES_SIGNALS["new"]
     return {
-        "res_train": live.option("vis_train", trained),
-        "res_new": live.option("vis_new", new),
-        "res_scale": "res_train / res_new",
-        "res_block": f"1 + {live.number('vis_train')} * {n_new} + {live.number('vis_new')}",
+        t_side: live.option("vis_train", trained),
+        n_side: live.option("vis_new", new),
+        RES_SIGNALS["scale"]: f"{t_side} / {n_side}",
+        RES_SIGNALS["block"]: f"1 + {live.number('vis_train')} * {len(new)} + {live.number('vis_new')}",
     }
 
 
@@ -660,6 +660,10 @@ def live_resolution_chart(
     depends on the table and the sizes only: three side by side (165 px: a laptop's column with the sidebar open), or
     with `phone` one under another (200 px)."""
     _require(axis, "axis", {"key", "f"})
+    blocks = 1 + len(trained) * len(new)  # × 1, then every pair of sides: the table must be of these options
+    if len(axis) and int(axis["key"].max()) // RES_BLOCK != blocks - 1:
+        raise ValueError(f"axis: a table of {blocks} scales (these options' pairs) expected, got keys up to "
+                         f"{int(axis['key'].max())}")  # fmt: skip
     columns, panel_width = (1, 200) if phone else (3, 165)
     trained, new = [int(v) for v in trained], [int(v) for v in new]
     offsets = res_offsets((*trained, *new))
@@ -698,16 +702,17 @@ def live_resolution_chart(
         .transform_filter(f"datum.i < (datum.g == 0 ? {t_side} : {n_side})")
         .transform_calculate(
             position=f"datum.g == 2 ? datum.i * {scale} : datum.i",
-            seen=f"datum.g == 2 ? datum.i * {scale} <= {t_side} - 1 : datum.i <= {t_side} - 1",
+            within=f"datum.g == 2 ? datum.i * {scale} <= {t_side} - 1 : datum.i <= {t_side} - 1",
         )
         .mark_tick(thickness=2, size=18)
         .encode(
             x=x,
             y=y,
-            color=alt.Color("seen:N", title=None)
+            color=alt.Color("within:N", title=None)
             .scale(domain=[True, False], range=["#1D4ED8", "#B91C1C"])
             .legend(
-                labelExpr="datum.label == 'true' ? 'seen in training' : 'beyond training'",
+                # "within", not "seen": an interpolated position such as 14.5 lies in the range but was never seen
+                labelExpr="datum.label == 'true' ? 'within the trained range' : 'past the last trained position'",
                 orient="top",
                 direction="vertical" if phone else "horizontal",  # side by side, wider than a phone's plot
             ),

@@ -228,21 +228,26 @@ def shift_changes(table: pd.DataFrame) -> dict[str, float]:
 
 
 @cached(max_entries=16)
-def resolution_axis(m: Model) -> pd.DataFrame:
-    """What the resolution chart looks up in the browser (`explorer.charts.vision.live_resolution_chart`): one axis's
-    share of axial 2D RoPE's score of the centre patch with a patch Δ rows (or columns) from it, f_s(Δ) = Σ over the
-    axis's pairs of cos(Δ·s·θ_j) / (d/2), at every scale s the sliders reach (× 1, and × train/new for every pair of
-    options) and every offset (`charts.res_offsets`). Both axes turn the same d/4 frequencies
-    (`posenc.axial_inverse_frequencies`), so the score of (Δr, Δc) is f_s(Δr) + f_s(Δc): what `resolution_scores`
-    computes, as a sum of two. The angles are posenc's (`posenc.axial_rope_angles` of one row of patches, at each
-    scale). Columns ``key`` (as `charts.RES_BLOCK` says) and ``f``."""
+def resolution_axis(
+    m: Model, trained: tuple[int, ...] = TRAINED_GRIDS, new: tuple[int, ...] = NEW_GRIDS
+) -> pd.DataFrame:
+    """What the resolution chart looks up in the browser (`explorer.charts.vision.live_resolution_chart`, whose sliders
+    offer the sides `trained` and `new`): one axis's share of axial 2D RoPE's score of the centre patch with a patch Δ
+    rows (or columns) from it, f_s(Δ) = Σ over the axis's pairs of cos(Δ·s·θ_j) / (d/2), at every scale s the sliders
+    reach (× 1, and × train/new for every pair of options) and every offset (`charts.res_offsets`). Both axes turn the
+    same d/4 frequencies (`posenc.axial_inverse_frequencies`), so the score of (Δr, Δc) is f_s(Δr) + f_s(Δc): what
+    `resolution_scores` computes, as a sum of two. The angles are posenc's (`posenc.axial_rope_angles` of one row of
+    patches, at each scale). Columns ``key`` (as `charts.RES_BLOCK` says) and ``f``."""
     inv = posenc.axial_inverse_frequencies(m.head_dim, base=m.base)
     on_cols = posenc.axial_axis_of_pairs(inv.size, first=m.axial_first) == 1
-    offsets = charts.res_offsets((*TRAINED_GRIDS, *NEW_GRIDS))
+    offsets = charts.res_offsets((*trained, *new))
     centre = -int(offsets[0])  # the query's column in one row of offsets.size patches
-    scales = [1.0] + [t / n for t in TRAINED_GRIDS for n in NEW_GRIDS]  # block 0, then charts.res_block's order
+    scales = {0: 1.0}
+    for i, t in enumerate(trained):
+        for j, n in enumerate(new):
+            scales[charts.res_block(i, j, len(new))] = t / n
     keys, values = [], []
-    for block, s in enumerate(scales):
+    for block, s in sorted(scales.items()):
         a = posenc.axial_rope_angles(1, offsets.size, inv, first=m.axial_first, col_scale=s)[:, on_cols]
         keys.append(block * charts.RES_BLOCK + offsets + charts.RES_BLOCK // 2)
         values.append(np.cos(a - a[centre]).sum(axis=1) / inv.size)
