@@ -159,6 +159,12 @@ PAGE = Page(
             "Which pairs serve which axis: contiguous M-RoPE gives time the fastest pairs and width the slowest; "
             "interleaving, as in Qwen3-VL, spreads every axis over the whole range of frequencies.",
         ),
+        Step(
+            {"vis_model": "qwen2.5-vl-7b", "vis_view": "Resolution", "vis_train": 16, "vis_new": 32},
+            "Trained on a 16 × 16 patch grid, shown a 32 × 32 image: as is, rows and columns run to 31, far past "
+            "the 15 it saw. Interpolated (× 16/32), the last position is 15.5, half a step past, but neighbours are "
+            "0.5 apart instead of 1. Drag the two sides above the chart.",
+        ),
     ),
     deep_link=DeepLink(
         {
