@@ -34,15 +34,15 @@ SAVED = [
 ]
 
 
-def download(chromium, server, slug: str, label: str, tmp_path, name: str | None = None):
-    """Open the page, open "Save this chart" (of the chart saved as `name`; the page's first) and click `label`;
-    the file as saved."""
+def download(chromium, server, slug: str, label: str, tmp_path, name: str | None = None, query: str = ""):
+    """Open the page (at `query`, e.g. "?vis_view=Resolution"), open "Save this chart" (of the chart saved as `name`;
+    the page's first) and click `label`; the file as saved."""
     declared = declared_page(slug)
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     context.set_default_timeout(60_000)
     try:
         tab = context.new_page()
-        tab.goto(f"{server.base_url}/{declared.url_path}")
+        tab.goto(f"{server.base_url}/{declared.url_path}{query}")
         wait_idle(tab, title=declared.title)
         wait_charts_drawn(tab)
         where = tab.locator(f".st-key-save_{name}") if name else tab

@@ -15,7 +15,7 @@ from __future__ import annotations
 import _browser_fixtures
 import numpy as np
 from e2e_support import chart_canvas_js, no_run_before_the_change, open_app_page, press_and_time, reruns_sent, wait_idle
-from test_e2e_chartfile import open_offline
+from test_e2e_chartfile import download, open_offline
 from test_e2e_clocks_live import set_sliders_and_read, url_value
 from test_e2e_drag import COUNT_RUNS_JS
 
@@ -105,3 +105,30 @@ def test_the_values_in_the_vega_view_are_posencs_at_random_settings(chromium, tm
         finally:
             tab.context.close()
     assert checked == 10
+
+
+def test_the_apps_save_button_gives_the_resolution_chart_as_a_file_with_its_two_sliders(chromium, server, tmp_path):
+    """ "Save this chart" under the resolution chart: an HTML file that opens from disk with every request refused,
+    carries both sliders (the file hides the index beside a slider over options: the chart's titles name the sides)
+    and redraws when one moves."""
+    saved = download(
+        chromium, server, "vision", "Interactive HTML", tmp_path, "vision_resolution", "?vis_view=Resolution&vis_new=48"
+    )
+    assert saved.name == "posenc_vision_resolution.html"
+    tab, tried = open_offline(chromium, saved)
+    try:
+        assert tab.evaluate("() => window.posencError || null") is None
+        names = [t.strip() for t in tab.locator(".vega-bind-name").all_inner_texts()]
+        assert names == ["trained grid", "new grid"]
+
+        def texts(items) -> str:
+            return " | ".join(str(t) for kind, _, _, t in items if kind == "text" and t)
+
+        items = set_sliders_and_read(tab, [])
+        assert "Trained, 16 × 16" in texts(items) and "48 × 48, as is" in texts(items)
+        items = set_sliders_and_read(tab, [["vis_new_vis_new", NEW_GRIDS.index(64)]])
+        assert sum(1 for kind, _, d, _ in items if kind == "rect" and d.get("panel") == 1 and "s" in d) == 64 * 64
+        assert "64 × 64, as is" in texts(items) and "positions × 16/64" in texts(items)
+        assert tried == []
+    finally:
+        tab.context.close()
