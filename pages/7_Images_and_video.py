@@ -192,7 +192,7 @@ with tab_seq:
 values = dict(rows=rows, cols=cols, q_row=q_row, q_col=q_col, frames=frames, frame=frame, **vars(m))
 page_footer(
     "vision",
-    {**values, "text_before": text_before, "text_after": text_after},
+    {**values, "text_before": text_before, "text_after": text_after, "train": train, "new": new},
     data=lambda: compute.grid_csv(rows, cols, frames, frame, (q_row, q_col), m),
     file_name=f"vision_scores_{rows}x{cols}_q{q_row}-{q_col}_frame{frame}.csv",
     data_label="Download the four similarity grids as CSV",

@@ -507,6 +507,7 @@ def test_query_outside_a_smaller_grid_is_clamped():
         {},
         dict(DECL.deep_link.query),
         {"vis_model": "rope-vit-b16", "vis_qrow": 11, "vis_qcol": 15, "vis_text_after": 0},
+        {"vis_model": "rope-vit-b16", "vis_view": "Resolution", "vis_train": 24, "vis_new": 56},
     ],
 )
 def test_the_snippet_reproduces_the_page(query):
@@ -520,6 +521,12 @@ def test_the_snippet_reproduces_the_page(query):
     with contextlib.redirect_stdout(io.StringIO()) as out:
         exec(compile(code, "<snippet>", "exec"), namespace)
     assert out.getvalue().strip()
+    assert (namespace["train"], namespace["new"]) == (int(query.get("vis_train", 16)), int(query.get("vis_new", 32)))
+    if query.get("vis_view") == "Resolution":  # the resolution chart's heatmaps, where its sliders start
+        (chart,) = specs(at)
+        for got, name in zip(res_panels(chart), ("trained", "as is", "interpolated"), strict=True):
+            np.testing.assert_allclose(got, namespace["resolution"][name], rtol=0, atol=1e-12, err_msg=name)
+        return
     spec = live_spec(at)
     assert starts(spec) == (namespace["q_row"], namespace["q_col"])
     for grid, name in zip(panel_grids(spec), namespace["angles"], strict=True):

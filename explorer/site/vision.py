@@ -37,8 +37,18 @@ for name, a in angles.items():  # mean over pairs of cos(angle difference): 1 at
           f"right {scores[q_row, min(q_col + 1, cols - 1)]:+.4f}  min {scores.min():+.4f}")
 pos = posenc.qwen2vl_position_ids([("text", text_before), ("video", frames, rows, cols), ("text", text_after)])
 print("text after the video starts at position", pos[0, text_before + frames * n] if text_after else pos.max() + 1)
+# The Resolution tab: axial 2D scores of the centre patch, trained grid, new grid as is and interpolated (x train/new)
+train, new = $train, $new
+resolution = {}
+for label, side, s in (("trained", train, 1.0), ("as is", new, 1.0), ("interpolated", new, train / new)):
+    a = posenc.axial_rope_angles(
+        side, side, posenc.axial_inverse_frequencies(head_dim, base=base), first=axial_first, row_scale=s, col_scale=s
+    )
+    c = side // 2
+    resolution[label] = posenc.angle_scores(a[[c * side + c]], a)[0].reshape(side, side)
+    print(f"{label:12s} {side} x {side}: right-hand neighbour of the centre {resolution[label][c, min(c + 1, side - 1)]:.4f}")
 """,
-        **ints(v, "rows", "cols", "frames", "frame", "head_dim", "text_before", "text_after"),
+        **ints(v, "rows", "cols", "frames", "frame", "head_dim", "text_before", "text_after", "train", "new"),
         query=(int(v["q_row"]), int(v["q_col"])),
         base=float(v["base"]),
         section_c=[int(x) for x in v["section_c"]],
