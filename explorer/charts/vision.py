@@ -715,6 +715,7 @@ def live_resolution_chart(
                 labelExpr="datum.label == 'true' ? 'within the trained range' : 'past the last trained position'",
                 orient="top",
                 direction="vertical" if phone else "horizontal",  # side by side, wider than a phone's plot
+                labelLimit=260,  # Vega's 160 px cut "past the last trained position"
             ),
             tooltip=[alt.Tooltip("i:Q", title="patch"), alt.Tooltip("position:Q", format=".4~g")],
         )
@@ -728,9 +729,9 @@ def live_resolution_chart(
             "Row (and column) positions: what training covered, and now"
             if columns > 1
             else ["Row (and column) positions:", "what training covered, and now"],
-            subtitle="training saw the positions up to the dashed line, on each axis"
+            subtitle="training saw the whole-number positions up to the dashed line, on each axis"
             if columns > 1
-            else ["training saw the positions up to", "the dashed line, on each axis"],
+            else ["training saw the whole-number positions", "up to the dashed line, on each axis"],
             anchor="start",
         ),
     )
