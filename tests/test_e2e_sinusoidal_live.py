@@ -17,6 +17,7 @@ import _browser_fixtures
 import numpy as np
 from e2e_support import (
     VIEW_TEXTS_JS,
+    chart_canvas_js,
     new_app_page,
     press_once,
     wait_charts_drawn,
@@ -33,9 +34,10 @@ chromium, server = _browser_fixtures.chromium, _browser_fixtures.server  # modul
 
 TITLE = "Sinusoidal heatmap"
 LIVE = "[class*=st-key-sin_zoom_live_] [data-testid=stVegaLiteChart]"
-#: The zoom chart's pixels (it draws on a canvas).
-ZOOM_PIXELS_JS = """() => { const c = document.querySelector('[class*=st-key-sin_zoom_live_] canvas');
-  return c ? c.toDataURL() : ''; }"""
+#: The zoom chart's pixels (it draws on a canvas), as a size and a hash of every pixel: read at every animation frame
+#: while a press is timed, and a PNG of the whole canvas (toDataURL) took long enough on a loaded CI machine that the
+#: change was seen only after the press's report had started a run (one CI failure: 420 ms).
+ZOOM_PIXELS_JS = chart_canvas_js("[class*=st-key-sin_zoom_live_]")
 
 #: Every cell of the zoom chart's Vega view: its datum's p, i, j, fn, theta and value.
 CELLS_JS = """(view) => { const out = [];
