@@ -653,12 +653,13 @@ def live_resolution_chart(
     × train/new), the part beyond the last trained position shaded; below, the axial 2D similarity of the centre patch
     with every patch of each of the three grids (`RES_PANELS`).
 
-    `trained`, `new`: the sides the sliders offer (the registry's options). ``axis``: one axis's share of the score at every scale and offset (columns ``key``, ``f``; keys as `RES_BLOCK`
-    says, `explorer.compute.vision.resolution_axis`): both axes turn the same frequencies, so a patch Δr rows and Δc
-    columns from the centre scores f(Δr) + f(Δc), looked up in the browser. ``domain``: one colour range for the
-    three heatmaps, or None for each panel's own. Every panel is `panel_width` px square at every side, so the spec
-    depends on the table and the sizes only: three side by side (165 px: a laptop's column with the sidebar open), or
-    with `phone` one under another (200 px)."""
+    `trained`, `new`: the sides the sliders offer (the registry's options). ``axis``: one axis's share of the score at
+    every scale and offset (columns ``key``, ``f``; keys as `RES_BLOCK` says, `explorer.compute.vision.resolution_axis`):
+    both axes turn the same frequencies, so a patch Δr rows and Δc columns from the centre scores f(Δr) + f(Δc),
+    looked up in the browser. ``domain``: one colour range for the
+    three heatmaps, or None for each panel's own. Every panel is square and of one size at every side, so the spec
+    depends on the table and the options only: three side by side, 165 px each (a laptop's column with the sidebar
+    open), or with `phone` one under another, 200 px each."""
     _require(axis, "axis", {"key", "f"})
     blocks = 1 + len(trained) * len(new)  # × 1, then every pair of sides: the table must be of these options
     if len(axis) and int(axis["key"].max()) // RES_BLOCK != blocks - 1:
