@@ -112,6 +112,20 @@ def font_scale_param() -> alt.Parameter:
     return alt.param(name=FONT_SCALE_PARAM, value=1)
 
 
+#: A heatmap's cells drawn in row-major order (left to right, top to bottom) overlap the cells drawn after them by this
+#: share of a cell, right and down, and the plot clips them: each seam between two cells is then covered by the later
+#: one. Cells that only meet left the background showing through their anti-aliased edges wherever a cell's edge fell
+#: inside a pixel, a faint white grid over the whole heatmap (seen at 32 × 32 and 64 × 64 patches). The later cell
+#: covers the overlap and is the one a pointer there picks, so each patch still shows and answers over its own square.
+CELL_OVERLAP = 0.5
+
+
+def seamless_cells() -> dict[str, Any]:
+    """The rect mark's properties for cells on band scales (`CELL_OVERLAP`): ``mark_rect(**seamless_cells())``."""
+    grown = alt.RelativeBandSize(1 + CELL_OVERLAP)
+    return {"width": grown, "height": grown, "clip": True}
+
+
 #: Width to the container, height the plot's own: Streamlit's default autosize ("fit") squeezes
 #: title, legend and axes into the chart's height, so on a phone, where the titles wrap to several
 #: lines, nothing is left of the plot (tests/test_e2e_layout.py measures it).

@@ -30,7 +30,16 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import chart_config, configure, fact, facts_layer, label_step_expr, on_canvas
+from explorer.charts.style import (
+    CELL_OVERLAP,
+    chart_config,
+    configure,
+    fact,
+    facts_layer,
+    label_step_expr,
+    on_canvas,
+    seamless_cells,
+)
 from explorer.text.vision import query_title_expr, ring_label_expr
 from explorer.vocabulary import NEW_GRIDS, TRAINED_GRIDS
 
@@ -358,9 +367,9 @@ def query_heatmaps(
             "vis_qrow": r.astype(np.int8),
             "vis_qcol": c.astype(np.int8),
             "x0": c - 0.5,
-            "x1": c + 0.5,
+            "x1": c + 0.5 + CELL_OVERLAP,  # over the next cell's edge (`CELL_OVERLAP`: no seams between cells)
             "y0": r - 0.5,
-            "y1": r + 0.5,
+            "y1": r + 0.5 + CELL_OVERLAP,
         }
     )
     scores = lookup_table(tables)
@@ -373,7 +382,7 @@ def query_heatmaps(
         on_grid = alt.Chart(patches).transform_filter(f"datum.vis_qrow < {n_rows} && datum.vis_qcol < {n_cols}")
         cells = (
             _score_transforms(on_grid, i, table, scores)
-            .mark_rect()
+            .mark_rect(clip=True)  # the last row and column reach past the plot (`CELL_OVERLAP`)
             .encode(
                 x=x,
                 x2="x1:Q",
@@ -770,7 +779,7 @@ def live_resolution_chart(
             .transform_lookup(lookup="key_r", from_=found, as_=["f_r"])
             .transform_lookup(lookup="key_c", from_=found, as_=["f_c"])
             .transform_calculate(s="datum.f_r + datum.f_c")
-            .mark_rect()
+            .mark_rect(**seamless_cells())
             .encode(
                 x=px,
                 y=py,

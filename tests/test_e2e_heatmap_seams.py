@@ -1,0 +1,102 @@
+"""The patch heatmaps on the Images and video page show no grid of seams between their cells (explorer.charts.style
+.CELL_OVERLAP): drawn in Chromium from each chart's own file at the largest grids, no pixel inside a heatmap is lighter
+than both its neighbours in its row or its column, as the white background showing through two anti-aliased cell edges
+made it every cell or so (a faint white grid over a projected heatmap). A blend of two cells' colours lies between
+them; only the background can make a pixel lighter than both sides."""
+
+from __future__ import annotations
+
+import _browser_fixtures
+import pytest
+from test_e2e_chartfile import open_offline
+
+from explorer import chartfile, compat
+from explorer.charts import vision as charts
+from explorer.compute import vision as compute
+from explorer.render import stable_dataset_names
+from explorer.text import vision as text
+from explorer.vocabulary import NEW_GRIDS, TRAINED_GRIDS
+
+chromium = _browser_fixtures.chromium
+
+#: Lighter by more than this (in 0 … 255 luminance) than both neighbours: a seam.
+LIGHTER = 8
+
+#: Each named cells mark's box on the canvas (canvas pixels) and the canvas's luminance inside it, a row of pixels each.
+PANELS_JS = """(pattern) => {
+  const view = window.posencView, canvas = document.querySelector('canvas');
+  const ratio = canvas.width / canvas.clientWidth, [ox, oy] = view.origin(), boxes = [];
+  const walk = (node, x, y) => {
+    for (const it of node.items || []) {
+      if (node.marktype === 'group') { walk1(it, x + (it.x || 0), y + (it.y || 0)); continue; }
+      if (!new RegExp(pattern).test(node.name || '') || !it.width) continue;
+      const b = boxes.find((b) => b.name === node.name) || (boxes.push({name: node.name, x0: 1e9, y0: 1e9, x1: -1e9,
+        y1: -1e9}), boxes[boxes.length - 1]);
+      b.x0 = Math.min(b.x0, x + it.x); b.y0 = Math.min(b.y0, y + it.y);
+      b.x1 = Math.max(b.x1, x + it.x + it.width); b.y1 = Math.max(b.y1, y + it.y + it.height);
+    } };
+  const walk1 = (group, x, y) => { for (const child of group.items || []) walk(child, x, y); };
+  walk(view.scenegraph().root, 0, 0);
+  const ctx = canvas.getContext('2d');
+  return boxes.map((b) => {
+    // inside the plot (the last cells reach past it and are clipped), two pixels in from each side
+    const x0 = Math.ceil((b.x0 + ox) * ratio) + 2, y0 = Math.ceil((b.y0 + oy) * ratio) + 2;
+    const w = Math.floor((b.x1 - b.x0) * ratio) - 8, h = Math.floor((b.y1 - b.y0) * ratio) - 8;
+    const px = ctx.getImageData(x0, y0, w, h).data, rows = [];
+    for (let r = 0; r < h; r++) { const row = [];
+      for (let c = 0; c < w; c++) { const i = 4 * (r * w + c);
+        row.push(0.299 * px[i] + 0.587 * px[i + 1] + 0.114 * px[i + 2]); }
+      rows.push(row); }
+    return {name: b.name, w, h, rows};
+  }); }"""
+
+
+def seams(rows: list[list[float]]) -> int:
+    """Pixels lighter by more than LIGHTER than both neighbours along their row or their column."""
+    count = 0
+    for r, row in enumerate(rows):
+        for c, v in enumerate(row):
+            across = 0 < c < len(row) - 1 and v > max(row[c - 1], row[c + 1]) + LIGHTER
+            down = 0 < r < len(rows) - 1 and v > max(rows[r - 1][c], rows[r + 1][c]) + LIGHTER
+            count += across or down
+    return count
+
+
+def _query_chart():
+    m = compute.Model.of(None, 64, 10000.0)
+    tables = {text.scheme_title(name, m): t for name, t in compute.grid_tables(m).items()}
+    return charts.query_heatmaps(
+        tables, grid=(64, 64), query=(5, 7), frame=0, frames=1, domain=None, columns=2, panel_width=280,
+        **text.heatmap_words(m),
+    )  # fmt: skip
+
+
+def _resolution_chart():
+    m = compute.Model.of(None, 64, 100.0)
+    axis = compute.resolution_axis(m)
+    return charts.live_resolution_chart(
+        axis, trained=TRAINED_GRIDS, new=NEW_GRIDS, train=32, new_side=64, domain=None, description="d"
+    )
+
+
+@pytest.mark.parametrize(
+    ("build", "pattern", "panels"),
+    [(_query_chart, r"^vis_cells_\d_marks$", 4), (_resolution_chart, r"^res_cells_\d_marks$", 3)],
+    ids=["query heatmaps 64 × 64", "resolution 32 → 64"],
+)
+def test_no_background_shows_between_the_cells(chromium, tmp_path, build, pattern, panels):
+    path = tmp_path / "chart.html"
+    path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(build())), title="t", footer="f"))
+    tab, tried = open_offline(chromium, path)
+    try:
+        assert tab.evaluate("() => window.posencError || null") is None
+        tab.evaluate("() => window.posencView.runAsync().then(() => null)")
+        got = tab.evaluate(PANELS_JS, pattern)
+        assert len(got) == panels, [p["name"] for p in got]
+        for panel in got:
+            assert panel["w"] > 100 and panel["h"] > 100, panel["name"]  # the plot found, and big enough to judge
+            found = seams(panel["rows"])
+            assert found < 0.002 * panel["w"] * panel["h"], f"{panel['name']}: {found} seam pixels"
+        assert tried == []
+    finally:
+        tab.context.close()
