@@ -79,19 +79,24 @@ BASE_CSS = (
 [class*="st-key-cmp_live_"] .vega-embed canvas { max-width: 100%; height: auto !important; }
 [class*="st-key-cmp_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 36vw); height: 1rem; }
 [class*="st-key-inv_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 6.6rem; white-space: nowrap; }
-[class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 36vw); height: 1rem; }
-@media (min-width: 900px) {  /* a desktop or a projector: the sliders in two columns, the bars in the first screen */
+/* By the chart's own width, not the window's: a laptop's 1280 px with the sidebar open leaves the chart about 800 */
+[class*="st-key-inv_live_"] { container-type: inline-size; }
+[class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] {
+  width: clamp(5rem, calc(100cqi - 14rem), 24rem); height: 1rem; }
+@container (min-width: 760px) {  /* a desktop or a projector: the sliders in two columns, the bars in the first screen */
   [class*="st-key-inv_live_"] .vega-embed form.vega-bindings {
     display: grid; grid-template-columns: repeat(2, max-content); column-gap: 2.4rem; }
-  [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(18rem, 20vw); }
+  [class*="st-key-inv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: clamp(8rem, calc(50cqi - 15rem), 18rem); }
 }
-@media (max-width: 899px) {  /* a phone: each of the RoPE plane's sliders on one line (label, track, value), not two */
+/* The RoPE plane's own element is as wide as its content (no container to measure): by the window, where the sidebar
+   open beside the page leaves room for its two columns of sliders (not at 1,100 px, measured) */
+@media (max-width: 1199px) {  /* a phone: each of the RoPE plane's sliders on one line (label, track, value), not two */
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings .vega-bind label {
     display: flex; flex-wrap: nowrap; align-items: center; gap: 0.5rem; }
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 5.5rem; max-width: 8rem; }
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(14rem, 38vw); }
 }
-@media (min-width: 900px) {  /* the RoPE plane's nine sliders: m, n, d, b, j, then q's and k's two numbers each beside them */
+@media (min-width: 1200px) {  /* the RoPE plane's nine sliders: m, n, d, b, j, then q's and k's two numbers each beside them */
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings {
     display: grid; grid-template-rows: repeat(5, auto); grid-template-columns: repeat(2, max-content);
     grid-auto-flow: column; column-gap: 2.4rem; }
@@ -110,6 +115,14 @@ BASE_CSS = (
 [class*="st-key-conv_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(28rem, 52vw); height: 1rem; }
 [class*="st-key-ext_af_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: min(15.5rem, 52vw); }
 [class*="st-key-ext_af_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(24rem, 40vw); height: 1rem; }
+/* The shift diagram and its table: side by side where the page's column is wide, one under the other where it is not
+   (a laptop with the sidebar open left the diagram 200 px; Streamlit stacks columns by the window's width only) */
+.st-key-vis_shift_pair { container-type: inline-size; }
+@container (max-width: 759px) { .st-key-vis_shift_pair [data-testid="stColumn"] { min-width: 100%; } }
+/* The page's controls, four to a row: two to a row there (the base's value read "1,0…" at 1024 px) */
+.st-key-vis_controls { container-type: inline-size; }
+@container (max-width: 759px) { .st-key-vis_controls [data-testid="stColumn"] { min-width: calc(50% - 1rem); } }
+@container (max-width: 480px) { .st-key-vis_controls [data-testid="stColumn"] { min-width: 100%; } }  /* a phone: one */
 :is([class*="st-key-vis_live_"], [class*="st-key-vis_res_live_"]) { overflow-x: auto; }
 :is([class*="st-key-vis_live_"], [class*="st-key-vis_res_live_"]) .vega-embed form.vega-bindings { display: flex; flex-direction: row;
   flex-wrap: wrap; align-items: center; gap: 0.2rem 1.6rem; padding: 0 0 0.5rem 0.5rem; }

@@ -125,7 +125,7 @@ with tab_shift:
         q, k, d = (q_row, q_col), (k_row, k_col), (d_row, d_col)
         table = compute.shift_table(rows, cols, q, k, d, m)
         words = text.shift_words(rows, cols, q, k, d, compute.shift_changes(table))
-        left, right = st.columns([1, 1.5])
+        left, right = st.container(key="vis_shift_pair").columns([1, 1.5])  # one under the other where narrow (CSS)
         shift_starts = shift_live.starts((rows, cols, q_row, q_col))
         shift_live.show(
             shared(charts.live_shift_chart)(

@@ -51,6 +51,10 @@ def test_pair_axis_strip(x):
         assert layer["mark"]["type"] == "tick" and enc["x"]["scale"]["type"] == "log"
         assert enc["yOffset"]["field"] == "axis"
     assert spec["config"]["legend"]["orient"] == "bottom"
+    # the plot's height is its own, not shared with a title a phone wraps to four lines (which squeezed the rows
+    # until the axis hid half their names), and the legend takes two columns where four are wider than the plot
+    assert spec["autosize"]["type"] == "fit-x" and spec["height"] < 100 * 2
+    assert spec_value({**spec, "width": 300}, spec["config"]["legend"]["columns"]["expr"]) == 2
 
 
 def test_pair_axis_strip_checks_its_input():
@@ -91,7 +95,7 @@ def test_the_shift_diagram_in_the_browser_draws_the_patches_the_page_scores(data
     assert got == {"q": (qr, qc), "k": (kr, kc), "q + Δ": (qr + er, qc + ec), "k + Δ": (kr + er, kc + ec)}
     assert all(0 <= r < rows and 0 <= c < cols for r, c in got.values())
     sliders = dict(vis_krow=str(kr), vis_kcol=str(kc), vis_drow=str(dr), vis_dcol=str(dc))
-    title = spec_value({**spec, "width": 600}, spec["title"]["text"]["expr"], **sliders)
+    title = spec_value({**spec, "width": charts.SHIFT_TITLE_ONE_LINE}, spec["title"]["text"]["expr"], **sliders)
     assert title == f"Shift both by Δ = ({er}, {ec}): offset k − q = ({kr - qr}, {kc - qc}) before and after"
 
 

@@ -45,6 +45,10 @@ CHART_VISIBLE_PX = 100
 GROUPS = {
     "phones": ([{"width": 360, "height": 780}, PHONE], False),
     "projectors": ([PROJECTOR, WIDE], True),
+    # laptops, the sidebar open beside the page (no presentation mode): the page's column is about 540 px at 1024
+    # and 790 px at 1280, narrower than presentation mode's at 1280 (the invariance chart's two columns of sliders ran
+    # past the screen's edge there, and RoPE's at 1024 and 1100)
+    "laptops": ([{"width": 1024, "height": 768}, {"width": 1280, "height": 800}], False),
 }
 #: axe-core rules whose serious findings come from Streamlit's own markup, not the app's content
 #: (see docs/ARCHITECTURE.md, "Multipage and URL"): none so far.

@@ -43,7 +43,8 @@ def test_defaults_draw_a_grid_per_task_and_a_paragraph_per_encoding():
     shown = specs(at)
     assert len(shown) == len(ARENA) + 2  # the grids, then CoPE's picture: its gates and its positions
     for task, spec in zip(ARENA, shown, strict=False):
-        assert lab.TASKS[task].label in spec and "every scored token" in spec
+        name, _, what = lab.TASKS[task].label.partition(": ")  # the title's two lines, where it has a name and a gloss
+        assert all(part in spec for part in ([f"{name}:", what] if what else [name])) and "every scored token" in spec
     body = " ".join(m.value for m in at.markdown)
     for m, paper in text.PAPERS.items():
         assert f"**{paper.title}** ({paper.cite})" in body, m

@@ -488,4 +488,4 @@ def test_the_loss_charts_quote_perplexities_lengths_and_texts():
         "every rope at factor 2, no fine-tuning; computed in advance (2025-01-02)",
     )
     assert realtext.live_title("NTK s = 2", 12000) == "Live: NTK s = 2 on 12,000 tokens of argparse.py"
-    assert "cells with at least 20 keys" in realtext.passkey_subtitle(20)
+    assert "cells with at least 20 keys" in " ".join(realtext.passkey_subtitle(20))

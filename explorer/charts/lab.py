@@ -54,7 +54,8 @@ def metric_title(metric: str) -> str:
 
 
 #: The scaled or fine-tuned RoPE variants, in the order they appear.
-VARIANT_COLORS = ("#ff7f0e", "#d62728", "#8c564b", "#17becf", "#bcbd22", "#1e3a8a", "#f59e0b", "#000000")
+#: (The seventh was an amber beside the first's orange: "rope+linear" and "rope+linear@ft256" looked the same.)
+VARIANT_COLORS = ("#ff7f0e", "#d62728", "#8c564b", "#17becf", "#bcbd22", "#1e3a8a", "#be185d", "#000000")
 
 
 def colors_for(methods: Sequence[str]) -> list[str]:

@@ -31,7 +31,7 @@ CONFIG = chart_config(
 
 
 def grid_chart(
-    frame: pd.DataFrame, *, title: str, subtitle: Sequence[str], floor: float, description: str
+    frame: pd.DataFrame, *, title: str | Sequence[str], subtitle: Sequence[str], floor: float, description: str
 ) -> alt.TopLevelMixin:
     """Encodings (rows, in the frame's order) by length (columns): the mean's colour on a scale from the task's
     uniform guess (``floor``) to 1, the mean and the interval as text; rows with learned = False grey."""

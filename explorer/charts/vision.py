@@ -32,6 +32,7 @@ import pandas as pd
 from explorer.charts import live
 from explorer.charts.style import (
     CELL_OVERLAP,
+    FIT_X,
     chart_config,
     configure,
     fact,
@@ -68,12 +69,25 @@ def _require(frame: pd.DataFrame, name: str, columns: set[str]) -> None:
         raise ValueError(f"{name} must have columns {sorted(columns)}, got {list(frame.columns)}")
 
 
+#: The pair strips' legend below the plot: its four entries (sequence, time, row, column) in two columns where four
+#: are wider than the plot (a phone's cut "column (w)" off).
+_STRIP_LEGEND = chart_config(
+    legend={"orient": "bottom", "columns": {"expr": "width < 480 ? 2 : 4"}, "labelLimit": 200}, view={"stroke": None}
+)
+
+
 def _framed(chart: Any, *, width: int, height: int, title: str, subtitle: Any, description: str) -> Any:
-    """A tab's chart: its size, its title (the subtitle: one line, several, or none), its description
-    for screen readers, the legend below."""
+    """A tab's chart: its width (the column's: FIT_X) and its plot's own height (a phone's title wrapped to four lines
+    squeezed the rows until the axis hid half their names), its title (the subtitle: one line, several, or none), its
+    description for screen readers, the legend below."""
     title_params = alt.TitleParams(title, subtitle=subtitle or alt.Undefined, anchor="start")
     return chart.properties(
-        width=width, height=height, title=title_params, description=description, config=_BOTTOM_LEGEND
+        width=width,
+        height=height,
+        title=title_params,
+        description=description,
+        config=_STRIP_LEGEND,
+        autosize=FIT_X,
     )
 
 
@@ -475,7 +489,7 @@ def pair_axis_strip(
         )
     else:
         chart = base.mark_tick(thickness=2, size=14).encode(
-            x=alt.X("wavelength:Q", title="wavelength 2π/θ_j (positions), log scale")
+            x=alt.X("wavelength:Q", title=["wavelength 2π/θ_j (positions)", "log scale"])  # two lines: a phone's
             .scale(type="log")
             .axis(grid=False),
             y=y,
@@ -483,8 +497,7 @@ def pair_axis_strip(
             color=colour,
             tooltip=tooltip,
         )
-    # Streamlit fits title, axis and the legend below into `height` too: room for them beyond the rows.
-    height = (44 if x == "pair" else 64) * len(schemes) + 200
+    height = (44 if x == "pair" else 64) * len(schemes)  # the plot's (FIT_X: title, axis and legend come on top)
     return _framed(chart, width=600, height=height, title=title, subtitle=subtitle, description=description)
 
 
@@ -581,10 +594,10 @@ def live_shift_chart(
         .encode(x=x, y=y, text="label:N", color=colour)
         .add_params(*reversed(sliders), *signals)  # Vega lists bound inputs in reverse: the key's row first on screen
     )
-    first = f"'Shift both by Δ = (' + {dr} + ', ' + {dc} + ')'"
+    first = f"'Shift both by Δ = (' + {dr} + ', ' + {dc} + ')'"  # one line where it fits (`SHIFT_TITLE_ONE_LINE`)
     second = f"'offset k − q = (' + ({kr} - {qr}) + ', ' + ({kc} - {qc}) + ') before and after'"
     title = alt.TitleParams(
-        alt.ExprRef(f"width >= {TITLE_ONE_LINE} ? {first} + ': ' + {second} : [{first}, {second}]"),
+        alt.ExprRef(f"width >= {SHIFT_TITLE_ONE_LINE} ? {first} + ': ' + {second} : [{first}, {second}]"),
         subtitle="dashed: q to k, the same offset before and after",
         anchor="start",
     )
@@ -826,9 +839,11 @@ TEXT_SIGNALS = {"vis_text_before": "seq_before", "vis_text_after": "seq_after"}
 SEQUENCE_FACTS = ("n_vis", "span")
 #: The axes a token has a position on: every axis of `AXIS_ORDER` but the 1D "sequence" one.
 TEXT_AXES = tuple(a for a in AXIS_ORDER if a != "sequence")
-#: The sequence chart's and the shift diagram's titles take one line where the chart is at least this wide (px), two
-#: where it is narrower.
+#: The sequence chart's title takes one line where the chart is at least this wide (px), two where it is narrower.
 TITLE_ONE_LINE = 520
+#: The shift diagram's, longer (up to "Shift both by Δ = (−63, −63): offset k − q = (−63, −63) before and after", about
+#: 650 px in bold): at 520 px a laptop's column (1024 px with the sidebar open) cut it.
+SHIFT_TITLE_ONE_LINE = 680
 
 
 def text_rows(most: int) -> pd.DataFrame:

@@ -155,8 +155,9 @@ def grid_chart(s: Shown, *, past: bool, rows: list[dict[str, Any]] | None = None
     seed_text = count_text(seeds) if seeds else "no"
     where = "positions past L only" if past else "every scored token"
     unlearned = [m for m in rows_of(s) if not s.learned.get(m, False)]
+    name, _, what = s.task_label.partition(": ")  # two lines: flip-flop's in one was cut in a laptop's column
     return {
-        "title": s.task_label,
+        "title": [f"{name}:", what] if what else name,
         "subtitle": [
             f"{s.quantity} by length ({where}), L = {s.train_len}: mean over {seed_text} seeds [95 % interval]",
             f"greyed: did not learn the task inside L ({', '.join(unlearned)})"

@@ -848,5 +848,6 @@ def live_title(label: str, length: int) -> str:
     return f"Live: {label} on {length:,} tokens of argparse.py"
 
 
-def passkey_subtitle(min_keys: int) -> str:
-    return f"found = greedy decoding writes the key; cells with at least {min_keys} keys; computed in advance"
+def passkey_subtitle(min_keys: int) -> list[str]:
+    """Two lines: as one, a laptop's column (1280 px with the sidebar open) cut it."""
+    return ["found = greedy decoding writes the key", f"cells with at least {min_keys} keys; computed in advance"]
