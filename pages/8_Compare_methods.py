@@ -56,7 +56,8 @@ alibi_head = int(live.values[charts.HEAD_KEY])
 settings = dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base, alibi_head=alibi_head)
 checks = compute.all_checks(**settings)
 table = text.summary_table(checks, trained_len=trained_len, test_len=test_len, dim=dim)
-st.table(charts.style_summary(table))
+for shown in charts.style_summary_by_method(table) if mode.on_a_phone() else [charts.style_summary(table)]:
+    st.table(shown)
 st.caption(text.shift_caption(checks[0]))  # under the table whose first column it explains
 st.caption(text.settings_caption(**settings, slope=compute.alibi_slope(alibi_head), heads=compute.ALIBI_HEADS))
 

@@ -56,6 +56,21 @@ def test_verdict_cells_are_legible_on_both_themes():
     assert ("font-weight", "bold") in index_css and not any(k == "color" for k, _ in index_css)
 
 
+def test_on_a_phone_each_method_gets_its_own_table_with_every_verdict(table):
+    """One small table per method (a phone's layout): the method's name heads its one column, and its cells are the
+    summary's row for it, every criterion, coloured as the wide table colours them."""
+    shown = compare.style_summary_by_method(table.reset_index())
+    assert len(shown) == len(table)
+    for method, styler in zip(table.index, shown, strict=True):
+        assert list(styler.data.columns) == [method]
+        assert styler.data[method].to_dict() == table.loc[method].to_dict()
+        html = styler.to_html()
+        for cell in table.loc[method]:
+            style = compare.verdict_color(cell)
+            if style:
+                assert css(style)["background-color"] in html
+
+
 # ------------------------------------------------------------------------------------- chart
 def test_score_table_is_wide(checks):
     df = compare.score_table(checks)

@@ -578,6 +578,23 @@ def read_on_a_phone(browser, server, slug: str, query: dict, js: str):
         context.close()
 
 
+#: Each table's column headers and whether it is wider than its box.
+TABLES_JS = """() => [...document.querySelectorAll('[data-testid=stTable]')].map((t) => ({
+  heads: [...t.querySelectorAll('thead th')].map((h) => h.innerText.trim()).filter(Boolean),
+  rows: t.querySelectorAll('tbody tr').length, wide: t.scrollWidth > t.clientWidth + 1}))"""
+
+
+def test_compare_on_a_phone_gives_each_method_a_table_that_fits(browser, server):
+    """Compare methods' summary is five columns of sentences: on a phone (its User-Agent says "Mobi") they were
+    squeezed to a word or two a line and the last one cut off at the screen's edge. There each method gets its own
+    table, headed by its name, its verdicts one under another, each table as wide as the screen."""
+    from explorer.text.compare import METHOD_LABELS
+
+    tables = read_on_a_phone(browser, server, "compare", {}, TABLES_JS)
+    assert [t["heads"] for t in tables] == [[name] for name in METHOD_LABELS.values()], tables
+    assert all(t["rows"] >= 4 and not t["wide"] for t in tables), tables
+
+
 #: Each label of the curves' legend (the one chart with a symbol legend), and how far right the chart's box reaches.
 CURVES_LEGEND_JS = """() => {
   const embed = [...document.querySelectorAll('.vega-embed')].find((e) => e.querySelector('.role-legend-symbol'));

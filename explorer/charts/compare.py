@@ -78,6 +78,16 @@ def style_summary(table: pd.DataFrame):
     return table.set_index("Method").style.map(verdict_color).map_index(lambda _: "font-weight: bold")
 
 
+def style_summary_by_method(table: pd.DataFrame) -> list:
+    """`style_summary` as one small table per method, for a phone: its name as the column's title, its four verdicts one
+    under another (five columns of sentences on a phone were squeezed to a word or two a line, the last ones cut)."""
+    indexed = table.set_index("Method")
+    return [
+        indexed.loc[[method]].T.style.map(verdict_color).map_index(lambda _: "font-weight: bold", axis=1)
+        for method in indexed.index
+    ]
+
+
 def score_table(checks: list[dict], bases=None) -> pd.DataFrame:
     """Wide: one row per key position n (``distance``), one column per method of `checks` (its label) holding
     posenc's score s(0, n) (`checks`' ``scores``); a method with fewer scores (the learned table stops at L − 1)
