@@ -68,6 +68,11 @@ BASE_CSS = (
 }
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; }
 [data-testid="stTable"] { overflow-x: auto; }
+/* On a touch screen a table's toolbar (show, download, search, full screen) is always shown, above the table: room for
+   it, or it covers the line above (a heading on Clock hands and Model configs) */
+@media (hover: none) {
+  [data-testid="stElementContainer"]:has([data-testid="stDataFrame"] > [data-testid="stElementToolbar"]) { margin-top: 3rem; }
+}
 [data-testid="stAppDeployButton"] { display: none !important; }
 [class*="_live_"] .vega-embed { display: flex; flex-direction: column; align-items: flex-start; }
 [class*="_live_"] .vega-embed form.vega-bindings { order: -1; padding: 0 0 0.4rem 0.5rem; }

@@ -595,6 +595,24 @@ def test_compare_on_a_phone_gives_each_method_a_table_that_fits(browser, server)
     assert all(t["rows"] >= 4 and not t["wide"] for t in tables), tables
 
 
+#: For each table (st.dataframe) whose toolbar shows: the toolbar's top and the bottom of what stands above the table.
+TOOLBAR_JS = """() => [...document.querySelectorAll('[data-testid=stDataFrame]')].flatMap((d) => {
+  const bar = d.querySelector('[data-testid=stElementToolbar]');
+  const box = d.closest('[data-testid=stElementContainer]');
+  const above = box && box.previousElementSibling;
+  if (!bar || !above || getComputedStyle(bar).opacity === '0') return [];
+  return [{bar: bar.getBoundingClientRect().top, above: above.getBoundingClientRect().bottom}];
+})"""
+
+
+def test_on_a_touch_screen_a_tables_toolbar_covers_nothing_above_it(browser, server):
+    """A touch screen shows a table's toolbar all the time, above the table: on Clock hands it covered the end of the
+    heading "The numbers at p = 5". There the table stands lower, and the toolbar in the room left above it."""
+    bars = read_on_a_phone(browser, server, "clocks", {}, TOOLBAR_JS)
+    assert bars, "no table with its toolbar shown"
+    assert all(b["bar"] >= b["above"] - 1 for b in bars), bars
+
+
 #: Each label of the curves' legend (the one chart with a symbol legend), and how far right the chart's box reaches.
 CURVES_LEGEND_JS = """() => {
   const embed = [...document.querySelectorAll('.vega-embed')].find((e) => e.querySelector('.role-legend-symbol'));
