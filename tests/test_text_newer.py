@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from explorer.charts import newer as charts
@@ -210,3 +211,42 @@ def test_hybrid_caption_reads_the_share_on_the_nearest_keys_and_never_all_of_the
     short = np.tril(np.ones((8, 8))) / np.arange(1, 9)[:, None]
     line = text.hybrid_caption([short, short], 1, ("rope", "nope"))
     assert "nearest 2 keys" in line and "puts 25 %" in line
+
+
+#: d3's schemeBlues[9] (what Vega's "blues" scheme runs through), re-typed: the grid's cell colour from its share.
+BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b")
+
+
+def _blues(share: float) -> str:
+    x = share * (len(BLUES) - 1)
+    i = min(int(x), len(BLUES) - 2)
+    a, b = (np.array([int(h[k : k + 2], 16) for k in (1, 3, 5)]) for h in BLUES[i : i + 2])
+    return "#" + "".join(f"{round(v):02x}" for v in a + (x - i) * (b - a))
+
+
+def test_the_numbers_in_a_grid_cell_contrast_with_its_colour_at_every_share():
+    """White numbers on a mid-blue cell (a share of 0.55–0.68 of the scale) contrasted 2.8–4:1; each cell's numbers
+    now take the ink that contrasts more with its blue, at least 4:1 (the two inks meet at about 4.3:1)."""
+    from _chartspec import contrast
+
+    floor = 0.5
+    means = np.linspace(floor, 1.0, 41)
+    frame = pd.DataFrame(
+        {
+            "encoding": [f"e{i}" for i in range(means.size)],
+            "length": ["64"] * means.size,
+            "mean": means,
+            "lo": means,
+            "hi": means,
+            "seeds": 3,
+            "learned": True,
+            "value_text": [f"{m:.2f}" for m in means],
+            "interval_text": "[x]",
+        }
+    )
+    spec = charts.grid_chart(frame, title="t", subtitle=["s"], floor=floor, description="d").to_dict()
+    rows = next(iter(spec["datasets"].values()))
+    for row, mean in zip(rows, means, strict=True):
+        cell = _blues((mean - floor) / (1 - floor))
+        other = "#0f172a" if row["ink"] == "#ffffff" else "#ffffff"
+        assert contrast(row["ink"], cell) >= max(4.0, contrast(other, cell) - 0.6), (mean, row["ink"], cell)
