@@ -692,3 +692,17 @@ def test_the_live_planes_reach_widens_in_the_browser_past_the_pages_pair():
     assert test == "datum.vector === 'q'"
     for expr, want in zip(both.split(" : "), (math.hypot(2.0, -1.5), math.hypot(0.3, 0.4)), strict=True):
         assert vega_eval(expr, 0, 0, signals=pair_signals((2.0, -1.5), (0.3, 0.4))) == pytest.approx(want, rel=1e-15)
+
+
+def test_the_arrows_and_the_circles_dash_by_their_own_scales():
+    """The circles (dotted circle, solid arc) and the arrows (dashed before, solid after) set their dashes by two
+    different fields. In one shared scale Vega-Lite kept the first's domain and range for both, with a console warning,
+    and the "before" arrows drew the circle's dash. Compiled to Vega, each field has its own scale."""
+    import vl_convert as vlc
+
+    scales = {
+        tuple(s["domain"]): s["range"]
+        for s in vlc.vegalite_to_vega(plane_spec())["scales"]
+        if s["name"].endswith("strokeDash")
+    }
+    assert scales == {("circle", "arc"): [[4, 4], [1, 0]], ("before", "after"): [[6, 4], [1, 0]]}

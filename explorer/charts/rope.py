@@ -233,8 +233,9 @@ def plane_chart(
                 detail="line:N",
                 order="i:Q",
                 strokeDash=alt.StrokeDash("kind:N").scale(domain=kinds, range=[[4, 4], [1, 0]]).legend(None),
-                strokeWidth=alt.StrokeWidth("kind:N").scale(domain=kinds, range=[1.5, 2.5]).legend(None),
-                opacity=alt.Opacity("kind:N").scale(domain=kinds, range=[0.55, 1.0]).legend(None),
+                # ordinal, as kinds lists them (Vega-Lite warns that an unsorted nominal field should not set either)
+                strokeWidth=alt.StrokeWidth("kind:O", sort=kinds).scale(domain=kinds, range=[1.5, 2.5]).legend(None),
+                opacity=alt.Opacity("kind:O", sort=kinds).scale(domain=kinds, range=[0.55, 1.0]).legend(None),
             )
         )
 
@@ -325,6 +326,9 @@ def plane_chart(
         height=size,
         description=text.plane_description(list(arrows["vector"]), states, subtitle),
         autosize=alt.AutoSizeParams(type="pad"),  # the plot itself stays square: equal x and y units
+        # the circles' dashes (circle, arc) and the arrows' (before, after) are two scales: shared, Vega-Lite kept the
+        # first's domain and range for both (the "before" arrows drew the circle's dash), with a console warning
+        resolve=alt.Resolve(scale=alt.ScaleResolveMap(strokeDash="independent")),
     )
     return configure(chart)
 
