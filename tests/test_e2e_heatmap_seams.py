@@ -12,6 +12,7 @@ from test_e2e_chartfile import open_offline
 
 from explorer import chartfile, compat
 from explorer.charts import vision as charts
+from explorer.charts.style import CELL_OVERLAP_PX
 from explorer.compute import vision as compute
 from explorer.render import stable_dataset_names
 from explorer.text import vision as text
@@ -19,6 +20,8 @@ from explorer.vocabulary import NEW_GRIDS, TRAINED_GRIDS
 
 chromium = _browser_fixtures.chromium
 
+#: A resolution heatmap's side in pixels beside the other two (explorer.charts.vision.live_resolution_chart, not a phone)
+PANEL = 165
 #: Lighter by more than this (in 0 … 255 luminance) than both neighbours: a seam.
 LIGHTER = 8
 
@@ -98,5 +101,35 @@ def test_no_background_shows_between_the_cells(chromium, tmp_path, build, patter
             found = seams(panel["rows"])
             assert found < 0.002 * panel["w"] * panel["h"], f"{panel['name']}: {found} seam pixels"
         assert tried == []
+    finally:
+        tab.context.close()
+
+
+#: Each resolution heatmap cell's patch and its box: (panel's mark name, row, column, x, y, width, height).
+CELLS_JS = """() => { const out = [];
+  const walk = (node) => { for (const it of node.items || []) {
+    if (/^res_cells_\\d_marks$/.test(node.name || '')) out.push([node.name, it.datum.r, it.datum.c, it.x, it.y,
+      it.width, it.height]);
+    walk(it); } };
+  walk(window.posencView.scenegraph().root); return out; }"""
+
+
+def test_each_resolution_cell_starts_where_its_patch_does(chromium, tmp_path):
+    """The overlap grows each cell to the right and down only: a cell drawn centred on its band (Vega-Lite's way with a
+    rect of a given size) would have shown every patch a quarter of a patch to the left, the centre patch beside the
+    ring that marks it. Each cell starts at its patch's own place (a panel's side over the grid's side per patch) and
+    reaches past it by the overlap."""
+    path = tmp_path / "chart.html"
+    spec = stable_dataset_names(compat.vega_lite_spec(_resolution_chart()))
+    path.write_text(chartfile.html_file(spec, title="t", footer="f"))
+    tab, _ = open_offline(chromium, path)
+    try:
+        cells = tab.evaluate(CELLS_JS)
+        sides = {"res_cells_0_marks": 32, "res_cells_1_marks": 64, "res_cells_2_marks": 64}  # trained 32, new 64
+        assert {name for name, *_ in cells} == set(sides)
+        for name, r, c, x, y, w, h in cells:
+            step = PANEL / sides[name]
+            assert (x, y) == pytest.approx((c * step, r * step), abs=1e-6), (name, r, c)
+            assert (w, h) == pytest.approx((step + CELL_OVERLAP_PX, step + CELL_OVERLAP_PX), abs=1e-6), (name, r, c)
     finally:
         tab.context.close()

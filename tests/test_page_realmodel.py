@@ -276,6 +276,12 @@ def test_frequencies_give_the_slow_pairs_share_of_the_variance_across_keys(model
     (chart,) = [s for s in specs(at) if "Which rotary pairs" in str(s.get("title", ""))]
     ticks = rows(chart, "tick", "y", "spread")
     np.testing.assert_allclose(ticks["spread"].to_numpy() / 100, per_pair / per_pair.sum(), atol=1e-6)
+    # the drawn chart's legend names the ticks (a shape on a tick mark was dropped by Vega-Lite, its legend with it)
+    import vl_convert as vlc
+
+    from explorer.charts.realmodel import SPREAD
+
+    assert SPREAD in vlc.vegalite_to_svg(chart)
 
 
 def test_long_context_shows_each_text_the_control_and_the_spread_across_texts():

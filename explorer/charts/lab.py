@@ -106,7 +106,8 @@ def curve_chart(
     tooltip.append(alt.Tooltip("row:N", title="inside L"))
     rows = ["learned the task", "did not learn the task"]
     dash = alt.StrokeDash("row:N", title=None, sort=rows, scale=alt.Scale(domain=rows, range=[[1, 0], [3, 3]]))
-    opacity = alt.Opacity("row:N", legend=None, scale=alt.Scale(domain=rows, range=[1.0, 0.45]))
+    # ordinal, in the rows' order (an unsorted nominal field set the opacity with a console warning)
+    opacity = alt.Opacity("row:O", sort=rows, legend=None, scale=alt.Scale(domain=rows, range=[1.0, 0.45]))
     base = alt.Chart(data.dropna(subset=["value"]))
     layers: list[alt.Chart] = [
         base.mark_line(point=log_x, strokeWidth=2.5).encode(

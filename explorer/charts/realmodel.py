@@ -15,7 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import chart_config, marked_rules, titled_layers
+from explorer.charts.style import chart_config, marked_rules, seamless_cells, titled_layers
 from explorer.text import realmodel as realtext
 from posenc import stats
 from posenc.realmodel.analysis import chunk_means
@@ -93,18 +93,25 @@ def pair_chart(
     if "spread" in frame:
         layers.append(  # a tick 3/4 of a band wide (Vega-Lite's bandSize): inside the plot on a phone
             alt.Chart(frame)
-            .mark_tick(thickness=3, color="#111827")
+            .mark_tick(thickness=3)
             .encode(
                 x="pair:O",
                 y="spread:Q",
-                shape=alt.Shape("measure:N", title=None, legend=alt.Legend(symbolType="stroke")),
+                # its legend entry through colour, the one colour of a scale of its own (Vega-Lite drops a shape on a
+                # tick mark, and its legend with it)
+                color=alt.Color(
+                    "measure:N",
+                    title=None,
+                    scale=alt.Scale(range=["#111827"]),
+                    legend=alt.Legend(symbolType="stroke", symbolStrokeColor="#111827", symbolStrokeWidth=3),
+                ),
                 tooltip=[
                     alt.Tooltip("pair:O", title="pair j"),
                     alt.Tooltip("spread:Q", format=".2f", title="share of the variance across keys (%)"),
                 ],
             )
         )
-    return _finish(layers, title, subtitle, HEIGHT)
+    return _finish(layers, title, subtitle, HEIGHT).resolve_scale(color="independent")
 
 
 def frequency_chart(
@@ -202,7 +209,10 @@ def grid_chart(
         tooltip.append(alt.Tooltip("label:N"))
     x = alt.X("head:O", title="query head", axis=alt.Axis(labelAngle=0))
     y = alt.Y("layer:O", title="layer (0 = first)")
-    layers: list[Any] = [alt.Chart(frame).mark_rect().encode(x=x, y=y, color=color, tooltip=tooltip)]
+    # the rows come layer by layer, head by head (`grid_frame`): each cell covers the seam to the next (seamless_cells)
+    heads, rows = int(frame["head"].nunique()), int(frame["layer"].nunique())
+    cells = alt.Chart(frame).mark_rect(**seamless_cells(f"width / {heads}", f"height / {rows}"))
+    layers: list[Any] = [cells.encode(x=x, y=y, color=color, tooltip=tooltip)]
     if selected is not None:
         pick = pd.DataFrame({"layer": [selected[0]], "head": [selected[1]]})
         layers.append(alt.Chart(pick).mark_rect(fill=None, stroke="#dc2626", strokeWidth=3).encode(x=x, y=y))

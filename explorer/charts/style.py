@@ -112,18 +112,29 @@ def font_scale_param() -> alt.Parameter:
     return alt.param(name=FONT_SCALE_PARAM, value=1)
 
 
-#: A heatmap's cells drawn in row-major order (left to right, top to bottom) overlap the cells drawn after them by this
-#: share of a cell, right and down, and the plot clips them: each seam between two cells is then covered by the later
-#: one. Cells that only meet left the background showing through their anti-aliased edges wherever a cell's edge fell
-#: inside a pixel, a faint white grid over the whole heatmap (seen at 32 × 32 and 64 × 64 patches). The later cell
-#: covers the overlap and is the one a pointer there picks, so each patch still shows and answers over its own square.
+#: A heatmap's cells drawn in row-major order (left to right, top to bottom) overlap the cells drawn after them, right
+#: and down, and the plot clips them: each seam between two cells is then covered by the later one. Cells that only
+#: meet left the background showing through their anti-aliased edges wherever a cell's edge fell inside a pixel, a
+#: faint white grid over the whole heatmap (seen at 32 × 32 and 64 × 64 patches). The later cell covers the overlap
+#: and is the one a pointer there picks, so each cell still shows and answers over its own square. Cells placed by
+#: their edges in data units reach this share of a cell further (the vision query heatmaps' `x1`, `y1`) …
 CELL_OVERLAP = 0.5
+#: … and cells on band scales this many pixels (`seamless_cells`).
+CELL_OVERLAP_PX = 1
 
 
-def seamless_cells() -> dict[str, Any]:
-    """The rect mark's properties for cells on band scales (`CELL_OVERLAP`): ``mark_rect(**seamless_cells())``."""
-    grown = alt.RelativeBandSize(1 + CELL_OVERLAP)
-    return {"width": grown, "height": grown, "clip": True}
+def seamless_cells(band_width: str, band_height: str) -> dict[str, Any]:
+    """The rect mark's properties for cells on band scales with no padding, given each band's size in pixels as Vega
+    expressions: each cell as wide and tall as its band plus CELL_OVERLAP_PX, starting where its band starts (Vega-Lite
+    centres a rect of a given size on its band: the offsets move it back). ``mark_rect(**seamless_cells(w, h))``."""
+    grow = CELL_OVERLAP_PX
+    return {
+        "width": alt.ExprRef(f"({band_width}) + {grow}"),
+        "height": alt.ExprRef(f"({band_height}) + {grow}"),
+        "xOffset": grow / 2,
+        "yOffset": grow / 2,
+        "clip": True,
+    }
 
 
 #: Width to the container, height the plot's own: Streamlit's default autosize ("fit") squeezes

@@ -792,7 +792,7 @@ def live_resolution_chart(
             .transform_lookup(lookup="key_r", from_=found, as_=["f_r"])
             .transform_lookup(lookup="key_c", from_=found, as_=["f_c"])
             .transform_calculate(s="datum.f_r + datum.f_c")
-            .mark_rect(**seamless_cells())
+            .mark_rect(**seamless_cells(f"{panel_width} / {side}", f"{panel_width} / {side}"))
             .encode(
                 x=px,
                 y=py,
