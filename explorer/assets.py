@@ -126,7 +126,7 @@ BASE_CSS = (
 @container (max-width: 759px) { .st-key-vis_shift_pair [data-testid="stColumn"] { min-width: 100%; } }
 /* The page's controls, four to a row: two to a row there (the base's value read "1,0…" at 1024 px) */
 .st-key-vis_controls { container-type: inline-size; }
-@container (max-width: 759px) { .st-key-vis_controls [data-testid="stColumn"] { min-width: calc(50% - 1rem); } }
+@container (max-width: 899px) { .st-key-vis_controls [data-testid="stColumn"] { min-width: calc(50% - 1rem); } }
 @container (max-width: 480px) { .st-key-vis_controls [data-testid="stColumn"] { min-width: 100%; } }  /* a phone: one */
 :is([class*="st-key-vis_live_"], [class*="st-key-vis_res_live_"]) { overflow-x: auto; }
 :is([class*="st-key-vis_live_"], [class*="st-key-vis_res_live_"]) .vega-embed form.vega-bindings { display: flex; flex-direction: row;

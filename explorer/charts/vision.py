@@ -713,7 +713,7 @@ def live_resolution_chart(
         f"datum.value == 0 ? 'trained: ' + {t_side} + ' × ' + {t_side} : datum.value == 1 ? 'new: ' + {n_side} + "
         f"' × ' + {n_side} + ', as is' : 'new, × ' + {t_side} + '/' + {n_side}"
     )
-    y = alt.Y("g:O", title=None).axis(labelExpr=names, labelLimit=200, labelFontSize=12)
+    y = alt.Y("g:O", title=None).axis(labelExpr=names, labelLimit=200, labelFontSize=13)
     last_seen = alt.Chart(pd.DataFrame({"at": ["last trained position"]})).transform_calculate(a=f"{t_side} - 1", b=top)
     beyond = last_seen.mark_rect(color="#FEE2E2").encode(x=alt.X("a:Q"), x2="b:Q")
     rule = last_seen.mark_rule(color="#B91C1C", strokeWidth=2, strokeDash=[5, 3]).encode(
