@@ -103,7 +103,9 @@ def pair_chart(
                     "measure:N",
                     title=None,
                     scale=alt.Scale(range=["#111827"]),
-                    legend=alt.Legend(symbolType="stroke", symbolStrokeColor="#111827", symbolStrokeWidth=3),
+                    legend=alt.Legend(
+                        symbolType="stroke", symbolStrokeColor="#111827", symbolStrokeWidth=3, labelLimit=400
+                    ),
                 ),
                 tooltip=[
                     alt.Tooltip("pair:O", title="pair j"),
