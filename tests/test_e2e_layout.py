@@ -3,7 +3,8 @@ is cut to "…", presentation mode shows a page's controls (and, where the page 
 chart) in the first screen, the tour brings its narration back into view, and axe-core finds no
 serious or critical problem in the app's own content.
 
-Viewports: 360 × 780 and 390 × 844 phones, 1280 × 720 and 1920 × 1080 with ?present=1, light and dark.
+Viewports: 360 × 780 and 390 × 844 phones, 1024 × 768 and 1280 × 800 laptops with the sidebar open, 1280 × 720 and
+1920 × 1080 with ?present=1, light and dark.
 Screenshots of the phone and projector views go to $E2E_SCREENSHOT_DIR, when it is set (none otherwise).
 """
 
@@ -251,10 +252,10 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(tab, server, shots, gr
     """One page load per colour scheme (the system setting the browser reports when the page opens),
     checked the way a user meets it:
 
-    * the default view at every viewport of the group (phones: 360 px in light, 390 px in dark;
-      projectors: both sizes in light, 1280 x 720 in dark), every other tab at the narrowest, where
-      text is likeliest to be cut or to overflow, and on phones the last tab again after the window
-      has grown to 390 px: no horizontal overflow of the page, the main area or an element; no chart
+    * the default view at every viewport of the group (phones: 360 px in light, 390 px in dark; laptops
+      likewise, 1024 then 1280 px; projectors: both sizes in light, 1280 x 720 in dark), every other tab at the
+      narrowest, where text is likeliest to be cut or to overflow, and on phones and laptops the last tab again after
+      the window has grown: no horizontal overflow of the page, the main area or an element; no chart
       text ending in "…"; no exception. The window is resized from viewport to viewport and the other
       tabs are opened by clicking them, as a user does (each tab's link is opened by its page's
       AppTest, tests/test_page_*.py). The geometry does not depend on the theme (the same fonts,
