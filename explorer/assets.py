@@ -95,7 +95,8 @@ BASE_CSS = (
 }
 /* The RoPE plane's own element is as wide as its content (no container to measure): by the window, where the sidebar
    open beside the page leaves room for its two columns of sliders (not at 1,100 px, measured) */
-@media (max-width: 1199px) {  /* a phone: each of the RoPE plane's sliders on one line (label, track, value), not two */
+@media (max-width: 1199px) {  /* a phone, or a laptop with the sidebar open: each of the RoPE plane's sliders on one
+  line (label, track, value), not two */
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings .vega-bind label {
     display: flex; flex-wrap: nowrap; align-items: center; gap: 0.5rem; }
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 5.5rem; max-width: 8rem; }

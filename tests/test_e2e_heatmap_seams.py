@@ -12,7 +12,7 @@ from test_e2e_chartfile import open_offline
 
 from explorer import chartfile, compat
 from explorer.charts import vision as charts
-from explorer.charts.style import CELL_OVERLAP_PX
+from explorer.charts.style import CELL_OVERLAP, CELL_OVERLAP_PX, FONT_SCALE, style_spec
 from explorer.compute import vision as compute
 from explorer.render import stable_dataset_names
 from explorer.text import vision as text
@@ -20,8 +20,6 @@ from explorer.vocabulary import NEW_GRIDS, TRAINED_GRIDS
 
 chromium = _browser_fixtures.chromium
 
-#: A resolution heatmap's side in pixels beside the other two (explorer.charts.vision.live_resolution_chart, not a phone)
-PANEL = 165
 #: Lighter by more than this (in 0 … 255 luminance) than both neighbours: a seam.
 LIGHTER = 8
 
@@ -65,13 +63,21 @@ def seams(rows: list[list[float]]) -> int:
     return count
 
 
-def _query_chart():
+def _query_chart(grid: tuple[int, int] = (64, 64)):
     m = compute.Model.of(None, 64, 10000.0)
     tables = {text.scheme_title(name, m): t for name, t in compute.grid_tables(m).items()}
     return charts.query_heatmaps(
-        tables, grid=(64, 64), query=(5, 7), frame=0, frames=1, domain=None, columns=2, panel_width=280,
+        tables, grid=grid, query=(5, 7), frame=0, frames=1, domain=None, columns=2, panel_width=280,
         **text.heatmap_words(m),
     )  # fmt: skip
+
+
+def _open(chromium, tmp_path, chart, *, presenting: bool = False):
+    """The chart's own file (as "Save this chart" writes it; in presentation mode's sizes when `presenting`), offline."""
+    spec = stable_dataset_names(compat.vega_lite_spec(chart))
+    path = tmp_path / "chart.html"
+    path.write_text(chartfile.html_file(style_spec(spec, presenting=presenting), title="t", footer="f"))
+    return open_offline(chromium, path)
 
 
 def _resolution_chart():
@@ -88,9 +94,7 @@ def _resolution_chart():
     ids=["query heatmaps 64 × 64", "resolution 32 → 64"],
 )
 def test_no_background_shows_between_the_cells(chromium, tmp_path, build, pattern, panels):
-    path = tmp_path / "chart.html"
-    path.write_text(chartfile.html_file(stable_dataset_names(compat.vega_lite_spec(build())), title="t", footer="f"))
-    tab, tried = open_offline(chromium, path)
+    tab, tried = _open(chromium, tmp_path, build())
     try:
         assert tab.evaluate("() => window.posencError || null") is None
         tab.evaluate("() => window.posencView.runAsync().then(() => null)")
@@ -114,22 +118,54 @@ CELLS_JS = """() => { const out = [];
   walk(window.posencView.scenegraph().root); return out; }"""
 
 
-def test_each_resolution_cell_starts_where_its_patch_does(chromium, tmp_path):
+@pytest.mark.parametrize("presenting", [False, True], ids=["app", "presentation mode"])
+def test_each_resolution_cell_starts_where_its_patch_does(chromium, tmp_path, presenting):
     """The overlap grows each cell to the right and down only: a cell drawn centred on its band (Vega-Lite's way with a
     rect of a given size) would have shown every patch a quarter of a patch to the left, the centre patch beside the
     ring that marks it. Each cell starts at its patch's own place (a panel's side over the grid's side per patch) and
-    reaches past it by the overlap."""
-    path = tmp_path / "chart.html"
-    spec = stable_dataset_names(compat.vega_lite_spec(_resolution_chart()))
-    path.write_text(chartfile.html_file(spec, title="t", footer="f"))
-    tab, _ = open_offline(chromium, path)
+    reaches past it by the overlap, in presentation mode too (and so in the projector PNG), where each panel is drawn
+    larger by the font scale."""
+    tab, _ = _open(chromium, tmp_path, _resolution_chart(), presenting=presenting)
     try:
         cells = tab.evaluate(CELLS_JS)
         sides = {"res_cells_0_marks": 32, "res_cells_1_marks": 64, "res_cells_2_marks": 64}  # trained 32, new 64
         assert {name for name, *_ in cells} == set(sides)
+        panel = round(charts.RES_PANEL["desktop"] * (FONT_SCALE if presenting else 1))  # a whole number of pixels
         for name, r, c, x, y, w, h in cells:
-            step = PANEL / sides[name]
+            step = panel / sides[name]
             assert (x, y) == pytest.approx((c * step, r * step), abs=1e-6), (name, r, c)
             assert (w, h) == pytest.approx((step + CELL_OVERLAP_PX, step + CELL_OVERLAP_PX), abs=1e-6), (name, r, c)
+    finally:
+        tab.context.close()
+
+
+#: Each query heatmap cell's patch and its box: (row, column, x, y, width, height).
+QUERY_CELLS_JS = """() => { const out = [];
+  const walk = (node) => { for (const it of node.items || []) {
+    if (node.name === 'vis_cells_0_marks') out.push([it.datum.vis_qrow, it.datum.vis_qcol, it.x, it.y, it.width,
+      it.height]);
+    walk(it); } };
+  walk(window.posencView.scenegraph().root); return out; }"""
+
+
+@pytest.mark.parametrize("grid", [(8, 8), (8, 32), (32, 8)], ids=lambda g: f"{g[0]}x{g[1]}")
+def test_the_query_cells_overlap_each_other_but_end_at_the_grids_edge(chromium, tmp_path, grid):
+    """The grid sits centred in its panel, which it fills along one side at most: the overlap that covers the seams
+    must not draw the last column or row past the grid (where it spread over the axis and answered a click beside the
+    grid). Every cell starts at its patch, reaches CELL_OVERLAP of a patch past it, and the last column and row end at
+    their own edge."""
+    rows, cols = grid
+    tab, _ = _open(chromium, tmp_path, _query_chart(grid))
+    try:
+        cells = tab.evaluate(QUERY_CELLS_JS)
+        assert len(cells) == rows * cols
+        at = {(r, c): (x, y, w, h) for r, c, x, y, w, h in cells}
+        step_x, step_y = at[(0, 1)][0] - at[(0, 0)][0], at[(1, 0)][1] - at[(0, 0)][1]
+        assert step_x > 5 and step_y > 5
+        for (r, c), (x, y, w, h) in at.items():
+            assert (x, y) == pytest.approx((at[(0, 0)][0] + c * step_x, at[(0, 0)][1] + r * step_y), abs=1e-6)
+            grow_x = CELL_OVERLAP if c < cols - 1 else 0
+            grow_y = CELL_OVERLAP if r < rows - 1 else 0
+            assert (w, h) == pytest.approx((step_x * (1 + grow_x), step_y * (1 + grow_y)), abs=1e-6), (r, c)
     finally:
         tab.context.close()

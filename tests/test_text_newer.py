@@ -213,8 +213,11 @@ def test_hybrid_caption_reads_the_share_on_the_nearest_keys_and_never_all_of_the
     assert "nearest 2 keys" in line and "puts 25 %" in line
 
 
-#: d3's schemeBlues[9] (what Vega's "blues" scheme runs through), re-typed: the grid's cell colour from its share.
-BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b")
+#: Vega's "blues" scheme (vega-scale's schemes: eleven colours, interpolated in RGB), re-typed: a grid cell's colour
+#: from its share of the scale.
+BLUES = (
+    "#cfe1f2", "#bed8ec", "#a8cee5", "#8fc1de", "#74b2d7", "#5ba3cf", "#4592c6", "#3181bd", "#206fb2", "#125ca4", "#0a4a90",
+)  # fmt: skip
 
 
 def _blues(share: float) -> str:
@@ -225,8 +228,8 @@ def _blues(share: float) -> str:
 
 
 def test_the_numbers_in_a_grid_cell_contrast_with_its_colour_at_every_share():
-    """White numbers on a mid-blue cell (a share of 0.55–0.68 of the scale) contrasted 2.8–4:1; each cell's numbers
-    now take the ink that contrasts more with its blue, at least 4:1 (the two inks meet at about 4.3:1)."""
+    """White numbers on a mid-blue cell (a share of 0.55–0.70 of the scale) contrasted 3.1–4.2:1; each cell's numbers
+    now take the ink that contrasts more with its blue, at least 4:1 (the two inks meet at about 4.2:1)."""
     from _chartspec import contrast
 
     floor = 0.5

@@ -116,8 +116,10 @@ def font_scale_param() -> alt.Parameter:
 #: and down, and the plot clips them: each seam between two cells is then covered by the later one. Cells that only
 #: meet left the background showing through their anti-aliased edges wherever a cell's edge fell inside a pixel, a
 #: faint white grid over the whole heatmap (seen at 32 × 32 and 64 × 64 patches). The later cell covers the overlap
-#: and is the one a pointer there picks, so each cell still shows and answers over its own square. Cells placed by
-#: their edges in data units reach this share of a cell further (the vision query heatmaps' `x1`, `y1`) …
+#: and is the one a pointer there picks, so each cell still shows and answers over its own square; the last column
+#: and row reach no further than their own edge (the vision query heatmaps) or are clipped at the plot's (cells that
+#: fill their plot). Cells placed by their edges in data units reach this share of a cell further (the vision query
+#: heatmaps' right and lower edges, but the grid's last) …
 CELL_OVERLAP = 0.5
 #: … and cells on band scales this many pixels (`seamless_cells`).
 CELL_OVERLAP_PX = 1

@@ -33,10 +33,12 @@ from explorer.charts import live
 from explorer.charts.style import (
     CELL_OVERLAP,
     FIT_X,
+    FONT_SCALE_PARAM,
     chart_config,
     configure,
     fact,
     facts_layer,
+    font_scale_param,
     label_step_expr,
     on_canvas,
     seamless_cells,
@@ -381,9 +383,9 @@ def query_heatmaps(
             "vis_qrow": r.astype(np.int8),
             "vis_qcol": c.astype(np.int8),
             "x0": c - 0.5,
-            "x1": c + 0.5 + CELL_OVERLAP,  # over the next cell's edge (`CELL_OVERLAP`: no seams between cells)
+            "x1": c + 0.5,
             "y0": r - 0.5,
-            "y1": r + 0.5 + CELL_OVERLAP,
+            "y1": r + 0.5,
         }
     )
     scores = lookup_table(tables)
@@ -396,12 +398,18 @@ def query_heatmaps(
         on_grid = alt.Chart(patches).transform_filter(f"datum.vis_qrow < {n_rows} && datum.vis_qcol < {n_cols}")
         cells = (
             _score_transforms(on_grid, i, table, scores)
-            .mark_rect(clip=True)  # the last row and column reach past the plot (`CELL_OVERLAP`)
+            # each patch over the next one's edge (`CELL_OVERLAP`: no seams between patches), but not past the grid's
+            # last column or row (the grid does not fill its panel at most sizes): once per grid, not per query
+            .transform_calculate(
+                x1_drawn=f"datum.x1 + (datum.vis_qcol < {n_cols} - 1 ? {CELL_OVERLAP} : 0)",
+                y1_drawn=f"datum.y1 + (datum.vis_qrow < {n_rows} - 1 ? {CELL_OVERLAP} : 0)",
+            )
+            .mark_rect()
             .encode(
                 x=x,
-                x2="x1:Q",
+                x2="x1_drawn:Q",
                 y=y,
-                y2="y1:Q",
+                y2="y1_drawn:Q",
                 color=colour,
                 tooltip=[
                     alt.Tooltip("vis_qrow:Q", title="row"),
@@ -597,7 +605,9 @@ def live_shift_chart(
     first = f"'Shift both by Δ = (' + {dr} + ', ' + {dc} + ')'"  # one line where it fits (`SHIFT_TITLE_ONE_LINE`)
     second = f"'offset k − q = (' + ({kr} - {qr}) + ', ' + ({kc} - {qc}) + ') before and after'"
     title = alt.TitleParams(
-        alt.ExprRef(f"width >= {SHIFT_TITLE_ONE_LINE} ? {first} + ': ' + {second} : [{first}, {second}]"),
+        alt.ExprRef(
+            f"width >= {SHIFT_TITLE_ONE_LINE} * {FONT_SCALE_PARAM} ? {first} + ': ' + {second} : [{first}, {second}]"
+        ),
         subtitle="dashed: q to k, the same offset before and after",
         anchor="start",
     )
@@ -608,6 +618,7 @@ def live_shift_chart(
         title=title,
         description=description,
         config=_BOTTOM_LEGEND,
+        params=[font_scale_param().param],  # type: ignore[list-item]  # the title's threshold grows with the type
     )
 
 
@@ -627,6 +638,8 @@ RES_PANELS = (
 #: The lookup table's keys: a scale's block (0: × 1; 1 + i·len(new sides) + j: the j-th new side interpolated onto the
 #: i-th trained one, × train/new) times RES_BLOCK, plus the offset Δ from the centre patch, plus RES_BLOCK // 2.
 RES_BLOCK = 128
+#: Each heatmap's side (px): three side by side (a laptop's column with the sidebar open), or one a row on a phone.
+RES_PANEL = {"desktop": 165, "phone": 200}
 #: Between two heatmaps (px), and about what a heatmap's row axis takes beside it.
 RES_SPACING, RES_AXIS = 16, 50
 
@@ -687,7 +700,7 @@ def live_resolution_chart(
     if len(axis) and int(axis["key"].max()) // RES_BLOCK != blocks - 1:
         raise ValueError(f"axis: a table of {blocks} scales (these options' pairs) expected, got keys up to "
                          f"{int(axis['key'].max())}")  # fmt: skip
-    columns, panel_width = (1, 200) if phone else (3, 165)
+    columns, panel_width = (1, RES_PANEL["phone"]) if phone else (3, RES_PANEL["desktop"])
     trained, new = [int(v) for v in trained], [int(v) for v in new]
     offsets = res_offsets((*trained, *new))
     sliders = [
@@ -695,6 +708,7 @@ def live_resolution_chart(
         for key, options, start in (("vis_train", trained, train), ("vis_new", new, new_side))
     ]
     signals = [alt.param(name=name, expr=expr) for name, expr in resolution_expressions(trained, new).items()]
+    signals.append(font_scale_param())  # presentation mode draws each panel this much larger (style._scale_heights)
     # each heatmap's lookup key less the patch's row (or column), once per slider change: its block, less the centre
     signals += [
         alt.param(name=f"res_offset_{k}", expr=f"{block} * {RES_BLOCK} - floor({side} / 2) + {RES_BLOCK // 2}")
@@ -792,7 +806,8 @@ def live_resolution_chart(
             .transform_lookup(lookup="key_r", from_=found, as_=["f_r"])
             .transform_lookup(lookup="key_c", from_=found, as_=["f_c"])
             .transform_calculate(s="datum.f_r + datum.f_c")
-            .mark_rect(**seamless_cells(f"{panel_width} / {side}", f"{panel_width} / {side}"))
+            # the band's size: the panel's, as presentation mode draws it too (style._scale_heights rounds it)
+            .mark_rect(**seamless_cells(*[f"round({panel_width} * {FONT_SCALE_PARAM}) / {side}"] * 2))
             .encode(
                 x=px,
                 y=py,
@@ -842,7 +857,8 @@ TEXT_AXES = tuple(a for a in AXIS_ORDER if a != "sequence")
 #: The sequence chart's title takes one line where the chart is at least this wide (px), two where it is narrower.
 TITLE_ONE_LINE = 520
 #: The shift diagram's, longer (up to "Shift both by Δ = (−63, −63): offset k − q = (−63, −63) before and after", about
-#: 650 px in bold): at 520 px a laptop's column (1024 px with the sidebar open) cut it.
+#: 650 px in bold; times the font scale in presentation mode): at 520 px a laptop's column (1024 px with the sidebar
+#: open) cut it.
 SHIFT_TITLE_ONE_LINE = 680
 
 
