@@ -472,7 +472,9 @@ def test_the_axis_spans_every_row_and_is_in_the_data_not_the_spec():
         if "scale" in x:
             assert x["scale"] == {"type": "log", "nice": False}
     devs = rows[["rope", "sinusoidal", "learned"]].to_numpy().ravel()
-    devs = devs[np.isfinite(devs)]
+    # a log axis has no place for 0: a RoPE deviation that is exactly 0 (the scores equal to the last bit, as one CI
+    # run's BLAS gave) is drawn at the floor, which is set by the positive ones
+    devs = devs[np.isfinite(devs) & (devs > 0)]
     assert floor <= min(devs.min(), rows["tolerance"].min()) / 100 and top >= devs.max() * 100
     right = math.log10(top) - math.log10(rows["tolerance"].max())
     assert right >= 4 and right / (math.log10(top) - math.log10(floor)) >= 0.35
