@@ -115,7 +115,7 @@ def test_the_wavelength_axis_ends_at_the_last_pair_read_from_the_facts():
     spec = stable_dataset_names(compat.vega_lite_spec(_wavelengths()))
     x = [layer["encoding"]["x"] for layer in spec["layer"][1:] if "x" in layer.get("encoding", {})]
     scales = [enc["scale"] for enc in x if enc.get("field") == "pair"]
-    assert scales and all(scale["domainMax"] == {"expr": style.fact("last_pair")} for scale in scales)
+    assert scales and all(scale["domain"] == {"expr": f"[0, {style.fact('last_pair')}]"} for scale in scales)
 
 
 def test_bad_facts_are_refused_by_name():

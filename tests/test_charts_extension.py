@@ -1227,7 +1227,7 @@ def test_every_methods_angles_computed_by_the_chart_are_posencs_at_random_d_b_s_
     assert (bound["head_dim"]["min"], bound["head_dim"]["max"], bound["head_dim"]["step"]) == (d_lo, 256, 2)
     assert (bound["base"]["min"], bound["base"]["max"]) == (0, len(charts.BASE_OPTIONS) - 1)
     rng = np.random.default_rng(len(rope_type) * 7)
-    sizes = set()
+    sizes, tops = set(), set()
     for i in range(30):
         d = 64 if i == 0 else int(rng.integers(d_lo // 2, 129)) * 2  # the page's own d and b first: posenc's θ_j
         b = 10000.0 if i == 0 else float(charts.BASE_OPTIONS[int(rng.integers(0, len(charts.BASE_OPTIONS)))])
@@ -1254,25 +1254,43 @@ def test_every_methods_angles_computed_by_the_chart_are_posencs_at_random_d_b_s_
         else:
             assert drawn.tolist() == expect.tolist(), where
         assert (rings["pair"].tolist() if len(rings) else []) == np.flatnonzero(want.out_of_distribution).tolist()
-        # the y axis holds every drawn angle: its foot follows d and b, its top is fixed
+        # the y axis holds every drawn angle: its foot follows d and b, its top is fixed on a wide plot; on a narrow one
+        # (a phone's) the top rises so that every point stays below the read-out in the top right
         scale = cs.layers(spec)[1]["encoding"]["y"]["scale"]
-        foot = cs.js_eval(scale["domainMin"]["expr"], cs.spec_names(spec, cs.layers(spec)[1], **sliders))
+        names = cs.spec_names(spec, cs.layers(spec)[1], **sliders)
         shown = np.concatenate([train["value"].to_numpy(), drawn])
-        assert foot <= shown.min() and shown.max() <= scale["domainMax"], (where, foot, shown.min())
+        foot, wide = cs.js_eval(scale["domain"]["expr"], {**names, "width": 700, "height": charts.HEIGHT})
+        assert foot <= shown.min() and shown.max() <= wide, (where, foot, shown.min())
+        tops.add(wide)
         n = int(want.out_of_distribution.sum())
         words = f"{n} of {d // 2} pairs meet unseen angles" if n else "no pair meets an unseen angle"
         lines = readout.split("\n")
         assert lines[1] == f"d = {d} · b = {b:,.0f}" and lines[-1] == words, (where, readout)
+        narrow = {**names, "width": 300, "height": charts.HEIGHT}
+        assert cs.js_eval(scale["domain"]["expr"], narrow)[0] == foot  # the foot does not follow the width
+        top = cs.js_eval(scale["domain"]["expr"], narrow)[1]
+        below_top = charts.HEIGHT * np.log(top / shown.max()) / np.log(top / foot)  # px from the plot's top
+        assert readout_bottom(spec, narrow, len(lines)) <= below_top, (where, readout_bottom(spec, narrow, len(lines)))
+    assert len(tops) == 1  # a wide plot's top does not move
     assert len(sizes) > 20
+
+
+def readout_bottom(spec, names: dict, n_lines: int) -> float:
+    """How far below the plot's top (px) the read-out of `n_lines` lines reaches: its mark's offset, and each line
+    Vega's line height (the font size + 2 px, vega-scenegraph's default) at the mark's font size for `names`."""
+    (readout,) = [v for v in cs.layers(spec) if v["mark"].get("color") == charts.WARN and v["mark"]["type"] == "text"]
+    mark = readout["mark"]
+    assert mark["baseline"] == "top" and "lineHeight" not in mark
+    return mark["dy"] + n_lines * (cs.js_eval(mark["fontSize"]["expr"], names) + 2)
 
 
 def test_the_pair_axis_ends_at_the_d_sliders_last_pair():
     """The x axis runs 0 … d/2 − 1 for the d the slider stands at (1 at least): a smaller d narrows it."""
     spec, _ = live_spec("yarn")
     view = cs.layers(spec)[1]
-    domain_max = view["encoding"]["x"]["scale"]["domainMax"]["expr"]
+    domain = view["encoding"]["x"]["scale"]["domain"]["expr"]
     for d, last in ((64, 31), (256, 127), (4, 1), (2, 1)):
-        assert cs.js_eval(domain_max, cs.spec_names(spec, view, head_dim=d)) == last
+        assert cs.js_eval(domain, cs.spec_names(spec, view, head_dim=d)) == [0, last]
 
 
 @pytest.mark.parametrize("rope_type", list(posenc.ROPE_METHODS))

@@ -159,6 +159,17 @@ def sequence_drawn(spec: dict, before: int, after: int) -> tuple[pd.DataFrame, l
     return dots.sort_values(["index", "axis"], ignore_index=True), spans
 
 
+def test_the_sequence_charts_row_steps_are_drawn_over_the_column_sawtooth():
+    """A canvas draws a mark's rows in the data's order, the last on top. On a phone's plot the column (w) positions,
+    0 … cols − 1 again and again, fill a band that hid the row (h) steps drawn before them: the video's dots come
+    column first, then row, then time, each axis's dots together."""
+    spec = sequence_spec(4, 4, 4, 12, 16)
+    video_dots = spec["layer"][3]
+    axes = unit_rows(spec, video_dots, vis_text_before="4", vis_text_after="4")["axis"].tolist()
+    runs = [a for i, a in enumerate(axes) if i == 0 or axes[i - 1] != a]
+    assert runs == ["column (w)", "row (h)", "time (t)"]
+
+
 @pytest.mark.parametrize(
     "frames, rows, cols", [(4, 12, 16), (1, 2, 3), (16, 64, 64), (3, 1, 1)]
 )  # the default video; an image; the largest video (every 44th token drawn); a 1 × 1 grid over 3 frames

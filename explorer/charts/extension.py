@@ -175,7 +175,9 @@ def _pair_x(last: str | None = None) -> alt.X:
     """The pair axis of a per-pair chart. It ends at the last pair, a fact (or the Vega expression `last`: a slider's
     d/2 − 1): a new head dimension leaves the spec as it was."""
     end = fact("last_pair") if last is None else last
-    scale = alt.Scale(domainMin=0, domainMax=alt.ExprRef(end), nice=False)
+    # a domain of its own, not domainMin/domainMax: with those Vega still takes the data's extent, and a layer filtered
+    # to no rows (no ringed pair) logged "Infinite extent" in the console
+    scale = alt.Scale(domain=alt.ExprRef(f"[0, {end}]"), nice=False)
     return alt.X("pair:Q", title=PAIR_AXIS, scale=scale, axis=alt.Axis(tickMinStep=1))  # pairs are whole: no 0.5
 
 
@@ -367,11 +369,12 @@ def _fmt_len(n: float) -> str:
     return f"{int(round(n)):,}"
 
 
-#: The largest-angle charts' subtitle.
+#: The largest-angle charts' subtitle: one sentence pair, wrapped to the chart's width in the browser (a forced break
+#: after "in training —" stood in the middle of a phone's wrapped lines).
 ANGLE_SUBTITLE = (
-    "Largest rotation angle per pair. Red rings: beyond the training maximum in a pair "
-    "that never completed a full turn (2π) in training —",
-    "the model has never seen those angles. Pairs above the 2π line have seen every angle already.",
+    "Largest rotation angle per pair. Red rings: beyond the training maximum in a pair that never completed a full "
+    "turn (2π) in training — the model has never seen those angles. Pairs above the 2π line have seen every angle "
+    "already.",
 )
 
 
@@ -400,6 +403,22 @@ def angle_reach_chart(
 
 #: Below this plot width (px) the live angle chart's read-out takes a smaller font.
 READOUT_NARROW_PX = 420
+#: The read-out's font size (px) in a narrow plot and a wide one, and its offset from the plot's top (dy).
+READOUT_FONT, READOUT_DY = {"narrow": 12, "wide": 15}, 6
+
+
+def readout_headroom_top(top: float, foot: str, n_lines: int) -> str:
+    """The y domain's top (a Vega expression) of a log axis from `foot` (an expression) to `top` that leaves the read-out
+    of `n_lines` room above every point in a narrow plot (width < `READOUT_NARROW_PX`): there the read-out spans most of
+    the plot's width, and at a large T the fast pairs' curve ran behind it (a phone). The top decade grows so that the
+    data's decades fill the plot's height less the read-out's lines (Vega's line height: font size + 2), its offset and
+    a gap as wide; a wide plot keeps `top`."""
+    room = f"({n_lines * (READOUT_FONT['narrow'] + 2) + 2 * READOUT_DY} * {FONT_SCALE_PARAM})"
+    decades = f"({math.log10(top)!r} - log({foot}) / LN10)"
+    raised = f"pow(10, {math.log10(top)!r} + {decades} * {room} / max(height - {room}, 1))"
+    return f"width < {READOUT_NARROW_PX} ? {raised} : {top!r}"
+
+
 #: The in-chart sliders of the live angle chart: the registry parameters factor, target_len and train_len
 #: themselves (explorer.charts.live; explorer.liveparam reports them when a drag ends). L and T run over their stops.
 FACTOR_KEY, TARGET_KEY, TRAIN_KEY = LIVE_SLIDERS
@@ -580,10 +599,12 @@ def readout_layers(base: alt.Chart, *, corner: str) -> list[alt.Chart]:
         align=corner,
         baseline="top",
         lineBreak="\n",  # each line fits a phone's plot
-        fontSize=alt.ExprRef(f"(width < {READOUT_NARROW_PX} ? 12 : 15) * {FONT_SCALE_PARAM}"),
+        fontSize=alt.ExprRef(
+            f"(width < {READOUT_NARROW_PX} ? {READOUT_FONT['narrow']} : {READOUT_FONT['wide']}) * {FONT_SCALE_PARAM}"
+        ),
         fontWeight="bold",
         dx=-6 if corner == "right" else 6,
-        dy=6,
+        dy=READOUT_DY,
     )
     place: dict[str, Any] = dict(x=alt.XValue("width" if corner == "right" else 0), y=alt.YValue(0), text="text:N")
     return [
@@ -715,16 +736,32 @@ def angle_reach_live_chart(
             shortest = min(shortest, min(l_values))
     reach = [turning.min() / s_most * shortest, turning.max() * max(t_values)] if turning.size else []
     span = np.concatenate([theta_reach * min(l_values), theta_reach * max(l_values), reach, [2 * np.pi]])
+    parts: list[str] = []  # the sliders' values: lengths and s on one line, d and b on the next, then the knobs
+    if l_window is not None:
+        parts.append(f"'L = ' + format({l_expr}, ',d')")
+    if t_window is not None:
+        parts.append(f"'T = ' + format({t_expr}, ',d')")
+    if factors is not None:
+        parts.append(f"'s = ' + format({live.number(FACTOR_KEY)}, '.2~f')")
+    dims = [f"'d = ' + {d_expr}"] if "head_dim" in shape else []
+    dims += [f"'b = ' + format({b_expr}, ',d')"] if "base" in shape else []
+    betas = [f"'{text.KNOB_NAMES[k]} = ' + format({knobs[k]}, '.2~f')" for k in knobs if k in (knob_starts or {})]
+    count = (
+        f"(datum.n_ood === 0 ? {text.NO_UNSEEN_ANGLE!r} : datum.n_ood + ' of ' + {n_pairs} + {text.UNSEEN_ANGLES!r})"
+    )
+    lines = [" + ' · ' + ".join(line) for line in (parts, dims, betas) if line]  # each line fits a phone's plot
     y_title = "largest angle (radians, log scale)"
     if shape:  # the axis's foot follows d and b (the slowest pair's θ_j = b^(−(d−2)/d)); s, L and T leave it put
         axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False, max_ticks=64)
         slowest = f"pow({b_expr}, -({d_expr} - 2) / {d_expr})"
         lows = [f"{slowest} * {min(l_values)!r}", f"{slowest} / {s_most!r} * {shortest!r}", repr(2 * np.pi)]
         foot = f"pow(10, floor(log(min({', '.join(lows)})) / LN10 + 1e-9))"  # log_axis's decade below
-        scale = alt.Scale(type="log", domainMin=alt.ExprRef(foot), domainMax=domain[1], nice=False)
+        top = readout_headroom_top(domain[1], foot, len(lines) + 1)  # room for the read-out's lines and its count
+        scale = alt.Scale(type="log", domain=alt.ExprRef(f"[{foot}, ({top})]"), nice=False)  # as `_pair_x`'s
     else:
         axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False)
-        scale = alt.Scale(type="log", domain=domain, nice=False)
+        top = readout_headroom_top(domain[1], repr(domain[0]), len(lines) + 1)
+        scale = alt.Scale(type="log", domain=alt.ExprRef(f"[{domain[0]!r}, ({top})]"), nice=False)
     y = alt.Y("value:Q", title=y_title, axis=axis, scale=scale)
     x = _pair_x(f"max({n_pairs} - 1, 1)" if "head_dim" in shape else None)
     tooltip = _pair_tooltip(y_title)
@@ -798,20 +835,6 @@ def angle_reach_live_chart(
         .encode(x, y, tooltip=tooltip),
     ]
     layers += _rules([(2 * np.pi, "one full turn, 2π", "left")], axis="y", log=True)
-    parts: list[str] = []  # the sliders' values: lengths and s on one line, d and b on the next, then the knobs
-    if l_window is not None:
-        parts.append(f"'L = ' + format({l_expr}, ',d')")
-    if t_window is not None:
-        parts.append(f"'T = ' + format({t_expr}, ',d')")
-    if factors is not None:
-        parts.append(f"'s = ' + format({live.number(FACTOR_KEY)}, '.2~f')")
-    dims = [f"'d = ' + {d_expr}"] if "head_dim" in shape else []
-    dims += [f"'b = ' + format({b_expr}, ',d')"] if "base" in shape else []
-    betas = [f"'{text.KNOB_NAMES[k]} = ' + format({knobs[k]}, '.2~f')" for k in knobs if k in (knob_starts or {})]
-    count = (
-        f"(datum.n_ood === 0 ? {text.NO_UNSEEN_ANGLE!r} : datum.n_ood + ' of ' + {n_pairs} + {text.UNSEEN_ANGLES!r})"
-    )
-    lines = [" + ' · ' + ".join(line) for line in (parts, dims, betas) if line]  # each line fits a phone's plot
     readout = " + '\\n' + ".join([*lines, count])
     # top right, its lines downwards: the angles fall from left to right, so the slow pairs' curves leave that corner
     # free (a phone's narrow plot at a large T excepted: the halo keeps the figures legible there)

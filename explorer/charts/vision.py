@@ -55,7 +55,9 @@ AXIS_COLORS = {
 }
 AXIS_ORDER = tuple(AXIS_COLORS)
 STATE_COLORS = {"before": "#1D4ED8", "after": "#C2410C"}
-SEGMENT_COLORS = {"text": "#F1F5F9", "image or video": "#FEF3C7"}
+#: The segments' shades behind the dots: light enough for every axis's dots to read on them, dark enough to tell from
+#: the white card (the text's #F1F5F9 before could not be told from it, in the plot or its legend).
+SEGMENT_COLORS = {"text": "#E2E8F0", "image or video": "#FEF3C7"}
 _BOTTOM_LEGEND = chart_config(legend={"orient": "bottom"}, view={"stroke": None})
 #: The same, each legend's entries one under another: two legends side by side, each in a row, were wider than a phone
 _BOTTOM_LEGENDS_STACKED = chart_config(legend={"orient": "bottom", "direction": "vertical"}, view={"stroke": None})

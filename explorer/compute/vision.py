@@ -285,8 +285,13 @@ def sequence_video(frames: int, rows: int, cols: int) -> tuple[pd.DataFrame, int
     n_vis = frames * rows * cols
     stride = max(1, math.ceil(n_vis / 1500))
     shown = np.arange(0, n_vis, stride)
+    # the rows in the order they are drawn, the last on top: the column's sawtooth, which fills a band on a phone's
+    # narrow plot, under the row's steps, under the time's (drawn the other way round, the band hid the steps)
     video = pd.concat(
-        [pd.DataFrame({"vindex": shown, "axis": AXIS_NAMES[a], "rel": pos[i, shown]}) for i, a in enumerate(AXES)],
+        [
+            pd.DataFrame({"vindex": shown, "axis": AXIS_NAMES[a], "rel": pos[i, shown]})
+            for i, a in reversed(list(enumerate(AXES)))
+        ],
         ignore_index=True,
     )
     return video, n_vis, int(pos.max()) + 1, stride
