@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from e2e_support import (
@@ -262,11 +263,13 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(tab, server, shots, gr
       sizes, CSS).
     * projectors, both schemes, right after the load at 1280 × 720: presentation mode shows a
       control and the page's main output in the first screen (`first_screen_problems`).
-    * axe-core over the page for the (group, scheme) pairs in AXE_RUNS."""
+    * axe-core over the page for the (group, scheme) pairs in AXE_RUNS.
+    * no warning from Vega or Vega-Lite in the browser's console (`vega_warnings`)."""
     viewports, present = GROUPS[group]
     query, selector = MAIN_OUTPUT.get(page.slug, ({}, None)) if present else ({}, None)
     query = {**query, "present": "1"} if present else query or None
     problems = []
+    warned = vega_warnings(tab)
 
     def check_each_viewport(tab, view: str, scheme: str, sizes: list[dict], shoot: bool = False) -> None:
         for viewport in sizes:
@@ -319,7 +322,29 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(tab, server, shots, gr
                 check_each_viewport(tab, view, scheme, viewports[1:])
         finally:
             leave(tab)
+    tab.remove_listener("console", warned.listener)
+    problems += [f"{page.slug} {group}: the console says {text!r}" for text in sorted(set(warned))]
     assert not problems, "\n".join(problems)
+
+
+class _Warnings(list):
+    listener: Any
+
+
+def vega_warnings(tab) -> _Warnings:
+    """The warnings Vega and Vega-Lite log in `tab`'s console from now on (their logger writes "WARN …"): a spec that
+    asks for something they cannot do (a layer whose data are empty on a scale's domain: "Infinite extent"; a
+    concatenation asked to fit its container: "Autosize fit"; an encoding a mark drops). Stop with
+    ``tab.remove_listener("console", found.listener)``."""
+    found = _Warnings()
+
+    def listener(message) -> None:
+        if message.text.startswith("WARN"):
+            found.append(message.text)
+
+    found.listener = listener
+    tab.on("console", listener)
+    return found
 
 
 def test_every_tour_step_opens_with_its_narration_and_its_point_in_view(tab, server):

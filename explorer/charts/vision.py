@@ -453,6 +453,9 @@ def query_heatmaps(
         ),
         description=description,
         usermeta=on_canvas(),
+        # its panels' own sizes: Streamlit's config asks every chart to fit its container, which a concatenation
+        # cannot (Vega-Lite fell back to this and warned in the console)
+        autosize=alt.AutoSizeParams(type="pad", contains="padding"),
         **extra,
     )
     return configure(chart)
