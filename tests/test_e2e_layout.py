@@ -49,8 +49,12 @@ GROUPS = {
     "projectors": ([PROJECTOR, WIDE], True),
     # laptops, the sidebar open beside the page (no presentation mode): the page's column is about 540 px at 1024
     # and 790 px at 1280, narrower than presentation mode's at 1280 (the invariance chart's two columns of sliders ran
-    # past the screen's edge there, and RoPE's at 1024 and 1100)
-    "laptops": ([{"width": 1024, "height": 768}, {"width": 1280, "height": 800}], False),
+    # past the screen's edge there, and RoPE's at 1024 and 1100); at 1200 RoPE's plane takes its two columns of sliders
+    # again (explorer.assets: one column below 1200 px), their tightest fit
+    "laptops": (
+        [{"width": 1024, "height": 768}, {"width": 1200, "height": 800}, {"width": 1280, "height": 800}],
+        False,
+    ),
 }
 #: axe-core rules whose serious findings come from Streamlit's own markup, not the app's content
 #: (see docs/ARCHITECTURE.md, "Multipage and URL"): none so far.
@@ -73,6 +77,18 @@ OVERFLOW_JS = """() => {
   return {page: document.documentElement.scrollWidth > window.innerWidth + 1,
           main: main.scrollWidth > main.clientWidth + 1, wide: wide.slice(0, 5)};
 }"""
+#: A chart's own sliders (their names, tracks and values) that end past the right border of the bordered card they stand
+#: in: still on the screen, so OVERFLOW_JS does not see them (RoPE's plane's at 1,200-1,279 px with the sidebar open).
+PAST_CARD_JS = """() => [...document.querySelectorAll('[data-testid=stMain] form.vega-bindings .vega-bind')].flatMap((b) => {
+  for (let a = b.parentElement; a; a = a.parentElement) {
+    const st = getComputedStyle(a);
+    if (st.borderRightStyle !== 'none' && parseFloat(st.borderRightWidth) > 0) {
+      const over = b.getBoundingClientRect().right - (a.getBoundingClientRect().right - parseFloat(st.borderRightWidth));
+      return over > 0.5 ? [(b.querySelector('.vega-bind-name')?.textContent || '?').trim() + ' by ' + Math.round(over)] : [];
+    }
+  }
+  return [];
+})"""
 #: The least height (px) of a chart's plot: Streamlit's default autosize ("fit") squeezes title,
 #: legend and axes into a chart's height, so on a phone, where a long title wraps to several lines,
 #: the plot itself could shrink to nothing (Context extension's charts did, at 390 px).
@@ -280,6 +296,9 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(tab, server, shots, gr
             overflow = tab.evaluate(OVERFLOW_JS)
             if overflow["page"] or overflow["main"] or overflow["wide"]:
                 problems.append(f"{where}: wider than the screen {overflow}")
+            past = tab.evaluate(PAST_CARD_JS)
+            if past:
+                problems.append(f"{where}: sliders past their card's border (px): {past[:3]}")
             cut = tab.evaluate(ELLIPSIS_JS)
             if cut:
                 problems.append(f"{where}: chart text cut: {cut[:3]}")
