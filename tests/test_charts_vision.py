@@ -159,6 +159,18 @@ def sequence_drawn(spec: dict, before: int, after: int) -> tuple[pd.DataFrame, l
     return dots.sort_values(["index", "axis"], ignore_index=True), spans
 
 
+@pytest.mark.parametrize("width", [220, 260, 300, 600])
+def test_the_sequence_charts_subtitle_keeps_t_h_w_on_one_line(width):
+    """Wrapped to a phone's chart, the subtitle's "t = h = w" stays whole (a line once ended in "t = h =")."""
+    from explorer.charts.style import style_spec
+
+    spec = style_spec(sequence_spec(4, 4, 4, 12, 16))  # as the page draws it: long titles wrap by the chart's width
+    subtitle = spec["title"]["subtitle"]
+    lines = spec_value({**spec, "width": width}, subtitle["expr"]) if isinstance(subtitle, dict) else subtitle
+    lines = [lines] if isinstance(lines, str) else lines
+    assert any("t = h = w" in line.replace("\u00a0", " ") for line in lines), lines
+
+
 def test_the_sequence_charts_row_steps_are_drawn_over_the_column_sawtooth():
     """A canvas draws a mark's rows in the data's order, the last on top. On a phone's plot the column (w) positions,
     0 … cols − 1 again and again, fill a band that hid the row (h) steps drawn before them: the video's dots come

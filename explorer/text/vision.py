@@ -249,7 +249,8 @@ def sequence_words(text_before: int, text_after: int, frames: int, rows: int, co
     title_words = ("M-RoPE positions: ", " text,", f"a {frames} × {rows} × {cols} {what}, ")
     chart = {
         "title_words": title_words,
-        "subtitle": "every token has a t, an h and a w position; text tokens have t = h = w"
+        # "t = h = w" with no-break spaces: kept on one line where a phone's chart wraps the subtitle
+        "subtitle": "every token has a t, an h and a w position; text tokens have t\u00a0=\u00a0h\u00a0=\u00a0w"
         + (f" · every {stride}th {what} token drawn" if stride > 1 else ""),
         "description": f"Dot chart of the t, h and w positions of every token of a text, {what}, text sequence: the "
         f"text tokens before and after it as many as the two sliders above set, the {n_vis:,} {what} patches "
