@@ -153,6 +153,11 @@ BASE_CSS = (
 .st-key-clock_chart .vega-embed form.vega-bindings .vega-bind { width: auto; flex-wrap: nowrap; }
 .st-key-clock_chart .vega-embed form.vega-bindings .vega-bind label { flex-wrap: nowrap; gap: 0.5rem; }
 .st-key-clock_chart .vega-embed form.vega-bindings .vega-bind-name { font-size: 1rem; min-width: 0; }
+/* the sliders' names one width, so their tracks start at one x (they started where each name ended); not on a phone,
+   where the widest name's track and value take the whole width already */
+@media (min-width: 640px) {
+  .st-key-clock_chart .vega-embed form.vega-bindings .vega-bind:has(input[type="range"]) .vega-bind-name { min-width: 6.2rem; }
+}
 .st-key-clock_chart .vega-embed form.vega-bindings input[type="range"] { width: min(22rem, 55vw); height: 1rem; }
 .st-key-clock_chart .vega-embed form.vega-bindings input[type="number"] { width: 5.5em; font-size: 1rem; }
 .st-key-clock_chart .vega-embed form.vega-bindings input[type="checkbox"] { width: 1.3rem; height: 1.3rem; }

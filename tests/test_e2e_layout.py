@@ -504,11 +504,14 @@ def test_the_clock_controls_sit_above_the_clocks_and_step_p_by_one_in_the_browse
           const form = c.querySelector('form.vega-bindings').getBoundingClientRect();
           const svg = c.querySelector('.vega-embed > svg').getBoundingClientRect();
           const name = c.querySelector('.vega-bind-name');
-          return {form_top: form.top, form_bottom: form.bottom, svg_top: svg.top, font: parseFloat(getComputedStyle(name).fontSize)};
+          const tracks = [...c.querySelectorAll('form.vega-bindings input[type=range]')].map((i) => i.getBoundingClientRect().left);
+          return {form_top: form.top, form_bottom: form.bottom, svg_top: svg.top, font: parseFloat(getComputedStyle(name).fontSize), tracks};
         }"""
         )
         assert where["form_bottom"] <= where["svg_top"] + 1 and 0 <= where["form_top"] < PROJECTOR["height"], where
         assert where["font"] >= 19, where  # 1rem at presentation mode's 20-px rem (Streamlit's own: 0.875rem)
+        # p, d, b and the number of clocks: their tracks start at one x, one under another
+        assert len(where["tracks"]) == 4 and max(where["tracks"]) - min(where["tracks"]) < 1, where["tracks"]
         # window.__runs: script runs from here on, a short run's start and end in one batch counted too (reading the
         # state when the batch arrived missed such a run under load: this test timed out waiting for it in CI)
         tab.evaluate(COUNT_RUNS_JS)
