@@ -66,6 +66,10 @@ BASE_CSS = (
   .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; }
   .katex-display > .katex { font-size: 1em; }
 }
+@media (max-width: 480px) {  /* a phone: the shorter formulas (Sinusoidal heatmap's, Clock hands', RoPE's) whole, not
+  cut at the screen's edge; the longest still scroll in their box */
+  .katex-display > .katex { font-size: 0.83em; }
+}
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; }
 [data-testid="stTable"] { overflow-x: auto; }
 /* On a touch screen a table's toolbar (show, download, search, full screen) is always shown, above the table: room for

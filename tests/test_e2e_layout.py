@@ -694,3 +694,18 @@ def test_newer_encodings_colour_bars_on_a_phone_end_inside_their_chart(browser, 
     bars = read_on_a_phone(browser, server, "newer", {"newer_enc": "cope"}, GRADIENT_LEGENDS_JS)
     assert len(bars) >= 2, bars  # the gates and the positions they count
     assert all(bar["labels"] <= bar["bottom"] + 1 for bar in bars), bars
+
+
+#: Each display formula's reach (px from its box's left: the furthest right of its parts) and its box's width: one that
+#: reaches past its box scrolls sideways in it (the .katex element itself is as wide as the box).
+FORMULAS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] .katex-display')].map((d) => [
+  Math.max(...[...d.querySelectorAll('.katex-html .base')].map((e) => e.getBoundingClientRect().right))
+    - d.getBoundingClientRect().left, d.getBoundingClientRect().width])"""
+
+
+@pytest.mark.parametrize("slug", ["sinusoidal", "clocks", "rope"])
+def test_the_shorter_formulas_fit_a_phone_whole(browser, server, slug):
+    """On a 390-px phone the display formulas of these pages fit their box whole (they ran past the screen's edge, cut
+    at the box's, and scrolled); the longest formulas of other pages still scroll inside their box."""
+    formulas = read_on_a_phone(browser, server, slug, {}, FORMULAS_JS)
+    assert formulas and all(width <= box + 0.5 for width, box in formulas), formulas
