@@ -101,14 +101,14 @@ BASE_CSS = (
    there), not the window's: at 1,200-1,279 px with the sidebar open the two columns ran past the card's border. Two
    columns need about 43 rem (each slider's name 7 rem, track 9.5 rem, value and gaps), at any rem (presentation's) */
 .st-key-rope_controls { container-type: inline-size; }
-@container (max-width: 43.99rem) {  /* a phone, or a laptop with the sidebar open: each of the RoPE plane's sliders on
+@container (width < 44rem) {  /* a phone, or a laptop with the sidebar open: each of the RoPE plane's sliders on
   one line (label, track, value), not two */
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings .vega-bind label {
     display: flex; flex-wrap: nowrap; align-items: center; gap: 0.5rem; }
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 5.5rem; max-width: 8rem; }
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(14rem, 38vw); }
 }
-@container (min-width: 44rem) {  /* the RoPE plane's nine sliders: m, n, d, b, j, then q's and k's two numbers each beside them */
+@container (width >= 44rem) {  /* the RoPE plane's nine sliders: m, n, d, b, j, then q's and k's two numbers each beside them */
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings {
     display: grid; grid-template-rows: repeat(5, auto); grid-template-columns: repeat(2, max-content);
     grid-auto-flow: column; column-gap: 2.4rem; }

@@ -1269,8 +1269,11 @@ def test_every_methods_angles_computed_by_the_chart_are_posencs_at_random_d_b_s_
         narrow = {**names, "width": 300, "height": charts.HEIGHT}
         assert cs.js_eval(scale["domain"]["expr"], narrow)[0] == foot  # the foot does not follow the width
         top = cs.js_eval(scale["domain"]["expr"], narrow)[1]
-        below_top = charts.HEIGHT * np.log(top / shown.max()) / np.log(top / foot)  # px from the plot's top
-        assert readout_bottom(spec, narrow, len(lines)) <= below_top, (where, readout_bottom(spec, narrow, len(lines)))
+        below_top = (
+            charts.HEIGHT * np.log(top / shown.max()) / np.log(top / foot)
+        )  # the highest centre's px from the top
+        clear = readout_bottom(spec, narrow, len(lines)) + point_radius(spec)
+        assert clear <= below_top, (where, clear, below_top)
     assert len(tops) == 1  # a wide plot's top does not move
     assert len(sizes) > 20
 
@@ -1282,6 +1285,13 @@ def readout_bottom(spec, names: dict, n_lines: int) -> float:
     mark = readout["mark"]
     assert mark["baseline"] == "top" and "lineHeight" not in mark
     return mark["dy"] + n_lines * (cs.js_eval(mark["fontSize"]["expr"], names) + 2)
+
+
+def point_radius(spec) -> float:
+    """The largest radius (px) of the live angle chart's points: a point mark's size is its area in px²."""
+    sizes = [v["mark"]["point"]["size"] for v in cs.layers(spec) if isinstance(v["mark"].get("point"), dict)]
+    assert sizes, "no curve with points"
+    return math.sqrt(max(sizes) / math.pi)
 
 
 def test_the_pair_axis_ends_at_the_d_sliders_last_pair():

@@ -49,10 +49,16 @@ GROUPS = {
     "projectors": ([PROJECTOR, WIDE], True),
     # laptops, the sidebar open beside the page (no presentation mode): the page's column is about 540 px at 1024
     # and 790 px at 1280, narrower than presentation mode's at 1280 (the invariance chart's two columns of sliders ran
-    # past the screen's edge there, and RoPE's at 1024 and 1100); at 1200 RoPE's plane takes its two columns of sliders
-    # again (explorer.assets: one column below 1200 px), their tightest fit
+    # past the screen's edge there, and RoPE's at 1024 and 1100). RoPE's plane takes its sliders in two columns where its
+    # card is 44 rem wide (explorer.assets): from 1272 px here, their tightest fit; at 1200 they are one column (two ran
+    # past the card's border there when the window's width chose)
     "laptops": (
-        [{"width": 1024, "height": 768}, {"width": 1200, "height": 800}, {"width": 1280, "height": 800}],
+        [
+            {"width": 1024, "height": 768},
+            {"width": 1200, "height": 800},
+            {"width": 1272, "height": 800},
+            {"width": 1280, "height": 800},
+        ],
         False,
     ),
 }
@@ -270,7 +276,7 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(tab, server, shots, gr
     checked the way a user meets it:
 
     * the default view at every viewport of the group (phones: 360 px in light, 390 px in dark; laptops
-      1024 then 1280 px, in light only; projectors: both sizes in light, 1280 x 720 in dark), every other tab at the
+      1024, 1200, 1272 then 1280 px, in light only; projectors: both sizes in light, 1280 x 720 in dark), every other tab at the
       narrowest, where text is likeliest to be cut or to overflow, and on phones and laptops the last tab again after
       the window has grown: no horizontal overflow of the page, the main area or an element; no chart
       text ending in "…"; no exception. The window is resized from viewport to viewport and the other
@@ -312,36 +318,38 @@ def test_every_page_and_tab_fits_and_no_chart_text_is_cut(tab, server, shots, gr
                 name = f"{page.slug}_{viewport['width']}_{scheme}{'_present' if present else ''}.png"
                 tab.screenshot(path=str(shots / name))
 
-    # laptops: the light theme only (the geometry does not depend on the theme, which the other groups check)
-    for scheme in ("light",) if group == "laptops" else ("dark", "light"):
-        dark = scheme == "dark"
-        # Phones: dark opens at the wider phone, light at the narrowest (the default view at each width;
-        # the geometry is the same in both themes). Projectors: both at 1280 x 720 (the first screen).
-        opened = viewports[-1] if dark and not present else viewports[0]
-        open_page(tab, server, page, query, viewport=opened, scheme=scheme)
-        try:
-            where = f"{page.slug} {group} {scheme}"
-            if dark:
-                assert tab.evaluate(DARK_JS), f"{page.slug}: the app did not open in its dark theme"
-            if present:
-                problems += first_screen_problems(tab, selector, where)
-            if (group, scheme) in AXE_RUNS:
-                problems += axe_problems(tab, where)
-            if dark:
-                check_each_viewport(tab, "defaults", scheme, [opened], shoot=True)
-                continue
-            # light, projectors: the wider screen, then back to 1280 x 720 for the other tabs
-            check_each_viewport(tab, "defaults", scheme, viewports[::-1] if present else viewports[:1], shoot=True)
-            view = "defaults"
-            for key, option in tab_views(page):
-                open_tab(tab, page, key, option)
-                view = f"{key}={option}"
-                check_each_viewport(tab, view, scheme, viewports[:1])
-            if not present:  # light, phones: the last view, after turning the phone to the wider width
-                check_each_viewport(tab, view, scheme, viewports[1:])
-        finally:
-            leave(tab)
-    tab.remove_listener("console", warned.listener)
+    try:
+        # laptops: the light theme only (the geometry does not depend on the theme, which the other groups check)
+        for scheme in ("light",) if group == "laptops" else ("dark", "light"):
+            dark = scheme == "dark"
+            # Phones: dark opens at the wider phone, light at the narrowest (the default view at each width;
+            # the geometry is the same in both themes). Projectors: both at 1280 x 720 (the first screen).
+            opened = viewports[-1] if dark and not present else viewports[0]
+            open_page(tab, server, page, query, viewport=opened, scheme=scheme)
+            try:
+                where = f"{page.slug} {group} {scheme}"
+                if dark:
+                    assert tab.evaluate(DARK_JS), f"{page.slug}: the app did not open in its dark theme"
+                if present:
+                    problems += first_screen_problems(tab, selector, where)
+                if (group, scheme) in AXE_RUNS:
+                    problems += axe_problems(tab, where)
+                if dark:
+                    check_each_viewport(tab, "defaults", scheme, [opened], shoot=True)
+                    continue
+                # light, projectors: the wider screen, then back to 1280 x 720 for the other tabs
+                check_each_viewport(tab, "defaults", scheme, viewports[::-1] if present else viewports[:1], shoot=True)
+                view = "defaults"
+                for key, option in tab_views(page):
+                    open_tab(tab, page, key, option)
+                    view = f"{key}={option}"
+                    check_each_viewport(tab, view, scheme, viewports[:1])
+                if not present:  # light, phones: the last view, after turning the phone to the wider width
+                    check_each_viewport(tab, view, scheme, viewports[1:])
+            finally:
+                leave(tab)
+    finally:  # the module shares the tab
+        tab.remove_listener("console", warned.listener)
     problems += [f"{page.slug} {group}: the console says {text!r}" for text in sorted(set(warned))]
     assert not problems, "\n".join(problems)
 

@@ -179,6 +179,9 @@ def test_sequence_sentences_follow_qwen2vls_positions():
     ]
     big = text.sequence_words(0, 0, 16, 64, 64, math.ceil(16 * 64 * 64 / 1500))["chart"]
     assert "every 44th video token drawn" in big["subtitle"] and "the 65,536 video patches" in big["description"]
+    # a stride reads as an English ordinal ("every 2th" before)
+    for stride, nth in ((2, "2nd"), (3, "3rd"), (22, "22nd"), (21, "21st"), (12, "12th")):
+        assert f"every {nth} video token drawn" in text.sequence_words(0, 0, 8, 64, 64, stride)["chart"]["subtitle"]
     # the title's words around the two text counts the chart's sliders move; the description quotes neither count
     assert text.sequence_words(0, 0, 1, 2, 3, 1)["chart"]["title_words"] == (
         "M-RoPE positions: ",

@@ -403,8 +403,9 @@ def angle_reach_chart(
 
 #: Below this plot width (px) the live angle chart's read-out takes a smaller font.
 READOUT_NARROW_PX = 420
-#: The read-out's font size (px) in a narrow plot and a wide one, and its offset from the plot's top (dy).
-READOUT_FONT, READOUT_DY = {"narrow": 12, "wide": 15}, 6
+#: The read-out's font size (px) in a narrow plot and a wide one, its offset from the plot's top (dy), and the room
+#: (px) a narrow plot leaves between its last line and the highest point's centre (more than a point's radius).
+READOUT_FONT, READOUT_DY, READOUT_GAP = {"narrow": 12, "wide": 15}, 6, 10
 
 
 def readout_headroom_top(top: float, foot: str, n_lines: int) -> str:
@@ -412,10 +413,10 @@ def readout_headroom_top(top: float, foot: str, n_lines: int) -> str:
     of `n_lines` room above every point in a narrow plot (width < `READOUT_NARROW_PX`): there the read-out spans most of
     the plot's width, and at a large T the fast pairs' curve ran behind it (a phone). The top decade grows so that the
     data's decades fill the plot's height less the read-out's lines (Vega's line height: font size + 2), its offset and
-    a gap as wide; a wide plot keeps `top`."""
-    room = f"({n_lines * (READOUT_FONT['narrow'] + 2) + 2 * READOUT_DY} * {FONT_SCALE_PARAM})"
+    `READOUT_GAP`; a wide plot keeps `top`. The data keep at least half the plot's height, whatever its height."""
+    room = f"({n_lines * (READOUT_FONT['narrow'] + 2) + READOUT_DY + READOUT_GAP} * {FONT_SCALE_PARAM})"
     decades = f"({math.log10(top)!r} - log({foot}) / LN10)"
-    raised = f"pow(10, {math.log10(top)!r} + {decades} * {room} / max(height - {room}, 1))"
+    raised = f"pow(10, {math.log10(top)!r} + {decades} * {room} / max(height - {room}, height / 2))"
     return f"width < {READOUT_NARROW_PX} ? {raised} : {top!r}"
 
 
@@ -643,7 +644,8 @@ def angle_reach_live_chart(
 
     The browser draws L·θ_j and T·θ'_j for the sliders' values, rings the pairs posenc.out_of_distribution_pairs would
     flag (T·θ'_j > L·θ_j·(1 + 1e-9) where L·θ_j < 2π) and counts them, with no server run. The y axis spans every
-    value s, L and T reach, so it stays put while they move; its foot follows d and b where they are sliders.
+    value s, L and T reach, so it stays put while they move; its foot follows d and b where they are sliders, and on a
+    narrow plot its top rises with the foot to leave the read-out room above the points (`readout_headroom_top`).
 
     `columns`: more per-pair values the method's θ′ are computed from (proportional RoPE's ``theta_p``, LongRoPE's
     ``theta_short`` and ``theta_long``), one per pair (explorer.compute.extension.browser_columns). `list_kinds`:
@@ -756,12 +758,11 @@ def angle_reach_live_chart(
         slowest = f"pow({b_expr}, -({d_expr} - 2) / {d_expr})"
         lows = [f"{slowest} * {min(l_values)!r}", f"{slowest} / {s_most!r} * {shortest!r}", repr(2 * np.pi)]
         foot = f"pow(10, floor(log(min({', '.join(lows)})) / LN10 + 1e-9))"  # log_axis's decade below
-        top = readout_headroom_top(domain[1], foot, len(lines) + 1)  # room for the read-out's lines and its count
-        scale = alt.Scale(type="log", domain=alt.ExprRef(f"[{foot}, ({top})]"), nice=False)  # as `_pair_x`'s
     else:
         axis, domain = log_axis(span[span > 0].min(), span.max(), base=10, fractions=False)
-        top = readout_headroom_top(domain[1], repr(domain[0]), len(lines) + 1)
-        scale = alt.Scale(type="log", domain=alt.ExprRef(f"[{domain[0]!r}, ({top})]"), nice=False)
+        foot = repr(domain[0])
+    top = readout_headroom_top(domain[1], foot, len(lines) + 1)  # room for the read-out's lines and its count
+    scale = alt.Scale(type="log", domain=alt.ExprRef(f"[{foot}, ({top})]"), nice=False)  # as `_pair_x`'s
     y = alt.Y("value:Q", title=y_title, axis=axis, scale=scale)
     x = _pair_x(f"max({n_pairs} - 1, 1)" if "head_dim" in shape else None)
     tooltip = _pair_tooltip(y_title)

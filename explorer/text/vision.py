@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from explorer.text.heatmap import ordinal
 from posenc.mrope import SCHEMES, VisionPreset
 
 INTRO = (
@@ -251,7 +252,7 @@ def sequence_words(text_before: int, text_after: int, frames: int, rows: int, co
         "title_words": title_words,
         # "t = h = w" with no-break spaces: kept on one line where a phone's chart wraps the subtitle
         "subtitle": "every token has a t, an h and a w position; text tokens have t\u00a0=\u00a0h\u00a0=\u00a0w"
-        + (f" · every {stride}th {what} token drawn" if stride > 1 else ""),
+        + (f" · every {ordinal(stride)} {what} token drawn" if stride > 1 else ""),
         "description": f"Dot chart of the t, h and w positions of every token of a text, {what}, text sequence: the "
         f"text tokens before and after it as many as the two sliders above set, the {n_vis:,} {what} patches "
         f"between, as Qwen2-VL's get_rope_index numbers them.",
