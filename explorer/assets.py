@@ -70,6 +70,9 @@ BASE_CSS = (
   cut at the screen's edge; the longest still scroll in their box */
   .katex-display > .katex { font-size: 0.83em; }
 }
+@media (max-width: 380px) {  /* a small phone (360 px): the same three whole, a little smaller still */
+  .katex-display > .katex { font-size: 0.76em; }
+}
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; }
 [data-testid="stTable"] { overflow-x: auto; }
 /* On a touch screen a table's toolbar (show, download, search, full screen) is always shown, above the table: room for

@@ -619,11 +619,12 @@ def test_the_converter_plot_on_a_phone_is_about_as_tall_as_on_a_desktop(browser,
     assert heights["phone"] >= 0.9 * heights["desktop"] > 0, heights
 
 
-def read_on_a_phone(browser, server, slug: str, query: dict, js: str):
-    """Open page `slug` at `query` as an iPhone (its User-Agent says "Mobi"), wait until its charts are drawn, and
-    return what `js` reads there."""
+def read_on_a_phone(browser, server, slug: str, query: dict, js: str, width: int = PHONE["width"]):
+    """Open page `slug` at `query` as a phone `width` px wide (its User-Agent says "Mobi"), wait until its charts are
+    drawn, and return what `js` reads there."""
     page = next(p for p in CHECKED if p.slug == slug)
-    context = browser.new_context(viewport=PHONE, user_agent=PHONE_AGENT, is_mobile=True, has_touch=True)
+    viewport = {**PHONE, "width": width}
+    context = browser.new_context(viewport=viewport, user_agent=PHONE_AGENT, is_mobile=True, has_touch=True)
     context.set_default_timeout(60_000)
     tab = context.new_page()
     try:
@@ -711,9 +712,10 @@ FORMULAS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] .kate
     - d.getBoundingClientRect().left, d.getBoundingClientRect().width])"""
 
 
+@pytest.mark.parametrize("width", [390, 360])
 @pytest.mark.parametrize("slug", ["sinusoidal", "clocks", "rope"])
-def test_the_shorter_formulas_fit_a_phone_whole(browser, server, slug):
-    """On a 390-px phone the display formulas of these pages fit their box whole (they ran past the screen's edge, cut
-    at the box's, and scrolled); the longest formulas of other pages still scroll inside their box."""
-    formulas = read_on_a_phone(browser, server, slug, {}, FORMULAS_JS)
+def test_the_shorter_formulas_fit_a_phone_whole(browser, server, slug, width):
+    """On a 390-px and a 360-px phone the display formulas of these pages fit their box whole (they ran past the
+    screen's edge, cut at the box's, and scrolled); the longest formulas of other pages still scroll inside their box."""
+    formulas = read_on_a_phone(browser, server, slug, {}, FORMULAS_JS, width=width)
     assert formulas and all(width <= box + 0.5 for width, box in formulas), formulas
