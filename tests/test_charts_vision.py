@@ -779,3 +779,34 @@ def test_a_phone_gets_one_heatmap_per_row():
     assert {p["width"] for p in live_chart(columns=1, panel_width=260)["concat"]} == {260}
     with pytest.raises(ValueError, match="columns must be 1 or 2, got 3"):
         live_chart(columns=3)
+
+
+def _luminance(color: str) -> float:  # WCAG 2's relative luminance, typed here from the standard
+    channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def test_the_sequence_charts_segments_are_dark_tints_on_the_dark_card():
+    """On the dark theme the segments under the dots were the light card's pale shades kept pale (a scale's range): a
+    bright yellow slab under the video, on which the orange and blue dots fell under 2:1. There each band is a tint one
+    step off the card, every axis's dots stand out on it more than on the pale shade, and the light card keeps its
+    shades."""
+    from explorer.charts.style import DARK_BACKGROUND, style_spec
+
+    light, dark = (style_spec(sequence_spec(4, 4, 4, 12, 16), dark=d) for d in (False, True))
+    assert light["layer"][1]["encoding"]["fill"]["scale"]["range"] == list(charts.SEGMENT_COLORS.values())
+    shade, dots = dark["layer"][1], dark["layer"][3]
+    bands = shade["encoding"]["fill"]["scale"]["range"]
+    dot_colors = dots["encoding"]["color"]["scale"]["range"]
+    assert len(bands) == 2 and len(dot_colors) == 3
+    for band, pale in zip(bands, charts.SEGMENT_COLORS.values(), strict=True):
+        assert 1.1 <= _contrast(band, DARK_BACKGROUND) <= 1.6, band  # seen on the card, not glaring
+        for dot in dot_colors:
+            assert _contrast(dot, band) >= 2.2, (dot, band)
+        assert min(_contrast(dot, band) for dot in dot_colors) > min(_contrast(dot, pale) for dot in dot_colors)

@@ -344,12 +344,44 @@ def _text_mark(node: dict) -> bool:
     return mark == "text" or (isinstance(mark, dict) and mark.get("type") == "text")
 
 
-def _walk_dark(node: Any, colour: bool = False, scale_range: bool = False, text: bool = False) -> Any:
+#: A unit view whose ``name`` starts with this lays pale regions under the data (a sequence's segments): on the dark
+#: card its colours, its scale's range too, become `band_color`s, not kept pale as a range of categories drawn on the
+#: card is (a pale yellow band behind the dots glared on the dark card, and the orange and blue dots lost their
+#: contrast on it: under 2:1).
+BAND_VIEW = "band_"
+
+
+#: A band on the dark card (HLS): its greatest saturation, and its contrast with the card, one step off it, the same for
+#: every hue (a pale band darkened by `dark_color` kept its saturation: a brown slab).
+BAND_SATURATION, BAND_STEP = 0.45, 1.2
+
+
+def band_color(color: str) -> str:
+    """A `BAND_VIEW`'s pale colour on the dark card: its hue, saturation at most `BAND_SATURATION`, the darkest
+    lightness whose contrast with DARK_BACKGROUND is at least `BAND_STEP`."""
+    if not _HEX.fullmatch(color):
+        return color
+    hue, _, sat = colorsys.rgb_to_hls(*_rgb(color))
+    card = _relative_luminance(DARK_BACKGROUND) + 0.05
+    light = 0.0
+    while (_relative_luminance(_hls_hex(hue, light, min(sat, BAND_SATURATION))) + 0.05) / card < BAND_STEP:
+        light += 0.005
+    return _hls_hex(hue, light, min(sat, BAND_SATURATION))
+
+
+def _band_view(node: dict) -> bool:
+    return isinstance(node.get("name"), str) and node["name"].startswith(BAND_VIEW)
+
+
+def _walk_dark(
+    node: Any, colour: bool = False, scale_range: bool = False, text: bool = False, band: bool = False
+) -> Any:
     """Every literal colour in a spec through `dark_color` (data and expressions untouched): a colour channel's or a
     mark's colour, its ``value`` and its ``condition``'s, and its scale's ``range`` (a method's line colour, chosen for
-    white: lightened only, `dark_color`'s `lighten_only`). In a text mark's view, its mark's and its encoding's fixed
-    colours through `dark_text_color` instead."""
+    white: lightened only, `dark_color`'s `lighten_only`; in a `BAND_VIEW`, `band_color`). In a text mark's
+    view, its mark's and its encoding's fixed colours through `dark_text_color` instead."""
     if isinstance(node, dict):
+        band = band or _band_view(node)
         out = {}
         for key, value in node.items():
             if key in ("datasets", "data", "expr"):
@@ -359,13 +391,15 @@ def _walk_dark(node: Any, colour: bool = False, scale_range: bool = False, text:
                 inside = colour and key in ("value", "range", "scale", "condition")
                 in_text = text or (key in ("mark", "encoding") and _text_mark(node))
                 out[key] = _walk_dark(
-                    value, key in COLOR_KEYS or inside, scale_range or (inside and key == "range"), in_text
+                    value, key in COLOR_KEYS or inside, scale_range or (inside and key == "range"), in_text, band
                 )
         return out
     if isinstance(node, list):
-        return [_walk_dark(v, colour, scale_range, text) for v in node]
+        return [_walk_dark(v, colour, scale_range, text, band) for v in node]
     if colour and isinstance(node, str):
-        return dark_text_color(node) if text and not scale_range else dark_color(node, lighten_only=scale_range)
+        if text and not scale_range:
+            return dark_text_color(node)
+        return band_color(node) if band else dark_color(node, lighten_only=scale_range)
     return node
 
 

@@ -31,6 +31,7 @@ import pandas as pd
 
 from explorer.charts import live
 from explorer.charts.style import (
+    BAND_VIEW,
     CELL_OVERLAP,
     FIT_X,
     FONT_SCALE_PARAM,
@@ -58,6 +59,7 @@ STATE_COLORS = {"before": "#1D4ED8", "after": "#C2410C"}
 #: The segments' shades behind the dots: light enough for every axis's dots to read on them, dark enough to tell from
 #: the white card (the text's #F1F5F9 before could not be told from it, in the plot or its legend).
 SEGMENT_COLORS = {"text": "#E2E8F0", "image or video": "#FEF3C7"}
+SEGMENT_VIEW = f"{BAND_VIEW}segments"
 _BOTTOM_LEGEND = chart_config(legend={"orient": "bottom"}, view={"stroke": None})
 #: The same, each legend's entries one under another: two legends side by side, each in a row, were wider than a phone
 _BOTTOM_LEGENDS_STACKED = chart_config(legend={"orient": "bottom", "direction": "vertical"}, view={"stroke": None})
@@ -957,6 +959,7 @@ def live_sequence_chart(
                 domain=list(SEGMENT_COLORS), range=list(SEGMENT_COLORS.values())
             ),
         )
+        .properties(name=SEGMENT_VIEW)  # regions under the dots: darkened on the dark card (style.BAND_VIEW)
     )
     text_dots = (
         alt.Chart(text_rows(most_text))
