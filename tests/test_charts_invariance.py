@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import posenc
 from explorer.charts import invariance as charts
-from explorer.charts import live
+from explorer.charts import live, style
 from explorer.imagechart import colorize
 from explorer.imagechart import meta as image_meta
 from explorer.text import invariance as text
@@ -409,7 +409,7 @@ def test_each_name_is_drawn_over_a_halo_above_the_pass_marks_rule():
     }
     dark = style.style_spec(deviation_spec(), dark=True)
     dark_halo = layers(dark)[named[0]]["mark"]
-    assert dark_halo["stroke"] == style.dark_color(style.HALO) == style.dark_color(style.HALO, lighten_only=False)
+    assert dark_halo["stroke"] == style.DARK_BACKGROUND  # the dark card's own colour: no glow around the name
 
 
 def test_the_headline_names_the_survivors_of_every_verdict_and_the_t():
@@ -600,8 +600,35 @@ def test_the_shift_chart_is_built_without_printing_its_rows(monkeypatch):
     rows = rows_table()
     monkeypatch.setattr(pd.DataFrame, "__repr__", no_repr)
     spec = deviation_spec(rows)
-    assert len(spec["layer"]) == 9 and "data" in spec
+    assert len(spec["layer"]) == 10 and "data" in spec
     assert [layer.get("name") for layer in spec["layer"] if "data" in layer] == ["shift_not_held"]  # the home row
+
+
+def test_the_pass_mark_runs_under_the_names_and_over_the_bars_that_reach_it():
+    """The dashed pass mark crossed the learned table's long name ("… the test needs row 79") at every size: the
+    full-height rule is drawn first, the names' halos (in the card's colour) over it, then the bars, and over each bar
+    that reaches the mark the mark again (a vertical tick), then the names."""
+    layers = deviation_spec()["layer"]
+
+    def mark(layer):
+        m = layer["mark"]
+        return m if isinstance(m, dict) else {"type": m}
+
+    kinds = [
+        (m["type"], m.get("stroke") or m.get("color"), bool(m.get("strokeDash")))
+        for m in map(mark, layers)
+        if not m.get("opacity") == 0
+    ]
+    full_rule = next(i for i, (t, _, dashed) in enumerate(kinds) if t == "rule" and dashed)
+    halo = next(i for i, (t, c, _) in enumerate(kinds) if t == "text" and c == style.HALO)
+    bars = next(i for i, (t, _, _) in enumerate(kinds) if t == "bar")
+    tick = next(i for i, (t, _, dashed) in enumerate(kinds) if t == "tick" and dashed)
+    names = next(i for i, (t, c, _) in enumerate(kinds) if t == "text" and c == "#0F172A" and i > halo)
+    assert full_rule < halo < bars < tick < names, kinds
+    visible = [layer for layer in layers if mark(layer).get("opacity") != 0]
+    filters = [t["filter"] for t in visible[tick].get("transform", []) if "filter" in t]
+    assert "datum.shown > datum.tolerance" in filters[-1], filters
+    assert mark(visible[halo])["strokeWidth"] >= 8  # wide enough to close the gaps between a name's letters
 
 
 def test_the_chart_describes_itself_without_a_value_a_drag_would_make_stale():

@@ -512,12 +512,12 @@ def deviation_chart(
         .properties(name="shift_bars")
         .add_params(*reversed(sliders))  # vega-embed lists the inputs in reverse: N, d, b, t from the top
     )
-    # each name over a halo in the card's colour: where the pass mark's rule runs behind a name, it stays legible
+    # each name over a halo in the card's colour, drawn before the bars: it hides the pass mark's rule behind the name
     name_font: dict = dict(align="left", baseline="bottom", dy=-(BAR_PX // 2 + 4), fontSize=15)
     # the learned table's name says how far its rows reach and which row the test needs, so the table slider shows
     # what it does at every value, not only where the bar appears or goes
     name_at: dict = dict(x=alt.value(0), y=y, text="name:N")
-    name_halo = per_encoding.mark_text(color=HALO, stroke=HALO, strokeWidth=5, strokeJoin="round", **name_font)
+    name_halo = per_encoding.mark_text(color=HALO, stroke=HALO, strokeWidth=10, strokeJoin="round", **name_font)
     names = per_encoding.mark_text(color="#0F172A", **name_font).encode(**name_at)
     values = per_encoding.mark_text(align="left", dx=6, fontSize=14, fontWeight="bold").encode(
         x=alt.X("text_x:Q").scale(x_scale), y=y, text="text:N", color=verdict_colour
@@ -526,6 +526,13 @@ def deviation_chart(
         x=alt.X("tolerance:Q").scale(x_scale)
     )
     rule = mark.mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#0F172A")
+    # the rule again over each bar that reaches it (the rule itself runs under the bars and the names' halos, which
+    # hide it behind a name: it crossed the learned table's long name)
+    rule_on_bars = (
+        per_encoding.transform_filter("datum.ok && datum.shown > datum.tolerance")
+        .mark_tick(orient="vertical", size=BAR_PX, thickness=0, stroke="#0F172A", strokeWidth=2, strokeDash=[6, 4])
+        .encode(x=alt.X("tolerance:Q").scale(x_scale), y=y)
+    )
     rule_label = mark.mark_text(align="left", dx=4, dy=-6, fontSize=13, color="#0F172A", baseline="bottom").encode(
         y=alt.value(0), text="label:N"
     )
@@ -578,7 +585,7 @@ def deviation_chart(
     )
     chart = alt.LayerChart(
         data=rows[list(ROW_COLUMNS)],
-        layer=[axis, bars, rule, name_halo.encode(**name_at), names, values, rule_label, headline, note],
+        layer=[axis, rule, name_halo.encode(**name_at), bars, rule_on_bars, names, values, rule_label, headline, note],
         # font_scale: set by style_spec in presentation mode, where every font size grows
         params=[font_scale_param().param],  # type: ignore[list-item]
         width=width,
