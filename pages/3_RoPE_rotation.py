@@ -22,6 +22,7 @@ from explorer.charts import rope as charts
 from explorer.compute import rope as compute
 from explorer.exports import matrix_frame, page_footer
 from explorer.liveparam import LiveChart
+from explorer.mode import on_a_phone
 from explorer.render import shared, show_chart
 from explorer.text import rope as text
 from explorer.widgets import PARAMS, widget
@@ -88,6 +89,7 @@ live.show(
         p_max=PARAMS["m"].max,
         d_range=(PARAMS["head_dim"].min, PARAMS["head_dim"].max),
         **{key: starts[key] for key in charts.LIVE_PARAMS},
+        phone=on_a_phone(),
     ),
     container=live_slot,
     width="content",

@@ -719,3 +719,20 @@ def test_the_shorter_formulas_fit_a_phone_whole(browser, server, slug, width):
     screen's edge, cut at the box's, and scrolled); the longest formulas of other pages still scroll inside their box."""
     formulas = read_on_a_phone(browser, server, slug, {}, FORMULAS_JS, width=width)
     assert formulas and all(width <= box + 0.5 for width, box in formulas), formulas
+
+
+#: The RoPE live plane's SVG: its width as drawn and its own (Vega's width attribute).
+ROPE_PLANE_JS = """() => { const s = document.querySelector('[class*="st-key-rope_live"] [data-testid=stVegaLiteChart] svg.marks');
+  return {drawn: s.getBoundingClientRect().width, own: parseFloat(s.getAttribute('width'))}; }"""
+
+
+@pytest.mark.parametrize("width", [390, 360])
+def test_the_rope_plane_fits_a_phone_at_its_own_size(browser, server, width):
+    """On a phone the RoPE plane was 478 px wide, shrunk by the browser to two thirds (its words about 7 px tall): there
+    its plane is smaller and its title and first read-out line take two lines, so it is drawn at its own size on a
+    390-px phone, and at 90 % of it or more on a 360-px one."""
+    size = read_on_a_phone(browser, server, "rope", {}, ROPE_PLANE_JS, width=width)
+    if width >= 390:
+        assert size["drawn"] == pytest.approx(size["own"], abs=0.5), size
+    else:
+        assert 0.9 * size["own"] <= size["drawn"] <= size["own"] + 0.5, size

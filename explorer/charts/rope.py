@@ -538,6 +538,10 @@ def live_expressions(base_options: Sequence[float]) -> dict[str, str]:
     }
 
 
+#: The live plane's side on a phone (`live_pair_chart`): with its axis it fits a 390-px screen's column.
+PHONE_PLANE = 230
+
+
 def live_pair_chart(
     q: np.ndarray,
     k: np.ndarray,
@@ -554,6 +558,7 @@ def live_pair_chart(
     p_max: int,
     d_range: tuple[int, int] = (2, 256),
     size: int = 300,
+    phone: bool = False,
 ):
     """Pair j's q and k, rotated by the positions m and n. m, n, the head size d, the base b and the
     pair j are the chart's own sliders (`explorer.charts.live.position`; m and n over 0 … p_max, d over
@@ -563,8 +568,11 @@ def live_pair_chart(
     (explorer.liveparam). So are q's and k's numbers (`VECTOR_PARAMS[vector_input]`, starting at `vectors`, each over
     its ``(lo, hi, step, label)`` of `vector_ranges`): the arrows, their circles and the scores follow them. `q` and `k`,
     the page's pair, set the plane's reach (its facts row, `live_facts`); a vector dragged past it widens the plane
-    in the browser."""
+    in the browser. On a `phone` the plane is `PHONE_PLANE` px and the title and the first read-out line take two
+    lines each: the chart fits a 390-px screen at its own size (it was drawn 478 px wide and shrunk to two thirds,
+    its words about 7 px tall)."""
     q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    size = PHONE_PLANE if phone else size
     if q.shape != (2,) or k.shape != (2,):
         raise ValueError(f"q and k must be 2-vectors, got shapes {q.shape} and {k.shape}")
     vector_keys = live_params(vector_input)[len(LIVE_PARAMS) :]  # raises for another input
@@ -645,9 +653,12 @@ def live_pair_chart(
     names = tips.mark_text(fontSize=NAME_FONT, fontWeight="bold").encode(
         x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="label:N", color=colour
     )
+    theta_line = f"'θ_j = b^(−2j/d) = ' + format({THETA_SIGNAL}, '.6~g') + ' rad per position"
+    pair_line = (
+        f"'(j = ' + {ex['pair']} + ', d = ' + {live.value('head_dim')} + ', b = ' + format({ex['base']}, ',.0f') + ')'"
+    )
     readout_lines = [
-        f"'θ_j = b^(−2j/d) = ' + format({THETA_SIGNAL}, '.6~g') + ' rad per position (j = ' + {ex['pair']}"
-        f" + ', d = ' + {live.value('head_dim')} + ', b = ' + format({ex['base']}, ',.0f') + ')'",
+        *([f"{theta_line}'", pair_line] if phone else [f"{theta_line} ' + {pair_line}"]),
         f"'m − n = ' + format({m_expr} - {n_expr}, 'd')",
         f"'angle k → q changed by ' + format({ex['offset_deg']}, '.2f') + '°'",
         f"'⟨R_m q, R_n k⟩ = ' + format({ex['score']}, '.6f')",
@@ -677,10 +688,20 @@ def live_pair_chart(
         width=size,
         height=size,
         title=alt.Title(
-            "Drag m, n, d, b, j, q or k (the sliders above the plane)",
+            ["Drag m, n, d, b, j, q or k", "(the sliders above the plane)"]
+            if phone
+            else "Drag m, n, d, b, j, q or k (the sliders above the plane)",
             subtitle=[
-                "The arrows turn in your browser; the page follows when you let go.",
-                "Move m and n by the same amount: the two scores stay the same.",
+                *(
+                    ["The arrows turn in your browser;", "the page follows when you let go."]
+                    if phone
+                    else ["The arrows turn in your browser; the page follows when you let go."]
+                ),
+                *(
+                    ["Move m and n by the same amount:", "the two scores stay the same."]
+                    if phone
+                    else ["Move m and n by the same amount: the two scores stay the same."]
+                ),
             ],
         ),
     )
