@@ -15,7 +15,7 @@ from explorer.charts import compare as charts
 from explorer.compute import compare as compute
 from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
-from explorer.render import shared
+from explorer.render import dark_theme, shared
 from explorer.text import compare as text
 from explorer.vocabulary import TARGET_STOPS
 from explorer.widgets import widget, write
@@ -56,7 +56,10 @@ alibi_head = int(live.values[charts.HEAD_KEY])
 settings = dict(dim=dim, trained_len=trained_len, test_len=test_len, seed=seed, base=base, alibi_head=alibi_head)
 checks = compute.all_checks(**settings)
 table = text.summary_table(checks, trained_len=trained_len, test_len=test_len, dim=dim)
-for shown in charts.style_summary_by_method(table) if mode.on_a_phone() else [charts.style_summary(table)]:
+dark = dark_theme()
+for shown in (
+    charts.style_summary_by_method(table, dark=dark) if mode.on_a_phone() else [charts.style_summary(table, dark=dark)]
+):
     st.table(shown)
 st.caption(text.shift_caption(checks[0]))  # under the table whose first column it explains
 st.caption(text.settings_caption(**settings, slope=compute.alibi_slope(alibi_head), heads=compute.ALIBI_HEADS))

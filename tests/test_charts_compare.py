@@ -49,6 +49,15 @@ def test_verdict_cells_are_legible_on_both_themes():
         style = css(compare.verdict_color(f"{mark} x"))
         assert set(style) == {"color", "background-color"}
         assert contrast(style["color"], style["background-color"]) >= 7
+        # the dark theme's: as legible, and dark cells (light ones glared on a projected dark slide)
+        dark = css(compare.verdict_color(f"{mark} x", dark=True))
+        assert set(dark) == {"color", "background-color"}
+        assert contrast(dark["color"], dark["background-color"]) >= 7
+        assert luminance(dark["background-color"]) < 0.1 < luminance(style["background-color"])
+    dark_html = compare.style_summary(pd.DataFrame({"Method": ["RoPE"], "x": ["✓ y"]}), dark=True).to_html()
+    assert css(compare.verdict_color("✓ x", dark=True))["background-color"] in dark_html
+    phone = compare.style_summary_by_method(pd.DataFrame({"Method": ["RoPE"], "x": ["✗ y"]}), dark=True)
+    assert css(compare.verdict_color("✗ x", dark=True))["background-color"] in phone[0].to_html()
     # the method names carry no fixed colour (dark text on the dark theme was unreadable)
     styler = compare.style_summary(pd.DataFrame({"Method": ["RoPE"], "x": ["✓ y"]}))
     styler._compute()

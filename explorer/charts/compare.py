@@ -56,34 +56,40 @@ WIDTH, PHONE_WIDTH = 720, 250
 TITLE_SIZE, SUBTITLE_SIZE, AXIS_PX = 20, 15, 60
 
 #: CSS of a ✓ / ✗ cell. Text and background are set together (dark green on pale green, dark red
-#: on pale red, both ≥ 7:1), so a cell reads the same on the light and the dark theme; a text
-#: colour alone, chosen for white, all but vanished on the dark theme's navy.
+#: on pale red, both ≥ 7:1), so a cell reads whatever the page behind the table; a text colour alone,
+#: chosen for white, all but vanished on the dark theme's navy.
 VERDICT_CSS = {
     "✓": "color: #064E3B; background-color: #DCFCE7",
     "✗": "color: #7F1D1D; background-color: #FEE2E2",
 }
+#: The same on the dark theme: pale text on deep green and deep red (both ≥ 7:1). The light cells glared there, the
+#: brightest things on a projected slide.
+VERDICT_CSS_DARK = {
+    "✓": "color: #BBF7D0; background-color: #14532D",
+    "✗": "color: #FEE2E2; background-color: #7F1D1D",
+}
 
 
-def verdict_color(cell) -> str:
+def verdict_color(cell, dark: bool = False) -> str:
     """CSS for one table cell: green for a ✓ verdict, red for a ✗ one, nothing otherwise (the
-    theme's own text colour)."""
+    theme's own text colour); `dark`: the dark theme's (`VERDICT_CSS_DARK`)."""
     text = str(cell)
-    return next((css for mark, css in VERDICT_CSS.items() if text.startswith(mark)), "")
+    return next((css for mark, css in (VERDICT_CSS_DARK if dark else VERDICT_CSS).items() if text.startswith(mark)), "")
 
 
-def style_summary(table: pd.DataFrame):
+def style_summary(table: pd.DataFrame, dark: bool = False):
     """`explorer.text.compare.summary_table` indexed by method, ✓ cells green and ✗ cells red (a
-    pandas Styler). The method names are bold in the theme's text colour (no fixed colour: it would
-    be dark on dark)."""
-    return table.set_index("Method").style.map(verdict_color).map_index(lambda _: "font-weight: bold")
+    pandas Styler; `dark`: the dark theme's colours). The method names are bold in the theme's text colour (no fixed
+    colour: it would be dark on dark)."""
+    return table.set_index("Method").style.map(verdict_color, dark=dark).map_index(lambda _: "font-weight: bold")
 
 
-def style_summary_by_method(table: pd.DataFrame) -> list:
+def style_summary_by_method(table: pd.DataFrame, dark: bool = False) -> list:
     """`style_summary` as one small table per method, for a phone: its name as the column's title, its four verdicts one
     under another (five columns of sentences on a phone were squeezed to a word or two a line, the last ones cut)."""
     indexed = table.set_index("Method")
     return [
-        indexed.loc[[method]].T.style.map(verdict_color).map_index(lambda _: "font-weight: bold", axis=1)
+        indexed.loc[[method]].T.style.map(verdict_color, dark=dark).map_index(lambda _: "font-weight: bold", axis=1)
         for method in indexed.index
     ]
 
