@@ -108,10 +108,23 @@ def test_the_grid_chart_greys_the_rows_that_did_not_learn():
         charts.grid_frame(text.grid_rows(s, past=False)), **text.grid_chart(s, past=False)
     ).to_dict()
     filters = [t["filter"] for layer in spec["layer"] for t in layer.get("transform", [])]
-    assert filters == ["datum.learned", "!datum.learned"]
+    assert filters == ["datum.learned", "!datum.learned", *["datum.learned"] * 2, *["!datum.learned"] * 2]
     rows = next(iter(spec["datasets"].values()))
-    grey = {r["encoding"] for r in rows if r["grey"]}
+    grey = {r["encoding"] for r in rows if not r["learned"]}
     assert grey == {"drope"}
+    # the grey rows' fill and text are the spec's own colours (not data), so the dark theme maps them: there the
+    # grey cells are dark, not the near-white that glared on a dark slide
+    grey_cell = spec["layer"][1]["encoding"]["fill"]
+    assert grey_cell == {"value": charts.UNLEARNED_FILL}
+    assert [layer["mark"].get("color") for layer in spec["layer"][4:]] == [charts.UNLEARNED_TEXT] * 2
+    from _chartspec import contrast, luminance
+
+    from explorer.charts.style import style_spec
+
+    dark = style_spec(spec, dark=True)
+    assert luminance(dark["layer"][1]["encoding"]["fill"]["value"]) < 0.05
+    for layer in dark["layer"][4:]:
+        assert contrast(layer["mark"]["color"], dark["layer"][1]["encoding"]["fill"]["value"]) >= 3
     dark_text = {(r["encoding"], r["length"]) for r in rows if r["ink"] == "#ffffff"}
     assert ("cope", "512") in dark_text and all(e != "drope" for e, _ in dark_text)
 

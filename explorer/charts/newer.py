@@ -44,10 +44,7 @@ def grid_chart(
     # the text's colour follows its cell, not the theme (a field with no scale: dark mode leaves it alone)
     share = (frame["mean"] - floor) / max(1e-9, 1.0 - floor)
     learned = frame["learned"].astype(bool)
-    frame = frame.assign(
-        ink=np.where(~learned, UNLEARNED_TEXT, np.where(share > WHITE_INK_FROM, "#ffffff", "#0f172a")),
-        grey=[None if ok else UNLEARNED_FILL for ok in learned],
-    )
+    frame = frame.assign(ink=np.where(~learned, UNLEARNED_TEXT, np.where(share > WHITE_INK_FROM, "#ffffff", "#0f172a")))
     rows = list(dict.fromkeys(frame["encoding"]))
     lengths = list(dict.fromkeys(frame["length"]))
     x = alt.X("length:O", title="evaluation length (tokens)", sort=lengths, axis=alt.Axis(orient="top", labelAngle=0))
@@ -70,12 +67,21 @@ def grid_chart(
     )
     cell = base.mark_rect(stroke="#ffffff", strokeWidth=2).encode(tooltip=tooltip)
     cells = cell.transform_filter("datum.learned").encode(color=fill)
-    grey = cell.transform_filter("!datum.learned").encode(fill=alt.Fill("grey:N", scale=None))
+    # the grey rows' fill and text are the spec's own colours, not data: the dark theme maps them (a near-white row,
+    # the brightest thing on a dark slide, was the one that gets no claim)
+    grey = cell.transform_filter("!datum.learned").encode(fill=alt.value(UNLEARNED_FILL))
     ink = alt.Color("ink:N", scale=None)
-    mean_text = base.mark_text(dy=-8, fontSize=16, fontWeight="bold").encode(text="value_text:N", color=ink)
-    interval_text = base.mark_text(dy=10, fontSize=11).encode(text="interval_text:N", color=ink)
-    # each layer its own colour scale: the cells' blues, and the grey and the text's colours as given
-    layers = alt.layer(cells, grey, mean_text, interval_text).resolve_scale(color="independent", fill="independent")
+    mean_font: dict = dict(dy=-8, fontSize=16, fontWeight="bold")
+    interval_font: dict = dict(dy=10, fontSize=11)
+    learned, unlearned = base.transform_filter("datum.learned"), base.transform_filter("!datum.learned")
+    texts = [
+        learned.mark_text(**mean_font).encode(text="value_text:N", color=ink),
+        learned.mark_text(**interval_font).encode(text="interval_text:N", color=ink),
+        unlearned.mark_text(color=UNLEARNED_TEXT, **mean_font).encode(text="value_text:N"),
+        unlearned.mark_text(color=UNLEARNED_TEXT, **interval_font).encode(text="interval_text:N"),
+    ]
+    # each layer its own colour scale: the cells' blues, and the text's colours as given
+    layers = alt.layer(cells, grey, *texts).resolve_scale(color="independent", fill="independent")
     return layers.properties(
         title=alt.Title(title, subtitle=list(subtitle)),
         height=CELL_HEIGHT * len(rows),
