@@ -736,3 +736,23 @@ def test_the_rope_plane_fits_a_phone_at_its_own_size(browser, server, width):
         assert size["drawn"] == pytest.approx(size["own"], abs=0.5), size
     else:
         assert 0.9 * size["own"] <= size["drawn"] <= size["own"] + 0.5, size
+
+
+#: The context-extension angle chart's "one full turn" label and the points it meets: [label box, boxes of the
+#: points (symbols) that overlap it by more than a pixel: a text box's top is above its letters' ink].
+TURN_LABEL_JS = """() => { const svg = document.querySelector('[class*="st-key-ext_live_"] svg.marks');
+  const label = [...svg.querySelectorAll('text')].find((t) => t.textContent.startsWith('one full turn'));
+  const box = label.getBoundingClientRect();
+  const meets = [...svg.querySelectorAll('g.mark-symbol path')].map((p) => p.getBoundingClientRect())
+    .filter((r) => r.width > 0 && r.right > box.left + 1 && r.left < box.right - 1 && r.bottom > box.top + 1
+      && r.top < box.bottom - 1);
+  return [[box.left, box.top, box.right, box.bottom], meets.map((r) => [r.left, r.top, r.right, r.bottom])]; }"""
+
+
+@pytest.mark.parametrize("query", [{}, {"rope_type": "default", "train_len": "8192", "target_len": "65536"}])
+def test_the_full_turn_label_sits_clear_of_the_angle_charts_points_on_a_phone(browser, server, query):
+    """On a phone's narrow plot the label "one full turn, 2π" sat on its line's left end, over the fast pairs' points
+    of both curves (they fall from left to right and cross the line from above): it hangs under the line there. (Where
+    the curves cross the line under the label itself, a short L such as 512, a point still meets its end.)"""
+    label, meets = read_on_a_phone(browser, server, "extension", query, TURN_LABEL_JS)
+    assert label[2] > label[0] and meets == [], (label, meets)

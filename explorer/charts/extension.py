@@ -395,7 +395,9 @@ def angle_reach_chart(
         subtitle=ANGLE_SUBTITLE,
         y_title="largest angle (radians, log scale)",
         colors={train_name: BEFORE, target_name: AFTER},
-        hrules=[(2 * np.pi, "one full turn, 2π", "left")],
+        # under its line at the left: the angles fall from left to right, so the curves cross the line there from
+        # above (both curves' fast pairs sat on the label above it on a phone's plot)
+        hrules=[(2 * np.pi, "one full turn, 2π", "left below")],
         highlight=ood,
         highlight_series=target_name,
     )
@@ -835,7 +837,7 @@ def angle_reach_live_chart(
         .mark_point(size=260, strokeWidth=2.5, color=WARN, opacity=1)
         .encode(x, y, tooltip=tooltip),
     ]
-    layers += _rules([(2 * np.pi, "one full turn, 2π", "left")], axis="y", log=True)
+    layers += _rules([(2 * np.pi, "one full turn, 2π", "left below")], axis="y", log=True)  # as in `angle_reach_chart`
     readout = " + '\\n' + ".join([*lines, count])
     # top right, its lines downwards: the angles fall from left to right, so the slow pairs' curves leave that corner
     # free (a phone's narrow plot at a large T excepted: the halo keeps the figures legible there)
