@@ -105,11 +105,11 @@ BASE_CSS = (
    columns need about 43 rem (each slider's name 7 rem, track 9.5 rem, value and gaps), at any rem (presentation's) */
 .st-key-rope_controls { container-type: inline-size; }
 @container (width < 44rem) {  /* a phone, or a laptop with the sidebar open: each of the RoPE plane's sliders on
-  one line (label, track, value), not two */
+  one line (label, track, value), not two; on a 390-px phone the widest value (b = 5,000,000) inside the card */
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings .vega-bind label {
     display: flex; flex-wrap: nowrap; align-items: center; gap: 0.5rem; }
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings .vega-bind-name { min-width: 5.5rem; max-width: 8rem; }
-  [class*="st-key-rope_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(14rem, 38vw); }
+  [class*="st-key-rope_live_"] .vega-embed form.vega-bindings input[type="range"] { width: min(14rem, 34vw); }
 }
 @container (width >= 44rem) {  /* the RoPE plane's nine sliders: m, n, d, b, j, then q's and k's two numbers each beside them */
   [class*="st-key-rope_live_"] .vega-embed form.vega-bindings {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import colorsys
+
 import altair as alt
 import pandas as pd
 import pytest
@@ -92,7 +94,7 @@ def test_a_text_marks_colour_reads_on_the_dark_card(colour):
 def test_a_halo_in_the_cards_colour_stays_the_cards_and_lines_keep_dark_color():
     """A pale text mark (the read-out's halo, stroked in the card's colour under the figures) is darkened with the card
     as before, not lightened for contrast; a line's colour is dark_color's, not the text rule's."""
-    halo = "#F8FAFC"
+    halo = "#F8FAFC"  # a pale halo of another shade
     text = alt.Chart(pd.DataFrame({"t": ["x"]})).mark_text(color=halo, stroke=halo).encode(text="t:N")
     dark = style.style_spec(text.to_dict(), dark=True)["mark"]
     assert dark["color"] == dark["stroke"] == style.dark_color(halo)
@@ -118,3 +120,28 @@ def test_the_label_step_in_the_browser_is_label_step(most):
     expr = style.label_step_expr("n", str(most))
     for n in range(1, (256 if most >= 12 else 65) + 1):
         assert spec_value({}, expr.replace("n", str(n))) == style.label_step(n, most), (n, most)
+
+
+@pytest.mark.parametrize("white", ["#FFFFFF", "#ffffff", "#fff", "white", " White "])
+def test_the_light_cards_own_colour_becomes_the_dark_cards(white):
+    """A halo under a label or a separator between cells is drawn in the card's colour, however spelt: on the dark
+    card it is the dark card's colour (a lighter slate before: a glow around every name, grey lines between cells).
+    A colour scale's range keeps white (categories drawn on the card), and the card's halo is the card's colour."""
+    assert style.HALO == style.CARD_BACKGROUND
+    assert style.dark_color(white) == style.DARK_BACKGROUND
+    assert style.dark_color(white, lighten_only=True) == white
+    rect = alt.Chart(pd.DataFrame({"x": [0]})).mark_rect(stroke=white).encode(x="x:O")
+    assert style.style_spec(rect.to_dict(), dark=True)["mark"]["stroke"] == style.DARK_BACKGROUND
+
+
+@pytest.mark.parametrize("pale", ["#E2E8F0", "#FEF3C7", "#BFDBFE", "#FFFFFF"])
+def test_a_band_on_the_dark_card_is_a_tint_one_step_off_it(pale):
+    """`band_color`: the pale colour's hue, saturation at most BAND_SATURATION, and the darkest lightness at least
+    BAND_STEP off the dark card (WCAG contrast, `_chartspec.contrast`): seen, not glaring, the same step for every hue."""
+    band = style.band_color(pale)
+    step = contrast(band, style.DARK_BACKGROUND)
+    assert style.BAND_STEP <= step < style.BAND_STEP + 0.05, (pale, band, step)
+    hue, _, sat = colorsys.rgb_to_hls(*(int(band[i : i + 2], 16) / 255 for i in (1, 3, 5)))
+    assert sat <= style.BAND_SATURATION + 0.01
+    if _hls(pale)[2] > 0.05 and sat > 0.05:  # a grey has no hue to keep
+        assert abs(hue - _hls(pale)[0]) < 0.02

@@ -357,8 +357,8 @@ def test_the_bars_verdicts_and_labels_are_computed_from_the_row():
     assert live.sci("datum.deviation", 2) in expr["text"] and "'0 (exact)'" in expr["text"]
     assert f"'{text.NO_ROW}'" in expr["text"] and "' · ' + datum.verdict" in expr["text"]
     assert expr["text_x"] == "max(datum.shown, datum.tolerance)"  # never across the pass mark's rule
-    (rule,) = find(spec, "rule", strokeDash=[6, 4])
-    assert rule["encoding"]["x"]["field"] == "tolerance"
+    rule, over_bars = find(spec, "rule", strokeDash=[6, 4])  # the full-height mark, and its segments over the bars
+    assert rule["encoding"]["x"]["field"] == over_bars["encoding"]["x"]["field"] == "tolerance"
     (mark_label,) = by_field(spec, "text", "text", "label")
     assert calculated(mark_label)["label"] == f"'pass mark ' + {live.sci('datum.tolerance', 1)}"
     # the names above the bars, in a fixed order; no y axis
@@ -604,6 +604,13 @@ def test_the_shift_chart_is_built_without_printing_its_rows(monkeypatch):
     assert [layer.get("name") for layer in spec["layer"] if "data" in layer] == ["shift_not_held"]  # the home row
 
 
+def full_rule_layer(layers) -> int:
+    """The index of the full-height pass mark (the first dashed rule) among `layers`."""
+    return next(
+        i for i, layer in enumerate(layers) if layer["mark"]["type"] == "rule" and layer["mark"].get("strokeDash")
+    )
+
+
 def test_the_pass_mark_runs_under_the_names_and_over_the_bars_that_reach_it():
     """The dashed pass mark crossed the learned table's long name ("… the test needs row 79") at every size: the
     full-height rule is drawn first, the names' halos (in the card's colour) over it, then the bars, and over each bar
@@ -622,12 +629,16 @@ def test_the_pass_mark_runs_under_the_names_and_over_the_bars_that_reach_it():
     full_rule = next(i for i, (t, _, dashed) in enumerate(kinds) if t == "rule" and dashed)
     halo = next(i for i, (t, c, _) in enumerate(kinds) if t == "text" and c == style.HALO)
     bars = next(i for i, (t, _, _) in enumerate(kinds) if t == "bar")
-    tick = next(i for i, (t, _, dashed) in enumerate(kinds) if t == "tick" and dashed)
+    tick = next(i for i, (t, _, dashed) in enumerate(kinds) if t == "rule" and dashed and i > bars)
     names = next(i for i, (t, c, _) in enumerate(kinds) if t == "text" and c == "#0F172A" and i > halo)
     assert full_rule < halo < bars < tick < names, kinds
     visible = [layer for layer in layers if mark(layer).get("opacity") != 0]
     filters = [t["filter"] for t in visible[tick].get("transform", []) if "filter" in t]
     assert "datum.shown > datum.tolerance" in filters[-1], filters
+    over_bar = visible[tick]  # a segment as tall as a bar, centred on it
+    assert mark(over_bar)["yOffset"] == -mark(over_bar)["y2Offset"] == -charts.BAR_PX / 2
+    assert over_bar["encoding"]["y"]["field"] == over_bar["encoding"]["y2"]["field"] == "method"
+    assert mark(over_bar)["strokeDash"] == mark(layers[full_rule_layer(layers)])["strokeDash"]
     assert mark(visible[halo])["strokeWidth"] >= 8  # wide enough to close the gaps between a name's letters
 
 

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import find, frame, layers, sent_spec, spec_value, unit_rows
+from _chartspec import contrast, find, frame, layers, sent_spec, spec_value, unit_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -781,17 +781,6 @@ def test_a_phone_gets_one_heatmap_per_row():
         live_chart(columns=3)
 
 
-def _luminance(color: str) -> float:  # WCAG 2's relative luminance, typed here from the standard
-    channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
-    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def _contrast(a: str, b: str) -> float:
-    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (la + 0.05) / (lb + 0.05)
-
-
 def test_the_sequence_charts_segments_are_dark_tints_on_the_dark_card():
     """On the dark theme the segments under the dots were the light card's pale shades kept pale (a scale's range): a
     bright yellow slab under the video, on which the orange and blue dots fell under 2:1. There each band is a tint one
@@ -806,7 +795,10 @@ def test_the_sequence_charts_segments_are_dark_tints_on_the_dark_card():
     dot_colors = dots["encoding"]["color"]["scale"]["range"]
     assert len(bands) == 2 and len(dot_colors) == 3
     for band, pale in zip(bands, charts.SEGMENT_COLORS.values(), strict=True):
-        assert 1.1 <= _contrast(band, DARK_BACKGROUND) <= 1.6, band  # seen on the card, not glaring
+        assert 1.1 <= contrast(band, DARK_BACKGROUND) <= 1.6, band  # seen on the card, not glaring
         for dot in dot_colors:
-            assert _contrast(dot, band) >= 2.2, (dot, band)
-        assert min(_contrast(dot, band) for dot in dot_colors) > min(_contrast(dot, pale) for dot in dot_colors)
+            assert contrast(dot, band) >= 2.2, (dot, band)
+        assert min(contrast(dot, band) for dot in dot_colors) > min(contrast(dot, pale) for dot in dot_colors)
+    # the swatches, one step off the card, are outlined legibly on both cards
+    outline = shade["encoding"]["fill"]["legend"]["symbolStrokeColor"]
+    assert min(contrast(outline, DARK_BACKGROUND), contrast(outline, "#FFFFFF")) >= 3

@@ -721,17 +721,24 @@ def test_the_shorter_formulas_fit_a_phone_whole(browser, server, slug, width):
     assert formulas and all(width <= box + 0.5 for width, box in formulas), formulas
 
 
-#: The RoPE live plane's SVG: its width as drawn and its own (Vega's width attribute).
-ROPE_PLANE_JS = """() => { const s = document.querySelector('[class*="st-key-rope_live"] [data-testid=stVegaLiteChart] svg.marks');
-  return {drawn: s.getBoundingClientRect().width, own: parseFloat(s.getAttribute('width'))}; }"""
+#: The RoPE live plane's SVG: its width as drawn and its own (Vega's width attribute); how far its sliders' rows (name,
+#: track, value) reach past the chart's box.
+ROPE_PLANE_JS = """() => { const c = document.querySelector('[class*="st-key-rope_live"] [data-testid=stVegaLiteChart]');
+  const s = c.querySelector('svg.marks');
+  const right = Math.max(...[...c.querySelectorAll('.vega-bind label > *')].map((e) => e.getBoundingClientRect().right));
+  return {drawn: s.getBoundingClientRect().width, own: parseFloat(s.getAttribute('width')),
+          sliders_past: right - c.getBoundingClientRect().right}; }"""
 
 
-@pytest.mark.parametrize("width", [390, 360])
-def test_the_rope_plane_fits_a_phone_at_its_own_size(browser, server, width):
+@pytest.mark.parametrize(
+    "width, query", [(390, {}), (390, {"head_dim": "256", "j": "127", "base": "5000000"}), (360, {"j": "31"})]
+)
+def test_the_rope_plane_fits_a_phone_at_its_own_size(browser, server, width, query):
     """On a phone the RoPE plane was 478 px wide, shrunk by the browser to two thirds (its words about 7 px tall): there
-    its plane is smaller and its title and first read-out line take two lines, so it is drawn at its own size on a
-    390-px phone, and at 90 % of it or more on a 360-px one."""
-    size = read_on_a_phone(browser, server, "rope", {}, ROPE_PLANE_JS, width=width)
+    its plane is smaller and its title and θ_j's read-out take more lines, so it is drawn at its own size on a 390-px
+    phone (θ_j's longest figures too: j = 127 of d = 256 at b = 5,000,000), and at 90 % of it or more on a 360-px one."""
+    size = read_on_a_phone(browser, server, "rope", query, ROPE_PLANE_JS, width=width)
+    assert size["sliders_past"] <= 0.5, size  # every value beside its track in view (b = 5,000,000 ran 4 px past)
     if width >= 390:
         assert size["drawn"] == pytest.approx(size["own"], abs=0.5), size
     else:

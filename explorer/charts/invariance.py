@@ -526,12 +526,12 @@ def deviation_chart(
         x=alt.X("tolerance:Q").scale(x_scale)
     )
     rule = mark.mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#0F172A")
-    # the rule again over each bar that reaches it (the rule itself runs under the bars and the names' halos, which
-    # hide it behind a name: it crossed the learned table's long name)
+    # the rule again over each bar that reaches it, as long as the bar is tall (the rule itself runs under the bars and
+    # the names' halos, which hide it behind a name: it crossed the learned table's long name)
     rule_on_bars = (
         per_encoding.transform_filter("datum.ok && datum.shown > datum.tolerance")
-        .mark_tick(orient="vertical", size=BAR_PX, thickness=0, stroke="#0F172A", strokeWidth=2, strokeDash=[6, 4])
-        .encode(x=alt.X("tolerance:Q").scale(x_scale), y=y)
+        .mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#0F172A", yOffset=-BAR_PX / 2, y2Offset=BAR_PX / 2)
+        .encode(x=alt.X("tolerance:Q").scale(x_scale), y=y.bandPosition(0.5), y2=alt.Y2("method:N", bandPosition=0.5))
     )
     rule_label = mark.mark_text(align="left", dx=4, dy=-6, fontSize=13, color="#0F172A", baseline="bottom").encode(
         y=alt.value(0), text="label:N"

@@ -43,8 +43,7 @@ def grid_chart(
     frame = frame.assign(mean=pd.to_numeric(frame["mean"], errors="coerce"), length=frame["length"].astype(str))
     # the text's colour follows its cell, not the theme (a field with no scale: dark mode leaves it alone)
     share = (frame["mean"] - floor) / max(1e-9, 1.0 - floor)
-    learned = frame["learned"].astype(bool)
-    frame = frame.assign(ink=np.where(~learned, UNLEARNED_TEXT, np.where(share > WHITE_INK_FROM, "#ffffff", "#0f172a")))
+    frame = frame.assign(ink=np.where(share > WHITE_INK_FROM, "#ffffff", "#0f172a"))  # a learned row's (on its blue)
     rows = list(dict.fromkeys(frame["encoding"]))
     lengths = list(dict.fromkeys(frame["length"]))
     x = alt.X("length:O", title="evaluation length (tokens)", sort=lengths, axis=alt.Axis(orient="top", labelAngle=0))
@@ -73,12 +72,12 @@ def grid_chart(
     ink = alt.Color("ink:N", scale=None)
     mean_font: dict = dict(dy=-8, fontSize=16, fontWeight="bold")
     interval_font: dict = dict(dy=10, fontSize=11)
-    learned, unlearned = base.transform_filter("datum.learned"), base.transform_filter("!datum.learned")
+    on_blue, on_grey = base.transform_filter("datum.learned"), base.transform_filter("!datum.learned")
     texts = [
-        learned.mark_text(**mean_font).encode(text="value_text:N", color=ink),
-        learned.mark_text(**interval_font).encode(text="interval_text:N", color=ink),
-        unlearned.mark_text(color=UNLEARNED_TEXT, **mean_font).encode(text="value_text:N"),
-        unlearned.mark_text(color=UNLEARNED_TEXT, **interval_font).encode(text="interval_text:N"),
+        on_blue.mark_text(**mean_font).encode(text="value_text:N", color=ink),
+        on_blue.mark_text(**interval_font).encode(text="interval_text:N", color=ink),
+        on_grey.mark_text(color=UNLEARNED_TEXT, **mean_font).encode(text="value_text:N"),
+        on_grey.mark_text(color=UNLEARNED_TEXT, **interval_font).encode(text="interval_text:N"),
     ]
     # each layer its own colour scale: the cells' blues, and the text's colours as given
     layers = alt.layer(cells, grey, *texts).resolve_scale(color="independent", fill="independent")

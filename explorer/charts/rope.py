@@ -568,9 +568,9 @@ def live_pair_chart(
     (explorer.liveparam). So are q's and k's numbers (`VECTOR_PARAMS[vector_input]`, starting at `vectors`, each over
     its ``(lo, hi, step, label)`` of `vector_ranges`): the arrows, their circles and the scores follow them. `q` and `k`,
     the page's pair, set the plane's reach (its facts row, `live_facts`); a vector dragged past it widens the plane
-    in the browser. On a `phone` the plane is `PHONE_PLANE` px and the title and the first read-out line take two
-    lines each: the chart fits a 390-px screen at its own size (it was drawn 478 px wide and shrunk to two thirds,
-    its words about 7 px tall)."""
+    in the browser. On a `phone` the plane is `PHONE_PLANE` px (whatever `size` says), the title and the subtitle's two
+    sentences take two lines each and θ_j's read-out three: the chart fits a 390-px screen at its own size at every j, d
+    and b (it was drawn 478 px wide and shrunk to two thirds, its words about 7 px tall)."""
     q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
     size = PHONE_PLANE if phone else size
     if q.shape != (2,) or k.shape != (2,):
@@ -653,12 +653,17 @@ def live_pair_chart(
     names = tips.mark_text(fontSize=NAME_FONT, fontWeight="bold").encode(
         x=alt.X("lx:Q").scale(scale), y=alt.Y("ly:Q").scale(scale), text="label:N", color=colour
     )
-    theta_line = f"'θ_j = b^(−2j/d) = ' + format({THETA_SIGNAL}, '.6~g') + ' rad per position"
+    theta_value = f"'θ_j = b^(−2j/d) = ' + format({THETA_SIGNAL}, '.6~g')"
     pair_line = (
         f"'(j = ' + {ex['pair']} + ', d = ' + {live.value('head_dim')} + ', b = ' + format({ex['base']}, ',.0f') + ')'"
     )
     readout_lines = [
-        *([f"{theta_line}'", pair_line] if phone else [f"{theta_line} ' + {pair_line}"]),
+        # one line on a wide screen; three on a phone, each within its column whatever j, d and b are
+        *(
+            [theta_value, "'radians per position'", pair_line]
+            if phone
+            else [f"{theta_value} + ' rad per position ' + {pair_line}"]
+        ),
         f"'m − n = ' + format({m_expr} - {n_expr}, 'd')",
         f"'angle k → q changed by ' + format({ex['offset_deg']}, '.2f') + '°'",
         f"'⟨R_m q, R_n k⟩ = ' + format({ex['score']}, '.6f')",

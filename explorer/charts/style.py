@@ -248,7 +248,7 @@ def _scale_heights(view: dict, factor: float) -> dict:
 
 #: Text stroked wide in the light card's colour under a label (a halo): where a line or a rule passes behind the label,
 #: the words stay legible; the dark theme turns it into the dark card's colour (`dark_color`).
-HALO = "#F8FAFC"
+HALO = CARD_BACKGROUND
 
 
 #: The dark theme's card: the page's own dark colours (.streamlit/config.toml), light text, dim grid.
@@ -300,13 +300,14 @@ def _hls_hex(hue: float, light: float, sat: float) -> str:
 def dark_color(color: str, *, lighten_only: bool = False) -> str:
     """A builder's colour, chosen for white, made to read on the dark card with the same hue: dark
     text and lines become light, pale fills and grids become dark, mid-tones stay as they are; the light card's own
-    colour (white, or `HALO`: a halo under a label, a separator between cells) becomes the dark card's. With
+    colour (white, however spelt: a `HALO` under a label, a separator between cells) becomes the dark card's. With
     `lighten_only` (a colour scale's range: categories drawn on the card) a pale colour stays pale: it
     reads on the dark card as it is, and a darkened one would all but vanish there."""
+    card = color.strip().lower() == "white" or (_HEX.fullmatch(color) and _rgb(color) == _rgb(CARD_BACKGROUND))
+    if card and not lighten_only:  # a halo, a separator: the dark card's colour
+        return DARK_BACKGROUND
     if not _HEX.fullmatch(color):
         return color
-    if color.upper() in (CARD_BACKGROUND, HALO) and not lighten_only:  # a halo, a separator: the dark card's
-        return DARK_BACKGROUND
     hue, light, sat = colorsys.rgb_to_hls(*_rgb(color))
     if light < 0.5:
         light = min(max(1.0 - light, 0.62), 0.93)

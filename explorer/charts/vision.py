@@ -60,6 +60,8 @@ STATE_COLORS = {"before": "#1D4ED8", "after": "#C2410C"}
 #: the white card (the text's #F1F5F9 before could not be told from it, in the plot or its legend).
 SEGMENT_COLORS = {"text": "#E2E8F0", "image or video": "#FEF3C7"}
 SEGMENT_VIEW = f"{BAND_VIEW}segments"
+#: The segments' legend swatches' outline: a mid slate, at least 3:1 on either card
+SEGMENT_OUTLINE = "#64748B"
 _BOTTOM_LEGEND = chart_config(legend={"orient": "bottom"}, view={"stroke": None})
 #: The same, each legend's entries one under another: two legends side by side, each in a row, were wider than a phone
 _BOTTOM_LEGENDS_STACKED = chart_config(legend={"orient": "bottom", "direction": "vertical"}, view={"stroke": None})
@@ -955,9 +957,10 @@ def live_sequence_chart(
         .encode(
             x=alt.X("start:Q"),
             x2="end:Q",
-            fill=alt.Fill("segment:N", title="segment").scale(
-                domain=list(SEGMENT_COLORS), range=list(SEGMENT_COLORS.values())
-            ),
+            fill=alt.Fill("segment:N", title="segment")
+            .scale(domain=list(SEGMENT_COLORS), range=list(SEGMENT_COLORS.values()))
+            # outlined: a band's swatch is one step off the card, on the light card and the dark one
+            .legend(symbolStrokeColor=SEGMENT_OUTLINE, symbolStrokeWidth=1),
         )
         .properties(name=SEGMENT_VIEW)  # regions under the dots: darkened on the dark card (style.BAND_VIEW)
     )
