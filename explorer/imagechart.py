@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
+from explorer.charts.style import CARD_BACKGROUND, MASK_VIEW
 from explorer.text.heatmap import reduction_note
 
 __all__ = [
@@ -331,7 +332,8 @@ def image_heatmap(
                   centre cell.
 
     Returns an `alt.LayerChart` of three layers: the image, the hover rects, the legend's two
-    invisible ends. `meta(chart)` reads back the shape, the reduction and the note.
+    invisible ends; a matrix with NaN cells has a fourth under them, the plot in the card's colour
+    (`style.MASK_VIEW`: a slate on the dark card, where viridis's and magma's dark ends met the card). `meta(chart)` reads back the shape, the reduction and the note.
     """
     values = np.asarray(matrix, dtype=np.float64)
     if values.ndim != 2 or values.shape[0] < 1 or values.shape[1] < 1:
@@ -437,7 +439,14 @@ def image_heatmap(
         )
     )
 
-    chart = alt.LayerChart(layer=[image, hover, legend]).properties(width=width, height=height)
+    layers = [image, hover, legend]
+    if not finite.all():  # under the image, the cells that hold no value: the card, and a slate on the dark card
+        extent = pd.DataFrame({"x0": [x_lo], "x1": [x_hi], "y0": [y_lo], "y1": [y_hi]})
+        mask = alt.Chart(extent).mark_rect(fill=CARD_BACKGROUND, stroke=None)
+        layers.insert(
+            0, mask.encode(x=x_enc, x2=alt.X2("x1"), y=y_enc, y2=alt.Y2("y1")).properties(name=MASK_VIEW + "cells")
+        )
+    chart = alt.LayerChart(layer=layers).properties(width=width, height=height)
     if title:
         return chart.properties(title=alt.TitleParams(title, subtitle=note or alt.Undefined, anchor="start"))
     if note:

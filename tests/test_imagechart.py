@@ -32,7 +32,8 @@ def _layer_data(spec, i):
 
 
 def _png(spec) -> Image.Image:
-    url = _layer_data(spec, 0)[0]["url"]
+    image = next(i for i, layer in enumerate(spec["layer"]) if layer["mark"]["type"] == "image")
+    url = _layer_data(spec, image)[0]["url"]
     assert url.startswith("data:image/png;base64,")
     return Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
 
@@ -298,3 +299,39 @@ def test_coarse_hover_cells_is_one_cell_per_20_pixels_square():
     assert coarse_hover_cells(40, 40) == 64
     with pytest.raises(ValueError, match="width and height"):
         coarse_hover_cells(0, 420)
+
+
+def _contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two '#RRGGBB' colours (re-typed here from the WCAG 2 definition)."""
+
+    def lum(c):
+        lin = [
+            (v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4)
+            for v in (int(c[i : i + 2], 16) / 255 for i in (1, 3, 5))
+        ]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["viridis", "magma"])
+def test_cells_without_a_value_lie_on_a_slate_on_the_dark_card(scheme):
+    """A causal mask's upper triangle (NaN: transparent pixels) showed the card. On the dark card, viridis's and
+    magma's lowest colours (a gate or a count of 0) all but matched it, and the mask's edge faded; now a layer under
+    the image fills the plot with the card's colour, a slate on the dark card, which the lowest colour stands off."""
+    from explorer.charts import style
+
+    m = np.tril(np.arange(1.0, 26.0).reshape(5, 5))
+    m[np.triu_indices(5, 1)] = np.nan
+    lowest = _hex(colormap_lut(scheme)[0])
+    assert _contrast(lowest, style.DARK_BACKGROUND) < 1.5  # why: on the card itself the edge fades
+    light = _spec(image_heatmap(m, scheme=scheme))
+    mask = light["layer"][0]
+    assert mask["mark"]["type"] == "rect" and light["layer"][1]["mark"]["type"] == "image"  # drawn first: under it
+    assert mask["mark"]["fill"] == style.CARD_BACKGROUND  # the light card: unchanged
+    assert _layer_data(light, 0) == [{"x0": -0.5, "x1": 4.5, "y0": -0.5, "y1": 4.5}]  # the cells' outer edges
+    dark = style.style_spec(light, dark=True)["layer"][0]["mark"]["fill"]
+    assert dark != style.DARK_BACKGROUND and _contrast(lowest, dark) >= 2.0
+    # a matrix with a value in every cell has no such layer
+    assert [layer["mark"]["type"] for layer in _spec(image_heatmap(np.ones((3, 3))))["layer"]][0] == "image"

@@ -377,15 +377,32 @@ def _band_view(node: dict) -> bool:
     return isinstance(node.get("name"), str) and node["name"].startswith(BAND_VIEW)
 
 
+#: A unit view whose ``name`` starts with this fills, in the card's colour, the part of a plot that holds no value (an
+#: image heatmap's masked cells: a causal mask's upper triangle, a clipped frequency). On the light card it is the card;
+#: on the dark card it is `MASK_DARK`, a mid slate: the dark ends of viridis and magma (a gate or a count of 0) merged
+#: with the navy card there (1.1–1.4:1), so the mask's edge faded; on this slate they stand 2:1 or more off it.
+MASK_VIEW, MASK_DARK = "mask_", "#475569"
+
+
+def _mask_view(node: dict) -> bool:
+    return isinstance(node.get("name"), str) and node["name"].startswith(MASK_VIEW)
+
+
 def _walk_dark(
-    node: Any, colour: bool = False, scale_range: bool = False, text: bool = False, band: bool = False
+    node: Any,
+    colour: bool = False,
+    scale_range: bool = False,
+    text: bool = False,
+    band: bool = False,
+    mask: bool = False,
 ) -> Any:
     """Every literal colour in a spec through `dark_color` (data and expressions untouched): a colour channel's or a
     mark's colour, its ``value`` and its ``condition``'s, and its scale's ``range`` (a method's line colour, chosen for
-    white: lightened only, `dark_color`'s `lighten_only`; in a `BAND_VIEW`, `band_color`). In a text mark's
-    view, its mark's and its encoding's fixed colours through `dark_text_color` instead."""
+    white: lightened only, `dark_color`'s `lighten_only`; in a `BAND_VIEW`, `band_color`; in a `MASK_VIEW`, the
+    card's colour becomes `MASK_DARK`). In a text mark's view, its mark's and its encoding's fixed colours through
+    `dark_text_color` instead."""
     if isinstance(node, dict):
-        band = band or _band_view(node)
+        band, mask = band or _band_view(node), mask or _mask_view(node)
         out = {}
         for key, value in node.items():
             if key in ("datasets", "data", "expr"):
@@ -395,12 +412,14 @@ def _walk_dark(
                 inside = colour and key in ("value", "range", "scale", "condition")
                 in_text = text or (key in ("mark", "encoding") and _text_mark(node))
                 out[key] = _walk_dark(
-                    value, key in COLOR_KEYS or inside, scale_range or (inside and key == "range"), in_text, band
+                    value, key in COLOR_KEYS or inside, scale_range or (inside and key == "range"), in_text, band, mask
                 )
         return out
     if isinstance(node, list):
-        return [_walk_dark(v, colour, scale_range, text, band) for v in node]
+        return [_walk_dark(v, colour, scale_range, text, band, mask) for v in node]
     if colour and isinstance(node, str):
+        if mask and dark_color(node) == DARK_BACKGROUND:  # the card's own colour, however spelt
+            return MASK_DARK
         if text and not scale_range:
             return dark_text_color(node)
         return band_color(node) if band else dark_color(node, lighten_only=scale_range)
