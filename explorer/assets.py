@@ -73,6 +73,17 @@ BASE_CSS = (
 @media (max-width: 380px) {  /* a small phone (360 px): the same three whole, a little smaller still */
   .katex-display > .katex { font-size: 0.76em; }
 }
+/* A display formula or a table wider than its box scrolls in it; the side with more to see fades out (the script
+   below marks it: data-posenc-more = "right", "left" or "both"), so a phone shows that there is more. A mask, not a
+   shadow painted in a colour: the same in the light and the dark theme. */
+[data-posenc-more="right"] { -webkit-mask-image: linear-gradient(to right, #000 calc(100% - 2.5rem), transparent);
+  mask-image: linear-gradient(to right, #000 calc(100% - 2.5rem), transparent); }
+[data-posenc-more="left"] { -webkit-mask-image: linear-gradient(to left, #000 calc(100% - 2.5rem), transparent);
+  mask-image: linear-gradient(to left, #000 calc(100% - 2.5rem), transparent); }
+[data-posenc-more="both"] {
+  -webkit-mask-image: linear-gradient(to right, transparent, #000 2.5rem, #000 calc(100% - 2.5rem), transparent);
+  mask-image: linear-gradient(to right, transparent, #000 2.5rem, #000 calc(100% - 2.5rem), transparent); }
+[data-posenc-more]:focus-visible { outline-offset: -2px; }
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; }
 [data-testid="stTable"] { overflow-x: auto; }
 /* On a touch screen a table's toolbar (show, download, search, full screen) is always shown, above the table: room for
@@ -274,8 +285,29 @@ SVG_EXPORT_JS = """<script>
        scrollable-region-focusable rule finds it at phone width: tests/test_e2e_layout.py). */
     document.querySelectorAll('.katex-display, [data-testid="stTable"] > div').forEach(function (el) {
       if (!el.hasAttribute('tabindex')) { el.setAttribute('tabindex', '0'); }
+      if (!el.posencMore) {  /* which side has more to see: read on a scroll and a change of size, not at every mutation */
+        el.posencMore = true;
+        el.addEventListener('scroll', function () { more(el); }, {passive: true});
+        sized.observe(el);
+        if (el.firstElementChild) { sized.observe(el.firstElementChild); }
+        more(el);
+      }
     });
   }
+  function more(el) {
+    var hidden = el.scrollWidth - el.clientWidth;  /* a few pixels past the box are padding, not more to see */
+    var left = hidden > 4 && el.scrollLeft > 1, right = hidden > 4 && el.scrollLeft < hidden - 1;
+    var side = left && right ? 'both' : left ? 'left' : right ? 'right' : null;
+    if (el.getAttribute('data-posenc-more') !== side) {
+      if (side) { el.setAttribute('data-posenc-more', side); } else { el.removeAttribute('data-posenc-more'); }
+    }
+  }
+  var sized = new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var el = entry.target.posencMore ? entry.target : entry.target.parentElement;
+      if (el && el.posencMore) { more(el); }
+    });
+  });
   new MutationObserver(scan).observe(document.body, {childList: true, subtree: true});
   scan();
   /* The guided tour: when the panel shows another step, go to the top of the page, so the

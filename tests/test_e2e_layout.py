@@ -721,6 +721,38 @@ def test_the_shorter_formulas_fit_a_phone_whole(browser, server, slug, width):
     assert formulas and all(width <= box + 0.5 for width, box in formulas), formulas
 
 
+#: Each display formula's mark of the side with more to see, and whether its style fades it, at the start, a quarter of
+#: the way and at the end of its scroll (a scroll event is heard at the next frame: two frames after each).
+FORMULA_SIDES_JS = """async () => {
+  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const formulas = [...document.querySelectorAll('[data-testid=stMain] .katex-display')];
+  const read = () => formulas.map((d) => [d.getAttribute('data-posenc-more'), getComputedStyle(d).maskImage !== 'none']);
+  const out = [read()];
+  for (const at of [0.25, 1]) {
+    formulas.forEach((d) => { d.scrollLeft = at * (d.scrollWidth - d.clientWidth); });
+    await frames();
+    out.push(read());
+  }
+  return out; }"""
+
+
+@pytest.mark.parametrize("slug, wide", [("extension", True), ("sinusoidal", False)])
+def test_a_formula_wider_than_a_phone_fades_on_the_side_with_more(browser, server, slug, wide):
+    """On a 360-px phone the longest formulas scroll in their box, and nothing showed that they went on. The side with
+    more to see now fades out: the right at first, both in the middle, the left at the end; a formula that fits whole
+    (the sinusoid's) does not fade."""
+    start, middle, end = read_on_a_phone(browser, server, slug, {}, FORMULA_SIDES_JS, width=360)
+    assert start, start
+    if wide:
+        assert start[0] == ["right", True] and middle[0] == ["both", True] and end[0] == ["left", True], (
+            start,
+            middle,
+            end,
+        )
+    else:
+        assert all(f == [None, False] for f in start + middle + end), (start, middle, end)
+
+
 #: The RoPE live plane's SVG: its width as drawn and its own (Vega's width attribute); how far its sliders' rows (name,
 #: track, value) reach past the chart's box.
 ROPE_PLANE_JS = """() => { const c = document.querySelector('[class*="st-key-rope_live"] [data-testid=stVegaLiteChart]');

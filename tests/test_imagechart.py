@@ -334,4 +334,4 @@ def test_cells_without_a_value_lie_on_a_slate_on_the_dark_card(scheme):
     dark = style.style_spec(light, dark=True)["layer"][0]["mark"]["fill"]
     assert dark != style.DARK_BACKGROUND and _contrast(lowest, dark) >= 2.0
     # a matrix with a value in every cell has no such layer
-    assert [layer["mark"]["type"] for layer in _spec(image_heatmap(np.ones((3, 3))))["layer"]][0] == "image"
+    assert _spec(image_heatmap(np.ones((3, 3))))["layer"][0]["mark"]["type"] == "image"
