@@ -134,7 +134,7 @@ def test_score_by_distance_spec_with_fixed_lengths(checks):
     by_method = {c["method"]: c for c in checks}
     for method in METHOD_LABELS:
         scores = (want if method == "alibi" else by_method[method])["scores"]
-        assert y_domain(spec, method, {"alibi_head": 3}) == [min(0.0, min(scores)), max(0.0, max(scores))], method
+        assert y_domain(spec, method, {"alibi_head": 3}) == pytest.approx(padded(scores)), method
     # the slope, written under ALiBi's panel name only
     names = {lbl: panel_title(spec, m, {"alibi_head": 3}) for m, lbl in METHOD_LABELS.items()}
     assert names == {**{lbl: lbl for lbl in METHOD_LABELS.values()}, "ALiBi": ["ALiBi", "head 3: slope 1/8 = 0.125"]}
@@ -240,8 +240,8 @@ def test_the_browsers_curves_are_posencs_at_random_lengths(d, seed, base, head):
             assert_draws_curve(got["distance"], got["score"], want["distances"], want["scores"], (method, Lx, Tx))
             if method not in ("nope", "alibi"):  # curves that change at every n: every point drawn
                 assert got["distance"].tolist() == want["distances"].tolist(), (method, Lx, Tx)
-            scores = want["scores"]  # the y scale spans them and 0 (before Vega makes it nice)
-            assert y_domain(spec, method, sliders) == [min(0.0, min(scores)), max(0.0, max(scores))], (method, Lx, Tx)
+            scores = want["scores"]  # the y scale spans them and 0, and a margin (before Vega makes it nice)
+            assert y_domain(spec, method, sliders) == pytest.approx(padded(scores)), (method, Lx, Tx)
         assert panel_title(spec, "alibi", sliders) == ["ALiBi", f"head {h}: slope 1/{2**h} = {2.0**-h:g}"]
         for panel in panels(spec).values():
             _, rule, note = panel["layer"]
@@ -267,16 +267,22 @@ def test_every_last_row_a_slider_can_leave_is_drawn(lengths):
     assert all(rows["drawn Learned absolute"][n - 1] for n in reach_l)
 
 
+def padded(scores) -> list[float]:
+    """A panel's y domain, re-typed: from 0 or the least score to 0 or the most, a score 8 % of that span further."""
+    lo, hi = min(0.0, min(scores)), max(0.0, max(scores))
+    margin = 0.08 * (hi - lo)
+    return [lo - margin if lo < 0 else 0.0, hi + margin if hi > 0 else 0.0]
+
+
 def test_y_domain_spans_the_scores_shown_and_zero_and_rejects_a_length_without_scores():
     nan = float("nan")
-    # scores typed out: at each length, the least and the most of the first scores, with 0 (Vega-Lite's zero)
-    assert compare.y_domain(np.array([0.5, 2.0, -1.5, 3.0]), [1, 2, 3, 4]) == [
-        [0.0, 0.5],
-        [0.0, 2.0],
-        [-1.5, 2.0],
-        [-1.5, 3.0],
-    ]
-    assert compare.y_domain(np.array([-2.0, -3.0]), [2]) == [[-3.0, 0.0]]
+    # scores typed out: at each length, the least and the most of the first scores, with 0 (Vega-Lite's zero), and
+    # 8 % of that span past a score
+    got = compare.y_domain(np.array([0.5, 2.0, -1.5, 3.0]), [1, 2, 3, 4])
+    assert np.allclose(got, [[0.0, 0.54], [0.0, 2.16], [-1.78, 2.28], [-1.86, 3.36]], rtol=1e-12, atol=0), got
+    # a flat line below 0 (NoPE's) was the domain's end, on the x axis's line: now it stands off it
+    assert np.allclose(compare.y_domain(np.array([-0.6, -0.6]), [2]), [[-0.648, 0.0]], rtol=1e-12, atol=0)
+    assert np.allclose(compare.y_domain(np.array([-2.0, -3.0]), [2]), [[-3.24, 0.0]], rtol=1e-12, atol=0)
     with pytest.raises(ValueError, match="reach: the curve has no score at every n < 3"):
         compare.y_domain(np.array([1.0, 2.0, nan]), [2, 3])  # the learned table stops at L
 

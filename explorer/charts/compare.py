@@ -199,17 +199,24 @@ def alibi_expression(slopes) -> tuple[Any, str]:
     return slope, f"datum[{METHOD_LABELS['nope']!r}] - {SLOPE_SIGNAL} * datum.distance"
 
 
+#: How far a panel's y domain reaches past its curve's least and most score (where they are not 0), as a share of the
+#: domain: NoPE's flat line was its domain's end, drawn on the x axis's line.
+Y_MARGIN = 0.08
+
+
 def y_domain(values: np.ndarray, reach) -> list[list[float]]:
     """The y domain a panel whose curve is `values` (one a distance n = 0, 1, …) has at each length of `reach` (the
-    curve drawn for n < length): its least and most score, and 0 (Vega-Lite's ``zero``, as a domain computed from the
-    data), for Vega to make nice. What Vega computes from the points drawn, computed once here: a press then reads
+    curve drawn for n < length): from 0 or its least score to 0 or its most (Vega-Lite's ``zero``), a score reaching
+    `Y_MARGIN` of that span further, for Vega to make nice. Computed once here, for every length: a press then reads
     it, where a domain from the data made Vega collect a score for every point."""
     out = []
     for n in reach:
         shown = np.asarray(values[: int(n)], dtype=float)
         if shown.size == 0 or np.isnan(shown).any():
             raise ValueError(f"reach: the curve has no score at every n < {n}")
-        out.append([min(float(shown.min()), 0.0), max(float(shown.max()), 0.0)])
+        least, most = float(shown.min()), float(shown.max())
+        margin = Y_MARGIN * (max(most, 0.0) - min(least, 0.0))
+        out.append([least - margin if least < 0 else 0.0, most + margin if most > 0 else 0.0])
     return out
 
 
