@@ -333,7 +333,8 @@ def image_heatmap(
 
     Returns an `alt.LayerChart` of three layers: the image, the hover rects, the legend's two
     invisible ends; a matrix with NaN cells has a fourth under them, the plot in the card's colour
-    (`style.MASK_VIEW`: a slate on the dark card, where viridis's and magma's dark ends met the card). `meta(chart)` reads back the shape, the reduction and the note.
+    (`style.MASK_VIEW`: a slate on the dark card, where viridis's and magma's dark ends met the card).
+    `meta(chart)` reads back the shape, the reduction and the note.
     """
     values = np.asarray(matrix, dtype=np.float64)
     if values.ndim != 2 or values.shape[0] < 1 or values.shape[1] < 1:

@@ -373,8 +373,9 @@ def band_color(color: str) -> str:
     return _hls_hex(hue, light, min(sat, BAND_SATURATION))
 
 
-def _band_view(node: dict) -> bool:
-    return isinstance(node.get("name"), str) and node["name"].startswith(BAND_VIEW)
+def _view_named(node: dict, prefix: str) -> bool:
+    """Whether `node` is a view whose ``name`` starts with `prefix` (`BAND_VIEW`, `MASK_VIEW`)."""
+    return isinstance(node.get("name"), str) and node["name"].startswith(prefix)
 
 
 #: A unit view whose ``name`` starts with this fills, in the card's colour, the part of a plot that holds no value (an
@@ -382,10 +383,6 @@ def _band_view(node: dict) -> bool:
 #: on the dark card it is `MASK_DARK`, a mid slate: the dark ends of viridis and magma (a gate or a count of 0) merged
 #: with the navy card there (1.1–1.4:1), so the mask's edge faded; on this slate they stand 2:1 or more off it.
 MASK_VIEW, MASK_DARK = "mask_", "#475569"
-
-
-def _mask_view(node: dict) -> bool:
-    return isinstance(node.get("name"), str) and node["name"].startswith(MASK_VIEW)
 
 
 def _walk_dark(
@@ -402,7 +399,7 @@ def _walk_dark(
     card's colour becomes `MASK_DARK`). In a text mark's view, its mark's and its encoding's fixed colours through
     `dark_text_color` instead."""
     if isinstance(node, dict):
-        band, mask = band or _band_view(node), mask or _mask_view(node)
+        band, mask = band or _view_named(node, BAND_VIEW), mask or _view_named(node, MASK_VIEW)
         out = {}
         for key, value in node.items():
             if key in ("datasets", "data", "expr"):
