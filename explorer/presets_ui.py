@@ -353,17 +353,29 @@ def _sync(page: str) -> None:
     selected = widgets.url_value("model")
     if selected is None or selected == CUSTOM:
         return
-    if "layer" not in state and widgets.url_value("layer") is None and layers_differ(PRESETS[selected]):
-        state["layer"] = config_first_layer(parsed_preset(PRESETS[selected]))  # where the values come from
+    # A link's values that cannot be used leave the URL (with a notice) before the model's take their
+    # place: Streamlit would otherwise seed the widget from the URL's text.
+    preset = PRESETS[selected]
+    if "layer" not in state and layers_differ(preset):
+        parsed = parsed_preset(preset)
+        first = config_first_layer(parsed)
+        chosen = widgets.url_choice(
+            "layer", max=len(parsed.layer_plans) - 1, fallback=f"used {preset.name}'s first layer, {first}"
+        )
+        state["layer"] = first if chosen is None else chosen  # where the values come from
+        widgets.write("layer", state["layer"])
     mismatch = False
     for name, value in preset_values(page, selected, _selected_layer()).items():
-        given = widgets.url_value(name)
+        param = widgets.get(name)
+        if name in state:
+            given = widgets.url_value(name)
+        else:
+            given = widgets.url_choice(name, fallback=f"used {preset.name}'s value, {param.to_url(value)}")
         if given is not None:
             mismatch = mismatch or not same_value(given, value)
         elif name not in state:
             state[name] = value
-            if value != widgets.get(name).default:  # show it in the address bar at once
-                compat.set_url_param(name, widgets.get(name).to_url(value))
+            compat.set_url_param(name, None if value == param.default else param.to_url(value))
     if mismatch:
         widgets.write("model", CUSTOM)
 

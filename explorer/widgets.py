@@ -60,6 +60,7 @@ __all__ = [
     "page_defaults",
     "register",
     "show_url_notices",
+    "url_choice",
     "url_value",
     "url_values",
     "value",
@@ -131,13 +132,14 @@ def page_defaults() -> dict[str, Any]:
 _NO_URL_VALUE = object()
 
 
-def _reconcile(registered: Param, param: Param) -> Any:
+def _reconcile(registered: Param, param: Param, *, fallback: str | None = None) -> Any:
     """Make the URL value / carried-over session value valid for `param` before the widget is
     created. `registered` is the registry definition (what a link may contain); `param` the
-    effective definition for this call (a page's dynamic range).
+    effective definition for this call (a page's dynamic range). `fallback`: what the page uses
+    instead of a URL value it cannot use, for the notice (default: "used the default, …").
 
     Returns the value the URL decided (valid, clamped), or `_NO_URL_VALUE` when the URL had no say
-    (the session's value stands) or its value could not be used (the default then)."""
+    (the session's value stands) or its value could not be used (the default, or `fallback`, then)."""
     key = param.key
     signatures = st.session_state.setdefault(_SIGNATURES_STATE_KEY, {})
     slot = (current.page(), key)
@@ -166,7 +168,7 @@ def _reconcile(registered: Param, param: Param) -> Any:
             compat.set_url_param(key, None)
             if in_state:
                 del st.session_state[key]
-            record_notice(key, raw, err.reason, f"used the default, {param.to_url(param.default)}")
+            record_notice(key, raw, err.reason, fallback or f"used the default, {param.to_url(param.default)}")
             return _NO_URL_VALUE
         clamped = param.clamp(value)
         if clamped != value:
@@ -206,6 +208,19 @@ def _range_phrase(param: Param) -> str:
 
 
 # ------------------------------------------------------------------- a value without a widget
+def url_choice(key: str, *, fallback: str, **overrides: Any) -> Any:
+    """What the link decides for `key` before a page puts its own value into the session (a model's
+    values: `explorer.presets_ui`): the valid, clamped URL value, or None when the link has none,
+    or its value cannot be used (then it leaves the URL with a notice ending in `fallback`, so
+    Streamlit does not seed the widget from it). The same rules as `widget`; no-op (None) once the
+    session holds a value for `key`."""
+    registered = get(key)
+    if key in st.session_state:
+        return None
+    chosen = _reconcile(registered, registered.with_overrides(**overrides), fallback=fallback)
+    return None if chosen is _NO_URL_VALUE else chosen
+
+
 def value(key: str, **overrides: Any) -> Any:
     """The value of registered parameter `key` where no Streamlit widget shows it (a control that
     lives in a chart: `explorer.liveparam`). The URL and the session decide exactly as for `widget`

@@ -493,15 +493,29 @@ def test_typed_vectors_set_the_head_dim():
         ("0, 0", "1, 2", "all zeros"),
         ("1e999, 1", "1, 2", "finite"),
         ("<b>1</b>, 2", "1, 2", "item 1"),
+        # finite, but the scores or their pass mark would leave the normal numbers (overflow, or 1e-320 → 0)
+        ("1e154, 1e154", "1e154, 1e154", "item 1 must be 0 or between"),
+        ("1, 1e-160", "1, 2", "item 2 must be 0 or between"),
+        ("1, 2", "3, -2e7", "item 2 must be 0 or between 1e-6 and 1e6"),
     ],
 )
 def test_typed_garbage_falls_back_to_seeded(q_text, k_text, message):
     at = run(qk_source="typed", q_text=q_text, k_text=k_text)
     assert_page_complete(at)
     (error,) = at.error
-    assert message in error.value and "seeded random vectors (d = 8)" in error.value
+    assert message in error.value.replace("\\", "") and "seeded random vectors (d = 8)" in error.value
     assert float(metrics(at)["RoPE (float64)"]) < 1e-9
     assert "d = 8" in main_chart(at)["description"]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_typed_entries_at_the_ends_of_their_range_give_finite_scores(dtype):
+    # the largest and smallest sizes a typed entry may have (compute.invariance.TYPED_MAGNITUDE), in both dtypes
+    at = run(qk_source="typed", q_text="1e6, -1e-6", k_text="-1e6, 1e-6", score_dtype=dtype)
+    assert_page_complete(at)
+    assert not at.error
+    shown = metrics(at)
+    assert math.isfinite(float(shown[f"RoPE ({dtype})"])) and float(shown["pass mark"]) > 0
 
 
 # --- the learned table runs out -------------------------------------------------------------------

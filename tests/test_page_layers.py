@@ -136,3 +136,23 @@ def test_llama4_scout_extension_view_opens_on_a_rope_layer():
     at.selectbox(key="model").set_value("llama4-scout").run()
     assert not at.exception, [e.value for e in at.exception]
     assert value(at, "layer") == 0 and value(at, "rope_type") == "llama3"
+
+
+@pytest.mark.parametrize(
+    ("page", "model", "raw", "expected", "why"),
+    [
+        # Gemma 3 4B: 34 layers, the first global one is layer 5; Llama 4 Scout opens on layer 0 (above).
+        (ROPE, "gemma3-4b", "1e309", 5, "not a finite number"),
+        (INV, "llama4-scout", "1e309", 0, "not a finite number"),
+        (EXT, "gemma3-4b", "2.5", 5, "not a whole number"),
+        (ROPE, "gemma3-4b", "abc", 5, "not a number"),
+        (INV, "gemma3-4b", "-1", 5, "outside"),
+        (ROPE, "gemma3-4b", "40", 33, "0–33"),
+    ],
+)
+def test_a_layer_the_link_cannot_use_is_replaced_with_a_notice(page, model, raw, expected, why):
+    at = run_page(page, timeout=120, model=model, layer=raw)
+    assert value(at, "layer") == expected
+    notice = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "layer" in notice and why in notice, notice
+    assert at.query_params.get("layer") == (None if expected == 0 else str(expected))

@@ -229,3 +229,24 @@ def test_a_link_with_a_models_name_opens_it():
     assert at.selectbox(key="model").value == "gemma3-4b"
     assert "Gemma 3 4B" in at.selectbox(key="model").options  # names, not slugs, in the select
     assert "gemma3-4b" not in at.selectbox(key="model").options
+
+
+@pytest.mark.parametrize(
+    ("page", "query", "key", "expected"),
+    [
+        # Llama 2 7B was trained on 4,096 tokens; gpt-oss-20b's head is 64 wide and its beta_fast is 32
+        # (its published config.json); Qwen2.5's card gives YaRN ×4.
+        ("extension", {"model": "llama2-7b", "train_len": "1e309"}, "train_len", 4096),
+        ("extension", {"model": "llama2-7b", "train_len": "-Infinity"}, "train_len", 4096),
+        ("extension", {"model": "gpt-oss-20b", "head_dim": "63"}, "head_dim", 64),
+        ("extension", {"model": "gpt-oss-20b", "beta_fast": "32.3"}, "beta_fast", 32),
+        ("extension", {"model": "qwen2.5-7b-instruct", "factor": "4.1"}, "factor", 4),
+    ],
+)
+def test_a_models_link_with_a_value_it_cannot_use_keeps_the_model_and_says_so(page, query, key, expected):
+    at = run(page, query)
+    assert at.selectbox(key="model").value == query["model"]
+    assert widget_value(at, key) == expected
+    assert at.query_params.get(key) != query[key]  # the junk left the link
+    notice = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert key in notice and f"value, {expected}" in notice, notice

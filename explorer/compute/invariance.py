@@ -8,6 +8,8 @@ additive encodings are equally strong and only their structure differs.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -29,6 +31,10 @@ TABLE_SPAN: tuple[int, int] = (int(get(charts.L_KEY).min or 0), int(get(charts.L
 B_OPTIONS = tuple(float(b) for b in get(charts.B_KEY).options or ())
 #: The head dim of the seeded vectors shown when the typed ones cannot be used.
 FALLBACK_DIM = 8
+#: The smallest and largest size a typed entry may have (0 aside): the scores of d ≤ 256 such entries, and their
+#: pass marks (machine epsilon times the scores' scale), stay normal numbers in float32 as in float64; 1e-160 would
+#: square to 0 and 1e20 overflow float32.
+TYPED_MAGNITUDE = (1e-6, 1e6)
 
 
 def typed_vectors(q_text: str, k_text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -39,9 +45,18 @@ def typed_vectors(q_text: str, k_text: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"q and k must have the same number of entries, got {q.size} and {k.size}")
     if q.size % 2:
         raise ValueError(f"q and k need an even number of entries (coordinates rotate in pairs), got {q.size}")
+    least, most = TYPED_MAGNITUDE
     for name, vec in (("q", q), ("k", k)):
         if not np.any(vec):
             raise ValueError(f"{name} must not be all zeros (every score would be 0), got {vec.size} zeros")
+        size = np.abs(vec)
+        outside = np.flatnonzero((size > most) | ((size > 0) & (size < least)))
+        if outside.size:
+            i = int(outside[0])
+            raise ValueError(
+                f"{name}: item {i + 1} must be 0 or between 1e{math.log10(least):.0f} and 1e{math.log10(most):.0f} "
+                f"in size, got {vec[i]:.6g}"
+            )
     return q, k
 
 
