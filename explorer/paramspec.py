@@ -238,7 +238,10 @@ class Param:
         return str(option)
 
     def options_phrase(self) -> str:
+        """The options as a reader sees them, the middle elided past 8; quoted when an option has a comma in it."""
         tokens = [self.display(o) for o in self.options or ()]
+        if any("," in t for t in tokens):
+            tokens = [f"“{t}”" for t in tokens]
         if len(tokens) > 8:
             tokens = tokens[:4] + ["…"] + tokens[-2:]
         return ", ".join(tokens)

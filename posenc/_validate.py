@@ -134,12 +134,12 @@ def parse_vector(text: Any, *, name: str = "vector", max_len: int = MAX_DIM) -> 
     items = [item.strip() for item in body.split(",")]
     if len(items) > max_len:
         raise ValueError(f"{name} must have at most {max_len} numbers, got {len(items)}")
+    shown = [item if len(item) <= 20 else item[:19] + "…" for item in items]
     for i, item in enumerate(items, start=1):
         if not _NUMBER_TOKEN.fullmatch(item):
-            shown = item if len(item) <= 20 else item[:19] + "…"
-            raise ValueError(f"{name}: item {i} must be a number, got {shown!r}")
+            raise ValueError(f"{name}: item {i} must be a number, got {shown[i - 1]!r}")
     values = np.array([float(item) for item in items])
     if not np.all(np.isfinite(values)):
         i = int(np.flatnonzero(~np.isfinite(values))[0])
-        raise ValueError(f"{name}: item {i + 1} must be a finite number, got {items[i]!r}")
+        raise ValueError(f"{name}: item {i + 1} must be a finite number, got {shown[i]!r}")
     return values

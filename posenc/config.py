@@ -254,9 +254,9 @@ def _show(value: Any) -> str:
     if isinstance(value, str):
         return f"the text {_short(value)!r}"
     if isinstance(value, list):
-        return f"a list of {len(value)} items"
+        return f"a list of {len(value)} item{'' if len(value) == 1 else 's'}"
     if isinstance(value, dict):
-        return f"an object with {len(value)} keys"
+        return f"an object with {len(value)} key{'' if len(value) == 1 else 's'}"
     return type(value).__name__
 
 
@@ -414,7 +414,16 @@ class _Reader:
         """:meth:`number` for a whole number in [minimum, maximum]."""
         return self.number(key, value, what=what, integer=True, minimum=minimum, maximum=maximum)
 
-    def head_dim_value(self, key: str, value: Any, *, source: str):
+    def head_dim_value(self, key: str, value: Any, *, source: str, derived: str | None = None):
+        """The head size `value` read at `key`; `derived`: how it was computed (``"4096 // 32"``), when the config
+        does not give it, so a size out of range is reported as the computed head size, not as `key`'s value."""
+        if derived is not None and not 2 <= value <= MAX_HEAD_DIM:
+            self.error(
+                key,
+                f"{source} is {derived} = {value}; a head size must be between 2 and {MAX_HEAD_DIM:,} "
+                "(a sane limit for this explorer)",
+            )
+            return None
         v = self.whole(
             key, value, what="a whole number (the size of one attention head)", minimum=2, maximum=MAX_HEAD_DIM
         )
@@ -775,14 +784,18 @@ class _Reader:
             self.warn(block_prefix + "mrope_interleaved", f"should be true or false, got {_show(interleaved)}; ignored")
             interleaved = False
         if section is not None:
-            if (
-                not isinstance(section, list)
-                or len(section) != 3
-                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in section)
-            ):
+            bad = None
+            if not isinstance(section, list) or len(section) != 3:
+                bad = _show(section)
+            else:
+                for axis, x in zip("thw", section):
+                    if not (isinstance(x, int) and not isinstance(x, bool) and x >= 0):
+                        bad = f"{_show(x)} for {axis}"
+                        break
+            if bad is not None:
                 self.error(
                     block_prefix + "mrope_section",
-                    f"must be a list of 3 whole numbers >= 0 (pairs for t, h, w), got {_show(section)}",
+                    f"must be a list of 3 whole numbers >= 0 (pairs for t, h, w), got {bad}",
                 )
             else:
                 r.mrope_section, r.mrope_interleaved = list(section), interleaved
@@ -895,7 +908,10 @@ class _Reader:
                     f"the head size is taken as {hidden} // {heads} = {hidden // heads}",
                 )
             v = self.head_dim_value(
-                prefix + hidden_key, hidden // heads, source=f"the head size {hidden_key} // {heads_key}"
+                prefix + hidden_key,
+                hidden // heads,
+                source=f"the head size {hidden_key} // {heads_key}",
+                derived=f"{hidden} // {heads}",
             )
             if v is not None:
                 self.note(f"head_dim {v} = {hidden_key} {hidden} // {heads_key} {heads}.")

@@ -678,6 +678,31 @@ BAD = [
     ("head_dim 10**9", '{"head_dim": 1000000000}', {}, "head_dim", "error", ["at most 1,024", "1000000000"]),
     ("head_dim 10**400", '{"head_dim": 1' + "0" * 400 + "}", {}, "head_dim", "error", ["at most 1,024"]),
     ("head_dim odd", '{"head_dim": 65}', {}, "head_dim", "error", ["must be even", "pairs"]),
+    # a computed head size out of range is reported as the computed size, with its sum (hidden_size itself is fine)
+    (
+        "computed head too big",
+        '{"hidden_size": 4096, "num_attention_heads": 1}',
+        {},
+        "hidden_size",
+        "error",
+        ["the head size hidden_size // num_attention_heads is 4096 // 1 = 4096", "between 2 and 1,024"],
+    ),
+    (
+        "mrope entry named",
+        '{"head_dim": 128, "rope_scaling": {"rope_type": "default", "mrope_section": [16, -3, 8]}}',
+        {},
+        "rope_scaling.mrope_section",
+        "error",
+        ["got -3 for h"],
+    ),
+    (
+        "mrope one entry",
+        '{"head_dim": 128, "rope_scaling": {"rope_type": "default", "mrope_section": [16]}}',
+        {},
+        "rope_scaling.mrope_section",
+        "error",
+        ["got a list of 1 item"],
+    ),
     ("head_dim fraction", '{"head_dim": 64.5}', {}, "head_dim", "error", ["whole number"]),
     ("head_dim string", '{"head_dim": "64"}', {}, "head_dim", "error", ["without quotes"]),
     (

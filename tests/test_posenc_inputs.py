@@ -678,6 +678,14 @@ def test_parse_vector_names_the_vector_and_the_offending_item(text, item):
     assert item in str(info.value)
 
 
+def test_parse_vector_cuts_a_long_item_short_in_its_message():
+    # a number of 400 digits is finite in text but not as a float: the message quotes it cut to 20 characters
+    with pytest.raises(ValueError) as info:
+        posenc.parse_vector("1, " + "9" * 400, name="q")
+    assert "item 2 must be a finite number, got '9999999999999999999…'" in str(info.value)
+    assert len(str(info.value)) < 100
+
+
 @pytest.mark.parametrize(
     "text",
     ["", "   ", "[]", "()", "1,,2", "[1, 2", "[[1, 2]]"],

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from posenc import realmodel, stats
+from posenc.methods import ROPE_METHODS
 from posenc.realmodel import MODEL, HeadRules, ModelFacts, head_labels, parse_method
 
 if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:
@@ -586,3 +587,21 @@ def test_ship_texts_keeps_the_shipped_pairs_and_computes_the_rest_rope_by_rope()
     assert set(part["texts"]["typing.py"]["results"]) == set(first) and part["runs"][-1] == {"date": "now"}
     n_pairs = sum(len(m) for m in cli.SHIP_TEXTS.values()) - 1
     assert calls == [16384, 8192] * n_pairs and part["complete"]
+
+
+@pytest.mark.parametrize("method", ["norope", *ROPE_METHODS])
+def test_the_scores_cache_key_drops_only_the_values_a_method_does_not_read(method):
+    """explorer.compute.realmodel.method_key: a link moving an unread slider reuses the cached scores; the
+    rope block the model then runs with must be the same one (blocks compared, not names)."""
+    from explorer.compute.realmodel import method_key
+
+    for factor, keep in [(2.0, 0.25), (4.5, 0.875), (8.0, 0.0)]:
+        given = realmodel.method_for(method, factor=factor, keep=keep)
+        name, kept_factor, kept_keep = method_key(method, factor, keep)
+        keyed = realmodel.method_for(name, factor=kept_factor, keep=kept_keep)
+        assert given.block() == keyed.block() and given.stopped == keyed.stopped
+    # and what it keeps does matter: p-RoPE's fraction, every scaling method's factor
+    if method == "proportional":
+        assert method_key(method, 2.0, 0.25) != method_key(method, 2.0, 0.5)
+    if method not in ("norope", "default"):
+        assert method_key(method, 2.0, 0.25) != method_key(method, 4.0, 0.25)

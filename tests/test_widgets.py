@@ -380,3 +380,10 @@ def test_aliases_are_other_texts_for_an_option():
         Param("zz_pick2", "Pick", "select", "a", options=("a",), aliases={"c": ("C",)})
     with pytest.raises(ValueError, match="aliases are for select and radio"):
         Param("zz_pick3", "Pick", "segmented", "a", options=("a",), aliases={"a": ("A",)})
+
+
+def test_options_with_commas_are_quoted_in_a_notice():
+    # the lab's encoding sets are named by their members ("rope, hybrid"): joined bare, no reader could tell them apart
+    param = Param("sets_t", "Sets", "select", "all", options=("all", "nope, rope", "rope"))
+    assert param.options_phrase() == "“all”, “nope, rope”, “rope”"
+    assert Param("plain_t", "Plain", "select", "a", options=("a", "b")).options_phrase() == "a, b"

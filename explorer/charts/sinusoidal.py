@@ -189,12 +189,13 @@ def parse_dims(text: str, d_model: int, *, limit: int = MAX_CURVES) -> tuple[lis
     out_of_range: list[str] = []
     dropped = 0
     for tok in tokens:
-        if not re.fullmatch(r"\+?\d{1,6}", tok):
-            bad.append(tok[:12])
+        shown = tok if len(tok) <= 12 else tok[:11] + "…"
+        if not re.fullmatch(r"[+-]?\d+", tok):
+            bad.append(shown)
             continue
-        value = int(tok)
-        if value >= d_model:
-            out_of_range.append(str(value))
+        value = int(tok) if len(tok) <= 12 else d_model  # a dozen digits are past any d_model
+        if not 0 <= value < d_model:
+            out_of_range.append(shown)
             continue
         if value in dims:
             continue

@@ -83,13 +83,32 @@ def heads(ids: tuple) -> dict:
     return model().attention(np.asarray(ids), rules=RULES)
 
 
-@cached(max_entries=16)
+def method_key(method: str, factor: float, keep: float) -> tuple[str, float, float]:
+    """(method, factor, keep) with the values `posenc.realmodel.method_for` does not read set to fixed ones: the
+    model's own rope and NoPE read neither, only p-RoPE reads ``keep``. A link that moves an unread slider then
+    finds the scores already cached instead of running the model again (up to half a minute at 2,048 tokens)."""
+    if method in ("default", "norope"):
+        return method, 1.0, 0.0
+    return method, float(factor), float(keep) if method == "proportional" else 0.0
+
+
 def nll(ids: tuple, method: str, factor: float, keep: float) -> np.ndarray:
+    """Each token's loss under the rope `method_for` makes of these (cached per `method_key`)."""
+    return _nll(ids, *method_key(method, factor, keep))
+
+
+@cached(max_entries=16)
+def _nll(ids: tuple, method: str, factor: float, keep: float) -> np.ndarray:
     return model().nll(np.asarray(ids), realmodel.method_for(method, factor=factor, keep=keep))
 
 
-@cached(max_entries=16)
 def difference(ids: tuple, method: str, factor: float, keep: float, block: int) -> tuple[float, float, float]:
+    """The mean loss difference from the model's own rope, with its interval (cached per `method_key`)."""
+    return _difference(ids, *method_key(method, factor, keep), block)
+
+
+@cached(max_entries=16)
+def _difference(ids: tuple, method: str, factor: float, keep: float, block: int) -> tuple[float, float, float]:
     return realmodel.mean_difference(nll(ids, method, factor, keep), nll(ids, "default", 1.0, 0.0), block=block)
 
 

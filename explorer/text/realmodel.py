@@ -655,10 +655,10 @@ def text_warnings(pasted: bool, found: int, asked: int, *, minimum: int, most: i
     out: list[str] = []
     if found < asked and found < minimum:
         return [
-            f"The pasted text has {found} tokens; the views need at least {minimum}. Showing argparse.py instead."
+            f"The pasted text has {count(found, 'token')}; the views need at least {minimum}. Showing argparse.py instead."
         ], True
     if found < asked:
-        out.append(f"The pasted text has {found} tokens, fewer than the {asked} asked for: all {found} are read.")
+        out.append(f"The pasted text has {count(found, 'token')}, fewer than the {asked} asked for: all are read.")
     if found > most:
         out.append(
             f"The pasted text has {found:,} tokens; the views read at most its first {most:,} (Frequencies and Heads "
