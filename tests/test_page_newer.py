@@ -50,7 +50,9 @@ def test_defaults_draw_a_grid_per_task_and_a_paragraph_per_encoding():
         assert f"**{paper.title}** ({paper.cite})" in body, m
     for m in lab.NEWER:  # an encoding is said not to have learned exactly where a task's row did not
         unlearned = [t for t in ARENA if SHIPPED["tasks"][t]["learned"].get(m) is False]
-        assert body.count(f"**{m}** did not learn the task") == len(unlearned), (m, unlearned)
+        (paragraph,) = [p.value for p in at.markdown if p.value.startswith(f"**{text.PAPERS[m].title}**")]
+        said = [t for t in ARENA if f"did not learn the {t} task" in paragraph]
+        assert said == unlearned and paragraph.count("did not learn the") == len(unlearned), (m, unlearned)
     n = len(re.findall(r"\b(?:better|worse|not separable) at \w+ \(", body))
     assert f"prints {n} seed-paired comparisons" in body
     assert any("Learned means accuracy at least 0.95" in c.value for c in at.caption)

@@ -65,6 +65,11 @@ def test_no_claim_for_an_encoding_that_did_not_learn_and_no_comparison_with_a_ro
     by_task = text.shown_tasks(_data(flipflop=_entry(VALUES, LEARNED)))
     line = text.sentence("drope", by_task, past=False)
     assert "did not learn" in line and "paired by seed" not in line and "0.598" in line  # its value at L, as evidence
+    # through several tasks the paragraph names each task it did not learn, and leaves the rule to learned_line
+    two = text.shown_tasks(_data(flipflop=_entry(VALUES, LEARNED), kback=_entry(VALUES, LEARNED)))
+    line = text.sentence("drope", two, past=False)
+    assert "did not learn the flipflop task" in line and "did not learn the kback task" in line
+    assert "learned means" not in line and "learned means" in text.learned_line(two).lower()
     unlearned_rope = text.shown_tasks(_data(flipflop=_entry(VALUES, {**LEARNED, "rope": False})))
     line = text.sentence("cope", unlearned_rope, past=False)
     assert "RoPE did not learn this task, so there is no comparison" in line and "better" not in line

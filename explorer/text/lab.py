@@ -171,8 +171,10 @@ class Shown:
     def trained_len(self, m: str) -> int:
         return parse_method(m.split(" (")[0]).trained_len(self.train_len)
 
-    def not_learned(self, m: str) -> str:
-        """'<method> did not learn the task inside L (…)' with its value and the rule."""
+    def not_learned(self, m: str, *, by_task: bool = False) -> str:
+        """'<method> did not learn the task inside L (…)' with its value and the rule; `by_task`: 'it did not learn
+        the <task> task …' without the rule, for a paragraph about one method that goes through the tasks (the page
+        states the rule once: explorer.text.newer.learned_line)."""
         n = self.trained_len(m)
         where = "inside L" if n == self.train_len else f"at its fine-tune length {n}"
         c = self.ci(m, n)
@@ -181,8 +183,10 @@ class Shown:
         if c is not None and FMT.format(c.mean) == FMT.format(bound):  # 0.9497 would read "0.950", the bound
             value = c.text("{:.4f}")
         return (
-            f"**{m}** did not learn the task {where} ({self.quantity} {value} at {n} tokens; "
-            f"learned means {learned_rule(self.metric)}), so its curve says nothing about extrapolation"
+            f"{f'it did not learn the {self.task} task' if by_task else f'**{m}** did not learn the task'} {where} "
+            f"({self.quantity} {value} at {n} tokens"
+            f"{'' if by_task else f'; learned means {learned_rule(self.metric)}'}), "
+            "so its curve says nothing about extrapolation"
         )
 
     def lens(self, ns: Sequence[int]) -> str:

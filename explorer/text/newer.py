@@ -178,7 +178,7 @@ def _finding(s: Shown, m: str, *, past: bool) -> str:
     if m not in s.runs:
         return ""
     if not s.learned.get(m, False):
-        text = s.not_learned(m)
+        text = s.not_learned(m, by_task=True)
         drops = s.entry.get("drop", {}).get(m, {})
         if drops:  # DroPE: whether the RoPE model it started from had learned, before the drop
             before = sum(1 for r in drops.values() if r.get("reached_before_drop") is not None)
