@@ -87,7 +87,7 @@ def _nav_link(page: Page) -> None:
         st.markdown(f"[{page.title}]({page.url_path or './'})")
 
 
-def intro() -> Any:
+def intro(*, formulas: bool = True) -> Any:
     """The container for a page's introduction (its opening text and formulas): the page itself,
     or, in presentation mode and while a guided-tour step is shown, a closed "About this page"
     expander, so the page's controls and main chart (and a step's narration) fit the first screen
@@ -96,9 +96,13 @@ def intro() -> Any:
         with intro():
             st.markdown("…")
             formula(r"…")
+
+    `formulas`: whether the introduction holds any (the expander's title says so only then;
+    tests/test_presentation.py reads each page's ``with intro(...)`` block to check).
     """
     if mode.is_on() or tour.active_step(quiet=True) is not None:
-        return st.expander("About this page: the idea and the formulas", icon=":material/info:")
+        title = "About this page: the idea and the formulas" if formulas else "About this page: the idea"
+        return st.expander(title, icon=":material/info:")
     return st.container()
 
 

@@ -33,7 +33,7 @@ def draw(builder, *args, **kwargs) -> None:
 OFFERED = rc.control_offered()  # the path control (drawn below, only where the server offers it) or $POSENC_MODEL
 OWN_PATH = str(st.session_state.get("rm_model", rc.env_path())).strip() if OFFERED else rc.env_path()
 own, own_error = rc.loaded(rc.own_facts, OWN_PATH) if OWN_PATH else (None, "")  # its facts, or why they cannot be read
-with intro():
+with intro(formulas=False):
     st.markdown(text.intro(MODEL, own, offered=OFFERED, env=rc.ENV))
 
 OK, WHY = realmodel.available()

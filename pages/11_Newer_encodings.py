@@ -19,7 +19,7 @@ from explorer.text import lab as lab_text
 from explorer.text import newer as text
 from explorer.widgets import widget
 
-with intro():
+with intro(formulas=False):
     st.markdown(text.INTRO)
 
 try:

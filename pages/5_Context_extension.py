@@ -26,7 +26,7 @@ from explorer.text import extension as text
 from explorer.text import methods
 from explorer.widgets import escape_markdown, widget
 
-with intro():
+with intro(formulas=False):
     st.markdown(text.INTRO)
 
 # ------------------------------------------------------------------------------------- controls

@@ -24,7 +24,7 @@ from explorer.text import lab as text
 from explorer.widgets import escape_markdown, widget
 from posenc import lab
 
-with intro():
+with intro(formulas=False):
     st.markdown(text.INTRO)
 
 try:

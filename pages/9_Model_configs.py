@@ -37,7 +37,7 @@ def metrics(rows: list, container=st) -> None:
             col.metric(label, value, help=help_)
 
 
-with intro():
+with intro(formulas=False):
     st.markdown(text.INTRO)
 
 # ----------------------------------------------------------------------------------- paste

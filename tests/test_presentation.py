@@ -152,6 +152,9 @@ def test_present_runs_on_every_page(page):
     assert at.toggle(key="present").value is True
     assert at.query_params["present"] == "true"  # canonical form for the bound toggle
     assert at.title[0].value == TITLES[page]
+    # the introduction folds into an expander whose title promises formulas exactly where it holds some
+    (about,) = [e for e in at.expander if e.label.startswith("About this page")]
+    assert ("formulas" in about.label) == bool(about.get("latex")), (about.label, page)
     at.run()  # and stays on
     assert not at.exception and presenting(at)
 
