@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import colorsys
+import json
+import re
 
 import altair as alt
 import pandas as pd
@@ -145,3 +147,65 @@ def test_a_band_on_the_dark_card_is_a_tint_one_step_off_it(pale):
     assert sat <= style.BAND_SATURATION + 0.01
     if _hls(pale)[2] > 0.05 and sat > 0.05:  # a grey has no hue to keep
         assert abs(hue - _hls(pale)[0]) < 0.02
+
+
+def _vega_fills(spec: dict) -> list[str]:
+    """The rect fills Vega itself draws for `spec` (vl-convert's SVG), as '#rrggbb', in drawing order."""
+    import vl_convert
+
+    svg = vl_convert.vegalite_to_svg(json.dumps(spec))
+    return [
+        "#" + "".join(f"{int(c):02x}" for c in rgb.split(","))
+        for rgb in re.findall(r'<path[^>]*fill="rgb\(([^)]*)\)"', svg)
+    ]
+
+
+def _lerp_rgb(stops: list[str], share: float) -> str:  # re-typed: evenly spaced stops, linear in 0-255 RGB, d3's
+    # interpolateRgb: Math.round (half up)
+    x = share * (len(stops) - 1)
+    i = min(int(x), len(stops) - 2)
+    a = [int(stops[i][k : k + 2], 16) for k in (1, 3, 5)]
+    b = [int(stops[i + 1][k : k + 2], 16) for k in (1, 3, 5)]
+    return "#" + "".join(f"{int(u + (x - i) * (v - u) + 0.5):02x}" for u, v in zip(a, b, strict=True))
+
+
+def test_a_grid_of_shares_takes_dark_blues_and_its_own_ink_on_the_dark_card():
+    """style.GRID_VIEW: blues' pale end glared on the dark card; there a grid's cells run from one step off the card to
+    a mid blue, as Vega draws them, and each number takes the ink that contrasts more with its cell."""
+
+    shares = [i / 10 for i in range(11)]
+    light_ink, dark_ink = style.grid_inks(shares)
+    rows = [
+        {"s": s, "i": f"{i:02d}", style.INK: a, style.INK_DARK: b}
+        for i, (s, a, b) in enumerate(zip(shares, light_ink, dark_ink))
+    ]
+    cells = {"mark": "rect", "encoding": {
+        "x": {"field": "i", "type": "ordinal"},
+        "color": {"field": "s", "type": "quantitative", "scale": {"domain": [0, 1], "scheme": "blues"}, "legend": None},
+    }}  # fmt: skip
+    words = {"mark": "text", "encoding": {
+        "x": {"field": "i", "type": "ordinal"}, "text": {"field": "i"}, "color": {"field": style.INK, "type": "nominal", "scale": None},
+    }}  # fmt: skip
+    spec = {
+        "name": style.GRID_VIEW + "t",
+        "data": {"values": rows},
+        "layer": [cells, words],
+        "resolve": {
+            "scale": {"color": "independent"}
+        },  # the cells' blues, the words' inks as given (as the lab's grid)
+    }
+    assert _vega_fills(spec)[: len(shares)] == [c.lower() for c in style.BLUES]  # the constant is Vega's blues
+    dark = style.style_spec(spec, dark=True)
+    assert dark["layer"][1]["encoding"]["color"]["field"] == style.INK_DARK
+    drawn = [f for f in _vega_fills(dark) if f != style.DARK_BACKGROUND.lower()][: len(shares)]
+    assert drawn == [_lerp_rgb(["#1e3a5f", "#3b82f6"], s) for s in shares]
+    from _chartspec import luminance
+
+    assert luminance(drawn[-1]) < 0.3  # the top of the range is a mid blue, not a near-white
+    for cell, ink in [*zip(drawn, dark_ink, strict=True), *zip(style.BLUES, light_ink, strict=True)]:
+        assert contrast(ink, cell) >= 4.0, (cell, ink)
+        other = "#0f172a" if ink == "#ffffff" else "#ffffff"
+        assert contrast(ink, cell) >= contrast(other, cell)
+    # a view not named as a grid keeps its blues on the dark card
+    plain = style.style_spec({**spec, "name": "other"}, dark=True)
+    assert plain["layer"][0]["encoding"]["color"]["scale"]["scheme"] == "blues"

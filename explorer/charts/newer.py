@@ -16,7 +16,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import FIT_X, chart_config, marked_rules, titled_layers
+from explorer.charts.style import FIT_X, GRID_VIEW, INK, INK_DARK, chart_config, grid_inks, marked_rules, titled_layers
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 
 #: A cell of a row that did not learn its task, and its text
@@ -30,20 +30,18 @@ CONFIG = chart_config(
 )
 
 
-#: From this share of the colour scale up, a cell's numbers are white, below it dark: where the two contrast about
-#: equally with Vega's "blues" (both about 4.2:1 at 0.70; white on a 0.55 cell, as before, was 3.1:1)
-WHITE_INK_FROM = 0.70
-
-
 def grid_chart(
     frame: pd.DataFrame, *, title: str | Sequence[str], subtitle: Sequence[str], floor: float, description: str
 ) -> alt.TopLevelMixin:
     """Encodings (rows, in the frame's order) by length (columns): the mean's colour on a scale from the task's
     uniform guess (``floor``) to 1, the mean and the interval as text; rows with learned = False grey."""
     frame = frame.assign(mean=pd.to_numeric(frame["mean"], errors="coerce"), length=frame["length"].astype(str))
-    # the text's colour follows its cell, not the theme (a field with no scale: dark mode leaves it alone)
-    share = (frame["mean"] - floor) / max(1e-9, 1.0 - floor)
-    frame = frame.assign(ink=np.where(share > WHITE_INK_FROM, "#ffffff", "#0f172a"))  # a learned row's (on its blue)
+    # the text's colour follows its cell on either theme's blues (a learned row's; style.GRID_VIEW: the dark theme
+    # reads INK_DARK): of white and near-black, the one that contrasts more with the cell (white on a 0.55 cell, by a
+    # fixed threshold before, was 3.1:1)
+    share = ((frame["mean"] - floor) / max(1e-9, 1.0 - floor)).fillna(0.0)
+    light, dark = grid_inks(share.tolist())
+    frame = frame.assign(**{INK: light, INK_DARK: dark})
     rows = list(dict.fromkeys(frame["encoding"]))
     lengths = list(dict.fromkeys(frame["length"]))
     x = alt.X("length:O", title="evaluation length (tokens)", sort=lengths, axis=alt.Axis(orient="top", labelAngle=0))
@@ -69,7 +67,7 @@ def grid_chart(
     # the grey rows' fill and text are the spec's own colours, not data: the dark theme maps them (a near-white row,
     # the brightest thing on a dark slide, was the one that gets no claim)
     grey = cell.transform_filter("!datum.learned").encode(fill=alt.value(UNLEARNED_FILL))
-    ink = alt.Color("ink:N", scale=None)
+    ink = alt.Color(f"{INK}:N", scale=None)
     mean_font: dict = dict(dy=-8, fontSize=16, fontWeight="bold")
     interval_font: dict = dict(dy=10, fontSize=11)
     on_blue, on_grey = base.transform_filter("datum.learned"), base.transform_filter("!datum.learned")
@@ -82,6 +80,7 @@ def grid_chart(
     # each layer its own colour scale: the cells' blues, and the text's colours as given
     layers = alt.layer(cells, grey, *texts).resolve_scale(color="independent", fill="independent")
     return layers.properties(
+        name=GRID_VIEW + "shares",  # the dark theme's blues and inks
         title=alt.Title(title, subtitle=list(subtitle)),
         height=CELL_HEIGHT * len(rows),
         config=CONFIG,

@@ -385,6 +385,55 @@ def _view_named(node: dict, prefix: str) -> bool:
 MASK_VIEW, MASK_DARK = "mask_", "#475569"
 
 
+#: A view whose ``name`` starts with this is a grid of shaded cells with numbers on them (the lab's grids of shares):
+#: on the dark card its scale's "blues" scheme becomes `DARK_BLUES` (blues' pale end, a share near its floor, glared
+#: there: the brightest thing on a dark slide was the cell that did worst), and its text's colour field `INK` becomes
+#: `INK_DARK`, the ink `ink_on` picks for that cell on that range (the builder computes both: `grid_inks`).
+GRID_VIEW, INK, INK_DARK = "grid_", "ink", "ink_dark"
+#: The dark card's blues: one step off the card (a share at its floor) to a mid blue (a share of 1), in RGB.
+DARK_BLUES = ("#1E3A5F", "#3B82F6")
+#: Vega's "blues" (vega-scale's palettes.js, the scheme Vega interpolates), sampled at 0, 0.1, …, 1 with vl-convert.
+BLUES = (
+    "#cfe1f2", "#bed8ec", "#a8cee5", "#8fc1de", "#74b2d7", "#5ba3cf", "#4592c6", "#3181bd", "#206fb2", "#125ca4", "#0a4a90",
+)  # fmt: skip
+#: The two inks a cell's numbers may take: the one that contrasts more with the cell (`ink_on`).
+INKS = ("#ffffff", "#0f172a")
+
+
+def _lerp(stops: Sequence[str], share: float) -> str:
+    """The colour at `share` (0 … 1, clipped) of evenly spaced `stops`, interpolated in RGB as Vega does."""
+    x = min(max(float(share), 0.0), 1.0) * (len(stops) - 1)
+    i = min(int(x), len(stops) - 2)
+    a, b = _rgb(stops[i]), _rgb(stops[i + 1])
+    # d3's interpolateRgb rounds half up (Math.round), as Vega draws it
+    return "#" + "".join(f"{math.floor((u + (x - i) * (v - u)) * 255 + 0.5):02X}" for u, v in zip(a, b, strict=True))
+
+
+def ink_on(cell: str) -> str:
+    """Of `INKS`, the one whose contrast with `cell` is higher (WCAG's ratio)."""
+    lum = _relative_luminance(cell) + 0.05
+    return max(
+        INKS, key=lambda ink: max(lum, _relative_luminance(ink) + 0.05) / min(lum, _relative_luminance(ink) + 0.05)
+    )
+
+
+def grid_inks(shares: Sequence[float]) -> tuple[list[str], list[str]]:
+    """Each share's ink on the light card's blues and on the dark card's `DARK_BLUES` (fields `INK`, `INK_DARK`)."""
+    return [ink_on(_lerp(BLUES, s)) for s in shares], [ink_on(_lerp(DARK_BLUES, s)) for s in shares]
+
+
+def _dark_grid(node: dict) -> tuple[dict, tuple[str, ...]]:
+    """A `GRID_VIEW` node on the dark card: blues -> `DARK_BLUES`, the field `INK` -> `INK_DARK`; and the keys whose
+    colours are the dark card's already (not to be walked again)."""
+    if node.get("scheme") == "blues":
+        return {k: v for k, v in node.items() if k != "scheme"} | {"range": list(DARK_BLUES), "interpolate": "rgb"}, (
+            "range",
+        )
+    if node.get("field") == INK:
+        return {**node, "field": INK_DARK}, ()
+    return node, ()
+
+
 def _walk_dark(
     node: Any,
     colour: bool = False,
@@ -392,6 +441,7 @@ def _walk_dark(
     text: bool = False,
     band: bool = False,
     mask: bool = False,
+    grid: bool = False,
 ) -> Any:
     """Every literal colour in a spec through `dark_color` (data and expressions untouched): a colour channel's or a
     mark's colour, its ``value`` and its ``condition``'s, and its scale's ``range`` (a method's line colour, chosen for
@@ -400,20 +450,23 @@ def _walk_dark(
     `dark_text_color` instead."""
     if isinstance(node, dict):
         band, mask = band or _view_named(node, BAND_VIEW), mask or _view_named(node, MASK_VIEW)
+        grid = grid or _view_named(node, GRID_VIEW)
+        node, kept = _dark_grid(node) if grid else (node, ())
         out = {}
         for key, value in node.items():
-            if key in ("datasets", "data", "expr"):
+            if key in ("datasets", "data", "expr") or key in kept:
                 out[key] = value
             else:
                 # a scale's domain stays (data values), and a condition's test (an expression)
                 inside = colour and key in ("value", "range", "scale", "condition")
                 in_text = text or (key in ("mark", "encoding") and _text_mark(node))
                 out[key] = _walk_dark(
-                    value, key in COLOR_KEYS or inside, scale_range or (inside and key == "range"), in_text, band, mask
-                )
+                    value, key in COLOR_KEYS or inside, scale_range or (inside and key == "range"), in_text, band, mask,
+                    grid,
+                )  # fmt: skip
         return out
     if isinstance(node, list):
-        return [_walk_dark(v, colour, scale_range, text, band, mask) for v in node]
+        return [_walk_dark(v, colour, scale_range, text, band, mask, grid) for v in node]
     if colour and isinstance(node, str):
         if mask and dark_color(node) == DARK_BACKGROUND:  # the card's own colour, however spelt
             return MASK_DARK
