@@ -119,8 +119,11 @@ st.dataframe(
     hide_index=True,
     width="stretch",
     column_config={
-        # wide enough for the longest name ("Qwen2.5 7B Instruct (YaRN ×4, per the model card)")
-        "model": st.column_config.TextColumn(width="large"),
+        # wide enough for the longest name ("Qwen2.5 7B Instruct (YaRN ×4, per the model card)"); on a phone narrower
+        # and pinned, so the next column shows beside it and the names stay while the numbers scroll past
+        "model": st.column_config.TextColumn(width="medium", pinned=True)
+        if mode.on_a_phone()
+        else st.column_config.TextColumn(width="large"),
         "rope_theta": st.column_config.NumberColumn(format="%.0f"),
     },
 )

@@ -462,3 +462,19 @@ def test_a_drag_of_the_charts_d_and_b_reaches_the_link_and_the_page_and_keeps_th
     assert metrics(at)["rope_theta b′"] == f"{500000 * alpha ** (128 / 126):,.2f}"
     typed = run({"conv_from": "rope_theta", "new_theta": "1000000", "head_dim": "96"})
     assert typed.slider(key="head_dim").value == 96 and typed.select_slider(key="base").value == 10000
+
+
+@pytest.mark.parametrize("phone", [False, True])
+def test_the_published_models_table_keeps_the_names_in_view_on_a_phone(monkeypatch, phone):
+    """At 390 px the names' large column filled the screen and hid every number; on a phone it is narrower and pinned,
+    so the next column shows beside it and the names stay while the rest scrolls."""
+    from explorer import mode
+
+    monkeypatch.setattr(mode, "on_a_phone", lambda: phone)
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages/9_Model_configs.py"), default_timeout=60)
+    at.run()
+    assert not at.exception
+    table = at.dataframe[0]
+    assert list(table.value.columns)[0] == "model" and "Llama 3.1 8B" in set(table.value["model"])
+    model = json.loads(table.proto.columns)["model"]
+    assert (model.get("width"), bool(model.get("pinned"))) == (("medium", True) if phone else ("large", False))
