@@ -34,6 +34,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import compat, widgets
+from explorer.notices import record_notice
 from explorer.ropeblock import LIST_GENERATORS
 from explorer.ropeblock import METHOD_PARAMS as _METHOD_PARAMS
 from explorer.vocabulary import BLOCK_KEY_WIDGETS
@@ -364,6 +365,9 @@ def _sync(page: str) -> None:
         )
         state["layer"] = first if chosen is None else chosen  # where the values come from
         widgets.write("layer", state["layer"])
+    elif raw_layer := widgets.url_values("layer"):  # no layer picker for this model: the link's layer has no say
+        compat.set_url_param("layer", None)
+        record_notice("layer", raw_layer, f"is not used: every layer of {preset.name} has the same rope", "ignored it")
     mismatch = False
     for name, value in preset_values(page, selected, _selected_layer()).items():
         param = widgets.get(name)

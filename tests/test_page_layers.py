@@ -156,3 +156,11 @@ def test_a_layer_the_link_cannot_use_is_replaced_with_a_notice(page, model, raw,
     notice = " ".join(w.value for w in at.warning).replace("\\", "")
     assert "layer" in notice and why in notice, notice
     assert at.query_params.get("layer") == (None if expected == 0 else str(expected))
+
+
+@pytest.mark.parametrize("page", [ROPE, INV, EXT])
+def test_a_layer_in_a_link_to_a_model_whose_layers_agree_is_dropped_with_a_notice(page):
+    at = run_page(page, timeout=120, model="llama2-7b", layer="abc")
+    notice = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "layer" in notice and "is not used: every layer of Llama 2 7B has the same rope" in notice, notice
+    assert "layer" not in at.query_params and at.selectbox(key="model").value == "llama2-7b"
