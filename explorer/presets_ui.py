@@ -357,14 +357,15 @@ def _sync(page: str) -> None:
     # A link's values that cannot be used leave the URL (with a notice) before the model's take their
     # place: Streamlit would otherwise seed the widget from the URL's text.
     preset = PRESETS[selected]
-    if "layer" not in state and layers_differ(preset):
-        parsed = parsed_preset(preset)
-        first = config_first_layer(parsed)
-        chosen = widgets.url_choice(
-            "layer", max=len(parsed.layer_plans) - 1, fallback=f"used {preset.name}'s first layer, {first}"
-        )
-        state["layer"] = first if chosen is None else chosen  # where the values come from
-        widgets.write("layer", state["layer"])
+    if layers_differ(preset):
+        if "layer" not in state:
+            parsed = parsed_preset(preset)
+            first = config_first_layer(parsed)
+            chosen = widgets.url_choice(
+                "layer", max=len(parsed.layer_plans) - 1, fallback=f"used {preset.name}'s first layer, {first}"
+            )
+            state["layer"] = first if chosen is None else chosen  # where the values come from
+            widgets.write("layer", state["layer"])
     elif raw_layer := widgets.url_values("layer"):  # no layer picker for this model: the link's layer has no say
         compat.set_url_param("layer", None)
         record_notice("layer", raw_layer, f"is not used: every layer of {preset.name} has the same rope", "ignored it")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import _chartspec as cs
 import numpy as np
 import pandas as pd
@@ -196,6 +198,27 @@ def test_every_view_draws_the_rows_of_the_slider_s_d_only(d):
     pad = 0.05 * (hi - lo)
     assert sorted(diag["expected"]) == pytest.approx([lo - pad, hi + pad])
     assert list(diag["expected"]) == list(diag["actual"])  # y = x
+
+
+def test_the_figures_on_a_heatmap_take_the_ink_that_reads_on_their_cell():
+    """A weight's figures are white from some share of the top weight on, near-black below: on every cell of Vega's
+    blues (style.BLUES, checked against Vega itself in tests/test_chart_style.py) the ink chosen contrasts at least
+    4:1, and no worse than 0.1 below the other ink (white from 0.55 of the top was 3.1:1)."""
+    import re
+
+    from _chartspec import contrast
+
+    from explorer.charts.style import BLUES
+
+    (text,) = {json.dumps(view["layer"][2]["mark"]["color"]) for view in heatmap_views(chart(2))}
+    white_from = float(re.search(r"datum\.vmax \* ([0-9.]+)", text).group(1))
+    for share in np.linspace(0, 1, 201):
+        x = share * (len(BLUES) - 1)
+        i = min(int(x), len(BLUES) - 2)
+        a, b = ([int(h[k : k + 2], 16) for k in (1, 3, 5)] for h in BLUES[i : i + 2])
+        cell = "#" + "".join(f"{int(u + (x - i) * (v - u) + 0.5):02x}" for u, v in zip(a, b, strict=True))
+        ink, other = ("#FFFFFF", "#0F172A") if share >= white_from else ("#0F172A", "#FFFFFF")
+        assert contrast(ink, cell) >= max(4.0, contrast(other, cell) - 0.1), (share, cell, ink)
 
 
 def test_heatmaps_sort_by_place_and_share_one_colour_scale_and_legend():

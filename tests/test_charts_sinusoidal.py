@@ -127,6 +127,7 @@ def test_dimension_role_rejects_bad_input():
         ("abc, 2, 1.5", 8, [2], ["not whole numbers, skipped: abc, 1.5"]),
         # a negative or a very long whole number is a whole number outside the range, shown cut short
         ("-1, 2, 1234567, 123456789012345678", 8, [2], ["outside 0 … 7, skipped: -1, 1234567, 12345678901…"]),
+        ("0000000000005, +000000000001", 8, [5, 1], []),  # leading zeros do not make a number large
         ("5, 100", 128, [5, 100], []),
         ("5, 200", 64, [5], ["outside 0 … 63"]),
         ("0 1 2 3 4 5 6 7 8 9", 64, [0, 1, 2, 3, 4, 5, 6, 7], ["only the first 8"]),

@@ -497,6 +497,8 @@ def test_typed_vectors_set_the_head_dim():
         ("1e154, 1e154", "1e154, 1e154", "item 1 must be 0 or between"),
         ("1, 1e-160", "1, 2", "item 2 must be 0 or between"),
         ("1, 2", "3, -2e7", "item 2 must be 0 or between 1e-6 and 1e6"),
+        ("1, 0.00000099999999", "1, 2", "got 9.9999999e-07"),  # not rounded onto the bound it breaks
+        ("1000000.4, 1", "1, 2", "got 1000000.4"),
     ],
 )
 def test_typed_garbage_falls_back_to_seeded(q_text, k_text, message):

@@ -164,3 +164,14 @@ def test_a_layer_in_a_link_to_a_model_whose_layers_agree_is_dropped_with_a_notic
     notice = " ".join(w.value for w in at.warning).replace("\\", "")
     assert "layer" in notice and "is not used: every layer of Llama 2 7B has the same rope" in notice, notice
     assert "layer" not in at.query_params and at.selectbox(key="model").value == "llama2-7b"
+
+
+def test_a_valid_layer_with_a_layer_already_in_the_session_is_not_called_unused():
+    # browser back/forward to a Gemma link after a page that drew its own layer (Model configs) in the same session
+    at = AppTest.from_file(ROPE, default_timeout=120)
+    at.session_state["layer"] = 7
+    at.query_params["model"], at.query_params["layer"] = "gemma3-4b", "7"
+    at.run()
+    assert not at.exception
+    assert not any("is not used" in w.value for w in at.warning)
+    assert value(at, "layer") == 7

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts import live
-from explorer.charts.style import FONT_SCALE_PARAM, ChartT, configure, font_scale_param
+from explorer.charts.style import FONT_SCALE_PARAM, INKS, ChartT, configure, font_scale_param, white_ink_from
 from explorer.text import home as text
 
 #: Above this many tokens the heatmap cells are too small for printed values.
@@ -237,7 +237,9 @@ def _heatmap(weights: pd.DataFrame, labels: pd.DataFrame, tops: pd.DataFrame, na
                 # white on a dark cell, near-black on a pale one, on either theme: the cells' blues are the same on
                 # both, so the dark theme's recolouring (style.dark_color, which leaves expressions alone) must not
                 # lighten the dark figures on the pale cells
-                color=alt.ExprRef("datum.weight > datum.vmax * 0.55 ? '#FFFFFF' : '#0F172A'"),
+                color=alt.ExprRef(
+                    f"datum.weight >= datum.vmax * {white_ink_from()} ? '{INKS[0]}' : '{INKS[1]}'"
+                ),  # style.ink_on's choice on blues (white from 0.55 of the top was 3.1:1 there)
             ).encode(text=alt.Text("weight:Q", format=".2f"))
         )
     title, subtitle = HEATMAP_TITLES[name]

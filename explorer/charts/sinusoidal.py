@@ -193,7 +193,8 @@ def parse_dims(text: str, d_model: int, *, limit: int = MAX_CURVES) -> tuple[lis
         if not re.fullmatch(r"[+-]?\d+", tok):
             bad.append(shown)
             continue
-        value = int(tok) if len(tok) <= 12 else d_model  # a dozen digits are past any d_model
+        digits = tok.lstrip("+-").lstrip("0")
+        value = int(tok) if len(digits) <= 12 else d_model  # a dozen digits (leading zeros aside) are past any d_model
         if not 0 <= value < d_model:
             out_of_range.append(shown)
             continue

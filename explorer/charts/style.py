@@ -417,6 +417,13 @@ def ink_on(cell: str) -> str:
     )
 
 
+@functools.cache
+def white_ink_from(stops: tuple[str, ...] = BLUES) -> float:
+    """The least share (to 1/1000) of a scale on `stops`, pale to dark, from which `ink_on` picks white: for a chart
+    that picks its numbers' ink in the browser (a share known only there)."""
+    return next((i / 1000 for i in range(1001) if ink_on(_lerp(stops, i / 1000)) == INKS[0]), 1.0)
+
+
 def grid_inks(shares: Sequence[float]) -> tuple[list[str], list[str]]:
     """Each share's ink on the light card's blues and on the dark card's `DARK_BLUES` (fields `INK`, `INK_DARK`)."""
     return [ink_on(_lerp(BLUES, s)) for s in shares], [ink_on(_lerp(DARK_BLUES, s)) for s in shares]

@@ -55,7 +55,7 @@ def typed_vectors(q_text: str, k_text: str) -> tuple[np.ndarray, np.ndarray]:
             i = int(outside[0])
             raise ValueError(
                 f"{name}: item {i + 1} must be 0 or between 1e{math.log10(least):.0f} and 1e{math.log10(most):.0f} "
-                f"in size, got {vec[i]:.6g}"
+                f"in size, got {float(vec[i])!r}"  # repr: never rounded onto a bound it breaks
             )
     return q, k
 
