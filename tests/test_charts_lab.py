@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import _chartspec as cs
 import numpy as np
 import pandas as pd
+import pytest
+from test_charts_realmodel_phone import PHONE_PLOT, PROJECTOR_PLOT, label_px, legend_overflow
 
 from explorer.charts import lab as charts
+from explorer.charts.style import style_spec
 from explorer.imagechart import meta as image_meta
 from explorer.render import stable_dataset_names
+from explorer.text import lab as text
 
 REFS = {"floor": 1.2, "uniform": 2.0794}
 
@@ -119,3 +126,46 @@ def test_a_live_runs_flags_reach_the_frame():
     frame = charts.curves_frame({"rope": {"16": 1.0}, "alibi": {"16": 0.4}}, learned={"rope": True, "alibi": False})
     assert dict(zip(frame["method"], frame["learned"])) == {"rope": True, "alibi": False}
     assert "learned" not in charts.curves_frame({"rope": {"16": 1.0}})
+
+
+# ------------------------------------------------------------------------------ on a phone and a projector
+SHOWN = text.shown(
+    json.loads((Path(__file__).resolve().parent.parent / "data" / "lab" / "results.json").read_text()), "markov"
+)
+
+
+def position_spec() -> dict:
+    """The Per position tab's chart as the page builds it from the shipped results."""
+    rows = charts.rows_frame(text.position_rows(SHOWN), x="position")
+    return charts.curve_chart(rows, **text.position_chart(SHOWN)).to_dict()
+
+
+def extension_spec() -> dict:
+    """The Extension tab's chart: plain RoPE and a scaled one whose name is long."""
+    base, scaled = {64: 1.45, 128: 1.45, 256: 1.86, 512: 2.13}, {64: 1.45, 128: 1.41, 256: 1.48, 512: 1.7}
+    curves = text.extension_curves(base, scaled, method="rope+yarn:beta_fast=32")
+    args = dict(x="length", x_title="evaluation length", metric="loss", train_len=64, references=REFS, title="t")
+    return charts.curve_chart(charts.curves_frame(curves), **args, log_x=True).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("plot", "presenting"), [(PHONE_PLOT, False), (PROJECTOR_PLOT, True)], ids=["phone", "present"]
+)
+@pytest.mark.parametrize("build", [position_spec, extension_spec], ids=["per position", "extension"])
+def test_every_legend_fits_the_plot(build, plot, presenting):
+    """Eleven shipped models, and "rope+yarn:beta_fast=32" beside plain RoPE: two fixed columns on a phone put the
+    second entry past its right edge."""
+    spec = build()
+    assert not legend_overflow(spec, plot, presenting=presenting)
+
+
+def test_the_per_position_x_titles_lines_each_fit_a_phones_plot():
+    """ "position in one 512-token evaluation (32-token bins)" on one line was wider than a phone's plot; every line of
+    the title fits it, and together they still say both numbers."""
+    spec = style_spec(position_spec())
+    size = spec["config"]["axis"]["titleFontSize"]
+    (line,) = cs.find(spec, "line")
+    title = line["encoding"]["x"]["title"]
+    lines = [title] if isinstance(title, str) else title
+    assert all(label_px(t, size) <= PHONE_PLOT for t in lines), [(t, label_px(t, size)) for t in lines]
+    assert f"{SHOWN.longest}-token evaluation" in " ".join(lines) and "-token bins" in " ".join(lines)

@@ -475,6 +475,6 @@ def test_the_published_models_table_keeps_the_names_in_view_on_a_phone(monkeypat
     at.run()
     assert not at.exception
     table = at.dataframe[0]
-    assert list(table.value.columns)[0] == "model" and "Llama 3.1 8B" in set(table.value["model"])
+    assert table.value.columns[0] == "model" and "Llama 3.1 8B" in set(table.value["model"])
     model = json.loads(table.proto.columns)["model"]
     assert (model.get("width"), bool(model.get("pinned"))) == (("medium", True) if phone else ("large", False))

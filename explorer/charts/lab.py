@@ -18,6 +18,8 @@ from explorer.charts.style import (
     DEFAULT_TITLE_SIZE,
     chart_config,
     facts_titled,
+    font_scale_param,
+    legend_columns,
     marked_rules,
     titled_layers,
 )
@@ -34,15 +36,23 @@ COLORS = {
 }
 REF_COLOR = "#64748b"
 #: The plot's own height (FIT_X: the title, axes and legend come on top of it, so a phone's wrapped title and
-#: two-column legend do not squash it)
+#: legend of one entry a line do not squash it)
 HEIGHT = 300
+#: The two kinds of row (`curve_chart`): solid, and dashed and faint.
+ROWS = ("learned the task", "did not learn the task")
+#: The most legend entries a row (on a wide plot)
+LEGEND_COLUMNS = 4
+#: Legends under the plot, each in as many columns as the plot's width holds at its longest label (`legend_columns`:
+#: "rope+yarn:beta_fast=32" in the second of two fixed columns ran past a phone's right edge; the methods' legend sets
+#: its own, the rows' takes the config's), the methods' and the rows' one under the other.
 CONFIG = chart_config(
     title={"offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},
-    legend={  # two columns where four do not fit (a phone)
+    legend={
         "orient": "bottom",
         "labelLimit": 400,
-        "columns": {"expr": "width < 560 ? 2 : 4"},
+        "columns": legend_columns(ROWS, len(ROWS)).to_dict(),
+        "layout": {"expr": "{bottom: {direction: 'vertical', anchor: 'start', offset: 18, margin: 10}}"},
     },
 )
 
@@ -68,7 +78,7 @@ def curve_chart(
     data: pd.DataFrame,
     *,
     x: str,
-    x_title: str,
+    x_title: str | Sequence[str],
     metric: str,
     train_len: int,
     references: Mapping[str, float],
@@ -80,17 +90,20 @@ def curve_chart(
 ) -> alt.TopLevelMixin:
     """Lines (method, x, value[, lo, hi][, learned]); a 95 % band from lo to hi when ``band``; rows with
     learned = False drawn dashed and faint (they did not learn the task, so their curve is no claim);
-    a dashed rule at L; one labelled dotted rule per reference."""
+    a dashed rule at L; one labelled dotted rule per reference. ``x_title`` as a list: one line each (a title longer
+    than a phone's plot)."""
     data = data.assign(
         **{c: pd.to_numeric(data[c], errors="coerce") for c in ("value", "lo", "hi") if c in data}
     )  # None -> NaN
     if "learned" not in data:
         data = data.assign(learned=True)
-    data = data.assign(row=np.where(data["learned"].astype(bool), "learned the task", "did not learn the task"))
+    data = data.assign(row=np.where(data["learned"].astype(bool), *ROWS))
     methods = list(dict.fromkeys(data["method"]))
     color_scale = alt.Scale(domain=methods, range=colors_for(methods))
     # one legend for the band and the line layers: drawn opaque (the band's 0.15 would make it faint)
-    legend = alt.Legend(symbolOpacity=1, symbolType="stroke", symbolStrokeWidth=3)
+    legend = alt.Legend(
+        symbolOpacity=1, symbolType="stroke", symbolStrokeWidth=3, columns=legend_columns(methods, LEGEND_COLUMNS)
+    )
     color = alt.Color("method:N", title=None, sort=methods, scale=color_scale, legend=legend)
     scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
     xenc = alt.X(
@@ -104,7 +117,7 @@ def curve_chart(
             alt.Tooltip("hi:Q", format=".4f", title="95 % high"),
         ]
     tooltip.append(alt.Tooltip("row:N", title="inside L"))
-    rows = ["learned the task", "did not learn the task"]
+    rows = list(ROWS)
     dash = alt.StrokeDash("row:N", title=None, sort=rows, scale=alt.Scale(domain=rows, range=[[1, 0], [3, 3]]))
     # ordinal, in the rows' order (an unsorted nominal field set the opacity with a console warning)
     opacity = alt.Opacity("row:O", sort=rows, legend=None, scale=alt.Scale(domain=rows, range=[1.0, 0.45]))
@@ -128,7 +141,9 @@ def curve_chart(
         ),
         *marked_rules(x, [(train_len, f"L = {train_len}")], scale),
     ]
-    return titled_layers(layers, title, subtitle or "", HEIGHT, CONFIG, description)
+    # the presentation font scale, which the legends' columns read
+    chart = titled_layers(layers, title, subtitle or "", HEIGHT, CONFIG, description)
+    return chart.properties(params=[font_scale_param().param])
 
 
 #: The attention chart's plot, width × height in pixels (it stretches to its column).

@@ -15,30 +15,79 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import chart_config, marked_rules, seamless_cells, titled_layers
+from explorer.charts.style import (
+    chart_config,
+    font_scale_param,
+    legend_columns,
+    marked_rules,
+    seamless_cells,
+    titled_layers,
+)
 from explorer.text import realmodel as realtext
 from posenc import stats
 from posenc.realmodel.analysis import chunk_means
 
 HEIGHT = 380
+#: Legends under the plot, each legend's entries in as many columns as the plot's width holds (`legend_columns`), two
+#: legends one under the other (side by side, the second ran past a phone's right edge)
 CONFIG = chart_config(
     title={"offset": 10},
     axis={"grid": True, "gridColor": "#e2e8f0"},
-    legend={"orient": "bottom", "labelLimit": 300, "columns": 2},
+    legend={
+        "orient": "bottom",
+        "labelLimit": 400,
+        "layout": {"expr": "{bottom: {direction: 'vertical', anchor: 'start', offset: 18, margin: 10}}"},
+    },
 )
 TURNS = {True: "turns in training", False: "never turns in training"}
 TURN_COLORS = ("#2563eb", "#ea580c")  # blue: turns; orange: never does
-#: one colour per rope line: the model's own first (slate), then hues far apart; all mid-tones, legible on the light and the dark card
-LINE_COLORS = ("#64748b", "#2563eb", "#ea580c", "#16a34a", "#9333ea", "#db2777", "#ca8a04", "#0891b2")
+#: One colour per rope, the same in every chart of the page (the shipped long-context curves, the content control, a
+#: live run, the changed rope): keyed by posenc's method name, found from a legend's name (`method_of`). The model's
+#: own (slate), then hues far apart; all mid-tones, legible on the light and the dark card.
+METHOD_COLORS = {
+    "default": "#64748b",
+    "linear": "#2563eb",
+    "ntk": "#ea580c",
+    "dynamic": "#16a34a",
+    "yarn": "#9333ea",
+    "llama3": "#db2777",
+    "longrope": "#ca8a04",
+    "proportional": "#0891b2",
+    "norope": "#92400e",
+}
+#: `change_figure`'s name for the model's own rope
+OWN_ROPE = "its own rope"
+#: a name no method's: a neutral grey
+OTHER_COLOR = "#94a3b8"
 LABEL_COLORS = {"sink": "#7c3aed", "previous": "#059669", "local": "#2563eb", "spread": "#94a3b8"}
 
 
-SPREAD = "variance across keys (what softmax compares)"
+#: a tick as a legend symbol (an SVG path in Vega's symbol units, ±1 the symbol's size): 15 × 3 px at size 225
+TICK_SYMBOL = "M-1,-0.2H1V0.2H-1Z"
+#: the ticks' legend entry (what softmax compares; short, to fit a phone's plot: the subtitle says more)
+SPREAD = "share of the variance across keys"
 
 
 def _finish(layers: Sequence[Any], title: str, subtitle: str | Sequence[str], height: int) -> alt.TopLevelMixin:
-    """The layers as one chart with its title (also its description), height and CONFIG."""
-    return titled_layers(layers, title, subtitle or "", height, CONFIG)
+    """The layers as one chart with its title (also its description), height and CONFIG; it declares the presentation
+    font scale, which its legends' columns read (`legend_columns`)."""
+    return titled_layers(layers, title, subtitle or "", height, CONFIG).properties(params=[font_scale_param().param])
+
+
+def method_of(name: str) -> str | None:
+    """The posenc method a legend's name shows (`OWN_ROPE`, or a name that starts with the method's
+    `realtext.short_label`, the longest that does: "dynamic NTK ×2 in one pass = NTK ×3" is dynamic, not NTK), or
+    None."""
+    if name == OWN_ROPE:
+        return "default"
+    shown = {m: realtext.short_label(m) for m in METHOD_COLORS}
+    fits = [m for m, short in shown.items() if name == short or name.startswith(short + " ")]
+    return max(fits, key=lambda m: len(shown[m]), default=None)
+
+
+def line_colors(names: Sequence[str]) -> alt.Scale:
+    """The colour scale of a chart whose series are `names` (legend names): each its method's `METHOD_COLORS`."""
+    return alt.Scale(domain=list(names), range=[METHOD_COLORS.get(method_of(n) or "", OTHER_COLOR) for n in names])
 
 
 def pair_frame(
@@ -69,6 +118,7 @@ def pair_chart(
         title=None,
         sort=list(TURNS.values()),
         scale=alt.Scale(domain=list(TURNS.values()), range=list(TURN_COLORS)),
+        legend=alt.Legend(columns=legend_columns(list(TURNS.values()), most=2)),
     )
     bars = (
         alt.Chart(frame)
@@ -98,14 +148,13 @@ def pair_chart(
                 x="pair:O",
                 y="spread:Q",
                 # its legend entry through colour, the one colour of a scale of its own (Vega-Lite drops a shape on a
-                # tick mark, and its legend with it)
+                # tick mark, and its legend with it); its symbol a tick filled with the scale's colour, which the dark
+                # theme lightens (a stroke symbol needs a fixed colour, which stayed near-black on the dark card)
                 color=alt.Color(
                     "measure:N",
                     title=None,
                     scale=alt.Scale(range=["#111827"]),
-                    legend=alt.Legend(
-                        symbolType="stroke", symbolStrokeColor="#111827", symbolStrokeWidth=3, labelLimit=400
-                    ),
+                    legend=alt.Legend(symbolType=TICK_SYMBOL, symbolSize=225),
                 ),
                 tooltip=[
                     alt.Tooltip("pair:O", title="pair j"),
@@ -203,6 +252,7 @@ def grid_chart(
             title="head",
             sort=present,
             scale=alt.Scale(domain=present, range=[LABEL_COLORS[k] for k in present]),
+            legend=alt.Legend(columns=legend_columns(present, most=len(present))),
         )
     else:
         color = alt.Color("value:Q", title=value_title, scale=alt.Scale(scheme="viridis", zero=True))
@@ -259,8 +309,8 @@ def loss_chart(
     """Mean NLL per chunk of tokens against position, one line per rope; a dashed rule at the trained length
     (when it lies inside the plotted positions)."""
     names = list(dict.fromkeys(frame["rope"]))
-    palette = [LINE_COLORS[i % len(LINE_COLORS)] for i in range(len(names))]
-    color = alt.Color("rope:N", title=None, sort=names, scale=alt.Scale(domain=names, range=palette))
+    legend = alt.Legend(columns=legend_columns(names, most=3))
+    color = alt.Color("rope:N", title=None, sort=names, scale=line_colors(names), legend=legend)
     x = alt.X("position:Q", title=f"position (tokens; a point = {chunk:,}-token mean)")
     layers: list[Any] = [
         alt.Chart(frame)
@@ -337,9 +387,8 @@ def control_chart(frame: pd.DataFrame, *, title: str, subtitle: str | Sequence[s
     """The content control: past minus inside for the same tokens, a point and its 95 % interval per rope and text,
     with a rule at 0 (no change)."""
     names = list(dict.fromkeys(frame["rope"]))
-    color = alt.Color(
-        "rope:N", title=None, sort=names, scale=alt.Scale(domain=names, range=list(LINE_COLORS[: len(names)]))
-    )
+    legend = alt.Legend(columns=legend_columns(names, most=3))
+    color = alt.Color("rope:N", title=None, sort=names, scale=line_colors(names), legend=legend)
     y = alt.Y("text:N", title=None, axis=alt.Axis(labelLimit=240))
     offset = alt.YOffset("rope:N", sort=names)
     x_title = "past − inside (nats per token)"
@@ -404,7 +453,7 @@ def profile_figure(profile: np.ndarray, layer: int, head: int, min_query: int) -
 def change_figure(own: np.ndarray, new: np.ndarray, label: str, short: str) -> alt.TopLevelMixin:
     """The model's own rope against the chosen one along the text: per-token losses -> 32 chunk means each."""
     chunk = max(16, len(own) // 32)
-    curves = {"its own rope": chunk_means(own, chunk), short: chunk_means(new, chunk)}
+    curves = {OWN_ROPE: chunk_means(own, chunk), short: chunk_means(new, chunk)}
     title, subtitle = realtext.change_titles(
         label, float(np.exp(np.mean(own))), float(np.exp(np.mean(new))), len(own) + 1
     )

@@ -560,6 +560,19 @@ def _needed_px(lines: list[str], font_size: float) -> float:
     return max(len(line) for line in lines) * font_size * CHAR_EM
 
 
+#: A symbol legend entry's room (px at font scale 1) besides its label: the symbol, its gap, the column padding.
+LEGEND_ENTRY_PX = 40
+
+
+def legend_columns(labels: Sequence[str], most: int, font_size: float = 14) -> alt.ExprRef:
+    """A symbol legend's ``columns``: as many entries a row as the plot's width holds at the longest of `labels`
+    (`font_size`, the legend's labels', times the presentation font scale `FONT_SCALE_PARAM`, which the chart must
+    declare), at least one and at most `most`: one row on a desktop, fewer columns down to one entry a line on a phone,
+    instead of a row cut off at the chart's right edge."""
+    entry = round(_needed_px([str(label) for label in labels] or [""], font_size) + LEGEND_ENTRY_PX)
+    return alt.ExprRef(f"clamp(floor(width / ({entry} * {FONT_SCALE_PARAM})), 1, {most})")
+
+
 def _wrap_expr(lines: list[str], font_size: float) -> Any:
     """A title text that wraps when the chart is narrower than the longest line needs: a Vega
     expression on the chart's `width` signal choosing between the lines as given and the same

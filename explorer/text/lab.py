@@ -373,9 +373,10 @@ def length_chart(s: Shown, *, past: bool) -> dict[str, Any]:
 def position_chart(s: Shown) -> dict[str, Any]:
     """The Per-position tab's curve chart: its values and words."""
     width = int(s.settings.get("bin_width", 1))
+    along, bins = f"position in one {s.longest}-token evaluation", f"({width}-token bins)"
     return {
         "x": "position",
-        "x_title": f"position in one {s.longest}-token evaluation ({width}-token bins)",
+        "x_title": [along, bins],  # two lines: as one, wider than a phone's plot
         "metric": s.shown_metric,
         "train_len": s.train_len,
         "references": s.references,
@@ -386,7 +387,7 @@ def position_chart(s: Shown) -> dict[str, Any]:
             "scored tokens in every seed",
             "dashed, faint: did not learn the task inside L",
         ],
-        "description": f"{s.quantity} per position for each model; the dashed rule marks the training length.",
+        "description": f"{s.quantity} per {along} {bins} for each model; the dashed rule marks the training length.",
     }
 
 
