@@ -9,22 +9,31 @@ import _chartspec as cs
 import numpy as np
 
 from explorer.charts import realmodel as charts
+from explorer.charts import style
 from explorer.charts.style import _walk_dark
 
 SHIPPED = json.loads((Path(__file__).resolve().parent.parent / "data" / "realmodel" / "results.json").read_text())
 
 
-def test_each_counts_colour_follows_its_cell_not_the_theme():
-    """White on a dark cell (share found > 0.6), near-black on a pale one, in the light spec and in the dark theme's
-    (whose recolouring lightens literal dark colours: the cells' blues stay as they are, so a lightened "0 of 20" on
-    a pale cell vanished at 390 px dark)."""
-    chart = charts.passkey_chart(charts.passkey_frame(SHIPPED["passkey"]["summary"]), trained=8192, title="t")
-    for spec in (chart.to_dict(), _walk_dark(chart.to_dict())):
-        (text,) = [layer for layer in spec["layer"] if cs.mark_type(layer) == "text"]
-        assert "color" not in text.get("encoding", {})
-        expr = text["mark"]["color"]["expr"]
-        for rate, want in ((0.0, "#111827"), (0.6, "#111827"), (0.65, "#FFFFFF"), (1.0, "#FFFFFF")):
-            got = eval(cs.py_expr(expr), {"__builtins__": {}}, {"datum": cs._Row({"rate": rate})})
-            assert got == want, (rate, got)
-    rates = charts.passkey_frame(SHIPPED["passkey"]["summary"])["rate"].to_numpy()
+def test_each_counts_colour_reads_on_its_cell_on_either_theme():
+    """Each count takes the ink that contrasts more with its cell: on the light card's blues, and on the dark card's
+    (style.GRID_VIEW: a mid-blue range there, blues' near-white for a rope that found nothing glared on a dark slide).
+    Cells re-typed: blues' stops (checked against Vega in tests/test_chart_style.py) and the dark range, in RGB."""
+    frame = charts.passkey_frame(SHIPPED["passkey"]["summary"])
+    spec = charts.passkey_chart(frame, trained=8192, title="t").to_dict()
+    dark = _walk_dark(spec)
+    rows = next(iter(spec["datasets"].values()))
+    for theme, field, stops in ((spec, "ink", list(style.BLUES)), (dark, "ink_dark", ["#1e3a5f", "#3b82f6"])):
+        (text,) = [layer for layer in theme["layer"] if cs.mark_type(layer) == "text"]
+        assert text["encoding"]["color"]["field"] == field
+        for row in rows:
+            x = row["rate"] * (len(stops) - 1)
+            i = min(int(x), len(stops) - 2)
+            a, b = ([int(h[k : k + 2], 16) for k in (1, 3, 5)] for h in stops[i : i + 2])
+            cell = "#" + "".join(f"{int(u + (x - i) * (v - u) + 0.5):02x}" for u, v in zip(a, b, strict=True))
+            other = "#0f172a" if row[field] == "#ffffff" else "#ffffff"
+            assert cs.contrast(row[field], cell) >= max(4.0, cs.contrast(other, cell)), (theme is dark, row, cell)
+    (cells,) = [layer for layer in dark["layer"] if cs.mark_type(layer) == "rect"]
+    assert cells["encoding"]["color"]["scale"]["range"] == list(style.DARK_BLUES)
+    rates = frame["rate"].to_numpy()
     assert np.any(rates <= 0.6) and np.any(rates > 0.6)  # the shipped grid has both kinds of cell

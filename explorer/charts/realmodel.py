@@ -16,8 +16,12 @@ import numpy as np
 import pandas as pd
 
 from explorer.charts.style import (
+    GRID_VIEW,
+    INK,
+    INK_DARK,
     chart_config,
     font_scale_param,
+    grid_inks,
     legend_columns,
     marked_rules,
     seamless_cells,
@@ -356,19 +360,19 @@ def passkey_chart(
         alt.Tooltip("low:Q", format=".2f", title="95 % interval, low"),
         alt.Tooltip("high:Q", format=".2f", title="95 % interval, high"),
     ]
-    base = alt.Chart(frame)
+    # each count in the ink that reads on its cell, on the light card's blues and on the dark card's (style.GRID_VIEW:
+    # blues' near-white, a rope that found no key, glared there)
+    light, dark = grid_inks(pd.to_numeric(frame["rate"], errors="coerce").fillna(0.0).tolist())
+    base = alt.Chart(frame.assign(**{INK: light, INK_DARK: dark}))
     rect = base.mark_rect().encode(
         x=x,
         y=y,
         color=alt.Color("rate:Q", title="share found", scale=alt.Scale(domain=[0, 1], scheme="blues")),
         tooltip=tooltip,
     )
-    # dark text on a pale cell, white on a dark one, on either theme: the cells' scheme is the same on both, so the
-    # dark theme's recolouring (style.dark_color, which leaves expressions alone) must not lighten the dark text
-    text = base.mark_text(fontSize=16, color=alt.ExprRef("datum.rate > 0.6 ? '#FFFFFF' : '#111827'")).encode(
-        x=x, y=y, text="text:N"
-    )
-    return _finish([rect, text], title, subtitle, max(120, 60 * frame["rope"].nunique()))
+    text = base.mark_text(fontSize=16).encode(x=x, y=y, text="text:N", color=alt.Color(f"{INK}:N", scale=None))
+    chart = _finish([rect, text], title, subtitle, max(120, 60 * frame["rope"].nunique()))
+    return chart.resolve_scale(color="independent").properties(name=GRID_VIEW + "passkey")
 
 
 def control_frame(estimates: Mapping[str, Mapping[str, Sequence[float]]]) -> pd.DataFrame:

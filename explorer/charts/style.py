@@ -436,7 +436,7 @@ def _dark_grid(node: dict) -> tuple[dict, tuple[str, ...]]:
         return {k: v for k, v in node.items() if k != "scheme"} | {"range": list(DARK_BLUES), "interpolate": "rgb"}, (
             "range",
         )
-    if node.get("field") == INK:
+    if node.get("field") == INK and "scale" in node and node["scale"] is None:  # a text's colour given as data
         return {**node, "field": INK_DARK}, ()
     return node, ()
 
