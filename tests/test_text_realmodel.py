@@ -489,3 +489,11 @@ def test_the_loss_charts_quote_perplexities_lengths_and_texts():
     )
     assert realtext.live_title("NTK s = 2", 12000) == "Live: NTK s = 2 on 12,000 tokens of argparse.py"
     assert "cells with at least 20 keys" in " ".join(realtext.passkey_subtitle(20))
+
+
+def test_the_content_control_names_the_ropes_a_text_has_when_it_lacks_some():
+    estimates = {"no scaling": {"a.py": 1, "b.py": 2}, "YaRN ×2": {"a.py": 1, "b.py": 2}, "PI ×2": {"b.py": 2}}
+    assert realtext.control_gaps(estimates) == [
+        "a.py: only no scaling and YaRN ×2 (the results file holds no other rope's control for it)"
+    ]
+    assert realtext.control_gaps({"no scaling": {"a.py": 1}, "PI ×2": {"a.py": 2}}) == []

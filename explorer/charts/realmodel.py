@@ -495,7 +495,10 @@ def control_figure(estimates: Mapping[str, Mapping[str, Sequence[float]]]):
     return control_chart(
         control_frame(estimates),
         title="Content control: the same tokens inside and past the trained length",
-        subtitle="loss past the trained length minus inside it, on the same tokens; 95 % intervals",
+        subtitle=[
+            "loss past the trained length minus inside it, on the same tokens; 95 % intervals",
+            *realtext.control_gaps(estimates),
+        ],
     )
 
 

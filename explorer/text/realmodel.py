@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from explorer.notices import escape_markdown
-from explorer.text import count, methods
+from explorer.text import count, join_names, methods
 from posenc import realmodel, stats
 from posenc.realmodel import HeadRules, ModelFacts
 
@@ -711,6 +711,19 @@ MIN_KEYS = 20  #: keys a passkey cell needs before the page shows it
 
 def no_results_note(name: str) -> str:
     return f"No long-context results for {name} in this copy of the shipped file (python -m posenc.realmodel ship)."
+
+
+def control_gaps(estimates: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """For the content control's chart ({rope: {text: estimate}}, legend names): one line per text that lacks some of
+    the ropes the others have, naming the ropes it has, so a short row does not read as ropes that drew on 0."""
+    ropes = list(estimates)
+    texts = list(dict.fromkeys(t for per in estimates.values() for t in per))
+    lines = []
+    for t in texts:
+        has = [m for m in ropes if t in estimates[m]]
+        if len(has) < len(ropes):
+            lines.append(f"{t}: only {join_names(has)} (the results file holds no other rope's control for it)")
+    return lines
 
 
 def legend_keys(per_method: Mapping[str, Any]) -> dict[str, Any]:
