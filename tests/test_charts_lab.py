@@ -12,6 +12,7 @@ import pytest
 from test_charts_realmodel_phone import PHONE_PLOT, PROJECTOR_PLOT, label_px, legend_overflow
 
 from explorer.charts import lab as charts
+from explorer.charts import style
 from explorer.charts.style import style_spec
 from explorer.imagechart import meta as image_meta
 from explorer.render import stable_dataset_names
@@ -51,6 +52,12 @@ def test_references_and_the_training_length_are_marked():
     texts = [cs.frame(spec, t) for t in cs.find(spec, "text")]
     labels = {str(v) for t in texts for col in ("reference", "label") if col in t for v in t[col]}
     assert {"floor", "uniform", "L = 64"} <= labels
+    # each reference's name is drawn last over a halo in the card's colour: a curve passing behind it does not cross it
+    order = [i for i, layer in enumerate(spec["layer"]) if cs.mark_type(layer) in ("line", "text")]
+    named = [i for i in order if "reference" in cs.frame(spec, spec["layer"][i])]
+    assert len(named) == 2 and min(named) > max(i for i in order if cs.mark_type(spec["layer"][i]) == "line")
+    halo, label = (spec["layer"][i]["mark"] for i in named)
+    assert halo["stroke"] == halo["color"] == style.HALO and label["color"] != style.HALO and "stroke" not in label
     l_rule = [cs.frame(spec, r) for r in rules if "length" in cs.frame(spec, r)]
     assert [list(f["length"]) for f in l_rule] == [[64]]
 

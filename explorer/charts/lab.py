@@ -16,6 +16,7 @@ import pandas as pd
 
 from explorer.charts.style import (
     DEFAULT_TITLE_SIZE,
+    HALO,
     chart_config,
     facts_titled,
     font_scale_param,
@@ -136,8 +137,15 @@ def curve_chart(
         refs.mark_rule(strokeDash=[2, 3], color=REF_COLOR).encode(
             y="value:Q", tooltip=["reference:N", alt.Tooltip("value:Q", format=".4f")]
         ),
-        refs.mark_text(align="left", dx=4, dy=-6, color=REF_COLOR, fontSize=13).encode(
-            y="value:Q", text="reference:N", x=alt.value(0)
+        # each reference's name over the lines, on a halo in the card's colour (a line passing behind it crossed it out)
+        *(
+            refs.mark_text(align="left", dx=4, dy=-6, fontSize=13, **look).encode(
+                y="value:Q", text="reference:N", x=alt.value(0)
+            )
+            for look in (
+                {"color": HALO, "stroke": HALO, "strokeWidth": 5, "strokeJoin": "round"},
+                {"color": REF_COLOR},
+            )
         ),
         *marked_rules(x, [(train_len, f"L = {train_len}")], scale),
     ]
