@@ -544,6 +544,8 @@ class _Reader:
                 self.note('A multimodal config: the language model\'s settings are read from "text_config".')
                 self.read_full_config(data["text_config"], prefix="text_config.")
             else:
+                if "text_config" in data and not isinstance(data["text_config"], dict):
+                    self.warn("text_config", f"should be an object {{...}}, got {_show(data['text_config'])}; ignored")
                 self.read_full_config(data, prefix="")
         self.check_with_posenc()
 
@@ -1044,6 +1046,8 @@ class _Reader:
             self.warn(prefix + "type", f"differs from rope_type ({_show(block['rope_type'])}); rope_type is used")
         if raw_type is None:
             rope_type = "default"
+            if "rope_type" in block or "type" in block:  # given, as null
+                self.warn(type_key, 'is null; read as "default" (no scaling)')
         elif not isinstance(raw_type, str):
             self.error(
                 type_key, f"must be the name of a method, one of {', '.join(KNOWN_ROPE_TYPES)}; got {_show(raw_type)}"

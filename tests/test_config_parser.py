@@ -696,6 +696,22 @@ BAD = [
         ["got -3 for h"],
     ),
     (
+        "rope_type null",
+        '{"head_dim": 64, "rope_scaling": {"rope_type": null}}',
+        {},
+        "rope_scaling.rope_type",
+        "warning",
+        ['is null; read as "default"'],
+    ),
+    (
+        "text_config a number",
+        '{"head_dim": 64, "text_config": 5}',
+        {},
+        "text_config",
+        "warning",
+        ["should be an object", "got 5; ignored"],
+    ),
+    (
         "mrope one entry",
         '{"head_dim": 128, "rope_scaling": {"rope_type": "default", "mrope_section": [16]}}',
         {},
