@@ -98,7 +98,7 @@ def intro(*, formulas: bool = True) -> Any:
             formula(r"…")
 
     `formulas`: whether the introduction holds any (the expander's title says so only then;
-    tests/test_presentation.py reads each page's ``with intro(...)`` block to check).
+    tests/test_presentation.py checks it on every page against the expander's latex).
     """
     if mode.is_on() or tour.active_step(quiet=True) is not None:
         title = "About this page: the idea and the formulas" if formulas else "About this page: the idea"

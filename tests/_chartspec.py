@@ -9,12 +9,14 @@ import io
 import json
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from PIL import Image
+import streamlit
+from PIL import Image, ImageFont
 
 
 def layers(spec: dict) -> list[dict]:
@@ -505,3 +507,64 @@ def rope_vector_sliders(q: Any, k: Any, vector_input: str = "cartesian") -> dict
     starts = dict(zip(keys, (*q, *k), strict=True))
     ranges = {key: (declared[key].min, declared[key].max, declared[key].step, declared[key].label) for key in keys}
     return {"vector_input": vector_input, "vectors": starts, "vector_ranges": ranges}
+
+
+# ------------------------------------------------------------------------------ legends: measured, not guessed (the real model's and the lab's charts)
+#: Streamlit's own chart font (Source Sans), which the browser draws the legends' labels in.
+FONT = next((Path(streamlit.__file__).parent / "static" / "static" / "media").glob("SourceSansVF-Upright*"))
+#: The plot's width (px): on a 390-px phone (its column, less the card's padding and a y axis), and on a 1280 × 720
+#: projector in presentation mode (the sidebar closed).
+PHONE_PLOT, PROJECTOR_PLOT = 260, 1050
+#: A legend entry's room besides its label: Vega's label offset (4 px) and column padding (10 px), and the symbol.
+ENTRY_PAD = 14
+
+
+def label_px(label: str, size: float) -> float:
+    return ImageFont.truetype(str(FONT), round(size)).getlength(label)
+
+
+def legend_channels(spec: dict) -> list[tuple[list[str], dict]]:
+    """(its labels, its legend's properties with the chart's legend config under them) of every channel that draws a
+    legend, once per field."""
+    config = spec.get("config", {}).get("legend", {})
+    out, seen = [], set()
+    for layer in layers(spec):
+        for channel in ("color", "fill", "stroke", "strokeDash"):
+            enc = layer.get("encoding", {}).get(channel)
+            if not isinstance(enc, dict) or "field" not in enc or enc.get("legend", {}) is None:
+                continue
+            if enc["field"] in seen:
+                continue
+            seen.add(enc["field"])
+            domain = enc.get("scale", {}).get("domain")
+            labels = domain if isinstance(domain, list) else list(dict.fromkeys(frame(spec, layer)[enc["field"]]))
+            out.append(([str(v) for v in labels], {**config, **enc.get("legend", {})}))
+    return out
+
+
+def legend_overflow(spec: dict, plot: float, *, presenting: bool = False) -> list[str]:
+    """What of the chart's legends runs past a plot `plot` px wide (legends start at its left edge) or is cut short,
+    drawn as the page draws it (`style_spec`, presentation mode's font scale too)."""
+    from explorer.charts.style import style_spec
+
+    spec = style_spec(spec, presenting=presenting)
+    scale = next((p["value"] for p in spec.get("params", []) if p.get("name") == "font_scale"), 1)
+    names = {**vega_names(), "width": plot, "font_scale": scale}
+    problems, widths = [], []
+    for labels, legend in legend_channels(spec):
+        size = legend.get("labelFontSize", 12)
+        longest = max(label_px(label, size) for label in labels)
+        if longest > legend.get("labelLimit", 160):
+            problems.append(f"{labels}: cut at labelLimit {legend.get('labelLimit', 160)} px")
+        columns = legend.get("columns", 0)
+        columns = js_eval(columns["expr"], names) if isinstance(columns, dict) else columns
+        columns = len(labels) if columns <= 0 else min(columns, len(labels))
+        symbol = np.sqrt(legend.get("symbolSize", 100))
+        width = columns * (symbol + longest + ENTRY_PAD) - 10  # no column padding after the last
+        widths.append(width)
+        if width > plot:
+            problems.append(f"{labels}: {columns} columns, {width:.0f} px in a {plot}-px plot")
+    layout = str(spec.get("config", {}).get("legend", {}).get("layout", ""))
+    if len(widths) > 1 and "direction: 'vertical'" not in layout and sum(widths) > plot:  # side by side
+        problems.append(f"legends side by side: {sum(widths):.0f} px in a {plot}-px plot")
+    return problems

@@ -174,7 +174,8 @@ def test_a_grid_of_shares_takes_dark_blues_and_its_own_ink_on_the_dark_card():
     a mid blue, as Vega draws them, and each number takes the ink that contrasts more with its cell."""
 
     shares = [i / 10 for i in range(11)]
-    light_ink, dark_ink = style.grid_inks(shares)
+    inks = style.grid_inks(shares)
+    light_ink, dark_ink = inks[style.INK], inks[style.INK_DARK]
     rows = [
         {"s": s, "i": f"{i:02d}", style.INK: a, style.INK_DARK: b}
         for i, (s, a, b) in enumerate(zip(shares, light_ink, dark_ink))

@@ -9,7 +9,6 @@ import _chartspec as cs
 import numpy as np
 import pandas as pd
 import pytest
-from test_charts_realmodel_phone import PHONE_PLOT, PROJECTOR_PLOT, label_px, legend_overflow
 
 from explorer.charts import lab as charts
 from explorer.charts import style
@@ -156,14 +155,14 @@ def extension_spec() -> dict:
 
 
 @pytest.mark.parametrize(
-    ("plot", "presenting"), [(PHONE_PLOT, False), (PROJECTOR_PLOT, True)], ids=["phone", "present"]
+    ("plot", "presenting"), [(cs.PHONE_PLOT, False), (cs.PROJECTOR_PLOT, True)], ids=["phone", "present"]
 )
 @pytest.mark.parametrize("build", [position_spec, extension_spec], ids=["per position", "extension"])
 def test_every_legend_fits_the_plot(build, plot, presenting):
     """Eleven shipped models, and "rope+yarn:beta_fast=32" beside plain RoPE: two fixed columns on a phone put the
     second entry past its right edge."""
     spec = build()
-    assert not legend_overflow(spec, plot, presenting=presenting)
+    assert not cs.legend_overflow(spec, plot, presenting=presenting)
 
 
 def test_the_per_position_x_titles_lines_each_fit_a_phones_plot():
@@ -174,5 +173,5 @@ def test_the_per_position_x_titles_lines_each_fit_a_phones_plot():
     (line,) = cs.find(spec, "line")
     title = line["encoding"]["x"]["title"]
     lines = [title] if isinstance(title, str) else title
-    assert all(label_px(t, size) <= PHONE_PLOT for t in lines), [(t, label_px(t, size)) for t in lines]
+    assert all(cs.label_px(t, size) <= cs.PHONE_PLOT for t in lines), [(t, cs.label_px(t, size)) for t in lines]
     assert f"{SHOWN.longest}-token evaluation" in " ".join(lines) and "-token bins" in " ".join(lines)

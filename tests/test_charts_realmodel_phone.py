@@ -2,7 +2,7 @@
 every chart of the page, every legend stays inside the plot's width (a 390-px phone's, a projector's in presentation
 mode), and the Frequencies tab's tick legend reads on the dark card.
 
-`legend_overflow` is also the lab's check (tests/test_charts_lab.py)."""
+The legend measure, `_chartspec.legend_overflow`, is also the lab's check (tests/test_charts_lab.py)."""
 
 from __future__ import annotations
 
@@ -14,76 +14,15 @@ import _chartspec as cs
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit
-from PIL import ImageFont
 
 from explorer.charts import realmodel as charts
-from explorer.charts.style import DARK_BACKGROUND, _relative_luminance, _walk_dark, style_spec
+from explorer.charts.style import DARK_BACKGROUND, _walk_dark
 from explorer.site.realmodel import LIVE_LABELS
 from explorer.text import realmodel as text
 from posenc import realmodel
 from posenc.realmodel import MODEL
 
 SHIPPED = json.loads((Path(__file__).resolve().parent.parent / "data" / "realmodel" / "results.json").read_text())
-
-# ------------------------------------------------------------------------------ legends: measured, not guessed
-#: Streamlit's own chart font (Source Sans), which the browser draws the legends' labels in.
-FONT = next((Path(streamlit.__file__).parent / "static" / "static" / "media").glob("SourceSansVF-Upright*"))
-#: The plot's width (px): on a 390-px phone (its column, less the card's padding and a y axis), and on a 1280 × 720
-#: projector in presentation mode (the sidebar closed).
-PHONE_PLOT, PROJECTOR_PLOT = 260, 1050
-#: A legend entry's room besides its label: Vega's label offset (4 px) and column padding (10 px), and the symbol.
-ENTRY_PAD = 14
-
-
-def label_px(label: str, size: float) -> float:
-    return ImageFont.truetype(str(FONT), round(size)).getlength(label)
-
-
-def _legend_channels(spec: dict) -> list[tuple[list[str], dict]]:
-    """(its labels, its legend's properties with the chart's legend config under them) of every channel that draws a
-    legend, once per field."""
-    config = spec.get("config", {}).get("legend", {})
-    out, seen = [], set()
-    for layer in cs.layers(spec):
-        for channel in ("color", "fill", "stroke", "strokeDash"):
-            enc = layer.get("encoding", {}).get(channel)
-            if not isinstance(enc, dict) or "field" not in enc or enc.get("legend", {}) is None:
-                continue
-            if enc["field"] in seen:
-                continue
-            seen.add(enc["field"])
-            domain = enc.get("scale", {}).get("domain")
-            labels = domain if isinstance(domain, list) else list(dict.fromkeys(cs.frame(spec, layer)[enc["field"]]))
-            out.append(([str(v) for v in labels], {**config, **enc.get("legend", {})}))
-    return out
-
-
-def legend_overflow(spec: dict, plot: float, *, presenting: bool = False) -> list[str]:
-    """What of the chart's legends runs past a plot `plot` px wide (legends start at its left edge) or is cut short,
-    drawn as the page draws it (`style_spec`, presentation mode's font scale too)."""
-    spec = style_spec(spec, presenting=presenting)
-    scale = next((p["value"] for p in spec.get("params", []) if p.get("name") == "font_scale"), 1)
-    names = {**cs.vega_names(), "width": plot, "font_scale": scale}
-    problems, widths = [], []
-    for labels, legend in _legend_channels(spec):
-        size = legend.get("labelFontSize", 12)
-        longest = max(label_px(label, size) for label in labels)
-        if longest > legend.get("labelLimit", 160):
-            problems.append(f"{labels}: cut at labelLimit {legend.get('labelLimit', 160)} px")
-        columns = legend.get("columns", 0)
-        columns = cs.js_eval(columns["expr"], names) if isinstance(columns, dict) else columns
-        columns = len(labels) if columns <= 0 else min(columns, len(labels))
-        symbol = np.sqrt(legend.get("symbolSize", 100))
-        width = columns * (symbol + longest + ENTRY_PAD) - 10  # no column padding after the last
-        widths.append(width)
-        if width > plot:
-            problems.append(f"{labels}: {columns} columns, {width:.0f} px in a {plot}-px plot")
-    layout = str(spec.get("config", {}).get("legend", {}).get("layout", ""))
-    if len(widths) > 1 and "direction: 'vertical'" not in layout and sum(widths) > plot:  # side by side
-        problems.append(f"legends side by side: {sum(widths):.0f} px in a {plot}-px plot")
-    return problems
-
 
 # ------------------------------------------------------------------------------ the Long context tab's charts
 ENTRY = realmodel.long_by_text(SHIPPED)["argparse.py"]
@@ -141,13 +80,13 @@ def test_one_rope_has_one_colour_in_every_chart_of_the_page():
 
 
 @pytest.mark.parametrize(
-    ("plot", "presenting"), [(PHONE_PLOT, False), (PROJECTOR_PLOT, True)], ids=["phone", "present"]
+    ("plot", "presenting"), [(cs.PHONE_PLOT, False), (cs.PROJECTOR_PLOT, True)], ids=["phone", "present"]
 )
 def test_the_long_context_legends_fit_the_plot(plot, presenting):
     """Six ropes, "dynamic NTK ×2 in one pass = NTK ×3" the longest: in two fixed columns they ran past a phone's
     right edge."""
     for chart, (spec, _) in long_context_charts().items():
-        assert not legend_overflow(spec, plot, presenting=presenting), chart
+        assert not cs.legend_overflow(spec, plot, presenting=presenting), chart
 
 
 def frequency_spec() -> dict:
@@ -156,19 +95,14 @@ def frequency_spec() -> dict:
 
 
 @pytest.mark.parametrize(
-    ("plot", "presenting"), [(PHONE_PLOT, False), (PROJECTOR_PLOT, True)], ids=["phone", "present"]
+    ("plot", "presenting"), [(cs.PHONE_PLOT, False), (cs.PROJECTOR_PLOT, True)], ids=["phone", "present"]
 )
 def test_the_frequency_charts_two_legends_fit_the_plot(plot, presenting):
     """The bars' legend (turns in training or not) and the ticks' (the variance across keys): beside each other the
     ticks' ran past a phone's right edge."""
     spec = frequency_spec()
-    assert len(_legend_channels(spec)) == 2
-    assert not legend_overflow(spec, plot, presenting=presenting)
-
-
-def _contrast(colour: str) -> float:
-    lum = sorted((_relative_luminance(colour), _relative_luminance(DARK_BACKGROUND)))
-    return (lum[1] + 0.05) / (lum[0] + 0.05)
+    assert len(cs.legend_channels(spec)) == 2
+    assert not cs.legend_overflow(spec, plot, presenting=presenting)
 
 
 def test_the_tick_legends_marker_reads_on_the_dark_card():
@@ -181,6 +115,6 @@ def test_the_tick_legends_marker_reads_on_the_dark_card():
     legend = color.get("legend", {})
     marker = legend.get("symbolStrokeColor") if legend.get("symbolType") == "stroke" else color["scale"]["range"][0]
     assert marker is not None, "a stroke symbol without a stroke colour is not drawn"
-    assert _contrast(marker) >= 3, f"the marker {marker} on the dark card"
+    assert cs.contrast(marker, DARK_BACKGROUND) >= 3, f"the marker {marker} on the dark card"
     (measure,) = pd.unique(cs.frame(dark, tick)["measure"])
     assert measure == charts.SPREAD

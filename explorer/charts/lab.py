@@ -17,6 +17,7 @@ import pandas as pd
 from explorer.charts.style import (
     DEFAULT_TITLE_SIZE,
     HALO,
+    LEGENDS_STACKED_BELOW,
     chart_config,
     facts_titled,
     font_scale_param,
@@ -53,7 +54,7 @@ CONFIG = chart_config(
         "orient": "bottom",
         "labelLimit": 400,
         "columns": legend_columns(ROWS, len(ROWS)).to_dict(),
-        "layout": {"expr": "{bottom: {direction: 'vertical', anchor: 'start', offset: 18, margin: 10}}"},
+        "layout": LEGENDS_STACKED_BELOW,
     },
 )
 

@@ -16,7 +16,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from explorer.charts.style import FIT_X, GRID_VIEW, INK, INK_DARK, chart_config, grid_inks, marked_rules, titled_layers
+from explorer.charts.style import FIT_X, GRID_VIEW, INK, chart_config, grid_inks, marked_rules, titled_layers
 from explorer.imagechart import fit_heatmap_legend, image_heatmap
 
 #: A cell of a row that did not learn its task, and its text
@@ -40,8 +40,7 @@ def grid_chart(
     # reads INK_DARK): of white and near-black, the one that contrasts more with the cell (white on a 0.55 cell, by a
     # fixed threshold before, was 3.1:1)
     share = ((frame["mean"] - floor) / max(1e-9, 1.0 - floor)).fillna(0.0)
-    light, dark = grid_inks(share.tolist())
-    frame = frame.assign(**{INK: light, INK_DARK: dark})
+    frame = frame.assign(**grid_inks(share.tolist()))
     rows = list(dict.fromkeys(frame["encoding"]))
     lengths = list(dict.fromkeys(frame["length"]))
     x = alt.X("length:O", title="evaluation length (tokens)", sort=lengths, axis=alt.Axis(orient="top", labelAngle=0))

@@ -18,7 +18,7 @@ import pandas as pd
 from explorer.charts.style import (
     GRID_VIEW,
     INK,
-    INK_DARK,
+    LEGENDS_STACKED_BELOW,
     chart_config,
     font_scale_param,
     grid_inks,
@@ -40,7 +40,7 @@ CONFIG = chart_config(
     legend={
         "orient": "bottom",
         "labelLimit": 400,
-        "layout": {"expr": "{bottom: {direction: 'vertical', anchor: 'start', offset: 18, margin: 10}}"},
+        "layout": LEGENDS_STACKED_BELOW,
     },
 )
 TURNS = {True: "turns in training", False: "never turns in training"}
@@ -362,8 +362,7 @@ def passkey_chart(
     ]
     # each count in the ink that reads on its cell, on the light card's blues and on the dark card's (style.GRID_VIEW:
     # blues' near-white, a rope that found no key, glared there)
-    light, dark = grid_inks(pd.to_numeric(frame["rate"], errors="coerce").fillna(0.0).tolist())
-    base = alt.Chart(frame.assign(**{INK: light, INK_DARK: dark}))
+    base = alt.Chart(frame.assign(**grid_inks(pd.to_numeric(frame["rate"], errors="coerce").fillna(0.0).tolist())))
     rect = base.mark_rect().encode(
         x=x,
         y=y,

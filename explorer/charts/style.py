@@ -424,9 +424,10 @@ def white_ink_from(stops: tuple[str, ...] = BLUES) -> float:
     return next((i / 1000 for i in range(1001) if ink_on(_lerp(stops, i / 1000)) == INKS[0]), 1.0)
 
 
-def grid_inks(shares: Sequence[float]) -> tuple[list[str], list[str]]:
-    """Each share's ink on the light card's blues and on the dark card's `DARK_BLUES` (fields `INK`, `INK_DARK`)."""
-    return [ink_on(_lerp(BLUES, s)) for s in shares], [ink_on(_lerp(DARK_BLUES, s)) for s in shares]
+def grid_inks(shares: Sequence[float]) -> dict[str, list[str]]:
+    """Each share's ink on the light card's blues and on the dark card's `DARK_BLUES`, as the fields `INK` and
+    `INK_DARK` a `GRID_VIEW`'s data carries (``frame.assign(**grid_inks(shares))``)."""
+    return {INK: [ink_on(_lerp(BLUES, s)) for s in shares], INK_DARK: [ink_on(_lerp(DARK_BLUES, s)) for s in shares]}
 
 
 def _dark_grid(node: dict) -> tuple[dict, tuple[str, ...]]:
@@ -562,6 +563,9 @@ def _needed_px(lines: list[str], font_size: float) -> float:
 
 #: A symbol legend entry's room (px at font scale 1) besides its label: the symbol, its gap, the column padding.
 LEGEND_ENTRY_PX = 40
+#: A chart config's ``legend.layout`` that stacks its legends under the plot, one under the other, each at the left
+#: (side by side, the second ran past a phone's right edge); with `legend_columns` per legend.
+LEGENDS_STACKED_BELOW = {"expr": "{bottom: {direction: 'vertical', anchor: 'start', offset: 18, margin: 10}}"}
 
 
 def legend_columns(labels: Sequence[str], most: int, font_size: float = 14) -> alt.ExprRef:
