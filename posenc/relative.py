@@ -7,6 +7,7 @@ RoPE's defining identity: R_mᵀR_n = R_{n−m}, so
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -348,8 +349,16 @@ def _window_deviations(ts: np.ndarray, n: int, rows_q: np.ndarray, rows_k: np.nd
 
 
 def _shift_projections(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The shift test's seeded projections W_q, W_k (seed + 1), each (d, d) with N(0, 1/d) entries."""
+    """The shift test's seeded projections W_q, W_k (seed + 1), each (d, d) with N(0, 1/d) entries; read-only."""
+    return _projections(v.integer("d", d, minimum=1), v.integer("seed", seed, minimum=0))
+
+
+@functools.lru_cache(maxsize=64)
+def _projections(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """`_shift_projections`, kept: the shift test's chart asks for the same ones at every N (64 of them: at most
+    64 × 1 MB at d = 256)."""
     w_q, w_k = seeded_normal((2, d, d), seed=seed + 1, std=d**-0.5)
+    w_q.flags.writeable = w_k.flags.writeable = False
     return w_q, w_k
 
 

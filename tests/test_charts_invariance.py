@@ -750,3 +750,41 @@ def test_curve_chart_rejects_bad_input():
         charts.curve_chart(df, x="x", y="y", x_title="x", y_title="y", title="t", log_x=True)
     with pytest.raises(ValueError, match="no column"):
         charts.curve_chart(df, x="x", y="nope", x_title="x", y_title="y", title="t")
+
+
+def test_kept_points_are_each_points_own_report_whatever_was_asked_before():
+    """The arms' points are kept across runs (compute.invariance.shift_points): a point asked for again, or next to
+    new ones, or first asked for by the base arm without the learned test, is still shift_test_report's at that
+    point, computed here on its own (the learned number too), in every dtype."""
+    from explorer.compute import invariance as compute
+
+    compute._points_kept.clear()
+    q, k = posenc.seeded_normal((2, D), seed=SEED)
+    for dtype in ("float64", "float32"):
+        settings = (dtype, B0, "interleaved", SEED)
+        # the base arm first: its other bases are kept without the learned number
+        compute.b_arm.clear()
+        compute.b_arm(q, k, 7, B_ARM[0], B_ARM[-1], 3, dtype, "interleaved", SEED)
+        for lo, hi in ((5, 9), (7, 12), (5, 12)):  # a window, one that moved, one that holds both
+            points = compute.shift_points(q, k, np.arange(lo, hi + 1), [3] * (hi - lo + 1), settings)
+            for n, rope, sinusoid, learned, tol in zip(
+                points["n_positions"],
+                points["rope_dev"],
+                points["sinusoidal_dev"],
+                points["learned_dev"],
+                points["tolerance"],
+            ):
+                report = posenc.shift_test_report(
+                    q, k, n_positions=int(n), offset=3, dtype=dtype, base=B0, table_len=int(n) + 3, seed=SEED
+                )
+                assert (rope, sinusoid, learned, tol) == (
+                    report["rope_dev"],
+                    report["sinusoidal_dev"],
+                    report["learned_dev"],
+                    report["tolerance"],
+                ), (dtype, lo, hi, n)
+        b = B_ARM[-1]  # kept by the base arm without its learned number: asked for with it, it has it
+        points = compute.shift_points(q, k, [7], [3], (dtype, b, "interleaved", SEED))
+        report = posenc.shift_test_report(q, k, n_positions=7, offset=3, dtype=dtype, base=b, table_len=10, seed=SEED)
+        assert points["learned_dev"][0] == report["learned_dev"] and points["rope_dev"][0] == report["rope_dev"]
+    assert 0 < len(compute._points_kept) <= compute.POINTS_KEPT

@@ -9,6 +9,8 @@ additive encodings are equally strong and only their structure differs.
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
@@ -167,8 +169,7 @@ def n_arm(q, k, n_lo, n_hi, shift_t, dtype, base, layout_sin, seed) -> pd.DataFr
     `reach_of`, as the page would clamp it there) and the page's base."""
     ns = np.arange(n_lo, n_hi + 1)
     ts = [min(shift_t, reach_of(int(n), q.size)) for n in ns]
-    settings = posenc_settings(dtype, base, layout_sin, _rows_for(ns, ts), seed)
-    points = posenc.shift_test_points(q, k, n_positions=ns, offsets=ts, **settings)
+    points = shift_points(q, k, ns, ts, (dtype, base, layout_sin, seed))
     return charts.points_frame(points, d=q.size, b=base, hand=shift_t)
 
 
@@ -180,8 +181,7 @@ def d_arm(n_pos, d_lo, d_hi, d_step, shift_t, dtype, base, layout_sin, seed) -> 
     for d in range(d_lo, d_hi + 1, d_step):
         q, k, _ = query_and_key("random", None, None, d, seed)
         t = min(shift_t, reach_of(n_pos, d))
-        settings = posenc_settings(dtype, base, layout_sin, _rows_for(n_pos, t), seed)
-        points.append((d, base, posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[t], **settings)))
+        points.append((d, base, shift_points(q, k, [n_pos], [t], (dtype, base, layout_sin, seed))))
     return charts.points_frames(points, hand=shift_t)
 
 
@@ -190,18 +190,57 @@ def b_arm(q, k, n_pos, b_lo, b_hi, shift_t, dtype, layout_sin, seed) -> pd.DataF
     """The chart's b arm: the shift test at every base option in b_lo … b_hi, at N = n_pos and the slider's t (the
     reach does not depend on the base). The learned table's test does not involve the base (its rows, projections and
     products are the same at every b): it is computed at the first base only and is that number at every other, bit
-    for bit; the others ask posenc for RoPE's and the sinusoid's alone (a one-row table, which has no row the test
-    needs)."""
+    for bit; the others ask posenc for RoPE's and the sinusoid's alone (`shift_points` with learned=False)."""
     points = []
     learned = None
     for b in (b for b in B_OPTIONS if b_lo <= b <= b_hi):
-        rows = _rows_for(n_pos, shift_t) if learned is None else 1
-        settings = posenc_settings(dtype, b, layout_sin, rows, seed)
-        point = posenc.shift_test_points(q, k, n_positions=[n_pos], offsets=[shift_t], **settings)
+        point = shift_points(q, k, [n_pos], [shift_t], (dtype, b, layout_sin, seed), learned=learned is None)
         if learned is None:
             learned = point["learned_dev"]
         points.append((q.size, b, {**point, "learned_dev": learned}))
     return charts.points_frames(points, hand=shift_t)
+
+
+#: How many shift-test points (`shift_points`) the server keeps, across sessions: four numbers each (about 200 bytes
+#: with its key), so at most about 10 MB.
+POINTS_KEPT = 50_000
+_points_kept: OrderedDict[tuple, tuple[float, float, float, float]] = OrderedDict()
+_points_lock = threading.Lock()
+
+
+def shift_points(q, k, ns, ts, settings: tuple, *, learned: bool = True) -> dict:
+    """`posenc.shift_test_points` at the pairs (ns[i], ts[i]) with the page's `settings` (dtype, base, layout_sin,
+    seed), each with a learned table as long as the pairs need (`_rows_for`; with learned=False, none: its numbers
+    are NaN). A point's numbers do not depend on the other points asked for with it (posenc computes each from its own
+    rows and products), so each is kept (POINTS_KEPT, the least recently used dropped first) and asked for again only
+    when it is not: a slider's window that moves keeps the points it had."""
+    ns, ts = np.asarray(ns, dtype=np.int64), np.asarray(ts, dtype=np.int64)
+    vectors = (q.tobytes(), k.tobytes(), q.dtype.str, learned, *settings)
+    keys = [(*vectors, n, t) for n, t in zip(ns.tolist(), ts.tolist())]
+    with _points_lock:
+        found = [_points_kept.get(key) for key in keys]
+        for key, got in zip(keys, found):
+            if got is not None:
+                _points_kept.move_to_end(key)
+    missing = [i for i, got in enumerate(found) if got is None]
+    if missing:
+        dtype, base, layout_sin, seed = settings
+        rows = _rows_for(ns[missing], ts[missing]) if learned else 1  # 1 row: no position the test needs
+        new = posenc.shift_test_points(
+            q, k, n_positions=ns[missing], offsets=ts[missing], **posenc_settings(dtype, base, layout_sin, rows, seed)
+        )
+        columns = (new["rope_dev"], new["sinusoidal_dev"], new["learned_dev"], new["tolerance"])
+        with _points_lock:
+            for j, i in enumerate(missing):
+                found[i] = _points_kept[keys[i]] = tuple(float(c[j]) for c in columns)
+            while len(_points_kept) > POINTS_KEPT:
+                _points_kept.popitem(last=False)
+    table = np.array(found, dtype=np.float64).reshape(len(keys), 4)
+    return {
+        "n_positions": ns,
+        "offset": ts,
+        **{name: table[:, i] for i, name in enumerate(("rope_dev", "sinusoidal_dev", "learned_dev", "tolerance"))},
+    }
 
 
 @cached(max_entries=16)
