@@ -106,6 +106,15 @@ def intro(*, formulas: bool = True) -> Any:
     return st.container()
 
 
+def exact_entry(container: Any = st, *, names: str) -> Any:
+    """Where a page's number boxes for exact entry go when its main chart has sliders of its own for the same values
+    (issue #36): `container` itself, or, in presentation mode, a closed expander in it ("Type exact values: `names`"),
+    so that on a projector the first screen reaches the chart and its sliders rather than a second row of controls."""
+    if mode.is_on():
+        return container.expander(f"Type exact values: {names}", icon=":material/keyboard:")
+    return container
+
+
 def cached(func: Callable | None = None, *, max_entries: int = 32, **kwargs: Any) -> Any:
     """`st.cache_data` with a bounded size (it is unbounded by default) and no spinner.
 

@@ -11,7 +11,7 @@ Numbers: explorer.compute.extension; sentences: explorer.text.extension.
 
 import streamlit as st
 
-from explorer.layout import formula, intro, notice_list, page_setup
+from explorer.layout import exact_entry, formula, intro, notice_list, page_setup
 
 page_setup("extension")  # before the imports below: see explorer.layout
 
@@ -37,10 +37,11 @@ with intro(formulas=False):
 preset = presets_ui.model_picker("extension", container=st.sidebar)
 with st.container(border=True, key="ext_controls"):
     rope_type = widget("rope_type")  # one line per option, "yarn · YaRN" (the Param's labels)
-    c_l, c_t, c_s = st.columns(3)
+    own = ropeblock.METHOD_PARAMS.get(rope_type, ())
+    names = "L, T and s" if "factor" in own else "L and T"
+    c_l, c_t, c_s = exact_entry(names=names).columns(3)  # the main chart has sliders for them
     train_len = widget("train_len", container=c_l)
     target_len = widget("target_len", container=c_t)
-    own = ropeblock.METHOD_PARAMS.get(rope_type, ())
     values = {"factor": widget("factor", container=c_s)} if "factor" in own else {}
     st.caption(text.controls_caption(rope_type, values.get("factor"), train_len, target_len))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.layout import formula, intro, notice_list, page_setup
+from explorer.layout import exact_entry, formula, intro, notice_list, page_setup
 
 page_setup("vision")  # before the imports below: see explorer.layout
 
@@ -48,8 +48,8 @@ with st.container(border=True, key="vis_controls"):
     if preset is not None:
         with c4.popover("About this model", icon=":material/info:"):
             st.caption(text.about(preset))
-    g1, g2, g3, g4 = st.columns(4)
     # boxes for exact entry and the other tabs: the heatmaps have their own sliders
+    g1, g2, g3, g4 = exact_entry(names="rows, columns and frames").columns(4)
     for key, column in zip(charts.GRID_PARAMS, (g1, g2)):
         widget(key, container=column)
     widget(charts.FRAME_PARAM, container=g4, max=widget(charts.FRAMES_PARAM, container=g3) - 1)

@@ -159,6 +159,30 @@ def test_present_runs_on_every_page(page):
     assert not at.exception and presenting(at)
 
 
+@pytest.mark.parametrize(
+    "page, query, title, keys",
+    [
+        ("pages/5_Context_extension.py", {"rope_type": "yarn"}, "L, T and s", ("train_len", "target_len", "factor")),
+        ("pages/5_Context_extension.py", {"rope_type": "default"}, "L and T", ("train_len", "target_len")),
+        (
+            "pages/7_Images_and_video.py",
+            {},
+            "rows, columns and frames",
+            ("vis_rows", "vis_cols", "vis_frames", "vis_frame"),
+        ),
+    ],
+)
+def test_presenting_folds_the_boxes_the_main_chart_has_sliders_for(page, query, title, keys):
+    """In presentation mode the number boxes for exact entry sit in a closed expander that names what they set
+    (layout.exact_entry): the first screen reaches the main chart's own sliders; elsewhere they are in the open."""
+    folded = [e for e in run(page, {**query, "present": "1"}).expander if e.label.startswith("Type exact values")]
+    assert [e.label for e in folded] == [f"Type exact values: {title}"]
+    assert {n.key for n in folded[0].number_input} == set(keys)
+    shown = run(page, query)
+    assert not shown.exception and not [e for e in shown.expander if e.label.startswith("Type exact values")]
+    assert set(keys) <= {n.key for n in shown.number_input}
+
+
 @pytest.mark.parametrize("raw, on", [("true", True), ("yes", True), ("0", False), ("false", False)])
 def test_present_values(raw, on):
     at = run("pages/2_Clock_hands.py", {"present": raw})

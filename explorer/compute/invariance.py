@@ -204,7 +204,7 @@ def b_arm(q, k, n_pos, b_lo, b_hi, shift_t, dtype, layout_sin, seed) -> pd.DataF
 #: How many shift-test points (`shift_points`) the server keeps, across sessions: four numbers each (about 200 bytes
 #: with its key), so at most about 10 MB.
 POINTS_KEPT = 50_000
-_points_kept: OrderedDict[tuple, tuple[float, float, float, float]] = OrderedDict()
+_points_kept: OrderedDict[tuple, tuple[float, ...]] = OrderedDict()  # (rope, sinusoid, learned, pass mark)
 _points_lock = threading.Lock()
 
 
