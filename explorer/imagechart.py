@@ -10,7 +10,9 @@ Pure: no Streamlit. `image_heatmap(...)` returns an Altair chart; the page calls
 
 Colours: the lookup tables interpolate Vega's own scheme anchors linearly in RGB, exactly as Vega
 builds its continuous schemes (`d3.piecewise(interpolateRgb, anchors)`), so the image and the
-legend (which uses the Vega scheme of the same name) show the same colours.
+legend (which uses the Vega scheme of the same name) show the same colours. On the dark card
+(``dark=True``) a scheme in `DARK_SCHEMES` takes its dark anchors (`style.DARK_REDBLUE`), and the
+legend the same anchors as its range, interpolated in RGB.
 
 Reduction (matrix larger than `max_pixels`): there are more cells than pixels, so something has to
 give. `reduce_matrix` offers three honest options, and the chart subtitle says which was used:
@@ -36,10 +38,11 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from explorer.charts.style import CARD_BACKGROUND, MASK_VIEW
+from explorer.charts.style import CARD_BACKGROUND, DARK_BUILT_VIEW, DARK_REDBLUE, MASK_VIEW
 from explorer.text.heatmap import reduction_note
 
 __all__ = [
+    "DARK_SCHEMES",
     "DIVERGING",
     "HOVER_CELL_PX",
     "SCHEMES",
@@ -69,6 +72,10 @@ _SCHEME_ANCHORS = {
     ),
 }
 SCHEMES = tuple(_SCHEME_ANCHORS)
+#: Schemes drawn with anchors of their own on the dark card (`image_heatmap`'s ``dark``), low -> high: a diverging
+#: scheme's near-white middle glared there; the sequential ones run dark to bright and read as they are.
+_DARK_ANCHORS = {"redblue": DARK_REDBLUE}
+DARK_SCHEMES = frozenset(_DARK_ANCHORS)
 #: Schemes whose middle colour means "zero": their default domain is symmetric about 0.
 DIVERGING = frozenset({"redblue", "blueorange"})
 _LUT_SIZE = 256
@@ -76,20 +83,23 @@ _REDUCE_MODES = ("stride", "mean", "maxabs")
 
 
 # ------------------------------------------------------------------------------ colours
-def _anchors(scheme: str) -> np.ndarray:
+def _anchors(scheme: str, dark: bool = False) -> np.ndarray:
     try:
         hexes = _SCHEME_ANCHORS[scheme]
     except KeyError:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}") from None
+    if dark and scheme in _DARK_ANCHORS:
+        hexes = "".join(colour.lstrip("#") for colour in _DARK_ANCHORS[scheme])
     return np.array(
         [[int(hexes[i + k : i + k + 2], 16) for k in (0, 2, 4)] for i in range(0, len(hexes), 6)],
         dtype=np.float64,
     )
 
 
-def colormap_lut(scheme: str, n: int = _LUT_SIZE) -> np.ndarray:
-    """(n, 3) uint8 lookup table: entry i is the scheme's colour at t = i / (n − 1)."""
-    anchors = _anchors(scheme)
+def colormap_lut(scheme: str, n: int = _LUT_SIZE, *, dark: bool = False) -> np.ndarray:
+    """(n, 3) uint8 lookup table: entry i is the scheme's colour at t = i / (n − 1); `dark`: its dark card's
+    colours, for a scheme in `DARK_SCHEMES` (any other is the same on either card)."""
+    anchors = _anchors(scheme, dark)
     t = np.linspace(0.0, 1.0, n)
     pos = np.linspace(0.0, 1.0, len(anchors))
     lut = np.stack([np.interp(t, pos, anchors[:, c]) for c in range(3)], axis=1)
@@ -126,11 +136,14 @@ def colour_indices(
     return idx, finite
 
 
-def colorize(matrix: np.ndarray, *, scheme: str = "redblue", domain: tuple[float, float] | None = None) -> np.ndarray:
-    """(rows, cols, 4) uint8 RGBA image. Values outside `domain` saturate; NaN/inf -> transparent."""
+def colorize(
+    matrix: np.ndarray, *, scheme: str = "redblue", domain: tuple[float, float] | None = None, dark: bool = False
+) -> np.ndarray:
+    """(rows, cols, 4) uint8 RGBA image. Values outside `domain` saturate; NaN/inf -> transparent; `dark`: the
+    scheme's colours on the dark card (`colormap_lut`)."""
     idx, finite = colour_indices(matrix, scheme=scheme, domain=domain)
     rgba = np.empty(idx.shape + (4,), dtype=np.uint8)
-    rgba[..., :3] = colormap_lut(scheme)[idx]
+    rgba[..., :3] = colormap_lut(scheme, dark=dark)[idx]
     rgba[..., 3] = np.where(finite, 255, 0)
     return rgba
 
@@ -316,6 +329,7 @@ def image_heatmap(
     title: str | None = None,
     y_down: bool = True,
     hover_cells: int = 2500,
+    dark: bool = False,
 ) -> alt.LayerChart:
     """Draw a 2-D array as one colour-mapped image with real axes, a legend and hover readout.
 
@@ -330,6 +344,10 @@ def image_heatmap(
     y_down        row 0 at the top (matrix convention) with the y axis increasing downwards.
     hover_cells   at most this many invisible hover rects; each reports the exact value at its
                   centre cell.
+    dark          drawn for the dark card (the page's `explorer.render.dark_theme()`): a scheme in
+                  `DARK_SCHEMES` takes its dark colours, image and legend alike (the legend's view
+                  is a `style.DARK_BUILT_VIEW`, which the dark theme's styling leaves as it is);
+                  the numbers, hover and axes are the same on either card.
 
     Returns an `alt.LayerChart` of three layers: the image, the hover rects, the legend's two
     invisible ends; a matrix with NaN cells has a fourth under them, the plot in the card's colour
@@ -353,11 +371,12 @@ def image_heatmap(
     fr = int(row_idx[1] - row_idx[0]) if len(row_idx) > 1 else 1
     fc = int(col_idx[1] - col_idx[0]) if len(col_idx) > 1 else 1
 
+    dark = dark and scheme in DARK_SCHEMES  # a scheme of its own on the dark card, or the same on either
     idx, finite = colour_indices(reduced, scheme=scheme, domain=(lo, hi))
     if finite.all():  # the usual case: a paletted PNG (see encode_indexed_png)
-        png = encode_indexed_png(idx if y_down else idx[::-1], colormap_lut(scheme))
+        png = encode_indexed_png(idx if y_down else idx[::-1], colormap_lut(scheme, dark=dark))
     else:  # NaN cells are transparent: RGBA
-        rgba = colorize(reduced, scheme=scheme, domain=(lo, hi))
+        rgba = colorize(reduced, scheme=scheme, domain=(lo, hi), dark=dark)
         png = encode_png(rgba if y_down else rgba[::-1])
     url = _data_url(png)
 
@@ -422,6 +441,11 @@ def image_heatmap(
     )
     # The legend: an invisible zero-size rect for each end of the colour range, at the first cell's corner.
     legend_df = pd.DataFrame({"value": [float(lo), float(hi)], "x0": [x_lo, x_lo], "y0": [y_lo, y_lo]})
+    # dark: the image's dark anchors, interpolated in RGB as its lookup table is (Vega spreads a longer range evenly)
+    if dark:
+        colours = alt.Scale(range=list(_DARK_ANCHORS[scheme]), interpolate="rgb", nice=False, zero=False, clamp=True)
+    else:  # ignore: the stub takes only a Literal of Vega's scheme names; scheme is one (checked above)
+        colours = alt.Scale(scheme=scheme, nice=False, zero=False, clamp=True)  # type: ignore[arg-type]
     legend = (
         alt.Chart(legend_df)
         .mark_rect(opacity=0)
@@ -433,12 +457,13 @@ def image_heatmap(
             color=alt.Color(
                 "value:Q",
                 title=value_title,
-                # ignore: the stub takes only a Literal of Vega's scheme names; scheme is one (checked above)
-                scale=alt.Scale(scheme=scheme, nice=False, zero=False, clamp=True),  # type: ignore[arg-type]
+                scale=colours,
                 legend=alt.Legend(title=value_title, gradientLength=max(50, int(height * 0.55))),
             ),
         )
     )
+    if dark:  # its colours are the image's: the dark theme's styling must not lighten them
+        legend = legend.properties(name=DARK_BUILT_VIEW + "legend")
 
     layers = [image, hover, legend]
     if not finite.all():  # under the image, the cells that hold no value: the card, and a slate on the dark card

@@ -426,6 +426,44 @@ def test_rope_matrix_heatmap_is_one_image_of_the_matrix(layout, dim):
     legible(spec)
 
 
+def test_rope_matrix_on_the_dark_card_is_dark_where_it_is_zero_and_keeps_its_numbers():
+    """R_m is almost all zeros, and redblue's zero is near-white: on the dark card the matrix was a glaring white square.
+    Built for the dark card, its zero cells sit just off the card, its ±1 cells (cos at m = 0 … small angles) stand
+    clearly off it, negative cells red and positive blue as on the light card; the numbers (hover, meta) are the
+    light chart's, and the light chart's zero cells are still redblue's near-white."""
+    from _chartspec import contrast
+
+    from explorer.charts import style
+
+    dim, m, layout = 16, 3, "half"
+    r = ref_rope_matrix(m, dim, layout)
+    pair = tuple(int(c) for c in posenc.pair_indices(dim, layout=layout)[0])
+    light, dark = (
+        stable_dataset_names(
+            charts.rope_matrix_heatmap(r, position=m, pair=pair, layout=layout, dark=on_dark).to_dict()
+        )
+        for on_dark in (False, True)
+    )
+    colours = {name: png_pixels(spec)[..., :3] for name, spec in (("light", light), ("dark", dark))}
+
+    def hexes(name, where):
+        return {"#" + bytes(int(c) for c in p).hex() for p in colours[name][where]}
+
+    zero, one, negative, positive = r == 0, np.abs(r) > 0.99, r < -0.3, r > 0.3
+    assert zero.mean() > 0.8 and one.any() and negative.any()  # what makes the glare: nearly every cell is 0
+    assert all(contrast(c, style.DARK_BACKGROUND) < 1.3 for c in hexes("dark", zero))
+    assert all(contrast(c, style.DARK_BACKGROUND) >= 3 for c in hexes("dark", one))
+    red_minus_blue = colours["dark"][..., 0].astype(int) - colours["dark"][..., 2].astype(int)
+    assert (red_minus_blue[negative] > 0).all() and (red_minus_blue[positive] < 0).all()
+    assert all(contrast(c, style.CARD_BACKGROUND) < 1.2 for c in hexes("light", zero))  # the light card: unchanged
+    # only the colours differ: the same shape, reduction, domain, hover values and boxes
+    assert image_meta(dark) == image_meta(light)
+    assert light["datasets"].keys() == dark["datasets"].keys()
+    for name in light["datasets"]:
+        rows = [{k: v for k, v in row.items() if k != "url"} for row in light["datasets"][name]]
+        assert rows == [{k: v for k, v in row.items() if k != "url"} for row in dark["datasets"][name]]
+
+
 def test_rope_matrix_heatmap_rejects_bad_pair():
     with pytest.raises(ValueError, match="pair"):
         charts.rope_matrix_heatmap(np.eye(4), position=0, pair=(0, 4), layout="half")

@@ -335,3 +335,54 @@ def test_cells_without_a_value_lie_on_a_slate_on_the_dark_card(scheme):
     assert dark != style.DARK_BACKGROUND and _contrast(lowest, dark) >= 2.0
     # a matrix with a value in every cell has no such layer
     assert _spec(image_heatmap(np.ones((3, 3))))["layer"][0]["mark"]["type"] == "image"
+
+
+def _legend_stops(spec: dict) -> list[tuple[float, str]]:
+    """The colour legend's gradient as Vega draws it (vl-convert's SVG): (offset 0 … 1, '#rrggbb'), low to high."""
+    import re
+
+    import vl_convert
+
+    svg = vl_convert.vegalite_to_svg(json.dumps(spec))
+    stops = re.findall(r'<stop offset="([^"]+)" stop-color="rgb\(([^)]+)\)"', svg)
+    return [(float(at), _hex([int(c) for c in rgb.split(",")])) for at, rgb in stops]
+
+
+def _channels_apart(a: str, b: str) -> int:
+    return max(abs(int(a[i : i + 2], 16) - int(b[i : i + 2], 16)) for i in (1, 3, 5))
+
+
+def test_a_diverging_image_on_the_dark_card_is_dark_at_zero_and_its_legend_shows_its_colours():
+    """redblue's middle is near-white: on the dark card a matrix of mostly zeros (R_m) was a glaring white square. Built
+    for the dark card, a zero is close to the card, −1 and 1 stand clearly off it (red below, blue above, as on the
+    light card), and the legend Vega draws, once the dark theme has styled the chart, shows the image's own colours;
+    the light card's image and spec are as they were."""
+    from _chartspec import contrast
+
+    from explorer.charts import style
+
+    values = np.linspace(-1.0, 1.0, 21)  # one pixel per legend stop Vega draws (every 0.05 of the range)
+    m = values[None, :]
+    plain = _spec(image_heatmap(m, domain=(-1, 1)))
+    light = _spec(image_heatmap(m, domain=(-1, 1), dark=False))
+    assert light == plain  # the light card: the same chart, pixel for pixel
+    dark = _spec(image_heatmap(m, domain=(-1, 1), dark=True))
+    pixels = {
+        name: [_hex(p) for p in np.asarray(_png(spec).convert("RGB"))[0]]
+        for name, spec in (("light", light), ("dark", dark))
+    }
+    zero, low, high = pixels["dark"][10], pixels["dark"][0], pixels["dark"][-1]
+    assert contrast(zero, style.DARK_BACKGROUND) < 1.3  # a zero sits just off the dark card, not a glare on it
+    assert contrast(pixels["light"][10], style.DARK_BACKGROUND) > 10  # (what it was: redblue's near-white)
+    for end in (low, high):
+        assert contrast(end, style.DARK_BACKGROUND) >= 3  # ±1 read on the card
+    assert int(low[1:3], 16) > int(low[5:7], 16) and int(high[5:7], 16) > int(high[1:3], 16)  # red low, blue high
+    # the light card keeps Vega's redblue: its dark red and dark blue ends and near-white middle
+    assert (pixels["light"][0], pixels["light"][-1]) == ("#8c0d25", "#134b85")
+    assert contrast(pixels["light"][10], style.CARD_BACKGROUND) < 1.2
+    # the legend Vega draws on each card is the image's colours (within the 256-entry table's rounding)
+    for name, spec in (("light", light), ("dark", dark)):
+        stops = _legend_stops(style.style_spec(spec, dark=name == "dark"))
+        assert [round(at, 6) for at, _ in stops] == [round(v, 6) for v in (values + 1) / 2], name
+        for (_, drawn), pixel in zip(stops, pixels[name], strict=True):
+            assert _channels_apart(drawn, pixel) <= 2, (name, drawn, pixel)

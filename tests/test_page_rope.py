@@ -233,6 +233,33 @@ def test_matrix_and_pair_map_follow_the_layout(layout):
     assert layout in pairs["title"]["text"]
 
 
+def test_the_matrix_on_the_dark_theme_is_its_own_image_dark_where_it_is_zero(monkeypatch):
+    """The page draws R_m for the theme the browser shows (explorer.render.dark_theme): on the dark theme its zero
+    cells, nearly all of them, sit just off the dark card (redblue's near-white zero glared there), and a light
+    session and a dark one never get each other's image from the charts every session shares (built light, then dark,
+    then light again in one server)."""
+    from _chartspec import contrast, png_pixels
+
+    from explorer import render
+    from explorer.charts import style
+
+    def zero_colours(at) -> set[str]:
+        heat, _ = assert_whole_head(at, 16)
+        pixels = png_pixels(heat)[..., :3]
+        zero = pixels[0, 1]  # R_m's row 0 is zero but for columns 0 and 8 (half layout, d = 16)
+        assert all((p == zero).all() for p in pixels[0, [1, 2, 3, 4, 5, 6, 7, 9, 15]])
+        return "#" + bytes(int(c) for c in zero).hex()
+
+    query = dict(layout_rope="half", head_dim=16, j=5, m=3, **HEAD)
+    light = zero_colours(run(**query))
+    assert contrast(light, style.CARD_BACKGROUND) < 1.2  # the light theme: redblue's near-white, as before
+    monkeypatch.setattr(render, "dark_theme", lambda: True)
+    dark = zero_colours(run(**query))
+    assert contrast(dark, style.DARK_BACKGROUND) < 1.3
+    monkeypatch.setattr(render, "dark_theme", lambda: False)
+    assert zero_colours(run(**query)) == light
+
+
 # --- extremes ------------------------------------------------------------------------------------
 def test_every_control_at_its_minimum():
     at = run(**MINIMUM)

@@ -382,9 +382,18 @@ def pair_map_chart(pairs: np.ndarray, *, highlight: int, layout: str, width: int
 
 
 def rope_matrix_heatmap(
-    r: np.ndarray, *, position: float, pair: tuple[int, int], layout: str, width: int = 380, height: int = 400
+    r: np.ndarray,
+    *,
+    position: float,
+    pair: tuple[int, int],
+    layout: str,
+    width: int = 380,
+    height: int = 400,
+    dark: bool = False,
 ) -> alt.LayerChart:
-    """The (d, d) matrix R_m (`posenc.rope_matrix`) as one image; the four cells of `pair` boxed."""
+    """The (d, d) matrix R_m (`posenc.rope_matrix`) as one image; the four cells of `pair` boxed. `dark`: drawn for
+    the dark card (the page's `explorer.render.dark_theme()`): redblue's dark variant, whose zero, nearly every cell,
+    is a slate close to the card, not a near-white (`explorer.imagechart.image_heatmap`)."""
     r = np.asarray(r, dtype=np.float64)
     if r.ndim != 2 or r.shape[0] != r.shape[1]:
         raise ValueError(f"r must be a square matrix, got shape {r.shape}")
@@ -402,6 +411,7 @@ def rope_matrix_heatmap(
         width=width,
         height=height,
         title=f"R_m at m = {position:g} ({d} × {d}, {layout} layout)",
+        dark=dark,
     )
     # Box the four cells of the chosen pair; same scales as the image layer.
     cells = pd.DataFrame([(c, rr) for rr in (a, b) for c in (a, b)], columns=["col", "row"])

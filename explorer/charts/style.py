@@ -398,6 +398,15 @@ BLUES = (
 )  # fmt: skip
 #: The two inks a cell's numbers may take: the one that contrasts more with the cell (`ink_on`).
 INKS = ("#ffffff", "#0f172a")
+#: The dark card's diverging map for a matrix drawn as an image (`explorer.imagechart.image_heatmap`'s "redblue" with
+#: ``dark=True``: R_m on the RoPE page), low to high in RGB: red, a slate one step off the card (zero), blue; the ends
+#: mid-tones as bright as each other. Vega's redblue is near-white at zero: R_m, almost all zeros, was a white square on
+#: the dark card.
+DARK_REDBLUE = ("#EF4444", "#1E293B", "#3B82F6")
+#: A view whose ``name`` starts with this was built for the dark card (an image heatmap's legend drawn with
+#: ``dark=True``: its range is the colours its image was painted with in Python): the dark theme leaves its colours as
+#: they are (lightened, the legend would no longer match the image).
+DARK_BUILT_VIEW = "dark_built_"
 
 
 def _lerp(stops: Sequence[str], share: float) -> str:
@@ -454,9 +463,11 @@ def _walk_dark(
     """Every literal colour in a spec through `dark_color` (data and expressions untouched): a colour channel's or a
     mark's colour, its ``value`` and its ``condition``'s, and its scale's ``range`` (a method's line colour, chosen for
     white: lightened only, `dark_color`'s `lighten_only`; in a `BAND_VIEW`, `band_color`; in a `MASK_VIEW`, the
-    card's colour becomes `MASK_DARK`). In a text mark's view, its mark's and its encoding's fixed colours through
-    `dark_text_color` instead."""
+    card's colour becomes `MASK_DARK`; a `DARK_BUILT_VIEW` is left as it is). In a text mark's view, its mark's and
+    its encoding's fixed colours through `dark_text_color` instead."""
     if isinstance(node, dict):
+        if _view_named(node, DARK_BUILT_VIEW):  # its colours are the dark card's already
+            return node
         band, mask = band or _view_named(node, BAND_VIEW), mask or _view_named(node, MASK_VIEW)
         grid = grid or _view_named(node, GRID_VIEW)
         node, kept = _dark_grid(node) if grid else (node, ())
