@@ -70,13 +70,14 @@ st.caption(text.LIVE_CAPTION)
 with st.expander("How the animation works, and why this way"):
     st.markdown(text.animation_explained(charts.FRAME_MS, charts.FPS))
 
-heading, caption = text.table_texts(position, len(pairs), d_model // 2)
+heading, caption = text.table_texts(position, len(pairs), d_model // 2, phone=mode.on_a_phone())
 st.subheader(heading)
 table = charts.pair_table(pairs, theta[pairs], wl[pairs], angle[pairs], sin[pairs], cos[pairs])
 st.dataframe(
     table,
     hide_index=True,
     column_config={
+        "pair j": st.column_config.NumberColumn(pinned=True),  # in view while the rest scrolls (a phone's screen)
         "θ_j (rad/token)": st.column_config.NumberColumn(format="%.6g"),
         "λ_j (tokens)": st.column_config.NumberColumn(format="%.6g"),
         "angle p·θ_j (rad)": st.column_config.NumberColumn(format="%.6g"),

@@ -101,6 +101,24 @@ def test_defaults():
     assert any("What to notice" in m.value for m in at.main.markdown)
 
 
+@pytest.mark.parametrize("phone", [False, True])
+def test_the_numbers_table_keeps_the_pair_in_view_and_says_it_scrolls_on_a_phone(monkeypatch, phone):
+    """Eight columns are wider than a phone: the pair column is pinned (it stays while the rest scrolls sideways) and,
+    on a phone only, the caption says the table scrolls."""
+    import json
+
+    from explorer import mode
+
+    monkeypatch.setattr(mode, "on_a_phone", lambda: phone)
+    at = run()
+    assert not at.exception
+    table = at.dataframe[0]
+    assert table.value.columns[0] == "pair j" and len(table.value.columns) == 8
+    assert json.loads(table.proto.columns)["pair j"].get("pinned") is True
+    said = [c.value for c in at.caption if "pairs with a clock" in c.value]
+    assert len(said) == 1 and ("Swipe the table sideways" in said[0]) is phone
+
+
 def test_every_control_at_its_minimum():
     at = run({"d_model": "2", "base": "10", "n_clocks": "1", "m": "0"})
     check_page(at, d=2, base=10.0, n_clocks=1, p=0)

@@ -50,13 +50,15 @@ def animation_explained(frame_ms: int, fps: int) -> str:
     )
 
 
-def table_texts(position: int, n_shown: int, n_pairs: int) -> tuple[str, str]:
-    """The table's heading at position p, and its caption: how many of the d/2 pairs have a clock."""
+def table_texts(position: int, n_shown: int, n_pairs: int, *, phone: bool = False) -> tuple[str, str]:
+    """The table's heading at position p, and its caption: how many of the d/2 pairs have a clock; on a phone, that
+    the table (eight columns, wider than the screen) scrolls sideways with its first column in view."""
     which = (
         f"The {n_shown} pairs with a clock (of {n_pairs})." if n_shown > 1 else f"The pair with a clock (of {n_pairs})."
     )
     sin_cos = " sin and cos are the encoding's dimensions 2j and 2j + 1 at this position (interleaved layout)."
-    return f"The numbers at p = {position}", which + sin_cos
+    swipe = " Swipe the table sideways for the angles, sin and cos; the pair stays in view." if phone else ""
+    return f"The numbers at p = {position}", which + sin_cos + swipe
 
 
 def notices(theta: np.ndarray, wl: np.ndarray, *, base: float, p_max: int, largest_base: float) -> list[str]:
