@@ -78,7 +78,29 @@ def test_rows_that_did_not_learn_are_drawn_dashed_and_faint():
     assert set(rows[rows["method"] == "rope"]["row"]) == {"learned the task"}
     enc = line["encoding"]
     assert enc["strokeDash"]["field"] == "row" and enc["strokeDash"]["scale"]["range"] == [[1, 0], [3, 3]]
-    assert enc["opacity"]["scale"]["range"] == [1.0, 0.45]
+    assert enc["opacity"]["condition"]["field"] == "row"  # (while no method is picked: `curve_chart`'s PICK)
+    assert enc["opacity"]["condition"]["scale"]["range"] == [1.0, 0.45]
+
+
+@pytest.mark.parametrize("band", [False, True])
+def test_a_tap_on_a_legend_entry_picks_that_method_and_fades_the_others(band):
+    """Twelve lines are hard to tell apart on a phone: a point selection on the method, bound to the legend (and a tap
+    on a line), keeps the picked method's line and band as they are and fades every other one well below the faint
+    rows' 0.45; with nothing picked every line is as before (Vega-Lite's empty selection selects all)."""
+    spec = curve(band=band)
+    (line,) = cs.find(spec, "line")
+    (pick,) = [p for p in [*spec.get("params", []), *line.get("params", [])] if p["name"] == charts.PICK]
+    assert pick["select"]["type"] == "point" and pick["select"]["fields"] == ["method"] and pick["bind"] == "legend"
+    assert pick["select"]["toggle"] == "true"  # a second tap puts a method back: no double tap needed on a phone
+    assert spec["title"]["subtitle"][-1] == charts.PICK_HINT  # and the chart says how
+    faded = line["encoding"]["opacity"]
+    assert faded["condition"]["param"] == charts.PICK and faded["condition"].get("empty", True) is True
+    assert faded["value"] < 0.45 / 2
+    for area in cs.find(spec, "area"):
+        shade = area["encoding"]["opacity"]
+        assert shade["condition"] == {"param": charts.PICK, "value": charts.BAND_OPACITY}
+        assert shade["value"] < charts.BAND_OPACITY / 2
+    assert len(cs.find(spec, "area")) == int(band)
 
 
 def test_the_metric_names_its_direction():

@@ -70,6 +70,15 @@ def metric_title(metric: str) -> str:
 VARIANT_COLORS = ("#ff7f0e", "#d62728", "#8c564b", "#17becf", "#bcbd22", "#1e3a8a", "#be185d", "#000000")
 
 
+#: The 95 % band's opacity; the name of the selection a tap on a legend entry or a line makes (`curve_chart`), and
+#: the share of its opacity every other method's line and band keeps while one is picked.
+BAND_OPACITY = 0.15
+PICK = "method_pick"
+PICK_FADED = 0.12
+#: The subtitle's last line: how to pick.
+PICK_HINT = "tap or click a name in the legend to pick it; again to put it back"
+
+
 def colors_for(methods: Sequence[str]) -> list[str]:
     """One colour per method: the encodings' own, then VARIANT_COLORS in turn."""
     variants = iter(VARIANT_COLORS * (1 + len(methods) // len(VARIANT_COLORS)))
@@ -123,16 +132,35 @@ def curve_chart(
     dash = alt.StrokeDash("row:N", title=None, sort=rows, scale=alt.Scale(domain=rows, range=[[1, 0], [3, 3]]))
     # ordinal, in the rows' order (an unsorted nominal field set the opacity with a console warning)
     opacity = alt.Opacity("row:O", sort=rows, legend=None, scale=alt.Scale(domain=rows, range=[1.0, 0.45]))
+    # a tap on a legend entry (or a line) picks that method, and another tap on it puts it back: the others fade, so
+    # one or two of a dozen lines can be followed on a phone; with none picked, all are drawn (PICK_HINT says so)
+    pick = alt.selection_point(name=PICK, fields=["method"], bind="legend", toggle="true")
     base = alt.Chart(data.dropna(subset=["value"]))
     layers: list[alt.Chart] = [
-        base.mark_line(point=log_x, strokeWidth=2.5).encode(
-            x=xenc, y=yenc, color=color, strokeDash=dash, opacity=opacity, tooltip=tooltip
+        base.mark_line(point=log_x, strokeWidth=2.5)
+        .encode(
+            x=xenc,
+            y=yenc,
+            color=color,
+            strokeDash=dash,
+            opacity=alt.condition(pick, opacity, alt.value(PICK_FADED)),
+            tooltip=tooltip,
         )
+        .add_params(pick)
     ]
     if band and "lo" in data and data["lo"].notna().any():
         banded = data.dropna(subset=["value", "lo", "hi"])
-        band_layer = alt.Chart(banded).mark_area(opacity=0.15)
-        layers.insert(0, band_layer.encode(x=xenc, y=alt.Y("lo:Q", title=metric_title(metric)), y2="hi:Q", color=color))
+        band_layer = alt.Chart(banded).mark_area()
+        layers.insert(
+            0,
+            band_layer.encode(
+                x=xenc,
+                y=alt.Y("lo:Q", title=metric_title(metric)),
+                y2="hi:Q",
+                color=color,
+                opacity=alt.condition(pick, alt.value(BAND_OPACITY), alt.value(PICK_FADED * BAND_OPACITY)),
+            ),
+        )
     refs = alt.Chart(pd.DataFrame({"reference": list(references), "value": list(references.values())}))
     layers += [
         refs.mark_rule(strokeDash=[2, 3], color=REF_COLOR).encode(
@@ -151,8 +179,10 @@ def curve_chart(
         *marked_rules(x, [(train_len, f"L = {train_len}")], scale),
     ]
     # the presentation font scale, which the legends' columns read
-    chart = titled_layers(layers, title, subtitle or "", HEIGHT, CONFIG, description)
-    return chart.properties(params=[font_scale_param().param])
+    lines = [subtitle] if isinstance(subtitle, str) else list(subtitle)
+    chart = titled_layers(layers, title, [*(line for line in lines if line), PICK_HINT], HEIGHT, CONFIG, description)
+    lifted = [] if chart.params is alt.Undefined else list(chart.params)  # the pick, which alt.layer moved up here
+    return chart.properties(params=[*lifted, font_scale_param().param])
 
 
 #: The attention chart's plot, width × height in pixels (it stretches to its column).
