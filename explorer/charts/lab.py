@@ -181,7 +181,8 @@ def curve_chart(
     # the presentation font scale, which the legends' columns read
     lines = [subtitle] if isinstance(subtitle, str) else list(subtitle)
     chart = titled_layers(layers, title, [*(line for line in lines if line), PICK_HINT], HEIGHT, CONFIG, description)
-    lifted = [] if chart.params is alt.Undefined else list(chart.params)  # the pick, which alt.layer moved up here
+    lifted: Any = getattr(chart, "params", alt.Undefined)  # the pick, which alt.layer moved up here
+    lifted = [] if lifted is alt.Undefined else list(lifted)
     return chart.properties(params=[*lifted, font_scale_param().param])
 
 
