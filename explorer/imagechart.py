@@ -11,7 +11,7 @@ Pure: no Streamlit. `image_heatmap(...)` returns an Altair chart; the page calls
 Colours: the lookup tables interpolate Vega's own scheme anchors linearly in RGB, exactly as Vega
 builds its continuous schemes (`d3.piecewise(interpolateRgb, anchors)`), so the image and the
 legend (which uses the Vega scheme of the same name) show the same colours. On the dark card
-(``dark=True``) a scheme in `DARK_SCHEMES` takes its dark anchors (`style.DARK_REDBLUE`), and the
+(``dark=True``) a scheme in `DARK_SCHEMES` takes its dark anchors (`style.DARK_DIVERGING`), and the
 legend the same anchors as its range, interpolated in RGB.
 
 Reduction (matrix larger than `max_pixels`): there are more cells than pixels, so something has to
@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from explorer.charts.style import CARD_BACKGROUND, DARK_BUILT_VIEW, DARK_REDBLUE, MASK_VIEW
+from explorer.charts.style import CARD_BACKGROUND, DARK_BUILT_VIEW, DARK_DIVERGING, MASK_VIEW
 from explorer.text.heatmap import reduction_note
 
 __all__ = [
@@ -74,7 +74,7 @@ _SCHEME_ANCHORS = {
 SCHEMES = tuple(_SCHEME_ANCHORS)
 #: Schemes drawn with anchors of their own on the dark card (`image_heatmap`'s ``dark``), low -> high: a diverging
 #: scheme's near-white middle glared there; the sequential ones run dark to bright and read as they are.
-_DARK_ANCHORS = {"redblue": DARK_REDBLUE}
+_DARK_ANCHORS = DARK_DIVERGING
 DARK_SCHEMES = frozenset(_DARK_ANCHORS)
 #: Schemes whose middle colour means "zero": their default domain is symmetric about 0.
 DIVERGING = frozenset({"redblue", "blueorange"})

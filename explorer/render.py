@@ -52,20 +52,30 @@ def show_chart(
         spec = chart if isinstance(chart, dict) else stable_dataset_names(compat.vega_lite_spec(chart))
     shown = target.vega_lite_chart(spec=style_spec(spec, presenting=mode.is_on(), dark=dark_theme()), **kwargs)
     if save_as is not None:
-        chart_files(spec, save_as, container=container, slider_ranges=slider_ranges)
+        # the files are drawn on the light card: a chart that paints its own colours for the dark one (`themed`) is
+        # built again for the light card, only once the popover is open
+        dark_built = isinstance(chart, SharedChart) and chart._kwargs.get("dark")
+        saved = (lambda: chart.on_light_card().spec()) if dark_built else spec
+        chart_files(saved, save_as, container=container, slider_ranges=slider_ranges)
     return shown
 
 
 def chart_files(
-    spec: dict, name: str, *, container: Any = None, slider_ranges: Mapping[str, Mapping[str, float]] | None = None
+    spec: dict | Callable[[], dict],
+    name: str,
+    *,
+    container: Any = None,
+    slider_ranges: Mapping[str, Mapping[str, float]] | None = None,
 ) -> None:
     """ "Save this chart": a popover (drawn only while open) offering the chart as one
     self-contained interactive HTML file, an SVG and a projector-size PNG (`explorer.chartfile`).
-    Each file is made only when its button is clicked; a click does not rerun the page."""
+    Each file is made only when its button is clicked; a click does not rerun the page. `spec` may be a function
+    that makes it (called only while the popover is open)."""
     target = st if container is None else container
     saving = target.popover("Save this chart", icon=":material/download:", key=f"save_{name}", on_change="rerun")
     if not saving.open:
         return
+    spec = spec() if callable(spec) else spec
     spec = chartfile.narrow_sliders(spec, slider_ranges or {})  # the page's ranges of the chart's own sliders
     try:
         title = f"{manifest.page_for_script(current.page()).title} · Positional-encoding explorer"
@@ -175,6 +185,10 @@ class SharedChart:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.build(), name)
 
+    def on_light_card(self) -> SharedChart:
+        """The same call built for the light card (``dark=False``): what a saved file draws (`show_chart`)."""
+        return SharedChart(self._name, self._builder, self._args, {**self._kwargs, "dark": False})
+
     def spec(self) -> dict:
         """The Vega-Lite dict, shared by every session that asks with equal arguments (`Rows` by their columns, each
         call's own rows put in their datasets). Do not modify it."""
@@ -199,6 +213,13 @@ def shared(builder: Callable[..., Any]) -> Callable[..., SharedChart]:
     """``show_chart(shared(charts.clock_chart)(...))``: the builder's result, cached across sessions."""
     name = f"{builder.__module__}.{builder.__qualname__}"
     return lambda *args, **kwargs: SharedChart(name, builder, args, kwargs)
+
+
+def themed(builder: Callable[..., Any]) -> Callable[..., SharedChart]:
+    """``show_chart(themed(charts.score_heatmap)(...))``: `shared`, the builder called with ``dark=dark_theme()``: a
+    chart that draws its own colours (an image heatmap on a diverging map) built for the theme the browser shows, the
+    theme part of the shared cache's key (a light session and a dark one never get each other's chart)."""
+    return lambda *args, **kwargs: shared(builder)(*args, **kwargs, dark=dark_theme())
 
 
 @st.cache_resource(max_entries=SHARED_SPEC_ENTRIES, show_spinner=False, hash_funcs={Keyed: lambda k: k.key})

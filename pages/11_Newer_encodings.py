@@ -14,7 +14,7 @@ page_setup("newer")  # before the imports below: see explorer.layout
 from explorer.charts import newer as charts
 from explorer.compute import newer as compute
 from explorer.exports import page_footer
-from explorer.render import Keyed, shared, show_chart
+from explorer.render import Keyed, shared, show_chart, themed
 from explorer.text import lab as lab_text
 from explorer.text import newer as text
 from explorer.widgets import widget
@@ -66,7 +66,7 @@ else:
         words = text.picture_words(enc, raw, task=task, head=head, train_len=s.train_len)
         picture = Keyed(("newer_picture", enc, task, length, head, s.longest), raw)  # what compute.picture read
         for i in range(charts.picture_count(enc, raw)):  # each built once, for every session (render.shared)
-            chart = shared(charts.picture_chart)(
+            chart = themed(charts.picture_chart)(  # dark: a heatmap's own image on the dark card
                 enc, picture, index=i, title=words["title"], subtitle=words["subtitle"], train_len=s.train_len
             )
             show_chart(chart, width="stretch", save_as=f"{enc}_{task}_{i}")

@@ -20,7 +20,7 @@ from explorer.charts import sinusoidal as charts
 from explorer.compute import sinusoidal as compute
 from explorer.exports import page_footer
 from explorer.liveparam import LiveChart
-from explorer.render import Rows, shared, show_chart
+from explorer.render import Rows, shared, show_chart, themed
 from explorer.text import sinusoidal as text
 from explorer.widgets import PARAMS, escape_markdown, widget
 
@@ -79,7 +79,7 @@ def view() -> None:
     show_chart(
         container=overview_slot,
         save_as="sinusoidal_table",
-        chart=shared(charts.encoding_heatmap)(
+        chart=themed(charts.encoding_heatmap)(  # dark: a diverging map's own image on the dark card
             overview,
             positions=y_axis,
             dims=x_axis,
@@ -192,7 +192,7 @@ def similarity(seq_len: int, d_model: int, base: float, scheme: str, sim_n: int)
     closest_first_n = float(k_dist[: sim_n - 1].min())  # offsets 1 … N − 1: the pairs among 0 … N − 1
     subtitles = text.matrix_subtitles(sim_n, d_model, closest_first_n, float(dist.max()))
     for matrix, kind, subtitle in zip((sim, dist), ("similarity", "distance"), subtitles, strict=True):
-        chart = shared(charts.matrix_heatmap)(matrix, kind=kind, scheme=scheme, d_model=d_model, subtitle=subtitle)
+        chart = themed(charts.matrix_heatmap)(matrix, kind=kind, scheme=scheme, d_model=d_model, subtitle=subtitle)
         show_chart(container=row, chart=chart, width="content")
     show_chart(shared(charts.offset_distance_chart)(k, k_dist, seq_len=seq_len), width="stretch")
 

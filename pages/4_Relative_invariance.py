@@ -20,7 +20,7 @@ from explorer.charts import invariance as charts
 from explorer.compute import invariance as compute
 from explorer.exports import long_matrices, page_footer
 from explorer.liveparam import LiveChart
-from explorer.render import Rows, shared, show_chart
+from explorer.render import Rows, shared, show_chart, themed
 from explorer.text import invariance as text
 from explorer.widgets import escape_markdown, widget
 
@@ -119,7 +119,7 @@ with tab_scores:
                     continue
                 sub = text.diagonal_words(nums["spreads"][key], nums["tolerance"], n_pos)
                 show_chart(
-                    shared(charts.score_heatmap)(nums[key], nums["positions"], title=title, subtitle=sub),
+                    themed(charts.score_heatmap)(nums[key], nums["positions"], title=title, subtitle=sub),
                     width="stretch",
                 )
         st.markdown(text.WHY_ADDITIVE_FAILS)
@@ -132,7 +132,7 @@ with tab_shift:
         sh = compute.shift_numbers(d, shift_t, n_pos, base, layout_sin, dtype)
         left, right = st.columns(2)
         with left:
-            show_chart(shared(charts.shift_matrix_heatmap)(sh["r_k"], k=shift_t, layout=layout_sin), width="stretch")
+            show_chart(themed(charts.shift_matrix_heatmap)(sh["r_k"], k=shift_t, layout=layout_sin), width="stretch")
         with right:
             title, subtitle = text.residual_titles(shift_t, dtype, sh["residual"]["residual"].max())
             show_chart(

@@ -568,3 +568,26 @@ def legend_overflow(spec: dict, plot: float, *, presenting: bool = False) -> lis
     if len(widths) > 1 and "direction: 'vertical'" not in layout and sum(widths) > plot:  # side by side
         problems.append(f"legends side by side: {sum(widths):.0f} px in a {plot}-px plot")
     return problems
+
+
+def vega_fills(spec: dict) -> list[str]:
+    """The fill of every mark Vega draws for `spec` (vl-convert's SVG), '#rrggbb', in the order drawn (a legend's
+    gradient, a url, left out)."""
+    import vl_convert
+
+    svg = vl_convert.vegalite_to_svg(json.dumps(spec))
+    fills = re.findall(r'<path[^>]*fill="rgb\((\d+), (\d+), (\d+)\)"', svg)
+    return ["#" + bytes(int(c) for c in rgb).hex() for rgb in fills]
+
+
+def channels_apart(a: str, b: str) -> int:
+    """The most two '#rrggbb' colours differ by in one channel (0 … 255)."""
+    return max(abs(int(a[i : i + 2], 16) - int(b[i : i + 2], 16)) for i in (1, 3, 5))
+
+
+def diverging_on_dark(zero: list[str] | set[str], ends: list[str] | set[str], card: str) -> None:
+    """A diverging map reads on the dark `card`: every zero colour sits just off it (under 1.3:1), every ±1 colour
+    stands clearly off it (3:1 or more, WCAG's figure for graphics)."""
+    assert zero and ends
+    assert all(contrast(c, card) < 1.3 for c in zero), sorted(zero)
+    assert all(contrast(c, card) >= 3 for c in ends), sorted(ends)

@@ -7,9 +7,10 @@ import json
 import re
 
 import altair as alt
+import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import contrast, spec_value
+from _chartspec import channels_apart, contrast, diverging_on_dark, png_pixels, spec_value, vega_fills
 
 from explorer.charts import style
 
@@ -210,3 +211,50 @@ def test_a_grid_of_shares_takes_dark_blues_and_its_own_ink_on_the_dark_card():
     # a view not named as a grid keeps its blues on the dark card
     plain = style.style_spec({**spec, "name": "other"}, dark=True)
     assert plain["layer"][0]["encoding"]["color"]["scale"]["scheme"] == "blues"
+
+
+@pytest.mark.parametrize("scheme", ["redblue", "blueorange"])
+def test_a_diverging_scale_vega_draws_on_the_dark_card_takes_the_images_dark_colours(scheme):
+    """Vega's redblue and blueorange are near-white at zero: a chart Vega draws with one (the sinusoid's zoom window, the
+    vision page's heatmaps) was a glare of white on the dark card wherever its values were small. On the dark card the
+    scale takes `style.DARK_DIVERGING`'s colours: Vega draws every value the colour the dark card's image of it has
+    (`image_heatmap(..., dark=True)`), a zero just off the card, −1 and 1 clearly off it and about as bright as each
+    other, each end on the side of the light map's (red or blue, blue or orange); on the light card the scale is Vega's
+    scheme, as it was."""
+    from explorer.imagechart import DARK_SCHEMES, DIVERGING, image_heatmap
+
+    assert set(style.DARK_DIVERGING) == DARK_SCHEMES == DIVERGING  # every diverging scheme has its dark colours
+    values = np.linspace(-1.0, 1.0, 21)
+    chart = (
+        alt.Chart(pd.DataFrame({"x": range(values.size), "v": values}))
+        .mark_rect()
+        .encode(x="x:O", color=alt.Color("v:Q").scale(scheme=scheme, domain=[-1, 1], clamp=True))
+    )
+    spec = chart.to_dict()
+    drawn, image = {}, {}
+    for card in ("light", "dark"):
+        styled = style.style_spec(spec, dark=card == "dark")
+        drawn[card] = vega_fills(styled)[: values.size]
+        pixels = png_pixels(
+            image_heatmap(values[None, :], scheme=scheme, domain=(-1, 1), dark=card == "dark").to_dict()
+        )
+        image[card] = ["#" + bytes(int(c) for c in p).hex() for p in pixels[0, :, :3]]
+        for at, (vega, png) in enumerate(zip(drawn[card], image[card], strict=True)):
+            assert channels_apart(vega, png) <= 2, (card, values[at], vega, png)  # the 256-entry table's rounding
+    assert (
+        style.style_spec(spec)["encoding"]["color"]["scale"] == spec["encoding"]["color"]["scale"]
+    )  # light: as it was
+    assert contrast(drawn["light"][10], style.CARD_BACKGROUND) < 1.2  # (Vega's near-white zero)
+    low, zero, high = drawn["dark"][0], drawn["dark"][10], drawn["dark"][-1]
+    diverging_on_dark([zero], [low, high], style.DARK_BACKGROUND)
+    assert contrast(drawn["light"][10], style.DARK_BACKGROUND) > 10  # what it was on the dark card: a glare
+    assert contrast(low, high) < 1.15  # neither end outshines the other
+
+    def red_minus_blue(c: str) -> int:
+        return int(c[1:3], 16) - int(c[5:7], 16)
+
+    for dark, light in ((low, drawn["light"][0]), (high, drawn["light"][-1])):
+        assert (red_minus_blue(dark) > 0) == (red_minus_blue(light) > 0), (dark, light)  # the same side of the map
+    # a sequential scheme is left to Vega on either card
+    viridis = alt.Chart(pd.DataFrame({"v": [0.0]})).mark_rect().encode(color=alt.Color("v:Q").scale(scheme="viridis"))
+    assert style.style_spec(viridis.to_dict(), dark=True)["encoding"]["color"]["scale"] == {"scheme": "viridis"}

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import by_field, find, frame, layers, legible, png_pixels, unit_rows
+from _chartspec import by_field, contrast, diverging_on_dark, find, frame, layers, legible, png_pixels, unit_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -788,3 +788,31 @@ def test_kept_points_are_each_points_own_report_whatever_was_asked_before():
         report = posenc.shift_test_report(q, k, n_positions=7, offset=3, dtype=dtype, base=b, table_len=10, seed=SEED)
         assert points["learned_dev"][0] == report["learned_dev"] and points["rope_dev"][0] == report["rope_dev"]
     assert 0 < len(compute._points_kept) <= compute.POINTS_KEPT
+
+
+def test_the_score_and_shift_heatmaps_on_the_dark_card_are_dark_where_they_are_zero():
+    """redblue's zero is near-white: on the dark card R_k (nearly all zeros) was a white square and the score maps' small
+    scores glared. Drawn for the dark card, a zero cell sits just off the card and a ±1 cell (scores of unit vectors: the
+    diagonal, an offset of π; R_k's cosines at k = 0) stands clearly off it; the numbers are the light chart's; the light
+    chart is as it was."""
+    pos = np.arange(24, dtype=float)
+    scores = np.cos(np.subtract.outer(pos, pos) * 0.5)  # 1 on the diagonal, cos 3 ≈ −1, cos 11 ≈ 0
+    r = posenc.shift_matrix(0, 8)
+    builds = (
+        (scores, lambda **kw: charts.score_heatmap(scores, pos, title="s", **kw)),
+        (r, lambda **kw: charts.shift_matrix_heatmap(r, k=0, layout="interleaved", **kw)),
+    )
+
+    def hexes(pixels, where):
+        return {"#" + bytes(int(c) for c in p).hex() for p in pixels[where]}
+
+    for values, build in builds:
+        plain, light, dark = (build(**kw).to_dict() for kw in ({}, {"dark": False}, {"dark": True}))
+        assert light == plain
+        assert image_meta(dark) == image_meta(light)
+        pixels = {name: png_pixels(spec)[..., :3] for name, spec in (("light", light), ("dark", dark))}
+        assert pixels["dark"].shape[:2] == values.shape
+
+        zero, ends = np.abs(values) < 0.04, np.abs(values) > 0.99
+        diverging_on_dark(hexes(pixels["dark"], zero), hexes(pixels["dark"], ends), style.DARK_BACKGROUND)
+        assert all(contrast(c, style.CARD_BACKGROUND) < 1.2 for c in hexes(pixels["light"], zero))

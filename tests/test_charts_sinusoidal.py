@@ -14,13 +14,30 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import _Row, drawn, facts, facts_text, is_facts, py_expr, sent_spec, vega_names, view_rows
+from _chartspec import (
+    _Row,
+    channels_apart,
+    contrast,
+    diverging_on_dark,
+    drawn,
+    facts,
+    facts_text,
+    is_facts,
+    png_pixels,
+    py_expr,
+    sent_spec,
+    vega_fills,
+    vega_names,
+    view_rows,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
 from explorer.charts import sinusoidal as charts
+from explorer.charts import style
 from explorer.charts.style import label_step
+from explorer.imagechart import colormap_lut, colour_indices
 from explorer.imagechart import meta as image_meta
 from explorer.render import stable_dataset_names
 from explorer.vocabulary import BASE_OPTIONS
@@ -315,6 +332,7 @@ def zoom_spec(
     slider_max=None,
     d_range=(2, 2048),
     size_max=(128, 64),
+    scheme="redblue",
 ):
     """The zoom chart's spec as the page sends it (`explorer.render.show_chart`: Streamlit's conversion,
     datasets named in order). The grid's largest window is smaller than the page's (256 × 256): the transforms run
@@ -325,7 +343,7 @@ def zoom_spec(
         base=base,
         base_options=BASES,
         layout=layout,
-        scheme="redblue",
+        scheme=scheme,
         p0=p0,
         d0=d0,
         n_positions=n_positions,
@@ -818,3 +836,65 @@ def test_another_table_size_changes_only_the_overviews_rows():
         assert a["datasets"] != other["datasets"]
     assert title_lines(b)[0] == "PE(p, i) for positions 0 … 19 and dimensions 0 … 11"
     assert "19" not in a["description"] and "positions p down the rows" in a["description"]
+
+
+# --- the dark card --------------------------------------------------------------------------------------------------
+def _hexes(pixels: np.ndarray) -> list[str]:
+    return ["#" + bytes(int(c) for c in p).hex() for p in pixels.reshape(-1, pixels.shape[-1])[:, :3]]
+
+
+@pytest.mark.parametrize("scheme", ["redblue", "blueorange"])
+def test_the_zoom_window_on_the_dark_card_is_dark_where_the_encoding_is_zero(scheme):
+    """Vega draws the zoom window with the page's scheme: a diverging one's near-white zero (sin 0 at p = 0, the slow
+    pairs' sines) glared on the dark card. On the dark card every cell Vega draws is the colour the dark card's images
+    give its value (`image_heatmap(..., dark=True)`'s lookup table; posenc's value): a zero just off the card, ±1 clearly
+    off it; on the light card the cells are Vega's scheme's colours, as they were."""
+    n_pos, n_dims = 4, 6
+    spec = zoom_spec(seq_len=64, d=32, n_positions=n_pos, n_dims=n_dims, size_max=(8, 8), scheme=scheme)
+    values = posenc.sinusoidal_encoding(np.arange(n_pos), 32)[:, :n_dims].T.ravel()  # Vega draws column by column
+    idx = colour_indices(values[None, :], scheme=scheme, domain=(-1.0, 1.0))[0][0]
+    for card in ("light", "dark"):
+        cells = vega_fills(style.style_spec(spec, dark=card == "dark"))
+        assert len(cells) == values.size
+        table = _hexes(colormap_lut(scheme, dark=card == "dark")[idx])
+        assert all(channels_apart(a, b) <= 2 for a, b in zip(cells, table, strict=True)), (card, cells, table)
+        if card == "light":
+            assert all(contrast(c, style.CARD_BACKGROUND) < 1.2 for c in np.array(cells)[values == 0])
+    zero, ends = values == 0, np.abs(values) > 0.99
+    assert zero.sum() == 3 and ends.sum() >= 3  # sin 0 and cos 0 at p = 0, one of each per pair
+    diverging_on_dark(set(np.array(cells)[zero]), set(np.array(cells)[ends]), style.DARK_BACKGROUND)
+
+
+@pytest.mark.parametrize("scheme", ["redblue", "blueorange"])
+def test_the_overview_and_the_similarity_on_the_dark_card_are_dark_where_they_are_zero(scheme):
+    """The overview PE(p, i) and the matrix PE(p)·PE(q) drawn for the dark card: their zeros (sin 0; cos 11 ≈ 0)
+    sit just off the card and their ±1 (cos 0; the diagonal, cos 3 ≈ −1) stand off it; the numbers
+    (hover, meta) are the light chart's; the light chart is as it was, its zeros near-white. The distance matrix, on a
+    sequential map, is the same chart on either card."""
+    pe = posenc.sinusoidal_encoding(np.arange(40), 8)
+    pos, dims = np.arange(40), np.arange(8)
+
+    def overview(**kw):
+        return charts.encoding_heatmap(
+            pe, positions=pos, dims=dims, layout="interleaved", scheme=scheme, title="t", **kw
+        )
+
+    sim = posenc.sinusoidal_encoding(np.arange(20), 2) @ posenc.sinusoidal_encoding(np.arange(20), 2).T  # cos(p − q)
+    for values, build in (
+        (pe, overview),
+        (sim, lambda **kw: charts.matrix_heatmap(sim, kind="similarity", scheme=scheme, d_model=2, **kw)),
+    ):
+        plain, light, dark = (build(**kw).to_dict() for kw in ({}, {"dark": False}, {"dark": True}))
+        assert light == plain
+        assert image_meta(dark) == image_meta(light)
+        colours = {
+            name: np.array(_hexes(png_pixels(spec))).reshape(values.shape)
+            for name, spec in (("light", light), ("dark", dark))
+        }
+        zero, ends = np.abs(values) < 0.01, np.abs(values) > 0.99
+        diverging_on_dark(set(colours["dark"][zero]), set(colours["dark"][ends]), style.DARK_BACKGROUND)
+        assert all(contrast(c, style.CARD_BACKGROUND) < 1.2 for c in colours["light"][zero])
+    dist = np.abs(sim)
+    assert charts.matrix_heatmap(dist, kind="distance", scheme=scheme, d_model=2, dark=True).to_dict() == (
+        charts.matrix_heatmap(dist, kind="distance", scheme=scheme, d_model=2).to_dict()
+    )

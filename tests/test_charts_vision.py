@@ -802,3 +802,31 @@ def test_the_sequence_charts_segments_are_dark_tints_on_the_dark_card():
     # the swatches, one step off the card, are outlined legibly on both cards
     outline = shade["encoding"]["fill"]["legend"]["symbolStrokeColor"]
     assert min(contrast(outline, DARK_BACKGROUND), contrast(outline, "#FFFFFF")) >= 3
+
+
+def test_the_heatmaps_on_the_dark_card_draw_redblue_dark_at_zero():
+    """The heatmaps' red–blue (a fixed domain) is Vega's: its near-white zero, most patches far from the query, glared on
+    the dark card. On the dark card Vega draws the dark card's red–blue (`style.DARK_DIVERGING`, the images' colours):
+    the legend's middle, a score of 0, just off the card, its ends clearly off it; on the light card Vega's redblue, as
+    it was; the viridis of a panel's own range is left as it is."""
+    import json
+    import re
+
+    import vl_convert
+    from _chartspec import diverging_on_dark
+
+    from explorer.charts import style
+
+    spec = live_chart(domain=(-1.0, 1.0))
+
+    def stops(styled: dict) -> list[str]:  # the colour legend's gradient as Vega draws it, low to high
+        svg = vl_convert.vegalite_to_svg(json.dumps(styled))
+        found = re.findall(r'<stop offset="[^"]+" stop-color="rgb\(([^)]+)\)"', svg)
+        return ["#" + bytes(int(c) for c in rgb.split(",")).hex() for rgb in found]
+
+    dark, light = stops(style.style_spec(spec, dark=True)), stops(style.style_spec(spec))
+    assert len(dark) == len(light) >= 3 and len(dark) % 2 == 1
+    diverging_on_dark([dark[len(dark) // 2]], [dark[0], dark[-1]], style.DARK_BACKGROUND)
+    assert [dark[0], dark[-1]] == [c.lower() for c in (style.DARK_REDBLUE[0], style.DARK_REDBLUE[-1])]
+    assert (light[0], light[-1]) == ("#8c0d25", "#134b85")  # Vega's redblue on the light card
+    assert '"viridis"' in json.dumps(style.style_spec(live_chart(domain=None), dark=True))

@@ -658,3 +658,34 @@ def test_the_headline_and_the_round_off_sentence_follow_the_verdicts(query):
     mark = float(m["pass mark"])
     text = next(md.value for md in at.markdown if md.value.startswith("**What to notice**"))
     assert ("is round-off, under the pass mark" in text) == (rope_dev <= mark)
+
+
+def test_on_the_dark_theme_the_score_maps_and_r_k_are_their_own_images_dark_where_zero(monkeypatch):
+    """The Scores tab's three maps and the shift tab's R_k are drawn for the theme the browser shows
+    (explorer.render.dark_theme): on the dark theme R_k's zero cells sit just off the dark card (redblue's near-white
+    glared there) and every map is drawn for the dark card (its legend's colours are its image's); a light session and a
+    dark one never get each other's images from the charts every session shares."""
+    from _chartspec import contrast
+
+    from explorer import render
+    from explorer.charts import style
+
+    def looks() -> tuple[str, int]:
+        images = [
+            s
+            for view in ("Scores", "Sinusoid shift")
+            for s in charts(run(inv_view=view, seq_len=16))
+            if find(s, "image")
+        ]
+        assert len(images) == 4
+        r_k = images[-1]
+        zero = "#" + bytes(int(c) for c in png_pixels(r_k)[0, 5, :3]).hex()  # R_k is zero off its 2 × 2 blocks
+        return zero, sum("dark_built_" in str(s) for s in images)
+
+    light = looks()
+    assert contrast(light[0], style.CARD_BACKGROUND) < 1.2 and light[1] == 0  # the light theme: as before
+    monkeypatch.setattr(render, "dark_theme", lambda: True)
+    dark = looks()
+    assert contrast(dark[0], style.DARK_BACKGROUND) < 1.3 and dark[1] == 4
+    monkeypatch.setattr(render, "dark_theme", lambda: False)
+    assert looks() == light

@@ -119,3 +119,23 @@ def test_unreadable_or_empty_shipped_results_say_so_and_draw_nothing(outcome):
         assert not at.warning
     else:
         assert [w.value for w in at.warning] == [text.NOT_SHIPPED] and not at.error
+
+
+def test_on_the_dark_theme_paths_transform_is_its_own_image(monkeypatch):
+    """PaTH's transform (redblue) is drawn for the theme the browser shows (explorer.render.dark_theme): on the dark
+    theme its image and legend are the dark card's (tests/test_text_newer.py checks their colours); a light session
+    and a dark one never get each other's picture from the charts every session shares."""
+    from explorer import render
+
+    query = dict(newer_enc="path", newer_task="flipflop", newer_len="24", newer_head="5")
+
+    def picture() -> str:
+        (shown,) = specs(run(**query))[len(ARENA) :]
+        return shown
+
+    light = picture()
+    assert "dark_built_" not in light and '"redblue"' in light
+    monkeypatch.setattr(render, "dark_theme", lambda: True)
+    assert "dark_built_" in picture()
+    monkeypatch.setattr(render, "dark_theme", lambda: False)
+    assert picture() == light

@@ -568,3 +568,29 @@ def test_another_table_size_keeps_the_zoom_chart_and_narrows_its_sliders():
     assert positions == list(range(10, 74)) and dims == list(range(4, 36))
     expected = posenc.sinusoidal_encoding(np.arange(10, 74), 66)[:, 4:36]
     np.testing.assert_allclose(values, expected, rtol=0, atol=1e-12)
+
+
+def test_on_the_dark_theme_the_overview_and_the_similarity_are_their_own_images_dark_where_zero(monkeypatch):
+    """The page draws its redblue images for the theme the browser shows (explorer.render.dark_theme): on the dark
+    theme the overview's zero cell (sin 0 at p = 0, dimension 0) sits just off the dark card (redblue's near-white glared
+    there) and the similarity matrix is drawn for the dark card too; a light session and a dark one never get each
+    other's image from the charts every session shares (built light, then dark, then light again in one server)."""
+    from _chartspec import contrast, png_pixels
+
+    from explorer import render
+    from explorer.charts import style
+
+    query = {"seq_len": 64, "d_model": 16, "scheme": "redblue", "sin_view": "Similarity", "sim_n": 16}
+
+    def looks(at: AppTest) -> tuple[str, bool]:
+        overview, *_ = (element_spec(e) for e in at.get("vega_lite_chart"))
+        zero = "#" + bytes(int(c) for c in png_pixels(overview)[0, 0, :3]).hex()
+        return zero, "dark_built_" in str(find(charts_by_title(at), "PE(p)·PE(q)"))
+
+    light = looks(run(query))
+    assert contrast(light[0], style.CARD_BACKGROUND) < 1.2 and not light[1]  # the light theme: as before
+    monkeypatch.setattr(render, "dark_theme", lambda: True)
+    dark = looks(run(query))
+    assert contrast(dark[0], style.DARK_BACKGROUND) < 1.3 and dark[1]
+    monkeypatch.setattr(render, "dark_theme", lambda: False)
+    assert looks(run(query)) == light

@@ -161,3 +161,34 @@ def test_rows_put_into_a_shared_spec_are_checked_by_the_builders_check():
         assert "y must be >= 0" in str(err)
     else:
         raise AssertionError("a bad table went into the shared spec unchecked")
+
+
+def test_a_chart_built_for_the_dark_card_is_saved_as_built_for_the_light_one(monkeypatch):
+    """The saved files are drawn on the light card (explorer.chartfile): a chart that paints its own colours for the
+    dark card (`render.themed`: an image on a diverging map) is saved as the same call built with dark=False, made only
+    when the popover asks for it; the dark one is what the page shows."""
+    import numpy as np
+
+    import posenc
+    from explorer import render
+    from explorer.charts import sinusoidal as sin_charts
+
+    got: dict = {}
+    monkeypatch.setattr(render, "chart_files", lambda spec, name, **kw: got.update(saved=spec, name=name))
+    monkeypatch.setattr(render, "dark_theme", lambda: True)
+
+    class Box:  # a container: what the page shows
+        def vega_lite_chart(self, spec, **kwargs):
+            got["shown"] = spec
+
+    pe = posenc.sinusoidal_encoding(np.arange(12), 8)
+    args = dict(kind="similarity", scheme="redblue", d_model=8)
+    render.show_chart(render.themed(sin_charts.matrix_heatmap)(pe @ pe.T, **args), container=Box(), save_as="sim")
+    assert callable(got["saved"]) and got["name"] == "sim"  # not built until the popover is open
+    light = render.shared(sin_charts.matrix_heatmap)(pe @ pe.T, **args, dark=False).spec()
+    dark = render.shared(sin_charts.matrix_heatmap)(pe @ pe.T, **args, dark=True).spec()
+    assert light != dark  # the two cards' images differ
+    assert got["saved"]() == light
+    # a chart that draws the same on either card is saved as shown
+    render.show_chart(render.shared(sin_charts.matrix_heatmap)(pe @ pe.T, **args), container=Box(), save_as="sim")
+    assert got["saved"] == light

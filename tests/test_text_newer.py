@@ -271,3 +271,39 @@ def test_the_numbers_in_a_grid_cell_contrast_with_its_colour_at_every_share():
         cell = _blues((mean - floor) / (1 - floor))
         other = "#0f172a" if row["ink"] == "#ffffff" else "#ffffff"
         assert contrast(row["ink"], cell) >= max(4.0, contrast(other, cell) - 0.6), (mean, row["ink"], cell)
+
+
+def test_paths_transform_on_the_dark_card_is_dark_where_it_is_zero_and_the_other_pictures_are_as_they_were():
+    """PaTH's H(T−1) ⋯ H(1) is drawn on redblue: near the identity, nearly every entry is 0, and redblue's near-white
+    zero made it a white square on the dark card. Drawn for the dark card, its zero entries sit just off the card and
+    its ±1 stand clearly off it (its colour domain is ±the largest entry); the numbers are the light chart's, and the
+    light chart is as it was. The pictures on a sequential map (CoPE's, the hybrid's, FoPE's) are the same charts on
+    either card."""
+    from _chartspec import contrast, diverging_on_dark, png_pixels
+
+    from explorer.charts import style
+    from explorer.imagechart import meta as image_meta
+
+    h = np.eye(8)
+    h[0, 7], h[7, 0] = -1.0, 0.5  # a reflection's −1 and a half-way entry beside the identity's ones
+
+    def picture(encoding, raw, **kw):
+        return charts.picture_chart(encoding, raw, index=0, title="t", subtitle=["s"], train_len=64, **kw).to_dict()
+
+    plain, light, dark = (
+        picture("path", {"matrix": h, "beta": np.ones(8)}, **kw) for kw in ({}, {"dark": False}, {"dark": True})
+    )
+    assert light == plain and image_meta(dark) == image_meta(light)
+    pixels = {name: png_pixels(spec)[..., :3] for name, spec in (("light", light), ("dark", dark))}
+
+    def hexes(name, where):
+        return {"#" + bytes(int(c) for c in p).hex() for p in pixels[name][where]}
+
+    diverging_on_dark(hexes("dark", h == 0), hexes("dark", np.abs(h) == 1), style.DARK_BACKGROUND)
+    assert all(contrast(c, style.CARD_BACKGROUND) < 1.2 for c in hexes("light", h == 0))
+    m = np.tril(np.random.default_rng(0).random((6, 6)))
+    for encoding, raw in (
+        ("cope", {"gates": m, "positions": 3 * m, "npos_max": 65}),
+        ("hybrid", {"maps": [m], "plan": ("rope",)}),
+    ):
+        assert picture(encoding, raw, dark=True) == picture(encoding, raw)

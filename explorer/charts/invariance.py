@@ -51,9 +51,11 @@ def score_heatmap(
     subtitle: str | None = None,
     width: int = 330,
     height: int = 420,
+    dark: bool = False,
 ) -> alt.LayerChart:
     """s(m, n) with query position m down the rows and key position n along the columns; the
-    legend sits below so that three of these fit side by side."""
+    legend sits below so that three of these fit side by side. `dark`: drawn for the dark card
+    (`explorer.imagechart.image_heatmap`)."""
     scores = np.asarray(scores, dtype=np.float64)
     positions = np.asarray(positions, dtype=np.float64)
     if scores.ndim != 2 or scores.shape != (positions.size, positions.size):
@@ -75,6 +77,7 @@ def score_heatmap(
         # 45–70 ms of browser work a press (bench/RESULTS.md section 13, session 16); up to N = 16 every
         # cell is its own
         hover_cells=coarse_hover_cells(width, height),
+        dark=dark,
     )
     note = imagechart_meta(chart)["note"]  # set when the image had to be reduced
     if subtitle or note:
@@ -88,9 +91,10 @@ def score_heatmap(
 
 
 def shift_matrix_heatmap(
-    r: np.ndarray, *, k: float, layout: str, width: int = 400, height: int = 400
+    r: np.ndarray, *, k: float, layout: str, width: int = 400, height: int = 400, dark: bool = False
 ) -> alt.LayerChart:
-    """The (d, d) matrix R_k with PE(p + k) = R_k·PE(p) (`posenc.shift_matrix`)."""
+    """The (d, d) matrix R_k with PE(p + k) = R_k·PE(p) (`posenc.shift_matrix`). `dark`: drawn for the dark card
+    (`explorer.imagechart.image_heatmap`)."""
     r = np.asarray(r, dtype=np.float64)
     if r.ndim != 2 or r.shape[0] != r.shape[1]:
         raise ValueError(f"r must be a square matrix, got shape {r.shape}")
@@ -106,6 +110,7 @@ def shift_matrix_heatmap(
                 width=width,
                 height=height,
                 title=f"R_k for k = {k:g} ({r.shape[0]} × {r.shape[0]}, {layout} layout)",
+                dark=dark,
             ),
             height - 110,
         )

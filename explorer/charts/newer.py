@@ -105,9 +105,9 @@ class Panel:
 PANEL_SIZE, LEGEND_LENGTH = (460, 380), 160
 
 
-def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = ()) -> alt.TopLevelMixin:
+def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = (), dark: bool = False) -> alt.TopLevelMixin:
     """One matrix as an image (`explorer.imagechart.image_heatmap`: one image, not a mark per cell, so a long
-    sequence stays light), with its title and the picture's subtitle."""
+    sequence stays light), with its title and the picture's subtitle; `dark`: drawn for the dark card."""
     m = np.asarray(panel.matrix, dtype=float)
     finite = m[np.isfinite(m)]
     domain = panel.domain or ((float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0))
@@ -124,6 +124,7 @@ def heatmap_chart(panel: Panel, *, subtitle: Sequence[str] = ()) -> alt.TopLevel
         height=PANEL_SIZE[1],
         max_pixels=(512, 512),
         reduce="mean",
+        dark=dark,
     )
     # a colour bar as long as the whole chart overhung the plot once the title took its lines (its last label was
     # cut off at the chart's bottom on a phone, where the title wraps to four)
@@ -178,25 +179,33 @@ def picture_count(encoding: str, raw: dict[str, Any]) -> int:
 
 
 def picture_charts(
-    encoding: str, raw: dict[str, Any], *, title: str, subtitle: Sequence[str], train_len: int
+    encoding: str, raw: dict[str, Any], *, title: str, subtitle: Sequence[str], train_len: int, dark: bool = False
 ) -> list[alt.TopLevelMixin]:
     """``encoding``'s own picture from explorer.compute.newer.picture's data: one chart, or one per panel (CoPE's
-    gates and positions, the hybrid's layers), each titled "<title>: <panel>"."""
+    gates and positions, the hybrid's layers), each titled "<title>: <panel>"; `dark`: drawn for the dark card."""
     return [
-        picture_chart(encoding, raw, index=i, title=title, subtitle=subtitle, train_len=train_len)
+        picture_chart(encoding, raw, index=i, title=title, subtitle=subtitle, train_len=train_len, dark=dark)
         for i in range(picture_count(encoding, raw))
     ]
 
 
 def picture_chart(
-    encoding: str, raw: dict[str, Any], *, index: int, title: str, subtitle: Sequence[str], train_len: int
+    encoding: str,
+    raw: dict[str, Any],
+    *,
+    index: int,
+    title: str,
+    subtitle: Sequence[str],
+    train_len: int,
+    dark: bool = False,
 ) -> alt.TopLevelMixin:
-    """The `index`-th chart of `picture_charts` alone (a page builds each once: explorer.render.shared)."""
+    """The `index`-th chart of `picture_charts` alone (a page builds each once: explorer.render.shared); `dark`: a
+    heatmap drawn for the dark card (the page's `explorer.render.dark_theme()`; `explorer.imagechart.image_heatmap`)."""
     if not 0 <= index < picture_count(encoding, raw):
         raise ValueError(f"index must be in 0 … {picture_count(encoding, raw) - 1}, got {index}")
     if encoding in PANELLED:
         panel = _panels(encoding, raw)[index]
-        return heatmap_chart(replace(panel, title=f"{title}: {panel.title}"), subtitle=subtitle)
+        return heatmap_chart(replace(panel, title=f"{title}: {panel.title}"), subtitle=subtitle, dark=dark)
     return _one_picture(encoding, raw, title=title, subtitle=subtitle, train_len=train_len)[0]
 
 

@@ -233,6 +233,7 @@ def encoding_heatmap(
     subtitle: str | list[str] = "",
     value_title: str = "PE(p, i)",
     box: tuple[int, int, int, int] | None = None,
+    dark: bool = False,
 ) -> alt.LayerChart:
     """The encoding PE(p, i) (rows = positions p, columns = dimensions i) as one image with axes,
     legend and hover readout; the colour domain is fixed to [−1, 1] so the middle colour means 0.
@@ -240,7 +241,8 @@ def encoding_heatmap(
     `positions` / `dims` are the (evenly spaced) centre of each row / column. The subtitle names
     the layout shown; `subtitle` adds a sentence (e.g. how the overview was averaged). The image
     is drawn at the resolution given: the caller decides any averaging. `box` = (first position,
-    last position, first dimension, last dimension) outlines those cells (the zoom window)."""
+    last position, first dimension, last dimension) outlines those cells (the zoom window). `dark`: drawn
+    for the dark card (the page's `explorer.render.dark_theme()`; `explorer.imagechart.image_heatmap`)."""
     values = np.asarray(values, dtype=np.float64)
     layout_line = LAYOUT_TITLES.get(layout)
     if layout_line is None:
@@ -259,6 +261,7 @@ def encoding_heatmap(
         height=OVERVIEW_MAX_ROWS,
         max_pixels=(max(cols, 1), max(rows, 1)),
         hover_cells=ENCODING_HOVER_CELLS,
+        dark=dark,
     )
     if box is not None:
         chart.layer = [*chart.layer, *window_box(*box)]
@@ -411,12 +414,14 @@ def matrix_heatmap(
     scheme: str,
     d_model: int,
     subtitle: str | list[str] = "",
+    dark: bool = False,
 ) -> alt.LayerChart:
     """The first N positions against each other, as one square image.
 
     kind "similarity": PE(p)·PE(q), colour domain [−d/2, d/2] (the diagonal is d/2 = the
     number of pairs); kind "distance": ‖PE(p) − PE(q)‖ from 0 with a sequential scheme (a
-    diverging `scheme` is replaced by viridis: distances have no meaningful middle)."""
+    diverging `scheme` is replaced by viridis: distances have no meaningful middle). `dark`: drawn for the
+    dark card (`explorer.imagechart.image_heatmap`)."""
     m = np.asarray(matrix, dtype=np.float64)
     if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < 1:
         raise ValueError(f"matrix must be square and non-empty, got shape {m.shape}")
@@ -449,6 +454,7 @@ def matrix_heatmap(
         height=300,
         max_pixels=(n, n),
         hover_cells=min(2500, n * n),
+        dark=dark,
     )
     sub = [subtitle] if isinstance(subtitle, str) else list(subtitle)
     return _finish(chart, title, [line for line in sub if line] or None, fit_width=False, config=MATRIX_CONFIG)

@@ -398,11 +398,15 @@ BLUES = (
 )  # fmt: skip
 #: The two inks a cell's numbers may take: the one that contrasts more with the cell (`ink_on`).
 INKS = ("#ffffff", "#0f172a")
-#: The dark card's diverging map for a matrix drawn as an image (`explorer.imagechart.image_heatmap`'s "redblue" with
-#: ``dark=True``: R_m on the RoPE page), low to high in RGB: red, a slate one step off the card (zero), blue; the ends
-#: mid-tones as bright as each other. Vega's redblue is near-white at zero: R_m, almost all zeros, was a white square on
-#: the dark card.
+#: The dark card's diverging maps, low to high in RGB: an end, a slate one step off the card (zero), the other end; the
+#: ends mid-tones as bright as each other (4.6–4.9:1 on the card). Vega's redblue and blueorange are near-white at
+#: zero: R_m, almost all zeros, was a white square on the dark card, and so was the sinusoid's table past its first
+#: dimensions. An image (`explorer.imagechart.image_heatmap` with ``dark=True``) is painted with them, and a scale Vega
+#: draws with the scheme takes them as its range on the dark card (`_dark_scheme`): the same colour for the same value.
 DARK_REDBLUE = ("#EF4444", "#1E293B", "#3B82F6")
+DARK_BLUEORANGE = ("#3B82F6", "#1E293B", "#EA580C")
+#: Each diverging scheme's colours on the dark card.
+DARK_DIVERGING = {"redblue": DARK_REDBLUE, "blueorange": DARK_BLUEORANGE}
 #: A view whose ``name`` starts with this was built for the dark card (an image heatmap's legend drawn with
 #: ``dark=True``: its range is the colours its image was painted with in Python): the dark theme leaves its colours as
 #: they are (lightened, the legend would no longer match the image).
@@ -451,6 +455,16 @@ def _dark_grid(node: dict) -> tuple[dict, tuple[str, ...]]:
     return node, ()
 
 
+def _dark_scheme(node: dict) -> tuple[dict, tuple[str, ...]]:
+    """A scale on the dark card: a diverging scheme (`DARK_DIVERGING`) -> its dark colours as the range, interpolated
+    in RGB as Vega interpolates a scheme (and as an image's lookup table is); and the keys whose colours are the dark
+    card's already (not to be walked again)."""
+    if not isinstance(node.get("scheme"), str) or node["scheme"] not in DARK_DIVERGING:
+        return node, ()
+    stops = DARK_DIVERGING[node["scheme"]]
+    return {k: v for k, v in node.items() if k != "scheme"} | {"range": list(stops), "interpolate": "rgb"}, ("range",)
+
+
 def _walk_dark(
     node: Any,
     colour: bool = False,
@@ -463,14 +477,17 @@ def _walk_dark(
     """Every literal colour in a spec through `dark_color` (data and expressions untouched): a colour channel's or a
     mark's colour, its ``value`` and its ``condition``'s, and its scale's ``range`` (a method's line colour, chosen for
     white: lightened only, `dark_color`'s `lighten_only`; in a `BAND_VIEW`, `band_color`; in a `MASK_VIEW`, the
-    card's colour becomes `MASK_DARK`; a `DARK_BUILT_VIEW` is left as it is). In a text mark's view, its mark's and
-    its encoding's fixed colours through `dark_text_color` instead."""
+    card's colour becomes `MASK_DARK`; a `DARK_BUILT_VIEW` is left as it is). A scale with a diverging scheme takes the
+    dark card's colours for it (`_dark_scheme`). In a text mark's view, its mark's and its encoding's fixed colours
+    through `dark_text_color` instead."""
     if isinstance(node, dict):
         if _view_named(node, DARK_BUILT_VIEW):  # its colours are the dark card's already
             return node
         band, mask = band or _view_named(node, BAND_VIEW), mask or _view_named(node, MASK_VIEW)
         grid = grid or _view_named(node, GRID_VIEW)
         node, kept = _dark_grid(node) if grid else (node, ())
+        if not kept:
+            node, kept = _dark_scheme(node)
         out = {}
         for key, value in node.items():
             if key in ("datasets", "data", "expr") or key in kept:
