@@ -348,15 +348,24 @@ def _window_deviations(ts: np.ndarray, n: int, rows_q: np.ndarray, rows_k: np.nd
     return out
 
 
+#: The largest d whose projections `_shift_projections` keeps (64 pairs of them: at most 64 MB); larger ones are drawn
+#: anew at each call (a library caller's, not the app's: its head dims stop at 256).
+_PROJECTIONS_KEPT_D = 256
+
+
 def _shift_projections(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The shift test's seeded projections W_q, W_k (seed + 1), each (d, d) with N(0, 1/d) entries; read-only."""
-    return _projections(v.integer("d", d, minimum=1), v.integer("seed", seed, minimum=0))
+    d, seed = v.integer("d", d, minimum=1), v.integer("seed", seed, minimum=0)
+    return _projections(d, seed) if d <= _PROJECTIONS_KEPT_D else _draw_projections(d, seed)
 
 
 @functools.lru_cache(maxsize=64)
 def _projections(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """`_shift_projections`, kept: the shift test's chart asks for the same ones at every N (64 of them: at most
-    64 × 1 MB at d = 256)."""
+    """`_draw_projections`, kept: the shift test's chart asks for the same ones at every N."""
+    return _draw_projections(d, seed)
+
+
+def _draw_projections(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     w_q, w_k = seeded_normal((2, d, d), seed=seed + 1, std=d**-0.5)
     w_q.flags.writeable = w_k.flags.writeable = False
     return w_q, w_k

@@ -816,3 +816,25 @@ def test_the_score_and_shift_heatmaps_on_the_dark_card_are_dark_where_they_are_z
         zero, ends = np.abs(values) < 0.04, np.abs(values) > 0.99
         diverging_on_dark(hexes(pixels["dark"], zero), hexes(pixels["dark"], ends), style.DARK_BACKGROUND)
         assert all(contrast(c, style.CARD_BACKGROUND) < 1.2 for c in hexes(pixels["light"], zero))
+
+
+def test_the_kept_points_drop_the_least_recently_used_first_and_share_one_digest_a_call(monkeypatch):
+    """At most POINTS_KEPT points are kept: a new one drops the point used longest ago, and a point asked for again
+    counts as used; each call's keys hold one 16-byte digest of q and k, not the vectors themselves."""
+    from explorer.compute import invariance as compute
+
+    monkeypatch.setattr(compute, "POINTS_KEPT", 3)
+    compute._points_kept.clear()
+    q, k = posenc.seeded_normal((2, 256), seed=SEED)
+    settings = ("float64", B0, "interleaved", SEED)
+    compute.shift_points(q, k, [2, 3, 4], [1, 1, 1], settings)
+    compute.shift_points(q, k, [2], [1], settings)  # used again: now the most recent
+    compute.shift_points(q, k, [5], [1], settings)  # a fourth: the least recently used (N = 3) goes
+    assert [key[-2] for key in compute._points_kept] == [4, 2, 5]
+    digests = {key[0] for key in compute._points_kept}
+    assert len(digests) == 1 and all(isinstance(d, bytes) and len(d) == 16 for d in digests)
+    other = compute.shift_points(q[:-2], k[:-2], [5], [1], settings)  # other vectors: their own point
+    report = posenc.shift_test_report(q[:-2], k[:-2], n_positions=5, offset=1, base=B0, table_len=6, seed=SEED)
+    assert other["rope_dev"][0] == report["rope_dev"] and other["learned_dev"][0] == report["learned_dev"]
+    with pytest.raises(ValueError, match="same 1 or more points"):
+        compute.shift_points(q, k, [2, 3], [1], settings)

@@ -8,6 +8,7 @@ additive encodings are equally strong and only their structure differs.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 from collections import OrderedDict
@@ -201,8 +202,8 @@ def b_arm(q, k, n_pos, b_lo, b_hi, shift_t, dtype, layout_sin, seed) -> pd.DataF
     return charts.points_frames(points, hand=shift_t)
 
 
-#: How many shift-test points (`shift_points`) the server keeps, across sessions: four numbers each (about 200 bytes
-#: with its key), so at most about 10 MB.
+#: How many shift-test points (`shift_points`) the server keeps, across sessions: four numbers each, keyed by a 16-byte
+#: digest of q and k and the settings (about 600 bytes an entry, measured with tracemalloc), so at most about 30 MB.
 POINTS_KEPT = 50_000
 _points_kept: OrderedDict[tuple, tuple[float, ...]] = OrderedDict()  # (rope, sinusoid, learned, pass mark)
 _points_lock = threading.Lock()
@@ -210,13 +211,18 @@ _points_lock = threading.Lock()
 
 def shift_points(q, k, ns, ts, settings: tuple, *, learned: bool = True) -> dict:
     """`posenc.shift_test_points` at the pairs (ns[i], ts[i]) with the page's `settings` (dtype, base, layout_sin,
-    seed), each with a learned table as long as the pairs need (`_rows_for`; with learned=False, none: its numbers
-    are NaN). A point's numbers do not depend on the other points asked for with it (posenc computes each from its own
+    seed), each with a learned table as long as the pairs need (`_rows_for`; with learned=False, a table of one row:
+    the learned number is NaN wherever a point needs a second row, and the base arm puts its own in). A point's numbers do not depend on the other points asked for with it (posenc computes each from its own
     rows and products), so each is kept (POINTS_KEPT, the least recently used dropped first) and asked for again only
     when it is not: a slider's window that moves keeps the points it had."""
     ns, ts = np.asarray(ns, dtype=np.int64), np.asarray(ts, dtype=np.int64)
-    vectors = (q.tobytes(), k.tobytes(), q.dtype.str, learned, *settings)
-    keys = [(*vectors, n, t) for n, t in zip(ns.tolist(), ts.tolist())]
+    if ns.shape != ts.shape or ns.ndim != 1 or ns.size == 0:
+        raise ValueError(f"ns and ts must be two lists of the same 1 or more points, got {ns.shape} and {ts.shape}")
+    q64, k64 = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    shape = np.array([q64.size, k64.size], dtype=np.int64).tobytes()  # q's end in the digested bytes
+    digest = hashlib.blake2b(shape + q64.tobytes() + k64.tobytes(), digest_size=16).digest()  # one per call, shared
+    vectors = (digest, learned, *settings)
+    keys = [(*vectors, n, t) for n, t in zip(ns.tolist(), ts.tolist(), strict=True)]
     with _points_lock:
         found = [_points_kept.get(key) for key in keys]
         for key, got in zip(keys, found):
