@@ -11,7 +11,7 @@ Pure: no Streamlit. `image_heatmap(...)` returns an Altair chart; the page calls
 Colours: the lookup tables interpolate Vega's own scheme anchors linearly in RGB, exactly as Vega
 builds its continuous schemes (`d3.piecewise(interpolateRgb, anchors)`), so the image and the
 legend (which uses the Vega scheme of the same name) show the same colours. On the dark card
-(``dark=True``) a scheme in `DARK_SCHEMES` takes its dark anchors (`style.DARK_DIVERGING`), and the
+(``dark=True``) a scheme in `DIVERGING` takes its dark anchors (`style.DARK_DIVERGING`), and the
 legend the same anchors as its range, interpolated in RGB.
 
 Reduction (matrix larger than `max_pixels`): there are more cells than pixels, so something has to
@@ -38,11 +38,10 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from explorer.charts.style import CARD_BACKGROUND, DARK_BUILT_VIEW, DARK_DIVERGING, MASK_VIEW
+from explorer.charts.style import CARD_BACKGROUND, DARK_DIVERGING, IMAGE_LEGEND_VIEW, MASK_VIEW
 from explorer.text.heatmap import reduction_note
 
 __all__ = [
-    "DARK_SCHEMES",
     "DIVERGING",
     "HOVER_CELL_PX",
     "SCHEMES",
@@ -72,12 +71,10 @@ _SCHEME_ANCHORS = {
     ),
 }
 SCHEMES = tuple(_SCHEME_ANCHORS)
-#: Schemes drawn with anchors of their own on the dark card (`image_heatmap`'s ``dark``), low -> high: a diverging
-#: scheme's near-white middle glared there; the sequential ones run dark to bright and read as they are.
-_DARK_ANCHORS = DARK_DIVERGING
-DARK_SCHEMES = frozenset(_DARK_ANCHORS)
-#: Schemes whose middle colour means "zero": their default domain is symmetric about 0.
-DIVERGING = frozenset({"redblue", "blueorange"})
+#: Schemes whose middle colour means "zero": their default domain is symmetric about 0, and on the dark card they take
+#: colours of their own (`style.DARK_DIVERGING`, low -> high: their near-white middle glared there; the sequential
+#: ones run dark to bright and read as they are on either card).
+DIVERGING = frozenset(DARK_DIVERGING)
 _LUT_SIZE = 256
 _REDUCE_MODES = ("stride", "mean", "maxabs")
 
@@ -88,8 +85,8 @@ def _anchors(scheme: str, dark: bool = False) -> np.ndarray:
         hexes = _SCHEME_ANCHORS[scheme]
     except KeyError:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}") from None
-    if dark and scheme in _DARK_ANCHORS:
-        hexes = "".join(colour.lstrip("#") for colour in _DARK_ANCHORS[scheme])
+    if dark and scheme in DARK_DIVERGING:
+        hexes = "".join(colour.lstrip("#") for colour in DARK_DIVERGING[scheme])
     return np.array(
         [[int(hexes[i + k : i + k + 2], 16) for k in (0, 2, 4)] for i in range(0, len(hexes), 6)],
         dtype=np.float64,
@@ -98,7 +95,7 @@ def _anchors(scheme: str, dark: bool = False) -> np.ndarray:
 
 def colormap_lut(scheme: str, n: int = _LUT_SIZE, *, dark: bool = False) -> np.ndarray:
     """(n, 3) uint8 lookup table: entry i is the scheme's colour at t = i / (n − 1); `dark`: its dark card's
-    colours, for a scheme in `DARK_SCHEMES` (any other is the same on either card)."""
+    colours, for a scheme in `DIVERGING` (any other is the same on either card)."""
     anchors = _anchors(scheme, dark)
     t = np.linspace(0.0, 1.0, n)
     pos = np.linspace(0.0, 1.0, len(anchors))
@@ -345,8 +342,8 @@ def image_heatmap(
     hover_cells   at most this many invisible hover rects; each reports the exact value at its
                   centre cell.
     dark          drawn for the dark card (the page's `explorer.render.dark_theme()`): a scheme in
-                  `DARK_SCHEMES` takes its dark colours, image and legend alike (the legend's view
-                  is a `style.DARK_BUILT_VIEW`, which the dark theme's styling leaves as it is);
+                  `DIVERGING` takes its dark colours, image and legend alike (on either card the
+                  legend's view is a `style.IMAGE_LEGEND_VIEW`, which the dark styling leaves as it is);
                   the numbers, hover and axes are the same on either card.
 
     Returns an `alt.LayerChart` of three layers: the image, the hover rects, the legend's two
@@ -371,7 +368,7 @@ def image_heatmap(
     fr = int(row_idx[1] - row_idx[0]) if len(row_idx) > 1 else 1
     fc = int(col_idx[1] - col_idx[0]) if len(col_idx) > 1 else 1
 
-    dark = dark and scheme in DARK_SCHEMES  # a scheme of its own on the dark card, or the same on either
+    dark = dark and scheme in DIVERGING  # a scheme of its own on the dark card, or the same on either
     idx, finite = colour_indices(reduced, scheme=scheme, domain=(lo, hi))
     if finite.all():  # the usual case: a paletted PNG (see encode_indexed_png)
         png = encode_indexed_png(idx if y_down else idx[::-1], colormap_lut(scheme, dark=dark))
@@ -443,7 +440,7 @@ def image_heatmap(
     legend_df = pd.DataFrame({"value": [float(lo), float(hi)], "x0": [x_lo, x_lo], "y0": [y_lo, y_lo]})
     # dark: the image's dark anchors, interpolated in RGB as its lookup table is (Vega spreads a longer range evenly)
     if dark:
-        colours = alt.Scale(range=list(_DARK_ANCHORS[scheme]), interpolate="rgb", nice=False, zero=False, clamp=True)
+        colours = alt.Scale(range=list(DARK_DIVERGING[scheme]), interpolate="rgb", nice=False, zero=False, clamp=True)
     else:  # ignore: the stub takes only a Literal of Vega's scheme names; scheme is one (checked above)
         colours = alt.Scale(scheme=scheme, nice=False, zero=False, clamp=True)  # type: ignore[arg-type]
     legend = (
@@ -462,8 +459,9 @@ def image_heatmap(
             ),
         )
     )
-    if dark:  # its colours are the image's: the dark theme's styling must not lighten them
-        legend = legend.properties(name=DARK_BUILT_VIEW + "legend")
+    # its colours are the image's, for the card it was built for: the dark styling leaves them (a light image shown on
+    # the dark card keeps a light legend, not one of the dark card's colours over a light image)
+    legend = legend.properties(name=IMAGE_LEGEND_VIEW + "legend")
 
     layers = [image, hover, legend]
     if not finite.all():  # under the image, the cells that hold no value: the card, and a slate on the dark card

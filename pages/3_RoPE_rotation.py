@@ -23,7 +23,7 @@ from explorer.compute import rope as compute
 from explorer.exports import matrix_frame, page_footer
 from explorer.liveparam import LiveChart
 from explorer.mode import on_a_phone
-from explorer.render import dark_theme, shared, show_chart
+from explorer.render import shared, show_chart, themed
 from explorer.text import rope as text
 from explorer.widgets import PARAMS, widget
 
@@ -132,8 +132,8 @@ with tab_head:
         # there is room for its title, else below it at full width.
         row = st.container(horizontal=True, gap="medium", key="rope_head_row")
         show_chart(
-            shared(charts.rope_matrix_heatmap)(  # dark: its own image on the dark card (a near-white one glared there)
-                r_full, position=m, pair=tuple(int(c) for c in pairs[j]), layout=layout, dark=dark_theme()
+            themed(charts.rope_matrix_heatmap)(  # its own image on the dark card (a near-white one glared there)
+                r_full, position=m, pair=tuple(int(c) for c in pairs[j]), layout=layout
             ),
             container=row,
             width="content",

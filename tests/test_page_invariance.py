@@ -680,7 +680,7 @@ def test_on_the_dark_theme_the_score_maps_and_r_k_are_their_own_images_dark_wher
         assert len(images) == 4
         r_k = images[-1]
         zero = "#" + bytes(int(c) for c in png_pixels(r_k)[0, 5, :3]).hex()  # R_k is zero off its 2 × 2 blocks
-        return zero, sum("dark_built_" in str(s) for s in images)
+        return zero, sum(style.DARK_REDBLUE[0] in str(s) for s in images)  # legends built for the dark card
 
     light = looks()
     assert contrast(light[0], style.CARD_BACKGROUND) < 1.2 and light[1] == 0  # the light theme: as before

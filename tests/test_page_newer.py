@@ -126,6 +126,7 @@ def test_on_the_dark_theme_paths_transform_is_its_own_image(monkeypatch):
     theme its image and legend are the dark card's (tests/test_text_newer.py checks their colours); a light session
     and a dark one never get each other's picture from the charts every session shares."""
     from explorer import render
+    from explorer.charts import style
 
     query = dict(newer_enc="path", newer_task="flipflop", newer_len="24", newer_head="5")
 
@@ -134,8 +135,8 @@ def test_on_the_dark_theme_paths_transform_is_its_own_image(monkeypatch):
         return shown
 
     light = picture()
-    assert "dark_built_" not in light and '"redblue"' in light
+    assert style.DARK_REDBLUE[0] not in light and '"redblue"' in light
     monkeypatch.setattr(render, "dark_theme", lambda: True)
-    assert "dark_built_" in picture()
+    assert style.DARK_REDBLUE[0] in picture()  # the legend built for the dark card (the styling leaves it as built)
     monkeypatch.setattr(render, "dark_theme", lambda: False)
     assert picture() == light

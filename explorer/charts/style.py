@@ -253,19 +253,23 @@ HALO = CARD_BACKGROUND
 
 #: The dark theme's card: the page's own dark colours (.streamlit/config.toml), light text, dim grid.
 DARK_BACKGROUND = "#111A2E"
+#: One step off the dark card: its grid and frame, and the zero of its diverging maps (`DARK_DIVERGING`).
+DARK_SLATE = "#1E293B"
+#: The dark card's mid blue: the top of its blues (`DARK_BLUES`) and an end of its diverging maps.
+DARK_MID_BLUE = "#3B82F6"
 _DARK_CONFIG = {
     "background": DARK_BACKGROUND,
     "axis": {
         "labelColor": "#CBD5E1",
         "titleColor": "#F1F5F9",
-        "gridColor": "#1E293B",
+        "gridColor": DARK_SLATE,
         "domainColor": "#64748B",
         "tickColor": "#64748B",
     },
     "legend": {"labelColor": "#E2E8F0", "titleColor": "#F1F5F9"},
     "header": {"labelColor": "#E2E8F0", "titleColor": "#F1F5F9"},
     "title": {"color": "#F1F5F9", "subtitleColor": "#CBD5E1"},
-    "view": {"stroke": "#1E293B"},
+    "view": {"stroke": DARK_SLATE},
     "text": {"color": "#F1F5F9"},
 }
 #: Spec keys whose string value is a colour (marks, encodings' `value` and scale `range`, axis/legend/title configs).
@@ -391,7 +395,7 @@ MASK_VIEW, MASK_DARK = "mask_", "#475569"
 #: `INK_DARK`, the ink `ink_on` picks for that cell on that range (the builder computes both: `grid_inks`).
 GRID_VIEW, INK, INK_DARK = "grid_", "ink", "ink_dark"
 #: The dark card's blues: one step off the card (a share at its floor) to a mid blue (a share of 1), in RGB.
-DARK_BLUES = ("#1E3A5F", "#3B82F6")
+DARK_BLUES = ("#1E3A5F", DARK_MID_BLUE)
 #: Vega's "blues" (vega-scale's palettes.js, the scheme Vega interpolates), sampled at 0, 0.1, …, 1 with vl-convert.
 BLUES = (
     "#cfe1f2", "#bed8ec", "#a8cee5", "#8fc1de", "#74b2d7", "#5ba3cf", "#4592c6", "#3181bd", "#206fb2", "#125ca4", "#0a4a90",
@@ -403,14 +407,14 @@ INKS = ("#ffffff", "#0f172a")
 #: zero: R_m, almost all zeros, was a white square on the dark card, and so was the sinusoid's table past its first
 #: dimensions. An image (`explorer.imagechart.image_heatmap` with ``dark=True``) is painted with them, and a scale Vega
 #: draws with the scheme takes them as its range on the dark card (`_dark_scheme`): the same colour for the same value.
-DARK_REDBLUE = ("#EF4444", "#1E293B", "#3B82F6")
-DARK_BLUEORANGE = ("#3B82F6", "#1E293B", "#EA580C")
+DARK_REDBLUE = ("#EF4444", DARK_SLATE, DARK_MID_BLUE)
+DARK_BLUEORANGE = (DARK_MID_BLUE, DARK_SLATE, "#EA580C")
 #: Each diverging scheme's colours on the dark card.
 DARK_DIVERGING = {"redblue": DARK_REDBLUE, "blueorange": DARK_BLUEORANGE}
-#: A view whose ``name`` starts with this was built for the dark card (an image heatmap's legend drawn with
-#: ``dark=True``: its range is the colours its image was painted with in Python): the dark theme leaves its colours as
-#: they are (lightened, the legend would no longer match the image).
-DARK_BUILT_VIEW = "dark_built_"
+#: A view whose ``name`` starts with this is an image heatmap's legend (`explorer.imagechart.image_heatmap`): its
+#: colours are those its image was painted with in Python, for the card it was built for, so the dark theme leaves them
+#: as they are (lightened, or a diverging scheme swapped by `_dark_scheme`, it would no longer match the image).
+IMAGE_LEGEND_VIEW = "image_legend_"
 
 
 def _lerp(stops: Sequence[str], share: float) -> str:
@@ -477,11 +481,11 @@ def _walk_dark(
     """Every literal colour in a spec through `dark_color` (data and expressions untouched): a colour channel's or a
     mark's colour, its ``value`` and its ``condition``'s, and its scale's ``range`` (a method's line colour, chosen for
     white: lightened only, `dark_color`'s `lighten_only`; in a `BAND_VIEW`, `band_color`; in a `MASK_VIEW`, the
-    card's colour becomes `MASK_DARK`; a `DARK_BUILT_VIEW` is left as it is). A scale with a diverging scheme takes the
+    card's colour becomes `MASK_DARK`; an `IMAGE_LEGEND_VIEW` is left as it is). A scale with a diverging scheme takes the
     dark card's colours for it (`_dark_scheme`). In a text mark's view, its mark's and its encoding's fixed colours
     through `dark_text_color` instead."""
     if isinstance(node, dict):
-        if _view_named(node, DARK_BUILT_VIEW):  # its colours are the dark card's already
+        if _view_named(node, IMAGE_LEGEND_VIEW):  # its colours are its image's, for the card it was built for
             return node
         band, mask = band or _view_named(node, BAND_VIEW), mask or _view_named(node, MASK_VIEW)
         grid = grid or _view_named(node, GRID_VIEW)
