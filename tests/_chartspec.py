@@ -577,7 +577,21 @@ def vega_fills(spec: dict) -> list[str]:
 
     svg = vl_convert.vegalite_to_svg(json.dumps(spec))
     fills = re.findall(r'<path[^>]*fill="rgb\((\d+), (\d+), (\d+)\)"', svg)
-    return ["#" + bytes(int(c) for c in rgb).hex() for rgb in fills]
+    return [hex_colour(rgb) for rgb in fills]
+
+
+def legend_stops(spec: dict) -> list[tuple[float, str]]:
+    """The colour legend's gradient as Vega draws it (vl-convert's SVG): (offset 0 … 1, '#rrggbb'), low to high."""
+    import vl_convert
+
+    svg = vl_convert.vegalite_to_svg(json.dumps(spec))
+    stops = re.findall(r'<stop offset="([^"]+)" stop-color="rgb\(([^)]+)\)"', svg)
+    return [(float(at), hex_colour(rgb.split(","))) for at, rgb in stops]
+
+
+def hex_colour(rgb) -> str:
+    """'#rrggbb' of a pixel or colour's first three channels (0 … 255 each, numbers or their text)."""
+    return "#" + bytes(int(c) for c in list(rgb)[:3]).hex()
 
 
 def channels_apart(a: str, b: str) -> int:

@@ -10,7 +10,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import channels_apart, contrast, diverging_on_dark, png_pixels, spec_value, vega_fills
+from _chartspec import channels_apart, contrast, diverging_on_dark, hex_colour, png_pixels, spec_value, vega_fills
 
 from explorer.charts import style
 
@@ -238,7 +238,7 @@ def test_a_diverging_scale_vega_draws_on_the_dark_card_takes_the_images_dark_col
         pixels = png_pixels(
             image_heatmap(values[None, :], scheme=scheme, domain=(-1, 1), dark=card == "dark").to_dict()
         )
-        image[card] = ["#" + bytes(int(c) for c in p).hex() for p in pixels[0, :, :3]]
+        image[card] = [hex_colour(p) for p in pixels[0, :, :3]]
         for at, (vega, png) in enumerate(zip(drawn[card], image[card], strict=True)):
             assert channels_apart(vega, png) <= 2, (card, values[at], vega, png)  # the 256-entry table's rounding
     assert (

@@ -9,7 +9,18 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from _chartspec import by_field, contrast, diverging_on_dark, find, frame, layers, legible, png_pixels, unit_rows
+from _chartspec import (
+    by_field,
+    contrast,
+    diverging_on_dark,
+    find,
+    frame,
+    hex_colour,
+    layers,
+    legible,
+    png_pixels,
+    unit_rows,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -804,7 +815,7 @@ def test_the_score_and_shift_heatmaps_on_the_dark_card_are_dark_where_they_are_z
     )
 
     def hexes(pixels, where):
-        return {"#" + bytes(int(c) for c in p).hex() for p in pixels[where]}
+        return {hex_colour(p) for p in pixels[where]}
 
     for values, build in builds:
         plain, light, dark = (build(**kw).to_dict() for kw in ({}, {"dark": False}, {"dark": True}))

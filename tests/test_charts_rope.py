@@ -15,6 +15,7 @@ from _chartspec import (
     facts,
     find,
     frame,
+    hex_colour,
     layers,
     legible,
     png_pixels,
@@ -447,7 +448,7 @@ def test_rope_matrix_on_the_dark_card_is_dark_where_it_is_zero_and_keeps_its_num
     colours = {name: png_pixels(spec)[..., :3] for name, spec in (("light", light), ("dark", dark))}
 
     def hexes(name, where):
-        return {"#" + bytes(int(c) for c in p).hex() for p in colours[name][where]}
+        return {hex_colour(p) for p in colours[name][where]}
 
     zero, one, negative, positive = r == 0, np.abs(r) > 0.99, r < -0.3, r > 0.3
     assert zero.mean() > 0.8 and one.any() and negative.any()  # what makes the glare: nearly every cell is 0

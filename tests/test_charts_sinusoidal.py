@@ -22,6 +22,7 @@ from _chartspec import (
     drawn,
     facts,
     facts_text,
+    hex_colour,
     is_facts,
     png_pixels,
     py_expr,
@@ -840,7 +841,7 @@ def test_another_table_size_changes_only_the_overviews_rows():
 
 # --- the dark card --------------------------------------------------------------------------------------------------
 def _hexes(pixels: np.ndarray) -> list[str]:
-    return ["#" + bytes(int(c) for c in p).hex() for p in pixels.reshape(-1, pixels.shape[-1])[:, :3]]
+    return [hex_colour(p) for p in pixels.reshape(-1, pixels.shape[-1])]
 
 
 @pytest.mark.parametrize("scheme", ["redblue", "blueorange"])

@@ -810,19 +810,15 @@ def test_the_heatmaps_on_the_dark_card_draw_redblue_dark_at_zero():
     the legend's middle, a score of 0, just off the card, its ends clearly off it; on the light card Vega's redblue, as
     it was; the viridis of a panel's own range is left as it is."""
     import json
-    import re
 
-    import vl_convert
-    from _chartspec import diverging_on_dark
+    from _chartspec import diverging_on_dark, legend_stops
 
     from explorer.charts import style
 
     spec = live_chart(domain=(-1.0, 1.0))
 
     def stops(styled: dict) -> list[str]:  # the colour legend's gradient as Vega draws it, low to high
-        svg = vl_convert.vegalite_to_svg(json.dumps(styled))
-        found = re.findall(r'<stop offset="[^"]+" stop-color="rgb\(([^)]+)\)"', svg)
-        return ["#" + bytes(int(c) for c in rgb.split(",")).hex() for rgb in found]
+        return [colour for _, colour in legend_stops(styled)]
 
     dark, light = stops(style.style_spec(spec, dark=True)), stops(style.style_spec(spec))
     assert len(dark) == len(light) >= 3 and len(dark) % 2 == 1

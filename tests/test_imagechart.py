@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from _chartspec import channels_apart, hex_colour, legend_stops
 from PIL import Image
 
 from explorer.imagechart import (
@@ -36,11 +37,6 @@ def _png(spec) -> Image.Image:
     url = _layer_data(spec, image)[0]["url"]
     assert url.startswith("data:image/png;base64,")
     return Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
-
-
-def _hex(rgb) -> str:
-    r, g, b = (int(c) for c in rgb[:3])
-    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 # -------------------------------------------------------------------------- reduce_matrix
@@ -123,11 +119,11 @@ def test_lut_endpoints_are_the_vega_scheme_anchors():
     # First/middle/last anchors of Vega's redblue, viridis and magma palettes.
     lut = colormap_lut("redblue")
     assert lut.shape == (256, 3) and lut.dtype == np.uint8
-    assert _hex(lut[0]) == "#8c0d25" and _hex(lut[-1]) == "#134b85"
-    assert _hex(colormap_lut("viridis")[0]) == "#440154"
-    assert _hex(colormap_lut("viridis")[-1]) == "#fde725"
-    assert _hex(colormap_lut("magma")[-1]) == "#fcfdbf"
-    assert _hex(colormap_lut("redblue", 11)[5]) == "#f2efee"  # the diverging midpoint
+    assert hex_colour(lut[0]) == "#8c0d25" and hex_colour(lut[-1]) == "#134b85"
+    assert hex_colour(colormap_lut("viridis")[0]) == "#440154"
+    assert hex_colour(colormap_lut("viridis")[-1]) == "#fde725"
+    assert hex_colour(colormap_lut("magma")[-1]) == "#fcfdbf"
+    assert hex_colour(colormap_lut("redblue", 11)[5]) == "#f2efee"  # the diverging midpoint
 
 
 def test_every_scheme_has_a_lut():
@@ -324,7 +320,7 @@ def test_cells_without_a_value_lie_on_a_slate_on_the_dark_card(scheme):
 
     m = np.tril(np.arange(1.0, 26.0).reshape(5, 5))
     m[np.triu_indices(5, 1)] = np.nan
-    lowest = _hex(colormap_lut(scheme)[0])
+    lowest = hex_colour(colormap_lut(scheme)[0])
     assert _contrast(lowest, style.DARK_BACKGROUND) < 1.5  # why: on the card itself the edge fades
     light = _spec(image_heatmap(m, scheme=scheme))
     mask = light["layer"][0]
@@ -335,21 +331,6 @@ def test_cells_without_a_value_lie_on_a_slate_on_the_dark_card(scheme):
     assert dark != style.DARK_BACKGROUND and _contrast(lowest, dark) >= 2.0
     # a matrix with a value in every cell has no such layer
     assert _spec(image_heatmap(np.ones((3, 3))))["layer"][0]["mark"]["type"] == "image"
-
-
-def _legend_stops(spec: dict) -> list[tuple[float, str]]:
-    """The colour legend's gradient as Vega draws it (vl-convert's SVG): (offset 0 … 1, '#rrggbb'), low to high."""
-    import re
-
-    import vl_convert
-
-    svg = vl_convert.vegalite_to_svg(json.dumps(spec))
-    stops = re.findall(r'<stop offset="([^"]+)" stop-color="rgb\(([^)]+)\)"', svg)
-    return [(float(at), _hex([int(c) for c in rgb.split(",")])) for at, rgb in stops]
-
-
-def _channels_apart(a: str, b: str) -> int:
-    return max(abs(int(a[i : i + 2], 16) - int(b[i : i + 2], 16)) for i in (1, 3, 5))
 
 
 def test_a_diverging_image_on_the_dark_card_is_dark_at_zero_and_its_legend_shows_its_colours():
@@ -368,7 +349,7 @@ def test_a_diverging_image_on_the_dark_card_is_dark_at_zero_and_its_legend_shows
     assert light == plain  # the light card: the same chart, pixel for pixel
     dark = _spec(image_heatmap(m, domain=(-1, 1), dark=True))
     pixels = {
-        name: [_hex(p) for p in np.asarray(_png(spec).convert("RGB"))[0]]
+        name: [hex_colour(p) for p in np.asarray(_png(spec).convert("RGB"))[0]]
         for name, spec in (("light", light), ("dark", dark))
     }
     zero, low, high = pixels["dark"][10], pixels["dark"][0], pixels["dark"][-1]
@@ -382,7 +363,7 @@ def test_a_diverging_image_on_the_dark_card_is_dark_at_zero_and_its_legend_shows
     assert contrast(pixels["light"][10], style.CARD_BACKGROUND) < 1.2
     # the legend Vega draws on each card is the image's colours (within the 256-entry table's rounding)
     for name, spec in (("light", light), ("dark", dark)):
-        stops = _legend_stops(style.style_spec(spec, dark=name == "dark"))
+        stops = legend_stops(style.style_spec(spec, dark=name == "dark"))
         assert [round(at, 6) for at, _ in stops] == [round(v, 6) for v in (values + 1) / 2], name
         for (_, drawn), pixel in zip(stops, pixels[name], strict=True):
-            assert _channels_apart(drawn, pixel) <= 2, (name, drawn, pixel)
+            assert channels_apart(drawn, pixel) <= 2, (name, drawn, pixel)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _apptest import metrics, run_page
-from _chartspec import element_spec, find, frame, png_pixels
+from _chartspec import element_spec, find, frame, hex_colour, png_pixels
 from _posenc_reference_impl import ref_sinusoidal_row
 from streamlit.testing.v1 import AppTest
 
@@ -679,7 +679,7 @@ def test_on_the_dark_theme_the_score_maps_and_r_k_are_their_own_images_dark_wher
         ]
         assert len(images) == 4
         r_k = images[-1]
-        zero = "#" + bytes(int(c) for c in png_pixels(r_k)[0, 5, :3]).hex()  # R_k is zero off its 2 × 2 blocks
+        zero = hex_colour(png_pixels(r_k)[0, 5])  # R_k is zero off its 2 × 2 blocks
         return zero, sum(style.DARK_REDBLUE[0] in str(s) for s in images)  # legends built for the dark card
 
     light = looks()

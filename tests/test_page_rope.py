@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from _apptest import metrics, run_page
-from _chartspec import by_field, element_spec, facts, find, frame, unit_rows
+from _chartspec import by_field, element_spec, facts, find, frame, hex_colour, unit_rows
 
 from explorer.imagechart import meta as image_meta
 from explorer.widgets import PARAMS
@@ -248,7 +248,7 @@ def test_the_matrix_on_the_dark_theme_is_its_own_image_dark_where_it_is_zero(mon
         pixels = png_pixels(heat)[..., :3]
         zero = pixels[0, 1]  # R_m's row 0 is zero but for columns 0 and 8 (half layout, d = 16)
         assert all((p == zero).all() for p in pixels[0, [1, 2, 3, 4, 5, 6, 7, 9, 15]])
-        return "#" + bytes(int(c) for c in zero).hex()
+        return hex_colour(zero)
 
     query = dict(layout_rope="half", head_dim=16, j=5, m=3, **HEAD)
     light = zero_colours(run(**query))

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from _apptest import run_page
-from _chartspec import drawn, element_spec, facts, proto_spec, readable_titles, view_rows
+from _chartspec import drawn, element_spec, facts, hex_colour, proto_spec, readable_titles, view_rows
 from streamlit.testing.v1 import AppTest
 
 import posenc
@@ -584,7 +584,7 @@ def test_on_the_dark_theme_the_overview_and_the_similarity_are_their_own_images_
 
     def looks(at: AppTest) -> tuple[str, bool]:
         overview, *_ = (element_spec(e) for e in at.get("vega_lite_chart"))
-        zero = "#" + bytes(int(c) for c in png_pixels(overview)[0, 0, :3]).hex()
+        zero = hex_colour(png_pixels(overview)[0, 0])
         # its legend built for the dark card (the dark styling leaves an image's legend as it was built)
         return zero, style.DARK_REDBLUE[0] in str(find(charts_by_title(at), "PE(p)·PE(q)"))
 

@@ -279,7 +279,7 @@ def test_paths_transform_on_the_dark_card_is_dark_where_it_is_zero_and_the_other
     its ±1 stand clearly off it (its colour domain is ±the largest entry); the numbers are the light chart's, and the
     light chart is as it was. The pictures on a sequential map (CoPE's, the hybrid's, FoPE's) are the same charts on
     either card."""
-    from _chartspec import contrast, diverging_on_dark, png_pixels
+    from _chartspec import contrast, diverging_on_dark, hex_colour, png_pixels
 
     from explorer.charts import style
     from explorer.imagechart import meta as image_meta
@@ -297,7 +297,7 @@ def test_paths_transform_on_the_dark_card_is_dark_where_it_is_zero_and_the_other
     pixels = {name: png_pixels(spec)[..., :3] for name, spec in (("light", light), ("dark", dark))}
 
     def hexes(name, where):
-        return {"#" + bytes(int(c) for c in p).hex() for p in pixels[name][where]}
+        return {hex_colour(p) for p in pixels[name][where]}
 
     diverging_on_dark(hexes("dark", h == 0), hexes("dark", np.abs(h) == 1), style.DARK_BACKGROUND)
     assert all(contrast(c, style.CARD_BACKGROUND) < 1.2 for c in hexes("light", h == 0))
