@@ -1,8 +1,8 @@
 """One page's server CPU a run, this checkout against an earlier one, in turns, with the one-chart app:
 ``python bench/cpu_ab.py BASE_ROOT [--page invariance] [--rounds 3] [--repeats 8]``
 
-Each round starts a fresh server from BASE_ROOT, then one from this checkout, then the one-chart app (with its
-reference environment, bench/load.py's REFERENCE_ENV), and measures `load.cpu_per_run` on each (a new session's
+Each round starts a fresh server from BASE_ROOT, one from this checkout and one of the one-chart app (with its
+reference environment, bench/load.py's REFERENCE_ENV), in that order and the reverse in turn, and measures `load.cpu_per_run` on each (a new session's
 first run, the same on an idle server, a rerun, a drag of the page's bench slider: `repeats` values, each new to the
 server). Prints each round and the medians, with the drag's ratio to the one-chart app's measured in the same round.
 
@@ -40,10 +40,13 @@ try:
     row = asyncio.run(load.cpu_per_run(server.base_url, target, server.pid, repeats={repeats}))
 finally:
     server.stop()
-print(json.dumps({{**{{k: row[k] * 1e3 for k in {FIELDS!r}}}, "errors": len(row["errors"]) + len(row["exceptions"])}}))
+errors = len(row["errors"]) + len(row["exceptions"])
+print(json.dumps({{**{{k: row[k] * 1e3 for k in {FIELDS!r}}}, "errors": errors, "has_slider": row["has_slider"]}}))
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if run.returncode:
+        raise SystemExit(f"{root} {page}: the measurement failed\n{run.stderr[-4000:]}")
+    return json.loads(run.stdout.strip().splitlines()[-1])
 
 
 def main() -> int:
@@ -60,17 +63,15 @@ def main() -> int:
         f" · this {head.stdout.strip() or '?'} · load {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     rows: dict[str, list[dict[str, float]]] = {"base": [], "this": [], "one-chart app": []}
+    order = [("base", args.base, args.page), ("this", ROOT, args.page), ("one-chart app", ROOT, "ref")]
     for k in range(args.rounds):
-        for label, root, page in (
-            ("base", args.base, args.page),
-            ("this", ROOT, args.page),
-            ("one-chart app", ROOT, "ref"),
-        ):
+        for label, root, page in order if k % 2 == 0 else order[::-1]:  # turns: a load that drifts favours neither
             row = measure(root.resolve(), page, args.repeats)
             rows[label].append(row)
             print(
                 f"round {k + 1} {label:14s} " + "  ".join(f"{f} {row[f]:5.0f} ms" for f in FIELDS),
                 f"errors {row['errors']:.0f}",
+                "" if row["has_slider"] else "(no bench slider: its drag is a rerun)",
             )
     ref_drag = statistics.median(r["drag"] for r in rows["one-chart app"])
     print(f"medians over {args.rounds} rounds (load {' '.join(f'{x:.2f}' for x in os.getloadavg())}):")
