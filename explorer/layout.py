@@ -107,9 +107,11 @@ def intro(*, formulas: bool = True) -> Any:
 
 
 def exact_entry(container: Any = st, *, names: str) -> Any:
-    """Where a page's number boxes for exact entry go when its main chart has sliders of its own for the same values
-    (issue #36): `container` itself, or, in presentation mode, a closed expander in it ("Type exact values: `names`"),
-    so that on a projector the first screen reaches the chart and its sliders rather than a second row of controls."""
+    """Where a page's number boxes for exact entry go when its main chart usually has sliders of its own for the same
+    values (issue #36): `container` itself, or, in presentation mode, a closed expander in it ("Type exact values:
+    `names`"), so that on a projector the first screen reaches the chart and its sliders rather than a second row of
+    controls. The boxes are there at every setting, folded or not: where the chart has no slider for a value (an
+    off-grid factor, a typed length, another tab), the expander is where it is set."""
     if mode.is_on():
         return container.expander(f"Type exact values: {names}", icon=":material/keyboard:")
     return container

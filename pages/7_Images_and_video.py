@@ -49,7 +49,7 @@ with st.container(border=True, key="vis_controls"):
         with c4.popover("About this model", icon=":material/info:"):
             st.caption(text.about(preset))
     # boxes for exact entry and the other tabs: the heatmaps have their own sliders
-    g1, g2, g3, g4 = exact_entry(names="rows, columns and frames").columns(4)
+    g1, g2, g3, g4 = exact_entry(names="rows, columns, frames and the frame shown").columns(4)
     for key, column in zip(charts.GRID_PARAMS, (g1, g2)):
         widget(key, container=column)
     widget(charts.FRAME_PARAM, container=g4, max=widget(charts.FRAMES_PARAM, container=g3) - 1)

@@ -167,7 +167,7 @@ def test_present_runs_on_every_page(page):
         (
             "pages/7_Images_and_video.py",
             {},
-            "rows, columns and frames",
+            "rows, columns, frames and the frame shown",
             ("vis_rows", "vis_cols", "vis_frames", "vis_frame"),
         ),
     ],
