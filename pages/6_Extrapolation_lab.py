@@ -96,7 +96,8 @@ if t_ext.open and not stale:
             scaled, base_curve, ext_scored = {}, {}, [0]
         curves = text.extension_curves(base_curve, scaled, method=method, r=recipe)
         words = text.extension_chart(nums, method=method, ext=ext, r=recipe, ext_scored=ext_scored)
-        show_chart(curve(charts.curves_frame(curves), **words), width="stretch")
+        if scaled and base_curve:  # else the error above says why there is no curve
+            show_chart(curve(charts.curves_frame(curves), **words), width="stretch")
         before, after = text.extension_captions(
             nums, recipe, ext=ext, beta=beta, ext_scored=ext_scored, head_dim=head_dim, theta=theta
         )

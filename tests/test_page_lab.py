@@ -334,3 +334,17 @@ def test_the_train_tab_offers_flipflop_and_the_newer_encodings_beside_rope():
     assert at.radio(key="lab_ttask").value == "flipflop"
     assert at.selectbox(key="lab_encs").value == "rope, cope, fope, path, drope, hybrid, ssmax"
     assert any(b.label == "Train" for b in at.button)
+
+
+def test_an_extension_that_cannot_be_evaluated_says_so_and_draws_no_chart(monkeypatch):
+    """When the shipped model cannot be evaluated (a missing file, a bad setting: OSError or ValueError), the tab shows
+    the error and no chart; it drew an empty one and crashed (KeyError 'method' in curves_frame's frame)."""
+    from explorer.compute import lab as compute
+
+    def fails(*args, **kwargs):
+        raise ValueError("no such model file")
+
+    monkeypatch.setattr(compute, "extension_curve", fails)
+    at = run(lab_view="Extension", lab_ext="linear", lab_factor="2")
+    assert any("no such model file" in e.value for e in at.error)
+    assert not [s for s in chart_specs(at) if "evaluation length" in s]
