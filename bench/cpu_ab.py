@@ -1,10 +1,11 @@
 """One page's server CPU a run, this checkout against an earlier one, in turns, with the one-chart app:
 ``python bench/cpu_ab.py BASE_ROOT [--page invariance] [--rounds 3] [--repeats 8]``
 
-Each round starts a fresh server from BASE_ROOT, one from this checkout and one of the one-chart app (with its
-reference environment, bench/load.py's REFERENCE_ENV), in that order and the reverse in turn, and measures `load.cpu_per_run` on each (a new session's
-first run, the same on an idle server, a rerun, a drag of the page's bench slider: `repeats` values, each new to the
-server). Prints each round and the medians, with the drag's ratio to the one-chart app's measured in the same round.
+Each round starts a fresh server from BASE_ROOT, one from this checkout and one of the one-chart app (with its reference
+environment, bench/load.py's REFERENCE_ENV), in that order and the reverse in turn, and measures `load.cpu_per_run` on
+each (a new session's first run, the same on an idle server, a rerun, a drag of the page's bench slider: `repeats`
+values, each new to the server). Prints each round and the medians, with the drag's ratio to the one-chart app's
+measured in the same round.
 
 BASE_ROOT: ``git worktree add /tmp/base <commit>`` (or ``git archive <commit> | tar -x -C /tmp/base``).
 """

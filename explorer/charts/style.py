@@ -480,10 +480,10 @@ def _walk_dark(
 ) -> Any:
     """Every literal colour in a spec through `dark_color` (data and expressions untouched): a colour channel's or a
     mark's colour, its ``value`` and its ``condition``'s, and its scale's ``range`` (a method's line colour, chosen for
-    white: lightened only, `dark_color`'s `lighten_only`; in a `BAND_VIEW`, `band_color`; in a `MASK_VIEW`, the
-    card's colour becomes `MASK_DARK`; an `IMAGE_LEGEND_VIEW` is left as it is). A scale with a diverging scheme takes the
-    dark card's colours for it (`_dark_scheme`). In a text mark's view, its mark's and its encoding's fixed colours
-    through `dark_text_color` instead."""
+    white: lightened only, `dark_color`'s `lighten_only`; in a `BAND_VIEW`, `band_color`; in a `MASK_VIEW`, the card's
+    colour becomes `MASK_DARK`; an `IMAGE_LEGEND_VIEW` is left as it is). A scale with a diverging scheme takes the dark
+    card's colours for it (`_dark_scheme`). In a text mark's view, its mark's and its encoding's fixed colours through
+    `dark_text_color` instead."""
     if isinstance(node, dict):
         if _view_named(node, IMAGE_LEGEND_VIEW):  # its colours are its image's, for the card it was built for
             return node

@@ -211,10 +211,11 @@ _points_lock = threading.Lock()
 
 def shift_points(q, k, ns, ts, settings: tuple, *, learned: bool = True) -> dict:
     """`posenc.shift_test_points` at the pairs (ns[i], ts[i]) with the page's `settings` (dtype, base, layout_sin,
-    seed), each with a learned table as long as the pairs need (`_rows_for`; with learned=False, a table of one row:
-    the learned number is NaN wherever a point needs a second row, and the base arm puts its own in). A point's numbers do not depend on the other points asked for with it (posenc computes each from its own
-    rows and products), so each is kept (POINTS_KEPT, the least recently used dropped first) and asked for again only
-    when it is not: a slider's window that moves keeps the points it had."""
+    seed), each with a learned table as long as the pairs need (`_rows_for`; with learned=False, a table of one row: the
+    learned number is NaN wherever a point needs a second row, and the base arm puts its own in). A point's numbers do
+    not depend on the other points asked for with it (posenc computes each from its own rows and products), so each is
+    kept (POINTS_KEPT, the least recently used dropped first) and asked for again only when it is not: a slider's window
+    that moves keeps the points it had."""
     ns, ts = np.asarray(ns, dtype=np.int64), np.asarray(ts, dtype=np.int64)
     if ns.shape != ts.shape or ns.ndim != 1 or ns.size == 0:
         raise ValueError(f"ns and ts must be two lists of the same 1 or more points, got {ns.shape} and {ts.shape}")
