@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # THE list of the package's names, each written once: type ch
         rope_shift_tolerance,
         seeded_normal,
         shift_deviation,
+        shift_test_curves,
         shift_test_points,
         shift_test_report,
         shift_test_sweep,

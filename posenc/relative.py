@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from . import _validate as v
 from .learned import learned_lookup, learned_table
@@ -44,11 +45,52 @@ def rope_score_matrix(
 SCORE_DTYPES = ("float64", "float32")
 
 
-def _scores(rows_q: np.ndarray, rows_k: np.ndarray) -> np.ndarray:
-    """rows_q · rows_kᵀ in the rows' dtype, returned as float64; stacked rows (…, n, dim) give stacked
-    scores (…, n, n), each the product of its own pair."""
-    s = rows_q @ rows_k.swapaxes(-1, -2)
-    return s if s.dtype == np.float64 else s.astype(np.float64)
+#: The grid every product of rows here runs on (scores, and the shift test's projections). The i-th row of a list that
+#: starts at grid place ``start`` lies in tile (start + i) // SCORE_TILE, and each tile is one product of a fixed shape,
+#: (SCORE_TILE, d)·(d, SCORE_TILE) for scores and (SCORE_TILE, d)·(d, d) for projections, with the rows it does not use
+#: set to 0. numpy runs a stack of products one at a time, each an independent sum over d, so an entry's bits depend
+#: only on its own two vectors and its place on the grid, never on how many rows the product has: the scores of N
+#: positions are a corner of those of more, and the shift test's windows at every t are cut from one product. Plain
+#: products do not have this (BLAS gives a row other bits in products of other heights: bench/RESULTS.md section 43).
+SCORE_TILE = 32
+
+
+def _on_grid(rows: np.ndarray, start: int) -> tuple[np.ndarray, int]:
+    """`rows` (n, d) placed on the grid from place `start`: (tiles (count, SCORE_TILE, d), the first row's slot)."""
+    size = SCORE_TILE
+    slot = start % size
+    n, d = rows.shape
+    grid = np.zeros((-(-(slot + n) // size) * size, d), dtype=rows.dtype)
+    grid[slot : slot + n] = rows
+    return grid.reshape(-1, size, d), slot
+
+
+def _grid_project(rows: np.ndarray, w: np.ndarray, start: int = 0) -> np.ndarray:
+    """rows · w, tile by tile on the grid from place `start` (see SCORE_TILE): a row's bits do not depend on the
+    others."""
+    tiles, slot = _on_grid(rows, start)
+    return (tiles @ w).reshape(-1, w.shape[1])[slot : slot + rows.shape[0]]
+
+
+def _scores(rows_q: np.ndarray, rows_k: np.ndarray, *, start: int = 0, squares=None) -> np.ndarray:
+    """rows_q · rows_kᵀ in the rows' dtype, returned as float64, tile by tile on the grid from place `start` (see
+    SCORE_TILE). `squares`: (lo, hi) ranges of row indices whose square blocks are wanted (the tiles they touch are
+    computed, the others left NaN); None: every entry."""
+    size = SCORE_TILE
+    tiles_q, slot = _on_grid(rows_q, start)
+    tiles_k, _ = _on_grid(rows_k, start)
+    count_q, count_k = tiles_q.shape[0], tiles_k.shape[0]
+    if squares is None:
+        i, j = (ix.ravel() for ix in np.indices((count_q, count_k)))
+    else:
+        wanted = np.zeros((count_q, count_k), dtype=bool)
+        for lo, hi in squares:
+            a, b = (slot + lo) // size, (slot + hi - 1) // size + 1
+            wanted[a:b, a:b] = True
+        i, j = np.nonzero(wanted)
+    out = np.full((count_q, size, count_k, size), np.nan)
+    out[i, :, j, :] = tiles_q[i] @ tiles_k[j].swapaxes(-1, -2)  # one (size, d)·(d, size) product a tile
+    return out.reshape(count_q * size, count_k * size)[slot : slot + rows_q.shape[0], slot : slot + rows_k.shape[0]]
 
 
 def _rope_rows(x, positions, *, inv_freq, base, layout, dtype) -> np.ndarray:
@@ -141,45 +183,78 @@ def shift_test_report(
     table of ``table_len`` rows are *added* before seeded projections W_q, W_k (seeds seed+1, seed+2).
     Returns the score matrices, each method's max |s(m,n) − s(m+t,n+t)|, RoPE's round-off tolerance,
     and, when the learned table has no row for a needed position, its error message instead of a number.
+
+    Every product runs on the grid of positions (SCORE_TILE): the scores at positions t … t+n−1 are those of
+    positions 0 … n−1+t cut from one product, which is how :func:`shift_test_sweep` and :func:`shift_test_points`
+    get this report's numbers bit for bit at every t and N.
     """
     q = v.float_array("q", q, ndim=1)
     k = v.float_array("k", k, ndim=1)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same shape, got {q.shape} and {k.shape}")
     n = v.integer("n_positions", n_positions, minimum=1, maximum=100_000)
     t = v.integer("offset", offset, minimum=0)
+    dtype = v.choice("dtype", dtype, SCORE_DTYPES)
     d = q.size
     pos = np.arange(n, dtype=np.float64)
     w_q, w_k = _shift_projections(d, seed)
     table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
 
-    def rope(p):
-        return rope_score_matrix(q, k, p, p, base=base, dtype=dtype)
+    def rope(s):  # the scores of positions s … s+n−1
+        rows = (_rope_rows(x, pos + s, inv_freq=None, base=base, layout="half", dtype=dtype) for x in (q, k))
+        return _scores(*rows, start=s)
 
-    def sinusoidal(p):
-        return additive_score_matrix(q, k, sinusoidal_encoding(p, d, base=base, layout=layout), w_q, w_k)
+    def sinusoidal(s):
+        return _added_scores(q, k, sinusoidal_encoding(pos + s, d, base=base, layout=layout), w_q, w_k, s)
 
-    def learned(p):
-        return additive_score_matrix(q, k, learned_lookup(table, p), w_q, w_k)
+    def learned(s):
+        return _added_scores(q, k, learned_lookup(table, pos + s), w_q, w_k, s)
 
-    def or_error(call):
-        try:
-            return call(), None
-        except ValueError as err:  # a learned table has no row past its end, and says so
-            return None, str(err)
+    def with_deviation(scores):
+        s0 = scores(0)
+        return s0, float(np.max(np.abs(s0 - scores(t))))
 
-    learned_scores, learned_error = or_error(lambda: learned(pos))
-    learned_dev, learned_dev_error = or_error(lambda: shift_deviation(learned, n, t))
+    rope_scores, rope_dev = with_deviation(rope)
+    sin_scores, sin_dev = with_deviation(sinusoidal)
+    learned_scores = learned_error = learned_dev = learned_dev_error = None
+    try:
+        learned_scores = learned(0)
+    except ValueError as err:  # a learned table has no row past its end, and says so
+        learned_error = str(err)
+    try:
+        learned_scores, learned_dev = with_deviation(learned)
+    except ValueError as err:
+        learned_dev_error = str(err)
     return {
         "positions": pos,
-        "rope": rope(pos),
-        "rope_dev": shift_deviation(rope, n, t),
+        "rope": rope_scores,
+        "rope_dev": rope_dev,
         "tolerance": rope_shift_tolerance(q, k, n - 1 + t, dtype=dtype),
-        "sinusoidal": sinusoidal(pos),
-        "sinusoidal_dev": shift_deviation(sinusoidal, n, t),
+        "sinusoidal": sin_scores,
+        "sinusoidal_dev": sin_dev,
         "learned": learned_scores,
         "learned_error": learned_error,
         "learned_dev": learned_dev,
         "learned_dev_error": learned_dev_error,
     }
+
+
+def _checked_vectors(q, k) -> tuple[np.ndarray, np.ndarray]:
+    q = v.float_array("q", q, ndim=1)
+    k = v.float_array("k", k, ndim=1)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same shape, got {q.shape} and {k.shape}")
+    return q, k
+
+
+def _checked_offsets(offsets) -> np.ndarray:
+    ts = v.positions_array("offsets", offsets)
+    if ts.size == 0 or ts.size > 100_000:
+        raise ValueError(f"offsets must have 1 … 100000 entries, got {ts.size}")
+    if np.any(ts < 0) or np.any(ts != np.round(ts)):
+        bad = ts[(ts < 0) | (ts != np.round(ts))][0]
+        raise ValueError(f"offsets must be whole numbers >= 0, got {bad:g}")
+    return ts.astype(np.int64)
 
 
 def shift_test_sweep(
@@ -198,41 +273,47 @@ def shift_test_sweep(
     """The shift test of :func:`shift_test_report` for every offset t in ``offsets`` at once: its three
     deviations and its pass mark at each t, bit for bit (the same encodings, seeds and products).
 
-    Each encoding's vectors at positions 0 … n−1+max(t) are computed once (RoPE's rotated q and k, the
-    sinusoid's and the learned table's rows: each row depends on its own position only), and each t
-    compares the scores on rows 0 … n−1 with those on rows t … t+n−1, products of the same shapes as
-    the report's. Cost: about T·n²·3d multiply-adds for T offsets (the report's is n²·3d per offset).
+    Each encoding's vectors at positions 0 … n−1+max(t) are computed and projected once, and their scores come from
+    one product on the grid of positions (SCORE_TILE; the tiles the windows touch), so each t only compares
+    the scores of rows 0 … n−1 with those of rows t … t+n−1: about (n + T)·n·d multiply-adds for T consecutive
+    offsets and T·n² comparisons.
 
     Returns {"offset": (T,) int64, "rope_dev", "sinusoidal_dev", "learned_dev" (NaN where the table has
     no row for position n − 1 + t), "tolerance"}: each (T,) float64, in the order of ``offsets``.
     """
-    q = v.float_array("q", q, ndim=1)
-    k = v.float_array("k", k, ndim=1)
-    if q.shape != k.shape:
-        raise ValueError(f"q and k must have the same shape, got {q.shape} and {k.shape}")
+    q, k = _checked_vectors(q, k)
     n = v.integer("n_positions", n_positions, minimum=1, maximum=100_000)
-    ts = v.positions_array("offsets", offsets)
-    if ts.size == 0 or ts.size > 100_000:
-        raise ValueError(f"offsets must have 1 … 100000 entries, got {ts.size}")
-    if np.any(ts < 0) or np.any(ts != np.round(ts)):
-        bad = ts[(ts < 0) | (ts != np.round(ts))][0]
-        raise ValueError(f"offsets must be whole numbers >= 0, got {bad:g}")
-    ts = ts.astype(np.int64)
-    if n + int(ts.max()) > v.MAX_POSITIONS:
-        raise ValueError(f"n_positions + max(offsets) must be <= {v.MAX_POSITIONS}, got {n + int(ts.max())}")
-    dtype = v.choice("dtype", dtype, SCORE_DTYPES)
-    rows = _shift_rows(q, k, n + int(ts.max()), dtype, base, layout, table_len, seed, learned_std)
-    w = rows["projections"]
-    learned_dev = np.full(ts.size, np.nan)
-    has_row = n - 1 + ts < table_len  # the learned table's last row is table_len − 1
-    if has_row.any():
-        learned_dev[has_row] = _window_deviations(ts[has_row], n, *rows["learned"], *w)
+    ts = _checked_offsets(offsets)
+    out = _shift_deviations(q, k, n, ts, dtype, base, layout, table_len, seed, learned_std, curves=False)
+    return {"offset": ts, **out, "tolerance": out["tolerance"]}
+
+
+def shift_test_curves(
+    q,
+    k,
+    *,
+    n_positions,
+    offsets,
+    dtype="float64",
+    base=10000.0,
+    layout="interleaved",
+    table_len,
+    seed=0,
+    learned_std=0.5**0.5,
+) -> dict:
+    """The shift test of :func:`shift_test_report` at every N in 1 … n_positions and every t in ``offsets``, bit
+    for bit: for each t, the deviation over the first N positions is the largest of the first N × N differences
+    of one product's windows (see :func:`shift_test_sweep`), so every N ≤ n_positions costs what the largest does.
+
+    Returns {"offset": (T,) int64, "rope_dev", "sinusoidal_dev", "learned_dev" (NaN where the table has no row for
+    position N − 1 + t), "tolerance"}: each (T, n_positions) float64, column N − 1 for N.
+    """
+    q, k = _checked_vectors(q, k)
+    n = v.integer("n_positions", n_positions, minimum=1, maximum=100_000)
+    ts = _checked_offsets(offsets)
     return {
         "offset": ts,
-        "rope_dev": _window_deviations(ts, n, *rows["rope"]),
-        "sinusoidal_dev": _window_deviations(ts, n, *rows["sinusoidal"], *w),
-        "learned_dev": learned_dev,
-        "tolerance": rope_shift_tolerance(q, k, (n - 1 + ts).astype(np.float64), dtype=dtype),
+        **_shift_deviations(q, k, n, ts, dtype, base, layout, table_len, seed, learned_std, curves=True),
     }
 
 
@@ -253,17 +334,12 @@ def shift_test_points(
     deviations and its pass mark, bit for bit (the same encodings, seeds and products).
 
     Where :func:`shift_test_sweep` varies t at one N, this varies N as well (an in-browser chart whose slider
-    moves N at a fixed t). Each encoding's vectors at positions 0 … max(n + t) − 1 are computed once (each row
-    depends on its own position only); each pair compares the scores on rows 0 … n−1 with those on rows
-    t … t+n−1. Cost: about Σ n_i²·3d multiply-adds.
+    moves N at a fixed t): :func:`shift_test_curves` at each distinct t, up to the largest N asked with it.
 
     Returns {"n_positions", "offset": (P,) int64, "rope_dev", "sinusoidal_dev", "learned_dev" (NaN where the
     table has no row for position n − 1 + t), "tolerance": (P,) float64}, in the order given.
     """
-    q = v.float_array("q", q, ndim=1)
-    k = v.float_array("k", k, ndim=1)
-    if q.shape != k.shape:
-        raise ValueError(f"q and k must have the same shape, got {q.shape} and {k.shape}")
+    q, k = _checked_vectors(q, k)
     ns = v.positions_array("n_positions", n_positions)
     ts = v.positions_array("offsets", offsets)
     if ns.shape != ts.shape or ns.size == 0 or ns.size > 100_000:
@@ -274,77 +350,107 @@ def shift_test_points(
             within = f">= {least}" if np.isinf(most) else f"in {least} … {most}"
             raise ValueError(f"{name} must be whole numbers {within}, got {bad[0]:g}")
     ns, ts = ns.astype(np.int64), ts.astype(np.int64)
-    if int((ns + ts).max()) > v.MAX_POSITIONS:
-        raise ValueError(f"n_positions + offsets must be <= {v.MAX_POSITIONS}, got {int((ns + ts).max())}")
+    out = {name: np.full(ns.size, np.nan) for name in _DEVIATIONS}
+    for t in np.unique(ts).tolist():
+        at = np.flatnonzero(ts == t)
+        curves = _shift_deviations(
+            q, k, int(ns[at].max()), np.array([t]), dtype, base, layout, table_len, seed, learned_std, curves=True
+        )
+        for name in _DEVIATIONS:
+            out[name][at] = curves[name][0, ns[at] - 1]
+    return {"n_positions": ns, "offset": ts, **out}
+
+
+_DEVIATIONS = ("rope_dev", "sinusoidal_dev", "learned_dev", "tolerance")
+
+
+def _shift_deviations(q, k, n: int, ts: np.ndarray, dtype, base, layout, table_len, seed, learned_std, *, curves):
+    """{each of _DEVIATIONS: (T,) at N = n, or with `curves` (T, n) at every N ≤ n} for the offsets `ts`."""
+    if n + int(ts.max()) > v.MAX_POSITIONS:
+        raise ValueError(f"n_positions + max(offsets) must be <= {v.MAX_POSITIONS}, got {n + int(ts.max())}")
     dtype = v.choice("dtype", dtype, SCORE_DTYPES)
-    rows = _shift_rows(q, k, int((ns + ts).max()), dtype, base, layout, table_len, seed, learned_std)
-    w = rows["projections"]
-    rope_dev, sinusoidal_dev, learned_dev = (np.full(ns.size, np.nan) for _ in range(3))
-    for i, (n, t) in enumerate(zip(ns.tolist(), ts.tolist())):
-        at = np.array([t], dtype=np.int64)
-        rope_dev[i] = _window_deviations(at, n, *rows["rope"])[0]
-        sinusoidal_dev[i] = _window_deviations(at, n, *rows["sinusoidal"], *w)[0]
-        if n - 1 + t < table_len:  # the learned table's last row is table_len − 1
-            learned_dev[i] = _window_deviations(at, n, *rows["learned"], *w)[0]
-    return {
-        "n_positions": ns,
-        "offset": ts,
-        "rope_dev": rope_dev,
-        "sinusoidal_dev": sinusoidal_dev,
-        "learned_dev": learned_dev,
-        "tolerance": rope_shift_tolerance(q, k, (ns - 1 + ts).astype(np.float64), dtype=dtype),
-    }
+    rows = _shift_rows(q, k, n + int(ts.max()), dtype, base, layout, table_len, seed, learned_std)
+    sizes = np.arange(1, n + 1) if curves else np.array([n])  # N at each column
+    last = (sizes - 1)[None, :] + ts[:, None]  # the largest position each (t, N) uses
+    out = {}
+    for name in ("rope", "sinusoidal", "learned"):
+        has_row = last < rows["learned_rows"] if name == "learned" else np.ones(last.shape, dtype=bool)
+        dev = np.full(last.shape, np.nan)
+        if has_row.any():
+            dev = _window_deviations(ts, n, *rows[name], curves=curves)
+            dev[~has_row] = np.nan
+        out[f"{name}_dev"] = dev
+    out["tolerance"] = rope_shift_tolerance(q, k, last.astype(np.float64).ravel(), dtype=dtype).reshape(last.shape)
+    return out if curves else {key: col[:, 0] for key, col in out.items()}
 
 
 def _shift_rows(q, k, length: int, dtype: str, base, layout: str, table_len, seed: int, learned_std) -> dict:
-    """The shift test's rows at positions 0 … length − 1, each depending on its own position only (so a longer
-    table's rows are a shorter one's, bit for bit): {"rope": (R_p q, R_p k) in `dtype`, "sinusoidal": (q + PE_p,
-    k + PE_p), "learned": (q + table rows, k + table rows; table_len of them), "projections": (W_q, W_k)}."""
+    """The shift test's rows at positions 0 … length − 1 as its products take them, each depending on its own
+    position only (so a longer table's rows are a shorter one's, bit for bit): {"rope": (R_p q, R_p k) in `dtype`,
+    "sinusoidal": ((q + PE_p)·W_q, (k + PE_p)·W_k), "learned": the same with the table's rows (0 past its end),
+    "learned_rows": how many rows the table has}. Projected on the grid (SCORE_TILE), as the report's are."""
     d = q.size
     pos = np.arange(length, dtype=np.float64)
     table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
+    w_q, w_k = _shift_projections(d, seed)
     rope = tuple(_rope_rows(x, pos, inv_freq=None, base=base, layout="half", dtype=dtype) for x in (q, k))
     pe = sinusoidal_encoding(pos, d, base=base, layout=layout)
+    held = np.zeros((length, d))
+    held[: min(length, table.shape[0])] = table[:length]
     return {
         "rope": rope,
-        "sinusoidal": (q[None, :] + pe, k[None, :] + pe),
-        "learned": (q[None, :] + table, k[None, :] + table),
-        "projections": _shift_projections(d, seed),
+        "sinusoidal": (_grid_project(q + pe, w_q), _grid_project(k + pe, w_k)),
+        "learned": (_grid_project(q + held, w_q), _grid_project(k + held, w_k)),
+        "learned_rows": table.shape[0],
     }
 
 
-#: The size of a batch of `_window_deviations`, in numbers counted as n·(n + 2·dim) a window (its
-#: scores and its two copies of rows); the batch's temporaries (projections, differences) hold about
-#: twice that. Measured in a fresh process with a new N at each call, as the page calls it (bench/RESULTS.md
-#: section 13, session 16): at N = 64, d = 8, 13 ms with 1 << 18, 19 ms with 1 << 14, 20 ms for the
-#: loop over t this replaced.
-_SWEEP_BATCH = 1 << 18
+#: The most positions one product of `_window_deviations` spans (its windows' rows; larger sets of offsets go in
+#: groups), and the most numbers a batch of its windows copies out of it: with the product's NaN-filled square,
+#: at most about 32 MB and 8 MB.
+_SPAN = 2048
+_SWEEP_BATCH = 1 << 20
 
 
-def _window_deviations(ts: np.ndarray, n: int, rows_q: np.ndarray, rows_k: np.ndarray, w_q=None, w_k=None):
-    """max |S_0 − S_t| for every t in ``ts``: S_t = (A_t W_q)·(B_t W_k)ᵀ, the (n, n) scores of the rows
-    A_t = rows_q[t : t+n] and B_t = rows_k[t : t+n] (projected when ``w_q``, ``w_k`` are given).
+def _window_deviations(ts: np.ndarray, n: int, rows_q: np.ndarray, rows_k: np.ndarray, *, curves: bool):
+    """max |S_0 − S_t| for every t in ``ts``, S_t the (n, n) scores of rows t … t+n−1 (`_scores` on the grid, so
+    the report's): (T, 1), or with `curves` (T, n), column N − 1 the largest over the first N × N entries.
 
-    Each window's products are the report's (`additive_score_matrix`, `_scores`) with the same shapes and
-    memory layouts: numpy's matmul runs stacked products one matrix at a time, so every deviation
-    equals the report's bit for bit. Windows go in batches of at most _SWEEP_BATCH numbers."""
-    span = np.arange(n)
-
-    def scores(starts: np.ndarray) -> np.ndarray:  # (len(starts), n, n) float64
-        if starts.size == 1:  # one window (large n and dim): views, no copies
-            t = int(starts[0])
-            a, b = rows_q[None, t : t + n], rows_k[None, t : t + n]
-        else:
-            a, b = rows_q[starts[:, None] + span], rows_k[starts[:, None] + span]  # copies: (len, n, dim)
-        if w_q is not None:
-            a, b = a @ w_q, b @ w_k
-        return _scores(a, b)
-
-    s0 = scores(np.zeros(1, dtype=np.int64))[0]
-    out = np.empty(ts.size)
-    step = max(1, _SWEEP_BATCH // (n * (n + 2 * rows_q.shape[1])))
-    for i in range(0, ts.size, step):
-        out[i : i + step] = np.abs(scores(ts[i : i + step]) - s0).max(axis=(1, 2))
+    The scores of rows 0 … n−1 come from one product, and those of every window from one product per group of
+    offsets spanning at most _SPAN rows (the windows cut out of it)."""
+    s0 = _scores(rows_q[:n], rows_k[:n])
+    out = np.empty((ts.size, n if curves else 1))
+    lower = np.tri(n)  # 1 where the column is at most the row
+    order = np.argsort(ts, kind="stable")
+    group = 0
+    while group < ts.size:
+        first = int(ts[order[group]])
+        end = int(np.searchsorted(ts[order], first + max(_SPAN - n, 0), side="right"))
+        members = order[group:end]
+        starts = ts[members] - first  # each window's first row in this group's product
+        top = int(starts.max()) + n
+        scores = _scores(
+            rows_q[first : first + top],
+            rows_k[first : first + top],
+            start=first,
+            squares=[(s, s + n) for s in np.unique(starts).tolist()],
+        )
+        rs, cs = scores.strides
+        windows = as_strided(scores, shape=(top - n + 1, n, n), strides=(rs + cs, rs, cs), writeable=False)
+        step = max(1, _SWEEP_BATCH // (n * n))
+        buffer = np.empty((min(step, members.size), n, n))
+        for i in range(0, members.size, step):
+            batch = starts[i : i + step]
+            run = bool(np.all(np.diff(batch) == 1))  # consecutive starts: a view, no copy
+            cut = windows[int(batch[0]) : int(batch[-1]) + 1] if run else windows[batch]
+            diff = np.abs(np.subtract(cut, s0, out=buffer[: batch.size]), out=buffer[: batch.size])
+            if curves:  # N's border: row N − 1 up to its diagonal, column N − 1 down to it (entries are >= 0)
+                rows = (diff * lower).max(axis=2)
+                cols = np.multiply(diff, lower.T, out=diff).max(axis=1)
+                out[members[i : i + step]] = np.maximum.accumulate(np.maximum(rows, cols), axis=1)
+            else:
+                out[members[i : i + step], 0] = diff.max(axis=(1, 2))
+        group = end
     return out
 
 
@@ -384,9 +490,12 @@ def additive_score_matrix(x_q, x_k, pe, w_q, w_k) -> np.ndarray:
             "x_q, x_k, pe rows and the projections' input size must agree, got "
             f"{x_q.size}, {x_k.size}, {pe.shape[1]}, {w_q.shape[0]}, {w_k.shape[0]}"
         )
-    qs = (x_q[None, :] + pe) @ w_q  # (n, d_head)
-    ks = (x_k[None, :] + pe) @ w_k
-    return qs @ ks.T
+    return _added_scores(x_q, x_k, pe, w_q, w_k)
+
+
+def _added_scores(x_q, x_k, pe, w_q, w_k, start: int = 0) -> np.ndarray:
+    """`additive_score_matrix` for the rows of positions start … on the grid (SCORE_TILE)."""
+    return _scores(_grid_project(x_q + pe, w_q, start), _grid_project(x_k + pe, w_k, start), start=start)
 
 
 def rope_decay_bound(distances, dim, *, base=10000.0) -> np.ndarray:

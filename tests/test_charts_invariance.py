@@ -764,19 +764,21 @@ def test_curve_chart_rejects_bad_input():
 
 
 def test_kept_points_are_each_points_own_report_whatever_was_asked_before():
-    """The arms' points are kept across runs (compute.invariance.shift_points): a point asked for again, or next to
-    new ones, or first asked for by the base arm without the learned test, is still shift_test_report's at that
-    point, computed here on its own (the learned number too), in every dtype."""
+    """The arms' points are kept across runs (compute.invariance.shift_points keeps each t's curve over N): a point
+    asked for again, or next to new ones, or past a kept curve's end, or first asked for by the base arm without the
+    learned test, is still shift_test_report's at that point, computed here on its own (the learned number too), in
+    every dtype."""
     from explorer.compute import invariance as compute
 
-    compute._points_kept.clear()
+    compute.forget_curves()
     q, k = posenc.seeded_normal((2, D), seed=SEED)
     for dtype in ("float64", "float32"):
         settings = (dtype, B0, "interleaved", SEED)
         # the base arm first: its other bases are kept without the learned number
         compute.b_arm.clear()
         compute.b_arm(q, k, 7, B_ARM[0], B_ARM[-1], 3, dtype, "interleaved", SEED)
-        for lo, hi in ((5, 9), (7, 12), (5, 12)):  # a window, one that moved, one that holds both
+        # a window, one that moved, one that holds both, one past the first curve's end (CURVE_STEP = 32)
+        for lo, hi in ((5, 9), (7, 12), (5, 12), (30, 40)):
             points = compute.shift_points(q, k, np.arange(lo, hi + 1), [3] * (hi - lo + 1), settings)
             for n, rope, sinusoid, learned, tol in zip(
                 points["n_positions"],
@@ -798,7 +800,8 @@ def test_kept_points_are_each_points_own_report_whatever_was_asked_before():
         points = compute.shift_points(q, k, [7], [3], (dtype, b, "interleaved", SEED))
         report = posenc.shift_test_report(q, k, n_positions=7, offset=3, dtype=dtype, base=b, table_len=10, seed=SEED)
         assert points["learned_dev"][0] == report["learned_dev"] and points["rope_dev"][0] == report["rope_dev"]
-    assert 0 < len(compute._points_kept) <= compute.POINTS_KEPT
+    assert 0 < compute._curve_rows[0] <= compute.CURVE_ROWS_KEPT
+    assert compute._curve_rows[0] == sum(len(curve) for curve in compute._curves_kept.values())
 
 
 def test_the_score_and_shift_heatmaps_on_the_dark_card_are_dark_where_they_are_zero():
@@ -829,23 +832,36 @@ def test_the_score_and_shift_heatmaps_on_the_dark_card_are_dark_where_they_are_z
         assert all(contrast(c, style.CARD_BACKGROUND) < 1.2 for c in hexes(pixels["light"], zero))
 
 
-def test_the_kept_points_drop_the_least_recently_used_first_and_share_one_digest_a_call(monkeypatch):
-    """At most POINTS_KEPT points are kept: a new one drops the point used longest ago, and a point asked for again
-    counts as used; each call's keys hold one 16-byte digest of q and k, not the vectors themselves."""
+def test_the_kept_curves_drop_the_least_recently_used_first_and_share_one_digest_a_call(monkeypatch):
+    """At most CURVE_ROWS_KEPT rows of curves are kept: a new curve drops the one used longest ago, a curve asked for
+    again counts as used, and a point past a curve's end computes it again, longer (CURVE_STEP past the point); each
+    call's keys hold one 16-byte digest of q and k, not the vectors themselves."""
     from explorer.compute import invariance as compute
 
-    monkeypatch.setattr(compute, "POINTS_KEPT", 3)
-    compute._points_kept.clear()
+    monkeypatch.setattr(compute, "CURVE_ROWS_KEPT", 3 * compute.CURVE_STEP)
+    compute.forget_curves()
     q, k = posenc.seeded_normal((2, 256), seed=SEED)
     settings = ("float64", B0, "interleaved", SEED)
+
+    def kept() -> list[tuple[int, int]]:  # (t, length) of each kept curve, the least recently used first
+        return [(key[-1], len(curve)) for key, curve in compute._curves_kept.items()]
+
+    step = compute.CURVE_STEP
     compute.shift_points(q, k, [2, 3, 4], [1, 1, 1], settings)
-    compute.shift_points(q, k, [2], [1], settings)  # used again: now the most recent
-    compute.shift_points(q, k, [5], [1], settings)  # a fourth: the least recently used (N = 3) goes
-    assert [key[-2] for key in compute._points_kept] == [4, 2, 5]
-    digests = {key[0] for key in compute._points_kept}
+    compute.shift_points(q, k, [2, 7], [2, 3], settings)
+    assert kept() == [(1, step), (2, step), (3, step)]
+    compute.shift_points(q, k, [step], [1], settings)  # used again (its last row): now the most recent
+    compute.shift_points(q, k, [5], [4], settings)  # a fourth: the least recently used (t = 2) goes
+    assert kept() == [(3, step), (1, step), (4, step)]
+    compute.shift_points(q, k, [step + 1], [3], settings)  # past its end: computed again, to the next step
+    assert kept() == [(4, step), (3, 2 * step)] and compute._curve_rows[0] == 3 * step
+    digests = {key[0] for key in compute._curves_kept}
     assert len(digests) == 1 and all(isinstance(d, bytes) and len(d) == 16 for d in digests)
     other = compute.shift_points(q[:-2], k[:-2], [5], [1], settings)  # other vectors: their own point
     report = posenc.shift_test_report(q[:-2], k[:-2], n_positions=5, offset=1, base=B0, table_len=6, seed=SEED)
     assert other["rope_dev"][0] == report["rope_dev"] and other["learned_dev"][0] == report["learned_dev"]
+    longer = compute.shift_points(q, k, [step + 1], [3], settings)
+    report = posenc.shift_test_report(q, k, n_positions=step + 1, offset=3, base=B0, table_len=step + 4, seed=SEED)
+    assert longer["rope_dev"][0] == report["rope_dev"] and longer["learned_dev"][0] == report["learned_dev"]
     with pytest.raises(ValueError, match="same 1 or more points"):
         compute.shift_points(q, k, [2, 3], [1], settings)

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import math
 
+import hypothesis
 import numpy as np
 import pytest
 from _posenc_reference_impl import ref_inverse_frequencies, ref_rope_vector, ref_sinusoidal_row
+from hypothesis import given
+from hypothesis import strategies as st
 
 import posenc
 
@@ -303,6 +306,17 @@ def reference_scores(q, k, *, dtype, base, layout, table_len, seed):
     return rope, sinusoidal, learned
 
 
+def assert_near_reference(got: float, reference: float, tolerance: float, *, rope: bool = False) -> None:
+    """A deviation against that of independently written score functions (`reference_scores`, each window multiplied
+    on its own). posenc multiplies on the grid of positions (posenc.relative.SCORE_TILE), which rounds a window's
+    scores differently unless t is a multiple of the tile, so: RoPE's, both round-off, both within the pass mark;
+    the added encodings' (order 0.1 … 10), the same to 12 digits."""
+    if rope:
+        assert 0.0 <= got <= tolerance and 0.0 <= reference <= tolerance, (got, reference, tolerance)
+    else:
+        assert got == pytest.approx(reference, rel=1e-12, abs=1e-13), (got, reference)
+
+
 @pytest.mark.parametrize(
     "d, n, table_len, dtype, layout, base",
     [
@@ -315,9 +329,9 @@ def reference_scores(q, k, *, dtype, base, layout, table_len, seed):
     ],
 )
 def test_shift_test_sweep_is_the_shift_test_at_every_offset(d, n, table_len, dtype, layout, base):
-    """Each offset's numbers are shift_deviation's of independently written score functions, bit for bit
-    (the sweep slices rows computed once; the reference recomputes every encoding at positions p + t), and
-    shift_test_report's; the learned table's is NaN exactly where position n − 1 + t has no row."""
+    """Each offset's numbers are shift_test_report's, bit for bit, and those of independently written score
+    functions (the reference recomputes every encoding at positions p + t and multiplies each window on its own;
+    `assert_near_reference`); the learned table's is NaN exactly where position n − 1 + t has no row."""
     seed = 4
     q, k = posenc.seeded_normal((2, d), seed=seed)
     # out of order at the end, and off BLAS's block multiples above
@@ -331,11 +345,12 @@ def test_shift_test_sweep_is_the_shift_test_at_every_offset(d, n, table_len, dty
     )
 
     for i, t in enumerate(offsets):
-        assert got["rope_dev"][i] == posenc.shift_deviation(rope, n, t), t
-        assert got["sinusoidal_dev"][i] == posenc.shift_deviation(sinusoidal, n, t), t
+        tol = got["tolerance"][i]
+        assert_near_reference(got["rope_dev"][i], posenc.shift_deviation(rope, n, t), tol, rope=True)
+        assert_near_reference(got["sinusoidal_dev"][i], posenc.shift_deviation(sinusoidal, n, t), tol)
         assert got["tolerance"][i] == posenc.rope_shift_tolerance(q, k, n - 1 + t, dtype=dtype), t
         if n - 1 + t < table_len:
-            assert got["learned_dev"][i] == posenc.shift_deviation(learned, n, t), t
+            assert_near_reference(got["learned_dev"][i], posenc.shift_deviation(learned, n, t), tol)
         else:
             assert math.isnan(got["learned_dev"][i]), t
         report = posenc.shift_test_report(
@@ -359,19 +374,38 @@ def test_shift_test_sweep_takes_offsets_in_any_order():
     assert forward["learned_dev"][:2].tolist() == backward["learned_dev"][:0:-1].tolist()
 
 
-# a window of n = 9, d = 6 counts 9 · (9 + 12) = 189 numbers: batches of 1, 3, 5 and all 11 windows
-# (11 = 3 + 3 + 3 + 2 = 5 + 5 + 1)
-@pytest.mark.parametrize("batch", [1, 567, 945, 5_000])
+@pytest.mark.parametrize("curves", [False, True])
+def test_repeated_and_spaced_offsets_each_get_their_own_window(monkeypatch, curves):
+    """Offsets repeated and with gaps, in one batch of windows: each is the report's at its own t (a batch whose
+    first and last starts are as far apart as it has windows, [0, 2, 2], is not the run 0, 1, 2)."""
+    import posenc.relative as relative
+
+    monkeypatch.setattr(relative, "_SWEEP_BATCH", 3 * 49)  # three windows of n = 7 a batch
+    q, k = posenc.seeded_normal((2, 8), seed=3)
+    offsets = [2, 0, 2, 5, 5, 9, 11, 12]
+    call = posenc.shift_test_curves if curves else posenc.shift_test_sweep
+    got = call(q, k, n_positions=7, offsets=offsets, table_len=40, seed=1)
+    for i, t in enumerate(offsets):
+        report = posenc.shift_test_report(q, k, n_positions=7, offset=t, table_len=40, seed=1)
+        for key in ("rope_dev", "sinusoidal_dev", "learned_dev"):
+            value = got[key][i, -1] if curves else got[key][i]
+            assert value == report[key], (key, t)
+
+
+# a window of n = 9 copies 81 numbers: batches of 1, 3, 5 and all 11 windows (11 = 3 + 3 + 3 + 2 = 5 + 5 + 1); a
+# product spanning 9 rows holds one window, 12 rows those whose t differ by at most 3
+@pytest.mark.parametrize("batch, span", [(1, 9), (243, 12), (405, 2048), (5_000, 2048), (5_000, 9)])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_shift_test_sweep_is_the_same_in_batches_of_any_size(monkeypatch, batch, dtype):
-    """The sweep runs its windows in batches (posenc.relative._SWEEP_BATCH numbers at a time): one
-    window per batch (the views path), three, five (a last batch of one), all; every deviation is
-    shift_test_report's, bit for bit."""
+def test_shift_test_sweep_is_the_same_in_batches_and_groups_of_any_size(monkeypatch, batch, span, dtype):
+    """The sweep copies its windows out of its product in batches (posenc.relative._SWEEP_BATCH numbers at a time)
+    and multiplies the rows of at most _SPAN positions at once: every deviation is shift_test_report's, bit for bit,
+    with one window a batch or a product, or all of them."""
     import posenc.relative as relative
 
     q, k = posenc.seeded_normal((2, 6), seed=7)
     offsets = [4, 1, 2, 3, 5, 6, 7, 9, 11, 0, 13]
     monkeypatch.setattr(relative, "_SWEEP_BATCH", batch)
+    monkeypatch.setattr(relative, "_SPAN", span)
     got = posenc.shift_test_sweep(q, k, n_positions=9, offsets=offsets, dtype=dtype, table_len=18, seed=3)
     for i, t in enumerate(offsets):
         report = posenc.shift_test_report(q, k, n_positions=9, offset=t, dtype=dtype, table_len=18, seed=3)
@@ -394,8 +428,8 @@ def test_shift_test_sweep_is_the_same_in_batches_of_any_size(monkeypatch, batch,
     ],
 )
 def test_shift_test_points_is_the_shift_test_at_each_pair(d, dtype, layout, base, table_len):
-    """Each (N, t) pair's numbers are shift_deviation's of independently written score functions and
-    shift_test_report's, bit for bit: N varies as well as t (sizes off BLAS's block multiples, a repeated pair,
+    """Each (N, t) pair's numbers are shift_test_report's, bit for bit, and near those of independently written
+    score functions (`assert_near_reference`): N varies as well as t (sizes off BLAS's block multiples, a repeated pair,
     t = 0, N = 1); the learned table's is NaN exactly where position N − 1 + t has no row."""
     seed = 2
     q, k = posenc.seeded_normal((2, d), seed=seed)
@@ -409,17 +443,86 @@ def test_shift_test_points_is_the_shift_test_at_each_pair(d, dtype, layout, base
     )
 
     for i, (n, t) in enumerate(zip(ns, ts)):
-        assert got["rope_dev"][i] == posenc.shift_deviation(rope, n, t), (n, t)
-        assert got["sinusoidal_dev"][i] == posenc.shift_deviation(sinusoidal, n, t), (n, t)
+        tol = got["tolerance"][i]
+        assert_near_reference(got["rope_dev"][i], posenc.shift_deviation(rope, n, t), tol, rope=True)
+        assert_near_reference(got["sinusoidal_dev"][i], posenc.shift_deviation(sinusoidal, n, t), tol)
         assert got["tolerance"][i] == posenc.rope_shift_tolerance(q, k, n - 1 + t, dtype=dtype), (n, t)
         report = posenc.shift_test_report(q, k, n_positions=n, offset=t, **settings)
         assert (got["rope_dev"][i], got["sinusoidal_dev"][i]) == (report["rope_dev"], report["sinusoidal_dev"])
         if n - 1 + t < table_len:
-            assert got["learned_dev"][i] == posenc.shift_deviation(learned, n, t) == report["learned_dev"], (n, t)
+            assert got["learned_dev"][i] == report["learned_dev"], (n, t)
+            assert_near_reference(got["learned_dev"][i], posenc.shift_deviation(learned, n, t), tol)
         else:
             assert math.isnan(got["learned_dev"][i]) and report["learned_dev"] is None, (n, t)
         sweep = posenc.shift_test_sweep(q, k, n_positions=n, offsets=[t], **settings)
         assert sweep["rope_dev"][0] == got["rope_dev"][i] and sweep["tolerance"][0] == got["tolerance"][i]
+
+
+@hypothesis.settings(max_examples=60, deadline=None)
+@given(
+    d=st.sampled_from([2, 4, 6, 8, 16, 18, 64, 100, 256]),
+    dtype=st.sampled_from(["float64", "float32"]),
+    start=st.integers(0, 200),
+    n=st.integers(1, 140),
+    more=st.integers(0, 160),
+    seed=st.integers(0, 2**16),
+)
+def test_products_on_the_grid_do_not_depend_on_how_many_rows_they_have(d, dtype, start, n, more, seed):
+    """What the shift test's speed rests on (posenc.relative.SCORE_TILE): the scores and projections of the rows of
+    positions start … start+n−1 equal, bit for bit, the same rows' entries in a product over positions from 0 to
+    `more` past them (other rows, other sizes, other tiles), as numpy's BLAS computes them on this machine. A plain
+    product does not do this (bench/RESULTS.md section 43); if a BLAS did not either, this fails."""
+    import posenc.relative as relative
+
+    rng = np.random.default_rng(seed)
+    rows_q, rows_k = rng.normal(size=(2, start + n + more, d)).astype(dtype)
+    w = rng.normal(size=(d, d))
+    window = slice(start, start + n)
+    whole = relative._scores(rows_q, rows_k)
+    alone = relative._scores(rows_q[window], rows_k[window], start=start)
+    assert alone.dtype == np.float64 and alone.shape == (n, n)
+    assert np.array_equal(alone, whole[window, window])
+    # a product that computes only the squares of two windows has the same entries there
+    squares = relative._scores(rows_q, rows_k, squares=[(0, n), (start, start + n)])
+    assert np.array_equal(squares[window, window], alone) and np.array_equal(squares[:n, :n], whole[:n, :n])
+    rows = rows_q.astype(np.float64)
+    assert np.array_equal(relative._grid_project(rows[window], w, start), relative._grid_project(rows, w)[window])
+    # and the entries are the scores: against a loop of dot products, to round-off
+    loop = [
+        [float(np.dot(rows_q[i].astype(np.float64), rows_k[j])) for j in range(start, start + n)]
+        for i in range(start, start + n)
+    ]
+    np.testing.assert_allclose(
+        alone, loop, rtol=1e-4 if dtype == "float32" else 1e-12, atol=1e-4 if dtype == "float32" else 1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    "d, dtype, layout, table_len",
+    [(8, "float64", "interleaved", 60), (6, "float32", "concatenated", 45), (64, "float64", "interleaved", 400)],
+)
+def test_shift_test_curves_hold_the_report_at_every_n(d, dtype, layout, table_len):
+    """shift_test_curves' column N − 1 is shift_test_report's at N and t, bit for bit, for every N ≤ its n (both sides
+    of the tile's multiples), NaN in the learned curve exactly where position N − 1 + t has no row; and it is the
+    largest of the curves up to N (a deviation over more positions is never smaller)."""
+    q, k = posenc.seeded_normal((2, d), seed=11)
+    settings = dict(dtype=dtype, base=5e4, layout=layout, table_len=table_len, seed=5)
+    offsets = [9, 0, 33, 1]
+    got = posenc.shift_test_curves(q, k, n_positions=40, offsets=offsets, **settings)
+    assert got["offset"].tolist() == offsets and got["rope_dev"].shape == (4, 40)
+    for i, t in enumerate(offsets):
+        for n in (1, 2, 17, 31, 32, 33, 40):
+            report = posenc.shift_test_report(q, k, n_positions=n, offset=t, **settings)
+            assert got["rope_dev"][i, n - 1] == report["rope_dev"], (t, n)
+            assert got["sinusoidal_dev"][i, n - 1] == report["sinusoidal_dev"], (t, n)
+            assert got["tolerance"][i, n - 1] == report["tolerance"], (t, n)
+            if report["learned_dev"] is None:
+                assert n - 1 + t >= table_len and math.isnan(got["learned_dev"][i, n - 1]), (t, n)
+            else:
+                assert got["learned_dev"][i, n - 1] == report["learned_dev"], (t, n)
+        for key in ("rope_dev", "sinusoidal_dev"):
+            assert np.all(np.diff(got[key][i]) >= 0), (key, t)
+    assert np.all(got["rope_dev"][1] == 0.0)  # t = 0 compares every score with itself
 
 
 @pytest.mark.parametrize(

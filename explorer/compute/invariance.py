@@ -202,52 +202,79 @@ def b_arm(q, k, n_pos, b_lo, b_hi, shift_t, dtype, layout_sin, seed) -> pd.DataF
     return charts.points_frames(points, hand=shift_t)
 
 
-#: How many shift-test points (`shift_points`) the server keeps, across sessions: four numbers each, keyed by a 16-byte
-#: digest of q and k and the settings (about 600 bytes an entry, measured with tracemalloc), so at most about 30 MB.
-POINTS_KEPT = 50_000
-_points_kept: OrderedDict[tuple, tuple[float, ...]] = OrderedDict()  # (rope, sinusoid, learned, pass mark)
-_points_lock = threading.Lock()
+#: How many rows of shift-test curves (`shift_points`) the server keeps, across sessions: a curve is the test at one t
+#: for every N up to its length, four numbers a row, keyed by a 16-byte digest of q and k, the settings and t; so at
+#: most about 13 MB of numbers (a curve of 256 rows is 8 kB).
+CURVE_ROWS_KEPT = 400_000
+#: A curve is computed up to the next multiple of this past the N asked for (at most MAX_POSITIONS), so that a hand
+#: that drags N a little further finds it there: the work grows with the length squared.
+CURVE_STEP = 32
+_curves_kept: OrderedDict[tuple, np.ndarray] = OrderedDict()  # (length, 4): rope, sinusoid, learned, pass mark
+_curves_lock = threading.Lock()
+_curve_rows = [0]  # how many rows _curves_kept holds
+_DEVIATIONS = ("rope_dev", "sinusoidal_dev", "learned_dev", "tolerance")
+
+
+def curve_length(n: int) -> int:
+    """How far a curve asked for at N = `n` reaches: the next multiple of CURVE_STEP, at most MAX_POSITIONS (and at
+    least `n`)."""
+    return max(n, min(MAX_POSITIONS, -(-n // CURVE_STEP) * CURVE_STEP))
 
 
 def shift_points(q, k, ns, ts, settings: tuple, *, learned: bool = True) -> dict:
     """`posenc.shift_test_points` at the pairs (ns[i], ts[i]) with the page's `settings` (dtype, base, layout_sin,
-    seed), each with a learned table as long as the pairs need (`_rows_for`; with learned=False, a table of one row: the
-    learned number is NaN wherever a point needs a second row, and the base arm puts its own in). A point's numbers do
-    not depend on the other points asked for with it (posenc computes each from its own rows and products), so each is
-    kept (POINTS_KEPT, the least recently used dropped first) and asked for again only when it is not: a slider's window
-    that moves keeps the points it had."""
+    seed), each with a learned table as long as its point needs (`_rows_for`; with learned=False, a table of one row:
+    the learned number is NaN wherever a point needs a second row, and the base arm puts its own in).
+
+    posenc computes the test at one t for every N up to a length at once, each N's numbers its own report's
+    (`posenc.shift_test_curves`): so each t's curve is kept (CURVE_ROWS_KEPT rows, the least recently used dropped
+    first), computed up to `curve_length` of the largest N asked, and asked for again only when a point lies past its
+    end: a hand that drags N, or a slider's window that moves, finds its points there."""
     ns, ts = np.asarray(ns, dtype=np.int64), np.asarray(ts, dtype=np.int64)
     if ns.shape != ts.shape or ns.ndim != 1 or ns.size == 0:
         raise ValueError(f"ns and ts must be two lists of the same 1 or more points, got {ns.shape} and {ts.shape}")
     q64, k64 = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
     shape = np.array([q64.size, k64.size], dtype=np.int64).tobytes()  # q's end in the digested bytes
     digest = hashlib.blake2b(shape + q64.tobytes() + k64.tobytes(), digest_size=16).digest()  # one per call, shared
-    vectors = (digest, learned, *settings)
-    keys = [(*vectors, n, t) for n, t in zip(ns.tolist(), ts.tolist(), strict=True)]
-    with _points_lock:
-        found = [_points_kept.get(key) for key in keys]
-        for key, got in zip(keys, found):
-            if got is not None:
-                _points_kept.move_to_end(key)
-    missing = [i for i, got in enumerate(found) if got is None]
+    need = {t: int(ns[ts == t].max()) for t in np.unique(ts).tolist()}
+    keys = {t: (digest, learned, *settings, t) for t in need}
+    with _curves_lock:
+        curves = {t: _curves_kept.get(key) for t, key in keys.items()}
+        for t, curve in curves.items():
+            if curve is not None and len(curve) >= need[t]:
+                _curves_kept.move_to_end(keys[t])
+    missing = [t for t, curve in curves.items() if curve is None or len(curve) < need[t]]
     if missing:
         dtype, base, layout_sin, seed = settings
-        rows = _rows_for(ns[missing], ts[missing]) if learned else 1  # 1 row: no position the test needs
-        new = posenc.shift_test_points(
-            q, k, n_positions=ns[missing], offsets=ts[missing], **posenc_settings(dtype, base, layout_sin, rows, seed)
+        length = curve_length(max(need[t] for t in missing))
+        rows = _rows_for(length, max(missing)) if learned else 1  # 1 row: no position the test needs
+        new = posenc.shift_test_curves(
+            q, k, n_positions=length, offsets=missing, **posenc_settings(dtype, base, layout_sin, rows, seed)
         )
-        columns = (new["rope_dev"], new["sinusoidal_dev"], new["learned_dev"], new["tolerance"])
-        with _points_lock:
-            for j, i in enumerate(missing):
-                found[i] = _points_kept[keys[i]] = tuple(float(c[j]) for c in columns)
-            while len(_points_kept) > POINTS_KEPT:
-                _points_kept.popitem(last=False)
-    table = np.array(found, dtype=np.float64).reshape(len(keys), 4)
-    return {
-        "n_positions": ns,
-        "offset": ts,
-        **{name: table[:, i] for i, name in enumerate(("rope_dev", "sinusoidal_dev", "learned_dev", "tolerance"))},
-    }
+        table = np.stack([new[name] for name in _DEVIATIONS], axis=-1)  # (len(missing), length, 4)
+        table.flags.writeable = False
+        _keep({keys[t]: table[i] for i, t in enumerate(missing)})
+        curves.update({t: table[i] for i, t in enumerate(missing)})
+    found = np.array([curves[t][n - 1] for n, t in zip(ns.tolist(), ts.tolist())], dtype=np.float64)
+    return {"n_positions": ns, "offset": ts, **{name: found[:, i] for i, name in enumerate(_DEVIATIONS)}}
+
+
+def forget_curves() -> None:
+    """Drop every kept curve (tests start from none)."""
+    with _curves_lock:
+        _curves_kept.clear()
+        _curve_rows[0] = 0
+
+
+def _keep(new: dict[tuple, np.ndarray]) -> None:
+    """Keep `new` curves, dropping the least recently used past CURVE_ROWS_KEPT rows (the newest always stay)."""
+    with _curves_lock:
+        for key, curve in new.items():
+            old = _curves_kept.pop(key, None)
+            _curve_rows[0] += len(curve) - (0 if old is None else len(old))
+            _curves_kept[key] = curve
+        while _curve_rows[0] > CURVE_ROWS_KEPT and len(_curves_kept) > len(new):
+            _curve_rows[0] -= len(_curves_kept.popitem(last=False)[1])
 
 
 @cached(max_entries=16)
