@@ -72,25 +72,27 @@ def _grid_project(rows: np.ndarray, w: np.ndarray, start: int = 0) -> np.ndarray
     return (tiles @ w).reshape(-1, w.shape[1])[slot : slot + rows.shape[0]]
 
 
-def _scores(rows_q: np.ndarray, rows_k: np.ndarray, *, start: int = 0, squares=None) -> np.ndarray:
+def _scores(rows_q: np.ndarray, rows_k: np.ndarray, *, start: int = 0, band: int | None = None) -> np.ndarray:
     """rows_q · rows_kᵀ in the rows' dtype, returned as float64, tile by tile on the grid from place `start` (see
-    SCORE_TILE). `squares`: (lo, hi) ranges of row indices whose square blocks are wanted (the tiles they touch are
-    computed, the others left NaN); None: every entry."""
+    SCORE_TILE). `band`: only the tiles at most that many tiles off the diagonal are computed, the others left NaN
+    (square windows along the diagonal of at most band · SCORE_TILE rows lie inside it); None: every entry."""
     size = SCORE_TILE
     tiles_q, slot = _on_grid(rows_q, start)
-    tiles_k, _ = _on_grid(rows_k, start)
+    tiles_k = np.ascontiguousarray(_on_grid(rows_k, start)[0].transpose(0, 2, 1))  # (count, d, size)
     count_q, count_k = tiles_q.shape[0], tiles_k.shape[0]
-    if squares is None:
-        i, j = (ix.ravel() for ix in np.indices((count_q, count_k)))
+    dtype = np.result_type(tiles_q, tiles_k)
+    every = band is None or band >= max(count_q, count_k) - 1
+    out = np.empty((count_q, size, count_k, size), dtype) if every else np.full((count_q, size, count_k, size), np.nan)
+    tiles = out.transpose(0, 2, 1, 3)  # (count_q, count_k, size, size): a view, written in place
+    if every:
+        np.matmul(tiles_q[:, None], tiles_k[None], out=tiles)  # one (size, d)·(d, size) product a tile
     else:
-        wanted = np.zeros((count_q, count_k), dtype=bool)
-        for lo, hi in squares:
-            a, b = (slot + lo) // size, (slot + hi - 1) // size + 1
-            wanted[a:b, a:b] = True
-        i, j = np.nonzero(wanted)
-    out = np.full((count_q, size, count_k, size), np.nan)
-    out[i, :, j, :] = tiles_q[i] @ tiles_k[j].swapaxes(-1, -2)  # one (size, d)·(d, size) product a tile
-    return out.reshape(count_q * size, count_k * size)[slot : slot + rows_q.shape[0], slot : slot + rows_k.shape[0]]
+        for off in range(-band, band + 1):  # the tiles (i, i + off), one diagonal at a time
+            lo, hi = max(0, -off), min(count_q, count_k - off)
+            if hi > lo:
+                tiles[np.arange(lo, hi), np.arange(lo + off, hi + off)] = tiles_q[lo:hi] @ tiles_k[lo + off : hi + off]
+    out = out.reshape(count_q * size, count_k * size)
+    return out[slot : slot + rows_q.shape[0], slot : slot + rows_k.shape[0]].astype(np.float64, copy=False)
 
 
 def _rope_rows(x, positions, *, inv_freq, base, layout, dtype) -> np.ndarray:
@@ -416,25 +418,25 @@ def _window_deviations(ts: np.ndarray, n: int, rows_q: np.ndarray, rows_k: np.nd
     """max |S_0 − S_t| for every t in ``ts``, S_t the (n, n) scores of rows t … t+n−1 (`_scores` on the grid, so
     the report's): (T, 1), or with `curves` (T, n), column N − 1 the largest over the first N × N entries.
 
-    The scores of rows 0 … n−1 come from one product, and those of every window from one product per group of
-    offsets spanning at most _SPAN rows (the windows cut out of it)."""
-    s0 = _scores(rows_q[:n], rows_k[:n])
+    Every window's scores are cut from one product per group of offsets spanning at most _SPAN rows (the tiles of a
+    band along its diagonal); the first group's starts at row 0 where it can, so S_0 is cut from it too."""
     out = np.empty((ts.size, n if curves else 1))
     lower = np.tri(n)  # 1 where the column is at most the row
     order = np.argsort(ts, kind="stable")
+    ordered = ts[order]
+    band = -(-n // SCORE_TILE)  # a window's rows touch at most this many tiles more than its first
+    s0 = None
     group = 0
     while group < ts.size:
-        first = int(ts[order[group]])
-        end = int(np.searchsorted(ts[order], first + max(_SPAN - n, 0), side="right"))
+        # the first group's product starts at row 0 when it can, and so holds S_0 too
+        first = 0 if s0 is None and int(ordered[group]) + n <= max(_SPAN, n) else int(ordered[group])
+        end = max(group + 1, int(np.searchsorted(ordered, first + max(_SPAN - n, 0), side="right")))
         members = order[group:end]
         starts = ts[members] - first  # each window's first row in this group's product
         top = int(starts.max()) + n
-        scores = _scores(
-            rows_q[first : first + top],
-            rows_k[first : first + top],
-            start=first,
-            squares=[(s, s + n) for s in np.unique(starts).tolist()],
-        )
+        scores = _scores(rows_q[first : first + top], rows_k[first : first + top], start=first, band=band)
+        if s0 is None:
+            s0 = scores[:n, :n].copy() if first == 0 else _scores(rows_q[:n], rows_k[:n])
         rs, cs = scores.strides
         windows = as_strided(scores, shape=(top - n + 1, n, n), strides=(rs + cs, rs, cs), writeable=False)
         step = max(1, _SWEEP_BATCH // (n * n))

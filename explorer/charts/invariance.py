@@ -147,6 +147,8 @@ def live_params(d_slider: bool) -> tuple[str, ...]:
 #: now, which made small N and d cheaper: N = 64, d = 8 20 → 12 ms). T·(N²·(d + 16) + SHIFT_CALL) ≤
 #: SHIFT_WORK keeps one sweep under about 80 ms (500 values at N = 64, d = 64; 1000 for small heads;
 #: 20 at N = d = 256, about 35 ms, the floor).
+#: Since posenc's products run on its grid of positions (bench/RESULTS.md section 46) a sweep cuts every window out of
+#: one product and costs about a third of this (N = 64, d = 64: 17 ms); the bound was kept as it was measured.
 SHIFT_WORK = 2**28
 SHIFT_CALL = 2**17
 SHIFT_FLOOR = 20
@@ -171,6 +173,8 @@ def shift_reach(n_pos: int, d: int, cap: int) -> int:
 #: seeded projections and table). ARM_WORK units bound each arm (measured 35–50 ms each; `arm_window`): at the
 #: default N = d = 64 the arms reach N = 1 … 155 and d = 40 … 84; at N = d = 16, every N and d = 2 … 54; at
 #: N = d = 256, the five values up to each (bench/RESULTS.md section 34).
+#: The N arm now takes one product for all its N at once (posenc.shift_test_curves) and the server keeps each t's
+#: curve over N (compute.invariance.shift_points): the bound was kept as it was measured, an upper one now.
 ARM_WORK = 600_000_000
 ARM_CALL = 1_000_000
 ARM_PER_D = 800
