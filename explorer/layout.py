@@ -117,6 +117,15 @@ def exact_entry(container: Any = st, *, names: str) -> Any:
     return container
 
 
+def picture_first() -> tuple[Any, Any]:
+    """(controls, main chart): two containers for a page's controls card and the main chart it drives, in that order on
+    the page, or in presentation mode the other way round, so that a projector's first screen (1280 × 720) holds the
+    picture with its own sliders rather than the controls above it (issue #36). The script fills the controls first
+    either way: the chart needs their values. What a page writes after both goes under them."""
+    first, second = st.container(), st.container()
+    return (second, first) if mode.is_on() else (first, second)
+
+
 def cached(func: Callable | None = None, *, max_entries: int = 32, **kwargs: Any) -> Any:
     """`st.cache_data` with a bounded size (it is unbounded by default) and no spinner.
 

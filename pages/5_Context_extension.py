@@ -11,7 +11,7 @@ Numbers: explorer.compute.extension; sentences: explorer.text.extension.
 
 import streamlit as st
 
-from explorer.layout import exact_entry, formula, intro, notice_list, page_setup
+from explorer.layout import exact_entry, formula, intro, notice_list, page_setup, picture_first
 
 page_setup("extension")  # before the imports below: see explorer.layout
 
@@ -30,12 +30,12 @@ with intro(formulas=False):
     st.markdown(text.INTRO)
 
 # ------------------------------------------------------------------------------------- controls
-# The method, the lengths and the factor are the page's main controls: in the main area, next to
-# the charts they move (the sidebar starts collapsed on phones and in presentation mode); the
-# model's sizes and each method's finer knobs stay in the sidebar.
+# The method, the lengths and the factor are the page's main controls: in the main area, next to the charts they
+# move (the sidebar starts collapsed on phones and in presentation mode); the sizes and finer knobs in the sidebar.
 # The real-model select first: it fills the widgets below before they are drawn.
 preset = presets_ui.model_picker("extension", container=st.sidebar)
-with st.container(border=True, key="ext_controls"):
+controls, main = picture_first()  # on a projector, the main chart above these controls
+with controls.container(border=True, key="ext_controls"):
     rope_type = widget("rope_type")  # one line per option, "yarn · YaRN" (the Param's labels)
     own = ropeblock.METHOD_PARAMS.get(rope_type, ())
     names = "L, T and s" if "factor" in own else "L and T"
@@ -60,13 +60,13 @@ block = presets_ui.preset_block(block, preset)  # a LongRoPE preset's published 
 ext = compute.extension(block, head_dim, train_len=train_len, target_len=target_len)
 used_type = posenc.rope_type_of(ext.block)
 if ext.error:
-    st.error(text.invalid_block(escape_markdown(ext.error)), icon=":material/error:")
+    main.error(text.invalid_block(escape_markdown(ext.error)), icon=":material/error:")
 factor = ext.block.get("factor")
 lengths = dict(train_len=train_len, target_len=target_len)
 s_or_fit = compute.extension_factor(factor, train_len, target_len)  # s, or max(T/L, 1) without one
 
 # ------------------------------------------------------ the main chart, right under its controls
-st.subheader("Which pairs leave the training range")
+main.subheader("Which pairs leave the training range")
 # The browser computes θ′ at every s, d and b its sliders reach (with a method's knobs), and L and T move over their
 # stops (issue #36): it redraws the chart while they are dragged and the page follows on release; the boxes stay.
 kinds = {key: values[gen] for key, gen in ropeblock.LIST_GENERATORS.items() if gen in values}  # LongRoPE's lists'
@@ -88,10 +88,10 @@ if plan is not None:
         columns=plan.columns,
         list_kinds=plan.list_kinds,
     )
-    live.show(save_as="context_extension", chart=chart, width="stretch")
+    live.show(save_as="context_extension", chart=chart, width="stretch", container=main)
 else:
     chart = shared(charts.angle_reach_chart)(ext.train_angle, ext.target_angle, ext.out_of_distribution, **lengths)
-    show_chart(save_as="context_extension", chart=chart, width="stretch")
+    show_chart(save_as="context_extension", chart=chart, width="stretch", container=main)
 
 # ------------------------------------------------------------------------------------- formula
 st.subheader(methods.label(used_type))

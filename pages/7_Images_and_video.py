@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.layout import exact_entry, formula, intro, notice_list, page_setup
+from explorer.layout import exact_entry, formula, intro, notice_list, page_setup, picture_first
 
 page_setup("vision")  # before the imports below: see explorer.layout
 
@@ -31,11 +31,12 @@ with intro():
     formula(text.FORMULA, caption=text.FORMULA_CAPTION)
 
 # ------------------------------------------------------------------------------ controls
-# Two rows (the first screen of a projector holds them and the top of the chart): the model, its
-# sizes, its notes (a popover) and the colour range; then the grid and the frames. The grid, the query
+# Two rows: the model, its sizes, its notes (a popover) and the colour range; then the grid and the frames (folded
+# in presentation mode, where the views come first: explorer.layout.picture_first). The grid, the query
 # patch, the video's frames and the frame shown are the heatmaps' own too (explorer.liveparam): their sliders, and a
 # click on a patch, move them in the browser, and the rest of the page and the link follow when the move ends.
-with st.container(border=True, key="vis_controls"):
+controls, main = picture_first()  # on a projector, the views above these controls
+with controls.container(border=True, key="vis_controls"):
     c1, c2, c3, c4 = st.columns([1.6, 0.9, 1.1, 1.2])
     preset = VISION_PRESETS.get(widget("vis_model", container=c1))
     if preset is None:
@@ -66,7 +67,7 @@ rows, cols, q_row, q_col, frames, frame = (int(live.values[key]) for key in char
 domain = None if own_range else (-1.0, 1.0)
 
 # ------------------------------------------------------------------------------ views
-tab_grid, tab_pairs, tab_shift, tab_res, tab_seq = widget("vis_view")
+tab_grid, tab_pairs, tab_shift, tab_res, tab_seq = widget("vis_view", container=main)
 
 with tab_grid:
     if tab_grid.open:

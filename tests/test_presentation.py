@@ -183,6 +183,37 @@ def test_presenting_folds_the_boxes_the_main_chart_has_sliders_for(page, query, 
     assert set(keys) <= {n.key for n in shown.number_input}
 
 
+def in_page_order(at: AppTest) -> list[tuple[str, str | None]]:
+    """(type, key) of every element and block of the main area, in the order the page shows them."""
+    found: list[tuple[str, str | None]] = []
+
+    def walk(node) -> None:
+        for child in getattr(node, "children", {}).values():
+            found.append((child.type, getattr(child, "key", None)))
+            walk(child)
+
+    walk(at.main)
+    return found
+
+
+@pytest.mark.parametrize(
+    "page, picture, control",
+    [
+        ("pages/5_Context_extension.py", ("vega_lite_chart", "ext_live_0"), ("radio", "rope_type")),
+        ("pages/7_Images_and_video.py", ("tab_container", "vis_view"), ("selectbox", "vis_model")),
+    ],
+)
+def test_presenting_puts_the_main_chart_above_its_controls(page, picture, control):
+    """On these two pages the controls card is two rows tall: in presentation mode the main chart (context extension's)
+    or the views (images and video's, their heatmaps' sliders with them) come above it (layout.picture_first), so a
+    1280 × 720 projector's first screen shows the picture; elsewhere the controls come first, as they always did."""
+    for present, picture_first in (("1", True), ("0", False)):
+        at = run(page, {"present": present})
+        assert not at.exception and presenting(at) is picture_first
+        order = in_page_order(at)
+        assert (order.index(picture) < order.index(control)) is picture_first, (present, order[:12])
+
+
 @pytest.mark.parametrize("raw, on", [("true", True), ("yes", True), ("0", False), ("false", False)])
 def test_present_values(raw, on):
     at = run("pages/2_Clock_hands.py", {"present": raw})
