@@ -275,10 +275,10 @@ def shift_test_sweep(
     """The shift test of :func:`shift_test_report` for every offset t in ``offsets`` at once: its three
     deviations and its pass mark at each t, bit for bit (the same encodings, seeds and products).
 
-    Each encoding's vectors at positions 0 … n−1+max(t) are computed and projected once, and their scores come from
-    one product on the grid of positions (SCORE_TILE; the tiles the windows touch), so each t only compares
-    the scores of rows 0 … n−1 with those of rows t … t+n−1: about (n + T)·n·d multiply-adds for T consecutive
-    offsets and T·n² comparisons.
+    Each encoding's vectors at positions 0 … n−1+max(t) are computed once; nearby offsets' rows are projected and
+    multiplied together on the grid of positions (SCORE_TILE; a band of tiles along the diagonal), so each t only
+    compares the scores of rows 0 … n−1 with those of rows t … t+n−1: for T consecutive offsets about (n + T)·d²
+    multiply-adds to project the rows, 2·(n + T)·n·d for the band and T·n² comparisons.
 
     Returns {"offset": (T,) int64, "rope_dev", "sinusoidal_dev", "learned_dev" (NaN where the table has
     no row for position n − 1 + t), "tolerance"}: each (T,) float64, in the order of ``offsets``.
@@ -352,14 +352,22 @@ def shift_test_points(
             within = f">= {least}" if np.isinf(most) else f"in {least} … {most}"
             raise ValueError(f"{name} must be whole numbers {within}, got {bad[0]:g}")
     ns, ts = ns.astype(np.int64), ts.astype(np.int64)
+    dtype = v.choice("dtype", dtype, SCORE_DTYPES)
+    distinct, where = np.unique(ts, return_inverse=True)
+    most = np.zeros(distinct.size, dtype=np.int64)
+    np.maximum.at(most, where, ns)  # the largest N asked at each distinct t
+    # one curve per distinct t, as long as the next power of two of its largest N (at most the largest of all): the
+    # offsets of a length go in one call, each call at most 4× the work of exact lengths
+    lengths = np.minimum(np.left_shift(1, np.ceil(np.log2(most)).astype(np.int64)), int(ns.max()))
+    rows = _checked_rows(q, k, int(ns.max()), distinct, dtype, base, layout, table_len, seed, learned_std)
     out = {name: np.full(ns.size, np.nan) for name in _DEVIATIONS}
-    for t in np.unique(ts).tolist():
-        at = np.flatnonzero(ts == t)
-        curves = _shift_deviations(
-            q, k, int(ns[at].max()), np.array([t]), dtype, base, layout, table_len, seed, learned_std, curves=True
-        )
-        for name in _DEVIATIONS:
-            out[name][at] = curves[name][0, ns[at] - 1]
+    for length in np.unique(lengths).tolist():
+        at = np.flatnonzero(lengths == length)  # the distinct offsets whose curves are this long
+        curves = _deviations_from_rows(q, k, rows, length, distinct[at], dtype, curves=True)
+        for j, i in enumerate(at):
+            points = np.flatnonzero(where == i)
+            for name in _DEVIATIONS:
+                out[name][points] = curves[name][j, ns[points] - 1]
     return {"n_positions": ns, "offset": ts, **out}
 
 
@@ -368,10 +376,21 @@ _DEVIATIONS = ("rope_dev", "sinusoidal_dev", "learned_dev", "tolerance")
 
 def _shift_deviations(q, k, n: int, ts: np.ndarray, dtype, base, layout, table_len, seed, learned_std, *, curves):
     """{each of _DEVIATIONS: (T,) at N = n, or with `curves` (T, n) at every N ≤ n} for the offsets `ts`."""
+    rows = _checked_rows(q, k, n, ts, dtype, base, layout, table_len, seed, learned_std)
+    out = _deviations_from_rows(q, k, rows, n, ts, v.choice("dtype", dtype, SCORE_DTYPES), curves=curves)
+    return out if curves else {key: col[:, 0] for key, col in out.items()}
+
+
+def _checked_rows(q, k, n: int, ts: np.ndarray, dtype, base, layout, table_len, seed, learned_std) -> dict:
+    """`_shift_rows` for N up to n at the offsets `ts`, the sizes checked."""
     if n + int(ts.max()) > v.MAX_POSITIONS:
         raise ValueError(f"n_positions + max(offsets) must be <= {v.MAX_POSITIONS}, got {n + int(ts.max())}")
     dtype = v.choice("dtype", dtype, SCORE_DTYPES)
-    rows = _shift_rows(q, k, n + int(ts.max()), dtype, base, layout, table_len, seed, learned_std)
+    return _shift_rows(q, k, n + int(ts.max()), dtype, base, layout, table_len, seed, learned_std)
+
+
+def _deviations_from_rows(q, k, rows: dict, n: int, ts: np.ndarray, dtype: str, *, curves: bool) -> dict:
+    """{each of _DEVIATIONS: (T, n) with `curves`, else (T, 1) at N = n} from the shift test's `rows`."""
     sizes = np.arange(1, n + 1) if curves else np.array([n])  # N at each column
     last = (sizes - 1)[None, :] + ts[:, None]  # the largest position each (t, N) uses
     out = {}
@@ -383,60 +402,70 @@ def _shift_deviations(q, k, n: int, ts: np.ndarray, dtype, base, layout, table_l
             dev[~has_row] = np.nan
         out[f"{name}_dev"] = dev
     out["tolerance"] = rope_shift_tolerance(q, k, last.astype(np.float64).ravel(), dtype=dtype).reshape(last.shape)
-    return out if curves else {key: col[:, 0] for key, col in out.items()}
+    return out
 
 
 def _shift_rows(q, k, length: int, dtype: str, base, layout: str, table_len, seed: int, learned_std) -> dict:
-    """The shift test's rows at positions 0 … length − 1 as its products take them, each depending on its own
-    position only (so a longer table's rows are a shorter one's, bit for bit): {"rope": (R_p q, R_p k) in `dtype`,
-    "sinusoidal": ((q + PE_p)·W_q, (k + PE_p)·W_k), "learned": the same with the table's rows (0 past its end),
-    "learned_rows": how many rows the table has}. Projected on the grid (SCORE_TILE), as the report's are."""
+    """The shift test's rows at positions 0 … length − 1, each depending on its own position only (so a longer
+    table's rows are a shorter one's, bit for bit): {"rope": (R_p q, R_p k) in `dtype`, "sinusoidal": (q + PE_p, k +
+    PE_p, W_q, W_k), "learned": the same with the table's rows (0 past its end), "learned_rows": how many rows the table
+    has}. The added encodings' rows are projected where a product needs them, on the grid (`_window_deviations`)."""
     d = q.size
     pos = np.arange(length, dtype=np.float64)
     table = learned_table(table_len, d, seed=seed + 2, std=learned_std)
-    w_q, w_k = _shift_projections(d, seed)
+    w = _shift_projections(d, seed)
     rope = tuple(_rope_rows(x, pos, inv_freq=None, base=base, layout="half", dtype=dtype) for x in (q, k))
     pe = sinusoidal_encoding(pos, d, base=base, layout=layout)
     held = np.zeros((length, d))
     held[: min(length, table.shape[0])] = table[:length]
     return {
         "rope": rope,
-        "sinusoidal": (_grid_project(q + pe, w_q), _grid_project(k + pe, w_k)),
-        "learned": (_grid_project(q + held, w_q), _grid_project(k + held, w_k)),
+        "sinusoidal": (q + pe, k + pe, *w),
+        "learned": (q + held, k + held, *w),
         "learned_rows": table.shape[0],
     }
 
 
-#: The most positions one product of `_window_deviations` spans (its windows' rows; larger sets of offsets go in
-#: groups), and the most numbers a batch of its windows copies out of it: with the product's NaN-filled square,
-#: at most about 32 MB and 8 MB.
+#: The most positions one product of `_window_deviations` spans (the rows of a group of its windows; the offsets go in
+#: groups), at most 4 n or 256 where that is less (offsets far apart go in groups of their own, not in one product mostly
+#: left empty); and the most numbers a batch of its windows copies out of it. So a product holds at most _SPAN² numbers
+#: (32 MB), or n² where n is larger, and a batch about 8 MB, twice that for curves.
 _SPAN = 2048
 _SWEEP_BATCH = 1 << 20
 
 
-def _window_deviations(ts: np.ndarray, n: int, rows_q: np.ndarray, rows_k: np.ndarray, *, curves: bool):
-    """max |S_0 − S_t| for every t in ``ts``, S_t the (n, n) scores of rows t … t+n−1 (`_scores` on the grid, so
-    the report's): (T, 1), or with `curves` (T, n), column N − 1 the largest over the first N × N entries.
+def _window_deviations(ts: np.ndarray, n: int, rows_q, rows_k, w_q=None, w_k=None, *, curves: bool):
+    """max |S_0 − S_t| for every t in ``ts``, S_t the (n, n) scores of rows t … t+n−1 (projected by ``w_q``, ``w_k``
+    when given; `_grid_project` and `_scores` on the grid, so the report's): (T, 1), or with `curves` (T, n), column
+    N − 1 the largest over the first N × N entries (NaN from the first N whose entries hold one, as numpy's max over
+    them gives). A group's rows are projected for its product only: offsets far apart project no rows between them.
 
-    Every window's scores are cut from one product per group of offsets spanning at most _SPAN rows (the tiles of a
-    band along its diagonal); the first group's starts at row 0 where it can, so S_0 is cut from it too."""
+    Every window's scores are cut from one product per group of nearby offsets (the tiles of a band along its
+    diagonal); the first group's starts at row 0 where it can, so S_0 is cut from it too."""
+
+    def product(lo: int, hi: int) -> np.ndarray:  # the scores of rows lo … hi − 1, a band of tiles
+        a, b = rows_q[lo:hi], rows_k[lo:hi]
+        if w_q is not None:
+            a, b = _grid_project(a, w_q, lo), _grid_project(b, w_k, lo)
+        return _scores(a, b, start=lo, band=-(-n // SCORE_TILE))  # a window touches at most this many tiles more
+
     out = np.empty((ts.size, n if curves else 1))
-    lower = np.tri(n)  # 1 where the column is at most the row
+    upper = ~np.tri(n, k=-1, dtype=bool)  # True where the column is at least the row
     order = np.argsort(ts, kind="stable")
     ordered = ts[order]
-    band = -(-n // SCORE_TILE)  # a window's rows touch at most this many tiles more than its first
+    span = max(n, min(_SPAN, max(4 * n, 256)))
     s0 = None
     group = 0
     while group < ts.size:
         # the first group's product starts at row 0 when it can, and so holds S_0 too
-        first = 0 if s0 is None and int(ordered[group]) + n <= max(_SPAN, n) else int(ordered[group])
-        end = max(group + 1, int(np.searchsorted(ordered, first + max(_SPAN - n, 0), side="right")))
+        first = 0 if s0 is None and int(ordered[group]) + n <= span else int(ordered[group])
+        end = max(group + 1, int(np.searchsorted(ordered, first + span - n, side="right")))
         members = order[group:end]
         starts = ts[members] - first  # each window's first row in this group's product
         top = int(starts.max()) + n
-        scores = _scores(rows_q[first : first + top], rows_k[first : first + top], start=first, band=band)
+        scores = product(first, first + top)
         if s0 is None:
-            s0 = scores[:n, :n].copy() if first == 0 else _scores(rows_q[:n], rows_k[:n])
+            s0 = scores[:n, :n].copy() if first == 0 else product(0, n)
         rs, cs = scores.strides
         windows = as_strided(scores, shape=(top - n + 1, n, n), strides=(rs + cs, rs, cs), writeable=False)
         step = max(1, _SWEEP_BATCH // (n * n))
@@ -446,10 +475,10 @@ def _window_deviations(ts: np.ndarray, n: int, rows_q: np.ndarray, rows_k: np.nd
             run = bool(np.all(np.diff(batch) == 1))  # consecutive starts: a view, no copy
             cut = windows[int(batch[0]) : int(batch[-1]) + 1] if run else windows[batch]
             diff = np.abs(np.subtract(cut, s0, out=buffer[: batch.size]), out=buffer[: batch.size])
-            if curves:  # N's border: row N − 1 up to its diagonal, column N − 1 down to it (entries are >= 0)
-                rows = (diff * lower).max(axis=2)
-                cols = np.multiply(diff, lower.T, out=diff).max(axis=1)
-                out[members[i : i + step]] = np.maximum.accumulate(np.maximum(rows, cols), axis=1)
+            if curves:  # N's border: row N − 1 up to its diagonal, column N − 1 down to it (entries are >= 0 or NaN)
+                rows = np.where(upper.T, diff, 0.0).max(axis=2)
+                np.copyto(diff, 0.0, where=~upper)
+                out[members[i : i + step]] = np.maximum.accumulate(np.maximum(rows, diff.max(axis=1)), axis=1)
             else:
                 out[members[i : i + step], 0] = diff.max(axis=(1, 2))
         group = end

@@ -860,8 +860,14 @@ def test_the_kept_curves_drop_the_least_recently_used_first_and_share_one_digest
     other = compute.shift_points(q[:-2], k[:-2], [5], [1], settings)  # other vectors: their own point
     report = posenc.shift_test_report(q[:-2], k[:-2], n_positions=5, offset=1, base=B0, table_len=6, seed=SEED)
     assert other["rope_dev"][0] == report["rope_dev"] and other["learned_dev"][0] == report["learned_dev"]
+    assert all(curve.base is None for curve in compute._curves_kept.values())  # each its own array, nothing pinned
+    assert kept()[0] == (3, 2 * step)  # the other vectors' curve dropped t = 4's
+    compute._keep({next(iter(compute._curves_kept)): np.zeros((1, 4))})  # a shorter one (a race) keeps the longer
+    assert kept()[-1] == (3, 2 * step) and compute._curve_rows[0] == 3 * step
     longer = compute.shift_points(q, k, [step + 1], [3], settings)
     report = posenc.shift_test_report(q, k, n_positions=step + 1, offset=3, base=B0, table_len=step + 4, seed=SEED)
     assert longer["rope_dev"][0] == report["rope_dev"] and longer["learned_dev"][0] == report["learned_dev"]
     with pytest.raises(ValueError, match="same 1 or more points"):
         compute.shift_points(q, k, [2, 3], [1], settings)
+    with pytest.raises(ValueError, match="ns must be >= 1"):
+        compute.shift_points(q, k, [0], [3], settings)  # a kept curve has no row for N = 0

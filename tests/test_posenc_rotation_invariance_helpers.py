@@ -392,6 +392,24 @@ def test_repeated_and_spaced_offsets_each_get_their_own_window(monkeypatch, curv
             assert value == report[key], (key, t)
 
 
+def test_curves_hold_an_overflowing_score_where_the_report_does():
+    """Scores that overflow float32 (to inf; inf − inf is NaN): each N's curve value is still the report's, the
+    number or NaN, from the N whose entries first hold it (a masked product, inf · 0, must not spread it to smaller N).
+    The app's typed vectors cannot get here (their entries stop at 1e6); a library caller's can."""
+    a = 1.87e19
+    q, k = np.array([a, 0.0]), a * np.array([np.cos(1.0), np.sin(1.0)])
+    with np.errstate(over="ignore", invalid="ignore"):  # numpy says so, rightly, each time
+        got = posenc.shift_test_curves(q, k, n_positions=3, offsets=[1, 0], dtype="float32", table_len=10)
+        reports = {
+            (n, t): posenc.shift_test_report(q, k, n_positions=n, offset=t, dtype="float32", table_len=10)
+            for n in (1, 2, 3)
+            for t in (1, 0)
+        }
+    for (n, t), report in reports.items():
+        np.testing.assert_equal(got["rope_dev"][(1, 0).index(t), n - 1], report["rope_dev"])
+    assert np.isfinite(got["rope_dev"][0, 0])  # N = 1 at t = 1 is a number (2e31): no NaN from the entries beyond
+
+
 # a window of n = 9 copies 81 numbers: batches of 1, 3, 5 and all 11 windows (11 = 3 + 3 + 3 + 2 = 5 + 5 + 1); a
 # product spanning 9 rows holds one window, 12 rows those whose t differ by at most 3
 @pytest.mark.parametrize("batch, span", [(1, 9), (243, 12), (405, 2048), (5_000, 2048), (5_000, 9)])

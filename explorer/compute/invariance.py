@@ -203,8 +203,9 @@ def b_arm(q, k, n_pos, b_lo, b_hi, shift_t, dtype, layout_sin, seed) -> pd.DataF
 
 
 #: How many rows of shift-test curves (`shift_points`) the server keeps, across sessions: a curve is the test at one t
-#: for every N up to its length, four numbers a row, keyed by a 16-byte digest of q and k, the settings and t; so at
-#: most about 13 MB of numbers (a curve of 256 rows is 8 kB).
+#: for every N up to its length, four numbers a row (each curve its own array), keyed by a 16-byte digest of q and k,
+#: the settings and t; so at most about 13 MB of numbers (a curve of 256 rows is 8 kB), and the curves of the call that
+#: went past it until the next call.
 CURVE_ROWS_KEPT = 400_000
 #: A curve is computed up to the next multiple of this past the N asked for (at most MAX_POSITIONS), so that a hand
 #: that drags N a little further finds it there: the work grows with the length squared.
@@ -233,6 +234,8 @@ def shift_points(q, k, ns, ts, settings: tuple, *, learned: bool = True) -> dict
     ns, ts = np.asarray(ns, dtype=np.int64), np.asarray(ts, dtype=np.int64)
     if ns.shape != ts.shape or ns.ndim != 1 or ns.size == 0:
         raise ValueError(f"ns and ts must be two lists of the same 1 or more points, got {ns.shape} and {ts.shape}")
+    if ns.min() < 1 or ts.min() < 0:
+        raise ValueError(f"ns must be >= 1 and ts >= 0, got {int(ns.min())} and {int(ts.min())}")
     q64, k64 = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
     shape = np.array([q64.size, k64.size], dtype=np.int64).tobytes()  # q's end in the digested bytes
     digest = hashlib.blake2b(shape + q64.tobytes() + k64.tobytes(), digest_size=16).digest()  # one per call, shared
@@ -252,9 +255,11 @@ def shift_points(q, k, ns, ts, settings: tuple, *, learned: bool = True) -> dict
             q, k, n_positions=length, offsets=missing, **posenc_settings(dtype, base, layout_sin, rows, seed)
         )
         table = np.stack([new[name] for name in _DEVIATIONS], axis=-1)  # (len(missing), length, 4)
-        table.flags.writeable = False
-        _keep({keys[t]: table[i] for i, t in enumerate(missing)})
-        curves.update({t: table[i] for i, t in enumerate(missing)})
+        made = {t: table[i].copy() for i, t in enumerate(missing)}  # each its own array: one kept holds no others
+        for curve in made.values():
+            curve.flags.writeable = False
+        _keep({keys[t]: curve for t, curve in made.items()})
+        curves.update(made)
     found = np.array([curves[t][n - 1] for n, t in zip(ns.tolist(), ts.tolist())], dtype=np.float64)
     return {"n_positions": ns, "offset": ts, **{name: found[:, i] for i, name in enumerate(_DEVIATIONS)}}
 
@@ -271,6 +276,8 @@ def _keep(new: dict[tuple, np.ndarray]) -> None:
     with _curves_lock:
         for key, curve in new.items():
             old = _curves_kept.pop(key, None)
+            if old is not None and len(old) > len(curve):  # another session's, longer, came in meanwhile
+                curve = old
             _curve_rows[0] += len(curve) - (0 if old is None else len(old))
             _curves_kept[key] = curve
         while _curve_rows[0] > CURVE_ROWS_KEPT and len(_curves_kept) > len(new):
