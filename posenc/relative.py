@@ -81,13 +81,14 @@ def _scores(rows_q: np.ndarray, rows_k: np.ndarray, *, start: int = 0, band: int
     tiles_k = np.ascontiguousarray(_on_grid(rows_k, start)[0].transpose(0, 2, 1))  # (count, d, size)
     count_q, count_k = tiles_q.shape[0], tiles_k.shape[0]
     dtype = np.result_type(tiles_q, tiles_k)
-    every = band is None or band >= max(count_q, count_k) - 1
+    width = max(count_q, count_k) - 1 if band is None else min(band, max(count_q, count_k) - 1)
+    every = width == max(count_q, count_k) - 1
     out = np.empty((count_q, size, count_k, size), dtype) if every else np.full((count_q, size, count_k, size), np.nan)
     tiles = out.transpose(0, 2, 1, 3)  # (count_q, count_k, size, size): a view, written in place
     if every:
         np.matmul(tiles_q[:, None], tiles_k[None], out=tiles)  # one (size, d)·(d, size) product a tile
     else:
-        for off in range(-band, band + 1):  # the tiles (i, i + off), one diagonal at a time
+        for off in range(-width, width + 1):  # the tiles (i, i + off), one diagonal at a time
             lo, hi = max(0, -off), min(count_q, count_k - off)
             if hi > lo:
                 tiles[np.arange(lo, hi), np.arange(lo + off, hi + off)] = tiles_q[lo:hi] @ tiles_k[lo + off : hi + off]
@@ -354,11 +355,11 @@ def shift_test_points(
     ns, ts = ns.astype(np.int64), ts.astype(np.int64)
     dtype = v.choice("dtype", dtype, SCORE_DTYPES)
     distinct, where = np.unique(ts, return_inverse=True)
-    most = np.zeros(distinct.size, dtype=np.int64)
-    np.maximum.at(most, where, ns)  # the largest N asked at each distinct t
+    longest = np.zeros(distinct.size, dtype=np.int64)
+    np.maximum.at(longest, where, ns)  # the largest N asked at each distinct t
     # one curve per distinct t, as long as the next power of two of its largest N (at most the largest of all): the
     # offsets of a length go in one call, each call at most 4× the work of exact lengths
-    lengths = np.minimum(np.left_shift(1, np.ceil(np.log2(most)).astype(np.int64)), int(ns.max()))
+    lengths = np.minimum(np.left_shift(1, np.ceil(np.log2(longest)).astype(np.int64)), int(ns.max()))
     rows = _checked_rows(q, k, int(ns.max()), distinct, dtype, base, layout, table_len, seed, learned_std)
     out = {name: np.full(ns.size, np.nan) for name in _DEVIATIONS}
     for length in np.unique(lengths).tolist():
@@ -401,7 +402,8 @@ def _deviations_from_rows(q, k, rows: dict, n: int, ts: np.ndarray, dtype: str, 
             dev = _window_deviations(ts, n, *rows[name], curves=curves)
             dev[~has_row] = np.nan
         out[f"{name}_dev"] = dev
-    out["tolerance"] = rope_shift_tolerance(q, k, last.astype(np.float64).ravel(), dtype=dtype).reshape(last.shape)
+    marks = rope_shift_tolerance(q, k, last.astype(np.float64).ravel(), dtype=dtype)
+    out["tolerance"] = np.asarray(marks).reshape(last.shape)
     return out
 
 

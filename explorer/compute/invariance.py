@@ -260,7 +260,8 @@ def shift_points(q, k, ns, ts, settings: tuple, *, learned: bool = True) -> dict
             curve.flags.writeable = False
         _keep({keys[t]: curve for t, curve in made.items()})
         curves.update(made)
-    found = np.array([curves[t][n - 1] for n, t in zip(ns.tolist(), ts.tolist())], dtype=np.float64)
+    ready = {t: curve for t, curve in curves.items() if curve is not None}  # every t's, by now
+    found = np.array([ready[t][n - 1] for n, t in zip(ns.tolist(), ts.tolist())], dtype=np.float64)
     return {"n_positions": ns, "offset": ts, **{name: found[:, i] for i, name in enumerate(_DEVIATIONS)}}
 
 
