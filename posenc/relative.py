@@ -213,21 +213,18 @@ def shift_test_report(
     def learned(s):
         return _added_scores(q, k, learned_lookup(table, pos + s), w_q, w_k, s)
 
-    def with_deviation(scores):
-        s0 = scores(0)
-        return s0, float(np.max(np.abs(s0 - scores(t))))
+    def deviation(s0, scores):
+        return float(np.max(np.abs(s0 - scores(t))))
 
-    rope_scores, rope_dev = with_deviation(rope)
-    sin_scores, sin_dev = with_deviation(sinusoidal)
+    rope_scores, sin_scores = rope(0), sinusoidal(0)
+    rope_dev, sin_dev = deviation(rope_scores, rope), deviation(sin_scores, sinusoidal)
     learned_scores = learned_error = learned_dev = learned_dev_error = None
     try:
         learned_scores = learned(0)
+        learned_dev = deviation(learned_scores, learned)
     except ValueError as err:  # a learned table has no row past its end, and says so
-        learned_error = str(err)
-    try:
-        learned_scores, learned_dev = with_deviation(learned)
-    except ValueError as err:
         learned_dev_error = str(err)
+        learned_error = None if learned_scores is not None else learned_dev_error
     return {
         "positions": pos,
         "rope": rope_scores,
@@ -288,7 +285,7 @@ def shift_test_sweep(
     n = v.integer("n_positions", n_positions, minimum=1, maximum=100_000)
     ts = _checked_offsets(offsets)
     out = _shift_deviations(q, k, n, ts, dtype, base, layout, table_len, seed, learned_std, curves=False)
-    return {"offset": ts, **out, "tolerance": out["tolerance"]}
+    return {"offset": ts, **out}
 
 
 def shift_test_curves(
@@ -377,16 +374,16 @@ _DEVIATIONS = ("rope_dev", "sinusoidal_dev", "learned_dev", "tolerance")
 
 def _shift_deviations(q, k, n: int, ts: np.ndarray, dtype, base, layout, table_len, seed, learned_std, *, curves):
     """{each of _DEVIATIONS: (T,) at N = n, or with `curves` (T, n) at every N ≤ n} for the offsets `ts`."""
+    dtype = v.choice("dtype", dtype, SCORE_DTYPES)
     rows = _checked_rows(q, k, n, ts, dtype, base, layout, table_len, seed, learned_std)
-    out = _deviations_from_rows(q, k, rows, n, ts, v.choice("dtype", dtype, SCORE_DTYPES), curves=curves)
+    out = _deviations_from_rows(q, k, rows, n, ts, dtype, curves=curves)
     return out if curves else {key: col[:, 0] for key, col in out.items()}
 
 
 def _checked_rows(q, k, n: int, ts: np.ndarray, dtype, base, layout, table_len, seed, learned_std) -> dict:
-    """`_shift_rows` for N up to n at the offsets `ts`, the sizes checked."""
+    """`_shift_rows` for N up to n at the offsets `ts`, the sizes checked (`dtype` already is)."""
     if n + int(ts.max()) > v.MAX_POSITIONS:
         raise ValueError(f"n_positions + max(offsets) must be <= {v.MAX_POSITIONS}, got {n + int(ts.max())}")
-    dtype = v.choice("dtype", dtype, SCORE_DTYPES)
     return _shift_rows(q, k, n + int(ts.max()), dtype, base, layout, table_len, seed, learned_std)
 
 
